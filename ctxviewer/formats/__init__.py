@@ -1,0 +1,114 @@
+"""Importers: a registry of small modules, one per trace format (mitmproxy-contentviews style).
+
+Each importer module defines one :class:`Importer` and registers it in :data:`IMPORTERS`. An
+importer has one shape:
+
+* ``name`` -- short id used by ``ctxviewer import --format NAME`` (``native``, ``otel``, ...);
+* ``sniff(path, head)`` -- True if the file looks like this format; ``head`` is the first
+  64 KiB of the file as bytes. Must not raise;
+* ``load(path)`` -- yields :class:`~ctxviewer.model.RequestTrace` objects and
+  :class:`ImportProblem` records, in file order. A bad record yields a problem (naming the record
+  and what is wrong) and loading goes on with the next record where that is safe. An unreadable
+  file raises :class:`ImportFailed`.
+
+:func:`detect` picks the importer for a file; the store's import runs the records in one
+transaction. No Qt here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Protocol, Union
+
+from ..model import RequestTrace
+
+HEAD_BYTES = 64 * 1024
+"""How much of a file :func:`detect` reads for sniffing (bytes)."""
+
+
+@dataclass(frozen=True)
+class ImportProblem:
+    """A record that could not be imported. ``str()`` gives ``"FILE: RECORD: MESSAGE"``."""
+
+    file: str
+    """Path of the file, as given."""
+    record: str
+    """Which record: ``"line 3"``, ``"span 03491beea3cb073d"``, ``"resourceSpans[0].scopeSpans[1].spans[2]"``."""
+    message: str
+    """What is wrong, e.g. ``"items[2].status: 'kept' is not one of retained, omitted"``."""
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.record}: {self.message}"
+
+
+class ImportFailed(Exception):
+    """A whole file could not be read (missing, not JSON, wrong format). The message names the file."""
+
+
+Record = Union[RequestTrace, ImportProblem]
+
+
+class Importer(Protocol):
+    """The shape every importer module provides (see module docstring)."""
+
+    name: str
+    description: str
+
+    def sniff(self, path: Path, head: bytes) -> bool: ...
+
+    def load(self, path: Path) -> Iterator[Record]: ...
+
+
+IMPORTERS: dict[str, Importer] = {}
+"""Registered importers by name, in sniffing order."""
+
+
+def register(importer: Importer) -> Importer:
+    """Add ``importer`` to :data:`IMPORTERS` (last registered is sniffed last). Returns it."""
+    IMPORTERS[importer.name] = importer
+    return importer
+
+
+def _load_builtin() -> None:
+    # Importing the modules registers them. Keep the most specific formats first.
+    import importlib
+
+    for mod in ("native", "otel"):
+        try:
+            importlib.import_module(f"{__name__}.{mod}")
+        except ModuleNotFoundError as exc:  # a module not written yet must not break the others
+            if exc.name != f"{__name__}.{mod}":
+                raise
+
+
+def get_importer(name: str) -> Importer:
+    """The importer registered as ``name``. Raises :class:`ImportFailed` listing the known names."""
+    _load_builtin()
+    try:
+        return IMPORTERS[name]
+    except KeyError:
+        raise ImportFailed(f"unknown format {name!r}; known formats: {', '.join(IMPORTERS)}") from None
+
+
+def detect(path: Path) -> Importer:
+    """The first registered importer whose ``sniff`` accepts ``path``.
+
+    Raises :class:`ImportFailed` when the file cannot be read or no importer recognises it.
+    """
+    _load_builtin()
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(HEAD_BYTES)
+    except OSError as exc:
+        raise ImportFailed(f"{path}: cannot read file: {exc.strerror or exc}") from None
+    for imp in IMPORTERS.values():
+        try:
+            if imp.sniff(path, head):
+                return imp
+        except Exception:  # one failing plug-in never breaks detection
+            continue
+    raise ImportFailed(
+        f"{path}: not a recognised trace file (known formats: {', '.join(IMPORTERS)}); "
+        "use --format to force one"
+    )
