@@ -1,0 +1,193 @@
+"""The ``ctxviewer`` command line: a thin click group over the same core the GUI uses.
+
+``ctxviewer [DB]`` opens the window (``open`` is the default command); ``import``, ``list``,
+``show`` and ``screenshot`` work on trace databases. Qt is imported only inside the commands that
+need it, so ``list`` / ``show`` / ``import`` run on machines without a display.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+from click_default_group import DefaultGroup
+
+from . import __version__
+from .formats import ImportFailed
+from .store import StoreError, TraceQuery, TraceStore
+
+
+def _open_store(db: str) -> TraceStore:
+    try:
+        return TraceStore.open(db)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _json_out(obj: object) -> None:
+    click.echo(json.dumps(obj, indent=2, ensure_ascii=False))
+
+
+@click.group(cls=DefaultGroup, default="open", default_if_no_args=True)
+@click.version_option(__version__, prog_name="ctxviewer")
+def cli() -> None:
+    """ctxviewer: a desktop debugger for LLM request traces.
+
+    \b
+    Example:
+        ctxviewer sample_traces/samples.db
+    """
+
+
+@cli.command("open")
+@click.argument("db", required=False, type=click.Path(dir_okay=False))
+def open_cmd(db: str | None) -> None:
+    """Open the viewer window, on DB if given (read-only).
+
+    \b
+    Example:
+        ctxviewer open sample_traces/samples.db
+    """
+    if db is not None:
+        _open_store(db).close()  # a clear error here beats a dialog at start-up
+    from .gui.app import main as gui_main
+
+    sys.exit(gui_main([db] if db else []))
+
+
+@cli.command("import")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("-o", "--output", "db", required=True, type=click.Path(dir_okay=False),
+              help="Trace database to create or add to.")
+@click.option("--format", "fmt", default=None, help="Force a format (native, otel, ...) instead of detecting it.")
+def import_cmd(files: tuple[str, ...], db: str, fmt: str | None) -> None:
+    """Import trace FILES (format detected) into the database DB, in one transaction.
+
+    Records that cannot be read are reported with file and record; the rest still load.
+    Exits with status 1 if nothing could be imported.
+
+    \b
+    Example:
+        ctxviewer import spans.otlp.json traces.jsonl -o traces.db
+    """
+    from .importing import import_files
+
+    try:
+        store = TraceStore.create(db)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+    with store:
+        try:
+            report = import_files([Path(f) for f in files], store, fmt=fmt)
+        except ImportFailed as exc:
+            raise click.ClickException(str(exc)) from None
+    for problem in report.problems:
+        click.echo(f"warning: {problem}", err=True)
+    click.echo(f"imported {report.imported} trace(s) from {report.files} file(s) into {db}")
+    if report.imported == 0:
+        raise click.ClickException("no traces imported")
+
+
+@cli.command("list")
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of a table.")
+@click.option("--filter", "text", default="", help="Only traces whose id, model, service or provider contains TEXT.")
+def list_cmd(db: str, as_json: bool, text: str) -> None:
+    """List the request traces in DB, oldest first.
+
+    \b
+    Example:
+        ctxviewer list sample_traces/samples.db --json
+    """
+    from .columns import TRACE_COLUMNS
+
+    with _open_store(db) as store:
+        query = TraceQuery(text=text)
+        rows = store.list(query, 0, store.count(query))
+    if as_json:
+        _json_out([
+            {
+                "trace_id": r.trace_id,
+                "created": r.created.isoformat() if r.created else None,
+                "service": r.service,
+                "provider": r.provider,
+                "model": r.model,
+                "capacity": r.capacity,
+                "input_tokens": r.input_tokens,
+                "reserved_output_tokens": r.reserved_output_tokens,
+                "retained": r.retained_count,
+                "omitted": r.omitted_count,
+                "replay_of": r.replay_of,
+            }
+            for r in rows
+        ])
+        return
+    table = [[c.title for c in TRACE_COLUMNS]] + [[c.format(r) for c in TRACE_COLUMNS] for r in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(TRACE_COLUMNS))]
+    for row in table:
+        click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+
+
+@cli.command("show")
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("trace_id")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (see README for its keys).")
+def show_cmd(db: str, trace_id: str, as_json: bool) -> None:
+    """Show one trace: eq. 3.1 verdict, allocations per category and every item in final order.
+
+    \b
+    Example:
+        ctxviewer show sample_traces/samples.db budget-8k --json
+    """
+    from .report import format_trace_text, trace_summary
+
+    with _open_store(db) as store:
+        try:
+            trace = store.load(trace_id)
+        except KeyError:
+            raise click.ClickException(f"{db}: no trace with id {trace_id!r} (see 'ctxviewer list {db}')") from None
+    if as_json:
+        _json_out(trace_summary(trace))
+    else:
+        click.echo(format_trace_text(trace))
+
+
+def _parse_size(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in value.lower().split("x"))
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not WIDTHxHEIGHT, e.g. 1280x800") from None
+    if not (320 <= w <= 7680 and 240 <= h <= 4320):
+        raise click.BadParameter(f"{value!r} is outside 320x240 .. 7680x4320")
+    return w, h
+
+
+@cli.command("screenshot")
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("trace_id")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="PNG file to write.")
+@click.option("--size", default="1280x800", callback=_parse_size, show_default=True, help="Window size WIDTHxHEIGHT.")
+def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int]) -> None:
+    """Render the main window showing TRACE_ID offscreen and save it as a PNG.
+
+    \b
+    Example:
+        ctxviewer screenshot sample_traces/samples.db budget-8k -o budget.png --size 1920x1080
+    """
+    _open_store(db).close()
+    from .gui.screenshot import render_screenshot
+
+    try:
+        path = render_screenshot(db, trace_id, output, size)
+    except KeyError:
+        raise click.ClickException(f"{db}: no trace with id {trace_id!r}") from None
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"wrote {path} ({size[0]}x{size[1]})")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point (``ctxviewer``)."""
+    cli.main(args=argv, prog_name="ctxviewer")
