@@ -1,0 +1,189 @@
+"""Columns of the trace list and the item table: what each cell says (Anki's browser-table idea).
+
+The core decides the words in every cell; the Qt models (``ctxviewer.gui``) only serve them, and
+the CLI can print the same strings. A :class:`Column` has a stable ``key``, a header ``title``, a
+``format`` function from one row to a ``str``, and -- for the trace list -- the store's sort key
+(a member of ``ctxviewer.store.SORTABLE``), so sorting runs as SQL, never in Python.
+
+Invariants:
+
+* ``format`` never raises for a well-typed row and never returns ``"0"`` for a value the source
+  did not record: ``None`` is :data:`ctxviewer.model.NOT_RECORDED`, or :data:`DASH` where the
+  header makes the meaning obvious (an omitted item has no position).
+* Numbers are grouped with thousands separators (``"8,000"``), token counts are in tokens.
+
+No Qt here: this module is part of the core.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Callable, Generic, Protocol, TypeVar
+
+from .model import NOT_RECORDED, ContextItem, Status
+
+DASH = "\u2014"
+"""Shown where a value does not apply and the header makes that obvious (an omitted item's position)."""
+
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Column(Generic[R]):
+    """One table column: header, cell text, and how the store sorts it."""
+
+    key: str
+    """Stable identifier, e.g. ``"trace_id"``; used in settings and tests."""
+    title: str
+    """Header text."""
+    format: Callable[[R], str]
+    """Cell text for one row. Never raises for a well-typed row."""
+    sort_key: str | None = None
+    """The store's sort key (``TraceQuery.sort``), or ``None`` when the column is not sortable."""
+    numeric: bool = False
+    """Right-align the cell (numbers)."""
+    width_chars: int = 12
+    """A comfortable width in average characters, so the view can size columns before data arrives."""
+    tooltip: Callable[[R], str | None] | None = None
+    """Optional longer text for the cell's tooltip."""
+
+
+def fmt_int(value: int | None) -> str:
+    """``8000`` -> ``"8,000"``; ``None`` -> ``"not recorded"`` (never ``"0"``)."""
+    return NOT_RECORDED if value is None else f"{value:,}"
+
+
+def fmt_time(value: datetime | None) -> str:
+    """A timestamp as UTC ``"2025-03-04 09:15:02"``; naive datetimes are taken as UTC;
+    ``None`` -> ``"not recorded"``."""
+    if value is None:
+        return NOT_RECORDED
+    if value.tzinfo is not None:
+        value = value.astimezone(timezone.utc)
+    return value.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def fmt_priority(value: float | None) -> str:
+    """A trimming priority: integers without a decimal point (``3``), others with up to 3
+    significant decimals (``0.85``); ``None`` -> ``"not recorded"``."""
+    if value is None:
+        return NOT_RECORDED
+    if float(value).is_integer():
+        return str(int(value))
+    return f"{value:.3g}"
+
+
+def fmt_text(value: str | None) -> str:
+    """A string, or ``"not recorded"`` for ``None`` / empty."""
+    return value if value else NOT_RECORDED
+
+
+# --------------------------------------------------------------------------- trace list
+
+
+class TraceRowLike(Protocol):
+    """The fields of ``ctxviewer.store.TraceRow`` the trace list shows (a narrow row, no payloads)."""
+
+    trace_id: str
+    created: datetime | None
+    model: str | None
+    capacity: int | None
+    input_tokens: int | None
+    retained_count: int | None
+    omitted_count: int | None
+
+
+def input_over_capacity(row: TraceRowLike) -> str:
+    """``"6,000 / 8,000"`` (input tokens / context capacity C, tokens). An unrecorded side reads
+    ``"not recorded"``; both unrecorded give a single ``"not recorded"``."""
+    if row.input_tokens is None and row.capacity is None:
+        return NOT_RECORDED
+    return f"{fmt_int(row.input_tokens)} / {fmt_int(row.capacity)}"
+
+
+def retained_omitted(row: TraceRowLike) -> str:
+    """``"5 / 1"``: retained / omitted item counts; an unknown count reads ``"not recorded"``."""
+    if row.retained_count is None and row.omitted_count is None:
+        return NOT_RECORDED
+    return f"{fmt_int(row.retained_count)} / {fmt_int(row.omitted_count)}"
+
+
+def _trace_tooltip(row: Any) -> str | None:
+    parts = [f"trace {row.trace_id}"]
+    provider = getattr(row, "provider", None)
+    service = getattr(row, "service", None)
+    replay_of = getattr(row, "replay_of", None)
+    if provider:
+        parts.append(f"provider {provider}")
+    if service:
+        parts.append(f"service {service}")
+    if replay_of:
+        parts.append(f"replay of {replay_of}")
+    return "\n".join(parts)
+
+
+TRACE_COLUMNS: tuple[Column[Any], ...] = (
+    Column("created", "Time (UTC)", lambda r: fmt_time(r.created), "created", width_chars=19),
+    Column("trace_id", "Trace id", lambda r: r.trace_id, "trace_id", width_chars=24, tooltip=_trace_tooltip),
+    Column("model", "Model", lambda r: fmt_text(r.model), "model", width_chars=16),
+    Column("input_capacity", "Input / capacity", input_over_capacity, "input_tokens", numeric=True,
+           width_chars=16),
+    Column("retained_omitted", "Retained / omitted", retained_omitted, "retained_count", numeric=True,
+           width_chars=10),
+)
+"""Trace-list columns: time, trace id, model, input tokens / capacity, retained / omitted."""
+
+
+# --------------------------------------------------------------------------- item table
+
+
+def item_position(item: ContextItem) -> str:
+    """1-based position in the request; an omitted item has none (:data:`DASH`)."""
+    if item.position is not None:
+        return str(item.position)
+    return DASH if item.status is Status.OMITTED else NOT_RECORDED
+
+
+def item_source(item: ContextItem) -> str:
+    """The source reference's one-line label (``"kb:doc-17"``, ``"turn 3"``) or ``"not recorded"``."""
+    label = item.source.label() if item.source is not None else None
+    return label or NOT_RECORDED
+
+
+def item_status(item: ContextItem) -> str:
+    """``"retained"``, or ``"omitted: budget"`` with the omission reason (``"omitted: reason not
+    recorded"`` when the trace has none)."""
+    if item.status is Status.RETAINED:
+        return "retained"
+    return f"omitted: {item.omission_reason or 'reason ' + NOT_RECORDED}"
+
+
+def item_status_tooltip(item: ContextItem) -> str | None:
+    """Longer words for an omitted item's status; ``None`` for retained items."""
+    if item.status is Status.RETAINED:
+        return None
+    reason = item.omission_reason or NOT_RECORDED
+    return f"Omitted before sending. Reason: {reason}"
+
+
+ITEM_COLUMNS: tuple[Column[ContextItem], ...] = (
+    Column("position", "Pos", item_position, numeric=True, width_chars=4),
+    Column("kind", "Kind", lambda i: i.kind.value, width_chars=9),
+    Column("id", "Id", lambda i: i.id, width_chars=18),
+    Column("source", "Source", item_source, width_chars=16),
+    Column("trust", "Trust", lambda i: i.trust.value, width_chars=9),
+    Column("priority", "Priority", lambda i: fmt_priority(i.priority), numeric=True, width_chars=8),
+    Column("tokens", "Tokens", lambda i: fmt_int(i.tokens), numeric=True, width_chars=7),
+    Column("status", "Status", item_status, width_chars=16, tooltip=item_status_tooltip),
+)
+"""Item-table columns in final order: position, kind, id, source, trust, priority, tokens, status.
+Not sortable: the order of the request is the point."""
+
+
+def column(columns: tuple[Column[R], ...], key: str) -> Column[R]:
+    """The column with ``key``. Raises ``KeyError``."""
+    for c in columns:
+        if c.key == key:
+            return c
+    raise KeyError(key)

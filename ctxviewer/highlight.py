@@ -1,0 +1,121 @@
+"""Syntax-highlight spans for item content, computed with pygments (no Qt).
+
+The content view shows untrusted text as plain text and paints colours over ranges; this module
+computes those ranges. A span is ``(start, length, token_type)``: ``start`` and ``length`` are in
+Python code points of the text as given, ``token_type`` is a pygments token type name without the
+``Token.`` prefix (``"Name.Tag"``, ``"Literal.String.Double"``, ``"Generic.Heading"``).
+
+Qt counts positions in UTF-16 code units, so a character outside the Basic Multilingual Plane
+(most emoji) is 1 code point but 2 Qt units. :func:`utf16_offsets` is the one place that converts;
+scanner hits and diff hunks use the same helper.
+
+Which lexer (:func:`guess_language`): text that parses as JSON (an object or array) is JSON; text
+that starts with a code fence or has a Markdown heading is Markdown (fenced code blocks inside are
+highlighted by their language); anything else is plain and gets no spans. Whitespace and plain
+text tokens give no spans.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from itertools import accumulate
+from typing import NamedTuple
+
+from pygments.lexer import Lexer
+from pygments.lexers import JsonLexer, MarkdownLexer, get_lexer_by_name
+from pygments.token import Text, Token, _TokenType
+from pygments.util import ClassNotFound
+
+MAX_HIGHLIGHT_CHARS = 500_000
+"""Longer texts are shown without spans (highlighting would stall the view), in code points."""
+
+_HEADING = re.compile(r"^#{1,6}\s+\S", re.MULTILINE)
+
+
+class Span(NamedTuple):
+    """A highlighted range: ``start`` and ``length`` in code points (or UTF-16 units once converted)."""
+
+    start: int
+    length: int
+    token_type: str
+
+
+def guess_language(text: str) -> str | None:
+    """``"json"``, ``"markdown"`` or ``None`` (plain) for ``text``, by the rules in the module docstring."""
+    stripped = text.lstrip()
+    if stripped[:1] in ("{", "["):
+        try:
+            json.loads(text)
+        except ValueError:
+            pass
+        else:
+            return "json"
+    if stripped.startswith("```") or _HEADING.search(text):
+        return "markdown"
+    return None
+
+
+def _lexer(language: str) -> Lexer | None:
+    opts = {"stripnl": False, "stripall": False, "ensurenl": False}
+    if language == "json":
+        return JsonLexer(**opts)
+    if language == "markdown":
+        return MarkdownLexer(**opts)
+    try:
+        return get_lexer_by_name(language, **opts)
+    except ClassNotFound:
+        return None
+
+
+def _type_name(ttype: _TokenType) -> str:
+    name = str(ttype)
+    return name[len("Token.") :] if name.startswith("Token.") else name
+
+
+def highlight_spans(text: str, language: str | None = None) -> list[Span]:
+    """Spans for ``text`` in code points, sorted by ``start`` and non-overlapping.
+
+    ``language`` forces a lexer (``"json"``, ``"markdown"`` or any pygments alias such as
+    ``"python"``); ``None`` guesses with :func:`guess_language`. Plain text, an unknown language or a
+    text longer than :data:`MAX_HIGHLIGHT_CHARS` gives ``[]``. Never raises on odd input.
+    """
+    if not text or len(text) > MAX_HIGHLIGHT_CHARS:
+        return []
+    lang = language or guess_language(text)
+    if lang is None:
+        return []
+    lexer = _lexer(lang)
+    if lexer is None:
+        return []
+    spans: list[Span] = []
+    try:
+        for start, ttype, value in lexer.get_tokens_unprocessed(text):
+            if not value or ttype in Text or ttype is Token:
+                continue
+            spans.append(Span(start, len(value), _type_name(ttype)))
+    except Exception:  # a lexer bug must never break the content view
+        return []
+    return spans
+
+
+def utf16_offsets(text: str, spans: list[Span] | list[tuple[int, int, str]]) -> list[Span]:
+    """Convert ``spans`` over ``text`` from code-point offsets to UTF-16 code-unit offsets (Qt's).
+
+    Each code point above U+FFFF takes two UTF-16 units, so ``"😀ab"`` with a span ``(1, 2, t)``
+    becomes ``(2, 2, t)``. Spans reaching past the end of ``text`` are clipped. Returns new spans in
+    the same order.
+    """
+    if text.isascii() or all(ord(c) <= 0xFFFF for c in text):
+        n = len(text)
+        return [Span(s, max(0, min(s + ln, n) - s), t) for s, ln, t in spans if s < n]
+    # units[i] = UTF-16 offset of code point i; units[len(text)] = total length.
+    units = [0, *accumulate(2 if ord(c) > 0xFFFF else 1 for c in text)]
+    n = len(text)
+    out: list[Span] = []
+    for s, ln, t in spans:
+        if s >= n:
+            continue
+        e = min(s + ln, n)
+        out.append(Span(units[s], units[e] - units[s], t))
+    return out

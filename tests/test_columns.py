@@ -1,0 +1,94 @@
+"""Column cell text: the core decides what each cell of the trace list and item table says."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from ctxviewer.columns import ITEM_COLUMNS, TRACE_COLUMNS, DASH, column, fmt_priority
+from ctxviewer.model import NOT_RECORDED, ContextItem, Kind, SourceRef, Status, Trust
+
+
+@dataclass
+class Row:
+    trace_id: str = "budget-8k"
+    created: datetime | None = datetime(2025, 3, 4, 9, 15, 2, tzinfo=timezone.utc)
+    service: str | None = None
+    provider: str | None = "openai"
+    model: str | None = "gpt-4o-mini"
+    capacity: int | None = 8000
+    input_tokens: int | None = 6000
+    reserved_output_tokens: int | None = 1200
+    retained_count: int | None = 6
+    omitted_count: int | None = 1
+    replay_of: str | None = None
+    source_format: str | None = "native"
+
+
+def cells(row: object) -> dict[str, str]:
+    return {c.key: c.format(row) for c in TRACE_COLUMNS}
+
+
+def test_trace_columns_values() -> None:
+    assert [c.title for c in TRACE_COLUMNS] == [
+        "Time (UTC)", "Trace id", "Model", "Input / capacity", "Retained / omitted"]
+    assert cells(Row()) == {
+        "created": "2025-03-04 09:15:02",
+        "trace_id": "budget-8k",
+        "model": "gpt-4o-mini",
+        "input_capacity": "6,000 / 8,000",
+        "retained_omitted": "6 / 1",
+    }
+
+
+def test_trace_columns_none_is_not_recorded_never_zero() -> None:
+    c = cells(Row(created=None, model=None, capacity=None, input_tokens=None))
+    assert c["created"] == NOT_RECORDED
+    assert c["model"] == NOT_RECORDED
+    assert c["input_capacity"] == NOT_RECORDED
+    c = cells(Row(capacity=None))
+    assert c["input_capacity"] == "6,000 / not recorded"
+    assert all("0 /" not in v for v in cells(Row(input_tokens=None)).values())
+
+
+def test_trace_columns_sort_keys_are_store_fields() -> None:
+    keys = {c.key: c.sort_key for c in TRACE_COLUMNS}
+    assert keys["created"] == "created"
+    assert keys["input_capacity"] == "input_tokens"
+    for c in TRACE_COLUMNS:
+        assert c.sort_key in Row.__dataclass_fields__
+
+
+def test_time_converted_to_utc() -> None:
+    from datetime import timedelta
+
+    t = datetime(2025, 3, 4, 10, 15, 2, tzinfo=timezone(timedelta(hours=1)))
+    assert column(TRACE_COLUMNS, "created").format(Row(created=t)) == "2025-03-04 09:15:02"
+
+
+def item_cells(item: ContextItem) -> list[str]:
+    return [c.format(item) for c in ITEM_COLUMNS]
+
+
+def test_item_columns_retained_and_omitted() -> None:
+    kept = ContextItem(Kind.EVIDENCE, "doc-17", "text", Status.RETAINED, tokens=1500, position=4,
+                       priority=0.85, trust=Trust.UNTRUSTED, source=SourceRef(store="kb", document_id="doc-17"))
+    dropped = ContextItem(Kind.EVIDENCE, "doc-18", "text", Status.OMITTED, tokens=1500, priority=2.0,
+                          omission_reason="budget")
+    assert [c.key for c in ITEM_COLUMNS] == [
+        "position", "kind", "id", "source", "trust", "priority", "tokens", "status"]
+    assert item_cells(kept) == ["4", "evidence", "doc-17", "kb:doc-17", "untrusted", "0.85", "1,500", "retained"]
+    assert item_cells(dropped) == [DASH, "evidence", "doc-18", NOT_RECORDED, "untrusted", "2", "1,500",
+                                   "omitted: budget"]
+    status = column(ITEM_COLUMNS, "status")
+    assert status.tooltip is not None and "budget" in (status.tooltip(dropped) or "")
+    assert status.tooltip(kept) is None
+
+
+def test_item_columns_unknown_values() -> None:
+    it = ContextItem(Kind.HISTORY, "turn-1", None, Status.OMITTED)
+    cells_ = item_cells(it)
+    assert cells_[5] == NOT_RECORDED  # priority
+    assert cells_[6] == NOT_RECORDED  # tokens, never 0
+    assert cells_[7] == "omitted: reason not recorded"
+    assert fmt_priority(None) == NOT_RECORDED
