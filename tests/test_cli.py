@@ -1,0 +1,128 @@
+"""The command line over the sample database and the shared corpus (real values)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ctxviewer.cli import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_traces" / "samples.db"
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    res = CliRunner().invoke(cli, list(args))
+    return res.exit_code, res.stdout, res.stderr
+
+
+def test_show_json_budget_8k() -> None:
+    code, out, _ = run("show", str(SAMPLES), "budget-8k", "--json")
+    assert code == 0, out
+    d = json.loads(out)
+    assert d["trace_id"] == "budget-8k"
+    assert (d["capacity"], d["reserved_output_tokens"], d["input_tokens"]) == (8000, 1200, 6000)
+    assert d["allocations"] == {"sys": 800, "hist": 1200, "evidence": 3000, "tools": 600, "user": 400}
+    assert d["budget"] == {"sys": 800, "hist": 1200, "evidence": 3000, "tools": 600, "user": 400, "out": 1200}
+    assert (d["margin"], d["fits"], d["verdict"]) == (800, True, "fits, 800 tokens margin")
+    items = d["items"]
+    assert items[0]["kind"] == "policy" and items[0]["position"] == 1 and items[0]["trust"] == "trusted"
+    assert [i["position"] for i in items] == list(range(1, len(items) + 1))
+    assert sum(i["tokens"] for i in items) == 6000
+    assert {"position", "kind", "id", "status", "tokens", "priority", "trust"} <= set(items[0])
+
+
+def test_show_json_budget_8k_over_lists_omitted_items() -> None:
+    d = json.loads(run("show", str(SAMPLES), "budget-8k-over", "--json")[1])
+    omitted = [i for i in d["items"] if i["status"] == "omitted"]
+    assert omitted and all(i["position"] is None and i["omission_reason"] for i in omitted)
+    assert sum(i["tokens"] for i in omitted) == 1500
+    assert d["over_before_trim"] == 700
+    assert d["verdict"] == "fits, 800 tokens margin"
+
+
+def test_show_text_has_verdict_and_items() -> None:
+    code, out, _ = run("show", str(SAMPLES), "budget-8k")
+    assert code == 0
+    assert "eq. 3.1   fits, 800 tokens margin" in out
+    assert "evidence" in out and "policy" in out
+
+
+def test_list_json_has_every_sample() -> None:
+    code, out, _ = run("list", str(SAMPLES), "--json")
+    assert code == 0
+    ids = {r["trace_id"] for r in json.loads(out)}
+    assert {"budget-8k", "budget-8k-over", "history-16k", "refund-approval-forgotten", "ticket-injection",
+            "policy-missing", "evidence-in-middle", "json-unsupported", "budget-8k-replay"} <= ids
+
+
+def test_list_table_and_filter() -> None:
+    code, out, _ = run("list", str(SAMPLES), "--filter", "budget-8k")
+    assert code == 0
+    lines = out.strip().splitlines()
+    assert len(lines) == 1 + 3  # header + budget-8k, budget-8k-over, budget-8k-replay
+
+
+def test_unknown_trace_is_a_clear_error() -> None:
+    code, _, err = run("show", str(SAMPLES), "nope")
+    assert code == 1
+    assert "no trace with id 'nope'" in err and "samples.db" in err
+
+
+def test_not_a_database_names_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "notes.db"
+    bad.write_text("hello, I am not SQLite")
+    code, _, err = run("list", str(bad))
+    assert code == 1
+    assert str(bad) in err
+
+
+def test_import_corpus_otlp_then_show(shared: Path, tmp_path: Path) -> None:
+    db = tmp_path / "corpus.db"
+    src = shared / "corpus" / "otel-genai" / "interlingua-raw-openai-v2.otlp.json"
+    code, out, err = run("import", str(src), "-o", str(db))
+    assert code == 0, err
+    assert "imported 1 trace(s) from 1 file(s)" in out
+    rows = json.loads(run("list", str(db), "--json")[1])
+    assert [(r["model"], r["provider"], r["capacity"]) for r in rows] == [("gpt-4o-mini", "openai", None)]
+    d = json.loads(run("show", str(db), rows[0]["trace_id"], "--json")[1])
+    assert d["usage"]["input_tokens"] == 412 and d["usage"]["output_tokens"] == 27
+    assert d["capacity"] is None and d["fits"] is None and d["verdict"] == "capacity not recorded"
+    assert [i["kind"] for i in d["items"]] == ["policy", "user"]
+    assert d["tool_calls"][0]["name"] == "lookup_order"
+
+
+def test_import_unrecognised_file_fails_naming_it(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.txt"
+    junk.write_text("just words")
+    code, _, err = run("import", str(junk), "-o", str(tmp_path / "x.db"))
+    assert code == 1
+    assert str(junk) in err
+
+
+def test_python_dash_m_runs_the_same_cli() -> None:
+    proc = subprocess.run([sys.executable, "-m", "ctxviewer", "show", str(SAMPLES), "budget-8k", "--json"],
+                          capture_output=True, text=True, check=True)
+    assert json.loads(proc.stdout)["margin"] == 800
+
+
+def test_screenshot_writes_png_of_requested_size(tmp_path: Path, qapp) -> None:
+    from PySide6.QtGui import QImage
+
+    out = tmp_path / "shot.png"
+    code, stdout, err = run("screenshot", str(SAMPLES), "budget-8k", "-o", str(out), "--size", "1280x800")
+    assert code == 0, err
+    img = QImage(str(out))
+    assert (img.width(), img.height()) == (1280, 800)
+
+
+@pytest.mark.parametrize("size", ["big", "10x10", "1280x"])
+def test_screenshot_rejects_bad_size(size: str, tmp_path: Path) -> None:
+    code, _, err = run("screenshot", str(SAMPLES), "budget-8k", "-o", str(tmp_path / "s.png"), "--size", size)
+    assert code == 2
+    assert "--size" in err
