@@ -1,0 +1,336 @@
+"""OpenTelemetry GenAI importer: one :class:`~ctxviewer.model.RequestTrace` per model-call span.
+
+Input: any span container of :mod:`ctxviewer.formats.spans` (OTLP/JSON, JSON Lines of OTLP, span
+lists, flat attribute maps). A span is a model call ("chat span") when its
+``gen_ai.operation.name`` is ``chat``, ``generate_content`` or ``text_completion``, or -- when it
+has no operation name -- when it carries ``gen_ai.input.messages``, the deprecated
+``gen_ai.prompt`` (JSON or OpenLLMetry-indexed ``gen_ai.prompt.{i}.*``), or Vercel AI SDK
+``ai.prompt.messages`` on an ``ai.*.doGenerate`` / ``doStream`` span. Other spans (``execute_tool``,
+``invoke_agent``, workflows) are skipped; a file with none yields one problem.
+
+Mapping (OTel GenAI semconv attribute names; FORMATS.md section 1):
+
+* ``gen_ai.system_instructions`` -> a ``policy`` item (trusted, role ``system``, id ``system``); a
+  ``system`` (or ``developer``) message in ``gen_ai.input.messages`` -> also a ``policy`` item.
+* ``gen_ai.input.messages`` -> one item per message, id ``msg-{i}`` (``i`` = 0-based index in the
+  attribute, also ``source.turn``): the last ``user`` message is the ``user`` item and
+  ``trace.user_request``; other user, assistant and tool messages are ``history`` (untrusted, role
+  kept). Assistant ``tool_call`` parts keep their call JSON in the content; ``tool_call_response``
+  parts show the response. Binary parts show a placeholder (see :func:`genai_messages.part_text`).
+* ``gen_ai.tool.definitions`` (fallback ``llm.request.functions.{i}.*``) -> one ``tool`` item per
+  definition, after the messages; id = tool name, content = compact JSON of the definition; trusted
+  (the application supplies them).
+* ``gen_ai.output.messages`` (fallback deprecated ``gen_ai.completion``) -> ``Response`` of the first
+  choice and its ``tool_call`` parts as ``ToolCall`` (arguments exactly as sent; an object becomes
+  compact JSON); fallback ``gen_ai.completion.{i}.tool_calls`` / ``function_call``.
+* ``gen_ai.usage.*`` -> ``Usage``; ``gen_ai.request.model``, ``gen_ai.provider.name`` (legacy
+  ``gen_ai.system``) -> ``Endpoint``; ``gen_ai.request.max_tokens`` -> ``reserved_output_tokens``;
+  resource ``service.name`` -> ``service``; ``gen_ai.conversation.id`` -> ``session_id``; span start ->
+  ``created``; other ``gen_ai.request.*`` parameters -> ``trace.attributes``.
+* ``trace_id`` = ``"{otel trace id}:{span id}"``; a span without ids (flat attribute map) gets
+  ``"attrs-{sha256 of its attributes, 16 hex}"``.
+
+OTel records neither omitted items nor priorities nor the context capacity: every item is
+``retained`` at positions 1..n, priorities and capacity stay ``None``. Token counts are
+ctxviewer's own estimate of each item's text (``cl100k_base``), said so in the endpoint's
+accounting rule. No Qt here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from ..model import (
+    ContextItem,
+    Endpoint,
+    Kind,
+    Policy,
+    RequestTrace,
+    Response,
+    SourceRef,
+    Status,
+    ToolCall,
+    Trust,
+    Usage,
+)
+from ..tokens import DEFAULT_ENCODING, count_tokens
+from . import ImportProblem, Record, register
+from . import genai_messages as gm
+from .spans import Span, container_of, read_spans, sniff_document
+
+CHAT_OPERATIONS = frozenset({"chat", "generate_content", "text_completion"})
+"""``gen_ai.operation.name`` values of a model call (semconv ``gen_ai.operation.name``)."""
+
+ACCOUNTING_RULE = "ctxviewer estimate: item text only, cl100k_base (not recorded by the source)"
+"""Recorded as ``Endpoint.accounting_rule``: OTel spans carry no per-item token counts."""
+
+POLICY_ROLES = frozenset({"system", "developer"})
+
+_USAGE_KEYS: dict[str, tuple[str, ...]] = {
+    "input_tokens": ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "ai.usage.inputTokens",
+                     "ai.usage.promptTokens"),
+    "output_tokens": ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens",
+                      "ai.usage.outputTokens", "ai.usage.completionTokens"),
+    "cached_input_tokens": ("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cached_tokens",
+                            "gen_ai.usage.cache_read_input_tokens", "ai.usage.cachedInputTokens"),
+    "cache_creation_input_tokens": ("gen_ai.usage.cache_creation.input_tokens",
+                                    "gen_ai.usage.cache_creation_input_tokens"),
+    "reasoning_tokens": ("gen_ai.usage.reasoning.output_tokens", "gen_ai.usage.reasoning_tokens",
+                         "ai.usage.reasoningTokens"),
+}
+"""Usage field -> attribute names in order of preference (standard first, then seen non-standard)."""
+
+_HANDLED = frozenset({"gen_ai.request.model", "gen_ai.request.max_tokens"})
+
+
+def is_chat_span(attrs: Mapping[str, Any]) -> bool:
+    """True if a span's attributes describe one model call (see module docstring for the rule)."""
+    op = attrs.get("gen_ai.operation.name")
+    if op is not None:
+        return str(op) in CHAT_OPERATIONS
+    if "gen_ai.input.messages" in attrs or "gen_ai.prompt" in attrs:
+        return True
+    if any(k.startswith("gen_ai.prompt.") for k in attrs):
+        return True
+    op_id = str(attrs.get("ai.operationId") or "")
+    return "ai.prompt.messages" in attrs and op_id.endswith((".doGenerate", ".doStream"))
+
+
+def _int(value: Any) -> int | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        try:
+            return int(float(value))
+        except (TypeError, ValueError):
+            return None
+
+
+def _str(value: Any) -> str | None:
+    return None if value is None or value == "" else str(value)
+
+
+def _first(attrs: Mapping[str, Any], *keys: str) -> Any:
+    for k in keys:
+        if attrs.get(k) not in (None, ""):
+            return attrs[k]
+    return None
+
+
+def usage_from(attrs: Mapping[str, Any]) -> Usage:
+    """Provider-reported usage from ``gen_ai.usage.*`` (semconv names first, then the non-standard
+    ``gen_ai.usage.reasoning_tokens`` / ``cached_tokens`` and Vercel ``ai.usage.*``); LiteLLM's
+    ``metadata.usage_object`` (a Python-repr OpenAI usage dict) fills cached and reasoning tokens
+    when no attribute has them. All in tokens; ``None`` = not reported."""
+    values = {f: _int(_first(attrs, *keys)) for f, keys in _USAGE_KEYS.items()}
+    extra = gm.parse_structured(attrs.get("metadata.usage_object"))
+    if isinstance(extra, Mapping):
+        pd, cd = extra.get("prompt_tokens_details"), extra.get("completion_tokens_details")
+        if values["cached_input_tokens"] is None and isinstance(pd, Mapping):
+            values["cached_input_tokens"] = _int(pd.get("cached_tokens"))
+        if values["reasoning_tokens"] is None and isinstance(cd, Mapping):
+            values["reasoning_tokens"] = _int(cd.get("reasoning_tokens"))
+    return Usage(**values)
+
+
+def _item(kind: Kind, item_id: str, content: str, role: str | None, trust: Trust,
+          turn: int | None = None) -> ContextItem:
+    return ContextItem(
+        kind=kind, id=item_id, content=content, status=Status.RETAINED,
+        tokens=count_tokens(content), trust=trust, role=role,
+        source=SourceRef(turn=turn) if turn is not None else None,
+    )
+
+
+def _input_messages(attrs: Mapping[str, Any]) -> list[gm.Message] | None:
+    for key in ("gen_ai.input.messages", "gen_ai.prompt", "ai.prompt.messages"):
+        if attrs.get(key) is not None:
+            return gm.parse_messages(attrs[key])
+    return gm.indexed_messages(attrs, "gen_ai.prompt")
+
+
+def _output_messages(attrs: Mapping[str, Any]) -> list[gm.Message] | None:
+    for key in ("gen_ai.output.messages", "gen_ai.completion"):
+        if attrs.get(key) is not None:
+            return gm.parse_messages(attrs[key])
+    if attrs.get("ai.response.text") is not None or attrs.get("ai.response.toolCalls") is not None:
+        parts: list[dict[str, Any]] = []
+        if attrs.get("ai.response.text") not in (None, ""):
+            parts.append({"type": "text", "content": attrs["ai.response.text"]})
+        for c in gm.parse_structured(attrs.get("ai.response.toolCalls")) or []:
+            if isinstance(c, Mapping):
+                parts.append({"type": "tool_call", "id": c.get("toolCallId"), "name": c.get("toolName"),
+                              "arguments": c.get("input", c.get("args"))})
+        msg: gm.Message = {"role": "assistant", "parts": parts}
+        if attrs.get("ai.response.finishReason") is not None:
+            msg["finish_reason"] = attrs["ai.response.finishReason"]
+        return [msg]
+    return gm.indexed_messages(attrs, "gen_ai.completion")
+
+
+def build_items(attrs: Mapping[str, Any]) -> tuple[list[ContextItem], str | None]:
+    """The items of one chat span in final order, and the user request text (``None`` if no user
+    message was recorded). Positions are assigned by :func:`build_trace`."""
+    items: list[ContextItem] = []
+    sys_parts = gm.parse_parts(attrs.get("gen_ai.system_instructions"))
+    if sys_parts:
+        text = gm.message_text({"parts": sys_parts})
+        items.append(_item(Kind.POLICY, "system", text, "system", Trust.TRUSTED))
+    messages = _input_messages(attrs) or []
+    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=None)
+    user_request: str | None = None
+    for i, msg in enumerate(messages):
+        role = _str(msg.get("role"))
+        text = gm.message_text(msg)
+        if role in POLICY_ROLES:
+            items.append(_item(Kind.POLICY, f"msg-{i}", text, role, Trust.TRUSTED, i))
+        elif i == last_user:
+            user_request = text
+            items.append(_item(Kind.USER, f"msg-{i}", text, role, Trust.UNTRUSTED, i))
+        else:
+            items.append(_item(Kind.HISTORY, f"msg-{i}", text, role, Trust.UNTRUSTED, i))
+    defs = gm.parse_tool_definitions(_first(attrs, "gen_ai.tool.definitions", "ai.prompt.tools"))
+    if defs is None:
+        defs = gm.indexed_functions(attrs)
+    seen: dict[str, int] = {}
+    for n, d in enumerate(defs or []):
+        name = gm.tool_name(d) or f"tool-{n}"
+        seen[name] = seen.get(name, 0) + 1
+        tid = name if seen[name] == 1 else f"{name}#{seen[name]}"
+        items.append(_item(Kind.TOOL, tid, gm.compact_json(d), None, Trust.TRUSTED))
+    return items, user_request
+
+
+def response_from(attrs: Mapping[str, Any]) -> tuple[Response | None, tuple[ToolCall, ...]]:
+    """Response (first choice of ``gen_ai.output.messages``) and its proposed tool calls."""
+    outputs = _output_messages(attrs)
+    reasons = gm.parse_structured(attrs.get("gen_ai.response.finish_reasons"))
+    reason = reasons[0] if isinstance(reasons, list) and reasons else _str(reasons)
+    first = outputs[0] if outputs else None
+    calls = gm.tool_call_parts(first) if first else []
+    if not calls:  # LiteLLM / OpenLLMetry legacy indexed completion attributes
+        for m in gm.indexed_messages(attrs, "gen_ai.completion") or []:
+            calls.extend(gm.tool_call_parts(m))
+    tool_calls = tuple(
+        ToolCall(name=str(c.get("name") or ""), arguments=gm.arguments_string(c.get("arguments")),
+                 id=_str(c.get("id")))
+        for c in calls
+    )
+    model, rid = _str(attrs.get("gen_ai.response.model")), _str(attrs.get("gen_ai.response.id"))
+    if first is None and reason is None and model is None and rid is None:
+        return None, tool_calls
+    text = None
+    if first is not None:
+        texts = [str(p.get("content") or "") for p in first["parts"] if p.get("type") == "text"]
+        text = "".join(texts) if texts else None
+        reason = _str(first.get("finish_reason")) or reason
+    return Response(text=text, finish_reason=_str(reason), model=model, id=rid), tool_calls
+
+
+def trace_id_for(span: Span) -> str:
+    """``"{trace id}:{span id}"``; without ids, ``"attrs-"`` + 16 hex of the attributes' sha256."""
+    if span.trace_id or span.span_id:
+        return f"{span.trace_id or '-'}:{span.span_id or '-'}"
+    canon = json.dumps(span.attributes, sort_keys=True, ensure_ascii=False, default=str)
+    return "attrs-" + hashlib.sha256(canon.encode("utf-8")).hexdigest()[:16]
+
+
+def build_trace(span: Span) -> RequestTrace:
+    """Map one chat span to a :class:`RequestTrace` (module docstring). Raises ``ValueError``,
+    ``TypeError`` or ``KeyError`` on attribute values of an impossible shape."""
+    a = span.attributes
+    items, user_request = build_items(a)
+    items = [_with_position(it, n) for n, it in enumerate(items, 1)]
+    response, tool_calls = response_from(a)
+    params = {k: v for k, v in a.items() if k.startswith("gen_ai.request.") and k not in _HANDLED}
+    for k in ("gen_ai.operation.name", "gen_ai.usage.total_tokens"):
+        if k in a:
+            params[k] = a[k]
+    if span.name:
+        params["otel.span.name"] = span.name
+    if span.parent_id:
+        params["otel.parent_span_id"] = span.parent_id
+    return RequestTrace(
+        trace_id=trace_id_for(span),
+        created=span.start,
+        endpoint=Endpoint(
+            provider=_str(_first(a, "gen_ai.provider.name", "gen_ai.system", "ai.model.provider")),
+            model=_str(_first(a, "gen_ai.request.model", "ai.model.id")),
+            encoding=DEFAULT_ENCODING,
+            accounting_rule=ACCOUNTING_RULE,
+        ),
+        policy=Policy(),
+        user_request=user_request,
+        items=tuple(items),
+        service=_str(span.resource.get("service.name")),
+        session_id=_str(a.get("gen_ai.conversation.id")),
+        user_id=_str(_first(a, "user.id", "enduser.id")),
+        reserved_output_tokens=_int(a.get("gen_ai.request.max_tokens")),
+        usage=usage_from(a),
+        response=response,
+        tool_calls=tool_calls,
+        source_format="otel",
+        attributes=params,
+    )
+
+
+def _with_position(it: ContextItem, n: int) -> ContextItem:
+    from dataclasses import replace
+
+    return replace(it, position=n)
+
+
+class OtelImporter:
+    """The ``otel`` importer: OpenTelemetry GenAI spans in any span container."""
+
+    name = "otel"
+    description = "OpenTelemetry GenAI spans (OTLP/JSON, JSON Lines of OTLP, span lists, attribute maps)"
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        """True for OTLP (``resourceSpans``), or a span list / attribute map with ``gen_ai.`` keys."""
+        doc = sniff_document(head)
+        if doc is None:
+            return b'"resourceSpans"' in head[:4096]
+        kind = container_of(doc)
+        if kind == "otlp":
+            return True
+        if kind == "attributes":
+            return any(str(k).startswith("gen_ai.") for k in doc)
+        if kind in ("span", "span-list"):
+            spans = [doc] if kind == "span" else doc
+            return any(isinstance(s.get("attributes"), Mapping)
+                       and any(str(k).startswith("gen_ai.") for k in s["attributes"]) for s in spans)
+        return False
+
+    def load(self, path: Path) -> Iterator[Record]:
+        """Yield one trace per chat span, in file order, and problems for bad spans or lines.
+
+        Raises :class:`~ctxviewer.formats.ImportFailed` for an unreadable or non-span file. A file
+        whose spans include no chat span yields one :class:`ImportProblem` saying so.
+        """
+        file = str(path)
+        found, skipped = 0, []
+        for rec in read_spans(path):
+            if isinstance(rec, ImportProblem):
+                yield rec
+                continue
+            if not is_chat_span(rec.attributes):
+                skipped.append(str(rec.attributes.get("gen_ai.operation.name") or rec.name or "unnamed"))
+                continue
+            found += 1
+            try:
+                yield build_trace(rec)
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                where = f"{rec.record} span {rec.span_id}" if rec.span_id else rec.record
+                yield ImportProblem(file, where, f"cannot map GenAI attributes: {exc}")
+        if not found:
+            what = f"{len(skipped)} other span(s): {', '.join(skipped[:5])}" if skipped else "no spans"
+            yield ImportProblem(file, "file", f"no chat spans found in {Path(file).name} ({what})")
+
+
+IMPORTER = register(OtelImporter())
