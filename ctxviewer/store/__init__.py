@@ -1,0 +1,90 @@
+"""The ctxviewer trace database: SQLite, built with sqlite-utils, sized for a million traces.
+
+Open a database read-only with ``TraceStore.open(path)`` (the viewer: never modifies the file) or
+writable with ``TraceStore.create(path)`` (import: creates or migrates it). List with a
+:class:`TraceQuery`; load one full trace with ``store.load(trace_id)``.
+
+Layout and invariants
+---------------------
+The list view reads only the narrow ``traces`` table; payloads live elsewhere and are read only
+for the selected trace. Text content is stored once, addressed by the hex sha256 of its UTF-8
+bytes, so two traces (or a request and its replay) sharing an item text share one ``blobs`` row,
+and a trace references an unchanged stored copy. The schema version is ``PRAGMA user_version``
+(:data:`SCHEMA_VERSION`); ``_sqlite_migrations`` (sqlite-utils) lists the named steps applied.
+Every "not recorded" value is ``NULL``.
+
+Tables and columns
+------------------
+``traces`` -- one narrow row per trace; what the trace list shows (:class:`TraceRow`).
+    ``trace_id`` TEXT PK -- stable trace id.
+    ``created`` TEXT -- send time, ISO-8601 UTC with milliseconds and ``Z``
+    (``2026-11-02T09:14:05.120Z``), so text order is time order.
+    ``service`` TEXT -- application / service name.
+    ``provider`` TEXT -- endpoint provider (``openai``, ...).
+    ``model`` TEXT -- requested model.
+    ``capacity`` INTEGER -- context capacity C, tokens.
+    ``input_tokens`` INTEGER -- counted input tokens, ``budget.check_capacity(trace).input_tokens``
+    at add time (the recorded count, else the sum of retained item tokens).
+    ``reserved_output_tokens`` INTEGER -- B_out, tokens.
+    ``retained_count`` INTEGER NOT NULL -- items sent.
+    ``omitted_count`` INTEGER NOT NULL -- items left out.
+    ``replay_of`` TEXT -- trace_id this trace replays.
+    ``source_format`` TEXT -- importer that produced it (``native``, ``otel``, ...).
+    Indexes: ``idx_traces_created`` (created, trace_id), ``idx_traces_model`` (model, trace_id),
+    ``idx_traces_input_tokens`` (input_tokens, trace_id), ``idx_traces_replay_of`` (replay_of).
+
+``blobs`` -- content-addressed text (item contents, serialized requests).
+    ``hash`` TEXT PK -- hex sha256 of the UTF-8 text.
+    ``text`` TEXT NOT NULL -- the content, unchanged.
+    ``bytes`` INTEGER -- UTF-8 length of ``text`` in bytes.
+    Rows are never rewritten; a replaced trace's unreferenced blobs stay (they are an
+    unchanged copy someone may reference by hash).
+
+``items`` -- every context item of every trace, in final order (retained and omitted).
+    ``trace_id`` TEXT, ``ordinal`` INTEGER -- PK: the trace and the 0-based index in final order.
+    ``item_id`` TEXT NOT NULL -- the item's stable id (``ContextItem.id``).
+    ``kind`` TEXT NOT NULL -- ``policy``, ``user``, ``history``, ``summary``, ``memory``,
+    ``evidence`` or ``tool``.
+    ``status`` TEXT NOT NULL -- ``retained`` or ``omitted``.
+    ``position`` INTEGER -- 1-based position among retained items; NULL when omitted.
+    ``priority`` REAL -- trimming priority, higher is kept longer.
+    ``trust`` TEXT NOT NULL -- ``trusted`` or ``untrusted``.
+    ``tokens`` INTEGER -- token count of the content under the trace's encoding.
+    ``omission_reason`` TEXT -- ``budget``, ``rank``, ``permission``, ``duplicate``, ...
+    ``role`` TEXT -- chat role it was sent under.
+    ``source`` TEXT -- JSON object ``{"store", "document_id", "url", "turn"}`` (keys present
+    only when recorded), or NULL.
+    ``content_hash`` TEXT -- ``blobs.hash`` of the content; NULL when the content was not kept.
+    Index: ``idx_items_content_hash`` (content_hash).
+
+``details`` -- the rest of each trace, read only when that trace is selected.
+    ``trace_id`` TEXT PK.
+    ``json`` TEXT NOT NULL -- ``serialize.trace_to_dict(trace)`` without ``items`` and without
+    ``request.content`` (endpoint, policy, user request, budget, usage, response, tool calls
+    with checks, validations, attributes, ...).
+    ``request_hash`` TEXT -- ``blobs.hash`` of the serialized request when its content was
+    stored (it is also ``request.sha256`` in ``json``); NULL when only a reference was kept.
+
+``token_counts`` -- cache of token counts.
+    ``content_hash`` TEXT, ``encoding`` TEXT -- PK: sha256 of the text and tiktoken encoding.
+    ``tokens`` INTEGER NOT NULL -- the count, tokens.
+
+``_sqlite_migrations`` -- sqlite-utils' record of applied schema steps
+    (``id``, ``migration_set`` = ``"ctxviewer"``, ``name``, ``applied_at``).
+
+No Qt here.
+"""
+
+from .query import SORTABLE, TraceQuery, TraceRow
+from .schema import SCHEMA_VERSION, StoreError
+from .store import TraceStore, content_hash
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "SORTABLE",
+    "StoreError",
+    "TraceQuery",
+    "TraceRow",
+    "TraceStore",
+    "content_hash",
+]

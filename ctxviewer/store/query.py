@@ -1,0 +1,147 @@
+"""Listing traces: the narrow row, the filter/sort query, and the SQL built from it.
+
+:class:`TraceQuery` is the one filter/sort object shared by the GUI's trace list and the CLI
+(mitmproxy's ``View``); it runs as SQL against the ``traces`` table only, never over payloads, so
+listing a million traces costs an index walk and the page asked for. No Qt here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ..serialize import parse_created
+
+SORTABLE: tuple[str, ...] = (
+    "created",
+    "trace_id",
+    "model",
+    "input_tokens",
+    "provider",
+    "service",
+    "capacity",
+    "reserved_output_tokens",
+    "retained_count",
+    "omitted_count",
+)
+"""Fields :class:`TraceQuery` can sort on. ``created``, ``trace_id``, ``model`` and
+``input_tokens`` walk an index; the others sort the filtered rows of the narrow table."""
+
+ROW_COLUMNS: tuple[str, ...] = (
+    "trace_id",
+    "created",
+    "service",
+    "provider",
+    "model",
+    "capacity",
+    "input_tokens",
+    "reserved_output_tokens",
+    "retained_count",
+    "omitted_count",
+    "replay_of",
+    "source_format",
+)
+"""Columns of the ``traces`` table, in :class:`TraceRow` field order."""
+
+SEARCHED: tuple[str, ...] = ("trace_id", "model", "service", "provider")
+"""Columns :attr:`TraceQuery.text` is matched against."""
+
+
+@dataclass(frozen=True)
+class TraceRow:
+    """One row of the narrow ``traces`` table: what the trace list shows. ``None`` = not recorded."""
+
+    trace_id: str
+    """Stable identifier of the trace."""
+    created: datetime | None
+    """When the request was sent (aware UTC, millisecond precision)."""
+    service: str | None
+    """Application / service name."""
+    provider: str | None
+    """Endpoint provider (``openai``, ``anthropic``, ...)."""
+    model: str | None
+    """Requested model."""
+    capacity: int | None
+    """Context capacity C in tokens."""
+    input_tokens: int | None
+    """Counted input tokens (``budget.check_capacity(trace).input_tokens`` at add time)."""
+    reserved_output_tokens: int | None
+    """B_out in tokens."""
+    retained_count: int
+    """Number of items sent."""
+    omitted_count: int
+    """Number of items left out."""
+    replay_of: str | None
+    """trace_id of the request this one replays."""
+    source_format: str | None
+    """Importer that produced the trace."""
+
+    @classmethod
+    def from_sql(cls, row: tuple[Any, ...]) -> "TraceRow":
+        """Build from a ``SELECT <ROW_COLUMNS>`` row."""
+        values = dict(zip(ROW_COLUMNS, row))
+        values["created"] = parse_created(values["created"])
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class TraceQuery:
+    """Filter and order for listing traces.
+
+    ``text`` is split on whitespace; every term must occur, case-insensitively (ASCII case
+    folding, SQLite ``LIKE``), as a substring of at least one of trace_id, model, service or
+    provider. ``sort`` is one of :data:`SORTABLE`; ties are broken by ``trace_id`` in the same
+    direction so paging is stable. ``NULL`` values sort first ascending and last descending.
+
+    Raises ``ValueError`` for a ``sort`` that is not in :data:`SORTABLE`.
+    """
+
+    text: str = ""
+    """Case-insensitive substring filter ("" = all traces)."""
+    sort: str = "created"
+    """Field to order by."""
+    descending: bool = False
+    """Largest / newest first."""
+
+    def __post_init__(self) -> None:
+        if self.sort not in SORTABLE:
+            raise ValueError(f"cannot sort by {self.sort!r}; sortable fields: {', '.join(SORTABLE)}")
+
+    def where(self) -> tuple[str, list[str]]:
+        """``(" WHERE ...", params)`` for the filter, or ``("", [])`` when there is none."""
+        clauses: list[str] = []
+        params: list[str] = []
+        for term in self.text.split():
+            pattern = "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            clauses.append(
+                "(" + " OR ".join(f"{c} LIKE ? ESCAPE '\\'" for c in SEARCHED) + ")"
+            )
+            params.extend([pattern] * len(SEARCHED))
+        return (" WHERE " + " AND ".join(clauses), params) if clauses else ("", [])
+
+    def order_by(self) -> str:
+        """``" ORDER BY ..."`` for the sort field (a name from :data:`SORTABLE`, never user SQL)."""
+        d = " DESC" if self.descending else ""
+        if self.sort == "trace_id":
+            return f" ORDER BY trace_id{d}"
+        return f" ORDER BY {self.sort}{d}, trace_id{d}"
+
+
+def list_sql(query: TraceQuery, offset: int, limit: int) -> tuple[str, list[Any]]:
+    """SQL and parameters selecting one page of :data:`ROW_COLUMNS` rows from ``traces``.
+
+    ``offset`` and ``limit`` are row counts; a negative ``limit`` means no limit.
+    Raises ``ValueError`` for a negative ``offset``.
+    """
+    if offset < 0:
+        raise ValueError(f"offset must be >= 0, got {offset}")
+    where, params = query.where()
+    sql = f"SELECT {', '.join(ROW_COLUMNS)} FROM traces{where}{query.order_by()} LIMIT ? OFFSET ?"
+    return sql, [*params, limit, offset]
+
+
+def count_sql(query: TraceQuery) -> tuple[str, list[Any]]:
+    """SQL and parameters counting the traces that match ``query``."""
+    where, params = query.where()
+    return f"SELECT count(*) FROM traces{where}", list(params)

@@ -1,0 +1,238 @@
+"""Schema of the trace database, its migrations, and the checks run before a file is trusted.
+
+The schema is built by named migration steps (``sqlite_utils.Migrations``, set ``"ctxviewer"``);
+the applied step names are recorded in ``_sqlite_migrations`` and the schema version reached is
+kept in ``PRAGMA user_version``. Each schema version is a group of steps: to change the schema,
+append new steps to :data:`STEPS` under ``SCHEMA_VERSION + 1`` and bump :data:`SCHEMA_VERSION`.
+Steps are never edited once released; a database at version N gets the steps of N+1.. applied.
+
+The tables themselves are documented in the package docstring (:mod:`ctxviewer.store`).
+No Qt here.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from typing import Callable
+
+from sqlite_utils import Database, Migrations
+
+SCHEMA_VERSION = 1
+"""Highest schema version this ctxviewer reads and writes (``PRAGMA user_version``)."""
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+"""The first 16 bytes of every SQLite 3 database file."""
+
+TABLES = ("traces", "blobs", "items", "details", "token_counts")
+"""The tables every ctxviewer database (schema >= 1) holds."""
+
+
+class StoreError(Exception):
+    """A trace database cannot be opened or written. The message names the file and the problem."""
+
+    def __init__(self, path: Path | str, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+        self.path = Path(path)
+        self.problem = problem
+
+
+MIGRATIONS = Migrations("ctxviewer")
+"""The named schema steps, applied in order by :func:`migrate`."""
+
+STEPS: list[tuple[int, str]] = []
+"""``(schema version, step name)`` for every step, in application order."""
+
+
+def _step(version: int) -> Callable[[Callable[[Database], None]], Callable[[Database], None]]:
+    def deco(fn: Callable[[Database], None]) -> Callable[[Database], None]:
+        STEPS.append((version, fn.__name__))
+        return MIGRATIONS()(fn)
+
+    return deco
+
+
+# ------------------------------------------------------------------ schema version 1
+
+
+@_step(1)
+def m001_create_traces(db: Database) -> None:
+    """The narrow trace table the list view pages through, with its listing indexes."""
+    t = db["traces"]
+    t.create(  # type: ignore[union-attr]
+        {
+            "trace_id": str,
+            "created": str,
+            "service": str,
+            "provider": str,
+            "model": str,
+            "capacity": int,
+            "input_tokens": int,
+            "reserved_output_tokens": int,
+            "retained_count": int,
+            "omitted_count": int,
+            "replay_of": str,
+            "source_format": str,
+        },
+        pk="trace_id",
+        not_null=["retained_count", "omitted_count"],
+    )
+    for col in ("created", "model", "input_tokens"):
+        t.create_index([col, "trace_id"], index_name=f"idx_traces_{col}")  # type: ignore[union-attr]
+    t.create_index(["replay_of"], index_name="idx_traces_replay_of")  # type: ignore[union-attr]
+
+
+@_step(1)
+def m002_create_blobs(db: Database) -> None:
+    """Content-addressed text: every item text and serialized request is stored once."""
+    db["blobs"].create({"hash": str, "text": str, "bytes": int}, pk="hash", not_null=["text"])  # type: ignore[union-attr]
+
+
+@_step(1)
+def m003_create_items(db: Database) -> None:
+    """One row per context item, in final order, referencing its content in ``blobs``."""
+    db["items"].create(  # type: ignore[union-attr]
+        {
+            "trace_id": str,
+            "ordinal": int,
+            "item_id": str,
+            "kind": str,
+            "status": str,
+            "position": int,
+            "priority": float,
+            "trust": str,
+            "tokens": int,
+            "omission_reason": str,
+            "role": str,
+            "source": str,
+            "content_hash": str,
+        },
+        pk=("trace_id", "ordinal"),
+        not_null=["item_id", "kind", "status", "trust"],
+    )
+    db["items"].create_index(["content_hash"], index_name="idx_items_content_hash")  # type: ignore[union-attr]
+
+
+@_step(1)
+def m004_create_details(db: Database) -> None:
+    """The rest of each trace as JSON, read only when that trace is selected."""
+    db["details"].create({"trace_id": str, "json": str, "request_hash": str}, pk="trace_id", not_null=["json"])  # type: ignore[union-attr]
+
+
+@_step(1)
+def m005_create_token_counts(db: Database) -> None:
+    """Cache of token counts per (content hash, encoding)."""
+    db["token_counts"].create(  # type: ignore[union-attr]
+        {"content_hash": str, "encoding": str, "tokens": int},
+        pk=("content_hash", "encoding"),
+        not_null=["tokens"],
+    )
+
+
+# ------------------------------------------------------------------ checks
+
+
+def check_file(path: Path, *, must_exist: bool) -> bool:
+    """Check ``path`` before SQLite touches it. Returns True if it exists with content.
+
+    Reads only the 100-byte header. Raises :class:`StoreError` for a missing file (when
+    ``must_exist``), a directory, a file that is not SQLite 3, or one shorter than its header says
+    (truncated). An empty (0-byte) file counts as absent for :func:`migrate` and as "not a
+    ctxviewer database" when ``must_exist``.
+    """
+    if not path.exists():
+        if must_exist:
+            raise StoreError(path, "no such file")
+        return False
+    if path.is_dir():
+        raise StoreError(path, "is a directory, not a trace database")
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            head = fh.read(100)
+    except OSError as exc:
+        raise StoreError(path, f"cannot read file: {exc.strerror or exc}") from None
+    if size == 0:
+        if must_exist:
+            raise StoreError(path, "is an empty file, not a ctxviewer trace database")
+        return False
+    if not head.startswith(SQLITE_HEADER):
+        raise StoreError(path, "is not an SQLite database (no 'SQLite format 3' header)")
+    if len(head) < 100:
+        raise StoreError(path, f"is corrupt: truncated SQLite header ({size} bytes)")
+    page_size = int.from_bytes(head[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(head[28:32], "big")
+    header_valid = head[24:28] == head[92:96] and pages > 0
+    if header_valid and not os.path.exists(f"{path}-wal") and size < page_size * pages:
+        raise StoreError(
+            path, f"is corrupt: truncated ({size} bytes; its header says {page_size * pages} bytes)"
+        )
+    return True
+
+
+def inspect(conn: sqlite3.Connection, path: Path) -> tuple[int, set[str]]:
+    """``(user_version, table names)`` of an open database; :class:`StoreError` if unreadable."""
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(path, f"is corrupt or not a database: {exc}") from None
+    return int(version), names
+
+
+def check_schema(conn: sqlite3.Connection, path: Path, *, writable: bool) -> int:
+    """Validate the schema of an open database and return its ``user_version``.
+
+    Raises :class:`StoreError` when the file was written by a newer ctxviewer, is not a ctxviewer
+    database (missing tables), or (read-only) is an older schema that needs upgrading. A writable
+    database with version 0 and no tables at all is accepted: :func:`migrate` builds it.
+    """
+    version, names = inspect(conn, path)
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            path,
+            f"was written by a newer ctxviewer (schema {version}; this version reads up to "
+            f"{SCHEMA_VERSION}); upgrade ctxviewer to open it",
+        )
+    user_tables = {n for n in names if not n.startswith("sqlite_")}
+    if version == 0:
+        if writable and not user_tables:
+            return 0
+        if not user_tables:
+            raise StoreError(path, "is an empty SQLite database, not a ctxviewer trace database")
+        raise StoreError(
+            path,
+            "is an SQLite database but not a ctxviewer trace database "
+            f"(tables: {', '.join(sorted(user_tables))})",
+        )
+    missing = [t for t in TABLES if t not in names]
+    if missing:
+        raise StoreError(path, f"is not a ctxviewer trace database (missing tables: {', '.join(missing)})")
+    if version < SCHEMA_VERSION and not writable:
+        raise StoreError(
+            path,
+            f"uses an older schema ({version}; current {SCHEMA_VERSION}); import into it once "
+            "(`ctxviewer import ... -o FILE`) to upgrade it",
+        )
+    try:
+        conn.execute("SELECT trace_id FROM traces LIMIT 1").fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(path, f"is corrupt: {exc}") from None
+    return version
+
+
+def migrate(db: Database, path: Path) -> int:
+    """Apply every pending step and set ``user_version`` to :data:`SCHEMA_VERSION`.
+
+    Each step runs in its own transaction (sqlite-utils). Returns the number of steps applied.
+    Raises :class:`StoreError` if SQLite refuses a step (e.g. a corrupt or read-only file).
+    """
+    try:
+        pending = MIGRATIONS.pending(db)
+        MIGRATIONS.apply(db)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(path, f"cannot upgrade the schema: {exc}") from None
+    return len(pending)

@@ -1,0 +1,360 @@
+"""The trace database: :class:`TraceStore` (see the package docstring for the tables).
+
+A store is opened either read-only (:meth:`TraceStore.open`, what the viewer uses: SQLite URI
+``mode=ro``, the file is never modified) or writable (:meth:`TraceStore.create`, which creates a
+new database or migrates an older one). One store is one SQLite connection; use one store per
+thread at a time (a worker thread opens its own). No Qt here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import replace
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Iterable
+from urllib.parse import quote
+
+from sqlite_utils import Database
+
+from ..budget import check_capacity
+from ..model import ContextItem, RequestTrace, Status
+from ..serialize import TraceFormatError, format_created, item_from_dict, item_to_dict, trace_from_dict, trace_to_dict
+from ..tokens import count_tokens
+from .query import ROW_COLUMNS, TraceQuery, TraceRow, count_sql, list_sql
+from .schema import StoreError, check_file, check_schema, migrate
+
+_ITEM_COLUMNS = (
+    "trace_id",
+    "ordinal",
+    "item_id",
+    "kind",
+    "status",
+    "position",
+    "priority",
+    "trust",
+    "tokens",
+    "omission_reason",
+    "role",
+    "source",
+    "content_hash",
+)
+_ITEM_KEYS = {"item_id": "id"}  # items column -> serialize.item_to_dict key, where they differ
+
+
+def content_hash(text: str) -> str:
+    """Hex sha256 of ``text`` encoded as UTF-8: the key of its row in ``blobs``."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class TraceStore:
+    """A ctxviewer trace database. Build with :meth:`open` (read-only) or :meth:`create`.
+
+    Every method raises :class:`StoreError` (naming the file) when SQLite reports the file
+    corrupt or unwritable.
+    """
+
+    path: Path
+    """The database file, as given."""
+    readonly: bool
+    """True when opened with :meth:`open`; :meth:`add` then raises :class:`StoreError`."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, readonly: bool) -> None:
+        """Internal: use :meth:`open` or :meth:`create`."""
+        self.path = path
+        self.readonly = readonly
+        self._conn = conn
+        self._db = Database(conn, execute_plugins=False, recursive_triggers=False)
+        self._pending_counts: dict[tuple[str, str], int] = {}
+        self._closed = False
+
+    # ------------------------------------------------------------------ opening
+
+    @classmethod
+    def open(cls, path: str | Path) -> "TraceStore":
+        """Open an existing database read-only (SQLite URI ``mode=ro``); never modifies the file.
+
+        Raises :class:`StoreError` for a missing file, a file that is not SQLite, a corrupt or
+        truncated file, a schema newer than :data:`SCHEMA_VERSION` (or older, needing upgrade),
+        and an SQLite file that is not a ctxviewer database.
+        """
+        path = Path(path)
+        check_file(path, must_exist=True)
+        uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+        try:
+            conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StoreError(path, f"cannot open: {exc}") from None
+        try:
+            check_schema(conn, path, writable=False)
+        except BaseException:
+            conn.close()
+            raise
+        return cls(conn, path, readonly=True)
+
+    @classmethod
+    def create(cls, path: str | Path) -> "TraceStore":
+        """Open ``path`` writable: create a new database, or migrate an older-schema one.
+
+        Raises :class:`StoreError` for the same bad files as :meth:`open` (an existing SQLite
+        file with other tables is refused rather than written into), or when the file cannot be
+        created.
+        """
+        path = Path(path)
+        check_file(path, must_exist=False)
+        if not path.parent.is_dir():
+            raise StoreError(path, f"cannot create: folder {path.parent} does not exist")
+        try:
+            conn = sqlite3.connect(str(path), check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StoreError(path, f"cannot open: {exc}") from None
+        try:
+            check_schema(conn, path, writable=True)
+            store = cls(conn, path, readonly=False)
+            migrate(store._db, path)
+        except BaseException:
+            conn.close()
+            raise
+        return store
+
+    def close(self) -> None:
+        """Write pending token-count cache rows (writable stores) and close. Idempotent."""
+        if self._closed:
+            return
+        try:
+            if not self.readonly and self._pending_counts:
+                with self._db.atomic():
+                    self._flush_counts()
+                self._pending_counts.clear()
+        except sqlite3.DatabaseError:
+            pass  # only a cache; closing must still succeed
+        finally:
+            self._closed = True
+            self._conn.close()
+
+    def __enter__(self) -> "TraceStore":
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<TraceStore {str(self.path)!r} {'read-only' if self.readonly else 'writable'}>"
+
+    # ------------------------------------------------------------------ reading
+
+    def _fail(self, what: str, exc: Exception) -> StoreError:
+        return StoreError(self.path, f"{what}: {exc}")
+
+    def count(self, query: TraceQuery | None = None) -> int:
+        """Number of traces matching ``query`` (all traces when ``None``). Reads ``traces`` only."""
+        sql, params = count_sql(query or TraceQuery())
+        try:
+            return int(self._conn.execute(sql, params).fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot count traces", exc) from None
+
+    def list(self, query: TraceQuery | None = None, offset: int = 0, limit: int = 200) -> list[TraceRow]:
+        """One page of trace rows: ``limit`` rows (negative: all) after skipping ``offset``.
+
+        Reads only the narrow ``traces`` table (no payloads). Raises ``ValueError`` for a
+        negative ``offset``.
+        """
+        sql, params = list_sql(query or TraceQuery(), offset, limit)
+        try:
+            return [TraceRow.from_sql(r) for r in self._conn.execute(sql, params)]
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot list traces", exc) from None
+
+    def blob(self, sha256: str) -> str | None:
+        """The stored text whose UTF-8 sha256 is ``sha256`` (hex), or ``None`` if not stored."""
+        try:
+            row = self._conn.execute("SELECT text FROM blobs WHERE hash = ?", (sha256,)).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot read content", exc) from None
+        return None if row is None else str(row[0])
+
+    def items(self, trace_id: str) -> tuple[ContextItem, ...]:
+        """The items of one trace in final order, without reading the rest of the trace.
+
+        Returns ``()`` for an unknown trace_id or a trace without items.
+        """
+        cols = ", ".join(f"i.{c}" for c in _ITEM_COLUMNS[1:-1])
+        sql = (
+            f"SELECT {cols}, b.text FROM items i LEFT JOIN blobs b ON b.hash = i.content_hash "
+            "WHERE i.trace_id = ? ORDER BY i.ordinal"
+        )
+        try:
+            rows = self._conn.execute(sql, (trace_id,)).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise self._fail(f"cannot read items of trace {trace_id!r}", exc) from None
+        out = []
+        for row in rows:
+            d: dict[str, Any] = {}
+            for col, value in zip(_ITEM_COLUMNS[2:-1], row[1:-1]):
+                if value is not None:
+                    d[_ITEM_KEYS.get(col, col)] = json.loads(value) if col == "source" else value
+            if row[-1] is not None:
+                d["content"] = row[-1]
+            try:
+                out.append(item_from_dict(d, f"items[{row[0]}]"))
+            except TraceFormatError as exc:
+                raise self._fail(f"trace {trace_id!r} is damaged", exc) from None
+        return tuple(out)
+
+    def load(self, trace_id: str) -> RequestTrace:
+        """The full trace ``trace_id``, exactly as :meth:`add` stored it.
+
+        The serialized request content comes back from ``blobs`` with ``request.sha256`` set to
+        its hash. Raises ``KeyError`` if no such trace; :class:`StoreError` if its record is damaged.
+        """
+        try:
+            row = self._conn.execute(
+                "SELECT json, request_hash FROM details WHERE trace_id = ?", (trace_id,)
+            ).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise self._fail(f"cannot read trace {trace_id!r}", exc) from None
+        if row is None:
+            raise KeyError(trace_id)
+        try:
+            d = json.loads(row[0])
+            if row[1] is not None:
+                d.setdefault("request", {})["content"] = self.blob(row[1])
+            d["items"] = []
+            trace = trace_from_dict(d)
+        except (ValueError, TypeError) as exc:  # TraceFormatError and json errors are ValueErrors
+            raise self._fail(f"trace {trace_id!r} is damaged", exc) from None
+        return replace(trace, items=self.items(trace_id))
+
+    # ------------------------------------------------------------------ token counts
+
+    def token_count(self, text: str, encoding: str) -> int:
+        """Tokens in ``text`` under ``encoding`` (a tiktoken name), cached per (content sha256, encoding).
+
+        A miss counts with :func:`ctxviewer.tokens.count_tokens` (raises its
+        ``UnknownEncodingError`` for an encoding not available offline). Writable stores save new
+        counts in ``token_counts`` with the next :meth:`add` or at :meth:`close`; read-only stores
+        keep them in memory only.
+        """
+        key = (content_hash(text), encoding)
+        cached = self._pending_counts.get(key)
+        if cached is not None:
+            return cached
+        try:
+            row = self._conn.execute(
+                "SELECT tokens FROM token_counts WHERE content_hash = ? AND encoding = ?", key
+            ).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot read the token-count cache", exc) from None
+        if row is not None:
+            return int(row[0])
+        n = count_tokens(text, encoding)
+        self._pending_counts[key] = n
+        return n
+
+    def _flush_counts(self) -> None:
+        self._conn.executemany(
+            "INSERT OR IGNORE INTO token_counts (content_hash, encoding, tokens) VALUES (?, ?, ?)",
+            [(h, enc, n) for (h, enc), n in self._pending_counts.items()],
+        )
+
+    # ------------------------------------------------------------------ writing
+
+    def add(self, traces: Iterable[RequestTrace]) -> int:
+        """Store ``traces`` in one transaction: all of them, or (on any exception) none.
+
+        A trace whose trace_id is already stored replaces it. ``traces`` may be a generator; an
+        exception it raises (e.g. a cancelled import) rolls everything back and propagates.
+        Returns the number of traces written. Raises :class:`StoreError` if the store is
+        read-only or SQLite refuses the write.
+        """
+        if self.readonly:
+            raise StoreError(self.path, "is open read-only; cannot add traces")
+        n = 0
+        try:
+            with self._db.atomic():
+                for trace in traces:
+                    self._write(trace)
+                    n += 1
+                self._flush_counts()
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot add traces", exc) from None
+        except UnicodeEncodeError as exc:
+            raise self._fail("cannot add traces (text is not valid Unicode)", exc) from None
+        self._pending_counts.clear()
+        return n
+
+    def _put_blob(self, text: str) -> str:
+        h = content_hash(text)
+        self._conn.execute(
+            "INSERT OR IGNORE INTO blobs (hash, text, bytes) VALUES (?, ?, ?)",
+            (h, text, len(text.encode("utf-8", "surrogatepass"))),
+        )
+        return h
+
+    def _write(self, t: RequestTrace) -> None:
+        tid = t.trace_id
+        item_rows = []
+        for ordinal, item in enumerate(t.items):
+            d = item_to_dict(item)
+            text = d.pop("content", None)
+            source = d.get("source")
+            item_rows.append(
+                (
+                    tid,
+                    ordinal,
+                    item.id,
+                    d["kind"],
+                    d["status"],
+                    d.get("position"),
+                    d.get("priority"),
+                    d["trust"],
+                    d.get("tokens"),
+                    d.get("omission_reason"),
+                    d.get("role"),
+                    json.dumps(source, ensure_ascii=False, sort_keys=True) if source else None,
+                    None if text is None else self._put_blob(text),
+                )
+            )
+        details = trace_to_dict(t)
+        details.pop("items", None)
+        request_hash = None
+        if t.request.content is not None:
+            request_hash = self._put_blob(t.request.content)
+            details["request"].pop("content", None)
+            details["request"]["sha256"] = request_hash
+        chk = check_capacity(t)
+        retained = sum(1 for i in t.items if i.status is Status.RETAINED)
+        row = (
+            tid,
+            format_created(t.created),
+            t.service,
+            t.endpoint.provider,
+            t.endpoint.model,
+            t.endpoint.capacity,
+            chk.input_tokens,
+            t.reserved_output_tokens,
+            retained,
+            len(t.items) - retained,
+            t.replay_of,
+            t.source_format,
+        )
+        c = self._conn
+        c.execute("DELETE FROM items WHERE trace_id = ?", (tid,))
+        c.executemany(
+            f"INSERT INTO items ({', '.join(_ITEM_COLUMNS)}) VALUES ({', '.join('?' * len(_ITEM_COLUMNS))})",
+            item_rows,
+        )
+        c.execute(
+            "INSERT OR REPLACE INTO details (trace_id, json, request_hash) VALUES (?, ?, ?)",
+            (tid, json.dumps(details, ensure_ascii=False, separators=(",", ":")), request_hash),
+        )
+        c.execute(
+            f"INSERT OR REPLACE INTO traces ({', '.join(ROW_COLUMNS)}) "
+            f"VALUES ({', '.join('?' * len(ROW_COLUMNS))})",
+            row,
+        )
