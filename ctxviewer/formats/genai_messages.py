@@ -184,7 +184,7 @@ def _vercel_part(p: Any) -> dict[str, Any]:
 
 
 def _blob_label(part: Mapping[str, Any], what: str, size: int | None = None) -> str:
-    desc = " ".join(str(x) for x in (part.get("mime_type") or part.get("modality"),) if x) or "binary"
+    desc = part.get("mime_type") or part.get("modality") or "binary"
     return f"[{desc} {what}" + (f", {size:,} bytes base64]" if size is not None else "]")
 
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
@@ -245,7 +246,7 @@ def build_trace(span: Span) -> RequestTrace:
     ``TypeError`` or ``KeyError`` on attribute values of an impossible shape."""
     a = span.attributes
     items, user_request = build_items(a)
-    items = [_with_position(it, n) for n, it in enumerate(items, 1)]
+    items = [replace(it, position=n) for n, it in enumerate(items, 1)]
     response, tool_calls = response_from(a)
     params = {k: v for k, v in a.items() if k.startswith("gen_ai.request.") and k not in _HANDLED}
     for k in ("gen_ai.operation.name", "gen_ai.usage.total_tokens"):
@@ -277,12 +278,6 @@ def build_trace(span: Span) -> RequestTrace:
         source_format="otel",
         attributes=params,
     )
-
-
-def _with_position(it: ContextItem, n: int) -> ContextItem:
-    from dataclasses import replace
-
-    return replace(it, position=n)
 
 
 class OtelImporter:

@@ -27,24 +27,14 @@ be read or holds no span container at all; a bad span or line inside a good file
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
-import re
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Union
 
 from . import ImportFailed, ImportProblem
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_HEX = re.compile(r"[0-9a-fA-F]+")
-
-SPAN_KINDS = ("unspecified", "internal", "server", "client", "producer", "consumer")
-"""Normalised span kinds, indexed by the OTLP ``SpanKind`` enum number."""
-STATUS_CODES = ("unset", "ok", "error")
-"""Normalised status codes, indexed by the OTLP ``Status.StatusCode`` enum number."""
+from .otlp_values import decode_key_values, normalise_id, parse_time, span_kind, span_status
 
 
 @dataclass(frozen=True)
@@ -81,141 +71,6 @@ class Span:
 
 
 SpanRecord = Union[Span, ImportProblem]
-
-
-# ---------------------------------------------------------------- scalar decoding
-
-
-def decode_any_value(value: Any, path: str = "value") -> Any:
-    """Decode an OTLP/JSON ``AnyValue`` object to a plain JSON value.
-
-    ``stringValue`` -> ``str``; ``intValue`` (a decimal string or a number) -> ``int``;
-    ``doubleValue`` -> ``float`` (also ``"NaN"``/``"Infinity"`` strings); ``boolValue`` -> ``bool``;
-    ``arrayValue{values[]}`` -> ``list``; ``kvlistValue{values[{key,value}]}`` -> ``dict``;
-    ``bytesValue`` -> its base64 text unchanged; ``{}`` -> ``None``.
-    Raises ``ValueError`` naming ``path`` for a value of none of these shapes.
-    """
-    if not isinstance(value, Mapping):
-        raise ValueError(f"{path}: expected an AnyValue object, got {type(value).__name__}")
-    if "stringValue" in value:
-        return str(value["stringValue"])
-    if "intValue" in value:
-        raw = value["intValue"]
-        if isinstance(raw, bool) or not isinstance(raw, (int, str)):
-            raise ValueError(f"{path}: intValue {raw!r} is not an integer")
-        try:
-            return int(raw)
-        except ValueError:
-            raise ValueError(f"{path}: intValue {raw!r} is not an integer") from None
-    if "doubleValue" in value:
-        raw = value["doubleValue"]
-        try:
-            return float(raw)
-        except (TypeError, ValueError):
-            raise ValueError(f"{path}: doubleValue {raw!r} is not a number") from None
-    if "boolValue" in value:
-        raw = value["boolValue"]
-        return raw if isinstance(raw, bool) else str(raw).lower() == "true"
-    if "arrayValue" in value:
-        values = (value["arrayValue"] or {}).get("values") or []
-        return [decode_any_value(v, f"{path}[{i}]") for i, v in enumerate(values)]
-    if "kvlistValue" in value:
-        return decode_key_values((value["kvlistValue"] or {}).get("values") or [], path)
-    if "bytesValue" in value:
-        return str(value["bytesValue"])
-    if not value:
-        return None
-    raise ValueError(f"{path}: unknown AnyValue {sorted(value)!r}")
-
-
-def decode_key_values(kvs: Any, path: str = "attributes") -> dict[str, Any]:
-    """Decode an OTLP ``[{key, value: AnyValue}]`` list to ``{key: plain value}``.
-
-    Raises ``ValueError`` naming the entry (``attributes[3] (gen_ai.usage.input_tokens)``).
-    """
-    if kvs is None:
-        return {}
-    if not isinstance(kvs, list):
-        raise ValueError(f"{path}: expected a list of key/value objects")
-    out: dict[str, Any] = {}
-    for i, kv in enumerate(kvs):
-        if not isinstance(kv, Mapping) or not isinstance(kv.get("key"), str):
-            raise ValueError(f"{path}[{i}]: expected {{key, value}}")
-        out[kv["key"]] = decode_any_value(kv.get("value") or {}, f"{path}[{i}] ({kv['key']})")
-    return out
-
-
-def normalise_id(value: Any, nbytes: int) -> str | None:
-    """A trace id (``nbytes=16``) or span id (``nbytes=8``) as lower-case hex.
-
-    Accepts hex (the OTLP/JSON rule), ``0x``-prefixed hex (OTel Python console) and base64 of the
-    binary id (some producers). ``None`` or ``""`` -> ``None``. A string of another form (a UUID, a
-    redacted value) is returned unchanged so it still identifies the span.
-    """
-    if value is None or value == "":
-        return None
-    s = str(value).strip()
-    if s.lower().startswith("0x"):
-        s = s[2:].rjust(nbytes * 2, "0")
-    if len(s) == nbytes * 2 and _HEX.fullmatch(s):
-        return s.lower()
-    try:
-        raw = base64.b64decode(s, validate=True)
-    except (binascii.Error, ValueError):
-        return s
-    return raw.hex() if len(raw) == nbytes else s
-
-
-def parse_time(value: Any) -> datetime | None:
-    """A span time as aware UTC (microsecond precision).
-
-    Accepts Unix nanoseconds as a decimal string or number (OTLP ``startTimeUnixNano``), a JS
-    ``HrTime`` pair ``[seconds, nanos]``, or an ISO-8601 string (naive taken as UTC). ``None``,
-    ``""`` and OTLP's ``"0"`` (unset) -> ``None``. Raises ``ValueError`` for anything else.
-    """
-    if value is None or value == "" or value == "0" or value == 0:
-        return None
-    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, (int, float)) for v in value):
-        return _EPOCH + timedelta(seconds=int(value[0]), microseconds=int(value[1]) // 1000)
-    if isinstance(value, bool):
-        raise ValueError(f"{value!r} is not a time")
-    if isinstance(value, int) or (isinstance(value, str) and value.isdigit()):
-        ns = int(value)
-        return _EPOCH + timedelta(seconds=ns // 1_000_000_000, microseconds=(ns % 1_000_000_000) // 1000)
-    if isinstance(value, str):
-        try:
-            dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            raise ValueError(f"{value!r} is not a time") from None
-        return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
-    raise ValueError(f"{value!r} is not a time")
-
-
-def _enum_name(value: Any, names: tuple[str, ...], prefixes: tuple[str, ...]) -> str | None:
-    if value is None or value == "":
-        return None
-    if isinstance(value, int) and not isinstance(value, bool):
-        return names[value] if 0 <= value < len(names) else str(value)
-    s = str(value)
-    for p in prefixes:
-        if s.upper().startswith(p):
-            s = s[len(p):]
-            break
-    return s.lower()
-
-
-def _kind(value: Any) -> str | None:
-    return _enum_name(value, SPAN_KINDS, ("SPAN_KIND_", "SPANKIND."))
-
-
-def _status(value: Any) -> tuple[str | None, str | None]:
-    if not isinstance(value, Mapping):
-        return None, None
-    code = value.get("code", value.get("status_code"))
-    message = value.get("message", value.get("description")) or None
-    if code is None:
-        return ("unset" if value else None), message
-    return _enum_name(code, STATUS_CODES, ("STATUS_CODE_", "STATUSCODE.")), message
 
 
 # ---------------------------------------------------------------- containers
@@ -278,7 +133,7 @@ def _otlp_spans(obj: Mapping[str, Any], prefix: str) -> Iterator[SpanRecord | tu
 def _otlp_span(sp: Any, record: str, resource: dict[str, Any], scope: dict[str, Any]) -> Span:
     if not isinstance(sp, Mapping):
         raise ValueError("expected a span object")
-    status, message = _status(sp.get("status"))
+    status, message = span_status(sp.get("status"))
     return Span(
         trace_id=normalise_id(sp.get("traceId"), 16),
         span_id=normalise_id(sp.get("spanId"), 8),
@@ -289,7 +144,7 @@ def _otlp_span(sp: Any, record: str, resource: dict[str, Any], scope: dict[str, 
         attributes=decode_key_values(sp.get("attributes")),
         resource=resource,
         record=record,
-        kind=_kind(sp.get("kind")),
+        kind=span_kind(sp.get("kind")),
         status=status,
         status_message=message,
         scope=scope,
@@ -330,7 +185,7 @@ def _object_span(sp: Mapping[str, Any], record: str) -> Span:
         start, end = sp.get("startTimeUnixNano"), sp.get("endTimeUnixNano")
     res = sp.get("resource")
     resource = _flat_attrs(res.get("attributes") if isinstance(res, Mapping) else None, "resource.attributes")
-    status, message = _status(sp.get("status"))
+    status, message = span_status(sp.get("status"))
     return Span(
         trace_id=normalise_id(trace_id, 16),
         span_id=normalise_id(span_id, 8),
@@ -341,7 +196,7 @@ def _object_span(sp: Mapping[str, Any], record: str) -> Span:
         attributes=_flat_attrs(sp.get("attributes"), "attributes"),
         resource=resource,
         record=record,
-        kind=_kind(sp.get("kind")),
+        kind=span_kind(sp.get("kind")),
         status=status,
         status_message=message,
     )
