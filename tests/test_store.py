@@ -1,0 +1,319 @@
+"""The trace database: round trip, content addressing, listing, read-only open, bad files, migration."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from dataclasses import replace
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from ctxviewer.model import Status
+from ctxviewer.store import SCHEMA_VERSION, SORTABLE, StoreError, TraceQuery, TraceRow, TraceStore, content_hash
+from ctxviewer.store.schema import STEPS
+from factories import EVIDENCE, make_rich_trace, make_trace
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "traces.db"
+    with TraceStore.create(path) as store:
+        store.add([make_trace(), make_rich_trace()])
+    return path
+
+
+def _rows(path: Path, sql: str) -> list[tuple]:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+def test_rich_trace_round_trips_exactly(db: Path) -> None:
+    rich = make_rich_trace()
+    assert rich.request.sha256 == hashlib.sha256(rich.request.content.encode()).hexdigest()
+    with TraceStore.open(db) as store:
+        loaded = store.load("trace-rich")
+        assert store.load("trace-4471-delivery") == make_trace()
+    assert loaded == rich
+    # spot-check the parts most likely to go wrong
+    assert loaded.tool_calls[0].checks[1].rule == "refunds.require_supervisor"
+    assert loaded.tool_calls[0].checks[2].passed is None
+    assert [i.omission_reason for i in loaded.omitted] == ["rank", "duplicate", "budget"]
+    assert loaded.items[3].source.turn == 3
+    assert loaded.attributes == {"temperature": 0.2, "tags": ["support", "delivery"], "nested": {"a": 1}}
+
+
+def test_request_content_goes_to_blobs_and_sha256_is_set(tmp_path: Path) -> None:
+    body = '{"messages": []}'
+    trace = make_trace(request=replace(make_trace().request, content=body, exact_replay=True))
+    with TraceStore.create(tmp_path / "t.db") as store:
+        store.add([trace])
+        loaded = store.load(trace.trace_id)
+        assert loaded.request.content == body
+        assert loaded.request.sha256 == hashlib.sha256(body.encode()).hexdigest()
+        assert store.blob(loaded.request.sha256) == body
+    assert loaded == replace(trace, request=replace(trace.request, sha256=content_hash(body)))
+    details = _rows(tmp_path / "t.db", "SELECT json, request_hash FROM details")
+    assert body not in details[0][0]
+    assert details[0][1] == content_hash(body)
+
+
+def test_identical_content_is_stored_once(tmp_path: Path) -> None:
+    a = make_trace(trace_id="a")
+    b = make_trace(trace_id="b")
+    path = tmp_path / "t.db"
+    with TraceStore.create(path) as store:
+        store.add([a, b])
+    shared_text = EVIDENCE[0][2]
+    h = hashlib.sha256(shared_text.encode()).hexdigest()
+    assert _rows(path, f"SELECT count(*) FROM blobs WHERE hash = '{h}'") == [(1,)]
+    assert _rows(path, f"SELECT count(*) FROM items WHERE content_hash = '{h}'") == [(2,)]
+    # 7 distinct item texts, shared by both traces
+    assert _rows(path, "SELECT count(*) FROM blobs") == [(7,)]
+    assert _rows(path, "SELECT count(*) FROM items") == [(14,)]
+
+
+def test_add_replaces_a_trace_with_the_same_id(tmp_path: Path) -> None:
+    with TraceStore.create(tmp_path / "t.db") as store:
+        store.add([make_trace()])
+        smaller = make_trace(items=make_trace().items[:2], service="other")
+        assert store.add([smaller]) == 1
+        assert store.count() == 1
+        assert store.load(smaller.trace_id) == smaller
+        assert store.list()[0].retained_count == 2
+
+
+def test_list_row_values(db: Path) -> None:
+    with TraceStore.open(db) as store:
+        rows = store.list()
+    assert [r.trace_id for r in rows] == ["trace-4471-delivery", "trace-rich"]
+    row = rows[0]
+    assert row == TraceRow(
+        trace_id="trace-4471-delivery",
+        created=datetime(2026, 11, 2, 9, 14, 5, 120000, tzinfo=timezone.utc),
+        service="northwind-support",
+        provider="openai",
+        model="gpt-4o-mini",
+        capacity=8000,
+        input_tokens=sum(i.tokens for i in make_trace().retained),
+        reserved_output_tokens=1200,
+        retained_count=6,
+        omitted_count=1,
+        replay_of=None,
+        source_format="native",
+    )
+    assert rows[1].input_tokens == make_rich_trace().input_tokens
+    assert (rows[1].retained_count, rows[1].omitted_count, rows[1].replay_of) == (6, 3, "trace-4471-delivery")
+
+
+def _many(store: TraceStore) -> None:
+    base = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    models = ["gpt-4o", "claude-sonnet", "GPT-4o-mini", None]
+    store.add(
+        make_trace(
+            trace_id=f"t{n:02d}",
+            created=base.replace(day=1 + (n * 7) % 28),
+            endpoint=replace(make_trace().endpoint, model=models[n % 4]),
+            input_tokens=1000 + 10 * n,
+        )
+        for n in range(12)
+    )
+
+
+def test_filter_sort_and_paging(tmp_path: Path) -> None:
+    with TraceStore.create(tmp_path / "t.db") as store:
+        _many(store)
+        assert store.count() == 12
+        assert store.count(TraceQuery(text="gpt-4O")) == 6  # case-insensitive, matches -mini too
+        assert [r.trace_id for r in store.list(TraceQuery(text="claude"))] == ["t01", "t05", "t09"]
+        assert [r.trace_id for r in store.list(TraceQuery(text="T1"))] == ["t10", "t11"]
+        assert store.count(TraceQuery(text="northwind mini")) == 3  # terms AND-ed across columns
+        assert store.count(TraceQuery(text="100%")) == 0  # LIKE wildcards are escaped
+        by_tokens = store.list(TraceQuery(sort="input_tokens", descending=True), limit=3)
+        assert [r.input_tokens for r in by_tokens] == [1110, 1100, 1090]
+        by_time = store.list(TraceQuery(sort="created"))
+        times = [r.created for r in by_time]
+        assert times == sorted(times)
+        assert [r.trace_id for r in by_time[:3]] == ["t00", "t04", "t08"]  # all on Jan 1 -> id order
+        by_model = [r.model for r in store.list(TraceQuery(sort="model"))]
+        assert by_model[:3] == [None, None, None] and by_model[3:6] == ["GPT-4o-mini"] * 3
+        page1 = store.list(TraceQuery(sort="model"), offset=0, limit=5)
+        page2 = store.list(TraceQuery(sort="model"), offset=5, limit=5)
+        assert {r.trace_id for r in page1}.isdisjoint(r.trace_id for r in page2)
+
+
+def test_query_rejects_unknown_sort() -> None:
+    assert "created" in SORTABLE and "model" in SORTABLE and "trace_id" in SORTABLE
+    with pytest.raises(ValueError, match="cannot sort by 'payload'"):
+        TraceQuery(sort="payload")
+
+
+def test_list_never_reads_payload_tables(db: Path) -> None:
+    conn = sqlite3.connect(db)
+    seen: list[str] = []
+    conn.set_authorizer(lambda action, arg1, *rest: seen.append(arg1 or "") or sqlite3.SQLITE_OK)
+    store = TraceStore(conn, db, readonly=True)
+    store.list(TraceQuery(text="north", sort="model"))
+    store.count(TraceQuery(text="north"))
+    store.close()
+    assert {"items", "blobs", "details"}.isdisjoint(seen)
+    assert "traces" in seen
+
+
+def test_readonly_open_never_modifies_the_file(db: Path) -> None:
+    before = db.read_bytes()
+    os.utime(db, (1_700_000_000, 1_700_000_000))
+    mtime = db.stat().st_mtime_ns
+    with TraceStore.open(db) as store:
+        assert store.readonly
+        store.list()
+        store.count(TraceQuery(text="rich"))
+        store.load("trace-rich")
+        assert store.token_count("a brand new text", "cl100k_base") == 4
+        with pytest.raises(StoreError, match="read-only") as err:
+            store.add([make_trace(trace_id="new")])
+        assert str(db) in str(err.value)
+    assert db.read_bytes() == before
+    assert db.stat().st_mtime_ns == mtime
+    assert sorted(p.name for p in db.parent.iterdir()) == ["traces.db"]
+
+
+def test_load_unknown_trace_raises_keyerror(db: Path) -> None:
+    with TraceStore.open(db) as store, pytest.raises(KeyError):
+        store.load("nope")
+
+
+def test_token_count_is_cached_per_encoding(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    text = "Refunds above $50 require supervisor approval."
+    with TraceStore.create(path) as store:
+        assert store.token_count(text, "cl100k_base") == 9
+    assert _rows(path, "SELECT content_hash, encoding, tokens FROM token_counts") == [
+        (content_hash(text), "cl100k_base", 9)
+    ]
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE token_counts SET tokens = 99")  # prove the cache is read, not recounted
+    conn.commit()
+    conn.close()
+    with TraceStore.open(path) as store:
+        assert store.token_count(text, "cl100k_base") == 99
+
+
+# ---------------------------------------------------------------- bad files
+
+
+def _expect_error(path: Path, match: str, *, writable: bool = False) -> None:
+    for opener in (TraceStore.open, TraceStore.create) if writable else (TraceStore.open,):
+        with pytest.raises(StoreError, match=match) as err:
+            opener(path)
+        assert str(path) in str(err.value)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    _expect_error(tmp_path / "absent.db", "no such file")
+    assert not (tmp_path / "absent.db").exists()
+
+
+def test_not_sqlite(tmp_path: Path) -> None:
+    path = tmp_path / "notes.db"
+    path.write_text("just some notes, not a database\n" * 10)
+    _expect_error(path, "not an SQLite database", writable=True)
+    assert path.read_text().startswith("just some notes")
+
+
+def test_truncated_sqlite(db: Path) -> None:
+    data = db.read_bytes()
+    assert len(data) > 4096
+    db.write_bytes(data[: len(data) // 2])
+    _expect_error(db, "corrupt", writable=True)
+
+
+def test_corrupt_schema_page(db: Path) -> None:
+    data = bytearray(db.read_bytes())
+    data[100:4000] = b"\xa5" * 3900  # garbage over the schema table, header intact
+    db.write_bytes(bytes(data))
+    _expect_error(db, "corrupt", writable=True)
+
+
+def test_newer_schema(db: Path) -> None:
+    conn = sqlite3.connect(db)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.commit()
+    conn.close()
+    _expect_error(
+        db,
+        rf"was written by a newer ctxviewer \(schema {SCHEMA_VERSION + 1}; this version reads up to {SCHEMA_VERSION}\)",
+        writable=True,
+    )
+
+
+def test_other_sqlite_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE recipes (name TEXT)")
+    conn.commit()
+    conn.close()
+    _expect_error(path, "not a ctxviewer trace database", writable=True)
+    assert _rows(path, "SELECT name FROM sqlite_master WHERE type='table'") == [("recipes",)]
+
+
+def test_missing_tables(db: Path) -> None:
+    conn = sqlite3.connect(db)
+    conn.execute("DROP TABLE details")
+    conn.commit()
+    conn.close()
+    _expect_error(db, r"missing tables: details", writable=True)
+
+
+# ---------------------------------------------------------------- schema and migration
+
+
+def test_migrates_an_empty_database(tmp_path: Path) -> None:
+    path = tmp_path / "empty.db"
+    conn = sqlite3.connect(path)
+    conn.execute("VACUUM")  # writes a valid empty database (header, no tables)
+    conn.close()
+    assert path.read_bytes().startswith(b"SQLite format 3\x00")
+    with pytest.raises(StoreError, match="empty SQLite database"):
+        TraceStore.open(path)
+    with TraceStore.create(path) as store:
+        store.add([make_trace()])
+    assert _rows(path, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
+    applied = [r[0] for r in _rows(path, "SELECT name FROM _sqlite_migrations ORDER BY id")]
+    assert applied == [name for _, name in STEPS]
+    with TraceStore.create(path) as store:  # re-opening applies nothing and keeps the data
+        assert store.count() == 1
+    assert len(_rows(path, "SELECT name FROM _sqlite_migrations")) == len(STEPS)
+
+
+def test_schema_indexes_for_listing(db: Path) -> None:
+    indexes = {r[0] for r in _rows(db, "SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='traces'")}
+    assert {"idx_traces_created", "idx_traces_model", "idx_traces_input_tokens"} <= indexes
+    plan = " ".join(str(r) for r in _rows(db, "EXPLAIN QUERY PLAN SELECT trace_id FROM traces ORDER BY created, trace_id LIMIT 200"))
+    assert "idx_traces_created" in plan and "TEMP B-TREE" not in plan
+
+
+def test_add_is_all_or_nothing(tmp_path: Path) -> None:
+    def traces():
+        yield make_trace(trace_id="first")
+        yield make_trace(trace_id="second")
+        raise RuntimeError("disk on fire")
+
+    with TraceStore.create(tmp_path / "t.db") as store:
+        store.add([make_trace(trace_id="kept")])
+        with pytest.raises(RuntimeError, match="disk on fire"):
+            store.add(traces())
+        assert [r.trace_id for r in store.list()] == ["kept"]
+        assert _rows(tmp_path / "t.db", "SELECT count(*) FROM items") == [(7,)]
+
+
+def test_omitted_items_keep_status_and_no_position(db: Path) -> None:
+    with TraceStore.open(db) as store:
+        items = store.items("trace-4471-delivery")
+    assert [i.position for i in items] == [1, 2, 3, 4, None, 5, 6]
+    assert items[4].status is Status.OMITTED and items[4].omission_reason == "budget"
