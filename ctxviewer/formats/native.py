@@ -1,0 +1,127 @@
+"""The native trace format: JSON Lines, one request trace per line (``docs/native-format.md``).
+
+Each non-blank line is one JSON object, exactly :func:`ctxviewer.serialize.trace_to_dict` of a
+trace, optionally with ``"format": "ctxviewer.trace/1"``. Files are UTF-8 (a leading BOM is
+accepted). Applications write it with :func:`write_jsonl`; the importer registered here as
+``native`` reads it. No Qt here.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import IO, Iterable, Iterator
+
+from ..model import RequestTrace
+from ..serialize import TraceFormatError, trace_from_dict, trace_to_dict
+from . import HEAD_BYTES, ImportFailed, ImportProblem, Record, register
+
+FORMAT_TAG = "ctxviewer.trace/1"
+"""Value of the optional ``format`` key on each line."""
+
+
+def _first_line(head: bytes) -> str | None:
+    text = head.decode("utf-8-sig", errors="replace")
+    for line in text.split("\n"):
+        if line.strip():
+            return line.rstrip("\r")
+    return None
+
+
+class NativeImporter:
+    """Importer for the native JSON Lines format (see module docstring)."""
+
+    name = "native"
+    description = "ctxviewer native JSON Lines (one trace per line)"
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        """True if the first non-blank line is a JSON object with ``trace_id`` and ``items``.
+
+        A first line longer than ``head`` (64 KiB) is accepted when its start looks like a
+        native record. Never raises.
+        """
+        line = _first_line(head)
+        if line is None:
+            return False
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            # A first line longer than the head is cut off: judge it by its opening instead.
+            cut = len(head) >= HEAD_BYTES and "\n" not in head.decode("utf-8-sig", errors="replace").strip()
+            start = line.lstrip().replace(" ", "")
+            return cut and (start.startswith('{"trace_id"') or f'"format":"{FORMAT_TAG}"' in start)
+        return isinstance(obj, dict) and "trace_id" in obj and "items" in obj
+
+    def load(self, path: Path) -> Iterator[Record]:
+        """Yield the traces of ``path`` in line order; a bad line yields an ImportProblem instead.
+
+        The problem's record is ``"line N"`` (1-based); its message is the JSON error
+        (``invalid JSON: Expecting ',' delimiter (column 17)``) or the TraceFormatError naming
+        the field (``items[2].status: 'kept' is not one of retained, omitted``). Raises
+        :class:`ImportFailed` when the file cannot be read or is not UTF-8 text.
+        """
+        try:
+            fh = open(path, "r", encoding="utf-8-sig", newline="")
+        except OSError as exc:
+            raise ImportFailed(f"{path}: cannot read file: {exc.strerror or exc}") from None
+        with fh:
+            try:
+                for n, line in enumerate(_lines(fh), start=1):
+                    if not line.strip():
+                        continue
+                    yield _parse_line(str(path), n, line)
+            except UnicodeDecodeError as exc:
+                raise ImportFailed(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+            except OSError as exc:
+                raise ImportFailed(f"{path}: cannot read file: {exc.strerror or exc}") from None
+
+
+def _lines(fh: IO[str]) -> Iterator[str]:
+    # Split on \n only (str.splitlines would also split on U+2028 inside JSON strings).
+    for line in fh:
+        yield line.rstrip("\r\n")
+
+
+def _parse_line(file: str, n: int, line: str) -> Record:
+    record = f"line {n}"
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return ImportProblem(file, record, f"invalid JSON: {exc.msg} (column {exc.colno})")
+    if not isinstance(obj, dict):
+        return ImportProblem(file, record, f"expected a JSON object, got {type(obj).__name__}")
+    fmt = obj.pop("format", None)
+    if fmt is not None and fmt != FORMAT_TAG:
+        return ImportProblem(file, record, f"format: {fmt!r} is not {FORMAT_TAG!r}")
+    try:
+        trace = trace_from_dict(obj)
+    except TraceFormatError as exc:
+        return ImportProblem(file, record, str(exc))
+    if trace.source_format is None:
+        trace = replace(trace, source_format="native")
+    return trace
+
+
+def trace_line(trace: RequestTrace) -> str:
+    """One line of the format (no newline): ``{"format": "ctxviewer.trace/1", ...trace_to_dict}``."""
+    return json.dumps({"format": FORMAT_TAG, **trace_to_dict(trace)}, ensure_ascii=False, separators=(",", ":"))
+
+
+def write_jsonl(traces: Iterable[RequestTrace], dest: str | Path | IO[str]) -> int:
+    """Write ``traces`` as native JSON Lines to a path (UTF-8, created or overwritten) or a text file.
+
+    Returns the number of traces written. Raises ``OSError`` if the file cannot be written.
+    """
+    if isinstance(dest, (str, Path)):
+        with open(dest, "w", encoding="utf-8", newline="\n") as fh:
+            return write_jsonl(traces, fh)
+    n = 0
+    for trace in traces:
+        dest.write(trace_line(trace) + "\n")
+        n += 1
+    return n
+
+
+IMPORTER = register(NativeImporter())
+"""The registered ``native`` importer."""

@@ -1,0 +1,125 @@
+"""The native JSON Lines format: write, sniff, load, bad lines, and the documented example."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from ctxviewer.formats import IMPORTERS, ImportFailed, ImportProblem, detect, get_importer
+from ctxviewer.formats.native import FORMAT_TAG, trace_line, write_jsonl
+from ctxviewer.serialize import trace_from_dict
+from factories import make_rich_trace, make_trace
+
+ROOT = Path(__file__).resolve().parents[1]
+native = get_importer("native")
+
+
+def test_registered_as_native() -> None:
+    assert IMPORTERS["native"] is native
+    assert native.name == "native"
+
+
+def test_write_then_load_round_trips(tmp_path: Path) -> None:
+    traces = [make_trace(), make_rich_trace()]
+    path = tmp_path / "traces.jsonl"
+    assert write_jsonl(traces, path) == 2
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2
+    assert json.loads(lines[0])["format"] == FORMAT_TAG
+    assert detect(path) is native
+    assert list(native.load(path)) == traces
+
+
+def test_write_to_an_open_file() -> None:
+    buf = io.StringIO()
+    write_jsonl([make_trace()], buf)
+    assert buf.getvalue() == trace_line(make_trace()) + "\n"
+
+
+def test_line_separators_inside_strings_stay_in_one_line(tmp_path: Path) -> None:
+    trace = make_trace(user_request="first\u2028second\u2029third 😀")
+    path = tmp_path / "t.jsonl"
+    write_jsonl([trace], path)
+    assert list(native.load(path)) == [trace]
+
+
+def test_bad_line_in_the_middle_is_a_problem_and_loading_goes_on(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.jsonl"
+    good = trace_line(make_trace(trace_id="a"))
+    path.write_text(good + "\n" + '{"trace_id": "b", "items": [}\n' + "\n" + trace_line(make_trace(trace_id="c")) + "\n")
+    records = list(native.load(path))
+    assert [r.trace_id for r in records if not isinstance(r, ImportProblem)] == ["a", "c"]
+    problems = [r for r in records if isinstance(r, ImportProblem)]
+    assert problems == [ImportProblem(str(path), "line 2", "invalid JSON: Expecting value (column 29)")]
+
+
+def test_invalid_record_names_the_field(tmp_path: Path) -> None:
+    d = json.loads(trace_line(make_trace()))
+    d["items"][2]["status"] = "kept"
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(d) + "\n" + json.dumps([1, 2]) + "\n" + json.dumps({**d, "format": "other/9"}) + "\n")
+    problems = list(native.load(path))
+    assert [(p.record, p.message) for p in problems] == [
+        ("line 1", "items[2].status: 'kept' is not one of retained, omitted"),
+        ("line 2", "expected a JSON object, got list"),
+        ("line 3", "format: 'other/9' is not 'ctxviewer.trace/1'"),
+    ]
+
+
+def test_source_format_defaults_to_native(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    write_jsonl([make_trace(source_format=None), make_trace(trace_id="o", source_format="otel")], path)
+    assert [t.source_format for t in native.load(path)] == ["native", "otel"]
+
+
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (b'\n\n{"trace_id": "x", "items": []}\n', True),
+        (b'\xef\xbb\xbf{"trace_id": "x", "items": []}\n', True),
+        (b'{"trace_id": "x"}\n', False),
+        (b'{"resourceSpans": []}\n', False),
+        (b"[1, 2, 3]\n", False),
+        (b"not json at all", False),
+        (b"", False),
+        (b"\xff\xfe\x00garbage", False),
+    ],
+)
+def test_sniff(tmp_path: Path, content: bytes, expected: bool) -> None:
+    assert native.sniff(tmp_path / "f", content) is expected
+
+
+def test_sniff_accepts_a_first_line_longer_than_the_head(tmp_path: Path) -> None:
+    big = make_trace(user_request="x" * 100_000)
+    path = tmp_path / "big.jsonl"
+    write_jsonl([big], path)
+    head = path.read_bytes()[: 64 * 1024]
+    assert native.sniff(path, head)
+    assert detect(path) is native
+
+
+def test_unreadable_file_fails_wholesale(tmp_path: Path) -> None:
+    with pytest.raises(ImportFailed, match="cannot read file"):
+        list(native.load(tmp_path / "missing.jsonl"))
+    path = tmp_path / "latin1.jsonl"
+    path.write_bytes(b'{"trace_id": "caf\xe9", "items": []}\n')
+    with pytest.raises(ImportFailed, match="not UTF-8"):
+        list(native.load(path))
+
+
+def test_documented_example_parses_and_is_complete() -> None:
+    doc = (ROOT / "docs" / "native-format.md").read_text(encoding="utf-8")
+    block = re.search(r"```json\n(.*?)\n```", doc, re.S)
+    assert block, "docs/native-format.md needs a ```json example"
+    example = json.loads(block.group(1))
+    assert example["format"] == FORMAT_TAG
+    trace = trace_from_dict({k: v for k, v in example.items() if k != "format"})
+    assert trace.trace_id and len(trace.items) >= 5
+    # every top-level key of the example is described in the field table
+    for key in example:
+        assert f"`{key}`" in doc, f"field {key} not documented"
+    assert "`items[].omission_reason`" in doc
