@@ -1,0 +1,144 @@
+"""Importing trace files into a store: detect each file's format, load it, count missing tokens,
+and add every trace of the run in one transaction.
+
+Invariants:
+
+* All traces of one :func:`import_files` run go through a single ``TraceStore.add`` call, so a
+  crash, a store error or a cancel part-way leaves the database's traces unchanged.
+* A file that fails wholesale (unreadable, unrecognised: :class:`ImportFailed`) becomes one
+  :class:`ImportProblem` naming the file; the other files still load. A bad record inside a
+  file is the importer's problem record; the rest of the file still loads.
+* Per-item token counts are stored at import: an item with content but ``tokens=None`` gets
+  ``store.token_count(content, encoding)`` (cached per content hash and encoding), with the
+  trace's ``endpoint.encoding`` or :data:`ctxviewer.tokens.DEFAULT_ENCODING`.
+
+No Qt here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Sequence
+
+from .formats import ImportFailed, ImportProblem, detect, get_importer
+from .model import RequestTrace
+from .store import TraceStore
+from .tokens import DEFAULT_ENCODING, UnknownEncodingError
+
+
+class ImportCancelled(Exception):
+    """Raised inside an import run when ``cancelled()`` returns True; the transaction is undone."""
+
+
+@dataclass
+class ImportReport:
+    """What one :func:`import_files` run did."""
+
+    imported: int
+    """Traces written to the store (0 when the run was cancelled or failed)."""
+    problems: list[ImportProblem] = field(default_factory=list)
+    """Files and records that could not be imported, in file order."""
+    files: int = 0
+    """Files processed (including files that failed wholesale)."""
+    cancelled: bool = False
+    """True when ``cancelled()`` stopped the run; nothing was written."""
+
+
+def count_missing_tokens(trace: RequestTrace, store: TraceStore) -> RequestTrace:
+    """``trace`` with a token count on every item that has content but ``tokens=None``.
+
+    Counts under ``trace.endpoint.encoding`` or :data:`DEFAULT_ENCODING`; when the endpoint
+    recorded no encoding and at least one item was counted, the returned trace records
+    :data:`DEFAULT_ENCODING`. Recorded counts are never changed. Raises
+    :class:`~ctxviewer.tokens.UnknownEncodingError` when the recorded encoding is not available
+    offline and an item needs counting.
+    """
+    encoding = trace.endpoint.encoding or DEFAULT_ENCODING
+    counted = False
+    items = []
+    for item in trace.items:
+        if item.tokens is None and item.content is not None:
+            item = replace(item, tokens=store.token_count(item.content, encoding))
+            counted = True
+        items.append(item)
+    if not counted:
+        return trace
+    endpoint = trace.endpoint
+    if endpoint.encoding is None:
+        endpoint = replace(endpoint, encoding=encoding)
+    return replace(trace, items=tuple(items), endpoint=endpoint)
+
+
+def import_files(
+    paths: Sequence[str | Path],
+    store: TraceStore,
+    fmt: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> ImportReport:
+    """Import every trace in ``paths`` into ``store`` in one transaction.
+
+    ``fmt`` forces an importer by name (``native``, ``otel``, ...); by default each file's format
+    is detected. ``progress(files_done, files_total)`` is called after each file (and with
+    ``(0, total)`` first); ``cancelled()`` is polled between records and, when it returns True,
+    the run is rolled back and reported with ``cancelled=True``.
+
+    Returns an :class:`ImportReport`. Raises :class:`ImportFailed` for an unknown ``fmt``,
+    :class:`~ctxviewer.store.StoreError` when the store is read-only or refuses the write (nothing
+    written); any exception from an importer or callback propagates after rolling back.
+    """
+    importer = get_importer(fmt) if fmt is not None else None
+    report = ImportReport(imported=0, files=0)
+    total = len(paths)
+
+    def traces() -> Iterator[RequestTrace]:
+        if progress:
+            progress(0, total)
+        for done, raw in enumerate(paths, start=1):
+            path = Path(raw)
+            try:
+                imp = importer or detect(path)
+                for record in imp.load(path):
+                    if cancelled and cancelled():
+                        raise ImportCancelled()
+                    if isinstance(record, ImportProblem):
+                        report.problems.append(record)
+                        continue
+                    yield _with_tokens(record, store, str(path), report.problems)
+            except ImportFailed as exc:
+                report.problems.append(ImportProblem(str(path), "whole file", _strip_path(str(exc), str(path))))
+            report.files = done
+            if progress:
+                progress(done, total)
+            if cancelled and cancelled():
+                raise ImportCancelled()
+
+    try:
+        report.imported = store.add(traces())
+    except ImportCancelled:
+        report.imported = 0
+        report.cancelled = True
+    return report
+
+
+def _with_tokens(trace: RequestTrace, store: TraceStore, file: str, problems: list[ImportProblem]) -> RequestTrace:
+    try:
+        return count_missing_tokens(trace, store)
+    except UnknownEncodingError as exc:
+        problems.append(
+            ImportProblem(file, f"trace {trace.trace_id}", f"token counts not recorded and not counted: {exc}")
+        )
+        return trace
+
+
+def _strip_path(message: str, path: str) -> str:
+    """ImportFailed messages start with the path; the problem already names the file."""
+    prefix = f"{path}: "
+    return message[len(prefix):] if message.startswith(prefix) else message
+
+
+def import_paths(paths: Iterable[str | Path], db: str | Path, fmt: str | None = None) -> ImportReport:
+    """Convenience: open ``db`` writable (creating it), import ``paths``, close. See :func:`import_files`."""
+    with TraceStore.create(db) as store:
+        return import_files(list(paths), store, fmt=fmt)

@@ -1,0 +1,156 @@
+"""import_files: detection, problems, token counting at import, one transaction, cancel."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from ctxviewer.formats import ImportFailed, ImportProblem
+from ctxviewer.formats.native import trace_line, write_jsonl
+from ctxviewer.importing import ImportReport, count_missing_tokens, import_files
+from ctxviewer.model import Endpoint
+from ctxviewer.store import StoreError, TraceStore, content_hash
+from ctxviewer.tokens import count_tokens
+from factories import make_trace
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    with TraceStore.create(tmp_path / "traces.db") as s:
+        yield s
+
+
+def _ids(store: TraceStore) -> list[str]:
+    return [r.trace_id for r in store.list()]
+
+
+def test_one_bad_line_in_the_middle(tmp_path: Path, store: TraceStore) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_text(
+        trace_line(make_trace(trace_id="a")) + "\n{not json\n" + trace_line(make_trace(trace_id="b")) + "\n",
+        encoding="utf-8",
+    )
+    report = import_files([path], store)
+    assert report == ImportReport(
+        imported=2,
+        problems=[ImportProblem(str(path), "line 2", "invalid JSON: Expecting property name enclosed in double quotes (column 2)")],
+        files=1,
+    )
+    assert _ids(store) == ["a", "b"]
+    assert store.load("a") == make_trace(trace_id="a")
+
+
+def test_unrecognised_file_is_a_problem_and_others_still_load(tmp_path: Path, store: TraceStore) -> None:
+    good = tmp_path / "good.jsonl"
+    write_jsonl([make_trace()], good)
+    junk = tmp_path / "notes.txt"
+    junk.write_text("hello\n")
+    missing = tmp_path / "missing.jsonl"
+    progress: list[tuple[int, int]] = []
+    report = import_files([junk, good, missing], store, progress=lambda d, t: progress.append((d, t)))
+    assert report.imported == 1 and report.files == 3
+    assert [(p.file, p.record) for p in report.problems] == [(str(junk), "whole file"), (str(missing), "whole file")]
+    assert report.problems[0].message.startswith("not a recognised trace file")
+    assert report.problems[1].message.startswith("cannot read file")
+    assert progress == [(0, 3), (1, 3), (2, 3), (3, 3)]
+    assert _ids(store) == [make_trace().trace_id]
+
+
+def test_forced_format(tmp_path: Path, store: TraceStore) -> None:
+    path = tmp_path / "no-extension"
+    write_jsonl([make_trace()], path)
+    assert import_files([path], store, fmt="native").imported == 1
+    with pytest.raises(ImportFailed, match="unknown format 'nope'"):
+        import_files([path], store, fmt="nope")
+
+
+def test_missing_token_counts_are_counted_and_cached(tmp_path: Path, store: TraceStore) -> None:
+    bare = make_trace(
+        trace_id="bare",
+        endpoint=replace(make_trace().endpoint, encoding=None),
+        items=tuple(replace(i, tokens=None) for i in make_trace().items),
+    )
+    path = tmp_path / "bare.jsonl"
+    write_jsonl([bare], path)
+    assert import_files([path], store).imported == 1
+    loaded = store.load("bare")
+    assert loaded.endpoint.encoding == "cl100k_base"
+    assert [i.tokens for i in loaded.items] == [count_tokens(i.content) for i in bare.items]
+    assert [i.tokens for i in loaded.items] == [i.tokens for i in make_trace().items]
+    assert store.list()[0].input_tokens == sum(i.tokens for i in loaded.retained)
+    with closing(sqlite3.connect(store.path)) as conn:
+        cached = conn.execute(
+            "SELECT tokens FROM token_counts WHERE content_hash = ? AND encoding = 'cl100k_base'",
+            (content_hash(bare.items[0].content),),
+        ).fetchall()
+    assert cached == [(loaded.items[0].tokens,)]
+
+
+def test_recorded_counts_and_encoding_are_kept(store: TraceStore) -> None:
+    trace = make_trace(items=(replace(make_trace().items[0], tokens=7), *make_trace().items[1:]))
+    assert count_missing_tokens(trace, store) is trace  # nothing to count: unchanged
+
+
+def test_unknown_encoding_leaves_counts_unrecorded(tmp_path: Path, store: TraceStore) -> None:
+    trace = make_trace(
+        endpoint=Endpoint(model="m", encoding="o200k_base"),
+        items=(replace(make_trace().items[0], tokens=None),),
+    )
+    path = tmp_path / "t.jsonl"
+    write_jsonl([trace], path)
+    report = import_files([path], store)
+    assert report.imported == 1
+    assert report.problems[0].record == f"trace {trace.trace_id}"
+    assert "o200k_base" in report.problems[0].message
+    assert store.load(trace.trace_id).items[0].tokens is None
+
+
+def test_all_or_nothing_when_the_store_fails_mid_way(tmp_path: Path, store: TraceStore, monkeypatch) -> None:
+    store.add([make_trace(trace_id="before")])
+    files = []
+    for n in range(3):
+        files.append(tmp_path / f"f{n}.jsonl")
+        write_jsonl([make_trace(trace_id=f"t{n}")], files[-1])
+    original = store._write
+    calls = []
+
+    def failing(trace):
+        calls.append(trace.trace_id)
+        if len(calls) == 3:
+            raise sqlite3.OperationalError("database or disk is full")
+        original(trace)
+
+    monkeypatch.setattr(store, "_write", failing)
+    with pytest.raises(StoreError, match="disk is full") as err:
+        import_files(files, store)
+    assert str(store.path) in str(err.value)
+    assert calls == ["t0", "t1", "t2"]
+    monkeypatch.undo()
+    assert _ids(store) == ["before"]
+    with closing(sqlite3.connect(store.path)) as conn:
+        assert conn.execute("SELECT count(*) FROM items").fetchone() == (7,)
+
+
+def test_cancel_leaves_the_database_unchanged(tmp_path: Path, store: TraceStore) -> None:
+    files = []
+    for n in range(3):
+        files.append(tmp_path / f"f{n}.jsonl")
+        write_jsonl([make_trace(trace_id=f"t{n}")], files[-1])
+    done: list[int] = []
+    report = import_files(files, store, progress=lambda d, t: done.append(d), cancelled=lambda: len(done) >= 3)
+    assert report.cancelled and report.imported == 0
+    assert report.files == 2
+    assert store.count() == 0
+
+
+def test_readonly_store_refuses(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    TraceStore.create(db).close()
+    path = tmp_path / "t.jsonl"
+    write_jsonl([make_trace()], path)
+    with TraceStore.open(db) as ro, pytest.raises(StoreError, match="read-only"):
+        import_files([path], ro)
