@@ -317,3 +317,24 @@ def test_omitted_items_keep_status_and_no_position(db: Path) -> None:
         items = store.items("trace-4471-delivery")
     assert [i.position for i in items] == [1, 2, 3, 4, None, 5, 6]
     assert items[4].status is Status.OMITTED and items[4].omission_reason == "budget"
+
+
+def test_unfinished_write_is_explained_and_recovered_by_create(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    with TraceStore.create(path) as store:
+        store.add([make_trace()])
+    crashed = tmp_path / "crashed.db"
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA cache_size = 1")  # force pages out so the journal is written mid-transaction
+    conn.execute("BEGIN")
+    conn.execute("INSERT INTO blobs VALUES ('x', ?, 1)", ("y" * 100_000,))
+    crashed.write_bytes(path.read_bytes())
+    Path(f"{crashed}-journal").write_bytes(Path(f"{path}-journal").read_bytes())
+    conn.rollback()
+    conn.close()
+    with pytest.raises(StoreError, match="unfinished write") as err:
+        TraceStore.open(crashed)
+    assert str(crashed) in str(err.value)
+    TraceStore.create(crashed).close()  # a writable open rolls the journal back
+    with TraceStore.open(crashed) as store:
+        assert [r.trace_id for r in store.list()] == [make_trace().trace_id]

@@ -178,6 +178,13 @@ def inspect(conn: sqlite3.Connection, path: Path) -> tuple[int, set[str]]:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     except sqlite3.DatabaseError as exc:
+        journal = Path(f"{path}-journal")
+        if journal.exists() and journal.stat().st_size > 0:
+            raise StoreError(
+                path,
+                f"has an unfinished write ({journal.name} is present); open it once for writing "
+                "(e.g. `ctxviewer import` into it) to roll the write back, then view it",
+            ) from None
         raise StoreError(path, f"is corrupt or not a database: {exc}") from None
     return int(version), names
 

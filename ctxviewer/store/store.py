@@ -320,7 +320,7 @@ class TraceStore:
                     None if text is None else self._put_blob(text),
                 )
             )
-        details = trace_to_dict(t)
+        details = trace_to_dict(replace(t, items=()))  # items live in their own table
         details.pop("items", None)
         request_hash = None
         if t.request.content is not None:
