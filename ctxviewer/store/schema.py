@@ -59,8 +59,8 @@ def _step(version: int) -> Callable[[Callable[[Database], None]], Callable[[Data
 @_step(1)
 def m001_create_traces(db: Database) -> None:
     """The narrow trace table the list view pages through, with its listing indexes."""
-    t = db["traces"]
-    t.create(  # type: ignore[union-attr]
+    t = db.table("traces")
+    t.create(
         {
             "trace_id": str,
             "created": str,
@@ -79,20 +79,20 @@ def m001_create_traces(db: Database) -> None:
         not_null=["retained_count", "omitted_count"],
     )
     for col in ("created", "model", "input_tokens"):
-        t.create_index([col, "trace_id"], index_name=f"idx_traces_{col}")  # type: ignore[union-attr]
-    t.create_index(["replay_of"], index_name="idx_traces_replay_of")  # type: ignore[union-attr]
+        t.create_index([col, "trace_id"], index_name=f"idx_traces_{col}")
+    t.create_index(["replay_of"], index_name="idx_traces_replay_of")
 
 
 @_step(1)
 def m002_create_blobs(db: Database) -> None:
     """Content-addressed text: every item text and serialized request is stored once."""
-    db["blobs"].create({"hash": str, "text": str, "bytes": int}, pk="hash", not_null=["text"])  # type: ignore[union-attr]
+    db.table("blobs").create({"hash": str, "text": str, "bytes": int}, pk="hash", not_null=["text"])
 
 
 @_step(1)
 def m003_create_items(db: Database) -> None:
     """One row per context item, in final order, referencing its content in ``blobs``."""
-    db["items"].create(  # type: ignore[union-attr]
+    db.table("items").create(
         {
             "trace_id": str,
             "ordinal": int,
@@ -111,19 +111,19 @@ def m003_create_items(db: Database) -> None:
         pk=("trace_id", "ordinal"),
         not_null=["item_id", "kind", "status", "trust"],
     )
-    db["items"].create_index(["content_hash"], index_name="idx_items_content_hash")  # type: ignore[union-attr]
+    db.table("items").create_index(["content_hash"], index_name="idx_items_content_hash")
 
 
 @_step(1)
 def m004_create_details(db: Database) -> None:
     """The rest of each trace as JSON, read only when that trace is selected."""
-    db["details"].create({"trace_id": str, "json": str, "request_hash": str}, pk="trace_id", not_null=["json"])  # type: ignore[union-attr]
+    db.table("details").create({"trace_id": str, "json": str, "request_hash": str}, pk="trace_id", not_null=["json"])
 
 
 @_step(1)
 def m005_create_token_counts(db: Database) -> None:
     """Cache of token counts per (content hash, encoding)."""
-    db["token_counts"].create(  # type: ignore[union-attr]
+    db.table("token_counts").create(
         {"content_hash": str, "encoding": str, "tokens": int},
         pk=("content_hash", "encoding"),
         not_null=["tokens"],

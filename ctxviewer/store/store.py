@@ -8,6 +8,7 @@ thread at a time (a worker thread opens its own). No Qt here.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import json
 import sqlite3
@@ -158,7 +159,7 @@ class TraceStore:
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot count traces", exc) from None
 
-    def list(self, query: TraceQuery | None = None, offset: int = 0, limit: int = 200) -> list[TraceRow]:
+    def list(self, query: TraceQuery | None = None, offset: int = 0, limit: int = 200) -> builtins.list[TraceRow]:
         """One page of trace rows: ``limit`` rows (negative: all) after skipping ``offset``.
 
         Reads only the narrow ``traces`` table (no payloads). Raises ``ValueError`` for a
@@ -192,7 +193,7 @@ class TraceStore:
             rows = self._conn.execute(sql, (trace_id,)).fetchall()
         except sqlite3.DatabaseError as exc:
             raise self._fail(f"cannot read items of trace {trace_id!r}", exc) from None
-        out = []
+        out: builtins.list[ContextItem] = []
         for row in rows:
             d: dict[str, Any] = {}
             for col, value in zip(_ITEM_COLUMNS[2:-1], row[1:-1]):
@@ -298,7 +299,7 @@ class TraceStore:
 
     def _write(self, t: RequestTrace) -> None:
         tid = t.trace_id
-        item_rows = []
+        item_rows: builtins.list[tuple[Any, ...]] = []
         for ordinal, item in enumerate(t.items):
             d = item_to_dict(item)
             text = d.pop("content", None)
