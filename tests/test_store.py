@@ -338,3 +338,23 @@ def test_unfinished_write_is_explained_and_recovered_by_create(tmp_path: Path) -
     TraceStore.create(crashed).close()  # a writable open rolls the journal back
     with TraceStore.open(crashed) as store:
         assert [r.trace_id for r in store.list()] == [make_trace().trace_id]
+
+
+DATA = Path(__file__).parent / "data" / "store"
+
+
+@pytest.mark.parametrize("version", [1])
+def test_database_of_each_released_schema_still_opens(tmp_path: Path, version: int) -> None:
+    """One kept database per schema version: it must read (after upgrading) to the traces it was
+    written from (the JSONL file written alongside it)."""
+    from ctxviewer.formats.native import IMPORTER
+
+    expected = list(IMPORTER.load(DATA / f"schema-{version}.jsonl"))
+    copy = tmp_path / "old.db"
+    copy.write_bytes((DATA / f"schema-{version}.db").read_bytes())
+    if version < SCHEMA_VERSION:
+        TraceStore.create(copy).close()
+    with TraceStore.open(copy) as store:
+        assert store.count() == len(expected)
+        assert [store.load(t.trace_id) for t in expected] == expected
+
