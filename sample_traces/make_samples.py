@@ -1,0 +1,89 @@
+"""Regenerate the sample traces: ``python sample_traces/make_samples.py``.
+
+Builds every scenario of issue #2 as a :class:`~ctxviewer.model.RequestTrace` (deterministic, no
+network), writes ``sample_traces/traces.jsonl`` (native JSON Lines, one trace per line) and, when
+the trace store is available, ``sample_traces/samples.db``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from ctxviewer.budget import check_capacity, verdict_text  # noqa: E402
+from ctxviewer.model import RequestTrace  # noqa: E402
+from ctxviewer.serialize import trace_to_dict  # noqa: E402
+
+import scenarios_budget as sb  # noqa: E402
+
+FORMAT = "ctxviewer.trace/1"
+"""Value of the ``format`` key on every native JSON Lines record."""
+
+
+def build_traces() -> list[RequestTrace]:
+    """All sample traces in a fixed order (their trace ids are stable)."""
+    traces = [sb.budget_8k(), sb.budget_8k_over(), sb.budget_8k_replay()]
+    _check(traces)
+    return traces
+
+
+def _check(traces: list[RequestTrace]) -> None:
+    by_id = {t.trace_id: t for t in traces}
+    assert len(by_id) == len(traces), "duplicate trace ids"
+    for t in traces:
+        from fitting import ntok
+
+        for it in t.items:
+            assert it.tokens == ntok(it.content or ""), (t.trace_id, it.id)
+        positions = [i.position for i in t.retained]
+        assert positions == list(range(1, len(positions) + 1)), t.trace_id
+        assert all(i.position is None for i in t.omitted), t.trace_id
+    b8 = by_id["budget-8k"]
+    sb.check_8k_totals(b8)
+    assert verdict_text(check_capacity(b8)) == "fits, 800 tokens margin"
+    over = check_capacity(by_id["budget-8k-over"])
+    assert over.over_before_trim == 700 and over.margin == 800, over
+    sb.check_8k_totals(by_id["budget-8k-replay"])
+
+
+def jsonl_lines(traces: list[RequestTrace]) -> list[str]:
+    """One JSON line per trace: ``trace_to_dict`` plus ``"format": "ctxviewer.trace/1"``."""
+    return [json.dumps({"format": FORMAT, **trace_to_dict(t)}, ensure_ascii=False, sort_keys=False) for t in traces]
+
+
+def write_jsonl(traces: list[RequestTrace], path: Path) -> None:
+    """Write the native JSON Lines file."""
+    path.write_text("\n".join(jsonl_lines(traces)) + "\n", encoding="utf-8")
+
+
+def write_db(traces: list[RequestTrace], path: Path) -> bool:
+    """Write the trace database (replacing an old one). Returns False if the store is unavailable."""
+    try:
+        from ctxviewer.store import TraceStore  # type: ignore[attr-defined]
+    except ImportError:
+        return False
+    if path.exists():
+        path.unlink()
+    with TraceStore.create(path) as st:
+        st.add(traces)
+    return True
+
+
+def main(out_dir: Path = HERE) -> None:
+    """Build the traces and write ``traces.jsonl`` and ``samples.db`` into ``out_dir``."""
+    traces = build_traces()
+    write_jsonl(traces, out_dir / "traces.jsonl")
+    wrote_db = write_db(traces, out_dir / "samples.db")
+    for t in traces:
+        chk = check_capacity(t)
+        print(f"{t.trace_id:28} {len(t.retained):3} retained {len(t.omitted):3} omitted  {verdict_text(chk)}")
+    print(f"wrote {out_dir / 'traces.jsonl'}" + (f" and {out_dir / 'samples.db'}" if wrote_db else " (store not available: no samples.db)"))
+
+
+if __name__ == "__main__":
+    main()
