@@ -325,7 +325,7 @@ class OtelImporter:
                 yield ImportProblem(file, where, f"cannot map GenAI attributes: {exc}")
         if not found:
             what = f"{len(skipped)} other span(s): {', '.join(skipped[:5])}" if skipped else "no spans"
-            yield ImportProblem(file, "file", f"no chat spans found in {Path(file).name} ({what})")
+            yield ImportProblem(file, "whole file", f"no chat spans found ({what})")
 
 
 IMPORTER = register(OtelImporter())
