@@ -125,12 +125,12 @@ def _trace_tooltip(row: Any) -> str | None:
 
 TRACE_COLUMNS: tuple[Column[Any], ...] = (
     Column("created", "Time (UTC)", lambda r: fmt_time(r.created), "created", width_chars=19),
-    Column("trace_id", "Trace id", lambda r: r.trace_id, "trace_id", width_chars=24, tooltip=_trace_tooltip),
-    Column("model", "Model", lambda r: fmt_text(r.model), "model", width_chars=16),
+    Column("trace_id", "Trace id", lambda r: r.trace_id, "trace_id", width_chars=18, tooltip=_trace_tooltip),
+    Column("model", "Model", lambda r: fmt_text(r.model), "model", width_chars=13),
     Column("input_capacity", "Input / capacity", input_over_capacity, "input_tokens", numeric=True,
-           width_chars=16),
+           width_chars=13),
     Column("retained_omitted", "Retained / omitted", retained_omitted, "retained_count", numeric=True,
-           width_chars=10),
+           width_chars=7),
 )
 """Trace-list columns: time, trace id, model, input tokens / capacity, retained / omitted."""
 
@@ -169,13 +169,13 @@ def item_status_tooltip(item: ContextItem) -> str | None:
 
 ITEM_COLUMNS: tuple[Column[ContextItem], ...] = (
     Column("position", "Pos", item_position, numeric=True, width_chars=4),
-    Column("kind", "Kind", lambda i: i.kind.value, width_chars=9),
+    Column("kind", "Kind", lambda i: i.kind.value, width_chars=8),
     Column("id", "Id", lambda i: i.id, width_chars=18),
-    Column("source", "Source", item_source, width_chars=16),
-    Column("trust", "Trust", lambda i: i.trust.value, width_chars=9),
-    Column("priority", "Priority", lambda i: fmt_priority(i.priority), numeric=True, width_chars=8),
-    Column("tokens", "Tokens", lambda i: fmt_int(i.tokens), numeric=True, width_chars=7),
-    Column("status", "Status", item_status, width_chars=16, tooltip=item_status_tooltip),
+    Column("source", "Source", item_source, width_chars=22),
+    Column("trust", "Trust", lambda i: i.trust.value, width_chars=8),
+    Column("priority", "Priority", lambda i: fmt_priority(i.priority), numeric=True, width_chars=6),
+    Column("tokens", "Tokens", lambda i: fmt_int(i.tokens), numeric=True, width_chars=6),
+    Column("status", "Status", item_status, width_chars=17, tooltip=item_status_tooltip),
 )
 """Item-table columns in final order: position, kind, id, source, trust, priority, tokens, status.
 Not sortable: the order of the request is the point."""

@@ -1,0 +1,54 @@
+"""The GUI entry point (``ctxviewer-gui``; ``ctxviewer [DB]`` calls :func:`main` too)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from PySide6.QtGui import QIcon, QPixmap
+from PySide6.QtWidgets import QApplication
+
+from .. import assets
+from .main_window import MainWindow
+
+SAMPLE_DB = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+"""The sample database of a source checkout, opened when no database is given (if it exists)."""
+
+
+def application(argv: list[str] | None = None) -> QApplication:
+    """The running :class:`QApplication`, created (with name, icon and stylesheet) if there is none."""
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication([sys.argv[0] if sys.argv else "ctxviewer", *(argv or [])])
+    assert isinstance(app, QApplication)
+    app.setApplicationName("ctxviewer")
+    app.setOrganizationName("ctxviewer")
+    try:
+        app.setStyleSheet(assets.read_text("app.qss"))
+        pix = QPixmap()
+        if pix.loadFromData(assets.read_bytes("icons/ctxviewer.svg")):
+            app.setWindowIcon(QIcon(pix))
+    except (FileNotFoundError, ModuleNotFoundError):
+        pass  # a missing asset must not stop the viewer
+    return app
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the viewer. ``argv``: command-line arguments without the program name (default
+    ``sys.argv[1:]``); the first non-option argument is a database to open read-only, else the
+    checkout's ``sample_traces/samples.db`` when it exists. Returns the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    app = application(args)
+    window = MainWindow()
+    window.resize(1400, 860)
+    window.show()
+    paths = [a for a in args if not a.startswith("-")]
+    if paths:
+        window.open_database(paths[0])
+    elif SAMPLE_DB.is_file():
+        window.open_database(SAMPLE_DB)
+    return int(app.exec())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,135 @@
+"""The content view: an item's content as plain text, with pygments colours painted over it.
+
+Item content is untrusted (tickets, documents, tool results can hold markup or instructions), so it
+is only ever shown with :meth:`QPlainTextEdit.setPlainText` -- never as HTML or rich text -- and the
+view is read-only. Colours come from :func:`ctxviewer.highlight.highlight_spans` (code-point
+offsets), converted once with :func:`ctxviewer.highlight.utf16_offsets` to Qt's UTF-16 offsets and
+painted block by block by a thin :class:`QSyntaxHighlighter`.
+
+Line breaks are normalised (``\\r\\n`` and ``\\r`` to ``\\n``) before both display and highlighting so
+that document offsets and span offsets agree.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QSyntaxHighlighter, QTextCharFormat, QTextDocument
+from PySide6.QtWidgets import QPlainTextEdit, QWidget
+
+from ..highlight import Span, highlight_spans, utf16_offsets
+from ..model import NOT_RECORDED
+
+_STYLES: tuple[tuple[str, str, bool, bool], ...] = (
+    # (token type prefix, colour, bold, italic); first matching prefix wins.
+    ("Name.Tag", "#1d4ed8", False, False),
+    ("Keyword", "#9333ea", True, False),
+    ("Literal.String.Backtick", "#b45309", False, False),
+    ("Literal.String", "#047857", False, False),
+    ("Literal.Number", "#c2410c", False, False),
+    ("Comment", "#6b7280", False, True),
+    ("Generic.Heading", "#1e3a8a", True, False),
+    ("Generic.Subheading", "#1e40af", True, False),
+    ("Generic.Strong", "#111827", True, False),
+    ("Generic.Emph", "#111827", False, True),
+    ("Name.Function", "#0369a1", False, False),
+    ("Name.Class", "#0369a1", True, False),
+    ("Name.Builtin", "#7c3aed", False, False),
+    ("Operator", "#9333ea", False, False),
+    ("Punctuation", "#4b5563", False, False),
+    ("Error", "#b91c1c", False, False),
+)
+
+
+def _format_for(token_type: str) -> QTextCharFormat | None:
+    for prefix, color, bold, italic in _STYLES:
+        if token_type == prefix or token_type.startswith(prefix + "."):
+            fmt = QTextCharFormat()
+            fmt.setForeground(QColor(color))
+            if bold:
+                fmt.setFontWeight(QFont.Weight.Bold)
+            if italic:
+                fmt.setFontItalic(True)
+            return fmt
+    return None
+
+
+class SpanHighlighter(QSyntaxHighlighter):
+    """Paints precomputed UTF-16 spans (document offsets) onto each block. No parsing here."""
+
+    def __init__(self, document: QTextDocument) -> None:
+        super().__init__(document)
+        self._starts: list[int] = []
+        self._spans: list[tuple[int, int, QTextCharFormat]] = []
+        self._max_len = 0
+        self._formats: dict[str, QTextCharFormat | None] = {}
+
+    def set_spans(self, spans: list[Span]) -> None:
+        """Use ``spans`` (UTF-16 document offsets, sorted by start) and repaint."""
+        kept: list[tuple[int, int, QTextCharFormat]] = []
+        for s, n, t in spans:
+            if t not in self._formats:
+                self._formats[t] = _format_for(t)
+            fmt = self._formats[t]
+            if fmt is not None and n > 0:
+                kept.append((s, s + n, fmt))
+        kept.sort(key=lambda x: x[0])
+        self._spans = kept
+        self._starts = [s for s, _, _ in kept]
+        self._max_len = max((e - s for s, e, _ in kept), default=0)
+        self.rehighlight()
+
+    def highlightBlock(self, text: str) -> None:  # noqa: N802 (Qt override)
+        if not self._spans:
+            return
+        block = self.currentBlock()
+        pos = block.position()
+        end = pos + block.length() - 1  # UTF-16 units; length() counts the separator
+        i = bisect_right(self._starts, pos - self._max_len)
+        while i < len(self._spans) and self._spans[i][0] < end:
+            s, e, fmt = self._spans[i]
+            i += 1
+            if e <= pos:
+                continue
+            a, b = max(s, pos), min(e, end)
+            if b > a:
+                self.setFormat(a - pos, b - a, fmt)
+
+
+class ContentView(QPlainTextEdit):
+    """Read-only plain-text view of one item's content with syntax colours."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setReadOnly(True)
+        self.setUndoRedoEnabled(False)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.setPlaceholderText("Select an item to see its content.")
+        self._highlighter = SpanHighlighter(self.document())
+        self._spans: list[Span] = []
+
+    def set_content(self, text: str | None, language: str | None = None) -> None:
+        """Show ``text`` as plain text (``None``: "content not recorded"; ``language`` forces a lexer)."""
+        if text is None:
+            self._spans = []
+            self._highlighter.set_spans([])
+            self.setPlainText("")
+            self.setPlaceholderText(f"Content {NOT_RECORDED}.")
+            return
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        self._spans = utf16_offsets(text, highlight_spans(text, language))
+        self._highlighter.set_spans([])  # no stale spans while the new text is laid out
+        self.setPlainText(text)
+        self._highlighter.set_spans(self._spans)
+
+    def clear_content(self) -> None:
+        """Show nothing (and the default placeholder)."""
+        self._spans = []
+        self._highlighter.set_spans([])
+        self.setPlainText("")
+        self.setPlaceholderText("Select an item to see its content.")
+
+    def spans(self) -> list[Span]:
+        """The spans painted, in UTF-16 document offsets."""
+        return list(self._spans)

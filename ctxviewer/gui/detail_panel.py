@@ -1,0 +1,74 @@
+"""The trace header: identity, endpoint, policy, replay, usage, tool calls and validations.
+
+Every value is a :class:`QLabel` with ``Qt.PlainText`` -- trace fields come from untrusted logs and
+are never interpreted as markup. Unrecorded values read "not recorded" (never 0). The text of each
+row is computed by the core (:func:`ctxviewer.trace_header.header_rows`).
+
+Layout: short fields two to a line (label, value, label, value); long ones (usage, tool calls,
+validations) span the full width, so the header stays a few lines tall at 1280 px.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
+
+from ..trace_header import header_rows
+
+WIDE_ROWS = frozenset({"Usage", "Tool calls", "Validations"})
+"""Header rows that take a full line."""
+
+
+class DetailPanel(QWidget):
+    """The header of the selected trace as a grid of plain-text labels."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._grid = QGridLayout(self)
+        self._grid.setContentsMargins(6, 4, 6, 4)
+        self._grid.setHorizontalSpacing(10)
+        self._grid.setVerticalSpacing(2)
+        self._grid.setColumnStretch(1, 1)
+        self._grid.setColumnStretch(3, 1)
+        self._rows: list[tuple[str, str]] = []
+        self._labels: list[QLabel] = []
+
+    def rows(self) -> list[tuple[str, str]]:
+        """The ``(label, text)`` rows shown."""
+        return list(self._rows)
+
+    def value_labels(self) -> dict[str, QLabel]:
+        """The value label of each row, by row label (tests check the text format)."""
+        return {self._labels[i].text(): self._labels[i + 1] for i in range(0, len(self._labels), 2)}
+
+    def set_trace(self, trace: object | None) -> None:
+        """Show the header of ``trace`` (a :class:`~ctxviewer.model.RequestTrace`; ``None`` clears)."""
+        for lab in self._labels:
+            self._grid.removeWidget(lab)
+            lab.hide()  # deleteLater runs only in the event loop; a grab before that must not see it
+            lab.deleteLater()
+        self._labels = []
+        self._rows = header_rows(trace) if trace is not None else []  # type: ignore[arg-type]
+        line, col = 0, 0
+        for label, text in self._rows:
+            wide = label in WIDE_ROWS
+            if wide and col:
+                line, col = line + 1, 0
+            key = self._label(label, "detailKey")
+            value = self._label(text, "detailValue")
+            value.setWordWrap(True)
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self._grid.addWidget(key, line, col, Qt.AlignmentFlag.AlignTop)
+            self._grid.addWidget(value, line, col + 1, 1, 3 if wide else 1)
+            if wide or col:
+                line, col = line + 1, 0
+            else:
+                col = 2
+        self._grid.setRowStretch(line + 1, 1)
+
+    def _label(self, text: str, name: str) -> QLabel:
+        lab = QLabel(text)
+        lab.setTextFormat(Qt.TextFormat.PlainText)
+        lab.setObjectName(name)
+        self._labels.append(lab)
+        return lab

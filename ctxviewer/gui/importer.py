@@ -1,0 +1,131 @@
+"""Import from the GUI: choose files and a target database, then run the import off the GUI thread.
+
+The import itself is :func:`ctxviewer.importing.import_files`, run by a :class:`~ctxviewer.gui.worker.Task`
+that opens its own writable :class:`~ctxviewer.store.TraceStore` connection in the worker thread.
+A :class:`QProgressDialog` shows files done / total and its Cancel button cancels the run (the
+import is one transaction, so a cancelled run writes nothing).
+
+Signals: ``sig_imported(str db_path)`` when traces were written; ``sig_finished(object report)``
+after every run that returned an :class:`~ctxviewer.importing.ImportReport`; ``sig_failed(str)``
+when the run raised (the message names the file, e.g. a :class:`~ctxviewer.store.StoreError`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
+
+from ..importing import ImportReport, import_files
+from ..store import TraceStore
+from .worker import Cancelled, Progress, Task
+
+IMPORT_FILTER = "Trace files (*.json *.jsonl *.ndjson);;All files (*)"
+MAX_PROBLEMS_SHOWN = 20
+"""Import problems listed in the message box; the rest are counted."""
+
+
+def show_message(parent: QWidget, title: str, text: str, icon: QMessageBox.Icon = QMessageBox.Icon.Warning) -> QMessageBox:
+    """A non-blocking, window-modal plain-text message box (never rich text). Returns it (tests)."""
+    box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Ok, parent)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    box.open()
+    return box
+
+
+def problems_text(report: ImportReport) -> str:
+    """The import problems in words, one per line, each naming the file and record."""
+    lines = [str(p) for p in report.problems[:MAX_PROBLEMS_SHOWN]]
+    rest = len(report.problems) - len(lines)
+    if rest > 0:
+        lines.append(f"... and {rest} more")
+    head = f"Imported {report.imported:,} traces from {report.files} files; {len(report.problems)} problems:"
+    return head + "\n\n" + "\n".join(lines)
+
+
+class ImportController(QObject):
+    """Runs GUI imports for ``window`` (its dialogs are parented to it)."""
+
+    sig_imported = Signal(str)
+    sig_finished = Signal(object)
+    sig_failed = Signal(str)
+
+    def __init__(self, window: QWidget) -> None:
+        super().__init__(window)
+        self._window = window
+        self.task: Task | None = None
+        self.progress: QProgressDialog | None = None
+        self.last_message: str = ""
+
+    def choose_and_import(self, paths: list[str] | None = None) -> None:
+        """Ask for trace files (unless given) and a database to import them into, then import."""
+        if not paths:
+            paths, _ = QFileDialog.getOpenFileNames(self._window, "Import trace files", "", IMPORT_FILTER)
+        if not paths:
+            return
+        db, _ = QFileDialog.getSaveFileName(
+            self._window, "Import into trace database (new or existing)", "traces.db",
+            "Trace databases (*.db);;All files (*)", options=QFileDialog.Option.DontConfirmOverwrite,
+        )
+        if db:
+            self.import_into(paths, db)
+
+    def import_into(self, paths: list[str], db_path: str, fmt: str | None = None) -> Task:
+        """Import ``paths`` into ``db_path`` (created if new) off the GUI thread. Returns the task."""
+        if self.task is not None and not self.task.done:
+            raise RuntimeError("an import is already running")
+
+        def job(progress: Progress, cancelled: Cancelled) -> ImportReport:
+            with TraceStore.create(db_path) as store:
+                return import_files(paths, store, fmt=fmt, progress=progress, cancelled=cancelled)
+
+        task = Task(job, self)
+        dlg = QProgressDialog(f"Importing {len(paths)} files into {Path(db_path).name}…", "Cancel", 0,
+                              max(1, len(paths)), self._window)
+        dlg.setWindowTitle("Import")
+        dlg.setWindowModality(Qt.WindowModality.WindowModal)
+        dlg.setMinimumDuration(300)
+        dlg.setAutoClose(False)
+        dlg.setAutoReset(False)
+        dlg.canceled.connect(task.cancel)
+        task.sig_progress.connect(lambda done, total: (dlg.setMaximum(max(1, total)), dlg.setValue(done)))
+        task.sig_finished.connect(lambda report: self._finished(db_path, report))
+        task.sig_failed.connect(lambda msg: self._failed(msg))
+        self.task, self.progress = task, dlg
+        task.start()
+        return task
+
+    def cancel(self) -> None:
+        """Cancel a running import (used when the window closes) and wait for its thread."""
+        if self.task is not None and not self.task.done:
+            self.task.cancel()
+            self.task.wait()
+
+    def _close_progress(self) -> None:
+        if self.progress is not None:
+            self.progress.canceled.disconnect()
+            self.progress.close()
+            self.progress.deleteLater()
+            self.progress = None
+
+    def _finished(self, db_path: str, report: Any) -> None:
+        self._close_progress()
+        if report.cancelled:
+            self._message("Import cancelled", "Import cancelled; nothing was written.", QMessageBox.Icon.Information)
+        elif report.problems:
+            self._message("Import problems", problems_text(report))
+        self.sig_finished.emit(report)
+        if report.imported and not report.cancelled:
+            self.sig_imported.emit(db_path)
+
+    def _failed(self, message: str) -> None:
+        self._close_progress()
+        self._message("Import failed", message)
+        self.sig_failed.emit(message)
+
+    def _message(self, title: str, text: str, icon: QMessageBox.Icon = QMessageBox.Icon.Warning) -> None:
+        self.last_message = text
+        show_message(self._window, title, text, icon)

@@ -1,0 +1,114 @@
+"""Qt model of one trace's context items, in final order, retained and omitted.
+
+Rows are ``RequestTrace.items`` in the order the trace records them (the request's order, with
+omitted items at the place they held among the candidates); the table is not sortable because that
+order is what a person debugs. Cell text comes from :data:`ctxviewer.columns.ITEM_COLUMNS`.
+
+Omitted rows have a distinct style served through roles -- grey foreground, italic font -- and every
+cell of an omitted row has a tooltip with the omission reason. ``data()`` never raises.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+
+from ..columns import ITEM_COLUMNS, item_status_tooltip
+from ..model import ContextItem, RequestTrace, Status
+
+ItemRole = Qt.ItemDataRole.UserRole + 1
+"""``data(index, ItemRole)`` -> the row's :class:`~ctxviewer.model.ContextItem`."""
+ItemIdRole = Qt.ItemDataRole.UserRole + 2
+"""``data(index, ItemIdRole)`` -> the item id (``str``)."""
+OmittedRole = Qt.ItemDataRole.UserRole + 3
+"""``data(index, OmittedRole)`` -> ``True`` for an omitted item."""
+
+OMITTED_COLOR = QColor("#6b7280")
+"""Foreground of omitted rows (grey, still readable on white: contrast 4.8:1)."""
+
+_Index = QModelIndex | QPersistentModelIndex
+
+
+class ItemTableModel(QAbstractTableModel):
+    """The items of one :class:`~ctxviewer.model.RequestTrace` (or none)."""
+
+    def __init__(self, trace: RequestTrace | None = None, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._trace: RequestTrace | None = None
+        self._items: tuple[ContextItem, ...] = ()
+        self._italic = QFont()
+        self._italic.setItalic(True)
+        self._grey = QBrush(OMITTED_COLOR)
+        self.set_trace(trace)
+
+    @property
+    def trace(self) -> RequestTrace | None:
+        """The trace shown, or ``None``."""
+        return self._trace
+
+    def set_trace(self, trace: RequestTrace | None) -> None:
+        """Show the items of ``trace`` (``None`` clears the table)."""
+        self.beginResetModel()
+        self._trace = trace
+        self._items = trace.items if trace is not None else ()
+        self.endResetModel()
+
+    def item(self, row: int) -> ContextItem | None:
+        """The item of ``row``, or ``None`` if out of range."""
+        return self._items[row] if 0 <= row < len(self._items) else None
+
+    def row_of(self, item_id: str) -> int | None:
+        """Row of the item with ``item_id``, or ``None``."""
+        for i, it in enumerate(self._items):
+            if it.id == item_id:
+                return i
+        return None
+
+    # ------------------------------------------------------------------ Qt overrides
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._items)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(ITEM_COLUMNS)
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._items):
+            return None
+        if not 0 <= index.column() < len(ITEM_COLUMNS):
+            return None
+        item = self._items[index.row()]
+        col = ITEM_COLUMNS[index.column()]
+        omitted = item.status is Status.OMITTED
+        try:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return col.format(item)
+            if role == Qt.ItemDataRole.ToolTipRole:
+                if omitted:
+                    return item_status_tooltip(item)
+                return col.tooltip(item) if col.tooltip else None
+            if role == Qt.ItemDataRole.ForegroundRole:
+                return self._grey if omitted else None
+            if role == Qt.ItemDataRole.FontRole:
+                return self._italic if omitted else None
+            if role == Qt.ItemDataRole.TextAlignmentRole:
+                h = Qt.AlignmentFlag.AlignRight if col.numeric else Qt.AlignmentFlag.AlignLeft
+                return int(h | Qt.AlignmentFlag.AlignVCenter)
+            if role == ItemRole:
+                return item
+            if role == ItemIdRole:
+                return item.id
+            if role == OmittedRole:
+                return omitted
+        except Exception:  # data() never raises
+            return None
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            return ITEM_COLUMNS[section].title if 0 <= section < len(ITEM_COLUMNS) else None
+        return None

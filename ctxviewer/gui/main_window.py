@@ -1,0 +1,306 @@
+"""The main window: the trace list on the left, the selected trace on the right.
+
+Right side, top to bottom: the trace header (:class:`DetailPanel`), the budget chart
+(:class:`BudgetChart`), the item table (:class:`ItemTableModel`) and the selected item's content
+(:class:`ContentView`). Databases are opened read-only (:meth:`TraceStore.open`); the window
+never writes to a database it was asked to show. Importing writes only into a database the user
+chose, off the GUI thread (:mod:`ctxviewer.gui.importer`).
+
+Signals: ``sig_trace_selected(str trace_id)`` after a trace is shown, ``sig_database_opened(str
+path)`` after a database is opened.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSettings, Qt, Signal
+from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QLabel, QLineEdit, QMainWindow, QMessageBox, QSplitter, QVBoxLayout, QWidget
+
+from .. import __version__
+from ..columns import TRACE_COLUMNS
+from ..model import RequestTrace
+from ..store import StoreError, TraceStore
+from ..store.schema import SQLITE_HEADER
+from .importer import ImportController, show_message
+from .recent import RecentFiles
+from .tables import make_table, size_columns
+from .trace_list_model import TraceListModel
+from .trace_panel import TracePanel
+
+DB_SUFFIXES = (".db", ".sqlite", ".sqlite3", ".ctxdb")
+"""File suffixes treated as trace databases when dropped or opened (besides the SQLite header)."""
+
+
+def is_database_file(path: Path) -> bool:
+    """True if ``path`` has a database suffix or starts with the SQLite header."""
+    if path.suffix.lower() in DB_SUFFIXES:
+        return True
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False
+
+
+class MainWindow(QMainWindow):
+    """The viewer window. ``settings`` (default: the user's ctxviewer settings) keeps recent files."""
+
+    sig_trace_selected = Signal(str)
+    sig_database_opened = Signal(str)
+
+    def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store: TraceStore | None = None
+        self.trace: RequestTrace | None = None
+        self.last_message = ""
+        """The text of the last error message shown (tests read it)."""
+        self.recent = RecentFiles(settings or QSettings("ctxviewer", "ctxviewer"))
+        self.setWindowTitle("ctxviewer")
+        self.setAcceptDrops(True)
+        self.setMinimumSize(800, 500)
+
+        # left: filter + trace list
+        self.trace_model = TraceListModel(parent=self)
+        self.trace_model.sig_error.connect(lambda msg: self._error("Cannot read the trace list", msg))
+        self.filter_edit = QLineEdit()
+        self.filter_edit.setPlaceholderText("Filter: trace id, model, service, provider  (Ctrl+F)")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.textChanged.connect(self.trace_model.set_filter)
+        self.trace_view = make_table(self.trace_model, Qt.TextElideMode.ElideRight)
+        self.trace_view.setSortingEnabled(True)
+        self.trace_view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        size_columns(self.trace_view, TRACE_COLUMNS, "trace_id")
+        self.trace_view.horizontalHeader().setStretchLastSection(False)
+        self.trace_view.selectionModel().currentRowChanged.connect(self._on_trace_row)
+        self.trace_model.modelReset.connect(self._on_list_reset)
+        self.count_label = QLabel()
+        self.count_label.setObjectName("traceCount")
+        left = QWidget()
+        lay = QVBoxLayout(left)
+        lay.setContentsMargins(4, 4, 0, 4)
+        lay.addWidget(self.filter_edit)
+        lay.addWidget(self.trace_view, 1)
+        lay.addWidget(self.count_label)
+
+        # right: the selected trace
+        self.panel = TracePanel()
+        self.detail, self.chart, self.content = self.panel.detail, self.panel.chart, self.panel.content
+        self.item_model, self.item_view = self.panel.item_model, self.panel.item_view
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(self.panel)
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 5)
+        self.setCentralWidget(self.splitter)
+        self._sized = False
+
+        self.importer = ImportController(self)
+        self.importer.sig_imported.connect(self._on_imported)
+        self._build_menus()
+        self.statusBar().showMessage("Open a trace database (File > Open) or drop one here.")
+
+    # ------------------------------------------------------------------ menus
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        self.act_open = self._action(file_menu, "&Open Database…", QKeySequence.StandardKey.Open, self.choose_database)
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self.act_import = self._action(file_menu, "&Import Traces…", "Ctrl+I", self.importer.choose_and_import)
+        file_menu.addSeparator()
+        self.act_quit = self._action(file_menu, "&Quit", "Ctrl+Q", self.close)
+        edit_menu = self.menuBar().addMenu("&Edit")
+        self.act_copy_id = self._action(edit_menu, "&Copy Trace Id", QKeySequence.StandardKey.Copy, self.copy_trace_id)
+        self.act_filter = self._action(edit_menu, "&Filter Traces", "Ctrl+F", self.focus_filter)
+        help_menu = self.menuBar().addMenu("&Help")
+        self._action(help_menu, "&About ctxviewer", None, self.about)
+
+    def _action(self, menu, text, shortcut, slot) -> QAction:  # type: ignore[no-untyped-def]
+        act = QAction(text, self)
+        if shortcut is not None:
+            act.setShortcut(QKeySequence(shortcut))
+        act.triggered.connect(slot)
+        menu.addAction(act)
+        return act
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        paths = self.recent.paths()
+        if not paths:
+            self.recent_menu.addAction("(none)").setEnabled(False)
+        for p in paths:
+            act = self.recent_menu.addAction(p)
+            act.triggered.connect(lambda _=False, p=p: self.open_recent(p))
+
+    # ------------------------------------------------------------------ opening
+
+    def choose_database(self) -> None:
+        """File > Open: ask for a database and open it read-only."""
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open trace database", "", "Trace databases (*.db *.sqlite *.sqlite3);;All files (*)"
+        )
+        if path:
+            self.open_database(path)
+
+    def open_recent(self, path: str) -> bool:
+        """Open a recent file; a file that no longer exists is removed from the list with a message."""
+        if not Path(path).exists():
+            self.recent.remove(path)
+            self._error("File not found", f"{path} no longer exists; removed from the recent files.")
+            return False
+        return self.open_database(path)
+
+    def open_database(self, path: str | Path, *, remember: bool = True, show_errors: bool = True) -> bool:
+        """Open ``path`` read-only and select its first trace. Returns ``False`` on a
+        :class:`StoreError` (shown in a message box naming the file unless ``show_errors`` is False,
+        in which case it propagates)."""
+        try:
+            store = TraceStore.open(path)
+        except StoreError as exc:
+            if not show_errors:
+                raise
+            self._error("Cannot open trace database", str(exc))
+            return False
+        if self.store is not None:
+            self.store.close()
+        self.store = store
+        self.trace_model.set_store(store)
+        name = Path(path).name
+        self.setWindowTitle(f"ctxviewer — {name}")
+        if remember:
+            self.recent.add(str(Path(path).resolve()))
+        self.statusBar().showMessage(f"{Path(path).resolve()} (read-only)")
+        self.select_row(0)
+        self.sig_database_opened.emit(str(path))
+        return True
+
+    # ------------------------------------------------------------------ selection
+
+    def select_row(self, row: int) -> None:
+        """Select trace-list row ``row`` (no-op when out of range)."""
+        if 0 <= row < self.trace_model.rowCount():
+            idx = self.trace_model.index(row, 0)
+            flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+            self.trace_view.selectionModel().setCurrentIndex(idx, flags)
+            self.trace_view.scrollTo(idx)
+        else:
+            self.show_trace(None)
+
+    def select_trace(self, trace_id: str) -> None:
+        """Show ``trace_id`` and select its row if loaded. Raises ``KeyError`` if the store has none."""
+        row = self.trace_model.row_of(trace_id)
+        if row is not None:
+            self.select_row(row)
+            if self.trace is not None and self.trace.trace_id == trace_id:
+                return
+        if self.store is None:
+            raise KeyError(trace_id)
+        self.show_trace(self.store.load(trace_id))
+
+    def show_trace(self, trace: RequestTrace | None) -> None:
+        """Show ``trace`` in the right-hand panels (``None`` clears them)."""
+        self.trace = trace
+        self.panel.set_trace(trace)
+        if trace is not None:
+            self.sig_trace_selected.emit(trace.trace_id)
+
+    def _on_trace_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        trace_id = self.trace_model.trace_id(current.row()) if current.isValid() else None
+        if trace_id is None or self.store is None:
+            return
+        try:
+            trace = self.store.load(trace_id)
+        except (KeyError, StoreError) as exc:
+            self._error("Cannot load trace", f"{self.store.path}: trace {trace_id}: {exc}")
+            return
+        self.show_trace(trace)
+
+    def _on_list_reset(self) -> None:
+        n, total = self.trace_model.rowCount(), self.trace_model.total
+        self.count_label.setText(f"{total:,} traces" + (f" ({n:,} loaded)" if n < total else ""))
+        if self.trace is not None:
+            row = self.trace_model.row_of(self.trace.trace_id)
+            if row is not None:
+                idx = self.trace_model.index(row, 0)
+                self.trace_view.selectionModel().blockSignals(True)
+                self.trace_view.selectionModel().setCurrentIndex(
+                    idx, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+                self.trace_view.selectionModel().blockSignals(False)
+                self.trace_view.viewport().update()
+
+    # ------------------------------------------------------------------ actions
+
+    def copy_trace_id(self) -> None:
+        """Copy the shown trace's id to the clipboard."""
+        if self.trace is not None:
+            QGuiApplication.clipboard().setText(self.trace.trace_id)
+            self.statusBar().showMessage(f"Copied {self.trace.trace_id}", 3000)
+
+    def focus_filter(self) -> None:
+        """Focus the filter box and select its text."""
+        self.filter_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.filter_edit.selectAll()
+
+    def about(self) -> None:
+        """Help > About."""
+        box = QMessageBox(self)
+        box.setWindowTitle("About ctxviewer")
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setText(
+            f"ctxviewer {__version__}\n\nA desktop debugger for LLM request traces: what each model "
+            "request actually sent, its token budget against the context capacity (eq. 3.1), and "
+            "which context items were retained or omitted."
+        )
+        box.exec()
+
+    def _error(self, title: str, message: str) -> None:
+        self.last_message = message
+        show_message(self, title, message)
+
+    def _on_imported(self, db_path: str) -> None:
+        self.open_database(db_path)  # show the result, read-only like any other database
+
+    # ------------------------------------------------------------------ layout
+
+    def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # noqa: N802
+        if not self._sized:
+            self._sized = True
+            self.apply_default_sizes()
+        super().showEvent(event)
+
+    def apply_default_sizes(self) -> None:
+        """Split the window for its current size: the trace list about 40% of the width (its
+        columns fit from 1280 px up), the trace panel the rest."""
+        w = self.width()
+        left = max(420, min(int(w * 0.42), 700))
+        self.splitter.setSizes([left, max(300, w - left)])
+        self.panel.apply_default_sizes(self.height() - 60)
+
+    # ------------------------------------------------------------------ drag and drop
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
+        if event.mimeData().hasUrls() and all(u.isLocalFile() for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+        paths = [Path(u.toLocalFile()) for u in event.mimeData().urls() if u.isLocalFile()]
+        event.acceptProposedAction()
+        self.open_paths(paths)
+
+    def open_paths(self, paths: list[Path]) -> None:
+        """Open a dropped database, or import dropped trace files (asking for the target database)."""
+        dbs = [p for p in paths if is_database_file(p)]
+        others = [p for p in paths if p not in dbs]
+        if dbs:
+            self.open_database(dbs[0])
+        if others:
+            self.importer.choose_and_import([str(p) for p in others])
+
+    def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # noqa: N802
+        self.importer.cancel()
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+        super().closeEvent(event)

@@ -1,0 +1,99 @@
+"""The selected trace, top to bottom: header, budget chart, item table, and the selected item's content.
+
+:class:`TracePanel` only arranges the widgets that show one :class:`~ctxviewer.model.RequestTrace`
+and keeps the content view on the selected item; it never reads the store.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidget
+
+from ..columns import ITEM_COLUMNS
+from ..model import RequestTrace
+from .budget_chart import BudgetChart
+from .content_view import ContentView
+from .detail_panel import DetailPanel
+from .item_table_model import ItemTableModel
+from .tables import make_table, size_columns
+
+
+class TracePanel(QWidget):
+    """Header, chart, items and content of one trace (or empty)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.detail = DetailPanel()
+        self.detail_scroll = QScrollArea()
+        self.detail_scroll.setWidgetResizable(True)
+        self.detail_scroll.setWidget(self.detail)
+        self.detail_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.detail_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.chart = BudgetChart()
+        self.item_model = ItemTableModel(parent=self)
+        self.item_view = make_table(self.item_model)
+        size_columns(self.item_view, ITEM_COLUMNS, "source")
+        self.item_view.selectionModel().currentRowChanged.connect(self._on_item_row)
+        self.content_title = QLabel()
+        self.content_title.setTextFormat(Qt.TextFormat.PlainText)
+        self.content_title.setObjectName("contentTitle")
+        self.content = ContentView()
+        content_box = QWidget()
+        cl = QVBoxLayout(content_box)
+        cl.setContentsMargins(0, 0, 0, 0)
+        cl.setSpacing(2)
+        cl.addWidget(self.content_title)
+        cl.addWidget(self.content, 1)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        for w in (self.chart, self.item_view, content_box):
+            self.splitter.addWidget(w)
+        self.splitter.setChildrenCollapsible(False)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(2)
+        lay.addWidget(self.detail_scroll)
+        lay.addWidget(self.splitter, 1)
+
+    def set_trace(self, trace: RequestTrace | None) -> None:
+        """Show ``trace`` (``None`` clears) and select its first item."""
+        self.detail.set_trace(trace)
+        self._fit_detail()
+        self.chart.set_trace(trace)
+        self.item_model.set_trace(trace)
+        self.content.clear_content()
+        self.content_title.setText("")
+        if self.item_model.rowCount():
+            self.item_view.selectRow(0)
+
+    def apply_default_sizes(self, height: int) -> None:
+        """Share ``height`` pixels: the header as tall as its rows, the chart about a third of the
+        rest, then the items and the content."""
+        self._fit_detail()
+        avail = max(300, height - self.detail_scroll.height())
+        chart = max(200, min(int(avail * 0.36), 340))
+        rest = max(200, avail - chart)
+        self.splitter.setSizes([chart, int(rest * 0.55), rest - int(rest * 0.55)])
+
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # noqa: N802
+        super().resizeEvent(event)
+        self._fit_detail()
+
+    def _fit_detail(self) -> None:
+        """Make the header as tall as its rows, but at most a quarter of the window (then it scrolls)."""
+        lay = self.detail.layout()
+        width = self.detail_scroll.viewport().width()
+        hint = (lay.heightForWidth(width) if lay.hasHeightForWidth() and width > 100
+                else self.detail.sizeHint().height()) + 2
+        limit = max(80, (self.window().height() if self.window() else 800) // 4)
+        self.detail_scroll.setFixedHeight(max(40, min(hint, limit)))
+
+    def _on_item_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        item = self.item_model.item(current.row()) if current.isValid() else None
+        if item is None:
+            self.content.clear_content()
+            self.content_title.setText("")
+            return
+        tokens = f"{item.tokens:,} tokens" if item.tokens is not None else "tokens not recorded"
+        status = item.status.value + (f" ({item.omission_reason})" if item.omission_reason else "")
+        self.content_title.setText(f"{item.id} — {item.kind.value}, {item.trust.value}, {tokens}, {status}")
+        self.content.set_content(item.content)

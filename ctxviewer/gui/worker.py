@@ -1,0 +1,106 @@
+"""Run long work off the GUI thread: one helper for import, re-count, big diffs.
+
+:class:`Task` runs a plain function in a :class:`QThread`. The function gets two callables,
+``progress(done, total)`` and ``cancelled() -> bool``, and its return value (or exception) comes
+back to the GUI thread through signals. The function must open its own resources -- in particular
+its own :class:`~ctxviewer.store.TraceStore` connection, because a SQLite connection belongs to the
+thread that made it.
+
+Signals (all delivered on the GUI thread):
+
+* ``sig_progress(int done, int total)``
+* ``sig_finished(object result)`` -- the function returned normally (also after a cancel)
+* ``sig_failed(str message)`` -- the function raised; ``message`` is ``str(exc)``
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+Progress = Callable[[int, int], None]
+Cancelled = Callable[[], bool]
+Job = Callable[[Progress, Cancelled], Any]
+
+
+class _Runner(QObject):
+    sig_progress = Signal(int, int)
+    sig_finished = Signal(object)
+    sig_failed = Signal(str)
+
+    def __init__(self, job: Job, cancel: threading.Event) -> None:
+        super().__init__()
+        self._job = job
+        self._cancel = cancel
+
+    @Slot()
+    def run(self) -> None:
+        try:
+            result = self._job(self.sig_progress.emit, self._cancel.is_set)
+        except Exception as exc:  # reported to the GUI, never lost in the thread
+            self.sig_failed.emit(str(exc) or type(exc).__name__)
+        else:
+            self.sig_finished.emit(result)
+
+
+class Task(QObject):
+    """One background job. Create, connect the signals, then :meth:`start`.
+
+    ``job(progress, cancelled)`` runs in a new thread; :meth:`cancel` asks it to stop (the job polls
+    ``cancelled()``). The thread quits after the job; :meth:`wait` blocks until it has (tests).
+    """
+
+    sig_progress = Signal(int, int)
+    sig_finished = Signal(object)
+    sig_failed = Signal(str)
+
+    def __init__(self, job: Job, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._cancel = threading.Event()
+        self._thread = QThread()
+        self._runner = _Runner(job, self._cancel)
+        self._runner.moveToThread(self._thread)
+        self._thread.started.connect(self._runner.run)
+        self._runner.sig_progress.connect(self.sig_progress)
+        self._runner.sig_finished.connect(self._on_finished)
+        self._runner.sig_failed.connect(self._on_failed)
+        self._done = False
+
+    def start(self) -> None:
+        """Start the job in its thread."""
+        self._thread.start()
+
+    def cancel(self) -> None:
+        """Ask the job to stop; it returns at its next ``cancelled()`` check."""
+        self._cancel.set()
+
+    @property
+    def is_cancelled(self) -> bool:
+        """Whether :meth:`cancel` was called."""
+        return self._cancel.is_set()
+
+    @property
+    def done(self) -> bool:
+        """True once the job has finished or failed (and its signal was delivered)."""
+        return self._done
+
+    def wait(self, ms: int = 30_000) -> bool:
+        """Block until the thread has finished (at most ``ms`` milliseconds). Returns whether it did."""
+        return self._thread.wait(ms)
+
+    def _stop_thread(self) -> None:
+        self._thread.quit()
+        self._thread.wait()
+        self._done = True
+
+    @Slot(object)
+    def _on_finished(self, result: object) -> None:
+        self._stop_thread()
+        self.sig_finished.emit(result)
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        self._stop_thread()
+        self.sig_failed.emit(message)

@@ -1,0 +1,89 @@
+"""BudgetChart: the bars it drew (values from the core), the capacity line, the verdict in words."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from factories import make_trace
+
+from ctxviewer.gui.budget_chart import BudgetChart
+from ctxviewer.model import Category, ContextItem, Endpoint, Kind, Policy, RequestTrace, Status
+
+
+def chapter_8k(evidence: int = 3000, omitted: int = 0) -> RequestTrace:
+    """The chapter's 8,000-token example: policy 800, history 1,200, evidence 3,000, tools 600,
+    user 400, reserved output 1,200 -> margin 800."""
+    def it(kind: Kind, i: str, n: int, status: Status = Status.RETAINED) -> ContextItem:
+        return ContextItem(kind, i, "x", status, tokens=n, omission_reason="budget" if status is Status.OMITTED else None)
+    items = [it(Kind.POLICY, "p", 800), it(Kind.HISTORY, "h", 1200), it(Kind.EVIDENCE, "e", evidence),
+             it(Kind.TOOL, "t", 600), it(Kind.USER, "u", 400)]
+    if omitted:
+        items.append(it(Kind.EVIDENCE, "e2", omitted, Status.OMITTED))
+    return RequestTrace(
+        trace_id="budget-8k", created=None, endpoint=Endpoint(capacity=8000), policy=Policy(id="p"),
+        user_request="u", items=tuple(items), reserved_output_tokens=1200,
+        budget={Category.SYS: 800, Category.HIST: 1200, Category.EVIDENCE: 3000, Category.TOOLS: 600,
+                Category.USER: 400, Category.OUT: 1200},
+    )
+
+
+def values(segs) -> list[tuple[str, int, int]]:  # type: ignore[no-untyped-def]
+    return [(s.key, s.start, s.tokens) for s in segs]
+
+
+def test_8k_bars_margin_and_capacity_line(qtbot) -> None:
+    chart = BudgetChart()
+    qtbot.addWidget(chart)
+    chart.set_trace(chapter_8k())
+    segs = chart.segments()
+    assert values(segs["used"]) == [
+        ("sys", 0, 800), ("hist", 800, 1200), ("evidence", 2000, 3000), ("tools", 5000, 600),
+        ("user", 5600, 400), ("out", 6000, 1200), ("margin", 7200, 800)]
+    assert values(segs["declared"]) == [
+        ("sys", 0, 800), ("hist", 800, 1200), ("evidence", 2000, 3000), ("tools", 5000, 600),
+        ("user", 5600, 400), ("out", 6000, 1200)]
+    assert chart.capacity_line == 8000
+    assert chart.verdict() == "fits, 800 tokens margin"
+    assert chart.verdict_label.property("state") == "fits"
+    assert "capacity 8,000 tokens" in chart.numbers_label.text()
+
+
+def test_over_capacity_is_red_segment_and_words(qtbot) -> None:
+    chart = BudgetChart()
+    qtbot.addWidget(chart)
+    chart.set_trace(chapter_8k(evidence=4500))
+    used = chart.segments()["used"]
+    assert values(used)[-1] == ("over", 8000, 700)
+    assert used[-1].label == "over capacity"
+    assert chart.verdict() == "over capacity by 700 tokens"
+    assert chart.verdict_label.property("state") == "over"
+
+
+def test_trimmed_trace_says_before_trimming(qtbot) -> None:
+    chart = BudgetChart()
+    qtbot.addWidget(chart)
+    chart.set_trace(chapter_8k(omitted=1500))
+    assert chart.verdict() == "fits, 800 tokens margin; before trimming: over by 700"
+    assert values(chart.segments()["used"])[-1] == ("margin", 7200, 800)
+
+
+def test_capacity_not_recorded_is_words_not_a_line(qtbot) -> None:
+    chart = BudgetChart()
+    qtbot.addWidget(chart)
+    trace = replace(chapter_8k(), endpoint=Endpoint(capacity=None), budget={})
+    chart.set_trace(trace)
+    assert chart.verdict() == "capacity not recorded"
+    assert chart.capacity_line is None
+    assert chart.segments()["declared"] == []
+    assert [s.key for s in chart.segments()["used"]] == ["sys", "hist", "evidence", "tools", "user", "out"]
+    assert chart.verdict_label.property("state") == "unknown"
+
+
+def test_factory_trace_and_clear(qtbot) -> None:
+    chart = BudgetChart()
+    qtbot.addWidget(chart)
+    chart.set_trace(make_trace())
+    assert chart.verdict() == "fits, 6,601 tokens margin"
+    chart.set_trace(None)
+    assert chart.segments() == {"used": [], "declared": []}
+    assert chart.verdict() == ""
