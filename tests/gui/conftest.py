@@ -13,6 +13,16 @@ from PySide6.QtCore import QSettings
 from ctxviewer.model import Endpoint, Status
 from ctxviewer.store import TraceStore
 
+OFFSCREEN_NOISE = r"This plugin does not support propagateSizeHints\(\)"
+"""Printed by Qt's offscreen platform whenever a dialog opens; not a problem of ours."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "tests/gui" in item.nodeid.replace("\\", "/"):
+            item.add_marker(pytest.mark.qt_log_ignore(OFFSCREEN_NOISE))
+
+
 T0 = datetime(2026, 1, 5, 8, 0, 0, tzinfo=timezone.utc)
 
 

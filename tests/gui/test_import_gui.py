@@ -1,0 +1,69 @@
+"""Import from the GUI: off the GUI thread, own store connection, progress, cancel, problems named."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from factories import make_trace
+from PySide6.QtCore import QSettings
+
+from ctxviewer.formats.native import write_jsonl
+from ctxviewer.gui.main_window import MainWindow
+from ctxviewer.gui.worker import Task
+
+
+def test_task_runs_off_gui_thread_and_reports(qtbot) -> None:
+    seen: dict[str, object] = {}
+
+    def job(progress, cancelled):  # type: ignore[no-untyped-def]
+        seen["thread"] = threading.current_thread()
+        progress(1, 2)
+        return 42
+
+    task = Task(job)
+    with qtbot.waitSignal(task.sig_finished, timeout=5000) as done:
+        task.start()
+    assert done.args == [42]
+    assert seen["thread"] is not threading.main_thread()
+    assert task.done
+
+
+def test_task_failure_and_cancel(qtbot) -> None:
+    def boom(progress, cancelled):  # type: ignore[no-untyped-def]
+        raise ValueError("bad.json: line 3: broken")
+
+    task = Task(boom)
+    with qtbot.waitSignal(task.sig_failed, timeout=5000) as failed:
+        task.start()
+    assert failed.args == ["bad.json: line 3: broken"]
+
+    started = threading.Event()
+
+    def slow(progress, cancelled):  # type: ignore[no-untyped-def]
+        started.set()
+        while not cancelled():
+            pass
+        return "stopped"
+
+    task = Task(slow)
+    with qtbot.waitSignal(task.sig_finished, timeout=5000) as done:
+        task.start()
+        started.wait(5)
+        task.cancel()
+    assert done.args == ["stopped"] and task.is_cancelled
+
+
+def test_import_into_new_database_then_open_it(qtbot, tmp_path: Path, settings: QSettings) -> None:
+    src = tmp_path / "traces.jsonl"
+    write_jsonl([make_trace(trace_id="imported-1"), make_trace(trace_id="imported-2")], src)
+    bad = tmp_path / "bad.json"
+    bad.write_text("hello")
+    target = tmp_path / "out.db"
+    w = MainWindow(settings=settings)
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.sig_trace_selected, timeout=10000):
+        w.importer.import_into([str(src), str(bad)], str(target))
+    assert w.store is not None and w.store.readonly and w.store.path == target
+    assert w.trace_model.total == 2
+    assert str(bad) in w.importer.last_message  # the problem names the file

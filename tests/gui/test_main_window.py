@@ -1,0 +1,110 @@
+"""MainWindow: open read-only, select the first trace, show its items, filter, recent files, errors."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, QPoint, QSettings, Qt, QUrl
+from PySide6.QtGui import QDropEvent, QGuiApplication
+
+from ctxviewer.gui.main_window import MainWindow
+from ctxviewer.gui.recent import MAX_RECENT
+
+
+def window(qtbot, settings: QSettings) -> MainWindow:  # type: ignore[no-untyped-def]
+    w = MainWindow(settings=settings)
+    qtbot.addWidget(w)
+    w.resize(1280, 800)
+    return w
+
+
+def test_open_selects_first_trace_and_shows_items(qtbot, qtmodeltester, db: Path, settings: QSettings) -> None:
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    w = window(qtbot, settings)
+    with qtbot.waitSignal(w.sig_trace_selected) as sel:
+        assert w.open_database(db)
+    assert sel.args == ["delta"]  # first row of the list (created not recorded sorts first)
+    assert w.windowTitle() == "ctxviewer — traces.db"
+    assert w.store is not None and w.store.readonly
+    assert w.trace_view.currentIndex().row() == 0
+    qtmodeltester.check(w.trace_model)
+    qtmodeltester.check(w.item_model)
+    assert w.item_model.rowCount() == 7
+    assert [w.item_model.data(w.item_model.index(r, 2)) for r in range(3)] == ["policy", "turn-0", "turn-1"]
+    assert w.chart.segments()["used"][-1].key == "margin"
+    assert w.content.toPlainText().startswith("You are the support assistant")  # first item selected
+    w.close()
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before  # never modified
+
+
+def test_selecting_rows_and_items(qtbot, db: Path, settings: QSettings) -> None:
+    w = window(qtbot, settings)
+    w.open_database(db)
+    with qtbot.waitSignal(w.sig_trace_selected) as sel:
+        w.select_row(2)
+    assert sel.args == ["bravo"]
+    assert dict(w.detail.rows())["Model"] == "claude-sonnet-4 (anthropic)"
+    assert all(lab.textFormat() == Qt.TextFormat.PlainText for lab in w.detail.value_labels().values())
+    w.item_view.selectRow(4)
+    assert "omitted" in w.panel.content_title.text() and "budget" in w.panel.content_title.text()
+    assert w.content.toPlainText().startswith("Shipping delays")
+    w.select_trace("charlie")
+    assert w.trace is not None and w.trace.trace_id == "charlie"
+    assert w.chart.verdict() == "capacity not recorded"
+
+
+def test_filter_box_requeries(qtbot, db: Path, settings: QSettings) -> None:
+    w = window(qtbot, settings)
+    w.open_database(db)
+    w.focus_filter()
+    qtbot.keyClicks(w.filter_edit, "claude")
+    assert w.trace_model.rowCount() == 1
+    assert w.count_label.text() == "1 traces"
+
+
+def test_copy_trace_id(qtbot, db: Path, settings: QSettings) -> None:
+    w = window(qtbot, settings)
+    w.open_database(db)
+    w.select_trace("alpha")
+    w.act_copy_id.trigger()
+    assert QGuiApplication.clipboard().text() == "alpha"
+    assert w.act_copy_id.shortcut().toString() == "Ctrl+C"
+    assert w.act_open.shortcut().toString() == "Ctrl+O"
+    assert w.act_import.shortcut().toString() == "Ctrl+I"
+    assert w.act_quit.shortcut().toString() == "Ctrl+Q"
+    assert w.act_filter.shortcut().toString() == "Ctrl+F"
+
+
+def test_bad_file_message_names_it(qtbot, tmp_path: Path, settings: QSettings) -> None:
+    bad = tmp_path / "notes.db"
+    bad.write_text("not a database")
+    w = window(qtbot, settings)
+    assert not w.open_database(bad)
+    assert str(bad) in w.last_message
+    assert w.store is None
+
+
+def test_recent_files_max_8_and_missing_removed(qtbot, db: Path, tmp_path: Path, settings: QSettings) -> None:
+    w = window(qtbot, settings)
+    for i in range(10):
+        w.recent.add(str(tmp_path / f"gone-{i}.db"))
+    w.open_database(db)
+    paths = w.recent.paths()
+    assert len(paths) == MAX_RECENT and paths[0] == str(db.resolve())
+    missing = paths[1]
+    assert not w.open_recent(missing)
+    assert missing not in w.recent.paths()
+    assert "no longer exists" in w.last_message
+    w._fill_recent()
+    assert [a.text() for a in w.recent_menu.actions()][0] == str(db.resolve())
+
+
+def test_drop_database_opens_it(qtbot, db: Path, settings: QSettings) -> None:
+    w = window(qtbot, settings)
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(db))])
+    event = QDropEvent(QPoint(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.NoButton,
+                       Qt.KeyboardModifier.NoModifier)
+    w.dropEvent(event)
+    assert w.store is not None and w.windowTitle().endswith("traces.db")

@@ -1,0 +1,53 @@
+"""render_screenshot writes a PNG of the requested size; app.main opens the given database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QApplication
+
+from ctxviewer.gui import app as app_module
+from ctxviewer.gui.main_window import MainWindow
+from ctxviewer.gui.screenshot import render_screenshot
+from ctxviewer.store import StoreError
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_screenshot_png_of_requested_size(qapp, db: Path, tmp_path: Path, size: tuple[int, int]) -> None:
+    out = render_screenshot(db, "bravo", tmp_path / "shot.png", size)
+    assert out == tmp_path / "shot.png"
+    img = QImage(str(out))
+    assert (img.width(), img.height()) == size
+    # not a blank image: the window painted something other than its background
+    colours = {img.pixel(x, y) for x in range(0, size[0], 37) for y in range(0, size[1], 23)}
+    assert len(colours) > 10
+
+
+def test_screenshot_errors(qapp, db: Path, tmp_path: Path) -> None:
+    with pytest.raises(KeyError):
+        render_screenshot(db, "no-such-trace", tmp_path / "x.png")
+    bad = tmp_path / "bad.db"
+    bad.write_text("nope")
+    with pytest.raises(StoreError, match="bad.db"):
+        render_screenshot(bad, "bravo", tmp_path / "x.png")
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_main_opens_database_from_argv(qapp, qtbot, db: Path, tmp_path: Path) -> None:
+    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp_path))
+    seen: list[MainWindow] = []
+
+    def close_windows() -> None:
+        for w in QApplication.topLevelWidgets():
+            if isinstance(w, MainWindow):
+                seen.append(w)
+                w.close()
+        qapp.quit()
+
+    QTimer.singleShot(200, close_windows)
+    assert app_module.main([str(db)]) == 0
+    assert seen and seen[0].windowTitle() == "ctxviewer — traces.db"
+    assert seen[0].trace is not None
