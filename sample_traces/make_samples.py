@@ -20,6 +20,7 @@ from ctxviewer.model import RequestTrace  # noqa: E402
 from ctxviewer.serialize import trace_to_dict  # noqa: E402
 
 import scenarios_budget as sb  # noqa: E402
+import scenarios_cases as sc  # noqa: E402
 
 FORMAT = "ctxviewer.trace/1"
 """Value of the ``format`` key on every native JSON Lines record."""
@@ -27,7 +28,16 @@ FORMAT = "ctxviewer.trace/1"
 
 def build_traces() -> list[RequestTrace]:
     """All sample traces in a fixed order (their trace ids are stable)."""
-    traces = [sb.budget_8k(), sb.budget_8k_over(), sb.budget_8k_replay()]
+    traces = [
+        sb.budget_8k(),
+        sb.budget_8k_over(),
+        sc.refund_approval_forgotten(),
+        sc.ticket_injection(),
+        sc.policy_missing(),
+        sc.evidence_in_middle(),
+        sc.json_unsupported(),
+        sb.budget_8k_replay(),
+    ]
     _check(traces)
     return traces
 
@@ -39,7 +49,8 @@ def _check(traces: list[RequestTrace]) -> None:
         from fitting import ntok
 
         for it in t.items:
-            assert it.tokens == ntok(it.content or ""), (t.trace_id, it.id)
+            if it.content is not None:
+                assert it.tokens == ntok(it.content), (t.trace_id, it.id)
         positions = [i.position for i in t.retained]
         assert positions == list(range(1, len(positions) + 1)), t.trace_id
         assert all(i.position is None for i in t.omitted), t.trace_id
