@@ -126,9 +126,9 @@ def _trace_tooltip(row: Any) -> str | None:
 TRACE_COLUMNS: tuple[Column[Any], ...] = (
     Column("created", "Time (UTC)", lambda r: fmt_time(r.created), "created", width_chars=19),
     Column("trace_id", "Trace id", lambda r: r.trace_id, "trace_id", width_chars=18, tooltip=_trace_tooltip),
-    Column("model", "Model", lambda r: fmt_text(r.model), "model", width_chars=13),
+    Column("model", "Model", lambda r: fmt_text(r.model), "model", width_chars=11),
     Column("input_capacity", "Input / capacity", input_over_capacity, "input_tokens", numeric=True,
-           width_chars=13),
+           width_chars=12),
     Column("retained_omitted", "Retained / omitted", retained_omitted, "retained_count", numeric=True,
            width_chars=7),
 )

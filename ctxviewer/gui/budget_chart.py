@@ -27,6 +27,7 @@ from ..budget import BarSegment, declared_bar, used_bar
 from ..columns import fmt_int
 from ..model import NOT_RECORDED, LimitMode, RequestTrace
 from ..trace_header import numbers_line, verdict_line
+from .chart_legend import ChartLegend
 
 COLORS: dict[str, str] = {
     "sys": "#2563eb",
@@ -43,8 +44,6 @@ COLORS: dict[str, str] = {
 
 _DARK_TEXT = {"margin"}
 _BAR_HEIGHT = 0.6
-_LEGEND_ENTRY_PX = 130
-"""Width of one legend entry (swatch and label) at the legend's 8 pt font, in pixels."""
 _MIN_LABEL_FRACTION = 0.06
 """A segment narrower than this share of the x range gets no value label (it would not fit)."""
 
@@ -68,9 +67,7 @@ class BudgetChart(QWidget):
         for axis in ("left", "bottom"):
             self._plot.getAxis(axis).setTextPen("#374151")
             self._plot.getAxis(axis).setPen("#9ca3af")
-        self._legend = pg.LegendItem(colCount=4, labelTextColor="#111827", labelTextSize="8pt",
-                                     horSpacing=8, verSpacing=-6, frame=False)
-        self._layout_widget.addItem(self._legend, row=1, col=0)
+        self.legend = ChartLegend()
 
         self.verdict_label = QLabel()
         self.verdict_label.setObjectName("verdict")
@@ -87,6 +84,7 @@ class BudgetChart(QWidget):
         lay.addWidget(self.verdict_label)
         lay.addWidget(self.numbers_label)
         lay.addWidget(self._layout_widget, 1)
+        lay.addWidget(self.legend)
         self.set_trace(None)
 
     # ------------------------------------------------------------------ public API
@@ -107,10 +105,11 @@ class BudgetChart(QWidget):
     def set_trace(self, trace: RequestTrace | None) -> None:
         """Draw ``trace``'s budget (``None`` clears the chart)."""
         self._plot.clear()
-        self._legend.clear()
+        legend: list[tuple[str, str, bool]] = []
         self._capacity_line = None
         if trace is None:
             self._segments = {"used": [], "declared": []}
+            self.legend.set_entries([])
             self._set_verdict("", "unknown")
             self.numbers_label.setText("")
             return
@@ -132,7 +131,9 @@ class BudgetChart(QWidget):
         for r, (_, segs) in enumerate(rows):
             y = n - 1 - r  # first row on top
             for s in segs:
-                self._draw_segment(s, y, declared=r > 0, x_max=x_max, legend=s.key not in seen)
+                self._draw_segment(s, y, declared=r > 0, x_max=x_max)
+                if s.key not in seen:
+                    legend.append((s.label, COLORS.get(s.key, "#9ca3af"), s.key == "margin"))
                 seen.add(s.key)
         if cap is not None:
             self._capacity_line = pg.InfiniteLine(
@@ -146,22 +147,11 @@ class BudgetChart(QWidget):
             note.setPos(x_max, n - 0.5)
             self._plot.addItem(note)
         self._plot.getAxis("left").setTicks([[(n - 1 - r, name) for r, (name, _) in enumerate(rows)]])
-        self._fit_legend()
+        self.legend.set_entries(legend)
         self._plot.setXRange(0, x_max, padding=0)
         self._plot.setYRange(-0.5, n - 0.5, padding=0.05)
 
     # ------------------------------------------------------------------ internals
-
-    def resizeEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
-        super().resizeEvent(event)
-        self._fit_legend()
-
-    def _fit_legend(self) -> None:
-        """As many legend columns as fit the width (a too-wide legend would clip the plot)."""
-        n = max(1, len(self._legend.items))
-        per_row = max(1, min(n, (self.width() - 20) // _LEGEND_ENTRY_PX))
-        if per_row != self._legend.columnCount:
-            self._legend.setColumnCount(per_row)
 
     def _set_verdict(self, text: str, state: str) -> None:
         self.verdict_label.setText(text)
@@ -170,7 +160,7 @@ class BudgetChart(QWidget):
         style.unpolish(self.verdict_label)
         style.polish(self.verdict_label)
 
-    def _draw_segment(self, s: BarSegment, y: int, *, declared: bool, x_max: float, legend: bool) -> None:
+    def _draw_segment(self, s: BarSegment, y: int, *, declared: bool, x_max: float) -> None:
         color = QColor(COLORS.get(s.key, "#9ca3af"))
         if declared:
             color.setAlpha(120)
@@ -180,8 +170,6 @@ class BudgetChart(QWidget):
         bar = pg.BarGraphItem(x0=[s.start], width=[s.tokens], y=[y], height=[_BAR_HEIGHT], brush=color, pen=pen)
         bar.setToolTip(f"{s.label}: {fmt_int(s.tokens)} tokens")
         self._plot.addItem(bar)
-        if legend:
-            self._legend.addItem(bar, s.label)
         if s.tokens / x_max >= _MIN_LABEL_FRACTION:
             dark = s.key in _DARK_TEXT or declared
             label = pg.TextItem(fmt_int(s.tokens), color="#111827" if dark else "#ffffff", anchor=(0.5, 0.5))

@@ -217,7 +217,17 @@ class MainWindow(QMainWindow):
             return
         self.show_trace(trace)
 
+    def _fit_model_column(self) -> None:
+        """Widen the model column to its content when the list has room (at most a fifth of it)."""
+        col = next(i for i, c in enumerate(TRACE_COLUMNS) if c.key == "model")
+        header = self.trace_view.horizontalHeader()
+        want = self.trace_view.sizeHintForColumn(col)
+        room = self.trace_view.viewport().width() // 5
+        if want > header.sectionSize(col) and room > header.sectionSize(col):
+            header.resizeSection(col, min(want, room))
+
     def _on_list_reset(self) -> None:
+        self._fit_model_column()
         n, total = self.trace_model.rowCount(), self.trace_model.total
         self.count_label.setText(f"{total:,} traces" + (f" ({n:,} loaded)" if n < total else ""))
         if self.trace is not None:
@@ -277,6 +287,7 @@ class MainWindow(QMainWindow):
         left = max(420, min(int(w * 0.42), 700))
         self.splitter.setSizes([left, max(300, w - left)])
         self.panel.apply_default_sizes(self.height() - 60)
+        self._fit_model_column()
 
     # ------------------------------------------------------------------ drag and drop
 

@@ -6,7 +6,7 @@ and keeps the content view on the selected item; it never reads the store.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from ..columns import ITEM_COLUMNS
@@ -58,6 +58,7 @@ class TracePanel(QWidget):
         """Show ``trace`` (``None`` clears) and select its first item."""
         self.detail.set_trace(trace)
         self._fit_detail()
+        QTimer.singleShot(0, self._fit_detail)  # again once the new labels are laid out
         self.chart.set_trace(trace)
         self.item_model.set_trace(trace)
         self.content.clear_content()
@@ -70,7 +71,7 @@ class TracePanel(QWidget):
         rest, then the items and the content."""
         self._fit_detail()
         avail = max(300, height - self.detail_scroll.height())
-        chart = max(200, min(int(avail * 0.36), 340))
+        chart = max(240, min(int(avail * 0.40), 360))
         rest = max(200, avail - chart)
         self.splitter.setSizes([chart, int(rest * 0.55), rest - int(rest * 0.55)])
 

@@ -46,6 +46,8 @@ def test_8k_bars_margin_and_capacity_line(qtbot) -> None:
     assert chart.verdict() == "fits, 800 tokens margin"
     assert chart.verdict_label.property("state") == "fits"
     assert "capacity 8,000 tokens" in chart.numbers_label.text()
+    assert chart.legend.labels() == [
+        "system policy", "history", "evidence", "tools", "user request", "reserved output", "margin"]
 
 
 def test_over_capacity_is_red_segment_and_words(qtbot) -> None:
@@ -55,6 +57,7 @@ def test_over_capacity_is_red_segment_and_words(qtbot) -> None:
     used = chart.segments()["used"]
     assert values(used)[-1] == ("over", 8000, 700)
     assert used[-1].label == "over capacity"
+    assert "over capacity" in chart.legend.labels()
     assert chart.verdict() == "over capacity by 700 tokens"
     assert chart.verdict_label.property("state") == "over"
 
