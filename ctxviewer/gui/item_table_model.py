@@ -17,6 +17,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 
 from ..columns import ITEM_COLUMNS, item_status_tooltip
 from ..model import ContextItem, RequestTrace, Status
+from .tables import plain_tooltip
 
 ItemRole = Qt.ItemDataRole.UserRole + 1
 """``data(index, ItemRole)`` -> the row's :class:`~ctxviewer.model.ContextItem`."""
@@ -87,8 +88,8 @@ class ItemTableModel(QAbstractTableModel):
                 return col.format(item)
             if role == Qt.ItemDataRole.ToolTipRole:
                 if omitted:
-                    return item_status_tooltip(item)
-                return col.tooltip(item) if col.tooltip else None
+                    return plain_tooltip(item_status_tooltip(item))
+                return plain_tooltip(col.tooltip(item) if col.tooltip else col.format(item))
             if role == Qt.ItemDataRole.ForegroundRole:
                 return self._grey if omitted else None
             if role == Qt.ItemDataRole.FontRole:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -36,3 +37,13 @@ def size_columns(view: QTableView, columns: tuple[Column[Any], ...], stretch_key
         header.resizeSection(i, width + 10)
         if col.key == stretch_key:
             header.setSectionResizeMode(i, QHeaderView.ResizeMode.Stretch)
+
+
+def plain_tooltip(text: str | None) -> str | None:
+    """``text`` made safe for a tooltip. Qt shows a tooltip as rich text whenever it *looks* like
+    markup, so untrusted text (ids, omission reasons) is HTML-escaped inside a pre-wrap paragraph:
+    it then displays literally, exactly as written."""
+    if not text:
+        return None
+    return f"<p style='white-space:pre-wrap'>{html.escape(text)}</p>"
+

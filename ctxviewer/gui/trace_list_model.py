@@ -18,6 +18,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 
 from ..columns import TRACE_COLUMNS
 from ..store import SORTABLE, TraceQuery, TraceRow, TraceStore
+from .tables import plain_tooltip
 
 PAGE_SIZE = 200
 """Rows fetched from the store per ``fetchMore`` call."""
@@ -103,7 +104,7 @@ class TraceListModel(QAbstractTableModel):
             if role == Qt.ItemDataRole.DisplayRole:
                 return col.format(row)
             if role == Qt.ItemDataRole.ToolTipRole:
-                return col.tooltip(row) if col.tooltip else col.format(row)
+                return plain_tooltip(col.tooltip(row) if col.tooltip else col.format(row))
             if role == Qt.ItemDataRole.TextAlignmentRole:
                 h = Qt.AlignmentFlag.AlignRight if col.numeric else Qt.AlignmentFlag.AlignLeft
                 return int(h | Qt.AlignmentFlag.AlignVCenter)

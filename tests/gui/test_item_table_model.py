@@ -52,3 +52,14 @@ def test_set_trace_and_clear(qtmodeltester) -> None:
     model.set_trace(None)
     assert model.rowCount() == 0
     assert model.data(model.index(0, 0)) is None
+
+
+def test_untrusted_tooltip_is_escaped() -> None:
+    from dataclasses import replace
+
+    trace = make_trace()
+    items = list(trace.items)
+    items[4] = replace(items[4], omission_reason="<b>budget</b>")
+    model = ItemTableModel(replace(trace, items=tuple(items)))
+    tip = model.data(model.index(4, 0), Qt.ItemDataRole.ToolTipRole)
+    assert "<b>" not in tip and "&lt;b&gt;budget&lt;/b&gt;" in tip
