@@ -21,6 +21,7 @@ from ctxviewer.serialize import trace_to_dict  # noqa: E402
 
 import scenarios_budget as sb  # noqa: E402
 import scenarios_cases as sc  # noqa: E402
+import scenarios_16k as s16  # noqa: E402
 
 FORMAT = "ctxviewer.trace/1"
 """Value of the ``format`` key on every native JSON Lines record."""
@@ -31,6 +32,7 @@ def build_traces() -> list[RequestTrace]:
     traces = [
         sb.budget_8k(),
         sb.budget_8k_over(),
+        s16.history_16k(),
         sc.refund_approval_forgotten(),
         sc.ticket_injection(),
         sc.policy_missing(),
@@ -60,6 +62,8 @@ def _check(traces: list[RequestTrace]) -> None:
     over = check_capacity(by_id["budget-8k-over"])
     assert over.over_before_trim == 700 and over.margin == 800, over
     sb.check_8k_totals(by_id["budget-8k-replay"])
+    s16.check_16k(by_id["history-16k"])
+    assert verdict_text(check_capacity(by_id["history-16k"])) == "fits, 0 tokens margin"
 
 
 def jsonl_lines(traces: list[RequestTrace]) -> list[str]:
