@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSettings, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QLabel, QLineEdit, QMainWindow, QMessageBox, QSplitter, QVBoxLayout, QWidget
 
@@ -44,6 +44,10 @@ def is_database_file(path: Path) -> bool:
         return False
 
 
+FILTER_DELAY_MS = 200
+"""How long the filter box waits after the last keystroke before re-querying the store (ms)."""
+
+
 class MainWindow(QMainWindow):
     """The viewer window. ``settings`` (default: the user's ctxviewer settings) keeps recent files."""
 
@@ -67,7 +71,13 @@ class MainWindow(QMainWindow):
         self.filter_edit = QLineEdit()
         self.filter_edit.setPlaceholderText("Filter: trace id, model, service, provider  (Ctrl+F)")
         self.filter_edit.setClearButtonEnabled(True)
-        self.filter_edit.textChanged.connect(self.trace_model.set_filter)
+        # Re-query once typing pauses: on a million traces a filtered count takes ~240 ms.
+        self._filter_timer = QTimer(self)
+        self._filter_timer.setSingleShot(True)
+        self._filter_timer.setInterval(FILTER_DELAY_MS)
+        self._filter_timer.timeout.connect(self.apply_filter)
+        self.filter_edit.textChanged.connect(lambda _text: self._filter_timer.start())
+        self.filter_edit.returnPressed.connect(self.apply_filter)
         self.trace_view = make_table(self.trace_model, Qt.TextElideMode.ElideRight)
         self.trace_view.setSortingEnabled(True)
         self.trace_view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
@@ -229,7 +239,8 @@ class MainWindow(QMainWindow):
     def _on_list_reset(self) -> None:
         self._fit_model_column()
         n, total = self.trace_model.rowCount(), self.trace_model.total
-        self.count_label.setText(f"{total:,} traces" + (f" ({n:,} loaded)" if n < total else ""))
+        noun = "trace" if total == 1 else "traces"
+        self.count_label.setText(f"{total:,} {noun}" + (f" ({n:,} loaded)" if n < total else ""))
         if self.trace is not None:
             row = self.trace_model.row_of(self.trace.trace_id)
             if row is not None:
@@ -247,6 +258,11 @@ class MainWindow(QMainWindow):
         if self.trace is not None:
             QGuiApplication.clipboard().setText(self.trace.trace_id)
             self.statusBar().showMessage(f"Copied {self.trace.trace_id}", 3000)
+
+    def apply_filter(self) -> None:
+        """Re-query the trace list with the filter box's text now (SQL-side filter)."""
+        self._filter_timer.stop()
+        self.trace_model.set_filter(self.filter_edit.text())
 
     def focus_filter(self) -> None:
         """Focus the filter box and select its text."""

@@ -59,8 +59,12 @@ def test_filter_box_requeries(qtbot, db: Path, settings: QSettings) -> None:
     w.open_database(db)
     w.focus_filter()
     qtbot.keyClicks(w.filter_edit, "claude")
-    assert w.trace_model.rowCount() == 1
-    assert w.count_label.text() == "1 traces"
+    assert w.trace_model.rowCount() > 1  # not re-queried on every keystroke
+    qtbot.waitUntil(lambda: w.trace_model.rowCount() == 1)
+    assert w.count_label.text() == "1 trace"
+    qtbot.keyClicks(w.filter_edit, "-nope")
+    qtbot.keyClick(w.filter_edit, Qt.Key.Key_Return)  # Enter applies at once
+    assert w.trace_model.rowCount() == 0
 
 
 def test_copy_trace_id(qtbot, db: Path, settings: QSettings) -> None:
