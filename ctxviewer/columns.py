@@ -125,10 +125,10 @@ def _trace_tooltip(row: Any) -> str | None:
 
 TRACE_COLUMNS: tuple[Column[Any], ...] = (
     Column("created", "Time (UTC)", lambda r: fmt_time(r.created), "created", width_chars=19),
-    Column("trace_id", "Trace id", lambda r: r.trace_id, "trace_id", width_chars=18, tooltip=_trace_tooltip),
-    Column("model", "Model", lambda r: fmt_text(r.model), "model", width_chars=11),
+    Column("trace_id", "Trace id", lambda r: r.trace_id, "trace_id", width_chars=22, tooltip=_trace_tooltip),
+    Column("model", "Model", lambda r: fmt_text(r.model), "model", width_chars=8),
     Column("input_capacity", "Input / capacity", input_over_capacity, "input_tokens", numeric=True,
-           width_chars=12),
+           width_chars=14),
     Column("retained_omitted", "Retained / omitted", retained_omitted, "retained_count", numeric=True,
            width_chars=7),
 )

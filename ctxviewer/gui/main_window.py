@@ -228,10 +228,13 @@ class MainWindow(QMainWindow):
         self.show_trace(trace)
 
     def _fit_model_column(self) -> None:
-        """Widen the model column to its content when the list has room (at most a fifth of it)."""
+        """Widen the model column to its content when the list has room (at most a fifth of it);
+        on a narrow list the trace id column keeps the room: it is the one users read."""
         col = next(i for i, c in enumerate(TRACE_COLUMNS) if c.key == "model")
         header = self.trace_view.horizontalHeader()
         want = self.trace_view.sizeHintForColumn(col)
+        if self.trace_view.viewport().width() < 650:
+            return
         room = self.trace_view.viewport().width() // 5
         if want > header.sectionSize(col) and room > header.sectionSize(col):
             header.resizeSection(col, min(want, room))
