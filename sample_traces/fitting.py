@@ -88,7 +88,8 @@ def _resolve(text: str, drop: frozenset[int]) -> str:
     """``text`` with the optional phrases numbered in ``drop`` left out, the others kept."""
     counter = itertools.count()
     out = _OPTIONAL.sub(lambda m: "" if next(counter) in drop else m.group(1), text)
-    return re.sub(r" {2,}", " ", out).replace(" ,", ",").replace(" .", ".").strip()
+    out = re.sub(r" +\n", "\n", re.sub(r" {2,}", " ", out))
+    return out.replace(" ,", ",").replace(" .", ".").strip()
 
 
 def fit(

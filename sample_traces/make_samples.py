@@ -67,8 +67,9 @@ def _check(traces: list[RequestTrace]) -> None:
 
 
 def jsonl_lines(traces: list[RequestTrace]) -> list[str]:
-    """One JSON line per trace: ``trace_to_dict`` plus ``"format": "ctxviewer.trace/1"``."""
-    return [json.dumps({"format": FORMAT, **trace_to_dict(t)}, ensure_ascii=False, sort_keys=False) for t in traces]
+    """One JSON line per trace: ``{"format": "ctxviewer.trace/1", **trace_to_dict(trace)}``, compact,
+    exactly as :func:`ctxviewer.formats.native.trace_line` writes it."""
+    return [json.dumps({"format": FORMAT, **trace_to_dict(t)}, ensure_ascii=False, separators=(",", ":")) for t in traces]
 
 
 def write_jsonl(traces: list[RequestTrace], path: Path) -> None:
