@@ -84,10 +84,25 @@ def write_db(traces: list[RequestTrace], path: Path) -> bool:
     except ImportError:
         return False
     if path.exists():
+        if _db_holds(path, traces):
+            return True  # unchanged: keep the file (SQLite bytes differ between writes)
         path.unlink()
     with TraceStore.create(path) as st:
         st.add(traces)
     return True
+
+
+def _db_holds(path: Path, traces: list[RequestTrace]) -> bool:
+    """True if the database at ``path`` holds exactly ``traces`` (and nothing else)."""
+    from ctxviewer.store import TraceStore  # type: ignore[attr-defined]
+
+    try:
+        with TraceStore.open(path) as st:
+            if st.count() != len(traces):
+                return False
+            return all(st.load(t.trace_id) == t for t in traces)
+    except Exception:  # an old, newer or broken file is simply rewritten
+        return False
 
 
 def main(out_dir: Path = HERE) -> None:
