@@ -169,7 +169,8 @@ def _parse_size(_ctx: click.Context, _param: click.Parameter, value: str) -> tup
 @click.argument("trace_id")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="PNG file to write.")
 @click.option("--size", default="1280x800", callback=_parse_size, show_default=True, help="Window size WIDTHxHEIGHT.")
-def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int]) -> None:
+@click.option("--item", "item_id", default=None, help="Select this item (its content is shown); default: the first.")
+def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int], item_id: str | None) -> None:
     """Render the main window showing TRACE_ID offscreen and save it as a PNG.
 
     \b
@@ -180,10 +181,11 @@ def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int]) -
     from .gui.screenshot import render_screenshot
 
     try:
-        path = render_screenshot(db, trace_id, output, size)
+        path = render_screenshot(db, trace_id, output, size, item_id)
     except KeyError:
-        raise click.ClickException(f"{db}: no trace with id {trace_id!r}") from None
-    except StoreError as exc:
+        what = f"trace {trace_id!r} has no item {item_id!r}" if item_id else f"no trace with id {trace_id!r}"
+        raise click.ClickException(f"{db}: {what}") from None
+    except (StoreError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"wrote {path} ({size[0]}x{size[1]})")
 

@@ -121,6 +121,13 @@ def test_screenshot_writes_png_of_requested_size(tmp_path: Path, qapp) -> None:
     assert (img.width(), img.height()) == (1280, 800)
 
 
+def test_screenshot_of_a_missing_item_names_it(tmp_path: Path, qapp) -> None:
+    code, _, err = run("screenshot", str(SAMPLES), "budget-8k", "-o", str(tmp_path / "s.png"), "--item", "nope")
+    assert code == 1
+    assert "trace 'budget-8k' has no item 'nope'" in err
+    assert not (tmp_path / "s.png").exists()
+
+
 @pytest.mark.parametrize("size", ["big", "10x10", "1280x"])
 def test_screenshot_rejects_bad_size(size: str, tmp_path: Path) -> None:
     code, _, err = run("screenshot", str(SAMPLES), "budget-8k", "-o", str(tmp_path / "s.png"), "--size", size)
