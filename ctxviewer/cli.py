@@ -15,7 +15,7 @@ import click
 from click_default_group import DefaultGroup
 
 from . import __version__
-from .formats import ImportFailed
+from .formats import ImportFailed, omissions_recorded
 from .store import StoreError, TraceQuery, TraceStore
 
 
@@ -118,7 +118,7 @@ def list_cmd(db: str, as_json: bool, text: str) -> None:
                 "input_tokens": r.input_tokens,
                 "reserved_output_tokens": r.reserved_output_tokens,
                 "retained": r.retained_count,
-                "omitted": r.omitted_count,
+                "omitted": r.omitted_count if omissions_recorded(r.source_format) else None,
                 "replay_of": r.replay_of,
             }
             for r in rows
@@ -148,6 +148,8 @@ def show_cmd(db: str, trace_id: str, as_json: bool) -> None:
             trace = store.load(trace_id)
         except KeyError:
             raise click.ClickException(f"{db}: no trace with id {trace_id!r} (see 'ctxviewer list {db}')") from None
+        except StoreError as exc:
+            raise click.ClickException(str(exc)) from None
     if as_json:
         _json_out(trace_summary(trace))
     else:
@@ -167,7 +169,7 @@ def _parse_size(_ctx: click.Context, _param: click.Parameter, value: str) -> tup
 @cli.command("screenshot")
 @click.argument("db", type=click.Path(dir_okay=False))
 @click.argument("trace_id")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="PNG file to write.")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Image file to write (.png, .jpg or .bmp; the suffix picks the format).")
 @click.option("--size", default="1280x800", callback=_parse_size, show_default=True, help="Window size WIDTHxHEIGHT.")
 @click.option("--item", "item_id", default=None, help="Select this item (its content is shown); default: the first.")
 def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int], item_id: str | None) -> None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Generic, Protocol, TypeVar
 
+from .formats import omissions_recorded
 from .model import NOT_RECORDED, ContextItem, Status
 
 DASH = "\u2014"
@@ -103,9 +104,12 @@ def input_over_capacity(row: TraceRowLike) -> str:
 
 
 def retained_omitted(row: TraceRowLike) -> str:
-    """``"5 / 1"``: retained / omitted item counts; an unknown count reads ``"not recorded"``."""
+    """``"5 / 1"``: retained / omitted item counts; an unknown count reads ``"not recorded"``, as
+    does the omitted count of a format that cannot record omissions (``"3 / not recorded"`` for OTel)."""
     if row.retained_count is None and row.omitted_count is None:
         return NOT_RECORDED
+    if not omissions_recorded(getattr(row, "source_format", None)):
+        return f"{fmt_int(row.retained_count)} / {NOT_RECORDED}"
     return f"{fmt_int(row.retained_count)} / {fmt_int(row.omitted_count)}"
 
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from .budget import CATEGORY_LABELS, allocations, check_capacity, verdict_text
+from .formats import omissions_recorded
 from .model import NOT_RECORDED, RequestTrace, Status
 from .serialize import format_created
+from .trace_header import header_rows, numbers_line, verdict_line
 
 
 def trace_summary(trace: RequestTrace) -> dict[str, Any]:
@@ -20,7 +22,9 @@ def trace_summary(trace: RequestTrace) -> dict[str, Any]:
     ``limit_mode``, ``reserved_output_tokens``, ``input_tokens``, ``allocations`` (category ->
     retained tokens), ``budget`` (category -> declared tokens, declared ones only), ``margin``
     (C - input - B_out, eq. 3.1), ``fits`` (bool or null), ``verdict`` (words),
-    ``over_before_trim``, ``policy`` ({id, version, available}), ``replay_of``, ``usage``, and
+    ``over_before_trim``, ``policy`` ({id, version, available}), ``replay_of``, ``service``,
+    ``omissions_recorded`` (False when the source format cannot record omitted items), ``usage``,
+    ``tool_calls`` (with their checks and verdict), ``validations``, and
     ``items``: a list in final order of ``{position, kind, id, status, tokens, priority, trust,
     omission_reason, source}`` with omitted items included.
     """
@@ -48,6 +52,8 @@ def trace_summary(trace: RequestTrace) -> dict[str, Any]:
             "available": trace.policy.available,
         },
         "replay_of": trace.replay_of,
+        "service": trace.service,
+        "omissions_recorded": omissions_recorded(trace.source_format),
         "usage": {
             "input_tokens": trace.usage.input_tokens,
             "output_tokens": trace.usage.output_tokens,
@@ -74,9 +80,13 @@ def trace_summary(trace: RequestTrace) -> dict[str, Any]:
                 "arguments": c.arguments,
                 "verdict": c.verdict.value if c.verdict else None,
                 "decided_by": c.decided_by,
+                "checks": [
+                    {"check": k.check, "passed": k.passed, "rule": k.rule, "detail": k.detail} for k in c.checks
+                ],
             }
             for c in trace.tool_calls
         ],
+        "validations": [{"check": v.check, "passed": v.passed, "detail": v.detail} for v in trace.validations],
     }
 
 
@@ -88,46 +98,39 @@ def _v(value: object) -> str:
     return str(value)
 
 
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def format_trace_text(trace: RequestTrace) -> str:
-    """A plain-text rendering of a trace for terminals: header, eq. 3.1 verdict, per-category
-    allocations (used / declared), and the items in final order with omitted ones marked."""
-    chk = check_capacity(trace)
-    ep = trace.endpoint
-    lines = [
-        f"trace     {trace.trace_id}",
-        f"created   {_v(format_created(trace.created))}",
-        f"model     {_v(ep.model)} ({_v(ep.provider)})",
-        f"policy    {_v(trace.policy.id)} version {_v(trace.policy.version)}"
-        + ("  [UNAVAILABLE]" if trace.policy.available is False else ""),
-        f"capacity  {_v(ep.capacity)} tokens; reserved output {_v(trace.reserved_output_tokens)}; "
-        f"input {_v(chk.input_tokens)}",
-        f"eq. 3.1   {verdict_text(chk)}",
-    ]
-    if chk.over_before_trim is not None and chk.over_before_trim > 0:
-        lines.append(f"          before trimming: over capacity by {chk.over_before_trim:,} tokens")
-    if trace.replay_of:
-        lines.append(f"replay of {trace.replay_of}")
+    """A plain-text rendering of a trace for terminals: the same header rows and eq. 3.1 verdict
+    the window shows (:mod:`ctxviewer.trace_header`), per-category allocations (used / declared /
+    omitted tokens), and the items in final order with omitted ones marked."""
+    lines = [f"{label:<12}{line}" if n == 0 else f"{'':<12}{line}"
+             for label, text in header_rows(trace)
+             for n, line in enumerate(text.splitlines() or [""])]
+    verdict, _state = verdict_line(trace)
+    lines.append(f"{'eq. 3.1':<12}{verdict}")
+    lines.append(f"{'':<12}{numbers_line(trace)}")
+    known = omissions_recorded(trace.source_format)
     lines.append("")
-    lines.append(f"{'category':<16}{'used':>8}{'declared':>10}{'omitted':>9}")
+    lines.append(f"{'category':<16}{'used':>14}{'declared':>14}{'omitted':>14}")
     for a in allocations(trace):
-        lines.append(
-            f"{CATEGORY_LABELS[a.category]:<16}{_v(a.used):>8}{_v(a.declared) if a.declared is not None else '-':>10}"
-            f"{_v(a.omitted) if a.omitted_count else '-':>9}"
-        )
+        declared = _v(a.declared) if a.declared is not None else "-"
+        omitted = (_v(a.omitted) if a.omitted_count else "0") if known else NOT_RECORDED
+        lines.append(f"{CATEGORY_LABELS[a.category]:<16}{_v(a.used):>14}{declared:>14}{omitted:>14}")
     lines.append("")
-    lines.append(f"{'pos':>4}  {'kind':<9}{'id':<28}{'tokens':>7}  {'trust':<10}status")
+    lines.append(f"{'pos':>4}  {'kind':<9}{'id':<30}{'tokens':>13}  {'priority':>12}  {'trust':<10}status")
     for it in trace.items:
         pos = str(it.position) if it.position is not None else "-"
         status = it.status.value
         if it.status is Status.OMITTED:
-            status += f" ({it.omission_reason or 'reason not recorded'})"
+            status += f" ({it.omission_reason or 'reason ' + NOT_RECORDED})"
+        prio = _v(it.priority if it.priority is None else f"{it.priority:g}")
         lines.append(
-            f"{pos:>4}  {it.kind.value:<9}{it.id[:27]:<28}{_v(it.tokens):>7}  {it.trust.value:<10}{status}"
+            f"{pos:>4}  {it.kind.value:<9}{_cut(it.id, 29):<30}{_v(it.tokens):>13}  {prio:>12}  "
+            f"{it.trust.value:<10}{status}"
         )
-    for c in trace.tool_calls:
-        lines.append("")
-        lines.append(
-            f"tool call {c.name}({c.arguments or ''}) -> {c.verdict.value if c.verdict else NOT_RECORDED}"
-            + (f" by {c.decided_by}" if c.decided_by else "")
-        )
+    if not known:
+        lines.append(f"      omitted items: {NOT_RECORDED} ({trace.source_format} traces only record what was sent)")
     return "\n".join(lines)

@@ -17,7 +17,10 @@ MAX_ARGS_CHARS = 160
 
 def _policy(trace: RequestTrace) -> str:
     p = trace.policy
-    text = f"{fmt_text(p.id)} version {fmt_text(p.version)}"
+    if p.id is None and p.version is None:
+        text = NOT_RECORDED
+    else:
+        text = f"{fmt_text(p.id)} version {fmt_text(p.version)}"
     if p.available is False:
         text += " (NOT AVAILABLE: the required version could not be loaded)"
     return text
@@ -101,10 +104,8 @@ def numbers_line(trace: RequestTrace) -> str:
             f"reserved output {fmt_int(chk.reserved_output)} of output limit {fmt_int(chk.max_output)} tokens"
         )
     else:
-        text = (
-            f"input {fmt_int(chk.input_tokens)} + reserved output {fmt_int(chk.reserved_output)} "
-            f"of capacity {fmt_int(ep.capacity)} tokens"
-        )
+        text = f"input {fmt_int(chk.input_tokens)} + reserved output {fmt_int(chk.reserved_output)}"
+        text += f" of capacity {fmt_int(ep.capacity)} tokens" if ep.capacity is not None else f" · capacity {NOT_RECORDED}"
     if trace.safety_margin is not None:
         text += f" · declared safety margin {fmt_int(trace.safety_margin)}"
     return text

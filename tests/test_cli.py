@@ -49,7 +49,7 @@ def test_show_json_budget_8k_over_lists_omitted_items() -> None:
 def test_show_text_has_verdict_and_items() -> None:
     code, out, _ = run("show", str(SAMPLES), "budget-8k")
     assert code == 0
-    assert "eq. 3.1   fits, 800 tokens margin" in out
+    assert "eq. 3.1     fits, 800 tokens margin" in out
     assert "evidence" in out and "policy" in out
 
 
@@ -133,3 +133,65 @@ def test_screenshot_rejects_bad_size(size: str, tmp_path: Path) -> None:
     code, _, err = run("screenshot", str(SAMPLES), "budget-8k", "-o", str(tmp_path / "s.png"), "--size", size)
     assert code == 2
     assert "--size" in err
+
+
+def test_screenshot_to_unwritable_path_is_an_error_not_a_traceback(tmp_path: Path, qapp) -> None:
+    code, _, err = run("screenshot", str(SAMPLES), "budget-8k", "-o", str(tmp_path / "missing-dir" / "x.png"))
+    assert code == 1
+    assert "cannot write the image" in err and "Traceback" not in err
+
+
+def test_screenshot_suffix_picks_the_format(tmp_path: Path, qapp) -> None:
+    out = tmp_path / "shot.jpg"
+    assert run("screenshot", str(SAMPLES), "budget-8k", "-o", str(out))[0] == 0
+    assert out.read_bytes()[:3] == b"\xff\xd8\xff"  # JPEG magic, not PNG
+    code, _, err = run("screenshot", str(SAMPLES), "budget-8k", "-o", str(tmp_path / "x.gifv"))
+    assert code == 1 and "unsupported image type '.gifv'" in err
+
+
+def test_show_of_a_damaged_trace_is_an_error_not_a_traceback(tmp_path: Path) -> None:
+    import shutil
+    import sqlite3
+
+    db = tmp_path / "damaged.db"
+    shutil.copy(SAMPLES, db)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE details SET json = '{\"trace_id\": 5}' WHERE trace_id = 'budget-8k'")
+    con.commit()
+    con.close()
+    code, _, err = run("show", str(db), "budget-8k")
+    assert code == 1
+    assert "damaged.db" in err and "Traceback" not in err
+
+
+def test_show_json_lists_validations_and_checks() -> None:
+    d = json.loads(run("show", str(SAMPLES), "json-unsupported", "--json")[1])
+    failed = [v["check"] for v in d["validations"] if not v["passed"]]
+    assert "cited_ids" in failed
+    d = json.loads(run("show", str(SAMPLES), "ticket-injection", "--json")[1])
+    (call,) = d["tool_calls"]
+    assert (call["name"], call["verdict"]) == ("issue_refund", "blocked")
+    assert [c["check"] for c in call["checks"] if c["passed"] is False] == ["identity", "resource", "approval"]
+
+
+def test_show_text_of_policy_missing_keeps_columns_and_shows_validation() -> None:
+    code, out, _ = run("show", str(SAMPLES), "policy-missing")
+    assert code == 0
+    assert "not recorded version" not in out
+    assert "Validations" in out and "FAILED" in out
+    row = next(line for line in out.splitlines() if line.startswith("system policy"))
+    assert row.split() == ["system", "policy", "0", "800", "not", "recorded"]
+
+
+def test_otel_traces_show_omitted_as_not_recorded(shared: Path, tmp_path: Path) -> None:
+    db = tmp_path / "o.db"
+    src = shared / "corpus" / "otel-genai" / "interlingua-openllmetry-openai.otlp.json"
+    assert run("import", str(src), "-o", str(db))[0] == 0
+    (row,) = json.loads(run("list", str(db), "--json")[1])
+    assert (row["retained"], row["omitted"]) == (3, None)
+    assert "3 / not recorded" in run("list", str(db))[1]
+    d = json.loads(run("show", str(db), row["trace_id"], "--json")[1])
+    assert d["omissions_recorded"] is False
+    out = run("show", str(db), row["trace_id"])[1]
+    assert "capacity not recorded" in out and "omitted items: not recorded" in out
+    assert "policy" in out and "not recorded version not recorded" not in out

@@ -4,6 +4,8 @@ Each importer module defines one :class:`Importer` and registers it in :data:`IM
 importer has one shape:
 
 * ``name`` -- short id used by ``ctxviewer import --format NAME`` (``native``, ``otel``, ...);
+* ``records_omissions`` (optional, default True) -- False when the format cannot record which
+  candidates were omitted (see :func:`omissions_recorded`);
 * ``sniff(path, head)`` -- True if the file looks like this format; ``head`` is the first
   64 KiB of the file as bytes. Must not raise;
 * ``load(path)`` -- yields :class:`~ctxviewer.model.RequestTrace` objects and
@@ -80,6 +82,20 @@ def _load_builtin() -> None:
         except ModuleNotFoundError as exc:  # a module not written yet must not break the others
             if exc.name != f"{__name__}.{mod}":
                 raise
+
+
+def omissions_recorded(source_format: str | None) -> bool:
+    """Whether traces from ``source_format`` can say which candidate items were omitted.
+
+    False for formats whose importer sets ``records_omissions = False`` -- OpenTelemetry GenAI
+    spans record only what was sent, so their omitted counts show as "not recorded", never 0.
+    True for the native format, for traces built by an application (``None``) and unknown formats.
+    """
+    if source_format is None:
+        return True
+    _load_builtin()
+    imp = IMPORTERS.get(source_format)
+    return bool(getattr(imp, "records_omissions", True)) if imp is not None else True
 
 
 def get_importer(name: str) -> Importer:

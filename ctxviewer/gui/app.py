@@ -33,6 +33,16 @@ def application(argv: list[str] | None = None) -> QApplication:
     return app
 
 
+def initial_size(app: QApplication, preferred: tuple[int, int] = (1400, 860)) -> tuple[int, int]:
+    """Window size in pixels: ``preferred``, shrunk to 95% of the primary screen's available area
+    so the whole window (status bar, chart axis) is visible on a 1280x800 screen."""
+    screen = app.primaryScreen()
+    if screen is None:
+        return preferred
+    area = screen.availableGeometry()
+    return min(preferred[0], int(area.width() * 0.95)), min(preferred[1], int(area.height() * 0.95))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the viewer. ``argv``: command-line arguments without the program name (default
     ``sys.argv[1:]``); the first non-option argument is a database to open read-only, else the
@@ -40,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     app = application(args)
     window = MainWindow()
-    window.resize(1400, 860)
+    window.resize(*initial_size(app))
     window.show()
     paths = [a for a in args if not a.startswith("-")]
     if paths:

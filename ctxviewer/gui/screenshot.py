@@ -48,8 +48,11 @@ def render_screenshot(db_path: str | Path, trace_id: str, out_png: str | Path,
                 app.processEvents()
             pixmap = window.grab()
             out = Path(out_png)
-            if not pixmap.save(str(out), "PNG"):
-                raise OSError(f"{out}: cannot write PNG")
+            fmt = out.suffix.lstrip(".").upper() or "PNG"  # the file's name says its format
+            if fmt not in ("PNG", "JPG", "JPEG", "BMP"):
+                raise OSError(f"{out}: unsupported image type {out.suffix!r}; use .png, .jpg or .bmp")
+            if not pixmap.save(str(out), fmt):
+                raise OSError(f"{out}: cannot write the image (does the folder exist and is it writable?)")
         finally:
             window.close()
             window.deleteLater()
