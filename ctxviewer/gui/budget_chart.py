@@ -143,7 +143,7 @@ class BudgetChart(QWidget):
             )
             self._plot.addItem(self._capacity_line)
         elif trace.endpoint.limit_mode is not LimitMode.SEPARATE:
-            note = pg.TextItem(f"capacity {NOT_RECORDED}", color="#6b7280", anchor=(1, 1))
+            note = pg.TextItem(f"capacity {NOT_RECORDED}", color="#6b7280", anchor=(1, 0))  # hangs below the top edge
             note.setPos(x_max, n - 0.5)
             self._plot.addItem(note)
         self._plot.getAxis("left").setTicks([[(n - 1 - r, name) for r, (name, _) in enumerate(rows)]])
