@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ctxviewer.formats.genai_messages import (
     arguments_string,
+    parse_message_list,
     parse_messages,
     parse_structured,
     parse_tool_definitions,
@@ -45,3 +48,17 @@ def test_arguments_and_tool_definitions() -> None:
     defs = parse_tool_definitions('[{"type": "function", "function": {"name": "f"}}, {"type": "function", "name": "g"}]')
     assert defs is not None and [tool_name(d) for d in defs] == ["f", "g"]
     assert parse_tool_definitions(['{"name": "h"}']) == [{"name": "h"}]  # Vercel ai.prompt.tools
+
+
+def test_parse_message_list_requires_a_list() -> None:
+    want = [{"role": "user", "parts": [{"type": "text", "content": "hi"}]}]
+    assert parse_message_list('[{"role": "user", "content": "hi"}]') == want
+    assert parse_message_list("[{'role': 'user', 'content': 'hi'}]") == want
+    assert parse_message_list([{"role": "user", "content": "hi"}]) == want
+    assert parse_message_list("[]") == [] and parse_message_list(None) is None
+    for value, got in ((5, "int"), ("5", "int"), (2.5, "float"), (True, "bool"), ("hello", "str"),
+                       ({"role": "user", "content": "hi"}, "dict")):
+        with pytest.raises(ValueError) as exc:
+            parse_message_list(value)
+        assert str(exc.value) == f"expected a list of messages, got {got}"
+    assert parse_messages(5) == [{"role": "user", "parts": [{"type": "text", "content": "5"}]}]  # lenient legacy form

@@ -116,6 +116,22 @@ def parse_messages(value: Any) -> list[Message] | None:
     return [normalise_message(m) for m in data]
 
 
+def parse_message_list(value: Any) -> list[Message] | None:
+    """``gen_ai.input.messages`` / ``gen_ai.output.messages`` under the semconv rule: a list of
+    messages (structured, or a JSON / Python-repr string of a list), normalised. ``None`` -> ``None``.
+
+    Raises ``ValueError("expected a list of messages, got int")`` for any other value (a number, a
+    boolean, a single object, plain text), which :func:`parse_messages` would have turned into a
+    made-up user message.
+    """
+    if value is None:
+        return None
+    data = parse_structured(value)
+    if not isinstance(data, list):
+        raise ValueError(f"expected a list of messages, got {type(data).__name__}")
+    return [normalise_message(m) for m in data]
+
+
 def parse_parts(value: Any) -> list[dict[str, Any]] | None:
     """``gen_ai.system_instructions`` (a list of parts, or a plain string) as a list of parts."""
     if value is None:

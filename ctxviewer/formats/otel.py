@@ -6,7 +6,7 @@ lists, flat attribute maps). A span is a model call ("chat span") when its
 has no operation name -- when it carries ``gen_ai.input.messages``, the deprecated
 ``gen_ai.prompt`` (JSON or OpenLLMetry-indexed ``gen_ai.prompt.{i}.*``), or Vercel AI SDK
 ``ai.prompt.messages`` on an ``ai.*.doGenerate`` / ``doStream`` span. Other spans (``execute_tool``,
-``invoke_agent``, workflows) are skipped; a file with none yields one problem.
+``invoke_agent``, workflows) are skipped; a file with none (and no rejected span) yields one problem.
 
 Mapping (OTel GenAI semconv attribute names; FORMATS.md section 1):
 
@@ -27,6 +27,9 @@ Mapping (OTel GenAI semconv attribute names; FORMATS.md section 1):
   ``gen_ai.system``) -> ``Endpoint``; ``gen_ai.request.max_tokens`` -> ``reserved_output_tokens``;
   resource ``service.name`` -> ``service``; ``gen_ai.conversation.id`` -> ``session_id``; span start ->
   ``created``; other ``gen_ai.request.*`` parameters -> ``trace.attributes``.
+* A token count that is negative, fractional, boolean or not a number, and a
+  ``gen_ai.input.messages`` / ``gen_ai.output.messages`` that is not a list, is imported as not
+  recorded, with one problem naming the span and the attribute.
 * ``trace_id`` = ``"{otel trace id}:{span id}"``; a span without ids (flat attribute map) gets
   ``"attrs-{sha256 of its attributes, 16 hex}"``.
 
@@ -100,42 +103,71 @@ def is_chat_span(attrs: Mapping[str, Any]) -> bool:
     return "ai.prompt.messages" in attrs and op_id.endswith((".doGenerate", ".doStream"))
 
 
-def _int(value: Any) -> int | None:
-    if value is None or isinstance(value, bool):
+def token_count(value: Any) -> int | None:
+    """A token-count attribute value as a non-negative ``int``; ``None`` / ``""`` -> ``None``.
+
+    Accepts integers, integral floats (``27.0``) and numeric strings (``"412"``, ``"27.0"``).
+    Raises ``ValueError`` for a negative or non-integral number, a boolean, or anything else.
+    """
+    if value is None or value == "":
         return None
+    n = value
+    if isinstance(value, str):
+        for conv in (int, float):
+            try:
+                n = conv(value.strip())
+                break
+            except ValueError:
+                continue
+    if (isinstance(n, bool) or not isinstance(n, (int, float)) or n < 0
+            or (isinstance(n, float) and not n.is_integer())):  # NaN and infinities are not integers
+        raise ValueError(f"{value!r} is not a token count")
+    return int(n)
+
+
+def _tokens(value: Any, attr: str, problems: list[str] | None) -> int | None:
+    """:func:`token_count` of ``value``; a bad value becomes ``None`` and a problem naming ``attr``."""
     try:
-        return int(value)
-    except (TypeError, ValueError):
-        try:
-            return int(float(value))
-        except (TypeError, ValueError):
-            return None
+        return token_count(value)
+    except ValueError as exc:
+        if problems is not None:
+            problems.append(f"{attr}: {exc}; shown as not recorded")
+        return None
 
 
 def _str(value: Any) -> str | None:
     return None if value is None or value == "" else str(value)
 
 
-def _first(attrs: Mapping[str, Any], *keys: str) -> Any:
+def _first_key(attrs: Mapping[str, Any], *keys: str) -> str | None:
     for k in keys:
         if attrs.get(k) not in (None, ""):
-            return attrs[k]
+            return k
     return None
 
 
-def usage_from(attrs: Mapping[str, Any]) -> Usage:
+def _first(attrs: Mapping[str, Any], *keys: str) -> Any:
+    k = _first_key(attrs, *keys)
+    return None if k is None else attrs[k]
+
+
+def usage_from(attrs: Mapping[str, Any], problems: list[str] | None = None) -> Usage:
     """Provider-reported usage from ``gen_ai.usage.*`` (semconv names first, then the non-standard
     ``gen_ai.usage.reasoning_tokens`` / ``cached_tokens`` and Vercel ``ai.usage.*``); LiteLLM's
     ``metadata.usage_object`` (a Python-repr OpenAI usage dict) fills cached and reasoning tokens
-    when no attribute has them. All in tokens; ``None`` = not reported."""
-    values = {f: _int(_first(attrs, *keys)) for f, keys in _USAGE_KEYS.items()}
+    when no attribute has them. All in tokens; ``None`` = not reported. A value that is not a token
+    count (:func:`token_count`) is ``None`` and appends a message naming the attribute to ``problems``."""
+    values: dict[str, int | None] = {}
+    for f, keys in _USAGE_KEYS.items():
+        k = _first_key(attrs, *keys)
+        values[f] = None if k is None else _tokens(attrs[k], k, problems)
     extra = gm.parse_structured(attrs.get("metadata.usage_object"))
     if isinstance(extra, Mapping):
-        pd, cd = extra.get("prompt_tokens_details"), extra.get("completion_tokens_details")
-        if values["cached_input_tokens"] is None and isinstance(pd, Mapping):
-            values["cached_input_tokens"] = _int(pd.get("cached_tokens"))
-        if values["reasoning_tokens"] is None and isinstance(cd, Mapping):
-            values["reasoning_tokens"] = _int(cd.get("reasoning_tokens"))
+        for f, details, key in (("cached_input_tokens", "prompt_tokens_details", "cached_tokens"),
+                                ("reasoning_tokens", "completion_tokens_details", "reasoning_tokens")):
+            d = extra.get(details)
+            if values[f] is None and isinstance(d, Mapping):
+                values[f] = _tokens(d.get(key), f"metadata.usage_object {details}.{key}", problems)
     return Usage(**values)
 
 
@@ -148,17 +180,31 @@ def _item(kind: Kind, item_id: str, content: str, role: str | None, trust: Trust
     )
 
 
-def _input_messages(attrs: Mapping[str, Any]) -> list[gm.Message] | None:
-    for key in ("gen_ai.input.messages", "gen_ai.prompt", "ai.prompt.messages"):
+def _message_list(attrs: Mapping[str, Any], key: str, problems: list[str] | None) -> list[gm.Message] | None:
+    """The semconv message list ``attrs[key]``; a value that is not a list is ``None`` (not
+    recorded) and appends a problem naming ``key``."""
+    try:
+        return gm.parse_message_list(attrs[key])
+    except ValueError as exc:
+        if problems is not None:
+            problems.append(f"{key}: {exc}")
+        return None
+
+
+def _input_messages(attrs: Mapping[str, Any], problems: list[str] | None = None) -> list[gm.Message] | None:
+    if attrs.get("gen_ai.input.messages") is not None:
+        return _message_list(attrs, "gen_ai.input.messages", problems)
+    for key in ("gen_ai.prompt", "ai.prompt.messages"):
         if attrs.get(key) is not None:
             return gm.parse_messages(attrs[key])
     return gm.indexed_messages(attrs, "gen_ai.prompt")
 
 
-def _output_messages(attrs: Mapping[str, Any]) -> list[gm.Message] | None:
-    for key in ("gen_ai.output.messages", "gen_ai.completion"):
-        if attrs.get(key) is not None:
-            return gm.parse_messages(attrs[key])
+def _output_messages(attrs: Mapping[str, Any], problems: list[str] | None = None) -> list[gm.Message] | None:
+    if attrs.get("gen_ai.output.messages") is not None:
+        return _message_list(attrs, "gen_ai.output.messages", problems)
+    if attrs.get("gen_ai.completion") is not None:
+        return gm.parse_messages(attrs["gen_ai.completion"])
     if attrs.get("ai.response.text") is not None or attrs.get("ai.response.toolCalls") is not None:
         parts: list[dict[str, Any]] = []
         if attrs.get("ai.response.text") not in (None, ""):
@@ -174,15 +220,16 @@ def _output_messages(attrs: Mapping[str, Any]) -> list[gm.Message] | None:
     return gm.indexed_messages(attrs, "gen_ai.completion")
 
 
-def build_items(attrs: Mapping[str, Any]) -> tuple[list[ContextItem], str | None]:
+def build_items(attrs: Mapping[str, Any], problems: list[str] | None = None) -> tuple[list[ContextItem], str | None]:
     """The items of one chat span in final order, and the user request text (``None`` if no user
-    message was recorded). Positions are assigned by :func:`build_trace`."""
+    message was recorded). Positions are assigned by :func:`build_trace`. A malformed
+    ``gen_ai.input.messages`` counts as not recorded and appends a message to ``problems``."""
     items: list[ContextItem] = []
     sys_parts = gm.parse_parts(attrs.get("gen_ai.system_instructions"))
     if sys_parts:
         text = gm.message_text({"parts": sys_parts})
         items.append(_item(Kind.POLICY, "system", text, "system", Trust.TRUSTED))
-    messages = _input_messages(attrs) or []
+    messages = _input_messages(attrs, problems) or []
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=None)
     user_request: str | None = None
     for i, msg in enumerate(messages):
@@ -207,9 +254,11 @@ def build_items(attrs: Mapping[str, Any]) -> tuple[list[ContextItem], str | None
     return items, user_request
 
 
-def response_from(attrs: Mapping[str, Any]) -> tuple[Response | None, tuple[ToolCall, ...]]:
-    """Response (first choice of ``gen_ai.output.messages``) and its proposed tool calls."""
-    outputs = _output_messages(attrs)
+def response_from(attrs: Mapping[str, Any],
+                  problems: list[str] | None = None) -> tuple[Response | None, tuple[ToolCall, ...]]:
+    """Response (first choice of ``gen_ai.output.messages``) and its proposed tool calls. A
+    malformed ``gen_ai.output.messages`` counts as not recorded and appends a message to ``problems``."""
+    outputs = _output_messages(attrs, problems)
     reasons = gm.parse_structured(attrs.get("gen_ai.response.finish_reasons"))
     reason = reasons[0] if isinstance(reasons, list) and reasons else _str(reasons)
     first = outputs[0] if outputs else None
@@ -241,17 +290,22 @@ def trace_id_for(span: Span) -> str:
     return "attrs-" + hashlib.sha256(canon.encode("utf-8")).hexdigest()[:16]
 
 
-def build_trace(span: Span) -> RequestTrace:
+def build_trace(span: Span, problems: list[str] | None = None) -> RequestTrace:
     """Map one chat span to a :class:`RequestTrace` (module docstring). Raises ``ValueError``,
-    ``TypeError`` or ``KeyError`` on attribute values of an impossible shape."""
+    ``TypeError`` or ``KeyError`` on attribute values of an impossible shape.
+
+    Recoverable bad values (a token count that is not one, a message attribute that is not a list)
+    are imported as not recorded; each appends a message naming its attribute to ``problems``."""
     a = span.attributes
-    items, user_request = build_items(a)
+    items, user_request = build_items(a, problems)
     items = [replace(it, position=n) for n, it in enumerate(items, 1)]
-    response, tool_calls = response_from(a)
+    response, tool_calls = response_from(a, problems)
     params = {k: v for k, v in a.items() if k.startswith("gen_ai.request.") and k not in _HANDLED}
-    for k in ("gen_ai.operation.name", "gen_ai.usage.total_tokens"):
-        if k in a:
-            params[k] = a[k]
+    if "gen_ai.operation.name" in a:
+        params["gen_ai.operation.name"] = a["gen_ai.operation.name"]
+    total = _tokens(a.get("gen_ai.usage.total_tokens"), "gen_ai.usage.total_tokens", problems)
+    if total is not None:
+        params["gen_ai.usage.total_tokens"] = total
     if span.name:
         params["otel.span.name"] = span.name
     if span.parent_id:
@@ -271,8 +325,8 @@ def build_trace(span: Span) -> RequestTrace:
         service=_str(span.resource.get("service.name")),
         session_id=_str(a.get("gen_ai.conversation.id")),
         user_id=_str(_first(a, "user.id", "enduser.id")),
-        reserved_output_tokens=_int(a.get("gen_ai.request.max_tokens")),
-        usage=usage_from(a),
+        reserved_output_tokens=_tokens(a.get("gen_ai.request.max_tokens"), "gen_ai.request.max_tokens", problems),
+        usage=usage_from(a, problems),
         response=response,
         tool_calls=tool_calls,
         source_format="otel",
@@ -284,6 +338,7 @@ class OtelImporter:
     """The ``otel`` importer: OpenTelemetry GenAI spans in any span container."""
 
     name = "otel"
+    records_omissions = False  # GenAI spans record what was sent, not the trimmed candidates
     description = "OpenTelemetry GenAI spans (OTLP/JSON, JSON Lines of OTLP, span lists, attribute maps)"
 
     def sniff(self, path: Path, head: bytes) -> bool:
@@ -305,25 +360,33 @@ class OtelImporter:
     def load(self, path: Path) -> Iterator[Record]:
         """Yield one trace per chat span, in file order, and problems for bad spans or lines.
 
-        Raises :class:`~ctxviewer.formats.ImportFailed` for an unreadable or non-span file. A file
-        whose spans include no chat span yields one :class:`ImportProblem` saying so.
+        Raises :class:`~ctxviewer.formats.ImportFailed` for an unreadable or non-span file. A chat
+        span with recoverable bad values yields its trace, then one problem per bad attribute. A
+        file whose spans include no chat span yields one :class:`ImportProblem` saying so -- unless
+        a span or line was already reported as rejected (it may have been the chat span).
         """
         file = str(path)
-        found, skipped = 0, []
+        found, skipped, rejected = 0, [], 0
         for rec in read_spans(path):
             if isinstance(rec, ImportProblem):
+                rejected += 1
                 yield rec
                 continue
             if not is_chat_span(rec.attributes):
                 skipped.append(str(rec.attributes.get("gen_ai.operation.name") or rec.name or "unnamed"))
                 continue
             found += 1
+            where = f"{rec.record} span {rec.span_id}" if rec.span_id else rec.record
+            problems: list[str] = []
             try:
-                yield build_trace(rec)
+                trace = build_trace(rec, problems)
             except (ValueError, TypeError, KeyError, AttributeError) as exc:
-                where = f"{rec.record} span {rec.span_id}" if rec.span_id else rec.record
                 yield ImportProblem(file, where, f"cannot map GenAI attributes: {exc}")
-        if not found:
+                continue
+            yield trace
+            for message in problems:
+                yield ImportProblem(file, where, message)
+        if not found and not rejected:
             what = f"{len(skipped)} other span(s): {', '.join(skipped[:5])}" if skipped else "no spans"
             yield ImportProblem(file, "whole file", f"no chat spans found ({what})")
 

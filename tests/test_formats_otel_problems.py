@@ -1,0 +1,186 @@
+"""OTel GenAI importer (ctxviewer.formats.otel): bad attribute values become "not recorded" with a
+warning naming the span and the attribute, the trace still imports and round-trips through the
+store, and a file whose only span was rejected does not also claim it has no chat spans."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxviewer.formats import ImportProblem, get_importer
+from ctxviewer.formats.otel import token_count
+from ctxviewer.model import RequestTrace
+from ctxviewer.store import TraceStore
+
+RECORD = "resourceSpans[0].scopeSpans[0].spans[0] span 00000000000000a1"
+TRACE_ID = "0af7651916cd43dd8448eb211c80319c:00000000000000a1"
+NOT_COUNT = "is not a token count; shown as not recorded"
+
+
+def _kv(k: str, v: Any) -> dict[str, Any]:
+    return {"key": k, "value": v}
+
+
+def _s(v: str) -> dict[str, str]:
+    return {"stringValue": v}
+
+
+def _span(span_id: str = "00000000000000a1", start: Any = "1700000000000000000", **extra: Any) -> dict[str, Any]:
+    attrs = {
+        "gen_ai.operation.name": _s("chat"),
+        "gen_ai.request.model": _s("m-1"),
+        "gen_ai.input.messages": _s(json.dumps([{"role": "user", "parts": [{"type": "text", "content": "hi"}]}])),
+        "gen_ai.usage.input_tokens": {"intValue": "412"},
+        "gen_ai.usage.output_tokens": {"intValue": 27},
+        **extra,
+    }
+    return {"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": span_id, "name": "chat m-1",
+            "startTimeUnixNano": start, "attributes": [_kv(k, v) for k, v in attrs.items()]}
+
+
+def _load(tmp_path: Path, doc: Any) -> tuple[Path, list[RequestTrace], list[ImportProblem]]:
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps(doc))
+    recs = list(get_importer("otel").load(p))
+    return (p, [r for r in recs if isinstance(r, RequestTrace)], [r for r in recs if isinstance(r, ImportProblem)])
+
+
+def _otlp(*spans: dict[str, Any]) -> dict[str, Any]:
+    return {"resourceSpans": [{"scopeSpans": [{"spans": list(spans)}]}]}
+
+
+def _round_trip(tmp_path: Path, trace: RequestTrace) -> RequestTrace:
+    with TraceStore.create(tmp_path / "x.db") as store:
+        assert store.add([trace]) == 1
+        back = store.load(trace.trace_id)
+    assert back.usage == trace.usage and back.reserved_output_tokens == trace.reserved_output_tokens
+    assert back.items == trace.items and back.user_request == trace.user_request
+    return back
+
+
+def _usage(t: RequestTrace) -> tuple[Any, ...]:
+    u = t.usage
+    return (u.input_tokens, u.output_tokens, u.cached_input_tokens, t.reserved_output_tokens)
+
+
+# ---------------------------------------------------------------- bug 1: token counts
+
+
+@pytest.mark.parametrize("attr, value, shown, usage", [
+    ("gen_ai.usage.output_tokens", {"doubleValue": -3.5}, "-3.5", (412, None, None, None)),
+    ("gen_ai.request.max_tokens", {"intValue": "-100"}, "-100", (412, 27, None, None)),
+    ("gen_ai.usage.input_tokens", _s("lots"), "'lots'", (None, 27, None, None)),
+    ("gen_ai.usage.input_tokens", {"doubleValue": 27.9}, "27.9", (None, 27, None, None)),
+    ("gen_ai.usage.output_tokens", {"boolValue": True}, "True", (412, None, None, None)),
+    ("gen_ai.usage.output_tokens", {"doubleValue": "NaN"}, "nan", (412, None, None, None)),
+    ("gen_ai.usage.cache_read.input_tokens", _s("-5"), "'-5'", (412, 27, None, None)),
+])
+def test_bad_token_count_is_not_recorded_with_a_warning(
+        tmp_path: Path, attr: str, value: Any, shown: str, usage: tuple[Any, ...]) -> None:
+    p, (t,), problems = _load(tmp_path, _otlp(_span(**{attr: value})))
+    assert problems == [ImportProblem(str(p), RECORD, f"{attr}: {shown} {NOT_COUNT}")]
+    assert _usage(t) == usage
+    assert t.trace_id == TRACE_ID and t.user_request == "hi" and t.endpoint.model == "m-1"
+    assert _usage(_round_trip(tmp_path, t)) == usage
+
+
+def test_integral_float_and_numeric_string_token_counts_are_fine(tmp_path: Path) -> None:
+    _p, (t,), problems = _load(tmp_path, _otlp(_span(**{
+        "gen_ai.usage.output_tokens": {"doubleValue": 27.0},
+        "gen_ai.usage.cache_read.input_tokens": _s("256"),
+        "gen_ai.request.max_tokens": _s("1024"),
+        "gen_ai.usage.total_tokens": _s("439")})))
+    assert problems == []
+    assert _usage(t) == (412, 27, 256, 1024)
+    assert t.attributes["gen_ai.usage.total_tokens"] == 439
+    _round_trip(tmp_path, t)
+
+
+def test_bad_total_tokens_is_dropped_from_attributes(tmp_path: Path) -> None:
+    p, (t,), problems = _load(tmp_path, _otlp(_span(**{"gen_ai.usage.total_tokens": {"intValue": "-1"}})))
+    assert problems == [ImportProblem(str(p), RECORD, f"gen_ai.usage.total_tokens: -1 {NOT_COUNT}")]
+    assert "gen_ai.usage.total_tokens" not in t.attributes
+
+
+def test_bad_counts_in_an_attribute_map_name_the_key_that_was_read(tmp_path: Path) -> None:
+    p, (t,), problems = _load(tmp_path, {
+        "ai.operationId": "ai.generateText.doGenerate",
+        "ai.prompt.messages": json.dumps([{"role": "user", "content": "hi"}]),
+        "ai.usage.promptTokens": -7,
+        "ai.usage.completionTokens": 3.0,
+        "metadata.usage_object": "{'prompt_tokens_details': {'cached_tokens': 1.5}}",
+    })
+    assert [(pr.file, pr.record, pr.message) for pr in problems] == [
+        (str(p), "attributes", f"ai.usage.promptTokens: -7 {NOT_COUNT}"),
+        (str(p), "attributes", f"metadata.usage_object prompt_tokens_details.cached_tokens: 1.5 {NOT_COUNT}"),
+    ]
+    assert (t.usage.input_tokens, t.usage.output_tokens, t.usage.cached_input_tokens) == (None, 3, None)
+
+
+def test_token_count_rules() -> None:
+    assert [token_count(v) for v in (None, "", 0, 412, 27.0, "412", " 27.0 ", "1e3")] == [
+        None, None, 0, 412, 27, 412, 27, 1000]
+    for bad in (-1, -3.5, 27.9, True, False, "lots", "-100", float("inf"), [1], {"n": 1}):
+        with pytest.raises(ValueError) as exc:
+            token_count(bad)
+        assert str(exc.value) == f"{bad!r} is not a token count"
+
+
+# ---------------------------------------------------------------- bug 2: messages not a list
+
+
+@pytest.mark.parametrize("value, got", [
+    ({"intValue": "5"}, "int"),
+    (_s("5"), "int"),
+    ({"boolValue": True}, "bool"),
+    (_s("just some words"), "str"),
+    ({"kvlistValue": {"values": [_kv("role", _s("user"))]}}, "dict"),
+])
+def test_input_messages_not_a_list(tmp_path: Path, value: Any, got: str) -> None:
+    p, (t,), problems = _load(tmp_path, _otlp(_span(**{"gen_ai.input.messages": value})))
+    assert problems == [ImportProblem(str(p), RECORD, f"gen_ai.input.messages: expected a list of messages, got {got}")]
+    assert t.items == () and t.user_request is None  # not recorded, as for a span without messages
+    assert (t.trace_id, t.endpoint.model, _usage(t)) == (TRACE_ID, "m-1", (412, 27, None, None))
+    back = _round_trip(tmp_path, t)
+    assert back.items == () and back.user_request is None
+
+
+def test_output_messages_not_a_list(tmp_path: Path) -> None:
+    p, (t,), problems = _load(tmp_path, _otlp(_span(**{
+        "gen_ai.output.messages": {"intValue": "5"}, "gen_ai.response.id": _s("r-1")})))
+    assert problems == [ImportProblem(str(p), RECORD, "gen_ai.output.messages: expected a list of messages, got int")]
+    assert t.response is not None and (t.response.text, t.response.id) == (None, "r-1")
+    assert t.user_request == "hi"
+    _round_trip(tmp_path, t)
+
+
+# ---------------------------------------------------------------- bug 3: rejected spans
+
+
+def test_only_span_rejected_reports_just_that(tmp_path: Path) -> None:
+    p, traces, problems = _load(tmp_path, _otlp(_span(start="yesterday")))
+    assert traces == []
+    assert problems == [ImportProblem(str(p), "resourceSpans[0].scopeSpans[0].spans[0]",
+                                      "startTimeUnixNano: 'yesterday' is not a time")]
+
+
+def test_rejected_span_beside_other_spans_reports_just_the_rejection(tmp_path: Path) -> None:
+    tool = {"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "00000000000000b1", "name": "execute_tool x",
+            "attributes": [_kv("gen_ai.operation.name", _s("execute_tool"))]}
+    p, traces, problems = _load(tmp_path, _otlp(tool, _span(start="yesterday")))
+    assert traces == []
+    assert [(pr.record, pr.message) for pr in problems] == [
+        ("resourceSpans[0].scopeSpans[0].spans[1]", "startTimeUnixNano: 'yesterday' is not a time")]
+
+
+def test_no_chat_spans_still_reported_without_rejections(tmp_path: Path) -> None:
+    tool = {"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "00000000000000b1", "name": "execute_tool x",
+            "attributes": [_kv("gen_ai.operation.name", _s("execute_tool"))]}
+    p, traces, problems = _load(tmp_path, _otlp(tool))
+    assert traces == []
+    assert problems == [ImportProblem(str(p), "whole file", "no chat spans found (1 other span(s): execute_tool)")]
+    _p, traces, problems = _load(tmp_path, {"resourceSpans": []})
+    assert [(pr.record, pr.message) for pr in problems] == [("whole file", "no chat spans found (no spans)")]
