@@ -58,35 +58,45 @@ def open_cmd(db: str | None) -> None:
 
 
 @cli.command("import")
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path())
 @click.option("-o", "--output", "db", required=True, type=click.Path(dir_okay=False),
               help="Trace database to create or add to.")
 @click.option("--format", "fmt", default=None, help="Force a format (native, otel, ...) instead of detecting it.")
 def import_cmd(files: tuple[str, ...], db: str, fmt: str | None) -> None:
     """Import trace FILES (format detected) into the database DB, in one transaction.
 
-    Records that cannot be read are reported with file and record; the rest still load.
-    Exits with status 1 if nothing could be imported.
+    A directory stands for the regular files directly inside it (not recursive, hidden files
+    skipped). Records and files that cannot be read are reported with file and record; the rest
+    still load. Exits with status 1 if nothing could be imported; a DB this run created is then
+    removed again (an existing DB is never removed).
 
     \b
     Example:
         ctxviewer import spans.otlp.json traces.jsonl -o traces.db
+        ctxviewer import exported-traces/ -o traces.db
     """
-    from .importing import import_files
+    import os
 
+    from .importing import import_files, remove_database
+
+    created = not os.path.lexists(db)
     try:
-        store = TraceStore.create(db)
-    except StoreError as exc:
-        raise click.ClickException(str(exc)) from None
-    with store:
-        try:
+        with TraceStore.create(db) as store:
             report = import_files([Path(f) for f in files], store, fmt=fmt)
-        except ImportFailed as exc:
-            raise click.ClickException(str(exc)) from None
+    except (StoreError, ImportFailed) as exc:
+        if created:
+            remove_database(db)
+        raise click.ClickException(str(exc)) from None
     for problem in report.problems:
         click.echo(f"warning: {problem}", err=True)
-    click.echo(f"imported {report.imported} trace(s) from {report.files} file(s) into {db}")
+    sources = str(report.files)
+    if report.files_imported != report.files:
+        sources = f"{report.files_imported} of {sources}"
+    click.echo(f"imported {report.imported} trace(s) from {sources} file(s) into {db}")
     if report.imported == 0:
+        if created:
+            remove_database(db)
+            raise click.ClickException(f"no traces imported; removed {db}, which this import had created")
         raise click.ClickException("no traces imported")
 
 

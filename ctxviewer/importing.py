@@ -8,6 +8,8 @@ Invariants:
 * A file that fails wholesale (unreadable, unrecognised: :class:`ImportFailed`) becomes one
   :class:`ImportProblem` naming the file; the other files still load. A bad record inside a
   file is the importer's problem record; the rest of the file still loads.
+* A directory among the paths stands for the regular, non-hidden files directly inside it, in
+  name order (not recursive): :func:`expand_paths`.
 * Per-item token counts are stored at import: an item with content but ``tokens=None`` gets
   ``store.token_count(content, encoding)`` (cached per content hash and encoding), with the
   trace's ``endpoint.encoding`` or :data:`ctxviewer.tokens.DEFAULT_ENCODING`.
@@ -17,6 +19,7 @@ No Qt here.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
@@ -40,9 +43,11 @@ class ImportReport:
     problems: list[ImportProblem] = field(default_factory=list)
     """Files and records that could not be imported, in file order."""
     files: int = 0
-    """Files processed (including files that failed wholesale)."""
+    """Files processed (including files that failed wholesale; a directory counts its files)."""
     cancelled: bool = False
     """True when ``cancelled()`` stopped the run; nothing was written."""
+    files_imported: int = 0
+    """Files that yielded at least one trace (0 when the run was cancelled)."""
 
 
 def count_missing_tokens(trace: RequestTrace, store: TraceStore) -> RequestTrace:
@@ -70,6 +75,46 @@ def count_missing_tokens(trace: RequestTrace, store: TraceStore) -> RequestTrace
     return replace(trace, items=tuple(items), endpoint=endpoint)
 
 
+def expand_paths(paths: Iterable[str | Path], skip: str | Path | None = None) -> list[Path | ImportProblem]:
+    """``paths`` with each directory replaced by the files to import from it.
+
+    A directory contributes every regular file directly inside it (not recursive), sorted by name,
+    skipping hidden files (names starting with ``.``), subdirectories, and the database ``skip``
+    with its ``-journal``/``-wal``/``-shm`` files (the store being imported into may live in the
+    directory). A directory that cannot be listed or holds no such file becomes an
+    :class:`ImportProblem` in its place. Other paths (including missing ones) are kept as they are.
+    """
+    own = set() if skip is None else {Path(f"{Path(skip).resolve()}{s}") for s in ("", "-journal", "-wal", "-shm")}
+    out: list[Path | ImportProblem] = []
+    for raw in paths:
+        path = Path(raw)
+        if not path.is_dir():
+            out.append(path)
+            continue
+        try:
+            entries = sorted(path.iterdir(), key=lambda p: p.name)
+            files = [p for p in entries if not p.name.startswith(".") and p.is_file() and p.resolve() not in own]
+        except OSError as exc:
+            out.append(ImportProblem(str(path), "whole directory", f"cannot read directory: {exc.strerror or exc}"))
+            continue
+        if not files:
+            out.append(ImportProblem(str(path), "whole directory", "no files to import in this directory"))
+        out.extend(files)
+    return out
+
+
+def remove_database(path: str | Path) -> None:
+    """Delete the database ``path`` and its ``-journal``, ``-wal`` and ``-shm`` files, where present.
+
+    For a database this run created and left empty; never call it on a database that existed.
+    """
+    for name in (str(path), f"{path}-journal", f"{path}-wal", f"{path}-shm"):
+        try:
+            os.remove(name)
+        except FileNotFoundError:
+            pass
+
+
 def import_files(
     paths: Sequence[str | Path],
     store: TraceStore,
@@ -79,7 +124,7 @@ def import_files(
 ) -> ImportReport:
     """Import every trace in ``paths`` into ``store`` in one transaction.
 
-    ``fmt`` forces an importer by name (``native``, ``otel``, ...); by default each file's format
+    Directories in ``paths`` are expanded with :func:`expand_paths`. ``fmt`` forces an importer by name (``native``, ``otel``, ...); by default each file's format
     is detected. ``progress(files_done, files_total)`` is called after each file (and with
     ``(0, total)`` first); ``cancelled()`` is polled between records and, when it returns True,
     the run is rolled back and reported with ``cancelled=True``.
@@ -90,13 +135,19 @@ def import_files(
     """
     importer = get_importer(fmt) if fmt is not None else None
     report = ImportReport(imported=0, files=0)
-    total = len(paths)
+    entries = expand_paths(paths, skip=store.path)
+    total = sum(1 for e in entries if isinstance(e, Path))
 
     def traces() -> Iterator[RequestTrace]:
         if progress:
             progress(0, total)
-        for done, raw in enumerate(paths, start=1):
-            path = Path(raw)
+        done = 0
+        for path in entries:
+            if isinstance(path, ImportProblem):
+                report.problems.append(path)
+                continue
+            done += 1
+            yielded = False
             try:
                 imp = importer or detect(path)
                 for record in imp.load(path):
@@ -105,10 +156,13 @@ def import_files(
                     if isinstance(record, ImportProblem):
                         report.problems.append(record)
                         continue
+                    yielded = True
                     yield _with_tokens(record, store, str(path), report.problems)
             except ImportFailed as exc:
                 report.problems.append(ImportProblem(str(path), "whole file", _strip_path(str(exc), str(path))))
             report.files = done
+            if yielded:
+                report.files_imported += 1
             if progress:
                 progress(done, total)
             if cancelled and cancelled():
@@ -118,6 +172,7 @@ def import_files(
         report.imported = store.add(traces())
     except ImportCancelled:
         report.imported = 0
+        report.files_imported = 0
         report.cancelled = True
     return report
 

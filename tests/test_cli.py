@@ -195,3 +195,126 @@ def test_otel_traces_show_omitted_as_not_recorded(shared: Path, tmp_path: Path) 
     out = run("show", str(db), row["trace_id"])[1]
     assert "capacity not recorded" in out and "omitted items: not recorded" in out
     assert "policy" in out and "not recorded version not recorded" not in out
+
+
+def _trace_file(path: Path, *trace_ids: str) -> Path:
+    from ctxviewer.formats.native import write_jsonl
+    from factories import make_trace
+
+    write_jsonl([make_trace(trace_id=t) for t in trace_ids], path)
+    return path
+
+
+def test_import_into_a_read_only_db_says_so(tmp_path: Path, monkeypatch) -> None:
+    import os
+
+    src = _trace_file(tmp_path / "traces.jsonl", "a")
+    ro = tmp_path / "ro.db"
+    assert run("import", str(src), "-o", str(ro))[0] == 0
+    ro.chmod(0o444)
+    before = ro.read_bytes()
+    real_access = os.access  # tests run as root, where the mode is not enforced: make it count
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: not (Path(p) == ro and mode & os.W_OK) and real_access(p, mode, **kw))
+    code, out, err = run("import", str(src), "-o", str(ro))
+    assert (code, out) == (1, "")
+    assert err == f"Error: {ro}: the file is read-only; cannot import into it\n"
+    assert ro.read_bytes() == before
+
+
+def test_import_when_sqlite_refuses_the_write_says_read_only(tmp_path: Path, monkeypatch) -> None:
+    import sqlite3
+
+    src = _trace_file(tmp_path / "traces.jsonl", "a")
+    ro = tmp_path / "ro.db"
+    assert run("import", str(src), "-o", str(ro))[0] == 0
+    real_connect = sqlite3.connect  # what SQLite does with a 0444 file for a normal user: open it read-only
+    monkeypatch.setattr(sqlite3, "connect", lambda p, *a, **kw: real_connect(f"file:{p}?mode=ro", *a, uri=True, **kw))
+    code, _, err = run("import", str(src), "-o", str(ro))
+    assert code == 1
+    assert err == f"Error: {ro}: the file is read-only; cannot import into it\n"
+    assert ro.exists()
+
+
+def test_import_into_a_foreign_db_with_a_user_version(tmp_path: Path) -> None:
+    import sqlite3
+    from contextlib import closing
+
+    foreign = tmp_path / "foreign.db"
+    with closing(sqlite3.connect(foreign)) as conn:
+        conn.execute("CREATE TABLE traces (x)")
+        conn.execute("PRAGMA user_version = 3")
+        conn.commit()
+    code, _, err = run("import", str(_trace_file(tmp_path / "t.jsonl", "a")), "-o", str(foreign))
+    assert code == 1
+    assert err == (
+        f"Error: {foreign}: is not a ctxviewer trace database "
+        "(missing tables: blobs, items, details, token_counts)\n"
+    )
+    assert foreign.exists()
+
+
+def test_import_of_nothing_removes_the_db_it_created(tmp_path: Path) -> None:
+    junk = tmp_path / "notatrace.json"
+    junk.write_text('{"hello": "world"}')
+    db = tmp_path / "nt.db"
+    code, out, err = run("import", str(junk), "-o", str(db))
+    assert code == 1
+    assert out == f"imported 0 trace(s) from 0 of 1 file(s) into {db}\n"
+    assert err.endswith(f"Error: no traces imported; removed {db}, which this import had created\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notatrace.json"]
+
+
+def test_import_of_nothing_keeps_an_existing_db(tmp_path: Path) -> None:
+    db = tmp_path / "keep.db"
+    assert run("import", str(_trace_file(tmp_path / "t.jsonl", "a")), "-o", str(db))[0] == 0
+    junk = tmp_path / "notatrace.json"
+    junk.write_text('{"hello": "world"}')
+    code, _, err = run("import", str(junk), "-o", str(db))
+    assert code == 1
+    assert err.endswith("Error: no traces imported\n")
+    assert [r["trace_id"] for r in json.loads(run("list", str(db), "--json")[1])] == ["a"]
+
+
+def test_import_with_an_unknown_format_removes_the_db_it_created(tmp_path: Path) -> None:
+    db = tmp_path / "new.db"
+    code, _, err = run("import", str(_trace_file(tmp_path / "t.jsonl", "a")), "-o", str(db), "--format", "nope")
+    assert code == 1 and "unknown format 'nope'" in err
+    assert not db.exists()
+
+
+def test_import_counts_only_files_that_yielded_traces(tmp_path: Path) -> None:
+    good = _trace_file(tmp_path / "good.jsonl", "a", "b")
+    db = tmp_path / "mix.db"
+    code, out, err = run("import", str(tmp_path / "missing.jsonl"), str(good), "-o", str(db))
+    assert code == 0, err
+    assert out == f"imported 2 trace(s) from 1 of 2 file(s) into {db}\n"
+    assert err == f"warning: {tmp_path / 'missing.jsonl'}: whole file: cannot read file: No such file or directory\n"
+
+
+def test_import_a_directory(tmp_path: Path) -> None:
+    folder = tmp_path / "exported"
+    (folder / "sub").mkdir(parents=True)
+    _trace_file(folder / "b.jsonl", "b")
+    _trace_file(folder / "a.jsonl", "a")
+    _trace_file(folder / ".hidden.jsonl", "hidden")
+    _trace_file(folder / "sub" / "nested.jsonl", "nested")
+    (folder / "notes.txt").write_text("not a trace")
+    db = tmp_path / "x.db"
+    code, out, err = run("import", str(folder), "-o", str(db))
+    assert code == 0, err
+    assert out == f"imported 2 trace(s) from 2 of 3 file(s) into {db}\n"
+    assert err.startswith(f"warning: {folder / 'notes.txt'}: whole file: not a recognised trace file")
+    assert [r["trace_id"] for r in json.loads(run("list", str(db), "--json")[1])] == ["a", "b"]
+
+
+def test_import_an_empty_directory_fails_and_leaves_no_db(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    db = tmp_path / "e.db"
+    code, _, err = run("import", str(empty), "-o", str(db))
+    assert code == 1
+    assert err == (
+        f"warning: {empty}: whole directory: no files to import in this directory\n"
+        f"Error: no traces imported; removed {db}, which this import had created\n"
+    )
+    assert not db.exists()

@@ -11,7 +11,7 @@ import pytest
 
 from ctxviewer.formats import ImportFailed, ImportProblem
 from ctxviewer.formats.native import trace_line, write_jsonl
-from ctxviewer.importing import ImportReport, count_missing_tokens, import_files
+from ctxviewer.importing import ImportReport, count_missing_tokens, expand_paths, import_files
 from ctxviewer.model import Endpoint
 from ctxviewer.store import StoreError, TraceStore, content_hash
 from ctxviewer.tokens import count_tokens
@@ -39,6 +39,7 @@ def test_one_bad_line_in_the_middle(tmp_path: Path, store: TraceStore) -> None:
         imported=2,
         problems=[ImportProblem(str(path), "line 2", "invalid JSON: Expecting property name enclosed in double quotes (column 2)")],
         files=1,
+        files_imported=1,
     )
     assert _ids(store) == ["a", "b"]
     assert store.load("a") == make_trace(trace_id="a")
@@ -52,7 +53,7 @@ def test_unrecognised_file_is_a_problem_and_others_still_load(tmp_path: Path, st
     missing = tmp_path / "missing.jsonl"
     progress: list[tuple[int, int]] = []
     report = import_files([junk, good, missing], store, progress=lambda d, t: progress.append((d, t)))
-    assert report.imported == 1 and report.files == 3
+    assert report.imported == 1 and report.files == 3 and report.files_imported == 1
     assert [(p.file, p.record) for p in report.problems] == [(str(junk), "whole file"), (str(missing), "whole file")]
     assert report.problems[0].message.startswith("not a recognised trace file")
     assert report.problems[1].message.startswith("cannot read file")
@@ -143,7 +144,7 @@ def test_cancel_leaves_the_database_unchanged(tmp_path: Path, store: TraceStore)
     done: list[int] = []
     report = import_files(files, store, progress=lambda d, t: done.append(d), cancelled=lambda: len(done) >= 3)
     assert report.cancelled and report.imported == 0
-    assert report.files == 2
+    assert report.files == 2 and report.files_imported == 0
     assert store.count() == 0
 
 
@@ -154,3 +155,70 @@ def test_readonly_store_refuses(tmp_path: Path) -> None:
     write_jsonl([make_trace()], path)
     with TraceStore.open(db) as ro, pytest.raises(StoreError, match="read-only"):
         import_files([path], ro)
+
+
+def test_report_stays_backward_compatible() -> None:
+    old_style = ImportReport(3, [], 2, False)  # positional construction from before files_imported
+    assert (old_style.imported, old_style.files, old_style.cancelled, old_style.files_imported) == (3, 2, False, 0)
+
+
+def test_files_imported_counts_files_that_yielded_a_trace(tmp_path: Path, store: TraceStore) -> None:
+    two = tmp_path / "two.jsonl"
+    write_jsonl([make_trace(trace_id="a"), make_trace(trace_id="b")], two)
+    only_bad = tmp_path / "bad.jsonl"
+    only_bad.write_text(trace_line(make_trace(trace_id="c"))[:-1] + "\n", encoding="utf-8")  # one broken record
+    report = import_files([tmp_path / "missing.jsonl", two, only_bad], store)
+    assert (report.imported, report.files_imported, report.files) == (2, 1, 3)
+
+
+def test_directory_imports_its_regular_files_in_name_order(tmp_path: Path, store: TraceStore) -> None:
+    folder = tmp_path / "exported"
+    (folder / "sub").mkdir(parents=True)
+    write_jsonl([make_trace(trace_id="b")], folder / "b.jsonl")
+    write_jsonl([make_trace(trace_id="a")], folder / "a.jsonl")
+    write_jsonl([make_trace(trace_id="hidden")], folder / ".hidden.jsonl")
+    write_jsonl([make_trace(trace_id="nested")], folder / "sub" / "nested.jsonl")
+    (folder / "notes.txt").write_text("hello\n")
+    progress: list[tuple[int, int]] = []
+    report = import_files([folder], store, progress=lambda d, t: progress.append((d, t)))
+    assert (report.imported, report.files_imported, report.files) == (2, 2, 3)
+    assert [(p.file, p.record) for p in report.problems] == [(str(folder / "notes.txt"), "whole file")]
+    assert progress == [(0, 3), (1, 3), (2, 3), (3, 3)]
+    assert _ids(store) == ["a", "b"]
+
+
+def test_expand_paths(tmp_path: Path) -> None:
+    folder = tmp_path / "d"
+    folder.mkdir()
+    for name in ("z.json", "a.jsonl", ".DS_Store"):
+        (folder / name).write_text("x")
+    (folder / "inner").mkdir()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / ".hidden").write_text("x")
+    assert expand_paths([tmp_path / "f.jsonl", folder, empty, "missing.jsonl"]) == [
+        tmp_path / "f.jsonl",
+        folder / "a.jsonl",
+        folder / "z.json",
+        ImportProblem(str(empty), "whole directory", "no files to import in this directory"),
+        Path("missing.jsonl"),
+    ]
+
+
+def test_empty_directory_is_a_problem(tmp_path: Path, store: TraceStore) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    report = import_files([empty], store)
+    assert report == ImportReport(
+        imported=0,
+        problems=[ImportProblem(str(empty), "whole directory", "no files to import in this directory")],
+        files=0,
+    )
+
+
+def test_directory_holding_the_store_skips_the_database_files(tmp_path: Path) -> None:
+    write_jsonl([make_trace(trace_id="a")], tmp_path / "a.jsonl")
+    with TraceStore.create(tmp_path / "here.db") as store:
+        (tmp_path / "here.db-journal").write_bytes(b"")  # as SQLite may leave one mid-write
+        report = import_files([tmp_path], store)
+    assert (report.imported, report.files, report.problems) == (1, 1, [])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+from contextlib import closing
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -262,6 +263,34 @@ def test_other_sqlite_database_is_refused(tmp_path: Path) -> None:
     assert _rows(path, "SELECT name FROM sqlite_master WHERE type='table'") == [("recipes",)]
 
 
+def test_foreign_database_with_a_user_version_is_not_called_newer(tmp_path: Path) -> None:
+    path = tmp_path / "foreign.db"
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute("CREATE TABLE traces (x)")
+        conn.execute("PRAGMA user_version = 3")
+        conn.commit()
+    for opener in (TraceStore.open, TraceStore.create):
+        with pytest.raises(StoreError) as err:
+            opener(path)
+        assert str(err.value) == (
+            f"{path}: is not a ctxviewer trace database (missing tables: blobs, items, details, token_counts)"
+        )
+    assert _rows(path, "SELECT name FROM sqlite_master WHERE type='table'") == [("traces",)]
+
+
+def test_newer_ctxviewer_with_reshaped_tables_is_still_newer(db: Path) -> None:
+    with closing(sqlite3.connect(db)) as conn:
+        conn.execute("ALTER TABLE details RENAME TO trace_details")  # what a future schema might do
+        conn.execute("PRAGMA user_version = 99")
+        conn.commit()
+    with pytest.raises(StoreError) as err:
+        TraceStore.create(db)
+    assert str(err.value) == (
+        f"{db}: was written by a newer ctxviewer (schema 99; this version reads up to {SCHEMA_VERSION}); "
+        "upgrade ctxviewer to open it"
+    )
+
+
 def test_missing_tables(db: Path) -> None:
     conn = sqlite3.connect(db)
     conn.execute("DROP TABLE details")
@@ -358,3 +387,39 @@ def test_database_of_each_released_schema_still_opens(tmp_path: Path, version: i
         assert store.count() == len(expected)
         assert [store.load(t.trace_id) for t in expected] == expected
 
+
+
+# ---------------------------------------------------------------- read-only files
+
+
+def test_create_refuses_a_file_the_user_cannot_write(db: Path, monkeypatch) -> None:
+    # Tests run as root, where file modes are not enforced: pretend the mode says read-only.
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: not (Path(p) == db and mode & os.W_OK) and real_access(p, mode, **kw))
+    before = db.read_bytes()
+    with pytest.raises(StoreError) as err:
+        TraceStore.create(db)
+    assert str(err.value) == f"{db}: the file is read-only; cannot import into it"
+    assert db.read_bytes() == before
+
+
+def _readonly_conn(path: Path) -> sqlite3.Connection:
+    """A connection SQLite itself refuses to write (as a 0444 file is for a normal user)."""
+    return sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+
+
+def test_sqlite_readonly_refusal_on_migrate_is_reported_as_read_only(db: Path) -> None:
+    from sqlite_utils import Database
+
+    from ctxviewer.store.schema import migrate
+
+    with closing(_readonly_conn(db)) as conn, pytest.raises(StoreError) as err:
+        migrate(Database(conn), db)
+    assert str(err.value) == f"{db}: the file is read-only; cannot import into it"
+
+
+def test_sqlite_readonly_refusal_on_add_is_reported_as_read_only(db: Path) -> None:
+    store = TraceStore(_readonly_conn(db), db, readonly=False)
+    with store, pytest.raises(StoreError) as err:
+        store.add([make_trace(trace_id="new")])
+    assert str(err.value) == f"{db}: the file is read-only; cannot import into it"

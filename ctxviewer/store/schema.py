@@ -29,6 +29,18 @@ TABLES = ("traces", "blobs", "items", "details", "token_counts")
 """The tables every ctxviewer database (schema >= 1) holds."""
 
 
+READ_ONLY = "the file is read-only; cannot import into it"
+""":class:`StoreError` problem for a database the user cannot write (file mode or SQLite refusal)."""
+
+
+def is_readonly_error(exc: sqlite3.Error) -> bool:
+    """True when SQLite refused a write because the database file is read-only (SQLITE_READONLY)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return (code & 0xFF) == sqlite3.SQLITE_READONLY
+    return "readonly database" in str(exc)
+
+
 class StoreError(Exception):
     """A trace database cannot be opened or written. The message names the file and the problem."""
 
@@ -192,17 +204,12 @@ def inspect(conn: sqlite3.Connection, path: Path) -> tuple[int, set[str]]:
 def check_schema(conn: sqlite3.Connection, path: Path, *, writable: bool) -> int:
     """Validate the schema of an open database and return its ``user_version``.
 
-    Raises :class:`StoreError` when the file was written by a newer ctxviewer, is not a ctxviewer
-    database (missing tables), or (read-only) is an older schema that needs upgrading. A writable
+    Raises :class:`StoreError` when the file is not a ctxviewer database (missing tables; checked
+    before the version, since other programs set ``user_version`` too), was written by a newer
+    ctxviewer, or (read-only) is an older schema that needs upgrading. A writable
     database with version 0 and no tables at all is accepted: :func:`migrate` builds it.
     """
     version, names = inspect(conn, path)
-    if version > SCHEMA_VERSION:
-        raise StoreError(
-            path,
-            f"was written by a newer ctxviewer (schema {version}; this version reads up to "
-            f"{SCHEMA_VERSION}); upgrade ctxviewer to open it",
-        )
     user_tables = {n for n in names if not n.startswith("sqlite_")}
     if version == 0:
         if writable and not user_tables:
@@ -215,8 +222,16 @@ def check_schema(conn: sqlite3.Connection, path: Path, *, writable: bool) -> int
             f"(tables: {', '.join(sorted(user_tables))})",
         )
     missing = [t for t in TABLES if t not in names]
-    if missing:
+    # The table check comes first: another program's database may set user_version too. A newer
+    # ctxviewer may have reshaped its tables, but it still records its migration set.
+    if missing and not (version > SCHEMA_VERSION and _has_ctxviewer_migrations(conn, names)):
         raise StoreError(path, f"is not a ctxviewer trace database (missing tables: {', '.join(missing)})")
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            path,
+            f"was written by a newer ctxviewer (schema {version}; this version reads up to "
+            f"{SCHEMA_VERSION}); upgrade ctxviewer to open it",
+        )
     if version < SCHEMA_VERSION and not writable:
         raise StoreError(
             path,
@@ -230,16 +245,32 @@ def check_schema(conn: sqlite3.Connection, path: Path, *, writable: bool) -> int
     return version
 
 
+def _has_ctxviewer_migrations(conn: sqlite3.Connection, names: set[str]) -> bool:
+    """True when ``_sqlite_migrations`` records at least one step of the ``ctxviewer`` set."""
+    if MIGRATIONS.migrations_table not in names:
+        return False
+    try:
+        row = conn.execute(
+            f"SELECT 1 FROM {MIGRATIONS.migrations_table} WHERE migration_set = ? LIMIT 1", (MIGRATIONS.name,)
+        ).fetchone()
+    except sqlite3.DatabaseError:
+        return False
+    return row is not None
+
+
 def migrate(db: Database, path: Path) -> int:
     """Apply every pending step and set ``user_version`` to :data:`SCHEMA_VERSION`.
 
     Each step runs in its own transaction (sqlite-utils). Returns the number of steps applied.
-    Raises :class:`StoreError` if SQLite refuses a step (e.g. a corrupt or read-only file).
+    Raises :class:`StoreError` if SQLite refuses a step (e.g. a corrupt file; a read-only file
+    gets the :data:`READ_ONLY` problem).
     """
     try:
         pending = MIGRATIONS.pending(db)
         MIGRATIONS.apply(db)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     except sqlite3.DatabaseError as exc:
+        if is_readonly_error(exc):
+            raise StoreError(path, READ_ONLY) from None
         raise StoreError(path, f"cannot upgrade the schema: {exc}") from None
     return len(pending)

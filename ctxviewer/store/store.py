@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import hashlib
 import json
+import os
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
@@ -25,7 +26,7 @@ from ..model import ContextItem, RequestTrace, Status
 from ..serialize import TraceFormatError, format_created, item_from_dict, item_to_dict, trace_from_dict, trace_to_dict
 from ..tokens import count_tokens
 from .query import ROW_COLUMNS, TraceQuery, TraceRow, count_sql, list_sql
-from .schema import StoreError, check_file, check_schema, migrate
+from .schema import READ_ONLY, StoreError, check_file, check_schema, is_readonly_error, migrate
 
 _ITEM_COLUMNS = (
     "trace_id",
@@ -100,11 +101,14 @@ class TraceStore:
         """Open ``path`` writable: create a new database, or migrate an older-schema one.
 
         Raises :class:`StoreError` for the same bad files as :meth:`open` (an existing SQLite
-        file with other tables is refused rather than written into), or when the file cannot be
-        created.
+        file with other tables is refused rather than written into), for an existing file the user
+        cannot write (problem :data:`~ctxviewer.store.schema.READ_ONLY`), or when the file cannot
+        be created.
         """
         path = Path(path)
         check_file(path, must_exist=False)
+        if path.exists() and not os.access(path, os.W_OK):
+            raise StoreError(path, READ_ONLY)
         if not path.parent.is_dir():
             raise StoreError(path, f"cannot create: folder {path.parent} does not exist")
         try:
@@ -283,6 +287,8 @@ class TraceStore:
                     n += 1
                 self._flush_counts()
         except sqlite3.DatabaseError as exc:
+            if is_readonly_error(exc):
+                raise StoreError(self.path, READ_ONLY) from None
             raise self._fail("cannot add traces", exc) from None
         except UnicodeEncodeError as exc:
             raise self._fail("cannot add traces (text is not valid Unicode)", exc) from None
