@@ -42,7 +42,10 @@ def problems_text(report: ImportReport) -> str:
     rest = len(report.problems) - len(lines)
     if rest > 0:
         lines.append(f"... and {rest} more")
-    head = f"Imported {report.imported:,} traces from {report.files} files; {len(report.problems)} problems:"
+    head = (
+        f"Imported {report.imported:,} traces from {report.files_imported} of {report.files} files; "
+        f"{len(report.problems)} problems:"
+    )
     return head + "\n\n" + "\n".join(lines)
 
 

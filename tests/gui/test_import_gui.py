@@ -67,3 +67,14 @@ def test_import_into_new_database_then_open_it(qtbot, tmp_path: Path, settings: 
     assert w.store is not None and w.store.readonly and w.store.path == target
     assert w.trace_model.total == 2
     assert str(bad) in w.importer.last_message  # the problem names the file
+
+
+def test_problems_text_counts_files_that_yielded_traces() -> None:
+    from ctxviewer.formats import ImportProblem
+    from ctxviewer.gui.importer import problems_text
+    from ctxviewer.importing import ImportReport
+
+    report = ImportReport(imported=2, problems=[ImportProblem("missing.jsonl", "whole file", "cannot read file")],
+                          files=2, files_imported=1)
+    assert problems_text(report).splitlines()[0] == "Imported 2 traces from 1 of 2 files; 1 problems:"
+    assert problems_text(report).splitlines()[2] == "missing.jsonl: whole file: cannot read file"
