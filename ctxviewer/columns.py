@@ -177,7 +177,7 @@ ITEM_COLUMNS: tuple[Column[ContextItem], ...] = (
     Column("id", "Id", lambda i: i.id, width_chars=18),
     Column("source", "Source", item_source, width_chars=22),
     Column("trust", "Trust", lambda i: i.trust.value, width_chars=8),
-    Column("priority", "Priority", lambda i: fmt_priority(i.priority), numeric=True, width_chars=11),
+    Column("priority", "Priority", lambda i: fmt_priority(i.priority), numeric=True, width_chars=9),
     Column("tokens", "Tokens", lambda i: fmt_int(i.tokens), numeric=True, width_chars=6),
     Column("status", "Status", item_status, width_chars=17, tooltip=item_status_tooltip),
 )
