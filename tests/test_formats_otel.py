@@ -135,7 +135,7 @@ def _check_invariants(t: RequestTrace) -> None:
     assert [i.position for i in t.items] == list(range(1, len(t.items) + 1))
     assert all(i.status is Status.RETAINED and i.priority is None for i in t.items)
     assert all(i.tokens == count_tokens(i.content or "") for i in t.items)
-    assert all((i.trust is Trust.TRUSTED) == (i.kind in (Kind.POLICY, Kind.TOOL)) for i in t.items)
+    assert all((i.trust is Trust.TRUSTED) == (i.kind is Kind.POLICY) for i in t.items)  # tools are data too
     assert len({i.id for i in t.items}) == len(t.items)
     assert [i.kind for i in t.items].count(Kind.USER) <= 1
     assert t.endpoint.capacity is None and t.endpoint.encoding == "cl100k_base"

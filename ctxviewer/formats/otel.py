@@ -250,7 +250,7 @@ def build_items(attrs: Mapping[str, Any], problems: list[str] | None = None) -> 
         name = gm.tool_name(d) or f"tool-{n}"
         seen[name] = seen.get(name, 0) + 1
         tid = name if seen[name] == 1 else f"{name}#{seen[name]}"
-        items.append(_item(Kind.TOOL, tid, gm.compact_json(d), None, Trust.TRUSTED))
+        items.append(_item(Kind.TOOL, tid, gm.compact_json(d), None, Trust.UNTRUSTED))  # only policy is trusted (ch. 3.5); tool descriptions are data
     return items, user_request
 
 
