@@ -82,7 +82,8 @@ def verdict_line(trace: RequestTrace) -> tuple[str, str]:
 
     ``"fits, 800 tokens margin"``; ``"over capacity by 700 tokens"``; with
     ``"; before trimming: over by 700"`` appended when items were omitted and the candidates
-    exceeded C before trimming.
+    exceeded C before trimming, and a warning (state ``"over"``) when the required policy version
+    was unavailable (Table 3.1, row 1: reject such a request).
     """
     chk = check_capacity(trace)
     text = verdict_text(chk)
@@ -90,6 +91,10 @@ def verdict_line(trace: RequestTrace) -> tuple[str, str]:
     if over is not None and over > 0 and chk.input_before_trim != chk.input_tokens:
         text += f"; before trimming: over by {fmt_int(over)}"
     state = "unknown" if chk.fits is None else ("fits" if chk.fits else "over")
+    if trace.policy.available is False:
+        # Fitting says nothing when the required policy was missing (Table 3.1, row 1).
+        text += "; required policy version unavailable: the request should be rejected"
+        state = "over"
     return text, state
 
 

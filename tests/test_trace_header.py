@@ -50,3 +50,12 @@ def test_verdict_line_states() -> None:
     assert state == "fits" and text.startswith("input fits") and "output reserve fits" in text
     assert numbers_line(make_trace()) == (
         "input 199 + reserved output 1,200 of capacity 8,000 tokens · declared safety margin 800")
+
+
+def test_unavailable_policy_turns_the_verdict_into_a_warning() -> None:
+    from ctxviewer.model import Policy
+
+    t = replace(make_trace(), policy=Policy(id="support-policy", version="2026-10-03", available=False))
+    text, state = verdict_line(t)
+    assert state == "over"
+    assert text.endswith("; required policy version unavailable: the request should be rejected")
