@@ -115,7 +115,7 @@ def list_cmd(db: str, as_json: bool, text: str) -> None:
 
     with _open_store(db) as store:
         query = TraceQuery(text=text)
-        rows = store.list(query, 0, store.count(query))
+        rows = store.list(query, 0, -1)  # negative limit: all rows
     if as_json:
         _json_out([
             {

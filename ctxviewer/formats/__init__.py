@@ -19,6 +19,7 @@ transaction. No Qt here.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Protocol, Union
@@ -72,16 +73,13 @@ def register(importer: Importer) -> Importer:
     return importer
 
 
+@functools.cache
 def _load_builtin() -> None:
-    # Importing the modules registers them. Keep the most specific formats first.
-    import importlib
+    """Import the built-in importer modules once; importing a module registers it.
 
-    for mod in ("native", "otel"):
-        try:
-            importlib.import_module(f"{__name__}.{mod}")
-        except ModuleNotFoundError as exc:  # a module not written yet must not break the others
-            if exc.name != f"{__name__}.{mod}":
-                raise
+    Cached: :func:`omissions_recorded` runs for every painted trace-list cell.
+    """
+    from . import native, otel  # noqa: F401  (most specific format first)
 
 
 def omissions_recorded(source_format: str | None) -> bool:
