@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .budget import CATEGORY_LABELS, allocations, check_capacity, verdict_text
+from .columns import fmt_int, fmt_priority
 from .formats import omissions_recorded
 from .model import NOT_RECORDED, RequestTrace, Status
 from .serialize import format_created
@@ -90,14 +91,6 @@ def trace_summary(trace: RequestTrace) -> dict[str, Any]:
     }
 
 
-def _v(value: object) -> str:
-    if value is None:
-        return NOT_RECORDED
-    if isinstance(value, int) and not isinstance(value, bool):
-        return f"{value:,}"
-    return str(value)
-
-
 def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
@@ -116,9 +109,9 @@ def format_trace_text(trace: RequestTrace) -> str:
     lines.append("")
     lines.append(f"{'category':<16}{'used':>14}{'declared':>14}{'omitted':>14}")
     for a in allocations(trace):
-        declared = _v(a.declared) if a.declared is not None else "-"
-        omitted = (_v(a.omitted) if a.omitted_count else "0") if known else NOT_RECORDED
-        lines.append(f"{CATEGORY_LABELS[a.category]:<16}{_v(a.used):>14}{declared:>14}{omitted:>14}")
+        declared = fmt_int(a.declared) if a.declared is not None else "-"
+        omitted = (fmt_int(a.omitted) if a.omitted_count else "0") if known else NOT_RECORDED
+        lines.append(f"{CATEGORY_LABELS[a.category]:<16}{fmt_int(a.used):>14}{declared:>14}{omitted:>14}")
     lines.append("")
     lines.append(f"{'pos':>4}  {'kind':<9}{'id':<30}{'tokens':>13}  {'priority':>12}  {'trust':<10}status")
     for it in trace.items:
@@ -126,9 +119,9 @@ def format_trace_text(trace: RequestTrace) -> str:
         status = it.status.value
         if it.status is Status.OMITTED:
             status += f" ({it.omission_reason or 'reason ' + NOT_RECORDED})"
-        prio = _v(it.priority if it.priority is None else f"{it.priority:g}")
+        prio = fmt_priority(it.priority)
         lines.append(
-            f"{pos:>4}  {it.kind.value:<9}{_cut(it.id, 29):<30}{_v(it.tokens):>13}  {prio:>12}  "
+            f"{pos:>4}  {it.kind.value:<9}{_cut(it.id, 29):<30}{fmt_int(it.tokens):>13}  {prio:>12}  "
             f"{it.trust.value:<10}{status}"
         )
     if not known:
