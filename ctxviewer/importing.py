@@ -192,8 +192,3 @@ def _strip_path(message: str, path: str) -> str:
     prefix = f"{path}: "
     return message[len(prefix):] if message.startswith(prefix) else message
 
-
-def import_paths(paths: Iterable[str | Path], db: str | Path, fmt: str | None = None) -> ImportReport:
-    """Convenience: open ``db`` writable (creating it), import ``paths``, close. See :func:`import_files`."""
-    with TraceStore.create(db) as store:
-        return import_files(list(paths), store, fmt=fmt)
