@@ -1,6 +1,6 @@
 """Runtime assets, loaded with :mod:`importlib.resources` from the ``ctxviewer.resources`` package.
 
-The top-level ``resources/`` folder is mapped to ``ctxviewer.resources`` by pyproject.toml, so the
+They live in ``ctxviewer/resources/`` inside the package, so the
 same calls work from an editable install and an installed wheel.
 """
 

@@ -15,7 +15,7 @@ import click
 from click_default_group import DefaultGroup
 
 from . import __version__
-from .formats import ImportFailed, omissions_recorded
+from .importers import ImportFailed, omissions_recorded
 from .store import StoreError, TraceQuery, TraceStore
 
 

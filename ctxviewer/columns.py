@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Generic, Protocol, TypeVar
 
-from .formats import omissions_recorded
+from .importers import omissions_recorded
 from .model import NOT_RECORDED, ContextItem, Status
 
 DASH = "\u2014"

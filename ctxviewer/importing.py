@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
-from .formats import ImportFailed, ImportProblem, detect, get_importer
+from .importers import ImportFailed, ImportProblem, detect, get_importer
 from .model import RequestTrace
 from .store import TraceStore
 from .tokens import DEFAULT_ENCODING, UnknownEncodingError

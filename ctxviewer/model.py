@@ -9,7 +9,8 @@ validation results on the output.
 
 Invariants:
 
-* Every dataclass here is frozen; build a changed copy with :func:`dataclasses.replace`.
+* Every dataclass here is frozen, mappings included (:class:`frozendict.frozendict`), so a trace is
+  hashable; build a changed copy with :func:`dataclasses.replace`.
 * A field the source did not record is ``None`` -- never ``0`` or ``""``. The viewer shows it as
   "not recorded" (:data:`NOT_RECORDED`).
 * Token counts are in tokens of the trace's recorded encoding (``Endpoint.encoding``).
@@ -27,6 +28,8 @@ import enum
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Mapping
+
+from frozendict import deepfreeze, frozendict
 
 NOT_RECORDED = "not recorded"
 """What the viewer shows for a field the source did not record (``None``)."""
@@ -101,6 +104,39 @@ class Verdict(str, enum.Enum):
     NEEDS_APPROVAL = "needs_approval"
 
 
+class TokenSource(str, enum.Enum):
+    """Where a token count came from (its provenance)."""
+
+    RECORDED = "recorded"
+    """Recorded by the application that wrote the trace (e.g. the native format's ``tokens``)."""
+    REPORTED = "reported"
+    """Reported by the provider (OTel ``gen_ai.usage.*``, a response's ``usage`` object)."""
+    COUNTED = "counted"
+    """Counted by ctxviewer at import with a named tiktoken encoding."""
+
+
+@dataclass(frozen=True)
+class TokenProvenance:
+    """Where one token count came from: its :class:`TokenSource` and the encoding it is in."""
+
+    source: TokenSource
+    """Recorded by the application, reported by the provider, or counted by ctxviewer."""
+    encoding: str | None = None
+    """Encoding of the count (a tiktoken name, e.g. ``cl100k_base``); ``None`` if not recorded."""
+
+    def label(self) -> str:
+        """``"recorded"``, ``"reported by the provider"`` or ``"counted with cl100k_base"``
+        (``"... (encoding not recorded)"`` when the encoding is unknown)."""
+        if self.source is TokenSource.REPORTED:
+            text = "reported by the provider"
+        elif self.source is TokenSource.COUNTED:
+            text = "counted with " + (self.encoding or "an unrecorded encoding")
+            return text
+        else:
+            text = "recorded"
+        return text + (f" ({self.encoding})" if self.encoding else "")
+
+
 @dataclass(frozen=True)
 class SourceRef:
     """Where an item came from. Every field may be ``None`` (not recorded)."""
@@ -154,6 +190,9 @@ class ContextItem:
     """Why an omitted item was left out: ``budget``, ``rank``, ``permission``, ``duplicate``, ..."""
     role: str | None = None
     """Chat role the item was sent under (``system``, ``user``, ``assistant``, ``tool``), if known."""
+    tokens_provenance: TokenProvenance | None = None
+    """Where ``tokens`` came from (recorded, reported, or counted with a named encoding); ``None``
+    while ``tokens`` is ``None`` or when the source did not say."""
 
 
 @dataclass(frozen=True)
@@ -306,7 +345,7 @@ class RequestTrace:
     """End-user id; may be redacted."""
     replay_of: str | None = None
     """trace_id of the request this one replays, if any."""
-    budget: Mapping[Category, int] = field(default_factory=dict)
+    budget: Mapping[Category, int] = field(default_factory=frozendict)
     """Declared token budget per category (B_sys ... B_out), only where declared."""
     reserved_output_tokens: int | None = None
     """B_out: tokens reserved for the answer."""
@@ -326,8 +365,14 @@ class RequestTrace:
     """Validation results on the output."""
     source_format: str | None = None
     """Importer that produced the trace (``native``, ``otel``, ...)."""
-    attributes: Mapping[str, Any] = field(default_factory=dict)
-    """Other recorded fields, kept verbatim for display (e.g. request parameters)."""
+    attributes: Mapping[str, Any] = field(default_factory=frozendict)
+    """Other recorded fields, kept verbatim for display (e.g. request parameters). Deep-frozen:
+    JSON lists become tuples and objects become :class:`frozendict.frozendict`."""
+
+    def __post_init__(self) -> None:
+        # Frozen all the way down, so a trace is hashable and cannot change after import.
+        object.__setattr__(self, "budget", frozendict(self.budget))
+        object.__setattr__(self, "attributes", deepfreeze(self.attributes))
 
     @property
     def retained(self) -> tuple[ContextItem, ...]:

@@ -10,7 +10,7 @@ from typing import Any
 
 from .budget import CATEGORY_LABELS, allocations, check_capacity, verdict_text
 from .columns import fmt_int, fmt_priority
-from .formats import omissions_recorded
+from .importers import omissions_recorded
 from .model import NOT_RECORDED, RequestTrace, Status
 from .serialize import format_created
 from .trace_header import header_rows, numbers_line, verdict_line

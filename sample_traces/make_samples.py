@@ -68,7 +68,7 @@ def _check(traces: list[RequestTrace]) -> None:
 
 def jsonl_lines(traces: list[RequestTrace]) -> list[str]:
     """One JSON line per trace: ``{"format": "ctxviewer.trace/1", **trace_to_dict(trace)}``, compact,
-    exactly as :func:`ctxviewer.formats.native.trace_line` writes it."""
+    exactly as :func:`ctxviewer.importers.native.trace_line` writes it."""
     return [json.dumps({"format": FORMAT, **trace_to_dict(t)}, ensure_ascii=False, separators=(",", ":")) for t in traces]
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from factories import make_trace
 from PySide6.QtCore import QSettings
 
-from ctxviewer.formats.native import write_jsonl
+from ctxviewer.importers.native import write_jsonl
 from ctxviewer.gui.main_window import MainWindow
 from ctxviewer.gui.worker import Task
 
@@ -70,7 +70,7 @@ def test_import_into_new_database_then_open_it(qtbot, tmp_path: Path, settings: 
 
 
 def test_problems_text_counts_files_that_yielded_traces() -> None:
-    from ctxviewer.formats import ImportProblem
+    from ctxviewer.importers import ImportProblem
     from ctxviewer.gui.importer import problems_text
     from ctxviewer.importing import ImportReport
 

@@ -1,4 +1,4 @@
-"""Span container normalisation (ctxviewer.formats.spans, otlp_values): every container shape of
+"""Span container normalisation (ctxviewer.importers.spans, otlp_values): every container shape of
 FORMATS.md section 0, AnyValue decoding, ids, times, and bad lines/spans as problems."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer.formats import ImportFailed, ImportProblem
-from ctxviewer.formats.otlp_values import decode_any_value, normalise_id, parse_time, span_kind, span_status
-from ctxviewer.formats.spans import Span, container_of, read_spans
+from ctxviewer.importers import ImportFailed, ImportProblem
+from ctxviewer.importers.otlp_values import decode_any_value, normalise_id, parse_time, span_kind, span_status
+from ctxviewer.importers.spans import Span, container_of, read_spans
 
 
 

@@ -20,9 +20,9 @@ Invariants of :class:`Span`: ids are lower-case hex (or the source's string when
 hex nor base64), ``None`` when absent; times are timezone-aware UTC; attribute values are plain
 JSON types (``str``, ``int``, ``float``, ``bool``, ``list``, ``dict``, ``None``).
 
-Errors: :func:`read_spans` raises :class:`~ctxviewer.formats.ImportFailed` for a file that cannot
+Errors: :func:`read_spans` raises :class:`~ctxviewer.importers.ImportFailed` for a file that cannot
 be read or holds no span container at all; a bad span or line inside a good file is yielded as an
-:class:`~ctxviewer.formats.ImportProblem` and reading goes on. No Qt here.
+:class:`~ctxviewer.importers.ImportProblem` and reading goes on. No Qt here.
 """
 
 from __future__ import annotations
@@ -206,7 +206,7 @@ def spans_from_json(obj: Any, file: str, prefix: str = "") -> Iterator[SpanRecor
     """Normalise one parsed JSON document (any container of the module docstring) to spans.
 
     ``file`` names the file in problems; ``prefix`` is prepended to records (``"line 3 "``).
-    Yields :class:`Span` and, for a bad span, :class:`~ctxviewer.formats.ImportProblem`.
+    Yields :class:`Span` and, for a bad span, :class:`~ctxviewer.importers.ImportProblem`.
     Raises ``ValueError`` if ``obj`` is not a span container at all.
     """
     kind = container_of(obj)
@@ -240,7 +240,7 @@ def read_spans(path: Path) -> Iterator[SpanRecord]:
     """All spans of the file at ``path``, in file order, with problems for bad spans and lines.
 
     The file is one JSON document, or JSON Lines of documents (one OTLP request per line).
-    Raises :class:`~ctxviewer.formats.ImportFailed` (message names the file) when the file cannot
+    Raises :class:`~ctxviewer.importers.ImportFailed` (message names the file) when the file cannot
     be read, is not JSON, or holds no span container.
     """
     file = str(path)

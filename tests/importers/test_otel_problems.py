@@ -1,4 +1,4 @@
-"""OTel GenAI importer (ctxviewer.formats.otel): bad attribute values become "not recorded" with a
+"""OTel GenAI importer (ctxviewer.importers.otel): bad attribute values become "not recorded" with a
 warning naming the span and the attribute, the trace still imports and round-trips through the
 store, and a file whose only span was rejected does not also claim it has no chat spans."""
 
@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from ctxviewer.formats import ImportProblem, get_importer
-from ctxviewer.formats.otel import token_count
+from ctxviewer.importers import ImportProblem, get_importer
+from ctxviewer.importers.otel import token_count
 from ctxviewer.model import RequestTrace
 from ctxviewer.store import TraceStore
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer.formats import ImportFailed, ImportProblem
-from ctxviewer.formats.native import trace_line, write_jsonl
+from ctxviewer.importers import ImportFailed, ImportProblem
+from ctxviewer.importers.native import trace_line, write_jsonl
 from ctxviewer.importing import ImportReport, count_missing_tokens, expand_paths, import_files
 from ctxviewer.model import Endpoint
 from ctxviewer.store import StoreError, TraceStore, content_hash

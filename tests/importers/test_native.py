@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer.formats import IMPORTERS, ImportFailed, ImportProblem, detect, get_importer
-from ctxviewer.formats.native import FORMAT_TAG, trace_line, write_jsonl
+from ctxviewer.importers import IMPORTERS, ImportFailed, ImportProblem, detect, get_importer
+from ctxviewer.importers.native import FORMAT_TAG, trace_line, write_jsonl
 from ctxviewer.serialize import trace_from_dict
 from factories import make_rich_trace, make_trace
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 native = get_importer("native")
 
 

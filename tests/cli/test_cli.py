@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from ctxviewer.cli import cli
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_traces" / "samples.db"
 
 
@@ -198,7 +198,7 @@ def test_otel_traces_show_omitted_as_not_recorded(shared: Path, tmp_path: Path) 
 
 
 def _trace_file(path: Path, *trace_ids: str) -> Path:
-    from ctxviewer.formats.native import write_jsonl
+    from ctxviewer.importers.native import write_jsonl
     from factories import make_trace
 
     write_jsonl([make_trace(trace_id=t) for t in trace_ids], path)

@@ -14,7 +14,7 @@ from ctxviewer.model import Kind, Status, Verdict
 from ctxviewer.serialize import trace_from_dict
 from ctxviewer.tokens import count_tokens
 
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_traces"
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces"
 sys.path.insert(0, str(SAMPLES))
 
 import make_samples  # noqa: E402
@@ -185,7 +185,7 @@ def test_committed_jsonl_matches_builder(traces, tmp_path):
 
 
 def test_native_importer_reads_the_jsonl(traces):
-    from ctxviewer.formats import detect
+    from ctxviewer.importers import detect
 
     path = SAMPLES / "traces.jsonl"
     importer = detect(path)

@@ -1,4 +1,4 @@
-"""The OpenTelemetry GenAI importer (ctxviewer.formats.otel) on every file of
+"""The OpenTelemetry GenAI importer (ctxviewer.importers.otel) on every file of
 ``../shared/corpus/otel-genai/`` (values read back exactly) and on synthetic OTLP edge cases."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from ctxviewer.formats import ImportProblem, detect, get_importer
+from ctxviewer.importers import ImportProblem, detect, get_importer
 from ctxviewer.model import Kind, RequestTrace, Status, Trust
 from ctxviewer.serialize import trace_from_dict, trace_to_dict
 from ctxviewer.tokens import count_tokens
 
-CORPUS_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "otel-genai"
+CORPUS_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "otel-genai"
 SYSTEM = "You are a support agent. Use the tools you are given."
 ORDER_Q = "Where is order A-1187?"
 WEATHER = [("user", "user", "Weather in Paris?"),

@@ -1,6 +1,6 @@
 """OpenTelemetry GenAI importer: one :class:`~ctxviewer.model.RequestTrace` per model-call span.
 
-Input: any span container of :mod:`ctxviewer.formats.spans` (OTLP/JSON, JSON Lines of OTLP, span
+Input: any span container of :mod:`ctxviewer.importers.spans` (OTLP/JSON, JSON Lines of OTLP, span
 lists, flat attribute maps). A span is a model call ("chat span") when its
 ``gen_ai.operation.name`` is ``chat``, ``generate_content`` or ``text_completion``, or -- when it
 has no operation name -- when it carries ``gen_ai.input.messages``, the deprecated
@@ -360,7 +360,7 @@ class OtelImporter:
     def load(self, path: Path) -> Iterator[Record]:
         """Yield one trace per chat span, in file order, and problems for bad spans or lines.
 
-        Raises :class:`~ctxviewer.formats.ImportFailed` for an unreadable or non-span file. A chat
+        Raises :class:`~ctxviewer.importers.ImportFailed` for an unreadable or non-span file. A chat
         span with recoverable bad values yields its trace, then one problem per bad attribute. A
         file whose spans include no chat span yields one :class:`ImportProblem` saying so -- unless
         a span or line was already reported as rejected (it may have been the chat span).

@@ -10,7 +10,7 @@ carry structured values in span attributes:
   ``{type, function: {name, ...}}`` that real emitters write).
 
 Each may arrive as a JSON string, as structured ``arrayValue``/``kvlistValue`` (already decoded to
-lists and dicts by :mod:`ctxviewer.formats.spans`), or as a Python ``repr`` string (LiteLLM) --
+lists and dicts by :mod:`ctxviewer.importers.spans`), or as a Python ``repr`` string (LiteLLM) --
 :func:`parse_structured` accepts all three. Older forms are normalised to the same message shape:
 deprecated ``gen_ai.prompt``/``gen_ai.completion`` values, OpenLLMetry's indexed
 ``gen_ai.prompt.{i}.*`` / ``gen_ai.completion.{i}.*`` attributes, and Vercel AI SDK

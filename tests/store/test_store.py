@@ -46,7 +46,8 @@ def test_rich_trace_round_trips_exactly(db: Path) -> None:
     assert loaded.tool_calls[0].checks[2].passed is None
     assert [i.omission_reason for i in loaded.omitted] == ["rank", "duplicate", "budget"]
     assert loaded.items[3].source.turn == 3
-    assert loaded.attributes == {"temperature": 0.2, "tags": ["support", "delivery"], "nested": {"a": 1}}
+    assert loaded.attributes == {"temperature": 0.2, "tags": ("support", "delivery"), "nested": {"a": 1}}
+    assert hash(loaded)  # frozen all the way down (issue 5)
 
 
 def test_request_content_goes_to_blobs_and_sha256_is_set(tmp_path: Path) -> None:
@@ -369,14 +370,14 @@ def test_unfinished_write_is_explained_and_recovered_by_create(tmp_path: Path) -
         assert [r.trace_id for r in store.list()] == [make_trace().trace_id]
 
 
-DATA = Path(__file__).parent / "data" / "store"
+DATA = Path(__file__).resolve().parents[1] / "data" / "store"
 
 
 @pytest.mark.parametrize("version", [1])
 def test_database_of_each_released_schema_still_opens(tmp_path: Path, version: int) -> None:
     """One kept database per schema version: it must read (after upgrading) to the traces it was
     written from (the JSONL file written alongside it)."""
-    from ctxviewer.formats.native import IMPORTER
+    from ctxviewer.importers.native import IMPORTER
 
     expected = list(IMPORTER.load(DATA / f"schema-{version}.jsonl"))
     copy = tmp_path / "old.db"

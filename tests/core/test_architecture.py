@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PKG = Path(__file__).resolve().parents[1] / "ctxviewer"
+PKG = Path(__file__).resolve().parents[2] / "ctxviewer"
 QT = ("PySide6", "pyqtgraph", "shiboken6")
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from ctxviewer import assets
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_resources_load_via_importlib() -> None:
