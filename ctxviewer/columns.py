@@ -171,6 +171,16 @@ def item_status_tooltip(item: ContextItem) -> str | None:
     return f"Omitted before sending. Reason: {reason}"
 
 
+def item_tokens_tooltip(item: ContextItem) -> str | None:
+    """Where the item's token count came from: ``"412 tokens, counted with cl100k_base"``,
+    ``"412 tokens, recorded (cl100k_base)"``, ``"412 tokens, source not recorded"``; ``None``
+    when no count is recorded (:class:`~ctxviewer.model.TokenProvenance`)."""
+    if item.tokens is None:
+        return None
+    where = item.tokens_provenance.label() if item.tokens_provenance is not None else f"source {NOT_RECORDED}"
+    return f"{fmt_int(item.tokens)} tokens, {where}"
+
+
 ITEM_COLUMNS: tuple[Column[ContextItem], ...] = (
     Column("position", "Pos", item_position, numeric=True, width_chars=4),
     Column("kind", "Kind", lambda i: i.kind.value, width_chars=8),
@@ -178,7 +188,8 @@ ITEM_COLUMNS: tuple[Column[ContextItem], ...] = (
     Column("source", "Source", item_source, width_chars=22),
     Column("trust", "Trust", lambda i: i.trust.value, width_chars=8),
     Column("priority", "Priority", lambda i: fmt_priority(i.priority), numeric=True, width_chars=9),
-    Column("tokens", "Tokens", lambda i: fmt_int(i.tokens), numeric=True, width_chars=6),
+    Column("tokens", "Tokens", lambda i: fmt_int(i.tokens), numeric=True, width_chars=6,
+           tooltip=item_tokens_tooltip),
     Column("status", "Status", item_status, width_chars=17, tooltip=item_status_tooltip),
 )
 """Item-table columns in final order: position, kind, id, source, trust, priority, tokens, status.

@@ -10,9 +10,11 @@ Invariants:
   file is the importer's problem record; the rest of the file still loads.
 * A directory among the paths stands for the regular, non-hidden files directly inside it, in
   name order (not recursive): :func:`expand_paths`.
-* Per-item token counts are stored at import: an item with content but ``tokens=None`` gets
-  ``store.token_count(content, encoding)`` (cached per content hash and encoding), with the
-  trace's ``endpoint.encoding`` or :data:`ctxviewer.tokens.DEFAULT_ENCODING`.
+* Token counts are counted here and only here (importers never count): an item with content but
+  ``tokens=None`` gets ``store.token_count(content, encoding)`` (cached per content hash and
+  encoding), with the trace's ``endpoint.encoding`` or :data:`ctxviewer.tokens.DEFAULT_ENCODING`,
+  and the provenance ``counted`` with that encoding. Counts an importer read from the file keep
+  the provenance it gave (``recorded``, ``reported``).
 
 No Qt here.
 """
@@ -25,7 +27,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 from .importers import ImportFailed, ImportProblem, detect, get_importer
-from .model import RequestTrace
+from .model import RequestTrace, TokenProvenance, TokenSource
 from .store import TraceStore
 from .tokens import DEFAULT_ENCODING, UnknownEncodingError
 
@@ -51,7 +53,8 @@ class ImportReport:
 
 
 def count_missing_tokens(trace: RequestTrace, store: TraceStore) -> RequestTrace:
-    """``trace`` with a token count on every item that has content but ``tokens=None``.
+    """``trace`` with a token count on every item that has content but ``tokens=None``, each
+    marked ``TokenProvenance(COUNTED, encoding)``.
 
     Counts under ``trace.endpoint.encoding`` or :data:`DEFAULT_ENCODING`; when the endpoint
     recorded no encoding and at least one item was counted, the returned trace records
@@ -60,11 +63,12 @@ def count_missing_tokens(trace: RequestTrace, store: TraceStore) -> RequestTrace
     offline and an item needs counting.
     """
     encoding = trace.endpoint.encoding or DEFAULT_ENCODING
+    provenance = TokenProvenance(TokenSource.COUNTED, encoding)
     counted = False
     items = []
     for item in trace.items:
         if item.tokens is None and item.content is not None:
-            item = replace(item, tokens=store.token_count(item.content, encoding))
+            item = replace(item, tokens=store.token_count(item.content, encoding), tokens_provenance=provenance)
             counted = True
         items.append(item)
     if not counted:

@@ -26,7 +26,8 @@ def trace_summary(trace: RequestTrace) -> dict[str, Any]:
     ``over_before_trim``, ``policy`` ({id, version, available}), ``replay_of``, ``service``,
     ``omissions_recorded`` (False when the source format cannot record omitted items), ``usage``,
     ``tool_calls`` (with their checks and verdict), ``validations``, and
-    ``items``: a list in final order of ``{position, kind, id, status, tokens, priority, trust,
+    ``items``: a list in final order of ``{position, kind, id, status, tokens, tokens_source
+    (recorded, reported, counted or null), tokens_encoding, priority, trust,
     omission_reason, source}`` with omitted items included.
     """
     chk = check_capacity(trace)
@@ -68,6 +69,8 @@ def trace_summary(trace: RequestTrace) -> dict[str, Any]:
                 "id": it.id,
                 "status": it.status.value,
                 "tokens": it.tokens,
+                "tokens_source": it.tokens_provenance.source.value if it.tokens_provenance else None,
+                "tokens_encoding": it.tokens_provenance.encoding if it.tokens_provenance else None,
                 "priority": it.priority,
                 "trust": it.trust.value,
                 "omission_reason": it.omission_reason,

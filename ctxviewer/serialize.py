@@ -14,25 +14,9 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Callable, TypeVar
 
-from .model import (
-    Category,
-    ContextItem,
-    Endpoint,
-    Kind,
-    LimitMode,
-    Policy,
-    RequestTrace,
-    Response,
-    SerializedRequest,
-    SourceRef,
-    Status,
-    ToolCall,
-    ToolCheck,
-    Trust,
-    Usage,
-    ValidationResult,
-    Verdict,
-)
+from .model import (Category, ContextItem, Endpoint, Kind, LimitMode, Policy, RequestTrace, Response,
+                    SerializedRequest, SourceRef, Status, TokenProvenance, TokenSource, ToolCall, ToolCheck, Trust,
+                    Usage, ValidationResult, Verdict)
 
 E = TypeVar("E")
 
@@ -85,6 +69,7 @@ def _source_to_dict(s: SourceRef | None) -> dict[str, Any] | None:
 
 def item_to_dict(it: ContextItem) -> dict[str, Any]:
     """JSON form of one context item."""
+    p = it.tokens_provenance
     return _drop_none(
         {
             "kind": it.kind.value,
@@ -94,6 +79,7 @@ def item_to_dict(it: ContextItem) -> dict[str, Any]:
             "priority": it.priority,
             "trust": it.trust.value,
             "tokens": it.tokens,
+            "tokens_provenance": None if p is None else _drop_none({"source": p.source.value, "encoding": p.encoding}),
             "omission_reason": it.omission_reason,
             "role": it.role,
             "source": _source_to_dict(it.source),
@@ -250,6 +236,8 @@ def item_from_dict(d: Any, path: str) -> ContextItem:
         else None
     )
     assert kind is not None
+    ppath = f"{path}.tokens_provenance"
+    prov = _obj(d.get("tokens_provenance"), ppath)
     default_trust = Trust.TRUSTED if kind is Kind.POLICY else Trust.UNTRUSTED
     return ContextItem(
         kind=kind,
@@ -263,6 +251,8 @@ def item_from_dict(d: Any, path: str) -> ContextItem:
         source=source,
         omission_reason=_opt(d, "omission_reason", str, path),
         role=_opt(d, "role", str, path),
+        tokens_provenance=TokenProvenance(_enum(TokenSource, prov.get("source"), f"{ppath}.source", required=True),
+                                          _opt(prov, "encoding", str, ppath)) if prov else None,  # type: ignore[arg-type]
     )
 
 

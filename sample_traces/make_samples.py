@@ -15,6 +15,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+from ctxviewer.importers.native import mark_recorded  # noqa: E402
 from ctxviewer.budget import check_capacity, verdict_text  # noqa: E402
 from ctxviewer.model import RequestTrace  # noqa: E402
 from ctxviewer.serialize import trace_to_dict  # noqa: E402
@@ -41,7 +42,7 @@ def build_traces() -> list[RequestTrace]:
         sb.budget_8k_replay(),
     ]
     _check(traces)
-    return traces
+    return [mark_recorded(t) for t in traces]  # the application counted them (cl100k_base)
 
 
 def _check(traces: list[RequestTrace]) -> None:

@@ -3,7 +3,8 @@
 ``make_trace`` is a small realistic support-bot request on an 8,000-token endpoint: policy, two
 history turns, two evidence passages (the second omitted for budget), one tool definition and the
 user request, with the chapter's declared budget and 1,200 reserved output tokens. Every token
-count is the true ``cl100k_base`` count of its content. ``make_rich_trace`` additionally fills
+count is the true ``cl100k_base`` count of its content, recorded by the application
+(:data:`RECORDED` provenance, as the native importer marks it). ``make_rich_trace`` additionally fills
 every optional field of the model (usage, serialized request, response, tool calls with checks,
 validations, memory budget, attributes, ...), for round-trip tests.
 """
@@ -28,6 +29,8 @@ from ctxviewer.model import (
     SerializedRequest,
     SourceRef,
     Status,
+    TokenProvenance,
+    TokenSource,
     ToolCall,
     ToolCheck,
     Trust,
@@ -71,8 +74,12 @@ TOOL_TEXT = json.dumps(
 )
 
 
+RECORDED = TokenProvenance(TokenSource.RECORDED, "cl100k_base")
+"""Provenance of the factory's counts: recorded by the application, in the trace's encoding."""
+
+
 def _item(kind: Kind, item_id: str, text: str, **kw: Any) -> ContextItem:
-    return ContextItem(kind=kind, id=item_id, content=text, tokens=count_tokens(text), **kw)
+    return ContextItem(kind=kind, id=item_id, content=text, tokens=count_tokens(text), tokens_provenance=RECORDED, **kw)
 
 
 def make_items() -> tuple[ContextItem, ...]:

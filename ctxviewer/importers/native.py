@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Iterable, Iterator
 
-from ..model import RequestTrace
+from ..model import RequestTrace, TokenProvenance, TokenSource
 from ..serialize import TraceFormatError, trace_from_dict, trace_to_dict
 from . import HEAD_BYTES, ImportFailed, ImportProblem, Record, register
 
@@ -100,7 +100,21 @@ def _parse_line(file: str, n: int, line: str) -> Record:
         return ImportProblem(file, record, str(exc))
     if trace.source_format is None:
         trace = replace(trace, source_format="native")
-    return trace
+    return mark_recorded(trace)
+
+
+def mark_recorded(trace: RequestTrace) -> RequestTrace:
+    """``trace`` with every count that has no provenance marked ``recorded`` in the trace's
+    ``endpoint.encoding`` (``None`` when the trace names none): the application wrote it.
+    Counts that say where they came from (``tokens_provenance`` on the line) are kept."""
+    recorded = TokenProvenance(TokenSource.RECORDED, trace.endpoint.encoding)
+    if not any(i.tokens is not None and i.tokens_provenance is None for i in trace.items):
+        return trace
+    items = tuple(
+        replace(i, tokens_provenance=recorded) if i.tokens is not None and i.tokens_provenance is None else i
+        for i in trace.items
+    )
+    return replace(trace, items=items)
 
 
 def trace_line(trace: RequestTrace) -> str:

@@ -34,9 +34,9 @@ Mapping (OTel GenAI semconv attribute names; FORMATS.md section 1):
   ``"attrs-{sha256 of its attributes, 16 hex}"``.
 
 OTel records neither omitted items nor priorities nor the context capacity: every item is
-``retained`` at positions 1..n, priorities and capacity stay ``None``. Token counts are
-ctxviewer's own estimate of each item's text (``cl100k_base``), said so in the endpoint's
-accounting rule. No Qt here.
+``retained`` at positions 1..n, priorities and capacity stay ``None``. Nor does it record per-item
+token counts: items leave this importer with ``tokens=None`` and no encoding; the import pipeline
+(:mod:`ctxviewer.importing`) counts them and marks them ``counted`` with its encoding. No Qt here.
 """
 
 from __future__ import annotations
@@ -60,7 +60,6 @@ from ..model import (
     Trust,
     Usage,
 )
-from ..tokens import DEFAULT_ENCODING, count_tokens
 from . import ImportProblem, Record, register
 from . import genai_messages as gm
 from .spans import Span, container_of, read_spans, sniff_document
@@ -68,8 +67,9 @@ from .spans import Span, container_of, read_spans, sniff_document
 CHAT_OPERATIONS = frozenset({"chat", "generate_content", "text_completion"})
 """``gen_ai.operation.name`` values of a model call (semconv ``gen_ai.operation.name``)."""
 
-ACCOUNTING_RULE = "ctxviewer estimate: item text only, cl100k_base (not recorded by the source)"
-"""Recorded as ``Endpoint.accounting_rule``: OTel spans carry no per-item token counts."""
+ACCOUNTING_RULE = "item text only; per-item counts not recorded by the source"
+"""Recorded as ``Endpoint.accounting_rule``: OTel spans carry no per-item token counts, so the
+counts are ctxviewer's (each item's provenance names the encoding)."""
 
 POLICY_ROLES = frozenset({"system", "developer"})
 
@@ -175,7 +175,7 @@ def _item(kind: Kind, item_id: str, content: str, role: str | None, trust: Trust
           turn: int | None = None) -> ContextItem:
     return ContextItem(
         kind=kind, id=item_id, content=content, status=Status.RETAINED,
-        tokens=count_tokens(content), trust=trust, role=role,
+        trust=trust, role=role,
         source=SourceRef(turn=turn) if turn is not None else None,
     )
 
@@ -316,7 +316,6 @@ def build_trace(span: Span, problems: list[str] | None = None) -> RequestTrace:
         endpoint=Endpoint(
             provider=_str(_first(a, "gen_ai.provider.name", "gen_ai.system", "ai.model.provider")),
             model=_str(_first(a, "gen_ai.request.model", "ai.model.id")),
-            encoding=DEFAULT_ENCODING,
             accounting_rule=ACCOUNTING_RULE,
         ),
         policy=Policy(),

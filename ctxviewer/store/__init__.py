@@ -54,6 +54,11 @@ Tables and columns
     ``role`` TEXT -- chat role it was sent under.
     ``source`` TEXT -- JSON object ``{"store", "document_id", "url", "turn"}`` (keys present
     only when recorded), or NULL.
+    ``tokens_source`` TEXT -- where ``tokens`` came from: ``recorded`` (by the application),
+    ``reported`` (by the provider) or ``counted`` (by ctxviewer at import); NULL if not said
+    (schema >= 2).
+    ``tokens_encoding`` TEXT -- tiktoken encoding of ``tokens`` (``cl100k_base``); NULL if not
+    recorded (schema >= 2).
     ``content_hash`` TEXT -- ``blobs.hash`` of the content; NULL when the content was not kept.
     Index: ``idx_items_content_hash`` (content_hash).
 

@@ -19,7 +19,7 @@ from typing import Callable
 
 from sqlite_utils import Database, Migrations
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """Highest schema version this ctxviewer reads and writes (``PRAGMA user_version``)."""
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -140,6 +140,19 @@ def m005_create_token_counts(db: Database) -> None:
         pk=("content_hash", "encoding"),
         not_null=["tokens"],
     )
+
+
+# ------------------------------------------------------------------ schema version 2
+
+
+@_step(2)
+def m006_items_token_provenance(db: Database) -> None:
+    """Where each item's token count came from: ``tokens_source`` (``recorded``, ``reported`` or
+    ``counted``) and ``tokens_encoding`` (the tiktoken encoding of the count). Rows of schema 1
+    keep NULL (provenance not recorded)."""
+    items = db.table("items")
+    items.add_column("tokens_source", str)
+    items.add_column("tokens_encoding", str)
 
 
 # ------------------------------------------------------------------ checks

@@ -41,9 +41,13 @@ _ITEM_COLUMNS = (
     "omission_reason",
     "role",
     "source",
+    "tokens_source",
+    "tokens_encoding",
     "content_hash",
 )
 _ITEM_KEYS = {"item_id": "id"}  # items column -> serialize.item_to_dict key, where they differ
+_PROVENANCE_COLUMNS = {"tokens_source": "source", "tokens_encoding": "encoding"}
+"""items columns -> keys of ``item_to_dict``'s ``tokens_provenance`` object."""
 
 
 def content_hash(text: str) -> str:
@@ -201,7 +205,11 @@ class TraceStore:
         for row in rows:
             d: dict[str, Any] = {}
             for col, value in zip(_ITEM_COLUMNS[2:-1], row[1:-1]):
-                if value is not None:
+                if value is None:
+                    continue
+                if col in _PROVENANCE_COLUMNS:
+                    d.setdefault("tokens_provenance", {})[_PROVENANCE_COLUMNS[col]] = value
+                else:
                     d[_ITEM_KEYS.get(col, col)] = json.loads(value) if col == "source" else value
             if row[-1] is not None:
                 d["content"] = row[-1]
@@ -310,6 +318,7 @@ class TraceStore:
             d = item_to_dict(item)
             text = d.pop("content", None)
             source = d.get("source")
+            provenance = d.get("tokens_provenance") or {}
             item_rows.append(
                 (
                     tid,
@@ -324,6 +333,8 @@ class TraceStore:
                     d.get("omission_reason"),
                     d.get("role"),
                     json.dumps(source, ensure_ascii=False, sort_keys=True) if source else None,
+                    provenance.get("source"),
+                    provenance.get("encoding"),
                     None if text is None else self._put_blob(text),
                 )
             )

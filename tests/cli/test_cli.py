@@ -94,6 +94,9 @@ def test_import_corpus_otlp_then_show(shared: Path, tmp_path: Path) -> None:
     assert d["usage"]["input_tokens"] == 412 and d["usage"]["output_tokens"] == 27
     assert d["capacity"] is None and d["fits"] is None and d["verdict"] == "capacity not recorded"
     assert [i["kind"] for i in d["items"]] == ["policy", "user"]
+    # OTel records no per-item counts: the import pipeline counted them, and says so
+    assert [(i["tokens"], i["tokens_source"], i["tokens_encoding"]) for i in d["items"]] == [
+        (13, "counted", "cl100k_base"), (8, "counted", "cl100k_base")]
     assert d["tool_calls"][0]["name"] == "lookup_order"
 
 

@@ -12,7 +12,7 @@ import pytest
 from ctxviewer.importers import ImportFailed, ImportProblem
 from ctxviewer.importers.native import trace_line, write_jsonl
 from ctxviewer.importing import ImportReport, count_missing_tokens, expand_paths, import_files
-from ctxviewer.model import Endpoint
+from ctxviewer.model import Endpoint, TokenProvenance, TokenSource
 from ctxviewer.store import StoreError, TraceStore, content_hash
 from ctxviewer.tokens import count_tokens
 from factories import make_trace
@@ -73,7 +73,7 @@ def test_missing_token_counts_are_counted_and_cached(tmp_path: Path, store: Trac
     bare = make_trace(
         trace_id="bare",
         endpoint=replace(make_trace().endpoint, encoding=None),
-        items=tuple(replace(i, tokens=None) for i in make_trace().items),
+        items=tuple(replace(i, tokens=None, tokens_provenance=None) for i in make_trace().items),
     )
     path = tmp_path / "bare.jsonl"
     write_jsonl([bare], path)
@@ -82,6 +82,7 @@ def test_missing_token_counts_are_counted_and_cached(tmp_path: Path, store: Trac
     assert loaded.endpoint.encoding == "cl100k_base"
     assert [i.tokens for i in loaded.items] == [count_tokens(i.content) for i in bare.items]
     assert [i.tokens for i in loaded.items] == [i.tokens for i in make_trace().items]
+    assert {i.tokens_provenance for i in loaded.items} == {TokenProvenance(TokenSource.COUNTED, "cl100k_base")}
     assert store.list()[0].input_tokens == sum(i.tokens for i in loaded.retained)
     with closing(sqlite3.connect(store.path)) as conn:
         cached = conn.execute(

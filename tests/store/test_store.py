@@ -384,6 +384,8 @@ def test_database_of_each_released_schema_still_opens(tmp_path: Path, version: i
     copy.write_bytes((DATA / f"schema-{version}.db").read_bytes())
     if version < SCHEMA_VERSION:
         TraceStore.create(copy).close()
+    if version < 2:  # rows written before schema 2 did not store token provenance: it stays unknown
+        expected = [replace(t, items=tuple(replace(i, tokens_provenance=None) for i in t.items)) for t in expected]
     with TraceStore.open(copy) as store:
         assert store.count() == len(expected)
         assert [store.load(t.trace_id) for t in expected] == expected
