@@ -12,6 +12,7 @@ that depends on it is ``None`` too: nothing unknown is ever shown as 0. No Qt he
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from .model import Category, ContextItem, Kind, LimitMode, RequestTrace, Status
@@ -207,6 +208,13 @@ def check_capacity(trace: RequestTrace) -> CapacityCheck:
     )
 
 
+@functools.lru_cache(maxsize=16)
+def capacity(trace: RequestTrace) -> CapacityCheck:
+    """:func:`check_capacity` memoised per trace (traces are immutable and hashable), so the
+    assessment, the budget check and the bars share one computation per trace."""
+    return check_capacity(trace)
+
+
 def _n(v: int) -> str:
     return f"{v:,}"
 
@@ -274,7 +282,7 @@ def used_bar(trace: RequestTrace) -> list[BarSegment]:
         pos += out
     cap = trace.endpoint.capacity
     if cap is not None and trace.endpoint.limit_mode is not LimitMode.SEPARATE:
-        chk = check_capacity(trace)
+        chk = capacity(trace)
         end = pos if chk.input_tokens is None else chk.input_tokens + (out or 0)
         if cap > end:
             segs.append(BarSegment("margin", "margin", end, cap - end))

@@ -111,7 +111,10 @@ def list_cmd(db: str, as_json: bool, text: str) -> None:
     Example:
         ctxviewer list sample_traces/samples.db --json
     """
+    from tabulate import tabulate
+
     from .columns import TRACE_COLUMNS
+    from .serialize import format_created
 
     with _open_store(db) as store:
         query = TraceQuery(text=text)
@@ -120,7 +123,7 @@ def list_cmd(db: str, as_json: bool, text: str) -> None:
         _json_out([
             {
                 "trace_id": r.trace_id,
-                "created": r.created.isoformat() if r.created else None,
+                "created": format_created(r.created),
                 "service": r.service,
                 "provider": r.provider,
                 "model": r.model,
@@ -134,10 +137,12 @@ def list_cmd(db: str, as_json: bool, text: str) -> None:
             for r in rows
         ])
         return
-    table = [[c.title for c in TRACE_COLUMNS]] + [[c.format(r) for c in TRACE_COLUMNS] for r in rows]
-    widths = [max(len(row[i]) for row in table) for i in range(len(TRACE_COLUMNS))]
-    for row in table:
-        click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    click.echo(tabulate(
+        [[c.format(r) for c in TRACE_COLUMNS] for r in rows],
+        headers=[c.title for c in TRACE_COLUMNS],
+        colalign=["right" if c.numeric else "left" for c in TRACE_COLUMNS],
+        tablefmt="simple", disable_numparse=True,
+    ))
 
 
 @cli.command("show")

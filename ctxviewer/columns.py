@@ -196,6 +196,13 @@ ITEM_COLUMNS: tuple[Column[ContextItem], ...] = (
 Not sortable: the order of the request is the point."""
 
 
+def item_title(item: ContextItem) -> str:
+    """The one-line title of an item's content, in the item-table wording, e.g.
+    ``"KB-1014 — evidence, untrusted, 354 tokens, omitted: budget"``."""
+    tokens = f"{fmt_int(item.tokens)} tokens" if item.tokens is not None else f"tokens {NOT_RECORDED}"
+    return f"{item.id} — {item.kind.value}, {item.trust.value}, {tokens}, {item_status(item)}"
+
+
 def column(columns: tuple[Column[R], ...], key: str) -> Column[R]:
     """The column with ``key``. Raises ``KeyError``."""
     for c in columns:

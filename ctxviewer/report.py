@@ -1,36 +1,64 @@
 """What ``ctxviewer show`` prints for one trace: a JSON summary and a plain-text rendering.
 
-Both are built from the same core functions the GUI uses (:mod:`ctxviewer.budget`), so the CLI and
-the window always agree. Units are tokens throughout; ``None`` means "not recorded".
+Both render the trace's :class:`~ctxviewer.assessment.Assessment` (the same object the GUI
+renders), and the item wording comes from :data:`ctxviewer.columns.ITEM_COLUMNS`, so the CLI and
+the window always say the same thing. Units are tokens throughout; ``None`` means "not recorded".
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .budget import CATEGORY_LABELS, allocations, check_capacity, verdict_text
-from .columns import fmt_int, fmt_priority
-from .importers import omissions_recorded
-from .model import NOT_RECORDED, RequestTrace, Status
+from tabulate import tabulate
+
+from .assessment import Assessment, assess
+from .budget import CATEGORY_LABELS
+from .columns import ITEM_COLUMNS, fmt_int
+from .findings import Finding
+from .model import NOT_RECORDED, RequestTrace
 from .serialize import format_created
-from .trace_header import header_rows, numbers_line, verdict_line
 
 
-def trace_summary(trace: RequestTrace) -> dict[str, Any]:
-    """JSON-ready summary of a trace (the ``show --json`` object).
+def finding_to_dict(f: Finding) -> dict[str, Any]:
+    """JSON form of a finding: ``rule``, ``severity``, ``table_row``, ``message``, ``evidence``
+    (``item_ids``, ``positions``, ``fields``, ``spans`` as ``{item_id, start, end}`` code points,
+    ``tool_call_ids``), ``first_evidence``, ``repair``."""
+    ev = f.evidence
+    return {
+        "rule": f.rule,
+        "severity": f.severity.value,
+        "table_row": f.table_row,
+        "message": f.message,
+        "evidence": {
+            "item_ids": list(ev.item_ids),
+            "positions": list(ev.positions),
+            "fields": list(ev.fields),
+            "spans": [{"item_id": s.item_id, "start": s.start, "end": s.end} for s in ev.spans],
+            "tool_call_ids": list(ev.tool_call_ids),
+        },
+        "first_evidence": f.first_evidence,
+        "repair": f.repair,
+    }
+
+
+def trace_summary(trace: RequestTrace, assessment: Assessment | None = None) -> dict[str, Any]:
+    """JSON-ready summary of a trace (the ``show --json`` object), rendering its assessment
+    (``assessment`` if given, else :func:`~ctxviewer.assessment.assess` of ``trace``).
 
     Keys: ``trace_id``, ``created`` (ISO-8601 UTC), ``model``, ``provider``, ``capacity``,
     ``limit_mode``, ``reserved_output_tokens``, ``input_tokens``, ``allocations`` (category ->
     retained tokens), ``budget`` (category -> declared tokens, declared ones only), ``margin``
-    (C - input - B_out, eq. 3.1), ``fits`` (bool or null), ``verdict`` (words),
-    ``over_before_trim``, ``policy`` ({id, version, available}), ``replay_of``, ``service``,
+    (C - input - B_out, eq. 3.1), ``fits`` (eq. 3.1 holds: bool or null), ``state`` (``ok`` /
+    ``warning`` / ``failure``, from the worst finding), ``verdict`` (words), ``findings`` (worst
+    first, :func:`finding_to_dict`), ``over_before_trim``, ``policy`` ({id, version, available}), ``replay_of``, ``service``,
     ``omissions_recorded`` (False when the source format cannot record omitted items), ``usage``,
     ``tool_calls`` (with their checks and verdict), ``validations``, and
     ``items``: a list in final order of ``{position, kind, id, status, tokens, tokens_source
     (recorded, reported, counted or null), tokens_encoding, priority, trust,
     omission_reason, source}`` with omitted items included.
     """
-    chk = check_capacity(trace)
+    a = assessment if assessment is not None else assess(trace)
+    chk = a.capacity
     return {
         "trace_id": trace.trace_id,
         "created": format_created(trace.created),
@@ -42,11 +70,13 @@ def trace_summary(trace: RequestTrace) -> dict[str, Any]:
         "reserved_output_tokens": trace.reserved_output_tokens,
         "input_tokens": chk.input_tokens,
         "safety_margin": trace.safety_margin,
-        "allocations": {a.category.value: a.used for a in allocations(trace)},
+        "allocations": {x.category.value: x.used for x in a.allocations},
         "budget": {c.value: v for c, v in trace.budget.items()},
         "margin": chk.margin,
         "fits": chk.fits,
-        "verdict": verdict_text(chk),
+        "state": a.state.value,
+        "verdict": a.verdict,
+        "findings": [finding_to_dict(f) for f in a.findings],
         "over_before_trim": chk.over_before_trim,
         "policy": {
             "id": trace.policy.id,
@@ -55,7 +85,7 @@ def trace_summary(trace: RequestTrace) -> dict[str, Any]:
         },
         "replay_of": trace.replay_of,
         "service": trace.service,
-        "omissions_recorded": omissions_recorded(trace.source_format),
+        "omissions_recorded": a.omissions_recorded,
         "usage": {
             "input_tokens": trace.usage.input_tokens,
             "output_tokens": trace.usage.output_tokens,
@@ -94,39 +124,38 @@ def trace_summary(trace: RequestTrace) -> dict[str, Any]:
     }
 
 
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def format_trace_text(trace: RequestTrace) -> str:
-    """A plain-text rendering of a trace for terminals: the same header rows and eq. 3.1 verdict
-    the window shows (:mod:`ctxviewer.trace_header`), per-category allocations (used / declared /
-    omitted tokens), and the items in final order with omitted ones marked."""
+def format_trace_text(trace: RequestTrace, assessment: Assessment | None = None) -> str:
+    """A plain-text rendering of a trace for terminals, from its assessment: the header rows (with
+    the state), the verdict and numbers line, the findings, per-category allocations (used /
+    declared / omitted tokens) and the items in final order, worded by the item-table columns."""
+    a = assessment if assessment is not None else assess(trace)
     lines = [f"{label:<12}{line}" if n == 0 else f"{'':<12}{line}"
-             for label, text in header_rows(trace)
+             for label, text in a.header
              for n, line in enumerate(text.splitlines() or [""])]
-    verdict, _state = verdict_line(trace)
-    lines.append(f"{'eq. 3.1':<12}{verdict}")
-    lines.append(f"{'':<12}{numbers_line(trace)}")
-    known = omissions_recorded(trace.source_format)
+    lines.append(f"{'eq. 3.1':<12}{a.verdict}")
+    lines.append(f"{'':<12}{a.numbers}")
+    if a.findings:
+        lines.append("")
+        lines.append(tabulate(
+            [(f.severity.value, f.rule, f.table_row if f.table_row is not None else "", f.message)
+             for f in a.findings],
+            headers=("severity", "rule", "Table 3.1", "finding"), tablefmt="simple", disable_numparse=True))
+    known = a.omissions_recorded
     lines.append("")
-    lines.append(f"{'category':<16}{'used':>14}{'declared':>14}{'omitted':>14}")
-    for a in allocations(trace):
-        declared = fmt_int(a.declared) if a.declared is not None else "-"
-        omitted = (fmt_int(a.omitted) if a.omitted_count else "0") if known else NOT_RECORDED
-        lines.append(f"{CATEGORY_LABELS[a.category]:<16}{fmt_int(a.used):>14}{declared:>14}{omitted:>14}")
+    alloc_rows = []
+    for x in a.allocations:
+        declared = fmt_int(x.declared) if x.declared is not None else "-"
+        omitted = (fmt_int(x.omitted) if x.omitted_count else "0") if known else NOT_RECORDED
+        alloc_rows.append((CATEGORY_LABELS[x.category], fmt_int(x.used), declared, omitted))
+    lines.append(tabulate(alloc_rows, headers=("category", "used", "declared", "omitted"),
+                          colalign=("left", "right", "right", "right"), tablefmt="simple",
+                          disable_numparse=True))
     lines.append("")
-    lines.append(f"{'pos':>4}  {'kind':<9}{'id':<30}{'tokens':>13}  {'priority':>12}  {'trust':<10}status")
-    for it in trace.items:
-        pos = str(it.position) if it.position is not None else "-"
-        status = it.status.value
-        if it.status is Status.OMITTED:
-            status += f" ({it.omission_reason or 'reason ' + NOT_RECORDED})"
-        prio = fmt_priority(it.priority)
-        lines.append(
-            f"{pos:>4}  {it.kind.value:<9}{_cut(it.id, 29):<30}{fmt_int(it.tokens):>13}  {prio:>12}  "
-            f"{it.trust.value:<10}{status}"
-        )
+    lines.append(tabulate(
+        [[c.format(it) for c in ITEM_COLUMNS] for it in trace.items],
+        headers=[c.title for c in ITEM_COLUMNS],
+        colalign=["right" if c.numeric else "left" for c in ITEM_COLUMNS],
+        tablefmt="simple", disable_numparse=True))
     if not known:
-        lines.append(f"      omitted items: {NOT_RECORDED} ({trace.source_format} traces only record what was sent)")
+        lines.append(f"omitted items: {NOT_RECORDED} ({trace.source_format} traces only record what was sent)")
     return "\n".join(lines)

@@ -1,5 +1,8 @@
 """The trace header in words: identity, endpoint, policy, replay, usage, tool calls, validations,
-and the eq. 3.1 verdict line shown under the budget chart.
+and the eq. 3.1 numbers line shown under the budget chart.
+
+The verdict and the state live in :mod:`ctxviewer.assessment`, which adds its ``State`` row to
+these rows; surfaces render the assessment, not this module directly.
 
 :func:`header_rows` gives ``(label, text)`` pairs that the GUI's detail panel shows as plain-text
 labels (and a CLI could print). Unrecorded values read "not recorded", never 0. No Qt here.
@@ -7,7 +10,7 @@ labels (and a CLI could print). Unrecorded values read "not recorded", never 0. 
 
 from __future__ import annotations
 
-from .budget import check_capacity, verdict_text
+from .budget import CapacityCheck
 from .columns import fmt_int, fmt_text, fmt_time
 from .model import NOT_RECORDED, LimitMode, RequestTrace, ToolCall
 
@@ -77,31 +80,10 @@ def header_rows(trace: RequestTrace) -> list[tuple[str, str]]:
     return rows
 
 
-def verdict_line(trace: RequestTrace) -> tuple[str, str]:
-    """The verdict text under the chart and its state (``"fits"``, ``"over"`` or ``"unknown"``).
-
-    ``"fits, 800 tokens margin"``; ``"over capacity by 700 tokens"``; with
-    ``"; before trimming: over by 700"`` appended when items were omitted and the candidates
-    exceeded C before trimming, and a warning (state ``"over"``) when the required policy version
-    was unavailable (Table 3.1, row 1: reject such a request).
-    """
-    chk = check_capacity(trace)
-    text = verdict_text(chk)
-    over = chk.over_before_trim if chk.limit_mode is not LimitMode.SEPARATE else None
-    if over is not None and over > 0 and chk.input_before_trim != chk.input_tokens:
-        text += f"; before trimming: over by {fmt_int(over)}"
-    state = "unknown" if chk.fits is None else ("fits" if chk.fits else "over")
-    if trace.policy.available is False:
-        # Fitting says nothing when the required policy was missing (Table 3.1, row 1).
-        text += "; required policy version unavailable: the request should be rejected"
-        state = "over"
-    return text, state
-
-
-def numbers_line(trace: RequestTrace) -> str:
-    """The quantities of eq. 3.1 in one line of words, e.g.
+def numbers_line(trace: RequestTrace, chk: CapacityCheck) -> str:
+    """The quantities of eq. 3.1 (``chk``, the trace's :class:`~ctxviewer.budget.CapacityCheck`)
+    in one line of words, e.g.
     ``"input 6,000 + reserved output 1,200 of capacity 8,000 tokens · declared safety margin 800"``."""
-    chk = check_capacity(trace)
     ep = trace.endpoint
     if chk.limit_mode is LimitMode.SEPARATE:
         text = (

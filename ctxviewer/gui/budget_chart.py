@@ -1,15 +1,16 @@
 """The budget chart: a trace's tokens per category as stacked horizontal bars against capacity C.
 
-The bars are computed in the core (:func:`ctxviewer.budget.used_bar`, :func:`~ctxviewer.budget.declared_bar`);
-this widget only paints them with pyqtgraph:
+The chart paints a core :class:`~ctxviewer.assessment.BudgetFigure` (bars, C line or note, x
+range) and the assessment's state, verdict and numbers; it derives nothing itself. It shows:
 
 * ``used``: each input category's retained tokens, then the reserved output, then the margin up to
   C -- or, past C, an "over capacity" segment in red;
 * ``declared`` (only when the trace declares a budget): B_sys ... B_out;
-* a vertical line at C labelled ``C = 8,000``; no line at all when C is not recorded (the verdict
-  then says "capacity not recorded" -- a missing C is never drawn as a guess);
-* a legend, and under the plot the eq. 3.1 verdict in words (:func:`ctxviewer.budget.verdict_text`)
-  plus "before trimming: over by N" when the candidates did not fit before trimming.
+* a vertical line at C labelled ``C = 8,000``; no line at all when C is not recorded (the figure's
+  note "capacity not recorded" instead -- a missing C is never drawn as a guess); with separate
+  limits a line at the input limit;
+* a legend, and above the plot the state (OK / WARNING / FAILURE) and the verdict in words
+  (:attr:`ctxviewer.assessment.Assessment.verdict`), then the numbers line.
 
 :meth:`BudgetChart.segments` returns what was drawn, so tests assert bar values, not pixels.
 """
@@ -21,12 +22,12 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from ..budget import BarSegment, declared_bar, used_bar
+from ..assessment import Assessment, BudgetFigure, assess
+from ..budget import BarSegment
 from ..columns import fmt_int
-from ..model import NOT_RECORDED, LimitMode, RequestTrace
-from ..trace_header import numbers_line, verdict_line
+from ..model import RequestTrace
 from .chart_legend import ChartLegend
 
 COLORS: dict[str, str] = {
@@ -55,6 +56,8 @@ class BudgetChart(QWidget):
         super().__init__(parent)
         self._segments: dict[str, list[BarSegment]] = {"used": [], "declared": []}
         self._capacity_line: pg.InfiniteLine | None = None
+        self._input_limit_line: pg.InfiniteLine | None = None
+        self._figure: BudgetFigure | None = None
 
         self._layout_widget = pg.GraphicsLayoutWidget()
         self._layout_widget.setBackground("w")
@@ -69,6 +72,9 @@ class BudgetChart(QWidget):
             self._plot.getAxis(axis).setPen("#9ca3af")
         self.legend = ChartLegend()
 
+        self.state_label = QLabel()
+        self.state_label.setObjectName("state")
+        self.state_label.setTextFormat(Qt.TextFormat.PlainText)
         self.verdict_label = QLabel()
         self.verdict_label.setObjectName("verdict")
         self.verdict_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -81,7 +87,12 @@ class BudgetChart(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
-        lay.addWidget(self.verdict_label)
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.setSpacing(6)
+        top.addWidget(self.state_label, 0, Qt.AlignmentFlag.AlignTop)
+        top.addWidget(self.verdict_label, 1)
+        lay.addLayout(top)
         lay.addWidget(self.numbers_label)
         lay.addWidget(self._layout_widget, 1)
         lay.addWidget(self.legend)
@@ -102,63 +113,88 @@ class BudgetChart(QWidget):
         """The verdict text shown under the chart."""
         return self.verdict_label.text()
 
+    def state(self) -> str:
+        """The state word shown before the verdict (``"OK"``, ``"WARNING"``, ``"FAILURE"``; ``""`` if empty)."""
+        return self.state_label.text()
+
+    @property
+    def figure(self) -> BudgetFigure | None:
+        """The figure drawn (from the core), or ``None`` when empty."""
+        return self._figure
+
     def set_trace(self, trace: RequestTrace | None) -> None:
-        """Draw ``trace``'s budget (``None`` clears the chart)."""
+        """Draw ``trace``'s budget (``None`` clears the chart); assesses it. Prefer
+        :meth:`set_assessment` when the assessment is already at hand."""
+        self.set_assessment(assess(trace) if trace is not None else None)
+
+    def set_assessment(self, assessment: Assessment | None) -> None:
+        """Paint ``assessment.figure`` and its verdict, state and numbers (``None`` clears).
+        Derives nothing: every position and word comes from the core."""
         self._plot.clear()
-        legend: list[tuple[str, str, bool]] = []
         self._capacity_line = None
-        if trace is None:
+        self._input_limit_line = None
+        if assessment is None:
+            self._figure = None
             self._segments = {"used": [], "declared": []}
             self.legend.set_entries([])
-            self._set_verdict("", "unknown")
+            self._set_verdict("", "", "")
             self.numbers_label.setText("")
             return
-        used = used_bar(trace)
-        declared = declared_bar(trace)
-        self._segments = {"used": used, "declared": declared}
-        text, state = verdict_line(trace)
-        self._set_verdict(text, state)
-        self.numbers_label.setText(numbers_line(trace))
+        fig = assessment.figure
+        self._figure = fig
+        self._segments = {"used": list(fig.used), "declared": list(fig.declared)}
+        self._set_verdict(assessment.verdict, assessment.state.value, assessment.state.value.upper())
+        self.numbers_label.setText(assessment.numbers)
 
-        rows: list[tuple[str, list[BarSegment]]] = [("used", used)]
-        if declared:
-            rows.append(("declared", declared))
-        ends = [s.start + s.tokens for _, segs in rows for s in segs]
-        cap = trace.endpoint.capacity if trace.endpoint.limit_mode is not LimitMode.SEPARATE else None
-        x_max = max([*ends, cap or 0, 1]) * 1.03
-        n = len(rows)
+        legend: list[tuple[str, str, bool]] = []
+        n = len(fig.rows)
         seen: set[str] = set()
-        for r, (_, segs) in enumerate(rows):
+        for r, (_, segs) in enumerate(fig.rows):
             y = n - 1 - r  # first row on top
             for s in segs:
-                self._draw_segment(s, y, declared=r > 0, x_max=x_max)
+                self._draw_segment(s, y, declared=r > 0, x_max=fig.x_max)
                 if s.key not in seen:
                     legend.append((s.label, COLORS.get(s.key, "#9ca3af"), s.key == "margin"))
                 seen.add(s.key)
-        if cap is not None:
-            self._capacity_line = pg.InfiniteLine(
-                pos=cap, angle=90, movable=False, pen=pg.mkPen("#111827", width=2, style=Qt.PenStyle.DashLine),
-                label=f"C = {fmt_int(cap)}",
-                labelOpts={"position": 0.93, "color": "#111827", "fill": (255, 255, 255, 220), "anchors": [(1, 0.5), (1, 0.5)]},
-            )
-            self._plot.addItem(self._capacity_line)
-        elif trace.endpoint.limit_mode is not LimitMode.SEPARATE:
-            note = pg.TextItem(f"capacity {NOT_RECORDED}", color="#6b7280", anchor=(1, 0))  # hangs below the top edge
-            note.setPos(x_max, n - 0.5)
+        if fig.capacity_line is not None:
+            self._capacity_line = self._vline(fig.capacity_line, f"C = {fmt_int(fig.capacity_line)}")
+        if fig.input_limit_line is not None:
+            self._input_limit_line = self._vline(
+                fig.input_limit_line, f"input limit = {fmt_int(fig.input_limit_line)}")
+        if fig.note is not None:
+            note = pg.TextItem(fig.note, color="#6b7280", anchor=(1, 0))  # hangs below the top edge
+            note.setPos(fig.x_max, n - 0.5)
             self._plot.addItem(note)
-        self._plot.getAxis("left").setTicks([[(n - 1 - r, name) for r, (name, _) in enumerate(rows)]])
+        self._plot.getAxis("left").setTicks([[(n - 1 - r, name) for r, (name, _) in enumerate(fig.rows)]])
         self.legend.set_entries(legend)
-        self._plot.setXRange(0, x_max, padding=0)
+        self._plot.setXRange(0, fig.x_max, padding=0)
         self._plot.setYRange(-0.5, n - 0.5, padding=0.05)
+
+    @property
+    def input_limit_line(self) -> float | None:
+        """Separate limits: x position (tokens) of the input-limit line, or ``None``."""
+        return None if self._input_limit_line is None else float(self._input_limit_line.value())
 
     # ------------------------------------------------------------------ internals
 
-    def _set_verdict(self, text: str, state: str) -> None:
+    def _vline(self, x: int, label: str) -> pg.InfiniteLine:
+        line = pg.InfiniteLine(
+            pos=x, angle=90, movable=False, pen=pg.mkPen("#111827", width=2, style=Qt.PenStyle.DashLine),
+            label=label,
+            labelOpts={"position": 0.93, "color": "#111827", "fill": (255, 255, 255, 220),
+                       "anchors": [(1, 0.5), (1, 0.5)]},
+        )
+        self._plot.addItem(line)
+        return line
+
+    def _set_verdict(self, text: str, state: str, word: str) -> None:
         self.verdict_label.setText(text)
-        self.verdict_label.setProperty("state", state)
-        style = self.verdict_label.style()
-        style.unpolish(self.verdict_label)
-        style.polish(self.verdict_label)
+        self.state_label.setText(word)
+        for label in (self.verdict_label, self.state_label):
+            label.setProperty("state", state)
+            style = label.style()
+            style.unpolish(label)
+            style.polish(label)
 
     def _draw_segment(self, s: BarSegment, y: int, *, declared: bool, x_max: float) -> None:
         color = QColor(COLORS.get(s.key, "#9ca3af"))

@@ -2,7 +2,7 @@
 
 Every value is a :class:`QLabel` with ``Qt.PlainText`` -- trace fields come from untrusted logs and
 are never interpreted as markup. Unrecorded values read "not recorded" (never 0). The text of each
-row is computed by the core (:func:`ctxviewer.trace_header.header_rows`).
+row is computed by the core (:attr:`ctxviewer.assessment.Assessment.header`).
 
 Layout: short fields two to a line (label, value, label, value); long ones (usage, tool calls,
 validations) span the full width, so the header stays a few lines tall at 1280 px.
@@ -13,9 +13,10 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 
-from ..trace_header import header_rows
+from ..assessment import assess
+from ..model import RequestTrace
 
-WIDE_ROWS = frozenset({"Usage", "Tool calls", "Validations"})
+WIDE_ROWS = frozenset({"State", "Usage", "Tool calls", "Validations"})
 """Header rows that take a full line."""
 
 
@@ -41,14 +42,19 @@ class DetailPanel(QWidget):
         """The value label of each row, by row label (tests check the text format)."""
         return {self._labels[i].text(): self._labels[i + 1] for i in range(0, len(self._labels), 2)}
 
-    def set_trace(self, trace: object | None) -> None:
-        """Show the header of ``trace`` (a :class:`~ctxviewer.model.RequestTrace`; ``None`` clears)."""
+    def set_trace(self, trace: RequestTrace | None) -> None:
+        """Show the header of ``trace`` (``None`` clears); assesses it. Prefer :meth:`set_rows`
+        with :attr:`Assessment.header <ctxviewer.assessment.Assessment.header>` when at hand."""
+        self.set_rows(assess(trace).header if trace is not None else ())
+
+    def set_rows(self, rows: tuple[tuple[str, str], ...] | list[tuple[str, str]]) -> None:
+        """Show ``(label, text)`` header rows (empty clears)."""
         for lab in self._labels:
             self._grid.removeWidget(lab)
             lab.hide()  # deleteLater runs only in the event loop; a grab before that must not see it
             lab.deleteLater()
         self._labels = []
-        self._rows = header_rows(trace) if trace is not None else []  # type: ignore[arg-type]
+        self._rows = list(rows)
         line, col = 0, 0
         for label, text in self._rows:
             wide = label in WIDE_ROWS

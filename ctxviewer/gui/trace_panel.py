@@ -9,7 +9,8 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
-from ..columns import ITEM_COLUMNS
+from ..assessment import Assessment, assess
+from ..columns import ITEM_COLUMNS, item_title
 from ..model import RequestTrace
 from .budget_chart import BudgetChart
 from .content_view import ContentView
@@ -23,6 +24,8 @@ class TracePanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.assessment: Assessment | None = None
+        """The assessment of the trace shown (``None`` when empty)."""
         self.detail = DetailPanel()
         self.detail_scroll = QScrollArea()
         self.detail_scroll.setWidgetResizable(True)
@@ -55,11 +58,13 @@ class TracePanel(QWidget):
         lay.addWidget(self.splitter, 1)
 
     def set_trace(self, trace: RequestTrace | None) -> None:
-        """Show ``trace`` (``None`` clears) and select its first item."""
-        self.detail.set_trace(trace)
+        """Show ``trace`` (``None`` clears) and select its first item. The trace is assessed once
+        (:func:`ctxviewer.assessment.assess`); header, chart and items render that assessment."""
+        self.assessment = assess(trace) if trace is not None else None
+        self.detail.set_rows(self.assessment.header if self.assessment is not None else ())
         self._fit_detail()
         QTimer.singleShot(0, self._fit_detail)  # again once the new labels are laid out
-        self.chart.set_trace(trace)
+        self.chart.set_assessment(self.assessment)
         self.item_model.set_trace(trace)
         self.content.clear_content()
         self.content_title.setText("")
@@ -94,7 +99,5 @@ class TracePanel(QWidget):
             self.content.clear_content()
             self.content_title.setText("")
             return
-        tokens = f"{item.tokens:,} tokens" if item.tokens is not None else "tokens not recorded"
-        status = item.status.value + (f" ({item.omission_reason})" if item.omission_reason else "")
-        self.content_title.setText(f"{item.id} — {item.kind.value}, {item.trust.value}, {tokens}, {status}")
+        self.content_title.setText(item_title(item))
         self.content.set_content(item.content)

@@ -43,7 +43,8 @@ def test_show_json_budget_8k_over_lists_omitted_items() -> None:
     assert omitted and all(i["position"] is None and i["omission_reason"] for i in omitted)
     assert sum(i["tokens"] for i in omitted) == 1500
     assert d["over_before_trim"] == 700
-    assert d["verdict"] == "fits, 800 tokens margin"
+    assert d["verdict"] == "fits, 800 tokens margin; before trimming: over by 700"
+    assert (d["state"], [f["rule"] for f in d["findings"]]) == ("ok", ["budget.over_before_trim"])
 
 
 def test_show_text_has_verdict_and_items() -> None:
@@ -65,7 +66,8 @@ def test_list_table_and_filter() -> None:
     code, out, _ = run("list", str(SAMPLES), "--filter", "budget-8k")
     assert code == 0
     lines = out.strip().splitlines()
-    assert len(lines) == 1 + 3  # header + budget-8k, budget-8k-over, budget-8k-replay
+    assert len(lines) == 2 + 3  # header, rule + budget-8k, budget-8k-over, budget-8k-replay
+    assert lines[2].split()[2:4] == ["budget-8k", "gpt-4o-mini-2024-07-18"]
 
 
 def test_unknown_trace_is_a_clear_error() -> None:

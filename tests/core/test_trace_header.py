@@ -7,7 +7,8 @@ from dataclasses import replace
 from factories import make_rich_trace, make_trace
 
 from ctxviewer.model import NOT_RECORDED, Endpoint, Policy
-from ctxviewer.trace_header import header_rows, numbers_line, tool_call_line, verdict_line
+from ctxviewer.budget import check_capacity
+from ctxviewer.trace_header import header_rows, numbers_line, tool_call_line
 
 
 def test_header_rows_of_rich_trace() -> None:
@@ -43,19 +44,7 @@ def test_long_tool_arguments_are_cut() -> None:
     assert "…" in line and len(line) < 300
 
 
-def test_verdict_line_states() -> None:
-    assert verdict_line(make_trace()) == ("fits, 6,601 tokens margin", "fits")
-    assert verdict_line(replace(make_trace(), endpoint=Endpoint())) == ("capacity not recorded", "unknown")
-    text, state = verdict_line(make_rich_trace())  # separate limits: both checks
-    assert state == "fits" and text.startswith("input fits") and "output reserve fits" in text
-    assert numbers_line(make_trace()) == (
+def test_numbers_line() -> None:
+    t = make_trace()
+    assert numbers_line(t, check_capacity(t)) == (
         "input 199 + reserved output 1,200 of capacity 8,000 tokens · declared safety margin 800")
-
-
-def test_unavailable_policy_turns_the_verdict_into_a_warning() -> None:
-    from ctxviewer.model import Policy
-
-    t = replace(make_trace(), policy=Policy(id="support-policy", version="2026-10-03", available=False))
-    text, state = verdict_line(t)
-    assert state == "over"
-    assert text.endswith("; required policy version unavailable: the request should be rejected")

@@ -44,7 +44,8 @@ def test_8k_bars_margin_and_capacity_line(qtbot) -> None:
         ("user", 5600, 400), ("out", 6000, 1200)]
     assert chart.capacity_line == 8000
     assert chart.verdict() == "fits, 800 tokens margin"
-    assert chart.verdict_label.property("state") == "fits"
+    assert chart.verdict_label.property("state") == "ok"
+    assert chart.state() == "OK"
     assert "capacity 8,000 tokens" in chart.numbers_label.text()
     assert chart.legend.labels() == [
         "system policy", "history", "evidence", "tools", "user request", "reserved output", "margin"]
@@ -59,7 +60,8 @@ def test_over_capacity_is_red_segment_and_words(qtbot) -> None:
     assert used[-1].label == "over capacity"
     assert "over capacity" in chart.legend.labels()
     assert chart.verdict() == "over capacity by 700 tokens"
-    assert chart.verdict_label.property("state") == "over"
+    assert chart.verdict_label.property("state") == "failure"
+    assert chart.state() == "FAILURE"
 
 
 def test_trimmed_trace_says_before_trimming(qtbot) -> None:
@@ -79,7 +81,8 @@ def test_capacity_not_recorded_is_words_not_a_line(qtbot) -> None:
     assert chart.capacity_line is None
     assert chart.segments()["declared"] == []
     assert [s.key for s in chart.segments()["used"]] == ["sys", "hist", "evidence", "tools", "user", "out"]
-    assert chart.verdict_label.property("state") == "unknown"
+    assert chart.verdict_label.property("state") == "warning"
+    assert chart.figure is not None and chart.figure.note == "capacity not recorded"
 
 
 def test_factory_trace_and_clear(qtbot) -> None:

@@ -1,0 +1,115 @@
+"""The per-trace assessment: eq. 3.1, figure, findings, state, verdict, header rows (core, no Qt)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from factories import make_rich_trace, make_trace
+
+from ctxviewer import budget
+from ctxviewer.assessment import CAPACITY_NOT_RECORDED, assess
+from ctxviewer.findings import Severity, State
+from ctxviewer.model import Category, ContextItem, Endpoint, Kind, LimitMode, Policy, RequestTrace, Status
+
+
+def chapter_8k(evidence: int = 3000, omitted: int = 0, trace_id: str = "budget-8k") -> RequestTrace:
+    """The chapter's 8,000-token example: 800 + 1,200 + 3,000 + 600 + 400 + B_out 1,200 = 7,200."""
+    def it(kind: Kind, i: str, n: int, status: Status = Status.RETAINED) -> ContextItem:
+        return ContextItem(kind, i, "x", status, tokens=n,
+                           omission_reason="budget" if status is Status.OMITTED else None)
+    items = [it(Kind.POLICY, "p", 800), it(Kind.HISTORY, "h", 1200), it(Kind.EVIDENCE, "e", evidence),
+             it(Kind.TOOL, "t", 600), it(Kind.USER, "u", 400)]
+    if omitted:
+        items.append(it(Kind.EVIDENCE, "e2", omitted, Status.OMITTED))
+    return RequestTrace(
+        trace_id=trace_id, created=None, endpoint=Endpoint(capacity=8000), policy=Policy(id="p"),
+        user_request="u", items=tuple(items), reserved_output_tokens=1200, safety_margin=800,
+        budget={Category.SYS: 800, Category.HIST: 1200, Category.EVIDENCE: 3000, Category.TOOLS: 600,
+                Category.USER: 400, Category.OUT: 1200},
+    )
+
+
+def test_8k_fits_ok_with_figure() -> None:
+    a = assess(chapter_8k())
+    assert (a.fits, a.capacity.margin, a.state, a.findings) == (True, 800, State.OK, ())
+    assert a.verdict == "fits, 800 tokens margin"
+    assert [(s.key, s.start, s.tokens) for s in a.figure.used][-2:] == [("out", 6000, 1200), ("margin", 7200, 800)]
+    assert (a.figure.capacity_line, a.figure.input_limit_line, a.figure.note) == (8000, None, None)
+    assert a.figure.x_max == pytest.approx(8000 * 1.03)
+    assert [name for name, _ in a.figure.rows] == ["used", "declared"]
+    assert dict(a.header)["State"] == "ok"
+    assert a.numbers == "input 6,000 + reserved output 1,200 of capacity 8,000 tokens · declared safety margin 800"
+
+
+def test_over_capacity_is_a_failure_finding() -> None:
+    a = assess(chapter_8k(evidence=4500))
+    assert (a.fits, a.state) == (False, State.FAILURE)
+    assert a.verdict == "over capacity by 700 tokens"
+    assert [(f.rule, f.severity) for f in a.findings] == [("budget.over_capacity", Severity.FAILURE)]
+    assert a.findings[0].message == (
+        "input 7,500 + reserved output 1,200 tokens exceed capacity 8,000 by 700 tokens (eq. 3.1)")
+    assert a.figure.x_max == pytest.approx(8700 * 1.03)  # the overflow bar, not C, sets the range
+    assert dict(a.header)["State"].startswith("failure: input 7,500 + reserved output")
+
+
+def test_below_declared_safety_margin_is_a_warning() -> None:
+    a = assess(chapter_8k(evidence=3500))
+    assert (a.fits, a.capacity.margin, a.state) == (True, 300, State.WARNING)
+    assert [f.rule for f in a.findings] == ["budget.below_safety_margin"]
+    assert a.findings[0].message == "only 300 tokens of slack, below the declared safety margin of 800 tokens"
+
+
+def test_trimmed_trace_says_before_trimming_and_lists_the_omitted_items() -> None:
+    a = assess(chapter_8k(omitted=1500))
+    assert a.verdict == "fits, 800 tokens margin; before trimming: over by 700"
+    assert a.state is State.OK  # info only
+    (f,) = a.findings
+    assert (f.rule, f.severity, f.evidence.item_ids) == ("budget.over_before_trim", Severity.INFO, ("e2",))
+
+
+def test_capacity_not_recorded_is_a_note_and_a_warning() -> None:
+    a = assess(replace(chapter_8k(), endpoint=Endpoint(capacity=None), budget={}))
+    assert (a.fits, a.state, a.verdict) == (None, State.WARNING, "capacity not recorded")
+    assert (a.figure.capacity_line, a.figure.note) == (None, CAPACITY_NOT_RECORDED)
+    assert a.figure.declared == ()
+    assert a.findings[0].message == "eq. 3.1 cannot be checked: capacity not recorded"
+    assert a.figure.x_max == pytest.approx(7200 * 1.03)
+
+
+def test_separate_limits_draw_the_input_limit_line() -> None:
+    t = make_rich_trace()
+    a = assess(t)
+    assert a.capacity.limit_mode is LimitMode.SEPARATE
+    assert (a.figure.capacity_line, a.figure.input_limit_line, a.figure.note) == (None, 6800, None)
+    assert a.figure.x_max == pytest.approx(7400 * 1.03)  # the declared bar (with B_mem 200) is longest
+    over = assess(replace(t, endpoint=replace(t.endpoint, max_input_tokens=100, max_output_tokens=1000)))
+    assert [f.rule for f in over.findings] == ["budget.input_over_limit", "budget.output_over_limit"]
+    assert over.state is State.FAILURE and over.fits is False
+
+
+def test_policy_missing_fits_but_fails() -> None:
+    t = make_trace(policy=Policy(id="support-policy", version="2026-10-03", available=False))
+    a = assess(t)
+    assert (a.fits, a.state) == (True, State.FAILURE)
+    assert a.worst is not None and (a.worst.rule, a.worst.table_row) == ("policy.unavailable", 1)
+    assert a.verdict == ("fits, 6,601 tokens margin; required policy version 2026-10-03 unavailable: "
+                         "the request should be rejected")
+    assert dict(a.header)["State"] == (
+        "failure: required policy version 2026-10-03 unavailable: the request should be rejected")
+
+
+def test_header_rows_put_state_after_created() -> None:
+    labels = [label for label, _ in assess(make_trace()).header]
+    assert labels[:4] == ["Trace", "Created", "State", "Service"]
+
+
+def test_check_capacity_runs_once_per_trace(monkeypatch) -> None:
+    calls: list[str] = []
+    real = budget.check_capacity
+    monkeypatch.setattr(budget, "check_capacity", lambda t: calls.append(t.trace_id) or real(t))
+    budget.capacity.cache_clear()
+    t = chapter_8k(trace_id="count-me", omitted=1500)
+    assess(t)
+    assess(t)
+    assert calls == ["count-me"]
