@@ -1,0 +1,152 @@
+"""Container decoding shared by every importer: compression, text encoding, JSON document framing.
+
+Trace files reach us in more wrappers than formats (issue 6 "Containers"):
+
+* **compression** -- gzip (magic ``1f 8b``), detected by content, never by file name;
+* **text encoding** -- UTF-8 with or without a BOM, UTF-16 LE/BE with a BOM (PowerShell's
+  ``Out-File`` writes it), UTF-32 with a BOM;
+* **framing** -- one JSON document; JSON Lines (one document per line); or pretty-printed JSON
+  objects concatenated with blank lines between them (OTel Python ``ConsoleSpanExporter``).
+
+:func:`read_text` undoes compression and encoding; :func:`iter_documents` frames the text into
+``(record, document)`` pairs; :func:`head_text` / :func:`sniff_document` do the same on the first
+bytes of a file for sniffing. Binary containers with their own structure (``.eval`` zips, OTLP
+protobuf) are opened by their importers. No Qt here.
+"""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import json
+import zlib
+from pathlib import Path
+from typing import Any, Iterator
+
+from . import ImportFailed
+
+GZIP_MAGIC = b"\x1f\x8b"
+ZIP_MAGIC = b"PK\x03\x04"
+
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def encoding_of(data: bytes) -> str:
+    """The codec for ``data`` by its BOM (``utf-8-sig``, ``utf-16``, ``utf-32``); ``utf-8`` without one."""
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            return codec
+    return "utf-8"
+
+
+def decode_text(data: bytes, errors: str = "strict") -> str:
+    """``data`` as text under :func:`encoding_of`; the BOM is removed. Raises ``UnicodeDecodeError``."""
+    return data.decode(encoding_of(data), errors)
+
+
+def read_bytes(path: Path) -> bytes:
+    """The file's bytes, gunzipped when it starts with the gzip magic. Raises :class:`ImportFailed`."""
+    try:
+        data = Path(path).read_bytes()
+        if data.startswith(GZIP_MAGIC):
+            data = gzip.decompress(data)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ImportFailed(f"{path}: cannot read file: {getattr(exc, 'strerror', None) or exc}") from None
+    return data
+
+
+def read_text(path: Path) -> str:
+    """The file as text: gunzipped, BOM-decoded (see module docstring). Raises :class:`ImportFailed`
+    naming the file when it cannot be read or is not text in a supported encoding."""
+    data = read_bytes(path)
+    try:
+        return decode_text(data)
+    except UnicodeDecodeError as exc:
+        raise ImportFailed(f"{path}: not UTF-8/UTF-16 text: {exc.reason} at byte {exc.start}") from None
+
+
+def head_bytes(head: bytes) -> bytes:
+    """The first bytes of a file with gzip undone as far as ``head`` reaches (for sniffing)."""
+    if head.startswith(GZIP_MAGIC):
+        try:
+            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head)
+        except zlib.error:
+            return b""
+    return head
+
+
+def head_text(head: bytes) -> str:
+    """The first bytes of a file as text (gzip undone, BOM decoded, a cut character dropped)."""
+    data = head_bytes(head)
+    return decode_text(data, errors="ignore")
+
+
+def iter_documents(text: str) -> Iterator[tuple[str, Any]]:
+    """Frame ``text`` into JSON documents: ``(record, document)`` in file order.
+
+    One JSON document yields ``("document", doc)``. Otherwise the text is read as a sequence of
+    JSON values (JSON Lines or concatenated pretty-printed objects) and each yields
+    ``("line N", doc)`` with N the 1-based line it starts on. A value that does not parse yields
+    ``("line N", ValueError(...))`` and reading resumes on the next line. Raises ``ValueError``
+    when no JSON value at all can be read.
+    """
+    try:
+        yield "document", json.loads(text)
+        return
+    except json.JSONDecodeError as whole:
+        first_error = whole
+    decoder = json.JSONDecoder()
+    pos, n, found = 0, len(text), 0
+    while pos < n:
+        while pos < n and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= n:
+            break
+        line = text.count("\n", 0, pos) + 1
+        try:
+            doc, end = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            if not found and line == 1:
+                raise ValueError(f"not JSON or JSON Lines: {first_error.msg} (line {first_error.lineno})") from None
+            yield f"line {line}", ValueError(f"not valid JSON: {exc.msg} (column {exc.colno})")
+            nl = text.find("\n", pos)
+            pos = n if nl < 0 else nl + 1
+            continue
+        found += 1
+        yield f"line {line}", doc
+        pos = end
+    if not found:
+        raise ValueError(f"not JSON or JSON Lines: {first_error.msg} (line {first_error.lineno})")
+
+
+def load_documents(path: Path) -> list[tuple[str, Any]]:
+    """:func:`iter_documents` of :func:`read_text`; raises :class:`ImportFailed` naming the file
+    when it holds no JSON."""
+    text = read_text(path)
+    try:
+        return list(iter_documents(text))
+    except ValueError as exc:
+        raise ImportFailed(f"{path}: {exc}") from None
+
+
+def sniff_document(head: bytes) -> Any:
+    """The first JSON document in a file head (the whole head, or else its first value), or ``None``.
+
+    Never raises. A head cut inside a large document gives ``None``; callers then fall back to a
+    byte or text search of :func:`head_text`.
+    """
+    text = head_text(head)
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    try:
+        return json.JSONDecoder().raw_decode(text.lstrip())[0]
+    except ValueError:
+        return None
