@@ -207,6 +207,11 @@ def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int], i
     click.echo(f"wrote {path} ({size[0]}x{size[1]})")
 
 
+from .cli_tokens import tokens_cmd  # noqa: E402  (commands in their own modules, one line each)
+
+cli.add_command(tokens_cmd)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point (``ctxviewer``)."""
     cli.main(args=argv, prog_name="ctxviewer")

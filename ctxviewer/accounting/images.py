@@ -1,0 +1,83 @@
+"""Image parts counted by the model's image rule (never as base64 text).
+
+Rules (from the endpoint profile's ``image`` entry):
+
+* ``tiles`` (OpenAI): ``detail: low`` costs ``base``; otherwise the image is scaled to fit in
+  ``max_side`` x ``max_side``, then its short side to ``short_side`` (only ever down), and costs
+  ``base + per_tile * tiles`` with ``tile`` x ``tile`` px tiles (gpt-4o: 85 + 170 per 512 px tile).
+* ``pixels`` (Anthropic): scaled to fit ``max_side``, then ``ceil(width * height / pixels_per_token)``.
+
+The size comes from the image header of a ``data:`` URL or base64 source (the ``imagesize``
+library); a remote URL's size is unknown and 1024 x 1024 is assumed, said in the note. No Qt here.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import imagesize
+
+ASSUMED_SIZE = (1024, 1024)
+"""Pixel size assumed when an image's size cannot be read (remote URL, unreadable header)."""
+
+
+@dataclass(frozen=True)
+class ImageCount:
+    """Tokens of one image part and how they were found, e.g. ``"image 512x512, detail high"``."""
+
+    tokens: int
+    note: str
+
+
+def size_of_base64(data: str) -> tuple[int, int] | None:
+    """(width, height) in px read from the header of base64 image ``data``; ``None`` if unreadable."""
+    try:
+        head = base64.b64decode(data[: 64 * 1024 // 3 * 4], validate=False)
+    except (binascii.Error, ValueError):
+        return None
+    try:
+        w, h = imagesize.get(io.BytesIO(head))
+    except Exception:  # imagesize raises various errors on truncated or odd headers
+        return None
+    return (int(w), int(h)) if w > 0 and h > 0 else None
+
+
+def _fit(w: int, h: int, side: int) -> tuple[int, int]:
+    if max(w, h) <= side:
+        return w, h
+    scale = side / max(w, h)
+    return max(1, int(w * scale)), max(1, int(h * scale))
+
+
+def count_image(rule: Mapping[str, Any], size: tuple[int, int] | None, detail: str | None) -> ImageCount:
+    """Tokens of one image of ``size`` px (``None`` = unknown) under the profile's image ``rule``."""
+    known = size is not None
+    w, h = size or ASSUMED_SIZE
+    where = f"{w}x{h}" if known else f"size unknown, {w}x{h} assumed"
+    if rule.get("rule") == "pixels":
+        fw, fh = _fit(w, h, int(rule.get("max_side", 1568)))
+        tokens = math.ceil(fw * fh / float(rule.get("pixels_per_token", 750)))
+        return ImageCount(tokens, f"image {where}: {tokens} tokens (width x height / 750)")
+    base, per_tile, tile = int(rule.get("base", 85)), int(rule.get("per_tile", 170)), int(rule.get("tile", 512))
+    if detail == "low":
+        return ImageCount(base, f"image, detail low: {base} tokens")
+    fw, fh = _fit(w, h, int(rule.get("max_side", 2048)))
+    short = int(rule.get("short_side", 768))
+    if min(fw, fh) > short:
+        scale = short / min(fw, fh)
+        fw, fh = int(fw * scale), int(fh * scale)
+    tiles = math.ceil(fw / tile) * math.ceil(fh / tile)
+    tokens = base + per_tile * tiles
+    return ImageCount(tokens, f"image {where}, detail {detail or 'auto'}: {tiles} tile(s), {tokens} tokens")
+
+
+def image_from_url(url: str) -> tuple[int, int] | None:
+    """Size of a ``data:image/...;base64,`` URL's image; ``None`` for remote URLs or bad data."""
+    if url.startswith("data:") and "," in url:
+        return size_of_base64(url.split(",", 1)[1])
+    return None

@@ -1,0 +1,46 @@
+"""``ctxviewer tokens``: text and JSON reports of a raw request's tokens."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from ctxviewer.cli import cli
+
+WEATHER = Path(__file__).resolve().parents[1] / "data" / "requests" / "weather_tool.json"
+
+
+def test_json_keys_and_values() -> None:
+    res = CliRunner().invoke(cli, ["tokens", str(WEATHER), "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert {"total", "framing", "tools", "encoding", "assumed", "items"} <= set(out)
+    assert (out["total"], out["framing"], out["tools"], out["encoding"], out["assumed"]) == (
+        101, 11, 68, "o200k_base", False)
+    assert [(i["role"], i["content"], i["framing"]) for i in out["items"]] == [("system", 14, 4), ("user", 8, 4)]
+
+
+def test_model_option_and_text_report() -> None:
+    res = CliRunner().invoke(cli, ["tokens", str(WEATHER), "--model", "gpt-4"])
+    assert res.exit_code == 0, res.output
+    assert "105 input tokens on gpt-4 (cl100k_base;" in res.output
+    assert "total: 105 = content 23 + framing 11 + tools 71" in res.output
+
+
+def test_unknown_model_says_assumed(tmp_path: Path) -> None:
+    req = tmp_path / "r.json"
+    req.write_text(json.dumps({"model": "corp-gateway-7", "messages": [{"role": "user", "content": "hello"}]}))
+    res = CliRunner().invoke(cli, ["tokens", str(req)])
+    assert res.exit_code == 0
+    assert "8 input tokens on corp-gateway-7 (o200k_base (assumed);" in res.output
+
+
+def test_bad_file_and_encoding_are_clear_errors(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{nope")
+    res = CliRunner().invoke(cli, ["tokens", str(bad)])
+    assert res.exit_code == 1 and "bad.json: not a JSON request" in res.output
+    res = CliRunner().invoke(cli, ["tokens", str(WEATHER), "--encoding", "p50k_base"])
+    assert res.exit_code == 1 and "encoding 'p50k_base' is not available offline" in res.output
