@@ -80,7 +80,7 @@ def _load_builtin() -> None:
     Cached: :func:`omissions_recorded` runs for every painted trace-list cell.
     """
     from . import native, otel  # noqa: F401  (most specific format first)
-    from . import cassette, provider_api  # noqa: F401
+    from . import cassette, langsmith, litellm, promptfoo, provider_api  # noqa: F401
 
 
 def omissions_recorded(source_format: str | None) -> bool:
