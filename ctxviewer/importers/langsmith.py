@@ -22,6 +22,7 @@ from typing import Any, Iterator, Mapping
 
 from . import ImportFailed, ImportProblem, Record, register
 from . import provider_messages as pm
+from .langchain_messages import langchain_message, langchain_usage
 from .containers import load_documents, sniff_document
 from .llm_call import Document, LLMCall, build_trace
 from .otlp_values import parse_time
@@ -71,7 +72,7 @@ def _messages(inputs: Mapping[str, Any]) -> list[pm.Message]:
         return [{"role": "user", "parts": [{"type": "text", "content": str(p)}]} for p in inputs["prompts"]]
     if isinstance(msgs, list) and len(msgs) == 1 and isinstance(msgs[0], list):
         msgs = msgs[0]
-    return [pm.langchain_message(m) for m in msgs or []]
+    return [langchain_message(m) for m in msgs or []]
 
 
 def call_from_run(run: Mapping[str, Any], documents: list[Document]) -> LLMCall:
@@ -94,13 +95,13 @@ def call_from_run(run: Mapping[str, Any], documents: list[Document]) -> LLMCall:
         gens = outputs["generations"]
         gen = gens[0][0] if gens and isinstance(gens[0], list) and gens[0] else (gens[0] if gens else None)
         if isinstance(gen, Mapping):
-            msg = pm.langchain_message(gen["message"]) if isinstance(gen.get("message"), Mapping) else \
+            msg = langchain_message(gen["message"]) if isinstance(gen.get("message"), Mapping) else \
                 {"role": "assistant", "parts": [{"type": "text", "content": str(gen.get("text") or "")}]}
             info = gen.get("generation_info") or {}
             msg["finish_reason"] = info.get("finish_reason")
             call.output = [msg]
     if isinstance(outputs.get("usage_metadata"), Mapping):
-        call.usage = pm.langchain_usage(outputs["usage_metadata"])
+        call.usage = langchain_usage(outputs["usage_metadata"])
     else:
         call.usage = pm.openai_chat_usage(outputs.get("usage") or (outputs.get("llm_output") or {}).get("token_usage"))
     call.created, call.ended = _time(run.get("start_time")), _time(run.get("end_time"))
