@@ -46,6 +46,7 @@ def load_builtin() -> None:
     """Import the built-in check modules once; importing a module registers its check."""
     from . import policy  # noqa: F401  (first: Table 3.1 row 1)
     from . import budget  # noqa: F401
+    from . import injection  # noqa: F401
 
 
 def run_checks(trace: RequestTrace) -> list[Finding]:

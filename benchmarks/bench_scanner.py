@@ -1,0 +1,80 @@
+"""Benchmark: the injection scanner's recall and false-positive rate on the labelled set.
+
+Runs :func:`ctxviewer.scanner.scan_text` over every row of ``../shared/injection/labelled.jsonl``
+(each text scanned as untrusted data, as ``ctxviewer scan`` does) and prints, per category, the
+share of rows with at least one hit: recall for the injection categories, false-positive rate for
+the benign ones. ``--min-severity warning`` (default) ignores ``info`` hits. ``--half even|odd``
+scans only every other row (a held-out half while writing rules); ``--show CATEGORY`` prints the
+rows of a category the scanner missed (for injections) or flagged (for benign ones).
+
+The bar (issue 10): recall >= 50 % on ``injection_indirect_embedded`` with <= 1 % false positives
+on ``benign_document`` and ``benign_hard``.
+
+Example:
+    .venv/bin/python benchmarks/bench_scanner.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from ctxviewer.findings import Severity
+from ctxviewer.scanner import scan_text
+
+DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "injection" / "labelled.jsonl"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the table; exit status 1 when the bar is not met."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("path", nargs="?", default=str(DEFAULT))
+    ap.add_argument("--half", choices=("even", "odd"), default=None)
+    ap.add_argument("--min-severity", default="warning", choices=[s.value for s in Severity])
+    ap.add_argument("--show", default=None, help="print missed (or falsely flagged) rows of this category")
+    args = ap.parse_args(argv)
+    floor = Severity(args.min_severity).rank
+    rows = [json.loads(line) for line in Path(args.path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    if args.half:
+        rows = rows[0 if args.half == "even" else 1::2]
+    flagged: dict[str, list[bool]] = defaultdict(list)
+    labels: dict[str, int] = {}
+    per_rule: dict[str, int] = defaultdict(int)
+    times: list[float] = []
+    for row in rows:
+        t0 = time.perf_counter()
+        hits = [h for h in scan_text(row["text"]) if h.severity.rank >= floor]
+        times.append((time.perf_counter() - t0) * 1000)
+        flagged[row["category"]].append(bool(hits))
+        labels[row["category"]] = row["label"]
+        for rule in {h.rule for h in hits}:
+            per_rule[f"{row['category']}:{rule}"] += 1
+        if args.show == row["category"] and bool(hits) != bool(row["label"]):
+            print(f"--- {row['id']} {row.get('source')} {row.get('lang')}: {[h.reason for h in hits]}\n{row['text'][:600]!r}")
+    print(f"{'category':32} {'label':>5} {'rows':>5} {'flagged':>7} {'rate':>7}  measure")
+    for cat in sorted(flagged):
+        f = flagged[cat]
+        rate = 100 * sum(f) / len(f)
+        measure = "recall" if labels[cat] else "false-positive rate"
+        print(f"{cat:32} {labels[cat]:>5} {len(f):>5} {sum(f):>7} {rate:6.1f}%  {measure}")
+    print("\nhits per category and rule family:")
+    for key in sorted(per_rule):
+        print(f"  {key:60} {per_rule[key]}")
+    print(f"\nscan time per row: median {statistics.median(times):.2f} ms, max {max(times):.1f} ms ({len(rows)} rows)")
+
+    def rate(cat: str) -> float:
+        f = flagged.get(cat, [])
+        return 100 * sum(f) / len(f) if f else 0.0
+
+    ok = rate("injection_indirect_embedded") >= 50 and rate("benign_document") <= 1 and rate("benign_hard") <= 1
+    print(f"bar (embedded recall >= 50 %, benign_document and benign_hard FP <= 1 %): {'met' if ok else 'NOT met'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

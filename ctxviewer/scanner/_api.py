@@ -1,0 +1,80 @@
+"""The scanner's one shape: a rule finds :class:`Hit` spans in one text (no trace, no Qt).
+
+A rule belongs to a *family* (a kind of attack, e.g. "override of earlier instructions") and
+reports each match as a :class:`Hit`: a ``[start, end)`` span in code points of the text, the
+rule id (``injection.<family>``), a reason in words and a severity. Rules are regular
+expressions or small functions over the text; they never see which item the text came from --
+:mod:`ctxviewer.scanner.scope` decides which items are scanned at all.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator, Protocol
+
+from ..findings import Severity
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One match of a rule in one text."""
+
+    rule: str
+    """Rule id, ``"injection.<family>"`` (e.g. ``"injection.override"``)."""
+    start: int
+    """First code point of the matched span (0-based)."""
+    end: int
+    """One past the last code point of the span."""
+    reason: str
+    """Why this span looks like text addressed to the model, in words."""
+    severity: Severity
+    """How strong the signal is (``warning`` for phrasing, ``failure`` for markers and hidden text)."""
+
+
+class Rule(Protocol):
+    """A rule of one family: ``find(text)`` yields its hits, in text order."""
+
+    id: str
+    """Rule id, ``"injection.<family>"``; several rules may share one family id."""
+    title: str
+    """One line of words for the family, e.g. ``"override of earlier instructions"``."""
+
+    def find(self, text: str) -> Iterable[Hit]:
+        """The hits of this rule in ``text`` (spans in code points)."""
+        ...
+
+
+@dataclass(frozen=True)
+class PatternRule:
+    """A rule made of regular expressions, each with its reason (``{m}`` is the matched text)."""
+
+    id: str
+    title: str
+    patterns: tuple[tuple[re.Pattern[str], str], ...]
+    severity: Severity = Severity.WARNING
+    accept: Callable[[str, re.Match[str]], bool] | None = None
+    """Optional extra test on a match (e.g. "the sentence is addressed to the model")."""
+
+    def find(self, text: str) -> Iterator[Hit]:
+        """Every pattern's non-overlapping matches, as hits with the pattern's reason."""
+        for pattern, reason in self.patterns:
+            for m in pattern.finditer(text):
+                if m.end() == m.start() or (self.accept and not self.accept(text, m)):
+                    continue
+                start, end = m.start(), m.end()
+                while start < end and text[start].isspace():
+                    start += 1
+                while end > start and text[end - 1].isspace():
+                    end -= 1
+                yield Hit(self.id, start, end, reason.format(m=_short(text[start:end])), self.severity)
+
+
+def _short(s: str, n: int = 60) -> str:
+    s = " ".join(s.split())
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def rx(*alternatives: str) -> re.Pattern[str]:
+    """One case-insensitive pattern from ``alternatives`` (verbose off, Unicode word classes)."""
+    return re.compile("|".join(f"(?:{a})" for a in alternatives), re.IGNORECASE | re.UNICODE)

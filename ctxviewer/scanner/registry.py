@@ -1,0 +1,80 @@
+"""The scanner's rule registry and :func:`scan_text`: every family over one text.
+
+Rules register in :data:`RULES` in a fixed order (one module per family). :func:`scan_text` runs
+each rule in isolation -- a rule that raises is skipped and named in :data:`ERRORS`, never
+breaking the scan -- and returns the hits sorted by position, overlapping hits of the same rule
+merged into the strongest one.
+"""
+
+from __future__ import annotations
+
+from ._api import Hit, Rule
+from .address import ADDRESS
+from .encoded import ENCODED
+from .exfil import EXFILTRATION
+from .hidden import HIDDEN
+from .invisible import INVISIBLE
+from .multilingual import MULTILINGUAL
+from .override import OVERRIDE
+from .template import ROLE_MARKERS
+from .tool_request import TOOL_REQUEST
+
+RULES: list[Rule] = [OVERRIDE, ROLE_MARKERS, TOOL_REQUEST, INVISIBLE, EXFILTRATION, HIDDEN, ADDRESS, MULTILINGUAL, ENCODED]
+"""Registered rules in running order. Family ids: ``injection.override``, ``.role_marker``,
+``.tool_request``, ``.invisible``, ``.exfiltration``, ``.hidden``, ``.address``,
+``.multilingual``, ``.encoded``."""
+
+ERRORS: list[str] = []
+"""``"rule-id: error"`` for each rule that raised during a scan (kept for the diagnostics)."""
+
+
+def register(rule: Rule) -> Rule:
+    """Add ``rule`` to :data:`RULES` (a plug-in family). Returns it."""
+    RULES.append(rule)
+    return rule
+
+
+def family_titles() -> dict[str, str]:
+    """Rule id -> title of its family, for the SARIF rules list and the review filters."""
+    return {r.id: r.title for r in RULES}
+
+
+def scan_text(text: str, *, _depth: int = 0) -> list[Hit]:
+    """Every registered rule's hits in ``text`` (spans in code points), sorted by start.
+
+    Overlapping hits of the same rule are merged: the union span, the higher severity, the first
+    reason. Never raises for a ``str``.
+    """
+    hits: list[Hit] = []
+    for rule in RULES:
+        if rule is ENCODED and _depth:
+            continue
+        try:
+            hits.extend(rule.find(text))
+        except Exception as exc:  # one failing rule never breaks the scan
+            ERRORS.append(f"{rule.id}: {type(exc).__name__}: {exc}")
+    english = [h for h in hits if h.rule == OVERRIDE.id]
+    hits = [h for h in hits if h.rule != MULTILINGUAL.id or not any(_overlap(h, e) for e in english)]
+    return _merge(sorted(hits, key=lambda h: (h.start, -h.end)))
+
+
+def _overlap(a: Hit, b: Hit) -> bool:
+    return a.start < b.end and b.start < a.end
+
+
+def _merge(hits: list[Hit]) -> list[Hit]:
+    out: list[Hit] = []
+    last: dict[str, int] = {}
+    for h in hits:
+        i = last.get(h.rule)
+        if i is not None and h.start < out[i].end:
+            prev = out[i]
+            sev = h.severity if h.severity.rank > prev.severity.rank else prev.severity
+            out[i] = Hit(prev.rule, prev.start, max(prev.end, h.end), prev.reason, sev)
+            continue
+        last[h.rule] = len(out)
+        out.append(h)
+    return out
+
+
+ENCODED.rescan = lambda decoded: scan_text(decoded, _depth=1)

@@ -1,0 +1,57 @@
+"""Family ``injection.role_marker``: chat-template tokens and role labels inside data.
+
+Attack kind: data that imitates the structure of the conversation so the model reads what follows
+as a system, user or assistant turn -- special tokens (``<|im_start|>``, ``<|endoftext|>``,
+``[INST]``, ``<<SYS>>``, ``<start_of_turn>``), closing or opening role tags (``</system>``,
+``<assistant>``), and transcript lines ("Assistant: ...", "### System:") in a document or tool
+result. Transcript lines are reported only when at least two role labels alternate, or one names
+the system, so a lone "User:" field in a form does not fire.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from ..findings import Severity
+from ._api import Hit, PatternRule, rx
+
+_SPECIAL = PatternRule(
+    id="injection.role_marker",
+    title="chat-template or role marker inside data",
+    severity=Severity.FAILURE,
+    patterns=(
+        (rx(r"<\|(?:im_start|im_end|im_sep|endoftext|end_of_text|begin_of_text|start_header_id|end_header_id|eot_id|eom_id|"
+            r"system|user|assistant|end|fim_prefix|fim_middle|fim_suffix|tool_call|channel|message|start|return|constrain)\|>",
+            r"\[/?INST\]|<</?SYS>>|<s>\s*\[INST\]|</?start_of_turn>|<end_of_turn>|\bBEGININSTRUCTION\b|\bENDINSTRUCTION\b"),
+         "chat-template special token in data: '{m}'"),
+        (rx(r"</?\s*(?:system|system[_-]?prompt|sys|assistant|instructions?|im_start|user_query|admin|developer|tool_call|function_call)\s*>"),
+         "a role or instruction tag that opens or closes a turn: '{m}'"),
+        (rx(r"(?:^|\n)\s*(?:#{1,4}\s*|\*\*|\[)?\s*(?:system(?:\s+(?:message|prompt|note|override|instruction))?|developer(?:\s+message)?|admin(?:istrator)?\s+override)\s*(?:\*\*|\])?\s*:"),
+         "a line posing as a system or developer turn: '{m}'"),
+    ),
+)
+
+_ROLE_LINE = re.compile(
+    r"(?m)^[ \t]*(?:#{1,4}\s*|\*\*)?(Human|User|Assistant|AI|Bot|Model|Chatbot|ChatGPT|GPT|Claude|Gemini|Llama)\s*(?:\*\*)?:",
+)
+
+
+class RoleMarkers:
+    """The special tokens and tags of :data:`_SPECIAL`, plus transcript lines that alternate roles."""
+
+    id = "injection.role_marker"
+    title = _SPECIAL.title
+
+    def find(self, text: str) -> Iterator[Hit]:
+        """Hits for special tokens and role tags; transcript lines when two different roles appear."""
+        yield from _SPECIAL.find(text)
+        lines = list(_ROLE_LINE.finditer(text))
+        roles = {m.group(1).lower() for m in lines}
+        if len(roles) >= 2 and any(r not in ("human", "user") for r in roles):
+            for m in lines:
+                yield Hit(self.id, m.start(1), m.end(0), f"a transcript line posing as a {m.group(1)} turn: "
+                          f"'{m.group(0).strip()}'", Severity.WARNING)
+
+
+ROLE_MARKERS = RoleMarkers()
