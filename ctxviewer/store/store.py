@@ -219,6 +219,17 @@ class TraceStore:
                 raise self._fail(f"trace {trace_id!r} is damaged", exc) from None
         return tuple(out)
 
+    def session_trace_ids(self, session_id: str) -> builtins.list[str]:
+        """trace_ids of the traces whose ``session_id`` is ``session_id`` (one conversation), in
+        send order. Scans ``details`` (no index on the session); used for one selected trace at a
+        time. Raises :class:`StoreError` when the database cannot be read."""
+        sql = ("SELECT d.trace_id FROM details d JOIN traces t ON t.trace_id = d.trace_id "
+               "WHERE json_extract(d.json, '$.session_id') = ? ORDER BY t.created, t.trace_id")
+        try:
+            return [str(r[0]) for r in self._conn.execute(sql, (session_id,))]
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot read conversation", exc) from None
+
     def load(self, trace_id: str) -> RequestTrace:
         """The full trace ``trace_id``, exactly as :meth:`add` stored it.
 

@@ -1,0 +1,33 @@
+"""Compare two request traces item by item (issue 8), and derive what was dropped between the calls
+of one conversation.
+
+* :func:`diff_traces` (A, B) -> :class:`TraceDiff`: items aligned by identity
+  (:mod:`.identity`), per-item changes (:class:`Change`), moves, first point of divergence, policy,
+  endpoint and reserve changes, per-category tokens and the eq. 3.1 verdict before and after,
+  evidence order, response and tool calls. One frozen result for the GUI, the CLI and the tests.
+* :func:`word_diff` (text A, text B) -> :class:`WordDiff`: word-level text diff with spans.
+* :mod:`.render`: the JSON object and the readable summary of a diff.
+* :mod:`.conversation`: "dropped between calls" for traces that record no omissions.
+
+No Qt here.
+"""
+
+from __future__ import annotations
+
+from .items import CHANGE_ORDER, Change, ItemDiff, diff_items
+from .request import diff_traces, first_divergence
+from .result import TraceDiff
+from .words import Segment, WordDiff, word_diff
+
+__all__ = [
+    "CHANGE_ORDER",
+    "Change",
+    "ItemDiff",
+    "Segment",
+    "TraceDiff",
+    "WordDiff",
+    "diff_items",
+    "diff_traces",
+    "first_divergence",
+    "word_diff",
+]

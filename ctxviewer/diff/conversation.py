@@ -1,0 +1,189 @@
+"""What was dropped between the calls of one conversation (issue 8, "What was dropped between calls").
+
+Most imported traces (OTel GenAI spans, agent-framework logs) record only what was sent, never what
+was left out, yet every agent loop compacts or trims its history. Within one conversation -- the
+same ``session_id`` (OTel ``gen_ai.conversation.id``) or, for OTel spans, the same OTel trace id
+(the part of ``trace_id`` before ``:``, see :func:`ctxviewer.importers.otel.trace_id_for`) -- each
+call's input is aligned with the previous call's input plus the previous call's output. A message
+(history, summary, memory or user item, or the previous response) that was in that and is missing
+from the later input is **derived** as omitted:
+
+* reason :data:`DROPPED` ("dropped between calls"), or
+* reason :data:`SUMMARISED` ("summarised") when the later call carries a summary item the earlier
+  one did not have (the summary replaced it).
+
+Messages are matched by role and normalised content (:func:`ctxviewer.diff.identity.content_digest`),
+never by id: OTel message ids are indexes (``msg-{i}``) that shift when turns are dropped.
+
+These omissions are derived, not recorded. They apply only to traces whose source format records
+no omissions (:func:`ctxviewer.importers.omissions_recorded` is False -- the trace's "omissions
+recorded" fact); a trace that records its omissions keeps exactly what it recorded. No Qt here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Iterable
+
+from ..importers import omissions_recorded
+from ..model import ContextItem, Kind, RequestTrace, Status
+from .identity import MESSAGE_KINDS, content_digest
+
+if TYPE_CHECKING:
+    from ..store import TraceStore
+
+DROPPED = "dropped between calls"
+"""Reason of a message missing from the next call with no new summary."""
+SUMMARISED = "summarised"
+"""Reason of a message missing from the next call that carries a new summary item."""
+DERIVED_ATTRIBUTE = "ctxviewer.derived_omissions"
+"""Key in ``RequestTrace.attributes`` (of the copy :func:`with_derived_omissions` returns): ids of
+the derived omitted items and the previous call they were derived from."""
+
+
+@dataclass(frozen=True)
+class DroppedMessage:
+    """One message of the previous call missing from this call (derived, not recorded)."""
+
+    item: ContextItem
+    """The message as the previous call had it (its id, role, content and tokens there)."""
+    previous_trace: str
+    """trace_id of the previous call."""
+    reason: str
+    """:data:`DROPPED` or :data:`SUMMARISED`."""
+    summary_id: str | None
+    """Id of the new summary item that replaced it (with :data:`SUMMARISED`), else ``None``."""
+    from_output: bool
+    """True when the message is the previous call's response (its output), not part of its input."""
+
+
+def conversation_key(trace: RequestTrace) -> str | None:
+    """``"session:<id>"`` when the trace has a ``session_id``, else ``"otel:<trace id>"`` for an OTel
+    span (``trace_id`` ``"<otel trace id>:<span id>"``), else ``None`` (not part of a conversation)."""
+    if trace.session_id:
+        return "session:" + trace.session_id
+    if trace.source_format == "otel" and ":" in trace.trace_id:
+        otel_id = trace.trace_id.split(":", 1)[0]
+        if otel_id and otel_id != "-":
+            return "otel:" + otel_id
+    return None
+
+
+def _order(t: RequestTrace) -> tuple[str, str]:
+    return (t.created.isoformat() if t.created else "", t.trace_id)
+
+
+def order_calls(traces: Iterable[RequestTrace]) -> dict[str, list[RequestTrace]]:
+    """Group ``traces`` by :func:`conversation_key` and order each group by send time (then
+    trace_id). Traces without a key are left out."""
+    groups: dict[str, list[RequestTrace]] = {}
+    for t in traces:
+        key = conversation_key(t)
+        if key is not None:
+            groups.setdefault(key, []).append(t)
+    return {k: sorted(v, key=_order) for k, v in groups.items()}
+
+
+def _messages(t: RequestTrace) -> list[ContextItem]:
+    return [i for i in t.items if i.status is Status.RETAINED and i.kind in MESSAGE_KINDS]
+
+
+def _previous_output(prev: RequestTrace) -> ContextItem | None:
+    text = prev.response.text if prev.response is not None else None
+    if not text:
+        return None
+    return ContextItem(kind=Kind.HISTORY, id=f"{prev.trace_id}#response", content=text, role="assistant")
+
+
+def dropped_between_calls(prev: RequestTrace, cur: RequestTrace) -> tuple[DroppedMessage, ...]:
+    """Messages of ``prev``'s input plus ``prev``'s output that ``cur``'s input no longer holds,
+    in ``prev``'s order (module docstring). A message sent twice before and once now yields one.
+    Messages whose content was not kept cannot be matched and are never reported."""
+    now = Counter(d for d in (content_digest(i) for i in _messages(cur)) if d is not None)
+    before_digests = {content_digest(i) for i in _messages(prev)}
+    summaries = [i for i in _messages(cur) if i.kind is Kind.SUMMARY and content_digest(i) not in before_digests]
+    candidates = [(i, False) for i in _messages(prev)]
+    out_item = _previous_output(prev)
+    if out_item is not None:
+        candidates.append((out_item, True))
+    out: list[DroppedMessage] = []
+    for item, from_output in candidates:
+        d = content_digest(item)
+        if d is None:
+            continue
+        if now[d] > 0:
+            now[d] -= 1
+            continue
+        if summaries:
+            out.append(DroppedMessage(item, prev.trace_id, SUMMARISED, summaries[0].id, from_output))
+        else:
+            out.append(DroppedMessage(item, prev.trace_id, DROPPED, None, from_output))
+    return tuple(out)
+
+
+def derived_reason(d: DroppedMessage) -> str:
+    """The omission reason shown for a derived item: ``"dropped between calls (derived)"`` or
+    ``"summarised into summary-2 (derived)"``."""
+    if d.reason == SUMMARISED and d.summary_id:
+        return f"{SUMMARISED} into {d.summary_id} (derived)"
+    return f"{d.reason} (derived)"
+
+
+def with_derived_omissions(cur: RequestTrace, dropped: tuple[DroppedMessage, ...]) -> RequestTrace:
+    """A copy of ``cur`` with each dropped message inserted as an omitted item (id
+    ``"dropped:<previous id>"``, reason from :func:`derived_reason`, ``position=None``), placed
+    before the first message of ``cur``; ``attributes[DERIVED_ATTRIBUTE]`` names them and the
+    previous call. Returns ``cur`` itself when ``dropped`` is empty."""
+    if not dropped:
+        return cur
+    extra = tuple(
+        replace(d.item, id=f"dropped:{d.item.id}", status=Status.OMITTED, position=None,
+                omission_reason=derived_reason(d))
+        for d in dropped
+    )
+    items = list(cur.items)
+    at = next((n for n, i in enumerate(items) if i.kind in MESSAGE_KINDS), len(items))
+    items[at:at] = extra
+    attrs = dict(cur.attributes)
+    attrs[DERIVED_ATTRIBUTE] = {"previous_trace": dropped[0].previous_trace, "items": [i.id for i in extra]}
+    return replace(cur, items=tuple(items), attributes=attrs)
+
+
+def previous_call(store: "TraceStore", trace: RequestTrace) -> RequestTrace | None:
+    """The call sent just before ``trace`` in its conversation (:func:`conversation_key`), loaded
+    from ``store``; ``None`` when the trace has no conversation or is its first call. Raises
+    :class:`ctxviewer.store.StoreError` when the store cannot be read."""
+    key = conversation_key(trace)
+    if key is None:
+        return None
+    kind, value = key.split(":", 1)
+    if kind == "session":
+        ids = store.session_trace_ids(value)
+    else:
+        from ..store import TraceQuery
+
+        ids = [r.trace_id for r in store.list(TraceQuery(text=value), 0, -1) if r.trace_id.startswith(value + ":")]
+    calls = []
+    for tid in ids:
+        if tid == trace.trace_id:
+            continue
+        try:
+            other = store.load(tid)
+        except KeyError:
+            continue
+        if conversation_key(other) == key and _order(other) < _order(trace):
+            calls.append(other)
+    return max(calls, key=_order) if calls else None
+
+
+def derive_for_display(store: "TraceStore", trace: RequestTrace) -> RequestTrace:
+    """``trace`` with the messages dropped since the previous call shown as derived omitted items,
+    for surfaces (item table, ``show``). Unchanged when the trace's format records omissions (the
+    recorded ones apply), when it has no previous call, or when nothing was dropped."""
+    if omissions_recorded(trace.source_format):
+        return trace
+    prev = previous_call(store, trace)
+    if prev is None:
+        return trace
+    return with_derived_omissions(trace, dropped_between_calls(prev, trace))

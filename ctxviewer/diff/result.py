@@ -1,0 +1,185 @@
+"""The request-level parts of a diff: frozen records the GUI, the CLI and the tests all read.
+
+:class:`TraceDiff` (built by :func:`ctxviewer.diff.diff_traces`) holds the aligned items
+(:class:`~ctxviewer.diff.items.ItemDiff`) and the request-level changes: first point of divergence,
+policy, endpoint / reserve fields, token accounting, per-category tokens and the eq. 3.1 verdict
+before and after, evidence order, response and tool calls. Tokens throughout; ``None`` = not
+recorded. No Qt here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from ..model import Category
+from .items import Change, ItemDiff
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    """One scalar field that differs: ``name`` (e.g. ``"endpoint.capacity"``), value in A and in B."""
+
+    name: str
+    a: Any
+    b: Any
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """The first position (1-based, among the items sent) where what the model received differs."""
+
+    position: int
+    id_a: str | None
+    """Id of the item A sent there; ``None`` when A sent fewer items."""
+    id_b: str | None
+    """Id of the item B sent there; ``None`` when B sent fewer items."""
+
+
+@dataclass(frozen=True)
+class PolicyDiff:
+    """The versioned system policy of both requests (chapter 3.3)."""
+
+    id_a: str | None
+    version_a: str | None
+    available_a: bool | None
+    id_b: str | None
+    version_b: str | None
+    available_b: bool | None
+
+    @property
+    def changed(self) -> bool:
+        """True when id, version or availability differ."""
+        return (self.id_a, self.version_a, self.available_a) != (self.id_b, self.version_b, self.available_b)
+
+
+@dataclass(frozen=True)
+class CategoryDelta:
+    """One eq. 3.1 category in A and B: retained tokens used and declared budget B_x."""
+
+    category: Category
+    used_a: int | None
+    used_b: int | None
+    declared_a: int | None
+    declared_b: int | None
+    omitted_a: int | None
+    omitted_b: int | None
+
+    @property
+    def delta(self) -> int | None:
+        """``used_b - used_a`` in tokens; ``None`` when either is unknown."""
+        if self.used_a is None or self.used_b is None:
+            return None
+        return self.used_b - self.used_a
+
+
+@dataclass(frozen=True)
+class EvidencePlace:
+    """Where one evidence document sat in each request (1-based request position; ``None`` when
+    absent or omitted) and its rank among the evidence sent (1 = first evidence document)."""
+
+    id: str
+    position_a: int | None
+    position_b: int | None
+    rank_a: int | None
+    rank_b: int | None
+
+
+@dataclass(frozen=True)
+class CheckDiff:
+    """One application check on a tool call, before and after (``None`` = not run / absent)."""
+
+    check: str
+    passed_a: bool | None
+    passed_b: bool | None
+
+
+@dataclass(frozen=True)
+class ToolCallDiff:
+    """A proposed tool call in A and/or B (paired by name, in order), with its verdicts and checks."""
+
+    name: str
+    arguments_a: str | None
+    arguments_b: str | None
+    verdict_a: str | None
+    verdict_b: str | None
+    in_a: bool
+    in_b: bool
+    checks: tuple[CheckDiff, ...]
+
+    @property
+    def changed(self) -> bool:
+        """True when the call appears on one side only, or its arguments, verdict or checks differ."""
+        return (not (self.in_a and self.in_b) or self.arguments_a != self.arguments_b
+                or self.verdict_a != self.verdict_b or any(c.passed_a != c.passed_b for c in self.checks))
+
+
+@dataclass(frozen=True)
+class TraceDiff:
+    """Everything that differs between request A and request B (issue 8). Build with
+    :func:`ctxviewer.diff.diff_traces`."""
+
+    trace_a: str
+    trace_b: str
+    items: tuple[ItemDiff, ...]
+    """Aligned rows (see :func:`ctxviewer.diff.items.diff_items`)."""
+    first_divergence: Divergence | None
+    """``None`` when both requests sent the same content in the same order."""
+    policy: PolicyDiff
+    fields: tuple[FieldChange, ...]
+    """Endpoint, model, capacity, limits, reserved output, safety margin, encoding that differ."""
+    accounting: tuple[FieldChange, ...]
+    """Token counts of the request as a whole that differ (application input count, provider-
+    reported usage)."""
+    allocations: tuple[CategoryDelta, ...]
+    """Per-category tokens, eq. 3.1 order."""
+    verdict_a: str
+    verdict_b: str
+    fits_a: bool | None
+    fits_b: bool | None
+    evidence: tuple[EvidencePlace, ...]
+    """Evidence documents in B's order, then those only in A."""
+    response_a: str | None
+    response_b: str | None
+    finish_reason_a: str | None
+    finish_reason_b: str | None
+    tool_calls: tuple[ToolCallDiff, ...]
+
+    def count(self, change: Change) -> int:
+        """Number of rows whose primary change is ``change``."""
+        return sum(1 for d in self.items if d.change is change)
+
+    @property
+    def counts(self) -> dict[Change, int]:
+        """Rows per primary change, only the changes that occur."""
+        return dict(Counter(d.change for d in self.items))
+
+    @property
+    def changed_items(self) -> tuple[ItemDiff, ...]:
+        """The rows that are not unchanged, in row order."""
+        return tuple(d for d in self.items if d.is_change)
+
+    @property
+    def content_identical(self) -> bool:
+        """True when the model received the same content in the same order (no divergence)."""
+        return self.first_divergence is None
+
+    @property
+    def accounting_only(self) -> bool:
+        """True when the content sent is identical and only token counts differ."""
+        only = {Change.UNCHANGED, Change.RETOKENIZED}
+        return (self.content_identical and all(set(d.changes) <= only for d in self.items)
+                and bool(self.accounting or any(Change.RETOKENIZED in d.changes for d in self.items)))
+
+    @property
+    def response_changed(self) -> bool:
+        """True when the response text or finish reason differ."""
+        return (self.response_a, self.finish_reason_a) != (self.response_b, self.finish_reason_b)
+
+    @property
+    def no_change(self) -> bool:
+        """True when nothing the diff compares differs."""
+        return (not self.changed_items and not self.policy.changed and not self.fields
+                and not self.accounting and not self.response_changed
+                and not any(t.changed for t in self.tool_calls) and self.verdict_a == self.verdict_b)
