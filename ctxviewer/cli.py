@@ -156,11 +156,13 @@ def show_cmd(db: str, trace_id: str, as_json: bool) -> None:
     Example:
         ctxviewer show sample_traces/samples.db budget-8k --json
     """
+    from .diff.conversation import derive_for_display
     from .report import format_trace_text, trace_summary
 
     with _open_store(db) as store:
         try:
             trace = store.load(trace_id)
+            trace = derive_for_display(store, trace)  # dropped between calls (issue 8), when not recorded
         except KeyError:
             raise click.ClickException(f"{db}: no trace with id {trace_id!r} (see 'ctxviewer list {db}')") from None
         except StoreError as exc:
@@ -210,6 +212,10 @@ def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int], i
 from .cli_tokens import tokens_cmd  # noqa: E402  (commands in their own modules, one line each)
 
 cli.add_command(tokens_cmd)
+
+from .cli_diff import diff_cmd  # noqa: E402  (issue 8)
+
+cli.add_command(diff_cmd)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -14,6 +14,7 @@ from tabulate import tabulate
 from .assessment import Assessment, assess
 from .budget import CATEGORY_LABELS
 from .columns import ITEM_COLUMNS, fmt_int
+from .diff.conversation import derived_note
 from .findings import Finding
 from .model import NOT_RECORDED, RequestTrace
 from .serialize import format_created
@@ -158,4 +159,7 @@ def format_trace_text(trace: RequestTrace, assessment: Assessment | None = None)
         tablefmt="simple", disable_numparse=True))
     if not known:
         lines.append(f"omitted items: {NOT_RECORDED} ({trace.source_format} traces only record what was sent)")
+        derived = derived_note(trace)
+        if derived:
+            lines.append(derived)
     return "\n".join(lines)

@@ -187,3 +187,16 @@ def derive_for_display(store: "TraceStore", trace: RequestTrace) -> RequestTrace
     if prev is None:
         return trace
     return with_derived_omissions(trace, dropped_between_calls(prev, trace))
+
+
+def derived_note(trace: RequestTrace) -> str | None:
+    """The "omissions recorded" fact's second half for a trace shown with derived omissions:
+    ``"2 omitted items derived (not recorded): missing since the previous call <id>"``; ``None``
+    when the trace carries none (see :func:`with_derived_omissions`)."""
+    info = trace.attributes.get(DERIVED_ATTRIBUTE)
+    if not info:
+        return None
+    n = len(info["items"])
+    noun = "item" if n == 1 else "items"
+    return (f"{n} omitted {noun} derived, not recorded: sent in the previous call "
+            f"{info['previous_trace']} and missing from this one")

@@ -108,7 +108,7 @@ def diff_json(diff: TraceDiff) -> dict[str, Any]:
     ``first_divergence`` (``{position, id_a, id_b}`` or null), ``allocations_delta`` (category ->
     ``{used_a, used_b, delta, declared_a, declared_b}``), ``policy`` (``{a, b, changed}``),
     ``fields`` and ``accounting`` (``{name, a, b}``), ``verdict_a``, ``verdict_b``, ``fits_a``,
-    ``fits_b``, ``evidence_order`` (``{id, position_a, position_b, rank_a, rank_b}``),
+    ``fits_b``, ``state_a``, ``state_b``, ``evidence_order`` (``{id, position_a, position_b, rank_a, rank_b}``),
     ``response`` (``{changed, text_a, text_b, finish_reason_a, finish_reason_b}``) and
     ``tool_calls`` (``{name, in_a, in_b, arguments_a, arguments_b, verdict_a, verdict_b, checks}``).
     Tokens throughout; null = not recorded / absent."""
@@ -138,6 +138,8 @@ def diff_json(diff: TraceDiff) -> dict[str, Any]:
         "verdict_b": diff.verdict_b,
         "fits_a": diff.fits_a,
         "fits_b": diff.fits_b,
+        "state_a": diff.state_a,
+        "state_b": diff.state_b,
         "evidence_order": [
             {"id": e.id, "position_a": e.position_a, "position_b": e.position_b,
              "rank_a": e.rank_a, "rank_b": e.rank_b} for e in diff.evidence
@@ -200,6 +202,8 @@ def format_diff_text(diff: TraceDiff, words_limit: int = 8) -> str:
     out.append("policy            " + (f"{pol_a} → {pol_b}" if p.changed else f"{pol_b} (unchanged)"))
     out.append("eq. 3.1           " + (f"{diff.verdict_a} → {diff.verdict_b}" if diff.verdict_a != diff.verdict_b
                                        else f"{diff.verdict_b} (unchanged)"))
+    if diff.state_a != diff.state_b:
+        out.append(f"state             {diff.state_a} → {diff.state_b}")
     for f in (*diff.fields, *diff.accounting):
         out.append(f"{f.name:<17} {_fmt(f.a)} → {_fmt(f.b)}")
     if diff.accounting_only:

@@ -1,7 +1,7 @@
 """Build a :class:`~ctxviewer.diff.result.TraceDiff`: item alignment plus the request-level changes.
 
-The eq. 3.1 verdict before and after comes from :func:`ctxviewer.budget.check_capacity` and
-:func:`ctxviewer.budget.verdict_text`, the same words ``show`` and the window use. No Qt here.
+The eq. 3.1 verdict and state before and after come from :func:`ctxviewer.assessment.assess`, the
+same words ``show`` and the window use. No Qt here.
 """
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from typing import Any
 
-from ..budget import CATEGORY_ORDER, allocations, check_capacity, verdict_text
+from ..assessment import assess
+from ..budget import CATEGORY_ORDER, allocations
 from ..model import Category, Kind, RequestTrace, ToolCall
 from .identity import normalise_content
 from .items import diff_items, retained_sequence
@@ -137,7 +138,7 @@ def diff_traces(a: RequestTrace, b: RequestTrace) -> TraceDiff:
     """Compare request ``a`` (before) with request ``b`` (after, e.g. its replay). The traces may
     come from two databases. Never raises for well-formed traces; cost is O(n log n) in items plus
     one content normalisation per item (about 50 ms for 2 x 5,000 items)."""
-    chk_a, chk_b = check_capacity(a), check_capacity(b)
+    as_a, as_b = assess(a), assess(b)
     return TraceDiff(
         trace_a=a.trace_id,
         trace_b=b.trace_id,
@@ -148,10 +149,12 @@ def diff_traces(a: RequestTrace, b: RequestTrace) -> TraceDiff:
         fields=_changed(_FIELDS, a, b),
         accounting=_changed(_ACCOUNTING, a, b),
         allocations=_allocations(a, b),
-        verdict_a=verdict_text(chk_a),
-        verdict_b=verdict_text(chk_b),
-        fits_a=chk_a.fits,
-        fits_b=chk_b.fits,
+        verdict_a=as_a.verdict,
+        verdict_b=as_b.verdict,
+        fits_a=as_a.fits,
+        fits_b=as_b.fits,
+        state_a=as_a.state.value,
+        state_b=as_b.state.value,
         evidence=evidence_order(a, b),
         response_a=a.response.text if a.response else None,
         response_b=b.response.text if b.response else None,

@@ -136,8 +136,13 @@ class TraceDiff:
     """Per-category tokens, eq. 3.1 order."""
     verdict_a: str
     verdict_b: str
+    """The assessment's verdict in words (:attr:`ctxviewer.assessment.Assessment.verdict`)."""
     fits_a: bool | None
     fits_b: bool | None
+    """Whether eq. 3.1 holds in A / B (``None``: cannot be decided)."""
+    state_a: str
+    state_b: str
+    """The assessment state (``ok`` / ``warning`` / ``failure``) of A / B."""
     evidence: tuple[EvidencePlace, ...]
     """Evidence documents in B's order, then those only in A."""
     response_a: str | None
@@ -182,4 +187,5 @@ class TraceDiff:
         """True when nothing the diff compares differs."""
         return (not self.changed_items and not self.policy.changed and not self.fields
                 and not self.accounting and not self.response_changed
-                and not any(t.changed for t in self.tool_calls) and self.verdict_a == self.verdict_b)
+                and not any(t.changed for t in self.tool_calls) and self.verdict_a == self.verdict_b
+                and self.state_a == self.state_b)
