@@ -79,7 +79,9 @@ def _load_builtin() -> None:
 
     Cached: :func:`omissions_recorded` runs for every painted trace-list cell.
     """
-    from . import native, otel  # noqa: F401  (most specific format first)
+    from . import native  # noqa: F401  (most specific format first)
+    from . import openinference  # noqa: F401  (before otel: OpenInference OTLP files are OTLP too)
+    from . import otel  # noqa: F401
     from . import cassette, langsmith, litellm, promptfoo, provider_api  # noqa: F401
 
 

@@ -1,0 +1,202 @@
+"""OpenInference (Arize Phoenix) spans -> one :class:`~ctxviewer.model.RequestTrace` per LLM span.
+
+Input: OpenInference attributes (:mod:`openinference_attrs`) in any span container -- OTLP/JSON,
+JSON Lines, Phoenix span JSON (``context.trace_id``, ``span_kind``, ``status_code``, UUID ids),
+span lists (also wrapped in an object, e.g. ``{"spans": [...]}``), flat attribute maps.
+
+The span kind decides (``openinference.span.kind``): ``LLM`` spans are requests; ``RETRIEVER``
+(and ``RERANKER``) documents become ``evidence`` items of the LLM call they fed -- the first LLM
+span of the same trace starting at or after the retrieval, preferring one under the same parent
+(a retrieval that fed no LLM span in the file is a problem naming it); ``TOOL`` spans are recorded
+on the call they fed as ``ctxviewer.fed_by``. Other kinds are context only. A span printed twice
+(console exporters: at start with no end, then at end) counts once, the later print winning.
+``session.id`` / ``user.id`` -> ``session_id`` / ``user_id``; ``llm.invocation_parameters`` ->
+``reserved_output_tokens`` (``max_tokens`` / ``max_completion_tokens``) and attributes. No Qt here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from . import ImportFailed, ImportProblem, Record, register
+from . import genai_messages as gm
+from . import openinference_attrs as oi
+from . import provider_messages as pm
+from .containers import head_text, load_documents
+from .llm_call import LLMCall, build_trace
+from .spans import Span, container_of, spans_from_json
+
+KIND = "openinference.span.kind"
+_MARKERS = ('"openinference.span.kind"', '"llm.input_messages', '"llm.model_name"', '"llm.token_count.')
+
+
+def span_kind(attrs: Mapping[str, Any]) -> str | None:
+    """The OpenInference span kind upper-cased; ``LLM`` for a span with ``llm.*`` messages but no kind."""
+    k = attrs.get(KIND)
+    if k:
+        return str(k).upper()
+    if any(key.startswith(("llm.input_messages", "llm.model_name", "llm.output_messages")) for key in attrs):
+        return "LLM"
+    return None
+
+
+def _phoenix(obj: Any) -> Any:
+    """Phoenix span JSON keeps status in ``status_code`` / ``status_message``: give it an OTLP status."""
+    if isinstance(obj, Mapping) and "status_code" in obj and "status" not in obj:
+        return dict(obj, status={"code": obj["status_code"], "message": obj.get("status_message") or None})
+    return obj
+
+
+def spans_of(doc: Any, file: str, prefix: str = "") -> Iterator[Span | ImportProblem]:
+    """The spans of one JSON document (see module docstring for the accepted shapes)."""
+    if isinstance(doc, list):
+        doc = [_phoenix(d) for d in doc]
+    else:
+        doc = _phoenix(doc)
+    if container_of(doc) is not None and not (isinstance(doc, Mapping) and "source" in doc):
+        yield from spans_from_json(doc, file, prefix)
+        return
+    if isinstance(doc, Mapping):
+        for key, value in doc.items():
+            if isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
+                yield from spans_from_json([_phoenix(v) for v in value], file, f"{prefix}{key}")
+                return
+    raise ValueError("no spans (expected OTLP, span objects, a span list or an attribute map)")
+
+
+def trace_id_for(span: Span) -> str:
+    """``"{trace id}:{span id}"``; without ids, ``"attrs-"`` + 16 hex of the attributes' sha256."""
+    if span.trace_id or span.span_id:
+        return f"{span.trace_id or '-'}:{span.span_id or '-'}"
+    canon = json.dumps(span.attributes, sort_keys=True, ensure_ascii=False, default=str)
+    return "attrs-" + hashlib.sha256(canon.encode("utf-8")).hexdigest()[:16]
+
+
+def call_from_attributes(attrs: Mapping[str, Any], trace_id: str, fmt: str = "openinference") -> LLMCall:
+    """One LLM span's OpenInference attributes as an :class:`LLMCall` (no container fields)."""
+    flat = oi.flatten(attrs)
+    params = gm.parse_structured(flat.get("llm.invocation_parameters"))
+    params = params if isinstance(params, Mapping) else {}
+    call = LLMCall(trace_id=trace_id, source_format=fmt)
+    call.model = pm._str(flat.get("llm.request.model_name") or params.get("model") or flat.get("llm.model_name"))
+    call.provider = pm._str(flat.get("llm.provider") or flat.get("llm.system"))
+    msgs = oi.messages(flat, "llm.input_messages")
+    if msgs is None:
+        prompts = [p.get("prompt.text") for p in oi.group(flat, "llm.prompts")]
+        msgs = [{"role": "user", "parts": [{"type": "text", "content": str(t)}]} for t in prompts if t is not None] or None
+    call.messages = msgs if msgs is not None else (oi.io_messages(flat.get("input.value")) or [])
+    call.tools = oi.tools(flat)
+    out = oi.messages(flat, "llm.output_messages")
+    io_out, rid, rmodel = oi.io_output(flat.get("output.value"), flat.get("output.mime_type"))
+    if out is None:
+        texts = [c.get("completion.text") for c in oi.group(flat, "llm.choices")]
+        out = [{"role": "assistant", "parts": [{"type": "text", "content": str(t)}]} for t in texts if t is not None] or None
+    if out and io_out and not out[0].get("finish_reason") and io_out[0].get("finish_reason"):
+        out[0]["finish_reason"] = io_out[0]["finish_reason"]
+    call.output = out if out is not None else io_out
+    call.response_id = rid
+    call.response_model = pm._str(flat.get("llm.response.model_name")) or rmodel or pm._str(flat.get("llm.model_name"))
+    call.finish_reason = pm._str(flat.get("llm.finish_reason"))
+    call.usage = oi.usage(flat)
+    call.max_tokens = pm.int_or_none(params.get("max_tokens", params.get("max_completion_tokens")))
+    call.session_id = pm._str(flat.get("session.id"))
+    call.user_id = pm._str(flat.get("user.id"))
+    if params:
+        call.attributes["llm.invocation_parameters"] = dict(params)
+    total = pm.int_or_none(flat.get("llm.token_count.total"))
+    if total is not None:
+        call.attributes["llm.token_count.total"] = total
+
+    return call
+
+
+def _call(span: Span) -> LLMCall:
+    call = call_from_attributes(span.attributes, trace_id_for(span))
+    call.created, call.ended = span.start, span.end
+    if span.start is not None and span.end is None:
+        call.ended_recorded = False
+    call.status, call.status_message = span.status, span.status_message
+    call.service = pm._str(span.resource.get("service.name"))
+    if span.name:
+        call.attributes["otel.span.name"] = span.name
+    if span.parent_id:
+        call.attributes["otel.parent_span_id"] = span.parent_id
+    return call
+
+
+def _fed(target: list[tuple[Span, LLMCall]], feeder: Span) -> LLMCall | None:
+    """The LLM call ``feeder`` (a retrieval or tool span) fed: first LLM span of the same trace
+    starting at or after it, same parent preferred; ``None`` if there is none."""
+    same = [(s, c) for s, c in target if s.trace_id == feeder.trace_id and feeder.trace_id is not None]
+    later = [(s, c) for s, c in same if s.start is None or feeder.start is None or s.start >= feeder.start]
+    later.sort(key=lambda sc: (sc[0].parent_id != feeder.parent_id, sc[0].start is None,
+                               sc[0].start or feeder.start))
+    return later[0][1] if later else None
+
+
+class OpenInferenceImporter:
+    """The ``openinference`` importer (see module docstring)."""
+
+    name = "openinference"
+    records_omissions = False
+    description = "OpenInference / Arize Phoenix spans (OTLP, Phoenix span JSON, span lists, attribute maps)"
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        """True when the head carries OpenInference attribute names and is not a Langfuse export."""
+        text = head_text(head)
+        if '"observations"' in text[:4096]:
+            return False
+        return any(m in text for m in _MARKERS)
+
+    def load(self, path: Path) -> Iterator[Record]:
+        """One trace per LLM span, in file order; problems for bad spans and unattached retrievals."""
+        file = str(path)
+        spans: dict[Any, Span] = {}
+        problems: list[ImportProblem] = []
+        for record, doc in load_documents(path):
+            if isinstance(doc, Exception):
+                problems.append(ImportProblem(file, record, str(doc)))
+                continue
+            try:
+                for sp in spans_of(doc, file, "" if record == "document" else f"{record} "):
+                    if isinstance(sp, ImportProblem):
+                        problems.append(sp)
+                    else:
+                        key = (sp.trace_id, sp.span_id) if sp.span_id else id(sp)
+                        spans[key] = sp  # a span printed twice: the later print wins
+            except ValueError as exc:
+                problems.append(ImportProblem(file, record, str(exc)))
+        if not spans:
+            raise ImportFailed(f"{path}: no OpenInference spans" + (f" ({problems[0].message})" if problems else ""))
+        yield from problems
+        calls = [(s, _call(s)) for s in spans.values() if span_kind(s.attributes) == "LLM"]
+        for s in spans.values():
+            kind = span_kind(s.attributes)
+            if kind in ("RETRIEVER", "RERANKER"):
+                docs = oi.documents(oi.flatten(s.attributes), s.name)
+                target = _fed(calls, s)
+                if target is None:
+                    yield ImportProblem(file, s.record, f"retrieval span {s.span_id or s.name} fed no LLM span "
+                                        f"in this file; its {len(docs)} document(s) are not imported")
+                else:
+                    target.documents.extend(docs)
+            elif kind == "TOOL":
+                target = _fed(calls, s)
+                if target is not None:
+                    fed = list(target.attributes.get("ctxviewer.fed_by", []))
+                    target.attributes["ctxviewer.fed_by"] = fed + [f"tool {s.attributes.get('tool.name') or s.name} "
+                                                                   f"(span {s.span_id})"]
+        if not calls:
+            kinds = sorted({span_kind(s.attributes) or "unknown" for s in spans.values()})
+            yield ImportProblem(file, "whole file", f"no LLM spans found ({len(spans)} span(s) of kind {', '.join(kinds)})")
+        for s, call in calls:
+            trace, warnings = build_trace(call)
+            yield trace
+            for w in warnings:
+                yield ImportProblem(file, s.record, w)
+
+
+IMPORTER = register(OpenInferenceImporter())
