@@ -212,6 +212,9 @@ def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int], i
 from .cli_tokens import tokens_cmd  # noqa: E402  (commands in their own modules, one line each)
 
 cli.add_command(tokens_cmd)
+from .cli_scan import scan_cmd  # noqa: E402
+
+cli.add_command(scan_cmd)
 
 from .cli_diff import diff_cmd  # noqa: E402  (issue 8)
 

@@ -5,8 +5,8 @@ ASCII and render as nothing: "ASCII smuggling"), runs of zero-width characters, 
 overrides that make the displayed order differ from the stored order (Trojan Source). Tag runs
 are decoded and the decoded text is quoted in the reason. Zero-width joiners and non-joiners are
 normal in Persian, Indic scripts and emoji, so a single one is not reported; a run of three or
-more, or one between two ASCII letters, is. :func:`visible` renders any text with these
-characters made visible, without changing the stored text (the GUI and the report use it).
+more, or one between two ASCII letters, is. Display copies with these characters made visible
+come from :func:`ctxviewer.visible.reveal` (one helper for every surface).
 """
 
 from __future__ import annotations
@@ -18,12 +18,13 @@ from ..findings import Severity
 from ._api import Hit
 
 TAGS = re.compile("[\U000e0000-\U000e007f]+")
+VARIATION_RUN = re.compile("[\U000e0100-\U000e01ef]{4,}")
 ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\u180e\ufeff\u2062\u2063\u2064]")
 ZW_RUN = re.compile("[\u200b\u200c\u200d\u2060\u180e\ufeff\u2062\u2063\u2064]{3,}")
 ZW_IN_WORD = re.compile("(?<=[A-Za-z])[\u200b\u2060\u180e\ufeff\u2062\u2063\u2064\u200c\u200d]+(?=[A-Za-z])")
 BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]+")
 
-_NAMES = {
+_NAMES = {  # for the reasons
     "\u200b": "ZWSP", "\u200c": "ZWNJ", "\u200d": "ZWJ", "\u2060": "WJ", "\u180e": "MVS", "\ufeff": "BOM",
     "\u2062": "INVISIBLE TIMES", "\u2063": "INVISIBLE SEPARATOR", "\u2064": "INVISIBLE PLUS",
     "\u202a": "LRE", "\u202b": "RLE", "\u202c": "PDF", "\u202d": "LRO", "\u202e": "RLO",
@@ -41,22 +42,6 @@ def decode_tags(run: str) -> str:
     return "".join(out)
 
 
-def visible(text: str) -> str:
-    """``text`` with invisible characters made visible: tag runs as ``⟦tags: decoded⟧``, zero-width
-    and bidi controls as ``⟦NAME⟧``, other control characters (except newline and tab) as
-    ``⟦U+XXXX⟧``. For display only; offsets into the result differ from the stored text's."""
-    text = TAGS.sub(lambda m: f"⟦tags: {decode_tags(m.group(0))}⟧", text)
-    out = []
-    for ch in text:
-        if ch in _NAMES:
-            out.append(f"⟦{_NAMES[ch]}⟧")
-        elif (ord(ch) < 0x20 and ch not in "\n\t") or 0x7F <= ord(ch) < 0xA0:
-            out.append(f"⟦U+{ord(ch):04X}⟧")
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
 class InvisibleText:
     """Tag-character runs (decoded), zero-width runs and bidi controls."""
 
@@ -68,6 +53,9 @@ class InvisibleText:
         for m in TAGS.finditer(text):
             yield Hit(self.id, m.start(), m.end(), f"{len(m.group(0))} invisible Unicode tag characters spelling "
                       f"'{decode_tags(m.group(0))[:80]}'", Severity.FAILURE)
+        for m in VARIATION_RUN.finditer(text):
+            yield Hit(self.id, m.start(), m.end(), f"{len(m.group(0))} variation selectors in a run (bytes smuggled "
+                      "in invisible characters)", Severity.FAILURE)
         seen: set[int] = set()
         for pattern in (ZW_RUN, ZW_IN_WORD):
             for m in pattern.finditer(text):

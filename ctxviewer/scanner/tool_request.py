@@ -16,7 +16,7 @@ _WHAT = (r"(?:the\s+|all\s+|any\s+|every\s+|your\s+|my\s+|their\s+|this\s+|these
          r"(?:conversation|chat|history|messages?|e-?mails?|inbox|contacts?|files?|documents?|data|credentials?|passwords?|"
          r"api[\s_-]?keys?|keys?|tokens?|secrets?|cookies?|session|system\s+prompt|instructions|personal\s+(?:data|information|details)|"
          r"credit\s+card|card\s+(?:number|details)|account\s+(?:number|details)|ssn|address(?:es)?|phone\s+numbers?|funds|money|\$?\d[\d,.]*\s*(?:usd|eur|dollars|euros|btc)?)")
-_DEST = r"to\s+(?:[\w.+-]+@[\w-]+\.[\w.-]+|https?://\S+|(?:this|that|my|the\s+following|an?\s+external|the\s+attacker'?s?)\s+(?:address|account|server|url|endpoint|e-?mail|wallet|iban|number)|\S+\.(?:com|net|org|io|ru|xyz)\b|me\b|us\b)"
+_DEST = r"to\s+(?:[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://\S+|(?:this|that|my|the\s+following|an?\s+external|the\s+attacker'?s?)\s+(?:address|account|server|url|endpoint|e-?mail|wallet|iban|number)|\S+\.(?:com|net|org|io|ru|xyz)\b|me\b|us\b)"
 
 TOOL_REQUEST = PatternRule(
     id="injection.tool_request",

@@ -7,7 +7,8 @@ import pytest
 from ctxviewer.findings import Severity
 from ctxviewer.scanner import CLEAN, scan_text
 from ctxviewer.scanner.encoded import decode_run
-from ctxviewer.scanner.invisible import decode_tags, visible
+from ctxviewer.scanner.invisible import decode_tags
+from ctxviewer.visible import reveal
 
 
 def rules(text: str) -> list[tuple[str, str]]:
@@ -92,7 +93,7 @@ def test_clean_scan_never_says_safe() -> None:
 def test_tag_characters_are_decoded_and_made_visible() -> None:
     tags = "".join(chr(0xE0000 + ord(c)) for c in "hi")
     assert decode_tags(tags) == "hi"
-    assert visible("a" + tags + "\u202eb\u200b") == "a⟦tags: hi⟧⟦RLO⟧b⟦ZWSP⟧"
+    assert reveal("a" + tags + "\u202eb\u200b").text == "a⟨tags: hi⟩⟨RLO⟩b⟨ZWSP⟩"
     (hit,) = scan_text("x" + tags + "y")
     assert (hit.start, hit.end, hit.severity) == (1, 3, Severity.FAILURE)
     assert "'hi'" in hit.reason

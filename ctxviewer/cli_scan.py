@@ -1,0 +1,65 @@
+"""``ctxviewer scan FILE``: scan a text file, or one field of each JSON Lines record, as untrusted
+data with the prompt-injection scanner (:mod:`ctxviewer.scanner`), the same rules the
+``injection`` check runs on trace items. Registered on the group in :mod:`ctxviewer.cli`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from .findings import Severity
+from .scanner import CLEAN
+from .scanner.text_scan import ScanInputError, line_col, scan_file
+from .visible import one_line
+
+
+@click.command("scan")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--jsonl-field", "field", default=None, metavar="NAME",
+              help="Treat FILE as JSON Lines and scan this field of each record.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per finding (a JSON list).")
+def scan_cmd(file: str, field: str | None, as_json: bool) -> None:
+    """Scan FILE as untrusted data for instruction-like text (prompt injection).
+
+    Prints one line per finding: where (line, or record line and field), the character span in
+    code points, the severity, the rule and the reason; flagged text is shown with invisible
+    characters made visible. A clean scan says "no instruction-like text found" (never "safe").
+    Exit status 1 when a finding of severity warning or worse was printed.
+
+    \b
+    Example:
+        ctxviewer scan ticket.txt
+        ctxviewer scan ../shared/injection/labelled.jsonl --jsonl-field text --json
+    """
+    try:
+        result = scan_file(Path(file), field)
+    except ScanInputError as exc:
+        raise click.ClickException(str(exc)) from None
+    for problem in result.problems:
+        click.echo(f"warning: {problem}", err=True)
+    rows = []
+    for r in result.results:
+        for h in r.hits:
+            line = r.line if field else line_col(r.text, h.start)[0]
+            rows.append({"line": line, "record_id": r.record_id, "field": field, "start": h.start, "end": h.end,
+                         "severity": h.severity.value, "rule": h.rule, "reason": h.reason,
+                         "text": r.text[h.start:h.end]})
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+    else:
+        for row in rows:
+            where = f"{file}:{row['line']}" + (f" {field}" if field else "")
+            click.echo(f"{where} [{row['start']}:{row['end']}] {row['severity']} {row['rule']}: "
+                       f"{one_line(row['reason'])}")
+        scanned = len(result.results)
+        units = f"{scanned} record(s)" if field else "the file"
+        flagged = len({r["line"] for r in rows}) if field else None
+        if not rows:
+            click.echo(f"{file}: {CLEAN} in {units}")
+        else:
+            click.echo(f"{file}: {len(rows)} finding(s)" + (f" in {flagged} of {units}" if field else ""))
+    if any(Severity(r["severity"]).rank >= Severity.WARNING.rank for r in rows):
+        raise SystemExit(1)
