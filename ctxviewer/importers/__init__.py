@@ -82,7 +82,7 @@ def _load_builtin() -> None:
     from . import native  # noqa: F401  (most specific format first)
     from . import openinference  # noqa: F401  (before otel: OpenInference OTLP files are OTLP too)
     from . import otel  # noqa: F401
-    from . import cassette, langsmith, litellm, promptfoo, provider_api  # noqa: F401
+    from . import cassette, inspect_ai, langsmith, litellm, promptfoo, provider_api  # noqa: F401
 
 
 def omissions_recorded(source_format: str | None) -> bool:
