@@ -12,10 +12,13 @@ No Qt here.
 from __future__ import annotations
 
 import functools
-from typing import Iterable, Protocol
+from typing import TYPE_CHECKING, Iterable, Protocol
 
 from ..findings import Finding, Severity
 from ..model import RequestTrace
+
+if TYPE_CHECKING:
+    from .config import CheckConfig
 
 
 class Check(Protocol):
@@ -47,23 +50,32 @@ def load_builtin() -> None:
     from . import policy  # noqa: F401  (first: Table 3.1 row 1)
     from . import budget  # noqa: F401
     from . import injection  # noqa: F401
+    from . import accounting, commitments, evidence, json_output, required, spans, tool_calls, tool_results, truncation, validations  # noqa: F401,E501  (diagnostics, issue 9)
 
 
-def run_checks(trace: RequestTrace) -> list[Finding]:
+def run_checks(trace: RequestTrace, config: "CheckConfig | None" = None) -> list[Finding]:
     """Every registered check's findings for ``trace``, in registration order.
 
-    Never raises for a well-typed trace: a check that raises yields one ``check.error`` finding
+    ``config`` (expected policy versions, user-marked documents; :mod:`.config`) applies to this
+    run; without it the process default (:func:`.config.set_default`) does. Never raises for a well-typed trace: a check that raises yields one ``check.error`` finding
     (severity ``warning``) whose message names the check and the error.
     """
     load_builtin()
+    from .config import restore, using
+
+    token = using(config) if config is not None else None
     out: list[Finding] = []
-    for check in CHECKS.values():
-        try:
-            out.extend(check.run(trace))
-        except Exception as exc:  # one failing check never breaks the panel
-            out.append(Finding(
-                rule="check.error",
-                severity=Severity.WARNING,
-                message=f"check {check.id!r} failed on this trace: {type(exc).__name__}: {exc}",
-            ))
+    try:
+        for check in CHECKS.values():
+            try:
+                out.extend(check.run(trace))
+            except Exception as exc:  # one failing check never breaks the panel
+                out.append(Finding(
+                    rule="check.error",
+                    severity=Severity.WARNING,
+                    message=f"check {check.id!r} failed on this trace: {type(exc).__name__}: {exc}",
+                ))
+    finally:
+        if token is not None:
+            restore(token)
     return out

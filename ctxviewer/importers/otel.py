@@ -310,6 +310,12 @@ def build_trace(span: Span, problems: list[str] | None = None) -> RequestTrace:
         params["otel.span.name"] = span.name
     if span.parent_id:
         params["otel.parent_span_id"] = span.parent_id
+    if span.status == "error":  # read by checks/spans.py (span ended in error)
+        params["otel.status_code"] = span.status
+        if span.status_message:
+            params["otel.status_message"] = span.status_message
+    if span.start is not None and span.end is None:  # read by checks/spans.py (span never ended)
+        params["otel.span.ended"] = False
     return RequestTrace(
         trace_id=trace_id_for(span),
         created=span.start,

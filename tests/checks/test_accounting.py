@@ -1,0 +1,49 @@
+"""Token accounting consistency: reserve vs capacity, counted vs reported, reasoning vs output."""
+
+from factories import make_trace
+
+from ctxviewer.checks.accounting import AccountingCheck
+from ctxviewer.findings import Severity
+from ctxviewer.model import Endpoint, LimitMode, Usage
+
+
+def rules(t):
+    return [(f.rule, f.severity) for f in AccountingCheck().run(t)]
+
+
+def ep(c):
+    return Endpoint(capacity=c, limit_mode=LimitMode.SHARED)
+
+
+def test_benign_consistent_numbers():
+    assert rules(make_trace(input_tokens=300, usage=Usage(input_tokens=340, output_tokens=90, reasoning_tokens=10))) == []
+
+
+def test_reserve_at_or_over_capacity():
+    assert rules(make_trace(endpoint=ep(1200))) == [("accounting.reserve_exceeds_capacity", Severity.FAILURE)]
+
+
+def test_no_room_for_input():
+    # 2,010 - 1,200 - 800 = 10 tokens of room, less than policy + user request need
+    [f] = AccountingCheck().run(make_trace(endpoint=ep(2010)))
+    assert f.rule == "accounting.no_room_for_input" and f.severity is Severity.FAILURE
+    assert f.message.startswith("capacity 2,010 - reserved output 1,200 - safety margin 800 leaves 10 tokens")
+    assert f.first_evidence == "Capacity minus reserved output minus safety margin"
+
+
+def test_count_mismatch_beyond_the_safety_margin():
+    [f] = AccountingCheck().run(make_trace(input_tokens=300, usage=Usage(input_tokens=1150)))
+    assert f.rule == "accounting.count_mismatch"
+    assert f.message == "counted input 300 and reported input 1,150 tokens differ by 850, more than the tolerance of 800"
+
+
+def test_reported_input_plus_reserve_over_capacity_while_counted_fits():
+    got = rules(make_trace(input_tokens=6700, usage=Usage(input_tokens=6900), safety_margin=None))
+    assert got == [("accounting.reported_over_capacity", Severity.FAILURE)]
+    # when the counted input is over too, budget.over_capacity reports it, not this check
+    assert rules(make_trace(input_tokens=6900, usage=Usage(input_tokens=6900))) == []
+
+
+def test_reasoning_exceeds_output():
+    assert rules(make_trace(usage=Usage(output_tokens=10, reasoning_tokens=50))) == [
+        ("accounting.reasoning_exceeds_output", Severity.WARNING)]

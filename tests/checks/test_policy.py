@@ -1,0 +1,61 @@
+"""Table 3.1 row 1: policy missing, unavailable, not pinned, not the expected version."""
+
+from dataclasses import replace
+
+from factories import make_trace
+
+from ctxviewer.checks import config
+from ctxviewer.checks.policy import PolicyCheck
+from ctxviewer.findings import Severity
+from ctxviewer.model import Kind, Policy, Status
+
+
+def run(trace):
+    return list(PolicyCheck().run(trace))
+
+
+def test_benign_pinned_policy_sent_gives_nothing():
+    assert run(make_trace()) == []
+
+
+def test_unavailable_is_a_failure_with_row_1_words():
+    [f] = run(make_trace(policy=Policy(id="support-policy", version="v7", available=False)))
+    assert (f.rule, f.severity, f.table_row) == ("policy.unavailable", Severity.FAILURE, 1)
+    assert f.first_evidence == "Policy loader and version pin"
+    assert f.evidence.item_ids == ("policy",)
+    assert "support-policy@v7" in f.message
+
+
+def test_missing_policy_item_required_by_id_is_a_failure():
+    t = make_trace()
+    t = replace(t, items=tuple(i for i in t.items if i.kind is not Kind.POLICY))
+    [f] = run(t)
+    assert (f.rule, f.severity) == ("policy.missing", Severity.FAILURE)
+    [g] = run(replace(t, policy=Policy()))
+    assert (g.rule, g.severity) == ("policy.missing", Severity.WARNING)
+
+
+def test_omitted_policy_item_counts_as_missing():
+    t = make_trace()
+    items = tuple(replace(i, status=Status.OMITTED, position=None) if i.kind is Kind.POLICY else i for i in t.items)
+    assert [f.rule for f in run(replace(t, items=items))] == ["policy.missing"]
+
+
+def test_version_not_pinned():
+    for version in (None, "latest", "Current"):
+        [f] = run(make_trace(policy=Policy(id="support-policy", version=version, available=True)))
+        assert f.rule == "policy.version_not_pinned" and f.severity is Severity.WARNING
+
+
+def test_unexpected_version_per_application():
+    cfg = config.CheckConfig().with_expected({"support-policy": "v8"}, app="northwind-support")
+    token = config.using(cfg)
+    try:
+        [f] = run(make_trace())
+        assert f.rule == "policy.unexpected_version" and f.severity is Severity.FAILURE
+        assert f.message == "policy support-policy version v7 was sent; northwind-support expects v8"
+        assert f.evidence.positions == (1,)
+        assert run(make_trace(service="other-app")) == []  # configured for one application only
+        assert run(make_trace(policy=Policy(id="support-policy", version="v8", available=True))) == []
+    finally:
+        config.restore(token)
