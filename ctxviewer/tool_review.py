@@ -5,7 +5,8 @@ Table 3.1 row 5, "unsafe tool proposal").
 checks followed by the application's recorded ones, and the recorded verdict:
 
 * ``offered`` -- a tool of that name was offered in this request (a retained ``tool`` item whose
-  JSON definition has that ``name``, flat or in an OpenAI ``function`` wrapper).
+  JSON definition has that ``name``, flat or in an OpenAI ``function`` wrapper); undecided
+  (``None``) when the trace records no tool definitions at all.
 * ``arguments_json`` -- the arguments parse as JSON. Arguments cut short (the JSON ends before it
   is complete) are reported as *truncated* and invalid even when ``finish_reason`` claims the
   generation completed; they are never repaired to decide the verdict.
@@ -151,9 +152,13 @@ def review_call(trace: RequestTrace, index: int, defs: dict[str, tuple[str, dict
     call = trace.tool_calls[index]
     defs = tool_definitions(trace) if defs is None else defs
     item_id, definition = defs.get(call.name, (None, None))
-    checks = [CallCheck("offered", definition is not None,
-                        f"{call.name} offered by item {item_id}" if definition is not None
-                        else f"{call.name} was not offered in this request", "ctxviewer")]
+    if definition is not None:
+        offered = CallCheck("offered", True, f"{call.name} offered by item {item_id}", "ctxviewer")
+    elif not any(i.kind is Kind.TOOL for i in trace.items):
+        offered = CallCheck("offered", None, "the trace records no tool definitions", "ctxviewer")
+    else:
+        offered = CallCheck("offered", False, f"{call.name} was not offered in this request", "ctxviewer")
+    checks = [offered]
     args: Any = None
     if call.arguments is None:
         checks.append(CallCheck("arguments_json", None, "arguments not recorded", "ctxviewer"))

@@ -8,8 +8,9 @@ Rule ids (first evidence "Policy loader and version pin"):
   required policy version is unavailable, reject the request").
 * ``policy.missing`` -- no policy item was sent. ``failure`` when the trace names a policy id (a
   policy was required), ``warning`` when nothing about a policy was recorded.
-* ``policy.version_not_pinned`` (warning) -- a policy id without a version, or a floating version
-  (``latest``, ``current``, ``default``, ``*``, ``head``, ``main``).
+* ``policy.version_not_pinned`` (warning) -- the recorded version is a floating one (``latest``,
+  ``current``, ``default``, ``*``, ``head``, ``main``): the policy can change under the same name.
+  A version that was not recorded (``None``) is unknown, not unpinned, and gives no finding.
 * ``policy.unexpected_version`` (failure) -- the version differs from the one configured for the
   application (:class:`~ctxviewer.checks.config.CheckConfig`, ``ctxviewer.toml`` or
   ``--expected-policy``).
@@ -44,8 +45,7 @@ class PolicyCheck:
             version = pol.version or "not recorded"
             yield table_finding(
                 "policy.unavailable", Severity.FAILURE,
-                f"required policy {pol.id or ''}{'@' if pol.id else 'version '}{version} unavailable: "
-                "the request should be rejected",
+                f"required policy version {version} unavailable: the request should be rejected",
                 Evidence(item_ids=tuple(i.id for i in policy_items), fields=("policy.available", "policy.version")),
                 1,
             )
@@ -59,11 +59,10 @@ class PolicyCheck:
                 Evidence(item_ids=tuple(i.id for i in policy_items), fields=("policy.id",) if required else ()),
                 1,
             )
-        if pol.id is not None and (pol.version is None or pol.version.strip().lower() in FLOATING_VERSIONS):
+        if pol.version is not None and pol.version.strip().lower() in FLOATING_VERSIONS:
             yield table_finding(
                 "policy.version_not_pinned", Severity.WARNING,
-                f"policy {pol.id} is not pinned to a version "
-                f"({'no version recorded' if pol.version is None else repr(pol.version) + ' can change'})",
+                f"policy {pol.id or '(id not recorded)'} is not pinned to a version ({pol.version!r} can change)",
                 Evidence(fields=("policy.id", "policy.version")),
                 1,
             )

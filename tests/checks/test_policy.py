@@ -23,7 +23,7 @@ def test_unavailable_is_a_failure_with_row_1_words():
     assert (f.rule, f.severity, f.table_row) == ("policy.unavailable", Severity.FAILURE, 1)
     assert f.first_evidence == "Policy loader and version pin"
     assert f.evidence.item_ids == ("policy",)
-    assert "support-policy@v7" in f.message
+    assert f.message == "required policy version v7 unavailable: the request should be rejected"
 
 
 def test_missing_policy_item_required_by_id_is_a_failure():
@@ -42,9 +42,11 @@ def test_omitted_policy_item_counts_as_missing():
 
 
 def test_version_not_pinned():
-    for version in (None, "latest", "Current"):
+    for version in ("latest", "Current"):
         [f] = run(make_trace(policy=Policy(id="support-policy", version=version, available=True)))
         assert f.rule == "policy.version_not_pinned" and f.severity is Severity.WARNING
+        assert f.message == f"policy support-policy is not pinned to a version ({version!r} can change)"
+    assert run(make_trace(policy=Policy(id="support-policy", version=None, available=True))) == []  # unknown
 
 
 def test_unexpected_version_per_application():

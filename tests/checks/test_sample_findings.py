@@ -1,18 +1,26 @@
-"""Each sample trace yields exactly its expected findings (issue 9 "done when")."""
+"""Each sample trace yields exactly its expected findings (issue 9 "done when").
+
+The diagnostics' findings are pinned exactly; the eq. 3.1 (``budget.*``) and injection scanner
+(``injection.*``) findings are their own modules' to pin, so here they only count toward the
+headline state, which must tell the truth for every sample.
+"""
 
 from pathlib import Path
 
 import pytest
 
 from ctxviewer.checks import run_checks
+from ctxviewer.findings import State, worst
 from ctxviewer.store import TraceStore
 
+OTHERS = ("budget.", "injection.")
+"""Rule prefixes of the checks other modules own (eq. 3.1, the injection scanner)."""
 SAMPLES_DB = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 
 EXPECTED = {
     "budget-8k": [],
     "budget-8k-replay": [],
-    "budget-8k-over": [],
+    "budget-8k-over": [],  # budget.over_before_trim (info) only
     "history-16k": [
         # safety margin 0: the provider counts 348 tokens of chat framing the application did not
         ("accounting.count_mismatch", "warning", None, ()),
@@ -41,15 +49,29 @@ def store():
 
 @pytest.mark.parametrize("trace_id", sorted(EXPECTED))
 def test_sample_yields_exactly_its_findings(store, trace_id):
-    got = [(f.rule, f.severity.value, f.table_row, f.evidence.item_ids) for f in run_checks(store.load(trace_id))]
+    got = [(f.rule, f.severity.value, f.table_row, f.evidence.item_ids) for f in run_checks(store.load(trace_id))
+           if not f.rule.startswith(OTHERS)]
     assert got == EXPECTED[trace_id]
 
 
+STATES = {
+    "budget-8k": State.OK, "budget-8k-replay": State.OK, "budget-8k-over": State.OK,
+    "history-16k": State.FAILURE, "refund-approval-forgotten": State.WARNING,
+    "ticket-injection": State.WARNING, "policy-missing": State.FAILURE,
+    "evidence-in-middle": State.WARNING, "json-unsupported": State.FAILURE,
+}
+
+
+@pytest.mark.parametrize("trace_id", sorted(STATES))
+def test_sample_headline_state(store, trace_id):
+    assert State.of(worst(run_checks(store.load(trace_id)))) is STATES[trace_id]
+
+
 def test_sample_evidence_details(store):
-    [f] = run_checks(store.load("evidence-in-middle"))
+    [f] = [f for f in run_checks(store.load("evidence-in-middle")) if not f.rule.startswith(OTHERS)]
     assert f.evidence.positions == (13,)
     assert "evidence 10 of 20 (request position 13, middle band, risk high)" in f.message
-    [c] = run_checks(store.load("refund-approval-forgotten"))
+    [c] = [f for f in run_checks(store.load("refund-approval-forgotten")) if not f.rule.startswith(OTHERS)]
     turn1 = store.load("refund-approval-forgotten").item("turn-01").content
     assert [turn1[s.start:s.end] for s in c.evidence.spans if s.item_id == "turn-01"] == [
         "A refund requested more than 45 days after delivery, and any refund above 150 USD, needs a "
@@ -58,9 +80,9 @@ def test_sample_evidence_details(store):
         "business day.",
         "Until then I can't confirm the refund or a date for it, but you'll get an email either way.",
     ]
-    [t] = run_checks(store.load("ticket-injection"))
+    [t] = [f for f in run_checks(store.load("ticket-injection")) if f.rule.startswith("tool.")]
     assert t.evidence.tool_call_ids == ("call_8Qm2vTtZ0rWkH5yNcLd3aPfE",)
     assert t.evidence.fields == ("tool_calls[0].checks[2]", "tool_calls[0].checks[3]", "tool_calls[0].checks[4]")
-    out = run_checks(store.load("json-unsupported"))
+    out = [f for f in run_checks(store.load("json-unsupported")) if not f.rule.startswith(OTHERS)]
     assert out[0].message == "output cites KB-1021 (cited_ids[2]), which is not in the retained evidence: not in the trace at all"
     assert out[1].message.startswith("answer claims '60', 'Trail Promise'")

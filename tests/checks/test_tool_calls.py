@@ -87,3 +87,9 @@ def test_destructive_patterns_in_string_and_argv_forms(args, pattern):
 def test_benign_shell_command():
     t = trace_with(ToolCall("run_shell", json.dumps({"command": ["ls", "-la", "/etc"]}), verdict=Verdict.PERMITTED))
     assert checks_of(t)["destructive"] is True and list(ToolCallCheck().run(t)) == []
+
+
+def test_offered_is_undecided_when_the_trace_records_no_tools():
+    t = make_trace(tool_calls=(ToolCall("lookup_order", "{}", verdict=Verdict.PERMITTED),))
+    t = replace(t, items=tuple(i for i in t.items if i.kind is not Kind.TOOL))
+    assert checks_of(t)["offered"] is None and list(ToolCallCheck().run(t)) == []
