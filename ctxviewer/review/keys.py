@@ -1,0 +1,69 @@
+"""What identifies a finding for review, and the reviewer's verdicts.
+
+A finding is keyed by trace id, item id, rule and character span (code points), not by its
+position in a list or its message: re-importing the same traces, or a new scanner version that
+rewords a reason, keeps the key and therefore the verdict. A finding without an item or span
+(e.g. ``injection.permitted_after_flag``) uses its first item id (or ``""``) and the span
+``(-1, -1)``.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from datetime import datetime
+
+from ..findings import Finding
+
+
+class Verdict(str, enum.Enum):
+    """A reviewer's verdict on one finding; ``.label`` is the words, ``.key`` the keyboard key."""
+
+    CONFIRMED = "confirmed"
+    FALSE_POSITIVE = "false_positive"
+    FOLLOW_UP = "follow_up"
+
+    @property
+    def label(self) -> str:
+        """``"confirmed injection"``, ``"false positive"`` or ``"needs follow-up"``."""
+        return {"confirmed": "confirmed injection", "false_positive": "false positive",
+                "follow_up": "needs follow-up"}[self.value]
+
+    @property
+    def key(self) -> str:
+        """The one key that gives this verdict in the audit view: ``C``, ``F`` or ``U``."""
+        return {"confirmed": "C", "false_positive": "F", "follow_up": "U"}[self.value]
+
+
+@dataclass(frozen=True, order=True)
+class FindingKey:
+    """Trace, item, rule and span of one finding (see the module docstring)."""
+
+    trace_id: str
+    item_id: str
+    rule: str
+    start: int
+    """First code point of the span in the item's content; ``-1`` when the finding has no span."""
+    end: int
+    """One past the last code point; ``-1`` when the finding has no span."""
+
+
+@dataclass(frozen=True)
+class Review:
+    """What the reviewer recorded on one finding."""
+
+    verdict: Verdict | None
+    """The verdict; ``None`` while only a note was written."""
+    note: str
+    """Free text ("" when none)."""
+    reviewed_at: datetime | None
+    """When the verdict or note was last written (UTC)."""
+
+
+def key_of(trace_id: str, finding: Finding) -> FindingKey:
+    """The :class:`FindingKey` of ``finding`` in trace ``trace_id``."""
+    ev = finding.evidence
+    if ev.spans:
+        span = ev.spans[0]
+        return FindingKey(trace_id, span.item_id, finding.rule, span.start, span.end)
+    return FindingKey(trace_id, ev.item_ids[0] if ev.item_ids else "", finding.rule, -1, -1)
