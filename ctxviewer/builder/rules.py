@@ -1,0 +1,251 @@
+"""Counting rules the builder serializes and counts a request with, each with a fast *tally*.
+
+* :class:`ChatRule` -- the request is an OpenAI-shaped chat body (``messages``, ``tools``); it is
+  counted by the endpoint's rule (:func:`ctxviewer.accounting.request.count_request`). Messages are
+  framed by special tokens, so the count is per message plus per-request constants.
+* :class:`TextRule` -- the request is one rendered prompt text (every item rendered by a template
+  and concatenated) counted by one encode; items interact at their junctions, so its tally uses
+  :class:`~.junctions.JunctionCounter`.
+
+``rule.count(kept)`` is the textbook step (serialize, then count the whole request);
+``rule.tally(cands)`` gives the same numbers incrementally: ``tally.total`` after any sequence of
+``tally.remove(i)`` equals ``rule.count`` of the remaining candidates (property-tested). No Qt here.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Protocol, Sequence
+
+from ..accounting.profiles import Resolution, resolve
+from ..accounting.request import _Counter, _count_tool, count_request
+from ..model import Kind
+from .candidates import Candidate
+from .junctions import JunctionCounter, JunctionUnstable
+
+
+class Tally(Protocol):
+    """Input tokens of the candidates still kept; ``remove`` drops one (by index)."""
+
+    total: int
+
+    def remove(self, index: int) -> None: ...
+
+
+class Rule(Protocol):
+    """How a request is serialized and counted (see the module docstring)."""
+
+    encoding: str
+    description: str
+
+    def cost(self, cand: Candidate) -> int: ...
+    def serialize(self, kept: Sequence[Candidate]) -> Any: ...
+    def count(self, kept: Sequence[Candidate]) -> int: ...
+    def tally(self, cands: Sequence[Candidate]) -> Tally: ...
+
+
+def tool_definition(cand: Candidate) -> dict[str, Any] | None:
+    """The function definition a ``tool`` candidate carries (JSON with a ``name``), else ``None``
+    (then it is a tool result or other tool text, sent as a message)."""
+    if cand.kind is not Kind.TOOL or cand.tool_call_id is not None:
+        return None
+    try:
+        obj = json.loads(cand.text)
+    except ValueError:
+        return None
+    if isinstance(obj, dict):
+        fn = obj.get("function", obj)
+        if isinstance(fn, dict) and isinstance(fn.get("name"), str):
+            return {"type": "function", "function": fn}
+    return None
+
+
+def _message(c: Candidate) -> dict[str, Any]:
+    msg: dict[str, Any] = {"role": c.chat_role, "content": c.text}
+    if c.tool_call_ids:
+        msg["tool_calls"] = [{"id": cid, "type": "function", "function": {"name": "", "arguments": ""}}
+                             for cid in c.tool_call_ids]
+    if c.tool_call_id is not None:
+        msg["tool_call_id"] = c.tool_call_id
+    return msg
+
+
+class ChatRule:
+    """Chat body counted by the endpoint profile's rule (cookbook framing and tool rule)."""
+
+    def __init__(self, model: str | None, encoding: str | None = None) -> None:
+        self.model = model
+        self.resolution: Resolution = resolve(model, encoding)
+        self.encoding = self.resolution.encoding
+        p = self.resolution.profile
+        self.description = (f"chat messages, {p.framing.tokens_per_message} tokens per message + role, "
+                            f"{p.framing.reply_priming} reply priming, tool rule of profile {p.name}")
+        self._counter = _Counter(p, self.encoding)
+        self._cache: dict[tuple[str, str, bool], int] = {}
+
+    def cost(self, cand: Candidate) -> int:
+        """Content tokens of one candidate (a tool definition: its text lines)."""
+        key = (cand.chat_role, cand.text, cand.kind is Kind.TOOL)
+        hit = self._cache.get(key)
+        if hit is None:
+            fn = tool_definition(cand)
+            if fn is not None:
+                f = fn["function"]
+                hit = _count_tool(self._counter, str(f["name"]), str(f.get("description") or ""),
+                                  f.get("parameters") or {}).content
+            else:
+                hit = self._counter.text(cand.text)
+            self._cache[key] = hit
+        return hit
+
+    def _framing(self, cand: Candidate) -> int:
+        if tool_definition(cand) is not None:
+            fn = tool_definition(cand)["function"]  # type: ignore[index]
+            return _count_tool(self._counter, str(fn["name"]), str(fn.get("description") or ""),
+                               fn.get("parameters") or {}).overhead
+        fr = self.resolution.profile.framing
+        return fr.tokens_per_message + self._counter.text(cand.chat_role)
+
+    def serialize(self, kept: Sequence[Candidate]) -> dict[str, Any]:
+        """The chat body: ``model``, ``messages`` in order, ``tools`` (the tool definitions)."""
+        tools = [t for t in (tool_definition(c) for c in kept) if t is not None]
+        body: dict[str, Any] = {"model": self.model,
+                                "messages": [_message(c) for c in kept if tool_definition(c) is None]}
+        if tools:
+            body["tools"] = tools
+        return body
+
+    def count(self, kept: Sequence[Candidate]) -> int:
+        """Input tokens of the serialized body by the endpoint's rule (the textbook step)."""
+        return count_request(self.serialize(kept), self.model, self.encoding).total
+
+    def tally(self, cands: Sequence[Candidate]) -> "ChatTally":
+        """Incremental count of ``cands``, all kept at first."""
+        return ChatTally(self, cands)
+
+
+class ChatTally:
+    """Per-item costs summed; ``func_end`` while any tool definition is kept."""
+
+    def __init__(self, rule: ChatRule, cands: Sequence[Candidate]) -> None:
+        prof = rule.resolution.profile
+        self.costs = [rule.cost(c) + rule._framing(c) for c in cands]
+        self.is_tool = [tool_definition(c) is not None for c in cands]
+        self.tools = sum(self.is_tool)
+        self.func_end = prof.tools.func_end
+        self.base = prof.framing.reply_priming + sum(self.costs)
+        self.total = self.base + (self.func_end if self.tools else 0)
+
+    def remove(self, index: int) -> None:
+        """Drop candidate ``index``."""
+        self.base -= self.costs[index]
+        self.tools -= self.is_tool[index]
+        self.total = self.base + (self.func_end if self.tools else 0)
+
+
+def default_template(c: Candidate) -> str:
+    """``<kind id="...">`` block with the item's text (the default :class:`TextRule` rendering)."""
+    return f'<{c.kind.value} id="{c.id}">\n{c.text}\n</{c.kind.value}>\n'
+
+
+class TextRule:
+    """One plain-text prompt: every kept item rendered by ``template``, concatenated, one encode."""
+
+    def __init__(self, encoding: str, template: Callable[[Candidate], str] = default_template) -> None:
+        self.encoding = encoding
+        self.template = template
+        self.description = f"rendered text, one {encoding} encode of the concatenated items"
+        self.junctions = JunctionCounter(encoding)
+
+    def cost(self, cand: Candidate) -> int:
+        """Tokens of the item's rendered segment alone."""
+        return self.junctions.segment(self.template(cand)).tokens
+
+    def serialize(self, kept: Sequence[Candidate]) -> str:
+        """The prompt text."""
+        return "".join(self.template(c) for c in kept)
+
+    def count(self, kept: Sequence[Candidate]) -> int:
+        """Tokens of the whole prompt, encoded from scratch (the textbook step)."""
+        return len(self.junctions.enc.encode_ordinary(self.serialize(kept)))
+
+    def tally(self, cands: Sequence[Candidate]) -> "TextTally":
+        """Incremental exact count of ``cands`` (all kept at first)."""
+        return TextTally(self, cands)
+
+
+class TextTally:
+    """Bodies of long segments plus windows between them, updated per removal (see junctions)."""
+
+    def __init__(self, rule: TextRule, cands: Sequence[Candidate]) -> None:
+        self.jc = rule.junctions
+        self.texts = [rule.template(c) for c in cands]
+        self.segs = [self.jc.segment(t) for t in self.texts]
+        n = len(cands)
+        self.prev = list(range(-1, n - 1))
+        self.next = list(range(1, n + 1))
+        self.head, self.n = (0 if n else n), n
+        self.fallback = False
+        self.win: dict[int, int] = {}  # left long index (-1 = start) -> window tokens
+        try:
+            total, left, shorts = 0, -1, []
+            for i, seg in enumerate(self.segs):
+                if seg.long:
+                    self.win[left] = self._window(left, shorts, i)
+                    total += seg.body + self.win[left]
+                    left, shorts = i, []
+                else:
+                    shorts.append(i)
+            self.win[left] = self._window(left, shorts, n)
+            self.total = total + self.win[left]
+        except JunctionUnstable:
+            self._to_fallback()
+
+    def _window(self, left: int, shorts: list[int], right: int) -> int:
+        return self.jc.window(self.segs[left] if left >= 0 else None, [self.segs[s] for s in shorts],
+                              self.segs[right] if right < self.n else None)
+
+    def _kept(self) -> list[int]:
+        out, i = [], self.head
+        while i < self.n:
+            out.append(i)
+            i = self.next[i]
+        return out
+
+    def _to_fallback(self) -> None:
+        self.fallback = True
+        self.total = len(self.jc.enc.encode_ordinary("".join(self.texts[i] for i in self._kept())))
+
+    def remove(self, index: int) -> None:
+        """Drop candidate ``index`` and update the total exactly."""
+        p, q = self.prev[index], self.next[index]
+        if p >= 0:
+            self.next[p] = q
+        else:
+            self.head = q
+        if q < self.n:
+            self.prev[q] = p
+        if self.fallback:
+            self._to_fallback()
+            return
+        left = p
+        while left >= 0 and not self.segs[left].long:
+            left = self.prev[left]
+        right = q
+        while right < self.n and not self.segs[right].long:
+            right = self.next[right]
+        try:
+            if self.segs[index].long:
+                self.total -= self.segs[index].body + self.win.pop(index)
+            self.total -= self.win[left]
+            self.win[left] = self._window(left, self._shorts_between(left, right), right)
+            self.total += self.win[left]
+        except JunctionUnstable:
+            self._to_fallback()
+
+    def _shorts_between(self, left: int, right: int) -> list[int]:
+        out, i = [], (self.next[left] if left >= 0 else self.head)
+        while i < right:
+            out.append(i)
+            i = self.next[i]
+        return out

@@ -1,0 +1,133 @@
+"""Trimming by the chapter's rules (section 3.3 ``build_request``), fast and textbook.
+
+Rules, in order:
+
+1. Required items (policy, the current user request, pinned items) are never removed.
+2. Per-category caps (tokens of the items' content, eq. 3.1 categories in :data:`CAP_ORDER`) apply
+   first: while a category is over its cap, its lowest-priority optional unit goes.
+3. Then the global limit: while the request's input tokens exceed ``max_input_tokens``
+   (C minus the reserved output), the lowest-priority optional unit goes.
+4. A unit is an item, or an assistant tool call with its tool results (kept or dropped together).
+   Lowest priority first; ties: the unit that comes first in candidate order.
+5. When nothing optional is left and the request is still over, :class:`RequiredOverBudgetError`
+   names the overrun in tokens.
+
+:func:`trim` gets the input tokens from the rule's incremental *tally* (each item counted once,
+junctions exact); :func:`textbook_trim` re-serializes and re-counts the whole request after every
+removal, as the chapter's loop does. Both return the same :class:`Trim` (property-tested).
+No Qt here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from ..model import Category
+from .candidates import CAP_ORDER, Candidate, RequiredOverBudgetError, Unit, units
+from .rules import Rule
+
+
+@dataclass(frozen=True)
+class Trim:
+    """Which candidates were kept, why the others were omitted, and the input tokens."""
+
+    kept: tuple[bool, ...]
+    """Per candidate (candidate order): retained?"""
+    reasons: Mapping[int, str]
+    """Omitted candidate index -> reason (``budget``, ``cap:evidence``, ``... with its tool call``)."""
+    removed: tuple[int, ...]
+    """Omitted candidate indices in the order they were removed."""
+    input_tokens: int
+    """Input tokens of the request as built, by the rule."""
+
+
+def _reason(base: str, unit: Unit, member: int, cands: Sequence[Candidate]) -> str:
+    if len(unit.members) == 1:
+        return base
+    lead = cands[unit.members[0]]
+    if member == unit.members[0]:
+        return f"{base} (with its {len(unit.members) - 1} tool result(s))"
+    return f"{base} (dropped with tool call {lead.id})"
+
+
+def trim(cands: Sequence[Candidate], rule: Rule, max_input_tokens: int,
+         caps: Mapping[Category, int] | None = None) -> Trim:
+    """Trim ``cands`` (in final order) to ``max_input_tokens`` by the rules in the module docstring.
+
+    Raises :class:`RequiredOverBudgetError` when the required items alone are over.
+    """
+    order = sorted((u for u in units(list(cands)) if not u.required), key=lambda u: u.key)
+    tally = rule.tally(cands)
+    kept = [True] * len(cands)
+    reasons: dict[int, str] = {}
+    removed: list[int] = []
+    gone = [False] * len(order)
+
+    def drop(k: int, base: str) -> None:
+        gone[k] = True
+        for m in order[k].members:
+            kept[m] = False
+            reasons[m] = _reason(base, order[k], m, cands)
+            removed.append(m)
+            tally.remove(m)
+
+    for cat in CAP_ORDER:
+        cap = (caps or {}).get(cat)
+        if cap is None:
+            continue
+        used = sum(rule.cost(c) for c, k in zip(cands, kept) if k and c.cat is cat)
+        for k, u in enumerate(order):
+            if used <= cap:
+                break
+            if gone[k] or not any(cands[m].cat is cat for m in u.members):
+                continue
+            used -= sum(rule.cost(cands[m]) for m in u.members if cands[m].cat is cat)
+            drop(k, f"cap:{cat.value}")
+    for k in range(len(order)):
+        if tally.total <= max_input_tokens:
+            break
+        if not gone[k]:
+            drop(k, "budget")
+    if tally.total > max_input_tokens:
+        raise RequiredOverBudgetError(tally.total, max_input_tokens)
+    return Trim(tuple(kept), reasons, tuple(removed), tally.total)
+
+
+def textbook_trim(cands: Sequence[Candidate], rule: Rule, max_input_tokens: int,
+                  caps: Mapping[Category, int] | None = None) -> Trim:
+    """The chapter's loop: after every removal, serialize the kept items and count the whole
+    request again (cap sums are item content tokens, additive by definition). Same rules and result as :func:`trim`, slowly."""
+    all_units = [u for u in units(list(cands)) if not u.required]
+    kept = [True] * len(cands)
+    reasons: dict[int, str] = {}
+    removed: list[int] = []
+    alive = list(all_units)
+
+    def drop(u: Unit, base: str) -> None:
+        alive.remove(u)
+        for m in u.members:
+            kept[m] = False
+            reasons[m] = _reason(base, u, m, cands)
+            removed.append(m)
+
+    def cat_tokens(cat: Category) -> int:
+        return sum(rule.cost(c) for c, k in zip(cands, kept) if k and c.cat is cat)
+
+    for cat in CAP_ORDER:
+        cap = (caps or {}).get(cat)
+        if cap is None:
+            continue
+        while cat_tokens(cat) > cap:
+            mine = [u for u in alive if any(cands[m].cat is cat for m in u.members)]
+            if not mine:
+                break
+            drop(min(mine, key=lambda u: u.key), f"cap:{cat.value}")
+    while True:
+        input_tokens = rule.count([c for c, k in zip(cands, kept) if k])
+        if input_tokens <= max_input_tokens:
+            break
+        if not alive:
+            raise RequiredOverBudgetError(input_tokens, max_input_tokens)
+        drop(min(alive, key=lambda u: u.key), "budget")
+    return Trim(tuple(kept), reasons, tuple(removed), input_tokens)
