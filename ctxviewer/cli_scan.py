@@ -53,7 +53,7 @@ def scan_cmd(file: str, field: str | None, as_json: bool) -> None:
         for row in rows:
             where = f"{file}:{row['line']}" + (f" {field}" if field else "")
             click.echo(f"{where} [{row['start']}:{row['end']}] {row['severity']} {row['rule']}: "
-                       f"{one_line(row['reason'])}")
+                       f"{one_line(str(row['reason']))}")
         scanned = len(result.results)
         units = f"{scanned} record(s)" if field else "the file"
         flagged = len({r["line"] for r in rows}) if field else None

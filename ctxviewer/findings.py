@@ -52,7 +52,7 @@ class State(str, enum.Enum):
     FAILURE = "failure"
 
     @classmethod
-    def of(cls, worst: Severity | None) -> "State":
+    def of(cls, worst: Severity | None) -> State:
         """``ok`` for no finding or ``info``; ``warning``; ``failure`` for ``failure`` and ``critical``."""
         if worst is None or worst is Severity.INFO:
             return cls.OK

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from pygments.lexer import Lexer
 from pygments.lexers import JsonLexer, MarkdownLexer, get_lexer_by_name
-from pygments.token import Text, Token, _TokenType
+from pygments.token import Text, Token, _TokenType, is_token_subtype
 from pygments.util import ClassNotFound
 
 MAX_HIGHLIGHT_CHARS = 500_000
@@ -58,10 +58,13 @@ def guess_language(text: str) -> str | None:
 
 def _lexer(language: str) -> Lexer | None:
     opts = {"stripnl": False, "stripall": False, "ensurenl": False}
+    lexer: Lexer
     if language == "json":
-        return JsonLexer(**opts)
+        lexer = JsonLexer(**opts)
+        return lexer
     if language == "markdown":
-        return MarkdownLexer(**opts)
+        lexer = MarkdownLexer(**opts)
+        return lexer
     try:
         return get_lexer_by_name(language, **opts)
     except ClassNotFound:
@@ -91,7 +94,7 @@ def highlight_spans(text: str, language: str | None = None) -> list[Span]:
     spans: list[Span] = []
     try:
         for start, ttype, value in lexer.get_tokens_unprocessed(text):
-            if not value or ttype in Text or ttype is Token:
+            if not value or is_token_subtype(ttype, Text) or ttype is Token:
                 continue
             spans.append(Span(start, len(value), _type_name(ttype)))
     except Exception:  # a lexer bug must never break the content view

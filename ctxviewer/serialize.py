@@ -14,9 +14,27 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Callable, TypeVar
 
-from .model import (Category, ContextItem, Endpoint, Kind, LimitMode, Policy, RequestTrace, Response,
-                    SerializedRequest, SourceRef, Status, TokenProvenance, TokenSource, ToolCall, ToolCheck, Trust,
-                    Usage, ValidationResult, Verdict)
+from .model import (
+    Category,
+    ContextItem,
+    Endpoint,
+    Kind,
+    LimitMode,
+    Policy,
+    RequestTrace,
+    Response,
+    SerializedRequest,
+    SourceRef,
+    Status,
+    TokenProvenance,
+    TokenSource,
+    ToolCall,
+    ToolCheck,
+    Trust,
+    Usage,
+    ValidationResult,
+    Verdict,
+)
 
 E = TypeVar("E")
 
@@ -200,7 +218,7 @@ def _opt(d: dict[str, Any], key: str, typ: type | tuple[type, ...], path: str) -
     if not isinstance(v, typ):
         want = typ.__name__ if isinstance(typ, type) else "/".join(t.__name__ for t in typ)
         raise TraceFormatError(f"{path}.{key}".lstrip("."), f"expected {want}, got {type(v).__name__}")
-    if typ is int and v < 0:
+    if typ is int and isinstance(v, int) and v < 0:
         raise TraceFormatError(f"{path}.{key}".lstrip("."), f"token counts cannot be negative ({v})")
     return v
 
@@ -251,8 +269,8 @@ def item_from_dict(d: Any, path: str) -> ContextItem:
         source=source,
         omission_reason=_opt(d, "omission_reason", str, path),
         role=_opt(d, "role", str, path),
-        tokens_provenance=TokenProvenance(_enum(TokenSource, prov.get("source"), f"{ppath}.source", required=True),
-                                          _opt(prov, "encoding", str, ppath)) if prov else None,  # type: ignore[arg-type]
+        tokens_provenance=TokenProvenance(_enum(TokenSource, prov.get("source"), f"{ppath}.source", required=True),  # type: ignore[arg-type]
+                                          _opt(prov, "encoding", str, ppath)) if prov else None,
     )
 
 

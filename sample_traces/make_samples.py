@@ -15,14 +15,14 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from ctxviewer.importers.native import mark_recorded  # noqa: E402
-from ctxviewer.budget import check_capacity, verdict_text  # noqa: E402
-from ctxviewer.model import RequestTrace  # noqa: E402
-from ctxviewer.serialize import trace_to_dict  # noqa: E402
-
+import scenarios_16k as s16  # noqa: E402
 import scenarios_budget as sb  # noqa: E402
 import scenarios_cases as sc  # noqa: E402
-import scenarios_16k as s16  # noqa: E402
+
+from ctxviewer.budget import check_capacity, verdict_text  # noqa: E402
+from ctxviewer.importers.native import mark_recorded  # noqa: E402
+from ctxviewer.model import RequestTrace  # noqa: E402
+from ctxviewer.serialize import trace_to_dict  # noqa: E402
 
 FORMAT = "ctxviewer.trace/1"
 """Value of the ``format`` key on every native JSON Lines record."""

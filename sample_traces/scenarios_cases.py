@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 
+from build import budget, messages, policy, trace
+from sources import doc_item, policy_item, text, tool_items, turn_items, user_item
+
 from ctxviewer.model import (
     ContextItem,
     Kind,
@@ -12,15 +15,12 @@ from ctxviewer.model import (
     SourceRef,
     Status,
     ToolCall,
-    Trust,
     ToolCheck,
+    Trust,
     Usage,
     ValidationResult,
     Verdict,
 )
-
-from build import budget, messages, policy, trace
-from sources import blocks, doc_item, policy_item, text, tool_items, turn_items, user_item
 
 DECLARED_8K = budget(sys=800, hist=1200, evidence=3000, tools=600, user=400, out=1200)
 """The support assistant's standard 8k budget (the chapter's example), declared on every 8k trace."""

@@ -5,13 +5,13 @@ from __future__ import annotations
 import functools
 import json
 
-from ctxviewer.model import ContextItem, Kind, SourceRef
-
 from build import POLICY_ID, POLICY_VERSION, PRIO_REQUIRED, item
 from fitting import Block, fit, load_blocks, plain
 
+from ctxviewer.model import ContextItem, Kind, SourceRef
 
-@functools.lru_cache(maxsize=None)
+
+@functools.cache
 def blocks(name: str) -> dict[str, Block]:
     """Cached :func:`fitting.load_blocks`."""
     return load_blocks(name)

@@ -150,7 +150,7 @@ def with_derived_omissions(cur: RequestTrace, dropped: tuple[DroppedMessage, ...
     return replace(cur, items=tuple(items), attributes=attrs)
 
 
-def previous_call(store: "TraceStore", trace: RequestTrace) -> RequestTrace | None:
+def previous_call(store: TraceStore, trace: RequestTrace) -> RequestTrace | None:
     """The call sent just before ``trace`` in its conversation (:func:`conversation_key`), loaded
     from ``store``; ``None`` when the trace has no conversation or is its first call. Raises
     :class:`ctxviewer.store.StoreError` when the store cannot be read."""
@@ -177,7 +177,7 @@ def previous_call(store: "TraceStore", trace: RequestTrace) -> RequestTrace | No
     return max(calls, key=_order) if calls else None
 
 
-def derive_for_display(store: "TraceStore", trace: RequestTrace) -> RequestTrace:
+def derive_for_display(store: TraceStore, trace: RequestTrace) -> RequestTrace:
     """``trace`` with the messages dropped since the previous call shown as derived omitted items,
     for surfaces (item table, ``show``). Unchanged when the trace's format records omissions (the
     recorded ones apply), when it has no previous call, or when nothing was dropped."""

@@ -56,7 +56,7 @@ class ChartLegend(QWidget):
         self._columns = 0
         self._reflow()
 
-    def resizeEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
+    def resizeEvent(self, event: Any) -> None:
         super().resizeEvent(event)
         self._reflow()
 

@@ -79,7 +79,7 @@ class SpanHighlighter(QSyntaxHighlighter):
         self._max_len = max((e - s for s, e, _ in kept), default=0)
         self.rehighlight()
 
-    def highlightBlock(self, text: str) -> None:  # noqa: N802 (Qt override)
+    def highlightBlock(self, text: str) -> None:
         if not self._spans:
             return
         block = self.currentBlock()

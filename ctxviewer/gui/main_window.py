@@ -293,7 +293,7 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ layout
 
-    def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # noqa: N802
+    def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         if not self._sized:
             self._sized = True
             self.apply_default_sizes()
@@ -310,11 +310,11 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ drag and drop
 
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if event.mimeData().hasUrls() and all(u.isLocalFile() for u in event.mimeData().urls()):
             event.acceptProposedAction()
 
-    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+    def dropEvent(self, event: QDropEvent) -> None:
         paths = [Path(u.toLocalFile()) for u in event.mimeData().urls() if u.isLocalFile()]
         event.acceptProposedAction()
         self.open_paths(paths)
@@ -328,7 +328,7 @@ class MainWindow(QMainWindow):
         if others:
             self.importer.choose_and_import([str(p) for p in others])
 
-    def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # noqa: N802
+    def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         self.importer.cancel()
         if self.store is not None:
             self.store.close()

@@ -80,7 +80,7 @@ class TracePanel(QWidget):
         rest = max(200, avail - chart)
         self.splitter.setSizes([chart, int(rest * 0.55), rest - int(rest * 0.55)])
 
-    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # noqa: N802
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().resizeEvent(event)
         self._fit_detail()
 

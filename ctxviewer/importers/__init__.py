@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Protocol, Union
+from typing import Iterator, Protocol
 
 from ..model import RequestTrace
 
@@ -49,7 +49,7 @@ class ImportFailed(Exception):
     """A whole file could not be read (missing, not JSON, wrong format). The message names the file."""
 
 
-Record = Union[RequestTrace, ImportProblem]
+Record = RequestTrace | ImportProblem
 
 
 class Importer(Protocol):
@@ -79,10 +79,13 @@ def _load_builtin() -> None:
 
     Cached: :func:`omissions_recorded` runs for every painted trace-list cell.
     """
+    # Registration order matters: keep ruff's isort away.
+    # isort: off
     from . import native  # noqa: F401  (most specific format first)
     from . import openinference  # noqa: F401  (before otel: OpenInference OTLP files are OTLP too)
     from . import otel  # noqa: F401
     from . import cassette, inspect_ai, langsmith, litellm, promptfoo, provider_api  # noqa: F401
+    # isort: on
 
 
 def omissions_recorded(source_format: str | None) -> bool:

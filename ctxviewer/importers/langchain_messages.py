@@ -27,7 +27,8 @@ def langchain_message(m: Any) -> Message:
         body: Mapping[str, Any] = m["kwargs"]
         role = _LC_ROLES.get(str(cls), body.get("role"))
     elif "type" in m and m.get("type") in _LC_ROLES and "role" not in m:
-        body = m.get("data") if isinstance(m.get("data"), Mapping) else m
+        data = m.get("data")
+        body = data if isinstance(data, Mapping) else m
         role = _LC_ROLES[m["type"]] or body.get("role")
     else:
         return openai_message(m)

@@ -22,8 +22,8 @@ from typing import Any, Iterator, Mapping
 
 from . import ImportFailed, ImportProblem, Record, register
 from . import provider_messages as pm
-from .langchain_messages import langchain_message, langchain_usage
 from .containers import load_documents, sniff_document
+from .langchain_messages import langchain_message, langchain_usage
 from .llm_call import Document, LLMCall, build_trace
 from .otlp_values import parse_time
 
@@ -95,7 +95,7 @@ def call_from_run(run: Mapping[str, Any], documents: list[Document]) -> LLMCall:
         gens = outputs["generations"]
         gen = gens[0][0] if gens and isinstance(gens[0], list) and gens[0] else (gens[0] if gens else None)
         if isinstance(gen, Mapping):
-            msg = langchain_message(gen["message"]) if isinstance(gen.get("message"), Mapping) else \
+            msg: dict[str, Any] = langchain_message(gen["message"]) if isinstance(gen.get("message"), Mapping) else \
                 {"role": "assistant", "parts": [{"type": "text", "content": str(gen.get("text") or "")}]}
             info = gen.get("generation_info") or {}
             msg["finish_reason"] = info.get("finish_reason")
@@ -151,7 +151,7 @@ class LangSmithImporter:
             raise ImportFailed(f"{path}: no LangSmith runs (expected post/patch or run objects with run_type)")
         runs.sort(key=lambda r: (str(r.get("trace_id") or ""), str(r.get("dotted_order") or "")))
         pending: dict[str, list[Document]] = {}
-        found = 0
+        n_found = 0
         for run in runs:
             tid = str(run.get("trace_id") or run.get("id"))
             if run.get("run_type") == "retriever":
@@ -164,11 +164,11 @@ class LangSmithImporter:
             except (ValueError, TypeError, AttributeError, KeyError, IndexError) as exc:
                 yield ImportProblem(file, f"run {run.get('id')}", f"cannot map run: {exc}")
                 continue
-            found += 1
+            n_found += 1
             yield trace
             for w in warnings:
                 yield ImportProblem(file, f"run {run.get('id')}", w)
-        if not found:
+        if not n_found:
             yield ImportProblem(file, "whole file", f"no llm runs found ({len(runs)} other run(s))")
 
 

@@ -45,7 +45,8 @@ def _time(value: Any) -> datetime | None:
 
 def call_from_payload(p: Mapping[str, Any], fallback_id: str) -> LLMCall:
     """One payload as an :class:`LLMCall` (see module docstring)."""
-    resp = p.get("response") if isinstance(p.get("response"), Mapping) else {}
+    response = p.get("response")
+    resp: Mapping[str, Any] = response if isinstance(response, Mapping) else {}
     params = p.get("model_parameters") or {}
     msgs = gm.parse_structured(p.get("messages"))
     call = LLMCall(trace_id=str(p.get("id") or fallback_id), source_format="litellm",

@@ -62,7 +62,7 @@ class NativeImporter:
         :class:`ImportFailed` when the file cannot be read or is not UTF-8 text.
         """
         try:
-            fh = open(path, "r", encoding="utf-8-sig", newline="")
+            fh = open(path, encoding="utf-8-sig", newline="")
         except OSError as exc:
             raise ImportFailed(f"{path}: cannot read file: {exc.strerror or exc}") from None
         with fh:

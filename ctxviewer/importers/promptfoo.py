@@ -42,7 +42,7 @@ def _prompt_messages(raw: Any) -> list[pm.Message]:
 def call_from_result(r: Mapping[str, Any], eval_id: str, created: Any) -> LLMCall:
     """One ``results.results[]`` row as an :class:`LLMCall`."""
     prov = r.get("provider") or {}
-    pid = str(prov.get("id") if isinstance(prov, Mapping) else prov or "")
+    pid = str(prov.get("id")) if isinstance(prov, Mapping) else str(prov)
     provider, _, model = pid.partition(":")
     resp = r.get("response") or {}
     tu = resp.get("tokenUsage") or {}
@@ -97,7 +97,7 @@ class PromptfooImporter:
             raise ImportFailed(f"{path}: not JSON: {exc}") from None
         results = doc.get("results") if isinstance(doc, Mapping) else None
         rows = results.get("results") if isinstance(results, Mapping) else None
-        if not isinstance(rows, list):
+        if not isinstance(rows, list) or not isinstance(results, Mapping):
             raise ImportFailed(f"{path}: not a promptfoo export (no results.results list)")
         try:
             created = parse_time(results.get("timestamp"))

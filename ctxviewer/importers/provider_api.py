@@ -47,7 +47,7 @@ def api_of(uri: str | None, req: Any, resp: Any) -> str | None:
         return "openai-chat"
     if r.get("object") == "response" or "input" in q or "instructions" in q:
         return "openai-responses"
-    if r.get("type") == "message" or "system" in q and "messages" in q:
+    if r.get("type") == "message" or ("system" in q and "messages" in q):
         return "anthropic"
     if "messages" in q:
         return "openai-chat"
@@ -152,7 +152,7 @@ def call_from_exchange(request: Any, response: Any, trace_id: str, uri: str | No
     if events is not None:
         resp = pm.assemble_chat_stream(events) if api == "openai-chat" else (
             _anthropic_stream(events) if api == "anthropic" else (events[-1].get("response") if events and isinstance(events[-1], Mapping) else {}))
-        if api == "openai-chat" and "usage" not in resp:
+        if api == "openai-chat" and "usage" not in (resp or {}):
             warnings.append("stream without a final usage chunk: usage not reported")
     r: Mapping[str, Any] = resp if isinstance(resp, Mapping) else {}
     call = LLMCall(trace_id=str(r.get("id") or trace_id), source_format=fmt,

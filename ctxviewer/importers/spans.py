@@ -31,7 +31,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Union
+from typing import Any, Iterator, Mapping
 
 from . import ImportFailed, ImportProblem
 from .otlp_values import decode_key_values, normalise_id, parse_time, span_kind, span_status
@@ -70,7 +70,7 @@ class Span:
     """Instrumentation scope (``name``, ``version``) for OTLP spans."""
 
 
-SpanRecord = Union[Span, ImportProblem]
+SpanRecord = Span | ImportProblem
 
 
 # ---------------------------------------------------------------- containers
@@ -212,7 +212,7 @@ def spans_from_json(obj: Any, file: str, prefix: str = "") -> Iterator[SpanRecor
     kind = container_of(obj)
     if kind == "otlp":
         for rec in _otlp_spans(obj, prefix):
-            yield rec if isinstance(rec, Span) else ImportProblem(file, rec[0], rec[1])
+            yield rec if isinstance(rec, (Span, ImportProblem)) else ImportProblem(file, rec[0], rec[1])
     elif kind == "span":
         try:
             yield _object_span(obj, prefix.strip() or "span")

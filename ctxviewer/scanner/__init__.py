@@ -24,4 +24,4 @@ from .registry import RULES, family_titles, register, scan_text
 CLEAN = "no instruction-like text found"
 """What a scan with no hit says (never "safe")."""
 
-__all__ = ["CLEAN", "Hit", "RULES", "Rule", "family_titles", "register", "scan_text"]
+__all__ = ["CLEAN", "RULES", "Hit", "Rule", "family_titles", "register", "scan_text"]

@@ -35,10 +35,15 @@ class Hit:
 class Rule(Protocol):
     """A rule of one family: ``find(text)`` yields its hits, in text order."""
 
-    id: str
-    """Rule id, ``"injection.<family>"``; several rules may share one family id."""
-    title: str
-    """One line of words for the family, e.g. ``"override of earlier instructions"``."""
+    @property
+    def id(self) -> str:
+        """Rule id, ``"injection.<family>"``; several rules may share one family id."""
+        ...
+
+    @property
+    def title(self) -> str:
+        """One line of words for the family, e.g. ``"override of earlier instructions"``."""
+        ...
 
     def find(self, text: str) -> Iterable[Hit]:
         """The hits of this rule in ``text`` (spans in code points)."""

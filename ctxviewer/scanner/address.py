@@ -21,7 +21,7 @@ ADDRESS = PatternRule(
     severity=Severity.WARNING,
     patterns=(
         (rx(rf"\b(?:note|message|instructions?|memo|reminder|directive|p\.?s\.?)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+|an?\s+)?{_AI}\b",
-            rf"\b(?:dear|hey|hello|hi|attention|attn:?|to)\s+(?:the\s+)?(?:ai|llm|chatgpt|gpt|claude|gemini|copilot|ai\s+assistant|language\s+model|assistant)\s*[,:!]",
+            r"\b(?:dear|hey|hello|hi|attention|attn:?|to)\s+(?:the\s+)?(?:ai|llm|chatgpt|gpt|claude|gemini|copilot|ai\s+assistant|language\s+model|assistant)\s*[,:!]",
             rf"\bif\s+you\s+are\s+(?:an?\s+|the\s+)?{_AI}\b",
             rf"\b(?:any|all|every)\s+{_AI}\s+(?:reading|processing|parsing|summari[sz]ing|analy[sz]ing|reviewing|seeing)\s+(?:this|these)\b",
             rf"\b(?:as|you\s+are)\s+an?\s+{_AI}\s+(?:reading|processing|parsing|summari[sz]ing|analy[sz]ing|reviewing)\s+this\b"),

@@ -20,7 +20,7 @@ HIDDEN = PatternRule(
     patterns=(
         (rx(rf"\b(?:do\s*n[o']t|never|must\s+not|should\s+not)\s+(?:tell|inform|notify|alert|mention\s+(?:this|it|that)\s+to|reveal\s+(?:this|it)\s+to|show\s+(?:this|it)\s+to|let)\s+{_WHO}\b",
             rf"\bwithout\s+(?:telling|informing|notifying|alerting|asking|letting|the\s+knowledge\s+of)\s+{_WHO}\b",
-            rf"\b(?:do\s*n[o']t|never)\s+(?:mention|reveal|disclose|acknowledge|reference|show|display|include)\s+(?:these|this|the(?:se)?)\s+(?:instructions?|message|note|text|request|step|comment)\b",
+            r"\b(?:do\s*n[o']t|never)\s+(?:mention|reveal|disclose|acknowledge|reference|show|display|include)\s+(?:these|this|the(?:se)?)\s+(?:instructions?|message|note|text|request|step|comment)\b",
             rf"\b(?:keep\s+(?:this|these\s+instructions|this\s+instruction|this\s+message)\s+(?:secret|hidden|between\s+us)\s+from|{_WHO}\s+(?:must|should|need)\s*(?:not|n't)\s+(?:know|see|notice|find\s+out|be\s+told))\b"),
          "asks to keep something from the user: '{m}'"),
         (rx(r"\b(?:do\s*n[o']t|never|no\s+need\s+to)\s+(?:ask|wait|check)\s+(?:for|with)\s+(?:(?:the|a|any|their|user'?s?|customer'?s?)\s+)?(?:confirmation|approval|permission|consent|verification|authori[sz]ation)\b",

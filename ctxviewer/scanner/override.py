@@ -50,7 +50,7 @@ OVERRIDE = PatternRule(
         (rx(rf"(?:^|(?<=[.!?:;>#*\n\"'\u201c(|-]))\s*(?:(?:please|kindly|now|also|and|then|always|subtly|secretly|discreetly|quietly|in\s+addition|additionally|finally|lastly|moreover),?\s+)*"
             rf"(?:{_TO_MODEL_VERBS})\b[^.\n]{{0,80}}?\b(?:your|the\s+assistant's|the\s+model's)\s+(?:final\s+|next\s+|entire\s+|whole\s+)?{_ANSWER}\b"),
          "dictates the model's answer: '{m}'"),
-        (rx(rf"(?:^|(?<=[.!?:;>#*\n\"'\u201c(|]))\s*(?:(?:please|kindly|now|also|always|from\s+now\s+on),?\s+)*(?:reply|respond|answer|write|output|print|speak|communicate|converse)"
+        (rx(r"(?:^|(?<=[.!?:;>#*\n\"'\u201c(|]))\s*(?:(?:please|kindly|now|also|always|from\s+now\s+on),?\s+)*(?:reply|respond|answer|write|output|print|speak|communicate|converse)"
             r"\s+(?:only\s+|exclusively\s+|solely\s+|entirely\s+|strictly\s+)?(?:in\s+(?:reverse|backwards?|(?:all\s+)?(?:caps|capitals|upper\s*case|lower\s*case|emojis?|pig\s+latin|morse|base64|hex|binary|leetspeak|rhymes?|verse)|[A-Z][a-z]+(?:ese|ish|ian|ch|an|ic)\b)|using\s+(?:only\s+)?(?:emojis?|a\s+cipher|caesar|base64|morse|rot13)|with\s+(?:only|just|nothing\s+but|exactly)\b|backwards)"),
          "dictates the form of the model's answer: '{m}'"),
         (rx(r"\b(?:reply|respond|answer|output|print|say|return)\s+(?:with\s+)?(?:only|just|exclusively|solely)\s+(?:the\s+following|this|these\s+words|with)\b",

@@ -78,7 +78,7 @@ class TraceRow:
     """Importer that produced the trace."""
 
     @classmethod
-    def from_sql(cls, row: tuple[Any, ...]) -> "TraceRow":
+    def from_sql(cls, row: tuple[Any, ...]) -> TraceRow:
         """Build from a ``SELECT <ROW_COLUMNS>`` row."""
         values = dict(zip(ROW_COLUMNS, row))
         values["created"] = parse_created(values["created"])

@@ -37,7 +37,7 @@ def is_readonly_error(exc: sqlite3.Error) -> bool:
     """True when SQLite refused a write because the database file is read-only (SQLITE_READONLY)."""
     code = getattr(exc, "sqlite_errorcode", None)
     if code is not None:
-        return (code & 0xFF) == sqlite3.SQLITE_READONLY
+        return bool((code & 0xFF) == sqlite3.SQLITE_READONLY)
     return "readonly database" in str(exc)
 
 

@@ -79,7 +79,7 @@ class TraceStore:
     # ------------------------------------------------------------------ opening
 
     @classmethod
-    def open(cls, path: str | Path) -> "TraceStore":
+    def open(cls, path: str | Path) -> TraceStore:
         """Open an existing database read-only (SQLite URI ``mode=ro``); never modifies the file.
 
         Raises :class:`StoreError` for a missing file, a file that is not SQLite, a corrupt or
@@ -101,7 +101,7 @@ class TraceStore:
         return cls(conn, path, readonly=True)
 
     @classmethod
-    def create(cls, path: str | Path) -> "TraceStore":
+    def create(cls, path: str | Path) -> TraceStore:
         """Open ``path`` writable: create a new database, or migrate an older-schema one.
 
         Raises :class:`StoreError` for the same bad files as :meth:`open` (an existing SQLite
@@ -143,7 +143,7 @@ class TraceStore:
             self._closed = True
             self._conn.close()
 
-    def __enter__(self) -> "TraceStore":
+    def __enter__(self) -> TraceStore:
         return self
 
     def __exit__(

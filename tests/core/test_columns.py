@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from ctxviewer.columns import ITEM_COLUMNS, TRACE_COLUMNS, DASH, column, fmt_priority
+from ctxviewer.columns import DASH, ITEM_COLUMNS, TRACE_COLUMNS, column, fmt_priority
 from ctxviewer.model import NOT_RECORDED, ContextItem, Kind, SourceRef, Status, Trust
 
 

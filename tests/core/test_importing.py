@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from factories import make_trace
 
 from ctxviewer.importers import ImportFailed, ImportProblem
 from ctxviewer.importers.native import trace_line, write_jsonl
@@ -15,7 +16,6 @@ from ctxviewer.importing import ImportReport, count_missing_tokens, expand_paths
 from ctxviewer.model import Endpoint, TokenProvenance, TokenSource
 from ctxviewer.store import StoreError, TraceStore, content_hash
 from ctxviewer.tokens import count_tokens
-from factories import make_trace
 
 
 @pytest.fixture

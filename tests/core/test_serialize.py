@@ -7,8 +7,23 @@ from datetime import datetime, timezone
 import pytest
 
 from ctxviewer.model import (
-    Category, ContextItem, Endpoint, Kind, LimitMode, Policy, RequestTrace, Response,
-    SerializedRequest, SourceRef, Status, ToolCall, ToolCheck, Trust, Usage, ValidationResult, Verdict,
+    Category,
+    ContextItem,
+    Endpoint,
+    Kind,
+    LimitMode,
+    Policy,
+    RequestTrace,
+    Response,
+    SerializedRequest,
+    SourceRef,
+    Status,
+    ToolCall,
+    ToolCheck,
+    Trust,
+    Usage,
+    ValidationResult,
+    Verdict,
 )
 from ctxviewer.serialize import TraceFormatError, trace_from_dict, trace_to_dict
 

@@ -10,16 +10,16 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from factories import make_trace
 
 import ctxviewer.importers
-from ctxviewer.columns import column, ITEM_COLUMNS, item_tokens_tooltip
+from ctxviewer.columns import ITEM_COLUMNS, column, item_tokens_tooltip
 from ctxviewer.importers import get_importer
 from ctxviewer.importers.native import write_jsonl
 from ctxviewer.importing import import_files
 from ctxviewer.model import ContextItem, Endpoint, Kind, RequestTrace, TokenProvenance, TokenSource
 from ctxviewer.report import trace_summary
 from ctxviewer.store import TraceStore
-from factories import make_trace
 
 COUNTED = TokenProvenance(TokenSource.COUNTED, "cl100k_base")
 RECORDED = TokenProvenance(TokenSource.RECORDED, "cl100k_base")

@@ -6,8 +6,8 @@ from dataclasses import replace
 
 from factories import make_rich_trace, make_trace
 
-from ctxviewer.model import NOT_RECORDED, Endpoint, Policy
 from ctxviewer.budget import check_capacity
+from ctxviewer.model import NOT_RECORDED, Endpoint, Policy
 from ctxviewer.trace_header import header_rows, numbers_line, tool_call_line
 
 

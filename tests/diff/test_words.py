@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ctxviewer.diff import word_diff
-from ctxviewer.diff import words
+from ctxviewer.diff import word_diff, words
 
 
 def test_changed_words_and_spans() -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 from factories import make_trace
 from PySide6.QtCore import QSettings
 
-from ctxviewer.importers.native import write_jsonl
 from ctxviewer.gui.main_window import MainWindow
 from ctxviewer.gui.worker import Task
+from ctxviewer.importers.native import write_jsonl
 
 
 def test_task_runs_off_gui_thread_and_reports(qtbot) -> None:
@@ -70,8 +70,8 @@ def test_import_into_new_database_then_open_it(qtbot, tmp_path: Path, settings: 
 
 
 def test_problems_text_counts_files_that_yielded_traces() -> None:
-    from ctxviewer.importers import ImportProblem
     from ctxviewer.gui.importer import problems_text
+    from ctxviewer.importers import ImportProblem
     from ctxviewer.importing import ImportReport
 
     report = ImportReport(imported=2, problems=[ImportProblem("missing.jsonl", "whole file", "cannot read file")],

@@ -8,11 +8,11 @@ import re
 from pathlib import Path
 
 import pytest
+from factories import make_rich_trace, make_trace
 
 from ctxviewer.importers import IMPORTERS, ImportFailed, ImportProblem, detect, get_importer
 from ctxviewer.importers.native import FORMAT_TAG, trace_line, write_jsonl
 from ctxviewer.serialize import trace_from_dict
-from factories import make_rich_trace, make_trace
 
 ROOT = Path(__file__).resolve().parents[2]
 native = get_importer("native")

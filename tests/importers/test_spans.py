@@ -15,7 +15,6 @@ from ctxviewer.importers.otlp_values import decode_any_value, normalise_id, pars
 from ctxviewer.importers.spans import Span, container_of, read_spans
 
 
-
 def _otlp(*spans: dict, resource: dict | None = None) -> dict:
     attrs = [{"key": k, "value": {"stringValue": v}} for k, v in (resource or {}).items()]
     return {"resourceSpans": [{"resource": {"attributes": attrs}, "scopeSpans": [{"scope": {"name": "t"}, "spans": list(spans)}]}]}

@@ -11,11 +11,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from factories import EVIDENCE, make_rich_trace, make_trace
 
 from ctxviewer.model import Status
 from ctxviewer.store import SCHEMA_VERSION, SORTABLE, StoreError, TraceQuery, TraceRow, TraceStore, content_hash
 from ctxviewer.store.schema import STEPS
-from factories import EVIDENCE, make_rich_trace, make_trace
 
 
 @pytest.fixture
