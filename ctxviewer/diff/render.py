@@ -238,9 +238,9 @@ def format_diff_text(diff: TraceDiff, words_limit: int = 8) -> str:
         for t in diff.tool_calls:
             side = "both" if t.in_a and t.in_b else ("A only" if t.in_a else "B only")
             out.append(f"  {t.name} ({side}): verdict {_fmt(t.verdict_a)} → {_fmt(t.verdict_b)}")
-            for c in t.checks:
-                if c.passed_a != c.passed_b:
-                    out.append(f"    {c.check}: {_passed(c.passed_a)} → {_passed(c.passed_b)}")
+            for chk in t.checks:
+                if chk.passed_a != chk.passed_b:
+                    out.append(f"    {chk.check}: {_passed(chk.passed_a)} → {_passed(chk.passed_b)}")
     else:
         out += ["", "tool calls: none in either"]
     return "\n".join(out)
