@@ -22,13 +22,7 @@ from typing import Sequence
 
 _WORD = re.compile(r"[^\W_]+(?:[.\-'][^\W_]+)*", re.UNICODE)
 STOP_WORDS = frozenset(
-    """a an the and or but of to in on for is are was were be been being it its this that these
-    those i my me you your we our us he she they them their his her can could do does did done
-    with at by from as so if not no now then than there what when how just still get got have has
-    had will would shall should may might must am also any all some into out up about over after
-    before again here which who whom whose why very too only own same such both each few more most
-    other off once until while because yes ok okay hi hello thanks thank please let i'm i've i'd
-    i'll you're we're it's that's don't can't""".split()
+    ["a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "for", "is", "are", "was", "were", "be", "been", "being", "it", "its", "this", "that", "these", "those", "i", "my", "me", "you", "your", "we", "our", "us", "he", "she", "they", "them", "their", "his", "her", "can", "could", "do", "does", "did", "done", "with", "at", "by", "from", "as", "so", "if", "not", "no", "now", "then", "than", "there", "what", "when", "how", "just", "still", "get", "got", "have", "has", "had", "will", "would", "shall", "should", "may", "might", "must", "am", "also", "any", "all", "some", "into", "out", "up", "about", "over", "after", "before", "again", "here", "which", "who", "whom", "whose", "why", "very", "too", "only", "own", "same", "such", "both", "each", "few", "more", "most", "other", "off", "once", "until", "while", "because", "yes", "ok", "okay", "hi", "hello", "thanks", "thank", "please", "let", "i'm", "i've", "i'd", "i'll", "you're", "we're", "it's", "that's", "don't", "can't"]
 )
 """English function words that carry no topic (matching is about content words)."""
 

@@ -52,11 +52,11 @@ def load_builtin() -> None:
     from . import policy  # noqa: F401  (first: Table 3.1 row 1)
     from . import budget  # noqa: F401
     from . import injection  # noqa: F401
-    from . import accounting, commitments, evidence, json_output, required, spans, tool_calls, tool_results, truncation, validations  # noqa: F401,E501  (diagnostics, issue 9)
+    from . import accounting, commitments, evidence, json_output, required, spans, tool_calls, tool_results, truncation, validations  # noqa: F401  (diagnostics, issue 9)
     # isort: on
 
 
-def run_checks(trace: RequestTrace, config: "CheckConfig | None" = None) -> list[Finding]:
+def run_checks(trace: RequestTrace, config: CheckConfig | None = None) -> list[Finding]:
     """Every registered check's findings for ``trace``, in registration order.
 
     ``config`` (expected policy versions, user-marked documents; :mod:`.config`) applies to this

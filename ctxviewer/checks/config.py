@@ -53,13 +53,13 @@ class CheckConfig:
                 return self.expected_policy[app][policy_id]
         return None
 
-    def with_expected(self, pairs: Mapping[str, str], app: str = "*") -> "CheckConfig":
+    def with_expected(self, pairs: Mapping[str, str], app: str = "*") -> CheckConfig:
         """A copy where ``pairs`` (policy id -> version) are expected for ``app``."""
         merged = {k: dict(v) for k, v in self.expected_policy.items()}
         merged.setdefault(app, {}).update(pairs)
         return replace(self, expected_policy=frozendict({k: frozendict(v) for k, v in merged.items()}))
 
-    def with_needed(self, needed: Mapping[str, Iterable[str]]) -> "CheckConfig":
+    def with_needed(self, needed: Mapping[str, Iterable[str]]) -> CheckConfig:
         """A copy whose user-marked needed documents are ``needed`` (trace id -> item ids)."""
         return replace(self, needed=frozendict({k: tuple(v) for k, v in needed.items()}))
 

@@ -141,8 +141,9 @@ def usage(u: Any, provider: str | None) -> Usage:
 
 
 def _inputs(event: Mapping[str, Any], sample: Mapping[str, Any]) -> list[Any]:
-    if isinstance(event.get("input"), list):
-        return event["input"]
+    given = event.get("input")
+    if isinstance(given, list):
+        return given
     pool = sample.get("message_pool") or sample.get("messages") or []
     out: list[Any] = []
     for ref in event.get("input_refs") or []:
