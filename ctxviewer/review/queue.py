@@ -111,11 +111,11 @@ class ReviewQueue:
         """Entries matching every given filter, in queue order. ``status`` is one of :data:`STATUSES`."""
         out = []
         for e in self.entries:
-            if rule and e.key.rule != rule or trace_id and e.key.trace_id != trace_id:
+            if (rule and e.key.rule != rule) or (trace_id and e.key.trace_id != trace_id):
                 continue
             if status:
                 s = self.status(e)
-                if status == REVIEWED and s == UNREVIEWED or status != REVIEWED and s != status:
+                if (status == REVIEWED and s == UNREVIEWED) or (status != REVIEWED and s != status):
                     continue
             out.append(e)
         return out

@@ -75,7 +75,7 @@ class ReviewFile:
             self._conn.close()
             self._conn = None
 
-    def __enter__(self) -> "ReviewFile":
+    def __enter__(self) -> ReviewFile:
         return self
 
     def __exit__(self, *_exc: object) -> None:
