@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
-from .importers import ImportFailed, ImportProblem, detect, get_importer
+from .importers import REGISTRY, ImportFailed, ImportProblem, Registry
 from .model import RequestTrace, TokenProvenance, TokenSource
 from .store import TraceStore
 from .tokens import DEFAULT_ENCODING, UnknownEncodingError
@@ -125,20 +125,24 @@ def import_files(
     fmt: str | None = None,
     progress: Callable[[int, int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    registry: Registry = REGISTRY,
 ) -> ImportReport:
     """Import every trace in ``paths`` into ``store`` in one transaction.
 
     Directories in ``paths`` are expanded with :func:`expand_paths`. ``fmt`` forces an importer by name (``native``, ``otel``, ...); by default each file's format
     is detected. ``progress(files_done, files_total)`` is called after each file (and with
     ``(0, total)`` first); ``cancelled()`` is polled between records and, when it returns True,
-    the run is rolled back and reported with ``cancelled=True``.
+    the run is rolled back and reported with ``cancelled=True``. ``registry`` is where importers
+    come from (default: built-ins plus entry points); a bug in one importer's ``sniff`` or
+    ``load`` becomes a problem naming the file and the importer, and the run goes on.
 
     Returns an :class:`ImportReport`. Raises :class:`ImportFailed` for an unknown ``fmt``,
     :class:`~ctxviewer.store.StoreError` when the store is read-only or refuses the write (nothing
-    written); any exception from an importer or callback propagates after rolling back.
+    written); an exception from a callback or the store propagates after rolling back.
     """
-    importer = get_importer(fmt) if fmt is not None else None
+    importer = registry.get(fmt) if fmt is not None else None
     report = ImportReport(imported=0, files=0)
+    report.problems.extend(registry.load_problems)  # plug-ins that could not be loaded
     entries = expand_paths(paths, skip=store.path)
     total = sum(1 for e in entries if isinstance(e, Path))
 
@@ -153,8 +157,8 @@ def import_files(
             done += 1
             yielded = False
             try:
-                imp = importer or detect(path)
-                for record in imp.load(path):
+                imp = importer or registry.detect(path, report.problems)
+                for record in registry.load(imp, path):
                     if cancelled and cancelled():
                         raise ImportCancelled()
                     if isinstance(record, ImportProblem):

@@ -1,12 +1,12 @@
 """LangChain messages and ``usage_metadata`` (as LangSmith runs and Langfuse's LangChain callback
-record them) as normalised messages of :mod:`ctxviewer.importers.genai_messages`. No Qt here."""
+record them) as normalised messages of :mod:`ctxviewer.importers.otel.messages`. No Qt here."""
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
 from ..model import Usage
-from . import genai_messages as gm
+from .otel import messages as gm
 from .provider_messages import Message, anthropic_block, int_or_none, openai_message, openai_part
 
 _LC_ROLES = {"HumanMessage": "user", "human": "user", "SystemMessage": "system", "system": "system",

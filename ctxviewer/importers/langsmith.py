@@ -25,7 +25,7 @@ from . import provider_messages as pm
 from .containers import load_documents, sniff_document
 from .langchain_messages import langchain_message, langchain_usage
 from .llm_call import Document, LLMCall, build_trace
-from .otlp_values import parse_time
+from .otel.values import parse_time
 
 LLM_RUN_TYPES = frozenset({"llm", "chat_model"})
 

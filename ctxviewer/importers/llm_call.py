@@ -2,7 +2,7 @@
 
 Every non-OTel importer (provider APIs, cassettes, OpenInference, Langfuse, LangSmith, LiteLLM,
 promptfoo, Inspect AI) maps its records to an :class:`LLMCall` -- messages in the OTel GenAI parts
-shape of :mod:`ctxviewer.importers.genai_messages`, usage already normalised to the OTel rule
+shape of :mod:`ctxviewer.importers.otel.messages`, usage already normalised to the OTel rule
 (input includes cache, output includes reasoning) -- and :func:`build_trace` turns it into a trace
 the same way for all of them:
 
@@ -42,7 +42,7 @@ from ..model import (
     Trust,
     Usage,
 )
-from . import genai_messages as gm
+from .otel import messages as gm
 
 POLICY_ROLES = frozenset({"system", "developer"})
 """Roles whose messages are application policy (trusted)."""

@@ -2,8 +2,8 @@
 
 Each non-blank line is one JSON object, exactly :func:`ctxviewer.serialize.trace_to_dict` of a
 trace, optionally with ``"format": "ctxviewer.trace/1"``. Files are UTF-8 (a leading BOM is
-accepted). Applications write it with :func:`write_jsonl`; the importer registered here as
-``native`` reads it. No Qt here.
+accepted). Applications write it with :func:`write_jsonl`; :data:`IMPORTER` (``native``) reads it.
+Counts written without provenance are the application's: :func:`mark_recorded`. No Qt here.
 """
 
 from __future__ import annotations
@@ -15,18 +15,11 @@ from typing import IO, Iterable, Iterator
 
 from ..model import RequestTrace, TokenProvenance, TokenSource
 from ..serialize import TraceFormatError, trace_from_dict, trace_to_dict
-from . import HEAD_BYTES, ImportFailed, ImportProblem, Record, register
+from ._api import ImportFailed, ImportProblem, Record
+from .peek import peek_json
 
 FORMAT_TAG = "ctxviewer.trace/1"
 """Value of the optional ``format`` key on each line."""
-
-
-def _first_line(head: bytes) -> str | None:
-    text = head.decode("utf-8-sig", errors="replace")
-    for line in text.split("\n"):
-        if line.strip():
-            return line.rstrip("\r")
-    return None
 
 
 class NativeImporter:
@@ -34,24 +27,21 @@ class NativeImporter:
 
     name = "native"
     description = "ctxviewer native JSON Lines (one trace per line)"
+    records_omissions = True  # items carry status retained/omitted
 
-    def sniff(self, path: Path, head: bytes) -> bool:
-        """True if the first non-blank line is a JSON object with ``trace_id`` and ``items``.
-
-        A first line longer than ``head`` (64 KiB) is accepted when its start looks like a
-        native record. Never raises.
-        """
-        line = _first_line(head)
-        if line is None:
-            return False
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            # A first line longer than the head is cut off: judge it by its opening instead.
-            cut = len(head) >= HEAD_BYTES and "\n" not in head.decode("utf-8-sig", errors="replace").strip()
-            start = line.lstrip().replace(" ", "")
-            return cut and (start.startswith('{"trace_id"') or f'"format":"{FORMAT_TAG}"' in start)
-        return isinstance(obj, dict) and "trace_id" in obj and "items" in obj
+    def sniff(self, path: Path, head: bytes) -> float:
+        """1.0 if the first line's object carries ``"format": "ctxviewer.trace/1"``; 0.9 if it
+        has ``trace_id`` and ``items``; 0.5 if it starts with ``trace_id`` but is cut off before
+        ``items`` (the registry then reads further); else 0. Never raises."""
+        doc = peek_json(head)
+        if doc.kind != "object":
+            return 0.0
+        keys = doc.keys()
+        if "format" in keys and doc.first("format") == FORMAT_TAG:
+            return 1.0
+        if "trace_id" in keys and "items" in keys:
+            return 0.9
+        return 0.5 if keys[:1] == ["trace_id"] and not doc.complete else 0.0
 
     def load(self, path: Path) -> Iterator[Record]:
         """Yield the traces of ``path`` in line order; a bad line yields an ImportProblem instead.
@@ -137,5 +127,5 @@ def write_jsonl(traces: Iterable[RequestTrace], dest: str | Path | IO[str]) -> i
     return n
 
 
-IMPORTER = register(NativeImporter())
-"""The registered ``native`` importer."""
+IMPORTER = NativeImporter()
+"""The ``native`` importer (listed in ``_registry.BUILTIN``)."""

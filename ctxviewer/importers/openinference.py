@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from . import ImportFailed, ImportProblem, Record, register
-from . import genai_messages as gm
+from .otel import messages as gm
 from . import openinference_attrs as oi
 from . import provider_messages as pm
 from .containers import head_text, load_documents
 from .llm_call import LLMCall, build_trace
-from .spans import Span, container_of, spans_from_json
+from .otel.read import Span, container_of, spans_from_json
 
 KIND = "openinference.span.kind"
 _MARKERS = ('"openinference.span.kind"', '"llm.input_messages', '"llm.model_name"', '"llm.token_count.')

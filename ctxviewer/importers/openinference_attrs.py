@@ -25,7 +25,7 @@ import re
 from typing import Any, Mapping
 
 from ..model import Usage
-from . import genai_messages as gm
+from .otel import messages as gm
 from . import provider_messages as pm
 from .llm_call import Document
 

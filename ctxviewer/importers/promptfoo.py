@@ -22,7 +22,7 @@ from . import ImportFailed, ImportProblem, Record, register
 from . import provider_messages as pm
 from .containers import head_text, read_text
 from .llm_call import LLMCall, build_trace
-from .otlp_values import parse_time
+from .otel.values import parse_time
 
 
 def _prompt_messages(raw: Any) -> list[pm.Message]:

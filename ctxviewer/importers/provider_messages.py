@@ -1,5 +1,5 @@
 """Provider API payloads (OpenAI Chat Completions, OpenAI Responses, Anthropic Messages) as the
-normalised messages of :mod:`ctxviewer.importers.genai_messages` (OTel GenAI parts), plus each
+normalised messages of :mod:`ctxviewer.importers.otel.messages` (OTel GenAI parts), plus each
 provider's usage semantics.
 
 Message shapes (FORMATS.md section 6; types from openai-python ``types/chat``, ``types/responses``
@@ -33,7 +33,7 @@ import json
 from typing import Any, Mapping
 
 from ..model import Usage
-from . import genai_messages as gm
+from .otel import messages as gm
 
 Message = gm.Message
 

@@ -14,31 +14,16 @@ from ctxviewer.importers import ImportProblem, get_importer
 from ctxviewer.importers.otel import token_count
 from ctxviewer.model import RequestTrace
 from ctxviewer.store import TraceStore
+from otlp_factories import chat_span, kv as _kv, otlp_request, s as _s
 
 RECORD = "resourceSpans[0].scopeSpans[0].spans[0] span 00000000000000a1"
 TRACE_ID = "0af7651916cd43dd8448eb211c80319c:00000000000000a1"
 NOT_COUNT = "is not a token count; shown as not recorded"
 
 
-def _kv(k: str, v: Any) -> dict[str, Any]:
-    return {"key": k, "value": v}
-
-
-def _s(v: str) -> dict[str, str]:
-    return {"stringValue": v}
-
-
 def _span(span_id: str = "00000000000000a1", start: Any = "1700000000000000000", **extra: Any) -> dict[str, Any]:
-    attrs = {
-        "gen_ai.operation.name": _s("chat"),
-        "gen_ai.request.model": _s("m-1"),
-        "gen_ai.input.messages": _s(json.dumps([{"role": "user", "parts": [{"type": "text", "content": "hi"}]}])),
-        "gen_ai.usage.input_tokens": {"intValue": "412"},
-        "gen_ai.usage.output_tokens": {"intValue": 27},
-        **extra,
-    }
-    return {"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": span_id, "name": "chat m-1",
-            "startTimeUnixNano": start, "attributes": [_kv(k, v) for k, v in attrs.items()]}
+    usage = {"gen_ai.usage.input_tokens": {"intValue": "412"}, "gen_ai.usage.output_tokens": {"intValue": 27}}
+    return chat_span(span_id, start=start, **{**usage, **extra})
 
 
 def _load(tmp_path: Path, doc: Any) -> tuple[Path, list[RequestTrace], list[ImportProblem]]:
@@ -49,7 +34,7 @@ def _load(tmp_path: Path, doc: Any) -> tuple[Path, list[RequestTrace], list[Impo
 
 
 def _otlp(*spans: dict[str, Any]) -> dict[str, Any]:
-    return {"resourceSpans": [{"scopeSpans": [{"spans": list(spans)}]}]}
+    return otlp_request(*spans)
 
 
 def _round_trip(tmp_path: Path, trace: RequestTrace) -> RequestTrace:

@@ -1,4 +1,4 @@
-"""Span container normalisation (ctxviewer.importers.spans, otlp_values): every container shape of
+"""Span container normalisation (ctxviewer.importers.otel: read, containers, values): every container shape of
 FORMATS.md section 0, AnyValue decoding, ids, times, and bad lines/spans as problems."""
 
 from __future__ import annotations
@@ -11,26 +11,18 @@ from pathlib import Path
 import pytest
 
 from ctxviewer.importers import ImportFailed, ImportProblem
-from ctxviewer.importers.otlp_values import decode_any_value, normalise_id, parse_time, span_kind, span_status
-from ctxviewer.importers.spans import Span, container_of, read_spans
+from ctxviewer.importers.otel.values import decode_any_value, normalise_id, parse_time, span_kind, span_status
+from ctxviewer.importers.otel.read import Span, container_of, read_spans
+from otlp_factories import otlp_request, otlp_span
 
 
 def _otlp(*spans: dict, resource: dict | None = None) -> dict:
-    attrs = [{"key": k, "value": {"stringValue": v}} for k, v in (resource or {}).items()]
-    return {"resourceSpans": [{"resource": {"attributes": attrs}, "scopeSpans": [{"scope": {"name": "t"}, "spans": list(spans)}]}]}
+    return otlp_request(*spans, resource=resource or {}, scope={"name": "t"})
 
 
 def _span(span_id: str = "03491beea3cb073d", **attrs: dict) -> dict:
-    return {
-        "traceId": "053074667b1113278073667614bb3e19",
-        "spanId": span_id,
-        "name": "chat m",
-        "kind": 3,
-        "startTimeUnixNano": "1788792074027616000",
-        "endTimeUnixNano": 1788792074047335000,
-        "attributes": [{"key": k, "value": v} for k, v in attrs.items()],
-        "status": {"code": 1},
-    }
+    return otlp_span(span_id, "053074667b1113278073667614bb3e19", name="chat m", kind=3, start="1788792074027616000",
+                     end=1788792074047335000, status={"code": 1}, **attrs)
 
 
 def _spans(path: Path) -> tuple[list[Span], list[ImportProblem]]:

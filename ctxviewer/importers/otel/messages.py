@@ -1,4 +1,9 @@
-"""Decoding OpenTelemetry GenAI message attributes into plain messages and display text.
+"""The shared chat-message normaliser: any chat-message encoding -> OTel GenAI messages -> item text.
+
+Every importer whose records carry chat messages uses this module, so a message reads the same
+whichever tool wrote it: :func:`normalise_message` accepts the OTel ``{role, parts}`` shape, the
+``{role, content}`` chat shape (content a string or a list of parts, OpenAI / Vercel part types)
+and bare strings; :func:`message_text` renders the parts as the text an item shows.
 
 The GenAI semantic conventions (semconv >= 1.37, JSON schemas ``gen-ai-input-messages.json``,
 ``gen-ai-output-messages.json``, ``gen-ai-system-instructions.json``, ``gen-ai-tool-definitions.json``)
@@ -10,7 +15,7 @@ carry structured values in span attributes:
   ``{type, function: {name, ...}}`` that real emitters write).
 
 Each may arrive as a JSON string, as structured ``arrayValue``/``kvlistValue`` (already decoded to
-lists and dicts by :mod:`ctxviewer.importers.spans`), or as a Python ``repr`` string (LiteLLM) --
+lists and dicts by :mod:`.values`), or as a Python ``repr`` string (LiteLLM) --
 :func:`parse_structured` accepts all three. Older forms are normalised to the same message shape:
 deprecated ``gen_ai.prompt``/``gen_ai.completion`` values, OpenLLMetry's indexed
 ``gen_ai.prompt.{i}.*`` / ``gen_ai.completion.{i}.*`` attributes, and Vercel AI SDK

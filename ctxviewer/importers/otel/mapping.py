@@ -1,7 +1,7 @@
-"""OpenTelemetry GenAI importer: one :class:`~ctxviewer.model.RequestTrace` per model-call span.
+"""Span -> trace mapping under the OpenTelemetry GenAI semantic conventions: one
+:class:`~ctxviewer.model.RequestTrace` per model-call span, whatever container the span came from.
 
-Input: any span container of :mod:`ctxviewer.importers.spans` (OTLP/JSON, JSON Lines of OTLP, span
-lists, flat attribute maps). A span is a model call ("chat span") when its
+A span is a model call ("chat span") when its
 ``gen_ai.operation.name`` is ``chat``, ``generate_content`` or ``text_completion``, or -- when it
 has no operation name -- when it carries ``gen_ai.input.messages``, the deprecated
 ``gen_ai.prompt`` (JSON or OpenLLMetry-indexed ``gen_ai.prompt.{i}.*``), or Vercel AI SDK
@@ -16,10 +16,10 @@ Mapping (OTel GenAI semconv attribute names; FORMATS.md section 1):
   attribute, also ``source.turn``): the last ``user`` message is the ``user`` item and
   ``trace.user_request``; other user, assistant and tool messages are ``history`` (untrusted, role
   kept). Assistant ``tool_call`` parts keep their call JSON in the content; ``tool_call_response``
-  parts show the response. Binary parts show a placeholder (see :func:`genai_messages.part_text`).
+  parts show the response. Binary parts show a placeholder (see :func:`.messages.part_text`).
 * ``gen_ai.tool.definitions`` (fallback ``llm.request.functions.{i}.*``) -> one ``tool`` item per
-  definition, after the messages; id = tool name, content = compact JSON of the definition; trusted
-  (the application supplies them).
+  definition, after the messages; id = tool name, content = compact JSON of the definition;
+  untrusted (only policy is trusted, ch. 3.5: tool descriptions are data).
 * ``gen_ai.output.messages`` (fallback deprecated ``gen_ai.completion``) -> ``Response`` of the first
   choice and its ``tool_call`` parts as ``ToolCall`` (arguments exactly as sent; an object becomes
   compact JSON); fallback ``gen_ai.completion.{i}.tool_calls`` / ``function_call``.
@@ -44,10 +44,9 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import replace
-from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
-from ..model import (
+from ...model import (
     ContextItem,
     Endpoint,
     Kind,
@@ -60,9 +59,8 @@ from ..model import (
     Trust,
     Usage,
 )
-from . import ImportProblem, Record, register
-from . import genai_messages as gm
-from .spans import Span, container_of, read_spans, sniff_document
+from . import messages as gm
+from .span import Span
 
 CHAT_OPERATIONS = frozenset({"chat", "generate_content", "text_completion"})
 """``gen_ai.operation.name`` values of a model call (semconv ``gen_ai.operation.name``)."""
@@ -337,63 +335,3 @@ def build_trace(span: Span, problems: list[str] | None = None) -> RequestTrace:
         source_format="otel",
         attributes=params,
     )
-
-
-class OtelImporter:
-    """The ``otel`` importer: OpenTelemetry GenAI spans in any span container."""
-
-    name = "otel"
-    records_omissions = False  # GenAI spans record what was sent, not the trimmed candidates
-    description = "OpenTelemetry GenAI spans (OTLP/JSON, JSON Lines of OTLP, span lists, attribute maps)"
-
-    def sniff(self, path: Path, head: bytes) -> bool:
-        """True for OTLP (``resourceSpans``), or a span list / attribute map with ``gen_ai.`` keys."""
-        doc = sniff_document(head)
-        if doc is None:
-            return b'"resourceSpans"' in head[:4096]
-        kind = container_of(doc)
-        if kind == "otlp":
-            return True
-        if kind == "attributes":
-            return any(str(k).startswith("gen_ai.") for k in doc)
-        if kind in ("span", "span-list"):
-            spans = [doc] if kind == "span" else doc
-            return any(isinstance(s.get("attributes"), Mapping)
-                       and any(str(k).startswith("gen_ai.") for k in s["attributes"]) for s in spans)
-        return False
-
-    def load(self, path: Path) -> Iterator[Record]:
-        """Yield one trace per chat span, in file order, and problems for bad spans or lines.
-
-        Raises :class:`~ctxviewer.importers.ImportFailed` for an unreadable or non-span file. A chat
-        span with recoverable bad values yields its trace, then one problem per bad attribute. A
-        file whose spans include no chat span yields one :class:`ImportProblem` saying so -- unless
-        a span or line was already reported as rejected (it may have been the chat span).
-        """
-        file = str(path)
-        found, skipped, rejected = 0, [], 0
-        for rec in read_spans(path):
-            if isinstance(rec, ImportProblem):
-                rejected += 1
-                yield rec
-                continue
-            if not is_chat_span(rec.attributes):
-                skipped.append(str(rec.attributes.get("gen_ai.operation.name") or rec.name or "unnamed"))
-                continue
-            found += 1
-            where = f"{rec.record} span {rec.span_id}" if rec.span_id else rec.record
-            problems: list[str] = []
-            try:
-                trace = build_trace(rec, problems)
-            except (ValueError, TypeError, KeyError, AttributeError) as exc:
-                yield ImportProblem(file, where, f"cannot map GenAI attributes: {exc}")
-                continue
-            yield trace
-            for message in problems:
-                yield ImportProblem(file, where, message)
-        if not found and not rejected:
-            what = f"{len(skipped)} other span(s): {', '.join(skipped[:5])}" if skipped else "no spans"
-            yield ImportProblem(file, "whole file", f"no chat spans found ({what})")
-
-
-IMPORTER = register(OtelImporter())

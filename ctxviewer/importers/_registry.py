@@ -1,0 +1,209 @@
+"""The importer registry: built-in importers, third-party ones from entry points, detection, and
+exception isolation.
+
+* Built-ins are listed in :data:`BUILTIN` (``"module:attribute"``, datasette's DEFAULT_PLUGINS
+  style) and loaded like plug-ins; third-party importers come from the entry-point group
+  :data:`ENTRY_POINT_GROUP` (``ctxviewer.importers``). An entry point names an importer object
+  or a class/factory that returns one. A plug-in that fails to load is left out and recorded in
+  :attr:`Registry.load_problems`; it never breaks the built-ins.
+* :meth:`Registry.detect` asks every importer's ``sniff`` for a confidence and picks the most
+  confident (ties: registration order, built-ins first). It reads :data:`HEAD_SIZES` in turn --
+  64 KiB first, then more -- until an importer is :data:`~._api.CONFIDENT` or the whole file was
+  read, so a span list whose first span is over 64 KiB is still recognised.
+* A bug in one importer (any exception from ``sniff``, or from ``load`` other than
+  :class:`~._api.ImportFailed`) becomes an :class:`~._api.ImportProblem` naming the file and the
+  importer; the run goes on with the next file (:meth:`Registry.detect`, :meth:`Registry.load`).
+
+No Qt here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..model import RequestTrace
+from ._api import CONFIDENT, Importer, ImportFailed, ImportProblem, Record
+
+ENTRY_POINT_GROUP = "ctxviewer.importers"
+"""Entry-point group third-party importers register under (``pyproject.toml``:
+``[project.entry-points."ctxviewer.importers"] myformat = "mypkg.importer:IMPORTER"``)."""
+
+BUILTIN = tuple(
+    f"ctxviewer.importers.{module}:IMPORTER"
+    for module in ("native", "openinference", "otel",  # most specific first: OpenInference OTLP is OTLP too
+                   "cassette", "inspect_ai", "langsmith", "litellm", "promptfoo", "provider_api")
+)
+"""The built-in importers, in sniffing order (which breaks ties between equal confidences)."""
+
+HEAD_SIZES = (64 * 1024, 1024 * 1024, 16 * 1024 * 1024)
+"""Bytes of a file that :meth:`Registry.detect` shows the sniffers, in turn, until one is confident."""
+
+
+def _resolve(obj: Any) -> Importer:
+    """An entry point's object as an importer: a class or factory is called; the result checked."""
+    if isinstance(obj, type) or (callable(obj) and not isinstance(obj, Importer)):
+        obj = obj()
+    if not isinstance(obj, Importer):
+        raise TypeError(f"{obj!r} is not an importer (needs name, description, records_omissions, sniff, load)")
+    return obj
+
+
+def _bug(imp: Importer | str, what: str, exc: BaseException) -> str:
+    name = imp if isinstance(imp, str) else getattr(imp, "name", repr(imp))
+    return f"importer {name!r} failed in {what}: {type(exc).__name__}: {exc}"
+
+
+class Registry:
+    """Importers by name, in sniffing order. Use the module's default :data:`REGISTRY`."""
+
+    def __init__(self, builtin: tuple[str, ...] = BUILTIN, group: str | None = ENTRY_POINT_GROUP) -> None:
+        self._builtin = builtin
+        self._group = group
+        self._importers: dict[str, Importer] = {}
+        self._loaded = False
+        self._load_problems: list[ImportProblem] = []
+
+    # ------------------------------------------------------------------ membership
+
+    def _ensure(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        found: list[Importer] = []
+        for spec in self._builtin:
+            module, _, attr = spec.partition(":")
+            obj = getattr(importlib.import_module(module), attr, None)
+            if obj is not None:  # None: that module is still being imported; it registers itself
+                found.append(_resolve(obj))
+        registered, self._importers = self._importers, {i.name: i for i in found}  # built-ins first, in order
+        for name, imp in registered.items():  # then importers registered directly (register())
+            self._importers.setdefault(name, imp)
+        if self._group is None:
+            return
+        for ep in importlib.metadata.entry_points(group=self._group):
+            try:
+                imp = _resolve(ep.load())
+            except Exception as exc:  # a broken plug-in never breaks the built-ins
+                self._load_problems.append(ImportProblem(f"entry point {ep.name}", ep.value, f"{type(exc).__name__}: {exc}"))
+                continue
+            if imp.name in self._importers:
+                self._load_problems.append(ImportProblem(f"entry point {ep.name}", ep.value,
+                                                        f"importer name {imp.name!r} is already taken; left out"))
+                continue
+            self.register(imp)
+
+    @property
+    def load_problems(self) -> list[ImportProblem]:
+        """Plug-ins that could not be loaded: file ``"entry point NAME"``, record its value
+        (``"mypkg.importer:IMPORTER"``), message the error."""
+        self._ensure()
+        return list(self._load_problems)
+
+    def register(self, importer: Importer) -> Importer:
+        """Add ``importer`` (sniffed after those already registered; same name replaces). Returns it."""
+        self._importers[importer.name] = importer
+        return importer
+
+    def unregister(self, name: str) -> None:
+        """Remove the importer ``name`` if registered (tests, plug-in reloads)."""
+        self._ensure()
+        self._importers.pop(name, None)
+
+    def importers(self) -> list[Importer]:
+        """Every registered importer, in sniffing order."""
+        self._ensure()
+        return list(self._importers.values())
+
+    def names(self) -> list[str]:
+        """Registered importer names, in sniffing order."""
+        return [i.name for i in self.importers()]
+
+    def get(self, name: str) -> Importer:
+        """The importer ``name``. Raises :class:`ImportFailed` listing the known names."""
+        self._ensure()
+        try:
+            return self._importers[name]
+        except KeyError:
+            raise ImportFailed(f"unknown format {name!r}; known formats: {', '.join(self._importers)}") from None
+
+    def records_omissions(self, source_format: str | None) -> bool:
+        """Whether traces from ``source_format`` can say which candidates were omitted: the
+        importer's declared ``records_omissions``; True for ``None`` (built by an application)
+        and for unknown formats."""
+        if source_format is None:
+            return True
+        self._ensure()
+        imp = self._importers.get(source_format)
+        return True if imp is None else bool(imp.records_omissions)
+
+    # ------------------------------------------------------------------ detection and loading
+
+    def detect(self, path: Path, problems: list[ImportProblem] | None = None) -> Importer:
+        """The most confident importer for ``path`` (see the module docstring).
+
+        A ``sniff`` that raises scores 0 and appends an :class:`ImportProblem` naming the file and
+        the importer to ``problems``. Raises :class:`ImportFailed` when the file cannot be read or
+        no importer gives it a confidence above 0.
+        """
+        importers = self.importers()
+        scores: dict[str, float] = {}
+        failed: dict[str, str] = {}
+        try:
+            with open(path, "rb") as fh:
+                head = b""
+                for size in HEAD_SIZES:
+                    head += fh.read(size - len(head))
+                    whole = len(head) < size
+                    for imp in importers:
+                        if imp.name not in failed:
+                            scores[imp.name] = self._sniff(imp, path, head, failed)
+                    if whole or max(scores.values(), default=0.0) >= CONFIDENT:
+                        break
+        except OSError as exc:
+            raise ImportFailed(f"{path}: cannot read file: {exc.strerror or exc}") from None
+        if problems is not None:
+            problems.extend(ImportProblem(str(path), "whole file", msg) for msg in failed.values())
+        best = max(importers, key=lambda i: scores.get(i.name, 0.0), default=None)
+        if best is None or scores.get(best.name, 0.0) <= 0.0:
+            raise ImportFailed(
+                f"{path}: not a recognised trace file (known formats: {', '.join(self._importers)}); "
+                "use --format to force one"
+            )
+        return best
+
+    @staticmethod
+    def _sniff(imp: Importer, path: Path, head: bytes, failed: dict[str, str]) -> float:
+        try:
+            score = float(imp.sniff(path, head))
+        except Exception as exc:
+            failed[imp.name] = _bug(imp, "sniff", exc)
+            return 0.0
+        return min(1.0, max(0.0, score)) if score == score else 0.0  # NaN scores 0
+
+    def load(self, importer: Importer, path: Path) -> Iterator[Record]:
+        """``importer.load(path)`` with its bugs isolated.
+
+        :class:`ImportFailed` propagates (the file is unreadable). Any other exception ends this
+        file with an :class:`ImportProblem` (``whole file``) naming the importer and the error;
+        traces yielded before it are kept. A yielded object that is neither a trace nor a
+        problem becomes a problem too.
+        """
+        file = str(path)
+        try:
+            for record in importer.load(path):
+                if isinstance(record, (RequestTrace, ImportProblem)):
+                    yield record
+                else:
+                    yield ImportProblem(file, "whole file", _bug(importer, "load", TypeError(
+                        f"yielded {type(record).__name__}, not a RequestTrace or ImportProblem")))
+        except ImportFailed:
+            raise
+        except Exception as exc:
+            yield ImportProblem(file, "whole file", _bug(importer, "load", exc))
+
+
+REGISTRY = Registry()
+"""The registry every surface uses (CLI, GUI, import pipeline)."""

@@ -1,0 +1,180 @@
+"""The importer registry: confidence-ranked detection, reading far enough to decide, third-party
+importers from the ``ctxviewer.importers`` entry-point group, and bugs in one importer isolated
+as problem records naming the file and the importer."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from ctxviewer.importers._registry import BUILTIN
+from ctxviewer.importers import (CONFIDENT, HEAD_SIZES, ImportFailed, ImportProblem, Record, Registry, detect,
+                                 get_importer, omissions_recorded)
+from ctxviewer.importers.native import write_jsonl
+from ctxviewer.importing import import_files
+from ctxviewer.model import RequestTrace
+from ctxviewer.serialize import trace_to_dict
+from ctxviewer.store import TraceStore
+from factories import make_trace
+from otlp_factories import s
+
+BIG = 100 * 1024  # a first span larger than the first 64 KiB head
+
+
+class Fixed:
+    """An importer that is always ``score`` sure and loads nothing."""
+
+    description = "test importer"
+    records_omissions = False
+
+    def __init__(self, name: str, score: float) -> None:
+        self.name, self.score = name, score
+
+    def sniff(self, path: Path, head: bytes) -> float:
+        return self.score
+
+    def load(self, path: Path) -> Iterator[Record]:
+        return iter(())
+
+
+def test_the_most_confident_importer_wins_and_ties_go_to_the_first(tmp_path: Path) -> None:
+    path = tmp_path / "f.txt"
+    path.write_text("x")
+    reg = Registry(builtin=(), group=None)
+    for imp in (Fixed("low", 0.3), Fixed("high", 0.7), Fixed("also-high", 0.7)):
+        reg.register(imp)
+    assert reg.detect(path).name == "high"
+    reg.unregister("high")
+    assert reg.detect(path).name == "also-high"
+    reg = Registry(builtin=(), group=None)
+    reg.register(Fixed("nope", 0.0))
+    with pytest.raises(ImportFailed, match="f.txt: not a recognised trace file"):
+        reg.detect(path)
+
+
+def test_builtins_in_order_and_declared_omissions() -> None:
+    assert Registry(group=None).names()[:3] == ["native", "openinference", "otel"]  # the most specific first
+    assert len(Registry(group=None).names()) == len(BUILTIN)
+    assert (omissions_recorded("native"), omissions_recorded("otel"), omissions_recorded(None)) == (True, False, True)
+    assert get_importer("otel").records_omissions is False
+
+
+def _readable_span(attributes: dict) -> dict:
+    return {"name": "ai.generateText.doGenerate",
+            "spanContext": {"traceId": "b3e700af9eab81e19f72f964d62a35af", "spanId": "39d6e9b3ddec9996"},
+            "startTime": [1770131992, 242000000], "endTime": [1770131993, 0], "attributes": attributes}
+
+
+def _chat_attrs(question: str) -> dict:
+    return {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m-1",
+            "gen_ai.input.messages": json.dumps([{"role": "user", "parts": [{"type": "text", "content": question}]}])}
+
+
+@pytest.mark.parametrize("where", ["genai-keys-first", "genai-keys-after-64k"])
+def test_span_list_whose_first_span_is_over_64_kib_is_recognised(tmp_path: Path, where: str) -> None:
+    question = "q" * BIG
+    attrs = _chat_attrs(question)
+    if where == "genai-keys-after-64k":  # nothing GenAI before the cut: only reading further decides
+        attrs = {"app.debug_dump": "d" * BIG, **attrs}
+    path = tmp_path / "spans.json"
+    path.write_text(json.dumps([_readable_span(attrs), _readable_span(_chat_attrs("second"))]))
+    head = path.read_bytes()[: HEAD_SIZES[0]]
+    otel = get_importer("otel")
+    assert otel.sniff(path, head) == (0.9 if where == "genai-keys-first" else 0.3)
+    assert otel.sniff(path, path.read_bytes()) == 0.9 >= CONFIDENT
+    assert detect(path) is otel
+    traces = [r for r in otel.load(path) if isinstance(r, RequestTrace)]
+    assert [t.user_request for t in traces] == [question, "second"]
+
+
+def test_one_otlp_request_per_line_with_a_huge_first_line(tmp_path: Path) -> None:
+    from otlp_factories import chat_span, otlp_request
+
+    line1 = otlp_request(chat_span("00000000000000a1", **{"app.blob": s("b" * BIG), "gen_ai.system": s("openai")}))
+    line2 = otlp_request(chat_span("00000000000000a2"))
+    path = tmp_path / "collector.jsonl"
+    path.write_text(json.dumps(line1) + "\n" + json.dumps(line2) + "\n")
+    assert detect(path).name == "otel"
+
+
+BROKEN_MODULE = '''
+from pathlib import Path
+
+from ctxviewer.importers.native import IMPORTER as NATIVE
+
+
+class BrokenImporter:
+    """Claims *.broken files, then fails: in sniff for files named sniff-*, in load after one trace."""
+
+    name = "broken"
+    description = "a deliberately broken third-party importer"
+    records_omissions = True
+
+    def sniff(self, path, head):
+        if path.name.startswith("sniff-"):
+            raise RuntimeError("sniffing went wrong")
+        return 1.0 if path.suffix == ".broken" else 0.0
+
+    def load(self, path):
+        yield next(iter(NATIVE.load(path)))  # the first (valid) trace ...
+        raise ZeroDivisionError("division by zero inside load")
+'''
+
+
+@pytest.fixture
+def plugin_registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Registry:
+    """A registry with real entry points: an installed-looking distribution on ``sys.path`` whose
+    ``entry_points.txt`` names a broken importer class and one that cannot be imported."""
+    site = tmp_path / "site"
+    (site / "broken_plugin.py").parent.mkdir()
+    (site / "broken_plugin.py").write_text(textwrap.dedent(BROKEN_MODULE))
+    dist = site / "broken_plugin-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plugin\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text(
+        "[ctxviewer.importers]\nbroken = broken_plugin:BrokenImporter\nmissing = no_such_module:IMPORTER\n")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.delitem(sys.modules, "broken_plugin", raising=False)
+    return Registry()
+
+
+def test_third_party_importers_come_from_the_entry_point_group(plugin_registry: Registry) -> None:
+    assert plugin_registry.names()[-1] == "broken" and len(plugin_registry.names()) == len(BUILTIN) + 1
+    assert [(p.file, p.record) for p in plugin_registry.load_problems] == [
+        ("entry point missing", "no_such_module:IMPORTER")]
+    assert "ModuleNotFoundError" in plugin_registry.load_problems[0].message
+
+
+def test_a_broken_importer_becomes_problems_never_a_lost_run(tmp_path: Path, plugin_registry: Registry) -> None:
+    loads = tmp_path / "two.broken"  # the broken importer is surer than native (0.9 untagged), yields one, raises
+    loads.write_text("".join(json.dumps(trace_to_dict(make_trace(trace_id=t))) + "\n" for t in ("first", "second")))
+    sniffs = tmp_path / "sniff-good.jsonl"  # its sniff raises here; native still recognises the file
+    write_jsonl([make_trace(trace_id="native-ok")], sniffs)
+    with TraceStore.create(tmp_path / "t.db") as store:
+        report = import_files([loads, sniffs], store, registry=plugin_registry)
+        ids = [r.trace_id for r in store.list()]
+    assert report.imported == 2 and report.files == 2 and report.files_imported == 2
+    assert sorted(ids) == ["first", "native-ok"]
+    assert [str(p) for p in report.problems] == [
+        "entry point missing: no_such_module:IMPORTER: ModuleNotFoundError: No module named 'no_such_module'",
+        f"{loads}: whole file: importer 'broken' failed in load: ZeroDivisionError: division by zero inside load",
+        f"{sniffs}: whole file: importer 'broken' failed in sniff: RuntimeError: sniffing went wrong",
+    ]
+
+
+def test_an_importer_yielding_junk_is_a_problem(tmp_path: Path) -> None:
+    class Junk(Fixed):
+        def load(self, path: Path) -> Iterator[Record]:
+            yield "not a trace"  # type: ignore[misc]
+
+    reg = Registry(builtin=(), group=None)
+    reg.register(Junk("junk", 1.0))
+    path = tmp_path / "x"
+    path.write_text("x")
+    assert list(reg.load(reg.detect(path), path)) == [ImportProblem(
+        str(path), "whole file", "importer 'junk' failed in load: TypeError: yielded str, not a RequestTrace or ImportProblem")]
