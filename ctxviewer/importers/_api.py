@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Protocol, Union, runtime_checkable
+from typing import Iterator, Protocol, runtime_checkable
 
 from ..model import RequestTrace
 
@@ -57,7 +57,7 @@ class ImportFailed(Exception):
     """A whole file could not be read (missing, not JSON, wrong format). The message names the file."""
 
 
-Record = Union[RequestTrace, ImportProblem]
+Record = RequestTrace | ImportProblem
 """What :meth:`Importer.load` yields."""
 
 

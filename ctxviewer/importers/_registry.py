@@ -194,11 +194,12 @@ class Registry:
         file = str(path)
         try:
             for record in importer.load(path):
-                if isinstance(record, (RequestTrace, ImportProblem)):
-                    yield record
+                record_any: object = record  # a plug-in may yield anything
+                if isinstance(record_any, (RequestTrace, ImportProblem)):
+                    yield record_any
                 else:
                     yield ImportProblem(file, "whole file", _bug(importer, "load", TypeError(
-                        f"yielded {type(record).__name__}, not a RequestTrace or ImportProblem")))
+                        f"yielded {type(record_any).__name__}, not a RequestTrace or ImportProblem")))
         except ImportFailed:
             raise
         except Exception as exc:

@@ -36,10 +36,10 @@ from typing import Any, Iterator, Mapping
 
 from ..model import Usage
 from . import ImportFailed, ImportProblem, Record, register
-from .otel import messages as gm
 from . import provider_messages as pm
 from .containers import ZIP_MAGIC, head_text, read_text
 from .llm_call import LLMCall, build_trace
+from .otel import messages as gm
 from .otel.values import parse_time
 
 ZSTD_METHOD = 93

@@ -19,10 +19,10 @@ from typing import Any, Iterator, Mapping
 
 from ..model import Usage
 from . import ImportFailed, ImportProblem, Record, register
-from .otel import messages as gm
 from . import provider_messages as pm
 from .containers import load_documents, sniff_document
 from .llm_call import LLMCall, build_trace
+from .otel import messages as gm
 
 
 def is_payload(doc: Any) -> bool:

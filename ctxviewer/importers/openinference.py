@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from . import ImportFailed, ImportProblem, Record, register
-from .otel import messages as gm
 from . import openinference_attrs as oi
 from . import provider_messages as pm
 from .containers import head_text, load_documents
 from .llm_call import LLMCall, build_trace
+from .otel import messages as gm
 from .otel.read import Span, container_of, spans_from_json
 
 KIND = "openinference.span.kind"

@@ -25,9 +25,9 @@ import re
 from typing import Any, Mapping
 
 from ..model import Usage
-from .otel import messages as gm
 from . import provider_messages as pm
 from .llm_call import Document
+from .otel import messages as gm
 
 _IDX = re.compile(r"^(\d+)\.(.+)$")
 

@@ -10,11 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from otlp_factories import array as _array
+from otlp_factories import chat_span, otlp_request
+from otlp_factories import kv as _kv
+from otlp_factories import kvlist as _kvlist
+from otlp_factories import s as _s
 
 from ctxviewer.importers import ImportProblem, detect, get_importer
 from ctxviewer.model import Kind, RequestTrace, Status, Trust
 from ctxviewer.serialize import trace_from_dict, trace_to_dict
-from otlp_factories import array as _array, chat_span, kv as _kv, kvlist as _kvlist, otlp_request, s as _s
 
 CORPUS_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "otel-genai"
 SYSTEM = "You are a support agent. Use the tools you are given."

@@ -9,12 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from otlp_factories import chat_span, otlp_request
+from otlp_factories import kv as _kv
+from otlp_factories import s as _s
 
 from ctxviewer.importers import ImportProblem, get_importer
 from ctxviewer.importers.otel import token_count
 from ctxviewer.model import RequestTrace
 from ctxviewer.store import TraceStore
-from otlp_factories import chat_span, kv as _kv, otlp_request, s as _s
 
 RECORD = "resourceSpans[0].scopeSpans[0].spans[0] span 00000000000000a1"
 TRACE_ID = "0af7651916cd43dd8448eb211c80319c:00000000000000a1"

@@ -11,17 +11,26 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from factories import make_trace
+from otlp_factories import s
 
+from ctxviewer.importers import (
+    CONFIDENT,
+    HEAD_SIZES,
+    ImportFailed,
+    ImportProblem,
+    Record,
+    Registry,
+    detect,
+    get_importer,
+    omissions_recorded,
+)
 from ctxviewer.importers._registry import BUILTIN
-from ctxviewer.importers import (CONFIDENT, HEAD_SIZES, ImportFailed, ImportProblem, Record, Registry, detect,
-                                 get_importer, omissions_recorded)
 from ctxviewer.importers.native import write_jsonl
 from ctxviewer.importing import import_files
 from ctxviewer.model import RequestTrace
 from ctxviewer.serialize import trace_to_dict
 from ctxviewer.store import TraceStore
-from factories import make_trace
-from otlp_factories import s
 
 BIG = 100 * 1024  # a first span larger than the first 64 KiB head
 

@@ -9,11 +9,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from otlp_factories import otlp_request, otlp_span
 
 from ctxviewer.importers import ImportFailed, ImportProblem
-from ctxviewer.importers.otel.values import decode_any_value, normalise_id, parse_time, span_kind, span_status
 from ctxviewer.importers.otel.read import Span, container_of, read_spans
-from otlp_factories import otlp_request, otlp_span
+from ctxviewer.importers.otel.values import decode_any_value, normalise_id, parse_time, span_kind, span_status
 
 
 def _otlp(*spans: dict, resource: dict | None = None) -> dict:

@@ -30,10 +30,6 @@ from .read import read_spans
 
 __all__ = ["IMPORTER", "OtelImporter", "build_trace", "is_chat_span", "response_from", "token_count", "usage_from"]
 
-CONTAINERS = (otlp, span_list, attribute_map)
-"""The container modules, each sniffed; the importer's confidence is the best of theirs."""
-
-
 class OtelImporter:
     """The ``otel`` importer: OpenTelemetry GenAI spans in any span container."""
 
@@ -45,7 +41,7 @@ class OtelImporter:
         """The best container confidence for the first JSON document of ``head`` (0.9 when its spans
         carry ``gen_ai.*`` attributes; see each container's ``sniff``). Never raises."""
         doc = peek_json(head)
-        return max(c.sniff(doc) for c in CONTAINERS)
+        return max(otlp.sniff(doc), span_list.sniff(doc), attribute_map.sniff(doc))
 
     def load(self, path: Path) -> Iterator[Record]:
         """Yield one trace per chat span, in file order, and problems for bad spans or lines.

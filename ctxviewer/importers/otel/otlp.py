@@ -27,7 +27,7 @@ def is_otlp(obj: Any) -> bool:
 def sniff(doc: JsonPeek) -> float:
     """0.9 for an OTLP request whose span attributes include a ``gen_ai.*`` key in the head; 0.5
     for an OTLP request without one (so far); 0 otherwise."""
-    if doc.kind != "object" or "resourceSpans" not in doc.keys():
+    if doc.kind != "object" or "resourceSpans" not in doc.keys(""):
         return 0.0
     keys = [v for p, e, v in doc.events if e == "string" and p.lower().endswith(_KEY_SUFFIXES)]
     return 0.9 if has_genai_key(keys) else 0.5

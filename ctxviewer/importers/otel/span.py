@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Mapping, Union
+from typing import Any, Mapping
 
 from .._api import ImportProblem
 from .values import decode_key_values, parse_time
@@ -49,7 +49,7 @@ class Span:
     """Instrumentation scope (``name``, ``version``) for OTLP spans."""
 
 
-SpanRecord = Union[Span, ImportProblem]
+SpanRecord = Span | ImportProblem
 """What a container module yields: a span, or a problem naming the bad span."""
 
 
