@@ -219,6 +219,9 @@ cli.add_command(scan_cmd)
 from .cli_diff import diff_cmd  # noqa: E402  (issue 8)
 
 cli.add_command(diff_cmd)
+from .cli_check import check_cmd  # noqa: E402  (issue 9)
+
+cli.add_command(check_cmd)
 
 
 def main(argv: list[str] | None = None) -> None:

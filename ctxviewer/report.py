@@ -56,7 +56,10 @@ def trace_summary(trace: RequestTrace, assessment: Assessment | None = None) -> 
     ``tool_calls`` (with their checks and verdict), ``validations``, and
     ``items``: a list in final order of ``{position, kind, id, status, tokens, tokens_source
     (recorded, reported, counted or null), tokens_encoding, priority, trust,
-    omission_reason, source}`` with omitted items included.
+    omission_reason, source}`` with omitted items included; ``evidence_positions`` (the evidence
+    position map: ``retained_count``, ``long_list``, ``middle_band``, ``needed_source`` and per
+    evidence item ``item_id, status, position, index, tokens, share, score, cited, needed, band,
+    risk, omission_reason``; ``null`` without evidence).
     """
     a = assessment if assessment is not None else assess(trace)
     chk = a.capacity
@@ -122,7 +125,17 @@ def trace_summary(trace: RequestTrace, assessment: Assessment | None = None) -> 
             for c in trace.tool_calls
         ],
         "validations": [{"check": v.check, "passed": v.passed, "detail": v.detail} for v in trace.validations],
+        **_evidence_positions(trace),
     }
+
+
+def _evidence_positions(trace: RequestTrace) -> dict[str, Any]:
+    """``evidence_positions``: the evidence position map (:mod:`ctxviewer.evidence_positions`),
+    ``null`` for a trace without evidence items (issue 9, owned by the diagnostics)."""
+    from .evidence_positions import evidence_map
+
+    m = evidence_map(trace)
+    return {"evidence_positions": m.as_dict() if m is not None else None}
 
 
 def format_trace_text(trace: RequestTrace, assessment: Assessment | None = None) -> str:

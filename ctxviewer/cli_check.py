@@ -1,0 +1,87 @@
+"""``ctxviewer check DB [TRACE_ID...]``: run every check on traces and gate CI on the findings.
+
+Prints per trace its state and findings (worst first; the instances of the Table 3.1 row the
+user marked as observed lead), each with its rule, severity, Table 3.1 row, message, first
+evidence and repair. Exit status 1 when a finding at or above ``--fail-on`` exists. The findings
+are the trace's assessment (:func:`ctxviewer.assessment.assess`), the same ones the window
+shows. Registered on the group in :mod:`ctxviewer.cli`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from .findings import Severity
+from .visible import one_line
+
+
+@click.command("check")
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("trace_ids", nargs=-1)
+@click.option("--json", "as_json", is_flag=True,
+              help="Print a JSON list: per trace trace_id, state, observed_row and findings.")
+@click.option("--fail-on", type=click.Choice(["warning", "failure"]), default="failure", show_default=True,
+              help="Exit with status 1 when a finding of this severity or worse exists.")
+@click.option("--expected-policy", "expected", multiple=True, metavar="ID=VERSION",
+              help="Policy version every application must send (repeatable); adds to ctxviewer.toml beside DB.")
+def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, expected: tuple[str, ...]) -> None:
+    """Run every check (Table 3.1 rows, tool calls, accounting) on traces in DB.
+
+    Checks all traces, or only TRACE_IDs. Expected policy versions come from ctxviewer.toml
+    beside DB and --expected-policy; the user's marks from DB.marks.json.
+
+    \b
+    Example:
+        ctxviewer check sample_traces/samples.db
+        ctxviewer check traces.db ticket-injection --json --fail-on warning
+    """
+    from .assessment import assess
+    from .checks.config import parse_expected, set_default
+    from .cli import _open_store
+    from .marks import config_for_db, lead_with, load_marks
+    from .report import finding_to_dict
+
+    store = _open_store(db)
+    try:
+        cfg = config_for_db(Path(db)).with_expected(parse_expected(expected))
+        marks = load_marks(Path(db))
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    set_default(cfg)
+    ids = list(trace_ids) or [r.trace_id for r in store.list()]
+    threshold = Severity(fail_on).rank
+    results = []
+    failed = False
+    for tid in ids:
+        try:
+            trace = store.load(tid)
+        except KeyError:
+            raise click.ClickException(f"{db}: no trace with id {tid!r}") from None
+        a = assess(trace)
+        mark = marks.get(tid)
+        findings = lead_with(a.findings, mark.row if mark else None)
+        failed = failed or any(f.severity.rank >= threshold for f in findings)
+        results.append((tid, a.state.value, mark.row if mark else None, findings))
+    store.close()
+    if as_json:
+        click.echo(json.dumps([{"trace_id": t, "state": s, "observed_row": r,
+                                "findings": [finding_to_dict(f) for f in fs]} for t, s, r, fs in results],
+                              indent=2, ensure_ascii=False))
+    else:
+        for tid, state, observed, findings in results:
+            click.echo(f"{one_line(tid)}: {state}" + (f" (observed: Table 3.1 row {observed})" if observed else ""))
+            for f in findings:
+                row = f" [Table 3.1 row {f.table_row}]" if f.table_row else ""
+                click.echo(f"  {f.severity.value:<8} {f.rule}{row}: {one_line(f.message)}")
+                if f.first_evidence:
+                    click.echo(f"           inspect first: {f.first_evidence}")
+                if f.repair:
+                    click.echo(f"           repair: {f.repair}")
+        counts = {s: sum(1 for _, st, _, _ in results if st == s) for s in ("failure", "warning", "ok")}
+        click.echo(f"{len(results)} trace(s) checked: {counts['failure']} failure, {counts['warning']} warning, "
+                   f"{counts['ok']} ok")
+    if failed:
+        raise SystemExit(1)
