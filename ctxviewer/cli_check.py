@@ -40,11 +40,14 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
     """
     from .assessment import assess
     from .checks.config import parse_expected, set_default
-    from .cli import _open_store
     from .marks import config_for_db, lead_with, load_marks
     from .report import finding_to_dict
+    from .store import StoreError, TraceStore
 
-    store = _open_store(db)
+    try:
+        store = TraceStore.open(db)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
     try:
         cfg = config_for_db(Path(db)).with_expected(parse_expected(expected))
         marks = load_marks(Path(db))

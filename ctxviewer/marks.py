@@ -61,7 +61,7 @@ def load_marks(db_path: Path | str) -> dict[str, Mark]:
     out: dict[str, Mark] = {}
     for tid, m in data["traces"].items():
         r, needed = (m or {}).get("row"), (m or {}).get("needed", [])
-        if r is not None and not isinstance(r, int) or not isinstance(needed, list):
+        if (r is not None and not isinstance(r, int)) or not isinstance(needed, list):
             raise ValueError(f"{path}: traces.{tid}: row must be a number and needed a list of item ids")
         out[str(tid)] = Mark(r, tuple(str(n) for n in needed))
     return out
