@@ -18,12 +18,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 from ..model import ContextItem, Kind, RequestTrace
 
 MESSAGE_KINDS = frozenset({Kind.HISTORY, Kind.SUMMARY, Kind.MEMORY, Kind.USER})
 """Kinds paired by content hash when their ids find no partner."""
+
+
+_POSITIONAL = re.compile(r"msg-\d+")
+
+
+def is_positional_id(item_id: str) -> bool:
+    """True for ids that are only a message index (``msg-0``, ``msg-12``: the OTel and provider
+    importers), which shift when earlier turns are dropped and so identify nothing."""
+    return _POSITIONAL.fullmatch(item_id) is not None
 
 
 def _parse_json(text: str) -> Any:

@@ -2,7 +2,8 @@
 
 Alignment (:mod:`ctxviewer.diff.identity`): policy by id and version, tool definitions by name,
 evidence and other items by kind + id, messages by id and -- when the id finds no partner -- by
-content hash. A pair whose relative order among the items sent in both requests changed is
+content hash; messages whose ids are only indexes (``msg-3``, OTel and provider logs) pair by
+content, then by place between paired neighbours. A pair whose relative order among the items sent in both requests changed is
 **moved** (the fewest such items: everything outside a longest increasing subsequence of the
 positions), never removed + added; an item that only shifted because others moved or were added
 keeps its old and new position but is not a move.
@@ -20,7 +21,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass
 
 from ..model import ContextItem, Kind, RequestTrace, Status
-from .identity import MESSAGE_KINDS, content_digest, identity, normalise_content
+from .identity import MESSAGE_KINDS, content_digest, identity, is_positional_id, normalise_content
 
 
 class Change(str, enum.Enum):
@@ -138,17 +139,18 @@ def _pair(ta: RequestTrace, tb: RequestTrace) -> tuple[dict[int, int], set[int],
         pairs[i] = j
         used_b.add(j)
     by_content: set[int] = set()
-    digests_b: dict[tuple[Kind, str], deque[int]] = defaultdict(deque)
+    # by role + content, across message kinds: last call's user request is this call's history
+    digests_b: dict[str, deque[int]] = defaultdict(deque)
     for j, it in enumerate(tb.items):
         if j not in used_b and it.kind in MESSAGE_KINDS:
             d = content_digest(it)
             if d is not None:
-                digests_b[(it.kind, d)].append(j)
+                digests_b[d].append(j)
     still: list[int] = []
     for i in deferred:
         it = ta.items[i]
         d = content_digest(it) if it.kind in MESSAGE_KINDS else None
-        cands = digests_b.get((it.kind, d)) if d is not None else None
+        cands = digests_b.get(d) if d is not None else None
         while cands and cands[0] in used_b:
             cands.popleft()
         if cands:
@@ -159,7 +161,10 @@ def _pair(ta: RequestTrace, tb: RequestTrace) -> tuple[dict[int, int], set[int],
                 by_content.add(j)
         else:
             still.append(i)
+    positional = [i for i in still if ta.items[i].kind in MESSAGE_KINDS and is_positional_id(ta.items[i].id)]
     for i in still:  # same identity, changed content
+        if i in positional:
+            continue
         cands = keys_b.get(identity(ta.items[i], ta))
         while cands and cands[0] in used_b:
             cands.popleft()
@@ -167,7 +172,23 @@ def _pair(ta: RequestTrace, tb: RequestTrace) -> tuple[dict[int, int], set[int],
             j = cands.popleft()
             pairs[i] = j
             used_b.add(j)
+    _pair_in_gaps(positional, ta, tb, pairs, used_b)
     return pairs, by_content, norm_a, norm_b
+
+
+def _pair_in_gaps(left: list[int], ta: RequestTrace, tb: RequestTrace, pairs: dict[int, int], used_b: set[int]) -> None:
+    """Pair messages whose ids are only indexes (``msg-3``) by place: a leftover A message pairs
+    with the first unpaired B message of the same role between the partners of its nearest
+    paired neighbours (an edited turn of a replay), never across them (a dropped turn)."""
+    for i in left:
+        lo = max((pairs[k] for k in range(i - 1, -1, -1) if k in pairs), default=-1)
+        hi = next((pairs[k] for k in range(i + 1, len(ta.items)) if k in pairs), len(tb.items))
+        role = ta.items[i].role
+        j = next((j for j in range(lo + 1, hi) if j not in used_b and tb.items[j].kind in MESSAGE_KINDS
+                  and tb.items[j].role == role), None)
+        if j is not None:
+            pairs[i] = j
+            used_b.add(j)
 
 
 def _moved(pairs: dict[int, int], ta: RequestTrace, tb: RequestTrace) -> set[int]:

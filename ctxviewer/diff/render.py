@@ -76,7 +76,7 @@ def describe(d: ItemDiff) -> str:
         else:
             parts.append("unchanged")
     if d.paired_by_content:
-        parts.append(f"same content as {d.a.id if d.a else '?'}")
+        parts.append(f"same content as A's {d.a.id if d.a else '?'}")
     return "; ".join(parts)
 
 

@@ -20,9 +20,11 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QLineEdit, QMainWindow, QMess
 
 from .. import __version__
 from ..columns import TRACE_COLUMNS
+from ..diff.conversation import derive_for_display
 from ..model import RequestTrace
 from ..store import StoreError, TraceStore
 from ..store.schema import SQLITE_HEADER
+from .compare import CompareController
 from .importer import ImportController, show_message
 from .recent import RecentFiles
 from .tables import make_table, size_columns
@@ -109,6 +111,7 @@ class MainWindow(QMainWindow):
         self.importer = ImportController(self)
         self.importer.sig_imported.connect(self._on_imported)
         self._build_menus()
+        self.compare = CompareController(self)  # Compare menu, buttons and diff windows (issue 8)
         self.statusBar().showMessage("Open a trace database (File > Open) or drop one here.")
 
     # ------------------------------------------------------------------ menus
@@ -221,7 +224,7 @@ class MainWindow(QMainWindow):
         if trace_id is None or self.store is None:
             return
         try:
-            trace = self.store.load(trace_id)
+            trace = derive_for_display(self.store, self.store.load(trace_id))  # dropped between calls
         except (KeyError, StoreError) as exc:
             self._error("Cannot load trace", f"{self.store.path}: trace {trace_id}: {exc}")
             return

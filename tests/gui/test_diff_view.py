@@ -1,0 +1,181 @@
+"""DiffView, its model, chart and word-diff panes, and opening it from the main window (issue 8)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from factories import CONVERSATION_TURNS, make_trace, otlp_request, three_call_spans
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QColor
+
+from ctxviewer.diff import diff_traces
+from ctxviewer.gui import diff_text
+from ctxviewer.gui.diff_model import ChangeRole, DiffItemModel, ItemDiffRole
+from ctxviewer.gui.diff_text import DELETED, INSERTED, TextDiffPane
+from ctxviewer.gui.diff_view import DiffView, DiffWindow
+from ctxviewer.gui.main_window import MainWindow
+from ctxviewer.importing import import_files
+from ctxviewer.store import TraceStore
+
+SAMPLES_DB = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+
+
+@pytest.fixture(scope="module")
+def replay_pair():
+    with TraceStore.open(SAMPLES_DB) as store:
+        return store.load("budget-8k"), store.load("budget-8k-replay")
+
+
+def test_model_rows_symbols_and_colours(qtmodeltester, replay_pair) -> None:
+    model = DiffItemModel(diff_traces(*replay_pair))
+    qtmodeltester.check(model)
+    assert model.rowCount() == 25 and model.columnCount() == 9
+    assert model.change_rows() == [18, 23]
+    headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(9)]
+    assert headers == ["A pos", "A item", "A tokens", "Change", "B pos", "B item", "B tokens", "B status", "What changed"]
+    row = [model.data(model.index(23, c)) for c in range(9)]
+    assert row == ["20", "KB-1004", "361", "↕ moved #2 +1", "24", "KB-1004", "361", "retained",
+                   "moved 20 → 24 (#2); priority 70 → 50"]
+    assert model.data(model.index(18, 3)) == "↕ moved #1"
+    assert model.data(model.index(0, 3)) == "= unchanged"
+    assert model.data(model.index(23, 0), ChangeRole) == "moved"
+    assert model.data(model.index(23, 0), ItemDiffRole).id == "KB-1004"
+    assert model.data(model.index(23, 0), Qt.ItemDataRole.BackgroundRole).color() == QColor("#dbeafe")
+    assert model.data(model.index(0, 0), Qt.ItemDataRole.BackgroundRole) is None
+    assert model.data(model.index(99, 0)) is None
+
+
+def test_view_selects_first_change_and_steps_with_keys(qtbot, replay_pair) -> None:
+    view = DiffView()
+    qtbot.addWidget(view)
+    view.resize(1280, 760)
+    view.show()
+    view.activateWindow()
+    qtbot.waitActive(view)
+    view.set_traces(*replay_pair)
+    assert view.current_row() == 18  # PARTS-NB-RIDGEBACK2, the first change
+    assert view.header.text().splitlines() == [
+        "A budget-8k   ↔   B budget-8k-replay:  2 moved; first divergence at position 19",
+        "First divergence: position 19: KB-1002 → PARTS-NB-RIDGEBACK2",
+        "Policy: support-policy 2026-10-03 (unchanged)    eq. 3.1: fits, 800 tokens margin (unchanged)",
+    ]
+    assert view.header.textFormat() == Qt.TextFormat.PlainText
+    view.table.setFocus()
+    qtbot.waitUntil(view.table.hasFocus)
+    qtbot.keyClick(view.table, Qt.Key.Key_F7)
+    assert view.current_row() == 23
+    qtbot.keyClick(view.table, Qt.Key.Key_F7)
+    assert view.current_row() == 18  # wraps
+    qtbot.keyClick(view.table, Qt.Key.Key_F7, Qt.KeyboardModifier.ShiftModifier)
+    assert view.current_row() == 23
+    qtbot.keyClick(view.table, Qt.Key.Key_Up, Qt.KeyboardModifier.AltModifier)
+    assert view.current_row() == 18
+    assert view.item_diff.title_b.text() == "B: PARTS-NB-RIDGEBACK2 (evidence) — moved 22 → 19 (#1)"
+    assert view.item_diff.status.text() == "Same text."
+    assert view.chart.bars() == [("sys", 800, 800, "+0"), ("hist", 1200, 1200, "+0"),
+                                 ("evidence", 3000, 3000, "+0"), ("tools", 600, 600, "+0"),
+                                 ("user", 400, 400, "+0"), ("out", 1200, 1200, "+0")]
+    assert view.response_diff.result is not None and view.response_diff.result.changed
+    assert "evidence order" in view.summary.toPlainText()
+
+
+def test_word_diff_pane_paints_changed_words(qtbot) -> None:
+    pane = TextDiffPane()
+    qtbot.addWidget(pane)
+    pane.set_texts("Refunds above $50 need 👍 approval.", "Refunds above $80 need 👍 a manager's approval.")
+    assert [(s.op, s.text) for s in pane.result.segments if s.op != "equal"] == [
+        ("delete", "50"), ("insert", "80"), ("insert", "a manager's ")]
+    # Qt offsets are UTF-16: the emoji before the insertion counts 2
+    spans_b = [(s, e - s) for s, e, _f in pane._hl_b._spans]
+    assert spans_b == [(15, 2), (26, 12)]
+    assert pane.view_b.toPlainText().startswith("Refunds above $80")
+    assert pane.status.text() == "1 words only in A (red, struck through) · 4 words only in B (green)"
+    assert DELETED != INSERTED
+
+
+def test_large_texts_are_diffed_off_the_gui_thread(qtbot, monkeypatch) -> None:
+    monkeypatch.setattr(diff_text, "BACKGROUND_CHARS", 10)
+    pane = TextDiffPane()
+    qtbot.addWidget(pane)
+    with qtbot.waitSignal(pane.sig_diffed, timeout=10_000) as sig:
+        pane.set_texts("the quick brown fox", "the quick red fox")
+        assert pane.result is None and pane.status.text().startswith("Comparing 36 characters")
+    assert [(s.op, s.text) for s in sig.args[0].segments if s.op != "equal"] == [("delete", "brown"), ("insert", "red")]
+    assert pane.task is not None and pane.task.done
+
+
+def _window(qtbot, settings: QSettings) -> MainWindow:
+    w = MainWindow(settings=settings)
+    qtbot.addWidget(w)
+    w.resize(1280, 800)
+    return w
+
+
+def test_compare_with_replay_one_click(qtbot, settings: QSettings) -> None:
+    w = _window(qtbot, settings)
+    w.open_database(SAMPLES_DB, remember=False)
+    assert not w.compare.act_replay.isEnabled()  # history-16k, the first row, is no replay
+    w.select_trace("budget-8k-replay")
+    assert w.compare.act_replay.isEnabled()
+    assert w.compare.act_replay.text() == "Compare with Replay Original (budget-8k)"
+    with qtbot.waitSignal(w.compare.sig_opened) as opened:
+        w.compare.act_replay.trigger()
+    dw: DiffWindow = opened.args[0]
+    qtbot.addWidget(dw)
+    assert (dw.view.diff.trace_a, dw.view.diff.trace_b) == ("budget-8k", "budget-8k-replay")
+    assert dw.view.model.change_rows() == [18, 23]
+
+
+def test_compare_two_selected_traces_and_previous_call(qtbot, settings: QSettings) -> None:
+    w = _window(qtbot, settings)
+    w.open_database(SAMPLES_DB, remember=False)
+    assert not w.compare.act_compare.isEnabled()
+    sel = w.trace_view.selectionModel()
+    from PySide6.QtCore import QItemSelectionModel as S
+    rows = [w.trace_model.row_of("budget-8k-replay"), w.trace_model.row_of("budget-8k")]
+    sel.select(w.trace_model.index(rows[0], 0), S.SelectionFlag.ClearAndSelect | S.SelectionFlag.Rows)
+    sel.select(w.trace_model.index(rows[1], 0), S.SelectionFlag.Select | S.SelectionFlag.Rows)
+    assert w.compare.act_compare.isEnabled()
+    dw = w.compare.compare_selected()
+    qtbot.addWidget(dw)
+    assert (dw.view.diff.trace_a, dw.view.diff.trace_b) == ("budget-8k", "budget-8k-replay")  # older is A
+    w.select_trace("budget-8k-over")
+    dw2 = w.compare.compare_with_previous()
+    qtbot.addWidget(dw2)
+    assert (dw2.view.diff.trace_a, dw2.view.diff.trace_b) == ("budget-8k", "budget-8k-over")
+
+
+def test_item_table_shows_messages_dropped_between_calls(qtbot, settings: QSettings, tmp_path: Path) -> None:
+    src = tmp_path / "agent.otlp.json"
+    oid = "5b8efff798038103d269b633813fc60c"
+    src.write_text(json.dumps(otlp_request(three_call_spans(oid))))
+    db = tmp_path / "agent.db"
+    with TraceStore.create(db) as store:
+        import_files([src], store)
+    w = _window(qtbot, settings)
+    w.open_database(db, remember=False)
+    w.select_trace(f"{oid}:00000000000000c3")
+    ids = [w.item_model.data(w.item_model.index(r, 2)) for r in range(w.item_model.rowCount())]
+    assert ids == ["msg-0", "dropped:msg-1", "dropped:msg-2", "msg-1", "msg-2", "msg-3"]
+    status = [w.item_model.data(w.item_model.index(r, 7)) for r in (1, 2)]
+    assert status == ["omitted: dropped between calls (derived)"] * 2
+    dw = w.compare.compare_with_previous()
+    qtbot.addWidget(dw)
+    assert dw.view.diff.trace_a.endswith("c2")
+    removed = [(d.id, d.change.value) for d in dw.view.diff.items if d.change.value == "removed"]
+    assert removed == [("msg-1", "removed"), ("msg-2", "removed")]  # the first user turn and answer
+    assert [d.a.content for d in dw.view.diff.items if d.change.value == "removed"] == [
+        CONVERSATION_TURNS[0][1], CONVERSATION_TURNS[1][1]]
+
+
+def test_no_change_view(qtbot) -> None:
+    view = DiffView()
+    qtbot.addWidget(view)
+    t = make_trace()
+    view.set_traces(t, t)
+    assert view.header.text().splitlines()[0].endswith("no change")
+    assert view.current_row() == 0 and view.model.change_rows() == []
+    view.next_change()
+    assert view.current_row() == 0
