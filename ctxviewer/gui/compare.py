@@ -38,7 +38,7 @@ class CompareController(QObject):
 
     sig_opened = Signal(object)
 
-    def __init__(self, window: "MainWindow") -> None:
+    def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.window = window
         self.windows: list[DiffWindow] = []
@@ -132,10 +132,10 @@ class CompareController(QObject):
         if len(ids) != 2:
             self.window._error("Cannot compare", "Select exactly two traces (Ctrl+click) to compare them.")
             return None
-        traces = [self._load(i) for i in ids]
-        if traces[0] is None or traces[1] is None:
+        traces = [t for t in (self._load(i) for i in ids) if t is not None]
+        if len(traces) != 2:
             return None
-        a, b = sorted(traces, key=lambda t: (t.created.isoformat() if t.created else "", t.trace_id))  # type: ignore[union-attr]
+        a, b = sorted(traces, key=lambda t: (t.created.isoformat() if t.created else "", t.trace_id))
         return self.open_diff(a, b)
 
     def compare_with_replay(self) -> DiffWindow | None:

@@ -59,13 +59,13 @@ class DiffItemModel(QAbstractTableModel):
         """Rows that are not unchanged, in order (for next / previous change)."""
         return [n for n, d in enumerate(self._rows) if d.is_change]
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
 
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(DIFF_COLUMNS)
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and 0 <= section < len(DIFF_COLUMNS):
             if role == Qt.ItemDataRole.DisplayRole:
                 return DIFF_COLUMNS[section].title

@@ -12,7 +12,7 @@ Signal: ``sig_diffed(object WordDiff)`` after the colours of a new pair are pain
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QFontDatabase, QTextCharFormat
@@ -41,7 +41,7 @@ def _fmt(bg: str, fg: str, strike: bool = False) -> QTextCharFormat:
 class DiffHighlighter(SpanHighlighter):
     """Paints deleted (red, struck through) and inserted (green) word spans (UTF-16 offsets)."""
 
-    FORMATS = {DELETED: _fmt("#fecaca", "#7f1d1d", strike=True), INSERTED: _fmt("#bbf7d0", "#14532d")}
+    FORMATS: ClassVar[dict[str, QTextCharFormat]] = {DELETED: _fmt("#fecaca", "#7f1d1d", strike=True), INSERTED: _fmt("#bbf7d0", "#14532d")}
 
     def set_spans(self, spans: list[Span]) -> None:
         """Use ``spans`` (token types :data:`DELETED` / :data:`INSERTED`) and repaint."""

@@ -202,6 +202,6 @@ class DiffWindow(QMainWindow):
         self.view.splitter.setSizes([400, 330])
         self.view.bottom_splitter.setSizes([930, 340])
 
-    def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # noqa: N802
+    def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         self.view.cancel()
         super().closeEvent(event)
