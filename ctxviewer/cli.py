@@ -75,29 +75,18 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None) -> None:
         ctxviewer import spans.otlp.json traces.jsonl -o traces.db
         ctxviewer import exported-traces/ -o traces.db
     """
-    import os
+    from .importing import import_into
 
-    from .importing import import_files, remove_database
-
-    created = not os.path.lexists(db)
     try:
-        with TraceStore.create(db) as store:
-            report = import_files([Path(f) for f in files], store, fmt=fmt)
+        report = import_into(db, [Path(f) for f in files], fmt=fmt)
     except (StoreError, ImportFailed) as exc:
-        if created:
-            remove_database(db)
         raise click.ClickException(str(exc)) from None
     for problem in report.problems:
         click.echo(f"warning: {problem}", err=True)
-    sources = str(report.files)
-    if report.files_imported != report.files:
-        sources = f"{report.files_imported} of {sources}"
-    click.echo(f"imported {report.imported} trace(s) from {sources} file(s) into {db}")
-    if report.imported == 0:
-        if created:
-            remove_database(db)
-            raise click.ClickException(f"no traces imported; removed {db}, which this import had created")
-        raise click.ClickException("no traces imported")
+    click.echo(report.summary())
+    outcome = report.outcome()
+    if outcome is not None:
+        raise click.ClickException(outcome)
 
 
 @cli.command("list")

@@ -38,7 +38,8 @@ class ImportCancelled(Exception):
 
 @dataclass
 class ImportReport:
-    """What one :func:`import_files` run did."""
+    """What one :func:`import_files` / :func:`import_into` run did. The CLI and the GUI word it with
+    :meth:`summary` and :meth:`outcome`, so both say the same thing."""
 
     imported: int
     """Traces written to the store (0 when the run was cancelled or failed)."""
@@ -50,6 +51,28 @@ class ImportReport:
     """True when ``cancelled()`` stopped the run; nothing was written."""
     files_imported: int = 0
     """Files that yielded at least one trace (0 when the run was cancelled)."""
+    database: str | None = None
+    """The database imported into (set by :func:`import_into`)."""
+    removed_database: bool = False
+    """True when :func:`import_into` removed the database it had created, since nothing was imported."""
+
+    def summary(self) -> str:
+        """``"imported 2 trace(s) from 1 of 2 file(s) into traces.db"`` (``"from 2 file(s)"`` when
+        every file yielded traces; no ``into`` part without a database)."""
+        sources = str(self.files) if self.files_imported == self.files else f"{self.files_imported} of {self.files}"
+        into = f" into {self.database}" if self.database else ""
+        return f"imported {self.imported} trace(s) from {sources} file(s){into}"
+
+    def outcome(self) -> str | None:
+        """Why nothing was imported, or ``None`` when traces were: ``"no traces imported"``,
+        ``"import cancelled; nothing was written"``, each followed by ``"; removed traces.db, which
+        this import had created"`` when :func:`import_into` removed the database."""
+        if self.imported and not self.cancelled:
+            return None
+        text = "import cancelled; nothing was written" if self.cancelled else "no traces imported"
+        if self.removed_database:
+            text += f"; removed {self.database}, which this import had created"
+        return text
 
 
 def count_missing_tokens(trace: RequestTrace, store: TraceStore) -> RequestTrace:
@@ -182,6 +205,41 @@ def import_files(
         report.imported = 0
         report.files_imported = 0
         report.cancelled = True
+    return report
+
+
+def import_into(
+    db_path: str | Path,
+    paths: Sequence[str | Path],
+    fmt: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    registry: Registry = REGISTRY,
+) -> ImportReport:
+    """Import ``paths`` into the database ``db_path``: the whole import, as the CLI and the GUI run it.
+
+    Creates the database (or upgrades an older schema) with :meth:`TraceStore.create`, imports in
+    one transaction with :func:`import_files` (``fmt``, ``progress``, ``cancelled`` and
+    ``registry`` as there), closes it, and -- when this call created the file and nothing was
+    imported (no traces, a cancel, or an error) -- removes it again (:func:`remove_database`) and
+    says so in the report (``removed_database``). An existing database is never removed.
+
+    Returns the :class:`ImportReport` (``database`` set). Raises
+    :class:`~ctxviewer.store.StoreError` (not a ctxviewer database, read-only, cannot be written)
+    and :class:`ImportFailed` (unknown ``fmt``); a database this call created is removed first.
+    """
+    created = not os.path.lexists(db_path)
+    try:
+        with TraceStore.create(db_path) as store:
+            report = import_files(paths, store, fmt=fmt, progress=progress, cancelled=cancelled, registry=registry)
+    except BaseException:
+        if created:
+            remove_database(db_path)
+        raise
+    report.database = str(db_path)
+    if created and (report.imported == 0 or report.cancelled):
+        remove_database(db_path)
+        report.removed_database = True
     return report
 
 

@@ -1,7 +1,9 @@
 """Import from the GUI: choose files and a target database, then run the import off the GUI thread.
 
-The import itself is :func:`ctxviewer.importing.import_files`, run by a :class:`~ctxviewer.gui.worker.Task`
-that opens its own writable :class:`~ctxviewer.store.TraceStore` connection in the worker thread.
+The import itself is :func:`ctxviewer.importing.import_into` -- the same call as ``ctxviewer import``:
+it creates the database, imports in one transaction, and removes a database it created when nothing
+was imported -- run by a :class:`~ctxviewer.gui.worker.Task`, so its writable
+:class:`~ctxviewer.store.TraceStore` connection lives in the worker thread.
 A :class:`QProgressDialog` shows files done / total and its Cancel button cancels the run (the
 import is one transaction, so a cancelled run writes nothing).
 
@@ -18,8 +20,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
-from ..importing import ImportReport, import_files
-from ..store import TraceStore
+from ..importing import ImportReport, import_into
 from .worker import Cancelled, Progress, Task
 
 IMPORT_FILTER = "Trace files (*.json *.jsonl *.ndjson);;All files (*)"
@@ -47,6 +48,12 @@ def problems_text(report: ImportReport) -> str:
         f"{len(report.problems)} problems:"
     )
     return head + "\n\n" + "\n".join(lines)
+
+
+def _sentence(text: str | None) -> str:
+    """``"no traces imported; removed x.db, ..."`` -> ``"No traces imported; removed x.db, ...."``."""
+    text = text or ""
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
 class ImportController(QObject):
@@ -82,8 +89,7 @@ class ImportController(QObject):
             raise RuntimeError("an import is already running")
 
         def job(progress: Progress, cancelled: Cancelled) -> ImportReport:
-            with TraceStore.create(db_path) as store:
-                return import_files(paths, store, fmt=fmt, progress=progress, cancelled=cancelled)
+            return import_into(db_path, paths, fmt=fmt, progress=progress, cancelled=cancelled)
 
         task = Task(job, self)
         dlg = QProgressDialog(f"Importing {len(paths)} files into {Path(db_path).name}…", "Cancel", 0,
@@ -116,8 +122,12 @@ class ImportController(QObject):
 
     def _finished(self, db_path: str, report: Any) -> None:
         self._close_progress()
+        outcome = report.outcome()
         if report.cancelled:
-            self._message("Import cancelled", "Import cancelled; nothing was written.", QMessageBox.Icon.Information)
+            self._message("Import cancelled", _sentence(outcome), QMessageBox.Icon.Information)
+        elif outcome is not None:  # nothing imported: say why, and whether the new database was removed
+            details = "\n\n" + problems_text(report) if report.problems else ""
+            self._message("Nothing imported", _sentence(outcome) + details)
         elif report.problems:
             self._message("Import problems", problems_text(report))
         self.sig_finished.emit(report)

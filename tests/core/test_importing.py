@@ -12,7 +12,7 @@ from factories import make_trace
 
 from ctxviewer.importers import ImportFailed, ImportProblem
 from ctxviewer.importers.native import trace_line, write_jsonl
-from ctxviewer.importing import ImportReport, count_missing_tokens, expand_paths, import_files
+from ctxviewer.importing import ImportReport, count_missing_tokens, expand_paths, import_files, import_into
 from ctxviewer.model import Endpoint, TokenProvenance, TokenSource
 from ctxviewer.store import StoreError, TraceStore, content_hash
 from ctxviewer.tokens import count_tokens
@@ -223,3 +223,61 @@ def test_directory_holding_the_store_skips_the_database_files(tmp_path: Path) ->
         (tmp_path / "here.db-journal").write_bytes(b"")  # as SQLite may leave one mid-write
         report = import_files([tmp_path], store)
     assert (report.imported, report.files, report.problems) == (1, 1, [])
+
+
+# ---------------------------------------------------------------- import_into: the whole import, CLI and GUI
+
+
+def test_import_into_creates_the_database_and_reports(tmp_path: Path) -> None:
+    src = tmp_path / "t.jsonl"
+    write_jsonl([make_trace(trace_id="a"), make_trace(trace_id="b")], src)
+    db = tmp_path / "new.db"
+    report = import_into(db, [src])
+    assert (report.imported, report.files, report.database, report.removed_database) == (2, 1, str(db), False)
+    assert report.summary() == f"imported 2 trace(s) from 1 file(s) into {db}" and report.outcome() is None
+    with TraceStore.open(db) as store:
+        assert _ids(store) == ["a", "b"]
+
+
+def test_import_into_removes_a_database_it_created_when_nothing_was_imported(tmp_path: Path) -> None:
+    junk = tmp_path / "notes.txt"
+    junk.write_text("hello\n")
+    db = tmp_path / "new.db"
+    report = import_into(db, [junk])
+    assert (report.imported, report.removed_database) == (0, True)
+    assert report.summary() == f"imported 0 trace(s) from 0 of 1 file(s) into {db}"
+    assert report.outcome() == f"no traces imported; removed {db}, which this import had created"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_import_into_never_removes_an_existing_database(tmp_path: Path) -> None:
+    db = tmp_path / "old.db"
+    write_jsonl([make_trace(trace_id="kept")], tmp_path / "t.jsonl")
+    import_into(db, [tmp_path / "t.jsonl"])
+    (tmp_path / "notes.txt").write_text("hello\n")
+    report = import_into(db, [tmp_path / "notes.txt"])
+    assert (report.imported, report.removed_database, report.outcome()) == (0, False, "no traces imported")
+    with TraceStore.open(db) as store:
+        assert _ids(store) == ["kept"]
+
+
+def test_import_into_cancelled_removes_the_new_database(tmp_path: Path) -> None:
+    write_jsonl([make_trace()], tmp_path / "t.jsonl")
+    db = tmp_path / "new.db"
+    report = import_into(db, [tmp_path / "t.jsonl"], cancelled=lambda: True)
+    assert (report.cancelled, report.imported, report.removed_database) == (True, 0, True)
+    assert report.outcome() == f"import cancelled; nothing was written; removed {db}, which this import had created"
+    assert not db.exists()
+
+
+def test_import_into_errors_remove_only_what_it_created(tmp_path: Path) -> None:
+    write_jsonl([make_trace()], tmp_path / "t.jsonl")
+    with pytest.raises(ImportFailed, match="unknown format 'nope'"):
+        import_into(tmp_path / "new.db", [tmp_path / "t.jsonl"], fmt="nope")
+    assert not (tmp_path / "new.db").exists()
+    foreign = tmp_path / "foreign.db"
+    with closing(sqlite3.connect(foreign)) as conn:
+        conn.execute("CREATE TABLE notes (x)")
+    with pytest.raises(StoreError, match="not a ctxviewer trace database"):
+        import_into(foreign, [tmp_path / "t.jsonl"])
+    assert foreign.exists()

@@ -78,3 +78,38 @@ def test_problems_text_counts_files_that_yielded_traces() -> None:
                           files=2, files_imported=1)
     assert problems_text(report).splitlines()[0] == "Imported 2 traces from 1 of 2 files; 1 problems:"
     assert problems_text(report).splitlines()[2] == "missing.jsonl: whole file: cannot read file"
+
+
+def test_import_of_nothing_removes_the_database_it_created(qtbot, tmp_path: Path, settings: QSettings) -> None:
+    """GUI and CLI share ctxviewer.importing.import_into: a new database that received no trace is
+    removed, and the message says so (it used to stay behind, empty)."""
+    junk = tmp_path / "notatrace.json"
+    junk.write_text('{"hello": "world"}')
+    target = tmp_path / "new.db"
+    w = MainWindow(settings=settings)
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.importer.sig_finished, timeout=10000) as done:
+        w.importer.import_into([str(junk)], str(target))
+    report = done.args[0]
+    assert (report.imported, report.removed_database, report.database) == (0, True, str(target))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notatrace.json"]  # no database, no journal
+    assert w.importer.last_message.splitlines()[0] == (
+        f"No traces imported; removed {target}, which this import had created.")
+    assert f"{junk}: whole file: not a recognised trace file" in w.importer.last_message
+    assert w.store is None  # nothing to open
+
+
+def test_import_of_nothing_keeps_an_existing_database(qtbot, tmp_path: Path, settings: QSettings) -> None:
+    target = tmp_path / "old.db"
+    src = tmp_path / "t.jsonl"
+    write_jsonl([make_trace(trace_id="kept")], src)
+    junk = tmp_path / "notatrace.json"
+    junk.write_text('{"hello": "world"}')
+    w = MainWindow(settings=settings)
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.importer.sig_finished, timeout=10000):
+        w.importer.import_into([str(src)], str(target))
+    with qtbot.waitSignal(w.importer.sig_finished, timeout=10000) as done:
+        w.importer.import_into([str(junk)], str(target))
+    assert done.args[0].removed_database is False and target.exists()
+    assert w.importer.last_message.splitlines()[0] == "No traces imported."
