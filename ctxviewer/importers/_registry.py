@@ -34,7 +34,8 @@ ENTRY_POINT_GROUP = "ctxviewer.importers"
 BUILTIN = tuple(
     f"ctxviewer.importers.{module}:IMPORTER"
     for module in ("native", "openinference", "otel",  # most specific first: OpenInference OTLP is OTLP too
-                   "cassette", "inspect_ai", "langsmith", "litellm", "promptfoo", "provider_api")
+                   "cassette", "inspect_ai", "langfuse", "langfuse_chatml", "langsmith", "litellm", "promptfoo",
+                   "provider_api")
 )
 """The built-in importers, in sniffing order (which breaks ties between equal confidences)."""
 

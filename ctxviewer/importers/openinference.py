@@ -147,7 +147,7 @@ class OpenInferenceImporter:
     def sniff(self, path: Path, head: bytes) -> bool:
         """True when the head carries OpenInference attribute names and is not a Langfuse export."""
         text = head_text(head)
-        if '"observations"' in text[:4096]:
+        if '"observations"' in text and '"trace"' in text:  # a Langfuse download keeps span attributes
             return False
         return any(m in text for m in _MARKERS)
 

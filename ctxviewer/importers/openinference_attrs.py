@@ -161,6 +161,10 @@ def io_output(value: Any, mime: Any) -> tuple[list[gm.Message] | None, str | Non
                          finish_reason=c.get("finish_reason"))
                     for c in data["choices"] if isinstance(c, Mapping)]
             return outs or None, pm._str(data.get("id")), pm._str(data.get("model"))
+        if isinstance(data.get("output"), list) and data.get("object") == "response":
+            out = pm.responses_output(data["output"])
+            out["finish_reason"] = data.get("status")
+            return [out], pm._str(data.get("id")), pm._str(data.get("model"))
         if "tool_calls" in data or "content" in data:
             return [pm.openai_message(dict(data, role=data.get("role") or "assistant"))], None, None
         if "text" in data:

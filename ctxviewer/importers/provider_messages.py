@@ -119,9 +119,11 @@ def openai_message(m: Any) -> Message:
     parts: list[dict[str, Any]] = []
     content = m.get("content")
     if role in ("tool", "function"):
-        parts.append({"type": "tool_call_response", "id": m.get("tool_call_id") or m.get("name"),
-                      "response": content if isinstance(content, str) or content is None
-                      else gm.message_text({"parts": [openai_part(c) for c in content]})})
+        if isinstance(content, list):
+            content = gm.message_text({"parts": [openai_part(c) for c in content]})
+        elif content is not None and not isinstance(content, str):
+            content = gm.compact_json(content)
+        parts.append({"type": "tool_call_response", "id": m.get("tool_call_id") or m.get("name"), "response": content})
     elif isinstance(content, list):
         parts.extend(openai_part(c) for c in content)
     elif content is not None and content != "":
@@ -130,7 +132,7 @@ def openai_message(m: Any) -> Message:
         parts.append({"type": "text", "content": str(m["refusal"])})
     for c in m.get("tool_calls") or []:
         if isinstance(c, Mapping):
-            fn = c.get("function") or {}
+            fn = c.get("function") if isinstance(c.get("function"), Mapping) else c  # ChatML: {id, name, arguments}
             parts.append({"type": "tool_call", "id": c.get("id"), "name": fn.get("name"),
                           "arguments": fn.get("arguments")})
     fc = m.get("function_call")

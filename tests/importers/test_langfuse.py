@@ -1,0 +1,156 @@
+"""Langfuse trace downloads (ctxviewer.importers.langfuse) and Langfuse ChatML
+(ctxviewer.importers.langfuse_chatml): every ``../shared/corpus/langfuse`` file with its real
+values -- model, messages in order with roles, tool definitions, tool calls, usage, status."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ctxviewer.importers import ImportProblem, detect
+from ctxviewer.model import RequestTrace
+
+LF = "corpus/langfuse"
+WEATHER_Q = "What's the weather in Tokyo?"
+
+
+def _load(path: Path) -> tuple[list[RequestTrace], list[ImportProblem]]:
+    records = list(detect(path).load(path))
+    return ([r for r in records if isinstance(r, RequestTrace)], [r for r in records if isinstance(r, ImportProblem)])
+
+
+def _roles(t: RequestTrace) -> list[tuple[str, str | None]]:
+    return [(i.kind.value, i.role) for i in t.items]
+
+
+def _calls(t: RequestTrace) -> list[tuple[str, str | None, str | None]]:
+    return [(c.name, c.arguments, c.id) for c in t.tool_calls]
+
+
+def _usage(t: RequestTrace) -> tuple[int | None, ...]:
+    u = t.usage
+    return (u.input_tokens, u.output_tokens, u.cached_input_tokens, u.cache_creation_input_tokens, u.reasoning_tokens)
+
+
+EXPECTED: dict[str, list[dict[str, Any]]] = {
+    "koog-2025-08-26.trace.json": [
+        dict(id="042f9350c3729147", model=("openai", "gpt-4o"), roles=[("policy", "system"), ("user", "user")],
+             tools=[], calls=[("HelloTool", '{"name": "Bob"}', "call_n2HaWg9KFP0BZDqXv6G4b3nJ")],
+             usage=(47, 106, None, None, None), text=None),
+        dict(id="e44e72cf2d221781", model=("openai", "gpt-4o"),
+             roles=[("policy", "system"), ("user", "user")] + [("history", "tool")] * 4, tools=[], calls=[],
+             usage=(168, 19, None, None, None), text="Hello my darling Bob! And, bye my dear Bob!")],
+    "langgraph-python-2025-08-22.trace.json": [
+        dict(id="4f6535aaebcda355", model=("openai", "gpt-4o-2024-08-06"),
+             roles=[("history", "user"), ("user", "user"), ("history", "tool")], tools=[],
+             calls=[("Web-Search", '{"query":"example"}', "call_1oGK863sxQHlPreFhDdEs3yl")],
+             usage=(60, 15, 0, None, 0), text=None),
+        dict(id="5ba09605e0929d78", model=("openai", "gpt-4o-2024-08-06"),
+             roles=[("history", "user"), ("user", "user"), ("history", "assistant"), ("history", "tool"),
+                    ("history", "tool")], tools=[], calls=[], usage=(108, 51, 0, None, 0),
+             text=None)],
+    "microsoft-agent-2025-12-17.trace.json": [
+        dict(id="2406e8343fd49c0e", model=("openai", "gpt-5-mini"), roles=[("policy", "system"), ("user", "user"),
+                                                                          ("tool", None)],
+             tools=["get_weather"], calls=[("get_weather", '{"location":"Tokyo, Japan"}', "call_CwaJHuXTm9dmHFQPlVbqyzJ0")],
+             usage=(77, 86, None, None, None), text=None),
+        dict(id="b0913e7cd82d72b8", model=("openai", "gpt-5-mini"),
+             roles=[("policy", "system"), ("history", "tool"), ("tool", None)], tools=["get_weather"], calls=[],
+             usage=(216, 20, None, None, None), text="Current conditions in Tokyo, Japan: stormy, high around 23°C.")],
+    "openai-agents-2025-09-30.trace.json": [
+        dict(id="98870087af69bf06", model=("openai", "gpt-4.1-2025-04-14"),
+             roles=[("policy", "system"), ("user", "user"), ("tool", None)], tools=["get_weather"],
+             calls=[("get_weather", '{"city":"Tokyo"}', "call_Kud0j0DxWSmLzv9W5m6qVqXn")], usage=(55, 15, 0, None, 0),
+             text=None),
+        dict(id="90d94774e8e3724d", model=("openai", "gpt-4.1-2025-04-14"),
+             roles=[("policy", "system"), ("user", "user"), ("history", "assistant"), ("history", "tool"), ("tool", None)],
+             tools=["get_weather"], calls=[], usage=(85, 29, 0, None, 0),
+             text="The weather in Tokyo is currently sunny. If you need more details like temperature or forecast "
+                  "for the upcoming days, just let me know!")],
+    "openai-assistants-2024-05-29.seeder.json": [
+        dict(id="0d8f5427-c91a-44c8-86c5-e12d806edd57", model=(None, "gpt-4"),
+             roles=[("history", "assistant"), ("user", "user")], tools=[], calls=[], usage=(49, 40, None, None, None),
+             text="Sure, first subtract 11 from both sides to get `3x = 3`, then divide both sides by 3 to solve for "
+                  "`x`. The solution is `x = 1`.")],
+    "pydantic-ai-tools-2025-06-06.trace.json": [
+        dict(id="5cb389a3bdd21a6e", model=("openai", "gpt-4o"), roles=[("policy", "system"), ("user", "user")],
+             tools=[], calls=[], usage=(31, 96, None, None, None), text=None)],
+    "vercel-aisdk-2025-11-17.trace.json": [
+        dict(id="91a17a2274bfd23f", model=("openai.responses", "gpt-5"), roles=[("user", "user"), ("tool", None)],
+             tools=["getWeather"], calls=[("getWeather", '{"location":"San Francisco"}', "call_DgKARp7a7IhJPDczfifMp6Ra")],
+             usage=(62, 85, None, None, None), text=None)],
+}
+
+
+def test_every_langfuse_download(shared: Path) -> None:
+    for name, expected in EXPECTED.items():
+        path = shared / LF / name
+        assert detect(path).name == "langfuse", name
+        traces, problems = _load(path)
+        assert problems == [], name
+        assert len(traces) == len(expected), name
+        for t, e in zip(traces, expected):
+            assert t.trace_id == e["id"], name
+            assert (t.endpoint.provider, t.endpoint.model) == e["model"], name
+            assert _roles(t) == e["roles"], name
+            assert [i.id for i in t.items if i.kind.value == "tool"] == e["tools"], name
+            assert _calls(t) == e["calls"], name
+            assert _usage(t) == e["usage"], name
+            if e["text"] is not None:
+                assert t.response is not None and t.response.text == e["text"], name
+            if name.startswith("openai-assistants"):  # endTime null in this export: not a made-up success
+                assert "otel.status_code" not in t.attributes
+                assert t.attributes["ctxviewer.completeness"] == "end not recorded"
+            else:
+                assert t.attributes["otel.status_code"] == "ok" and t.attributes["ctxviewer.completeness"] == "ended"
+
+
+def test_message_texts_and_sessions(shared: Path) -> None:
+    koog = _load(shared / LF / "koog-2025-08-26.trace.json")[0]
+    assert koog[0].items[0].content == "You are a nice and polite assistant."
+    assert koog[1].items[3].content == "Hello my darling Bob!"
+    assert {t.session_id for t in koog} == {"6f8d2449-33ed-4c7c-82e7-5410e34ee4e6"}  # gen_ai.conversation.id
+    assert _load(shared / LF / "pydantic-ai-tools-2025-06-06.trace.json")[0][0].session_id == "session_abc"
+    assert _load(shared / LF / "langgraph-python-2025-08-22.trace.json")[0][0].session_id == "demo-thread-1"
+    pyd = _load(shared / LF / "pydantic-ai-tools-2025-06-06.trace.json")[0][0]
+    assert pyd.items[1].content == "What is Langfuse?"
+    assert pyd.response is not None and pyd.response.text.startswith("Langfuse is a tool designed for observability")
+
+
+def test_system_instructions_inherited_from_the_agent(shared: Path) -> None:
+    first, second = _load(shared / LF / "microsoft-agent-2025-12-17.trace.json")[0]
+    for t in (first, second):
+        assert (t.items[0].id, t.items[0].content) == ("system", "You are a helpful assistant.")
+        assert t.attributes["ctxviewer.system_inherited_from"] == (
+            "AGENT invoke_agent 171105b7-59dd-49c0-9677-0b95395aa46a (4cd6caa32861956a)")
+    assert first.items[1].content == WEATHER_Q
+    assert second.attributes["ctxviewer.fed_by"] == ("tool get_weather (a2de97aac476c036)",)
+
+
+def test_expected_chatml_oracle(shared: Path) -> None:
+    path = shared / LF / "microsoft-agent-2025-12-17.expected-chatml.json"
+    assert detect(path).name == "langfuse-chatml"
+    traces, problems = _load(path)
+    assert [t.trace_id for t in traces] == ["4cd6caa32861956a", "2406e8343fd49c0e", "b0913e7cd82d72b8"]
+    assert [p.record for p in problems] == ["a2de97aac476c036"]  # the TOOL observation: not normalised
+    assert [(i.role, i.content) for i in traces[0].items] == [("system", "You are a helpful assistant."),
+                                                             ("user", WEATHER_Q)]
+    assert _calls(traces[1]) == [("get_weather", '{"location":"Tokyo, Japan"}', "call_CwaJHuXTm9dmHFQPlVbqyzJ0")]
+    assert traces[2].response is not None and traces[2].response.text == \
+        "Current conditions in Tokyo, Japan: stormy, high around 23°C."
+
+
+def test_error_level_and_usage_details_with_cache(tmp_path: Path) -> None:
+    doc = {"trace": {"id": "T", "sessionId": "S"}, "observations": [
+        {"id": "g1", "type": "GENERATION", "model": "claude-x", "startTime": "2025-01-01T00:00:00Z",
+         "endTime": "2025-01-01T00:00:01.250Z", "level": "ERROR", "statusMessage": "overloaded",
+         "input": json.dumps([{"role": "user", "content": "hi"}]), "output": None,
+         "usageDetails": {"input": 10, "input_cache_read": 300, "input_cache_creation": 40, "output": 0}}]}
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps(doc))
+    t = _load(p)[0][0]
+    assert (t.attributes["otel.status_code"], t.attributes["otel.status_message"]) == ("error", "overloaded")
+    assert _usage(t)[:4] == (350, 0, 300, 40)
+    assert t.attributes["ctxviewer.duration_ms"] == 1250.0
+    assert t.session_id == "S"
