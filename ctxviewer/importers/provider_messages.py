@@ -132,7 +132,8 @@ def openai_message(m: Any) -> Message:
         parts.append({"type": "text", "content": str(m["refusal"])})
     for c in m.get("tool_calls") or []:
         if isinstance(c, Mapping):
-            fn = c.get("function") if isinstance(c.get("function"), Mapping) else c  # ChatML: {id, name, arguments}
+            f = c.get("function")
+            fn: Mapping[str, Any] = f if isinstance(f, Mapping) else c  # ChatML: {id, name, arguments}
             parts.append({"type": "tool_call", "id": c.get("id"), "name": fn.get("name"),
                           "arguments": fn.get("arguments")})
     fc = m.get("function_call")
