@@ -20,6 +20,15 @@ from .rules import ChatRule, TextRule
 from .trim import Trim, textbook_trim, trim
 
 __all__ = [
-    "Builder", "BuildResult", "BuildError", "Candidate", "ChatRule", "RequiredOverBudgetError",
-    "TextRule", "Trim", "input_budget", "textbook_trim", "trim",
+    "BuildError",
+    "BuildResult",
+    "Builder",
+    "Candidate",
+    "ChatRule",
+    "RequiredOverBudgetError",
+    "TextRule",
+    "Trim",
+    "input_budget",
+    "textbook_trim",
+    "trim",
 ]
