@@ -33,7 +33,7 @@ MAX_HIGHLIGHT_CHARS = 500_000
 _HEADING = re.compile(r"^#{1,6}\s+\S", re.MULTILINE)
 
 
-class Span(NamedTuple):
+class StyleSpan(NamedTuple):
     """A highlighted range: ``start`` and ``length`` in code points (or UTF-16 units once converted)."""
 
     start: int
@@ -76,7 +76,7 @@ def _type_name(ttype: _TokenType) -> str:
     return name[len("Token.") :] if name.startswith("Token.") else name
 
 
-def highlight_spans(text: str, language: str | None = None) -> list[Span]:
+def highlight_spans(text: str, language: str | None = None) -> list[StyleSpan]:
     """Spans for ``text`` in code points, sorted by ``start`` and non-overlapping.
 
     ``language`` forces a lexer (``"json"``, ``"markdown"`` or any pygments alias such as
@@ -91,18 +91,18 @@ def highlight_spans(text: str, language: str | None = None) -> list[Span]:
     lexer = _lexer(lang)
     if lexer is None:
         return []
-    spans: list[Span] = []
+    spans: list[StyleSpan] = []
     try:
         for start, ttype, value in lexer.get_tokens_unprocessed(text):
             if not value or is_token_subtype(ttype, Text) or ttype is Token:
                 continue
-            spans.append(Span(start, len(value), _type_name(ttype)))
+            spans.append(StyleSpan(start, len(value), _type_name(ttype)))
     except Exception:  # a lexer bug must never break the content view
         return []
     return spans
 
 
-def utf16_offsets(text: str, spans: list[Span] | list[tuple[int, int, str]]) -> list[Span]:
+def utf16_offsets(text: str, spans: list[StyleSpan] | list[tuple[int, int, str]]) -> list[StyleSpan]:
     """Convert ``spans`` over ``text`` from code-point offsets to UTF-16 code-unit offsets (Qt's).
 
     Each code point above U+FFFF takes two UTF-16 units, so ``"😀ab"`` with a span ``(1, 2, t)``
@@ -111,14 +111,14 @@ def utf16_offsets(text: str, spans: list[Span] | list[tuple[int, int, str]]) -> 
     """
     if text.isascii() or all(ord(c) <= 0xFFFF for c in text):
         n = len(text)
-        return [Span(s, max(0, min(s + ln, n) - s), t) for s, ln, t in spans if s < n]
+        return [StyleSpan(s, max(0, min(s + ln, n) - s), t) for s, ln, t in spans if s < n]
     # units[i] = UTF-16 offset of code point i; units[len(text)] = total length.
     units = [0, *accumulate(2 if ord(c) > 0xFFFF else 1 for c in text)]
     n = len(text)
-    out: list[Span] = []
+    out: list[StyleSpan] = []
     for s, ln, t in spans:
         if s >= n:
             continue
         e = min(s + ln, n)
-        out.append(Span(units[s], units[e] - units[s], t))
+        out.append(StyleSpan(units[s], units[e] - units[s], t))
     return out

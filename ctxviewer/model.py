@@ -96,8 +96,12 @@ class LimitMode(str, enum.Enum):
     SEPARATE = "separate"
 
 
-class Verdict(str, enum.Enum):
-    """The application's decision on a proposed tool call (chapter 3.5, Figure 3.3)."""
+class ToolVerdict(str, enum.Enum):
+    """The application's decision on a proposed tool call (chapter 3.5, Figure 3.3).
+
+    Not to be confused with a trace's verdict (the eq. 3.1 / assessment headline) or a reviewer's
+    :class:`~ctxviewer.review.ReviewVerdict` on a finding. Stored as ``verdict`` in native lines.
+    """
 
     PERMITTED = "permitted"
     BLOCKED = "blocked"
@@ -289,7 +293,7 @@ class ToolCall:
     """Provider tool-call id (``gen_ai.tool.call.id``)."""
     checks: tuple[ToolCheck, ...] = ()
     """Application checks in the order they ran."""
-    verdict: Verdict | None = None
+    verdict: ToolVerdict | None = None
     """Final decision; ``None`` if the application did not record one."""
     decided_by: str | None = None
     """The rule that produced the verdict."""

@@ -30,10 +30,10 @@ from .model import (
     TokenSource,
     ToolCall,
     ToolCheck,
+    ToolVerdict,
     Trust,
     Usage,
     ValidationResult,
-    Verdict,
 )
 
 E = TypeVar("E")
@@ -335,7 +335,7 @@ def trace_from_dict(d: Any) -> RequestTrace:
                 arguments=_opt(c, "arguments", str, p),
                 id=_opt(c, "id", str, p),
                 checks=checks,
-                verdict=_enum(Verdict, c.get("verdict"), f"{p}.verdict"),
+                verdict=_enum(ToolVerdict, c.get("verdict"), f"{p}.verdict"),
                 decided_by=_opt(c, "decided_by", str, p),
             )
         )

@@ -29,7 +29,7 @@ from typing import Any, Iterator
 
 import jsonschema
 
-from .model import Kind, RequestTrace, Status, ToolCall, Verdict
+from .model import Kind, RequestTrace, Status, ToolCall, ToolVerdict
 
 DESTRUCTIVE: dict[str, re.Pattern[str]] = {
     "recursive delete": re.compile(
@@ -87,7 +87,7 @@ class ToolCallReview:
         return tuple(c for c in self.checks if c.passed is False)
 
     @property
-    def verdict(self) -> Verdict | None:
+    def verdict(self) -> ToolVerdict | None:
         """The application's recorded verdict."""
         return self.call.verdict
 

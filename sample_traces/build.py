@@ -12,8 +12,6 @@ import json
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping
 
-from fitting import ENCODING, ntok
-
 from ctxviewer.model import (
     Category,
     ContextItem,
@@ -29,6 +27,8 @@ from ctxviewer.model import (
     Trust,
     Usage,
 )
+
+from .fitting import ENCODING, ntok
 
 MODEL = "gpt-4o-mini-2024-07-18"
 SERVICE = "support-assistant"

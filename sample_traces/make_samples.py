@@ -1,4 +1,4 @@
-"""Regenerate the sample traces: ``python sample_traces/make_samples.py``.
+"""Regenerate the sample traces: ``python -m sample_traces.make_samples`` (from the repository root).
 
 Builds every scenario of issue #2 as a :class:`~ctxviewer.model.RequestTrace` (deterministic, no
 network), writes ``sample_traces/traces.jsonl`` (native JSON Lines, one trace per line) and, when
@@ -8,21 +8,18 @@ the trace store is available, ``sample_traces/samples.db``.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
+from ctxviewer.budget import check_capacity, verdict_text
+from ctxviewer.importers.native import mark_recorded
+from ctxviewer.model import RequestTrace
+from ctxviewer.serialize import trace_to_dict
+
+from . import scenarios_16k as s16
+from . import scenarios_budget as sb
+from . import scenarios_cases as sc
+
 HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-import scenarios_16k as s16  # noqa: E402
-import scenarios_budget as sb  # noqa: E402
-import scenarios_cases as sc  # noqa: E402
-
-from ctxviewer.budget import check_capacity, verdict_text  # noqa: E402
-from ctxviewer.importers.native import mark_recorded  # noqa: E402
-from ctxviewer.model import RequestTrace  # noqa: E402
-from ctxviewer.serialize import trace_to_dict  # noqa: E402
 
 FORMAT = "ctxviewer.trace/1"
 """Value of the ``format`` key on every native JSON Lines record."""
@@ -49,7 +46,7 @@ def _check(traces: list[RequestTrace]) -> None:
     by_id = {t.trace_id: t for t in traces}
     assert len(by_id) == len(traces), "duplicate trace ids"
     for t in traces:
-        from fitting import ntok
+        from .fitting import ntok
 
         for it in t.items:
             if it.content is not None:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from build import budget, item, trace
-from fitting import fit, fit_group
-from sources import blocks, doc_item, policy_item, raw, text, tool_items, turn_items, user_item
-
 from ctxviewer.model import ContextItem, Kind, RequestTrace, SourceRef
+
+from .build import budget, item, trace
+from .fitting import fit, fit_group
+from .sources import blocks, doc_item, policy_item, raw, text, tool_items, turn_items, user_item
 
 CAPACITY = 16000
 DECLARED = budget(sys=800, hist=6000, evidence=5000, tools=1600, user=600, out=2000)

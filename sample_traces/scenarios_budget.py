@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from build import budget, trace
-from fitting import fit, fit_group, ntok
-from sources import doc_item, policy_item, raw, text, tool_items, turn_items, user_item
-
 from ctxviewer.model import ContextItem, Kind, RequestTrace
+
+from .build import budget, trace
+from .fitting import fit, fit_group, ntok
+from .sources import doc_item, policy_item, raw, text, tool_items, turn_items, user_item
 
 CAPACITY = 8000
 DECLARED = budget(sys=800, hist=1200, evidence=3000, tools=600, user=400, out=1200)

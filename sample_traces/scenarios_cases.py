@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import json
 
-from build import budget, messages, policy, trace
-from sources import doc_item, policy_item, text, tool_items, turn_items, user_item
-
 from ctxviewer.model import (
     ContextItem,
     Kind,
@@ -16,11 +13,14 @@ from ctxviewer.model import (
     Status,
     ToolCall,
     ToolCheck,
+    ToolVerdict,
     Trust,
     Usage,
     ValidationResult,
-    Verdict,
 )
+
+from .build import budget, messages, policy, trace
+from .sources import doc_item, policy_item, text, tool_items, turn_items, user_item
 
 DECLARED_8K = budget(sys=800, hist=1200, evidence=3000, tools=600, user=400, out=1200)
 """The support assistant's standard 8k budget (the chapter's example), declared on every 8k trace."""
@@ -103,7 +103,7 @@ def ticket_injection():
                 "refunds above 150 USD need a supervisor approval record; NW-4490321 has none",
             ),
         ),
-        verdict=Verdict.BLOCKED,
+        verdict=ToolVerdict.BLOCKED,
         decided_by="refunds.require_supervisor_approval",
     )
     answer = text("cases", "answer-injection")
@@ -125,7 +125,7 @@ def ticket_injection():
     )
     from dataclasses import replace
 
-    from fitting import ntok
+    from .fitting import ntok
 
     return replace(t, usage=replace(t.usage, output_tokens=ntok(answer) + ntok(INJECTED_ARGS) + 12))
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import functools
 import json
 
-from build import POLICY_ID, POLICY_VERSION, PRIO_REQUIRED, item
-from fitting import Block, fit, load_blocks, plain
-
 from ctxviewer.model import ContextItem, Kind, SourceRef
+
+from .build import POLICY_ID, POLICY_VERSION, PRIO_REQUIRED, item
+from .fitting import Block, fit, load_blocks, plain
 
 
 @functools.cache
@@ -118,7 +118,7 @@ def tool_items(names: list[str], total: int | None = None, priority: float = 90.
     """Tool items; with ``total`` the last tool's description is trimmed so the tokens sum exactly."""
     contents = [tool_json(n) for n in names]
     if total is not None:
-        from fitting import ntok
+        from .fitting import ntok
 
         rest = total - sum(ntok(c) for c in contents[:-1])
         last = names[-1]

@@ -33,10 +33,10 @@ from ctxviewer.model import (
     TokenSource,
     ToolCall,
     ToolCheck,
+    ToolVerdict,
     Trust,
     Usage,
     ValidationResult,
-    Verdict,
 )
 from ctxviewer.tokens import count_tokens
 
@@ -184,10 +184,10 @@ def make_rich_trace(**overrides: Any) -> RequestTrace:
                     ToolCheck("approval", False, rule="refunds.require_supervisor", detail="amount > $50"),
                     ToolCheck("identity", None),
                 ),
-                verdict=Verdict.NEEDS_APPROVAL,
+                verdict=ToolVerdict.NEEDS_APPROVAL,
                 decided_by="refunds.require_supervisor",
             ),
-            ToolCall(name="lookup_order", arguments='{"order_id": "4471"}', verdict=Verdict.PERMITTED),
+            ToolCall(name="lookup_order", arguments='{"order_id": "4471"}', verdict=ToolVerdict.PERMITTED),
         ),
         validations=(
             ValidationResult("cited_ids", False, detail="cited doc-99 is not in the retained evidence"),

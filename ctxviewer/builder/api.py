@@ -34,7 +34,7 @@ from ..model import (
     Trust,
 )
 from .candidates import BuildError, Candidate
-from .rules import ChatRule, Rule, TextRule
+from .rules import ChatRule, CountingRule, TextRule
 from .trim import Trim, trim
 
 
@@ -73,17 +73,17 @@ class Builder:
 
     ``capacity`` (C, tokens) defaults to the model's profile; ``reserved_output_tokens`` is B_out.
     ``rule`` is ``"chat"`` (default: the endpoint's chat accounting), ``"text"`` (one rendered
-    prompt) or a :class:`~.rules.Rule`. Raises :class:`BuildError` when the reserve does not leave
+    prompt) or a :class:`~.rules.CountingRule`. Raises :class:`BuildError` when the reserve does not leave
     a positive input budget or no capacity is known.
     """
 
     def __init__(self, model: str | None = None, *, capacity: int | None = None,
                  reserved_output_tokens: int = 1200, encoding: str | None = None,
-                 rule: str | Rule = "chat", safety_margin: int | None = None,
+                 rule: str | CountingRule = "chat", safety_margin: int | None = None,
                  provider: str | None = None) -> None:
         chat = ChatRule(model, encoding)
         self.model, self.provider = model, provider or chat.resolution.profile.provider
-        self.rule: Rule = chat if rule == "chat" else TextRule(chat.encoding) if rule == "text" else rule  # type: ignore[assignment]
+        self.rule: CountingRule = chat if rule == "chat" else TextRule(chat.encoding) if rule == "text" else rule  # type: ignore[assignment]
         self.capacity = capacity if capacity is not None else chat.resolution.profile.capacity
         self.reserved_output_tokens = reserved_output_tokens
         self.safety_margin = safety_margin

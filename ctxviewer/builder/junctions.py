@@ -34,7 +34,7 @@ class JunctionUnstable(Exception):
 
 
 @dataclass(frozen=True)
-class Segment:
+class CountedSegment:
     """One segment's counts (tokens) and edge texts. Short segments keep only ``text``/``tokens``."""
 
     text: str
@@ -59,14 +59,14 @@ class JunctionCounter:
         self.enc = get_encoding(encoding)
         self.pat = regex.compile(self.enc._pat_str)
         self.k = k
-        self.segments: dict[str, Segment] = {}
+        self.segments: dict[str, CountedSegment] = {}
         self.windows: dict[tuple[str, tuple[str, ...], str], int] = {}
         self.full_encodes = 0
 
     def _n(self, text: str) -> int:
         return len(self.enc.encode_ordinary(text)) if text else 0
 
-    def segment(self, text: str) -> Segment:
+    def segment(self, text: str) -> CountedSegment:
         """The cached analysis of ``text`` (one encode and one pre-tokenizer scan per text)."""
         seg = self.segments.get(text)
         if seg is not None:
@@ -75,17 +75,17 @@ class JunctionCounter:
         pieces = self.pat.findall(text)
         k = self.k
         if len(pieces) < 2 * k + 2:
-            seg = Segment(text, tokens, False)
+            seg = CountedSegment(text, tokens, False)
         else:
             head_p, tail_p = pieces[:k], pieces[-k:]
             xa, xb = pieces[k], pieces[-k - 1]
             edges = sum(self._n(p) for p in head_p) + sum(self._n(p) for p in tail_p)
-            seg = Segment(text, tokens, True, tokens - edges, "".join(head_p), "".join(tail_p),
+            seg = CountedSegment(text, tokens, True, tokens - edges, "".join(head_p), "".join(tail_p),
                           xa, xb, self._n(xa), self._n(xb))
         self.segments[text] = seg
         return seg
 
-    def window(self, left: Segment | None, shorts: Sequence[Segment], right: Segment | None) -> int:
+    def window(self, left: CountedSegment | None, shorts: Sequence[CountedSegment], right: CountedSegment | None) -> int:
         """Tokens of ``tail(left) + shorts + head(right)`` as they are encoded inside the whole text.
 
         ``left``/``right`` ``None`` stand for the start/end of the text. Raises

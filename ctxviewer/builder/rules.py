@@ -32,7 +32,7 @@ class Tally(Protocol):
     def remove(self, index: int) -> None: ...
 
 
-class Rule(Protocol):
+class CountingRule(Protocol):
     """How a request is serialized and counted (see the module docstring)."""
 
     encoding: str

@@ -25,7 +25,7 @@ from typing import Mapping, Sequence
 
 from ..model import Category
 from .candidates import CAP_ORDER, Candidate, RequiredOverBudgetError, Unit, units
-from .rules import Rule
+from .rules import CountingRule
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def _reason(base: str, unit: Unit, member: int, cands: Sequence[Candidate]) -> s
     return f"{base} (dropped with tool call {lead.id})"
 
 
-def trim(cands: Sequence[Candidate], rule: Rule, max_input_tokens: int,
+def trim(cands: Sequence[Candidate], rule: CountingRule, max_input_tokens: int,
          caps: Mapping[Category, int] | None = None) -> Trim:
     """Trim ``cands`` (in final order) to ``max_input_tokens`` by the rules in the module docstring.
 
@@ -94,7 +94,7 @@ def trim(cands: Sequence[Candidate], rule: Rule, max_input_tokens: int,
     return Trim(tuple(kept), reasons, tuple(removed), tally.total)
 
 
-def textbook_trim(cands: Sequence[Candidate], rule: Rule, max_input_tokens: int,
+def textbook_trim(cands: Sequence[Candidate], rule: CountingRule, max_input_tokens: int,
                   caps: Mapping[Category, int] | None = None) -> Trim:
     """The chapter's loop: after every removal, serialize the kept items and count the whole
     request again (cap sums are item content tokens, additive by definition). Same rules and result as :func:`trim`, slowly."""

@@ -15,15 +15,15 @@ from __future__ import annotations
 from typing import Iterable
 
 from ..findings import Evidence, Finding, Severity
-from ..model import RequestTrace, Verdict
+from ..model import RequestTrace, ToolVerdict
 from ..tool_review import review_calls
 from . import register
 from ._common import table_finding
 
 _BY_VERDICT = {
-    Verdict.PERMITTED: ("tool.permitted_despite_failed_check", Severity.CRITICAL, "permitted although"),
-    Verdict.BLOCKED: ("tool.unsafe_blocked", Severity.WARNING, "blocked because"),
-    Verdict.NEEDS_APPROVAL: ("tool.unsafe_needs_approval", Severity.WARNING, "held for approval;"),
+    ToolVerdict.PERMITTED: ("tool.permitted_despite_failed_check", Severity.CRITICAL, "permitted although"),
+    ToolVerdict.BLOCKED: ("tool.unsafe_blocked", Severity.WARNING, "blocked because"),
+    ToolVerdict.NEEDS_APPROVAL: ("tool.unsafe_needs_approval", Severity.WARNING, "held for approval;"),
     None: ("tool.unsafe_no_verdict", Severity.FAILURE, "no verdict recorded although"),
 }
 

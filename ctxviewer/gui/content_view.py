@@ -17,7 +17,7 @@ from bisect import bisect_right
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
-from ..highlight import Span, highlight_spans, utf16_offsets
+from ..highlight import StyleSpan, highlight_spans, utf16_offsets
 from ..model import NOT_RECORDED
 
 _STYLES: tuple[tuple[str, str, bool, bool], ...] = (
@@ -64,7 +64,7 @@ class SpanHighlighter(QSyntaxHighlighter):
         self._max_len = 0
         self._formats: dict[str, QTextCharFormat | None] = {}
 
-    def set_spans(self, spans: list[Span]) -> None:
+    def set_spans(self, spans: list[StyleSpan]) -> None:
         """Use ``spans`` (UTF-16 document offsets, sorted by start) and repaint."""
         kept: list[tuple[int, int, QTextCharFormat]] = []
         for s, n, t in spans:
@@ -107,7 +107,7 @@ class ContentView(QPlainTextEdit):
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.setPlaceholderText("Select an item to see its content.")
         self._highlighter = SpanHighlighter(self.document())
-        self._spans: list[Span] = []
+        self._spans: list[StyleSpan] = []
 
     def set_content(self, text: str | None, language: str | None = None) -> None:
         """Show ``text`` as plain text (``None``: "content not recorded"; ``language`` forces a lexer)."""
@@ -130,6 +130,6 @@ class ContentView(QPlainTextEdit):
         self.setPlainText("")
         self.setPlaceholderText("Select an item to see its content.")
 
-    def spans(self) -> list[Span]:
+    def spans(self) -> list[StyleSpan]:
         """The spans painted, in UTF-16 document offsets."""
         return list(self._spans)

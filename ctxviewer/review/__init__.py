@@ -2,7 +2,7 @@
 a reviewer's verdict (issue 10).
 
 * :mod:`.keys` -- :class:`FindingKey` (trace, item, rule, span): what identifies a finding across
-  re-imports, and :class:`Verdict` (confirmed injection / false positive / needs follow-up).
+  re-imports, and :class:`ReviewVerdict` (confirmed injection / false positive / needs follow-up).
 * :mod:`.verdicts` -- :class:`ReviewFile`, the reviewer's verdicts and notes in their own SQLite
   file beside the trace database (never in it), written transactionally.
 * :mod:`.queue` -- collecting the findings over a database and :class:`ReviewQueue`, the sorted,
@@ -14,9 +14,9 @@ No Qt here.
 
 from __future__ import annotations
 
-from .keys import FindingKey, Review, Verdict, key_of
+from .keys import FindingKey, Review, ReviewVerdict, key_of
 from .queue import ReviewEntry, ReviewQueue, collect, is_reviewable
 from .verdicts import ReviewFile, review_path
 
-__all__ = ["FindingKey", "Review", "ReviewEntry", "ReviewFile", "ReviewQueue", "Verdict", "collect",
+__all__ = ["FindingKey", "Review", "ReviewEntry", "ReviewFile", "ReviewQueue", "ReviewVerdict", "collect",
            "is_reviewable", "key_of", "review_path"]

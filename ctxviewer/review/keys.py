@@ -16,7 +16,7 @@ from datetime import datetime
 from ..findings import Finding
 
 
-class Verdict(str, enum.Enum):
+class ReviewVerdict(str, enum.Enum):
     """A reviewer's verdict on one finding; ``.label`` is the words, ``.key`` the keyboard key."""
 
     CONFIRMED = "confirmed"
@@ -52,7 +52,7 @@ class FindingKey:
 class Review:
     """What the reviewer recorded on one finding."""
 
-    verdict: Verdict | None
+    verdict: ReviewVerdict | None
     """The verdict; ``None`` while only a note was written."""
     note: str
     """Free text ("" when none)."""

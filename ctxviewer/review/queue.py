@@ -19,12 +19,12 @@ from ..checks import run_checks
 from ..findings import Finding
 from ..model import ContextItem, RequestTrace, ToolCall
 from ..store import TraceQuery, TraceStore
-from .keys import FindingKey, Review, Verdict, key_of
+from .keys import FindingKey, Review, ReviewVerdict, key_of
 from .verdicts import ReviewFile
 
 UNREVIEWED = "unreviewed"
 REVIEWED = "reviewed"
-STATUSES = (UNREVIEWED, REVIEWED, *(v.value for v in Verdict))
+STATUSES = (UNREVIEWED, REVIEWED, *(v.value for v in ReviewVerdict))
 """Status filter values: ``unreviewed``, ``reviewed`` (any verdict) or one verdict's value."""
 
 
@@ -138,7 +138,7 @@ class ReviewQueue:
         """Distinct trace ids in the queue, sorted (for the trace filter)."""
         return sorted({e.key.trace_id for e in self.entries})
 
-    def record(self, entry: ReviewEntry, verdict: Verdict | None, note: str | None = None) -> Review:
+    def record(self, entry: ReviewEntry, verdict: ReviewVerdict | None, note: str | None = None) -> Review:
         """Write ``verdict`` (and ``note``; ``None`` keeps the current note) for ``entry`` to the
         review file in one transaction. Raises ``RuntimeError`` when the queue has no review file."""
         if self.file is None:
@@ -158,7 +158,7 @@ class ReviewQueue:
 
 def status_label(status: str) -> str:
     """Words for a status value: ``"unreviewed"``, ``"confirmed injection"``, ..."""
-    return Verdict(status).label if status in {v.value for v in Verdict} else status
+    return ReviewVerdict(status).label if status in {v.value for v in ReviewVerdict} else status
 
 
 def cells(queue: ReviewQueue, entry: ReviewEntry) -> list[str]:

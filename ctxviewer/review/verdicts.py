@@ -18,7 +18,7 @@ import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .keys import FindingKey, Review, Verdict
+from .keys import FindingKey, Review, ReviewVerdict
 
 SCHEMA_VERSION = 1
 
@@ -87,10 +87,10 @@ class ReviewFile:
             return {}
         rows = self._conn.execute("SELECT trace_id, item_id, rule, span_start, span_end, verdict, note, reviewed_at "
                                   "FROM reviews").fetchall()
-        return {FindingKey(t, i, r, s, e): Review(Verdict(v) if v else None, n, datetime.fromisoformat(at))
+        return {FindingKey(t, i, r, s, e): Review(ReviewVerdict(v) if v else None, n, datetime.fromisoformat(at))
                 for t, i, r, s, e, v, n, at in rows}
 
-    def write(self, key: FindingKey, verdict: Verdict | None, note: str) -> Review:
+    def write(self, key: FindingKey, verdict: ReviewVerdict | None, note: str) -> Review:
         """Record ``verdict`` and ``note`` for ``key`` in one transaction (replacing what was there).
         Returns the stored :class:`Review`."""
         now = datetime.now(timezone.utc).replace(microsecond=0)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from ..findings import Evidence, Finding, Severity, TextSpan
-from ..model import RequestTrace, ToolCall, Verdict
+from ..model import RequestTrace, ToolCall, ToolVerdict
 from ..table31 import row
 from .scope import ItemScan, Scope, item_label
 
@@ -114,7 +114,7 @@ def link_calls(trace: RequestTrace, scans: list[ItemScan]) -> list[Finding]:
                 span = _find(s.item.content or "", arg.forms)
                 if span:
                     linked.append((arg, s, span))
-        permitted = call.verdict is Verdict.PERMITTED
+        permitted = call.verdict is ToolVerdict.PERMITTED
         after_flag = bool(flagged)
         if linked:
             sev, what = _severity(call.verdict, after_flag)
@@ -146,12 +146,12 @@ def link_calls(trace: RequestTrace, scans: list[ItemScan]) -> list[Finding]:
     return out
 
 
-def _severity(verdict: Verdict | None, after_flag: bool) -> tuple[Severity, str]:
-    if verdict is Verdict.BLOCKED:
+def _severity(verdict: ToolVerdict | None, after_flag: bool) -> tuple[Severity, str]:
+    if verdict is ToolVerdict.BLOCKED:
         return Severity.WARNING, "the application blocked the call"
-    if verdict is Verdict.NEEDS_APPROVAL:
+    if verdict is ToolVerdict.NEEDS_APPROVAL:
         return Severity.FAILURE, "the call waits for approval"
-    if verdict is Verdict.PERMITTED:
+    if verdict is ToolVerdict.PERMITTED:
         if after_flag:
             return Severity.CRITICAL, "the application permitted it right after flagged untrusted text"
         return Severity.FAILURE, "the application permitted it"

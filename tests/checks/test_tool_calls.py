@@ -8,7 +8,7 @@ from factories import make_trace
 
 from ctxviewer.checks.tool_calls import ToolCallCheck
 from ctxviewer.findings import Severity
-from ctxviewer.model import ContextItem, Kind, Response, ToolCall, ToolCheck, Verdict
+from ctxviewer.model import ContextItem, Kind, Response, ToolCall, ToolCheck, ToolVerdict
 from ctxviewer.tool_review import review_calls
 
 SHELL = json.dumps({"name": "run_shell", "parameters": {
@@ -27,7 +27,7 @@ def checks_of(t, n=0):
 
 def test_benign_permitted_call_that_passes_everything():
     t = trace_with(ToolCall("lookup_order", '{"order_id": "4471"}', id="c1",
-                            checks=(ToolCheck("allowlist", True),), verdict=Verdict.PERMITTED))
+                            checks=(ToolCheck("allowlist", True),), verdict=ToolVerdict.PERMITTED))
     assert checks_of(t) == {"offered": True, "arguments_json": True, "arguments_schema": True,
                             "destructive": True, "allowlist": True}
     assert list(ToolCallCheck().run(t)) == []
@@ -35,7 +35,7 @@ def test_benign_permitted_call_that_passes_everything():
 
 def test_permitted_although_a_recorded_check_failed_is_critical():
     t = trace_with(ToolCall("lookup_order", '{"order_id": "4471"}', id="c1",
-                            checks=(ToolCheck("identity", False, "auth.account_holder"),), verdict=Verdict.PERMITTED))
+                            checks=(ToolCheck("identity", False, "auth.account_holder"),), verdict=ToolVerdict.PERMITTED))
     [f] = ToolCallCheck().run(t)
     assert (f.rule, f.severity, f.table_row) == ("tool.permitted_despite_failed_check", Severity.CRITICAL, 5)
     assert f.evidence.tool_call_ids == ("c1",) and f.evidence.fields == ("tool_calls[0].checks[0]",)
@@ -44,7 +44,7 @@ def test_permitted_although_a_recorded_check_failed_is_critical():
 
 def test_blocked_unsafe_call_is_reported_as_warning():
     t = trace_with(ToolCall("lookup_order", '{"order_id": 4471}', checks=(ToolCheck("approval", False),),
-                            verdict=Verdict.BLOCKED, decided_by="refunds.require_supervisor"))
+                            verdict=ToolVerdict.BLOCKED, decided_by="refunds.require_supervisor"))
     [f] = ToolCallCheck().run(t)
     assert (f.rule, f.severity) == ("tool.unsafe_blocked", Severity.WARNING)
     assert f.message == ("lookup_order proposed and blocked because 2 check(s) failed "
@@ -53,7 +53,7 @@ def test_blocked_unsafe_call_is_reported_as_warning():
 
 
 def test_not_offered_tool():
-    t = trace_with(ToolCall("delete_account", "{}", verdict=Verdict.PERMITTED))
+    t = trace_with(ToolCall("delete_account", "{}", verdict=ToolVerdict.PERMITTED))
     assert checks_of(t)["offered"] is False
     assert [f.severity for f in ToolCallCheck().run(t)] == [Severity.CRITICAL]
 
@@ -78,18 +78,18 @@ def test_truncated_arguments_are_invalid_even_when_finish_reason_says_stop():
     ({"command": ["tee", "-a", "/etc/sudoers"]}, "write to system path"),
 ])
 def test_destructive_patterns_in_string_and_argv_forms(args, pattern):
-    t = trace_with(ToolCall("run_shell", json.dumps(args), verdict=Verdict.PERMITTED))
+    t = trace_with(ToolCall("run_shell", json.dumps(args), verdict=ToolVerdict.PERMITTED))
     [d] = [c for c in review_calls(t)[0].checks if c.name == "destructive"]
     assert d.passed is False and pattern in d.detail
     assert [f.rule for f in ToolCallCheck().run(t)] == ["tool.permitted_despite_failed_check"]
 
 
 def test_benign_shell_command():
-    t = trace_with(ToolCall("run_shell", json.dumps({"command": ["ls", "-la", "/etc"]}), verdict=Verdict.PERMITTED))
+    t = trace_with(ToolCall("run_shell", json.dumps({"command": ["ls", "-la", "/etc"]}), verdict=ToolVerdict.PERMITTED))
     assert checks_of(t)["destructive"] is True and list(ToolCallCheck().run(t)) == []
 
 
 def test_offered_is_undecided_when_the_trace_records_no_tools():
-    t = make_trace(tool_calls=(ToolCall("lookup_order", "{}", verdict=Verdict.PERMITTED),))
+    t = make_trace(tool_calls=(ToolCall("lookup_order", "{}", verdict=ToolVerdict.PERMITTED),))
     t = replace(t, items=tuple(i for i in t.items if i.kind is not Kind.TOOL))
     assert checks_of(t)["offered"] is None and list(ToolCallCheck().run(t)) == []

@@ -74,3 +74,22 @@ def test_no_module_over_800_lines() -> None:
     if look:
         warnings.warn(f"modules over {LOOK_AGAIN} lines (look again): " + "; ".join(look), stacklevel=1)
     assert not split, f"modules over {SPLIT} lines must be split: " + "; ".join(split)
+
+
+def class_homes() -> dict[str, list[str]]:
+    """Class name -> the modules (paths relative to the package) that define a class of that name."""
+    homes: dict[str, list[str]] = {}
+    for path in sorted(PKG.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                homes.setdefault(node.name, []).append(path.relative_to(PKG).as_posix())
+    return homes
+
+
+def test_no_two_classes_share_a_name() -> None:
+    """One name, one concept (issue 5 item 8): e.g. ``importers.spans.Span`` vs the highlighter's
+    ``StyleSpan``; ``model.ToolVerdict`` vs ``review.ReviewVerdict``."""
+    homes = class_homes()
+    assert homes["ToolVerdict"] == ["model.py"] and "Verdict" not in homes
+    clashes = {name: where for name, where in homes.items() if len(where) > 1}
+    assert clashes == {}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ctxviewer.highlight import Span, guess_language, highlight_spans, utf16_offsets
+from ctxviewer.highlight import StyleSpan, guess_language, highlight_spans, utf16_offsets
 
 
 def test_guess_language() -> None:
@@ -48,14 +48,14 @@ def test_plain_text_has_no_spans() -> None:
 
 def test_forced_language() -> None:
     spans = highlight_spans("def f():\n    return 1\n", language="python")
-    assert Span(0, 3, "Keyword") in spans
+    assert StyleSpan(0, 3, "Keyword") in spans
 
 
 def test_utf16_offsets_emoji_before_span() -> None:
     text = '😀 {"a": 1}'
-    spans = [Span(3, 3, "Name.Tag")]  # '"a"' at code point 3
+    spans = [StyleSpan(3, 3, "Name.Tag")]  # '"a"' at code point 3
     assert text[3:6] == '"a"'
-    assert utf16_offsets(text, spans) == [Span(4, 3, "Name.Tag")]
+    assert utf16_offsets(text, spans) == [StyleSpan(4, 3, "Name.Tag")]
     # the same string as Qt sees it: UTF-16 code units
     units = text.encode("utf-16-le")
     assert units[4 * 2 : 7 * 2].decode("utf-16-le") == '"a"'
@@ -63,8 +63,8 @@ def test_utf16_offsets_emoji_before_span() -> None:
 
 def test_utf16_offsets_emoji_inside_span_and_clipping() -> None:
     text = "a😀😀b"
-    assert utf16_offsets(text, [Span(1, 2, "X")]) == [Span(1, 4, "X")]
-    assert utf16_offsets(text, [Span(3, 10, "X"), Span(9, 1, "Y")]) == [Span(5, 1, "X")]
-    assert utf16_offsets("abc", [(1, 1, "X")]) == [Span(1, 1, "X")]
+    assert utf16_offsets(text, [StyleSpan(1, 2, "X")]) == [StyleSpan(1, 4, "X")]
+    assert utf16_offsets(text, [StyleSpan(3, 10, "X"), StyleSpan(9, 1, "Y")]) == [StyleSpan(5, 1, "X")]
+    assert utf16_offsets("abc", [(1, 1, "X")]) == [StyleSpan(1, 1, "X")]
     # BMP non-ASCII (é, 中) is one unit each
-    assert utf16_offsets("é中x", [(2, 1, "X")]) == [Span(2, 1, "X")]
+    assert utf16_offsets("é中x", [(2, 1, "X")]) == [StyleSpan(2, 1, "X")]

@@ -20,10 +20,10 @@ from ctxviewer.model import (
     Status,
     ToolCall,
     ToolCheck,
+    ToolVerdict,
     Trust,
     Usage,
     ValidationResult,
-    Verdict,
 )
 from ctxviewer.serialize import TraceFormatError, trace_from_dict, trace_to_dict
 
@@ -51,7 +51,7 @@ def rich_trace() -> RequestTrace:
         tool_calls=(ToolCall("issue_refund", '{"order":"A-1"}', "call_1",
                              (ToolCheck("allowlist", True, "tools.allow", "on list"),
                               ToolCheck("approval", False, "refunds.require_supervisor", None)),
-                             Verdict.BLOCKED, "refunds.require_supervisor"),),
+                             ToolVerdict.BLOCKED, "refunds.require_supervisor"),),
         validations=(ValidationResult("cited_ids", False, "doc-99 not retained"),),
         source_format="native",
         attributes={"gen_ai.request.temperature": 0.7},

@@ -10,7 +10,7 @@ from factories import make_rich_trace, make_trace
 from ctxviewer.diff import Change, diff_traces
 from ctxviewer.diff.render import describe, format_diff_text, headline
 from ctxviewer.diff.result import FieldChange
-from ctxviewer.model import ContextItem, Kind, Policy, Status, ToolCall, ToolCheck, Usage, Verdict
+from ctxviewer.model import ContextItem, Kind, Policy, Status, ToolCall, ToolCheck, ToolVerdict, Usage
 
 
 def _renumber(items):
@@ -127,7 +127,7 @@ def test_tool_calls_and_checks_before_after() -> None:
     a = make_rich_trace()
     call = a.tool_calls[0]
     fixed = replace(call, checks=(*call.checks[:1], ToolCheck("approval", True, rule="refunds.require_supervisor")),
-                    verdict=Verdict.PERMITTED)
+                    verdict=ToolVerdict.PERMITTED)
     b = replace(a, trace_id="after", tool_calls=(fixed, ToolCall(name="notify", arguments="{}")))
     d = diff_traces(a, b)
     refund = d.tool_calls[0]

@@ -8,7 +8,16 @@ from pathlib import Path
 import pytest
 
 from ctxviewer.findings import Evidence, Finding, Severity, TextSpan
-from ctxviewer.review import FindingKey, ReviewFile, ReviewQueue, Verdict, collect, is_reviewable, key_of, review_path
+from ctxviewer.review import (
+    FindingKey,
+    ReviewFile,
+    ReviewQueue,
+    ReviewVerdict,
+    collect,
+    is_reviewable,
+    key_of,
+    review_path,
+)
 from ctxviewer.review.verdicts import ReviewFileError
 from ctxviewer.store import TraceStore
 from tests.factories import make_injected_trace, make_trace
@@ -40,8 +49,8 @@ def test_verdicts_survive_reopen_and_reimport(db: Path) -> None:
     with TraceStore.open(db) as store:
         queue = ReviewQueue(collect(store), ReviewFile(review_path(db)))
     first, second = queue.entries[0], queue.entries[1]
-    queue.record(first, Verdict.CONFIRMED, "ticket text told the model to approve")
-    queue.record(second, Verdict.FALSE_POSITIVE)
+    queue.record(first, ReviewVerdict.CONFIRMED, "ticket text told the model to approve")
+    queue.record(second, ReviewVerdict.FALSE_POSITIVE)
     queue.note(second, "a quoted example in a training doc")
     assert queue.counts_text() == "2 of 20 reviewed"
     assert len(queue.filtered(status="unreviewed")) == 18
@@ -54,7 +63,7 @@ def test_verdicts_survive_reopen_and_reimport(db: Path) -> None:
         again = ReviewQueue(collect(store), ReviewFile(review_path(db)))
     assert again.counts_text() == "2 of 20 reviewed"
     r = again.reviews[second.key]
-    assert (r.verdict, r.note) == (Verdict.FALSE_POSITIVE, "a quoted example in a training doc")
+    assert (r.verdict, r.note) == (ReviewVerdict.FALSE_POSITIVE, "a quoted example in a training doc")
     assert review_path(db).name == "traces.review.sqlite"
     # never written into the trace database
     tables = {r[0] for r in sqlite3.connect(db).execute("SELECT name FROM sqlite_master WHERE type='table'")}

@@ -10,7 +10,7 @@ import pytest
 
 from ctxviewer.checks import run_checks
 from ctxviewer.findings import Severity
-from ctxviewer.model import ContextItem, Kind, RequestTrace, ToolCall, Trust, Verdict
+from ctxviewer.model import ContextItem, Kind, RequestTrace, ToolCall, ToolVerdict, Trust
 from ctxviewer.scanner.linkage import arguments
 from ctxviewer.scanner.scope import Scope, scan_items, scope_of
 from ctxviewer.scanner.trace_scan import scan_trace
@@ -87,7 +87,7 @@ def test_scope_scans_untrusted_data_only() -> None:
     assert scope_of(t.item("ev-order-4471")) is Scope.UNTRUSTED
 
 
-def _call(args: dict[str, object], verdict: Verdict | None) -> ToolCall:
+def _call(args: dict[str, object], verdict: ToolVerdict | None) -> ToolCall:
     return ToolCall(name="transfer", arguments=json.dumps(args), id="c1", verdict=verdict)
 
 
@@ -95,12 +95,12 @@ ARGS = {"amount": 1250.0, "iban": "DE44500105175407324931", "memo": "late order"
 
 
 @pytest.mark.parametrize(("verdict", "severity"), [
-    (Verdict.PERMITTED, Severity.CRITICAL),  # permitted right after flagged text
-    (Verdict.BLOCKED, Severity.WARNING),
-    (Verdict.NEEDS_APPROVAL, Severity.FAILURE),
+    (ToolVerdict.PERMITTED, Severity.CRITICAL),  # permitted right after flagged text
+    (ToolVerdict.BLOCKED, Severity.WARNING),
+    (ToolVerdict.NEEDS_APPROVAL, Severity.FAILURE),
     (None, Severity.FAILURE),
 ])
-def test_linkage_positive(verdict: Verdict | None, severity: Severity) -> None:
+def test_linkage_positive(verdict: ToolVerdict | None, severity: Severity) -> None:
     t = _with(_doc(INJECTED), calls=(_call(ARGS, verdict),))
     (link,) = [f for f in scan_trace(t) if f.rule == "injection.action_linkage"]
     assert link.severity is severity
@@ -111,14 +111,14 @@ def test_linkage_positive(verdict: Verdict | None, severity: Severity) -> None:
 
 def test_linkage_unflagged_permitted_is_failure() -> None:
     t = _with(_doc("Statement for DE44500105175407324931: 1,250.00 outstanding."),
-              calls=(_call(ARGS, Verdict.PERMITTED),))
+              calls=(_call(ARGS, ToolVerdict.PERMITTED),))
     (link,) = scan_trace(t)
     assert (link.rule, link.severity) == ("injection.action_linkage", Severity.FAILURE)
 
 
 def test_linkage_benign_argument_from_the_user() -> None:
     # the user typed the account; the document repeating it does not make it injected
-    t = _with(_doc("Account DE44500105175407324931 statement: 1,250.00 due."), calls=(_call(ARGS, Verdict.PERMITTED),))
+    t = _with(_doc("Account DE44500105175407324931 statement: 1,250.00 due."), calls=(_call(ARGS, ToolVerdict.PERMITTED),))
     t = replace(t, user_request="Pay 1,250.00 to DE44500105175407324931 please",
                 items=tuple(replace(i, content="Pay 1,250.00 to DE44500105175407324931 please") if i.id == "user" else i
                             for i in t.items))
@@ -126,7 +126,7 @@ def test_linkage_benign_argument_from_the_user() -> None:
 
 
 def test_permitted_call_after_flagged_text_without_linked_arguments_is_critical() -> None:
-    t = _with(_doc(INJECTED), calls=(_call({"order": "4471"}, Verdict.PERMITTED),))
+    t = _with(_doc(INJECTED), calls=(_call({"order": "4471"}, ToolVerdict.PERMITTED),))
     (after,) = [f for f in scan_trace(t) if f.rule == "injection.permitted_after_flag"]
     assert after.severity is Severity.CRITICAL
     assert after.evidence.tool_call_ids == ("c1",)
