@@ -184,11 +184,12 @@ class TextTally:
         n = len(cands)
         self.prev = list(range(-1, n - 1))
         self.next = list(range(1, n + 1))
-        self.head, self.n = (0 if n else n), n
+        self.head: int = 0 if n else n
+        self.n = n
         self.fallback = False
         self.win: dict[int, int] = {}  # left long index (-1 = start) -> window tokens
         try:
-            total, left, shorts = 0, -1, []
+            total, left, shorts = 0, -1, list[int]()
             for i, seg in enumerate(self.segs):
                 if seg.long:
                     self.win[left] = self._window(left, shorts, i)
@@ -206,7 +207,8 @@ class TextTally:
                               self.segs[right] if right < self.n else None)
 
     def _kept(self) -> list[int]:
-        out, i = [], self.head
+        out: list[int] = []
+        i = self.head
         while i < self.n:
             out.append(i)
             i = self.next[i]
