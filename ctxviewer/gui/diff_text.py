@@ -19,7 +19,7 @@ from PySide6.QtGui import QColor, QFontDatabase, QTextCharFormat
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
 from ..diff import WordDiff, word_diff
-from ..highlight import Span, utf16_offsets
+from ..highlight import StyleSpan, utf16_offsets
 from .content_view import SpanHighlighter
 from .worker import Task
 
@@ -43,7 +43,7 @@ class DiffHighlighter(SpanHighlighter):
 
     FORMATS: ClassVar[dict[str, QTextCharFormat]] = {DELETED: _fmt("#fecaca", "#7f1d1d", strike=True), INSERTED: _fmt("#bbf7d0", "#14532d")}
 
-    def set_spans(self, spans: list[Span]) -> None:
+    def set_spans(self, spans: list[StyleSpan]) -> None:
         """Use ``spans`` (token types :data:`DELETED` / :data:`INSERTED`) and repaint."""
         kept = sorted(((s, s + n, self.FORMATS[t]) for s, n, t in spans if n > 0 and t in self.FORMATS),
                       key=lambda x: x[0])
@@ -128,8 +128,8 @@ class TextDiffPane(QWidget):
     def _paint(self, wd: WordDiff) -> None:
         ta, tb = self._texts
         self.result = wd
-        self._hl_a.set_spans(utf16_offsets(ta, [Span(s, e - s, DELETED) for s, e in wd.spans_a]))
-        self._hl_b.set_spans(utf16_offsets(tb, [Span(s, e - s, INSERTED) for s, e in wd.spans_b]))
+        self._hl_a.set_spans(utf16_offsets(ta, [StyleSpan(s, e - s, DELETED) for s, e in wd.spans_a]))
+        self._hl_b.set_spans(utf16_offsets(tb, [StyleSpan(s, e - s, INSERTED) for s, e in wd.spans_b]))
         if not wd.changed:
             self.status.setText("Same text." if ta or tb else "")
         else:
