@@ -25,6 +25,7 @@ from ..model import RequestTrace
 from ..store import StoreError, TraceStore
 from ..store.schema import SQLITE_HEADER
 from .compare import CompareController
+from .audit_dock import AuditController
 from .importer import ImportController, show_message
 from .recent import RecentFiles
 from .tables import make_table, size_columns
@@ -112,6 +113,7 @@ class MainWindow(QMainWindow):
         self.importer.sig_imported.connect(self._on_imported)
         self._build_menus()
         self.compare = CompareController(self)  # Compare menu, buttons and diff windows (issue 8)
+        self.audit = AuditController(self)
         self.statusBar().showMessage("Open a trace database (File > Open) or drop one here.")
 
     # ------------------------------------------------------------------ menus
@@ -333,6 +335,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         self.importer.cancel()
+        self.audit.close()
         if self.store is not None:
             self.store.close()
             self.store = None

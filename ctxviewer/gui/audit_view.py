@@ -1,0 +1,315 @@
+"""The audit view: work through every injection and tool-call finding of a database to a verdict.
+
+Keyboard-driven (focus on the table): ``J`` / ``Down`` next finding, ``K`` / ``Up`` previous,
+``C`` confirmed injection, ``F`` false positive, ``U`` needs follow-up (each verdict moves to the
+next finding), ``X`` clears the verdict, ``N`` edits the note (``Enter`` saves it and returns to
+the table, ``Esc`` returns without saving). Selecting a finding shows its item with the span
+highlighted and invisible characters made visible (:func:`ctxviewer.visible.reveal`; offsets
+converted once with :func:`ctxviewer.highlight.utf16_offsets`), and the tool call it is linked to.
+
+The findings are collected off the GUI thread (:class:`~ctxviewer.gui.worker.Task`, its own
+store connection) with progress and Cancel. Verdicts go to the review file beside the database
+(:class:`~ctxviewer.review.ReviewFile`), never to the database.
+
+Signals: ``sig_loaded(int count)`` -- the queue is ready.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
+from PySide6.QtGui import QColor, QKeyEvent, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import (
+    QComboBox, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QSplitter, QTextEdit, QVBoxLayout, QWidget,
+)
+
+from ..highlight import utf16_offsets
+from ..review import ReviewEntry, ReviewFile, ReviewQueue, Verdict, collect, review_path
+from ..review.queue import STATUSES, status_label
+from ..store import TraceStore
+from ..visible import reveal
+from .review_model import EntryRole, ReviewTableModel
+from .tables import make_table
+from .worker import Task
+
+HIGHLIGHT = QColor("#fde68a")
+"""Background of the flagged span."""
+
+_VERDICT_KEYS = {Qt.Key.Key_C: Verdict.CONFIRMED, Qt.Key.Key_F: Verdict.FALSE_POSITIVE, Qt.Key.Key_U: Verdict.FOLLOW_UP}
+HELP = "J/K next/previous · C confirmed injection · F false positive · U needs follow-up · X clear · N note"
+
+
+def _plain(label: QLabel) -> QLabel:
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+class AuditView(QWidget):
+    """The review queue of one trace database (see the module docstring)."""
+
+    sig_loaded = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.db_path: Path | None = None
+        self.queue: ReviewQueue | None = None
+        self.task: Task | None = None
+        self.model = ReviewTableModel(self)
+        self.table = make_table(self.model)
+        self.table.setObjectName("auditTable")
+        self.table.installEventFilter(self)
+        self.table.selectionModel().currentRowChanged.connect(self._on_current)
+        self.rule_box, self.trace_box, self.status_box = QComboBox(), QComboBox(), QComboBox()
+        for box in (self.rule_box, self.trace_box, self.status_box):
+            box.currentIndexChanged.connect(self.apply_filter)
+        self.count_label = _plain(QLabel("no database"))
+        self.count_label.setObjectName("auditCount")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.hide()
+        filters = QHBoxLayout()
+        for text, box in (("rule", self.rule_box), ("trace", self.trace_box), ("status", self.status_box)):
+            filters.addWidget(QLabel(text))
+            filters.addWidget(box, 1)
+        filters.addWidget(self.count_label)
+        filters.addWidget(self.cancel_button)
+
+        self.message = _plain(QLabel())
+        self.calls = _plain(QLabel())
+        self.calls.setObjectName("auditCalls")
+        self.content = QPlainTextEdit()
+        self.content.setReadOnly(True)
+        self.content.setObjectName("auditContent")
+        self.note_edit = QLineEdit()
+        self.note_edit.setPlaceholderText("Note (N to edit, Enter to save, Esc to go back)")
+        self.note_edit.returnPressed.connect(self.save_note)
+        self.note_edit.installEventFilter(self)
+        detail = QWidget()
+        dl = QVBoxLayout(detail)
+        dl.setContentsMargins(0, 0, 0, 0)
+        dl.addWidget(self.message)
+        dl.addWidget(self.calls)
+        dl.addWidget(self.content, 1)
+        dl.addWidget(self.note_edit)
+        dl.addWidget(_plain(QLabel(HELP)))
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(detail)
+        lay = QVBoxLayout(self)
+        lay.addLayout(filters)
+        lay.addWidget(split, 1)
+
+    # ------------------------------------------------------------------ loading
+    def load(self, db_path: str | Path) -> None:
+        """Collect the findings of ``db_path`` in the background, then show the queue."""
+        self.cancel()
+        self.db_path = Path(db_path)
+        self.queue = None
+        self.model.set_rows(None, [])
+        self.count_label.setText("collecting findings…")
+        self.cancel_button.show()
+        path = self.db_path
+
+        def job(progress, cancelled):  # type: ignore[no-untyped-def]
+            with TraceStore.open(path) as store:
+                return collect(store, progress, cancelled)
+
+        task = Task(job, self)
+        task.sig_progress.connect(lambda done, total: self.count_label.setText(f"collecting findings… {done} of {total} traces"))
+        task.sig_finished.connect(self._on_collected)
+        task.sig_failed.connect(lambda msg: self._on_failed(msg))
+        self.task = task
+        task.start()
+
+    def cancel(self) -> None:
+        """Stop collecting; the findings read so far are shown."""
+        if self.task is not None and not self.task.done:
+            self.task.cancel()
+
+    def _on_failed(self, message: str) -> None:
+        self.cancel_button.hide()
+        self.count_label.setText(f"cannot collect findings: {message}")
+
+    def _on_collected(self, entries: list[ReviewEntry]) -> None:
+        self.cancel_button.hide()
+        assert self.db_path is not None
+        try:
+            review_file = ReviewFile(review_path(self.db_path))
+        except Exception as exc:
+            self.count_label.setText(str(exc))
+            return
+        if self.queue is not None and self.queue.file is not None:
+            self.queue.file.close()
+        self.queue = ReviewQueue(entries, review_file)
+        self._fill_filters()
+        self.apply_filter()
+        self.table.setFocus()
+        if self.model.rows:
+            self.select(0)
+        self.sig_loaded.emit(len(self.queue.entries))
+
+    def _fill_filters(self) -> None:
+        assert self.queue is not None
+        for box, values, labels in (
+            (self.rule_box, self.queue.rules(), None),
+            (self.trace_box, self.queue.trace_ids(), None),
+            (self.status_box, list(STATUSES), [status_label(s) for s in STATUSES]),
+        ):
+            box.blockSignals(True)
+            box.clear()
+            box.addItem("all", None)
+            for n, v in enumerate(values):
+                box.addItem(labels[n] if labels else v, v)
+            box.blockSignals(False)
+
+    # ------------------------------------------------------------------ filter and selection
+    def apply_filter(self) -> None:
+        """Show the entries matching the three filters; the counts follow."""
+        if self.queue is None:
+            return
+        rows = self.queue.filtered(self.rule_box.currentData(), self.trace_box.currentData(),
+                                   self.status_box.currentData())
+        self.model.set_rows(self.queue, rows)
+        self._update_counts()
+        if rows:
+            self.select(0)
+
+    def _update_counts(self) -> None:
+        if self.queue is None:
+            return
+        text = self.queue.counts_text()
+        if len(self.model.rows) != len(self.queue.entries):
+            text += f" · {len(self.model.rows)} shown"
+        self.count_label.setText(text)
+
+    def current_row(self) -> int:
+        """The selected row, ``-1`` when none."""
+        return self.table.currentIndex().row()
+
+    def current_entry(self) -> ReviewEntry | None:
+        """The selected entry, if any."""
+        row = self.current_row()
+        return self.model.rows[row] if 0 <= row < len(self.model.rows) else None
+
+    def select(self, row: int) -> None:
+        """Select ``row`` (clipped to the table)."""
+        if not self.model.rows:
+            return
+        row = max(0, min(row, len(self.model.rows) - 1))
+        self.table.setCurrentIndex(self.model.index(row, 0))
+
+    def next(self) -> None:
+        """Select the next finding."""
+        self.select(self.current_row() + 1)
+
+    def previous(self) -> None:
+        """Select the previous finding."""
+        self.select(self.current_row() - 1)
+
+    def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        entry = current.data(EntryRole) if current.isValid() else None
+        self.show_entry(entry)
+
+    def show_entry(self, entry: ReviewEntry | None) -> None:
+        """Show ``entry``: message, linked tool calls, the item with the span highlighted, the note."""
+        if entry is None or self.queue is None:
+            self.message.clear(), self.calls.clear(), self.content.clear(), self.note_edit.clear()
+            return
+        f, k = entry.finding, entry.key
+        self.message.setText(f"{f.severity.value} · {k.rule} · {k.trace_id}\n{f.message}")
+        calls = [f"tool call {c.id or '(no id)'}: {c.name}({c.arguments or ''}) → "
+                 f"{c.verdict.value if c.verdict else 'verdict not recorded'}" for c in entry.tool_calls]
+        self.calls.setText("\n".join(calls) if calls else "no linked tool call")
+        text = entry.item.content if entry.item is not None and entry.item.content is not None else ""
+        revealed = reveal(text)
+        self.content.setPlainText(revealed.text)
+        spans = [s for s in f.evidence.spans if s.item_id == k.item_id] or []
+        selections = []
+        for s in spans:
+            a, b = revealed.to_display(s.start), revealed.to_display(s.end)
+            (u,) = utf16_offsets(revealed.text, [(a, max(b - a, 0), "hit")]) or [(0, 0, "hit")]
+            sel = QTextEdit.ExtraSelection()
+            cursor = QTextCursor(self.content.document())
+            cursor.setPosition(u[0])
+            cursor.setPosition(u[0] + u[1], QTextCursor.MoveMode.KeepAnchor)
+            fmt = QTextCharFormat()
+            fmt.setBackground(HIGHLIGHT)
+            sel.cursor, sel.format = cursor, fmt  # type: ignore[misc]
+            selections.append(sel)
+        self.content.setExtraSelections(selections)
+        if selections:
+            c = QTextCursor(selections[0].cursor)
+            c.clearSelection()
+            self.content.setTextCursor(c)
+            self.content.centerCursor()
+        review = self.queue.review(entry)
+        self.note_edit.setText(review.note if review else "")
+
+    def highlighted(self) -> list[str]:
+        """The highlighted text in the content pane (tests read it)."""
+        return [s.cursor.selectedText() for s in self.content.extraSelections()]
+
+    # ------------------------------------------------------------------ verdicts and notes
+    def give_verdict(self, verdict: Verdict | None) -> None:
+        """Record ``verdict`` on the selected finding (``None`` clears it) and move to the next."""
+        entry, row = self.current_entry(), self.current_row()
+        if entry is None or self.queue is None:
+            return
+        if verdict is None and self.queue.review(entry) is None:
+            return
+        self.queue.record(entry, verdict)
+        self.model.row_changed(row)
+        self._update_counts()
+        if verdict is not None:
+            self.next()
+
+    def edit_note(self) -> None:
+        """Put the focus in the note field."""
+        if self.current_entry() is not None:
+            self.note_edit.setFocus()
+            self.note_edit.selectAll()
+
+    def save_note(self) -> None:
+        """Store the note of the selected finding and return to the table."""
+        entry = self.current_entry()
+        if entry is not None and self.queue is not None:
+            self.queue.note(entry, self.note_edit.text())
+            self.model.row_changed(self.current_row())
+            self._update_counts()
+        self.table.setFocus()
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            key = event.key()
+            if obj is self.note_edit and key == Qt.Key.Key_Escape:
+                self.show_entry(self.current_entry())
+                self.table.setFocus()
+                return True
+            if obj is self.table and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
+                if key == Qt.Key.Key_J:
+                    self.next()
+                    return True
+                if key == Qt.Key.Key_K:
+                    self.previous()
+                    return True
+                if key in _VERDICT_KEYS:
+                    self.give_verdict(_VERDICT_KEYS[key])
+                    return True
+                if key == Qt.Key.Key_X:
+                    self.give_verdict(None)
+                    return True
+                if key == Qt.Key.Key_N:
+                    self.edit_note()
+                    return True
+        return super().eventFilter(obj, event)
+
+    def close_review(self) -> None:
+        """Stop collecting and close the review file (the window is closing)."""
+        self.cancel()
+        if self.task is not None:
+            self.task.wait()
+        if self.queue is not None and self.queue.file is not None:
+            self.queue.file.close()

@@ -1,0 +1,127 @@
+"""The audit view: 100 findings reviewed with the keyboard alone survive a restart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+
+from ctxviewer.gui.main_window import MainWindow
+from ctxviewer.gui.review_model import ReviewTableModel
+from ctxviewer.review import ReviewFile, Verdict, review_path
+from ctxviewer.store import TraceStore
+from tests.factories import INJECTIONS, make_injected_trace
+
+KEYS = {Verdict.CONFIRMED: Qt.Key.Key_C, Verdict.FALSE_POSITIVE: Qt.Key.Key_F, Verdict.FOLLOW_UP: Qt.Key.Key_U}
+ORDER = [Verdict.CONFIRMED, Verdict.FALSE_POSITIVE, Verdict.FOLLOW_UP]
+
+
+@pytest.fixture
+def inj_db(tmp_path: Path) -> Path:
+    path = tmp_path / "audit.db"
+    with TraceStore.create(path) as st:
+        st.add(make_injected_trace(n) for n in range(20))  # 20 traces x 5 findings
+    return path
+
+
+def _open(qtbot, db: Path, settings: QSettings) -> MainWindow:  # type: ignore[no-untyped-def]
+    win = MainWindow(settings=settings)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    assert win.open_database(db, remember=False)
+    win.activateWindow()
+    qtbot.waitUntil(win.isActiveWindow)
+    win.trace_view.setFocus()
+    with qtbot.waitSignal(win.audit.view.sig_loaded, timeout=30_000):
+        qtbot.keyClick(win.trace_view, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    return win
+
+
+def test_review_100_findings_by_keyboard_then_restart(qtbot, inj_db: Path, settings: QSettings) -> None:  # type: ignore[no-untyped-def]
+    win = _open(qtbot, inj_db, settings)
+    view = win.audit.view
+    assert win.audit.dock.isVisible()
+    assert view.count_label.text() == "0 of 100 reviewed"
+    table = view.table
+    assert table.hasFocus()
+    expected = {}
+    for n in range(100):
+        entry = view.current_entry()
+        assert entry is not None
+        if n % 10 == 0:  # a note on every tenth finding, by keyboard too
+            qtbot.keyClick(table, Qt.Key.Key_N)
+            assert view.note_edit.hasFocus()
+            qtbot.keyClicks(view.note_edit, f"note {n}")
+            qtbot.keyClick(view.note_edit, Qt.Key.Key_Return)
+            assert table.hasFocus()
+        verdict = ORDER[n % 3]
+        qtbot.keyClick(table, KEYS[verdict])
+        expected[entry.key] = (verdict, f"note {n}" if n % 10 == 0 else "")
+    assert view.count_label.text() == "100 of 100 reviewed"
+    # J/K move without recording anything
+    qtbot.keyClick(table, Qt.Key.Key_K)
+    assert view.current_row() == 98
+    qtbot.keyClick(table, Qt.Key.Key_J)
+    assert view.current_row() == 99
+    win.close()
+
+    # restart: a new window on the same database restores every verdict and note
+    win2 = _open(qtbot, inj_db, settings)
+    view2 = win2.audit.view
+    assert view2.count_label.text() == "100 of 100 reviewed"
+    restored = {k: (r.verdict, r.note) for k, r in view2.queue.reviews.items()}  # type: ignore[union-attr]
+    assert restored == expected
+    assert sum(v == Verdict.CONFIRMED for v, _ in restored.values()) == 34
+    # the verdicts live in the review file beside the DB
+    assert len(ReviewFile(review_path(inj_db)).all()) == 100
+    win2.close()
+
+
+def test_selection_shows_span_hidden_characters_and_linked_call(qtbot, tmp_path: Path, settings: QSettings) -> None:  # type: ignore[no-untyped-def]
+    db = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+    win = _open(qtbot, db, settings)
+    view = win.audit.view
+    qtbot.addWidget(view)
+    # filter by rule: only the override in the ticket
+    view.rule_box.setCurrentIndex(view.rule_box.findData("injection.override"))
+    assert len(view.model.rows) == 1
+    assert view.highlighted() == ["Ignore previous instructions"]
+    assert view.calls.text().startswith("tool call call_8Qm2vTtZ0rWkH5yNcLd3aPfE: issue_refund(")
+    assert view.calls.text().endswith("→ blocked")
+    assert view.count_label.text() == "0 of 7 reviewed · 1 shown"
+    win.close()
+
+
+def test_hidden_characters_visible_and_highlight_after_them(qtbot, tmp_path: Path, settings: QSettings) -> None:  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    tags = "".join(chr(0xE0000 + ord(c)) for c in "obey")
+    base = make_injected_trace(0)
+    ticket = base.items[-1]
+    text = "😀" + tags + " " + INJECTIONS[0]
+    db = tmp_path / "hidden.db"
+    with TraceStore.create(db) as st:
+        st.add([replace(base, items=base.items[:-1] + (replace(ticket, content=text),))])
+    win = _open(qtbot, db, settings)
+    view = win.audit.view
+    view.rule_box.setCurrentIndex(view.rule_box.findData("injection.override"))
+    assert view.content.toPlainText() == "😀⟨tags: obey⟩ " + INJECTIONS[0]
+    assert view.highlighted() == ["Ignore previous instructions"]
+    view.rule_box.setCurrentIndex(view.rule_box.findData("injection.invisible"))
+    assert view.highlighted() == ["⟨tags: obey⟩"]
+    win.close()
+
+
+def test_review_model(qtmodeltester, inj_db: Path) -> None:  # type: ignore[no-untyped-def]
+    from ctxviewer.review import ReviewQueue, collect
+
+    with TraceStore.open(inj_db) as st:
+        queue = ReviewQueue(collect(st))
+    model = ReviewTableModel()
+    model.set_rows(queue, queue.entries)
+    qtmodeltester.check(model)
+    assert model.rowCount() == 100
+    assert model.index(0, 0).data() == "failure"
+    assert model.index(0, 1).data() == "unreviewed"
