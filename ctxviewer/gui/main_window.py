@@ -24,8 +24,8 @@ from ..diff.conversation import derive_for_display
 from ..model import RequestTrace
 from ..store import StoreError, TraceStore
 from ..store.schema import SQLITE_HEADER
-from .compare import CompareController
 from .audit_dock import AuditController
+from .compare import CompareController
 from .importer import ImportController, show_message
 from .recent import RecentFiles
 from .tables import make_table, size_columns
