@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..highlight import utf16_offsets
-from ..review import ReviewEntry, ReviewFile, ReviewQueue, Verdict, collect, review_path
+from ..review import ReviewEntry, ReviewFile, ReviewQueue, ReviewVerdict, collect, review_path
 from ..review.queue import STATUSES, status_label
 from ..store import TraceStore
 from ..visible import reveal
@@ -36,7 +36,7 @@ from .worker import Task
 HIGHLIGHT = QColor("#fde68a")
 """Background of the flagged span."""
 
-_VERDICT_KEYS = {Qt.Key.Key_C: Verdict.CONFIRMED, Qt.Key.Key_F: Verdict.FALSE_POSITIVE, Qt.Key.Key_U: Verdict.FOLLOW_UP}
+_VERDICT_KEYS = {Qt.Key.Key_C: ReviewVerdict.CONFIRMED, Qt.Key.Key_F: ReviewVerdict.FALSE_POSITIVE, Qt.Key.Key_U: ReviewVerdict.FOLLOW_UP}
 HELP = "J/K next/previous · C confirmed injection · F false positive · U needs follow-up · X clear · N note"
 
 
@@ -253,7 +253,7 @@ class AuditView(QWidget):
         return [s.cursor.selectedText() for s in self.content.extraSelections()]
 
     # ------------------------------------------------------------------ verdicts and notes
-    def give_verdict(self, verdict: Verdict | None) -> None:
+    def give_verdict(self, verdict: ReviewVerdict | None) -> None:
         """Record ``verdict`` on the selected finding (``None`` clears it) and move to the next."""
         entry, row = self.current_entry(), self.current_row()
         if entry is None or self.queue is None:

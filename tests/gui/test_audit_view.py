@@ -9,12 +9,12 @@ from PySide6.QtCore import QSettings, Qt
 
 from ctxviewer.gui.main_window import MainWindow
 from ctxviewer.gui.review_model import ReviewTableModel
-from ctxviewer.review import ReviewFile, Verdict, review_path
+from ctxviewer.review import ReviewFile, ReviewVerdict, review_path
 from ctxviewer.store import TraceStore
 from tests.factories import INJECTIONS, make_injected_trace
 
-KEYS = {Verdict.CONFIRMED: Qt.Key.Key_C, Verdict.FALSE_POSITIVE: Qt.Key.Key_F, Verdict.FOLLOW_UP: Qt.Key.Key_U}
-ORDER = [Verdict.CONFIRMED, Verdict.FALSE_POSITIVE, Verdict.FOLLOW_UP]
+KEYS = {ReviewVerdict.CONFIRMED: Qt.Key.Key_C, ReviewVerdict.FALSE_POSITIVE: Qt.Key.Key_F, ReviewVerdict.FOLLOW_UP: Qt.Key.Key_U}
+ORDER = [ReviewVerdict.CONFIRMED, ReviewVerdict.FALSE_POSITIVE, ReviewVerdict.FOLLOW_UP]
 
 
 @pytest.fixture
@@ -73,7 +73,7 @@ def test_review_100_findings_by_keyboard_then_restart(qtbot, inj_db: Path, setti
     assert view2.count_label.text() == "100 of 100 reviewed"
     restored = {k: (r.verdict, r.note) for k, r in view2.queue.reviews.items()}  # type: ignore[union-attr]
     assert restored == expected
-    assert sum(v == Verdict.CONFIRMED for v, _ in restored.values()) == 34
+    assert sum(v == ReviewVerdict.CONFIRMED for v, _ in restored.values()) == 34
     # the verdicts live in the review file beside the DB
     assert len(ReviewFile(review_path(inj_db)).all()) == 100
     win2.close()
