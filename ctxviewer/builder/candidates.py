@@ -13,7 +13,7 @@ highest member's; ties go to the unit that comes first in candidate order (the c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..budget import CATEGORY_ORDER
 from ..model import Category, Kind
@@ -60,11 +60,16 @@ class Candidate:
     """For a tool result: the id of the call it answers."""
     category: Category | None = None
     """eq. 3.1 category; default by kind (memory counts as its own category)."""
+    is_required: bool = field(init=False, repr=False, compare=False)
+    """Same as :attr:`required`, computed once (the re-trim loop reads it per item)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "is_required", self.pinned or self.kind.required)
 
     @property
     def required(self) -> bool:
         """True when the builder may never remove it (policy, user request, pinned)."""
-        return self.pinned or self.kind.required
+        return self.is_required
 
     @property
     def cat(self) -> Category:
@@ -93,8 +98,13 @@ class Unit:
         return (self.priority, self.members[0])
 
 
+_REQUIRED_KINDS = frozenset(k for k in Kind if k.required)
+
+
 def units(cands: list[Candidate]) -> list[Unit]:
     """The removal units of ``cands`` (see the module docstring), in candidate order."""
+    if not any(c.tool_call_id is not None for c in cands):  # no tool results: one unit per item
+        return [Unit((k,), c.priority, c.pinned or c.kind in _REQUIRED_KINDS) for k, c in enumerate(cands)]
     parent = list(range(len(cands)))
 
     def find(i: int) -> int:
@@ -116,6 +126,17 @@ def units(cands: list[Candidate]) -> list[Unit]:
         out.append(Unit(tuple(members), max(cands[m].priority for m in members),
                         any(cands[m].required for m in members)))
     return sorted(out, key=lambda u: u.members[0])
+
+
+def removal_order(cands: list[Candidate]) -> list[tuple[float, int, tuple[int, ...]]]:
+    """Optional units as ``(priority, first index, members)``, in removal order (lowest priority
+    first, then earliest). Tuples, not :class:`Unit`, so a 5,000-item re-trim stays fast."""
+    if not any(c.tool_call_id is not None for c in cands):
+        order = [(c.priority, k, (k,)) for k, c in enumerate(cands) if not c.is_required]
+    else:
+        order = [(u.priority, u.members[0], u.members) for u in units(cands) if not u.required]
+    order.sort()
+    return order
 
 
 CAP_ORDER: tuple[Category, ...] = CATEGORY_ORDER

@@ -60,7 +60,10 @@ class JunctionCounter:
         self.pat = regex.compile(self.enc._pat_str)
         self.k = k
         self.segments: dict[str, CountedSegment] = {}
-        self.windows: dict[tuple[str, tuple[str, ...], str], int] = {}
+        self.windows: dict[tuple[int, tuple[int, ...], int], int] = {}
+        """Window tokens keyed by the ids of its segments (segments are kept, so ids stay valid)."""
+        self.pairs: dict[int, dict[int, int]] = {}
+        """Windows without short segments: ``pairs[id(left)][id(right)]`` (no key allocation)."""
         self.full_encodes = 0
 
     def _n(self, text: str) -> int:
@@ -91,7 +94,7 @@ class JunctionCounter:
         ``left``/``right`` ``None`` stand for the start/end of the text. Raises
         :class:`JunctionUnstable` when the join reaches past the guard pieces.
         """
-        key = (left.text if left else "", tuple(s.text for s in shorts), right.text if right else "")
+        key = (id(left), tuple(map(id, shorts)) if shorts else (), id(right))
         hit = self.windows.get(key)
         if hit is not None:
             return hit
@@ -101,9 +104,11 @@ class JunctionCounter:
         text = lg + (left.tail if left else "") + mid + (right.head if right else "") + rg
         pieces = self.pat.findall(text)
         if (lg and (not pieces or pieces[0] != lg)) or (rg and (not pieces or pieces[-1] != rg)):
-            raise JunctionUnstable(f"join reaches past the guard pieces of {key[0][:20]!r}/{key[2][:20]!r}")
+            raise JunctionUnstable("a join reaches past the guard pieces")
         n = self._n(text) - (left.c_before_tail if left else 0) - (right.c_after_head if right else 0)
         self.windows[key] = n
+        if not shorts:
+            self.pairs.setdefault(id(left), {})[id(right)] = n
         return n
 
     def count(self, texts: Sequence[str]) -> int:

@@ -18,10 +18,10 @@ import json
 from typing import Any, Callable, Protocol, Sequence
 
 from ..accounting.profiles import Resolution, resolve
-from ..accounting.request import _count_tool, _Counter, count_request
+from ..accounting.request import _Counter, _count_tool, count_request
 from ..model import Kind
 from .candidates import Candidate
-from .junctions import JunctionCounter, JunctionUnstable
+from .junctions import JunctionCounter, JunctionUnstable, CountedSegment
 
 
 class Tally(Protocol):
@@ -119,7 +119,7 @@ class ChatRule:
         """Input tokens of the serialized body by the endpoint's rule (the textbook step)."""
         return count_request(self.serialize(kept), self.model, self.encoding).total
 
-    def tally(self, cands: Sequence[Candidate]) -> ChatTally:
+    def tally(self, cands: Sequence[Candidate]) -> "ChatTally":
         """Incremental count of ``cands``, all kept at first."""
         return ChatTally(self, cands)
 
@@ -156,10 +156,23 @@ class TextRule:
         self.template = template
         self.description = f"rendered text, one {encoding} encode of the concatenated items"
         self.junctions = JunctionCounter(encoding)
+        self._by_id: dict[int, tuple[Candidate, CountedSegment]] = {}
+        self._starts: dict[tuple[int, ...], tuple[int, dict[int, int], bool]] = {}
+
+    def segment(self, cand: Candidate) -> CountedSegment:
+        """The cached segment of ``cand`` (looked up by object identity first, then by text)."""
+        hit = self._by_id.get(id(cand))
+        if hit is not None and hit[0] is cand:
+            return hit[1]
+        if len(self._by_id) > 500_000:
+            self._by_id.clear()
+        seg = self.junctions.segment(self.template(cand))
+        self._by_id[id(cand)] = (cand, seg)
+        return seg
 
     def cost(self, cand: Candidate) -> int:
         """Tokens of the item's rendered segment alone."""
-        return self.junctions.segment(self.template(cand)).tokens
+        return self.segment(cand).tokens
 
     def serialize(self, kept: Sequence[Candidate]) -> str:
         """The prompt text."""
@@ -169,7 +182,7 @@ class TextRule:
         """Tokens of the whole prompt, encoded from scratch (the textbook step)."""
         return len(self.junctions.enc.encode_ordinary(self.serialize(kept)))
 
-    def tally(self, cands: Sequence[Candidate]) -> TextTally:
+    def tally(self, cands: Sequence[Candidate]) -> "TextTally":
         """Incremental exact count of ``cands`` (all kept at first)."""
         return TextTally(self, cands)
 
@@ -179,44 +192,57 @@ class TextTally:
 
     def __init__(self, rule: TextRule, cands: Sequence[Candidate]) -> None:
         self.jc = rule.junctions
-        self.texts = [rule.template(c) for c in cands]
-        self.segs = [self.jc.segment(t) for t in self.texts]
+        seg = rule.segment
+        self.segs = [seg(c) for c in cands]
         n = len(cands)
         self.prev = list(range(-1, n - 1))
         self.next = list(range(1, n + 1))
-        self.head: int = 0 if n else n
-        self.n = n
-        self.fallback = False
-        self.win: dict[int, int] = {}  # left long index (-1 = start) -> window tokens
+        self.head, self.n = 0, n
+        key = tuple(map(id, self.segs))
+        start = rule._starts.get(key)
+        if start is None:
+            start = self._start()
+            if len(rule._starts) > 16:
+                rule._starts.clear()
+            rule._starts[key] = start
+        self.total, win, self.fallback = start
+        self.win: dict[int, int] = dict(win)  # left long index (-1 = start) -> window tokens
+
+    def _start(self) -> tuple[int, dict[int, int], bool]:
+        win: dict[int, int] = {}
         try:
-            total, left, shorts = 0, -1, list[int]()
+            total, left, shorts = 0, -1, []
             for i, seg in enumerate(self.segs):
                 if seg.long:
-                    self.win[left] = self._window(left, shorts, i)
-                    total += seg.body + self.win[left]
+                    win[left] = self._window(left, shorts, i)
+                    total += seg.body + win[left]
                     left, shorts = i, []
                 else:
                     shorts.append(i)
-            self.win[left] = self._window(left, shorts, n)
-            self.total = total + self.win[left]
+            win[left] = self._window(left, shorts, self.n)
+            return total + win[left], win, False
         except JunctionUnstable:
-            self._to_fallback()
+            self.fallback = True
+            return self._full(), {}, True
 
     def _window(self, left: int, shorts: list[int], right: int) -> int:
         return self.jc.window(self.segs[left] if left >= 0 else None, [self.segs[s] for s in shorts],
                               self.segs[right] if right < self.n else None)
 
     def _kept(self) -> list[int]:
-        out: list[int] = []
-        i = self.head
+        out, i = [], self.head
         while i < self.n:
             out.append(i)
             i = self.next[i]
         return out
 
+    def _full(self) -> int:
+        self.jc.full_encodes += 1
+        return len(self.jc.enc.encode_ordinary("".join(self.segs[i].text for i in self._kept())))
+
     def _to_fallback(self) -> None:
         self.fallback = True
-        self.total = len(self.jc.enc.encode_ordinary("".join(self.texts[i] for i in self._kept())))
+        self.total = self._full()
 
     def remove(self, index: int) -> None:
         """Drop candidate ``index`` and update the total exactly."""
@@ -229,6 +255,23 @@ class TextTally:
             self.prev[q] = p
         if self.fallback:
             self._to_fallback()
+            return
+        segs, n = self.segs, self.n
+        seg = segs[index]
+        if seg.long and (p < 0 or segs[p].long) and (q >= n or segs[q].long):
+            # Common case: long segments on both sides; one cached window replaces two.
+            lseg = segs[p] if p >= 0 else None
+            rseg = segs[q] if q < n else None
+            after = self.jc.pairs.get(id(lseg))
+            w = after.get(id(rseg)) if after is not None else None
+            if w is None:
+                try:
+                    w = self.jc.window(lseg, (), rseg)
+                except JunctionUnstable:
+                    self._to_fallback()
+                    return
+            self.total += w - seg.body - self.win.pop(index) - self.win[p]
+            self.win[p] = w
             return
         left = p
         while left >= 0 and not self.segs[left].long:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from ..model import Category
-from .candidates import CAP_ORDER, Candidate, RequiredOverBudgetError, Unit, units
+from .candidates import CAP_ORDER, Candidate, RequiredOverBudgetError, Unit, removal_order, units
 from .rules import CountingRule
 
 
@@ -42,13 +42,12 @@ class Trim:
     """Input tokens of the request as built, by the rule."""
 
 
-def _reason(base: str, unit: Unit, member: int, cands: Sequence[Candidate]) -> str:
-    if len(unit.members) == 1:
+def _reason(base: str, members: tuple[int, ...], member: int, cands: Sequence[Candidate]) -> str:
+    if len(members) == 1:
         return base
-    lead = cands[unit.members[0]]
-    if member == unit.members[0]:
-        return f"{base} (with its {len(unit.members) - 1} tool result(s))"
-    return f"{base} (dropped with tool call {lead.id})"
+    if member == members[0]:
+        return f"{base} (with its {len(members) - 1} tool result(s))"
+    return f"{base} (dropped with tool call {cands[members[0]].id})"
 
 
 def trim(cands: Sequence[Candidate], rule: CountingRule, max_input_tokens: int,
@@ -57,37 +56,50 @@ def trim(cands: Sequence[Candidate], rule: CountingRule, max_input_tokens: int,
 
     Raises :class:`RequiredOverBudgetError` when the required items alone are over.
     """
-    order = sorted((u for u in units(list(cands)) if not u.required), key=lambda u: u.key)
+    cands = list(cands)
+    order = removal_order(cands)
     tally = rule.tally(cands)
     kept = [True] * len(cands)
     reasons: dict[int, str] = {}
     removed: list[int] = []
     gone = [False] * len(order)
+    remove = tally.remove
 
     def drop(k: int, base: str) -> None:
         gone[k] = True
-        for m in order[k].members:
+        members = order[k][2]
+        for m in members:
             kept[m] = False
-            reasons[m] = _reason(base, order[k], m, cands)
+            reasons[m] = base if len(members) == 1 else _reason(base, members, m, cands)
             removed.append(m)
-            tally.remove(m)
+            remove(m)
 
     for cat in CAP_ORDER:
         cap = (caps or {}).get(cat)
         if cap is None:
             continue
         used = sum(rule.cost(c) for c, k in zip(cands, kept) if k and c.cat is cat)
-        for k, u in enumerate(order):
+        for k, (_, _, members) in enumerate(order):
             if used <= cap:
                 break
-            if gone[k] or not any(cands[m].cat is cat for m in u.members):
+            if gone[k] or not any(cands[m].cat is cat for m in members):
                 continue
-            used -= sum(rule.cost(cands[m]) for m in u.members if cands[m].cat is cat)
+            used -= sum(rule.cost(cands[m]) for m in members if cands[m].cat is cat)
             drop(k, f"cap:{cat.value}")
     for k in range(len(order)):
         if tally.total <= max_input_tokens:
             break
-        if not gone[k]:
+        if gone[k]:
+            continue
+        members = order[k][2]
+        if len(members) == 1:  # inlined drop() for the common case
+            m = members[0]
+            kept[m] = False
+            gone[k] = True
+            reasons[m] = "budget"
+            removed.append(m)
+            remove(m)
+        else:
             drop(k, "budget")
     if tally.total > max_input_tokens:
         raise RequiredOverBudgetError(tally.total, max_input_tokens)
@@ -98,7 +110,7 @@ def textbook_trim(cands: Sequence[Candidate], rule: CountingRule, max_input_toke
                   caps: Mapping[Category, int] | None = None) -> Trim:
     """The chapter's loop: after every removal, serialize the kept items and count the whole
     request again (cap sums are item content tokens, additive by definition). Same rules and result as :func:`trim`, slowly."""
-    all_units = [u for u in units(list(cands)) if not u.required]
+    all_units = [u for u in units(list(cands)) if not u.required]  # the same units as trim()
     kept = [True] * len(cands)
     reasons: dict[int, str] = {}
     removed: list[int] = []
@@ -108,7 +120,7 @@ def textbook_trim(cands: Sequence[Candidate], rule: CountingRule, max_input_toke
         alive.remove(u)
         for m in u.members:
             kept[m] = False
-            reasons[m] = _reason(base, u, m, cands)
+            reasons[m] = _reason(base, u.members, m, cands)
             removed.append(m)
 
     def cat_tokens(cat: Category) -> int:
