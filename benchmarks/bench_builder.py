@@ -36,7 +36,7 @@ CHAPTER = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / 
 
 def candidates(n: int, seed: int = 7) -> list[Candidate]:
     """Policy, ``n`` optional items of ~225 tokens, and the user request."""
-    words = CHAPTER.read_text(encoding="utf-8").split() if CHAPTER.is_file() else "token budget item".split()
+    words = CHAPTER.read_text(encoding="utf-8").split() if CHAPTER.is_file() else ["token", "budget", "item"]
     rng = random.Random(seed)
     kinds = [Kind.HISTORY, Kind.EVIDENCE, Kind.MEMORY, Kind.TOOL]
     out = [Candidate(Kind.POLICY, "policy", "You answer from the supplied records only. " * 5)]
@@ -72,12 +72,12 @@ def main() -> None:
         full = probe.count(cands)
         budget = full // 2
         text = probe.serialize(cands)
-        enc_ms = _ms(lambda: probe.junctions.enc.encode_ordinary(text), 3)[0]
+        enc_ms = _ms(lambda p=probe, t=text: p.junctions.enc.encode_ordinary(t), 3)[0]
         t0 = time.perf_counter()
         rule = TextRule("cl100k_base")
         fast = trim(cands, rule, budget)
         cold_ms = (time.perf_counter() - t0) * 1000
-        cached_ms, cached_min = _ms(lambda: trim(cands, rule, budget), args.repeat)
+        cached_ms, cached_min = _ms(lambda c=cands, r=rule, b=budget: trim(c, r, b), args.repeat)
         removed = len(fast.removed)
         if n <= args.textbook_max:
             t0 = time.perf_counter()

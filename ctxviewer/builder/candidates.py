@@ -131,6 +131,7 @@ def units(cands: list[Candidate]) -> list[Unit]:
 def removal_order(cands: list[Candidate]) -> list[tuple[float, int, tuple[int, ...]]]:
     """Optional units as ``(priority, first index, members)``, in removal order (lowest priority
     first, then earliest). Tuples, not :class:`Unit`, so a 5,000-item re-trim stays fast."""
+    order: list[tuple[float, int, tuple[int, ...]]]
     if not any(c.tool_call_id is not None for c in cands):
         order = [(c.priority, k, (k,)) for k, c in enumerate(cands) if not c.is_required]
     else:

@@ -18,7 +18,7 @@ import json
 from typing import Any, Callable, Protocol, Sequence
 
 from ..accounting.profiles import Resolution, resolve
-from ..accounting.request import _Counter, _count_tool, count_request
+from ..accounting.request import _count_tool, _Counter, count_request
 from ..model import Kind
 from .candidates import Candidate
 from .junctions import JunctionCounter, JunctionUnstable, CountedSegment
@@ -119,7 +119,7 @@ class ChatRule:
         """Input tokens of the serialized body by the endpoint's rule (the textbook step)."""
         return count_request(self.serialize(kept), self.model, self.encoding).total
 
-    def tally(self, cands: Sequence[Candidate]) -> "ChatTally":
+    def tally(self, cands: Sequence[Candidate]) -> ChatTally:
         """Incremental count of ``cands``, all kept at first."""
         return ChatTally(self, cands)
 
@@ -182,7 +182,7 @@ class TextRule:
         """Tokens of the whole prompt, encoded from scratch (the textbook step)."""
         return len(self.junctions.enc.encode_ordinary(self.serialize(kept)))
 
-    def tally(self, cands: Sequence[Candidate]) -> "TextTally":
+    def tally(self, cands: Sequence[Candidate]) -> TextTally:
         """Incremental exact count of ``cands`` (all kept at first)."""
         return TextTally(self, cands)
 
@@ -211,7 +211,7 @@ class TextTally:
     def _start(self) -> tuple[int, dict[int, int], bool]:
         win: dict[int, int] = {}
         try:
-            total, left, shorts = 0, -1, []
+            total, left, shorts = 0, -1, list[int]()
             for i, seg in enumerate(self.segs):
                 if seg.long:
                     win[left] = self._window(left, shorts, i)
