@@ -21,7 +21,7 @@ from ..accounting.profiles import Resolution, resolve
 from ..accounting.request import _count_tool, _Counter, count_request
 from ..model import Kind
 from .candidates import Candidate
-from .junctions import JunctionCounter, JunctionUnstable, CountedSegment
+from .junctions import CountedSegment, JunctionCounter, JunctionUnstable
 
 
 class Tally(Protocol):
