@@ -15,7 +15,7 @@ import click
 from click_default_group import DefaultGroup
 
 from . import __version__
-from .importers import ImportFailed, omissions_recorded
+from .importers import ImportFailed
 from .store import StoreError, TraceQuery, TraceStore
 
 
@@ -103,28 +103,13 @@ def list_cmd(db: str, as_json: bool, text: str) -> None:
     from tabulate import tabulate
 
     from .columns import TRACE_COLUMNS
-    from .serialize import format_created
+    from .report import trace_row_to_dict
 
     with _open_store(db) as store:
         query = TraceQuery(text=text)
         rows = store.list(query, 0, -1)  # negative limit: all rows
     if as_json:
-        _json_out([
-            {
-                "trace_id": r.trace_id,
-                "created": format_created(r.created),
-                "service": r.service,
-                "provider": r.provider,
-                "model": r.model,
-                "capacity": r.capacity,
-                "input_tokens": r.input_tokens,
-                "reserved_output_tokens": r.reserved_output_tokens,
-                "retained": r.retained_count,
-                "omitted": r.omitted_count if omissions_recorded(r.source_format) else None,
-                "replay_of": r.replay_of,
-            }
-            for r in rows
-        ])
+        _json_out([trace_row_to_dict(r) for r in rows])
         return
     click.echo(tabulate(
         [[c.format(r) for c in TRACE_COLUMNS] for r in rows],
@@ -211,6 +196,10 @@ cli.add_command(diff_cmd)
 from .cli_check import check_cmd  # noqa: E402  (issue 9)
 
 cli.add_command(check_cmd)
+
+from .cli_upgrade import upgrade_cmd  # noqa: E402  (one block per command module)
+
+cli.add_command(upgrade_cmd)
 
 
 def main(argv: list[str] | None = None) -> None:

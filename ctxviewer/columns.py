@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Generic, Protocol, TypeVar
 
-from .importers import omissions_recorded
 from .model import NOT_RECORDED, ContextItem, Status
 
 DASH = "\u2014"
@@ -93,6 +92,9 @@ class TraceRowLike(Protocol):
     input_tokens: int | None
     retained_count: int | None
     omitted_count: int | None
+    omissions_recorded: bool | None
+    state: str | None
+    verdict: str | None
 
 
 def input_over_capacity(row: TraceRowLike) -> str:
@@ -105,12 +107,24 @@ def input_over_capacity(row: TraceRowLike) -> str:
 
 def retained_omitted(row: TraceRowLike) -> str:
     """``"5 / 1"``: retained / omitted item counts; an unknown count reads ``"not recorded"``, as
-    does the omitted count of a format that cannot record omissions (``"3 / not recorded"`` for OTel)."""
+    does the omitted count of a format that cannot record omissions (``"3 / not recorded"`` for OTel;
+    read from the row's stored ``omissions_recorded`` fact)."""
     if row.retained_count is None and row.omitted_count is None:
         return NOT_RECORDED
-    if not omissions_recorded(getattr(row, "source_format", None)):
+    if row.omissions_recorded is False:  # a fact stored at import, never looked up per cell
         return f"{fmt_int(row.retained_count)} / {NOT_RECORDED}"
     return f"{fmt_int(row.retained_count)} / {fmt_int(row.omitted_count)}"
+
+
+def trace_state(row: TraceRowLike) -> str:
+    """The stored state word (``ok``, ``warning``, ``failure``) or ``"not recorded"``."""
+    return fmt_text(row.state)
+
+
+def _state_tooltip(row: Any) -> str | None:
+    verdict = getattr(row, "verdict", None)
+    rule = getattr(row, "worst_rule", None)
+    return "\n".join(p for p in (verdict, f"worst finding: {rule}" if rule else None) if p) or None
 
 
 def _trace_tooltip(row: Any) -> str | None:
@@ -135,8 +149,10 @@ TRACE_COLUMNS: tuple[Column[Any], ...] = (
            width_chars=14),
     Column("retained_omitted", "Retained / omitted", retained_omitted, "retained_count", numeric=True,
            width_chars=7),
+    Column("state", "State", trace_state, "state", width_chars=7, tooltip=_state_tooltip),
 )
-"""Trace-list columns: time, trace id, model, input tokens / capacity, retained / omitted."""
+"""Trace-list columns: time, trace id, model, input tokens / capacity, retained / omitted, state
+(from the facts stored on the row; the tooltip gives the verdict)."""
 
 
 # --------------------------------------------------------------------------- item table

@@ -1,7 +1,9 @@
 """The ctxviewer trace database: SQLite, built with sqlite-utils, sized for a million traces.
 
-Open a database read-only with ``TraceStore.open(path)`` (the viewer: never modifies the file) or
-writable with ``TraceStore.create(path)`` (import: creates or migrates it). List with a
+Open a database read-only with ``TraceStore.open(path)`` (the viewer: never modifies the file; an
+older schema raises :class:`OldSchemaError` and is never upgraded in place) or writable with
+``TraceStore.create(path)`` (import: creates or migrates it). ``upgrade_copy(old, new)`` writes
+an upgraded copy of an older database. List with a
 :class:`TraceQuery`; load one full trace with ``store.load(trace_id)``.
 
 Layout and invariants
@@ -30,8 +32,16 @@ Tables and columns
     ``omitted_count`` INTEGER NOT NULL -- items left out.
     ``replay_of`` TEXT -- trace_id this trace replays.
     ``source_format`` TEXT -- importer that produced it (``native``, ``otel``, ...).
+    Facts of the trace's assessment, stored at add time (schema 2, :mod:`ctxviewer.store.facts`;
+    back-filled when an older database is upgraded):
+    ``omissions_recorded`` INTEGER -- 1, or 0 when the format cannot record omitted items.
+    ``margin`` INTEGER -- eq. 3.1 margin, tokens. ``fits`` INTEGER -- 1 / 0, NULL if undecided.
+    ``state`` TEXT -- ``ok``, ``warning`` or ``failure``.
+    ``worst_rule`` TEXT, ``worst_severity`` TEXT -- the worst finding (NULL when none).
+    ``verdict`` TEXT -- the verdict in words.
     Indexes: ``idx_traces_created`` (created, trace_id), ``idx_traces_model`` (model, trace_id),
-    ``idx_traces_input_tokens`` (input_tokens, trace_id), ``idx_traces_replay_of`` (replay_of).
+    ``idx_traces_input_tokens`` (input_tokens, trace_id), ``idx_traces_replay_of`` (replay_of),
+    ``idx_traces_state`` (state, trace_id).
 
 ``blobs`` -- content-addressed text (item contents, serialized requests).
     ``hash`` TEXT PK -- hex sha256 of the UTF-8 text.
@@ -81,15 +91,19 @@ No Qt here.
 """
 
 from .query import SORTABLE, TraceQuery, TraceRow
-from .schema import SCHEMA_VERSION, StoreError
+from .schema import SCHEMA_VERSION, OldSchemaError, StoreError
 from .store import TraceStore, content_hash
+from .upgrade import UpgradeResult, upgrade_copy
 
 __all__ = [
+    "OldSchemaError",
     "SCHEMA_VERSION",
     "SORTABLE",
     "StoreError",
     "TraceQuery",
     "TraceRow",
     "TraceStore",
+    "UpgradeResult",
     "content_hash",
+    "upgrade_copy",
 ]

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from ..serialize import parse_created
+from .facts import FACT_COLUMNS
 
 SORTABLE: tuple[str, ...] = (
     "created",
@@ -24,9 +25,10 @@ SORTABLE: tuple[str, ...] = (
     "reserved_output_tokens",
     "retained_count",
     "omitted_count",
+    "state",
 )
-"""Fields :class:`TraceQuery` can sort on. ``created``, ``trace_id``, ``model`` and
-``input_tokens`` walk an index; the others sort the filtered rows of the narrow table."""
+"""Fields :class:`TraceQuery` can sort on. ``created``, ``trace_id``, ``model``,
+``input_tokens`` and ``state`` walk an index; the others sort the filtered rows of the narrow table."""
 
 ROW_COLUMNS: tuple[str, ...] = (
     "trace_id",
@@ -41,6 +43,7 @@ ROW_COLUMNS: tuple[str, ...] = (
     "omitted_count",
     "replay_of",
     "source_format",
+    *FACT_COLUMNS,
 )
 """Columns of the ``traces`` table, in :class:`TraceRow` field order."""
 
@@ -76,12 +79,30 @@ class TraceRow:
     """trace_id of the request this one replays."""
     source_format: str | None
     """Importer that produced the trace."""
+    omissions_recorded: bool | None = None
+    """False when the source format cannot record omitted items (then ``omitted_count`` means
+    nothing); ``None`` for a row whose facts could not be computed."""
+    margin: int | None = None
+    """eq. 3.1 margin in tokens (shared: C - input - B_out; separate: input headroom)."""
+    fits: bool | None = None
+    """Whether eq. 3.1 holds; ``None`` when it cannot be decided."""
+    state: str | None = None
+    """``ok`` / ``warning`` / ``failure`` (:class:`ctxviewer.findings.State`)."""
+    worst_rule: str | None = None
+    """Rule id of the worst finding (``policy.unavailable``), or ``None`` when there is none."""
+    worst_severity: str | None = None
+    """Severity of the worst finding (``failure``), or ``None``."""
+    verdict: str | None = None
+    """The assessment's verdict in words."""
 
     @classmethod
     def from_sql(cls, row: tuple[Any, ...]) -> TraceRow:
         """Build from a ``SELECT <ROW_COLUMNS>`` row."""
         values = dict(zip(ROW_COLUMNS, row))
         values["created"] = parse_created(values["created"])
+        for flag in ("omissions_recorded", "fits"):
+            if values[flag] is not None:
+                values[flag] = bool(values[flag])
         return cls(**values)
 
 

@@ -50,6 +50,22 @@ class StoreError(Exception):
         self.problem = problem
 
 
+class OldSchemaError(StoreError):
+    """A database of an older schema was opened read-only: it is never upgraded in place. The
+    message offers ``ctxviewer upgrade`` (an upgraded copy, :func:`ctxviewer.store.upgrade_copy`)."""
+
+    def __init__(self, path: Path | str, version: int, missing: tuple[str, ...] = ()) -> None:
+        what = (f"uses an older schema ({version}; current {SCHEMA_VERSION})" if version < SCHEMA_VERSION
+                else f"lacks schema steps of this ctxviewer ({', '.join(missing)})")
+        super().__init__(
+            path,
+            f"{what} and is opened read-only, so it is not upgraded in place; write an upgraded "
+            f"copy with `ctxviewer upgrade {path} -o NEW.db` and open that",
+        )
+        self.version = version
+        self.missing = missing
+
+
 MIGRATIONS = Migrations("ctxviewer")
 """The named schema steps, applied in order by :func:`migrate`."""
 
@@ -155,6 +171,21 @@ def m006_items_token_provenance(db: Database) -> None:
     items.add_column("tokens_encoding", str)
 
 
+@_step(2)
+def m007_traces_facts(db: Database) -> None:
+    """Facts known at import on each trace row (:mod:`ctxviewer.store.facts`): whether omissions
+    are recorded, the eq. 3.1 margin and fit, the state, the worst finding's rule and severity and
+    the verdict in words; back-filled by assessing every trace already stored."""
+    traces = db.table("traces")
+    for col, kind in (("omissions_recorded", int), ("margin", int), ("fits", int), ("state", str),
+                      ("worst_rule", str), ("worst_severity", str), ("verdict", str)):
+        traces.add_column(col, kind)
+    traces.create_index(["state", "trace_id"], index_name="idx_traces_state")
+    from .facts import backfill  # the current assessment; imported here to avoid an import cycle
+
+    backfill(db.conn)
+
+
 # ------------------------------------------------------------------ checks
 
 
@@ -246,16 +277,28 @@ def check_schema(conn: sqlite3.Connection, path: Path, *, writable: bool) -> int
             f"{SCHEMA_VERSION}); upgrade ctxviewer to open it",
         )
     if version < SCHEMA_VERSION and not writable:
-        raise StoreError(
-            path,
-            f"uses an older schema ({version}; current {SCHEMA_VERSION}); import into it once "
-            "(`ctxviewer import ... -o FILE`) to upgrade it",
-        )
+        raise OldSchemaError(path, version)
+    missing = _missing_steps(conn, names)
+    if missing and not writable:  # a pre-release database of this version
+        raise OldSchemaError(path, version, missing)
     try:
         conn.execute("SELECT trace_id FROM traces LIMIT 1").fetchall()
     except sqlite3.DatabaseError as exc:
         raise StoreError(path, f"is corrupt: {exc}") from None
     return version
+
+
+def _missing_steps(conn: sqlite3.Connection, names: set[str]) -> tuple[str, ...]:
+    """Names of :data:`STEPS` not recorded in ``_sqlite_migrations`` (``()`` when the database
+    does not record its steps at all)."""
+    if MIGRATIONS.migrations_table not in names:
+        return ()
+    try:
+        done = {r[0] for r in conn.execute(
+            f"SELECT name FROM {MIGRATIONS.migrations_table} WHERE migration_set = ?", (MIGRATIONS.name,))}
+    except sqlite3.DatabaseError:
+        return ()
+    return tuple(name for _, name in STEPS if name not in done)
 
 
 def _has_ctxviewer_migrations(conn: sqlite3.Connection, names: set[str]) -> bool:

@@ -21,10 +21,10 @@ from urllib.parse import quote
 
 from sqlite_utils import Database
 
-from ..budget import check_capacity
 from ..model import ContextItem, RequestTrace, Status
 from ..serialize import TraceFormatError, format_created, item_from_dict, item_to_dict, trace_from_dict, trace_to_dict
 from ..tokens import count_tokens
+from .facts import trace_facts
 from .query import ROW_COLUMNS, TraceQuery, TraceRow, count_sql, list_sql
 from .schema import READ_ONLY, StoreError, check_file, check_schema, is_readonly_error, migrate
 
@@ -356,7 +356,7 @@ class TraceStore:
             request_hash = self._put_blob(t.request.content)
             details["request"].pop("content", None)
             details["request"]["sha256"] = request_hash
-        chk = check_capacity(t)
+        assessment, facts = trace_facts(t)
         retained = sum(1 for i in t.items if i.status is Status.RETAINED)
         row = (
             tid,
@@ -365,12 +365,13 @@ class TraceStore:
             t.endpoint.provider,
             t.endpoint.model,
             t.endpoint.capacity,
-            chk.input_tokens,
+            assessment.capacity.input_tokens,
             t.reserved_output_tokens,
             retained,
             len(t.items) - retained,
             t.replay_of,
             t.source_format,
+            *facts,
         )
         c = self._conn
         c.execute("DELETE FROM items WHERE trace_id = ?", (tid,))

@@ -23,6 +23,10 @@ class Row:
     omitted_count: int | None = 1
     replay_of: str | None = None
     source_format: str | None = "native"
+    omissions_recorded: bool | None = True
+    state: str | None = "failure"
+    verdict: str | None = "over capacity by 700 tokens"
+    worst_rule: str | None = "budget.over_capacity"
 
 
 def cells(row: object) -> dict[str, str]:
@@ -31,14 +35,23 @@ def cells(row: object) -> dict[str, str]:
 
 def test_trace_columns_values() -> None:
     assert [c.title for c in TRACE_COLUMNS] == [
-        "Time (UTC)", "Trace id", "Model", "Input / capacity", "Retained / omitted"]
+        "Time (UTC)", "Trace id", "Model", "Input / capacity", "Retained / omitted", "State"]
     assert cells(Row()) == {
         "created": "2025-03-04 09:15:02",
         "trace_id": "budget-8k",
         "model": "gpt-4o-mini",
         "input_capacity": "6,000 / 8,000",
         "retained_omitted": "6 / 1",
+        "state": "failure",
     }
+    state = column(TRACE_COLUMNS, "state")
+    assert state.tooltip is not None
+    assert state.tooltip(Row()) == "over capacity by 700 tokens\nworst finding: budget.over_capacity"
+
+
+def test_omitted_count_reads_the_stored_fact() -> None:
+    assert cells(Row(omissions_recorded=False))["retained_omitted"] == "6 / not recorded"
+    assert cells(Row(omissions_recorded=True, source_format="otel"))["retained_omitted"] == "6 / 1"
 
 
 def test_trace_columns_none_is_not_recorded_never_zero() -> None:

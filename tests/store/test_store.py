@@ -108,6 +108,13 @@ def test_list_row_values(db: Path) -> None:
         omitted_count=1,
         replay_of=None,
         source_format="native",
+        omissions_recorded=True,
+        margin=8000 - 1200 - sum(i.tokens for i in make_trace().retained),
+        fits=True,
+        state="ok",
+        worst_rule=None,
+        worst_severity=None,
+        verdict="fits, 6,601 tokens margin",
     )
     assert rows[1].input_tokens == make_rich_trace().input_tokens
     assert (rows[1].retained_count, rows[1].omitted_count, rows[1].replay_of) == (6, 3, "trace-4471-delivery")
@@ -375,21 +382,78 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "store"
 
 @pytest.mark.parametrize("version", [1])
 def test_database_of_each_released_schema_still_opens(tmp_path: Path, version: int) -> None:
-    """One kept database per schema version: it must read (after upgrading) to the traces it was
-    written from (the JSONL file written alongside it)."""
+    """One kept database per schema version: an upgraded copy must read to the traces it was
+    written from (the JSONL file written alongside it), with the facts of the current schema
+    back-filled by assessing each stored trace; the old file is only read."""
+    from ctxviewer.assessment import assess
     from ctxviewer.importers.native import IMPORTER
+    from ctxviewer.store import OldSchemaError, upgrade_copy
 
     expected = list(IMPORTER.load(DATA / f"schema-{version}.jsonl"))
-    copy = tmp_path / "old.db"
-    copy.write_bytes((DATA / f"schema-{version}.db").read_bytes())
+    old = tmp_path / "old.db"
+    old.write_bytes((DATA / f"schema-{version}.db").read_bytes())
+    before = old.read_bytes()
     if version < SCHEMA_VERSION:
-        TraceStore.create(copy).close()
+        with pytest.raises(OldSchemaError) as err:
+            TraceStore.open(old)  # read-only: never upgraded in place
+        assert str(err.value) == (
+            f"{old}: uses an older schema ({version}; current {SCHEMA_VERSION}) and is opened read-only, "
+            f"so it is not upgraded in place; write an upgraded copy with `ctxviewer upgrade {old} -o NEW.db` "
+            "and open that")
+    new = tmp_path / "new.db"
+    result = upgrade_copy(old, new)
+    assert (result.from_version, result.to_version, result.traces) == (version, SCHEMA_VERSION, len(expected))
+    assert old.read_bytes() == before
     if version < 2:  # rows written before schema 2 did not store token provenance: it stays unknown
         expected = [replace(t, items=tuple(replace(i, tokens_provenance=None) for i in t.items)) for t in expected]
-    with TraceStore.open(copy) as store:
+    with TraceStore.open(new) as store:
         assert store.count() == len(expected)
         assert [store.load(t.trace_id) for t in expected] == expected
+        rows = {r.trace_id: r for r in store.list()}
+    for t in expected:
+        a, row = assess(t), rows[t.trace_id]
+        assert (row.state, row.verdict, row.fits, row.margin, row.omissions_recorded) == (
+            a.state.value, a.verdict, a.fits, a.capacity.margin, a.omissions_recorded)
+    assert (rows["trace-4471-delivery"].state, rows["trace-4471-delivery"].margin) == ("ok", 6601)
+    assert rows["trace-rich"].verdict == "input fits, 6,580 tokens to spare; output reserve fits (1,200 of 1,200)"
 
+
+def test_upgrade_copy_refuses_an_existing_target_and_a_non_database(tmp_path: Path, db: Path) -> None:
+    from ctxviewer.store import upgrade_copy
+
+    target = tmp_path / "exists.db"
+    target.write_bytes(b"keep me")
+    with pytest.raises(StoreError, match="already exists; choose a new file"):
+        upgrade_copy(DATA / "schema-1.db", target)
+    assert target.read_bytes() == b"keep me"
+    other = tmp_path / "other.db"
+    with closing(sqlite3.connect(other)) as conn:
+        conn.execute("CREATE TABLE notes (x)")
+    with pytest.raises(StoreError, match="not a ctxviewer trace database"):
+        upgrade_copy(other, tmp_path / "never.db")
+    assert not (tmp_path / "never.db").exists()
+
+
+def test_a_database_missing_a_step_of_its_version_is_offered_an_upgrade(db: Path) -> None:
+    """A pre-release database at the current version without the facts step opens as old."""
+    from ctxviewer.store import OldSchemaError
+
+    with closing(sqlite3.connect(db)) as conn, conn:
+        conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm007_traces_facts'")
+    with pytest.raises(OldSchemaError, match=r"lacks schema steps of this ctxviewer \(m007_traces_facts\)"):
+        TraceStore.open(db)
+
+
+def test_add_stores_the_assessment_facts(tmp_path: Path) -> None:
+    from ctxviewer.model import Policy
+
+    path = tmp_path / "facts.db"
+    with TraceStore.create(path) as store:
+        store.add([make_trace(trace_id="pm", policy=Policy(id="p", version="v7", available=False))])
+    with TraceStore.open(path) as store:
+        (row,) = store.list()
+    assert (row.fits, row.state, row.worst_rule, row.worst_severity) == (True, "failure", "policy.unavailable", "failure")
+    assert row.verdict == "fits, 6,601 tokens margin; required policy version v7 unavailable: the request should be rejected"
 
 
 # ---------------------------------------------------------------- read-only files

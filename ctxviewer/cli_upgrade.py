@@ -1,0 +1,33 @@
+"""``ctxviewer upgrade OLD.db -o NEW.db``: write an upgraded copy of an older trace database.
+
+A database opened for viewing (``open``, ``list``, ``show``, ``screenshot``) is read-only and never
+upgraded in place; when its schema is older, those commands say so and point here.
+"""
+
+from __future__ import annotations
+
+import click
+
+from .store import StoreError, upgrade_copy
+
+
+@click.command("upgrade")
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="New database file for the upgraded copy (must not exist).")
+def upgrade_cmd(db: str, output: str) -> None:
+    """Write a copy of DB upgraded to the current schema; DB itself is only read.
+
+    The copy gets the facts newer schemas store for each trace (state, verdict, margin, ...),
+    computed by assessing every stored trace.
+
+    \b
+    Example:
+        ctxviewer upgrade old-traces.db -o traces.db
+    """
+    try:
+        result = upgrade_copy(db, output)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"wrote {result.path}: schema {result.from_version} -> {result.to_version}, "
+               f"{result.traces} trace(s); {db} is unchanged")

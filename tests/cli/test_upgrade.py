@@ -1,0 +1,41 @@
+"""``ctxviewer upgrade``: an older database is never upgraded in place; an upgraded copy is."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from ctxviewer.cli import cli
+
+SCHEMA_1 = Path(__file__).resolve().parents[1] / "data" / "store" / "schema-1.db"
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    res = CliRunner().invoke(cli, list(args))
+    return res.exit_code, res.stdout, res.stderr
+
+
+def test_list_of_an_old_database_says_so_and_offers_upgrade(tmp_path: Path) -> None:
+    old = tmp_path / "old.db"
+    old.write_bytes(SCHEMA_1.read_bytes())
+    code, _, err = run("list", str(old))
+    assert code == 1
+    assert f"{old}: uses an older schema (1; current 2)" in err
+    assert f"`ctxviewer upgrade {old} -o NEW.db`" in err
+    assert old.read_bytes() == SCHEMA_1.read_bytes()
+
+
+def test_upgrade_writes_a_copy_with_back_filled_facts(tmp_path: Path) -> None:
+    old, new = tmp_path / "old.db", tmp_path / "new.db"
+    old.write_bytes(SCHEMA_1.read_bytes())
+    code, out, err = run("upgrade", str(old), "-o", str(new))
+    assert code == 0, err
+    assert out.strip() == f"wrote {new}: schema 1 -> 2, 2 trace(s); {old} is unchanged"
+    assert old.read_bytes() == SCHEMA_1.read_bytes()
+    rows = json.loads(run("list", str(new), "--json")[1])
+    assert [(r["trace_id"], r["state"], r["fits"], r["margin"]) for r in rows] == [
+        ("trace-4471-delivery", "ok", True, 6601), ("trace-rich", "ok", True, 6580)]
+    code, _, err = run("upgrade", str(old), "-o", str(new))
+    assert code == 1 and f"{new}: already exists" in err
