@@ -94,8 +94,8 @@ class Assessment:
     """``ok`` / ``warning`` / ``failure``: :meth:`State.of` the worst finding."""
     verdict: str
     """The headline in words: the eq. 3.1 verdict, "before trimming: over by N" when trimming
-    made it fit, then the message of every warning-or-worse finding that is not a budget one,
-    e.g. ``"fits, 5,491 tokens margin; required policy version 2026-10-03 unavailable: the
+    made it fit, then the message of the worst warning-or-worse finding that is not a budget one
+    (and how many more there are), e.g. ``"fits, 5,491 tokens margin; required policy version 2026-10-03 unavailable: the
     request should be rejected"``."""
     numbers: str
     """The quantities of eq. 3.1 in one line (:func:`ctxviewer.trace_header.numbers_line`)."""
@@ -120,9 +120,11 @@ def _verdict(chk: CapacityCheck, findings: tuple[Finding, ...]) -> str:
     over = chk.over_before_trim if chk.limit_mode is not LimitMode.SEPARATE else None
     if over is not None and over > 0 and chk.input_before_trim != chk.input_tokens:
         text += f"; before trimming: over by {over:,}"
-    for f in findings:
-        if not f.rule.startswith("budget.") and f.severity.rank >= Severity.WARNING.rank:
-            text += f"; {f.message}"
+    others = [f for f in findings if not f.rule.startswith("budget.") and f.severity.rank >= Severity.WARNING.rank]
+    if others:
+        text += f"; {others[0].message}"
+        if len(others) > 1:
+            text += f" (+{len(others) - 1} more finding{'s' if len(others) > 2 else ''})"
     return text
 
 

@@ -19,7 +19,8 @@ def upgrade_cmd(db: str, output: str) -> None:
     """Write a copy of DB upgraded to the current schema; DB itself is only read.
 
     The copy gets the facts newer schemas store for each trace (state, verdict, margin, ...),
-    computed by assessing every stored trace.
+    computed by assessing every stored trace; a DB already at the current schema gets them
+    re-assessed with this ctxviewer's checks.
 
     \b
     Example:

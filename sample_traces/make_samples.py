@@ -98,7 +98,13 @@ def _db_holds(path: Path, traces: list[RequestTrace]) -> bool:
         with TraceStore.open(path) as st:
             if st.count() != len(traces):
                 return False
-            return all(st.load(t.trace_id) == t for t in traces)
+            if not all(st.load(t.trace_id) == t for t in traces):
+                return False
+            from ctxviewer.assessment import assess  # stored facts must match today's checks
+
+            rows = {r.trace_id: r for r in st.list(None, 0, -1)}
+            return all((rows[t.trace_id].state, rows[t.trace_id].verdict) == (a.state.value, a.verdict)
+                       for t in traces for a in [assess(t)])
     except Exception:  # an old, newer or broken file is simply rewritten
         return False
 

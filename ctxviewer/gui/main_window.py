@@ -22,7 +22,7 @@ from .. import __version__
 from ..columns import TRACE_COLUMNS
 from ..diff.conversation import derive_for_display
 from ..model import RequestTrace
-from ..store import StoreError, TraceStore
+from ..store import OldSchemaError, StoreError, TraceStore
 from ..store.schema import SQLITE_HEADER
 from .audit_dock import AuditController
 from .compare import CompareController
@@ -31,6 +31,7 @@ from .recent import RecentFiles
 from .tables import make_table, size_columns
 from .trace_list_model import TraceListModel
 from .trace_panel import TracePanel
+from .upgrade_offer import UpgradeOffer
 
 DB_SUFFIXES = (".db", ".sqlite", ".sqlite3", ".ctxdb")
 """File suffixes treated as trace databases when dropped or opened (besides the SQLite header)."""
@@ -111,6 +112,8 @@ class MainWindow(QMainWindow):
 
         self.importer = ImportController(self)
         self.importer.sig_imported.connect(self._on_imported)
+        self.upgrade_offer = UpgradeOffer(self)
+        self.upgrade_offer.sig_upgraded.connect(self._on_imported)  # open the copy, read-only
         self._build_menus()
         self.compare = CompareController(self)  # Compare menu, buttons and diff windows (issue 8)
         self.audit = AuditController(self)
@@ -173,6 +176,12 @@ class MainWindow(QMainWindow):
         in which case it propagates)."""
         try:
             store = TraceStore.open(path)
+        except OldSchemaError as exc:  # never upgraded in place: offer an upgraded copy
+            if not show_errors:
+                raise
+            self.last_message = str(exc)
+            self.upgrade_offer.ask(exc)
+            return False
         except StoreError as exc:
             if not show_errors:
                 raise

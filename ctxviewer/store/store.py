@@ -314,6 +314,20 @@ class TraceStore:
         self._pending_counts.clear()
         return n
 
+    def reassess(self) -> int:
+        """Assess every stored trace again and rewrite the facts on its row (the stored facts are
+        a snapshot of the checks at import; run this after the checks changed). One transaction.
+        Returns the number of rows rewritten. Raises :class:`StoreError` if read-only."""
+        if self.readonly:
+            raise StoreError(self.path, "is open read-only; cannot reassess traces")
+        from .facts import backfill
+
+        try:
+            with self._db.atomic():
+                return backfill(self._conn)
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot reassess traces", exc) from None
+
     def _put_blob(self, text: str) -> str:
         h = content_hash(text)
         self._conn.execute(

@@ -4,7 +4,8 @@ schema without ever being written to (a database opened for viewing is never upg
 :func:`upgrade_copy` copies the database with SQLite's online backup (the source is opened
 read-only, ``mode=ro``) and then applies the pending schema steps to the copy
 (:func:`~ctxviewer.store.schema.migrate`), which back-fills the facts of schema 2 by assessing
-every stored trace. No Qt here.
+every stored trace. A source already at the current schema gets its facts re-assessed with
+today's checks in the copy. No Qt here.
 """
 
 from __future__ import annotations
@@ -66,6 +67,8 @@ def upgrade_copy(source: str | Path, target: str | Path) -> UpgradeResult:
         conn.close()
     try:
         with TraceStore.create(dst) as store:
+            if version == SCHEMA_VERSION:  # nothing to migrate: refresh the facts with today's checks
+                store.reassess()
             count = store.count()
     except BaseException:
         dst.unlink(missing_ok=True)

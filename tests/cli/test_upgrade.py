@@ -39,3 +39,23 @@ def test_upgrade_writes_a_copy_with_back_filled_facts(tmp_path: Path) -> None:
         ("trace-4471-delivery", "ok", True, 6601), ("trace-rich", "ok", True, 6580)]
     code, _, err = run("upgrade", str(old), "-o", str(new))
     assert code == 1 and f"{new}: already exists" in err
+
+
+def test_upgrade_of_a_current_database_reassesses_stale_facts(tmp_path: Path) -> None:
+    import sqlite3
+    from contextlib import closing
+
+    from factories import make_trace
+
+    from ctxviewer.store import TraceStore
+
+    cur, new = tmp_path / "cur.db", tmp_path / "new.db"
+    with TraceStore.create(cur) as store:
+        store.add([make_trace()])
+    with closing(sqlite3.connect(cur)) as conn, conn:  # facts from an older set of checks
+        conn.execute("UPDATE traces SET state = 'failure', verdict = 'stale'")
+    code, out, err = run("upgrade", str(cur), "-o", str(new))
+    assert code == 0, err
+    assert "schema 2 -> 2, 1 trace(s)" in out
+    (row,) = json.loads(run("list", str(new), "--json")[1])
+    assert (row["state"], row["verdict"]) == ("ok", "fits, 6,601 tokens margin")

@@ -1,0 +1,50 @@
+"""An older database opened in the window: never upgraded in place, an upgraded copy is offered.
+
+(Named to run before ``test_screenshot_and_app``, whose ``app.main`` test runs and quits the
+application's event loop; afterwards a worker thread's queued signals are not delivered.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QMessageBox
+
+from ctxviewer.gui.main_window import MainWindow
+
+SCHEMA_1 = Path(__file__).resolve().parents[1] / "data" / "store" / "schema-1.db"
+
+
+def test_old_database_offers_an_upgraded_copy_and_opens_it(qtbot, tmp_path: Path, settings: QSettings,
+                                                           monkeypatch) -> None:
+    old, new = tmp_path / "old.db", tmp_path / "old-upgraded.db"
+    old.write_bytes(SCHEMA_1.read_bytes())
+    w = MainWindow(settings=settings)
+    qtbot.addWidget(w)
+    assert w.open_database(old) is False
+    box = w.upgrade_offer.box
+    assert box is not None and box.isVisible()
+    assert box.text().startswith(f"{old} was written by an older ctxviewer (schema 1).")
+    assert "Write an upgraded copy to a new file and open that?" in box.text()
+    monkeypatch.setattr(w.upgrade_offer, "choose_target", lambda source: str(new))
+    with qtbot.waitSignal(w.sig_database_opened, timeout=20_000) as opened:
+        box.done(QMessageBox.StandardButton.Yes)
+    assert opened.args == [str(new)]
+    assert old.read_bytes() == SCHEMA_1.read_bytes()  # the original is never written
+    assert w.store is not None and w.store.readonly and w.store.path == new
+    assert w.trace_model.total == 2
+    assert w.trace is not None and w.chart.state() == "OK"
+    w.close()
+
+
+def test_declining_the_offer_writes_nothing(qtbot, tmp_path: Path, settings: QSettings) -> None:
+    old = tmp_path / "old.db"
+    old.write_bytes(SCHEMA_1.read_bytes())
+    w = MainWindow(settings=settings)
+    qtbot.addWidget(w)
+    w.open_database(old)
+    assert w.upgrade_offer.box is not None
+    w.upgrade_offer.box.done(QMessageBox.StandardButton.No)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.db"]
+    assert w.store is None
+    w.close()
