@@ -315,13 +315,12 @@ class TraceStore:
         return n
 
     def reassess(self) -> int:
-        """Assess every stored trace again and rewrite the facts on its row (the stored facts are
-        a snapshot of the checks at import; run this after the checks changed). One transaction.
-        Returns the number of rows rewritten. Raises :class:`StoreError` if read-only."""
-        if self.readonly:
-            raise StoreError(self.path, "is open read-only; cannot reassess traces")
+        """Re-assess every trace and rewrite its row's facts (a snapshot of the checks at import),
+        in one transaction. Returns the rows rewritten. Raises :class:`StoreError` if read-only."""
         from .facts import backfill
 
+        if self.readonly:
+            raise StoreError(self.path, "is open read-only; cannot reassess traces")
         try:
             with self._db.atomic():
                 return backfill(self._conn)
@@ -372,20 +371,10 @@ class TraceStore:
             details["request"]["sha256"] = request_hash
         assessment, facts = trace_facts(t)
         retained = sum(1 for i in t.items if i.status is Status.RETAINED)
-        row = (
-            tid,
-            format_created(t.created),
-            t.service,
-            t.endpoint.provider,
-            t.endpoint.model,
-            t.endpoint.capacity,
-            assessment.capacity.input_tokens,
-            t.reserved_output_tokens,
-            retained,
-            len(t.items) - retained,
-            t.replay_of,
-            t.source_format,
-            *facts,
+        row = (  # in ROW_COLUMNS order
+            tid, format_created(t.created), t.service, t.endpoint.provider, t.endpoint.model,
+            t.endpoint.capacity, assessment.capacity.input_tokens, t.reserved_output_tokens,
+            retained, len(t.items) - retained, t.replay_of, t.source_format, *facts,
         )
         c = self._conn
         c.execute("DELETE FROM items WHERE trace_id = ?", (tid,))

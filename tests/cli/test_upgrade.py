@@ -36,7 +36,7 @@ def test_upgrade_writes_a_copy_with_back_filled_facts(tmp_path: Path) -> None:
     assert old.read_bytes() == SCHEMA_1.read_bytes()
     rows = json.loads(run("list", str(new), "--json")[1])
     assert [(r["trace_id"], r["state"], r["fits"], r["margin"]) for r in rows] == [
-        ("trace-4471-delivery", "ok", True, 6601), ("trace-rich", "ok", True, 6580)]
+        ("trace-4471-delivery", "ok", True, 6601), ("trace-rich", "failure", True, 6580)]  # its cited_ids validation failed
     code, _, err = run("upgrade", str(old), "-o", str(new))
     assert code == 1 and f"{new}: already exists" in err
 

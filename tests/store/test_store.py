@@ -415,7 +415,9 @@ def test_database_of_each_released_schema_still_opens(tmp_path: Path, version: i
         assert (row.state, row.verdict, row.fits, row.margin, row.omissions_recorded) == (
             a.state.value, a.verdict, a.fits, a.capacity.margin, a.omissions_recorded)
     assert (rows["trace-4471-delivery"].state, rows["trace-4471-delivery"].margin) == ("ok", 6601)
-    assert rows["trace-rich"].verdict == "input fits, 6,580 tokens to spare; output reserve fits (1,200 of 1,200)"
+    assert rows["trace-rich"].verdict.startswith(
+        "input fits, 6,580 tokens to spare; output reserve fits (1,200 of 1,200); validation cited_ids failed")
+    assert rows["trace-rich"].state == "failure"
 
 
 def test_upgrade_copy_refuses_an_existing_target_and_a_non_database(tmp_path: Path, db: Path) -> None:
