@@ -13,11 +13,12 @@ from tabulate import tabulate
 
 from .assessment import Assessment, assess
 from .budget import CATEGORY_LABELS
-from .columns import ITEM_COLUMNS, TraceRowLike, fmt_int
+from .columns import ITEM_COLUMNS, fmt_int
 from .diff.conversation import derived_note
 from .findings import Finding
 from .model import NOT_RECORDED, RequestTrace
 from .serialize import format_created
+from .store.query import TraceRow
 
 
 def finding_to_dict(f: Finding) -> dict[str, Any]:
@@ -42,32 +43,32 @@ def finding_to_dict(f: Finding) -> dict[str, Any]:
     }
 
 
-def trace_row_to_dict(r: TraceRowLike) -> dict[str, Any]:
+def trace_row_to_dict(r: TraceRow) -> dict[str, Any]:
     """JSON form of one trace-list row (the ``list --json`` object), read from the facts stored
     on the row at import (:mod:`ctxviewer.store.facts`), never re-derived: ``trace_id``,
     ``created`` (ISO 8601 UTC, as in ``show --json``), ``service``, ``provider``, ``model``,
     ``capacity``, ``input_tokens``, ``reserved_output_tokens``, ``retained``, ``omitted`` (null when
     the format cannot record omissions), ``omissions_recorded``, ``margin``, ``fits``, ``state``,
     ``verdict``, ``worst_finding`` (``{rule, severity}`` or null), ``replay_of``."""
-    rule = getattr(r, "worst_rule", None)
+    rule = r.worst_rule
     return {
         "trace_id": r.trace_id,
         "created": format_created(r.created),
-        "service": getattr(r, "service", None),
-        "provider": getattr(r, "provider", None),
+        "service": r.service,
+        "provider": r.provider,
         "model": r.model,
         "capacity": r.capacity,
         "input_tokens": r.input_tokens,
-        "reserved_output_tokens": getattr(r, "reserved_output_tokens", None),
+        "reserved_output_tokens": r.reserved_output_tokens,
         "retained": r.retained_count,
         "omitted": None if r.omissions_recorded is False else r.omitted_count,
         "omissions_recorded": r.omissions_recorded,
-        "margin": getattr(r, "margin", None),
-        "fits": getattr(r, "fits", None),
+        "margin": r.margin,
+        "fits": r.fits,
         "state": r.state,
         "verdict": r.verdict,
-        "worst_finding": None if rule is None else {"rule": rule, "severity": getattr(r, "worst_severity", None)},
-        "replay_of": getattr(r, "replay_of", None),
+        "worst_finding": None if rule is None else {"rule": rule, "severity": r.worst_severity},
+        "replay_of": r.replay_of,
     }
 
 

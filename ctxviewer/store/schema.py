@@ -278,9 +278,9 @@ def check_schema(conn: sqlite3.Connection, path: Path, *, writable: bool) -> int
         )
     if version < SCHEMA_VERSION and not writable:
         raise OldSchemaError(path, version)
-    missing = _missing_steps(conn, names)
-    if missing and not writable:  # a pre-release database of this version
-        raise OldSchemaError(path, version, missing)
+    steps = _missing_steps(conn, names)
+    if steps and not writable:  # a pre-release database of this version
+        raise OldSchemaError(path, version, steps)
     try:
         conn.execute("SELECT trace_id FROM traces LIMIT 1").fetchall()
     except sqlite3.DatabaseError as exc:
