@@ -1,7 +1,8 @@
 """What every cell of the diff table says (the GUI's :class:`DiffItemModel` only serves these).
 
 Side by side: A's position, id, tokens and status; the change symbol and word; B's position, id,
-tokens and status; then the full description (:func:`ctxviewer.diff.render.describe`). No Qt here.
+tokens and status; then the full description (:func:`ctxviewer.diff.render.describe`). The
+evidence-order table has its own columns (:data:`EVIDENCE_COLUMNS`). No Qt here.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from ..columns import DASH, Column, fmt_int
 from ..model import ContextItem
 from .items import Change, ItemDiff
 from .render import CHANGE_LABELS, CHANGE_SYMBOLS, describe
+from .result import EvidencePlace
 
 
 def _pos(item: ContextItem | None) -> str:
@@ -49,3 +51,28 @@ DIFF_COLUMNS: tuple[Column[ItemDiff], ...] = (
     Column("what", "What changed", describe, width_chars=30, tooltip=describe),
 )
 """Diff-table columns. Not sortable: the aligned order is the point."""
+
+
+def _rank_move(e: EvidencePlace) -> str:
+    if e.rank_a is None and e.rank_b is None:
+        return "not sent in either"
+    if e.rank_a is None:
+        return "sent only in B" if e.position_a is None else "omitted in A"
+    if e.rank_b is None:
+        return "sent only in A"
+    if e.rank_a == e.rank_b:
+        return "same place"
+    step = e.rank_a - e.rank_b
+    return f"{abs(step)} place{'s' if abs(step) != 1 else ''} {'earlier' if step > 0 else 'later'}"
+
+
+EVIDENCE_COLUMNS: tuple[Column[EvidencePlace], ...] = (
+    Column("id", "Document", lambda e: e.id, width_chars=22),
+    Column("rank_a", "A rank", lambda e: DASH if e.rank_a is None else str(e.rank_a), numeric=True, width_chars=5),
+    Column("rank_b", "B rank", lambda e: DASH if e.rank_b is None else str(e.rank_b), numeric=True, width_chars=5),
+    Column("pos_a", "A pos", lambda e: DASH if e.position_a is None else str(e.position_a), numeric=True, width_chars=5),
+    Column("pos_b", "B pos", lambda e: DASH if e.position_b is None else str(e.position_b), numeric=True, width_chars=5),
+    Column("move", "In B", _rank_move, width_chars=16),
+)
+"""Evidence-order columns: each document's rank among the evidence sent and its request position,
+in A and in B (rows in B's order), and where it went: ``"3 places earlier"``, ``"same place"``."""

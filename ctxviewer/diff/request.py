@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from typing import Any
 
-from ..assessment import assess
+from ..assessment import Assessment, assess
 from ..budget import CATEGORY_ORDER, allocations
 from ..model import Category, Kind, RequestTrace, ToolCall
 from .identity import normalise_content
@@ -134,11 +134,14 @@ def tool_call_diffs(a: RequestTrace, b: RequestTrace) -> tuple[ToolCallDiff, ...
     return tuple(out)
 
 
-def diff_traces(a: RequestTrace, b: RequestTrace) -> TraceDiff:
+def diff_traces(a: RequestTrace, b: RequestTrace,
+                assessments: tuple[Assessment, Assessment] | None = None) -> TraceDiff:
     """Compare request ``a`` (before) with request ``b`` (after, e.g. its replay). The traces may
-    come from two databases. Never raises for well-formed traces; cost is O(n log n) in items plus
-    one content normalisation per item (about 50 ms for 2 x 5,000 items)."""
-    as_a, as_b = assess(a), assess(b)
+    come from two databases. ``assessments`` are ``(assess(a), assess(b))`` when the caller has
+    them already (assessing runs every check: seconds on 5,000-item traces). Never raises for
+    well-formed traces; the diff itself is O(n log n) in items plus one content normalisation per
+    item (about 120 ms for 2 x 5,000 items, ``benchmarks/bench_diff.py``)."""
+    as_a, as_b = assessments if assessments is not None else (assess(a), assess(b))
     return TraceDiff(
         trace_a=a.trace_id,
         trace_b=b.trace_id,

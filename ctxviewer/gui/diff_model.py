@@ -1,4 +1,5 @@
-"""Qt model of a diff's aligned rows (:attr:`ctxviewer.diff.TraceDiff.items`), side by side.
+"""Qt models of a diff: its aligned rows (:attr:`ctxviewer.diff.TraceDiff.items`) side by side,
+and its evidence order (:attr:`ctxviewer.diff.TraceDiff.evidence`).
 
 Cell text comes from :data:`ctxviewer.diff.columns.DIFF_COLUMNS`; each row's background colour
 says its change (with the symbol in the text, so colour is never the only cue). ``data()`` never
@@ -13,7 +14,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor
 
 from ..diff import Change, ItemDiff, TraceDiff
-from ..diff.columns import DIFF_COLUMNS
+from ..diff.columns import DIFF_COLUMNS, EVIDENCE_COLUMNS
+from ..diff.result import EvidencePlace
 from .tables import plain_tooltip
 
 ItemDiffRole = Qt.ItemDataRole.UserRole + 1
@@ -92,6 +94,52 @@ class DiffItemModel(QAbstractTableModel):
                 return d
             if role == ChangeRole:
                 return d.change.value
+        except Exception:  # data() never raises into Qt
+            return None
+        return None
+
+
+class EvidenceOrderModel(QAbstractTableModel):
+    """Each evidence document's rank and position in A and B (:data:`EVIDENCE_COLUMNS`), in B's
+    order; documents whose rank changed are tinted. ``data()`` never raises."""
+
+    def __init__(self, diff: TraceDiff | None = None, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows: tuple[EvidencePlace, ...] = ()
+        self._moved = QBrush(QColor(CHANGE_COLORS[Change.MOVED]))
+        self.set_diff(diff)
+
+    def set_diff(self, diff: TraceDiff | None) -> None:
+        """Show ``diff.evidence`` (``None`` clears)."""
+        self.beginResetModel()
+        self._rows = diff.evidence if diff is not None else ()
+        self.endResetModel()
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(EVIDENCE_COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if (orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole
+                and 0 <= section < len(EVIDENCE_COLUMNS)):
+            return EVIDENCE_COLUMNS[section].title
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not (0 <= index.row() < len(self._rows)) or not (0 <= index.column() < len(EVIDENCE_COLUMNS)):
+            return None
+        e = self._rows[index.row()]
+        col = EVIDENCE_COLUMNS[index.column()]
+        try:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return col.format(e)
+            if role == Qt.ItemDataRole.TextAlignmentRole:
+                h = Qt.AlignmentFlag.AlignRight if col.numeric else Qt.AlignmentFlag.AlignLeft
+                return int(h | Qt.AlignmentFlag.AlignVCenter)
+            if role == Qt.ItemDataRole.BackgroundRole and e.rank_a != e.rank_b:
+                return self._moved
         except Exception:  # data() never raises into Qt
             return None
         return None

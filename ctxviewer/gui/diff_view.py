@@ -4,8 +4,8 @@ Top: the headline, first point of divergence, policy and the eq. 3.1 verdict bef
 (:mod:`ctxviewer.diff.render`, the same words as ``ctxviewer diff``). Middle: the aligned items side
 by side (:class:`~ctxviewer.gui.diff_model.DiffItemModel`: a symbol and a colour per change, moves
 numbered) beside the per-category token chart (:class:`~ctxviewer.gui.diff_chart.DeltaChart`).
-Bottom tabs: the selected pair's word diff, the response's word diff, and the full text summary
-(evidence order, tool calls). Keyboard: F7 / Alt+Down next change, Shift+F7 / Alt+Up previous.
+Bottom tabs: the selected pair's word diff, the evidence order (each document's rank and position
+before and after), the response's word diff, and the full text summary (as ``ctxviewer diff``). Keyboard: F7 / Alt+Down next change, Shift+F7 / Alt+Up previous.
 
 The view only paints a core :class:`~ctxviewer.diff.TraceDiff`; it never reads a store.
 :class:`DiffWindow` is the top-level window the main window opens.
@@ -17,16 +17,26 @@ from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QLabel, QMainWindow, QPlainTextEdit, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QLabel,
+    QMainWindow,
+    QPlainTextEdit,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..diff import Change, ItemDiff, TraceDiff, diff_traces
-from ..diff.columns import DIFF_COLUMNS
+from ..diff.columns import DIFF_COLUMNS, EVIDENCE_COLUMNS
 from ..diff.render import CHANGE_LABELS, CHANGE_SYMBOLS, describe, format_diff_text, headline
 from ..model import RequestTrace
 from .diff_chart import DeltaChart
-from .diff_model import DiffItemModel
+from .diff_model import DiffItemModel, EvidenceOrderModel
 from .diff_text import TextDiffPane
 from .tables import make_table, size_columns
+from .worker import Task
 
 NEXT_KEYS = ("F7", "Alt+Down")
 PREVIOUS_KEYS = ("Shift+F7", "Alt+Up")
@@ -80,6 +90,10 @@ class DiffView(QWidget):
         self.summary.setFont(self.item_diff.view_a.font())
         self.tabs = QTabWidget()
         self.tabs.addTab(self.item_diff, "Selected item")
+        self.evidence_model = EvidenceOrderModel(parent=self)
+        self.evidence_view = make_table(self.evidence_model)
+        size_columns(self.evidence_view, EVIDENCE_COLUMNS, "move")
+        self.tabs.addTab(self.evidence_view, "Evidence order")
         self.tabs.addTab(self.response_diff, "Response")
         self.tabs.addTab(self.summary, "Summary")
         self.legend = QLabel(legend_text())
@@ -123,6 +137,7 @@ class DiffView(QWidget):
         """Show ``diff`` (``None`` clears) and select its first change (or its first row)."""
         self.diff = diff
         self.model.set_diff(diff)
+        self.evidence_model.set_diff(diff)
         self.chart.set_diff(diff)
         self.header.setText(summary_lines(diff) if diff is not None else "")
         self.summary.setPlainText(format_diff_text(diff) if diff is not None else "")
@@ -145,7 +160,7 @@ class DiffView(QWidget):
             idx = self.model.index(row, 0)
             flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
             self.table.selectionModel().setCurrentIndex(idx, flags)
-            self.table.scrollTo(idx)
+            self.table.scrollTo(idx, QAbstractItemView.ScrollHint.PositionAtCenter)
 
     def current_row(self) -> int:
         """The selected row, or -1."""
@@ -186,7 +201,15 @@ class DiffView(QWidget):
 
 
 class DiffWindow(QMainWindow):
-    """A top-level window holding one :class:`DiffView` of ``a`` (before) against ``b`` (after)."""
+    """A top-level window holding one :class:`DiffView` of ``a`` (before) against ``b`` (after).
+
+    The diff (which assesses both traces: every check runs) is computed off the GUI thread
+    through :class:`~ctxviewer.gui.worker.Task`; the view fills in when it arrives.
+
+    Signal: ``sig_ready(object TraceDiff)`` once the diff is shown.
+    """
+
+    sig_ready = Signal(object)
 
     def __init__(self, a: RequestTrace, b: RequestTrace, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -198,10 +221,22 @@ class DiffWindow(QMainWindow):
         menu.addAction(self.view.act_next)
         menu.addAction(self.view.act_previous)
         self.resize(1280, 800)
-        self.view.set_traces(a, b)
         self.view.splitter.setSizes([400, 330])
         self.view.bottom_splitter.setSizes([930, 340])
+        self.view.header.setText(f"Comparing {a.trace_id} ({len(a.items):,} items) with "
+                                 f"{b.trace_id} ({len(b.items):,} items)…")
+        self.task = Task(lambda _progress, _cancelled: diff_traces(a, b), self)
+        self.task.sig_finished.connect(self._on_diff)
+        self.task.sig_failed.connect(lambda msg: self.view.header.setText(f"Cannot compare: {msg}"))
+        self.task.start()
+
+    def _on_diff(self, diff: TraceDiff) -> None:
+        self.view.set_diff(diff)
+        self.sig_ready.emit(diff)
 
     def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         self.view.cancel()
+        if not self.task.done:
+            self.task.cancel()
+            self.task.wait()
         super().closeEvent(event)

@@ -12,7 +12,7 @@ from PySide6.QtGui import QColor
 
 from ctxviewer.diff import diff_traces
 from ctxviewer.gui import diff_text
-from ctxviewer.gui.diff_model import ChangeRole, DiffItemModel, ItemDiffRole
+from ctxviewer.gui.diff_model import ChangeRole, DiffItemModel, EvidenceOrderModel, ItemDiffRole
 from ctxviewer.gui.diff_text import DELETED, INSERTED, TextDiffPane
 from ctxviewer.gui.diff_view import DiffView, DiffWindow
 from ctxviewer.gui.main_window import MainWindow
@@ -45,6 +45,17 @@ def test_model_rows_symbols_and_colours(qtmodeltester, replay_pair) -> None:
     assert model.data(model.index(23, 0), Qt.ItemDataRole.BackgroundRole).color() == QColor("#dbeafe")
     assert model.data(model.index(0, 0), Qt.ItemDataRole.BackgroundRole) is None
     assert model.data(model.index(99, 0)) is None
+
+
+def test_evidence_order_model(qtmodeltester, replay_pair) -> None:
+    model = EvidenceOrderModel(diff_traces(*replay_pair))
+    qtmodeltester.check(model)
+    rows = [[model.data(model.index(r, c)) for c in range(model.columnCount())] for r in range(model.rowCount())]
+    assert rows[2] == ["PARTS-NB-RIDGEBACK2", "6", "3", "22", "19", "3 places earlier"]
+    assert rows[7] == ["KB-1004", "4", "8", "20", "24", "4 places later"]
+    assert rows[0][-1] == "same place"
+    assert model.data(model.index(0, 0), Qt.ItemDataRole.BackgroundRole) is None
+    assert model.data(model.index(2, 0), Qt.ItemDataRole.BackgroundRole) is not None
 
 
 def test_view_selects_first_change_and_steps_with_keys(qtbot, replay_pair) -> None:
@@ -124,6 +135,7 @@ def test_compare_with_replay_one_click(qtbot, settings: QSettings) -> None:
         w.compare.act_replay.trigger()
     dw: DiffWindow = opened.args[0]
     qtbot.addWidget(dw)
+    qtbot.waitUntil(lambda: dw.view.diff is not None, timeout=20_000)
     assert (dw.view.diff.trace_a, dw.view.diff.trace_b) == ("budget-8k", "budget-8k-replay")
     assert dw.view.model.change_rows() == [18, 23]
 
@@ -140,10 +152,12 @@ def test_compare_two_selected_traces_and_previous_call(qtbot, settings: QSetting
     assert w.compare.act_compare.isEnabled()
     dw = w.compare.compare_selected()
     qtbot.addWidget(dw)
+    qtbot.waitUntil(lambda: dw.view.diff is not None, timeout=20_000)
     assert (dw.view.diff.trace_a, dw.view.diff.trace_b) == ("budget-8k", "budget-8k-replay")  # older is A
     w.select_trace("budget-8k-over")
     dw2 = w.compare.compare_with_previous()
     qtbot.addWidget(dw2)
+    qtbot.waitUntil(lambda: dw2.view.diff is not None, timeout=20_000)
     assert (dw2.view.diff.trace_a, dw2.view.diff.trace_b) == ("budget-8k", "budget-8k-over")
 
 
@@ -163,6 +177,7 @@ def test_item_table_shows_messages_dropped_between_calls(qtbot, settings: QSetti
     assert status == ["omitted: dropped between calls (derived)"] * 2
     dw = w.compare.compare_with_previous()
     qtbot.addWidget(dw)
+    qtbot.waitUntil(lambda: dw.view.diff is not None, timeout=20_000)
     assert dw.view.diff.trace_a.endswith("c2")
     removed = [(d.id, d.change.value) for d in dw.view.diff.items if d.change.value == "removed"]
     assert removed == [("msg-1", "removed"), ("msg-2", "removed")]  # the first user turn and answer
