@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 import click
-from click_default_group import DefaultGroup
 
 from . import __version__
+from .cli_group import ViewerGroup
 from .importers import ImportFailed
 from .store import StoreError, TraceQuery, TraceStore
 
@@ -30,7 +30,7 @@ def _json_out(obj: object) -> None:
     click.echo(json.dumps(obj, indent=2, ensure_ascii=False))
 
 
-@click.group(cls=DefaultGroup, default="open", default_if_no_args=True)
+@click.group(cls=ViewerGroup, default="open", default_if_no_args=True)
 @click.version_option(__version__, prog_name="ctxviewer")
 def cli() -> None:
     """ctxviewer: a desktop debugger for LLM request traces.

@@ -214,7 +214,9 @@ def check_file(path: Path, *, must_exist: bool) -> bool:
             raise StoreError(path, "is an empty file, not a ctxviewer trace database")
         return False
     if not head.startswith(SQLITE_HEADER):
-        raise StoreError(path, "is not an SQLite database (no 'SQLite format 3' header)")
+        from ..file_kind import not_a_database_message  # a trace file? say which and how to import it
+
+        raise StoreError(path, not_a_database_message(path) or "is not an SQLite database (no 'SQLite format 3' header)")
     if len(head) < 100:
         raise StoreError(path, f"is corrupt: truncated SQLite header ({size} bytes)")
     page_size = int.from_bytes(head[16:18], "big")

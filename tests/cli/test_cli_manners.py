@@ -1,0 +1,128 @@
+"""CLI manners (issue 5 item 9): an unknown command says so and lists the commands; a trace file
+given where a database is expected says what it is and how to import it; ``ctxviewer DB`` still
+goes to ``open``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import types
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from otlp_factories import chat_span, otlp_request
+
+from ctxviewer.cli import cli
+from ctxviewer.cli_group import looks_like_a_path
+from ctxviewer.file_kind import not_a_database_message, suggested_database
+from ctxviewer.store import StoreError, TraceStore
+
+ROOT = Path(__file__).resolve().parents[2]
+JSONL = ROOT / "sample_traces" / "traces.jsonl"
+COMMANDS = ", ".join(sorted(cli.commands))
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    res = CliRunner().invoke(cli, list(args))
+    return res.exit_code, res.stdout, res.stderr
+
+
+def test_unknown_command_says_so_and_lists_the_commands() -> None:
+    code, out, err = run("frobnicate", "x.db", "--json")
+    assert code == 2
+    assert out == ""
+    assert err.splitlines()[-1] == (
+        f"Error: no such command 'frobnicate'. Commands: {COMMANDS}. "
+        "To open a trace database, give its path: ctxviewer traces.db"
+    )
+    assert "No such option" not in err
+    assert {"open", "import", "list", "show", "screenshot"} <= set(COMMANDS.split(", "))
+
+
+def test_unknown_command_close_to_a_real_one_suggests_it() -> None:
+    code, _, err = run("lsit", "x.db")
+    assert code == 2
+    assert err.splitlines()[-1].startswith("Error: no such command 'lsit' (did you mean 'list'?). Commands: ")
+
+
+def test_a_database_path_still_goes_to_open(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    opened: list[list[str]] = []
+    fake_app = types.ModuleType("ctxviewer.gui.app")  # stands in for the window (runs without Qt)
+    fake_app.main = lambda argv: opened.append(argv) or 0  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ctxviewer.gui.app", fake_app)
+    shutil.copy(ROOT / "sample_traces" / "samples.db", "frobnicate")  # an existing file is a path
+    for arg in ("frobnicate", str(ROOT / "sample_traces" / "samples.db")):
+        code, _, err = run(arg)
+        assert code == 0, err
+    assert opened == [["frobnicate"], [str(ROOT / "sample_traces" / "samples.db")]]
+
+
+def test_a_missing_database_path_names_the_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run("missing.db")
+    assert code == 1
+    assert "missing.db" in err and "no such command" not in err
+
+
+def test_looks_like_a_path() -> None:
+    assert [looks_like_a_path(w) for w in ("x.db", "dir/x", "~", "frobnicate", "list")] == [
+        True, True, True, False, False,
+    ]
+
+
+def test_opening_a_native_jsonl_file_offers_import(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(JSONL, "traces.jsonl")
+    expected = (
+        "Error: traces.jsonl: is not a trace database; it looks like ctxviewer native JSON Lines "
+        "(one trace per line), format 'native'. Import it with: ctxviewer import traces.jsonl -o traces.db"
+    )
+    for args in (["traces.jsonl"], ["open", "traces.jsonl"], ["list", "traces.jsonl"],
+                 ["show", "traces.jsonl", "budget-8k"]):
+        code, _, err = run(*args)
+        assert (code, err.strip()) == (1, expected), args
+
+
+def test_opening_an_otlp_file_offers_import(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("spans.otlp.json").write_text(json.dumps(otlp_request(chat_span())), encoding="utf-8")
+    code, _, err = run("open", "spans.otlp.json")
+    assert code == 1
+    assert err.strip() == (
+        "Error: spans.otlp.json: is not a trace database; it looks like OpenTelemetry GenAI spans "
+        "(OTLP/JSON, JSON Lines of OTLP, span lists, attribute maps), format 'otel'. "
+        "Import it with: ctxviewer import spans.otlp.json -o spans.db"
+    )
+
+
+def test_a_file_no_importer_knows_keeps_the_store_error(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello, I am neither SQLite nor a trace")
+    assert not_a_database_message(notes) is None
+    code, _, err = run("list", str(notes))
+    assert code == 1
+    assert err.strip() == f"Error: {notes}: is not an SQLite database (no 'SQLite format 3' header)"
+
+
+def test_the_store_error_carries_the_hint_for_every_surface(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The window's File > Open and the other commands (check, diff) get the same words from the store."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(JSONL, "traces.jsonl")
+    with pytest.raises(StoreError) as info:
+        TraceStore.open("traces.jsonl")
+    assert str(info.value).endswith("format 'native'. Import it with: ctxviewer import traces.jsonl -o traces.db")
+    code, _, err = run("diff", "traces.jsonl", "a", "b")
+    assert (code, "Import it with: ctxviewer import traces.jsonl -o traces.db" in err) == (1, True)
+
+
+def test_suggested_database_and_quoting(tmp_path: Path) -> None:
+    assert suggested_database("spans.otlp.json") == "spans.db"
+    assert suggested_database("x/traces.jsonl") == "x/traces.db"
+    odd = tmp_path / "my traces.jsonl"
+    shutil.copy(JSONL, odd)
+    hint = not_a_database_message(odd)
+    assert hint is not None
+    assert hint.endswith(f"Import it with: ctxviewer import '{odd}' -o '{tmp_path / 'my traces.db'}'")
