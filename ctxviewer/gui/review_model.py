@@ -42,13 +42,13 @@ class ReviewTableModel(QAbstractTableModel):
         """Repaint ``row`` after its review changed."""
         self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMN_TITLES) - 1))
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 (Qt override)
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802 (Qt override)
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(COLUMN_TITLES)
 
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt override)
+    def headerData(self, section: int, orientation: Qt.Orientation,
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMN_TITLES):
             return COLUMN_TITLES[section]
