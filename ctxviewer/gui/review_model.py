@@ -42,10 +42,10 @@ class ReviewTableModel(QAbstractTableModel):
         """Repaint ``row`` after its review changed."""
         self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMN_TITLES) - 1))
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(COLUMN_TITLES)
 
     def headerData(self, section: int, orientation: Qt.Orientation,
