@@ -96,9 +96,9 @@ from .store import TraceStore, content_hash
 from .upgrade import UpgradeResult, upgrade_copy
 
 __all__ = [
-    "OldSchemaError",
     "SCHEMA_VERSION",
     "SORTABLE",
+    "OldSchemaError",
     "StoreError",
     "TraceQuery",
     "TraceRow",
