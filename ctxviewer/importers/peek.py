@@ -60,7 +60,8 @@ class JsonPeek:
 def peek_json(head: bytes) -> JsonPeek:
     """The parse events of the first JSON document in ``head`` (a UTF-8 BOM is skipped).
 
-    Never raises: text that is not JSON gives the events before the error (often none).
+    Never raises: text that is not JSON gives the events before the error (often none). The events
+    of a cut head are a prefix of the whole document's events (tested with hypothesis).
     """
     if head.startswith(b"\xef\xbb\xbf"):
         head = head[3:]
@@ -81,4 +82,6 @@ def peek_json(head: bytes) -> JsonPeek:
                 break
     except Exception:  # ijson.JSONError for cut-off or invalid text, decoding errors: stop at the cut
         pass
+    if not complete and events and events[-1][1] == "number":
+        events.pop()  # a number just before the cut may itself be cut ("-1" of "-10")
     return JsonPeek(tuple(events), complete)
