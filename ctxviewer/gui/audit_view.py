@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..highlight import utf16_offsets
+from ..highlight import StyleSpan, utf16_offsets
 from ..review import ReviewEntry, ReviewFile, ReviewQueue, ReviewVerdict, collect, review_path
 from ..review.queue import STATUSES, status_label
 from ..store import TraceStore
@@ -45,7 +45,10 @@ from .worker import Task
 HIGHLIGHT = QColor("#fde68a")
 """Background of the flagged span."""
 
-_VERDICT_KEYS = {Qt.Key.Key_C: ReviewVerdict.CONFIRMED, Qt.Key.Key_F: ReviewVerdict.FALSE_POSITIVE, Qt.Key.Key_U: ReviewVerdict.FOLLOW_UP}
+_VERDICT_KEYS: dict[int, ReviewVerdict] = {
+    int(Qt.Key.Key_C): ReviewVerdict.CONFIRMED, int(Qt.Key.Key_F): ReviewVerdict.FALSE_POSITIVE,
+    int(Qt.Key.Key_U): ReviewVerdict.FOLLOW_UP,
+}
 HELP = "J/K next/previous · C confirmed injection · F false positive · U needs follow-up · X clear · N note"
 
 
@@ -239,7 +242,7 @@ class AuditView(QWidget):
         selections = []
         for s in spans:
             a, b = revealed.to_display(s.start), revealed.to_display(s.end)
-            (u,) = utf16_offsets(revealed.text, [(a, max(b - a, 0), "hit")]) or [(0, 0, "hit")]
+            (u,) = utf16_offsets(revealed.text, [StyleSpan(a, max(b - a, 0), "hit")]) or [StyleSpan(0, 0, "hit")]
             sel = QTextEdit.ExtraSelection()
             cursor = QTextCursor(self.content.document())
             cursor.setPosition(u[0])
@@ -292,25 +295,25 @@ class AuditView(QWidget):
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
-            key = event.key()
-            if obj is self.note_edit and key == Qt.Key.Key_Escape:
+            key = int(event.key())
+            if obj is self.note_edit and key == int(Qt.Key.Key_Escape):
                 self.show_entry(self.current_entry())
                 self.table.setFocus()
                 return True
             if obj is self.table and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
-                if key == Qt.Key.Key_J:
+                if key == int(Qt.Key.Key_J):
                     self.next()
                     return True
-                if key == Qt.Key.Key_K:
+                if key == int(Qt.Key.Key_K):
                     self.previous()
                     return True
                 if key in _VERDICT_KEYS:
                     self.give_verdict(_VERDICT_KEYS[key])
                     return True
-                if key == Qt.Key.Key_X:
+                if key == int(Qt.Key.Key_X):
                     self.give_verdict(None)
                     return True
-                if key == Qt.Key.Key_N:
+                if key == int(Qt.Key.Key_N):
                     self.edit_note()
                     return True
         return super().eventFilter(obj, event)
