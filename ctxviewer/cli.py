@@ -62,7 +62,9 @@ def open_cmd(db: str | None) -> None:
 @click.option("-o", "--output", "db", required=True, type=click.Path(dir_okay=False),
               help="Trace database to create or add to.")
 @click.option("--format", "fmt", default=None, help="Force a format (native, otel, ...) instead of detecting it.")
-def import_cmd(files: tuple[str, ...], db: str, fmt: str | None) -> None:
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the summary as one JSON object (files, traces, items, warnings).")
+def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) -> None:
     """Import trace FILES (format detected) into the database DB, in one transaction.
 
     A directory stands for the regular files directly inside it (not recursive, hidden files
@@ -81,9 +83,12 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None) -> None:
         report = import_into(db, [Path(f) for f in files], fmt=fmt)
     except (StoreError, ImportFailed) as exc:
         raise click.ClickException(str(exc)) from None
-    for problem in report.problems:
-        click.echo(f"warning: {problem}", err=True)
-    click.echo(report.summary())
+    if as_json:
+        _json_out(report.as_dict())
+    else:
+        for problem in report.problems:
+            click.echo(f"warning: {problem}", err=True)
+        click.echo(report.summary())
     outcome = report.outcome()
     if outcome is not None:
         raise click.ClickException(outcome)
@@ -123,7 +128,8 @@ def list_cmd(db: str, as_json: bool, text: str) -> None:
 @click.argument("db", type=click.Path(dir_okay=False))
 @click.argument("trace_id")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (see README for its keys).")
-def show_cmd(db: str, trace_id: str, as_json: bool) -> None:
+@click.option("--content", is_flag=True, help="With --json: give each item its text.")
+def show_cmd(db: str, trace_id: str, as_json: bool, content: bool) -> None:
     """Show one trace: eq. 3.1 verdict, allocations per category and every item in final order.
 
     \b
@@ -142,7 +148,11 @@ def show_cmd(db: str, trace_id: str, as_json: bool) -> None:
         except StoreError as exc:
             raise click.ClickException(str(exc)) from None
     if as_json:
-        _json_out(trace_summary(trace))
+        summary = trace_summary(trace)
+        if content:  # issue 6: each item's text, as stored
+            for entry, item in zip(summary["items"], trace.items):
+                entry["text"] = item.content
+        _json_out(summary)
     else:
         click.echo(format_trace_text(trace))
 

@@ -56,6 +56,19 @@ class ImportReport:
     removed_database: bool = False
     """True when :func:`import_into` removed the database it had created, since nothing was imported."""
 
+    items_by_trace: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+    """Item count of each distinct trace id written by this run (a repeated id counts once: the
+    later record replaced the earlier one, with a problem saying so)."""
+
+    def as_dict(self) -> dict[str, object]:
+        """The ``import --json`` summary: ``files``, ``files_imported``, ``traces`` (distinct traces
+        written, equal to what the database holds from this run), ``items``, ``warnings`` (each
+        ``{file, record, message}``), ``database``, ``cancelled``."""
+        return {"files": self.files, "files_imported": self.files_imported, "traces": self.imported,
+                "items": sum(self.items_by_trace.values()) if self.imported else 0,
+                "warnings": [{"file": p.file, "record": p.record, "message": p.message} for p in self.problems],
+                "database": self.database, "cancelled": self.cancelled}
+
     def summary(self) -> str:
         """``"imported 2 trace(s) from 1 of 2 file(s) into traces.db"`` (``"from 2 file(s)"`` when
         every file yielded traces; no ``into`` part without a database)."""
@@ -188,6 +201,11 @@ def import_files(
                         report.problems.append(record)
                         continue
                     yielded = True
+                    if record.trace_id in report.items_by_trace:  # same id again: the later record replaces it
+                        report.problems.append(ImportProblem(
+                            str(path), f"trace {record.trace_id}",
+                            "trace id already imported in this run; this record replaces the earlier one"))
+                    report.items_by_trace[record.trace_id] = len(record.items)
                     yield _with_tokens(record, store, str(path), report.problems)
             except ImportFailed as exc:
                 report.problems.append(ImportProblem(str(path), "whole file", _strip_path(str(exc), str(path))))
@@ -200,8 +218,10 @@ def import_files(
                 raise ImportCancelled()
 
     try:
-        report.imported = store.add(traces())
+        store.add(traces())
+        report.imported = len(report.items_by_trace)  # distinct traces: what the database now holds from this run
     except ImportCancelled:
+        report.items_by_trace.clear()
         report.imported = 0
         report.files_imported = 0
         report.cancelled = True

@@ -82,11 +82,14 @@ def trace_summary(trace: RequestTrace, assessment: Assessment | None = None) -> 
     (C - input - B_out, eq. 3.1), ``fits`` (eq. 3.1 holds: bool or null), ``state`` (``ok`` /
     ``warning`` / ``failure``, from the worst finding), ``verdict`` (words), ``findings`` (worst
     first, :func:`finding_to_dict`), ``over_before_trim``, ``policy`` ({id, version, available}), ``replay_of``, ``service``,
-    ``omissions_recorded`` (False when the source format cannot record omitted items), ``usage``,
-    ``tool_calls`` (with their checks and verdict), ``validations``, and
+    ``omissions_recorded`` (False when the source format cannot record omitted items), ``usage``
+    (normalised: ``input_tokens`` incl. cache, ``cached_input_tokens``, ``cache_creation_input_tokens``,
+    ``output_tokens`` incl. reasoning, ``reasoning_tokens``; null = not reported), ``response``,
+    ``status``, ``session_id`` (:func:`_call_fields`), ``tool_calls`` (name, arguments as sent, id,
+    with their checks and verdict), ``validations``, and
     ``items``: a list in final order of ``{position, kind, id, status, tokens, tokens_source
     (recorded, reported, counted or null), tokens_encoding, priority, trust,
-    omission_reason, source}`` with omitted items included; ``evidence_positions`` (the evidence
+    omission_reason, source, role}`` with omitted items included; ``evidence_positions`` (the evidence
     position map: ``retained_count``, ``long_list``, ``middle_band``, ``needed_source`` and per
     evidence item ``item_id, status, position, index, tokens, share, score, cited, needed, band,
     risk, omission_reason``; ``null`` without evidence).
@@ -124,8 +127,10 @@ def trace_summary(trace: RequestTrace, assessment: Assessment | None = None) -> 
             "input_tokens": trace.usage.input_tokens,
             "output_tokens": trace.usage.output_tokens,
             "cached_input_tokens": trace.usage.cached_input_tokens,
+            "cache_creation_input_tokens": trace.usage.cache_creation_input_tokens,
             "reasoning_tokens": trace.usage.reasoning_tokens,
         },
+        **_call_fields(trace),
         "items": [
             {
                 "position": it.position,
@@ -139,6 +144,7 @@ def trace_summary(trace: RequestTrace, assessment: Assessment | None = None) -> 
                 "trust": it.trust.value,
                 "omission_reason": it.omission_reason,
                 "source": it.source.label() if it.source else None,
+                "role": it.role,
             }
             for it in trace.items
         ],
@@ -146,6 +152,7 @@ def trace_summary(trace: RequestTrace, assessment: Assessment | None = None) -> 
             {
                 "name": c.name,
                 "arguments": c.arguments,
+                "id": c.id,
                 "verdict": c.verdict.value if c.verdict else None,
                 "decided_by": c.decided_by,
                 "checks": [
@@ -156,6 +163,20 @@ def trace_summary(trace: RequestTrace, assessment: Assessment | None = None) -> 
         ],
         "validations": [{"check": v.check, "passed": v.passed, "detail": v.detail} for v in trace.validations],
         **_evidence_positions(trace),
+    }
+
+
+def _call_fields(trace: RequestTrace) -> dict[str, Any]:
+    """``response`` ({text, finish_reason, model, id} or null), ``status`` (the span's {code,
+    message, completeness}; codes ``ok`` / ``error`` / ``unset``, null where not recorded) and
+    ``session_id`` -- as imported (issue 6)."""
+    r = trace.response
+    a = trace.attributes
+    return {
+        "response": None if r is None else {"text": r.text, "finish_reason": r.finish_reason, "model": r.model, "id": r.id},
+        "status": {"code": a.get("otel.status_code"), "message": a.get("otel.status_message"),
+                   "completeness": a.get("ctxviewer.completeness")},
+        "session_id": trace.session_id,
     }
 
 
