@@ -6,7 +6,8 @@ user request, with the chapter's declared budget and 1,200 reserved output token
 count is the true ``cl100k_base`` count of its content, recorded by the application
 (:data:`RECORDED` provenance, as the native importer marks it). ``make_rich_trace`` additionally fills
 every optional field of the model (usage, serialized request, response, tool calls with checks,
-validations, memory budget, attributes, ...), for round-trip tests.
+validations, memory budget, attributes, ...), for round-trip tests. OpenTelemetry inputs (OTLP
+requests, chat spans, the three-call agent loop) are built in ``tests/otlp_factories.py``.
 """
 
 from __future__ import annotations
@@ -196,58 +197,6 @@ def make_rich_trace(**overrides: Any) -> RequestTrace:
         attributes={"temperature": 0.2, "tags": ["support", "delivery"], "nested": {"a": 1}},
     )
     return replace(trace, **overrides)
-
-
-def otlp_chat_span(trace_id: str, span_id: str, start_ns: int, messages: list[tuple[str, str]],
-                   answer: str | None = None, conversation_id: str | None = None) -> dict[str, Any]:
-    """One OTLP/JSON chat span (OTel GenAI semconv) with ``messages`` as ``(role, text)`` in
-    ``gen_ai.input.messages`` and ``answer`` as the output message."""
-    def kv(k: str, v: str) -> dict[str, Any]:
-        return {"key": k, "value": {"stringValue": v}}
-
-    def msg(role: str, text: str) -> dict[str, Any]:
-        return {"role": role, "parts": [{"type": "text", "content": text}]}
-
-    attrs = [kv("gen_ai.operation.name", "chat"), kv("gen_ai.request.model", "gpt-4o-mini"),
-             kv("gen_ai.provider.name", "openai"),
-             kv("gen_ai.input.messages", json.dumps([msg(r, t) for r, t in messages]))]
-    if answer is not None:
-        attrs.append(kv("gen_ai.output.messages", json.dumps([{**msg("assistant", answer), "finish_reason": "stop"}])))
-    if conversation_id is not None:
-        attrs.append(kv("gen_ai.conversation.id", conversation_id))
-    return {"traceId": trace_id, "spanId": span_id, "name": "chat gpt-4o-mini", "kind": "SPAN_KIND_CLIENT",
-            "startTimeUnixNano": str(start_ns), "attributes": attrs}
-
-
-def otlp_request(spans: list[dict[str, Any]], service: str = "agent") -> dict[str, Any]:
-    """An OTLP/JSON export request holding ``spans`` under one resource (``service.name``)."""
-    return {"resourceSpans": [{"resource": {"attributes": [{"key": "service.name", "value": {"stringValue": service}}]},
-                               "scopeSpans": [{"spans": spans}]}]}
-
-
-CONVERSATION_TURNS = (
-    ("user", "I want to return the boots from order 4471."),
-    ("assistant", "Sure. Are they unworn and in the original box?"),
-    ("user", "Yes, unworn. Can I get a size 9 instead?"),
-    ("assistant", "Size 9 is in stock. Shall I create an exchange?"),
-    ("user", "Yes please, and ship it to the same address."),
-)
-"""A five-message support conversation for the three-call agent loop of :func:`three_call_spans`."""
-
-
-def three_call_spans(otel_trace_id: str = "5b8efff798038103d269b633813fc60c") -> list[dict[str, Any]]:
-    """Three chat spans of one OTel trace (an agent loop). Call 2 sends call 1's input plus its
-    answer plus the next user turn; call 3 dropped the first two turns (the first user message and
-    the first answer) and sends the rest plus the last user turn."""
-    system = ("system", "You are the Northwind support assistant.")
-    t = CONVERSATION_TURNS
-    base = 1_764_000_000_000_000_000
-    return [
-        otlp_chat_span(otel_trace_id, "00000000000000c1", base, [system, t[0]], answer=t[1][1]),
-        otlp_chat_span(otel_trace_id, "00000000000000c2", base + 5 * 10**9, [system, t[0], t[1], t[2]], answer=t[3][1]),
-        otlp_chat_span(otel_trace_id, "00000000000000c3", base + 9 * 10**9, [system, t[2], t[3], t[4]],
-                       answer="Done: exchange EX-2201 created."),
-    ]
 
 
 INJECTIONS = (

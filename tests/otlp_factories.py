@@ -91,3 +91,45 @@ def otlp_request(*spans: dict[str, Any], resource: dict[str, str] | None = None,
     if resource is not None:
         rs = {"resource": {"attributes": [kv(k, s(v)) for k, v in resource.items()]}, **rs}
     return {"resourceSpans": [rs]}
+
+
+def otlp_chat_span(trace_id: str, span_id: str, start_ns: int, messages: list[tuple[str, str]],
+                   answer: str | None = None, conversation_id: str | None = None) -> dict[str, Any]:
+    """A ``gpt-4o-mini`` / ``openai`` client chat span with ``messages`` as ``(role, text)`` in
+    ``gen_ai.input.messages`` and ``answer`` (if given) as the output message, finish ``stop``."""
+    def msg(role: str, text: str) -> dict[str, Any]:
+        return {"role": role, "parts": [{"type": "text", "content": text}]}
+
+    attrs = {"gen_ai.request.model": s("gpt-4o-mini"), "gen_ai.provider.name": s("openai")}
+    if answer is not None:
+        attrs["gen_ai.output.messages"] = s(json.dumps([{**msg("assistant", answer), "finish_reason": "stop"}]))
+    if conversation_id is not None:
+        attrs["gen_ai.conversation.id"] = s(conversation_id)
+    return chat_span(span_id, trace_id, name="chat gpt-4o-mini", kind="SPAN_KIND_CLIENT", start=str(start_ns),
+                     messages=[msg(r, t) for r, t in messages], **attrs)
+
+
+CONVERSATION_TURNS = (
+    ("user", "I want to return the boots from order 4471."),
+    ("assistant", "Sure. Are they unworn and in the original box?"),
+    ("user", "Yes, unworn. Can I get a size 9 instead?"),
+    ("assistant", "Size 9 is in stock. Shall I create an exchange?"),
+    ("user", "Yes please, and ship it to the same address."),
+)
+"""A five-message support conversation for the three-call agent loop of :func:`three_call_spans`."""
+
+
+def three_call_spans(otel_trace_id: str = "5b8efff798038103d269b633813fc60c") -> list[dict[str, Any]]:
+    """Three chat spans of one OTel trace (an agent loop). Call 2 sends call 1's input plus its
+    answer plus the next user turn; call 3 dropped the first two turns (the first user message and
+    the first answer) and sends the rest plus the last user turn. Wrap them with
+    ``otlp_request(*three_call_spans(), resource={"service.name": "agent"})``."""
+    system = ("system", "You are the Northwind support assistant.")
+    t = CONVERSATION_TURNS
+    base = 1_764_000_000_000_000_000
+    return [
+        otlp_chat_span(otel_trace_id, "00000000000000c1", base, [system, t[0]], answer=t[1][1]),
+        otlp_chat_span(otel_trace_id, "00000000000000c2", base + 5 * 10**9, [system, t[0], t[1], t[2]], answer=t[3][1]),
+        otlp_chat_span(otel_trace_id, "00000000000000c3", base + 9 * 10**9, [system, t[2], t[3], t[4]],
+                       answer="Done: exchange EX-2201 created."),
+    ]

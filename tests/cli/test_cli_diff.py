@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
-from factories import otlp_request, three_call_spans
+from otlp_factories import otlp_request, three_call_spans
 
 from ctxviewer.cli import cli
 from ctxviewer.importing import import_files
@@ -59,7 +59,7 @@ def test_diff_errors_name_db_and_trace(tmp_path: Path) -> None:
 def test_show_lists_messages_dropped_between_calls(tmp_path: Path) -> None:
     src = tmp_path / "agent.otlp.json"
     oid = "5b8efff798038103d269b633813fc60c"
-    src.write_text(json.dumps(otlp_request(three_call_spans(oid))))
+    src.write_text(json.dumps(otlp_request(*three_call_spans(oid), resource={"service.name": "agent"})))
     db = tmp_path / "agent.db"
     with TraceStore.create(db) as store:
         import_files([src], store)

@@ -8,7 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from factories import CONVERSATION_TURNS, make_trace, otlp_request, three_call_spans
+from factories import make_trace
+from otlp_factories import CONVERSATION_TURNS, otlp_request, three_call_spans
 
 from ctxviewer.diff.conversation import (
     DERIVED_ATTRIBUTE,
@@ -30,7 +31,7 @@ OTEL_ID = "5b8efff798038103d269b633813fc60c"
 @pytest.fixture
 def otel_db(tmp_path: Path) -> Path:
     src = tmp_path / "agent.otlp.json"
-    src.write_text(json.dumps(otlp_request(three_call_spans(OTEL_ID))))
+    src.write_text(json.dumps(otlp_request(*three_call_spans(OTEL_ID), resource={"service.name": "agent"})))
     db = tmp_path / "agent.db"
     with TraceStore.create(db) as store:
         assert import_files([src], store).imported == 3

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from factories import CONVERSATION_TURNS, make_trace, otlp_request, three_call_spans
+from factories import make_trace
+from otlp_factories import CONVERSATION_TURNS, otlp_request, three_call_spans
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QColor
 
@@ -164,7 +165,7 @@ def test_compare_two_selected_traces_and_previous_call(qtbot, settings: QSetting
 def test_item_table_shows_messages_dropped_between_calls(qtbot, settings: QSettings, tmp_path: Path) -> None:
     src = tmp_path / "agent.otlp.json"
     oid = "5b8efff798038103d269b633813fc60c"
-    src.write_text(json.dumps(otlp_request(three_call_spans(oid))))
+    src.write_text(json.dumps(otlp_request(*three_call_spans(oid), resource={"service.name": "agent"})))
     db = tmp_path / "agent.db"
     with TraceStore.create(db) as store:
         import_files([src], store)
