@@ -172,6 +172,18 @@ def headline(diff: TraceDiff) -> str:
     return text
 
 
+def evidence_moves(diff: TraceDiff, limit: int = 4) -> str | None:
+    """Where the moved evidence documents went, by rank among the evidence sent:
+    ``"PARTS-NB-RIDGEBACK2 6 → 3, KB-1004 4 → 8"`` (at most ``limit``, then ``"+N more"``);
+    ``None`` when no evidence document moved."""
+    moved = {d.id for d in diff.items if Change.MOVED in d.changes and d.kind.value == "evidence"}
+    places = [e for e in diff.evidence if e.id in moved]
+    if not places:
+        return None
+    text = ", ".join(f"{e.id} {_pos(e.rank_a)} → {_pos(e.rank_b)}" for e in places[:limit])
+    return text + (f", +{len(places) - limit} more" if len(places) > limit else "")
+
+
 def _fmt(v: Any) -> str:
     if v is None:
         return "not recorded"
@@ -204,6 +216,9 @@ def format_diff_text(diff: TraceDiff, words_limit: int = 8) -> str:
                                        else f"{diff.verdict_b} (unchanged)"))
     if diff.state_a != diff.state_b:
         out.append(f"state             {diff.state_a} → {diff.state_b}")
+    ev = evidence_moves(diff)
+    if ev:
+        out.append(f"evidence moved    {ev} (rank among the evidence sent)")
     for f in (*diff.fields, *diff.accounting):
         out.append(f"{f.name:<17} {_fmt(f.a)} → {_fmt(f.b)}")
     if diff.accounting_only:

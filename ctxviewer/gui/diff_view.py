@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from ..diff import Change, ItemDiff, TraceDiff, diff_traces
 from ..diff.columns import DIFF_COLUMNS, EVIDENCE_COLUMNS
-from ..diff.render import CHANGE_LABELS, CHANGE_SYMBOLS, describe, format_diff_text, headline
+from ..diff.render import CHANGE_LABELS, CHANGE_SYMBOLS, describe, evidence_moves, format_diff_text, headline
 from ..model import RequestTrace
 from .diff_chart import DeltaChart
 from .diff_model import DiffItemModel, EvidenceOrderModel
@@ -50,10 +50,12 @@ def summary_lines(diff: TraceDiff) -> str:
            if p.changed else f"{p.id_b or 'not recorded'} {p.version_b or ''} (unchanged)".replace("  ", " "))
     verdict = (f"{diff.verdict_a}  →  {diff.verdict_b}" if diff.verdict_a != diff.verdict_b
                else f"{diff.verdict_b} (unchanged)")
+    ev = evidence_moves(diff)
     return "\n".join([
         f"A {diff.trace_a}   ↔   B {diff.trace_b}:  {headline(diff)}",
         "First divergence: " + ("none, same content in the same order" if fd is None else
-                                f"position {fd.position}: {fd.id_a or 'nothing'} → {fd.id_b or 'nothing'}"),
+                                f"position {fd.position}: {fd.id_a or 'nothing'} → {fd.id_b or 'nothing'}")
+        + (f"    Evidence moved (rank): {ev}" if ev else ""),
         f"Policy: {pol}    eq. 3.1: {verdict}",
     ])
 

@@ -23,6 +23,8 @@ def test_diff_text_summary() -> None:
     assert lines[3] == "2 moved; first divergence at position 19"
     assert "first divergence  position 19: KB-1002 → PARTS-NB-RIDGEBACK2" in lines
     assert "eq. 3.1           fits, 800 tokens margin (unchanged)" in lines
+    assert ("evidence moved    PARTS-NB-RIDGEBACK2 6 → 3, KB-1004 4 → 8 (rank among the evidence sent)"
+            in lines)
     assert any(ln.split() == ["↕", "evidence", "KB-1004", "moved", "20", "→", "24", "(#2);", "priority", "70", "→", "50"]
                for ln in lines)
 

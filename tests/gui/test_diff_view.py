@@ -70,7 +70,8 @@ def test_view_selects_first_change_and_steps_with_keys(qtbot, replay_pair) -> No
     assert view.current_row() == 18  # PARTS-NB-RIDGEBACK2, the first change
     assert view.header.text().splitlines() == [
         "A budget-8k   ↔   B budget-8k-replay:  2 moved; first divergence at position 19",
-        "First divergence: position 19: KB-1002 → PARTS-NB-RIDGEBACK2",
+        "First divergence: position 19: KB-1002 → PARTS-NB-RIDGEBACK2    "
+        "Evidence moved (rank): PARTS-NB-RIDGEBACK2 6 → 3, KB-1004 4 → 8",
         "Policy: support-policy 2026-10-03 (unchanged)    eq. 3.1: fits, 800 tokens margin (unchanged)",
     ]
     assert view.header.textFormat() == Qt.TextFormat.PlainText
