@@ -34,8 +34,8 @@ from ctxviewer.importers import ImportFailed, detect
 from ctxviewer.importers.native import write_jsonl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from factories import make_trace  # noqa: E402
-from otlp_factories import chat_span, otlp_request  # noqa: E402
+from factories import make_trace
+from otlp_factories import chat_span, otlp_request
 
 
 def write_files(folder: Path) -> dict[str, Path]:
