@@ -27,7 +27,12 @@ from .visible import one_line
               help="Exit with status 1 when a finding of this severity or worse exists.")
 @click.option("--expected-policy", "expected", multiple=True, metavar="ID=VERSION",
               help="Policy version every application must send (repeatable); adds to ctxviewer.toml beside DB.")
-def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, expected: tuple[str, ...]) -> None:
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default=None,
+              help="Output format; sarif writes SARIF 2.1.0 with reviewer verdicts as suppressions (--json = json).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write the output to this file instead of standard output.")
+def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, expected: tuple[str, ...],
+              fmt: str | None, output: str | None) -> None:
     """Run every check (Table 3.1 rows, tool calls, accounting) on traces in DB.
 
     Checks all traces, or only TRACE_IDs. Expected policy versions come from ctxviewer.toml
@@ -37,6 +42,7 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
     Example:
         ctxviewer check sample_traces/samples.db
         ctxviewer check traces.db ticket-injection --json --fail-on warning
+        ctxviewer check traces.db --format sarif -o findings.sarif
     """
     from .assessment import assess
     from .checks.config import parse_expected, set_default
@@ -68,8 +74,20 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
         findings = lead_with(a.findings, mark.row if mark else None)
         failed = failed or any(f.severity.rank >= threshold for f in findings)
         results.append((tid, a.state.value, mark.row if mark else None, findings))
+    if fmt == "sarif":
+        from .sarif import db_reviews, sarif_log
+
+        traces = {tid: store.load(tid) for tid in ids}
+        store.close()
+        log = sarif_log(((traces[t], fs) for t, _, _, fs in results), db_reviews(db), Path(db).resolve().as_uri())
+        _emit(json.dumps(log, indent=2, ensure_ascii=False), output)
+        if output:
+            click.echo(f"wrote {output}: SARIF 2.1.0, {len(log['runs'][0]['results'])} result(s) from {len(results)} trace(s)")
+        if failed:
+            raise SystemExit(1)
+        return
     store.close()
-    if as_json:
+    if as_json or fmt == "json":
         click.echo(json.dumps([{"trace_id": t, "state": s, "observed_row": r,
                                 "findings": [finding_to_dict(f) for f in fs]} for t, s, r, fs in results],
                               indent=2, ensure_ascii=False))
@@ -88,3 +106,13 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
                    f"{counts['ok']} ok")
     if failed:
         raise SystemExit(1)
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output is None:
+        click.echo(text)
+        return
+    try:
+        Path(output).write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise click.ClickException(f"{output}: cannot write ({exc.strerror or exc})") from None
