@@ -79,7 +79,7 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
 
         traces = {tid: store.load(tid) for tid in ids}
         store.close()
-        log = sarif_log(((traces[t], fs) for t, _, _, fs in results), db_reviews(db), Path(db).resolve().as_uri())
+        log = sarif_log(((traces[t], list(fs)) for t, _, _, fs in results), db_reviews(db), Path(db).resolve().as_uri())
         _emit(json.dumps(log, indent=2, ensure_ascii=False), output)
         if output:
             click.echo(f"wrote {output}: SARIF 2.1.0, {len(log['runs'][0]['results'])} result(s) from {len(results)} trace(s)")
