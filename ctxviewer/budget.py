@@ -127,7 +127,8 @@ class CapacityCheck:
     limit_mode: LimitMode | None
     """Shared or separate limits; ``None`` when not recorded (checked as shared if C is known)."""
     input_tokens: int | None
-    """Input of the request as sent: the application's count if recorded, else the retained items' sum."""
+    """Input of the request as sent: the application's count if recorded, else the retained items'
+    sum (see ``input_source``); the provider-reported input is checked beside it."""
     reserved_output: int | None
     """B_out, the reserved output tokens."""
     margin: int | None
@@ -146,6 +147,14 @@ class CapacityCheck:
     """Separate mode: B_out <= max_output."""
     input_fits: bool | None = None
     """Separate mode: input <= max_input."""
+    input_source: str | None = None
+    """Which input decided eq. 3.1: ``"counted by the application"``, ``"sum of the retained items"``,
+    or ``"reported by the provider"`` when the reported input is over C although the count fits."""
+    reported_input: int | None = None
+    """Provider-reported input tokens (``gen_ai.usage.input_tokens``); ``None`` if not reported."""
+    capacity_problem: str | None = None
+    """Why C cannot be right, in words (B_out >= C, or C equal to the model's max output); the
+    verdict then says this instead of a margin."""
 
     @property
     def over_before_trim(self) -> int | None:
@@ -164,7 +173,8 @@ def check_capacity(trace: RequestTrace) -> CapacityCheck:
     """
     ep = trace.endpoint
     items_sum = _sum([i.tokens for i in trace.retained])
-    input_tokens = trace.input_tokens if trace.input_tokens is not None else items_sum
+    input_tokens, source = _input(trace, items_sum)
+    reported = trace.usage.input_tokens
     all_sum = _sum([i.tokens for i in trace.items])
     before = None
     if all_sum is not None and items_sum is not None and input_tokens is not None:
@@ -192,10 +202,15 @@ def check_capacity(trace: RequestTrace) -> CapacityCheck:
             max_output=ep.max_output_tokens,
             input_fits=in_fits,
             output_fits=out_fits,
+            input_source=source,
         )
     margin = None
     if ep.capacity is not None and input_tokens is not None and out is not None:
         margin = ep.capacity - (input_tokens + out)
+    fits = None if margin is None else margin >= 0
+    if fits and reported is not None and ep.capacity is not None and out is not None \
+            and reported + out > ep.capacity:
+        fits, source = False, "reported by the provider"  # the endpoint enforces its own count
     return CapacityCheck(
         capacity=ep.capacity,
         limit_mode=ep.limit_mode,
@@ -203,9 +218,42 @@ def check_capacity(trace: RequestTrace) -> CapacityCheck:
         reserved_output=out,
         margin=margin,
         declared_margin=trace.safety_margin,
-        fits=None if margin is None else margin >= 0,
+        fits=fits,
         input_before_trim=before,
+        input_source=source,
+        reported_input=reported,
+        capacity_problem=_capacity_problem(trace),
     )
+
+
+def _input(trace: RequestTrace, items_sum: int | None) -> tuple[int | None, str | None]:
+    """The input eq. 3.1 checks and where it came from: the application's count, else the items."""
+    if trace.input_tokens is not None:
+        return trace.input_tokens, "counted by the application"
+    if items_sum is not None:
+        return items_sum, "sum of the retained items"
+    return None, None
+
+
+def _capacity_problem(trace: RequestTrace) -> str | None:
+    """B_out >= C, or C equal to the model's known max output (a mislabelled limit), in words."""
+    from .accounting.profiles import ProfileError, resolve
+
+    cap, out = trace.endpoint.capacity, trace.reserved_output_tokens
+    if cap is None:
+        return None
+    if out is not None and out >= cap:
+        return (f"reserved output {_n(out)} tokens fills the {_n(cap)}-token context window: "
+                "no room for any input")
+    try:
+        res = resolve(trace.endpoint.model)
+    except ProfileError:
+        return None
+    prof = res.profile
+    if not res.assumed and prof.max_output == cap and prof.capacity not in (None, cap):
+        return (f"capacity {_n(cap)} tokens equals {prof.name}'s max output, not its "
+                f"{_n(prof.capacity or 0)}-token context window: the output limit was recorded as C")
+    return None
 
 
 @functools.lru_cache(maxsize=16)
@@ -221,7 +269,9 @@ def _n(v: int) -> str:
 
 def verdict_text(chk: CapacityCheck) -> str:
     """The eq. 3.1 verdict in words, e.g. ``"fits, 800 tokens margin"`` or
-    ``"over capacity by 700 tokens"``; separate limits give both checks joined by ``"; "``.
+    ``"over capacity by 700 tokens: had 6,800 tokens left, needed 7,500"`` (input room C - B_out
+    and the input); a margin below the declared safety margin says so; an impossible C
+    (:attr:`CapacityCheck.capacity_problem`) is said instead of a margin; separate limits give both checks joined by ``"; "``.
     Unknown quantities give ``"capacity not recorded"`` / ``"reserved output not recorded"``.
     """
     if chk.limit_mode is LimitMode.SEPARATE:
@@ -243,14 +293,22 @@ def verdict_text(chk: CapacityCheck) -> str:
         return "; ".join(parts)
     if chk.capacity is None:
         return "capacity not recorded"
+    if chk.capacity_problem:
+        return chk.capacity_problem
     if chk.input_tokens is None:
         return "input tokens not recorded"
     if chk.reserved_output is None:
         return "reserved output not recorded"
     assert chk.margin is not None
+    room = chk.capacity - chk.reserved_output
+    if chk.margin >= 0 and chk.fits is False and chk.reported_input is not None:
+        return (f"over capacity by {_n(chk.reported_input - room)} tokens by the provider-reported input: "
+                f"had {_n(room)} tokens left, needed {_n(chk.reported_input)} (counted {_n(chk.input_tokens)})")
     if chk.margin >= 0:
+        if chk.declared_margin is not None and chk.margin < chk.declared_margin:
+            return f"fits, {_n(chk.margin)} tokens margin (below the declared {_n(chk.declared_margin)})"
         return f"fits, {_n(chk.margin)} tokens margin"
-    return f"over capacity by {_n(-chk.margin)} tokens"
+    return f"over capacity by {_n(-chk.margin)} tokens: had {_n(room)} tokens left, needed {_n(chk.input_tokens)}"
 
 
 @dataclass(frozen=True)

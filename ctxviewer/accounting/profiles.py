@@ -173,9 +173,10 @@ def _match(name: str) -> tuple[Profile, str] | None:
     return None
 
 
-def resolve(model: str | None, encoding: str | None = None) -> Resolution:
+def resolve(model: str | None, encoding: str | None = None, source: str = "chosen by the user") -> Resolution:
     """The profile and encoding for ``model``; ``encoding`` (e.g. from ``--encoding``) overrides.
 
+    ``source`` says where an explicit ``encoding`` came from (e.g. "recorded on the trace").
     Never raises for a model name. Raises :class:`~ctxviewer.tokens.UnknownEncodingError` when
     ``encoding`` is given and not available offline.
     """
@@ -199,10 +200,10 @@ def resolve(model: str | None, encoding: str | None = None) -> Resolution:
         enc = encoding or prof.encoding
         why = f"no profile for {model!r}" if model else "model not recorded"
         if encoding:
-            return Resolution(model, prof, enc, False, f"{why}; encoding {enc} chosen by the user")
+            return Resolution(model, prof, enc, False, f"{why}; encoding {enc} {source}")
         return Resolution(model, prof, enc, True, f"{why}; {enc} assumed")
     if encoding and encoding != found.encoding:
-        return Resolution(model, found, encoding, False, f"{how}; encoding {encoding} chosen by the user")
+        return Resolution(model, found, encoding, False, f"{how}; encoding {encoding} {source}")
     return Resolution(model, found, encoding or found.encoding, False, how)
 
 

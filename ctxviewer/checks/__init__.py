@@ -53,6 +53,7 @@ def load_builtin() -> None:
     from . import budget  # noqa: F401
     from . import injection  # noqa: F401
     from . import accounting, commitments, evidence, json_output, required, spans, tool_calls, tool_results, truncation, validations  # noqa: F401  (diagnostics, issue 9)
+    from . import limits  # noqa: F401  (endpoint profiles, issue 7)
     # isort: on
 
 

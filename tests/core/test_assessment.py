@@ -45,7 +45,7 @@ def test_8k_fits_ok_with_figure() -> None:
 def test_over_capacity_is_a_failure_finding() -> None:
     a = assess(chapter_8k(evidence=4500))
     assert (a.fits, a.state) == (False, State.FAILURE)
-    assert a.verdict == "over capacity by 700 tokens"
+    assert a.verdict == "over capacity by 700 tokens: had 6,800 tokens left, needed 7,500"
     assert [(f.rule, f.severity) for f in a.findings] == [("budget.over_capacity", Severity.FAILURE)]
     assert a.findings[0].message == (
         "input 7,500 + reserved output 1,200 tokens exceed capacity 8,000 by 700 tokens (eq. 3.1)")

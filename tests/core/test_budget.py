@@ -70,7 +70,7 @@ def test_evidence_grown_by_1500_is_over_by_700() -> None:
     chk = check_capacity(chapter_8k(evidence_extra=1500))
     assert chk.margin == -700
     assert chk.fits is False
-    assert verdict_text(chk) == "over capacity by 700 tokens"
+    assert verdict_text(chk) == "over capacity by 700 tokens: had 6,800 tokens left, needed 7,500"
 
 
 def test_trimmed_record_fits_and_remembers_overflow() -> None:

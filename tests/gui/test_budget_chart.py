@@ -59,7 +59,7 @@ def test_over_capacity_is_red_segment_and_words(qtbot) -> None:
     assert values(used)[-1] == ("over", 8000, 700)
     assert used[-1].label == "over capacity"
     assert "over capacity" in chart.legend.labels()
-    assert chart.verdict() == "over capacity by 700 tokens"
+    assert chart.verdict() == "over capacity by 700 tokens: had 6,800 tokens left, needed 7,500"
     assert chart.verdict_label.property("state") == "failure"
     assert chart.state() == "FAILURE"
 

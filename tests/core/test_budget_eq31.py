@@ -1,0 +1,69 @@
+"""eq. 3.1 with the provider-reported input, the overflow in words, and impossible capacities."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from factories import make_trace
+
+from ctxviewer.budget import check_capacity, used_bar, verdict_text
+from ctxviewer.model import Endpoint, Usage
+
+
+def test_counted_fit_but_reported_overflow_is_not_fits() -> None:
+    t = make_trace(input_tokens=6800, usage=Usage(input_tokens=6900))
+    chk = check_capacity(t)
+    assert chk.fits is False and chk.input_source == "reported by the provider"
+    assert verdict_text(chk) == ("over capacity by 100 tokens by the provider-reported input: "
+                                 "had 6,800 tokens left, needed 6,900 (counted 6,800)")
+
+
+def test_overflow_says_tokens_left_and_needed() -> None:
+    chk = check_capacity(make_trace(input_tokens=7500))
+    assert chk.input_source == "counted by the application"
+    assert verdict_text(chk) == "over capacity by 700 tokens: had 6,800 tokens left, needed 7,500"
+
+
+def test_slack_below_declared_margin_is_said() -> None:
+    chk = check_capacity(make_trace(input_tokens=6500, usage=Usage(input_tokens=6550)))
+    assert chk.fits is True
+    assert verdict_text(chk) == "fits, 300 tokens margin (below the declared 800)"
+
+
+def test_reserve_filling_the_window_is_an_error_in_words_not_a_negative_bar() -> None:
+    t = make_trace(reserved_output_tokens=8000, input_tokens=100)
+    assert verdict_text(check_capacity(t)) == (
+        "reserved output 8,000 tokens fills the 8,000-token context window: no room for any input")
+    assert all(seg.tokens >= 0 for seg in used_bar(t))
+
+
+def test_capacity_equal_to_the_models_max_output_is_called_out() -> None:
+    t = make_trace(endpoint=Endpoint(model="gpt-4o-2024-08-06", capacity=16384), input_tokens=1000)
+    assert verdict_text(check_capacity(t)) == (
+        "capacity 16,384 tokens equals gpt-4o's max output, not its 128,000-token context window: "
+        "the output limit was recorded as C")
+    unknown = replace(t, endpoint=Endpoint(model="my-deployment", capacity=16384))
+    assert verdict_text(check_capacity(unknown)).startswith("fits, ")
+
+
+def test_limits_check_findings() -> None:
+    from ctxviewer.checks.limits import LimitsCheck
+
+    bad = make_trace(endpoint=Endpoint(model="gpt-4o", capacity=16384), input_tokens=1000)
+    assert [f.rule for f in LimitsCheck().run(bad)] == ["budget.capacity_is_max_output"]
+    off = make_trace(usage=Usage(input_tokens=9000))
+    findings = list(LimitsCheck().run(off))
+    assert [f.rule for f in findings] == ["accounting.residual_over_tolerance"]
+    assert findings[0].message.startswith("provider reported 9,000 input tokens, counted ")
+
+
+def test_breakdown_adds_up() -> None:
+    from ctxviewer.accounting.breakdown import breakdown
+
+    b = breakdown(make_trace(usage=Usage(input_tokens=5000)))
+    assert b.total == sum(b.content.values()) + b.framing + b.tool_overhead
+    assert b.residual == 5000 - b.total
+    # reply priming + five retained messages (3 + 1 role token each); the tool definition has overhead
+    assert b.framing == 3 + 5 * (3 + 1)
+    assert b.tool_overhead > 0
+    assert "recorded on the trace" in b.resolution.reason
