@@ -199,6 +199,9 @@ cli.add_command(tokens_cmd)
 from .cli_scan import scan_cmd  # noqa: E402
 
 cli.add_command(scan_cmd)
+from .cli_report import report_cmd  # noqa: E402
+
+cli.add_command(report_cmd)
 
 from .cli_diff import diff_cmd  # noqa: E402  (issue 8)
 

@@ -1,4 +1,7 @@
-"""The audit view in the main window: a dock opened from **Review › Audit Findings** (Ctrl+Shift+A).
+"""The audit view in the main window: a dock opened from **Review › Audit Findings** (Ctrl+Shift+A),
+and **File › Export Findings…** (Ctrl+Shift+E), which writes the open database's findings with the
+reviewer's verdicts as SARIF 2.1.0 (:mod:`ctxviewer.sarif`, the same as ``ctxviewer check --format
+sarif``), off the GUI thread.
 
 :class:`AuditController` owns the dock and its :class:`~ctxviewer.gui.audit_view.AuditView`,
 follows the database the window opens (``sig_database_opened``) and closes the review file when
@@ -11,9 +14,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QMainWindow
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QMenu
 
 from .audit_view import AuditView
+from .worker import Task
 
 
 class AuditController(QObject):
@@ -34,6 +38,15 @@ class AuditController(QObject):
         self.act_audit.setShortcut(QKeySequence("Ctrl+Shift+A"))
         self.act_audit.triggered.connect(self.open_audit)
         menu.addAction(self.act_audit)
+        self.act_export = QAction("&Export Findings (SARIF)…", window)
+        self.act_export.setShortcut(QKeySequence("Ctrl+Shift+E"))
+        self.act_export.triggered.connect(self.choose_export)
+        file_menu = next((a.menu() for a in window.menuBar().actions() if a.text() == "&File"), None)
+        target = file_menu if isinstance(file_menu, QMenu) else menu
+        target.addAction(self.act_export)
+        self.export_task: Task | None = None
+        self.last_export: str = ""
+        """What the last export said (tests read it)."""
         opened = getattr(window, "sig_database_opened", None)
         if opened is not None:
             opened.connect(self._on_database)
@@ -54,6 +67,55 @@ class AuditController(QObject):
             self.view.load(self.db_path)
         self.view.table.setFocus()
 
+    def choose_export(self) -> None:
+        """Ask for a .sarif file and export to it."""
+        if self.db_path is None:
+            self.window.statusBar().showMessage("Open a trace database first (File > Open).")
+            return
+        suggested = str(self.db_path.with_suffix(".sarif"))
+        path, _ = QFileDialog.getSaveFileName(self.window, "Export findings as SARIF", suggested,
+                                              "SARIF (*.sarif *.sarif.json);;All files (*)")
+        if path:
+            self.export_findings(path)
+
+    def export_findings(self, path: str | Path) -> Task | None:
+        """Write every finding of the open database, with verdicts as suppressions, to ``path``
+        (SARIF 2.1.0) in the background; the status bar says when it is done or what failed."""
+        if self.db_path is None:
+            return None
+        db, out = self.db_path, Path(path)
+
+        def job(progress, cancelled):  # type: ignore[no-untyped-def]
+            from ..sarif import assess_db, db_reviews, sarif_log, write_sarif
+            from ..store import TraceStore
+
+            with TraceStore.open(db) as store:
+                results = assess_db(store, None, progress, cancelled)
+            log = sarif_log(results, db_reviews(db), db.resolve().as_uri())
+            write_sarif(out, log)
+            return len(log["runs"][0]["results"]), len(results)
+
+        def done(result: object) -> None:
+            assert isinstance(result, tuple)
+            n, traces = int(result[0]), int(result[1])
+            self.last_export = f"exported {n} finding(s) from {traces} trace(s) to {out} (SARIF 2.1.0)"
+            self.window.statusBar().showMessage(self.last_export)
+
+        def failed(message: str) -> None:
+            self.last_export = f"cannot export findings to {out}: {message}"
+            self.window.statusBar().showMessage(self.last_export)
+
+        task = Task(job, self)
+        task.sig_progress.connect(lambda d, t: self.window.statusBar().showMessage(f"exporting findings… {d} of {t} traces"))
+        task.sig_finished.connect(done)
+        task.sig_failed.connect(failed)
+        self.export_task = task
+        task.start()
+        return task
+
     def close(self) -> None:
         """Stop collecting and close the review file (the window is closing)."""
         self.view.close_review()
+        if self.export_task is not None:
+            self.export_task.cancel()
+            self.export_task.wait()

@@ -125,3 +125,24 @@ def test_review_model(qtmodeltester, inj_db: Path) -> None:  # type: ignore[no-u
     assert model.rowCount() == 100
     assert model.index(0, 0).data() == "failure"
     assert model.index(0, 1).data() == "unreviewed"
+
+
+def test_file_export_findings_writes_sarif(qtbot, tmp_path: Path, settings: QSettings) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    db = tmp_path / "s.db"
+    db.write_bytes((Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db").read_bytes())
+    win = MainWindow(settings=settings)
+    qtbot.addWidget(win)
+    assert win.open_database(db, remember=False)
+    file_menu = next(a.menu() for a in win.menuBar().actions() if a.text() == "&File")
+    assert win.audit.act_export in file_menu.actions()
+    out = tmp_path / "out.sarif"
+    task = win.audit.export_findings(out)
+    assert task is not None
+    qtbot.waitUntil(lambda: task.done, timeout=30_000)
+    log = json.loads(out.read_text(encoding="utf-8"))
+    assert log["version"] == "2.1.0"
+    n = len(log["runs"][0]["results"])
+    assert win.audit.last_export == f"exported {n} finding(s) from 9 trace(s) to {out} (SARIF 2.1.0)"
+    win.close()

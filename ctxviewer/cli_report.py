@@ -1,0 +1,46 @@
+"""``ctxviewer report DB [TRACE_ID...] -o FILE.html``: the self-contained HTML audit report
+(:func:`ctxviewer.audit_report.render_report`). Registered on the group in :mod:`ctxviewer.cli`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command("report")
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("trace_ids", nargs=-1)
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="HTML file to write.")
+def report_cmd(db: str, trace_ids: tuple[str, ...], output: str) -> None:
+    """Write one self-contained HTML report of traces in DB (all, or TRACE_IDs).
+
+    Per trace: state, eq. 3.1 verdict, the budget chart as an embedded image, every finding with
+    the flagged text shown literally (escaped, invisible characters made visible) and the
+    reviewer's verdict and note from the review file beside DB. No scripts, nothing fetched.
+
+    \b
+    Example:
+        ctxviewer report sample_traces/samples.db ticket-injection -o ticket.html
+    """
+    from .audit_report import render_report
+    from .sarif import db_reviews
+    from .store import StoreError, TraceQuery, TraceStore
+
+    try:
+        with TraceStore.open(db) as store:
+            ids = list(trace_ids) or [r.trace_id for r in store.list(TraceQuery(), 0, -1)]
+            traces = []
+            for tid in ids:
+                try:
+                    traces.append(store.load(tid))
+                except KeyError:
+                    raise click.ClickException(f"{db}: no trace with id {tid!r} (see 'ctxviewer list {db}')") from None
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+    html = render_report(traces, db_reviews(db), title=f"ctxviewer audit report: {Path(db).name}")
+    try:
+        Path(output).write_text(html, encoding="utf-8")
+    except OSError as exc:
+        raise click.ClickException(f"{output}: cannot write ({exc.strerror or exc})") from None
+    click.echo(f"wrote {output}: {len(traces)} trace(s)")
