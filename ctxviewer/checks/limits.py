@@ -1,14 +1,13 @@
 """Token accounting by the endpoint profile (issue 7): a capacity that is really the model's max
-output, and a counted total that does not match what the provider reported.
+output. (The residual between ctxviewer's count and the provider's is shown by the breakdown,
+:func:`ctxviewer.accounting.breakdown.breakdown`, in ``whatif`` and the what-if panel; it is not a
+finding because recorded item counts of other encodings make it noisy.)
 
 Rule ids:
 
 * ``budget.capacity_is_max_output`` (failure) -- C equals the model's known max output rather than
   its context window (:attr:`ctxviewer.budget.CapacityCheck.capacity_problem`), so eq. 3.1 was
   checked against the wrong limit.
-* ``accounting.residual_over_tolerance`` (warning) -- ctxviewer's count by the endpoint's rule
-  (content + framing + tool overhead, :func:`ctxviewer.accounting.breakdown.breakdown`) differs from
-  the provider-reported input by more than the profile's tolerance.
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from __future__ import annotations
 from typing import Iterable
 
 from .. import budget
-from ..accounting.breakdown import breakdown
 from ..findings import Evidence, Finding, Severity
 from ..model import RequestTrace
 from . import register
@@ -34,11 +32,7 @@ class LimitsCheck:
         if chk.capacity_problem and "max output" in chk.capacity_problem:
             yield Finding(rule="budget.capacity_is_max_output", severity=Severity.FAILURE,
                           message=chk.capacity_problem, evidence=Evidence(fields=("endpoint.capacity",)))
-        if trace.usage.input_tokens is not None:
-            warning = breakdown(trace).warning
-            if warning:
-                yield Finding(rule="accounting.residual_over_tolerance", severity=Severity.WARNING,
-                              message=warning, evidence=Evidence(fields=("usage.input_tokens",)))
+
 
 
 register(LimitsCheck())
