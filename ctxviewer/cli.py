@@ -218,3 +218,6 @@ cli.add_command(upgrade_cmd)
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point (``ctxviewer``)."""
     cli.main(args=argv, prog_name="ctxviewer")
+from .cli_export import export_cmd  # noqa: E402  (issue 6)
+
+cli.add_command(export_cmd)
