@@ -33,7 +33,7 @@ ENTRY_POINT_GROUP = "ctxviewer.importers"
 
 BUILTIN = tuple(
     f"ctxviewer.importers.{module}:IMPORTER"
-    for module in ("native", "ctxviewer_otlp", "openinference", "otel",  # most specific first: OpenInference OTLP is OTLP too
+    for module in ("native", "openinference", "otel", "ctxviewer_otlp",  # most specific first: OpenInference OTLP is OTLP too
                    "cassette", "inspect_ai", "langfuse", "langfuse_chatml", "langsmith", "litellm", "promptfoo",
                    "provider_api")
 )

@@ -92,7 +92,8 @@ def iter_documents(text: str) -> Iterator[tuple[str, Any]]:
 
     One JSON document yields ``("document", doc)``. Otherwise the text is read as a sequence of
     JSON values (JSON Lines or concatenated pretty-printed objects) and each yields
-    ``("line N", doc)`` with N the 1-based line it starts on. A value that does not parse yields
+    ``("line N", doc)`` with N the 1-based line it starts on: JSON Lines when the first line is a
+    whole JSON value, else concatenated (pretty-printed) values. A value that does not parse yields
     ``("line N", ValueError(...))`` and reading resumes on the next line. Raises ``ValueError``
     when no JSON value at all can be read.
     """
@@ -101,6 +102,27 @@ def iter_documents(text: str) -> Iterator[tuple[str, Any]]:
         return
     except json.JSONDecodeError as whole:
         first_error = whole
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    if len(lines) >= 2 and _parses(lines[0][1]):  # JSON Lines: one document per line
+        for n, line in lines:
+            try:
+                yield f"line {n}", json.loads(line)
+            except json.JSONDecodeError as exc:
+                yield f"line {n}", ValueError(f"not valid JSON: {exc.msg} (column {exc.colno})")
+        return
+    yield from _concatenated(text, first_error)
+
+
+def _parses(line: str) -> bool:
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
+
+
+def _concatenated(text: str, first_error: json.JSONDecodeError) -> Iterator[tuple[str, Any]]:
+    """Pretty-printed JSON values one after another (the OTel Python console exporter)."""
     decoder = json.JSONDecoder()
     pos, n, found = 0, len(text), 0
     while pos < n:
@@ -112,7 +134,7 @@ def iter_documents(text: str) -> Iterator[tuple[str, Any]]:
         try:
             doc, end = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
-            if not found and line == 1:
+            if not found:
                 raise ValueError(f"not JSON or JSON Lines: {first_error.msg} (line {first_error.lineno})") from None
             yield f"line {line}", ValueError(f"not valid JSON: {exc.msg} (column {exc.colno})")
             nl = text.find("\n", pos)

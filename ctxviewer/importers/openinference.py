@@ -149,6 +149,8 @@ class OpenInferenceImporter:
         text = head_text(head)
         if '"observations"' in text and '"trace"' in text:  # a Langfuse download keeps span attributes
             return False
+        if '"ctxviewer.trace_id"' in text:  # a ctxviewer export (its embedded traces may quote llm.* keys)
+            return False
         return any(m in text for m in _MARKERS)
 
     def load(self, path: Path) -> Iterator[Record]:

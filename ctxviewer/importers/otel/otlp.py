@@ -13,7 +13,7 @@ from typing import Any, Iterator, Mapping
 
 from .._api import ImportProblem
 from ..peek import JsonPeek
-from .span import Span, SpanRecord, has_genai_key, span_time
+from .span import Span, SpanRecord, event_records, has_genai_key, span_time
 from .values import decode_key_values, normalise_id, span_kind, span_status
 
 _KEY_SUFFIXES = (".spans.item.attributes.item.key",)
@@ -76,4 +76,5 @@ def _span(sp: Any, record: str, resource: dict[str, Any], scope: dict[str, Any])
         status=status,
         status_message=message,
         scope=scope,
+        events=event_records(sp.get("events"), "events"),
     )

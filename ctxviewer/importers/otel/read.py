@@ -13,13 +13,15 @@ be read or holds no span container at all; a bad span or line inside a good file
 
 from __future__ import annotations
 
-import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
 from .._api import ImportFailed, ImportProblem
+from ..containers import iter_documents, read_bytes, read_text
 from . import attribute_map, otlp, span_list
 from .span import Span, SpanRecord
+from .values import decode_any_value, decode_key_values, normalise_id, parse_time
 
 __all__ = ["Span", "SpanRecord", "container_of", "read_spans", "spans_from_json"]
 
@@ -60,46 +62,83 @@ def spans_from_json(obj: Any, file: str, prefix: str = "") -> Iterator[SpanRecor
         raise ValueError("not a span container (no resourceSpans, span objects or attribute map)")
 
 
+PROTOBUF_SUFFIXES = (".pb", ".binpb", ".protobuf")
+"""File name endings of binary OTLP protobuf (``ExportTraceServiceRequest``) files."""
+
+
+def protobuf_request(data: bytes, file: str) -> dict[str, Any]:
+    """Binary OTLP ``ExportTraceServiceRequest`` bytes as the OTLP/JSON dict (through the
+    opentelemetry-proto package; ids come out base64, which :func:`.values.normalise_id` reads).
+    Raises :class:`ImportFailed` naming the file when the bytes are not such a message."""
+    from google.protobuf.json_format import MessageToDict
+    from google.protobuf.message import DecodeError
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    try:
+        msg = ExportTraceServiceRequest.FromString(data)
+    except DecodeError as exc:
+        raise ImportFailed(f"{file}: not an OTLP protobuf ExportTraceServiceRequest: {exc}") from None
+    return dict(MessageToDict(msg))
+
+
+def log_events(doc: Any) -> dict[str, list[dict[str, Any]]]:
+    """OTLP/JSON logs (``resourceLogs``) as span events keyed by span id: each log record
+    ``{eventName or attributes event.name, timeUnixNano, body: AnyValue, attributes, spanId}``
+    -> ``{name, time, attributes, body}`` (GenAI per-message log events, semconv <= 1.36, and the
+    ``gen_ai.client.inference.operation.details`` event). Records without a span id are dropped."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for rl in doc.get("resourceLogs") or []:
+        for sl in rl.get("scopeLogs") or []:
+            for lr in sl.get("logRecords") or []:
+                sid = normalise_id(lr.get("spanId"), 8)
+                if not sid:
+                    continue
+                attrs = decode_key_values(lr.get("attributes"), "logRecords.attributes")
+                body = decode_any_value(lr["body"]) if isinstance(lr.get("body"), dict) else lr.get("body")
+                out.setdefault(sid, []).append({
+                    "name": lr.get("eventName") or attrs.get("event.name"),
+                    "time": parse_time(lr.get("timeUnixNano") or lr.get("observedTimeUnixNano")),
+                    "attributes": attrs, "body": body})
+    return out
+
+
 def read_spans(path: Path) -> Iterator[SpanRecord]:
     """All spans of the file at ``path``, in file order, with problems for bad spans and lines.
 
-    The file is one JSON document, or JSON Lines of documents (one OTLP request per line).
+    Containers (:mod:`ctxviewer.importers.containers`): gzip, UTF-8 with or without BOM, UTF-16
+    with BOM; one JSON document, JSON Lines, or pretty-printed objects concatenated (the OTel
+    Python console exporter). A file ending ``.pb`` / ``.binpb`` is binary OTLP protobuf.
+    OTLP logs documents (``resourceLogs``) in the same file are attached to their spans as events.
     Raises :class:`~ctxviewer.importers.ImportFailed` (message names the file) when the file cannot
     be read, is not JSON, or holds no span container.
     """
     file = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ImportFailed(f"{file}: cannot read file: {exc}") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as whole_error:
-        yield from _read_lines(text, file, whole_error)
+    if Path(path).suffix.lower() in PROTOBUF_SUFFIXES:
+        yield from otlp.spans(protobuf_request(read_bytes(path), file), file)
         return
+    text = read_text(path)
     try:
-        yield from spans_from_json(doc, file)
+        docs = list(iter_documents(text))
     except ValueError as exc:
         raise ImportFailed(f"{file}: {exc}") from None
-
-
-def _read_lines(text: str, file: str, whole_error: json.JSONDecodeError) -> Iterator[SpanRecord]:
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
-    parsed: list[tuple[int, Any]] = []
-    problems: dict[int, str] = {}
-    for n, line in lines:
-        try:
-            parsed.append((n, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            problems[n] = f"not valid JSON: {exc.msg} (column {exc.colno})"
-    if not parsed or len(lines) < 2:
-        raise ImportFailed(f"{file}: not JSON or JSON Lines: {whole_error.msg} (line {whole_error.lineno})")
-    good = dict(parsed)
-    for n, _line in lines:
-        if n in problems:
-            yield ImportProblem(file, f"line {n}", problems[n])
+    logs: dict[str, list[dict[str, Any]]] = {}
+    for _record, doc in docs:
+        if isinstance(doc, dict) and "resourceLogs" in doc:
+            for sid, evs in log_events(doc).items():
+                logs.setdefault(sid, []).extend(evs)
+    single = len(docs) == 1 and docs[0][0] == "document"
+    for record, doc in docs:
+        if isinstance(doc, Exception):
+            yield ImportProblem(file, record, str(doc))
+            continue
+        if isinstance(doc, dict) and "resourceLogs" in doc and "resourceSpans" not in doc:
             continue
         try:
-            yield from spans_from_json(good[n], file, f"line {n} ")
+            for sp in spans_from_json(doc, file, "" if single else f"{record} "):
+                if isinstance(sp, Span) and sp.span_id in logs:
+                    sp = replace(sp, events=sp.events + tuple(logs[sp.span_id]))
+                yield sp
         except ValueError as exc:
-            yield ImportProblem(file, f"line {n}", str(exc))
+            if single:
+                raise ImportFailed(f"{file}: {exc}") from None
+            yield ImportProblem(file, record, str(exc))

@@ -47,6 +47,10 @@ class Span:
     """Status description, if any."""
     scope: dict[str, Any] = field(default_factory=dict)
     """Instrumentation scope (``name``, ``version``) for OTLP spans."""
+    events: tuple[dict[str, Any], ...] = ()
+    """Span events (and correlated log records) in order, each ``{name, time, attributes, body}``:
+    ``name`` the event name (``gen_ai.user.message``...), ``time`` aware UTC or ``None``,
+    ``attributes`` decoded like span attributes, ``body`` the log body (``None`` for span events)."""
 
 
 SpanRecord = Span | ImportProblem
@@ -76,3 +80,21 @@ def flat_attributes(value: Any, path: str) -> dict[str, Any]:
 def has_genai_key(keys: list[str]) -> bool:
     """True if any attribute name is in the GenAI namespace (``gen_ai.*``), for sniffers."""
     return any(k.startswith("gen_ai.") for k in keys)
+
+
+def event_records(raw: Any, path: str) -> tuple[dict[str, Any], ...]:
+    """Span ``events`` of any container as ``{name, time, attributes, body}`` dicts: OTLP
+    (``timeUnixNano``, key/value ``attributes``), console / ReadableSpan (``timestamp`` or ``time``,
+    flat ``attributes``). A bad event raises ``ValueError`` naming it."""
+    if not isinstance(raw, list):
+        return ()
+    out = []
+    for i, ev in enumerate(raw):
+        if not isinstance(ev, Mapping):
+            raise ValueError(f"{path}[{i}]: expected an event object")
+        attrs = ev.get("attributes")
+        attrs = flat_attributes(attrs, f"{path}[{i}].attributes")
+        when = ev.get("timeUnixNano", ev.get("timestamp", ev.get("time")))
+        out.append({"name": ev.get("name") or ev.get("eventName"), "time": span_time(when, f"{path}[{i}].time"),
+                    "attributes": attrs, "body": ev.get("body")})
+    return tuple(out)

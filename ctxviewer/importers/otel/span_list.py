@@ -15,7 +15,7 @@ from typing import Any, Iterator, Mapping
 from .._api import ImportProblem
 from ..peek import JsonPeek
 from . import otlp
-from .span import Span, SpanRecord, flat_attributes, has_genai_key, span_time
+from .span import Span, SpanRecord, event_records, flat_attributes, has_genai_key, span_time
 from .values import normalise_id, span_kind, span_status
 
 _SPAN_KEYS = frozenset({"spanContext", "context", "traceId", "attributes"})
@@ -110,4 +110,5 @@ def object_span(sp: Mapping[str, Any], record: str) -> Span:
         kind=span_kind(sp.get("kind")),
         status=status,
         status_message=message,
+        events=event_records(sp.get("events"), "events"),
     )
