@@ -70,8 +70,8 @@ def protobuf_request(data: bytes, file: str) -> dict[str, Any]:
     """Binary OTLP ``ExportTraceServiceRequest`` bytes as the OTLP/JSON dict (through the
     opentelemetry-proto package; ids come out base64, which :func:`.values.normalise_id` reads).
     Raises :class:`ImportFailed` naming the file when the bytes are not such a message."""
-    from google.protobuf.json_format import MessageToDict
-    from google.protobuf.message import DecodeError
+    from google.protobuf.json_format import MessageToDict  # type: ignore[import-untyped]
+    from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
     from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
     try:
