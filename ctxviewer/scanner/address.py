@@ -13,7 +13,7 @@ from ._api import PatternRule, rx
 
 _AI = (r"(?:(?:ai|virtual|digital)\s+(?:assistants?|agents?|systems?|models?)|ai|a\.i\.|llms?|large\s+language\s+models?|"
        r"language\s+models?|chat\s*bots?|chatgpt|gpt(?:-?\d\w*)?|claude|gemini|copilot|"
-       r"assistants?|bots?|agents?|models?|automated\s+(?:screening\s+)?(?:systems?|tools?|agents?))")
+       r"assistants?|bots?|agents?|models?|(?:automated|automatic)\s+(?:\w+\s+)?(?:systems?|tools?|agents?|software|readers?|parsers?))")
 
 ADDRESS = PatternRule(
     id="injection.address",
@@ -30,6 +30,8 @@ ADDRESS = PatternRule(
             r"\b(?:developer|debug|god|admin|maintenance|override|jailbreak|dan|unrestricted|sudo|root|test)\s+mode\s+(?:is\s+)?(?:on|enabled|activated|engaged)\b|\b(?:enable|enter|activate|switch\s+to)\s+(?:developer|debug|god|admin|maintenance|override|jailbreak|dan|unrestricted|sudo)\s+mode\b",
             r"\b(?:running|performing|this\s+is)\s+an?\s+(?:system|security|diagnostic)\s+(?:check|test|audit|diagnostic)\b[^.\n]{0,80}\b(?:output|print|reply|respond|say|repeat|reveal|show)\b"),
          "claims the authority of the model's developer or system: '{m}'"),
+        (rx(r"\bpre-?(?:verified|approved|authori[sz]ed|vetted|cleared|validated)\s+by\s+(?:the\s+|a\s+|our\s+)?(?:senior\s+)?(?:management|supervisors?|admins?|administrators?|security(?:\s+team)?|hr|legal|compliance|the\s+developers?|your\s+developers?)\b"),
+         "claims an approval the model cannot check: '{m}'"),
         (rx(r"\byou\s+are\s+(?:now\s+|no\s+longer\s+)(?:free|unrestricted|jailbroken|dan\b|not\s+bound|allowed|in\s+(?:developer|debug|god|admin|unrestricted|jailbreak|dan)\s+mode|bound|restricted|an?\s+(?:unrestricted|unfiltered|uncensored))",
             r"(?:^|(?<=[.!?:\n]))\s*(?:please\s+)?(?:act|behave|respond)\s+as\s+(?:if\s+you\s+(?:are|were)|an?\s+(?:unrestricted|unfiltered|evil|different))",
             r"\b(?:forget|abandon|drop)\s+(?:that\s+)?you\s+are\s+an?\s+(?:ai|assistant|language\s+model)\b"),

@@ -66,5 +66,11 @@ OVERRIDE = PatternRule(
             r"[^.\n]{0,60}?\b(?:asks?|asked|questions?|questioned|quer(?:y|ies|ied)|requests?|requested|prompts?|prompted|wants?|inquires?|inquired)\b"
             r"[^.\n]{0,100}?\b(?:reply|respond|answer|say|state|report|output|tell|write|print|return|mention|recommend|claim|insist)\b"),
          "a conditional instruction for whoever answers the user: '{m}'"),
+        (rx(r"\bif\s+(?:you\s+are\s+|you're\s+|ever\s+)?(?:questioned|asked|prompted|queried|challenged)\b[^.\n]{0,60}?\b(?:reply|respond|answer|say|state|report|tell|claim|insist|confirm)\b",
+            r"\boverride\s+(?:the\s+|all\s+|any\s+|your\s+)?(?:manual\s+|previous\s+|existing\s+|normal\s+)?\w+\s+(?:and|then)\s+(?:output|say|respond|reply|print|return|state|report)\b"),
+         "a conditional instruction for whoever answers the user: '{m}'"),
+        (rx(r"\bwhen(?:ever)?\s+(?:you|the\s+assistant|the\s+model|an?\s+(?:ai|llm|assistant|model))\s+(?:summari[sz]e|answer|respond|reply|translate|read|process|describe|review|evaluate)s?\b"
+            r"[^.\n]{0,80}?,?\s+(?:always|also|you\s+must|you\s+should|make\s+sure|be\s+sure|remember)\s+(?:to\s+)?(?:include|add|mention|say|state|tell|recommend|insert|append|end|begin|claim|describe)\b"),
+         "an instruction for when the model processes this text: '{m}'"),
     ),
 )

@@ -27,10 +27,16 @@ _SPECIAL = PatternRule(
          "chat-template special token in data: '{m}'"),
         (rx(r"</?\s*(?:system|system[_-]?prompt|sys|assistant|instructions?|im_start|user_query|admin|developer|tool_call|function_call)\s*>"),
          "a role or instruction tag that opens or closes a turn: '{m}'"),
-        (rx(r"(?:^|\n)\s*(?:#{1,4}\s*|\*\*|\[)?\s*(?:system(?:\s+(?:message|prompt|note|override|instruction))?|developer(?:\s+message)?|admin(?:istrator)?\s+override)\s*(?:\*\*|\])?\s*:"),
+        (rx(r"(?:^|\n)\s*(?:#{1,4}\s*|\*\*|\[)?\s*(?:(?:system|developer)\s+(?:message|prompt|note|override|instructions?)|admin(?:istrator)?\s+override)\s*(?:\*\*|\])?\s*:",
+            r"(?:^|\n)\s*(?:#{1,4}\s*|\*\*|\[)?\s*(?:system|developer)\s*(?:\*\*|\])?\s*:\s*(?=(?:you|your|ignore|disregard|forget|from\s+now|always|never|only|do\s+not|don't|the\s+(?:assistant|model|ai)|new\s+instructions?|as\s+an?\s+ai|focus|respond|reply|answer|provide|say|print|output|act|follow|tell|summari[sz]e|translate|write|include|remember|use|make)\b)"),
          "a line posing as a system or developer turn: '{m}'"),
     ),
 )
+
+_SHOUTED = re.compile(r"\[(?:SYSTEM|ADMIN|ADMINISTRATOR|DEVELOPER|ROOT|OPERATOR|OVERRIDE)(?:[ _](?:REQUEST|MESSAGE|NOTE|OVERRIDE|INSTRUCTIONS?|COMMAND|PROMPT))?\s*::?"
+                      r"|(?<![\w/.-])(?:SYSTEM|ADMIN|DEVELOPER)(?:[ _](?:MESSAGE|NOTE|OVERRIDE|INSTRUCTIONS?|REQUEST|PROMPT|COMMAND))?\s*:(?!/)(?=\s+[A-Z])")
+"""Upper-case system or admin labels inside a line ("... Ltd. SYSTEM: This domain is ...",
+"[ADMIN REQUEST::"), case-sensitive so field names such as "System: Linux" do not fire."""
 
 _ROLE_LINE = re.compile(
     r"(?m)^[ \t]*(?:#{1,4}\s*|\*\*)?(Human|User|Assistant|AI|Bot|Model|Chatbot|ChatGPT|GPT|Claude|Gemini|Llama)\s*(?:\*\*)?:",
@@ -46,6 +52,9 @@ class RoleMarkers:
     def find(self, text: str) -> Iterator[Hit]:
         """Hits for special tokens and role tags; transcript lines when two different roles appear."""
         yield from _SPECIAL.find(text)
+        for m in _SHOUTED.finditer(text):
+            yield Hit(self.id, m.start(), m.end(), f"an upper-case system or admin label inside data: '{m.group(0)}'",
+                      Severity.WARNING)
         lines = list(_ROLE_LINE.finditer(text))
         roles = {m.group(1).lower() for m in lines}
         if len(roles) >= 2 and any(r not in ("human", "user") for r in roles):

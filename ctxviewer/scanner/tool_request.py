@@ -39,5 +39,11 @@ TOOL_REQUEST = PatternRule(
             r"\b(?:delete|erase|wipe|remove|drop|purge)\s+(?:all\s+(?:the\s+)?|every\s+|the\s+entire\s+)(?:files?|e-?mails?|records?|data(?:base)?|messages?|repos(?:itory|itories)?|backups?|users?|accounts?)\b",
             r"\b(?:transfer|wire|send|pay|refund|move)\s+(?:\$|€|£)?\s?\d[\d,.]*\s*(?:usd|eur|gbp|dollars?|euros?|btc|eth)?\s+(?:to|into|from)\s+(?:account|iban|wallet|[A-Z]{2}\d{2}|\S+@)"),
          "asks for a privileged or irreversible action: '{m}'"),
+        (rx(r"\b(?:reveal|print|output|repeat|show|display|disclose|leak|recite|dump|write\s+out|tell\s+(?:me|us))\s+(?:me\s+|us\s+)?(?:all\s+|verbatim\s+)?(?:your|the)\s+(?:full\s+|entire\s+|complete\s+|original\s+|hidden\s+|secret\s+|initial\s+)?"
+            r"(?:system\s+(?:prompt|message|instructions?)|initial\s+(?:prompt|instructions?)|(?:hidden|secret|original)\s+(?:prompt|instructions?)|pre-?prompt|developer\s+(?:message|instructions?))\b",
+            r"\brepeat\s+(?:all\s+)?(?:the\s+)?(?:words|text|everything)\s+above\b"),
+         "asks the model to disclose its instructions: '{m}'"),
+        (rx(r"\b(?:run|execute|paste|type)\s+(?:this|the\s+following|these)\s+(?:command|commands|script|code)\b[^\n]{0,40}?(?:curl|wget|bash|powershell|iex|rm\s+-rf|chmod|nc\s)\b"),
+         "asks the model to run a shell command: '{m}'"),
     ),
 )
