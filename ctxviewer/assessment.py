@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from . import budget
 from .budget import Allocation, BarSegment, CapacityCheck
 from .checks import run_checks
-from .findings import Finding, Severity, State, sort_findings, worst
+from .findings import Finding, Severity, State, worst
 from .importers import omissions_recorded
 from .model import NOT_RECORDED, LimitMode, RequestTrace
 from .trace_header import header_rows, numbers_line
@@ -89,7 +89,8 @@ class Assessment:
     figure: BudgetFigure
     """What the budget chart draws."""
     findings: tuple[Finding, ...]
-    """Every check's findings, worst first (:func:`ctxviewer.checks.run_checks`)."""
+    """Every check's findings (:func:`ctxviewer.checks.run_checks`) in :func:`finding_order`:
+    worst first."""
     state: State
     """``ok`` / ``warning`` / ``failure``: :meth:`State.of` the worst finding."""
     verdict: str
@@ -138,13 +139,20 @@ def state_line(state: State, findings: tuple[Finding, ...]) -> str:
     return f"{state.value}: {top.message}" + (f" (+{more} more)" if more > 0 else "")
 
 
+def finding_order(f: Finding) -> tuple[int, int, str]:
+    """Sort key of the assessment's findings: worst first, then Table 3.1 rows in table order
+    (findings without a row after them), then rule id; Python's stable sort keeps the check's own
+    order within a rule. Independent of the order in which check modules were imported."""
+    return (-f.severity.rank, f.table_row if f.table_row is not None else 99, f.rule)
+
+
 def assess(trace: RequestTrace) -> Assessment:
     """Assess ``trace`` once: eq. 3.1, figure, findings, state, verdict, numbers, header rows.
 
     Never raises for a well-typed trace (a failing check becomes a ``check.error`` finding).
     """
     chk = budget.capacity(trace)
-    findings = sort_findings(run_checks(trace))
+    findings = tuple(sorted(run_checks(trace), key=finding_order))
     state = State.of(worst(findings))
     rows = header_rows(trace)
     header = (*rows[:2], ("State", state_line(state, findings)), *rows[2:])
