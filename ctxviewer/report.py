@@ -13,6 +13,7 @@ from tabulate import tabulate
 
 from .assessment import Assessment, assess
 from .budget import CATEGORY_LABELS
+from .codec import to_builtins
 from .columns import ITEM_COLUMNS, fmt_int
 from .diff.conversation import derived_note
 from .findings import Finding
@@ -22,25 +23,13 @@ from .store.query import TraceRow
 
 
 def finding_to_dict(f: Finding) -> dict[str, Any]:
-    """JSON form of a finding: ``rule``, ``severity``, ``table_row``, ``message``, ``evidence``
-    (``item_ids``, ``positions``, ``fields``, ``spans`` as ``{item_id, start, end}`` code points,
-    ``tool_call_ids``), ``first_evidence``, ``repair``."""
-    ev = f.evidence
-    return {
-        "rule": f.rule,
-        "severity": f.severity.value,
-        "table_row": f.table_row,
-        "message": f.message,
-        "evidence": {
-            "item_ids": list(ev.item_ids),
-            "positions": list(ev.positions),
-            "fields": list(ev.fields),
-            "spans": [{"item_id": s.item_id, "start": s.start, "end": s.end} for s in ev.spans],
-            "tool_call_ids": list(ev.tool_call_ids),
-        },
-        "first_evidence": f.first_evidence,
-        "repair": f.repair,
-    }
+    """JSON form of a finding (the one codec, :func:`ctxviewer.codec.to_builtins`): ``rule``,
+    ``severity``, ``message``, ``evidence`` (``item_ids``, ``positions``, ``fields``, ``spans`` as
+    ``{item_id, start, end}`` code points, ``tool_call_ids``), ``table_row``, ``first_evidence``,
+    ``repair``."""
+    d: dict[str, Any] = to_builtins(f)
+    d["severity"] = f.severity.value
+    return d
 
 
 def trace_row_to_dict(r: TraceRow) -> dict[str, Any]:

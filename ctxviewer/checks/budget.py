@@ -59,12 +59,11 @@ def capacity_findings(trace: RequestTrace, chk: budget.CapacityCheck) -> list[Fi
                          f"{_n(chk.max_output)} by {_n((chk.reserved_output or 0) - (chk.max_output or 0))} tokens"),
                 evidence=Evidence(fields=("endpoint.max_output_tokens", "reserved_output_tokens")),
             ))
-    elif chk.fits is False and chk.margin is not None:
+    elif chk.fits is False:
         out.append(Finding(
             rule="budget.over_capacity", severity=Severity.FAILURE,
-            message=(f"input {_n(chk.input_tokens)} + reserved output {_n(chk.reserved_output)} tokens "
-                     f"exceed capacity {_n(chk.capacity)} by {_n(-chk.margin)} tokens (eq. 3.1)"),
-            evidence=Evidence(fields=_LIMIT_FIELDS),
+            message=f"{budget.verdict_text(chk)} (eq. 3.1)",
+            evidence=Evidence(fields=(*_LIMIT_FIELDS, *(("usage.input_tokens",) if chk.reported_input else ()))),
         ))
     if (chk.fits and chk.margin is not None and chk.declared_margin is not None
             and chk.margin < chk.declared_margin):

@@ -94,7 +94,8 @@ def test_import_corpus_otlp_then_show(shared: Path, tmp_path: Path) -> None:
     assert [(r["model"], r["provider"], r["capacity"]) for r in rows] == [("gpt-4o-mini", "openai", None)]
     d = json.loads(run("show", str(db), rows[0]["trace_id"], "--json")[1])
     assert d["usage"]["input_tokens"] == 412 and d["usage"]["output_tokens"] == 27
-    assert d["capacity"] is None and d["fits"] is None and d["verdict"] == "capacity not recorded"
+    assert d["capacity"] is None and d["fits"] is None and d["verdict"].startswith("capacity not recorded")
+    assert d["state"] == "warning" and "budget.not_checked" in [f["rule"] for f in d["findings"]]
     assert [i["kind"] for i in d["items"]] == ["policy", "user"]
     # OTel records no per-item counts: the import pipeline counted them, and says so
     assert [(i["tokens"], i["tokens_source"], i["tokens_encoding"]) for i in d["items"]] == [

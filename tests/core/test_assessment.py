@@ -47,10 +47,9 @@ def test_over_capacity_is_a_failure_finding() -> None:
     assert (a.fits, a.state) == (False, State.FAILURE)
     assert a.verdict == "over capacity by 700 tokens: had 6,800 tokens left, needed 7,500"
     assert [(f.rule, f.severity) for f in a.findings] == [("budget.over_capacity", Severity.FAILURE)]
-    assert a.findings[0].message == (
-        "input 7,500 + reserved output 1,200 tokens exceed capacity 8,000 by 700 tokens (eq. 3.1)")
+    assert a.findings[0].message == "over capacity by 700 tokens: had 6,800 tokens left, needed 7,500 (eq. 3.1)"
     assert a.figure.x_max == pytest.approx(8700 * 1.03)  # the overflow bar, not C, sets the range
-    assert dict(a.header)["State"].startswith("failure: input 7,500 + reserved output")
+    assert dict(a.header)["State"].startswith("failure: over capacity by 700 tokens")
 
 
 def test_below_declared_safety_margin_is_a_warning() -> None:
