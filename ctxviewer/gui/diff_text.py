@@ -1,8 +1,11 @@
 """Two texts side by side with their word diff painted: deleted words in A, inserted words in B.
 
-Texts are untrusted and shown only with :meth:`QPlainTextEdit.setPlainText`. The diff is computed
-by :func:`ctxviewer.diff.word_diff` (code points), converted once with
-:func:`ctxviewer.highlight.utf16_offsets` and painted by a :class:`SpanHighlighter`. Texts longer
+Texts are untrusted and shown only with :meth:`QPlainTextEdit.setPlainText`, with invisible and
+control characters made visible (:func:`ctxviewer.visible.reveal`: a replay that only inserted a
+zero-width space shows ``⟨ZWSP⟩`` highlighted). The diff is computed by
+:func:`ctxviewer.diff.word_diff` on the texts as stored (code points), mapped to the display text,
+converted once with :func:`ctxviewer.highlight.utf16_offsets` and painted by a
+:class:`SpanHighlighter`. Texts longer
 than :data:`BACKGROUND_CHARS` are diffed off the GUI thread through :class:`~ctxviewer.gui.worker.Task`
 (a newer request cancels the running one); the panes show the texts at once and the colours when
 the diff arrives.
@@ -20,6 +23,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, 
 
 from ..diff import WordDiff, word_diff
 from ..highlight import StyleSpan, utf16_offsets
+from ..visible import Revealed, reveal
 from .content_view import SpanHighlighter
 from .worker import Task
 
@@ -62,6 +66,15 @@ def _pane(placeholder: str) -> QPlainTextEdit:
     return p
 
 
+def _display_spans(shown: Revealed, spans: tuple[tuple[int, int], ...], kind: str) -> list[StyleSpan]:
+    """Stored-text spans ``(start, end)`` as display-text :class:`StyleSpan` s (code points)."""
+    out = []
+    for s, e in spans:
+        a, b = shown.to_display(s), shown.to_display(e)
+        out.append(StyleSpan(a, max(b - a, 0), kind))
+    return out
+
+
 def _norm(text: str | None) -> str:
     return (text or "").replace("\r\n", "\n").replace("\r", "\n")
 
@@ -94,6 +107,7 @@ class TextDiffPane(QWidget):
         self.task: Task | None = None
         self.result: WordDiff | None = None
         self._texts = ("", "")
+        self._shown = (reveal(""), reveal(""))
 
     def set_texts(self, a: str | None, b: str | None, title_a: str = "A", title_b: str = "B") -> None:
         """Show ``a`` and ``b`` (``None`` = absent) and paint their word diff (off the GUI thread
@@ -107,8 +121,9 @@ class TextDiffPane(QWidget):
         self.title_b.setText(title_b)
         self._hl_a.set_spans([])
         self._hl_b.set_spans([])
-        self.view_a.setPlainText(ta)
-        self.view_b.setPlainText(tb)
+        self._shown = (reveal(ta), reveal(tb))
+        self.view_a.setPlainText(self._shown[0].text)
+        self.view_b.setPlainText(self._shown[1].text)
         self.result = None
         if len(ta) + len(tb) <= BACKGROUND_CHARS:
             self._paint(word_diff(ta, tb))
@@ -128,8 +143,9 @@ class TextDiffPane(QWidget):
     def _paint(self, wd: WordDiff) -> None:
         ta, tb = self._texts
         self.result = wd
-        self._hl_a.set_spans(utf16_offsets(ta, [StyleSpan(s, e - s, DELETED) for s, e in wd.spans_a]))
-        self._hl_b.set_spans(utf16_offsets(tb, [StyleSpan(s, e - s, INSERTED) for s, e in wd.spans_b]))
+        ra, rb = self._shown
+        self._hl_a.set_spans(utf16_offsets(ra.text, _display_spans(ra, wd.spans_a, DELETED)))
+        self._hl_b.set_spans(utf16_offsets(rb.text, _display_spans(rb, wd.spans_b, INSERTED)))
         if not wd.changed:
             self.status.setText("Same text." if ta or tb else "")
         else:

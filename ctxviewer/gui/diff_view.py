@@ -15,12 +15,16 @@ Signal: ``sig_row_selected(int row)`` when the selected aligned row changes.
 
 from __future__ import annotations
 
+import json
+
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFileDialog,
     QLabel,
     QMainWindow,
+    QMessageBox,
     QPlainTextEdit,
     QSplitter,
     QTabWidget,
@@ -30,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from ..diff import Change, ItemDiff, TraceDiff, diff_traces
 from ..diff.columns import DIFF_COLUMNS, EVIDENCE_COLUMNS
-from ..diff.render import CHANGE_LABELS, CHANGE_SYMBOLS, describe, evidence_moves, format_diff_text, headline
+from ..diff.render import CHANGE_LABELS, CHANGE_SYMBOLS, describe, diff_json, evidence_moves, format_diff_text, headline
 from ..model import RequestTrace
 from .diff_chart import DeltaChart
 from .diff_model import DiffItemModel, EvidenceOrderModel
@@ -219,6 +223,13 @@ class DiffWindow(QMainWindow):
         self.setWindowTitle(f"ctxviewer — compare {a.trace_id} ↔ {b.trace_id}")
         self.view = DiffView()
         self.setCentralWidget(self.view)
+        file_menu = self.menuBar().addMenu("&File")
+        self.act_save = file_menu.addAction("&Save Diff as JSON…", QKeySequence.StandardKey.Save)
+        self.act_save.triggered.connect(self.choose_and_save)
+        self.act_copy = file_menu.addAction("&Copy Summary", QKeySequence("Ctrl+Shift+C"))
+        self.act_copy.triggered.connect(self.copy_summary)
+        file_menu.addSeparator()
+        file_menu.addAction("&Close", QKeySequence.StandardKey.Close).triggered.connect(self.close)
         menu = self.menuBar().addMenu("&Go")
         menu.addAction(self.view.act_next)
         menu.addAction(self.view.act_previous)
@@ -231,6 +242,30 @@ class DiffWindow(QMainWindow):
         self.task.sig_finished.connect(self._on_diff)
         self.task.sig_failed.connect(lambda msg: self.view.header.setText(f"Cannot compare: {msg}"))
         self.task.start()
+
+    def save_json(self, path: str) -> None:
+        """Write the diff as the ``ctxviewer diff --json`` object to ``path`` (UTF-8). Raises
+        ``OSError`` when the file cannot be written; does nothing before the diff is ready."""
+        if self.view.diff is not None:
+            with open(path, "w", encoding="utf-8") as fh:
+                json.dump(diff_json(self.view.diff), fh, indent=2, ensure_ascii=False)
+
+    def choose_and_save(self) -> None:
+        """File › Save: ask for a file and write the JSON there (errors in a message box)."""
+        if self.view.diff is None:
+            return
+        name = f"diff-{self.view.diff.trace_a}-{self.view.diff.trace_b}.json".replace(":", "_").replace("/", "_")
+        path, _ = QFileDialog.getSaveFileName(self, "Save diff as JSON", name, "JSON (*.json)")
+        if path:
+            try:
+                self.save_json(path)
+            except OSError as exc:
+                QMessageBox.warning(self, "Cannot save the diff", f"{path}: {exc}")
+
+    def copy_summary(self) -> None:
+        """Copy the text summary (what ``ctxviewer diff`` prints) to the clipboard."""
+        if self.view.diff is not None:
+            QGuiApplication.clipboard().setText(format_diff_text(self.view.diff))
 
     def _on_diff(self, diff: TraceDiff) -> None:
         self.view.set_diff(diff)

@@ -108,6 +108,14 @@ def test_word_diff_pane_paints_changed_words(qtbot) -> None:
     assert DELETED != INSERTED
 
 
+def test_invisible_characters_are_shown_and_highlighted(qtbot) -> None:
+    pane = TextDiffPane()
+    qtbot.addWidget(pane)
+    pane.set_texts("approve the refund", "approve\u200b the refund")
+    assert pane.view_b.toPlainText() == "approve⟨ZWSP⟩ the refund"
+    assert [(s, e - s) for s, e, _f in pane._hl_b._spans] == [(7, 6)]  # the ⟨ZWSP⟩ marker, highlighted
+
+
 def test_large_texts_are_diffed_off_the_gui_thread(qtbot, monkeypatch) -> None:
     monkeypatch.setattr(diff_text, "BACKGROUND_CHARS", 10)
     pane = TextDiffPane()
@@ -126,7 +134,7 @@ def _window(qtbot, settings: QSettings) -> MainWindow:
     return w
 
 
-def test_compare_with_replay_one_click(qtbot, settings: QSettings) -> None:
+def test_compare_with_replay_one_click(qtbot, settings: QSettings, tmp_path: Path) -> None:
     w = _window(qtbot, settings)
     w.open_database(SAMPLES_DB, remember=False)
     assert not w.compare.act_replay.isEnabled()  # history-16k, the first row, is no replay
@@ -140,6 +148,12 @@ def test_compare_with_replay_one_click(qtbot, settings: QSettings) -> None:
     qtbot.waitUntil(lambda: dw.view.diff is not None, timeout=20_000)
     assert (dw.view.diff.trace_a, dw.view.diff.trace_b) == ("budget-8k", "budget-8k-replay")
     assert dw.view.model.change_rows() == [18, 23]
+    out = tmp_path / "d.json"
+    dw.save_json(str(out))
+    assert json.loads(out.read_text(encoding="utf-8"))["first_divergence"]["position"] == 19
+    dw.copy_summary()
+    from PySide6.QtGui import QGuiApplication
+    assert QGuiApplication.clipboard().text().splitlines()[3] == "2 moved; first divergence at position 19"
 
 
 def test_compare_two_selected_traces_and_previous_call(qtbot, settings: QSettings) -> None:
