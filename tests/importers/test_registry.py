@@ -187,3 +187,38 @@ def test_an_importer_yielding_junk_is_a_problem(tmp_path: Path) -> None:
     path.write_text("x")
     assert list(reg.load(reg.detect(path), path)) == [ImportProblem(
         str(path), "whole file", "importer 'junk' failed in load: TypeError: yielded str, not a RequestTrace or ImportProblem")]
+
+
+def _corpus_files() -> list[str]:
+    root = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+    if not root.is_dir():
+        return []
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and p.suffix != ".md")
+
+
+def _owner(rel: str) -> str | None:
+    """Which importer a corpus file belongs to, from where FORMATS.md files it."""
+    if "/spec-schemas/" in rel:
+        return None  # JSON Schemas, not traces
+    if rel.endswith(".expected-chatml.json"):
+        return "langfuse-chatml"
+    if rel.startswith("provider-api/"):
+        return "cassette" if rel.endswith(".yaml") else "provider-api"
+    folder = rel.split("/")[1] if rel.startswith("other/") else rel.split("/")[0]
+    return {"otel-genai": "otel"}.get(folder, folder)
+
+
+@pytest.mark.parametrize("rel", _corpus_files())
+def test_every_corpus_file_has_one_most_confident_importer(shared: Path, rel: str) -> None:
+    """The real exports of ``../shared/corpus``: the importer that owns a file is the single most
+    confident one (no tie left to registration order); JSON Schemas are recognised by none."""
+    path = shared / "corpus" / rel
+    head = path.read_bytes()[: HEAD_SIZES[0]]
+    scores = {i.name: float(i.sniff(path, head)) for i in Registry(group=None).importers()}
+    best = max(scores.values())
+    owner = _owner(rel)
+    if owner is None:
+        assert best == 0.0, scores
+        return
+    assert [n for n, v in scores.items() if v == best] == [owner], scores
+    assert detect(path).name == owner
