@@ -196,6 +196,9 @@ def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int], i
 from .cli_tokens import tokens_cmd  # noqa: E402  (commands in their own modules, one line each)
 
 cli.add_command(tokens_cmd)
+from .cli_whatif import whatif_cmd  # noqa: E402
+
+cli.add_command(whatif_cmd)
 from .cli_scan import scan_cmd  # noqa: E402
 
 cli.add_command(scan_cmd)

@@ -1,0 +1,154 @@
+"""``ctxviewer whatif DB TRACE_ID``: re-trim a recorded request under other budgets and priorities.
+
+Registered on the ``ctxviewer`` group in :mod:`ctxviewer.cli`; the work is :func:`ctxviewer.whatif.run`,
+the same the GUI's what-if panel calls.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from tabulate import tabulate
+
+from .budget import CATEGORY_LABELS
+from .builder import Candidate
+from .model import Category, Kind
+from .store import StoreError, TraceStore
+from .whatif import Outcome, Scenario, describe, filler, run
+
+
+def _pairs(values: tuple[str, ...], what: str) -> list[tuple[str, str]]:
+    out = []
+    for v in values:
+        key, sep, val = v.partition("=")
+        if not sep or not key or not val:
+            raise click.BadParameter(f"{v!r}: expected {what}")
+        out.append((key, val))
+    return out
+
+
+def _int(text: str, what: str) -> int:
+    try:
+        return int(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        raise click.BadParameter(f"{what}: {text!r} is not a whole number of tokens") from None
+
+
+def _added(specs: tuple[str, ...], sized: tuple[str, ...]) -> tuple[Candidate, ...]:
+    out = []
+    for n, spec in enumerate(specs + sized, 1):
+        parts = spec.split(":", 2)
+        if len(parts) != 3:
+            raise click.BadParameter(f"{spec!r}: expected KIND:PRIORITY:TEXT (or KIND:PRIORITY:TOKENS)")
+        try:
+            kind, prio = Kind(parts[0]), float(parts[1])
+        except ValueError:
+            raise click.BadParameter(f"{spec!r}: kind one of {', '.join(k.value for k in Kind)}, "
+                                     "priority a number") from None
+        text = filler(_int(parts[2], spec)) if n > len(specs) else parts[2]
+        out.append(Candidate(kind, f"what-if-{n}", text, prio))
+    return tuple(out)
+
+
+def render_text(o: Outcome) -> str:
+    """The text report: scenario, eq. 3.1 before and after, changed items, category moves."""
+    lines = [f"what-if on {o.original.trace_id}: {describe(o.scenario)}"]
+    if o.before_trim:
+        lines.append(o.before_trim)
+    lines.append(f"verdict: {o.verdict}")
+    if o.trace is None:
+        return "\n".join(lines)
+    t = o.trace
+    lines.append(f"selection: input {t.input_tokens:,} tokens, reserved output {t.reserved_output_tokens:,}; "
+                 f"retained {len(t.retained)}, omitted {len(t.omitted)}")
+    if o.changes:
+        lines.append("changed items:")
+        lines.append(tabulate([[c.id, c.kind, c.before, c.after] for c in o.changes],
+                              headers=["item", "kind", "recorded", "what-if"], disable_numparse=True))
+    else:
+        lines.append("no item changed status or position")
+    rows = [[CATEGORY_LABELS[c], f"{b:,}", f"{a:,}", f"{a - b:+,}"] for c, (b, a) in o.category_delta.items()]
+    lines.append(tabulate(rows, headers=["category", "recorded", "what-if", "change"], disable_numparse=True,
+                          colalign=("left", "right", "right", "right")))
+    return "\n".join(lines)
+
+
+@click.command("whatif")
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("trace_id")
+@click.option("--capacity", default=None, help="Context capacity C in tokens.")
+@click.option("--reserve", default=None, help="Reserved output tokens B_out.")
+@click.option("--cap", "caps", multiple=True, help="Per-category cap CATEGORY=N (sys, hist, memory, evidence, tools, user).")
+@click.option("--priority", "priorities", multiple=True, help="Item priority ID=P (higher is kept longer).")
+@click.option("--pin", "pins", multiple=True, help="Never trim item ID.")
+@click.option("--unpin", "unpins", multiple=True, help="Undo a pin on item ID.")
+@click.option("--move", "moves", multiple=True, help="Move item ID=POSITION (1-based among the candidates).")
+@click.option("--add", "adds", multiple=True, help="Hypothetical item KIND:PRIORITY:TEXT.")
+@click.option("--add-tokens", "sized", multiple=True, help="Hypothetical item KIND:PRIORITY:TOKENS of that size.")
+@click.option("--save", "save", default=None, type=click.Path(dir_okay=False),
+              help="Store the what-if as a new trace (replay_of TRACE_ID) in this database (never the source).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: selection, changes, category_delta, verdict.")
+def whatif_cmd(db: str, trace_id: str, capacity: str | None, reserve: str | None, caps: tuple[str, ...],
+               priorities: tuple[str, ...], pins: tuple[str, ...], unpins: tuple[str, ...],
+               moves: tuple[str, ...], adds: tuple[str, ...], sized: tuple[str, ...], save: str | None,
+               as_json: bool) -> None:
+    """Re-trim trace TRACE_ID of DB under other limits and priorities and show what changes.
+
+    Prints the new selection record, the items whose status or position changed against the
+    recording, how each category's tokens moved, and the eq. 3.1 verdict. DB is opened read-only;
+    --save writes the what-if to another database as a new trace linked to the original.
+
+    \b
+    Example:
+        ctxviewer whatif sample_traces/samples.db budget-8k --add-tokens evidence:75:2000
+        ctxviewer whatif sample_traces/samples.db budget-8k --capacity 7000 --cap evidence=2500 --json
+    """
+    try:
+        with TraceStore.open(db) as store:
+            trace = store.load(trace_id)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+    except KeyError:
+        raise click.ClickException(f"{db}: no trace with id {trace_id!r}") from None
+    try:
+        cap_map = {Category(k): _int(v, k) for k, v in _pairs(caps, "CATEGORY=N")}
+    except ValueError:
+        raise click.BadParameter("--cap: category one of sys, hist, memory, evidence, tools, user") from None
+    known = {it.id for it in trace.items}
+    prio_map = {}
+    for k, v in _pairs(priorities, "ID=P"):
+        if k not in known:
+            raise click.BadParameter(f"--priority: trace {trace_id!r} has no item {k!r}")
+        try:
+            prio_map[k] = float(v)
+        except ValueError:
+            raise click.BadParameter(f"--priority {k}={v}: not a number") from None
+    for i in pins + unpins:
+        if i not in known:
+            raise click.BadParameter(f"--pin/--unpin: trace {trace_id!r} has no item {i!r}")
+    scenario = Scenario(
+        capacity=None if capacity is None else _int(capacity, "--capacity"),
+        reserve=None if reserve is None else _int(reserve, "--reserve"),
+        caps=cap_map, priorities=prio_map, pinned=frozenset(pins), unpinned=frozenset(unpins),
+        moves=tuple((k, _int(v, k) - 1) for k, v in _pairs(moves, "ID=POSITION")),
+        added=_added(adds, sized),
+    )
+    outcome = run(trace, scenario)
+    if save and outcome.trace is not None:
+        if Path(save).resolve() == Path(db).resolve():
+            raise click.ClickException(f"{save}: the source database is never written; choose another file")
+        try:
+            with TraceStore.create(save) as target:
+                target.add([outcome.trace])
+        except StoreError as exc:
+            raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(outcome.to_json(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_text(outcome))
+        if save and outcome.trace is not None:
+            click.echo(f"saved as trace {outcome.trace.trace_id} in {save}")
+    if outcome.trace is None:
+        raise SystemExit(1)

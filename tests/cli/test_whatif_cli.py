@@ -1,0 +1,68 @@
+"""``ctxviewer whatif``: text, JSON, errors, and saving to another database."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from ctxviewer.cli import cli
+from ctxviewer.store import TraceStore
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+
+
+def test_evidence_2000_more_tokens_text() -> None:
+    res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k", "--add-tokens", "evidence:75:2000"])
+    assert res.exit_code == 0, res.output
+    assert "before trimming: over capacity by 1,200 tokens: had 6,800 tokens left, needed 8,000" in res.output
+    assert "verdict: fits, 383 tokens margin (below the declared 800)" in res.output
+    assert "evidence            3,000      4,195    +1,195" in res.output
+
+
+def test_json_keys_and_values() -> None:
+    res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k", "--capacity", "7,000",
+                                   "--cap", "evidence=2500", "--priority", "KB-1005=99", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert set(out) >= {"selection", "changes", "category_delta", "verdict"}
+    assert out["selection"]["capacity"] == 7000
+    assert out["category_delta"]["evidence"]["before"] == 3000
+    omitted = [o["id"] for o in out["selection"]["omitted"]]
+    # the evidence cap goes first: PARTS (60) then KB-1001 (58); KB-1005 now has priority 99
+    assert omitted == ["PARTS-NB-RIDGEBACK2", "KB-1001"]
+    assert out["selection"]["input_tokens"] == 5357
+
+
+def test_required_over_budget_exits_1_naming_the_overrun() -> None:
+    res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k", "--capacity", "2300"])
+    assert res.exit_code == 1
+    assert "over by 100 tokens; nothing was sent" in res.output
+
+
+def test_bad_options_are_clear() -> None:
+    res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k", "--priority", "nope=1"])
+    assert res.exit_code == 2 and "has no item 'nope'" in res.output
+    res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "nope"])
+    assert res.exit_code == 1 and "no trace with id 'nope'" in res.output
+
+
+def test_save_writes_another_db_and_never_the_source(tmp_path: Path) -> None:
+    src = tmp_path / "src.db"
+    shutil.copy(SAMPLES, src)
+    before = hashlib.sha256(src.read_bytes()).hexdigest()
+    out = tmp_path / "whatif.db"
+    res = CliRunner().invoke(cli, ["whatif", str(src), "budget-8k", "--add-tokens", "evidence:75:2000",
+                                   "--save", str(out)])
+    assert res.exit_code == 0, res.output
+    assert hashlib.sha256(src.read_bytes()).hexdigest() == before
+    with TraceStore.open(out) as store:
+        [row] = store.list()
+        saved = store.load(row.trace_id)
+    assert saved.replay_of == "budget-8k" and saved.trace_id.startswith("budget-8k~whatif-")
+    assert saved.attributes["ctxviewer.whatif.scenario"] == "add evidence what-if-1 (priority 75)"
+    res = CliRunner().invoke(cli, ["whatif", str(src), "budget-8k", "--save", str(src)])
+    assert res.exit_code == 1 and "the source database is never written" in res.output

@@ -1,0 +1,101 @@
+"""What-if re-trims on the chapter's examples (ctxviewer.whatif)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from ctxviewer.builder import Candidate
+from ctxviewer.model import Category, ContextItem, Kind, Status
+from ctxviewer.store import TraceStore
+from ctxviewer.whatif import Scenario, candidates_of, filler, run
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+
+
+@pytest.fixture(scope="module")
+def b8k():
+    with TraceStore.open(SAMPLES) as store:
+        return store.load("budget-8k")
+
+
+def test_as_recorded_is_the_identity_and_fits_with_800_margin(b8k) -> None:
+    o = run(b8k, Scenario())
+    assert o.verdict == "fits, 800 tokens margin"
+    assert o.changes == ()
+    assert [i.id for i in o.trace.retained] == [i.id for i in b8k.retained]
+    assert o.trace.replay_of == "budget-8k"
+
+
+def test_evidence_plus_1500_is_over_by_700_and_trims_the_lowest_priorities(b8k) -> None:
+    o = run(b8k, Scenario(added=(Candidate(Kind.EVIDENCE, "new-doc", filler(1500), 75.0),)))
+    assert o.before_trim == "before trimming: over capacity by 700 tokens: had 6,800 tokens left, needed 7,500"
+    # Priorities 50..55 go first: turn-00..turn-05, then KB-1005 (55, after turn-05 in order).
+    gone = [c.id for c in o.changes if c.after == "omitted (budget)"]
+    assert gone == ["turn-00", "turn-01", "turn-02", "turn-03", "turn-04", "turn-05", "KB-1005"]
+    assert sum(i.tokens for i in b8k.items if i.id in gone) == 921
+    assert o.changes[-1].id == "new-doc" and o.changes[-1].before == "not in the recording"
+    assert o.trace.input_tokens == 7500 - 921
+    assert o.verdict == "fits, 221 tokens margin (below the declared 800)"
+    assert o.category_delta[Category.EVIDENCE] == (3000, 4110)
+    assert o.category_delta[Category.HIST] == (1200, 669)
+
+
+def test_priority_and_pin_change_which_items_go(b8k) -> None:
+    extra = (Candidate(Kind.EVIDENCE, "new-doc", filler(1500), 75.0),)
+    o = run(b8k, Scenario(added=extra, priorities={"KB-1005": 1.0}, pinned=frozenset({"turn-00"})))
+    gone = [c.id for c in o.changes if c.after.startswith("omitted")]
+    assert gone == ["turn-01", "turn-02", "turn-03", "turn-04", "KB-1005"]
+
+
+def test_required_policy_over_by_100_names_100(b8k) -> None:
+    # policy 800 + user 400 = 1,200 required; capacity 2,300 - reserve 1,200 leaves 1,100.
+    o = run(b8k, Scenario(capacity=2300))
+    assert o.trace is None and o.overrun == 100
+    assert "over by 100 tokens; nothing was sent" in o.verdict
+
+
+def test_reserve_at_capacity_is_an_error_in_words(b8k) -> None:
+    o = run(b8k, Scenario(reserve=8000))
+    assert o.trace is None
+    assert o.error == "reserved output 8,000 tokens leaves no input budget in a 8,000-token context window"
+
+
+def test_caps_and_moves(b8k) -> None:
+    o = run(b8k, Scenario(caps={Category.EVIDENCE: 2500}, moves=(("KB-1005", 1),)))
+    # evidence 3,000 > 2,500: KB-1005 (priority 55, 390) then KB-1001 (58, 415) go -> 2,195.
+    assert [c.id for c in o.changes] == ["KB-1005", "KB-1001"]
+    assert o.trace.item("KB-1001").omission_reason == "cap:evidence"
+    assert o.trace.items[1].id == "KB-1005"
+
+
+def test_orphan_tool_result_history_drops_the_call_with_its_result(b8k) -> None:
+    def item(kind: Kind, iid: str, n: int, prio: float | None, role: str) -> ContextItem:
+        return ContextItem(kind=kind, id=iid, content=filler(n), tokens=n, priority=prio, role=role,
+                           position=None)
+    items = (item(Kind.POLICY, "system", 100, None, "system"), item(Kind.HISTORY, "U1", 100, 0.1, "user"),
+             item(Kind.HISTORY, "A1", 50, 0.2, "assistant"), item(Kind.HISTORY, "T1", 150, 0.3, "tool"),
+             item(Kind.HISTORY, "A2", 100, 0.5, "assistant"), item(Kind.USER, "U2", 100, None, "user"))
+    items = tuple(replace(it, position=k + 1) for k, it in enumerate(items))
+    t = replace(b8k, items=items, input_tokens=600, reserved_output_tokens=550,
+                endpoint=replace(b8k.endpoint, capacity=1000), budget={})
+    o = run(t, Scenario())
+    assert [i.id for i in o.trace.retained] == ["system", "A2", "U2"]
+    assert [i.id for i in o.trace.omitted] == ["U1", "A1", "T1"]
+
+
+def test_empty_candidate_list(b8k) -> None:
+    empty = replace(b8k, items=(), input_tokens=0)
+    o = run(empty, Scenario())
+    assert o.trace is not None and o.trace.items == () and o.trace.input_tokens == 0
+    assert o.verdict == "fits, 6,800 tokens margin"
+
+
+def test_items_filtered_before_trimming_stay_omitted(b8k) -> None:
+    denied = replace(b8k.items[-2], status=Status.OMITTED, position=None, omission_reason="permission")
+    t = replace(b8k, items=(*b8k.items[:-2], denied, b8k.items[-1]))
+    assert denied.id not in [c.id for c in candidates_of(t, Scenario())]
+    o = run(t, Scenario(capacity=100_000))
+    assert o.trace.item(denied.id).omission_reason == "permission"
