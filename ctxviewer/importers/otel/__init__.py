@@ -19,14 +19,19 @@ OTel spans record only what was sent (``records_omissions = False``) and no per-
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
 from .._api import ImportProblem, Record
+from ..containers import head_text
 from ..peek import peek_json
 from . import attribute_map, otlp, span_list
-from .mapping import build_trace, is_chat_span, response_from, token_count, usage_from
-from .read import read_spans
+from .events import fold_events, truncated_keys
+from .group import enrich, fed_call, tool_trace
+from .mapping import build_trace, is_chat_span, response_from, token_count, trace_id_for, usage_from
+from .read import PROTOBUF_SUFFIXES, read_spans
+from .span import Span
 
 __all__ = ["IMPORTER", "OtelImporter", "build_trace", "is_chat_span", "response_from", "token_count", "usage_from"]
 
@@ -40,39 +45,76 @@ class OtelImporter:
     def sniff(self, path: Path, head: bytes) -> float:
         """The best container confidence for the first JSON document of ``head`` (0.9 when its spans
         carry ``gen_ai.*`` attributes; see each container's ``sniff``). Never raises."""
-        doc = peek_json(head)
+        if path.suffix.lower() in PROTOBUF_SUFFIXES:
+            return 0.9
+        doc = peek_json(head_text(head).encode("utf-8"))  # gzip and UTF-16/UTF-8 BOMs undone first
         return max(otlp.sniff(doc), span_list.sniff(doc), attribute_map.sniff(doc))
 
     def load(self, path: Path) -> Iterator[Record]:
         """Yield one trace per chat span, in file order, and problems for bad spans or lines.
 
-        Raises :class:`~ctxviewer.importers.ImportFailed` for an unreadable or non-span file. A chat
-        span with recoverable bad values yields its trace, then one problem per bad attribute. A
-        file whose spans include no chat span yields one :class:`ImportProblem` saying so -- unless
-        a span or line was already reported as rejected (it may have been the chat span).
+        Raises :class:`~ctxviewer.importers.ImportFailed` for an unreadable or non-span file. Span
+        events and log records are folded into attributes first (:mod:`.events`); a span printed
+        twice (console exporter: at start with no end, then ended) counts once, the ended print winning. Each
+        chat span's trace learns status, session, inherited system instructions and the tool
+        executions that fed it from the other spans (:mod:`.group`); recoverable bad values yield
+        the trace, then one problem per value. A file whose spans include no chat span yields one
+        :class:`ImportProblem` saying so -- unless a span or line was already reported as rejected.
         """
         file = str(path)
-        found, skipped, rejected = 0, [], 0
+        spans: dict[object, Span] = {}
+        rejected = 0
         for rec in read_spans(path):
             if isinstance(rec, ImportProblem):
                 rejected += 1
                 yield rec
                 continue
-            if not is_chat_span(rec.attributes):
-                skipped.append(str(rec.attributes.get("gen_ai.operation.name") or rec.name or "unnamed"))
-                continue
-            found += 1
-            where = f"{rec.record} span {rec.span_id}" if rec.span_id else rec.record
+            key: object = (rec.trace_id, rec.span_id) if rec.span_id else id(rec)
+            earlier = spans.get(key)
+            if earlier is not None and not (earlier.end is None and rec.end is not None):
+                key = id(rec)  # the same ids twice, but not an open print followed by the ended one
+            spans[key] = rec
+        cut: dict[int, list[str]] = {}
+        for key, sp in list(spans.items()):
+            sp, keys = truncated_keys(fold_events(sp))
+            spans[key] = sp
+            if keys:
+                cut[id(sp)] = keys
+        by_id = {s.span_id: s for s in spans.values() if s.span_id}
+        chats = [s for s in spans.values() if is_chat_span(s.attributes)]
+        tools = [s for s in spans.values() if s.attributes.get("gen_ai.operation.name") == "execute_tool"]
+        fed: dict[int, list[str]] = {}
+        for t in tools:
+            target = fed_call(t, chats)
+            if target is not None:
+                fed.setdefault(id(target), []).append(
+                    f"tool {t.attributes.get('gen_ai.tool.name') or t.name} (span {t.span_id})")
+        for s in chats:
+            where = f"{s.record} span {s.span_id}" if s.span_id else s.record
             problems: list[str] = []
             try:
-                trace = build_trace(rec, problems)
+                trace = build_trace(s, problems)
             except (ValueError, TypeError, KeyError, AttributeError) as exc:
                 yield ImportProblem(file, where, f"cannot map GenAI attributes: {exc}")
                 continue
+            trace, notes = enrich(s, trace, by_id)
+            if id(s) in fed:
+                trace = replace(trace, attributes={**trace.attributes, "ctxviewer.fed_by": fed[id(s)]})
+            if id(s) in cut:
+                trace = replace(trace, attributes={**trace.attributes, "ctxviewer.truncated": cut[id(s)],
+                                                   "ctxviewer.content": "truncated"})
+                notes += [f"{k}: value cut mid-JSON (truncated capture); kept as raw text, so reported usage "
+                          "exceeds what was captured" for k in cut[id(s)]]
             yield trace
-            for message in problems:
+            for message in problems + notes:
                 yield ImportProblem(file, where, message)
-        if not found and not rejected:
+        for t in tools:  # a named tool execution that fed no chat span: kept (unless a span was rejected)
+            if not rejected and t.attributes.get("gen_ai.tool.name") and fed_call(t, chats) is None:
+                yield tool_trace(t, trace_id_for(t))
+                yield ImportProblem(file, t.record, "execute_tool span fed no chat span in this file; "
+                                                    "imported on its own (its call and result)")
+        if not chats and not rejected and not any(t.attributes.get("gen_ai.tool.name") for t in tools):
+            skipped = [str(s.attributes.get("gen_ai.operation.name") or s.name or "unnamed") for s in spans.values()]
             what = f"{len(skipped)} other span(s): {', '.join(skipped[:5])}" if skipped else "no spans"
             yield ImportProblem(file, "whole file", f"no chat spans found ({what})")
 

@@ -138,13 +138,22 @@ def parse_message_list(value: Any) -> list[Message] | None:
 
 
 def parse_parts(value: Any) -> list[dict[str, Any]] | None:
-    """``gen_ai.system_instructions`` (a list of parts, or a plain string) as a list of parts."""
+    """``gen_ai.system_instructions`` (a list of parts, or a plain string) as a list of parts.
+
+    Some emitters write whole messages (``[{"role": "system", "parts": [...]}]`` or ``{role,
+    content}``) instead of parts: their parts are taken, so the policy text is the instruction
+    itself, not the JSON around it (a 12-token instruction counts 12, not 27)."""
     if value is None:
         return None
     data = parse_structured(value)
-    if isinstance(data, list):
-        return [_as_part(p) for p in data]
-    return [_as_part(data)]
+    items = data if isinstance(data, list) else [data]
+    out: list[dict[str, Any]] = []
+    for p in items:
+        if isinstance(p, Mapping) and "role" in p and ("parts" in p or "content" in p):
+            out.extend(normalise_message(p)["parts"])
+        else:
+            out.append(_as_part(p))
+    return out
 
 
 def indexed_messages(attrs: Mapping[str, Any], prefix: str) -> list[Message] | None:
@@ -163,6 +172,11 @@ def indexed_messages(attrs: Mapping[str, Any], prefix: str) -> list[Message] | N
     out: list[Message] = []
     for _i, fields in sorted(groups.items()):
         parts: list[dict[str, Any]] = []
+        role = fields.get("role")
+        keyed = [k for k in ROLE_KEYS if k in fields] if "role" not in fields and "content" not in fields else []
+        if keyed:  # gen_ai.prompt.0.user = "...": the key is the role (see role_keyed_prompts)
+            role = keyed[0]
+            parts.append({"type": "text", "content": str(fields[role])})
         if fields.get("content") not in (None, ""):
             parts.append({"type": "text", "content": str(fields["content"])})
         calls: dict[int, dict[str, Any]] = {}
@@ -176,11 +190,22 @@ def indexed_messages(attrs: Mapping[str, Any], prefix: str) -> list[Message] | N
         for _j, c in sorted(calls.items()):
             parts.append({"type": "tool_call", "id": c.get("id"), "name": c.get("name"),
                           "arguments": c.get("arguments")})
-        msg: Message = {"role": fields.get("role"), "parts": parts}
+        msg: Message = {"role": role, "parts": parts}
         if fields.get("finish_reason") is not None:
             msg["finish_reason"] = fields["finish_reason"]
         out.append(msg)
     return out
+
+
+ROLE_KEYS = ("system", "developer", "user", "assistant", "tool")
+"""Roles some emitters use as the key of an indexed prompt (``gen_ai.prompt.0.user``)."""
+
+
+def role_keyed_prompts(attrs: Mapping[str, Any], prefix: str = "gen_ai.prompt") -> list[str]:
+    """The attributes of an indexed prompt keyed by role (``gen_ai.prompt.0.user``) instead of
+    ``.role`` + ``.content``: their text is kept as that role's message, with a warning."""
+    pat = re.compile(rf"^{re.escape(prefix)}\.(\d+)\.({'|'.join(ROLE_KEYS)})$")
+    return sorted(k for k in attrs if pat.match(k))
 
 
 def _vercel_part(p: Any) -> dict[str, Any]:
