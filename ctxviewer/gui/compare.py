@@ -8,7 +8,9 @@ when they apply, and opens a :class:`~ctxviewer.gui.diff_view.DiffWindow` per co
 * Compare (Ctrl+D): the two selected traces, the older as A;
 * Compare with Replay (Ctrl+Shift+D): the current trace's ``replay_of`` original as A, it as B;
 * Compare with Previous Call: the previous call of the current trace's conversation
-  (:func:`ctxviewer.diff.conversation.previous_call`) as A.
+  (:func:`ctxviewer.diff.conversation.previous_call`) as A;
+* Compare with Trace in Another Database: the current trace as A, a trace of another database
+  (opened read-only; by default the same trace id) as B.
 
 Traces are loaded from the window's (read-only) store on the GUI thread, as the main window does;
 the diff itself is fast (about 50 ms for 2 x 5,000 items) and large texts are diffed off-thread.
@@ -22,11 +24,11 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QToolButton, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QHBoxLayout, QInputDialog, QToolButton, QWidget
 
 from ..diff.conversation import previous_call
 from ..model import RequestTrace
-from ..store import StoreError
+from ..store import StoreError, TraceStore
 from .diff_view import DiffWindow
 
 if TYPE_CHECKING:
@@ -51,6 +53,9 @@ class CompareController(QObject):
                                        "Compare this replay with the trace it replays (replay_of)")
         self.act_previous = self._action("Compare with &Previous Call", None, self.compare_with_previous,
                                          "Compare with the previous call of the same conversation")
+        self.act_other = self._action("Compare with Trace in &Another Database…", None, self.compare_with_other_database,
+                                      "Compare the current trace with a trace of another database (e.g. the "
+                                      "same trace id exported elsewhere)")
         actions = (self.act_compare, self.act_replay, self.act_previous)
         menu = window.menuBar().addMenu("&Compare")
         help_action = next((a for a in window.menuBar().actions() if a.text() == "&Help"), None)
@@ -60,8 +65,10 @@ class CompareController(QObject):
         bar = QWidget()
         row = QHBoxLayout(bar)
         row.setContentsMargins(0, 0, 0, 0)
-        for act in actions:
+        for act in (*actions, self.act_other):
             menu.addAction(act)
+            view.addAction(act)
+        for act in actions:
             view.addAction(act)
             button = QToolButton()
             button.setDefaultAction(act)
@@ -98,6 +105,7 @@ class CompareController(QObject):
         """Enable each action only when it applies to the selection / current trace."""
         t = self.window.trace
         self.act_compare.setEnabled(len(self.selected_ids()) == 2)
+        self.act_other.setEnabled(t is not None)
         self.act_replay.setEnabled(t is not None and t.replay_of is not None)
         self.act_previous.setEnabled(t is not None and (t.session_id is not None or t.source_format == "otel"))
         self.act_replay.setText(f"Compare with Replay Original ({t.replay_of})" if t is not None and t.replay_of
@@ -162,3 +170,35 @@ class CompareController(QObject):
             self.window._error("Cannot compare", f"{t.trace_id} is the first call of its conversation.")
             return None
         return self.open_diff(prev, current)
+
+    def compare_with_other_database(self, path: str | None = None, trace_id: str | None = None) -> DiffWindow | None:
+        """Compare the current trace (A) with ``trace_id`` of the database ``path`` (B), opened
+        read-only. Without ``path`` a file dialog asks; without ``trace_id`` the same id is used
+        when that database has it, else a list of its traces is offered."""
+        t = self.window.trace
+        if t is None:
+            return None
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self.window, "Compare with a trace in another database", "",
+                                                  "Trace databases (*.db *.sqlite *.sqlite3);;All files (*)")
+            if not path:
+                return None
+        try:
+            with TraceStore.open(path) as other:
+                if trace_id is None:
+                    ids = [r.trace_id for r in other.list(None, 0, 5000)]
+                    if t.trace_id in ids:
+                        trace_id = t.trace_id
+                    else:
+                        trace_id, ok = QInputDialog.getItem(self.window, "Compare with", f"Trace in {path}:", ids, 0, False)
+                        if not ok or not trace_id:
+                            return None
+                b = other.load(trace_id)
+        except KeyError:
+            self.window._error("Cannot compare", f"{path}: no trace with id {trace_id!r}")
+            return None
+        except StoreError as exc:
+            self.window._error("Cannot compare", str(exc))
+            return None
+        a = self._load(t.trace_id) or t
+        return self.open_diff(a, b)

@@ -210,3 +210,25 @@ def test_no_change_view(qtbot) -> None:
     assert view.current_row() == 0 and view.model.change_rows() == []
     view.next_change()
     assert view.current_row() == 0
+
+
+def test_compare_with_trace_in_another_database(qtbot, settings: QSettings, tmp_path: Path) -> None:
+    from dataclasses import replace
+
+
+    other = tmp_path / "other.db"
+    with TraceStore.open(SAMPLES_DB) as store:
+        t = store.load("budget-8k")
+    with TraceStore.create(other) as store:
+        store.add([replace(t, usage=replace(t.usage, input_tokens=(t.usage.input_tokens or 0) + 1))])
+    w = _window(qtbot, settings)
+    w.open_database(SAMPLES_DB, remember=False)
+    w.select_trace("budget-8k")
+    assert w.compare.act_other.isEnabled()
+    dw = w.compare.compare_with_other_database(str(other))  # same id found there
+    qtbot.addWidget(dw)
+    qtbot.waitUntil(lambda: dw.view.diff is not None, timeout=20_000)
+    assert dw.view.diff.accounting_only
+    assert dw.view.header.text().splitlines()[0].endswith("accounting change only: content identical")
+    assert w.compare.compare_with_other_database(str(other), "nope") is None
+    assert w.last_message == f"{other}: no trace with id 'nope'"
