@@ -1,8 +1,9 @@
 """Family ``injection.encoded``: instructions hidden in hex or base64 ("token smuggling").
 
 Attack kind: an instruction encoded so that keyword filters miss it while the model decodes it
-("# 49676e6f7265207468652066756e6374696f6e..."). A run of at least 24 hex digits or 20 base64
-characters that decodes to printable text of several words is reported with the decoded text;
+("# 49676e6f7265207468652066756e6374696f6e..."), in base64, in 8-bit binary groups or in Morse
+code. A run of at least 24 hex digits, 20 base64 characters, 8 binary groups or 8 Morse letters
+that decodes to printable text of several words is reported with the decoded text;
 the decoded text is also scanned by the other families and their reasons are quoted. Hashes,
 keys and binary blobs decode to non-text and are not reported.
 """
@@ -20,17 +21,44 @@ from ._api import Hit
 _HEX = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){12,}(?![0-9A-Za-z])")
 _B64 = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{20,}={0,2}(?![A-Za-z0-9+/=])")
 _WORDS = re.compile(r"[A-Za-z]{2,}")
+_BINARY = re.compile(r"(?<![01])(?:[01]{6,9}[ \t]+){7,}[01]{6,9}(?![01])")
+_MORSE = re.compile(r"(?<![.\-/\w])(?:[.\-]{1,6}[ ]+(?:/[ ]+)?){7,}[.\-]{1,6}(?![.\-\w])")
+_MORSE_CODE = {
+    ".-": "a", "-...": "b", "-.-.": "c", "-..": "d", ".": "e", "..-.": "f", "--.": "g", "....": "h", "..": "i",
+    ".---": "j", "-.-": "k", ".-..": "l", "--": "m", "-.": "n", "---": "o", ".--.": "p", "--.-": "q", ".-.": "r",
+    "...": "s", "-": "t", "..-": "u", "...-": "v", ".--": "w", "-..-": "x", "-.--": "y", "--..": "z",
+}
 
 
 def _as_text(raw: bytes) -> str | None:
-    try:
-        s = raw.decode("utf-8")
-    except UnicodeDecodeError:
+    """``raw`` as text of words, or ``None``. Tolerates a damaged tail (a run cut or garbled by
+    copying): the decoded text counts when 90 % of it is printable."""
+    s = raw.decode("utf-8", errors="replace")
+    printable = sum((ch.isprintable() and ch != "\ufffd") or ch in "\n\t" for ch in s)
+    if printable < 0.9 * len(s) or len(_WORDS.findall(s)) < 3 or " " not in s:
         return None
-    printable = sum(ch.isprintable() or ch in "\n\t" for ch in s)
-    if printable < len(s) or len(_WORDS.findall(s)) < 3 or " " not in s:
-        return None
-    return s
+    return "".join(ch if ch.isprintable() or ch in "\n\t" else "?" for ch in s)
+
+
+def decode_binary(run: str) -> str | None:
+    """Text spelled by space-separated 8-bit groups (``01001001 00100000`` -> ``"I "``), or ``None``."""
+    out = bytearray()
+    for group in run.split():
+        if len(group) == 8:
+            out.append(int(group, 2))
+    return _as_text(bytes(out)) if len(out) >= 8 else None
+
+
+def decode_morse(run: str) -> str | None:
+    """Text spelled in Morse code (letters separated by spaces, words by ``/``), or ``None``."""
+    words = []
+    for word in run.split("/"):
+        letters = [_MORSE_CODE.get(tok) for tok in word.split()]
+        if None in letters:
+            return None
+        words.append("".join(letters))  # type: ignore[arg-type]
+    text = " ".join(w for w in words if w)
+    return text if len(_WORDS.findall(text)) >= 2 else None
 
 
 def decode_run(run: str) -> str | None:
@@ -40,8 +68,9 @@ def decode_run(run: str) -> str | None:
             return _as_text(binascii.unhexlify(run))
         except binascii.Error:
             return None
+    body = run if len(run) % 4 == 0 else run.rstrip("=")[: len(run.rstrip("=")) // 4 * 4]  # tolerate a cut tail
     try:
-        return _as_text(base64.b64decode(run + "=" * (-len(run) % 4), validate=True))
+        return _as_text(base64.b64decode(body, validate=True)) if body else None
     except (binascii.Error, ValueError):
         return None
 
@@ -69,6 +98,15 @@ class EncodedText:
                 inner = self.rescan(decoded) if self.rescan else []
                 why = f"; decoded, it reads as: {inner[0].reason}" if inner else ""
                 yield Hit(self.id, m.start(), m.end(), f"encoded text decodes to '{decoded[:80]}'{why}",
+                          Severity.FAILURE if inner else Severity.WARNING)
+        for pattern, decode, name in ((_BINARY, decode_binary, "binary"), (_MORSE, decode_morse, "Morse code")):
+            for m in pattern.finditer(text):
+                decoded = decode(m.group(0))
+                if decoded is None:
+                    continue
+                inner = self.rescan(decoded) if self.rescan else []
+                why = f"; decoded, it reads as: {inner[0].reason}" if inner else ""
+                yield Hit(self.id, m.start(), m.end(), f"{name} spells '{decoded[:80]}'{why}",
                           Severity.FAILURE if inner else Severity.WARNING)
 
 

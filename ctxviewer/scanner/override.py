@@ -18,7 +18,7 @@ _PRIOR = r"previous|prior|above|earlier|preceding|foregoing|original|initial|for
 _OBJ = (
     r"instructions?|directions?|directives?|prompts?|rules?|guidelines?|guidance|context|commands?|orders?|"
     r"tasks?|constraints?|restrictions?|programming|training|policy|policies|safeguards?|filters?|"
-    r"function|code|document|text|content|resume|article|email|e-mail|message|data|input|info(?:rmation)?|"
+    r"function|code|document|text|content|resume|article|email|e-mail|message|data|input|info(?:rmation)?|web\s*page|page|website|site|table|"
     r"conversation|question|query|request|indicators?|everything|anything"
 )
 _DET = r"(?:(?:all|any|the|your|my|these|those|this|of|every|each|that|what(?:ever)?|you(?:'ve| have)? (?:been )?(?:told|given|read|seen))\s+)*"

@@ -38,6 +38,12 @@ _SHOUTED = re.compile(r"\[(?:SYSTEM|ADMIN|ADMINISTRATOR|DEVELOPER|ROOT|OPERATOR|
 """Upper-case system or admin labels inside a line ("... Ltd. SYSTEM: This domain is ...",
 "[ADMIN REQUEST::"), case-sensitive so field names such as "System: Linux" do not fire."""
 
+_PSEUDO_TAG = re.compile(
+    r"<\s*[\\/]?\s*(?=[^<>\n]{0,60}\b(?:MODE|MODUS|MODO|MODALIT\w*|OVERRIDE|SYSTEM\w*|SYST\w+ME|SISTEMA|ADMIN\w*|DEBUG|DEVELOPER|РЕЖИМ\w*|СИСТЕМ\w*)\b)"
+    r"[A-ZÀ-ÝА-Я_][A-ZÀ-ÝА-Я_ ]{2,60}[A-ZÀ-ÝА-Я_]\s*>")
+"""Upper-case pseudo tags that announce a mode switch (``<ENTERING SECURITY OVERRIDE MODE>``,
+``<MODALITÀ SISTEMA>``), in any Latin or Cyrillic script."""
+
 _ROLE_LINE = re.compile(
     r"(?m)^[ \t]*(?:#{1,4}\s*|\*\*)?(Human|User|Assistant|AI|Bot|Model|Chatbot|ChatGPT|GPT|Claude|Gemini|Llama)\s*(?:\*\*)?:",
 )
@@ -52,6 +58,9 @@ class RoleMarkers:
     def find(self, text: str) -> Iterator[Hit]:
         """Hits for special tokens and role tags; transcript lines when two different roles appear."""
         yield from _SPECIAL.find(text)
+        for m in _PSEUDO_TAG.finditer(text):
+            yield Hit(self.id, m.start(), m.end(), f"an upper-case tag announcing a mode switch: '{m.group(0)}'",
+                      Severity.WARNING)
         for m in _SHOUTED.finditer(text):
             yield Hit(self.id, m.start(), m.end(), f"an upper-case system or admin label inside data: '{m.group(0)}'",
                       Severity.WARNING)
