@@ -53,7 +53,9 @@ def test_every_surface_says_the_same(qapp, listed, trace_id: str) -> None:  # ty
     assert (shown["verdict"], shown["state"], shown["fits"]) == (verdict, state, a.fits)
     assert [f["rule"] for f in shown["findings"]] == [f.rule for f in a.findings]
     row = listed[trace_id]
-    assert (row["verdict"], row["state"], row["fits"], row["margin"]) == (verdict, state, a.fits, a.capacity.margin)
+    assert (row["verdict"], row["state"], row["fits"], row["margin"]) == (verdict, state, a.fits, a.capacity.margin), (
+        "the facts stored in sample_traces/samples.db are stale (a check changed): "
+        "run `python -m sample_traces.make_samples`")
     assert row["created"] == shown["created"]  # one ISO 8601 UTC form
     assert fmt_time(parse_created(shown["created"])) == created
 
