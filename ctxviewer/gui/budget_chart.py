@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWi
 from ..assessment import Assessment, BudgetFigure, assess
 from ..budget import BarSegment
 from ..columns import fmt_int
+from ..finding_view import state_headline
 from ..model import RequestTrace
 from .chart_legend import ChartLegend
 
@@ -114,7 +115,7 @@ class BudgetChart(QWidget):
         return self.verdict_label.text()
 
     def state(self) -> str:
-        """The state word shown before the verdict (``"OK"``, ``"WARNING"``, ``"FAILURE"``; ``""`` if empty)."""
+        """The state symbol and word shown before the verdict (``"✔ OK"``, ``"⚠ WARNING"``, ``"✖ FAILURE"``; ``""`` if empty)."""
         return self.state_label.text()
 
     @property
@@ -143,7 +144,7 @@ class BudgetChart(QWidget):
         fig = assessment.figure
         self._figure = fig
         self._segments = {"used": list(fig.used), "declared": list(fig.declared)}
-        self._set_verdict(assessment.verdict, assessment.state.value, assessment.state.value.upper())
+        self._set_verdict(assessment.verdict, assessment.state.value, state_headline(assessment.state))  # symbol + word (issue 9)
         self.numbers_label.setText(assessment.numbers)
 
         legend: list[tuple[str, str, bool]] = []

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QSyntaxHighlighter, QTextCharFormat, QTextDocument
-from PySide6.QtWidgets import QPlainTextEdit, QWidget
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QSyntaxHighlighter, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
 from ..highlight import StyleSpan, highlight_spans, utf16_offsets
 from ..model import NOT_RECORDED
@@ -133,3 +134,40 @@ class ContentView(QPlainTextEdit):
     def spans(self) -> list[StyleSpan]:
         """The spans painted, in UTF-16 document offsets."""
         return list(self._spans)
+
+    # ---------------------------------------------------------------- finding marks (issue 9)
+
+    MARK_COLOR = QColor("#fde68a")
+    """Background of a marked span (a finding's evidence), amber."""
+
+    def mark_spans(self, text: str | None, spans: list[tuple[int, int]]) -> list[Span]:
+        """Highlight ``spans`` -- ``[start, end)`` in code points of the item's *stored* ``text``
+        (a finding's :class:`~ctxviewer.findings.TextSpan`) -- and scroll to the first. Converted
+        once: stored -> shown text (``\\r\\n`` became ``\\n``), then code points -> UTF-16 units
+        with :func:`ctxviewer.highlight.utf16_offsets`. Returns the UTF-16 spans marked."""
+        if not text or not spans:
+            self.setExtraSelections([])
+            return []
+        shown = text.replace("\r\n", "\n").replace("\r", "\n")
+
+        def to_shown(i: int) -> int:
+            return i - text.count("\r\n", 0, i)
+
+        units = utf16_offsets(shown, [Span(to_shown(a), max(0, to_shown(b) - to_shown(a)), "mark") for a, b in spans])
+        selections = []
+        for s, n, _ in units:
+            sel = QTextEdit.ExtraSelection()
+            cursor = QTextCursor(self.document())
+            cursor.setPosition(s)
+            cursor.setPosition(s + n, QTextCursor.MoveMode.KeepAnchor)
+            sel.cursor = cursor  # type: ignore[attr-defined]
+            sel.format.setBackground(self.MARK_COLOR)  # type: ignore[attr-defined]
+            selections.append(sel)
+        self.setExtraSelections(selections)
+        if units:
+            cursor = QTextCursor(self.document())
+            cursor.setPosition(units[0].start)
+            self.setTextCursor(cursor)
+            self.centerCursor()
+            QTimer.singleShot(0, self.centerCursor)  # again once the new text is laid out
+        return units

@@ -100,6 +100,7 @@ class MainWindow(QMainWindow):
 
         # right: the selected trace
         self.panel = TracePanel()
+        self.panel.tabs.sig_status.connect(lambda msg: self.statusBar().showMessage(msg, 5000))
         self.detail, self.chart, self.content = self.panel.detail, self.panel.chart, self.panel.content
         self.item_model, self.item_view = self.panel.item_model, self.panel.item_view
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -190,6 +191,7 @@ class MainWindow(QMainWindow):
         if self.store is not None:
             self.store.close()
         self.store = store
+        self._use_check_config(path)
         self.trace_model.set_store(store)
         name = Path(path).name
         self.setWindowTitle(f"ctxviewer — {name}")
@@ -297,6 +299,18 @@ class MainWindow(QMainWindow):
             "which context items were retained or omitted."
         )
         box.exec()
+
+    def _use_check_config(self, path: str | Path) -> None:
+        """Issue 9: the checks read ``ctxviewer.toml`` and the user's marks beside the database."""
+        from ..checks.config import CheckConfig, set_default
+        from ..marks import config_for_db
+
+        try:
+            set_default(config_for_db(Path(path)))
+        except ValueError as exc:
+            set_default(CheckConfig())
+            self._error("Check configuration ignored", str(exc))
+        self.panel.tabs.set_database(path)
 
     def _error(self, title: str, message: str) -> None:
         self.last_message = message

@@ -2,6 +2,12 @@
 
 :class:`TracePanel` only arranges the widgets that show one :class:`~ctxviewer.model.RequestTrace`
 and keeps the content view on the selected item; it never reads the store.
+
+The item table shares its place with the diagnostics tabs (issue 9): Findings (expert-info list,
+:class:`~ctxviewer.gui.findings_panel.FindingsPanel`), Tool calls and Evidence (position strip).
+A trace with a warning or worse leads with its findings unless the user picked a tab by hand;
+selecting a finding selects its item and highlights its span in the content view. The observed
+failure the user marks is stored beside the database (:mod:`ctxviewer.marks`).
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from ..model import RequestTrace
 from .budget_chart import BudgetChart
 from .content_view import ContentView
 from .detail_panel import DetailPanel
+from .diagnostics_tabs import DiagnosticsTabs
 from .item_table_model import ItemTableModel
 from .tables import make_table, size_columns
 
@@ -47,8 +54,9 @@ class TracePanel(QWidget):
         cl.setSpacing(2)
         cl.addWidget(self.content_title)
         cl.addWidget(self.content, 1)
+        self.tabs = DiagnosticsTabs(self)  # issue 9: Items | Findings | Tool calls | Evidence
         self.splitter = QSplitter(Qt.Orientation.Vertical)
-        for w in (self.chart, self.item_view, content_box):
+        for w in (self.chart, self.tabs.widget, content_box):
             self.splitter.addWidget(w)
         self.splitter.setChildrenCollapsible(False)
         lay = QVBoxLayout(self)
@@ -70,6 +78,7 @@ class TracePanel(QWidget):
         self.content_title.setText("")
         if self.item_model.rowCount():
             self.item_view.selectRow(0)
+        self.tabs.set_trace(trace, self.assessment)
 
     def apply_default_sizes(self, height: int) -> None:
         """Share ``height`` pixels: the header as tall as its rows, the chart about a third of the
@@ -101,3 +110,4 @@ class TracePanel(QWidget):
             return
         self.content_title.setText(item_title(item))
         self.content.set_content(item.content)
+        self.content.mark_spans(None, [])

@@ -45,7 +45,7 @@ def test_8k_bars_margin_and_capacity_line(qtbot) -> None:
     assert chart.capacity_line == 8000
     assert chart.verdict() == "fits, 800 tokens margin"
     assert chart.verdict_label.property("state") == "ok"
-    assert chart.state() == "OK"
+    assert chart.state() == "\u2714 OK"  # symbol + word (issue 9)
     assert "capacity 8,000 tokens" in chart.numbers_label.text()
     assert chart.legend.labels() == [
         "system policy", "history", "evidence", "tools", "user request", "reserved output", "margin"]
@@ -61,7 +61,7 @@ def test_over_capacity_is_red_segment_and_words(qtbot) -> None:
     assert "over capacity" in chart.legend.labels()
     assert chart.verdict() == "over capacity by 700 tokens: had 6,800 tokens left, needed 7,500"
     assert chart.verdict_label.property("state") == "failure"
-    assert chart.state() == "FAILURE"
+    assert chart.state() == "\u2716 FAILURE"
 
 
 def test_trimmed_trace_says_before_trimming(qtbot) -> None:

@@ -1,0 +1,131 @@
+"""The tabs that share the item table's place: Items, Findings, Tool calls, Evidence (issue 9).
+
+:class:`DiagnosticsTabs` owns the findings, tool-calls and evidence panels for a
+:class:`~ctxviewer.gui.trace_panel.TracePanel` and wires them to it: selecting a finding selects its
+item in the item table (which drives the content view) and highlights the finding's spans there;
+clicking an evidence bar selects that item. A trace whose state is warning or failure leads with
+the Findings tab unless the user has picked a tab by hand (then their choice stays). The observed
+failure (a Table 3.1 row) the user marks is written beside the database with
+:func:`ctxviewer.marks.set_mark`; ``sig_status(str)`` reports where (or why not).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QTabWidget
+
+from ..assessment import Assessment
+from ..evidence_positions import evidence_map
+from ..finding_view import summary
+from ..findings import Finding, State
+from ..marks import Mark, load_marks, set_mark
+from ..model import RequestTrace
+from .evidence_strip import EvidencePanel
+from .findings_panel import FindingsPanel
+from .tool_calls_panel import ToolCallsPanel
+
+if TYPE_CHECKING:
+    from .trace_panel import TracePanel
+
+ITEMS, FINDINGS, TOOLS, EVIDENCE = range(4)
+"""Tab indexes."""
+
+
+class DiagnosticsTabs(QObject):
+    """The tab widget (:attr:`widget`) and its wiring (see module docstring)."""
+
+    sig_status = Signal(str)
+
+    def __init__(self, panel: TracePanel) -> None:
+        super().__init__(panel)
+        self.panel = panel
+        self.widget = QTabWidget()
+        self.findings = FindingsPanel()
+        self.tool_calls = ToolCallsPanel()
+        self.evidence = EvidencePanel()
+        for w, title in ((panel.item_view, "Items"), (self.findings, "Findings"),
+                         (self.tool_calls, "Tool calls"), (self.evidence, "Evidence")):
+            self.widget.addTab(w, title)
+        self.pinned = False
+        """True once the user picked a tab by hand (then traces no longer switch it)."""
+        self.widget.tabBar().tabBarClicked.connect(self._on_tab_clicked)
+        self.findings.sig_finding_selected.connect(self.show_finding)
+        self.findings.sig_observed_changed.connect(self._on_observed)
+        self.evidence.strip.sig_item_clicked.connect(self.select_item)
+        self.db_path: Path | None = None
+        self.marks: dict[str, Mark] = {}
+        self.trace: RequestTrace | None = None
+
+    def set_database(self, path: Path | str | None) -> None:
+        """Read the user's marks of the database at ``path`` (``None``: no database)."""
+        self.db_path = Path(path) if path is not None else None
+        try:
+            self.marks = load_marks(self.db_path) if self.db_path is not None else {}
+        except ValueError as exc:
+            self.marks = {}
+            self.sig_status.emit(f"marks ignored: {exc}")
+
+    def set_trace(self, trace: RequestTrace | None, assessment: Assessment | None) -> None:
+        """Show the diagnostics of ``trace`` (``None`` clears)."""
+        self.trace = trace
+        findings = assessment.findings if assessment is not None else ()
+        mark = self.marks.get(trace.trace_id) if trace is not None else None
+        self.findings.set_findings(findings, mark.row if mark else None)
+        self.tool_calls.set_trace(trace)
+        m = evidence_map(trace) if trace is not None else None
+        self.evidence.set_map(m)
+        items = len(trace.items) if trace is not None else 0
+        self.widget.setTabText(ITEMS, f"Items ({items})")
+        self.widget.setTabText(FINDINGS, f"Findings  {summary(findings)}" if findings else "Findings (0)")
+        self.widget.setTabText(TOOLS, f"Tool calls ({len(trace.tool_calls) if trace is not None else 0})")
+        self.widget.setTabText(EVIDENCE, f"Evidence ({m.retained_count if m else 0})")
+        if not self.pinned:
+            bad = assessment is not None and assessment.state is not State.OK
+            self.widget.setCurrentIndex(FINDINGS if bad else ITEMS)
+        if self.widget.currentIndex() == FINDINGS:
+            first = self.findings.model.finding(self.findings.model.first_finding())
+            if first is not None:
+                self.show_finding(first)
+
+    def show_finding(self, f: Finding) -> None:
+        """Select the item ``f`` points at (its first span's item, else its first item) and
+        highlight its spans in the content view."""
+        ev = f.evidence
+        target = ev.spans[0].item_id if ev.spans else (ev.item_ids[0] if ev.item_ids else None)
+        if target is None or self.trace is None:
+            return
+        if not self.select_item(target):
+            return
+        spans = [(s.start, s.end) for s in ev.spans if s.item_id == target]
+        self.panel.content.mark_spans(self.trace.item(target).content, spans)
+
+    def select_item(self, item_id: str) -> bool:
+        """Make ``item_id`` the current item (its content shows). False if the trace has none."""
+        row = self.panel.item_model.row_of(item_id)
+        if row is None:
+            return False
+        self.panel.item_view.selectRow(row)
+        return True
+
+    def _on_tab_clicked(self, _index: int) -> None:
+        self.pinned = True
+
+    def _on_observed(self, row: int | None) -> None:
+        if self.trace is None:
+            return
+        tid = self.trace.trace_id
+        old = self.marks.get(tid, Mark())
+        mark = Mark(row, old.needed)
+        if self.db_path is None:
+            self.sig_status.emit("open a database to keep marks")
+            return
+        try:
+            path = set_mark(self.db_path, tid, mark)
+        except OSError as exc:
+            self.sig_status.emit(f"cannot save the mark beside the database: {exc}")
+            return
+        self.marks[tid] = mark
+        self.sig_status.emit(f"marked {tid}: " + (f"Table 3.1 row {row}" if row else "not marked") + f" (saved in {path})")
