@@ -140,7 +140,7 @@ class ContentView(QPlainTextEdit):
     MARK_COLOR = QColor("#fde68a")
     """Background of a marked span (a finding's evidence), amber."""
 
-    def mark_spans(self, text: str | None, spans: list[tuple[int, int]]) -> list[Span]:
+    def mark_spans(self, text: str | None, spans: list[tuple[int, int]]) -> list[StyleSpan]:
         """Highlight ``spans`` -- ``[start, end)`` in code points of the item's *stored* ``text``
         (a finding's :class:`~ctxviewer.findings.TextSpan`) -- and scroll to the first. Converted
         once: stored -> shown text (``\\r\\n`` became ``\\n``), then code points -> UTF-16 units
@@ -153,7 +153,7 @@ class ContentView(QPlainTextEdit):
         def to_shown(i: int) -> int:
             return i - text.count("\r\n", 0, i)
 
-        units = utf16_offsets(shown, [Span(to_shown(a), max(0, to_shown(b) - to_shown(a)), "mark") for a, b in spans])
+        units = utf16_offsets(shown, [StyleSpan(to_shown(a), max(0, to_shown(b) - to_shown(a)), "mark") for a, b in spans])
         selections = []
         for s, n, _ in units:
             sel = QTextEdit.ExtraSelection()

@@ -17,14 +17,14 @@ from PySide6.QtGui import QBrush, QColor, QFontDatabase
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSplitter, QTreeView, QVBoxLayout, QWidget
 
 from ..finding_view import CHECK_SYMBOL
-from ..model import RequestTrace, Verdict
+from ..model import RequestTrace, ToolVerdict
 from ..tool_review import ToolCallReview, review_calls
 from ..visible import one_line, reveal
 from .tables import plain_tooltip
 
 COLUMNS = ("Call / check", "Outcome", "Detail")
 """Column titles."""
-_VERDICT_COLOR = {Verdict.PERMITTED: "#047857", Verdict.BLOCKED: "#b91c1c", Verdict.NEEDS_APPROVAL: "#92400e"}
+_VERDICT_COLOR = {ToolVerdict.PERMITTED: "#047857", ToolVerdict.BLOCKED: "#b91c1c", ToolVerdict.NEEDS_APPROVAL: "#92400e"}
 _Index = QModelIndex | QPersistentModelIndex
 
 
