@@ -33,7 +33,7 @@ def test_old_database_offers_an_upgraded_copy_and_opens_it(qtbot, tmp_path: Path
     assert old.read_bytes() == SCHEMA_1.read_bytes()  # the original is never written
     assert w.store is not None and w.store.readonly and w.store.path == new
     assert w.trace_model.total == 2
-    assert w.trace is not None and w.chart.state() == "OK"
+    assert w.trace is not None and w.chart.state() == "\u2714 OK"
     w.close()
 
 
