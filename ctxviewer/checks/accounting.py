@@ -2,18 +2,19 @@
 
 Rule ids (not Table 3.1 rows; words in ``resources/check_rules.json``):
 
-* ``accounting.reserve_exceeds_capacity`` (failure) -- shared limit: reserved output B_out >= C,
-  so no input fits at all (eq. 3.1).
 * ``accounting.no_room_for_input`` (failure) -- C - B_out - safety margin leaves no room, or less
   than the required items (policy and user request) need.
 * ``accounting.count_mismatch`` (warning) -- the application's counted input and the provider's
   reported input differ by more than the tolerance: the declared safety margin (chapter 3.3: it
   absorbs count variation), else :data:`DEFAULT_TOLERANCE` of the reported count (at least
-  :data:`MIN_TOLERANCE` tokens).
-* ``accounting.reported_over_capacity`` (failure) -- reported input + B_out > C although the
-  counted input fits (the counted overflow is ``budget.over_capacity``'s to report).
+  :data:`MIN_TOLERANCE` tokens). (ctxviewer's own recount against the report is the endpoint
+  profile's ``accounting.residual_over_tolerance``, :mod:`ctxviewer.checks.limits`.)
 * ``accounting.reasoning_exceeds_output`` (warning) -- reasoning tokens > output tokens, which
   cannot be: output includes reasoning (OTel ``gen_ai.usage.reasoning.output_tokens``).
+
+A reserve >= C and a reported input + B_out over C are eq. 3.1 overflows: ``budget.over_capacity``
+(:mod:`ctxviewer.checks.budget`) reports them, which judges the reported input too, and
+``no_room_for_input`` defers to it, so one overflow is one finding.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import math
 from typing import Iterable
 
+from .. import budget
 from ..findings import Evidence, Finding, Severity
 from ..model import LimitMode, RequestTrace
 from . import register
@@ -53,20 +55,16 @@ class AccountingCheck:
         shared = trace.endpoint.limit_mode is not LimitMode.SEPARATE
         margin = trace.safety_margin or 0
         cap_fields = ("endpoint.capacity", "reserved_output_tokens")
-        if shared and c is not None and out is not None:
-            if out >= c:
-                yield rule_finding("accounting.reserve_exceeds_capacity", Severity.FAILURE,
-                                   f"reserved output {out:,} tokens >= capacity {c:,}: no input fits",
-                                   Evidence(fields=cap_fields))
-            else:
-                room = c - out - margin
-                required = sum(i.tokens or 0 for i in trace.items if i.kind.required and i.content is not None)
-                if room <= 0 or room < required:
-                    yield rule_finding(
-                        "accounting.no_room_for_input", Severity.FAILURE,
-                        f"capacity {c:,} - reserved output {out:,} - safety margin {margin:,} leaves {room:,} "
-                        f"tokens for input; the required items need {required:,}",
-                        Evidence(fields=(*cap_fields, "safety_margin")))
+        over = budget.capacity(trace).fits is False  # budget.over_capacity says it already
+        if shared and c is not None and out is not None and not over:
+            room = c - out - margin
+            required = sum(i.tokens or 0 for i in trace.items if i.kind.required and i.content is not None)
+            if room <= 0 or room < required:
+                yield rule_finding(
+                    "accounting.no_room_for_input", Severity.FAILURE,
+                    f"capacity {c:,} - reserved output {out:,} - safety margin {margin:,} leaves {room:,} "
+                    f"tokens for input; the required items need {required:,}",
+                    Evidence(fields=(*cap_fields, "safety_margin")))
         counted, reported = trace.input_tokens, trace.usage.input_tokens
         tol = tolerance(trace)
         if counted is not None and reported is not None and tol is not None and abs(counted - reported) > tol:
@@ -75,13 +73,6 @@ class AccountingCheck:
                 f"counted input {counted:,} and reported input {reported:,} tokens differ by "
                 f"{abs(counted - reported):,}, more than the tolerance of {tol:,}",
                 Evidence(fields=("input_tokens", "usage.input_tokens")))
-        if shared and c is not None and out is not None and reported is not None and reported + out > c:
-            if counted is None or counted + out <= c:
-                yield rule_finding(
-                    "accounting.reported_over_capacity", Severity.FAILURE,
-                    f"reported input {reported:,} + reserved output {out:,} tokens exceed capacity {c:,} "
-                    f"by {reported + out - c:,}",
-                    Evidence(fields=("usage.input_tokens", *cap_fields)))
         r, o = trace.usage.reasoning_tokens, trace.usage.output_tokens
         if r is not None and o is not None and r > o:
             yield rule_finding(

@@ -1,7 +1,7 @@
 """Each sample trace yields exactly its expected findings (issue 9 "done when").
 
 The diagnostics' findings are pinned exactly; the eq. 3.1 (``budget.*``) and injection scanner
-(``injection.*``) findings are their own modules' to pin, so here they only count toward the
+(``injection.*``) and endpoint-profile findings are their own modules' to pin, so here they only count toward the
 headline state, which must tell the truth for every sample.
 """
 
@@ -13,8 +13,8 @@ from ctxviewer.checks import run_checks
 from ctxviewer.findings import State, worst
 from ctxviewer.store import TraceStore
 
-OTHERS = ("budget.", "injection.")
-"""Rule prefixes of the checks other modules own (eq. 3.1, the injection scanner)."""
+OTHERS = ("budget.", "injection.", "accounting.residual_over_tolerance")
+"""Rules of the checks other modules own (eq. 3.1, the injection scanner, the endpoint profile)."""
 SAMPLES_DB = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 
 EXPECTED = {
@@ -23,8 +23,8 @@ EXPECTED = {
     "budget-8k-over": [],  # budget.over_before_trim (info) only
     "history-16k": [
         # safety margin 0: the provider counts 348 tokens of chat framing the application did not
+        # (the reported input over C is budget.over_capacity's)
         ("accounting.count_mismatch", "warning", None, ()),
-        ("accounting.reported_over_capacity", "failure", None, ()),
     ],
     "refund-approval-forgotten": [("commitment.forgotten", "warning", 2, ("turn-01", "turn-03"))],
     "ticket-injection": [("tool.unsafe_blocked", "warning", 5, ("tool:issue_refund",))],
