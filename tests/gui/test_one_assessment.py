@@ -14,6 +14,7 @@ from ctxviewer import budget
 from ctxviewer.assessment import assess
 from ctxviewer.cli import cli
 from ctxviewer.columns import ITEM_COLUMNS, TRACE_COLUMNS, fmt_time, item_status, item_title
+from ctxviewer.finding_view import state_headline
 from ctxviewer.gui.screenshot import screenshot_window
 from ctxviewer.model import Status
 from ctxviewer.serialize import parse_created
@@ -67,7 +68,7 @@ def test_every_surface_says_the_same(qapp, listed, trace_id: str) -> None:  # ty
         assert item_status(it) in text
 
     with screenshot_window(SAMPLES, trace_id, item_id=omitted[0].id if omitted else None) as w:
-        assert (w.chart.verdict(), w.chart.state()) == (verdict, state.upper())
+        assert (w.chart.verdict(), w.chart.state()) == (verdict, state_headline(a.state))  # symbol + word
         assert w.chart.figure == a.figure
         assert w.chart.segments() == {"used": list(a.figure.used), "declared": list(a.figure.declared)}
         assert w.chart.capacity_line == a.figure.capacity_line
