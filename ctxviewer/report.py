@@ -11,6 +11,7 @@ from typing import Any
 
 from tabulate import tabulate
 
+from .answer import answer_lines, response_dict
 from .assessment import Assessment, assess
 from .budget import CATEGORY_LABELS
 from .codec import to_builtins
@@ -18,6 +19,7 @@ from .columns import ITEM_COLUMNS, fmt_int
 from .diff.conversation import derived_note
 from .findings import Finding
 from .model import NOT_RECORDED, RequestTrace
+from .request_body import request_dict, request_notice
 from .serialize import format_created
 from .store.query import TraceRow
 
@@ -74,7 +76,7 @@ def trace_summary(trace: RequestTrace, assessment: Assessment | None = None) -> 
     ``omissions_recorded`` (False when the source format cannot record omitted items), ``usage``
     (normalised: ``input_tokens`` incl. cache, ``cached_input_tokens``, ``cache_creation_input_tokens``,
     ``output_tokens`` incl. reasoning, ``reasoning_tokens``; null = not reported), ``response``,
-    ``status``, ``session_id`` (:func:`_call_fields`), ``tool_calls`` (name, arguments as sent, id,
+    ``request``, ``status``, ``session_id`` (:func:`_call_fields`), ``tool_calls`` (name, arguments as sent, id,
     with their checks and verdict), ``validations``, and
     ``items``: a list in final order of ``{position, kind, id, status, tokens, tokens_source
     (recorded, reported, counted or null), tokens_encoding, priority, trust,
@@ -156,13 +158,14 @@ def trace_summary(trace: RequestTrace, assessment: Assessment | None = None) -> 
 
 
 def _call_fields(trace: RequestTrace) -> dict[str, Any]:
-    """``response`` ({text, finish_reason, model, id} or null), ``status`` (the span's {code,
+    """``response`` ({text, finish_reason, model, id} or null), ``request`` (``content`` or only
+    ``sha256``, ``exact_replay``, ``redacted_fields``, ``notice``: :func:`ctxviewer.request_body.request_dict`), ``status`` (the span's {code,
     message, completeness}; codes ``ok`` / ``error`` / ``unset``, null where not recorded) and
     ``session_id`` -- as imported (issue 6)."""
-    r = trace.response
     a = trace.attributes
     return {
-        "response": None if r is None else {"text": r.text, "finish_reason": r.finish_reason, "model": r.model, "id": r.id},
+        "response": response_dict(trace),
+        "request": request_dict(trace),
         "status": {"code": a.get("otel.status_code"), "message": a.get("otel.status_message"),
                    "completeness": a.get("ctxviewer.completeness")},
         "session_id": trace.session_id,
@@ -181,7 +184,9 @@ def _evidence_positions(trace: RequestTrace) -> dict[str, Any]:
 def format_trace_text(trace: RequestTrace, assessment: Assessment | None = None) -> str:
     """A plain-text rendering of a trace for terminals, from its assessment: the header rows (with
     the state), the verdict and numbers line, the findings, per-category allocations (used /
-    declared / omitted tokens) and the items in final order, worded by the item-table columns."""
+    declared / omitted tokens), the items in final order, worded by the item-table columns, then
+    the answer (:func:`ctxviewer.answer.answer_lines`: response, tool calls with their checks and
+    verdict, validations) and what was kept of the serialized request (:func:`ctxviewer.request_body.request_notice`)."""
     a = assessment if assessment is not None else assess(trace)
     lines = [f"{label:<12}{line}" if n == 0 else f"{'':<12}{line}"
              for label, text in a.header
@@ -215,4 +220,7 @@ def format_trace_text(trace: RequestTrace, assessment: Assessment | None = None)
         derived = derived_note(trace)
         if derived:
             lines.append(derived)
+    lines.append("")
+    lines += answer_lines(trace)
+    lines += ["", f"Request: {request_notice(trace.request)}"]
     return "\n".join(lines)

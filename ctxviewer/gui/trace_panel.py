@@ -1,4 +1,5 @@
-"""The selected trace, top to bottom: header, budget chart, item table, and the selected item's content.
+"""The selected trace, top to bottom: header, budget chart, item table, and the selected item's
+content beside the answer (Response | Request | Attributes, :mod:`ctxviewer.gui.answer_panes`).
 
 :class:`TracePanel` only arranges the widgets that show one :class:`~ctxviewer.model.RequestTrace`
 and keeps the content view on the selected item; it never reads the store.
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidg
 from ..assessment import Assessment, assess
 from ..columns import ITEM_COLUMNS, item_title
 from ..model import RequestTrace
+from .answer_panes import AnswerTabs
 from .budget_chart import BudgetChart
 from .content_view import ContentView
 from .detail_panel import DetailPanel
@@ -55,8 +57,15 @@ class TracePanel(QWidget):
         cl.addWidget(self.content_title)
         cl.addWidget(self.content, 1)
         self.tabs = DiagnosticsTabs(self)  # issue 9: Items | Findings | Tool calls | Evidence
+        self.answer = AnswerTabs()  # issue 13: Response | Request | Attributes, beside the content
+        self.bottom = QSplitter(Qt.Orientation.Horizontal)
+        self.bottom.setObjectName("contentAnswerSplitter")
+        self.bottom.addWidget(content_box)
+        self.bottom.addWidget(self.answer)
+        self.bottom.setChildrenCollapsible(False)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
-        for w in (self.chart, self.tabs.widget, content_box):
+        self.splitter.setObjectName("traceSplitter")
+        for w in (self.chart, self.tabs.widget, self.bottom):
             self.splitter.addWidget(w)
         self.splitter.setChildrenCollapsible(False)
         lay = QVBoxLayout(self)
@@ -79,6 +88,7 @@ class TracePanel(QWidget):
         if self.item_model.rowCount():
             self.item_view.selectRow(0)
         self.tabs.set_trace(trace, self.assessment)
+        self.answer.set_trace(trace)
 
     def apply_default_sizes(self, height: int) -> None:
         """Share ``height`` pixels: the header as tall as its rows, the chart about a third of the
@@ -88,6 +98,8 @@ class TracePanel(QWidget):
         chart = max(240, min(int(avail * 0.40), 360))
         rest = max(200, avail - chart)
         self.splitter.setSizes([chart, int(rest * 0.55), rest - int(rest * 0.55)])
+        w = max(400, self.width())
+        self.bottom.setSizes([w // 2, w - w // 2])
 
     def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().resizeEvent(event)
