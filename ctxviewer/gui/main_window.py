@@ -32,6 +32,7 @@ from .tables import make_table, size_columns
 from .trace_list_model import TraceListModel
 from .trace_panel import TracePanel
 from .upgrade_offer import UpgradeOffer
+from .whatif_panel import WhatIfController
 
 DB_SUFFIXES = (".db", ".sqlite", ".sqlite3", ".ctxdb")
 """File suffixes treated as trace databases when dropped or opened (besides the SQLite header)."""
@@ -118,6 +119,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self.compare = CompareController(self)  # Compare menu, buttons and diff windows (issue 8)
         self.audit = AuditController(self)
+        self.whatif = WhatIfController(self)  # Trace > What-if… (issue 7)
         self.statusBar().showMessage("Open a trace database (File > Open) or drop one here.")
 
     # ------------------------------------------------------------------ menus

@@ -1,0 +1,137 @@
+"""The what-if panel: live re-trims, edits, the worker path, saving, and the main-window menu."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+
+from ctxviewer.gui.main_window import MainWindow
+from ctxviewer.gui.whatif_model import PIN, PRIORITY
+from ctxviewer.gui.whatif_panel import WORKER_ITEMS, WhatIfPanel
+from ctxviewer.model import Category, ContextItem, Kind
+from ctxviewer.store import TraceStore
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Path:
+    path = tmp_path / "samples.db"
+    shutil.copy(SAMPLES, path)
+    return path
+
+
+@pytest.fixture
+def panel(qtbot, source: Path) -> WhatIfPanel:
+    p = WhatIfPanel()
+    qtbot.addWidget(p)
+    with TraceStore.open(source) as store:
+        p.set_trace(store.load("budget-8k"), source)
+    return p
+
+
+def row_of(panel: WhatIfPanel, item_id: str) -> int:
+    return next(r for r in range(panel.item_model.rowCount()) if panel.item_model.item_id(r) == item_id)
+
+
+def test_as_recorded_and_models_pass_the_tester(panel: WhatIfPanel, qtmodeltester) -> None:
+    qtmodeltester.check(panel.item_model)
+    qtmodeltester.check(panel.cat_model)
+    assert panel.verdict.text() == "eq. 3.1 what-if: fits, 800 tokens margin"
+    assert panel.item_model.rowCount() == 25
+    assert panel.verdict.textFormat() == Qt.TextFormat.PlainText
+    # the policy and the user request are never trimmed: no cap is offered for them
+    assert list(panel.caps) == [Category.HIST, Category.MEMORY, Category.EVIDENCE, Category.TOOLS]
+
+
+def test_what_if_evidence_had_2000_more_tokens(panel: WhatIfPanel, qtbot) -> None:
+    panel.add_kind.setCurrentText("evidence")
+    panel.add_priority.setValue(75)
+    panel.add_size.setValue(2000)
+    panel.add_item()
+    qtbot.waitUntil(lambda: panel.outcome is not None and panel.outcome.scenario.added != ())
+    assert panel.before.text() == "before trimming: over capacity by 1,200 tokens: had 6,800 tokens left, needed 8,000"
+    assert panel.verdict.text() == "eq. 3.1 what-if: fits, 383 tokens margin (below the declared 800)"
+    r = row_of(panel, "what-if-1")
+    assert panel.item_model.index(r, 6).data() == "hypothetical"
+    assert panel.item_model.index(r, 7).data() == "retained #14"
+    assert panel.item_model.index(row_of(panel, "turn-00"), 7).data() == "omitted: budget"
+    cats = {panel.cat_model.index(k, 0).data(): panel.cat_model.index(k, 3).data()
+            for k in range(panel.cat_model.rowCount())}
+    assert cats["evidence"] == "+1,195" and cats["history"] == "-778"
+
+
+def test_capacity_priority_pin_and_move(panel: WhatIfPanel, qtbot) -> None:
+    panel.capacity.setValue(7000)
+    qtbot.waitUntil(lambda: panel.outcome.scenario.capacity == 7000)
+    assert panel.verdict.text().startswith("eq. 3.1 what-if: fits, ")
+    first_gone = [c.id for c in panel.outcome.changes]
+    assert first_gone[0] == "turn-00"
+    model = panel.item_model
+    assert model.setData(model.index(row_of(panel, "turn-00"), PIN), Qt.CheckState.Checked.value,
+                         Qt.ItemDataRole.CheckStateRole)
+    qtbot.waitUntil(lambda: "turn-00" in panel.outcome.scenario.pinned)
+    assert model.index(row_of(panel, "turn-00"), 7).data() == "retained #5"
+    assert model.setData(model.index(row_of(panel, "KB-1005"), PRIORITY), 1.0)
+    qtbot.waitUntil(lambda: "KB-1005" in panel.outcome.scenario.priorities)
+    assert model.index(row_of(panel, "KB-1005"), 7).data() == "omitted: budget"
+    panel.item_view.selectRow(row_of(panel, "KB-1005"))
+    panel.move_selected(-1)
+    qtbot.waitUntil(lambda: panel.outcome.scenario.moves != ())
+    assert row_of(panel, "KB-1005") == 22
+
+
+def test_cap_and_required_overrun(panel: WhatIfPanel, qtbot) -> None:
+    panel.caps[Category.EVIDENCE].setValue(2500)
+    qtbot.waitUntil(lambda: panel.outcome.scenario.caps == {Category.EVIDENCE: 2500})
+    assert panel.item_model.index(row_of(panel, "KB-1001"), 7).data() == "omitted: cap:evidence"
+    panel.capacity.setValue(2300)
+    qtbot.waitUntil(lambda: panel.outcome.scenario.capacity == 2300)
+    assert "over by 100 tokens; nothing was sent" in panel.verdict.text()
+    assert not panel.save.isEnabled()
+
+
+def test_save_as_trace_never_writes_the_source(panel: WhatIfPanel, source: Path, tmp_path: Path) -> None:
+    before = hashlib.sha256(source.read_bytes()).hexdigest()
+    assert not panel.save_to(source)
+    assert "never written" in panel.last_message
+    target = tmp_path / "mine.db"
+    panel.add_size.setValue(500)
+    panel.add_item()
+    panel.retrim()
+    assert panel.save_to(target)
+    assert hashlib.sha256(source.read_bytes()).hexdigest() == before
+    with TraceStore.open(target) as store:
+        saved = store.load(panel.outcome.trace.trace_id)
+    assert saved.replay_of == "budget-8k"
+    assert saved.item("what-if-1").tokens == 500
+
+
+def test_large_trace_retrims_on_a_worker(qtbot, panel: WhatIfPanel) -> None:
+    base = panel.trace
+    extra = tuple(ContextItem(kind=Kind.HISTORY, id=f"h{k}", content=" a" * 10, tokens=10, priority=float(k % 7),
+                              position=None, role="user") for k in range(WORKER_ITEMS))
+    big = replace(base, items=(*base.items[:-1], *extra, base.items[-1]), input_tokens=None)
+    panel.set_trace(big, panel.source_path)
+    assert panel.task is not None
+    qtbot.waitUntil(lambda: panel.task.done and panel.outcome is not None and panel.outcome.original is big,
+                    timeout=20_000)
+    assert panel.item_model.rowCount() == len(big.items)
+
+
+@pytest.mark.qt_log_ignore(r"This plugin does not support (raise|propagateSizeHints)\(\)")  # offscreen
+def test_main_window_menu_opens_the_panel_on_the_selected_trace(qtbot, source: Path, tmp_path: Path) -> None:
+    w = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    assert w.open_database(source, remember=False)
+    w.select_trace("budget-8k")
+    w.whatif.act.trigger()
+    assert w.whatif.panel.isVisible()
+    assert w.whatif.panel.trace.trace_id == "budget-8k"
+    assert w.whatif.act.shortcut().toString() == "Ctrl+Shift+W"
+    w.whatif.panel.close()
