@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtCore import QEventLoop, QSettings, QTimer
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
@@ -36,16 +36,20 @@ def test_screenshot_errors(qapp, db: Path, tmp_path: Path) -> None:
     assert not (tmp_path / "x.png").exists()
 
 
-def test_main_opens_database_from_argv(qapp, qtbot, db: Path, tmp_path: Path) -> None:
+def test_main_opens_database_from_argv(qapp, qtbot, db: Path, tmp_path: Path, monkeypatch) -> None:
     QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp_path))
     seen: list[MainWindow] = []
+    # app.exec() runs a local event loop here: quitting the shared test QApplication would stop every
+    # later test's timers (PySide6 6.11 offscreen), so the what-if panel's live re-trim never ran.
+    loop = QEventLoop()
+    monkeypatch.setattr(QApplication, "exec", lambda _self: loop.exec())
 
     def close_windows() -> None:
         for w in QApplication.topLevelWidgets():
             if isinstance(w, MainWindow):
                 seen.append(w)
                 w.close()
-        qapp.quit()
+        loop.quit()
 
     QTimer.singleShot(200, close_windows)
     assert app_module.main([str(db)]) == 0
