@@ -21,6 +21,7 @@ The same figures appear in ``show --json`` under ``evidence_positions``. No Qt h
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,13 +123,22 @@ def _named(item: ContextItem, named: set[str]) -> bool:
 
 
 def evidence_map(trace: RequestTrace) -> EvidenceMap | None:
-    """The map of ``trace``'s evidence items; ``None`` when the trace has none."""
+    """The map of ``trace``'s evidence items; ``None`` when the trace has none.
+
+    Memoised per trace and the active config's needed marks (traces are immutable and hashable),
+    so the evidence check, the diagnostics Evidence tab and the diff share one computation: BM25
+    over every evidence text takes about a second for 3,000 documents."""
+    return _evidence_map(trace, tuple(active().needed.get(trace.trace_id, ())))
+
+
+@functools.lru_cache(maxsize=16)
+def _evidence_map(trace: RequestTrace, marked_ids: tuple[str, ...]) -> EvidenceMap | None:
     items = [i for i in trace.items if i.kind is Kind.EVIDENCE]
     if not items:
         return None
     answer = trace.response.text if trace.response and trace.response.text else ""
     scores = bm25(trace.user_request or "", [i.content or "" for i in items])
-    marked = set(active().needed.get(trace.trace_id, ()))
+    marked = set(marked_ids)
     needed: set[str] = {i.id for i in items if i.id in marked}
     source = "marked" if needed else None
     if not needed and trace.user_request:

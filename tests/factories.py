@@ -218,3 +218,18 @@ def make_injected_trace(n: int, **overrides: Any) -> RequestTrace:
     ticket = _item(Kind.EVIDENCE, f"ticket-{n:03d}", text, position=7, priority=0.5, role="user",
                    source=SourceRef(store="tickets", document_id=f"T-{n:03d}"))
     return replace(base, trace_id=f"inj-{n:03d}", items=base.items + (ticket,), **overrides)
+
+
+def moved_after_the_evidence(t: RequestTrace, item_id: str) -> RequestTrace:
+    """``t`` replayed (``replay_of`` = ``t``, id ``<t>-replay``) with item ``item_id`` placed after
+    the other evidence, nearest the question; positions renumbered. For the diff's "did the replay
+    fix the position of the relevant document?" (issue 8)."""
+    items = [i for i in t.items if i.id != item_id]
+    moved = t.item(item_id)
+    last = max(n for n, i in enumerate(items) if i.kind is moved.kind)
+    items.insert(last + 1, moved)
+    pos, out = 0, []
+    for it in items:
+        pos += it.status is Status.RETAINED
+        out.append(replace(it, position=pos if it.status is Status.RETAINED else None))
+    return replace(t, trace_id=t.trace_id + "-replay", replay_of=t.trace_id, items=tuple(out))

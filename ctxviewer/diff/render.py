@@ -11,7 +11,7 @@ from typing import Any
 from ..budget import CATEGORY_LABELS
 from ..columns import fmt_int, fmt_priority
 from .items import Change, ItemDiff
-from .result import TraceDiff
+from .result import EvidencePlace, TraceDiff
 from .words import word_diff
 
 CHANGE_SYMBOLS: dict[Change, str] = {
@@ -108,7 +108,11 @@ def diff_json(diff: TraceDiff) -> dict[str, Any]:
     ``first_divergence`` (``{position, id_a, id_b}`` or null), ``allocations_delta`` (category ->
     ``{used_a, used_b, delta, declared_a, declared_b}``), ``policy`` (``{a, b, changed}``),
     ``fields`` and ``accounting`` (``{name, a, b}``), ``verdict_a``, ``verdict_b``, ``fits_a``,
-    ``fits_b``, ``state_a``, ``state_b``, ``evidence_order`` (``{id, position_a, position_b, rank_a, rank_b}``),
+    ``fits_b``, ``state_a``, ``state_b``, ``evidence_order`` (``{id, position_a, position_b, rank_a,
+    rank_b, needed_a, needed_b, band_a, band_b}``), ``needed_documents`` (``{id, rank_a, rank_b,
+    band_a, band_b, needed_a, needed_b, outcome}``: see :func:`needed_outcome`), ``needed_source_a``,
+    ``needed_source_b``, ``findings`` (``{rule, table_row, status, count_a, count_b, severity_a,
+    severity_b, message_a, message_b}``, status ``fixed`` / ``new`` / ``changed`` / ``unchanged``),
     ``response`` (``{changed, text_a, text_b, finish_reason_a, finish_reason_b}``) and
     ``tool_calls`` (``{name, in_a, in_b, arguments_a, arguments_b, verdict_a, verdict_b, checks}``).
     Tokens throughout; null = not recorded / absent."""
@@ -142,7 +146,19 @@ def diff_json(diff: TraceDiff) -> dict[str, Any]:
         "state_b": diff.state_b,
         "evidence_order": [
             {"id": e.id, "position_a": e.position_a, "position_b": e.position_b,
-             "rank_a": e.rank_a, "rank_b": e.rank_b} for e in diff.evidence
+             "rank_a": e.rank_a, "rank_b": e.rank_b, "needed_a": e.needed_a, "needed_b": e.needed_b,
+             "band_a": e.band_a, "band_b": e.band_b} for e in diff.evidence
+        ],
+        "needed_documents": [
+            {"id": e.id, "rank_a": e.rank_a, "rank_b": e.rank_b, "band_a": e.band_a, "band_b": e.band_b,
+             "needed_a": e.needed_a, "needed_b": e.needed_b, "outcome": needed_outcome(e)} for e in diff.needed
+        ],
+        "needed_source_a": diff.needed_source_a,
+        "needed_source_b": diff.needed_source_b,
+        "findings": [
+            {"rule": f.rule, "table_row": f.table_row, "status": f.status, "count_a": f.count_a,
+             "count_b": f.count_b, "severity_a": f.severity_a, "severity_b": f.severity_b,
+             "message_a": f.message_a, "message_b": f.message_b} for f in diff.findings
         ],
         "response": {"changed": diff.response_changed, "text_a": diff.response_a, "text_b": diff.response_b,
                      "finish_reason_a": diff.finish_reason_a, "finish_reason_b": diff.finish_reason_b},
@@ -184,6 +200,61 @@ def evidence_moves(diff: TraceDiff, limit: int = 4) -> str | None:
     return text + (f", +{len(places) - limit} more" if len(places) > limit else "")
 
 
+def needed_outcome(e: EvidencePlace) -> str:
+    """Did B fix the place of a needed document? ``"out of the middle"``, ``"still in the
+    middle"``, ``"moved into the middle"``, ``"now sent"``, ``"no longer sent"``, ``"not sent in
+    either"``, ``"not in the middle in either"`` (bands of :mod:`ctxviewer.evidence_positions`:
+    Table 3.1 row 3, lost in the middle)."""
+    if e.rank_a is None and e.rank_b is None:
+        return "not sent in either"
+    if e.rank_b is None:
+        return "no longer sent"
+    if e.rank_a is None:
+        return "now sent"
+    if e.band_a == "middle":
+        return "still in the middle" if e.band_b == "middle" else "out of the middle"
+    return "moved into the middle" if e.band_b == "middle" else "not in the middle in either"
+
+
+def _place(rank: int | None, sent: int, band: str | None) -> str:
+    return "not sent" if rank is None else f"{rank} of {sent}" + (f" ({band})" if band else "")
+
+
+def needed_lines(diff: TraceDiff) -> list[str]:
+    """One line per needed document: ``"KB-1004 (best match with the question): evidence 4 of 8
+    (edge) → 8 of 8 (edge), 4 places later; not in the middle in either"``. Empty when neither
+    request has a needed document."""
+    how = {"marked": "marked as needed", "best match": "best match with the question"}
+    out = []
+    for e in diff.needed:
+        source = diff.needed_source_b if e.needed_b else diff.needed_source_a
+        who = how.get(source or "", "needed")
+        if e.needed_a != e.needed_b:
+            who += ", in B" if e.needed_b else ", in A"
+        step = ""
+        if e.rank_a is not None and e.rank_b is not None and e.rank_a != e.rank_b:
+            k = e.rank_b - e.rank_a
+            step = f", {abs(k)} place{'s' if abs(k) != 1 else ''} {'later' if k > 0 else 'earlier'}"
+        out.append(f"{e.id} ({who}): evidence {_place(e.rank_a, diff.evidence_sent_a, e.band_a)} → "
+                   f"{_place(e.rank_b, diff.evidence_sent_b, e.band_b)}{step}; {needed_outcome(e)}")
+    return out
+
+
+def findings_line(diff: TraceDiff, limit: int = 3) -> str:
+    """The findings the replay fixed, those it brought and those still there, by rule id, leaving
+    out empty groups: ``"fixed evidence.needed_in_middle"``, ``"new budget.over_capacity; still
+    policy.unavailable"``, or ``"none in either"``. At most ``limit`` rules per group, then
+    ``"+N more"``."""
+    groups = (("fixed", ("fixed",)), ("new", ("new",)), ("still", ("changed", "unchanged")))
+    parts = []
+    for word, status in groups:
+        rules = [f.rule for f in diff.findings if f.status in status]
+        if rules:
+            parts.append(f"{word} " + ", ".join(rules[:limit])
+                         + (f" +{len(rules) - limit} more" if len(rules) > limit else ""))
+    return "; ".join(parts) or "none in either"
+
+
 def _fmt(v: Any) -> str:
     if v is None:
         return "not recorded"
@@ -219,6 +290,9 @@ def format_diff_text(diff: TraceDiff, words_limit: int = 8) -> str:
     ev = evidence_moves(diff)
     if ev:
         out.append(f"evidence moved    {ev} (rank among the evidence sent)")
+    for line in needed_lines(diff):
+        out.append(f"needed document   {line}")
+    out.append(f"findings          {findings_line(diff)}")
     for f in (*diff.fields, *diff.accounting):
         out.append(f"{f.name:<17} {_fmt(f.a)} → {_fmt(f.b)}")
     if diff.accounting_only:
@@ -228,10 +302,10 @@ def format_diff_text(diff: TraceDiff, words_limit: int = 8) -> str:
         out.append(f"{CATEGORY_LABELS[c.category]:<16}{_fmt(c.used_a):>9}{_fmt(c.used_b):>9}{_delta(c.delta):>9}")
     moved_ev = [e for e in diff.evidence if e.position_a != e.position_b]
     if diff.evidence:
-        out += ["", "evidence order (request position A → B)"]
+        out += ["", "evidence order (request position A → B; * moved, N needed)"]
         for e in diff.evidence:
-            mark = "  *" if e in moved_ev else ""
-            out.append(f"  {e.id:<28} {_pos(e.position_a):>4} → {_pos(e.position_b):<4}{mark}")
+            mark = ("  *" if e in moved_ev else "") + ("  N" if e.needed else "")
+            out.append(f"  {e.id:<28} {_pos(e.position_a):>4} → {_pos(e.position_b):<4}{mark}".rstrip())
     changed = diff.changed_items
     out += ["", f"items: {len(diff.items)} aligned, {len(changed)} changed"]
     for d in changed:
@@ -258,7 +332,17 @@ def format_diff_text(diff: TraceDiff, words_limit: int = 8) -> str:
                     out.append(f"    {chk.check}: {_passed(chk.passed_a)} → {_passed(chk.passed_b)}")
     else:
         out += ["", "tool calls: none in either"]
+    if any(f.status != "unchanged" for f in diff.findings):
+        out += ["", "findings (A → B)"]
+        for fc in diff.findings:
+            if fc.status != "unchanged":
+                out.append(f"  {fc.status:<9} {fc.rule}: {_sev(fc.severity_a, fc.count_a)} → "
+                           f"{_sev(fc.severity_b, fc.count_b)}")
     return "\n".join(out)
+
+
+def _sev(severity: str | None, count: int) -> str:
+    return "none" if not count else f"{severity}" + (f" x{count}" if count > 1 else "")
 
 
 def _passed(v: bool | None) -> str:

@@ -11,6 +11,8 @@ from typing import Any
 
 from ..assessment import Assessment, assess
 from ..budget import CATEGORY_ORDER, allocations
+from ..evidence_positions import EvidenceMap, evidence_map
+from ..findings import Finding
 from ..model import Category, Kind, RequestTrace, ToolCall
 from .identity import normalise_content
 from .items import diff_items, retained_sequence
@@ -20,6 +22,7 @@ from .result import (
     Divergence,
     EvidencePlace,
     FieldChange,
+    FindingChange,
     PolicyDiff,
     ToolCallDiff,
     TraceDiff,
@@ -88,20 +91,56 @@ def _allocations(a: RequestTrace, b: RequestTrace) -> tuple[CategoryDelta, ...]:
     return tuple(out)
 
 
-def evidence_order(a: RequestTrace, b: RequestTrace) -> tuple[EvidencePlace, ...]:
-    """Each evidence document's request position and evidence rank in A and B, in B's order
-    (documents sent by B first, then B's omitted ones, then those only in A)."""
+def evidence_order(a: RequestTrace, b: RequestTrace,
+                   maps: tuple[EvidenceMap | None, EvidenceMap | None] | None = None) -> tuple[EvidencePlace, ...]:
+    """Each evidence document's request position, evidence rank and band in A and B, and whether
+    it is the document the answer needed (``maps``: the two
+    :func:`~ctxviewer.evidence_positions.evidence_map` results, computed when not given), in B's
+    order (documents sent by B first, then B's omitted ones, then those only in A)."""
 
     def places(t: RequestTrace) -> dict[str, tuple[int | None, int | None]]:
         sent = [i for i in retained_sequence(t) if i.kind is Kind.EVIDENCE]
         rank = {i.id: n for n, i in enumerate(sent, 1)}
         return {i.id: (i.position, rank.get(i.id)) for i in t.items if i.kind is Kind.EVIDENCE}
 
+    def marks(m: EvidenceMap | None) -> tuple[set[str], dict[str, str | None]]:
+        if m is None:
+            return set(), {}
+        return {e.item_id for e in m.entries if e.needed}, {e.item_id: e.band for e in m.entries}
+
+    ma, mb = maps if maps is not None else (evidence_map(a), evidence_map(b))
+    (need_a, band_a), (need_b, band_b) = marks(ma), marks(mb)
     pa, pb = places(a), places(b)
     order = sorted(pb, key=lambda k: (pb[k][1] is None, pb[k][1] or 0))
     order += [k for k in pa if k not in pb]
     return tuple(EvidencePlace(k, pa.get(k, (None, None))[0], pb.get(k, (None, None))[0],
-                               pa.get(k, (None, None))[1], pb.get(k, (None, None))[1]) for k in order)
+                               pa.get(k, (None, None))[1], pb.get(k, (None, None))[1],
+                               k in need_a, k in need_b, band_a.get(k), band_b.get(k)) for k in order)
+
+
+def finding_changes(fa: tuple[Finding, ...], fb: tuple[Finding, ...]) -> tuple[FindingChange, ...]:
+    """Every rule found in A (findings ``fa``) or B (``fb``), grouped by rule: counts, worst
+    severity and first message on each side. Order: A's rules as A lists them (worst first), then
+    rules only B found, as B lists them."""
+
+    def by_rule(fs: tuple[Finding, ...]) -> dict[str, list[Finding]]:
+        out: dict[str, list[Finding]] = {}
+        for f in fs:
+            out.setdefault(f.rule, []).append(f)
+        return out
+
+    ra, rb = by_rule(fa), by_rule(fb)
+    out = []
+    for rule in dict.fromkeys([*ra, *rb]):
+        xa, xb = ra.get(rule, []), rb.get(rule, [])
+        worst_a = max(xa, key=lambda f: f.severity.rank) if xa else None
+        worst_b = max(xb, key=lambda f: f.severity.rank) if xb else None
+        out.append(FindingChange(
+            rule, (xa or xb)[0].table_row, len(xa), len(xb),
+            worst_a.severity.value if worst_a else None, worst_b.severity.value if worst_b else None,
+            xa[0].message if xa else None, xb[0].message if xb else None,
+        ))
+    return tuple(out)
 
 
 def _verdict(call: ToolCall | None) -> str | None:
@@ -138,10 +177,13 @@ def diff_traces(a: RequestTrace, b: RequestTrace,
                 assessments: tuple[Assessment, Assessment] | None = None) -> TraceDiff:
     """Compare request ``a`` (before) with request ``b`` (after, e.g. its replay). The traces may
     come from two databases. ``assessments`` are ``(assess(a), assess(b))`` when the caller has
-    them already (assessing runs every check: seconds on 5,000-item traces). Never raises for
+    them already (assessing runs every check: seconds on 5,000-item traces). The evidence order
+    marks the document the answer needed on each side, and :attr:`TraceDiff.findings` says which
+    findings the replay fixed and which are new. Never raises for
     well-formed traces; the diff itself is O(n log n) in items plus one content normalisation per
     item (about 120 ms for 2 x 5,000 items, ``benchmarks/bench_diff.py``)."""
     as_a, as_b = assessments if assessments is not None else (assess(a), assess(b))
+    ev_a, ev_b = evidence_map(a), evidence_map(b)  # memoised: the assessment's evidence check made them
     return TraceDiff(
         trace_a=a.trace_id,
         trace_b=b.trace_id,
@@ -158,10 +200,13 @@ def diff_traces(a: RequestTrace, b: RequestTrace,
         fits_b=as_b.fits,
         state_a=as_a.state.value,
         state_b=as_b.state.value,
-        evidence=evidence_order(a, b),
+        evidence=evidence_order(a, b, (ev_a, ev_b)),
         response_a=a.response.text if a.response else None,
         response_b=b.response.text if b.response else None,
         finish_reason_a=a.response.finish_reason if a.response else None,
         finish_reason_b=b.response.finish_reason if b.response else None,
         tool_calls=tool_call_diffs(a, b),
+        findings=finding_changes(as_a.findings, as_b.findings),
+        needed_source_a=ev_a.needed_source if ev_a else None,
+        needed_source_b=ev_b.needed_source if ev_b else None,
     )

@@ -3,7 +3,8 @@
 :class:`TraceDiff` (built by :func:`ctxviewer.diff.diff_traces`) holds the aligned items
 (:class:`~ctxviewer.diff.items.ItemDiff`) and the request-level changes: first point of divergence,
 policy, endpoint / reserve fields, token accounting, per-category tokens and the eq. 3.1 verdict
-before and after, evidence order, response and tool calls. Tokens throughout; ``None`` = not
+before and after, evidence order (with the document the answer needed), response, tool calls and
+the findings each assessment gave (fixed / new). Tokens throughout; ``None`` = not
 recorded. No Qt here.
 """
 
@@ -84,6 +85,48 @@ class EvidencePlace:
     position_b: int | None
     rank_a: int | None
     rank_b: int | None
+    needed_a: bool = False
+    needed_b: bool = False
+    """The document the answer needed (user-marked, else best matching the question:
+    :mod:`ctxviewer.evidence_positions`, Table 3.1 row 3) in A / in B."""
+    band_a: str | None = None
+    band_b: str | None = None
+    """Lost-in-the-middle band (``edge`` / ``shoulder`` / ``middle``) among the evidence sent by
+    A / B (:func:`ctxviewer.evidence_positions.band`); ``None`` when not sent."""
+
+    @property
+    def needed(self) -> bool:
+        """True when either side names this document as the one the answer needed."""
+        return self.needed_a or self.needed_b
+
+
+@dataclass(frozen=True)
+class FindingChange:
+    """One finding rule (:class:`ctxviewer.findings.Finding` ``rule``) in the assessments of A and
+    B: how many findings it gave, the worst severity and the first message on each side (``None``
+    / 0 when the rule found nothing there)."""
+
+    rule: str
+    table_row: int | None
+    """The Table 3.1 row of the rule, where one applies."""
+    count_a: int
+    count_b: int
+    severity_a: str | None
+    severity_b: str | None
+    message_a: str | None
+    message_b: str | None
+
+    @property
+    def status(self) -> str:
+        """``"fixed"`` (only in A), ``"new"`` (only in B), ``"changed"`` (count, severity or
+        message differ) or ``"unchanged"``."""
+        if not self.count_b:
+            return "fixed"
+        if not self.count_a:
+            return "new"
+        if (self.count_a, self.severity_a, self.message_a) != (self.count_b, self.severity_b, self.message_b):
+            return "changed"
+        return "unchanged"
 
 
 @dataclass(frozen=True)
@@ -150,6 +193,28 @@ class TraceDiff:
     finish_reason_a: str | None
     finish_reason_b: str | None
     tool_calls: tuple[ToolCallDiff, ...]
+    findings: tuple[FindingChange, ...] = ()
+    """Every finding rule of either assessment, in the order of A's findings (worst first) then
+    B's new ones: what the replay fixed, what it broke."""
+    needed_source_a: str | None = None
+    needed_source_b: str | None = None
+    """How the needed document was chosen in A / B: ``"marked"`` (by the user), ``"best match"``
+    (with the question) or ``None`` (no evidence, or nothing matched)."""
+
+    @property
+    def needed(self) -> tuple[EvidencePlace, ...]:
+        """The evidence documents the answer needed (in A or B), in :attr:`evidence` order."""
+        return tuple(e for e in self.evidence if e.needed)
+
+    @property
+    def evidence_sent_a(self) -> int:
+        """How many evidence documents A sent."""
+        return sum(1 for e in self.evidence if e.rank_a is not None)
+
+    @property
+    def evidence_sent_b(self) -> int:
+        """How many evidence documents B sent."""
+        return sum(1 for e in self.evidence if e.rank_b is not None)
 
     def count(self, change: Change) -> int:
         """Number of rows whose primary change is ``change``."""
@@ -188,4 +253,5 @@ class TraceDiff:
         return (not self.changed_items and not self.policy.changed and not self.fields
                 and not self.accounting and not self.response_changed
                 and not any(t.changed for t in self.tool_calls) and self.verdict_a == self.verdict_b
-                and self.state_a == self.state_b)
+                and self.state_a == self.state_b
+                and all(f.status == "unchanged" for f in self.findings))

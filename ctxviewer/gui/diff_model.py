@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QFont
 
 from ..diff import Change, ItemDiff, TraceDiff
 from ..diff.columns import DIFF_COLUMNS, EVIDENCE_COLUMNS
@@ -101,12 +101,15 @@ class DiffItemModel(QAbstractTableModel):
 
 class EvidenceOrderModel(QAbstractTableModel):
     """Each evidence document's rank and position in A and B (:data:`EVIDENCE_COLUMNS`), in B's
-    order; documents whose rank changed are tinted. ``data()`` never raises."""
+    order; documents whose rank changed are tinted, the needed document is bold. ``data()`` never
+    raises."""
 
     def __init__(self, diff: TraceDiff | None = None, parent: Any = None) -> None:
         super().__init__(parent)
         self._rows: tuple[EvidencePlace, ...] = ()
         self._moved = QBrush(QColor(CHANGE_COLORS[Change.MOVED]))
+        self._bold = QFont()
+        self._bold.setBold(True)
         self.set_diff(diff)
 
     def set_diff(self, diff: TraceDiff | None) -> None:
@@ -140,6 +143,10 @@ class EvidenceOrderModel(QAbstractTableModel):
                 return int(h | Qt.AlignmentFlag.AlignVCenter)
             if role == Qt.ItemDataRole.BackgroundRole and e.rank_a != e.rank_b:
                 return self._moved
+            if role == Qt.ItemDataRole.FontRole and e.needed:
+                return self._bold
+            if role == Qt.ItemDataRole.ToolTipRole and col.tooltip is not None:
+                return plain_tooltip(col.tooltip(e)) or None
         except Exception:  # data() never raises into Qt
             return None
         return None

@@ -34,7 +34,17 @@ from PySide6.QtWidgets import (
 
 from ..diff import Change, ItemDiff, TraceDiff, diff_traces
 from ..diff.columns import DIFF_COLUMNS, EVIDENCE_COLUMNS
-from ..diff.render import CHANGE_LABELS, CHANGE_SYMBOLS, describe, diff_json, evidence_moves, format_diff_text, headline
+from ..diff.render import (
+    CHANGE_LABELS,
+    CHANGE_SYMBOLS,
+    describe,
+    diff_json,
+    evidence_moves,
+    findings_line,
+    format_diff_text,
+    headline,
+    needed_lines,
+)
 from ..model import RequestTrace
 from .diff_chart import DeltaChart
 from .diff_model import DiffItemModel, EvidenceOrderModel
@@ -47,7 +57,8 @@ PREVIOUS_KEYS = ("Shift+F7", "Alt+Up")
 
 
 def summary_lines(diff: TraceDiff) -> str:
-    """The lines above the table: headline, first divergence, policy, verdict A -> B."""
+    """The lines above the table: headline, first divergence, policy, verdict A -> B, the needed
+    document's place before and after (did the replay fix it?) and the findings fixed / new."""
     fd = diff.first_divergence
     p = diff.policy
     pol = (f"{p.id_a or '?'} {p.version_a or 'version not recorded'} → {p.id_b or '?'} {p.version_b or 'version not recorded'}"
@@ -55,12 +66,15 @@ def summary_lines(diff: TraceDiff) -> str:
     verdict = (f"{diff.verdict_a}  →  {diff.verdict_b}" if diff.verdict_a != diff.verdict_b
                else f"{diff.verdict_b} (unchanged)")
     ev = evidence_moves(diff)
+    needed = needed_lines(diff)
     return "\n".join([
         f"A {diff.trace_a}   ↔   B {diff.trace_b}:  {headline(diff)}",
         "First divergence: " + ("none, same content in the same order" if fd is None else
                                 f"position {fd.position}: {fd.id_a or 'nothing'} → {fd.id_b or 'nothing'}")
         + (f"    Evidence moved (rank): {ev}" if ev else ""),
         f"Policy: {pol}    eq. 3.1: {verdict}",
+        ("Needed document: " + "; ".join(needed) if needed else "Needed document: none found")
+        + f"    Findings: {findings_line(diff)}",
     ])
 
 
@@ -102,6 +116,7 @@ class DiffView(QWidget):
         self.tabs.addTab(self.evidence_view, "Evidence order")
         self.tabs.addTab(self.response_diff, "Response")
         self.tabs.addTab(self.summary, "Summary")
+        self.tabs.currentChanged.connect(lambda _index: self._show_needed())
         self.legend = QLabel(legend_text())
         self.legend.setTextFormat(Qt.TextFormat.PlainText)
         self.legend.setObjectName("diffLegend")
@@ -153,8 +168,21 @@ class DiffView(QWidget):
                                          f"B response ({diff.finish_reason_b or 'finish reason not recorded'})")
         else:
             self.response_diff.set_texts(None, None)
+        lay = self.layout()
+        if lay is not None:
+            lay.activate()  # the header's height is known before the table scrolls to the change
         changes = self.model.change_rows()
         self.select_row(changes[0] if changes else 0)
+        self._show_needed()
+
+    def _show_needed(self) -> None:
+        """Scroll the Evidence order tab to the document the answer needed (when it is showing)."""
+        if self.diff is None or self.tabs.currentWidget() is not self.evidence_view:
+            return
+        needed = [n for n, e in enumerate(self.diff.evidence) if e.needed]
+        if needed:
+            self.evidence_view.scrollTo(self.evidence_model.index(needed[0], 0),
+                                        QAbstractItemView.ScrollHint.PositionAtCenter)
 
     def set_traces(self, a: RequestTrace, b: RequestTrace) -> None:
         """Diff ``a`` against ``b`` (core :func:`~ctxviewer.diff.diff_traces`) and show it."""

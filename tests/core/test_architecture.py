@@ -93,3 +93,26 @@ def test_no_two_classes_share_a_name() -> None:
     assert homes["ToolVerdict"] == ["model.py"] and "Verdict" not in homes
     clashes = {name: where for name, where in homes.items() if len(where) > 1}
     assert clashes == {}
+
+
+def test_ci_runs_ruff_strict_mypy_the_contracts_and_a_no_qt_step() -> None:
+    """Issue 5 item 7: the rules are machine-checked in CI, not only by this AST test."""
+    import tomllib
+
+    root = PKG.parent
+    ci = (root / ".ci" / "run").read_text(encoding="utf-8")
+    lint = (root / ".ci" / "lint").read_text(encoding="utf-8")
+    assert "VENV=.venv-lint bash .ci/lint" in ci
+    for step in ('"$bin/ruff" check', '"$bin/mypy"', '"$bin/lint-imports"'):
+        assert step in lint, step
+    conf = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
+    assert conf["mypy"]["strict"] is True and conf["mypy"]["files"] == ["ctxviewer"]
+    banned = conf["ruff"]["lint"]["flake8-tidy-imports"]["banned-api"]
+    assert {"PySide6", "pyqtgraph", "shiboken6"} <= set(banned)
+    assert {"TID251", "TID253"} <= set(conf["ruff"]["lint"]["select"])
+    contracts = {c["name"]: c for c in conf["importlinter"]["contracts"]}
+    qt = contracts["Only ctxviewer.gui imports Qt (PySide6, pyqtgraph)"]
+    assert (qt["protected_modules"], qt["allowed_importers"]) == (["PySide6", "pyqtgraph"], ["ctxviewer.gui"])
+    assert any(c["type"] == "layers" for c in contracts.values())
+    # the core tests run once more with Qt uninstalled
+    assert "--ignore=tests/gui" in ci and "the no-Qt venv has Qt installed" in ci

@@ -44,3 +44,21 @@ def test_map_keeps_omitted_items_in_place():
 def test_no_evidence_no_map():
     t = make_trace()
     assert evidence_map(replace(t, items=tuple(i for i in t.items if i.kind is not Kind.EVIDENCE))) is None
+
+
+def test_the_map_is_computed_once_per_trace_and_needed_marks() -> None:
+    """The evidence check, the Evidence tab and the diff share one map per trace (BM25 over every
+    evidence text is the costly part); a user mark of another needed document is another map."""
+    from ctxviewer.checks import config
+
+    t = TraceStore.open(SAMPLES_DB).load("evidence-in-middle")
+    first = evidence_map(t)
+    assert evidence_map(t) is first and evidence_map(replace(t)) is first  # equal traces hit too
+    token = config.using(config.CheckConfig().with_needed({t.trace_id: ["KB-1010#p1"]}))
+    try:
+        marked = evidence_map(t)
+    finally:
+        config.restore(token)
+    assert marked is not first and marked.needed_source == "marked"
+    assert [e.item_id for e in marked.entries if e.needed] == ["KB-1010#p1"]
+    assert evidence_map(t) is first

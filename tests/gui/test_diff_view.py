@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from factories import make_trace
+from factories import make_trace, moved_after_the_evidence
 from otlp_factories import CONVERSATION_TURNS, otlp_request, three_call_spans
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QColor
@@ -37,7 +37,7 @@ def test_model_rows_symbols_and_colours(qtmodeltester, replay_pair) -> None:
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(9)]
     assert headers == ["A pos", "A item", "A tokens", "Change", "B pos", "B item", "B tokens", "B status", "What changed"]
     row = [model.data(model.index(23, c)) for c in range(9)]
-    assert row == ["20", "KB-1004", "361", "↕ moved #2 +1", "24", "KB-1004", "361", "retained",
+    assert row == ["20", "KB-1004", "361", "↕^ moved #2, priority", "24", "KB-1004", "361", "retained",
                    "moved 20 → 24 (#2); priority 70 → 50"]
     assert model.data(model.index(18, 3)) == "↕ moved #1"
     assert model.data(model.index(0, 3)) == "= unchanged"
@@ -52,11 +52,16 @@ def test_evidence_order_model(qtmodeltester, replay_pair) -> None:
     model = EvidenceOrderModel(diff_traces(*replay_pair))
     qtmodeltester.check(model)
     rows = [[model.data(model.index(r, c)) for c in range(model.columnCount())] for r in range(model.rowCount())]
-    assert rows[2] == ["PARTS-NB-RIDGEBACK2", "6", "3", "22", "19", "3 places earlier"]
-    assert rows[7] == ["KB-1004", "4", "8", "20", "24", "4 places later"]
+    headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    assert headers == ["Document", "Needed", "A rank", "B rank", "A pos", "B pos", "A band", "B band", "In B"]
+    assert rows[2] == ["PARTS-NB-RIDGEBACK2", "", "6", "3", "22", "19", "edge", "edge", "3 places earlier"]
+    assert rows[7] == ["KB-1004", "needed", "4", "8", "20", "24", "edge", "edge", "4 places later"]
+    assert [r[0] for r in rows if r[1]] == ["KB-1004"]  # the one document the answer needed
     assert rows[0][-1] == "same place"
     assert model.data(model.index(0, 0), Qt.ItemDataRole.BackgroundRole) is None
     assert model.data(model.index(2, 0), Qt.ItemDataRole.BackgroundRole) is not None
+    assert model.data(model.index(7, 0), Qt.ItemDataRole.FontRole).bold()
+    assert model.data(model.index(2, 0), Qt.ItemDataRole.FontRole) is None
 
 
 def test_view_selects_first_change_and_steps_with_keys(qtbot, replay_pair) -> None:
@@ -73,6 +78,8 @@ def test_view_selects_first_change_and_steps_with_keys(qtbot, replay_pair) -> No
         "First divergence: position 19: KB-1002 → PARTS-NB-RIDGEBACK2    "
         "Evidence moved (rank): PARTS-NB-RIDGEBACK2 6 → 3, KB-1004 4 → 8",
         "Policy: support-policy 2026-10-03 (unchanged)    eq. 3.1: fits, 800 tokens margin (unchanged)",
+        "Needed document: KB-1004 (best match with the question): evidence 4 of 8 (edge) → 8 of 8 (edge), "
+        "4 places later; not in the middle in either    Findings: none in either",
     ]
     assert view.header.textFormat() == Qt.TextFormat.PlainText
     view.table.setFocus()
@@ -154,6 +161,35 @@ def test_compare_with_replay_one_click(qtbot, settings: QSettings, tmp_path: Pat
     dw.copy_summary()
     from PySide6.QtGui import QGuiApplication
     assert QGuiApplication.clipboard().text().splitlines()[3] == "2 moved; first divergence at position 19"
+
+
+def test_compare_with_replay_says_whether_the_needed_document_left_the_middle(
+        qtbot, settings: QSettings, tmp_path: Path) -> None:
+    """The done-when of issue 8: one click on a replay answers "what did the replay change, and did
+    it fix the position of the relevant document?" in the header and the Evidence order tab."""
+    db = tmp_path / "replay.db"
+    with TraceStore.open(SAMPLES_DB) as store:
+        a = store.load("evidence-in-middle")
+    with TraceStore.create(db) as store:
+        store.add([a, moved_after_the_evidence(a, "KB-1008#p1")])
+    w = _window(qtbot, settings)
+    w.open_database(db, remember=False)
+    w.select_trace("evidence-in-middle-replay")
+    with qtbot.waitSignal(w.compare.sig_opened) as opened:
+        w.compare.act_replay.trigger()
+    dw: DiffWindow = opened.args[0]
+    qtbot.addWidget(dw)
+    qtbot.waitUntil(lambda: dw.view.diff is not None, timeout=20_000)
+    lines = dw.view.header.text().splitlines()
+    assert lines[0] == "A evidence-in-middle   ↔   B evidence-in-middle-replay:  1 moved; first divergence at position 13"
+    assert lines[3] == ("Needed document: KB-1008#p1 (best match with the question): evidence 10 of 20 (middle) → "
+                        "20 of 20 (edge), 10 places later; out of the middle    "
+                        "Findings: fixed evidence.needed_in_middle")
+    ev = dw.view.evidence_model
+    row = next(r for r in range(ev.rowCount()) if ev.data(ev.index(r, 0)) == "KB-1008#p1")
+    cells = [ev.data(ev.index(row, c)) for c in range(ev.columnCount())]
+    assert cells == ["KB-1008#p1", "needed", "10", "20", "13", "23", "middle", "edge", "10 places later"]
+    assert ev.data(ev.index(row, 0), Qt.ItemDataRole.FontRole).bold()
 
 
 def test_compare_two_selected_traces_and_previous_call(qtbot, settings: QSettings) -> None:

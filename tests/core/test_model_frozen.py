@@ -1,0 +1,43 @@
+"""A request trace is frozen all the way down (issue 5): its ``budget`` and ``attributes`` mappings
+cannot be changed after construction, nested JSON values are frozen too, and ``hash()`` works."""
+
+from __future__ import annotations
+
+from dataclasses import FrozenInstanceError, replace
+
+import pytest
+from factories import make_rich_trace, make_trace
+from frozendict import frozendict
+
+from ctxviewer.model import Category
+
+
+def test_budget_and_attributes_refuse_changes() -> None:
+    t = make_rich_trace()
+    with pytest.raises(TypeError):
+        t.budget[Category.SYS] = 1  # type: ignore[index]
+    with pytest.raises(TypeError):
+        t.attributes["temperature"] = 1.0  # type: ignore[index]
+    with pytest.raises(TypeError):
+        t.attributes["nested"]["a"] = 2
+    with pytest.raises(FrozenInstanceError):
+        t.trace_id = "other"  # type: ignore[misc]
+    assert t.attributes["tags"] == ("support", "delivery")  # JSON lists become tuples
+
+
+def test_plain_dicts_given_to_the_constructor_are_frozen() -> None:
+    budget = {Category.SYS: 800, Category.OUT: 1200}
+    attrs = {"params": {"stop": ["\n\n"], "seed": 7}}
+    t = replace(make_trace(), budget=budget, attributes=attrs)
+    budget[Category.SYS] = 1  # the caller's dicts stay theirs
+    attrs["params"]["seed"] = 8
+    assert isinstance(t.budget, frozendict) and t.budget == {Category.SYS: 800, Category.OUT: 1200}
+    assert t.attributes == {"params": {"stop": ("\n\n",), "seed": 7}}
+    assert isinstance(t.attributes["params"], frozendict)
+
+
+def test_equal_traces_hash_equal_and_dedupe_in_a_set() -> None:
+    t = make_rich_trace()
+    copy = replace(t)
+    assert copy is not t and copy == t and hash(copy) == hash(t)
+    assert {t, copy, make_trace()} == {t, make_trace()}
