@@ -33,6 +33,7 @@ class Change(str, enum.Enum):
     MOVED = "moved"
     CONTENT_CHANGED = "content_changed"
     STATUS_CHANGED = "status_changed"
+    """Retained <-> omitted, or omitted for another reason (both reasons are kept on the row)."""
     PRIORITY_CHANGED = "priority_changed"
     RETOKENIZED = "retokenized"
     """Same content, different token count: an accounting change, content identical."""
@@ -105,8 +106,8 @@ class ItemDiff:
 
 def _changes(a: ContextItem, b: ContextItem, norm_a: str | None, norm_b: str | None) -> list[Change]:
     out: list[Change] = []
-    if a.status is not b.status:
-        out.append(Change.STATUS_CHANGED)
+    if a.status is not b.status or (a.status is Status.OMITTED and a.omission_reason != b.omission_reason):
+        out.append(Change.STATUS_CHANGED)  # omitted for another reason is a status change too
     same_content = norm_a == norm_b and norm_a is not None
     if not same_content and (norm_a is not None or norm_b is not None or a.tokens != b.tokens):
         out.append(Change.CONTENT_CHANGED)

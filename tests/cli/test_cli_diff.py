@@ -23,6 +23,10 @@ def test_diff_text_summary() -> None:
     assert lines[3] == "2 moved; first divergence at position 19"
     assert "first divergence  position 19: KB-1002 → PARTS-NB-RIDGEBACK2" in lines
     assert "eq. 3.1           fits, 800 tokens margin (unchanged)" in lines
+    assert ("needed document   KB-1004 (best match with the question): evidence 4 of 8 (edge) → 8 of 8 (edge), "
+            "4 places later; not in the middle in either") in lines
+    assert "findings          none in either" in lines
+    assert "response: changed (164 words removed, 112 added)" in lines  # the response's word diff
     assert ("evidence moved    PARTS-NB-RIDGEBACK2 6 → 3, KB-1004 4 → 8 (rank among the evidence sent)"
             in lines)
     assert any(ln.split() == ["↕", "evidence", "KB-1004", "moved", "20", "→", "24", "(#2);", "priority", "70", "→", "50"]

@@ -96,3 +96,14 @@ def test_summarised_when_a_new_summary_replaced_them() -> None:
     dropped = dropped_between_calls(a, b)
     assert [(d.item.id, d.reason, d.summary_id) for d in dropped] == [
         ("turn-0", SUMMARISED, "summary-1"), ("turn-1", SUMMARISED, "summary-1")]
+
+
+def test_the_previous_output_counts_as_sent_and_is_dropped_when_the_next_call_lacks_it(otel_db: Path) -> None:
+    """Each call is aligned with the previous call's input *plus its output*: call 3 carries call
+    2's answer (not dropped); a call that left out the previous answer reports it, marked as output."""
+    c1, c2, c3 = _calls(otel_db)
+    assert not any(d.from_output for d in dropped_between_calls(c2, c3))  # call 2's answer is in call 3
+    without_answer = replace(c3, items=tuple(i for i in c3.items if i.content != CONVERSATION_TURNS[3][1]))
+    dropped = dropped_between_calls(c2, without_answer)
+    assert [(d.item.id, d.item.role, d.item.content, d.from_output) for d in dropped][-1] == (
+        f"{c2.trace_id}#response", "assistant", CONVERSATION_TURNS[3][1], True)

@@ -147,3 +147,35 @@ def test_endpoint_and_reserve_changes() -> None:
         ("endpoint.model", "gpt-4o-mini", "gpt-4o"), ("endpoint.capacity", 8000, 16000),
         ("reserved_output_tokens", 1200, 2000)]
     assert d.verdict_a != d.verdict_b
+
+
+def test_tool_definitions_pair_by_name_not_by_id() -> None:
+    """A tool definition is the same item when its name is (issue 8: "tool definitions by name"):
+    another importer's id and another JSON shape of the same tool is no removal + addition."""
+    a = make_trace()
+    items = list(a.items)
+    tool_pos = next(n for n, i in enumerate(items) if i.kind is Kind.TOOL)
+    plain = '{"name": "lookup_order", "parameters": {"type": "object"}}'
+    wrapped = '{"type": "function", "function": {"name": "lookup_order", "parameters": {"type": "object"}}}'
+    a_items, b_items = list(items), list(items)
+    a_items[tool_pos] = replace(items[tool_pos], id="tool:lookup_order", content=plain)
+    b_items[tool_pos] = replace(items[tool_pos], id="tool-lookup_order", content=wrapped)
+    d = diff_traces(replace(a, items=tuple(a_items)), replace(a, trace_id="b", items=tuple(b_items)))
+    (row,) = [x for x in d.items if x.kind is Kind.TOOL]
+    assert (row.a.id, row.b.id, row.changes) == ("tool:lookup_order", "tool-lookup_order", (Change.CONTENT_CHANGED,))
+    # the same id holding another tool is another item: removed + added
+    renamed = list(a_items)
+    renamed[tool_pos] = replace(a_items[tool_pos], content=plain.replace("lookup_order", "cancel_order"))
+    d = diff_traces(replace(a, items=tuple(a_items)), replace(a, trace_id="c", items=tuple(renamed)))
+    assert sorted((x.change.value, x.a.id if x.a else x.b.id) for x in d.items if x.kind is Kind.TOOL) == [
+        ("added", "tool:lookup_order"), ("removed", "tool:lookup_order")]
+
+
+def test_omitted_for_another_reason_is_a_status_change_with_both_reasons() -> None:
+    a = make_trace()
+    b_items = [replace(i, omission_reason="rank") if i.id == "ev-shipping-delays" else i for i in a.items]
+    d = diff_traces(a, replace(a, trace_id="reranked", items=tuple(b_items)))
+    row = next(x for x in d.items if x.id == "ev-shipping-delays")
+    assert row.changes == (Change.STATUS_CHANGED,)
+    assert describe(row) == "omitted (budget) → omitted (rank)"
+    assert d.first_divergence is None and not d.no_change  # nothing sent changed; the record did
