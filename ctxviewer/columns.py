@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Generic, Protocol, TypeVar
 
+from .finding_view import SEVERITY_SYMBOL
+from .findings import Severity
 from .model import NOT_RECORDED, ContextItem, Status
 
 DASH = "\u2014"
@@ -121,6 +123,28 @@ def trace_state(row: TraceRowLike) -> str:
     return fmt_text(row.state)
 
 
+def worst_severity(row: Any) -> str:
+    """The severity of the trace's worst finding, symbol and word, from the stored facts (issue 9:
+    the trace list's worst-severity column): ``"\u203c critical"``, ``"\u2716 failure"``,
+    ``"\u26a0 warning"``, ``"\u2139 info"``; :data:`DASH` when the trace has no finding;
+    ``"not recorded"`` when its facts were never computed (``state`` is NULL). Unlike the state,
+    it tells a critical finding (a call permitted although a check failed) from a failure."""
+    severity = getattr(row, "worst_severity", None)
+    if not severity:
+        return DASH if getattr(row, "state", None) else NOT_RECORDED
+    try:
+        return f"{SEVERITY_SYMBOL[Severity(severity)]} {severity}"
+    except ValueError:  # a word this version does not know: shown as stored
+        return str(severity)
+
+
+def _worst_tooltip(row: Any) -> str | None:
+    rule = getattr(row, "worst_rule", None)
+    if rule:
+        return f"worst finding: {rule} ({getattr(row, 'worst_severity', None) or NOT_RECORDED})"
+    return "no finding" if getattr(row, "state", None) else None
+
+
 def _state_tooltip(row: Any) -> str | None:
     verdict = getattr(row, "verdict", None)
     rule = getattr(row, "worst_rule", None)
@@ -150,9 +174,12 @@ TRACE_COLUMNS: tuple[Column[Any], ...] = (
     Column("retained_omitted", "Retained / omitted", retained_omitted, "retained_count", numeric=True,
            width_chars=7),
     Column("state", "State", trace_state, "state", width_chars=7, tooltip=_state_tooltip),
+    Column("worst", "Worst", worst_severity, None, width_chars=9, tooltip=_worst_tooltip),
 )
-"""Trace-list columns: time, trace id, model, input tokens / capacity, retained / omitted, state
-(from the facts stored on the row; the tooltip gives the verdict)."""
+"""Trace-list columns: time, trace id, model, input tokens / capacity, retained / omitted, state,
+the worst finding's severity (from the facts stored on the row; the state's tooltip gives the
+verdict, the worst severity's the rule). The worst-severity column is not sortable: the store has no
+severity-ordered key (a sort by the stored word would be alphabetical)."""
 
 
 # --------------------------------------------------------------------------- item table

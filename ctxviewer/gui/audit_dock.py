@@ -6,6 +6,10 @@ sarif``), off the GUI thread.
 :class:`AuditController` owns the dock and its :class:`~ctxviewer.gui.audit_view.AuditView`,
 follows the database the window opens (``sig_database_opened``) and closes the review file when
 the window closes. Installed by the main window with one call.
+
+The first time it opens, the dock floats as its own window over the main window (like an
+expert-info dialog): docked below the trace panel at 1280x800 it left neither the queue nor the
+budget chart room to be read. The user can dock it (double-click its title) and it stays there.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ class AuditController(QObject):
         file_menu = next((a.menu() for a in window.menuBar().actions() if a.text() == "&File"), None)
         target = file_menu if isinstance(file_menu, QMenu) else menu
         target.addAction(self.act_export)
+        self._placed = False
         self.export_task: Task | None = None
         self.last_export: str = ""
         """What the last export said (tests read it)."""
@@ -61,11 +66,23 @@ class AuditController(QObject):
         if self.db_path is None:
             self.window.statusBar().showMessage("Open a trace database first (File > Open).")
             return
+        if not self._placed:
+            self._placed = True
+            self.place_floating()
         self.dock.show()
         self.dock.raise_()
+        if self.dock.isFloating():
+            self.dock.activateWindow()
         if self.view.db_path != self.db_path:
             self.view.load(self.db_path)
         self.view.table.setFocus()
+
+    def place_floating(self) -> None:
+        """Float the dock over the main window: 90 % of its width and 85 % of its height, centred."""
+        g = self.window.geometry()
+        w, h = max(640, int(g.width() * 0.9)), max(420, int(g.height() * 0.85))
+        self.dock.setFloating(True)
+        self.dock.setGeometry(g.x() + (g.width() - w) // 2, g.y() + (g.height() - h) // 2, w, h)
 
     def choose_export(self) -> None:
         """Ask for a .sarif file and export to it."""

@@ -23,6 +23,7 @@ from PySide6.QtGui import QColor, QKeyEvent, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
@@ -49,6 +50,8 @@ _VERDICT_KEYS: dict[int, ReviewVerdict] = {
     int(Qt.Key.Key_C): ReviewVerdict.CONFIRMED, int(Qt.Key.Key_F): ReviewVerdict.FALSE_POSITIVE,
     int(Qt.Key.Key_U): ReviewVerdict.FOLLOW_UP,
 }
+_COLUMN_CHARS = (9, 16, 24, 22, 16, 9)
+"""Widths in average characters of the review table's columns before the message (which stretches)."""
 HELP = "J/K next/previous · C confirmed injection · F false positive · U needs follow-up · X clear · N note"
 
 
@@ -73,6 +76,12 @@ class AuditView(QWidget):
         self.table = make_table(self.model)
         self.table.setObjectName("auditTable")
         self.table.installEventFilter(self)
+        header = self.table.horizontalHeader()
+        advance = self.table.fontMetrics().horizontalAdvance("x")
+        for c, chars in enumerate(_COLUMN_CHARS):
+            header.resizeSection(c, advance * chars + 12)
+        header.setSectionResizeMode(len(_COLUMN_CHARS), QHeaderView.ResizeMode.Stretch)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.selectionModel().currentRowChanged.connect(self._on_current)
         self.rule_box, self.trace_box, self.status_box = QComboBox(), QComboBox(), QComboBox()
         for box in (self.rule_box, self.trace_box, self.status_box):
@@ -110,6 +119,10 @@ class AuditView(QWidget):
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
         split.addWidget(detail)
+        split.setChildrenCollapsible(False)
+        split.setStretchFactor(0, 2)  # the queue gets the larger share; the item below scrolls
+        split.setStretchFactor(1, 3)
+        self.splitter = split
         lay = QVBoxLayout(self)
         lay.addLayout(filters)
         lay.addWidget(split, 1)

@@ -13,7 +13,16 @@ Signals: ``sig_finding_selected(object finding)`` when a finding row becomes cur
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtWidgets import QAbstractItemView, QComboBox, QHBoxLayout, QLabel, QTreeView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..findings import Finding
 from ..table31 import rows as table_rows
@@ -53,7 +62,14 @@ class FindingsPanel(QWidget):
         self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.view.selectionModel().currentRowChanged.connect(self._on_row)
         self.detail = _plain("findingDetail")
-        self.detail.setMaximumHeight(self.detail.fontMetrics().lineSpacing() * 3 + 4)
+        self.detail.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        # the selected finding in full: three lines, then it scrolls (never clipped mid-line)
+        self.detail_scroll = QScrollArea()
+        self.detail_scroll.setWidgetResizable(True)
+        self.detail_scroll.setWidget(self.detail)
+        self.detail_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.detail_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.detail_scroll.setFixedHeight(self.detail.fontMetrics().lineSpacing() * 3 + 6)
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
         bar.addWidget(QLabel("Observed failure:"))
@@ -64,7 +80,7 @@ class FindingsPanel(QWidget):
         lay.addLayout(bar)
         lay.addWidget(self.lead)
         lay.addWidget(self.view, 1)
-        lay.addWidget(self.detail)
+        lay.addWidget(self.detail_scroll)
         self._findings: tuple[Finding, ...] = ()
         self.set_findings((), None)
 
@@ -84,7 +100,9 @@ class FindingsPanel(QWidget):
     def _regroup(self, observed_row: int | None) -> None:
         self.model.set_findings(self._findings, observed_row)
         self.view.expandAll()
-        for c, w in enumerate((200, 90, 480)):
+        advance = self.view.fontMetrics().horizontalAdvance
+        rule_width = max((advance(f"\u26a0 {f.rule}") for f in self._findings), default=0) + 48  # + indent
+        for c, w in enumerate((max(160, min(rule_width, 320)), advance("Table 3.1") + 20, 520)):
             self.view.setColumnWidth(c, w)
         if observed_row is not None:
             r = next(x for x in table_rows() if x.row == observed_row)

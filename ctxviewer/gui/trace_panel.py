@@ -97,7 +97,7 @@ class TracePanel(QWidget):
         avail = max(300, height - self.detail_scroll.height())
         chart = max(240, min(int(avail * 0.40), 360))
         rest = max(200, avail - chart)
-        self.splitter.setSizes([chart, int(rest * 0.55), rest - int(rest * 0.55)])
+        self.splitter.setSizes([chart, int(rest * 0.6), rest - int(rest * 0.6)])
         w = max(400, self.width())
         self.bottom.setSizes([w // 2, w - w // 2])
 

@@ -97,3 +97,41 @@ def test_show_json_has_the_evidence_position_map() -> None:
     needed = [(e["item_id"], e["index"], e["position"], e["band"], e["risk"], e["cited"]) for e in d["items"] if e["needed"]]
     assert needed == [("KB-1008#p1", 10, 13, "middle", "high", False)]
     assert json.loads(run("show", str(SAMPLES), "policy-missing", "--json")[1])["evidence_positions"]["retained_count"] == 3
+
+
+ALL_FINDINGS = {
+    # issue 9 "done when": every sample through `check --json`, every module's findings (eq. 3.1,
+    # accounting, Table 3.1 rows, tool calls, the injection scanner), in the order shown
+    "history-16k": ("failure", [("budget.over_capacity", "failure", None), ("accounting.count_mismatch", "warning", None),
+                                ("budget.over_before_trim", "info", None)]),
+    "budget-8k": ("ok", []),
+    "budget-8k-over": ("ok", [("budget.over_before_trim", "info", None)]),
+    "budget-8k-replay": ("ok", []),
+    "evidence-in-middle": ("warning", [("evidence.needed_in_middle", "warning", 3)]),
+    "refund-approval-forgotten": ("warning", [("commitment.forgotten", "warning", 2)]),
+    "ticket-injection": ("warning", [("injection.action_linkage", "warning", 5), ("tool.unsafe_blocked", "warning", 5),
+                                     ("injection.hidden", "warning", None), ("injection.hidden", "warning", None),
+                                     ("injection.hidden", "warning", None), ("injection.override", "warning", None),
+                                     ("injection.tool_request", "warning", None)]),
+    "policy-missing": ("failure", [("policy.unavailable", "failure", 1), ("validation.failed", "failure", 1)]),
+    "json-unsupported": ("failure", [("output.cited_id_not_retained", "failure", 4), ("validation.failed", "failure", 4),
+                                     ("validation.failed", "failure", 4), ("output.value_unsupported", "warning", 4)]),
+}
+
+
+def test_every_sample_yields_exactly_its_findings_with_evidence() -> None:
+    code, out, _ = run("check", str(SAMPLES), "--json")
+    assert code == 1
+    data = json.loads(out)
+    got = {d["trace_id"]: (d["state"], [(f["rule"], f["severity"], f["table_row"]) for f in d["findings"]]) for d in data}
+    assert got == ALL_FINDINGS
+    for d in data:
+        for f in d["findings"]:
+            assert any(f["evidence"].values()), f  # each finding names what it used
+            if f["table_row"] is not None:  # a Table 3.1 row: its first evidence and repair, as the table words them
+                assert f["first_evidence"] and f["repair"], f
+    # the blocked refund in the ticket trace: linked to the call and to the ticket's span
+    ticket = next(d for d in data if d["trace_id"] == "ticket-injection")
+    blocked = next(f for f in ticket["findings"] if f["rule"] == "tool.unsafe_blocked")
+    assert blocked["evidence"]["tool_call_ids"] == ["call_8Qm2vTtZ0rWkH5yNcLd3aPfE"]
+    assert blocked["message"].startswith("issue_refund proposed and blocked because 3 check(s) failed")

@@ -27,6 +27,7 @@ class Row:
     state: str | None = "failure"
     verdict: str | None = "over capacity by 700 tokens"
     worst_rule: str | None = "budget.over_capacity"
+    worst_severity: str | None = "failure"
 
 
 def cells(row: object) -> dict[str, str]:
@@ -35,7 +36,8 @@ def cells(row: object) -> dict[str, str]:
 
 def test_trace_columns_values() -> None:
     assert [c.title for c in TRACE_COLUMNS] == [
-        "Time (UTC)", "Trace id", "Model", "Input / capacity", "Retained / omitted", "State"]
+        "Time (UTC)", "Trace id", "Model", "Input / capacity", "Retained / omitted", "State",
+        "Worst"]
     assert cells(Row()) == {
         "created": "2025-03-04 09:15:02",
         "trace_id": "budget-8k",
@@ -43,6 +45,7 @@ def test_trace_columns_values() -> None:
         "input_capacity": "6,000 / 8,000",
         "retained_omitted": "6 / 1",
         "state": "failure",
+        "worst": "\u2716 failure",
     }
     state = column(TRACE_COLUMNS, "state")
     assert state.tooltip is not None
@@ -69,7 +72,20 @@ def test_trace_columns_sort_keys_are_store_fields() -> None:
     assert keys["created"] == "created"
     assert keys["input_capacity"] == "input_tokens"
     for c in TRACE_COLUMNS:
-        assert c.sort_key in Row.__dataclass_fields__
+        assert c.sort_key is None or c.sort_key in Row.__dataclass_fields__
+    assert keys["worst"] is None  # no severity-ordered key in the store: not sortable
+
+
+def test_worst_severity_column_says_symbol_and_word_and_the_rule_in_its_tooltip() -> None:
+    worst = column(TRACE_COLUMNS, "worst")
+    critical = Row(worst_severity="critical", worst_rule="tool.permitted_despite_failed_check")
+    assert worst.format(critical) == "\u203c critical"  # the state would say only "failure"
+    assert worst.tooltip is not None
+    assert worst.tooltip(critical) == "worst finding: tool.permitted_despite_failed_check (critical)"
+    assert worst.format(Row(state="ok", worst_severity="info", worst_rule="budget.over_before_trim")) == "\u2139 info"
+    none = Row(state="ok", worst_severity=None, worst_rule=None)
+    assert (worst.format(none), worst.tooltip(none)) == (DASH, "no finding")
+    assert worst.format(Row(state=None, worst_severity=None, worst_rule=None)) == NOT_RECORDED  # facts never computed
 
 
 def test_time_converted_to_utc() -> None:
@@ -105,3 +121,26 @@ def test_item_columns_unknown_values() -> None:
     assert cells_[6] == NOT_RECORDED  # tokens, never 0
     assert cells_[7] == "omitted: reason not recorded"
     assert fmt_priority(None) == NOT_RECORDED
+
+
+def test_worst_severity_of_every_sample_trace() -> None:
+    from pathlib import Path
+
+    from ctxviewer.store import TraceQuery, TraceStore
+
+    db = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+    worst = column(TRACE_COLUMNS, "worst")
+    assert worst.tooltip is not None
+    with TraceStore.open(db) as store:
+        got = {r.trace_id: (worst.format(r), worst.tooltip(r)) for r in store.list(TraceQuery(), 0, -1)}
+    assert got == {
+        "history-16k": ("\u2716 failure", "worst finding: budget.over_capacity (failure)"),
+        "budget-8k": (DASH, "no finding"),
+        "budget-8k-over": ("\u2139 info", "worst finding: budget.over_before_trim (info)"),
+        "evidence-in-middle": ("\u26a0 warning", "worst finding: evidence.needed_in_middle (warning)"),
+        "budget-8k-replay": (DASH, "no finding"),
+        "refund-approval-forgotten": ("\u26a0 warning", "worst finding: commitment.forgotten (warning)"),
+        "ticket-injection": ("\u26a0 warning", "worst finding: injection.action_linkage (warning)"),
+        "policy-missing": ("\u2716 failure", "worst finding: policy.unavailable (failure)"),
+        "json-unsupported": ("\u2716 failure", "worst finding: output.cited_id_not_retained (failure)"),
+    }

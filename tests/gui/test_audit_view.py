@@ -91,6 +91,12 @@ def test_selection_shows_span_hidden_characters_and_linked_call(qtbot, tmp_path:
     assert view.calls.text().startswith("tool call call_8Qm2vTtZ0rWkH5yNcLd3aPfE: issue_refund(")
     assert view.calls.text().endswith("→ blocked")
     assert view.count_label.text() == "0 of 7 reviewed · 1 shown"
+    # its own window over the main one (docked below the trace panel at 1280x800 nothing could be read)
+    assert win.audit.dock.isFloating()
+    assert win.geometry().contains(win.audit.dock.geometry())
+    assert win.audit.dock.width() >= win.width() * 0.85
+    header = view.table.horizontalHeader()
+    assert header.sectionResizeMode(6) == header.ResizeMode.Stretch  # the message takes the rest
     win.close()
 
 

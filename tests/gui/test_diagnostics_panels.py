@@ -67,6 +67,10 @@ def test_ticket_injection_leads_with_findings_and_shows_the_blocked_call(win, qt
     assert checks[6:] == [("\u2716 identity", "failed (application)"), ("\u2716 resource", "failed (application)"),
                           ("\u2716 approval", "failed (application)")]
     assert json.loads(tabs.tool_calls.arguments.toPlainText())["amount"] == 349.0
+    tree = tabs.findings.view  # rule names and the Table 3.1 header are not cut
+    fm = tree.fontMetrics()
+    assert tree.columnWidth(0) >= fm.horizontalAdvance("\u26a0 injection.action_linkage") + 40
+    assert tree.columnWidth(1) >= fm.horizontalAdvance("Table 3.1")
 
 
 def test_selecting_a_finding_selects_its_item_and_highlights_the_span(win) -> None:  # type: ignore[no-untyped-def]

@@ -69,6 +69,7 @@ def test_every_surface_says_the_same(qapp, listed, trace_id: str) -> None:  # ty
 
     with screenshot_window(SAMPLES, trace_id, item_id=omitted[0].id if omitted else None) as w:
         assert (w.chart.verdict(), w.chart.state()) == (verdict, state_headline(a.state))  # symbol + word
+        assert w.chart.state_label.property("state") == a.state.value  # the colour (app.qss selects on it)
         assert w.chart.figure == a.figure
         assert w.chart.segments() == {"used": list(a.figure.used), "declared": list(a.figure.declared)}
         assert w.chart.capacity_line == a.figure.capacity_line
