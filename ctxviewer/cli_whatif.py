@@ -12,10 +12,12 @@ from pathlib import Path
 import click
 from tabulate import tabulate
 
+from .accounting.breakdown import breakdown
 from .budget import CATEGORY_LABELS
 from .builder import Candidate
 from .model import Category, Kind
 from .store import StoreError, TraceStore
+from .visible import one_line
 from .whatif import Outcome, Scenario, describe, filler, run
 
 
@@ -53,7 +55,8 @@ def _added(specs: tuple[str, ...], sized: tuple[str, ...]) -> tuple[Candidate, .
 
 
 def render_text(o: Outcome) -> str:
-    """The text report: scenario, eq. 3.1 before and after, changed items, category moves."""
+    """The text report: scenario, eq. 3.1 before and after, changed items, category moves, and the
+    recorded trace's accounting (:func:`ctxviewer.accounting.breakdown.breakdown`)."""
     lines = [f"what-if on {o.original.trace_id}: {describe(o.scenario)}"]
     if o.before_trim:
         lines.append(o.before_trim)
@@ -72,6 +75,8 @@ def render_text(o: Outcome) -> str:
     rows = [[CATEGORY_LABELS[c], f"{b:,}", f"{a:,}", f"{a - b:+,}"] for c, (b, a) in o.category_delta.items()]
     lines.append(tabulate(rows, headers=["category", "recorded", "what-if", "change"], disable_numparse=True,
                           colalign=("left", "right", "right", "right")))
+    lines.append("recorded accounting (content + framing + tool overhead = counted total):")
+    lines += [f"  {one_line(line)}" for line in breakdown(o.original).lines()]
     return "\n".join(lines)
 
 
@@ -89,7 +94,7 @@ def render_text(o: Outcome) -> str:
 @click.option("--add-tokens", "sized", multiple=True, help="Hypothetical item KIND:PRIORITY:TOKENS of that size.")
 @click.option("--save", "save", default=None, type=click.Path(dir_okay=False),
               help="Store the what-if as a new trace (replay_of TRACE_ID) in this database (never the source).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON: selection, changes, category_delta, verdict.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: selection, changes, category_delta, verdict, accounting.")
 def whatif_cmd(db: str, trace_id: str, capacity: str | None, reserve: str | None, caps: tuple[str, ...],
                priorities: tuple[str, ...], pins: tuple[str, ...], unpins: tuple[str, ...],
                moves: tuple[str, ...], adds: tuple[str, ...], sized: tuple[str, ...], save: str | None,
@@ -145,7 +150,8 @@ def whatif_cmd(db: str, trace_id: str, capacity: str | None, reserve: str | None
         except StoreError as exc:
             raise click.ClickException(str(exc)) from None
     if as_json:
-        click.echo(json.dumps(outcome.to_json(), indent=2, ensure_ascii=False))
+        doc = {**outcome.to_json(), "accounting": breakdown(trace).to_json()}
+        click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
     else:
         click.echo(render_text(outcome))
         if save and outcome.trace is not None:

@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..budget import CATEGORY_LABELS, category_of
+from ..budget import CATEGORY_LABELS, CATEGORY_ORDER, category_of
 from ..model import Category, Kind, RequestTrace
 from ..tokens import available_encodings, count_tokens
 from .profiles import Resolution, resolve
@@ -29,7 +29,7 @@ class Breakdown:
     """Counted input tokens of a trace by part. All tokens."""
 
     content: dict[Category, int]
-    """Retained items' tokens per eq. 3.1 category."""
+    """Retained items' tokens per eq. 3.1 category, in :data:`ctxviewer.budget.CATEGORY_ORDER`."""
     framing: int
     tool_overhead: int
     resolution: Resolution
@@ -62,14 +62,39 @@ class Breakdown:
         return (f"provider reported {self.reported:,} input tokens, counted {self.total:,}: "
                 f"residual {r:+,} tokens exceeds the tolerance of {tol:,}")
 
+    def to_json(self) -> dict[str, object]:
+        """JSON form: ``content`` (category -> tokens), ``framing``, ``tool_overhead``, ``total``,
+        ``encoding``, ``label``, ``reported``, ``residual``, ``tolerance``, ``warning``."""
+        return {
+            "content": {c.value: n for c, n in self.content.items()},
+            "framing": self.framing,
+            "tool_overhead": self.tool_overhead,
+            "total": self.total,
+            "encoding": self.resolution.encoding,
+            "label": self.resolution.label,
+            "reported": self.reported,
+            "residual": self.residual,
+            "tolerance": self.tolerance,
+            "warning": self.warning,
+            "uncounted": list(self.uncounted),
+        }
+
     def lines(self) -> list[str]:
-        """The breakdown in words, one part per line, ending with the total and the residual."""
+        """The breakdown in words, one part per line: content per category, framing, tool overhead,
+        the counted total with its encoding label, the reported input and the residual, then the
+        warning (if any) and the items that could not be counted (if any)."""
         out = [f"{CATEGORY_LABELS[c]:<16}{n:>10,}" for c, n in self.content.items()]
         out += [f"{'framing':<16}{self.framing:>10,}", f"{'tool overhead':<16}{self.tool_overhead:>10,}",
                 f"{'counted total':<16}{self.total:>10,}  ({self.resolution.label})"]
         if self.reported is not None:
-            out.append(f"{'reported input':<16}{self.reported:>10,}  residual {self.residual:+,} tokens "
-                       f"(tolerance {self.tolerance:,})")
+            out.append(f"{'reported input':<16}{self.reported:>10,}")
+            out.append(f"{'residual':<16}{self.residual:>+10,}  (tolerance {self.tolerance:,})")
+        else:
+            out.append(f"{'reported input':<16}{'—':>10}  not recorded")
+        if self.warning:
+            out.append(f"warning: {self.warning}")
+        if self.uncounted:
+            out.append(f"not counted (no count, no content): {', '.join(self.uncounted)}")
         return out
 
 
@@ -99,7 +124,9 @@ def breakdown(trace: RequestTrace) -> Breakdown:
             framing += prof.framing.tokens_per_message + counter.text(role)
     if tools:
         overhead += prof.tools.func_end
-    return Breakdown(content, framing, overhead, res, trace.usage.input_tokens, tuple(uncounted))
+    order = [c for c in CATEGORY_ORDER if c in content] + [c for c in content if c not in CATEGORY_ORDER]
+    return Breakdown({c: content[c] for c in order}, framing, overhead, res, trace.usage.input_tokens,
+                     tuple(uncounted))
 
 
 def _function(text: str | None) -> dict[str, Any] | None:

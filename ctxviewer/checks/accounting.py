@@ -7,8 +7,9 @@ Rule ids (not Table 3.1 rows; words in ``resources/check_rules.json``):
 * ``accounting.count_mismatch`` (warning) -- the application's counted input and the provider's
   reported input differ by more than the tolerance: the declared safety margin (chapter 3.3: it
   absorbs count variation), else :data:`DEFAULT_TOLERANCE` of the reported count (at least
-  :data:`MIN_TOLERANCE` tokens). (ctxviewer's own recount against the report is the endpoint
-  profile's ``accounting.residual_over_tolerance``, :mod:`ctxviewer.checks.limits`.)
+  :data:`MIN_TOLERANCE` tokens). (ctxviewer's own recount against the report, with the endpoint
+  profile's tolerance, is :func:`ctxviewer.accounting.breakdown.breakdown`, shown by
+  ``ctxviewer whatif`` and the what-if panel; see :mod:`ctxviewer.checks.limits`.)
 * ``accounting.reasoning_exceeds_output`` (warning) -- reasoning tokens > output tokens, which
   cannot be: output includes reasoning (OTel ``gen_ai.usage.reasoning.output_tokens``).
 

@@ -34,3 +34,22 @@ def test_ci_runs_the_readme_test_command() -> None:
 def test_readme_opens_the_sample_database_that_exists() -> None:
     assert ".venv/bin/ctxviewer sample_traces/samples.db" in README
     assert (ROOT / "sample_traces" / "samples.db").is_file()
+
+
+def test_readme_builder_example_runs_in_ten_lines(tmp_path: Path, monkeypatch, capsys) -> None:
+    import re
+
+    from ctxviewer.store import TraceStore
+
+    section = README.split("## Building requests from your application", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)  # type: ignore[union-attr]
+    assert len([line for line in code.splitlines() if line.strip()]) == 10
+    monkeypatch.chdir(tmp_path)
+    scope: dict[str, object] = {}
+    exec(compile(code, "README.md", "exec"), scope)
+    assert capsys.readouterr().out == "37 []\n"
+    result = scope["result"]
+    with TraceStore.open(tmp_path / "traces.db") as store:
+        back = store.load(result.trace.trace_id)  # type: ignore[attr-defined]
+    assert [i.id for i in back.retained] == ["policy", "ORD-1", "question"]
+    assert (back.input_tokens, back.reserved_output_tokens, back.policy.version) == (37, 1200, "v3")

@@ -66,3 +66,18 @@ def test_save_writes_another_db_and_never_the_source(tmp_path: Path) -> None:
     assert saved.attributes["ctxviewer.whatif.scenario"] == "add evidence what-if-1 (priority 75)"
     res = CliRunner().invoke(cli, ["whatif", str(src), "budget-8k", "--save", str(src)])
     assert res.exit_code == 1 and "the source database is never written" in res.output
+
+
+def test_recorded_accounting_adds_up_beside_the_reported_input() -> None:
+    res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k"])
+    assert res.exit_code == 0, res.output
+    assert "recorded accounting (content + framing + tool overhead = counted total):" in res.output
+    assert "  framing                 91\n  tool overhead           90\n  counted total        6,181  (cl100k_base)\n" \
+           "  reported input       6,118\n  residual               -63  (tolerance 122)" in res.output
+    res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "ticket-injection", "--json"])
+    acc = json.loads(res.output)["accounting"]
+    assert acc["content"] == {"sys": 800, "evidence": 932, "tools": 535, "user": 30}
+    assert (acc["framing"], acc["tool_overhead"], acc["total"]) == (27, 87, 2411)
+    assert acc["total"] == sum(acc["content"].values()) + acc["framing"] + acc["tool_overhead"]
+    assert (acc["reported"], acc["residual"], acc["tolerance"]) == (2351, -60, 47)
+    assert acc["warning"] == "provider reported 2,351 input tokens, counted 2,411: residual -60 tokens exceeds the tolerance of 47"

@@ -71,3 +71,19 @@ def test_breakdown_adds_up() -> None:
     assert b.framing == 3 + 5 * (3 + 1)
     assert b.tool_overhead > 0
     assert "recorded on the trace" in b.resolution.reason
+
+
+def test_breakdown_lines_end_with_reported_residual_and_warning() -> None:
+    from ctxviewer.accounting.breakdown import breakdown
+
+    b = breakdown(make_trace(usage=Usage(input_tokens=9000)))
+    assert b.lines() == [
+        "system policy           50", "history                 33", "evidence                44",
+        "tools                   51", "user request            21", "framing                 23",
+        "tool overhead           25", "counted total          247  (cl100k_base)",
+        "reported input       9,000", "residual            +8,753  (tolerance 180)",
+        "warning: provider reported 9,000 input tokens, counted 247: residual +8,753 tokens exceeds the tolerance of 180",
+    ]
+    assert 50 + 33 + 44 + 51 + 21 + 23 + 25 == b.total == 247
+    assert b.to_json()["total"] == b.total and b.to_json()["residual"] == 9000 - b.total
+    assert breakdown(make_trace(usage=Usage())).lines()[-1] == "reported input           —  not recorded"

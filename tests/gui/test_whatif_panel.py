@@ -47,6 +47,11 @@ def test_as_recorded_and_models_pass_the_tester(panel: WhatIfPanel, qtmodelteste
     assert panel.verdict.textFormat() == Qt.TextFormat.PlainText
     # the policy and the user request are never trimmed: no cap is offered for them
     assert list(panel.caps) == [Category.HIST, Category.MEMORY, Category.EVIDENCE, Category.TOOLS]
+    # the recorded accounting adds up, beside the provider-reported input (as `ctxviewer whatif` says it)
+    lines = panel.accounting.text().splitlines()
+    assert lines[-4:] == ["tool overhead           90", "counted total        6,181  (cl100k_base)",
+                          "reported input       6,118", "residual               -63  (tolerance 122)"]
+    assert panel.accounting.textFormat() == Qt.TextFormat.PlainText
 
 
 def test_what_if_evidence_had_2000_more_tokens(panel: WhatIfPanel, qtbot) -> None:
