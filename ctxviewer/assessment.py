@@ -56,24 +56,30 @@ class BudgetFigure:
     has no C (a missing C is never drawn as a guess); ``None`` otherwise."""
     x_max: float
     """Right end of the x range: the longest bar or limit line times :data:`X_PAD` (at least 1)."""
+    omitted: tuple[BarSegment, ...] = ()
+    """The "omitted" bar: omitted tokens per category (:func:`ctxviewer.budget.omitted_bar`),
+    drawn hatched; empty when nothing was omitted."""
 
     @property
     def rows(self) -> tuple[tuple[str, tuple[BarSegment, ...]], ...]:
-        """``(row name, segments)`` top to bottom: ``used``, then ``declared`` if any."""
-        return (("used", self.used),) + ((("declared", self.declared),) if self.declared else ())
+        """``(row name, segments)`` top to bottom: ``used``, then ``omitted`` and ``declared``
+        when they have segments."""
+        return ((("used", self.used),) + ((("omitted", self.omitted),) if self.omitted else ())
+                + ((("declared", self.declared),) if self.declared else ()))
 
 
 def budget_figure(trace: RequestTrace, chk: CapacityCheck) -> BudgetFigure:
     """The chart figure of ``trace`` given its eq. 3.1 result ``chk``."""
     used = tuple(budget.used_bar(trace))
+    omitted = tuple(budget.omitted_bar(trace))
     declared = tuple(budget.declared_bar(trace))
     separate = chk.limit_mode is LimitMode.SEPARATE
     cap = None if separate else chk.capacity
     limit = chk.max_input if separate else None
-    ends = [s.start + s.tokens for s in (*used, *declared)]
+    ends = [s.start + s.tokens for s in (*used, *omitted, *declared)]
     x_max = max([*ends, cap or 0, limit or 0, 1]) * X_PAD
     note = CAPACITY_NOT_RECORDED if not separate and cap is None else None
-    return BudgetFigure(used, declared, cap, limit, note, x_max)
+    return BudgetFigure(used, declared, cap, limit, note, x_max, omitted)
 
 
 @dataclass(frozen=True)

@@ -349,6 +349,21 @@ def used_bar(trace: RequestTrace) -> list[BarSegment]:
     return segs
 
 
+def omitted_bar(trace: RequestTrace) -> list[BarSegment]:
+    """Segments of the "omitted" bar: each input category's omitted tokens (items trimmed or
+    filtered out before sending), stacked from 0 in eq. 3.1 order, so each can be compared with
+    the same category's retained segment. Categories with nothing omitted, or whose omitted count
+    is unknown (an omitted item without a token count), are left out; empty when nothing was
+    omitted or the format cannot record omissions."""
+    segs: list[BarSegment] = []
+    pos = 0
+    for a in allocations(trace):
+        if a.omitted:
+            segs.append(BarSegment(CATEGORY_LABELS[a.category], a.category.value, pos, a.omitted))
+            pos += a.omitted
+    return segs
+
+
 def declared_bar(trace: RequestTrace) -> list[BarSegment]:
     """Segments of the "declared budget" bar (B_sys ... B_out in eq. 3.1 order); empty when the trace
     declares no budget."""

@@ -2,7 +2,7 @@
 
 Draws the same :class:`~ctxviewer.assessment.BudgetFigure` the window's chart paints: the
 "used" bar (retained tokens per category, reserved output, margin or overflow), the "declared
-budget" bar when the trace declares one, the C line (or the input-limit line in separate mode)
+budget" bar when the trace declares one, the "omitted" bar (outlined) when items were omitted, the C line (or the input-limit line in separate mode)
 or the note "capacity not recorded", and a legend. Every text is XML-escaped; token counts are
 the figure's, in tokens of the trace's encoding.
 """
@@ -38,10 +38,13 @@ def budget_svg(fig: BudgetFigure) -> str:
         for s in segments:
             x, w = LEFT + s.start * scale, max(s.tokens * scale, 0.5)
             color = COLORS.get(s.key, "#9ca3af")
-            out.append(f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{BAR_H}" fill="{color}" stroke="#ffffff">'
-                       f'<title>{escape(s.label)}: {fmt_int(s.tokens)} tokens</title></rect>')
+            paint = (f'fill="{color}" fill-opacity="0.25" stroke="{color}" stroke-width="1.5"' if name == "omitted"
+                     else f'fill="{color}" stroke="#ffffff"')  # omitted: outlined, not solid
+            what = " omitted" if name == "omitted" else ""
+            out.append(f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{BAR_H}" {paint}>'
+                       f'<title>{escape(s.label)}: {fmt_int(s.tokens)} tokens{what}</title></rect>')
             if w > 44:
-                ink = "#111827" if s.key == "margin" else "#ffffff"
+                ink = "#111827" if s.key == "margin" or name == "omitted" else "#ffffff"
                 out.append(f'<text x="{x + w / 2:.1f}" y="{y + BAR_H / 2 + 4}" text-anchor="middle" fill="{ink}">'
                            f'{fmt_int(s.tokens)}</text>')
     bottom = TOP + ROW_H * len(rows) - (ROW_H - BAR_H)

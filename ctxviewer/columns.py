@@ -49,6 +49,9 @@ class Column(Generic[R]):
     """A comfortable width in average characters, so the view can size columns before data arrives."""
     tooltip: Callable[[R], str | None] | None = None
     """Optional longer text for the cell's tooltip."""
+    sort_value: Callable[[R], Any] | None = None
+    """Item table: the value a click on the header sorts by (numbers for numeric columns, unknown
+    values last); ``None`` sorts by the cell text."""
 
 
 def fmt_int(value: int | None) -> str:
@@ -199,8 +202,21 @@ def item_source(item: ContextItem) -> str:
 
 
 def item_status(item: ContextItem) -> str:
-    """``"retained"``, or ``"omitted: budget"`` with the omission reason (``"omitted: reason not
-    recorded"`` when the trace has none)."""
+    """``"retained"`` or ``"omitted"`` (the reason has its own column, :func:`item_reason`)."""
+    return item.status.value
+
+
+def item_reason(item: ContextItem) -> str:
+    """Why an omitted item was left out (``"budget"``, ``"rank"``, ``"dropped between calls
+    (derived)"``), ``"not recorded"`` when the trace does not say; :data:`DASH` for a retained item."""
+    if item.status is Status.RETAINED:
+        return DASH
+    return item.omission_reason or NOT_RECORDED
+
+
+def item_status_words(item: ContextItem) -> str:
+    """Status and reason in one phrase: ``"retained"``, ``"omitted: budget"``, ``"omitted: reason
+    not recorded"`` (content titles and one-line summaries)."""
     if item.status is Status.RETAINED:
         return "retained"
     return f"omitted: {item.omission_reason or 'reason ' + NOT_RECORDED}"
@@ -224,26 +240,35 @@ def item_tokens_tooltip(item: ContextItem) -> str | None:
     return f"{fmt_int(item.tokens)} tokens, {where}"
 
 
+def _number_last(value: float | None) -> tuple[int, float]:
+    """Sort value of a number that may be unknown: known numbers ascending, unknown after them."""
+    return (1, 0.0) if value is None else (0, float(value))
+
+
 ITEM_COLUMNS: tuple[Column[ContextItem], ...] = (
-    Column("position", "Pos", item_position, numeric=True, width_chars=4),
+    Column("position", "Pos", item_position, numeric=True, width_chars=4,
+           sort_value=lambda i: _number_last(i.position)),
     Column("kind", "Kind", lambda i: i.kind.value, width_chars=8),
     Column("id", "Id", lambda i: i.id, width_chars=18),
-    Column("source", "Source", item_source, width_chars=22),
+    Column("source", "Source", item_source, width_chars=20),
     Column("trust", "Trust", lambda i: i.trust.value, width_chars=8),
-    Column("priority", "Priority", lambda i: fmt_priority(i.priority), numeric=True, width_chars=9),
+    Column("priority", "Priority", lambda i: fmt_priority(i.priority), numeric=True, width_chars=7,
+           sort_value=lambda i: _number_last(i.priority)),
     Column("tokens", "Tokens", lambda i: fmt_int(i.tokens), numeric=True, width_chars=6,
-           tooltip=item_tokens_tooltip),
-    Column("status", "Status", item_status, width_chars=17, tooltip=item_status_tooltip),
+           tooltip=item_tokens_tooltip, sort_value=lambda i: _number_last(i.tokens)),
+    Column("status", "Status", item_status, width_chars=8, tooltip=item_status_tooltip),
+    Column("reason", "Omission reason", item_reason, width_chars=22, tooltip=item_status_tooltip),
 )
-"""Item-table columns in final order: position, kind, id, source, trust, priority, tokens, status.
-Not sortable: the order of the request is the point."""
+"""Item-table columns: position, kind, id, source, trust, priority, tokens, status, omission
+reason. Rows come in final order (the request's); the window can sort by any column
+(``sort_value``, else the text) and back to final order."""
 
 
 def item_title(item: ContextItem) -> str:
     """The one-line title of an item's content, in the item-table wording, e.g.
     ``"KB-1014 — evidence, untrusted, 354 tokens, omitted: budget"``."""
     tokens = f"{fmt_int(item.tokens)} tokens" if item.tokens is not None else f"tokens {NOT_RECORDED}"
-    return f"{item.id} — {item.kind.value}, {item.trust.value}, {tokens}, {item_status(item)}"
+    return f"{item.id} — {item.kind.value}, {item.trust.value}, {tokens}, {item_status_words(item)}"
 
 
 def column(columns: tuple[Column[R], ...], key: str) -> Column[R]:

@@ -21,10 +21,11 @@ from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
 from ..assessment import Assessment, BudgetFigure, assess
+from ..axis_labels import tick_labels
 from ..budget import BarSegment
 from ..columns import fmt_int
 from ..finding_view import state_headline
@@ -44,10 +45,25 @@ COLORS: dict[str, str] = {
 }
 """Fill colour per segment key (category value, ``margin`` or ``over``)."""
 
+LEGEND_ORDER: tuple[str, ...] = ("sys", "hist", "memory", "evidence", "tools", "user", "out", "margin", "over", "omitted")
+"""Legend entries always in this order (those present), whatever the trace: categories in eq. 3.1
+order, reserved output, margin, overflow, then the hatched "omitted" swatch."""
+OMITTED_LEGEND = "omitted (hatched)"
+"""Legend label of the omitted row's swatch."""
+EMPTY_TEXT = "No trace selected."
+"""What the chart says when it shows no trace."""
+
 _DARK_TEXT = {"margin"}
 _BAR_HEIGHT = 0.6
 _MIN_LABEL_FRACTION = 0.06
 """A segment narrower than this share of the x range gets no value label (it would not fit)."""
+
+
+class TokenAxis(pg.AxisItem):  # type: ignore[misc]  # pyqtgraph is untyped
+    """A token axis labelled ``2k 4k`` / ``0.5M 1M`` with separators (:mod:`ctxviewer.axis_labels`)."""
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        return tick_labels([v * scale for v in values], spacing * scale)
 
 
 class BudgetChart(QWidget):
@@ -55,7 +71,8 @@ class BudgetChart(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._segments: dict[str, list[BarSegment]] = {"used": [], "declared": []}
+        self._segments: dict[str, list[BarSegment]] = {"used": [], "omitted": [], "declared": []}
+        self._tooltips: list[str] = []
         self._capacity_line: pg.InfiniteLine | None = None
         self._input_limit_line: pg.InfiniteLine | None = None
         self._figure: BudgetFigure | None = None
@@ -64,7 +81,8 @@ class BudgetChart(QWidget):
         self._layout_widget.setBackground("w")
         self._layout_widget.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self._layout_widget.setMinimumHeight(150)
-        self._plot: pg.PlotItem = self._layout_widget.addPlot(row=0, col=0)
+        self._plot: pg.PlotItem = self._layout_widget.addPlot(
+            row=0, col=0, axisItems={"bottom": TokenAxis(orientation="bottom")})
         self._plot.setMenuEnabled(False)
         self._plot.setMouseEnabled(x=False, y=False)
         self._plot.hideButtons()
@@ -95,15 +113,32 @@ class BudgetChart(QWidget):
         top.addWidget(self.verdict_label, 1)
         lay.addLayout(top)
         lay.addWidget(self.numbers_label)
-        lay.addWidget(self._layout_widget, 1)
+        self.empty_label = QLabel(EMPTY_TEXT)
+        self.empty_label.setObjectName("chartEmpty")
+        self.empty_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_label.setWordWrap(True)
+        self._stack = QStackedWidget()
+        self._stack.addWidget(self._layout_widget)
+        self._stack.addWidget(self.empty_label)
+        lay.addWidget(self._stack, 1)
         lay.addWidget(self.legend)
         self.set_trace(None)
 
     # ------------------------------------------------------------------ public API
 
     def segments(self) -> dict[str, list[BarSegment]]:
-        """What is drawn: ``{"used": [...], "declared": [...]}`` (``declared`` empty if none)."""
+        """What is drawn: ``{"used": [...], "omitted": [...], "declared": [...]}`` (``omitted`` and
+        ``declared`` empty if the trace has none)."""
         return {k: list(v) for k, v in self._segments.items()}
+
+    def tooltips(self) -> list[str]:
+        """The hover text of each drawn bar segment, in drawing order (exact token counts)."""
+        return list(self._tooltips)
+
+    def is_empty(self) -> bool:
+        """True while the chart shows its empty state (no plot, no axis) instead of a trace."""
+        return self._stack.currentWidget() is self.empty_label
 
     @property
     def capacity_line(self) -> float | None:
@@ -128,35 +163,39 @@ class BudgetChart(QWidget):
         :meth:`set_assessment` when the assessment is already at hand."""
         self.set_assessment(assess(trace) if trace is not None else None)
 
-    def set_assessment(self, assessment: Assessment | None) -> None:
-        """Paint ``assessment.figure`` and its verdict, state and numbers (``None`` clears).
-        Derives nothing: every position and word comes from the core."""
+    def set_assessment(self, assessment: Assessment | None, empty_text: str = EMPTY_TEXT) -> None:
+        """Paint ``assessment.figure`` and its verdict, state and numbers; ``None`` shows the empty
+        state (``empty_text`` in place of the plot, no axis). Derives nothing: every position and
+        word comes from the core."""
         self._plot.clear()
         self._capacity_line = None
         self._input_limit_line = None
+        self._tooltips = []
         if assessment is None:
             self._figure = None
-            self._segments = {"used": [], "declared": []}
+            self._segments = {"used": [], "omitted": [], "declared": []}
             self.legend.set_entries([])
             self._set_verdict("", "", "")
             self.numbers_label.setText("")
+            self.empty_label.setText(empty_text)
+            self._stack.setCurrentWidget(self.empty_label)
             return
+        self._stack.setCurrentWidget(self._layout_widget)
         fig = assessment.figure
         self._figure = fig
-        self._segments = {"used": list(fig.used), "declared": list(fig.declared)}
+        self._segments = {"used": list(fig.used), "omitted": list(fig.omitted), "declared": list(fig.declared)}
         self._set_verdict(assessment.verdict, assessment.state.value, state_headline(assessment.state))  # symbol + word (issue 9)
         self.numbers_label.setText(assessment.numbers)
 
-        legend: list[tuple[str, str, bool]] = []
+        legend: dict[str, tuple[str, str, str]] = {}
         n = len(fig.rows)
-        seen: set[str] = set()
-        for r, (_, segs) in enumerate(fig.rows):
+        for r, (row, segs) in enumerate(fig.rows):
             y = n - 1 - r  # first row on top
             for s in segs:
-                self._draw_segment(s, y, declared=r > 0, x_max=fig.x_max)
-                if s.key not in seen:
-                    legend.append((s.label, COLORS.get(s.key, "#9ca3af"), s.key == "margin"))
-                seen.add(s.key)
+                self._draw_segment(s, y, row=row, x_max=fig.x_max)
+                legend.setdefault(s.key, (s.label, COLORS.get(s.key, "#9ca3af"), "dashed" if s.key == "margin" else "solid"))
+        if fig.omitted:
+            legend["omitted"] = (OMITTED_LEGEND, "#6b7280", "hatched")
         if fig.capacity_line is not None:
             self._capacity_line = self._vline(fig.capacity_line, f"C = {fmt_int(fig.capacity_line)}")
         if fig.input_limit_line is not None:
@@ -167,7 +206,7 @@ class BudgetChart(QWidget):
             note.setPos(fig.x_max, n - 0.5)
             self._plot.addItem(note)
         self._plot.getAxis("left").setTicks([[(n - 1 - r, name) for r, (name, _) in enumerate(fig.rows)]])
-        self.legend.set_entries(legend)
+        self.legend.set_entries([legend[k] for k in LEGEND_ORDER if k in legend])
         self._plot.setXRange(0, fig.x_max, padding=0)
         self._plot.setYRange(-0.5, n - 0.5, padding=0.05)
 
@@ -197,18 +236,26 @@ class BudgetChart(QWidget):
             style.unpolish(label)
             style.polish(label)
 
-    def _draw_segment(self, s: BarSegment, y: int, *, declared: bool, x_max: float) -> None:
+    def _draw_segment(self, s: BarSegment, y: int, *, row: str, x_max: float) -> None:
         color = QColor(COLORS.get(s.key, "#9ca3af"))
+        declared, omitted = row == "declared", row == "omitted"
         if declared:
             color.setAlpha(120)
         pen: Any = pg.mkPen("#ffffff", width=1)
+        brush: Any = color
         if s.key == "margin":
             pen = pg.mkPen("#6b7280", width=1, style=Qt.PenStyle.DashLine)
-        bar = pg.BarGraphItem(x0=[s.start], width=[s.tokens], y=[y], height=[_BAR_HEIGHT], brush=color, pen=pen)
-        bar.setToolTip(f"{s.label}: {fmt_int(s.tokens)} tokens")
+        if omitted:  # what was dropped: outlined in the category's colour, hatched inside
+            pen = pg.mkPen(color, width=1.5)
+            brush = QBrush(color, Qt.BrushStyle.BDiagPattern)
+        bar = pg.BarGraphItem(x0=[s.start], width=[s.tokens], y=[y], height=[_BAR_HEIGHT], brush=brush, pen=pen)
+        what = {"omitted": " omitted", "declared": " declared", "used": "" if s.key in ("margin", "over", "out") else " retained"}[row]
+        tip = f"{s.label}: {fmt_int(s.tokens)} tokens{what}"
+        bar.setToolTip(tip)
+        self._tooltips.append(tip)
         self._plot.addItem(bar)
         if s.tokens / x_max >= _MIN_LABEL_FRACTION:
-            dark = s.key in _DARK_TEXT or declared
+            dark = s.key in _DARK_TEXT or declared or omitted
             label = pg.TextItem(fmt_int(s.tokens), color="#111827" if dark else "#ffffff", anchor=(0.5, 0.5))
             label.setPos(s.start + s.tokens / 2, y)
             self._plot.addItem(label)

@@ -7,14 +7,40 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QWidget
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QWidget
 
 ENTRY_MIN_PX = 120
 """Minimum width of one entry (swatch, gap, label) when choosing the number of columns."""
 
 
+class Swatch(QWidget):
+    """A 12 px colour sample: ``solid``, ``dashed`` (outline) or ``hatched`` (outlined, hatched)."""
+
+    def __init__(self, color: str, style: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.color, self.style_name = QColor(color), style
+        self.setFixedSize(12, 12)
+
+    def paintEvent(self, _event: Any) -> None:
+        p = QPainter(self)
+        r = self.rect().adjusted(0, 0, -1, -1)
+        if self.style_name == "hatched":
+            p.fillRect(r, QBrush(self.color, Qt.BrushStyle.BDiagPattern))
+            p.setPen(QPen(self.color))
+        else:
+            p.fillRect(r, self.color)
+            pen = QPen(QColor("#6b7280") if self.style_name == "dashed" else self.color)
+            if self.style_name == "dashed":
+                pen.setStyle(Qt.PenStyle.DashLine)
+            p.setPen(pen)
+        p.drawRect(r)
+        p.end()
+
+
 class ChartLegend(QWidget):
-    """Legend entries ``(label, colour, dashed)`` in a re-flowing grid."""
+    """Legend entries ``(label, colour, style)`` in a re-flowing grid; ``style`` is ``solid``,
+    ``dashed`` or ``hatched`` (``True`` / ``False`` mean dashed / solid)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -30,22 +56,19 @@ class ChartLegend(QWidget):
         """The entry labels, in order."""
         return list(self._labels)
 
-    def set_entries(self, entries: list[tuple[str, str, bool]]) -> None:
-        """Show ``entries``: ``(label, colour "#rrggbb", dashed outline)`` each."""
+    def set_entries(self, entries: list[tuple[str, str, Any]]) -> None:
+        """Show ``entries``: ``(label, colour "#rrggbb", style)`` each, in the order given."""
         for w in self._entries:
             self._grid.removeWidget(w)
             w.hide()
             w.deleteLater()
         self._entries, self._labels = [], [e[0] for e in entries]
-        for label, color, dashed in entries:
+        for label, color, style in entries:
             entry = QWidget()
             row = QHBoxLayout(entry)
             row.setContentsMargins(0, 0, 0, 0)
             row.setSpacing(5)
-            swatch = QFrame()
-            swatch.setFixedSize(12, 12)
-            border = "1px dashed #6b7280" if dashed else f"1px solid {color}"
-            swatch.setStyleSheet(f"background: {color}; border: {border};")
+            swatch = Swatch(color, style if isinstance(style, str) else ("dashed" if style else "solid"))
             text = QLabel(label)
             text.setTextFormat(Qt.TextFormat.PlainText)
             text.setObjectName("legendLabel")

@@ -18,6 +18,9 @@ from ..model import RequestTrace
 
 WIDE_ROWS = frozenset({"State", "Usage", "Tool calls", "Validations"})
 """Header rows that take a full line."""
+SHOWN_ELSEWHERE = frozenset({"State", "Tool calls", "Validations"})
+"""Header rows the window shows in full elsewhere, so the header stays short at 1280×800: the state
+and verdict head the budget chart, tool calls and validations are in the Response pane (issue 13)."""
 
 
 class DetailPanel(QWidget):
@@ -35,7 +38,7 @@ class DetailPanel(QWidget):
         self._labels: list[QLabel] = []
 
     def rows(self) -> list[tuple[str, str]]:
-        """The ``(label, text)`` rows shown."""
+        """The ``(label, text)`` rows shown (the assessment's header without :data:`SHOWN_ELSEWHERE`)."""
         return list(self._rows)
 
     def value_labels(self) -> dict[str, QLabel]:
@@ -54,7 +57,7 @@ class DetailPanel(QWidget):
             lab.hide()  # deleteLater runs only in the event loop; a grab before that must not see it
             lab.deleteLater()
         self._labels = []
-        self._rows = list(rows)
+        self._rows = [(label, text) for label, text in rows if label not in SHOWN_ELSEWHERE]
         line, col = 0, 0
         for label, text in self._rows:
             wide = label in WIDE_ROWS

@@ -46,7 +46,7 @@ class DiagnosticsTabs(QObject):
         self.findings = FindingsPanel()
         self.tool_calls = ToolCallsPanel()
         self.evidence = EvidencePanel()
-        for w, title in ((panel.item_view, "Items"), (self.findings, "Findings"),
+        for w, title in ((panel.items, "Items"), (self.findings, "Findings"),
                          (self.tool_calls, "Tool calls"), (self.evidence, "Evidence")):
             self.widget.addTab(w, title)
         self.pinned = False
@@ -104,11 +104,7 @@ class DiagnosticsTabs(QObject):
 
     def select_item(self, item_id: str) -> bool:
         """Make ``item_id`` the current item (its content shows). False if the trace has none."""
-        row = self.panel.item_model.row_of(item_id)
-        if row is None:
-            return False
-        self.panel.item_view.selectRow(row)
-        return True
+        return self.panel.select_item(item_id)
 
     def _on_tab_clicked(self, _index: int) -> None:
         self.pinned = True

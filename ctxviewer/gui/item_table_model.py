@@ -1,11 +1,14 @@
 """Qt model of one trace's context items, in final order, retained and omitted.
 
 Rows are ``RequestTrace.items`` in the order the trace records them (the request's order, with
-omitted items at the place they held among the candidates); the table is not sortable because that
-order is what a person debugs. Cell text comes from :data:`ctxviewer.columns.ITEM_COLUMNS`.
+omitted items at the place they held among the candidates); sorting and filtering happen in
+:class:`~ctxviewer.gui.item_table.ItemProxy` above this model, which keeps that order. Cell text
+comes from :data:`ctxviewer.columns.ITEM_COLUMNS`.
 
-Omitted rows have a distinct style served through roles -- grey foreground, italic font -- and every
-cell of an omitted row has a tooltip with the omission reason. ``data()`` never raises.
+Every cell's tooltip holds its full text (a clipped cell can always be read), plus the column's
+longer words (token provenance). Omitted rows have a distinct style served through roles -- grey
+foreground, italic font -- and every cell of an omitted row also names the omission reason in its
+tooltip. ``data()`` never raises.
 """
 
 from __future__ import annotations
@@ -87,9 +90,14 @@ class ItemTableModel(QAbstractTableModel):
             if role == Qt.ItemDataRole.DisplayRole:
                 return col.format(item)
             if role == Qt.ItemDataRole.ToolTipRole:
+                parts = [col.format(item)]
+                extra = col.tooltip(item) if col.tooltip else None
                 if omitted:
-                    return plain_tooltip(item_status_tooltip(item))
-                return plain_tooltip(col.tooltip(item) if col.tooltip else col.format(item))
+                    extra = item_status_tooltip(item) if extra in (None, item_status_tooltip(item)) else \
+                        f"{extra}\n{item_status_tooltip(item)}"
+                if extra and extra != parts[0]:
+                    parts.append(extra)
+                return plain_tooltip("\n".join(parts))
             if role == Qt.ItemDataRole.ForegroundRole:
                 return self._grey if omitted else None
             if role == Qt.ItemDataRole.FontRole:

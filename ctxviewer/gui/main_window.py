@@ -29,6 +29,7 @@ from .compare import CompareController
 from .importer import ImportController, show_message
 from .recent import RecentFiles
 from .tables import make_table, size_columns
+from .trace_actions import TraceActions
 from .trace_list_model import TraceListModel
 from .trace_panel import TracePanel
 from .upgrade_offer import UpgradeOffer
@@ -120,6 +121,7 @@ class MainWindow(QMainWindow):
         self.compare = CompareController(self)  # Compare menu, buttons and diff windows (issue 8)
         self.audit = AuditController(self)
         self.whatif = WhatIfController(self)  # Trace > What-if… (issue 7)
+        self.trace_actions = TraceActions(self)  # Items menu (issue 13)
         self.statusBar().showMessage("Open a trace database (File > Open) or drop one here.")
 
     # ------------------------------------------------------------------ menus
@@ -227,10 +229,11 @@ class MainWindow(QMainWindow):
             raise KeyError(trace_id)
         self.show_trace(self.store.load(trace_id))
 
-    def show_trace(self, trace: RequestTrace | None) -> None:
-        """Show ``trace`` in the right-hand panels (``None`` clears them)."""
+    def show_trace(self, trace: RequestTrace | None, empty_text: str = "No trace selected.") -> None:
+        """Show ``trace`` in the right-hand panels (``None`` clears them; the chart then says
+        ``empty_text``)."""
         self.trace = trace
-        self.panel.set_trace(trace)
+        self.panel.set_trace(trace, empty_text)
         if trace is not None:
             self.sig_trace_selected.emit(trace.trace_id)
 
@@ -262,6 +265,13 @@ class MainWindow(QMainWindow):
         n, total = self.trace_model.rowCount(), self.trace_model.total
         noun = "trace" if total == 1 else "traces"
         self.count_label.setText(f"{total:,} {noun}" + (f" ({n:,} loaded)" if n < total else ""))
+        if n == 0:  # nothing matches: never leave the previous trace on screen
+            text = self.filter_edit.text().strip()
+            self.show_trace(None, f"No trace matches the filter “{text}”." if text else "The database holds no traces.")
+            return
+        if self.trace is None:  # the list came back (filter cleared or changed): show its first trace
+            self.select_row(0)
+            return
         if self.trace is not None:
             row = self.trace_model.row_of(self.trace.trace_id)
             if row is not None:
@@ -330,10 +340,10 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
 
     def apply_default_sizes(self) -> None:
-        """Split the window for its current size: the trace list about 40% of the width (its
-        columns fit from 1280 px up), the trace panel the rest."""
+        """Split the window for its current size: the trace list about a third of the width, the
+        trace panel the rest (the answer beside the item content needs it)."""
         w = self.width()
-        left = max(420, min(int(w * 0.42), 700))
+        left = max(380, min(int(w * 0.34), 640))
         self.splitter.setSizes([left, max(300, w - left)])
         self.panel.apply_default_sizes(self.height() - 60)
         self._fit_model_column()

@@ -51,7 +51,7 @@ def screenshot_window(db_path: str | Path, trace_id: str, size: tuple[int, int] 
             window.open_database(db_path, remember=False, show_errors=False)
             window.select_trace(trace_id)
             if item_id is not None:
-                window.item_view.selectRow(window.item_model.row_of(item_id) or 0)
+                window.panel.select_item(item_id)
             window.show()
             for _ in range(3):
                 app.processEvents()

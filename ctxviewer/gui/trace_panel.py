@@ -17,15 +17,15 @@ from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from ..assessment import Assessment, assess
-from ..columns import ITEM_COLUMNS, item_title
+from ..columns import item_title
 from ..model import RequestTrace
 from .answer_panes import AnswerTabs
-from .budget_chart import BudgetChart
+from .budget_chart import EMPTY_TEXT, BudgetChart
 from .content_view import ContentView
 from .detail_panel import DetailPanel
 from .diagnostics_tabs import DiagnosticsTabs
+from .item_table import ItemTable
 from .item_table_model import ItemTableModel
-from .tables import make_table, size_columns
 
 
 class TracePanel(QWidget):
@@ -43,8 +43,8 @@ class TracePanel(QWidget):
         self.detail_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.chart = BudgetChart()
         self.item_model = ItemTableModel(parent=self)
-        self.item_view = make_table(self.item_model)
-        size_columns(self.item_view, ITEM_COLUMNS, "source")
+        self.items = ItemTable(self.item_model)  # issue 13: filter bar, sortable by any column
+        self.item_view = self.items.view
         self.item_view.selectionModel().currentRowChanged.connect(self._on_item_row)
         self.content_title = QLabel()
         self.content_title.setTextFormat(Qt.TextFormat.PlainText)
@@ -74,18 +74,19 @@ class TracePanel(QWidget):
         lay.addWidget(self.detail_scroll)
         lay.addWidget(self.splitter, 1)
 
-    def set_trace(self, trace: RequestTrace | None) -> None:
-        """Show ``trace`` (``None`` clears) and select its first item. The trace is assessed once
-        (:func:`ctxviewer.assessment.assess`); header, chart and items render that assessment."""
+    def set_trace(self, trace: RequestTrace | None, empty_text: str = EMPTY_TEXT) -> None:
+        """Show ``trace`` (``None`` clears every pane and the chart says ``empty_text``) and select
+        its first item. The trace is assessed once (:func:`ctxviewer.assessment.assess`); header,
+        chart and items render that assessment."""
         self.assessment = assess(trace) if trace is not None else None
         self.detail.set_rows(self.assessment.header if self.assessment is not None else ())
         self._fit_detail()
         QTimer.singleShot(0, self._fit_detail)  # again once the new labels are laid out
-        self.chart.set_assessment(self.assessment)
+        self.chart.set_assessment(self.assessment, empty_text)
         self.item_model.set_trace(trace)
         self.content.clear_content()
         self.content_title.setText("")
-        if self.item_model.rowCount():
+        if self.items.proxy.rowCount():
             self.item_view.selectRow(0)
         self.tabs.set_trace(trace, self.assessment)
         self.answer.set_trace(trace)
@@ -95,11 +96,11 @@ class TracePanel(QWidget):
         rest, then the items and the content."""
         self._fit_detail()
         avail = max(300, height - self.detail_scroll.height())
-        chart = max(240, min(int(avail * 0.40), 360))
+        chart = max(200, min(int(avail * 0.32), 340))
         rest = max(200, avail - chart)
-        self.splitter.setSizes([chart, int(rest * 0.6), rest - int(rest * 0.6)])
+        self.splitter.setSizes([chart, int(rest * 0.55), rest - int(rest * 0.55)])  # findings need room too
         w = max(400, self.width())
-        self.bottom.setSizes([w // 2, w - w // 2])
+        self.bottom.setSizes([w * 2 // 5, w - w * 2 // 5])
 
     def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().resizeEvent(event)
@@ -114,8 +115,13 @@ class TracePanel(QWidget):
         limit = max(80, (self.window().height() if self.window() else 800) // 4)
         self.detail_scroll.setFixedHeight(max(40, min(hint, limit)))
 
+    def select_item(self, item_id: str) -> bool:
+        """Make item ``item_id`` current in the item table (its content shows), clearing an item
+        filter that hides it. False if the trace has no such item."""
+        return self.items.select_item(item_id)
+
     def _on_item_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        item = self.item_model.item(current.row()) if current.isValid() else None
+        item = self.items.proxy.item(current.row()) if current.isValid() else None
         if item is None:
             self.content.clear_content()
             self.content_title.setText("")

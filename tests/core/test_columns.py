@@ -105,10 +105,10 @@ def test_item_columns_retained_and_omitted() -> None:
     dropped = ContextItem(Kind.EVIDENCE, "doc-18", "text", Status.OMITTED, tokens=1500, priority=2.0,
                           omission_reason="budget")
     assert [c.key for c in ITEM_COLUMNS] == [
-        "position", "kind", "id", "source", "trust", "priority", "tokens", "status"]
-    assert item_cells(kept) == ["4", "evidence", "doc-17", "kb:doc-17", "untrusted", "0.85", "1,500", "retained"]
+        "position", "kind", "id", "source", "trust", "priority", "tokens", "status", "reason"]
+    assert item_cells(kept) == ["4", "evidence", "doc-17", "kb:doc-17", "untrusted", "0.85", "1,500", "retained", DASH]
     assert item_cells(dropped) == [DASH, "evidence", "doc-18", NOT_RECORDED, "untrusted", "2", "1,500",
-                                   "omitted: budget"]
+                                   "omitted", "budget"]
     status = column(ITEM_COLUMNS, "status")
     assert status.tooltip is not None and "budget" in (status.tooltip(dropped) or "")
     assert status.tooltip(kept) is None
@@ -119,7 +119,9 @@ def test_item_columns_unknown_values() -> None:
     cells_ = item_cells(it)
     assert cells_[5] == NOT_RECORDED  # priority
     assert cells_[6] == NOT_RECORDED  # tokens, never 0
-    assert cells_[7] == "omitted: reason not recorded"
+    assert cells_[7:] == ["omitted", NOT_RECORDED]
+    from ctxviewer.columns import item_status_words
+    assert item_status_words(it) == "omitted: reason not recorded"
     assert fmt_priority(None) == NOT_RECORDED
 
 

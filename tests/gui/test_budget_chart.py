@@ -91,5 +91,77 @@ def test_factory_trace_and_clear(qtbot) -> None:
     chart.set_trace(make_trace())
     assert chart.verdict() == "fits, 6,601 tokens margin"
     chart.set_trace(None)
-    assert chart.segments() == {"used": [], "declared": []}
+    assert chart.segments() == {"used": [], "omitted": [], "declared": []}
     assert chart.verdict() == ""
+    assert chart.is_empty() and chart.empty_label.text() == "No trace selected."
+
+
+# --------------------------------------------------------------------------- issue 13
+
+
+def test_omitted_tokens_per_category_hatched_with_exact_tooltips(qtbot) -> None:
+    chart = BudgetChart()
+    qtbot.addWidget(chart)
+    chart.set_trace(chapter_8k(omitted=1500))
+    assert values(chart.segments()["omitted"]) == [("evidence", 0, 1500)]
+    assert [name for name, _ in chart.figure.rows] == ["used", "omitted", "declared"]
+    assert "evidence: 1,500 tokens omitted" in chart.tooltips()
+    assert "evidence: 3,000 tokens retained" in chart.tooltips()
+    assert "margin: 800 tokens" in chart.tooltips()
+    assert chart.legend.labels()[-1] == "omitted (hatched)"
+    import pyqtgraph as pg
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QBrush
+    bars = [i for i in chart._plot.items if isinstance(i, pg.BarGraphItem)]
+    hatched = [b for b in bars if isinstance(b.opts["brush"], QBrush) and b.opts["brush"].style() == Qt.BrushStyle.BDiagPattern]
+    assert len(hatched) == 1 and hatched[0].toolTip() == "evidence: 1,500 tokens omitted"
+
+
+def test_refund_sample_omitted_history_and_evidence(qtbot) -> None:
+    from pathlib import Path
+
+    from ctxviewer.store import TraceStore
+    with TraceStore.open(Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db") as st:
+        trace = st.load("refund-approval-forgotten")
+    chart = BudgetChart()
+    qtbot.addWidget(chart)
+    chart.set_trace(trace)
+    assert values(chart.segments()["omitted"]) == [("hist", 0, 278), ("evidence", 278, 231)]
+
+
+def test_axis_in_k_and_m_with_separators(qtbot) -> None:
+    chart = BudgetChart()
+    qtbot.addWidget(chart)
+    axis = chart._plot.getAxis("bottom")
+    assert axis.tickStrings([0, 500000, 1000000, 1500000, 2000000], 1.0, 500000) == ["0", "0.5M", "1M", "1.5M", "2M"]
+    assert axis.tickStrings([1000, 2000, 8000], 1.0, 1000) == ["1k", "2k", "8k"]
+    assert axis.tickStrings([500, 1000, 1500], 1.0, 500) == ["500", "1,000", "1,500"]
+    big = replace(chapter_8k(), endpoint=Endpoint(capacity=2_000_000))
+    chart.set_trace(big)
+    assert chart.capacity_line == 2_000_000
+
+
+def test_legend_order_is_fixed_whatever_the_trace(qtbot) -> None:
+    chart = BudgetChart()
+    qtbot.addWidget(chart)
+    # tools declared but unused: it used to come after "reserved output" (first seen in the declared bar)
+    t = chapter_8k()
+    no_tools = replace(t, items=tuple(i for i in t.items if i.kind is not Kind.TOOL))
+    chart.set_trace(no_tools)
+    assert chart.legend.labels() == [
+        "system policy", "history", "evidence", "tools", "user request", "reserved output", "margin"]
+    chart.set_trace(chapter_8k(evidence=4500, omitted=10))
+    assert chart.legend.labels() == [
+        "system policy", "history", "evidence", "tools", "user request", "reserved output", "over capacity",
+        "omitted (hatched)"]
+
+
+def test_empty_state_has_no_axis(qtbot) -> None:
+    chart = BudgetChart()
+    qtbot.addWidget(chart)
+    chart.set_trace(chapter_8k())
+    assert not chart.is_empty()
+    chart.set_assessment(None, "No trace matches the filter “zzz”.")
+    assert chart.is_empty()
+    assert chart.empty_label.text() == "No trace matches the filter “zzz”."
+    assert chart.legend.labels() == [] and chart.verdict() == ""

@@ -225,8 +225,8 @@ def test_item_table_shows_messages_dropped_between_calls(qtbot, settings: QSetti
     w.select_trace(f"{oid}:00000000000000c3")
     ids = [w.item_model.data(w.item_model.index(r, 2)) for r in range(w.item_model.rowCount())]
     assert ids == ["msg-0", "dropped:msg-1", "dropped:msg-2", "msg-1", "msg-2", "msg-3"]
-    status = [w.item_model.data(w.item_model.index(r, 7)) for r in (1, 2)]
-    assert status == ["omitted: dropped between calls (derived)"] * 2
+    status = [(w.item_model.data(w.item_model.index(r, 7)), w.item_model.data(w.item_model.index(r, 8))) for r in (1, 2)]
+    assert status == [("omitted", "dropped between calls (derived)")] * 2
     dw = w.compare.compare_with_previous()
     qtbot.addWidget(dw)
     qtbot.waitUntil(lambda: dw.view.diff is not None, timeout=20_000)

@@ -112,3 +112,21 @@ def test_drop_database_opens_it(qtbot, db: Path, settings: QSettings) -> None:
                        Qt.KeyboardModifier.NoModifier)
     w.dropEvent(event)
     assert w.store is not None and w.windowTitle().endswith("traces.db")
+
+
+def test_filter_matching_nothing_clears_the_trace(qtbot, db: Path, settings: QSettings) -> None:
+    """Issue 13: a filter that matches nothing never leaves the previous trace on screen."""
+    w = window(qtbot, settings)
+    assert w.open_database(db)
+    assert w.trace is not None
+    w.filter_edit.setText("no-such-trace")
+    w.apply_filter()
+    assert w.trace_model.rowCount() == 0
+    assert w.trace is None
+    assert w.chart.is_empty()
+    assert w.chart.empty_label.text() == "No trace matches the filter “no-such-trace”."
+    assert w.item_model.rowCount() == 0
+    assert w.panel.answer.response.toPlainText() == ""
+    w.filter_edit.setText("")
+    w.apply_filter()
+    assert w.trace is not None and not w.chart.is_empty()

@@ -13,7 +13,15 @@ from click.testing import CliRunner
 from ctxviewer import budget
 from ctxviewer.assessment import assess
 from ctxviewer.cli import cli
-from ctxviewer.columns import ITEM_COLUMNS, TRACE_COLUMNS, fmt_time, item_status, item_title
+from ctxviewer.columns import (
+    ITEM_COLUMNS,
+    TRACE_COLUMNS,
+    fmt_time,
+    item_reason,
+    item_status,
+    item_status_words,
+    item_title,
+)
 from ctxviewer.finding_view import state_headline
 from ctxviewer.gui.screenshot import screenshot_window
 from ctxviewer.model import Status
@@ -25,6 +33,7 @@ SAMPLES = ROOT / "sample_traces" / "samples.db"
 SAMPLE_IDS = ["budget-8k", "budget-8k-over", "history-16k", "refund-approval-forgotten", "ticket-injection",
               "policy-missing", "evidence-in-middle", "json-unsupported", "budget-8k-replay"]
 STATUS = [c.key for c in ITEM_COLUMNS].index("status")
+REASON = [c.key for c in ITEM_COLUMNS].index("reason")
 
 
 def cli_out(*args: str) -> str:
@@ -71,17 +80,21 @@ def test_every_surface_says_the_same(qapp, listed, trace_id: str) -> None:  # ty
         assert (w.chart.verdict(), w.chart.state()) == (verdict, state_headline(a.state))  # symbol + word
         assert w.chart.state_label.property("state") == a.state.value  # the colour (app.qss selects on it)
         assert w.chart.figure == a.figure
-        assert w.chart.segments() == {"used": list(a.figure.used), "declared": list(a.figure.declared)}
+        assert w.chart.segments() == {"used": list(a.figure.used), "omitted": list(a.figure.omitted),
+                                      "declared": list(a.figure.declared)}
         assert w.chart.capacity_line == a.figure.capacity_line
         header = dict(w.detail.rows())
-        assert header == dict(a.header)
+        # issue 13: the state heads the chart, tool calls and validations are in the Response pane
+        assert header == {k: v for k, v in a.header if k not in ("State", "Tool calls", "Validations")}
         assert header["Created"] == f"{created} UTC"
-        assert header["State"].startswith(state)
+        assert dict(a.header)["State"].startswith(state)
         cells = [w.item_model.data(w.item_model.index(r, STATUS)) for r in range(w.item_model.rowCount())]
         assert cells == [item_status(it) for it in trace.items]
+        reasons = [w.item_model.data(w.item_model.index(r, REASON)) for r in range(w.item_model.rowCount())]
+        assert reasons == [item_reason(it) for it in trace.items]
         if omitted:
             assert w.panel.content_title.text() == item_title(omitted[0])
-            assert item_status(omitted[0]) in w.panel.content_title.text()
+            assert item_status_words(omitted[0]) in w.panel.content_title.text()
         r = w.trace_model.row_of(trace_id)
         assert r is not None
         list_cells = {c.key: w.trace_model.data(w.trace_model.index(r, i)) for i, c in enumerate(TRACE_COLUMNS)}
@@ -116,14 +129,14 @@ def test_list_and_show_print_created_identically() -> None:
 def test_an_omitted_item_is_worded_once(qapp) -> None:  # type: ignore[no-untyped-def]
     with TraceStore.open(SAMPLES) as store:
         item = store.load("budget-8k-over").item("KB-1014")
-    words = "omitted: budget"
-    assert item_status(item) == words
+    assert (item_status(item), item_reason(item), item_status_words(item)) == ("omitted", "budget", "omitted: budget")
     text = cli_out("show", str(SAMPLES), "budget-8k-over")
     line = next(ln for ln in text.splitlines() if " KB-1014 " in ln)
-    assert line.rstrip().endswith(words)
+    assert line.split()[-2:] == ["omitted", "budget"]
     with screenshot_window(SAMPLES, "budget-8k-over", item_id="KB-1014") as w:
         row = w.item_model.row_of("KB-1014")
-        assert w.item_model.data(w.item_model.index(row, STATUS)) == words
+        assert w.item_model.data(w.item_model.index(row, STATUS)) == "omitted"
+        assert w.item_model.data(w.item_model.index(row, REASON)) == "budget"
         assert w.panel.content_title.text() == "KB-1014 — evidence, untrusted, 354 tokens, omitted: budget"
 
 

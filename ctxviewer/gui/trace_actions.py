@@ -1,0 +1,74 @@
+"""The Items menu of the main window: moving through what the selected trace holds (issue 13).
+
+Next / previous omitted item (F8 / Shift+F8), "Omitted Items Only" (Ctrl+Shift+O), Filter Items
+(Ctrl+Shift+F), and the answer panes: Show Response (Ctrl+Shift+R), Show Request (Ctrl+Shift+Q).
+Each action sits in the menu, so Help › Keyboard Shortcuts lists it with its shortcut.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QAction, QKeySequence
+
+from .answer_panes import REQUEST, RESPONSE
+
+if TYPE_CHECKING:
+    from .main_window import MainWindow
+
+
+class TraceActions(QObject):
+    """Builds the Items menu of ``window`` and keeps its actions."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        panel = window.panel
+        menu = window.menuBar().addMenu("&Items")
+        anchor = next((a for a in window.menuBar().actions() if a.text() in ("&Compare", "&Help")), None)
+        if anchor is not None:
+            window.menuBar().insertMenu(anchor, menu)
+        self.menu = menu
+
+        def act(text: str, key: str | None, slot: Callable[..., Any], tip: str) -> QAction:
+            a = QAction(text, window)
+            if key:
+                a.setShortcut(QKeySequence(key))
+            a.setStatusTip(tip)
+            a.triggered.connect(slot)
+            menu.addAction(a)
+            return a
+
+        self.act_next_omitted = act("&Next Omitted Item", "F8", lambda: self._step(1),
+                                    "Select the next omitted item in the item table")
+        self.act_prev_omitted = act("&Previous Omitted Item", "Shift+F8", lambda: self._step(-1),
+                                    "Select the previous omitted item in the item table")
+        self.act_omitted_only = act("&Omitted Items Only", "Ctrl+Shift+O", lambda: None,
+                                    "Show only the items that were left out of the request")
+        self.act_omitted_only.setCheckable(True)
+        self.act_omitted_only.toggled.connect(panel.items.omitted_only.setChecked)
+        panel.items.omitted_only.toggled.connect(self.act_omitted_only.setChecked)
+        self.act_filter_items = act("&Filter Items", "Ctrl+Shift+F", self.focus_item_filter,
+                                    "Filter the items by id, source or omission reason")
+        menu.addSeparator()
+        self.act_response = act("Show &Response", "Ctrl+Shift+R", lambda: self._answer(RESPONSE),
+                                "Show the model's response, tool calls and validations")
+        self.act_request = act("Show Re&quest", "Ctrl+Shift+Q", lambda: self._answer(REQUEST),
+                               "Show the serialized request as sent")
+
+    def _step(self, step: int) -> None:
+        self.window.panel.tabs.widget.setCurrentWidget(self.window.panel.items)
+        item = self.window.panel.items.step_omitted(step)
+        if item is None:
+            self.window.statusBar().showMessage("No omitted item in the table", 3000)
+
+    def focus_item_filter(self) -> None:
+        """Show the Items tab and focus its text filter."""
+        self.window.panel.tabs.widget.setCurrentWidget(self.window.panel.items)
+        self.window.panel.items.text.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.window.panel.items.text.selectAll()
+
+    def _answer(self, tab: int) -> None:
+        self.window.panel.answer.setCurrentIndex(tab)
+        self.window.panel.answer.currentWidget().setFocus(Qt.FocusReason.ShortcutFocusReason)

@@ -1,0 +1,112 @@
+"""Issue 13: the item table sorts by any column, filters by kind / status / text, has "omitted
+only" and next / previous omitted item on the keyboard (F8 / Shift+F8); ids elide in the middle
+and every cell's tooltip holds its full text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt
+
+from ctxviewer.gui.main_window import MainWindow
+from ctxviewer.model import Kind, Status
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+TOKENS, STATUS, REASON, ID = 6, 7, 8, 2
+
+
+def open_on(qtbot, settings: QSettings, trace_id: str) -> MainWindow:  # type: ignore[no-untyped-def]
+    w = MainWindow(settings=settings)
+    qtbot.addWidget(w)
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitExposed(w)
+    assert w.open_database(SAMPLES)
+    w.select_trace(trace_id)
+    return w
+
+
+def shown(w: MainWindow, col: int) -> list[str]:
+    p = w.panel.items.proxy
+    return [p.data(p.index(r, col)) for r in range(p.rowCount())]
+
+
+def test_sort_by_tokens_and_back_to_final_order(qtbot, qtmodeltester, settings: QSettings) -> None:
+    w = open_on(qtbot, settings, "json-unsupported")
+    final = shown(w, ID)
+    qtmodeltester.check(w.panel.items.proxy)
+    w.item_view.sortByColumn(TOKENS, Qt.SortOrder.DescendingOrder)
+    tokens = [int(t.replace(",", "")) for t in shown(w, TOKENS)]
+    assert tokens == sorted(tokens, reverse=True) and tokens[0] == 800
+    w.item_view.sortByColumn(STATUS, Qt.SortOrder.AscendingOrder)
+    assert shown(w, STATUS)[0] == "omitted"
+    w.item_view.sortByColumn(0, Qt.SortOrder.AscendingOrder)  # Pos: final order, omitted last
+    assert shown(w, ID)[: len(final) - 1] == [i for i in final if i != "KB-1013"]
+    assert shown(w, ID)[-1] == "KB-1013"
+
+
+def test_omitted_only_kind_and_text_filters(qtbot, settings: QSettings) -> None:
+    w = open_on(qtbot, settings, "refund-approval-forgotten")
+    items = w.panel.items
+    assert items.proxy.rowCount() == 20
+    w.trace_actions.act_omitted_only.trigger()
+    assert items.omitted_only.isChecked() and items.current_filter().status is Status.OMITTED
+    assert shown(w, ID) == ["turn-00", "turn-01", "turn-02", "turn-03", "KB-1009"]
+    assert shown(w, REASON) == ["window", "window", "window", "window", "rank"]
+    assert items.count.text() == "5 of 20 shown · 5 omitted"
+    items.kind.setCurrentIndex(items.kind.findData(Kind.HISTORY.value))
+    assert shown(w, ID) == ["turn-00", "turn-01", "turn-02", "turn-03"]
+    items.omitted_only.setChecked(False)
+    assert not w.trace_actions.act_omitted_only.isChecked()
+    items.kind.setCurrentIndex(0)
+    items.text.setText("rank")
+    assert shown(w, ID) == ["KB-1009"]
+    # selecting a hidden item (e.g. from a finding) clears the filter
+    assert w.panel.select_item("turn-05")
+    assert items.proxy.rowCount() == 20 and items.current_item().id == "turn-05"
+
+
+def test_next_and_previous_omitted_on_the_keyboard(qtbot, settings: QSettings) -> None:
+    w = open_on(qtbot, settings, "refund-approval-forgotten")
+    w.panel.tabs.widget.setCurrentWidget(w.panel.items)
+    w.activateWindow()
+    qtbot.waitUntil(w.isActiveWindow)
+    w.panel.items.select_item("policy")
+    w.item_view.setFocus()
+    qtbot.keyClick(w.item_view, Qt.Key.Key_F8)
+    assert w.panel.items.current_item().id == "turn-00"
+    assert w.panel.content_title.text().startswith("turn-00 — history")
+    qtbot.keyClick(w.item_view, Qt.Key.Key_F8)
+    assert w.panel.items.current_item().id == "turn-01"
+    qtbot.keyClick(w.item_view, Qt.Key.Key_F8, Qt.KeyboardModifier.ShiftModifier)
+    assert w.panel.items.current_item().id == "turn-00"
+    qtbot.keyClick(w.item_view, Qt.Key.Key_F8, Qt.KeyboardModifier.ShiftModifier)
+    assert w.panel.items.current_item().id == "KB-1009"  # wraps to the last omitted item
+    assert w.trace_actions.act_next_omitted.shortcut().toString() == "F8"
+
+
+def test_json_unsupported_omitted_item_is_one_key_away(qtbot, settings: QSettings) -> None:
+    """The one omitted item that caused the failure, below the fold at 1280×800, is reachable."""
+    w = open_on(qtbot, settings, "json-unsupported")
+    w.trace_actions.act_next_omitted.trigger()
+    item = w.panel.items.current_item()
+    assert (item.id, item.omission_reason) == ("KB-1013", "rank")
+    assert w.panel.tabs.widget.currentWidget() is w.panel.items
+
+
+def test_middle_elided_ids_and_full_text_tooltips(qtbot, settings: QSettings) -> None:
+    w = open_on(qtbot, settings, "ticket-injection")
+    assert w.item_view.textElideMode() == Qt.TextElideMode.ElideMiddle
+    p = w.panel.items.proxy
+    row = p.row_of("tool:handoff_to_agent")
+    assert row is not None
+    tip = p.data(p.index(row, ID), Qt.ItemDataRole.ToolTipRole)
+    assert "tool:handoff_to_agent" in tip
+    tokens_tip = p.data(p.index(row, TOKENS), Qt.ItemDataRole.ToolTipRole)
+    assert "115" in tokens_tip and "tokens, recorded" in tokens_tip
+    w2 = open_on(qtbot, settings, "policy-missing")
+    p2 = w2.panel.items.proxy
+    reasons = [(p2.data(p2.index(r, REASON)), p2.data(p2.index(r, REASON), Qt.ItemDataRole.ToolTipRole))
+               for r in range(p2.rowCount()) if p2.data(p2.index(r, STATUS)) == "omitted"]
+    assert reasons and all(text in tip for text, tip in reasons)
+    assert reasons[0][0] == "unavailable: support-policy@2026-10-03 not found in the policy store"
