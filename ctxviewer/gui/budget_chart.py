@@ -51,6 +51,8 @@ order, reserved output, margin, overflow, then the hatched "omitted" swatch."""
 OMITTED_LEGEND = "omitted (hatched)"
 """Legend label of the omitted row's swatch."""
 EMPTY_TEXT = "No trace selected."
+PLOT_MIN_PX = 150
+"""The plot's minimum height in pixels (three bars and the axis)."""
 """What the chart says when it shows no trace."""
 
 _DARK_TEXT = {"margin"}
@@ -80,7 +82,7 @@ class BudgetChart(QWidget):
         self._layout_widget = pg.GraphicsLayoutWidget()
         self._layout_widget.setBackground("w")
         self._layout_widget.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self._layout_widget.setMinimumHeight(150)
+        self._layout_widget.setMinimumHeight(PLOT_MIN_PX)
         self._plot: pg.PlotItem = self._layout_widget.addPlot(
             row=0, col=0, axisItems={"bottom": TokenAxis(orientation="bottom")})
         self._plot.setMenuEnabled(False)
@@ -135,6 +137,17 @@ class BudgetChart(QWidget):
     def tooltips(self) -> list[str]:
         """The hover text of each drawn bar segment, in drawing order (exact token counts)."""
         return list(self._tooltips)
+
+    def needed_height(self) -> int:
+        """Pixels the chart needs at its current width: the verdict as wrapped, the numbers line,
+        :data:`PLOT_MIN_PX` of plot and the legend."""
+        w = max(200, self.width())
+        lay = self.layout()
+        spacing = lay.spacing() if lay is not None else 2
+        verdict = self.verdict_label.heightForWidth(max(100, w - self.state_label.sizeHint().width() - 6))
+        numbers = self.numbers_label.heightForWidth(w) if self.numbers_label.text() else 0
+        legend = self.legend.sizeHint().height() if self.legend.labels() else 0
+        return max(verdict, 0) + max(numbers, 0) + PLOT_MIN_PX + legend + 4 * spacing
 
     def is_empty(self) -> bool:
         """True while the chart shows its empty state (no plot, no axis) instead of a trace."""

@@ -1,4 +1,5 @@
-"""The tabs that share the item table's place: Items, Findings, Tool calls, Evidence (issue 9).
+"""The tabs that share the item table's place: Items, Conversation (issue 13), Findings, Tool
+calls, Evidence (issue 9).
 
 :class:`DiagnosticsTabs` owns the findings, tool-calls and evidence panels for a
 :class:`~ctxviewer.gui.trace_panel.TracePanel` and wires them to it: selecting a finding selects its
@@ -30,7 +31,7 @@ from .tool_calls_panel import ToolCallsPanel
 if TYPE_CHECKING:
     from .trace_panel import TracePanel
 
-ITEMS, FINDINGS, TOOLS, EVIDENCE = range(4)
+ITEMS, CONVERSATION, FINDINGS, TOOLS, EVIDENCE = range(5)
 """Tab indexes."""
 
 
@@ -46,7 +47,7 @@ class DiagnosticsTabs(QObject):
         self.findings = FindingsPanel()
         self.tool_calls = ToolCallsPanel()
         self.evidence = EvidencePanel()
-        for w, title in ((panel.items, "Items"), (self.findings, "Findings"),
+        for w, title in ((panel.items, "Items"), (panel.conversation, "Conversation"), (self.findings, "Findings"),
                          (self.tool_calls, "Tool calls"), (self.evidence, "Evidence")):
             self.widget.addTab(w, title)
         self.pinned = False

@@ -95,7 +95,9 @@ class ItemTableModel(QAbstractTableModel):
                 if omitted:
                     extra = item_status_tooltip(item) if extra in (None, item_status_tooltip(item)) else \
                         f"{extra}\n{item_status_tooltip(item)}"
-                if extra and extra != parts[0]:
+                if extra and parts[0] in extra:  # the longer words already hold the cell's text
+                    parts = [extra]
+                elif extra:
                     parts.append(extra)
                 return plain_tooltip("\n".join(parts))
             if role == Qt.ItemDataRole.ForegroundRole:

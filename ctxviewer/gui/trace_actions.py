@@ -51,6 +51,8 @@ class TraceActions(QObject):
         panel.items.omitted_only.toggled.connect(self.act_omitted_only.setChecked)
         self.act_filter_items = act("&Filter Items", "Ctrl+Shift+F", self.focus_item_filter,
                                     "Filter the items by id, source or omission reason")
+        self.act_conversation = act("Show Item in &Conversation", "Ctrl+Shift+M", window.panel.show_in_conversation,
+                                    "Show the request as the model received it, at the current item")
         menu.addSeparator()
         self.act_response = act("Show &Response", "Ctrl+Shift+R", lambda: self._answer(RESPONSE),
                                 "Show the model's response, tool calls and validations")

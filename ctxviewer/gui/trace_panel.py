@@ -22,6 +22,7 @@ from ..model import RequestTrace
 from .answer_panes import AnswerTabs
 from .budget_chart import EMPTY_TEXT, BudgetChart
 from .content_view import ContentView
+from .conversation_view import ConversationView
 from .detail_panel import DetailPanel
 from .diagnostics_tabs import DiagnosticsTabs
 from .item_table import ItemTable
@@ -46,6 +47,8 @@ class TracePanel(QWidget):
         self.items = ItemTable(self.item_model)  # issue 13: filter bar, sortable by any column
         self.item_view = self.items.view
         self.item_view.selectionModel().currentRowChanged.connect(self._on_item_row)
+        self.conversation = ConversationView()  # issue 13: the request as the model received it
+        self.conversation.sig_item_activated.connect(self.show_in_items)
         self.content_title = QLabel()
         self.content_title.setTextFormat(Qt.TextFormat.PlainText)
         self.content_title.setObjectName("contentTitle")
@@ -82,12 +85,14 @@ class TracePanel(QWidget):
         self.detail.set_rows(self.assessment.header if self.assessment is not None else ())
         self._fit_detail()
         QTimer.singleShot(0, self._fit_detail)  # again once the new labels are laid out
+        QTimer.singleShot(0, self.fit_chart)
         self.chart.set_assessment(self.assessment, empty_text)
         self.item_model.set_trace(trace)
         self.content.clear_content()
         self.content_title.setText("")
         if self.items.proxy.rowCount():
             self.item_view.selectRow(0)
+        self.conversation.set_trace(trace)
         self.tabs.set_trace(trace, self.assessment)
         self.answer.set_trace(trace)
 
@@ -105,6 +110,18 @@ class TracePanel(QWidget):
     def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().resizeEvent(event)
         self._fit_detail()
+        self.fit_chart()
+
+    def fit_chart(self) -> None:
+        """Give the chart the height its verdict (wrapped at the current width), numbers, plot and
+        legend need, taken from the tabs below it: a long verdict never squeezes the bars."""
+        need = self.chart.needed_height()
+        sizes = self.splitter.sizes()
+        if len(sizes) != 3 or sizes[0] >= need or not any(sizes):
+            return
+        give = min(need - sizes[0], max(0, sizes[1] - 150))
+        if give > 0:
+            self.splitter.setSizes([sizes[0] + give, sizes[1] - give, sizes[2]])
 
     def _fit_detail(self) -> None:
         """Make the header as tall as its rows, but at most a quarter of the window (then it scrolls)."""
@@ -120,6 +137,22 @@ class TracePanel(QWidget):
         filter that hides it. False if the trace has no such item."""
         return self.items.select_item(item_id)
 
+    def show_in_items(self, item_id: str) -> bool:
+        """Select ``item_id`` in the item table and bring the Items tab forward (from the
+        conversation). False if the trace has no such item."""
+        if not self.select_item(item_id):
+            return False
+        self.tabs.widget.setCurrentWidget(self.items)
+        self.item_view.setFocus(Qt.FocusReason.OtherFocusReason)
+        return True
+
+    def show_in_conversation(self) -> bool:
+        """Bring the Conversation tab forward at the current item's turn. False without one."""
+        item = self.items.current_item()
+        self.tabs.widget.setCurrentWidget(self.conversation)
+        self.conversation.setFocus(Qt.FocusReason.OtherFocusReason)
+        return item is not None and self.conversation.show_item(item.id)
+
     def _on_item_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
         item = self.items.proxy.item(current.row()) if current.isValid() else None
         if item is None:
@@ -127,5 +160,7 @@ class TracePanel(QWidget):
             self.content_title.setText("")
             return
         self.content_title.setText(item_title(item))
+        if not self.conversation.isVisible():
+            self.conversation.show_item(item.id)  # follow the table while the tab is in the back
         self.content.set_content(item.content)
         self.content.mark_spans(None, [])

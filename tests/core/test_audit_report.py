@@ -41,7 +41,8 @@ def test_budget_svg_draws_the_figure_bars() -> None:
     fig = assess(make_trace()).figure
     svg = budget_svg(fig)
     rects = re.findall(r'<rect [^>]*><title>([^<]*)</title>', svg)
-    assert rects == [f"{s.label}: {s.tokens:,} tokens" for _, segs in fig.rows for s in segs]
+    assert rects == [f"{s.label}: {s.tokens:,} tokens" + (" omitted" if name == "omitted" else "")
+                     for name, segs in fig.rows for s in segs]
     assert "C = 8,000" in svg
 
 
