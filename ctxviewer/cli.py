@@ -171,26 +171,33 @@ def _parse_size(_ctx: click.Context, _param: click.Parameter, value: str) -> tup
 @click.argument("db", type=click.Path(dir_okay=False))
 @click.argument("trace_id")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Image file to write (.png, .jpg or .bmp; the suffix picks the format).")
-@click.option("--size", default="1280x800", callback=_parse_size, show_default=True, help="Window size WIDTHxHEIGHT.")
+@click.option("--size", default="1280x800", callback=_parse_size, show_default=True,
+              help="Window size WIDTHxHEIGHT in logical pixels.")
+@click.option("--scale", type=click.FloatRange(0.25, 4.0), default=None,
+              help="Image pixels per logical pixel (default: the screen's device pixel ratio).")
 @click.option("--item", "item_id", default=None, help="Select this item (its content is shown); default: the first.")
-def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int], item_id: str | None) -> None:
+def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int], scale: float | None,
+                   item_id: str | None) -> None:
     """Render the main window showing TRACE_ID offscreen and save it as a PNG.
+
+    --size is in logical pixels; the written image is --size times --scale pixels (default: the
+    device pixel ratio, so 2560x1600 for 1280x800 on a HiDPI screen), and the message says which.
 
     \b
     Example:
         ctxviewer screenshot sample_traces/samples.db budget-8k -o budget.png --size 1920x1080
     """
     _open_store(db).close()
-    from .gui.screenshot import render_screenshot
+    from .gui.screenshot import write_screenshot
 
     try:
-        path = render_screenshot(db, trace_id, output, size, item_id)
+        shot = write_screenshot(db, trace_id, output, size, item_id, scale)
     except KeyError:
         what = f"trace {trace_id!r} has no item {item_id!r}" if item_id else f"no trace with id {trace_id!r}"
         raise click.ClickException(f"{db}: {what}") from None
     except (StoreError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(f"wrote {path} ({size[0]}x{size[1]})")
+    click.echo(shot.describe())
 
 
 from .cli_tokens import tokens_cmd  # noqa: E402  (commands in their own modules, one line each)

@@ -24,7 +24,15 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QHBoxLayout, QInputDialog, QToolButton, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFileDialog,
+    QGridLayout,
+    QInputDialog,
+    QSizePolicy,
+    QToolButton,
+    QWidget,
+)
 
 from ..diff.conversation import previous_call
 from ..model import RequestTrace
@@ -51,9 +59,9 @@ class CompareController(QObject):
                                         "Compare the two selected traces item by item (the older is A)")
         self.act_replay = self._action("Compare with &Replay", "Ctrl+Shift+D", self.compare_with_replay,
                                        "Compare this replay with the trace it replays (replay_of)")
-        self.act_previous = self._action("Compare with &Previous Call", None, self.compare_with_previous,
+        self.act_previous = self._action("Compare with &Previous Call", "Ctrl+Alt+D", self.compare_with_previous,
                                          "Compare with the previous call of the same conversation")
-        self.act_other = self._action("Compare with Trace in &Another Database…", None, self.compare_with_other_database,
+        self.act_other = self._action("Compare with Trace in &Another Database…", "Ctrl+Alt+Shift+D", self.compare_with_other_database,
                                       "Compare the current trace with a trace of another database (e.g. the "
                                       "same trace id exported elsewhere)")
         actions = (self.act_compare, self.act_replay, self.act_previous)
@@ -63,18 +71,18 @@ class CompareController(QObject):
             window.menuBar().insertMenu(help_action, menu)
         view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         bar = QWidget()
-        row = QHBoxLayout(bar)
+        row = QGridLayout(bar)  # two to a line: the trace list can be a third of a 1280 px window
         row.setContentsMargins(0, 0, 0, 0)
         for act in (*actions, self.act_other):
             menu.addAction(act)
             view.addAction(act)
-        for act in actions:
+        for n, act in enumerate(actions):
             view.addAction(act)
             button = QToolButton()
             button.setDefaultAction(act)
             button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-            row.addWidget(button)
-        row.addStretch(1)
+            button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+            row.addWidget(button, n // 2, n % 2)
         self.button_bar = bar
         layout = window.count_label.parentWidget().layout()
         if layout is not None:

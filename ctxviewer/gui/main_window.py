@@ -16,7 +16,17 @@ from pathlib import Path
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QLabel, QLineEdit, QMainWindow, QMessageBox, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from .. import __version__
 from ..columns import TRACE_COLUMNS
@@ -25,9 +35,12 @@ from ..model import RequestTrace
 from ..store import OldSchemaError, StoreError, TraceStore
 from ..store.schema import SQLITE_HEADER
 from .audit_dock import AuditController
+from .clipboard import copy_selection
 from .compare import CompareController
 from .importer import ImportController, show_message
+from .layout_memory import restore_layout, save_layout
 from .recent import RecentFiles
+from .shortcuts_help import ShortcutsDialog
 from .tables import make_table, size_columns
 from .trace_actions import TraceActions
 from .trace_list_model import TraceListModel
@@ -66,7 +79,9 @@ class MainWindow(QMainWindow):
         self.trace: RequestTrace | None = None
         self.last_message = ""
         """The text of the last error message shown (tests read it)."""
-        self.recent = RecentFiles(settings or QSettings("ctxviewer", "ctxviewer"))
+        self.settings = settings or QSettings("ctxviewer", "ctxviewer")
+        """Recent files and the remembered layout (:mod:`ctxviewer.gui.layout_memory`)."""
+        self.recent = RecentFiles(self.settings)
         self.setWindowTitle("ctxviewer")
         self.setAcceptDrops(True)
         self.setMinimumSize(800, 500)
@@ -122,6 +137,7 @@ class MainWindow(QMainWindow):
         self.audit = AuditController(self)
         self.whatif = WhatIfController(self)  # Trace > What-if… (issue 7)
         self.trace_actions = TraceActions(self)  # Items menu (issue 13)
+        self._help_menu_last()
         self.statusBar().showMessage("Open a trace database (File > Open) or drop one here.")
 
     # ------------------------------------------------------------------ menus
@@ -135,10 +151,21 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         self.act_quit = self._action(file_menu, "&Quit", "Ctrl+Q", self.close)
         edit_menu = self.menuBar().addMenu("&Edit")
-        self.act_copy_id = self._action(edit_menu, "&Copy Trace Id", QKeySequence.StandardKey.Copy, self.copy_trace_id)
+        # issue 13: Ctrl+C copies the focused view's selection; the trace id has its own shortcut
+        self.act_copy = self._action(edit_menu, "&Copy", QKeySequence.StandardKey.Copy, self.copy_selection)
+        self.act_copy_id = self._action(edit_menu, "Copy Trace &Id", "Ctrl+Shift+C", self.copy_trace_id)
         self.act_filter = self._action(edit_menu, "&Filter Traces", "Ctrl+F", self.focus_filter)
         help_menu = self.menuBar().addMenu("&Help")
-        self._action(help_menu, "&About ctxviewer", None, self.about)
+        self.act_shortcuts = self._action(help_menu, "&Keyboard Shortcuts", "F1", self.show_shortcuts)
+        self._action(help_menu, "&About ctxviewer", "Shift+F1", self.about)
+
+    def _help_menu_last(self) -> None:
+        """Menus added by controllers go before Help, which stays the last menu."""
+        bar = self.menuBar()
+        help_action = next((a for a in bar.actions() if a.text() == "&Help"), None)
+        if help_action is not None:
+            bar.removeAction(help_action)
+            bar.addAction(help_action)
 
     def _action(self, menu, text, shortcut, slot) -> QAction:  # type: ignore[no-untyped-def]
         act = QAction(text, self)
@@ -284,6 +311,20 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ actions
 
+    def copy_selection(self) -> str | None:
+        """Edit > Copy: copy the selection of the focused view (:mod:`ctxviewer.gui.clipboard`);
+        returns what was copied (``None``: nothing selected, nothing copied)."""
+        text = copy_selection(QApplication.focusWidget())
+        if text:
+            self.statusBar().showMessage(f"Copied {len(text):,} characters", 3000)
+        return text
+
+    def show_shortcuts(self) -> ShortcutsDialog:
+        """Help > Keyboard Shortcuts: every menu action with its shortcut."""
+        dlg = ShortcutsDialog(self)
+        dlg.show()
+        return dlg
+
     def copy_trace_id(self) -> None:
         """Copy the shown trace's id to the clipboard."""
         if self.trace is not None:
@@ -337,6 +378,7 @@ class MainWindow(QMainWindow):
         if not self._sized:
             self._sized = True
             self.apply_default_sizes()
+            restore_layout(self, self.settings)  # issue 13: the layout the user left, if any
         super().showEvent(event)
 
     def apply_default_sizes(self) -> None:
@@ -369,6 +411,8 @@ class MainWindow(QMainWindow):
             self.importer.choose_and_import([str(p) for p in others])
 
     def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        if self._sized:
+            save_layout(self, self.settings)
         self.importer.cancel()
         self.audit.close()
         if self.store is not None:

@@ -10,10 +10,11 @@ import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
 from ..store import TraceStore
@@ -62,10 +63,32 @@ def screenshot_window(db_path: str | Path, trace_id: str, size: tuple[int, int] 
             app.processEvents()
 
 
-def render_screenshot(db_path: str | Path, trace_id: str, out_png: str | Path,
-                      size: tuple[int, int] = (1280, 800), item_id: str | None = None) -> Path:
-    """Save :func:`screenshot_window` ``(db_path, trace_id, size, item_id)`` to ``out_png``
-    (the suffix picks PNG, JPEG or BMP). Returns ``Path(out_png)``.
+@dataclass(frozen=True)
+class Shot:
+    """A written screenshot: where, its size in image pixels, and the scale it was taken at."""
+
+    path: Path
+    """The image file."""
+    pixels: tuple[int, int]
+    """Width and height of the written image in pixels."""
+    logical: tuple[int, int]
+    """Width and height of the window in logical (device-independent) pixels: ``--size``."""
+    scale: float
+    """Image pixels per logical pixel (the device pixel ratio, unless ``--scale`` chose one)."""
+
+    def describe(self) -> str:
+        """``"wrote shot.png: 2560×1600 pixels (window 1280×800 logical pixels at scale 2)"``."""
+        scale = f"{self.scale:g}"
+        return (f"wrote {self.path}: {self.pixels[0]}×{self.pixels[1]} pixels "
+                f"(window {self.logical[0]}×{self.logical[1]} logical pixels at scale {scale})")
+
+
+def write_screenshot(db_path: str | Path, trace_id: str, out_png: str | Path,
+                     size: tuple[int, int] = (1280, 800), item_id: str | None = None,
+                     scale: float | None = None) -> Shot:
+    """Save :func:`screenshot_window` ``(db_path, trace_id, size, item_id)`` to ``out_png`` (the
+    suffix picks PNG, JPEG or BMP). ``size`` is in logical pixels; the image has ``size × scale``
+    pixels, ``scale`` defaulting to the screen's device pixel ratio (2 on a HiDPI screen).
 
     Raises what :func:`screenshot_window` raises, and ``OSError`` when the image cannot be written.
     """
@@ -74,6 +97,20 @@ def render_screenshot(db_path: str | Path, trace_id: str, out_png: str | Path,
     with screenshot_window(db_path, trace_id, size, item_id) as window:
         if fmt not in ("PNG", "JPG", "JPEG", "BMP"):
             raise OSError(f"{out}: unsupported image type {out.suffix!r}; use .png, .jpg or .bmp")
-        if not window.grab().save(str(out), fmt):
+        image = window.grab().toImage()
+        ratio = image.devicePixelRatio()
+        if scale is not None and abs(scale - ratio) > 1e-6:
+            image = image.scaled(round(size[0] * scale), round(size[1] * scale),
+                                 Qt.AspectRatioMode.IgnoreAspectRatio, Qt.TransformationMode.SmoothTransformation)
+            image.setDevicePixelRatio(scale)
+            ratio = scale
+        if not image.save(str(out), fmt):  # type: ignore[call-overload]  # PySide takes a str format
             raise OSError(f"{out}: cannot write the image (does the folder exist and is it writable?)")
-    return out
+    return Shot(out, (image.width(), image.height()), size, ratio)
+
+
+def render_screenshot(db_path: str | Path, trace_id: str, out_png: str | Path,
+                      size: tuple[int, int] = (1280, 800), item_id: str | None = None,
+                      scale: float | None = None) -> Path:
+    """:func:`write_screenshot`, returning only ``Path(out_png)``."""
+    return write_screenshot(db_path, trace_id, out_png, size, item_id, scale).path

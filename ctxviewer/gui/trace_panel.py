@@ -52,6 +52,8 @@ class TracePanel(QWidget):
         self.content_title = QLabel()
         self.content_title.setTextFormat(Qt.TextFormat.PlainText)
         self.content_title.setObjectName("contentTitle")
+        self.content_title.setWordWrap(True)  # a long omission reason wraps instead of widening the pane
+        self.content_title.setMinimumWidth(120)
         self.content = ContentView()
         content_box = QWidget()
         cl = QVBoxLayout(content_box)

@@ -73,7 +73,8 @@ def test_copy_trace_id(qtbot, db: Path, settings: QSettings) -> None:
     w.select_trace("alpha")
     w.act_copy_id.trigger()
     assert QGuiApplication.clipboard().text() == "alpha"
-    assert w.act_copy_id.shortcut().toString() == "Ctrl+C"
+    assert w.act_copy_id.shortcut().toString() == "Ctrl+Shift+C"  # issue 13: Ctrl+C copies the selection
+    assert w.act_copy.shortcut().toString() == "Ctrl+C"
     assert w.act_open.shortcut().toString() == "Ctrl+O"
     assert w.act_import.shortcut().toString() == "Ctrl+I"
     assert w.act_quit.shortcut().toString() == "Ctrl+Q"
