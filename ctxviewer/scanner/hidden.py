@@ -3,7 +3,8 @@
 Attack kind: the injected text asks the model to act behind the user's back ("do not tell the
 user", "without informing them", "secretly add ...") or hides itself from the human reader while
 addressing machines ("hidden text for automated screening systems", HTML comments and CSS that
-make text invisible: ``display:none``, ``font-size:0``, white-on-white). An HTML comment counts
+make text invisible: ``display:none``, ``font-size:0``, white-on-white -- when the hidden element
+holds five words or more, not a tracking pixel or an empty widget). An HTML comment counts
 when it speaks to the model in English, carries a link, or holds ten words of prose in any
 language -- licence and copyright headers excepted.
 """
@@ -35,7 +36,8 @@ HIDDEN = PatternRule(
             r"\b(?:invisible|not\s+visible|hidden)\s+to\s+(?:the\s+)?(?:humans?|users?|readers?|reviewers?|recruiters?)\b"),
          "hides text or actions from the human reader: '{m}'"),
         (rx(r"<!--(?:(?!-->)[\s\S]){0,300}?\b(?:ignore|instructions?|assistant|you\s+(?:must|should|will)|ai|llm|model|respond|reply|say)\b(?:(?!-->)[\s\S]){0,300}?-->",
-            r"<[a-z]+[^>]*\bstyle\s*=\s*[\"'][^\"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|pt|em)?\s*[;\"']|color\s*:\s*(?:#fff(?:fff)?|white)\b[^\"']*background(?:-color)?\s*:\s*(?:#fff(?:fff)?|white)|opacity\s*:\s*0(?:\.0+)?\s*[;\"'])[^>]*>"),
+            r"<[a-z]+[^>]*\bstyle\s*=\s*[\"'][^\"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|pt|em)?\s*[;\"']|color\s*:\s*(?:#fff(?:fff)?|white)\b[^\"']*background(?:-color)?\s*:\s*(?:#fff(?:fff)?|white)|opacity\s*:\s*0(?:\.0+)?\s*[;\"'])[^>]*>"
+            r"(?=\s*(?:[^\s<>]+\s+){4,}[^\s<>])"),
          "text hidden from the reader by markup: '{m}'"),
         (rx(r"<!\s*--(?!(?:(?!-->)[\s\S]){0,800}?(?:licen[cs]|copyright|\(c\)|©|generated\s+by|spdx))"
             r"(?:(?:(?!-->)[\s\S]){0,400}?(?:https?://|<a\s)(?:(?!-->)[\s\S]){0,400}?|\s*(?:[^\s<>-]+\s+){9,}(?:(?!-->)[^<>]){0,400})-->"),

@@ -21,6 +21,9 @@ _OBJ = (
     r"function|code|document|text|content|resume|article|email|e-mail|message|data|input|info(?:rmation)?|web\s*page|page|website|site|table|"
     r"conversation|question|query|request|indicators?|everything|anything"
 )
+_CORRESPONDENCE = r"e-?mails?|messages?|mails?|letters?|questions?|quer(?:y|ies)|requests?"
+"""Objects people drop in ordinary mail ("please ignore my previous email"): they count after
+"above"/"preceding"/"system", or when an instruction follows ("... and say ..."), not after "previous"."""
 _DET = r"(?:(?:all|any|the|your|my|these|those|this|of|every|each|that|what(?:ever)?|you(?:'ve| have)? (?:been )?(?:told|given|read|seen))\s+)*"
 _ANSWER = r"(?:response|reply|replies|answer|output|summary|message|translation|result|completion)s?"
 _TO_MODEL_VERBS = (
@@ -37,7 +40,8 @@ OVERRIDE = PatternRule(
     title="override of earlier instructions or of the output, addressed to the model",
     severity=Severity.WARNING,
     patterns=(
-        (rx(rf"\b(?:{_IGNORE})\s+{_DET}(?:(?:{_PRIOR})\s+){{1,2}}(?:{_OBJ})\b"),
+        (rx(rf"\b(?:{_IGNORE})\s+{_DET}(?:(?:{_PRIOR})\s+){{1,2}}(?!{_CORRESPONDENCE}\b)(?:{_OBJ})\b",
+            rf"\b(?:{_IGNORE})\s+{_DET}(?:above|preceding|foregoing|system)\s+(?:{_CORRESPONDENCE})\b"),
          "tells the model to drop earlier instructions or data: '{m}'"),
         (rx(rf"\b(?:{_IGNORE})\s+{_DET}(?:{_OBJ})\b[^.\n]{{0,40}}?\b(?:and|then|instead|but)\s+(?:instead\s+|just\s+|simply\s+|only\s+)?"
             r"(?:say|state|output|print|write|respond|reply|answer|tell|report|claim|return|declare|insist|assert|indicate|mention|repeat)"),
@@ -66,7 +70,7 @@ OVERRIDE = PatternRule(
             r"[^.\n]{0,60}?\b(?:asks?|asked|questions?|questioned|quer(?:y|ies|ied)|requests?|requested|prompts?|prompted|wants?|inquires?|inquired)\b"
             r"[^.\n]{0,100}?\b(?:reply|respond|answer|say|state|report|output|tell|write|print|return|mention|recommend|claim|insist)\b"),
          "a conditional instruction for whoever answers the user: '{m}'"),
-        (rx(r"\bif\s+(?:you\s+are\s+|you're\s+|ever\s+)?(?:questioned|asked|prompted|queried|challenged)\b[^.\n]{0,60}?\b(?:reply|respond|answer|say|state|report|tell|claim|insist|confirm)\b",
+        (rx(r"\b(?:if|when(?:ever)?)\s+(?:you\s+are\s+|you're\s+|ever\s+)?(?:questioned|asked|prompted|queried|challenged)\b[^.\n]{0,60}?\b(?:reply|respond|answer|say|state|report|tell|claim|insist|confirm)\b",
             r"\boverride\s+(?:the\s+|all\s+|any\s+|your\s+)?(?:manual\s+|previous\s+|existing\s+|normal\s+)?\w+\s+(?:and|then)\s+(?:output|say|respond|reply|print|return|state|report)\b"),
          "a conditional instruction for whoever answers the user: '{m}'"),
         (rx(r"\bwhen(?:ever)?\s+(?:you|the\s+assistant|the\s+model|an?\s+(?:ai|llm|assistant|model))\s+(?:summari[sz]e|answer|respond|reply|translate|read|process|describe|review|evaluate)s?\b"
