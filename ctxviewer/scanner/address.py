@@ -25,7 +25,7 @@ ADDRESS = PatternRule(
             rf"\bif\s+you\s+are\s+(?:an?\s+|the\s+)?{_AI}\b",
             rf"\b(?:any|all|every)\s+{_AI}\s+(?:reading|processing|parsing|summari[sz]ing|analy[sz]ing|reviewing|seeing)\s+(?:this|these)\b",
             rf"\b(?:dear|hey|hello|hi|attention|attn|calling|note\s+to)\s*:?\s+(?:the\s+|any\s+|all\s+)?{_AI}\s+(?:reading|processing|parsing|summari[sz]ing|analy[sz]ing|reviewing|crawling|browsing|visiting|indexing)\s+(?:this|these)\b",
-            rf"\b(?:summari[sz]ing|reading|processing|parsing|crawling|indexing)\s+(?:ai\s+|language\s+)?(?:models?|agents?|assistants?|llms?|bots?|tools?)\s+(?:must|should|shall|are\s+(?:required|instructed|asked)\s+to|need\s+to)\s+(?:\w+\s+){{0,2}}(?:append|add|include|mention|say|state|respond|reply|output|insert|recommend|write|report)\b",
+            r"\b(?:summari[sz]ing|reading|processing|parsing|crawling|indexing)\s+(?:ai\s+|language\s+)?(?:models?|agents?|assistants?|llms?|bots?|tools?)\s+(?:must|should|shall|are\s+(?:required|instructed|asked)\s+to|need\s+to)\s+(?:\w+\s+){0,2}(?:append|add|include|mention|say|state|respond|reply|output|insert|recommend|write|report)\b",
             rf"\b(?:as|you\s+are)\s+an?\s+{_AI}\s+(?:reading|processing|parsing|summari[sz]ing|analy[sz]ing|reviewing)\s+this\b"),
          "addresses the AI model reading the data: '{m}'"),
         (rx(r"\b(?:i\s*'?\s*a?m|this\s+is|we\s+are)\s+(?:your|the)\s+(?:developers?|creators?|administrators?|admins?|owners?|programmers?|operators?|makers?|system\s+administrators?|openai|anthropic|supervisor)\b",
