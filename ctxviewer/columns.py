@@ -49,6 +49,9 @@ class Column(Generic[R]):
     """A comfortable width in average characters, so the view can size columns before data arrives."""
     tooltip: Callable[[R], str | None] | None = None
     """Optional longer text for the cell's tooltip."""
+    hidden_by_default: bool = False
+    """Hidden until the user shows it (header context menu): the trace list is about a third of a
+    1280 px window, and the selected trace's header says these values anyway."""
     sort_value: Callable[[R], Any] | None = None
     """Item table: the value a click on the header sorts by (numbers for numeric columns, unknown
     values last); ``None`` sorts by the cell text."""
@@ -168,16 +171,32 @@ def _trace_tooltip(row: Any) -> str | None:
     return "\n".join(parts)
 
 
+def call_part(row: TraceRowLike) -> str:
+    """Which call of its trace a row is: the span id of an OTel-style id ``"<trace id>:<span id>"``
+    (``"39d6e9b3ddec9996"``), so the chat spans of one OTel trace are told apart; :data:`DASH` for
+    an id without a span part."""
+    head, sep, span = row.trace_id.rpartition(":")
+    return span if sep and head and span else DASH
+
+
+def _full_text(row: Any, attr: str) -> str | None:
+    value = getattr(row, attr, None)
+    return str(value) if value else None
+
+
 TRACE_COLUMNS: tuple[Column[Any], ...] = (
     Column("created", "Time (UTC)", lambda r: fmt_time(r.created), "created", width_chars=19),
     Column("trace_id", "Trace id", lambda r: r.trace_id, "trace_id", width_chars=22, tooltip=_trace_tooltip),
-    Column("model", "Model", lambda r: fmt_text(r.model), "model", width_chars=8),
+    Column("model", "Model", lambda r: fmt_text(r.model), "model", width_chars=8,
+           tooltip=lambda r: _full_text(r, "model"), hidden_by_default=True),
     Column("input_capacity", "Input / capacity", input_over_capacity, "input_tokens", numeric=True,
-           width_chars=14),
+           width_chars=14, hidden_by_default=True),
     Column("retained_omitted", "Retained / omitted", retained_omitted, "retained_count", numeric=True,
            width_chars=7),
     Column("state", "State", trace_state, "state", width_chars=7, tooltip=_state_tooltip),
-    Column("worst", "Worst", worst_severity, None, width_chars=9, tooltip=_worst_tooltip),
+    Column("worst", "Worst", worst_severity, None, width_chars=9, tooltip=_worst_tooltip, hidden_by_default=True),
+    Column("call", "Call (span)", call_part, None, width_chars=16, tooltip=lambda r: r.trace_id,
+           hidden_by_default=True),
 )
 """Trace-list columns: time, trace id, model, input tokens / capacity, retained / omitted, state,
 the worst finding's severity (from the facts stored on the row; the state's tooltip gives the

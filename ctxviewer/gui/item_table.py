@@ -18,10 +18,15 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEd
 from ..columns import ITEM_COLUMNS
 from ..item_filter import ItemFilter, step_to
 from ..model import ContextItem, Kind, Status
+from .column_menu import install_column_menu
 from .item_table_model import ItemTableModel
 from .tables import make_table, size_columns
 
 _Index = QModelIndex | QPersistentModelIndex
+FIT_KEYS = frozenset({"id", "priority", "tokens", "status", "reason"})
+"""Item-table columns widened to their content when a trace is shown (issue 13: ``not…ded``)."""
+FIT_MAX_CHARS = 40
+"""The widest a fitted column gets, in average characters; longer text is in the tooltip."""
 
 
 class ItemProxy(QSortFilterProxyModel):
@@ -90,6 +95,7 @@ class ItemTable(QWidget):
         self.view.horizontalHeader().sortIndicatorChanged.connect(
             lambda *_: self.view.horizontalHeader().setSortIndicatorShown(True))
         size_columns(self.view, ITEM_COLUMNS, "source")
+        install_column_menu(self.view, ITEM_COLUMNS)
         self.kind = QComboBox()
         self.kind.setObjectName("itemKind")
         self.kind.addItem("All kinds", None)
@@ -133,6 +139,7 @@ class ItemTable(QWidget):
         lay.addLayout(bar)
         lay.addWidget(self.view, 1)
         self.proxy.modelReset.connect(self._update_count)
+        self.proxy.modelReset.connect(self.fit_columns)
         self.proxy.rowsInserted.connect(self._update_count)
         self.proxy.rowsRemoved.connect(self._update_count)
         self.proxy.layoutChanged.connect(self._update_count)
@@ -165,6 +172,18 @@ class ItemTable(QWidget):
         shown, total = self.proxy.rowCount(), self.model.rowCount()
         omitted = sum(1 for r in range(total) if (i := self.model.item(r)) is not None and i.status is Status.OMITTED)
         self.count.setText(f"{shown} of {total} shown · {omitted} omitted" if shown != total else f"{omitted} omitted")
+
+    def fit_columns(self) -> None:
+        """Widen the columns whose words must not be clipped -- id, priority, tokens ("not
+        recorded"), status and omission reason -- to their content, up to :data:`FIT_MAX_CHARS`
+        characters; never narrower than they are (a width the user chose stays)."""
+        header = self.view.horizontalHeader()
+        cap = self.view.fontMetrics().horizontalAdvance("x" * FIT_MAX_CHARS)
+        for c, col in enumerate(ITEM_COLUMNS):
+            if col.key in FIT_KEYS and not header.isSectionHidden(c):
+                want = min(max(self.view.sizeHintForColumn(c), header.sectionSizeHint(c)), cap)
+                if want > header.sectionSize(c):
+                    header.resizeSection(c, want)
 
     # ------------------------------------------------------------------ selection
 

@@ -36,10 +36,12 @@ from ..store import OldSchemaError, StoreError, TraceStore
 from ..store.schema import SQLITE_HEADER
 from .audit_dock import AuditController
 from .clipboard import copy_selection
+from .column_menu import install_column_menu
 from .compare import CompareController
 from .importer import ImportController, show_message
 from .layout_memory import restore_layout, save_layout
 from .recent import RecentFiles
+from .reload import ReloadController
 from .shortcuts_help import ShortcutsDialog
 from .tables import make_table, size_columns
 from .trace_actions import TraceActions
@@ -99,10 +101,11 @@ class MainWindow(QMainWindow):
         self._filter_timer.timeout.connect(self.apply_filter)
         self.filter_edit.textChanged.connect(lambda _text: self._filter_timer.start())
         self.filter_edit.returnPressed.connect(self.apply_filter)
-        self.trace_view = make_table(self.trace_model, Qt.TextElideMode.ElideRight)
+        self.trace_view = make_table(self.trace_model, Qt.TextElideMode.ElideMiddle)  # span ids end trace ids
         self.trace_view.setSortingEnabled(True)
         self.trace_view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         size_columns(self.trace_view, TRACE_COLUMNS, "trace_id")
+        install_column_menu(self.trace_view, TRACE_COLUMNS)  # issue 13: hideable columns
         self.trace_view.horizontalHeader().setStretchLastSection(False)
         self.trace_view.selectionModel().currentRowChanged.connect(self._on_trace_row)
         self.trace_model.modelReset.connect(self._on_list_reset)
@@ -137,6 +140,7 @@ class MainWindow(QMainWindow):
         self.audit = AuditController(self)
         self.whatif = WhatIfController(self)  # Trace > What-if… (issue 7)
         self.trace_actions = TraceActions(self)  # Items menu (issue 13)
+        self.reloader = ReloadController(self)  # File > Reload (F5), changed-on-disk notice (issue 13)
         self._help_menu_last()
         self.statusBar().showMessage("Open a trace database (File > Open) or drop one here.")
 
@@ -385,7 +389,7 @@ class MainWindow(QMainWindow):
         """Split the window for its current size: the trace list about a third of the width, the
         trace panel the rest (the answer beside the item content needs it)."""
         w = self.width()
-        left = max(380, min(int(w * 0.34), 640))
+        left = max(380, min(int(w * 0.38), 640))
         self.splitter.setSizes([left, max(300, w - left)])
         self.panel.apply_default_sizes(self.height() - 60)
         self._fit_model_column()

@@ -37,7 +37,8 @@ def cells(row: object) -> dict[str, str]:
 def test_trace_columns_values() -> None:
     assert [c.title for c in TRACE_COLUMNS] == [
         "Time (UTC)", "Trace id", "Model", "Input / capacity", "Retained / omitted", "State",
-        "Worst"]
+        "Worst", "Call (span)"]
+    assert [c.key for c in TRACE_COLUMNS if c.hidden_by_default] == ["model", "input_capacity", "worst", "call"]
     assert cells(Row()) == {
         "created": "2025-03-04 09:15:02",
         "trace_id": "budget-8k",
@@ -46,6 +47,7 @@ def test_trace_columns_values() -> None:
         "retained_omitted": "6 / 1",
         "state": "failure",
         "worst": "\u2716 failure",
+        "call": "\u2014",
     }
     state = column(TRACE_COLUMNS, "state")
     assert state.tooltip is not None

@@ -110,3 +110,20 @@ def test_middle_elided_ids_and_full_text_tooltips(qtbot, settings: QSettings) ->
                for r in range(p2.rowCount()) if p2.data(p2.index(r, STATUS)) == "omitted"]
     assert reasons and all(text in tip for text, tip in reasons)
     assert reasons[0][0] == "unavailable: support-policy@2026-10-03 not found in the policy store"
+
+
+def test_words_are_not_clipped(qtbot, settings: QSettings) -> None:
+    """``not…ded`` / ``not …rded`` (tokens and priority not recorded), ``tool:canc…rder_item``."""
+    w = open_on(qtbot, settings, "policy-missing")
+    view, fm = w.item_view, w.item_view.fontMetrics()
+    header = view.horizontalHeader()
+    p = w.panel.items.proxy
+    for col in (5, 6):  # Priority, Tokens
+        texts = {p.data(p.index(r, col)) for r in range(p.rowCount())}
+        assert "not recorded" in texts or col == 5
+        assert header.sectionSize(col) >= max(fm.horizontalAdvance(t) for t in texts) + 6
+    w.select_trace("budget-8k")
+    ids = [p.data(p.index(r, ID)) for r in range(p.rowCount())]
+    longest = max(ids, key=fm.horizontalAdvance)
+    assert longest == "tool:ship_replacement_part"
+    assert header.sectionSize(ID) >= fm.horizontalAdvance(longest) + 6

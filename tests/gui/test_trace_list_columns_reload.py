@@ -1,0 +1,97 @@
+"""Issue 13, the trace list: calls of one trace told apart (middle-elided ids, the span column),
+columns that can be hidden from the header (remembered with the layout), Reload (F5) and the
+notice of a database another process changed."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+from factories import make_trace
+from PySide6.QtCore import QSettings, Qt
+
+from ctxviewer.columns import TRACE_COLUMNS, call_part
+from ctxviewer.gui.column_menu import column_actions
+from ctxviewer.gui.main_window import MainWindow
+from ctxviewer.gui.reload import CHANGED_TEXT
+from ctxviewer.store import TraceStore
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+KEYS = [c.key for c in TRACE_COLUMNS]
+
+
+def open_window(qtbot, settings: QSettings, db: Path) -> MainWindow:  # type: ignore[no-untyped-def]
+    w = MainWindow(settings=settings)
+    qtbot.addWidget(w)
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitExposed(w)
+    assert w.open_database(db, remember=False)
+    return w
+
+
+def test_span_part_and_middle_elision(qtbot, settings: QSettings, tmp_path: Path) -> None:
+    class Row:
+        trace_id = "b3e700af9eab81e19f72f964d62a35af:39d6e9b3ddec9996"
+
+    assert call_part(Row()) == "39d6e9b3ddec9996"
+    Row.trace_id = "budget-8k"
+    assert call_part(Row()) == "—"
+    db = tmp_path / "spans.db"
+    base = make_trace()
+    with TraceStore.create(db) as st:
+        st.add([replace(base, trace_id=f"b3e700af9eab81e19f72f964d62a35af:{span}") for span in
+                ("39d6e9b3ddec9996", "6c0201026326855d")])
+    w = open_window(qtbot, settings, db)
+    assert w.trace_view.textElideMode() == Qt.TextElideMode.ElideMiddle  # the span part (the end) stays
+    call = KEYS.index("call")
+    cells = sorted(w.trace_model.data(w.trace_model.index(r, call)) for r in range(2))
+    assert cells == ["39d6e9b3ddec9996", "6c0201026326855d"]
+
+
+def test_columns_hide_from_the_header_and_defaults_fit(qtbot, settings: QSettings) -> None:
+    w = open_window(qtbot, settings, SAMPLES)
+    header = w.trace_view.horizontalHeader()
+    hidden = [k for c, k in enumerate(KEYS) if header.isSectionHidden(c)]
+    assert hidden == ["model", "input_capacity", "worst", "call"]
+    assert w.trace_view.horizontalScrollBar().maximum() == 0  # the shown columns fit the list
+    assert header.sectionSize(KEYS.index("trace_id")) >= w.trace_view.fontMetrics().horizontalAdvance(
+        "refund-approval-forgotten")
+    acts = column_actions(w.trace_view)
+    assert [a.text() for a in acts][:3] == ["Time (UTC)", "Trace id", "Model"]
+    acts[KEYS.index("model")].setChecked(True)
+    assert not header.isSectionHidden(KEYS.index("model"))
+    acts[KEYS.index("state")].setChecked(False)
+    assert header.isSectionHidden(KEYS.index("state"))
+    items = w.item_view.horizontalHeader()
+    column_actions(w.item_view)[4].setChecked(False)  # Trust
+    assert items.isSectionHidden(4)
+
+
+def test_reload_and_changed_on_disk_notice(qtbot, settings: QSettings, tmp_path: Path) -> None:
+    db = tmp_path / "live.db"
+    shutil.copy(SAMPLES, db)
+    w = open_window(qtbot, settings, db)
+    w.select_trace("ticket-injection")
+    assert w.trace_model.total == 9
+    assert not w.reloader.bar.isVisible()
+    with TraceStore.create(db) as st:  # another program imports into it
+        st.add([replace(make_trace(), trace_id="zz-new-import")])
+    qtbot.waitUntil(w.reloader.bar.isVisible, timeout=5000)
+    assert w.reloader.label.text() == CHANGED_TEXT
+    assert w.trace_model.total == 9  # nothing changes under the user's feet
+    w.activateWindow()
+    qtbot.waitUntil(w.isActiveWindow)
+    qtbot.keyClick(w.trace_view, Qt.Key.Key_F5)
+    assert w.trace_model.total == 10
+    assert w.trace is not None and w.trace.trace_id == "ticket-injection"  # the same trace again
+    assert not w.reloader.bar.isVisible()
+    assert w.reloader.act_reload.shortcut().toString() == "F5"
+
+
+def test_model_cell_has_its_full_name_as_tooltip(qtbot, settings: QSettings) -> None:
+    w = open_window(qtbot, settings, SAMPLES)
+    model = KEYS.index("model")
+    tip = w.trace_model.data(w.trace_model.index(0, model), Qt.ItemDataRole.ToolTipRole)
+    assert "gpt-4o-mini-2024-07-18" in tip
