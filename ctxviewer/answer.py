@@ -14,10 +14,11 @@ import json
 from typing import Any
 
 from .columns import fmt_text
+from .conversation_view import shown_text
 from .finding_view import CHECK_SYMBOL
 from .model import NOT_RECORDED, RequestTrace
 from .tool_review import ToolCallReview, review_calls
-from .visible import one_line, reveal
+from .visible import one_line
 
 INDENT = "    "
 """Indent of nested lines (arguments, checks)."""
@@ -66,7 +67,7 @@ def call_verdict_line(r: ToolCallReview) -> str:
 
 
 def _indented(text: str, depth: int) -> list[str]:
-    return [INDENT * depth + line for line in reveal(text).text.split("\n")]
+    return [INDENT * depth + line for line in shown_text(text).split("\n")]
 
 
 def answer_lines(trace: RequestTrace) -> list[str]:

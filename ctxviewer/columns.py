@@ -268,15 +268,15 @@ ITEM_COLUMNS: tuple[Column[ContextItem], ...] = (
     Column("position", "Pos", item_position, numeric=True, width_chars=4,
            sort_value=lambda i: _number_last(i.position)),
     Column("kind", "Kind", lambda i: i.kind.value, width_chars=8),
-    Column("id", "Id", lambda i: i.id, width_chars=18),
-    Column("source", "Source", item_source, width_chars=20),
-    Column("trust", "Trust", lambda i: i.trust.value, width_chars=8),
+    Column("id", "Id", lambda i: i.id, width_chars=12),
+    Column("source", "Source", item_source, width_chars=12),
+    Column("trust", "Trust", lambda i: i.trust.value, width_chars=8, hidden_by_default=True),
     Column("priority", "Priority", lambda i: fmt_priority(i.priority), numeric=True, width_chars=7,
            sort_value=lambda i: _number_last(i.priority)),
     Column("tokens", "Tokens", lambda i: fmt_int(i.tokens), numeric=True, width_chars=6,
            tooltip=item_tokens_tooltip, sort_value=lambda i: _number_last(i.tokens)),
     Column("status", "Status", item_status, width_chars=8, tooltip=item_status_tooltip),
-    Column("reason", "Omission reason", item_reason, width_chars=22, tooltip=item_status_tooltip),
+    Column("reason", "Omission reason", item_reason, width_chars=17, tooltip=item_status_tooltip),
 )
 """Item-table columns: position, kind, id, source, trust, priority, tokens, status, omission
 reason. Rows come in final order (the request's); the window can sort by any column

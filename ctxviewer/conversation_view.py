@@ -10,11 +10,23 @@ the window greys the omitted ones. No Qt here.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .columns import fmt_int
 from .model import NOT_RECORDED, Kind, RequestTrace, Status
 from .visible import one_line, reveal
+
+_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def shown_text(text: str) -> str:
+    """``reveal(text).text``, skipping the character-by-character pass for plain ASCII text with
+    no control characters (nothing to reveal there; a 2,000-message conversation stays fast)."""
+    if text.isascii() and not _ASCII_CONTROL.search(text):
+        return text
+    return reveal(text).text
+
 
 DEFAULT_ROLE = {Kind.POLICY: "system", Kind.USER: "user"}
 """The role of an item whose trace did not record one, where the kind decides it."""
@@ -58,13 +70,13 @@ def conversation(trace: RequestTrace) -> tuple[Turn, ...]:
         else:
             reason = None
             heading = f"{it.position if it.position is not None else '?'} · {what}"
-        text = reveal(it.content).text if it.content is not None else f"content {NOT_RECORDED}"
+        text = shown_text(it.content) if it.content is not None else f"content {NOT_RECORDED}"
         turns.append(Turn(it.id, role, heading, text, omitted, reason))
     r = trace.response
     if r is not None:
         finish = one_line(r.finish_reason) if r.finish_reason else NOT_RECORDED
         calls = f" · {len(trace.tool_calls)} tool call(s) proposed" if trace.tool_calls else ""
-        text = reveal(r.text).text if r.text else f"text {NOT_RECORDED}"
+        text = shown_text(r.text) if r.text else f"text {NOT_RECORDED}"
         turns.append(Turn(RESPONSE_ID, "assistant", f"response · assistant · finish reason {finish}{calls}",
                           text, False, None))
     return tuple(turns)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import bisect_right
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QFont, QKeyEvent, QMouseEvent, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QColor, QFont, QKeyEvent, QMouseEvent, QShowEvent, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from ..conversation_view import RESPONSE_ID, Turn, conversation
@@ -38,13 +38,34 @@ class ConversationView(QPlainTextEdit):
         self.setPlaceholderText("No trace selected.")
         self.turns: tuple[Turn, ...] = ()
         self._starts: list[int] = []
+        self._dirty = False
+        self._pending_item: str | None = None
 
     def set_trace(self, trace: RequestTrace | None) -> None:
-        """Show the conversation of ``trace`` (``None`` clears)."""
-        self.clear()
+        """Show the conversation of ``trace`` (``None`` clears). The document is built when the
+        view is visible (at once, or when its tab is brought forward)."""
         self.turns = conversation(trace) if trace is not None else ()
+        self._dirty = True
+        self._pending_item = None
+        if self.isVisible():
+            self._build()
+        else:
+            self.clear()
+            self._starts = []
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._dirty:
+            self._build()
+            if self._pending_item is not None:
+                self.show_item(self._pending_item)
+
+    def _build(self) -> None:
+        self._dirty = False
+        self.clear()
         self._starts = []
         cursor = QTextCursor(self.document())
+        cursor.beginEditBlock()  # one layout pass for the whole conversation
         for n, t in enumerate(self.turns):
             if n:
                 cursor.insertBlock()
@@ -63,6 +84,7 @@ class ConversationView(QPlainTextEdit):
             cursor.insertText(t.heading, head)
             cursor.insertBlock()
             cursor.insertText(t.text, body)
+        cursor.endEditBlock()
         self.moveCursor(QTextCursor.MoveOperation.Start)
 
     def turn_at(self, position: int) -> Turn | None:
@@ -71,7 +93,12 @@ class ConversationView(QPlainTextEdit):
         return self.turns[i] if 0 <= i < len(self.turns) else None
 
     def show_item(self, item_id: str) -> bool:
-        """Scroll to the turn of ``item_id`` and put the cursor there. False if it has none."""
+        """Scroll to the turn of ``item_id`` and put the cursor there (when the view is next
+        shown, if it is hidden). False if it has none."""
+        if self._dirty:
+            found = any(t.item_id == item_id for t in self.turns) and item_id != RESPONSE_ID
+            self._pending_item = item_id if found else None
+            return found
         for start, t in zip(self._starts, self.turns):
             if t.item_id == item_id and item_id != RESPONSE_ID:
                 cursor = QTextCursor(self.document())

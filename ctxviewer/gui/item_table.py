@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QToolButton, QVBoxLayout, QWidget
 
 from ..columns import ITEM_COLUMNS
@@ -23,10 +24,15 @@ from .item_table_model import ItemTableModel
 from .tables import make_table, size_columns
 
 _Index = QModelIndex | QPersistentModelIndex
-FIT_KEYS = frozenset({"id", "priority", "tokens", "status", "reason"})
+FIT_KEYS = frozenset({"id", "priority", "tokens", "status"})
 """Item-table columns widened to their content when a trace is shown (issue 13: ``not…ded``)."""
-FIT_MAX_CHARS = 40
-"""The widest a fitted column gets, in average characters; longer text is in the tooltip."""
+FIT_ROWS = 1000
+"""Fitting looks at the first this many items (a 100,000-item trace must not stall the window)."""
+FIT_PAD_PX = 16
+"""Cell margins added to the text width when fitting, in pixels."""
+FIT_MAX_CHARS = 24
+"""The widest a fitted column gets, in average characters; longer text is in the tooltip (and
+the Source column keeps room to stretch)."""
 
 
 class ItemProxy(QSortFilterProxyModel):
@@ -175,13 +181,18 @@ class ItemTable(QWidget):
 
     def fit_columns(self) -> None:
         """Widen the columns whose words must not be clipped -- id, priority, tokens ("not
-        recorded"), status and omission reason -- to their content, up to :data:`FIT_MAX_CHARS`
+        recorded") and status; the omission reason stretches over the rest -- to their content, up to :data:`FIT_MAX_CHARS`
         characters; never narrower than they are (a width the user chose stays)."""
         header = self.view.horizontalHeader()
-        cap = self.view.fontMetrics().horizontalAdvance("x" * FIT_MAX_CHARS)
+        italic = QFont(self.view.font())
+        italic.setItalic(True)  # omitted rows are italic, a little wider
+        fm = QFontMetrics(italic)
+        cap = fm.horizontalAdvance("x" * FIT_MAX_CHARS)
+        items = [i for r in range(min(self.model.rowCount(), FIT_ROWS)) if (i := self.model.item(r)) is not None]
         for c, col in enumerate(ITEM_COLUMNS):
-            if col.key in FIT_KEYS and not header.isSectionHidden(c):
-                want = min(max(self.view.sizeHintForColumn(c), header.sectionSizeHint(c)), cap)
+            if col.key in FIT_KEYS and not header.isSectionHidden(c) and items:
+                texts = {col.format(i) for i in items}  # the core's words; no Qt model round trips
+                want = min(max(fm.horizontalAdvance(t) for t in texts) + FIT_PAD_PX, cap)
                 if want > header.sectionSize(c):
                     header.resizeSection(c, want)
 

@@ -37,6 +37,8 @@ def test_response_pane_shows_the_bad_answer(qtbot, settings: QSettings) -> None:
 def test_request_pane_pretty_body_and_notice(qtbot, settings: QSettings) -> None:
     w = open_on(qtbot, settings, "ticket-injection")
     req = w.panel.answer.request
+    assert req.body.toPlainText() == ""  # laid out only when the Request tab is shown
+    w.panel.answer.setCurrentIndex(REQUEST)
     assert req.notice.text() == ("serialized request kept (11,490 characters, sha256 eaaea95ab308…); "
                                  "exact replay impossible: fields messages[1].content, user redacted")
     body = req.body.toPlainText()
@@ -51,6 +53,7 @@ def test_request_pane_pretty_body_and_notice(qtbot, settings: QSettings) -> None
 def test_rejected_request_has_no_body_and_attributes_are_listed(qtbot, settings: QSettings) -> None:
     w = open_on(qtbot, settings, "policy-missing")
     a = w.panel.answer
+    a.setCurrentIndex(REQUEST)
     assert a.request.body.toPlainText() == ""
     assert a.request.notice.text() == "serialized request not recorded; exact replay impossible: the body was not stored"
     assert a.tabText(REQUEST) == "Request (none)"

@@ -24,6 +24,8 @@ def test_conversation_greys_omitted_turns_and_jumps_both_ways(qtbot, settings: Q
     w.select_trace("refund-approval-forgotten")
     conv = w.panel.conversation
     assert w.panel.tabs.widget.tabText(CONVERSATION) == "Conversation"
+    assert conv.toPlainText() == ""  # built when its tab is shown
+    w.panel.tabs.widget.setCurrentIndex(CONVERSATION)
     text = conv.toPlainText()
     assert text.startswith("1 · system · policy policy · 800 tokens\nYou are the customer support assistant")
     i = text.index("omitted (window) · assistant · history turn-01 · 134 tokens")

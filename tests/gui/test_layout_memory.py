@@ -33,7 +33,8 @@ def test_layout_comes_back(qtbot, tmp_path: Path) -> None:
     w.trace_view.horizontalHeader().resizeSection(0, 111)
     w.trace_view.horizontalHeader().hideSection(2)  # Model
     w.item_view.horizontalHeader().resizeSection(8, 222)  # Omission reason
-    w.item_view.horizontalHeader().hideSection(4)  # Trust
+    w.item_view.horizontalHeader().hideSection(3)  # Source
+    w.item_view.horizontalHeader().showSection(4)  # Trust (hidden by default)
     qtbot.wait(50)  # let the layout settle (splitters keep their children's minimum sizes)
     want = (w.size(), w.splitter.sizes(), w.panel.splitter.sizes(), w.panel.bottom.sizes())
     w.close()
@@ -48,7 +49,8 @@ def test_layout_comes_back(qtbot, tmp_path: Path) -> None:
     assert w2.trace_view.horizontalHeader().sectionSize(0) == 111
     assert w2.trace_view.horizontalHeader().isSectionHidden(2)
     assert w2.item_view.horizontalHeader().sectionSize(8) == 222
-    assert w2.item_view.horizontalHeader().isSectionHidden(4)
+    assert w2.item_view.horizontalHeader().isSectionHidden(3)
+    assert not w2.item_view.horizontalHeader().isSectionHidden(4)
     assert not w2.item_view.horizontalHeader().isSectionHidden(2)
 
 
@@ -56,4 +58,10 @@ def test_first_run_uses_default_sizes(qtbot, settings: QSettings) -> None:
     w = new_window(qtbot, settings)
     left, right = w.splitter.sizes()
     assert 0.34 < left / (left + right) < 0.42  # the trace list about 38% of 1280 px
-    assert not any(w.trace_view.horizontalHeader().isSectionHidden(c) for c in range(w.trace_model.columnCount()))
+    from ctxviewer.columns import ITEM_COLUMNS, TRACE_COLUMNS
+
+    header = w.trace_view.horizontalHeader()
+    assert [c.key for i, c in enumerate(TRACE_COLUMNS) if header.isSectionHidden(i)] == [
+        c.key for c in TRACE_COLUMNS if c.hidden_by_default]
+    items = w.item_view.horizontalHeader()
+    assert [c.key for i, c in enumerate(ITEM_COLUMNS) if items.isSectionHidden(i)] == ["trust"]

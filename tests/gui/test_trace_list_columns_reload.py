@@ -65,8 +65,11 @@ def test_columns_hide_from_the_header_and_defaults_fit(qtbot, settings: QSetting
     acts[KEYS.index("state")].setChecked(False)
     assert header.isSectionHidden(KEYS.index("state"))
     items = w.item_view.horizontalHeader()
-    column_actions(w.item_view)[4].setChecked(False)  # Trust
-    assert items.isSectionHidden(4)
+    assert items.isSectionHidden(4)  # Trust starts hidden: the omission reason needs the room
+    column_actions(w.item_view)[4].setChecked(True)
+    assert not items.isSectionHidden(4)
+    column_actions(w.item_view)[3].setChecked(False)  # Source
+    assert items.isSectionHidden(3)
 
 
 def test_reload_and_changed_on_disk_notice(qtbot, settings: QSettings, tmp_path: Path) -> None:
