@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
-from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QToolButton, QVBoxLayout, QWidget
 
 from ..columns import ITEM_COLUMNS
@@ -179,15 +179,19 @@ class ItemTable(QWidget):
         omitted = sum(1 for r in range(total) if (i := self.model.item(r)) is not None and i.status is Status.OMITTED)
         self.count.setText(f"{shown} of {total} shown · {omitted} omitted" if shown != total else f"{omitted} omitted")
 
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_columns()  # a wider view lets long ids show whole
+
     def fit_columns(self) -> None:
         """Widen the columns whose words must not be clipped -- id, priority, tokens ("not
-        recorded") and status; the omission reason stretches over the rest -- to their content, up to :data:`FIT_MAX_CHARS`
-        characters; never narrower than they are (a width the user chose stays)."""
+        recorded") and status -- to their content, up to :data:`FIT_MAX_CHARS` characters or a
+        quarter of the view, whichever is wider; never narrower than they are (a width the user chose stays)."""
         header = self.view.horizontalHeader()
         italic = QFont(self.view.font())
         italic.setItalic(True)  # omitted rows are italic, a little wider
         fm = QFontMetrics(italic)
-        cap = fm.horizontalAdvance("x" * FIT_MAX_CHARS)
+        cap = max(fm.horizontalAdvance("x" * FIT_MAX_CHARS), self.view.viewport().width() // 4)  # wide windows: more
         items = [i for r in range(min(self.model.rowCount(), FIT_ROWS)) if (i := self.model.item(r)) is not None]
         for c, col in enumerate(ITEM_COLUMNS):
             if col.key in FIT_KEYS and not header.isSectionHidden(c) and items:
