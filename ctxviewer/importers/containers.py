@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import codecs
 import gzip
+import io
 import json
 import zlib
 from pathlib import Path
-from typing import Any, Iterator
+from typing import IO, Any, Iterator
 
 from . import ImportFailed
 
@@ -172,3 +173,48 @@ def sniff_document(head: bytes) -> Any:
         return json.JSONDecoder().raw_decode(text.lstrip())[0]
     except ValueError:
         return None
+
+
+def open_text(path: Path) -> IO[str]:
+    """The file as a text stream read lazily: gzip undone (by content), decoded under
+    :func:`encoding_of` of its first bytes (the BOM removed), universal newlines -- for JSON Lines
+    files too big to hold in memory. Raises :class:`ImportFailed` naming the file when it cannot be
+    opened; decoding errors surface while reading (``UnicodeDecodeError``, ``zlib.error``, ``EOFError``)."""
+    try:
+        with open(path, "rb") as fh:
+            gzipped = fh.read(2) == GZIP_MAGIC
+        binary: IO[bytes] = gzip.open(path, "rb") if gzipped else open(path, "rb")  # type: ignore[assignment]
+        try:
+            first = binary.read(4)
+            binary.seek(0)
+        except BaseException:
+            binary.close()
+            raise
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ImportFailed(f"{path}: cannot read file: {getattr(exc, 'strerror', None) or exc}") from None
+    return io.TextIOWrapper(binary, encoding=encoding_of(first), errors="strict")
+
+
+def first_line_is_json(path: Path) -> bool:
+    """True when the file's first non-blank line is a whole JSON value and more lines follow
+    (JSON Lines, which :func:`stream_lines` reads one line at a time)."""
+    try:
+        with open_text(path) as fh:
+            first = next((line for line in fh if line.strip()), None)
+            more = next((line for line in fh if line.strip()), None)
+    except (UnicodeDecodeError, OSError, EOFError, zlib.error):
+        return False
+    return first is not None and more is not None and _parses(first)
+
+
+def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """The non-blank lines of a text file, read one at a time: ``(N, line)`` with N 1-based (blank
+    lines counted; the newline removed). Memory stays bounded by the longest line, whatever the file size. Raises
+    :class:`ImportFailed` naming the file when it cannot be read or decoded."""
+    try:
+        with open_text(path) as fh:
+            for n, line in enumerate(fh, 1):
+                if line.strip():
+                    yield n, line.rstrip("\n")
+    except (UnicodeDecodeError, EOFError, OSError, zlib.error) as exc:
+        raise ImportFailed(f"{path}: cannot read file: {exc}") from None

@@ -30,8 +30,8 @@ from . import attribute_map, otlp, span_list
 from .events import fold_events, truncated_keys
 from .group import enrich, fed_call, tool_trace
 from .mapping import build_trace, is_chat_span, response_from, token_count, trace_id_for, usage_from
-from .read import PROTOBUF_SUFFIXES, read_spans
-from .span import Span
+from .read import PROTOBUF_SUFFIXES, read_span_groups
+from .span import Span, SpanRecord
 
 __all__ = ["IMPORTER", "OtelImporter", "build_trace", "is_chat_span", "response_from", "token_count", "usage_from"]
 
@@ -62,61 +62,86 @@ class OtelImporter:
         :class:`ImportProblem` saying so -- unless a span or line was already reported as rejected.
         """
         file = str(path)
-        spans: dict[object, Span] = {}
-        rejected = 0
-        for rec in read_spans(path):
-            if isinstance(rec, ImportProblem):
-                rejected += 1
-                yield rec
-                continue
-            key: object = (rec.trace_id, rec.span_id) if rec.span_id else id(rec)
-            earlier = spans.get(key)
-            if earlier is not None and not (earlier.end is None and rec.end is not None):
-                key = id(rec)  # the same ids twice, but not an open print followed by the ended one
-            spans[key] = rec
-        cut: dict[int, list[str]] = {}
-        for key, sp in list(spans.items()):
-            sp, keys = truncated_keys(fold_events(sp))
-            spans[key] = sp
-            if keys:
-                cut[id(sp)] = keys
-        by_id = {s.span_id: s for s in spans.values() if s.span_id}
-        chats = [s for s in spans.values() if is_chat_span(s.attributes)]
-        tools = [s for s in spans.values() if s.attributes.get("gen_ai.operation.name") == "execute_tool"]
-        fed: dict[int, list[str]] = {}
-        for t in tools:
-            target = fed_call(t, chats)
-            if target is not None:
-                fed.setdefault(id(target), []).append(
-                    f"tool {t.attributes.get('gen_ai.tool.name') or t.name} (span {t.span_id})")
-        for s in chats:
-            where = f"{s.record} span {s.span_id}" if s.span_id else s.record
-            problems: list[str] = []
-            try:
-                trace = build_trace(s, problems)
-            except (ValueError, TypeError, KeyError, AttributeError) as exc:
-                yield ImportProblem(file, where, f"cannot map GenAI attributes: {exc}")
-                continue
-            trace, notes = enrich(s, trace, by_id)
-            if id(s) in fed:
-                trace = replace(trace, attributes={**trace.attributes, "ctxviewer.fed_by": fed[id(s)]})
-            if id(s) in cut:
-                trace = replace(trace, attributes={**trace.attributes, "ctxviewer.truncated": cut[id(s)],
-                                                   "ctxviewer.content": "truncated"})
-                notes += [f"{k}: value cut mid-JSON (truncated capture); kept as raw text, so reported usage "
-                          "exceeds what was captured" for k in cut[id(s)]]
-            yield trace
-            for message in problems + notes:
-                yield ImportProblem(file, where, message)
-        for t in tools:  # a named tool execution that fed no chat span: kept (unless a span was rejected)
-            if not rejected and t.attributes.get("gen_ai.tool.name") and fed_call(t, chats) is None:
-                yield tool_trace(t, trace_id_for(t))
-                yield ImportProblem(file, t.record, "execute_tool span fed no chat span in this file; "
-                                                    "imported on its own (its call and result)")
-        if not chats and not rejected and not any(t.attributes.get("gen_ai.tool.name") for t in tools):
-            skipped = [str(s.attributes.get("gen_ai.operation.name") or s.name or "unnamed") for s in spans.values()]
-            what = f"{len(skipped)} other span(s): {', '.join(skipped[:5])}" if skipped else "no spans"
+        state = _FileState()
+        for group in read_span_groups(path):
+            yield from _load_group(group, file, state)
+        if not state.chats and not state.rejected and not state.lone_tools:
+            what = (f"{state.others} other span(s): {', '.join(state.other_names)}" if state.others else "no spans")
             yield ImportProblem(file, "whole file", f"no chat spans found ({what})")
+
+
+class _FileState:
+    """What :meth:`OtelImporter.load` learns across the span groups of one file."""
+
+    def __init__(self) -> None:
+        self.rejected = 0  # spans or lines reported as problems so far
+        self.chats = 0
+        self.lone_tools = 0  # named execute_tool spans (kept as traces when they fed no chat span)
+        self.others = 0  # spans neither chat nor named tool execution
+        self.other_names: list[str] = []  # the first five of them, for the "no chat spans" message
+
+
+def _load_group(group: list[SpanRecord], file: str, state: _FileState) -> Iterator[Record]:
+    """Traces and problems of one group of whole traces (:func:`.read.read_span_groups`)."""
+    spans: dict[object, Span] = {}
+    for rec in group:
+        if isinstance(rec, ImportProblem):
+            state.rejected += 1
+            yield rec
+            continue
+        key: object = (rec.trace_id, rec.span_id) if rec.span_id else id(rec)
+        earlier = spans.get(key)
+        if earlier is not None and not (earlier.end is None and rec.end is not None):
+            key = id(rec)  # the same ids twice, but not an open print followed by the ended one
+        spans[key] = rec
+    cut: dict[int, list[str]] = {}
+    for key, sp in list(spans.items()):
+        sp, keys = truncated_keys(fold_events(sp))
+        spans[key] = sp
+        if keys:
+            cut[id(sp)] = keys
+    by_id = {s.span_id: s for s in spans.values() if s.span_id}
+    chats = [s for s in spans.values() if is_chat_span(s.attributes)]
+    tools = [s for s in spans.values() if s.attributes.get("gen_ai.operation.name") == "execute_tool"]
+    named = [t for t in tools if t.attributes.get("gen_ai.tool.name")]
+    state.chats += len(chats)
+    state.lone_tools += len(named)
+    for s in spans.values():
+        if not is_chat_span(s.attributes) and not (s.attributes.get("gen_ai.operation.name") == "execute_tool"
+                                                   and s.attributes.get("gen_ai.tool.name")):
+            state.others += 1
+            if len(state.other_names) < 5:
+                state.other_names.append(str(s.attributes.get("gen_ai.operation.name") or s.name or "unnamed"))
+    fed: dict[int, list[str]] = {}
+    for t in tools:
+        target = fed_call(t, chats)
+        if target is not None:
+            fed.setdefault(id(target), []).append(
+                f"tool {t.attributes.get('gen_ai.tool.name') or t.name} (span {t.span_id})")
+    for s in chats:
+        where = f"{s.record} span {s.span_id}" if s.span_id else s.record
+        problems: list[str] = []
+        try:
+            trace = build_trace(s, problems)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            yield ImportProblem(file, where, f"cannot map GenAI attributes: {exc}")
+            continue
+        trace, notes = enrich(s, trace, by_id)
+        if id(s) in fed:
+            trace = replace(trace, attributes={**trace.attributes, "ctxviewer.fed_by": fed[id(s)]})
+        if id(s) in cut:
+            trace = replace(trace, attributes={**trace.attributes, "ctxviewer.truncated": cut[id(s)],
+                                               "ctxviewer.content": "truncated"})
+            notes += [f"{k}: value cut mid-JSON (truncated capture); kept as raw text, so reported usage "
+                      "exceeds what was captured" for k in cut[id(s)]]
+        yield trace
+        for message in problems + notes:
+            yield ImportProblem(file, where, message)
+    for t in named:  # a named tool execution that fed no chat span: kept (unless a span was rejected)
+        if not state.rejected and fed_call(t, chats) is None:
+            yield tool_trace(t, trace_id_for(t))
+            yield ImportProblem(file, t.record, "execute_tool span fed no chat span in this file; "
+                                                "imported on its own (its call and result)")
 
 
 IMPORTER = OtelImporter()

@@ -4,7 +4,9 @@ Spans arrive in several container shapes (``../shared/corpus/FORMATS.md`` sectio
 each: :mod:`.otlp` (OTLP/JSON ``ExportTraceServiceRequest``, one per file or per line),
 :mod:`.span_list` (a JSON array of span objects, or one span object) and :mod:`.attribute_map`
 (the object is the attributes of one span). This module picks the container
-(:func:`container_of`) and reads whole files (:func:`read_spans`), JSON Lines included.
+(:func:`container_of`) and reads whole files (:func:`read_spans`), JSON Lines included;
+:func:`read_span_groups` gives the same spans in groups of whole traces, streaming JSON Lines so
+memory does not grow with the file (the collector file exporter writes files of any size).
 
 Errors: :func:`read_spans` raises :class:`~ctxviewer.importers.ImportFailed` for a file that cannot
 be read or holds no span container at all; a bad span or line inside a good file is yielded as an
@@ -13,17 +15,19 @@ be read or holds no span container at all; a bad span or line inside a good file
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
 from .._api import ImportFailed, ImportProblem
-from ..containers import iter_documents, read_bytes, read_text
+from ..containers import first_line_is_json, iter_documents, iter_lines, read_bytes, read_text
 from . import attribute_map, otlp, span_list
 from .span import Span, SpanRecord
 from .values import decode_any_value, decode_key_values, normalise_id, parse_time
 
-__all__ = ["Span", "SpanRecord", "container_of", "read_spans", "spans_from_json"]
+__all__ = ["Span", "SpanRecord", "container_of", "read_span_groups", "read_spans", "spans_from_json"]
 
 
 def container_of(obj: Any) -> str | None:
@@ -142,3 +146,73 @@ def read_spans(path: Path) -> Iterator[SpanRecord]:
             if single:
                 raise ImportFailed(f"{file}: {exc}") from None
             yield ImportProblem(file, record, str(exc))
+
+
+_TRACE_ID = re.compile(r'"(?:traceId|trace_id)"\s*:\s*"([^"\\]*)"')
+"""A span's trace id as written in OTLP/JSON (``traceId``) or by the Python SDK (``trace_id``)."""
+
+
+def _index_lines(path: Path) -> tuple[dict[str, int], dict[str, list[dict[str, Any]]]]:
+    """First pass over a JSON Lines file: the last line each trace id occurs on (found by a regex
+    on the raw line, not a parse) and the log records of ``resourceLogs`` lines as span events."""
+    last: dict[str, int] = {}
+    logs: dict[str, list[dict[str, Any]]] = {}
+    for n, line in iter_lines(path):
+        if '"resourceLogs"' in line:
+            try:
+                doc = json.loads(line)
+            except ValueError:
+                doc = None
+            if isinstance(doc, dict):
+                for sid, evs in log_events(doc).items():
+                    logs.setdefault(sid, []).extend(evs)
+        for m in _TRACE_ID.finditer(line):
+            tid = normalise_id(m.group(1), 16)
+            if tid:
+                last[tid] = n
+    return last, logs
+
+
+def read_span_groups(path: Path) -> Iterator[list[SpanRecord]]:
+    """The records of :func:`read_spans` in groups, each holding every span of the traces in it.
+
+    A JSON Lines file (the first non-blank line is a whole JSON value and more lines follow) is
+    streamed twice, a line at a time: the first pass notes the last line each trace id occurs on
+    (and collects OTLP logs), the second yields a trace's spans once its last line has been read,
+    with the problems of the lines read since. Memory is then bounded by the longest line, the
+    traces still open and one small index entry per trace -- not by the file's size. Spans
+    without a trace id come in the last group. Any other container is one group (the whole file).
+    Raises :class:`~ctxviewer.importers.ImportFailed` as :func:`read_spans` does.
+    """
+    if Path(path).suffix.lower() in PROTOBUF_SUFFIXES or not first_line_is_json(path):
+        yield list(read_spans(path))
+        return
+    file = str(path)
+    last, logs = _index_lines(path)
+    held: dict[str | None, list[SpanRecord]] = {}
+    for n, line in iter_lines(path):
+        out: list[SpanRecord] = []
+        try:
+            doc = json.loads(line)
+        except json.JSONDecodeError as exc:
+            out.append(ImportProblem(file, f"line {n}", f"not valid JSON: {exc.msg} (column {exc.colno})"))
+            doc = None
+        if doc is not None and not (isinstance(doc, dict) and "resourceLogs" in doc and "resourceSpans" not in doc):
+            try:
+                for sp in spans_from_json(doc, file, f"line {n} "):
+                    if not isinstance(sp, Span):
+                        out.append(sp)
+                        continue
+                    if sp.span_id in logs:
+                        sp = replace(sp, events=sp.events + tuple(logs[sp.span_id]))
+                    held.setdefault(sp.trace_id if sp.trace_id in last else None, []).append(sp)
+            except ValueError as exc:
+                out.append(ImportProblem(file, f"line {n}", str(exc)))
+        for tid in [t for t in held if t is not None and last[t] <= n]:
+            out.extend(held.pop(tid))
+            del last[tid]
+        if out:
+            yield out
+    rest = [sp for group in held.values() for sp in group]
+    if rest:
+        yield rest
