@@ -1,5 +1,6 @@
-"""The trace header in words: identity, endpoint, policy, replay, usage, tool calls, validations,
-and the eq. 3.1 numbers line shown under the budget chart.
+"""The trace header in words: identity, endpoint, policy, replay, span status and completeness,
+session, content capture, usage, tool calls, validations, and the eq. 3.1 numbers line shown under
+the budget chart.
 
 The verdict and the state live in :mod:`ctxviewer.assessment`, which adds its ``State`` row to
 these rows; surfaces render the assessment, not this module directly.
@@ -13,6 +14,7 @@ from __future__ import annotations
 from .budget import CapacityCheck
 from .columns import fmt_int, fmt_text, fmt_time
 from .model import NOT_RECORDED, LimitMode, RequestTrace, ToolCall
+from .visible import one_line
 
 MAX_ARGS_CHARS = 160
 """Tool-call arguments longer than this (code points) are cut with an ellipsis in the header."""
@@ -53,6 +55,57 @@ def tool_call_line(call: ToolCall) -> str:
     return line
 
 
+def span_line(trace: RequestTrace) -> str | None:
+    """The recorded span status and completeness in words, or ``None`` when the trace has neither
+    (native traces). From the importers' ``otel.status_code`` / ``otel.status_message`` (OTel span
+    status: ``ok`` / ``error`` / ``unset``) and ``ctxviewer.completeness`` / ``ctxviewer.duration_ms``:
+    ``"ERROR: 429 rate limited · ended after 1,250 ms"``, ``"unset · NEVER ENDED"``,
+    ``"status not recorded · times not recorded"`` -- an error or an open span never reads like an
+    ordinary success."""
+    a = trace.attributes
+    code, message, done = a.get("otel.status_code"), a.get("otel.status_message"), a.get("ctxviewer.completeness")
+    if code is None and message is None and done is None:
+        return None
+    message = one_line(str(message)) if message else None  # trace text: invisible characters made visible
+    if code == "error":
+        status = "ERROR" + (f": {message}" if message else " (no message recorded)")
+    else:
+        status = "status not recorded" if code is None else one_line(str(code)) + (f": {message}" if message else "")
+    if done == "ended":
+        ms = a.get("ctxviewer.duration_ms")
+        when = f"ended after {ms:,.0f} ms" if isinstance(ms, (int, float)) else "ended"
+    elif done == "never ended":
+        when = "NEVER ENDED (no end time recorded)"
+    else:
+        when = str(done) if done else f"completeness {NOT_RECORDED}"
+    return f"{status} · {when}"
+
+
+def capture_rows(trace: RequestTrace) -> list[tuple[str, str]]:
+    """Rows saying what an imported span's content capture left out or added (issue 6):
+    ``Content`` for ``ctxviewer.content`` ``"not captured"`` (OTel content capture is opt-in) or
+    ``"truncated"`` (values cut mid-JSON, kept as raw text: reported usage exceeds what was
+    captured), ``Inherited`` system instructions from an ancestor span
+    (``ctxviewer.system_inherited_from``), ``Fed by`` for the tool executions recorded on this call
+    (``ctxviewer.fed_by``). Empty for a trace without them."""
+    a = trace.attributes
+    rows: list[tuple[str, str]] = []
+    content = a.get("ctxviewer.content")
+    if content == "not captured":
+        rows.append(("Content", "not captured: the span has usage and metadata only "
+                                "(message content capture is opt-in in OpenTelemetry)"))
+    elif content == "truncated":
+        keys = ", ".join(one_line(str(k)) for k in a.get("ctxviewer.truncated") or ()) or "a value"
+        rows.append(("Content", f"truncated: {keys} cut mid-JSON, kept as raw text; "
+                                "reported usage exceeds what was captured (the rest is not captured)"))
+    if a.get("ctxviewer.system_inherited_from"):
+        rows.append(("Inherited", f"system instructions from {one_line(str(a['ctxviewer.system_inherited_from']))}"))
+    fed = a.get("ctxviewer.fed_by")
+    if fed:
+        rows.append(("Fed by", "\n".join(one_line(str(f)) for f in (fed if isinstance(fed, (list, tuple)) else [fed]))))
+    return rows
+
+
 def header_rows(trace: RequestTrace) -> list[tuple[str, str]]:
     """``(label, text)`` rows of the header for ``trace``, in display order."""
     ep = trace.endpoint
@@ -66,8 +119,14 @@ def header_rows(trace: RequestTrace) -> list[tuple[str, str]]:
         ("Model", model),
         ("Policy", _policy(trace)),
         ("Replay of", trace.replay_of or "—"),
-        ("Usage", _usage(trace)),
     ]
+    span = span_line(trace)
+    if span is not None:
+        rows.append(("Span", span))
+    if trace.session_id:
+        rows.append(("Session", one_line(trace.session_id)))
+    rows += capture_rows(trace)
+    rows.append(("Usage", _usage(trace)))
     if trace.tool_calls:
         rows.append(("Tool calls", "\n".join(tool_call_line(c) for c in trace.tool_calls)))
     else:

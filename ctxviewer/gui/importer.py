@@ -23,7 +23,9 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 from ..importing import ImportReport, import_into
 from .worker import Cancelled, Progress, Task
 
-IMPORT_FILTER = "Trace files (*.json *.jsonl *.ndjson);;All files (*)"
+IMPORT_FILTER = ("Trace files (*.json *.jsonl *.ndjson *.gz *.pb *.binpb *.eval *.yaml *.yml);;All files (*)")
+"""File › Import's filter: every container the importers read (JSON, JSON Lines, gzip, binary OTLP
+protobuf, Inspect ``.eval`` zips, recorded HTTP cassettes); the format is detected by content."""
 MAX_PROBLEMS_SHOWN = 20
 """Import problems listed in the message box; the rest are counted."""
 

@@ -53,3 +53,32 @@ def test_show_json_issue6_fields(shared: Path, tmp_path: Path) -> None:
     assert [i["role"] for i in d["items"]] == ["assistant", "tool", "tool", "assistant", "user", None, None]
     assert "text" not in d["items"][0]
     assert d["usage"]["cache_creation_input_tokens"] is None  # OpenAI does not report it: null, never 0
+
+
+def test_show_text_says_span_status_session_and_inheritance(tmp_path: Path) -> None:
+    """What the importers keep is shown (GUI header and ``show`` share the assessment's rows): an
+    ERROR span with its message, a span that never ended, the session and the system instructions
+    inherited from the agent span."""
+    from otlp_factories import chat_span, otlp_request, otlp_span, s
+
+    agent = otlp_span("00000000000000f0", name="invoke_agent support", end="1700000009000000000",
+                      **{"gen_ai.operation.name": s("invoke_agent"), "gen_ai.conversation.id": s("conv-42"),
+                         "gen_ai.system_instructions": s('[{"type":"text","content":"Policy v2."}]')})
+    failed = chat_span("00000000000000a1", end="1700000001250000000",
+                       status={"code": "STATUS_CODE_ERROR", "message": "429 rate limited"})
+    open_span = chat_span("00000000000000a2")
+    for sp in (failed, open_span):
+        sp["parentSpanId"] = "00000000000000f0"
+    src = tmp_path / "spans.otlp.json"
+    src.write_text(json.dumps(otlp_request(failed, open_span, agent)))
+    db = tmp_path / "s.db"
+    assert run("import", str(src), "-o", str(db))[0] == 0
+    tid = "0af7651916cd43dd8448eb211c80319c"
+    code, out = run("show", str(db), f"{tid}:00000000000000a1")
+    assert code == 0, out
+    lines = out.splitlines()
+    assert "Span        ERROR: 429 rate limited · ended after 1,250 ms" in lines
+    assert "Session     conv-42" in lines
+    assert "Inherited   system instructions from span invoke_agent support (00000000000000f0)" in lines
+    code, out = run("show", str(db), f"{tid}:00000000000000a2")
+    assert "Span        status not recorded · NEVER ENDED (no end time recorded)" in out.splitlines()

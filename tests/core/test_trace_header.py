@@ -48,3 +48,47 @@ def test_numbers_line() -> None:
     t = make_trace()
     assert numbers_line(t, check_capacity(t)) == (
         "input 199 + reserved output 1,200 of capacity 8,000 tokens · declared safety margin 800")
+
+
+def _imported(**attributes: object) -> dict[str, str]:
+    return dict(header_rows(replace(make_trace(), attributes=attributes, session_id=None)))
+
+
+def test_span_status_and_completeness_never_read_like_a_success() -> None:
+    """Issue 6: status ERROR with its message, a span that never ended, a span without times."""
+    assert _imported(**{"otel.status_code": "error", "otel.status_message": "429 rate limited",
+                        "ctxviewer.completeness": "ended", "ctxviewer.duration_ms": 1250.0})["Span"] == (
+        "ERROR: 429 rate limited · ended after 1,250 ms")
+    assert _imported(**{"otel.status_code": "error", "ctxviewer.completeness": "ended"})["Span"] == (
+        "ERROR (no message recorded) · ended")
+    assert _imported(**{"otel.status_code": "unset", "ctxviewer.completeness": "never ended"})["Span"] == (
+        "unset · NEVER ENDED (no end time recorded)")
+    assert _imported(**{"ctxviewer.completeness": "times not recorded"})["Span"] == (
+        "status not recorded · times not recorded")
+    assert _imported(**{"otel.status_code": "ok", "ctxviewer.completeness": "ended",
+                        "ctxviewer.duration_ms": 20.0})["Span"] == "ok · ended after 20 ms"
+    assert "Span" not in dict(header_rows(make_trace()))  # a native trace records no span
+
+
+def test_session_content_capture_inheritance_and_tools_fed() -> None:
+    rows = dict(header_rows(replace(make_trace(), session_id="conv-42", attributes={
+        "ctxviewer.content": "truncated", "ctxviewer.truncated": ["gen_ai.input.messages"],
+        "ctxviewer.system_inherited_from": "span invoke_agent support (00000000000000f0)",
+        "ctxviewer.fed_by": ["tool lookup (span 00000000000000b1)"]})))
+    assert rows["Session"] == "conv-42"
+    assert rows["Content"] == ("truncated: gen_ai.input.messages cut mid-JSON, kept as raw text; "
+                               "reported usage exceeds what was captured (the rest is not captured)")
+    assert rows["Inherited"] == "system instructions from span invoke_agent support (00000000000000f0)"
+    assert rows["Fed by"] == "tool lookup (span 00000000000000b1)"
+    assert _imported(**{"ctxviewer.content": "not captured"})["Content"] == (
+        "not captured: the span has usage and metadata only (message content capture is opt-in in OpenTelemetry)")
+    native = make_trace()
+    assert native.session_id and dict(header_rows(native))["Session"] == native.session_id
+    assert list(dict(header_rows(replace(native, session_id=None)))) == [
+        "Trace", "Created", "Service", "Model", "Policy", "Replay of", "Usage", "Tool calls"]
+
+
+def test_span_and_session_text_from_the_file_is_made_visible() -> None:
+    rows = dict(header_rows(replace(make_trace(), session_id="conv\u200b-1", attributes={
+        "otel.status_code": "error", "otel.status_message": "quota\u202eexceeded\nretry", "ctxviewer.completeness": "ended"})))
+    assert "\u202e" not in rows["Span"] and "\n" not in rows["Span"] and "\u200b" not in rows["Session"]

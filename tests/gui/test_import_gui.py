@@ -113,3 +113,28 @@ def test_import_of_nothing_keeps_an_existing_database(qtbot, tmp_path: Path, set
         w.importer.import_into([str(junk)], str(target))
     assert done.args[0].removed_database is False and target.exists()
     assert w.importer.last_message.splitlines()[0] == "No traces imported."
+
+
+def test_dropped_corpus_files_of_three_formats_import(qtbot, tmp_path: Path, settings: QSettings,
+                                                       shared: Path, monkeypatch) -> None:
+    """Drag-and-drop of trace files (issue 6): an Inspect ``.eval`` zip, a recorded Anthropic
+    cassette and an OTLP JSON file go through the same import as the CLI into the chosen database."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from ctxviewer.gui.importer import IMPORT_FILTER
+
+    for suffix in (".json", ".jsonl", ".gz", ".pb", ".eval", ".yaml"):
+        assert f"*{suffix} " in IMPORT_FILTER or f"*{suffix})" in IMPORT_FILTER
+    corpus = shared / "corpus"
+    files = [corpus / "other/inspect_ai/inspect-log-read-sample.eval",
+             corpus / "provider-api/anthropic/messages-cache-token-usage.vcr.yaml",
+             corpus / "otel-genai/interlingua-raw-openai-v2.otlp.json"]
+    target = tmp_path / "dropped.db"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    w = MainWindow(settings=settings)
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.importer.sig_finished, timeout=20000) as done:
+        w.open_paths(files)
+    report = done.args[0]
+    assert (report.files, report.files_imported, report.imported, report.problems) == (3, 3, 3, [])
+    qtbot.waitUntil(lambda: w.store is not None and w.trace_model.total == 3, timeout=10000)

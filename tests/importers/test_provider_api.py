@@ -247,3 +247,40 @@ def test_forced_format_on_wrong_file_is_a_problem(tmp_path: Path) -> None:
     p = _write(tmp_path, {"hello": 1})
     with pytest.raises(Exception, match="no request/response pairs"):
         list(get_importer("provider-api").load(p))
+
+
+def test_thinking_is_reasoning_text_and_signatures_and_redacted_blobs_are_not(tmp_path: Path) -> None:
+    """Issue 6: reasoning ("thinking") parts are kept as reasoning content and counted as text;
+    their signatures and redacted blobs are not text."""
+    from ctxviewer.importing import import_into
+    from ctxviewer.store import TraceStore
+    from ctxviewer.tokens import count_tokens
+
+    signature = "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDZoh0ZkHJ3q3TXZQiMF" * 4
+    blob = "EmwKAhgBEgy3va3pzix0LnrdDy0ahTq7Gc0R9wj2ZWKv" * 6
+    req = {"model": "claude-sonnet-4-6", "max_tokens": 2048, "messages": [
+        {"role": "user", "content": "Is 97 prime?"},
+        {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "Check divisors up to 9: 2, 3, 5, 7 do not divide 97.",
+             "signature": signature},
+            {"type": "redacted_thinking", "data": blob},
+            {"type": "text", "text": "Yes, 97 is prime."}]},
+        {"role": "user", "content": "And 91?"}]}
+    resp = {"id": "msg_think", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
+            "content": [{"type": "thinking", "thinking": "91 = 7 * 13.", "signature": signature},
+                        {"type": "text", "text": "No: 91 = 7 x 13."}],
+            "stop_reason": "end_turn", "usage": {"input_tokens": 60, "output_tokens": 40}}
+    path = _write(tmp_path, {"request": {"uri": "https://api.anthropic.com/v1/messages", "body": req},
+                             "response": {"status": 200, "body": resp}})
+    t = _load(path)[0][0]
+    assistant = t.items[1]
+    assert assistant.role == "assistant"
+    assert assistant.content == ("[reasoning] Check divisors up to 9: 2, 3, 5, 7 do not divide 97.\n"
+                                 "[reasoning]\nYes, 97 is prime.")  # the redacted part: marked, no blob
+    assert signature[:20] not in assistant.content and blob[:20] not in assistant.content
+    assert t.response is not None and t.response.text == "No: 91 = 7 x 13."
+    import_into(tmp_path / "t.db", [path])
+    with TraceStore.open(tmp_path / "t.db") as store:
+        stored = store.load("msg_think")
+    assert stored.items[1].tokens == count_tokens(assistant.content)  # the reasoning text counts ...
+    assert stored.items[1].tokens < count_tokens(signature)  # ... the signature and the blob do not
