@@ -271,3 +271,23 @@ def test_structured_python_repr_and_json_messages_agree(tmp_path: Path) -> None:
              chat_span("00000000000000a3", **{"gen_ai.input.messages": s(repr(msgs))})]
     traces, problems = _load(_write(tmp_path, otlp_request(*spans)))
     assert [[i.content for i in t.items] for t in traces] == [["same"]] * 3 and problems == []
+
+
+def test_span_lists_wrapped_in_an_object_give_the_bare_lists_traces(tmp_path: Path) -> None:
+    """Issue 6 Containers: "span lists and span lists wrapped in an object" -- ``{"spans": [...]}``,
+    Phoenix REST ``{"data": [...], "next_cursor": ...}``, MLflow ``{"info": ..., "data": {"spans": [...]}}``."""
+    a = chat_span("00000000000000a1", end="1700000001000000000")
+    b = chat_span("00000000000000a2", end="1700000002000000000", status={"code": 2, "message": "timeout"})
+    bare, bare_problems = _load(_write(tmp_path, [a, b], "bare.json"))
+    assert [t.trace_id for t in bare] == [f"{TRACE_ID}:00000000000000a1", f"{TRACE_ID}:00000000000000a2"]
+    for name, doc in (("spans.json", {"source": "export", "spans": [a, b]}),
+                      ("phoenix.json", {"data": [a, b], "next_cursor": None}),
+                      ("mlflow.json", {"info": {"trace_id": "tr-1"}, "data": {"spans": [a, b]}})):
+        path = _write(tmp_path, doc, name)
+        assert detect(path).name == "otel", name
+        traces, problems = _load(path)
+        assert traces == bare and problems == bare_problems == [], name
+    path = _write(tmp_path, {"data": {"spans": [a, {"x": 1}]}}, "bad.json")
+    traces, problems = _load(path)
+    assert [t.trace_id for t in traces] == [bare[0].trace_id]
+    assert problems == [ImportProblem(str(path), "data.spans[1]", "not a span object (no spanContext, context or attributes)")]

@@ -284,3 +284,11 @@ def test_thinking_is_reasoning_text_and_signatures_and_redacted_blobs_are_not(tm
         stored = store.load("msg_think")
     assert stored.items[1].tokens == count_tokens(assistant.content)  # the reasoning text counts ...
     assert stored.items[1].tokens < count_tokens(signature)  # ... the signature and the blob do not
+
+
+def test_missing_tool_arguments_are_not_recorded_with_a_warning(tmp_path: Path) -> None:
+    resp = {"id": "c4", "choices": [{"finish_reason": "tool_calls", "message": {"role": "assistant", "tool_calls": [
+        {"id": "k3", "type": "function", "function": {"name": "ping"}}]}}]}
+    traces, problems = _load(_write(tmp_path, {"request": CHAT_REQ, "response": resp}))
+    assert [(c.name, c.arguments, c.id) for c in traces[0].tool_calls] == [("ping", None, "k3")]
+    assert [p.message for p in problems] == ["tool call ping (k3): arguments missing; kept as not recorded"]

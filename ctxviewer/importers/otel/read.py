@@ -33,7 +33,8 @@ __all__ = ["Span", "SpanRecord", "container_of", "read_span_groups", "read_spans
 def container_of(obj: Any) -> str | None:
     """Name the container shape of one parsed JSON document, or ``None`` if it is none of them.
 
-    Returns ``"otlp"`` (``resourceSpans``), ``"span-list"`` (a JSON array of span objects),
+    Returns ``"otlp"`` (``resourceSpans``), ``"span-list"`` (a JSON array of span objects, bare
+    or wrapped in an object: :func:`.span_list.unwrap`),
     ``"span"`` (one ReadableSpan / console span object) or ``"attributes"`` (a flat attribute map:
     an object with at least one dotted key such as ``gen_ai.operation.name``).
     """
@@ -41,6 +42,8 @@ def container_of(obj: Any) -> str | None:
         return "otlp"
     if span_list.is_span_object(obj):
         return "span"
+    if span_list.unwrap(obj) is not None:
+        return "span-list"
     if attribute_map.is_attribute_map(obj):
         return "attributes"
     if span_list.is_span_list(obj):

@@ -1,4 +1,6 @@
-"""Span-list container: a JSON array of span objects, or one span object on its own.
+"""Span-list container: a JSON array of span objects, one span object on its own, or a span list
+wrapped in an object (``{"spans": [...]}``, Phoenix's REST ``{"data": [...]}``, MLflow's
+``{"info": ..., "data": {"spans": [...]}}``; see :data:`WRAPPERS`).
 
 Shapes: JS SDK ``ReadableSpan``-like dumps (``spanContext.traceId``, ``startTime = [seconds,
 nanos]``), OTel Python ``span.to_json()`` / ConsoleSpanExporter objects (``context.trace_id`` as
@@ -33,6 +35,25 @@ def is_span_object(obj: Any) -> bool:
     )
 
 
+WRAPPERS: tuple[tuple[str, ...], ...] = (("spans",), ("data",), ("data", "spans"))
+"""Where a wrapper object keeps its span list (key paths, tried in order)."""
+
+
+def unwrap(obj: Any) -> tuple[str, list[Any]] | None:
+    """``(path, spans)`` for a span list wrapped in an object (:data:`WRAPPERS`): ``path`` names
+    it in records (``"spans"``, ``"data.spans"``); ``None`` when ``obj`` is no such wrapper (the
+    list must hold at least one span object or object with an ``attributes`` map)."""
+    if not isinstance(obj, Mapping) or "resourceSpans" in obj:
+        return None
+    for path in WRAPPERS:
+        cur: Any = obj
+        for key in path:
+            cur = cur.get(key) if isinstance(cur, Mapping) else None
+        if is_span_list(cur) and any(is_span_object(sp) or isinstance(sp.get("attributes"), Mapping) for sp in cur):
+            return ".".join(path), cur
+    return None
+
+
 def is_span_list(obj: Any) -> bool:
     """True for a non-empty JSON array of objects."""
     return isinstance(obj, list) and bool(obj) and all(isinstance(o, Mapping) for o in obj)
@@ -47,6 +68,10 @@ def sniff(doc: JsonPeek) -> float:
     base = {"array": "item", "object": ""}.get(doc.kind or "")
     if base is None:
         return 0.0
+    if base == "":  # a wrapper object: look at the elements of its span list
+        top = set(doc.keys(""))
+        inner = next((".".join(p) + ".item" for p in WRAPPERS if p[0] in top and doc.keys(".".join(p) + ".item")), None)
+        base = inner or base
     keys = set(doc.keys(base))
     if not keys & _SPAN_KEYS or (base == "" and "resourceSpans" in keys):
         return 0.0
@@ -57,7 +82,11 @@ def sniff(doc: JsonPeek) -> float:
 
 
 def spans(obj: Any, file: str, prefix: str = "") -> Iterator[SpanRecord]:
-    """The spans of a span list (or of one span object), in order; bad elements become problems."""
+    """The spans of a span list (or of one span object, or of a wrapped list), in order; bad
+    elements become problems (``spans[2]`` names the third element of a wrapped list)."""
+    wrapped = unwrap(obj)
+    if wrapped is not None:
+        obj, prefix = wrapped[1], f"{prefix}{wrapped[0]}"
     if isinstance(obj, Mapping):
         record = prefix.strip() or "span"
         try:
