@@ -19,7 +19,7 @@ from typing import Any
 
 from ..budget import CATEGORY_LABELS, CATEGORY_ORDER, category_of
 from ..model import Category, Kind, RequestTrace
-from ..tokens import available_encodings, count_tokens
+from ..tokens import available_encodings, count_text
 from .profiles import Resolution, resolve
 from .request import _count_tool, _Counter
 
@@ -37,6 +37,9 @@ class Breakdown:
     """Provider-reported input; ``None`` if not reported."""
     uncounted: tuple[str, ...] = ()
     """Ids of retained items with neither a count nor content (left out of the total)."""
+    chunked: tuple[str, ...] = ()
+    """Ids of retained items counted here in chunks (over :data:`ctxviewer.tokens.CHUNK_CHARS`
+    characters, e.g. a 1,000,000-space tool output): their counts may be off by a few tokens."""
 
     @property
     def total(self) -> int:
@@ -77,12 +80,13 @@ class Breakdown:
             "tolerance": self.tolerance,
             "warning": self.warning,
             "uncounted": list(self.uncounted),
+            "chunked": list(self.chunked),
         }
 
     def lines(self) -> list[str]:
         """The breakdown in words, one part per line: content per category, framing, tool overhead,
         the counted total with its encoding label, the reported input and the residual, then the
-        warning (if any) and the items that could not be counted (if any)."""
+        warning (if any), the items that could not be counted and those counted in chunks (if any)."""
         out = [f"{CATEGORY_LABELS[c]:<16}{n:>10,}" for c, n in self.content.items()]
         out += [f"{'framing':<16}{self.framing:>10,}", f"{'tool overhead':<16}{self.tool_overhead:>10,}",
                 f"{'counted total':<16}{self.total:>10,}  ({self.resolution.label})"]
@@ -95,6 +99,8 @@ class Breakdown:
             out.append(f"warning: {self.warning}")
         if self.uncounted:
             out.append(f"not counted (no count, no content): {', '.join(self.uncounted)}")
+        if self.chunked:
+            out.append(f"counted in chunks (may be off by a few tokens): {', '.join(self.chunked)}")
         return out
 
 
@@ -105,12 +111,17 @@ def breakdown(trace: RequestTrace) -> Breakdown:
     prof = res.profile
     counter = _Counter(prof, res.encoding)
     content: dict[Category, int] = {}
-    framing, overhead, tools, uncounted = prof.framing.reply_priming, 0, 0, []
+    framing, overhead, tools, uncounted, chunked = prof.framing.reply_priming, 0, 0, [], []
     for it in trace.retained:
         cat = category_of(it, trace)
-        n = it.tokens if it.tokens is not None else (
-            count_tokens(it.content, res.encoding) if it.content is not None else None)
-        if n is None:
+        if it.tokens is not None:
+            n = it.tokens
+        elif it.content is not None:
+            counted = count_text(it.content, res.encoding)
+            n = counted.tokens
+            if counted.chunked:
+                chunked.append(it.id)
+        else:
             uncounted.append(it.id)
             continue
         content[cat] = content.get(cat, 0) + n
@@ -126,7 +137,7 @@ def breakdown(trace: RequestTrace) -> Breakdown:
         overhead += prof.tools.func_end
     order = [c for c in CATEGORY_ORDER if c in content] + [c for c in content if c not in CATEGORY_ORDER]
     return Breakdown({c: content[c] for c in order}, framing, overhead, res, trace.usage.input_tokens,
-                     tuple(uncounted))
+                     tuple(uncounted), tuple(chunked))
 
 
 def _function(text: str | None) -> dict[str, Any] | None:

@@ -6,8 +6,8 @@ text, or give only its size in tokens, choose kind and priority: "what if this t
 arrived?"). Every edit re-trims with :func:`ctxviewer.whatif.run` -- on a worker thread when the
 trace has more than :data:`WORKER_ITEMS` items -- and shows the eq. 3.1 verdict before and after
 trimming, which items changed status (bold in the "what-if" column), each category's tokens, and
-the recorded trace's accounting (:func:`ctxviewer.accounting.breakdown.breakdown`: content per
-category + framing + tool-definition overhead = counted total, beside the provider-reported input).
+the recorded trace's accounting (:class:`~.accounting_box.AccountingBox`: content per category +
+framing + tool-definition overhead = counted total, beside the provider-reported input).
 **Save as trace…** stores the what-if as a new trace (``replay_of`` the original) in a database the
 user chooses; the source database, opened read-only, is never written.
 
@@ -40,13 +40,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..accounting.breakdown import breakdown
 from ..budget import CATEGORY_LABELS, CATEGORY_ORDER, check_capacity, verdict_text
 from ..builder import Candidate
 from ..model import Category, Kind, RequestTrace
 from ..store import StoreError, TraceStore
 from ..visible import one_line
 from ..whatif import Outcome, Scenario, describe, filler, run
+from .accounting_box import AccountingBox
 from .tables import make_table
 from .whatif_model import CategoryDeltaModel, WhatIfItemModel
 from .worker import Task
@@ -163,17 +163,8 @@ class WhatIfPanel(QWidget):
         left_lay.addLayout(limits)
         left_lay.addWidget(caps_box)
         left_lay.addWidget(add_box)
-        acc_box = QGroupBox("Recorded accounting (adds up to the counted total)")
-        acc_lay = QVBoxLayout(acc_box)
-        self.accounting = _label(name="whatifAccounting")
-        self.accounting.setWordWrap(False)
-        self.accounting.setStyleSheet("font-family: monospace;")
-        self.accounting.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        acc_lay.addWidget(self.accounting)
-        self.accounting_warning = _label(name="whatifAccountingWarning")
-        self.accounting_warning.setStyleSheet("color: #8a5a00;")
-        acc_lay.addWidget(self.accounting_warning)
-        left_lay.addWidget(acc_box)
+        self.accounting = AccountingBox()
+        left_lay.addWidget(self.accounting)
         left_lay.addStretch(1)
         left.setMaximumWidth(470)
 
@@ -221,22 +212,16 @@ class WhatIfPanel(QWidget):
         self.trace, self.source_path = trace, source_path
         self.scenario = Scenario()
         self._loading = True
+        self.accounting.set_trace(trace)
         if trace is not None:
             self.capacity.setValue(trace.endpoint.capacity or 0)
             self.reserve.setValue(trace.reserved_output_tokens or 0)
             for box in self.caps.values():
                 box.setValue(NO_CAP)
-            lines = [one_line(line) for line in breakdown(trace).lines()]
-            notes = [line for line in lines if line.startswith(("warning:", "not counted"))]
-            self.accounting.setText("\n".join(line for line in lines if line not in notes))
-            self.accounting_warning.setText("\n".join(notes))
-            self.accounting_warning.setVisible(bool(notes))
             rec = verdict_text(check_capacity(trace))
-            self.title.setText(f"What-if on {one_line(trace.trace_id)} — {trace.endpoint.model or 'model not recorded'}"
+            self.title.setText(f"What-if on {one_line(trace.trace_id)} — {one_line(trace.endpoint.model) or 'model not recorded'}"
                                f"; recorded: {rec}")
         else:
-            self.accounting.setText("")
-            self.accounting_warning.setText("")
             self.title.setText("Select a trace to run a what-if on it.")
         self._loading = False
         self.retrim()

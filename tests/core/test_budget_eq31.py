@@ -7,7 +7,7 @@ from dataclasses import replace
 from factories import make_trace
 
 from ctxviewer.budget import check_capacity, used_bar, verdict_text
-from ctxviewer.model import Endpoint, Usage
+from ctxviewer.model import Category, Endpoint, Usage
 
 
 def test_counted_fit_but_reported_overflow_is_not_fits() -> None:
@@ -87,3 +87,31 @@ def test_breakdown_lines_end_with_reported_residual_and_warning() -> None:
     assert 50 + 33 + 44 + 51 + 21 + 23 + 25 == b.total == 247
     assert b.to_json()["total"] == b.total and b.to_json()["residual"] == 9000 - b.total
     assert breakdown(make_trace(usage=Usage())).lines()[-1] == "reported input           —  not recorded"
+
+
+def test_a_million_space_tool_output_in_a_trace_is_counted_marked_and_kept(tmp_path) -> None:
+    from ctxviewer.accounting.breakdown import breakdown
+    from ctxviewer.model import ContextItem, Kind
+    from ctxviewer.store import TraceStore
+    from ctxviewer.whatif import Scenario, run
+
+    base = make_trace()
+    out = ContextItem(kind=Kind.HISTORY, id="tool-output", content=" " * 1_000_000, priority=0.1, role="tool")
+    trace = replace(base, items=(*base.items[:-1], out, base.items[-1]), input_tokens=None, usage=Usage())
+    with TraceStore.create(tmp_path / "big.db") as store:
+        store.add([trace])
+    with TraceStore.open(tmp_path / "big.db") as store:
+        back = store.load(trace.trace_id)
+    assert len(back.item("tool-output").content) == 1_000_000
+    b = breakdown(back)
+    assert b.chunked == ("tool-output",)
+    assert b.lines()[-1] == "counted in chunks (may be off by a few tokens): tool-output"
+    hist_without = breakdown(base).content[Category.HIST]
+    assert abs(b.content[Category.HIST] - hist_without - 7_813) <= 10  # 1,000,000 spaces in cl100k_base
+    # the truncation check searched from every position of the run (quadratic, never finished);
+    # the scanner's linear-time whitespace is tested in tests/scanner/test_rules.py
+    from ctxviewer.checks.truncation import TruncationCheck
+
+    assert list(TruncationCheck().run(back)) == []
+    o = run(back, Scenario())
+    assert o.trace is not None and o.trace.item("tool-output").status.value == "omitted"

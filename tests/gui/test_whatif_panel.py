@@ -48,10 +48,11 @@ def test_as_recorded_and_models_pass_the_tester(panel: WhatIfPanel, qtmodelteste
     # the policy and the user request are never trimmed: no cap is offered for them
     assert list(panel.caps) == [Category.HIST, Category.MEMORY, Category.EVIDENCE, Category.TOOLS]
     # the recorded accounting adds up, beside the provider-reported input (as `ctxviewer whatif` says it)
-    lines = panel.accounting.text().splitlines()
+    lines = panel.accounting.parts.text().splitlines()
     assert lines[-4:] == ["tool overhead           90", "counted total        6,181  (cl100k_base)",
                           "reported input       6,118", "residual               -63  (tolerance 122)"]
-    assert panel.accounting.textFormat() == Qt.TextFormat.PlainText
+    assert panel.accounting.parts.textFormat() == Qt.TextFormat.PlainText
+    assert panel.accounting.notes.isHidden()  # residual -63 is within the tolerance of 122
 
 
 def test_what_if_evidence_had_2000_more_tokens(panel: WhatIfPanel, qtbot) -> None:
@@ -140,3 +141,17 @@ def test_main_window_menu_opens_the_panel_on_the_selected_trace(qtbot, source: P
     assert w.whatif.panel.trace.trace_id == "budget-8k"
     assert w.whatif.act.shortcut().toString() == "Ctrl+Shift+W"
     w.whatif.panel.close()
+
+
+def test_accounting_warning_is_said_beside_the_figures(qtbot, source: Path) -> None:
+    p = WhatIfPanel()
+    qtbot.addWidget(p)
+    with TraceStore.open(source) as store:
+        p.set_trace(store.load("ticket-injection"), source)
+    assert p.accounting.parts.text().splitlines()[-2:] == ["reported input       2,351",
+                                                           "residual               -60  (tolerance 47)"]
+    assert not p.accounting.notes.isHidden()
+    assert p.accounting.notes.text() == ("warning: provider reported 2,351 input tokens, counted 2,411: "
+                                         "residual -60 tokens exceeds the tolerance of 47")
+    p.set_trace(None)
+    assert p.accounting.parts.text() == "" and p.accounting.notes.isHidden()
