@@ -14,8 +14,7 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .cli_group import ViewerGroup
-from .importers import ImportFailed
+from .cli_group import LazyCommands, ViewerGroup
 from .store import StoreError, TraceQuery, TraceStore
 
 
@@ -77,6 +76,7 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
         ctxviewer import spans.otlp.json traces.jsonl -o traces.db
         ctxviewer import exported-traces/ -o traces.db
     """
+    from .importers import ImportFailed
     from .importing import import_into
 
     try:
@@ -200,34 +200,22 @@ def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int], s
     click.echo(shot.describe())
 
 
-from .cli_tokens import tokens_cmd  # noqa: E402  (commands in their own modules, one line each)
-
-cli.add_command(tokens_cmd)
-from .cli_whatif import whatif_cmd  # noqa: E402
-
-cli.add_command(whatif_cmd)
-from .cli_scan import scan_cmd  # noqa: E402
-
-cli.add_command(scan_cmd)
-from .cli_report import report_cmd  # noqa: E402
-
-cli.add_command(report_cmd)
-
-from .cli_diff import diff_cmd  # noqa: E402  (issue 8)
-
-cli.add_command(diff_cmd)
-from .cli_check import check_cmd  # noqa: E402  (issue 9)
-
-cli.add_command(check_cmd)
-
-from .cli_upgrade import upgrade_cmd  # noqa: E402  (one block per command module)
-
-cli.add_command(upgrade_cmd)
+# Commands in their own modules, imported only when used (issue 11: start-up). Add a command as
+# one line here: "name": "module:attribute".
+_commands = LazyCommands({
+    "tokens": "ctxviewer.cli_tokens:tokens_cmd",
+    "whatif": "ctxviewer.cli_whatif:whatif_cmd",
+    "scan": "ctxviewer.cli_scan:scan_cmd",
+    "report": "ctxviewer.cli_report:report_cmd",
+    "diff": "ctxviewer.cli_diff:diff_cmd",  # issue 8
+    "check": "ctxviewer.cli_check:check_cmd",  # issue 9
+    "upgrade": "ctxviewer.cli_upgrade:upgrade_cmd",
+    "export": "ctxviewer.cli_export:export_cmd",  # issue 6
+})
+_commands.update(cli.commands)  # open, import, list, show, screenshot (defined above)
+cli.commands = _commands
 
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point (``ctxviewer``)."""
     cli.main(args=argv, prog_name="ctxviewer")
-from .cli_export import export_cmd  # noqa: E402  (issue 6)
-
-cli.add_command(export_cmd)

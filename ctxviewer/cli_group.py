@@ -12,10 +12,65 @@ names the word, suggests the closest command and lists them all.
 from __future__ import annotations
 
 import difflib
+import importlib
 import os
+from typing import Any, Iterator
 
 import click
 from click_default_group import DefaultGroup
+
+
+class LazyCommands(dict[str, click.Command]):
+    """A group's ``commands`` that imports a command's module only when that command is used
+    (issue 11: ``ctxviewer show`` should not pay for importing every other command).
+
+    Built from ``{name: "module:attribute"}``. Looking one name up (``get``, ``[]``, ``in``) imports
+    at most that command; listing the commands (iteration, ``items()``, ``len()``) imports them all.
+    """
+
+    def __init__(self, lazy: dict[str, str]) -> None:
+        super().__init__()
+        self._lazy = dict(lazy)
+
+    def _load(self, name: object) -> None:
+        spec = self._lazy.pop(name, None) if isinstance(name, str) else None
+        if spec is not None and isinstance(name, str):
+            module, attr = spec.split(":")
+            super().__setitem__(name, getattr(importlib.import_module(module), attr))
+
+    def _load_all(self) -> None:
+        for name in list(self._lazy):
+            self._load(name)
+
+    def __getitem__(self, name: str) -> click.Command:
+        self._load(name)
+        return super().__getitem__(name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        self._load(name)
+        return super().get(name, default)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._lazy or super().__contains__(name)
+
+    def __iter__(self) -> Iterator[str]:
+        self._load_all()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        return super().__len__() + len(self._lazy)
+
+    def keys(self) -> Any:
+        self._load_all()
+        return super().keys()
+
+    def items(self) -> Any:
+        self._load_all()
+        return super().items()
+
+    def values(self) -> Any:
+        self._load_all()
+        return super().values()
 
 
 def looks_like_a_path(word: str) -> bool:

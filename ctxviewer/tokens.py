@@ -31,9 +31,10 @@ import importlib.resources
 import threading
 import types
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-import tiktoken
+if TYPE_CHECKING:  # imported when an encoding is first built (start-up, issue 11)
+    import tiktoken
 
 DEFAULT_ENCODING = "cl100k_base"
 """The encoding recorded on traces that ctxviewer counts itself."""
@@ -116,14 +117,20 @@ def register_encoding(name: str, constructor: Constructor) -> None:
     get_encoding.cache_clear()
 
 
+_BUILTINS_DONE: list[bool] = []
+
+
 def _register_builtins() -> None:
+    """Register tiktoken's official encodings (once, on first use: importing this module does not
+    import tiktoken). An encoding registered by :func:`register_encoding` before keeps its constructor."""
+    if _BUILTINS_DONE:
+        return
     official = _official_constructors()
-    for name in ("cl100k_base", "o200k_base", "o200k_harmony"):
-        if name in official:
-            _REGISTRY[name] = official[name]
-
-
-_register_builtins()
+    with _lock:
+        for name in ("cl100k_base", "o200k_base", "o200k_harmony"):
+            if name in official:
+                _REGISTRY.setdefault(name, official[name])
+        _BUILTINS_DONE.append(True)
 
 
 @functools.lru_cache(maxsize=8)
@@ -133,6 +140,9 @@ def get_encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding:
     Raises :class:`UnknownEncodingError` for an encoding that is not registered or whose file is
     not installed, :class:`EncodingIntegrityError` when the file fails tiktoken's sha256.
     """
+    import tiktoken
+
+    _register_builtins()
     with _lock:
         constructor = _REGISTRY.get(name)
     if constructor is None:
@@ -145,6 +155,7 @@ def get_encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding:
 
 def available_encodings() -> list[str]:
     """Names of the registered encodings :func:`count_tokens` can use offline, sorted."""
+    _register_builtins()
     with _lock:
         return sorted(_REGISTRY)
 

@@ -19,6 +19,7 @@ from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QGuiApplication,
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QMainWindow,
@@ -106,11 +107,15 @@ class MainWindow(QMainWindow):
         self.trace_view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         size_columns(self.trace_view, TRACE_COLUMNS, "trace_id")
         install_column_menu(self.trace_view, TRACE_COLUMNS)  # issue 13: hideable columns
+        # a million rows: every row the same height, never measured from its contents (issue 11)
+        self.trace_view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.trace_view.horizontalHeader().setStretchLastSection(False)
         self.trace_view.selectionModel().currentRowChanged.connect(self._on_trace_row)
         self.trace_model.modelReset.connect(self._on_list_reset)
         self.count_label = QLabel()
         self.count_label.setObjectName("traceCount")
+        self.trace_model.sig_counted.connect(lambda _n: self._on_list_counted())
+        self.trace_model.rowsInserted.connect(lambda *_: self._on_rows_arrived())
         left = QWidget()
         lay = QVBoxLayout(left)
         lay.setContentsMargins(4, 4, 0, 4)
@@ -293,12 +298,11 @@ class MainWindow(QMainWindow):
 
     def _on_list_reset(self) -> None:
         self._fit_model_column()
-        n, total = self.trace_model.rowCount(), self.trace_model.total
-        noun = "trace" if total == 1 else "traces"
-        self.count_label.setText(f"{total:,} {noun}" + (f" ({n:,} loaded)" if n < total else ""))
-        if n == 0:  # nothing matches: never leave the previous trace on screen
-            text = self.filter_edit.text().strip()
-            self.show_trace(None, f"No trace matches the filter “{text}”." if text else "The database holds no traces.")
+        self._show_count()
+        n = self.trace_model.rowCount()
+        if n == 0:  # nothing matches (once counted): never leave the previous trace on screen
+            if self.trace_model.counted:
+                self._show_no_match()
             return
         if self.trace is None:  # the list came back (filter cleared or changed): show its first trace
             self.select_row(0)
@@ -312,6 +316,31 @@ class MainWindow(QMainWindow):
                     idx, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
                 self.trace_view.selectionModel().blockSignals(False)
                 self.trace_view.viewport().update()
+
+    def _on_list_counted(self) -> None:
+        """The model has its keys (a filter or sort read off the GUI thread has finished)."""
+        self._show_count()
+        if self.trace_model.rowCount() == 0:
+            self._show_no_match()
+        elif self.trace is None:
+            self.select_row(0)
+
+    def _on_rows_arrived(self) -> None:
+        """The first page of a filter read off the GUI thread: show its first trace."""
+        if self.trace is None and self.trace_model.rowCount():
+            self.select_row(0)
+
+    def _show_no_match(self) -> None:
+        text = self.filter_edit.text().strip()
+        self.show_trace(None, f"No trace matches the filter “{text}”." if text else "The database holds no traces.")
+
+    def _show_count(self) -> None:
+        """The count under the list: exact once the model has its keys, "counting" before."""
+        total = self.trace_model.total
+        if not self.trace_model.counted:
+            self.count_label.setText("counting traces…")
+            return
+        self.count_label.setText(f"{total:,} {'trace' if total == 1 else 'traces'}")
 
     # ------------------------------------------------------------------ actions
 

@@ -1,27 +1,50 @@
-"""Qt model of the trace list: a lazy, SQL-sorted window over a :class:`~ctxviewer.store.TraceStore`.
+"""Qt model of the trace list: an array of row keys and a bounded cache of formatted pages.
 
-Rows are the store's narrow :class:`~ctxviewer.store.TraceRow` objects (no payloads), fetched in
-pages of :data:`PAGE_SIZE` through ``canFetchMore``/``fetchMore`` so a database of a million traces
-opens at once. Sorting and filtering build a new :class:`~ctxviewer.store.TraceQuery` and re-query
-the store (SQL); rows are never sorted in Python. Cell text comes from
-:data:`ctxviewer.columns.TRACE_COLUMNS`.
+Built for a million traces (issue 11). The model never holds the rows themselves:
 
-``data()`` never raises: a broken row shows as empty. A store failure while paging is reported by
-``sig_error(str)`` with the store's message (which names the file).
+* **keys** -- every matching row key in list order, an ``array('q')`` (8 bytes per trace) read by
+  :meth:`TraceStore.row_keys <ctxviewer.store.TraceStore.row_keys>` *off the GUI thread*
+  (:class:`~ctxviewer.gui.worker.Task`); its length is the exact count, announced by
+  ``sig_counted(int)``;
+* **pages** -- at most :data:`CACHE_PAGES` pages of :data:`PAGE_ROWS` rows, each row kept as its
+  :class:`~ctxviewer.store.TraceRow` and the formatted cell texts of
+  :data:`ctxviewer.columns.TRACE_COLUMNS`; a page is read when it is first painted, by key
+  (:meth:`~ctxviewer.store.TraceStore.rows_by_key`: a ``rowid IN (...)`` lookup -- never
+  ``OFFSET``, never payload columns), and the least recently painted page is dropped.
+
+Opening, filtering and sorting: the first page comes from a keyset query
+(:meth:`~ctxviewer.store.TraceStore.first_rows`, an index walk) on the GUI thread when the order
+walks an index and there is no filter; otherwise it too is read off the GUI thread. Until the keys
+arrive, ``rowCount()`` is the store's estimate (the largest row key, for no filter) so the scroll
+bar spans all rows from the first paint; the last page is then read by the reverse keyset query,
+so End shows the real end at once. Rows in between show empty until the keys arrive.
+
+The filter is a SQL WHERE fragment over the ``traces`` table with ``?`` parameters
+(:meth:`set_where`; the display-filter grammar compiles to it) or the old substring filter
+(:meth:`set_filter`); the order is a member of :data:`ctxviewer.store.SORTABLE`.
+
+``data()`` never raises: a broken or not-yet-read row shows as empty. A store failure is reported
+by ``sig_error(str)`` with the store's message (which names the file).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from array import array
+from collections import OrderedDict
+from typing import Any, Callable, Sequence
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from ..columns import TRACE_COLUMNS
 from ..store import SORTABLE, TraceQuery, TraceRow, TraceStore
+from ..store.query import INDEXED_SORTS
 from .tables import plain_tooltip
+from .worker import Task
 
-PAGE_SIZE = 200
-"""Rows fetched from the store per ``fetchMore`` call."""
+PAGE_ROWS = 100
+"""Rows per cached page (one ``rowid IN (...)`` lookup)."""
+CACHE_PAGES = 48
+"""Pages kept formatted; the least recently painted one is dropped beyond this (4,800 rows)."""
 
 TraceIdRole = Qt.ItemDataRole.UserRole + 1
 """``data(index, TraceIdRole)`` -> the row's trace id (``str``)."""
@@ -29,92 +52,152 @@ RowRole = Qt.ItemDataRole.UserRole + 2
 """``data(index, RowRole)`` -> the row's :class:`~ctxviewer.store.TraceRow`."""
 
 _Index = QModelIndex | QPersistentModelIndex
+_Cell = tuple[TraceRow, tuple[str, ...]]
+
+
+def _format(row: TraceRow) -> _Cell:
+    texts = []
+    for col in TRACE_COLUMNS:
+        try:
+            texts.append(col.format(row))
+        except Exception:  # a broken value shows empty; data() never raises
+            texts.append("")
+    return row, tuple(texts)
 
 
 class TraceListModel(QAbstractTableModel):
-    """The traces of one store; empty when no store is set. See the module docstring."""
+    """The traces of one store; empty when no store is set. See the module docstring.
+
+    ``threaded=False`` reads the keys on the calling thread (tests, scripts); the window uses the
+    default, which never counts or sorts on the GUI thread.
+    """
 
     sig_error = Signal(str)
+    sig_counted = Signal(int)
+    """The exact number of matching traces, once the keys have been read."""
 
-    def __init__(self, store: TraceStore | None = None, parent: Any = None) -> None:
+    def __init__(self, store: TraceStore | None = None, parent: Any = None, *, threaded: bool = True) -> None:
         super().__init__(parent)
+        self._threaded = threaded
         self._store: TraceStore | None = None
-        self._query = TraceQuery()
-        self._rows: list[TraceRow] = []
-        self._total = 0
+        self._text = ""
+        self._where = ""
+        self._params: tuple[Any, ...] = ()
+        self._sort = "created"
+        self._desc = False
+        self._gen = 0
+        self._keys: array[int] | None = None
+        self._n = 0
+        self._pages: OrderedDict[int, list[_Cell | None]] = OrderedDict()
+        self._tail: dict[int, _Cell] = {}
+        self._tasks: set[Task] = set()
         self.set_store(store)
 
     # ------------------------------------------------------------------ public API
 
     @property
-    def query(self) -> TraceQuery:
-        """The current filter and sort."""
-        return self._query
+    def where(self) -> tuple[str, tuple[Any, ...]]:
+        """The current filter: ``(WHERE fragment, params)``; ``("", ())`` for all traces."""
+        return self._where, self._params
+
+    @property
+    def sort_order(self) -> tuple[str, bool]:
+        """The current order: ``(SORTABLE key, descending)``."""
+        return self._sort, self._desc
 
     @property
     def total(self) -> int:
-        """Number of traces matching the filter (loaded or not)."""
-        return self._total
+        """Number of rows the list has now: the exact count once :attr:`counted`, else the estimate."""
+        return self._n
+
+    @property
+    def counted(self) -> bool:
+        """True once the row keys (and so the exact count) are known."""
+        return self._keys is not None
 
     def set_store(self, store: TraceStore | None) -> None:
-        """Show ``store`` (or nothing). Keeps the current filter and sort; loads the first page."""
+        """Show ``store`` (or nothing). Keeps the current filter and sort."""
         self._store = store
         self._requery()
 
-    def set_filter(self, text: str) -> None:
-        """Filter by ``text`` (the store decides what matches: trace id, model, service, ...)."""
-        if text != self._query.text:
-            self._query = TraceQuery(text=text, sort=self._query.sort, descending=self._query.descending)
+    def set_where(self, where: str, params: Sequence[Any] = ()) -> None:
+        """Filter by a SQL WHERE fragment over ``traces`` (without ``WHERE``; "" = all) with ``?``
+        parameters, as compiled by the display-filter grammar. Re-queries the store."""
+        if (where, tuple(params)) != (self._where, self._params):
+            self._where, self._params = where, tuple(params)
+            self._text = ""
             self._requery()
+
+    def set_filter(self, text: str) -> None:
+        """Filter by ``text``: every word a substring of trace id, model, service or provider
+        (:class:`~ctxviewer.store.TraceQuery`)."""
+        where, params = TraceQuery(text=text).filter_sql()
+        self.set_where(where, params)
+        self._text = text
 
     def set_sort(self, key: str, descending: bool = False) -> None:
         """Sort by the store's sort ``key`` (a member of ``SORTABLE``). Unknown keys are ignored."""
-        if key not in SORTABLE:
+        if key not in SORTABLE or (key, descending) == (self._sort, self._desc):
             return
-        self._query = TraceQuery(text=self._query.text, sort=key, descending=descending)
+        self._sort, self._desc = key, descending
         self._requery()
 
     def trace_id(self, row: int) -> str | None:
-        """Trace id of loaded row ``row``, or ``None`` if out of range."""
-        return self._rows[row].trace_id if 0 <= row < len(self._rows) else None
+        """Trace id of row ``row``, or ``None`` if out of range or not read yet."""
+        cell = self._cell(row)
+        return None if cell is None else cell[0].trace_id
 
     def row_of(self, trace_id: str) -> int | None:
-        """Row of ``trace_id`` among the loaded rows, or ``None``."""
-        for i, r in enumerate(self._rows):
-            if r.trace_id == trace_id:
-                return i
-        return None
+        """Row of ``trace_id`` in the current list, or ``None`` (not matching, or keys not read yet
+        and the row not among those already shown)."""
+        if self._store is None:
+            return None
+        if self._keys is not None:
+            try:
+                key = self._store.key_of(trace_id)
+                return None if key is None else self._keys.index(key)
+            except ValueError:
+                return None
+            except Exception as exc:
+                self.sig_error.emit(str(exc))
+                return None
+        for page, cells in self._pages.items():
+            for i, cell in enumerate(cells):
+                if cell is not None and cell[0].trace_id == trace_id:
+                    return page * PAGE_ROWS + i
+        return next((r for r, cell in self._tail.items() if cell[0].trace_id == trace_id), None)
 
     # ------------------------------------------------------------------ Qt overrides
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
+        return 0 if parent.isValid() else self._n
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(TRACE_COLUMNS)
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+        if not index.isValid() or not 0 <= index.column() < len(TRACE_COLUMNS):
             return None
-        if not 0 <= index.column() < len(TRACE_COLUMNS):
-            return None
-        row = self._rows[index.row()]
         col = TRACE_COLUMNS[index.column()]
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            h = Qt.AlignmentFlag.AlignRight if col.numeric else Qt.AlignmentFlag.AlignLeft
+            return int(h | Qt.AlignmentFlag.AlignVCenter)
+        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, TraceIdRole, RowRole):
+            return None
+        cell = self._cell(index.row())
+        if cell is None:
+            return None
+        row, texts = cell
         try:
             if role == Qt.ItemDataRole.DisplayRole:
-                return col.format(row)
+                return texts[index.column()]
             if role == Qt.ItemDataRole.ToolTipRole:
-                return plain_tooltip(col.tooltip(row) if col.tooltip else col.format(row))
-            if role == Qt.ItemDataRole.TextAlignmentRole:
-                h = Qt.AlignmentFlag.AlignRight if col.numeric else Qt.AlignmentFlag.AlignLeft
-                return int(h | Qt.AlignmentFlag.AlignVCenter)
+                return plain_tooltip(col.tooltip(row) if col.tooltip else texts[index.column()])
             if role == TraceIdRole:
                 return row.trace_id
-            if role == RowRole:
-                return row
+            return row
         except Exception:  # data() never raises; a broken row shows empty
             return None
-        return None
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(TRACE_COLUMNS):
@@ -126,27 +209,6 @@ class TraceListModel(QAbstractTableModel):
             return col.title + ("" if col.sort_key in SORTABLE else " (not sortable)")
         return None
 
-    def canFetchMore(self, parent: _Index = QModelIndex()) -> bool:  # noqa: B008
-        return not parent.isValid() and self._store is not None and len(self._rows) < self._total
-
-    def fetchMore(self, parent: _Index = QModelIndex()) -> None:  # noqa: B008
-        if not self.canFetchMore(parent):
-            return
-        assert self._store is not None
-        try:
-            page = self._store.list(self._query, offset=len(self._rows), limit=PAGE_SIZE)
-        except Exception as exc:
-            self._total = len(self._rows)
-            self.sig_error.emit(str(exc))
-            return
-        if not page:
-            self._total = len(self._rows)  # the store shrank under us; stop asking
-            return
-        first = len(self._rows)
-        self.beginInsertRows(QModelIndex(), first, first + len(page) - 1)
-        self._rows.extend(page)
-        self.endInsertRows()
-
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         if not 0 <= column < len(TRACE_COLUMNS):
             return
@@ -155,20 +217,157 @@ class TraceListModel(QAbstractTableModel):
             return
         self.set_sort(key, order == Qt.SortOrder.DescendingOrder)
 
-    # ------------------------------------------------------------------ internals
+    # ------------------------------------------------------------------ internals: rows
+
+    def _cell(self, row: int) -> _Cell | None:
+        if not 0 <= row < self._n:
+            return None
+        page = row // PAGE_ROWS
+        cells = self._pages.get(page)
+        if cells is not None:
+            self._pages.move_to_end(page)
+            i = row - page * PAGE_ROWS
+            return cells[i] if i < len(cells) else None
+        if row in self._tail:
+            return self._tail[row]
+        if self._store is None:
+            return None
+        if self._keys is None:
+            if self._tail_allowed() and row >= self._n - PAGE_ROWS:
+                self._read_tail()
+                return self._tail.get(row)
+            return None
+        try:
+            rows = self._store.rows_by_key(self._keys[page * PAGE_ROWS:(page + 1) * PAGE_ROWS])
+        except Exception as exc:
+            self._keys = array("q")
+            self._n = 0
+            self.sig_error.emit(str(exc))
+            return None
+        self._pages[page] = [None if r is None else _format(r) for r in rows]
+        while len(self._pages) > CACHE_PAGES:
+            self._pages.popitem(last=False)
+        i = row - page * PAGE_ROWS
+        return self._pages[page][i] if i < len(self._pages[page]) else None
+
+    def _tail_allowed(self) -> bool:
+        return not self._where and not self._tail and self._n > PAGE_ROWS
+
+    def _read_tail(self) -> None:
+        """Before the keys arrive: the last page by the reverse keyset query (End shows the end)."""
+        assert self._store is not None
+        try:
+            last = self._store.first_rows(self._where, self._params, self._sort, not self._desc, PAGE_ROWS)
+        except Exception as exc:
+            self.sig_error.emit(str(exc))
+            return
+        self._tail = {self._n - 1 - i: _format(r) for i, (_k, r) in enumerate(last)}
+
+    # ------------------------------------------------------------------ internals: queries
 
     def _requery(self) -> None:
+        self._gen += 1
+        for task in self._tasks:
+            task.cancel()
         self.beginResetModel()
-        self._rows = []
-        self._total = 0
+        self._keys, self._n = None, 0
+        self._pages.clear()
+        self._tail.clear()
         error = None
-        if self._store is not None:
+        need_first = False
+        st = self._store
+        if st is None:
+            self._keys = array("q")
+        else:
+            args = (self._where, self._params, self._sort, self._desc)
             try:
-                self._total = self._store.count(self._query)
-                self._rows = self._store.list(self._query, offset=0, limit=PAGE_SIZE)
+                if not self._threaded:
+                    self._keys = st.row_keys(*args)
+                    self._n = len(self._keys)
+                elif not self._where and self._sort in INDEXED_SORTS:
+                    first = st.first_rows(*args, limit=PAGE_ROWS)
+                    self._pages[0] = [_format(r) for _k, r in first]
+                    if len(first) < PAGE_ROWS:
+                        self._keys = array("q", (k for k, _r in first))
+                        self._n = len(first)
+                    else:
+                        self._n = max(len(first), st.estimate_count(self._where) or 0)
+                else:
+                    need_first = True
             except Exception as exc:
-                self._rows, self._total = [], 0
+                self._keys, self._n = array("q"), 0
+                self._pages.clear()
                 error = str(exc)
         self.endResetModel()
         if error:
             self.sig_error.emit(error)
+        elif self._keys is not None:
+            self.sig_counted.emit(self._n)
+        else:
+            if need_first:
+                self._start(self._first_job(), self._on_first)
+            self._start(self._keys_job(), self._on_keys)
+
+    def _start(self, job: Callable[[Any, Any], Any], done: Callable[[Any], None]) -> None:
+        task = Task(job, self)
+        self._tasks.add(task)
+        task.sig_finished.connect(done)
+        task.sig_finished.connect(lambda _r, t=task: self._tasks.discard(t))
+        task.sig_failed.connect(lambda msg, t=task, g=self._gen: self._on_failed(g, t, msg))
+        task.start()
+
+    def _reader_args(self) -> tuple[TraceStore, int, tuple[str, tuple[Any, ...], str, bool]]:
+        assert self._store is not None
+        return self._store, self._gen, (self._where, self._params, self._sort, self._desc)
+
+    def _first_job(self) -> Callable[[Any, Any], Any]:
+        store, gen, args = self._reader_args()
+
+        def job(_progress: Any, _cancelled: Any) -> tuple[int, list[tuple[int, TraceRow]]]:
+            with store.reader() as st:  # a connection of this thread
+                return gen, st.first_rows(*args, limit=PAGE_ROWS)
+
+        return job
+
+    def _keys_job(self) -> Callable[[Any, Any], Any]:
+        store, gen, args = self._reader_args()
+
+        def job(_progress: Any, cancelled: Callable[[], bool]) -> tuple[int, array[int]]:
+            with store.reader() as st:
+                return gen, st.row_keys(*args, cancelled=cancelled)
+
+        return job
+
+    def _on_failed(self, gen: int, task: Task, message: str) -> None:
+        self._tasks.discard(task)
+        if gen == self._gen:
+            self.sig_error.emit(message)
+
+    def _on_first(self, result: tuple[int, list[tuple[int, TraceRow]]]) -> None:
+        gen, first = result
+        if gen != self._gen or self._keys is not None or not first:
+            return
+        self.beginInsertRows(QModelIndex(), 0, len(first) - 1)
+        self._pages[0] = [_format(r) for _k, r in first]
+        self._n = len(first)
+        self.endInsertRows()
+
+    def _on_keys(self, result: tuple[int, array[int]]) -> None:
+        gen, keys = result
+        if gen != self._gen:
+            return
+        n_old, n_new = self._n, len(keys)
+        self._keys = keys
+        self._tail.clear()
+        if n_new > n_old:
+            self.beginInsertRows(QModelIndex(), n_old, n_new - 1)
+            self._n = n_new
+            self.endInsertRows()
+        elif n_new < n_old:
+            self.beginRemoveRows(QModelIndex(), n_new, n_old - 1)
+            self._n = n_new
+            self.endRemoveRows()
+        if n_new:
+            self._pages.clear()  # rows shown before the keys came are read again, by key
+            self.dataChanged.emit(self.index(0, 0), self.index(n_new - 1, len(TRACE_COLUMNS) - 1))
+        self.sig_counted.emit(n_new)

@@ -8,10 +8,11 @@ the schema-2 migration's back-fill for traces stored before. No Qt here.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..assessment import Assessment, assess
-from ..model import RequestTrace
+if TYPE_CHECKING:  # the assessment (checks, scanner) is imported when a trace is written
+    from ..assessment import Assessment
+    from ..model import RequestTrace
 
 FACT_COLUMNS: tuple[str, ...] = (
     "omissions_recorded",
@@ -47,6 +48,8 @@ def fact_values(a: Assessment) -> tuple[Any, ...]:
 
 def trace_facts(trace: RequestTrace) -> tuple[Assessment, tuple[Any, ...]]:
     """Assess ``trace`` once and return the assessment and its :func:`fact_values`."""
+    from ..assessment import assess
+
     a = assess(trace)
     return a, fact_values(a)
 

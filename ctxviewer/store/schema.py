@@ -1,6 +1,7 @@
 """Schema of the trace database, its migrations, and the checks run before a file is trusted.
 
-The schema is built by named migration steps (``sqlite_utils.Migrations``, set ``"ctxviewer"``);
+The schema is built by named migration steps (``sqlite_utils.Migrations``, set ``"ctxviewer"``,
+built by :func:`migrations` when a database is written: reading needs only ``sqlite3``);
 the applied step names are recorded in ``_sqlite_migrations`` and the schema version reached is
 kept in ``PRAGMA user_version``. Each schema version is a group of steps: to change the schema,
 append new steps to :data:`STEPS` under ``SCHEMA_VERSION + 1`` and bump :data:`SCHEMA_VERSION`.
@@ -15,9 +16,10 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from sqlite_utils import Database, Migrations
+if TYPE_CHECKING:  # sqlite-utils (and the numpy it may pull in) only when a database is written
+    from sqlite_utils import Database, Migrations
 
 SCHEMA_VERSION = 2
 """Highest schema version this ctxviewer reads and writes (``PRAGMA user_version``)."""
@@ -66,17 +68,36 @@ class OldSchemaError(StoreError):
         self.missing = missing
 
 
-MIGRATIONS = Migrations("ctxviewer")
-"""The named schema steps, applied in order by :func:`migrate`."""
+MIGRATION_SET = "ctxviewer"
+"""Name of ctxviewer's migration set in ``_sqlite_migrations``."""
+MIGRATIONS_TABLE = "_sqlite_migrations"
+"""sqlite-utils' table of applied steps (``Migrations.migrations_table``)."""
 
 STEPS: list[tuple[int, str]] = []
 """``(schema version, step name)`` for every step, in application order."""
+
+_STEP_FNS: list[Callable[[Database], None]] = []
+_MIGRATIONS: list[Migrations] = []
+
+
+def migrations() -> Migrations:
+    """The named schema steps as one ``sqlite_utils.Migrations`` set, applied in order by
+    :func:`migrate` (built on first use, so opening a database read-only never imports sqlite-utils)."""
+    if not _MIGRATIONS:
+        from sqlite_utils import Migrations
+
+        m = Migrations(MIGRATION_SET)
+        for fn in _STEP_FNS:
+            m()(fn)
+        _MIGRATIONS.append(m)
+    return _MIGRATIONS[0]
 
 
 def _step(version: int) -> Callable[[Callable[[Database], None]], Callable[[Database], None]]:
     def deco(fn: Callable[[Database], None]) -> Callable[[Database], None]:
         STEPS.append((version, fn.__name__))
-        return MIGRATIONS()(fn)
+        _STEP_FNS.append(fn)
+        return fn
 
     return deco
 
@@ -293,11 +314,11 @@ def check_schema(conn: sqlite3.Connection, path: Path, *, writable: bool) -> int
 def _missing_steps(conn: sqlite3.Connection, names: set[str]) -> tuple[str, ...]:
     """Names of :data:`STEPS` not recorded in ``_sqlite_migrations`` (``()`` when the database
     does not record its steps at all)."""
-    if MIGRATIONS.migrations_table not in names:
+    if MIGRATIONS_TABLE not in names:
         return ()
     try:
         done = {r[0] for r in conn.execute(
-            f"SELECT name FROM {MIGRATIONS.migrations_table} WHERE migration_set = ?", (MIGRATIONS.name,))}
+            f"SELECT name FROM {MIGRATIONS_TABLE} WHERE migration_set = ?", (MIGRATION_SET,))}
     except sqlite3.DatabaseError:
         return ()
     return tuple(name for _, name in STEPS if name not in done)
@@ -305,11 +326,11 @@ def _missing_steps(conn: sqlite3.Connection, names: set[str]) -> tuple[str, ...]
 
 def _has_ctxviewer_migrations(conn: sqlite3.Connection, names: set[str]) -> bool:
     """True when ``_sqlite_migrations`` records at least one step of the ``ctxviewer`` set."""
-    if MIGRATIONS.migrations_table not in names:
+    if MIGRATIONS_TABLE not in names:
         return False
     try:
         row = conn.execute(
-            f"SELECT 1 FROM {MIGRATIONS.migrations_table} WHERE migration_set = ? LIMIT 1", (MIGRATIONS.name,)
+            f"SELECT 1 FROM {MIGRATIONS_TABLE} WHERE migration_set = ? LIMIT 1", (MIGRATION_SET,)
         ).fetchone()
     except sqlite3.DatabaseError:
         return False
@@ -324,8 +345,8 @@ def migrate(db: Database, path: Path) -> int:
     gets the :data:`READ_ONLY` problem).
     """
     try:
-        pending = MIGRATIONS.pending(db)
-        MIGRATIONS.apply(db)
+        pending = migrations().pending(db)
+        migrations().apply(db)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     except sqlite3.DatabaseError as exc:
         if is_readonly_error(exc):

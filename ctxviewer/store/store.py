@@ -13,19 +13,21 @@ import hashlib
 import json
 import os
 import sqlite3
+from array import array
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 from urllib.parse import quote
 
-from sqlite_utils import Database
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
 from ..model import ContextItem, RequestTrace, Status
 from ..serialize import TraceFormatError, format_created, item_from_dict, item_to_dict, trace_from_dict, trace_to_dict
 from ..tokens import count_tokens
 from .facts import trace_facts
-from .query import ROW_COLUMNS, TraceQuery, TraceRow, count_sql, list_sql
+from .query import ROW_COLUMNS, TraceQuery, TraceRow, count_sql, keyed_sql, list_sql
 from .schema import READ_ONLY, StoreError, check_file, check_schema, is_readonly_error, migrate
 
 _ITEM_COLUMNS = (
@@ -72,9 +74,19 @@ class TraceStore:
         self.path = path
         self.readonly = readonly
         self._conn = conn
-        self._db = Database(conn, execute_plugins=False, recursive_triggers=False)
+        self._db_: Database | None = None
         self._pending_counts: dict[tuple[str, str], int] = {}
         self._closed = False
+
+    @property
+    def _db(self) -> Database:
+        """sqlite-utils over the connection, for writing (imported on first write: a read-only
+        store needs only ``sqlite3``)."""
+        if self._db_ is None:
+            from sqlite_utils import Database
+
+            self._db_ = Database(self._conn, execute_plugins=False, recursive_triggers=False)
+        return self._db_
 
     # ------------------------------------------------------------------ opening
 
@@ -178,6 +190,94 @@ class TraceStore:
             return [TraceRow.from_sql(r) for r in self._conn.execute(sql, params)]
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot list traces", exc) from None
+
+    # ------------------------------------------------------------------ keyed listing (TraceSource)
+
+    def reader(self) -> TraceStore:
+        """A new read-only store on the same file, for another thread (a SQLite connection
+        belongs to one thread at a time). Raises :class:`StoreError` like :meth:`open`."""
+        return TraceStore.open(self.path)
+
+    def first_rows(
+        self, where: str = "", params: Sequence[Any] = (), order: str = "created", descending: bool = False,
+        limit: int = 100,
+    ) -> builtins.list[tuple[int, TraceRow]]:
+        """The first ``limit`` rows of the list as ``(key, row)``: ``traces`` rows matching the WHERE
+        fragment ``where`` (bound to ``params``; "" = all) ordered by ``order`` (a member of
+        :data:`~ctxviewer.store.SORTABLE`) then ``trace_id``. The key is the row's ``rowid``. An
+        index walk for the orders in :data:`~ctxviewer.store.query.INDEXED_SORTS`; never ``OFFSET``,
+        never payload columns. Raises ``ValueError`` for an unknown ``order``."""
+        sql = keyed_sql(where, order, descending, keys_only=False) + " LIMIT ?"
+        try:
+            return [(int(r[0]), TraceRow.from_sql(r[1:])) for r in self._conn.execute(sql, [*params, limit])]
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot list traces", exc) from None
+
+    def row_keys(
+        self, where: str = "", params: Sequence[Any] = (), order: str = "created", descending: bool = False,
+        cancelled: Any = None,
+    ) -> array[int]:
+        """Every matching row key in list order (see :meth:`first_rows`) as an ``array('q')``: 8
+        bytes per trace; its length is the exact count. ``cancelled()`` (optional) is polled
+        between chunks of 65,536 keys; when it returns True the keys read so far are returned.
+        Raises :class:`StoreError` when the database cannot be read."""
+        sql = keyed_sql(where, order, descending, keys_only=True)
+        keys: array[int] = array("q")
+        try:
+            cur = self._conn.execute(sql, list(params))
+            while True:
+                chunk = cur.fetchmany(65_536)
+                if not chunk:
+                    break
+                keys.extend(r[0] for r in chunk)
+                if cancelled is not None and cancelled():
+                    break
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot list traces", exc) from None
+        return keys
+
+    def rows_by_key(self, keys: Sequence[int]) -> builtins.list[TraceRow | None]:
+        """The rows of ``keys`` (from :meth:`row_keys`), in the order given; ``None`` for a key
+        no longer stored. One ``rowid IN (...)`` lookup per call (up to 500 keys each)."""
+        found: dict[int, TraceRow] = {}
+        sql_head = f"SELECT rowid, {', '.join(ROW_COLUMNS)} FROM traces WHERE rowid IN "
+        try:
+            for start in range(0, len(keys), 500):
+                part = list(keys[start:start + 500])
+                sql = sql_head + "(" + ",".join("?" * len(part)) + ")"
+                for r in self._conn.execute(sql, part):
+                    found[int(r[0])] = TraceRow.from_sql(r[1:])
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot list traces", exc) from None
+        return [found.get(k) for k in keys]
+
+    def key_of(self, trace_id: str) -> int | None:
+        """The row key of ``trace_id`` (its ``rowid``), or ``None`` when it is not stored."""
+        try:
+            row = self._conn.execute("SELECT rowid FROM traces WHERE trace_id = ?", (trace_id,)).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot list traces", exc) from None
+        return None if row is None else int(row[0])
+
+    def count_where(self, where: str = "", params: Sequence[Any] = ()) -> int:
+        """Exact number of ``traces`` rows matching the WHERE fragment (a full index scan on a
+        million rows: run it off the GUI thread)."""
+        cond = f" WHERE ({where})" if where.strip() else ""
+        try:
+            return int(self._conn.execute(f"SELECT count(*) FROM traces{cond}", list(params)).fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot count traces", exc) from None
+
+    def estimate_count(self, where: str = "") -> int | None:
+        """A count known without scanning: for no filter, the largest row key (exact unless
+        traces were replaced or deleted); ``None`` with a filter. Microseconds."""
+        if where.strip():
+            return None
+        try:
+            row = self._conn.execute("SELECT max(rowid) FROM traces").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot count traces", exc) from None
+        return int(row[0] or 0)
 
     def blob(self, sha256: str) -> str | None:
         """The stored text whose UTF-8 sha256 is ``sha256`` (hex), or ``None`` if not stored."""

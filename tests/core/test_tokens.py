@@ -64,6 +64,7 @@ def test_pinned_hashes_come_from_tiktoken_itself() -> None:
 
 
 def test_register_encoding_adds_a_name() -> None:
+    assert "cl100k_base" in available_encodings()  # builtins are registered on first use
     base = tokens._REGISTRY["cl100k_base"]
     tokens.register_encoding("cl100k_copy", lambda: {**base(), "name": "cl100k_copy"})
     try:

@@ -1,14 +1,21 @@
-"""TraceListModel: rows and values from a real store, lazy paging, SQL filter and sort."""
+"""TraceListModel: rows and values from a real store; keys read off the GUI thread, pages by key,
+a bounded page cache, the scroll range and the real end from the start; SQL filter and sort."""
 
 from __future__ import annotations
 
+import importlib.util
+import sqlite3
+import sys
 from pathlib import Path
 
+import pytest
 from factories import make_trace
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QTableView
 
 from ctxviewer.budget import check_capacity
-from ctxviewer.gui.trace_list_model import PAGE_SIZE, RowRole, TraceIdRole, TraceListModel
+from ctxviewer.gui import trace_list_model as tlm
+from ctxviewer.gui.trace_list_model import PAGE_ROWS, RowRole, TraceIdRole, TraceListModel
 from ctxviewer.model import NOT_RECORDED
 from ctxviewer.store import TraceStore
 
@@ -47,57 +54,122 @@ def test_data_never_raises(db: Path) -> None:
     assert TraceListModel().rowCount() == 0
 
 
-def test_fetch_more_pages_of_200(qtmodeltester, big_db: Path) -> None:
+def ids(model: TraceListModel) -> list[str | None]:
+    return [model.trace_id(r) for r in range(model.rowCount())]
+
+
+def test_all_rows_from_the_start_and_the_keys_off_the_gui_thread(qtbot, qtmodeltester, big_db: Path) -> None:
     with TraceStore.open(big_db) as st:
         model = TraceListModel(st)
+        # before the keys: the scroll range already spans every row, the first page and the real
+        # end are there; the rows between are not read yet
+        assert model.rowCount() == 450 and not model.counted
+        assert model.trace_id(0) == "t-000" and model.trace_id(99) == "t-099"
+        assert model.trace_id(449) == "t-449" and model.trace_id(350) == "t-350"  # the reverse keyset page
+        assert model.trace_id(250) is None
+        with qtbot.waitSignal(model.sig_counted, timeout=10_000) as blocker:
+            pass
+        assert blocker.args == [450] and model.counted and model.total == 450
+        assert ids(model) == [f"t-{i:03d}" for i in range(450)]
+        assert model.row_of("t-321") == 321 and model.row_of("nope") is None
         qtmodeltester.check(model)
-        # the model tester may fetch; start from a fresh model to count pages
-        model = TraceListModel(st)
-        assert model.total == 450
-        assert model.rowCount() == PAGE_SIZE == 200
-        assert model.canFetchMore()
-        model.fetchMore()
-        assert model.rowCount() == 400
-        model.fetchMore()
-        assert model.rowCount() == 450
-        assert not model.canFetchMore()
-        assert model.trace_id(449) == "t-449"
 
 
-def test_filter_and_sort_requery_the_store(qtmodeltester, db: Path, big_db: Path) -> None:
+def test_pages_read_by_key_never_offset_never_payloads(monkeypatch, qtbot, big_db: Path) -> None:
+    monkeypatch.setattr(tlm, "CACHE_PAGES", 2)
+    with TraceStore.open(big_db) as st:
+        sql: list[str] = []
+        st._conn.set_trace_callback(sql.append)
+        model = TraceListModel(st, threaded=False)
+        assert model.counted and model.rowCount() == 450
+        assert ids(model)[::150] == ["t-000", "t-150", "t-300"]
+        assert len(model._pages) == 2  # bounded: only the two most recently read pages stay
+        assert sorted(model._pages) == [3, 4]
+        reads = [q for q in sql if "rowid IN" in q]
+        assert len(reads) == 5  # one lookup per page of PAGE_ROWS
+        assert PAGE_ROWS == 100
+        assert not [q for q in sql if "OFFSET" in q.upper()]
+        assert not [q for q in sql if any(t in q for t in ("details", "blobs", "items"))]
+        assert model.trace_id(10) == "t-010"  # page 0 read again after it was dropped
+        assert len([q for q in sql if "rowid IN" in q]) == 6
+
+
+def test_filter_fragment_and_sort_requery_the_store(qtbot, qtmodeltester, db: Path, big_db: Path) -> None:
     with TraceStore.open(db) as st:
-        calls: list[object] = []
-        real_list = st.list
-
-        def spy(query=None, offset=0, limit=200):  # type: ignore[no-untyped-def]
-            calls.append(query)
-            return real_list(query, offset=offset, limit=limit)
-
-        st.list = spy  # type: ignore[method-assign]
         model = TraceListModel(st)
-        model.set_filter("claude")
-        assert [model.trace_id(r) for r in range(model.rowCount())] == ["bravo"]
-        assert calls[-1].text == "claude"  # type: ignore[attr-defined]
-        model.set_filter("")
-        model.sort(1, Qt.SortOrder.DescendingOrder)  # trace id
-        assert calls[-1].sort == "trace_id" and calls[-1].descending  # type: ignore[attr-defined]
-        assert [model.trace_id(r) for r in range(4)] == ["delta", "charlie", "bravo", "alpha"]
-        model.sort(3, Qt.SortOrder.AscendingOrder)  # input / capacity sorts by input tokens
-        assert calls[-1].sort == "input_tokens"  # type: ignore[attr-defined]
+        with qtbot.waitSignal(model.sig_counted, timeout=10_000):
+            model.set_where("model = ? AND capacity IS NOT NULL", ["claude-sonnet-4"])
+        assert ids(model) == ["bravo"] and model.where == ("model = ? AND capacity IS NOT NULL", ("claude-sonnet-4",))
+        with qtbot.waitSignal(model.sig_counted, timeout=10_000):
+            model.set_filter("")
+        model.sort(1, Qt.SortOrder.DescendingOrder)  # trace id: an index walk, read at once
+        assert model.sort_order == ("trace_id", True)
+        assert ids(model) == ["delta", "charlie", "bravo", "alpha"]
         qtmodeltester.check(model)
     with TraceStore.open(big_db) as st:
-        model = TraceListModel(st)
+        model = TraceListModel(st, threaded=False)
         model.sort(0, Qt.SortOrder.DescendingOrder)
         assert model.trace_id(0) == "t-449"  # newest first, from SQL across all 450 rows
         model.set_filter("t-44")
-        assert model.total == 10 and model.rowCount() == 10
+        assert model.total == 10 and ids(model) == [f"t-44{i}" for i in range(9, -1, -1)]
+        model.set_sort("retained_count")  # not an index walk: read off the GUI thread when threaded
+        assert ids(model)[:2] == ["t-440", "t-441"]
 
 
-def test_store_error_is_a_signal_not_an_exception(qtbot, db: Path) -> None:
+def test_store_error_is_a_signal_not_an_exception(qtbot, db: Path, big_db: Path) -> None:
     st = TraceStore.open(db)
-    model = TraceListModel(st)
+    model = TraceListModel(st, threaded=False)
     st.close()
     with qtbot.waitSignal(model.sig_error) as blocker:
         model.set_filter("x")
     assert blocker.args and isinstance(blocker.args[0], str)
     assert model.rowCount() == 0
+    # threaded: the worker's own connection fails; the message names the file
+    with TraceStore.open(big_db) as st:
+        model = TraceListModel(st)
+        big_db.unlink()
+        with qtbot.waitSignal(model.sig_error, timeout=10_000) as blocker:
+            model.set_filter("t-1")
+        assert str(big_db) in blocker.args[0]
+
+
+def _generated(tmp: Path, n: int) -> Path:
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("gen_traces", root / "benchmarks" / "gen_traces.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("gen_traces", mod)
+    spec.loader.exec_module(mod)
+    db = tmp / "gen.db"
+    mod.write(db, n, seed=7)
+    return db
+
+
+@pytest.fixture(scope="module")
+def gen_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """1,200 traces of the realistic generator (benchmarks/gen_traces.py)."""
+    return _generated(tmp_path_factory.mktemp("genlist"), 1200)
+
+
+def test_generated_db_order_count_and_the_last_row_reachable(qtbot, gen_db: Path) -> None:
+    sql_order = [r[0] for r in sqlite3.connect(gen_db).execute(
+        "SELECT trace_id FROM traces ORDER BY input_tokens DESC, trace_id DESC")]
+    assert len(sql_order) == 1200
+    with TraceStore.open(gen_db) as st:
+        model = TraceListModel(st)
+        view = QTableView()
+        view.setModel(model)
+        view.resize(600, 400)
+        qtbot.addWidget(view)
+        view.show()
+        with qtbot.waitSignal(model.sig_counted, timeout=10_000):
+            model.set_sort("input_tokens", descending=True)
+        assert model.rowCount() == 1200
+        assert ids(model) == sql_order
+        # End: the view scrolls to the real last row at once
+        view.scrollToBottom()
+        qtbot.wait(10)
+        bottom = view.indexAt(QPoint(2, view.viewport().height() - 2))
+        assert bottom.row() == 1199
+        assert model.data(bottom, TraceIdRole) == sql_order[-1]
+        assert view.verticalScrollBar().maximum() > 0
