@@ -208,7 +208,7 @@ def generate(n: int, seed: int = 11, n_docs: int | None = None) -> Iterator[tupl
         policy_hash = put(pools, blobs, policy_text)
         tool_rows = [(name, put(pools, blobs, schema), tokens_of(schema)) for name, schema in pools.tools[service]]
         turns = min(30, 1 + int(rng.expovariate(1 / 4)))
-        history: list[tuple[str, str, int, str]] = []  # (role, hash, tokens, item id)
+        history: list[tuple[str, str, int, str, int]] = []  # (role, hash, tokens, item id, turn)
         for turn in range(turns):
             if made >= n:
                 break
@@ -226,9 +226,9 @@ def generate(n: int, seed: int = 11, n_docs: int | None = None) -> Iterator[tupl
             for name, h, tok in tool_rows:
                 cand.append(("tool", f"tool:{name}", None, h, tok, 90.0, "untrusted",
                              json.dumps({"document_id": name, "store": "tools"}, sort_keys=True)))
-            for k, (role, h, tok, iid) in enumerate(history[-HISTORY_WINDOW:]):
+            for k, (role, h, tok, iid, hturn) in enumerate(history[-HISTORY_WINDOW:]):
                 cand.append(("history", iid, role, h, tok, 50.0 + k * 0.1, "untrusted",
-                             f'{{"store": "chat", "turn": {k // 2}}}'))
+                             f'{{"store": "chat", "turn": {hturn}}}'))
             n_ev = rng.randint(0, 5)
             seen_docs: set[int] = set()
             for e in range(n_ev):
@@ -308,8 +308,8 @@ def generate(n: int, seed: int = 11, n_docs: int | None = None) -> Iterator[tupl
                 "source_format": traces[-1][11],
             }, separators=(",", ":")), None))
             reply = pools.text(rng.randint(20, 300))
-            history.append(("user", user_hash, tokens_of(user_text), f"turn-{turn:02d}-user"))
-            history.append(("assistant", put(pools, blobs, reply), tokens_of(reply), f"turn-{turn:02d}-assistant"))
+            history.append(("user", user_hash, tokens_of(user_text), f"turn-{turn:02d}-user", turn))
+            history.append(("assistant", put(pools, blobs, reply), tokens_of(reply), f"turn-{turn:02d}-assistant", turn))
             if len(traces) >= 5000:
                 yield traces, items, details, blobs
                 traces, items, details, blobs = [], [], [], []

@@ -20,12 +20,11 @@ from __future__ import annotations
 import json
 import re
 from itertools import accumulate
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from pygments.lexer import Lexer
-from pygments.lexers import JsonLexer, MarkdownLexer, get_lexer_by_name
-from pygments.token import Text, Token, _TokenType, is_token_subtype
-from pygments.util import ClassNotFound
+if TYPE_CHECKING:  # pygments is imported when a text needs a lexer (plain prose never does)
+    from pygments.lexer import Lexer
+    from pygments.token import _TokenType
 
 MAX_HIGHLIGHT_CHARS = 500_000
 """Longer texts are shown without spans (highlighting would stall the view), in code points."""
@@ -57,6 +56,9 @@ def guess_language(text: str) -> str | None:
 
 
 def _lexer(language: str) -> Lexer | None:
+    from pygments.lexers import JsonLexer, MarkdownLexer, get_lexer_by_name
+    from pygments.util import ClassNotFound
+
     opts = {"stripnl": False, "stripall": False, "ensurenl": False}
     lexer: Lexer
     if language == "json":
@@ -91,6 +93,8 @@ def highlight_spans(text: str, language: str | None = None) -> list[StyleSpan]:
     lexer = _lexer(lang)
     if lexer is None:
         return []
+    from pygments.token import Text, Token, is_token_subtype
+
     spans: list[StyleSpan] = []
     try:
         for start, ttype, value in lexer.get_tokens_unprocessed(text):

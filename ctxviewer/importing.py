@@ -11,8 +11,8 @@ Invariants:
 * A directory among the paths stands for the regular, non-hidden files directly inside it, in
   name order (not recursive): :func:`expand_paths`.
 * Token counts are counted here and only here (importers never count): an item with content but
-  ``tokens=None`` gets ``store.token_count(content, encoding)`` (cached per content hash and
-  encoding), with the trace's ``endpoint.encoding`` or :data:`ctxviewer.tokens.DEFAULT_ENCODING`,
+  ``tokens=None`` gets ``store.token_counts([content, ...], encoding)`` (cached per content hash
+  and encoding; the distinct texts not cached counted once each, in parallel over the cores), with the trace's ``endpoint.encoding`` or :data:`ctxviewer.tokens.DEFAULT_ENCODING`,
   and the provenance ``counted`` with that encoding. Counts an importer read from the file keep
   the provenance it gave (``recorded``, ``reported``).
 
@@ -100,15 +100,14 @@ def count_missing_tokens(trace: RequestTrace, store: TraceStore) -> RequestTrace
     """
     encoding = trace.endpoint.encoding or DEFAULT_ENCODING
     provenance = TokenProvenance(TokenSource.COUNTED, encoding)
-    counted = False
-    items = []
-    for item in trace.items:
-        if item.tokens is None and item.content is not None:
-            item = replace(item, tokens=store.token_count(item.content, encoding), tokens_provenance=provenance)
-            counted = True
-        items.append(item)
-    if not counted:
+    todo = [i for i, item in enumerate(trace.items) if item.tokens is None and item.content is not None]
+    if not todo:
         return trace
+    # each distinct text counted once (cache per content hash), the rest over the cores
+    counts = store.token_counts([trace.items[i].content or "" for i in todo], encoding)
+    items = list(trace.items)
+    for i, n in zip(todo, counts):
+        items[i] = replace(items[i], tokens=n, tokens_provenance=provenance)
     endpoint = trace.endpoint
     if endpoint.encoding is None:
         endpoint = replace(endpoint, encoding=encoding)

@@ -37,9 +37,9 @@ from PySide6.QtWidgets import (
 from ..diff.conversation import previous_call
 from ..model import RequestTrace
 from ..store import StoreError, TraceStore
-from .diff_view import DiffWindow
 
 if TYPE_CHECKING:
+    from .diff_view import DiffWindow  # imported when a diff opens (pyqtgraph: issue 11 start-up)
     from .main_window import MainWindow
 
 
@@ -135,6 +135,8 @@ class CompareController(QObject):
 
     def open_diff(self, a: RequestTrace, b: RequestTrace) -> DiffWindow:
         """Open a diff window of ``a`` (before) against ``b`` (after) and return it."""
+        from .diff_view import DiffWindow
+
         w = DiffWindow(a, b)
         w.destroyed.connect(lambda *_: self.windows.remove(w) if w in self.windows else None)
         self.windows.append(w)

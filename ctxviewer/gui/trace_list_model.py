@@ -3,17 +3,17 @@
 Built for a million traces (issue 11). The model never holds the rows themselves:
 
 * **keys** -- every matching row key in list order, an ``array('q')`` (8 bytes per trace) read by
-  :meth:`TraceStore.row_keys <ctxviewer.store.TraceStore.row_keys>` *off the GUI thread*
+  :meth:`TraceSource.row_keys <ctxviewer.store.TraceSource.row_keys>` *off the GUI thread*
   (:class:`~ctxviewer.gui.worker.Task`); its length is the exact count, announced by
   ``sig_counted(int)``;
 * **pages** -- at most :data:`CACHE_PAGES` pages of :data:`PAGE_ROWS` rows, each row kept as its
   :class:`~ctxviewer.store.TraceRow` and the formatted cell texts of
   :data:`ctxviewer.columns.TRACE_COLUMNS`; a page is read when it is first painted, by key
-  (:meth:`~ctxviewer.store.TraceStore.rows_by_key`: a ``rowid IN (...)`` lookup -- never
+  (:meth:`~ctxviewer.store.TraceSource.rows_by_key`: a ``rowid IN (...)`` lookup -- never
   ``OFFSET``, never payload columns), and the least recently painted page is dropped.
 
 Opening, filtering and sorting: the first page comes from a keyset query
-(:meth:`~ctxviewer.store.TraceStore.first_rows`, an index walk) on the GUI thread when the order
+(:meth:`~ctxviewer.store.TraceSource.first_rows`, an index walk) on the GUI thread when the order
 walks an index and there is no filter; otherwise it too is read off the GUI thread. Until the keys
 arrive, ``rowCount()`` is the store's estimate (the largest row key, for no filter) so the scroll
 bar spans all rows from the first paint; the last page is then read by the reverse keyset query,
@@ -36,7 +36,7 @@ from typing import Any, Callable, Sequence
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from ..columns import TRACE_COLUMNS
-from ..store import SORTABLE, TraceQuery, TraceRow, TraceStore
+from ..store import SORTABLE, TraceQuery, TraceRow, TraceSource
 from ..store.query import INDEXED_SORTS
 from .tables import plain_tooltip
 from .worker import Task
@@ -53,6 +53,15 @@ RowRole = Qt.ItemDataRole.UserRole + 2
 
 _Index = QModelIndex | QPersistentModelIndex
 _Cell = tuple[TraceRow, tuple[str, ...]]
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
+_ALIGN = int(Qt.ItemDataRole.TextAlignmentRole.value)
+_ROW_ROLES = frozenset({int(Qt.ItemDataRole.ToolTipRole.value), int(TraceIdRole), int(RowRole)})
+_NCOLS = len(TRACE_COLUMNS)
+_ALIGNMENTS = tuple(
+    int(((Qt.AlignmentFlag.AlignRight if col.numeric else Qt.AlignmentFlag.AlignLeft)
+         | Qt.AlignmentFlag.AlignVCenter).value)
+    for col in TRACE_COLUMNS
+)
 
 
 def _format(row: TraceRow) -> _Cell:
@@ -76,10 +85,10 @@ class TraceListModel(QAbstractTableModel):
     sig_counted = Signal(int)
     """The exact number of matching traces, once the keys have been read."""
 
-    def __init__(self, store: TraceStore | None = None, parent: Any = None, *, threaded: bool = True) -> None:
+    def __init__(self, store: TraceSource | None = None, parent: Any = None, *, threaded: bool = True) -> None:
         super().__init__(parent)
         self._threaded = threaded
-        self._store: TraceStore | None = None
+        self._store: TraceSource | None = None
         self._text = ""
         self._where = ""
         self._params: tuple[Any, ...] = ()
@@ -89,6 +98,7 @@ class TraceListModel(QAbstractTableModel):
         self._keys: array[int] | None = None
         self._n = 0
         self._pages: OrderedDict[int, list[_Cell | None]] = OrderedDict()
+        self._recent = -1
         self._tail: dict[int, _Cell] = {}
         self._tasks: set[Task] = set()
         self.set_store(store)
@@ -115,7 +125,7 @@ class TraceListModel(QAbstractTableModel):
         """True once the row keys (and so the exact count) are known."""
         return self._keys is not None
 
-    def set_store(self, store: TraceStore | None) -> None:
+    def set_store(self, store: TraceSource | None) -> None:
         """Show ``store`` (or nothing). Keeps the current filter and sort."""
         self._store = store
         self._requery()
@@ -176,26 +186,31 @@ class TraceListModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(TRACE_COLUMNS)
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.column() < len(TRACE_COLUMNS):
-            return None
-        col = TRACE_COLUMNS[index.column()]
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            h = Qt.AlignmentFlag.AlignRight if col.numeric else Qt.AlignmentFlag.AlignLeft
-            return int(h | Qt.AlignmentFlag.AlignVCenter)
-        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, TraceIdRole, RowRole):
+        # Called for every role of every painted cell (about 1,400 calls a frame): plain int
+        # comparisons, the page looked up once, alignments precomputed.
+        if role == _DISPLAY:
+            cell = self._cell(index.row())
+            if cell is None:
+                return None
+            c = index.column()
+            return cell[1][c] if 0 <= c < _NCOLS else None
+        if role == _ALIGN:
+            c = index.column()
+            return _ALIGNMENTS[c] if 0 <= c < _NCOLS else None
+        if role not in _ROW_ROLES or not index.isValid():
             return None
         cell = self._cell(index.row())
-        if cell is None:
+        c = index.column()
+        if cell is None or not 0 <= c < _NCOLS:
             return None
         row, texts = cell
-        try:
-            if role == Qt.ItemDataRole.DisplayRole:
-                return texts[index.column()]
-            if role == Qt.ItemDataRole.ToolTipRole:
-                return plain_tooltip(col.tooltip(row) if col.tooltip else texts[index.column()])
-            if role == TraceIdRole:
-                return row.trace_id
+        if role == TraceIdRole:
+            return row.trace_id
+        if role == RowRole:
             return row
+        try:
+            col = TRACE_COLUMNS[c]
+            return plain_tooltip(col.tooltip(row) if col.tooltip else texts[c])
         except Exception:  # data() never raises; a broken row shows empty
             return None
 
@@ -225,7 +240,9 @@ class TraceListModel(QAbstractTableModel):
         page = row // PAGE_ROWS
         cells = self._pages.get(page)
         if cells is not None:
-            self._pages.move_to_end(page)
+            if page != self._recent:
+                self._pages.move_to_end(page)
+                self._recent = page
             i = row - page * PAGE_ROWS
             return cells[i] if i < len(cells) else None
         if row in self._tail:
@@ -245,6 +262,7 @@ class TraceListModel(QAbstractTableModel):
             self.sig_error.emit(str(exc))
             return None
         self._pages[page] = [None if r is None else _format(r) for r in rows]
+        self._recent = page
         while len(self._pages) > CACHE_PAGES:
             self._pages.popitem(last=False)
         i = row - page * PAGE_ROWS
@@ -316,7 +334,7 @@ class TraceListModel(QAbstractTableModel):
         task.sig_failed.connect(lambda msg, t=task, g=self._gen: self._on_failed(g, t, msg))
         task.start()
 
-    def _reader_args(self) -> tuple[TraceStore, int, tuple[str, tuple[Any, ...], str, bool]]:
+    def _reader_args(self) -> tuple[TraceSource, int, tuple[str, tuple[Any, ...], str, bool]]:
         assert self._store is not None
         return self._store, self._gen, (self._where, self._params, self._sort, self._desc)
 
@@ -324,8 +342,11 @@ class TraceListModel(QAbstractTableModel):
         store, gen, args = self._reader_args()
 
         def job(_progress: Any, _cancelled: Any) -> tuple[int, list[tuple[int, TraceRow]]]:
-            with store.reader() as st:  # a connection of this thread
+            st = store.reader()  # a connection of this thread
+            try:
                 return gen, st.first_rows(*args, limit=PAGE_ROWS)
+            finally:
+                st.close()
 
         return job
 
@@ -333,8 +354,11 @@ class TraceListModel(QAbstractTableModel):
         store, gen, args = self._reader_args()
 
         def job(_progress: Any, cancelled: Callable[[], bool]) -> tuple[int, array[int]]:
-            with store.reader() as st:
+            st = store.reader()
+            try:
                 return gen, st.row_keys(*args, cancelled=cancelled)
+            finally:
+                st.close()
 
         return job
 
@@ -345,16 +369,20 @@ class TraceListModel(QAbstractTableModel):
 
     def _on_first(self, result: tuple[int, list[tuple[int, TraceRow]]]) -> None:
         gen, first = result
-        if gen != self._gen or self._keys is not None or not first:
+        if gen != self._gen or self._keys is not None:
             return
-        self.beginInsertRows(QModelIndex(), 0, len(first) - 1)
-        self._pages[0] = [_format(r) for _k, r in first]
-        self._n = len(first)
-        self.endInsertRows()
+        if first:
+            self.beginInsertRows(QModelIndex(), 0, len(first) - 1)
+            self._pages[0] = [_format(r) for _k, r in first]
+            self._n = len(first)
+            self.endInsertRows()
+        if len(first) < PAGE_ROWS:  # the whole list: its keys and count are known now
+            self._keys = array("q", (k for k, _r in first))
+            self.sig_counted.emit(self._n)
 
     def _on_keys(self, result: tuple[int, array[int]]) -> None:
         gen, keys = result
-        if gen != self._gen:
+        if gen != self._gen or (self._keys is not None and self._keys == keys):
             return
         n_old, n_new = self._n, len(keys)
         self._keys = keys

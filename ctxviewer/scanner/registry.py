@@ -8,6 +8,8 @@ merged into the strongest one.
 
 from __future__ import annotations
 
+import functools
+
 from ._api import Hit, Rule
 from .address import ADDRESS
 from .encoded import ENCODED
@@ -31,6 +33,7 @@ ERRORS: list[str] = []
 def register(rule: Rule) -> Rule:
     """Add ``rule`` to :data:`RULES` (a plug-in family). Returns it."""
     RULES.append(rule)
+    scan_text_cached.cache_clear()
     return rule
 
 
@@ -56,6 +59,14 @@ def scan_text(text: str, *, _depth: int = 0) -> list[Hit]:
     english = [h for h in hits if h.rule == OVERRIDE.id]
     hits = [h for h in hits if h.rule != MULTILINGUAL.id or not any(_overlap(h, e) for e in english)]
     return _merge(sorted(hits, key=lambda h: (h.start, -h.end)))
+
+
+@functools.lru_cache(maxsize=4096)
+def scan_text_cached(text: str) -> tuple[Hit, ...]:
+    """:func:`scan_text` of ``text`` as a tuple, remembered for the 4,096 texts scanned last: the
+    same document, policy or history turn recurs across the traces of an import (issue 11:
+    content is worked on once per distinct text). Cleared when a rule is registered."""
+    return tuple(scan_text(text))
 
 
 def _overlap(a: Hit, b: Hit) -> bool:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ..findings import Evidence, Finding, TextSpan
 from ..model import ContextItem, Kind, RequestTrace, Trust
 from ._api import Hit
-from .registry import scan_text
+from .registry import scan_text_cached
 
 
 class Scope(str, enum.Enum):
@@ -72,7 +72,7 @@ def scan_items(trace: RequestTrace) -> list[ItemScan]:
     out = []
     for item in trace.items:
         scope = scope_of(item)
-        hits = tuple(scan_text(item.content or "")) if scope is Scope.UNTRUSTED else ()
+        hits = scan_text_cached(item.content or "") if scope is Scope.UNTRUSTED else ()
         out.append(ItemScan(item, scope, hits))
     return out
 

@@ -4,7 +4,9 @@ Open a database read-only with ``TraceStore.open(path)`` (the viewer: never modi
 older schema raises :class:`OldSchemaError` and is never upgraded in place) or writable with
 ``TraceStore.create(path)`` (import: creates or migrates it). ``upgrade_copy(old, new)`` writes
 an upgraded copy of an older database. List with a
-:class:`TraceQuery`; load one full trace with ``store.load(trace_id)``.
+:class:`TraceQuery`, or by row key (``first_rows``, ``row_keys``, ``rows_by_key``: the
+:class:`TraceSource` interface every backend implements, :mod:`ctxviewer.store.source`); load one
+full trace with ``store.load(trace_id)``.
 
 Layout and invariants
 ---------------------
@@ -92,6 +94,7 @@ No Qt here.
 
 from .query import SORTABLE, TraceQuery, TraceRow
 from .schema import SCHEMA_VERSION, OldSchemaError, StoreError
+from .source import TraceSource
 from .store import TraceStore, content_hash
 from .upgrade import UpgradeResult, upgrade_copy
 
@@ -102,6 +105,7 @@ __all__ = [
     "StoreError",
     "TraceQuery",
     "TraceRow",
+    "TraceSource",
     "TraceStore",
     "UpgradeResult",
     "content_hash",

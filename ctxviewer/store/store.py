@@ -380,6 +380,35 @@ class TraceStore:
         self._pending_counts[key] = n
         return n
 
+    def token_counts(self, texts: builtins.list[str], encoding: str) -> builtins.list[int]:
+        """:meth:`token_count` of each of ``texts`` (in order): cached counts first, then every
+        distinct text not cached counted once, in parallel over the cores
+        (:func:`ctxviewer.tokens.count_many`). Raises like :meth:`token_count`."""
+        from ..tokens import count_many
+
+        out: builtins.list[int | None] = []
+        missing: dict[str, tuple[str, str]] = {}
+        for text in texts:
+            key = (content_hash(text), encoding)
+            n = self._pending_counts.get(key)
+            if n is None and text not in missing:
+                try:
+                    row = self._conn.execute(
+                        "SELECT tokens FROM token_counts WHERE content_hash = ? AND encoding = ?", key
+                    ).fetchone()
+                except sqlite3.DatabaseError as exc:
+                    raise self._fail("cannot read the token-count cache", exc) from None
+                if row is not None:
+                    n = int(row[0])
+                else:
+                    missing[text] = key
+            out.append(n)
+        if missing:
+            todo = builtins.list(missing)
+            for text, n in zip(todo, count_many(todo, encoding)):
+                self._pending_counts[missing[text]] = n
+        return [n if n is not None else self._pending_counts[(content_hash(t), encoding)] for t, n in zip(texts, out)]
+
     def _flush_counts(self) -> None:
         self._conn.executemany(
             "INSERT OR IGNORE INTO token_counts (content_hash, encoding, tokens) VALUES (?, ?, ?)",

@@ -6,12 +6,13 @@ from __future__ import annotations
 import importlib.util
 import sqlite3
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from factories import make_trace
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QTableView
+from PySide6.QtWidgets import QApplication, QTableView
 
 from ctxviewer.budget import check_capacity
 from ctxviewer.gui import trace_list_model as tlm
@@ -54,6 +55,22 @@ def test_data_never_raises(db: Path) -> None:
     assert TraceListModel().rowCount() == 0
 
 
+def wait_counted(qtbot, model: TraceListModel, action=None) -> None:  # type: ignore[no-untyped-def]
+    """Run ``action`` (if any) and wait until the model has its keys; a store error fails the test
+    with its message. Pumps events with ``processEvents`` itself: qtbot's waits run a nested
+    QEventLoop, which returns at once once another test has quit the application's loop."""
+    errors: list[str] = []
+    model.sig_error.connect(errors.append)
+    if action is not None:
+        action()
+    deadline = time.monotonic() + 120
+    while not (model.counted or errors) and time.monotonic() < deadline:
+        QApplication.processEvents()
+        time.sleep(0.005)
+    model.sig_error.disconnect(errors.append)
+    assert not errors and model.counted
+
+
 def ids(model: TraceListModel) -> list[str | None]:
     return [model.trace_id(r) for r in range(model.rowCount())]
 
@@ -67,9 +84,10 @@ def test_all_rows_from_the_start_and_the_keys_off_the_gui_thread(qtbot, qtmodelt
         assert model.trace_id(0) == "t-000" and model.trace_id(99) == "t-099"
         assert model.trace_id(449) == "t-449" and model.trace_id(350) == "t-350"  # the reverse keyset page
         assert model.trace_id(250) is None
-        with qtbot.waitSignal(model.sig_counted, timeout=10_000) as blocker:
-            pass
-        assert blocker.args == [450] and model.counted and model.total == 450
+        counts: list[int] = []
+        model.sig_counted.connect(counts.append)
+        wait_counted(qtbot, model)
+        assert counts == [450] and model.counted and model.total == 450
         assert ids(model) == [f"t-{i:03d}" for i in range(450)]
         assert model.row_of("t-321") == 321 and model.row_of("nope") is None
         qtmodeltester.check(model)
@@ -97,11 +115,9 @@ def test_pages_read_by_key_never_offset_never_payloads(monkeypatch, qtbot, big_d
 def test_filter_fragment_and_sort_requery_the_store(qtbot, qtmodeltester, db: Path, big_db: Path) -> None:
     with TraceStore.open(db) as st:
         model = TraceListModel(st)
-        with qtbot.waitSignal(model.sig_counted, timeout=10_000):
-            model.set_where("model = ? AND capacity IS NOT NULL", ["claude-sonnet-4"])
+        wait_counted(qtbot, model, lambda: model.set_where("model = ? AND capacity IS NOT NULL", ["claude-sonnet-4"]))
         assert ids(model) == ["bravo"] and model.where == ("model = ? AND capacity IS NOT NULL", ("claude-sonnet-4",))
-        with qtbot.waitSignal(model.sig_counted, timeout=10_000):
-            model.set_filter("")
+        wait_counted(qtbot, model, lambda: model.set_filter(""))
         model.sort(1, Qt.SortOrder.DescendingOrder)  # trace id: an index walk, read at once
         assert model.sort_order == ("trace_id", True)
         assert ids(model) == ["delta", "charlie", "bravo", "alpha"]
@@ -128,9 +144,14 @@ def test_store_error_is_a_signal_not_an_exception(qtbot, db: Path, big_db: Path)
     with TraceStore.open(big_db) as st:
         model = TraceListModel(st)
         big_db.unlink()
-        with qtbot.waitSignal(model.sig_error, timeout=10_000) as blocker:
-            model.set_filter("t-1")
-        assert str(big_db) in blocker.args[0]
+        errors: list[str] = []
+        model.sig_error.connect(errors.append)
+        model.set_filter("t-1")
+        deadline = time.monotonic() + 120
+        while not errors and time.monotonic() < deadline:
+            QApplication.processEvents()
+            time.sleep(0.005)
+        assert errors and str(big_db) in errors[0]
 
 
 def _generated(tmp: Path, n: int) -> Path:
@@ -162,13 +183,12 @@ def test_generated_db_order_count_and_the_last_row_reachable(qtbot, gen_db: Path
         view.resize(600, 400)
         qtbot.addWidget(view)
         view.show()
-        with qtbot.waitSignal(model.sig_counted, timeout=10_000):
-            model.set_sort("input_tokens", descending=True)
+        wait_counted(qtbot, model, lambda: model.set_sort("input_tokens", descending=True))
         assert model.rowCount() == 1200
         assert ids(model) == sql_order
         # End: the view scrolls to the real last row at once
         view.scrollToBottom()
-        qtbot.wait(10)
+        QApplication.processEvents()
         bottom = view.indexAt(QPoint(2, view.viewport().height() - 2))
         assert bottom.row() == 1199
         assert model.data(bottom, TraceIdRole) == sql_order[-1]
