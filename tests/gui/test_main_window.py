@@ -115,6 +115,20 @@ def test_drop_database_opens_it(qtbot, db: Path, settings: QSettings) -> None:
     assert w.store is not None and w.windowTitle().endswith("traces.db")
 
 
+def _wait_counted(w: MainWindow) -> None:
+    """Pump events until the trace list has its keys (qtbot's nested loops can return at once after
+    another test quit the application's loop)."""
+    import time
+
+    from PySide6.QtWidgets import QApplication
+
+    deadline = time.monotonic() + 120
+    while not w.trace_model.counted and time.monotonic() < deadline:
+        QApplication.processEvents()
+        time.sleep(0.005)
+    assert w.trace_model.counted
+
+
 def test_filter_matching_nothing_clears_the_trace(qtbot, db: Path, settings: QSettings) -> None:
     """Issue 13: a filter that matches nothing never leaves the previous trace on screen."""
     w = window(qtbot, settings)
@@ -122,6 +136,7 @@ def test_filter_matching_nothing_clears_the_trace(qtbot, db: Path, settings: QSe
     assert w.trace is not None
     w.filter_edit.setText("no-such-trace")
     w.apply_filter()
+    _wait_counted(w)  # issue 11: a filter is read off the GUI thread
     assert w.trace_model.rowCount() == 0
     assert w.trace is None
     assert w.chart.is_empty()
