@@ -38,6 +38,7 @@ from .audit_dock import AuditController
 from .clipboard import copy_selection
 from .column_menu import install_column_menu
 from .compare import CompareController
+from .filter_edit import FilterEdit
 from .importer import ImportController, show_message
 from .layout_memory import restore_layout, save_layout
 from .recent import RecentFiles
@@ -91,9 +92,7 @@ class MainWindow(QMainWindow):
         # left: filter + trace list
         self.trace_model = TraceListModel(parent=self)
         self.trace_model.sig_error.connect(lambda msg: self._error("Cannot read the trace list", msg))
-        self.filter_edit = QLineEdit()
-        self.filter_edit.setPlaceholderText("Filter: trace id, model, service, provider  (Ctrl+F)")
-        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit = FilterEdit()  # display filters, errors underlined where they are (issue 11)
         # Re-query once typing pauses: on a million traces a filtered count takes ~240 ms.
         self._filter_timer = QTimer(self)
         self._filter_timer.setSingleShot(True)
@@ -115,6 +114,7 @@ class MainWindow(QMainWindow):
         lay = QVBoxLayout(left)
         lay.setContentsMargins(4, 4, 0, 4)
         lay.addWidget(self.filter_edit)
+        lay.addWidget(self.filter_edit.error_label)
         lay.addWidget(self.trace_view, 1)
         lay.addWidget(self.count_label)
 
@@ -338,7 +338,8 @@ class MainWindow(QMainWindow):
     def apply_filter(self) -> None:
         """Re-query the trace list with the filter box's text now (SQL-side filter)."""
         self._filter_timer.stop()
-        self.trace_model.set_filter(self.filter_edit.text())
+        if self.filter_edit.error is None:  # a filter that does not parse keeps the last good one
+            self.trace_model.set_filter(self.filter_edit.text())
 
     def focus_filter(self) -> None:
         """Focus the filter box and select its text."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ..filters import compile_filter
 from ..serialize import parse_created
 from .facts import FACT_COLUMNS
 
@@ -44,11 +45,10 @@ ROW_COLUMNS: tuple[str, ...] = (
     "replay_of",
     "source_format",
     *FACT_COLUMNS,
+    "session_id",
 )
 """Columns of the ``traces`` table, in :class:`TraceRow` field order."""
 
-SEARCHED: tuple[str, ...] = ("trace_id", "model", "service", "provider")
-"""Columns :attr:`TraceQuery.text` is matched against."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,8 @@ class TraceRow:
     """Severity of the worst finding (``failure``), or ``None``."""
     verdict: str | None = None
     """The assessment's verdict in words."""
+    session_id: str | None = None
+    """Conversation id (OTel ``gen_ai.conversation.id``), schema 3."""
 
     @classmethod
     def from_sql(cls, row: tuple[Any, ...]) -> TraceRow:
@@ -110,16 +112,18 @@ class TraceRow:
 class TraceQuery:
     """Filter and order for listing traces.
 
-    ``text`` is split on whitespace; every term must occur, case-insensitively (ASCII case
-    folding, SQLite ``LIKE``), as a substring of at least one of trace_id, model, service or
-    provider. ``sort`` is one of :data:`SORTABLE`; ties are broken by ``trace_id`` in the same
+    ``text`` is a display filter (:mod:`ctxviewer.filters`: ``model ~ gpt-4o and omitted > 2``;
+    a lone word is looked for in the trace id, model, service and provider, so ``claude`` still
+    works). ``sort`` is one of :data:`SORTABLE`; ties are broken by ``trace_id`` in the same
     direction so paging is stable. ``NULL`` values sort first ascending and last descending.
 
-    Raises ``ValueError`` for a ``sort`` that is not in :data:`SORTABLE`.
+    Raises ``ValueError`` for a ``sort`` that is not in :data:`SORTABLE`, and
+    :class:`ctxviewer.filters.FilterError` (a ``ValueError`` with the column) for a filter that
+    does not parse.
     """
 
     text: str = ""
-    """Case-insensitive substring filter ("" = all traces)."""
+    """Display filter text ("" = all traces)."""
     sort: str = "created"
     """Field to order by."""
     descending: bool = False
@@ -128,18 +132,12 @@ class TraceQuery:
     def __post_init__(self) -> None:
         if self.sort not in SORTABLE:
             raise ValueError(f"cannot sort by {self.sort!r}; sortable fields: {', '.join(SORTABLE)}")
+        compile_filter(self.text)  # a FilterError (ValueError) here, not at the first page
 
-    def where(self) -> tuple[str, list[str]]:
+    def where(self) -> tuple[str, list[Any]]:
         """``(" WHERE ...", params)`` for the filter, or ``("", [])`` when there is none."""
-        clauses: list[str] = []
-        params: list[str] = []
-        for term in self.text.split():
-            pattern = "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            clauses.append(
-                "(" + " OR ".join(f"{c} LIKE ? ESCAPE '\\'" for c in SEARCHED) + ")"
-            )
-            params.extend([pattern] * len(SEARCHED))
-        return (" WHERE " + " AND ".join(clauses), params) if clauses else ("", [])
+        compiled = compile_filter(self.text)
+        return ("", []) if compiled.empty else (f" WHERE {compiled.where}", list(compiled.params))
 
     def order_by(self) -> str:
         """``" ORDER BY ..."`` for the sort field (a name from :data:`SORTABLE`, never user SQL)."""

@@ -24,7 +24,9 @@ from sqlite_utils import Database
 from ..model import ContextItem, RequestTrace, Status
 from ..serialize import TraceFormatError, format_created, item_from_dict, item_to_dict, trace_from_dict, trace_to_dict
 from ..tokens import count_tokens
-from .facts import trace_facts
+from . import fts
+from .facts import trace_facts, write_findings
+from .fts import SearchHit
 from .query import ROW_COLUMNS, TraceQuery, TraceRow, count_sql, list_sql
 from .schema import READ_ONLY, StoreError, check_file, check_schema, is_readonly_error, migrate
 
@@ -219,12 +221,21 @@ class TraceStore:
                 raise self._fail(f"trace {trace_id!r} is damaged", exc) from None
         return tuple(out)
 
+    def search(self, query: str, *, after: tuple[int, int] | None = None, limit: int = 50) -> builtins.list[SearchHit]:
+        """One page of full-text hits over item content (:func:`ctxviewer.store.fts.search`: every
+        word of ``query`` as a word prefix, in index order, no count or ranking): at most ``limit``
+        hits after the hit whose ``cursor`` is ``after``. ``[]`` for a query without words.
+        Raises :class:`StoreError` when the database cannot be read."""
+        try:
+            return builtins.list(fts.search(self._conn, query, after=after, limit=limit))
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot search content", exc) from None
+
     def session_trace_ids(self, session_id: str) -> builtins.list[str]:
         """trace_ids of the traces whose ``session_id`` is ``session_id`` (one conversation), in
-        send order. Scans ``details`` (no index on the session); used for one selected trace at a
-        time. Raises :class:`StoreError` when the database cannot be read."""
-        sql = ("SELECT d.trace_id FROM details d JOIN traces t ON t.trace_id = d.trace_id "
-               "WHERE json_extract(d.json, '$.session_id') = ? ORDER BY t.created, t.trace_id")
+        send order. Reads the ``traces.session_id`` index (schema 3). Raises :class:`StoreError`
+        when the database cannot be read."""
+        sql = "SELECT trace_id FROM traces WHERE session_id = ? ORDER BY created, trace_id"
         try:
             return [str(r[0]) for r in self._conn.execute(sql, (session_id,))]
         except sqlite3.DatabaseError as exc:
@@ -327,12 +338,15 @@ class TraceStore:
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot reassess traces", exc) from None
 
-    def _put_blob(self, text: str) -> str:
+    def _put_blob(self, text: str, *, searchable: bool = False) -> str:
+        """Store ``text`` once by hash; a new item text (``searchable``) joins ``content_fts``."""
         h = content_hash(text)
-        self._conn.execute(
+        cur = self._conn.execute(
             "INSERT OR IGNORE INTO blobs (hash, text, bytes) VALUES (?, ?, ?)",
             (h, text, len(text.encode("utf-8", "surrogatepass"))),
         )
+        if searchable and cur.rowcount == 1 and cur.lastrowid is not None:
+            fts.index_blob(self._conn, cur.lastrowid, text)
         return h
 
     def _write(self, t: RequestTrace) -> None:
@@ -359,7 +373,7 @@ class TraceStore:
                     json.dumps(source, ensure_ascii=False, sort_keys=True) if source else None,
                     provenance.get("source"),
                     provenance.get("encoding"),
-                    None if text is None else self._put_blob(text),
+                    None if text is None else self._put_blob(text, searchable=True),
                 )
             )
         details = trace_to_dict(replace(t, items=()))  # items live in their own table
@@ -374,7 +388,7 @@ class TraceStore:
         row = (  # in ROW_COLUMNS order
             tid, format_created(t.created), t.service, t.endpoint.provider, t.endpoint.model,
             t.endpoint.capacity, assessment.capacity.input_tokens, t.reserved_output_tokens,
-            retained, len(t.items) - retained, t.replay_of, t.source_format, *facts,
+            retained, len(t.items) - retained, t.replay_of, t.source_format, *facts, t.session_id,
         )
         c = self._conn
         c.execute("DELETE FROM items WHERE trace_id = ?", (tid,))
@@ -391,3 +405,4 @@ class TraceStore:
             f"VALUES ({', '.join('?' * len(ROW_COLUMNS))})",
             row,
         )
+        write_findings(c, tid, assessment)

@@ -1,0 +1,189 @@
+"""Full-text search over item content: the SQLite FTS5 index ``content_fts`` and the search query.
+
+Invariants
+----------
+``content_fts`` is an FTS5 table with external content (``content='blobs'``, ``content_rowid``
+= ``blobs.rowid``): it indexes each distinct *item* text once, however many items share it (the
+serialized-request blobs are not indexed). :meth:`TraceStore.add <ctxviewer.store.TraceStore.add>`
+adds a row in the same transaction when it stores a new item text (:func:`index_blob`); blobs are
+never rewritten or deleted, so the index only grows. The schema-3 step builds it for databases
+written before (:func:`rebuild`). Tokenizer ``unicode61 remove_diacritics 0`` (letters and digits
+form words, case folded, accents kept); prefix indexes for 2 and 3 characters.
+
+Query language (:func:`match_expression`): words and ``"quoted phrases"``; every word and phrase
+must occur in the same item, each word matched as the *prefix* of a word of the text
+(``ignor prev`` finds "Ignore previous instructions"), case-insensitively. Punctuation separates
+words (``gpt-4o`` is the words ``gpt`` and ``4o`` as a phrase). The user's text never reaches FTS5
+as syntax: each word is quoted.
+
+Hits (:func:`search`) come in index order (blob rowid, then item rowid): the first page is read
+without counting or ranking every hit, and the next page continues after the last hit
+(:attr:`SearchHit.cursor`). No Qt here.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..visible import reveal
+
+TOKENIZE = "unicode61 remove_diacritics 0"
+"""The FTS5 tokenizer of ``content_fts`` (and the word rule of :func:`match_spans`)."""
+
+CREATE_SQL = (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS content_fts USING fts5("
+    f"text, content='blobs', content_rowid='rowid', tokenize='{TOKENIZE}', prefix='2 3')"
+)
+"""DDL of the index (schema 3, step ``m010_content_fts``)."""
+
+_WORD = re.compile(r"[^\W_]+")
+_QUERY_PART = re.compile(r'"([^"]*)"?|([^\s"]+)')
+
+SNIPPET_CHARS = 90
+"""Approximate length of a snippet, code points (context before and after the first match)."""
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One item whose content matches a search."""
+
+    trace_id: str
+    """The trace holding the item."""
+    item_id: str
+    """The item's stable id (``ContextItem.id``)."""
+    ordinal: int
+    """0-based index of the item in the trace's final order."""
+    snippet: str
+    """A one-line window of the content around the first match, invisible characters revealed
+    (:func:`ctxviewer.visible.one_line`); ``…`` marks cut ends."""
+    spans: tuple[tuple[int, int], ...]
+    """``(start, length)`` of the matched words in :attr:`snippet`, code points."""
+    cursor: tuple[int, int]
+    """Where this hit sits in index order; pass it as ``after`` to continue after it."""
+
+
+def query_terms(query: str) -> list[list[str]]:
+    """The query as a list of phrases, each a list of folded words (a lone word is a phrase of
+    one). ``'ignore "previous instr"'`` -> ``[["ignore"], ["previous", "instr"]]``. Words are runs
+    of letters and digits (the tokenizer's rule); empty phrases are dropped."""
+    out: list[list[str]] = []
+    for m in _QUERY_PART.finditer(query):
+        part = m.group(1) if m.group(1) is not None else m.group(2)
+        words = [w.casefold() for w in _WORD.findall(part)]
+        if words:
+            out.append(words)
+    return out
+
+
+def match_expression(query: str) -> str | None:
+    """The FTS5 MATCH expression for a user query (module docstring), or ``None`` when it has no
+    word. Each phrase is quoted and marked as a prefix: ``ignore prev`` -> ``"ignore"* AND "prev"*``."""
+    phrases = query_terms(query)
+    if not phrases:
+        return None
+    return " AND ".join('"' + " ".join(p) + '"*' for p in phrases)
+
+
+def match_spans(text: str, query: str) -> list[tuple[int, int]]:
+    """``(start, length)`` in code points of every word run of ``text`` that matches a phrase of
+    ``query`` (whole words; the last word of a phrase as a prefix), in text order. These are the
+    characters the GUI highlights; the same rule as the index (module docstring)."""
+    phrases = query_terms(query)
+    if not phrases:
+        return []
+    words = [(m.start(), m.end(), m.group().casefold()) for m in _WORD.finditer(text)]
+    spans: list[tuple[int, int]] = []
+    for i in range(len(words)):
+        for phrase in phrases:
+            n = len(phrase)
+            if i + n > len(words):
+                continue
+            seq = words[i:i + n]
+            if all(w[2] == p for w, p in zip(seq[:-1], phrase[:-1])) and seq[-1][2].startswith(phrase[-1]):
+                spans.append((seq[0][0], seq[-1][1] - seq[0][0]))
+                break
+    return spans
+
+
+def snippet(text: str, spans: list[tuple[int, int]], width: int = SNIPPET_CHARS) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """A one-line window of ``text`` around ``spans[0]`` (about ``width`` code points), revealed
+    with :func:`ctxviewer.visible.reveal` (line breaks too), and the spans that fall inside it
+    moved into the window's display offsets. Without spans: the start of the text."""
+    first = spans[0][0] if spans else 0
+    start = max(0, first - width // 3)
+    if start > 0:  # do not cut a word in two
+        space = text.rfind(" ", max(0, start - 12), start)
+        start = space + 1 if space >= 0 else start
+    end = min(len(text), start + width)
+    if spans and spans[0][0] + spans[0][1] > end:
+        end = min(len(text), spans[0][0] + spans[0][1])
+    window = text[start:end]
+    shown = reveal(window, keep_newlines=False)
+    lead = "…" if start > 0 else ""
+    tail = "…" if end < len(text) else ""
+    out: list[tuple[int, int]] = []
+    for s, n in spans:
+        if s >= start and s + n <= end:
+            a = shown.to_display(s - start)
+            b = shown.to_display(s + n - start)
+            out.append((a + len(lead), b - a))
+    return lead + shown.text + tail, tuple(out)
+
+
+def index_blob(conn: sqlite3.Connection, rowid: int, text: str) -> None:
+    """Add the blob ``rowid`` (whose text is ``text``) to ``content_fts``. Call once per blob,
+    in the transaction that inserted it."""
+    conn.execute("INSERT INTO content_fts (rowid, text) VALUES (?, ?)", (rowid, text))
+
+
+def rebuild(conn: sqlite3.Connection) -> int:
+    """(Re)fill ``content_fts`` from every blob some item references (the schema-3 step and a
+    generator that wrote rows with its own SQL). Returns the number of blobs indexed."""
+    conn.execute("INSERT INTO content_fts (content_fts) VALUES ('delete-all')")
+    cur = conn.execute(
+        "INSERT INTO content_fts (rowid, text) SELECT b.rowid, b.text FROM blobs b "
+        "WHERE b.hash IN (SELECT content_hash FROM items WHERE content_hash IS NOT NULL)"
+    )
+    return int(cur.rowcount)
+
+
+def search(
+    conn: sqlite3.Connection, query: str, *, after: tuple[int, int] | None = None, limit: int = 50
+) -> Iterator[SearchHit]:
+    """Hits of ``query`` (module docstring) over item content, in index order, at most ``limit``
+    (negative: all), starting after the hit whose :attr:`SearchHit.cursor` is ``after``.
+
+    Lazy: rows are read as the iterator is consumed, so the first hits arrive before the rest
+    are found (no count, no ranking). Raises ``sqlite3.Error`` when the database cannot be read.
+    """
+    expr = match_expression(query)
+    if expr is None or limit == 0:
+        return
+    blob_after, item_after = after if after is not None else (0, 0)
+    found = 0
+    blobs = conn.execute(
+        "SELECT rowid FROM content_fts WHERE content_fts MATCH ? AND rowid >= ? ORDER BY rowid",
+        (expr, blob_after),
+    )
+    for (blob_rowid,) in blobs:
+        first = item_after if blob_rowid == blob_after else 0
+        row = conn.execute("SELECT hash, text FROM blobs WHERE rowid = ?", (blob_rowid,)).fetchone()
+        if row is None:
+            continue
+        h, text = row
+        items = conn.execute(
+            "SELECT rowid, trace_id, item_id, ordinal FROM items WHERE content_hash = ? AND rowid > ? ORDER BY rowid"
+            + ("" if limit < 0 else " LIMIT ?"),
+            (h, first) if limit < 0 else (h, first, limit - found),
+        ).fetchall()
+        if not items:
+            continue
+        snip, spans = snippet(text, match_spans(text, query))
+        for item_rowid, trace_id, item_id, ordinal in items:
+            yield SearchHit(str(trace_id), str(item_id), int(ordinal), snip, spans, (int(blob_rowid), int(item_rowid)))
+            found += 1
+            if found == limit:
+                return
