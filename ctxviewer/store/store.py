@@ -338,6 +338,21 @@ class TraceStore:
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot reassess traces", exc) from None
 
+    def rebuild_search(self) -> int:
+        """Rebuild the full-text index of item content (:func:`ctxviewer.store.fts.rebuild`) and
+        refresh the planner's statistics (``ANALYZE``), for a database whose rows were written
+        with direct SQL (``benchmarks/gen_traces.py``). Returns the texts indexed. Raises
+        :class:`StoreError` when read-only or when SQLite refuses."""
+        if self.readonly:
+            raise StoreError(self.path, "is open read-only; cannot rebuild the search index")
+        try:
+            with self._conn:
+                n = fts.rebuild(self._conn)
+            self._conn.execute("ANALYZE")
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot rebuild the search index", exc) from None
+        return n
+
     def _put_blob(self, text: str, *, searchable: bool = False) -> str:
         """Store ``text`` once by hash; a new item text (``searchable``) joins ``content_fts``."""
         h = content_hash(text)

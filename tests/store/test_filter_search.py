@@ -26,6 +26,7 @@ def ids(store: TraceStore, text: str) -> list[str]:
     ("finding == injection", ["ticket-injection"]),
     ("finding == budget", ["history-16k", "budget-8k-over"]),  # the family: budget.over_capacity, budget.over_before_trim
     ("finding == budget.over_capacity", ["history-16k"]),
+    ("finding == commitment", ["refund-approval-forgotten"]),  # issue 9's "filter by finding" cites this
     ("finding ~ LINKAGE", ["ticket-injection"]),
     ("omitted > 2", ["history-16k", "budget-8k-over", "refund-approval-forgotten"]),
     ("capacity >= 16000", ["history-16k"]),
@@ -156,3 +157,54 @@ def test_the_sqlite_store_implements_the_backend_interface() -> None:
 
     with TraceStore.open(SAMPLES) as store:
         assert isinstance(store, TraceBackend)
+
+
+@pytest.fixture(scope="module")
+def generated_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """400 traces from benchmarks/gen_traces.py (rows written with direct SQL, then the search
+    index rebuilt by the store)."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("gen_traces", ROOT / "benchmarks" / "gen_traces.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("gen_traces", mod)
+    spec.loader.exec_module(mod)
+    db = tmp_path_factory.mktemp("gen") / "gen.db"
+    mod.write(db, 400, seed=3)
+    return db
+
+
+def test_filters_on_the_generated_database_agree_with_the_rows(generated_db: Path) -> None:
+    with TraceStore.open(generated_db) as store:
+        rows = store.list(None, 0, -1)
+        assert len(rows) == 400
+        conv = rows[7].session_id
+        assert conv is not None
+        assert ids(store, f"conversation == {conv}") == [r.trace_id for r in rows if r.session_id == conv]
+        expected = [r.trace_id for r in rows if r.model and "gpt-4o" in r.model.lower() and r.omitted_count > 2
+                    and r.capacity is not None and r.capacity < 16000]
+        assert ids(store, 'model ~ "gpt-4o" and omitted > 2 and capacity < 16000') == expected
+        injected = [r.trace_id for r in rows if r.worst_rule and r.worst_rule.startswith("injection.")]
+        assert injected and ids(store, "finding == injection") == injected
+        assert ids(store, "not finding") == [r.trace_id for r in rows if r.worst_rule is None]
+
+
+def test_search_on_the_generated_database_finds_each_item_holding_the_words(generated_db: Path) -> None:
+    import re
+
+    with TraceStore.open(generated_db) as store:
+        word = store._conn.execute(
+            "SELECT b.text FROM items i JOIN blobs b ON b.hash = i.content_hash WHERE i.kind = 'evidence' "
+            "LIMIT 1").fetchone()[0].split()[3].strip(".,;:")
+        hits = store.search(word, limit=-1)
+        pattern = re.compile(r"(?<![^\W_])" + re.escape(word), re.IGNORECASE)
+        expected = [(t, i) for t, i, text in store._conn.execute(
+            "SELECT i.trace_id, i.item_id, b.text FROM items i JOIN blobs b ON b.hash = i.content_hash "
+            "ORDER BY b.rowid, i.rowid") if pattern.search(text)]
+        assert [(h.trace_id, h.item_id) for h in hits] == expected
+        assert len(expected) > 10
+        page = store.search(word, limit=10)
+        assert page == hits[:10]
+        assert all(h.snippet[s:s + n].casefold().startswith(word.casefold()) for h in page for s, n in h.spans[:1])
