@@ -43,6 +43,7 @@ from .importer import ImportController, show_message
 from .layout_memory import restore_layout, save_layout
 from .recent import RecentFiles
 from .reload import ReloadController
+from .search_dock import SearchController
 from .shortcuts_help import ShortcutsDialog
 from .tables import make_table, size_columns
 from .trace_actions import TraceActions
@@ -141,6 +142,7 @@ class MainWindow(QMainWindow):
         self.whatif = WhatIfController(self)  # Trace > What-if… (issue 7)
         self.trace_actions = TraceActions(self)  # Items menu (issue 13)
         self.reloader = ReloadController(self)  # File > Reload (F5), changed-on-disk notice (issue 13)
+        self.search = SearchController(self)  # Edit > Search Content (issue 11)
         self._help_menu_last()
         self.statusBar().showMessage("Open a trace database (File > Open) or drop one here.")
 

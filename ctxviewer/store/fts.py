@@ -12,7 +12,8 @@ form words, case folded, accents kept); prefix indexes for 2 and 3 characters.
 
 Query language (:func:`match_expression`): words and ``"quoted phrases"``; every word and phrase
 must occur in the same item, each word matched as the *prefix* of a word of the text
-(``ignor prev`` finds "Ignore previous instructions"), case-insensitively. Punctuation separates
+(``ignor prev`` finds "Ignore previous instructions"), case-insensitively; a one-letter word is
+matched whole (:data:`MIN_PREFIX`). Punctuation separates
 words (``gpt-4o`` is the words ``gpt`` and ``4o`` as a phrase). The user's text never reaches FTS5
 as syntax: each word is quoted.
 
@@ -41,6 +42,10 @@ CREATE_SQL = (
 
 _WORD = re.compile(r"[^\W_]+")
 _QUERY_PART = re.compile(r'"([^"]*)"?|([^\s"]+)')
+
+MIN_PREFIX = 2
+"""A word shorter than this (one letter) is matched as a whole word, not as a prefix: a one-letter
+prefix would merge the lists of every word starting with it before the first hit."""
 
 SNIPPET_CHARS = 90
 """Approximate length of a snippet, code points (context before and after the first match)."""
@@ -84,7 +89,7 @@ def match_expression(query: str) -> str | None:
     phrases = query_terms(query)
     if not phrases:
         return None
-    return " AND ".join('"' + " ".join(p) + '"*' for p in phrases)
+    return " AND ".join('"' + " ".join(p) + '"' + ("*" if len(p[-1]) >= MIN_PREFIX else "") for p in phrases)
 
 
 def match_spans(text: str, query: str) -> list[tuple[int, int]]:
@@ -102,7 +107,9 @@ def match_spans(text: str, query: str) -> list[tuple[int, int]]:
             if i + n > len(words):
                 continue
             seq = words[i:i + n]
-            if all(w[2] == p for w, p in zip(seq[:-1], phrase[:-1])) and seq[-1][2].startswith(phrase[-1]):
+            last, want = seq[-1][2], phrase[-1]
+            if all(w[2] == p for w, p in zip(seq[:-1], phrase[:-1])) and (
+                    last.startswith(want) if len(want) >= MIN_PREFIX else last == want):
                 spans.append((seq[0][0], seq[-1][1] - seq[0][0]))
                 break
     return spans
@@ -114,6 +121,8 @@ def snippet(text: str, spans: list[tuple[int, int]], width: int = SNIPPET_CHARS)
     moved into the window's display offsets. Without spans: the start of the text."""
     first = spans[0][0] if spans else 0
     start = max(0, first - width // 3)
+    if start <= 16:  # so close to the beginning: show the beginning
+        start = 0
     if start > 0:  # do not cut a word in two
         space = text.rfind(" ", max(0, start - 12), start)
         start = space + 1 if space >= 0 else start

@@ -146,6 +146,8 @@ def test_query_language() -> None:
     assert match_expression('gpt-4o "Ignore  Previous" ünï') == '"gpt 4o"* AND "ignore previous"* AND "ünï"*'
     assert match_expression('"*" OR NEAR(') == '"or"* AND "near"*'  # user text is never FTS5 syntax
     assert match_expression("  ") is None
+    assert match_expression('a bc "x y"') == '"a" AND "bc"* AND "x y"'  # one letter: the whole word
+    assert match_spans("a ab b abc", "a") == [(0, 1)]
     text = "Please IGNORE previous instructions; ignored previously too."
     assert match_spans(text, "ignore prev") == [(7, 6), (14, 8), (37, 7), (45, 10)]
     assert match_spans(text, '"ignore previous"') == [(7, 15)]
