@@ -1,6 +1,7 @@
 """``ctxviewer search DB QUERY``: full-text search over item content (SQLite FTS5).
 
-Hits come in index order, the first page without counting every hit (:mod:`ctxviewer.store.fts`
+Whole-word hits come first, then hits where a word only starts a longer word, each in index
+order, the first page without counting every hit (:mod:`ctxviewer.store.fts`
 has the query language: every word as a word prefix, ``"quoted phrases"``).
 """
 
@@ -29,7 +30,7 @@ def search_cmd(db: str, query: str, as_json: bool, limit: int) -> None:
     """
     try:
         with TraceStore.open(db) as store:
-            hits = store.search(query, limit=-1 if limit == 0 else limit + 1)
+            hits = store.search_hits(query, limit=-1 if limit == 0 else limit + 1)
     except StoreError as exc:
         raise click.ClickException(str(exc)) from None
     more = limit > 0 and len(hits) > limit

@@ -85,6 +85,11 @@ class CompiledFilter:
     """Values for the ``?`` placeholders of :attr:`where`, in order."""
     text: str = ""
     """The filter text it was compiled from."""
+    probes: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    """The top-level ``and`` terms an index answers alone, each as ``(sql, params)``: a store
+    counts each one's rows (up to a bound) and drives the query from the most selective
+    (:meth:`ctxviewer.store.TraceStore.filter_where`); the planner cannot tell without statistics
+    that ``omitted > 2`` keeps 0.2% of the rows."""
 
     @property
     def empty(self) -> bool:
@@ -251,8 +256,39 @@ def compile_filter(text: str) -> CompiledFilter:
     if not tree.children:
         return CompiledFilter("1", (), text)
     params: list[Any] = []
-    sql = _Compiler(text, params).expr(tree.children[0], item=False)
-    return CompiledFilter(sql, tuple(params), text)
+    compiler = _Compiler(text, params)
+    root: Any = tree.children[0]
+    conjuncts = root.children if root.data == "and_expr" else [root]
+    probes: list[tuple[str, tuple[Any, ...]]] = []
+    parts = []
+    for node in conjuncts:
+        first = len(params)
+        part = compiler.expr(node, item=False)
+        parts.append(part)
+        if _indexed(node):
+            probes.append((part, tuple(params[first:])))
+    sql = parts[0] if len(parts) == 1 else "(" + " AND ".join(parts) + ")"
+    return CompiledFilter(sql, tuple(params), text, tuple(probes))
+
+
+INDEXED_COLUMNS = frozenset({"trace_id", "created", "model", "input_tokens", "replay_of", "state", "capacity",
+                             "omitted_count", "provider", "service", "session_id", "worst_rule"})
+"""``traces`` columns with an index whose leading column they are (schema 1 to 3)."""
+
+
+def _indexed(node: Any) -> bool:
+    """True for a comparison an index answers alone: an indexed trace field with ``==``, ``<``,
+    ``<=``, ``>``, ``>=`` or ``in``, or ``finding ==`` / ``in`` (``trace_findings`` by rule)."""
+    if node.data not in {"comparison", "membership"}:
+        return False
+    name = str(node.children[0]).lower()
+    op = str(node.children[1]) if node.data == "comparison" else "in"
+    if op not in {"==", "=", "<", "<=", ">", ">=", "in"}:
+        return False
+    if name == "finding":
+        return True
+    f = FIELDS.get(name) or FIELDS.get({"trace_id": "id", "session": "conversation"}.get(name, ""))
+    return f is not None and f.column in INDEXED_COLUMNS
 
 
 _NUM = re.compile(r"[+-]?(\d[\d_]*)(\.\d+)?([eE][+-]?\d+)?$")

@@ -39,36 +39,49 @@ class SearchHitModel(QAbstractTableModel):
     """Hits of one query over one store, fetched lazily. ``sig_error(str)`` on a store failure."""
 
     sig_error = Signal(str)
+    sig_scanned = Signal()
+    """A search that had to go on between events found its first hits or ended."""
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.store: TraceStore | None = None
         self.query = ""
         self.hits: list[SearchHit] = []
-        self._more = False
+        self._next: tuple[int, int, int] | None = None
 
     def set_query(self, store: TraceStore | None, query: str) -> None:
         """Search ``store`` for ``query`` and load the first page (nothing for ``None`` / no words)."""
         self.beginResetModel()
-        self.store, self.query, self.hits, self._more = store, query, [], False
+        self.store, self.query, self.hits, self._next = store, query, [], None
         page, error = self._next_page()
         self.hits = page
         self.endResetModel()
         if error:
             self.sig_error.emit(error)
+        elif not self.hits and self._next is not None:  # a long scan was cut short: go on between events
+            QTimer.singleShot(0, self._go_on)
+
+    def _go_on(self) -> None:
+        """Fetch further pages while none has hits yet, one page per turn of the event loop."""
+        if self.hits or self._next is None:
+            return
+        self.fetchMore()
+        if not self.hits and self._next is not None:
+            QTimer.singleShot(0, self._go_on)
+        else:
+            self.sig_scanned.emit()
 
     def _next_page(self) -> tuple[list[SearchHit], str | None]:
-        """The hits after the last loaded one (sets :attr:`more`), and an error message or ``None``."""
-        self._more = False
-        if self.store is None or not self.query.strip():
+        """The next page of hits (sets :attr:`more`), and an error message or ``None``."""
+        after, self._next = self._next, None
+        if self.store is None or not self.query.strip() or (self.hits and after is None):
             return [], None
-        after = self.hits[-1].cursor if self.hits else None
         try:
             page = self.store.search(self.query, after=after, limit=PAGE_SIZE)
         except Exception as exc:  # a damaged database: say so, keep the window going
             return [], str(exc)
-        self._more = len(page) == PAGE_SIZE
-        return page, None
+        self._next = page.next
+        return page.hits, None
 
     def hit(self, row: int) -> SearchHit | None:
         """The hit of row ``row``, or ``None``."""
@@ -77,7 +90,7 @@ class SearchHitModel(QAbstractTableModel):
     @property
     def more(self) -> bool:
         """True when a further page may hold more hits."""
-        return self._more
+        return self._next is not None
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.hits)
@@ -104,7 +117,7 @@ class SearchHitModel(QAbstractTableModel):
         return None
 
     def canFetchMore(self, parent: _Index = QModelIndex()) -> bool:  # noqa: B008
-        return not parent.isValid() and self._more
+        return not parent.isValid() and self._next is not None
 
     def fetchMore(self, parent: _Index = QModelIndex()) -> None:  # noqa: B008
         if not self.canFetchMore(parent):
@@ -153,6 +166,7 @@ class SearchPanel(QWidget):
         self.entry.textChanged.connect(lambda _t: self._timer.start())
         self.entry.returnPressed.connect(self.search)
         self.model.rowsInserted.connect(self._say_count)
+        self.model.sig_scanned.connect(self._say_count)
 
     def set_store(self, store: TraceStore | None) -> None:
         """Search ``store`` from now on (re-runs the current query)."""
@@ -172,7 +186,7 @@ class SearchPanel(QWidget):
         if not query:
             self.status.setText("")
         elif n == 0:
-            self.status.setText("no item content matches")
+            self.status.setText("searching…" if self.model.more else "no item content matches")
         else:
             self.status.setText(f"{n:,} hit{'s' if n != 1 else ''}" + (" so far (scroll for more)" if self.model.more else ""))
 

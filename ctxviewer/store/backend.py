@@ -14,9 +14,10 @@ Contract
   and raises :class:`ctxviewer.filters.FilterError` for a field it cannot serve.
 - **Lists** return narrow :class:`~ctxviewer.store.TraceRow` pages in the query's order with ties
   broken by ``trace_id``, never payloads; **counts** may be slow and are asked for off the GUI thread.
-- **Search** returns :class:`~ctxviewer.store.fts.SearchHit` pages in the backend's index order;
-  a hit's ``cursor`` is opaque to callers and passed back as ``after`` for the next page. The first
-  page must not wait for a count or a ranking of all hits.
+- **Search** returns :class:`~ctxviewer.store.fts.SearchPage` pages of
+  :class:`~ctxviewer.store.fts.SearchHit` in the backend's order; the page's ``next`` (or a hit's
+  ``cursor``) is opaque to callers and passed back as ``after``. The first page must not wait for
+  a count or a ranking of all hits, and may be short when the backend stops a long scan.
 - **Details** (:meth:`TraceBackend.load`, :meth:`TraceBackend.items`) are read for one selected trace.
 - Every method raises :class:`~ctxviewer.store.StoreError` (naming the source) when the source
   cannot be read; ``load`` raises ``KeyError`` for an unknown trace id.
@@ -39,7 +40,7 @@ import builtins
 from typing import Protocol, runtime_checkable
 
 from ..model import ContextItem, RequestTrace
-from .fts import SearchHit
+from .fts import SearchHit, SearchPage
 from .query import TraceQuery, TraceRow
 
 
@@ -57,8 +58,13 @@ class TraceBackend(Protocol):
         """One page of narrow rows matching ``query`` in its order (``limit`` < 0: all)."""
         ...
 
-    def search(self, query: str, *, after: tuple[int, int] | None = None, limit: int = 50) -> builtins.list[SearchHit]:
-        """One page of full-text hits over item content, after the hit whose cursor is ``after``."""
+    def search(self, query: str, *, after: tuple[int, int, int] | None = None, limit: int = 50) -> SearchPage:
+        """One page of full-text hits over item content after cursor ``after`` (opaque to the
+        caller: a hit's ``cursor`` or the page's ``next``), with the cursor of the next page."""
+        ...
+
+    def search_hits(self, query: str, limit: int = 50) -> builtins.list[SearchHit]:
+        """The first ``limit`` hits of ``query`` (negative: all)."""
         ...
 
     def load(self, trace_id: str) -> RequestTrace:

@@ -17,16 +17,16 @@ matched whole (:data:`MIN_PREFIX`). Punctuation separates
 words (``gpt-4o`` is the words ``gpt`` and ``4o`` as a phrase). The user's text never reaches FTS5
 as syntax: each word is quoted.
 
-Hits (:func:`search`) come in index order (blob rowid, then item rowid): the first page is read
-without counting or ranking every hit, and the next page continues after the last hit
-(:attr:`SearchHit.cursor`). No Qt here.
+Hits (:func:`search_page`) come texts where every word occurs whole first, then texts where a
+word only starts a longer word, each in index order (blob rowid, then item rowid): the first page
+is read without counting or ranking every hit, and the next page continues from
+:attr:`SearchPage.next`. No Qt here.
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..visible import reveal
@@ -66,8 +66,8 @@ class SearchHit:
     (:func:`ctxviewer.visible.one_line`); ``…`` marks cut ends."""
     spans: tuple[tuple[int, int], ...]
     """``(start, length)`` of the matched words in :attr:`snippet`, code points."""
-    cursor: tuple[int, int]
-    """Where this hit sits in index order; pass it as ``after`` to continue after it."""
+    cursor: tuple[int, int, int]
+    """Where this hit sits (phase, text rowid, item rowid); pass it as ``after`` to continue after it."""
 
 
 def query_terms(query: str) -> list[list[str]]:
@@ -92,27 +92,48 @@ def match_expression(query: str) -> str | None:
     return " AND ".join('"' + " ".join(p) + '"' + ("*" if len(p[-1]) >= MIN_PREFIX else "") for p in phrases)
 
 
+def phrase_patterns(query: str) -> list[re.Pattern[str]]:
+    """One case-insensitive regular expression per phrase of ``query``: its words in order with
+    only separators between them, each a whole word except the last, which is a word prefix (a
+    whole word when shorter than :data:`MIN_PREFIX`). The rule of the index, applied to text."""
+    out = []
+    for words in query_terms(query):
+        parts = []
+        for k, w in enumerate(words):
+            prefix = k == len(words) - 1 and len(w) >= MIN_PREFIX
+            parts.append(re.escape(w) + (r"[^\W_]*" if prefix else r"(?![^\W_])"))
+        out.append(re.compile(r"(?<![^\W_])" + r"[\W_]+".join(parts), re.IGNORECASE))
+    return out
+
+
 def match_spans(text: str, query: str) -> list[tuple[int, int]]:
-    """``(start, length)`` in code points of every word run of ``text`` that matches a phrase of
-    ``query`` (whole words; the last word of a phrase as a prefix), in text order. These are the
-    characters the GUI highlights; the same rule as the index (module docstring)."""
+    """``(start, length)`` in code points of every run of ``text`` that matches a phrase of
+    ``query`` (:func:`phrase_patterns`: the last word of a phrase to the end of the word it
+    starts), in text order, not overlapping. These are the characters the GUI highlights."""
+    patterns = phrase_patterns(query)
+    if not patterns:
+        return []
+    either = re.compile("|".join(f"(?:{p.pattern})" for p in patterns), re.IGNORECASE)
+    return [(m.start(), m.end() - m.start()) for m in either.finditer(text)]
+
+
+def candidate_expression(query: str) -> str | None:
+    """A fast FTS5 expression for the texts that may match ``query``, a superset checked with
+    :func:`phrase_patterns` afterwards: the last word of each phrase is cut to its first 3
+    characters as a prefix (``"ign"* AND "pre"*`` for ``ignore previous``), so every lookup uses
+    a prefix index and streams in rowid order. (A longer prefix without its own index makes FTS5
+    merge the lists of every word it starts before the first hit: 85 to 210 ms on 100k traces.)"""
     phrases = query_terms(query)
     if not phrases:
-        return []
-    words = [(m.start(), m.end(), m.group().casefold()) for m in _WORD.finditer(text)]
-    spans: list[tuple[int, int]] = []
-    for i in range(len(words)):
-        for phrase in phrases:
-            n = len(phrase)
-            if i + n > len(words):
-                continue
-            seq = words[i:i + n]
-            last, want = seq[-1][2], phrase[-1]
-            if all(w[2] == p for w, p in zip(seq[:-1], phrase[:-1])) and (
-                    last.startswith(want) if len(want) >= MIN_PREFIX else last == want):
-                spans.append((seq[0][0], seq[-1][1] - seq[0][0]))
-                break
-    return spans
+        return None
+    out = []
+    for p in phrases:
+        last = p[-1]
+        if len(last) >= MIN_PREFIX:
+            out.append('"' + " ".join([*p[:-1], last[:3]]) + '"*')
+        else:
+            out.append('"' + " ".join(p) + '"')
+    return " AND ".join(out)
 
 
 def snippet(text: str, spans: list[tuple[int, int]], width: int = SNIPPET_CHARS) -> tuple[str, tuple[tuple[int, int], ...]]:
@@ -159,40 +180,93 @@ def rebuild(conn: sqlite3.Connection) -> int:
     return int(cur.rowcount)
 
 
-def search(
-    conn: sqlite3.Connection, query: str, *, after: tuple[int, int] | None = None, limit: int = 50
-) -> Iterator[SearchHit]:
-    """Hits of ``query`` (module docstring) over item content, in index order, at most ``limit``
-    (negative: all), starting after the hit whose :attr:`SearchHit.cursor` is ``after``.
+@dataclass(frozen=True)
+class SearchPage:
+    """One page of hits and where the next page starts."""
 
-    Lazy: rows are read as the iterator is consumed, so the first hits arrive before the rest
-    are found (no count, no ranking). Raises ``sqlite3.Error`` when the database cannot be read.
-    """
-    expr = match_expression(query)
-    if expr is None or limit == 0:
-        return
-    blob_after, item_after = after if after is not None else (0, 0)
-    found = 0
-    blobs = conn.execute(
-        "SELECT rowid FROM content_fts WHERE content_fts MATCH ? AND rowid >= ? ORDER BY rowid",
-        (expr, blob_after),
-    )
-    for (blob_rowid,) in blobs:
-        first = item_after if blob_rowid == blob_after else 0
-        row = conn.execute("SELECT hash, text FROM blobs WHERE rowid = ?", (blob_rowid,)).fetchone()
-        if row is None:
-            continue
-        h, text = row
-        items = conn.execute(
-            "SELECT rowid, trace_id, item_id, ordinal FROM items WHERE content_hash = ? AND rowid > ? ORDER BY rowid"
-            + ("" if limit < 0 else " LIMIT ?"),
-            (h, first) if limit < 0 else (h, first, limit - found),
-        ).fetchall()
-        if not items:
-            continue
-        snip, spans = snippet(text, match_spans(text, query))
-        for item_rowid, trace_id, item_id, ordinal in items:
-            yield SearchHit(str(trace_id), str(item_id), int(ordinal), snip, spans, (int(blob_rowid), int(item_rowid)))
-            found += 1
-            if found == limit:
-                return
+    hits: list[SearchHit]
+    """The hits, in order."""
+    next: tuple[int, int, int] | None
+    """Pass as ``after`` for the next page; ``None`` when there are no more hits."""
+
+
+WHOLE, PREFIX = 0, 1
+"""Search phases: hits where every word occurs whole come first, then hits where some word only
+starts a longer word (a crude relevance order that costs nothing)."""
+
+SCAN_BUDGET = 300
+"""Candidate texts :func:`search_page` examines in the prefix phase before it returns the page it
+has (possibly short) with a cursor to go on: a rare word behind a common 3-letter start never
+holds the caller for long."""
+
+
+def search_page(
+    conn: sqlite3.Connection, query: str, *, after: tuple[int, int, int] | None = None, limit: int = 50,
+    budget: int = SCAN_BUDGET,
+) -> SearchPage:
+    """Up to ``limit`` hits of ``query`` (module docstring) after cursor ``after``: first the texts
+    where every word of the query occurs whole (exact FTS5 terms, streamed in rowid order), then
+    those where a word only starts a longer one (:func:`candidate_expression` checked with
+    :func:`phrase_patterns`), never counting or ranking all hits. The prefix phase stops after
+    ``budget`` candidate texts and returns a short page whose ``next`` goes on from there.
+    Raises ``sqlite3.Error`` when the database cannot be read."""
+    phrases = query_terms(query)
+    if not phrases or limit == 0:
+        return SearchPage([], None)
+    whole = " AND ".join('"' + " ".join(p) + '"' for p in phrases)
+    exact = [re.compile(r"(?<![^\W_])" + r"[\W_]+".join(re.escape(w) + r"(?![^\W_])" for w in p), re.IGNORECASE)
+             for p in phrases]
+    patterns = phrase_patterns(query)
+    needles = [w for p in phrases for w in p]
+    phase, blob_after, item_after = after if after is not None else (WHOLE, 0, 0)
+    hits: list[SearchHit] = []
+    while phase <= PREFIX:
+        expr = whole if phase == WHOLE else candidate_expression(query)
+        examined = 0
+        cur = conn.execute("SELECT rowid FROM content_fts WHERE content_fts MATCH ? AND rowid >= ? ORDER BY rowid",
+                           (expr, blob_after))
+        for (blob_rowid,) in cur:
+            first = item_after if blob_rowid == blob_after else 0
+            if phase == PREFIX:
+                examined += 1
+                if examined > budget:
+                    return SearchPage(hits, (PREFIX, blob_rowid, 0))
+            row = conn.execute("SELECT hash, text FROM blobs WHERE rowid = ?", (blob_rowid,)).fetchone()
+            if row is None:
+                continue
+            h, text = row
+            if phase == PREFIX:
+                folded = text.casefold()  # a cheap no first: the regular expressions cost 100x more
+                if (not all(w in folded for w in needles) or not all(p.search(text) for p in patterns)
+                        or all(p.search(text) for p in exact)):
+                    continue  # not a match, or a whole-word match the first phase gave
+            want = limit - len(hits)
+            items = conn.execute(
+                "SELECT rowid, trace_id, item_id, ordinal FROM items WHERE content_hash = ? AND rowid > ? "
+                "ORDER BY rowid" + ("" if limit < 0 else " LIMIT ?"),
+                (h, first) if limit < 0 else (h, first, want + 1),
+            ).fetchall()
+            if not items:
+                continue
+            snip, spans = snippet(text, match_spans(text, query))
+            for item_rowid, trace_id, item_id, ordinal in items:
+                if len(hits) == limit:
+                    return SearchPage(hits, hits[-1].cursor)
+                hits.append(SearchHit(str(trace_id), str(item_id), int(ordinal), snip, spans,
+                                      (phase, int(blob_rowid), int(item_rowid))))
+        phase, blob_after, item_after = phase + 1, 0, 0
+    return SearchPage(hits, None)
+
+
+def search(conn: sqlite3.Connection, query: str, *, limit: int = 50) -> list[SearchHit]:
+    """The first ``limit`` hits of ``query`` (negative: all), page after page of
+    :func:`search_page` (so a short page cut by the scan budget is followed up)."""
+    hits: list[SearchHit] = []
+    after: tuple[int, int, int] | None = None
+    while limit < 0 or len(hits) < limit:
+        page = search_page(conn, query, after=after, limit=-1 if limit < 0 else limit - len(hits))
+        hits.extend(page.hits)
+        if page.next is None:
+            break
+        after = page.next
+    return hits

@@ -147,20 +147,30 @@ class TraceQuery:
         return f" ORDER BY {self.sort}{d}, trace_id{d}"
 
 
-def list_sql(query: TraceQuery, offset: int, limit: int) -> tuple[str, list[Any]]:
+def list_sql(query: TraceQuery, offset: int, limit: int,
+             planned: tuple[str, list[Any]] | None = None) -> tuple[str, list[Any]]:
     """SQL and parameters selecting one page of :data:`ROW_COLUMNS` rows from ``traces``.
 
-    ``offset`` and ``limit`` are row counts; a negative ``limit`` means no limit.
-    Raises ``ValueError`` for a negative ``offset``.
+    ``offset`` and ``limit`` are row counts; a negative ``limit`` means no limit. ``planned`` is
+    the filter as ``(where, params)`` from :meth:`TraceStore.filter_where
+    <ctxviewer.store.TraceStore.filter_where>` (default: ``query``'s own). Raises ``ValueError``
+    for a negative ``offset``.
     """
     if offset < 0:
         raise ValueError(f"offset must be >= 0, got {offset}")
-    where, params = query.where()
+    where, params = _where(query, planned)
     sql = f"SELECT {', '.join(ROW_COLUMNS)} FROM traces{where}{query.order_by()} LIMIT ? OFFSET ?"
     return sql, [*params, limit, offset]
 
 
-def count_sql(query: TraceQuery) -> tuple[str, list[Any]]:
-    """SQL and parameters counting the traces that match ``query``."""
-    where, params = query.where()
+def count_sql(query: TraceQuery, planned: tuple[str, list[Any]] | None = None) -> tuple[str, list[Any]]:
+    """SQL and parameters counting the traces that match ``query`` (``planned``: as for :func:`list_sql`)."""
+    where, params = _where(query, planned)
     return f"SELECT count(*) FROM traces{where}", list(params)
+
+
+def _where(query: TraceQuery, planned: tuple[str, list[Any]] | None) -> tuple[str, list[Any]]:
+    if planned is None:
+        return query.where()
+    where, params = planned
+    return ("", []) if where == "1" else (f" WHERE {where}", list(params))

@@ -21,12 +21,13 @@ from urllib.parse import quote
 
 from sqlite_utils import Database
 
+from ..filters import compile_filter
 from ..model import ContextItem, RequestTrace, Status
 from ..serialize import TraceFormatError, format_created, item_from_dict, item_to_dict, trace_from_dict, trace_to_dict
 from ..tokens import count_tokens
 from . import fts
 from .facts import trace_facts, write_findings
-from .fts import SearchHit
+from .fts import SearchHit, SearchPage
 from .query import ROW_COLUMNS, TraceQuery, TraceRow, count_sql, list_sql
 from .schema import READ_ONLY, StoreError, check_file, check_schema, is_readonly_error, migrate
 
@@ -50,6 +51,11 @@ _ITEM_COLUMNS = (
 _ITEM_KEYS = {"item_id": "id"}  # items column -> serialize.item_to_dict key, where they differ
 _PROVENANCE_COLUMNS = {"tokens_source": "source", "tokens_encoding": "encoding"}
 """items columns -> keys of ``item_to_dict``'s ``tokens_provenance`` object."""
+
+
+PROBE_ROWS = 2000
+"""A filter term keeping at most this many rows drives the list query (:meth:`TraceStore.filter_where`):
+sorting 2,000 rows costs about a millisecond, walking a million in list order to find them seconds."""
 
 
 def content_hash(text: str) -> str:
@@ -161,10 +167,29 @@ class TraceStore:
     def _fail(self, what: str, exc: Exception) -> StoreError:
         return StoreError(self.path, f"{what}: {exc}")
 
+    def filter_where(self, query: TraceQuery | None) -> tuple[str, builtins.list[Any]]:
+        """``(where, params)`` for ``query``'s display filter (``"1"`` for none), planned for this
+        database: each top-level term an index answers alone (:attr:`CompiledFilter.probes
+        <ctxviewer.filters.CompiledFilter.probes>`) is counted up to :data:`PROBE_ROWS` + 1 rows
+        through its index, and when one keeps at most :data:`PROBE_ROWS`, the query is driven from
+        it (``traces.rowid IN (...)``) instead of walking the sort order and filtering. The result
+        reads ``traces`` without an alias (the list and count SQL of :mod:`.query`)."""
+        compiled = compile_filter(query.text if query is not None else "")
+        best: tuple[int, str, tuple[Any, ...]] | None = None
+        for sql, params in compiled.probes:
+            n = int(self._conn.execute(
+                f"SELECT count(*) FROM (SELECT 1 FROM traces WHERE {sql} LIMIT {PROBE_ROWS + 1})", params).fetchone()[0])
+            if n <= PROBE_ROWS and (best is None or n < best[0]):
+                best = (n, sql, params)
+        if best is None:
+            return compiled.where, builtins.list(compiled.params)
+        return (f"traces.rowid IN (SELECT rowid FROM traces WHERE {best[1]}) AND {compiled.where}",
+                [*best[2], *compiled.params])
+
     def count(self, query: TraceQuery | None = None) -> int:
         """Number of traces matching ``query`` (all traces when ``None``). Reads ``traces`` only."""
-        sql, params = count_sql(query or TraceQuery())
         try:
+            sql, params = count_sql(query or TraceQuery(), self.filter_where(query))
             return int(self._conn.execute(sql, params).fetchone()[0])
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot count traces", exc) from None
@@ -175,8 +200,8 @@ class TraceStore:
         Reads only the narrow ``traces`` table (no payloads). Raises ``ValueError`` for a
         negative ``offset``.
         """
-        sql, params = list_sql(query or TraceQuery(), offset, limit)
         try:
+            sql, params = list_sql(query or TraceQuery(), offset, limit, self.filter_where(query))
             return [TraceRow.from_sql(r) for r in self._conn.execute(sql, params)]
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot list traces", exc) from None
@@ -221,13 +246,21 @@ class TraceStore:
                 raise self._fail(f"trace {trace_id!r} is damaged", exc) from None
         return tuple(out)
 
-    def search(self, query: str, *, after: tuple[int, int] | None = None, limit: int = 50) -> builtins.list[SearchHit]:
-        """One page of full-text hits over item content (:func:`ctxviewer.store.fts.search`: every
-        word of ``query`` as a word prefix, in index order, no count or ranking): at most ``limit``
-        hits after the hit whose ``cursor`` is ``after``. ``[]`` for a query without words.
-        Raises :class:`StoreError` when the database cannot be read."""
+    def search(self, query: str, *, after: tuple[int, int, int] | None = None, limit: int = 50) -> SearchPage:
+        """One page of full-text hits over item content (:func:`ctxviewer.store.fts.search_page`:
+        every word of ``query`` as a word prefix, whole-word hits first, no count or ranking): at
+        most ``limit`` hits (negative: all) after cursor ``after``, and the cursor of the next page
+        (``None`` at the end). Raises :class:`StoreError` when the database cannot be read."""
         try:
-            return builtins.list(fts.search(self._conn, query, after=after, limit=limit))
+            return fts.search_page(self._conn, query, after=after, limit=limit)
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot search content", exc) from None
+
+    def search_hits(self, query: str, limit: int = 50) -> builtins.list[SearchHit]:
+        """The first ``limit`` hits of ``query`` (negative: all), following pages as needed
+        (:func:`ctxviewer.store.fts.search`). Raises :class:`StoreError` when unreadable."""
+        try:
+            return fts.search(self._conn, query, limit=limit)
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot search content", exc) from None
 

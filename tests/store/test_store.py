@@ -424,7 +424,7 @@ def test_database_of_each_released_schema_still_opens(tmp_path: Path, version: i
     with TraceStore.open(new) as store:
         assert [r.trace_id for r in store.list(TraceQuery(text='conversation == "sess-2f9c" and finding == validation'))] == [
             "trace-rich"]
-        assert [(h.trace_id, h.item_id) for h in store.search("rural postc")] == [
+        assert [(h.trace_id, h.item_id) for h in store.search_hits("rural postc")] == [
             ("trace-4471-delivery", "ev-shipping-delays"), ("trace-rich", "ev-shipping-delays")]
 
 
