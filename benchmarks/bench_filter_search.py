@@ -3,11 +3,13 @@
 Times what the window does when the user filters or searches a large database:
 
 * **filter, first page** -- the first 200 rows of the list in send order for a display filter
-  (:func:`ctxviewer.filters.compile_filter` + ``ORDER BY created, trace_id LIMIT 200``); goal p95
-  <= 100 ms. The floor is the same page without a filter (a bare index walk).
+  (:meth:`TraceStore.filter_where`: compiled, probed and planned, timed with the query; then
+  ``ORDER BY created, trace_id LIMIT 200``); goal p95 <= 100 ms. The floor is the same page
+  without a filter (a bare index walk).
 * **filter, exact count** -- ``count(*)`` of the matching rows, which the window computes off the
   GUI thread; goal <= 500 ms. The floor is ``count(*)`` of all rows.
-* **search, first page of hits** -- :meth:`TraceStore.search` with ``limit=50``; goal p95 <= 50 ms.
+* **search, first page of hits** -- :meth:`TraceStore.search` (one page) with ``limit=50``; goal
+  p95 <= 50 ms.
   The floor is the bare FTS5 ``MATCH ... LIMIT 50`` on the index.
 
     python benchmarks/gen_traces.py --traces 1000000 --db /tmp/gen-1m.db
@@ -30,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ctxviewer.filters import compile_filter  # noqa: E402
-from ctxviewer.store import TraceStore  # noqa: E402
+from ctxviewer.store import TraceQuery, TraceStore  # noqa: E402
 from ctxviewer.store.fts import match_expression  # noqa: E402
 
 FILTERS = (
@@ -45,7 +47,7 @@ FILTERS = (
     "item(kind == evidence and status == omitted)",
     'text ~ "ignore previous"',
 )
-SEARCHES = ('ignore previous', 'refund', 'ship', '"order number"', 'zyzzyva')
+SEARCHES = ("ignore previous", "refund", "ship", '"order number"', "igno prev", "shipping delays", "prezzz", "zyzzyva")
 PAGE = 200
 
 
@@ -74,9 +76,14 @@ def main() -> None:
     conn = store._conn
     cols = "rowid, trace_id, created, model, capacity, input_tokens, retained_count, omitted_count, state"
 
-    def page(where: str, params: tuple[Any, ...]) -> Callable[[], Any]:
-        sql = f"SELECT {cols} FROM traces WHERE ({where}) ORDER BY created, trace_id LIMIT {PAGE}"
-        return lambda: conn.execute(sql, params).fetchall()
+    def page(text: str) -> Callable[[], Any]:
+        query = TraceQuery(text=text)
+
+        def run() -> Any:
+            where, params = store.filter_where(query)
+            sql = f"SELECT {cols} FROM traces WHERE ({where}) ORDER BY created, trace_id LIMIT {PAGE}"
+            return conn.execute(sql, params).fetchall()
+        return run
 
     def count(where: str, params: tuple[Any, ...]) -> Callable[[], Any]:
         sql = f"SELECT count(*) FROM traces WHERE ({where})"
@@ -84,7 +91,7 @@ def main() -> None:
 
     total = conn.execute("SELECT count(*) FROM traces").fetchone()[0]
     print(f"{args.db}: {total:,} traces, repeat {args.repeat}")
-    _, floor_page, floor_page95, _ = timed(page("1", ()), args.repeat)
+    _, floor_page, floor_page95, _ = timed(page(""), args.repeat)
     print(f"floor: first page, no filter      median {floor_page:7.2f} ms  p95 {floor_page95:7.2f} ms")
     floor_count = 0.0
     if not args.no_count:
@@ -94,7 +101,7 @@ def main() -> None:
     print(f"{'filter':<60} {'rows':>8} {'first':>8} {'median':>8} {'p95':>8} {'x floor':>8} {'count ms':>9}")
     for text in FILTERS:
         c = compile_filter(text)
-        first, med, p95, rows = timed(page(c.where, c.params), args.repeat)
+        first, med, p95, rows = timed(page(text), args.repeat)
         n = ""
         cms = ""
         if not args.no_count:
@@ -108,7 +115,7 @@ def main() -> None:
         expr = match_expression(q)
         _, _, fp95, _ = timed(lambda e=expr: conn.execute(
             "SELECT rowid FROM content_fts WHERE content_fts MATCH ? LIMIT 50", (e,)).fetchall(), args.repeat)
-        first, med, p95, hits = timed(lambda q=q: store.search(q, limit=50), args.repeat)
+        first, med, p95, hits = timed(lambda q=q: store.search(q, limit=50).hits, args.repeat)
         print(f"{q:<30} {len(hits):>5} {first:8.1f} {med:8.2f} {p95:8.2f} {fp95:10.2f} {p95 / max(fp95, 1e-3):8.1f}")
     store.close()
 
