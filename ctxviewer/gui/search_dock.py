@@ -1,4 +1,4 @@
-"""Content search in the main window (issue 11): **Edit › Search Content** (Ctrl+Shift+F) opens a
+"""Content search in the main window (issue 11): **Edit › Search Content** (Ctrl+Shift+S) opens a
 dock with a query entry and the hits, one row per item whose content matches
 (:meth:`TraceStore.search <ctxviewer.store.TraceStore.search>`, SQLite FTS5).
 
@@ -209,7 +209,7 @@ class SearchController(QObject):
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
         self.dock.hide()
         self.act_search = QAction("&Search Content…", window)
-        self.act_search.setShortcut(QKeySequence("Ctrl+Shift+F"))
+        self.act_search.setShortcut(QKeySequence("Ctrl+Shift+S"))
         self.act_search.triggered.connect(self.open_search)
         edit_menu = next((a.menu() for a in window.menuBar().actions() if a.text() == "&Edit"), None)
         if isinstance(edit_menu, QMenu):

@@ -51,7 +51,7 @@ def test_search_dock_opens_a_hit_with_the_item_selected_and_the_words_marked(qtb
     w = window(qtbot, settings)
     w.open_database(db)
     w.search.act_search.trigger()
-    assert not w.search.dock.isHidden() and w.search.act_search.shortcut().toString() == "Ctrl+Shift+F"
+    assert not w.search.dock.isHidden() and w.search.act_search.shortcut().toString() == "Ctrl+Shift+S"
     panel = w.search.panel
     qtbot.keyClicks(panel.entry, "RURAL postc")
     qtbot.keyClick(panel.entry, Qt.Key.Key_Return)
