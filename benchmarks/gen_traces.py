@@ -296,7 +296,7 @@ def generate(n: int, seed: int = 11, n_docs: int | None = None) -> Iterator[tupl
             created = iso(t)
             traces.append((tid, created, service, provider, model, capacity, reported, reserve,
                            len(cand) - omitted, omitted, None, "otel" if rng.random() < 0.7 else "native",
-                           1, margin, int(fits), state, rule, sev, verdict))
+                           1, margin, int(fits), state, rule, sev, verdict, sid))
             details.append((tid, json.dumps({
                 "trace_id": tid, "created": created, "service": service, "session_id": sid, "user_id": user,
                 "endpoint": {"provider": provider, "model": model, "capacity": capacity, "limit_mode": "shared",
@@ -336,6 +336,8 @@ def write(db: Path, n: int, seed: int = 11, progress: bool = False) -> dict[str,
         conn.executemany(item_sql, items)
         conn.executemany("INSERT INTO details (trace_id, json, request_hash) VALUES (?, ?, ?)", details)
         conn.executemany(trace_sql, traces)
+        conn.executemany("INSERT INTO trace_findings (trace_id, rule, severity, count) VALUES (?, ?, ?, 1)",
+                         [(t[0], t[16], t[17]) for t in traces if t[16] is not None])  # the worst finding
         n_items += len(items)
         n_blobs += len(blobs)
         done += len(traces)

@@ -97,21 +97,28 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
 @cli.command("list")
 @click.argument("db", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of a table.")
-@click.option("--filter", "text", default="", help="Only traces whose id, model, service or provider contains TEXT.")
+@click.option("--filter", "text", default="", metavar="FILTER",
+              help='Display filter, e.g. \'model ~ gpt-4o and omitted > 2 and finding == injection\' (README: "Display filters"); a lone word matches id, model, service or provider.')
 def list_cmd(db: str, as_json: bool, text: str) -> None:
     """List the request traces in DB, oldest first.
 
     \b
     Example:
         ctxviewer list sample_traces/samples.db --json
+        ctxviewer list sample_traces/samples.db --filter 'state == failure and omitted > 2'
     """
     from tabulate import tabulate
 
     from .columns import TRACE_COLUMNS
+    from .filters import FilterError
     from .report import trace_row_to_dict
 
-    with _open_store(db) as store:
+    try:
         query = TraceQuery(text=text)
+    except FilterError as exc:
+        raise click.ClickException(f"--filter: {exc.message}, at column {exc.position + 1}:\n  "
+                                   + exc.caret().replace("\n", "\n  ")) from None
+    with _open_store(db) as store:
         rows = store.list(query, 0, -1)  # negative limit: all rows
     if as_json:
         _json_out([trace_row_to_dict(r) for r in rows])
@@ -211,6 +218,7 @@ _commands = LazyCommands({
     "check": "ctxviewer.cli_check:check_cmd",  # issue 9
     "upgrade": "ctxviewer.cli_upgrade:upgrade_cmd",
     "export": "ctxviewer.cli_export:export_cmd",  # issue 6
+    "search": "ctxviewer.cli_search:search_cmd",  # issue 11
 })
 _commands.update(cli.commands)  # open, import, list, show, screenshot (defined above)
 cli.commands = _commands

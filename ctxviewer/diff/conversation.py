@@ -161,9 +161,11 @@ def previous_call(store: TraceStore, trace: RequestTrace) -> RequestTrace | None
     if kind == "session":
         ids = store.session_trace_ids(value)
     else:
+        from ..filters import quote
         from ..store import TraceQuery
 
-        ids = [r.trace_id for r in store.list(TraceQuery(text=value), 0, -1) if r.trace_id.startswith(value + ":")]
+        query = TraceQuery(text=f"id ~ {quote(value + ':')}")
+        ids = [r.trace_id for r in store.list(query, 0, -1) if r.trace_id.startswith(value + ":")]
     calls = []
     for tid in ids:
         if tid == trace.trace_id:

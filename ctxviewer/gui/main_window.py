@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QMainWindow,
     QMessageBox,
     QSplitter,
@@ -39,10 +38,12 @@ from .audit_dock import AuditController
 from .clipboard import copy_selection
 from .column_menu import install_column_menu
 from .compare import CompareController
+from .filter_edit import FilterEdit
 from .importer import ImportController, show_message
 from .layout_memory import restore_layout, save_layout
 from .recent import RecentFiles
 from .reload import ReloadController
+from .search_dock import SearchController
 from .shortcuts_help import ShortcutsDialog
 from .tables import make_table, size_columns
 from .trace_actions import TraceActions
@@ -92,9 +93,7 @@ class MainWindow(QMainWindow):
         # left: filter + trace list
         self.trace_model = TraceListModel(parent=self)
         self.trace_model.sig_error.connect(lambda msg: self._error("Cannot read the trace list", msg))
-        self.filter_edit = QLineEdit()
-        self.filter_edit.setPlaceholderText("Filter: trace id, model, service, provider  (Ctrl+F)")
-        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit = FilterEdit()  # display filters, errors underlined where they are (issue 11)
         # Re-query once typing pauses: on a million traces a filtered count takes ~240 ms.
         self._filter_timer = QTimer(self)
         self._filter_timer.setSingleShot(True)
@@ -120,6 +119,7 @@ class MainWindow(QMainWindow):
         lay = QVBoxLayout(left)
         lay.setContentsMargins(4, 4, 0, 4)
         lay.addWidget(self.filter_edit)
+        lay.addWidget(self.filter_edit.error_label)
         lay.addWidget(self.trace_view, 1)
         lay.addWidget(self.count_label)
 
@@ -146,6 +146,7 @@ class MainWindow(QMainWindow):
         self.whatif = WhatIfController(self)  # Trace > What-if… (issue 7)
         self.trace_actions = TraceActions(self)  # Items menu (issue 13)
         self.reloader = ReloadController(self)  # File > Reload (F5), changed-on-disk notice (issue 13)
+        self.search = SearchController(self)  # Edit > Search Content (issue 11)
         self._help_menu_last()
         self.statusBar().showMessage("Open a trace database (File > Open) or drop one here.")
 
@@ -367,7 +368,8 @@ class MainWindow(QMainWindow):
     def apply_filter(self) -> None:
         """Re-query the trace list with the filter box's text now (SQL-side filter)."""
         self._filter_timer.stop()
-        self.trace_model.set_filter(self.filter_edit.text())
+        if self.filter_edit.error is None:  # a filter that does not parse keeps the last good one
+            self.trace_model.set_filter(self.filter_edit.text())
 
     def focus_filter(self) -> None:
         """Focus the filter box and select its text."""

@@ -4,9 +4,10 @@ Open a database read-only with ``TraceStore.open(path)`` (the viewer: never modi
 older schema raises :class:`OldSchemaError` and is never upgraded in place) or writable with
 ``TraceStore.create(path)`` (import: creates or migrates it). ``upgrade_copy(old, new)`` writes
 an upgraded copy of an older database. List with a
-:class:`TraceQuery`, or by row key (``first_rows``, ``row_keys``, ``rows_by_key``: the
-:class:`TraceSource` interface every backend implements, :mod:`ctxviewer.store.source`); load one
-full trace with ``store.load(trace_id)``.
+:class:`TraceQuery` (its text is a display filter, :mod:`ctxviewer.filters`), or by row key
+(``first_rows``, ``row_keys``, ``rows_by_key``: :class:`TraceSource`, :mod:`ctxviewer.store.source`);
+search item content with ``store.search(query)``; load one full trace with ``store.load(trace_id)``.
+The read methods form :class:`~ctxviewer.store.backend.TraceBackend`, the interface another backend implements.
 
 Layout and invariants
 ---------------------
@@ -41,9 +42,14 @@ Tables and columns
     ``state`` TEXT -- ``ok``, ``warning`` or ``failure``.
     ``worst_rule`` TEXT, ``worst_severity`` TEXT -- the worst finding (NULL when none).
     ``verdict`` TEXT -- the verdict in words.
+    ``session_id`` TEXT -- conversation id (``gen_ai.conversation.id``), schema 3 (back-filled
+    from ``details``); the display filter's ``conversation``.
     Indexes: ``idx_traces_created`` (created, trace_id), ``idx_traces_model`` (model, trace_id),
     ``idx_traces_input_tokens`` (input_tokens, trace_id), ``idx_traces_replay_of`` (replay_of),
-    ``idx_traces_state`` (state, trace_id).
+    ``idx_traces_state`` (state, trace_id); schema 3, for display filters
+    (:data:`~ctxviewer.store.schema.FILTER_INDEXED`): ``idx_traces_capacity``,
+    ``idx_traces_omitted_count``, ``idx_traces_provider``, ``idx_traces_service``,
+    ``idx_traces_session_id``, ``idx_traces_worst_rule`` (one column each, plus the rowid).
 
 ``blobs`` -- content-addressed text (item contents, serialized requests).
     ``hash`` TEXT PK -- hex sha256 of the UTF-8 text.
@@ -81,6 +87,17 @@ Tables and columns
     with checks, validations, attributes, ...).
     ``request_hash`` TEXT -- ``blobs.hash`` of the serialized request when its content was
     stored (it is also ``request.sha256`` in ``json``); NULL when only a reference was kept.
+
+``trace_findings`` -- each finding rule of each trace (schema 3; the display filter's ``finding``),
+    WITHOUT ROWID.
+    ``trace_id`` TEXT, ``rule`` TEXT -- PK: the trace and a rule id (``injection.hidden``).
+    ``severity`` TEXT -- the worst severity among its findings of that rule (``warning``).
+    ``count`` INTEGER -- how many findings of that rule the trace has.
+    Index: ``idx_trace_findings_rule`` (rule, trace_id). Written with the trace (add, reassess).
+
+``content_fts`` -- FTS5 full-text index of item content (schema 3, :mod:`ctxviewer.store.fts`):
+    external content ``blobs`` (rowid = ``blobs.rowid``), one row per distinct item text, added
+    when the text is first stored; tokenizer ``unicode61 remove_diacritics 0``, prefixes 2 and 3.
 
 ``token_counts`` -- cache of token counts.
     ``content_hash`` TEXT, ``encoding`` TEXT -- PK: sha256 of the text and tiktoken encoding.

@@ -54,9 +54,29 @@ def trace_facts(trace: RequestTrace) -> tuple[Assessment, tuple[Any, ...]]:
     return a, fact_values(a)
 
 
+def finding_rows(trace_id: str, a: Assessment) -> list[tuple[str, str, str, int]]:
+    """``trace_findings`` rows of assessment ``a``: ``(trace_id, rule, severity, count)`` once per
+    rule, with the severity of its worst finding (findings come worst first) and how many there are."""
+    rows: dict[str, list[Any]] = {}
+    for f in a.findings:
+        if f.rule in rows:
+            rows[f.rule][3] += 1
+        else:
+            rows[f.rule] = [trace_id, f.rule, f.severity.value, 1]
+    return [(r[0], r[1], r[2], r[3]) for r in rows.values()]
+
+
+def write_findings(conn: Any, trace_id: str, a: Assessment) -> None:
+    """Replace the ``trace_findings`` rows of ``trace_id`` with those of assessment ``a``."""
+    conn.execute("DELETE FROM trace_findings WHERE trace_id = ?", (trace_id,))
+    conn.executemany("INSERT INTO trace_findings (trace_id, rule, severity, count) VALUES (?, ?, ?, ?)",
+                     finding_rows(trace_id, a))
+
+
 def backfill(conn: Any) -> int:
     """Assess every stored trace and write its facts into its ``traces`` row (the schema-2 step
-    for databases written before). ``conn`` is the migrating database's ``sqlite3.Connection``.
+    for databases written before), and its findings into ``trace_findings`` when that table exists
+    (schema 3). ``conn`` is the migrating database's ``sqlite3.Connection``.
     A trace that cannot be loaded keeps NULL facts (shown as "not recorded"). Returns the number
     of rows filled."""
     from pathlib import Path
@@ -67,13 +87,16 @@ def backfill(conn: Any) -> int:
     name = next((str(r[2]) for r in conn.execute("PRAGMA database_list") if r[1] == "main"), "")
     reader = TraceStore(conn, Path(name or "database"), readonly=True)  # reads only; never closed here
     sql = f"UPDATE traces SET {', '.join(f'{c} = ?' for c in FACT_COLUMNS)} WHERE trace_id = ?"
+    findings = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'trace_findings'").fetchone() is not None
     n = 0
     for (trace_id,) in conn.execute("SELECT trace_id FROM traces").fetchall():
         try:
             trace = reader.load(trace_id)
         except (KeyError, StoreError):
             continue
-        _, values = trace_facts(trace)
+        a, values = trace_facts(trace)
         conn.execute(sql, (*values, trace_id))
+        if findings:
+            write_findings(conn, trace_id, a)
         n += 1
     return n

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ..filters import compile_filter
 from ..serialize import parse_created
 from .facts import FACT_COLUMNS
 
@@ -44,15 +45,13 @@ ROW_COLUMNS: tuple[str, ...] = (
     "replay_of",
     "source_format",
     *FACT_COLUMNS,
+    "session_id",
 )
 """Columns of the ``traces`` table, in :class:`TraceRow` field order."""
 
 INDEXED_SORTS: frozenset[str] = frozenset({"created", "trace_id", "model", "input_tokens", "state"})
 """Members of :data:`SORTABLE` with an index on ``(column, trace_id)``: the first page in that
 order is an index walk (about a millisecond on a million traces)."""
-
-SEARCHED: tuple[str, ...] = ("trace_id", "model", "service", "provider")
-"""Columns :attr:`TraceQuery.text` is matched against."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +97,8 @@ class TraceRow:
     """Severity of the worst finding (``failure``), or ``None``."""
     verdict: str | None = None
     """The assessment's verdict in words."""
+    session_id: str | None = None
+    """Conversation id (OTel ``gen_ai.conversation.id``), schema 3."""
 
     @classmethod
     def from_sql(cls, row: tuple[Any, ...]) -> TraceRow:
@@ -114,16 +115,18 @@ class TraceRow:
 class TraceQuery:
     """Filter and order for listing traces.
 
-    ``text`` is split on whitespace; every term must occur, case-insensitively (ASCII case
-    folding, SQLite ``LIKE``), as a substring of at least one of trace_id, model, service or
-    provider. ``sort`` is one of :data:`SORTABLE`; ties are broken by ``trace_id`` in the same
+    ``text`` is a display filter (:mod:`ctxviewer.filters`: ``model ~ gpt-4o and omitted > 2``;
+    a lone word is looked for in the trace id, model, service and provider, so ``claude`` still
+    works). ``sort`` is one of :data:`SORTABLE`; ties are broken by ``trace_id`` in the same
     direction so paging is stable. ``NULL`` values sort first ascending and last descending.
 
-    Raises ``ValueError`` for a ``sort`` that is not in :data:`SORTABLE`.
+    Raises ``ValueError`` for a ``sort`` that is not in :data:`SORTABLE`, and
+    :class:`ctxviewer.filters.FilterError` (a ``ValueError`` with the column) for a filter that
+    does not parse.
     """
 
     text: str = ""
-    """Case-insensitive substring filter ("" = all traces)."""
+    """Display filter text ("" = all traces)."""
     sort: str = "created"
     """Field to order by."""
     descending: bool = False
@@ -132,24 +135,18 @@ class TraceQuery:
     def __post_init__(self) -> None:
         if self.sort not in SORTABLE:
             raise ValueError(f"cannot sort by {self.sort!r}; sortable fields: {', '.join(SORTABLE)}")
+        compile_filter(self.text)  # a FilterError (ValueError) here, not at the first page
 
-    def filter_sql(self) -> tuple[str, list[str]]:
+    def filter_sql(self) -> tuple[str, list[Any]]:
         """``(fragment, params)``: the filter as a WHERE fragment (without ``WHERE``) for the
         store's keyed list methods (:meth:`TraceStore.row_keys` ...); ``("", [])`` for none."""
         where, params = self.where()
         return where.removeprefix(" WHERE "), params
 
-    def where(self) -> tuple[str, list[str]]:
+    def where(self) -> tuple[str, list[Any]]:
         """``(" WHERE ...", params)`` for the filter, or ``("", [])`` when there is none."""
-        clauses: list[str] = []
-        params: list[str] = []
-        for term in self.text.split():
-            pattern = "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            clauses.append(
-                "(" + " OR ".join(f"{c} LIKE ? ESCAPE '\\'" for c in SEARCHED) + ")"
-            )
-            params.extend([pattern] * len(SEARCHED))
-        return (" WHERE " + " AND ".join(clauses), params) if clauses else ("", [])
+        compiled = compile_filter(self.text)
+        return ("", []) if compiled.empty else (f" WHERE {compiled.where}", list(compiled.params))
 
     def order_by(self) -> str:
         """``" ORDER BY ..."`` for the sort field (a name from :data:`SORTABLE`, never user SQL)."""
@@ -159,22 +156,25 @@ class TraceQuery:
         return f" ORDER BY {self.sort}{d}, trace_id{d}"
 
 
-def list_sql(query: TraceQuery, offset: int, limit: int) -> tuple[str, list[Any]]:
+def list_sql(query: TraceQuery, offset: int, limit: int,
+             planned: tuple[str, list[Any]] | None = None) -> tuple[str, list[Any]]:
     """SQL and parameters selecting one page of :data:`ROW_COLUMNS` rows from ``traces``.
 
-    ``offset`` and ``limit`` are row counts; a negative ``limit`` means no limit.
-    Raises ``ValueError`` for a negative ``offset``.
+    ``offset`` and ``limit`` are row counts; a negative ``limit`` means no limit. ``planned`` is
+    the filter as ``(where, params)`` from :meth:`TraceStore.filter_where
+    <ctxviewer.store.TraceStore.filter_where>` (default: ``query``'s own). Raises ``ValueError``
+    for a negative ``offset``.
     """
     if offset < 0:
         raise ValueError(f"offset must be >= 0, got {offset}")
-    where, params = query.where()
+    where, params = _where(query, planned)
     sql = f"SELECT {', '.join(ROW_COLUMNS)} FROM traces{where}{query.order_by()} LIMIT ? OFFSET ?"
     return sql, [*params, limit, offset]
 
 
-def count_sql(query: TraceQuery) -> tuple[str, list[Any]]:
-    """SQL and parameters counting the traces that match ``query``."""
-    where, params = query.where()
+def count_sql(query: TraceQuery, planned: tuple[str, list[Any]] | None = None) -> tuple[str, list[Any]]:
+    """SQL and parameters counting the traces that match ``query`` (``planned``: as for :func:`list_sql`)."""
+    where, params = _where(query, planned)
     return f"SELECT count(*) FROM traces{where}", list(params)
 
 
@@ -192,3 +192,10 @@ def keyed_sql(where: str, order: str, descending: bool, *, keys_only: bool) -> s
     cols = "rowid" if keys_only else f"rowid, {', '.join(ROW_COLUMNS)}"
     cond = f" WHERE ({where})" if where.strip() else ""
     return f"SELECT {cols} FROM traces{cond}{order_sql(order, descending)}"
+
+
+def _where(query: TraceQuery, planned: tuple[str, list[Any]] | None) -> tuple[str, list[Any]]:
+    if planned is None:
+        return query.where()
+    where, params = planned
+    return ("", []) if where == "1" else (f" WHERE {where}", list(params))

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING:  # sqlite-utils (and the numpy it may pull in) only when a database is written
     from sqlite_utils import Database, Migrations
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Highest schema version this ctxviewer reads and writes (``PRAGMA user_version``)."""
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -205,6 +205,54 @@ def m007_traces_facts(db: Database) -> None:
     from .facts import backfill  # the current assessment; imported here to avoid an import cycle
 
     backfill(db.conn)
+
+
+# ------------------------------------------------------------------ schema version 3
+
+
+@_step(3)
+def m008_filter_columns(db: Database) -> None:
+    """What display filters (:mod:`ctxviewer.filters`) read: ``traces.session_id`` (the
+    conversation, back-filled from ``details``) and a narrow one-column index per filtered
+    column (:data:`FILTER_INDEXED`), then ``ANALYZE`` so the planner knows which index narrows a filter most."""
+    traces = db.table("traces")
+    traces.add_column("session_id", str)
+    db.execute("UPDATE traces SET session_id = (SELECT json_extract(d.json, '$.session_id') FROM details d "
+               "WHERE d.trace_id = traces.trace_id)")
+    for col in FILTER_INDEXED:
+        traces.create_index([col], index_name=f"idx_traces_{col}", if_not_exists=True)
+    db.execute("ANALYZE")
+
+
+@_step(3)
+def m009_trace_findings(db: Database) -> None:
+    """``trace_findings``: each finding rule of each trace (the ``finding`` filter field), with an
+    index by rule; back-filled by assessing every stored trace."""
+    db.execute(TRACE_FINDINGS_SQL)
+    db.execute("CREATE INDEX IF NOT EXISTS idx_trace_findings_rule ON trace_findings (rule, trace_id)")
+    from .facts import backfill  # the current assessment; imported here to avoid an import cycle
+
+    backfill(db.conn)
+
+
+@_step(3)
+def m010_content_fts(db: Database) -> None:
+    """The full-text index of item content (:mod:`ctxviewer.store.fts`), built from the stored
+    item texts."""
+    from . import fts
+
+    db.execute(fts.CREATE_SQL)
+    fts.rebuild(db.conn)
+
+
+FILTER_INDEXED: tuple[str, ...] = ("capacity", "omitted_count", "provider", "service", "session_id", "worst_rule")
+"""``traces`` columns given a one-column index (entries: value and rowid) by ``m008_filter_columns``."""
+
+TRACE_FINDINGS_SQL = (
+    "CREATE TABLE IF NOT EXISTS trace_findings (trace_id TEXT NOT NULL, rule TEXT NOT NULL, "
+    "severity TEXT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (trace_id, rule)) WITHOUT ROWID"
+)
+"""DDL of ``trace_findings`` (schema 3)."""
 
 
 # ------------------------------------------------------------------ checks

@@ -23,10 +23,13 @@ from urllib.parse import quote
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
+from ..filters import compile_filter
 from ..model import ContextItem, RequestTrace, Status
 from ..serialize import TraceFormatError, format_created, item_from_dict, item_to_dict, trace_from_dict, trace_to_dict
 from ..tokens import count_tokens
-from .facts import trace_facts
+from . import fts
+from .facts import trace_facts, write_findings
+from .fts import SearchHit, SearchPage
 from .query import ROW_COLUMNS, TraceQuery, TraceRow, count_sql, keyed_sql, list_sql
 from .schema import READ_ONLY, StoreError, check_file, check_schema, is_readonly_error, migrate
 
@@ -50,6 +53,11 @@ _ITEM_COLUMNS = (
 _ITEM_KEYS = {"item_id": "id"}  # items column -> serialize.item_to_dict key, where they differ
 _PROVENANCE_COLUMNS = {"tokens_source": "source", "tokens_encoding": "encoding"}
 """items columns -> keys of ``item_to_dict``'s ``tokens_provenance`` object."""
+
+
+PROBE_ROWS = 2000
+"""A filter term keeping at most this many rows drives the list query (:meth:`TraceStore.filter_where`):
+sorting 2,000 rows costs about a millisecond, walking a million in list order to find them seconds."""
 
 
 def content_hash(text: str) -> str:
@@ -171,10 +179,29 @@ class TraceStore:
     def _fail(self, what: str, exc: Exception) -> StoreError:
         return StoreError(self.path, f"{what}: {exc}")
 
+    def filter_where(self, query: TraceQuery | None) -> tuple[str, builtins.list[Any]]:
+        """``(where, params)`` for ``query``'s display filter (``"1"`` for none), planned for this
+        database: each top-level term an index answers alone (:attr:`CompiledFilter.probes
+        <ctxviewer.filters.CompiledFilter.probes>`) is counted up to :data:`PROBE_ROWS` + 1 rows
+        through its index, and when one keeps at most :data:`PROBE_ROWS`, the query is driven from
+        it (``traces.rowid IN (...)``) instead of walking the sort order and filtering. The result
+        reads ``traces`` without an alias (the list and count SQL of :mod:`.query`)."""
+        compiled = compile_filter(query.text if query is not None else "")
+        best: tuple[int, str, tuple[Any, ...]] | None = None
+        for sql, params in compiled.probes:
+            n = int(self._conn.execute(
+                f"SELECT count(*) FROM (SELECT 1 FROM traces WHERE {sql} LIMIT {PROBE_ROWS + 1})", params).fetchone()[0])
+            if n <= PROBE_ROWS and (best is None or n < best[0]):
+                best = (n, sql, params)
+        if best is None:
+            return compiled.where, builtins.list(compiled.params)
+        return (f"traces.rowid IN (SELECT rowid FROM traces WHERE {best[1]}) AND {compiled.where}",
+                [*best[2], *compiled.params])
+
     def count(self, query: TraceQuery | None = None) -> int:
         """Number of traces matching ``query`` (all traces when ``None``). Reads ``traces`` only."""
-        sql, params = count_sql(query or TraceQuery())
         try:
+            sql, params = count_sql(query or TraceQuery(), self.filter_where(query))
             return int(self._conn.execute(sql, params).fetchone()[0])
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot count traces", exc) from None
@@ -185,8 +212,8 @@ class TraceStore:
         Reads only the narrow ``traces`` table (no payloads). Raises ``ValueError`` for a
         negative ``offset``.
         """
-        sql, params = list_sql(query or TraceQuery(), offset, limit)
         try:
+            sql, params = list_sql(query or TraceQuery(), offset, limit, self.filter_where(query))
             return [TraceRow.from_sql(r) for r in self._conn.execute(sql, params)]
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot list traces", exc) from None
@@ -319,12 +346,29 @@ class TraceStore:
                 raise self._fail(f"trace {trace_id!r} is damaged", exc) from None
         return tuple(out)
 
+    def search(self, query: str, *, after: tuple[int, int, int] | None = None, limit: int = 50) -> SearchPage:
+        """One page of full-text hits over item content (:func:`ctxviewer.store.fts.search_page`:
+        every word of ``query`` as a word prefix, whole-word hits first, no count or ranking): at
+        most ``limit`` hits (negative: all) after cursor ``after``, and the cursor of the next page
+        (``None`` at the end). Raises :class:`StoreError` when the database cannot be read."""
+        try:
+            return fts.search_page(self._conn, query, after=after, limit=limit)
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot search content", exc) from None
+
+    def search_hits(self, query: str, limit: int = 50) -> builtins.list[SearchHit]:
+        """The first ``limit`` hits of ``query`` (negative: all), following pages as needed
+        (:func:`ctxviewer.store.fts.search`). Raises :class:`StoreError` when unreadable."""
+        try:
+            return fts.search(self._conn, query, limit=limit)
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot search content", exc) from None
+
     def session_trace_ids(self, session_id: str) -> builtins.list[str]:
         """trace_ids of the traces whose ``session_id`` is ``session_id`` (one conversation), in
-        send order. Scans ``details`` (no index on the session); used for one selected trace at a
-        time. Raises :class:`StoreError` when the database cannot be read."""
-        sql = ("SELECT d.trace_id FROM details d JOIN traces t ON t.trace_id = d.trace_id "
-               "WHERE json_extract(d.json, '$.session_id') = ? ORDER BY t.created, t.trace_id")
+        send order. Reads the ``traces.session_id`` index (schema 3). Raises :class:`StoreError`
+        when the database cannot be read."""
+        sql = "SELECT trace_id FROM traces WHERE session_id = ? ORDER BY created, trace_id"
         try:
             return [str(r[0]) for r in self._conn.execute(sql, (session_id,))]
         except sqlite3.DatabaseError as exc:
@@ -456,12 +500,30 @@ class TraceStore:
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot reassess traces", exc) from None
 
-    def _put_blob(self, text: str) -> str:
+    def rebuild_search(self) -> int:
+        """Rebuild the full-text index of item content (:func:`ctxviewer.store.fts.rebuild`) and
+        refresh the planner's statistics (``ANALYZE``), for a database whose rows were written
+        with direct SQL (``benchmarks/gen_traces.py``). Returns the texts indexed. Raises
+        :class:`StoreError` when read-only or when SQLite refuses."""
+        if self.readonly:
+            raise StoreError(self.path, "is open read-only; cannot rebuild the search index")
+        try:
+            with self._conn:
+                n = fts.rebuild(self._conn)
+            self._conn.execute("ANALYZE")
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot rebuild the search index", exc) from None
+        return n
+
+    def _put_blob(self, text: str, *, searchable: bool = False) -> str:
+        """Store ``text`` once by hash; a new item text (``searchable``) joins ``content_fts``."""
         h = content_hash(text)
-        self._conn.execute(
+        cur = self._conn.execute(
             "INSERT OR IGNORE INTO blobs (hash, text, bytes) VALUES (?, ?, ?)",
             (h, text, len(text.encode("utf-8", "surrogatepass"))),
         )
+        if searchable and cur.rowcount == 1 and cur.lastrowid is not None:
+            fts.index_blob(self._conn, cur.lastrowid, text)
         return h
 
     def _write(self, t: RequestTrace) -> None:
@@ -488,7 +550,7 @@ class TraceStore:
                     json.dumps(source, ensure_ascii=False, sort_keys=True) if source else None,
                     provenance.get("source"),
                     provenance.get("encoding"),
-                    None if text is None else self._put_blob(text),
+                    None if text is None else self._put_blob(text, searchable=True),
                 )
             )
         details = trace_to_dict(replace(t, items=()))  # items live in their own table
@@ -503,7 +565,7 @@ class TraceStore:
         row = (  # in ROW_COLUMNS order
             tid, format_created(t.created), t.service, t.endpoint.provider, t.endpoint.model,
             t.endpoint.capacity, assessment.capacity.input_tokens, t.reserved_output_tokens,
-            retained, len(t.items) - retained, t.replay_of, t.source_format, *facts,
+            retained, len(t.items) - retained, t.replay_of, t.source_format, *facts, t.session_id,
         )
         c = self._conn
         c.execute("DELETE FROM items WHERE trace_id = ?", (tid,))
@@ -520,3 +582,4 @@ class TraceStore:
             f"VALUES ({', '.join('?' * len(ROW_COLUMNS))})",
             row,
         )
+        write_findings(c, tid, assessment)

@@ -115,6 +115,7 @@ def test_list_row_values(db: Path) -> None:
         worst_rule=None,
         worst_severity=None,
         verdict="fits, 6,601 tokens margin",
+        session_id="sess-2f9c",
     )
     assert rows[1].input_tokens == make_rich_trace().input_tokens
     assert (rows[1].retained_count, rows[1].omitted_count, rows[1].replay_of) == (6, 3, "trace-4471-delivery")
@@ -380,7 +381,7 @@ def test_unfinished_write_is_explained_and_recovered_by_create(tmp_path: Path) -
 DATA = Path(__file__).resolve().parents[1] / "data" / "store"
 
 
-@pytest.mark.parametrize("version", [1])
+@pytest.mark.parametrize("version", [1, 2])
 def test_database_of_each_released_schema_still_opens(tmp_path: Path, version: int) -> None:
     """One kept database per schema version: an upgraded copy must read to the traces it was
     written from (the JSONL file written alongside it), with the facts of the current schema
@@ -418,6 +419,13 @@ def test_database_of_each_released_schema_still_opens(tmp_path: Path, version: i
     assert rows["trace-rich"].verdict.startswith(
         "input fits, 6,580 tokens to spare; output reserve fits (1,200 of 1,200); validation cited_ids failed")
     assert rows["trace-rich"].state == "failure"
+    # schema 3: the conversation column, the findings table and the full-text index are back-filled
+    assert {r.session_id for r in rows.values()} == {"sess-2f9c"}
+    with TraceStore.open(new) as store:
+        assert [r.trace_id for r in store.list(TraceQuery(text='conversation == "sess-2f9c" and finding == validation'))] == [
+            "trace-rich"]
+        assert [(h.trace_id, h.item_id) for h in store.search_hits("rural postc")] == [
+            ("trace-4471-delivery", "ev-shipping-delays"), ("trace-rich", "ev-shipping-delays")]
 
 
 def test_upgrade_copy_refuses_an_existing_target_and_a_non_database(tmp_path: Path, db: Path) -> None:

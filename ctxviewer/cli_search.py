@@ -1,0 +1,54 @@
+"""``ctxviewer search DB QUERY``: full-text search over item content (SQLite FTS5).
+
+Whole-word hits come first, then hits where a word only starts a longer word, each in index
+order, the first page without counting every hit (:mod:`ctxviewer.store.fts`
+has the query language: every word as a word prefix, ``"quoted phrases"``).
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from .store import StoreError, TraceStore
+
+
+@click.command("search")
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("query")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of hits (trace_id, item_id, ordinal, snippet, spans).")
+@click.option("--limit", default=50, show_default=True, type=click.IntRange(min=0),
+              help="At most this many hits (0: all).")
+def search_cmd(db: str, query: str, as_json: bool, limit: int) -> None:
+    """List the items of DB whose content contains every word of QUERY (each word as a word
+    prefix, case-insensitive; "quoted words" as a phrase), with a one-line snippet.
+
+    \b
+    Example:
+        ctxviewer search sample_traces/samples.db "ignore previous" --json
+    """
+    try:
+        with TraceStore.open(db) as store:
+            hits = store.search_hits(query, limit=-1 if limit == 0 else limit + 1)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+    more = limit > 0 and len(hits) > limit
+    hits = hits[:limit] if limit > 0 else hits
+    if as_json:
+        click.echo(json.dumps([{"trace_id": h.trace_id, "item_id": h.item_id, "ordinal": h.ordinal,
+                                "snippet": h.snippet, "spans": [list(s) for s in h.spans]} for h in hits],
+                              indent=2, ensure_ascii=False))
+        return
+    if not hits:
+        click.echo(f"no item content matches {query!r}")
+        return
+    for h in hits:
+        text, pos = [], 0
+        for start, length in h.spans:  # the matched words in bold on a terminal (stripped when piped)
+            text += [h.snippet[pos:start], click.style(h.snippet[start:start + length], bold=True)]
+            pos = start + length
+        text.append(h.snippet[pos:])
+        click.echo(f"{h.trace_id}\t{h.item_id}\t{''.join(text)}")
+    if more:
+        click.echo(f"(first {limit} hits; --limit 0 lists all)", err=True)

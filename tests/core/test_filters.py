@@ -1,0 +1,98 @@
+"""Display filters (issue 11): the grammar, its SQL and its errors with positions (ctxviewer.filters)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ctxviewer.filters import FilterError, compile_filter, parse_filter, quote
+
+DISTINCT_MODEL = (
+    "model IN (WITH RECURSIVE v(x) AS (SELECT min(model) FROM traces UNION ALL SELECT (SELECT min(model) "
+    "FROM traces WHERE model > v.x) FROM v WHERE v.x IS NOT NULL) SELECT x FROM v WHERE x LIKE ? ESCAPE '\\')"
+)
+
+
+def test_issue_example_compiles_to_narrow_parameterised_sql() -> None:
+    c = compile_filter('model ~ "gpt-4o" and omitted > 2 and finding == "injection" and capacity < 16000 '
+                       'and conversation == "c-17"')
+    assert c.where == (
+        f"(({DISTINCT_MODEL}) AND (omitted_count > ?) AND (traces.trace_id IN (SELECT f.trace_id FROM "
+        "trace_findings f WHERE ((f.rule = ? OR (f.rule > ? AND f.rule < ?))))) AND (capacity < ?) "
+        "AND (session_id = ?))")
+    assert c.params == ("%gpt-4o%", 2, "injection", "injection.", "injection/", 16000, "c-17")
+
+
+@pytest.mark.parametrize(("text", "where", "params"), [
+    ("", "1", ()),
+    ("   ", "1", ()),
+    ("capacity <= 8_000", "(capacity <= ?)", (8000,)),
+    ("margin < -1", "(margin < ?)", (-1,)),
+    ("created >= 2026-11-06", "(created >= ?)", ("2026-11-06",)),
+    ("fits == no", "(fits = ?)", (0,)),
+    ("not fits", "(((fits = 1)) IS NOT 1)", ()),
+    ("!fits || replay_of", "((((fits = 1)) IS NOT 1) OR (replay_of IS NOT NULL AND replay_of != ''))", ()),
+    ("omitted", "(omitted_count IS NOT NULL AND omitted_count != 0)", ()),
+    ("state in (failure, 'warning')", "(state IN (?, ?))", ("failure", "warning")),
+    ("id ~ 100%", "(trace_id LIKE ? ESCAPE '\\')", ("%100\\%%",)),
+    ("id !~ x_y", "((trace_id IS NOT NULL AND NOT (trace_id LIKE ? ESCAPE '\\')))", ("%x\\_y%",)),
+    ('model == "a \\"b\\""', "(model = ?)", ('a "b"',)),
+    ("item.tokens > 500", "EXISTS (SELECT 1 FROM items i WHERE i.trace_id = traces.trace_id AND i.tokens > ?)", (500,)),
+    ("item(kind == evidence && status == omitted)",
+     "EXISTS (SELECT 1 FROM items i WHERE i.trace_id = traces.trace_id AND ((i.kind = ?) AND (i.status = ?)))",
+     ("evidence", "omitted")),
+    ("finding", "EXISTS (SELECT 1 FROM trace_findings f WHERE f.trace_id = traces.trace_id)", ()),
+    ("finding != budget",
+     "(NOT EXISTS (SELECT 1 FROM trace_findings f WHERE f.trace_id = traces.trace_id AND "
+     "((f.rule = ? OR (f.rule > ? AND f.rule < ?)))))", ("budget", "budget.", "budget/")),
+    ("text ~ 'Ignore prev'",
+     "(traces.trace_id IN (SELECT i.trace_id FROM content_fts JOIN blobs b ON b.rowid = content_fts.rowid "
+     "JOIN items i ON i.content_hash = b.hash WHERE content_fts MATCH ?))", ('"ignore"* AND "prev"*',)),
+    ("claude", "(trace_id LIKE ? ESCAPE '\\' OR model LIKE ? ESCAPE '\\' OR service LIKE ? ESCAPE '\\' "
+     "OR provider LIKE ? ESCAPE '\\')", ("%claude%",) * 4),
+    ('"model"', "(trace_id LIKE ? ESCAPE '\\' OR model LIKE ? ESCAPE '\\' OR service LIKE ? ESCAPE '\\' "
+     "OR provider LIKE ? ESCAPE '\\')", ("%model%",) * 4),
+])
+def test_compiled_sql(text: str, where: str, params: tuple[object, ...]) -> None:
+    c = compile_filter(text)
+    assert (c.where, c.params) == (where, params)
+
+
+def test_precedence_not_over_and_over_or_and_side_by_side_is_and() -> None:
+    assert compile_filter("a or b c").where.count(" OR ") == 1 + 3 * 3  # three quick words of 4 columns
+    c = compile_filter("state == ok or omitted > 1 and capacity < 9")
+    assert c.where == "((state = ?) OR ((omitted_count > ?) AND (capacity < ?)))"
+    c = compile_filter("not state == ok and fits")
+    assert c.where == "((((state = ?)) IS NOT 1) AND (fits = 1))"
+    assert compile_filter("OMITTED > 1 AND Capacity < 9").params == (1, 9)  # keywords and fields: any case
+    assert parse_filter("omitted > 1 and (capacity < 9)").children[0].data == "and_expr"
+
+
+@pytest.mark.parametrize(("text", "message", "position"), [
+    ("model ~", "filter ends early: expected a value", 7),
+    ("capacity < lots", "capacity takes a number (context capacity C, tokens), not 'lots'", 11),
+    ("(omitted > 1", "filter ends early: expected ')'", 12),
+    ('model == "abc', "unterminated quoted value", 9),
+    ("model ==== 3", "unexpected '==': expected a value", 8),
+    ("omitted > 1 and", "filter ends early: expected a field, a word or '('", 15),
+    ("capacity < 9 )", "unexpected ')': expected the end", 13),
+    ("modle == x", "unknown field 'modle'; fields: id, created, service, provider, model, capacity, input, reserved, "
+     "retained, omitted, margin, fits, state, worst, conversation, replay_of, format, finding, text, item.<field>", 0),
+    ("fits == maybe", "fits is yes or no, not 'maybe'", 8),
+    ("omitted ~ 2", "~ (contains) works on text fields; omitted is a number", 0),
+    ("item.colour == red", "unknown item field 'item.colour'; item fields: id, kind, status, trust, role, tokens, "
+     "priority, position, reason", 0),
+    ("item(kind == x and item(kind == y))", "item(...) cannot be nested", 19),
+    ("text == foo", "text takes ~ (contains the words) or !~, not ==", 0),
+    ("text ~ '...'", "text ~ needs at least one word", 7),
+])
+def test_errors_say_what_and_where(text: str, message: str, position: int) -> None:
+    with pytest.raises(FilterError) as err:
+        compile_filter(text)
+    assert (err.value.message, err.value.position) == (message, position)
+    assert str(err.value) == f"{message} (at column {position + 1})"
+    assert err.value.caret() == f"{text}\n{' ' * position}^"
+
+
+def test_quote_round_trips_any_value() -> None:
+    for value in ['a"b\\c', "x:y", "", "  spaced  ", "ünï ✓"]:
+        assert compile_filter(f"id == {quote(value)}").params == (value,)
