@@ -11,6 +11,20 @@ from ctxviewer.gui.diagnostics_tabs import ITEMS
 from ctxviewer.gui.main_window import MainWindow
 
 
+def _wait_counted(w: MainWindow) -> None:
+    """Pump events until the trace list has its keys: filters are read off the GUI thread
+    (issue 11), and qtbot's nested loops can return at once after another test quit the loop."""
+    import time
+
+    from PySide6.QtWidgets import QApplication
+
+    deadline = time.monotonic() + 120
+    while not w.trace_model.counted and time.monotonic() < deadline:
+        QApplication.processEvents()
+        time.sleep(0.005)
+    assert w.trace_model.counted
+
+
 def window(qtbot, settings: QSettings) -> MainWindow:  # type: ignore[no-untyped-def]
     w = MainWindow(settings=settings)
     qtbot.addWidget(w)
@@ -24,6 +38,7 @@ def test_filter_entry_applies_the_grammar_and_underlines_errors(qtbot, db: Path,
     w.focus_filter()
     qtbot.keyClicks(w.filter_edit, "capacity >= 8000 and model ~ CLAUDE")
     qtbot.keyClick(w.filter_edit, Qt.Key.Key_Return)
+    _wait_counted(w)
     assert [w.trace_model.trace_id(r) for r in range(w.trace_model.rowCount())] == ["bravo"]
     assert w.filter_edit.error is None and w.filter_edit.error_label.isHidden()
     w.filter_edit.clear()
@@ -43,6 +58,7 @@ def test_filter_entry_applies_the_grammar_and_underlines_errors(qtbot, db: Path,
     w.filter_edit.setText("omitted > 0")
     qtbot.keyClick(w.filter_edit, Qt.Key.Key_Return)
     assert w.filter_edit.error is None and w.filter_edit.underlined is None and w.filter_edit.error_label.isHidden()
+    _wait_counted(w)
     assert [w.trace_model.trace_id(r) for r in range(w.trace_model.rowCount())] == ["alpha", "bravo", "charlie"]
 
 
