@@ -31,6 +31,7 @@ from .findings import Finding, Severity, State, worst
 from .importers import omissions_recorded
 from .model import NOT_RECORDED, LimitMode, RequestTrace
 from .trace_header import header_rows, numbers_line
+from .visible import one_line
 
 X_PAD = 1.03
 """The chart's x range ends this factor past the longest bar or limit line (room for labels)."""
@@ -161,7 +162,7 @@ def assess(trace: RequestTrace) -> Assessment:
     findings = tuple(sorted(run_checks(trace), key=finding_order))
     state = State.of(worst(findings))
     rows = header_rows(trace)
-    header = (*rows[:2], ("State", state_line(state, findings)), *rows[2:])
+    header = (*rows[:2], ("State", one_line(state_line(state, findings))), *rows[2:])
     return Assessment(
         trace_id=trace.trace_id,
         capacity=chk,

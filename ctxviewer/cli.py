@@ -31,13 +31,17 @@ def _json_out(obj: object) -> None:
 
 @click.group(cls=ViewerGroup, default="open", default_if_no_args=True)
 @click.version_option(__version__, prog_name="ctxviewer")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """ctxviewer: a desktop debugger for LLM request traces.
 
     \b
     Example:
         ctxviewer sample_traces/samples.db
     """
+    from .cli_output import install
+
+    ctx.call_on_close(install())  # trace text in any command's output never drives the terminal
 
 
 @cli.command("open")

@@ -11,6 +11,9 @@ Invariants:
   did not record: ``None`` is :data:`ctxviewer.model.NOT_RECORDED`, or :data:`DASH` where the
   header makes the meaning obvious (an omitted item has no position).
 * Numbers are grouped with thousands separators (``"8,000"``), token counts are in tokens.
+* Every cell and tooltip shows invisible and control characters of trace text (bidi controls,
+  zero-width and tag characters, NUL, ESC) as visible markers (:func:`ctxviewer.visible.one_line`),
+  without changing the stored text: a right-to-left override never reorders a row.
 
 No Qt here: this module is part of the core.
 """
@@ -24,6 +27,7 @@ from typing import Any, Callable, Generic, Protocol, TypeVar
 from .finding_view import SEVERITY_SYMBOL
 from .findings import Severity
 from .model import NOT_RECORDED, ContextItem, Status
+from .visible import needs_reveal, one_line, reveal
 
 DASH = "\u2014"
 """Shown where a value does not apply and the header makes that obvious (an omitted item's position)."""
@@ -55,6 +59,37 @@ class Column(Generic[R]):
     sort_value: Callable[[R], Any] | None = None
     """Item table: the value a click on the header sorts by (numbers for numeric columns, unknown
     values last); ``None`` sorts by the cell text."""
+
+    def __post_init__(self) -> None:
+        # Trace text is untrusted: every cell and tooltip of every table (GUI and CLI) shows
+        # invisible and control characters as visible markers (ctxviewer.visible), here, once.
+        object.__setattr__(self, "format", _revealed(self.format))
+        if self.tooltip is not None:
+            object.__setattr__(self, "tooltip", _revealed_tooltip(self.tooltip))
+
+
+def _revealed(fn: Callable[[R], str]) -> Callable[[R], str]:
+    if getattr(fn, "revealed", False):
+        return fn
+
+    def cell(row: R) -> str:
+        text = fn(row)
+        return one_line(text) if needs_reveal(text) or "\n" in text or "\t" in text else text
+
+    cell.revealed = True  # type: ignore[attr-defined]
+    return cell
+
+
+def _revealed_tooltip(fn: Callable[[R], str | None]) -> Callable[[R], str | None]:
+    if getattr(fn, "revealed", False):
+        return fn
+
+    def tip(row: R) -> str | None:
+        text = fn(row)
+        return reveal(text).text if text and needs_reveal(text) else text
+
+    tip.revealed = True  # type: ignore[attr-defined]
+    return tip
 
 
 def fmt_int(value: int | None) -> str:

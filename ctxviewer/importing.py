@@ -28,6 +28,8 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from .importers import REGISTRY, ImportFailed, ImportProblem, Registry
 from .model import RequestTrace, TokenProvenance, TokenSource
+from .plausibility import implausible
+from .sanitize import repair
 from .store import TraceStore
 from .tokens import DEFAULT_ENCODING, UnknownEncodingError
 
@@ -150,7 +152,7 @@ def remove_database(path: str | Path) -> None:
     for name in (str(path), f"{path}-journal", f"{path}-wal", f"{path}-shm"):
         try:
             os.remove(name)
-        except FileNotFoundError:
+        except OSError:  # absent, or a read-only file system where it was never created
             pass
 
 
@@ -263,6 +265,13 @@ def import_into(
 
 
 def _with_tokens(trace: RequestTrace, store: TraceStore, file: str, problems: list[ImportProblem]) -> RequestTrace:
+    """``trace`` made storable (:func:`ctxviewer.sanitize.repair`), its implausible values named
+    (:func:`ctxviewer.plausibility.implausible`), and its missing token counts counted; one problem
+    per repaired or implausible field."""
+    record = f"trace {trace.trace_id}"
+    trace, repaired = repair(trace)
+    problems.extend(ImportProblem(file, record, message) for message in repaired)
+    problems.extend(ImportProblem(file, record, message) for _, message in implausible(trace))
     try:
         return count_missing_tokens(trace, store)
     except UnknownEncodingError as exc:

@@ -6,7 +6,8 @@ The verdict and the state live in :mod:`ctxviewer.assessment`, which adds its ``
 these rows; surfaces render the assessment, not this module directly.
 
 :func:`header_rows` gives ``(label, text)`` pairs that the GUI's detail panel shows as plain-text
-labels (and a CLI could print). Unrecorded values read "not recorded", never 0. No Qt here.
+labels (and a CLI could print). Unrecorded values read "not recorded", never 0. Invisible and
+control characters of trace text are shown as markers (:func:`ctxviewer.visible.reveal`). No Qt here.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from .budget import CapacityCheck
 from .columns import fmt_int, fmt_text, fmt_time
 from .model import NOT_RECORDED, LimitMode, RequestTrace, ToolCall
-from .visible import one_line
+from .visible import needs_reveal, one_line, reveal
 
 MAX_ARGS_CHARS = 160
 """Tool-call arguments longer than this (code points) are cut with an ellipsis in the header."""
@@ -136,7 +137,8 @@ def header_rows(trace: RequestTrace) -> list[tuple[str, str]]:
             f"{v.check}: {'passed' if v.passed else 'FAILED'}" + (f" ({v.detail})" if v.detail else "")
             for v in trace.validations
         )))
-    return rows
+    # trace text is untrusted: invisible and control characters shown as markers (ctxviewer.visible)
+    return [(label, reveal(text).text if needs_reveal(text) else text) for label, text in rows]
 
 
 def numbers_line(trace: RequestTrace, chk: CapacityCheck) -> str:

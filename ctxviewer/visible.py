@@ -24,6 +24,7 @@ variation selector U+FE0F are left alone. Offsets are code points. No Qt here.
 from __future__ import annotations
 
 import bisect
+import re
 import unicodedata
 from dataclasses import dataclass
 
@@ -148,6 +149,19 @@ def _suspect(ch: str) -> bool:
     """Cheap pre-filter: could ``ch`` need a marker?"""
     cp = ord(ch)
     return cp < 0x20 or 0x7F <= cp <= 0x9F or ch in _NAMED or 0xD800 <= cp <= 0xDFFF or cp >= 0xE0000
+
+
+SUSPECT = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\U000e0000-\U000e007f\U000e0100-\U000e01ef"
+    + "".join(re.escape(ch) for ch in _NAMED) + "]"
+)
+"""Matches every character :func:`reveal` may replace (tab and line feed excluded): a fast test,
+in C, for whether a text needs revealing at all."""
+
+
+def needs_reveal(text: str) -> bool:
+    """True when ``text`` holds a character :func:`reveal` (with ``keep_newlines=True``) may mark."""
+    return SUSPECT.search(text) is not None
 
 
 def one_line(text: str | None) -> str:

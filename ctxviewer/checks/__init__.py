@@ -54,6 +54,7 @@ def load_builtin() -> None:
     from . import injection  # noqa: F401
     from . import accounting, commitments, evidence, json_output, required, spans, tool_calls, tool_results, truncation, validations  # noqa: F401  (diagnostics, issue 9)
     from . import limits  # noqa: F401  (endpoint profiles, issue 7)
+    from . import plausible  # noqa: F401  (implausible recorded values, issue 12)
     # isort: on
 
 

@@ -7,7 +7,9 @@ offsets), converted once with :func:`ctxviewer.highlight.utf16_offsets` to Qt's 
 painted block by block by a thin :class:`QSyntaxHighlighter`.
 
 Line breaks are normalised (``\\r\\n`` and ``\\r`` to ``\\n``) before both display and highlighting so
-that document offsets and span offsets agree.
+that document offsets and span offsets agree. Invisible and control characters (bidi controls,
+zero-width and tag characters, NUL, ESC) are shown as markers (:func:`ctxviewer.visible.reveal`);
+highlight and finding spans computed on the stored text are mapped onto the markers.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
 from ..highlight import StyleSpan, highlight_spans, utf16_offsets
 from ..model import NOT_RECORDED
+from ..visible import Revealed, reveal
 
 _STYLES: tuple[tuple[str, str, bool, bool], ...] = (
     # (token type prefix, colour, bold, italic); first matching prefix wins.
@@ -109,6 +112,7 @@ class ContentView(QPlainTextEdit):
         self.setPlaceholderText("Select an item to see its content.")
         self._highlighter = SpanHighlighter(self.document())
         self._spans: list[StyleSpan] = []
+        self._revealed: Revealed | None = None
 
     def set_content(self, text: str | None, language: str | None = None) -> None:
         """Show ``text`` as plain text (``None``: "content not recorded"; ``language`` forces a lexer)."""
@@ -119,9 +123,14 @@ class ContentView(QPlainTextEdit):
             self.setPlaceholderText(f"Content {NOT_RECORDED}.")
             return
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-        self._spans = utf16_offsets(text, highlight_spans(text, language))
+        shown = reveal(text)  # invisible and control characters as visible markers; stored text unchanged
+        self._revealed = shown
+        spans = highlight_spans(text, language)
+        if shown.changed:
+            spans = [StyleSpan(shown.to_display(s), shown.to_display(s + n) - shown.to_display(s), t) for s, n, t in spans]
+        self._spans = utf16_offsets(shown.text, spans)
         self._highlighter.set_spans([])  # no stale spans while the new text is laid out
-        self.setPlainText(text)
+        self.setPlainText(shown.text)
         self._highlighter.set_spans(self._spans)
 
     def clear_content(self) -> None:
@@ -148,12 +157,14 @@ class ContentView(QPlainTextEdit):
         if not text or not spans:
             self.setExtraSelections([])
             return []
-        shown = text.replace("\r\n", "\n").replace("\r", "\n")
+        normal = text.replace("\r\n", "\n").replace("\r", "\n")
+        revealed = reveal(normal)
 
         def to_shown(i: int) -> int:
-            return i - text.count("\r\n", 0, i)
+            return revealed.to_display(i - text.count("\r\n", 0, i))
 
-        units = utf16_offsets(shown, [StyleSpan(to_shown(a), max(0, to_shown(b) - to_shown(a)), "mark") for a, b in spans])
+        units = utf16_offsets(revealed.text, [StyleSpan(to_shown(a), max(0, to_shown(b) - to_shown(a)), "mark")
+                                              for a, b in spans])
         selections = []
         for s, n, _ in units:
             sel = QTextEdit.ExtraSelection()

@@ -25,7 +25,10 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import RequestTrace
+from . import notes
 from ._api import CONFIDENT, Importer, ImportFailed, ImportProblem, Record
+
+_END = object()
 
 ENTRY_POINT_GROUP = "ctxviewer.importers"
 """Entry-point group third-party importers register under (``pyproject.toml``:
@@ -193,18 +196,32 @@ class Registry:
         problem becomes a problem too.
         """
         file = str(path)
-        try:
-            for record in importer.load(path):
-                record_any: object = record  # a plug-in may yield anything
-                if isinstance(record_any, (RequestTrace, ImportProblem)):
-                    yield record_any
-                else:
-                    yield ImportProblem(file, "whole file", _bug(importer, "load", TypeError(
-                        f"yielded {type(record_any).__name__}, not a RequestTrace or ImportProblem")))
-        except ImportFailed:
-            raise
-        except Exception as exc:
-            yield ImportProblem(file, "whole file", _bug(importer, "load", exc))
+        records = iter(importer.load(path))
+        while True:
+            failed: ImportProblem | None = None
+            with notes.collecting(file) as noted:  # warnings of shared readers (containers)
+                try:
+                    record_any: object = next(records)  # a plug-in may yield anything
+                except StopIteration:
+                    record_any = _END
+                except ImportFailed:
+                    raise
+                except RecursionError:
+                    failed = ImportProblem(file, "whole file", f"importer {importer.name!r} could not read a value "
+                                                               "nested too deep; the rest of the file is left out")
+                except Exception as exc:
+                    failed = ImportProblem(file, "whole file", _bug(importer, "load", exc))
+            yield from noted
+            if failed is not None:
+                yield failed
+                return
+            if record_any is _END:
+                return
+            if isinstance(record_any, (RequestTrace, ImportProblem)):
+                yield record_any
+            else:
+                yield ImportProblem(file, "whole file", _bug(importer, "load", TypeError(
+                    f"yielded {type(record_any).__name__}, not a RequestTrace or ImportProblem")))
 
 
 REGISTRY = Registry()

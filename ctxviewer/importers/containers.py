@@ -20,11 +20,13 @@ import codecs
 import gzip
 import io
 import json
+import re
+import threading
 import zlib
 from pathlib import Path
 from typing import IO, Any, Iterator
 
-from . import ImportFailed
+from . import ImportFailed, notes
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZIP_MAGIC = b"PK\x03\x04"
@@ -62,14 +64,60 @@ def read_bytes(path: Path) -> bytes:
     return data
 
 
+MAX_BAD_BYTES_NOTED = 5
+"""Undecodable byte runs named one by one in a file; the rest are counted in the last warning."""
+
+
 def read_text(path: Path) -> str:
     """The file as text: gunzipped, BOM-decoded (see module docstring). Raises :class:`ImportFailed`
-    naming the file when it cannot be read or is not text in a supported encoding."""
-    data = read_bytes(path)
+    naming the file when it cannot be read.
+
+    Bytes that are not valid in the file's encoding become U+FFFD (REPLACEMENT CHARACTER), each run
+    with a warning (:func:`ctxviewer.importers.notes.warn`) naming its line and byte offset and the
+    text around it, so one cut character never loses the file (issue 12)."""
+    return repair_text(read_bytes(path))
+
+
+def repair_text(data: bytes) -> str:
+    """``data`` decoded as :func:`decode_text` does, with undecodable bytes replaced by U+FFFD and
+    each replaced run noted (see :func:`read_text`). Never raises."""
     try:
         return decode_text(data)
-    except UnicodeDecodeError as exc:
-        raise ImportFailed(f"{path}: not UTF-8/UTF-16 text: {exc.reason} at byte {exc.start}") from None
+    except UnicodeDecodeError:
+        pass
+    codec = encoding_of(data)
+    found: list[tuple[int, int, str]] = []
+    _BAD.found = found
+    try:
+        text = data.decode(codec, _NOTE_BAD)
+    finally:
+        _BAD.found = None
+    utf8 = codec.startswith("utf-8")
+    for start, end, reason in found[:MAX_BAD_BYTES_NOTED]:
+        where = f"line {data.count(_NEWLINE, 0, start) + 1}" if utf8 else f"byte {start}"
+        around = f" in {data[max(0, start - 24):end + 24].decode('utf-8', 'replace')!r}" if utf8 else ""
+        notes.warn(where, f"byte {start}: {end - start} byte(s) not valid {codec.replace('-sig', '')} ({reason}); "
+                          f"replaced with U+FFFD{around}")
+    if len(found) > MAX_BAD_BYTES_NOTED:
+        notes.warn("whole file", f"{len(found) - MAX_BAD_BYTES_NOTED} more run(s) of invalid bytes replaced with U+FFFD")
+    return text
+
+
+_NEWLINE = b"\n"
+_BAD = threading.local()
+_NOTE_BAD = "ctxviewer.replace-and-note"
+
+
+def _note_bad(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    found = getattr(_BAD, "found", None)
+    if found is not None:
+        found.append((exc.start, exc.end, exc.reason))
+    return "\ufffd", exc.end
+
+
+codecs.register_error(_NOTE_BAD, _note_bad)
 
 
 def head_bytes(head: bytes) -> bytes:
@@ -88,6 +136,114 @@ def head_text(head: bytes) -> str:
     return decode_text(data, errors="ignore")
 
 
+MAX_DEPTH = 100
+"""JSON nesting kept by :func:`loads`: arrays and objects deeper than this are replaced by
+:data:`TOO_DEEP` (Python's parser and every recursive reader stop near 1,000 levels)."""
+
+TOO_DEEP = f"\u2026 nested deeper than {MAX_DEPTH} levels; left out on import"
+"""The string that stands in for a JSON value nested deeper than :data:`MAX_DEPTH`."""
+
+_STRUCTURE = re.compile(r'["\\\[\]{}]')
+
+
+def loads(text: str, record: str | None = "document") -> Any:
+    """``json.loads(text)`` that survives any nesting: when the text is nested too deep for the
+    parser, every array or object deeper than :data:`MAX_DEPTH` is replaced by :data:`TOO_DEEP`
+    and a warning names ``record`` and the JSON path of the first cut
+    (:func:`ctxviewer.importers.notes.warn`). Raises ``ValueError`` (``json.JSONDecodeError``)
+    when the text is not JSON."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        pass
+    doc, message = loads_bounded(text)
+    notes.warn(record, message)
+    return doc
+
+
+def loads_bounded(text: str) -> tuple[Any, str]:
+    """Parse ``text`` with every array/object deeper than :data:`MAX_DEPTH` replaced by
+    :data:`TOO_DEEP`; returns the value and a message naming the JSON path of the first cut
+    (shortened in the middle when long). Raises ``ValueError`` when the text is not JSON."""
+    cut, count = _cut_deep(text)
+    doc = json.loads(cut)
+    where = path_of(doc, TOO_DEEP) or "a value"
+    if len(where) > 100:
+        where = f"{where[:40]}\u2026{where[-40:]}"
+    return doc, f"{where}: JSON nested deeper than {MAX_DEPTH} levels; {count} deeper value(s) left out"
+
+
+def nested_too_deep(text: str) -> bool:
+    """True when ``text`` is JSON nested too deep for the parser (cheap unless it has many brackets)."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return False
+    try:
+        json.loads(text)
+    except RecursionError:
+        return True
+    except ValueError:
+        return False
+    return False
+
+
+def _cut_deep(text: str) -> tuple[str, int]:
+    """``text`` with each array/object that opens deeper than :data:`MAX_DEPTH` replaced by the
+    JSON string :data:`TOO_DEEP`; returns the text and the number of values replaced."""
+    out: list[str] = []
+    depth, pos, in_string, skip, cut_start, count = 0, 0, False, -1, -1, 0
+    for m in _STRUCTURE.finditer(text):
+        i = m.start()
+        if i <= skip:
+            continue
+        ch = m.group()
+        if in_string:
+            if ch == "\\":
+                skip = i + 1
+            elif ch == '"':
+                in_string = False
+            continue
+        if ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth == MAX_DEPTH + 1 and cut_start < 0:
+                cut_start = i
+        else:
+            depth -= 1
+            if depth == MAX_DEPTH and cut_start >= 0:
+                out.append(text[pos:cut_start])
+                out.append(json.dumps(TOO_DEEP))
+                pos = i + 1
+                cut_start = -1
+                count += 1
+    if cut_start >= 0:  # never closed: cut to the end, the parser reports what is missing
+        out.append(text[pos:cut_start])
+        out.append(json.dumps(TOO_DEEP))
+        pos = len(text)
+        count += 1
+    out.append(text[pos:])
+    return "".join(out), count
+
+
+def path_of(doc: Any, value: str, limit: int = 100_000) -> str | None:
+    """The JSON path (``resourceSpans[0].spans[1].name``) of the first string in ``doc`` equal to
+    ``value``, or containing it when ``value`` is one character; ``None`` if none within ``limit``
+    nodes. Iterative (safe at any depth)."""
+    stack: list[tuple[str, Any]] = [("", doc)]
+    seen = 0
+    while stack and seen < limit:
+        path, node = stack.pop()
+        seen += 1
+        if isinstance(node, str):
+            if node == value or (len(value) == 1 and value in node):
+                return path.lstrip(".") or "(top)"
+        elif isinstance(node, dict):
+            stack.extend((f"{path}.{k}", v) for k, v in reversed(list(node.items())))
+        elif isinstance(node, list):
+            stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(node))))
+    return None
+
+
 def iter_documents(text: str) -> Iterator[tuple[str, Any]]:
     """Frame ``text`` into JSON documents: ``(record, document)`` in file order.
 
@@ -99,7 +255,7 @@ def iter_documents(text: str) -> Iterator[tuple[str, Any]]:
     when no JSON value at all can be read.
     """
     try:
-        yield "document", json.loads(text)
+        yield "document", loads(text)
         return
     except json.JSONDecodeError as whole:
         first_error = whole
@@ -107,7 +263,7 @@ def iter_documents(text: str) -> Iterator[tuple[str, Any]]:
     if len(lines) >= 2 and _parses(lines[0][1]):  # JSON Lines: one document per line
         for n, line in lines:
             try:
-                yield f"line {n}", json.loads(line)
+                yield f"line {n}", loads(line, f"line {n}")
             except json.JSONDecodeError as exc:
                 yield f"line {n}", ValueError(f"not valid JSON: {exc.msg} (column {exc.colno})")
         return
@@ -117,6 +273,8 @@ def iter_documents(text: str) -> Iterator[tuple[str, Any]]:
 def _parses(line: str) -> bool:
     try:
         json.loads(line)
+    except RecursionError:
+        return True
     except ValueError:
         return False
     return True
@@ -134,6 +292,10 @@ def _concatenated(text: str, first_error: json.JSONDecodeError) -> Iterator[tupl
         line = text.count("\n", 0, pos) + 1
         try:
             doc, end = decoder.raw_decode(text, pos)
+        except RecursionError:
+            yield f"line {line}", ValueError(f"JSON nested too deep to read (over {MAX_DEPTH} levels); "
+                                             "the rest of the file is left out")
+            return
         except json.JSONDecodeError as exc:
             if not found:
                 raise ValueError(f"not JSON or JSON Lines: {first_error.msg} (line {first_error.lineno})") from None
@@ -167,11 +329,11 @@ def sniff_document(head: bytes) -> Any:
     text = head_text(head)
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     try:
         return json.JSONDecoder().raw_decode(text.lstrip())[0]
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 

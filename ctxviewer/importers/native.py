@@ -8,6 +8,7 @@ Counts written without provenance are the application's: :func:`mark_recorded`. 
 
 from __future__ import annotations
 
+import codecs
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -15,7 +16,9 @@ from typing import IO, Iterable, Iterator
 
 from ..model import RequestTrace, TokenProvenance, TokenSource
 from ..serialize import TraceFormatError, trace_from_dict, trace_to_dict
+from . import notes
 from ._api import ImportFailed, ImportProblem, Record
+from .containers import encoding_of, head_text, loads, path_of, read_text
 from .peek import peek_json
 
 FORMAT_TAG = "ctxviewer.trace/1"
@@ -33,7 +36,7 @@ class NativeImporter:
         """1.0 if the first line's object carries ``"format": "ctxviewer.trace/1"``; 0.9 if it
         has ``trace_id`` and ``items``; 0.5 if it starts with ``trace_id`` but is cut off before
         ``items`` (the registry then reads further); else 0. Never raises."""
-        doc = peek_json(head)
+        doc = peek_json(head_text(head).encode("utf-8"))  # UTF-16 BOMs undone first
         if doc.kind != "object":
             return 0.0
         keys = doc.keys()
@@ -48,35 +51,58 @@ class NativeImporter:
 
         The problem's record is ``"line N"`` (1-based); its message is the JSON error
         (``invalid JSON: Expecting ',' delimiter (column 17)``) or the TraceFormatError naming
-        the field (``items[2].status: 'kept' is not one of retained, omitted``). Raises
-        :class:`ImportFailed` when the file cannot be read or is not UTF-8 text.
+        the field (``items[2].status: 'kept' is not one of retained, omitted``). Files are UTF-8
+        (a BOM is accepted) or UTF-16/UTF-32 with a BOM. Bytes that are not valid UTF-8 become
+        U+FFFD and the line still loads, followed by a problem naming the line and the field.
+        Raises :class:`ImportFailed` when the file cannot be read.
         """
         try:
-            fh = open(path, encoding="utf-8-sig", newline="")
+            with open(path, "rb") as fh:
+                bom = fh.read(4)
+                if encoding_of(bom) not in ("utf-8", "utf-8-sig"):  # UTF-16/32 with a BOM: rare, read whole
+                    lines: Iterable[bytes | str] = read_text(path).split("\n")
+                    yield from _parse_lines(str(path), lines)
+                    return
+                fh.seek(len(codecs.BOM_UTF8) if bom.startswith(codecs.BOM_UTF8) else 0)
+                yield from _parse_lines(str(path), fh)
         except OSError as exc:
             raise ImportFailed(f"{path}: cannot read file: {exc.strerror or exc}") from None
-        with fh:
-            try:
-                for n, line in enumerate(_lines(fh), start=1):
-                    if not line.strip():
-                        continue
-                    yield _parse_line(str(path), n, line)
-            except UnicodeDecodeError as exc:
-                raise ImportFailed(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-            except OSError as exc:
-                raise ImportFailed(f"{path}: cannot read file: {exc.strerror or exc}") from None
 
 
-def _lines(fh: IO[str]) -> Iterator[str]:
+def _parse_lines(file: str, lines: Iterable[bytes | str]) -> Iterator[Record]:
     # Split on \n only (str.splitlines would also split on U+2028 inside JSON strings).
-    for line in fh:
-        yield line.rstrip("\r\n")
+    for n, raw in enumerate(lines, start=1):
+        repaired = None
+        if isinstance(raw, bytes):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                line = raw.decode("utf-8", "replace")
+                repaired = f"byte {exc.start} of the line: {exc.reason}"
+        else:
+            line = raw
+        line = line.rstrip("\r\n")
+        if not line.strip():
+            continue
+        with notes.collecting(file) as noted:
+            record = _parse_line(file, n, line)
+        yield record
+        yield from noted
+        if repaired is not None and not isinstance(record, ImportProblem):
+            field = _field_with(record, "\ufffd")
+            yield ImportProblem(file, f"line {n}", f"{field}: not valid UTF-8 ({repaired}); "
+                                                   "the bytes were replaced with U+FFFD")
+
+
+def _field_with(trace: RequestTrace, ch: str) -> str:
+    """The first field of ``trace`` (serialized form) whose text holds ``ch``, as a JSON path."""
+    return path_of(trace_to_dict(trace), ch) or "a value"
 
 
 def _parse_line(file: str, n: int, line: str) -> Record:
     record = f"line {n}"
     try:
-        obj = json.loads(line)
+        obj = loads(line, record)
     except json.JSONDecodeError as exc:
         return ImportProblem(file, record, f"invalid JSON: {exc.msg} (column {exc.colno})")
     if not isinstance(obj, dict):
@@ -88,6 +114,8 @@ def _parse_line(file: str, n: int, line: str) -> Record:
         trace = trace_from_dict(obj)
     except TraceFormatError as exc:
         return ImportProblem(file, record, str(exc))
+    except RecursionError:
+        return ImportProblem(file, record, "a value is nested too deep to read")
     if trace.source_format is None:
         trace = replace(trace, source_format="native")
     return mark_recorded(trace)

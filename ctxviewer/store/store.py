@@ -135,6 +135,9 @@ class TraceStore:
             raise StoreError(path, READ_ONLY)
         if not path.parent.is_dir():
             raise StoreError(path, f"cannot create: folder {path.parent} does not exist")
+        if not path.exists() and not os.access(path.parent, os.W_OK):
+            raise StoreError(path, f"cannot create: folder {path.parent} is not writable "
+                                   "(read-only file system or no permission)")
         try:
             conn = sqlite3.connect(str(path), check_same_thread=False)
         except sqlite3.Error as exc:

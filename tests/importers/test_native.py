@@ -107,10 +107,15 @@ def test_sniff_accepts_a_first_line_longer_than_the_head(tmp_path: Path) -> None
 def test_unreadable_file_fails_wholesale(tmp_path: Path) -> None:
     with pytest.raises(ImportFailed, match="cannot read file"):
         list(native.load(tmp_path / "missing.jsonl"))
+
+
+def test_a_byte_that_is_not_utf8_is_replaced_and_named_and_the_line_loads(tmp_path: Path) -> None:
     path = tmp_path / "latin1.jsonl"
-    path.write_bytes(b'{"trace_id": "caf\xe9", "items": []}\n')
-    with pytest.raises(ImportFailed, match="not UTF-8"):
-        list(native.load(path))
+    path.write_bytes(b'{"trace_id": "caf\xe9", "created": null, "endpoint": {}, "policy": {}, "user_request": null}\n')
+    trace, problem = list(native.load(path))
+    assert trace.trace_id == "caf\ufffd"
+    assert str(problem) == (f"{path}: line 1: trace_id: not valid UTF-8 (byte 17 of the line: invalid continuation "
+                            "byte); the bytes were replaced with U+FFFD")
 
 
 def test_documented_example_parses_and_is_complete() -> None:

@@ -278,8 +278,12 @@ def test_non_chat_spans_skipped_and_bad_span_reported(tmp_path: Path) -> None:
     p = tmp_path / "mixed.json"
     p.write_text(json.dumps(_request([tool, agent, _chat_span(), bad])))
     traces, problems = load(p)
-    assert [t.trace_id.split(":")[1] for t in traces] == ["00000000000000a1"]
-    assert [pr.record for pr in problems] == ["resourceSpans[0].scopeSpans[0].spans[3]"]
+    # a bad attribute value drops that attribute, never the span (issue 12)
+    assert [t.trace_id.split(":")[1] for t in traces] == ["00000000000000a1", "00000000000000b3"]
+    assert traces[1].usage.input_tokens is None
+    assert [(pr.record, pr.message) for pr in problems] == [
+        ("resourceSpans[0].scopeSpans[0].spans[3] span 00000000000000b3",
+         "attributes[4] (gen_ai.usage.input_tokens): intValue 'many' is not an integer; attribute left out")]
 
 
 def test_sniff_rejects_other_json(tmp_path: Path) -> None:

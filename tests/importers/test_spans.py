@@ -108,8 +108,10 @@ def test_bad_span_is_a_problem_not_a_crash(tmp_path: Path) -> None:
     bad = _span("4444444444444444", **{"gen_ai.usage.input_tokens": {"intValue": "lots"}})
     p.write_text(json.dumps(_otlp(_span(), bad, "not a span")))
     spans, problems = _spans(p)
-    assert [s.span_id for s in spans] == ["03491beea3cb073d"]
-    assert [pr.record for pr in problems] == ["resourceSpans[0].scopeSpans[0].spans[1]",
+    # the bad attribute is left out; the span is kept (issue 12)
+    assert [s.span_id for s in spans] == ["03491beea3cb073d", "4444444444444444"]
+    assert "gen_ai.usage.input_tokens" not in spans[1].attributes
+    assert [pr.record for pr in problems] == ["resourceSpans[0].scopeSpans[0].spans[1] span 4444444444444444",
                                               "resourceSpans[0].scopeSpans[0].spans[2]"]
     assert "gen_ai.usage.input_tokens" in problems[0].message
 

@@ -27,7 +27,7 @@ from .._api import ImportProblem, Record
 from ..containers import head_text
 from ..peek import peek_json
 from . import attribute_map, otlp, span_list
-from .events import fold_events, truncated_keys
+from .events import deep_keys, fold_events, truncated_keys
 from .group import enrich, fed_call, tool_trace
 from .mapping import build_trace, is_chat_span, response_from, token_count, trace_id_for, usage_from
 from .read import PROTOBUF_SUFFIXES, read_span_groups
@@ -96,6 +96,9 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState) -> Iterat
         spans[key] = rec
     cut: dict[int, list[str]] = {}
     for key, sp in list(spans.items()):
+        sp, deep = deep_keys(sp)  # JSON nested too deep to parse: cut below 100 levels, named
+        for message in deep:
+            yield ImportProblem(file, f"{sp.record} span {sp.span_id}" if sp.span_id else sp.record, message)
         sp, keys = truncated_keys(fold_events(sp))
         spans[key] = sp
         if keys:

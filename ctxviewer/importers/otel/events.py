@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping
 
+from ..containers import loads_bounded, nested_too_deep
 from . import messages as gm
 from .span import Span
 
@@ -118,3 +119,17 @@ def truncated_keys(span: Span) -> tuple[Span, list[str]]:
             attrs[key] = raw if key == "gen_ai.system_instructions" else [{"role": role, "parts": raw}]
             cut.append(key)
     return (replace(span, attributes=attrs), cut) if cut else (span, [])
+
+
+def deep_keys(span: Span) -> tuple[Span, list[str]]:
+    """``span`` with each string attribute holding JSON nested too deep to parse replaced by its
+    value parsed with the part below :data:`~..containers.MAX_DEPTH` left out, and one message per
+    such attribute naming it (``"gen_ai.input.messages: [0].parts[0]...: JSON nested deeper than
+    100 levels; 1 deeper value(s) left out"``)."""
+    attrs = dict(span.attributes)
+    out = []
+    for key, v in span.attributes.items():
+        if isinstance(v, str) and v.lstrip()[:1] in ("[", "{") and nested_too_deep(v):
+            attrs[key], message = loads_bounded(v)
+            out.append(f"{key}: {message}")
+    return (replace(span, attributes=attrs), out) if out else (span, [])

@@ -33,6 +33,8 @@ import json
 import re
 from typing import Any, Mapping
 
+from ..containers import loads
+
 Message = dict[str, Any]
 """A normalised message: ``{"role": str | None, "parts": list[dict], "finish_reason"?: str}``."""
 
@@ -57,7 +59,7 @@ def parse_structured(value: Any) -> Any:
     if not s:
         return value
     try:
-        return json.loads(s)
+        return loads(s, None)
     except ValueError:
         pass
     if s[0] in "[{(\"'":

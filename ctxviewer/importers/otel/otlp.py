@@ -52,13 +52,19 @@ def spans(obj: Mapping[str, Any], file: str, prefix: str = "") -> Iterator[SpanR
             scope = {k: v for k, v in scope.items() if k in ("name", "version")} if isinstance(scope, Mapping) else {}
             for pi, sp in enumerate(ss.get("spans") or []):
                 record = f"{spath}.spans[{pi}]"
+                skipped: list[str] = []
                 try:
-                    yield _span(sp, record, resource, scope)
+                    yield _span(sp, record, resource, scope, skipped)
                 except (AttributeError, TypeError, ValueError) as exc:
                     yield ImportProblem(file, record, str(exc))
+                    continue
+                sid = sp.get("spanId")
+                where = f"{record} span {normalise_id(sid, 8)}" if sid else record
+                for message in skipped:
+                    yield ImportProblem(file, where, message)
 
 
-def _span(sp: Any, record: str, resource: dict[str, Any], scope: dict[str, Any]) -> Span:
+def _span(sp: Any, record: str, resource: dict[str, Any], scope: dict[str, Any], skipped: list[str]) -> Span:
     if not isinstance(sp, Mapping):
         raise ValueError("expected a span object")
     status, message = span_status(sp.get("status"))
@@ -69,7 +75,7 @@ def _span(sp: Any, record: str, resource: dict[str, Any], scope: dict[str, Any])
         name=sp.get("name"),
         start=span_time(sp.get("startTimeUnixNano"), "startTimeUnixNano"),
         end=span_time(sp.get("endTimeUnixNano"), "endTimeUnixNano"),
-        attributes=decode_key_values(sp.get("attributes")),
+        attributes=decode_key_values(sp.get("attributes"), skipped=skipped),
         resource=resource,
         record=record,
         kind=span_kind(sp.get("kind")),

@@ -35,7 +35,8 @@ def decode_any_value(value: Any, path: str = "value") -> Any:
     if not isinstance(value, Mapping):
         raise ValueError(f"{path}: expected an AnyValue object, got {type(value).__name__}")
     if "stringValue" in value:
-        return str(value["stringValue"])
+        text = value["stringValue"]
+        return None if text is None else str(text)
     if "intValue" in value:
         raw = value["intValue"]
         if isinstance(raw, bool) or not isinstance(raw, (int, str)):
@@ -54,10 +55,10 @@ def decode_any_value(value: Any, path: str = "value") -> Any:
         raw = value["boolValue"]
         return raw if isinstance(raw, bool) else str(raw).lower() == "true"
     if "arrayValue" in value:
-        values = (value["arrayValue"] or {}).get("values") or []
+        values = _values(value["arrayValue"], f"{path}.arrayValue")
         return [decode_any_value(v, f"{path}[{i}]") for i, v in enumerate(values)]
     if "kvlistValue" in value:
-        return decode_key_values((value["kvlistValue"] or {}).get("values") or [], path)
+        return decode_key_values(_values(value["kvlistValue"], f"{path}.kvlistValue"), path)
     if "bytesValue" in value:
         return str(value["bytesValue"])
     if not value:
@@ -65,10 +66,24 @@ def decode_any_value(value: Any, path: str = "value") -> Any:
     raise ValueError(f"{path}: unknown AnyValue {sorted(value)!r}")
 
 
-def decode_key_values(kvs: Any, path: str = "attributes") -> dict[str, Any]:
+def _values(container: Any, path: str) -> list[Any]:
+    """The ``values`` list of an ``arrayValue``/``kvlistValue``; ``ValueError`` naming ``path`` otherwise."""
+    if container is None:
+        return []
+    if not isinstance(container, Mapping):
+        raise ValueError(f"{path}: expected an object with values, got {type(container).__name__}")
+    values = container.get("values") or []
+    if not isinstance(values, list):
+        raise ValueError(f"{path}.values: expected a list, got {type(values).__name__}")
+    return values
+
+
+def decode_key_values(kvs: Any, path: str = "attributes", skipped: list[str] | None = None) -> dict[str, Any]:
     """Decode an OTLP ``[{key, value: AnyValue}]`` list to ``{key: plain value}``.
 
-    Raises ``ValueError`` naming the entry (``attributes[3] (gen_ai.usage.input_tokens)``).
+    Raises ``ValueError`` naming the entry (``attributes[3] (gen_ai.usage.input_tokens)``). With
+    ``skipped`` given, a bad entry is left out instead and its message (ending ``"; attribute left
+    out"``) appended, so one unknown value never drops the span (issue 12).
     """
     if kvs is None:
         return {}
@@ -76,9 +91,14 @@ def decode_key_values(kvs: Any, path: str = "attributes") -> dict[str, Any]:
         raise ValueError(f"{path}: expected a list of key/value objects")
     out: dict[str, Any] = {}
     for i, kv in enumerate(kvs):
-        if not isinstance(kv, Mapping) or not isinstance(kv.get("key"), str):
-            raise ValueError(f"{path}[{i}]: expected {{key, value}}")
-        out[kv["key"]] = decode_any_value(kv.get("value") or {}, f"{path}[{i}] ({kv['key']})")
+        try:
+            if not isinstance(kv, Mapping) or not isinstance(kv.get("key"), str):
+                raise ValueError(f"{path}[{i}]: expected {{key, value}}")
+            out[kv["key"]] = decode_any_value(kv.get("value") or {}, f"{path}[{i}] ({kv['key']})")
+        except ValueError as exc:
+            if skipped is None:
+                raise
+            skipped.append(re.sub(r"(\[0\]){4,}", "[0]\u2026[0]", f"{exc}; attribute left out"))
     return out
 
 

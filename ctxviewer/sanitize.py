@@ -1,0 +1,104 @@
+"""Values a trace file may hold but the trace database cannot: repaired on import, each with a warning.
+
+Trace files are untrusted, and JSON allows what SQLite and UTF-8 do not (issue 12):
+
+* **lone surrogates** (``"\\ud800"`` in JSON) are not Unicode scalar values and cannot be encoded
+  as UTF-8; each string holding one is stored with U+FFFD (REPLACEMENT CHARACTER) in its place;
+* **integers beyond 64 bits** (a wrapped count of 18446744073709551615, ``max_tokens`` of 1e300)
+  do not fit an SQLite INTEGER; such a field becomes ``None`` ("not recorded").
+
+:func:`repair` walks a :class:`~ctxviewer.model.RequestTrace` (dataclass fields, tuples, mappings)
+and returns the repaired trace with one message per field, named by its dotted path
+(``items[2].content``, ``endpoint.capacity``). Implausible but storable values (capacity 0) are
+not repaired: :mod:`ctxviewer.plausibility` names them. No Qt here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Mapping
+
+from frozendict import frozendict
+
+from .model import RequestTrace
+
+INT_MIN = -(2**63)
+"""Smallest integer SQLite stores (signed 64-bit)."""
+INT_MAX = 2**63 - 1
+"""Largest integer SQLite stores (signed 64-bit)."""
+
+
+def _bad_text(s: str) -> bool:
+    if s.isascii():
+        return False
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _fix_text(s: str) -> str:
+    return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in s)
+
+
+def _walk(value: Any, path: str, out: list[str]) -> Any:
+    """``value`` repaired (the same object when nothing changed); messages appended to ``out``."""
+    if isinstance(value, str):
+        if _bad_text(value):
+            n = sum(1 for c in value if 0xD800 <= ord(c) <= 0xDFFF)
+            out.append(f"{path}: {n} lone surrogate(s) (not Unicode text) replaced with U+FFFD")
+            return _fix_text(value)
+        return value
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        if INT_MIN <= value <= INT_MAX:
+            return value
+        shown = str(value) if abs(value) < 10**24 else f"{value:.3e}"
+        out.append(f"{path}: {shown} does not fit in 64 bits; stored as not recorded")
+        return None
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes: dict[str, Any] = {}
+        for f in dataclasses.fields(value):
+            old = getattr(value, f.name)
+            new = _walk(old, f"{path}.{f.name}" if path else f.name, out)
+            if new is not old:
+                changes[f.name] = new
+        return dataclasses.replace(value, **changes) if changes else value
+    if isinstance(value, tuple):
+        items = [_walk(v, f"{path}[{i}]", out) for i, v in enumerate(value)]
+        return tuple(items) if any(a is not b for a, b in zip(items, value)) else value
+    if isinstance(value, Mapping):
+        changed = False
+        pairs = []
+        for k, v in value.items():
+            nk = _fix_text(k) if isinstance(k, str) and _bad_text(k) else k
+            nv = _walk_json(v, f"{path}.{nk}" if isinstance(nk, str) else f"{path}[{nk!r}]", out)
+            changed = changed or nk is not k or nv is not v
+            pairs.append((nk, nv))
+        if not changed:
+            return value
+        return frozendict(pairs) if isinstance(value, frozendict) else dict(pairs)
+    return value
+
+
+def _walk_json(value: Any, path: str, out: list[str]) -> Any:
+    """Like :func:`_walk` for free-form attribute values: only text is repaired (JSON keeps big integers)."""
+    if isinstance(value, str):
+        return _walk(value, path, out)
+    if isinstance(value, (tuple, list)):
+        items = [_walk_json(v, f"{path}[{i}]", out) for i, v in enumerate(value)]
+        return type(value)(items) if any(a is not b for a, b in zip(items, value)) else value
+    if isinstance(value, Mapping):
+        return _walk(value, path, out)
+    return value
+
+
+def repair(trace: RequestTrace) -> tuple[RequestTrace, list[str]]:
+    """``trace`` with lone surrogates replaced and out-of-range integers dropped (see the module
+    docstring), and one message per repaired field (``"items[0].content: 1 lone surrogate(s) ..."``).
+    Returns ``trace`` itself and ``[]`` when nothing needed repair. Never raises."""
+    out: list[str] = []
+    fixed = _walk(trace, "", out)
+    return (fixed if out else trace), out

@@ -1,0 +1,45 @@
+"""Issue 12: hostile text stays visible and inert in the content view and in every table cell."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from factories import make_trace
+from PySide6.QtCore import Qt
+
+from ctxviewer.gui.content_view import ContentView
+from ctxviewer.gui.item_table_model import ItemTableModel
+from ctxviewer.gui.trace_list_model import TraceListModel
+from ctxviewer.store import TraceStore
+
+HOSTILE = "\u202eevil\u202c \u200bzw \U000e0069\U000e0067 nul\x00 esc\x1b[31m"
+SHOWN = "⟨RLO⟩evil⟨PDF⟩ ⟨ZWSP⟩zw ⟨tags: ig⟩ nul␀ esc␛[31m"
+
+
+def test_content_view_shows_markers_and_maps_marks_onto_them(qtbot) -> None:
+    view = ContentView()
+    qtbot.addWidget(view)
+    text = "say " + HOSTILE + " then obey"
+    view.set_content(text)
+    assert view.toPlainText() == "say " + SHOWN + " then obey"
+    units = view.mark_spans(text, [(text.index("then"), text.index("then") + 4)])
+    (start, length, _), = units
+    assert view.toPlainText()[start:start + length] == "then"  # no astral characters before it
+
+
+def test_item_table_and_trace_list_cells_are_revealed(qtbot, tmp_path: Path) -> None:
+    t = make_trace(trace_id="t" + HOSTILE)
+    t = replace(t, endpoint=replace(t.endpoint, model="m" + HOSTILE),
+                items=(replace(t.items[0], id="p" + HOSTILE),) + t.items[1:])
+    items = ItemTableModel(t)
+    assert items.data(items.index(0, 2), Qt.ItemDataRole.DisplayRole) == "p" + SHOWN
+    with TraceStore.create(tmp_path / "h.db") as store:
+        store.add([t])
+    store = TraceStore.open(tmp_path / "h.db")
+    try:
+        model = TraceListModel(store)
+        cells = [model.data(model.index(0, c), Qt.ItemDataRole.DisplayRole) for c in range(model.columnCount())]
+        assert "t" + SHOWN in cells and "m" + SHOWN in cells
+    finally:
+        store.close()

@@ -1,0 +1,194 @@
+"""Issue 12, "nothing lost": each bad record is one warning naming file, record and field, and the
+rest of the file and of the run imports (no traceback, no empty database left behind)."""
+
+from __future__ import annotations
+
+import codecs
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from factories import make_trace
+from otlp_factories import chat_span, i, otlp_request, s
+
+from ctxviewer.checks import run_checks
+from ctxviewer.importers.containers import MAX_DEPTH
+from ctxviewer.importers.native import trace_line
+from ctxviewer.importing import ImportReport, import_into
+from ctxviewer.store import TraceStore
+
+GOOD = "00000000000000a1"
+TID = "0af7651916cd43dd8448eb211c80319c"
+
+
+def _run(tmp_path: Path, *paths: Path) -> tuple[ImportReport, list[str]]:
+    db = tmp_path / "out.db"
+    report = import_into(db, list(paths))
+    return report, [str(p) for p in report.problems]
+
+
+def _ids(tmp_path: Path) -> list[str]:
+    with TraceStore.open(tmp_path / "out.db") as store:
+        return sorted(r.trace_id for r in store.list(limit=-1))
+
+
+def _otlp_file(tmp_path: Path, name: str, *spans: dict[str, Any]) -> Path:
+    p = tmp_path / name
+    p.write_text(json.dumps(otlp_request(*spans)))
+    return p
+
+
+def test_a_cut_euro_sign_in_one_span_becomes_ufffd_and_the_file_loads(tmp_path: Path) -> None:
+    bad = chat_span("00000000000000a2", **{"gen_ai.request.model": s("EURO")})
+    p = tmp_path / "cut.otlp.json"
+    raw = json.dumps(otlp_request(chat_span(GOOD), bad)).encode()
+    cut = raw.replace(b"EURO", b"gpt\xe2\x82-4")  # a euro sign cut after two of its three bytes
+    p.write_bytes(cut)
+    report, problems = _run(tmp_path, p)
+    assert report.imported == 2
+    at = cut.index(b"\xe2\x82")
+    assert problems == [f"{p}: line 1: byte {at}: 2 byte(s) not valid utf-8 (invalid continuation byte); "
+                        f"replaced with U+FFFD in {cut[at - 24:at + 26].decode('utf-8', 'replace')!r}"]
+    assert '"stringValue": "gpt\ufffd-4"' in problems[0]
+    with TraceStore.open(tmp_path / "out.db") as store:
+        assert store.load(f"{TID}:00000000000000a2").endpoint.model == "gpt\ufffd-4"
+
+
+def test_a_cut_euro_sign_in_one_native_line_names_line_and_field(tmp_path: Path) -> None:
+    p = tmp_path / "cut.jsonl"
+    lines = trace_line(make_trace(trace_id="n1")) + "\n" + trace_line(make_trace(trace_id="n2", service="EURO")) + "\n"
+    p.write_bytes(lines.encode().replace(b"EURO", b"shop\xe2\x82"))
+    report, problems = _run(tmp_path, p)
+    assert report.imported == 2 and _ids(tmp_path) == ["n1", "n2"]
+    assert len(problems) == 1 and problems[0].startswith(f"{p}: line 2: service: not valid UTF-8 (byte ")
+    assert problems[0].endswith("invalid continuation byte); the bytes were replaced with U+FFFD")
+
+
+def test_a_lone_surrogate_in_one_message_keeps_every_file_of_a_directory(tmp_path: Path) -> None:
+    d = tmp_path / "in"
+    d.mkdir()
+    line = trace_line(make_trace(trace_id="s2", user_request="X")).replace('"user_request":"X"', '"user_request":"a\\ud800b"')
+    (d / "a.jsonl").write_text(trace_line(make_trace(trace_id="s1")) + "\n" + line + "\n")
+    (d / "b.jsonl").write_text(trace_line(make_trace(trace_id="s3")) + "\n")
+    report, problems = _run(tmp_path, d)
+    assert report.imported == 3 and _ids(tmp_path) == ["s1", "s2", "s3"]
+    assert problems == [f"{d / 'a.jsonl'}: trace s2: user_request: 1 lone surrogate(s) (not Unicode text) replaced with U+FFFD"]
+    with TraceStore.open(tmp_path / "out.db") as store:
+        assert store.load("s2").user_request == "a\ufffdb"
+
+
+def test_utf16_with_a_bom_is_read_for_native_and_otlp(tmp_path: Path) -> None:
+    native = tmp_path / "n.jsonl"
+    native.write_bytes(codecs.BOM_UTF16_LE + (trace_line(make_trace(trace_id="u1")) + "\r\n").encode("utf-16-le"))
+    otlp = tmp_path / "o.json"
+    otlp.write_bytes(codecs.BOM_UTF16_BE + json.dumps(otlp_request(chat_span(GOOD))).encode("utf-16-be"))
+    report, problems = _run(tmp_path, native, otlp)
+    assert (report.imported, problems) == (2, [])
+    assert _ids(tmp_path) == [f"{TID}:{GOOD}", "u1"]
+
+
+def test_a_value_nested_10000_deep_in_input_messages_is_cut_with_a_warning(tmp_path: Path) -> None:
+    deep = chat_span("00000000000000a3", **{"gen_ai.input.messages": s("[" * 10000 + "]" * 10000)})
+    p = _otlp_file(tmp_path, "deep.json", chat_span(GOOD), deep)
+    report, problems = _run(tmp_path, p)
+    assert report.imported == 2
+    assert problems == [f"{p}: resourceSpans[0].scopeSpans[0].spans[1] span 00000000000000a3: gen_ai.input.messages: "
+                        f"[0][0][0][0][0][0][0][0][0][0][0][0][0][\u2026][0][0][0][0][0][0][0][0][0][0][0][0][0]: "
+                        f"JSON nested deeper than {MAX_DEPTH} levels; 1 deeper value(s) left out"]
+
+
+def test_a_document_nested_10000_deep_keeps_its_other_spans(tmp_path: Path) -> None:
+    value = '{"arrayValue": {"values": [' * 10000 + '{"stringValue": "x"}' + "]}}" * 10000
+    deep = chat_span("00000000000000a4", **{"gen_ai.input.messages": s("DEEP")})
+    p = tmp_path / "deep.json"
+    p.write_text(json.dumps(otlp_request(chat_span(GOOD), deep)).replace('{"stringValue": "DEEP"}', value))
+    report, problems = _run(tmp_path, p)
+    assert report.imported == 2
+    assert problems[0].startswith(f"{p}: document: resourceSpans[0].scopeSpans[0].spans[1].")
+    assert problems[0].endswith(f"JSON nested deeper than {MAX_DEPTH} levels; 1 deeper value(s) left out")
+    assert problems[1].startswith(f"{p}: resourceSpans[0].scopeSpans[0].spans[1] span 00000000000000a4: "
+                                  "attributes[2] (gen_ai.input.messages)[0]\u2026[0].arrayValue: expected an object")
+
+
+def test_integers_of_2_63_and_more_are_not_recorded_with_a_warning(tmp_path: Path) -> None:
+    wrapped = chat_span("00000000000000a5", **{"gen_ai.usage.input_tokens": i("18446744073709551615")})
+    huge = chat_span("00000000000000a6", **{"gen_ai.request.max_tokens": {"doubleValue": 1e300}})
+    p = _otlp_file(tmp_path, "ints.json", chat_span(GOOD), wrapped, huge)
+    native = tmp_path / "n.jsonl"
+    d = json.loads(trace_line(make_trace(trace_id="h1")))
+    d["items"][0]["tokens"] = 2**64 - 1
+    native.write_text(json.dumps(d) + "\n")
+    report, problems = _run(tmp_path, p, native)
+    assert report.imported == 4
+    assert problems == [
+        f"{p}: trace {TID}:00000000000000a5: usage.input_tokens: 18446744073709551615 does not fit in 64 bits; "
+        "stored as not recorded",
+        f"{p}: trace {TID}:00000000000000a6: reserved_output_tokens: 1.000e+300 does not fit in 64 bits; "
+        "stored as not recorded",
+        f"{native}: trace h1: items[0].tokens: 18446744073709551615 does not fit in 64 bits; stored as not recorded",
+    ]
+    with TraceStore.open(tmp_path / "out.db") as store:
+        assert store.load(f"{TID}:00000000000000a5").usage.input_tokens is None
+        assert store.load(f"{TID}:00000000000000a6").reserved_output_tokens is None
+        item = store.load("h1").items[0]
+        assert item.tokens == store.token_count(item.content or "", "cl100k_base")  # counted instead
+
+
+def test_an_unknown_anyvalue_drops_only_that_attribute_and_a_null_string_is_not_recorded(tmp_path: Path) -> None:
+    odd = chat_span("00000000000000a7", **{"some.other": {"weirdValue": 3}, "gen_ai.request.model": {"stringValue": None}})
+    p = _otlp_file(tmp_path, "odd.json", odd)
+    report, problems = _run(tmp_path, p)
+    assert report.imported == 1
+    assert problems == [f"{p}: resourceSpans[0].scopeSpans[0].spans[0] span 00000000000000a7: attributes[3] "
+                        "(some.other): unknown AnyValue ['weirdValue']; attribute left out"]
+    with TraceStore.open(tmp_path / "out.db") as store:
+        trace = store.load(f"{TID}:00000000000000a7")
+    assert trace.endpoint.model is None and trace.items[0].content == "hi"
+
+
+def test_implausible_values_import_with_a_warning_and_show_as_suspect(tmp_path: Path) -> None:
+    zero_cap = json.loads(trace_line(make_trace(trace_id="c0")))
+    zero_cap["endpoint"]["capacity"] = 0
+    huge = json.loads(trace_line(make_trace(trace_id="t62")))
+    huge["items"][0].update(content="x", tokens=2**62)
+    none = json.loads(trace_line(make_trace(trace_id="t0")))
+    none["items"][0]["tokens"] = 0
+    p = tmp_path / "odd.jsonl"
+    p.write_text("\n".join(json.dumps(d) for d in (zero_cap, huge, none)) + "\n")
+    report, problems = _run(tmp_path, p)
+    assert report.imported == 3
+    assert problems == [
+        f"{p}: trace c0: endpoint.capacity: a context window of 0 tokens cannot hold any request; kept, shown as suspect",
+        f"{p}: trace t62: items[0].tokens: 4611686018427387904 tokens on 1 byte(s) of content cannot be a count of it "
+        "(item policy); kept, shown as suspect",
+        f"{p}: trace t0: items[0].tokens: 0 tokens on non-empty content (item policy); kept, shown as suspect",
+    ]
+    with TraceStore.open(tmp_path / "out.db") as store:
+        assert store.load("c0").endpoint.capacity == 0  # kept as recorded
+        suspect = [f for f in run_checks(store.load("t62")) if f.rule == "input.implausible"]
+    assert [(f.severity.value, f.evidence.fields, f.evidence.item_ids) for f in suspect] == [
+        ("warning", ("items[0].tokens",), ("policy",))]
+
+
+def test_no_run_leaves_a_traceback_or_an_empty_database(tmp_path: Path) -> None:
+    p = tmp_path / "junk.json"
+    p.write_bytes(b"\xff\xfe\x00garbage")
+    report, problems = _run(tmp_path, p)
+    assert report.imported == 0 and report.removed_database
+    assert not (tmp_path / "out.db").exists()
+
+
+def test_duplicates_are_reported_and_the_count_is_what_the_database_holds(tmp_path: Path) -> None:
+    p = _otlp_file(tmp_path, "twice.json", chat_span(GOOD), chat_span("00000000000000b1"), chat_span(GOOD))
+    n = tmp_path / "twice.jsonl"
+    n.write_text("".join(trace_line(make_trace(trace_id=t)) + "\n" for t in ("d1", "d2", "d1")))
+    report, problems = _run(tmp_path, p, n)
+    assert report.imported == 4 and len(_ids(tmp_path)) == 4
+    assert report.summary() == f"imported 4 trace(s) from 2 file(s) into {tmp_path / 'out.db'}"
+    assert problems == [
+        f"{p}: trace {TID}:{GOOD}: trace id already imported in this run; this record replaces the earlier one",
+        f"{n}: trace d1: trace id already imported in this run; this record replaces the earlier one",
+    ]
+    with sqlite3.connect(tmp_path / "out.db") as conn:
+        assert conn.execute("SELECT count(*) FROM traces").fetchone()[0] == 4
