@@ -84,7 +84,8 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
     from .importing import import_into
 
     try:
-        report = import_into(db, [Path(f) for f in files], fmt=fmt)
+        report = import_into(db, [Path(f) for f in files], fmt=fmt,
+                             waiting=lambda message: click.echo(f"waiting: {message}", err=True))
     except (StoreError, ImportFailed) as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:

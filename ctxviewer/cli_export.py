@@ -12,7 +12,9 @@ from pathlib import Path
 import click
 
 from .export_otlp import export_request
+from .importers.native import write_jsonl
 from .model import RequestTrace
+from .redact import RulesError, load_rules, redact
 from .store import StoreError, TraceStore
 
 
@@ -37,9 +39,13 @@ def load_traces(db: str, trace_ids: tuple[str, ...]) -> list[RequestTrace]:
 @click.argument("db", type=click.Path(dir_okay=False))
 @click.argument("trace_ids", nargs=-1)
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="File to write.")
-@click.option("--format", "fmt", type=click.Choice(["otlp"]), default="otlp", show_default=True,
-              help="otlp: OTLP/JSON ExportTraceServiceRequest with OpenTelemetry GenAI attributes.")
-def export_cmd(db: str, trace_ids: tuple[str, ...], output: str, fmt: str) -> None:
+@click.option("--format", "fmt", type=click.Choice(["otlp", "native"]), default="otlp", show_default=True,
+              help="otlp: OTLP/JSON ExportTraceServiceRequest with OpenTelemetry GenAI attributes; "
+                   "native: ctxviewer JSON Lines.")
+@click.option("--redact", "rules_spec", default=None, metavar="RULES",
+              help="Remove or mask fields first: a TOML rules file ([redact] fields, builtin, pattern) or "
+                   "built-in rule names (user-ids,emails,api-keys). Every redaction is listed before writing.")
+def export_cmd(db: str, trace_ids: tuple[str, ...], output: str, fmt: str, rules_spec: str | None) -> None:
     """Export TRACE_IDS of DB (all traces when none are given) to FILE as OTLP/JSON.
 
     Each trace becomes one span with the current OpenTelemetry GenAI attributes (model, provider,
@@ -48,18 +54,47 @@ def export_cmd(db: str, trace_ids: tuple[str, ...], output: str, fmt: str) -> No
     so the file can go to any OpenTelemetry backend and 'ctxviewer import' gives the same traces
     back.
 
+    With --redact RULES the copy has the configured fields removed and e-mail addresses, API keys
+    and custom patterns masked; each redaction is listed first, and each redacted trace is marked
+    "exact replay impossible: fields X, Y redacted" (request.redacted_fields), which the viewer shows.
+
     \b
     Example:
         ctxviewer export sample_traces/samples.db -o samples.otlp.json --format otlp
         ctxviewer export traces.db budget-8k -o one.otlp.json
+        ctxviewer export traces.db --redact user-ids,emails,api-keys -o shared.jsonl --format native
     """
     traces = load_traces(db, trace_ids)
+    if rules_spec is not None:
+        traces = _redacted(traces, rules_spec)
     tmp = Path(f"{output}.tmp")
     try:
         with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(export_request(traces), fh, ensure_ascii=False, separators=(",", ":"))
+            if fmt == "native":
+                write_jsonl(traces, fh)
+            else:
+                json.dump(export_request(traces), fh, ensure_ascii=False, separators=(",", ":"))
         os.replace(tmp, output)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise click.ClickException(f"{output}: cannot write: {exc.strerror or exc}") from None
     click.echo(f"exported {len(traces)} trace(s) from {db} to {output} ({fmt})")
+
+
+def _redacted(traces: list[RequestTrace], spec: str) -> list[RequestTrace]:
+    """``traces`` redacted by the rules ``spec``, after listing every redaction (stdout)."""
+    try:
+        rules = load_rules(spec)
+    except RulesError as exc:
+        raise click.ClickException(str(exc)) from None
+    out: list[RequestTrace] = []
+    count = 0
+    for trace in traces:
+        done, found = redact(trace, rules)
+        for r in found:
+            click.echo(f"redact: {r}")
+        count += len(found)
+        out.append(done)
+    touched = sum(1 for a, b in zip(traces, out) if a is not b)
+    click.echo(f"{count} redaction(s) in {touched} of {len(traces)} trace(s)")
+    return out

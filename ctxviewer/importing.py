@@ -27,10 +27,12 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 from .importers import REGISTRY, ImportFailed, ImportProblem, Registry
+from .interrupt import Interrupted, watching
 from .model import RequestTrace, TokenProvenance, TokenSource
 from .plausibility import implausible
 from .sanitize import repair
 from .store import TraceStore
+from .store.store import WriteCancelled
 from .tokens import DEFAULT_ENCODING, UnknownEncodingError
 
 
@@ -163,6 +165,7 @@ def import_files(
     progress: Callable[[int, int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     registry: Registry = REGISTRY,
+    waiting: Callable[[str], None] | None = None,
 ) -> ImportReport:
     """Import every trace in ``paths`` into ``store`` in one transaction.
 
@@ -172,6 +175,8 @@ def import_files(
     the run is rolled back and reported with ``cancelled=True``. ``registry`` is where importers
     come from (default: built-ins plus entry points); a bug in one importer's ``sniff`` or
     ``load`` becomes a problem naming the file and the importer, and the run goes on.
+    ``waiting(message)`` is told when another import holds the write lock
+    (:meth:`~ctxviewer.store.TraceStore.add` waits for it, polling ``cancelled()``).
 
     Returns an :class:`ImportReport`. Raises :class:`ImportFailed` for an unknown ``fmt``,
     :class:`~ctxviewer.store.StoreError` when the store is read-only or refuses the write (nothing
@@ -219,9 +224,10 @@ def import_files(
                 raise ImportCancelled()
 
     try:
-        store.add(traces())
+        with watching(cancelled):  # long counts and scans stop at their checkpoints (ctxviewer.interrupt)
+            store.add(traces(), waiting=waiting, cancelled=cancelled)
         report.imported = len(report.items_by_trace)  # distinct traces: what the database now holds from this run
-    except ImportCancelled:
+    except (ImportCancelled, WriteCancelled, Interrupted):
         report.items_by_trace.clear()
         report.imported = 0
         report.files_imported = 0
@@ -236,6 +242,7 @@ def import_into(
     progress: Callable[[int, int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     registry: Registry = REGISTRY,
+    waiting: Callable[[str], None] | None = None,
 ) -> ImportReport:
     """Import ``paths`` into the database ``db_path``: the whole import, as the CLI and the GUI run it.
 
@@ -252,7 +259,8 @@ def import_into(
     created = not os.path.lexists(db_path)
     try:
         with TraceStore.create(db_path) as store:
-            report = import_files(paths, store, fmt=fmt, progress=progress, cancelled=cancelled, registry=registry)
+            report = import_files(paths, store, fmt=fmt, progress=progress, cancelled=cancelled, registry=registry,
+                                  waiting=waiting)
     except BaseException:
         if created:
             remove_database(db_path)

@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING, Any, Callable
 if TYPE_CHECKING:  # imported when an encoding is first built (start-up, issue 11)
     import tiktoken
 
+from .interrupt import checkpoint
+
 DEFAULT_ENCODING = "cl100k_base"
 """The encoding recorded on traces that ctxviewer counts itself."""
 
@@ -202,6 +204,7 @@ def encode(text: str, encoding: str = DEFAULT_ENCODING) -> list[int]:
         return enc.encode_ordinary(text)
     ids: list[int] = []
     for chunk in _chunks(text):
+        checkpoint()  # a cancelled import stops here (ctxviewer.interrupt)
         ids.extend(enc.encode_ordinary(chunk))
     return ids
 
@@ -213,7 +216,8 @@ def count_text(text: str, encoding: str = DEFAULT_ENCODING) -> TextCount:
 
 def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
     """Number of tokens in ``text`` under ``encoding`` (special-token text counted as ordinary text;
-    texts over :data:`CHUNK_CHARS` counted in chunks, see :func:`count_text`).
+    texts over :data:`CHUNK_CHARS` counted in chunks, see :func:`count_text`, without keeping
+    their token ids in memory).
 
     Raises :class:`UnknownEncodingError` for an encoding not available offline.
     """

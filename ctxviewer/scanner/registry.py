@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 
+from ..interrupt import checkpoint
 from ._api import Hit, Rule
 from .address import ADDRESS
 from .encoded import ENCODED
@@ -42,12 +43,33 @@ def family_titles() -> dict[str, str]:
     return {r.id: r.title for r in RULES}
 
 
+WINDOW_CHARS = 200_000
+"""Texts longer than this (code points) are scanned in windows of this size, each overlapping the
+next by :data:`WINDOW_OVERLAP`, so no single regular-expression call runs for long (a cancelled
+import stops between windows: :func:`ctxviewer.interrupt.checkpoint`); hits are mapped back to
+offsets in the whole text and merged."""
+WINDOW_OVERLAP = 4_000
+"""Characters shared by consecutive windows: a hit up to this long across a window edge is found whole."""
+
+
 def scan_text(text: str, *, _depth: int = 0) -> list[Hit]:
     """Every registered rule's hits in ``text`` (spans in code points), sorted by start.
 
     Overlapping hits of the same rule are merged: the union span, the higher severity, the first
-    reason. Never raises for a ``str``.
+    reason. Texts over :data:`WINDOW_CHARS` are scanned window by window. Never raises for a ``str``
+    (except :class:`ctxviewer.interrupt.Interrupted` inside a cancelled import).
     """
+    if len(text) <= WINDOW_CHARS:
+        return _scan(text, _depth)
+    hits: list[Hit] = []
+    for start in range(0, len(text), WINDOW_CHARS):
+        checkpoint()
+        part = text[start:start + WINDOW_CHARS + WINDOW_OVERLAP]
+        hits.extend(Hit(h.rule, h.start + start, h.end + start, h.reason, h.severity) for h in _scan(part, _depth))
+    return _merge(sorted(hits, key=lambda h: (h.start, -h.end)))
+
+
+def _scan(text: str, _depth: int) -> list[Hit]:
     hits: list[Hit] = []
     for rule in RULES:
         if rule is ENCODED and _depth:

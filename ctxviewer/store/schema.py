@@ -43,6 +43,30 @@ def is_readonly_error(exc: sqlite3.Error) -> bool:
     return "readonly database" in str(exc)
 
 
+def is_busy_error(exc: sqlite3.Error) -> bool:
+    """True when SQLite could not get a lock because another connection holds it (SQLITE_BUSY)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return bool((code & 0xFF) == sqlite3.SQLITE_BUSY)
+    return "database is locked" in str(exc)
+
+
+def read_only_query(path: Path) -> str:
+    """The SQLite URI query that opens ``path`` for reading without writing anything beside it:
+    ``mode=ro`` for a rollback-journal database (ctxviewer's); for a WAL-mode one (written by
+    another tool) ``immutable=1`` when no ``-wal`` file is beside it (nothing to replay, and no
+    ``-shm`` to create: it opens in a read-only folder too), else ``mode=ro``."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(20)
+    except OSError:
+        return "mode=ro"
+    wal = len(head) >= 20 and head[18] == 2 and head[19] == 2
+    if wal and not os.path.exists(f"{path}-wal"):
+        return "mode=ro&immutable=1"
+    return "mode=ro"
+
+
 class StoreError(Exception):
     """A trace database cannot be opened or written. The message names the file and the problem."""
 
@@ -305,6 +329,9 @@ def inspect(conn: sqlite3.Connection, path: Path) -> tuple[int, set[str]]:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     except sqlite3.DatabaseError as exc:
+        if is_busy_error(exc):
+            raise StoreError(path, "is being written by another import and stayed locked; try again "
+                                   "when it has finished") from None
         journal = Path(f"{path}-journal")
         if journal.exists() and journal.stat().st_size > 0:
             raise StoreError(
@@ -394,6 +421,9 @@ def migrate(db: Database, path: Path) -> int:
     """
     try:
         pending = migrations().pending(db)
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if not pending and version == SCHEMA_VERSION:
+            return 0  # nothing to do: no write, so an up-to-date database keeps its bytes and mtime
         migrations().apply(db)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     except sqlite3.DatabaseError as exc:

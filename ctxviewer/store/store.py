@@ -13,11 +13,12 @@ import hashlib
 import json
 import os
 import sqlite3
+import time
 from array import array
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 from urllib.parse import quote
 
 if TYPE_CHECKING:
@@ -31,7 +32,29 @@ from . import fts
 from .facts import trace_facts, write_findings
 from .fts import SearchHit, SearchPage
 from .query import ROW_COLUMNS, TraceQuery, TraceRow, count_sql, keyed_sql, list_sql
-from .schema import READ_ONLY, StoreError, check_file, check_schema, is_readonly_error, migrate
+from .schema import (
+    READ_ONLY,
+    StoreError,
+    check_file,
+    check_schema,
+    is_busy_error,
+    is_readonly_error,
+    migrate,
+    read_only_query,
+)
+
+READ_WAIT_S = 10.0
+"""Seconds a read (or the writer's schema check) waits while an import commits (SQLite busy timeout)."""
+WRITE_WAIT_S = 60.0
+"""Seconds :meth:`TraceStore.add` waits for another import to finish writing before giving up."""
+SPILL_PAGES = 65536
+"""Dirty pages (about 256 MB at 4 KiB) an import keeps in memory before writing to the database file
+mid-transaction; below it, readers never wait for the import, only for its commit."""
+
+
+class WriteCancelled(Exception):
+    """Raised by :meth:`TraceStore.add` when ``cancelled()`` became true while waiting for the write lock."""
+
 
 _ITEM_COLUMNS = (
     "trace_id",
@@ -102,15 +125,21 @@ class TraceStore:
     def open(cls, path: str | Path) -> TraceStore:
         """Open an existing database read-only (SQLite URI ``mode=ro``); never modifies the file.
 
+        Reading never writes: no ``-journal``, ``-wal`` or ``-shm`` file is created and the file's
+        bytes and mtime stay as they were (a WAL-mode database from another tool, with no ``-wal``
+        file beside it, is opened ``immutable``, so it also opens in a folder the viewer cannot
+        write). While an import writes, reads go on (the writer holds its pages until commit,
+        :meth:`add`); a read that meets the commit waits up to :data:`READ_WAIT_S`.
+
         Raises :class:`StoreError` for a missing file, a file that is not SQLite, a corrupt or
         truncated file, a schema newer than :data:`SCHEMA_VERSION` (or older, needing upgrade),
         and an SQLite file that is not a ctxviewer database.
         """
         path = Path(path)
         check_file(path, must_exist=True)
-        uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+        uri = f"file:{quote(str(path.resolve()))}?{read_only_query(path)}"
         try:
-            conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            conn = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=READ_WAIT_S)
         except sqlite3.Error as exc:
             raise StoreError(path, f"cannot open: {exc}") from None
         try:
@@ -139,7 +168,7 @@ class TraceStore:
             raise StoreError(path, f"cannot create: folder {path.parent} is not writable "
                                    "(read-only file system or no permission)")
         try:
-            conn = sqlite3.connect(str(path), check_same_thread=False)
+            conn = sqlite3.connect(str(path), check_same_thread=False, timeout=READ_WAIT_S)
         except sqlite3.Error as exc:
             raise StoreError(path, f"cannot open: {exc}") from None
         try:
@@ -464,23 +493,41 @@ class TraceStore:
 
     # ------------------------------------------------------------------ writing
 
-    def add(self, traces: Iterable[RequestTrace]) -> int:
+    def add(self, traces: Iterable[RequestTrace], waiting: Callable[[str], None] | None = None,
+            cancelled: Callable[[], bool] | None = None, write_wait_s: float | None = None) -> int:
         """Store ``traces`` in one transaction: all of them, or (on any exception) none.
 
         A trace whose trace_id is already stored replaces it. ``traces`` may be a generator; an
-        exception it raises (e.g. a cancelled import) rolls everything back and propagates.
-        Returns the number of traces written. Raises :class:`StoreError` if the store is
-        read-only or SQLite refuses the write.
+        exception it raises (e.g. a cancelled import) rolls everything back and propagates, and the
+        token counts made meanwhile are dropped (nothing is written outside the transaction).
+        Returns the number of traces written.
+
+        Concurrency: the write lock is taken first (``BEGIN IMMEDIATE``). When another import holds
+        it, ``waiting(message)`` is called once (``"another import is writing to X; waiting up to
+        60 s"``) and the lock is retried every 0.1 s for ``write_wait_s`` seconds (default
+        :data:`WRITE_WAIT_S`), polling ``cancelled()``; readers are not blocked until the commit,
+        since the writer keeps its pages in memory up to :data:`SPILL_PAGES` pages.
+
+        Raises :class:`StoreError` if the store is read-only, another import kept writing past the
+        wait (problem starts ``"another import is writing"``), or SQLite refuses the write.
         """
         if self.readonly:
             raise StoreError(self.path, "is open read-only; cannot add traces")
         n = 0
         try:
-            with self._db.atomic():
+            self._begin_write(waiting, cancelled, WRITE_WAIT_S if write_wait_s is None else write_wait_s)
+            try:
+                self._conn.execute(f"PRAGMA cache_spill = {SPILL_PAGES}")
                 for trace in traces:
                     self._write(trace)
                     n += 1
                 self._flush_counts()
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._pending_counts.clear()
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
         except sqlite3.DatabaseError as exc:
             if is_readonly_error(exc):
                 raise StoreError(self.path, READ_ONLY) from None
@@ -489,6 +536,33 @@ class TraceStore:
             raise self._fail("cannot add traces (text is not valid Unicode)", exc) from None
         self._pending_counts.clear()
         return n
+
+    def _begin_write(self, waiting: Callable[[str], None] | None, cancelled: Callable[[], bool] | None,
+                     wait_s: float) -> None:
+        """``BEGIN IMMEDIATE``, waiting for another writer as :meth:`add` describes."""
+        deadline = time.monotonic() + wait_s
+        told = False
+        old = self._conn.execute("PRAGMA busy_timeout").fetchone()[0]
+        self._conn.execute("PRAGMA busy_timeout = 100")
+        try:
+            while True:
+                try:
+                    self._conn.execute("BEGIN IMMEDIATE")
+                    return
+                except sqlite3.OperationalError as exc:
+                    if not is_busy_error(exc):
+                        raise
+                if cancelled is not None and cancelled():
+                    raise WriteCancelled()
+                if time.monotonic() >= deadline:
+                    raise StoreError(self.path, f"another import is writing to this database; waited {wait_s:g} s "
+                                                "for it to finish; try again when it has")
+                if not told and waiting is not None:
+                    waiting(f"another import is writing to {self.path}; waiting up to {wait_s:g} s")
+                told = True
+                time.sleep(0.1)
+        finally:
+            self._conn.execute(f"PRAGMA busy_timeout = {int(old)}")
 
     def reassess(self) -> int:
         """Re-assess every trace and rewrite its row's facts (a snapshot of the checks at import),

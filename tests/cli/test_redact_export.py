@@ -1,0 +1,83 @@
+"""Issue 12, redacted export: ``ctxviewer export DB --redact RULES -o FILE`` removes and masks what
+the rules say, lists every redaction before writing, and marks each affected trace so the viewer
+says exact replay is impossible."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from click.testing import CliRunner
+from factories import make_trace
+
+from ctxviewer.cli import cli
+from ctxviewer.importing import import_into
+from ctxviewer.redact import load_rules, redact
+from ctxviewer.request_body import request_notice
+from ctxviewer.store import TraceStore
+
+KEY = "sk-proj-abcdefghijklmnop1234"
+
+
+def _db(tmp_path: Path) -> Path:
+    t = make_trace(trace_id="r1", user_id="u-42", session_id="s-7",
+                   user_request=f"mail ann@example.com, my key is {KEY}",
+                   attributes={"user.email": "ann@example.com", "order": "order 123456"})
+    clean = make_trace(trace_id="r2", user_id=None, session_id=None)
+    db = tmp_path / "t.db"
+    with TraceStore.create(db) as store:
+        store.add([t, clean])
+    return db
+
+
+def test_redacted_export_lists_every_redaction_and_marks_the_trace(tmp_path: Path) -> None:
+    db = _db(tmp_path)
+    rules = tmp_path / "rules.toml"
+    rules.write_text('[redact]\nbuiltin = ["user-ids", "emails", "api-keys"]\nfields = ["attributes.user.email"]\n'
+                     '[[redact.pattern]]\nname = "order number"\nregex = "order \\\\d{6,}"\nmask = "[order]"\n')
+    out = tmp_path / "shared.jsonl"
+    res = CliRunner().invoke(cli, ["export", str(db), "--redact", str(rules), "-o", str(out), "--format", "native"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.splitlines() == [
+        "redact: trace r1: user_id: removed",
+        "redact: trace r1: session_id: removed",
+        "redact: trace r1: attributes.user.email: removed",
+        "redact: trace r1: user_request: 1 e-mail address(s) masked, 1 API key(s) masked",
+        "redact: trace r1: attributes.order: 1 order number(s) masked",
+        "5 redaction(s) in 1 of 2 trace(s)",
+        f"exported 2 trace(s) from {db} to {out} (native)",
+    ]
+    text = out.read_text()
+    assert "ann@example.com" not in text and KEY not in text and "u-42" not in text and "123456" not in text
+    back = tmp_path / "back.db"
+    assert import_into(back, [out]).imported == 2
+    with TraceStore.open(back) as store:
+        r1, r2 = store.load("r1"), store.load("r2")
+    assert r1.user_request == "mail [email], my key is [api-key]" and r1.user_id is None
+    assert dict(r1.attributes) == {"order": "[order]"}
+    assert request_notice(r1.request) == ("serialized request not recorded; exact replay impossible: fields user_id, "
+                                          "session_id, attributes.user.email, user_request, attributes.order redacted")
+    assert r2.request.redacted_fields == () and r2.request.exact_replay is None  # untouched
+    shown = CliRunner().invoke(cli, ["show", str(back), "r1"]).stdout
+    assert "exact replay impossible: fields user_id, session_id, attributes.user.email" in shown
+
+
+def test_builtin_names_and_otlp_and_bad_rules(tmp_path: Path) -> None:
+    db = _db(tmp_path)
+    out = tmp_path / "x.otlp.json"
+    res = CliRunner().invoke(cli, ["export", str(db), "r1", "--redact", "emails", "-o", str(out)])
+    assert res.exit_code == 0 and "ann@example.com" not in out.read_text()
+    assert json.loads(out.read_text())["resourceSpans"]
+    res = CliRunner().invoke(cli, ["export", str(db), "--redact", "emails,phone", "-o", str(out)])
+    assert res.exit_code == 1 and "'phone' is not a built-in rule (user-ids, emails, api-keys)" in res.output
+
+
+def test_redact_keeps_an_untouched_trace_and_adds_to_earlier_redactions() -> None:
+    t = make_trace(user_id=None, session_id=None)
+    assert redact(t, load_rules("user-ids")) == (t, [])
+    t = make_trace(user_request="a@b.io")
+    t = replace(t, request=replace(t.request, redacted_fields=("messages[0]",)))
+    done, found = redact(t, load_rules("emails"))
+    assert [str(r) for r in found] == [f"trace {t.trace_id}: user_request: 1 e-mail address(s) masked"]
+    assert done.request.redacted_fields == ("messages[0]", "user_request") and done.request.exact_replay is False
