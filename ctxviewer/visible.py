@@ -118,13 +118,14 @@ def reveal(text: str, *, keep_newlines: bool = True) -> Revealed:
     src: list[int] = []
     dst: list[int] = []
     pos = 0  # display length so far
-    i = 0
     start = 0  # start of the pending run of ordinary characters
-    n = len(text)
-    while i < n:
-        hit = _marker(text, i, keep_newlines) if _suspect(text[i]) else None
+    finder = SUSPECT if keep_newlines else _SUSPECT_LINES
+    for m in finder.finditer(text):  # jump from suspect to suspect: ordinary text is never looped over
+        i = m.start()
+        if i < start:
+            continue  # inside a run already replaced (tag characters, variation selectors)
+        hit = _marker(text, i, keep_newlines)
         if hit is None:
-            i += 1
             continue
         marker, used = hit
         if start < i:
@@ -135,9 +136,8 @@ def reveal(text: str, *, keep_newlines: bool = True) -> Revealed:
         out.append(marker)
         marks.append((pos, len(marker)))
         pos += len(marker)
-        i += used
-        start = i
-        src.append(i)
+        start = i + used
+        src.append(start)
         dst.append(pos)
     if not marks:
         return Revealed(text, ())
@@ -157,6 +157,10 @@ SUSPECT = re.compile(
 )
 """Matches every character :func:`reveal` may replace (tab and line feed excluded): a fast test,
 in C, for whether a text needs revealing at all."""
+
+
+_SUSPECT_LINES = re.compile(SUSPECT.pattern[:-1] + "\n\t]")
+""":data:`SUSPECT` plus line feed and tab (for ``keep_newlines=False``)."""
 
 
 def needs_reveal(text: str) -> bool:

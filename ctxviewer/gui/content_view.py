@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QSyntaxHighlighter, QTextCharFormat, QTextCursor, QTextDocument
-from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QTextEdit, QWidget
 
 from ..highlight import StyleSpan, highlight_spans, utf16_offsets
+from ..large_text import HIGHLIGHT_LIMIT, preview
 from ..model import NOT_RECORDED
 from ..visible import Revealed, reveal
 
@@ -113,19 +114,40 @@ class ContentView(QPlainTextEdit):
         self._highlighter = SpanHighlighter(self.document())
         self._spans: list[StyleSpan] = []
         self._revealed: Revealed | None = None
+        self._full: tuple[str | None, str | None] = (None, None)
+        self._banner = QWidget(self)  # the large-item notice and "Show all", above the text
+        self._notice = QLabel(self._banner)
+        self._notice.setTextFormat(Qt.TextFormat.PlainText)
+        self.show_all_button = QPushButton("Show all", self._banner)
+        self.show_all_button.clicked.connect(self.show_all)
+        row = QHBoxLayout(self._banner)
+        row.setContentsMargins(6, 2, 6, 2)
+        row.addWidget(self._notice, 1)
+        row.addWidget(self.show_all_button)
+        self._banner.hide()
 
-    def set_content(self, text: str | None, language: str | None = None) -> None:
-        """Show ``text`` as plain text (``None``: "content not recorded"; ``language`` forces a lexer)."""
+    def set_content(self, text: str | None, language: str | None = None, *, whole: bool = False) -> None:
+        """Show ``text`` as plain text (``None``: "content not recorded"; ``language`` forces a lexer).
+
+        Text over :data:`ctxviewer.large_text.SHOW_LIMIT` shows its first lines under a notice with
+        a "Show all" button (``whole=True`` shows everything); highlighting covers at most
+        :data:`ctxviewer.large_text.HIGHLIGHT_LIMIT` code points."""
+        self._full = (text, language)
+        self._set_notice(None)
         if text is None:
             self._spans = []
             self._highlighter.set_spans([])
             self.setPlainText("")
             self.setPlaceholderText(f"Content {NOT_RECORDED}.")
             return
+        if not whole:
+            first = preview(text)
+            self._set_notice(first.notice)
+            text = first.text
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         shown = reveal(text)  # invisible and control characters as visible markers; stored text unchanged
         self._revealed = shown
-        spans = highlight_spans(text, language)
+        spans = highlight_spans(text[:HIGHLIGHT_LIMIT], language)
         if shown.changed:
             spans = [StyleSpan(shown.to_display(s), shown.to_display(s + n) - shown.to_display(s), t) for s, n, t in spans]
         self._spans = utf16_offsets(shown.text, spans)
@@ -133,8 +155,37 @@ class ContentView(QPlainTextEdit):
         self.setPlainText(shown.text)
         self._highlighter.set_spans(self._spans)
 
+    def show_all(self) -> None:
+        """Show the whole of a text that was shown as a preview ("Show all")."""
+        text, language = self._full
+        self.set_content(text, language, whole=True)
+
+    @property
+    def partial(self) -> bool:
+        """True while a large text is shown as its first lines (the notice and "Show all" visible)."""
+        return not self._banner.isHidden()
+
+    def notice(self) -> str:
+        """The large-item notice shown above the text ("" when the whole text is shown)."""
+        return self._notice.text() if self.partial else ""
+
+    def _set_notice(self, notice: str | None) -> None:
+        self._banner.setVisible(notice is not None)
+        self._notice.setText(notice or "")
+        self.setViewportMargins(0, self._banner.sizeHint().height() if notice else 0, 0, 0)
+        self._place_banner()
+
+    def _place_banner(self) -> None:
+        self._banner.setGeometry(0, 0, self.width(), self._banner.sizeHint().height())
+
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        super().resizeEvent(event)
+        self._place_banner()
+
     def clear_content(self) -> None:
         """Show nothing (and the default placeholder)."""
+        self._full = (None, None)
+        self._set_notice(None)
         self._spans = []
         self._highlighter.set_spans([])
         self.setPlainText("")
@@ -157,6 +208,8 @@ class ContentView(QPlainTextEdit):
         if not text or not spans:
             self.setExtraSelections([])
             return []
+        if self.partial and max(b for _, b in spans) > len(preview(text).text):
+            self.show_all()  # the evidence lies beyond the preview
         normal = text.replace("\r\n", "\n").replace("\r", "\n")
         revealed = reveal(normal)
 

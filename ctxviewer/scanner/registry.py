@@ -43,12 +43,12 @@ def family_titles() -> dict[str, str]:
     return {r.id: r.title for r in RULES}
 
 
-WINDOW_CHARS = 200_000
+WINDOW_CHARS = 25_000
 """Texts longer than this (code points) are scanned in windows of this size, each overlapping the
 next by :data:`WINDOW_OVERLAP`, so no single regular-expression call runs for long (a cancelled
 import stops between windows: :func:`ctxviewer.interrupt.checkpoint`); hits are mapped back to
 offsets in the whole text and merged."""
-WINDOW_OVERLAP = 4_000
+WINDOW_OVERLAP = 2_000
 """Characters shared by consecutive windows: a hit up to this long across a window edge is found whole."""
 
 
@@ -74,6 +74,7 @@ def _scan(text: str, _depth: int) -> list[Hit]:
     for rule in RULES:
         if rule is ENCODED and _depth:
             continue
+        checkpoint()
         try:
             hits.extend(rule.find(text))
         except Exception as exc:  # one failing rule never breaks the scan

@@ -43,3 +43,23 @@ def test_item_table_and_trace_list_cells_are_revealed(qtbot, tmp_path: Path) -> 
         assert "t" + SHOWN in cells and "m" + SHOWN in cells
     finally:
         store.close()
+
+
+def test_a_huge_item_shows_a_preview_with_show_all_and_bounded_highlighting(qtbot) -> None:
+    from ctxviewer.large_text import HIGHLIGHT_LIMIT, SHOW_LIMIT
+
+    view = ContentView()
+    qtbot.addWidget(view)
+    line = '{"k": "' + "v" * 90 + '"}\n'
+    text = line * 30_000  # 3,000,000 characters, JSON lines
+    view.set_content(text, "json")
+    assert view.partial
+    assert view.notice() == ("Large item: 2.9 MB, JSON, 3,000,000 characters; "
+                             f"showing the first {SHOW_LIMIT // len(line) * len(line) - 1:,} characters")
+    assert view.toPlainText() == text[:SHOW_LIMIT // len(line) * len(line) - 1]
+    assert 0 < max(s + n for s, n, _ in view.spans()) <= HIGHLIGHT_LIMIT
+    view.show_all_button.click()
+    assert not view.partial and view.toPlainText() == text
+    assert max(s + n for s, n, _ in view.spans()) <= HIGHLIGHT_LIMIT
+    view.set_content("small")
+    assert not view.partial and view.notice() == ""

@@ -138,3 +138,26 @@ def test_dropped_corpus_files_of_three_formats_import(qtbot, tmp_path: Path, set
     report = done.args[0]
     assert (report.files, report.files_imported, report.imported, report.problems) == (3, 3, 3, [])
     qtbot.waitUntil(lambda: w.store is not None and w.trace_model.total == 3, timeout=10000)
+
+
+def test_cancel_inside_a_huge_item_stops_the_run_and_leaves_no_file(qtbot, tmp_path: Path, settings: QSettings) -> None:
+    """Issue 12: Cancel acts inside one huge record (ctxviewer.interrupt checkpoints in the token count),
+    not after it; the new database is removed and the message says nothing was written."""
+    from dataclasses import replace
+
+    base = make_trace()
+    big = replace(base, trace_id="big", items=(replace(base.items[0], content="word " * 3_000_000, tokens=None),))
+    src = tmp_path / "big.jsonl"
+    write_jsonl([big], src)
+    target = tmp_path / "new.db"
+    w = MainWindow(settings=settings)
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.importer.sig_finished, timeout=120000) as done:
+        task = w.importer.import_into([str(src)], str(target))
+        qtbot.waitUntil(target.exists, timeout=60000)  # under way: the database was created
+        assert w.importer.progress is not None
+        w.importer.progress.canceled.emit()  # what the dialog's Cancel button sends
+    report = done.args[0]
+    assert report.cancelled and report.removed_database and task.is_cancelled
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("new.db")]  # no database, no journal
+    assert w.importer.last_message == f"Import cancelled; nothing was written; removed {target}, which this import had created."

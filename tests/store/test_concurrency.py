@@ -212,3 +212,32 @@ def test_a_cancel_during_a_huge_item_stops_inside_it_and_writes_nothing(tmp_path
     assert report.cancelled and report.removed_database and not (tmp_path / "b.db").exists()
     assert real is interrupt.checkpoint
     assert 2 < len(calls) < 10  # stopped at a checkpoint inside the one record, not after it
+
+
+def test_ctrl_c_during_a_cli_import_leaves_no_new_file_and_no_changed_byte(tmp_path: Path) -> None:
+    base = make_trace()
+    big = replace(base, trace_id="big", items=(replace(base.items[0], content="word " * 2_000_000, tokens=None),))
+    src = tmp_path / "big.jsonl"
+    write_jsonl([big], src)
+    old = tmp_path / "old.db"
+    with TraceStore.create(old) as store:
+        store.add(_traces(2, "old"))
+    before = _state(old)
+    started = 0.0
+    for db in (tmp_path / "new.db", old):
+        t0 = time.monotonic()
+        proc = subprocess.Popen([sys.executable, "-m", "ctxviewer", "import", str(src), "-o", str(db)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        if db.name == "new.db":
+            while not db.exists() and time.monotonic() - t0 < 60:  # created: the run is under way
+                time.sleep(0.05)
+            started = time.monotonic() - t0
+        else:  # an existing database: as long as the new one took to be created
+            time.sleep(started)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 1, (out, err)
+        assert "Traceback" not in err and "Aborted!" in err
+    assert not (tmp_path / "new.db").exists()
+    assert _state(old) == before

@@ -490,9 +490,22 @@ def test_sqlite_readonly_refusal_on_migrate_is_reported_as_read_only(db: Path) -
 
     from ctxviewer.store.schema import migrate
 
+    with closing(sqlite3.connect(db)) as conn:  # an older version, so migrate has to write
+        conn.execute("PRAGMA user_version = 1")
     with closing(_readonly_conn(db)) as conn, pytest.raises(StoreError) as err:
         migrate(Database(conn), db)
     assert str(err.value) == f"{db}: the file is read-only; cannot import into it"
+
+
+def test_migrate_writes_nothing_to_an_up_to_date_database(db: Path) -> None:
+    """Issue 12: a second import used to fail with "cannot upgrade the schema: database is locked"
+    while the first wrote, though nothing needed upgrading; a read-only connection now shows no write."""
+    from sqlite_utils import Database
+
+    from ctxviewer.store.schema import migrate
+
+    with closing(_readonly_conn(db)) as conn:
+        assert migrate(Database(conn), db) == 0
 
 
 def test_sqlite_readonly_refusal_on_add_is_reported_as_read_only(db: Path) -> None:
