@@ -46,6 +46,7 @@ from ..diff.render import (
     needed_lines,
 )
 from ..model import RequestTrace
+from ..visible import one_line, reveal
 from .diff_chart import DeltaChart
 from .diff_model import DiffItemModel, EvidenceOrderModel
 from .diff_text import TextDiffPane
@@ -160,8 +161,8 @@ class DiffView(QWidget):
         self.model.set_diff(diff)
         self.evidence_model.set_diff(diff)
         self.chart.set_diff(diff)
-        self.header.setText(summary_lines(diff) if diff is not None else "")
-        self.summary.setPlainText(format_diff_text(diff) if diff is not None else "")
+        self.header.setText(reveal(summary_lines(diff)).text if diff is not None else "")  # trace text inert
+        self.summary.setPlainText(reveal(format_diff_text(diff)).text if diff is not None else "")
         if diff is not None:
             self.response_diff.set_texts(diff.response_a, diff.response_b,
                                          f"A response ({diff.finish_reason_a or 'finish reason not recorded'})",
@@ -264,8 +265,8 @@ class DiffWindow(QMainWindow):
         self.resize(1280, 800)
         self.view.splitter.setSizes([400, 330])
         self.view.bottom_splitter.setSizes([930, 340])
-        self.view.header.setText(f"Comparing {a.trace_id} ({len(a.items):,} items) with "
-                                 f"{b.trace_id} ({len(b.items):,} items)…")
+        self.view.header.setText(one_line(f"Comparing {a.trace_id} ({len(a.items):,} items) with "
+                                          f"{b.trace_id} ({len(b.items):,} items)…"))
         self.task = Task(lambda _progress, _cancelled: diff_traces(a, b), self)
         self.task.sig_finished.connect(self._on_diff)
         self.task.sig_failed.connect(lambda msg: self.view.header.setText(f"Cannot compare: {msg}"))

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from ..findings import Finding
 from ..table31 import rows as table_rows
+from ..visible import one_line
 from .findings_model import FindingsModel
 
 
@@ -134,7 +135,7 @@ class FindingsPanel(QWidget):
             lines.append(f"Inspect first: {f.first_evidence}")
         if f.repair:
             lines.append(f"Typical repair: {f.repair}")
-        lines.append(f"{f.severity.value}: {f.message}")
+        lines.append(f"{f.severity.value}: {one_line(f.message)}")  # trace text in a message stays inert
         self.detail.setText("\n".join(lines))
 
     def _on_row(self, current: QModelIndex, _previous: QModelIndex) -> None:

@@ -192,3 +192,28 @@ def test_duplicates_are_reported_and_the_count_is_what_the_database_holds(tmp_pa
     ]
     with sqlite3.connect(tmp_path / "out.db") as conn:
         assert conn.execute("SELECT count(*) FROM traces").fetchone()[0] == 4
+
+
+def test_output_in_a_read_only_folder_is_one_error_not_a_traceback(tmp_path: Path, monkeypatch: Any) -> None:
+    """``-o`` on a read-only file system: SQLite's "unable to open database file" used to surface as a
+    traceback (removing the never-created file failed too). Root passes permission checks, so the
+    read-only folder is simulated where the store asks (os.access)."""
+    import os
+
+    from click.testing import CliRunner
+
+    from ctxviewer.cli import cli
+    from ctxviewer.importing import remove_database
+
+    src = tmp_path / "t.jsonl"
+    src.write_text(trace_line(make_trace()) + "\n")
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if Path(p) == ro and mode == os.W_OK else real(p, mode))
+    res = CliRunner().invoke(cli, ["import", str(src), "-o", str(ro / "x.db")])
+    assert res.exit_code == 1
+    assert res.output.strip() == f"Error: {ro / 'x.db'}: cannot create: folder {ro} is not writable (read-only file system or no permission)"
+    assert list(ro.iterdir()) == []
+    monkeypatch.setattr(os, "remove", lambda p: (_ for _ in ()).throw(OSError(30, "Read-only file system")))
+    remove_database(ro / "x.db")  # never raises: a read-only file system where nothing was created
