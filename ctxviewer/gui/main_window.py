@@ -45,7 +45,7 @@ from .recent import RecentFiles
 from .reload import ReloadController
 from .search_dock import SearchController
 from .shortcuts_help import ShortcutsDialog
-from .reload_offer import ReloadOffer
+from .shortcuts_help import ShortcutsDialog
 from .tables import make_table, size_columns
 from .trace_actions import TraceActions
 from .trace_list_model import TraceListModel
@@ -149,7 +149,6 @@ class MainWindow(QMainWindow):
         self.reloader = ReloadController(self)  # File > Reload (F5), changed-on-disk notice (issue 13)
         self.search = SearchController(self)  # Edit > Search Content (issue 11)
         self._help_menu_last()
-        self.reload_offer = ReloadOffer(self)  # the open database changed on disk: offer Reload (issue 12)
         self.statusBar().showMessage("Open a trace database (File > Open) or drop one here.")
 
     # ------------------------------------------------------------------ menus
