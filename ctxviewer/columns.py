@@ -322,7 +322,7 @@ def item_title(item: ContextItem) -> str:
     """The one-line title of an item's content, in the item-table wording, e.g.
     ``"KB-1014 — evidence, untrusted, 354 tokens, omitted: budget"``."""
     tokens = f"{fmt_int(item.tokens)} tokens" if item.tokens is not None else f"tokens {NOT_RECORDED}"
-    return f"{item.id} — {item.kind.value}, {item.trust.value}, {tokens}, {item_status_words(item)}"
+    return one_line(f"{item.id} — {item.kind.value}, {item.trust.value}, {tokens}, {item_status_words(item)}")
 
 
 def column(columns: tuple[Column[R], ...], key: str) -> Column[R]:

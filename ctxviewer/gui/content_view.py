@@ -118,6 +118,7 @@ class ContentView(QPlainTextEdit):
         self._banner = QWidget(self)  # the large-item notice and "Show all", above the text
         self._notice = QLabel(self._banner)
         self._notice.setTextFormat(Qt.TextFormat.PlainText)
+        self._notice.setWordWrap(True)
         self.show_all_button = QPushButton("Show all", self._banner)
         self.show_all_button.clicked.connect(self.show_all)
         row = QHBoxLayout(self._banner)
@@ -172,11 +173,19 @@ class ContentView(QPlainTextEdit):
     def _set_notice(self, notice: str | None) -> None:
         self._banner.setVisible(notice is not None)
         self._notice.setText(notice or "")
-        self.setViewportMargins(0, self._banner.sizeHint().height() if notice else 0, 0, 0)
+        self._notice.setToolTip(notice or "")
         self._place_banner()
 
+    def _banner_height(self) -> int:
+        if self._banner.isHidden():
+            return 0
+        h = self._banner.heightForWidth(self.width())  # the notice wraps in a narrow pane
+        return h if h > 0 else self._banner.sizeHint().height()
+
     def _place_banner(self) -> None:
-        self._banner.setGeometry(0, 0, self.width(), self._banner.sizeHint().height())
+        h = self._banner_height()
+        self.setViewportMargins(0, h, 0, 0)
+        self._banner.setGeometry(0, 0, self.width(), h)
 
     def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().resizeEvent(event)
