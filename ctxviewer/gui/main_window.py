@@ -45,7 +45,6 @@ from .recent import RecentFiles
 from .reload import ReloadController
 from .search_dock import SearchController
 from .shortcuts_help import ShortcutsDialog
-from .shortcuts_help import ShortcutsDialog
 from .tables import make_table, size_columns
 from .trace_actions import TraceActions
 from .trace_list_model import TraceListModel
