@@ -35,7 +35,7 @@ ADDRESS = PatternRule(
         (rx(r"\bpre-?(?:verified|approved|authori[sz]ed|vetted|cleared|validated)\s+by\s+(?:the\s+|a\s+|our\s+)?(?:senior\s+)?(?:management|supervisors?|admins?|administrators?|security(?:\s+team)?|hr|legal|compliance|the\s+developers?|your\s+developers?)\b"),
          "claims an approval the model cannot check: '{m}'"),
         (rx(r"\byou\s+are\s+(?:now\s+|no\s+longer\s+)(?:free|unrestricted|jailbroken|dan\b|not\s+bound|allowed|in\s+(?:developer|debug|god|admin|unrestricted|jailbreak|dan)\s+mode|bound|restricted|an?\s+(?:unrestricted|unfiltered|uncensored))",
-            r"(?:^|(?<=[.!?:\n]))\s*(?:please\s+)?(?:act|behave|respond)\s+as\s+(?:if\s+you\s+(?:are|were)|an?\s+(?:unrestricted|unfiltered|evil|different))",
+            r"(?:^\s*+|(?<=[.!?:])\s*+|(?<=\n)[ \t]*+)(?:please\s+)?(?:act|behave|respond)\s+as\s+(?:if\s+you\s+(?:are|were)|an?\s+(?:unrestricted|unfiltered|evil|different))",
             r"\b(?:forget|abandon|drop)\s+(?:that\s+)?you\s+are\s+an?\s+(?:ai|assistant|language\s+model)\b"),
          "assigns the model a new persona: '{m}'"),
         (rx(r"\b(?:hypothetically|in\s+a\s+(?:parallel|hypothetical|fictional)\s+(?:universe|world|scenario))\b[^.\n]{0,80}\b(?:the\s+)?(?:output|answer|result|capital|conclusion)\s+(?:could|would|should|is|will)\s+be\b",

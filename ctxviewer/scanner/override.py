@@ -51,10 +51,10 @@ OVERRIDE = PatternRule(
             r"\bfrom\s+now\s+on,?\s+(?:you|your|the\s+(?:assistant|model|ai))\b",
             r"\b(?:stop|cease|halt)\s+(?:what\s+you\s+are\s+doing|your\s+(?:current\s+)?task|(?:the|your)\s+(?:summary|summari[sz]ation|translation))\b"),
          "installs new instructions for the model: '{m}'"),
-        (rx(rf"(?:^|(?<=[.!?:;>#*\n\"'\u201c(|-]))\s*(?:(?:please|kindly|now|also|and|then|always|subtly|secretly|discreetly|quietly|in\s+addition|additionally|finally|lastly|moreover),?\s+)*"
+        (rx(rf"(?:^\s*+|(?<=[.!?:;>#*\"'\u201c(|-])\s*+|(?<=\n)[ \t]*+)(?:(?:please|kindly|now|also|and|then|always|subtly|secretly|discreetly|quietly|in\s+addition|additionally|finally|lastly|moreover),?\s+)*"
             rf"(?:{_TO_MODEL_VERBS})\b[^.\n]{{0,80}}?\b(?:your|the\s+assistant's|the\s+model's)\s+(?:final\s+|next\s+|entire\s+|whole\s+)?{_ANSWER}\b"),
          "dictates the model's answer: '{m}'"),
-        (rx(r"(?:^|(?<=[.!?:;>#*\n\"'\u201c(|]))\s*(?:(?:please|kindly|now|also|always|from\s+now\s+on),?\s+)*(?:reply|respond|answer|write|output|print|speak|communicate|converse)"
+        (rx(r"(?:^\s*+|(?<=[.!?:;>#*\"'\u201c(|])\s*+|(?<=\n)[ \t]*+)(?:(?:please|kindly|now|also|always|from\s+now\s+on),?\s+)*(?:reply|respond|answer|write|output|print|speak|communicate|converse)"
             r"\s+(?:only\s+|exclusively\s+|solely\s+|entirely\s+|strictly\s+)?(?:in\s+(?:reverse|backwards?|(?:all\s+)?(?:caps|capitals|upper\s*case|lower\s*case|emojis?|pig\s+latin|morse|base64|hex|binary|leetspeak|rhymes?|verse)|[A-Z][a-z]+(?:ese|ish|ian|ch|an|ic)\b)|using\s+(?:only\s+)?(?:emojis?|a\s+cipher|caesar|base64|morse|rot13)|with\s+(?:only|just|nothing\s+but|exactly)\b|backwards)"),
          "dictates the form of the model's answer: '{m}'"),
         (rx(r"\b(?:reply|respond|answer|output|print|say|return)\s+(?:with\s+)?(?:only|just|exclusively|solely)\s+(?:the\s+following|this|these\s+words|with)\b",
@@ -63,7 +63,7 @@ OVERRIDE = PatternRule(
             r"\byou\s+(?:may|must|shall|can)\s*(?:not|never)\s+deviate\b|\bdo\s+not\s+deviate\s+from\s+th",
             r"\bdo\s*n[o']t\s+(?:evaluate|summari[sz]e|analy[sz]e|assess|review|read|check|verify|question|mention|reveal|disclose)\s+(?:the|this|that|any)\s+(?:candidate|document|text|content|email|resume|article|data|instructions?)\b"),
          "restricts what the model may answer: '{m}'"),
-        (rx(r"(?:^|(?<=[.!?:;#*\n\"'(]))\s*(?:and\s+|then\s+|instead,?\s+|just\s+|simply\s+|only\s+)*(?:state|say|claim|assert|declare|insist|report|tell\s+(?:the\s+)?(?:user|reader|them|everyone|anyone))\s+that\b",
+        (rx(r"(?:^\s*+|(?<=[.!?:;#*\"'(])\s*+|(?<=\n)[ \t]*+)(?:and\s+|then\s+|instead,?\s+|just\s+|simply\s+|only\s+)*(?:state|say|claim|assert|declare|insist|report|tell\s+(?:the\s+)?(?:user|reader|them|everyone|anyone))\s+that\b",
             r"\b(?:and|then|instead)\s+(?:just\s+|simply\s+|only\s+)?(?:state|say|claim|declare|insist|report)\s+(?:that\s+)?the\s+(?:output|answer|result|capital|conclusion|sum|total|value|price|domain|candidate)\b"),
          "tells the model what to assert: '{m}'"),
         (rx(r"\bif\s+(?:(?:the\s+|a\s+|any\s+)?(?:user|users|anyone|someone|somebody|reader|human|assistant|ai|llm|model|bot)|(?:you(?:'re|\s+are|\s+get|\s+were)\s+)?(?:questioned|asked|prompted|queried))\b"

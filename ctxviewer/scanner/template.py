@@ -29,8 +29,8 @@ _SPECIAL = PatternRule(
          "a role or instruction tag that opens or closes a turn: '{m}'"),
         # Possessive runs (\s*+): a run of whitespace is taken whole, never split between two
         # adjacent \s* -- with plain \s* a 20,000-space tool output took 80 s (cubic backtracking).
-        (rx(r"(?:^|\n)\s*+(?:#{1,4}\s*+|\*\*|\[)?\s*+(?:(?:system|developer)\s++(?:message|prompt|note|override|instructions?)|admin(?:istrator)?\s++override)\s*+(?:\*\*|\])?\s*+:",
-            r"(?:^|\n)\s*+(?:#{1,4}\s*+|\*\*|\[)?\s*+(?:system|developer)\s*+(?:\*\*|\])?\s*+:\s*+(?=(?:you|your|ignore|disregard|forget|from\s+now|always|never|only|do\s+not|don't|the\s+(?:assistant|model|ai)|new\s+instructions?|as\s+an?\s+ai|focus|respond|reply|answer|provide|say|print|output|act|follow|tell|summari[sz]e|translate|write|include|remember|use|make)\b)"),
+        (rx(r"(?:^\s*+|\n[ \t]*+)(?:#{1,4}\s*+|\*\*|\[)?[ \t]*+(?:(?:system|developer)\s++(?:message|prompt|note|override|instructions?)|admin(?:istrator)?\s++override)\s*+(?:\*\*|\])?\s*+:",
+            r"(?:^\s*+|\n[ \t]*+)(?:#{1,4}\s*+|\*\*|\[)?[ \t]*+(?:system|developer)\s*+(?:\*\*|\])?\s*+:\s*+(?=(?:you|your|ignore|disregard|forget|from\s+now|always|never|only|do\s+not|don't|the\s+(?:assistant|model|ai)|new\s+instructions?|as\s+an?\s+ai|focus|respond|reply|answer|provide|say|print|output|act|follow|tell|summari[sz]e|translate|write|include|remember|use|make)\b)"),
          "a line posing as a system or developer turn: '{m}'"),
     ),
 )
