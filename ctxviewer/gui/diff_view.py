@@ -74,7 +74,8 @@ def summary_lines(diff: TraceDiff) -> str:
                                 f"position {fd.position}: {fd.id_a or 'nothing'} → {fd.id_b or 'nothing'}")
         + (f"    Evidence moved (rank): {ev}" if ev else ""),
         f"Policy: {pol}    eq. 3.1: {verdict}",
-        ("Needed document: " + "; ".join(needed) if needed else "Needed document: none found")
+        ("Needed document: " + "; ".join(needed) if needed
+         else "Needed document: " + ("none matches the question" if diff.evidence else "no evidence in either"))
         + f"    Findings: {findings_line(diff)}",
     ])
 

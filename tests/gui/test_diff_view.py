@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -243,6 +244,11 @@ def test_no_change_view(qtbot) -> None:
     t = make_trace()
     view.set_traces(t, t)
     assert view.header.text().splitlines()[0].endswith("no change")
+    needed = [i for i in t.items if i.kind.value == "evidence"]
+    assert needed and view.header.text().splitlines()[3].startswith("Needed document: ")
+    bare = replace(t, items=tuple(i for i in t.items if i.kind.value != "evidence"))
+    view.set_traces(bare, bare)
+    assert view.header.text().splitlines()[3] == "Needed document: no evidence in either    Findings: none in either"
     assert view.current_row() == 0 and view.model.change_rows() == []
     view.next_change()
     assert view.current_row() == 0
