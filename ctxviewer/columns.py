@@ -138,6 +138,7 @@ class TraceRowLike(Protocol):
     omissions_recorded: bool | None
     state: str | None
     verdict: str | None
+    session_id: str | None
 
 
 def input_over_capacity(row: TraceRowLike) -> str:
@@ -232,9 +233,12 @@ TRACE_COLUMNS: tuple[Column[Any], ...] = (
     Column("worst", "Worst", worst_severity, None, width_chars=9, tooltip=_worst_tooltip, hidden_by_default=True),
     Column("call", "Call (span)", call_part, None, width_chars=16, tooltip=lambda r: r.trace_id,
            hidden_by_default=True),
+    Column("conversation", "Conversation", lambda r: fmt_text(r.session_id), None, width_chars=12,
+           tooltip=lambda r: _full_text(r, "session_id"), hidden_by_default=True),
 )
 """Trace-list columns: time, trace id, model, input tokens / capacity, retained / omitted, state,
-the worst finding's severity (from the facts stored on the row; the state's tooltip gives the
+the worst finding's severity, the call's span id and the conversation (``session_id``: the
+filter field ``conversation``) (from the facts stored on the row; the state's tooltip gives the
 verdict, the worst severity's the rule). The worst-severity column is not sortable: the store has no
 severity-ordered key (a sort by the stored word would be alphabetical)."""
 

@@ -71,8 +71,10 @@ def test_every_table_cell_and_header_row_is_revealed_without_changing_the_trace(
         model = "m\n" + HOSTILE
         capacity = input_tokens = retained_count = omitted_count = omissions_recorded = None
         state = verdict = None
+        session_id = "s" + HOSTILE
 
     assert [c.format(Row()) for c in TRACE_COLUMNS][1:3] == ["x1" + SHOWN, "m⏎" + SHOWN]
+    assert [c.format(Row()) for c in TRACE_COLUMNS][-1] == "s" + SHOWN  # the conversation column
 
 
 def test_the_inert_stream_and_json_escape() -> None:

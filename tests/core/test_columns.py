@@ -27,6 +27,7 @@ class Row:
     state: str | None = "failure"
     verdict: str | None = "over capacity by 700 tokens"
     worst_rule: str | None = "budget.over_capacity"
+    session_id: str | None = "sess-7f3c21"
     worst_severity: str | None = "failure"
 
 
@@ -37,8 +38,9 @@ def cells(row: object) -> dict[str, str]:
 def test_trace_columns_values() -> None:
     assert [c.title for c in TRACE_COLUMNS] == [
         "Time (UTC)", "Trace id", "Model", "Input / capacity", "Retained / omitted", "State",
-        "Worst", "Call (span)"]
-    assert [c.key for c in TRACE_COLUMNS if c.hidden_by_default] == ["model", "input_capacity", "worst", "call"]
+        "Worst", "Call (span)", "Conversation"]
+    assert [c.key for c in TRACE_COLUMNS if c.hidden_by_default] == [
+        "model", "input_capacity", "worst", "call", "conversation"]
     assert cells(Row()) == {
         "created": "2025-03-04 09:15:02",
         "trace_id": "budget-8k",
@@ -48,6 +50,7 @@ def test_trace_columns_values() -> None:
         "state": "failure",
         "worst": "\u2716 failure",
         "call": "\u2014",
+        "conversation": "sess-7f3c21",
     }
     state = column(TRACE_COLUMNS, "state")
     assert state.tooltip is not None
@@ -148,3 +151,22 @@ def test_worst_severity_of_every_sample_trace() -> None:
         "policy-missing": ("\u2716 failure", "worst finding: policy.unavailable (failure)"),
         "json-unsupported": ("\u2716 failure", "worst finding: output.cited_id_not_retained (failure)"),
     }
+
+
+def test_conversation_column_shows_the_session_id_the_filter_matches() -> None:
+    # Issues 6 and 13: the one session field (RequestTrace.session_id, stored as traces.session_id)
+    # is a hideable trace-list column, and `conversation == ...` filters on the same value.
+    from pathlib import Path
+
+    from ctxviewer.store import TraceQuery, TraceStore
+
+    db = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+    conv = column(TRACE_COLUMNS, "conversation")
+    assert conv.hidden_by_default and conv.title == "Conversation"
+    with TraceStore.open(db) as store:
+        cells = {r.trace_id: conv.format(r) for r in store.list(TraceQuery(), 0, -1)}
+        filtered = [r.trace_id for r in store.list(TraceQuery(text='conversation == "sess-7f3c21"'), 0, -1)]
+    assert cells["budget-8k"] == cells["budget-8k-replay"] == "sess-7f3c21"
+    assert cells["ticket-injection"] == "sess-3c5b90"
+    assert sorted(filtered) == ["budget-8k", "budget-8k-over", "budget-8k-replay"]
+    assert {t for t, c in cells.items() if c == "sess-7f3c21"} == set(filtered)
