@@ -54,7 +54,7 @@ def test_columns_hide_from_the_header_and_defaults_fit(qtbot, settings: QSetting
     w = open_window(qtbot, settings, SAMPLES)
     header = w.trace_view.horizontalHeader()
     hidden = [k for c, k in enumerate(KEYS) if header.isSectionHidden(c)]
-    assert hidden == ["model", "input_capacity", "worst", "call"]
+    assert hidden == ["model", "input_capacity", "worst", "call", "conversation"]
     assert w.trace_view.horizontalScrollBar().maximum() == 0  # the shown columns fit the list
     assert header.sectionSize(KEYS.index("trace_id")) >= w.trace_view.fontMetrics().horizontalAdvance(
         "refund-approval-forgotten")
