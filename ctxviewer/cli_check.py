@@ -14,7 +14,10 @@ from pathlib import Path
 
 import click
 
+from .cli_write import check_output, write_output
 from .findings import Severity
+from .model import RequestTrace
+from .store import StoreError, TraceStore
 from .visible import one_line
 
 
@@ -48,8 +51,9 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
     from .checks.config import parse_expected, set_default
     from .marks import config_for_db, lead_with, load_marks
     from .report import finding_to_dict
-    from .store import StoreError, TraceStore
 
+    if output is not None:
+        check_output(output, [db])
     try:
         store = TraceStore.open(db)
     except StoreError as exc:
@@ -65,10 +69,7 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
     results = []
     failed = False
     for tid in ids:
-        try:
-            trace = store.load(tid)
-        except KeyError:
-            raise click.ClickException(f"{db}: no trace with id {tid!r}") from None
+        trace = _load(store, db, tid)
         a = assess(trace)
         mark = marks.get(tid)
         findings = lead_with(a.findings, mark.row if mark else None)
@@ -77,11 +78,11 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
     if fmt == "sarif":
         from .sarif import db_reviews, sarif_log
 
-        traces = {tid: store.load(tid) for tid in ids}
+        traces = {tid: _load(store, db, tid) for tid in ids}
         store.close()
         log = sarif_log(((traces[t], list(fs)) for t, _, _, fs in results), db_reviews(db), Path(db).resolve().as_uri())
-        _emit(json.dumps(log, indent=2, ensure_ascii=False), output)
-        if output:
+        _emit(json.dumps(log, indent=2, ensure_ascii=False), output, db)
+        if output and output != "-":
             click.echo(f"wrote {output}: SARIF 2.1.0, {len(log['runs'][0]['results'])} result(s) from {len(results)} trace(s)")
         if failed:
             raise SystemExit(1)
@@ -108,11 +109,21 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
         raise SystemExit(1)
 
 
-def _emit(text: str, output: str | None) -> None:
+def _load(store: TraceStore, db: str, tid: str) -> RequestTrace:
+    """Trace ``tid`` of ``store``; a missing id or an unreadable (corrupt) trace is one clean error
+    naming the database and the trace (the store is closed first)."""
+    try:
+        return store.load(tid)
+    except KeyError:
+        store.close()
+        raise click.ClickException(f"{db}: no trace with id {tid!r}") from None
+    except StoreError as exc:
+        store.close()
+        raise click.ClickException(f"{exc} (trace {one_line(tid)!r})") from None
+
+
+def _emit(text: str, output: str | None, db: str) -> None:
     if output is None:
         click.echo(text)
         return
-    try:
-        Path(output).write_text(text + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise click.ClickException(f"{output}: cannot write ({exc.strerror or exc})") from None
+    write_output(output, [db], lambda fh: fh.write(text + "\n"), json_text=True)

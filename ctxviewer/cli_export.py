@@ -6,11 +6,11 @@ gives the same traces back (:mod:`ctxviewer.importers.ctxviewer_otlp`).
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
+from typing import TextIO
 
 import click
 
+from .cli_write import check_output, write_output
 from .export_otlp import export_request
 from .importers.native import write_jsonl
 from .model import RequestTrace
@@ -64,20 +64,20 @@ def export_cmd(db: str, trace_ids: tuple[str, ...], output: str, fmt: str, rules
         ctxviewer export traces.db budget-8k -o one.otlp.json
         ctxviewer export traces.db --redact user-ids,emails,api-keys -o shared.jsonl --format native
     """
+    check_output(output, [db])
     traces = load_traces(db, trace_ids)
     if rules_spec is not None:
         traces = _redacted(traces, rules_spec)
-    tmp = Path(f"{output}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            if fmt == "native":
-                write_jsonl(traces, fh)
-            else:
-                json.dump(export_request(traces), fh, ensure_ascii=False, separators=(",", ":"))
-        os.replace(tmp, output)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise click.ClickException(f"{output}: cannot write: {exc.strerror or exc}") from None
+
+    def write(fh: TextIO) -> None:
+        if fmt == "native":
+            write_jsonl(traces, fh)
+        else:
+            json.dump(export_request(traces), fh, ensure_ascii=False, separators=(",", ":"))
+
+    write_output(output, [db], write, json_text=True)
+    if output == "-":
+        return
     click.echo(f"exported {len(traces)} trace(s) from {db} to {output} ({fmt})")
 
 

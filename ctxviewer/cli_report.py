@@ -24,9 +24,11 @@ def report_cmd(db: str, trace_ids: tuple[str, ...], output: str) -> None:
         ctxviewer report sample_traces/samples.db ticket-injection -o ticket.html
     """
     from .audit_report import render_report
+    from .cli_write import check_output, write_output
     from .sarif import db_reviews
     from .store import StoreError, TraceQuery, TraceStore
 
+    check_output(output, [db])
     try:
         with TraceStore.open(db) as store:
             ids = list(trace_ids) or [r.trace_id for r in store.list(TraceQuery(), 0, -1)]
@@ -39,8 +41,7 @@ def report_cmd(db: str, trace_ids: tuple[str, ...], output: str) -> None:
     except StoreError as exc:
         raise click.ClickException(str(exc)) from None
     html = render_report(traces, db_reviews(db), title=f"ctxviewer audit report: {Path(db).name}")
-    try:
-        Path(output).write_text(html, encoding="utf-8")
-    except OSError as exc:
-        raise click.ClickException(f"{output}: cannot write ({exc.strerror or exc})") from None
+    write_output(output, [db], lambda fh: fh.write(html), json_text=False)
+    if output == "-":
+        return
     click.echo(f"wrote {output}: {len(traces)} trace(s)")
