@@ -23,7 +23,7 @@ def check_output(output: str, inputs: Iterable[str]) -> None:
         raise click.BadParameter(str(exc), param_hint="'-o' / '--output'") from None
 
 
-def write_output(output: str, inputs: Iterable[str], write: Callable[[TextIO], None], *, json_text: bool) -> None:
+def write_output(output: str, inputs: Iterable[str], write: Callable[[TextIO], object], *, json_text: bool) -> None:
     """Call ``write`` with a text stream for ``output`` (``-``: standard output; else an atomic
     write of the guarded target). On standard output trace text stays inert
     (:mod:`ctxviewer.cli_output`): JSON (``json_text``) gets ``\\uXXXX`` escapes, other text the
