@@ -161,9 +161,20 @@ def _doc_items(docs: list[Document]) -> list[ContextItem]:
 
 
 def response_of(call: LLMCall) -> tuple[Response | None, tuple[ToolCall, ...]]:
-    """Response (first output message) and its tool calls (arguments as sent)."""
+    """Response (first output message) and its tool calls (arguments as sent).
+
+    Output messages are choices (OTel GenAI ``gen_ai.output.messages``: one message per choice), so
+    only the first is read -- except when several output messages carry tool calls and no text:
+    some instrumentations (Koog) write each tool call of one turn as its own message, and n choices
+    of nothing but tool calls are not a real shape, so their tool calls are read as one turn.
+    """
     first = call.output[0] if call.output else None
     calls = gm.tool_call_parts(first) if first else []
+    if len(call.output) > 1 and all(
+            gm.tool_call_parts(m) and not any(p.get("type") == "text" and p.get("content")
+                                               for p in m.get("parts") or [])
+            for m in call.output):
+        calls = [c for m in call.output for c in gm.tool_call_parts(m)]
     tool_calls = tuple(ToolCall(name=str(c.get("name") or ""), arguments=gm.arguments_string(c.get("arguments")),
                                 id=None if c.get("id") in (None, "") else str(c.get("id"))) for c in calls)
     reason = call.finish_reason or (first.get("finish_reason") if first else None)
