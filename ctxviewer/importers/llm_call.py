@@ -170,11 +170,12 @@ def response_of(call: LLMCall) -> tuple[Response | None, tuple[ToolCall, ...]]:
     """
     first = call.output[0] if call.output else None
     calls = gm.tool_call_parts(first) if first else []
-    if len(call.output) > 1 and all(
+    outputs = call.output or []
+    if len(outputs) > 1 and all(
             gm.tool_call_parts(m) and not any(p.get("type") == "text" and p.get("content")
                                                for p in m.get("parts") or [])
-            for m in call.output):
-        calls = [c for m in call.output for c in gm.tool_call_parts(m)]
+            for m in outputs):
+        calls = [c for m in outputs for c in gm.tool_call_parts(m)]
     tool_calls = tuple(ToolCall(name=str(c.get("name") or ""), arguments=gm.arguments_string(c.get("arguments")),
                                 id=None if c.get("id") in (None, "") else str(c.get("id"))) for c in calls)
     reason = call.finish_reason or (first.get("finish_reason") if first else None)

@@ -36,7 +36,8 @@ def _usage(t: RequestTrace) -> tuple[int | None, ...]:
 EXPECTED: dict[str, list[dict[str, Any]]] = {
     "koog-2025-08-26.trace.json": [
         dict(id="042f9350c3729147", model=("openai", "gpt-4o"), roles=[("policy", "system"), ("user", "user")],
-             tools=[], calls=[("HelloTool", '{"name": "Bob"}', "call_n2HaWg9KFP0BZDqXv6G4b3nJ")],
+             tools=[], calls=[("HelloTool", '{"name": "Bob"}', "call_n2HaWg9KFP0BZDqXv6G4b3nJ"),
+                             ("ByeTool", '{"name": "Bob"}', "call_dOeEHJDI0liHrCdFWTpkTsuO")],  # one message each
              usage=(47, 106, None, None, None), text=None),
         dict(id="e44e72cf2d221781", model=("openai", "gpt-4o"),
              roles=[("policy", "system"), ("user", "user")] + [("history", "tool")] * 4, tools=[], calls=[],
