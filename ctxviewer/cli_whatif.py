@@ -7,6 +7,7 @@ the same the GUI's what-if panel calls.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import click
@@ -31,11 +32,32 @@ def _pairs(values: tuple[str, ...], what: str) -> list[tuple[str, str]]:
     return out
 
 
-def _int(text: str, what: str) -> int:
+MAX_TOKENS = 10_000_000
+"""Largest token figure a what-if accepts (--capacity, --reserve, --cap, --add-tokens): ten million,
+five times the largest context windows offered today; a hypothetical item of that size is built as
+text and counted, so the bound also bounds memory and time."""
+
+
+def _int(text: str, what: str, *, low: int = 0, high: int = MAX_TOKENS, noun: str = "a whole number of tokens") -> int:
+    """``text`` as an int in ``low..high``; otherwise :class:`click.BadParameter` (exit 2)."""
     try:
-        return int(text.replace(",", "").replace("_", ""))
+        value = int(text.replace(",", "").replace("_", ""))
     except ValueError:
-        raise click.BadParameter(f"{what}: {text!r} is not a whole number of tokens") from None
+        raise click.BadParameter(f"{what}: {text!r} is not {noun}") from None
+    if not low <= value <= high:
+        raise click.BadParameter(f"{what}: {value:,} is out of range ({low:,} to {high:,})")
+    return value
+
+
+def _number(text: str, what: str) -> float:
+    """``text`` as a finite float (a priority); otherwise :class:`click.BadParameter`."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise click.BadParameter(f"{what}: {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise click.BadParameter(f"{what}: {text!r} is not a finite number")
+    return value
 
 
 def _added(specs: tuple[str, ...], sized: tuple[str, ...]) -> tuple[Candidate, ...]:
@@ -45,11 +67,17 @@ def _added(specs: tuple[str, ...], sized: tuple[str, ...]) -> tuple[Candidate, .
         if len(parts) != 3:
             raise click.BadParameter(f"{spec!r}: expected KIND:PRIORITY:TEXT (or KIND:PRIORITY:TOKENS)")
         try:
-            kind, prio = Kind(parts[0]), float(parts[1])
+            kind = Kind(parts[0])
         except ValueError:
-            raise click.BadParameter(f"{spec!r}: kind one of {', '.join(k.value for k in Kind)}, "
-                                     "priority a number") from None
-        text = filler(_int(parts[2], spec)) if n > len(specs) else parts[2]
+            raise click.BadParameter(f"{spec!r}: kind one of {', '.join(k.value for k in Kind)}") from None
+        option = "--add-tokens" if n > len(specs) else "--add"
+        prio = _number(parts[1], f"{option} {spec!r}: priority")
+        if n > len(specs):
+            text = filler(_int(parts[2], f"{option} {spec!r}: tokens"))
+        elif not parts[2]:
+            raise click.BadParameter(f"{option} {spec!r}: the text is empty")
+        else:
+            text = parts[2]
         out.append(Candidate(kind, f"what-if-{n}", text, prio))
     return tuple(out)
 
@@ -118,7 +146,7 @@ def whatif_cmd(db: str, trace_id: str, capacity: str | None, reserve: str | None
     except KeyError:
         raise click.ClickException(f"{db}: no trace with id {trace_id!r}") from None
     try:
-        cap_map = {Category(k): _int(v, k) for k, v in _pairs(caps, "CATEGORY=N")}
+        cap_map = {Category(k): _int(v, f"--cap {k}") for k, v in _pairs(caps, "CATEGORY=N")}
     except ValueError:
         raise click.BadParameter("--cap: category one of sys, hist, memory, evidence, tools, user") from None
     known = {it.id for it in trace.items}
@@ -126,19 +154,18 @@ def whatif_cmd(db: str, trace_id: str, capacity: str | None, reserve: str | None
     for k, v in _pairs(priorities, "ID=P"):
         if k not in known:
             raise click.BadParameter(f"--priority: trace {trace_id!r} has no item {k!r}")
-        try:
-            prio_map[k] = float(v)
-        except ValueError:
-            raise click.BadParameter(f"--priority {k}={v}: not a number") from None
+        prio_map[k] = _number(v, f"--priority {k}")
     for i in pins + unpins:
         if i not in known:
             raise click.BadParameter(f"--pin/--unpin: trace {trace_id!r} has no item {i!r}")
+    added = _added(adds, sized)
     scenario = Scenario(
-        capacity=None if capacity is None else _int(capacity, "--capacity"),
+        capacity=None if capacity is None else _int(capacity, "--capacity", low=1),
         reserve=None if reserve is None else _int(reserve, "--reserve"),
         caps=cap_map, priorities=prio_map, pinned=frozenset(pins), unpinned=frozenset(unpins),
-        moves=tuple((k, _int(v, k) - 1) for k, v in _pairs(moves, "ID=POSITION")),
-        added=_added(adds, sized),
+        moves=tuple((k, _int(v, f"--move {k}", low=1, high=len(trace.items) + len(added), noun="a position")
+                     - 1) for k, v in _pairs(moves, "ID=POSITION")),
+        added=added,
     )
     outcome = run(trace, scenario)
     if save and outcome.trace is not None:

@@ -1,0 +1,61 @@
+"""New-user report A.4 and D.16: every number a what-if takes is checked up front. Token figures
+lie in 0..10,000,000 (capacity from 1), positions among the candidates, priorities finite; anything
+else is a usage error (exit 2) naming the option and the value, and nothing is built or written."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ctxviewer.cli import cli
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+HUGE = "999999999999999999999999"
+
+CASES = [
+    (["--add-tokens", f"evidence:0.5:{HUGE}"],
+     f"--add-tokens 'evidence:0.5:{HUGE}': tokens: 999,999,999,999,999,999,999,999 is out of range (0 to 10,000,000)"),
+    (["--add-tokens", "evidence:0.5:10000001"],
+     "--add-tokens 'evidence:0.5:10000001': tokens: 10,000,001 is out of range (0 to 10,000,000)"),
+    (["--add-tokens", "evidence:0.5:-100"], "--add-tokens 'evidence:0.5:-100': tokens: -100 is out of range (0 to 10,000,000)"),
+    (["--cap", "evidence=-3"], "--cap evidence: -3 is out of range (0 to 10,000,000)"),
+    (["--reserve", "-1"], "--reserve: -1 is out of range (0 to 10,000,000)"),
+    (["--capacity", "-5"], "--capacity: -5 is out of range (1 to 10,000,000)"),
+    (["--capacity", "0"], "--capacity: 0 is out of range (1 to 10,000,000)"),
+    (["--capacity", "99999999999999999999999999"],
+     "--capacity: 99,999,999,999,999,999,999,999,999 is out of range (1 to 10,000,000)"),
+    (["--priority", "policy=nan"], "--priority policy: 'nan' is not a finite number"),
+    (["--priority", "policy=x"], "--priority policy: 'x' is not a number"),
+    (["--move", "policy=-1"], "--move policy: -1 is out of range (1 to 25)"),
+    (["--move", "policy=0"], "--move policy: 0 is out of range (1 to 25)"),
+    (["--move", "policy=99999"], "--move policy: 99,999 is out of range (1 to 25)"),
+    (["--move", "policy=x"], "--move policy: 'x' is not a position"),
+    (["--add", "evidence:0.5:"], "--add 'evidence:0.5:': the text is empty"),
+    (["--add", "evidence:inf:text"], "--add 'evidence:inf:text': priority: 'inf' is not a finite number"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), CASES, ids=lambda v: " ".join(v) if isinstance(v, list) else None)
+def test_out_of_range_values_are_usage_errors(tmp_path: Path, args: list[str], message: str) -> None:
+    db = tmp_path / "good.db"
+    shutil.copyfile(SAMPLES, db)
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    save = tmp_path / "w.db"
+    res = CliRunner().invoke(cli, ["whatif", str(db), "budget-8k", *args, "--save", str(save)])
+    assert (res.exit_code, res.stdout) == (2, "")
+    assert res.stderr.endswith(f"Error: Invalid value: {message}\n")
+    assert "Traceback" not in res.stderr
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before and not save.exists()
+
+
+def test_bounds_themselves_are_accepted() -> None:
+    res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k", "--move", "policy=25", "--cap", "evidence=0",
+                                   "--reserve", "0", "--add-tokens", "evidence:0.5:0"])
+    assert res.exit_code == 0, res.stderr
+    assert res.stdout.splitlines()[:3] == ["what-if on budget-8k: reserve 0; cap evidence=0; move policy to 25; "
+                                           "add evidence what-if-1 (priority 0.5)",
+                                           "before trimming: fits, 2,000 tokens margin", "verdict: fits, 5,000 tokens margin"]
