@@ -78,6 +78,9 @@ def _records(path: Path, data: str, name: str) -> Iterator[tuple[int, str, str |
         except json.JSONDecodeError as exc:
             yield n, "", None, f"{path}:{n}: not JSON ({exc.msg} at column {exc.colno}); skipped"
             continue
+        except RecursionError:
+            yield n, "", None, f"{path}:{n}: not readable JSON (a value is nested too deep); skipped"
+            continue
         value = record.get(name) if isinstance(record, dict) else None
         if not isinstance(value, str):
             what = "has no" if not isinstance(record, dict) or name not in record else "has a non-text"
