@@ -171,3 +171,22 @@ def test_no_chat_spans_still_reported_without_rejections(tmp_path: Path) -> None
     assert problems == [ImportProblem(str(p), "whole file", "no chat spans found (1 other span(s): execute_tool)")]
     _p, traces, problems = _load(tmp_path, {"resourceSpans": []})
     assert [(pr.record, pr.message) for pr in problems] == [("whole file", "no chat spans found (no spans)")]
+
+
+def test_a_request_whose_lists_are_not_lists_is_one_problem_each_and_the_rest_loads(tmp_path: Path) -> None:
+    # A new user's file: one JSON Lines record {"resourceSpans": 5} beside a good request. It was
+    # "whole file: importer failed in load: TypeError" -- now each bad list is named by its path.
+    p = tmp_path / "t.jsonl"
+    good = _otlp(_span())
+    bad_scope = {"resourceSpans": [{"scopeSpans": "x"}]}
+    bad_spans = {"resourceSpans": [{"scopeSpans": [{"spans": {"a": 1}}]}]}
+    p.write_text("\n".join(json.dumps(d) for d in (good, {"resourceSpans": 5}, bad_scope, bad_spans)) + "\n")
+    recs = list(get_importer("otel").load(p))
+    traces = [r for r in recs if isinstance(r, RequestTrace)]
+    problems = [(r.record, r.message) for r in recs if isinstance(r, ImportProblem)]
+    assert [t.trace_id for t in traces] == [TRACE_ID]
+    assert problems == [
+        ("line 2 resourceSpans", "expected a list, got the number 5"),
+        ("line 3 resourceSpans[0]", "scopeSpans: expected a list, got a string"),
+        ("line 4 resourceSpans[0].scopeSpans[0].spans", "expected a list, got an object"),
+    ]

@@ -35,11 +35,17 @@ def sniff(doc: JsonPeek) -> float:
 
 def spans(obj: Mapping[str, Any], file: str, prefix: str = "") -> Iterator[SpanRecord]:
     """The spans of one OTLP request, in order; a bad resource or span yields an ImportProblem."""
-    for ri, rs in enumerate(obj.get("resourceSpans") or []):
+    resource_spans = obj.get("resourceSpans") or []
+    if not isinstance(resource_spans, list):
+        yield ImportProblem(file, f"{prefix}resourceSpans", f"expected a list, got {_json_type(resource_spans)}")
+        return
+    for ri, rs in enumerate(resource_spans):
         rpath = f"{prefix}resourceSpans[{ri}]"
         try:
             resource = decode_key_values(((rs.get("resource") or {}).get("attributes")), "resource.attributes")
             scope_spans = rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []
+            if not isinstance(scope_spans, list):
+                raise ValueError(f"scopeSpans: expected a list, got {_json_type(scope_spans)}")
         except (AttributeError, TypeError, ValueError) as exc:
             yield ImportProblem(file, rpath, str(exc))
             continue
@@ -50,7 +56,11 @@ def spans(obj: Mapping[str, Any], file: str, prefix: str = "") -> Iterator[SpanR
                 continue
             scope = ss.get("scope") or ss.get("instrumentationLibrary") or {}
             scope = {k: v for k, v in scope.items() if k in ("name", "version")} if isinstance(scope, Mapping) else {}
-            for pi, sp in enumerate(ss.get("spans") or []):
+            span_list = ss.get("spans") or []
+            if not isinstance(span_list, list):
+                yield ImportProblem(file, f"{spath}.spans", f"expected a list, got {_json_type(span_list)}")
+                continue
+            for pi, sp in enumerate(span_list):
                 record = f"{spath}.spans[{pi}]"
                 skipped: list[str] = []
                 try:
@@ -62,6 +72,19 @@ def spans(obj: Mapping[str, Any], file: str, prefix: str = "") -> Iterator[SpanR
                 where = f"{record} span {normalise_id(sid, 8)}" if sid else record
                 for message in skipped:
                     yield ImportProblem(file, where, message)
+
+
+def _json_type(value: Any) -> str:
+    """The JSON name of ``value``'s type (``number``, ``string``, ``object`` ...), for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return "a string"
+    return "an object" if isinstance(value, Mapping) else type(value).__name__
 
 
 def _span(sp: Any, record: str, resource: dict[str, Any], scope: dict[str, Any], skipped: list[str]) -> Span:
