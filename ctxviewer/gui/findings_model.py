@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from ..finding_view import SEVERITY_COLOR, SEVERITY_SYMBOL, FindingGroup, groups, row_label, where
 from ..findings import Finding
 from ..visible import one_line
 from .tables import plain_tooltip
+from .two_level_model import TwoLevelModel
 
 FindingRole = Qt.ItemDataRole.UserRole + 1
 """``data(index, FindingRole)`` -> the row's :class:`~ctxviewer.findings.Finding` (``None`` on a group row)."""
@@ -26,7 +27,7 @@ COLUMNS = ("Finding", "Table 3.1", "Message", "Where")
 _Index = QModelIndex | QPersistentModelIndex
 
 
-class FindingsModel(QAbstractItemModel):
+class FindingsModel(TwoLevelModel):
     """Findings of one trace grouped by severity, worst first (the observed row's first in a group)."""
 
     def __init__(self, parent: Any = None) -> None:
@@ -62,36 +63,14 @@ class FindingsModel(QAbstractItemModel):
 
     # ------------------------------------------------------------------ Qt overrides
 
-    def index(self, row: int, column: int, parent: _Index = QModelIndex()) -> QModelIndex:  # noqa: B008
-        if not 0 <= column < len(COLUMNS) or row < 0:
-            return QModelIndex()
-        if not parent.isValid():
-            return self.createIndex(row, column, 0) if row < len(self._groups) else QModelIndex()
-        if parent.internalId() == 0 and 0 <= parent.row() < len(self._groups):
-            if row < len(self._groups[parent.row()].findings):
-                return self.createIndex(row, column, parent.row() + 1)
-        return QModelIndex()
+    def group_count(self) -> int:
+        return len(self._groups)
 
-    def parent(self, index: _Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
-        if not index.isValid() or index.internalId() == 0:
-            return QModelIndex()
-        return self.createIndex(index.internalId() - 1, 0, 0)
+    def child_count(self, group: int) -> int:
+        return len(self._groups[group].findings)
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        if not parent.isValid():
-            return len(self._groups)
-        if parent.internalId() == 0 and parent.column() == 0 and 0 <= parent.row() < len(self._groups):
-            return len(self._groups[parent.row()].findings)
-        return 0
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+    def column_total(self) -> int:
         return len(COLUMNS)
-
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        try:
-            return self._data(index, role)
-        except Exception:  # data() never raises
-            return None
 
     def _data(self, index: _Index, role: int) -> Any:
         if not index.isValid():

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFontDatabase
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSplitter, QTreeView, QVBoxLayout, QWidget
 
@@ -21,6 +21,7 @@ from ..model import RequestTrace, ToolVerdict
 from ..tool_review import ToolCallReview, review_calls
 from ..visible import one_line, reveal
 from .tables import plain_tooltip
+from .two_level_model import TwoLevelModel
 
 COLUMNS = ("Call / check", "Outcome", "Detail")
 """Column titles."""
@@ -33,7 +34,7 @@ def verdict_text(r: ToolCallReview) -> str:
     return r.verdict.value.replace("_", " ") if r.verdict else "no verdict recorded"
 
 
-class ToolCallsModel(QAbstractItemModel):
+class ToolCallsModel(TwoLevelModel):
     """Calls (top level) and their checks (children). ``data()`` never raises."""
 
     def __init__(self, parent: Any = None) -> None:
@@ -53,35 +54,14 @@ class ToolCallsModel(QAbstractItemModel):
         n = index.row() if index.internalId() == 0 else index.internalId() - 1
         return self.reviews[n] if 0 <= n < len(self.reviews) else None
 
-    def index(self, row: int, column: int, parent: _Index = QModelIndex()) -> QModelIndex:  # noqa: B008
-        if not 0 <= column < len(COLUMNS) or row < 0:
-            return QModelIndex()
-        if not parent.isValid():
-            return self.createIndex(row, column, 0) if row < len(self.reviews) else QModelIndex()
-        if parent.internalId() == 0 and 0 <= parent.row() < len(self.reviews) and row < len(self.reviews[parent.row()].checks):
-            return self.createIndex(row, column, parent.row() + 1)
-        return QModelIndex()
+    def group_count(self) -> int:
+        return len(self.reviews)
 
-    def parent(self, index: _Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
-        if not index.isValid() or index.internalId() == 0:
-            return QModelIndex()
-        return self.createIndex(index.internalId() - 1, 0, 0)
+    def child_count(self, group: int) -> int:
+        return len(self.reviews[group].checks)
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        if not parent.isValid():
-            return len(self.reviews)
-        if parent.internalId() == 0 and parent.column() == 0 and 0 <= parent.row() < len(self.reviews):
-            return len(self.reviews[parent.row()].checks)
-        return 0
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+    def column_total(self) -> int:
         return len(COLUMNS)
-
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        try:
-            return self._data(index, role)
-        except Exception:  # data() never raises
-            return None
 
     def _data(self, index: _Index, role: int) -> Any:
         r = self.review(index)
