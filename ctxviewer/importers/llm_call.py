@@ -43,8 +43,8 @@ from ..model import (
     Usage,
 )
 from .otel import messages as gm
+from .otel.mapping import message_item
 
-POLICY_ROLES = frozenset({"system", "developer"})
 """Roles whose messages are application policy (trusted)."""
 
 
@@ -137,13 +137,9 @@ def build_items(call: LLMCall) -> tuple[list[ContextItem], str | None]:
         role = msg.get("role")
         role = None if role is None else str(role)
         text = gm.message_text(msg)
-        if role in POLICY_ROLES:
-            items.append(_item(Kind.POLICY, f"msg-{i}", text, role, Trust.TRUSTED, i))
-        elif i == last_user:
+        if i == last_user:
             user_request = text
-            items.append(_item(Kind.USER, f"msg-{i}", text, role, Trust.UNTRUSTED, i))
-        else:
-            items.append(_item(Kind.HISTORY, f"msg-{i}", text, role, Trust.UNTRUSTED, i))
+        items.append(message_item(i, role, text, is_user_request=i == last_user))
     if docs_at >= len(msgs):
         items.extend(_doc_items(call.documents))
     seen: dict[str, int] = {}

@@ -178,6 +178,17 @@ def _item(kind: Kind, item_id: str, content: str, role: str | None, trust: Trust
     )
 
 
+def message_item(index: int, role: str | None, text: str, *, is_user_request: bool) -> ContextItem:
+    """Input message ``index`` as a context item ``msg-<index>``: a system or developer message is
+    trusted policy (:data:`POLICY_ROLES`), the last user turn the user request, anything else
+    untrusted history (the message's turn recorded as its source)."""
+    if role in POLICY_ROLES:
+        return _item(Kind.POLICY, f"msg-{index}", text, role, Trust.TRUSTED, index)
+    if is_user_request:
+        return _item(Kind.USER, f"msg-{index}", text, role, Trust.UNTRUSTED, index)
+    return _item(Kind.HISTORY, f"msg-{index}", text, role, Trust.UNTRUSTED, index)
+
+
 def _message_list(attrs: Mapping[str, Any], key: str, problems: list[str] | None) -> list[gm.Message] | None:
     """The semconv message list ``attrs[key]``; a value that is not a list is ``None`` (not
     recorded) and appends a problem naming ``key``."""
@@ -233,13 +244,9 @@ def build_items(attrs: Mapping[str, Any], problems: list[str] | None = None) -> 
     for i, msg in enumerate(messages):
         role = _str(msg.get("role"))
         text = gm.message_text(msg)
-        if role in POLICY_ROLES:
-            items.append(_item(Kind.POLICY, f"msg-{i}", text, role, Trust.TRUSTED, i))
-        elif i == last_user:
+        if i == last_user:
             user_request = text
-            items.append(_item(Kind.USER, f"msg-{i}", text, role, Trust.UNTRUSTED, i))
-        else:
-            items.append(_item(Kind.HISTORY, f"msg-{i}", text, role, Trust.UNTRUSTED, i))
+        items.append(message_item(i, role, text, is_user_request=i == last_user))
     defs = gm.parse_tool_definitions(_first(attrs, "gen_ai.tool.definitions", "ai.prompt.tools"))
     if defs is None:
         defs = gm.indexed_functions(attrs)
