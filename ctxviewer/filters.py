@@ -252,6 +252,8 @@ def compile_filter(text: str) -> CompiledFilter:
     (message and 0-based column) for a syntax error, an unknown field, an operator a field does
     not take, or a value of the wrong type (``capacity < lots``).
     """
+    if not text.strip():  # no filter: no parser built (lark's grammar takes ~0.1 s at start-up)
+        return CompiledFilter("1", (), text)
     tree = parse_filter(text)
     if not tree.children:
         return CompiledFilter("1", (), text)

@@ -27,8 +27,6 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-import jsonschema
-
 from .model import Kind, RequestTrace, Status, ToolCall, ToolVerdict
 
 DESTRUCTIVE: dict[str, re.Pattern[str]] = {
@@ -176,6 +174,8 @@ def review_call(trace: RequestTrace, index: int, defs: dict[str, tuple[str, dict
             checks.append(CallCheck("arguments_json", False, detail, "ctxviewer"))
     schema = definition.get("parameters") if definition else None
     if args is not None and isinstance(schema, dict):
+        import jsonschema  # when a call has a schema to check (start-up, issue 11)
+
         try:
             cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
             cls.check_schema(schema)

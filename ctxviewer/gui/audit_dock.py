@@ -15,13 +15,16 @@ budget chart room to be read. The user can dock it (double-click its title) and 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QMenu
 
-from .audit_view import AuditView
 from .worker import Task
+
+if TYPE_CHECKING:
+    from .audit_view import AuditView
 
 
 class AuditController(QObject):
@@ -31,10 +34,9 @@ class AuditController(QObject):
         super().__init__(window)
         self.window = window
         self.db_path: Path | None = None
-        self.view = AuditView()
+        self._view: AuditView | None = None  # built when the dock is first shown (start-up, issue 11)
         self.dock = QDockWidget("Audit findings", window)
         self.dock.setObjectName("auditDock")
-        self.dock.setWidget(self.view)
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
         self.dock.hide()
         menu = window.menuBar().addMenu("&Review")
@@ -55,6 +57,16 @@ class AuditController(QObject):
         opened = getattr(window, "sig_database_opened", None)
         if opened is not None:
             opened.connect(self._on_database)
+
+    @property
+    def view(self) -> AuditView:
+        """The audit view in the dock (built on first use)."""
+        if self._view is None:
+            from .audit_view import AuditView
+
+            self._view = AuditView()
+            self.dock.setWidget(self._view)
+        return self._view
 
     def _on_database(self, path: str) -> None:
         self.db_path = Path(path)
@@ -132,7 +144,8 @@ class AuditController(QObject):
 
     def close(self) -> None:
         """Stop collecting and close the review file (the window is closing)."""
-        self.view.close_review()
+        if self._view is not None:
+            self._view.close_review()
         if self.export_task is not None:
             self.export_task.cancel()
             self.export_task.wait()

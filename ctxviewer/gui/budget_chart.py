@@ -13,24 +13,31 @@ range) and the assessment's state, verdict and numbers; it derives nothing itsel
   (:attr:`ctxviewer.assessment.Assessment.verdict`), then the numbers line.
 
 :meth:`BudgetChart.segments` returns what was drawn, so tests assert bar values, not pixels.
+
+Start-up (issue 11): the words, numbers and legend are ordinary Qt widgets painted at once; the
+pyqtgraph plot (:mod:`ctxviewer.gui.budget_plot`, which imports pyqtgraph and numpy: about a third
+of a second) is built right after the chart is first painted, or at once by :meth:`BudgetChart.ensure_plot`
+(called by every accessor that reads the plot). Until then a blank placeholder holds its place.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
 from ..assessment import Assessment, BudgetFigure, assess
-from ..axis_labels import tick_labels
 from ..budget import BarSegment
 from ..columns import fmt_int
 from ..finding_view import state_headline
 from ..model import RequestTrace
 from .chart_legend import ChartLegend
+
+if TYPE_CHECKING:
+    import pyqtgraph as pg
+
+    from .budget_plot import BudgetPlot
 
 COLORS: dict[str, str] = {
     "sys": "#2563eb",
@@ -51,21 +58,9 @@ order, reserved output, margin, overflow, then the hatched "omitted" swatch."""
 OMITTED_LEGEND = "omitted (hatched)"
 """Legend label of the omitted row's swatch."""
 EMPTY_TEXT = "No trace selected."
+"""What the chart says when it shows no trace."""
 PLOT_MIN_PX = 150
 """The plot's minimum height in pixels (three bars and the axis)."""
-"""What the chart says when it shows no trace."""
-
-_DARK_TEXT = {"margin"}
-_BAR_HEIGHT = 0.6
-_MIN_LABEL_FRACTION = 0.06
-"""A segment narrower than this share of the x range gets no value label (it would not fit)."""
-
-
-class TokenAxis(pg.AxisItem):  # type: ignore[misc]  # pyqtgraph is untyped
-    """A token axis labelled ``2k 4k`` / ``0.5M 1M`` with separators (:mod:`ctxviewer.axis_labels`)."""
-
-    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
-        return tick_labels([v * scale for v in values], spacing * scale)
 
 
 class BudgetChart(QWidget):
@@ -75,22 +70,13 @@ class BudgetChart(QWidget):
         super().__init__(parent)
         self._segments: dict[str, list[BarSegment]] = {"used": [], "omitted": [], "declared": []}
         self._tooltips: list[str] = []
-        self._capacity_line: pg.InfiniteLine | None = None
-        self._input_limit_line: pg.InfiniteLine | None = None
         self._figure: BudgetFigure | None = None
-
-        self._layout_widget = pg.GraphicsLayoutWidget()
-        self._layout_widget.setBackground("w")
-        self._layout_widget.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self._layout_widget.setMinimumHeight(PLOT_MIN_PX)
-        self._plot: pg.PlotItem = self._layout_widget.addPlot(
-            row=0, col=0, axisItems={"bottom": TokenAxis(orientation="bottom")})
-        self._plot.setMenuEnabled(False)
-        self._plot.setMouseEnabled(x=False, y=False)
-        self._plot.hideButtons()
-        for axis in ("left", "bottom"):
-            self._plot.getAxis(axis).setTextPen("#374151")
-            self._plot.getAxis(axis).setPen("#9ca3af")
+        self._plotter: BudgetPlot | None = None  # built after the first paint (ensure_plot)
+        self._build_pending = False
+        self._placeholder = QWidget()  # holds the plot's place until it is built
+        self._placeholder.setMinimumHeight(PLOT_MIN_PX)
+        self._placeholder.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self._placeholder.setStyleSheet("background: white;")
         self.legend = ChartLegend()
 
         self.state_label = QLabel()
@@ -121,11 +107,48 @@ class BudgetChart(QWidget):
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_label.setWordWrap(True)
         self._stack = QStackedWidget()
-        self._stack.addWidget(self._layout_widget)
+        self._stack.addWidget(self._placeholder)
         self._stack.addWidget(self.empty_label)
         lay.addWidget(self._stack, 1)
         lay.addWidget(self.legend)
+        self.installEventFilter(self)  # the first paint schedules the plot
         self.set_trace(None)
+
+    # ------------------------------------------------------------------ the plot, after the first paint
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """After the chart's first paint, build the plot on the next turn of the event loop."""
+        if watched is self and event.type() == QEvent.Type.Paint and self._plotter is None and not self._build_pending:
+            self._build_pending = True
+            QTimer.singleShot(0, self, self.ensure_plot)
+        return False
+
+    def ensure_plot(self) -> pg.PlotItem:
+        """Build the pyqtgraph plot now if it is not built yet (imports pyqtgraph), draw the current
+        figure into it and return its ``PlotItem``."""
+        if self._plotter is None:
+            from .budget_plot import BudgetPlot
+
+            self._plotter = BudgetPlot(PLOT_MIN_PX)
+            self._plotter.draw(self._figure, COLORS, segment_tooltip)
+            showing = self._stack.currentWidget() is self._placeholder
+            self._stack.insertWidget(0, self._plotter.widget)  # the placeholder stays, unused
+            if showing:
+                self._stack.setCurrentWidget(self._plotter.widget)
+        return self._plotter.plot
+
+    @property
+    def plot_built(self) -> bool:
+        """True once the pyqtgraph plot exists (after the first paint or :meth:`ensure_plot`)."""
+        return self._plotter is not None
+
+    @property
+    def _plot(self) -> pg.PlotItem:
+        """The plot's ``PlotItem`` (built if needed; tests read its items and axes)."""
+        return self.ensure_plot()
+
+    def _plot_page(self) -> QWidget:
+        return self._plotter.widget if self._plotter is not None else self._placeholder
 
     # ------------------------------------------------------------------ public API
 
@@ -155,8 +178,10 @@ class BudgetChart(QWidget):
 
     @property
     def capacity_line(self) -> float | None:
-        """x position (tokens) of the capacity line, or ``None`` when C is not drawn."""
-        return None if self._capacity_line is None else float(self._capacity_line.value())
+        """x position (tokens) of the capacity line, or ``None`` when C is not drawn (builds the
+        plot if needed)."""
+        self.ensure_plot()
+        return self._plotter.capacity_line if self._plotter is not None else None
 
     def verdict(self) -> str:
         """The verdict text shown under the chart."""
@@ -180,65 +205,44 @@ class BudgetChart(QWidget):
         """Paint ``assessment.figure`` and its verdict, state and numbers; ``None`` shows the empty
         state (``empty_text`` in place of the plot, no axis). Derives nothing: every position and
         word comes from the core."""
-        self._plot.clear()
-        self._capacity_line = None
-        self._input_limit_line = None
-        self._tooltips = []
         if assessment is None:
             self._figure = None
             self._segments = {"used": [], "omitted": [], "declared": []}
+            self._tooltips = []
             self.legend.set_entries([])
             self._set_verdict("", "", "")
             self.numbers_label.setText("")
             self.empty_label.setText(empty_text)
             self._stack.setCurrentWidget(self.empty_label)
+            if self._plotter is not None:
+                self._plotter.draw(None, COLORS, segment_tooltip)
             return
-        self._stack.setCurrentWidget(self._layout_widget)
         fig = assessment.figure
         self._figure = fig
         self._segments = {"used": list(fig.used), "omitted": list(fig.omitted), "declared": list(fig.declared)}
         self._set_verdict(assessment.verdict, assessment.state.value, state_headline(assessment.state))  # symbol + word (issue 9)
         self.numbers_label.setText(assessment.numbers)
-
         legend: dict[str, tuple[str, str, str]] = {}
-        n = len(fig.rows)
-        for r, (row, segs) in enumerate(fig.rows):
-            y = n - 1 - r  # first row on top
+        self._tooltips = []
+        for row, segs in fig.rows:
             for s in segs:
-                self._draw_segment(s, y, row=row, x_max=fig.x_max)
+                self._tooltips.append(segment_tooltip(s, row))
                 legend.setdefault(s.key, (s.label, COLORS.get(s.key, "#9ca3af"), "dashed" if s.key == "margin" else "solid"))
         if fig.omitted:
             legend["omitted"] = (OMITTED_LEGEND, "#6b7280", "hatched")
-        if fig.capacity_line is not None:
-            self._capacity_line = self._vline(fig.capacity_line, f"C = {fmt_int(fig.capacity_line)}")
-        if fig.input_limit_line is not None:
-            self._input_limit_line = self._vline(
-                fig.input_limit_line, f"input limit = {fmt_int(fig.input_limit_line)}")
-        if fig.note is not None:
-            note = pg.TextItem(fig.note, color="#6b7280", anchor=(1, 0))  # hangs below the top edge
-            note.setPos(fig.x_max, n - 0.5)
-            self._plot.addItem(note)
-        self._plot.getAxis("left").setTicks([[(n - 1 - r, name) for r, (name, _) in enumerate(fig.rows)]])
         self.legend.set_entries([legend[k] for k in LEGEND_ORDER if k in legend])
-        self._plot.setXRange(0, fig.x_max, padding=0)
-        self._plot.setYRange(-0.5, n - 0.5, padding=0.05)
+        if self._plotter is not None:
+            self._plotter.draw(fig, COLORS, segment_tooltip)
+        self._stack.setCurrentWidget(self._plot_page())
 
     @property
     def input_limit_line(self) -> float | None:
-        """Separate limits: x position (tokens) of the input-limit line, or ``None``."""
-        return None if self._input_limit_line is None else float(self._input_limit_line.value())
+        """Separate limits: x position (tokens) of the input-limit line, or ``None`` (builds the
+        plot if needed)."""
+        self.ensure_plot()
+        return self._plotter.input_limit_line if self._plotter is not None else None
 
     # ------------------------------------------------------------------ internals
-
-    def _vline(self, x: int, label: str) -> pg.InfiniteLine:
-        line = pg.InfiniteLine(
-            pos=x, angle=90, movable=False, pen=pg.mkPen("#111827", width=2, style=Qt.PenStyle.DashLine),
-            label=label,
-            labelOpts={"position": 0.93, "color": "#111827", "fill": (255, 255, 255, 220),
-                       "anchors": [(1, 0.5), (1, 0.5)]},
-        )
-        self._plot.addItem(line)
-        return line
 
     def _set_verdict(self, text: str, state: str, word: str) -> None:
         self.verdict_label.setText(text)
@@ -249,26 +253,10 @@ class BudgetChart(QWidget):
             style.unpolish(label)
             style.polish(label)
 
-    def _draw_segment(self, s: BarSegment, y: int, *, row: str, x_max: float) -> None:
-        color = QColor(COLORS.get(s.key, "#9ca3af"))
-        declared, omitted = row == "declared", row == "omitted"
-        if declared:
-            color.setAlpha(120)
-        pen: Any = pg.mkPen("#ffffff", width=1)
-        brush: Any = color
-        if s.key == "margin":
-            pen = pg.mkPen("#6b7280", width=1, style=Qt.PenStyle.DashLine)
-        if omitted:  # what was dropped: outlined in the category's colour, hatched inside
-            pen = pg.mkPen(color, width=1.5)
-            brush = QBrush(color, Qt.BrushStyle.BDiagPattern)
-        bar = pg.BarGraphItem(x0=[s.start], width=[s.tokens], y=[y], height=[_BAR_HEIGHT], brush=brush, pen=pen)
-        what = {"omitted": " omitted", "declared": " declared", "used": "" if s.key in ("margin", "over", "out") else " retained"}[row]
-        tip = f"{s.label}: {fmt_int(s.tokens)} tokens{what}"
-        bar.setToolTip(tip)
-        self._tooltips.append(tip)
-        self._plot.addItem(bar)
-        if s.tokens / x_max >= _MIN_LABEL_FRACTION:
-            dark = s.key in _DARK_TEXT or declared or omitted
-            label = pg.TextItem(fmt_int(s.tokens), color="#111827" if dark else "#ffffff", anchor=(0.5, 0.5))
-            label.setPos(s.start + s.tokens / 2, y)
-            self._plot.addItem(label)
+
+def segment_tooltip(s: BarSegment, row: str) -> str:
+    """The hover text of segment ``s`` in figure row ``row`` (``used`` / ``omitted`` /
+    ``declared``), with the exact token count: ``"evidence: 1,500 tokens omitted"``."""
+    what = {"omitted": " omitted", "declared": " declared",
+            "used": "" if s.key in ("margin", "over", "out") else " retained"}[row]
+    return f"{s.label}: {fmt_int(s.tokens)} tokens{what}"

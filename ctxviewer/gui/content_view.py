@@ -10,17 +10,22 @@ Line breaks are normalised (``\\r\\n`` and ``\\r`` to ``\\n``) before both displ
 that document offsets and span offsets agree. Invisible and control characters (bidi controls,
 zero-width and tag characters, NUL, ESC) are shown as markers (:func:`ctxviewer.visible.reveal`);
 highlight and finding spans computed on the stored text are mapped onto the markers.
+
+Start-up (issue 11): while pygments has not been imported yet, a text that needs a lexer is shown
+plain first and coloured right after the view is painted (pygments takes about 0.1 s to import);
+:meth:`ContentView.spans` applies a pending colouring at once.
 """
 
 from __future__ import annotations
 
+import sys
 from bisect import bisect_right
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QSyntaxHighlighter, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QTextEdit, QWidget
 
-from ..highlight import StyleSpan, highlight_spans, utf16_offsets
+from ..highlight import StyleSpan, guess_language, highlight_spans, utf16_offsets
 from ..large_text import HIGHLIGHT_LIMIT, preview
 from ..model import NOT_RECORDED
 from ..visible import Revealed, reveal
@@ -115,6 +120,10 @@ class ContentView(QPlainTextEdit):
         self._spans: list[StyleSpan] = []
         self._revealed: Revealed | None = None
         self._full: tuple[str | None, str | None] = (None, None)
+        self._pending: tuple[str, str, Revealed] | None = None
+        """A colouring waiting for the first paint: (text, language, revealed) -- see the module docstring."""
+        self._painted = False
+        self.viewport().installEventFilter(self)
         self._banner = QWidget(self)  # the large-item notice and "Show all", above the text
         self._notice = QLabel(self._banner)
         self._notice.setTextFormat(Qt.TextFormat.PlainText)
@@ -134,6 +143,7 @@ class ContentView(QPlainTextEdit):
         a "Show all" button (``whole=True`` shows everything); highlighting covers at most
         :data:`ctxviewer.large_text.HIGHLIGHT_LIMIT` code points."""
         self._full = (text, language)
+        self._pending = None
         self._set_notice(None)
         if text is None:
             self._spans = []
@@ -148,13 +158,46 @@ class ContentView(QPlainTextEdit):
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         shown = reveal(text)  # invisible and control characters as visible markers; stored text unchanged
         self._revealed = shown
-        spans = highlight_spans(text[:HIGHLIGHT_LIMIT], language)
-        if shown.changed:
-            spans = [StyleSpan(shown.to_display(s), shown.to_display(s + n) - shown.to_display(s), t) for s, n, t in spans]
-        self._spans = utf16_offsets(shown.text, spans)
+        head = text[:HIGHLIGHT_LIMIT]
+        if "pygments" not in sys.modules:
+            lang = language or (guess_language(head) if head else None)
+            if lang is not None:  # the first lexer of the session: colour after the paint
+                self._spans = []
+                self._highlighter.set_spans([])
+                self.setPlainText(shown.text)
+                self._pending = (head, lang, shown)
+                if self._painted:
+                    QTimer.singleShot(0, self._apply_pending)
+                return
+        self._spans = self._colour(head, language, shown)
         self._highlighter.set_spans([])  # no stale spans while the new text is laid out
         self.setPlainText(shown.text)
         self._highlighter.set_spans(self._spans)
+
+    @staticmethod
+    def _colour(head: str, language: str | None, shown: Revealed) -> list[StyleSpan]:
+        """Highlight spans of ``head`` in UTF-16 offsets of the shown (revealed) text."""
+        spans = highlight_spans(head, language)
+        if shown.changed:
+            spans = [StyleSpan(shown.to_display(s), shown.to_display(s + n) - shown.to_display(s), t) for s, n, t in spans]
+        return utf16_offsets(shown.text, spans)
+
+    def _apply_pending(self) -> None:
+        """Colour the text shown now if its colouring waited for the first paint."""
+        if self._pending is None:
+            return
+        head, lang, shown = self._pending
+        self._pending = None
+        self._spans = self._colour(head, lang, shown)
+        self._highlighter.set_spans(self._spans)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Once the text area has been painted, a waiting colouring runs on the next loop turn."""
+        if watched is self.viewport() and event.type() == QEvent.Type.Paint and not self._painted:
+            self._painted = True
+            if self._pending is not None:
+                QTimer.singleShot(0, self._apply_pending)
+        return super().eventFilter(watched, event)
 
     def show_all(self) -> None:
         """Show the whole of a text that was shown as a preview ("Show all")."""
@@ -194,6 +237,7 @@ class ContentView(QPlainTextEdit):
     def clear_content(self) -> None:
         """Show nothing (and the default placeholder)."""
         self._full = (None, None)
+        self._pending = None
         self._set_notice(None)
         self._spans = []
         self._highlighter.set_spans([])
@@ -201,7 +245,9 @@ class ContentView(QPlainTextEdit):
         self.setPlaceholderText("Select an item to see its content.")
 
     def spans(self) -> list[StyleSpan]:
-        """The spans painted, in UTF-16 document offsets."""
+        """The spans painted, in UTF-16 document offsets (a colouring still waiting for the first
+        paint is applied first)."""
+        self._apply_pending()
         return list(self._spans)
 
     # ---------------------------------------------------------------- finding marks (issue 9)

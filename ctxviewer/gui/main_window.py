@@ -50,7 +50,7 @@ from .trace_actions import TraceActions
 from .trace_list_model import TraceListModel
 from .trace_panel import TracePanel
 from .upgrade_offer import UpgradeOffer
-from .whatif_panel import WhatIfController
+from .whatif_controller import WhatIfController
 
 DB_SUFFIXES = (".db", ".sqlite", ".sqlite3", ".ctxdb")
 """File suffixes treated as trace databases when dropped or opened (besides the SQLite header)."""

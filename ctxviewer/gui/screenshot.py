@@ -56,6 +56,8 @@ def screenshot_window(db_path: str | Path, trace_id: str, size: tuple[int, int] 
             window.show()
             for _ in range(3):
                 app.processEvents()
+            window.panel.finish_deferred()  # the chart's plot and the colours, built after a paint
+            app.processEvents()
             yield window
         finally:
             window.close()

@@ -98,6 +98,12 @@ class TracePanel(QWidget):
         self.tabs.set_trace(trace, self.assessment)
         self.answer.set_trace(trace)
 
+    def finish_deferred(self) -> None:
+        """Do now what waits for the first paint (issue 11: the chart's pyqtgraph plot, the content
+        view's first colouring), e.g. before grabbing a screenshot."""
+        self.chart.ensure_plot()
+        self.content.spans()
+
     def apply_default_sizes(self, height: int) -> None:
         """Share ``height`` pixels: the header as tall as its rows, the chart about a third of the
         rest, then the items and the content."""

@@ -19,8 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -31,7 +30,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QMainWindow,
     QPlainTextEdit,
     QPushButton,
     QSpinBox,
@@ -360,34 +358,3 @@ class WhatIfPanel(QWidget):
         self.last_message = text
         self.status.setText(text)
 
-
-class WhatIfController(QObject):
-    """**Trace › What-if…** (Ctrl+Shift+W): a what-if window on the main window's selected trace."""
-
-    def __init__(self, window: QMainWindow) -> None:
-        super().__init__(window)
-        self.window = window
-        self.panel = WhatIfPanel()
-        self.panel.setWindowTitle("ctxviewer — what-if")
-        self.panel.resize(1280, 800)
-        menu = window.menuBar().addMenu("&Trace")
-        self.act = QAction("&What-if…", window)
-        self.act.setShortcut(QKeySequence("Ctrl+Shift+W"))
-        self.act.triggered.connect(self.open)
-        menu.addAction(self.act)
-        selected = getattr(window, "sig_trace_selected", None)
-        if selected is not None:
-            selected.connect(lambda _tid: self.panel.isVisible() and self._load())
-
-    def _load(self) -> None:
-        store = getattr(self.window, "store", None)
-        self.panel.set_trace(getattr(self.window, "trace", None), Path(store.path) if store is not None else None)
-
-    def open(self) -> None:
-        """Show the what-if window on the selected trace."""
-        if getattr(self.window, "trace", None) is None:
-            self.window.statusBar().showMessage("Select a trace first.")
-            return
-        self._load()
-        self.panel.show()
-        self.panel.raise_()

@@ -20,7 +20,6 @@ No Qt here.
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -87,7 +86,9 @@ class Registry:
             self._importers.setdefault(name, imp)
         if self._group is None:
             return
-        for ep in importlib.metadata.entry_points(group=self._group):
+        from importlib.metadata import entry_points  # only when plug-ins are looked up (start-up, issue 11)
+
+        for ep in entry_points(group=self._group):
             try:
                 imp = _resolve(ep.load())
             except Exception as exc:  # a broken plug-in never breaks the built-ins

@@ -10,8 +10,9 @@ expressions or small functions over the text; they never see which item the text
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Protocol
+from typing import Any, Callable, Iterable, Iterator, Protocol
 
 from ..findings import Severity
 
@@ -50,13 +51,61 @@ class Rule(Protocol):
         ...
 
 
+class LazyPattern:
+    """A regular expression compiled when first used, not at import (issue 11: compiling the
+    scanner's ~200 patterns took ~0.1 s of every command's start-up, also of commands that scan
+    nothing). Same ``pattern`` and ``flags`` as ``re.compile(pattern, flags)``; ``finditer``,
+    ``search``, ``match`` and ``fullmatch`` behave exactly like the compiled pattern's."""
+
+    __slots__ = ("_compiled", "flags", "pattern")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern = pattern
+        """The pattern text, as given."""
+        self.flags = flags
+        """The ``re`` flags, as given."""
+        self._compiled: re.Pattern[str] | None = None
+
+    def compiled(self) -> re.Pattern[str]:
+        """The compiled pattern (compiled on the first call; raises ``re.error`` for a bad pattern)."""
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern, self.flags)
+        return self._compiled
+
+    def finditer(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> Iterator[re.Match[str]]:
+        """``re.Pattern.finditer``."""
+        return self.compiled().finditer(string, pos, endpos)
+
+    def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        """``re.Pattern.search``."""
+        return self.compiled().search(string, pos, endpos)
+
+    def match(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        """``re.Pattern.match``."""
+        return self.compiled().match(string, pos, endpos)
+
+    def fullmatch(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        """``re.Pattern.fullmatch``."""
+        return self.compiled().fullmatch(string, pos, endpos)
+
+    def __getattr__(self, name: str) -> Any:  # anything else a compiled pattern has
+        return getattr(self.compiled(), name)
+
+    def __repr__(self) -> str:
+        return f"LazyPattern({self.pattern!r}, {self.flags!r})"
+
+
+Pattern = re.Pattern[str] | LazyPattern
+"""A compiled pattern or one compiled on first use (:class:`LazyPattern`)."""
+
+
 @dataclass(frozen=True)
 class PatternRule:
     """A rule made of regular expressions, each with its reason (``{m}`` is the matched text)."""
 
     id: str
     title: str
-    patterns: tuple[tuple[re.Pattern[str], str], ...]
+    patterns: tuple[tuple[Pattern, str], ...]
     severity: Severity = Severity.WARNING
     accept: Callable[[str, re.Match[str]], bool] | None = None
     """Optional extra test on a match (e.g. "the sentence is addressed to the model")."""
@@ -80,6 +129,7 @@ def _short(s: str, n: int = 60) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
-def rx(*alternatives: str) -> re.Pattern[str]:
-    """One case-insensitive pattern from ``alternatives`` (verbose off, Unicode word classes)."""
-    return re.compile("|".join(f"(?:{a})" for a in alternatives), re.IGNORECASE | re.UNICODE)
+def rx(*alternatives: str) -> LazyPattern:
+    """One case-insensitive pattern from ``alternatives`` (verbose off, Unicode word classes),
+    compiled on first use (:class:`LazyPattern`)."""
+    return LazyPattern("|".join(f"(?:{a})" for a in alternatives), re.IGNORECASE | re.UNICODE)

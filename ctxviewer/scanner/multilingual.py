@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from ..findings import Severity
-from ._api import PatternRule
+from ._api import LazyPattern, PatternRule
 
 
 def _near(a: str, b: str, gap: int = 40) -> str:
@@ -104,16 +104,16 @@ _LANG: dict[str, tuple[str, str, str, str]] = {
 _FLAGS = re.IGNORECASE | re.UNICODE
 
 
-def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
-    out: list[tuple[re.Pattern[str], str]] = []
+def _patterns() -> tuple[tuple[LazyPattern, str], ...]:
+    out: list[tuple[LazyPattern, str]] = []
     for lang, (ignore, objects, answer, say_that) in _LANG.items():
-        out.append((re.compile(_near(ignore, objects, 30), _FLAGS),
+        out.append((LazyPattern(_near(ignore, objects, 30), _FLAGS),
                     f"[{lang}] tells the model to drop its instructions or input: '{{m}}'"))
-        out.append((re.compile(_near(ignore, say_that, 60), _FLAGS),
+        out.append((LazyPattern(_near(ignore, say_that, 60), _FLAGS),
                     f"[{lang}] tells the model to disregard its input and assert something else: '{{m}}'"))
-        out.append((re.compile(answer, _FLAGS),
+        out.append((LazyPattern(answer, _FLAGS),
                     f"[{lang}] speaks of the model's own answer: '{{m}}'"))
-        out.append((re.compile(say_that, _FLAGS), f"[{lang}] tells the model what to assert: '{{m}}'"))
+        out.append((LazyPattern(say_that, _FLAGS), f"[{lang}] tells the model what to assert: '{{m}}'"))
     return tuple(out)
 
 

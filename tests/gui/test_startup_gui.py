@@ -1,6 +1,6 @@
 """Start-up of the window (issue 11): opening a database and showing its first trace needs neither
-sqlite-utils nor tiktoken, and the diff window's modules wait until a diff is opened. (The budget
-chart on the first screen still imports pyqtgraph, and with it numpy, before the first paint.)"""
+sqlite-utils nor tiktoken, and the diff window's modules wait until a diff is opened; pyqtgraph
+(with numpy) and pygments load only after the first screen has been painted."""
 
 from __future__ import annotations
 
@@ -46,3 +46,52 @@ def test_first_screen_without_sqlite_utils_tiktoken_or_the_diff_window(tmp_path:
     assert got["state"].endswith(("OK", "WARNING", "FAILURE"))  # the chart's words at once
     assert got["after_paint"] is False  # no diff opened, no diff window imported
     assert isinstance(got["line"], (int, float))  # the first sample trace records C: its line is drawn
+
+
+FIRST_PAINT = """
+import json, sys
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
+from ctxviewer.gui.main_window import MainWindow
+app = QApplication([])
+w = MainWindow(QSettings(sys.argv[1], QSettings.Format.IniFormat))
+w.resize(1280, 800)
+w.show()
+assert w.open_database(sys.argv[2], remember=False)
+w.repaint()  # the first screen: the list with its rows and the first trace's detail, painted
+heavy = ("pyqtgraph", "numpy", "pygments")
+at_paint = {m: m in sys.modules for m in heavy}
+first = {"rows": w.trace_model.rowCount(), "trace": w.trace.trace_id, "state": w.chart.state(),
+         "plot": w.chart.plot_built, "header": len(w.panel.assessment.header)}
+w.panel.content.set_content("# Refunds\\n\\nUse `refund()`.")  # needs a lexer: coloured after a paint
+w.panel.content.repaint()
+waiting = w.panel.content._pending is not None and "pygments" not in sys.modules
+for _ in range(50):
+    app.processEvents()
+    if w.chart.plot_built and w.panel.content._pending is None:
+        break
+print("@@" + json.dumps({"at_paint": at_paint, "first": first, "waiting": waiting,
+                         "after": {m: m in sys.modules for m in heavy}, "plot": w.chart.plot_built,
+                         "line": w.chart.capacity_line, "spans": [t for _s, _n, t in w.panel.content._spans]}))
+w.close()
+app.processEvents()
+"""
+
+
+def test_pyqtgraph_numpy_and_pygments_load_after_the_first_paint(tmp_path: Path) -> None:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    out = subprocess.run([sys.executable, "-c", FIRST_PAINT, str(tmp_path / "s.ini"),
+                          str(ROOT / "sample_traces" / "samples.db")],
+                         capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = json.loads(next(x for x in out.stdout.splitlines() if x.startswith("@@"))[2:])
+    assert got["at_paint"] == {"pyqtgraph": False, "numpy": False, "pygments": False}
+    # painted without them: 9 rows, the first trace (send order) with its header and verdict
+    first = got["first"]
+    assert (first["rows"], first["trace"], first["plot"]) == (9, "history-16k", False)
+    assert first["state"].endswith(("OK", "WARNING", "FAILURE")) and first["header"] >= 10  # header rows, verdict
+    assert got["waiting"] is True  # the colouring waited for the paint
+    # right after the first paint: the plot is built and drawn, the text coloured
+    assert got["after"] == {"pyqtgraph": True, "numpy": True, "pygments": True}
+    assert got["plot"] is True and got["line"] == 16000.0
+    assert got["spans"] == ["Generic.Heading", "Literal.String.Backtick"]

@@ -1,0 +1,116 @@
+"""The pyqtgraph part of the budget chart: the plot of one :class:`~ctxviewer.assessment.BudgetFigure`.
+
+:class:`~ctxviewer.gui.budget_chart.BudgetChart` keeps its words, numbers and legend in ordinary Qt
+widgets and builds this plot only after the first screen has been painted (issue 11: importing
+pyqtgraph, and with it numpy, takes a third of a second), or at once when a caller needs what was
+drawn. :func:`draw` paints a figure and derives nothing: every position comes from the core.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QSizePolicy
+
+from ..assessment import BudgetFigure
+from ..axis_labels import tick_labels
+from ..budget import BarSegment
+from ..columns import fmt_int
+
+DARK_TEXT = {"margin"}
+"""Segment keys whose value label is dark (drawn on a light fill)."""
+BAR_HEIGHT = 0.6
+"""Bar thickness in row units."""
+MIN_LABEL_FRACTION = 0.06
+"""A segment narrower than this share of the x range gets no value label (it would not fit)."""
+
+
+class TokenAxis(pg.AxisItem):  # type: ignore[misc]  # pyqtgraph is untyped
+    """A token axis labelled ``2k 4k`` / ``0.5M 1M`` with separators (:mod:`ctxviewer.axis_labels`)."""
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        return tick_labels([v * scale for v in values], spacing * scale)
+
+
+class BudgetPlot:
+    """A white ``pg.GraphicsLayoutWidget`` (:attr:`widget`, at least ``min_height`` pixels) with
+    one plot (:attr:`plot`), token x axis, no mouse interaction."""
+
+    def __init__(self, min_height: int) -> None:
+        self.widget = pg.GraphicsLayoutWidget()
+        self.widget.setBackground("w")
+        self.widget.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.widget.setMinimumHeight(min_height)
+        self.plot: pg.PlotItem = self.widget.addPlot(row=0, col=0, axisItems={"bottom": TokenAxis(orientation="bottom")})
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.hideButtons()
+        for axis in ("left", "bottom"):
+            self.plot.getAxis(axis).setTextPen("#374151")
+            self.plot.getAxis(axis).setPen("#9ca3af")
+        self.capacity_line: float | None = None
+        """x (tokens) of the drawn capacity line, or ``None``."""
+        self.input_limit_line: float | None = None
+        """x (tokens) of the drawn input-limit line, or ``None``."""
+
+    def draw(self, fig: BudgetFigure | None, colors: dict[str, str], tooltip: Callable[[BarSegment, str], str]) -> None:
+        """Clear the plot and draw ``fig`` (nothing for ``None``): each row's segments in
+        ``colors`` (omitted rows hatched, declared rows translucent) with hover text
+        ``tooltip(segment, row name)``, C and the input limit as dashed vertical lines, the
+        figure's note, row names on the left axis."""
+        self.plot.clear()
+        self.capacity_line = self.input_limit_line = None
+        if fig is None:
+            return
+        n = len(fig.rows)
+        for r, (row, segs) in enumerate(fig.rows):
+            for s in segs:
+                self._segment(s, n - 1 - r, row, fig.x_max, colors, tooltip)  # first row on top
+        if fig.capacity_line is not None:
+            self.capacity_line = float(self._vline(fig.capacity_line, f"C = {fmt_int(fig.capacity_line)}").value())
+        if fig.input_limit_line is not None:
+            line = self._vline(fig.input_limit_line, f"input limit = {fmt_int(fig.input_limit_line)}")
+            self.input_limit_line = float(line.value())
+        if fig.note is not None:
+            note = pg.TextItem(fig.note, color="#6b7280", anchor=(1, 0))  # hangs below the top edge
+            note.setPos(fig.x_max, n - 0.5)
+            self.plot.addItem(note)
+        self.plot.getAxis("left").setTicks([[(n - 1 - r, name) for r, (name, _) in enumerate(fig.rows)]])
+        self.plot.setXRange(0, fig.x_max, padding=0)
+        self.plot.setYRange(-0.5, n - 0.5, padding=0.05)
+
+    def _vline(self, x: int, label: str) -> pg.InfiniteLine:
+        line = pg.InfiniteLine(
+            pos=x, angle=90, movable=False, pen=pg.mkPen("#111827", width=2, style=Qt.PenStyle.DashLine),
+            label=label,
+            labelOpts={"position": 0.93, "color": "#111827", "fill": (255, 255, 255, 220),
+                       "anchors": [(1, 0.5), (1, 0.5)]},
+        )
+        self.plot.addItem(line)
+        return line
+
+    def _segment(self, s: BarSegment, y: int, row: str, x_max: float, colors: dict[str, str],
+                 tooltip: Callable[[BarSegment, str], str]) -> None:
+        color = QColor(colors.get(s.key, "#9ca3af"))
+        declared, omitted = row == "declared", row == "omitted"
+        if declared:
+            color.setAlpha(120)
+        pen: Any = pg.mkPen("#ffffff", width=1)
+        brush: Any = color
+        if s.key == "margin":
+            pen = pg.mkPen("#6b7280", width=1, style=Qt.PenStyle.DashLine)
+        if omitted:  # what was dropped: outlined in the category's colour, hatched inside
+            pen = pg.mkPen(color, width=1.5)
+            brush = QBrush(color, Qt.BrushStyle.BDiagPattern)
+        bar = pg.BarGraphItem(x0=[s.start], width=[s.tokens], y=[y], height=[BAR_HEIGHT], brush=brush, pen=pen)
+        bar.setToolTip(tooltip(s, row))
+        self.plot.addItem(bar)
+        if s.tokens / x_max >= MIN_LABEL_FRACTION:
+            dark = s.key in DARK_TEXT or declared or omitted
+            label = pg.TextItem(fmt_int(s.tokens), color="#111827" if dark else "#ffffff", anchor=(0.5, 0.5))
+            label.setPos(s.start + s.tokens / 2, y)
+            self.plot.addItem(label)
+

@@ -1,0 +1,59 @@
+"""**Trace › What-if…** (Ctrl+Shift+W): the menu entry and the what-if window on the main window's
+selected trace (:class:`~ctxviewer.gui.whatif_panel.WhatIfPanel`).
+
+The window, and with it the trimming builder and :mod:`ctxviewer.whatif`, is built when first
+opened, not with the main window (issue 11: start-up).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMainWindow
+
+if TYPE_CHECKING:
+    from .whatif_panel import WhatIfPanel
+
+
+class WhatIfController(QObject):
+    """**Trace › What-if…** (Ctrl+Shift+W): a what-if window on the main window's selected trace."""
+
+    def __init__(self, window: QMainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self._panel: WhatIfPanel | None = None
+        menu = window.menuBar().addMenu("&Trace")
+        self.act = QAction("&What-if…", window)
+        self.act.setShortcut(QKeySequence("Ctrl+Shift+W"))
+        self.act.triggered.connect(self.open)
+        menu.addAction(self.act)
+        selected = getattr(window, "sig_trace_selected", None)
+        if selected is not None:
+            selected.connect(lambda _tid: self._panel is not None and self._panel.isVisible() and self._load())
+
+    @property
+    def panel(self) -> WhatIfPanel:
+        """The what-if window (built on first use)."""
+        if self._panel is None:
+            from .whatif_panel import WhatIfPanel
+
+            self._panel = WhatIfPanel()
+            self._panel.setWindowTitle("ctxviewer — what-if")
+            self._panel.resize(1280, 800)
+        return self._panel
+
+    def _load(self) -> None:
+        store = getattr(self.window, "store", None)
+        self.panel.set_trace(getattr(self.window, "trace", None), Path(store.path) if store is not None else None)
+
+    def open(self) -> None:
+        """Show the what-if window on the selected trace."""
+        if getattr(self.window, "trace", None) is None:
+            self.window.statusBar().showMessage("Select a trace first.")
+            return
+        self._load()
+        self.panel.show()
+        self.panel.raise_()
