@@ -12,12 +12,18 @@ reference chapter, random priorities) with an input budget that trims about half
 * full encode -- one encode of all candidates' text: the floor a cold trim cannot beat by much;
 * ratios textbook/cached, textbook/cold and cold/full encode.
 
+``--rule text`` (default) counts one rendered prompt (:class:`~ctxviewer.builder.TextRule`, exact
+junction accounting); ``--rule chat`` counts a chat body by gpt-4's endpoint rule
+(:class:`~ctxviewer.builder.ChatRule`, the :class:`~ctxviewer.builder.Builder` default), whose
+full-encode floor is the messages' texts joined by newlines.
+
 Both trims are checked to give the same selection. Times are wall-clock medians (time.perf_counter)
 in ms; the machine is shared, so compare the ratios within one run.
 
 Example:
     .venv/bin/python benchmarks/bench_builder.py
     .venv/bin/python benchmarks/bench_builder.py --sizes 50 500 --repeat 9
+    .venv/bin/python benchmarks/bench_builder.py --rule chat
 """
 
 from __future__ import annotations
@@ -28,8 +34,9 @@ import statistics
 import time
 from pathlib import Path
 
-from ctxviewer.builder import Candidate, TextRule, textbook_trim, trim
+from ctxviewer.builder import Candidate, ChatRule, TextRule, textbook_trim, trim
 from ctxviewer.model import Kind
+from ctxviewer.tokens import get_encoding
 
 CHAPTER = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "000_8cb939554a0d09c5.txt"
 
@@ -62,26 +69,32 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[50, 500, 5000])
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--textbook-max", type=int, default=500, help="largest size to run the textbook loop on")
+    ap.add_argument("--rule", choices=["text", "chat"], default="text", help="counting rule (see above)")
     args = ap.parse_args()
     print(f"{'n':>6} {'tokens':>9} {'trimmed':>7} {'textbook ms':>12} {'cold ms':>9} {'cached ms':>9} "
           f"{'(min)':>7} {'encode ms':>9} {'tb/cached':>10} {'tb/cold':>8} {'cold/enc':>8}")
     last: tuple[int, int, float] | None = None
+
+    def new_rule() -> TextRule | ChatRule:
+        return TextRule("cl100k_base") if args.rule == "text" else ChatRule("gpt-4")
+
     for n in args.sizes:
         cands = candidates(n)
-        probe = TextRule("cl100k_base")
+        probe = new_rule()
         full = probe.count(cands)
         budget = full // 2
-        text = probe.serialize(cands)
-        enc_ms = _ms(lambda p=probe, t=text: p.junctions.enc.encode_ordinary(t), 3)[0]
+        text = probe.serialize(cands) if isinstance(probe, TextRule) else "\n".join(c.text for c in cands)
+        enc = get_encoding(probe.encoding)
+        enc_ms = _ms(lambda e=enc, t=text: e.encode_ordinary(t), 3)[0]
         t0 = time.perf_counter()
-        rule = TextRule("cl100k_base")
+        rule = new_rule()
         fast = trim(cands, rule, budget)
         cold_ms = (time.perf_counter() - t0) * 1000
         cached_ms, cached_min = _ms(lambda c=cands, r=rule, b=budget: trim(c, r, b), args.repeat)
         removed = len(fast.removed)
         if n <= args.textbook_max:
             t0 = time.perf_counter()
-            slow = textbook_trim(cands, TextRule("cl100k_base"), budget)
+            slow = textbook_trim(cands, new_rule(), budget)
             tb_ms = (time.perf_counter() - t0) * 1000
             assert slow == fast, f"n={n}: builder and textbook loop disagree"
             tb = f"{tb_ms:12.0f}"

@@ -81,30 +81,63 @@ class ChatRule:
         self.description = (f"chat messages, {p.framing.tokens_per_message} tokens per message + role, "
                             f"{p.framing.reply_priming} reply priming, tool rule of profile {p.name}")
         self._counter = _Counter(p, self.encoding)
-        self._cache: dict[tuple[str, str, bool], int] = {}
+        self._cache: dict[tuple[str, str, bool], tuple[int, int, bool]] = {}
+        self._roles: dict[str, int] = {}
+        self._by_id: dict[int, tuple[Candidate, tuple[int, int, bool]]] = {}
+        self._starts: dict[tuple[int, ...], tuple[list[int], list[int], int, int]] = {}
+        self._clears = 0
+
+    def entry(self, cand: Candidate) -> tuple[int, int, bool]:
+        """``(content tokens, framing tokens, is a tool definition)`` of one candidate, counted once
+        per role and text (looked up by object identity first, so a re-trim hashes no texts).
+        Framing is the per-message tokens plus the role, or a tool definition's overhead."""
+        hit = self._by_id.get(id(cand))
+        if hit is not None and hit[0] is cand:
+            return hit[1]
+        definition = cand.kind is Kind.TOOL and cand.tool_call_id is None
+        key = (cand.chat_role, cand.text, definition)
+        out = self._cache.get(key)
+        if out is None:
+            fn = tool_definition(cand) if definition else None
+            if fn is not None:
+                f = fn["function"]
+                tc = _count_tool(self._counter, str(f["name"]), str(f.get("description") or ""),
+                                 f.get("parameters") or {})
+                out = (tc.content, tc.overhead, True)
+            else:
+                role = self._roles.get(cand.chat_role)
+                if role is None:
+                    role = self._roles[cand.chat_role] = self._counter.text(cand.chat_role)
+                out = (self._counter.text(cand.text), self.resolution.profile.framing.tokens_per_message + role, False)
+            self._cache[key] = out
+        if len(self._by_id) > 500_000:
+            self._by_id.clear()
+            self._starts.clear()  # its keys are ids of candidates _by_id kept alive
+            self._clears += 1
+        self._by_id[id(cand)] = (cand, out)
+        return out
+
+    def start(self, cands: Sequence[Candidate]) -> tuple[list[int], list[int], int, int]:
+        """Per candidate: tokens (content + framing) and 1 for a tool definition; their sums.
+        Cached for the last few candidate lists (a re-trim of the same list starts from it)."""
+        key = tuple(map(id, cands))
+        hit = self._starts.get(key)
+        if hit is not None:
+            return hit
+        clears = self._clears
+        entries = list(map(self.entry, cands))
+        costs = [content + framing for content, framing, _ in entries]
+        is_tool = [int(tool) for _, _, tool in entries]
+        out = (costs, is_tool, sum(costs), sum(is_tool))
+        if clears == self._clears:  # every candidate in key is kept alive in _by_id: ids stay valid
+            if len(self._starts) > 16:
+                self._starts.clear()
+            self._starts[key] = out
+        return out
 
     def cost(self, cand: Candidate) -> int:
         """Content tokens of one candidate (a tool definition: its text lines)."""
-        key = (cand.chat_role, cand.text, cand.kind is Kind.TOOL)
-        hit = self._cache.get(key)
-        if hit is None:
-            fn = tool_definition(cand)
-            if fn is not None:
-                f = fn["function"]
-                hit = _count_tool(self._counter, str(f["name"]), str(f.get("description") or ""),
-                                  f.get("parameters") or {}).content
-            else:
-                hit = self._counter.text(cand.text)
-            self._cache[key] = hit
-        return hit
-
-    def _framing(self, cand: Candidate) -> int:
-        if tool_definition(cand) is not None:
-            fn = tool_definition(cand)["function"]  # type: ignore[index]
-            return _count_tool(self._counter, str(fn["name"]), str(fn.get("description") or ""),
-                               fn.get("parameters") or {}).overhead
-        fr = self.resolution.profile.framing
-        return fr.tokens_per_message + self._counter.text(cand.chat_role)
+        return self.entry(cand)[0]
 
     def serialize(self, kept: Sequence[Candidate]) -> dict[str, Any]:
         """The chat body: ``model``, ``messages`` in order, ``tools`` (the tool definitions)."""
@@ -129,11 +162,9 @@ class ChatTally:
 
     def __init__(self, rule: ChatRule, cands: Sequence[Candidate]) -> None:
         prof = rule.resolution.profile
-        self.costs = [rule.cost(c) + rule._framing(c) for c in cands]
-        self.is_tool = [tool_definition(c) is not None for c in cands]
-        self.tools = sum(self.is_tool)
+        self.costs, self.is_tool, base, self.tools = rule.start(cands)
         self.func_end = prof.tools.func_end
-        self.base = prof.framing.reply_priming + sum(self.costs)
+        self.base = prof.framing.reply_priming + base
         self.total = self.base + (self.func_end if self.tools else 0)
 
     def remove(self, index: int) -> None:

@@ -1,40 +1,81 @@
-"""The fast builder is exact: junction sums equal real encodes, and trim() equals the textbook loop
-on random candidate sets (hypothesis)."""
+"""The fast builder is exact: the fixed-cut lemma holds against real encodes, junction sums equal
+real encodes, and trim() equals the textbook loop on random candidate sets (hypothesis)."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctxviewer.builder import Candidate, ChatRule, RequiredOverBudgetError, TextRule, textbook_trim, trim
-from ctxviewer.builder.junctions import JunctionCounter
+from ctxviewer.builder.junctions import EDGE_CHARS, JunctionCounter, fixed_cut, last_fixed_cut
 from ctxviewer.model import Category, Kind
-from ctxviewer.tokens import encode
+from ctxviewer.tokens import encode, get_encoding
 
 # Characters that make BPE pieces merge across a join: letters, digits, spaces, newlines,
-# apostrophes (contractions), punctuation runs, accents, CJK, emoji.
-ALPHABET = "ab Zé中😀0123 \n\n\r\t'sllvd.,!?-_/<>|"
+# apostrophes (contractions), punctuation runs, accents, CJK, emoji; and the ones a fixed cut must
+# be careful about: every ASCII non-letter after a letter, combining marks (o200k letter classes),
+# case-folding letters (long s, Kelvin sign), titlecase and modifier letters, non-ASCII spaces and
+# digits, NUL and DEL.
+ALPHABET = ("ab Zé中😀0123 \n\n\r\t'sllvd.,!?-_/<>|"
+            "\"`~{}[]()@#$%^&*+=:;\\\x00\x7f\x0b\x0cEeRrTtMm\u0301\u017f\u212a\u01c5\u02b0\u00a0\u2028\u0663")
 SHORT = st.text(alphabet=ALPHABET, max_size=40) | st.sampled_from(
-    ["hello world", "   ", "\n\n", "'s", "don't", "123456", "<|endoftext|>", "", "  \n  x"]
-)
-# Long texts have enough pre-tokenizer pieces for a head, a body and a tail (the fast path).
+    ["hello world", "   ", "\n\n", "'s", "don't", "123456", "<|endoftext|>", "", "  \n  x", "I'LL", "we're",
+     "it's\n", "e\u0301 ", "<evidence id=\"e1\">\n", "\n</evidence>\n", "x" * 9]
+) | st.text(alphabet=" \n\t", min_size=1, max_size=30)
+# Long texts have enough pre-tokenizer pieces for a head, a body and a tail (the fast paths).
 LONG = st.lists(SHORT, min_size=4, max_size=10).map(" ".join)
 TEXTS = SHORT | LONG
 ENCODINGS = st.sampled_from(["cl100k_base", "o200k_base"])
 COUNTERS = {e: JunctionCounter(e) for e in ("cl100k_base", "o200k_base")}
+GUARDED = {e: JunctionCounter(e) for e in ("cl100k_base", "o200k_base")}
+for _jc in GUARDED.values():
+    _jc.fixed_cuts = False  # the guarded-pieces path, as for an encoding without the fixed-cut proof
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.mark.parametrize("encoding", ["cl100k_base", "o200k_base", "o200k_harmony"])
+def test_shipped_encodings_take_the_fixed_cut_path(encoding: str) -> None:
+    """A tiktoken whose pattern text changed would silently fall back to the slower path."""
+    assert JunctionCounter(encoding).fixed_cuts
+
+
+@SETTINGS
+@given(st.lists(TEXTS, min_size=1, max_size=6).map("".join), st.sampled_from(["cl100k_base", "o200k_base", "o200k_harmony"]))
+def test_a_fixed_cut_splits_pieces_and_tokens_exactly(text: str, encoding: str) -> None:
+    """The lemma the fixed-cut path rests on, checked at every cut against tiktoken's own encode."""
+    jc = COUNTERS.get(encoding) or JunctionCounter(encoding)
+    enc = get_encoding(encoding)
+    pieces, ids = jc.pat.findall(text), enc.encode_ordinary(text)
+    cut = fixed_cut(text)
+    while cut is not None:
+        assert jc.pat.findall(text[:cut]) + jc.pat.findall(text[cut:]) == pieces
+        assert enc.encode_ordinary(text[:cut]) + enc.encode_ordinary(text[cut:]) == ids
+        cut = fixed_cut(text, cut)
+
+
+def test_fixed_cuts_are_letter_then_ascii_non_letter() -> None:
+    assert fixed_cut("it's a test") == 4  # not after "t" (then ') nor "i"
+    assert fixed_cut("don't") is None
+    assert fixed_cut("caf\u00e9 x") is None  # é is not ASCII
+    assert fixed_cut("x\u00e9 y") is None
+    assert fixed_cut("ab1") == 2 and fixed_cut("ab\n") == 2 and fixed_cut("Ab<") == 2
+    assert last_fixed_cut("<history id=\"7\">\ntext here\n</history>\n") == 36
+    assert last_fixed_cut("no cut at the end: \u4e2d\u6587", 19) is None
 
 
 @SETTINGS
 @given(st.lists(TEXTS, max_size=12), ENCODINGS)
 def test_junction_sum_equals_a_real_encode(texts: list[str], encoding: str) -> None:
     assert COUNTERS[encoding].count(texts) == len(encode("".join(texts), encoding))
+    assert GUARDED[encoding].count(texts) == len(encode("".join(texts), encoding))
 
 
 @SETTINGS
 @given(st.lists(TEXTS, min_size=1, max_size=12), ENCODINGS, st.data())
 def test_tally_stays_exact_through_removals(texts: list[str], encoding: str, data: st.DataObject) -> None:
     rule = TextRule(encoding, template=lambda c: c.text)
+    rule.junctions.fixed_cuts = data.draw(st.booleans())
     cands = [Candidate(Kind.HISTORY, f"i{k}", t) for k, t in enumerate(texts)]
     tally = rule.tally(cands)
     kept = list(range(len(cands)))
@@ -117,7 +158,43 @@ def test_no_orphan_tool_result_and_required_kept(cands: list[Candidate], budget:
 
 def test_long_segments_take_the_fast_path() -> None:
     jc = JunctionCounter("cl100k_base")
-    texts = ["The quick brown fox jumps over the lazy dog. " * 3, "  and then", "It's 12345 o'clock!!\n\n" * 2]
+    texts = ["The quick brown fox jumps over the lazy dog. " * 3, "  and then", "It's 12345 o'clock!!\n\n" * 2,
+             "12345 67890 " * 3, "\u4e2d\u6587 " * 10, "x" * (EDGE_CHARS + 5) + " and so on, with more words"]
     assert jc.count(texts) == len(encode("".join(texts), "cl100k_base"))
-    assert [jc.segment(t).long for t in texts] == [True, False, True]
+    segs = [jc.segment(t) for t in texts]
+    assert [s.long for s in segs] == [True, True, True, True, True, True]
+    # fixed cuts: head up to the first ASCII letter + non-letter, tail from the last; no guards
+    assert (segs[0].head, segs[0].tail, segs[0].x_after_head) == ("The", ". ", "")
+    assert (segs[1].head, segs[1].tail) == ("  and", " then")
+    assert (segs[2].head, segs[2].tail) == ("It's", "!!\n\n")
+    # no ASCII letters (digits, CJK) or none near the start: guarded pieces
+    assert (segs[3].head, segs[3].x_after_head) == ("12345 ", "678")
+    assert segs[4].x_after_head == " \u4e2d\u6587"
+    assert segs[5].x_after_head != ""
+    assert [s.tokens - s.body for s in segs[:3]] == [len(encode("The")) + len(encode(". ")),
+                                                    len(encode("  and")) + len(encode(" then")),
+                                                    len(encode("It's")) + len(encode("!!\n\n"))]
     assert jc.full_encodes == 0
+
+
+def test_templated_junctions_are_encoded_once() -> None:
+    """The default template makes every junction the same few characters (``>\\n<kind``)."""
+    rule = TextRule("cl100k_base")
+    cands = [Candidate(Kind.EVIDENCE, f"e{k}", f"Record {k} says the budget was {k * 10} tokens.") for k in range(50)]
+    assert rule.count(cands) == rule.tally(cands).total
+    assert set(rule.junctions.window_texts) == {("<evidence", 0, 0), (">\n<evidence", 0, 0), (">\n", 0, 0)}
+
+
+def test_chat_rule_tells_a_tool_definition_from_a_tool_result_with_the_same_text() -> None:
+    """Counted once per role and text -- but a tool result is a message even when its text is a
+    function definition, and a re-trim from cached counts equals the textbook count."""
+    fn = '{"name": "get_current_weather", "description": "Get the weather", "parameters": {}}'
+    rule = ChatRule("gpt-4o")
+    result = Candidate(Kind.TOOL, "t1", fn, tool_call_id="c1")
+    definition = Candidate(Kind.TOOL, "d1", fn)
+    call = Candidate(Kind.HISTORY, "a1", "", role="assistant", tool_call_ids=("c1",))
+    for cands in ([call, result], [definition], [call, result, definition], [definition, call, result]):
+        assert rule.tally(cands).total == rule.count(cands) == ChatRule("gpt-4o").count(cands)
+    assert rule.entry(definition)[2] and not rule.entry(result)[2]
+    assert rule.cost(result) == 21 and rule.cost(definition) == 6  # JSON text vs "name:description"
+    assert ChatRule("gpt-4o").tally([call, result, definition]).total == 57  # was 72 or 42 (shared count)
