@@ -6,11 +6,16 @@ reference chapter, random priorities) with an input budget that trims about half
 * textbook -- :func:`ctxviewer.builder.textbook_trim` (serialize + one full encode after every
   removal); skipped above ``--textbook-max`` candidates and extrapolated from the largest measured
   size (its cost grows with removals x request length, i.e. quadratically), marked ``~``;
-* cold -- :func:`ctxviewer.builder.trim` with an empty cache (every item counted once);
+* cold -- :func:`ctxviewer.builder.trim` with an empty cache (every item counted once), median of
+  ``--cold-repeat`` runs, each with a new rule;
 * cached -- the same trim again from cached counts (what a what-if slider does), median and
   minimum of ``--repeat`` runs;
-* full encode -- one encode of all candidates' text: the floor a cold trim cannot beat by much;
-* ratios textbook/cached, textbook/cold and cold/full encode.
+* full encode -- one encode of all candidates' text: the floor a cold trim cannot beat by much
+  (measured right before each cold run; its median);
+* ratios textbook/cached, textbook/cold and cold/full encode (the median of the per-run ratios of
+  each cold trim to the encode just before it: the figure that least depends on the machine's load).
+
+The 1-minute load average is printed before and after (the machine may be shared).
 
 ``--rule text`` (default) counts one rendered prompt (:class:`~ctxviewer.builder.TextRule`, exact
 junction accounting); ``--rule chat`` counts a chat body by gpt-4's endpoint rule
@@ -29,6 +34,7 @@ Example:
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import time
@@ -67,10 +73,12 @@ def _ms(fn, repeat: int) -> tuple[float, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[50, 500, 5000])
-    ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--repeat", type=int, default=15, help="cached re-trims per size")
+    ap.add_argument("--cold-repeat", type=int, default=5, help="cold trims (and floor encodes) per size")
     ap.add_argument("--textbook-max", type=int, default=500, help="largest size to run the textbook loop on")
     ap.add_argument("--rule", choices=["text", "chat"], default="text", help="counting rule (see above)")
     args = ap.parse_args()
+    print(f"load average {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores), rule {args.rule}")
     print(f"{'n':>6} {'tokens':>9} {'trimmed':>7} {'textbook ms':>12} {'cold ms':>9} {'cached ms':>9} "
           f"{'(min)':>7} {'encode ms':>9} {'tb/cached':>10} {'tb/cold':>8} {'cold/enc':>8}")
     last: tuple[int, int, float] | None = None
@@ -85,11 +93,15 @@ def main() -> None:
         budget = full // 2
         text = probe.serialize(cands) if isinstance(probe, TextRule) else "\n".join(c.text for c in cands)
         enc = get_encoding(probe.encoding)
-        enc_ms = _ms(lambda e=enc, t=text: e.encode_ordinary(t), 3)[0]
-        t0 = time.perf_counter()
-        rule = new_rule()
-        fast = trim(cands, rule, budget)
-        cold_ms = (time.perf_counter() - t0) * 1000
+        colds, encs = [], []
+        for _ in range(max(1, args.cold_repeat)):
+            encs.append(_ms(lambda e=enc, t=text: e.encode_ordinary(t), 1)[0])
+            t0 = time.perf_counter()
+            rule = new_rule()
+            fast = trim(cands, rule, budget)
+            colds.append((time.perf_counter() - t0) * 1000)
+        cold_ms, enc_ms = statistics.median(colds), statistics.median(encs)
+        cold_enc = statistics.median(c / e for c, e in zip(colds, encs))
         cached_ms, cached_min = _ms(lambda c=cands, r=rule, b=budget: trim(c, r, b), args.repeat)
         removed = len(fast.removed)
         if n <= args.textbook_max:
@@ -105,7 +117,8 @@ def main() -> None:
             tb_ms = lms * (removed / max(lr, 1)) * (n / ln)
             tb = f"~{tb_ms:11.0f}"
         print(f"{n:>6} {full:>9,} {removed:>7} {tb} {cold_ms:>9.1f} {cached_ms:>9.2f} {cached_min:>7.2f} {enc_ms:>9.1f} "
-              f"{tb_ms / cached_ms:>10,.0f} {tb_ms / cold_ms:>8,.0f} {cold_ms / enc_ms:>8.1f}")
+              f"{tb_ms / cached_ms:>10,.0f} {tb_ms / cold_ms:>8,.0f} {cold_enc:>8.2f}")
+    print(f"load average {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

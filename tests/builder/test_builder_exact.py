@@ -198,3 +198,41 @@ def test_chat_rule_tells_a_tool_definition_from_a_tool_result_with_the_same_text
     assert rule.entry(definition)[2] and not rule.entry(result)[2]
     assert rule.cost(result) == 21 and rule.cost(definition) == 6  # JSON text vs "name:description"
     assert ChatRule("gpt-4o").tally([call, result, definition]).total == 57  # was 72 or 42 (shared count)
+
+
+class _Counting:
+    """Stands in for a tiktoken Encoding or a compiled pattern, counting calls."""
+
+    def __init__(self, inner: object, method: str) -> None:
+        self.inner, self.method, self.calls = inner, method, 0
+
+    def __getattr__(self, name: str) -> object:
+        attr = getattr(self.inner, name)
+        if name != self.method:
+            return attr
+
+        def counted(*a: object, **k: object) -> object:
+            self.calls += 1
+            return attr(*a, **k)  # type: ignore[operator]
+        return counted
+
+
+def test_a_cold_trim_encodes_each_item_once_and_scans_none() -> None:
+    """The cold path's cost: one encode per item plus one per distinct junction text, and no
+    pre-tokenizer scan (the fixed cuts replace it); the result equals the textbook loop."""
+    words = ["token", "budget", "the", "context", "window", "retained", "omitted", "evidence", "it's", "42", "records"]
+    cands = [Candidate(Kind.POLICY, "policy", "Answer from the records only.")]
+    cands += [Candidate(Kind.EVIDENCE if k % 2 else Kind.HISTORY, f"i{k}",
+                        " ".join(words[(k * 7 + j) % len(words)] for j in range(30)), priority=k % 5)
+              for k in range(60)]
+    cands.append(Candidate(Kind.USER, "user", "Which records answer my question?"))
+    rule = TextRule("cl100k_base")
+    enc, pat = _Counting(rule.junctions.enc, "encode_ordinary"), _Counting(rule.junctions.pat, "findall")
+    rule.junctions.enc, rule.junctions.pat = enc, pat  # type: ignore[assignment]
+    budget = TextRule("cl100k_base").count(cands) // 2
+    fast = trim(cands, rule, budget)
+    assert pat.calls == 0
+    assert enc.calls == len(cands) + len(rule.junctions.window_texts)
+    assert sorted(t for t, _, _ in rule.junctions.window_texts) == [  # the template's junctions
+        "<policy", ">\n", ">\n<evidence", ">\n<history", ">\n<user"]
+    assert fast == textbook_trim(cands, TextRule("cl100k_base"), budget)
