@@ -31,7 +31,7 @@ from ..model import ContextItem, Kind, RequestTrace, Status
 from .identity import MESSAGE_KINDS, content_digest
 
 if TYPE_CHECKING:
-    from ..store import TraceStore
+    from ..store import TraceSource
 
 DROPPED = "dropped between calls"
 """Reason of a message missing from the next call with no new summary."""
@@ -150,7 +150,7 @@ def with_derived_omissions(cur: RequestTrace, dropped: tuple[DroppedMessage, ...
     return replace(cur, items=tuple(items), attributes=attrs)
 
 
-def previous_call(store: TraceStore, trace: RequestTrace) -> RequestTrace | None:
+def previous_call(store: TraceSource, trace: RequestTrace) -> RequestTrace | None:
     """The call sent just before ``trace`` in its conversation (:func:`conversation_key`), loaded
     from ``store``; ``None`` when the trace has no conversation or is its first call. Raises
     :class:`ctxviewer.store.StoreError` when the store cannot be read."""
@@ -179,7 +179,7 @@ def previous_call(store: TraceStore, trace: RequestTrace) -> RequestTrace | None
     return max(calls, key=_order) if calls else None
 
 
-def derive_for_display(store: TraceStore, trace: RequestTrace) -> RequestTrace:
+def derive_for_display(store: TraceSource, trace: RequestTrace) -> RequestTrace:
     """``trace`` with the messages dropped since the previous call shown as derived omitted items,
     for surfaces (item table, ``show``). Unchanged when the trace's format records omissions (the
     recorded ones apply), when it has no previous call, or when nothing was dropped."""

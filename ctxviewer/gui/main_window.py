@@ -2,7 +2,8 @@
 
 Right side, top to bottom: the trace header (:class:`DetailPanel`), the budget chart
 (:class:`BudgetChart`), the item table (:class:`ItemTableModel`) and the selected item's content
-(:class:`ContentView`). Databases are opened read-only (:meth:`TraceStore.open`); the window
+(:class:`ContentView`). Databases are opened read-only (:meth:`TraceStore.open`) and read only through
+the store interface (:class:`~ctxviewer.store.TraceSource`, :meth:`MainWindow.set_source`); the window
 never writes to a database it was asked to show. Importing writes only into a database the user
 chose, off the GUI thread (:mod:`ctxviewer.gui.importer`).
 
@@ -32,7 +33,7 @@ from .. import __version__
 from ..columns import TRACE_COLUMNS
 from ..diff.conversation import derive_for_display
 from ..model import RequestTrace
-from ..store import OldSchemaError, StoreError, TraceStore
+from ..store import OldSchemaError, StoreError, TraceSource, TraceStore
 from ..store.schema import SQLITE_HEADER
 from .audit_dock import AuditController
 from .clipboard import copy_selection
@@ -79,7 +80,8 @@ class MainWindow(QMainWindow):
 
     def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.store: TraceStore | None = None
+        self.store: TraceSource | None = None
+        """What the window shows: any :class:`~ctxviewer.store.TraceSource` (a read-only SQLite store when opened from a file)."""
         self.trace: RequestTrace | None = None
         self.last_message = ""
         """The text of the last error message shown (tests read it)."""
@@ -231,17 +233,26 @@ class MainWindow(QMainWindow):
             return False
         if self.store is not None:
             self.store.close()
-        self.store = store
+            self.store = None
         self._use_check_config(path)
-        self.trace_model.set_store(store)
-        name = Path(path).name
-        self.setWindowTitle(f"ctxviewer — {name}")
         if remember:
             self.recent.add(str(Path(path).resolve()))
-        self.statusBar().showMessage(f"{Path(path).resolve()} (read-only)")
-        self.select_row(0)
+        self.set_source(store, Path(path).name, f"{Path(path).resolve()} (read-only)")
         self.sig_database_opened.emit(str(path))
         return True
+
+    def set_source(self, source: TraceSource, name: str, status: str | None = None) -> None:
+        """Show the traces of ``source`` -- any implementation of the store interface
+        (:class:`~ctxviewer.store.TraceSource`: list, filter, search and detail queries; a second
+        backend needs nothing else from the window) -- titled ``name``, and select its first trace.
+        :meth:`open_database` passes a read-only SQLite store. Closes the source shown before."""
+        if self.store is not None and self.store is not source:
+            self.store.close()
+        self.store = source
+        self.trace_model.set_store(source)
+        self.setWindowTitle(f"ctxviewer — {name}")
+        self.statusBar().showMessage(status or f"{name} (read-only)")
+        self.select_row(0)
 
     # ------------------------------------------------------------------ selection
 

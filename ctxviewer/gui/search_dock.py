@@ -1,6 +1,6 @@
 """Content search in the main window (issue 11): **Edit › Search Content** (Ctrl+Shift+S) opens a
 dock with a query entry and the hits, one row per item whose content matches
-(:meth:`TraceStore.search <ctxviewer.store.TraceStore.search>`, SQLite FTS5).
+(:meth:`TraceSource.search <ctxviewer.store.TraceSource.search>`; SQLite: FTS5).
 
 Hits are fetched a page at a time (:class:`SearchHitModel`, ``canFetchMore`` / ``fetchMore``),
 the first page without counting every hit. Activating a hit (click, Enter) opens its trace with
@@ -17,7 +17,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QLineEdit, QMainWindow, QMenu, QVBoxLayout, QWidget
 
-from ..store import TraceStore
+from ..store import TraceSource
 from ..store.fts import SearchHit, match_spans
 from .diagnostics_tabs import ITEMS
 from .tables import make_table, plain_tooltip
@@ -44,12 +44,12 @@ class SearchHitModel(QAbstractTableModel):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self.store: TraceStore | None = None
+        self.store: TraceSource | None = None
         self.query = ""
         self.hits: list[SearchHit] = []
         self._next: tuple[int, int, int] | None = None
 
-    def set_query(self, store: TraceStore | None, query: str) -> None:
+    def set_query(self, store: TraceSource | None, query: str) -> None:
         """Search ``store`` for ``query`` and load the first page (nothing for ``None`` / no words)."""
         self.beginResetModel()
         self.store, self.query, self.hits, self._next = store, query, [], None
@@ -139,7 +139,7 @@ class SearchPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.store: TraceStore | None = None
+        self.store: TraceSource | None = None
         self.entry = QLineEdit()
         self.entry.setPlaceholderText('Search item content: words as prefixes, "quoted phrase"')
         self.entry.setClearButtonEnabled(True)
@@ -168,7 +168,7 @@ class SearchPanel(QWidget):
         self.model.rowsInserted.connect(self._say_count)
         self.model.sig_scanned.connect(self._say_count)
 
-    def set_store(self, store: TraceStore | None) -> None:
+    def set_store(self, store: TraceSource | None) -> None:
         """Search ``store`` from now on (re-runs the current query)."""
         self.store = store
         self.search()

@@ -5,9 +5,10 @@ older schema raises :class:`OldSchemaError` and is never upgraded in place) or w
 ``TraceStore.create(path)`` (import: creates or migrates it). ``upgrade_copy(old, new)`` writes
 an upgraded copy of an older database. List with a
 :class:`TraceQuery` (its text is a display filter, :mod:`ctxviewer.filters`), or by row key
-(``first_rows``, ``row_keys``, ``rows_by_key``: :class:`TraceSource`, :mod:`ctxviewer.store.source`);
-search item content with ``store.search(query)``; load one full trace with ``store.load(trace_id)``.
-The read methods form :class:`~ctxviewer.store.backend.TraceBackend`, the interface another backend implements.
+(``first_rows``, ``row_keys``, ``rows_by_key``); search item content with ``store.search(query)``;
+load one full trace with ``store.load(trace_id)``. These read methods form :class:`TraceSource`
+(:mod:`ctxviewer.store.source`), the one interface the window reads through and another backend
+implements (``docs/store-interface.md``).
 
 Layout and invariants
 ---------------------

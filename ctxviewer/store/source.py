@@ -1,36 +1,60 @@
-"""The store interface the viewer reads through: :class:`TraceSource` (issue 11).
+"""The one store interface the viewer reads through: :class:`TraceSource` (issue 11).
 
-The GUI and the CLI read traces only through these methods, so a second backend -- a team's
-shared trace store such as the OpenTelemetry collector's ClickHouse exporter tables
-(``otel_traces``: one row per span, ``TraceId``, ``Timestamp``, ``SpanAttributes`` map with the
-GenAI attributes) -- can be added as another class with the same methods, without touching the
-GUI. :class:`~ctxviewer.store.TraceStore` (SQLite) is the first implementation.
+The window (:mod:`ctxviewer.gui`) and the CLI read traces only through these methods: list,
+filter, search and detail queries. :class:`~ctxviewer.store.TraceStore` (SQLite) is the first
+implementation; a second backend -- a team's shared trace store such as the OpenTelemetry
+collector's ClickHouse exporter tables -- is another class with the same methods, and the GUI needs
+no change (``tests/gui/test_trace_source_fake.py`` drives the trace list and the detail panes from
+an in-memory implementation). ``docs/store-interface.md`` explains it for a backend's author.
 
 Vocabulary
 ----------
-*row key* -- an opaque ``int`` naming one trace row, stable while the source is open
-(SQLite: the ``traces.rowid``; ClickHouse: e.g. ``cityHash64(TraceId)``). The trace list keeps
-only an array of keys (8 bytes per trace) and asks for rows by key, page by page.
+*row key* -- an opaque ``int`` naming one trace row, stable while the source is open (SQLite: the
+``traces.rowid``; ClickHouse: e.g. ``cityHash64(TraceId, SpanId)``). The trace list keeps only an
+array of keys (8 bytes per trace) and asks for rows by key, page by page.
 
-*where, params* -- a filter as a SQL boolean expression over the narrow trace row's columns
-(:data:`~ctxviewer.store.query.ROW_COLUMNS`), without the word ``WHERE``, with positional ``?``
-parameters; ``""`` means every trace. The display-filter grammar compiles to this form. A second
-backend translates it (its columns have the same names in a view) or compiles the grammar itself.
+*filter* -- display-filter text (:mod:`ctxviewer.filters`, carried by
+:class:`~ctxviewer.store.TraceQuery`) goes in through :meth:`TraceSource.filter_where`, which
+returns the source's own compiled form ``(where, params)``: for SQLite a boolean SQL expression over
+the narrow ``traces`` row (:data:`~ctxviewer.store.query.ROW_COLUMNS`) without the word ``WHERE``,
+with positional ``?`` parameters, ``""`` for every trace. Callers treat it as opaque and hand it back
+to the same source's list methods. Another backend compiles the grammar's parse tree
+(:func:`ctxviewer.filters.parse_filter`) into its dialect and raises
+:class:`ctxviewer.filters.FilterError` for a field it cannot serve.
 
 *order* -- a member of :data:`~ctxviewer.store.SORTABLE`; ties are broken by ``trace_id`` in the
 same direction, so the order is total and stable.
 
 Contract
 --------
-* List queries never read payloads (item contents, request bodies, details) and never skip rows
-  with ``OFFSET``: the first page is a keyset query, the rest is read by key.
-* :meth:`TraceSource.row_keys` and :meth:`TraceSource.count_where` may take a second or more on a
-  million traces: callers run them off the GUI thread, on a connection of their own
-  (:meth:`TraceSource.reader`).
-* Details (:meth:`TraceSource.load`) are read for the one selected trace; item text
-  (:meth:`TraceSource.blob`) for the one selected item where the caller can.
+* List queries return narrow :class:`~ctxviewer.store.TraceRow` rows, never payloads (item
+  contents, request bodies, details), and the window's never skip rows with ``OFFSET``: the first
+  page is a keyset query (:meth:`TraceSource.first_rows`), the rest is read by key.
+  (:meth:`TraceSource.list` / :meth:`TraceSource.count` are the CLI's simple paging form.)
+* :meth:`TraceSource.row_keys`, :meth:`TraceSource.count_where` and :meth:`TraceSource.count` may
+  take a second or more on a million traces: the window runs them off the GUI thread, on a handle
+  of their own (:meth:`TraceSource.reader`).
+* Search returns :class:`~ctxviewer.store.fts.SearchPage` pages of
+  :class:`~ctxviewer.store.fts.SearchHit` in the source's order; the page's ``next`` (or a hit's
+  ``cursor``) is opaque and passed back as ``after``. The first page never waits for a count or a
+  ranking of all hits and may be short when the source stops a long scan.
+* Details (:meth:`TraceSource.load`, :meth:`TraceSource.items`) are read for the one selected
+  trace; item text (:meth:`TraceSource.blob`) for one item where the caller can.
 * Errors: every method raises :class:`~ctxviewer.store.StoreError` (its message names the source)
-  when the source cannot be read; ``ValueError`` for an ``order`` outside ``SORTABLE``.
+  when the source cannot be read; ``ValueError`` for an ``order`` outside ``SORTABLE``;
+  :meth:`TraceSource.load` raises ``KeyError`` for an unknown trace id.
+
+Mapping onto the ClickHouse exporter (``otel_traces``; one row per span)
+------------------------------------------------------------------------
+A ``chat`` span is one trace row: ``trace_id`` = ``TraceId || ':' || SpanId``, ``created`` =
+``Timestamp``, ``service`` = ``ServiceName``, ``model`` = ``SpanAttributes['gen_ai.request.model']``,
+``provider`` = ``SpanAttributes['gen_ai.provider.name']``, ``session_id`` =
+``SpanAttributes['gen_ai.conversation.id']``, ``input_tokens`` =
+``SpanAttributes['gen_ai.usage.input_tokens']``. Facts the collector does not have (``state``,
+``worst_rule``, ``omitted_count``) need a side table written by ``ctxviewer check``; search maps to
+a ``tokenbf_v1`` / ``ngrambf_v1`` skip index on the message attributes. ``load`` rebuilds a
+:class:`~ctxviewer.model.RequestTrace` with the OTel importer (:mod:`ctxviewer.importers.otel`) from
+the span's attributes and events.
 
 No Qt here.
 """
@@ -40,12 +64,17 @@ from __future__ import annotations
 import builtins
 from array import array
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, runtime_checkable
 
 from ..model import ContextItem, RequestTrace
-from .query import TraceRow
+from .fts import SearchHit, SearchPage
+from .query import TraceQuery, TraceRow
+
+if TYPE_CHECKING:
+    from .store import TraceStore
 
 
+@runtime_checkable
 class TraceSource(Protocol):
     """What the viewer needs from a trace store (see the module docstring for the terms)."""
 
@@ -60,7 +89,14 @@ class TraceSource(Protocol):
         """Release the connection. Idempotent."""
         ...
 
-    # -- the list
+    # -- filters
+    def filter_where(self, query: TraceQuery | None) -> tuple[str, builtins.list[Any]]:
+        """``query``'s display filter compiled for this source: ``(where, params)`` for the list
+        methods below (``"1"`` or ``""`` for none). Raises :class:`~ctxviewer.filters.FilterError`
+        (a ``ValueError``) for a filter the source cannot serve."""
+        ...
+
+    # -- the list (keyed: the window)
     def first_rows(self, where: str = "", params: Sequence[Any] = (), order: str = "created",
                    descending: bool = False, limit: int = 100) -> builtins.list[tuple[int, TraceRow]]:
         """The first ``limit`` rows of the filtered, ordered list as ``(key, row)`` (a keyset
@@ -89,24 +125,44 @@ class TraceSource(Protocol):
         """A count known without scanning (``None`` when there is none for this filter)."""
         ...
 
+    # -- the list (paged: the CLI)
+    def count(self, query: TraceQuery | None = None) -> int:
+        """Number of traces matching ``query`` (all when ``None``)."""
+        ...
+
+    def list(self, query: TraceQuery | None = None, offset: int = 0, limit: int = 200) -> builtins.list[TraceRow]:
+        """One page of rows matching ``query`` in its order (``limit`` < 0: all)."""
+        ...
+
+    # -- search
+    def search(self, query: str, *, after: tuple[int, int, int] | None = None, limit: int = 50) -> SearchPage:
+        """One page of full-text hits over item content after cursor ``after``, with the cursor
+        of the next page (``None`` at the end)."""
+        ...
+
+    def search_hits(self, query: str, limit: int = 50) -> builtins.list[SearchHit]:
+        """The first ``limit`` hits of ``query`` (negative: all)."""
+        ...
+
     # -- one trace
     def load(self, trace_id: str) -> RequestTrace:
-        """The whole trace (raises ``KeyError`` for an unknown id)."""
+        """The whole trace: details and items with content (``KeyError`` for an unknown id)."""
         ...
 
     def items(self, trace_id: str) -> tuple[ContextItem, ...]:
-        """The trace's items in final order, with their text."""
+        """The trace's items in final order, with their text (``()`` for an unknown id)."""
         ...
 
     def blob(self, sha256: str) -> str | None:
-        """The stored text with this content hash, or ``None``."""
+        """The stored text whose UTF-8 sha256 is ``sha256`` (hex), or ``None``."""
+        ...
+
+    def session_trace_ids(self, session_id: str) -> builtins.list[str]:
+        """Trace ids of one conversation (``gen_ai.conversation.id``), in send order."""
         ...
 
 
-def _implements(store: Any) -> TraceSource:
+def _implements(store: TraceStore) -> TraceSource:
     """Typing aid: mypy checks here that :class:`~ctxviewer.store.TraceStore` is a
-    :class:`TraceSource` (see ``tests/store/test_source.py`` for the runtime check)."""
-    from .store import TraceStore
-
-    checked: TraceSource = TraceStore.open(store) if not isinstance(store, TraceStore) else store
-    return checked
+    :class:`TraceSource` (``tests/store/test_source.py`` checks it at run time)."""
+    return store

@@ -167,11 +167,11 @@ def test_prefix_phase_stops_at_its_budget_and_goes_on_from_there(small_db: Path)
         assert search_page(store._conn, "postc", after=page.next, limit=50).hits == all_hits
 
 
-def test_the_sqlite_store_implements_the_backend_interface() -> None:
-    from ctxviewer.store.backend import TraceBackend
+def test_the_sqlite_store_implements_the_store_interface() -> None:
+    from ctxviewer.store import TraceSource
 
     with TraceStore.open(SAMPLES) as store:
-        assert isinstance(store, TraceBackend)
+        assert isinstance(store, TraceSource)
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,11 @@ SAMPLES = ROOT / "sample_traces" / "samples.db"
 
 def test_trace_store_has_every_method_of_the_interface() -> None:
     wanted = {n for n, v in vars(TraceSource).items() if callable(v) and not n.startswith("_")}
-    assert {"first_rows", "row_keys", "rows_by_key", "key_of", "count_where", "load", "items", "blob", "reader"} <= wanted
+    assert wanted == {"reader", "close", "filter_where", "first_rows", "row_keys", "rows_by_key", "key_of", "count_where",
+                      "estimate_count", "count", "list", "search", "search_hits", "load", "items", "blob",
+                      "session_trace_ids"}  # one interface: list, filter, search and detail
+    with TraceStore.open(SAMPLES) as st:
+        assert isinstance(st, TraceSource)
     for name in wanted:
         ours = inspect.signature(getattr(TraceStore, name))
         theirs = inspect.signature(getattr(TraceSource, name))
