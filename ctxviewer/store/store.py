@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from sqlite_utils import Database
 
 from ..filters import compile_filter
-from ..model import ContextItem, RequestTrace, Status
+from ..model import ContextItem, Kind, RequestTrace, SourceRef, Status, TokenProvenance, TokenSource, Trust
 from ..serialize import TraceFormatError, format_created, item_from_dict, item_to_dict, trace_from_dict, trace_to_dict
 from ..tokens import count_tokens
 from . import fts
@@ -86,6 +86,43 @@ sorting 2,000 rows costs about a millisecond, walking a million in list order to
 def content_hash(text: str) -> str:
     """Hex sha256 of ``text`` encoded as UTF-8: the key of its row in ``blobs``."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+_SOURCE_KEYS = {"store": str, "document_id": str, "url": str, "turn": int}
+
+
+def _item_from_row(item_id: Any, kind: Any, status: Any, position: Any, priority: Any, trust: Any, tokens: Any,
+                   omission_reason: Any, role: Any, source: Any, tokens_source: Any, tokens_encoding: Any,
+                   text: Any) -> ContextItem | None:
+    """The item of one ``items`` row built directly (issue 11: selecting a 500-item trace spent most
+    of its time in the general JSON codec), or ``None`` when any value is not exactly what
+    :func:`~ctxviewer.serialize.item_from_dict` would accept unchanged -- the caller then takes
+    that slower path, which names what is wrong."""
+    try:
+        if type(item_id) is not str or not item_id.strip() or not all(v is None or type(v) is str for v in (omission_reason, role, tokens_encoding, text)):
+            return None
+        if not all(v is None or (type(v) is int and v >= 0) for v in (tokens, position)):
+            return None
+        if priority is not None and type(priority) not in (int, float):
+            return None
+        src = None
+        if source is not None:
+            d = json.loads(source)
+            if not isinstance(d, dict) or not all(k in _SOURCE_KEYS and type(v) is _SOURCE_KEYS[k] for k, v in d.items()):
+                return None
+            if d.get("turn", 0) < 0:
+                return None
+            src = SourceRef(**d) if d else None
+        prov = None
+        if tokens_source is not None:
+            prov = TokenProvenance(TokenSource(tokens_source), tokens_encoding)
+        elif tokens_encoding is not None:
+            return None
+        return ContextItem(kind=Kind(kind), id=item_id, content=text, status=Status(status), tokens=tokens,
+                           position=position, priority=priority, trust=Trust(trust), source=src,
+                           omission_reason=omission_reason, role=role, tokens_provenance=prov)
+    except (ValueError, TypeError):
+        return None
 
 
 class TraceStore:
@@ -362,6 +399,10 @@ class TraceStore:
             raise self._fail(f"cannot read items of trace {trace_id!r}", exc) from None
         out: builtins.list[ContextItem] = []
         for row in rows:
+            fast = _item_from_row(*row[1:])
+            if fast is not None:
+                out.append(fast)
+                continue
             d: dict[str, Any] = {}
             for col, value in zip(_ITEM_COLUMNS[2:-1], row[1:-1]):
                 if value is None:

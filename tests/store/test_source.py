@@ -46,3 +46,35 @@ def test_keyed_listing_on_the_samples() -> None:
             st.row_keys(order="verdict; DROP TABLE traces")
         with st.reader() as other:
             assert other is not st and other.count_where() == 9
+
+
+def test_items_are_built_directly_and_equal_the_codec_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Selecting a trace reads its items without the general JSON codec (issue 11: most of a
+    500-item selection); the result is the same as the codec's, item for item."""
+    import ctxviewer.store.store as store_module
+
+    with TraceStore.open(SAMPLES) as st:
+        ids = [r.trace_id for r in st.list(limit=-1)]
+        monkeypatch.setattr(store_module, "item_from_dict", None)  # the codec path would raise TypeError
+        fast = {t: st.items(t) for t in ids}
+        monkeypatch.undo()
+        monkeypatch.setattr(store_module, "_item_from_row", lambda *_row: None)  # codec only
+        slow = {t: st.items(t) for t in ids}
+    assert fast == slow
+    assert sum(len(v) for v in fast.values()) == 238
+    assert any(i.source is not None for v in fast.values() for i in v)
+    assert any(i.tokens_provenance is not None for v in fast.values() for i in v)
+
+
+def test_a_damaged_item_row_still_names_the_trace(tmp_path: Path) -> None:
+    import shutil
+    import sqlite3
+
+    db = tmp_path / "s.db"
+    shutil.copy(SAMPLES, db)
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE items SET kind = 'bogus' WHERE trace_id = 'budget-8k' AND ordinal = 1")
+    from ctxviewer.store import StoreError
+
+    with TraceStore.open(db) as st, pytest.raises(StoreError, match="trace 'budget-8k' is damaged"):
+        st.items("budget-8k")
