@@ -94,6 +94,15 @@ def last_fixed_cut(text: str, start: int = 0) -> int | None:
     return m.end() if m else None
 
 
+def _utf8_len(text: str) -> int:
+    """Bytes of ``text`` as tiktoken encodes it (lone surrogates become U+FFFD, as in its
+    ``encode_ordinary``)."""
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        return len(text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8"))
+
+
 class JunctionUnstable(Exception):
     """A window's edge pieces changed even at the widest window: count the full text instead."""
 
@@ -175,8 +184,8 @@ class JunctionCounter:
             return None
         ids = self.enc.encode_ordinary(text)
         head, tail = text[:first], text[last:]
-        h = self._tokens_in(ids, len(head.encode("utf-8")), False)
-        t = self._tokens_in(ids, len(tail.encode("utf-8")), True)
+        h = self._tokens_in(ids, _utf8_len(head), False)
+        t = self._tokens_in(ids, _utf8_len(tail), True)
         if h is None or t is None or h + t > len(ids):  # cannot happen by the proof; stay exact
             return None
         return CountedSegment(text, len(ids), True, len(ids) - h - t, head, tail)

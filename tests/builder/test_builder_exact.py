@@ -16,9 +16,10 @@ from ctxviewer.tokens import encode, get_encoding
 # apostrophes (contractions), punctuation runs, accents, CJK, emoji; and the ones a fixed cut must
 # be careful about: every ASCII non-letter after a letter, combining marks (o200k letter classes),
 # case-folding letters (long s, Kelvin sign), titlecase and modifier letters, non-ASCII spaces and
-# digits, NUL and DEL.
+# digits, NUL and DEL, and surrogate code points.
 ALPHABET = ("ab Zé中😀0123 \n\n\r\t'sllvd.,!?-_/<>|"
-            "\"`~{}[]()@#$%^&*+=:;\\\x00\x7f\x0b\x0cEeRrTtMm\u0301\u017f\u212a\u01c5\u02b0\u00a0\u2028\u0663")
+            "\"`~{}[]()@#$%^&*+=:;\\\x00\x7f\x0b\x0cEeRrTtMm\u0301\u017f\u212a\u01c5\u02b0\u00a0\u2028\u0663"
+            "\ud83d\ude00\udfff")  # surrogates, paired or lone (tiktoken makes a lone one U+FFFD)
 SHORT = st.text(alphabet=ALPHABET, max_size=40) | st.sampled_from(
     ["hello world", "   ", "\n\n", "'s", "don't", "123456", "<|endoftext|>", "", "  \n  x", "I'LL", "we're",
      "it's\n", "e\u0301 ", "<evidence id=\"e1\">\n", "\n</evidence>\n", "x" * 9]
@@ -236,3 +237,16 @@ def test_a_cold_trim_encodes_each_item_once_and_scans_none() -> None:
     assert sorted(t for t, _, _ in rule.junctions.window_texts) == [  # the template's junctions
         "<policy", ">\n", ">\n<evidence", ">\n<history", ">\n<user"]
     assert fast == textbook_trim(cands, TextRule("cl100k_base"), budget)
+
+
+@pytest.mark.parametrize("texts", [
+    ["ab\ud800 cd efg hij", "x y"],  # a lone surrogate in a head
+    ["\ud83d\ude00ab cd efg", "hij \ud800"],  # a surrogate pair written as two code points
+    ["one two \ud83d", "\ude00 three four"],  # a pair split between two items
+    ["a b \udfff", "\udfff c d"],
+])
+@pytest.mark.parametrize("fixed_cuts", [True, False])
+def test_surrogates_count_as_tiktoken_counts_them(texts: list[str], fixed_cuts: bool) -> None:
+    jc = JunctionCounter("o200k_base")
+    jc.fixed_cuts = fixed_cuts
+    assert jc.count(texts) == len(get_encoding("o200k_base").encode_ordinary("".join(texts)))
