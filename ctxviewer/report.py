@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabulate import tabulate
-
 from .answer import answer_lines, response_dict
 from .assessment import Assessment, assess
 from .budget import CATEGORY_LABELS
@@ -187,6 +185,8 @@ def format_trace_text(trace: RequestTrace, assessment: Assessment | None = None)
     declared / omitted tokens), the items in final order, worded by the item-table columns, then
     the answer (:func:`ctxviewer.answer.answer_lines`: response, tool calls with their checks and
     verdict, validations) and what was kept of the serialized request (:func:`ctxviewer.request_body.request_notice`)."""
+    from tabulate import tabulate  # the text form only (``show --json`` needs none of it: start-up, issue 11)
+
     a = assessment if assessment is not None else assess(trace)
     lines = [f"{label:<12}{line}" if n == 0 else f"{'':<12}{line}"
              for label, text in a.header

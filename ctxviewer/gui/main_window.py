@@ -461,6 +461,7 @@ class MainWindow(QMainWindow):
             save_layout(self, self.settings)
         self.importer.cancel()
         self.audit.close()
+        self.panel.stop()
         if self.store is not None:
             self.store.close()
             self.store = None

@@ -9,11 +9,16 @@ The item table shares its place with the diagnostics tabs (issue 9): Findings (e
 A trace with a warning or worse leads with its findings unless the user picked a tab by hand;
 selecting a finding selects its item and highlights its span in the content view. The observed
 failure the user marks is stored beside the database (:mod:`ctxviewer.marks`).
+
+A trace of :data:`ASYNC_ITEMS` items or more is assessed off the GUI thread (issue 11: the checks
+take tens of milliseconds per thousand items): its items, content, conversation and answer are
+shown at once, the chart says "Assessing …", and the header, chart and findings follow when the
+assessment arrives (``sig_assessed``). Smaller traces are assessed on the spot.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from ..assessment import Assessment, assess
@@ -27,15 +32,27 @@ from .detail_panel import DetailPanel
 from .diagnostics_tabs import DiagnosticsTabs
 from .item_table import ItemTable
 from .item_table_model import ItemTableModel
+from .worker import Task
+
+ASYNC_ITEMS = 300
+"""Traces with at least this many items are assessed in a worker thread (see the module docstring)."""
 
 
 class TracePanel(QWidget):
-    """Header, chart, items and content of one trace (or empty)."""
+    """Header, chart, items and content of one trace (or empty). ``sig_assessed(trace_id)`` once the
+    trace shown has its assessment (at once for a small trace, from the worker for a big one)."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    sig_assessed = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None, *, threaded: bool = True) -> None:
         super().__init__(parent)
         self.assessment: Assessment | None = None
-        """The assessment of the trace shown (``None`` when empty)."""
+        """The assessment of the trace shown (``None`` when empty, or while a big trace is assessed)."""
+        self.threaded = threaded
+        """False assesses every trace on the spot (scripts, screenshots)."""
+        self.trace: RequestTrace | None = None
+        self._gen = 0
+        self._tasks: set[Task] = set()
         self.detail = DetailPanel()
         self.detail_scroll = QScrollArea()
         self.detail_scroll.setWidgetResizable(True)
@@ -82,25 +99,88 @@ class TracePanel(QWidget):
     def set_trace(self, trace: RequestTrace | None, empty_text: str = EMPTY_TEXT) -> None:
         """Show ``trace`` (``None`` clears every pane and the chart says ``empty_text``) and select
         its first item. The trace is assessed once (:func:`ctxviewer.assessment.assess`); header,
-        chart and items render that assessment."""
-        self.assessment = assess(trace) if trace is not None else None
-        self.detail.set_rows(self.assessment.header if self.assessment is not None else ())
-        self._fit_detail()
-        QTimer.singleShot(0, self._fit_detail)  # again once the new labels are laid out
-        QTimer.singleShot(0, self.fit_chart)
-        self.chart.set_assessment(self.assessment, empty_text)
+        chart and findings render that assessment -- for a trace of :data:`ASYNC_ITEMS` items or
+        more, when it arrives from a worker thread (:meth:`wait_assessed` waits for it)."""
+        self._gen += 1
+        self.trace = trace
+        later = trace is not None and self.threaded and len(trace.items) >= ASYNC_ITEMS
+        self.assessment = assess(trace) if trace is not None and not later else None
+        if later and trace is not None:
+            self.detail.set_rows(())
+            self.chart.set_assessment(None, f"Assessing {len(trace.items):,} items…")
+        else:
+            self._show_assessment(empty_text)
         self.item_model.set_trace(trace)
         self.content.clear_content()
         self.content_title.setText("")
         if self.items.proxy.rowCount():
             self.item_view.selectRow(0)
         self.conversation.set_trace(trace)
-        self.tabs.set_trace(trace, self.assessment)
+        self.tabs.set_trace(trace, self.assessment)  # no findings yet while a big trace is assessed
         self.answer.set_trace(trace)
+        if later and trace is not None:
+            self._assess_in_worker(trace)
+        elif trace is not None:
+            self.sig_assessed.emit(trace.trace_id)
+
+    def _show_assessment(self, empty_text: str = EMPTY_TEXT) -> None:
+        self.detail.set_rows(self.assessment.header if self.assessment is not None else ())
+        self._fit_detail()
+        QTimer.singleShot(0, self._fit_detail)  # again once the new labels are laid out
+        QTimer.singleShot(0, self.fit_chart)
+        self.chart.set_assessment(self.assessment, empty_text)
+
+    def _assess_in_worker(self, trace: RequestTrace) -> None:
+        gen = self._gen
+        task = Task(lambda _progress, _cancelled: assess(trace), self)
+        self._tasks.add(task)
+
+        def done(result: object) -> None:
+            self._tasks.discard(task)
+            if gen != self._gen or not isinstance(result, Assessment):
+                return  # another trace was selected meanwhile
+            self.assessment = result
+            self._show_assessment()
+            self.tabs.set_trace(trace, result)
+            self.sig_assessed.emit(trace.trace_id)
+
+        def failed(message: str) -> None:
+            self._tasks.discard(task)
+            if gen == self._gen:
+                self.chart.set_assessment(None, f"Cannot assess this trace: {message}")
+
+        task.sig_finished.connect(done)
+        task.sig_failed.connect(failed)
+        task.start()
+
+    @property
+    def assessing(self) -> bool:
+        """True while the trace shown waits for its assessment from the worker."""
+        return self.trace is not None and self.assessment is None
+
+    def wait_assessed(self, ms: int = 30_000) -> bool:
+        """Block until the trace shown has its assessment (processing events; tests, scripts).
+        Returns whether it has."""
+        from PySide6.QtCore import QDeadlineTimer
+        from PySide6.QtWidgets import QApplication
+
+        deadline = QDeadlineTimer(ms)
+        while self.assessing and not deadline.hasExpired():
+            for task in list(self._tasks):
+                task.wait(10)
+            QApplication.processEvents()
+        return not self.assessing
+
+    def stop(self) -> None:
+        """Wait for assessments still running (the window is closing)."""
+        for task in list(self._tasks):
+            task.wait()
+        self._tasks.clear()
 
     def finish_deferred(self) -> None:
-        """Do now what waits for the first paint (issue 11: the chart's pyqtgraph plot, the content
-        view's first colouring), e.g. before grabbing a screenshot."""
+        """Do now what waits for the first paint or a worker (issue 11: a big trace's assessment,
+        the chart's pyqtgraph plot, the content view's first colouring), e.g. before a screenshot."""
+        self.wait_assessed()
         self.chart.ensure_plot()
         self.content.spans()
 

@@ -140,6 +140,13 @@ class Registry:
         and for unknown formats."""
         if source_format is None:
             return True
+        if not self._loaded:  # the built-in of that name wins; load only its module (start-up, issue 11)
+            spec = next((s for s in self._builtin if s.partition(":")[0].rsplit(".", 1)[-1] == source_format), None)
+            if spec is not None:
+                module, _, attr = spec.partition(":")
+                obj = getattr(importlib.import_module(module), attr, None)
+                if obj is not None and _resolve(obj).name == source_format:
+                    return bool(_resolve(obj).records_omissions)
         self._ensure()
         imp = self._importers.get(source_format)
         return True if imp is None else bool(imp.records_omissions)
