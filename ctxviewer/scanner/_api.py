@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Protocol
 
 from ..findings import Severity
+from .prefilter import finditer
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ class PatternRule:
     def find(self, text: str) -> Iterator[Hit]:
         """Every pattern's non-overlapping matches, as hits with the pattern's reason."""
         for pattern, reason in self.patterns:
-            for m in pattern.finditer(text):
+            for m in finditer(pattern, text):
                 if m.end() == m.start() or (self.accept and not self.accept(text, m)):
                     continue
                 start, end = m.start(), m.end()

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 import re
 from typing import Callable, Iterator
 
 from ..findings import Severity
 from ._api import Hit
+from .prefilter import finditer
 
 _HEX = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){12,}(?![0-9A-Za-z])")
 _B64 = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{20,}={0,2}(?![A-Za-z0-9+/=])")
@@ -34,8 +36,10 @@ def _as_text(raw: bytes) -> str | None:
     """``raw`` as text of words, or ``None``. Tolerates a damaged tail (a run cut or garbled by
     copying): the decoded text counts when 90 % of it is printable."""
     s = raw.decode("utf-8", errors="replace")
+    if " " not in s or s.count("\ufffd") > 0.1 * len(s):  # cheap first: a long binary run decodes to U+FFFD
+        return None
     printable = sum((ch.isprintable() and ch != "\ufffd") or ch in "\n\t" for ch in s)
-    if printable < 0.9 * len(s) or len(_WORDS.findall(s)) < 3 or " " not in s:
+    if printable < 0.9 * len(s) or len(list(itertools.islice(_WORDS.finditer(s), 3))) < 3:
         return None
     return "".join(ch if ch.isprintable() or ch in "\n\t" else "?" for ch in s)
 
@@ -88,7 +92,7 @@ class EncodedText:
         """One hit per run that decodes to text (``failure`` if the decoded text itself has hits)."""
         seen: set[int] = set()
         for pattern in (_HEX, _B64):
-            for m in pattern.finditer(text):
+            for m in finditer(pattern, text):
                 if m.start() in seen:
                     continue
                 decoded = decode_run(m.group(0))
@@ -100,7 +104,7 @@ class EncodedText:
                 yield Hit(self.id, m.start(), m.end(), f"encoded text decodes to '{decoded[:80]}'{why}",
                           Severity.FAILURE if inner else Severity.WARNING)
         for pattern, decode, name in ((_BINARY, decode_binary, "binary"), (_MORSE, decode_morse, "Morse code")):
-            for m in pattern.finditer(text):
+            for m in finditer(pattern, text):
                 decoded = decode(m.group(0))
                 if decoded is None:
                     continue

@@ -14,6 +14,7 @@ from typing import Iterator
 
 from ..findings import Severity
 from ._api import Hit
+from .prefilter import finditer
 
 _MD_IMAGE = re.compile(r"!\[[^\]\n]{0,200}\]\(\s*<?(?P<url>(?:https?:)?//[^)\s>]+)")
 _HTML_IMAGE = re.compile(r"<img\b[^>]*?\bsrc\s*=\s*[\"']?(?P<url>(?:https?:)?//[^\"'\s>]+)", re.IGNORECASE)
@@ -36,7 +37,7 @@ class Exfiltration:
     def find(self, text: str) -> Iterator[Hit]:
         """One hit per suspicious image or link (the span covers the Markdown or tag up to the URL's end)."""
         for pattern, is_image in ((_MD_IMAGE, True), (_HTML_IMAGE, True), (_MD_LINK, False)):
-            for m in pattern.finditer(text):
+            for m in finditer(pattern, text):
                 url = m.group("url")
                 end = m.end("url") + (text[m.end("url"):m.end("url") + 1] in ")>\"'")
                 if _PLACEHOLDER.search(url):
@@ -45,7 +46,7 @@ class Exfiltration:
                 elif is_image and ("?" in url or _DATA_PARAM.search(url)):
                     yield Hit(self.id, m.start(), end, f"image URL with a query string, fetched when "
                               f"rendered: {url[:80]}", Severity.WARNING)
-        for m in _APPEND.finditer(text):
+        for m in finditer(_APPEND, text):
             window = text[max(0, m.start() - 200): m.end() + 200]
             if re.search(r"https?://|!\[", window):
                 yield Hit(self.id, m.start(), m.end(), f"asks to put data into a URL: '{m.group(0)[:60]}'",

@@ -16,6 +16,7 @@ from typing import Iterator
 
 from ..findings import Severity
 from ._api import Hit
+from .prefilter import finditer
 
 TAGS = re.compile("[\U000e0000-\U000e007f]+")
 VARIATION_RUN = re.compile("[\U000e0100-\U000e01ef]{4,}")
@@ -50,21 +51,21 @@ class InvisibleText:
 
     def find(self, text: str) -> Iterator[Hit]:
         """One hit per run of invisible characters."""
-        for m in TAGS.finditer(text):
+        for m in finditer(TAGS, text):
             yield Hit(self.id, m.start(), m.end(), f"{len(m.group(0))} invisible Unicode tag characters spelling "
                       f"'{decode_tags(m.group(0))[:80]}'", Severity.FAILURE)
-        for m in VARIATION_RUN.finditer(text):
+        for m in finditer(VARIATION_RUN, text):
             yield Hit(self.id, m.start(), m.end(), f"{len(m.group(0))} variation selectors in a run (bytes smuggled "
                       "in invisible characters)", Severity.FAILURE)
         seen: set[int] = set()
         for pattern in (ZW_RUN, ZW_IN_WORD):
-            for m in pattern.finditer(text):
+            for m in finditer(pattern, text):
                 if m.start() in seen or (m.start() == 0 and m.group(0) == "\ufeff"):
                     continue
                 seen.add(m.start())
                 yield Hit(self.id, m.start(), m.end(), f"{len(m.group(0))} zero-width character(s) hidden in the text",
                           Severity.WARNING)
-        for m in BIDI.finditer(text):
+        for m in finditer(BIDI, text):
             yield Hit(self.id, m.start(), m.end(), "bidirectional control character(s) that reorder the displayed "
                       "text: " + " ".join(_NAMES[c] for c in m.group(0)), Severity.WARNING)
 

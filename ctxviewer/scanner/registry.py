@@ -9,9 +9,13 @@ merged into the strongest one.
 from __future__ import annotations
 
 import functools
+import re
+import sys
+from typing import Iterator
 
 from ..interrupt import checkpoint
-from ._api import Hit, Rule
+from . import prefilter
+from ._api import Hit, PatternRule, Rule
 from .address import ADDRESS
 from .encoded import ENCODED
 from .exfil import EXFILTRATION
@@ -52,6 +56,27 @@ WINDOW_OVERLAP = 2_000
 """Characters shared by consecutive windows: a hit up to this long across a window edge is found whole."""
 
 
+def _patterns() -> Iterator[re.Pattern[str]]:
+    """Every compiled pattern of the registered rules and of their modules (for the prefilter)."""
+    for rule in RULES:
+        yield from (p for p, _reason in getattr(rule, "patterns", ()))
+        for value in vars(sys.modules[type(rule).__module__]).values():
+            if isinstance(value, re.Pattern):
+                yield value
+            elif isinstance(value, PatternRule):
+                yield from (p for p, _reason in value.patterns)
+
+
+_LEARNT: list[int] = []
+
+
+def _learn() -> None:
+    """Derive every rule's start set once, before the first long text (one automaton build)."""
+    if len(_LEARNT) != len(RULES):
+        prefilter.learn(_patterns())
+        _LEARNT[:] = range(len(RULES))
+
+
 def scan_text(text: str, *, _depth: int = 0) -> list[Hit]:
     """Every registered rule's hits in ``text`` (spans in code points), sorted by start.
 
@@ -59,6 +84,8 @@ def scan_text(text: str, *, _depth: int = 0) -> list[Hit]:
     reason. Texts over :data:`WINDOW_CHARS` are scanned window by window. Never raises for a ``str``
     (except :class:`ctxviewer.interrupt.Interrupted` inside a cancelled import).
     """
+    if len(text) >= prefilter.MIN_CHARS:
+        _learn()
     if len(text) <= WINDOW_CHARS:
         return _scan(text, _depth)
     hits: list[Hit] = []

@@ -15,6 +15,7 @@ from typing import Iterator
 
 from ..findings import Severity
 from ._api import Hit, PatternRule, rx
+from .prefilter import finditer
 
 _SPECIAL = PatternRule(
     id="injection.role_marker",
@@ -60,13 +61,13 @@ class RoleMarkers:
     def find(self, text: str) -> Iterator[Hit]:
         """Hits for special tokens and role tags; transcript lines when two different roles appear."""
         yield from _SPECIAL.find(text)
-        for m in _PSEUDO_TAG.finditer(text):
+        for m in finditer(_PSEUDO_TAG, text):
             yield Hit(self.id, m.start(), m.end(), f"an upper-case tag announcing a mode switch: '{m.group(0)}'",
                       Severity.WARNING)
-        for m in _SHOUTED.finditer(text):
+        for m in finditer(_SHOUTED, text):
             yield Hit(self.id, m.start(), m.end(), f"an upper-case system or admin label inside data: '{m.group(0)}'",
                       Severity.WARNING)
-        lines = list(_ROLE_LINE.finditer(text))
+        lines = list(finditer(_ROLE_LINE, text))
         roles = {m.group(1).lower() for m in lines}
         if len(roles) >= 2 and any(r not in ("human", "user") for r in roles):
             for m in lines:

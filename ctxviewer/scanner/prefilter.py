@@ -1,0 +1,457 @@
+"""The scanner's literal prefilter: the same matches as ``pattern.finditer(text)``, found fast in long texts.
+
+Python's regular-expression engine tries a scanner pattern at every position of a text; with
+about a hundred case-insensitive patterns that costs several microseconds per character, so a
+50 MB document took half an hour to scan (issue 12). Most positions cannot start a match: every
+match of ``\\b(?:ignore|disregard|...)\\s+...`` starts with one of those words, every match of
+``(?<=[.!?])\\s*+(?:reply|...)`` starts right after one of those characters.
+
+:func:`start_literals` reads a compiled pattern's syntax tree (:mod:`re._parser`) and derives such
+a set -- literal strings one of which every match starts with (after ``\\b`` and other zero-width
+assertions), or follows (a lookbehind), or the start of the text (``^``). One pass of an
+Aho-Corasick automaton (``pyahocorasick``) over the case-folded text finds every occurrence of
+every pattern's literals at once; :func:`finditer` then tries the pattern (``pattern.match(text,
+pos)``) only at those positions, in order, skipping positions inside the previous match. That
+yields exactly the matches of ``pattern.finditer(text)``: every position where a match can start
+is tried, ``match`` at a position sees the whole text (lookbehind, ``^`` and ``\\b`` as in a
+search), and ``finditer`` itself returns, left to right, the match at the first position where
+there is one. Nothing is cut short: the whole text is still read.
+
+Case folding is the engine's: simple lower case plus its extra case equivalences (``ı``/``i``,
+``ſ``/``s``, ...: :data:`re._casefix._EXTRA_CASES`); case-sensitive patterns use the same folded
+literals (a superset of their positions). A pattern without such a set (it may start with any
+letter or space), a text shorter than :data:`MIN_CHARS`, or a text where its literals are denser
+than :data:`MAX_DENSITY` uses plain ``finditer``. No Qt here.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from re import _constants as C
+from re import _parser
+from re._casefix import _EXTRA_CASES  # type: ignore[import-not-found]
+from typing import Any, Iterable, Iterator
+
+import ahocorasick
+
+MIN_CHARS = 1_000
+"""Texts shorter than this (code points) are searched with plain ``finditer`` (the automaton's
+set-up costs more than it saves)."""
+MAX_DENSITY = 0.2
+"""When a pattern's candidate positions exceed this share of the text, plain ``finditer`` is used
+for that pattern and text (one ``match`` call per candidate costs more than the engine's own loop)."""
+MAX_COST = 0.15
+"""A start set expected to occur more often than this per character of prose (by :func:`_cost`'s
+rough model: a letter or digit 6 %, a space 15 %, a line break or tab 1 %, punctuation 0.5 %, anything else 0.1 %) is not
+used: its occurrences would cost more to list than the engine's own loop (base64 and hex runs,
+which may start at any letter)."""
+MAX_LITERAL = 12
+"""Literals are cut to this many characters (longer adds no selectivity)."""
+MAX_SET = 4_000
+"""A pattern whose start set would exceed this many literals gets none (plain ``finditer``)."""
+_MAX_CLASS = 300
+"""A character class of more members than this is not a literal set."""
+
+_BEGIN = ("", 0)
+"""The start of the text (``^``): the one candidate position 0."""
+
+Start = tuple[str, int]
+"""``(literal, shift)``: a match may start ``shift`` characters after an occurrence of ``literal``
+in the folded text (0: the match starts with it; ``len(literal)``: a lookbehind requires it just
+before the match). ``("", 0)`` is the start of the text."""
+
+
+_SPACES = frozenset(ch for ch in map(chr, range(0x3000 + 1)) if ch.isspace())
+"""What ``\\s`` matches in a ``str`` pattern (``str.isspace``; none above U+3000)."""
+
+
+def _canon() -> dict[int, str]:
+    table: dict[int, str] = {0x130: "i"}  # U+0130's simple lower case is "i" (str.lower gives two characters)
+    for lo, extra in _EXTRA_CASES.items():
+        canon = min((lo, *extra))
+        for cp in (lo, *extra):
+            if cp != canon:
+                table[cp] = chr(canon)
+    for ch in _SPACES - {"\n", " "}:
+        table[ord(ch)] = " "
+    return table
+
+
+_CANON = _canon()
+_ASCII_CANON = str.maketrans({cp: v for cp, v in _CANON.items() if cp < 128})
+_ASCII_SPACES = "".join(sorted(ch for ch in _SPACES - {"\n", " "} if ch.isascii()))
+_NEEDS_CANON = re.compile("[" + "".join(re.escape(chr(cp)) for cp in sorted(_CANON) if cp >= 128) + "]")
+
+
+def _canon_of(m: re.Match[str]) -> str:
+    return _CANON[ord(m.group())]
+
+
+def fold(text: str) -> str:
+    """``text`` folded as the regular-expression engine compares characters, one code point for
+    one code point (offsets are kept): simple lower case, the engine's extra case equivalences
+    mapped to one member, and every white-space character but the line break mapped to a space
+    (so ``\\s`` is two literals, not twenty-five)."""
+    if text.isascii():
+        return text.lower().translate(_ASCII_CANON)
+    low = text.replace("\u0130", "i").lower()
+    for ch in _ASCII_SPACES:
+        if ch in low:
+            low = low.replace(ch, " ")
+    return _NEEDS_CANON.sub(_canon_of, low)
+
+
+@functools.cache
+def _fold_char(cp: int) -> str:
+    return fold(chr(cp))
+
+
+def start_literals(pattern: re.Pattern[str]) -> frozenset[Start] | None:
+    """The start set of ``pattern`` (see :data:`Start`): every match of ``pattern`` starts at a
+    position some member names. ``None`` when no such set of at most :data:`MAX_SET` literals
+    exists (the pattern may start with any character class, or can match the empty string)."""
+    try:
+        tree = _parser.parse(pattern.pattern, pattern.flags)
+        if tree.getwidth()[0] == 0:
+            return None
+        out = _starts(list(tree.data), True, bool(tree.state.flags & re.MULTILINE))
+    except (_Unbounded, RecursionError):
+        return None
+    if out is None or not out or len(out) > MAX_SET or any(lit == "" and s != 0 for lit, s in out):
+        return None
+    if _cost(out) > MAX_COST:
+        return None
+    return frozenset(out)
+
+
+class _Unbounded(Exception):
+    pass
+
+
+def _union(parts: list[set[Start] | None]) -> set[Start] | None:
+    out: set[Start] = set()
+    for p in parts:
+        if p is None:
+            return None
+        out |= p
+        if len(out) > MAX_SET:
+            raise _Unbounded()
+    return out
+
+
+def _exact(items: list[Any]) -> set[str] | None:
+    """The finite set of strings ``items`` matches (folded), or ``None`` (any class, repeat or more
+    than :data:`MAX_SET` strings)."""
+    out = {""}
+    for op, av in items:
+        if op is C.AT or op is C.ASSERT or op is C.ASSERT_NOT:
+            continue
+        step = _element_strings(op, av)
+        if step is None:
+            return None
+        out = {a + b for a in out for b in step}
+        if len(out) > MAX_SET:
+            return None
+    return out
+
+
+def _element_strings(op: Any, av: Any) -> set[str] | None:
+    if op is C.LITERAL:
+        return {_fold_char(av)}
+    if op is C.IN:
+        return _class(av)
+    if op is C.SUBPATTERN:
+        return _exact(list(av[-1].data))
+    if op is C.BRANCH:
+        out: set[str] = set()
+        for alt in av[1]:
+            sub = _exact(list(alt.data))
+            if sub is None:
+                return None
+            out |= sub
+        return out
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT) and av[0] == av[1] and av[0] <= 4:
+        sub = _exact(list(av[2].data))
+        if sub is None:
+            return None
+        out = {""}
+        for _ in range(av[0]):
+            out = {a + b for a in out for b in sub}
+        return out
+    return None
+
+
+def _class(items: list[Any]) -> set[str] | None:
+    chars: set[str] = set()
+    for op, av in items:
+        if op is C.LITERAL:
+            chars.add(_fold_char(av))
+        elif op is C.RANGE:
+            lo, hi = av
+            if hi - lo > _MAX_CLASS:
+                return None
+            chars.update(_fold_char(cp) for cp in range(lo, hi + 1))
+        elif op is C.CATEGORY and av is C.CATEGORY_SPACE:
+            chars.update(fold(ch) for ch in _SPACES)
+        else:  # NEGATE, other categories (\w, \d, \S): not a small finite set
+            return None
+        if len(chars) > _MAX_CLASS:
+            return None
+    return chars
+
+
+def _starts(items: list[Any], at_start: bool, multiline: bool, room: int = MAX_LITERAL) -> set[Start] | None:
+    """Start set of the sequence ``items`` (``None``: unconstrained -- it may start anywhere).
+    ``multiline``: ``^`` also matches after a line break (``re.MULTILINE`` in force); ``room``:
+    characters still wanted (a continuation lengthening a literal stops at :data:`MAX_LITERAL`)."""
+    if room <= 0:
+        return None
+    i = 0
+    while i < len(items):
+        op, av = items[i]
+        if op is C.AT:
+            if at_start and av is C.AT_BEGINNING_STRING:
+                return {_BEGIN}
+            if at_start and av is C.AT_BEGINNING:
+                return {_BEGIN, ("\n", 1)} if multiline else {_BEGIN}
+            if at_start and av is C.AT_BEGINNING_LINE:
+                return {_BEGIN, ("\n", 1)}
+            i += 1
+            continue
+        if op is C.ASSERT or op is C.ASSERT_NOT:
+            if at_start and op is C.ASSERT and av[0] < 0:
+                behind = _exact(list(av[1].data))
+                try:
+                    after = _starts(items[i + 1:], False, multiline, room)
+                except _Unbounded:
+                    after = None
+                if behind and "" not in behind and (after is None or _cost(after) > _cost_strings(behind)):
+                    return {(b[-MAX_LITERAL:], len(b[-MAX_LITERAL:])) for b in behind}
+                return after
+            i += 1
+            continue
+        break
+    if i == len(items):
+        return None
+    op, av = items[i]
+    rest = items[i + 1:]
+    if op is C.SUBPATTERN:
+        group, add, remove, body = av
+        inner = (multiline or bool(add & re.MULTILINE)) and not remove & re.MULTILINE
+        if inner != multiline:  # flags scoped to the group: its start only, no continuation
+            first = _starts(list(body.data), at_start, inner, room)
+            return first if body.getwidth()[0] > 0 else _union([first, _starts(rest, at_start, multiline, room)])
+        return _starts(list(body.data) + rest, at_start, multiline, room)
+    if op is C.ATOMIC_GROUP:
+        return _starts(list(av.data) + rest, at_start, multiline, room)
+    if op is C.BRANCH:
+        return _union([_starts(list(alt.data) + rest, at_start, multiline, room) for alt in av[1]])
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+        lo, _hi, body = av
+        first = _starts(list(body.data), at_start, multiline, room)
+        return first if lo > 0 else _union([first, _starts(rest, at_start, multiline, room)])
+    head = _element_strings(op, av)
+    if head is None:
+        return None
+    if "" in head:
+        return None
+    head = {h[:room] for h in head}
+    tail = _continue(rest, multiline, room - min(len(h) for h in head))
+    if tail is None:
+        return {(h, 0) for h in head}
+    out = {((h + t)[:room], 0) for h in head for t in tail}
+    if len(out) > MAX_SET:
+        return {(h, 0) for h in head}
+    return out
+
+
+def _continue(items: list[Any], multiline: bool, room: int) -> set[str] | None:
+    """Strings every match of ``items`` starts with, to lengthen a literal (``None``: stop here)."""
+    try:
+        more = _starts(items, False, multiline, room)
+    except _Unbounded:
+        return None
+    if not more or any(shift for _lit, shift in more):
+        return None
+    return {lit for lit, _shift in more}
+
+
+def _char_cost(ch: str) -> float:
+    if ch.isascii():
+        return 0.15 if ch == " " else 0.01 if ch.isspace() else 0.06 if ch.isalnum() else 0.005
+    return 0.001
+
+
+def _cost_strings(lits: set[str]) -> float:
+    """Expected occurrences per character of text of any of ``lits`` (a rough model of prose)."""
+    total = 0.0
+    for lit in lits:
+        p = 1.0
+        for ch in lit:
+            p *= _char_cost(ch)
+        total += p
+    return total
+
+
+def _cost(spec: set[Start]) -> float:
+    return _cost_strings({lit for lit, _shift in spec if lit})
+
+
+@dataclass
+class _Compiled:
+    automaton: Any
+    literal_count: int
+    users: list[tuple[tuple[int, int], ...]]
+    """Per literal id: ``(spec id, d)`` for each start set holding it; a candidate start is an
+    occurrence's last character + ``d``."""
+    begin: frozenset[int]
+    """Spec ids whose set holds the start of the text."""
+
+
+class _Registry:
+    """Start sets of the patterns seen so far (one id per distinct set) and one automaton over
+    all their literals, rebuilt when a pattern brings new ones."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.spec_of: dict[re.Pattern[str], int | None] = {}
+        self.specs: dict[frozenset[Start], int] = {}
+        self.compiled: _Compiled | None = None
+
+    def spec_id(self, pattern: re.Pattern[str]) -> int | None:
+        """The id of ``pattern``'s start set (``None``: it has none)."""
+        try:
+            return self.spec_of[pattern]
+        except KeyError:
+            pass
+        spec = start_literals(pattern)
+        with self.lock:
+            sid = None
+            if spec is not None:
+                sid = self.specs.get(spec)
+                if sid is None:
+                    sid = self.specs[spec] = len(self.specs)
+                    self.compiled = None
+            self.spec_of[pattern] = sid
+        return sid
+
+    def automaton(self) -> _Compiled:
+        compiled = self.compiled
+        if compiled is not None:
+            return compiled
+        with self.lock:
+            ids: dict[str, int] = {}
+            users: list[list[tuple[int, int]]] = []
+            begin = set()
+            for spec, sid in self.specs.items():
+                for lit, shift in spec:
+                    if not lit:
+                        begin.add(sid)
+                        continue
+                    n = ids.get(lit)
+                    if n is None:
+                        n = ids[lit] = len(users)
+                        users.append([])
+                    users[n].append((sid, shift + 1 - len(lit)))
+            a = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+            for lit, n in ids.items():
+                a.add_word(lit, n)
+            if ids:
+                a.make_automaton()
+            compiled = _Compiled(a, len(ids), [tuple(u) for u in users], frozenset(begin))
+            self.compiled = compiled
+        return compiled
+
+
+_REGISTRY = _Registry()
+
+
+class _Index:
+    """Candidate start positions of every known start set in one text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        compiled = _REGISTRY.automaton()
+        self.compiled = compiled
+        ends: list[list[int]] = [[] for _ in range(compiled.literal_count)]
+        if compiled.literal_count:
+            append = [e.append for e in ends]
+            for end, n in compiled.automaton.iter(fold(text)):
+                append[n](end)
+        per_spec: dict[int, list[int]] = {sid: [0] for sid in compiled.begin}
+        for n, found in enumerate(ends):
+            if found:
+                for sid, d in compiled.users[n]:
+                    per_spec.setdefault(sid, []).extend([e + d for e in found] if d else found)
+        self.raw = per_spec
+        self.candidates: dict[int, list[int]] = {}
+
+    def positions(self, sid: int) -> list[int]:
+        """Sorted, distinct candidate start positions for start set ``sid``."""
+        got = self.candidates.get(sid)
+        if got is None:
+            got = self.candidates[sid] = sorted(set(self.raw.get(sid, ())))
+        return got
+
+
+_LOCAL = threading.local()
+
+
+def _index_for(text: str) -> _Index:
+    index: _Index | None = getattr(_LOCAL, "index", None)
+    if index is None or index.text is not text or index.compiled is not _REGISTRY.compiled:
+        index = _Index(text)
+        _LOCAL.index = index
+    return index
+
+
+def learn(patterns: Iterable[re.Pattern[str]]) -> None:
+    """Derive the start sets of ``patterns`` now, so the automaton is built once, not once per new
+    pattern met while scanning the first long text."""
+    for pattern in patterns:
+        _REGISTRY.spec_id(pattern)
+
+
+def finditer(pattern: re.Pattern[str], text: str, *, force: bool = False) -> Iterator[re.Match[str]]:
+    """The matches of ``pattern.finditer(text)``, in order -- found by trying ``pattern`` only
+    where its start set occurs in a long ``text`` (see the module docstring). ``force`` uses the
+    prefilter whatever the text's length or the literals' density (for tests); inside
+    :func:`plain` the engine's own ``finditer`` is used (the reference the prefilter must equal)."""
+    if getattr(_LOCAL, "plain", False) or (len(text) < MIN_CHARS and not force):
+        return pattern.finditer(text)
+    sid = _REGISTRY.spec_id(pattern)
+    if sid is None:
+        return pattern.finditer(text)
+    cands = _index_for(text).positions(sid)
+    if not force and len(cands) > MAX_DENSITY * len(text):
+        return pattern.finditer(text)
+    return _matches_at(pattern, text, cands)
+
+
+@contextmanager
+def plain() -> Iterator[None]:
+    """Within the block (this thread), :func:`finditer` is plain ``pattern.finditer``: the
+    reference scan the prefilter is tested and benchmarked against."""
+    old = getattr(_LOCAL, "plain", False)
+    _LOCAL.plain = True
+    try:
+        yield
+    finally:
+        _LOCAL.plain = old
+
+
+def _matches_at(pattern: re.Pattern[str], text: str, cands: list[int]) -> Iterator[re.Match[str]]:
+    match = pattern.match
+    n = len(text)
+    pos = 0
+    for c in cands:
+        if c < pos or c > n:
+            continue
+        m = match(text, c)
+        if m is not None:
+            yield m
+            pos = m.end()  # start_literals() refuses patterns that can match the empty string
