@@ -80,9 +80,14 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
         ctxviewer import spans.otlp.json traces.jsonl -o traces.db
         ctxviewer import exported-traces/ -o traces.db
     """
-    from .importers import ImportFailed
+    from .importers import REGISTRY, ImportFailed
     from .importing import import_into
 
+    if fmt is not None:
+        try:
+            REGISTRY.get(fmt)
+        except ImportFailed as exc:  # a usage error (exit status 2), before any database is touched
+            raise click.BadParameter(str(exc), param_hint="'--format'") from None
     try:
         report = import_into(db, [Path(f) for f in files], fmt=fmt,
                              waiting=lambda message: click.echo(f"waiting: {message}", err=True))
@@ -107,6 +112,9 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
 def list_cmd(db: str, as_json: bool, text: str) -> None:
     """List the request traces in DB, oldest first.
 
+    Exit status 1 (after the list) when SQLite finds damaged pages in DB (checked for at most
+    half a second, so a large database may not be checked whole).
+
     \b
     Example:
         ctxviewer list sample_traces/samples.db --json
@@ -125,15 +133,20 @@ def list_cmd(db: str, as_json: bool, text: str) -> None:
                                    + exc.caret().replace("\n", "\n  ")) from None
     with _open_store(db) as store:
         rows = store.list(query, 0, -1)  # negative limit: all rows
+        damage = store.damage()
     if as_json:
         _json_out([trace_row_to_dict(r) for r in rows])
-        return
-    click.echo(tabulate(
-        [[c.format(r) for c in TRACE_COLUMNS] for r in rows],
-        headers=[c.title for c in TRACE_COLUMNS],
-        colalign=["right" if c.numeric else "left" for c in TRACE_COLUMNS],
-        tablefmt="simple", disable_numparse=True,
-    ))
+    else:
+        click.echo(tabulate(
+            [[c.format(r) for c in TRACE_COLUMNS] for r in rows],
+            headers=[c.title for c in TRACE_COLUMNS],
+            colalign=["right" if c.numeric else "left" for c in TRACE_COLUMNS],
+            tablefmt="simple", disable_numparse=True,
+        ))
+    if damage:  # the rows are the facts stored at import; say when the pages behind them are broken
+        click.echo(f"warning: {db}: is damaged ({damage}); the rows above were stored at import, the content "
+                   "behind them may not read back (ctxviewer check reads every trace)", err=True)
+        raise SystemExit(1)
 
 
 @cli.command("show")

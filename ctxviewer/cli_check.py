@@ -2,7 +2,8 @@
 
 Prints per trace its state and findings (worst first; the instances of the Table 3.1 row the
 user marked as observed lead), each with its rule, severity, Table 3.1 row, message, first
-evidence and repair. Exit status 1 when a finding at or above ``--fail-on`` exists. The findings
+evidence and repair. Exit status 1 when a finding at or above ``--fail-on`` exists, 2 for a usage
+error or bad input (:mod:`ctxviewer.cli_status`). The findings
 are the trace's assessment (:func:`ctxviewer.assessment.assess`), the same ones the window
 shows. Registered on the group in :mod:`ctxviewer.cli`.
 """
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from .cli_status import EPILOG, FINDINGS, BadInput
 from .cli_write import check_output, write_output
 from .findings import Severity
 from .model import RequestTrace
@@ -21,13 +23,13 @@ from .store import StoreError, TraceStore
 from .visible import one_line
 
 
-@click.command("check")
+@click.command("check", epilog=EPILOG)
 @click.argument("db", type=click.Path(dir_okay=False))
 @click.argument("trace_ids", nargs=-1)
 @click.option("--json", "as_json", is_flag=True,
               help="Print a JSON list: per trace trace_id, state, observed_row and findings.")
 @click.option("--fail-on", type=click.Choice(["warning", "failure"]), default="failure", show_default=True,
-              help="Exit with status 1 when a finding of this severity or worse exists.")
+              help="Exit with status 1 when a finding of this severity or worse exists (2: bad input).")
 @click.option("--expected-policy", "expected", multiple=True, metavar="ID=VERSION",
               help="Policy version every application must send (repeatable); adds to ctxviewer.toml beside DB.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default=None,
@@ -55,14 +57,14 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
     if output is not None:
         check_output(output, [db])
     try:
-        store = TraceStore.open(db)
-    except StoreError as exc:
-        raise click.ClickException(str(exc)) from None
-    try:
         cfg = config_for_db(Path(db)).with_expected(parse_expected(expected))
         marks = load_marks(Path(db))
     except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise BadInput(str(exc)) from None
+    try:
+        store = TraceStore.open(db)
+    except StoreError as exc:
+        raise BadInput(str(exc)) from None
     set_default(cfg)
     ids = list(trace_ids) or [r.trace_id for r in store.list()]
     threshold = Severity(fail_on).rank
@@ -85,7 +87,7 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
         if output and output != "-":
             click.echo(f"wrote {output}: SARIF 2.1.0, {len(log['runs'][0]['results'])} result(s) from {len(results)} trace(s)")
         if failed:
-            raise SystemExit(1)
+            raise SystemExit(FINDINGS)
         return
     store.close()
     if as_json or fmt == "json":
@@ -106,7 +108,7 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
         click.echo(f"{len(results)} trace(s) checked: {counts['failure']} failure, {counts['warning']} warning, "
                    f"{counts['ok']} ok")
     if failed:
-        raise SystemExit(1)
+        raise SystemExit(FINDINGS)
 
 
 def _load(store: TraceStore, db: str, tid: str) -> RequestTrace:
@@ -116,10 +118,10 @@ def _load(store: TraceStore, db: str, tid: str) -> RequestTrace:
         return store.load(tid)
     except KeyError:
         store.close()
-        raise click.ClickException(f"{db}: no trace with id {tid!r}") from None
+        raise BadInput(f"{db}: no trace with id {one_line(tid)!r}") from None
     except StoreError as exc:
         store.close()
-        raise click.ClickException(f"{exc} (trace {one_line(tid)!r})") from None
+        raise BadInput(f"{exc} (trace {one_line(tid)!r})") from None
 
 
 def _emit(text: str, output: str | None, db: str) -> None:

@@ -1,6 +1,7 @@
 """``ctxviewer scan FILE``: scan a text file, or one field of each JSON Lines record, as untrusted
 data with the prompt-injection scanner (:mod:`ctxviewer.scanner`), the same rules the
-``injection`` check runs on trace items. Registered on the group in :mod:`ctxviewer.cli`.
+``injection`` check runs on trace items. Exit statuses: :mod:`ctxviewer.cli_status` (records that
+could not be scanned are bad input, never a pass). Registered on the group in :mod:`ctxviewer.cli`.
 """
 
 from __future__ import annotations
@@ -10,13 +11,14 @@ from pathlib import Path
 
 import click
 
+from .cli_status import BAD_INPUT, EPILOG, FINDINGS, BadInput
 from .findings import Severity
 from .scanner import CLEAN
 from .scanner.text_scan import ScanInputError, line_col, scan_file
 from .visible import one_line
 
 
-@click.command("scan")
+@click.command("scan", epilog=EPILOG)
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--jsonl-field", "field", default=None, metavar="NAME",
               help="Treat FILE as JSON Lines and scan this field of each record.")
@@ -27,7 +29,8 @@ def scan_cmd(file: str, field: str | None, as_json: bool) -> None:
     Prints one line per finding: where (line, or record line and field), the character span in
     code points, the severity, the rule and the reason; flagged text is shown with invisible
     characters made visible. A clean scan says "no instruction-like text found" (never "safe").
-    Exit status 1 when a finding of severity warning or worse was printed.
+    Exit status 1 when a finding of severity warning or worse was printed; 2 when FILE cannot be
+    read or a record was skipped (not JSON, no such field): a partial scan is never a pass.
 
     \b
     Example:
@@ -37,7 +40,7 @@ def scan_cmd(file: str, field: str | None, as_json: bool) -> None:
     try:
         result = scan_file(Path(file), field)
     except ScanInputError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise BadInput(str(exc)) from None
     for problem in result.problems:
         click.echo(f"warning: {problem}", err=True)
     rows = []
@@ -61,5 +64,9 @@ def scan_cmd(file: str, field: str | None, as_json: bool) -> None:
             click.echo(f"{file}: {CLEAN} in {units}")
         else:
             click.echo(f"{file}: {len(rows)} finding(s)" + (f" in {flagged} of {units}" if field else ""))
+    if result.problems:
+        click.echo(f"{file}: {len(result.problems)} record(s) not scanned (see the warnings above); "
+                   f"exit status {BAD_INPUT}", err=True)
+        raise SystemExit(BAD_INPUT)
     if any(Severity(r["severity"]).rank >= Severity.WARNING.rank for r in rows):
-        raise SystemExit(1)
+        raise SystemExit(FINDINGS)

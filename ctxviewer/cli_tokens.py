@@ -20,8 +20,10 @@ from .tokens import UnknownEncodingError
 def render_text(name: str, rc: RequestCount) -> str:
     """The text report of ``ctxviewer tokens``: items, tool definitions, the sum that adds up."""
     res = rc.resolution
-    lines = [f"{name}: {rc.total:,} input tokens on {res.model or 'an unnamed model'} "
-             f"({res.label}; {res.reason})"]
+    # an assumed encoding is said once, by the reason ("no profile for 'x'; o200k_base assumed")
+    how = res.reason + (", a cross-vendor estimate" if res.profile.estimate else "") if res.assumed \
+        else f"{res.label}; {res.reason}"
+    lines = [f"{name}: {rc.total:,} input tokens on {res.model or 'an unnamed model'} ({how})"]
     rows = [[i.index, i.role, i.category, f"{i.content:,}", f"{i.framing:,}", "; ".join(i.notes)]
             for i in rc.items]
     lines.append(tabulate(rows, headers=["#", "role", "category", "content", "framing", "notes"],
@@ -32,7 +34,7 @@ def render_text(name: str, rc: RequestCount) -> str:
                      f"{res.profile.tools.func_end} closing)")
     lines.append(f"framing: {rc.framing:,} tokens (per message, roles, names; reply priming {rc.reply_priming})")
     lines.append(f"total: {rc.total:,} = content {rc.content:,} + framing {rc.framing:,} + tools {rc.tools:,}")
-    lines.extend(f"note: {n}" for n in rc.notes)
+    lines.extend(f"note: {n}" for n in rc.notes if n != res.reason)
     return "\n".join(lines)
 
 

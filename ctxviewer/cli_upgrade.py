@@ -30,5 +30,9 @@ def upgrade_cmd(db: str, output: str) -> None:
         result = upgrade_copy(db, output)
     except StoreError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(f"wrote {result.path}: schema {result.from_version} -> {result.to_version}, "
-               f"{result.traces} trace(s); {db} is unchanged")
+    if result.from_version == result.to_version:
+        click.echo(f"wrote {result.path}: {db} is already at schema {result.to_version}; copied with its "
+                   f"{result.traces} trace(s) re-assessed; {db} is unchanged")
+    else:
+        click.echo(f"wrote {result.path}: schema {result.from_version} -> {result.to_version}, "
+                   f"{result.traces} trace(s); {db} is unchanged")

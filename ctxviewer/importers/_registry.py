@@ -176,6 +176,9 @@ class Registry:
                         break
         except OSError as exc:
             raise ImportFailed(f"{path}: cannot read file: {exc.strerror or exc}") from None
+        if whole and not head.strip():  # nothing to sniff: say so rather than "not recognised"
+            raise ImportFailed(f"{path}: is empty (0 bytes)" if not head else
+                               f"{path}: holds only white space ({len(head)} bytes); no traces in it")
         if problems is not None:
             problems.extend(ImportProblem(str(path), "whole file", msg) for msg in failed.values())
         best = max(importers, key=lambda i: scores.get(i.name, 0.0), default=None)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO, Any, Iterator
 
 from . import ImportFailed, notes
+from .json_where import field_paths
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZIP_MAGIC = b"PK\x03\x04"
@@ -93,11 +94,15 @@ def repair_text(data: bytes) -> str:
     finally:
         _BAD.found = None
     utf8 = codec.startswith("utf-8")
-    for start, end, reason in found[:MAX_BAD_BYTES_NOTED]:
+    noted = found[:MAX_BAD_BYTES_NOTED]
+    fields: list[str | None] = [None] * len(noted)
+    if utf8 and data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"["):  # JSON: name the field too
+        fields = field_paths(data, [(start, end) for start, end, _reason in noted])
+    for (start, end, reason), field in zip(noted, fields):
         where = f"line {data.count(_NEWLINE, 0, start) + 1}" if utf8 else f"byte {start}"
         around = f" in {data[max(0, start - 24):end + 24].decode('utf-8', 'replace')!r}" if utf8 else ""
-        notes.warn(where, f"byte {start}: {end - start} byte(s) not valid {codec.replace('-sig', '')} ({reason}); "
-                          f"replaced with U+FFFD{around}")
+        notes.warn(where, (f"{field}: " if field else "") + f"byte {start}: {end - start} byte(s) not valid "
+                          f"{codec.replace('-sig', '')} ({reason}); replaced with U+FFFD{around}")
     if len(found) > MAX_BAD_BYTES_NOTED:
         notes.warn("whole file", f"{len(found) - MAX_BAD_BYTES_NOTED} more run(s) of invalid bytes replaced with U+FFFD")
     return text

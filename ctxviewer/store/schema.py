@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -321,6 +322,32 @@ def check_file(path: Path, *, must_exist: bool) -> bool:
             path, f"is corrupt: truncated ({size} bytes; its header says {page_size * pages} bytes)"
         )
     return True
+
+
+DAMAGE_SECONDS = 0.5
+"""How long :func:`find_damage` may read before giving up (a large database is not checked whole)."""
+
+
+def find_damage(conn: sqlite3.Connection, *, seconds: float | None = DAMAGE_SECONDS) -> str | None:
+    """What SQLite's ``PRAGMA quick_check`` finds wrong in the pages of ``conn``'s database (the
+    first three problems, one line), or ``None`` when it finds nothing -- or did not finish within
+    ``seconds`` (``None``: no limit; the check is interrupted with ``conn.interrupt()``). Only reads."""
+    timer = threading.Timer(seconds, conn.interrupt) if seconds is not None else None
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
+    try:
+        rows = conn.execute("PRAGMA quick_check(3)").fetchall()
+    except sqlite3.OperationalError as exc:
+        return None if "interrupt" in str(exc) else str(exc)
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
+    finally:
+        if timer is not None:
+            timer.cancel()
+    lines = [" ".join(line.split()) for r in rows for line in str(r[0]).splitlines()]
+    problems = [line for line in lines if line and line != "ok" and not line.startswith("***")]
+    return "; ".join(problems[:3])[:300] or None
 
 
 def inspect(conn: sqlite3.Connection, path: Path) -> tuple[int, set[str]]:

@@ -33,10 +33,12 @@ from .facts import trace_facts, write_findings
 from .fts import SearchHit, SearchPage
 from .query import ROW_COLUMNS, TraceQuery, TraceRow, count_sql, keyed_sql, list_sql
 from .schema import (
+    DAMAGE_SECONDS,
     READ_ONLY,
     StoreError,
     check_file,
     check_schema,
+    find_damage,
     is_busy_error,
     is_readonly_error,
     migrate,
@@ -266,6 +268,12 @@ class TraceStore:
             return compiled.where, builtins.list(compiled.params)
         return (f"traces.rowid IN (SELECT rowid FROM traces WHERE {best[1]}) AND {compiled.where}",
                 [*best[2], *compiled.params])
+
+    def damage(self, seconds: float | None = DAMAGE_SECONDS) -> str | None:
+        """Damaged pages SQLite's ``quick_check`` finds in this database within ``seconds``
+        (:func:`~ctxviewer.store.schema.find_damage`), or ``None``. Only reads. ``list`` reads only
+        the stored facts of ``traces``; this says when the content behind them is broken."""
+        return find_damage(self._conn, seconds=seconds)
 
     def count(self, query: TraceQuery | None = None) -> int:
         """Number of traces matching ``query`` (all traces when ``None``). Reads ``traces`` only."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from .schema import SCHEMA_VERSION, StoreError, check_file, check_schema, inspect
+from .schema import SCHEMA_VERSION, StoreError, check_file, check_schema, find_damage, inspect
 from .store import TraceStore
 
 
@@ -56,6 +56,9 @@ def upgrade_copy(source: str | Path, target: str | Path) -> UpgradeResult:
         if version == 0:
             check_schema(conn, src, writable=False)  # raises: empty or another program's database
         check_schema(conn, src, writable=True)  # not ctxviewer, newer, corrupt
+        damage = find_damage(conn, seconds=None)
+        if damage:  # the copy would carry it, and re-assessing would then blame the copy
+            raise StoreError(src, f"is corrupt ({damage}); nothing was written")
         try:
             out = sqlite3.connect(str(dst))
             with out:

@@ -86,9 +86,9 @@ def test_marks_lead_and_needed_document(tmp_path: Path) -> None:
 
 def test_unknown_trace_and_bad_option() -> None:
     code, _, err = run("check", str(SAMPLES), "nope")
-    assert code == 1 and "no trace with id 'nope'" in err
+    assert code == 2 and "no trace with id 'nope'" in err  # bad input: 2, never the findings' 1
     code, _, err = run("check", str(SAMPLES), "--expected-policy", "oops")
-    assert code == 1 and "'oops' is not ID=VERSION" in err
+    assert code == 2 and "'oops' is not ID=VERSION" in err
 
 
 def test_show_json_has_the_evidence_position_map() -> None:

@@ -285,7 +285,7 @@ def test_import_of_nothing_keeps_an_existing_db(tmp_path: Path) -> None:
 def test_import_with_an_unknown_format_removes_the_db_it_created(tmp_path: Path) -> None:
     db = tmp_path / "new.db"
     code, _, err = run("import", str(_trace_file(tmp_path / "t.jsonl", "a")), "-o", str(db), "--format", "nope")
-    assert code == 1 and "unknown format 'nope'" in err
+    assert code == 2 and "Invalid value for '--format': unknown format 'nope'" in err  # a usage error
     assert not db.exists()
 
 

@@ -138,7 +138,7 @@ def test_check_on_a_corrupt_page_names_the_db_and_trace(tmp_path: Path) -> None:
     bad.write_bytes(bytes(data))
     before = _sha(bad)
     code, out, err = run("check", str(bad))
-    assert code == 1
+    assert code == 2
     assert "Traceback" not in err and err.count("\n") == 1
     assert err.startswith(f"Error: {bad}: cannot read content: ") and "(trace '" in err
     assert _sha(bad) == before

@@ -48,7 +48,7 @@ def test_jsonl_field_json_output_and_bad_lines(tmp_path: Path) -> None:
         json.dumps({"id": "c", "body": "x"}),
     ]) + "\n", encoding="utf-8")
     code, out, err = run("scan", str(p), "--jsonl-field", "text", "--json")
-    assert code == 1
+    assert code == 2  # two records skipped: a partial scan is bad input, whatever it found
     assert json.loads(out) == [{
         "line": 2, "record_id": "b", "field": "text", "start": 4, "end": 11, "severity": "failure",
         "rule": "injection.invisible", "reason": "7 invisible Unicode tag characters spelling 'call me'",
@@ -64,5 +64,5 @@ def test_not_utf8_is_a_clear_error(tmp_path: Path) -> None:
     p = tmp_path / "bin.txt"
     p.write_bytes(b"\xff\xfe\x00bad")
     code, _, err = run("scan", str(p))
-    assert code == 1
+    assert code == 2
     assert f"{p}: not UTF-8 text" in err

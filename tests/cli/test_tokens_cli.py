@@ -34,7 +34,9 @@ def test_unknown_model_says_assumed(tmp_path: Path) -> None:
     req.write_text(json.dumps({"model": "corp-gateway-7", "messages": [{"role": "user", "content": "hello"}]}))
     res = CliRunner().invoke(cli, ["tokens", str(req)])
     assert res.exit_code == 0
-    assert "8 input tokens on corp-gateway-7 (o200k_base (assumed);" in res.output
+    assert res.output.splitlines()[0].endswith(
+        "8 input tokens on corp-gateway-7 (no profile for 'corp-gateway-7'; o200k_base assumed)")
+    assert res.output.count("assumed") == 1  # said once, not in the label, the reason and a note
 
 
 def test_bad_file_and_encoding_are_clear_errors(tmp_path: Path) -> None:

@@ -56,6 +56,6 @@ def test_upgrade_of_a_current_database_reassesses_stale_facts(tmp_path: Path) ->
         conn.execute("UPDATE traces SET state = 'failure', verdict = 'stale'")
     code, out, err = run("upgrade", str(cur), "-o", str(new))
     assert code == 0, err
-    assert "schema 3 -> 3, 1 trace(s)" in out
+    assert out.strip() == f"wrote {new}: {cur} is already at schema 3; copied with its 1 trace(s) re-assessed; {cur} is unchanged"
     (row,) = json.loads(run("list", str(new), "--json")[1])
     assert (row["state"], row["verdict"]) == ("ok", "fits, 6,601 tokens margin")

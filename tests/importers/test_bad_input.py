@@ -48,11 +48,29 @@ def test_a_cut_euro_sign_in_one_span_becomes_ufffd_and_the_file_loads(tmp_path: 
     report, problems = _run(tmp_path, p)
     assert report.imported == 2
     at = cut.index(b"\xe2\x82")
-    assert problems == [f"{p}: line 1: byte {at}: 2 byte(s) not valid utf-8 (invalid continuation byte); "
+    field = "resourceSpans[0].scopeSpans[0].spans[1].attributes[gen_ai.request.model].value.stringValue"
+    assert problems == [f"{p}: line 1: {field}: byte {at}: 2 byte(s) not valid utf-8 (invalid continuation byte); "
                         f"replaced with U+FFFD in {cut[at - 24:at + 26].decode('utf-8', 'replace')!r}"]
     assert '"stringValue": "gpt\ufffd-4"' in problems[0]
     with TraceStore.open(tmp_path / "out.db") as store:
         assert store.load(f"{TID}:00000000000000a2").endpoint.model == "gpt\ufffd-4"
+
+
+def test_a_bad_byte_in_input_messages_of_a_json_lines_otlp_file_is_named_by_json_path(tmp_path: Path) -> None:
+    messages = json.dumps([{"role": "user", "parts": [{"type": "text", "content": "price in EURO please"}]}])
+    spans = [chat_span(GOOD), chat_span("00000000000000a2"),
+             chat_span("00000000000000a3", **{"gen_ai.input.messages": s(messages)})]
+    p = tmp_path / "cut.otlp.jsonl"
+    lines = [json.dumps(otlp_request(*spans[:2])), json.dumps(otlp_request(spans[2]))]
+    raw = ("\n".join(lines) + "\n").encode().replace(b"EURO", b"\xe2\x82")  # cut after two of three bytes
+    p.write_bytes(raw)
+    report, problems = _run(tmp_path, p)
+    assert report.imported == 3
+    at = raw.index(b"\xe2\x82")
+    assert len(problems) == 1
+    assert problems[0].startswith(
+        f"{p}: line 2: resourceSpans[0].scopeSpans[0].spans[0].attributes[gen_ai.input.messages].value.stringValue: "
+        f"byte {at}: 2 byte(s) not valid utf-8 (invalid continuation byte); replaced with U+FFFD")
 
 
 def test_a_cut_euro_sign_in_one_native_line_names_line_and_field(tmp_path: Path) -> None:
