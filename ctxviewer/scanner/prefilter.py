@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from re import _constants as C
 from re import _parser
 from re._casefix import _EXTRA_CASES  # type: ignore[import-not-found]
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Protocol
 
 import ahocorasick
 
@@ -55,6 +55,28 @@ MAX_SET = 4_000
 """A pattern whose start set would exceed this many literals gets none (plain ``finditer``)."""
 _MAX_CLASS = 300
 """A character class of more members than this is not a literal set."""
+
+class PatternLike(Protocol):
+    """A compiled pattern (``re.Pattern``) or one compiled on first use
+    (:class:`ctxviewer.scanner._api.LazyPattern`): source, flags, ``match`` and ``finditer``."""
+
+    @property
+    def pattern(self) -> str: ...
+
+    @property
+    def flags(self) -> int: ...
+
+    def match(self, string: str, pos: int = 0) -> re.Match[str] | None: ...
+
+    def finditer(self, string: str) -> Iterator[re.Match[str]]: ...
+
+
+def _compiled(pattern: PatternLike) -> PatternLike:
+    """The ``re.Pattern`` behind ``pattern`` (a :class:`LazyPattern` compiles now): calling it
+    directly saves a Python call per candidate."""
+    compiled = getattr(type(pattern), "compiled", None)
+    return compiled(pattern) if callable(compiled) else pattern
+
 
 _BEGIN = ("", 0)
 """The start of the text (``^``): the one candidate position 0."""
@@ -110,7 +132,7 @@ def _fold_char(cp: int) -> str:
     return fold(chr(cp))
 
 
-def start_literals(pattern: re.Pattern[str]) -> frozenset[Start] | None:
+def start_literals(pattern: PatternLike) -> frozenset[Start] | None:
     """The start set of ``pattern`` (see :data:`Start`): every match of ``pattern`` starts at a
     position some member names. ``None`` when no such set of at most :data:`MAX_SET` literals
     exists (the pattern may start with any character class, or can match the empty string)."""
@@ -318,11 +340,11 @@ class _Registry:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.spec_of: dict[re.Pattern[str], int | None] = {}
+        self.spec_of: dict[PatternLike, int | None] = {}
         self.specs: dict[frozenset[Start], int] = {}
         self.compiled: _Compiled | None = None
 
-    def spec_id(self, pattern: re.Pattern[str]) -> int | None:
+    def spec_id(self, pattern: PatternLike) -> int | None:
         """The id of ``pattern``'s start set (``None``: it has none)."""
         try:
             return self.spec_of[pattern]
@@ -409,14 +431,14 @@ def _index_for(text: str) -> _Index:
     return index
 
 
-def learn(patterns: Iterable[re.Pattern[str]]) -> None:
+def learn(patterns: Iterable[PatternLike]) -> None:
     """Derive the start sets of ``patterns`` now, so the automaton is built once, not once per new
     pattern met while scanning the first long text."""
     for pattern in patterns:
         _REGISTRY.spec_id(pattern)
 
 
-def finditer(pattern: re.Pattern[str], text: str, *, force: bool = False) -> Iterator[re.Match[str]]:
+def finditer(pattern: PatternLike, text: str, *, force: bool = False) -> Iterator[re.Match[str]]:
     """The matches of ``pattern.finditer(text)``, in order -- found by trying ``pattern`` only
     where its start set occurs in a long ``text`` (see the module docstring). ``force`` uses the
     prefilter whatever the text's length or the literals' density (for tests); inside
@@ -429,7 +451,7 @@ def finditer(pattern: re.Pattern[str], text: str, *, force: bool = False) -> Ite
     cands = _index_for(text).positions(sid)
     if not force and len(cands) > MAX_DENSITY * len(text):
         return pattern.finditer(text)
-    return _matches_at(pattern, text, cands)
+    return _matches_at(_compiled(pattern), text, cands)
 
 
 @contextmanager
@@ -444,7 +466,7 @@ def plain() -> Iterator[None]:
         _LOCAL.plain = old
 
 
-def _matches_at(pattern: re.Pattern[str], text: str, cands: list[int]) -> Iterator[re.Match[str]]:
+def _matches_at(pattern: PatternLike, text: str, cands: list[int]) -> Iterator[re.Match[str]]:
     match = pattern.match
     n = len(text)
     pos = 0

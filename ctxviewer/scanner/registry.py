@@ -15,7 +15,7 @@ from typing import Iterator
 
 from ..interrupt import checkpoint
 from . import prefilter
-from ._api import Hit, PatternRule, Rule
+from ._api import Hit, LazyPattern, Pattern, PatternRule, Rule
 from .address import ADDRESS
 from .encoded import ENCODED
 from .exfil import EXFILTRATION
@@ -56,12 +56,12 @@ WINDOW_OVERLAP = 2_000
 """Characters shared by consecutive windows: a hit up to this long across a window edge is found whole."""
 
 
-def _patterns() -> Iterator[re.Pattern[str]]:
-    """Every compiled pattern of the registered rules and of their modules (for the prefilter)."""
+def _patterns() -> Iterator[Pattern]:
+    """Every pattern of the registered rules and of their modules (for the prefilter)."""
     for rule in RULES:
         yield from (p for p, _reason in getattr(rule, "patterns", ()))
         for value in vars(sys.modules[type(rule).__module__]).values():
-            if isinstance(value, re.Pattern):
+            if isinstance(value, (re.Pattern, LazyPattern)):
                 yield value
             elif isinstance(value, PatternRule):
                 yield from (p for p, _reason in value.patterns)
@@ -71,9 +71,12 @@ _LEARNT: list[int] = []
 
 
 def _learn() -> None:
-    """Derive every rule's start set once, before the first long text (one automaton build)."""
+    """Derive every rule's start set once, before the first long text (one automaton build,
+    about half a second; a cancelled import stops between patterns)."""
     if len(_LEARNT) != len(RULES):
-        prefilter.learn(_patterns())
+        for pattern in dict.fromkeys(_patterns()):
+            checkpoint()
+            prefilter.learn([pattern])
         _LEARNT[:] = range(len(RULES))
 
 
