@@ -21,6 +21,7 @@ from ._api import Hit
 from .prefilter import finditer
 
 _HEX = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){12,}(?![0-9A-Za-z])")
+_HEX_CHARS = re.compile(r"[0-9a-fA-F]{24,}")
 _B64 = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{20,}={0,2}(?![A-Za-z0-9+/=])")
 _WORDS = re.compile(r"[A-Za-z]{2,}")
 _BINARY = re.compile(r"(?<![01])(?:[01]{6,9}[ \t]+){7,}[01]{6,9}(?![01])")
@@ -67,7 +68,7 @@ def decode_morse(run: str) -> str | None:
 
 def decode_run(run: str) -> str | None:
     """The text a hex or base64 run decodes to, or ``None`` if it is not readable text of words."""
-    if _HEX.fullmatch(run):
+    if len(run) % 2 == 0 and _HEX_CHARS.fullmatch(run):  # = _HEX.fullmatch(run), without its backtracking
         try:
             return _as_text(binascii.unhexlify(run))
         except binascii.Error:

@@ -325,8 +325,13 @@ def _cost(spec: set[Start]) -> float:
 
 @dataclass
 class _Compiled:
-    automaton: Any
-    literal_count: int
+    ascii: Any
+    """Automaton over the literals that start with an ASCII character (run over the whole text)."""
+    other: Any | None
+    """Automaton over the rest, run only where the text has non-ASCII characters: an automaton
+    whose root has hundreds of children (CJK, Cyrillic, Devanagari...) is several times slower
+    per character, and most texts are mostly ASCII."""
+    lengths: list[int]
     users: list[tuple[tuple[int, int], ...]]
     """Per literal id: ``(spec id, d)`` for each start set holding it; a candidate start is an
     occurrence's last character + ``d``."""
@@ -379,17 +384,25 @@ class _Registry:
                         n = ids[lit] = len(users)
                         users.append([])
                     users[n].append((sid, shift + 1 - len(lit)))
-            a = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+            automata = [ahocorasick.Automaton(ahocorasick.STORE_INTS), ahocorasick.Automaton(ahocorasick.STORE_INTS)]
             for lit, n in ids.items():
-                a.add_word(lit, n)
-            if ids:
-                a.make_automaton()
-            compiled = _Compiled(a, len(ids), [tuple(u) for u in users], frozenset(begin))
+                automata[0 if lit[0].isascii() else 1].add_word(lit, n)
+            for a in automata:
+                if len(a):
+                    a.make_automaton()
+            lengths = [0] * len(ids)
+            for lit, n in ids.items():
+                lengths[n] = len(lit)
+            compiled = _Compiled(automata[0] if len(automata[0]) else None, automata[1] if len(automata[1]) else None,
+                                 lengths, [tuple(u) for u in users], frozenset(begin))
             self.compiled = compiled
         return compiled
 
 
 _REGISTRY = _Registry()
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 
 class _Index:
@@ -399,16 +412,29 @@ class _Index:
         self.text = text
         compiled = _REGISTRY.automaton()
         self.compiled = compiled
-        ends: list[list[int]] = [[] for _ in range(compiled.literal_count)]
-        if compiled.literal_count:
-            append = [e.append for e in ends]
-            for end, n in compiled.automaton.iter(fold(text)):
-                append[n](end)
+        ends: dict[int, list[int]] = {}
+        folded = fold(text)
+
+        def note(end: int, n: int) -> None:
+            found = ends.get(n)
+            if found is None:
+                ends[n] = found = []
+            found.append(end)
+
+        if compiled.ascii is not None:
+            for end, n in compiled.ascii.iter(folded):
+                note(end, n)
+        if compiled.other is not None and not folded.isascii():
+            lengths = compiled.lengths
+            for run in _NON_ASCII.finditer(folded):  # such a literal starts inside a run, may end after it
+                s, e = run.span()
+                for end, n in compiled.other.iter(folded, s, e + MAX_LITERAL):
+                    if end - lengths[n] + 1 < e:
+                        note(end, n)
         per_spec: dict[int, list[int]] = {sid: [0] for sid in compiled.begin}
-        for n, found in enumerate(ends):
-            if found:
-                for sid, d in compiled.users[n]:
-                    per_spec.setdefault(sid, []).extend([e + d for e in found] if d else found)
+        for n, found in ends.items():
+            for sid, d in compiled.users[n]:
+                per_spec.setdefault(sid, []).extend([e + d for e in found] if d else found)
         self.raw = per_spec
         self.candidates: dict[int, list[int]] = {}
 

@@ -47,7 +47,7 @@ def family_titles() -> dict[str, str]:
     return {r.id: r.title for r in RULES}
 
 
-WINDOW_CHARS = 25_000
+WINDOW_CHARS = 100_000
 """Texts longer than this (code points) are scanned in windows of this size, each overlapping the
 next by :data:`WINDOW_OVERLAP`, so no single regular-expression call runs for long (a cancelled
 import stops between windows: :func:`ctxviewer.interrupt.checkpoint`); hits are mapped back to
