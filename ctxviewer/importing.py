@@ -166,6 +166,7 @@ def import_files(
     cancelled: Callable[[], bool] | None = None,
     registry: Registry = REGISTRY,
     waiting: Callable[[str], None] | None = None,
+    activity: Callable[[str], None] | None = None,
 ) -> ImportReport:
     """Import every trace in ``paths`` into ``store`` in one transaction.
 
@@ -177,6 +178,8 @@ def import_files(
     ``load`` becomes a problem naming the file and the importer, and the run goes on.
     ``waiting(message)`` is told when another import holds the write lock
     (:meth:`~ctxviewer.store.TraceStore.add` waits for it, polling ``cancelled()``).
+    ``activity(message)`` hears how far a long step inside one record is (token counting and
+    scanning of a huge item: :func:`ctxviewer.interrupt.progress`), a few times a second.
 
     Returns an :class:`ImportReport`. Raises :class:`ImportFailed` for an unknown ``fmt``,
     :class:`~ctxviewer.store.StoreError` when the store is read-only or refuses the write (nothing
@@ -224,7 +227,7 @@ def import_files(
                 raise ImportCancelled()
 
     try:
-        with watching(cancelled):  # long counts and scans stop at their checkpoints (ctxviewer.interrupt)
+        with watching(cancelled, activity):  # long counts and scans stop at their checkpoints (ctxviewer.interrupt)
             store.add(traces(), waiting=waiting, cancelled=cancelled)
         report.imported = len(report.items_by_trace)  # distinct traces: what the database now holds from this run
     except (ImportCancelled, WriteCancelled, Interrupted):
@@ -243,12 +246,13 @@ def import_into(
     cancelled: Callable[[], bool] | None = None,
     registry: Registry = REGISTRY,
     waiting: Callable[[str], None] | None = None,
+    activity: Callable[[str], None] | None = None,
 ) -> ImportReport:
     """Import ``paths`` into the database ``db_path``: the whole import, as the CLI and the GUI run it.
 
     Creates the database (or upgrades an older schema) with :meth:`TraceStore.create`, imports in
-    one transaction with :func:`import_files` (``fmt``, ``progress``, ``cancelled`` and
-    ``registry`` as there), closes it, and -- when this call created the file and nothing was
+    one transaction with :func:`import_files` (``fmt``, ``progress``, ``cancelled``, ``registry``,
+    ``waiting`` and ``activity`` as there), closes it, and -- when this call created the file and nothing was
     imported (no traces, a cancel, or an error) -- removes it again (:func:`remove_database`) and
     says so in the report (``removed_database``). An existing database is never removed.
 
@@ -260,7 +264,7 @@ def import_into(
     try:
         with TraceStore.create(db_path) as store:
             report = import_files(paths, store, fmt=fmt, progress=progress, cancelled=cancelled, registry=registry,
-                                  waiting=waiting)
+                                  waiting=waiting, activity=activity)
     except BaseException:
         if created:
             remove_database(db_path)

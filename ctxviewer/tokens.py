@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Callable
 if TYPE_CHECKING:  # imported when an encoding is first built (start-up, issue 11)
     import tiktoken
 
-from .interrupt import checkpoint
+from .interrupt import checkpoint, progress
 
 DEFAULT_ENCODING = "cl100k_base"
 """The encoding recorded on traces that ctxviewer counts itself."""
@@ -203,9 +203,12 @@ def encode(text: str, encoding: str = DEFAULT_ENCODING) -> list[int]:
     if len(text) <= CHUNK_CHARS:
         return enc.encode_ordinary(text)
     ids: list[int] = []
+    done = 0
     for chunk in _chunks(text):
         checkpoint()  # a cancelled import stops here (ctxviewer.interrupt)
+        progress("counting tokens", done, len(text))
         ids.extend(enc.encode_ordinary(chunk))
+        done += len(chunk)
     return ids
 
 

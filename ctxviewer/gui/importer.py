@@ -4,8 +4,9 @@ The import itself is :func:`ctxviewer.importing.import_into` -- the same call as
 it creates the database, imports in one transaction, and removes a database it created when nothing
 was imported -- run by a :class:`~ctxviewer.gui.worker.Task`, so its writable
 :class:`~ctxviewer.store.TraceStore` connection lives in the worker thread.
-A :class:`QProgressDialog` shows files done / total and its Cancel button cancels the run (the
-import is one transaction, so a cancelled run writes nothing).
+A :class:`QProgressDialog` shows files done / total, and under its label what a long step inside
+one file is doing ("counting tokens: 40 % of 52.4 million characters", a huge item), and its
+Cancel button cancels the run (the import is one transaction, so a cancelled run writes nothing).
 
 Signals: ``sig_imported(str db_path)`` when traces were written; ``sig_finished(object report)``
 after every run that returned an :class:`~ctxviewer.importing.ImportReport`; ``sig_failed(str)``
@@ -22,6 +23,13 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
 from ..importing import ImportReport, import_into
 from .worker import Cancelled, Progress, Task
+
+
+class _Activity(QObject):
+    """Carries :func:`ctxviewer.interrupt.progress` messages from the import thread to the GUI thread."""
+
+    sig_activity = Signal(str)
+
 
 IMPORT_FILTER = ("Trace files (*.json *.jsonl *.ndjson *.gz *.pb *.binpb *.eval *.yaml *.yml);;All files (*)")
 """File › Import's filter: every container the importers read (JSON, JSON Lines, gzip, binary OTLP
@@ -71,6 +79,10 @@ class ImportController(QObject):
         self.task: Task | None = None
         self.progress: QProgressDialog | None = None
         self.last_message: str = ""
+        self.activity = _Activity(self)
+        """Emits ``sig_activity(str)`` in the GUI thread for each step report of the running import."""
+        self.activity.sig_activity.connect(self._show_activity)
+        self._label = ""
 
     def choose_and_import(self, paths: list[str] | None = None) -> None:
         """Ask for trace files (unless given) and a database to import them into, then import."""
@@ -90,12 +102,14 @@ class ImportController(QObject):
         if self.task is not None and not self.task.done:
             raise RuntimeError("an import is already running")
 
+        emit = self.activity.sig_activity.emit  # from the worker thread; shown in the GUI thread
+
         def job(progress: Progress, cancelled: Cancelled) -> ImportReport:
-            return import_into(db_path, paths, fmt=fmt, progress=progress, cancelled=cancelled)
+            return import_into(db_path, paths, fmt=fmt, progress=progress, cancelled=cancelled, activity=emit)
 
         task = Task(job, self)
-        dlg = QProgressDialog(f"Importing {len(paths)} files into {Path(db_path).name}…", "Cancel", 0,
-                              max(1, len(paths)), self._window)
+        self._label = f"Importing {len(paths)} files into {Path(db_path).name}…"
+        dlg = QProgressDialog(self._label, "Cancel", 0, max(1, len(paths)), self._window)
         dlg.setWindowTitle("Import")
         dlg.setWindowModality(Qt.WindowModality.WindowModal)
         dlg.setMinimumDuration(300)
@@ -114,6 +128,10 @@ class ImportController(QObject):
         if self.task is not None and not self.task.done:
             self.task.cancel()
             self.task.wait()
+
+    def _show_activity(self, text: str) -> None:
+        if self.progress is not None:
+            self.progress.setLabelText(f"{self._label}\n{text}")
 
     def _close_progress(self) -> None:
         if self.progress is not None:

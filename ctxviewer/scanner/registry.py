@@ -13,7 +13,7 @@ import re
 import sys
 from typing import Iterator
 
-from ..interrupt import checkpoint
+from ..interrupt import checkpoint, progress
 from . import prefilter
 from ._api import Hit, LazyPattern, Pattern, PatternRule, Rule
 from .address import ADDRESS
@@ -94,6 +94,7 @@ def scan_text(text: str, *, _depth: int = 0) -> list[Hit]:
     hits: list[Hit] = []
     for start in range(0, len(text), WINDOW_CHARS):
         checkpoint()
+        progress("scanning for instruction-like text", start, len(text))
         part = text[start:start + WINDOW_CHARS + WINDOW_OVERLAP]
         hits.extend(Hit(h.rule, h.start + start, h.end + start, h.reason, h.severity) for h in _scan(part, _depth))
     return _merge(sorted(hits, key=lambda h: (h.start, -h.end)))

@@ -161,3 +161,28 @@ def test_cancel_inside_a_huge_item_stops_the_run_and_leaves_no_file(qtbot, tmp_p
     assert report.cancelled and report.removed_database and task.is_cancelled
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("new.db")]  # no database, no journal
     assert w.importer.last_message == f"Import cancelled; nothing was written; removed {target}, which this import had created."
+
+
+def test_a_huge_item_says_what_it_is_doing_under_the_dialog_label(qtbot, tmp_path: Path, settings: QSettings,
+                                                                   monkeypatch) -> None:
+    """Issue 12: a 50 MB item imported "with no progress". The dialog's label now tells the step."""
+    from dataclasses import replace
+
+    from ctxviewer import interrupt
+
+    monkeypatch.setattr(interrupt, "PROGRESS_EVERY_S", 0.0)
+    base = make_trace()
+    items = list(base.items)
+    items[4] = replace(items[4], content=("The parcel left the depot on Monday. " * 33_000)[:1_200_000], tokens=None)
+    src = tmp_path / "huge.jsonl"
+    write_jsonl([replace(base, trace_id="huge", items=tuple(items))], src)
+    w = MainWindow(settings=settings)
+    qtbot.addWidget(w)
+    labels: list[str] = []
+    w.importer.activity.sig_activity.connect(  # after the controller's own slot: the label is already set
+        lambda _text: labels.append(w.importer.progress.labelText() if w.importer.progress else ""))
+    with qtbot.waitSignal(w.importer.sig_finished, timeout=120000) as done:
+        w.importer.import_into([str(src)], str(tmp_path / "o.db"))
+    assert done.args[0].imported == 1
+    assert labels[0] == "Importing 1 files into o.db…\ncounting tokens: 0 % of 1.2 million characters"
+    assert "Importing 1 files into o.db…\nscanning for instruction-like text: 0 % of 1.2 million characters" in labels
