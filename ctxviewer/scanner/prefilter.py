@@ -150,6 +150,49 @@ def start_literals(pattern: PatternLike) -> frozenset[Start] | None:
     return frozenset(out)
 
 
+def line_start_guard(pattern: PatternLike) -> tuple[str, ...] | None:
+    """For a pattern that starts a sentence or a line -- every top-level alternative begins with
+    ``^`` or a lookbehind and then only white space (``(?:^\\s*+|(?<=[.!?])\\s*+|(?<=\\n)[ \\t]*+)REST``)
+    -- the literals one of which REST starts with (none of them starting with white space), else
+    ``None``. Its candidates (after every full stop...) are many; one whose next non-space
+    characters start none of these cannot match, so :func:`finditer` skips it without calling
+    the engine."""
+    try:
+        tree = _parser.parse(pattern.pattern, pattern.flags)
+        items = list(tree.data)
+        while len(items) == 1 and items[0][0] is C.SUBPATTERN:
+            items = list(items[0][1][-1].data)
+        if len(items) < 2:
+            return None
+        head = items[0]
+        body = list(head[1][-1].data) if head[0] is C.SUBPATTERN else [head]
+        alts = [list(a.data) for a in body[0][1][1]] if len(body) == 1 and body[0][0] is C.BRANCH else [body]
+        for alt in alts:
+            if len(alt) != 2 or not _opens(alt[0]) or not _white_run(alt[1]):
+                return None
+        rest = _starts(items[1:], False, bool(tree.state.flags & re.MULTILINE))
+    except (_Unbounded, RecursionError):
+        return None
+    if not rest or any(shift or not lit or lit[0] in " \n" for lit, shift in rest):
+        return None
+    return tuple(sorted({lit for lit, _shift in rest}))
+
+
+def _opens(item: Any) -> bool:
+    op, av = item
+    return (op is C.AT and av in (C.AT_BEGINNING, C.AT_BEGINNING_STRING, C.AT_BEGINNING_LINE)) or (
+        op is C.ASSERT and av[0] < 0)
+
+
+def _white_run(item: Any) -> bool:
+    op, av = item
+    if op not in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT) or av[0] != 0:
+        return False
+    body = list(av[2].data)
+    chars = _class(list(body[0][1])) if len(body) == 1 and body[0][0] is C.IN else None
+    return chars is not None and chars <= {" ", "\n"}
+
+
 class _Unbounded(Exception):
     pass
 
@@ -346,6 +389,7 @@ class _Registry:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.spec_of: dict[PatternLike, int | None] = {}
+        self.guard_of: dict[PatternLike, tuple[str, ...] | None] = {}
         self.specs: dict[frozenset[Start], int] = {}
         self.compiled: _Compiled | None = None
 
@@ -356,7 +400,9 @@ class _Registry:
         except KeyError:
             pass
         spec = start_literals(pattern)
+        guard = line_start_guard(pattern) if spec is not None else None
         with self.lock:
+            self.guard_of[pattern] = guard
             sid = None
             if spec is not None:
                 sid = self.specs.get(spec)
@@ -413,24 +459,26 @@ class _Index:
         compiled = _REGISTRY.automaton()
         self.compiled = compiled
         ends: dict[int, list[int]] = {}
-        folded = fold(text)
-
-        def note(end: int, n: int) -> None:
-            found = ends.get(n)
-            if found is None:
-                ends[n] = found = []
-            found.append(end)
-
+        self.folded = folded = fold(text)
+        get = ends.get
         if compiled.ascii is not None:
             for end, n in compiled.ascii.iter(folded):
-                note(end, n)
+                found = get(n)
+                if found is None:
+                    ends[n] = [end]
+                else:
+                    found.append(end)
         if compiled.other is not None and not folded.isascii():
             lengths = compiled.lengths
             for run in _NON_ASCII.finditer(folded):  # such a literal starts inside a run, may end after it
                 s, e = run.span()
                 for end, n in compiled.other.iter(folded, s, e + MAX_LITERAL):
                     if end - lengths[n] + 1 < e:
-                        note(end, n)
+                        found = get(n)
+                        if found is None:
+                            ends[n] = [end]
+                        else:
+                            found.append(end)
         per_spec: dict[int, list[int]] = {sid: [0] for sid in compiled.begin}
         for n, found in ends.items():
             for sid, d in compiled.users[n]:
@@ -474,10 +522,11 @@ def finditer(pattern: PatternLike, text: str, *, force: bool = False) -> Iterato
     sid = _REGISTRY.spec_id(pattern)
     if sid is None:
         return pattern.finditer(text)
-    cands = _index_for(text).positions(sid)
+    index = _index_for(text)
+    cands = index.positions(sid)
     if not force and len(cands) > MAX_DENSITY * len(text):
         return pattern.finditer(text)
-    return _matches_at(_compiled(pattern), text, cands)
+    return _matches_at(_compiled(pattern), text, cands, index.folded, _REGISTRY.guard_of.get(pattern))
 
 
 @contextmanager
@@ -492,13 +541,20 @@ def plain() -> Iterator[None]:
         _LOCAL.plain = old
 
 
-def _matches_at(pattern: PatternLike, text: str, cands: list[int]) -> Iterator[re.Match[str]]:
+_FOLDED_SPACE = re.compile("[ \n]*")
+
+
+def _matches_at(pattern: PatternLike, text: str, cands: list[int], folded: str,
+                guard: tuple[str, ...] | None) -> Iterator[re.Match[str]]:
     match = pattern.match
+    skip = _FOLDED_SPACE.match
     n = len(text)
     pos = 0
     for c in cands:
         if c < pos or c > n:
             continue
+        if guard is not None and not folded.startswith(guard, skip(folded, c).end()):  # type: ignore[union-attr]
+            continue  # line_start_guard(): after the white space, nothing REST can start with
         m = match(text, c)
         if m is not None:
             yield m

@@ -40,6 +40,16 @@ def test_start_sets_of_typical_patterns() -> None:
     assert start_literals(re.compile(r"x?")) is None  # can match the empty string
 
 
+def test_a_line_start_pattern_gets_a_guard_on_what_follows_the_white_space() -> None:
+    from ctxviewer.scanner.prefilter import line_start_guard
+
+    p = re.compile(r"(?:^\s*+|(?<=[.!])\s*+|(?<=\n)[ \t]*+)(?:please\s+)?(?:reply|say)\b", re.IGNORECASE)
+    assert start_literals(p) == {("", 0), (".", 1), ("!", 1), ("\n", 1)}
+    assert line_start_guard(p) == ("please\n", "please ", "reply", "say")
+    assert line_start_guard(re.compile(r"(?<=\.)\s*\w+")) is None  # REST may start anywhere
+    assert line_start_guard(re.compile(r"(?:(?<=\.)\s*+reply)|(?:\bsay)")) is None  # not every alternative
+
+
 def test_fold_keeps_offsets_and_the_engines_case_equivalences() -> None:
     text = "İgnore ıgnore ſkip K\u212a\tTab\u00a0nbsp\nline"
     folded = fold(text)
