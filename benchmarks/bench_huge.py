@@ -79,6 +79,11 @@ def bench_import(item_mb: float, file_mb: float, tmp: Path) -> None:
     with sqlite3.connect(tmp / "item.db") as conn:
         big = conn.execute("SELECT count(*), max(bytes) FROM blobs WHERE bytes > 1000000").fetchone()
     print(f"blobs over 1 MB after the {item_mb:g} MB import: {big[0]} (largest {big[1] / 1e6:.1f} MB)")
+    with sqlite3.connect(tmp / "file.db") as conn:
+        n, total = conn.execute("SELECT count(*), sum(bytes) FROM blobs WHERE bytes > 1000000").fetchone()
+        size = (tmp / "file.db").stat().st_size
+    print(f"blobs over 1 MB after the {file_mb:g} MB file: {n} holding {(total or 0) / 1e6:.1f} MB "
+          f"(each item text once); database file {size / 1e6:.1f} MB")
 
 
 def bench_paint(item_mb: float) -> None:
