@@ -151,7 +151,14 @@ class TracePanel(QWidget):
 
         task.sig_finished.connect(done)
         task.sig_failed.connect(failed)
-        task.start()
+
+        def start() -> None:  # after this turn of the event loop: the items paint before the checks run
+            if gen == self._gen:
+                task.start()
+            else:
+                self._tasks.discard(task)
+
+        QTimer.singleShot(0, self, start)
 
     @property
     def assessing(self) -> bool:
@@ -172,7 +179,8 @@ class TracePanel(QWidget):
         return not self.assessing
 
     def stop(self) -> None:
-        """Wait for assessments still running (the window is closing)."""
+        """Wait for assessments still running (the window is closing); none starts after this."""
+        self._gen += 1
         for task in list(self._tasks):
             task.wait()
         self._tasks.clear()

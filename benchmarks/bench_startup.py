@@ -1,0 +1,136 @@
+"""Benchmark: issue 11's start-up rows -- first screen, a CLI command, selecting a big trace, peak RSS.
+
+Not a test: figures depend on the machine (2 cores shared with other work); read the ratios to the
+floors measured in the same run (a bare interpreter, ``import PySide6.QtWidgets``, ``store.load``).
+Every figure is wall-clock milliseconds unless it says CPU (user + system of the child process,
+``resource.getrusage(RUSAGE_CHILDREN)``), which a loaded machine inflates less::
+
+    QT_QPA_PLATFORM=offscreen python benchmarks/bench_startup.py --db sample_traces/samples.db
+    QT_QPA_PLATFORM=offscreen python benchmarks/bench_startup.py --db /tmp/gen-1m.db --rss
+
+``--rss`` measures peak RSS in a fresh process: open the database in the window, jump to the end
+of the list, then a what-if on a 5,000-item trace with its chart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT))
+PY = sys.executable
+
+import bench_million as bm  # noqa: E402  (the first screen and the selection rows are shared)
+
+
+def child_ms(argv: list[str], repeat: int) -> tuple[list[float], list[float]]:
+    """Wall and CPU milliseconds of ``argv`` run ``repeat`` times."""
+    wall, cpu = [], []
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, cwd=ROOT)
+        wall.append((time.perf_counter() - t0) * 1000)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
+    return wall, cpu
+
+
+RSS = """
+import json, resource, sys, tempfile
+from dataclasses import replace
+sys.path.insert(0, sys.argv[2])
+from PySide6.QtCore import QSettings
+from ctxviewer.gui.app import application
+from ctxviewer.gui.main_window import MainWindow
+import bench_million as bm
+app = application([])
+w = MainWindow(QSettings(tempfile.mktemp(suffix=".ini"), QSettings.Format.IniFormat))
+w.resize(1280, 800)
+w.show()
+w.open_database(sys.argv[1], remember=False)
+for _ in range(200):
+    app.processEvents()
+    if w.trace_model.counted:
+        break
+w.trace_view.scrollToBottom()
+w.select_row(w.trace_model.rowCount() - 1)
+w.repaint()
+opened = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+from ctxviewer import whatif
+big = bm._big_trace(5000)
+out = whatif.run(big, whatif.Scenario(capacity=(big.endpoint.capacity or 128_000) // 2))
+w.whatif.panel.set_trace(big)
+w.whatif.panel.show()
+w.show_trace(out.trace)
+getattr(w.chart, "ensure_plot", lambda: None)()
+w.repaint()
+for _ in range(20):
+    app.processEvents()
+print(json.dumps({"opened": opened, "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "rows": w.trace_model.rowCount()}))
+w.whatif.panel.close()
+w.close()
+app.processEvents()
+"""
+
+
+def stats(xs: list[float]) -> str:
+    s = sorted(xs)
+    p95 = s[min(len(s) - 1, round(0.95 * (len(s) - 1)))]
+    return f"median {statistics.median(s):,.0f}, p95 {p95:,.0f}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--db", type=Path, default=ROOT / "sample_traces" / "samples.db")
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--rss", action="store_true", help="also measure peak RSS in a fresh process")
+    ap.add_argument("--no-select", action="store_true", help="skip the selection rows")
+    args = ap.parse_args()
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    print(f"database {args.db}; load average {os.getloadavg()[0]:.1f}")
+    bare_w, bare_c = child_ms([PY, "-c", "pass"], args.repeat)
+    qt_w, qt_c = child_ms([PY, "-c", "import PySide6.QtWidgets"], args.repeat)
+    print(f"floor: python -c pass: {stats(bare_w)} ms (CPU {stats(bare_c)}); "
+          f"import PySide6.QtWidgets: {stats(qt_w)} ms (CPU {stats(qt_c)})")
+    fs, mods, chart = bm.first_screen(args.db, args.repeat)
+    print(f"process start to first screen: {stats(fs)} ms = {statistics.median(fs) / statistics.median(bare_w):.1f}x bare, "
+          f"{statistics.median(fs) / statistics.median(qt_w):.1f}x the QtWidgets import; heavy modules by then: "
+          f"{', '.join(mods) or 'none'}; chart plot drawn at {stats(chart)} ms")
+    from ctxviewer.store import TraceStore
+
+    with TraceStore.open(args.db) as st:
+        some_id = st.first_rows(limit=1)[0][1].trace_id
+    show_w, show_c = child_ms([PY, "-m", "ctxviewer", "show", str(args.db), some_id, "--json"], args.repeat)
+    print(f"show DB {some_id} --json: {stats(show_w)} ms = {statistics.median(show_w) / statistics.median(bare_w):.1f}x bare; "
+          f"CPU {stats(show_c)} ms = {statistics.median(show_c) / statistics.median(bare_c):.1f}x bare CPU")
+    if not args.no_select:
+        from PySide6.QtWidgets import QApplication
+
+        _app = QApplication.instance() or QApplication([])
+        for row in bm.bench_select(args.repeat):
+            print(f"{row.what}: {stats(row.samples)} ms (floor store.load {row.floor:,.0f} ms)")
+    if args.rss:
+        env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+        r = subprocess.run([PY, "-c", RSS, str(args.db), str(ROOT / "benchmarks")], capture_output=True, text=True,
+                           env=env, cwd=ROOT, check=False)
+        line = next((x for x in r.stdout.splitlines() if x.startswith("{")), None)
+        if line is None:
+            raise RuntimeError(r.stderr[-2000:])
+        d = json.loads(line)
+        print(f"peak RSS, fresh process: {d['opened']:,.0f} MiB after opening ({d['rows']:,} rows) and End; "
+              f"{d['peak']:,.0f} MiB after a 5,000-item what-if and its chart")
+
+
+if __name__ == "__main__":
+    main()
