@@ -116,6 +116,7 @@ class MainWindow(QMainWindow):
         self.count_label = QLabel()
         self.count_label.setObjectName("traceCount")
         self.trace_model.sig_counted.connect(lambda _n: self._on_list_counted())
+        self.trace_model.sig_keys_ready.connect(self._mark_shown_trace)
         self.trace_model.rowsInserted.connect(lambda *_: self._on_rows_arrived())
         left = QWidget()
         lay = QVBoxLayout(left)
@@ -319,15 +320,21 @@ class MainWindow(QMainWindow):
         if self.trace is None:  # the list came back (filter cleared or changed): show its first trace
             self.select_row(0)
             return
-        if self.trace is not None:
-            row = self.trace_model.row_of(self.trace.trace_id)
-            if row is not None:
-                idx = self.trace_model.index(row, 0)
-                self.trace_view.selectionModel().blockSignals(True)
-                self.trace_view.selectionModel().setCurrentIndex(
-                    idx, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
-                self.trace_view.selectionModel().blockSignals(False)
-                self.trace_view.viewport().update()
+        self._mark_shown_trace()
+
+    def _mark_shown_trace(self) -> None:
+        """Select the shown trace's row without re-showing it (after a re-query; again once every
+        row key is read, when its row was not among those read first)."""
+        if self.trace is None or self.trace_view.selectionModel().currentIndex().isValid():
+            return
+        row = self.trace_model.row_of(self.trace.trace_id)
+        if row is not None:
+            idx = self.trace_model.index(row, 0)
+            self.trace_view.selectionModel().blockSignals(True)
+            self.trace_view.selectionModel().setCurrentIndex(
+                idx, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+            self.trace_view.selectionModel().blockSignals(False)
+            self.trace_view.viewport().update()
 
     def _on_list_counted(self) -> None:
         """The model has its keys (a filter or sort read off the GUI thread has finished)."""

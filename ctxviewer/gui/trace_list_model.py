@@ -2,10 +2,12 @@
 
 Built for a million traces (issue 11). The model never holds the rows themselves:
 
-* **keys** -- every matching row key in list order, an ``array('q')`` (8 bytes per trace) read by
-  :meth:`TraceSource.row_keys <ctxviewer.store.TraceSource.row_keys>` *off the GUI thread*
-  (:class:`~ctxviewer.gui.worker.Task`); its length is the exact count, announced by
-  ``sig_counted(int)``;
+* **count, then keys** -- off the GUI thread (one :class:`~ctxviewer.gui.worker.Task` per query)
+  the exact count comes first (``SELECT count(*)``: tens of milliseconds on a million traces),
+  announced by ``sig_counted(int)``; then every matching row key in list order, read in chunks
+  (:meth:`TraceSource.key_chunks <ctxviewer.store.TraceSource.key_chunks>`) into an
+  ``array('q')`` allocated once at the counted size (8 bytes per trace); rows become readable as
+  their chunk arrives, and ``sig_keys_ready()`` says when all are there;
 * **pages** -- at most :data:`CACHE_PAGES` pages of :data:`PAGE_ROWS` rows, each row kept as its
   :class:`~ctxviewer.store.TraceRow` and the formatted cell texts of
   :data:`ctxviewer.columns.TRACE_COLUMNS`; a page is read when it is first painted, by key
@@ -19,9 +21,10 @@ arrive, ``rowCount()`` is the store's estimate (the largest row key, for no filt
 bar spans all rows from the first paint; the last page is then read by the reverse keyset query,
 so End shows the real end at once. Rows in between show empty until the keys arrive.
 
-The filter is a SQL WHERE fragment over the ``traces`` table with ``?`` parameters
-(:meth:`set_where`; the display-filter grammar compiles to it) or the old substring filter
-(:meth:`set_filter`); the order is a member of :data:`ctxviewer.store.SORTABLE`.
+The filter is display-filter text (:meth:`set_filter`, the grammar of :mod:`ctxviewer.filters`),
+planned by the store (:meth:`TraceSource.filter_where <ctxviewer.store.TraceSource.filter_where>`,
+as ``ctxviewer list --filter`` does) in the worker, or a SQL WHERE fragment over ``traces`` with
+``?`` parameters (:meth:`set_where`); the order is a member of :data:`ctxviewer.store.SORTABLE`.
 
 ``data()`` never raises: a broken or not-yet-read row shows as empty. A store failure is reported
 by ``sig_error(str)`` with the store's message (which names the file).
@@ -33,7 +36,7 @@ from array import array
 from collections import OrderedDict
 from typing import Any, Callable, Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
 from ..columns import TRACE_COLUMNS
 from ..store import SORTABLE, TraceQuery, TraceRow, TraceSource
@@ -74,6 +77,21 @@ def _format(row: TraceRow) -> _Cell:
     return row, tuple(texts)
 
 
+def _plan(st: TraceSource, text: str, where: str, params: tuple[Any, ...]) -> tuple[str, tuple[Any, ...]]:
+    """The filter to run on ``st``: display-filter ``text`` planned by the store, else the fragment."""
+    if not text:
+        return where, params
+    planned, planned_params = st.filter_where(TraceQuery(text=text))
+    return ("" if planned == "1" else planned), tuple(planned_params)
+
+
+class _Relay(QObject):
+    """Carries a worker's partial results (the first page, the count, key chunks) to the GUI
+    thread: it lives there, so a signal emitted from the worker is queued to its receivers."""
+
+    sig_part = Signal(object)
+
+
 class TraceListModel(QAbstractTableModel):
     """The traces of one store; empty when no store is set. See the module docstring.
 
@@ -83,7 +101,9 @@ class TraceListModel(QAbstractTableModel):
 
     sig_error = Signal(str)
     sig_counted = Signal(int)
-    """The exact number of matching traces, once the keys have been read."""
+    """The exact number of matching traces (before the keys are read)."""
+    sig_keys_ready = Signal()
+    """Every row key is read: every row can be shown and :meth:`row_of` finds any trace."""
 
     def __init__(self, store: TraceSource | None = None, parent: Any = None, *, threaded: bool = True) -> None:
         super().__init__(parent)
@@ -96,11 +116,15 @@ class TraceListModel(QAbstractTableModel):
         self._desc = False
         self._gen = 0
         self._keys: array[int] | None = None
+        self._filled = 0  # keys[:_filled] are read
+        self._count: int | None = None
         self._n = 0
         self._pages: OrderedDict[int, list[_Cell | None]] = OrderedDict()
         self._recent = -1
         self._tail: dict[int, _Cell] = {}
         self._tasks: set[Task] = set()
+        self._relay = _Relay(self)
+        self._relay.sig_part.connect(self._on_part)
         self.set_store(store)
 
     # ------------------------------------------------------------------ public API
@@ -122,8 +146,18 @@ class TraceListModel(QAbstractTableModel):
 
     @property
     def counted(self) -> bool:
-        """True once the row keys (and so the exact count) are known."""
-        return self._keys is not None
+        """True once the exact count is known (``sig_counted``); the keys may still be arriving."""
+        return self._count is not None
+
+    @property
+    def keys_ready(self) -> bool:
+        """True once every row key is read (``sig_keys_ready``)."""
+        return self._keys is not None and self._filled >= self._n and self._count is not None
+
+    @property
+    def filter_text(self) -> str:
+        """The display-filter text of :meth:`set_filter` ("" after :meth:`set_where`)."""
+        return self._text
 
     def set_store(self, store: TraceSource | None) -> None:
         """Show ``store`` (or nothing). Keeps the current filter and sort."""
@@ -132,18 +166,20 @@ class TraceListModel(QAbstractTableModel):
 
     def set_where(self, where: str, params: Sequence[Any] = ()) -> None:
         """Filter by a SQL WHERE fragment over ``traces`` (without ``WHERE``; "" = all) with ``?``
-        parameters, as compiled by the display-filter grammar. Re-queries the store."""
-        if (where, tuple(params)) != (self._where, self._params):
-            self._where, self._params = where, tuple(params)
-            self._text = ""
+        parameters, used as given (not planned). Re-queries the store."""
+        if (where, tuple(params), "") != (self._where, self._params, self._text):
+            self._where, self._params, self._text = where, tuple(params), ""
             self._requery()
 
     def set_filter(self, text: str) -> None:
-        """Filter by ``text``: every word a substring of trace id, model, service or provider
-        (:class:`~ctxviewer.store.TraceQuery`)."""
+        """Filter by display-filter ``text`` (:mod:`ctxviewer.filters`; "" = all), planned by the
+        store's :meth:`~ctxviewer.store.TraceSource.filter_where` off the GUI thread, as ``ctxviewer
+        list --filter`` plans it. Raises ``FilterError`` (a ``ValueError``) for text that does not
+        parse, before anything changes."""
         where, params = TraceQuery(text=text).filter_sql()
-        self.set_where(where, params)
-        self._text = text
+        if (where, tuple(params), text if where else "") != (self._where, self._params, self._text):
+            self._where, self._params, self._text = where, tuple(params), text if where else ""
+            self._requery()
 
     def set_sort(self, key: str, descending: bool = False) -> None:
         """Sort by the store's sort ``key`` (a member of ``SORTABLE``). Unknown keys are ignored."""
@@ -162,12 +198,13 @@ class TraceListModel(QAbstractTableModel):
         and the row not among those already shown)."""
         if self._store is None:
             return None
-        if self._keys is not None:
+        if self._keys is not None and self._filled:
             try:
                 key = self._store.key_of(trace_id)
-                return None if key is None else self._keys.index(key)
+                return None if key is None else self._keys.index(key, 0, self._filled)
             except ValueError:
-                return None
+                if self.keys_ready:
+                    return None
             except Exception as exc:
                 self.sig_error.emit(str(exc))
                 return None
@@ -249,13 +286,14 @@ class TraceListModel(QAbstractTableModel):
             return self._tail[row]
         if self._store is None:
             return None
-        if self._keys is None:
+        end = min((page + 1) * PAGE_ROWS, self._n)
+        if self._keys is None or self._filled < end:
             if self._tail_allowed() and row >= self._n - PAGE_ROWS:
                 self._read_tail()
                 return self._tail.get(row)
             return None
         try:
-            rows = self._store.rows_by_key(self._keys[page * PAGE_ROWS:(page + 1) * PAGE_ROWS])
+            rows = self._store.rows_by_key(self._keys[page * PAGE_ROWS:end])
         except Exception as exc:
             self._keys = array("q")
             self._n = 0
@@ -269,7 +307,7 @@ class TraceListModel(QAbstractTableModel):
         return self._pages[page][i] if i < len(self._pages[page]) else None
 
     def _tail_allowed(self) -> bool:
-        return not self._where and not self._tail and self._n > PAGE_ROWS
+        return not self._where and not self._tail and self._n > PAGE_ROWS and not self._filled
 
     def _read_tail(self) -> None:
         """Before the keys arrive: the last page by the reverse keyset query (End shows the end)."""
@@ -288,75 +326,80 @@ class TraceListModel(QAbstractTableModel):
         for task in self._tasks:
             task.cancel()
         self.beginResetModel()
-        self._keys, self._n = None, 0
+        self._keys, self._filled, self._count, self._n = None, 0, None, 0  # the old array is freed here
         self._pages.clear()
         self._tail.clear()
         error = None
         need_first = False
         st = self._store
         if st is None:
-            self._keys = array("q")
+            self._keys, self._count = array("q"), 0
         else:
             args = (self._where, self._params, self._sort, self._desc)
             try:
                 if not self._threaded:
-                    self._keys = st.row_keys(*args)
-                    self._n = len(self._keys)
+                    where, params = self._planned(st)
+                    self._keys = st.row_keys(where, params, self._sort, self._desc)
+                    self._n = self._count = self._filled = len(self._keys)
                 elif not self._where and self._sort in INDEXED_SORTS:
                     first = st.first_rows(*args, limit=PAGE_ROWS)
                     self._pages[0] = [_format(r) for _k, r in first]
                     if len(first) < PAGE_ROWS:
                         self._keys = array("q", (k for k, _r in first))
-                        self._n = len(first)
+                        self._n = self._count = self._filled = len(first)
                     else:
                         self._n = max(len(first), st.estimate_count(self._where) or 0)
                 else:
                     need_first = True
             except Exception as exc:
-                self._keys, self._n = array("q"), 0
+                self._keys, self._filled, self._count, self._n = array("q"), 0, 0, 0
                 self._pages.clear()
                 error = str(exc)
         self.endResetModel()
         if error:
             self.sig_error.emit(error)
-        elif self._keys is not None:
+        elif self._count is not None:
             self.sig_counted.emit(self._n)
+            self.sig_keys_ready.emit()
         else:
-            if need_first:
-                self._start(self._first_job(), self._on_first)
-            self._start(self._keys_job(), self._on_keys)
+            self._start(self._list_job(need_first))
 
-    def _start(self, job: Callable[[Any, Any], Any], done: Callable[[Any], None]) -> None:
+    def _planned(self, st: TraceSource) -> tuple[str, tuple[Any, ...]]:
+        return _plan(st, self._text, self._where, self._params)
+
+    def _start(self, job: Callable[[Any, Any], Any]) -> None:
         task = Task(job, self)
         self._tasks.add(task)
-        task.sig_finished.connect(done)
         task.sig_finished.connect(lambda _r, t=task: self._tasks.discard(t))
         task.sig_failed.connect(lambda msg, t=task, g=self._gen: self._on_failed(g, t, msg))
         task.start()
 
-    def _reader_args(self) -> tuple[TraceSource, int, tuple[str, tuple[Any, ...], str, bool]]:
+    def _list_job(self, need_first: bool) -> Callable[[Any, Any], Any]:
+        """The worker's part of a query: plan the filter, the first page (when the GUI thread did
+        not read it), the exact count, then the keys chunk by chunk -- each sent to
+        :meth:`_on_part` as soon as it is read."""
         assert self._store is not None
-        return self._store, self._gen, (self._where, self._params, self._sort, self._desc)
+        store, gen, order, desc = self._store, self._gen, self._sort, self._desc
+        send = self._relay.sig_part.emit
+        text, where0, params0 = self._text, self._where, self._params  # this query's, not the model's later ones
 
-    def _first_job(self) -> Callable[[Any, Any], Any]:
-        store, gen, args = self._reader_args()
-
-        def job(_progress: Any, _cancelled: Any) -> tuple[int, list[tuple[int, TraceRow]]]:
+        def job(_progress: Any, cancelled: Callable[[], bool]) -> None:
             st = store.reader()  # a connection of this thread
             try:
-                return gen, st.first_rows(*args, limit=PAGE_ROWS)
-            finally:
-                st.close()
-
-        return job
-
-    def _keys_job(self) -> Callable[[Any, Any], Any]:
-        store, gen, args = self._reader_args()
-
-        def job(_progress: Any, cancelled: Callable[[], bool]) -> tuple[int, array[int]]:
-            st = store.reader()
-            try:
-                return gen, st.row_keys(*args, cancelled=cancelled)
+                where, params = _plan(st, text, where0, params0)
+                if need_first:
+                    first = st.first_rows(where, params, order, desc, limit=PAGE_ROWS)
+                    send((gen, "first", first))
+                    if len(first) < PAGE_ROWS:  # the whole list: its count and keys are known
+                        return
+                if cancelled():
+                    return
+                send((gen, "count", st.count_where(where, params)))
+                for chunk in st.key_chunks(where, params, order, desc):
+                    if cancelled():
+                        return
+                    send((gen, "keys", chunk))
+                send((gen, "done", None))
             finally:
                 st.close()
 
@@ -367,9 +410,21 @@ class TraceListModel(QAbstractTableModel):
         if gen == self._gen:
             self.sig_error.emit(message)
 
-    def _on_first(self, result: tuple[int, list[tuple[int, TraceRow]]]) -> None:
-        gen, first = result
-        if gen != self._gen or self._keys is not None:
+    def _on_part(self, part: tuple[int, str, Any]) -> None:
+        gen, what, value = part
+        if gen != self._gen:
+            return  # a cancelled query's late result
+        if what == "first":
+            self._on_first(value)
+        elif what == "count":
+            self._on_count(int(value))
+        elif what == "keys":
+            self._on_chunk(value)
+        else:
+            self._on_done()
+
+    def _on_first(self, first: list[tuple[int, TraceRow]]) -> None:
+        if self._count is not None:
             return
         if first:
             self.beginInsertRows(QModelIndex(), 0, len(first) - 1)
@@ -378,15 +433,12 @@ class TraceListModel(QAbstractTableModel):
             self.endInsertRows()
         if len(first) < PAGE_ROWS:  # the whole list: its keys and count are known now
             self._keys = array("q", (k for k, _r in first))
+            self._count = self._filled = len(first)
             self.sig_counted.emit(self._n)
+            self.sig_keys_ready.emit()
 
-    def _on_keys(self, result: tuple[int, array[int]]) -> None:
-        gen, keys = result
-        if gen != self._gen or (self._keys is not None and self._keys == keys):
-            return
-        n_old, n_new = self._n, len(keys)
-        self._keys = keys
-        self._tail.clear()
+    def _resize(self, n_new: int) -> None:
+        n_old = self._n
         if n_new > n_old:
             self.beginInsertRows(QModelIndex(), n_old, n_new - 1)
             self._n = n_new
@@ -395,7 +447,43 @@ class TraceListModel(QAbstractTableModel):
             self.beginRemoveRows(QModelIndex(), n_new, n_old - 1)
             self._n = n_new
             self.endRemoveRows()
-        if n_new:
-            self._pages.clear()  # rows shown before the keys came are read again, by key
-            self.dataChanged.emit(self.index(0, 0), self.index(n_new - 1, len(TRACE_COLUMNS) - 1))
-        self.sig_counted.emit(n_new)
+
+    def _on_count(self, n: int) -> None:
+        if n != self._n:
+            self._tail.clear()  # its rows were placed by the estimate
+        self._count = n
+        self._keys = array("q", [0]) * n  # allocated once; filled chunk by chunk
+        self._filled = 0
+        self._resize(n)
+        self.sig_counted.emit(n)
+
+    def _on_chunk(self, chunk: array[int]) -> None:
+        keys = self._keys
+        if keys is None:
+            return
+        start = self._filled
+        end = start + len(chunk)
+        if end > len(keys):  # rows were added since the count: grow (rare)
+            keys.extend(array("q", [0]) * (end - len(keys)))
+            self._count = end
+            self._resize(end)
+        keys[start:end] = chunk
+        self._filled = end
+        # rows shown before their keys came (the first page, the tail) are read again, by key
+        first_page, last_page = start // PAGE_ROWS, (end - 1) // PAGE_ROWS
+        for p in range(first_page, last_page + 1):
+            self._pages.pop(p, None)
+        self.dataChanged.emit(self.index(start, 0), self.index(end - 1, _NCOLS - 1))
+
+    def _on_done(self) -> None:
+        if self._keys is None:
+            return
+        if self._filled < len(self._keys):  # rows were removed since the count
+            del self._keys[self._filled:]
+            self._count = self._filled
+            self._resize(self._filled)
+        if self._tail:
+            self._tail.clear()
+            if self._n:
+                self.dataChanged.emit(self.index(0, 0), self.index(self._n - 1, _NCOLS - 1))
+        self.sig_keys_ready.emit()

@@ -28,8 +28,8 @@ SORTABLE: tuple[str, ...] = (
     "omitted_count",
     "state",
 )
-"""Fields :class:`TraceQuery` can sort on. ``created``, ``trace_id``, ``model``,
-``input_tokens`` and ``state`` walk an index; the others sort the filtered rows of the narrow table."""
+"""Fields :class:`TraceQuery` can sort on; each walks an index on ``(field, trace_id)`` (schema 4:
+:data:`~ctxviewer.store.schema.SORT_INDEXED`)."""
 
 ROW_COLUMNS: tuple[str, ...] = (
     "trace_id",
@@ -49,7 +49,9 @@ ROW_COLUMNS: tuple[str, ...] = (
 )
 """Columns of the ``traces`` table, in :class:`TraceRow` field order."""
 
-INDEXED_SORTS: frozenset[str] = frozenset({"created", "trace_id", "model", "input_tokens", "state"})
+INDEXED_SORTS: frozenset[str] = frozenset({"created", "trace_id", "model", "input_tokens", "state", "provider",
+                                           "service", "capacity", "reserved_output_tokens", "retained_count",
+                                           "omitted_count"})
 """Members of :data:`SORTABLE` with an index on ``(column, trace_id)``: the first page in that
 order is an index walk (about a millisecond on a million traces)."""
 

@@ -64,7 +64,7 @@ from __future__ import annotations
 import builtins
 from array import array
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol, Sequence, runtime_checkable
 
 from ..model import ContextItem, RequestTrace
 from .fts import SearchHit, SearchPage
@@ -93,7 +93,8 @@ class TraceSource(Protocol):
     def filter_where(self, query: TraceQuery | None) -> tuple[str, builtins.list[Any]]:
         """``query``'s display filter compiled for this source: ``(where, params)`` for the list
         methods below (``"1"`` or ``""`` for none). Raises :class:`~ctxviewer.filters.FilterError`
-        (a ``ValueError``) for a filter the source cannot serve."""
+        (a ``ValueError``) for a filter the source cannot serve. May probe the source (SQLite: index
+        counts of a few milliseconds): the window runs it with the list queries, off the GUI thread."""
         ...
 
     # -- the list (keyed: the window)
@@ -107,6 +108,12 @@ class TraceSource(Protocol):
                  descending: bool = False, cancelled: Callable[[], bool] | None = None) -> array[int]:
         """Every matching key in list order; the length is the exact count. ``cancelled()`` is
         polled between chunks."""
+        ...
+
+    def key_chunks(self, where: str = "", params: Sequence[Any] = (), order: str = "created",
+                   descending: bool = False) -> Iterator[array[int]]:
+        """The keys of :meth:`row_keys` as consecutive chunks, read as they are consumed (so the
+        caller can show the first rows' keys and keep only one chunk of them in flight)."""
         ...
 
     def rows_by_key(self, keys: Sequence[int]) -> builtins.list[TraceRow | None]:

@@ -18,7 +18,7 @@ from array import array
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 from urllib.parse import quote
 
 if TYPE_CHECKING:
@@ -83,6 +83,11 @@ _PROVENANCE_COLUMNS = {"tokens_source": "source", "tokens_encoding": "encoding"}
 PROBE_ROWS = 2000
 """A filter term keeping at most this many rows drives the list query (:meth:`TraceStore.filter_where`):
 sorting 2,000 rows costs about a millisecond, walking a million in list order to find them seconds."""
+
+
+KEY_CHUNK = 16_384
+"""Row keys per chunk of :meth:`TraceStore.key_chunks` (128 KiB as ``array('q')``; the Python ints
+of one chunk are all that exist at once while a million keys are read)."""
 
 
 def content_hash(text: str) -> str:
@@ -323,22 +328,34 @@ class TraceStore:
     ) -> array[int]:
         """Every matching row key in list order (see :meth:`first_rows`) as an ``array('q')``: 8
         bytes per trace; its length is the exact count. ``cancelled()`` (optional) is polled
-        between chunks of 65,536 keys; when it returns True the keys read so far are returned.
-        Raises :class:`StoreError` when the database cannot be read."""
-        sql = keyed_sql(where, order, descending, keys_only=True)
+        between chunks of :data:`KEY_CHUNK` keys; when it returns True the keys read so far are
+        returned. Raises :class:`StoreError` when the database cannot be read."""
         keys: array[int] = array("q")
+        for chunk in self.key_chunks(where, params, order, descending):
+            keys.extend(chunk)
+            if cancelled is not None and cancelled():
+                break
+        return keys
+
+    def key_chunks(
+        self, where: str = "", params: Sequence[Any] = (), order: str = "created", descending: bool = False,
+    ) -> Iterator[array[int]]:
+        """The keys of :meth:`row_keys` as consecutive ``array('q')`` chunks of at most
+        :data:`KEY_CHUNK` keys, read as they are yielded (``fetchmany``): a caller that stores
+        them in a preallocated array never holds more than one chunk of Python ints. Raises
+        :class:`StoreError` when the database cannot be read."""
+        sql = keyed_sql(where, order, descending, keys_only=True)
         try:
-            cur = self._conn.execute(sql, list(params))
+            cur = self._conn.execute(sql, builtins.list(params))
             while True:
-                chunk = cur.fetchmany(65_536)
-                if not chunk:
-                    break
-                keys.extend(r[0] for r in chunk)
-                if cancelled is not None and cancelled():
-                    break
+                rows = cur.fetchmany(KEY_CHUNK)
+                if not rows:
+                    return
+                chunk = array("q", [r[0] for r in rows])
+                del rows
+                yield chunk
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot list traces", exc) from None
-        return keys
 
     def rows_by_key(self, keys: Sequence[int]) -> builtins.list[TraceRow | None]:
         """The rows of ``keys`` (from :meth:`row_keys`), in the order given; ``None`` for a key

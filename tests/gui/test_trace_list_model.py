@@ -64,11 +64,11 @@ def wait_counted(qtbot, model: TraceListModel, action=None) -> None:  # type: ig
     if action is not None:
         action()
     deadline = time.monotonic() + 120
-    while not (model.counted or errors) and time.monotonic() < deadline:
+    while not (model.keys_ready or errors) and time.monotonic() < deadline:
         QApplication.processEvents()
         time.sleep(0.005)
     model.sig_error.disconnect(errors.append)
-    assert not errors and model.counted
+    assert not errors and model.counted and model.keys_ready
 
 
 def ids(model: TraceListModel) -> list[str | None]:
@@ -84,10 +84,13 @@ def test_all_rows_from_the_start_and_the_keys_off_the_gui_thread(qtbot, qtmodelt
         assert model.trace_id(0) == "t-000" and model.trace_id(99) == "t-099"
         assert model.trace_id(449) == "t-449" and model.trace_id(350) == "t-350"  # the reverse keyset page
         assert model.trace_id(250) is None
-        counts: list[int] = []
-        model.sig_counted.connect(counts.append)
+        events: list[str] = []
+        model.sig_counted.connect(lambda n: events.append(f"counted {n}, keys ready: {model.keys_ready}"))
+        model.sig_keys_ready.connect(lambda: events.append("keys ready"))
         wait_counted(qtbot, model)
-        assert counts == [450] and model.counted and model.total == 450
+        # the exact count first (SELECT count(*)), the keys after it
+        assert events == ["counted 450, keys ready: False", "keys ready"]
+        assert model.counted and model.total == 450
         assert ids(model) == [f"t-{i:03d}" for i in range(450)]
         assert model.row_of("t-321") == 321 and model.row_of("nope") is None
         qtmodeltester.check(model)
@@ -193,3 +196,36 @@ def test_generated_db_order_count_and_the_last_row_reachable(qtbot, gen_db: Path
         assert bottom.row() == 1199
         assert model.data(bottom, TraceIdRole) == sql_order[-1]
         assert view.verticalScrollBar().maximum() > 0
+
+
+def test_display_filter_is_planned_by_the_store_off_the_gui_thread(monkeypatch, qtbot, gen_db: Path) -> None:
+    """set_filter takes display-filter text and plans it with the store's filter_where (as
+    ``ctxviewer list --filter`` does), in the worker, with the count before the keys."""
+    import threading
+
+    from ctxviewer.store import TraceQuery
+
+    planned: list[tuple[str, bool]] = []
+    real = TraceStore.filter_where
+
+    def spy(self: TraceStore, query: TraceQuery | None) -> tuple[str, list[object]]:
+        planned.append((query.text if query else "", threading.current_thread() is threading.main_thread()))
+        return real(self, query)
+
+    monkeypatch.setattr(TraceStore, "filter_where", spy)
+    with TraceStore.open(gen_db) as st:
+        sid = st._conn.execute("SELECT session_id FROM traces GROUP BY session_id HAVING count(*) > 3 "
+                               "ORDER BY session_id LIMIT 1").fetchone()[0]
+        text = f"conversation == {sid} and omitted >= 0"
+        where, params = real(st, TraceQuery(text=text))
+        assert where.startswith("traces.rowid IN")  # the planner drives it from the session index
+        expected = [r.trace_id for r in st.rows_by_key(st.row_keys(where, params)) if r is not None]
+        assert len(expected) > 3
+        model = TraceListModel(st)
+        counts: list[int] = []
+        model.sig_counted.connect(counts.append)
+        wait_counted(qtbot, model, lambda: model.set_filter(text))
+        assert planned == [(text, False)], planned  # planned once, in the worker
+        assert counts == [len(expected)] and ids(model) == expected and model.filter_text == text
+        wait_counted(qtbot, model, lambda: model.set_filter(""))
+        assert model.total == 1200 and model.filter_text == ""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import inspect
 from array import array
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import pytest
 from PySide6.QtCore import QSettings
@@ -62,6 +62,13 @@ class MemorySource:
                  descending: bool = False, cancelled: Callable[[], bool] | None = None) -> array[int]:
         self._log("row_keys")
         return array("q", self._keys(where, params, order, descending))
+
+    def key_chunks(self, where: str = "", params: Sequence[Any] = (), order: str = "created",
+                   descending: bool = False) -> Iterator[array[int]]:
+        self._log("key_chunks")
+        keys = self._keys(where, params, order, descending)
+        for start in range(0, len(keys), 4):  # small chunks: the model fills its array chunk by chunk
+            yield array("q", keys[start:start + 4])
 
     def rows_by_key(self, keys: Sequence[int]) -> list[TraceRow | None]:
         self._log("rows_by_key")

@@ -100,3 +100,38 @@ def test_same_seed_same_database(tmp_path: Path) -> None:
     gen.write(b, 30, seed=5)
     q = "SELECT trace_id, model, input_tokens FROM traces ORDER BY trace_id"
     assert sqlite3.connect(a).execute(q).fetchall() == sqlite3.connect(b).execute(q).fetchall()
+
+
+def test_upgrade_of_an_older_generated_database_keeps_the_generated_facts(tmp_path: Path) -> None:
+    """``gen_traces.py --upgrade``: the steps of ``ctxviewer upgrade`` on a copy, with the
+    generator's facts instead of an assessment per trace; the old file is only read."""
+    gen = _gen()
+    old, new = tmp_path / "old.db", tmp_path / "new.db"
+    gen.write(old, 120, seed=9)
+    c = sqlite3.connect(old)
+    worst = c.execute("SELECT trace_id, worst_rule, worst_severity, 1 FROM traces WHERE worst_rule IS NOT NULL "
+                      "ORDER BY trace_id").fetchall()
+    assert len(worst) >= 2
+    # make it look as the generator wrote it under schema 2: no schema-3+ steps recorded, no findings table
+    steps = [r[0] for r in c.execute("SELECT name FROM _sqlite_migrations ORDER BY rowid")]
+    later = steps[steps.index("m008_filter_columns"):]
+    c.execute(f"DELETE FROM _sqlite_migrations WHERE name IN ({','.join('?' * len(later))})", later)
+    c.execute("DROP TABLE trace_findings")
+    c.execute("DROP TABLE content_fts")
+    c.execute("DROP INDEX idx_traces_session_id")
+    c.execute("ALTER TABLE traces DROP COLUMN session_id")
+    c.execute("PRAGMA user_version = 2")
+    c.commit()
+    c.close()
+    before = old.read_bytes()
+    result = gen.upgrade(old, new)
+    assert old.read_bytes() == before
+    assert result["traces"] == 120 and result["steps"] == len(later)
+    with TraceStore.open(new) as st:  # the current schema: opens read-only without asking for an upgrade
+        assert st.count_where() == 120
+        assert st._conn.execute("SELECT trace_id, rule, severity, count FROM trace_findings ORDER BY trace_id"
+                                ).fetchall() == worst
+        assert st._conn.execute("SELECT count(*) FROM traces WHERE session_id IS NULL").fetchone() == (0,)
+        assert st.search_hits("the", limit=1)  # the full-text index was built
+    with pytest.raises(SystemExit):
+        gen.upgrade(old, new)  # never overwrites
