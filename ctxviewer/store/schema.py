@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING:  # sqlite-utils (and the numpy it may pull in) only when a database is written
     from sqlite_utils import Database, Migrations
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Highest schema version this ctxviewer reads and writes (``PRAGMA user_version``)."""
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -270,11 +270,11 @@ def m010_content_fts(db: Database) -> None:
     fts.rebuild(db.conn)
 
 
-# ------------------------------------------------------------------ schema version 4
+# ------------------------------------------------------------------ schema version 5
 
 
-@_step(4)
-def m011_sort_indexes(db: Database) -> None:
+@_step(5)
+def m012_sort_indexes(db: Database) -> None:
     """An index on ``(column, trace_id)`` for each sortable ``traces`` column that had none
     (:data:`SORT_INDEXED`), named ``idx_traces_<column>`` (replacing schema 3's one-column index of
     that name, whose entries the new one holds too): the trace list's first page in any order is an
@@ -288,7 +288,7 @@ def m011_sort_indexes(db: Database) -> None:
 SORT_INDEXED: tuple[str, ...] = (
     "provider", "service", "capacity", "reserved_output_tokens", "retained_count", "omitted_count",
 )
-"""``traces`` columns given an index on ``(column, trace_id)`` by ``m011_sort_indexes`` (the
+"""``traces`` columns given an index on ``(column, trace_id)`` by ``m012_sort_indexes`` (the
 list's sort order is the column, then ``trace_id``)."""
 
 FILTER_INDEXED: tuple[str, ...] = ("capacity", "omitted_count", "provider", "service", "session_id", "worst_rule")

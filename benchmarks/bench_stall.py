@@ -1,0 +1,174 @@
+"""Benchmark: does the window ever stop? The longest GUI-thread stall on a large database (issue 11).
+
+Issue 11 is done when "a person can open the 1M database, jump to its end, filter and search
+without the window ever stopping". This script does that with the real :class:`MainWindow`
+(offscreen, 1280x800) while a 10 ms ``QTimer`` heartbeat records the gap between its ticks: a gap
+is how long the GUI thread could not process events (a frozen window). Steps, each given time to
+settle (the list's count and keys arrive off the GUI thread meanwhile):
+
+1. open the database (``open_database``: first page, first trace shown);
+2. Ctrl+End in the trace list (the real last row, its trace shown);
+3. a display filter typed into the filter box and applied (``omitted > 2 and capacity < 16000``),
+   then a second one (``model ~ claude``), then a sort by the Retained / omitted column;
+4. a full-text search in the search dock (``ignore previous``) and opening its first hit.
+
+    QT_QPA_PLATFORM=offscreen python benchmarks/bench_stall.py --db /tmp/gen-1m.db
+
+Prints, per step, the longest gap and what was running; then the longest gap overall, the p99 and
+the number of gaps over 100 ms and 250 ms. Times are wall-clock milliseconds. Not a test: the
+figures depend on the machine (print ``uptime`` with them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+HEARTBEAT_MS = 10
+SETTLE_MS = 2500
+
+
+def run(db: Path, settle_ms: int = SETTLE_MS) -> dict[str, Any]:
+    """Drive the window through the steps; returns ``{"steps": [(label, max gap ms, step ms)],
+    "gaps": [ms, ...], "count_ms": ..., ...}``."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QSettings, Qt, QTimer
+    from PySide6.QtTest import QTest
+
+    from ctxviewer.gui.app import application
+    from ctxviewer.gui.main_window import MainWindow
+
+    app = application([])
+    tmp = tempfile.mkdtemp()
+    w = MainWindow(QSettings(f"{tmp}/s.ini", QSettings.Format.IniFormat))
+    w.resize(1280, 800)
+    w.show()
+    app.processEvents()
+
+    gaps: list[tuple[float, str]] = []
+    label = ["idle"]
+    last = [time.perf_counter()]
+
+    def beat() -> None:
+        now = time.perf_counter()
+        gaps.append(((now - last[0]) * 1000 - HEARTBEAT_MS, label[0]))
+        last[0] = now
+
+    heart = QTimer()
+    heart.setInterval(HEARTBEAT_MS)
+    heart.timeout.connect(beat)
+    heart.start()
+
+    facts: dict[str, Any] = {}
+    t_open = [0.0]
+
+    def step_open() -> None:
+        t0 = time.perf_counter()
+        w.open_database(str(db), remember=False)
+        facts["open_call_ms"] = (time.perf_counter() - t0) * 1000
+        t_open[0] = t0
+        w.trace_model.sig_counted.connect(lambda n: facts.setdefault("count_ms", (time.perf_counter() - t0) * 1000))
+        w.trace_model.sig_keys_ready.connect(lambda: facts.setdefault("keys_ms", (time.perf_counter() - t0) * 1000))
+
+    def step_end() -> None:
+        w.trace_view.setFocus()
+        QTest.keyClick(w.trace_view, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+        idx = w.trace_view.currentIndex()
+        facts["end_row"] = idx.row()
+        facts["end_trace"] = w.trace.trace_id if w.trace is not None else None
+
+    def step_filter(text: str) -> Callable[[], None]:
+        def go() -> None:
+            w.focus_filter()
+            w.filter_edit.setText(text)
+            w.apply_filter()
+        return go
+
+    def step_sort() -> None:
+        from ctxviewer.columns import TRACE_COLUMNS
+
+        col = next(i for i, c in enumerate(TRACE_COLUMNS) if c.sort_key == "retained_count")
+        w.trace_view.sortByColumn(col, Qt.SortOrder.DescendingOrder)
+
+    def step_search() -> None:
+        w.search.open_search()
+        w.search.panel.entry.setText("ignore previous")
+        w.search.panel.search()
+
+    def step_open_hit() -> None:
+        hit = w.search.panel.model.hit(0)
+        facts["hit"] = None if hit is None else (hit.trace_id, hit.item_id)
+        if hit is not None:
+            w.search.panel.sig_hit_activated.emit(hit, w.search.panel.model.query)
+        facts["hit_shown"] = w.trace is not None and hit is not None and w.trace.trace_id == hit.trace_id
+
+    steps: list[tuple[str, Callable[[], None]]] = [
+        ("open the database", step_open),
+        ("Ctrl+End", step_end),
+        ("filter 'omitted > 2 and capacity < 16000'", step_filter("omitted > 2 and capacity < 16000")),
+        ("filter 'model ~ claude'", step_filter("model ~ claude")),
+        ("sort by Retained / omitted, descending", step_sort),
+        ("clear the filter", step_filter("")),
+        ("search 'ignore previous'", step_search),
+        ("open the first hit", step_open_hit),
+    ]
+    timings: list[tuple[str, float]] = []
+
+    def schedule(i: int) -> None:
+        if i == len(steps):
+            QTimer.singleShot(settle_ms, app.quit)
+            return
+        name, fn = steps[i]
+
+        def go() -> None:
+            label[0] = name
+            t0 = time.perf_counter()
+            fn()
+            timings.append((name, (time.perf_counter() - t0) * 1000))
+            schedule(i + 1)
+        QTimer.singleShot(settle_ms, go)
+
+    schedule(0)
+    app.exec()
+    heart.stop()
+    facts["rows"] = w.trace_model.total
+    by_step = []
+    for name, call_ms in timings:
+        mine = [g for g, lab in gaps if lab == name]
+        by_step.append((name, max(mine) if mine else 0.0, call_ms))
+    w.close()
+    return {"steps": by_step, "gaps": [g for g, _ in gaps], **facts}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--db", type=Path, required=True)
+    ap.add_argument("--settle", type=int, default=SETTLE_MS, help="ms between steps (default %(default)s)")
+    args = ap.parse_args()
+    print(f"uptime: {Path('/proc/loadavg').read_text().split()[:3]}")
+    r = run(args.db, args.settle)
+    print(f"{args.db}: {r['rows']:,} rows at the end; count after {r.get('count_ms', float('nan')):.0f} ms, "
+          f"all keys after {r.get('keys_ms', float('nan')):.0f} ms; Ctrl+End -> row {r.get('end_row')} "
+          f"({r.get('end_trace')}); first hit {r.get('hit')} shown: {r.get('hit_shown')}")
+    print(f"{'step':<46} {'longest stall':>14} {'the call itself':>16}")
+    for name, gap, call in r["steps"]:
+        print(f"{name:<46} {gap:11.1f} ms {call:13.1f} ms")
+    gaps = sorted(r["gaps"])
+    p99 = gaps[min(len(gaps) - 1, round(0.99 * (len(gaps) - 1)))]
+    print(f"heartbeat {HEARTBEAT_MS} ms, {len(gaps):,} ticks: longest stall {gaps[-1]:.1f} ms, p99 {p99:.1f} ms, "
+          f"median {statistics.median(gaps):.1f} ms, stalls > 100 ms: {sum(g > 100 for g in gaps)}, "
+          f"> 250 ms: {sum(g > 250 for g in gaps)}")
+    print(f"uptime: {Path('/proc/loadavg').read_text().split()[:3]}")
+
+
+if __name__ == "__main__":
+    main()
