@@ -49,6 +49,7 @@ Errors raise :class:`FilterError` with the 0-based code-point column where the p
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -189,11 +190,29 @@ _EXPECTED = {
 }
 
 
-@lru_cache(maxsize=1)
+_PARSER_LOCK = threading.Lock()
+
+
 def _parser() -> Lark:
+    with _PARSER_LOCK:  # built once, also when prepare_parser's thread is still building it
+        return _build_parser()
+
+
+@lru_cache(maxsize=1)
+def _build_parser() -> Lark:
     from lark import Lark
 
     return Lark(GRAMMAR, parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=False)
+
+
+def prepare_parser() -> threading.Thread:
+    """Import lark and build the filter parser on a daemon thread (about 0.1 s of pure Python on a
+    quiet machine, several times that under load): a window calls it once it is up, so the first
+    filter typed does not wait for it. Returns the started thread; :func:`parse_filter` called
+    meanwhile waits for the same build instead of making a second one."""
+    thread = threading.Thread(target=_parser, name="filter-parser", daemon=True)
+    thread.start()
+    return thread
 
 
 def parse_filter(text: str) -> Tree[Token]:

@@ -11,15 +11,19 @@ Signal: ``sig_error_changed(str)`` -- the error message, ``""`` when the text is
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QInputMethodEvent, QTextCharFormat
 from PySide6.QtWidgets import QLabel, QLineEdit, QWidget
 
-from ..filters import FilterError, compile_filter
+from ..filters import FilterError, compile_filter, prepare_parser
 from ..highlight import StyleSpan, utf16_offsets
 
 ERROR_COLOR = QColor("#dc2626")
 """Underline and message colour of a filter that does not parse."""
+
+
+PARSER_DELAY_MS = 1500
+"""Milliseconds after the filter box is made before the parser is built in the background."""
 
 
 class FilterEdit(QLineEdit):
@@ -41,6 +45,9 @@ class FilterEdit(QLineEdit):
         self.error_label.setStyleSheet(f"color: {ERROR_COLOR.name()};")
         self.error_label.hide()
         self.textChanged.connect(self._check)
+        # the grammar's parser is built off the GUI thread once the window is up (not before the
+        # first screen): the first filter typed then does not stop the window
+        QTimer.singleShot(PARSER_DELAY_MS, self, prepare_parser)
 
     def _check(self, text: str) -> None:
         try:
