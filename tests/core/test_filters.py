@@ -38,8 +38,17 @@ def test_issue_example_compiles_to_narrow_parameterised_sql() -> None:
     ('model == "a \\"b\\""', "(model = ?)", ('a "b"',)),
     ("item.tokens > 500", "EXISTS (SELECT 1 FROM items i WHERE i.trace_id = traces.trace_id AND i.tokens > ?)", (500,)),
     ("item(kind == evidence && status == omitted)",
-     "EXISTS (SELECT 1 FROM items i WHERE i.trace_id = traces.trace_id AND ((i.kind = ?) AND (i.status = ?)))",
+     "(omitted_count > 0 AND EXISTS (SELECT 1 FROM items i WHERE i.trace_id = traces.trace_id AND ((i.kind = ?) AND (i.status = ?))))",
      ("evidence", "omitted")),
+    # the trace row's count of items by status rejects a trace before its items are read
+    ("item.status == 'retained'",
+     "(retained_count > 0 AND EXISTS (SELECT 1 FROM items i WHERE i.trace_id = traces.trace_id AND i.status = ?))",
+     ("retained",)),
+    ("item(status == omitted or kind == tool)",
+     "EXISTS (SELECT 1 FROM items i WHERE i.trace_id = traces.trace_id AND ((i.status = ?) OR (i.kind = ?)))",
+     ("omitted", "tool")),
+    ("item(status != omitted)",
+     "EXISTS (SELECT 1 FROM items i WHERE i.trace_id = traces.trace_id AND (i.status != ?))", ("omitted",)),
     ("finding", "EXISTS (SELECT 1 FROM trace_findings f WHERE f.trace_id = traces.trace_id)", ()),
     ("finding != budget",
      "(NOT EXISTS (SELECT 1 FROM trace_findings f WHERE f.trace_id = traces.trace_id AND "

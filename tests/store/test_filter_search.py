@@ -101,7 +101,7 @@ def test_filters_on_a_small_generated_database(small_db: Path) -> None:
         assert ids(store, "text ~ 'ignore prev' and omitted == 0") == ["t-05", "t-10", "t-20", "t-25", "t-35"]
         assert store.count(TraceQuery(text="item(kind == evidence and status == omitted)")) == 14
         sql = store._conn.execute("EXPLAIN QUERY PLAN SELECT trace_id FROM traces WHERE capacity < 16000").fetchall()
-        assert "USING INDEX idx_traces_capacity" in " ".join(str(r[-1]) for r in sql)
+        assert "INDEX idx_traces_capacity (capacity<?)" in " ".join(str(r[-1]) for r in sql)
 
 
 def test_search_pages_continue_after_the_last_hit(small_db: Path) -> None:
