@@ -256,6 +256,9 @@ def bench(db: Path, repeat: int, quick: bool) -> list[Row]:
 
     # 8. filter or sort: time to the first page painted (threaded, as the window does: display-filter
     #    text planned by the store in the worker)
+    from ctxviewer.filters import prepare_parser
+
+    prepare_parser().join()  # the window builds it in the background once it is up (FilterEdit)
     tm = TraceListModel(st)
     view.setModel(tm)
     filters = ['model == "gpt-4o-2024-08-06"', "omitted > 2", "state == failure", "capacity < 16000",
