@@ -8,6 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from ctxviewer.cli import cli
+from ctxviewer.store import SCHEMA_VERSION
 
 SCHEMA_1 = Path(__file__).resolve().parents[1] / "data" / "store" / "schema-1.db"
 
@@ -22,7 +23,7 @@ def test_list_of_an_old_database_says_so_and_offers_upgrade(tmp_path: Path) -> N
     old.write_bytes(SCHEMA_1.read_bytes())
     code, _, err = run("list", str(old))
     assert code == 1
-    assert f"{old}: uses an older schema (1; current 3)" in err
+    assert f"{old}: uses an older schema (1; current {SCHEMA_VERSION})" in err
     assert f"`ctxviewer upgrade {old} -o NEW.db`" in err
     assert old.read_bytes() == SCHEMA_1.read_bytes()
 
@@ -32,7 +33,7 @@ def test_upgrade_writes_a_copy_with_back_filled_facts(tmp_path: Path) -> None:
     old.write_bytes(SCHEMA_1.read_bytes())
     code, out, err = run("upgrade", str(old), "-o", str(new))
     assert code == 0, err
-    assert out.strip() == f"wrote {new}: schema 1 -> 3, 2 trace(s); {old} is unchanged"
+    assert out.strip() == f"wrote {new}: schema 1 -> {SCHEMA_VERSION}, 2 trace(s); {old} is unchanged"
     assert old.read_bytes() == SCHEMA_1.read_bytes()
     rows = json.loads(run("list", str(new), "--json")[1])
     assert [(r["trace_id"], r["state"], r["fits"], r["margin"]) for r in rows] == [
@@ -56,6 +57,7 @@ def test_upgrade_of_a_current_database_reassesses_stale_facts(tmp_path: Path) ->
         conn.execute("UPDATE traces SET state = 'failure', verdict = 'stale'")
     code, out, err = run("upgrade", str(cur), "-o", str(new))
     assert code == 0, err
-    assert out.strip() == f"wrote {new}: {cur} is already at schema 3; copied with its 1 trace(s) re-assessed; {cur} is unchanged"
+    assert out.strip() == (f"wrote {new}: {cur} is already at schema {SCHEMA_VERSION}; copied with its 1 trace(s) "
+                           f"re-assessed; {cur} is unchanged")
     (row,) = json.loads(run("list", str(new), "--json")[1])
     assert (row["state"], row["verdict"]) == ("ok", "fits, 6,601 tokens margin")
