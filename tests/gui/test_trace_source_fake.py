@@ -182,4 +182,41 @@ def test_window_lists_selects_filters_and_searches_through_the_interface(qtbot, 
     w.search.open_hit(hits[0], "ignore previous")
     assert w.trace.trace_id == "ticket-injection"
     assert set(fake.calls) <= INTERFACE
-    assert {"first_rows", "row_keys", "key_of", "load", "search"} <= set(fake.calls)
+    assert {"first_rows", "key_of", "load", "search"} <= set(fake.calls)
+
+
+def test_list_counts_then_reads_keys_and_plans_filters_through_the_interface(monkeypatch, qtbot, samples) -> None:
+    """Pages of 3 rows: the list's worker asks the source for the count, then the keys in
+    chunks; a display filter is planned by the source's own filter_where (opaque to the model)."""
+    import time
+
+    from PySide6.QtWidgets import QApplication
+
+    from ctxviewer.gui import trace_list_model as tlm
+
+    monkeypatch.setattr(tlm, "PAGE_ROWS", 3)
+    fake = MemorySource(*samples)
+    model = tlm.TraceListModel(fake)
+    events: list[str] = []
+    model.sig_counted.connect(lambda n: events.append(f"count {n}"))
+    model.sig_keys_ready.connect(lambda: events.append("keys"))
+
+    def wait() -> None:
+        deadline = time.monotonic() + 30
+        while not model.keys_ready and time.monotonic() < deadline:
+            QApplication.processEvents()
+            time.sleep(0.005)
+        assert model.keys_ready
+
+    wait()
+    ordered = [r.trace_id for r in sorted(samples[1], key=lambda r: (str(r.created), r.trace_id))]
+    assert events == ["count 9", "keys"]
+    assert [model.trace_id(r) for r in range(model.rowCount())] == ordered
+    assert fake.calls.index("count_where") < fake.calls.index("key_chunks")
+    fake.calls.clear()
+    model.set_filter("gpt-4o-mini")
+    wait()
+    want = [t for t in ordered if "gpt-4o-mini" in (fake.rows_by_key([fake.key_of(t) or 0])[0].model or "")]  # type: ignore[union-attr]
+    assert len(want) > 3 and [model.trace_id(r) for r in range(model.rowCount())] == want
+    assert fake.calls[:3] == ["reader", "filter_where", "first_rows"]
+    assert set(fake.calls) <= INTERFACE
