@@ -51,7 +51,7 @@ Tables and columns
     (:data:`~ctxviewer.store.schema.FILTER_INDEXED`): ``idx_traces_capacity``,
     ``idx_traces_omitted_count``, ``idx_traces_provider``, ``idx_traces_service``,
     ``idx_traces_session_id``, ``idx_traces_worst_rule`` (one column each, plus the rowid);
-    schema 5 (:data:`~ctxviewer.store.schema.SORT_INDEXED`) makes ``idx_traces_<column>`` on
+    schema 4 (:data:`~ctxviewer.store.schema.SORT_INDEXED`) makes ``idx_traces_<column>`` on
     ``(column, trace_id)`` for provider, service, capacity, reserved_output_tokens,
     retained_count and omitted_count, so every sortable order is an index walk.
 

@@ -28,7 +28,7 @@ SORTABLE: tuple[str, ...] = (
     "omitted_count",
     "state",
 )
-"""Fields :class:`TraceQuery` can sort on; each walks an index on ``(field, trace_id)`` (schema 5:
+"""Fields :class:`TraceQuery` can sort on; each walks an index on ``(field, trace_id)`` (schema 4:
 :data:`~ctxviewer.store.schema.SORT_INDEXED`)."""
 
 ROW_COLUMNS: tuple[str, ...] = (

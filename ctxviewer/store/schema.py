@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING:  # sqlite-utils (and the numpy it may pull in) only when a database is written
     from sqlite_utils import Database, Migrations
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 4
 """Highest schema version this ctxviewer reads and writes (``PRAGMA user_version``)."""
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -270,10 +270,10 @@ def m010_content_fts(db: Database) -> None:
     fts.rebuild(db.conn)
 
 
-# ------------------------------------------------------------------ schema version 5
+# ------------------------------------------------------------------ schema version 4
 
 
-@_step(5)
+@_step(4)
 def m012_sort_indexes(db: Database) -> None:
     """An index on ``(column, trace_id)`` for each sortable ``traces`` column that had none
     (:data:`SORT_INDEXED`), named ``idx_traces_<column>`` (replacing schema 3's one-column index of

@@ -1,4 +1,4 @@
-"""Every sortable order of the trace list is an index walk (schema 5, ``m012_sort_indexes``): the
+"""Every sortable order of the trace list is an index walk (schema 4, ``m012_sort_indexes``): the
 first page in any order reads that many index entries instead of sorting every trace."""
 
 from __future__ import annotations

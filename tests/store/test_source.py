@@ -17,7 +17,7 @@ SAMPLES = ROOT / "sample_traces" / "samples.db"
 
 def test_trace_store_has_every_method_of_the_interface() -> None:
     wanted = {n for n, v in vars(TraceSource).items() if callable(v) and not n.startswith("_")}
-    assert wanted == {"reader", "close", "filter_where", "first_rows", "row_keys", "rows_by_key", "key_of", "count_where",
+    assert wanted == {"reader", "close", "filter_where", "first_rows", "row_keys", "key_chunks", "rows_by_key", "key_of", "count_where",
                       "estimate_count", "count", "list", "search", "search_hits", "load", "items", "blob",
                       "session_trace_ids"}  # one interface: list, filter, search and detail
     with TraceStore.open(SAMPLES) as st:
