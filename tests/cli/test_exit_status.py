@@ -17,6 +17,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from ctxviewer.cli import cli
+from ctxviewer.store import SCHEMA_VERSION
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 EPILOG = ("Exit status: 0 nothing at the threshold; 1 findings at or above it; 2 usage error or bad input "
@@ -103,7 +104,7 @@ def test_upgrade_of_a_current_database_says_it_was_already_current(tmp_path: Pat
     new = tmp_path / "new.db"
     code, out, _ = run("upgrade", str(SAMPLES), "-o", str(new))
     assert code == 0
-    assert out == (f"wrote {new}: {SAMPLES} is already at schema 3; copied with its 9 trace(s) re-assessed; "
+    assert out == (f"wrote {new}: {SAMPLES} is already at schema {SCHEMA_VERSION}; copied with its 9 trace(s) re-assessed; "
                    f"{SAMPLES} is unchanged\n")
 
 
