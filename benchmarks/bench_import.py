@@ -18,14 +18,33 @@ Prints per size: MB/s, traces/s, wall seconds, peak resident memory (MiB, the ch
 and finally the import's peak memory at the largest size over the smallest (memory must not grow
 with file size: near 1.0 is bounded). Not a test: figures depend on the machine.
 
+``--realistic N`` (issue 11, "Import speed") measures instead a native JSON Lines file of N traces
+written by ``benchmarks/gen_traces.py`` (shared policies and tool sets, sessions whose history
+grows, evidence drawn from a document pool: content repeats as in real traces) and exported with
+``ctxviewer export --format native``, with every recorded token count removed so that the import
+counts them all. Modes, each in a fresh child process, with the load average (``uptime``) beside
+each figure:
+
+* ``floor``: ``json.loads`` of every line;
+* ``tok-floor``: tiktoken's own ``encode_ordinary_batch`` over the distinct item texts of the file
+  (2 threads per core): the token-counting floor, in Mtok/s;
+* ``tokens``: ``TraceStore.token_counts`` over every item text of the file, in file order, batch
+  by batch as the import calls it, on a new database (content-hash cache, each distinct text
+  counted once, over the cores), in Mtok/s of distinct text;
+* ``import1`` and ``import``: the whole import with one process and with one worker per core
+  (:mod:`ctxviewer.assess_pool`), in item rows/s and traces/s, with CPU seconds (this process
+  and its workers) beside the wall time.
+
     python benchmarks/bench_import.py --sizes 50,200 --dir /tmp/bench-import
     python benchmarks/bench_import.py --sizes 20,200 --modes read   # the importer alone
+    python benchmarks/bench_import.py --realistic 3000 --modes tok-floor,tokens,import1,import
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -110,6 +129,7 @@ def generate(path: Path, mb: int) -> int:
 CHILD = r"""
 import json, resource, sys, time
 mode, path, db = sys.argv[1], sys.argv[2], sys.argv[3]
+extra = {}
 t0 = time.perf_counter()
 if mode == "floor":
     n = 0
@@ -123,13 +143,37 @@ elif mode == "read":
     from ctxviewer.importers import get_importer
     from ctxviewer.model import RequestTrace
     count = sum(isinstance(r, RequestTrace) for r in get_importer("otel").load(path))
+elif mode in ("tok-floor", "tokens"):
+    import os
+    texts = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                texts.extend(i["content"] for i in json.loads(line)["items"] if i.get("content") is not None)
+    from ctxviewer.tokens import get_encoding
+    enc = get_encoding("cl100k_base")
+    distinct = list(dict.fromkeys(texts))
+    extra["tokens"] = sum(map(len, enc.encode_ordinary_batch(distinct, num_threads=2 * (os.cpu_count() or 1))))
+    extra["texts"], extra["distinct"] = len(texts), len(distinct)
+    t0 = time.perf_counter()
+    if mode == "tok-floor":
+        enc.encode_ordinary_batch(distinct, num_threads=2 * (os.cpu_count() or 1))
+    else:
+        from ctxviewer.store import TraceStore
+        with TraceStore.create(db) as store:
+            for i in range(0, len(texts), 768):  # about what one import batch of 64 traces holds
+                store.token_counts(texts[i:i + 768], "cl100k_base")
+    count = len(distinct)
 else:
     from ctxviewer.importing import import_into
-    report = import_into(db, [path])
+    report = import_into(db, [path], workers=1 if mode == "import1" else None)
     assert not report.problems, report.problems[:3]
     count = report.imported
+    extra["items"] = sum(report.items_by_trace.values())
 secs = time.perf_counter() - t0
-print(json.dumps({"secs": secs, "count": count, "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+ru, ch = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"secs": secs, "count": count, "rss_mib": ru.ru_maxrss / 1024,
+                  "cpu": ru.ru_utime + ru.ru_stime + ch.ru_utime + ch.ru_stime, **extra}))
 """
 
 
@@ -142,14 +186,72 @@ def measure(mode: str, path: Path, db: Path) -> dict[str, float]:
     return dict(json.loads(out.strip().splitlines()[-1]))
 
 
+def load() -> str:
+    """The 1-minute load average now (``uptime``'s first figure)."""
+    return f"{os.getloadavg()[0]:.2f}"
+
+
+def realistic(traces: int, work: Path) -> Path:
+    """The native JSON Lines file of ``traces`` generated traces, token counts removed (cached)."""
+    path = work / f"gen-{traces}.notokens.jsonl"
+    if path.exists():
+        return path
+    db, native = work / f"gen-{traces}.db", work / f"gen-{traces}.native.jsonl"
+    for f in (db, native):
+        f.unlink(missing_ok=True)
+    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "gen_traces.py"), "--traces", str(traces),
+                    "--db", str(db)], check=True, cwd=ROOT)
+    subprocess.run([sys.executable, "-m", "ctxviewer", "export", str(db), "-o", str(native), "--format", "native"],
+                   check=True, cwd=ROOT, capture_output=True)
+    with open(native, encoding="utf-8") as fh, open(path, "w", encoding="utf-8") as out:
+        for line in fh:
+            d = json.loads(line)
+            for item in d.get("items", []):
+                item.pop("tokens", None)
+                item.pop("tokens_provenance", None)
+            out.write(json.dumps(d, ensure_ascii=False) + "\n")
+    native.unlink()
+    return path
+
+
+def main_realistic(traces: int, modes: list[str], work: Path) -> None:
+    """``--realistic``: see the module docstring."""
+    path = realistic(traces, work)
+    size_mb = path.stat().st_size / 1e6
+    print(f"{path}: {size_mb:.1f} MB, {traces} traces, load {load()}", flush=True)
+    floor = measure("floor", path, work / "unused.db")
+    print(f"floor json.loads        {floor['secs']:8.2f} s  {size_mb / floor['secs']:7.1f} MB/s  "
+          f"{traces / floor['secs']:8.0f} traces/s   load {load()}", flush=True)
+    tok_floor = None
+    for mode in modes:
+        got = measure(mode, path, work / f"{mode}-real.db")
+        if mode in ("tok-floor", "tokens"):
+            mtok = got["tokens"] / got["secs"] / 1e6
+            tok_floor = mtok if mode == "tok-floor" else tok_floor
+            ratio = f"  x{mtok / tok_floor:.2f} of tiktoken's batch" if tok_floor and mode == "tokens" else ""
+            print(f"{mode:10s}              {got['secs']:8.2f} s  {mtok:7.2f} Mtok/s  ({int(got['tokens']):,} tokens in "
+                  f"{int(got['distinct']):,} distinct of {int(got['texts']):,} texts){ratio}   load {load()}", flush=True)
+        else:
+            items = got["items"]
+            print(f"{mode:10s}              {got['secs']:8.2f} s  {items / got['secs']:8.0f} item rows/s  "
+                  f"{got['count'] / got['secs']:6.0f} traces/s  cpu {got['cpu']:6.1f} s  peak {got['rss_mib']:6.1f} MiB  "
+                  f"time x{got['secs'] / floor['secs']:.1f} floor  ({int(items):,} item rows)   load {load()}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="50,200", help="File sizes in MB, comma-separated (default 50,200).")
     ap.add_argument("--modes", default="read,import", help="What to measure besides the floor (read, import).")
     ap.add_argument("--dir", default="/tmp/bench-import", help="Where the generated files and databases go.")
+    ap.add_argument("--realistic", type=int, metavar="N",
+                    help="Measure a generated native file of N traces instead (see the module docstring).")
     args = ap.parse_args()
     work = Path(args.dir)
     work.mkdir(parents=True, exist_ok=True)
+    if args.realistic:
+        modes = args.modes.split(",") if args.modes != "read,import" else ["tok-floor", "tokens", "import1", "import"]
+        main_realistic(args.realistic, modes, work)
+        return
     peaks: dict[str, dict[int, float]] = {}
     for mb in (int(s) for s in args.sizes.split(",")):
         path = work / f"otlp-{mb}mb.jsonl"

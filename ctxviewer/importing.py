@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
+from .assess_pool import assessed
 from .importers import REGISTRY, ImportFailed, ImportProblem, Registry
 from .interrupt import Interrupted, watching
 from .model import RequestTrace, TokenProvenance, TokenSource
@@ -33,7 +34,7 @@ from .plausibility import implausible
 from .sanitize import repair
 from .store import TraceStore
 from .store.store import WriteCancelled
-from .tokens import DEFAULT_ENCODING, UnknownEncodingError
+from .tokens import DEFAULT_ENCODING, UnknownEncodingError, get_encoding
 
 
 class ImportCancelled(Exception):
@@ -92,6 +93,12 @@ class ImportReport:
         return text
 
 
+COUNT_BATCH_TRACES = 64
+"""Traces whose missing token counts are counted together (:func:`count_missing_tokens_many`)."""
+COUNT_BATCH_CHARS = 4_000_000
+"""...or fewer, once their item texts reach this many characters (bounds memory and cancel delay)."""
+
+
 def count_missing_tokens(trace: RequestTrace, store: TraceStore) -> RequestTrace:
     """``trace`` with a token count on every item that has content but ``tokens=None``, each
     marked ``TokenProvenance(COUNTED, encoding)``.
@@ -102,20 +109,69 @@ def count_missing_tokens(trace: RequestTrace, store: TraceStore) -> RequestTrace
     :class:`~ctxviewer.tokens.UnknownEncodingError` when the recorded encoding is not available
     offline and an item needs counting.
     """
-    encoding = trace.endpoint.encoding or DEFAULT_ENCODING
-    provenance = TokenProvenance(TokenSource.COUNTED, encoding)
-    todo = [i for i, item in enumerate(trace.items) if item.tokens is None and item.content is not None]
+    return count_missing_tokens_many([trace], store)[0]
+
+
+def count_missing_tokens_many(traces: Sequence[RequestTrace], store: TraceStore) -> list[RequestTrace]:
+    """:func:`count_missing_tokens` of each of ``traces``, in order, with one
+    :meth:`TraceStore.token_counts` call per encoding for all of them: each distinct text of the
+    batch is looked up once in the content-hash cache and the misses counted once each, in
+    parallel over the cores. Raises like :func:`count_missing_tokens` (for the whole batch)."""
+    todo: dict[str, list[tuple[int, int]]] = {}  # encoding -> (trace index, item index)
+    for ti, trace in enumerate(traces):
+        encoding = trace.endpoint.encoding or DEFAULT_ENCODING
+        for ii, item in enumerate(trace.items):
+            if item.tokens is None and item.content is not None:
+                todo.setdefault(encoding, []).append((ti, ii))
     if not todo:
-        return trace
-    # each distinct text counted once (cache per content hash), the rest over the cores
-    counts = store.token_counts([trace.items[i].content or "" for i in todo], encoding)
-    items = list(trace.items)
-    for i, n in zip(todo, counts):
-        items[i] = replace(items[i], tokens=n, tokens_provenance=provenance)
-    endpoint = trace.endpoint
-    if endpoint.encoding is None:
-        endpoint = replace(endpoint, encoding=encoding)
-    return replace(trace, items=tuple(items), endpoint=endpoint)
+        return list(traces)
+    counted: dict[tuple[int, int], tuple[int, str]] = {}
+    for encoding, where in todo.items():
+        counts = store.token_counts([traces[ti].items[ii].content or "" for ti, ii in where], encoding)
+        counted.update((w, (n, encoding)) for w, n in zip(where, counts))
+    out = []
+    for ti, trace in enumerate(traces):
+        if not any((ti, ii) in counted for ii in range(len(trace.items))):
+            out.append(trace)
+            continue
+        items = list(trace.items)
+        encoding = trace.endpoint.encoding or DEFAULT_ENCODING
+        provenance = TokenProvenance(TokenSource.COUNTED, encoding)
+        for ii in range(len(items)):
+            got = counted.get((ti, ii))
+            if got is not None:
+                items[ii] = replace(items[ii], tokens=got[0], tokens_provenance=provenance)
+        endpoint = trace.endpoint
+        if endpoint.encoding is None:
+            endpoint = replace(endpoint, encoding=encoding)
+        out.append(replace(trace, items=tuple(items), endpoint=endpoint))
+    return out
+
+
+def _counted(traces: Iterator[RequestTrace], store: TraceStore) -> Iterator[RequestTrace]:
+    """``traces`` in order, their missing token counts counted batch by batch
+    (:data:`COUNT_BATCH_TRACES`, :data:`COUNT_BATCH_CHARS`; :func:`count_missing_tokens_many`).
+    A trace whose encoding is unknown was already passed through uncounted (:func:`_repaired`)."""
+    batch: list[RequestTrace] = []
+    chars = 0
+    unknown: dict[str, bool] = {}  # encoding -> not available offline
+    for trace in traces:
+        if _needs_counting(trace):
+            encoding = trace.endpoint.encoding or DEFAULT_ENCODING
+            if encoding not in unknown:
+                unknown[encoding] = _encoding_problem(encoding) is not None
+            if unknown[encoding]:  # named by _repaired; stored uncounted, in its place
+                yield from count_missing_tokens_many(batch, store)
+                batch, chars = [], 0
+                yield trace
+                continue
+        batch.append(trace)
+        chars += sum(len(i.content) for i in trace.items if i.tokens is None and i.content is not None)
+        if len(batch) >= COUNT_BATCH_TRACES or chars >= COUNT_BATCH_CHARS:
+            yield from count_missing_tokens_many(batch, store)
+            batch, chars = [], 0
+    if batch:
+        yield from count_missing_tokens_many(batch, store)
 
 
 def expand_paths(paths: Iterable[str | Path], skip: str | Path | None = None) -> list[Path | ImportProblem]:
@@ -167,6 +223,7 @@ def import_files(
     registry: Registry = REGISTRY,
     waiting: Callable[[str], None] | None = None,
     activity: Callable[[str], None] | None = None,
+    workers: int | None = None,
 ) -> ImportReport:
     """Import every trace in ``paths`` into ``store`` in one transaction.
 
@@ -180,6 +237,12 @@ def import_files(
     (:meth:`~ctxviewer.store.TraceStore.add` waits for it, polling ``cancelled()``).
     ``activity(message)`` hears how far a long step inside one record is (token counting and
     scanning of a huge item: :func:`ctxviewer.interrupt.progress`), a few times a second.
+
+    Speed (issue 11): token counts are counted for batches of traces at once (each distinct text
+    once, over the cores: :func:`count_missing_tokens_many`), and the per-trace assessment whose
+    facts the store keeps runs in ``workers`` processes (default: one per core;
+    :func:`ctxviewer.assess_pool.assessed`; ``1`` assesses in this process) while this one parses
+    and writes. Neither changes what is stored or the order of the problems.
 
     Returns an :class:`ImportReport`. Raises :class:`ImportFailed` for an unknown ``fmt``,
     :class:`~ctxviewer.store.StoreError` when the store is read-only or refuses the write (nothing
@@ -215,7 +278,7 @@ def import_files(
                             str(path), f"trace {record.trace_id}",
                             "trace id already imported in this run; this record replaces the earlier one"))
                     report.items_by_trace[record.trace_id] = len(record.items)
-                    yield _with_tokens(record, store, str(path), report.problems)
+                    yield _repaired(record, str(path), report.problems)
             except ImportFailed as exc:
                 report.problems.append(ImportProblem(str(path), "whole file", _strip_path(str(exc), str(path))))
             report.files = done
@@ -228,7 +291,7 @@ def import_files(
 
     try:
         with watching(cancelled, activity):  # long counts and scans stop at their checkpoints (ctxviewer.interrupt)
-            store.add(traces(), waiting=waiting, cancelled=cancelled)
+            store.add(assessed(_counted(traces(), store), workers), waiting=waiting, cancelled=cancelled)
         report.imported = len(report.items_by_trace)  # distinct traces: what the database now holds from this run
     except (ImportCancelled, WriteCancelled, Interrupted):
         report.items_by_trace.clear()
@@ -247,12 +310,13 @@ def import_into(
     registry: Registry = REGISTRY,
     waiting: Callable[[str], None] | None = None,
     activity: Callable[[str], None] | None = None,
+    workers: int | None = None,
 ) -> ImportReport:
     """Import ``paths`` into the database ``db_path``: the whole import, as the CLI and the GUI run it.
 
     Creates the database (or upgrades an older schema) with :meth:`TraceStore.create`, imports in
     one transaction with :func:`import_files` (``fmt``, ``progress``, ``cancelled``, ``registry``,
-    ``waiting`` and ``activity`` as there), closes it, and -- when this call created the file and nothing was
+    ``waiting``, ``activity`` and ``workers`` as there), closes it, and -- when this call created the file and nothing was
     imported (no traces, a cancel, or an error) -- removes it again (:func:`remove_database`) and
     says so in the report (``removed_database``). An existing database is never removed.
 
@@ -264,7 +328,7 @@ def import_into(
     try:
         with TraceStore.create(db_path) as store:
             report = import_files(paths, store, fmt=fmt, progress=progress, cancelled=cancelled, registry=registry,
-                                  waiting=waiting, activity=activity)
+                                  waiting=waiting, activity=activity, workers=workers)
     except BaseException:
         if created:
             remove_database(db_path)
@@ -276,21 +340,33 @@ def import_into(
     return report
 
 
-def _with_tokens(trace: RequestTrace, store: TraceStore, file: str, problems: list[ImportProblem]) -> RequestTrace:
+def _repaired(trace: RequestTrace, file: str, problems: list[ImportProblem]) -> RequestTrace:
     """``trace`` made storable (:func:`ctxviewer.sanitize.repair`), its implausible values named
-    (:func:`ctxviewer.plausibility.implausible`), and its missing token counts counted; one problem
-    per repaired or implausible field."""
+    (:func:`ctxviewer.plausibility.implausible`); one problem per repaired or implausible field.
+    When items need counting under an encoding that is not available offline, a problem says so
+    here (in file order) and the items keep ``tokens=None`` (:func:`_counted` then skips them)."""
     record = f"trace {trace.trace_id}"
     trace, repaired = repair(trace)
     problems.extend(ImportProblem(file, record, message) for message in repaired)
     problems.extend(ImportProblem(file, record, message) for _, message in implausible(trace))
+    if _needs_counting(trace):
+        problem = _encoding_problem(trace.endpoint.encoding or DEFAULT_ENCODING)
+        if problem is not None:
+            problems.append(ImportProblem(file, record, f"token counts not recorded and not counted: {problem}"))
+    return trace
+
+
+def _needs_counting(trace: RequestTrace) -> bool:
+    return any(i.tokens is None and i.content is not None for i in trace.items)
+
+
+def _encoding_problem(encoding: str) -> str | None:
+    """Why ``encoding`` cannot count offline (the :class:`UnknownEncodingError` text), or ``None``."""
     try:
-        return count_missing_tokens(trace, store)
+        get_encoding(encoding)
     except UnknownEncodingError as exc:
-        problems.append(
-            ImportProblem(file, f"trace {trace.trace_id}", f"token counts not recorded and not counted: {exc}")
-        )
-        return trace
+        return str(exc)
+    return None
 
 
 def _strip_path(message: str, path: str) -> str:

@@ -8,6 +8,7 @@ the schema-2 migration's back-fill for traces stored before. No Qt here.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the assessment (checks, scanner) is imported when a trace is written
@@ -54,6 +55,35 @@ def trace_facts(trace: RequestTrace) -> tuple[Assessment, tuple[Any, ...]]:
     return a, fact_values(a)
 
 
+@dataclass(frozen=True)
+class StoredFacts:
+    """What :meth:`TraceStore.add <ctxviewer.store.TraceStore.add>` stores of one trace's
+    assessment, small and picklable so a worker process can compute it (:mod:`ctxviewer.assess_pool`)
+    and the writing process store it without assessing again."""
+
+    trace_id: str
+    """The trace assessed (a mismatch with the trace written is a bug: :meth:`check_for` raises)."""
+    input_tokens: int | None
+    """The counted input of eq. 3.1 (``assessment.capacity.input_tokens``, tokens)."""
+    values: tuple[Any, ...]
+    """The :data:`FACT_COLUMNS` values (:func:`fact_values`)."""
+    findings: tuple[tuple[str, str, int], ...]
+    """``(rule, severity, count)`` per rule, the ``trace_findings`` rows without the trace id."""
+
+    def check_for(self, trace_id: str) -> StoredFacts:
+        """``self`` when it belongs to ``trace_id``; raises ``ValueError`` otherwise."""
+        if trace_id != self.trace_id:
+            raise ValueError(f"facts of trace {self.trace_id!r} offered for trace {trace_id!r}")
+        return self
+
+
+def stored_facts(trace: RequestTrace) -> StoredFacts:
+    """Assess ``trace`` once (:func:`ctxviewer.assessment.assess`) and keep what the store writes."""
+    a, values = trace_facts(trace)
+    return StoredFacts(trace.trace_id, a.capacity.input_tokens, values,
+                       tuple((r[1], r[2], r[3]) for r in finding_rows(trace.trace_id, a)))
+
+
 def finding_rows(trace_id: str, a: Assessment) -> list[tuple[str, str, str, int]]:
     """``trace_findings`` rows of assessment ``a``: ``(trace_id, rule, severity, count)`` once per
     rule, with the severity of its worst finding (findings come worst first) and how many there are."""
@@ -66,11 +96,12 @@ def finding_rows(trace_id: str, a: Assessment) -> list[tuple[str, str, str, int]
     return [(r[0], r[1], r[2], r[3]) for r in rows.values()]
 
 
-def write_findings(conn: Any, trace_id: str, a: Assessment) -> None:
-    """Replace the ``trace_findings`` rows of ``trace_id`` with those of assessment ``a``."""
+def write_findings(conn: Any, trace_id: str, a: Assessment | StoredFacts) -> None:
+    """Replace the ``trace_findings`` rows of ``trace_id`` with those of assessment ``a`` (or of
+    facts already computed, :class:`StoredFacts`)."""
+    rows = ([(trace_id, *r) for r in a.findings] if isinstance(a, StoredFacts) else finding_rows(trace_id, a))
     conn.execute("DELETE FROM trace_findings WHERE trace_id = ?", (trace_id,))
-    conn.executemany("INSERT INTO trace_findings (trace_id, rule, severity, count) VALUES (?, ?, ?, ?)",
-                     finding_rows(trace_id, a))
+    conn.executemany("INSERT INTO trace_findings (trace_id, rule, severity, count) VALUES (?, ?, ?, ?)", rows)
 
 
 def backfill(conn: Any) -> int:

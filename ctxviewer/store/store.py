@@ -29,7 +29,7 @@ from ..model import ContextItem, Kind, RequestTrace, SourceRef, Status, TokenPro
 from ..serialize import TraceFormatError, format_created, item_from_dict, item_to_dict, trace_from_dict, trace_to_dict
 from ..tokens import count_tokens
 from . import fts
-from .facts import trace_facts, write_findings
+from .facts import StoredFacts, finding_rows, trace_facts, write_findings
 from .fts import SearchHit, SearchPage
 from .query import ROW_COLUMNS, TraceQuery, TraceRow, count_sql, keyed_sql, list_sql
 from .schema import (
@@ -523,33 +523,36 @@ class TraceStore:
         return n
 
     def token_counts(self, texts: builtins.list[str], encoding: str) -> builtins.list[int]:
-        """:meth:`token_count` of each of ``texts`` (in order): cached counts first, then every
-        distinct text not cached counted once, in parallel over the cores
+        """:meth:`token_count` of each of ``texts`` (in order): each distinct text hashed once,
+        counts made in this run or cached in ``token_counts`` (looked up 500 hashes a query) first,
+        then every distinct text not cached counted once, in parallel over the cores
         (:func:`ctxviewer.tokens.count_many`). Raises like :meth:`token_count`."""
         from ..tokens import count_many
 
-        out: builtins.list[int | None] = []
-        missing: dict[str, tuple[str, str]] = {}
-        for text in texts:
-            key = (content_hash(text), encoding)
-            n = self._pending_counts.get(key)
-            if n is None and text not in missing:
-                try:
-                    row = self._conn.execute(
-                        "SELECT tokens FROM token_counts WHERE content_hash = ? AND encoding = ?", key
-                    ).fetchone()
-                except sqlite3.DatabaseError as exc:
-                    raise self._fail("cannot read the token-count cache", exc) from None
-                if row is not None:
-                    n = int(row[0])
-                else:
-                    missing[text] = key
-            out.append(n)
-        if missing:
-            todo = builtins.list(missing)
-            for text, n in zip(todo, count_many(todo, encoding)):
-                self._pending_counts[missing[text]] = n
-        return [n if n is not None else self._pending_counts[(content_hash(t), encoding)] for t, n in zip(texts, out)]
+        keys = {t: content_hash(t) for t in dict.fromkeys(texts)}  # each distinct text hashed once
+        known: dict[str, int] = {}
+        ask: dict[str, str] = {}  # hash -> text, not counted in this run yet
+        for text, h in keys.items():
+            n = self._pending_counts.get((h, encoding))
+            if n is None:
+                ask[h] = text
+            else:
+                known[text] = n
+        hashes = builtins.list(ask)
+        try:
+            for i in range(0, len(hashes), 500):  # the cache, 500 hashes a query
+                part = hashes[i:i + 500]
+                sql = (f"SELECT content_hash, tokens FROM token_counts WHERE encoding = ? "
+                       f"AND content_hash IN ({', '.join('?' * len(part))})")
+                for h, n in self._conn.execute(sql, (encoding, *part)):
+                    known[ask[h]] = int(n)
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot read the token-count cache", exc) from None
+        missing = [t for t in ask.values() if t not in known]
+        for text, n in zip(missing, count_many(missing, encoding) if missing else ()):
+            self._pending_counts[(keys[text], encoding)] = n
+            known[text] = n
+        return [known[t] for t in texts]
 
     def _flush_counts(self) -> None:
         self._conn.executemany(
@@ -559,10 +562,13 @@ class TraceStore:
 
     # ------------------------------------------------------------------ writing
 
-    def add(self, traces: Iterable[RequestTrace], waiting: Callable[[str], None] | None = None,
+    def add(self, traces: Iterable[RequestTrace | tuple[RequestTrace, StoredFacts]], waiting: Callable[[str], None] | None = None,
             cancelled: Callable[[], bool] | None = None, write_wait_s: float | None = None) -> int:
         """Store ``traces`` in one transaction: all of them, or (on any exception) none.
 
+        Each trace is assessed (:func:`ctxviewer.assessment.assess`) for the facts stored on its
+        row, unless it comes as ``(trace, facts)`` with its :class:`~ctxviewer.store.facts.StoredFacts`
+        already computed (the import's worker processes: :mod:`ctxviewer.assess_pool`).
         A trace whose trace_id is already stored replaces it. ``traces`` may be a generator; an
         exception it raises (e.g. a cancelled import) rolls everything back and propagates, and the
         token counts made meanwhile are dropped (nothing is written outside the transaction).
@@ -584,8 +590,11 @@ class TraceStore:
             self._begin_write(waiting, cancelled, WRITE_WAIT_S if write_wait_s is None else write_wait_s)
             try:
                 self._conn.execute(f"PRAGMA cache_spill = {SPILL_PAGES}")
-                for trace in traces:
-                    self._write(trace)
+                for entry in traces:
+                    if isinstance(entry, tuple):  # (trace, its facts assessed elsewhere)
+                        self._write(entry[0], entry[1])
+                    else:
+                        self._write(entry)
                     n += 1
                 self._flush_counts()
                 self._conn.execute("COMMIT")
@@ -669,7 +678,7 @@ class TraceStore:
             fts.index_blob(self._conn, cur.lastrowid, text)
         return h
 
-    def _write(self, t: RequestTrace) -> None:
+    def _write(self, t: RequestTrace, stored: StoredFacts | None = None) -> None:
         tid = t.trace_id
         item_rows: builtins.list[tuple[Any, ...]] = []
         for ordinal, item in enumerate(t.items):
@@ -703,12 +712,16 @@ class TraceStore:
             request_hash = self._put_blob(t.request.content)
             details["request"].pop("content", None)
             details["request"]["sha256"] = request_hash
-        assessment, facts = trace_facts(t)
+        if stored is None:
+            assessment, values = trace_facts(t)
+            stored = StoredFacts(tid, assessment.capacity.input_tokens, values,
+                                 tuple((r[1], r[2], r[3]) for r in finding_rows(tid, assessment)))
+        stored.check_for(tid)
         retained = sum(1 for i in t.items if i.status is Status.RETAINED)
         row = (  # in ROW_COLUMNS order
             tid, format_created(t.created), t.service, t.endpoint.provider, t.endpoint.model,
-            t.endpoint.capacity, assessment.capacity.input_tokens, t.reserved_output_tokens,
-            retained, len(t.items) - retained, t.replay_of, t.source_format, *facts, t.session_id,
+            t.endpoint.capacity, stored.input_tokens, t.reserved_output_tokens,
+            retained, len(t.items) - retained, t.replay_of, t.source_format, *stored.values, t.session_id,
         )
         c = self._conn
         c.execute("DELETE FROM items WHERE trace_id = ?", (tid,))
@@ -725,4 +738,4 @@ class TraceStore:
             f"VALUES ({', '.join('?' * len(ROW_COLUMNS))})",
             row,
         )
-        write_findings(c, tid, assessment)
+        write_findings(c, tid, stored)

@@ -120,11 +120,11 @@ def test_all_or_nothing_when_the_store_fails_mid_way(tmp_path: Path, store: Trac
     original = store._write
     calls = []
 
-    def failing(trace):
+    def failing(trace, stored=None):
         calls.append(trace.trace_id)
         if len(calls) == 3:
             raise sqlite3.OperationalError("database or disk is full")
-        original(trace)
+        original(trace, stored)
 
     monkeypatch.setattr(store, "_write", failing)
     with pytest.raises(StoreError, match="disk is full") as err:
