@@ -165,8 +165,10 @@ elif mode in ("tok-floor", "tokens"):
                 store.token_counts(texts[i:i + 768], "cl100k_base")
     count = len(distinct)
 else:
+    import inspect
     from ctxviewer.importing import import_into
-    report = import_into(db, [path], workers=1 if mode == "import1" else None)
+    kw = {"workers": 1} if mode == "import1" and "workers" in inspect.signature(import_into).parameters else {}
+    report = import_into(db, [path], **kw)  # (code before the worker pool: both modes are in-process)
     assert not report.problems, report.problems[:3]
     count = report.imported
     extra["items"] = sum(report.items_by_trace.values())

@@ -95,10 +95,50 @@ def _walk_json(value: Any, path: str, out: list[str]) -> Any:
     return value
 
 
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(value: Any) -> tuple[str, ...]:
+    names = _FIELDS.get(type(value))
+    if names is None:
+        names = _FIELDS[type(value)] = tuple(f.name for f in dataclasses.fields(value))
+    return names
+
+
+def _clean(value: Any) -> bool:
+    """True when :func:`_walk` would change nothing in ``value`` (the same rules, no paths built:
+    the common case, checked first at a fraction of the cost)."""
+    if isinstance(value, str):
+        return not _bad_text(value)
+    if isinstance(value, bool) or value is None:
+        return True
+    if isinstance(value, int):
+        return INT_MIN <= value <= INT_MAX
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return all(_clean(getattr(value, name)) for name in _field_names(value))
+    if isinstance(value, tuple):
+        return all(_clean(v) for v in value)
+    if isinstance(value, Mapping):
+        return all((not isinstance(k, str) or not _bad_text(k)) and _clean_json(v) for k, v in value.items())
+    return True
+
+
+def _clean_json(value: Any) -> bool:
+    if isinstance(value, str):
+        return not _bad_text(value)
+    if isinstance(value, (tuple, list)):
+        return all(_clean_json(v) for v in value)
+    if isinstance(value, Mapping):
+        return _clean(value)
+    return True
+
+
 def repair(trace: RequestTrace) -> tuple[RequestTrace, list[str]]:
     """``trace`` with lone surrogates replaced and out-of-range integers dropped (see the module
     docstring), and one message per repaired field (``"items[0].content: 1 lone surrogate(s) ..."``).
     Returns ``trace`` itself and ``[]`` when nothing needed repair. Never raises."""
+    if _clean(trace):
+        return trace, []
     out: list[str] = []
     fixed = _walk(trace, "", out)
     return (fixed if out else trace), out

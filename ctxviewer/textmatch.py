@@ -27,9 +27,31 @@ STOP_WORDS = frozenset(
 """English function words that carry no topic (matching is about content words)."""
 
 
+MEMO_CHARS = 16_000_000
+"""Characters of text whose :func:`words` are remembered (issue 11: the same documents, tool
+definitions and history turns recur across the traces of an import, and the checks read them
+again for every trace); past it the memo starts again empty. Texts over 1/64 of it are not kept."""
+_MEMO: dict[str, tuple[str, ...]] = {}
+_MEMO_SIZE = [0]
+
+
 def words(text: str) -> list[str]:
     """Content-word tokens of ``text`` in order: lower-cased, stop words dropped, a trailing
-    plural ``s`` (and possessive ``'s``) stripped from words longer than 3 letters."""
+    plural ``s`` (and possessive ``'s``) stripped from words longer than 3 letters. A pure
+    function of ``text``, remembered for recent texts (:data:`MEMO_CHARS`); a new list each call."""
+    got = _MEMO.get(text)
+    if got is None:
+        got = tuple(_words(text))
+        if len(text) <= MEMO_CHARS // 64:
+            if _MEMO_SIZE[0] + len(text) > MEMO_CHARS:
+                _MEMO.clear()
+                _MEMO_SIZE[0] = 0
+            _MEMO[text] = got
+            _MEMO_SIZE[0] += len(text)
+    return list(got)
+
+
+def _words(text: str) -> list[str]:
     out = []
     for w in _WORD.findall(text.lower()):
         if w.endswith("'s"):

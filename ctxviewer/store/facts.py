@@ -9,7 +9,7 @@ the schema-2 migration's back-fill for traces stored before. No Qt here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 if TYPE_CHECKING:  # the assessment (checks, scanner) is imported when a trace is written
     from ..assessment import Assessment
@@ -109,7 +109,7 @@ def backfill(conn: Any) -> int:
     for databases written before), and its findings into ``trace_findings`` when that table exists
     (schema 3). ``conn`` is the migrating database's ``sqlite3.Connection``.
     A trace that cannot be loaded keeps NULL facts (shown as "not recorded"). Returns the number
-    of rows filled."""
+    of rows filled. The traces are assessed over the cores (:func:`ctxviewer.assess_pool.assessed`)."""
     from pathlib import Path
 
     from .schema import StoreError
@@ -119,15 +119,19 @@ def backfill(conn: Any) -> int:
     reader = TraceStore(conn, Path(name or "database"), readonly=True)  # reads only; never closed here
     sql = f"UPDATE traces SET {', '.join(f'{c} = ?' for c in FACT_COLUMNS)} WHERE trace_id = ?"
     findings = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'trace_findings'").fetchone() is not None
+    from ..assess_pool import assessed
+
+    def loaded() -> Iterator[RequestTrace]:
+        for (trace_id,) in conn.execute("SELECT trace_id FROM traces").fetchall():
+            try:
+                yield reader.load(trace_id)
+            except (KeyError, StoreError):
+                continue
+
     n = 0
-    for (trace_id,) in conn.execute("SELECT trace_id FROM traces").fetchall():
-        try:
-            trace = reader.load(trace_id)
-        except (KeyError, StoreError):
-            continue
-        a, values = trace_facts(trace)
-        conn.execute(sql, (*values, trace_id))
+    for trace, stored in assessed(loaded()):  # over the cores, like an import (ctxviewer.assess_pool)
+        conn.execute(sql, (*stored.values, trace.trace_id))
         if findings:
-            write_findings(conn, trace_id, a)
+            write_findings(conn, trace.trace_id, stored)
         n += 1
     return n

@@ -178,3 +178,25 @@ def test_import_with_workers_stores_what_an_in_process_import_stores(tmp_path: P
     assert len(traces) == 63 and len(items) == 7 * sum(len(t.items) for t in _samples())
     assert ("ticket-injection#3", "injection.override", "warning", 1) in findings
     assert len(counts) > 0  # the odd copies were counted with tiktoken and cached per content hash
+
+
+def test_reassess_runs_over_the_workers_and_restores_every_fact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ctxviewer.store import TraceStore
+    from ctxviewer.store.facts import FACT_COLUMNS
+
+    db = tmp_path / "r.db"
+    with TraceStore.create(db) as store:
+        store.add(_many(6))  # 54 traces, assessed in this process
+    with closing(sqlite3.connect(db)) as conn:
+        before = [conn.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall() for t in ("traces", "trace_findings")]
+        with conn:
+            conn.execute(f"UPDATE traces SET {', '.join(f'{c} = NULL' for c in FACT_COLUMNS)}")
+            conn.execute("DELETE FROM trace_findings")
+    spy = _Spy(monkeypatch)
+    with TraceStore.create(db) as store:
+        assert store.reassess() == 54
+    assert len(spy.workers) == 2
+    with closing(sqlite3.connect(db)) as conn:
+        after = [conn.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall() for t in ("traces", "trace_findings")]
+    assert after == before
+    assert ("policy-missing#2", "policy.unavailable", "failure", 1) in after[1]
