@@ -13,20 +13,28 @@ between two consecutive long segments (or the start/end of the text), the tokens
 Heads and tails are found in one of two ways:
 
 * **Fixed cuts** (:func:`fixed_cut`; cl100k_base, o200k_base, o200k_harmony -- the pre-tokenizer
-  patterns in :data:`FIXED_CUT_PATTERNS`). An ASCII letter followed by an ASCII character that is
-  not a letter and not ``'`` is a *fixed cut*: a piece boundary in every text that contains the
-  pair, which no text before or after can move. Proof, from the patterns: an ASCII letter is only
-  ever consumed by a letter class (``\\p{L}``, or o200k's ``Lu/Lt/Lm/Lo/Ll/M`` classes) or by a
-  contraction letter; every test the regex engine can make right after consuming it is a letter
-  or mark class, a contraction letter or ``'`` (o200k's optional ``'s``...), and all of these fail
-  on such a character exactly as they fail at the end of the string. (``$`` and ``(?!\\S)`` are
-  only tested after whitespace, never after a letter.) So the piece holding the letter ends at the
-  cut, and scanning the text cut there yields the same pieces as scanning the whole text. The head
-  is the text up to the segment's first fixed cut, the tail the text from its last one: a window
-  starts and ends on fixed cuts, so encoding it alone is exact without any check, and the head,
-  tail and body token counts are read off the segment's one encode (tokens never span a piece
-  boundary). Finding the cuts costs a character search near each end, not a regex scan of the
-  segment. Used when a segment's first and last cuts lie within :data:`EDGE_CHARS` of its ends.
+  patterns in :data:`FIXED_CUT_PATTERNS`). A *fixed cut* is a piece boundary in every text that
+  contains it, which no text before or after can move, between two characters ``x y`` where
+  (a) ``x`` is an ASCII letter and ``y`` an ASCII character that is not a letter and not ``'``, or
+  (b) ``x`` is not whitespace (in any Unicode version: also not U+180E, U+200B-U+200D, U+2060,
+  U+FEFF) and ``y`` is a space (U+0020). Proof, from the patterns: ``x`` is consumed by a letter
+  class (``\\p{L}``, or o200k's ``Lu/Lt/Lm/Lo/Ll/M`` classes), a contraction letter, a digit class
+  (``\\p{N}{1,3}``), a punctuation run (``[^\\s\\p{L}\\p{N}]`` then ``[\\r\\n]*`` or o200k's
+  ``[\\r\\n/]*``) or the optional one-character prefix before letters; never by a whitespace
+  element. Every test the regex engine can make right after consuming ``x`` is one of those
+  classes, a contraction letter or ``'`` (o200k's optional ``'s``...), and each fails on ``y``
+  exactly as it fails at the end of the string (a space: not a letter, digit, mark, punctuation,
+  newline, ``/`` or ``'``; in (a) ``y`` may be punctuation but then ``x`` is a letter, which only
+  letter-class and contraction tests follow). ``$`` and ``(?!\\S)`` are only tested after
+  whitespace. So the piece holding ``x`` ends at the cut, and scanning the text cut there yields
+  the same pieces as scanning the whole text. The head is the text up to the segment's first
+  fixed cut, the tail the text from its last one: a window starts and ends on fixed cuts, so
+  encoding it alone is exact without any check, and the head, tail and body token counts are read
+  off the segment's one encode (tokens never span a piece boundary). Finding the cuts costs a
+  character search near each end, not a regex scan of the segment. Used when a segment's first
+  and last cuts lie within :data:`EDGE_CHARS` of its ends, or when they lie further in but the
+  guarded scan would find the segment short (one long word, a CJK run: a window then holds the
+  text up to the cut instead of every short neighbour).
 * **Guarded pieces** (any other pattern, or a segment without fixed cuts near its ends): one
   pre-tokenizer scan of the segment; the head is its first ``K`` pieces, the tail its last ``K``.
   A window is encoded with one extra piece on each guarded side (the last body piece of the left
@@ -72,9 +80,10 @@ FIXED_CUT_PATTERNS: frozenset[str] = frozenset({
 """Pre-tokenizer patterns for which the fixed-cut proof in the module docstring was made (and the
 lemma is property-tested). Another pattern text, e.g. from another tiktoken, takes the guarded path."""
 
-_CUT = re.compile(r"[A-Za-z](?=[\x00-\x26\x28-\x40\x5b-\x60\x7b-\x7f])")
-"""A fixed cut is at ``match.end()``: an ASCII letter, then ASCII that is not a letter or ``'``."""
-_LAST_CUT = re.compile(r"(?s:.*)" + _CUT.pattern)
+_CUT = re.compile(r"[A-Za-z](?=[\x00-\x26\x28-\x40\x5b-\x60\x7b-\x7f])|[^\s\u180e\u200b-\u200d\u2060\ufeff](?= )")
+"""A fixed cut is at ``match.end()`` (cases (a) and (b) in the module docstring; ``re``'s ``\\s`` is
+Python's ``str.isspace``, a superset of Unicode White_Space)."""
+_LAST_CUT = re.compile(r"(?s:.*)(?:" + _CUT.pattern + ")")
 """The last fixed cut (greedy ``.*`` backtracks from the end)."""
 
 
@@ -169,17 +178,21 @@ class JunctionCounter:
         seg = self.segments.get(text)
         if seg is not None:
             return seg
-        seg = self._fixed(text) if self.fixed_cuts else None
+        seg = self._fixed(text, EDGE_CHARS) if self.fixed_cuts else None
         if seg is None:
             seg = self._guarded(text)
+            if not seg.long and self.fixed_cuts:
+                seg = self._fixed(text, None) or seg
         self.segments[text] = seg
         return seg
 
-    def _fixed(self, text: str) -> CountedSegment | None:
+    def _fixed(self, text: str, edge: int | None) -> CountedSegment | None:
+        """The fixed-cut analysis, or ``None`` when no cut lies within ``edge`` characters of each
+        end (``None``: anywhere)."""
         n = len(text)
-        first = fixed_cut(text, 0, EDGE_CHARS + 1)
-        last = last_fixed_cut(text, max(0, n - EDGE_CHARS - 1)) if first is not None else None
-        if first is None or last is None or n - last > EDGE_CHARS:
+        first = fixed_cut(text, 0, None if edge is None else edge + 1)
+        last = last_fixed_cut(text, 0 if edge is None else max(0, n - edge - 1)) if first is not None else None
+        if first is None or last is None or (edge is not None and n - last > edge):
             return None
         ids = self.enc.encode_ordinary(text)
         head, tail = text[:first], text[last:]

@@ -16,10 +16,10 @@ from ctxviewer.tokens import encode, get_encoding
 # apostrophes (contractions), punctuation runs, accents, CJK, emoji; and the ones a fixed cut must
 # be careful about: every ASCII non-letter after a letter, combining marks (o200k letter classes),
 # case-folding letters (long s, Kelvin sign), titlecase and modifier letters, non-ASCII spaces and
-# digits, NUL and DEL, and surrogate code points.
+# digits, NUL and DEL, surrogate code points, characters some Unicode versions call whitespace.
 ALPHABET = ("ab Zé中😀0123 \n\n\r\t'sllvd.,!?-_/<>|"
             "\"`~{}[]()@#$%^&*+=:;\\\x00\x7f\x0b\x0cEeRrTtMm\u0301\u017f\u212a\u01c5\u02b0\u00a0\u2028\u0663"
-            "\ud83d\ude00\udfff")  # surrogates, paired or lone (tiktoken makes a lone one U+FFFD)
+            "\ud83d\ude00\udfff\u180e\u200b\x1c\x85\u3000")  # surrogates, paired or lone (tiktoken makes a lone one U+FFFD)
 SHORT = st.text(alphabet=ALPHABET, max_size=40) | st.sampled_from(
     ["hello world", "   ", "\n\n", "'s", "don't", "123456", "<|endoftext|>", "", "  \n  x", "I'LL", "we're",
      "it's\n", "e\u0301 ", "<evidence id=\"e1\">\n", "\n</evidence>\n", "x" * 9]
@@ -58,8 +58,11 @@ def test_a_fixed_cut_splits_pieces_and_tokens_exactly(text: str, encoding: str) 
 def test_fixed_cuts_are_letter_then_ascii_non_letter() -> None:
     assert fixed_cut("it's a test") == 4  # not after "t" (then ') nor "i"
     assert fixed_cut("don't") is None
-    assert fixed_cut("caf\u00e9 x") is None  # é is not ASCII
-    assert fixed_cut("x\u00e9 y") is None
+    assert fixed_cut("caf\u00e9!x") is None  # é is not ASCII, and no space follows
+    assert fixed_cut("caf\u00e9 x") == 4  # any non-whitespace character, then a space
+    assert fixed_cut("\u4e2d\u6587 x") == 2 and fixed_cut("12 x") == 2 and fixed_cut("!! x") == 2
+    assert fixed_cut("\u200b x") is None and fixed_cut("\u180e x") is None and fixed_cut("\x1c x") is None
+    assert fixed_cut("\n y") is None and fixed_cut("\u00a0 y") is None and fixed_cut("\t\t y") is None
     assert fixed_cut("ab1") == 2 and fixed_cut("ab\n") == 2 and fixed_cut("Ab<") == 2
     assert last_fixed_cut("<history id=\"7\">\ntext here\n</history>\n") == 36
     assert last_fixed_cut("no cut at the end: \u4e2d\u6587", 19) is None
@@ -160,19 +163,23 @@ def test_no_orphan_tool_result_and_required_kept(cands: list[Candidate], budget:
 def test_long_segments_take_the_fast_path() -> None:
     jc = JunctionCounter("cl100k_base")
     texts = ["The quick brown fox jumps over the lazy dog. " * 3, "  and then", "It's 12345 o'clock!!\n\n" * 2,
-             "12345 67890 " * 3, "\u4e2d\u6587 " * 10, "x" * (EDGE_CHARS + 5) + " and so on, with more words"]
+             "12345,67890;" * 3, "\u4e2d\u6587\u3002" * 10, "x" * (EDGE_CHARS + 5) + " and so on, with more words",
+             "\u4e2d\u6587 " * 10, "\u4e2d" * 300 + " "]
     assert jc.count(texts) == len(encode("".join(texts), "cl100k_base"))
     segs = [jc.segment(t) for t in texts]
-    assert [s.long for s in segs] == [True, True, True, True, True, True]
-    # fixed cuts: head up to the first ASCII letter + non-letter, tail from the last; no guards
-    assert (segs[0].head, segs[0].tail, segs[0].x_after_head) == ("The", ". ", "")
+    assert [s.long for s in segs] == [True] * 8
+    # fixed cuts: head up to the first cut, tail from the last; no guards
+    assert (segs[0].head, segs[0].tail, segs[0].x_after_head) == ("The", " ", "")
     assert (segs[1].head, segs[1].tail) == ("  and", " then")
     assert (segs[2].head, segs[2].tail) == ("It's", "!!\n\n")
-    # no ASCII letters (digits, CJK) or none near the start: guarded pieces
-    assert (segs[3].head, segs[3].x_after_head) == ("12345 ", "678")
-    assert segs[4].x_after_head == " \u4e2d\u6587"
+    # no cut (no ASCII letter before ASCII, no space) or none near the start: guarded pieces
+    assert (segs[3].head, segs[3].x_after_head) == ("12345,", "678")
+    assert (segs[4].head, segs[4].x_after_head) == ("\u4e2d\u6587" + "\u3002\u4e2d\u6587" * 2, "\u3002\u4e2d\u6587")
     assert segs[5].x_after_head != ""
-    assert [s.tokens - s.body for s in segs[:3]] == [len(encode("The")) + len(encode(". ")),
+    # CJK words and spaces: cuts after each word; one 300-character word: a cut only at its end,
+    # taken although far from the start, as the guarded scan finds it short (2 pieces)
+    assert (segs[6].head, segs[6].tail, segs[7].head, segs[7].tail) == ("\u4e2d\u6587", " ", "\u4e2d" * 300, " ")
+    assert [s.tokens - s.body for s in segs[:3]] == [len(encode("The")) + len(encode(" ")),
                                                     len(encode("  and")) + len(encode(" then")),
                                                     len(encode("It's")) + len(encode("!!\n\n"))]
     assert jc.full_encodes == 0
