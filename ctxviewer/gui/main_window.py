@@ -324,8 +324,13 @@ class MainWindow(QMainWindow):
 
     def _mark_shown_trace(self) -> None:
         """Select the shown trace's row without re-showing it (after a re-query; again once every
-        row key is read, when its row was not among those read first)."""
-        if self.trace is None or self.trace_view.selectionModel().currentIndex().isValid():
+        row key is read, when its row was not among those read first). A row selected while it
+        was still empty (its key not read yet) has its trace shown once the keys are there."""
+        current = self.trace_view.selectionModel().currentIndex()
+        if self.trace is None and current.isValid():
+            self._on_trace_row(current, current)
+            return
+        if self.trace is None or current.isValid():
             return
         row = self.trace_model.row_of(self.trace.trace_id)
         if row is not None:

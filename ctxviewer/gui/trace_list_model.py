@@ -122,6 +122,7 @@ class TraceListModel(QAbstractTableModel):
         self._pages: OrderedDict[int, list[_Cell | None]] = OrderedDict()
         self._recent = -1
         self._tail: dict[int, _Cell] = {}
+        self._tail_read = False
         self._tasks: set[Task] = set()
         self._relay = _Relay(self)
         self._relay.sig_part.connect(self._on_part)
@@ -307,11 +308,13 @@ class TraceListModel(QAbstractTableModel):
         return self._pages[page][i] if i < len(self._pages[page]) else None
 
     def _tail_allowed(self) -> bool:
-        return not self._where and not self._tail and self._n > PAGE_ROWS and not self._filled
+        # also while the keys are arriving: End shows the real end until its chunk is there
+        return not self._where and not self._tail_read and self._n > PAGE_ROWS
 
     def _read_tail(self) -> None:
         """Before the keys arrive: the last page by the reverse keyset query (End shows the end)."""
         assert self._store is not None
+        self._tail_read = True
         try:
             last = self._store.first_rows(self._where, self._params, self._sort, not self._desc, PAGE_ROWS)
         except Exception as exc:
@@ -329,6 +332,7 @@ class TraceListModel(QAbstractTableModel):
         self._keys, self._filled, self._count, self._n = None, 0, None, 0  # the old array is freed here
         self._pages.clear()
         self._tail.clear()
+        self._tail_read = False
         error = None
         need_first = False
         st = self._store
@@ -451,6 +455,7 @@ class TraceListModel(QAbstractTableModel):
     def _on_count(self, n: int) -> None:
         if n != self._n:
             self._tail.clear()  # its rows were placed by the estimate
+            self._tail_read = False
         self._count = n
         self._keys = array("q", [0]) * n  # allocated once; filled chunk by chunk
         self._filled = 0

@@ -229,3 +229,36 @@ def test_display_filter_is_planned_by_the_store_off_the_gui_thread(monkeypatch, 
         assert counts == [len(expected)] and ids(model) == expected and model.filter_text == text
         wait_counted(qtbot, model, lambda: model.set_filter(""))
         assert model.total == 1200 and model.filter_text == ""
+
+
+def test_end_shows_the_real_end_while_the_keys_arrive(monkeypatch, qtbot, big_db: Path) -> None:
+    """Counted, the first chunk of keys in, the rest still being read: the first rows come by key,
+    the last page by the reverse keyset query (End), the rows between are empty until their chunk."""
+    import threading
+
+    from ctxviewer.store import store as store_mod
+
+    monkeypatch.setattr(store_mod, "KEY_CHUNK", 100)
+    gate = threading.Event()
+    real = TraceStore.key_chunks
+
+    def held(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        for i, chunk in enumerate(real(self, *args, **kwargs)):
+            if i == 1:
+                gate.wait(30)
+            yield chunk
+
+    monkeypatch.setattr(TraceStore, "key_chunks", held)
+    with TraceStore.open(big_db) as st:
+        model = TraceListModel(st)
+        deadline = time.monotonic() + 60
+        while not (model.counted and model._filled == 100) and time.monotonic() < deadline:
+            QApplication.processEvents()
+            time.sleep(0.005)
+        assert model.counted and model.total == 450 and not model.keys_ready
+        assert model.trace_id(42) == "t-042"  # by key
+        assert model.trace_id(449) == "t-449" and model.trace_id(350) == "t-350"  # the tail
+        assert model.trace_id(250) is None  # its chunk is not there yet
+        gate.set()
+        wait_counted(qtbot, model)
+        assert ids(model) == [f"t-{i:03d}" for i in range(450)]
