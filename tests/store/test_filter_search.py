@@ -242,3 +242,23 @@ def test_a_selective_indexed_term_drives_the_list_query(small_db: Path) -> None:
         assert store.filter_where(TraceQuery(text="model ~ gpt"))[0] == store.filter_where(TraceQuery(text="model ~ gpt"))[0]
         assert not store.filter_where(TraceQuery(text="item.tokens > 5"))[0].startswith("traces.rowid IN")
         assert store.filter_where(None) == ("1", [])
+
+
+def test_an_unselective_membership_term_is_tested_along_the_list_order(monkeypatch, small_db: Path) -> None:
+    """A finding term keeping more rows than the probe bound: SQLite would still drive the list
+    from its trace-id list (a lookup per member, then a sort); the planner marks it with unary +
+    so the list walks its order index and tests membership -- the same rows."""
+    from ctxviewer.store import store as store_mod
+
+    with TraceStore.open(small_db) as store:
+        before = ids(store, "finding == injection")
+        assert len(before) == 8
+        monkeypatch.setattr(store_mod, "PROBE_ROWS", 3)
+        where, params = store.filter_where(TraceQuery(text="finding == injection"))
+        assert where.startswith("(+traces.trace_id IN (SELECT f.trace_id FROM trace_findings f")
+        plan = " ".join(str(r[-1]) for r in store._conn.execute(
+            f"EXPLAIN QUERY PLAN SELECT rowid FROM traces WHERE {where} ORDER BY created, trace_id LIMIT 100", params))
+        assert "SCAN traces USING COVERING INDEX idx_traces_created" in plan and "TEMP B-TREE" not in plan
+        assert ids(store, "finding == injection") == before
+        assert ids(store, "finding == injection and model ~ gpt") == [
+            t for t in before if t in ids(store, "model ~ gpt")]
