@@ -281,3 +281,27 @@ def test_import_into_errors_remove_only_what_it_created(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="not a ctxviewer trace database"):
         import_into(foreign, [tmp_path / "t.jsonl"])
     assert foreign.exists()
+
+
+def test_batched_counting_equals_one_trace_at_a_time_and_skips_an_unknown_encoding(tmp_path: Path, store: TraceStore) -> None:
+    from ctxviewer.importing import count_missing_tokens_many
+    from ctxviewer.tokens import count_tokens
+
+    base = make_trace()
+    blank = tuple(replace(i, tokens=None, tokens_provenance=None) for i in base.items)
+    traces = [replace(base, trace_id="a", items=blank),
+              replace(base, trace_id="b", items=blank, endpoint=replace(base.endpoint, encoding="o200k_base")),
+              replace(base, trace_id="c", items=blank[:2] + base.items[2:])]  # only two items to count
+    batched = count_missing_tokens_many(traces, store)
+    with TraceStore.create(tmp_path / "other.db") as other:
+        assert batched == [count_missing_tokens(t, other) for t in traces]
+    assert [i.tokens for i in batched[1].items] == [count_tokens(i.content, "o200k_base") for i in base.items]
+    assert batched[2].items[2:] == base.items[2:]  # recorded counts kept as they were
+    # in a file, a trace with an unknown encoding between countable ones: named once, the others counted
+    odd = replace(base, trace_id="odd", items=blank, endpoint=Endpoint(model="m", encoding="p50k_base"))
+    path = tmp_path / "mixed.jsonl"
+    write_jsonl([traces[0], odd, traces[1]], path)
+    report = import_files([path], store)
+    assert report.imported == 3 and [p.record for p in report.problems] == ["trace odd"]
+    assert store.load("odd").items[0].tokens is None
+    assert [i.tokens for i in store.load("b").items] == [i.tokens for i in batched[1].items]
