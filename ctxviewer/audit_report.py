@@ -8,7 +8,9 @@ span shown literally: escaped, invisible characters made visible
 
 Self-contained by construction: no script at all, no external style, font or image; a
 Content-Security-Policy ``default-src 'none'`` forbids the browser to fetch anything. All text
-from traces goes through :func:`html.escape`.
+from traces is revealed (:mod:`ctxviewer.visible`: control and invisible characters as markers,
+one-line fields such as the trace id with line breaks as markers too) and then goes through
+:func:`html.escape`.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from .budget_svg import budget_svg
 from .findings import Finding
 from .model import RequestTrace
 from .review.keys import FindingKey, Review, key_of
-from .visible import reveal
+from .visible import one_line, reveal
 
 CONTEXT = 80
 """Characters of context shown either side of a flagged span."""
@@ -39,6 +41,18 @@ mark{background:#fde68a}.muted{color:#6b7280}
 """
 
 
+def _line(text: str) -> str:
+    """One line of trace text for HTML: line breaks and invisible/control characters shown as
+    markers (:func:`ctxviewer.visible.one_line`), then HTML-escaped."""
+    return escape(one_line(text))
+
+
+def _text(text: str) -> str:
+    """Trace text for HTML that may span lines: invisible/control characters shown as markers
+    (:func:`ctxviewer.visible.reveal`, line feeds kept), then HTML-escaped."""
+    return escape(reveal(text).text)
+
+
 def _span_html(trace: RequestTrace, f: Finding) -> str:
     parts = []
     for s in f.evidence.spans:
@@ -51,7 +65,7 @@ def _span_html(trace: RequestTrace, f: Finding) -> str:
         a, b = max(0, s.start - CONTEXT), min(len(content), s.end + CONTEXT)
         before, hit, after = (reveal(t, keep_newlines=True).text for t in
                               (content[a:s.start], content[s.start:s.end], content[s.end:b]))
-        parts.append(f'<div class="span"><span class="muted">{escape(s.item_id)} [{s.start}:{s.end}]</span>\n'
+        parts.append(f'<div class="span"><span class="muted">{_line(s.item_id)} [{s.start}:{s.end}]</span>\n'
                      f'{"…" if a else ""}{escape(before)}<mark>{escape(hit)}</mark>{escape(after)}{"…" if b < len(content) else ""}</div>')
     return "".join(parts)
 
@@ -60,7 +74,7 @@ def _review_html(review: Review | None) -> str:
     if review is None or (review.verdict is None and not review.note):
         return '<span class="muted">unreviewed</span>'
     verdict = review.verdict.label if review.verdict else "no verdict"
-    return escape(verdict) + (f"<br>{escape(review.note)}" if review.note else "")
+    return escape(verdict) + (f"<br>{_text(review.note)}" if review.note else "")
 
 
 def _trace_html(trace: RequestTrace, a: Assessment, reviews: Mapping[FindingKey, Review]) -> str:
@@ -70,15 +84,15 @@ def _trace_html(trace: RequestTrace, a: Assessment, reviews: Mapping[FindingKey,
         row = f"Table 3.1 row {f.table_row}" if f.table_row else ""
         calls = ", ".join(f.evidence.tool_call_ids)
         rows.append(
-            f'<tr><td class="sev-{f.severity.value}">{f.severity.value}</td><td>{escape(f.rule)}<br>'
-            f'<span class="muted">{escape(row)}</span></td><td>{escape(f.message)}'
-            f'{"<br><span class=muted>tool call " + escape(calls) + "</span>" if calls else ""}{_span_html(trace, f)}</td>'
+            f'<tr><td class="sev-{f.severity.value}">{f.severity.value}</td><td>{_line(f.rule)}<br>'
+            f'<span class="muted">{escape(row)}</span></td><td>{_text(f.message)}'
+            f'{"<br><span class=muted>tool call " + _line(calls) + "</span>" if calls else ""}{_span_html(trace, f)}</td>'
             f"<td>{_review_html(reviews.get(key_of(trace.trace_id, f)))}</td></tr>")
     table = ("<table><tr><th>severity</th><th>rule</th><th>finding and flagged text</th><th>reviewer</th></tr>"
              + "".join(rows) + "</table>") if rows else '<p class="muted">no findings</p>'
-    return (f'<section><h2>{escape(trace.trace_id)} — {a.state.value}</h2>'
-            f"<p>{escape(a.verdict)}<br><span class=muted>{escape(a.numbers)}</span></p>"
-            f'<img alt="budget chart of {escape(trace.trace_id)}" src="data:image/svg+xml;base64,{svg}">'
+    return (f'<section><h2>{_line(trace.trace_id)} — {a.state.value}</h2>'
+            f"<p>{_text(a.verdict)}<br><span class=muted>{_text(a.numbers)}</span></p>"
+            f'<img alt="budget chart of {_line(trace.trace_id)}" src="data:image/svg+xml;base64,{svg}">'
             f"{table}</section>")
 
 
@@ -95,8 +109,8 @@ def render_report(traces: Iterable[RequestTrace], reviews: Mapping[FindingKey, R
         sections.append(_trace_html(trace, a, reviews))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">"
-            f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>"
-            f"<h1>{escape(title)}</h1><p class=muted>{len(sections)} trace(s), {total} finding(s), "
+            f"<title>{_line(title)}</title><style>{_CSS}</style></head><body>"
+            f"<h1>{_line(title)}</h1><p class=muted>{len(sections)} trace(s), {total} finding(s), "
             f"{reviewed} of {total} reviewed · generated {generated.isoformat()} by ctxviewer {__version__}. "
             "A trace without injection findings means no instruction-like text was found, not that it is safe.</p>"
             + "".join(sections) + "</body></html>\n")

@@ -3,7 +3,8 @@
 Draws the same :class:`~ctxviewer.assessment.BudgetFigure` the window's chart paints: the
 "used" bar (retained tokens per category, reserved output, margin or overflow), the "declared
 budget" bar when the trace declares one, the "omitted" bar (outlined) when items were omitted, the C line (or the input-limit line in separate mode)
-or the note "capacity not recorded", and a legend. Every text is XML-escaped; token counts are
+or the note "capacity not recorded", and a legend. Every text is shown on one line with control and invisible characters as markers
+(:func:`ctxviewer.visible.one_line`) and XML-escaped; token counts are
 the figure's, in tokens of the trace's encoding.
 """
 
@@ -13,6 +14,7 @@ from html import escape
 
 from .assessment import BudgetFigure
 from .columns import fmt_int
+from .visible import one_line
 
 COLORS: dict[str, str] = {
     "sys": "#2563eb", "hist": "#059669", "memory": "#0d9488", "evidence": "#d97706", "tools": "#7c3aed",
@@ -34,7 +36,7 @@ def budget_svg(fig: BudgetFigure) -> str:
            'role="img" aria-label="token budget chart" font-family="sans-serif" font-size="12">']
     for r, (name, segments) in enumerate(rows):
         y = TOP + r * ROW_H
-        out.append(f'<text x="{LEFT - 8}" y="{y + BAR_H / 2 + 4}" text-anchor="end" fill="#111827">{escape(name)}</text>')
+        out.append(f'<text x="{LEFT - 8}" y="{y + BAR_H / 2 + 4}" text-anchor="end" fill="#111827">{escape(one_line(name))}</text>')
         for s in segments:
             x, w = LEFT + s.start * scale, max(s.tokens * scale, 0.5)
             color = COLORS.get(s.key, "#9ca3af")
@@ -42,7 +44,7 @@ def budget_svg(fig: BudgetFigure) -> str:
                      else f'fill="{color}" stroke="#ffffff"')  # omitted: outlined, not solid
             what = " omitted" if name == "omitted" else ""
             out.append(f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{BAR_H}" {paint}>'
-                       f'<title>{escape(s.label)}: {fmt_int(s.tokens)} tokens{what}</title></rect>')
+                       f'<title>{escape(one_line(s.label))}: {fmt_int(s.tokens)} tokens{what}</title></rect>')
             if w > 44:
                 ink = "#111827" if s.key == "margin" or name == "omitted" else "#ffffff"
                 out.append(f'<text x="{x + w / 2:.1f}" y="{y + BAR_H / 2 + 4}" text-anchor="middle" fill="{ink}">'
@@ -57,7 +59,7 @@ def budget_svg(fig: BudgetFigure) -> str:
             out.append(f'<text x="{x:.1f}" y="{TOP - 11}" text-anchor="{anchor}" fill="#111827">'
                        f'{label} = {fmt_int(x_tok)}</text>')
     if fig.note:
-        out.append(f'<text x="{WIDTH - RIGHT}" y="{TOP - 8}" text-anchor="end" fill="#6b7280">{escape(fig.note)}</text>')
+        out.append(f'<text x="{WIDTH - RIGHT}" y="{TOP - 8}" text-anchor="end" fill="#6b7280">{escape(one_line(fig.note))}</text>')
     x = LEFT
     seen: set[str] = set()
     for _, segments in rows:
@@ -66,7 +68,7 @@ def budget_svg(fig: BudgetFigure) -> str:
                 continue
             seen.add(s.key)
             out.append(f'<rect x="{x}" y="{legend_y - 10}" width="12" height="12" fill="{COLORS.get(s.key, "#9ca3af")}"/>')
-            out.append(f'<text x="{x + 16}" y="{legend_y}" fill="#111827">{escape(s.label)}</text>')
+            out.append(f'<text x="{x + 16}" y="{legend_y}" fill="#111827">{escape(one_line(s.label))}</text>')
             x += 24 + 7 * len(s.label)
     out.append("</svg>")
     return "\n".join(out)

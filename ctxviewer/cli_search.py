@@ -12,6 +12,7 @@ import json
 import click
 
 from .store import StoreError, TraceStore
+from .visible import one_line
 
 
 @click.command("search")
@@ -46,9 +47,11 @@ def search_cmd(db: str, query: str, as_json: bool, limit: int) -> None:
     for h in hits:
         text, pos = [], 0
         for start, length in h.spans:  # the matched words in bold on a terminal (stripped when piped)
-            text += [h.snippet[pos:start], click.style(h.snippet[start:start + length], bold=True)]
+            text += [one_line(h.snippet[pos:start]), click.style(one_line(h.snippet[start:start + length]), bold=True)]
             pos = start + length
-        text.append(h.snippet[pos:])
-        click.echo(f"{h.trace_id}\t{h.item_id}\t{''.join(text)}")
+        text.append(one_line(h.snippet[pos:]))
+        # one hit per line, tab-separated: ids and snippet revealed on one line (ctxviewer.visible.one_line)
+        # before click sees them (click would strip an ESC sequence from piped output, not show it)
+        click.echo(f"{one_line(h.trace_id)}\t{one_line(h.item_id)}\t{''.join(text)}")
     if more:
         click.echo(f"(first {limit} hits; --limit 0 lists all)", err=True)

@@ -114,12 +114,12 @@ def header_rows(trace: RequestTrace) -> list[tuple[str, str]]:
     if ep.provider:
         model += f" ({ep.provider})"
     rows = [
-        ("Trace", trace.trace_id),
+        ("Trace", one_line(trace.trace_id)),  # one-line fields: line breaks as markers too
         ("Created", fmt_time(trace.created) + (" UTC" if trace.created else "")),
-        ("Service", fmt_text(trace.service)),
-        ("Model", model),
+        ("Service", one_line(fmt_text(trace.service))),
+        ("Model", one_line(model)),
         ("Policy", _policy(trace)),
-        ("Replay of", trace.replay_of or "—"),
+        ("Replay of", one_line(trace.replay_of) or "—"),
     ]
     span = span_line(trace)
     if span is not None:
