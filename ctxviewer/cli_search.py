@@ -12,6 +12,7 @@ import json
 import click
 
 from .store import StoreError, TraceStore
+from .store.fts import query_terms
 from .visible import one_line
 
 
@@ -29,6 +30,8 @@ def search_cmd(db: str, query: str, as_json: bool, limit: int) -> None:
     Example:
         ctxviewer search sample_traces/samples.db "ignore previous" --json
     """
+    if not query_terms(query):  # '' or '*': nothing to match (a usage error, exit status 2)
+        raise click.UsageError(f"QUERY needs at least one word (letters or digits), got {query!r}")
     try:
         with TraceStore.open(db) as store:
             hits = store.search_hits(query, limit=-1 if limit == 0 else limit + 1)

@@ -50,6 +50,13 @@ def test_search_without_hits_says_so() -> None:
     assert run("search", str(SAMPLES), "zyzzyva") == (0, "no item content matches 'zyzzyva'\n", "")
 
 
+def test_a_query_without_a_word_is_a_usage_error() -> None:
+    for query in ("", "*", '" "'):
+        code, out, err = run("search", str(SAMPLES), query)
+        assert (code, out) == (2, "")
+        assert err.endswith(f"Error: QUERY needs at least one word (letters or digits), got {query!r}\n")
+
+
 def test_list_filter_uses_the_display_filter_grammar() -> None:
     code, out, _ = run("list", str(SAMPLES), "--json", "--filter", "finding == budget and omitted > 2")
     assert code == 0
