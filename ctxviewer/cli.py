@@ -15,6 +15,7 @@ import click
 
 from . import __version__
 from .cli_group import LazyCommands, ViewerGroup
+from .cli_status import BAD_INPUT, BadInput
 from .store import StoreError, TraceQuery, TraceStore
 
 
@@ -22,7 +23,7 @@ def _open_store(db: str) -> TraceStore:
     try:
         return TraceStore.open(db)
     except StoreError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise BadInput(str(exc)) from None
 
 
 def _json_out(obj: object) -> None:
@@ -72,7 +73,7 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
 
     A directory stands for the regular files directly inside it (not recursive, hidden files
     skipped). Records and files that cannot be read are reported with file and record; the rest
-    still load. Exits with status 1 if nothing could be imported; a DB this run created is then
+    still load. Exits with status 2 if nothing could be imported (1 if cancelled); a DB this run created is then
     removed again (an existing DB is never removed).
 
     \b
@@ -91,7 +92,7 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
     try:
         report = import_into(db, [Path(f) for f in files], fmt=fmt,
                              waiting=lambda message: click.echo(f"waiting: {message}", err=True))
-    except (StoreError, ImportFailed) as exc:
+    except (StoreError, ImportFailed) as exc:  # the output database cannot be written (1)
         raise click.ClickException(str(exc)) from None
     if as_json:
         _json_out(report.as_dict())
@@ -100,8 +101,8 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
             click.echo(f"warning: {problem}", err=True)
         click.echo(report.summary())
     outcome = report.outcome()
-    if outcome is not None:
-        raise click.ClickException(outcome)
+    if outcome is not None:  # nothing could be read: bad input (2); a cancelled import: 1
+        raise (click.ClickException if report.cancelled else BadInput)(outcome)
 
 
 @cli.command("list")
@@ -112,7 +113,7 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
 def list_cmd(db: str, as_json: bool, text: str) -> None:
     """List the request traces in DB, oldest first.
 
-    Exit status 1 (after the list) when SQLite finds damaged pages in DB (checked for at most
+    Exit status 2 (after the list) when SQLite finds damaged pages in DB (checked for at most
     half a second, so a large database may not be checked whole).
 
     \b
@@ -129,8 +130,8 @@ def list_cmd(db: str, as_json: bool, text: str) -> None:
     try:
         query = TraceQuery(text=text)
     except FilterError as exc:
-        raise click.ClickException(f"--filter: {exc.message}, at column {exc.position + 1}:\n  "
-                                   + exc.caret().replace("\n", "\n  ")) from None
+        raise BadInput(f"--filter: {exc.message}, at column {exc.position + 1}:\n  "
+                       + exc.caret().replace("\n", "\n  ")) from None
     with _open_store(db) as store:
         rows = store.list(query, 0, -1)  # negative limit: all rows
         damage = store.damage()
@@ -146,10 +147,10 @@ def list_cmd(db: str, as_json: bool, text: str) -> None:
     if damage:  # the rows are the facts stored at import; say when the pages behind them are broken
         click.echo(f"warning: {db}: is damaged ({damage}); the rows above were stored at import, the content "
                    "behind them may not read back (ctxviewer check reads every trace)", err=True)
-        raise SystemExit(1)
+        raise SystemExit(BAD_INPUT)
 
 
-@cli.command("show")
+@cli.command("show", short_help="Show one trace: eq. 3.1 verdict, allocations and items in order.")
 @click.argument("db", type=click.Path(dir_okay=False))
 @click.argument("trace_id")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (see README for its keys).")
@@ -169,9 +170,9 @@ def show_cmd(db: str, trace_id: str, as_json: bool, content: bool) -> None:
             trace = store.load(trace_id)
             trace = derive_for_display(store, trace)  # dropped between calls (issue 8), when not recorded
         except KeyError:
-            raise click.ClickException(f"{db}: no trace with id {trace_id!r} (see 'ctxviewer list {db}')") from None
+            raise BadInput(f"{db}: no trace with id {trace_id!r} (see 'ctxviewer list {db}')") from None
         except StoreError as exc:
-            raise click.ClickException(str(exc)) from None
+            raise BadInput(str(exc)) from None
     if as_json:
         summary = trace_summary(trace)
         if content:  # issue 6: each item's text, as stored
@@ -219,8 +220,10 @@ def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int], s
         shot = write_screenshot(db, trace_id, output, size, item_id, scale)
     except KeyError:
         what = f"trace {trace_id!r} has no item {item_id!r}" if item_id else f"no trace with id {trace_id!r}"
-        raise click.ClickException(f"{db}: {what}") from None
-    except (StoreError, OSError) as exc:
+        raise BadInput(f"{db}: {what}") from None
+    except StoreError as exc:
+        raise BadInput(str(exc)) from None
+    except OSError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(shot.describe())
 

@@ -10,6 +10,7 @@ import json
 
 import click
 
+from .cli_status import BadInput
 from .model import RequestTrace
 from .store import StoreError, TraceStore
 
@@ -19,9 +20,9 @@ def _load(db: str, trace_id: str) -> RequestTrace:
         with TraceStore.open(db) as store:
             return store.load(trace_id)
     except KeyError:
-        raise click.ClickException(f"{db}: no trace with id {trace_id!r} (see 'ctxviewer list {db}')") from None
+        raise BadInput(f"{db}: no trace with id {trace_id!r} (see 'ctxviewer list {db}')") from None
     except StoreError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise BadInput(str(exc)) from None
 
 
 @click.command("diff")

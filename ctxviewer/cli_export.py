@@ -10,6 +10,7 @@ from typing import TextIO
 
 import click
 
+from .cli_status import BadInput
 from .cli_write import check_output, write_output
 from .export_otlp import export_request
 from .importers.native import write_jsonl
@@ -29,10 +30,10 @@ def load_traces(db: str, trace_ids: tuple[str, ...]) -> list[RequestTrace]:
                 try:
                     out.append(store.load(tid))
                 except KeyError:
-                    raise click.ClickException(f"{db}: no trace with id {tid!r} (see 'ctxviewer list {db}')") from None
+                    raise BadInput(f"{db}: no trace with id {tid!r} (see 'ctxviewer list {db}')") from None
             return out
     except StoreError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise BadInput(str(exc)) from None
 
 
 @click.command("export")
@@ -86,7 +87,7 @@ def _redacted(traces: list[RequestTrace], spec: str) -> list[RequestTrace]:
     try:
         rules = load_rules(spec)
     except RulesError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise BadInput(str(exc)) from None
     out: list[RequestTrace] = []
     count = 0
     for trace in traces:

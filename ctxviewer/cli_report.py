@@ -24,6 +24,7 @@ def report_cmd(db: str, trace_ids: tuple[str, ...], output: str) -> None:
         ctxviewer report sample_traces/samples.db ticket-injection -o ticket.html
     """
     from .audit_report import render_report
+    from .cli_status import BadInput
     from .cli_write import check_output, write_output
     from .sarif import db_reviews
     from .store import StoreError, TraceQuery, TraceStore
@@ -37,9 +38,9 @@ def report_cmd(db: str, trace_ids: tuple[str, ...], output: str) -> None:
                 try:
                     traces.append(store.load(tid))
                 except KeyError:
-                    raise click.ClickException(f"{db}: no trace with id {tid!r} (see 'ctxviewer list {db}')") from None
+                    raise BadInput(f"{db}: no trace with id {tid!r} (see 'ctxviewer list {db}')") from None
     except StoreError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise BadInput(str(exc)) from None
     html = render_report(traces, db_reviews(db), title=f"ctxviewer audit report: {Path(db).name}")
     write_output(output, [db], lambda fh: fh.write(html), json_text=False)
     if output == "-":

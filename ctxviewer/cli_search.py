@@ -11,6 +11,7 @@ import json
 
 import click
 
+from .cli_status import BadInput
 from .store import StoreError, TraceStore
 from .store.fts import query_terms
 from .visible import one_line
@@ -36,7 +37,7 @@ def search_cmd(db: str, query: str, as_json: bool, limit: int) -> None:
         with TraceStore.open(db) as store:
             hits = store.search_hits(query, limit=-1 if limit == 0 else limit + 1)
     except StoreError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise BadInput(str(exc)) from None
     more = limit > 0 and len(hits) > limit
     hits = hits[:limit] if limit > 0 else hits
     if as_json:

@@ -1,12 +1,19 @@
-"""Exit statuses of the gating commands (``check``, ``scan``), so CI can tell findings from bad input.
+"""Exit statuses of every ``ctxviewer`` command: the one table (README, "Command line").
 
-- ``0``: the input was read whole and nothing at the threshold was found;
-- ``1`` (:data:`FINDINGS`): a finding at or above the threshold (``--fail-on`` for ``check``,
-  warning for ``scan``);
-- ``2`` (:data:`BAD_INPUT`): a usage error (click's own status: a bad option or value) or bad
-  input -- a database or file that cannot be read, a trace id it does not hold, a broken
-  configuration, or (``scan``) records that were skipped and so not scanned. Bad input wins over
+- ``0``: success (``check``/``scan``: the input was read whole and nothing at the threshold was
+  found);
+- ``1`` (:data:`FINDINGS`): ``check``/``scan``: a finding at or above the threshold (``--fail-on``
+  for ``check``, warning for ``scan``); other commands: an error that is neither a usage error nor
+  bad input (an output file that cannot be written, an import cancelled);
+- ``2`` (:data:`BAD_INPUT`): a usage error (click's own status: an unknown command or option, a
+  bad option value -- also a ``--filter`` that does not parse, ``tokens --encoding bogus``, a
+  search query without a word) or bad input -- a database or file that is missing, a directory,
+  unreadable or corrupt, a trace id it does not hold, a broken configuration, an import that read
+  no trace, or (``scan``) records that were skipped and so not scanned. Bad input wins over
   findings: a scan that could not read everything is not a pass, whatever it found.
+
+Commands raise :class:`BadInput` for bad input and usage errors found after parsing, and
+``click.ClickException`` (status 1) for the rest.
 """
 
 from __future__ import annotations

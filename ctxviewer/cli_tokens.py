@@ -14,6 +14,7 @@ from tabulate import tabulate
 
 from .accounting.profiles import ProfileError
 from .accounting.request import RequestCount, RequestShapeError, count_request
+from .cli_status import BadInput
 from .tokens import UnknownEncodingError
 
 
@@ -59,15 +60,15 @@ def tokens_cmd(request: str, model: str | None, encoding: str | None, as_json: b
     try:
         body = json.loads(Path(request).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise click.ClickException(f"{request}: not a JSON request: {exc}") from None
+        raise BadInput(f"{request}: not a JSON request: {exc}") from None
     except RecursionError:
-        raise click.ClickException(f"{request}: not a JSON request: a value is nested too deep to read") from None
+        raise BadInput(f"{request}: not a JSON request: a value is nested too deep to read") from None
     try:
         rc = count_request(body, model, encoding)
     except (RequestShapeError, UnknownEncodingError, ProfileError) as exc:
-        raise click.ClickException(f"{request}: {exc}") from None
+        raise BadInput(f"{request}: {exc}") from None
     except RecursionError:
-        raise click.ClickException(f"{request}: a value is nested too deep to count") from None
+        raise BadInput(f"{request}: a value is nested too deep to count") from None
     if as_json:
         click.echo(json.dumps(rc.to_json(), indent=2, ensure_ascii=False))
     else:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import click
 
+from .cli_status import BadInput
 from .store import StoreError, upgrade_copy
 
 
@@ -29,7 +30,7 @@ def upgrade_cmd(db: str, output: str) -> None:
     try:
         result = upgrade_copy(db, output)
     except StoreError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise BadInput(str(exc)) from None
     if result.from_version == result.to_version:
         click.echo(f"wrote {result.path}: {db} is already at schema {result.to_version}; copied with its "
                    f"{result.traces} trace(s) re-assessed; {db} is unchanged")

@@ -16,6 +16,7 @@ from tabulate import tabulate
 from .accounting.breakdown import breakdown
 from .budget import CATEGORY_LABELS
 from .builder import Candidate
+from .cli_status import BadInput
 from .model import Category, Kind
 from .store import StoreError, TraceStore
 from .visible import one_line
@@ -142,9 +143,9 @@ def whatif_cmd(db: str, trace_id: str, capacity: str | None, reserve: str | None
         with TraceStore.open(db) as store:
             trace = store.load(trace_id)
     except StoreError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise BadInput(str(exc)) from None
     except KeyError:
-        raise click.ClickException(f"{db}: no trace with id {trace_id!r}") from None
+        raise BadInput(f"{db}: no trace with id {trace_id!r}") from None
     try:
         cap_map = {Category(k): _int(v, f"--cap {k}") for k, v in _pairs(caps, "CATEGORY=N")}
     except ValueError:

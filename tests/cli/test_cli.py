@@ -72,7 +72,7 @@ def test_list_table_and_filter() -> None:
 
 def test_unknown_trace_is_a_clear_error() -> None:
     code, _, err = run("show", str(SAMPLES), "nope")
-    assert code == 1
+    assert code == 2
     assert "no trace with id 'nope'" in err and "samples.db" in err
 
 
@@ -80,7 +80,7 @@ def test_not_a_database_names_the_file(tmp_path: Path) -> None:
     bad = tmp_path / "notes.db"
     bad.write_text("hello, I am not SQLite")
     code, _, err = run("list", str(bad))
-    assert code == 1
+    assert code == 2
     assert str(bad) in err
 
 
@@ -107,7 +107,7 @@ def test_import_unrecognised_file_fails_naming_it(tmp_path: Path) -> None:
     junk = tmp_path / "junk.txt"
     junk.write_text("just words")
     code, _, err = run("import", str(junk), "-o", str(tmp_path / "x.db"))
-    assert code == 1
+    assert code == 2
     assert str(junk) in err
 
 
@@ -129,7 +129,7 @@ def test_screenshot_writes_png_of_requested_size(tmp_path: Path, qapp) -> None:
 
 def test_screenshot_of_a_missing_item_names_it(tmp_path: Path, qapp) -> None:
     code, _, err = run("screenshot", str(SAMPLES), "budget-8k", "-o", str(tmp_path / "s.png"), "--item", "nope")
-    assert code == 1
+    assert code == 2
     assert "trace 'budget-8k' has no item 'nope'" in err
     assert not (tmp_path / "s.png").exists()
 
@@ -166,7 +166,7 @@ def test_show_of_a_damaged_trace_is_an_error_not_a_traceback(tmp_path: Path) -> 
     con.commit()
     con.close()
     code, _, err = run("show", str(db), "budget-8k")
-    assert code == 1
+    assert code == 2
     assert "damaged.db" in err and "Traceback" not in err
 
 
@@ -265,7 +265,7 @@ def test_import_of_nothing_removes_the_db_it_created(tmp_path: Path) -> None:
     junk.write_text('{"hello": "world"}')
     db = tmp_path / "nt.db"
     code, out, err = run("import", str(junk), "-o", str(db))
-    assert code == 1
+    assert code == 2
     assert out == f"imported 0 trace(s) from 0 of 1 file(s) into {db}\n"
     assert err.endswith(f"Error: no traces imported; removed {db}, which this import had created\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notatrace.json"]
@@ -277,7 +277,7 @@ def test_import_of_nothing_keeps_an_existing_db(tmp_path: Path) -> None:
     junk = tmp_path / "notatrace.json"
     junk.write_text('{"hello": "world"}')
     code, _, err = run("import", str(junk), "-o", str(db))
-    assert code == 1
+    assert code == 2
     assert err.endswith("Error: no traces imported\n")
     assert [r["trace_id"] for r in json.loads(run("list", str(db), "--json")[1])] == ["a"]
 
@@ -319,7 +319,7 @@ def test_import_an_empty_directory_fails_and_leaves_no_db(tmp_path: Path) -> Non
     empty.mkdir()
     db = tmp_path / "e.db"
     code, _, err = run("import", str(empty), "-o", str(db))
-    assert code == 1
+    assert code == 2
     assert err == (
         f"warning: {empty}: whole directory: no files to import in this directory\n"
         f"Error: no traces imported; removed {db}, which this import had created\n"

@@ -57,9 +57,9 @@ def test_diff_against_other_db(tmp_path: Path) -> None:
 
 def test_diff_errors_name_db_and_trace(tmp_path: Path) -> None:
     r = CliRunner().invoke(cli, ["diff", SAMPLES_DB, "budget-8k", "nope"])
-    assert r.exit_code == 1 and f"{SAMPLES_DB}: no trace with id 'nope'" in r.output
+    assert r.exit_code == 2 and f"{SAMPLES_DB}: no trace with id 'nope'" in r.output
     r = CliRunner().invoke(cli, ["diff", SAMPLES_DB, "budget-8k", "x", "--against", str(tmp_path / "missing.db")])
-    assert r.exit_code == 1 and "missing.db" in r.output
+    assert r.exit_code == 2 and "missing.db" in r.output
 
 
 def test_show_lists_messages_dropped_between_calls(tmp_path: Path) -> None:

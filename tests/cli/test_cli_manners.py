@@ -63,7 +63,7 @@ def test_a_database_path_still_goes_to_open(monkeypatch: pytest.MonkeyPatch, tmp
 def test_a_missing_database_path_names_the_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.chdir(tmp_path)
     code, _, err = run("missing.db")
-    assert code == 1
+    assert code == 2
     assert "missing.db" in err and "no such command" not in err
 
 
@@ -83,14 +83,14 @@ def test_opening_a_native_jsonl_file_offers_import(monkeypatch: pytest.MonkeyPat
     for args in (["traces.jsonl"], ["open", "traces.jsonl"], ["list", "traces.jsonl"],
                  ["show", "traces.jsonl", "budget-8k"]):
         code, _, err = run(*args)
-        assert (code, err.strip()) == (1, expected), args
+        assert (code, err.strip()) == (2, expected), args
 
 
 def test_opening_an_otlp_file_offers_import(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.chdir(tmp_path)
     Path("spans.otlp.json").write_text(json.dumps(otlp_request(chat_span())), encoding="utf-8")
     code, _, err = run("open", "spans.otlp.json")
-    assert code == 1
+    assert code == 2
     assert err.strip() == (
         "Error: spans.otlp.json: is not a trace database; it looks like OpenTelemetry GenAI spans "
         "(OTLP/JSON, JSON Lines of OTLP, span lists, attribute maps), format 'otel'. "
@@ -103,7 +103,7 @@ def test_a_file_no_importer_knows_keeps_the_store_error(tmp_path: Path) -> None:
     notes.write_text("hello, I am neither SQLite nor a trace")
     assert not_a_database_message(notes) is None
     code, _, err = run("list", str(notes))
-    assert code == 1
+    assert code == 2
     assert err.strip() == f"Error: {notes}: is not an SQLite database (no 'SQLite format 3' header)"
 
 
@@ -115,7 +115,7 @@ def test_the_store_error_carries_the_hint_for_every_surface(monkeypatch: pytest.
         TraceStore.open("traces.jsonl")
     assert str(info.value).endswith("format 'native'. Import it with: ctxviewer import traces.jsonl -o traces.db")
     code, _, err = run("diff", "traces.jsonl", "a", "b")
-    assert (code, "Import it with: ctxviewer import traces.jsonl -o traces.db" in err) == (1, True)
+    assert (code, "Import it with: ctxviewer import traces.jsonl -o traces.db" in err) == (2, True)
 
 
 def test_suggested_database_and_quoting(tmp_path: Path) -> None:

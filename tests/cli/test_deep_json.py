@@ -32,6 +32,6 @@ def test_tokens_on_deep_request_is_one_error(tmp_path: Path) -> None:
     text = '{"messages":[{"role":"user","content":' + DEEP + '}]}'
     f.write_text(text)
     res = CliRunner().invoke(cli, ["tokens", str(f)])
-    assert (res.exit_code, res.stdout) == (1, "")
+    assert (res.exit_code, res.stdout) == (2, "")
     assert res.stderr == f"Error: {f}: not a JSON request: a value is nested too deep to read\n"
     assert f.read_text() == text

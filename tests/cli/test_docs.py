@@ -53,3 +53,17 @@ def test_readme_builder_example_runs_in_ten_lines(tmp_path: Path, monkeypatch, c
         back = store.load(result.trace.trace_id)  # type: ignore[attr-defined]
     assert [i.id for i in back.retained] == ["policy", "ORD-1", "question"]
     assert (back.input_tokens, back.reserved_output_tokens, back.policy.version) == (37, 1200, "v3")
+
+
+def test_the_command_list_does_not_cut_a_summary_at_eq() -> None:
+    from click.testing import CliRunner
+
+    out = CliRunner().invoke(cli, ["--help"], terminal_width=80).stdout
+    assert "  show        Show one trace: eq. 3.1 verdict, allocations and items in order.\n" in out
+    assert "Show one trace: eq.\n" not in out
+
+
+def test_the_readme_says_how_to_run_bare_ctxviewer_and_what_shared_is() -> None:
+    assert "`. .venv/bin/activate`" in README and "`.venv/bin/ctxviewer`" in README
+    assert "`../shared` is the team's shared data directory beside this checkout" in README
+    assert "The whole suite (about 1,050 tests) takes about 75 seconds" in README

@@ -94,7 +94,7 @@ def test_an_empty_file_is_called_empty(tmp_path: Path) -> None:
     empty.write_text("")
     blank.write_text("  \n\n")
     code, _, err = run("import", str(empty), str(blank), "-o", str(tmp_path / "e.db"))
-    assert code == 1
+    assert code == 2
     assert err.splitlines()[:2] == [f"warning: {empty}: whole file: is empty (0 bytes)",
                                     f"warning: {blank}: whole file: holds only white space (4 bytes); no traces in it"]
     assert not (tmp_path / "e.db").exists()
@@ -112,7 +112,7 @@ def test_upgrade_of_a_corrupt_database_blames_the_input_and_writes_nothing(tmp_p
     bad = _corrupt_copy(tmp_path)
     before = hashlib.sha256(bad.read_bytes()).hexdigest()
     code, _, err = run("upgrade", str(bad), "-o", str(tmp_path / "up.db"))
-    assert code == 1
+    assert code == 2
     assert err.startswith(f"Error: {bad}: is corrupt (Page ") and err.endswith("); nothing was written\n")
     assert "up.db" not in err and not (tmp_path / "up.db").exists()
     assert hashlib.sha256(bad.read_bytes()).hexdigest() == before
@@ -122,7 +122,7 @@ def test_list_on_a_damaged_database_says_so(tmp_path: Path) -> None:
     assert run("list", str(SAMPLES))[0] == 0
     bad = _corrupt_copy(tmp_path)
     code, out, err = run("list", str(bad), "--json")
-    assert code == 1
+    assert code == 2
     assert len(json.loads(out)) == 9  # the stored rows still list
     assert err.startswith(f"warning: {bad}: is damaged (Page ")
     assert err.endswith("the rows above were stored at import, the content behind them may not read back "

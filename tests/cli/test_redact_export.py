@@ -70,7 +70,7 @@ def test_builtin_names_and_otlp_and_bad_rules(tmp_path: Path) -> None:
     assert res.exit_code == 0 and "ann@example.com" not in out.read_text()
     assert json.loads(out.read_text())["resourceSpans"]
     res = CliRunner().invoke(cli, ["export", str(db), "--redact", "emails,phone", "-o", str(out)])
-    assert res.exit_code == 1 and "'phone' is not a built-in rule (user-ids, emails, api-keys)" in res.output
+    assert res.exit_code == 2 and "'phone' is not a built-in rule (user-ids, emails, api-keys)" in res.output
 
 
 def test_redact_keeps_an_untouched_trace_and_adds_to_earlier_redactions() -> None:

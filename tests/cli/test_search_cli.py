@@ -65,7 +65,7 @@ def test_list_filter_uses_the_display_filter_grammar() -> None:
 
 def test_list_filter_error_points_at_the_column() -> None:
     code, out, err = run("list", str(SAMPLES), "--filter", "state == failure and omitted >")
-    assert (code, out) == (1, "")
+    assert (code, out) == (2, "")
     assert err == ("Error: --filter: filter ends early: expected a value, at column 31:\n"
                    "  state == failure and omitted >\n"
                    "                                ^\n")

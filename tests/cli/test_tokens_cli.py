@@ -43,6 +43,6 @@ def test_bad_file_and_encoding_are_clear_errors(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{nope")
     res = CliRunner().invoke(cli, ["tokens", str(bad)])
-    assert res.exit_code == 1 and "bad.json: not a JSON request" in res.output
+    assert res.exit_code == 2 and "bad.json: not a JSON request" in res.output
     res = CliRunner().invoke(cli, ["tokens", str(WEATHER), "--encoding", "p50k_base"])
-    assert res.exit_code == 1 and "encoding 'p50k_base' is not available offline" in res.output
+    assert res.exit_code == 2 and "encoding 'p50k_base' is not available offline" in res.output

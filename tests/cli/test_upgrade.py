@@ -22,7 +22,7 @@ def test_list_of_an_old_database_says_so_and_offers_upgrade(tmp_path: Path) -> N
     old = tmp_path / "old.db"
     old.write_bytes(SCHEMA_1.read_bytes())
     code, _, err = run("list", str(old))
-    assert code == 1
+    assert code == 2
     assert f"{old}: uses an older schema (1; current {SCHEMA_VERSION})" in err
     assert f"`ctxviewer upgrade {old} -o NEW.db`" in err
     assert old.read_bytes() == SCHEMA_1.read_bytes()
@@ -39,7 +39,7 @@ def test_upgrade_writes_a_copy_with_back_filled_facts(tmp_path: Path) -> None:
     assert [(r["trace_id"], r["state"], r["fits"], r["margin"]) for r in rows] == [
         ("trace-4471-delivery", "ok", True, 6601), ("trace-rich", "failure", True, 6580)]  # its cited_ids validation failed
     code, _, err = run("upgrade", str(old), "-o", str(new))
-    assert code == 1 and f"{new}: already exists" in err
+    assert code == 2 and f"{new}: already exists" in err
 
 
 def test_upgrade_of_a_current_database_reassesses_stale_facts(tmp_path: Path) -> None:

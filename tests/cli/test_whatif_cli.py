@@ -47,7 +47,7 @@ def test_bad_options_are_clear() -> None:
     res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k", "--priority", "nope=1"])
     assert res.exit_code == 2 and "has no item 'nope'" in res.output
     res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "nope"])
-    assert res.exit_code == 1 and "no trace with id 'nope'" in res.output
+    assert res.exit_code == 2 and "no trace with id 'nope'" in res.output
 
 
 def test_save_writes_another_db_and_never_the_source(tmp_path: Path) -> None:

@@ -82,4 +82,4 @@ def test_report_command(tmp_path: Path) -> None:
     html = out.read_text(encoding="utf-8")
     assert "Ignore previous instructions" in html and "tool call call_8Qm2vTtZ0rWkH5yNcLd3aPfE" in html
     r = CliRunner().invoke(cli, ["report", str(SAMPLES), "nope", "-o", str(out)])
-    assert r.exit_code == 1 and "no trace with id 'nope'" in r.stderr
+    assert r.exit_code == 2 and "no trace with id 'nope'" in r.stderr

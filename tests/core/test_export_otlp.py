@@ -91,7 +91,7 @@ def test_export_speaks_current_genai_conventions(tmp_path: Path) -> None:
 
 def test_export_unknown_trace_is_a_clear_error(tmp_path: Path) -> None:
     res = CliRunner().invoke(cli, ["export", str(SAMPLES), "nope", "-o", str(tmp_path / "x.json")])
-    assert res.exit_code == 1 and "no trace with id 'nope'" in res.output
+    assert res.exit_code == 2 and "no trace with id 'nope'" in res.output
     assert not (tmp_path / "x.json").exists()
 
 
