@@ -11,6 +11,8 @@ Markers (all plain text):
 
 * C0 controls and DEL as Unicode control pictures (``NUL`` -> ``␀``, ESC -> ``␛``); tab and
   line feed stay as they are unless ``keep_newlines=False`` (then ``⏎`` and ``⇥``); CR -> ``␍``.
+  After :func:`use_control_names` ``(True)`` (the window does this when its font has no control
+  pictures, which would show as boxes) by their ASCII names instead: ``⟨ESC⟩``, ``⟨BEL⟩``, ``⟨CR⟩``.
 * bidi controls, zero-width characters and other invisible format characters by name in angle
   brackets: ``⟨RLO⟩``, ``⟨ZWSP⟩``, ``⟨BOM⟩``; C1 controls and lone surrogates as ``⟨U+0085⟩``.
 * a run of Unicode tag characters (U+E0000..U+E007F) decoded: ``⟨tags: ignore all rules⟩``.
@@ -70,6 +72,23 @@ class Revealed:
         return bool(self.marks)
 
 
+C0_NAMES = ("NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS", "HT", "LF", "VT", "FF", "CR",
+            "SO", "SI", "DLE", "DC1", "DC2", "DC3", "DC4", "NAK", "SYN", "ETB", "CAN", "EM", "SUB", "ESC",
+            "FS", "GS", "RS", "US")
+"""ASCII names of the C0 control characters U+0000..U+001F, in code-point order."""
+
+_names = False  # C0 controls and DEL by name (⟨ESC⟩) instead of as control pictures (␛)
+
+
+def use_control_names(on: bool) -> bool:
+    """Show C0 controls and DEL as ``⟨ESC⟩``, ``⟨BEL⟩``, ``⟨CR⟩``, ``⟨DEL⟩`` (``on``) or as Unicode
+    control pictures ``␛ ␇ ␍ ␡`` (the default, what the CLI prints). For a display whose font
+    lacks the control-pictures block. Process-wide; returns the previous setting (to restore)."""
+    global _names
+    previous, _names = _names, bool(on)
+    return previous
+
+
 def _pictographic(ch: str) -> bool:
     return bool(ch) and (unicodedata.category(ch) == "So" or 0x1F000 <= ord(ch) <= 0x1FAFF)
 
@@ -83,9 +102,9 @@ def _marker(text: str, i: int, keep_newlines: bool) -> tuple[str, int] | None:
             return None
         return ("⏎" if ch == "\n" else "⇥"), 1
     if cp < 0x20:
-        return chr(0x2400 + cp), 1
+        return (f"⟨{C0_NAMES[cp]}⟩" if _names else chr(0x2400 + cp)), 1
     if cp == 0x7F:
-        return "\u2421", 1
+        return ("⟨DEL⟩" if _names else "\u2421"), 1
     if 0xE0000 <= cp <= 0xE007F:
         j = i
         while j < len(text) and 0xE0000 <= ord(text[j]) <= 0xE007F:

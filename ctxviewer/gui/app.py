@@ -9,6 +9,7 @@ from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import QApplication
 
 from .. import assets
+from .control_glyphs import choose_control_markers
 from .main_window import MainWindow
 
 SAMPLE_DB = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
@@ -49,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     checkout's ``sample_traces/samples.db`` when it exists. Returns the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
     app = application(args)
+    choose_control_markers()  # ⟨ESC⟩ instead of boxes when the font has no control pictures
     window = MainWindow()
     window.resize(*initial_size(app))
     window.show()

@@ -40,10 +40,13 @@ def screenshot_window(db_path: str | Path, trace_id: str, size: tuple[int, int] 
         trace.item(item_id)  # KeyError names the missing item
     if QApplication.instance() is None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from ..visible import use_control_names
     from .app import application
+    from .control_glyphs import choose_control_markers
     from .main_window import MainWindow
 
     app = application()
+    previous = choose_control_markers()  # as the window shows them (main), restored below
     with tempfile.TemporaryDirectory() as tmp:
         settings = QSettings(str(Path(tmp) / "settings.ini"), QSettings.Format.IniFormat)
         window = MainWindow(settings=settings)
@@ -63,6 +66,7 @@ def screenshot_window(db_path: str | Path, trace_id: str, size: tuple[int, int] 
             window.close()
             window.deleteLater()
             app.processEvents()
+            use_control_names(previous)
 
 
 @dataclass(frozen=True)
