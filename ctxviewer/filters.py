@@ -113,11 +113,17 @@ class Field:
     few: bool = False
     """Few distinct values (model, provider, ...): ``~`` first finds the matching values by an
     index hop per distinct value, then looks those up in the column's index."""
+    choices: tuple[str, ...] = ()
+    """The only values the field holds (``state``: ok, warning, failure); any other value in
+    ``==``, ``!=``, ``in`` or an ordering is an error at its position. Empty: any value."""
+    time: bool = False
+    """An ISO-8601 UTC time (``created``): a value compared with it must be a date or time
+    prefix that exists (``2026-11-02``, ``2026-11-02T09:14``), else an error at its position."""
 
 
 FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("id", "trace_id", "text", "trace id"),
-    Field("created", "created", "text", "send time, ISO-8601 UTC (2026-11-02T09:14:05.120Z)"),
+    Field("created", "created", "text", "send time, ISO-8601 UTC (2026-11-02T09:14:05.120Z)", time=True),
     Field("service", "service", "text", "application / service name", few=True),
     Field("provider", "provider", "text", "endpoint provider (openai, ...)", few=True),
     Field("model", "model", "text", "requested model", few=True),
@@ -128,7 +134,7 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("omitted", "omitted_count", "int", "items left out"),
     Field("margin", "margin", "int", "eq. 3.1 margin, tokens"),
     Field("fits", "fits", "bool", "eq. 3.1 holds (yes / no)"),
-    Field("state", "state", "text", "ok, warning or failure", few=True),
+    Field("state", "state", "text", "ok, warning or failure", few=True, choices=("ok", "warning", "failure")),
     Field("worst", "worst_rule", "text", "rule id of the worst finding", few=True),
     Field("conversation", "session_id", "text", "conversation id (gen_ai.conversation.id)"),
     Field("replay_of", "replay_of", "text", "trace id this trace replays"),
@@ -144,9 +150,10 @@ TEXT = Field("text", "text", "text", "item content, full-text: every word as a w
 
 ITEM_FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("id", "item_id", "text", "item id"),
-    Field("kind", "kind", "text", "policy, user, history, summary, memory, evidence or tool"),
-    Field("status", "status", "text", "retained or omitted"),
-    Field("trust", "trust", "text", "trusted or untrusted"),
+    Field("kind", "kind", "text", "policy, user, history, summary, memory, evidence or tool",
+          choices=("policy", "user", "history", "summary", "memory", "evidence", "tool")),
+    Field("status", "status", "text", "retained or omitted", choices=("retained", "omitted")),
+    Field("trust", "trust", "text", "trusted or untrusted", choices=("trusted", "untrusted")),
     Field("role", "role", "text", "chat role it was sent under"),
     Field("tokens", "tokens", "int", "token count of the content"),
     Field("priority", "priority", "float", "trimming priority"),
@@ -254,6 +261,29 @@ def _describe_expected(names: Iterable[Any]) -> str:
         return "a field, a word or '('"
     words = sorted({_EXPECTED.get(n, n.lower()) for n in names if n != "STRING"})
     return " or ".join(words) if words else "something else"
+
+
+_KEYWORDS = frozenset({"and", "or", "in"})
+"""Operator words that the lexer takes as a plain word where no operator can stand."""
+
+_TIME = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[T ](\d{2})(?::(\d{2})(?::(\d{2})(?:\.\d+)?)?)?)?)?)?Z?")
+
+
+def _valid_time(text: str) -> bool:
+    """True when ``text`` is an ISO-8601 date or time prefix that exists: ``2026``, ``2026-11``,
+    ``2026-11-02``, ``2026-11-02T09:14:05.120Z`` (month 1-12, a day of that month, hour < 24,
+    minute and second < 60)."""
+    m = _TIME.fullmatch(text)
+    if m is None:
+        return False
+    from datetime import datetime
+
+    year, month, day, hour, minute, second = (int(g) if g else None for g in m.groups())
+    try:
+        datetime(year or 1, month or 1, day or 1, hour or 0, minute or 0, second or 0)
+    except ValueError:
+        return False
+    return True
 
 
 def quote(value: str) -> str:
@@ -384,6 +414,9 @@ class _Compiler:
         if rule == "quick":
             return self.quick(field_tok, self.value(TEXT, field_tok), item=item)
         if rule == "word":
+            if name.lower() in _KEYWORDS:  # unquoted: 'and' alone is a mistake, "and" a word search
+                raise self.fail(f"{name!r} needs a condition on each side (quote it to search for the word)",
+                                field_tok)
             if self.is_field(name, item=item):
                 return self.present(field_tok, name, item=item)
             return self.quick(field_tok, name, item=item)
@@ -449,12 +482,19 @@ class _Compiler:
             return f"EXISTS (SELECT 1 FROM items i WHERE i.trace_id = traces.trace_id AND {test})"
         return f"({test})"
 
-    def value(self, f: Field, tok: Any) -> Any:
+    def value(self, f: Field, tok: Any, *, exact: bool = True) -> Any:
+        """The parameter for value token ``tok`` of field ``f``; ``exact=False`` for ``~``/``!~``
+        (a part of a value: no check against :attr:`Field.choices` / :attr:`Field.time`)."""
         raw = str(tok)
         quoted = tok.type == "STRING"
         if quoted:
             raw = re.sub(r"\\(.)", r"\1", raw[1:-1])
         if f.kind == "text":
+            if exact and f.choices and raw not in f.choices:
+                raise self.fail(f"{f.name} is one of {', '.join(f.choices)}, not {raw!r}", tok)
+            if exact and f.time and not _valid_time(raw):
+                raise self.fail(f"{f.name} takes an ISO-8601 UTC date or time (2026-11-02, "
+                                f"2026-11-02T09:14:05Z), not {raw!r}", tok)
             return raw
         if f.kind == "bool":
             low = raw.lower()
@@ -484,7 +524,7 @@ class _Compiler:
             self.params.extend(vals)
             cond = f"{col} IN ({', '.join('?' * len(vals))})"
         elif op in {"~", "!~"}:
-            term = self.value(f, values[0])
+            term = self.value(f, values[0], exact=False)
             if f.few and where == "trace":
                 cond = f"{col} IN ({_distinct_like('traces', f.column)})"
             else:

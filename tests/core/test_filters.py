@@ -87,10 +87,20 @@ def test_precedence_not_over_and_over_or_and_side_by_side_is_and() -> None:
     ("modle == x", "unknown field 'modle'; fields: id, created, service, provider, model, capacity, input, reserved, "
      "retained, omitted, margin, fits, state, worst, conversation, replay_of, format, finding, text, item.<field>", 0),
     ("fits == maybe", "fits is yes or no, not 'maybe'", 8),
+    ("state == bogus", "state is one of ok, warning, failure, not 'bogus'", 9),
+    ("state in (ok, bad)", "state is one of ok, warning, failure, not 'bad'", 14),
+    ("item(kind == evidence and status == gone)", "status is one of retained, omitted, not 'gone'", 36),
+    ("item.trust != maybe", "trust is one of trusted, untrusted, not 'maybe'", 14),
+    ("created >= 2026-13-45", "created takes an ISO-8601 UTC date or time (2026-11-02, 2026-11-02T09:14:05Z), "
+     "not '2026-13-45'", 11),
+    ("created < 2026-02-30", "created takes an ISO-8601 UTC date or time (2026-11-02, 2026-11-02T09:14:05Z), "
+     "not '2026-02-30'", 10),
+    ("and", "'and' needs a condition on each side (quote it to search for the word)", 0),
+    ("fits or", "filter ends early: expected a field, a word or '('", 7),
     ("omitted ~ 2", "~ (contains) works on text fields; omitted is a number", 0),
     ("item.colour == red", "unknown item field 'item.colour'; item fields: id, kind, status, trust, role, tokens, "
      "priority, position, reason", 0),
-    ("item(kind == x and item(kind == y))", "item(...) cannot be nested", 19),
+    ("item(kind == tool and item(kind == user))", "item(...) cannot be nested", 22),
     ("text == foo", "text takes ~ (contains the words) or !~, not ==", 0),
     ("text ~ '...'", "text ~ needs at least one word", 7),
 ])
@@ -105,3 +115,11 @@ def test_errors_say_what_and_where(text: str, message: str, position: int) -> No
 def test_quote_round_trips_any_value() -> None:
     for value in ['a"b\\c', "x:y", "", "  spaced  ", "ünï ✓"]:
         assert compile_filter(f"id == {quote(value)}").params == (value,)
+
+
+def test_valid_values_of_checked_fields_still_compile() -> None:
+    assert compile_filter("state == failure").params == ("failure",)
+    assert compile_filter("created >= 2026-11-02").params == ("2026-11-02",)
+    assert compile_filter("created < 2026-11-02T09:14:05.120Z").params == ("2026-11-02T09:14:05.120Z",)
+    assert compile_filter("created ~ 2026-13").params == ("%2026-13%",)  # ~ takes a part: not checked
+    assert compile_filter('"and"').params == ("%and%",) * 4  # quoted: a word search
