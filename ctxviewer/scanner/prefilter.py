@@ -399,8 +399,9 @@ class _Registry:
             return self.spec_of[pattern]
         except KeyError:
             pass
-        spec = start_literals(pattern)
-        guard = line_start_guard(pattern) if spec is not None else None
+        from .start_table import lookup  # the shipped table, else derived now (start_table.py)
+
+        spec, guard = lookup(pattern)
         with self.lock:
             self.guard_of[pattern] = guard
             sid = None

@@ -56,7 +56,7 @@ WINDOW_OVERLAP = 2_000
 """Characters shared by consecutive windows: a hit up to this long across a window edge is found whole."""
 
 
-def _patterns() -> Iterator[Pattern]:
+def all_patterns() -> Iterator[Pattern]:
     """Every pattern of the registered rules and of their modules (for the prefilter)."""
     for rule in RULES:
         yield from (p for p, _reason in getattr(rule, "patterns", ()))
@@ -74,7 +74,7 @@ def _learn() -> None:
     """Derive every rule's start set once, before the first long text (one automaton build,
     about half a second; a cancelled import stops between patterns)."""
     if len(_LEARNT) != len(RULES):
-        for pattern in dict.fromkeys(_patterns()):
+        for pattern in dict.fromkeys(all_patterns()):
             checkpoint()
             prefilter.learn([pattern])
         _LEARNT[:] = range(len(RULES))

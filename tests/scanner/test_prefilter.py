@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from ctxviewer.findings import Severity
 from ctxviewer.scanner import prefilter, scan_text
 from ctxviewer.scanner.prefilter import finditer, fold, start_literals
-from ctxviewer.scanner.registry import _patterns
+from ctxviewer.scanner.registry import all_patterns
 
 FILLER = ("The quarterly report covers revenue, costs and staffing in the northern region; "
           "figures are in thousands of euros.\n")
@@ -85,7 +85,7 @@ def test_every_rule_pattern_matches_the_same_spans_on_the_labelled_set(shared: P
             if line.strip()]
     texts = [r["text"] for r in rows[::8]]
     joined = ["\n\n".join(texts[i:i + 40]) for i in range(0, len(texts), 40)]  # long texts: the prefilter's path
-    patterns = list(dict.fromkeys(_patterns()))
+    patterns = list(dict.fromkeys(all_patterns()))
     # without a start set (plain finditer): runs of a character class that may start at any letter
     # or digit (hex, base64, words) and the 240 variation selectors
     assert {p.pattern for p in patterns if start_literals(p) is None} == {

@@ -1,0 +1,111 @@
+"""The prefilter's start sets, derived once at build time and shipped as a resource.
+
+Deriving every rule pattern's start set (:func:`ctxviewer.scanner.prefilter.start_literals`) and
+line-start guard reads about ninety syntax trees and takes 0.3--0.7 s, paid by the first long text
+of every process (``ctxviewer show``, the first selected trace). Both are pure functions of the
+pattern text and flags, so this module stores them in ``ctxviewer/resources/scanner_start_sets.json``
+and the prefilter looks a pattern up there before deriving anything.
+
+The table is keyed by ``"<flags>:<pattern text>"`` and carries a fingerprint: the Python version
+(``re._parser`` differs between releases) and the sha256 of ``prefilter.py`` (the derivation). A
+table whose fingerprint differs from the running code is ignored and every set is derived as
+before, so a stale table costs time, never a missed hit. Regenerate it after changing a pattern or
+the prefilter::
+
+    python -m ctxviewer.scanner.start_table
+
+``tests/scanner/test_start_table.py`` fails while the shipped table is not current. No Qt here.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any, Iterable
+
+from . import prefilter
+
+RESOURCE = "scanner_start_sets.json"
+"""Name of the table in ``ctxviewer.resources``."""
+
+Entry = tuple[frozenset[prefilter.Start] | None, tuple[str, ...] | None]
+"""A pattern's start set and line-start guard (each ``None`` when it has none)."""
+
+
+def key(pattern: prefilter.PatternLike) -> str:
+    """The table key of ``pattern``: its flags and text (what the derivation reads)."""
+    return f"{int(pattern.flags)}:{pattern.pattern}"
+
+
+def fingerprint() -> str:
+    """Python ``major.minor`` and the sha256 of the prefilter's source: what a table must match to be used."""
+    source = Path(prefilter.__file__).read_bytes()
+    return f"python {sys.version_info[0]}.{sys.version_info[1]}; prefilter sha256 {hashlib.sha256(source).hexdigest()}"
+
+
+def derive(pattern: prefilter.PatternLike) -> Entry:
+    """``pattern``'s start set and guard, derived now (the guard only where there is a start set)."""
+    spec = prefilter.start_literals(pattern)
+    return spec, (prefilter.line_start_guard(pattern) if spec is not None else None)
+
+
+def build(patterns: Iterable[prefilter.PatternLike]) -> dict[str, Any]:
+    """The JSON-ready table of ``patterns``: ``{"fingerprint": str, "patterns": {key: {"starts":
+    [[literal, shift], ...] | null, "guard": [literal, ...] | null}}}``, literals sorted."""
+    table: dict[str, Any] = {}
+    for pattern in patterns:
+        spec, guard = derive(pattern)
+        table[key(pattern)] = {
+            "starts": None if spec is None else sorted([lit, shift] for lit, shift in spec),
+            "guard": None if guard is None else list(guard),
+        }
+    return {"fingerprint": fingerprint(), "patterns": dict(sorted(table.items()))}
+
+
+@functools.cache
+def shipped() -> dict[str, Entry]:
+    """The shipped table decoded, or ``{}`` when it is missing, unreadable or its fingerprint is
+    not the running code's (then every set is derived)."""
+    from ctxviewer import assets
+
+    try:
+        raw = json.loads(assets.read_text(RESOURCE))
+        if raw.get("fingerprint") != fingerprint():
+            return {}
+        out: dict[str, Entry] = {}
+        for k, v in raw["patterns"].items():
+            starts = v["starts"]
+            guard = v["guard"]
+            out[k] = (None if starts is None else frozenset((str(lit), int(shift)) for lit, shift in starts),
+                      None if guard is None else tuple(str(g) for g in guard))
+        return out
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def lookup(pattern: prefilter.PatternLike) -> Entry:
+    """``pattern``'s start set and guard: from the shipped table when it holds them, else derived."""
+    try:
+        return shipped()[key(pattern)]
+    except KeyError:
+        return derive(pattern)
+
+
+def main() -> None:
+    """Write the table of every registered rule's patterns into ``ctxviewer/resources``."""
+    from ctxviewer import assets
+    from ctxviewer.scanner import registry
+
+    path = Path(str(assets.files().joinpath(RESOURCE)))
+    table = build(dict.fromkeys(registry.all_patterns()))
+    lines = [f"{json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)}" for k, v in table["patterns"].items()]
+    path.write_text('{"fingerprint": ' + json.dumps(table["fingerprint"]) + ',\n"patterns": {\n' + ",\n".join(lines) + "\n}}\n",
+                    encoding="utf-8")
+    print(f"wrote {len(table['patterns'])} patterns to {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+"""The shipped start-set table (ctxviewer/resources/scanner_start_sets.json) is current and used."""
+
+from __future__ import annotations
+
+import json
+
+from ctxviewer import assets
+from ctxviewer.scanner import prefilter, start_table
+from ctxviewer.scanner.registry import all_patterns
+
+
+def test_the_shipped_table_is_current_for_every_rule_pattern() -> None:
+    """Regenerate with `python -m ctxviewer.scanner.start_table` when this fails."""
+    shipped = json.loads(assets.read_text(start_table.RESOURCE))
+    fresh = start_table.build(dict.fromkeys(all_patterns()))
+    assert shipped["fingerprint"] == start_table.fingerprint()
+    assert shipped == fresh
+    assert len(shipped["patterns"]) == 89
+
+
+def test_lookup_gives_what_derivation_gives_without_deriving(monkeypatch) -> None:
+    start_table.shipped.cache_clear()
+    patterns = list(dict.fromkeys(all_patterns()))
+    derived = {start_table.key(p): start_table.derive(p) for p in patterns}
+
+    def refuse(_pattern: object) -> None:
+        raise AssertionError("derived although the shipped table holds it")
+
+    monkeypatch.setattr(prefilter, "start_literals", refuse)
+    monkeypatch.setattr(prefilter, "line_start_guard", refuse)
+    for p in patterns:
+        assert start_table.lookup(p) == derived[start_table.key(p)]
+    with_sets = [k for k, (starts, _g) in derived.items() if starts is not None]
+    assert len(with_sets) >= 60
+
+
+def test_a_stale_table_is_ignored_and_sets_are_derived(monkeypatch) -> None:
+    start_table.shipped.cache_clear()
+    monkeypatch.setattr(start_table, "fingerprint", lambda: "python 0.0; prefilter sha256 0")
+    try:
+        assert start_table.shipped() == {}
+        pattern = next(iter(all_patterns()))
+        assert start_table.lookup(pattern) == start_table.derive(pattern)
+    finally:
+        start_table.shipped.cache_clear()
+
+
+def test_an_unknown_pattern_is_derived() -> None:
+    import re
+
+    pattern = re.compile(r"\bsecret\s+handshake\b", re.I)
+    assert start_table.key(pattern) not in start_table.shipped()
+    starts, guard = start_table.lookup(pattern)
+    assert starts == prefilter.start_literals(pattern)
+    assert starts == frozenset({("secret\n", 0), ("secret ", 0)})
+    assert guard is None
