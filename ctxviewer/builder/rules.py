@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import json
+import operator
 from typing import Any, Callable, Protocol, Sequence
 
 from ..accounting.profiles import Resolution, resolve
@@ -189,6 +190,8 @@ class TextRule:
         self.junctions = JunctionCounter(encoding)
         self._by_id: dict[int, tuple[Candidate, CountedSegment]] = {}
         self._starts: dict[tuple[int, ...], tuple[int, dict[int, int], bool]] = {}
+        self._last_segs: tuple[tuple[Candidate, ...], list[CountedSegment]] | None = None
+        """The last tally's candidates (kept alive, compared by identity) and their segments."""
 
     def segment(self, cand: Candidate) -> CountedSegment:
         """The cached segment of ``cand`` (looked up by object identity first, then by text)."""
@@ -223,8 +226,13 @@ class TextTally:
 
     def __init__(self, rule: TextRule, cands: Sequence[Candidate]) -> None:
         self.jc = rule.junctions
-        seg = rule.segment
-        self.segs = [seg(c) for c in cands]
+        last = rule._last_segs
+        if last is not None and len(last[0]) == len(cands) and all(map(operator.is_, last[0], cands)):
+            self.segs = last[1]  # the same (frozen) candidates as the last tally: read only below
+        else:
+            seg = rule.segment
+            self.segs = [seg(c) for c in cands]
+            rule._last_segs = (tuple(cands), self.segs)
         n = len(cands)
         self.prev = list(range(-1, n - 1))
         self.next = list(range(1, n + 1))

@@ -20,6 +20,7 @@ No Qt here.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -50,6 +51,20 @@ def _reason(base: str, members: tuple[int, ...], member: int, cands: Sequence[Ca
     return f"{base} (dropped with tool call {cands[members[0]].id})"
 
 
+_LAST_ORDER: list[tuple[tuple[Candidate, ...], list[tuple[float, int, tuple[int, ...]]]]] = []
+"""The last candidate list (kept alive, compared by identity) and its removal order: a what-if
+slider re-trims the same candidates under other budgets, and the order depends only on them."""
+
+
+def _removal_order(cands: list[Candidate]) -> list[tuple[float, int, tuple[int, ...]]]:
+    last = _LAST_ORDER[-1] if _LAST_ORDER else None
+    if last is not None and len(last[0]) == len(cands) and all(map(operator.is_, last[0], cands)):
+        return last[1]
+    order = removal_order(cands)
+    _LAST_ORDER[:] = [(tuple(cands), order)]  # candidates are frozen: identity means same order
+    return order
+
+
 def trim(cands: Sequence[Candidate], rule: CountingRule, max_input_tokens: int,
          caps: Mapping[Category, int] | None = None) -> Trim:
     """Trim ``cands`` (in final order) to ``max_input_tokens`` by the rules in the module docstring.
@@ -57,7 +72,7 @@ def trim(cands: Sequence[Candidate], rule: CountingRule, max_input_tokens: int,
     Raises :class:`RequiredOverBudgetError` when the required items alone are over.
     """
     cands = list(cands)
-    order = removal_order(cands)
+    order = _removal_order(cands)  # read only below
     tally = rule.tally(cands)
     kept = [True] * len(cands)
     reasons: dict[int, str] = {}
