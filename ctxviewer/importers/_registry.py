@@ -158,7 +158,8 @@ class Registry:
 
         A ``sniff`` that raises scores 0 and appends an :class:`ImportProblem` naming the file and
         the importer to ``problems``. Raises :class:`ImportFailed` when the file cannot be read or
-        no importer gives it a confidence above 0.
+        no importer gives it a confidence above 0 (saying so when its JSON nests deeper than
+        :data:`~.peek.MAX_DEPTH`; sniffing such a file is bounded by that cap).
         """
         importers = self.importers()
         scores: dict[str, float] = {}
@@ -183,6 +184,12 @@ class Registry:
             problems.extend(ImportProblem(str(path), "whole file", msg) for msg in failed.values())
         best = max(importers, key=lambda i: scores.get(i.name, 0.0), default=None)
         if best is None or scores.get(best.name, 0.0) <= 0.0:
+            from .containers import head_text
+            from .peek import MAX_DEPTH, peek_json
+
+            if peek_json(head_text(head).encode("utf-8")).too_deep:
+                raise ImportFailed(f"{path}: not a recognised trace file: its JSON is nested more than "
+                                   f"{MAX_DEPTH} levels deep (no trace format nests like this)")
             raise ImportFailed(
                 f"{path}: not a recognised trace file (known formats: {', '.join(self._importers)}); "
                 "use --format to force one"

@@ -22,6 +22,12 @@ Event = tuple[str, str, Any]
 MAX_EVENTS = 50_000
 """Events kept at most (a head of 16 MiB of tiny values stays cheap to look at)."""
 
+MAX_DEPTH = 256
+"""Nesting depth (objects and arrays) at which :func:`peek_json` stops. No trace format nests
+nearly this deep (an OTLP span attribute's array value is ~12 levels); ijson's own prefixes are
+one string per event as long as the nesting, so ``'[' * 100_000`` cost minutes and gigabytes
+before this cap (newuser s3 finding 1). Prefixes are built here from ``basic_parse`` instead."""
+
 
 @dataclass(frozen=True)
 class JsonPeek:
@@ -31,6 +37,8 @@ class JsonPeek:
     """Events in document order, up to the end of the first document or the cut."""
     complete: bool
     """True when the first document ended inside the head (nothing was cut off)."""
+    too_deep: bool = False
+    """True when the document nests deeper than :data:`MAX_DEPTH` within the head (peeking stopped there)."""
 
     @property
     def kind(self) -> str | None:
@@ -61,21 +69,31 @@ def peek_json(head: bytes) -> JsonPeek:
     """The parse events of the first JSON document in ``head`` (a UTF-8 BOM is skipped).
 
     Never raises: text that is not JSON gives the events before the error (often none). The events
-    of a cut head are a prefix of the whole document's events (tested with hypothesis).
+    of a cut head are a prefix of the whole document's events (tested with hypothesis). Stops at
+    :data:`MAX_DEPTH` levels of nesting (``too_deep``), so time and memory stay linear in the head.
     """
     if head.startswith(b"\xef\xbb\xbf"):
         head = head[3:]
     events: list[Event] = []
-    depth = 0
-    complete = False
+    stack: list[list[str]] = []  # per open container: [its prefix, its current child's prefix]
+    complete = too_deep = False
     try:
-        for prefix, event, value in ijson.parse(io.BytesIO(head), multiple_values=True):
-            events.append((prefix, event, value))
-            if event in ("start_map", "start_array"):
-                depth += 1
+        for event, value in ijson.basic_parse(io.BytesIO(head), multiple_values=True):
+            if event == "map_key":  # ijson's (yajl2_c) rules: a top-level key or an item of "" has no dot
+                prefix = stack[-1][0]
+                stack[-1][1] = f"{prefix}.{value}" if len(stack) > 1 else value
+            elif event in ("start_map", "start_array"):
+                if len(stack) >= MAX_DEPTH:
+                    too_deep = True
+                    break
+                prefix = stack[-1][1] if stack else ""
+                stack.append([prefix, (f"{prefix}.item" if prefix else "item") if event == "start_array" else ""])
             elif event in ("end_map", "end_array"):
-                depth -= 1
-            if depth == 0:
+                prefix = stack.pop()[0]
+            else:
+                prefix = stack[-1][1] if stack else ""
+            events.append((prefix, event, value))
+            if not stack:
                 complete = True
                 break
             if len(events) >= MAX_EVENTS:
@@ -84,4 +102,4 @@ def peek_json(head: bytes) -> JsonPeek:
         pass
     if not complete and events and events[-1][1] == "number":
         events.pop()  # a number just before the cut may itself be cut ("-1" of "-10")
-    return JsonPeek(tuple(events), complete)
+    return JsonPeek(tuple(events), complete, too_deep)

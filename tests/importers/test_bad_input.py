@@ -15,6 +15,7 @@ from otlp_factories import chat_span, i, otlp_request, s
 from ctxviewer.checks import run_checks
 from ctxviewer.importers.containers import MAX_DEPTH
 from ctxviewer.importers.native import trace_line
+from ctxviewer.importers.peek import MAX_DEPTH as PEEK_DEPTH
 from ctxviewer.importing import ImportReport, import_into
 from ctxviewer.store import TraceStore
 
@@ -127,6 +128,17 @@ def test_a_document_nested_10000_deep_keeps_its_other_spans(tmp_path: Path) -> N
     assert problems[0].endswith(f"JSON nested deeper than {MAX_DEPTH} levels; 1 deeper value(s) left out")
     assert problems[1].startswith(f"{p}: resourceSpans[0].scopeSpans[0].spans[1] span 00000000000000a4: "
                                   "attributes[2] (gen_ai.input.messages)[0]\u2026[0].arrayValue: expected an object")
+
+
+def test_a_small_file_nested_100000_deep_is_refused_at_detection_with_one_warning(tmp_path: Path) -> None:
+    # newuser s3 finding 1: 200 KB of '[' took 286 s and 10.5 GB in format detection
+    p = tmp_path / "nested.json"
+    p.write_text("[" * 100_000 + "]" * 100_000)
+    report, problems = _run(tmp_path, p)
+    assert problems == [f"{p}: whole file: not a recognised trace file: its JSON is nested more than "
+                        f"{PEEK_DEPTH} levels deep (no trace format nests like this)"]
+    assert report.imported == 0 and report.removed_database
+    assert not (tmp_path / "out.db").exists()
 
 
 def test_integers_of_2_63_and_more_are_not_recorded_with_a_warning(tmp_path: Path) -> None:

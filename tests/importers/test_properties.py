@@ -3,16 +3,19 @@ the chat-message normaliser, and the native format's round trip."""
 
 from __future__ import annotations
 
+import io
 import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from factories import make_trace
+import ijson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxviewer.importers import REGISTRY, peek_json
+from ctxviewer.importers.peek import MAX_DEPTH
 from ctxviewer.importers.native import IMPORTER as NATIVE
 from ctxviewer.importers.native import trace_line
 from ctxviewer.importers.otel import messages
@@ -38,6 +41,20 @@ def test_a_cut_head_sees_a_prefix_of_the_whole_documents_events(doc: Any, data: 
     part = peek_json(raw[:cut])
     assert part.events == whole.events[: len(part.events)]
     assert part.complete == (cut == len(raw))
+
+
+@settings(max_examples=100, deadline=None)
+@given(DOCUMENTS)
+def test_peek_events_are_ijsons_own_parse_events(doc: Any) -> None:
+    raw = json.dumps(doc, ensure_ascii=False).encode("utf-8")
+    assert peek_json(raw).events == tuple(ijson.parse(io.BytesIO(raw)))
+
+
+def test_peeking_stops_at_max_depth_so_deep_nesting_stays_cheap() -> None:
+    peek = peek_json(b"[" * 100_000 + b"]" * 100_000)
+    assert (peek.too_deep, peek.complete, len(peek.events)) == (True, False, MAX_DEPTH)
+    assert peek.events[-1] == (".".join(["item"] * (MAX_DEPTH - 1)), "start_array", None)
+    assert not peek_json(b"[" * MAX_DEPTH + b"]" * MAX_DEPTH).too_deep
 
 
 @settings(max_examples=200, deadline=None)
