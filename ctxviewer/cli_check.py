@@ -90,23 +90,30 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
             raise SystemExit(FINDINGS)
         return
     store.close()
+    counts = {s: sum(1 for _, st, _, _ in results if st == s) for s in ("failure", "warning", "ok")}
+    summary = (f"{len(results)} trace(s) checked: {counts['failure']} failure, {counts['warning']} warning, "
+               f"{counts['ok']} ok")
     if as_json or fmt == "json":
-        click.echo(json.dumps([{"trace_id": t, "state": s, "observed_row": r,
-                                "findings": [finding_to_dict(f) for f in fs]} for t, s, r, fs in results],
-                              indent=2, ensure_ascii=False))
+        _emit(json.dumps([{"trace_id": t, "state": s, "observed_row": r,
+                           "findings": [finding_to_dict(f) for f in fs]} for t, s, r, fs in results],
+                         indent=2, ensure_ascii=False), output, db)
+        kind = "JSON"
     else:
+        lines = []
         for tid, state, observed, findings in results:
-            click.echo(f"{one_line(tid)}: {state}" + (f" (observed: Table 3.1 row {observed})" if observed else ""))
+            lines.append(f"{one_line(tid)}: {state}" + (f" (observed: Table 3.1 row {observed})" if observed else ""))
             for f in findings:
                 row = f" [Table 3.1 row {f.table_row}]" if f.table_row else ""
-                click.echo(f"  {f.severity.value:<8} {f.rule}{row}: {one_line(f.message)}")
+                lines.append(f"  {f.severity.value:<8} {f.rule}{row}: {one_line(f.message)}")
                 if f.first_evidence:
-                    click.echo(f"           inspect first: {f.first_evidence}")
+                    lines.append(f"           inspect first: {f.first_evidence}")
                 if f.repair:
-                    click.echo(f"           repair: {f.repair}")
-        counts = {s: sum(1 for _, st, _, _ in results if st == s) for s in ("failure", "warning", "ok")}
-        click.echo(f"{len(results)} trace(s) checked: {counts['failure']} failure, {counts['warning']} warning, "
-                   f"{counts['ok']} ok")
+                    lines.append(f"           repair: {f.repair}")
+        lines.append(summary)
+        _emit("\n".join(lines), output, db, json_text=False)
+        kind = "text"
+    if output and output != "-":
+        click.echo(f"wrote {output}: {kind}, {summary}")
     if failed:
         raise SystemExit(FINDINGS)
 
@@ -124,8 +131,10 @@ def _load(store: TraceStore, db: str, tid: str) -> RequestTrace:
         raise BadInput(f"{exc} (trace {one_line(tid)!r})") from None
 
 
-def _emit(text: str, output: str | None, db: str) -> None:
+def _emit(text: str, output: str | None, db: str, *, json_text: bool = True) -> None:
+    """``text`` (without its last newline) to standard output, or to ``-o output`` through the
+    guarded atomic write of :func:`ctxviewer.cli_write.write_output` (every format honours -o)."""
     if output is None:
         click.echo(text)
         return
-    write_output(output, [db], lambda fh: fh.write(text + "\n"), json_text=True)
+    write_output(output, [db], lambda fh: fh.write(text + "\n"), json_text=json_text)

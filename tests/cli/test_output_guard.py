@@ -35,7 +35,7 @@ def _src(tmp_path: Path) -> Path:
     return src
 
 
-COMMANDS = [("export",), ("report",), ("check", "--format", "sarif")]
+COMMANDS = [("export",), ("report",), ("check", "--format", "sarif"), ("check", "--json"), ("check", "--format", "text")]
 
 
 @pytest.mark.parametrize("cmd", COMMANDS, ids=lambda c: c[0])
@@ -112,6 +112,23 @@ def test_dash_writes_to_standard_output(tmp_path: Path) -> None:
     code, out, _ = run("check", str(src), "budget-8k", "--format", "sarif", "-o", "-")
     assert out.startswith("{") and '"version": "2.1.0"' in out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["src.db"]
+
+
+@pytest.mark.parametrize("fmt", [("--json",), ("--format", "json"), ("--format", "text"), ()], ids=" ".join)
+def test_check_writes_its_output_file_in_every_format(tmp_path: Path, fmt: tuple[str, ...]) -> None:
+    # newuser s3 finding 2: only sarif honoured -o; text and JSON went to standard output
+    src = _src(tmp_path)
+    _, printed, _ = run("check", str(src), *fmt)
+    out = tmp_path / "out.txt"
+    code, said, err = run("check", str(src), *fmt, "-o", str(out))
+    kind = "JSON" if "json" in " ".join(fmt) else "text"
+    assert (code, err) == (1, "")
+    assert said == f"wrote {out}: {kind}, 9 trace(s) checked: 3 failure, 3 warning, 3 ok\n"
+    assert out.read_text() == printed
+    assert printed.startswith("[\n  {\n    \"trace_id\": \"history-16k\"" if kind == "JSON" else "history-16k: failure\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt", "src.db"]
+    code, dashed, _ = run("check", str(src), *fmt, "-o", "-")
+    assert (code, dashed) == (1, printed)
 
 
 def test_export_into_a_read_only_folder_is_one_error(tmp_path: Path, monkeypatch) -> None:
