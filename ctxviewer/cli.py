@@ -133,7 +133,10 @@ def list_cmd(db: str, as_json: bool, text: str) -> None:
         raise BadInput(f"--filter: {exc.message}, at column {exc.position + 1}:\n  "
                        + exc.caret().replace("\n", "\n  ")) from None
     with _open_store(db) as store:
-        rows = store.list(query, 0, -1)  # negative limit: all rows
+        try:
+            rows = store.list(query, 0, -1)  # negative limit: all rows
+        except StoreError as exc:  # e.g. a filter SQLite cannot run: one line, no traceback
+            raise click.ClickException(str(exc)) from None
         damage = store.damage()
     if as_json:
         _json_out([trace_row_to_dict(r) for r in rows])

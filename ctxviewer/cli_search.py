@@ -21,8 +21,8 @@ from .visible import one_line
 @click.argument("db", type=click.Path(dir_okay=False))
 @click.argument("query")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of hits (trace_id, item_id, ordinal, snippet, spans).")
-@click.option("--limit", default=50, show_default=True, type=click.IntRange(min=0),
-              help="At most this many hits (0: all).")
+@click.option("--limit", default=50, show_default=True, type=click.IntRange(min=0, max=1_000_000_000),
+              help="At most this many hits (0: all; at most 1,000,000,000).")
 def search_cmd(db: str, query: str, as_json: bool, limit: int) -> None:
     """List the items of DB whose content contains every word of QUERY (each word as a word
     prefix, case-insensitive; "quoted words" as a phrase), with a one-line snippet.

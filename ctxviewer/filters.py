@@ -306,6 +306,7 @@ def compile_filter(text: str) -> CompiledFilter:
     tree = parse_filter(text)
     if not tree.children:
         return CompiledFilter("1", (), text)
+    _check_nesting(tree, text)
     params: list[Any] = []
     compiler = _Compiler(text, params)
     root: Any = tree.children[0]
@@ -318,8 +319,67 @@ def compile_filter(text: str) -> CompiledFilter:
         parts.append(part)
         if _indexed(node):
             probes.append((part, tuple(params[first:])))
-    sql = parts[0] if len(parts) == 1 else "(" + " AND ".join(parts) + ")"
+    sql = _balanced(parts, "AND")
+    if _paren_depth(sql) > _MAX_SQL_PARENS:  # wide groups inside deep ones: still too deep for SQLite
+        raise FilterError(f"filter nested too deep: simplify its groups (more than {_MAX_SQL_PARENS} "
+                          "levels of parentheses in SQL)", 0, text)
     return CompiledFilter(sql, tuple(params), text, tuple(probes))
+
+
+_MAX_SQL_PARENS = 24
+"""Parenthesis depth of compiled SQL SQLite's parser is sure to take (its stack overflows from
+about 28 with the filters' subqueries; measured with every kind of condition)."""
+
+
+def _paren_depth(sql: str) -> int:
+    """Deepest parenthesis nesting of ``sql`` (our SQL has no literals holding parentheses: user
+    values are parameters)."""
+    depth = deepest = 0
+    for ch in sql:
+        if ch == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == ")":
+            depth -= 1
+    return deepest
+
+
+MAX_NESTING = 12
+"""Groups (``(...)`` switching between ``and`` and ``or``, ``item(...)``) a filter may nest: SQLite's
+parser stack overflows at about 28 parentheses (``parser stack overflow``); chains of ``not`` count
+once and long runs of ``and`` / ``or`` are joined as a shallow tree (:func:`_balanced`)."""
+
+
+def _check_nesting(tree: Any, text: str) -> None:
+    """Raise :class:`FilterError` at the group that nests deeper than :data:`MAX_NESTING` (iterative:
+    no Python recursion limit on a hostile filter)."""
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        data = getattr(node, "data", None)
+        if data in ("or_expr", "and_expr", "item_group"):
+            depth += 1
+            if depth > MAX_NESTING:
+                pos = getattr(getattr(node, "meta", None), "start_pos", None)
+                raise FilterError(f"filter nested too deep: more than {MAX_NESTING} levels of grouping",
+                                  _pos(pos, text), text)
+        if data is not None:
+            stack.extend((c, depth) for c in node.children)
+
+
+def _balanced(parts: list[str], op: str) -> str:
+    """``parts`` joined by ``op`` (``AND`` / ``OR``), parenthesised, as a tree of flat runs of at most
+    :data:`_FAN_OUT`: the same condition as ``a op b op c ...``, but SQLite's expression depth grows
+    with the run length plus log(len(parts)), not with len(parts) (SQLite refuses a depth over
+    1,000: "Expression tree is too large"), and each level costs one parenthesis."""
+    if len(parts) == 1:
+        return parts[0]
+    while len(parts) > _FAN_OUT:
+        parts = ["(" + f" {op} ".join(parts[i:i + _FAN_OUT]) + ")" for i in range(0, len(parts), _FAN_OUT)]
+    return "(" + f" {op} ".join(parts) + ")"
+
+
+_FAN_OUT = 64
 
 
 INDEXED_COLUMNS = frozenset({"trace_id", "created", "model", "input_tokens", "replay_of", "state", "capacity",
@@ -342,6 +402,8 @@ def _indexed(node: Any) -> bool:
     return f is not None and f.column in INDEXED_COLUMNS
 
 
+_INT_LIMIT = 2**63
+"""SQLite's integers are 64-bit: a whole number outside ``[-2**63, 2**63)`` cannot be a parameter."""
 _NUM = re.compile(r"[+-]?(\d[\d_]*)(\.\d+)?([eE][+-]?\d+)?$")
 _SQL_OP = {"==": "=", "=": "=", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 
@@ -398,11 +460,14 @@ class _Compiler:
     def expr(self, node: Any, *, item: bool) -> str:
         rule = node.data
         if rule == "or_expr":
-            return "(" + " OR ".join(self.expr(c, item=item) for c in node.children) + ")"
+            return _balanced([self.expr(c, item=item) for c in node.children], "OR")
         if rule == "and_expr":
-            return "(" + " AND ".join(self.expr(c, item=item) for c in node.children) + ")"
-        if rule == "negation":
-            return f"(({self.expr(node.children[0], item=item)}) IS NOT 1)"
+            return _balanced([self.expr(c, item=item) for c in node.children], "AND")
+        if rule == "negation":  # a chain of nots is one test: odd -> IS NOT 1, even -> IS 1 (NULL is false)
+            count = 0
+            while node.data == "negation":
+                count, node = count + 1, node.children[0]
+            return f"(({self.expr(node, item=item)}) IS {'NOT ' if count % 2 else ''}1)"
         if rule == "item_group":
             if item:
                 raise self.fail("item(...) cannot be nested", node.children[0])
@@ -505,9 +570,13 @@ class _Compiler:
             raise self.fail(f"{f.name} is yes or no, not {raw!r}", tok)
         if not _NUM.match(raw):
             raise self.fail(f"{f.name} takes a number ({f.doc}), not {raw!r}", tok)
-        number = float(raw.replace("_", ""))
+        digits = raw.replace("_", "")
+        number = float(digits)
         if f.kind == "int" and number.is_integer():
-            return int(number)
+            whole = int(digits) if digits.lstrip("+-").isdigit() else int(number)  # exact for long digit runs
+            if not -_INT_LIMIT <= whole < _INT_LIMIT:  # SQLite integers are 64-bit (newuser s3 #3)
+                raise self.fail(f"{f.name}: number too large: {raw!r} (at most {_INT_LIMIT - 1:,})", tok)
+            return whole
         return number
 
     def comparison(self, tok: Any, name: str, op: str, values: list[Any], *, item: bool) -> str:

@@ -69,3 +69,31 @@ def test_list_filter_error_points_at_the_column() -> None:
     assert err == ("Error: --filter: filter ends early: expected a value, at column 31:\n"
                    "  state == failure and omitted >\n"
                    "                                ^\n")
+
+
+def test_hostile_filters_and_limits_are_one_clean_error_with_exit_2() -> None:
+    # newuser s3 #3: each of these was a Python traceback (exit 1)
+    code, out, err = run("list", str(SAMPLES), "--filter", "capacity > 99999999999999999999999")
+    assert (code, out) == (2, "")
+    assert err == ("Error: --filter: capacity: number too large: '99999999999999999999999' "
+                   "(at most 9,223,372,036,854,775,807), at column 12:\n"
+                   "  capacity > 99999999999999999999999\n"
+                   "             ^\n")
+    deep = "".join("fits or (" if i % 2 else "fits and (" for i in range(20)) + "fits" + ")" * 20
+    code, out, err = run("list", str(SAMPLES), "--filter", deep)
+    assert (code, out) == (2, "")
+    assert err.startswith("Error: --filter: filter nested too deep: more than 12 levels of grouping, at column 115:\n")
+    code, out, err = run("search", str(SAMPLES), "ignore", "--limit", "99999999999999999999")
+    assert (code, out) == (2, "")
+    assert err.endswith("Error: Invalid value for '--limit': 99999999999999999999 is not in the range "
+                        "0<=x<=1000000000.\n")
+
+
+def test_long_runs_of_and_and_chains_of_not_filter_like_their_short_forms() -> None:
+    _, fits, _ = run("list", str(SAMPLES), "--filter", "fits")
+    _, unfit, _ = run("list", str(SAMPLES), "--filter", "not fits")
+    assert fits.count("\n") == 2 + 8 and unfit.count("\n") == 2 + 1
+    for text, same in ((" and ".join(["fits"] * 1000), fits), ("not " * 100 + "fits", fits),
+                       ("not " * 1001 + "fits", unfit), (" or ".join(["fits"] * 5000), fits)):
+        code, out, err = run("list", str(SAMPLES), "--filter", text)
+        assert (code, out, err) == (0, same, "")

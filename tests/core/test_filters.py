@@ -123,3 +123,31 @@ def test_valid_values_of_checked_fields_still_compile() -> None:
     assert compile_filter("created < 2026-11-02T09:14:05.120Z").params == ("2026-11-02T09:14:05.120Z",)
     assert compile_filter("created ~ 2026-13").params == ("%2026-13%",)  # ~ takes a part: not checked
     assert compile_filter('"and"').params == ("%and%",) * 4  # quoted: a word search
+
+
+def test_a_whole_number_beyond_sqlite_integers_is_an_error_at_its_column() -> None:
+    # newuser s3 #3: 'capacity > 99999999999999999999999' was an OverflowError traceback
+    with pytest.raises(FilterError) as err:
+        compile_filter("capacity > 99999999999999999999999")
+    assert (err.value.message, err.value.position) == (
+        "capacity: number too large: '99999999999999999999999' (at most 9,223,372,036,854,775,807)", 11)
+    assert compile_filter("capacity > 9223372036854775807").params == (9223372036854775807,)
+    assert compile_filter("capacity >= -9223372036854775808").params == (-9223372036854775808,)
+    with pytest.raises(FilterError, match="number too large: '9223372036854775808'"):
+        compile_filter("capacity > 9223372036854775808")
+
+
+def test_chains_of_not_are_one_test_and_long_runs_of_and_stay_shallow() -> None:
+    assert compile_filter("not " * 1000 + "fits").where == "(((fits = 1)) IS 1)"  # was a RecursionError
+    assert compile_filter("not " * 101 + "fits").where == "(((fits = 1)) IS NOT 1)"  # was "parser stack overflow"
+    where = compile_filter(" and ".join(["fits"] * 1000)).where  # was "Expression tree is too large"
+    assert where.count("(fits = 1)") == 1000 and where.count(" AND ") == 999
+    assert where.startswith("(((fits = 1) AND ") and where.count("((fits") == 16  # 16 runs of <= 64, one group
+
+
+def test_a_filter_nested_too_deep_is_an_error_at_the_group() -> None:
+    deep = "".join("fits or (" if i % 2 else "fits and (" for i in range(20)) + "fits" + ")" * 20
+    with pytest.raises(FilterError) as err:
+        compile_filter(deep)
+    assert (err.value.message, err.value.position) == (
+        "filter nested too deep: more than 12 levels of grouping", [i for i, c in enumerate(deep) if c == "("][11] + 1)

@@ -9,16 +9,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from factories import make_trace
 import ijson
+from factories import make_trace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxviewer.importers import REGISTRY, peek_json
-from ctxviewer.importers.peek import MAX_DEPTH
 from ctxviewer.importers.native import IMPORTER as NATIVE
 from ctxviewer.importers.native import trace_line
 from ctxviewer.importers.otel import messages
+from ctxviewer.importers.peek import MAX_DEPTH
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=20),
