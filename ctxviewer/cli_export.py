@@ -20,11 +20,12 @@ from .store import StoreError, TraceStore
 
 
 def load_traces(db: str, trace_ids: tuple[str, ...]) -> list[RequestTrace]:
-    """The traces ``trace_ids`` of ``db`` (all of them, in list order, when none are given).
-    Raises :class:`click.ClickException` naming the database or the missing id."""
+    """The traces ``trace_ids`` of ``db`` (all of them, in list order, when none are given); an id
+    given twice is loaded once, at its first place. Raises :class:`click.ClickException` naming the
+    database or the missing id."""
     try:
         with TraceStore.open(db) as store:
-            ids = list(trace_ids) or [r.trace_id for r in store.list(limit=-1)]
+            ids = list(dict.fromkeys(trace_ids)) or [r.trace_id for r in store.list(limit=-1)]
             out = []
             for tid in ids:
                 try:

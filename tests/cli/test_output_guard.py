@@ -6,6 +6,7 @@ a symlink is followed; ``-`` is standard output; a corrupt trace in ``check`` is
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 from pathlib import Path
@@ -159,3 +160,14 @@ def test_check_on_a_corrupt_page_names_the_db_and_trace(tmp_path: Path) -> None:
     assert "Traceback" not in err and err.count("\n") == 1
     assert err.startswith(f"Error: {bad}: cannot read content: ") and "(trace '" in err
     assert _sha(bad) == before
+
+
+def test_export_of_an_id_given_twice_writes_it_once_in_first_place_order(tmp_path: Path) -> None:
+    # newuser s3 #8: 'export s.db budget-8k budget-8k' exported the span twice
+    src = _src(tmp_path)
+    out = tmp_path / "e.jsonl"
+    code, said, err = run("export", str(src), "budget-8k", "history-16k", "budget-8k", "-o", str(out),
+                          "--format", "native")
+    assert (code, err) == (0, "")
+    assert said == f"exported 2 trace(s) from {src} to {out} (native)\n"
+    assert [json.loads(line)["trace_id"] for line in out.read_text().splitlines()] == ["budget-8k", "history-16k"]
