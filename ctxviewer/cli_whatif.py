@@ -17,7 +17,7 @@ from .accounting.breakdown import breakdown
 from .budget import CATEGORY_LABELS
 from .builder import Candidate
 from .cli_status import BadInput
-from .model import Category, Kind
+from .model import Category, Kind, RequestTrace
 from .store import StoreError, TraceStore
 from .visible import one_line
 from .whatif import Outcome, Scenario, describe, filler, run
@@ -48,6 +48,18 @@ def _int(text: str, what: str, *, low: int = 0, high: int = MAX_TOKENS, noun: st
     if not low <= value <= high:
         raise click.BadParameter(f"{what}: {value:,} is out of range ({low:,} to {high:,})")
     return value
+
+
+def _check_room(trace: RequestTrace, sc: Scenario, capacity_given: bool, reserve_given: bool) -> None:
+    """Refuse (:class:`click.BadParameter`, exit 2) a reserve at or above the capacity that
+    --reserve or --capacity asked for: it leaves no input budget C - B_out (issue 7: "Reserve >=
+    capacity ... is an error in words"; the same words as ``builder.input_budget``)."""
+    capacity = sc.capacity if sc.capacity is not None else trace.endpoint.capacity
+    reserve = sc.reserve if sc.reserve is not None else (trace.reserved_output_tokens or 0)
+    if (capacity_given or reserve_given) and capacity is not None and reserve >= capacity:
+        what = "--reserve" if reserve_given else "--capacity"
+        raise click.BadParameter(f"{what}: reserved output {reserve:,} tokens leaves no input budget in a "
+                                 f"{capacity:,}-token context window; the reserve must be less than the capacity")
 
 
 def _number(text: str, what: str) -> float:
@@ -168,6 +180,7 @@ def whatif_cmd(db: str, trace_id: str, capacity: str | None, reserve: str | None
                      - 1) for k, v in _pairs(moves, "ID=POSITION")),
         added=added,
     )
+    _check_room(trace, scenario, capacity is not None, reserve is not None)
     outcome = run(trace, scenario)
     if save and outcome.trace is not None:
         if Path(save).resolve() == Path(db).resolve():

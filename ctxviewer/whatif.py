@@ -210,7 +210,7 @@ def run(trace: RequestTrace, scenario: Scenario, trace_id: str | None = None) ->
     before = _by_category(trace.retained, enc)
     untrimmed = overhead + sum(costs.values())
     pre = None
-    if capacity is not None:
+    if capacity is not None and reserve < capacity:  # else no input budget: the outcome says so in words
         over = untrimmed + reserve - capacity
         pre = (f"before trimming: over capacity by {over:,} tokens: had {capacity - reserve:,} tokens left, "
                f"needed {untrimmed:,}") if over > 0 else f"before trimming: fits, {-over:,} tokens margin"

@@ -59,3 +59,20 @@ def test_bounds_themselves_are_accepted() -> None:
     assert res.stdout.splitlines()[:3] == ["what-if on budget-8k: reserve 0; cap evidence=0; move policy to 25; "
                                            "add evidence what-if-1 (priority 0.5)",
                                            "before trimming: fits, 2,000 tokens margin", "verdict: fits, 5,000 tokens margin"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--reserve", "999999"], "--reserve: reserved output 999,999 tokens leaves no input budget in a 8,000-token "
+                              "context window; the reserve must be less than the capacity"),
+    (["--reserve", "8000"], "--reserve: reserved output 8,000 tokens leaves no input budget in a 8,000-token "
+                            "context window; the reserve must be less than the capacity"),
+    (["--capacity", "1200"], "--capacity: reserved output 1,200 tokens leaves no input budget in a 1,200-token "
+                             "context window; the reserve must be less than the capacity"),
+], ids=lambda v: " ".join(v) if isinstance(v, list) else None)
+def test_a_reserve_at_or_over_the_capacity_is_a_usage_error_in_words(args: list[str], message: str) -> None:
+    # newuser s3 #12: '--reserve 999999' printed "had -991,999 tokens left" (issue 7: an error in words)
+    res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k", *args])
+    assert (res.exit_code, res.stdout) == (2, "")
+    assert res.stderr.endswith(f"Error: Invalid value: {message}\n")
+    res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k", "--reserve", "7999"])
+    assert res.exit_code == 1 and "-" not in res.stdout.splitlines()[1].split("left")[0]
