@@ -45,6 +45,29 @@ HEAD_SIZES = (64 * 1024, 1024 * 1024, 16 * 1024 * 1024)
 """Bytes of a file that :meth:`Registry.detect` shows the sniffers, in turn, until one is confident."""
 
 
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _database_message(path: Path) -> str:
+    """Why an SQLite file is not imported: a ctxviewer trace database (it has a ``traces`` table)
+    is opened or upgraded, not imported (databases are not merged); any other is not a trace file."""
+    import sqlite3
+
+    try:
+        con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            ours = con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'traces'").fetchone()
+        finally:
+            con.close()
+    except sqlite3.Error:
+        ours = None
+    if ours:
+        return (f"{path}: is already a ctxviewer trace database; import reads trace files and does not merge "
+                f"databases: open it (ctxviewer {path}), or copy an older one to this version with "
+                f"'ctxviewer upgrade {path} -o NEW.db'")
+    return f"{path}: is an SQLite database, not a trace file"
+
+
 def _resolve(obj: Any) -> Importer:
     """An entry point's object as an importer: a class or factory is called; the result checked."""
     if isinstance(obj, type) or (callable(obj) and not isinstance(obj, Importer)):
@@ -187,6 +210,8 @@ class Registry:
             from .containers import head_text
             from .peek import MAX_DEPTH, peek_json
 
+            if head.startswith(_SQLITE_MAGIC):
+                raise ImportFailed(_database_message(path))
             if peek_json(head_text(head).encode("utf-8")).too_deep:
                 raise ImportFailed(f"{path}: not a recognised trace file: its JSON is nested more than "
                                    f"{MAX_DEPTH} levels deep (no trace format nests like this)")

@@ -247,3 +247,19 @@ def test_output_in_a_read_only_folder_is_one_error_not_a_traceback(tmp_path: Pat
     assert list(ro.iterdir()) == []
     monkeypatch.setattr(os, "remove", lambda p: (_ for _ in ()).throw(OSError(30, "Read-only file system")))
     remove_database(ro / "x.db")  # never raises: a read-only file system where nothing was created
+
+
+def test_a_trace_database_given_to_import_is_named_as_one(tmp_path: Path) -> None:
+    # newuser s3 #13: 'import s2.db -o s3.db' said "not a recognised trace file ... use --format"
+    src = tmp_path / "s2.db"
+    with TraceStore.create(src) as store:
+        store.add([make_trace()])
+    other = tmp_path / "other.db"
+    sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.commit()
+    report, problems = _run(tmp_path, src, other)
+    assert problems == [
+        f"{src}: whole file: is already a ctxviewer trace database; import reads trace files and does not merge "
+        f"databases: open it (ctxviewer {src}), or copy an older one to this version with "
+        f"'ctxviewer upgrade {src} -o NEW.db'",
+        f"{other}: whole file: is an SQLite database, not a trace file"]
+    assert report.imported == 0 and not (tmp_path / "out.db").exists()
