@@ -27,8 +27,11 @@ def render_text(name: str, rc: RequestCount) -> str:
     lines = [f"{name}: {rc.total:,} input tokens on {res.model or 'an unnamed model'} ({how})"]
     rows = [[i.index, i.role, i.category, f"{i.content:,}", f"{i.framing:,}", "; ".join(i.notes)]
             for i in rc.items]
-    lines.append(tabulate(rows, headers=["#", "role", "category", "content", "framing", "notes"],
-                          disable_numparse=True, colalign=("right", "left", "left", "right", "right", "left")))
+    if rows:
+        lines.append(tabulate(rows, headers=["#", "role", "category", "content", "framing", "notes"],
+                              disable_numparse=True, colalign=("right", "left", "left", "right", "right", "left")))
+    else:  # tabulate aligns no header over an empty table
+        lines.append("items: none (the request has no messages)")
     if rc.tool_defs:
         parts = ", ".join(f"{t.name} {t.content:,} + {t.overhead:,} overhead" for t in rc.tool_defs)
         lines.append(f"tool definitions: {rc.tools:,} tokens ({parts}; "

@@ -46,3 +46,15 @@ def test_bad_file_and_encoding_are_clear_errors(tmp_path: Path) -> None:
     assert res.exit_code == 2 and "bad.json: not a JSON request" in res.output
     res = CliRunner().invoke(cli, ["tokens", str(WEATHER), "--encoding", "p50k_base"])
     assert res.exit_code == 2 and "encoding 'p50k_base' is not available offline" in res.output
+
+
+def test_a_request_without_messages_says_so_instead_of_an_empty_table(tmp_path: Path) -> None:
+    # newuser s3 #14: the empty table's header row did not line up
+    req = tmp_path / "t1.json"
+    req.write_text('{"messages": []}')
+    res = CliRunner().invoke(cli, ["tokens", str(req)])
+    assert res.exit_code == 0, res.output
+    assert res.stdout == (f"{req}: 3 input tokens on an unnamed model (model not recorded; o200k_base assumed)\n"
+                          "items: none (the request has no messages)\n"
+                          "framing: 3 tokens (per message, roles, names; reply priming 3)\n"
+                          "total: 3 = content 0 + framing 3 + tools 0\n")
