@@ -49,13 +49,9 @@ def search_cmd(db: str, query: str, as_json: bool, limit: int) -> None:
         click.echo(f"no item content matches {query!r}")
         return
     for h in hits:
-        text, pos = [], 0
-        for start, length in h.spans:  # the matched words in bold on a terminal (stripped when piped)
-            text += [one_line(h.snippet[pos:start]), click.style(one_line(h.snippet[start:start + length]), bold=True)]
-            pos = start + length
-        text.append(one_line(h.snippet[pos:]))
         # one hit per line, tab-separated: ids and snippet revealed on one line (ctxviewer.visible.one_line)
-        # before click sees them (click would strip an ESC sequence from piped output, not show it)
-        click.echo(f"{one_line(h.trace_id)}\t{one_line(h.item_id)}\t{''.join(text)}")
+        # before click sees them (click would strip an ESC sequence from piped output, not show it). No
+        # bold for the matched words: the inert terminal stream (cli_output) would show its ESC as ␛[1m.
+        click.echo(f"{one_line(h.trace_id)}\t{one_line(h.item_id)}\t{one_line(h.snippet)}")
     if more:
         click.echo(f"(first {limit} hits; --limit 0 lists all)", err=True)

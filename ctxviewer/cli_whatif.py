@@ -98,7 +98,7 @@ def _added(specs: tuple[str, ...], sized: tuple[str, ...]) -> tuple[Candidate, .
 def render_text(o: Outcome) -> str:
     """The text report: scenario, eq. 3.1 before and after, changed items, category moves, and the
     recorded trace's accounting (:func:`ctxviewer.accounting.breakdown.breakdown`)."""
-    lines = [f"what-if on {o.original.trace_id}: {describe(o.scenario)}"]
+    lines = [f"what-if on {one_line(o.original.trace_id)}: {describe(o.scenario)}"]
     if o.before_trim:
         lines.append(o.before_trim)
     lines.append(f"verdict: {o.verdict}")
@@ -196,6 +196,6 @@ def whatif_cmd(db: str, trace_id: str, capacity: str | None, reserve: str | None
     else:
         click.echo(render_text(outcome))
         if save and outcome.trace is not None:
-            click.echo(f"saved as trace {outcome.trace.trace_id} in {save}")
+            click.echo(f"saved as trace {one_line(outcome.trace.trace_id)} in {save}")
     if outcome.trace is None:
         raise SystemExit(1)

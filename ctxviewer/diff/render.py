@@ -10,6 +10,7 @@ from typing import Any
 
 from ..budget import CATEGORY_LABELS
 from ..columns import fmt_int, fmt_priority
+from ..visible import one_line
 from .items import Change, ItemDiff
 from .result import EvidencePlace, TraceDiff
 from .words import word_diff
@@ -196,7 +197,7 @@ def evidence_moves(diff: TraceDiff, limit: int = 4) -> str | None:
     places = [e for e in diff.evidence if e.id in moved]
     if not places:
         return None
-    text = ", ".join(f"{e.id} {_pos(e.rank_a)} → {_pos(e.rank_b)}" for e in places[:limit])
+    text = ", ".join(f"{one_line(e.id)} {_pos(e.rank_a)} → {_pos(e.rank_b)}" for e in places[:limit])
     return text + (f", +{len(places) - limit} more" if len(places) > limit else "")
 
 
@@ -235,7 +236,7 @@ def needed_lines(diff: TraceDiff) -> list[str]:
         if e.rank_a is not None and e.rank_b is not None and e.rank_a != e.rank_b:
             k = e.rank_b - e.rank_a
             step = f", {abs(k)} place{'s' if abs(k) != 1 else ''} {'later' if k > 0 else 'earlier'}"
-        out.append(f"{e.id} ({who}): evidence {_place(e.rank_a, diff.evidence_sent_a, e.band_a)} → "
+        out.append(f"{one_line(e.id)} ({who}): evidence {_place(e.rank_a, diff.evidence_sent_a, e.band_a)} → "
                    f"{_place(e.rank_b, diff.evidence_sent_b, e.band_b)}{step}; {needed_outcome(e)}")
     return out
 
@@ -276,10 +277,10 @@ def format_diff_text(diff: TraceDiff, words_limit: int = 8) -> str:
     """The readable summary ``ctxviewer diff`` prints: headline, request-level changes, per-category
     tokens, evidence order, changed items (with the first ``words_limit`` word changes of content
     changes) and tool calls."""
-    out = [f"A  {diff.trace_a}", f"B  {diff.trace_b}", "", headline(diff), ""]
+    out = [f"A  {one_line(diff.trace_a)}", f"B  {one_line(diff.trace_b)}", "", headline(diff), ""]  # ids on one line
     fd = diff.first_divergence
     out.append("first divergence  " + ("none (same content, same order)" if fd is None else
-               f"position {fd.position}: {fd.id_a or 'nothing'} → {fd.id_b or 'nothing'}"))
+               f"position {fd.position}: {one_line(fd.id_a) or 'nothing'} → {one_line(fd.id_b) or 'nothing'}"))
     p = diff.policy
     pol_a, pol_b = f"{p.id_a or '?'} {p.version_a or 'version not recorded'}", f"{p.id_b or '?'} {p.version_b or 'version not recorded'}"
     out.append("policy            " + (f"{pol_a} → {pol_b}" if p.changed else f"{pol_b} (unchanged)"))
@@ -305,11 +306,11 @@ def format_diff_text(diff: TraceDiff, words_limit: int = 8) -> str:
         out += ["", "evidence order (request position A → B; * moved, N needed)"]
         for e in diff.evidence:
             mark = ("  *" if e in moved_ev else "") + ("  N" if e.needed else "")
-            out.append(f"  {e.id:<28} {_pos(e.position_a):>4} → {_pos(e.position_b):<4}{mark}".rstrip())
+            out.append(f"  {one_line(e.id):<28} {_pos(e.position_a):>4} → {_pos(e.position_b):<4}{mark}".rstrip())
     changed = diff.changed_items
     out += ["", f"items: {len(diff.items)} aligned, {len(changed)} changed"]
     for d in changed:
-        out.append(f"  {CHANGE_SYMBOLS[d.change]} {d.kind.value:<8} {d.id:<28} {describe(d)}")
+        out.append(f"  {CHANGE_SYMBOLS[d.change]} {d.kind.value:<8} {one_line(d.id):<28} {describe(d)}")
         if Change.CONTENT_CHANGED in d.changes and d.a is not None and d.b is not None:
             wd = word_diff(d.a.content, d.b.content)
             hunks = [s for s in wd.segments if s.op != "equal"][:words_limit]
