@@ -303,9 +303,14 @@ def generate(n: int, seed: int = 11, n_docs: int | None = None) -> Iterator[tupl
                 state, rule, sev = "ok", None, None
                 verdict = f"fits, {margin:,} tokens margin"
             created = iso(t)
+            fmt = "otel" if rng.random() < 0.7 else "native"
+            # span facts (schema 4) derived from the trace id, so the random stream is unchanged:
+            # OTel rows are chat calls of an agent named after the service; 1 in 256 ended in error
+            facts = (("error" if tid.endswith("00") else "ok"), ("503 upstream unavailable" if tid.endswith("00")
+                    else None), f"{service}-agent", "chat") if fmt == "otel" else (None, None, None, None)
             traces.append((tid, created, service, provider, model, capacity, reported, reserve,
-                           len(cand) - omitted, omitted, None, "otel" if rng.random() < 0.7 else "native",
-                           1, margin, int(fits), state, rule, sev, verdict, sid))
+                           len(cand) - omitted, omitted, None, fmt,
+                           1, margin, int(fits), state, rule, sev, verdict, sid, *facts))
             details.append((tid, json.dumps({
                 "trace_id": tid, "created": created, "service": service, "session_id": sid, "user_id": user,
                 "endpoint": {"provider": provider, "model": model, "capacity": capacity, "limit_mode": "shared",
@@ -315,6 +320,9 @@ def generate(n: int, seed: int = 11, n_docs: int | None = None) -> Iterator[tupl
                 "reserved_output_tokens": reserve, "input_tokens": total,
                 "usage": {"input_tokens": reported, "output_tokens": rng.randint(20, reserve)},
                 "source_format": traces[-1][11],
+                **({"attributes": {k: v for k, v in (("otel.status_code", facts[0]), ("otel.status_message", facts[1]),
+                                                     ("gen_ai.agent.name", facts[2]), ("gen_ai.operation.name", facts[3]))
+                                   if v is not None}} if fmt == "otel" else {}),
             }, separators=(",", ":")), None))
             reply = pools.text(rng.randint(20, 300))
             history.append(("user", user_hash, tokens_of(user_text), f"turn-{turn:02d}-user", turn))

@@ -27,6 +27,7 @@ from typing import Any, Callable, Generic, Protocol, TypeVar
 from .finding_view import SEVERITY_SYMBOL
 from .findings import Severity
 from .model import NOT_RECORDED, ContextItem, Status
+from .span_facts import ERROR, NEVER_ENDED, UNFINISHED
 from .visible import needs_reveal, one_line, reveal
 
 DASH = "\u2014"
@@ -141,6 +142,10 @@ class TraceRowLike(Protocol):
     state: str | None
     verdict: str | None
     session_id: str | None
+    span_status: str | None
+    status_message: str | None
+    agent: str | None
+    operation: str | None
 
 
 def input_over_capacity(row: TraceRowLike) -> str:
@@ -217,6 +222,43 @@ def call_part(row: TraceRowLike) -> str:
     return span if sep and head and span else DASH
 
 
+def span_status_cell(row: TraceRowLike) -> str:
+    """The call's span status (:mod:`ctxviewer.span_facts`): ``"error"``, ``"never ended"``
+    (stored and filtered as ``unfinished``), ``"ok"``, ``"unset"``, or ``"not recorded"``."""
+    status = getattr(row, "span_status", None)
+    if not status:
+        return NOT_RECORDED
+    return NEVER_ENDED if status == UNFINISHED else str(status)
+
+
+def _span_status_tooltip(row: Any) -> str | None:
+    status = getattr(row, "span_status", None)
+    message = getattr(row, "status_message", None)
+    if status == ERROR:
+        return f"span ended in error: {message}" if message else "span ended in error (no message recorded)"
+    if status == UNFINISHED:
+        return ("span never ended: a start time and no end time (still running when exported, "
+                "or the process stopped); filter: status == unfinished")
+    if status:
+        return f"span status {status}" + (f": {message}" if message else "")
+    return "no span status recorded (native traces record none)"
+
+
+def agent_operation(row: TraceRowLike) -> str:
+    """Who made the call and what kind of call it was: ``"planner · chat"`` (agent name,
+    ``gen_ai.agent.name``, and operation, ``gen_ai.operation.name``), either alone when only one is
+    recorded, ``"not recorded"`` when neither is."""
+    parts = [p for p in (getattr(row, "agent", None), getattr(row, "operation", None)) if p]
+    return " · ".join(parts) if parts else NOT_RECORDED
+
+
+def _agent_tooltip(row: Any) -> str | None:
+    agent, operation = getattr(row, "agent", None), getattr(row, "operation", None)
+    if not agent and not operation:
+        return None
+    return f"agent: {agent or NOT_RECORDED}\noperation: {operation or NOT_RECORDED}"
+
+
 def _full_text(row: Any, attr: str) -> str | None:
     value = getattr(row, attr, None)
     return str(value) if value else None
@@ -237,11 +279,16 @@ TRACE_COLUMNS: tuple[Column[Any], ...] = (
            hidden_by_default=True),
     Column("conversation", "Conversation", lambda r: fmt_text(r.session_id), None, width_chars=12,
            tooltip=lambda r: _full_text(r, "session_id"), hidden_by_default=True),
+    Column("span_status", "Span status", span_status_cell, None, width_chars=11, tooltip=_span_status_tooltip,
+           hidden_by_default=True),
+    Column("agent", "Agent / operation", agent_operation, None, width_chars=16, tooltip=_agent_tooltip,
+           hidden_by_default=True),
 )
 """Trace-list columns: time, trace id, model, input tokens / capacity, retained / omitted, state,
-the worst finding's severity, the call's span id and the conversation (``session_id``: the
-filter field ``conversation``) (from the facts stored on the row; the state's tooltip gives the
-verdict, the worst severity's the rule). The worst-severity column is not sortable: the store has no
+the worst finding's severity, the call's span id, the conversation (``session_id``: the
+filter field ``conversation``), the span status (``status``: error with its message in the
+tooltip, never ended) and the agent / operation (``agent``, ``operation``) (from the facts stored
+on the row; the state's tooltip gives the verdict, the worst severity's the rule). The worst-severity column is not sortable: the store has no
 severity-ordered key (a sort by the stored word would be alphabetical)."""
 
 

@@ -42,6 +42,11 @@ Meaning (the words of :data:`FIELDS`):
   ``item(kind == evidence and status == omitted)``.
 - ``text ~ "ignore previous"``: some item's content contains every word (each as a word prefix,
   the full-text search of :func:`ctxviewer.store.fts.match_expression`).
+- ``status`` is the call's span status (:mod:`ctxviewer.span_facts`): ``status == error``,
+  ``status == unfinished`` (the span never ended; ``"never ended"`` is the same value),
+  ``status == ok``, ``status == unset``; ``agent == "planner"`` / ``agent ~ plan`` the agent name
+  (``gen_ai.agent.name``), ``operation == chat`` the operation (``gen_ai.operation.name``).
+  ``status`` outside ``item(...)`` is the span's; an item's is ``item.status``.
 
 Errors raise :class:`FilterError` with the 0-based code-point column where the problem is. No Qt here.
 """
@@ -119,6 +124,9 @@ class Field:
     time: bool = False
     """An ISO-8601 UTC time (``created``): a value compared with it must be a date or time
     prefix that exists (``2026-11-02``, ``2026-11-02T09:14``), else an error at its position."""
+    aliases: tuple[tuple[str, str], ...] = ()
+    """Other words for a stored value, ``(word, stored)``, compared case-insensitively
+    (``status == "never ended"`` means ``status == unfinished``)."""
 
 
 FIELDS: dict[str, Field] = {f.name: f for f in (
@@ -137,6 +145,11 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("state", "state", "text", "ok, warning or failure", few=True, choices=("ok", "warning", "failure")),
     Field("worst", "worst_rule", "text", "rule id of the worst finding", few=True),
     Field("conversation", "session_id", "text", "conversation id (gen_ai.conversation.id)"),
+    Field("status", "span_status", "text", "span status: ok, error, unset or unfinished (never ended)", few=True,
+          aliases=(("never ended", "unfinished"), ("never_ended", "unfinished"))),
+    Field("agent", "agent", "text", "agent name (gen_ai.agent.name)", few=True),
+    Field("operation", "operation", "text", "operation name (gen_ai.operation.name: chat, execute_tool, ...)",
+          few=True),
     Field("replay_of", "replay_of", "text", "trace id this trace replays"),
     Field("format", "source_format", "text", "importer that produced the trace", few=True),
 )}
@@ -383,8 +396,9 @@ _FAN_OUT = 64
 
 
 INDEXED_COLUMNS = frozenset({"trace_id", "created", "model", "input_tokens", "replay_of", "state", "capacity",
-                             "omitted_count", "provider", "service", "session_id", "worst_rule"})
-"""``traces`` columns with an index whose leading column they are (schema 1 to 3)."""
+                             "omitted_count", "provider", "service", "session_id", "worst_rule",
+                             "span_status", "agent", "operation"})
+"""``traces`` columns with an index whose leading column they are (schema 1 to 4)."""
 
 
 def _indexed(node: Any) -> bool:
@@ -555,6 +569,7 @@ class _Compiler:
         if quoted:
             raw = re.sub(r"\\(.)", r"\1", raw[1:-1])
         if f.kind == "text":
+            raw = next((stored for word, stored in f.aliases if word == raw.lower()), raw)
             if exact and f.choices and raw not in f.choices:
                 raise self.fail(f"{f.name} is one of {', '.join(f.choices)}, not {raw!r}", tok)
             if exact and f.time and not _valid_time(raw):

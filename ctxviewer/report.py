@@ -38,7 +38,9 @@ def trace_row_to_dict(r: TraceRow) -> dict[str, Any]:
     ``created`` (ISO 8601 UTC, as in ``show --json``), ``service``, ``provider``, ``model``,
     ``capacity``, ``input_tokens``, ``reserved_output_tokens``, ``retained``, ``omitted`` (null when
     the format cannot record omissions), ``omissions_recorded``, ``margin``, ``fits``, ``state``,
-    ``verdict``, ``worst_finding`` (``{rule, severity}`` or null), ``replay_of``."""
+    ``verdict``, ``worst_finding`` (``{rule, severity}`` or null), ``replay_of``, ``session_id``,
+    ``span_status`` (``ok`` / ``error`` / ``unset`` / ``unfinished``, :mod:`ctxviewer.span_facts`),
+    ``status_message``, ``agent`` and ``operation`` (null when not recorded)."""
     rule = r.worst_rule
     return {
         "trace_id": r.trace_id,
@@ -58,6 +60,11 @@ def trace_row_to_dict(r: TraceRow) -> dict[str, Any]:
         "verdict": r.verdict,
         "worst_finding": None if rule is None else {"rule": rule, "severity": r.worst_severity},
         "replay_of": r.replay_of,
+        "session_id": r.session_id,
+        "span_status": r.span_status,
+        "status_message": r.status_message,
+        "agent": r.agent,
+        "operation": r.operation,
     }
 
 

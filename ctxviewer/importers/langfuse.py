@@ -26,6 +26,10 @@ Format (langfuse ``fern/apis/server/definition/commons.yml`` ``TraceWithFullDeta
 * ``level: ERROR`` + ``statusMessage`` -> status error; ``startTime`` / ``endTime``; session id
   from ``trace.sessionId``, else ``gen_ai.conversation.id`` / ``session.id`` attributes, else the
   LangChain callback's ``metadata.thread_id``; provider also from ``metadata.ls_provider``.
+* Agent: ``gen_ai.agent.name`` / ``agent_name`` (Pydantic AI) / ``agent.name`` on the call or its
+  nearest ancestor observation, or the name of the nearest ``AGENT`` observation that records no
+  operation (the OpenAI Agents SDK names it after the agent) -> ``gen_ai.agent.name`` (with
+  ``ctxviewer.agent_from`` when inherited); ``gen_ai.operation.name`` of the call is kept.
 * Koog writes assistant tool calls as a message's JSON *content*; they become tool-call parts.
 * ``TOOL`` observations (and ``tool.*`` spans) are recorded on the next call under the same
   parent as ``ctxviewer.fed_by``.
@@ -40,6 +44,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from ..model import Usage
+from ..span_facts import agent_name
 from . import ImportFailed, ImportProblem, Record, register
 from . import provider_messages as pm
 from .containers import head_text, read_text
@@ -47,6 +52,7 @@ from .langchain_messages import langchain_message
 from .llm_call import LLMCall, build_trace
 from .openinference import call_from_attributes
 from .otel import messages as gm
+from .otel.group import agent_attributes
 from .otel.values import parse_time
 
 
@@ -241,9 +247,30 @@ def call_from_observation(obs: Mapping[str, Any], by_id: Mapping[str, Mapping[st
     call.user_id = pm._str(trace.get("userId"))
     call.attributes.update({"langfuse.trace_id": trace.get("id") or obs.get("traceId"),
                             "langfuse.observation.name": obs.get("name")})
+    if pm._str(attrs.get("gen_ai.operation.name")):
+        call.attributes["gen_ai.operation.name"] = pm._str(attrs.get("gen_ai.operation.name"))
+    call.attributes.update(agent_attributes(_agent_chain(obs, by_id)))
     if obs.get("parentObservationId"):
         call.attributes["langfuse.parent_observation_id"] = obs["parentObservationId"]
     return call
+
+
+def _agent_chain(obs: Mapping[str, Any], by_id: Mapping[str, Mapping[str, Any]]) -> list[tuple[Mapping[str, Any], str]]:
+    """``(attributes, label)`` of ``obs`` and its ancestors, nearest first, for
+    :func:`~ctxviewer.importers.otel.group.agent_attributes`; an ``AGENT`` observation recording no
+    agent name and no operation names its agent by its own name (OpenAI Agents SDK)."""
+    chain: list[tuple[Mapping[str, Any], str]] = []
+    seen: set[str] = set()
+    cur: Mapping[str, Any] | None = obs
+    while cur is not None and str(cur.get("id")) not in seen:
+        seen.add(str(cur.get("id")))
+        attrs = attributes(cur)
+        if cur.get("type") == "AGENT" and not agent_name(attrs) and not attrs.get("gen_ai.operation.name") \
+                and pm._str(cur.get("name")):
+            attrs = {"gen_ai.agent.name": cur.get("name")}
+        chain.append((attrs, f"{cur.get('type')} {cur.get('name')} ({cur.get('id')})"))
+        cur = by_id.get(str(cur.get("parentObservationId")))
+    return chain
 
 
 def _is_tool(o: Mapping[str, Any]) -> bool:

@@ -11,7 +11,9 @@ span of the same trace starting at or after the retrieval, preferring one under 
 on the call they fed as ``ctxviewer.fed_by``. Other kinds are context only. A span printed twice
 (console exporters: at start with no end, then at end) counts once, the later print winning.
 ``session.id`` / ``user.id`` -> ``session_id`` / ``user_id``; ``llm.invocation_parameters`` ->
-``reserved_output_tokens`` (``max_tokens`` / ``max_completion_tokens``) and attributes. No Qt here.
+``reserved_output_tokens`` (``max_tokens`` / ``max_completion_tokens``) and attributes;
+``agent.name`` on the LLM span or its nearest ancestor (an ``AGENT`` span) -> ``gen_ai.agent.name``
+(:func:`ctxviewer.importers.otel.group.agent_attributes`). No Qt here.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from . import provider_messages as pm
 from .containers import head_text, load_documents
 from .llm_call import LLMCall, build_trace
 from .otel import messages as gm
+from .otel.group import agent_attributes
 from .otel.read import Span, container_of, spans_from_json
 
 KIND = "openinference.span.kind"
@@ -194,6 +197,12 @@ class OpenInferenceImporter:
         if not calls:
             kinds = sorted({span_kind(s.attributes) or "unknown" for s in spans.values()})
             yield ImportProblem(file, "whole file", f"no LLM spans found ({len(spans)} span(s) of kind {', '.join(kinds)})")
+        by_id = {s.span_id: s for s in spans.values() if s.span_id}
+        for s, call in calls:
+            chain = [s]
+            while chain[-1].parent_id in by_id and by_id[chain[-1].parent_id] not in chain:
+                chain.append(by_id[chain[-1].parent_id])
+            call.attributes.update(agent_attributes([(oi.flatten(c.attributes), f"span {c.name or '?'} ({c.span_id})") for c in chain]))
         for s, call in calls:
             trace, warnings = build_trace(call)
             yield trace

@@ -45,6 +45,12 @@ Tables and columns
     ``verdict`` TEXT -- the verdict in words.
     ``session_id`` TEXT -- conversation id (``gen_ai.conversation.id``), schema 3 (back-filled
     from ``details``); the display filter's ``conversation``.
+    Schema 5 (:mod:`ctxviewer.span_facts`; back-filled from the ``attributes`` in ``details``):
+    ``span_status`` TEXT -- ``ok``, ``error``, ``unset`` or ``unfinished`` (never ended); NULL when
+    not recorded. ``status_message`` TEXT -- the span's status message (at most 500 code points).
+    ``agent`` TEXT -- ``gen_ai.agent.name`` (or inherited from an ancestor span).
+    ``operation`` TEXT -- ``gen_ai.operation.name``. The display filter's ``status``, ``agent``,
+    ``operation``.
     Indexes: ``idx_traces_created`` (created, trace_id), ``idx_traces_model`` (model, trace_id),
     ``idx_traces_input_tokens`` (input_tokens, trace_id), ``idx_traces_replay_of`` (replay_of),
     ``idx_traces_state`` (state, trace_id); schema 3, for display filters
@@ -54,6 +60,7 @@ Tables and columns
     schema 4 (:data:`~ctxviewer.store.schema.SORT_INDEXED`) makes ``idx_traces_<column>`` on
     ``(column, trace_id)`` for provider, service, capacity, reserved_output_tokens,
     retained_count and omitted_count, so every sortable order is an index walk.
+    schema 5: ``idx_traces_span_status``, ``idx_traces_agent``, ``idx_traces_operation``.
 
 ``blobs`` -- content-addressed text (item contents, serialized requests).
     ``hash`` TEXT PK -- hex sha256 of the UTF-8 text.

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..filters import compile_filter
 from ..serialize import parse_created
+from ..span_facts import SPAN_COLUMNS
 from .facts import FACT_COLUMNS
 
 SORTABLE: tuple[str, ...] = (
@@ -46,6 +47,7 @@ ROW_COLUMNS: tuple[str, ...] = (
     "source_format",
     *FACT_COLUMNS,
     "session_id",
+    *SPAN_COLUMNS,
 )
 """Columns of the ``traces`` table, in :class:`TraceRow` field order."""
 
@@ -101,6 +103,15 @@ class TraceRow:
     """The assessment's verdict in words."""
     session_id: str | None = None
     """Conversation id (OTel ``gen_ai.conversation.id``), schema 3."""
+    span_status: str | None = None
+    """Span status word (:func:`ctxviewer.span_facts.span_status`): ``ok``, ``error``, ``unset`` or
+    ``unfinished`` (never ended); ``None`` when not recorded. Schema 4."""
+    status_message: str | None = None
+    """The span's status message (``otel.status_message``), cut to 500 code points. Schema 4."""
+    agent: str | None = None
+    """Agent name (``gen_ai.agent.name``, or recorded on an ancestor span). Schema 4."""
+    operation: str | None = None
+    """Operation name (``gen_ai.operation.name``: ``chat``, ...). Schema 4."""
 
     @classmethod
     def from_sql(cls, row: tuple[Any, ...]) -> TraceRow:

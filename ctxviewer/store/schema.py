@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING:  # sqlite-utils (and the numpy it may pull in) only when a database is written
     from sqlite_utils import Database, Migrations
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Highest schema version this ctxviewer reads and writes (``PRAGMA user_version``)."""
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -290,6 +290,47 @@ SORT_INDEXED: tuple[str, ...] = (
 )
 """``traces`` columns given an index on ``(column, trace_id)`` by ``m012_sort_indexes`` (the
 list's sort order is the column, then ``trace_id``)."""
+
+
+# ------------------------------------------------------------------ schema version 5
+
+
+@_step(5)
+def m013_span_columns(db: Database) -> None:
+    """The span's own facts on each ``traces`` row (:mod:`ctxviewer.span_facts`): ``span_status``
+    (``ok`` / ``error`` / ``unset`` / ``unfinished``), ``status_message``, ``agent``
+    (``gen_ai.agent.name``) and ``operation`` (``gen_ai.operation.name``), the trace list's Span
+    status and Agent / operation columns and the ``status``, ``agent`` and ``operation`` display
+    filters; back-filled from the ``attributes`` of each trace's ``details`` JSON, then a narrow
+    one-column index on each filtered column (:data:`SPAN_INDEXED`), analysed."""
+    import json
+
+    from ..span_facts import SPAN_COLUMNS, row_values
+
+    traces = db.table("traces")
+    for col in SPAN_COLUMNS:
+        traces.add_column(col, str)
+    sql = f"UPDATE traces SET {', '.join(f'{c} = ?' for c in SPAN_COLUMNS)} WHERE trace_id = ?"
+    cur = db.execute("SELECT trace_id, json_extract(json, '$.attributes') FROM details "
+                     "WHERE json_valid(json) AND json_type(json, '$.attributes') = 'object'")
+    while True:
+        chunk = cur.fetchmany(5000)
+        if not chunk:
+            break
+        rows = []
+        for trace_id, attrs in chunk:
+            values = row_values(json.loads(attrs))
+            if any(v is not None for v in values):
+                rows.append((*values, trace_id))
+        db.conn.executemany(sql, rows)
+    for col in SPAN_INDEXED:
+        traces.create_index([col], index_name=f"idx_traces_{col}", if_not_exists=True)
+        db.execute(f"ANALYZE idx_traces_{col}")
+
+
+SPAN_INDEXED: tuple[str, ...] = ("span_status", "agent", "operation")
+"""``traces`` columns given a one-column index by ``m013_span_columns`` (schema 5)."""
+
 
 FILTER_INDEXED: tuple[str, ...] = ("capacity", "omitted_count", "provider", "service", "session_id", "worst_rule")
 """``traces`` columns given a one-column index (entries: value and rowid) by ``m008_filter_columns``."""

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 from ..filters import compile_filter
 from ..model import ContextItem, Kind, RequestTrace, SourceRef, Status, TokenProvenance, TokenSource, Trust
 from ..serialize import TraceFormatError, format_created, item_from_dict, item_to_dict, trace_from_dict, trace_to_dict
+from ..span_facts import row_values as span_row_values
 from ..tokens import count_tokens
 from . import fts
 from .facts import StoredFacts, finding_rows, trace_facts, write_findings
@@ -734,6 +735,7 @@ class TraceStore:
             tid, format_created(t.created), t.service, t.endpoint.provider, t.endpoint.model,
             t.endpoint.capacity, stored.input_tokens, t.reserved_output_tokens,
             retained, len(t.items) - retained, t.replay_of, t.source_format, *stored.values, t.session_id,
+            *span_row_values(t.attributes),
         )
         c = self._conn
         c.execute("DELETE FROM items WHERE trace_id = ?", (tid,))

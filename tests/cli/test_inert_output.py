@@ -72,9 +72,17 @@ def test_every_table_cell_and_header_row_is_revealed_without_changing_the_trace(
         capacity = input_tokens = retained_count = omitted_count = omissions_recorded = None
         state = verdict = None
         session_id = "s" + HOSTILE
+        span_status = "error"
+        status_message = "boom" + HOSTILE
+        agent = "a" + HOSTILE
+        operation = None
 
     assert [c.format(Row()) for c in TRACE_COLUMNS][1:3] == ["x1" + SHOWN, "m⏎" + SHOWN]
-    assert [c.format(Row()) for c in TRACE_COLUMNS][-1] == "s" + SHOWN  # the conversation column
+    by_key = {c.key: c for c in TRACE_COLUMNS}
+    assert by_key["conversation"].format(Row()) == "s" + SHOWN
+    assert by_key["agent"].format(Row()) == "a" + SHOWN  # issue 13: the agent / operation column
+    tip = by_key["span_status"].tooltip
+    assert tip is not None and tip(Row()) == "span ended in error: boom" + SHOWN
 
 
 def test_the_inert_stream_and_json_escape() -> None:

@@ -61,3 +61,40 @@ def test_upgrade_of_a_current_database_reassesses_stale_facts(tmp_path: Path) ->
                            f"re-assessed; {cur} is unchanged")
     (row,) = json.loads(run("list", str(new), "--json")[1])
     assert (row["state"], row["verdict"]) == ("ok", "fits, 6,601 tokens margin")
+
+
+SCHEMA_3 = SCHEMA_1.with_name("schema-3.db")
+"""Written by ctxviewer at schema 3 (commit 067e70e) from schema-3.otlp.json (an ``invoke_agent
+planner`` span over a chat span that ended in error and one that never ended, and a chat span
+of agent ``writer`` that ended ok) and schema-3.jsonl (a native trace with
+``gen_ai.agent.name = triage``)."""
+
+
+def test_upgrade_of_a_schema_3_database_back_fills_span_status_agent_and_operation(tmp_path: Path) -> None:
+    old, new = tmp_path / "old.db", tmp_path / "new.db"
+    old.write_bytes(SCHEMA_3.read_bytes())
+    code, _, err = run("list", str(old))
+    assert code == 1 and f"{old}: uses an older schema (3; current {SCHEMA_VERSION})" in err
+    code, out, err = run("upgrade", str(old), "-o", str(new))
+    assert code == 0, err
+    assert out.strip() == f"wrote {new}: schema 3 -> {SCHEMA_VERSION}, 4 trace(s); {old} is unchanged"
+    assert old.read_bytes() == SCHEMA_3.read_bytes()
+    rows = json.loads(run("list", str(new), "--json")[1])
+    t = "4bf92f3577b34da6a3ce929d0e0e4736:00000000000000"
+    assert [(r["trace_id"], r["span_status"], r["status_message"], r["agent"], r["operation"]) for r in rows] == [
+        (t + "b1", "error", "429 rate limited", None, "chat"),
+        (t + "b2", "unfinished", None, None, "chat"),
+        (t + "b3", "ok", None, None, "chat"),
+        # schema 3 kept no agent of an OTel span (re-import for it); a native trace's attributes did
+        ("native-with-agent", None, None, "triage", "chat"),
+    ]
+
+    def ids(flt: str) -> list[str]:
+        return [r["trace_id"] for r in json.loads(run("list", str(new), "--json", "--filter", flt)[1])]
+
+    assert ids("status == error") == [t + "b1"]
+    assert ids("status == unfinished") == ids('status == "never ended"') == [t + "b2"]
+    assert ids("agent == triage") == ids("agent ~ TRI") == ["native-with-agent"]
+    assert ids("operation == chat and not status") == ["native-with-agent"]
+    text = run("list", str(new))[1]
+    assert "Span status" in text and "Agent / operation" in text and "never ended" in text

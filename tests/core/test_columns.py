@@ -29,6 +29,10 @@ class Row:
     worst_rule: str | None = "budget.over_capacity"
     session_id: str | None = "sess-7f3c21"
     worst_severity: str | None = "failure"
+    span_status: str | None = None
+    status_message: str | None = None
+    agent: str | None = None
+    operation: str | None = None
 
 
 def cells(row: object) -> dict[str, str]:
@@ -38,9 +42,9 @@ def cells(row: object) -> dict[str, str]:
 def test_trace_columns_values() -> None:
     assert [c.title for c in TRACE_COLUMNS] == [
         "Time (UTC)", "Trace id", "Model", "Input / capacity", "Retained / omitted", "State",
-        "Worst", "Call (span)", "Conversation"]
+        "Worst", "Call (span)", "Conversation", "Span status", "Agent / operation"]
     assert [c.key for c in TRACE_COLUMNS if c.hidden_by_default] == [
-        "model", "input_capacity", "worst", "call", "conversation"]
+        "model", "input_capacity", "worst", "call", "conversation", "span_status", "agent"]
     assert cells(Row()) == {
         "created": "2025-03-04 09:15:02",
         "trace_id": "budget-8k",
@@ -51,6 +55,8 @@ def test_trace_columns_values() -> None:
         "worst": "\u2716 failure",
         "call": "\u2014",
         "conversation": "sess-7f3c21",
+        "span_status": NOT_RECORDED,
+        "agent": NOT_RECORDED,
     }
     state = column(TRACE_COLUMNS, "state")
     assert state.tooltip is not None
@@ -170,3 +176,32 @@ def test_conversation_column_shows_the_session_id_the_filter_matches() -> None:
     assert cells["ticket-injection"] == "sess-3c5b90"
     assert sorted(filtered) == ["budget-8k", "budget-8k-over", "budget-8k-replay"]
     assert {t for t, c in cells.items() if c == "sess-7f3c21"} == set(filtered)
+
+
+def test_span_status_cells_and_tooltips() -> None:
+    status = column(TRACE_COLUMNS, "span_status")
+    assert status.tooltip is not None
+    err = Row(span_status="error", status_message="429 rate limited")
+    assert status.format(err) == "error"
+    assert status.tooltip(err) == "span ended in error: 429 rate limited"
+    assert status.tooltip(Row(span_status="error")) == "span ended in error (no message recorded)"
+    open_span = Row(span_status="unfinished")
+    assert status.format(open_span) == "never ended"
+    assert status.tooltip(open_span).endswith("filter: status == unfinished")
+    assert status.format(Row(span_status="ok")) == "ok"
+    assert status.format(Row(span_status="unset")) == "unset"
+    assert status.format(Row()) == NOT_RECORDED
+    # trace text: a control character in the message is shown as a marker, never acted on
+    assert "\u202e" not in (status.tooltip(Row(span_status="error", status_message="a\u202eb")) or "")
+
+
+def test_agent_operation_cells() -> None:
+    agent = column(TRACE_COLUMNS, "agent")
+    assert agent.tooltip is not None
+    assert agent.format(Row(agent="qa_agent", operation="chat")) == "qa_agent \u00b7 chat"
+    assert agent.format(Row(operation="chat")) == "chat"
+    assert agent.format(Row(agent="Hello world")) == "Hello world"
+    assert agent.format(Row()) == NOT_RECORDED
+    assert agent.tooltip(Row(agent="qa_agent")) == "agent: qa_agent\noperation: not recorded"
+    assert agent.tooltip(Row()) is None
+    assert "\u202e" not in agent.format(Row(agent="evil\u202eagent"))

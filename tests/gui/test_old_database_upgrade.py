@@ -48,3 +48,30 @@ def test_declining_the_offer_writes_nothing(qtbot, tmp_path: Path, settings: QSe
     assert sorted(p.name for p in tmp_path.iterdir()) == ["old.db"]
     assert w.store is None
     w.close()
+
+
+def test_schema_3_database_upgrades_with_span_status_and_agent(qtbot, tmp_path: Path, settings: QSettings,
+                                                               monkeypatch) -> None:
+    """Schema 4 (issue 13): the window's upgraded copy of a schema-3 database has the span status,
+    agent and operation filled from each trace's stored attributes."""
+    from ctxviewer.columns import TRACE_COLUMNS
+
+    schema_3 = SCHEMA_1.with_name("schema-3.db")
+    old, new = tmp_path / "three.db", tmp_path / "three-upgraded.db"
+    old.write_bytes(schema_3.read_bytes())
+    w = MainWindow(settings=settings)
+    qtbot.addWidget(w)
+    assert w.open_database(old) is False
+    box = w.upgrade_offer.box
+    assert box is not None and box.text().startswith(f"{old} was written by an older ctxviewer (schema 3).")
+    monkeypatch.setattr(w.upgrade_offer, "choose_target", lambda source: str(new))
+    with qtbot.waitSignal(w.sig_database_opened, timeout=20_000):
+        box.done(QMessageBox.StandardButton.Yes)
+    assert old.read_bytes() == schema_3.read_bytes()
+    keys = [c.key for c in TRACE_COLUMNS]
+    m = w.trace_model
+    assert m.total == 4
+    cells = [(m.data(m.index(r, keys.index("span_status"))), m.data(m.index(r, keys.index("agent"))))
+             for r in range(4)]
+    assert cells == [("error", "chat"), ("never ended", "chat"), ("ok", "chat"), ("not recorded", "triage \u00b7 chat")]
+    w.close()

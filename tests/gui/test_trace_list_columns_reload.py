@@ -54,7 +54,7 @@ def test_columns_hide_from_the_header_and_defaults_fit(qtbot, settings: QSetting
     w = open_window(qtbot, settings, SAMPLES)
     header = w.trace_view.horizontalHeader()
     hidden = [k for c, k in enumerate(KEYS) if header.isSectionHidden(c)]
-    assert hidden == ["model", "input_capacity", "worst", "call", "conversation"]
+    assert hidden == ["model", "input_capacity", "worst", "call", "conversation", "span_status", "agent"]
     assert w.trace_view.horizontalScrollBar().maximum() == 0  # the shown columns fit the list
     assert header.sectionSize(KEYS.index("trace_id")) >= w.trace_view.fontMetrics().horizontalAdvance(
         "refund-approval-forgotten")
@@ -98,3 +98,31 @@ def test_model_cell_has_its_full_name_as_tooltip(qtbot, settings: QSettings) -> 
     model = KEYS.index("model")
     tip = w.trace_model.data(w.trace_model.index(0, model), Qt.ItemDataRole.ToolTipRole)
     assert "gpt-4o-mini-2024-07-18" in tip
+
+
+def test_span_status_and_agent_columns_show_and_filter(qtbot, settings: QSettings, tmp_path: Path) -> None:
+    """Issue 13: span status (error with its message in the tooltip, never ended) and the agent /
+    operation, hideable columns the display filter reads."""
+    from ctxviewer.importing import import_into
+
+    db = tmp_path / "spans.db"
+    import_into(db, [Path(__file__).resolve().parents[1] / "data" / "store" / "schema-3.otlp.json"])
+    w = open_window(qtbot, settings, db)
+    header = w.trace_view.horizontalHeader()
+    status, agent = KEYS.index("span_status"), KEYS.index("agent")
+    acts = column_actions(w.trace_view)
+    assert [acts[status].text(), acts[agent].text()] == ["Span status", "Agent / operation"]
+    acts[status].setChecked(True)
+    acts[agent].setChecked(True)
+    assert not header.isSectionHidden(status) and not header.isSectionHidden(agent)
+    m = w.trace_model
+    assert [(m.data(m.index(r, status)), m.data(m.index(r, agent))) for r in range(m.total)] == [
+        ("error", "planner \u00b7 chat"), ("never ended", "planner \u00b7 chat"), ("ok", "writer \u00b7 chat")]
+    assert "span ended in error: 429 rate limited" in m.data(m.index(0, status), Qt.ItemDataRole.ToolTipRole)
+    assert "agent: writer\noperation: chat" in m.data(m.index(2, agent), Qt.ItemDataRole.ToolTipRole)
+    w.filter_edit.setText("status == unfinished")
+    qtbot.waitUntil(lambda: m.total == 1, timeout=5000)
+    assert m.data(m.index(0, KEYS.index("call"))) == "00000000000000b2"
+    w.filter_edit.setText('agent == "planner" and not status == error')
+    qtbot.waitUntil(lambda: m.total == 1 and m.data(m.index(0, KEYS.index("call"))) == "00000000000000b2",
+                    timeout=5000)

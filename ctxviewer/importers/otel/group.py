@@ -6,6 +6,10 @@
   recorded``; ``ctxviewer.duration_ms`` from the span's times.
 * **Session** -- ``gen_ai.conversation.id``, else ``session.id``, on the span or its nearest
   ancestor, is ``RequestTrace.session_id``.
+* **Agent** -- ``gen_ai.agent.name`` (or OpenInference ``agent.name``, Pydantic AI ``agent_name``)
+  on the span or its nearest ancestor (an ``invoke_agent`` span) is recorded as the call's
+  ``gen_ai.agent.name``, with ``ctxviewer.agent_from = "span NAME (ID)"`` when inherited
+  (:func:`agent_attributes`; the trace list's Agent / operation column).
 * **Inherited system instructions** -- a chat span without any system/policy item whose ancestor
   (an ``invoke_agent`` span, say) carries ``gen_ai.system_instructions`` shows them as a policy
   item (id ``system``) marked ``ctxviewer.system_inherited_from = "span NAME (ID)"``.
@@ -23,9 +27,10 @@ Spans whose parent is not in the file are kept like any other, whatever the inpu
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from ...model import ContextItem, Endpoint, Kind, Policy, RequestTrace, Status, ToolCall, Trust
+from ...span_facts import agent_name
 from . import messages as gm
 from .span import Span
 
@@ -60,6 +65,18 @@ def status_attributes(span: Span) -> dict[str, Any]:
     return a
 
 
+def agent_attributes(chain: Sequence[tuple[Mapping[str, Any], str]]) -> dict[str, Any]:
+    """The agent of a model call: ``{"gen_ai.agent.name": NAME}`` from the first element of
+    ``chain`` -- ``(attributes, label)`` pairs, the call's own span first, then its ancestors,
+    nearest first -- that names one (:func:`ctxviewer.span_facts.agent_name`), plus
+    ``ctxviewer.agent_from`` = that element's label when it is an ancestor; ``{}`` when none does."""
+    for n, (attrs, label) in enumerate(chain):
+        name = agent_name(attrs)
+        if name:
+            return {"gen_ai.agent.name": name, **({"ctxviewer.agent_from": label} if n else {})}
+    return {}
+
+
 def enrich(span: Span, trace: RequestTrace, by_id: Mapping[str, Span]) -> tuple[RequestTrace, list[str]]:
     """``trace`` (built from chat ``span``) with status, session, inherited instructions and the
     content-capture note (module docstring), and the warnings that raised."""
@@ -70,6 +87,7 @@ def enrich(span: Span, trace: RequestTrace, by_id: Mapping[str, Span]) -> tuple[
     session = trace.session_id
     for s in chain:
         session = session or gm.parse_structured(s.attributes.get("gen_ai.conversation.id") or s.attributes.get("session.id"))
+    attrs.update(agent_attributes([(s.attributes, f"span {s.name or '?'} ({s.span_id})") for s in chain]))
     items = list(trace.items)
     if not any(i.kind is Kind.POLICY for i in items):
         for anc in chain[1:]:
