@@ -31,7 +31,7 @@ from ..model import ContextItem, Kind, RequestTrace, Status
 from .identity import MESSAGE_KINDS, content_digest
 
 if TYPE_CHECKING:
-    from ..store import TraceSource
+    from ..store import TraceRow, TraceSource
 
 DROPPED = "dropped between calls"
 """Reason of a message missing from the next call with no new summary."""
@@ -150,33 +150,58 @@ def with_derived_omissions(cur: RequestTrace, dropped: tuple[DroppedMessage, ...
     return replace(cur, items=tuple(items), attributes=attrs)
 
 
-def previous_call(store: TraceSource, trace: RequestTrace) -> RequestTrace | None:
-    """The call sent just before ``trace`` in its conversation (:func:`conversation_key`), loaded
-    from ``store``; ``None`` when the trace has no conversation or is its first call. Raises
+def _row_key(row: TraceRow) -> str | None:
+    """:func:`conversation_key` of a narrow list row (it holds the fields the key reads)."""
+    if row.session_id:
+        return "session:" + row.session_id
+    if row.source_format == "otel" and ":" in row.trace_id:
+        otel_id = row.trace_id.split(":", 1)[0]
+        if otel_id and otel_id != "-":
+            return "otel:" + otel_id
+    return None
+
+
+def earlier_call_ids(store: TraceSource, trace: RequestTrace) -> list[str]:
+    """trace_ids of the calls of ``trace``'s conversation (:func:`conversation_key`) sent before
+    it, in send order (then trace_id), from the narrow rows only -- never a payload: the
+    conversation's ids in send order (:meth:`~ctxviewer.store.TraceSource.session_trace_ids`), or
+    for an OTel span the rows in the trace-id range ``"<otel id>:"`` .. ``"<otel id>;"`` (the
+    primary key, no scan). ``[]`` when the trace has no conversation or is its first call. Raises
     :class:`ctxviewer.store.StoreError` when the store cannot be read."""
+    from ..filters import quote
+    from ..store import TraceQuery
+
     key = conversation_key(trace)
     if key is None:
-        return None
+        return []
     kind, value = key.split(":", 1)
     if kind == "session":
-        ids = store.session_trace_ids(value)
+        ids = store.session_trace_ids(value)  # in send order, then trace_id
+        if trace.trace_id in ids:
+            return ids[: ids.index(trace.trace_id)]
+        query = TraceQuery(text=f"conversation == {quote(value)}")
     else:
-        from ..filters import quote
-        from ..store import TraceQuery
+        query = TraceQuery(text=f"id >= {quote(value + ':')} and id < {quote(value + ';')}")  # ';' follows ':'
+    mine = _order(trace)
+    earlier = []
+    for r in store.list(query, 0, -1):
+        order = (r.created.isoformat() if r.created else "", r.trace_id)
+        if r.trace_id != trace.trace_id and _row_key(r) == key and order < mine:
+            earlier.append((order, r.trace_id))
+    return [tid for _, tid in sorted(earlier)]
 
-        query = TraceQuery(text=f"id ~ {quote(value + ':')}")
-        ids = [r.trace_id for r in store.list(query, 0, -1) if r.trace_id.startswith(value + ":")]
-    calls = []
-    for tid in ids:
-        if tid == trace.trace_id:
-            continue
+
+def previous_call(store: TraceSource, trace: RequestTrace) -> RequestTrace | None:
+    """The call sent just before ``trace`` in its conversation (:func:`conversation_key`), loaded
+    from ``store`` (the last of :func:`earlier_call_ids`; only that one trace is loaded); ``None``
+    when the trace has no conversation or is its first call. Raises
+    :class:`ctxviewer.store.StoreError` when the store cannot be read."""
+    for tid in reversed(earlier_call_ids(store, trace)):
         try:
-            other = store.load(tid)
+            return store.load(tid)
         except KeyError:
             continue
-        if conversation_key(other) == key and _order(other) < _order(trace):
-            calls.append(other)
-    return max(calls, key=_order) if calls else None
+    return None
 
 
 def derive_for_display(store: TraceSource, trace: RequestTrace) -> RequestTrace:

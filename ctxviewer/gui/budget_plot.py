@@ -26,6 +26,9 @@ BAR_HEIGHT = 0.6
 """Bar thickness in row units."""
 MIN_LABEL_FRACTION = 0.06
 """A segment narrower than this share of the x range gets no value label (it would not fit)."""
+LABEL_ROOM = 0.7
+"""Room above the top bar (in rows) for the ``C = 16,000`` label and the note, so they never
+cover a bar or its value (issue 13: in ``history-16k`` the label hid the reserved output's value)."""
 
 
 class TokenAxis(pg.AxisItem):  # type: ignore[misc]  # pyqtgraph is untyped
@@ -76,18 +79,18 @@ class BudgetPlot:
             self.input_limit_line = float(line.value())
         if fig.note is not None:
             note = pg.TextItem(fig.note, color="#6b7280", anchor=(1, 0))  # hangs below the top edge
-            note.setPos(fig.x_max, n - 0.5)
+            note.setPos(fig.x_max, n - 0.5 + LABEL_ROOM)
             self.plot.addItem(note)
         self.plot.getAxis("left").setTicks([[(n - 1 - r, name) for r, (name, _) in enumerate(fig.rows)]])
         self.plot.setXRange(0, fig.x_max, padding=0)
-        self.plot.setYRange(-0.5, n - 0.5, padding=0.05)
+        self.plot.setYRange(-0.5, n - 0.5 + LABEL_ROOM, padding=0)
 
     def _vline(self, x: int, label: str) -> pg.InfiniteLine:
         line = pg.InfiniteLine(
             pos=x, angle=90, movable=False, pen=pg.mkPen("#111827", width=2, style=Qt.PenStyle.DashLine),
             label=label,
-            labelOpts={"position": 0.93, "color": "#111827", "fill": (255, 255, 255, 220),
-                       "anchors": [(1, 0.5), (1, 0.5)]},
+            labelOpts={"position": 1.0, "color": "#111827", "fill": (255, 255, 255, 220),
+                       "anchors": [(1, 0), (1, 0)]},  # hangs from the top, in the room above the bars
         )
         self.plot.addItem(line)
         return line

@@ -34,9 +34,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..diff.conversation import previous_call
+from ..diff.conversation import conversation_key, earlier_call_ids, previous_call
 from ..model import RequestTrace
 from ..store import StoreError, TraceStore
+from ..visible import one_line
 
 if TYPE_CHECKING:
     from .diff_view import DiffWindow  # imported when a diff opens (pyqtgraph: issue 11 start-up)
@@ -115,9 +116,30 @@ class CompareController(QObject):
         self.act_compare.setEnabled(len(self.selected_ids()) == 2)
         self.act_other.setEnabled(t is not None)
         self.act_replay.setEnabled(t is not None and t.replay_of is not None)
-        self.act_previous.setEnabled(t is not None and (t.session_id is not None or t.source_format == "otel"))
+        self._update_previous(t)
         self.act_replay.setText(f"Compare with Replay Original ({t.replay_of})" if t is not None and t.replay_of
                                 else "Compare with Replay")
+
+    def _update_previous(self, t: RequestTrace | None) -> None:
+        """Compare with Previous Call: enabled only when the current trace's conversation has an
+        earlier call (:func:`ctxviewer.diff.conversation.earlier_call_ids`, narrow rows only);
+        otherwise disabled, its tooltip saying why."""
+        store = self.window.store
+        why = None
+        if t is None or store is None:
+            why = "Select a trace first"
+        elif conversation_key(t) is None:
+            why = f"{t.trace_id} is not part of a conversation (no conversation id, not an OTel span)"
+        else:
+            try:
+                if not earlier_call_ids(store, t):
+                    why = f"{t.trace_id} is the first call of its conversation: there is no previous call"
+            except StoreError as exc:
+                why = str(exc)
+        self.act_previous.setEnabled(why is None)
+        tip = why or "Compare with the previous call of the same conversation"
+        self.act_previous.setToolTip(one_line(tip))
+        self.act_previous.setStatusTip(one_line(tip))
 
     # ------------------------------------------------------------------ actions
 

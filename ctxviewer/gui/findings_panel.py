@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QScrollArea,
     QTreeView,
@@ -61,10 +62,16 @@ class FindingsPanel(QWidget):
         self.view.setAlternatingRowColors(True)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
+        # the message column stretches and elides (the detail below says it in full): no horizontal
+        # scroll bar eating a row of the panel's height
+        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.view.header().setStretchLastSection(False)
+        self.view.header().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)  # Message
         self.view.selectionModel().currentRowChanged.connect(self._on_row)
         self.detail = _plain("findingDetail")
         self.detail.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        # the selected finding in full: three lines, then it scrolls (never clipped mid-line)
+        # the selected finding in full: as many lines as it needs while the list keeps its rows
+        # (at least three), then it scrolls (never clipped mid-line); :meth:`_fit_detail`
         self.detail_scroll = QScrollArea()
         self.detail_scroll.setWidgetResizable(True)
         self.detail_scroll.setWidget(self.detail)
@@ -103,8 +110,11 @@ class FindingsPanel(QWidget):
         self.view.expandAll()
         advance = self.view.fontMetrics().horizontalAdvance
         rule_width = max((advance(f"\u26a0 {f.rule}") for f in self._findings), default=0) + 48  # + indent
-        for c, w in enumerate((max(160, min(rule_width, 320)), advance("Table 3.1") + 20, 520)):
+        for c, w in enumerate((max(160, min(rule_width, 320)), advance("Table 3.1") + 20)):
             self.view.setColumnWidth(c, w)
+        where = [str(self.model.data(self.model.index(r, 3, self.model.index(g, 0))) or "")
+                 for g in range(self.model.rowCount()) for r in range(self.model.rowCount(self.model.index(g, 0)))]
+        self.view.setColumnWidth(3, min(max((advance(w) for w in where), default=0) + 16, 220) if where else 60)
         if observed_row is not None:
             r = next(x for x in table_rows() if x.row == observed_row)
             n = sum(1 for f in self._findings if f.table_row == observed_row)
@@ -137,6 +147,43 @@ class FindingsPanel(QWidget):
             lines.append(f"Typical repair: {f.repair}")
         lines.append(f"{f.severity.value}: {one_line(f.message)}")  # trace text in a message stays inert
         self.detail.setText("\n".join(lines))
+        self._fit_detail()
+
+    def _list_height(self, rows: int) -> int:
+        """Pixels the finding list needs to show ``rows`` rows under its header."""
+        row = self.view.sizeHintForRow(0) if self.model.rowCount() else self.view.fontMetrics().lineSpacing() + 4
+        return self.view.header().sizeHint().height() + rows * max(row, 1) + 2 * self.view.frameWidth()
+
+    def _fit_detail(self) -> None:
+        """Give the detail the height its text needs at the current width, leaving the finding
+        list the rows it has (at least three, when it has them); three lines at least, the rest
+        scrolls."""
+        line = self.detail.fontMetrics().lineSpacing()
+        width = self.detail_scroll.viewport().width()
+        need = self.detail.heightForWidth(width) if width > 50 else -1
+        if need < 0:
+            need = self.detail.sizeHint().height()
+        rows = sum(1 + self.model.rowCount(self.model.index(r, 0)) for r in range(self.model.rowCount()))
+        keep = min(rows, 3) * max(self.view.sizeHintForRow(0), 1) if rows else 0
+        if self.isVisible() and self.view.viewport().height() > 0:  # laid out: share what the two have
+            room = self.detail_scroll.height() + self.view.viewport().height() - keep
+        else:  # not laid out yet: estimate from the panel's height
+            lay = self.layout()
+            spacing = lay.spacing() if lay is not None else 0
+            others = sum(w.sizeHint().height() + spacing for w in (self.observed, self.lead) if w.isVisibleTo(self))
+            room = self.height() - others - self._list_height(min(rows, 3)) - 4 * spacing - 4
+        lines = max(3, min(-(-need // line), (room - 2) // line))  # whole lines: none cut in half
+        self.detail_scroll.setFixedHeight(lines * line + 2)  # no part of a next line shows
+
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # Qt override
+        """Refit the detail to the new width and height."""
+        super().resizeEvent(event)
+        self._fit_detail()
+
+    def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # Qt override
+        """Refit the detail once the panel is laid out (its tab made current)."""
+        super().showEvent(event)
+        self._fit_detail()
 
     def _on_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
         f = self.model.finding(current)

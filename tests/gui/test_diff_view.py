@@ -214,6 +214,43 @@ def test_compare_two_selected_traces_and_previous_call(qtbot, settings: QSetting
     assert (dw2.view.diff.trace_a, dw2.view.diff.trace_b) == ("budget-8k", "budget-8k-over")
 
 
+def test_previous_call_disabled_with_the_reason_when_there_is_none(qtbot, settings: QSettings, tmp_path: Path) -> None:
+    """Issue 13 leftover: Compare with Previous Call was enabled on a first call and then said there
+    was none; now it is disabled, its tooltip saying why, and enabled where a previous call exists."""
+    w = _window(qtbot, settings)
+    w.open_database(SAMPLES_DB, remember=False)
+    act = w.compare.act_previous
+    w.select_trace("budget-8k")  # the first call of sess-7f3c21 (then budget-8k-over, budget-8k-replay)
+    assert not act.isEnabled()
+    assert act.toolTip() == "budget-8k is the first call of its conversation: there is no previous call"
+    w.select_trace("history-16k")  # the only call of sess-d40c18
+    assert not act.isEnabled() and "history-16k is the first call" in act.toolTip()
+    w.select_trace("budget-8k-replay")
+    assert act.isEnabled() and act.toolTip() == "Compare with the previous call of the same conversation"
+    with TraceStore.open(SAMPLES_DB) as store:
+        from ctxviewer.diff.conversation import earlier_call_ids
+
+        assert earlier_call_ids(store, store.load("budget-8k-replay")) == ["budget-8k", "budget-8k-over"]
+        assert earlier_call_ids(store, store.load("budget-8k")) == []
+    # an OTel span: its OTel trace id is the conversation; a trace with neither has none
+    src = tmp_path / "agent.otlp.json"
+    oid = "5b8efff798038103d269b633813fc60c"
+    src.write_text(json.dumps(otlp_request(*three_call_spans(oid), resource={"service.name": "agent"})))
+    db = tmp_path / "agent.db"
+    with TraceStore.create(db) as store:
+        import_files([src], store)
+        store.add([replace(store.load(f"{oid}:00000000000000c1"), trace_id="lonely", session_id=None,
+                           source_format="native")])
+    w.open_database(db, remember=False)
+    w.select_trace(f"{oid}:00000000000000c1")
+    assert not act.isEnabled() and "is the first call of its conversation" in act.toolTip()
+    w.select_trace(f"{oid}:00000000000000c3")
+    assert act.isEnabled()
+    w.select_trace("lonely")
+    assert not act.isEnabled()
+    assert act.toolTip() == "lonely is not part of a conversation (no conversation id, not an OTel span)"
+
+
 def test_item_table_shows_messages_dropped_between_calls(qtbot, settings: QSettings, tmp_path: Path) -> None:
     src = tmp_path / "agent.otlp.json"
     oid = "5b8efff798038103d269b633813fc60c"
