@@ -46,6 +46,10 @@ FILTERS = (
     "claude",
     "item(kind == evidence and status == omitted)",
     'text ~ "ignore previous"',
+    "status == error",  # schema 4 (issue 13): span status, agent, operation
+    'agent == "billing-bot-agent"',
+    "agent ~ billing",
+    "operation == chat and status == error",
 )
 SEARCHES = ("ignore previous", "refund", "ship", '"order number"', "igno prev", "shipping delays", "prezzz", "zyzzyva")
 PAGE = 200

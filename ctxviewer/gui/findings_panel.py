@@ -40,6 +40,10 @@ def _plain(name: str) -> QLabel:
     return lab
 
 
+LIST_ROWS = 2
+"""Rows the finding list keeps when the detail below it needs room (a group and its first finding)."""
+
+
 class FindingsPanel(QWidget):
     """Findings of one trace grouped by severity, led by the observed failure (see module docstring)."""
 
@@ -67,17 +71,21 @@ class FindingsPanel(QWidget):
         self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.view.header().setStretchLastSection(False)
         self.view.header().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)  # Message
+        # a small minimum: the detail grows only into the list's rows (_fit_detail), so the panel's
+        # minimum height stays below the height the user's splitters give it
+        self.view.setMinimumHeight(self.view.header().sizeHint().height() + self.view.fontMetrics().lineSpacing() + 8)
         self.view.selectionModel().currentRowChanged.connect(self._on_row)
         self.detail = _plain("findingDetail")
         self.detail.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         # the selected finding in full: as many lines as it needs while the list keeps its rows
-        # (at least three), then it scrolls (never clipped mid-line); :meth:`_fit_detail`
+        # (at least two: a group and its first finding), then it scrolls (never clipped
+        # mid-line); :meth:`_fit_detail`
         self.detail_scroll = QScrollArea()
         self.detail_scroll.setWidgetResizable(True)
         self.detail_scroll.setWidget(self.detail)
         self.detail_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         self.detail_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.detail_scroll.setFixedHeight(self.detail.fontMetrics().lineSpacing() * 3 + 6)
+        self.detail_scroll.setFixedHeight(self.detail.fontMetrics().lineSpacing() * 3 + 2)
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
         bar.addWidget(QLabel("Observed failure:"))
@@ -156,7 +164,7 @@ class FindingsPanel(QWidget):
 
     def _fit_detail(self) -> None:
         """Give the detail the height its text needs at the current width, leaving the finding
-        list the rows it has (at least three, when it has them); three lines at least, the rest
+        list the rows it has (at least two, when it has them: a group and its first finding); three lines at least, the rest
         scrolls."""
         line = self.detail.fontMetrics().lineSpacing()
         width = self.detail_scroll.viewport().width()
@@ -164,14 +172,14 @@ class FindingsPanel(QWidget):
         if need < 0:
             need = self.detail.sizeHint().height()
         rows = sum(1 + self.model.rowCount(self.model.index(r, 0)) for r in range(self.model.rowCount()))
-        keep = min(rows, 3) * max(self.view.sizeHintForRow(0), 1) if rows else 0
+        keep = min(rows, LIST_ROWS) * max(self.view.sizeHintForRow(0), 1) if rows else 0
         if self.isVisible() and self.view.viewport().height() > 0:  # laid out: share what the two have
             room = self.detail_scroll.height() + self.view.viewport().height() - keep
         else:  # not laid out yet: estimate from the panel's height
             lay = self.layout()
             spacing = lay.spacing() if lay is not None else 0
             others = sum(w.sizeHint().height() + spacing for w in (self.observed, self.lead) if w.isVisibleTo(self))
-            room = self.height() - others - self._list_height(min(rows, 3)) - 4 * spacing - 4
+            room = self.height() - others - self._list_height(min(rows, LIST_ROWS)) - 4 * spacing - 4
         lines = max(3, min(-(-need // line), (room - 2) // line))  # whole lines: none cut in half
         self.detail_scroll.setFixedHeight(lines * line + 2)  # no part of a next line shows
 

@@ -311,8 +311,8 @@ def m013_span_columns(db: Database) -> None:
     for col in SPAN_COLUMNS:
         traces.add_column(col, str)
     sql = f"UPDATE traces SET {', '.join(f'{c} = ?' for c in SPAN_COLUMNS)} WHERE trace_id = ?"
-    cur = db.execute("SELECT trace_id, json_extract(json, '$.attributes') FROM details "
-                     "WHERE json_valid(json) AND json_type(json, '$.attributes') = 'object'")
+    cur = db.execute("SELECT trace_id, json_extract(json, '$.attributes') FROM details "  # CASE: in this order
+                     "WHERE CASE WHEN json_valid(json) THEN json_type(json, '$.attributes') END = 'object'")
     while True:
         chunk = cur.fetchmany(5000)
         if not chunk:

@@ -92,6 +92,30 @@ def test_otlp_error_never_ended_and_inherited_agent(tmp_path: Path) -> None:
     assert _ids(db, "agent == planner and not status == error") == [OTEL_T + "b2"]
     assert _ids(db, "operation == chat") == [OTEL_T + "b1", OTEL_T + "b2", OTEL_T + "b3"]
     assert _ids(db, "status in (ok, error)") == [OTEL_T + "b1", OTEL_T + "b3"]
+    with TraceStore.open(db) as store:  # each filter walks its own narrow index (schema 4)
+        for flt, index in (("status == error", "idx_traces_span_status"), ("agent == planner", "idx_traces_agent"),
+                           ("operation == chat", "idx_traces_operation")):
+            where, params = store.filter_where(TraceQuery(text=flt))
+            plan = store._conn.execute(f"EXPLAIN QUERY PLAN SELECT trace_id FROM traces WHERE {where}", params).fetchall()
+            assert f"USING INDEX {index}" in " ".join(str(r[-1]) for r in plan) or \
+                f"USING COVERING INDEX {index}" in " ".join(str(r[-1]) for r in plan), (flt, plan)
+
+
+def test_damaged_details_json_does_not_stop_the_schema_4_back_fill(tmp_path: Path) -> None:
+    import sqlite3
+    from contextlib import closing
+
+    from ctxviewer.store import upgrade_copy
+
+    old, new = tmp_path / "old.db", tmp_path / "new.db"
+    old.write_bytes((DATA / "schema-3.db").read_bytes())
+    with closing(sqlite3.connect(old)) as conn, conn:
+        conn.execute("UPDATE details SET json = '{not json' WHERE trace_id = ?", (OTEL_T + "b2",))
+    upgrade_copy(old, new)
+    with closing(sqlite3.connect(new)) as conn:
+        rows = conn.execute("SELECT trace_id, span_status, agent FROM traces ORDER BY created, trace_id").fetchall()
+    assert rows == [(OTEL_T + "b1", "error", None), (OTEL_T + "b2", None, None), (OTEL_T + "b3", "ok", None),
+                    ("native-with-agent", None, "triage")]
 
 
 # ------------------------------------------------------------------ corpus files
