@@ -48,7 +48,8 @@ def test_check_findings_are_1_bad_input_is_2(tmp_path: Path) -> None:
     assert (code, err) == (2, f"Error: {tmp_path / 'missing.db'}: no such file\n")
     bad = _corrupt_copy(tmp_path)
     code, _, err = run("check", str(bad))
-    assert code == 2 and err.startswith(f"Error: {bad}: cannot read content: ")
+    # which record the damage hits depends on the page layout of samples.db (its content or its details)
+    assert code == 2 and err.startswith((f"Error: {bad}: cannot read content: ", f"Error: {bad}: cannot read trace "))
 
 
 def test_scan_findings_are_1_unreadable_or_skipped_records_are_2(tmp_path: Path) -> None:
