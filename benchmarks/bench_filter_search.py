@@ -46,7 +46,7 @@ FILTERS = (
     "claude",
     "item(kind == evidence and status == omitted)",
     'text ~ "ignore previous"',
-    "status == error",  # schema 4 (issue 13): span status, agent, operation
+    "status == error",  # schema 5 (issue 13): span status, agent, operation
     'agent == "billing-bot-agent"',
     "agent ~ billing",
     "operation == chat and status == error",

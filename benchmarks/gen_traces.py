@@ -304,7 +304,7 @@ def generate(n: int, seed: int = 11, n_docs: int | None = None) -> Iterator[tupl
                 verdict = f"fits, {margin:,} tokens margin"
             created = iso(t)
             fmt = "otel" if rng.random() < 0.7 else "native"
-            # span facts (schema 4) derived from the trace id, so the random stream is unchanged:
+            # span facts (schema 5) derived from the trace id, so the random stream is unchanged:
             # OTel rows are chat calls of an agent named after the service; 1 in 256 ended in error
             facts = (("error" if tid.endswith("00") else "ok"), ("503 upstream unavailable" if tid.endswith("00")
                     else None), f"{service}-agent", "chat") if fmt == "otel" else (None, None, None, None)

@@ -398,7 +398,7 @@ _FAN_OUT = 64
 INDEXED_COLUMNS = frozenset({"trace_id", "created", "model", "input_tokens", "replay_of", "state", "capacity",
                              "omitted_count", "provider", "service", "session_id", "worst_rule",
                              "span_status", "agent", "operation"})
-"""``traces`` columns with an index whose leading column they are (schema 1 to 4)."""
+"""``traces`` columns with an index whose leading column they are (schema 1 to 5)."""
 
 
 def _indexed(node: Any) -> bool:

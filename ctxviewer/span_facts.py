@@ -1,7 +1,7 @@
 """What the span of a model call recorded about the call itself: its status and who made it.
 
 Three values the trace list shows as columns and filters on (stored on each ``traces`` row,
-schema 4, :mod:`ctxviewer.store.schema`), read from ``RequestTrace.attributes`` as the importers
+schema 5, :mod:`ctxviewer.store.schema`), read from ``RequestTrace.attributes`` as the importers
 record them:
 
 * **span status** (:func:`span_status`) -- one word from the OTel span status and end time:
@@ -89,10 +89,10 @@ def operation_name(attributes: Mapping[str, Any]) -> str | None:
 
 
 def row_values(attributes: Mapping[str, Any]) -> tuple[str | None, str | None, str | None, str | None]:
-    """``(span_status, status_message, agent, operation)``: the schema-4 ``traces`` columns
+    """``(span_status, status_message, agent, operation)``: the schema-5 ``traces`` columns
     (:data:`SPAN_COLUMNS`) of a trace with these ``attributes``."""
     return span_status(attributes), status_message(attributes), agent_name(attributes), operation_name(attributes)
 
 
 SPAN_COLUMNS: tuple[str, ...] = ("span_status", "status_message", "agent", "operation")
-"""``traces`` columns written from :func:`row_values` (schema 4), in that order."""
+"""``traces`` columns written from :func:`row_values` (schema 5), in that order."""

@@ -105,13 +105,13 @@ class TraceRow:
     """Conversation id (OTel ``gen_ai.conversation.id``), schema 3."""
     span_status: str | None = None
     """Span status word (:func:`ctxviewer.span_facts.span_status`): ``ok``, ``error``, ``unset`` or
-    ``unfinished`` (never ended); ``None`` when not recorded. Schema 4."""
+    ``unfinished`` (never ended); ``None`` when not recorded. Schema 5."""
     status_message: str | None = None
-    """The span's status message (``otel.status_message``), cut to 500 code points. Schema 4."""
+    """The span's status message (``otel.status_message``), cut to 500 code points. Schema 5."""
     agent: str | None = None
-    """Agent name (``gen_ai.agent.name``, or recorded on an ancestor span). Schema 4."""
+    """Agent name (``gen_ai.agent.name``, or recorded on an ancestor span). Schema 5."""
     operation: str | None = None
-    """Operation name (``gen_ai.operation.name``: ``chat``, ...). Schema 4."""
+    """Operation name (``gen_ai.operation.name``: ``chat``, ...). Schema 5."""
 
     @classmethod
     def from_sql(cls, row: tuple[Any, ...]) -> TraceRow:

@@ -52,7 +52,7 @@ def test_declining_the_offer_writes_nothing(qtbot, tmp_path: Path, settings: QSe
 
 def test_schema_3_database_upgrades_with_span_status_and_agent(qtbot, tmp_path: Path, settings: QSettings,
                                                                monkeypatch) -> None:
-    """Schema 4 (issue 13): the window's upgraded copy of a schema-3 database has the span status,
+    """Schema 5 (issue 13): the window's upgraded copy of a schema-3 database has the span status,
     agent and operation filled from each trace's stored attributes."""
     from ctxviewer.columns import TRACE_COLUMNS
 

@@ -1,6 +1,6 @@
 """Issue 13: the trace list's span status and agent / operation -- what the importers record
 (``gen_ai.agent.name`` on the call or inherited from an ancestor span, ``gen_ai.operation.name``,
-the OTel span status), what the store keeps on each ``traces`` row (schema 4) and which traces
+the OTel span status), what the store keeps on each ``traces`` row (schema 5) and which traces
 the ``status`` / ``agent`` / ``operation`` display filters keep, on corpus files and OTLP spans."""
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def test_otlp_error_never_ended_and_inherited_agent(tmp_path: Path) -> None:
     assert _ids(db, "agent == planner and not status == error") == [OTEL_T + "b2"]
     assert _ids(db, "operation == chat") == [OTEL_T + "b1", OTEL_T + "b2", OTEL_T + "b3"]
     assert _ids(db, "status in (ok, error)") == [OTEL_T + "b1", OTEL_T + "b3"]
-    with TraceStore.open(db) as store:  # each filter walks its own narrow index (schema 4)
+    with TraceStore.open(db) as store:  # each filter walks its own narrow index (schema 5)
         for flt, index in (("status == error", "idx_traces_span_status"), ("agent == planner", "idx_traces_agent"),
                            ("operation == chat", "idx_traces_operation")):
             where, params = store.filter_where(TraceQuery(text=flt))
@@ -101,7 +101,7 @@ def test_otlp_error_never_ended_and_inherited_agent(tmp_path: Path) -> None:
                 f"USING COVERING INDEX {index}" in " ".join(str(r[-1]) for r in plan), (flt, plan)
 
 
-def test_damaged_details_json_does_not_stop_the_schema_4_back_fill(tmp_path: Path) -> None:
+def test_damaged_details_json_does_not_stop_the_schema_5_back_fill(tmp_path: Path) -> None:
     import sqlite3
     from contextlib import closing
 

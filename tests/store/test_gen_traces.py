@@ -120,6 +120,10 @@ def test_upgrade_of_an_older_generated_database_keeps_the_generated_facts(tmp_pa
     c.execute("DROP TABLE content_fts")
     c.execute("DROP INDEX idx_traces_session_id")
     c.execute("ALTER TABLE traces DROP COLUMN session_id")
+    for col in ("span_status", "agent", "operation"):  # schema 5's columns (m013_span_columns)
+        c.execute(f"DROP INDEX idx_traces_{col}")
+    for col in ("span_status", "status_message", "agent", "operation"):
+        c.execute(f"ALTER TABLE traces DROP COLUMN {col}")
     c.execute("PRAGMA user_version = 2")
     c.commit()
     c.close()
@@ -133,5 +137,8 @@ def test_upgrade_of_an_older_generated_database_keeps_the_generated_facts(tmp_pa
                                 ).fetchall() == worst
         assert st._conn.execute("SELECT count(*) FROM traces WHERE session_id IS NULL").fetchone() == (0,)
         assert st.search_hits("the", limit=1)  # the full-text index was built
+        # schema 5 back-filled from the generated attributes: every OTel row has a span status and an agent
+        assert st._conn.execute("SELECT count(*) FROM traces WHERE (span_status IS NULL) != (source_format != 'otel') "
+                                "OR (agent IS NULL) != (source_format != 'otel')").fetchone() == (0,)
     with pytest.raises(SystemExit):
         gen.upgrade(old, new)  # never overwrites
