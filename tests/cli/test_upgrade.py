@@ -74,7 +74,7 @@ def test_upgrade_of_a_schema_3_database_back_fills_span_status_agent_and_operati
     old, new = tmp_path / "old.db", tmp_path / "new.db"
     old.write_bytes(SCHEMA_3.read_bytes())
     code, _, err = run("list", str(old))
-    assert code == 1 and f"{old}: uses an older schema (3; current {SCHEMA_VERSION})" in err
+    assert code == 2 and f"{old}: uses an older schema (3; current {SCHEMA_VERSION})" in err
     code, out, err = run("upgrade", str(old), "-o", str(new))
     assert code == 0, err
     assert out.strip() == f"wrote {new}: schema 3 -> {SCHEMA_VERSION}, 4 trace(s); {old} is unchanged"
