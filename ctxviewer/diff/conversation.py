@@ -61,10 +61,14 @@ class DroppedMessage:
 def conversation_key(trace: RequestTrace) -> str | None:
     """``"session:<id>"`` when the trace has a ``session_id``, else ``"otel:<trace id>"`` for an OTel
     span (``trace_id`` ``"<otel trace id>:<span id>"``), else ``None`` (not part of a conversation)."""
-    if trace.session_id:
-        return "session:" + trace.session_id
-    if trace.source_format == "otel" and ":" in trace.trace_id:
-        otel_id = trace.trace_id.split(":", 1)[0]
+    return _key(trace.session_id, trace.source_format, trace.trace_id)
+
+
+def _key(session_id: str | None, source_format: str | None, trace_id: str) -> str | None:
+    if session_id:
+        return "session:" + session_id
+    if source_format == "otel" and ":" in trace_id:
+        otel_id = trace_id.split(":", 1)[0]
         if otel_id and otel_id != "-":
             return "otel:" + otel_id
     return None
@@ -152,13 +156,7 @@ def with_derived_omissions(cur: RequestTrace, dropped: tuple[DroppedMessage, ...
 
 def _row_key(row: TraceRow) -> str | None:
     """:func:`conversation_key` of a narrow list row (it holds the fields the key reads)."""
-    if row.session_id:
-        return "session:" + row.session_id
-    if row.source_format == "otel" and ":" in row.trace_id:
-        otel_id = row.trace_id.split(":", 1)[0]
-        if otel_id and otel_id != "-":
-            return "otel:" + otel_id
-    return None
+    return _key(row.session_id, row.source_format, row.trace_id)
 
 
 def earlier_call_ids(store: TraceSource, trace: RequestTrace) -> list[str]:
