@@ -13,19 +13,18 @@ from __future__ import annotations
 import base64
 import binascii
 import itertools
-import re
 from typing import Callable, Iterator
 
 from ..findings import Severity
-from ._api import Hit
+from ._api import Hit, LazyPattern
 from .prefilter import finditer
 
-_HEX = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){12,}(?![0-9A-Za-z])")
-_HEX_CHARS = re.compile(r"[0-9a-fA-F]{24,}")
-_B64 = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{20,}={0,2}(?![A-Za-z0-9+/=])")
-_WORDS = re.compile(r"[A-Za-z]{2,}")
-_BINARY = re.compile(r"(?<![01])(?:[01]{6,9}[ \t]+){7,}[01]{6,9}(?![01])")
-_MORSE = re.compile(r"(?<![.\-/\w])(?:[.\-]{1,6}[ ]+(?:/[ ]+)?){7,}[.\-]{1,6}(?![.\-\w])")
+_HEX = LazyPattern(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){12,}(?![0-9A-Za-z])")
+_HEX_CHARS = LazyPattern(r"[0-9a-fA-F]{24,}")
+_B64 = LazyPattern(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{20,}={0,2}(?![A-Za-z0-9+/=])")
+_WORDS = LazyPattern(r"[A-Za-z]{2,}")
+_BINARY = LazyPattern(r"(?<![01])(?:[01]{6,9}[ \t]+){7,}[01]{6,9}(?![01])")
+_MORSE = LazyPattern(r"(?<![.\-/\w])(?:[.\-]{1,6}[ ]+(?:/[ ]+)?){7,}[.\-]{1,6}(?![.\-\w])")
 _MORSE_CODE = {
     ".-": "a", "-...": "b", "-.-.": "c", "-..": "d", ".": "e", "..-.": "f", "--.": "g", "....": "h", "..": "i",
     ".---": "j", "-.-": "k", ".-..": "l", "--": "m", "-.": "n", "---": "o", ".--.": "p", "--.-": "q", ".-.": "r",

@@ -13,18 +13,18 @@ import re
 from typing import Iterator
 
 from ..findings import Severity
-from ._api import Hit
+from ._api import Hit, LazyPattern
 from .prefilter import finditer
 
-_MD_IMAGE = re.compile(r"!\[[^\]\n]{0,200}\]\(\s*<?(?P<url>(?:https?:)?//[^)\s>]+)")
-_HTML_IMAGE = re.compile(r"<img\b[^>]*?\bsrc\s*=\s*[\"']?(?P<url>(?:https?:)?//[^\"'\s>]+)", re.IGNORECASE)
-_MD_LINK = re.compile(r"(?<!!)\[[^\]\n]{0,200}\]\(\s*<?(?P<url>(?:https?:)?//[^)\s>]+)")
-_PLACEHOLDER = re.compile(
+_MD_IMAGE = LazyPattern(r"!\[[^\]\n]{0,200}\]\(\s*<?(?P<url>(?:https?:)?//[^)\s>]+)")
+_HTML_IMAGE = LazyPattern(r"<img\b[^>]*?\bsrc\s*=\s*[\"']?(?P<url>(?:https?:)?//[^\"'\s>]+)", re.IGNORECASE)
+_MD_LINK = LazyPattern(r"(?<!!)\[[^\]\n]{0,200}\]\(\s*<?(?P<url>(?:https?:)?//[^)\s>]+)")
+_PLACEHOLDER = LazyPattern(
     r"\{[^}]{1,40}\}|\[[A-Z_ ]{3,40}\]|\$[A-Z_]{3,}|<[A-Za-z_ ]{3,40}>|%[A-Z_]{3,}%|\bINSERT\b|\bDATA\b|\bSECRET\b"
     r"|\b(?:conversation|history|password|secret|token|apikey|api_key|email|summary|chat|prompt|memory|data)=(?:\W|$)",
 )
-_DATA_PARAM = re.compile(r"[?&][\w.-]+=([^&#\s]{12,})")
-_APPEND = re.compile(r"\b(?:append|add|include|insert|replace|encode|fill\s+in)\b[^.\n]{0,60}\b(?:url|link|query|parameter|image)\b",
+_DATA_PARAM = LazyPattern(r"[?&][\w.-]+=([^&#\s]{12,})")
+_APPEND = LazyPattern(r"\b(?:append|add|include|insert|replace|encode|fill\s+in)\b[^.\n]{0,60}\b(?:url|link|query|parameter|image)\b",
                      re.IGNORECASE)
 
 

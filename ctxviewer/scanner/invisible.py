@@ -11,19 +11,18 @@ come from :func:`ctxviewer.visible.reveal` (one helper for every surface).
 
 from __future__ import annotations
 
-import re
 from typing import Iterator
 
 from ..findings import Severity
-from ._api import Hit
+from ._api import Hit, LazyPattern
 from .prefilter import finditer
 
-TAGS = re.compile("[\U000e0000-\U000e007f]+")
-VARIATION_RUN = re.compile("[\U000e0100-\U000e01ef]{4,}")
-ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\u180e\ufeff\u2062\u2063\u2064]")
-ZW_RUN = re.compile("[\u200b\u200c\u200d\u2060\u180e\ufeff\u2062\u2063\u2064]{3,}")
-ZW_IN_WORD = re.compile("(?<=[A-Za-z])[\u200b\u2060\u180e\ufeff\u2062\u2063\u2064\u200c\u200d]+(?=[A-Za-z])")
-BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]+")
+TAGS = LazyPattern("[\U000e0000-\U000e007f]+")
+VARIATION_RUN = LazyPattern("[\U000e0100-\U000e01ef]{4,}")
+ZERO_WIDTH = LazyPattern("[\u200b\u200c\u200d\u2060\u180e\ufeff\u2062\u2063\u2064]")
+ZW_RUN = LazyPattern("[\u200b\u200c\u200d\u2060\u180e\ufeff\u2062\u2063\u2064]{3,}")
+ZW_IN_WORD = LazyPattern("(?<=[A-Za-z])[\u200b\u2060\u180e\ufeff\u2062\u2063\u2064\u200c\u200d]+(?=[A-Za-z])")
+BIDI = LazyPattern("[\u202a-\u202e\u2066-\u2069]+")
 
 _NAMES = {  # for the reasons
     "\u200b": "ZWSP", "\u200c": "ZWNJ", "\u200d": "ZWJ", "\u2060": "WJ", "\u180e": "MVS", "\ufeff": "BOM",

@@ -413,6 +413,15 @@ class _Registry:
             self.spec_of[pattern] = sid
         return sid
 
+    def known(self, pattern: PatternLike) -> bool:
+        """Whether ``pattern``'s start set is at hand without deriving it: seen before, or in the
+        shipped table (:mod:`ctxviewer.scanner.start_table`)."""
+        if pattern in self.spec_of:
+            return True
+        from .start_table import key, shipped
+
+        return key(pattern) in shipped()
+
     def automaton(self) -> _Compiled:
         compiled = self.compiled
         if compiled is not None:
@@ -517,8 +526,20 @@ def finditer(pattern: PatternLike, text: str, *, force: bool = False) -> Iterato
     """The matches of ``pattern.finditer(text)``, in order -- found by trying ``pattern`` only
     where its start set occurs in a long ``text`` (see the module docstring). ``force`` uses the
     prefilter whatever the text's length or the literals' density (for tests); inside
-    :func:`plain` the engine's own ``finditer`` is used (the reference the prefilter must equal)."""
-    if getattr(_LOCAL, "plain", False) or (len(text) < MIN_CHARS and not force):
+    :func:`plain` the engine's own ``finditer`` is used (the reference the prefilter must equal).
+
+    A pattern not compiled yet (:class:`ctxviewer.scanner._api.LazyPattern`) is compiled only when
+    its start set occurs in ``text`` at a position its line-start guard lets through, also in a
+    short text: a text where it cannot start a match gives no match without compiling it (issue 11:
+    compiling the ~90 rule patterns was most of a cold ``ctxviewer show``)."""
+    if getattr(_LOCAL, "plain", False):
+        return pattern.finditer(text)
+    if len(text) < MIN_CHARS and not force:
+        if is_compiled(pattern) or not _REGISTRY.known(pattern):
+            return pattern.finditer(text)  # the engine's own loop is cheapest on a short text
+        sid = _REGISTRY.spec_id(pattern)
+        if sid is not None and not _viable(text, _index_for(text), sid, _REGISTRY.guard_of.get(pattern)):
+            return iter(())
         return pattern.finditer(text)
     sid = _REGISTRY.spec_id(pattern)
     if sid is None:
@@ -527,7 +548,21 @@ def finditer(pattern: PatternLike, text: str, *, force: bool = False) -> Iterato
     cands = index.positions(sid)
     if not force and len(cands) > MAX_DENSITY * len(text):
         return pattern.finditer(text)
-    return _matches_at(_compiled(pattern), text, cands, index.folded, _REGISTRY.guard_of.get(pattern))
+    return _matches_at(pattern, text, cands, index.folded, _REGISTRY.guard_of.get(pattern))
+
+
+def is_compiled(pattern: PatternLike) -> bool:
+    """True for an ``re.Pattern`` and a :class:`ctxviewer.scanner._api.LazyPattern` already compiled."""
+    return getattr(pattern, "_compiled", True) is not None
+
+
+def _viable(text: str, index: _Index, sid: int, guard: tuple[str, ...] | None) -> bool:
+    """Whether some candidate start of set ``sid`` in ``text`` passes ``guard`` (where a match may start)."""
+    cands = index.positions(sid)
+    if guard is None:
+        return any(c <= len(text) for c in cands)
+    folded, skip = index.folded, _FOLDED_SPACE.match
+    return any(c <= len(text) and folded.startswith(guard, skip(folded, c).end()) for c in cands)  # type: ignore[union-attr]
 
 
 @contextmanager
@@ -547,7 +582,7 @@ _FOLDED_SPACE = re.compile("[ \n]*")
 
 def _matches_at(pattern: PatternLike, text: str, cands: list[int], folded: str,
                 guard: tuple[str, ...] | None) -> Iterator[re.Match[str]]:
-    match = pattern.match
+    match = None  # compiled at the first candidate the guard lets through (finditer's docstring)
     skip = _FOLDED_SPACE.match
     n = len(text)
     pos = 0
@@ -556,6 +591,8 @@ def _matches_at(pattern: PatternLike, text: str, cands: list[int], folded: str,
             continue
         if guard is not None and not folded.startswith(guard, skip(folded, c).end()):  # type: ignore[union-attr]
             continue  # line_start_guard(): after the white space, nothing REST can start with
+        if match is None:
+            match = _compiled(pattern).match
         m = match(text, c)
         if m is not None:
             yield m

@@ -71,13 +71,21 @@ _LEARNT: list[int] = []
 
 
 def _learn() -> None:
-    """Derive every rule's start set once, before the first long text (one automaton build,
-    about half a second; a cancelled import stops between patterns)."""
+    """Learn every rule's start set once, before the first scan that uses the prefilter (one
+    automaton build): a few ms from the shipped table (:mod:`.start_table`), about half a second
+    when they must be derived; a cancelled import stops between patterns."""
     if len(_LEARNT) != len(RULES):
         for pattern in dict.fromkeys(all_patterns()):
             checkpoint()
             prefilter.learn([pattern])
         _LEARNT[:] = range(len(RULES))
+
+
+def _table_at_hand() -> bool:
+    """Whether the shipped start-set table is current (:mod:`.start_table`): learning costs no derivation."""
+    from .start_table import shipped  # not at import: ``python -m ctxviewer.scanner.start_table`` runs it
+
+    return bool(shipped())
 
 
 def scan_text(text: str, *, _depth: int = 0) -> list[Hit]:
@@ -87,8 +95,8 @@ def scan_text(text: str, *, _depth: int = 0) -> list[Hit]:
     reason. Texts over :data:`WINDOW_CHARS` are scanned window by window. Never raises for a ``str``
     (except :class:`ctxviewer.interrupt.Interrupted` inside a cancelled import).
     """
-    if len(text) >= prefilter.MIN_CHARS:
-        _learn()
+    if len(text) >= prefilter.MIN_CHARS or _table_at_hand():
+        _learn()  # also before a short text when learning derives nothing: the prefilter then spares compiles
     if len(text) <= WINDOW_CHARS:
         return _scan(text, _depth)
     hits: list[Hit] = []

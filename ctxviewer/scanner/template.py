@@ -10,11 +10,10 @@ the system, so a lone "User:" field in a form does not fire.
 
 from __future__ import annotations
 
-import re
 from typing import Iterator
 
 from ..findings import Severity
-from ._api import Hit, PatternRule, rx
+from ._api import Hit, LazyPattern, PatternRule, rx
 from .prefilter import finditer
 
 _SPECIAL = PatternRule(
@@ -36,18 +35,18 @@ _SPECIAL = PatternRule(
     ),
 )
 
-_SHOUTED = re.compile(r"\[(?:SYSTEM|ADMIN|ADMINISTRATOR|DEVELOPER|ROOT|OPERATOR|OVERRIDE)(?:[ _](?:REQUEST|MESSAGE|NOTE|OVERRIDE|INSTRUCTIONS?|COMMAND|PROMPT))?\s*::?"
+_SHOUTED = LazyPattern(r"\[(?:SYSTEM|ADMIN|ADMINISTRATOR|DEVELOPER|ROOT|OPERATOR|OVERRIDE)(?:[ _](?:REQUEST|MESSAGE|NOTE|OVERRIDE|INSTRUCTIONS?|COMMAND|PROMPT))?\s*::?"
                       r"|(?<![\w/.-])(?:SYSTEM|ADMIN|DEVELOPER)(?:[ _](?:MESSAGE|NOTE|OVERRIDE|INSTRUCTIONS?|REQUEST|PROMPT|COMMAND))?\s*:(?!/)(?=\s+[A-Z])")
 """Upper-case system or admin labels inside a line ("... Ltd. SYSTEM: This domain is ...",
 "[ADMIN REQUEST::"), case-sensitive so field names such as "System: Linux" do not fire."""
 
-_PSEUDO_TAG = re.compile(
+_PSEUDO_TAG = LazyPattern(
     r"<\s*[\\/]?\s*(?=[^<>\n]{0,60}\b(?:MODE|MODUS|MODO|MODALIT\w*|OVERRIDE|SYSTEM\w*|SYST\w+ME|SISTEMA|ADMIN\w*|DEBUG|DEVELOPER|РЕЖИМ\w*|СИСТЕМ\w*)\b)"
     r"[A-ZÀ-ÝА-Я_][A-ZÀ-ÝА-Я_ ]{2,60}[A-ZÀ-ÝА-Я_]\s*>")
 """Upper-case pseudo tags that announce a mode switch (``<ENTERING SECURITY OVERRIDE MODE>``,
 ``<MODALITÀ SISTEMA>``), in any Latin or Cyrillic script."""
 
-_ROLE_LINE = re.compile(
+_ROLE_LINE = LazyPattern(
     r"(?m)^[ \t]*(?:#{1,4}\s*|\*\*)?(Human|User|Assistant|AI|Bot|Model|Chatbot|ChatGPT|GPT|Claude|Gemini|Llama)\s*(?:\*\*)?:",
 )
 

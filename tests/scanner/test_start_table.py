@@ -13,8 +13,9 @@ def test_the_shipped_table_is_current_for_every_rule_pattern() -> None:
     """Regenerate with `python -m ctxviewer.scanner.start_table` when this fails."""
     shipped = json.loads(assets.read_text(start_table.RESOURCE))
     fresh = start_table.build(dict.fromkeys(all_patterns()))
-    assert shipped["fingerprint"] == start_table.fingerprint()
-    assert shipped == fresh
+    stale = "the shipped start-set table is not current: run `python -m ctxviewer.scanner.start_table` and commit it"
+    assert shipped["fingerprint"] == start_table.fingerprint(), stale
+    assert shipped == fresh, stale
     assert len(shipped["patterns"]) == 89
 
 

@@ -1,0 +1,66 @@
+"""A rule pattern is compiled only where its start set says it may match (issue 11: a cold
+``ctxviewer show`` spent most of its time compiling ~90 patterns over short texts that could not
+match them). The matches stay exactly the engine's: every rule pattern over every labelled text."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from ctxviewer.scanner import prefilter, start_table
+from ctxviewer.scanner._api import LazyPattern
+from ctxviewer.scanner.prefilter import finditer
+from ctxviewer.scanner.registry import _learn, all_patterns
+
+
+def _fresh_copies() -> list[LazyPattern]:
+    """Uncompiled copies of every rule pattern (same text and flags, so the shipped table knows them)."""
+    _learn()
+    return [LazyPattern(p.pattern, p.flags) for p in dict.fromkeys(all_patterns())]
+
+
+def test_a_short_benign_text_compiles_only_the_patterns_that_may_start_in_it() -> None:
+    copies = _fresh_copies()
+    assert len(copies) == 89
+    assert all(start_table.key(p) in start_table.shipped() for p in copies)
+    text = "The parcel left the warehouse on Monday; tracking number 1Z999AA10123456784."
+    assert len(text) < prefilter.MIN_CHARS
+    found = {p.pattern: [m.span() for m in finditer(p, text)] for p in copies}
+    assert found == {p.pattern: [m.span() for m in re.compile(p.pattern, p.flags).finditer(text)] for p in copies}
+    assert found["[A-Za-z]{2,}"][:2] == [(0, 3), (4, 10)]  # words: the one hit-bearing pattern here
+    assert sum(map(len, found.values())) == 10
+    compiled = [p for p in copies if prefilter.is_compiled(p)]
+    no_set = {p.pattern for p in copies if start_table.shipped()[start_table.key(p)][0] is None}
+    # the five without a start set (they may start at any letter or digit: see test_prefilter) and
+    # the nine whose start set occurs here ("the ", the start of the text, "use" in "warehouse",
+    # the digits of the tracking number, ...)
+    assert len(no_set) == 5 and no_set <= {p.pattern for p in compiled}
+    assert len(compiled) == 14, [p.pattern[:50] for p in compiled]
+    assert "(?:\\b(?:hypothetically" in "".join(p.pattern for p in copies if not prefilter.is_compiled(p))
+
+
+def test_every_rule_pattern_finds_the_engines_matches_in_every_labelled_text(shared: Path) -> None:
+    rows = [json.loads(line) for line in (shared / "injection" / "labelled.jsonl").read_text("utf-8").splitlines()
+            if line.strip()]
+    texts = [r["text"] for r in rows if len(r["text"]) < prefilter.MIN_CHARS][::2]
+    assert len(texts) > 2000
+    reference = {p: p.compiled() for p in _fresh_copies()}
+    skipped = 0
+    for text in texts:
+        for p, engine in reference.items():
+            lazy = LazyPattern(p.pattern, p.flags)
+            assert [m.span() for m in finditer(lazy, text)] == [m.span() for m in engine.finditer(text)], (p.pattern[:60], text[:80])
+            skipped += not prefilter.is_compiled(lazy)
+    assert skipped > len(texts) * len(reference) // 2  # most pattern/text pairs need no compile at all
+
+
+def test_a_long_text_compiles_a_pattern_at_its_first_viable_candidate_only() -> None:
+    copies = _fresh_copies()
+    text = ("The quarterly report covers revenue, costs and staffing in the northern region; "
+            "figures are in thousands of euros.\n") * 20
+    assert len(text) >= prefilter.MIN_CHARS
+    found = {p.pattern: [m.span() for m in finditer(p, text)] for p in copies}
+    compiled = sum(prefilter.is_compiled(p) for p in copies)
+    assert found == {p.pattern: [m.span() for m in re.compile(p.pattern, p.flags).finditer(text)] for p in copies}
+    assert compiled == 15  # of 89: the five without a start set and ten whose set occurs here
