@@ -14,10 +14,30 @@ No Qt here.
 
 from __future__ import annotations
 
-from .items import CHANGE_ORDER, Change, ItemDiff, diff_items
-from .request import diff_traces, first_divergence
-from .result import TraceDiff
-from .words import Segment, WordDiff, word_diff
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .items import CHANGE_ORDER, Change, ItemDiff, diff_items
+    from .request import diff_traces, first_divergence
+    from .result import TraceDiff
+    from .words import Segment, WordDiff, word_diff
+
+_HOME = {"CHANGE_ORDER": "items", "Change": "items", "ItemDiff": "items", "diff_items": "items",
+         "diff_traces": "request", "first_divergence": "request", "TraceDiff": "result",
+         "Segment": "words", "WordDiff": "words", "word_diff": "words"}
+"""Where each public name lives: imported on first use (issue 11: ``show`` needs only
+:mod:`.conversation`, not the whole diff)."""
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CHANGE_ORDER",
