@@ -169,12 +169,12 @@ def build_pools(rng: random.Random, n_docs: int) -> Pools:
     return pools
 
 
-def put(pools: Pools, blobs: list[tuple[str, str, int]], text: str) -> str:
-    """The hex sha256 of ``text``; queue a ``blobs`` row the first time the text is seen."""
+def put(pools: Pools, blobs: list[tuple[bytes, str, int]], text: str) -> bytes:
+    """The sha256 digest of ``text`` (32 bytes: the store's content address since schema 6);
+    queue a ``blobs`` row the first time the text is seen."""
     raw = text.encode("utf-8")
-    digest = sha256(raw)
-    key = digest.digest()[:12]
-    h = digest.hexdigest()
+    h = sha256(raw).digest()
+    key = h[:12]
     if key not in pools.stored:
         pools.stored.add(key)
         blobs.append((h, text, len(raw)))
@@ -217,7 +217,7 @@ def generate(n: int, seed: int = 11, n_docs: int | None = None) -> Iterator[tupl
         policy_hash = put(pools, blobs, policy_text)
         tool_rows = [(name, put(pools, blobs, schema), tokens_of(schema)) for name, schema in pools.tools[service]]
         turns = min(30, 1 + int(rng.expovariate(1 / 4)))
-        history: list[tuple[str, str, int, str, int]] = []  # (role, hash, tokens, item id, turn)
+        history: list[tuple[str, bytes, int, str, int]] = []  # (role, digest, tokens, item id, turn)
         for turn in range(turns):
             if made >= n:
                 break
@@ -228,7 +228,7 @@ def generate(n: int, seed: int = 11, n_docs: int | None = None) -> Iterator[tupl
             user_text = pools.text(rng.randint(600, 2500) if long else rng.randint(8, 160))
             user_hash = put(pools, blobs, user_text)
             # (kind, item_id, role, hash, tokens, priority, trust, source)
-            cand: list[tuple[str, str, str | None, str, int, float, str, str | None]] = [
+            cand: list[tuple[str, str, str | None, bytes, int, float, str, str | None]] = [
                 ("policy", "policy", "system", policy_hash, tokens_of(policy_text), 100.0, "trusted",
                  json.dumps({"document_id": f"{service}-policy@{version}", "store": "policies"}, sort_keys=True)),
             ]
@@ -253,7 +253,7 @@ def generate(n: int, seed: int = 11, n_docs: int | None = None) -> Iterator[tupl
             room = capacity - reserve
             status = ["retained"] * len(cand)
             reason: list[str | None] = [None] * len(cand)
-            seen_hash: set[str] = set()
+            seen_hash: set[bytes] = set()
             for i, c in enumerate(cand):
                 if c[0] == "evidence" and c[3] in seen_hash:
                     status[i], reason[i] = "omitted", "duplicate"

@@ -13,8 +13,9 @@ implements (``docs/store-interface.md``).
 Layout and invariants
 ---------------------
 The list view reads only the narrow ``traces`` table; payloads live elsewhere and are read only
-for the selected trace. Text content is stored once, addressed by the hex sha256 of its UTF-8
-bytes, so two traces (or a request and its replay) sharing an item text share one ``blobs`` row,
+for the selected trace. Text content is stored once, addressed by the sha256 of its UTF-8
+bytes (the 32-byte digest inside the database since schema 6; its 64-character hex wherever a user
+sees it: ``request.sha256``, :meth:`TraceStore.blob`, :func:`content_hash`), so two traces (or a request and its replay) sharing an item text share one ``blobs`` row,
 and a trace references an unchanged stored copy. The schema version is ``PRAGMA user_version``
 (:data:`SCHEMA_VERSION`); ``_sqlite_migrations`` (sqlite-utils) lists the named steps applied.
 Every "not recorded" value is ``NULL``.
@@ -63,7 +64,9 @@ Tables and columns
     schema 5: ``idx_traces_span_status``, ``idx_traces_agent``, ``idx_traces_operation``.
 
 ``blobs`` -- content-addressed text (item contents, serialized requests).
-    ``hash`` TEXT PK -- hex sha256 of the UTF-8 text.
+    ``hash`` BLOB PK -- sha256 digest of the UTF-8 text, 32 bytes (:func:`content_digest`; hex
+    TEXT before schema 6: a database upgraded from one keeps the declared type TEXT, holding
+    BLOB values -- ``schema.HASH_COLUMNS``).
     ``text`` TEXT NOT NULL -- the content, unchanged.
     ``bytes`` INTEGER -- UTF-8 length of ``text`` in bytes.
     Rows are never rewritten; a replaced trace's unreferenced blobs stay (they are an
@@ -88,7 +91,8 @@ Tables and columns
     (schema >= 2).
     ``tokens_encoding`` TEXT -- tiktoken encoding of ``tokens`` (``cl100k_base``); NULL if not
     recorded (schema >= 2).
-    ``content_hash`` TEXT -- ``blobs.hash`` of the content; NULL when the content was not kept.
+    ``content_hash`` BLOB -- ``blobs.hash`` of the content (32 bytes); NULL when the content was
+    not kept.
     Index: ``idx_items_content_hash`` (content_hash).
 
 ``details`` -- the rest of each trace, read only when that trace is selected.
@@ -96,8 +100,8 @@ Tables and columns
     ``json`` TEXT NOT NULL -- ``serialize.trace_to_dict(trace)`` without ``items`` and without
     ``request.content`` (endpoint, policy, user request, budget, usage, response, tool calls
     with checks, validations, attributes, ...).
-    ``request_hash`` TEXT -- ``blobs.hash`` of the serialized request when its content was
-    stored (it is also ``request.sha256`` in ``json``); NULL when only a reference was kept.
+    ``request_hash`` BLOB -- ``blobs.hash`` of the serialized request (32 bytes) when its content
+    was stored (its hex is ``request.sha256`` in ``json``); NULL when only a reference was kept.
 
 ``trace_findings`` -- each finding rule of each trace (schema 3; the display filter's ``finding``),
     WITHOUT ROWID.
@@ -111,7 +115,8 @@ Tables and columns
     when the text is first stored; tokenizer ``unicode61 remove_diacritics 0``, prefixes 2 and 3.
 
 ``token_counts`` -- cache of token counts.
-    ``content_hash`` TEXT, ``encoding`` TEXT -- PK: sha256 of the text and tiktoken encoding.
+    ``content_hash`` BLOB, ``encoding`` TEXT -- PK: sha256 digest of the text (32 bytes) and
+    tiktoken encoding.
     ``tokens`` INTEGER NOT NULL -- the count, tokens.
 
 ``_sqlite_migrations`` -- sqlite-utils' record of applied schema steps
@@ -123,7 +128,7 @@ No Qt here.
 from .query import SORTABLE, TraceQuery, TraceRow
 from .schema import SCHEMA_VERSION, OldSchemaError, StoreError
 from .source import TraceSource
-from .store import TraceStore, content_hash
+from .store import TraceStore, content_digest, content_hash
 from .upgrade import UpgradeResult, upgrade_copy
 
 __all__ = [
@@ -136,6 +141,7 @@ __all__ = [
     "TraceSource",
     "TraceStore",
     "UpgradeResult",
+    "content_digest",
     "content_hash",
     "upgrade_copy",
 ]

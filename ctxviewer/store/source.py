@@ -161,7 +161,8 @@ class TraceSource(Protocol):
         ...
 
     def blob(self, sha256: str) -> str | None:
-        """The stored text whose UTF-8 sha256 is ``sha256`` (hex), or ``None``."""
+        """The stored text whose UTF-8 sha256 is ``sha256``, given as 64 hex characters (as users
+        see it in ``request.sha256``; how a backend keys it inside is its own affair), or ``None``."""
         ...
 
     def session_trace_ids(self, session_id: str) -> builtins.list[str]:

@@ -98,9 +98,16 @@ _MEMBER = "(traces.trace_id IN ("
 """How a compiled ``finding`` / ``text`` term starts (:mod:`ctxviewer.filters`): membership in a list of trace ids."""
 
 
+def content_digest(text: str) -> bytes:
+    """The 32-byte sha256 digest of ``text`` encoded as UTF-8 (lone surrogates kept): the key of
+    its row in ``blobs`` and of its ``token_counts`` (schema 6 stores the digest, not its hex)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
 def content_hash(text: str) -> str:
-    """Hex sha256 of ``text`` encoded as UTF-8: the key of its row in ``blobs``."""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    """Hex sha256 of ``text`` encoded as UTF-8 (64 characters): the content address users see
+    (``request.sha256``, :meth:`TraceStore.blob`); ``content_digest(text).hex()``."""
+    return content_digest(text).hex()
 
 
 _SOURCE_KEYS = {"store": str, "document_id": str, "url": str, "turn": int}
@@ -158,7 +165,7 @@ class TraceStore:
         self.readonly = readonly
         self._conn = conn
         self._db_: Database | None = None
-        self._pending_counts: dict[tuple[str, str], int] = {}
+        self._pending_counts: dict[tuple[bytes, str], int] = {}  # (content digest, encoding) -> tokens
         self._closed = False
 
     @property
@@ -414,9 +421,19 @@ class TraceStore:
         return int(row[0] or 0)
 
     def blob(self, sha256: str) -> str | None:
-        """The stored text whose UTF-8 sha256 is ``sha256`` (hex), or ``None`` if not stored."""
+        """The stored text whose UTF-8 sha256 is ``sha256``, given as 64 hex characters (as users
+        see it: ``request.sha256``, :func:`content_hash`; the database keys it by the 32-byte
+        digest), or ``None`` if not stored or ``sha256`` is not hex."""
         try:
-            row = self._conn.execute("SELECT text FROM blobs WHERE hash = ?", (sha256,)).fetchone()
+            digest = bytes.fromhex(sha256)
+        except ValueError:
+            return None
+        return self._blob(digest)
+
+    def _blob(self, digest: bytes) -> str | None:
+        """The stored text whose key in ``blobs`` is ``digest`` (32 bytes), or ``None``."""
+        try:
+            row = self._conn.execute("SELECT text FROM blobs WHERE hash = ?", (digest,)).fetchone()
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot read content", exc) from None
         return None if row is None else str(row[0])
@@ -502,7 +519,7 @@ class TraceStore:
         try:
             d = json.loads(row[0])
             if row[1] is not None:
-                d.setdefault("request", {})["content"] = self.blob(row[1])
+                d.setdefault("request", {})["content"] = self._blob(row[1])
             d["items"] = []
             trace = trace_from_dict(d)
         except (ValueError, TypeError) as exc:  # TraceFormatError and json errors are ValueErrors
@@ -519,7 +536,7 @@ class TraceStore:
         counts in ``token_counts`` with the next :meth:`add` or at :meth:`close`; read-only stores
         keep them in memory only.
         """
-        key = (content_hash(text), encoding)
+        key = (content_digest(text), encoding)
         cached = self._pending_counts.get(key)
         if cached is not None:
             return cached
@@ -542,9 +559,9 @@ class TraceStore:
         (:func:`ctxviewer.tokens.count_many`). Raises like :meth:`token_count`."""
         from ..tokens import count_many
 
-        keys = {t: content_hash(t) for t in dict.fromkeys(texts)}  # each distinct text hashed once
+        keys = {t: content_digest(t) for t in dict.fromkeys(texts)}  # each distinct text hashed once
         known: dict[str, int] = {}
-        ask: dict[str, str] = {}  # hash -> text, not counted in this run yet
+        ask: dict[bytes, str] = {}  # digest -> text, not counted in this run yet
         for text, h in keys.items():
             n = self._pending_counts.get((h, encoding))
             if n is None:
@@ -680,9 +697,10 @@ class TraceStore:
             raise self._fail("cannot rebuild the search index", exc) from None
         return n
 
-    def _put_blob(self, text: str, *, searchable: bool = False) -> str:
-        """Store ``text`` once by hash; a new item text (``searchable``) joins ``content_fts``."""
-        h = content_hash(text)
+    def _put_blob(self, text: str, *, searchable: bool = False) -> bytes:
+        """Store ``text`` once by its sha256 digest (returned, 32 bytes); a new item text
+        (``searchable``) joins ``content_fts``."""
+        h = content_digest(text)
         cur = self._conn.execute(
             "INSERT OR IGNORE INTO blobs (hash, text, bytes) VALUES (?, ?, ?)",
             (h, text, len(text.encode("utf-8", "surrogatepass"))),
@@ -720,11 +738,11 @@ class TraceStore:
             )
         details = trace_to_dict(replace(t, items=()))  # items live in their own table
         details.pop("items", None)
-        request_hash = None
+        request_hash: bytes | None = None
         if t.request.content is not None:
             request_hash = self._put_blob(t.request.content)
             details["request"].pop("content", None)
-            details["request"]["sha256"] = request_hash
+            details["request"]["sha256"] = request_hash.hex()  # users see hex
         if stored is None:
             assessment, values = trace_facts(t)
             stored = StoredFacts(tid, assessment.capacity.input_tokens, values,

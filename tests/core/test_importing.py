@@ -14,7 +14,7 @@ from ctxviewer.importers import ImportFailed, ImportProblem
 from ctxviewer.importers.native import trace_line, write_jsonl
 from ctxviewer.importing import ImportReport, count_missing_tokens, expand_paths, import_files, import_into
 from ctxviewer.model import Endpoint, TokenProvenance, TokenSource
-from ctxviewer.store import StoreError, TraceStore, content_hash
+from ctxviewer.store import StoreError, TraceStore, content_digest
 from ctxviewer.tokens import count_tokens
 
 
@@ -87,7 +87,7 @@ def test_missing_token_counts_are_counted_and_cached(tmp_path: Path, store: Trac
     with closing(sqlite3.connect(store.path)) as conn:
         cached = conn.execute(
             "SELECT tokens FROM token_counts WHERE content_hash = ? AND encoding = 'cl100k_base'",
-            (content_hash(bare.items[0].content),),
+            (content_digest(bare.items[0].content),),
         ).fetchall()
     assert cached == [(loaded.items[0].tokens,)]
 

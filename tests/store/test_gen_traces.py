@@ -41,7 +41,7 @@ def test_counts_and_every_blob_stored_once_by_its_hash(gen_db: Path) -> None:
     assert c.execute("SELECT count(*) FROM details").fetchone()[0] == 400
     for h, text, size in c.execute("SELECT hash, text, bytes FROM blobs"):
         raw = text.encode("utf-8")
-        assert hashlib.sha256(raw).hexdigest() == h
+        assert hashlib.sha256(raw).digest() == h  # the 32-byte digest (schema 6)
         assert size == len(raw)
     # every item's content is in blobs; the retained / omitted counts agree with the items
     assert c.execute("SELECT count(*) FROM items WHERE content_hash NOT IN (SELECT hash FROM blobs)").fetchone()[0] == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sqlite3
 from contextlib import closing
@@ -14,7 +15,16 @@ import pytest
 from factories import EVIDENCE, make_rich_trace, make_trace
 
 from ctxviewer.model import Status
-from ctxviewer.store import SCHEMA_VERSION, SORTABLE, StoreError, TraceQuery, TraceRow, TraceStore, content_hash
+from ctxviewer.store import (
+    SCHEMA_VERSION,
+    SORTABLE,
+    StoreError,
+    TraceQuery,
+    TraceRow,
+    TraceStore,
+    content_digest,
+    content_hash,
+)
 from ctxviewer.store.schema import STEPS
 
 
@@ -58,11 +68,14 @@ def test_request_content_goes_to_blobs_and_sha256_is_set(tmp_path: Path) -> None
         loaded = store.load(trace.trace_id)
         assert loaded.request.content == body
         assert loaded.request.sha256 == hashlib.sha256(body.encode()).hexdigest()
-        assert store.blob(loaded.request.sha256) == body
+        assert store.blob(loaded.request.sha256) == body  # hex at the edge
+        assert store.blob(loaded.request.sha256.upper()) == body
+        assert store.blob("not hex") is None and store.blob("00" * 32) is None
     assert loaded == replace(trace, request=replace(trace.request, sha256=content_hash(body)))
     details = _rows(tmp_path / "t.db", "SELECT json, request_hash FROM details")
     assert body not in details[0][0]
-    assert details[0][1] == content_hash(body)
+    assert json.loads(details[0][0])["request"]["sha256"] == content_hash(body)  # users see hex
+    assert details[0][1] == content_digest(body) == hashlib.sha256(body.encode()).digest()  # 32 bytes inside
 
 
 def test_identical_content_is_stored_once(tmp_path: Path) -> None:
@@ -73,8 +86,8 @@ def test_identical_content_is_stored_once(tmp_path: Path) -> None:
         store.add([a, b])
     shared_text = EVIDENCE[0][2]
     h = hashlib.sha256(shared_text.encode()).hexdigest()
-    assert _rows(path, f"SELECT count(*) FROM blobs WHERE hash = '{h}'") == [(1,)]
-    assert _rows(path, f"SELECT count(*) FROM items WHERE content_hash = '{h}'") == [(2,)]
+    assert _rows(path, f"SELECT count(*) FROM blobs WHERE hash = x'{h}'") == [(1,)]
+    assert _rows(path, f"SELECT count(*) FROM items WHERE content_hash = x'{h}'") == [(2,)]
     # 7 distinct item texts, shared by both traces
     assert _rows(path, "SELECT count(*) FROM blobs") == [(7,)]
     assert _rows(path, "SELECT count(*) FROM items") == [(14,)]
@@ -204,7 +217,7 @@ def test_token_count_is_cached_per_encoding(tmp_path: Path) -> None:
     with TraceStore.create(path) as store:
         assert store.token_count(text, "cl100k_base") == 9
     assert _rows(path, "SELECT content_hash, encoding, tokens FROM token_counts") == [
-        (content_hash(text), "cl100k_base", 9)
+        (content_digest(text), "cl100k_base", 9)
     ]
     conn = sqlite3.connect(path)
     conn.execute("UPDATE token_counts SET tokens = 99")  # prove the cache is read, not recounted
