@@ -17,9 +17,15 @@ hour): prose made of the benign rows, one letter repeated (a 50 MB item without 
 1 MB -- with the plain regular-expression scan; it prints seconds per MB, the ratio and whether the
 payload at the end was found, and checks that both give the same hits on that 1 MB.
 
+``--short`` instead times the scanner on every labelled row shorter than ``prefilter.MIN_CHARS``
+(issue 11: short texts take the prefilter too when the shipped start sets are current), every
+pattern compiled first so only matching is timed, against the plain scan of the same rows (the
+floor) in the same run, median of 3 passes each, and checks that both give the same hits.
+
 Example:
     .venv/bin/python benchmarks/bench_scanner.py
     .venv/bin/python benchmarks/bench_scanner.py --long 20
+    .venv/bin/python benchmarks/bench_scanner.py --short
 """
 
 from __future__ import annotations
@@ -47,9 +53,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--min-severity", default="warning", choices=[s.value for s in Severity])
     ap.add_argument("--show", default=None, help="print missed (or falsely flagged) rows of this category")
     ap.add_argument("--long", type=float, default=None, metavar="MB", help="time long documents of MB instead")
+    ap.add_argument("--short", action="store_true", help="time the short rows, prefiltered against plain, instead")
     args = ap.parse_args(argv)
     if args.long:
         return long_documents(Path(args.path), args.long)
+    if args.short:
+        return short_texts(Path(args.path))
     floor = Severity(args.min_severity).rank
     rows = [json.loads(line) for line in Path(args.path).read_text(encoding="utf-8").splitlines() if line.strip()]
     if args.half:
@@ -118,6 +127,32 @@ def long_documents(path: Path, mb: float) -> int:
         print(f"{name:28} {mb:g} MB: {fast:6.3f} s/MB prefiltered, {floor:6.2f} s/MB plain (floor, first MB): "
               f"{floor / fast:5.1f}x; same hits on the first MB: {same}; payload at the end found: {found}")
     return 1 if missed else 0
+
+
+def short_texts(path: Path) -> int:
+    """Milliseconds per short row, prefiltered against plain (the floor); 1 if any hit differs."""
+    from ctxviewer.scanner.registry import all_patterns
+
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    texts = [r["text"] for r in rows if len(r["text"]) < prefilter.MIN_CHARS]
+    _learn()
+    for p in dict.fromkeys(all_patterns()):
+        getattr(p, "compiled", lambda: None)()
+    fast, plain, same = [], [], True
+    for _ in range(3):
+        t0 = time.process_time()
+        got = [scan_text(t) for t in texts]
+        fast.append(time.process_time() - t0)
+        with prefilter.plain():
+            t0 = time.process_time()
+            want = [scan_text(t) for t in texts]
+            plain.append(time.process_time() - t0)
+        same = same and got == want
+    f, p = statistics.median(fast), statistics.median(plain)
+    print(f"{len(texts)} rows under {prefilter.MIN_CHARS} characters (mean {sum(map(len, texts)) / len(texts):.0f}): "
+          f"{1000 * f / len(texts):.3f} ms CPU per row prefiltered, {1000 * p / len(texts):.3f} plain (floor): "
+          f"{p / f:.1f}x; same hits: {same}")
+    return 0 if same else 1
 
 
 if __name__ == "__main__":

@@ -10,6 +10,14 @@ Every figure is wall-clock milliseconds unless it says CPU (user + system of the
 
 ``--rss`` measures peak RSS in a fresh process: open the database in the window, jump to the end
 of the list, then a what-if on a 5,000-item trace with its chart.
+
+``--cli`` measures only the CLI row (issue 11: ``show DB ID --json`` <= 2.5x a bare interpreter) on
+each ``--db`` given: ``python -c pass`` and ``python -m ctxviewer show DB ID --json`` interleaved,
+after one warm-up run each, median and p95 of ``--repeat`` (7) runs, wall and CPU. The children
+run without ``PYTHONDONTWRITEBYTECODE`` (set in some environments), so every run after the
+warm-up reads compiled ``.pyc`` files as an installed package would::
+
+    python benchmarks/bench_startup.py --cli --db sample_traces/samples.db --db /work/brief/gen-1m-v3.db
 """
 
 from __future__ import annotations
@@ -32,13 +40,13 @@ PY = sys.executable
 import bench_million as bm  # noqa: E402  (the first screen and the selection rows are shared)
 
 
-def child_ms(argv: list[str], repeat: int) -> tuple[list[float], list[float]]:
-    """Wall and CPU milliseconds of ``argv`` run ``repeat`` times."""
+def child_ms(argv: list[str], repeat: int, env: dict[str, str] | None = None) -> tuple[list[float], list[float]]:
+    """Wall and CPU milliseconds of ``argv`` run ``repeat`` times (in ``env``, default this process's)."""
     wall, cpu = [], []
     for _ in range(repeat):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, cwd=ROOT)
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, cwd=ROOT, env=env)
         wall.append((time.perf_counter() - t0) * 1000)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
@@ -86,6 +94,31 @@ app.processEvents()
 """
 
 
+def cli_row(dbs: list[Path], repeat: int) -> None:
+    """Print the CLI row: ``show DB ID --json`` against a bare interpreter, CPU and wall (see the module docstring)."""
+    from ctxviewer.store import TraceStore
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    bare = [PY, "-c", "pass"]
+    for db in dbs:
+        with TraceStore.open(db) as st:
+            some_id = st.first_rows(limit=1)[0][1].trace_id
+        show = [PY, "-m", "ctxviewer", "show", str(db), some_id, "--json"]
+        for argv in (bare, show):  # warm-up: .pyc written, pages cached
+            subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, cwd=ROOT, env=env)
+        bw, bc, sw, sc = [], [], [], []
+        for _ in range(repeat):  # interleaved, so both see the same load
+            w, c = child_ms(bare, 1, env)
+            bw += w
+            bc += c
+            w, c = child_ms(show, 1, env)
+            sw += w
+            sc += c
+        print(f"{db.name}: show {some_id} --json: wall {stats(sw)} ms = {statistics.median(sw) / statistics.median(bw):.1f}x bare "
+              f"({stats(bw)}); CPU {stats(sc)} ms = {statistics.median(sc) / statistics.median(bc):.1f}x bare CPU "
+              f"({stats(bc)}); goal <= 2.5x")
+
+
 def stats(xs: list[float]) -> str:
     s = sorted(xs)
     p95 = s[min(len(s) - 1, round(0.95 * (len(s) - 1)))]
@@ -94,11 +127,18 @@ def stats(xs: list[float]) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--db", type=Path, default=ROOT / "sample_traces" / "samples.db")
+    ap.add_argument("--db", type=Path, action="append", help="database (repeat --db for several with --cli)")
+    ap.add_argument("--cli", action="store_true", help="only the CLI row (show --json vs a bare interpreter)")
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--rss", action="store_true", help="also measure peak RSS in a fresh process")
     ap.add_argument("--no-select", action="store_true", help="skip the selection rows")
     args = ap.parse_args()
+    dbs = args.db or [ROOT / "sample_traces" / "samples.db"]
+    if args.cli:
+        print(f"load average {os.getloadavg()[0]:.1f}")
+        cli_row(dbs, args.repeat)
+        return
+    args.db = dbs[0]
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     print(f"database {args.db}; load average {os.getloadavg()[0]:.1f}")
     bare_w, bare_c = child_ms([PY, "-c", "pass"], args.repeat)
