@@ -37,10 +37,12 @@ HEARTBEAT_MS = 10
 SETTLE_MS = 2500
 
 
-def run(db: Path, settle_ms: int = SETTLE_MS, list_only: bool = False) -> dict[str, Any]:
+def run(db: Path, settle_ms: int = SETTLE_MS, list_only: bool = False, foreground: bool = False) -> dict[str, Any]:
     """Drive the window through the steps; returns ``{"steps": [(label, max gap ms, step ms)],
     "gaps": [ms, ...], "count_ms": ..., ...}``. ``list_only``: a selected trace is not shown (its
-    load, assessment and panels skipped), so the stalls are the list's, the filter's and the search's own."""
+    load, assessment and panels skipped), so the stalls are the list's, the filter's and the search's own.
+    The window selects traces as the app does (``MainWindow(background=True)``: loaded and assessed
+    off the GUI thread) unless ``foreground`` (on the GUI thread, as tests do)."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QSettings, Qt, QTimer
     from PySide6.QtTest import QTest
@@ -62,7 +64,11 @@ def run(db: Path, settle_ms: int = SETTLE_MS, list_only: bool = False) -> dict[s
         MainWindow.show_trace = no_detail  # type: ignore[method-assign]
         MainWindow._on_trace_row = no_row  # type: ignore[method-assign]
     tmp = tempfile.mkdtemp()
-    w = MainWindow(QSettings(f"{tmp}/s.ini", QSettings.Format.IniFormat))
+    settings = QSettings(f"{tmp}/s.ini", QSettings.Format.IniFormat)
+    try:
+        w = MainWindow(settings, background=not foreground)
+    except TypeError:  # code before the background selection (a paired "before" run)
+        w = MainWindow(settings)
     w.resize(1280, 800)
     w.show()
     app.processEvents()
@@ -71,9 +77,12 @@ def run(db: Path, settle_ms: int = SETTLE_MS, list_only: bool = False) -> dict[s
     label = ["idle"]
     last = [time.perf_counter()]
 
+    beats: list[float] = []
+
     def beat() -> None:
         now = time.perf_counter()
         gaps.append(((now - last[0]) * 1000 - HEARTBEAT_MS, label[0]))
+        beats.append(now)
         last[0] = now
 
     heart = QTimer()
@@ -97,7 +106,11 @@ def run(db: Path, settle_ms: int = SETTLE_MS, list_only: bool = False) -> dict[s
         QTest.keyClick(w.trace_view, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
         idx = w.trace_view.currentIndex()
         facts["end_row"] = idx.row()
-        facts["end_trace"] = w.trace.trace_id if w.trace is not None else None
+
+        def shown() -> None:  # after the settle: the trace shown (a background selection has arrived)
+            facts["end_trace"] = w.trace.trace_id if w.trace is not None else None
+            facts["end_matches"] = w.trace is not None and w.trace_model.trace_id(idx.row()) == w.trace.trace_id
+        after[0] = shown
 
     def step_filter(text: str) -> Callable[[], None]:
         def go() -> None:
@@ -122,7 +135,12 @@ def run(db: Path, settle_ms: int = SETTLE_MS, list_only: bool = False) -> dict[s
         facts["hit"] = None if hit is None else (hit.trace_id, hit.item_id)
         if hit is not None:
             w.search.panel.sig_hit_activated.emit(hit, w.search.panel.model.query)
-        facts["hit_shown"] = w.trace is not None and hit is not None and w.trace.trace_id == hit.trace_id
+
+        def shown() -> None:
+            item = w.panel.items.current_item()
+            facts["hit_shown"] = (w.trace is not None and hit is not None and w.trace.trace_id == hit.trace_id
+                                  and item is not None and item.id == hit.item_id)
+        after[0] = shown
 
     steps: list[tuple[str, Callable[[], None]]] = [
         ("nothing (the heartbeat's floor on this machine)", lambda: None),
@@ -136,14 +154,21 @@ def run(db: Path, settle_ms: int = SETTLE_MS, list_only: bool = False) -> dict[s
         ("open the first hit", step_open_hit),
     ]
     timings: list[tuple[str, float]] = []
+    after: list[Callable[[], None] | None] = [None]  # a step's check, run once it has settled
+
+    def settled() -> None:
+        if after[0] is not None:
+            after[0]()
+            after[0] = None
 
     def schedule(i: int) -> None:
         if i == len(steps):
-            QTimer.singleShot(settle_ms, app.quit)
+            QTimer.singleShot(settle_ms, lambda: (settled(), app.quit()))
             return
         name, fn = steps[i]
 
         def go() -> None:
+            settled()
             label[0] = name
             t0 = time.perf_counter()
             fn()
@@ -159,6 +184,8 @@ def run(db: Path, settle_ms: int = SETTLE_MS, list_only: bool = False) -> dict[s
     for name, call_ms in timings:
         mine = [g for g, lab in gaps if lab == name]
         by_step.append((name, max(mine) if mine else 0.0, call_ms))
+    facts["beats"] = beats
+    facts["worst"] = sorted(((g, lab) for g, lab in gaps if lab != "idle"), reverse=True)[:8]
     w.close()
     # the window's own start (before the first step) is not part of the walk
     return {"steps": by_step, "gaps": [g for g, lab in gaps if lab != "idle"], **facts}
@@ -168,17 +195,22 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--db", type=Path, required=True)
     ap.add_argument("--settle", type=int, default=SETTLE_MS, help="ms between steps (default %(default)s)")
+    ap.add_argument("--foreground", action="store_true",
+                    help="select traces on the GUI thread (MainWindow(background=False), as tests do)")
     ap.add_argument("--list-only", action="store_true",
                     help="do not show the selected trace (store.load only): the list's, filter's and search's own stalls")
     args = ap.parse_args()
-    print(f"uptime: {Path('/proc/loadavg').read_text().split()[:3]}" + ("; list only" if args.list_only else ""))
-    r = run(args.db, args.settle, args.list_only)
+    print(f"uptime: {Path('/proc/loadavg').read_text().split()[:3]}" + ("; list only" if args.list_only else "")
+          + ("; selection on the GUI thread" if args.foreground else ""))
+    r = run(args.db, args.settle, args.list_only, args.foreground)
     print(f"{args.db}: {r['rows']:,} rows at the end; count after {r.get('count_ms', float('nan')):.0f} ms, "
           f"all keys after {r.get('keys_ms', float('nan')):.0f} ms; Ctrl+End -> row {r.get('end_row')} "
-          f"({r.get('end_trace')}); first hit {r.get('hit')} shown: {r.get('hit_shown')}")
+          f"({r.get('end_trace')}, its row: {r.get('end_matches')}); first hit {r.get('hit')} shown with its item "
+          f"selected: {r.get('hit_shown')}")
     print(f"{'step':<50} {'longest stall':>14} {'the call itself':>16}")
     for name, gap, call in r["steps"]:
         print(f"{name:<50} {gap:11.1f} ms {call:13.1f} ms")
+    print("longest stalls: " + "; ".join(f"{g:.0f} ms ({lab})" for g, lab in r["worst"]))
     gaps = sorted(r["gaps"])
     p99 = gaps[min(len(gaps) - 1, round(0.99 * (len(gaps) - 1)))]
     print(f"heartbeat {HEARTBEAT_MS} ms, {len(gaps):,} ticks: longest stall {gaps[-1]:.1f} ms, p99 {p99:.1f} ms, "

@@ -15,9 +15,11 @@ range) and the assessment's state, verdict and numbers; it derives nothing itsel
 :meth:`BudgetChart.segments` returns what was drawn, so tests assert bar values, not pixels.
 
 Start-up (issue 11): the words, numbers and legend are ordinary Qt widgets painted at once; the
-pyqtgraph plot (:mod:`ctxviewer.gui.budget_plot`, which imports pyqtgraph and numpy: about a third
-of a second) is built right after the chart is first painted, or at once by :meth:`BudgetChart.ensure_plot`
-(called by every accessor that reads the plot). Until then a blank placeholder holds its place.
+pyqtgraph plot (:mod:`ctxviewer.gui.budget_plot`, which imports pyqtgraph and numpy: 0.4 to 0.7 s)
+is imported in a background thread once the chart is first painted
+(:func:`~ctxviewer.gui.background_import.import_in_background`, so the window keeps responding) and
+built when that import has finished, or at once by :meth:`BudgetChart.ensure_plot` (called by every
+accessor that reads the plot). Until then a blank placeholder holds its place.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from ..budget import BarSegment
 from ..columns import fmt_int
 from ..finding_view import state_headline
 from ..model import RequestTrace
+from .background_import import import_in_background
 from .chart_legend import ChartLegend
 
 if TYPE_CHECKING:
@@ -59,6 +62,8 @@ OMITTED_LEGEND = "omitted (hatched)"
 """Legend label of the omitted row's swatch."""
 EMPTY_TEXT = "No trace selected."
 """What the chart says when it shows no trace."""
+PLOT_MODULE = "ctxviewer.gui.budget_plot"
+"""The module of the pyqtgraph plot (imports pyqtgraph and numpy)."""
 PLOT_MIN_PX = 150
 """The plot's minimum height in pixels (three bars and the axis)."""
 
@@ -117,10 +122,11 @@ class BudgetChart(QWidget):
     # ------------------------------------------------------------------ the plot, after the first paint
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """After the chart's first paint, build the plot on the next turn of the event loop."""
+        """After the chart's first paint (on the next turn of the event loop), import the plot's
+        module in a background thread, then build the plot."""
         if watched is self and event.type() == QEvent.Type.Paint and self._plotter is None and not self._build_pending:
             self._build_pending = True
-            QTimer.singleShot(0, self, self.ensure_plot)
+            QTimer.singleShot(0, self, lambda: import_in_background((PLOT_MODULE,), self, self.ensure_plot))
         return False
 
     def ensure_plot(self) -> pg.PlotItem:

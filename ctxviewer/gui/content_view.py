@@ -11,24 +11,28 @@ that document offsets and span offsets agree. Invisible and control characters (
 zero-width and tag characters, NUL, ESC) are shown as markers (:func:`ctxviewer.visible.reveal`);
 highlight and finding spans computed on the stored text are mapped onto the markers.
 
-Start-up (issue 11): while pygments has not been imported yet, a text that needs a lexer is shown
-plain first and coloured right after the view is painted (pygments takes about 0.1 s to import);
-:meth:`ContentView.spans` applies a pending colouring at once.
+Start-up (issue 11): until pygments and its lexers are ready (:func:`ctxviewer.highlight.warm_up`,
+0.1 to 0.2 s), a text that needs a lexer is shown plain first; once the view has been painted the
+warm-up runs in a background thread (:mod:`ctxviewer.gui.background_import`) and the text is
+coloured when it has finished. :meth:`ContentView.spans` applies a pending colouring at once.
 """
 
 from __future__ import annotations
 
-import sys
 from bisect import bisect_right
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QSyntaxHighlighter, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QTextEdit, QWidget
 
-from ..highlight import StyleSpan, guess_language, highlight_spans, utf16_offsets
+from ..highlight import StyleSpan, guess_language, highlight_spans, utf16_offsets, warm_up, warmed
 from ..large_text import HIGHLIGHT_LIMIT, preview
 from ..model import NOT_RECORDED
 from ..visible import Revealed, reveal
+from .background_import import run_in_background
+
+LEXERS = "pygments lexers"
+"""The key of the background warm-up of pygments (:func:`ctxviewer.highlight.warm_up`)."""
 
 _STYLES: tuple[tuple[str, str, bool, bool], ...] = (
     # (token type prefix, colour, bold, italic); first matching prefix wins.
@@ -159,17 +163,16 @@ class ContentView(QPlainTextEdit):
         shown = reveal(text)  # invisible and control characters as visible markers; stored text unchanged
         self._revealed = shown
         head = text[:HIGHLIGHT_LIMIT]
-        if "pygments" not in sys.modules:
-            lang = language or (guess_language(head) if head else None)
-            if lang is not None:  # the first lexer of the session: colour after the paint
-                self._spans = []
-                self._highlighter.set_spans([])
-                self.setPlainText(shown.text)
-                self._pending = (head, lang, shown)
-                if self._painted:
-                    QTimer.singleShot(0, self._apply_pending)
-                return
-        self._spans = self._colour(head, language, shown)
+        lang = language or (guess_language(head) if head else None)
+        if lang is not None and not warmed(lang):  # pygments not ready: colour once it is
+            self._spans = []
+            self._highlighter.set_spans([])
+            self.setPlainText(shown.text)
+            self._pending = (head, lang, shown)
+            if self._painted:
+                self._colour_later()
+            return
+        self._spans = self._colour(head, lang, shown) if lang is not None else []
         self._highlighter.set_spans([])  # no stale spans while the new text is laid out
         self.setPlainText(shown.text)
         self._highlighter.set_spans(self._spans)
@@ -181,6 +184,10 @@ class ContentView(QPlainTextEdit):
         if shown.changed:
             spans = [StyleSpan(shown.to_display(s), shown.to_display(s + n) - shown.to_display(s), t) for s, n, t in spans]
         return utf16_offsets(shown.text, spans)
+
+    def _colour_later(self) -> None:
+        """Warm pygments up in a background thread, then apply the pending colouring."""
+        run_in_background(LEXERS, warm_up, self, self._apply_pending)
 
     def _apply_pending(self) -> None:
         """Colour the text shown now if its colouring waited for the first paint."""
@@ -196,7 +203,7 @@ class ContentView(QPlainTextEdit):
         if watched is self.viewport() and event.type() == QEvent.Type.Paint and not self._painted:
             self._painted = True
             if self._pending is not None:
-                QTimer.singleShot(0, self._apply_pending)
+                QTimer.singleShot(0, self, self._colour_later)  # on the next loop turn: the paint first
         return super().eventFilter(watched, event)
 
     def show_all(self) -> None:

@@ -70,19 +70,25 @@ class DiagnosticsTabs(QObject):
             self.sig_status.emit(f"marks ignored: {exc}")
 
     def set_trace(self, trace: RequestTrace | None, assessment: Assessment | None) -> None:
-        """Show the diagnostics of ``trace`` (``None`` clears)."""
+        """Show the diagnostics of ``trace`` (``None`` clears); ``assessment`` ``None`` while it is
+        still being made (no findings yet: :meth:`set_assessment` adds them)."""
         self.trace = trace
-        findings = assessment.findings if assessment is not None else ()
-        mark = self.marks.get(trace.trace_id) if trace is not None else None
-        self.findings.set_findings(findings, mark.row if mark else None)
         self.tool_calls.set_trace(trace)
         m = evidence_map(trace) if trace is not None else None
         self.evidence.set_map(m)
         items = len(trace.items) if trace is not None else 0
         self.widget.setTabText(ITEMS, f"Items ({items})")
-        self.widget.setTabText(FINDINGS, f"Findings  {summary(findings)}" if findings else "Findings (0)")
         self.widget.setTabText(TOOLS, f"Tool calls ({len(trace.tool_calls) if trace is not None else 0})")
         self.widget.setTabText(EVIDENCE, f"Evidence ({m.retained_count if m else 0})")
+        self.set_assessment(assessment)
+
+    def set_assessment(self, assessment: Assessment | None) -> None:
+        """Show the findings of the trace shown's ``assessment`` (``None``: none, or not yet); a
+        warning or worse brings the Findings tab forward unless the user picked a tab."""
+        findings = assessment.findings if assessment is not None else ()
+        mark = self.marks.get(self.trace.trace_id) if self.trace is not None else None
+        self.findings.set_findings(findings, mark.row if mark else None)
+        self.widget.setTabText(FINDINGS, f"Findings  {summary(findings)}" if findings else "Findings (0)")
         if not self.pinned:
             bad = assessment is not None and assessment.state is not State.OK
             self.widget.setCurrentIndex(FINDINGS if bad else ITEMS)

@@ -7,6 +7,13 @@ the store interface (:class:`~ctxviewer.store.TraceSource`, :meth:`MainWindow.se
 never writes to a database it was asked to show. Importing writes only into a database the user
 chose, off the GUI thread (:mod:`ctxviewer.gui.importer`).
 
+Selecting a trace (issue 11: the window never stops): with ``background=True`` (what
+:func:`ctxviewer.gui.app.main` uses) the trace is loaded, derived and assessed off the GUI thread
+(:class:`~ctxviewer.gui.trace_loader.TraceLoader`); the window paints its items as soon as they are
+read, its header, chart and findings when the assessment follows, and a newer selection wins. The
+default (``background=False``: tests, scripts, screenshots) shows the selected trace before the
+call returns; :meth:`MainWindow.wait_shown` waits for a background selection.
+
 Signals: ``sig_trace_selected(str trace_id)`` after a trace is shown, ``sig_database_opened(str
 path)`` after a database is opened.
 """
@@ -14,6 +21,7 @@ path)`` after a database is opened.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
@@ -30,11 +38,13 @@ from PySide6.QtWidgets import (
 )
 
 from .. import __version__
+from ..assessment import Assessment
 from ..columns import TRACE_COLUMNS
 from ..diff.conversation import derive_for_display
 from ..model import RequestTrace
 from ..store import OldSchemaError, StoreError, TraceSource, TraceStore
 from ..store.schema import SQLITE_HEADER
+from ..visible import one_line
 from .audit_dock import AuditController
 from .clipboard import copy_selection
 from .column_menu import install_column_menu
@@ -49,6 +59,7 @@ from .shortcuts_help import ShortcutsDialog
 from .tables import make_table, size_columns
 from .trace_actions import TraceActions
 from .trace_list_model import TraceListModel
+from .trace_loader import TraceLoader
 from .trace_panel import TracePanel
 from .upgrade_offer import UpgradeOffer
 from .whatif_controller import WhatIfController
@@ -73,13 +84,22 @@ FILTER_DELAY_MS = 200
 
 
 class MainWindow(QMainWindow):
-    """The viewer window. ``settings`` (default: the user's ctxviewer settings) keeps recent files."""
+    """The viewer window. ``settings`` (default: the user's ctxviewer settings) keeps recent files.
+    ``background``: selected traces are loaded and assessed off the GUI thread (module docstring)."""
 
     sig_trace_selected = Signal(str)
     sig_database_opened = Signal(str)
 
-    def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None, *,
+                 background: bool = False) -> None:
         super().__init__(parent)
+        self.background = background
+        """True: a selected trace is loaded and assessed in a worker (:meth:`wait_shown` waits)."""
+        self.loader = TraceLoader(self)
+        self.loader.sig_loaded.connect(self._on_loaded)
+        self.loader.sig_assessed.connect(self._on_assessed)
+        self.loader.sig_failed.connect(self._on_load_failed)
+        self._then: tuple[str, Callable[[RequestTrace], None]] | None = None
         self.store: TraceSource | None = None
         """What the window shows: any :class:`~ctxviewer.store.TraceSource` (a read-only SQLite store when opened from a file)."""
         self.trace: RequestTrace | None = None
@@ -250,6 +270,8 @@ class MainWindow(QMainWindow):
         if self.store is not None and self.store is not source:
             self.store.close()
         self.store = source
+        self.loader.set_source(source)
+        self._then = None
         self.trace_model.set_store(source)
         self.setWindowTitle(f"ctxviewer — {name}")
         self.statusBar().showMessage(status or f"{name} (read-only)")
@@ -267,28 +289,60 @@ class MainWindow(QMainWindow):
         else:
             self.show_trace(None)
 
-    def select_trace(self, trace_id: str) -> None:
-        """Show ``trace_id`` and select its row if loaded. Raises ``KeyError`` if the store has none."""
+    def select_trace(self, trace_id: str, then: Callable[[RequestTrace], None] | None = None) -> None:
+        """Show ``trace_id`` and select its row if loaded; ``then(trace)`` once it is shown with its
+        assessment (at once, or when a background selection arrives; never if a newer selection
+        wins). Raises ``KeyError`` if the store has none."""
+        if self.store is None:
+            raise KeyError(trace_id)
         row = self.trace_model.row_of(trace_id)
+        if self.background:
+            if row is None and self.store.key_of(trace_id) is None:
+                raise KeyError(trace_id)
+            self._then = (trace_id, then) if then is not None else None
+            if row is not None:
+                self.select_row(row)
+            if self.loader.wanted is None and self.trace is not None and self.trace.trace_id == trace_id:
+                self._call_then(self.trace)  # shown already
+            else:
+                self._load_later(trace_id)
+            return
         if row is not None:
             self.select_row(row)
             if self.trace is not None and self.trace.trace_id == trace_id:
+                self._call_then(self.trace, then)
                 return
-        if self.store is None:
-            raise KeyError(trace_id)
         self.show_trace(self.store.load(trace_id))
+        if self.trace is not None:
+            self._call_then(self.trace, then)
+
+    def _call_then(self, trace: RequestTrace, then: Callable[[RequestTrace], None] | None = None) -> None:
+        if then is None and self._then is not None and self._then[0] == trace.trace_id:
+            then = self._then[1]
+            self._then = None
+        if then is not None:
+            then(trace)
 
     def show_trace(self, trace: RequestTrace | None, empty_text: str = "No trace selected.") -> None:
         """Show ``trace`` in the right-hand panels (``None`` clears them; the chart then says
-        ``empty_text``)."""
+        ``empty_text``). A background selection still pending is dropped."""
+        self.loader.cancel()
         self.trace = trace
         self.panel.set_trace(trace, empty_text)
         if trace is not None:
             self.sig_trace_selected.emit(trace.trace_id)
 
+    def wait_shown(self, ms: int = 30_000) -> bool:
+        """Block until the selected trace is shown with its assessment (processing events; tests,
+        scripts). Returns whether it is."""
+        return self.loader.wait(ms) and self.panel.wait_assessed(ms)
+
     def _on_trace_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
         trace_id = self.trace_model.trace_id(current.row()) if current.isValid() else None
         if trace_id is None or self.store is None:
+            return
+        if self.background:
+            self._load_later(trace_id)
             return
         try:
             trace = derive_for_display(self.store, self.store.load(trace_id))  # dropped between calls
@@ -296,6 +350,33 @@ class MainWindow(QMainWindow):
             self._error("Cannot load trace", f"{self.store.path}: trace {trace_id}: {exc}")
             return
         self.show_trace(trace)
+
+    def _load_later(self, trace_id: str) -> None:
+        """Ask the loader for ``trace_id``; the trace shown stays until it arrives (an empty panel
+        says what it waits for)."""
+        if self.loader.wanted == trace_id:
+            return
+        self.loader.request(trace_id)
+        if self.trace is None:
+            self.chart.set_assessment(None, f"Loading {one_line(trace_id)}…")
+
+    def _on_loaded(self, trace: RequestTrace) -> None:
+        """A background selection's trace is read: its items are painted, the assessment follows."""
+        self.trace = trace
+        self.panel.set_trace(trace, assessment_pending=True)
+        self.sig_trace_selected.emit(trace.trace_id)
+
+    def _on_assessed(self, trace: RequestTrace, assessment: Assessment) -> None:
+        if self.panel.set_assessment(trace, assessment):
+            self._call_then(trace)
+
+    def _on_load_failed(self, trace_id: str, message: str) -> None:
+        self._then = None
+        if self.trace is not None and self.trace.trace_id == trace_id and self.panel.assessing:
+            self.panel.assessment_failed(self.trace, message)  # read, but the checks failed
+            return
+        where = self.store.path if self.store is not None else "the trace database"
+        self._error("Cannot load trace", f"{where}: trace {trace_id}: {message}")
 
     def _fit_model_column(self) -> None:
         """Widen the model column to its content when the list has room (at most a fifth of it);
@@ -473,6 +554,7 @@ class MainWindow(QMainWindow):
             save_layout(self, self.settings)
         self.importer.cancel()
         self.audit.close()
+        self.loader.stop()
         self.panel.stop()
         if self.store is not None:
             self.store.close()

@@ -17,6 +17,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QLineEdit, QMainWindow, QMenu, QVBoxLayout, QWidget
 
+from ..model import RequestTrace
 from ..store import TraceSource
 from ..store.fts import SearchHit, match_spans
 from .diagnostics_tabs import ITEMS
@@ -231,15 +232,17 @@ class SearchController(QObject):
         self.panel.entry.selectAll()
 
     def open_hit(self, hit: SearchHit, query: str) -> None:
-        """Show ``hit``'s trace, select its item and highlight the matched words in its content."""
+        """Show ``hit``'s trace, select its item and highlight the matched words in its content
+        (once the trace is shown: at once, or when the window's background selection arrives)."""
         w: Any = self.window
         try:
-            w.select_trace(hit.trace_id)
+            w.select_trace(hit.trace_id, then=lambda trace: self._show_hit(trace, hit, query))
         except KeyError:
             w.statusBar().showMessage(f"trace {hit.trace_id} is no longer in the database")
-            return
-        trace = w.trace
-        if trace is None or trace.trace_id != hit.trace_id:
+
+    def _show_hit(self, trace: RequestTrace, hit: SearchHit, query: str) -> None:
+        w: Any = self.window
+        if trace is not w.trace or trace.trace_id != hit.trace_id:
             return
         if not w.panel.tabs.select_item(hit.item_id):
             return

@@ -38,6 +38,12 @@ ASYNC_ITEMS = 300
 """Traces with at least this many items are assessed in a worker thread (see the module docstring)."""
 
 
+def assessing_text(trace: RequestTrace) -> str:
+    """What the chart says while ``trace`` is assessed: ``"Assessing 600 items…"``."""
+    n = len(trace.items)
+    return f"Assessing {n:,} {'item' if n == 1 else 'items'}…"
+
+
 class TracePanel(QWidget):
     """Header, chart, items and content of one trace (or empty). ``sig_assessed(trace_id)`` once the
     trace shown has its assessment (at once for a small trace, from the worker for a big one)."""
@@ -96,18 +102,23 @@ class TracePanel(QWidget):
         lay.addWidget(self.detail_scroll)
         lay.addWidget(self.splitter, 1)
 
-    def set_trace(self, trace: RequestTrace | None, empty_text: str = EMPTY_TEXT) -> None:
+    def set_trace(self, trace: RequestTrace | None, empty_text: str = EMPTY_TEXT, *,
+                  assessment_pending: bool = False) -> None:
         """Show ``trace`` (``None`` clears every pane and the chart says ``empty_text``) and select
         its first item. The trace is assessed once (:func:`ctxviewer.assessment.assess`); header,
         chart and findings render that assessment -- for a trace of :data:`ASYNC_ITEMS` items or
-        more, when it arrives from a worker thread (:meth:`wait_assessed` waits for it)."""
+        more, when it arrives from a worker thread (:meth:`wait_assessed` waits for it).
+        ``assessment_pending``: the caller assesses ``trace`` itself (off the GUI thread) and hands
+        the result to :meth:`set_assessment`; until then the chart says "Assessing …"."""
         self._gen += 1
         self.trace = trace
-        later = trace is not None and self.threaded and len(trace.items) >= ASYNC_ITEMS
+        own_worker = (trace is not None and not assessment_pending and self.threaded
+                      and len(trace.items) >= ASYNC_ITEMS)
+        later = trace is not None and (assessment_pending or own_worker)
         self.assessment = assess(trace) if trace is not None and not later else None
         if later and trace is not None:
             self.detail.set_rows(())
-            self.chart.set_assessment(None, f"Assessing {len(trace.items):,} items…")
+            self.chart.set_assessment(None, assessing_text(trace))
         else:
             self._show_assessment(empty_text)
         self.item_model.set_trace(trace)
@@ -116,12 +127,28 @@ class TracePanel(QWidget):
         if self.items.proxy.rowCount():
             self.item_view.selectRow(0)
         self.conversation.set_trace(trace)
-        self.tabs.set_trace(trace, self.assessment)  # no findings yet while a big trace is assessed
+        self.tabs.set_trace(trace, self.assessment)  # no findings yet while the trace is assessed
         self.answer.set_trace(trace)
-        if later and trace is not None:
+        if own_worker and trace is not None:
             self._assess_in_worker(trace)
-        elif trace is not None:
+        elif trace is not None and not later:
             self.sig_assessed.emit(trace.trace_id)
+
+    def set_assessment(self, trace: RequestTrace, assessment: Assessment) -> bool:
+        """Show ``assessment`` (of ``trace``, made off the GUI thread) in the header, chart and
+        findings, if ``trace`` is still the trace shown; emits ``sig_assessed``. Returns whether it was."""
+        if trace is not self.trace or self.assessment is not None:
+            return False
+        self.assessment = assessment
+        self._show_assessment()
+        self.tabs.set_assessment(assessment)
+        self.sig_assessed.emit(trace.trace_id)
+        return True
+
+    def assessment_failed(self, trace: RequestTrace | None, message: str) -> None:
+        """The assessment of ``trace`` (the trace shown) failed: the chart says so."""
+        if trace is self.trace and self.assessment is None:
+            self.chart.set_assessment(None, f"Cannot assess this trace: {message}")
 
     def _show_assessment(self, empty_text: str = EMPTY_TEXT) -> None:
         self.detail.set_rows(self.assessment.header if self.assessment is not None else ())
@@ -137,17 +164,13 @@ class TracePanel(QWidget):
 
         def done(result: object) -> None:
             self._tasks.discard(task)
-            if gen != self._gen or not isinstance(result, Assessment):
-                return  # another trace was selected meanwhile
-            self.assessment = result
-            self._show_assessment()
-            self.tabs.set_trace(trace, result)
-            self.sig_assessed.emit(trace.trace_id)
+            if gen == self._gen and isinstance(result, Assessment):  # else another trace was selected meanwhile
+                self.set_assessment(trace, result)
 
         def failed(message: str) -> None:
             self._tasks.discard(task)
             if gen == self._gen:
-                self.chart.set_assessment(None, f"Cannot assess this trace: {message}")
+                self.assessment_failed(trace, message)
 
         task.sig_finished.connect(done)
         task.sig_failed.connect(failed)
@@ -182,7 +205,7 @@ class TracePanel(QWidget):
         """Wait for assessments still running (the window is closing); none starts after this."""
         self._gen += 1
         for task in list(self._tasks):
-            task.wait()
+            task.wait_job()
         self._tasks.clear()
 
     def finish_deferred(self) -> None:

@@ -34,14 +34,17 @@ class _Runner(QObject):
         super().__init__()
         self._job = job
         self._cancel = cancel
+        self.returned = threading.Event()
 
     @Slot()
     def run(self) -> None:
         try:
             result = self._job(self.sig_progress.emit, self._cancel.is_set)
         except Exception as exc:  # reported to the GUI, never lost in the thread
+            self.returned.set()
             self.sig_failed.emit(str(exc) or type(exc).__name__)
         else:
+            self.returned.set()
             self.sig_finished.emit(result)
 
 
@@ -87,8 +90,22 @@ class Task(QObject):
         return self._done
 
     def wait(self, ms: int = 30_000) -> bool:
-        """Block until the thread has finished (at most ``ms`` milliseconds). Returns whether it did."""
+        """Block until the thread has finished (at most ``ms`` milliseconds). Returns whether it did.
+        The thread ends only once the job's signal has been delivered on the GUI thread: a caller
+        that does not process events meanwhile wants :meth:`wait_job`."""
         return self._thread.wait(ms)
+
+    def wait_job(self, ms: int = 30_000) -> bool:
+        """Block until the job has returned or raised (at most ``ms`` milliseconds), without
+        processing events, then stop the thread; the job's signal is still delivered later.
+        Returns whether the job had ended (e.g. a window waiting for its workers as it closes)."""
+        if not self._thread.isRunning() and not self._runner.returned.is_set():
+            return True  # never started
+        if not self._runner.returned.wait(ms / 1000):
+            return False
+        self._thread.quit()
+        self._thread.wait()
+        return True
 
     def _stop_thread(self) -> None:
         self._thread.quit()

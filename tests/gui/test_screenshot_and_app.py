@@ -47,6 +47,7 @@ def test_main_opens_database_from_argv(qapp, qtbot, db: Path, tmp_path: Path, mo
     def close_windows() -> None:
         for w in QApplication.topLevelWidgets():
             if isinstance(w, MainWindow):
+                w.wait_shown()  # the app loads and assesses the selected trace off the GUI thread
                 seen.append(w)
                 w.close()
         loop.quit()
@@ -54,4 +55,4 @@ def test_main_opens_database_from_argv(qapp, qtbot, db: Path, tmp_path: Path, mo
     QTimer.singleShot(200, close_windows)
     assert app_module.main([str(db)]) == 0
     assert seen and seen[0].windowTitle() == "ctxviewer — traces.db"
-    assert seen[0].trace is not None
+    assert seen[0].trace is not None and seen[0].background and seen[0].panel.assessment is not None

@@ -49,7 +49,14 @@ def test_first_screen_without_sqlite_utils_tiktoken_or_the_diff_window(tmp_path:
 
 
 FIRST_PAINT = """
-import json, sys
+import json, sys, threading, time
+class Who:  # records the thread that imports pyqtgraph and numpy
+    seen = {}
+    def find_spec(self, name, path=None, target=None):
+        if name in ("pyqtgraph", "numpy"):
+            self.seen.setdefault(name, threading.current_thread() is threading.main_thread())
+        return None
+sys.meta_path.insert(0, Who())
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 from ctxviewer.gui.main_window import MainWindow
@@ -66,11 +73,11 @@ first = {"rows": w.trace_model.rowCount(), "trace": w.trace.trace_id, "state": w
 w.panel.content.set_content("# Refunds\\n\\nUse `refund()`.")  # needs a lexer: coloured after a paint
 w.panel.content.repaint()
 waiting = w.panel.content._pending is not None and "pygments" not in sys.modules
-for _ in range(50):
+end = time.monotonic() + 60
+while time.monotonic() < end and not (w.chart.plot_built and w.panel.content._pending is None):
     app.processEvents()
-    if w.chart.plot_built and w.panel.content._pending is None:
-        break
-print("@@" + json.dumps({"at_paint": at_paint, "first": first, "waiting": waiting,
+    time.sleep(0.005)
+print("@@" + json.dumps({"at_paint": at_paint, "first": first, "waiting": waiting, "on_gui_thread": Who.seen,
                          "after": {m: m in sys.modules for m in heavy}, "plot": w.chart.plot_built,
                          "line": w.chart.capacity_line, "spans": [t for _s, _n, t in w.panel.content._spans]}))
 w.close()
@@ -94,4 +101,6 @@ def test_pyqtgraph_numpy_and_pygments_load_after_the_first_paint(tmp_path: Path)
     # right after the first paint: the plot is built and drawn, the text coloured
     assert got["after"] == {"pyqtgraph": True, "numpy": True, "pygments": True}
     assert got["plot"] is True and got["line"] == 16000.0
+    # imported by a background thread, not the GUI thread (issue 11: the window never stops)
+    assert got["on_gui_thread"] == {"pyqtgraph": False, "numpy": False}
     assert got["spans"] == ["Generic.Heading", "Literal.String.Backtick"]

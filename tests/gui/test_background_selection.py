@@ -1,0 +1,116 @@
+"""Selecting a trace off the GUI thread (issue 11: "open the 1M database, jump to its end, filter
+and search without the window ever stopping"). ``MainWindow(background=True)`` -- what the app
+uses -- loads, derives and assesses the selected trace in a worker: the window paints the list
+first, then the trace's items, then its header, chart and findings; a newer selection wins."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+
+from ctxviewer.findings import Severity
+from ctxviewer.gui.main_window import MainWindow
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+
+
+@pytest.fixture
+def window(qtbot, tmp_path: Path) -> MainWindow:
+    w = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), background=True)
+    qtbot.addWidget(w)
+    w.resize(1280, 800)
+    w.show()
+    return w
+
+
+def test_list_first_then_items_then_the_exact_assessment(window: MainWindow) -> None:
+    w = window
+    at_items: dict[str, object] = {}
+
+    def on_loaded(trace: object) -> None:  # after the window painted the items, before the checks' result
+        at_items.update(trace=w.trace.trace_id, items=w.item_model.rowCount(), assessing=w.panel.assessing,
+                        chart=w.chart.empty_label.text(), empty=w.chart.is_empty(), header=w.detail.rows(),
+                        findings_tab=w.panel.tabs.widget.tabText(2), content=w.panel.content_title.text())
+
+    w.loader.sig_loaded.connect(on_loaded)
+    assert w.open_database(SAMPLES, remember=False)
+    # the call returns with the list painted and the first trace asked for, nothing assessed yet
+    assert w.trace_model.rowCount() == 9 and w.trace is None and w.loader.wanted == "history-16k"
+    assert w.chart.is_empty() and w.chart.empty_label.text() == "Loading history-16k…"
+    assert w.wait_shown()
+    assert at_items == {"trace": "history-16k", "items": 86, "assessing": True, "chart": "Assessing 86 items…",
+                        "empty": True, "header": [], "findings_tab": "Findings (0)",
+                        "content": at_items["content"]}
+    assert at_items["content"]  # the first item's content is shown at once
+    # then the assessment: eq. 3.1 verdict, findings, header
+    a = w.panel.assessment
+    assert a is not None and not w.panel.assessing
+    assert [f.rule for f in a.findings] == ["budget.over_capacity", "accounting.count_mismatch", "budget.over_before_trim"]
+    assert [f.severity for f in a.findings] == [Severity.FAILURE, Severity.WARNING, Severity.INFO]
+    assert w.chart.state() == "✖ FAILURE" and not w.chart.is_empty()
+    assert "348" in w.chart.verdict()  # over capacity by 348 tokens (provider-reported input)
+    assert w.panel.tabs.widget.tabText(2).startswith("Findings") and w.panel.tabs.widget.tabText(2) != "Findings (0)"
+    assert dict(w.detail.rows())  # the header rows are there now
+
+
+def test_a_newer_selection_wins(window: MainWindow) -> None:
+    w = window
+    assert w.open_database(SAMPLES, remember=False)
+    assert w.wait_shown()
+    shown: list[str] = []
+    assessed: list[str] = []
+    w.sig_trace_selected.connect(shown.append)
+    w.panel.sig_assessed.connect(assessed.append)
+    w.select_trace("policy-missing")
+    w.select_trace("ticket-injection")  # before policy-missing has arrived
+    assert w.wait_shown()
+    assert w.trace.trace_id == "ticket-injection" and shown == ["ticket-injection"] and assessed == ["ticket-injection"]
+    assert w.item_model.rowCount() == 9
+    a = w.panel.assessment
+    assert a is not None
+    assert sorted(f.rule for f in a.findings) == [
+        "injection.action_linkage", "injection.hidden", "injection.hidden", "injection.hidden",
+        "injection.override", "injection.tool_request", "tool.unsafe_blocked"]
+    assert w.chart.state() == "⚠ WARNING"
+    sel = w.trace_view.currentIndex()
+    assert w.trace_model.trace_id(sel.row()) == "ticket-injection"  # the list agrees
+
+
+def test_keys_held_down_show_only_the_last_row(window: MainWindow) -> None:
+    w = window
+    assert w.open_database(SAMPLES, remember=False)
+    assert w.wait_shown()
+    loaded: list[str] = []
+    w.loader.sig_loaded.connect(lambda t: loaded.append(t.trace_id))
+    for row in range(1, 9):  # like holding the Down key: eight selections before any arrives
+        w.select_row(row)
+    assert w.wait_shown()
+    assert w.trace.trace_id == "json-unsupported" == w.trace_model.trace_id(8)
+    assert loaded[-1] == "json-unsupported" and len(loaded) <= 2  # the one running when asked, then the last
+
+
+def test_unknown_trace_and_close_while_loading(window: MainWindow) -> None:
+    w = window
+    assert w.open_database(SAMPLES, remember=False)
+    with pytest.raises(KeyError):
+        w.select_trace("no-such-trace")
+    w.select_trace("budget-8k")
+    w.close()  # waits for the running job; nothing arrives afterwards
+    assert not w.loader.pending and w.store is None
+
+
+def test_search_hit_opens_its_trace_with_the_item_selected(window: MainWindow) -> None:
+    w = window
+    assert w.open_database(SAMPLES, remember=False)
+    assert w.wait_shown()
+    hits = [h for h in w.store.search_hits("ignore previous") if h.trace_id == "ticket-injection"]
+    assert [h.item_id for h in hits] == ["TCK-58213"]
+    w.search.open_hit(hits[0], "ignore previous")
+    assert w.wait_shown()
+    assert w.trace.trace_id == "ticket-injection"
+    item = w.panel.items.current_item()
+    assert item is not None and item.id == "TCK-58213"
+    marked = [s.cursor.selectedText() for s in w.content.extraSelections()]
+    assert [m.lower() for m in marked] == ["ignore", "previous"]
