@@ -165,24 +165,19 @@ def show_cmd(db: str, trace_id: str, as_json: bool, content: bool) -> None:
     Example:
         ctxviewer show sample_traces/samples.db budget-8k --json
     """
-    from .diff.conversation import derive_for_display
-    from .report import format_trace_text, trace_summary
+    from .show_json import json_text, load_for_show, show_summary
 
-    with _open_store(db) as store:
-        try:
-            trace = store.load(trace_id)
-            trace = derive_for_display(store, trace)  # dropped between calls (issue 8), when not recorded
-        except KeyError:
-            raise BadInput(f"{db}: no trace with id {trace_id!r} (see 'ctxviewer list {db}')") from None
-        except StoreError as exc:
-            raise BadInput(str(exc)) from None
+    try:
+        trace = load_for_show(db, trace_id)
+    except KeyError:
+        raise BadInput(f"{db}: no trace with id {trace_id!r} (see 'ctxviewer list {db}')") from None
+    except StoreError as exc:
+        raise BadInput(str(exc)) from None
     if as_json:
-        summary = trace_summary(trace)
-        if content:  # issue 6: each item's text, as stored
-            for entry, item in zip(summary["items"], trace.items):
-                entry["text"] = item.content
-        _json_out(summary)
+        click.echo(json_text(show_summary(trace, content)))
     else:
+        from .report import format_trace_text
+
         click.echo(format_trace_text(trace))
 
 
