@@ -153,14 +153,57 @@ def finding_order(f: Finding) -> tuple[int, int, str]:
     return (-f.severity.rank, f.table_row if f.table_row is not None else 99, f.rule)
 
 
-def assess(trace: RequestTrace) -> Assessment:
-    """Assess ``trace`` once: eq. 3.1, figure, findings, state, verdict, numbers, header rows.
+@dataclass(frozen=True)
+class Conclusion:
+    """The conclusions of :func:`assess` without what is only drawn or shown (figure, allocations,
+    numbers line, header rows): what the store keeps per trace (:mod:`ctxviewer.store.facts`).
+    Every field equals the :class:`Assessment` field of the same name."""
+
+    trace_id: str
+    """The trace assessed."""
+    capacity: CapacityCheck
+    """The eq. 3.1 check (tokens)."""
+    findings: tuple[Finding, ...]
+    """Every check's findings, worst first (:func:`finding_order`)."""
+    state: State
+    """``ok`` / ``warning`` / ``failure``: :meth:`State.of` the worst finding."""
+    verdict: str
+    """The headline in words (:attr:`Assessment.verdict`)."""
+    omissions_recorded: bool
+    """False when the trace's source format cannot record omitted items (OTel GenAI spans)."""
+
+    @property
+    def worst(self) -> Finding | None:
+        """The worst finding (the first of :attr:`findings`), or ``None`` when there are none."""
+        return self.findings[0] if self.findings else None
+
+
+def conclude(trace: RequestTrace) -> Conclusion:
+    """The conclusions of ``trace``: eq. 3.1, findings, state, verdict (:func:`assess` is this plus
+    the figure, numbers and header rows; an import stores only this: issue 11, import speed).
 
     Never raises for a well-typed trace (a failing check becomes a ``check.error`` finding).
     """
     chk = budget.capacity(trace)
     findings = tuple(sorted(run_checks(trace), key=finding_order))
-    state = State.of(worst(findings))
+    return Conclusion(
+        trace_id=trace.trace_id,
+        capacity=chk,
+        findings=findings,
+        state=State.of(worst(findings)),
+        verdict=_verdict(chk, findings),
+        omissions_recorded=omissions_recorded(trace.source_format),
+    )
+
+
+def assess(trace: RequestTrace) -> Assessment:
+    """Assess ``trace`` once: eq. 3.1, figure, findings, state, verdict, numbers, header rows
+    (:func:`conclude`, then what the surfaces draw).
+
+    Never raises for a well-typed trace (a failing check becomes a ``check.error`` finding).
+    """
+    c = conclude(trace)
+    chk, findings, state = c.capacity, c.findings, c.state
     rows = header_rows(trace)
     header = (*rows[:2], ("State", one_line(state_line(state, findings))), *rows[2:])
     return Assessment(
@@ -170,8 +213,8 @@ def assess(trace: RequestTrace) -> Assessment:
         figure=budget_figure(trace, chk),
         findings=findings,
         state=state,
-        verdict=_verdict(chk, findings),
+        verdict=c.verdict,
         numbers=numbers_line(trace, chk),
         header=tuple(header),
-        omissions_recorded=omissions_recorded(trace.source_format),
+        omissions_recorded=c.omissions_recorded,
     )

@@ -12,10 +12,10 @@ that depends on it is ``None`` too: nothing unknown is ever shown as 0. No Qt he
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 from .model import Category, ContextItem, Kind, LimitMode, RequestTrace, Status
+from .recent import by_identity
 
 CATEGORY_ORDER: tuple[Category, ...] = (
     Category.SYS,
@@ -256,10 +256,11 @@ def _capacity_problem(trace: RequestTrace) -> str | None:
     return None
 
 
-@functools.lru_cache(maxsize=16)
+@by_identity(16)
 def capacity(trace: RequestTrace) -> CapacityCheck:
-    """:func:`check_capacity` memoised per trace (traces are immutable and hashable), so the
-    assessment, the budget check and the bars share one computation per trace."""
+    """:func:`check_capacity` memoised per trace object (:mod:`ctxviewer.recent`: found by
+    identity, the trace is never hashed), so the assessment, the budget check and the bars share
+    one computation per trace."""
     return check_capacity(trace)
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import typing
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
@@ -103,7 +104,7 @@ def _required(value: Any) -> None:
 
 
 def _str(value: Any, type_: Any = None) -> str:
-    if _is_enum(type_):
+    if type_ is not str and _is_enum(type_):
         return _enum_hook(type_)(value, type_)  # type: ignore[return-value]
     _required(value)
     if not isinstance(value, str):
@@ -113,7 +114,7 @@ def _str(value: Any, type_: Any = None) -> str:
 
 def _int(value: Any, type_: Any = None) -> int:
     """Integers are token counts, positions and turns: never booleans, never negative."""
-    if _is_enum(type_):
+    if type_ is not int and _is_enum(type_):
         return _enum_hook(type_)(value, type_)  # type: ignore[return-value]
     _required(value)
     if isinstance(value, bool):
@@ -145,14 +146,22 @@ def _is_enum(type_: Any) -> bool:
     return isinstance(type_, type) and issubclass(type_, enum.Enum)
 
 
+@functools.cache
 def _enum_hook(cls: type[enum.Enum]) -> Callable[[Any, Any], enum.Enum]:
-    allowed = ", ".join(str(m.value) for m in cls)
+    """The structure hook of enum ``cls``, made once per class (a (str, Enum) field reaches it
+    through the str hook for every value read: issue 11, import speed)."""
+    by_value = {m.value: m for m in cls}
 
     def structure(value: Any, _: Any) -> enum.Enum:
+        try:
+            return by_value[value]
+        except (KeyError, TypeError):  # TypeError: an unhashable value (a list, an object)
+            pass
         _required(value)
         try:
             return cls(value)
         except ValueError:
+            allowed = ", ".join(str(m.value) for m in cls)
             raise _Invalid(f"{value!r} is not one of {allowed}") from None
 
     return structure

@@ -51,38 +51,81 @@ def words(text: str) -> list[str]:
     return list(got)
 
 
+_NORM: dict[str, str] = {}
+"""Each raw word seen -> its content word, or ``""`` for a stop word (words recur across texts)."""
+NORM_WORDS = 1_000_000
+"""Raw words :data:`_NORM` remembers; past it, it starts again empty."""
+
+
+def _norm(w: str) -> str:
+    if w.endswith("'s"):
+        w = w[:-2]
+    if w in STOP_WORDS:
+        return ""
+    if len(w) > 3 and w.endswith("s") and not w.endswith("ss") and w.isalpha():
+        w = w[:-1]
+    return w
+
+
 def _words(text: str) -> list[str]:
+    norm = _NORM
     out = []
     for w in _WORD.findall(text.lower()):
-        if w.endswith("'s"):
-            w = w[:-2]
-        if w in STOP_WORDS:
-            continue
-        if len(w) > 3 and w.endswith("s") and not w.endswith("ss") and w.isalpha():
-            w = w[:-1]
-        out.append(w)
+        n = norm.get(w)
+        if n is None:
+            n = _norm(w)
+            if len(norm) >= NORM_WORDS:
+                norm.clear()
+            norm[w] = n
+        if n:
+            out.append(n)
     return out
+
+
+DOC_CHARS = 4_000_000
+"""Characters of text whose BM25 term frequencies are remembered (a Counter takes several times
+the text's size); past it the memo starts again empty. Texts over 1/64 of it are not kept."""
+_DOCS: dict[str, tuple[Counter[str], int]] = {}
+_DOCS_SIZE = [0]
+
+
+def _doc(text: str) -> tuple[Counter[str], int]:
+    """Term frequencies and word count of ``text`` (remembered like :func:`words`)."""
+    got = _DOCS.get(text)
+    if got is None:
+        w = _MEMO.get(text)
+        d = w if w is not None else _words(text)
+        got = (Counter(d), len(d))
+        if len(text) <= DOC_CHARS // 64:
+            if _DOCS_SIZE[0] + len(text) > DOC_CHARS:
+                _DOCS.clear()
+                _DOCS_SIZE[0] = 0
+            _DOCS[text] = got
+            _DOCS_SIZE[0] += len(text)
+    return got
 
 
 def bm25(query: str, documents: Sequence[str], k1: float = 1.2, b: float = 0.75) -> list[float]:
     """Okapi BM25 score of each of ``documents`` for ``query`` (same order; 0.0 = no shared word).
 
-    IDF is ``ln(1 + (N - df + 0.5) / (df + 0.5))`` over ``documents`` (never negative)."""
-    docs = [words(d) for d in documents]
+    IDF is ``ln(1 + (N - df + 0.5) / (df + 0.5))`` over ``documents`` (never negative). Each
+    document's term frequencies are remembered per text (documents recur across the traces of
+    an import: issue 11); the scores are the same floats as computed afresh."""
+    docs = [_doc(d) for d in documents]
     if not docs:
         return []
-    avg = (sum(len(d) for d in docs) / len(docs)) or 1.0
-    df = Counter(w for d in docs for w in set(d))
-    n = len(docs)
+    avg = (sum(n for _, n in docs) / len(docs)) or 1.0
     terms = set(words(query))
+    df = {w: sum(1 for tf, _ in docs if w in tf) for w in terms}
+    n = len(docs)
     scores = []
-    for d in docs:
-        tf = Counter(d)
+    for tf, length in docs:
         s = 0.0
         for w in terms:
-            if tf[w]:
+            f = tf.get(w, 0)
+            if f:
                 idf = math.log(1 + (n - df[w] + 0.5) / (df[w] + 0.5))
-                s += idf * tf[w] * (k1 + 1) / (tf[w] + k1 * (1 - b + b * len(d) / avg))
+                s += idf * f * (k1 + 1) / (f + k1 * (1 - b + b * length / avg))
         scores.append(s)
     return scores
 

@@ -138,11 +138,17 @@ def _read(text: str, where: str) -> tuple[list[Profile], Profile | None]:
 
 
 def user_profiles_path() -> Path:
-    """The user's profiles file: ``$CTXVIEWER_PROFILES`` or ``~/.config/ctxviewer/profiles.json``."""
-    env = os.environ.get(PROFILES_ENV)
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    """The user's profiles file: ``$CTXVIEWER_PROFILES`` or ``~/.config/ctxviewer/profiles.json``
+    (read from the environment on each call; the path built once per environment)."""
+    env = os.environ
+    return _profiles_path(env.get(PROFILES_ENV), env.get("XDG_CONFIG_HOME"), env.get("HOME"))
+
+
+@functools.lru_cache(maxsize=8)
+def _profiles_path(mine: str | None, xdg: str | None, home: str | None) -> Path:
+    if mine:
+        return Path(mine)
+    base = xdg or str(Path.home() / ".config")  # Path.home() reads $HOME (``home``) or the password database
     return Path(base) / "ctxviewer" / "profiles.json"
 
 
@@ -164,9 +170,9 @@ def profiles() -> tuple[Profile, ...]:
     return _load(str(user_profiles_path()))[0]
 
 
-def _match(name: str) -> tuple[Profile, str] | None:
+def _match(name: str, user_path: str) -> tuple[Profile, str] | None:
     low = name.lower()
-    for prof in profiles():
+    for prof in _load(user_path)[0]:
         for pat in prof.patterns:
             if fnmatch.fnmatchcase(low, pat):
                 return prof, pat
@@ -184,14 +190,21 @@ def resolve(model: str | None, encoding: str | None = None, source: str = "chose
         raise UnknownEncodingError(
             f"encoding {encoding!r} is not available offline; available: {', '.join(available_encodings())}"
         )
-    fallback = _load(str(user_profiles_path()))[1]
+    return _resolved(model, encoding, source, str(user_profiles_path()))
+
+
+@functools.lru_cache(maxsize=256)
+def _resolved(model: str | None, encoding: str | None, source: str, user_path: str) -> Resolution:
+    """:func:`resolve` once per model, encoding and profiles file (asked for every trace at
+    import: issue 11, import speed). Raises :class:`ProfileError` for a bad profiles file."""
+    fallback = _load(user_path)[1]
     found, how = None, ""
     if model:
         base = model
         if model.lower().startswith("ft:"):
             base = model[3:].split(":", 1)[0]
             how = f"fine-tuned from {base}; "
-        hit = _match(base)
+        hit = _match(base, user_path)
         if hit:
             found = hit[0]
             how += f"profile {hit[0].name} (pattern {hit[1]})"

@@ -91,6 +91,7 @@ class Registry:
         self._importers: dict[str, Importer] = {}
         self._loaded = False
         self._load_problems: list[ImportProblem] = []
+        self._builtin_omissions: dict[str, bool] = {}  # source format -> its built-in's records_omissions
 
     # ------------------------------------------------------------------ membership
 
@@ -164,12 +165,17 @@ class Registry:
         if source_format is None:
             return True
         if not self._loaded:  # the built-in of that name wins; load only its module (start-up, issue 11)
+            known = self._builtin_omissions.get(source_format)  # asked once per trace at import (issue 11)
+            if known is not None:
+                return known
             spec = next((s for s in self._builtin if s.partition(":")[0].rsplit(".", 1)[-1] == source_format), None)
             if spec is not None:
                 module, _, attr = spec.partition(":")
                 obj = getattr(importlib.import_module(module), attr, None)
-                if obj is not None and _resolve(obj).name == source_format:
-                    return bool(_resolve(obj).records_omissions)
+                imp = _resolve(obj) if obj is not None else None
+                if imp is not None and imp.name == source_format:
+                    self._builtin_omissions[source_format] = bool(imp.records_omissions)
+                    return bool(imp.records_omissions)
         self._ensure()
         imp = self._importers.get(source_format)
         return True if imp is None else bool(imp.records_omissions)

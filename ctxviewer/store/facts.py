@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
 
 if TYPE_CHECKING:  # the assessment (checks, scanner) is imported when a trace is written
-    from ..assessment import Assessment
+    from ..assessment import Assessment, Conclusion
     from ..model import RequestTrace
 
 FACT_COLUMNS: tuple[str, ...] = (
@@ -32,8 +32,8 @@ def _flag(value: bool | None) -> int | None:
     return None if value is None else int(value)
 
 
-def fact_values(a: Assessment) -> tuple[Any, ...]:
-    """The :data:`FACT_COLUMNS` values of assessment ``a`` as SQLite values: booleans as 0/1,
+def fact_values(a: Assessment | Conclusion) -> tuple[Any, ...]:
+    """The :data:`FACT_COLUMNS` values of assessment ``a`` (or its :class:`~ctxviewer.assessment.Conclusion`) as SQLite values: booleans as 0/1,
     unknowns as NULL, the state and worst severity as their words (``failure``)."""
     top = a.worst
     return (
@@ -47,11 +47,13 @@ def fact_values(a: Assessment) -> tuple[Any, ...]:
     )
 
 
-def trace_facts(trace: RequestTrace) -> tuple[Assessment, tuple[Any, ...]]:
-    """Assess ``trace`` once and return the assessment and its :func:`fact_values`."""
-    from ..assessment import assess
+def trace_facts(trace: RequestTrace) -> tuple[Conclusion, tuple[Any, ...]]:
+    """Conclude on ``trace`` once (:func:`ctxviewer.assessment.conclude`: the assessment without
+    the chart figure and header rows, which the store does not keep) and return the conclusion
+    and its :func:`fact_values`."""
+    from ..assessment import conclude
 
-    a = assess(trace)
+    a = conclude(trace)
     return a, fact_values(a)
 
 
@@ -84,7 +86,7 @@ def stored_facts(trace: RequestTrace) -> StoredFacts:
                        tuple((r[1], r[2], r[3]) for r in finding_rows(trace.trace_id, a)))
 
 
-def finding_rows(trace_id: str, a: Assessment) -> list[tuple[str, str, str, int]]:
+def finding_rows(trace_id: str, a: Assessment | Conclusion) -> list[tuple[str, str, str, int]]:
     """``trace_findings`` rows of assessment ``a``: ``(trace_id, rule, severity, count)`` once per
     rule, with the severity of its worst finding (findings come worst first) and how many there are."""
     rows: dict[str, list[Any]] = {}
@@ -96,7 +98,7 @@ def finding_rows(trace_id: str, a: Assessment) -> list[tuple[str, str, str, int]
     return [(r[0], r[1], r[2], r[3]) for r in rows.values()]
 
 
-def write_findings(conn: Any, trace_id: str, a: Assessment | StoredFacts) -> None:
+def write_findings(conn: Any, trace_id: str, a: Assessment | Conclusion | StoredFacts) -> None:
     """Replace the ``trace_findings`` rows of ``trace_id`` with those of assessment ``a`` (or of
     facts already computed, :class:`StoredFacts`)."""
     rows = ([(trace_id, *r) for r in a.findings] if isinstance(a, StoredFacts) else finding_rows(trace_id, a))

@@ -56,6 +56,8 @@ def test_compact_native_record_drops_nulls_but_full_form_keeps_them() -> None:
         (Endpoint, {"capacity": "8000"}, "capacity: expected int, got str"),
         (Endpoint, {"capacity": True}, "capacity: expected an integer, got a boolean"),
         (Endpoint, {"limit_mode": "both"}, "limit_mode: 'both' is not one of shared, separate"),
+        (Endpoint, {"limit_mode": ["shared"]}, "limit_mode: ['shared'] is not one of shared, separate"),
+        (Endpoint, {"limit_mode": 1}, "limit_mode: 1 is not one of shared, separate"),
         (Usage, {"input_tokens": -1}, "input_tokens: token counts cannot be negative (-1)"),
         (Endpoint, [1, 2], "expected an object, got list"),
         (ToolCall, {"name": "refund", "arguments": None, "checks": [{"check": "allowlist", "passed": "yes"}]},
