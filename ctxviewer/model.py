@@ -375,8 +375,10 @@ class RequestTrace:
 
     def __post_init__(self) -> None:
         # Frozen all the way down, so a trace is hashable and cannot change after import.
-        object.__setattr__(self, "budget", frozendict(self.budget))
-        object.__setattr__(self, "attributes", deepfreeze(self.attributes))
+        if type(self.budget) is not frozendict:
+            object.__setattr__(self, "budget", frozendict(self.budget))
+        if not _deep_frozen(self.attributes):  # (dataclasses.replace copies a frozen one: issue 11)
+            object.__setattr__(self, "attributes", deepfreeze(self.attributes))
 
     @property
     def retained(self) -> tuple[ContextItem, ...]:
@@ -394,3 +396,17 @@ class RequestTrace:
             if it.id == item_id:
                 return it
         raise KeyError(item_id)
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _deep_frozen(value: Any) -> bool:
+    """True when ``value`` is already what ``deepfreeze`` makes of it: a :class:`frozendict` of
+    tuples, frozendicts and JSON scalars all the way down (``deepfreeze`` would build an equal copy)."""
+    t = type(value)
+    if t is frozendict:
+        return all(type(v) in _SCALARS or _deep_frozen(v) for v in value.values())
+    if t is tuple:
+        return all(type(v) in _SCALARS or _deep_frozen(v) for v in value)
+    return t in _SCALARS

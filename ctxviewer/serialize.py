@@ -18,7 +18,7 @@ from cattrs import Converter
 from cattrs.gen import make_dict_unstructure_fn
 
 from .codec import TraceFormatError, format_created, from_builtins, make_converter, parse_created, to_builtins
-from .model import ContextItem, RequestTrace, ToolCall
+from .model import ContextItem, RequestTrace, SourceRef, ToolCall
 
 __all__ = [
     "TraceFormatError",
@@ -27,6 +27,7 @@ __all__ = [
     "item_from_dict",
     "item_to_dict",
     "parse_created",
+    "source_to_dict",
     "to_builtins",
     "trace_from_dict",
     "trace_to_dict",
@@ -72,6 +73,12 @@ def trace_to_dict(t: RequestTrace) -> dict[str, Any]:
 def item_to_dict(it: ContextItem) -> dict[str, Any]:
     """JSON form of one context item (as inside ``items`` of :func:`trace_to_dict`)."""
     out: dict[str, Any] = WIRE.unstructure(it, ContextItem)
+    return out
+
+
+def source_to_dict(source: SourceRef) -> dict[str, Any]:
+    """JSON form of an item's source, as inside :func:`item_to_dict` (``{}`` when nothing is recorded)."""
+    out: dict[str, Any] = WIRE.unstructure(source, SourceRef)
     return out
 
 

@@ -9,6 +9,7 @@ thread at a time (a worker thread opens its own). No Qt here.
 from __future__ import annotations
 
 import builtins
+import functools
 import hashlib
 import json
 import os
@@ -26,7 +27,14 @@ if TYPE_CHECKING:
 
 from ..filters import compile_filter
 from ..model import ContextItem, Kind, RequestTrace, SourceRef, Status, TokenProvenance, TokenSource, Trust
-from ..serialize import TraceFormatError, format_created, item_from_dict, item_to_dict, trace_from_dict, trace_to_dict
+from ..serialize import (
+    TraceFormatError,
+    format_created,
+    item_from_dict,
+    source_to_dict,
+    trace_from_dict,
+    trace_to_dict,
+)
 from ..span_facts import row_values as span_row_values
 from ..tokens import count_tokens
 from . import fts
@@ -145,6 +153,28 @@ def _item_from_row(item_id: Any, kind: Any, status: Any, position: Any, priority
                            omission_reason=omission_reason, role=role, tokens_provenance=prov)
     except (ValueError, TypeError):
         return None
+
+
+def item_row(trace_id: str, ordinal: int, item: ContextItem, content_ref: Any) -> tuple[Any, ...]:
+    """The ``items`` row of ``item`` (``_ITEM_COLUMNS`` order), its content stored as ``content_ref``:
+    the values of its native JSON form (:func:`ctxviewer.serialize.item_to_dict`), read straight
+    from the item (issue 11: no JSON form built per item)."""
+    prov = item.tokens_provenance
+    return (
+        trace_id, ordinal, item.id, item.kind.value, item.status.value, item.position, item.priority,
+        item.trust.value, item.tokens, item.omission_reason, item.role,
+        None if item.source is None else _source_json(item.source),
+        None if prov is None else prov.source.value, None if prov is None else prov.encoding,
+        content_ref,
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _source_json(source: SourceRef) -> str | None:
+    """The ``items.source`` column of ``source`` (its JSON form, keys sorted; ``None`` when it
+    records nothing), once per distinct source (documents recur across traces)."""
+    d = source_to_dict(source)
+    return json.dumps(d, ensure_ascii=False, sort_keys=True) if d else None
 
 
 class TraceStore:
@@ -711,31 +741,9 @@ class TraceStore:
 
     def _write(self, t: RequestTrace, stored: StoredFacts | None = None) -> None:
         tid = t.trace_id
-        item_rows: builtins.list[tuple[Any, ...]] = []
-        for ordinal, item in enumerate(t.items):
-            d = item_to_dict(item)
-            text = d.pop("content", None)
-            source = d.get("source")
-            provenance = d.get("tokens_provenance") or {}
-            item_rows.append(
-                (
-                    tid,
-                    ordinal,
-                    item.id,
-                    d["kind"],
-                    d["status"],
-                    d.get("position"),
-                    d.get("priority"),
-                    d["trust"],
-                    d.get("tokens"),
-                    d.get("omission_reason"),
-                    d.get("role"),
-                    json.dumps(source, ensure_ascii=False, sort_keys=True) if source else None,
-                    provenance.get("source"),
-                    provenance.get("encoding"),
-                    None if text is None else self._put_blob(text, searchable=True),
-                )
-            )
+        item_rows = [item_row(tid, ordinal, item,
+                              None if item.content is None else self._put_blob(item.content, searchable=True))
+                     for ordinal, item in enumerate(t.items)]
         details = trace_to_dict(replace(t, items=()))  # items live in their own table
         details.pop("items", None)
         request_hash: bytes | None = None

@@ -41,3 +41,16 @@ def test_equal_traces_hash_equal_and_dedupe_in_a_set() -> None:
     copy = replace(t)
     assert copy is not t and copy == t and hash(copy) == hash(t)
     assert {t, copy, make_trace()} == {t, make_trace()}
+
+
+def test_a_copy_keeps_already_frozen_attributes_and_freezes_anything_else() -> None:
+    """replace() of a trace reuses its frozen attributes instead of freezing them again (issue 11:
+    an import copies each trace a few times); anything not frozen all the way down is frozen."""
+    t = make_rich_trace()
+    assert replace(t).attributes is t.attributes and replace(t).budget is t.budget
+    half = frozendict({"params": {"stop": ["x"]}, "n": 1})  # a frozendict holding a dict and a list
+    u = replace(t, attributes=half)
+    assert u.attributes == {"params": {"stop": ("x",)}, "n": 1} and u.attributes is not half
+    assert isinstance(u.attributes["params"], frozendict) and hash(u) == hash(replace(u))
+    with pytest.raises(TypeError):
+        u.attributes["params"]["stop"] = ()
