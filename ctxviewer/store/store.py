@@ -155,6 +155,11 @@ def _item_from_row(item_id: Any, kind: Any, status: Any, position: Any, priority
         return None
 
 
+STORED_TEXT_CHARS = 64_000_000
+"""Characters of item text one :meth:`TraceStore.add` remembers as already stored (about as much
+memory as the texts themselves, which the traces of an import mostly share)."""
+
+
 def item_row(trace_id: str, ordinal: int, item: ContextItem, content_ref: Any) -> tuple[Any, ...]:
     """The ``items`` row of ``item`` (``_ITEM_COLUMNS`` order), its content stored as ``content_ref``:
     the values of its native JSON form (:func:`ctxviewer.serialize.item_to_dict`), read straight
@@ -196,6 +201,8 @@ class TraceStore:
         self._conn = conn
         self._db_: Database | None = None
         self._pending_counts: dict[tuple[bytes, str], int] = {}  # (content digest, encoding) -> tokens
+        self._stored_texts: dict[str, bytes] = {}  # item text -> its blob digest, written in this add()'s transaction
+        self._stored_chars = 0
         self._closed = False
 
     @property
@@ -660,6 +667,7 @@ class TraceStore:
                 self._conn.execute("COMMIT")
             except BaseException:
                 self._pending_counts.clear()
+                self._forget_stored_texts()  # rolled back: those blobs are gone again
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
                 raise
@@ -670,7 +678,12 @@ class TraceStore:
         except UnicodeEncodeError as exc:
             raise self._fail("cannot add traces (text is not valid Unicode)", exc) from None
         self._pending_counts.clear()
+        self._forget_stored_texts()
         return n
+
+    def _forget_stored_texts(self) -> None:
+        self._stored_texts = {}
+        self._stored_chars = 0
 
     def _begin_write(self, waiting: Callable[[str], None] | None, cancelled: Callable[[], bool] | None,
                      wait_s: float) -> None:
@@ -739,10 +752,25 @@ class TraceStore:
             fts.index_blob(self._conn, cur.lastrowid, text)
         return h
 
+    def _content_ref(self, text: str) -> bytes:
+        """The blob reference of item text ``text``, stored (and indexed for search) by
+        :meth:`_put_blob` the first time this transaction meets it; a text met again (the same
+        documents, tool definitions and history turns recur across the traces of an import) is
+        found in memory, without hashing or an INSERT. Remembers up to :data:`STORED_TEXT_CHARS`
+        characters, then starts again (the INSERT OR IGNORE stays correct either way)."""
+        ref = self._stored_texts.get(text)
+        if ref is None:
+            ref = self._put_blob(text, searchable=True)
+            if self._stored_chars + len(text) > STORED_TEXT_CHARS:
+                self._stored_texts.clear()
+                self._stored_chars = 0
+            self._stored_texts[text] = ref
+            self._stored_chars += len(text)
+        return ref
+
     def _write(self, t: RequestTrace, stored: StoredFacts | None = None) -> None:
         tid = t.trace_id
-        item_rows = [item_row(tid, ordinal, item,
-                              None if item.content is None else self._put_blob(item.content, searchable=True))
+        item_rows = [item_row(tid, ordinal, item, None if item.content is None else self._content_ref(item.content))
                      for ordinal, item in enumerate(t.items)]
         details = trace_to_dict(replace(t, items=()))  # items live in their own table
         details.pop("items", None)
