@@ -116,16 +116,19 @@ def bm25(query: str, documents: Sequence[str], k1: float = 1.2, b: float = 0.75)
         return []
     avg = (sum(n for _, n in docs) / len(docs)) or 1.0
     terms = set(words(query))
-    df = {w: sum(1 for tf, _ in docs if w in tf) for w in terms}
+    order = {w: k for k, w in enumerate(terms)}  # the sum runs in the set's order, as it always did
+    shared = [terms.intersection(tf) for tf, _ in docs]
+    df: Counter[str] = Counter()
+    for common in shared:
+        df.update(common)
     n = len(docs)
     scores = []
-    for tf, length in docs:
+    for (tf, length), common in zip(docs, shared):
         s = 0.0
-        for w in terms:
-            f = tf.get(w, 0)
-            if f:
-                idf = math.log(1 + (n - df[w] + 0.5) / (df[w] + 0.5))
-                s += idf * f * (k1 + 1) / (f + k1 * (1 - b + b * length / avg))
+        for w in sorted(common, key=order.__getitem__):
+            f = tf[w]
+            idf = math.log(1 + (n - df[w] + 0.5) / (df[w] + 0.5))
+            s += idf * f * (k1 + 1) / (f + k1 * (1 - b + b * length / avg))
         scores.append(s)
     return scores
 

@@ -26,8 +26,11 @@ MARKER = re.compile(
 def _marker(text: str) -> tuple[int, int] | None:
     """``(start, end)`` of :data:`MARKER` in ``text`` (code points; trailing whitespace left out), or
     ``None``. Searched only in the last 120 characters before the trailing whitespace: searched
-    over the whole text, its leading whitespace run made a 1,000,000-space tool output quadratic."""
+    over the whole text, its leading whitespace run made a 1,000,000-space tool output quadratic;
+    and only when the text ends in ``]``, ``>`` or ``)``, as every marker does."""
     end = len(text.rstrip())
+    if not end or text[end - 1] not in "]>)":  # every marker ends so (issue 11: checked for every item at import)
+        return None
     start = max(0, end - 120)
     m = MARKER.search(text[start:end])
     return None if m is None else (start + m.start(), start + m.end())

@@ -9,7 +9,6 @@ thread at a time (a worker thread opens its own). No Qt here.
 from __future__ import annotations
 
 import builtins
-import functools
 import hashlib
 import json
 import os
@@ -31,7 +30,6 @@ from ..serialize import (
     TraceFormatError,
     format_created,
     item_from_dict,
-    source_to_dict,
     trace_from_dict,
     trace_to_dict,
 )
@@ -41,6 +39,7 @@ from . import fts
 from .facts import StoredFacts, finding_rows, trace_facts, write_findings
 from .fts import SearchHit, SearchPage
 from .query import ROW_COLUMNS, TraceQuery, TraceRow, count_sql, keyed_sql, list_sql
+from .rows import item_row
 from .schema import (
     DAMAGE_SECONDS,
     READ_ONLY,
@@ -158,28 +157,6 @@ def _item_from_row(item_id: Any, kind: Any, status: Any, position: Any, priority
 STORED_TEXT_CHARS = 64_000_000
 """Characters of item text one :meth:`TraceStore.add` remembers as already stored (about as much
 memory as the texts themselves, which the traces of an import mostly share)."""
-
-
-def item_row(trace_id: str, ordinal: int, item: ContextItem, content_ref: Any) -> tuple[Any, ...]:
-    """The ``items`` row of ``item`` (``_ITEM_COLUMNS`` order), its content stored as ``content_ref``:
-    the values of its native JSON form (:func:`ctxviewer.serialize.item_to_dict`), read straight
-    from the item (issue 11: no JSON form built per item)."""
-    prov = item.tokens_provenance
-    return (
-        trace_id, ordinal, item.id, item.kind.value, item.status.value, item.position, item.priority,
-        item.trust.value, item.tokens, item.omission_reason, item.role,
-        None if item.source is None else _source_json(item.source),
-        None if prov is None else prov.source.value, None if prov is None else prov.encoding,
-        content_ref,
-    )
-
-
-@functools.lru_cache(maxsize=4096)
-def _source_json(source: SourceRef) -> str | None:
-    """The ``items.source`` column of ``source`` (its JSON form, keys sorted; ``None`` when it
-    records nothing), once per distinct source (documents recur across traces)."""
-    d = source_to_dict(source)
-    return json.dumps(d, ensure_ascii=False, sort_keys=True) if d else None
 
 
 class TraceStore:

@@ -81,3 +81,22 @@ def test_span_error_and_not_ended():
                    ("span.not_ended", Severity.WARNING,
                     "the span never ended (no end time): the request may not have completed")]
     assert list(SpanCheck().run(make_trace(attributes={"otel.status_code": "ok"}))) == []
+
+
+def test_truncation_marker_quick_refusal_gives_the_plain_search_answer():
+    """_marker looks for a marker only when the text ends in ] > or ) (issue 11): the same answer
+    as searching the last 120 characters of every text."""
+    from ctxviewer.checks.truncation import MARKER, _marker
+
+    def plain(text: str) -> tuple[int, int] | None:
+        end = len(text.rstrip())
+        start = max(0, end - 120)
+        m = MARKER.search(text[start:end])
+        return None if m is None else (start + m.start(), start + m.end())
+
+    texts = ["", "   ", "plain text", "ends in ]", "a [truncated]", "a...[TRUNCATED 12 chars]  \n",
+             "b\u2026 <truncated 40 more>", "c (truncated)\n\n", "c (TRUNCATED)", "d [truncated\n]", "e <truncated>x",
+             "f (truncated) and more", "[truncated]" + " " * 300, "x" * 500 + "...[truncated]", "(ok)", "<b>", "[1]"]
+    got = [_marker(t) for t in texts]
+    assert got == [plain(t) for t in texts]
+    assert sum(g is not None for g in got) == 7

@@ -12,7 +12,7 @@ from factories import make_rich_trace
 from ctxviewer.model import ContextItem, Kind, SourceRef, Status, TokenProvenance, TokenSource, Trust
 from ctxviewer.serialize import item_to_dict
 from ctxviewer.store import TraceStore
-from ctxviewer.store.store import item_row
+from ctxviewer.store.rows import item_row
 
 SAMPLES_DB = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 
