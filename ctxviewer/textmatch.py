@@ -69,17 +69,17 @@ def _norm(w: str) -> str:
 
 def _words(text: str) -> list[str]:
     norm = _NORM
-    out = []
-    for w in _WORD.findall(text.lower()):
-        n = norm.get(w)
-        if n is None:
-            n = _norm(w)
-            if len(norm) >= NORM_WORDS:
-                norm.clear()
-            norm[w] = n
-        if n:
-            out.append(n)
-    return out
+    raw = _WORD.findall(text.lower())
+    try:
+        out = [norm[w] for w in raw]
+    except KeyError:  # a raw word not seen before: learn every new one, then read them all
+        for w in raw:
+            if w not in norm:
+                if len(norm) >= NORM_WORDS:
+                    norm.clear()
+                norm[w] = _norm(w)
+        out = [norm[w] if w in norm else _norm(w) for w in raw]
+    return [w for w in out if w]
 
 
 DOC_CHARS = 4_000_000

@@ -96,9 +96,11 @@ class CommitmentCheck:
                         Evidence(item_ids=(r.id,)), 2,
                     )
             return
+        found = [c for i in trace.omitted if i.kind in _SCANNED for c in commitments_in(i)]
+        if not found:  # (most traces: the retained items' words are not needed; issue 11, import speed)
+            return
         carriers = [set(words(i.content or "")) for i in trace.retained if i.kind in _CARRIERS]
-        lost = [c for i in trace.omitted if i.kind in _SCANNED
-                for c in commitments_in(i) if not _carried(c, carriers)]
+        lost = [c for c in found if not _carried(c, carriers)]
         if not lost:
             return
         ids = tuple(dict.fromkeys(c.item_id for c in lost))

@@ -58,3 +58,15 @@ def test_bm25_with_remembered_documents_gives_the_textbook_floats(monkeypatch) -
     assert textmatch.bm25(query, pool)[0] > 0 and textmatch.bm25(query, pool)[3] == 0.0
     assert set(textmatch._DOCS) == set(pool)
     assert textmatch.bm25(query, []) == []
+
+
+def test_word_normalisation_memo_is_bounded_and_never_changes_the_words(monkeypatch) -> None:
+    text = "The tents' Boots were shipped; Ann's orders ship from NW-4497710 at 179.95 and the boss's bus."
+    expected = ["tent", "boot", "shipped", "ann", "order", "ship", "nw-4497710", "179.95", "boss", "bus"]
+    fresh = [textmatch._norm(w) for w in textmatch._WORD.findall(text.lower())]
+    assert textmatch._words(text) == [w for w in fresh if w] == expected
+    monkeypatch.setattr(textmatch, "_NORM", {})
+    monkeypatch.setattr(textmatch, "NORM_WORDS", 3)  # cleared several times inside one text
+    assert textmatch._words(text) == [w for w in fresh if w]
+    assert len(textmatch._NORM) <= 3
+    assert textmatch._words(text) == [w for w in fresh if w]  # and again with a part remembered
