@@ -377,8 +377,12 @@ class RequestTrace:
         # Frozen all the way down, so a trace is hashable and cannot change after import.
         if type(self.budget) is not frozendict:
             object.__setattr__(self, "budget", frozendict(self.budget))
-        if not _deep_frozen(self.attributes):  # (dataclasses.replace copies a frozen one: issue 11)
-            object.__setattr__(self, "attributes", deepfreeze(self.attributes))
+        attrs = self.attributes
+        if not _deep_frozen(attrs):  # (dataclasses.replace copies a frozen one: issue 11)
+            if type(attrs) is dict and all(type(v) in _SCALARS or _deep_frozen(v) for v in attrs.values()):
+                object.__setattr__(self, "attributes", frozendict(attrs))  # what deepfreeze gives, without the walk
+            else:
+                object.__setattr__(self, "attributes", deepfreeze(attrs))
 
     @property
     def retained(self) -> tuple[ContextItem, ...]:

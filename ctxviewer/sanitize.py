@@ -16,7 +16,8 @@ not repaired: :mod:`ctxviewer.plausibility` names them. No Qt here.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from frozendict import frozendict
 

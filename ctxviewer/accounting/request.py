@@ -21,8 +21,9 @@ arguments; image parts count by :mod:`.images`; special-token text counts as pla
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from ..tokens import count_text
 from .images import count_image, image_from_url, size_of_base64

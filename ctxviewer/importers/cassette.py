@@ -10,8 +10,9 @@ Headers are never imported (they may hold API keys). Parsed with PyYAML's safe l
 from __future__ import annotations
 
 import gzip
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator
 
 import yaml
 

@@ -31,8 +31,9 @@ from __future__ import annotations
 import json
 import struct
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator
 
 from ..model import Usage
 from . import ImportFailed, ImportProblem, Record, register

@@ -3,7 +3,8 @@ record them) as normalised messages of :mod:`ctxviewer.importers.otel.messages`.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..model import Usage
 from .otel import messages as gm

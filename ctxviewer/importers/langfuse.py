@@ -40,8 +40,9 @@ Trace id = the observation id. No Qt here.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator
 
 from ..model import Usage
 from ..span_facts import agent_name

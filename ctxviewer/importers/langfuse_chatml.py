@@ -12,8 +12,9 @@ model, usage or time in this format: all "not recorded". No Qt here.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator
 
 from . import ImportFailed, ImportProblem, Record, register
 from . import provider_messages as pm

@@ -16,9 +16,10 @@ become evidence of the next ``llm`` run in the same trace (by ``dotted_order``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator
 
 from . import ImportFailed, ImportProblem, Record, register
 from . import provider_messages as pm

@@ -13,9 +13,10 @@ retries) is kept as an attribute. Accepts one payload, a list, or JSON Lines. No
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator
 
 from ..model import Usage
 from . import ImportFailed, ImportProblem, Record, register

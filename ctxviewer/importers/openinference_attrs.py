@@ -22,7 +22,8 @@ No Qt here.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..model import Usage
 from . import provider_messages as pm

@@ -14,8 +14,9 @@ row's created time (rows carry no own time). Trace id = ``"{evalId}:{result id}"
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator
 
 from ..model import Usage
 from . import ImportFailed, ImportProblem, Record, register

@@ -20,9 +20,10 @@ error`` with the provider's error message. Mapping rules: :mod:`provider_message
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator
 
 from . import ImportFailed, ImportProblem, Record, register
 from . import provider_messages as pm

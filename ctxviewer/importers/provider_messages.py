@@ -30,7 +30,8 @@ No Qt here.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..model import Usage
 from .otel import messages as gm

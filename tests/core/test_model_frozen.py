@@ -54,3 +54,17 @@ def test_a_copy_keeps_already_frozen_attributes_and_freezes_anything_else() -> N
     assert isinstance(u.attributes["params"], frozendict) and hash(u) == hash(replace(u))
     with pytest.raises(TypeError):
         u.attributes["params"]["stop"] = ()
+
+
+def test_a_plain_dict_of_frozen_values_becomes_the_frozendict_deepfreeze_makes() -> None:
+    from frozendict import deepfreeze
+
+    t = make_rich_trace()
+    attrs = dict(t.attributes)
+    attrs["status"] = "ok"
+    u = replace(t, attributes=attrs)
+    assert type(u.attributes) is frozendict and u.attributes == deepfreeze(attrs)
+    attrs["status"] = "changed later"  # the caller's dict stays theirs
+    assert u.attributes["status"] == "ok"
+    v = replace(t, attributes={**t.attributes, "list": [1, {"a": [2]}]})  # not frozen: frozen all the way
+    assert v.attributes["list"] == (1, frozendict(a=(2,))) and hash(v) == hash(replace(v))

@@ -6,7 +6,8 @@ hash of its attributes. No Qt here.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from collections.abc import Mapping
+from typing import Any, Iterator
 
 from ..peek import JsonPeek
 from .span import Span, SpanRecord, has_genai_key

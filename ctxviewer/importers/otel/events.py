@@ -20,8 +20,9 @@ An attribute already on the span wins over the events. No Qt here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any
 
 from ..containers import loads_bounded, nested_too_deep
 from . import messages as gm

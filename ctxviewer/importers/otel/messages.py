@@ -31,7 +31,8 @@ from __future__ import annotations
 import ast
 import json
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..containers import loads
 

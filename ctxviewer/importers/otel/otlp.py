@@ -9,7 +9,8 @@ integers or enum names, ids hex or base64. A bad resource or span yields a probl
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from collections.abc import Mapping
+from typing import Any, Iterator
 
 from .._api import ImportProblem
 from ..peek import JsonPeek

@@ -8,9 +8,10 @@ JSON types (``str``, ``int``, ``float``, ``bool``, ``list``, ``dict``, ``None``)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Mapping
+from typing import Any
 
 from .._api import ImportProblem
 from .values import decode_key_values, parse_time

@@ -12,7 +12,8 @@ itself an OTLP request is read as one (:mod:`.otlp`). A bad element yields a pro
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from collections.abc import Mapping
+from typing import Any, Iterator
 
 from .._api import ImportProblem
 from ..peek import JsonPeek

@@ -11,8 +11,9 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
-from typing import Any, Mapping
+from typing import Any
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _HEX = re.compile(r"[0-9a-fA-F]+")
