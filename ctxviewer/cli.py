@@ -165,19 +165,24 @@ def show_cmd(db: str, trace_id: str, as_json: bool, content: bool) -> None:
     Example:
         ctxviewer show sample_traces/samples.db budget-8k --json
     """
-    from .show_json import json_text, load_for_show, show_summary
+    from .diff.conversation import derive_for_display
+    from .report import format_trace_text, trace_summary
 
-    try:
-        trace = load_for_show(db, trace_id)
-    except KeyError:
-        raise BadInput(f"{db}: no trace with id {trace_id!r} (see 'ctxviewer list {db}')") from None
-    except StoreError as exc:
-        raise BadInput(str(exc)) from None
+    with _open_store(db) as store:
+        try:
+            trace = store.load(trace_id)
+            trace = derive_for_display(store, trace)  # dropped between calls (issue 8), when not recorded
+        except KeyError:
+            raise BadInput(f"{db}: no trace with id {trace_id!r} (see 'ctxviewer list {db}')") from None
+        except StoreError as exc:
+            raise BadInput(str(exc)) from None
     if as_json:
-        click.echo(json_text(show_summary(trace, content)))
+        summary = trace_summary(trace)
+        if content:  # issue 6: each item's text, as stored
+            for entry, item in zip(summary["items"], trace.items):
+                entry["text"] = item.content
+        _json_out(summary)
     else:
-        from .report import format_trace_text
-
         click.echo(format_trace_text(trace))
 
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, TextIO
 
+import click
+
 from .visible import SUSPECT, reveal
 
 
@@ -36,8 +38,6 @@ def json_escape(text: str) -> str:
 
 
 def _json_mode() -> bool:
-    import click  # not at import: ``show --json`` runs without click (ctxviewer.show_json)
-
     ctx = click.get_current_context(silent=True)
     while ctx is not None:
         if ctx.params.get("as_json") or ctx.params.get("fmt") in ("json", "sarif"):
@@ -66,15 +66,13 @@ class InertStream:
         return getattr(self._inner, name)
 
 
-def install(json_mode: Callable[[], bool] = _json_mode) -> Callable[[], None]:
-    """Wrap ``sys.stdout`` and ``sys.stderr`` in :class:`InertStream`; returns the undo function.
-    ``json_mode`` says whether the output is JSON (default: the running click command has ``--json``
-    or a JSON/SARIF format)."""
+def install() -> Callable[[], None]:
+    """Wrap ``sys.stdout`` and ``sys.stderr`` in :class:`InertStream`; returns the undo function."""
     out, err = sys.stdout, sys.stderr
     if not isinstance(out, InertStream):
-        sys.stdout = InertStream(out, json_mode)
+        sys.stdout = InertStream(out)
     if not isinstance(err, InertStream):
-        sys.stderr = InertStream(err, json_mode)
+        sys.stderr = InertStream(err)
 
     def restore() -> None:
         sys.stdout, sys.stderr = out, err

@@ -42,7 +42,7 @@ def test_wheel_contains_resources(tmp_path: Path) -> None:
     entry = zipfile.ZipFile(wheel).read(
         next(n for n in names if n.endswith("entry_points.txt"))
     ).decode()
-    assert "ctxviewer = ctxviewer.__main__:main" in entry  # show --json without click; the rest: ctxviewer.cli
+    assert "ctxviewer = ctxviewer.cli:main" in entry
     assert "ctxviewer-gui = ctxviewer.gui.app:main" in entry
 
 
