@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Protocol
 
 from ..findings import Severity
-from . import code_table
 from .prefilter import finditer
 
 
@@ -70,8 +69,8 @@ class LazyPattern:
 
     def compiled(self) -> re.Pattern[str]:
         """The compiled pattern (compiled on the first call; raises ``re.error`` for a bad pattern)."""
-        if self._compiled is None:  # a rule pattern's code is shipped (code_table): equal to re.compile's
-            self._compiled = code_table.compile(self.pattern, self.flags)
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern, self.flags)
         return self._compiled
 
     def finditer(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> Iterator[re.Match[str]]:

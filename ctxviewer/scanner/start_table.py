@@ -9,8 +9,8 @@ and the prefilter looks a pattern up there before deriving anything.
 The table is keyed by ``"<flags>:<pattern text>"`` and carries a fingerprint: the Python version
 (``re._parser`` differs between releases) and the sha256 of ``prefilter.py`` (the derivation). A
 table whose fingerprint differs from the running code is ignored and every set is derived as
-before, so a stale table costs time, never a missed hit. Regenerate it (and :mod:`.code_table`'s) after
-changing a pattern or the prefilter::
+before, so a stale table costs time, never a missed hit. Regenerate it after changing a pattern or
+the prefilter::
 
     python -m ctxviewer.scanner.start_table
 
@@ -95,20 +95,16 @@ def lookup(pattern: prefilter.PatternLike) -> Entry:
 
 
 def main() -> None:
-    """Write the start-set table and the compiled-code table (:mod:`.code_table`) of every
-    registered rule's patterns into ``ctxviewer/resources``."""
+    """Write the table of every registered rule's patterns into ``ctxviewer/resources``."""
     from ctxviewer import assets
-    from ctxviewer.scanner import code_table, registry
-    from ctxviewer.scanner._api import LazyPattern
+    from ctxviewer.scanner import registry
 
-    patterns = list(dict.fromkeys(registry.all_patterns()))
-    lazy = [(p.pattern, p.flags) for p in patterns if isinstance(p, LazyPattern)]
-    for name, table in ((RESOURCE, build(patterns)), (code_table.RESOURCE, code_table.build(lazy))):
-        path = Path(str(assets.files().joinpath(name)))
-        lines = [f"{json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)}" for k, v in table["patterns"].items()]
-        path.write_text('{"fingerprint": ' + json.dumps(table["fingerprint"]) + ',\n"patterns": {\n' + ",\n".join(lines)
-                        + "\n}}\n", encoding="utf-8")
-        print(f"wrote {len(table['patterns'])} patterns to {path}")
+    path = Path(str(assets.files().joinpath(RESOURCE)))
+    table = build(dict.fromkeys(registry.all_patterns()))
+    lines = [f"{json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)}" for k, v in table["patterns"].items()]
+    path.write_text('{"fingerprint": ' + json.dumps(table["fingerprint"]) + ',\n"patterns": {\n' + ",\n".join(lines) + "\n}}\n",
+                    encoding="utf-8")
+    print(f"wrote {len(table['patterns'])} patterns to {path}")
 
 
 if __name__ == "__main__":
