@@ -46,6 +46,19 @@ def fingerprint() -> str:
     return f"python {sys.version_info[0]}.{sys.version_info[1]}; prefilter sha256 {hashlib.sha256(source).hexdigest()}"
 
 
+def built_for_this_python() -> bool:
+    """Whether the shipped table was built by this Python ``major.minor`` (the first part of its
+    fingerprint). On another Python it is ignored and every set is derived at run time -- slower,
+    never wrong -- and the tests that the table is current skip instead of failing."""
+    from ctxviewer import assets
+
+    try:
+        shipped_print = str(json.loads(assets.read_text(RESOURCE)).get("fingerprint", ""))
+    except (OSError, ValueError, AttributeError):
+        return False
+    return shipped_print.split(";")[0] == fingerprint().split(";")[0]
+
+
 def derive(pattern: prefilter.PatternLike) -> Entry:
     """``pattern``'s start set and guard, derived now (the guard only where there is a start set)."""
     spec = prefilter.start_literals(pattern)
