@@ -216,3 +216,25 @@ def test_a_generated_database_shrinks_by_the_bytes_of_its_hashes(tmp_path: Path)
         assert b.search_hits("refund", limit=-1) == a.search_hits("refund", limit=-1)
         tid = a.list(limit=1)[0].trace_id
         assert b.load(tid) == a.load(tid)
+
+
+def test_an_empty_schema5_database_is_rebuilt_with_blob_columns_and_then_stores_digests(tmp_path: Path) -> None:
+    """A schema-5 database without rows (an import that found nothing) takes the new-database path of
+    the step: BLOB declared types, the search index still attached to ``blobs``."""
+    empty6, old = tmp_path / "empty6.db", tmp_path / "old.db"
+    TraceStore.create(empty6).close()
+    schema5_copy(empty6, old)
+    with closing(sqlite3.connect(old)) as conn:
+        assert _declared(conn) == dict.fromkeys(_declared(conn), "TEXT")
+    with TraceStore.open(SAMPLES) as samples:
+        trace = samples.load("ticket-injection")
+    with TraceStore.create(old) as store:
+        assert _declared(store._conn) == dict.fromkeys(_declared(store._conn), "BLOB")
+        assert store._conn.execute("PRAGMA user_version").fetchone() == (6,)
+        store.add([trace])
+        assert _bad_hashes(store._conn) == dict.fromkeys(_bad_hashes(store._conn), 0)
+        assert store.load("ticket-injection") == trace
+        hits = store.search_hits("ignore", limit=-1)
+        assert hits and {h.trace_id for h in hits} == {"ticket-injection"}
+        assert store._conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        store._conn.execute("INSERT INTO content_fts (content_fts) VALUES ('integrity-check')")
