@@ -16,7 +16,7 @@ import click
 from . import __version__
 from .cli_group import LazyCommands, ViewerGroup
 from .cli_status import BAD_INPUT, BadInput
-from .store import StoreError, TraceQuery, TraceStore
+from .store import OldSchemaError, StoreError, TraceQuery, TraceStore
 
 
 def _open_store(db: str) -> TraceStore:
@@ -92,6 +92,8 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
     try:
         report = import_into(db, [Path(f) for f in files], fmt=fmt,
                              waiting=lambda message: click.echo(f"waiting: {message}", err=True))
+    except OldSchemaError as exc:  # an older schema is never upgraded in place: bad input (2), untouched
+        raise BadInput(str(exc)) from None
     except (StoreError, ImportFailed) as exc:  # the output database cannot be written (1)
         raise click.ClickException(str(exc)) from None
     if as_json:

@@ -21,19 +21,21 @@ def upgrade_cmd(db: str, output: str) -> None:
 
     The copy gets the facts newer schemas store for each trace (state, verdict, margin, ...),
     computed by assessing every stored trace; a DB already at the current schema gets them
-    re-assessed with this ctxviewer's checks.
+    re-assessed with this ctxviewer's checks. Each stage is named on stderr as it starts; the copy
+    is built under a temporary name beside NEW.db and renamed when complete, so an interrupted
+    upgrade leaves no NEW.db.
 
     \b
     Example:
         ctxviewer upgrade old-traces.db -o traces.db
     """
     try:
-        result = upgrade_copy(db, output)
+        result = upgrade_copy(db, output, progress=lambda line: click.echo(f"upgrade: {line}", err=True))
     except StoreError as exc:
         raise BadInput(str(exc)) from None
     if result.from_version == result.to_version:
         click.echo(f"wrote {result.path}: {db} is already at schema {result.to_version}; copied with its "
-                   f"{result.traces} trace(s) re-assessed; {db} is unchanged")
+                   f"{result.traces:,} trace(s) re-assessed; {db} is unchanged")
     else:
         click.echo(f"wrote {result.path}: schema {result.from_version} -> {result.to_version}, "
-                   f"{result.traces} trace(s); {db} is unchanged")
+                   f"{result.traces:,} trace(s); {db} is unchanged")

@@ -18,7 +18,7 @@ from .budget import CATEGORY_LABELS
 from .builder import Candidate
 from .cli_status import BadInput
 from .model import Category, Kind, RequestTrace
-from .store import StoreError, TraceStore
+from .store import OldSchemaError, StoreError, TraceStore
 from .visible import one_line
 from .whatif import Outcome, Scenario, describe, filler, run
 
@@ -188,6 +188,8 @@ def whatif_cmd(db: str, trace_id: str, capacity: str | None, reserve: str | None
         try:
             with TraceStore.create(save) as target:
                 target.add([outcome.trace])
+        except OldSchemaError as exc:  # never upgraded in place: bad input (2), the file untouched
+            raise BadInput(str(exc)) from None
         except StoreError as exc:
             raise click.ClickException(str(exc)) from None
     if as_json:

@@ -78,17 +78,22 @@ class StoreError(Exception):
 
 
 class OldSchemaError(StoreError):
-    """A database of an older schema was opened read-only: it is never upgraded in place. The
-    message offers ``ctxviewer upgrade`` (an upgraded copy, :func:`ctxviewer.store.upgrade_copy`)."""
+    """A database of an older schema was opened read-only, or given to a command that writes into
+    it (``import -o``, ``whatif --save``): it is never upgraded in place. The message offers
+    ``ctxviewer upgrade`` (an upgraded copy, :func:`ctxviewer.store.upgrade_copy`); ``writing`` says
+    which case (the wording differs: "is opened read-only" or "is not written into")."""
 
-    def __init__(self, path: Path | str, version: int, missing: tuple[str, ...] = ()) -> None:
+    def __init__(self, path: Path | str, version: int, missing: tuple[str, ...] = (), *,
+                 writing: bool = False) -> None:
         what = (f"uses an older schema ({version}; current {SCHEMA_VERSION})" if version < SCHEMA_VERSION
                 else f"lacks schema steps of this ctxviewer ({', '.join(missing)})")
-        super().__init__(
-            path,
-            f"{what} and is opened read-only, so it is not upgraded in place; write an upgraded "
-            f"copy with `ctxviewer upgrade {path} -o NEW.db` and open that",
-        )
+        if writing:
+            problem = (f"{what}, so it is not written into (it is never upgraded in place); write an "
+                       f"upgraded copy with `ctxviewer upgrade {path} -o NEW.db` and use that")
+        else:
+            problem = (f"{what} and is opened read-only, so it is not upgraded in place; write an upgraded "
+                       f"copy with `ctxviewer upgrade {path} -o NEW.db` and open that")
+        super().__init__(path, problem)
         self.version = version
         self.missing = missing
 
@@ -483,13 +488,15 @@ def inspect(conn: sqlite3.Connection, path: Path) -> tuple[int, set[str]]:
     return int(version), names
 
 
-def check_schema(conn: sqlite3.Connection, path: Path, *, writable: bool) -> int:
+def check_schema(conn: sqlite3.Connection, path: Path, *, writable: bool, upgrade: bool = True) -> int:
     """Validate the schema of an open database and return its ``user_version``.
 
     Raises :class:`StoreError` when the file is not a ctxviewer database (missing tables; checked
     before the version, since other programs set ``user_version`` too), was written by a newer
     ctxviewer, or (read-only) is an older schema that needs upgrading. A writable
-    database with version 0 and no tables at all is accepted: :func:`migrate` builds it.
+    database with version 0 and no tables at all is accepted: :func:`migrate` builds it. A writable
+    database of an older schema is accepted only with ``upgrade`` (the upgraded copy of
+    :func:`ctxviewer.store.upgrade_copy`); without it :class:`OldSchemaError` (``writing=True``).
     """
     version, names = inspect(conn, path)
     user_tables = {n for n in names if not n.startswith("sqlite_")}
@@ -514,11 +521,11 @@ def check_schema(conn: sqlite3.Connection, path: Path, *, writable: bool) -> int
             f"was written by a newer ctxviewer (schema {version}; this version reads up to "
             f"{SCHEMA_VERSION}); upgrade ctxviewer to open it",
         )
-    if version < SCHEMA_VERSION and not writable:
-        raise OldSchemaError(path, version)
+    if version < SCHEMA_VERSION and not (writable and upgrade):
+        raise OldSchemaError(path, version, writing=writable)
     steps = _missing_steps(conn, names)
-    if steps and not writable:  # a pre-release database of this version
-        raise OldSchemaError(path, version, steps)
+    if steps and not (writable and upgrade):  # a pre-release database of this version
+        raise OldSchemaError(path, version, steps, writing=writable)
     try:
         conn.execute("SELECT trace_id FROM traces LIMIT 1").fetchall()
     except sqlite3.DatabaseError as exc:
@@ -552,22 +559,52 @@ def _has_ctxviewer_migrations(conn: sqlite3.Connection, names: set[str]) -> bool
     return row is not None
 
 
-def migrate(db: Database, path: Path) -> int:
-    """Apply every pending step and set ``user_version`` to :data:`SCHEMA_VERSION`.
+def migrate(db: Database, path: Path, progress: Callable[[str], None] | None = None) -> int:
+    """Apply every pending step and set ``user_version`` to :data:`SCHEMA_VERSION`, all in one
+    ``BEGIN IMMEDIATE`` transaction (each step a savepoint in it): the file goes from its old
+    schema to the current one or, when interrupted, stays as it was -- never a step committed with
+    ``user_version`` unchanged. ``BEGIN IMMEDIATE`` waits (the connection's busy timeout) while
+    another process creates or migrates the same file, and the pending steps are read after it, so
+    two imports started together into a new file build its schema once.
 
-    Each step runs in its own transaction (sqlite-utils). Returns the number of steps applied.
-    Raises :class:`StoreError` if SQLite refuses a step (e.g. a corrupt file; a read-only file
-    gets the :data:`READ_ONLY` problem).
+    ``progress`` gets one line per step applied (``"schema step 3 of 8: m007_traces_facts"``).
+    Returns the number of steps applied. Raises :class:`StoreError` if SQLite refuses a step (e.g. a
+    corrupt file; a read-only file gets the :data:`READ_ONLY` problem, a lock held longer than the
+    busy timeout says the database is locked).
     """
+    conn = db.conn
     try:
-        pending = migrations().pending(db)
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        if not pending and version == SCHEMA_VERSION:
-            return 0  # nothing to do: no write, so an up-to-date database keeps its bytes and mtime
-        migrations().apply(db)
-        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        if not migrations().pending(db) and db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+            return 0  # a current database: no lock taken (an import's own wait says when another writes)
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            pending = migrations().pending(db)
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if not pending and version == SCHEMA_VERSION:
+                conn.execute("ROLLBACK")  # nothing to do: an up-to-date database keeps its bytes and mtime
+                return 0
+            names = [m.name for m in pending]
+            for n, name in enumerate(names, 1):
+                if progress is not None:
+                    progress(f"schema step {n} of {len(names)}: {name}")
+                migrations().apply(db, stop_before=names[n:])
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
     except sqlite3.DatabaseError as exc:
         if is_readonly_error(exc):
             raise StoreError(path, READ_ONLY) from None
-        raise StoreError(path, f"cannot upgrade the schema: {exc}") from None
+        what = "cannot create the schema" if _version_or_zero(conn) == 0 else "cannot upgrade the schema"
+        raise StoreError(path, f"{what}: {exc}") from None
     return len(pending)
+
+
+def _version_or_zero(conn: sqlite3.Connection) -> int:
+    """``PRAGMA user_version`` of ``conn``, 0 when it cannot be read."""
+    try:
+        return int(conn.execute("PRAGMA user_version").fetchone()[0])
+    except sqlite3.Error:
+        return 0

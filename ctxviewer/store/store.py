@@ -223,13 +223,19 @@ class TraceStore:
         return cls(conn, path, readonly=True)
 
     @classmethod
-    def create(cls, path: str | Path) -> TraceStore:
-        """Open ``path`` writable: create a new database, or migrate an older-schema one.
+    def create(cls, path: str | Path, *, upgrade: bool = False,
+               progress: Callable[[str], None] | None = None) -> TraceStore:
+        """Open ``path`` writable: create a new database (its schema built in one transaction that
+        waits while another process builds it, :func:`~ctxviewer.store.schema.migrate`), or open a
+        current one.
 
-        Raises :class:`StoreError` for the same bad files as :meth:`open` (an existing SQLite
-        file with other tables is refused rather than written into), for an existing file the user
-        cannot write (problem :data:`~ctxviewer.store.schema.READ_ONLY`), or when the file cannot
-        be created.
+        An older-schema database is never upgraded in place: it raises
+        :class:`~ctxviewer.store.schema.OldSchemaError` (``writing=True``, the file untouched) unless
+        ``upgrade`` is given, which only :func:`~ctxviewer.store.upgrade_copy` does, on its own
+        copy (``progress`` then gets one line per schema step). Raises :class:`StoreError` for the
+        same bad files as :meth:`open` (an existing SQLite file with other tables is refused rather
+        than written into), for an existing file the user cannot write (problem
+        :data:`~ctxviewer.store.schema.READ_ONLY`), or when the file cannot be created.
         """
         path = Path(path)
         check_file(path, must_exist=False)
@@ -245,9 +251,9 @@ class TraceStore:
         except sqlite3.Error as exc:
             raise StoreError(path, f"cannot open: {exc}") from None
         try:
-            check_schema(conn, path, writable=True)
+            check_schema(conn, path, writable=True, upgrade=upgrade)
             store = cls(conn, path, readonly=False)
-            migrate(store._db, path)
+            migrate(store._db, path, progress)
         except BaseException:
             conn.close()
             raise

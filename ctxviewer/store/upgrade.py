@@ -5,12 +5,22 @@ schema without ever being written to (a database opened for viewing is never upg
 read-only, ``mode=ro``) and then applies the pending schema steps to the copy
 (:func:`~ctxviewer.store.schema.migrate`), which back-fills the facts of schema 2 by assessing
 every stored trace. A source already at the current schema gets its facts re-assessed with
-today's checks in the copy. No Qt here.
+today's checks in the copy. The copy is written to a temporary file in the target's folder
+(``.NEW.db.upgrading-<random>``) and renamed to the target only when complete, so an interrupted
+upgrade never leaves a partial target; the temporary file is removed on any error, Ctrl+C or
+SIGTERM (turned into an exception while the upgrade runs, so the cleanup runs; it takes effect
+when the SQL statement running at the time returns). No Qt here.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
@@ -33,15 +43,42 @@ class UpgradeResult:
     """Number of traces in the copy."""
 
 
-def upgrade_copy(source: str | Path, target: str | Path) -> UpgradeResult:
+class _Terminated(BaseException):
+    """SIGTERM arrived during an upgrade (raised from the signal handler, so cleanup runs)."""
+
+
+@contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """While inside, SIGTERM raises :class:`_Terminated` (main thread only; elsewhere a no-op)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        raise _Terminated()
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def upgrade_copy(source: str | Path, target: str | Path,
+                 progress: Callable[[str], None] | None = None) -> UpgradeResult:
     """Write ``source`` upgraded to the current schema into the new file ``target``.
 
-    ``source`` is only read. Raises :class:`StoreError` (naming the file) when ``source`` is not a
-    ctxviewer trace database or was written by a newer ctxviewer, when ``target`` already exists
-    (never overwritten) or is ``source`` itself, or when the copy cannot be written; a partly
-    written ``target`` is removed again.
+    ``source`` is only read. The copy is built in a temporary file beside ``target`` and renamed
+    to ``target`` when complete; on any failure, Ctrl+C or SIGTERM the temporary file (and its
+    journal) is removed and ``target`` does not exist. ``progress`` gets one line per stage
+    (``"copying OLD.db"``, ``"schema step 3 of 8: m007_traces_facts"``, ``"re-assessing"``).
+    Raises :class:`StoreError` (naming the file) when ``source`` is not a ctxviewer trace database
+    or was written by a newer ctxviewer, when ``target`` already exists (never overwritten) or is
+    ``source`` itself, or when the copy cannot be written. A SIGTERM exits the process (status
+    143) after the cleanup.
     """
     src, dst = Path(source), Path(target)
+    say = progress or (lambda _line: None)
     check_file(src, must_exist=True)
     if dst.exists() or dst.is_symlink():
         raise StoreError(dst, "already exists; choose a new file for the upgraded copy")
@@ -51,29 +88,51 @@ def upgrade_copy(source: str | Path, target: str | Path) -> UpgradeResult:
         conn = sqlite3.connect(f"file:{quote(str(src.resolve()))}?mode=ro", uri=True)
     except sqlite3.Error as exc:
         raise StoreError(src, f"cannot open: {exc}") from None
+    tmp: Path | None = None
     try:
-        version, _names = inspect(conn, src)
-        if version == 0:
-            check_schema(conn, src, writable=False)  # raises: empty or another program's database
-        check_schema(conn, src, writable=True)  # not ctxviewer, newer, corrupt
-        damage = find_damage(conn, seconds=None)
-        if damage:  # the copy would carry it, and re-assessing would then blame the copy
-            raise StoreError(src, f"is corrupt ({damage}); nothing was written")
-        try:
-            out = sqlite3.connect(str(dst))
-            with out:
-                conn.backup(out)
-            out.close()
-        except sqlite3.Error as exc:
-            raise StoreError(dst, f"cannot write the copy: {exc}") from None
-    finally:
-        conn.close()
-    try:
-        with TraceStore.create(dst) as store:
-            if version == SCHEMA_VERSION:  # nothing to migrate: refresh the facts with today's checks
-                store.reassess()
-            count = store.count()
+        with _sigterm_raises():
+            try:
+                version, _names = inspect(conn, src)
+                if version == 0:
+                    check_schema(conn, src, writable=False)  # raises: empty or another program's database
+                check_schema(conn, src, writable=True)  # not ctxviewer, newer, corrupt
+                damage = find_damage(conn, seconds=None)
+                if damage:  # the copy would carry it, and re-assessing would then blame the copy
+                    raise StoreError(src, f"is corrupt ({damage}); nothing was written")
+                try:
+                    fd, name = tempfile.mkstemp(prefix=f".{dst.name}.upgrading-", dir=dst.parent)
+                    os.close(fd)
+                    tmp = Path(name)
+                    say(f"copying {src}")
+                    out = sqlite3.connect(str(tmp))
+                    with out:
+                        conn.backup(out)
+                    out.close()
+                except (sqlite3.Error, OSError) as exc:
+                    raise StoreError(dst, f"cannot write the copy: {exc}") from None
+            finally:
+                conn.close()
+            with TraceStore.create(tmp, upgrade=True, progress=say) as store:
+                if version == SCHEMA_VERSION:  # nothing to migrate: refresh the facts with today's checks
+                    say("re-assessing every trace")
+                    store.reassess()
+                count = store.count()
+            if dst.exists() or dst.is_symlink():  # created meanwhile by someone else: never overwritten
+                raise StoreError(dst, "already exists; choose a new file for the upgraded copy")
+            os.replace(tmp, dst)
+            tmp = None
+    except _Terminated:
+        _remove(tmp)
+        raise SystemExit(128 + signal.SIGTERM) from None
     except BaseException:
-        dst.unlink(missing_ok=True)
+        _remove(tmp)
         raise
     return UpgradeResult(dst, version, SCHEMA_VERSION, count)
+
+
+def _remove(tmp: Path | None) -> None:
+    """Remove the temporary copy and any journal SQLite left beside it."""
+    if tmp is None:
+        return
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        Path(f"{tmp}{suffix}").unlink(missing_ok=True)

@@ -98,3 +98,41 @@ def test_upgrade_of_a_schema_3_database_back_fills_span_status_agent_and_operati
     assert ids("operation == chat and not status") == ["native-with-agent"]
     text = run("list", str(new))[1]
     assert "Span status" in text and "Agent / operation" in text and "never ended" in text
+
+
+def test_import_into_an_old_database_is_refused_and_leaves_it_untouched(tmp_path: Path) -> None:
+    """An older schema is never upgraded in place by ``import -o``: one line naming both schema
+    versions and the upgrade command, exit 2, the file byte-identical and no journal beside it."""
+    old = tmp_path / "old.db"
+    old.write_bytes(SCHEMA_1.read_bytes())
+    samples = Path(__file__).resolve().parents[2] / "sample_traces" / "traces.jsonl"
+    code, out, err = run("import", str(samples), "-o", str(old))
+    assert code == 2
+    assert err.strip() == (
+        f"Error: {old}: uses an older schema (1; current {SCHEMA_VERSION}), so it is not written into "
+        f"(it is never upgraded in place); write an upgraded copy with `ctxviewer upgrade {old} -o NEW.db` "
+        "and use that")
+    assert old.read_bytes() == SCHEMA_1.read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.db"]
+
+
+def test_whatif_save_into_an_old_database_is_refused_and_leaves_it_untouched(tmp_path: Path) -> None:
+    old = tmp_path / "old.db"
+    old.write_bytes(SCHEMA_1.read_bytes())
+    samples = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+    code, _, err = run("whatif", str(samples), "budget-8k", "--capacity", "6000", "--save", str(old))
+    assert code == 2
+    assert f"Error: {old}: uses an older schema (1; current {SCHEMA_VERSION}), so it is not written into" in err
+    assert old.read_bytes() == SCHEMA_1.read_bytes()
+
+
+def test_upgrade_names_each_stage_on_stderr(tmp_path: Path) -> None:
+    from ctxviewer.store.schema import STEPS
+
+    old, new = tmp_path / "old.db", tmp_path / "new.db"
+    old.write_bytes(SCHEMA_1.read_bytes())
+    code, _, err = run("upgrade", str(old), "-o", str(new))
+    assert code == 0, err
+    pending = [name for version, name in STEPS if version > 1]
+    assert err.splitlines() == [f"upgrade: copying {old}"] + [
+        f"upgrade: schema step {n} of {len(pending)}: {name}" for n, name in enumerate(pending, 1)]

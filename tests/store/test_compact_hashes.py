@@ -177,7 +177,7 @@ def test_the_upgrade_step_is_sql_only_and_leaves_non_hex_values(tmp_path: Path, 
     from ctxviewer.store import facts
 
     monkeypatch.setattr(facts, "backfill", lambda conn: pytest.fail("the schema-6 step re-assessed traces"))
-    with TraceStore.create(old) as store:
+    with TraceStore.create(old, upgrade=True) as store:
         conn = store._conn
         assert conn.execute("SELECT typeof(content_hash) FROM token_counts WHERE tokens = 3 "
                             "AND encoding = 'cl100k_base' AND length(content_hash) != 32").fetchall() == [("text",)]
