@@ -228,7 +228,7 @@ def test_an_empty_schema5_database_is_rebuilt_with_blob_columns_and_then_stores_
         assert _declared(conn) == dict.fromkeys(_declared(conn), "TEXT")
     with TraceStore.open(SAMPLES) as samples:
         trace = samples.load("ticket-injection")
-    with TraceStore.create(old) as store:
+    with TraceStore.create(old, upgrade=True) as store:
         assert _declared(store._conn) == dict.fromkeys(_declared(store._conn), "BLOB")
         assert store._conn.execute("PRAGMA user_version").fetchone() == (6,)
         store.add([trace])
