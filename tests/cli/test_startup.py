@@ -94,3 +94,24 @@ def test_show_json_loads_only_the_importer_of_the_trace_format() -> None:
                              "ctxviewer.importers.notes", "ctxviewer.importers.peek"]
     assert got["other"] == []
     assert got["recorded"] == [True, False, False, True, True]
+
+
+def test_show_json_loads_no_diff_module_but_the_conversation() -> None:
+    """``show`` derives messages dropped between calls (``diff.conversation``); the rest of
+    ``ctxviewer.diff`` (alignment, word diff, results) is imported on first use, not by show."""
+    probe = (
+        "import sys, io, contextlib, json\n"
+        "from ctxviewer.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try:\n"
+        f"        main(['show', {str(SAMPLES)!r}, 'budget-8k', '--json'])\n"
+        "    except SystemExit as exc:\n"
+        "        assert not exc.code, exc.code\n"
+        "print('@@' + json.dumps(sorted(m for m in sys.modules if m.startswith('ctxviewer.diff'))))\n"
+        "from ctxviewer.diff import diff_traces, word_diff\n"
+        "assert diff_traces.__module__ == 'ctxviewer.diff.request' and word_diff.__module__ == 'ctxviewer.diff.words'\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(next(x for x in out.stdout.splitlines() if x.startswith("@@"))[2:])
+    assert got == ["ctxviewer.diff", "ctxviewer.diff.conversation", "ctxviewer.diff.identity"]
