@@ -23,8 +23,10 @@ transactions. Token counts are the application's recorded counts (``tokens_sourc
 facts follow eq. 3.1 (margin = C - input - B_out) and the findings a request of that shape gets
 (``budget.over_capacity``, ``injection.*``, ``evidence.needed_omitted_by_rank``); they are not
 the output of :func:`ctxviewer.assessment.assess` on each trace (that would take hours for 1M
-traces): run ``ctxviewer reassess`` style back-fill (``TraceStore.reassess``) on a small database
-when exact facts matter.
+traces), so a trace's list row (state, omitted, input) can disagree with ``show --json``. When
+exact facts matter, re-assess a small database: ``ctxviewer upgrade GEN.db -o EXACT.db`` (a
+database already at the current schema is copied with every trace re-assessed,
+``TraceStore.reassess``); there is no ``ctxviewer reassess`` command.
 
     python benchmarks/gen_traces.py --traces 1000000 --db /tmp/gen-1m.db
 

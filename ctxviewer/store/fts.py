@@ -73,11 +73,13 @@ class SearchHit:
 def query_terms(query: str) -> list[list[str]]:
     """The query as a list of phrases, each a list of folded words (a lone word is a phrase of
     one). ``'ignore "previous instr"'`` -> ``[["ignore"], ["previous", "instr"]]``. Words are runs
-    of letters and digits (the tokenizer's rule); empty phrases are dropped."""
+    of letters and digits (the tokenizer's rule); empty phrases are dropped. Words are lower-cased
+    (``str.lower``, one character to one, as the ``unicode61`` tokenizer folds), not
+    ``casefold``-ed: ``Straße`` stays ``straße``, the indexed word, not ``strasse``."""
     out: list[list[str]] = []
     for m in _QUERY_PART.finditer(query):
         part = m.group(1) if m.group(1) is not None else m.group(2)
-        words = [w.casefold() for w in _WORD.findall(part)]
+        words = [w.lower() for w in _WORD.findall(part)]
         if words:
             out.append(words)
     return out
@@ -236,7 +238,7 @@ def search_page(
                 continue
             h, text = row
             if phase == PREFIX:
-                folded = text.casefold()  # a cheap no first: the regular expressions cost 100x more
+                folded = text.lower()  # a cheap no first: the regular expressions cost 100x more
                 if (not all(w in folded for w in needles) or not all(p.search(text) for p in patterns)
                         or all(p.search(text) for p in exact)):
                     continue  # not a match, or a whole-word match the first phase gave

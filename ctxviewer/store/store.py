@@ -458,10 +458,25 @@ class TraceStore:
             raise self._fail("cannot read content", exc) from None
         return None if row is None else str(row[0])
 
+    def _check_item_blobs(self, trace_id: str) -> None:
+        """Raise :class:`StoreError` naming the first item of ``trace_id`` whose ``content_hash``
+        finds no ``blobs`` row (``trace 'T' is damaged: item 'I': content blob missing``)."""
+        try:
+            row = self._conn.execute(
+                "SELECT i.item_id FROM items i LEFT JOIN blobs b ON b.hash = i.content_hash "
+                "WHERE i.trace_id = ? AND i.content_hash IS NOT NULL AND b.hash IS NULL "
+                "ORDER BY i.ordinal LIMIT 1", (trace_id,)).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise self._fail(f"cannot read items of trace {trace_id!r}", exc) from None
+        if row is not None:
+            raise StoreError(self.path, f"trace {trace_id!r} is damaged: item {row[0]!r}: content blob missing")
+
     def items(self, trace_id: str) -> tuple[ContextItem, ...]:
         """The items of one trace in final order, without reading the rest of the trace.
 
-        Returns ``()`` for an unknown trace_id or a trace without items.
+        Returns ``()`` for an unknown trace_id or a trace without items. Raises
+        :class:`StoreError` when the trace's record is damaged, e.g. an item whose content blob is
+        missing from ``blobs`` (``trace 'T' is damaged: item 'I': content blob missing``).
         """
         cols = ", ".join(f"i.{c}" for c in _ITEM_COLUMNS[1:-1])
         sql = (
@@ -472,6 +487,8 @@ class TraceStore:
             rows = self._conn.execute(sql, (trace_id,)).fetchall()
         except sqlite3.DatabaseError as exc:
             raise self._fail(f"cannot read items of trace {trace_id!r}", exc) from None
+        if any(row[-1] is None for row in rows):
+            self._check_item_blobs(trace_id)
         out: builtins.list[ContextItem] = []
         for row in rows:
             fast = _item_from_row(*row[1:])
@@ -539,7 +556,10 @@ class TraceStore:
         try:
             d = json.loads(row[0])
             if row[1] is not None:
-                d.setdefault("request", {})["content"] = self._blob(row[1])
+                request = self._blob(row[1])
+                if request is None:
+                    raise StoreError(self.path, f"trace {trace_id!r} is damaged: request content blob missing")
+                d.setdefault("request", {})["content"] = request
             d["items"] = []
             trace = trace_from_dict(d)
         except (ValueError, TypeError) as exc:  # TraceFormatError and json errors are ValueErrors
