@@ -468,6 +468,17 @@ def find_damage(conn: sqlite3.Connection, *, seconds: float | None = DAMAGE_SECO
     return "; ".join(problems[:3])[:300] or None
 
 
+def missing_item_blob(conn: sqlite3.Connection, trace_id: str) -> str | None:
+    """The id of the first item of ``trace_id`` (in final order) whose ``content_hash`` finds no
+    ``blobs`` row -- damage the read names rather than returning ``None`` text -- or ``None``.
+    Raises ``sqlite3.Error`` when unreadable."""
+    row = conn.execute(
+        "SELECT i.item_id FROM items i LEFT JOIN blobs b ON b.hash = i.content_hash "
+        "WHERE i.trace_id = ? AND i.content_hash IS NOT NULL AND b.hash IS NULL "
+        "ORDER BY i.ordinal LIMIT 1", (trace_id,)).fetchone()
+    return None if row is None else str(row[0])
+
+
 def inspect(conn: sqlite3.Connection, path: Path) -> tuple[int, set[str]]:
     """``(user_version, table names)`` of an open database; :class:`StoreError` if unreadable."""
     try:

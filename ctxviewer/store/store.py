@@ -50,6 +50,7 @@ from .schema import (
     is_busy_error,
     is_readonly_error,
     migrate,
+    missing_item_blob,
     read_only_query,
 )
 
@@ -458,25 +459,11 @@ class TraceStore:
             raise self._fail("cannot read content", exc) from None
         return None if row is None else str(row[0])
 
-    def _check_item_blobs(self, trace_id: str) -> None:
-        """Raise :class:`StoreError` naming the first item of ``trace_id`` whose ``content_hash``
-        finds no ``blobs`` row (``trace 'T' is damaged: item 'I': content blob missing``)."""
-        try:
-            row = self._conn.execute(
-                "SELECT i.item_id FROM items i LEFT JOIN blobs b ON b.hash = i.content_hash "
-                "WHERE i.trace_id = ? AND i.content_hash IS NOT NULL AND b.hash IS NULL "
-                "ORDER BY i.ordinal LIMIT 1", (trace_id,)).fetchone()
-        except sqlite3.DatabaseError as exc:
-            raise self._fail(f"cannot read items of trace {trace_id!r}", exc) from None
-        if row is not None:
-            raise StoreError(self.path, f"trace {trace_id!r} is damaged: item {row[0]!r}: content blob missing")
-
     def items(self, trace_id: str) -> tuple[ContextItem, ...]:
         """The items of one trace in final order, without reading the rest of the trace.
 
-        Returns ``()`` for an unknown trace_id or a trace without items. Raises
-        :class:`StoreError` when the trace's record is damaged, e.g. an item whose content blob is
-        missing from ``blobs`` (``trace 'T' is damaged: item 'I': content blob missing``).
+        Returns ``()`` for an unknown trace_id or a trace without items. :class:`StoreError` when
+        damaged, e.g. a content blob missing (``trace 'T' is damaged: item 'I': content blob missing``).
         """
         cols = ", ".join(f"i.{c}" for c in _ITEM_COLUMNS[1:-1])
         sql = (
@@ -485,10 +472,11 @@ class TraceStore:
         )
         try:
             rows = self._conn.execute(sql, (trace_id,)).fetchall()
+            lost = missing_item_blob(self._conn, trace_id) if any(r[-1] is None for r in rows) else None
         except sqlite3.DatabaseError as exc:
             raise self._fail(f"cannot read items of trace {trace_id!r}", exc) from None
-        if any(row[-1] is None for row in rows):
-            self._check_item_blobs(trace_id)
+        if lost is not None:
+            raise StoreError(self.path, f"trace {trace_id!r} is damaged: item {lost!r}: content blob missing")
         out: builtins.list[ContextItem] = []
         for row in rows:
             fast = _item_from_row(*row[1:])
