@@ -78,6 +78,7 @@ class BudgetChart(QWidget):
         self._figure: BudgetFigure | None = None
         self._plotter: BudgetPlot | None = None  # built after the first paint (ensure_plot)
         self._build_pending = False
+        self._draw_due = False  # the plot shows an older figure; drawn on the next loop turn (_flush)
         self._placeholder = QWidget()  # holds the plot's place until it is built
         self._placeholder.setMinimumHeight(PLOT_MIN_PX)
         self._placeholder.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
@@ -137,11 +138,34 @@ class BudgetChart(QWidget):
 
             self._plotter = BudgetPlot(PLOT_MIN_PX)
             self._plotter.draw(self._figure, COLORS, segment_tooltip)
+            self._draw_due = False
             showing = self._stack.currentWidget() is self._placeholder
             self._stack.insertWidget(0, self._plotter.widget)  # the placeholder stays, unused
             if showing:
                 self._stack.setCurrentWidget(self._plotter.widget)
+        self._flush()
         return self._plotter.plot
+
+    def _redraw_later(self) -> None:
+        """Draw the current figure on the next turn of the event loop (issue 11: the words, numbers
+        and legend are painted first; a quick run of selections draws only the last figure). Until
+        then the plain placeholder stands in for the plot, never the previous trace's bars."""
+        if self._plotter is None:
+            return  # built later, with the figure current then
+        if self._stack.currentWidget() is self._plotter.widget:
+            self._stack.setCurrentWidget(self._placeholder)
+        if not self._draw_due:
+            self._draw_due = True
+            QTimer.singleShot(0, self, self._flush)
+
+    def _flush(self) -> None:
+        """Draw a figure waiting for :meth:`_redraw_later` now."""
+        if not self._draw_due or self._plotter is None:
+            return
+        self._draw_due = False
+        self._plotter.draw(self._figure, COLORS, segment_tooltip)
+        if self._stack.currentWidget() is self._placeholder:
+            self._stack.setCurrentWidget(self._plotter.widget)
 
     @property
     def plot_built(self) -> bool:
@@ -220,8 +244,7 @@ class BudgetChart(QWidget):
             self.numbers_label.setText("")
             self.empty_label.setText(empty_text)
             self._stack.setCurrentWidget(self.empty_label)
-            if self._plotter is not None:
-                self._plotter.draw(None, COLORS, segment_tooltip)
+            self._redraw_later()
             return
         fig = assessment.figure
         self._figure = fig
@@ -237,9 +260,8 @@ class BudgetChart(QWidget):
         if fig.omitted:
             legend["omitted"] = (OMITTED_LEGEND, "#6b7280", "hatched")
         self.legend.set_entries([legend[k] for k in LEGEND_ORDER if k in legend])
-        if self._plotter is not None:
-            self._plotter.draw(fig, COLORS, segment_tooltip)
         self._stack.setCurrentWidget(self._plot_page())
+        self._redraw_later()
 
     @property
     def input_limit_line(self) -> float | None:

@@ -100,6 +100,7 @@ class MainWindow(QMainWindow):
         self.loader.sig_assessed.connect(self._on_assessed)
         self.loader.sig_failed.connect(self._on_load_failed)
         self._then: tuple[str, Callable[[RequestTrace], None]] | None = None
+        self._model_fitted = False
         self.store: TraceSource | None = None
         """What the window shows: any :class:`~ctxviewer.store.TraceSource` (a read-only SQLite store when opened from a file)."""
         self.trace: RequestTrace | None = None
@@ -270,6 +271,7 @@ class MainWindow(QMainWindow):
         if self.store is not None and self.store is not source:
             self.store.close()
         self.store = source
+        self._model_fitted = False
         self.loader.set_source(source)
         self._then = None
         self.trace_model.set_store(source)
@@ -391,7 +393,9 @@ class MainWindow(QMainWindow):
             header.resizeSection(col, min(want, room))
 
     def _on_list_reset(self) -> None:
-        self._fit_model_column()
+        if not self._model_fitted and self.trace_model.rowCount():
+            self._model_fitted = True  # once per source: measuring the column costs 20-90 ms per reset (issue 11)
+            self._fit_model_column()
         self._show_count()
         n = self.trace_model.rowCount()
         if n == 0:  # nothing matches (once counted): never leave the previous trace on screen
