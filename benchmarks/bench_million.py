@@ -91,26 +91,37 @@ from ctxviewer.gui.app import application
 from ctxviewer.gui.main_window import MainWindow
 from PySide6.QtCore import QSettings
 app = application([])
-w = MainWindow(QSettings(sys.argv[3], QSettings.Format.IniFormat))
+try:  # as the app does (issue 11): the selected trace is loaded and assessed off the GUI thread
+    w = MainWindow(QSettings(sys.argv[3], QSettings.Format.IniFormat), background=True)
+except TypeError:  # code from before the background selection
+    w = MainWindow(QSettings(sys.argv[3], QSettings.Format.IniFormat))
 w.resize(1280, 800)
 w.show()
 w.open_database(sys.argv[2], remember=False)
-w.repaint()  # the first screen: the list with rows and the first trace's detail, painted
+w.repaint()  # the first screen: the list with rows (and, before the background selection, the first trace's detail)
 t1 = time.time()
 import resource
 ru = resource.getrusage(resource.RUSAGE_SELF)
 cpu = (ru.ru_utime + ru.ru_stime) * 1000
 heavy = [m for m in ("numpy", "pyqtgraph", "pygments", "tiktoken", "sqlite_utils") if m in sys.modules]
+getattr(w, "wait_shown", lambda: True)()  # the first trace with its assessment
+w.repaint()
+t_shown = time.time()
 while not getattr(w.chart, "plot_built", True):  # the chart's plot is built right after the first paint
     app.processEvents()
+    time.sleep(0.002)  # the plot's module is imported in a thread: leave it the interpreter
+w.panel.finish_deferred() if hasattr(w.panel, "finish_deferred") else None
 w.repaint()
 t2 = time.time()
 print(json.dumps({"ms": (t1 - t0) * 1000, "chart_ms": (t2 - t0) * 1000, "cpu_ms": cpu, "modules": heavy,
-                  "rows": w.trace_model.rowCount()}))
+                  "rows": w.trace_model.rowCount(), "shown_ms": (t_shown - t0) * 1000}))
 w.close()
 app.processEvents()
 """
 
+
+FIRST_SHOWN: list[float] = []
+"""Milliseconds from process start to the first trace shown with its assessment, per :func:`first_screen` run."""
 
 FIRST_SCREEN_CPU: list[float] = []
 """CPU milliseconds (user + system) of each :func:`first_screen` run up to its first paint."""
@@ -132,6 +143,7 @@ def first_screen(db: Path, repeat: int) -> tuple[list[float], list[str], list[fl
             d = json.loads(line)
             out.append(d["ms"])
             chart.append(d["chart_ms"])
+            FIRST_SHOWN.append(d.get("shown_ms", d["ms"]))
             FIRST_SCREEN_CPU.append(d["cpu_ms"])
             mods = d["modules"]
     return out, mods, chart

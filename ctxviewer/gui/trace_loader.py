@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QDeadlineTimer, QObject, Signal
+from PySide6.QtCore import QDeadlineTimer, QObject, QTimer, Signal
 from PySide6.QtWidgets import QApplication
 
 from ..assessment import Assessment, assess
@@ -140,7 +140,9 @@ class TraceLoader(QObject):
         self._task = task
         task.sig_finished.connect(lambda result, t=task: self._on_finished(t, result))
         task.sig_failed.connect(lambda message, t=task, tid=trace_id, g=gen: self._on_failed(t, g, tid, message))
-        task.start()
+        # after this turn of the event loop: what the selection changed (the list, "Loading …") is
+        # painted before the worker competes for the interpreter
+        QTimer.singleShot(0, self, lambda: task.start() if task is self._task else None)
 
     def _on_part(self, part: tuple[int, RequestTrace]) -> None:
         gen, trace = part
