@@ -17,6 +17,7 @@ from . import __version__
 from .cli_group import LazyCommands, ViewerGroup
 from .cli_status import BAD_INPUT, BadInput
 from .store import OldSchemaError, StoreError, TraceQuery, TraceStore
+from .visible import one_line
 
 
 def _open_store(db: str) -> TraceStore:
@@ -100,8 +101,8 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
         _json_out(report.as_dict())
     else:
         for problem in report.problems:
-            click.echo(f"warning: {problem}", err=True)
-        click.echo(report.summary())
+            click.echo(one_line(f"warning: {problem}"), err=True)
+        click.echo(one_line(report.summary()))
     outcome = report.outcome()
     if outcome is not None:  # nothing could be read: bad input (2); a cancelled import: 1
         raise (click.ClickException if report.cancelled else BadInput)(outcome)
@@ -132,8 +133,7 @@ def list_cmd(db: str, as_json: bool, text: str) -> None:
     try:
         query = TraceQuery(text=text)
     except FilterError as exc:
-        raise BadInput(f"--filter: {exc.message}, at column {exc.position + 1}:\n  "
-                       + exc.caret().replace("\n", "\n  ")) from None
+        raise BadInput(f"--filter: {exc.message}, at column {exc.position + 1}:", detail=exc.caret()) from None
     with _open_store(db) as store:
         try:
             rows = store.list(query, 0, -1)  # negative limit: all rows
@@ -150,8 +150,8 @@ def list_cmd(db: str, as_json: bool, text: str) -> None:
             tablefmt="simple", disable_numparse=True,
         ))
     if damage:  # the rows are the facts stored at import; say when the pages behind them are broken
-        click.echo(f"warning: {db}: is damaged ({damage}); the rows above were stored at import, the content "
-                   "behind them may not read back (ctxviewer check reads every trace)", err=True)
+        click.echo(one_line(f"warning: {db}: is damaged ({damage}); the rows above were stored at import, the content "
+                            "behind them may not read back (ctxviewer check reads every trace)"), err=True)
         raise SystemExit(BAD_INPUT)
 
 
@@ -251,5 +251,10 @@ cli.commands = _commands
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point (``ctxviewer``)."""
-    cli.main(args=argv, prog_name="ctxviewer")
+    """Console-script entry point (``ctxviewer``): errors, Ctrl+C and a failed write to standard
+    output end as one line and an exit status (:func:`ctxviewer.cli_output.run`), never a traceback."""
+    from .cli_output import run
+
+    # color=True: click would strip an escape sequence such as ESC [ 2 J from trace text written to a
+    # pipe, hiding it; instead cli_output shows it as "␛[2J" on every stream.
+    run(lambda: cli.main(args=argv, prog_name="ctxviewer", standalone_mode=False, color=True))

@@ -66,7 +66,7 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
     except StoreError as exc:
         raise BadInput(str(exc)) from None
     set_default(cfg)
-    ids = list(trace_ids) or [r.trace_id for r in store.list()]
+    ids = list(dict.fromkeys(trace_ids)) or [r.trace_id for r in store.list()]
     threshold = Severity(fail_on).rank
     results = []
     failed = False
@@ -85,7 +85,7 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
         log = sarif_log(((traces[t], list(fs)) for t, _, _, fs in results), db_reviews(db), Path(db).resolve().as_uri())
         _emit(json.dumps(log, indent=2, ensure_ascii=False), output, db)
         if output and output != "-":
-            click.echo(f"wrote {output}: SARIF 2.1.0, {len(log['runs'][0]['results'])} result(s) from {len(results)} trace(s)")
+            click.echo(one_line(f"wrote {output}: SARIF 2.1.0, {len(log['runs'][0]['results'])} result(s) from {len(results)} trace(s)"))
         if failed:
             raise SystemExit(FINDINGS)
         return
@@ -113,7 +113,7 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
         _emit("\n".join(lines), output, db, json_text=False)
         kind = "text"
     if output and output != "-":
-        click.echo(f"wrote {output}: {kind}, {summary}")
+        click.echo(one_line(f"wrote {output}: {kind}, {summary}"))
     if failed:
         raise SystemExit(FINDINGS)
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from .visible import one_line
+
 
 @click.command("report")
 @click.argument("db", type=click.Path(dir_okay=False))
@@ -32,7 +34,7 @@ def report_cmd(db: str, trace_ids: tuple[str, ...], output: str) -> None:
     check_output(output, [db])
     try:
         with TraceStore.open(db) as store:
-            ids = list(trace_ids) or [r.trace_id for r in store.list(TraceQuery(), 0, -1)]
+            ids = list(dict.fromkeys(trace_ids)) or [r.trace_id for r in store.list(TraceQuery(), 0, -1)]
             traces = []
             for tid in ids:
                 try:
@@ -45,4 +47,4 @@ def report_cmd(db: str, trace_ids: tuple[str, ...], output: str) -> None:
     write_output(output, [db], lambda fh: fh.write(html), json_text=False)
     if output == "-":
         return
-    click.echo(f"wrote {output}: {len(traces)} trace(s)")
+    click.echo(one_line(f"wrote {output}: {len(traces)} trace(s)"))

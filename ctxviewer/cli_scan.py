@@ -42,7 +42,7 @@ def scan_cmd(file: str, field: str | None, as_json: bool) -> None:
     except ScanInputError as exc:
         raise BadInput(str(exc)) from None
     for problem in result.problems:
-        click.echo(f"warning: {problem}", err=True)
+        click.echo(one_line(f"warning: {problem}"), err=True)
     rows = []
     for r in result.results:
         for h in r.hits:
@@ -54,19 +54,19 @@ def scan_cmd(file: str, field: str | None, as_json: bool) -> None:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
     else:
         for row in rows:
-            where = f"{file}:{row['line']}" + (f" {field}" if field else "")
+            where = one_line(f"{file}:{row['line']}") + (f" {field}" if field else "")
             click.echo(f"{where} [{row['start']}:{row['end']}] {row['severity']} {row['rule']}: "
                        f"{one_line(str(row['reason']))}")
         scanned = len(result.results)
         units = f"{scanned} record(s)" if field else "the file"
         flagged = len({r["line"] for r in rows}) if field else None
         if not rows:
-            click.echo(f"{file}: {CLEAN} in {units}")
+            click.echo(one_line(f"{file}: {CLEAN} in {units}"))
         else:
-            click.echo(f"{file}: {len(rows)} finding(s)" + (f" in {flagged} of {units}" if field else ""))
+            click.echo(one_line(f"{file}: {len(rows)} finding(s)" + (f" in {flagged} of {units}" if field else "")))
     if result.problems:
-        click.echo(f"{file}: {len(result.problems)} record(s) not scanned (see the warnings above); "
-                   f"exit status {BAD_INPUT}", err=True)
+        click.echo(one_line(f"{file}: {len(result.problems)} record(s) not scanned (see the warnings above); "
+                            f"exit status {BAD_INPUT}"), err=True)
         raise SystemExit(BAD_INPUT)
     if any(Severity(r["severity"]).rank >= Severity.WARNING.rank for r in rows):
         raise SystemExit(FINDINGS)

@@ -31,6 +31,17 @@ EPILOG = ("Exit status: 0 nothing at the threshold; 1 findings at or above it; "
 
 
 class BadInput(click.ClickException):
-    """An input error, printed as ``Error: MESSAGE`` with exit status :data:`BAD_INPUT`."""
+    """An input error, printed as ``Error: MESSAGE`` with exit status :data:`BAD_INPUT`.
+
+    ``message`` is shown on one line (paths and ids revealed, :func:`ctxviewer.cli_output.error_text`);
+    ``detail`` holds lines meant to follow it (e.g. a filter with a caret under the error)."""
 
     exit_code = BAD_INPUT
+
+    def __init__(self, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.detail = detail
+
+    def format_message(self) -> str:
+        """The message, then each line of :attr:`detail` indented by two spaces."""
+        return self.message + "".join("\n  " + line for line in self.detail.split("\n") if self.detail)

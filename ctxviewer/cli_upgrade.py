@@ -10,6 +10,7 @@ import click
 
 from .cli_status import BadInput
 from .store import StoreError, upgrade_copy
+from .visible import one_line
 
 
 @click.command("upgrade")
@@ -34,8 +35,8 @@ def upgrade_cmd(db: str, output: str) -> None:
     except StoreError as exc:
         raise BadInput(str(exc)) from None
     if result.from_version == result.to_version:
-        click.echo(f"wrote {result.path}: {db} is already at schema {result.to_version}; copied with its "
-                   f"{result.traces:,} trace(s) re-assessed; {db} is unchanged")
+        click.echo(one_line(f"wrote {result.path}: {db} is already at schema {result.to_version}; copied with its "
+                            f"{result.traces:,} trace(s) re-assessed; {db} is unchanged"))
     else:
-        click.echo(f"wrote {result.path}: schema {result.from_version} -> {result.to_version}, "
-                   f"{result.traces:,} trace(s); {db} is unchanged")
+        click.echo(one_line(f"wrote {result.path}: schema {result.from_version} -> {result.to_version}, "
+                            f"{result.traces:,} trace(s); {db} is unchanged"))
