@@ -158,7 +158,7 @@ def run(main: Callable[[], Any]) -> NoReturn:
             sys.stdout.flush()
         except click.ClickException as exc:
             sys.stdout.flush()
-            setattr(exc, "message", error_text(exc))  # click's show() composes "Error: " + it (Final in stubs)
+            exc.message = error_text(exc)  # type: ignore[misc]  # show() composes "Error: " + it
             if hasattr(exc, "detail"):
                 exc.detail = ""
             exc.show()
