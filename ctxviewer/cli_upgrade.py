@@ -31,7 +31,7 @@ def upgrade_cmd(db: str, output: str) -> None:
         ctxviewer upgrade old-traces.db -o traces.db
     """
     try:
-        result = upgrade_copy(db, output, progress=lambda line: click.echo(f"upgrade: {line}", err=True))
+        result = upgrade_copy(db, output, progress=lambda line: click.echo(one_line(f"upgrade: {line}"), err=True))
     except StoreError as exc:
         raise BadInput(str(exc)) from None
     if result.from_version == result.to_version:
