@@ -8,6 +8,7 @@ need it, so ``list`` / ``show`` / ``import`` run on machines without a display.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -82,8 +83,17 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
         ctxviewer import spans.otlp.json traces.jsonl -o traces.db
         ctxviewer import exported-traces/ -o traces.db
     """
+    from .file_kind import special_kind
     from .importers import REGISTRY, ImportFailed
     from .importing import import_into
+
+    for f in files:
+        try:
+            kind = special_kind(os.stat(f).st_mode)
+        except OSError:
+            continue  # missing or unreadable: import_into warns with file and reason
+        if kind is not None and kind != "a directory":  # a FIFO would block for ever
+            raise BadInput(f"{f}: is {kind}, not a regular file; give trace files or a folder")
 
     if fmt is not None:
         try:

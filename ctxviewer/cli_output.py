@@ -156,6 +156,9 @@ def run(main: Callable[[], Any]) -> NoReturn:
         try:
             code = main()
             sys.stdout.flush()
+        except SystemExit as exc:  # list's status 2 after its table, scan's 1 after its findings
+            code = exc.code
+            sys.stdout.flush()
         except click.ClickException as exc:
             sys.stdout.flush()
             exc.message = error_text(exc)  # type: ignore[misc]  # show() composes "Error: " + it
@@ -178,4 +181,4 @@ def run(main: Callable[[], Any]) -> NoReturn:
             code = 1
     finally:
         restore()
-    sys.exit(code if isinstance(code, int) else 0)
+    sys.exit(code if isinstance(code, (int, str)) else None)

@@ -37,9 +37,12 @@ def scan_cmd(file: str, field: str | None, as_json: bool) -> None:
         ctxviewer scan ticket.txt
         ctxviewer scan ../shared/injection/labelled.jsonl --jsonl-field text --json
     """
+    from .file_kind import InputFileError, check_readable
+
     try:
+        check_readable(file, "scan")
         result = scan_file(Path(file), field)
-    except ScanInputError as exc:
+    except (ScanInputError, InputFileError) as exc:
         raise BadInput(str(exc)) from None
     for problem in result.problems:
         click.echo(one_line(f"warning: {problem}"), err=True)

@@ -60,6 +60,12 @@ def tokens_cmd(request: str, model: str | None, encoding: str | None, as_json: b
         ctxviewer tokens request.json --model gpt-4o
         ctxviewer tokens request.json --encoding cl100k_base --json
     """
+    from .file_kind import InputFileError, check_readable
+
+    try:
+        check_readable(request, "tokens")
+    except InputFileError as exc:
+        raise BadInput(str(exc)) from None
     try:
         body = json.loads(Path(request).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:

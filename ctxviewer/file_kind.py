@@ -11,8 +11,55 @@ it. "What it looks like" is the importer registry's own detection
 
 from __future__ import annotations
 
+import os
 import shlex
+import stat
 from pathlib import Path
+
+MAX_READ_BYTES = 64 * 1024 * 1024
+"""Largest file ``scan`` and ``tokens`` read whole into memory (64 MiB; ``tokens`` needs about 16x
+the file size while counting). Bigger files are refused before reading (new-user s4 #2:
+``scan /dev/zero`` grew to 22 GB)."""
+
+
+class InputFileError(ValueError):
+    """An input file that is not read: the message names the file and says why and what to do."""
+
+
+def special_kind(mode: int) -> str | None:
+    """What a non-regular file is (``"a FIFO (named pipe)"``, ``"a device"``, ``"a socket"``,
+    ``"a directory"``) from its ``st_mode``; ``None`` for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    return "not a regular file"
+
+
+def check_readable(path: str | Path, what: str, max_bytes: int = MAX_READ_BYTES) -> None:
+    """Refuse to read ``path`` whole when it is not a regular file (a FIFO would block forever, a
+    device such as ``/dev/zero`` never ends) or is larger than ``max_bytes`` (bytes).
+
+    ``what`` names the reader in the message (``"scan"``). Raises :class:`InputFileError`, e.g.
+    ``"x: is a FIFO (named pipe), not a regular file; give a file"`` or ``"big.txt: is
+    70,000,000 bytes; scan reads at most 67,108,864 bytes (64 MiB); split the file"``. A missing
+    or unreadable file is left to the reader's own error."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    kind = special_kind(st.st_mode)
+    if kind is not None:
+        raise InputFileError(f"{path}: is {kind}, not a regular file; give a file")
+    if st.st_size > max_bytes:
+        raise InputFileError(f"{path}: is {st.st_size:,} bytes; {what} reads at most {max_bytes:,} bytes "
+                             f"({max_bytes // (1024 * 1024)} MiB); split the file")
 
 
 def suggested_database(path: str | Path) -> str:

@@ -22,6 +22,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
 from ..importing import ImportReport, import_into
+from ..visible import reveal
 from .worker import Cancelled, Progress, Task
 
 
@@ -39,8 +40,10 @@ MAX_PROBLEMS_SHOWN = 20
 
 
 def show_message(parent: QWidget, title: str, text: str, icon: QMessageBox.Icon = QMessageBox.Icon.Warning) -> QMessageBox:
-    """A non-blocking, window-modal plain-text message box (never rich text). Returns it (tests)."""
-    box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Ok, parent)
+    """A non-blocking, window-modal plain-text message box (never rich text), control characters
+    in ``text`` (a file name with ESC in it) made visible (:func:`ctxviewer.visible.reveal`).
+    Returns it (tests)."""
+    box = QMessageBox(icon, title, reveal(text).text, QMessageBox.StandardButton.Ok, parent)
     box.setTextFormat(Qt.TextFormat.PlainText)
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     box.open()

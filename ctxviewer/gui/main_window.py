@@ -232,7 +232,7 @@ class MainWindow(QMainWindow):
         """Open a recent file; a file that no longer exists is removed from the list with a message."""
         if not Path(path).exists():
             self.recent.remove(path)
-            self._error("File not found", f"{path} no longer exists; removed from the recent files.")
+            self._error("File not found", one_line(f"{path} no longer exists; removed from the recent files."))
             return False
         return self.open_database(path)
 
@@ -251,7 +251,7 @@ class MainWindow(QMainWindow):
         except StoreError as exc:
             if not show_errors:
                 raise
-            self._error("Cannot open trace database", str(exc))
+            self._error("Cannot open trace database", one_line(str(exc)))
             return False
         if self.store is not None:
             self.store.close()
@@ -275,8 +275,8 @@ class MainWindow(QMainWindow):
         self.loader.set_source(source)
         self._then = None
         self.trace_model.set_store(source)
-        self.setWindowTitle(f"ctxviewer — {name}")
-        self.statusBar().showMessage(status or f"{name} (read-only)")
+        self.setWindowTitle(one_line(f"ctxviewer — {name}"))
+        self.statusBar().showMessage(one_line(status or f"{name} (read-only)"))
         self.select_row(0)
 
     # ------------------------------------------------------------------ selection

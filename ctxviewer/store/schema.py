@@ -416,7 +416,16 @@ def check_file(path: Path, *, must_exist: bool) -> bool:
     if path.is_dir():
         raise StoreError(path, "is a directory, not a trace database")
     try:
-        size = path.stat().st_size
+        st = path.stat()
+    except OSError as exc:
+        raise StoreError(path, f"cannot read file: {exc.strerror or exc}") from None
+    from ..file_kind import special_kind
+
+    kind = special_kind(st.st_mode)
+    if kind is not None:  # a FIFO would block the read below forever; /dev/zero is not "empty"
+        raise StoreError(path, f"is {kind}, not a regular file; a trace database is a file")
+    try:
+        size = st.st_size
         with open(path, "rb") as fh:
             head = fh.read(100)
     except OSError as exc:

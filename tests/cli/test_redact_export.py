@@ -69,7 +69,7 @@ def test_builtin_names_and_otlp_and_bad_rules(tmp_path: Path) -> None:
     res = CliRunner().invoke(cli, ["export", str(db), "r1", "--redact", "emails", "-o", str(out)])
     assert res.exit_code == 0 and "ann@example.com" not in out.read_text()
     assert json.loads(out.read_text())["resourceSpans"]
-    res = CliRunner().invoke(cli, ["export", str(db), "--redact", "emails,phone", "-o", str(out)])
+    res = CliRunner().invoke(cli, ["export", str(db), "--redact", "emails,phone", "-o", str(tmp_path / "y.json")])
     assert res.exit_code == 2 and "'phone' is not a built-in rule (user-ids, emails, api-keys)" in res.output
 
 

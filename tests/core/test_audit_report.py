@@ -81,5 +81,5 @@ def test_report_command(tmp_path: Path) -> None:
     assert r.stdout == f"wrote {out}: 1 trace(s)\n"
     html = out.read_text(encoding="utf-8")
     assert "Ignore previous instructions" in html and "tool call call_8Qm2vTtZ0rWkH5yNcLd3aPfE" in html
-    r = CliRunner().invoke(cli, ["report", str(SAMPLES), "nope", "-o", str(out)])
+    r = CliRunner().invoke(cli, ["report", str(SAMPLES), "nope", "-o", str(tmp_path / "nope.html")])
     assert r.exit_code == 2 and "no trace with id 'nope'" in r.stderr

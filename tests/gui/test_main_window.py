@@ -7,6 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QMimeData, QPoint, QSettings, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QGuiApplication
+from PySide6.QtWidgets import QMessageBox
 
 from ctxviewer.gui.main_window import MainWindow
 from ctxviewer.gui.recent import MAX_RECENT
@@ -146,3 +147,23 @@ def test_filter_matching_nothing_clears_the_trace(qtbot, db: Path, settings: QSe
     w.filter_edit.setText("")
     w.apply_filter()
     assert w.trace is not None and not w.chart.is_empty()
+
+
+def test_control_characters_in_a_file_name_are_shown_not_obeyed(qtbot, db: Path, tmp_path: Path,
+                                                                  settings: QSettings) -> None:
+    # new-user s4 #3: the error dialog and the status bar showed ESC/BEL as boxes and broke the line
+    from ctxviewer.visible import one_line
+
+    w = window(qtbot, settings)
+    missing = tmp_path / "missing\x1b]0;T\x07il\n.db"
+    assert not w.open_database(missing)
+    assert w.last_message == one_line(f"{missing}: no such file")
+    assert "\x1b" not in w.last_message and "\n" not in w.last_message
+    box = next(b for b in w.findChildren(QMessageBox) if b.isVisible())
+    assert box.text() == w.last_message
+    evil = tmp_path / "ev\x1b]0;T\x07il\n.db"
+    evil.write_bytes(db.read_bytes())
+    assert w.open_database(evil)
+    shown = w.statusBar().currentMessage()
+    assert shown == one_line(f"{evil.resolve()} (read-only)") and "\x1b" not in shown and "\n" not in shown
+    assert "\x1b" not in w.windowTitle()
