@@ -560,6 +560,7 @@ class MainWindow(QMainWindow):
         self.audit.close()
         self.loader.stop()
         self.panel.stop()
+        self.trace_model.stop()  # the count and key reads of a big database may still run
         if self.store is not None:
             self.store.close()
             self.store = None

@@ -189,6 +189,19 @@ class TraceListModel(QAbstractTableModel):
         self._sort, self._desc = key, descending
         self._requery()
 
+    def stop(self, ms: int = 30_000) -> bool:
+        """Cancel the count and key reads still running and wait for them (at most ``ms``
+        milliseconds each), without processing events: the window is closing. Late results are
+        dropped. Returns whether every worker had ended."""
+        self._gen += 1
+        ok = True
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            ok = task.wait_job(ms) and ok
+        self._tasks.clear()
+        return ok
+
     def trace_id(self, row: int) -> str | None:
         """Trace id of row ``row``, or ``None`` if out of range or not read yet."""
         cell = self._cell(row)

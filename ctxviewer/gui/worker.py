@@ -11,10 +11,17 @@ Signals (all delivered on the GUI thread):
 * ``sig_progress(int done, int total)``
 * ``sig_finished(object result)`` -- the function returned normally (also after a cancel)
 * ``sig_failed(str message)`` -- the function raised; ``message`` is ``str(exc)``
+
+A thread never outlives its :class:`Task` unnoticed: the thread quits by itself once the job has
+returned (even when the task's parent, and so the task, was deleted meanwhile), every started task
+is kept in a registry until its thread has stopped, and :func:`stop_all` -- also run at interpreter
+exit -- cancels and waits for the jobs still running. Destroying a running ``QThread`` aborts the
+process ("QThread: Destroyed while thread is still running"); this is what prevents it.
 """
 
 from __future__ import annotations
 
+import atexit
 import threading
 from typing import Any, Callable
 
@@ -23,6 +30,9 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 Progress = Callable[[int, int], None]
 Cancelled = Callable[[], bool]
 Job = Callable[[Progress, Cancelled], Any]
+
+_live: set[Task] = set()
+"""Tasks started and whose thread has not been stopped yet (:func:`stop_all`)."""
 
 
 class _Runner(QObject):
@@ -46,6 +56,9 @@ class _Runner(QObject):
         else:
             self.returned.set()
             self.sig_finished.emit(result)
+        thread = self.thread()
+        if thread is not None:
+            thread.quit()  # the thread ends with its job, whether or not the GUI thread still listens
 
 
 class Task(QObject):
@@ -73,6 +86,7 @@ class Task(QObject):
 
     def start(self) -> None:
         """Start the job in its thread."""
+        _live.add(self)
         self._thread.start()
 
     def cancel(self) -> None:
@@ -91,8 +105,8 @@ class Task(QObject):
 
     def wait(self, ms: int = 30_000) -> bool:
         """Block until the thread has finished (at most ``ms`` milliseconds). Returns whether it did.
-        The thread ends only once the job's signal has been delivered on the GUI thread: a caller
-        that does not process events meanwhile wants :meth:`wait_job`."""
+        The thread quits once the job has returned; its signal is delivered on the GUI thread at the
+        next event processing, so a caller that needs it processes events afterwards."""
         return self._thread.wait(ms)
 
     def wait_job(self, ms: int = 30_000) -> bool:
@@ -105,12 +119,14 @@ class Task(QObject):
             return False
         self._thread.quit()
         self._thread.wait()
+        _live.discard(self)
         return True
 
     def _stop_thread(self) -> None:
         self._thread.quit()
         self._thread.wait()
         self._done = True
+        _live.discard(self)
 
     @Slot(object)
     def _on_finished(self, result: object) -> None:
@@ -121,3 +137,33 @@ class Task(QObject):
     def _on_failed(self, message: str) -> None:
         self._stop_thread()
         self.sig_failed.emit(message)
+
+
+def running() -> int:
+    """Number of tasks started whose thread has not been stopped yet."""
+    return len(_live)
+
+
+def stop_all(ms: int = 30_000) -> bool:
+    """Cancel every running task and wait, without processing events, until each job has returned
+    (at most ``ms`` milliseconds in all) and its thread has stopped. Returns whether all did. Run by
+    a closing window and at interpreter exit, so no running ``QThread`` is ever destroyed."""
+    import time
+
+    deadline = time.monotonic() + ms / 1000
+    tasks = list(_live)
+    for task in tasks:
+        task.cancel()
+    ok = True
+    for task in tasks:
+        left = max(0.0, deadline - time.monotonic())
+        if task._runner.returned.wait(left):
+            task._thread.quit()
+            task._thread.wait()
+            _live.discard(task)
+        else:
+            ok = False
+    return ok
+
+
+atexit.register(stop_all)
