@@ -12,16 +12,27 @@ from .. import assets
 from .control_glyphs import choose_control_markers
 from .main_window import MainWindow
 
+SWITCH_INTERVAL_S = 0.0002
+"""The interpreter's thread switch interval the viewer runs with (s; Python's default is 0.005).
+
+Each call from Qt into Python -- every ``data()`` of a painted cell -- takes the interpreter lock
+back from a worker thread that is running Python (an import, an assessment, a what-if, a diff),
+and may wait up to this interval for it. Measured with ``benchmarks/bench_contention.py`` on the
+1M database: a trace-list paint of 5 ms alone took a median 311 ms beside a pure-Python worker at
+5 ms, and 20 ms at 0.2 ms; the worker keeps most of its speed (see the note of issue 11)."""
+
 SAMPLE_DB = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 """The sample database of a source checkout, opened when no database is given (if it exists)."""
 
 
 def application(argv: list[str] | None = None) -> QApplication:
-    """The running :class:`QApplication`, created (with name, icon and stylesheet) if there is none."""
+    """The running :class:`QApplication`, created (with name, icon and stylesheet) if there is none.
+    Sets the interpreter's switch interval to :data:`SWITCH_INTERVAL_S`."""
     app = QApplication.instance()
     if app is None:
         app = QApplication([sys.argv[0] if sys.argv else "ctxviewer", *(argv or [])])
     assert isinstance(app, QApplication)
+    sys.setswitchinterval(SWITCH_INTERVAL_S)  # paints beside busy workers (see SWITCH_INTERVAL_S)
     app.setApplicationName("ctxviewer")
     app.setOrganizationName("ctxviewer")
     try:

@@ -177,9 +177,6 @@ class BudgetChart(QWidget):
         """The plot's ``PlotItem`` (built if needed; tests read its items and axes)."""
         return self.ensure_plot()
 
-    def _plot_page(self) -> QWidget:
-        return self._plotter.widget if self._plotter is not None else self._placeholder
-
     # ------------------------------------------------------------------ public API
 
     def segments(self) -> dict[str, list[BarSegment]]:
@@ -260,7 +257,9 @@ class BudgetChart(QWidget):
         if fig.omitted:
             legend["omitted"] = (OMITTED_LEGEND, "#6b7280", "hatched")
         self.legend.set_entries([legend[k] for k in LEGEND_ORDER if k in legend])
-        self._stack.setCurrentWidget(self._plot_page())
+        # the plot appears with its figure on the next turn (_flush): showing it here would lay
+        # it out (a resize of the pyqtgraph view: 40 ms the first time) inside this call
+        self._stack.setCurrentWidget(self._placeholder)
         self._redraw_later()
 
     @property

@@ -126,3 +126,32 @@ def test_span_status_and_agent_columns_show_and_filter(qtbot, settings: QSetting
     w.filter_edit.setText('agent == "planner" and not status == error')
     qtbot.waitUntil(lambda: m.total == 1 and m.data(m.index(0, KEYS.index("call"))) == "00000000000000b2",
                     timeout=5000)
+
+
+def test_a_wide_list_fits_the_model_column_to_the_first_page(qtbot, settings: QSettings, tmp_path: Path) -> None:
+    """Measured from the first page's model names (never Qt's thousand-row size hint, issue 11):
+    wide enough for the longest, at most a fifth of the list."""
+    db = tmp_path / "models.db"
+    long_model = "claude-3-5-sonnet-20241022-with-a-long-deployment-suffix"
+    with TraceStore.create(db) as st:
+        st.add([replace(make_trace(), trace_id="short"),
+                replace(make_trace(), trace_id="long",
+                        endpoint=replace(make_trace().endpoint, model=long_model))])
+    w = MainWindow(settings=settings)
+    qtbot.addWidget(w)
+    w.resize(2400, 900)
+    w.show()
+    qtbot.waitExposed(w)
+    w.splitter.setSizes([1200, 1200])  # the user widened the list
+    col = KEYS.index("model")
+    w.trace_view.setColumnHidden(col, False)  # hidden by default at 1280 px
+    header = w.trace_view.horizontalHeader()
+    assert w.trace_view.viewport().width() >= 650
+    before = header.sectionSize(col)
+    assert w.open_database(db, remember=False)
+    fm = w.trace_view.fontMetrics()
+    need = fm.horizontalAdvance(long_model)
+    room = w.trace_view.viewport().width() // 5
+    assert before < min(need, room)  # the default is narrower: the fit widened it
+    assert header.sectionSize(col) == min(room, header.sectionSize(col))
+    assert header.sectionSize(col) >= min(need + 6, room)
