@@ -20,6 +20,7 @@ No Qt here.
 from __future__ import annotations
 
 import importlib
+import threading
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -90,15 +91,29 @@ class Registry:
         self._group = group
         self._importers: dict[str, Importer] = {}
         self._loaded = False
+        self._loading = False
+        self._lock = threading.RLock()  # the first load, from whichever thread asks first
         self._load_problems: list[ImportProblem] = []
         self._builtin_omissions: dict[str, bool] = {}  # source format -> its built-in's records_omissions
 
     # ------------------------------------------------------------------ membership
 
     def _ensure(self) -> None:
+        """Load the built-ins and the plug-ins once. A second thread asking meanwhile waits for the
+        whole list (a GUI import and the window's reload, say); a built-in module that asks while
+        it is being imported (same thread) sees the importers loaded so far."""
         if self._loaded:
             return
-        self._loaded = True
+        with self._lock:
+            if self._loaded or self._loading:
+                return
+            self._loading = True
+            try:
+                self._load()
+            finally:
+                self._loaded, self._loading = True, False
+
+    def _load(self) -> None:
         found: list[Importer] = []
         for spec in self._builtin:
             module, _, attr = spec.partition(":")

@@ -305,3 +305,36 @@ def test_batched_counting_equals_one_trace_at_a_time_and_skips_an_unknown_encodi
     assert report.imported == 3 and [p.record for p in report.problems] == ["trace odd"]
     assert store.load("odd").items[0].tokens is None
     assert [i.tokens for i in store.load("b").items] == [i.tokens for i in batched[1].items]
+
+
+def test_an_import_that_finds_nothing_keeps_what_another_import_wrote_into_the_new_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two imports into one new file: the one that created it and imported nothing used to remove
+    it, with the other's traces in it."""
+    import ctxviewer.importing as importing
+
+    db = tmp_path / "new.db"
+
+    def meanwhile(paths, store, **_kw):  # type: ignore[no-untyped-def]
+        with TraceStore.create(db) as other:  # the second import lands while this one reads nothing
+            other.add([replace(make_trace(), trace_id="from-the-other-import")])
+        return ImportReport(imported=0, files=1)
+
+    monkeypatch.setattr(importing, "import_files", meanwhile)
+    report = import_into(db, [tmp_path / "empty.jsonl"])
+    assert (report.imported, report.removed_database) == (0, False)
+    assert report.outcome() == "no traces imported"
+    with TraceStore.open(db) as st:
+        assert _ids(st) == ["from-the-other-import"]
+
+
+def test_only_the_import_that_created_the_file_removes_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file is claimed with O_EXCL: an empty database another import has just created is not
+    this import's to remove, even when nothing is imported into it."""
+    import ctxviewer.importing as importing
+
+    db = tmp_path / "new.db"
+    monkeypatch.setattr(importing, "import_files", lambda paths, store, **_kw: ImportReport(imported=0, files=1))
+    assert import_into(db, [tmp_path / "x.jsonl"]).removed_database is True and not db.exists()
+    db.touch()  # created by someone else a moment before
+    assert import_into(db, [tmp_path / "x.jsonl"]).removed_database is False and db.exists()

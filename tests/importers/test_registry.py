@@ -222,3 +222,41 @@ def test_every_corpus_file_has_one_most_confident_importer(shared: Path, rel: st
         return
     assert [n for n, v in scores.items() if v == best] == [owner], scores
     assert detect(path).name == owner
+
+
+def test_a_second_thread_waits_for_the_whole_first_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two threads asking at once (a GUI import and the window, say) both get every importer; the
+    first load used to mark itself done before it had any, so the second saw none."""
+    import threading
+
+    (tmp_path / "slow_importer_mod.py").write_text(textwrap.dedent("""
+        import threading, time
+        from pathlib import Path
+        STARTED = threading.Event()
+
+        class Slow:
+            name = "slow"
+            description = "loads slowly"
+            records_omissions = False
+            def sniff(self, path, head): return 0.0
+            def load(self, path): return iter(())
+
+        STARTED.set()
+        time.sleep(0.3)  # the other thread asks meanwhile
+        IMPORTER = Slow()
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    reg = Registry(builtin=("slow_importer_mod:IMPORTER", "ctxviewer.importers.native:IMPORTER"), group=None)
+    seen: dict[str, list[str]] = {}
+
+    def ask(who: str) -> None:
+        seen[who] = reg.names()
+
+    first = threading.Thread(target=ask, args=("first",))
+    first.start()
+    while "slow_importer_mod" not in sys.modules:
+        threading.Event().wait(0.001)
+    sys.modules["slow_importer_mod"].STARTED.wait(5)
+    ask("second")
+    first.join()
+    assert seen == {"first": ["slow", "native"], "second": ["slow", "native"]}
