@@ -139,7 +139,7 @@ def first_screen(db: Path, repeat: int) -> tuple[list[float], list[str], list[fl
                                capture_output=True, text=True, env=env, cwd=ROOT, check=False)
             line = next((x for x in r.stdout.splitlines() if x.startswith("{")), None)
             if line is None:
-                raise RuntimeError(r.stderr[-2000:])
+                raise RuntimeError(f"first-screen child exited {r.returncode}: {r.stderr[-2000:]}")
             d = json.loads(line)
             out.append(d["ms"])
             chart.append(d["chart_ms"])

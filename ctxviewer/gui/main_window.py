@@ -46,7 +46,9 @@ from ..model import RequestTrace
 from ..store import OldSchemaError, StoreError, TraceSource, TraceStore
 from ..store.schema import SQLITE_HEADER
 from ..visible import one_line
+from ..warm_up import first_trace
 from .audit_dock import AuditController
+from .background_import import run_in_background
 from .clipboard import copy_selection
 from .column_menu import install_column_menu
 from .compare import CompareController
@@ -79,6 +81,9 @@ def is_database_file(path: Path) -> bool:
     except OSError:
         return False
 
+
+WARM_UP = "first trace"
+"""The background job key of :func:`ctxviewer.warm_up.first_trace`, run once the window is shown."""
 
 FILTER_DELAY_MS = 200
 """How long the filter box waits after the last keystroke before re-querying the store (ms)."""
@@ -530,6 +535,8 @@ class MainWindow(QMainWindow):
             self._sized = True
             self.apply_default_sizes()
             restore_layout(self, self.settings)  # issue 13: the layout the user left, if any
+            if self.background:  # the first trace's one-time costs, while the user looks (issue 11)
+                QTimer.singleShot(0, self, lambda: run_in_background(WARM_UP, first_trace, self, lambda: None))
         super().showEvent(event)
 
     def apply_default_sizes(self) -> None:

@@ -77,6 +77,17 @@ def _format(row: TraceRow) -> _Cell:
     return row, tuple(texts)
 
 
+def _runs(pages: list[int]) -> list[tuple[int, int]]:
+    """Ascending page numbers as runs of consecutive pages: ``[1, 2, 3, 7]`` -> ``[(1, 3), (7, 7)]``."""
+    runs: list[tuple[int, int]] = []
+    for p in pages:
+        if runs and runs[-1][1] == p - 1:
+            runs[-1] = (runs[-1][0], p)
+        else:
+            runs.append((p, p))
+    return runs
+
+
 def _plan(st: TraceSource, text: str, where: str, params: tuple[Any, ...]) -> tuple[str, tuple[Any, ...]]:
     """The filter to run on ``st``: display-filter ``text`` planned by the store, else the fragment."""
     if not text:
@@ -123,6 +134,7 @@ class TraceListModel(QAbstractTableModel):
         self._recent = -1
         self._tail: dict[int, _Cell] = {}
         self._tail_read = False
+        self._empty_pages: set[int] = set()  # pages asked for (painted) before their keys came
         self._tasks: set[Task] = set()
         self._relay = _Relay(self)
         self._relay.sig_part.connect(self._on_part)
@@ -305,6 +317,7 @@ class TraceListModel(QAbstractTableModel):
             if self._tail_allowed() and row >= self._n - PAGE_ROWS:
                 self._read_tail()
                 return self._tail.get(row)
+            self._empty_pages.add(page)  # painted empty: repainted when its keys come
             return None
         try:
             rows = self._store.rows_by_key(self._keys[page * PAGE_ROWS:end])
@@ -346,6 +359,7 @@ class TraceListModel(QAbstractTableModel):
         self._pages.clear()
         self._tail.clear()
         self._tail_read = False
+        self._empty_pages.clear()
         error = None
         need_first = False
         st = self._store
@@ -487,11 +501,16 @@ class TraceListModel(QAbstractTableModel):
             self._resize(end)
         keys[start:end] = chunk
         self._filled = end
-        # rows shown before their keys came (the first page, the tail) are read again, by key
+        # rows shown before their keys came (the first page, rows painted empty) are read again, by
+        # key, and repainted; rows never painted need nothing (a dataChanged over the whole chunk
+        # made the view repaint at every chunk: about 60 full repaints while 1M keys arrive)
         first_page, last_page = start // PAGE_ROWS, (end - 1) // PAGE_ROWS
-        for p in range(first_page, last_page + 1):
-            self._pages.pop(p, None)
-        self.dataChanged.emit(self.index(start, 0), self.index(end - 1, _NCOLS - 1))
+        changed = [p for p in range(first_page, last_page + 1)
+                   if self._pages.pop(p, None) is not None or p in self._empty_pages]
+        self._empty_pages.difference_update(changed)
+        for lo, hi in _runs(changed):
+            top, bottom = max(start, lo * PAGE_ROWS), min(end, (hi + 1) * PAGE_ROWS) - 1
+            self.dataChanged.emit(self.index(top, 0), self.index(bottom, _NCOLS - 1))
 
     def _on_done(self) -> None:
         if self._keys is None:

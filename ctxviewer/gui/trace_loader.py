@@ -29,6 +29,7 @@ from ..assessment import Assessment, assess
 from ..diff.conversation import derive_for_display
 from ..model import RequestTrace
 from ..store import TraceSource
+from ..warm_up import first_trace
 from .worker import Task
 
 
@@ -129,6 +130,7 @@ class TraceLoader(QObject):
         send = self._sig_part.emit
 
         def job(_progress: Any, _cancelled: Any) -> tuple[int, RequestTrace, Assessment | None]:
+            first_trace()  # once per process (often done already, while the window waited): warm_up
             st = self._handle(source)
             trace = derive_for_display(st, st.load(trace_id))
             send((gen, trace))

@@ -114,3 +114,22 @@ def test_search_hit_opens_its_trace_with_the_item_selected(window: MainWindow) -
     assert item is not None and item.id == "TCK-58213"
     marked = [s.cursor.selectedText() for s in w.content.extraSelections()]
     assert [m.lower() for m in marked] == ["ignore", "previous"]
+
+
+def test_the_shown_window_pays_the_first_trace_costs_in_a_worker(qtbot, tmp_path: Path, monkeypatch) -> None:
+    """While the user looks at the empty window (issue 11): warm_up.first_trace, off the GUI thread, once."""
+    import threading
+
+    from ctxviewer.gui import main_window
+
+    threads: list[str] = []
+    monkeypatch.setattr(main_window, "first_trace", lambda: threads.append(threading.current_thread().name))
+    monkeypatch.setattr(main_window, "WARM_UP", f"first trace {tmp_path}")  # a key of this test's own
+    w = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), background=True)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitUntil(lambda: bool(threads), timeout=10_000)
+    w.hide()
+    w.show()
+    qtbot.wait(50)
+    assert threads == [f"warm-up first trace {tmp_path}"]

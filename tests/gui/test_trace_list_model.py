@@ -262,3 +262,32 @@ def test_end_shows_the_real_end_while_the_keys_arrive(monkeypatch, qtbot, big_db
         gate.set()
         wait_counted(qtbot, model)
         assert ids(model) == [f"t-{i:03d}" for i in range(450)]
+
+
+def test_key_chunks_repaint_only_the_rows_shown_before_them(monkeypatch, qtbot, big_db: Path) -> None:
+    """A chunk of keys updates the rows painted before it came (the first page, read by keyset; a
+    page painted empty) and no others: a dataChanged over every chunk repainted the whole list at
+    each of the 61 chunks of a million keys."""
+    import threading
+    from array import array
+
+    original = TraceStore.key_chunks
+    go = threading.Event()
+
+    def gated(st, *a, **k):  # type: ignore[no-untyped-def]
+        go.wait(10)
+        for chunk in original(st, *a, **k):
+            for start in range(0, len(chunk), 100):  # one page per chunk
+                yield array("q", chunk[start:start + 100])
+
+    monkeypatch.setattr(TraceStore, "key_chunks", gated)
+    with TraceStore.open(big_db) as st:
+        model = TraceListModel(st)
+        changed: list[tuple[int, int]] = []
+        model.dataChanged.connect(lambda a, b, _roles=(): changed.append((a.row(), b.row())))
+        assert model.trace_id(0) == "t-000"  # the first page, by keyset before any key
+        assert model.trace_id(250) is None  # painted empty: its keys are not there
+        go.set()
+        wait_counted(qtbot, model)
+        assert changed == [(0, 99), (200, 299)]
+        assert model.trace_id(250) == "t-250" and model.trace_id(150) == "t-150"
