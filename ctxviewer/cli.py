@@ -100,9 +100,12 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
             REGISTRY.get(fmt)
         except ImportFailed as exc:  # a usage error (exit status 2), before any database is touched
             raise click.BadParameter(str(exc), param_hint="'--format'") from None
+    from .interrupt import sigterm_exits
+
     try:
-        report = import_into(db, [Path(f) for f in files], fmt=fmt,
-                             waiting=lambda message: click.echo(f"waiting: {message}", err=True))
+        with sigterm_exits():  # kill PID: rolled back, a database it created removed (as Ctrl+C)
+            report = import_into(db, [Path(f) for f in files], fmt=fmt,
+                                 waiting=lambda message: click.echo(f"waiting: {message}", err=True))
     except OldSchemaError as exc:  # an older schema is never upgraded in place: bad input (2), untouched
         raise BadInput(str(exc)) from None
     except (StoreError, ImportFailed) as exc:  # the output database cannot be written (1)

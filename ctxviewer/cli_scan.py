@@ -17,6 +17,10 @@ from .scanner import CLEAN
 from .scanner.text_scan import ScanInputError, line_col, scan_file
 from .visible import one_line
 
+MAX_WARNINGS = 20
+"""Skipped-record warnings printed per scan; the rest are counted in one line (newuser s5 #9: a
+wrong ``--jsonl-field`` printed 4,560 identical warnings)."""
+
 
 @click.command("scan", epilog=EPILOG)
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
@@ -44,8 +48,16 @@ def scan_cmd(file: str, field: str | None, as_json: bool) -> None:
         result = scan_file(Path(file), field)
     except (ScanInputError, InputFileError) as exc:
         raise BadInput(str(exc)) from None
-    for problem in result.problems:
+    for problem in result.problems[:MAX_WARNINGS]:
         click.echo(one_line(f"warning: {problem}"), err=True)
+    if len(result.problems) > MAX_WARNINGS:
+        click.echo(one_line(f"warning: {file}: {len(result.problems) - MAX_WARNINGS:,} more record(s) not "
+                            "scanned, not listed"), err=True)
+    if field and not result.results and result.problems:
+        fields = _first_record_fields(Path(file))
+        if fields and field not in fields:
+            click.echo(one_line(f"{file}: no record has a text field {field!r}; the first record's fields: "
+                                + ", ".join(fields)), err=True)
     rows = []
     for r in result.results:
         for h in r.hits:
@@ -68,8 +80,22 @@ def scan_cmd(file: str, field: str | None, as_json: bool) -> None:
         else:
             click.echo(one_line(f"{file}: {len(rows)} finding(s)" + (f" in {flagged} of {units}" if field else "")))
     if result.problems:
-        click.echo(one_line(f"{file}: {len(result.problems)} record(s) not scanned (see the warnings above); "
+        click.echo(one_line(f"{file}: {len(result.problems):,} record(s) not scanned (see the warnings above); "
                             f"exit status {BAD_INPUT}"), err=True)
         raise SystemExit(BAD_INPUT)
     if any(Severity(r["severity"]).rank >= Severity.WARNING.rank for r in rows):
         raise SystemExit(FINDINGS)
+
+
+def _first_record_fields(path: Path) -> list[str]:
+    """The keys of the first JSON object line of ``path`` (``[]`` when there is none): named when
+    ``--jsonl-field`` matched no record, so the user sees what the records hold."""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.strip():
+                    record = json.loads(line)
+                    return [str(k) for k in record] if isinstance(record, dict) else []
+    except (OSError, ValueError, RecursionError):
+        pass
+    return []

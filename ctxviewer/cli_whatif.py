@@ -58,7 +58,7 @@ def _check_room(trace: RequestTrace, sc: Scenario, capacity_given: bool, reserve
     reserve = sc.reserve if sc.reserve is not None else (trace.reserved_output_tokens or 0)
     if (capacity_given or reserve_given) and capacity is not None and reserve >= capacity:
         what = "--reserve" if reserve_given else "--capacity"
-        raise click.BadParameter(f"{what}: reserved output {reserve:,} tokens leaves no input budget in a "
+        raise click.BadParameter(f"{what}: reserved output {reserve:,} tokens leaves no input budget in the "
                                  f"{capacity:,}-token context window; the reserve must be less than the capacity")
 
 
@@ -171,7 +171,15 @@ def whatif_cmd(db: str, trace_id: str, capacity: str | None, reserve: str | None
     for i in pins + unpins:
         if i not in known:
             raise click.BadParameter(f"--pin/--unpin: trace {trace_id!r} has no item {i!r}")
+    both = sorted(set(pins) & set(unpins))
+    if both:
+        raise click.BadParameter(f"--pin and --unpin both name item {both[0]!r}; give one of them")
     added = _added(adds, sized)
+    movable = known | {c.id for c in added}
+    for k, _v in _pairs(moves, "ID=POSITION"):
+        if k not in movable:
+            raise click.BadParameter(f"--move: trace {trace_id!r} has no item {k!r}"
+                                     + (" (items added with --add are what-if-1, what-if-2, ...)" if added else ""))
     scenario = Scenario(
         capacity=None if capacity is None else _int(capacity, "--capacity", low=1),
         reserve=None if reserve is None else _int(reserve, "--reserve"),
@@ -183,8 +191,8 @@ def whatif_cmd(db: str, trace_id: str, capacity: str | None, reserve: str | None
     _check_room(trace, scenario, capacity is not None, reserve is not None)
     outcome = run(trace, scenario)
     if save and outcome.trace is not None:
-        if Path(save).resolve() == Path(db).resolve():
-            raise click.ClickException(f"{save}: the source database is never written; choose another file")
+        if Path(save).resolve() == Path(db).resolve():  # a bad option value, as export -o DB (status 2)
+            raise BadInput(f"{save}: the source database is never written; choose another file")
         try:
             with TraceStore.create(save) as target:
                 target.add([outcome.trace])

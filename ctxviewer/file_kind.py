@@ -62,6 +62,35 @@ def check_readable(path: str | Path, what: str, max_bytes: int = MAX_READ_BYTES)
                              f"({max_bytes // (1024 * 1024)} MiB); split the file")
 
 
+def shell_word(text: str) -> str:
+    """``text`` as one word for a POSIX shell that a user can copy and paste: ``shlex.quote`` when
+    every character is visible; otherwise bash's ``$'...'`` with each invisible or control
+    character (line breaks and tabs too, :func:`ctxviewer.visible.one_line`'s set) written as an
+    escape (``$'evil\\x1b[31m\\u202egol.jsonl\\nnew'``), so the command shows what it names and
+    still names it (newuser s5 #13: a revealed name named a file that does not exist)."""
+    from .visible import one_line
+
+    if one_line(text) == text:
+        return shlex.quote(text)
+    out = []
+    for ch in text:
+        if one_line(ch) == ch and ch not in "\\'":
+            out.append(ch)
+        elif ch in "\\'":
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x100:
+            out.append(f"\\x{ord(ch):02x}")
+        elif ord(ch) < 0x10000:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(f"\\U{ord(ch):08x}")
+    return "$'" + "".join(out) + "'"
+
+
 def suggested_database(path: str | Path) -> str:
     """The database name offered for importing ``path``: its name up to the first dot, plus
     ``.db``, in the same folder (``spans.otlp.json`` -> ``spans.db``; ``x/traces.jsonl`` ->
@@ -78,7 +107,7 @@ def not_a_database_message(path: str | Path) -> str | None:
         format 'native'. Import it with: ctxviewer import traces.jsonl -o traces.db
 
     ``None`` when no importer recognises the file (or it cannot be read). Paths in the command are
-    shell-quoted. Call it only for files already known not to be SQLite databases.
+    shell words (:func:`shell_word`: quoted, invisible characters as escapes). Call it only for files already known not to be SQLite databases.
     """
     from .importers import REGISTRY, ImportFailed
 
@@ -86,7 +115,7 @@ def not_a_database_message(path: str | Path) -> str | None:
         importer = REGISTRY.detect(Path(path))
     except ImportFailed:
         return None
-    command = f"ctxviewer import {shlex.quote(str(path))} -o {shlex.quote(suggested_database(path))}"
+    command = f"ctxviewer import {shell_word(str(path))} -o {shell_word(suggested_database(path))}"
     return (
         f"is not a trace database; it looks like {importer.description}, format {importer.name!r}. "
         f"Import it with: {command}"

@@ -15,6 +15,7 @@ No Qt here.
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from contextlib import contextmanager
@@ -66,3 +67,23 @@ def checkpoint() -> None:
     cancelled = getattr(_LOCAL, "cancelled", None)
     if cancelled is not None and cancelled():
         raise Interrupted()
+
+
+@contextmanager
+def sigterm_exits() -> Iterator[None]:
+    """While inside, SIGTERM (``kill PID``) raises ``SystemExit(143)`` (128 + SIGTERM, the status a
+    killed process reports) where the main thread is, so the cleanup of the work inside runs -- an
+    import's transaction is rolled back and a database it created is removed -- as for Ctrl+C.
+    Outside the main thread it does nothing (signals are delivered there only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signal.SIGTERM)
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

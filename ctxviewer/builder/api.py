@@ -153,5 +153,5 @@ def input_budget(capacity: int | None, reserved_output_tokens: int) -> int:
         raise BuildError(f"context capacity must be positive, got {capacity:,} tokens")
     if not 0 <= reserved_output_tokens < capacity:
         raise BuildError(f"reserved output {reserved_output_tokens:,} tokens leaves no input budget "
-                         f"in a {capacity:,}-token context window")
+                         f"in the {capacity:,}-token context window")
     return capacity - reserved_output_tokens

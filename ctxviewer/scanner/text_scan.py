@@ -76,7 +76,7 @@ def _records(path: Path, data: str, name: str) -> Iterator[tuple[int, str, str |
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            yield n, "", None, f"{path}:{n}: not JSON ({exc.msg} at column {exc.colno}); skipped"
+            yield n, "", None, f"{path}:{n}: not JSON ({exc.msg}: column {exc.colno}); skipped"
             continue
         except RecursionError:
             yield n, "", None, f"{path}:{n}: not readable JSON (a value is nested too deep); skipped"

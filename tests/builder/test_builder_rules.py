@@ -125,7 +125,7 @@ def test_known_counts_through_the_builder() -> None:
 
 
 def test_reserve_that_leaves_no_input_budget_is_an_error_in_words() -> None:
-    with pytest.raises(BuildError, match="reserved output 8,000 tokens leaves no input budget in a 8,000-token"):
+    with pytest.raises(BuildError, match="reserved output 8,000 tokens leaves no input budget in the 8,000-token"):
         Builder("gpt-4o", capacity=8000, reserved_output_tokens=8000)
     with pytest.raises(BuildError, match="capacity not known"):
         Builder("some-deployment")

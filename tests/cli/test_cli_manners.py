@@ -126,3 +126,28 @@ def test_suggested_database_and_quoting(tmp_path: Path) -> None:
     hint = not_a_database_message(odd)
     assert hint is not None
     assert hint.endswith(f"Import it with: ctxviewer import '{odd}' -o '{tmp_path / 'my traces.db'}'")
+
+
+def test_the_suggested_import_command_names_a_hostile_file_name_exactly(tmp_path: Path) -> None:
+    """newuser s5 #13: the command showed the name revealed (␛, ⟨RLO⟩, ⏎): visible, but naming a
+    file that does not exist. Now: bash's $'...' with escapes -- visible and exact."""
+    import subprocess
+
+    from factories import make_trace
+
+    from ctxviewer.file_kind import shell_word
+    from ctxviewer.importers.native import trace_line
+
+    name = "evil\x1b[31m\u202egol.jsonl\nnew"
+    assert shell_word(name) == "$'evil\\x1b[31m\\u202egol.jsonl\\nnew'"
+    assert shell_word("it's ok.jsonl") == "'it'\"'\"'s ok.jsonl'"  # all visible: shlex.quote
+    assert shell_word("a'\x07\\b") == "$'a\\'\\x07\\\\b'"
+    for word in (name, "a'\x07\\b", "tab\there", "zw\u200bsp", "\U000e0041tag"):
+        echoed = subprocess.run(["bash", "-c", f"printf %s {shell_word(word)}"], capture_output=True, check=True)
+        assert echoed.stdout.decode() == word
+    p = tmp_path / name
+    p.write_text(trace_line(make_trace()) + "\n")
+    message = not_a_database_message(p)
+    assert message is not None and message.endswith(
+        f"Import it with: ctxviewer import $'{tmp_path}/evil\\x1b[31m\\u202egol.jsonl\\nnew' "
+        f"-o $'{tmp_path}/evil\\x1b[31m\\u202egol.db'")

@@ -68,7 +68,7 @@ def test_scan_findings_are_1_unreadable_or_skipped_records_are_2(tmp_path: Path)
     assert code == 2  # was 0: two of three records were never scanned
     assert out == f"{mixed}: no instruction-like text found in 1 record(s)\n"
     assert err.splitlines() == [
-        f"warning: {mixed}:2: not JSON (Expecting value at column 1); skipped",
+        f"warning: {mixed}:2: not JSON (Expecting value: column 1); skipped",
         f"warning: {mixed}:3: record has no field 'trace_id'; skipped",
         f"{mixed}: 2 record(s) not scanned (see the warnings above); exit status 2",
     ]

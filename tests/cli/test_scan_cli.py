@@ -66,3 +66,23 @@ def test_not_utf8_is_a_clear_error(tmp_path: Path) -> None:
     code, _, err = run("scan", str(p))
     assert code == 2
     assert f"{p}: not UTF-8 text" in err
+
+
+def test_a_field_no_record_has_is_said_once_with_the_fields_there_are(tmp_path: Path) -> None:
+    """newuser s5 #9: ``--jsonl-field nosuchfield`` printed one warning per record (4,560)."""
+    import json as _json
+
+    from ctxviewer.cli_scan import MAX_WARNINGS
+
+    f = tmp_path / "records.jsonl"
+    f.write_text("".join(_json.dumps({"id": i, "text": "hello", "label": 0}) + "\n" for i in range(30)))
+    res = CliRunner().invoke(cli, ["scan", str(f), "--jsonl-field", "nosuchfield"])
+    assert res.exit_code == 2
+    lines = res.stderr.strip().splitlines()
+    assert lines[:MAX_WARNINGS] == [f"warning: {f}:{n}: record has no field 'nosuchfield'; skipped"
+                                    for n in range(1, MAX_WARNINGS + 1)]
+    assert lines[MAX_WARNINGS:] == [
+        f"warning: {f}: 10 more record(s) not scanned, not listed",
+        f"{f}: no record has a text field 'nosuchfield'; the first record's fields: id, text, label",
+        f"{f}: 30 record(s) not scanned (see the warnings above); exit status 2",
+    ]

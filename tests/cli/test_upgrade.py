@@ -136,3 +136,57 @@ def test_upgrade_names_each_stage_on_stderr(tmp_path: Path) -> None:
     pending = [name for version, name in STEPS if version > 1]
     assert err.splitlines() == [f"upgrade: copying {old}"] + [
         f"upgrade: schema step {n} of {len(pending)}: {name}" for n, name in enumerate(pending, 1)]
+
+
+def test_upgrade_to_standard_output_is_refused_and_writes_no_file_named_dash(tmp_path: Path,
+                                                                            monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """newuser s5 #5: ``-o -`` created a database file named ``-``."""
+    old = tmp_path / "old.db"
+    old.write_bytes(SCHEMA_1.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run("upgrade", str(old), "-o", "-")
+    assert (code, out) == (2, "")
+    assert err.strip() == ("Error: -o -: upgrade writes a database file, not a stream to standard output; "
+                           "name a new file, e.g. -o upgraded.db")
+    assert not (tmp_path / "-").exists()
+
+
+def test_upgrade_into_a_folder_it_cannot_write_is_status_1_without_errno_or_temporary_name(
+        tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """newuser s5 #10: status 2 and ``[Errno 30] ... '.u.db.upgrading-gcvn9kcu'``; an output that
+    cannot be written is status 1, as for export, report and import."""
+    import os
+    import sqlite3
+
+    old = tmp_path / "old.db"
+    old.write_bytes(SCHEMA_1.read_bytes())
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if Path(p) == ro and mode == os.W_OK else real(p, mode))
+    code, _, err = run("upgrade", str(old), "-o", str(ro / "u.db"))
+    assert code == 1
+    assert err.strip() == f"Error: {ro / 'u.db'}: cannot write: folder {ro} is not writable (read-only file system or no permission)"
+    monkeypatch.setattr(os, "access", real)
+
+    real_connect = sqlite3.connect
+
+    def refuse(target, *a, **kw):  # type: ignore[no-untyped-def]
+        if ".upgrading-" in str(target):
+            raise sqlite3.OperationalError("unable to open database file")
+        return real_connect(target, *a, **kw)
+
+    monkeypatch.setattr(sqlite3, "connect", refuse)
+    code, _, err = run("upgrade", str(old), "-o", str(ro / "u.db"))
+    assert code == 1
+    assert err.strip().splitlines()[-1] == (f"Error: {ro / 'u.db'}: cannot write the upgraded copy: "
+                                            "unable to open database file")
+    assert list(ro.iterdir()) == []
+
+
+def test_an_os_error_is_worded_without_its_errno_and_file_name() -> None:
+    from ctxviewer.cli_upgrade import _os_reason
+
+    assert _os_reason("cannot write the copy: [Errno 30] Read-only file system: '/x/.n.db.upgrading-k3'") == \
+        "read-only file system"
+    assert _os_reason("cannot write the copy: disk I/O error") == "disk I/O error"

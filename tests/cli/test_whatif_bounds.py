@@ -62,11 +62,11 @@ def test_bounds_themselves_are_accepted() -> None:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--reserve", "999999"], "--reserve: reserved output 999,999 tokens leaves no input budget in a 8,000-token "
+    (["--reserve", "999999"], "--reserve: reserved output 999,999 tokens leaves no input budget in the 8,000-token "
                               "context window; the reserve must be less than the capacity"),
-    (["--reserve", "8000"], "--reserve: reserved output 8,000 tokens leaves no input budget in a 8,000-token "
+    (["--reserve", "8000"], "--reserve: reserved output 8,000 tokens leaves no input budget in the 8,000-token "
                             "context window; the reserve must be less than the capacity"),
-    (["--capacity", "1200"], "--capacity: reserved output 1,200 tokens leaves no input budget in a 1,200-token "
+    (["--capacity", "1200"], "--capacity: reserved output 1,200 tokens leaves no input budget in the 1,200-token "
                              "context window; the reserve must be less than the capacity"),
 ], ids=lambda v: " ".join(v) if isinstance(v, list) else None)
 def test_a_reserve_at_or_over_the_capacity_is_a_usage_error_in_words(args: list[str], message: str) -> None:

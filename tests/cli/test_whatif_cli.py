@@ -65,7 +65,7 @@ def test_save_writes_another_db_and_never_the_source(tmp_path: Path) -> None:
     assert saved.replay_of == "budget-8k" and saved.trace_id.startswith("budget-8k~whatif-")
     assert saved.attributes["ctxviewer.whatif.scenario"] == "add evidence what-if-1 (priority 75)"
     res = CliRunner().invoke(cli, ["whatif", str(src), "budget-8k", "--save", str(src)])
-    assert res.exit_code == 1 and "the source database is never written" in res.output
+    assert res.exit_code == 2 and "the source database is never written" in res.output  # as export -o DB
 
 
 def test_recorded_accounting_adds_up_beside_the_reported_input() -> None:
@@ -81,3 +81,20 @@ def test_recorded_accounting_adds_up_beside_the_reported_input() -> None:
     assert acc["total"] == sum(acc["content"].values()) + acc["framing"] + acc["tool_overhead"]
     assert (acc["reported"], acc["residual"], acc["tolerance"]) == (2351, -60, 47)
     assert acc["warning"] == "provider reported 2,351 input tokens, counted 2,411: residual -60 tokens exceeds the tolerance of 47"
+
+
+def test_move_and_pin_name_items_the_trace_has_and_pin_unpin_do_not_contradict() -> None:
+    """newuser s5 #6: ``--move nosuch=1`` ran ("no item changed") and ``--pin X --unpin X`` too."""
+    res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k", "--move", "nosuch=1"])
+    assert res.exit_code == 2
+    assert "Invalid value: --move: trace 'budget-8k' has no item 'nosuch'" in res.output
+    res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k", "--add", "evidence:75:more text",
+                                   "--move", "what-if-1=1"])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k", "--add", "evidence:75:more text",
+                                   "--move", "what-if-2=1"])
+    assert res.exit_code == 2 and "has no item 'what-if-2' (items added with --add are what-if-1, what-if-2, ...)" \
+        in res.output.replace("\n", " ")
+    res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k", "--pin", "policy", "--unpin", "policy"])
+    assert res.exit_code == 2
+    assert "--pin and --unpin both name item 'policy'; give one of them" in res.output

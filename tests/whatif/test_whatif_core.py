@@ -60,7 +60,7 @@ def test_required_policy_over_by_100_names_100(b8k) -> None:
 def test_reserve_at_capacity_is_an_error_in_words(b8k) -> None:
     o = run(b8k, Scenario(reserve=8000))
     assert o.trace is None
-    assert o.error == "reserved output 8,000 tokens leaves no input budget in a 8,000-token context window"
+    assert o.error == "reserved output 8,000 tokens leaves no input budget in the 8,000-token context window"
 
 
 def test_caps_and_moves(b8k) -> None:
