@@ -3,7 +3,8 @@
 Prints per trace its state and findings (worst first; the instances of the Table 3.1 row the
 user marked as observed lead), each with its rule, severity, Table 3.1 row, message, first
 evidence and repair. Exit status 1 when a finding at or above ``--fail-on`` exists, 2 for a usage
-error or bad input (:mod:`ctxviewer.cli_status`). The findings
+error or bad input (:mod:`ctxviewer.cli_status`) -- also when every trace reads back but SQLite's
+integrity check finds the file damaged (what ``list`` warns about). The findings
 are the trace's assessment (:func:`ctxviewer.assessment.assess`), the same ones the window
 shows. Registered on the group in :mod:`ctxviewer.cli`.
 """
@@ -41,7 +42,8 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
     """Run every check (Table 3.1 rows, tool calls, accounting) on traces in DB.
 
     Checks all traces, or only TRACE_IDs. Expected policy versions come from ctxviewer.toml
-    beside DB and --expected-policy; the user's marks from DB.marks.json.
+    beside DB and --expected-policy; the user's marks from DB.marks.json. A damaged database
+    (SQLite's integrity check, whole when all traces are checked) is an error, status 2.
 
     \b
     Example:
@@ -77,12 +79,18 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
         findings = lead_with(a.findings, mark.row if mark else None)
         failed = failed or any(f.severity.rank >= threshold for f in findings)
         results.append((tid, a.state.value, mark.row if mark else None, findings))
+    _refuse_damage(store, db, len(ids), whole=not trace_ids)
     if fmt == "sarif":
+        from .review.verdicts import ReviewFileError
         from .sarif import db_reviews, sarif_log
 
         traces = {tid: _load(store, db, tid) for tid in ids}
         store.close()
-        log = sarif_log(((traces[t], list(fs)) for t, _, _, fs in results), db_reviews(db), Path(db).resolve().as_uri())
+        try:
+            reviews = db_reviews(db)
+        except ReviewFileError as exc:  # a corrupt review file beside DB is bad input, not a traceback
+            raise BadInput(str(exc)) from None
+        log = sarif_log(((traces[t], list(fs)) for t, _, _, fs in results), reviews, Path(db).resolve().as_uri())
         _emit(json.dumps(log, indent=2, ensure_ascii=False), output, db)
         if output and output != "-":
             click.echo(one_line(f"wrote {output}: SARIF 2.1.0, {len(log['runs'][0]['results'])} result(s) from {len(results)} trace(s)"))
@@ -116,6 +124,17 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
         click.echo(one_line(f"wrote {output}: {kind}, {summary}"))
     if failed:
         raise SystemExit(FINDINGS)
+
+
+def _refuse_damage(store: TraceStore, db: str, checked: int, *, whole: bool) -> None:
+    """Bad input (the store closed first) when SQLite's ``quick_check`` finds damaged pages --
+    those ``list`` warns about, which the traces may read back past (an index, the search index):
+    read whole when every trace was checked (``whole``), else within the time ``list`` gives it."""
+    damage = store.damage(seconds=None) if whole else store.damage()
+    if damage:
+        store.close()
+        raise BadInput(f"{db}: is damaged ({damage}); the {checked} trace(s) checked read back, but the file "
+                       "fails SQLite's integrity check, so no findings are reported for it")
 
 
 def _load(store: TraceStore, db: str, tid: str) -> RequestTrace:

@@ -51,8 +51,11 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 def _database_message(path: Path) -> str:
     """Why an SQLite file is not imported: a ctxviewer trace database (it has a ``traces`` table)
-    is opened or upgraded, not imported (databases are not merged); any other is not a trace file."""
+    is opened or upgraded, not imported (databases are not merged); a corrupt one says what SQLite
+    found (also when its message is not UTF-8); any other is not a trace file."""
     import sqlite3
+
+    from ..store.schema import SQLITE_FAILURES, is_corrupt_error, sqlite_message
 
     try:
         con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
@@ -60,6 +63,10 @@ def _database_message(path: Path) -> str:
             ours = con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'traces'").fetchone()
         finally:
             con.close()
+    except SQLITE_FAILURES as exc:
+        if is_corrupt_error(exc):
+            return f"{path}: is corrupt: {sqlite_message(exc)}"
+        ours = None
     except sqlite3.Error:
         ours = None
     if ours:

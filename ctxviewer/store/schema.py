@@ -44,6 +44,32 @@ def is_readonly_error(exc: sqlite3.Error) -> bool:
     return "readonly database" in str(exc)
 
 
+SQLITE_FAILURES = (sqlite3.DatabaseError, UnicodeDecodeError)
+"""What reading a damaged database raises: SQLite's errors, and ``UnicodeDecodeError`` when SQLite's
+own error message holds bytes that are not UTF-8 (the sqlite3 module decodes it strictly): a corrupt
+``sqlite_master`` quoted in "malformed database schema (...)". Catch both wherever a database that
+may be corrupt is read, and name the problem with :func:`sqlite_message`."""
+
+
+def sqlite_message(exc: BaseException) -> str:
+    """The text of one of :data:`SQLITE_FAILURES`: SQLite's message, also when it is not UTF-8 (its
+    undecodable bytes shown as ``\\xNN``), not the codec's complaint about it."""
+    if isinstance(exc, UnicodeDecodeError) and isinstance(exc.object, bytes):
+        return exc.object.decode("utf-8", "backslashreplace")
+    return str(exc)
+
+
+def is_corrupt_error(exc: BaseException) -> bool:
+    """True when SQLite found the database file corrupt (SQLITE_CORRUPT, or a message it could not
+    give in UTF-8: only damage puts such bytes in it), not merely unreadable."""
+    if isinstance(exc, UnicodeDecodeError):
+        return True
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return bool((code & 0xFF) == sqlite3.SQLITE_CORRUPT)
+    return "malformed" in str(exc)
+
+
 def is_busy_error(exc: sqlite3.Error) -> bool:
     """True when SQLite could not get a lock because another connection holds it (SQLITE_BUSY)."""
     code = getattr(exc, "sqlite_errorcode", None)
@@ -405,8 +431,9 @@ def check_file(path: Path, *, must_exist: bool) -> bool:
     """Check ``path`` before SQLite touches it. Returns True if it exists with content.
 
     Reads only the 100-byte header. Raises :class:`StoreError` for a missing file (when
-    ``must_exist``), a directory, a file that is not SQLite 3, or one shorter than its header says
-    (truncated). An empty (0-byte) file counts as absent for :func:`migrate` and as "not a
+    ``must_exist``), a directory, a file that is not SQLite 3, one whose header gives an invalid page
+    size (checked first: the size it implies would be wrong too), or one shorter than its header
+    says (truncated). An empty (0-byte) file counts as absent for :func:`migrate` and as "not a
     ctxviewer database" when ``must_exist``.
     """
     if not path.exists():
@@ -441,6 +468,8 @@ def check_file(path: Path, *, must_exist: bool) -> bool:
     if len(head) < 100:
         raise StoreError(path, f"is corrupt: truncated SQLite header ({size} bytes)")
     page_size = int.from_bytes(head[16:18], "big")
+    if not (page_size == 1 or (512 <= page_size <= 32768 and page_size & (page_size - 1) == 0)):
+        raise StoreError(path, f"is corrupt: invalid page size {page_size} in its header")
     page_size = 65536 if page_size == 1 else page_size
     pages = int.from_bytes(head[28:32], "big")
     header_valid = head[24:28] == head[92:96] and pages > 0
@@ -467,8 +496,8 @@ def find_damage(conn: sqlite3.Connection, *, seconds: float | None = DAMAGE_SECO
         rows = conn.execute("PRAGMA quick_check(3)").fetchall()
     except sqlite3.OperationalError as exc:
         return None if "interrupt" in str(exc) else str(exc)
-    except sqlite3.DatabaseError as exc:
-        return str(exc)
+    except SQLITE_FAILURES as exc:
+        return sqlite_message(exc)
     finally:
         if timer is not None:
             timer.cancel()
@@ -489,12 +518,13 @@ def missing_item_blob(conn: sqlite3.Connection, trace_id: str) -> str | None:
 
 
 def inspect(conn: sqlite3.Connection, path: Path) -> tuple[int, set[str]]:
-    """``(user_version, table names)`` of an open database; :class:`StoreError` if unreadable."""
+    """``(user_version, table names)`` of an open database; :class:`StoreError` if unreadable
+    (also when SQLite's message about it is not UTF-8, :data:`SQLITE_FAILURES`)."""
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    except sqlite3.DatabaseError as exc:
-        if is_busy_error(exc):
+    except SQLITE_FAILURES as exc:
+        if isinstance(exc, sqlite3.Error) and is_busy_error(exc):
             raise StoreError(path, "is being written by another import and stayed locked; try again "
                                    "when it has finished") from None
         journal = Path(f"{path}-journal")
@@ -504,7 +534,8 @@ def inspect(conn: sqlite3.Connection, path: Path) -> tuple[int, set[str]]:
                 f"has an unfinished write ({journal.name} is present); open it once for writing "
                 "(e.g. `ctxviewer import` into it) to roll the write back, then view it",
             ) from None
-        raise StoreError(path, f"is corrupt or not a database: {exc}") from None
+        what = "is corrupt" if is_corrupt_error(exc) else "is corrupt or not a database"
+        raise StoreError(path, f"{what}: {sqlite_message(exc)}") from None
     return int(version), names
 
 
@@ -548,8 +579,8 @@ def check_schema(conn: sqlite3.Connection, path: Path, *, writable: bool, upgrad
         raise OldSchemaError(path, version, steps, writing=writable)
     try:
         conn.execute("SELECT trace_id FROM traces LIMIT 1").fetchall()
-    except sqlite3.DatabaseError as exc:
-        raise StoreError(path, f"is corrupt: {exc}") from None
+    except SQLITE_FAILURES as exc:
+        raise StoreError(path, f"is corrupt: {sqlite_message(exc)}") from None
     return version
 
 
@@ -561,7 +592,7 @@ def _missing_steps(conn: sqlite3.Connection, names: set[str]) -> tuple[str, ...]
     try:
         done = {r[0] for r in conn.execute(
             f"SELECT name FROM {MIGRATIONS_TABLE} WHERE migration_set = ?", (MIGRATION_SET,))}
-    except sqlite3.DatabaseError:
+    except SQLITE_FAILURES:
         return ()
     return tuple(name for _, name in STEPS if name not in done)
 
@@ -574,7 +605,7 @@ def _has_ctxviewer_migrations(conn: sqlite3.Connection, names: set[str]) -> bool
         row = conn.execute(
             f"SELECT 1 FROM {MIGRATIONS_TABLE} WHERE migration_set = ? LIMIT 1", (MIGRATION_SET,)
         ).fetchone()
-    except sqlite3.DatabaseError:
+    except SQLITE_FAILURES:
         return False
     return row is not None
 
@@ -614,11 +645,11 @@ def migrate(db: Database, path: Path, progress: Callable[[str], None] | None = N
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
-    except sqlite3.DatabaseError as exc:
-        if is_readonly_error(exc):
+    except SQLITE_FAILURES as exc:
+        if isinstance(exc, sqlite3.Error) and is_readonly_error(exc):
             raise StoreError(path, READ_ONLY) from None
         what = "cannot create the schema" if _version_or_zero(conn) == 0 else "cannot upgrade the schema"
-        raise StoreError(path, f"{what}: {exc}") from None
+        raise StoreError(path, f"{what}: {sqlite_message(exc)}") from None
     return len(pending)
 
 
@@ -626,5 +657,5 @@ def _version_or_zero(conn: sqlite3.Connection) -> int:
     """``PRAGMA user_version`` of ``conn``, 0 when it cannot be read."""
     try:
         return int(conn.execute("PRAGMA user_version").fetchone()[0])
-    except sqlite3.Error:
+    except (sqlite3.Error, UnicodeDecodeError):
         return 0

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from .schema import SCHEMA_VERSION, StoreError, check_file, check_schema, find_damage, inspect
+from .schema import SCHEMA_VERSION, StoreError, check_file, check_schema, find_damage, inspect, sqlite_message
 from .store import TraceStore
 
 
@@ -108,8 +108,8 @@ def upgrade_copy(source: str | Path, target: str | Path,
                     with out:
                         conn.backup(out)
                     out.close()
-                except (sqlite3.Error, OSError) as exc:
-                    raise StoreError(dst, f"cannot write the copy: {exc}") from None
+                except (sqlite3.Error, UnicodeDecodeError, OSError) as exc:
+                    raise StoreError(dst, f"cannot write the copy: {sqlite_message(exc)}") from None
             finally:
                 conn.close()
             with TraceStore.create(tmp, upgrade=True, progress=say) as store:
