@@ -28,6 +28,7 @@ def report_cmd(db: str, trace_ids: tuple[str, ...], output: str) -> None:
     from .audit_report import render_report
     from .cli_status import BadInput
     from .cli_write import check_output, write_output
+    from .review.verdicts import ReviewFileError
     from .sarif import db_reviews
     from .store import StoreError, TraceQuery, TraceStore
 
@@ -43,7 +44,11 @@ def report_cmd(db: str, trace_ids: tuple[str, ...], output: str) -> None:
                     raise BadInput(f"{db}: no trace with id {tid!r} (see 'ctxviewer list {db}')") from None
     except StoreError as exc:
         raise BadInput(str(exc)) from None
-    html = render_report(traces, db_reviews(db), title=f"ctxviewer audit report: {Path(db).name}")
+    try:
+        reviews = db_reviews(db)
+    except ReviewFileError as exc:  # a corrupt review file beside DB is bad input, not a traceback
+        raise BadInput(str(exc)) from None
+    html = render_report(traces, reviews, title=f"ctxviewer audit report: {Path(db).name}")
     write_output(output, [db], lambda fh: fh.write(html), json_text=False)
     if output == "-":
         return

@@ -152,11 +152,10 @@ def write_sarif(path: str | Path, log: Mapping[str, Any]) -> Path:
 
 
 def db_reviews(db: str | Path) -> dict[FindingKey, Review]:
-    """The reviews in the review file beside ``db`` (empty when there is none)."""
+    """The reviews in the review file beside ``db`` (empty when there is none); the file is only
+    read. Raises :class:`~ctxviewer.review.verdicts.ReviewFileError` naming the file and the cause
+    when it cannot be read or is not a review file (garbage, damaged, a directory, other tables)."""
     from .review.verdicts import ReviewFile, review_path
 
-    path = review_path(db)
-    if not path.exists():
-        return {}
-    with ReviewFile(path) as rf:
+    with ReviewFile(review_path(db)) as rf:
         return rf.all()

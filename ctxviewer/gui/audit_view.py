@@ -11,6 +11,13 @@ The findings are collected off the GUI thread (:class:`~ctxviewer.gui.worker.Tas
 store connection) with progress and Cancel. Verdicts go to the review file beside the database
 (:class:`~ctxviewer.review.ReviewFile`), never to the database.
 
+When a verdict or note cannot be saved (the folder is read-only, the review file is not one), the
+error line above the queue (``auditError``, plain text, control characters revealed) says which
+file and why, and stays until a save succeeds; the row keeps its status, and a note that was not
+saved stays in the note field (and comes back when the finding is selected again) so it can be
+copied or saved later. A review file that cannot be read is reported on the same line; the
+findings are still shown.
+
 Signals: ``sig_loaded(int count)`` -- the queue is ready.
 """
 
@@ -35,10 +42,11 @@ from PySide6.QtWidgets import (
 )
 
 from ..highlight import StyleSpan, utf16_offsets
-from ..review import ReviewEntry, ReviewFile, ReviewQueue, ReviewVerdict, collect, review_path
+from ..review import FindingKey, ReviewEntry, ReviewFile, ReviewQueue, ReviewVerdict, collect, review_path
 from ..review.queue import STATUSES, status_label
+from ..review.verdicts import ReviewFileError
 from ..store import TraceStore
-from ..visible import reveal
+from ..visible import one_line, reveal
 from .review_model import EntryRole, ReviewTableModel
 from .tables import make_table
 from .worker import Task
@@ -52,6 +60,11 @@ _VERDICT_KEYS: dict[int, ReviewVerdict] = {
 }
 _COLUMN_CHARS = (9, 16, 24, 22, 16, 9)
 """Widths in average characters of the review table's columns before the message (which stretches)."""
+ERROR_STYLE = "QLabel#auditError { color: #991b1b; background: #fee2e2; border: 1px solid #fca5a5; padding: 4px; }"
+"""The error line: dark red on light red, so a verdict that was not saved cannot be missed."""
+VERDICT_NOT_SAVED = " — the verdict was not saved"
+NOTE_NOT_SAVED = " — the note was not saved; it stays in the note field"
+NOT_LOADED = " — verdicts and notes cannot be shown or saved"
 HELP = "J/K next/previous · C confirmed injection · F false positive · U needs follow-up · X clear · N note"
 
 
@@ -72,6 +85,10 @@ class AuditView(QWidget):
         self.db_path: Path | None = None
         self.queue: ReviewQueue | None = None
         self.task: Task | None = None
+        self.file_error = ""
+        """Why the review file could not be read ("" when it could), shown on every save attempt."""
+        self.unsaved: dict[tuple[Path | None, FindingKey], str] = {}
+        """Notes typed but not saved (the save failed), by database and finding: never lost."""
         self.model = ReviewTableModel(self)
         self.table = make_table(self.model)
         self.table.setObjectName("auditTable")
@@ -97,6 +114,10 @@ class AuditView(QWidget):
             filters.addWidget(box, 1)
         filters.addWidget(self.count_label)
         filters.addWidget(self.cancel_button)
+        self.error_label = _plain(QLabel())
+        self.error_label.setObjectName("auditError")
+        self.error_label.setStyleSheet(ERROR_STYLE)
+        self.error_label.hide()
 
         self.message = _plain(QLabel())
         self.calls = _plain(QLabel())
@@ -125,6 +146,7 @@ class AuditView(QWidget):
         self.splitter = split
         lay = QVBoxLayout(self)
         lay.addLayout(filters)
+        lay.addWidget(self.error_label)
         lay.addWidget(split, 1)
 
     # ------------------------------------------------------------------ loading
@@ -133,6 +155,8 @@ class AuditView(QWidget):
         self.cancel()
         self.db_path = Path(db_path)
         self.queue = None
+        self.file_error = ""
+        self.show_error("")
         self.model.set_rows(None, [])
         self.count_label.setText("collecting findings…")
         self.cancel_button.show()
@@ -161,14 +185,19 @@ class AuditView(QWidget):
     def _on_collected(self, entries: list[ReviewEntry]) -> None:
         self.cancel_button.hide()
         assert self.db_path is not None
+        review_file: ReviewFile | None = None
         try:
             review_file = ReviewFile(review_path(self.db_path))
-        except Exception as exc:
-            self.count_label.setText(str(exc))
-            return
+            queue = ReviewQueue(entries, review_file)
+        except ReviewFileError as exc:  # the findings are still worth showing; saving is refused
+            if review_file is not None:
+                review_file.close()
+            self.file_error = str(exc)
+            queue = ReviewQueue(entries, None)
+            self.show_error(self.file_error + NOT_LOADED)
         if self.queue is not None and self.queue.file is not None:
             self.queue.file.close()
-        self.queue = ReviewQueue(entries, review_file)
+        self.queue = queue
         self._fill_filters()
         self.apply_filter()
         self.table.setFocus()
@@ -271,21 +300,50 @@ class AuditView(QWidget):
             self.content.setTextCursor(c)
             self.content.centerCursor()
         review = self.queue.review(entry)
-        self.note_edit.setText(review.note if review else "")
+        unsaved = self.unsaved.get((self.db_path, k))
+        self.note_edit.setText(unsaved if unsaved is not None else review.note if review else "")
 
     def highlighted(self) -> list[str]:
         """The highlighted text in the content pane (tests read it)."""
         return [s.cursor.selectedText() for s in self.content.extraSelections()]
 
     # ------------------------------------------------------------------ verdicts and notes
+    def show_error(self, text: str) -> None:
+        """Show ``text`` on the error line (one line, control characters revealed); ``""`` hides it."""
+        self.error_label.setText(one_line(text))
+        self.error_label.setVisible(bool(text))
+
+    def error_text(self) -> str:
+        """What the error line says ("" when hidden; tests read it)."""
+        return self.error_label.text() if not self.error_label.isHidden() else ""
+
+    def _save(self, entry: ReviewEntry, verdict: ReviewVerdict | None, note: str | None, failed: str) -> bool:
+        """Write through the queue; on failure show why (with ``failed`` after it) and return False."""
+        assert self.queue is not None
+        if self.queue.file is None:
+            self.show_error(self.file_error + failed)
+            return False
+        try:
+            self.queue.record(entry, verdict, note)
+        except ReviewFileError as exc:
+            self.show_error(str(exc) + failed)
+            return False
+        self.show_error("")
+        return True
+
     def give_verdict(self, verdict: ReviewVerdict | None) -> None:
-        """Record ``verdict`` on the selected finding (``None`` clears it) and move to the next."""
+        """Record ``verdict`` on the selected finding (``None`` clears it) and move to the next.
+        A note that could not be saved before is saved with it. When the verdict cannot be saved
+        the error line says why and the selection stays."""
         entry, row = self.current_entry(), self.current_row()
         if entry is None or self.queue is None:
             return
         if verdict is None and self.queue.review(entry) is None:
             return
-        self.queue.record(entry, verdict)
+        pending = (self.db_path, entry.key)
+        if not self._save(entry, verdict, self.unsaved.get(pending), VERDICT_NOT_SAVED):
+            return
+        self.unsaved.pop(pending, None)
         self.model.row_changed(row)
         self._update_counts()
         if verdict is not None:
@@ -298,10 +356,17 @@ class AuditView(QWidget):
             self.note_edit.selectAll()
 
     def save_note(self) -> None:
-        """Store the note of the selected finding and return to the table."""
+        """Store the note of the selected finding and return to the table. When it cannot be
+        stored, the error line says why and the note stays in the field (with the focus)."""
         entry = self.current_entry()
         if entry is not None and self.queue is not None:
-            self.queue.note(entry, self.note_edit.text())
+            text, pending = self.note_edit.text(), (self.db_path, entry.key)
+            old = self.queue.review(entry)
+            if not self._save(entry, old.verdict if old else None, text, NOTE_NOT_SAVED):
+                self.unsaved[pending] = text
+                self.note_edit.setFocus()
+                return
+            self.unsaved.pop(pending, None)
             self.model.row_changed(self.current_row())
             self._update_counts()
         self.table.setFocus()

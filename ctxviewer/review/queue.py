@@ -140,7 +140,8 @@ class ReviewQueue:
 
     def record(self, entry: ReviewEntry, verdict: ReviewVerdict | None, note: str | None = None) -> Review:
         """Write ``verdict`` (and ``note``; ``None`` keeps the current note) for ``entry`` to the
-        review file in one transaction. Raises ``RuntimeError`` when the queue has no review file."""
+        review file in one transaction. Raises ``RuntimeError`` when the queue has no review file and
+        :class:`~.verdicts.ReviewFileError` when it cannot be written (the queue is unchanged then)."""
         if self.file is None:
             raise RuntimeError("this review queue has no review file to write to")
         old = self.reviews.get(entry.key)

@@ -9,11 +9,27 @@ written (it stays read-only); a review file can be shared or deleted on its own.
             reviewed_at)  -- ISO 8601 UTC
 
 plus ``meta(key, value)`` with ``schema_version = 1``. Every write is one transaction (a crash
-leaves the previous state); the file is created on the first write.
+leaves the previous state); the file is created on the first write. Opening and reading never
+write: an existing file is only read until a verdict or note is written.
+
+Every failure is a :class:`ReviewFileError` whose message names the file and the real cause, and
+keeps two kinds apart:
+
+* the file cannot be created, opened or written -- ``cannot create the review file: folder ro is
+  not writable (verdicts cannot be saved beside this database)``, ``cannot save to the review
+  file: the file is read-only ...``;
+* the file is there but is not a review file -- ``is a directory, not a ctxviewer review file``,
+  ``not a ctxviewer review file (file is not a database)``, ``not a ctxviewer review file (it
+  holds other tables: notes)``, ``the review file is damaged (database disk image is malformed)``.
+
+A file that is not a review file is never written into (no table is added to someone else's
+database).
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
@@ -33,10 +49,19 @@ CREATE TABLE IF NOT EXISTS reviews (
     PRIMARY KEY (trace_id, item_id, rule, span_start, span_end)
 );
 """
+_COLUMNS = ("trace_id", "item_id", "rule", "span_start", "span_end", "verdict", "note", "reviewed_at")
 
 
 class ReviewFileError(Exception):
-    """The review file exists but is not a ctxviewer review file (the message names it)."""
+    """The review file cannot be created, read or written, or is not a ctxviewer review file.
+
+    ``str(exc)`` is ``"PATH: PROBLEM"`` (see the module docstring); :attr:`path` and
+    :attr:`problem` hold the two parts."""
+
+    def __init__(self, path: str | Path, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+        self.path = Path(path)
+        self.problem = problem
 
 
 def review_path(db: str | Path) -> Path:
@@ -45,35 +70,168 @@ def review_path(db: str | Path) -> Path:
     return db.with_name(db.stem + ".review.sqlite")
 
 
+def _errorname(exc: sqlite3.Error) -> str:
+    return str(getattr(exc, "sqlite_errorname", ""))
+
+
+def _read_problem(exc: sqlite3.Error) -> str:
+    """What a failed read of an existing file means."""
+    name = _errorname(exc)
+    if name == "SQLITE_NOTADB":
+        return f"not a ctxviewer review file ({exc})"
+    if name == "SQLITE_CORRUPT":
+        return f"the review file is damaged ({exc})"
+    return f"cannot read the review file ({exc})"
+
+
+def _folder_not_writable(folder: Path) -> str:
+    return f"cannot create the review file: folder {folder} is not writable (verdicts cannot be saved beside this database)"
+
+
+_READ_ONLY_FILE = "cannot save to the review file: the file is read-only (verdicts cannot be saved)"
+
+
+def _journal_folder_not_writable(folder: Path) -> str:
+    return (f"cannot save to the review file: folder {folder} is not writable (SQLite writes its journal there; "
+            "verdicts cannot be saved)")
+
+
 class ReviewFile:
     """Verdicts and notes of one trace database (see the module docstring).
 
-    Raises :class:`ReviewFileError` when ``path`` exists and is not a review file.
+    Raises :class:`ReviewFileError` when ``path`` exists and cannot be read or is not a review
+    file; :meth:`write` and :meth:`clear` raise it when the verdict cannot be saved.
     """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._conn: sqlite3.Connection | None = None
-        if self.path.exists():
-            self._connect()
+        self._has_schema = False
+        if self.path.exists() or self.path.is_symlink():
+            self._conn = self._open()
 
-    def _connect(self) -> sqlite3.Connection:
+    # ------------------------------------------------------------------ opening
+    def _open(self) -> sqlite3.Connection:
+        """Connect to the existing file and check it is a review file (reads only)."""
+        p = self.path
+        if p.is_dir():
+            raise ReviewFileError(p, "is a directory, not a ctxviewer review file")
+        if not p.exists():
+            raise ReviewFileError(p, "cannot open the review file: it is a broken symbolic link")
+        if not os.access(p, os.R_OK):
+            raise ReviewFileError(p, "cannot open the review file: no permission to read it")
+        try:
+            conn = sqlite3.connect(p)
+        except sqlite3.Error as exc:
+            raise ReviewFileError(p, f"cannot open the review file ({exc})") from None
+        try:
+            self._has_schema = self._check(conn)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _check(self, conn: sqlite3.Connection) -> bool:
+        """True when ``conn`` holds the review tables, False when it is empty (a new file); raises
+        :class:`ReviewFileError` for anything else."""
+        try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+                      if not str(r[0]).startswith("sqlite_")}
+            if not tables:
+                return False
+            if "reviews" not in tables:
+                raise ReviewFileError(self.path, f"not a ctxviewer review file (it holds other tables: "
+                                                 f"{', '.join(sorted(tables))})")
+            columns = {r[1] for r in conn.execute("PRAGMA table_info(reviews)")}
+        except sqlite3.Error as exc:
+            raise ReviewFileError(self.path, _read_problem(exc)) from None
+        missing = [c for c in _COLUMNS if c not in columns]
+        if missing:
+            raise ReviewFileError(self.path, f"not a ctxviewer review file (its reviews table has no "
+                                             f"{', '.join(missing)} column)")
+        return True
+
+    def _create(self) -> tuple[sqlite3.Connection, bool]:
+        """Create the file (empty; the schema follows in :meth:`_writable`) and connect; the flag
+        is False when another process created it meanwhile (then it is opened like any other)."""
+        p, folder = self.path, self.path.parent
+        if not folder.is_dir():
+            raise ReviewFileError(p, f"cannot create the review file: folder {folder} does not exist")
+        if not os.access(folder, os.W_OK):
+            raise ReviewFileError(p, _folder_not_writable(folder))
+        try:
+            fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            return self._open(), False  # created meanwhile (another window)
+        except OSError as exc:
+            if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                raise ReviewFileError(p, _folder_not_writable(folder)) from None
+            raise ReviewFileError(p, f"cannot create the review file: {exc.strerror or exc}") from None
+        os.close(fd)
+        try:
+            return sqlite3.connect(p), True
+        except sqlite3.Error as exc:
+            self._remove_new()
+            raise ReviewFileError(p, f"cannot create the review file ({exc})") from None
+
+    def _remove_new(self) -> None:
+        """Remove the file this object just created and could not initialise (it held nothing)."""
+        try:
+            if self.path.is_file() and self.path.stat().st_size == 0:
+                self.path.unlink()
+        except OSError:
+            pass
+
+    def _write_problem(self, exc: sqlite3.Error) -> str:
+        """What a failed write means: a read-only file or folder, a bad file, or SQLite's words."""
+        p = self.path
+        if not os.access(p, os.W_OK):
+            return _READ_ONLY_FILE
+        if not os.access(p.parent, os.W_OK):
+            return _journal_folder_not_writable(p.parent)
+        if _errorname(exc) in ("SQLITE_NOTADB", "SQLITE_CORRUPT"):
+            return _read_problem(exc)
+        return f"cannot save to the review file ({exc})"
+
+    def _writable(self) -> sqlite3.Connection:
+        """The connection for a write, the file created and its schema written when needed.
+        Checks up front that the file and its folder (SQLite's journal) can be written."""
+        p, created = self.path, False
         if self._conn is None:
+            if p.exists() or p.is_symlink():
+                self._conn = self._open()
+            else:
+                self._conn, created = self._create()
+        conn = self._conn
+        if not created:
+            if not os.access(p, os.W_OK):
+                raise ReviewFileError(p, _READ_ONLY_FILE)
+            if not os.access(p.parent, os.W_OK):
+                raise ReviewFileError(p, _journal_folder_not_writable(p.parent))
+        if not self._has_schema:
             try:
-                conn = sqlite3.connect(self.path)
                 with conn:
-                    conn.executescript(_SCHEMA)
+                    conn.execute("BEGIN")  # the tables and the version in one transaction
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            conn.execute(statement)
                     conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-            except sqlite3.DatabaseError as exc:
-                raise ReviewFileError(f"{self.path}: not a ctxviewer review file ({exc})") from None
-            self._conn = conn
-        return self._conn
+            except sqlite3.Error as exc:
+                if not created:
+                    raise ReviewFileError(p, self._write_problem(exc)) from None
+                self.close()  # leave no empty file behind, and say what failed: the creation
+                self._remove_new()
+                raise ReviewFileError(p, _folder_not_writable(p.parent) if not os.access(p.parent, os.W_OK)
+                                      else f"cannot create the review file ({exc})") from None
+            self._has_schema = True
+        return conn
 
     def close(self) -> None:
         """Close the connection (a later write reopens it)."""
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+            self._has_schema = False
 
     def __enter__(self) -> ReviewFile:
         return self
@@ -81,32 +239,45 @@ class ReviewFile:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
+    # ------------------------------------------------------------------ reading and writing
     def all(self) -> dict[FindingKey, Review]:
-        """Every recorded review by key (empty when the file does not exist yet)."""
-        if self._conn is None:
+        """Every recorded review by key (empty when the file does not exist yet or is empty)."""
+        if self._conn is None or not self._has_schema:
             return {}
-        rows = self._conn.execute("SELECT trace_id, item_id, rule, span_start, span_end, verdict, note, reviewed_at "
-                                  "FROM reviews").fetchall()
-        return {FindingKey(t, i, r, s, e): Review(ReviewVerdict(v) if v else None, n, datetime.fromisoformat(at))
-                for t, i, r, s, e, v, n, at in rows}
+        try:
+            rows = self._conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM reviews").fetchall()
+            return {FindingKey(t, i, r, s, e): Review(ReviewVerdict(v) if v else None, n, datetime.fromisoformat(at))
+                    for t, i, r, s, e, v, n, at in rows}
+        except sqlite3.Error as exc:
+            raise ReviewFileError(self.path, _read_problem(exc)) from None
+        except (TypeError, ValueError) as exc:  # a verdict or time no ctxviewer wrote
+            raise ReviewFileError(self.path, f"the review file is damaged ({exc})") from None
 
     def write(self, key: FindingKey, verdict: ReviewVerdict | None, note: str) -> Review:
         """Record ``verdict`` and ``note`` for ``key`` in one transaction (replacing what was there).
-        Returns the stored :class:`Review`."""
+        Returns the stored :class:`Review`; raises :class:`ReviewFileError` when it cannot be saved
+        (nothing is written then)."""
         now = datetime.now(timezone.utc).replace(microsecond=0)
-        conn = self._connect()
-        with conn:
-            conn.execute(
-                "INSERT OR REPLACE INTO reviews VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (key.trace_id, key.item_id, key.rule, key.start, key.end, verdict.value if verdict else None,
-                 note, now.isoformat()),
-            )
+        conn = self._writable()
+        try:
+            with conn:
+                conn.execute(
+                    "INSERT OR REPLACE INTO reviews VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (key.trace_id, key.item_id, key.rule, key.start, key.end, verdict.value if verdict else None,
+                     note, now.isoformat()),
+                )
+        except sqlite3.Error as exc:
+            raise ReviewFileError(self.path, self._write_problem(exc)) from None
         return Review(verdict, note, now)
 
     def clear(self, key: FindingKey) -> None:
         """Forget the review of ``key`` (one transaction)."""
-        if self._conn is None:
+        if self._conn is None or not self._has_schema:
             return
-        with self._conn:
-            self._conn.execute("DELETE FROM reviews WHERE trace_id=? AND item_id=? AND rule=? AND span_start=? "
-                               "AND span_end=?", (key.trace_id, key.item_id, key.rule, key.start, key.end))
+        conn = self._writable()
+        try:
+            with conn:
+                conn.execute("DELETE FROM reviews WHERE trace_id=? AND item_id=? AND rule=? AND span_start=? "
+                             "AND span_end=?", (key.trace_id, key.item_id, key.rule, key.start, key.end))
+        except sqlite3.Error as exc:
+            raise ReviewFileError(self.path, self._write_problem(exc)) from None

@@ -152,3 +152,98 @@ def test_file_export_findings_writes_sarif(qtbot, tmp_path: Path, settings: QSet
     n = len(log["runs"][0]["results"])
     assert win.audit.last_export == f"exported {n} finding(s) from 9 trace(s) to {out} (SARIF 2.1.0)"
     win.close()
+
+
+def _deny_write(monkeypatch, folder: Path):  # type: ignore[no-untyped-def]
+    """A read-only folder as the review file sees it (root passes permission checks)."""
+    import os
+
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if Path(p) == folder and mode & os.W_OK
+                        else real(p, mode, **kw))
+    return real
+
+
+def test_read_only_folder_verdict_and_note_failures_are_shown_and_the_note_kept(qtbot, tmp_path: Path, settings: QSettings, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import os
+
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    db = ro / "s.db"
+    db.write_bytes((Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db").read_bytes())
+    real_access = _deny_write(monkeypatch, ro)
+    win = _open(qtbot, db, settings)
+    view, table = win.audit.view, win.audit.view.table
+    assert view.error_text() == ""
+    assert view.count_label.text() == "0 of 7 reviewed"
+    cause = (f"{ro / 's.review.sqlite'}: cannot create the review file: folder {ro} is not writable "
+             "(verdicts cannot be saved beside this database)")
+    qtbot.keyClick(table, Qt.Key.Key_C)
+    assert view.error_text() == cause + " — the verdict was not saved"
+    assert view.error_label.isVisible()
+    assert view.current_row() == 0  # not moved on: the verdict was not given
+    assert view.model.index(0, 1).data() == "unreviewed"
+    assert view.count_label.text() == "0 of 7 reviewed"
+    # the note: Enter fails, the text stays in the field with the focus, and the reason is shown
+    qtbot.keyClick(table, Qt.Key.Key_N)
+    qtbot.keyClicks(view.note_edit, "a note")
+    qtbot.keyClick(view.note_edit, Qt.Key.Key_Return)
+    assert view.error_text() == cause + " — the note was not saved; it stays in the note field"
+    assert view.note_edit.text() == "a note"
+    assert view.note_edit.hasFocus()
+    # Esc, or going to another finding and back, does not lose it
+    qtbot.keyClick(view.note_edit, Qt.Key.Key_Escape)
+    assert table.hasFocus()
+    assert view.note_edit.text() == "a note"
+    qtbot.keyClick(table, Qt.Key.Key_J)
+    assert view.note_edit.text() == ""
+    qtbot.keyClick(table, Qt.Key.Key_K)
+    assert view.note_edit.text() == "a note"
+    assert list(ro.iterdir()) == [db]  # nothing beside the database
+    # the folder becomes writable: the next verdict saves the kept note with it, the error goes
+    monkeypatch.setattr(os, "access", real_access)
+    entry = view.current_entry()
+    assert entry is not None
+    qtbot.keyClick(table, Qt.Key.Key_C)
+    assert view.error_text() == ""
+    assert not view.error_label.isVisible()
+    assert view.count_label.text() == "1 of 7 reviewed"
+    assert view.current_row() == 1
+    win.close()
+    with ReviewFile(review_path(db)) as rf:
+        saved = rf.all()
+    assert {k: (r.verdict, r.note) for k, r in saved.items()} == {entry.key: (ReviewVerdict.CONFIRMED, "a note")}
+
+
+def test_existing_file_that_is_not_a_review_file_is_shown_and_left_alone(qtbot, tmp_path: Path, settings: QSettings) -> None:  # type: ignore[no-untyped-def]
+    import sqlite3
+    from contextlib import closing
+
+    folder = tmp_path / "esc\x1b[2Jdir"  # control characters in the path are shown, not obeyed
+    folder.mkdir()
+    db = folder / "s.db"
+    db.write_bytes((Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db").read_bytes())
+    other = folder / "s.review.sqlite"
+    with closing(sqlite3.connect(other)) as conn:
+        conn.execute("CREATE TABLE notes (x)")
+        conn.commit()
+    before = other.read_bytes()
+    win = _open(qtbot, db, settings)
+    view, table = win.audit.view, win.audit.view.table
+    shown = str(other).replace("\x1b", "␛")
+    cause = f"{shown}: not a ctxviewer review file (it holds other tables: notes)"
+    assert view.error_text() == cause + " — verdicts and notes cannot be shown or saved"
+    assert view.error_label.isVisible()
+    assert view.count_label.text() == "0 of 7 reviewed"  # the findings are still there to read
+    qtbot.keyClick(table, Qt.Key.Key_F)
+    assert view.error_text() == cause + " — the verdict was not saved"
+    assert (view.current_row(), view.model.index(0, 1).data()) == (0, "unreviewed")
+    qtbot.keyClick(table, Qt.Key.Key_N)
+    qtbot.keyClicks(view.note_edit, "a note")
+    qtbot.keyClick(view.note_edit, Qt.Key.Key_Return)
+    assert view.error_text() == cause + " — the note was not saved; it stays in the note field"
+    assert view.note_edit.text() == "a note"
+    assert view.note_edit.hasFocus()
+    assert view.error_label.textFormat() == Qt.TextFormat.PlainText
+    win.close()
+    assert other.read_bytes() == before
