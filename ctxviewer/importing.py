@@ -31,7 +31,7 @@ from .importers import REGISTRY, ImportFailed, ImportProblem, Registry
 from .interrupt import Interrupted, watching
 from .model import RequestTrace, TokenProvenance, TokenSource
 from .plausibility import implausible
-from .sanitize import repair
+from .sanitize import repair, unreadable
 from .store import TraceStore
 from .store.store import READ_WAIT_S, WriteCancelled
 from .tokens import DEFAULT_ENCODING, UnknownEncodingError, get_encoding
@@ -232,7 +232,9 @@ def import_files(
     ``(0, total)`` first); ``cancelled()`` is polled between records and, when it returns True,
     the run is rolled back and reported with ``cancelled=True``. ``registry`` is where importers
     come from (default: built-ins plus entry points); a bug in one importer's ``sniff`` or
-    ``load`` becomes a problem naming the file and the importer, and the run goes on.
+    ``load`` becomes a problem naming the file and the importer, and the run goes on. A file that
+    yields no trace under a forced ``fmt`` gets a hint naming the format detection would pick
+    (:meth:`Registry.hint`: ``"it looks like otel; try --format otel"``).
     ``waiting(message)`` is told when another import holds the write lock
     (:meth:`~ctxviewer.store.TraceStore.add` waits for it, polling ``cancelled()``).
     ``activity(message)`` hears how far a long step inside one record is (token counting and
@@ -264,6 +266,7 @@ def import_files(
                 continue
             done += 1
             yielded = False
+            failed: str | None = None  # why the whole file failed
             try:
                 imp = importer or registry.detect(path, report.problems)
                 for record in registry.load(imp, path):
@@ -272,15 +275,27 @@ def import_files(
                     if isinstance(record, ImportProblem):
                         report.problems.append(record)
                         continue
+                    repairs: list[ImportProblem] = []
+                    trace = _repaired(record, str(path), repairs)
+                    if trace is None:  # the store could not read it back: left out, with a problem saying why
+                        report.problems.extend(repairs)
+                        continue
                     yielded = True
-                    if record.trace_id in report.items_by_trace:  # same id again: the later record replaces it
+                    if trace.trace_id in report.items_by_trace:  # same id again: the later record replaces it
                         report.problems.append(ImportProblem(
-                            str(path), f"trace {record.trace_id}",
+                            str(path), f"trace {trace.trace_id}",
                             "trace id already imported in this run; this record replaces the earlier one"))
-                    report.items_by_trace[record.trace_id] = len(record.items)
-                    yield _repaired(record, str(path), report.problems)
+                    report.items_by_trace[trace.trace_id] = len(trace.items)
+                    report.problems.extend(repairs)
+                    yield trace
             except ImportFailed as exc:
-                report.problems.append(ImportProblem(str(path), "whole file", _strip_path(str(exc), str(path))))
+                failed = _strip_path(str(exc), str(path))
+            hint = registry.hint(path, importer) if importer is not None and not yielded else None
+            if failed is not None:
+                report.problems.append(ImportProblem(str(path), "whole file", failed + (f"; {hint}" if hint else "")))
+            elif hint is not None and importer is not None:
+                report.problems.append(ImportProblem(str(path), "whole file",
+                                                     f"no traces read with --format {importer.name}; {hint}"))
             report.files = done
             if yielded:
                 report.files_imported += 1
@@ -372,14 +387,21 @@ def _holds_no_traces(db_path: str | Path) -> bool:
         return True
 
 
-def _repaired(trace: RequestTrace, file: str, problems: list[ImportProblem]) -> RequestTrace:
+def _repaired(trace: RequestTrace, file: str, problems: list[ImportProblem]) -> RequestTrace | None:
     """``trace`` made storable (:func:`ctxviewer.sanitize.repair`), its implausible values named
     (:func:`ctxviewer.plausibility.implausible`); one problem per repaired or implausible field.
+    ``None`` when the store still could not read it back (:func:`ctxviewer.sanitize.unreadable`),
+    with a problem naming the field (``"items[2].id: duplicate item id 'system'; the trace was left
+    out"``): no importer stores a trace that ``show`` cannot open.
     When items need counting under an encoding that is not available offline, a problem says so
     here (in file order) and the items keep ``tokens=None`` (:func:`_counted` then skips them)."""
-    record = f"trace {trace.trace_id}"
+    record = f"trace {trace.trace_id}" if trace.trace_id else "trace without an id"
     trace, repaired = repair(trace)
     problems.extend(ImportProblem(file, record, message) for message in repaired)
+    why = unreadable(trace)
+    if why is not None:
+        problems.append(ImportProblem(file, record, f"{why}; the trace was left out"))
+        return None
     problems.extend(ImportProblem(file, record, message) for _, message in implausible(trace))
     if _needs_counting(trace):
         problem = _encoding_problem(trace.endpoint.encoding or DEFAULT_ENCODING)

@@ -9,8 +9,15 @@ Trace files are untrusted, and JSON allows what SQLite and UTF-8 do not (issue 1
 
 :func:`repair` walks a :class:`~ctxviewer.model.RequestTrace` (dataclass fields, tuples, mappings)
 and returns the repaired trace with one message per field, named by its dotted path
-(``items[2].content``, ``endpoint.capacity``). Implausible but storable values (capacity 0) are
-not repaired: :mod:`ctxviewer.plausibility` names them. No Qt here.
+(``items[2].content``, ``endpoint.capacity``). It also leaves out each proposed tool call without
+a tool name (``tool_calls[0]: no tool name; the tool call was left out``): the native record
+requires one, and a provider response or span may lack it. Implausible but storable values
+(capacity 0) are not repaired: :mod:`ctxviewer.plausibility` names them.
+
+:func:`unreadable` is the last gate before the store: why the store could not read a trace back
+(what :func:`~ctxviewer.serialize.trace_from_dict` of its :func:`~ctxviewer.serialize.trace_to_dict`
+would refuse, e.g. ``items[2].id: duplicate item id 'system'``), or ``None``. The import pipeline
+leaves out a trace it names, so no importer can store a trace that ``show`` cannot open. No Qt here.
 """
 
 from __future__ import annotations
@@ -21,7 +28,8 @@ from typing import Any
 
 from frozendict import frozendict
 
-from .model import RequestTrace
+from .model import ContextItem, Kind, RequestTrace, SourceRef, Status, TokenProvenance, TokenSource, Trust
+from .serialize import TraceFormatError, trace_from_dict, trace_to_dict
 
 INT_MIN = -(2**63)
 """Smallest integer SQLite stores (signed 64-bit)."""
@@ -146,11 +154,81 @@ def _clean_json(value: Any) -> bool:
 
 
 def repair(trace: RequestTrace) -> tuple[RequestTrace, list[str]]:
-    """``trace`` with lone surrogates replaced and out-of-range integers dropped (see the module
-    docstring), and one message per repaired field (``"items[0].content: 1 lone surrogate(s) ..."``).
-    Returns ``trace`` itself and ``[]`` when nothing needed repair. Never raises."""
-    if _clean(trace):
+    """``trace`` with lone surrogates replaced, out-of-range integers dropped and tool calls
+    without a name left out (see the module docstring), and one message per repaired field
+    (``"items[0].content: 1 lone surrogate(s) ..."``, ``"tool_calls[0]: no tool name; the tool
+    call was left out"``), paths indexing ``trace`` as given. Returns ``trace`` itself and ``[]``
+    when nothing needed repair. Never raises."""
+    nameless = [n for n, call in enumerate(trace.tool_calls) if not _named(call)]
+    clean = _clean(trace)
+    if clean and not nameless:
         return trace, []
     out: list[str] = []
-    fixed = _walk(trace, "", out)
+    fixed = trace if clean else _walk(trace, "", out)
+    if nameless:
+        out.extend(f"tool_calls[{n}]: no tool name; the tool call was left out" for n in nameless)
+        fixed = dataclasses.replace(fixed, tool_calls=tuple(c for n, c in enumerate(fixed.tool_calls)
+                                                            if n not in nameless))
     return (fixed if out else trace), out
+
+
+def _named(call: Any) -> bool:
+    """Whether a tool call has the non-empty string name the native record requires."""
+    name = getattr(call, "name", None)
+    return isinstance(name, str) and bool(name)
+
+
+def unreadable(trace: RequestTrace) -> str | None:
+    """Why the store could not read ``trace`` back -- the error
+    :func:`~ctxviewer.serialize.trace_from_dict` raises for
+    :func:`~ctxviewer.serialize.trace_to_dict` of it (``"tool_calls[0].name: is required"``,
+    ``"items[2].id: duplicate item id 'system'"``), or the error writing it raises -- or ``None``
+    when it can. Items whose every value is plainly readable (:func:`_plain_items`: the common
+    case) are not converted; the rest of the trace always is. Never raises."""
+    try:
+        if _plain_items(trace.items):
+            trace_from_dict(trace_to_dict(dataclasses.replace(trace, items=())))
+        else:
+            trace_from_dict(trace_to_dict(trace))
+    except TraceFormatError as exc:
+        return str(exc)
+    except Exception as exc:  # a value the writer cannot convert (an importer plug-in's odd type)
+        return f"cannot be stored: {type(exc).__name__}: {exc}"
+    return None
+
+
+def _count(value: Any) -> bool:
+    return value is None or (type(value) is int and value >= 0)
+
+
+def _text(value: Any) -> bool:
+    return value is None or type(value) is str
+
+
+def _plain_items(items: Any) -> bool:
+    """True when every item surely reads back unchanged -- exact types, non-empty unique ids,
+    counts not negative (what :func:`~ctxviewer.serialize.item_from_dict` and the unique-id rule
+    accept) -- so :func:`unreadable` need not convert them; False also when unsure."""
+    if type(items) is not tuple:
+        return False
+    seen: set[str] = set()
+    for it in items:
+        if type(it) is not ContextItem or type(it.id) is not str or not it.id or it.id in seen:
+            return False
+        seen.add(it.id)
+        if type(it.kind) is not Kind or type(it.status) is not Status or type(it.trust) is not Trust:
+            return False
+        if not (_count(it.tokens) and _count(it.position) and _text(it.content) and _text(it.omission_reason)
+                and _text(it.role)):
+            return False
+        if it.priority is not None and type(it.priority) not in (int, float):
+            return False
+        src = it.source
+        if src is not None and (type(src) is not SourceRef or not _count(src.turn)
+                                or not (_text(src.store) and _text(src.document_id) and _text(src.url))):
+            return False
+        prov = it.tokens_provenance
+        if prov is not None and (type(prov) is not TokenProvenance or type(prov.source) is not TokenSource
+                                 or not _text(prov.encoding)):
+            return False
+    return True

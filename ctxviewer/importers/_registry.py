@@ -249,6 +249,16 @@ class Registry:
             )
         return best
 
+    def hint(self, path: Path, tried: Importer) -> str | None:
+        """For a file that gave no trace read as ``tried`` (a forced format): ``"it looks like
+        otel; try --format otel"`` when :meth:`detect` picks another importer for it, else ``None``
+        (also when detection fails). Never raises."""
+        try:
+            found = self.detect(path)
+        except Exception:  # unreadable, unrecognised, or a sniffer's bug: no better guess
+            return None
+        return None if found.name == tried.name else f"it looks like {found.name}; try --format {found.name}"
+
     @staticmethod
     def _sniff(imp: Importer, path: Path, head: bytes, failed: dict[str, str]) -> float:
         try:

@@ -86,12 +86,7 @@ def repair_text(data: bytes) -> str:
     except UnicodeDecodeError:
         pass
     codec = encoding_of(data)
-    found: list[tuple[int, int, str]] = []
-    _BAD.found = found
-    try:
-        text = data.decode(codec, _NOTE_BAD)
-    finally:
-        _BAD.found = None
+    text, found = decode_noting(data, codec)
     utf8 = codec.startswith("utf-8")
     noted = found[:MAX_BAD_BYTES_NOTED]
     fields: list[str | None] = [None] * len(noted)
@@ -112,6 +107,19 @@ def repair_text(data: bytes) -> str:
 _NEWLINE = b"\n"
 _BAD = threading.local()
 _NOTE_BAD = "ctxviewer.replace-and-note"
+
+
+def decode_noting(data: bytes, codec: str = "utf-8") -> tuple[str, list[tuple[int, int, str]]]:
+    """``data`` decoded with ``codec``, each undecodable run of bytes replaced by U+FFFD, and the
+    runs replaced: ``(start, end, reason)`` byte offsets into ``data`` with the decoder's reason
+    (``"invalid start byte"``), in order. Never raises for bad bytes."""
+    found: list[tuple[int, int, str]] = []
+    _BAD.found = found
+    try:
+        text = data.decode(codec, _NOTE_BAD)
+    finally:
+        _BAD.found = None
+    return text, found
 
 
 def _note_bad(exc: UnicodeError) -> tuple[str, int]:

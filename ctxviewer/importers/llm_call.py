@@ -43,7 +43,7 @@ from ..model import (
     Usage,
 )
 from .otel import messages as gm
-from .otel.mapping import message_item
+from .otel.mapping import message_item, unique_id
 
 """Roles whose messages are application policy (trusted)."""
 
@@ -142,11 +142,9 @@ def build_items(call: LLMCall) -> tuple[list[ContextItem], str | None]:
         items.append(message_item(i, role, text, is_user_request=i == last_user))
     if docs_at >= len(msgs):
         items.extend(_doc_items(call.documents))
-    seen: dict[str, int] = {}
+    taken = {it.id for it in items}
     for n, d in enumerate(call.tools):
-        name = gm.tool_name(d) or f"tool-{n}"
-        seen[name] = seen.get(name, 0) + 1
-        tid = name if seen[name] == 1 else f"{name}#{seen[name]}"
+        tid = unique_id(gm.tool_name(d) or f"tool-{n}", taken)
         items.append(_item(Kind.TOOL, tid, gm.compact_json(d), None, Trust.UNTRUSTED))
     return [replace(it, position=n) for n, it in enumerate(items, 1)], user_request
 

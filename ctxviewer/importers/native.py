@@ -18,7 +18,7 @@ from ..model import RequestTrace, TokenProvenance, TokenSource
 from ..serialize import TraceFormatError, trace_from_dict, trace_to_dict
 from . import notes
 from ._api import ImportFailed, ImportProblem, Record
-from .containers import encoding_of, head_text, loads, path_of, read_text
+from .containers import decode_noting, encoding_of, head_text, loads, read_text
 from .peek import peek_json
 
 FORMAT_TAG = "ctxviewer.trace/1"
@@ -51,10 +51,12 @@ class NativeImporter:
 
         The problem's record is ``"line N"`` (1-based); its message is the JSON error
         (``invalid JSON: Expecting ',' delimiter (column 17)``) or the TraceFormatError naming
-        the field (``items[2].status: 'kept' is not one of retained, omitted``). Files are UTF-8
+        the field (``items[2].status: 'kept' is not one of retained, omitted``). Only the first
+        :data:`MAX_INVALID_LINES_NOTED` lines that are not JSON are named; one last problem counts
+        the rest (``lines 6 to 153``: ``… and 148 more lines of invalid JSON``). Files are UTF-8
         (a BOM is accepted) or UTF-16/UTF-32 with a BOM. Bytes that are not valid UTF-8 become
-        U+FFFD and the line still loads, followed by a problem naming the line and the field.
-        Raises :class:`ImportFailed` when the file cannot be read.
+        U+FFFD and the line still loads, followed by one problem per field that held them
+        (:func:`_utf8_problems`). Raises :class:`ImportFailed` when the file cannot be read.
         """
         try:
             with open(path, "rb") as fh:
@@ -69,16 +71,27 @@ class NativeImporter:
             raise ImportFailed(f"{path}: cannot read file: {exc.strerror or exc}") from None
 
 
+MAX_INVALID_LINES_NOTED = 5
+"""Lines that are not JSON named one by one in a file; the rest are counted in one last problem
+(a pretty-printed JSON file forced to ``--format native`` would otherwise give one per line)."""
+
+MAX_BAD_FIELDS_NOTED = 5
+"""Fields of one line whose bytes were not valid UTF-8 named one by one; the rest are counted."""
+
+INVALID_JSON = "invalid JSON: "
+"""How the problem of a line that is not JSON starts."""
+
+
 def _parse_lines(file: str, lines: Iterable[bytes | str]) -> Iterator[Record]:
     # Split on \n only (str.splitlines would also split on U+2028 inside JSON strings).
+    invalid: list[int] = []  # lines that were not JSON
     for n, raw in enumerate(lines, start=1):
-        repaired = None
+        runs: list[tuple[int, int, str]] = []
         if isinstance(raw, bytes):
             try:
                 line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                line = raw.decode("utf-8", "replace")
-                repaired = f"byte {exc.start} of the line: {exc.reason}"
+            except UnicodeDecodeError:
+                line, runs = decode_noting(raw)
         else:
             line = raw
         line = line.rstrip("\r\n")
@@ -86,17 +99,40 @@ def _parse_lines(file: str, lines: Iterable[bytes | str]) -> Iterator[Record]:
             continue
         with notes.collecting(file) as noted:
             record = _parse_line(file, n, line)
+        if isinstance(record, ImportProblem) and record.message.startswith(INVALID_JSON):
+            invalid.append(n)
+            if len(invalid) > MAX_INVALID_LINES_NOTED:
+                yield from noted
+                continue
         yield record
         yield from noted
-        if repaired is not None and not isinstance(record, ImportProblem):
-            field = _field_with(record, "\ufffd")
-            yield ImportProblem(file, f"line {n}", f"{field}: not valid UTF-8 ({repaired}); "
-                                                   "the bytes were replaced with U+FFFD")
+        if runs and isinstance(raw, bytes) and not isinstance(record, ImportProblem):
+            yield from _utf8_problems(file, n, raw, runs)
+    if len(invalid) > MAX_INVALID_LINES_NOTED:
+        rest = invalid[MAX_INVALID_LINES_NOTED:]
+        where = f"line {rest[0]}" if len(rest) == 1 else f"lines {rest[0]} to {rest[-1]}"
+        yield ImportProblem(file, where, f"\u2026 and {len(rest)} more line{'s' if len(rest) > 1 else ''} of invalid JSON")
 
 
-def _field_with(trace: RequestTrace, ch: str) -> str:
-    """The first field of ``trace`` (serialized form) whose text holds ``ch``, as a JSON path."""
-    return path_of(trace_to_dict(trace), ch) or "a value"
+def _utf8_problems(file: str, n: int, raw: bytes, runs: list[tuple[int, int, str]]) -> Iterator[ImportProblem]:
+    """One problem per field of line ``n`` (bytes ``raw``) that held bytes not valid UTF-8 (the
+    ``runs`` replaced with U+FFFD): ``request.content: not valid UTF-8 (byte 47 of the line:
+    invalid start byte); the bytes were replaced with U+FFFD``, the first run of the field named
+    and any further runs in it counted; after :data:`MAX_BAD_FIELDS_NOTED` fields, one counting the rest."""
+    from .json_where import field_paths  # ijson: loaded only when there are bad bytes (start-up, issue 11)
+
+    by_field: dict[str, list[tuple[int, str]]] = {}
+    for (start, _end, reason), field in zip(runs, field_paths(raw, [(s, e) for s, e, _ in runs])):
+        by_field.setdefault(field or "a value", []).append((start, reason))
+    record = f"line {n}"
+    for field, hits in list(by_field.items())[:MAX_BAD_FIELDS_NOTED]:
+        start, reason = hits[0]
+        more = f"; {len(hits) - 1} more run(s) in this field" if len(hits) > 1 else ""
+        yield ImportProblem(file, record, f"{field}: not valid UTF-8 (byte {start} of the line: {reason}{more}); "
+                                          "the bytes were replaced with U+FFFD")
+    if len(by_field) > MAX_BAD_FIELDS_NOTED:
+        yield ImportProblem(file, record, f"{len(by_field) - MAX_BAD_FIELDS_NOTED} more field(s) not valid UTF-8; "
+                                          "the bytes were replaced with U+FFFD")
 
 
 def _parse_line(file: str, n: int, line: str) -> Record:
@@ -104,7 +140,7 @@ def _parse_line(file: str, n: int, line: str) -> Record:
     try:
         obj = loads(line, record)
     except json.JSONDecodeError as exc:
-        return ImportProblem(file, record, f"invalid JSON: {exc.msg} (column {exc.colno})")
+        return ImportProblem(file, record, f"{INVALID_JSON}{exc.msg} (column {exc.colno})")
     if not isinstance(obj, dict):
         return ImportProblem(file, record, f"expected a JSON object, got {type(obj).__name__}")
     fmt = obj.pop("format", None)

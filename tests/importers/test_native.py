@@ -12,6 +12,7 @@ from factories import make_rich_trace, make_trace
 
 from ctxviewer.importers import ImportFailed, ImportProblem, detect, get_importer
 from ctxviewer.importers.native import FORMAT_TAG, trace_line, write_jsonl
+from ctxviewer.model import ContextItem, Kind, Response, SerializedRequest
 from ctxviewer.serialize import trace_from_dict
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -116,6 +117,55 @@ def test_a_byte_that_is_not_utf8_is_replaced_and_named_and_the_line_loads(tmp_pa
     assert trace.trace_id == "caf\ufffd"
     assert str(problem) == (f"{path}: line 1: trace_id: not valid UTF-8 (byte 17 of the line: invalid continuation "
                             "byte); the bytes were replaced with U+FFFD")
+
+
+def _bad_bytes_line(path: Path, **texts: bytes) -> bytes:
+    """A native line whose placeholders ``@KEY@`` (in ``request.content`` / ``response.text`` /
+    items) are replaced by the raw bytes ``texts[KEY]``; written to ``path``, returned."""
+    line = trace_line(make_trace(trace_id="u1", items=(), request=SerializedRequest(content="req @A@ end"),
+                                 response=Response(text="resp @B@ end"))).encode()
+    for key, raw in texts.items():
+        line = line.replace(f"@{key}@".encode(), raw)
+    path.write_bytes(line + b"\n")
+    return line
+
+
+def test_invalid_utf8_in_two_fields_names_each_field(tmp_path: Path) -> None:
+    path = tmp_path / "two.jsonl"
+    line = _bad_bytes_line(path, A=b"\xff", B=b"caf\xc3(")
+    trace, *problems = list(native.load(path))
+    assert trace.request.content == "req \ufffd end" and trace.response.text == "resp caf\ufffd( end"
+    a, b = line.index(b"\xff"), line.index(b"\xc3(")
+    assert (a, b) == (608, 644)
+    assert [str(p) for p in problems] == [
+        f"{path}: line 1: request.content: not valid UTF-8 (byte 608 of the line: invalid start byte); "
+        "the bytes were replaced with U+FFFD",
+        f"{path}: line 1: response.text: not valid UTF-8 (byte 644 of the line: invalid continuation byte); "
+        "the bytes were replaced with U+FFFD",
+    ]
+
+
+def test_several_bad_runs_in_one_field_are_one_problem_counting_the_rest(tmp_path: Path) -> None:
+    path = tmp_path / "runs.jsonl"
+    _bad_bytes_line(path, A=b"\xff x \xfe y \xff", B=b"ok")
+    trace, problem = list(native.load(path))
+    assert trace.request.content == "req \ufffd x \ufffd y \ufffd end"
+    assert problem.message == ("request.content: not valid UTF-8 (byte 608 of the line: invalid start byte; "
+                               "2 more run(s) in this field); the bytes were replaced with U+FFFD")
+
+
+def test_bad_bytes_in_many_fields_name_five_and_count_the_rest(tmp_path: Path) -> None:
+    path = tmp_path / "many.jsonl"
+    items = tuple(ContextItem(kind=Kind.HISTORY, id=f"h{n}", content=f"@{n}@") for n in range(7))
+    line = trace_line(make_trace(trace_id="m", items=items)).encode()
+    for n in range(7):
+        line = line.replace(f"@{n}@".encode(), b"\xe9")
+    path.write_bytes(line + b"\n")
+    trace, *problems = list(native.load(path))
+    assert [it.content for it in trace.items] == ["\ufffd"] * 7
+    assert [p.message.split(": not valid")[0] for p in problems[:5]] == [f"items[{n}].content" for n in range(5)]
+    assert problems[5].message == "2 more field(s) not valid UTF-8; the bytes were replaced with U+FFFD"
+    assert len(problems) == 6
 
 
 def test_documented_example_parses_and_is_complete() -> None:

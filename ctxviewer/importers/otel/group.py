@@ -32,6 +32,7 @@ from typing import Any, Mapping, Sequence
 from ...model import ContextItem, Endpoint, Kind, Policy, RequestTrace, Status, ToolCall, Trust
 from ...span_facts import agent_name
 from . import messages as gm
+from .mapping import unique_id
 from .span import Span
 
 
@@ -94,7 +95,8 @@ def enrich(span: Span, trace: RequestTrace, by_id: Mapping[str, Span]) -> tuple[
             parts = gm.parse_parts(anc.attributes.get("gen_ai.system_instructions"))
             if parts:
                 text = gm.message_text({"parts": parts})
-                items.insert(0, ContextItem(kind=Kind.POLICY, id="system", content=text, trust=Trust.TRUSTED,
+                policy_id = unique_id("system", {it.id for it in items})  # a tool may be called "system"
+                items.insert(0, ContextItem(kind=Kind.POLICY, id=policy_id, content=text, trust=Trust.TRUSTED,
                                             role="system"))
                 items = [replace(it, position=n) for n, it in enumerate(items, 1)]
                 attrs["ctxviewer.system_inherited_from"] = f"span {anc.name or '?'} ({anc.span_id})"

@@ -18,7 +18,8 @@ Mapping (OTel GenAI semconv attribute names; FORMATS.md section 1):
   kept). Assistant ``tool_call`` parts keep their call JSON in the content; ``tool_call_response``
   parts show the response. Binary parts show a placeholder (see :func:`.messages.part_text`).
 * ``gen_ai.tool.definitions`` (fallback ``llm.request.functions.{i}.*``) -> one ``tool`` item per
-  definition, after the messages; id = tool name, content = compact JSON of the definition;
+  definition, after the messages; id = tool name (``name#2``, ``name#3``, ... when the name repeats
+  or is another item's id: :func:`unique_id`), content = compact JSON of the definition;
   untrusted (only policy is trusted, ch. 3.5: tool descriptions are data).
 * ``gen_ai.output.messages`` (fallback deprecated ``gen_ai.completion``) -> ``Response`` of the first
   choice and its ``tool_call`` parts as ``ToolCall`` (arguments exactly as sent; an object becomes
@@ -179,6 +180,19 @@ def _item(kind: Kind, item_id: str, content: str, role: str | None, trust: Trust
     )
 
 
+def unique_id(base: str, taken: set[str]) -> str:
+    """``base``, or else the first of ``base#2``, ``base#3``, ... not in ``taken`` (the item ids
+    used so far, which it joins). A tool definition's item is named by its tool name, which may
+    repeat or equal another item's id (a tool called ``system`` or ``msg-0``); item ids are unique
+    within a trace."""
+    tid, n = base, 1
+    while tid in taken:
+        n += 1
+        tid = f"{base}#{n}"
+    taken.add(tid)
+    return tid
+
+
 def message_item(index: int, role: str | None, text: str, *, is_user_request: bool) -> ContextItem:
     """Input message ``index`` as a context item ``msg-<index>``: a system or developer message is
     trusted policy (:data:`POLICY_ROLES`), the last user turn the user request, anything else
@@ -251,11 +265,9 @@ def build_items(attrs: Mapping[str, Any], problems: list[str] | None = None) -> 
     defs = gm.parse_tool_definitions(_first(attrs, "gen_ai.tool.definitions", "ai.prompt.tools"))
     if defs is None:
         defs = gm.indexed_functions(attrs)
-    seen: dict[str, int] = {}
+    taken = {it.id for it in items}
     for n, d in enumerate(defs or []):
-        name = gm.tool_name(d) or f"tool-{n}"
-        seen[name] = seen.get(name, 0) + 1
-        tid = name if seen[name] == 1 else f"{name}#{seen[name]}"
+        tid = unique_id(gm.tool_name(d) or f"tool-{n}", taken)
         items.append(_item(Kind.TOOL, tid, gm.compact_json(d), None, Trust.UNTRUSTED))  # only policy is trusted (ch. 3.5); tool descriptions are data
     return items, user_request
 
