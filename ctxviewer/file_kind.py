@@ -82,9 +82,11 @@ def shell_word(text: str) -> str:
             out.append("\\n")
         elif ch == "\t":
             out.append("\\t")
-        elif ord(ch) < 0x100:
+        elif ord(ch) < 0x80:
             out.append(f"\\x{ord(ch):02x}")
-        elif ord(ch) < 0x10000:
+        elif 0xDC80 <= ord(ch) <= 0xDCFF:  # a byte of a name that is not UTF-8 (surrogateescape)
+            out.append(f"\\x{ord(ch) - 0xDC00:02x}")
+        elif ord(ch) < 0x10000:  # bash writes \u as UTF-8; \x80-\xff would be lone bytes
             out.append(f"\\u{ord(ch):04x}")
         else:
             out.append(f"\\U{ord(ch):08x}")

@@ -27,13 +27,14 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 from .assess_pool import assessed
+from .import_claim import NewFileClaim
 from .importers import REGISTRY, ImportFailed, ImportProblem, Registry
 from .interrupt import Interrupted, watching
 from .model import RequestTrace, TokenProvenance, TokenSource
 from .plausibility import implausible
 from .sanitize import repair, unreadable
 from .store import TraceStore
-from .store.store import READ_WAIT_S, WriteCancelled
+from .store.store import WriteCancelled
 from .tokens import DEFAULT_ENCODING, UnknownEncodingError, get_encoding
 
 
@@ -339,52 +340,20 @@ def import_into(
     :class:`~ctxviewer.store.StoreError` (not a ctxviewer database, read-only, cannot be written)
     and :class:`ImportFailed` (unknown ``fmt``); a database this call created is removed first.
     """
-    created = _claim(db_path)
-    try:
-        with TraceStore.create(db_path) as store:
-            report = import_files(paths, store, fmt=fmt, progress=progress, cancelled=cancelled, registry=registry,
-                                  waiting=waiting, activity=activity, workers=workers)
-    except BaseException:
-        if created and _holds_no_traces(db_path):
-            remove_database(db_path)
-        raise
-    report.database = str(db_path)
-    if created and (report.imported == 0 or report.cancelled) and _holds_no_traces(db_path):
-        remove_database(db_path)
-        report.removed_database = True
-    return report
-
-
-def _claim(db_path: str | Path) -> bool:
-    """Create ``db_path`` as an empty file if nothing is there (``O_EXCL``: of two imports into one
-    new file, only one has created it). Returns whether this call created it; ``False`` also when
-    it cannot be created here (:meth:`TraceStore.create` then says why)."""
-    if not os.access(Path(db_path).parent, os.W_OK):
-        return False
-    try:
-        os.close(os.open(db_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
-    except OSError:
-        return False
-    return True
-
-
-def _holds_no_traces(db_path: str | Path) -> bool:
-    """Whether the database this import created is still without traces (another import into the
-    same new file may have written into it meanwhile: then it stays). A file without the traces
-    table (still empty, or the schema never built) counts as empty; one another writer keeps locked
-    does not."""
-    import sqlite3
-
-    try:
-        conn = sqlite3.connect(f"{Path(db_path).resolve().as_uri()}?mode=ro", uri=True, timeout=READ_WAIT_S)
+    with NewFileClaim(db_path) as claim:
         try:
-            return conn.execute("SELECT 1 FROM traces LIMIT 1").fetchone() is None
-        finally:
-            conn.close()
-    except sqlite3.OperationalError as exc:
-        return "locked" not in str(exc) and "busy" not in str(exc)
-    except sqlite3.Error:
-        return True
+            with TraceStore.create(db_path) as store:
+                report = import_files(paths, store, fmt=fmt, progress=progress, cancelled=cancelled,
+                                      registry=registry, waiting=waiting, activity=activity, workers=workers)
+        except BaseException:
+            if claim.may_remove():
+                remove_database(db_path)
+            raise
+        report.database = str(db_path)
+        if (report.imported == 0 or report.cancelled) and claim.may_remove():
+            remove_database(db_path)
+            report.removed_database = True
+    return report
 
 
 def _repaired(trace: RequestTrace, file: str, problems: list[ImportProblem]) -> RequestTrace | None:

@@ -80,6 +80,7 @@ def sigterm_exits() -> Iterator[None]:
         return
 
     def handler(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second kill must not cut the cleanup short
         raise SystemExit(128 + signal.SIGTERM)
 
     previous = signal.signal(signal.SIGTERM, handler)

@@ -23,6 +23,7 @@ Signals: ``sig_loaded(int count)`` -- the queue is ready.
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
@@ -189,10 +190,10 @@ class AuditView(QWidget):
         try:
             review_file = ReviewFile(review_path(self.db_path))
             queue = ReviewQueue(entries, review_file)
-        except ReviewFileError as exc:  # the findings are still worth showing; saving is refused
+        except (ReviewFileError, OSError, sqlite3.Error) as exc:  # the findings are still worth showing
             if review_file is not None:
                 review_file.close()
-            self.file_error = str(exc)
+            self.file_error = str(exc) if isinstance(exc, ReviewFileError) else f"{review_path(self.db_path)}: {exc}"
             queue = ReviewQueue(entries, None)
             self.show_error(self.file_error + NOT_LOADED)
         if self.queue is not None and self.queue.file is not None:

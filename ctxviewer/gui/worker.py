@@ -86,6 +86,7 @@ class Task(QObject):
 
     def start(self) -> None:
         """Start the job in its thread."""
+        _prune()
         _live.add(self)
         self._thread.start()
 
@@ -139,15 +140,25 @@ class Task(QObject):
         self.sig_failed.emit(message)
 
 
+def _prune() -> None:
+    """Forget tasks whose job has returned and whose thread has ended by itself without the task
+    hearing of it (its parent, and so the task, was deleted meanwhile): nothing else would, and
+    their job's closure (stores, traces) would stay in memory."""
+    for task in [t for t in _live if t._runner.returned.is_set() and t._thread.isFinished()]:
+        _live.discard(task)
+
+
 def running() -> int:
-    """Number of tasks started whose thread has not been stopped yet."""
+    """Number of tasks started whose thread has not ended yet."""
+    _prune()
     return len(_live)
 
 
 def stop_all(ms: int = 30_000) -> bool:
     """Cancel every running task and wait, without processing events, until each job has returned
-    (at most ``ms`` milliseconds in all) and its thread has stopped. Returns whether all did. Run by
-    a closing window and at interpreter exit, so no running ``QThread`` is ever destroyed."""
+    (at most ``ms`` milliseconds in all) and its thread has stopped. Returns whether all did. Run at
+    interpreter exit (a closing window stops its own workers first), so no running ``QThread`` is
+    ever destroyed."""
     import time
 
     deadline = time.monotonic() + ms / 1000

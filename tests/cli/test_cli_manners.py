@@ -142,9 +142,15 @@ def test_the_suggested_import_command_names_a_hostile_file_name_exactly(tmp_path
     assert shell_word(name) == "$'evil\\x1b[31m\\u202egol.jsonl\\nnew'"
     assert shell_word("it's ok.jsonl") == "'it'\"'\"'s ok.jsonl'"  # all visible: shlex.quote
     assert shell_word("a'\x07\\b") == "$'a\\'\\x07\\\\b'"
-    for word in (name, "a'\x07\\b", "tab\there", "zw\u200bsp", "\U000e0041tag"):
+    assert shell_word("sh\xadyphen") == "$'sh\\u00adyphen'"  # U+00AD as UTF-8, not the lone byte AD
+    assert shell_word("bad\udcffbyte") == "$'bad\\xffbyte'"  # the byte FF of a name that is not UTF-8
+    for word in (name, "a'\x07\\b", "tab\there", "zw\u200bsp", "\U000e0041tag", "sh\xadyphen", "c1\x85x",
+                 "\\1f hex after a backslash"):
         echoed = subprocess.run(["bash", "-c", f"printf %s {shell_word(word)}"], capture_output=True, check=True)
         assert echoed.stdout.decode() == word
+    echoed = subprocess.run(["bash", "-c", f"printf %s {shell_word('bad' + chr(0xDCFF) + 'byte')}"],
+                            capture_output=True, check=True)
+    assert echoed.stdout == b"bad\xffbyte"
     p = tmp_path / name
     p.write_text(trace_line(make_trace()) + "\n")
     message = not_a_database_message(p)

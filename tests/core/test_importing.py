@@ -338,3 +338,24 @@ def test_only_the_import_that_created_the_file_removes_it(tmp_path: Path, monkey
     assert import_into(db, [tmp_path / "x.jsonl"]).removed_database is True and not db.exists()
     db.touch()  # created by someone else a moment before
     assert import_into(db, [tmp_path / "x.jsonl"]).removed_database is False and db.exists()
+
+
+def test_an_import_that_finds_nothing_keeps_a_new_file_another_import_is_still_writing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review of s17: the other import's transaction is not committed yet, so the file holds no
+    traces a reader can see; its claim (a shared lock held while it runs) keeps the file."""
+    import ctxviewer.importing as importing
+    from ctxviewer.import_claim import NewFileClaim
+
+    db = tmp_path / "new.db"
+    other: list[NewFileClaim] = []
+
+    def meanwhile(paths, store, **_kw):  # type: ignore[no-untyped-def]
+        other.append(NewFileClaim(db).__enter__())  # the second import has started, nothing written yet
+        return ImportReport(imported=0, files=1)
+
+    monkeypatch.setattr(importing, "import_files", meanwhile)
+    report = import_into(db, [tmp_path / "empty.jsonl"])
+    assert (report.imported, report.removed_database, db.exists()) == (0, False, True)
+    assert other[0].created is False and other[0].may_remove() is False
+    other[0].__exit__(None, None, None)

@@ -264,7 +264,13 @@ def test_end_shows_the_real_end_while_the_keys_arrive(monkeypatch, qtbot, big_db
         assert ids(model) == [f"t-{i:03d}" for i in range(450)]
 
 
-def test_key_chunks_repaint_only_the_rows_shown_before_them(monkeypatch, qtbot, big_db: Path) -> None:
+@pytest.mark.parametrize(("chunk_rows", "painted", "expected"), [
+    (100, 250, [(0, 99), (200, 299)]),  # one page per chunk
+    (130, 150, [(0, 99), (100, 199)]),  # page 1 split over two chunks: repainted whole once complete
+    (130, 330, [(0, 99), (300, 399)]),  # page 3 split over chunks 3 and 4 (390: after it the tail)
+])
+def test_key_chunks_repaint_only_the_rows_shown_before_them(monkeypatch, qtbot, big_db: Path, chunk_rows: int,
+                                                           painted: int, expected: list[tuple[int, int]]) -> None:
     """A chunk of keys updates the rows painted before it came (the first page, read by keyset; a
     page painted empty) and no others: a dataChanged over every chunk repainted the whole list at
     each of the 61 chunks of a million keys."""
@@ -277,8 +283,8 @@ def test_key_chunks_repaint_only_the_rows_shown_before_them(monkeypatch, qtbot, 
     def gated(st, *a, **k):  # type: ignore[no-untyped-def]
         go.wait(10)
         for chunk in original(st, *a, **k):
-            for start in range(0, len(chunk), 100):  # one page per chunk
-                yield array("q", chunk[start:start + 100])
+            for start in range(0, len(chunk), chunk_rows):
+                yield array("q", chunk[start:start + chunk_rows])
 
     monkeypatch.setattr(TraceStore, "key_chunks", gated)
     with TraceStore.open(big_db) as st:
@@ -286,8 +292,8 @@ def test_key_chunks_repaint_only_the_rows_shown_before_them(monkeypatch, qtbot, 
         changed: list[tuple[int, int]] = []
         model.dataChanged.connect(lambda a, b, _roles=(): changed.append((a.row(), b.row())))
         assert model.trace_id(0) == "t-000"  # the first page, by keyset before any key
-        assert model.trace_id(250) is None  # painted empty: its keys are not there
+        assert model.trace_id(painted) is None  # painted empty: its keys are not there
         go.set()
         wait_counted(qtbot, model)
-        assert changed == [(0, 99), (200, 299)]
-        assert model.trace_id(250) == "t-250" and model.trace_id(150) == "t-150"
+        assert changed == expected
+        assert model.trace_id(painted) == f"t-{painted:03d}" and model.trace_id(150) == "t-150"
