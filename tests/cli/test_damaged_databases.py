@@ -10,19 +10,18 @@ status 2, never a traceback (new-user findings 2, 8 and 11).
 
 from __future__ import annotations
 
-import random
-import shutil
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from damaged import flipped_copy
 
 from ctxviewer.cli import cli
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 
 FLIPPED = 'is corrupt: malformed database schema (details) - near "CRE\\x97TE": syntax error'
-"""What the byte flips of :func:`_flipped` break in ``samples.db`` (its ``details`` DDL)."""
+"""What the byte flips of :func:`damaged.flipped_copy` break in ``samples.db`` (its ``details`` DDL)."""
 
 PAGE5 = "is damaged (Page 5: btreeInitPage() returns error code 11)"
 """What SQLite's quick_check finds in :func:`_page5`."""
@@ -32,18 +31,6 @@ def run(*args: str) -> tuple[int, str, str]:
     res = CliRunner().invoke(cli, list(args))
     assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
     return res.exit_code, res.stdout, res.stderr
-
-
-def _flipped(tmp_path: Path) -> Path:
-    """The new user's ``flip.db``: 200 random bytes after byte 4096 replaced (seed 1)."""
-    bad = tmp_path / "flip.db"
-    shutil.copyfile(SAMPLES, bad)
-    d = bytearray(bad.read_bytes())
-    r = random.Random(1)
-    for _ in range(200):
-        d[r.randrange(4096, len(d))] = r.randrange(256)
-    bad.write_bytes(bytes(d))
-    return bad
 
 
 def _page5(tmp_path: Path) -> Path:
@@ -57,7 +44,7 @@ def _page5(tmp_path: Path) -> Path:
 
 
 def test_list_of_a_flipped_database_is_one_error(tmp_path: Path) -> None:
-    bad = _flipped(tmp_path)
+    bad = flipped_copy(tmp_path)
     assert run("list", str(bad)) == (2, "", f"Error: {bad}: {FLIPPED}\n")
 
 
@@ -73,14 +60,14 @@ def test_list_of_a_flipped_database_is_one_error(tmp_path: Path) -> None:
     ("upgrade", "{db}", "-o", "{tmp}/up.db"),
 ])
 def test_every_command_on_a_flipped_database_is_one_error(tmp_path: Path, args: tuple[str, ...]) -> None:
-    bad = _flipped(tmp_path)
+    bad = flipped_copy(tmp_path)
     code, out, err = run(*(a.format(db=bad, tmp=tmp_path) for a in args))
     assert (code, out, err) == (2, "", f"Error: {bad}: {FLIPPED}\n")
     assert not any(p.name != bad.name for p in tmp_path.iterdir())  # no output written
 
 
 def test_import_of_a_flipped_database_says_it_is_corrupt(tmp_path: Path) -> None:
-    bad, out_db = _flipped(tmp_path), tmp_path / "x.db"
+    bad, out_db = flipped_copy(tmp_path), tmp_path / "x.db"
     code, out, err = run("import", str(bad), "-o", str(out_db))
     assert code == 2
     assert err.splitlines()[0] == f"warning: {bad}: whole file: {FLIPPED}"

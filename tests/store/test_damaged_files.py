@@ -8,13 +8,13 @@ an invalid page size in the header is named as such, not as truncation.
 
 from __future__ import annotations
 
-import random
 import shutil
 import sqlite3
 from contextlib import closing
 from pathlib import Path
 
 import pytest
+from damaged import flipped_copy
 
 from ctxviewer.store import StoreError, TraceStore, upgrade_copy
 from ctxviewer.store.schema import find_damage
@@ -22,20 +22,8 @@ from ctxviewer.store.schema import find_damage
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 
 FLIPPED = 'is corrupt: malformed database schema (details) - near "CRE\\x97TE": syntax error'
-"""What the byte flips of :func:`flipped_copy` break in ``samples.db`` (its ``details`` DDL; the
+"""What the byte flips of :func:`damaged.flipped_copy` break in ``samples.db`` (its ``details`` DDL; the
 flipped byte 0x97 shown as ``\\x97``)."""
-
-
-def flipped_copy(tmp_path: Path) -> Path:
-    """The new user's ``flip.db``: ``samples.db`` with 200 random bytes after byte 4096 replaced (seed 1)."""
-    bad = tmp_path / "flip.db"
-    shutil.copyfile(SAMPLES, bad)
-    d = bytearray(bad.read_bytes())
-    r = random.Random(1)
-    for _ in range(200):
-        d[r.randrange(4096, len(d))] = r.randrange(256)
-    bad.write_bytes(bytes(d))
-    return bad
 
 
 def schema_edited(tmp_path: Path, sql: str, name: str = "bad.db") -> Path:
