@@ -501,19 +501,22 @@ class TraceListModel(QAbstractTableModel):
             self._resize(end)
         keys[start:end] = chunk
         self._filled = end
-        # rows shown before their keys came (the first page, rows painted empty) are read again, by
-        # key, and repainted; rows never painted need nothing (a dataChanged over the whole chunk
-        # made the view repaint at every chunk: about 60 full repaints while 1M keys arrive)
-        # A page is readable only once all its keys are here (_cell), so a page that this chunk
-        # leaves incomplete (chunks are not page-aligned) waits for the next one, and a completed
-        # page is repainted whole.
+        # Rows shown before their keys came (the first page, pages painted empty) are read again,
+        # by key, and repainted whole; rows never painted need nothing (a dataChanged over every
+        # chunk repainted the list about 60 times while 1M keys arrived). A page is readable only
+        # once all its keys are here (_cell): one this chunk leaves incomplete (chunks are not
+        # page-aligned) waits for the next chunk.
         first_page, last_page = start // PAGE_ROWS, (end - 1) // PAGE_ROWS
         if end < len(keys) and (last_page + 1) * PAGE_ROWS > end:
             last_page -= 1  # still incomplete
         changed = [p for p in range(first_page, last_page + 1)
                    if self._pages.pop(p, None) is not None or p in self._empty_pages]
         self._empty_pages.difference_update(changed)
-        for lo, hi in _runs(changed):
+        self._repaint_pages(changed)
+
+    def _repaint_pages(self, pages: list[int]) -> None:
+        """``dataChanged`` over the rows of ``pages`` (ascending), one signal per run of pages."""
+        for lo, hi in _runs(pages):
             top, bottom = lo * PAGE_ROWS, min(self._n, (hi + 1) * PAGE_ROWS) - 1
             self.dataChanged.emit(self.index(top, 0), self.index(bottom, _NCOLS - 1))
 
@@ -524,9 +527,7 @@ class TraceListModel(QAbstractTableModel):
             del self._keys[self._filled:]
             self._count = self._filled
             self._resize(self._filled)
-            for lo, hi in _runs(sorted(p for p in self._empty_pages if p * PAGE_ROWS < self._n)):
-                self.dataChanged.emit(self.index(lo * PAGE_ROWS, 0),
-                                      self.index(min(self._n, (hi + 1) * PAGE_ROWS) - 1, _NCOLS - 1))
+            self._repaint_pages(sorted(p for p in self._empty_pages if p * PAGE_ROWS < self._n))
         self._empty_pages.clear()
         if self._tail:
             self._tail.clear()

@@ -167,13 +167,7 @@ def stop_all(ms: int = 30_000) -> bool:
         task.cancel()
     ok = True
     for task in tasks:
-        left = max(0.0, deadline - time.monotonic())
-        if task._runner.returned.wait(left):
-            task._thread.quit()
-            task._thread.wait()
-            _live.discard(task)
-        else:
-            ok = False
+        ok = task.wait_job(max(0, int((deadline - time.monotonic()) * 1000))) and ok
     return ok
 
 

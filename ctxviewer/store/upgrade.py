@@ -15,16 +15,14 @@ when the SQL statement running at the time returns). No Qt here.
 from __future__ import annotations
 
 import os
-import signal
 import sqlite3
 import tempfile
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
+from ..interrupt import sigterm_exits
 from .schema import SCHEMA_VERSION, StoreError, check_file, check_schema, find_damage, inspect, sqlite_message
 from .store import TraceStore
 
@@ -41,27 +39,6 @@ class UpgradeResult:
     """Schema version of the copy (:data:`~ctxviewer.store.SCHEMA_VERSION`)."""
     traces: int
     """Number of traces in the copy."""
-
-
-class _Terminated(BaseException):
-    """SIGTERM arrived during an upgrade (raised from the signal handler, so cleanup runs)."""
-
-
-@contextmanager
-def _sigterm_raises() -> Iterator[None]:
-    """While inside, SIGTERM raises :class:`_Terminated` (main thread only; elsewhere a no-op)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum: int, frame: object) -> None:
-        raise _Terminated()
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def upgrade_copy(source: str | Path, target: str | Path,
@@ -90,7 +67,7 @@ def upgrade_copy(source: str | Path, target: str | Path,
         raise StoreError(src, f"cannot open: {exc}") from None
     tmp: Path | None = None
     try:
-        with _sigterm_raises():
+        with sigterm_exits():  # kill PID: SystemExit(143) here, so the cleanup below runs
             try:
                 version, _names = inspect(conn, src)
                 if version == 0:
@@ -121,9 +98,6 @@ def upgrade_copy(source: str | Path, target: str | Path,
                 raise StoreError(dst, "already exists; choose a new file for the upgraded copy")
             os.replace(tmp, dst)
             tmp = None
-    except _Terminated:
-        _remove(tmp)
-        raise SystemExit(128 + signal.SIGTERM) from None
     except BaseException:
         _remove(tmp)
         raise
