@@ -4,8 +4,8 @@ For every sample trace (``sample_traces/samples.db``), repeated ``--repeat`` tim
 medians in ms of:
 
 * load -- ``TraceStore.load`` (the floor: what selecting a trace cost before the assessment);
-* assess -- :func:`ctxviewer.assessment.assess` on a fresh trace object (all checks, eq. 3.1 once,
-  figure, header), i.e. what ``TraceStore.add`` now adds per trace and what a selection adds;
+* assess -- :func:`ctxviewer.assess.assessment.assess` on a fresh trace object (all checks, eq. 3.1 once,
+  figure, header), i.e. what storing a trace with its facts adds per trace and what a selection adds;
 * add -- ``TraceStore.add`` of all samples into a new database, per trace (includes assess);
 * add w/o facts -- the same with the facts stubbed out (the old cost), per trace;
 
@@ -23,13 +23,11 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
-from unittest import mock
 
-from ctxviewer import budget
-from ctxviewer.assessment import assess
+from ctxviewer.assess import budget
+from ctxviewer.assess.assessment import assess
+from ctxviewer.pipeline.stored_facts import facts_of, with_facts
 from ctxviewer.store import TraceStore
-from ctxviewer.store import facts as facts_module
-from ctxviewer.store import store as store_module
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_traces" / "samples.db"
 
@@ -62,10 +60,8 @@ def main() -> None:
     def add(stub: bool) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             a = assess(traces[0])
-            fake = (lambda t: (a, facts_module.fact_values(a))) if stub else facts_module.trace_facts
-            with mock.patch.object(store_module, "trace_facts", fake), \
-                    TraceStore.create(Path(tmp) / "b.db") as st:
-                st.add(traces)
+            with TraceStore.create(Path(tmp) / "b.db") as st:  # stubbed: one trace's facts, renamed
+                st.add(((t, replace(facts_of(a), trace_id=t.trace_id)) for t in traces) if stub else with_facts(traces))
 
     add_ms = _ms(lambda: add(False), args.repeat) / len(traces)
     plain_ms = _ms(lambda: add(True), args.repeat) / len(traces)

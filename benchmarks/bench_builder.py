@@ -41,8 +41,8 @@ import time
 from pathlib import Path
 
 from ctxviewer.builder import Candidate, ChatRule, TextRule, textbook_trim, trim
-from ctxviewer.model import Kind
-from ctxviewer.tokens import get_encoding
+from ctxviewer.model.trace import Kind
+from ctxviewer.tokens.counting import get_encoding
 
 CHAPTER = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "000_8cb939554a0d09c5.txt"
 

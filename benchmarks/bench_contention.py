@@ -10,7 +10,7 @@ the paint time (median and p95 of ``--repeat`` paints, wall-clock ms):
 
 * alone (the floor);
 * beside a pure-Python loop (the worst case: a thread that never waits);
-* beside a loop of ``store.load`` + :func:`~ctxviewer.assessment.assess` on the list's traces
+* beside a loop of ``store.load`` + :func:`~ctxviewer.assess.assessment.assess` on the list's traces
   (real work: SQLite, JSON decoding, the model's structuring, the checks);
 * beside SQLite counting in C (releases the lock: should cost little);
 
@@ -84,7 +84,7 @@ def main() -> None:
             spins[0] += 1
 
     def load_assess() -> None:
-        from ctxviewer.assessment import assess
+        from ctxviewer.assess.assessment import assess
 
         reader = st.reader()
         try:

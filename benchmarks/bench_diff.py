@@ -29,9 +29,9 @@ import tracemalloc
 from dataclasses import replace
 from typing import Any, Callable
 
-from ctxviewer.assessment import assess
+from ctxviewer.assess.assessment import assess
 from ctxviewer.diff import Change, diff_items, diff_traces, word_diff
-from ctxviewer.model import Category, ContextItem, Endpoint, Kind, LimitMode, Policy, RequestTrace
+from ctxviewer.model.trace import Category, ContextItem, Endpoint, Kind, LimitMode, Policy, RequestTrace
 
 WORDS = ["order", "refund", "parcel", "courier", "delivery", "size", "boots", "jacket", "warehouse", "invoice", "customer", "supervisor", "approval", "policy", "tracking", "exchange", "address", "postcode", "weekend", "return", "label", "stock", "colour"]
 

@@ -31,8 +31,8 @@ from typing import Any, Callable
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ctxviewer.filters import compile_filter  # noqa: E402
 from ctxviewer.store import TraceQuery, TraceStore  # noqa: E402
+from ctxviewer.store.filters import compile_filter  # noqa: E402
 from ctxviewer.store.fts import match_expression  # noqa: E402
 
 FILTERS = (

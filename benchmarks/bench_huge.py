@@ -9,7 +9,7 @@
 2. **select-to-paint** in the content view (offscreen Qt): ``set_content`` of the ITEM MB text plus a
    forced repaint, in ms, against the same for a 1 KB text (the floor).
 3. **cancel latency**: a cancel requested while the ITEM MB item is being counted and scanned,
-   until :func:`ctxviewer.importing.import_into` returns (ms).
+   until :func:`ctxviewer.pipeline.importing.import_into` returns (ms).
 
 Not a test: figures depend on the machine (here: 2 cores shared by many processes).
 """
@@ -51,7 +51,7 @@ def _file_with_items(path: Path, sizes_mb: list[float], letters_only: bool) -> N
 
 def _import_child(src: Path, db: Path) -> tuple[float, float]:
     """(seconds, peak MB) of ``ctxviewer import src -o db`` in a child process."""
-    code = ("import resource, sys, time; from ctxviewer.importing import import_into; t=time.perf_counter(); "
+    code = ("import resource, sys, time; from ctxviewer.pipeline.importing import import_into; t=time.perf_counter(); "
             f"r=import_into({str(db)!r}, [{str(src)!r}]); "
             "print(time.perf_counter()-t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, r.imported)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
@@ -113,7 +113,7 @@ def bench_paint(item_mb: float) -> None:
 
 
 def bench_cancel(item_mb: float, tmp: Path) -> None:
-    from ctxviewer.importing import import_into
+    from ctxviewer.pipeline.importing import import_into
 
     src = tmp / "cancel.jsonl"
     _file_with_items(src, [item_mb], True)

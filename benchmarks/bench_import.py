@@ -10,7 +10,7 @@ fresh child process:
 * floor: ``json.loads`` of every line of the same file (read line by line);
 * read: the ``otel`` importer's ``load`` alone (parse, group, map spans to request traces; no
   database), to tell the importer's cost from the store's;
-* import: ``ctxviewer.importing.import_into`` of the file into a new database (what ``ctxviewer
+* import: ``ctxviewer.pipeline.importing.import_into`` of the file into a new database (what ``ctxviewer
   import FILE -o DB`` runs: also counts missing tokens and stores each trace with its assessment).
 
 Prints per size: MB/s, traces/s, wall seconds, peak resident memory (MiB, the child's
@@ -32,7 +32,7 @@ each figure:
   by batch as the import calls it, on a new database (content-hash cache, each distinct text
   counted once, over the cores), in Mtok/s of distinct text;
 * ``import1`` and ``import``: the whole import with one process and with one worker per core
-  (:mod:`ctxviewer.assess_pool`), in item rows/s and traces/s, with CPU seconds (this process
+  (:mod:`ctxviewer.pipeline.assess_pool`), in item rows/s and traces/s, with CPU seconds (this process
   and its workers) beside the wall time.
 
     python benchmarks/bench_import.py --sizes 50,200 --dir /tmp/bench-import
@@ -141,7 +141,7 @@ if mode == "floor":
     count = n
 elif mode == "read":
     from ctxviewer.importers import get_importer
-    from ctxviewer.model import RequestTrace
+    from ctxviewer.model.trace import RequestTrace
     count = sum(isinstance(r, RequestTrace) for r in get_importer("otel").load(path))
 elif mode in ("tok-floor", "tokens"):
     import os
@@ -150,7 +150,7 @@ elif mode in ("tok-floor", "tokens"):
         for line in fh:
             if line.strip():
                 texts.extend(i["content"] for i in json.loads(line)["items"] if i.get("content") is not None)
-    from ctxviewer.tokens import get_encoding
+    from ctxviewer.tokens.counting import get_encoding
     enc = get_encoding("cl100k_base")
     distinct = list(dict.fromkeys(texts))
     extra["tokens"] = sum(map(len, enc.encode_ordinary_batch(distinct, num_threads=2 * (os.cpu_count() or 1))))
@@ -170,7 +170,7 @@ elif mode in ("tok-floor", "tokens"):
     cpu_end = time.process_time()
 else:
     import inspect
-    from ctxviewer.importing import import_into
+    from ctxviewer.pipeline.importing import import_into
     kw = {"workers": 1} if mode == "import1" and "workers" in inspect.signature(import_into).parameters else {}
     report = import_into(db, [path], **kw)  # (code before the worker pool: both modes are in-process)
     assert not report.problems, report.problems[:3]

@@ -30,6 +30,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
+from ctxviewer.pipeline.stored_facts import with_facts
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 PY = sys.executable
@@ -277,7 +279,7 @@ def bench(db: Path, repeat: int, quick: bool) -> list[Row]:
 
     # 8. filter or sort: time to the first page painted (threaded, as the window does: display-filter
     #    text planned by the store in the worker)
-    from ctxviewer.filters import prepare_parser
+    from ctxviewer.store.filters import prepare_parser
 
     prepare_parser().join()  # the window builds it in the background once it is up (FilterEdit)
     tm = TraceListModel(st)
@@ -348,7 +350,7 @@ def bench(db: Path, repeat: int, quick: bool) -> list[Row]:
     rows.extend(bench_select(repeat))
 
     # 13. peak RSS: this process holds the 1M list, now add a 5,000-item what-if and its chart
-    from ctxviewer import whatif
+    from ctxviewer.builder import whatif
 
     big = _big_trace(5000)
     out = whatif.run(big, whatif.Scenario(capacity=(big.endpoint.capacity or 128_000) // 2))
@@ -427,7 +429,7 @@ def qt_floor_frames(view: Any, n_frames: int) -> list[float]:
     per cell): what painting alone costs on this machine."""
     from PySide6.QtGui import QStandardItem, QStandardItemModel
 
-    from ctxviewer.columns import TRACE_COLUMNS
+    from ctxviewer.present.columns import TRACE_COLUMNS
 
     sm = QStandardItemModel(20_000, len(TRACE_COLUMNS))
     for r in range(20_000):
@@ -465,7 +467,7 @@ def bench_select(repeat: int) -> list[Row]:
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "big.db"
         with TraceStore.create(db) as st:
-            st.add([_big_trace(500), _big_trace(5000)])
+            st.add(with_facts([_big_trace(500), _big_trace(5000)]))
         w = MainWindow(QSettings(f"{tmp}/s.ini", QSettings.Format.IniFormat))
         w.resize(1280, 800)
         w.show()
@@ -492,7 +494,7 @@ def bench_select(repeat: int) -> list[Row]:
 
 
 def bench_import(db: Path, st: Any, quick: bool) -> list[Row]:
-    from ctxviewer.importing import import_into
+    from ctxviewer.pipeline.importing import import_into
 
     k = 300 if quick else 2000
     ids = [r.trace_id for _k, r in st.first_rows(order="trace_id", limit=k)]
@@ -526,7 +528,7 @@ def bench_import(db: Path, st: Any, quick: bool) -> list[Row]:
 
 
 def bench_tokens(st: Any, quick: bool) -> list[Row]:
-    from ctxviewer import tokens
+    from ctxviewer.tokens import counting as tokens
 
     texts = [r[0] for r in st._conn.execute("SELECT text FROM blobs LIMIT ?", (3000 if quick else 20000,))]
     enc = tokens.get_encoding("cl100k_base")

@@ -1,6 +1,6 @@
 """Benchmark: the injection scanner's recall and false-positive rate on the labelled set.
 
-Runs :func:`ctxviewer.scanner.scan_text` over every row of ``../shared/injection/labelled.jsonl``
+Runs :func:`ctxviewer.assess.scanner.scan_text` over every row of ``../shared/injection/labelled.jsonl``
 (each text scanned as untrusted data, as ``ctxviewer scan`` does) and prints, per category, the
 share of rows with at least one hit: recall for the injection categories, false-positive rate for
 the benign ones. ``--min-severity warning`` (default) ignores ``info`` hits. ``--half even|odd``
@@ -13,7 +13,7 @@ on ``benign_document`` and ``benign_hard``.
 ``--long MB`` instead times the scanner on long documents (issue 12: a 50 MB item took half an
 hour): prose made of the benign rows, one letter repeated (a 50 MB item without white space) and
 "lorem ipsum", each MB long with an injection at its end, scanned with the literal prefilter
-(:mod:`ctxviewer.scanner.prefilter`) and -- the floor, measured in the same run on the first
+(:mod:`ctxviewer.assess.scanner.prefilter`) and -- the floor, measured in the same run on the first
 1 MB -- with the plain regular-expression scan; it prints seconds per MB, the ratio and whether the
 payload at the end was found, and checks that both give the same hits on that 1 MB.
 
@@ -38,9 +38,9 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from ctxviewer.findings import Severity
-from ctxviewer.scanner import prefilter, scan_text
-from ctxviewer.scanner.registry import _learn
+from ctxviewer.assess.scanner import prefilter, scan_text
+from ctxviewer.assess.scanner.registry import _learn
+from ctxviewer.model.findings import Severity
 
 DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "injection" / "labelled.jsonl"
 
@@ -131,7 +131,7 @@ def long_documents(path: Path, mb: float) -> int:
 
 def short_texts(path: Path) -> int:
     """Milliseconds per short row, prefiltered against plain (the floor); 1 if any hit differs."""
-    from ctxviewer.scanner.registry import all_patterns
+    from ctxviewer.assess.scanner.registry import all_patterns
 
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     texts = [r["text"] for r in rows if len(r["text"]) < prefilter.MIN_CHARS]

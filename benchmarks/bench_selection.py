@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ctxviewer.pipeline.stored_facts import with_facts
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -54,7 +56,7 @@ def run(repeat: int, sizes: tuple[int, ...] = (500, 5000)) -> None:
     tmp = tempfile.mkdtemp()
     db = Path(tmp) / "big.db"
     with TraceStore.create(db) as st:
-        st.add([_big_trace(n) for n in sizes] + [_big_trace(3)])
+        st.add(with_facts([_big_trace(n) for n in sizes] + [_big_trace(3)]))
     handover: dict[str, list[float]] = {"loaded": [], "assessed": []}
     marks: dict[str, float] = {}
     on_loaded, on_assessed = MainWindow._on_loaded, MainWindow._on_assessed

@@ -52,7 +52,7 @@ def run(db: Path, settle_ms: int = SETTLE_MS, list_only: bool = False, foregroun
 
     app = application([])
     if list_only:
-        from ctxviewer.model import RequestTrace
+        from ctxviewer.model.trace import RequestTrace
 
         def no_detail(self: MainWindow, trace: RequestTrace | None, empty_text: str = "") -> None:
             self.trace = trace
@@ -120,7 +120,7 @@ def run(db: Path, settle_ms: int = SETTLE_MS, list_only: bool = False, foregroun
         return go
 
     def step_sort() -> None:
-        from ctxviewer.columns import TRACE_COLUMNS
+        from ctxviewer.present.columns import TRACE_COLUMNS
 
         col = next(i for i, c in enumerate(TRACE_COLUMNS) if c.sort_key == "retained_count")
         w.trace_view.sortByColumn(col, Qt.SortOrder.DescendingOrder)

@@ -75,7 +75,7 @@ w.trace_view.scrollToBottom()
 w.select_row(w.trace_model.rowCount() - 1)
 w.repaint()
 opened = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-from ctxviewer import whatif
+from ctxviewer.builder import whatif
 big = bm._big_trace(5000)
 out = whatif.run(big, whatif.Scenario(capacity=(big.endpoint.capacity or 128_000) // 2))
 w.whatif.panel.set_trace(big)

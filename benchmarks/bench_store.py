@@ -23,7 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ctxviewer.model import Endpoint  # noqa: E402
+from ctxviewer.model.trace import Endpoint  # noqa: E402
+from ctxviewer.pipeline.stored_facts import with_facts  # noqa: E402
 from ctxviewer.store import TraceQuery, TraceStore  # noqa: E402
 from tests.factories import make_trace  # noqa: E402
 
@@ -38,7 +39,7 @@ def build(db: Path, n: int) -> float:
     with TraceStore.create(db) as st:
         batch = 20_000
         for start in range(0, n, batch):
-            st.add(
+            st.add(with_facts(
                 replace(
                     base,
                     trace_id=f"tr-{i:07d}",
@@ -46,7 +47,7 @@ def build(db: Path, n: int) -> float:
                     endpoint=replace(base.endpoint, model=MODELS[i % len(MODELS)]) if base.endpoint else Endpoint(),
                 )
                 for i in range(start, min(n, start + batch))
-            )
+            ))
     return time.perf_counter() - t0
 
 

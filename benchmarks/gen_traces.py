@@ -22,11 +22,11 @@ transactions. Token counts are the application's recorded counts (``tokens_sourc
 'recorded'``), about 4 characters per token; they are not re-counted with tiktoken. The stored
 facts follow eq. 3.1 (margin = C - input - B_out) and the findings a request of that shape gets
 (``budget.over_capacity``, ``injection.*``, ``evidence.needed_omitted_by_rank``); they are not
-the output of :func:`ctxviewer.assessment.assess` on each trace (that would take hours for 1M
+the output of :func:`ctxviewer.assess.assessment.assess` on each trace (that would take hours for 1M
 traces), so a trace's list row (state, omitted, input) can disagree with ``show --json``. When
 exact facts matter, re-assess a small database: ``ctxviewer upgrade GEN.db -o EXACT.db`` (a
 database already at the current schema is copied with every trace re-assessed,
-``TraceStore.reassess``); there is no ``ctxviewer reassess`` command.
+:func:`ctxviewer.pipeline.backfill.reassess`); there is no ``ctxviewer reassess`` command.
 
     python benchmarks/gen_traces.py --traces 1000000 --db /tmp/gen-1m.db
 
@@ -376,7 +376,7 @@ def write(db: Path, n: int, seed: int = 11, progress: bool = False) -> dict[str,
 
 
 def generated_backfill(conn: Any) -> int:
-    """Stand-in for :func:`ctxviewer.store.facts.backfill` on a generated database: the facts
+    """Stand-in for :func:`ctxviewer.pipeline.backfill.reassess` on a generated database: the facts
     :func:`write` stores, not an assessment. The ``traces`` facts (schema 2) are already on every
     generated row; ``trace_findings`` (schema 3), when the table exists, gets the worst finding of
     each trace (``worst_rule``, ``worst_severity``, count 1), as :func:`write` writes it. Returns
@@ -418,19 +418,18 @@ def migrate_generated(db: Path) -> dict[str, float]:
     """Apply the pending schema steps to ``db`` (a generated database, written in place) with
     :func:`generated_backfill` in place of the per-trace assessment: what :func:`upgrade` does
     after its copy, for a copy made earlier. Returns traces, steps applied, bytes and seconds."""
-    from unittest import mock
-
     from sqlite_utils import Database
 
-    from ctxviewer.store import facts, schema
+    from ctxviewer.store import schema
 
     t0 = time.perf_counter()
     out = sqlite3.connect(str(db))
     out.execute("PRAGMA journal_mode = OFF")  # a failed upgrade leaves a file to delete, not a DB to keep
     out.execute("PRAGMA synchronous = OFF")
     out.execute("PRAGMA cache_size = -1000000")
-    with mock.patch.object(facts, "backfill", generated_backfill):
-        steps = schema.migrate(Database(out), db)
+    steps = schema.migrate(Database(out), db)
+    with out:
+        generated_backfill(out)
     traces = out.execute("SELECT count(*) FROM traces").fetchone()[0]
     out.close()
     return {"traces": traces, "steps": steps, "bytes": db.stat().st_size, "seconds": time.perf_counter() - t0}

@@ -1,6 +1,6 @@
 """``python -m ctxviewer``: the same as the ``ctxviewer`` command."""
 
-from .cli import main
+from ctxviewer.cli import main
 
 if __name__ == "__main__":
     main()

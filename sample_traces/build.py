@@ -1,4 +1,4 @@
-"""Helpers that turn sample content into :class:`~ctxviewer.model.RequestTrace` objects.
+"""Helpers that turn sample content into :class:`~ctxviewer.model.trace.RequestTrace` objects.
 
 Every item's ``tokens`` is the cl100k_base count of its ``content``; positions are assigned over
 the retained items in final order; the serialized request is the OpenAI Chat Completions body the
@@ -12,7 +12,7 @@ import json
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping
 
-from ctxviewer.model import (
+from ctxviewer.model.trace import (
     Category,
     ContextItem,
     Endpoint,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ctxviewer.tokens import count_tokens
+from ctxviewer.tokens.counting import count_tokens
 
 CONTENT = Path(__file__).resolve().parent / "content"
 ENCODING = "cl100k_base"

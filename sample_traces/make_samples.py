@@ -1,6 +1,6 @@
 """Regenerate the sample traces: ``python -m sample_traces.make_samples`` (from the repository root).
 
-Builds every scenario of issue #2 as a :class:`~ctxviewer.model.RequestTrace` (deterministic, no
+Builds every scenario of issue #2 as a :class:`~ctxviewer.model.trace.RequestTrace` (deterministic, no
 network), writes ``sample_traces/traces.jsonl`` (native JSON Lines, one trace per line) and, when
 the trace store is available, ``sample_traces/samples.db``.
 """
@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ctxviewer.budget import check_capacity, verdict_text
+from ctxviewer.assess.budget import check_capacity, verdict_text
 from ctxviewer.importers.native import mark_recorded
-from ctxviewer.model import RequestTrace
-from ctxviewer.serialize import trace_to_dict
+from ctxviewer.model.serialize import trace_to_dict
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.pipeline.stored_facts import with_facts
 
 from . import scenarios_16k as s16
 from . import scenarios_budget as sb
@@ -89,7 +90,7 @@ def write_db(traces: list[RequestTrace], path: Path) -> bool:
             return True  # unchanged: keep the file (SQLite bytes differ between writes)
         path.unlink()
     with TraceStore.create(path) as st:
-        st.add(traces)
+        st.add(with_facts(traces))
     return True
 
 
@@ -103,7 +104,7 @@ def _db_holds(path: Path, traces: list[RequestTrace]) -> bool:
                 return False
             if not all(st.load(t.trace_id) == t for t in traces):
                 return False
-            from ctxviewer.assessment import assess  # stored facts must match today's checks
+            from ctxviewer.assess.assessment import assess  # stored facts must match today's checks
 
             rows = {r.trace_id: r for r in st.list(None, 0, -1)}
             return all((rows[t.trace_id].state, rows[t.trace_id].verdict) == (a.state.value, a.verdict)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ctxviewer.model import ContextItem, Kind, RequestTrace, SourceRef
+from ctxviewer.model.trace import ContextItem, Kind, RequestTrace, SourceRef
 
 from .build import budget, item, trace
 from .fitting import fit, fit_group

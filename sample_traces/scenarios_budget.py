@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ctxviewer.model import ContextItem, Kind, RequestTrace
+from ctxviewer.model.trace import ContextItem, Kind, RequestTrace
 
 from .build import budget, trace
 from .fitting import fit, fit_group, ntok
@@ -159,7 +159,7 @@ def budget_8k_replay() -> RequestTrace:
 
 def check_8k_totals(t: RequestTrace) -> None:
     """Assert the chapter's per-category numbers on a budget-8k style trace."""
-    from ctxviewer.budget import allocations
+    from ctxviewer.assess.budget import allocations
 
     used = {a.category.value: a.used for a in allocations(t)}
     assert used == {"sys": 800, "hist": 1200, "evidence": 3000, "tools": 600, "user": 400}, used

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ctxviewer.model import (
+from ctxviewer.model.trace import (
     ContextItem,
     Kind,
     SerializedRequest,

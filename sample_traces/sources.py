@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import json
 
-from ctxviewer.model import ContextItem, Kind, SourceRef
+from ctxviewer.model.trace import ContextItem, Kind, SourceRef
 
 from .build import POLICY_ID, POLICY_VERSION, PRIO_REQUIRED, item
 from .fitting import Block, fit, load_blocks, plain

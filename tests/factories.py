@@ -18,7 +18,7 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
-from ctxviewer.model import (
+from ctxviewer.model.trace import (
     Category,
     ContextItem,
     Endpoint,
@@ -39,7 +39,7 @@ from ctxviewer.model import (
     Usage,
     ValidationResult,
 )
-from ctxviewer.tokens import count_tokens
+from ctxviewer.tokens.counting import count_tokens
 
 POLICY_TEXT = (
     "You are the support assistant for Northwind Outfitters. Answer from the supplied order "

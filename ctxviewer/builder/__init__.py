@@ -1,23 +1,23 @@
 """Build requests by the chapter 3.3 rules and record what was sent (public API).
 
     from ctxviewer.builder import Builder, Candidate
-    from ctxviewer.model import Kind
+    from ctxviewer.model.trace import Kind
 
     b = Builder("gpt-4o", capacity=8000, reserved_output_tokens=1200)
     result = b.build([Candidate(Kind.POLICY, "policy", policy_text),
                       Candidate(Kind.EVIDENCE, "doc-1", passage, priority=0.8),
                       Candidate(Kind.USER, "question", question)], policy_version="v3")
     send(result.request)                      # the chat body
-    with TraceStore.create("traces.db") as store:
-        store.add([result.trace])             # the selection record, as ctxviewer shows it
+    save_traces("traces.db", [result.trace])  # the selection record, as ctxviewer shows it
+                                              # (ctxviewer.pipeline.stored_facts: assessed, then stored)
 
 See :mod:`.trim` for the rules, :mod:`.rules` for how a request is counted. No Qt here.
 """
 
-from .api import Builder, BuildResult, input_budget
-from .candidates import BuildError, Candidate, RequiredOverBudgetError
-from .rules import ChatRule, TextRule
-from .trim import Trim, textbook_trim, trim
+from ctxviewer.builder.api import Builder, BuildResult, input_budget
+from ctxviewer.builder.candidates import BuildError, Candidate, RequiredOverBudgetError
+from ctxviewer.builder.rules import ChatRule, TextRule
+from ctxviewer.builder.trim import Trim, textbook_trim, trim
 
 __all__ = [
     "BuildError",

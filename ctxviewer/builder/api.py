@@ -19,7 +19,10 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Mapping, Sequence
 
-from ..model import (
+from ctxviewer.builder.candidates import BuildError, Candidate
+from ctxviewer.builder.rules import ChatRule, CountingRule, TextRule
+from ctxviewer.builder.trim import Trim, trim
+from ctxviewer.model.trace import (
     Category,
     ContextItem,
     Endpoint,
@@ -33,9 +36,6 @@ from ..model import (
     TokenSource,
     Trust,
 )
-from .candidates import BuildError, Candidate
-from .rules import ChatRule, CountingRule, TextRule
-from .trim import Trim, trim
 
 
 @dataclass(frozen=True)

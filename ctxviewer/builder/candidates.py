@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..budget import CATEGORY_ORDER
-from ..model import Category, Kind
+from ctxviewer.assess.budget import CATEGORY_ORDER
+from ctxviewer.model.trace import Category, Kind
 
 _KIND_CATEGORY = {
     Kind.POLICY: Category.SYS, Kind.USER: Category.USER, Kind.HISTORY: Category.HIST,

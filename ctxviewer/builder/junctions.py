@@ -54,7 +54,7 @@ from typing import Sequence
 
 import regex
 
-from ..tokens import get_encoding
+from ctxviewer.tokens.counting import get_encoding
 
 K = 3
 """Pieces in a guarded head or tail."""

@@ -1,7 +1,7 @@
 """Counting rules the builder serializes and counts a request with, each with a fast *tally*.
 
 * :class:`ChatRule` -- the request is an OpenAI-shaped chat body (``messages``, ``tools``); it is
-  counted by the endpoint's rule (:func:`ctxviewer.accounting.request.count_request`). Messages are
+  counted by the endpoint's rule (:func:`ctxviewer.tokens.request_accounting.count_request`). Messages are
   framed by special tokens, so the count is per message plus per-request constants.
 * :class:`TextRule` -- the request is one rendered prompt text (every item rendered by a template
   and concatenated) counted by one encode; items interact at their junctions, so its tally uses
@@ -18,11 +18,11 @@ import json
 import operator
 from typing import Any, Callable, Protocol, Sequence
 
-from ..accounting.profiles import Resolution, resolve
-from ..accounting.request import _count_tool, _Counter, count_request
-from ..model import Kind
-from .candidates import Candidate
-from .junctions import CountedSegment, JunctionCounter, JunctionUnstable
+from ctxviewer.builder.candidates import Candidate
+from ctxviewer.builder.junctions import CountedSegment, JunctionCounter, JunctionUnstable
+from ctxviewer.model.trace import Kind
+from ctxviewer.tokens.profiles import Resolution, resolve
+from ctxviewer.tokens.request_accounting import _count_tool, _Counter, count_request
 
 
 class Tally(Protocol):

@@ -24,9 +24,9 @@ import operator
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from ..model import Category
-from .candidates import CAP_ORDER, Candidate, RequiredOverBudgetError, Unit, removal_order, units
-from .rules import CountingRule
+from ctxviewer.builder.candidates import CAP_ORDER, Candidate, RequiredOverBudgetError, Unit, removal_order, units
+from ctxviewer.builder.rules import CountingRule
+from ctxviewer.model.trace import Category
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .items import CHANGE_ORDER, Change, ItemDiff, diff_items
-    from .request import diff_traces, first_divergence
-    from .result import TraceDiff
-    from .words import Segment, WordDiff, word_diff
+    from ctxviewer.diff.items import CHANGE_ORDER, Change, ItemDiff, diff_items
+    from ctxviewer.diff.request import diff_traces, first_divergence
+    from ctxviewer.diff.result import TraceDiff
+    from ctxviewer.diff.words import Segment, WordDiff, word_diff
 
 _HOME = {"CHANGE_ORDER": "items", "Change": "items", "ItemDiff": "items", "diff_items": "items",
          "diff_traces": "request", "first_divergence": "request", "TraceDiff": "result",

@@ -16,7 +16,7 @@ Messages are matched by role and normalised content (:func:`ctxviewer.diff.ident
 never by id: OTel message ids are indexes (``msg-{i}``) that shift when turns are dropped.
 
 These omissions are derived, not recorded. They apply only to traces whose source format records
-no omissions (:func:`ctxviewer.importers.omissions_recorded` is False -- the trace's "omissions
+no omissions (:attr:`RequestTrace.omissions_recorded <ctxviewer.model.trace.RequestTrace.omissions_recorded>` is False -- the trace's "omissions
 recorded" fact); a trace that records its omissions keeps exactly what it recorded. No Qt here.
 """
 
@@ -26,12 +26,11 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterable
 
-from ..importers import omissions_recorded
-from ..model import ContextItem, Kind, RequestTrace, Status
-from .identity import MESSAGE_KINDS, content_digest
+from ctxviewer.diff.identity import MESSAGE_KINDS, content_digest
+from ctxviewer.model.trace import ContextItem, Kind, RequestTrace, Status
 
 if TYPE_CHECKING:
-    from ..store import TraceRow, TraceSource
+    from ctxviewer.store import TraceRow, TraceSource
 
 DROPPED = "dropped between calls"
 """Reason of a message missing from the next call with no new summary."""
@@ -166,8 +165,8 @@ def earlier_call_ids(store: TraceSource, trace: RequestTrace) -> list[str]:
     for an OTel span the rows in the trace-id range ``"<otel id>:"`` .. ``"<otel id>;"`` (the
     primary key, no scan). ``[]`` when the trace has no conversation or is its first call. Raises
     :class:`ctxviewer.store.StoreError` when the store cannot be read."""
-    from ..filters import quote
-    from ..store import TraceQuery
+    from ctxviewer.store import TraceQuery
+    from ctxviewer.store.filters import quote
 
     key = conversation_key(trace)
     if key is None:
@@ -206,7 +205,7 @@ def derive_for_display(store: TraceSource, trace: RequestTrace) -> RequestTrace:
     """``trace`` with the messages dropped since the previous call shown as derived omitted items,
     for surfaces (item table, ``show``). Unchanged when the trace's format records omissions (the
     recorded ones apply), when it has no previous call, or when nothing was dropped."""
-    if omissions_recorded(trace.source_format):
+    if trace.omissions_recorded:
         return trace
     prev = previous_call(store, trace)
     if prev is None:

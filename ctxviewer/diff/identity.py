@@ -21,7 +21,7 @@ import json
 import re
 from typing import Any
 
-from ..model import ContextItem, Kind, RequestTrace
+from ctxviewer.model.trace import ContextItem, Kind, RequestTrace
 
 MESSAGE_KINDS = frozenset({Kind.HISTORY, Kind.SUMMARY, Kind.MEMORY, Kind.USER})
 """Kinds paired by content hash when their ids find no partner."""

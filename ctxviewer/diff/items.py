@@ -20,8 +20,8 @@ import enum
 from collections import defaultdict, deque
 from dataclasses import dataclass
 
-from ..model import ContextItem, Kind, RequestTrace, Status
-from .identity import MESSAGE_KINDS, content_digest, identity, is_positional_id, normalise_content
+from ctxviewer.diff.identity import MESSAGE_KINDS, content_digest, identity, is_positional_id, normalise_content
+from ctxviewer.model.trace import ContextItem, Kind, RequestTrace, Status
 
 
 class Change(str, enum.Enum):

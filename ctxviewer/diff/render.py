@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..budget import CATEGORY_LABELS
-from ..columns import fmt_int, fmt_priority
-from ..visible import one_line
-from .items import Change, ItemDiff
-from .result import EvidencePlace, TraceDiff
-from .words import word_diff
+from ctxviewer.assess.budget import CATEGORY_LABELS
+from ctxviewer.diff.items import Change, ItemDiff
+from ctxviewer.diff.result import EvidencePlace, TraceDiff
+from ctxviewer.diff.words import word_diff
+from ctxviewer.model.words import fmt_int, fmt_priority
+from ctxviewer.util.visible import one_line
 
 CHANGE_SYMBOLS: dict[Change, str] = {
     Change.UNCHANGED: "=",
@@ -204,7 +204,7 @@ def evidence_moves(diff: TraceDiff, limit: int = 4) -> str | None:
 def needed_outcome(e: EvidencePlace) -> str:
     """Did B fix the place of a needed document? ``"out of the middle"``, ``"still in the
     middle"``, ``"moved into the middle"``, ``"now sent"``, ``"no longer sent"``, ``"not sent in
-    either"``, ``"not in the middle in either"`` (bands of :mod:`ctxviewer.evidence_positions`:
+    either"``, ``"not in the middle in either"`` (bands of :mod:`ctxviewer.assess.evidence_positions`:
     Table 3.1 row 3, lost in the middle)."""
     if e.rank_a is None and e.rank_b is None:
         return "not sent in either"

@@ -1,6 +1,6 @@
 """Build a :class:`~ctxviewer.diff.result.TraceDiff`: item alignment plus the request-level changes.
 
-The eq. 3.1 verdict and state before and after come from :func:`ctxviewer.assessment.assess`, the
+The eq. 3.1 verdict and state before and after come from :func:`ctxviewer.assess.assessment.assess`, the
 same words ``show`` and the window use. No Qt here.
 """
 
@@ -9,14 +9,13 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from typing import Any
 
-from ..assessment import Assessment, assess
-from ..budget import CATEGORY_ORDER, allocations
-from ..evidence_positions import EvidenceMap, evidence_map
-from ..findings import Finding
-from ..model import Category, Kind, RequestTrace, ToolCall
-from .identity import normalise_content
-from .items import diff_items, retained_sequence
-from .result import (
+from ctxviewer.assess.assessment import Assessment, assess
+from ctxviewer.assess.budget import CATEGORY_ORDER, allocations
+from ctxviewer.assess.checks.config import marked_documents
+from ctxviewer.assess.evidence_positions import EvidenceMap, evidence_map
+from ctxviewer.diff.identity import normalise_content
+from ctxviewer.diff.items import diff_items, retained_sequence
+from ctxviewer.diff.result import (
     CategoryDelta,
     CheckDiff,
     Divergence,
@@ -27,6 +26,8 @@ from .result import (
     ToolCallDiff,
     TraceDiff,
 )
+from ctxviewer.model.findings import Finding
+from ctxviewer.model.trace import Category, Kind, RequestTrace, ToolCall
 
 _FIELDS: tuple[tuple[str, Any], ...] = (
     ("endpoint.provider", lambda t: t.endpoint.provider),
@@ -48,6 +49,11 @@ _ACCOUNTING: tuple[tuple[str, Any], ...] = (
 )
 """Whole-request input token counts (application count; OTel ``gen_ai.usage.*``)."""
 
+
+
+def _evidence(t: RequestTrace) -> EvidenceMap | None:
+    """``t``'s evidence map with the user's marks, as the evidence check made it (memoised)."""
+    return evidence_map(t, marked_documents(t.trace_id))
 
 def _changed(specs: tuple[tuple[str, Any], ...], a: RequestTrace, b: RequestTrace) -> tuple[FieldChange, ...]:
     out = []
@@ -95,7 +101,7 @@ def evidence_order(a: RequestTrace, b: RequestTrace,
                    maps: tuple[EvidenceMap | None, EvidenceMap | None] | None = None) -> tuple[EvidencePlace, ...]:
     """Each evidence document's request position, evidence rank and band in A and B, and whether
     it is the document the answer needed (``maps``: the two
-    :func:`~ctxviewer.evidence_positions.evidence_map` results, computed when not given), in B's
+    :func:`~ctxviewer.assess.evidence_positions.evidence_map` results, computed when not given), in B's
     order (documents sent by B first, then B's omitted ones, then those only in A)."""
 
     def places(t: RequestTrace) -> dict[str, tuple[int | None, int | None]]:
@@ -108,7 +114,7 @@ def evidence_order(a: RequestTrace, b: RequestTrace,
             return set(), {}
         return {e.item_id for e in m.entries if e.needed}, {e.item_id: e.band for e in m.entries}
 
-    ma, mb = maps if maps is not None else (evidence_map(a), evidence_map(b))
+    ma, mb = maps if maps is not None else (_evidence(a), _evidence(b))
     (need_a, band_a), (need_b, band_b) = marks(ma), marks(mb)
     pa, pb = places(a), places(b)
     order = sorted(pb, key=lambda k: (pb[k][1] is None, pb[k][1] or 0))
@@ -183,7 +189,7 @@ def diff_traces(a: RequestTrace, b: RequestTrace,
     well-formed traces; the diff itself is O(n log n) in items plus one content normalisation per
     item (about 120 ms for 2 x 5,000 items, ``benchmarks/bench_diff.py``)."""
     as_a, as_b = assessments if assessments is not None else (assess(a), assess(b))
-    ev_a, ev_b = evidence_map(a), evidence_map(b)  # memoised: the assessment's evidence check made them
+    ev_a, ev_b = _evidence(a), _evidence(b)  # memoised: the assessment's evidence check made them
     return TraceDiff(
         trace_a=a.trace_id,
         trace_b=b.trace_id,

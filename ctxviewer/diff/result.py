@@ -14,8 +14,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from ..model import Category
-from .items import Change, ItemDiff
+from ctxviewer.diff.items import Change, ItemDiff
+from ctxviewer.model.trace import Category
 
 
 @dataclass(frozen=True)
@@ -88,11 +88,11 @@ class EvidencePlace:
     needed_a: bool = False
     needed_b: bool = False
     """The document the answer needed (user-marked, else best matching the question:
-    :mod:`ctxviewer.evidence_positions`, Table 3.1 row 3) in A / in B."""
+    :mod:`ctxviewer.assess.evidence_positions`, Table 3.1 row 3) in A / in B."""
     band_a: str | None = None
     band_b: str | None = None
     """Lost-in-the-middle band (``edge`` / ``shoulder`` / ``middle``) among the evidence sent by
-    A / B (:func:`ctxviewer.evidence_positions.band`); ``None`` when not sent."""
+    A / B (:func:`ctxviewer.assess.evidence_positions.band`); ``None`` when not sent."""
 
     @property
     def needed(self) -> bool:
@@ -102,7 +102,7 @@ class EvidencePlace:
 
 @dataclass(frozen=True)
 class FindingChange:
-    """One finding rule (:class:`ctxviewer.findings.Finding` ``rule``) in the assessments of A and
+    """One finding rule (:class:`ctxviewer.model.findings.Finding` ``rule``) in the assessments of A and
     B: how many findings it gave, the worst severity and the first message on each side (``None``
     / 0 when the rule found nothing there)."""
 
@@ -179,7 +179,7 @@ class TraceDiff:
     """Per-category tokens, eq. 3.1 order."""
     verdict_a: str
     verdict_b: str
-    """The assessment's verdict in words (:attr:`ctxviewer.assessment.Assessment.verdict`)."""
+    """The assessment's verdict in words (:attr:`ctxviewer.assess.assessment.Assessment.verdict`)."""
     fits_a: bool | None
     fits_b: bool | None
     """Whether eq. 3.1 holds in A / B (``None``: cannot be decided)."""

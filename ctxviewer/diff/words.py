@@ -6,7 +6,7 @@ by line and only the changed line blocks word by word, so a pair of 1 MB texts d
 second instead of minutes (``benchmarks/bench_diff.py``).
 
 Offsets are Python code points of the texts as given; convert with
-:func:`ctxviewer.highlight.utf16_offsets` before painting in Qt. No Qt here.
+:func:`ctxviewer.util.highlight.utf16_offsets` before painting in Qt. No Qt here.
 """
 
 from __future__ import annotations

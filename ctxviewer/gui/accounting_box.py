@@ -1,8 +1,8 @@
 """A trace's recorded token accounting as a box: content per category + framing overhead +
 tool-definition overhead = the counted total, beside the provider-reported input and the residual,
 with the warning when the residual exceeds the endpoint profile's tolerance
-(:func:`ctxviewer.accounting.breakdown.breakdown`; ``ctxviewer whatif`` prints the same lines).
-Plain text only: item ids in the notes are untrusted and shown with :func:`ctxviewer.visible.one_line`.
+(:func:`ctxviewer.assess.breakdown.breakdown`; ``ctxviewer whatif`` prints the same lines).
+Plain text only: item ids in the notes are untrusted and shown with :func:`ctxviewer.util.visible.one_line`.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGroupBox, QLabel, QVBoxLayout, QWidget
 
-from ..accounting.breakdown import breakdown
-from ..model import RequestTrace
-from ..visible import one_line
+from ctxviewer.assess.breakdown import breakdown
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.util.visible import one_line
 
 NOTE_PREFIXES = ("warning:", "not counted", "counted in chunks")
 """Breakdown lines shown wrapped under the figures rather than in the monospace column."""

@@ -1,12 +1,12 @@
 """The answer side of the trace panel: Response, Request and Attributes tabs (issue 13).
 
-* **Response** -- :func:`ctxviewer.answer.answer_text`: the model's text, finish reason, response
+* **Response** -- :func:`ctxviewer.present.answer.answer_text`: the model's text, finish reason, response
   model and id, each proposed tool call with its arguments pretty-printed, every check and the
   verdict, and the validations of the output (the same words ``ctxviewer show`` prints).
-* **Request** -- :func:`ctxviewer.request_body.request_view`: the notice (kept, or "only a reference
+* **Request** -- :func:`ctxviewer.present.request_body.request_view`: the notice (kept, or "only a reference
   was kept (sha256 …); exact replay impossible: fields … redacted") above the serialized body,
   pretty-printed and highlighted.
-* **Attributes** -- :func:`ctxviewer.trace_attributes.attribute_rows` as a two-column table.
+* **Attributes** -- :func:`ctxviewer.present.trace_attributes.attribute_rows` as a two-column table.
 
 Everything is plain text (never rich text) and read-only.
 """
@@ -26,11 +26,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..answer import answer_text
-from ..model import RequestTrace
-from ..request_body import request_view
-from ..trace_attributes import attribute_rows
-from .content_view import ContentView
+from ctxviewer.gui.content_view import ContentView
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.present.answer import answer_text
+from ctxviewer.present.request_body import request_view
+from ctxviewer.present.trace_attributes import attribute_rows
 
 RESPONSE, REQUEST, ATTRIBUTES = range(3)
 """Tab indexes."""

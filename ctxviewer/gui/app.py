@@ -8,9 +8,9 @@ from pathlib import Path
 from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import QApplication
 
-from .. import assets
-from .control_glyphs import choose_control_markers
-from .main_window import MainWindow
+from ctxviewer.gui.control_glyphs import choose_control_markers
+from ctxviewer.gui.main_window import MainWindow
+from ctxviewer.util import assets
 
 SWITCH_INTERVAL_S = 0.0002
 """The interpreter's thread switch interval the viewer runs with (s; Python's default is 0.005).

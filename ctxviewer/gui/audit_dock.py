@@ -1,6 +1,6 @@
 """The audit view in the main window: a dock opened from **Review › Audit Findings** (Ctrl+Shift+A),
 and **File › Export Findings…** (Ctrl+Shift+E), which writes the open database's findings with the
-reviewer's verdicts as SARIF 2.1.0 (:mod:`ctxviewer.sarif`, the same as ``ctxviewer check --format
+reviewer's verdicts as SARIF 2.1.0 (:mod:`ctxviewer.report.sarif`, the same as ``ctxviewer check --format
 sarif``), off the GUI thread.
 
 :class:`AuditController` owns the dock and its :class:`~ctxviewer.gui.audit_view.AuditView`,
@@ -21,10 +21,11 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QMenu
 
-from .worker import Task
+from ctxviewer.gui.worker import Task
+from ctxviewer.pipeline.hints import open_store
 
 if TYPE_CHECKING:
-    from .audit_view import AuditView
+    from ctxviewer.gui.audit_view import AuditView
 
 
 class AuditController(QObject):
@@ -62,7 +63,7 @@ class AuditController(QObject):
     def view(self) -> AuditView:
         """The audit view in the dock (built on first use)."""
         if self._view is None:
-            from .audit_view import AuditView
+            from ctxviewer.gui.audit_view import AuditView
 
             self._view = AuditView()
             self.dock.setWidget(self._view)
@@ -115,10 +116,9 @@ class AuditController(QObject):
         db, out = self.db_path, Path(path)
 
         def job(progress, cancelled):  # type: ignore[no-untyped-def]
-            from ..sarif import assess_db, db_reviews, sarif_log, write_sarif
-            from ..store import TraceStore
+            from ctxviewer.report.sarif import assess_db, db_reviews, sarif_log, write_sarif
 
-            with TraceStore.open(db) as store:
+            with open_store(db) as store:
                 results = assess_db(store, None, progress, cancelled)
             log = sarif_log(results, db_reviews(db), db.resolve().as_uri())
             write_sarif(out, log)

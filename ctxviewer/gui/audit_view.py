@@ -4,8 +4,8 @@ Keyboard-driven (focus on the table): ``J`` / ``Down`` next finding, ``K`` / ``U
 ``C`` confirmed injection, ``F`` false positive, ``U`` needs follow-up (each verdict moves to the
 next finding), ``X`` clears the verdict, ``N`` edits the note (``Enter`` saves it and returns to
 the table, ``Esc`` returns without saving). Selecting a finding shows its item with the span
-highlighted and invisible characters made visible (:func:`ctxviewer.visible.reveal`; offsets
-converted once with :func:`ctxviewer.highlight.utf16_offsets`), and the tool call it is linked to.
+highlighted and invisible characters made visible (:func:`ctxviewer.util.visible.reveal`; offsets
+converted once with :func:`ctxviewer.util.highlight.utf16_offsets`), and the tool call it is linked to.
 
 The findings are collected off the GUI thread (:class:`~ctxviewer.gui.worker.Task`, its own
 store connection) with progress and Cancel. Verdicts go to the review file beside the database
@@ -42,15 +42,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..highlight import StyleSpan, utf16_offsets
-from ..review import FindingKey, ReviewEntry, ReviewFile, ReviewQueue, ReviewVerdict, collect, review_path
-from ..review.queue import STATUSES, status_label
-from ..review.verdicts import ReviewFileError
-from ..store import TraceStore
-from ..visible import one_line, reveal
-from .review_model import EntryRole, ReviewTableModel
-from .tables import make_table
-from .worker import Task
+from ctxviewer.gui.review_model import EntryRole, ReviewTableModel
+from ctxviewer.gui.tables import make_table
+from ctxviewer.gui.worker import Task
+from ctxviewer.pipeline.hints import open_store
+from ctxviewer.review import FindingKey, ReviewEntry, ReviewFile, ReviewQueue, ReviewVerdict, collect, review_path
+from ctxviewer.review.queue import STATUSES, status_label
+from ctxviewer.review.verdicts import ReviewFileError
+from ctxviewer.util.highlight import StyleSpan, utf16_offsets
+from ctxviewer.util.visible import one_line, reveal
 
 HIGHLIGHT = QColor("#fde68a")
 """Background of the flagged span."""
@@ -164,7 +164,7 @@ class AuditView(QWidget):
         path = self.db_path
 
         def job(progress, cancelled):  # type: ignore[no-untyped-def]
-            with TraceStore.open(path) as store:
+            with open_store(path) as store:
                 return collect(store, progress, cancelled)
 
         task = Task(job, self)

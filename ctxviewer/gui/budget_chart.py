@@ -1,6 +1,6 @@
 """The budget chart: a trace's tokens per category as stacked horizontal bars against capacity C.
 
-The chart paints a core :class:`~ctxviewer.assessment.BudgetFigure` (bars, C line or note, x
+The chart paints a core :class:`~ctxviewer.assess.assessment.BudgetFigure` (bars, C line or note, x
 range) and the assessment's state, verdict and numbers; it derives nothing itself. It shows:
 
 * ``used``: each input category's retained tokens, then the reserved output, then the margin up to
@@ -10,7 +10,7 @@ range) and the assessment's state, verdict and numbers; it derives nothing itsel
   note "capacity not recorded" instead -- a missing C is never drawn as a guess); with separate
   limits a line at the input limit;
 * a legend, and above the plot the state (OK / WARNING / FAILURE) and the verdict in words
-  (:attr:`ctxviewer.assessment.Assessment.verdict`), then the numbers line.
+  (:attr:`ctxviewer.assess.assessment.Assessment.verdict`), then the numbers line.
 
 :meth:`BudgetChart.segments` returns what was drawn, so tests assert bar values, not pixels.
 
@@ -29,18 +29,18 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
-from ..assessment import Assessment, BudgetFigure, assess
-from ..budget import BarSegment
-from ..columns import fmt_int
-from ..finding_view import state_headline
-from ..model import RequestTrace
-from .background_import import import_in_background
-from .chart_legend import ChartLegend
+from ctxviewer.assess.assessment import Assessment, BudgetFigure, assess
+from ctxviewer.assess.budget import BarSegment
+from ctxviewer.gui.background_import import import_in_background
+from ctxviewer.gui.chart_legend import ChartLegend
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.model.words import fmt_int
+from ctxviewer.present.finding_view import state_headline
 
 if TYPE_CHECKING:
     import pyqtgraph as pg
 
-    from .budget_plot import BudgetPlot
+    from ctxviewer.gui.budget_plot import BudgetPlot
 
 COLORS: dict[str, str] = {
     "sys": "#2563eb",
@@ -134,7 +134,7 @@ class BudgetChart(QWidget):
         """Build the pyqtgraph plot now if it is not built yet (imports pyqtgraph), draw the current
         figure into it and return its ``PlotItem``."""
         if self._plotter is None:
-            from .budget_plot import BudgetPlot
+            from ctxviewer.gui.budget_plot import BudgetPlot
 
             self._plotter = BudgetPlot(PLOT_MIN_PX)
             self._plotter.draw(self._figure, COLORS, segment_tooltip)

@@ -1,4 +1,4 @@
-"""The pyqtgraph part of the budget chart: the plot of one :class:`~ctxviewer.assessment.BudgetFigure`.
+"""The pyqtgraph part of the budget chart: the plot of one :class:`~ctxviewer.assess.assessment.BudgetFigure`.
 
 :class:`~ctxviewer.gui.budget_chart.BudgetChart` keeps its words, numbers and legend in ordinary Qt
 widgets and builds this plot only after the first screen has been painted (issue 11: importing
@@ -15,10 +15,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QSizePolicy
 
-from ..assessment import BudgetFigure
-from ..axis_labels import tick_labels
-from ..budget import BarSegment
-from ..columns import fmt_int
+from ctxviewer.assess.assessment import BudgetFigure
+from ctxviewer.assess.budget import BarSegment
+from ctxviewer.model.words import fmt_int
+from ctxviewer.util.axis_labels import tick_labels
 
 DARK_TEXT = {"margin"}
 """Segment keys whose value label is dark (drawn on a light fill)."""
@@ -32,7 +32,7 @@ cover a bar or its value (issue 13: in ``history-16k`` the label hid the reserve
 
 
 class TokenAxis(pg.AxisItem):  # type: ignore[misc]  # pyqtgraph is untyped
-    """A token axis labelled ``2k 4k`` / ``0.5M 1M`` with separators (:mod:`ctxviewer.axis_labels`)."""
+    """A token axis labelled ``2k 4k`` / ``0.5M 1M`` with separators (:mod:`ctxviewer.util.axis_labels`)."""
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
         return tick_labels([v * scale for v in values], spacing * scale)

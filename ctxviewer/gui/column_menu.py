@@ -13,7 +13,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QTableView
 
-from ..columns import Column
+from ctxviewer.present.columns import Column
 
 
 def column_actions(view: QTableView) -> list[QAction]:

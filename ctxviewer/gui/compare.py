@@ -34,14 +34,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..diff.conversation import conversation_key, earlier_call_ids, previous_call
-from ..model import RequestTrace
-from ..store import StoreError, TraceStore
-from ..visible import one_line
+from ctxviewer.diff.conversation import conversation_key, earlier_call_ids, previous_call
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.pipeline.hints import open_store
+from ctxviewer.store import StoreError
+from ctxviewer.util.visible import one_line
 
 if TYPE_CHECKING:
-    from .diff_view import DiffWindow  # imported when a diff opens (pyqtgraph: issue 11 start-up)
-    from .main_window import MainWindow
+    from ctxviewer.gui.diff_view import DiffWindow  # imported when a diff opens (pyqtgraph: issue 11 start-up)
+    from ctxviewer.gui.main_window import MainWindow
 
 
 class CompareController(QObject):
@@ -157,7 +158,7 @@ class CompareController(QObject):
 
     def open_diff(self, a: RequestTrace, b: RequestTrace) -> DiffWindow:
         """Open a diff window of ``a`` (before) against ``b`` (after) and return it."""
-        from .diff_view import DiffWindow
+        from ctxviewer.gui.diff_view import DiffWindow
 
         w = DiffWindow(a, b)
         w.destroyed.connect(lambda *_: self.windows.remove(w) if w in self.windows else None)
@@ -216,7 +217,7 @@ class CompareController(QObject):
             if not path:
                 return None
         try:
-            with TraceStore.open(path) as other:
+            with open_store(path) as other:
                 if trace_id is None:
                     ids = [r.trace_id for r in other.list(None, 0, 5000)]
                     if t.trace_id in ids:

@@ -2,16 +2,16 @@
 
 Item content is untrusted (tickets, documents, tool results can hold markup or instructions), so it
 is only ever shown with :meth:`QPlainTextEdit.setPlainText` -- never as HTML or rich text -- and the
-view is read-only. Colours come from :func:`ctxviewer.highlight.highlight_spans` (code-point
-offsets), converted once with :func:`ctxviewer.highlight.utf16_offsets` to Qt's UTF-16 offsets and
+view is read-only. Colours come from :func:`ctxviewer.util.highlight.highlight_spans` (code-point
+offsets), converted once with :func:`ctxviewer.util.highlight.utf16_offsets` to Qt's UTF-16 offsets and
 painted block by block by a thin :class:`QSyntaxHighlighter`.
 
 Line breaks are normalised (``\\r\\n`` and ``\\r`` to ``\\n``) before both display and highlighting so
 that document offsets and span offsets agree. Invisible and control characters (bidi controls,
-zero-width and tag characters, NUL, ESC) are shown as markers (:func:`ctxviewer.visible.reveal`);
+zero-width and tag characters, NUL, ESC) are shown as markers (:func:`ctxviewer.util.visible.reveal`);
 highlight and finding spans computed on the stored text are mapped onto the markers.
 
-Start-up (issue 11): until pygments and its lexers are ready (:func:`ctxviewer.highlight.warm_up`,
+Start-up (issue 11): until pygments and its lexers are ready (:func:`ctxviewer.util.highlight.warm_up`,
 0.1 to 0.2 s), a text that needs a lexer is shown plain first; once the view has been painted the
 warm-up runs in a background thread (:mod:`ctxviewer.gui.background_import`) and the text is
 coloured when it has finished. :meth:`ContentView.spans` applies a pending colouring at once.
@@ -25,14 +25,14 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QSyntaxHighlighter, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QTextEdit, QWidget
 
-from ..highlight import StyleSpan, guess_language, highlight_spans, utf16_offsets, warm_up, warmed
-from ..large_text import HIGHLIGHT_LIMIT, preview
-from ..model import NOT_RECORDED
-from ..visible import Revealed, reveal
-from .background_import import run_in_background
+from ctxviewer.gui.background_import import run_in_background
+from ctxviewer.model.trace import NOT_RECORDED
+from ctxviewer.util.highlight import StyleSpan, guess_language, highlight_spans, utf16_offsets, warm_up, warmed
+from ctxviewer.util.large_text import HIGHLIGHT_LIMIT, preview
+from ctxviewer.util.visible import Revealed, reveal
 
 LEXERS = "pygments lexers"
-"""The key of the background warm-up of pygments (:func:`ctxviewer.highlight.warm_up`)."""
+"""The key of the background warm-up of pygments (:func:`ctxviewer.util.highlight.warm_up`)."""
 
 _STYLES: tuple[tuple[str, str, bool, bool], ...] = (
     # (token type prefix, colour, bold, italic); first matching prefix wins.
@@ -143,9 +143,9 @@ class ContentView(QPlainTextEdit):
     def set_content(self, text: str | None, language: str | None = None, *, whole: bool = False) -> None:
         """Show ``text`` as plain text (``None``: "content not recorded"; ``language`` forces a lexer).
 
-        Text over :data:`ctxviewer.large_text.SHOW_LIMIT` shows its first lines under a notice with
+        Text over :data:`ctxviewer.util.large_text.SHOW_LIMIT` shows its first lines under a notice with
         a "Show all" button (``whole=True`` shows everything); highlighting covers at most
-        :data:`ctxviewer.large_text.HIGHLIGHT_LIMIT` code points."""
+        :data:`ctxviewer.util.large_text.HIGHLIGHT_LIMIT` code points."""
         self._full = (text, language)
         self._pending = None
         self._set_notice(None)
@@ -264,9 +264,9 @@ class ContentView(QPlainTextEdit):
 
     def mark_spans(self, text: str | None, spans: list[tuple[int, int]]) -> list[StyleSpan]:
         """Highlight ``spans`` -- ``[start, end)`` in code points of the item's *stored* ``text``
-        (a finding's :class:`~ctxviewer.findings.TextSpan`) -- and scroll to the first. Converted
+        (a finding's :class:`~ctxviewer.model.findings.TextSpan`) -- and scroll to the first. Converted
         once: stored -> shown text (``\\r\\n`` became ``\\n``), then code points -> UTF-16 units
-        with :func:`ctxviewer.highlight.utf16_offsets`. Returns the UTF-16 spans marked."""
+        with :func:`ctxviewer.util.highlight.utf16_offsets`. Returns the UTF-16 spans marked."""
         if not text or not spans:
             self.setExtraSelections([])
             return []

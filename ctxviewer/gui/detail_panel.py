@@ -2,7 +2,7 @@
 
 Every value is a :class:`QLabel` with ``Qt.PlainText`` -- trace fields come from untrusted logs and
 are never interpreted as markup. Unrecorded values read "not recorded" (never 0). The text of each
-row is computed by the core (:attr:`ctxviewer.assessment.Assessment.header`).
+row is computed by the core (:attr:`ctxviewer.assess.assessment.Assessment.header`).
 
 Layout: short fields two to a line (label, value, label, value); long ones (usage, tool calls,
 validations) span the full width, so the header stays a few lines tall at 1280 px.
@@ -13,8 +13,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 
-from ..assessment import assess
-from ..model import RequestTrace
+from ctxviewer.assess.assessment import assess
+from ctxviewer.model.trace import RequestTrace
 
 WIDE_ROWS = frozenset({"State", "Usage", "Tool calls", "Validations"})
 """Header rows that take a full line."""
@@ -47,7 +47,7 @@ class DetailPanel(QWidget):
 
     def set_trace(self, trace: RequestTrace | None) -> None:
         """Show the header of ``trace`` (``None`` clears); assesses it. Prefer :meth:`set_rows`
-        with :attr:`Assessment.header <ctxviewer.assessment.Assessment.header>` when at hand."""
+        with :attr:`Assessment.header <ctxviewer.assess.assessment.Assessment.header>` when at hand."""
         self.set_rows(assess(trace).header if trace is not None else ())
 
     def set_rows(self, rows: tuple[tuple[str, str], ...] | list[tuple[str, str]]) -> None:

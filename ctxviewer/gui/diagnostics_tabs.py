@@ -7,7 +7,7 @@ item in the item table (which drives the content view) and highlights the findin
 clicking an evidence bar selects that item. A trace whose state is warning or failure leads with
 the Findings tab unless the user has picked a tab by hand (then their choice stays). The observed
 failure (a Table 3.1 row) the user marks is written beside the database with
-:func:`ctxviewer.marks.set_mark`; ``sig_status(str)`` reports where (or why not).
+:func:`ctxviewer.assess.marks.set_mark`; ``sig_status(str)`` reports where (or why not).
 """
 
 from __future__ import annotations
@@ -18,18 +18,19 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QTabWidget
 
-from ..assessment import Assessment
-from ..evidence_positions import evidence_map
-from ..finding_view import summary
-from ..findings import Finding, State
-from ..marks import Mark, load_marks, set_mark
-from ..model import RequestTrace
-from .evidence_strip import EvidencePanel
-from .findings_panel import FindingsPanel
-from .tool_calls_panel import ToolCallsPanel
+from ctxviewer.assess.assessment import Assessment
+from ctxviewer.assess.checks.config import marked_documents
+from ctxviewer.assess.evidence_positions import evidence_map
+from ctxviewer.assess.marks import Mark, load_marks, set_mark
+from ctxviewer.gui.evidence_strip import EvidencePanel
+from ctxviewer.gui.findings_panel import FindingsPanel
+from ctxviewer.gui.tool_calls_panel import ToolCallsPanel
+from ctxviewer.model.findings import Finding, State
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.present.finding_view import summary
 
 if TYPE_CHECKING:
-    from .trace_panel import TracePanel
+    from ctxviewer.gui.trace_panel import TracePanel
 
 ITEMS, CONVERSATION, FINDINGS, TOOLS, EVIDENCE = range(5)
 """Tab indexes."""
@@ -74,7 +75,7 @@ class DiagnosticsTabs(QObject):
         still being made (no findings yet: :meth:`set_assessment` adds them)."""
         self.trace = trace
         self.tool_calls.set_trace(trace)
-        m = evidence_map(trace) if trace is not None else None
+        m = evidence_map(trace, marked_documents(trace.trace_id)) if trace is not None else None
         self.evidence.set_map(m)
         items = len(trace.items) if trace is not None else 0
         self.widget.setTabText(ITEMS, f"Items ({items})")

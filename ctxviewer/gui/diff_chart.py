@@ -10,10 +10,10 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
-from ..budget import CATEGORY_LABELS
-from ..diff import TraceDiff
-from ..diff.result import CategoryDelta
-from .budget_chart import COLORS
+from ctxviewer.assess.budget import CATEGORY_LABELS
+from ctxviewer.diff import TraceDiff
+from ctxviewer.diff.result import CategoryDelta
+from ctxviewer.gui.budget_chart import COLORS
 
 _H = 0.38
 """Bar height (rows are 1 apart): A above, B below."""

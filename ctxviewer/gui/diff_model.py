@@ -1,7 +1,7 @@
 """Qt models of a diff: its aligned rows (:attr:`ctxviewer.diff.TraceDiff.items`) side by side,
 and its evidence order (:attr:`ctxviewer.diff.TraceDiff.evidence`).
 
-Cell text comes from :data:`ctxviewer.diff.columns.DIFF_COLUMNS`; each row's background colour
+Cell text comes from :data:`ctxviewer.diff.cells.DIFF_COLUMNS`; each row's background colour
 says its change (with the symbol in the text, so colour is never the only cue). ``data()`` never
 raises.
 """
@@ -13,10 +13,10 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from ..diff import Change, ItemDiff, TraceDiff
-from ..diff.columns import DIFF_COLUMNS, EVIDENCE_COLUMNS
-from ..diff.result import EvidencePlace
-from .tables import plain_tooltip
+from ctxviewer.diff import Change, ItemDiff, TraceDiff
+from ctxviewer.diff.cells import DIFF_COLUMNS, EVIDENCE_COLUMNS
+from ctxviewer.diff.result import EvidencePlace
+from ctxviewer.gui.tables import plain_tooltip
 
 ItemDiffRole = Qt.ItemDataRole.UserRole + 1
 """``data(index, ItemDiffRole)`` -> the row's :class:`~ctxviewer.diff.ItemDiff`."""

@@ -1,10 +1,10 @@
 """Two texts side by side with their word diff painted: deleted words in A, inserted words in B.
 
 Texts are untrusted and shown only with :meth:`QPlainTextEdit.setPlainText`, with invisible and
-control characters made visible (:func:`ctxviewer.visible.reveal`: a replay that only inserted a
+control characters made visible (:func:`ctxviewer.util.visible.reveal`: a replay that only inserted a
 zero-width space shows ``⟨ZWSP⟩`` highlighted). The diff is computed by
 :func:`ctxviewer.diff.word_diff` on the texts as stored (code points), mapped to the display text,
-converted once with :func:`ctxviewer.highlight.utf16_offsets` and painted by a
+converted once with :func:`ctxviewer.util.highlight.utf16_offsets` and painted by a
 :class:`SpanHighlighter`. Texts longer
 than :data:`BACKGROUND_CHARS` are diffed off the GUI thread through :class:`~ctxviewer.gui.worker.Task`
 (a newer request cancels the running one); the panes show the texts at once and the colours when
@@ -21,11 +21,11 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QFontDatabase, QTextCharFormat
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
-from ..diff import WordDiff, word_diff
-from ..highlight import StyleSpan, utf16_offsets
-from ..visible import Revealed, reveal
-from .content_view import SpanHighlighter
-from .worker import Task
+from ctxviewer.diff import WordDiff, word_diff
+from ctxviewer.gui.content_view import SpanHighlighter
+from ctxviewer.gui.worker import Task
+from ctxviewer.util.highlight import StyleSpan, utf16_offsets
+from ctxviewer.util.visible import Revealed, reveal
 
 BACKGROUND_CHARS = 100_000
 """Texts with more code points than this (A + B) are diffed in a worker thread."""

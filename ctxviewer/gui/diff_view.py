@@ -32,9 +32,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..diff import Change, ItemDiff, TraceDiff, diff_traces
-from ..diff.columns import DIFF_COLUMNS, EVIDENCE_COLUMNS
-from ..diff.render import (
+from ctxviewer.diff import Change, ItemDiff, TraceDiff, diff_traces
+from ctxviewer.diff.cells import DIFF_COLUMNS, EVIDENCE_COLUMNS
+from ctxviewer.diff.render import (
     CHANGE_LABELS,
     CHANGE_SYMBOLS,
     describe,
@@ -45,13 +45,13 @@ from ..diff.render import (
     headline,
     needed_lines,
 )
-from ..model import RequestTrace
-from ..visible import one_line, reveal
-from .diff_chart import DeltaChart
-from .diff_model import DiffItemModel, EvidenceOrderModel
-from .diff_text import TextDiffPane
-from .tables import make_table, size_columns
-from .worker import Task
+from ctxviewer.gui.diff_chart import DeltaChart
+from ctxviewer.gui.diff_model import DiffItemModel, EvidenceOrderModel
+from ctxviewer.gui.diff_text import TextDiffPane
+from ctxviewer.gui.tables import make_table, size_columns
+from ctxviewer.gui.worker import Task
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.util.visible import one_line, reveal
 
 NEXT_KEYS = ("F7", "Alt+Down")
 PREVIOUS_KEYS = ("Shift+F7", "Alt+Up")

@@ -1,6 +1,6 @@
 """The evidence position strip: the evidence items in request order as bars, width by token share.
 
-Paints :func:`ctxviewer.evidence_positions.evidence_map` (computed in the core): retained items
+Paints :func:`ctxviewer.assess.evidence_positions.evidence_map` (computed in the core): retained items
 grey, omitted items pale with a dashed outline, cited items blue, the needed document outlined in
 red, and the lost-in-the-middle band shaded behind the retained items it covers. A line of words
 under it names the needed document, its place and risk band (so colour is never the only cue).
@@ -13,8 +13,8 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QMouseEvent, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 
-from ..evidence_positions import EvidenceMap, EvidencePosition
-from ..model import Status
+from ctxviewer.assess.evidence_positions import EvidenceMap, EvidencePosition
+from ctxviewer.model.trace import Status
 
 MIN_BAR = 4.0
 """Narrowest bar in pixels (a tiny item stays visible and clickable)."""

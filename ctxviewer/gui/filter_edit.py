@@ -1,4 +1,4 @@
-"""The trace list's filter entry: a display filter (:mod:`ctxviewer.filters`) checked as it is typed.
+"""The trace list's filter entry: a display filter (:mod:`ctxviewer.store.filters`) checked as it is typed.
 
 :class:`FilterEdit` compiles its text on every edit (a parse is well under a millisecond). A text
 that does not parse is underlined in red from the column where it goes wrong to the end, and
@@ -15,8 +15,8 @@ from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QInputMethodEvent, QTextCharFormat
 from PySide6.QtWidgets import QLabel, QLineEdit, QWidget
 
-from ..filters import FilterError, compile_filter, prepare_parser
-from ..highlight import StyleSpan, utf16_offsets
+from ctxviewer.store.filters import FilterError, compile_filter, prepare_parser
+from ctxviewer.util.highlight import StyleSpan, utf16_offsets
 
 ERROR_COLOR = QColor("#dc2626")
 """Underline and message colour of a filter that does not parse."""

@@ -1,6 +1,6 @@
 """Qt model of a trace's findings as an expert-info tree: severity groups (with counts), then findings.
 
-Rows and words come from :mod:`ctxviewer.finding_view` (the core decides what a cell says): a group
+Rows and words come from :mod:`ctxviewer.present.finding_view` (the core decides what a cell says): a group
 row reads ``"✖ failure (2)"``; a finding row gives the rule with its severity symbol, the Table 3.1
 row, the message and what it points at. Colour is never the only cue (the symbol and the word are
 in the text). ``data()`` never raises.
@@ -13,14 +13,14 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from ..finding_view import SEVERITY_COLOR, SEVERITY_SYMBOL, FindingGroup, groups, row_label, where
-from ..findings import Finding
-from ..visible import one_line
-from .tables import plain_tooltip
-from .two_level_model import TwoLevelModel
+from ctxviewer.gui.tables import plain_tooltip
+from ctxviewer.gui.two_level_model import TwoLevelModel
+from ctxviewer.model.findings import Finding
+from ctxviewer.present.finding_view import SEVERITY_COLOR, SEVERITY_SYMBOL, FindingGroup, groups, row_label, where
+from ctxviewer.util.visible import one_line
 
 FindingRole = Qt.ItemDataRole.UserRole + 1
-"""``data(index, FindingRole)`` -> the row's :class:`~ctxviewer.findings.Finding` (``None`` on a group row)."""
+"""``data(index, FindingRole)`` -> the row's :class:`~ctxviewer.model.findings.Finding` (``None`` on a group row)."""
 COLUMNS = ("Finding", "Table 3.1", "Message", "Where")
 """Column titles."""
 

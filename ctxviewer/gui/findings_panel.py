@@ -1,7 +1,7 @@
 """The findings panel: an expert-info list of the trace's findings, and the user's observed failure.
 
 Top: "Observed failure" -- the Table 3.1 row the user saw go wrong (stored beside the database by
-:mod:`ctxviewer.marks`, never in it); when set, that row's first evidence to inspect and typical
+:mod:`ctxviewer.assess.marks`, never in it); when set, that row's first evidence to inspect and typical
 repair lead the panel and its findings come first. Then the findings tree
 (:class:`~ctxviewer.gui.findings_model.FindingsModel`), then the selected finding in full: message,
 what to inspect first, the typical repair. All text is plain text.
@@ -25,10 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..findings import Finding
-from ..table31 import rows as table_rows
-from ..visible import one_line
-from .findings_model import FindingsModel
+from ctxviewer.gui.findings_model import FindingsModel
+from ctxviewer.model.findings import Finding
+from ctxviewer.model.table31 import rows as table_rows
+from ctxviewer.util.visible import one_line
 
 
 def _plain(name: str) -> QLabel:

@@ -1,6 +1,6 @@
 """Import from the GUI: choose files and a target database, then run the import off the GUI thread.
 
-The import itself is :func:`ctxviewer.importing.import_into` -- the same call as ``ctxviewer import``:
+The import itself is :func:`ctxviewer.pipeline.importing.import_into` -- the same call as ``ctxviewer import``:
 it creates the database, imports in one transaction, and removes a database it created when nothing
 was imported -- run by a :class:`~ctxviewer.gui.worker.Task`, so its writable
 :class:`~ctxviewer.store.TraceStore` connection lives in the worker thread.
@@ -9,7 +9,7 @@ one file is doing ("counting tokens: 40 % of 52.4 million characters", a huge it
 Cancel button cancels the run (the import is one transaction, so a cancelled run writes nothing).
 
 Signals: ``sig_imported(str db_path)`` when traces were written; ``sig_finished(object report)``
-after every run that returned an :class:`~ctxviewer.importing.ImportReport`; ``sig_failed(str)``
+after every run that returned an :class:`~ctxviewer.pipeline.importing.ImportReport`; ``sig_failed(str)``
 when the run raised (the message names the file, e.g. a :class:`~ctxviewer.store.StoreError`).
 """
 
@@ -21,13 +21,13 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
-from ..importing import ImportReport, import_into
-from ..visible import reveal
-from .worker import Cancelled, Progress, Task
+from ctxviewer.gui.worker import Cancelled, Progress, Task
+from ctxviewer.pipeline.importing import ImportReport, import_into
+from ctxviewer.util.visible import reveal
 
 
 class _Activity(QObject):
-    """Carries :func:`ctxviewer.interrupt.progress` messages from the import thread to the GUI thread."""
+    """Carries :func:`ctxviewer.util.interrupt.progress` messages from the import thread to the GUI thread."""
 
     sig_activity = Signal(str)
 
@@ -41,7 +41,7 @@ MAX_PROBLEMS_SHOWN = 20
 
 def show_message(parent: QWidget, title: str, text: str, icon: QMessageBox.Icon = QMessageBox.Icon.Warning) -> QMessageBox:
     """A non-blocking, window-modal plain-text message box (never rich text), control characters
-    in ``text`` (a file name with ESC in it) made visible (:func:`ctxviewer.visible.reveal`).
+    in ``text`` (a file name with ESC in it) made visible (:func:`ctxviewer.util.visible.reveal`).
     Returns it (tests)."""
     box = QMessageBox(icon, title, reveal(text).text, QMessageBox.StandardButton.Ok, parent)
     box.setTextFormat(Qt.TextFormat.PlainText)

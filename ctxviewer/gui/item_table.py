@@ -2,8 +2,8 @@
 
 :class:`ItemProxy` (a :class:`QSortFilterProxyModel`) sits between
 :class:`~ctxviewer.gui.item_table_model.ItemTableModel` and the view: it keeps the rows a core
-:class:`~ctxviewer.item_filter.ItemFilter` accepts and sorts by each column's ``sort_value``
-(:data:`ctxviewer.columns.ITEM_COLUMNS`) -- unsorted, rows keep the request's final order. The bar
+:class:`~ctxviewer.present.item_filter.ItemFilter` accepts and sorts by each column's ``sort_value``
+(:data:`ctxviewer.present.columns.ITEM_COLUMNS`) -- unsorted, rows keep the request's final order. The bar
 offers kind, status, "Omitted only", a text filter and previous / next omitted item (Shift+F8 / F8,
 wired as window actions). Ids elide in the middle; every cell's tooltip has its full text.
 """
@@ -16,12 +16,12 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyM
 from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QToolButton, QVBoxLayout, QWidget
 
-from ..columns import ITEM_COLUMNS
-from ..item_filter import ItemFilter, step_to
-from ..model import ContextItem, Kind, Status
-from .column_menu import install_column_menu
-from .item_table_model import ItemTableModel
-from .tables import make_table, size_columns
+from ctxviewer.gui.column_menu import install_column_menu
+from ctxviewer.gui.item_table_model import ItemTableModel
+from ctxviewer.gui.tables import make_table, size_columns
+from ctxviewer.model.trace import ContextItem, Kind, Status
+from ctxviewer.present.columns import ITEM_COLUMNS
+from ctxviewer.present.item_filter import ItemFilter, step_to
 
 _Index = QModelIndex | QPersistentModelIndex
 FIT_KEYS = frozenset({"id", "priority", "tokens", "status"})

@@ -3,7 +3,7 @@
 Rows are ``RequestTrace.items`` in the order the trace records them (the request's order, with
 omitted items at the place they held among the candidates); sorting and filtering happen in
 :class:`~ctxviewer.gui.item_table.ItemProxy` above this model, which keeps that order. Cell text
-comes from :data:`ctxviewer.columns.ITEM_COLUMNS`.
+comes from :data:`ctxviewer.present.columns.ITEM_COLUMNS`.
 
 Every cell's tooltip holds its full text (a clipped cell can always be read), plus the column's
 longer words (token provenance). Omitted rows have a distinct style served through roles -- grey
@@ -18,12 +18,12 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from ..columns import ITEM_COLUMNS, item_status_tooltip
-from ..model import ContextItem, RequestTrace, Status
-from .tables import plain_tooltip
+from ctxviewer.gui.tables import plain_tooltip
+from ctxviewer.model.trace import ContextItem, RequestTrace, Status
+from ctxviewer.present.columns import ITEM_COLUMNS, item_status_tooltip
 
 ItemRole = Qt.ItemDataRole.UserRole + 1
-"""``data(index, ItemRole)`` -> the row's :class:`~ctxviewer.model.ContextItem`."""
+"""``data(index, ItemRole)`` -> the row's :class:`~ctxviewer.model.trace.ContextItem`."""
 ItemIdRole = Qt.ItemDataRole.UserRole + 2
 """``data(index, ItemIdRole)`` -> the item id (``str``)."""
 OmittedRole = Qt.ItemDataRole.UserRole + 3
@@ -36,7 +36,7 @@ _Index = QModelIndex | QPersistentModelIndex
 
 
 class ItemTableModel(QAbstractTableModel):
-    """The items of one :class:`~ctxviewer.model.RequestTrace` (or none)."""
+    """The items of one :class:`~ctxviewer.model.trace.RequestTrace` (or none)."""
 
     def __init__(self, trace: RequestTrace | None = None, parent: Any = None) -> None:
         super().__init__(parent)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QByteArray, QSettings
 
 if TYPE_CHECKING:
-    from .main_window import MainWindow
+    from ctxviewer.gui.main_window import MainWindow
 
 LAYOUT_VERSION = 2
 """Bumped when widgets are added or moved, so an old saved layout is not applied to a new window."""

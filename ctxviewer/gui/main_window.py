@@ -38,34 +38,35 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .. import __version__
-from ..assessment import Assessment
-from ..columns import TRACE_COLUMNS
-from ..diff.conversation import derive_for_display
-from ..model import RequestTrace
-from ..store import OldSchemaError, StoreError, TraceSource, TraceStore
-from ..store.schema import SQLITE_HEADER
-from ..visible import one_line
-from ..warm_up import first_trace
-from .audit_dock import AuditController
-from .background_import import run_in_background
-from .clipboard import copy_selection
-from .column_menu import install_column_menu
-from .compare import CompareController
-from .filter_edit import FilterEdit
-from .importer import ImportController, show_message
-from .layout_memory import restore_layout, save_layout
-from .recent import RecentFiles
-from .reload import ReloadController
-from .search_dock import SearchController
-from .shortcuts_help import ShortcutsDialog
-from .tables import make_table, size_columns
-from .trace_actions import TraceActions
-from .trace_list_model import PAGE_ROWS, TraceListModel
-from .trace_loader import TraceLoader
-from .trace_panel import TracePanel
-from .upgrade_offer import UpgradeOffer
-from .whatif_controller import WhatIfController
+from ctxviewer import __version__
+from ctxviewer.assess.assessment import Assessment
+from ctxviewer.diff.conversation import derive_for_display
+from ctxviewer.gui.audit_dock import AuditController
+from ctxviewer.gui.background_import import run_in_background
+from ctxviewer.gui.clipboard import copy_selection
+from ctxviewer.gui.column_menu import install_column_menu
+from ctxviewer.gui.compare import CompareController
+from ctxviewer.gui.filter_edit import FilterEdit
+from ctxviewer.gui.importer import ImportController, show_message
+from ctxviewer.gui.layout_memory import restore_layout, save_layout
+from ctxviewer.gui.recent_files import RecentFiles
+from ctxviewer.gui.reload import ReloadController
+from ctxviewer.gui.search_dock import SearchController
+from ctxviewer.gui.shortcuts_help import ShortcutsDialog
+from ctxviewer.gui.tables import make_table, size_columns
+from ctxviewer.gui.trace_actions import TraceActions
+from ctxviewer.gui.trace_list_model import PAGE_ROWS, TraceListModel
+from ctxviewer.gui.trace_loader import TraceLoader
+from ctxviewer.gui.trace_panel import TracePanel
+from ctxviewer.gui.upgrade_offer import UpgradeOffer
+from ctxviewer.gui.whatif_controller import WhatIfController
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.pipeline.hints import open_store
+from ctxviewer.pipeline.warm_up import first_trace
+from ctxviewer.present.columns import TRACE_COLUMNS
+from ctxviewer.store import OldSchemaError, StoreError, TraceSource
+from ctxviewer.store.schema import SQLITE_HEADER
+from ctxviewer.util.visible import one_line
 
 DB_SUFFIXES = (".db", ".sqlite", ".sqlite3", ".ctxdb")
 """File suffixes treated as trace databases when dropped or opened (besides the SQLite header)."""
@@ -83,7 +84,7 @@ def is_database_file(path: Path) -> bool:
 
 
 WARM_UP = "first trace"
-"""The background job key of :func:`ctxviewer.warm_up.first_trace`, run once the window is shown."""
+"""The background job key of :func:`ctxviewer.pipeline.warm_up.first_trace`, run once the window is shown."""
 
 FILTER_DELAY_MS = 200
 """How long the filter box waits after the last keystroke before re-querying the store (ms)."""
@@ -247,7 +248,7 @@ class MainWindow(QMainWindow):
         :class:`StoreError` (shown in a message box naming the file unless ``show_errors`` is False,
         in which case it propagates)."""
         try:
-            store = TraceStore.open(path)
+            store = open_store(path)
         except OldSchemaError as exc:  # never upgraded in place: offer an upgraded copy
             if not show_errors:
                 raise
@@ -511,8 +512,8 @@ class MainWindow(QMainWindow):
 
     def _use_check_config(self, path: str | Path) -> None:
         """Issue 9: the checks read ``ctxviewer.toml`` and the user's marks beside the database."""
-        from ..checks.config import CheckConfig, set_default
-        from ..marks import config_for_db
+        from ctxviewer.assess.checks.config import CheckConfig, set_default
+        from ctxviewer.assess.marks import config_for_db
 
         try:
             set_default(config_for_db(Path(path)))

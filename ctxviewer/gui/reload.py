@@ -16,7 +16,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QPushButton, QWidget
 
 if TYPE_CHECKING:
-    from .main_window import MainWindow
+    from ctxviewer.gui.main_window import MainWindow
 
 CHANGED_TEXT = "The database changed on disk (another program wrote to it)."
 """What the notice bar says."""

@@ -11,9 +11,9 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from ..review import ReviewEntry, ReviewQueue
-from ..review.queue import COLUMN_TITLES, UNREVIEWED, cells
-from .tables import plain_tooltip
+from ctxviewer.gui.tables import plain_tooltip
+from ctxviewer.review import ReviewEntry, ReviewQueue
+from ctxviewer.review.queue import COLUMN_TITLES, UNREVIEWED, cells
 
 EntryRole = Qt.ItemDataRole.UserRole + 1
 """``data(index, EntryRole)`` -> the row's :class:`~ctxviewer.review.ReviewEntry`."""

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
-from ..store import TraceStore
+from ctxviewer.pipeline.hints import open_store
 
 if TYPE_CHECKING:
-    from .main_window import MainWindow
+    from ctxviewer.gui.main_window import MainWindow
 
 
 @contextmanager
@@ -34,16 +34,16 @@ def screenshot_window(db_path: str | Path, trace_id: str, size: tuple[int, int] 
     file), ``KeyError`` when the database has no trace ``trace_id`` or the trace no item
     ``item_id``. Does not touch the user's recent-files list.
     """
-    with TraceStore.open(db_path) as store:
+    with open_store(db_path) as store:
         trace = store.load(trace_id)  # KeyError before any window exists
     if item_id is not None:
         trace.item(item_id)  # KeyError names the missing item
     if QApplication.instance() is None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from ..visible import use_control_names
-    from .app import application
-    from .control_glyphs import choose_control_markers
-    from .main_window import MainWindow
+    from ctxviewer.gui.app import application
+    from ctxviewer.gui.control_glyphs import choose_control_markers
+    from ctxviewer.gui.main_window import MainWindow
+    from ctxviewer.util.visible import use_control_names
 
     app = application()
     previous = choose_control_markers()  # as the window shows them (main), restored below

@@ -6,7 +6,7 @@ Hits are fetched a page at a time (:class:`SearchHitModel`, ``canFetchMore`` / `
 the first page without counting every hit. Activating a hit (click, Enter) opens its trace with
 the item selected and the matched words highlighted in the content view
 (:func:`ctxviewer.store.fts.match_spans` on the stored text, the same rule as the index). Snippets
-are plain text with invisible characters revealed (:func:`ctxviewer.visible.reveal`).
+are plain text with invisible characters revealed (:func:`ctxviewer.util.visible.reveal`).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QLineEdit, QMainWindow, QMenu, QVBoxLayout, QWidget
 
-from ..model import RequestTrace
-from ..store import TraceSource
-from ..store.fts import SearchHit, match_spans
-from .diagnostics_tabs import ITEMS
-from .tables import make_table, plain_tooltip
+from ctxviewer.gui.diagnostics_tabs import ITEMS
+from ctxviewer.gui.tables import make_table, plain_tooltip
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.store import TraceSource
+from ctxviewer.store.fts import SearchHit, match_spans
 
 PAGE_SIZE = 100
 """Hits fetched per page."""

@@ -8,7 +8,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from ..columns import Column
+from ctxviewer.present.columns import Column
 
 
 def make_table(model: object, elide: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle) -> QTableView:

@@ -2,7 +2,7 @@
 
 The tree (:class:`ToolCallsModel`) has one row per proposed call (name, verdict, the rule that
 decided it) with one child row per check -- ctxviewer's (offered, arguments JSON, schema,
-destructive patterns; :mod:`ctxviewer.tool_review`) then the application's recorded ones -- each
+destructive patterns; :mod:`ctxviewer.assess.tool_review`) then the application's recorded ones -- each
 with ✔ / ✖ / ? and its detail. Beside it, the selected call's arguments exactly as the model sent
 them, pretty-printed when they are valid JSON (never repaired when they are not). Plain text only.
 """
@@ -16,12 +16,12 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFontDatabase
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSplitter, QTreeView, QVBoxLayout, QWidget
 
-from ..finding_view import CHECK_SYMBOL
-from ..model import RequestTrace, ToolVerdict
-from ..tool_review import ToolCallReview, review_calls
-from ..visible import one_line, reveal
-from .tables import plain_tooltip
-from .two_level_model import TwoLevelModel
+from ctxviewer.assess.tool_review import ToolCallReview, review_calls
+from ctxviewer.gui.tables import plain_tooltip
+from ctxviewer.gui.two_level_model import TwoLevelModel
+from ctxviewer.model.trace import RequestTrace, ToolVerdict
+from ctxviewer.present.finding_view import CHECK_SYMBOL
+from ctxviewer.util.visible import one_line, reveal
 
 COLUMNS = ("Call / check", "Outcome", "Detail")
 """Column titles."""

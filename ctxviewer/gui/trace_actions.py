@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any, Callable
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 
-from .answer_panes import REQUEST, RESPONSE
+from ctxviewer.gui.answer_panes import REQUEST, RESPONSE
 
 if TYPE_CHECKING:
-    from .main_window import MainWindow
+    from ctxviewer.gui.main_window import MainWindow
 
 
 class TraceActions(QObject):

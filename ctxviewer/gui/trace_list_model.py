@@ -10,7 +10,7 @@ Built for a million traces (issue 11). The model never holds the rows themselves
   their chunk arrives, and ``sig_keys_ready()`` says when all are there;
 * **pages** -- at most :data:`CACHE_PAGES` pages of :data:`PAGE_ROWS` rows, each row kept as its
   :class:`~ctxviewer.store.TraceRow` and the formatted cell texts of
-  :data:`ctxviewer.columns.TRACE_COLUMNS`; a page is read when it is first painted, by key
+  :data:`ctxviewer.present.columns.TRACE_COLUMNS`; a page is read when it is first painted, by key
   (:meth:`~ctxviewer.store.TraceSource.rows_by_key`: a ``rowid IN (...)`` lookup -- never
   ``OFFSET``, never payload columns), and the least recently painted page is dropped.
 
@@ -21,7 +21,7 @@ arrive, ``rowCount()`` is the store's estimate (the largest row key, for no filt
 bar spans all rows from the first paint; the last page is then read by the reverse keyset query,
 so End shows the real end at once. Rows in between show empty until the keys arrive.
 
-The filter is display-filter text (:meth:`set_filter`, the grammar of :mod:`ctxviewer.filters`),
+The filter is display-filter text (:meth:`set_filter`, the grammar of :mod:`ctxviewer.store.filters`),
 planned by the store (:meth:`TraceSource.filter_where <ctxviewer.store.TraceSource.filter_where>`,
 as ``ctxviewer list --filter`` does) in the worker, or a SQL WHERE fragment over ``traces`` with
 ``?`` parameters (:meth:`set_where`); the order is a member of :data:`ctxviewer.store.SORTABLE`.
@@ -38,11 +38,11 @@ from typing import Any, Callable, Sequence
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
-from ..columns import TRACE_COLUMNS
-from ..store import SORTABLE, TraceQuery, TraceRow, TraceSource
-from ..store.query import INDEXED_SORTS
-from .tables import plain_tooltip
-from .worker import Task
+from ctxviewer.gui.tables import plain_tooltip
+from ctxviewer.gui.worker import Task
+from ctxviewer.present.columns import TRACE_COLUMNS
+from ctxviewer.store import SORTABLE, TraceQuery, TraceRow, TraceSource
+from ctxviewer.store.query import INDEXED_SORTS
 
 PAGE_ROWS = 100
 """Rows per cached page (one ``rowid IN (...)`` lookup)."""
@@ -185,7 +185,7 @@ class TraceListModel(QAbstractTableModel):
             self._requery()
 
     def set_filter(self, text: str) -> None:
-        """Filter by display-filter ``text`` (:mod:`ctxviewer.filters`; "" = all), planned by the
+        """Filter by display-filter ``text`` (:mod:`ctxviewer.store.filters`; "" = all), planned by the
         store's :meth:`~ctxviewer.store.TraceSource.filter_where` off the GUI thread, as ``ctxviewer
         list --filter`` plans it. Raises ``FilterError`` (a ``ValueError``) for text that does not
         parse, before anything changes."""

@@ -4,12 +4,12 @@
 :meth:`TraceSource.load <ctxviewer.store.TraceSource.load>` on a handle of its own
 (:meth:`TraceSource.reader <ctxviewer.store.TraceSource.reader>`, kept while the source is shown),
 :func:`~ctxviewer.diff.conversation.derive_for_display`, then
-:func:`ctxviewer.assessment.assess` (the checks and the scanner: tens of milliseconds per thousand
+:func:`ctxviewer.assess.assessment.assess` (the checks and the scanner: tens of milliseconds per thousand
 items, and the first one imports them). The GUI thread only receives the results:
 
 * ``sig_loaded(trace)`` -- the trace as shown (derived omissions included), before its assessment,
   so its items can be painted while the checks run;
-* ``sig_assessed(trace, assessment)`` -- its :class:`~ctxviewer.assessment.Assessment`;
+* ``sig_assessed(trace, assessment)`` -- its :class:`~ctxviewer.assess.assessment.Assessment`;
 * ``sig_failed(trace_id, message)`` -- the trace could not be read (``KeyError``: dropped between
   the list and the load; :class:`~ctxviewer.store.StoreError`) or assessed.
 
@@ -25,12 +25,12 @@ from typing import Any
 from PySide6.QtCore import QDeadlineTimer, QObject, QTimer, Signal
 from PySide6.QtWidgets import QApplication
 
-from ..assessment import Assessment, assess
-from ..diff.conversation import derive_for_display
-from ..model import RequestTrace
-from ..store import TraceSource
-from ..warm_up import first_trace
-from .worker import Task
+from ctxviewer.assess.assessment import Assessment, assess
+from ctxviewer.diff.conversation import derive_for_display
+from ctxviewer.gui.worker import Task
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.pipeline.warm_up import first_trace
+from ctxviewer.store import TraceSource
 
 
 class TraceLoader(QObject):

@@ -1,14 +1,14 @@
 """The selected trace, top to bottom: header, budget chart, item table, and the selected item's
 content beside the answer (Response | Request | Attributes, :mod:`ctxviewer.gui.answer_panes`).
 
-:class:`TracePanel` only arranges the widgets that show one :class:`~ctxviewer.model.RequestTrace`
+:class:`TracePanel` only arranges the widgets that show one :class:`~ctxviewer.model.trace.RequestTrace`
 and keeps the content view on the selected item; it never reads the store.
 
 The item table shares its place with the diagnostics tabs (issue 9): Findings (expert-info list,
 :class:`~ctxviewer.gui.findings_panel.FindingsPanel`), Tool calls and Evidence (position strip).
 A trace with a warning or worse leads with its findings unless the user picked a tab by hand;
 selecting a finding selects its item and highlights its span in the content view. The observed
-failure the user marks is stored beside the database (:mod:`ctxviewer.marks`).
+failure the user marks is stored beside the database (:mod:`ctxviewer.assess.marks`).
 
 A trace of :data:`ASYNC_ITEMS` items or more is assessed off the GUI thread (issue 11: the checks
 take tens of milliseconds per thousand items): its items, content, conversation and answer are
@@ -21,18 +21,18 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
-from ..assessment import Assessment, assess
-from ..columns import item_title
-from ..model import RequestTrace
-from .answer_panes import AnswerTabs
-from .budget_chart import EMPTY_TEXT, BudgetChart
-from .content_view import ContentView
-from .conversation_view import ConversationView
-from .detail_panel import DetailPanel
-from .diagnostics_tabs import DiagnosticsTabs
-from .item_table import ItemTable
-from .item_table_model import ItemTableModel
-from .worker import Task
+from ctxviewer.assess.assessment import Assessment, assess
+from ctxviewer.gui.answer_panes import AnswerTabs
+from ctxviewer.gui.budget_chart import EMPTY_TEXT, BudgetChart
+from ctxviewer.gui.content_view import ContentView
+from ctxviewer.gui.conversation_pane import ConversationView
+from ctxviewer.gui.detail_panel import DetailPanel
+from ctxviewer.gui.diagnostics_tabs import DiagnosticsTabs
+from ctxviewer.gui.item_table import ItemTable
+from ctxviewer.gui.item_table_model import ItemTableModel
+from ctxviewer.gui.worker import Task
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.present.columns import item_title
 
 ASYNC_ITEMS = 300
 """Traces with at least this many items are assessed in a worker thread (see the module docstring)."""
@@ -105,7 +105,7 @@ class TracePanel(QWidget):
     def set_trace(self, trace: RequestTrace | None, empty_text: str = EMPTY_TEXT, *,
                   assessment_pending: bool = False) -> None:
         """Show ``trace`` (``None`` clears every pane and the chart says ``empty_text``) and select
-        its first item. The trace is assessed once (:func:`ctxviewer.assessment.assess`); header,
+        its first item. The trace is assessed once (:func:`ctxviewer.assess.assessment.assess`); header,
         chart and findings render that assessment -- for a trace of :data:`ASYNC_ITEMS` items or
         more, when it arrives from a worker thread (:meth:`wait_assessed` waits for it).
         ``assessment_pending``: the caller assesses ``trace`` itself (off the GUI thread) and hands

@@ -2,7 +2,7 @@
 
 A database opened for viewing is read-only and never upgraded in place
 (:class:`~ctxviewer.store.OldSchemaError`). :class:`UpgradeOffer` asks whether to write an upgraded
-copy, lets the user choose the new file, runs :func:`ctxviewer.store.upgrade_copy` off the GUI
+copy, lets the user choose the new file, runs :func:`ctxviewer.pipeline.backfill.upgrade_with_facts` off the GUI
 thread (:class:`~ctxviewer.gui.worker.Task`) and reports the copy with ``sig_upgraded(str path)``;
 the window then opens the copy (read-only, like any database).
 """
@@ -14,9 +14,10 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from ..store import OldSchemaError, upgrade_copy
-from .importer import show_message
-from .worker import Task
+from ctxviewer.gui.importer import show_message
+from ctxviewer.gui.worker import Task
+from ctxviewer.pipeline.backfill import upgrade_with_facts
+from ctxviewer.store import OldSchemaError
 
 
 class UpgradeOffer(QObject):
@@ -59,7 +60,7 @@ class UpgradeOffer(QObject):
 
     def write_copy(self, source: str | Path, target: str | Path) -> Task:
         """Write the upgraded copy off the GUI thread; ``sig_upgraded`` on success, a message on failure."""
-        task = Task(lambda _progress, _cancelled: upgrade_copy(source, target), self)
+        task = Task(lambda _progress, _cancelled: upgrade_with_facts(source, target), self)
         task.sig_finished.connect(lambda result: self.sig_upgraded.emit(str(result.path)))
         task.sig_failed.connect(lambda msg: show_message(self._window, "Cannot write the upgraded copy", msg))
         self.task = task

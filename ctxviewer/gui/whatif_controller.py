@@ -1,7 +1,7 @@
 """**Trace › What-if…** (Ctrl+Shift+W): the menu entry and the what-if window on the main window's
 selected trace (:class:`~ctxviewer.gui.whatif_panel.WhatIfPanel`).
 
-The window, and with it the trimming builder and :mod:`ctxviewer.whatif`, is built when first
+The window, and with it the trimming builder and :mod:`ctxviewer.builder.whatif`, is built when first
 opened, not with the main window (issue 11: start-up).
 """
 
@@ -15,7 +15,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow
 
 if TYPE_CHECKING:
-    from .whatif_panel import WhatIfPanel
+    from ctxviewer.gui.whatif_panel import WhatIfPanel
 
 
 class WhatIfController(QObject):
@@ -38,7 +38,7 @@ class WhatIfController(QObject):
     def panel(self) -> WhatIfPanel:
         """The what-if window (built on first use)."""
         if self._panel is None:
-            from .whatif_panel import WhatIfPanel
+            from ctxviewer.gui.whatif_panel import WhatIfPanel
 
             self._panel = WhatIfPanel()
             self._panel.setWindowTitle("ctxviewer — what-if")

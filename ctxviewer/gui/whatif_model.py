@@ -1,6 +1,6 @@
 """Table models of the what-if panel: the candidate items (editable priority and pin) and the
-per-category token moves. They show a :class:`ctxviewer.whatif.Outcome`; edits go back to the
-panel as a changed :class:`~ctxviewer.whatif.Scenario` through ``sig_edited``."""
+per-category token moves. They show a :class:`ctxviewer.builder.whatif.Outcome`; edits go back to the
+panel as a changed :class:`~ctxviewer.builder.whatif.Scenario` through ``sig_edited``."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 
-from ..budget import CATEGORY_LABELS
-from ..model import ContextItem, Status
-from ..visible import one_line
-from ..whatif import Outcome
+from ctxviewer.assess.budget import CATEGORY_LABELS
+from ctxviewer.builder.whatif import Outcome
+from ctxviewer.model.trace import ContextItem, Status
+from ctxviewer.util.visible import one_line
 
 Index = QModelIndex | QPersistentModelIndex
 ITEM_HEADERS = ("#", "item", "kind", "tokens", "priority", "pin", "recorded", "what-if")

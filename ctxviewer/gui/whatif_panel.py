@@ -3,7 +3,7 @@
 Edit capacity C, reserved output B_out, per-category caps, an item's priority (double-click the
 priority cell) or pin (the pin box), move an item up or down, or add a hypothetical item (paste its
 text, or give only its size in tokens, choose kind and priority: "what if this tool output had
-arrived?"). Every edit re-trims with :func:`ctxviewer.whatif.run` -- on a worker thread when the
+arrived?"). Every edit re-trims with :func:`ctxviewer.builder.whatif.run` -- on a worker thread when the
 trace has more than :data:`WORKER_ITEMS` items -- and shows the eq. 3.1 verdict before and after
 trimming, which items changed status (bold in the "what-if" column), each category's tokens, and
 the recorded trace's accounting (:class:`~.accounting_box.AccountingBox`: content per category +
@@ -38,16 +38,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..budget import CATEGORY_LABELS, CATEGORY_ORDER, check_capacity, verdict_text
-from ..builder import Candidate
-from ..model import Category, Kind, RequestTrace
-from ..store import StoreError, TraceStore
-from ..visible import one_line
-from ..whatif import Outcome, Scenario, describe, filler, run
-from .accounting_box import AccountingBox
-from .tables import make_table
-from .whatif_model import CategoryDeltaModel, WhatIfItemModel
-from .worker import Task
+from ctxviewer.assess.budget import CATEGORY_LABELS, CATEGORY_ORDER, check_capacity, verdict_text
+from ctxviewer.builder import Candidate
+from ctxviewer.builder.whatif import Outcome, Scenario, describe, filler, run
+from ctxviewer.gui.accounting_box import AccountingBox
+from ctxviewer.gui.tables import make_table
+from ctxviewer.gui.whatif_model import CategoryDeltaModel, WhatIfItemModel
+from ctxviewer.gui.worker import Task
+from ctxviewer.model.trace import Category, Kind, RequestTrace
+from ctxviewer.pipeline.hints import create_store
+from ctxviewer.pipeline.stored_facts import with_facts
+from ctxviewer.store import StoreError
+from ctxviewer.util.visible import one_line
 
 WORKER_ITEMS = 500
 """Traces with more items than this re-trim on a worker thread."""
@@ -346,8 +348,8 @@ class WhatIfPanel(QWidget):
             self._say(f"{path}: the source database is opened read-only and never written; choose another file")
             return False
         try:
-            with TraceStore.create(path) as store:
-                store.add([self.outcome.trace])
+            with create_store(path) as store:
+                store.add(with_facts([self.outcome.trace]))
         except (StoreError, OSError) as exc:
             self._say(f"Cannot save the what-if: {exc}")
             return False

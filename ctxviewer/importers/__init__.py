@@ -31,7 +31,7 @@ in ``_registry.BUILTIN`` (or, outside ctxviewer, under the entry-point group)::
 
 Chat-message formats reuse :mod:`.otel.messages` (normalise any ``{role, content|parts}`` shape to
 OTel GenAI messages and render part text) and :func:`.otel.mapping.build_trace` (span attributes
-to a :class:`~ctxviewer.model.RequestTrace`). No Qt here.
+to a :class:`~ctxviewer.model.trace.RequestTrace`). No Qt here.
 """
 
 from __future__ import annotations
@@ -39,9 +39,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-from ._api import CONFIDENT, Importer, ImportFailed, ImportProblem, Record
-from ._registry import ENTRY_POINT_GROUP, HEAD_SIZES, REGISTRY, Registry
-from .peek import JsonPeek, peek_json
+from ctxviewer.importers._registry import ENTRY_POINT_GROUP, HEAD_SIZES, REGISTRY, Registry
+from ctxviewer.importers.contract import CONFIDENT, Importer, ImportFailed, ImportProblem, Record
+from ctxviewer.importers.peek import JsonPeek, peek_json
 
 __all__ = [
     "CONFIDENT",

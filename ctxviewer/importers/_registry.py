@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import importlib
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..model import RequestTrace
-from . import notes
-from ._api import CONFIDENT, Importer, ImportFailed, ImportProblem, Record
+from ctxviewer.importers import notes
+from ctxviewer.importers.contract import CONFIDENT, Importer, ImportFailed, ImportProblem, Record
+from ctxviewer.model.trace import RequestTrace
 
 _END = object()
 
@@ -55,7 +56,7 @@ def _database_message(path: Path) -> str:
     found (also when its message is not UTF-8); any other is not a trace file."""
     import sqlite3
 
-    from ..store.schema import SQLITE_FAILURES, is_corrupt_error, sqlite_message
+    from ctxviewer.util.sqlite_errors import SQLITE_FAILURES, is_corrupt_error, sqlite_message
 
     try:
         con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
@@ -235,8 +236,8 @@ class Registry:
             problems.extend(ImportProblem(str(path), "whole file", msg) for msg in failed.values())
         best = max(importers, key=lambda i: scores.get(i.name, 0.0), default=None)
         if best is None or scores.get(best.name, 0.0) <= 0.0:
-            from .containers import head_text
-            from .peek import MAX_DEPTH, peek_json
+            from ctxviewer.importers.containers import head_text
+            from ctxviewer.importers.peek import MAX_DEPTH, peek_json
 
             if head.startswith(_SQLITE_MAGIC):
                 raise ImportFailed(_database_message(path))
@@ -274,7 +275,8 @@ class Registry:
         :class:`ImportFailed` propagates (the file is unreadable). Any other exception ends this
         file with an :class:`ImportProblem` (``whole file``) naming the importer and the error;
         traces yielded before it are kept. A yielded object that is neither a trace nor a
-        problem becomes a problem too.
+        problem becomes a problem too. A trace of an importer that does not record omissions
+        (``records_omissions`` False) comes with ``omissions_recorded`` False.
         """
         file = str(path)
         records = iter(importer.load(path))
@@ -298,7 +300,11 @@ class Registry:
                 return
             if record_any is _END:
                 return
-            if isinstance(record_any, (RequestTrace, ImportProblem)):
+            if isinstance(record_any, RequestTrace):
+                if record_any.omissions_recorded and not importer.records_omissions:
+                    record_any = replace(record_any, omissions_recorded=False)  # the format cannot record them
+                yield record_any
+            elif isinstance(record_any, ImportProblem):
                 yield record_any
             else:
                 yield ImportProblem(file, "whole file", _bug(importer, "load", TypeError(

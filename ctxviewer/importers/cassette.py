@@ -16,9 +16,9 @@ from typing import Any, Iterator
 
 import yaml
 
-from . import ImportFailed, Record, register
-from .containers import GZIP_MAGIC, head_text, read_text
-from .provider_api import load_exchanges
+from ctxviewer.importers import ImportFailed, Record, register
+from ctxviewer.importers.containers import GZIP_MAGIC, head_text, read_text
+from ctxviewer.importers.provider_api import load_exchanges
 
 
 def _body(value: Any) -> Any:

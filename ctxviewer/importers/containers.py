@@ -26,7 +26,7 @@ import zlib
 from pathlib import Path
 from typing import IO, Any, Iterator
 
-from . import ImportFailed, notes
+from ctxviewer.importers import ImportFailed, notes
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZIP_MAGIC = b"PK\x03\x04"
@@ -91,7 +91,9 @@ def repair_text(data: bytes) -> str:
     noted = found[:MAX_BAD_BYTES_NOTED]
     fields: list[str | None] = [None] * len(noted)
     if utf8 and data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"["):  # JSON: name the field too
-        from .json_where import field_paths  # ijson: loaded only when there are bad bytes (start-up, issue 11)
+        from ctxviewer.importers.json_where import (
+            field_paths,  # ijson: loaded only when there are bad bytes (start-up, issue 11)
+        )
 
         fields = field_paths(data, [(start, end) for start, end, _reason in noted])
     for (start, end, reason), field in zip(noted, fields):

@@ -1,4 +1,4 @@
-"""OTLP/JSON written by ``ctxviewer export --format otlp`` (:mod:`ctxviewer.export_otlp`): each span
+"""OTLP/JSON written by ``ctxviewer export --format otlp`` (:mod:`ctxviewer.report.export_otlp`): each span
 carries the whole trace in ``ctxviewer.trace`` (native JSON shape), so importing an export gives
 exactly the traces that were exported (items with status, priority, omission reason and token
 counts; budgets; capacity; checks) -- import(export(db)) == db.
@@ -15,11 +15,11 @@ import json
 from pathlib import Path
 from typing import Iterator
 
-from ..serialize import trace_from_dict
-from ._api import ImportFailed, ImportProblem, Record
-from .containers import head_text, load_documents
-from .otel.otlp import is_otlp, spans
-from .otel.span import Span
+from ctxviewer.importers.containers import head_text, load_documents
+from ctxviewer.importers.contract import ImportFailed, ImportProblem, Record
+from ctxviewer.importers.otel.otlp import is_otlp, spans
+from ctxviewer.importers.otel.span import Span
+from ctxviewer.model.serialize import trace_from_dict
 
 MARKER = "ctxviewer.trace_id"
 

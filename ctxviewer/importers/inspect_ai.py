@@ -1,5 +1,5 @@
 """Inspect AI eval logs (``.json`` EvalLog and ``.eval`` zip) -> one
-:class:`~ctxviewer.model.RequestTrace` per model call.
+:class:`~ctxviewer.model.trace.RequestTrace` per model call.
 
 Format (UKGovernmentBEIS/inspect_ai ``log/_log.py`` ``EvalLog``/``EvalSample``,
 ``event/_model.py`` ``ModelEvent``, ``model/_chat_message.py``, ``model/_model_output.py``
@@ -35,13 +35,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..model import Usage
-from . import ImportFailed, ImportProblem, Record, register
-from . import provider_messages as pm
-from .containers import ZIP_MAGIC, head_text, read_text
-from .llm_call import LLMCall, build_trace
-from .otel import messages as gm
-from .otel.values import parse_time
+from ctxviewer.importers import ImportFailed, ImportProblem, Record, register
+from ctxviewer.importers import provider_messages as pm
+from ctxviewer.importers.containers import ZIP_MAGIC, head_text, read_text
+from ctxviewer.importers.llm_call import LLMCall, build_trace
+from ctxviewer.importers.otel import messages as gm
+from ctxviewer.importers.otel.values import parse_time
+from ctxviewer.model.trace import Usage
 
 ZSTD_METHOD = 93
 

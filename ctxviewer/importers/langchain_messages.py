@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..model import Usage
-from .otel import messages as gm
-from .provider_messages import Message, anthropic_block, int_or_none, openai_message, openai_part
+from ctxviewer.importers.otel import messages as gm
+from ctxviewer.importers.provider_messages import Message, anthropic_block, int_or_none, openai_message, openai_part
+from ctxviewer.model.trace import Usage
 
 _LC_ROLES = {"HumanMessage": "user", "human": "user", "SystemMessage": "system", "system": "system",
              "AIMessage": "assistant", "ai": "assistant", "AIMessageChunk": "assistant",

@@ -1,5 +1,5 @@
 """Langfuse trace downloads (``{trace, observations[]}``, UI "download trace" / public API) ->
-one :class:`~ctxviewer.model.RequestTrace` per model call.
+one :class:`~ctxviewer.model.trace.RequestTrace` per model call.
 
 Format (langfuse ``fern/apis/server/definition/commons.yml`` ``TraceWithFullDetails`` /
 ``Observation``; FORMATS.md section 4). A model call is a ``GENERATION`` observation that has no
@@ -44,17 +44,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..model import Usage
-from ..span_facts import agent_name
-from . import ImportFailed, ImportProblem, Record, register
-from . import provider_messages as pm
-from .containers import head_text, read_text
-from .langchain_messages import langchain_message
-from .llm_call import LLMCall, build_trace
-from .openinference import call_from_attributes
-from .otel import messages as gm
-from .otel.group import agent_attributes
-from .otel.values import parse_time
+from ctxviewer.importers import ImportFailed, ImportProblem, Record, register
+from ctxviewer.importers import provider_messages as pm
+from ctxviewer.importers.containers import head_text, read_text
+from ctxviewer.importers.langchain_messages import langchain_message
+from ctxviewer.importers.llm_call import LLMCall, build_trace
+from ctxviewer.importers.openinference import call_from_attributes
+from ctxviewer.importers.otel import messages as gm
+from ctxviewer.importers.otel.group import agent_attributes
+from ctxviewer.importers.otel.values import parse_time
+from ctxviewer.model.span_facts import agent_name
+from ctxviewer.model.trace import Usage
 
 
 def _json(value: Any) -> Any:

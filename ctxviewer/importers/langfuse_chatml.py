@@ -1,6 +1,6 @@
 """Langfuse's normalised ChatML per observation (``worker/src/__tests__/chatml/...chatml.json``:
 ``{observation id: {input: {success, data: [messages]}, output: {success, data: [messages]}}}``)
--> one :class:`~ctxviewer.model.RequestTrace` per observation.
+-> one :class:`~ctxviewer.model.trace.RequestTrace` per observation.
 
 Langfuse writes these as the expected result of its ChatML normaliser; the messages are OpenAI
 ChatML (``{role, content, tool_calls[{id, name, arguments, type}], tool_call_id}``). The first
@@ -16,10 +16,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Iterator
 
-from . import ImportFailed, ImportProblem, Record, register
-from . import provider_messages as pm
-from .containers import read_text, sniff_document
-from .llm_call import LLMCall, build_trace
+from ctxviewer.importers import ImportFailed, ImportProblem, Record, register
+from ctxviewer.importers import provider_messages as pm
+from ctxviewer.importers.containers import read_text, sniff_document
+from ctxviewer.importers.llm_call import LLMCall, build_trace
 
 
 def _is_chatml(doc: Any) -> bool:

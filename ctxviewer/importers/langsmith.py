@@ -1,5 +1,5 @@
 """LangSmith runs: ingestion batches (``{post: [RunCreate], patch: [RunUpdate]}``), run lists and
-nested run trees (``child_runs``) -> one :class:`~ctxviewer.model.RequestTrace` per ``llm`` run.
+nested run trees (``child_runs``) -> one :class:`~ctxviewer.model.trace.RequestTrace` per ``llm`` run.
 
 Fields (langsmith-sdk ``schemas.py`` ``RunBase`` / ``Run``, ``run_trees.py``; FORMATS.md section 5):
 post and patch records are merged by ``id`` (patch values win); ``extra.metadata.ls_model_name`` /
@@ -21,12 +21,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from . import ImportFailed, ImportProblem, Record, register
-from . import provider_messages as pm
-from .containers import load_documents, sniff_document
-from .langchain_messages import langchain_message, langchain_usage
-from .llm_call import Document, LLMCall, build_trace
-from .otel.values import parse_time
+from ctxviewer.importers import ImportFailed, ImportProblem, Record, register
+from ctxviewer.importers import provider_messages as pm
+from ctxviewer.importers.containers import load_documents, sniff_document
+from ctxviewer.importers.langchain_messages import langchain_message, langchain_usage
+from ctxviewer.importers.llm_call import Document, LLMCall, build_trace
+from ctxviewer.importers.otel.values import parse_time
 
 LLM_RUN_TYPES = frozenset({"llm", "chat_model"})
 

@@ -1,5 +1,5 @@
 """LiteLLM ``StandardLoggingPayload`` (what LiteLLM callbacks, GCS and Pub/Sub loggers receive):
-one :class:`~ctxviewer.model.RequestTrace` per payload.
+one :class:`~ctxviewer.model.trace.RequestTrace` per payload.
 
 Fields (BerriAI/litellm ``litellm/types/utils.py`` ``StandardLoggingPayload``; FORMATS.md 7b):
 ``model`` + ``custom_llm_provider``; ``messages`` (OpenAI request shape; system = role system);
@@ -18,12 +18,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..model import Usage
-from . import ImportFailed, ImportProblem, Record, register
-from . import provider_messages as pm
-from .containers import load_documents, sniff_document
-from .llm_call import LLMCall, build_trace
-from .otel import messages as gm
+from ctxviewer.importers import ImportFailed, ImportProblem, Record, register
+from ctxviewer.importers import provider_messages as pm
+from ctxviewer.importers.containers import load_documents, sniff_document
+from ctxviewer.importers.llm_call import LLMCall, build_trace
+from ctxviewer.importers.otel import messages as gm
+from ctxviewer.model.trace import Usage
 
 
 def is_payload(doc: Any) -> bool:

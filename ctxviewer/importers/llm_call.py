@@ -1,4 +1,4 @@
-"""One model call, normalised across formats, and its :class:`~ctxviewer.model.RequestTrace`.
+"""One model call, normalised across formats, and its :class:`~ctxviewer.model.trace.RequestTrace`.
 
 Every non-OTel importer (provider APIs, cassettes, OpenInference, Langfuse, LangSmith, LiteLLM,
 promptfoo, Inspect AI) maps its records to an :class:`LLMCall` -- messages in the OTel GenAI parts
@@ -13,8 +13,8 @@ the same way for all of them:
   ``trace.user_request``); everything else -> ``history`` (untrusted, role kept);
 * retrieved documents -> ``evidence`` items (id ``doc-{n}``) before the user item, untrusted;
 * tool definitions -> ``tool`` items after the messages, id = tool name (``name#2`` for a repeat);
-* the first output message -> :class:`~ctxviewer.model.Response` and its ``tool_call`` parts ->
-  :class:`~ctxviewer.model.ToolCall` (arguments exactly as sent).
+* the first output message -> :class:`~ctxviewer.model.trace.Response` and its ``tool_call`` parts ->
+  :class:`~ctxviewer.model.trace.ToolCall` (arguments exactly as sent).
 
 Importers never count tokens: ``ContextItem.tokens`` stays ``None`` (the import pipeline counts);
 span status and completeness land in ``trace.attributes`` as ``otel.status_code``,
@@ -28,7 +28,9 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Mapping
 
-from ..model import (
+from ctxviewer.importers.otel import messages as gm
+from ctxviewer.importers.otel.mapping import message_item, unique_id
+from ctxviewer.model.trace import (
     ContextItem,
     Endpoint,
     Kind,
@@ -42,8 +44,6 @@ from ..model import (
     Trust,
     Usage,
 )
-from .otel import messages as gm
-from .otel.mapping import message_item, unique_id
 
 """Roles whose messages are application policy (trusted)."""
 
@@ -214,7 +214,7 @@ def tool_argument_warnings(tool_calls: tuple[ToolCall, ...]) -> list[str]:
 
 def build_trace(call: LLMCall) -> tuple[RequestTrace, list[str]]:
     """The :class:`RequestTrace` of ``call`` and the warnings it raised (see module docstring)."""
-    from .provider_messages import usage_warnings
+    from ctxviewer.importers.provider_messages import usage_warnings
 
     items, user_request = build_items(call)
     response, tool_calls = response_of(call)

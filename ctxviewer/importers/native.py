@@ -1,6 +1,6 @@
 """The native trace format: JSON Lines, one request trace per line (``docs/native-format.md``).
 
-Each non-blank line is one JSON object, exactly :func:`ctxviewer.serialize.trace_to_dict` of a
+Each non-blank line is one JSON object, exactly :func:`ctxviewer.model.serialize.trace_to_dict` of a
 trace, optionally with ``"format": "ctxviewer.trace/1"``. Files are UTF-8 (a leading BOM is
 accepted). Applications write it with :func:`write_jsonl`; :data:`IMPORTER` (``native``) reads it.
 Counts written without provenance are the application's: :func:`mark_recorded`. No Qt here.
@@ -14,12 +14,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Iterable, Iterator
 
-from ..model import RequestTrace, TokenProvenance, TokenSource
-from ..serialize import TraceFormatError, trace_from_dict, trace_to_dict
-from . import notes
-from ._api import ImportFailed, ImportProblem, Record
-from .containers import decode_noting, encoding_of, head_text, loads, read_text
-from .peek import peek_json
+from ctxviewer.importers import notes
+from ctxviewer.importers.containers import decode_noting, encoding_of, head_text, loads, read_text
+from ctxviewer.importers.contract import ImportFailed, ImportProblem, Record
+from ctxviewer.importers.peek import peek_json
+from ctxviewer.model.serialize import TraceFormatError, trace_from_dict, trace_to_dict
+from ctxviewer.model.trace import RequestTrace, TokenProvenance, TokenSource
 
 FORMAT_TAG = "ctxviewer.trace/1"
 """Value of the optional ``format`` key on each line."""
@@ -119,7 +119,9 @@ def _utf8_problems(file: str, n: int, raw: bytes, runs: list[tuple[int, int, str
     ``runs`` replaced with U+FFFD): ``request.content: not valid UTF-8 (byte 47 of the line:
     invalid start byte); the bytes were replaced with U+FFFD``, the first run of the field named
     and any further runs in it counted; after :data:`MAX_BAD_FIELDS_NOTED` fields, one counting the rest."""
-    from .json_where import field_paths  # ijson: loaded only when there are bad bytes (start-up, issue 11)
+    from ctxviewer.importers.json_where import (
+        field_paths,  # ijson: loaded only when there are bad bytes (start-up, issue 11)
+    )
 
     by_field: dict[str, list[tuple[int, str]]] = {}
     for (start, _end, reason), field in zip(runs, field_paths(raw, [(s, e) for s, e, _ in runs])):

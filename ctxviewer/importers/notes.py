@@ -17,7 +17,7 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator
 
-from ._api import ImportProblem
+from ctxviewer.importers.contract import ImportProblem
 
 _LOCAL = threading.local()
 

@@ -1,4 +1,4 @@
-"""OpenInference (Arize Phoenix) spans -> one :class:`~ctxviewer.model.RequestTrace` per LLM span.
+"""OpenInference (Arize Phoenix) spans -> one :class:`~ctxviewer.model.trace.RequestTrace` per LLM span.
 
 Input: OpenInference attributes (:mod:`openinference_attrs`) in any span container -- OTLP/JSON,
 JSON Lines, Phoenix span JSON (``context.trace_id``, ``span_kind``, ``status_code``, UUID ids),
@@ -24,14 +24,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Iterator
 
-from . import ImportFailed, ImportProblem, Record, register
-from . import openinference_attrs as oi
-from . import provider_messages as pm
-from .containers import head_text, load_documents
-from .llm_call import LLMCall, build_trace
-from .otel import messages as gm
-from .otel.group import agent_attributes
-from .otel.read import Span, container_of, spans_from_json
+from ctxviewer.importers import ImportFailed, ImportProblem, Record, register
+from ctxviewer.importers import openinference_attrs as oi
+from ctxviewer.importers import provider_messages as pm
+from ctxviewer.importers.containers import head_text, load_documents
+from ctxviewer.importers.llm_call import LLMCall, build_trace
+from ctxviewer.importers.otel import messages as gm
+from ctxviewer.importers.otel.group import agent_attributes
+from ctxviewer.importers.otel.read import Span, container_of, spans_from_json
 
 KIND = "openinference.span.kind"
 _MARKERS = ('"openinference.span.kind"', '"llm.input_messages', '"llm.model_name"', '"llm.token_count.')

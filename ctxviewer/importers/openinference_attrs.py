@@ -25,10 +25,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..model import Usage
-from . import provider_messages as pm
-from .llm_call import Document
-from .otel import messages as gm
+from ctxviewer.importers import provider_messages as pm
+from ctxviewer.importers.llm_call import Document
+from ctxviewer.importers.otel import messages as gm
+from ctxviewer.model.trace import Usage
 
 _IDX = re.compile(r"^(\d+)\.(.+)$")
 

@@ -1,5 +1,5 @@
 """promptfoo eval exports (``promptfoo export`` / ``--output results.json``, results version 3):
-one :class:`~ctxviewer.model.RequestTrace` per result row (test x prompt x provider).
+one :class:`~ctxviewer.model.trace.RequestTrace` per result row (test x prompt x provider).
 
 Fields (promptfoo ``src/types/index.ts`` ``EvaluateSummaryV3``, ``EvaluateResult``, ``TokenUsage``;
 FORMATS.md 7c): ``provider.id`` = ``"provider:model"``; ``prompt.raw`` is the rendered prompt -- a
@@ -18,12 +18,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..model import Usage
-from . import ImportFailed, ImportProblem, Record, register
-from . import provider_messages as pm
-from .containers import head_text, read_text
-from .llm_call import LLMCall, build_trace
-from .otel.values import parse_time
+from ctxviewer.importers import ImportFailed, ImportProblem, Record, register
+from ctxviewer.importers import provider_messages as pm
+from ctxviewer.importers.containers import head_text, read_text
+from ctxviewer.importers.llm_call import LLMCall, build_trace
+from ctxviewer.importers.otel.values import parse_time
+from ctxviewer.model.trace import Usage
 
 
 def _prompt_messages(raw: Any) -> list[pm.Message]:

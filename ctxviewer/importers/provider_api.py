@@ -1,5 +1,5 @@
 """Provider API exchanges: OpenAI Chat Completions, OpenAI Responses and Anthropic Messages
-request + response JSON, one :class:`~ctxviewer.model.RequestTrace` per exchange.
+request + response JSON, one :class:`~ctxviewer.model.trace.RequestTrace` per exchange.
 
 Accepted files (any container of :mod:`ctxviewer.importers.containers`):
 
@@ -25,10 +25,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from . import ImportFailed, ImportProblem, Record, register
-from . import provider_messages as pm
-from .containers import load_documents, sniff_document
-from .llm_call import LLMCall, build_trace
+from ctxviewer.importers import ImportFailed, ImportProblem, Record, register
+from ctxviewer.importers import provider_messages as pm
+from ctxviewer.importers.containers import load_documents, sniff_document
+from ctxviewer.importers.llm_call import LLMCall, build_trace
 
 NAME = "provider-api"
 

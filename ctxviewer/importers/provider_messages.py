@@ -33,8 +33,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..model import Usage
-from .otel import messages as gm
+from ctxviewer.importers.otel import messages as gm
+from ctxviewer.model.trace import Usage
 
 Message = gm.Message
 

@@ -1,4 +1,4 @@
 """Runtime assets of ctxviewer (icons, stylesheet), installed as the ``ctxviewer.resources`` package.
 
-Load them with :func:`ctxviewer.assets.read_text` / :func:`ctxviewer.assets.path`, never by file path.
+Load them with :func:`ctxviewer.util.assets.read_text` / :func:`ctxviewer.util.assets.path`, never by file path.
 """

@@ -14,9 +14,9 @@ No Qt here.
 
 from __future__ import annotations
 
-from .keys import FindingKey, Review, ReviewVerdict, key_of
-from .queue import ReviewEntry, ReviewQueue, collect, is_reviewable
-from .verdicts import ReviewFile, review_path
+from ctxviewer.review.keys import FindingKey, Review, ReviewVerdict, key_of
+from ctxviewer.review.queue import ReviewEntry, ReviewQueue, collect, is_reviewable
+from ctxviewer.review.verdicts import ReviewFile, review_path
 
 __all__ = ["FindingKey", "Review", "ReviewEntry", "ReviewFile", "ReviewQueue", "ReviewVerdict", "collect",
            "is_reviewable", "key_of", "review_path"]

@@ -13,7 +13,7 @@ import enum
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..findings import Finding
+from ctxviewer.model.findings import Finding
 
 
 class ReviewVerdict(str, enum.Enum):

@@ -1,6 +1,6 @@
 """Collecting reviewable findings over a trace database, and the review queue over them.
 
-:func:`collect` runs the registered checks (:func:`ctxviewer.checks.run_checks`) on every trace
+:func:`collect` runs the registered checks (:func:`ctxviewer.assess.checks.run_checks`) on every trace
 of a store and keeps the findings a reviewer of prompt injection works through
 (:func:`is_reviewable`): the scanner's and the action linkage's ``injection.*`` findings and the
 tool-call checks' findings (rules ``tool.*`` / ``tool_call.*``, or any finding that names a
@@ -15,12 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from ..checks import run_checks
-from ..findings import Finding
-from ..model import ContextItem, RequestTrace, ToolCall
-from ..store import TraceQuery, TraceStore
-from .keys import FindingKey, Review, ReviewVerdict, key_of
-from .verdicts import ReviewFile
+from ctxviewer.assess.checks import run_checks
+from ctxviewer.model.findings import Finding
+from ctxviewer.model.trace import ContextItem, RequestTrace, ToolCall
+from ctxviewer.review.keys import FindingKey, Review, ReviewVerdict, key_of
+from ctxviewer.review.verdicts import ReviewFile
+from ctxviewer.store import TraceQuery, TraceStore
 
 UNREVIEWED = "unreviewed"
 REVIEWED = "reviewed"

@@ -34,7 +34,7 @@ import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .keys import FindingKey, Review, ReviewVerdict
+from ctxviewer.review.keys import FindingKey, Review, ReviewVerdict
 
 SCHEMA_VERSION = 1
 

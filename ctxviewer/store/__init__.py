@@ -4,7 +4,7 @@ Open a database read-only with ``TraceStore.open(path)`` (the viewer: never modi
 older schema raises :class:`OldSchemaError` and is never upgraded in place) or writable with
 ``TraceStore.create(path)`` (import: creates or migrates it). ``upgrade_copy(old, new)`` writes
 an upgraded copy of an older database. List with a
-:class:`TraceQuery` (its text is a display filter, :mod:`ctxviewer.filters`), or by row key
+:class:`TraceQuery` (its text is a display filter, :mod:`ctxviewer.store.filters`), or by row key
 (``first_rows``, ``row_keys``, ``rows_by_key``); search item content with ``store.search(query)``;
 load one full trace with ``store.load(trace_id)``. These read methods form :class:`TraceSource`
 (:mod:`ctxviewer.store.source`), the one interface the window reads through and another backend
@@ -46,7 +46,7 @@ Tables and columns
     ``verdict`` TEXT -- the verdict in words.
     ``session_id`` TEXT -- conversation id (``gen_ai.conversation.id``), schema 3 (back-filled
     from ``details``); the display filter's ``conversation``.
-    Schema 5 (:mod:`ctxviewer.span_facts`; back-filled from the ``attributes`` in ``details``):
+    Schema 5 (:mod:`ctxviewer.model.span_facts`; back-filled from the ``attributes`` in ``details``):
     ``span_status`` TEXT -- ``ok``, ``error``, ``unset`` or ``unfinished`` (never ended); NULL when
     not recorded. ``status_message`` TEXT -- the span's status message (at most 500 code points).
     ``agent`` TEXT -- ``gen_ai.agent.name`` (or inherited from an ancestor span).
@@ -108,7 +108,7 @@ Tables and columns
     ``trace_id`` TEXT, ``rule`` TEXT -- PK: the trace and a rule id (``injection.hidden``).
     ``severity`` TEXT -- the worst severity among its findings of that rule (``warning``).
     ``count`` INTEGER -- how many findings of that rule the trace has.
-    Index: ``idx_trace_findings_rule`` (rule, trace_id). Written with the trace (add, reassess).
+    Index: ``idx_trace_findings_rule`` (rule, trace_id). Written with the trace (add, write_facts).
 
 ``content_fts`` -- FTS5 full-text index of item content (schema 3, :mod:`ctxviewer.store.fts`):
     external content ``blobs`` (rowid = ``blobs.rowid``), one row per distinct item text, added
@@ -125,15 +125,17 @@ Tables and columns
 No Qt here.
 """
 
-from .query import SORTABLE, TraceQuery, TraceRow
-from .schema import SCHEMA_VERSION, OldSchemaError, StoreError
-from .source import TraceSource
-from .store import TraceStore, content_digest, content_hash
-from .upgrade import UpgradeResult, upgrade_copy
+from ctxviewer.store.query import SORTABLE, TraceQuery, TraceRow
+from ctxviewer.store.rows import content_digest, content_hash
+from ctxviewer.store.schema import SCHEMA_VERSION, NotADatabaseError, OldSchemaError, StoreError
+from ctxviewer.store.source import TraceSource
+from ctxviewer.store.store import TraceStore
+from ctxviewer.store.upgrade import UpgradeResult, upgrade_copy
 
 __all__ = [
     "SCHEMA_VERSION",
     "SORTABLE",
+    "NotADatabaseError",
     "OldSchemaError",
     "StoreError",
     "TraceQuery",

@@ -29,7 +29,7 @@ import re
 import sqlite3
 from dataclasses import dataclass
 
-from ..visible import reveal
+from ctxviewer.util.visible import reveal
 
 TOKENIZE = "unicode61 remove_diacritics 0"
 """The FTS5 tokenizer of ``content_fts`` (and the word rule of :func:`match_spans`)."""
@@ -63,7 +63,7 @@ class SearchHit:
     """0-based index of the item in the trace's final order."""
     snippet: str
     """A one-line window of the content around the first match, invisible characters revealed
-    (:func:`ctxviewer.visible.one_line`); ``…`` marks cut ends."""
+    (:func:`ctxviewer.util.visible.one_line`); ``…`` marks cut ends."""
     spans: tuple[tuple[int, int], ...]
     """``(start, length)`` of the matched words in :attr:`snippet`, code points."""
     cursor: tuple[int, int, int]
@@ -140,7 +140,7 @@ def candidate_expression(query: str) -> str | None:
 
 def snippet(text: str, spans: list[tuple[int, int]], width: int = SNIPPET_CHARS) -> tuple[str, tuple[tuple[int, int], ...]]:
     """A one-line window of ``text`` around ``spans[0]`` (about ``width`` code points), revealed
-    with :func:`ctxviewer.visible.reveal` (line breaks too), and the spans that fall inside it
+    with :func:`ctxviewer.util.visible.reveal` (line breaks too), and the spans that fall inside it
     moved into the window's display offsets. Without spans: the start of the text."""
     first = spans[0][0] if spans else 0
     start = max(0, first - width // 3)

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ..filters import compile_filter
-from ..serialize import parse_created
-from ..span_facts import SPAN_COLUMNS
-from .facts import FACT_COLUMNS
+from ctxviewer.model.serialize import parse_created
+from ctxviewer.model.span_facts import SPAN_COLUMNS
+from ctxviewer.store.facts import FACT_COLUMNS
+from ctxviewer.store.filters import compile_filter
 
 SORTABLE: tuple[str, ...] = (
     "created",
@@ -94,7 +94,7 @@ class TraceRow:
     fits: bool | None = None
     """Whether eq. 3.1 holds; ``None`` when it cannot be decided."""
     state: str | None = None
-    """``ok`` / ``warning`` / ``failure`` (:class:`ctxviewer.findings.State`)."""
+    """``ok`` / ``warning`` / ``failure`` (:class:`ctxviewer.model.findings.State`)."""
     worst_rule: str | None = None
     """Rule id of the worst finding (``policy.unavailable``), or ``None`` when there is none."""
     worst_severity: str | None = None
@@ -104,7 +104,7 @@ class TraceRow:
     session_id: str | None = None
     """Conversation id (OTel ``gen_ai.conversation.id``), schema 3."""
     span_status: str | None = None
-    """Span status word (:func:`ctxviewer.span_facts.span_status`): ``ok``, ``error``, ``unset`` or
+    """Span status word (:func:`ctxviewer.model.span_facts.span_status`): ``ok``, ``error``, ``unset`` or
     ``unfinished`` (never ended); ``None`` when not recorded. Schema 5."""
     status_message: str | None = None
     """The span's status message (``otel.status_message``), cut to 500 code points. Schema 5."""
@@ -128,13 +128,13 @@ class TraceRow:
 class TraceQuery:
     """Filter and order for listing traces.
 
-    ``text`` is a display filter (:mod:`ctxviewer.filters`: ``model ~ gpt-4o and omitted > 2``;
+    ``text`` is a display filter (:mod:`ctxviewer.store.filters`: ``model ~ gpt-4o and omitted > 2``;
     a lone word is looked for in the trace id, model, service and provider, so ``claude`` still
     works). ``sort`` is one of :data:`SORTABLE`; ties are broken by ``trace_id`` in the same
     direction so paging is stable. ``NULL`` values sort first ascending and last descending.
 
     Raises ``ValueError`` for a ``sort`` that is not in :data:`SORTABLE`, and
-    :class:`ctxviewer.filters.FilterError` (a ``ValueError`` with the column) for a filter that
+    :class:`ctxviewer.store.filters.FilterError` (a ``ValueError`` with the column) for a filter that
     does not parse.
     """
 

@@ -1,5 +1,6 @@
-"""The ``items`` row of a context item as :meth:`TraceStore.add <ctxviewer.store.TraceStore.add>`
-writes it: the values of the item's native JSON form (:func:`ctxviewer.serialize.item_to_dict`),
+"""Values as the store writes them: content addresses (:func:`content_digest`, the sha256 that keys
+``blobs`` and ``token_counts``; :func:`content_hash`, its hex as users see it), and the ``items`` row of a
+context item as :meth:`TraceStore.add <ctxviewer.store.TraceStore.add>` writes it: the values of the item's native JSON form (:func:`ctxviewer.model.serialize.item_to_dict`),
 read straight from the item (issue 11, import speed: no JSON form built per item at import).
 No Qt here.
 """
@@ -7,16 +8,29 @@ No Qt here.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 from typing import Any
 
-from ..model import ContextItem, SourceRef
-from ..serialize import source_to_dict
+from ctxviewer.model.serialize import source_to_dict
+from ctxviewer.model.trace import ContextItem, SourceRef
+
+
+def content_digest(text: str) -> bytes:
+    """The 32-byte sha256 digest of ``text`` encoded as UTF-8 (lone surrogates kept): the key of
+    its row in ``blobs`` and of its ``token_counts`` (schema 6 stores the digest, not its hex)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
+def content_hash(text: str) -> str:
+    """Hex sha256 of ``text`` encoded as UTF-8 (64 characters): the content address users see
+    (``request.sha256``, :meth:`TraceStore.blob`); ``content_digest(text).hex()``."""
+    return content_digest(text).hex()
 
 
 def item_row(trace_id: str, ordinal: int, item: ContextItem, content_ref: Any) -> tuple[Any, ...]:
     """The ``items`` row of ``item`` (``store._ITEM_COLUMNS`` order), its content stored as ``content_ref``:
-    the values of its native JSON form (:func:`ctxviewer.serialize.item_to_dict`), read straight
+    the values of its native JSON form (:func:`ctxviewer.model.serialize.item_to_dict`), read straight
     from the item (issue 11: no JSON form built per item)."""
     prov = item.tokens_provenance
     return (

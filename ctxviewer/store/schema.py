@@ -19,6 +19,15 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from ctxviewer.util.file_kind import special_kind
+from ctxviewer.util.sqlite_errors import (
+    SQLITE_FAILURES,
+    is_busy_error,
+    is_corrupt_error,
+    is_readonly_error,
+    sqlite_message,
+)
+
 if TYPE_CHECKING:  # sqlite-utils (and the numpy it may pull in) only when a database is written
     from sqlite_utils import Database, Migrations
 
@@ -34,48 +43,6 @@ TABLES = ("traces", "blobs", "items", "details", "token_counts")
 
 READ_ONLY = "the file is read-only; cannot import into it"
 """:class:`StoreError` problem for a database the user cannot write (file mode or SQLite refusal)."""
-
-
-def is_readonly_error(exc: sqlite3.Error) -> bool:
-    """True when SQLite refused a write because the database file is read-only (SQLITE_READONLY)."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    if code is not None:
-        return bool((code & 0xFF) == sqlite3.SQLITE_READONLY)
-    return "readonly database" in str(exc)
-
-
-SQLITE_FAILURES = (sqlite3.DatabaseError, UnicodeDecodeError)
-"""What reading a damaged database raises: SQLite's errors, and ``UnicodeDecodeError`` when SQLite's
-own error message holds bytes that are not UTF-8 (the sqlite3 module decodes it strictly): a corrupt
-``sqlite_master`` quoted in "malformed database schema (...)". Catch both wherever a database that
-may be corrupt is read, and name the problem with :func:`sqlite_message`."""
-
-
-def sqlite_message(exc: BaseException) -> str:
-    """The text of one of :data:`SQLITE_FAILURES`: SQLite's message, also when it is not UTF-8 (its
-    undecodable bytes shown as ``\\xNN``), not the codec's complaint about it."""
-    if isinstance(exc, UnicodeDecodeError) and isinstance(exc.object, bytes):
-        return exc.object.decode("utf-8", "backslashreplace")
-    return str(exc)
-
-
-def is_corrupt_error(exc: BaseException) -> bool:
-    """True when SQLite found the database file corrupt (SQLITE_CORRUPT, or a message it could not
-    give in UTF-8: only damage puts such bytes in it), not merely unreadable."""
-    if isinstance(exc, UnicodeDecodeError):
-        return True
-    code = getattr(exc, "sqlite_errorcode", None)
-    if code is not None:
-        return bool((code & 0xFF) == sqlite3.SQLITE_CORRUPT)
-    return "malformed" in str(exc)
-
-
-def is_busy_error(exc: sqlite3.Error) -> bool:
-    """True when SQLite could not get a lock because another connection holds it (SQLITE_BUSY)."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    if code is not None:
-        return bool((code & 0xFF) == sqlite3.SQLITE_BUSY)
-    return "database is locked" in str(exc)
 
 
 def read_only_query(path: Path) -> str:
@@ -101,6 +68,15 @@ class StoreError(Exception):
         super().__init__(f"{path}: {problem}")
         self.path = Path(path)
         self.problem = problem
+
+
+class NotADatabaseError(StoreError):
+    """The file is not an SQLite database at all (no ``SQLite format 3`` header): often a trace
+    *file* given where a database was expected. The front ends say what it looks like and how to
+    import it (:func:`ctxviewer.pipeline.hints.open_store`)."""
+
+    def __init__(self, path: Path | str) -> None:
+        super().__init__(path, "is not an SQLite database (no 'SQLite format 3' header)")
 
 
 class OldSchemaError(StoreError):
@@ -252,15 +228,14 @@ def m006_items_token_provenance(db: Database) -> None:
 def m007_traces_facts(db: Database) -> None:
     """Facts known at import on each trace row (:mod:`ctxviewer.store.facts`): whether omissions
     are recorded, the eq. 3.1 margin and fit, the state, the worst finding's rule and severity and
-    the verdict in words; back-filled by assessing every trace already stored."""
+    the verdict in words. The step only adds the columns (NULL: "not recorded"); ``upgrade`` then
+    back-fills them by assessing every trace (:mod:`ctxviewer.pipeline.backfill`), so this step's
+    result never depends on today's checks."""
     traces = db.table("traces")
     for col, kind in (("omissions_recorded", int), ("margin", int), ("fits", int), ("state", str),
                       ("worst_rule", str), ("worst_severity", str), ("verdict", str)):
         traces.add_column(col, kind)
     traces.create_index(["state", "trace_id"], index_name="idx_traces_state")
-    from .facts import backfill  # the current assessment; imported here to avoid an import cycle
-
-    backfill(db.conn)
 
 
 # ------------------------------------------------------------------ schema version 3
@@ -268,7 +243,7 @@ def m007_traces_facts(db: Database) -> None:
 
 @_step(3)
 def m008_filter_columns(db: Database) -> None:
-    """What display filters (:mod:`ctxviewer.filters`) read: ``traces.session_id`` (the
+    """What display filters (:mod:`ctxviewer.store.filters`) read: ``traces.session_id`` (the
     conversation, back-filled from ``details``) and a narrow one-column index per filtered
     column (:data:`FILTER_INDEXED`), then ``ANALYZE`` so the planner knows which index narrows a filter most."""
     traces = db.table("traces")
@@ -283,19 +258,16 @@ def m008_filter_columns(db: Database) -> None:
 @_step(3)
 def m009_trace_findings(db: Database) -> None:
     """``trace_findings``: each finding rule of each trace (the ``finding`` filter field), with an
-    index by rule; back-filled by assessing every stored trace."""
+    index by rule; filled by ``upgrade``'s back-fill (:mod:`ctxviewer.pipeline.backfill`)."""
     db.execute(TRACE_FINDINGS_SQL)
     db.execute("CREATE INDEX IF NOT EXISTS idx_trace_findings_rule ON trace_findings (rule, trace_id)")
-    from .facts import backfill  # the current assessment; imported here to avoid an import cycle
-
-    backfill(db.conn)
 
 
 @_step(3)
 def m010_content_fts(db: Database) -> None:
     """The full-text index of item content (:mod:`ctxviewer.store.fts`), built from the stored
     item texts."""
-    from . import fts
+    from ctxviewer.store import fts
 
     db.execute(fts.CREATE_SQL)
     fts.rebuild(db.conn)
@@ -328,7 +300,7 @@ list's sort order is the column, then ``trace_id``)."""
 
 @_step(5)
 def m013_span_columns(db: Database) -> None:
-    """The span's own facts on each ``traces`` row (:mod:`ctxviewer.span_facts`): ``span_status``
+    """The span's own facts on each ``traces`` row (:mod:`ctxviewer.model.span_facts`): ``span_status``
     (``ok`` / ``error`` / ``unset`` / ``unfinished``), ``status_message``, ``agent``
     (``gen_ai.agent.name``) and ``operation`` (``gen_ai.operation.name``), the trace list's Span
     status and Agent / operation columns and the ``status``, ``agent`` and ``operation`` display
@@ -336,7 +308,7 @@ def m013_span_columns(db: Database) -> None:
     one-column index on each filtered column (:data:`SPAN_INDEXED`), analysed."""
     import json
 
-    from ..span_facts import SPAN_COLUMNS, row_values
+    from ctxviewer.model.span_facts import SPAN_COLUMNS, row_values
 
     traces = db.table("traces")
     for col in SPAN_COLUMNS:
@@ -446,8 +418,6 @@ def check_file(path: Path, *, must_exist: bool) -> bool:
         st = path.stat()
     except OSError as exc:
         raise StoreError(path, f"cannot read file: {exc.strerror or exc}") from None
-    from ..file_kind import special_kind
-
     kind = special_kind(st.st_mode)
     if kind is not None:  # a FIFO would block the read below forever; /dev/zero is not "empty"
         raise StoreError(path, f"is {kind}, not a regular file; a trace database is a file")
@@ -462,9 +432,7 @@ def check_file(path: Path, *, must_exist: bool) -> bool:
             raise StoreError(path, "is an empty file, not a ctxviewer trace database")
         return False
     if not head.startswith(SQLITE_HEADER):
-        from ..file_kind import not_a_database_message  # a trace file? say which and how to import it
-
-        raise StoreError(path, not_a_database_message(path) or "is not an SQLite database (no 'SQLite format 3' header)")
+        raise NotADatabaseError(path)
     if len(head) < 100:
         raise StoreError(path, f"is corrupt: truncated SQLite header ({size} bytes)")
     page_size = int.from_bytes(head[16:18], "big")

@@ -13,14 +13,14 @@ Vocabulary
 ``traces.rowid``; ClickHouse: e.g. ``cityHash64(TraceId, SpanId)``). The trace list keeps only an
 array of keys (8 bytes per trace) and asks for rows by key, page by page.
 
-*filter* -- display-filter text (:mod:`ctxviewer.filters`, carried by
+*filter* -- display-filter text (:mod:`ctxviewer.store.filters`, carried by
 :class:`~ctxviewer.store.TraceQuery`) goes in through :meth:`TraceSource.filter_where`, which
 returns the source's own compiled form ``(where, params)``: for SQLite a boolean SQL expression over
 the narrow ``traces`` row (:data:`~ctxviewer.store.query.ROW_COLUMNS`) without the word ``WHERE``,
 with positional ``?`` parameters, ``""`` for every trace. Callers treat it as opaque and hand it back
 to the same source's list methods. Another backend compiles the grammar's parse tree
-(:func:`ctxviewer.filters.parse_filter`) into its dialect and raises
-:class:`ctxviewer.filters.FilterError` for a field it cannot serve.
+(:func:`ctxviewer.store.filters.parse_filter`) into its dialect and raises
+:class:`ctxviewer.store.filters.FilterError` for a field it cannot serve.
 
 *order* -- a member of :data:`~ctxviewer.store.SORTABLE`; ties are broken by ``trace_id`` in the
 same direction, so the order is total and stable.
@@ -53,7 +53,7 @@ A ``chat`` span is one trace row: ``trace_id`` = ``TraceId || ':' || SpanId``, `
 ``SpanAttributes['gen_ai.usage.input_tokens']``. Facts the collector does not have (``state``,
 ``worst_rule``, ``omitted_count``) need a side table written by ``ctxviewer check``; search maps to
 a ``tokenbf_v1`` / ``ngrambf_v1`` skip index on the message attributes. ``load`` rebuilds a
-:class:`~ctxviewer.model.RequestTrace` with the OTel importer (:mod:`ctxviewer.importers.otel`) from
+:class:`~ctxviewer.model.trace.RequestTrace` with the OTel importer (:mod:`ctxviewer.importers.otel`) from
 the span's attributes and events.
 
 No Qt here.
@@ -66,12 +66,12 @@ from array import array
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol, Sequence, runtime_checkable
 
-from ..model import ContextItem, RequestTrace
-from .fts import SearchHit, SearchPage
-from .query import TraceQuery, TraceRow
+from ctxviewer.model.trace import ContextItem, RequestTrace
+from ctxviewer.store.fts import SearchHit, SearchPage
+from ctxviewer.store.query import TraceQuery, TraceRow
 
 if TYPE_CHECKING:
-    from .store import TraceStore
+    from ctxviewer.store.store import TraceStore
 
 
 @runtime_checkable
@@ -92,7 +92,7 @@ class TraceSource(Protocol):
     # -- filters
     def filter_where(self, query: TraceQuery | None) -> tuple[str, builtins.list[Any]]:
         """``query``'s display filter compiled for this source: ``(where, params)`` for the list
-        methods below (``"1"`` or ``""`` for none). Raises :class:`~ctxviewer.filters.FilterError`
+        methods below (``"1"`` or ``""`` for none). Raises :class:`~ctxviewer.store.filters.FilterError`
         (a ``ValueError``) for a filter the source cannot serve. May probe the source (SQLite: index
         counts of a few milliseconds): the window runs it with the list queries, off the GUI thread."""
         ...

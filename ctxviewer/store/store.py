@@ -9,7 +9,6 @@ thread at a time (a worker thread opens its own). No Qt here.
 from __future__ import annotations
 
 import builtins
-import hashlib
 import json
 import os
 import sqlite3
@@ -24,35 +23,37 @@ from urllib.parse import quote
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
-from ..filters import compile_filter
-from ..model import ContextItem, Kind, RequestTrace, SourceRef, Status, TokenProvenance, TokenSource, Trust
-from ..serialize import (
-    TraceFormatError,
-    format_created,
-    item_from_dict,
-    trace_from_dict,
-    trace_to_dict,
+from ctxviewer.model.serialize import TraceFormatError, format_created, item_from_dict, trace_from_dict, trace_to_dict
+from ctxviewer.model.span_facts import row_values as span_row_values
+from ctxviewer.model.trace import (
+    ContextItem,
+    Kind,
+    RequestTrace,
+    SourceRef,
+    Status,
+    TokenProvenance,
+    TokenSource,
+    Trust,
 )
-from ..span_facts import row_values as span_row_values
-from ..tokens import count_tokens
-from . import fts
-from .facts import StoredFacts, finding_rows, trace_facts, write_findings
-from .fts import SearchHit, SearchPage
-from .query import ROW_COLUMNS, TraceQuery, TraceRow, count_sql, keyed_sql, list_sql
-from .rows import item_row
-from .schema import (
+from ctxviewer.store import fts
+from ctxviewer.store.facts import FACT_COLUMNS, StoredFacts, write_findings
+from ctxviewer.store.filters import compile_filter
+from ctxviewer.store.fts import SearchHit, SearchPage
+from ctxviewer.store.query import ROW_COLUMNS, TraceQuery, TraceRow, count_sql, keyed_sql, list_sql
+from ctxviewer.store.rows import content_digest, item_row
+from ctxviewer.store.schema import (
     DAMAGE_SECONDS,
     READ_ONLY,
     StoreError,
     check_file,
     check_schema,
     find_damage,
-    is_busy_error,
-    is_readonly_error,
     migrate,
     missing_item_blob,
     read_only_query,
 )
+from ctxviewer.store.token_cache import TokenCountCache
+from ctxviewer.util.sqlite_errors import is_busy_error, is_readonly_error
 
 READ_WAIT_S = 10.0
 """Seconds a read (or the writer's schema check) waits while an import commits (SQLite busy timeout)."""
@@ -103,19 +104,7 @@ of one chunk are all that exist at once while a million keys are read)."""
 
 
 _MEMBER = "(traces.trace_id IN ("
-"""How a compiled ``finding`` / ``text`` term starts (:mod:`ctxviewer.filters`): membership in a list of trace ids."""
-
-
-def content_digest(text: str) -> bytes:
-    """The 32-byte sha256 digest of ``text`` encoded as UTF-8 (lone surrogates kept): the key of
-    its row in ``blobs`` and of its ``token_counts`` (schema 6 stores the digest, not its hex)."""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
-
-
-def content_hash(text: str) -> str:
-    """Hex sha256 of ``text`` encoded as UTF-8 (64 characters): the content address users see
-    (``request.sha256``, :meth:`TraceStore.blob`); ``content_digest(text).hex()``."""
-    return content_digest(text).hex()
+"""How a compiled ``finding`` / ``text`` term starts (:mod:`ctxviewer.store.filters`): membership in a list of trace ids."""
 
 
 _SOURCE_KEYS = {"store": str, "document_id": str, "url": str, "turn": int}
@@ -126,7 +115,7 @@ def _item_from_row(item_id: Any, kind: Any, status: Any, position: Any, priority
                    text: Any) -> ContextItem | None:
     """The item of one ``items`` row built directly (issue 11: selecting a 500-item trace spent most
     of its time in the general JSON codec), or ``None`` when any value is not exactly what
-    :func:`~ctxviewer.serialize.item_from_dict` would accept unchanged -- the caller then takes
+    :func:`~ctxviewer.model.serialize.item_from_dict` would accept unchanged -- the caller then takes
     that slower path, which names what is wrong."""
     try:
         if type(item_id) is not str or not item_id.strip() or not all(v is None or type(v) is str for v in (omission_reason, role, tokens_encoding, text)):
@@ -160,7 +149,7 @@ STORED_TEXT_CHARS = 64_000_000
 memory as the texts themselves, which the traces of an import mostly share)."""
 
 
-class TraceStore:
+class TraceStore(TokenCountCache):
     """A ctxviewer trace database. Build with :meth:`open` (read-only) or :meth:`create`.
 
     Every method raises :class:`StoreError` (naming the file) when SQLite reports the file
@@ -294,7 +283,7 @@ class TraceStore:
     def filter_where(self, query: TraceQuery | None) -> tuple[str, builtins.list[Any]]:
         """``(where, params)`` for ``query``'s display filter (``"1"`` for none), planned for this
         database: each top-level term an index answers alone (:attr:`CompiledFilter.probes
-        <ctxviewer.filters.CompiledFilter.probes>`) is counted up to :data:`PROBE_ROWS` + 1 rows
+        <ctxviewer.store.filters.CompiledFilter.probes>`) is counted up to :data:`PROBE_ROWS` + 1 rows
         through its index, and when one keeps at most :data:`PROBE_ROWS`, the query is driven from
         it (``traces.rowid IN (...)``) instead of walking the sort order and filtering. The result
         reads ``traces`` without an alias (the list and count SQL of :mod:`.query`)."""
@@ -549,68 +538,22 @@ class TraceStore:
                     raise StoreError(self.path, f"trace {trace_id!r} is damaged: request content blob missing")
                 d.setdefault("request", {})["content"] = request
             d["items"] = []
+            if "omissions_recorded" not in d:  # written before it was a field: the row's stored fact says
+                d["omissions_recorded"] = self._stored_omissions_fact(trace_id)
             trace = trace_from_dict(d)
         except (ValueError, TypeError) as exc:  # TraceFormatError and json errors are ValueErrors
             raise self._fail(f"trace {trace_id!r} is damaged", exc) from None
         return replace(trace, items=self.items(trace_id))
 
-    # ------------------------------------------------------------------ token counts
-
-    def token_count(self, text: str, encoding: str) -> int:
-        """Tokens in ``text`` under ``encoding`` (a tiktoken name), cached per (content sha256, encoding).
-
-        A miss counts with :func:`ctxviewer.tokens.count_tokens` (raises its
-        ``UnknownEncodingError`` for an encoding not available offline). Writable stores save new
-        counts in ``token_counts`` with the next :meth:`add` or at :meth:`close`; read-only stores
-        keep them in memory only.
-        """
-        key = (content_digest(text), encoding)
-        cached = self._pending_counts.get(key)
-        if cached is not None:
-            return cached
+    def _stored_omissions_fact(self, trace_id: str) -> bool:
+        """The ``omissions_recorded`` fact on ``trace_id``'s row, for a record written before the
+        trace had the field: True when the row has none (NULL) or cannot be read (the damage is
+        reported by :meth:`damage`, not here)."""
         try:
-            row = self._conn.execute(
-                "SELECT tokens FROM token_counts WHERE content_hash = ? AND encoding = ?", key
-            ).fetchone()
-        except sqlite3.DatabaseError as exc:
-            raise self._fail("cannot read the token-count cache", exc) from None
-        if row is not None:
-            return int(row[0])
-        n = count_tokens(text, encoding)
-        self._pending_counts[key] = n
-        return n
-
-    def token_counts(self, texts: builtins.list[str], encoding: str) -> builtins.list[int]:
-        """:meth:`token_count` of each of ``texts`` (in order): each distinct text hashed once,
-        counts made in this run or cached in ``token_counts`` (looked up 500 hashes a query) first,
-        then every distinct text not cached counted once, in parallel over the cores
-        (:func:`ctxviewer.tokens.count_many`). Raises like :meth:`token_count`."""
-        from ..tokens import count_many
-
-        keys = {t: content_digest(t) for t in dict.fromkeys(texts)}  # each distinct text hashed once
-        known: dict[str, int] = {}
-        ask: dict[bytes, str] = {}  # digest -> text, not counted in this run yet
-        for text, h in keys.items():
-            n = self._pending_counts.get((h, encoding))
-            if n is None:
-                ask[h] = text
-            else:
-                known[text] = n
-        hashes = builtins.list(ask)
-        try:
-            for i in range(0, len(hashes), 500):  # the cache, 500 hashes a query
-                part = hashes[i:i + 500]
-                sql = (f"SELECT content_hash, tokens FROM token_counts WHERE encoding = ? "
-                       f"AND content_hash IN ({', '.join('?' * len(part))})")
-                for h, n in self._conn.execute(sql, (encoding, *part)):
-                    known[ask[h]] = int(n)
-        except sqlite3.DatabaseError as exc:
-            raise self._fail("cannot read the token-count cache", exc) from None
-        missing = [t for t in ask.values() if t not in known]
-        for text, n in zip(missing, count_many(missing, encoding) if missing else ()):
-            self._pending_counts[(keys[text], encoding)] = n
-            known[text] = n
-        return [known[t] for t in texts]
+            got = self._conn.execute("SELECT omissions_recorded FROM traces WHERE trace_id = ?", (trace_id,)).fetchone()
+        except sqlite3.DatabaseError:
+            return True
+        return not (got is not None and got[0] == 0)
 
     def _flush_counts(self) -> None:
         self._conn.executemany(
@@ -620,13 +563,15 @@ class TraceStore:
 
     # ------------------------------------------------------------------ writing
 
-    def add(self, traces: Iterable[RequestTrace | tuple[RequestTrace, StoredFacts]], waiting: Callable[[str], None] | None = None,
+    def add(self, traces: Iterable[tuple[RequestTrace, StoredFacts]], waiting: Callable[[str], None] | None = None,
             cancelled: Callable[[], bool] | None = None, write_wait_s: float | None = None) -> int:
-        """Store ``traces`` in one transaction: all of them, or (on any exception) none.
+        """Store ``traces`` -- ``(trace, facts)`` pairs -- in one transaction: all of them, or (on
+        any exception) none.
 
-        Each trace is assessed (:func:`ctxviewer.assessment.assess`) for the facts stored on its
-        row, unless it comes as ``(trace, facts)`` with its :class:`~ctxviewer.store.facts.StoredFacts`
-        already computed (the import's worker processes: :mod:`ctxviewer.assess_pool`).
+        ``facts`` is the trace's :class:`~ctxviewer.store.facts.StoredFacts`, the assessment's
+        conclusions stored on its row; the store never assesses (the import pipeline does:
+        :func:`ctxviewer.pipeline.stored_facts.with_facts`, or over the cores
+        :func:`ctxviewer.pipeline.assess_pool.assessed`). A bare trace raises ``TypeError``.
         A trace whose trace_id is already stored replaces it. ``traces`` may be a generator; an
         exception it raises (e.g. a cancelled import) rolls everything back and propagates, and the
         token counts made meanwhile are dropped (nothing is written outside the transaction).
@@ -649,10 +594,10 @@ class TraceStore:
             try:
                 self._conn.execute(f"PRAGMA cache_spill = {SPILL_PAGES}")
                 for entry in traces:
-                    if isinstance(entry, tuple):  # (trace, its facts assessed elsewhere)
-                        self._write(entry[0], entry[1])
-                    else:
-                        self._write(entry)
+                    if not isinstance(entry, tuple):
+                        raise TypeError("TraceStore.add takes (trace, StoredFacts) pairs; assess first "
+                                        "(ctxviewer.pipeline.stored_facts.with_facts)")
+                    self._write(*entry)
                     n += 1
                 self._flush_counts()
                 self._conn.execute("COMMIT")
@@ -703,18 +648,24 @@ class TraceStore:
         finally:
             self._conn.execute(f"PRAGMA busy_timeout = {int(old)}")
 
-    def reassess(self) -> int:
-        """Re-assess every trace and rewrite its row's facts (a snapshot of the checks at import),
-        in one transaction. Returns the rows rewritten. Raises :class:`StoreError` if read-only."""
-        from .facts import backfill
-
+    def write_facts(self, facts: Iterable[StoredFacts]) -> int:
+        """Rewrite the stored facts (the :data:`~ctxviewer.store.facts.FACT_COLUMNS` and
+        ``trace_findings`` rows) of traces already stored, in one transaction; ``facts`` name their
+        traces. The back-fill after an upgrade (:mod:`ctxviewer.pipeline.backfill`) computes them.
+        Returns the rows rewritten. Raises :class:`StoreError` if read-only or SQLite refuses."""
         if self.readonly:
             raise StoreError(self.path, "is open read-only; cannot reassess traces")
+        sql = f"UPDATE traces SET {', '.join(f'{c} = ?' for c in FACT_COLUMNS)} WHERE trace_id = ?"
+        n = 0
         try:
             with self._db.atomic():
-                return backfill(self._conn)
+                for stored in facts:
+                    self._conn.execute(sql, (*stored.values, stored.trace_id))
+                    write_findings(self._conn, stored.trace_id, stored)
+                    n += 1
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot reassess traces", exc) from None
+        return n
 
     def rebuild_search(self) -> int:
         """Rebuild the full-text index of item content (:func:`ctxviewer.store.fts.rebuild`) and
@@ -759,21 +710,18 @@ class TraceStore:
             self._stored_chars += len(text)
         return ref
 
-    def _write(self, t: RequestTrace, stored: StoredFacts | None = None) -> None:
+    def _write(self, t: RequestTrace, stored: StoredFacts) -> None:
         tid = t.trace_id
         item_rows = [item_row(tid, ordinal, item, None if item.content is None else self._content_ref(item.content))
                      for ordinal, item in enumerate(t.items)]
         details = trace_to_dict(replace(t, items=()))  # items live in their own table
         details.pop("items", None)
+        details["omissions_recorded"] = t.omissions_recorded  # always, so load() never asks the row
         request_hash: bytes | None = None
         if t.request.content is not None:
             request_hash = self._put_blob(t.request.content)
             details["request"].pop("content", None)
             details["request"]["sha256"] = request_hash.hex()  # users see hex
-        if stored is None:
-            assessment, values = trace_facts(t)
-            stored = StoredFacts(tid, assessment.capacity.input_tokens, values,
-                                 tuple((r[1], r[2], r[3]) for r in finding_rows(tid, assessment)))
         stored.check_for(tid)
         retained = sum(1 for i in t.items if i.status is Status.RETAINED)
         row = (  # in ROW_COLUMNS order

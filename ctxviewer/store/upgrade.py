@@ -3,9 +3,8 @@ schema without ever being written to (a database opened for viewing is never upg
 
 :func:`upgrade_copy` copies the database with SQLite's online backup (the source is opened
 read-only, ``mode=ro``) and then applies the pending schema steps to the copy
-(:func:`~ctxviewer.store.schema.migrate`), which back-fills the facts of schema 2 by assessing
-every stored trace. A source already at the current schema gets its facts re-assessed with
-today's checks in the copy. The copy is written to a temporary file in the target's folder
+(:func:`~ctxviewer.store.schema.migrate`), then hands the copy to the caller's ``after`` step (the
+back-fill of facts, :mod:`ctxviewer.pipeline.backfill`: the store never assesses). The copy is written to a temporary file in the target's folder
 (``.NEW.db.upgrading-<random>``) and renamed to the target only when complete, so an interrupted
 upgrade never leaves a partial target; the temporary file is removed on any error, Ctrl+C or
 SIGTERM (turned into an exception while the upgrade runs, so the cleanup runs; it takes effect
@@ -22,9 +21,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from ..interrupt import sigterm_exits
-from .schema import SCHEMA_VERSION, StoreError, check_file, check_schema, find_damage, inspect, sqlite_message
-from .store import TraceStore
+from ctxviewer.store.schema import (
+    SCHEMA_VERSION,
+    StoreError,
+    check_file,
+    check_schema,
+    find_damage,
+    inspect,
+)
+from ctxviewer.store.store import TraceStore
+from ctxviewer.util.interrupt import sigterm_exits
+from ctxviewer.util.sqlite_errors import sqlite_message
 
 
 @dataclass(frozen=True)
@@ -42,13 +49,16 @@ class UpgradeResult:
 
 
 def upgrade_copy(source: str | Path, target: str | Path,
-                 progress: Callable[[str], None] | None = None) -> UpgradeResult:
+                 progress: Callable[[str], None] | None = None,
+                 after: Callable[[TraceStore, int], None] | None = None) -> UpgradeResult:
     """Write ``source`` upgraded to the current schema into the new file ``target``.
 
     ``source`` is only read. The copy is built in a temporary file beside ``target`` and renamed
     to ``target`` when complete; on any failure, Ctrl+C or SIGTERM the temporary file (and its
     journal) is removed and ``target`` does not exist. ``progress`` gets one line per stage
-    (``"copying OLD.db"``, ``"schema step 3 of 8: m007_traces_facts"``, ``"re-assessing"``).
+    (``"copying OLD.db"``, ``"schema step 3 of 8: m007_traces_facts"``). ``after(store,
+    from_version)`` runs on the upgraded copy before it is renamed (the back-fill of facts:
+    :func:`ctxviewer.pipeline.backfill.upgrade_with_facts`); what it raises fails the upgrade.
     Raises :class:`StoreError` (naming the file) when ``source`` is not a ctxviewer trace database
     or was written by a newer ctxviewer, when ``target`` already exists (never overwritten) or is
     ``source`` itself, or when the copy cannot be written. A SIGTERM exits the process (status
@@ -90,9 +100,8 @@ def upgrade_copy(source: str | Path, target: str | Path,
             finally:
                 conn.close()
             with TraceStore.create(tmp, upgrade=True, progress=say) as store:
-                if version == SCHEMA_VERSION:  # nothing to migrate: refresh the facts with today's checks
-                    say("re-assessing every trace")
-                    store.reassess()
+                if after is not None:  # e.g. the back-fill of facts (ctxviewer.pipeline.backfill)
+                    after(store, version)
                 count = store.count()
             if dst.exists() or dst.is_symlink():  # created meanwhile by someone else: never overwritten
                 raise StoreError(dst, "already exists; choose a new file for the upgraded copy")

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from ctxviewer.builder import Candidate, ChatRule, RequiredOverBudgetError, TextRule, textbook_trim, trim
 from ctxviewer.builder.junctions import EDGE_CHARS, JunctionCounter, fixed_cut, last_fixed_cut
-from ctxviewer.model import Category, Kind
-from ctxviewer.tokens import encode, get_encoding
+from ctxviewer.model.trace import Category, Kind
+from ctxviewer.tokens.counting import encode, get_encoding
 
 # Characters that make BPE pieces merge across a join: letters, digits, spaces, newlines,
 # apostrophes (contractions), punctuation runs, accents, CJK, emoji; and the ones a fixed cut must

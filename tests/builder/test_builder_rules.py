@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from ctxviewer.builder import Builder, BuildError, Candidate, RequiredOverBudgetError, TextRule
-from ctxviewer.model import Category, Kind, Status
+from ctxviewer.model.trace import Category, Kind, Status
+from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import TraceStore
 
 WEATHER = json.loads((Path(__file__).resolve().parents[1] / "data" / "requests" / "weather_tool.json").read_text())
@@ -136,7 +137,7 @@ def test_selection_record_is_the_stored_trace(tmp_path: Path) -> None:
     assert r.selection()["policy_version"] == "v3"
     assert r.trace.input_tokens == 5900 and r.trace.reserved_output_tokens == 1200
     with TraceStore.create(tmp_path / "t.db") as store:
-        store.add([r.trace])
+        store.add(with_facts([r.trace]))
     with TraceStore.open(tmp_path / "t.db") as store:
         back = store.load("t1")
     assert [(i.id, i.status, i.position, i.omission_reason) for i in back.items] == [

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ctxviewer.builder import Candidate, TextRule, textbook_trim, trim
-from ctxviewer.model import Kind
+from ctxviewer.model.trace import Kind
 
 
 def _cands() -> list[Candidate]:

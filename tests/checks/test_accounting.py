@@ -2,10 +2,10 @@
 
 from factories import make_trace
 
-from ctxviewer.checks import run_checks
-from ctxviewer.checks.accounting import AccountingCheck
-from ctxviewer.findings import Severity
-from ctxviewer.model import Endpoint, LimitMode, Usage
+from ctxviewer.assess.checks import run_checks
+from ctxviewer.assess.checks.accounting import AccountingCheck
+from ctxviewer.model.findings import Severity
+from ctxviewer.model.trace import Endpoint, LimitMode, Usage
 
 
 def rules(t):

@@ -5,9 +5,9 @@ from dataclasses import replace
 import pytest
 from factories import make_trace
 
-from ctxviewer.checks.commitments import CommitmentCheck, commitments_in
-from ctxviewer.findings import Severity, TextSpan
-from ctxviewer.model import ContextItem, Kind, SourceRef, Status
+from ctxviewer.assess.checks.commitments import CommitmentCheck, commitments_in
+from ctxviewer.model.findings import Severity, TextSpan
+from ctxviewer.model.trace import ContextItem, Kind, SourceRef, Status
 
 
 def history(item_id, text, status=Status.OMITTED, **kw):

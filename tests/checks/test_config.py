@@ -2,7 +2,7 @@
 
 import pytest
 
-from ctxviewer.checks import config
+from ctxviewer.assess.checks import config
 
 
 def test_load_for_db_reads_expected_versions(tmp_path):

@@ -4,10 +4,10 @@ from dataclasses import replace
 
 from factories import make_trace
 
-from ctxviewer.checks import config
-from ctxviewer.checks.evidence import EvidenceCheck
-from ctxviewer.findings import Severity
-from ctxviewer.model import ContextItem, Kind, Response, SourceRef, Status
+from ctxviewer.assess.checks import config
+from ctxviewer.assess.checks.evidence import EvidenceCheck
+from ctxviewer.model.findings import Severity
+from ctxviewer.model.trace import ContextItem, Kind, Response, SourceRef, Status
 
 FILLER = [f"Article {n}: hiking boots need care; clean the leather uppers and dry them slowly, item {n}."
           for n in range(20)]

@@ -4,9 +4,9 @@ import json
 
 from factories import make_trace
 
-from ctxviewer.checks.json_output import JsonOutputCheck, parse_output
-from ctxviewer.findings import Severity
-from ctxviewer.model import Response
+from ctxviewer.assess.checks.json_output import JsonOutputCheck, parse_output
+from ctxviewer.model.findings import Severity
+from ctxviewer.model.trace import Response
 
 
 def answer(obj):

@@ -4,10 +4,10 @@ from dataclasses import replace
 
 from factories import make_trace
 
-from ctxviewer.checks import config
-from ctxviewer.checks.policy import PolicyCheck
-from ctxviewer.findings import Severity
-from ctxviewer.model import Kind, Policy, Status
+from ctxviewer.assess.checks import config
+from ctxviewer.assess.checks.policy import PolicyCheck
+from ctxviewer.model.findings import Severity
+from ctxviewer.model.trace import Kind, Policy, Status
 
 
 def run(trace):

@@ -7,10 +7,11 @@ import json
 import pytest
 from factories import make_trace
 
-from ctxviewer import assets, table31
-from ctxviewer.checks._common import rule_texts
-from ctxviewer.checks.policy import PolicyCheck
-from ctxviewer.model import Policy
+from ctxviewer.assess.checks._common import rule_texts
+from ctxviewer.assess.checks.policy import PolicyCheck
+from ctxviewer.model import table31
+from ctxviewer.model.trace import Policy
+from ctxviewer.util import assets
 
 
 def test_the_five_rows_of_table_3_1() -> None:

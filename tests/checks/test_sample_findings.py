@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer.checks import run_checks
-from ctxviewer.findings import State, worst
+from ctxviewer.assess.checks import run_checks
+from ctxviewer.model.findings import State, worst
 from ctxviewer.store import TraceStore
 
 OTHERS = ("budget.", "injection.", "accounting.residual_over_tolerance")

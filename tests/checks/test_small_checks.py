@@ -4,13 +4,13 @@ from dataclasses import replace
 
 from factories import make_trace
 
-from ctxviewer.checks.required import RequiredItemCheck
-from ctxviewer.checks.spans import SpanCheck
-from ctxviewer.checks.tool_results import ToolResultCheck
-from ctxviewer.checks.truncation import TruncationCheck
-from ctxviewer.checks.validations import ValidationCheck
-from ctxviewer.findings import Severity, TextSpan
-from ctxviewer.model import ContextItem, Kind, Policy, Status, ValidationResult
+from ctxviewer.assess.checks.required import RequiredItemCheck
+from ctxviewer.assess.checks.spans import SpanCheck
+from ctxviewer.assess.checks.tool_results import ToolResultCheck
+from ctxviewer.assess.checks.truncation import TruncationCheck
+from ctxviewer.assess.checks.validations import ValidationCheck
+from ctxviewer.model.findings import Severity, TextSpan
+from ctxviewer.model.trace import ContextItem, Kind, Policy, Status, ValidationResult
 
 
 def turn(item_id, role, status=Status.RETAINED, text="..."):
@@ -86,7 +86,7 @@ def test_span_error_and_not_ended():
 def test_truncation_marker_quick_refusal_gives_the_plain_search_answer():
     """_marker looks for a marker only when the text ends in ] > or ) (issue 11): the same answer
     as searching the last 120 characters of every text."""
-    from ctxviewer.checks.truncation import MARKER, _marker
+    from ctxviewer.assess.checks.truncation import MARKER, _marker
 
     def plain(text: str) -> tuple[int, int] | None:
         end = len(text.rstrip())

@@ -6,10 +6,10 @@ from dataclasses import replace
 import pytest
 from factories import make_trace
 
-from ctxviewer.checks.tool_calls import ToolCallCheck
-from ctxviewer.findings import Severity
-from ctxviewer.model import ContextItem, Kind, Response, ToolCall, ToolCheck, ToolVerdict
-from ctxviewer.tool_review import review_calls
+from ctxviewer.assess.checks.tool_calls import ToolCallCheck
+from ctxviewer.assess.tool_review import review_calls
+from ctxviewer.model.findings import Severity
+from ctxviewer.model.trace import ContextItem, Kind, Response, ToolCall, ToolCheck, ToolVerdict
 
 SHELL = json.dumps({"name": "run_shell", "parameters": {
     "type": "object", "properties": {"command": {"type": ["string", "array"]}}, "required": ["command"]}})

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from ctxviewer.checks.config import CheckConfig, set_default
+from ctxviewer.assess.checks.config import CheckConfig, set_default
+from ctxviewer.assess.marks import Mark, set_mark
 from ctxviewer.cli import cli
-from ctxviewer.marks import Mark, set_mark
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from otlp_factories import otlp_request, three_call_spans
 
 from ctxviewer.cli import cli
-from ctxviewer.importing import import_files
+from ctxviewer.pipeline.importing import import_files
 from ctxviewer.store import TraceStore
 
 SAMPLES_DB = str(Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db")

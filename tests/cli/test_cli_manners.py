@@ -15,9 +15,10 @@ from click.testing import CliRunner
 from otlp_factories import chat_span, otlp_request
 
 from ctxviewer.cli import cli
-from ctxviewer.cli_group import looks_like_a_path
-from ctxviewer.file_kind import not_a_database_message, suggested_database
-from ctxviewer.store import StoreError, TraceStore
+from ctxviewer.cli.group import looks_like_a_path
+from ctxviewer.pipeline.hints import not_a_database_message, open_store
+from ctxviewer.store import NotADatabaseError, StoreError, TraceStore
+from ctxviewer.util.file_kind import suggested_database
 
 ROOT = Path(__file__).resolve().parents[2]
 JSONL = ROOT / "sample_traces" / "traces.jsonl"
@@ -108,11 +109,15 @@ def test_a_file_no_importer_knows_keeps_the_store_error(tmp_path: Path) -> None:
 
 
 def test_the_store_error_carries_the_hint_for_every_surface(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """The window's File > Open and the other commands (check, diff) get the same words from the store."""
+    """The window's File > Open and the other commands (check, diff) open through one function and
+    get the same words; the store itself only says it is no SQLite database (it knows no importer)."""
     monkeypatch.chdir(tmp_path)
     shutil.copy(JSONL, "traces.jsonl")
-    with pytest.raises(StoreError) as info:
+    with pytest.raises(NotADatabaseError) as bare:
         TraceStore.open("traces.jsonl")
+    assert bare.value.problem == "is not an SQLite database (no 'SQLite format 3' header)"
+    with pytest.raises(StoreError) as info:
+        open_store("traces.jsonl")
     assert str(info.value).endswith("format 'native'. Import it with: ctxviewer import traces.jsonl -o traces.db")
     code, _, err = run("diff", "traces.jsonl", "a", "b")
     assert (code, "Import it with: ctxviewer import traces.jsonl -o traces.db" in err) == (2, True)
@@ -135,8 +140,8 @@ def test_the_suggested_import_command_names_a_hostile_file_name_exactly(tmp_path
 
     from factories import make_trace
 
-    from ctxviewer.file_kind import shell_word
     from ctxviewer.importers.native import trace_line
+    from ctxviewer.util.file_kind import shell_word
 
     name = "evil\x1b[31m\u202egol.jsonl\nnew"
     assert shell_word(name) == "$'evil\\x1b[31m\\u202egol.jsonl\\nnew'"

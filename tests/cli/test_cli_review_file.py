@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from ctxviewer.checks.config import CheckConfig, set_default
+from ctxviewer.assess.checks.config import CheckConfig, set_default
 from ctxviewer.cli import cli
 from ctxviewer.review import FindingKey, ReviewFile, ReviewVerdict
 

@@ -1,5 +1,5 @@
 """New-user findings (s3): a trace id holding ESC, BEL, CR and a line feed is shown the same way,
-on one line with markers (:func:`ctxviewer.visible.one_line`), by ``list``, ``show``, ``search``
+on one line with markers (:func:`ctxviewer.util.visible.one_line`), by ``list``, ``show``, ``search``
 and the HTML ``report`` (which also escapes it for HTML)."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from factories import make_trace
 
 from ctxviewer.cli import cli
+from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import TraceStore
 
 EVIL = "evil\x1b]0;PWNED\x07\x1b[2J-id\r\nFAKE"
@@ -20,7 +21,7 @@ RAW = ("\x1b", "\x07", "\r")
 def _db(tmp_path: Path) -> Path:
     db = tmp_path / "ctrl.db"
     with TraceStore.create(db) as store:
-        store.add([make_trace(trace_id=EVIL)])
+        store.add(with_facts([make_trace(trace_id=EVIL)]))
     return db
 
 
@@ -76,7 +77,7 @@ def test_the_html_report_reveals_control_characters_and_still_escapes(tmp_path: 
 def _report_of(tmp_path: Path, trace_id: str) -> str:
     db = tmp_path / "lt.db"
     with TraceStore.create(db) as store:
-        store.add([make_trace(trace_id=trace_id)])
+        store.add(with_facts([make_trace(trace_id=trace_id)]))
     out = tmp_path / "lt.html"
     _run("report", str(db), "-o", str(out))
     html = out.read_text(encoding="utf-8")

@@ -36,14 +36,14 @@ def test_readme_opens_the_sample_database_that_exists() -> None:
     assert (ROOT / "sample_traces" / "samples.db").is_file()
 
 
-def test_readme_builder_example_runs_in_ten_lines(tmp_path: Path, monkeypatch, capsys) -> None:
+def test_readme_builder_example_runs_in_nine_lines(tmp_path: Path, monkeypatch, capsys) -> None:
     import re
 
     from ctxviewer.store import TraceStore
 
     section = README.split("## Building requests from your application", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)  # type: ignore[union-attr]
-    assert len([line for line in code.splitlines() if line.strip()]) == 10
+    assert len([line for line in code.splitlines() if line.strip()]) == 9
     monkeypatch.chdir(tmp_path)
     scope: dict[str, object] = {}
     exec(compile(code, "README.md", "exec"), scope)

@@ -1,4 +1,4 @@
-"""The one exit-status table (README "Command line", :mod:`ctxviewer.cli_status`), held for every
+"""The one exit-status table (README "Command line", :mod:`ctxviewer.cli.status`), held for every
 command that reads input: a bad option value, a missing input file and an unreadable or corrupt
 input each exit 2 (new-user s3 finding 9: they used to differ between 1 and 2)."""
 

@@ -40,7 +40,7 @@ def test_sigterm_during_an_import_into_a_new_file_leaves_nothing(tmp_path: Path)
 def test_sigterm_exits_is_a_no_op_outside_the_main_thread() -> None:
     import threading
 
-    from ctxviewer.interrupt import sigterm_exits
+    from ctxviewer.util.interrupt import sigterm_exits
 
     seen: list[object] = []
 

@@ -10,10 +10,11 @@ from pathlib import Path
 from click.testing import CliRunner
 from factories import make_trace
 
-from ctxviewer.assessment import assess
+from ctxviewer.assess.assessment import assess
 from ctxviewer.cli import cli
-from ctxviewer.cli_output import InertStream, json_escape
-from ctxviewer.columns import ITEM_COLUMNS, TRACE_COLUMNS
+from ctxviewer.cli.output import InertStream, json_escape
+from ctxviewer.pipeline.stored_facts import with_facts
+from ctxviewer.present.columns import ITEM_COLUMNS, TRACE_COLUMNS
 from ctxviewer.store import TraceStore
 
 HOSTILE = "\u202eevil\u202c\u200b\U000e0041\U000e0042\x00\x1b[2J\x1b[31mRED"
@@ -27,7 +28,7 @@ def _db(tmp_path: Path) -> tuple[Path, str]:
                 items=(replace(t.items[0], id="policy" + HOSTILE),) + t.items[1:])
     db = tmp_path / "h.db"
     with TraceStore.create(db) as store:
-        store.add([t])
+        store.add(with_facts([t]))
     return db, t.trace_id
 
 

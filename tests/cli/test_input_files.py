@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from ctxviewer.cli import cli
-from ctxviewer.file_kind import MAX_READ_BYTES
+from ctxviewer.util.file_kind import MAX_READ_BYTES
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_traces" / "samples.db"

@@ -1,5 +1,5 @@
 """New-user report B.9/B.10 and A.3/A.8: the ``-o`` file of ``export``, ``report`` and ``check``
-goes through one guard (:mod:`ctxviewer.output_path`). The input database, any other SQLite
+goes through one guard (:mod:`ctxviewer.cli.output_path`). The input database, any other SQLite
 database and special files are refused as usage errors (exit 2) and left byte-for-byte unchanged;
 a symlink is followed; ``-`` is standard output; a corrupt trace in ``check`` is one clean error."""
 

@@ -12,9 +12,10 @@ from click.testing import CliRunner
 from factories import make_trace
 
 from ctxviewer.cli import cli
-from ctxviewer.importing import import_into
-from ctxviewer.redact import load_rules, redact
-from ctxviewer.request_body import request_notice
+from ctxviewer.pipeline.importing import import_into
+from ctxviewer.pipeline.stored_facts import with_facts
+from ctxviewer.present.request_body import request_notice
+from ctxviewer.report.redact import load_rules, redact
 from ctxviewer.store import TraceStore
 
 KEY = "sk-proj-abcdefghijklmnop1234"
@@ -27,7 +28,7 @@ def _db(tmp_path: Path) -> Path:
     clean = make_trace(trace_id="r2", user_id=None, session_id=None)
     db = tmp_path / "t.db"
     with TraceStore.create(db) as store:
-        store.add([t, clean])
+        store.add(with_facts([t, clean]))
     return db
 
 

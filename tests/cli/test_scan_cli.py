@@ -72,7 +72,7 @@ def test_a_field_no_record_has_is_said_once_with_the_fields_there_are(tmp_path: 
     """newuser s5 #9: ``--jsonl-field nosuchfield`` printed one warning per record (4,560)."""
     import json as _json
 
-    from ctxviewer.cli_scan import MAX_WARNINGS
+    from ctxviewer.cli.scan_cmd import MAX_WARNINGS
 
     f = tmp_path / "records.jsonl"
     f.write_text("".join(_json.dumps({"id": i, "text": "hello", "label": 0}) + "\n" for i in range(30)))

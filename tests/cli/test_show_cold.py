@@ -9,10 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ctxviewer.assess.scanner import prefilter
+from ctxviewer.assess.scanner.registry import scan_text_cached
 from ctxviewer.diff.conversation import derive_for_display
-from ctxviewer.report import trace_summary
-from ctxviewer.scanner import prefilter
-from ctxviewer.scanner.registry import scan_text_cached
+from ctxviewer.report.trace_report import trace_summary
 from ctxviewer.store import TraceStore
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,5 +1,5 @@
 """New-user findings s4 #3, #7, #14: what reaches the terminal through ``ctxviewer``'s real entry
-point (``python -m ctxviewer``: :func:`ctxviewer.cli.main` -> :func:`ctxviewer.cli_output.run`).
+point (``python -m ctxviewer``: :func:`ctxviewer.cli.main` -> :func:`ctxviewer.cli.output.run`).
 
 A file name or trace id holding ESC, BEL or a line feed is shown revealed (``␛``, ``␇``, ``⏎``) on
 one line in errors, warnings and "wrote ..." messages; a failed write to standard output is one

@@ -1,4 +1,4 @@
-"""Counting raw chat requests by the endpoint's rule (ctxviewer.accounting.request)."""
+"""Counting raw chat requests by the endpoint's rule (ctxviewer.tokens.request_accounting)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer.accounting.request import RequestShapeError, count_messages, count_request
-from ctxviewer.tokens import count_tokens
+from ctxviewer.tokens.counting import count_tokens
+from ctxviewer.tokens.request_accounting import RequestShapeError, count_messages, count_request
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "requests"
 WEATHER = json.loads((DATA / "weather_tool.json").read_text())

@@ -1,5 +1,5 @@
 """Issue 13, "Answer and request": the answer and the serialized request of a trace, worded once
-(:mod:`ctxviewer.answer`, :mod:`ctxviewer.request_body`) for the window and ``ctxviewer show``."""
+(:mod:`ctxviewer.present.answer`, :mod:`ctxviewer.present.request_body`) for the window and ``ctxviewer show``."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import pytest
 from click.testing import CliRunner
 from factories import make_trace
 
-from ctxviewer.answer import answer_lines, pretty_arguments
 from ctxviewer.cli import cli
-from ctxviewer.model import SerializedRequest
-from ctxviewer.request_body import pretty_body, request_dict, request_notice, request_view
+from ctxviewer.model.trace import SerializedRequest
+from ctxviewer.present.answer import answer_lines, pretty_arguments
+from ctxviewer.present.request_body import pretty_body, request_dict, request_notice, request_view
+from ctxviewer.present.trace_attributes import attribute_rows
 from ctxviewer.store import TraceStore
-from ctxviewer.trace_attributes import attribute_rows
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 SHA = "eaaea95ab3086847641cbd4f3c48386e76c56dfe345345dacb2edfca73fcaf6c"
@@ -101,7 +101,7 @@ def test_tool_call_arguments_checks_and_verdict() -> None:
 def test_validations_and_invisible_characters() -> None:
     lines = answer_lines(sample("json-unsupported"))
     assert "    ✖ cited_ids: cited KB-1021 is not in the retained evidence (retained: ORD-NW-4511264, KB-1001, KB-1003, KB-1011)" in lines
-    from ctxviewer.model import Response
+    from ctxviewer.model.trace import Response
 
     t = make_trace(response=Response(text="ok\u202eevil", finish_reason="stop"))
     assert answer_lines(t)[1] == "    ok⟨RLO⟩evil"

@@ -14,14 +14,14 @@ from typing import Iterator
 
 import pytest
 
-from ctxviewer import assess_pool
-from ctxviewer.assess_pool import ScanMemo, assessed, digest
-from ctxviewer.checks.config import CheckConfig, set_default
+from ctxviewer.assess.checks.config import CheckConfig, set_default
 from ctxviewer.importers import get_importer
-from ctxviewer.importing import import_into
-from ctxviewer.interrupt import Interrupted, watching
-from ctxviewer.model import RequestTrace
-from ctxviewer.store.facts import stored_facts
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.pipeline import assess_pool
+from ctxviewer.pipeline.assess_pool import ScanMemo, assessed, digest
+from ctxviewer.pipeline.importing import import_into
+from ctxviewer.pipeline.stored_facts import stored_facts, with_facts
+from ctxviewer.util.interrupt import Interrupted, watching
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_traces" / "traces.jsonl"
@@ -108,7 +108,7 @@ def test_each_distinct_untrusted_text_is_scanned_once_across_workers(monkeypatch
 
     monkeypatch.setattr(ScanMemo, "learn", learn)
     list(assessed(traces, workers=2, batch=9, pool_after=9))
-    from ctxviewer.scanner.scope import Scope, scope_of
+    from ctxviewer.assess.scanner.scope import Scope, scope_of
 
     distinct = {digest(i.content) for t in _samples() for i in t.items if i.content and scope_of(i) is Scope.UNTRUSTED}
     # scanned at most once per worker (the two first batches run at once), never again after that
@@ -186,15 +186,17 @@ def test_reassess_runs_over_the_workers_and_restores_every_fact(tmp_path: Path, 
 
     db = tmp_path / "r.db"
     with TraceStore.create(db) as store:
-        store.add(_many(6))  # 54 traces, assessed in this process
+        store.add(with_facts(_many(6)))  # 54 traces, assessed in this process
     with closing(sqlite3.connect(db)) as conn:
         before = [conn.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall() for t in ("traces", "trace_findings")]
         with conn:
             conn.execute(f"UPDATE traces SET {', '.join(f'{c} = NULL' for c in FACT_COLUMNS)}")
             conn.execute("DELETE FROM trace_findings")
     spy = _Spy(monkeypatch)
+    from ctxviewer.pipeline.backfill import reassess
+
     with TraceStore.create(db) as store:
-        assert store.reassess() == 54
+        assert reassess(store) == 54
     assert len(spy.workers) == 2
     with closing(sqlite3.connect(db)) as conn:
         after = [conn.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall() for t in ("traces", "trace_findings")]

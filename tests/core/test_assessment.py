@@ -7,10 +7,10 @@ from dataclasses import replace
 import pytest
 from factories import make_rich_trace, make_trace
 
-from ctxviewer import budget
-from ctxviewer.assessment import CAPACITY_NOT_RECORDED, assess
-from ctxviewer.findings import Severity, State
-from ctxviewer.model import Category, ContextItem, Endpoint, Kind, LimitMode, Policy, RequestTrace, Status
+from ctxviewer.assess import budget
+from ctxviewer.assess.assessment import CAPACITY_NOT_RECORDED, assess
+from ctxviewer.model.findings import Severity, State
+from ctxviewer.model.trace import Category, ContextItem, Endpoint, Kind, LimitMode, Policy, RequestTrace, Status
 
 
 def chapter_8k(evidence: int = 3000, omitted: int = 0, trace_id: str = "budget-8k") -> RequestTrace:

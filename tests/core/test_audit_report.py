@@ -11,10 +11,11 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from ctxviewer.assessment import assess
-from ctxviewer.audit_report import render_report
-from ctxviewer.budget_svg import budget_svg
+from ctxviewer.assess.assessment import assess
 from ctxviewer.cli import cli
+from ctxviewer.pipeline.stored_facts import with_facts
+from ctxviewer.report.audit_report import render_report
+from ctxviewer.report.budget_svg import budget_svg
 from ctxviewer.review import ReviewFile, ReviewQueue, ReviewVerdict, collect, review_path
 from ctxviewer.store import TraceStore
 from tests.factories import make_injected_trace, make_trace
@@ -53,7 +54,7 @@ def test_report_is_self_contained_and_escapes_flagged_text(tmp_path: Path) -> No
     t = replace(t, items=t.items[:-1] + (replace(ticket, content=(ticket.content or "") + "\nx" + tags_text),))
     db = tmp_path / "r.db"
     with TraceStore.create(db) as st:
-        st.add([t])
+        st.add(with_facts([t]))
     with TraceStore.open(db) as st:
         q = ReviewQueue(collect(st), ReviewFile(review_path(db)))
     marker = next(e for e in q.entries if e.key.rule == "injection.role_marker")

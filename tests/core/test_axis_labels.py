@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer.assessment import assess
-from ctxviewer.axis_labels import tick_label, tick_labels
-from ctxviewer.budget_svg import budget_svg
+from ctxviewer.assess.assessment import assess
+from ctxviewer.report.budget_svg import budget_svg
 from ctxviewer.store import TraceStore
+from ctxviewer.util.axis_labels import tick_label, tick_labels
 
 
 @pytest.mark.parametrize("values,spacing,labels", [

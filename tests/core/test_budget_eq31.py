@@ -6,8 +6,9 @@ from dataclasses import replace
 
 from factories import make_trace
 
-from ctxviewer.budget import check_capacity, used_bar, verdict_text
-from ctxviewer.model import Category, Endpoint, Usage
+from ctxviewer.assess.budget import check_capacity, used_bar, verdict_text
+from ctxviewer.model.trace import Category, Endpoint, Usage
+from ctxviewer.pipeline.stored_facts import with_facts
 
 
 def test_counted_fit_but_reported_overflow_is_not_fits() -> None:
@@ -47,7 +48,7 @@ def test_capacity_equal_to_the_models_max_output_is_called_out() -> None:
 
 
 def test_limits_check_findings() -> None:
-    from ctxviewer.checks.limits import LimitsCheck
+    from ctxviewer.assess.checks.limits import LimitsCheck
 
     bad = make_trace(endpoint=Endpoint(model="gpt-4o", capacity=16384), input_tokens=1000)
     assert [f.rule for f in LimitsCheck().run(bad)] == ["budget.capacity_is_max_output"]
@@ -55,14 +56,14 @@ def test_limits_check_findings() -> None:
 
 
 def test_breakdown_warns_when_the_residual_exceeds_the_tolerance() -> None:
-    from ctxviewer.accounting.breakdown import breakdown
+    from ctxviewer.assess.breakdown import breakdown
 
     b = breakdown(make_trace(usage=Usage(input_tokens=9000)))
     assert b.warning is not None and b.warning.startswith("provider reported 9,000 input tokens, counted ")
 
 
 def test_breakdown_adds_up() -> None:
-    from ctxviewer.accounting.breakdown import breakdown
+    from ctxviewer.assess.breakdown import breakdown
 
     b = breakdown(make_trace(usage=Usage(input_tokens=5000)))
     assert b.total == sum(b.content.values()) + b.framing + b.tool_overhead
@@ -74,7 +75,7 @@ def test_breakdown_adds_up() -> None:
 
 
 def test_breakdown_lines_end_with_reported_residual_and_warning() -> None:
-    from ctxviewer.accounting.breakdown import breakdown
+    from ctxviewer.assess.breakdown import breakdown
 
     b = breakdown(make_trace(usage=Usage(input_tokens=9000)))
     assert b.lines() == [
@@ -90,16 +91,16 @@ def test_breakdown_lines_end_with_reported_residual_and_warning() -> None:
 
 
 def test_a_million_space_tool_output_in_a_trace_is_counted_marked_and_kept(tmp_path) -> None:
-    from ctxviewer.accounting.breakdown import breakdown
-    from ctxviewer.model import ContextItem, Kind
+    from ctxviewer.assess.breakdown import breakdown
+    from ctxviewer.builder.whatif import Scenario, run
+    from ctxviewer.model.trace import ContextItem, Kind
     from ctxviewer.store import TraceStore
-    from ctxviewer.whatif import Scenario, run
 
     base = make_trace()
     out = ContextItem(kind=Kind.HISTORY, id="tool-output", content=" " * 1_000_000, priority=0.1, role="tool")
     trace = replace(base, items=(*base.items[:-1], out, base.items[-1]), input_tokens=None, usage=Usage())
     with TraceStore.create(tmp_path / "big.db") as store:
-        store.add([trace])
+        store.add(with_facts([trace]))
     with TraceStore.open(tmp_path / "big.db") as store:
         back = store.load(trace.trace_id)
     assert len(back.item("tool-output").content) == 1_000_000
@@ -110,7 +111,7 @@ def test_a_million_space_tool_output_in_a_trace_is_counted_marked_and_kept(tmp_p
     assert abs(b.content[Category.HIST] - hist_without - 7_813) <= 10  # 1,000,000 spaces in cl100k_base
     # the truncation check searched from every position of the run (quadratic, never finished);
     # the scanner's linear-time whitespace is tested in tests/scanner/test_rules.py
-    from ctxviewer.checks.truncation import TruncationCheck
+    from ctxviewer.assess.checks.truncation import TruncationCheck
 
     assert list(TruncationCheck().run(back)) == []
     o = run(back, Scenario())

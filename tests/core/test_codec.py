@@ -9,10 +9,10 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from factories import make_rich_trace, make_trace
 
-from ctxviewer.codec import TraceFormatError, format_created, from_builtins, to_builtins
-from ctxviewer.findings import Evidence, Finding, Severity, TextSpan
-from ctxviewer.model import Endpoint, LimitMode, RequestTrace, ToolCall, ToolVerdict, Usage
-from ctxviewer.serialize import trace_to_dict
+from ctxviewer.model.codec import TraceFormatError, format_created, from_builtins, to_builtins
+from ctxviewer.model.findings import Evidence, Finding, Severity, TextSpan
+from ctxviewer.model.serialize import trace_to_dict
+from ctxviewer.model.trace import Endpoint, LimitMode, RequestTrace, ToolCall, ToolVerdict, Usage
 
 
 def test_finding_to_builtins_has_values_lists_and_nulls() -> None:

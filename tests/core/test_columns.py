@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from ctxviewer.columns import DASH, ITEM_COLUMNS, TRACE_COLUMNS, column, fmt_priority
-from ctxviewer.model import NOT_RECORDED, ContextItem, Kind, SourceRef, Status, Trust
+from ctxviewer.model.trace import NOT_RECORDED, ContextItem, Kind, SourceRef, Status, Trust
+from ctxviewer.model.words import fmt_priority
+from ctxviewer.present.columns import DASH, ITEM_COLUMNS, TRACE_COLUMNS, column
 
 
 @dataclass
@@ -131,7 +132,7 @@ def test_item_columns_unknown_values() -> None:
     assert cells_[5] == NOT_RECORDED  # priority
     assert cells_[6] == NOT_RECORDED  # tokens, never 0
     assert cells_[7:] == ["omitted", NOT_RECORDED]
-    from ctxviewer.columns import item_status_words
+    from ctxviewer.present.columns import item_status_words
     assert item_status_words(it) == "omitted: reason not recorded"
     assert fmt_priority(None) == NOT_RECORDED
 

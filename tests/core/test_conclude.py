@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer.assessment import assess, conclude
+from ctxviewer.assess.assessment import assess, conclude
+from ctxviewer.pipeline.stored_facts import fact_values, finding_rows, stored_facts
 from ctxviewer.store import TraceStore
-from ctxviewer.store.facts import fact_values, finding_rows, stored_facts
 
 SAMPLES_DB = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from factories import make_trace
 
-from ctxviewer.conversation_view import RESPONSE_ID, conversation
+from ctxviewer.present.conversation_view import RESPONSE_ID, conversation
 from ctxviewer.store import TraceStore
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer import tokens
-from ctxviewer.scanner import registry
+from ctxviewer.assess.scanner import registry
+from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import TraceStore
-from ctxviewer.tokens import count_many, count_tokens
+from ctxviewer.tokens import counting as tokens
+from ctxviewer.tokens.counting import count_many, count_tokens
 
 
 def test_count_many_equals_count_tokens_in_order_serial_and_parallel() -> None:
@@ -41,7 +42,7 @@ def test_store_counts_each_distinct_text_once(monkeypatch: pytest.MonkeyPatch, t
         assert seen == [["hello world", "a b c"]]  # the repeat not counted again
         assert st.token_counts(["a b c", "one more"], "cl100k_base") == [3, 2]
         assert seen[-1] == ["one more"]  # cached in memory until written
-        st.add([])  # flushes the cache rows
+        st.add(with_facts([]))  # flushes the cache rows
     with TraceStore.create(tmp_path / "t.db") as st:
         assert st.token_counts(["hello world", "one more"], "cl100k_base") == [2, 2]
         assert len(seen) == 2  # read from token_counts, nothing counted

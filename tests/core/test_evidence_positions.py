@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from factories import make_trace
 
-from ctxviewer.evidence_positions import band, evidence_map
-from ctxviewer.model import Kind
+from ctxviewer.assess.evidence_positions import band, evidence_map
+from ctxviewer.model.trace import Kind
 from ctxviewer.store import TraceStore
 
 SAMPLES_DB = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
@@ -49,16 +49,18 @@ def test_no_evidence_no_map():
 def test_the_map_is_computed_once_per_trace_and_needed_marks() -> None:
     """The evidence check, the Evidence tab and the diff share one map per trace (BM25 over every
     evidence text is the costly part); a user mark of another needed document is another map."""
-    from ctxviewer.checks import config
+    from ctxviewer.assess.checks import config
 
     t = TraceStore.open(SAMPLES_DB).load("evidence-in-middle")
     first = evidence_map(t)
     assert evidence_map(t) is first and evidence_map(replace(t)) is first  # equal traces hit too
     token = config.using(config.CheckConfig().with_needed({t.trace_id: ["KB-1010#p1"]}))
     try:
-        marked = evidence_map(t)
+        marks = config.marked_documents(t.trace_id)  # what every caller passes: the active config's marks
+        marked = evidence_map(t, marks)
     finally:
         config.restore(token)
+    assert marks == ("KB-1010#p1",)
     assert marked is not first and marked.needed_source == "marked"
     assert [e.item_id for e in marked.entries if e.needed] == ["KB-1010#p1"]
-    assert evidence_map(t) is first
+    assert evidence_map(t, ["KB-1010#p1"]) is marked and evidence_map(t) is first

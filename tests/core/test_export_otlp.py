@@ -1,4 +1,4 @@
-"""``ctxviewer export --format otlp`` (ctxviewer.export_otlp) and its round trip through
+"""``ctxviewer export --format otlp`` (ctxviewer.report.export_otlp) and its round trip through
 ``ctxviewer import`` (ctxviewer.importers.ctxviewer_otlp): import(export(db)) gives the same traces
 back, on every sample trace and on the traces of every corpus file."""
 
@@ -12,9 +12,9 @@ from click.testing import CliRunner
 
 from ctxviewer.cli import cli
 from ctxviewer.importers import get_importer
-from ctxviewer.importing import import_into
-from ctxviewer.model import RequestTrace
-from ctxviewer.serialize import trace_to_dict
+from ctxviewer.model.serialize import trace_to_dict
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.pipeline.importing import import_into
 from ctxviewer.store import TraceStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,7 +81,7 @@ def test_export_speaks_current_genai_conventions(tmp_path: Path) -> None:
     msgs = json.loads(attrs["gen_ai.input.messages"]["stringValue"])
     assert len(msgs) == len([i for i in t.retained if i.kind.value != "tool"])  # omitted items are not sent
     for cat, v in t.budget.items():
-        assert attrs[f"ctxviewer.budget.{cat.value}"] == {"intValue": str(v)}
+        assert attrs[f"ctxviewer.assess.budget.{cat.value}"] == {"intValue": str(v)}
     # any OTel GenAI consumer reads it: the otel importer sees the same model, messages and usage
     traces = [r for r in get_importer("otel").load(out) if isinstance(r, RequestTrace)]
     assert traces[0].endpoint.model == t.endpoint.model
@@ -97,7 +97,7 @@ def test_export_unknown_trace_is_a_clear_error(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("tid", ["053074667b1113278073667614bb3e19:03491beea3cb073d"])
 def test_otel_ids_are_kept(tid: str) -> None:
-    from ctxviewer.export_otlp import span_ids
+    from ctxviewer.report.export_otlp import span_ids
 
     assert span_ids(tid) == ("053074667b1113278073667614bb3e19", "03491beea3cb073d")
     assert len(span_ids("budget-8k")[0]) == 32

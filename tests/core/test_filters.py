@@ -1,10 +1,10 @@
-"""Display filters (issue 11): the grammar, its SQL and its errors with positions (ctxviewer.filters)."""
+"""Display filters (issue 11): the grammar, its SQL and its errors with positions (ctxviewer.store.filters)."""
 
 from __future__ import annotations
 
 import pytest
 
-from ctxviewer.filters import FilterError, compile_filter, parse_filter, quote
+from ctxviewer.store.filters import FilterError, compile_filter, parse_filter, quote
 
 DISTINCT_MODEL = (
     "model IN (WITH RECURSIVE v(x) AS (SELECT min(model) FROM traces UNION ALL SELECT (SELECT min(model) "

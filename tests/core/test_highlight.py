@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ctxviewer.highlight import StyleSpan, guess_language, highlight_spans, utf16_offsets
+from ctxviewer.util.highlight import StyleSpan, guess_language, highlight_spans, utf16_offsets
 
 
 def test_guess_language() -> None:

@@ -1,7 +1,7 @@
 """Progress inside one huge item (issue 12: "importing a 50 MB item ... with no progress").
 
 Token counting and the injection scan of a long text report how far they are through
-:func:`ctxviewer.interrupt.progress`; ``import_into(..., activity=...)`` hears it (the import dialog
+:func:`ctxviewer.util.interrupt.progress`; ``import_into(..., activity=...)`` hears it (the import dialog
 shows it under its label).
 """
 
@@ -12,9 +12,9 @@ from pathlib import Path
 
 from factories import make_trace
 
-from ctxviewer import interrupt
 from ctxviewer.importers.native import write_jsonl
-from ctxviewer.importing import import_into
+from ctxviewer.pipeline.importing import import_into
+from ctxviewer.util import interrupt
 
 FILLER = "The parcel left the depot on Monday and reached the sorting centre on Tuesday.\n"
 

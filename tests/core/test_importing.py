@@ -12,10 +12,11 @@ from factories import make_trace
 
 from ctxviewer.importers import ImportFailed, ImportProblem
 from ctxviewer.importers.native import trace_line, write_jsonl
-from ctxviewer.importing import ImportReport, count_missing_tokens, expand_paths, import_files, import_into
-from ctxviewer.model import Endpoint, TokenProvenance, TokenSource
+from ctxviewer.model.trace import Endpoint, TokenProvenance, TokenSource
+from ctxviewer.pipeline.importing import ImportReport, count_missing_tokens, expand_paths, import_files, import_into
+from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import StoreError, TraceStore, content_digest
-from ctxviewer.tokens import count_tokens
+from ctxviewer.tokens.counting import count_tokens
 
 
 @pytest.fixture
@@ -112,7 +113,7 @@ def test_unknown_encoding_leaves_counts_unrecorded(tmp_path: Path, store: TraceS
 
 
 def test_all_or_nothing_when_the_store_fails_mid_way(tmp_path: Path, store: TraceStore, monkeypatch) -> None:
-    store.add([make_trace(trace_id="before")])
+    store.add(with_facts([make_trace(trace_id="before")]))
     files = []
     for n in range(3):
         files.append(tmp_path / f"f{n}.jsonl")
@@ -284,8 +285,8 @@ def test_import_into_errors_remove_only_what_it_created(tmp_path: Path) -> None:
 
 
 def test_batched_counting_equals_one_trace_at_a_time_and_skips_an_unknown_encoding(tmp_path: Path, store: TraceStore) -> None:
-    from ctxviewer.importing import count_missing_tokens_many
-    from ctxviewer.tokens import count_tokens
+    from ctxviewer.pipeline.importing import count_missing_tokens_many
+    from ctxviewer.tokens.counting import count_tokens
 
     base = make_trace()
     blank = tuple(replace(i, tokens=None, tokens_provenance=None) for i in base.items)
@@ -311,13 +312,13 @@ def test_an_import_that_finds_nothing_keeps_what_another_import_wrote_into_the_n
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two imports into one new file: the one that created it and imported nothing used to remove
     it, with the other's traces in it."""
-    import ctxviewer.importing as importing
+    import ctxviewer.pipeline.importing as importing
 
     db = tmp_path / "new.db"
 
     def meanwhile(paths, store, **_kw):  # type: ignore[no-untyped-def]
         with TraceStore.create(db) as other:  # the second import lands while this one reads nothing
-            other.add([replace(make_trace(), trace_id="from-the-other-import")])
+            other.add(with_facts([replace(make_trace(), trace_id="from-the-other-import")]))
         return ImportReport(imported=0, files=1)
 
     monkeypatch.setattr(importing, "import_files", meanwhile)
@@ -331,7 +332,7 @@ def test_an_import_that_finds_nothing_keeps_what_another_import_wrote_into_the_n
 def test_only_the_import_that_created_the_file_removes_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The file is claimed with O_EXCL: an empty database another import has just created is not
     this import's to remove, even when nothing is imported into it."""
-    import ctxviewer.importing as importing
+    import ctxviewer.pipeline.importing as importing
 
     db = tmp_path / "new.db"
     monkeypatch.setattr(importing, "import_files", lambda paths, store, **_kw: ImportReport(imported=0, files=1))
@@ -344,8 +345,8 @@ def test_an_import_that_finds_nothing_keeps_a_new_file_another_import_is_still_w
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Review of s17: the other import's transaction is not committed yet, so the file holds no
     traces a reader can see; its claim (a shared lock held while it runs) keeps the file."""
-    import ctxviewer.importing as importing
-    from ctxviewer.import_claim import NewFileClaim
+    import ctxviewer.pipeline.importing as importing
+    from ctxviewer.pipeline.import_claim import NewFileClaim
 
     db = tmp_path / "new.db"
     other: list[NewFileClaim] = []

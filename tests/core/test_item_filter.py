@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from factories import make_trace
 
-from ctxviewer.columns import ITEM_COLUMNS, column
-from ctxviewer.item_filter import ItemFilter, step_to
-from ctxviewer.model import Kind, Status
+from ctxviewer.model.trace import Kind, Status
+from ctxviewer.present.columns import ITEM_COLUMNS, column
+from ctxviewer.present.item_filter import ItemFilter, step_to
 
 
 def ids(f: ItemFilter) -> list[str]:

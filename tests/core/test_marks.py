@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from ctxviewer.findings import Finding, Severity
-from ctxviewer.marks import Mark, config_for_db, lead_with, load_marks, marks_path, set_mark
+from ctxviewer.assess.marks import Mark, config_for_db, lead_with, load_marks, marks_path, set_mark
+from ctxviewer.model.findings import Finding, Severity
 
 
 def test_marks_live_beside_the_db(tmp_path):

@@ -9,7 +9,7 @@ import pytest
 from factories import make_rich_trace, make_trace
 from frozendict import frozendict
 
-from ctxviewer.model import Category
+from ctxviewer.model.trace import Category
 
 
 def test_budget_and_attributes_refuse_changes() -> None:

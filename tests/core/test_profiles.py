@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer.accounting import profiles
-from ctxviewer.accounting.profiles import ProfileError, resolve
-from ctxviewer.tokens import UnknownEncodingError
+from ctxviewer.tokens import profiles
+from ctxviewer.tokens.counting import UnknownEncodingError
+from ctxviewer.tokens.profiles import ProfileError, resolve
 
 
 @pytest.fixture(autouse=True)

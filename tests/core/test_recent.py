@@ -1,4 +1,4 @@
-"""ctxviewer.recent: a memo found by identity (issue 11: the trace-keyed lru_caches hashed every
+"""ctxviewer.util.memo: a memo found by identity (issue 11: the trace-keyed lru_caches hashed every
 whole trace at import and never hit). Same object: one computation; an equal copy: computed again
 with the same answer; bounded."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ctxviewer import budget
-from ctxviewer.recent import ByIdentity
+from ctxviewer.assess import budget
+from ctxviewer.util.memo import ByIdentity
 from tests.factories import make_trace
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer.budget import allocations, check_capacity, verdict_text
-from ctxviewer.model import Kind, Status, ToolVerdict
-from ctxviewer.serialize import trace_from_dict
-from ctxviewer.tokens import count_tokens
+from ctxviewer.assess.budget import allocations, check_capacity, verdict_text
+from ctxviewer.model.serialize import trace_from_dict
+from ctxviewer.model.trace import Kind, Status, ToolVerdict
+from ctxviewer.tokens.counting import count_tokens
 from sample_traces import make_samples
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces"

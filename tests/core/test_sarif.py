@@ -12,10 +12,10 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from ctxviewer.checks import CHECKS
+from ctxviewer.assess.checks import CHECKS
 from ctxviewer.cli import cli
+from ctxviewer.report.sarif import assess_db, sarif_log
 from ctxviewer.review import ReviewFile, ReviewQueue, ReviewVerdict, collect, review_path
-from ctxviewer.sarif import assess_db, sarif_log
 from ctxviewer.store import TraceStore
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"

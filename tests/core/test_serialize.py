@@ -6,7 +6,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from ctxviewer.model import (
+from ctxviewer.model.serialize import TraceFormatError, trace_from_dict, trace_to_dict
+from ctxviewer.model.trace import (
     Category,
     ContextItem,
     Endpoint,
@@ -25,7 +26,6 @@ from ctxviewer.model import (
     Usage,
     ValidationResult,
 )
-from ctxviewer.serialize import TraceFormatError, trace_from_dict, trace_to_dict
 
 
 def rich_trace() -> RequestTrace:

@@ -1,6 +1,6 @@
 """Word matching used by the diagnostics: words, BM25, citations, identifiers, shingles."""
 
-from ctxviewer.textmatch import bm25, cites, coverage, identifiers, jaccard, shingles, words
+from ctxviewer.assess.textmatch import bm25, cites, coverage, identifiers, jaccard, shingles, words
 
 
 def test_words_drop_stop_words_and_plurals_keep_numbers_and_ids():

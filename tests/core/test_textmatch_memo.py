@@ -3,7 +3,7 @@ trace of an import); the memo never changes an answer and hands out a new list e
 
 from __future__ import annotations
 
-from ctxviewer import textmatch
+from ctxviewer.assess import textmatch
 
 
 def test_words_memo_gives_the_same_words_in_a_new_list_each_call(monkeypatch) -> None:

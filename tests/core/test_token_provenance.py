@@ -13,12 +13,12 @@ import pytest
 from factories import make_trace
 
 import ctxviewer.importers
-from ctxviewer.columns import ITEM_COLUMNS, column, item_tokens_tooltip
 from ctxviewer.importers import get_importer
 from ctxviewer.importers.native import write_jsonl
-from ctxviewer.importing import import_files
-from ctxviewer.model import ContextItem, Endpoint, Kind, RequestTrace, TokenProvenance, TokenSource
-from ctxviewer.report import trace_summary
+from ctxviewer.model.trace import ContextItem, Endpoint, Kind, RequestTrace, TokenProvenance, TokenSource
+from ctxviewer.pipeline.importing import import_files
+from ctxviewer.present.columns import ITEM_COLUMNS, column, item_tokens_tooltip
+from ctxviewer.report.trace_report import trace_summary
 from ctxviewer.store import TraceStore
 
 COUNTED = TokenProvenance(TokenSource.COUNTED, "cl100k_base")

@@ -1,12 +1,12 @@
-"""The offline encoding registry (ctxviewer.tokens): encodings, sha256 verification, plain-text
+"""The offline encoding registry (ctxviewer.tokens.counting): encodings, sha256 verification, plain-text
 special tokens."""
 
 from __future__ import annotations
 
 import pytest
 
-from ctxviewer import tokens
-from ctxviewer.tokens import (
+from ctxviewer.tokens import counting as tokens
+from ctxviewer.tokens.counting import (
     EncodingIntegrityError,
     UnknownEncodingError,
     available_encodings,

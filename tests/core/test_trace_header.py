@@ -6,9 +6,9 @@ from dataclasses import replace
 
 from factories import make_rich_trace, make_trace
 
-from ctxviewer.budget import check_capacity
-from ctxviewer.model import NOT_RECORDED, Endpoint, Policy
-from ctxviewer.trace_header import header_rows, numbers_line, tool_call_line
+from ctxviewer.assess.budget import check_capacity
+from ctxviewer.assess.trace_header import header_rows, numbers_line, tool_call_line
+from ctxviewer.model.trace import NOT_RECORDED, Endpoint, Policy
 
 
 def test_header_rows_of_rich_trace() -> None:

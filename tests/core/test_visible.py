@@ -1,11 +1,11 @@
-"""Invisible and control characters made visible (ctxviewer.visible), stored text unchanged."""
+"""Invisible and control characters made visible (ctxviewer.util.visible), stored text unchanged."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxviewer.visible import one_line, reveal
+from ctxviewer.util.visible import one_line, reveal
 
 
 def test_rlo_is_shown_by_name_so_evil_stays_evil() -> None:

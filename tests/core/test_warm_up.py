@@ -7,8 +7,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-from ctxviewer import warm_up
-from ctxviewer.assessment import assess
+from ctxviewer.assess.assessment import assess
+from ctxviewer.pipeline import warm_up
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,14 +22,14 @@ def test_the_sample_trace_is_assessed_like_any_other() -> None:
 def test_first_trace_compiles_every_scanner_pattern_and_builds_no_encoding() -> None:
     code = textwrap.dedent("""
         import sys
-        from ctxviewer import warm_up
-        from ctxviewer.scanner.registry import all_patterns
+        from ctxviewer.pipeline import warm_up
+        from ctxviewer.assess.scanner.registry import all_patterns
         lazy = [p for p in all_patterns() if hasattr(p, "_compiled")]
         before = sum(p._compiled is not None for p in lazy)
         warm_up.first_trace()
         warm_up.first_trace()  # idempotent
         after = sum(p._compiled is not None for p in lazy)
-        from ctxviewer.serialize import trace_from_dict, trace_to_dict
+        from ctxviewer.model.serialize import trace_from_dict, trace_to_dict
         print(before, after, len(lazy), warm_up.warmed(), "tiktoken" in sys.modules)
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)

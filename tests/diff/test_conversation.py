@@ -21,8 +21,9 @@ from ctxviewer.diff.conversation import (
     order_calls,
     previous_call,
 )
-from ctxviewer.importing import import_files
-from ctxviewer.model import ContextItem, Kind, Status
+from ctxviewer.model.trace import ContextItem, Kind, Status
+from ctxviewer.pipeline.importing import import_files
+from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import TraceStore
 
 OTEL_ID = "5b8efff798038103d269b633813fc60c"
@@ -79,7 +80,7 @@ def test_recorded_omissions_apply_to_native_traces(tmp_path: Path) -> None:
     b = replace(b, created=a.created.replace(minute=20))
     db = tmp_path / "n.db"
     with TraceStore.create(db) as store:
-        store.add([a, b])
+        store.add(with_facts([a, b]))
     with TraceStore.open(db) as store:
         assert previous_call(store, b).trace_id == "n1"
         assert derive_for_display(store, b) == b

@@ -10,7 +10,7 @@ from factories import make_rich_trace, make_trace
 from ctxviewer.diff import Change, diff_traces
 from ctxviewer.diff.render import describe, format_diff_text, headline
 from ctxviewer.diff.result import FieldChange
-from ctxviewer.model import ContextItem, Kind, Policy, Status, ToolCall, ToolCheck, ToolVerdict, Usage
+from ctxviewer.model.trace import ContextItem, Kind, Policy, Status, ToolCall, ToolCheck, ToolVerdict, Usage
 
 
 def _renumber(items):

@@ -12,9 +12,9 @@ from factories import make_trace
 from ctxviewer.diff import Change, diff_traces
 from ctxviewer.diff.identity import normalise_content
 from ctxviewer.importers.native import FORMAT_TAG
-from ctxviewer.importing import import_files
-from ctxviewer.model import ContextItem, Kind, Status
-from ctxviewer.serialize import trace_to_dict
+from ctxviewer.model.serialize import trace_to_dict
+from ctxviewer.model.trace import ContextItem, Kind, Status
+from ctxviewer.pipeline.importing import import_files
 from ctxviewer.store import TraceStore
 
 TOOL = {"name": "lookup_order", "description": "Suche eine Bestellung – Status 📦",

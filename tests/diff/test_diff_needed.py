@@ -1,5 +1,5 @@
 """Did the replay fix the position of the relevant document? (issue 8, done-when). The diff marks
-the document the answer needed (Table 3.1 row 3, :mod:`ctxviewer.evidence_positions`) on both
+the document the answer needed (Table 3.1 row 3, :mod:`ctxviewer.assess.evidence_positions`) on both
 sides with its rank and lost-in-the-middle band, and says which findings the replay fixed."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from factories import make_trace, moved_after_the_evidence
 
 from ctxviewer.diff import Change, diff_traces
 from ctxviewer.diff.render import diff_json, findings_line, format_diff_text, headline, needed_lines
-from ctxviewer.model import RequestTrace
+from ctxviewer.model.trace import RequestTrace
 from ctxviewer.store import TraceStore
 
 SAMPLES_DB = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"

@@ -10,7 +10,8 @@ import pytest
 from factories import make_trace
 from PySide6.QtCore import QSettings
 
-from ctxviewer.model import Endpoint, Status
+from ctxviewer.model.trace import Endpoint, Status
+from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import TraceStore
 
 OFFSCREEN_NOISE = r"This plugin does not support propagateSizeHints\(\)"
@@ -46,7 +47,7 @@ def db(tmp_path: Path) -> Path:
     """A database with the four :func:`variants`."""
     path = tmp_path / "traces.db"
     with TraceStore.create(path) as st:
-        st.add(variants())
+        st.add(with_facts(variants()))
     return path
 
 
@@ -56,7 +57,7 @@ def big_db(tmp_path: Path) -> Path:
     path = tmp_path / "big.db"
     base = make_trace()
     with TraceStore.create(path) as st:
-        st.add(replace(base, trace_id=f"t-{i:03d}", created=T0 + timedelta(minutes=i)) for i in range(450))
+        st.add(with_facts(replace(base, trace_id=f"t-{i:03d}", created=T0 + timedelta(minutes=i)) for i in range(450)))
     return path
 
 

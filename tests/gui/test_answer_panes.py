@@ -7,9 +7,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 
-from ctxviewer.answer import answer_text
 from ctxviewer.gui.answer_panes import REQUEST, RESPONSE
 from ctxviewer.gui.main_window import MainWindow
+from ctxviewer.present.answer import answer_text
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 

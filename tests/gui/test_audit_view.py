@@ -9,6 +9,7 @@ from PySide6.QtCore import QSettings, Qt
 
 from ctxviewer.gui.main_window import MainWindow
 from ctxviewer.gui.review_model import ReviewTableModel
+from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.review import ReviewFile, ReviewVerdict, review_path
 from ctxviewer.store import TraceStore
 from tests.factories import INJECTIONS, make_injected_trace
@@ -21,7 +22,7 @@ ORDER = [ReviewVerdict.CONFIRMED, ReviewVerdict.FALSE_POSITIVE, ReviewVerdict.FO
 def inj_db(tmp_path: Path) -> Path:
     path = tmp_path / "audit.db"
     with TraceStore.create(path) as st:
-        st.add(make_injected_trace(n) for n in range(20))  # 20 traces x 5 findings
+        st.add(with_facts(make_injected_trace(n) for n in range(20)))  # 20 traces x 5 findings
     return path
 
 
@@ -109,7 +110,7 @@ def test_hidden_characters_visible_and_highlight_after_them(qtbot, tmp_path: Pat
     text = "😀" + tags + " " + INJECTIONS[0]
     db = tmp_path / "hidden.db"
     with TraceStore.create(db) as st:
-        st.add([replace(base, items=base.items[:-1] + (replace(ticket, content=text),))])
+        st.add(with_facts([replace(base, items=base.items[:-1] + (replace(ticket, content=text),))]))
     win = _open(qtbot, db, settings)
     view = win.audit.view
     view.rule_box.setCurrentIndex(view.rule_box.findData("injection.override"))

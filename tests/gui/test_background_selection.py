@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings
 
-from ctxviewer.findings import Severity
 from ctxviewer.gui.main_window import MainWindow
+from ctxviewer.model.findings import Severity
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 

@@ -8,9 +8,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 
-from ctxviewer.assessment import assess
-from ctxviewer.finding_view import state_headline
+from ctxviewer.assess.assessment import assess
 from ctxviewer.gui.trace_panel import ASYNC_ITEMS
+from ctxviewer.pipeline.stored_facts import with_facts
+from ctxviewer.present.finding_view import state_headline
 from ctxviewer.store import TraceStore
 from tests.factories import make_trace
 
@@ -29,7 +30,7 @@ def test_big_trace_items_at_once_assessment_from_the_worker(qtbot, tmp_path: Pat
 
     db = tmp_path / "big.db"
     with TraceStore.create(db) as st:
-        st.add([_big(600, "big-600"), _big(4, "small-4")])
+        st.add(with_facts([_big(600, "big-600"), _big(4, "small-4")]))
     w = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(w)
     w.resize(1280, 800)

@@ -7,7 +7,7 @@ from dataclasses import replace
 from factories import make_trace
 
 from ctxviewer.gui.budget_chart import BudgetChart
-from ctxviewer.model import Category, ContextItem, Endpoint, Kind, Policy, RequestTrace, Status
+from ctxviewer.model.trace import Category, ContextItem, Endpoint, Kind, Policy, RequestTrace, Status
 
 
 def chapter_8k(evidence: int = 3000, omitted: int = 0) -> RequestTrace:

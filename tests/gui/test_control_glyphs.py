@@ -10,7 +10,7 @@ import pytest
 from factories import make_trace
 
 from ctxviewer.gui import control_glyphs
-from ctxviewer.visible import one_line, use_control_names
+from ctxviewer.util.visible import one_line, use_control_names
 
 EVIL = "evil\x1b]0;PWNED\x07\x1b[2J-id\r\nFAKE"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QTextCursor
 
-from ctxviewer.gui.conversation_view import OMITTED_COLOR
+from ctxviewer.gui.conversation_pane import OMITTED_COLOR
 from ctxviewer.gui.diagnostics_tabs import CONVERSATION
 from ctxviewer.gui.main_window import MainWindow
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings
 
-from ctxviewer.checks.config import CheckConfig, set_default
-from ctxviewer.findings import Evidence, Finding, Severity
+from ctxviewer.assess.checks.config import CheckConfig, set_default
+from ctxviewer.assess.marks import load_marks
 from ctxviewer.gui.diagnostics_tabs import EVIDENCE, FINDINGS, ITEMS
 from ctxviewer.gui.findings_model import FindingRole, FindingsModel
 from ctxviewer.gui.main_window import MainWindow
-from ctxviewer.marks import load_marks
+from ctxviewer.model.findings import Evidence, Finding, Severity
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 

@@ -18,7 +18,8 @@ from ctxviewer.gui.diff_model import ChangeRole, DiffItemModel, EvidenceOrderMod
 from ctxviewer.gui.diff_text import DELETED, INSERTED, TextDiffPane
 from ctxviewer.gui.diff_view import DiffView, DiffWindow
 from ctxviewer.gui.main_window import MainWindow
-from ctxviewer.importing import import_files
+from ctxviewer.pipeline.importing import import_files
+from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import TraceStore
 
 SAMPLES_DB = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
@@ -172,7 +173,7 @@ def test_compare_with_replay_says_whether_the_needed_document_left_the_middle(
     with TraceStore.open(SAMPLES_DB) as store:
         a = store.load("evidence-in-middle")
     with TraceStore.create(db) as store:
-        store.add([a, moved_after_the_evidence(a, "KB-1008#p1")])
+        store.add(with_facts([a, moved_after_the_evidence(a, "KB-1008#p1")]))
     w = _window(qtbot, settings)
     w.open_database(db, remember=False)
     w.select_trace("evidence-in-middle-replay")
@@ -239,8 +240,8 @@ def test_previous_call_disabled_with_the_reason_when_there_is_none(qtbot, settin
     db = tmp_path / "agent.db"
     with TraceStore.create(db) as store:
         import_files([src], store)
-        store.add([replace(store.load(f"{oid}:00000000000000c1"), trace_id="lonely", session_id=None,
-                           source_format="native")])
+        store.add(with_facts([replace(store.load(f"{oid}:00000000000000c1"), trace_id="lonely", session_id=None,
+                           source_format="native")]))
     w.open_database(db, remember=False)
     w.select_trace(f"{oid}:00000000000000c1")
     assert not act.isEnabled() and "is the first call of its conversation" in act.toolTip()
@@ -299,7 +300,7 @@ def test_compare_with_trace_in_another_database(qtbot, settings: QSettings, tmp_
     with TraceStore.open(SAMPLES_DB) as store:
         t = store.load("budget-8k")
     with TraceStore.create(other) as store:
-        store.add([replace(t, usage=replace(t.usage, input_tokens=(t.usage.input_tokens or 0) + 1))])
+        store.add(with_facts([replace(t, usage=replace(t.usage, input_tokens=(t.usage.input_tokens or 0) + 1))]))
     w = _window(qtbot, settings)
     w.open_database(SAMPLES_DB, remember=False)
     w.select_trace("budget-8k")

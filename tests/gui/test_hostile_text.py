@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from ctxviewer.gui.content_view import ContentView
 from ctxviewer.gui.item_table_model import ItemTableModel
 from ctxviewer.gui.trace_list_model import TraceListModel
+from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import TraceStore
 
 HOSTILE = "\u202eevil\u202c \u200bzw \U000e0069\U000e0067 nul\x00 esc\x1b[31m"
@@ -34,11 +35,11 @@ def test_item_table_and_trace_list_cells_are_revealed(qtbot, tmp_path: Path) -> 
                 items=(replace(t.items[0], id="p" + HOSTILE),) + t.items[1:])
     items = ItemTableModel(t)
     assert items.data(items.index(0, 2), Qt.ItemDataRole.DisplayRole) == "p" + SHOWN
-    from ctxviewer.columns import item_title
+    from ctxviewer.present.columns import item_title
 
     assert item_title(t.items[0]).startswith("p" + SHOWN + " — policy")  # the content pane's title
     with TraceStore.create(tmp_path / "h.db") as store:
-        store.add([t])
+        store.add(with_facts([t]))
     store = TraceStore.open(tmp_path / "h.db")
     try:
         model = TraceListModel(store)
@@ -49,7 +50,7 @@ def test_item_table_and_trace_list_cells_are_revealed(qtbot, tmp_path: Path) -> 
 
 
 def test_a_huge_item_shows_a_preview_with_show_all_and_bounded_highlighting(qtbot) -> None:
-    from ctxviewer.large_text import HIGHLIGHT_LIMIT, SHOW_LIMIT
+    from ctxviewer.util.large_text import HIGHLIGHT_LIMIT, SHOW_LIMIT
 
     view = ContentView()
     qtbot.addWidget(view)

@@ -72,7 +72,7 @@ def test_import_into_new_database_then_open_it(qtbot, tmp_path: Path, settings: 
 def test_problems_text_counts_files_that_yielded_traces() -> None:
     from ctxviewer.gui.importer import problems_text
     from ctxviewer.importers import ImportProblem
-    from ctxviewer.importing import ImportReport
+    from ctxviewer.pipeline.importing import ImportReport
 
     report = ImportReport(imported=2, problems=[ImportProblem("missing.jsonl", "whole file", "cannot read file")],
                           files=2, files_imported=1)
@@ -81,7 +81,7 @@ def test_problems_text_counts_files_that_yielded_traces() -> None:
 
 
 def test_import_of_nothing_removes_the_database_it_created(qtbot, tmp_path: Path, settings: QSettings) -> None:
-    """GUI and CLI share ctxviewer.importing.import_into: a new database that received no trace is
+    """GUI and CLI share ctxviewer.pipeline.importing.import_into: a new database that received no trace is
     removed, and the message says so (it used to stay behind, empty)."""
     junk = tmp_path / "notatrace.json"
     junk.write_text('{"hello": "world"}')
@@ -141,7 +141,7 @@ def test_dropped_corpus_files_of_three_formats_import(qtbot, tmp_path: Path, set
 
 
 def test_cancel_inside_a_huge_item_stops_the_run_and_leaves_no_file(qtbot, tmp_path: Path, settings: QSettings) -> None:
-    """Issue 12: Cancel acts inside one huge record (ctxviewer.interrupt checkpoints in the token count),
+    """Issue 12: Cancel acts inside one huge record (ctxviewer.util.interrupt checkpoints in the token count),
     not after it; the new database is removed and the message says nothing was written."""
     from dataclasses import replace
 
@@ -168,7 +168,7 @@ def test_a_huge_item_says_what_it_is_doing_under_the_dialog_label(qtbot, tmp_pat
     """Issue 12: a 50 MB item imported "with no progress". The dialog's label now tells the step."""
     from dataclasses import replace
 
-    from ctxviewer import interrupt
+    from ctxviewer.util import interrupt
 
     monkeypatch.setattr(interrupt, "PROGRESS_EVERY_S", 0.0)
     base = make_trace()

@@ -9,7 +9,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, Qt
 
 from ctxviewer.gui.main_window import MainWindow
-from ctxviewer.model import Kind, Status
+from ctxviewer.model.trace import Kind, Status
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 TOKENS, STATUS, REASON, ID = 6, 7, 8, 2

@@ -6,8 +6,8 @@ from factories import make_rich_trace, make_trace
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QFont
 
-from ctxviewer.columns import DASH
 from ctxviewer.gui.item_table_model import ItemIdRole, ItemRole, ItemTableModel, OmittedRole
+from ctxviewer.present.columns import DASH
 
 
 def test_rows_in_final_order_with_status(qtmodeltester) -> None:

@@ -58,7 +58,7 @@ def test_first_run_uses_default_sizes(qtbot, settings: QSettings) -> None:
     w = new_window(qtbot, settings)
     left, right = w.splitter.sizes()
     assert 0.34 < left / (left + right) < 0.42  # the trace list about 38% of 1280 px
-    from ctxviewer.columns import ITEM_COLUMNS, TRACE_COLUMNS
+    from ctxviewer.present.columns import ITEM_COLUMNS, TRACE_COLUMNS
 
     header = w.trace_view.horizontalHeader()
     assert [c.key for i, c in enumerate(TRACE_COLUMNS) if header.isSectionHidden(i)] == [

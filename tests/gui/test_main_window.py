@@ -10,7 +10,7 @@ from PySide6.QtGui import QDropEvent, QGuiApplication
 from PySide6.QtWidgets import QMessageBox
 
 from ctxviewer.gui.main_window import MainWindow
-from ctxviewer.gui.recent import MAX_RECENT
+from ctxviewer.gui.recent_files import MAX_RECENT
 
 
 def window(qtbot, settings: QSettings) -> MainWindow:  # type: ignore[no-untyped-def]
@@ -152,7 +152,7 @@ def test_filter_matching_nothing_clears_the_trace(qtbot, db: Path, settings: QSe
 def test_control_characters_in_a_file_name_are_shown_not_obeyed(qtbot, db: Path, tmp_path: Path,
                                                                   settings: QSettings) -> None:
     # new-user s4 #3: the error dialog and the status bar showed ESC/BEL as boxes and broke the line
-    from ctxviewer.visible import one_line
+    from ctxviewer.util.visible import one_line
 
     w = window(qtbot, settings)
     missing = tmp_path / "missing\x1b]0;T\x07il\n.db"

@@ -54,7 +54,7 @@ def test_schema_3_database_upgrades_with_span_status_and_agent(qtbot, tmp_path: 
                                                                monkeypatch) -> None:
     """Schema 5 (issue 13): the window's upgraded copy of a schema-3 database has the span status,
     agent and operation filled from each trace's stored attributes."""
-    from ctxviewer.columns import TRACE_COLUMNS
+    from ctxviewer.present.columns import TRACE_COLUMNS
 
     schema_3 = SCHEMA_1.with_name("schema-3.db")
     old, new = tmp_path / "three.db", tmp_path / "three-upgraded.db"

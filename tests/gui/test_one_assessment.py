@@ -10,22 +10,23 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ctxviewer import budget
-from ctxviewer.assessment import assess
+from ctxviewer.assess import budget
+from ctxviewer.assess.assessment import assess
 from ctxviewer.cli import cli
-from ctxviewer.columns import (
+from ctxviewer.gui.screenshot import screenshot_window
+from ctxviewer.model.serialize import parse_created
+from ctxviewer.model.trace import Status
+from ctxviewer.model.words import fmt_time
+from ctxviewer.pipeline.stored_facts import with_facts
+from ctxviewer.present.columns import (
     ITEM_COLUMNS,
     TRACE_COLUMNS,
-    fmt_time,
     item_reason,
     item_status,
     item_status_words,
     item_title,
 )
-from ctxviewer.finding_view import state_headline
-from ctxviewer.gui.screenshot import screenshot_window
-from ctxviewer.model import Status
-from ctxviewer.serialize import parse_created
+from ctxviewer.present.finding_view import state_headline
 from ctxviewer.store import TraceStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -166,7 +167,7 @@ def test_omissions_recorded_is_read_from_the_stored_row(tmp_path: Path, monkeypa
 
     path = tmp_path / "otel.db"
     with TraceStore.create(path) as store:
-        store.add([replace(make_trace(), source_format="otel")])
+        store.add(with_facts([replace(make_trace(), source_format="otel", omissions_recorded=False)]))  # as an import sets it
     monkeypatch.setattr(importers, "omissions_recorded", lambda fmt: pytest.fail("looked up per cell"))
     with TraceStore.open(path) as store:
         (row,) = store.list()

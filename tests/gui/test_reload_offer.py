@@ -11,6 +11,7 @@ from factories import make_trace
 from PySide6.QtCore import QSettings
 
 from ctxviewer.gui.main_window import MainWindow
+from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import TraceStore
 
 
@@ -26,7 +27,7 @@ def test_a_change_on_disk_is_offered_for_reload_and_viewing_changes_nothing(qtbo
     assert (hashlib.sha256(db.read_bytes()).hexdigest(), db.stat().st_mtime_ns) == before  # viewing wrote nothing
     assert sorted(p.name for p in db.parent.iterdir() if p.name.startswith(db.name)) == [db.name]  # no sidecar
     with TraceStore.create(db) as store:  # another import writes while the window is open
-        store.add([replace(make_trace(), trace_id="zz-new")])
+        store.add(with_facts([replace(make_trace(), trace_id="zz-new")]))
     assert w.reloader.changed()
     w.reloader.show_notice()
     assert not w.reloader.bar.isHidden()

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 
 from ctxviewer.gui.item_table_model import ItemTableModel
 from ctxviewer.gui.tables import plain_tooltip
-from ctxviewer.model import TokenProvenance, TokenSource
+from ctxviewer.model.trace import TokenProvenance, TokenSource
 
 TOKENS = 6  # column index of "Tokens"
 

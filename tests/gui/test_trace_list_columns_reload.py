@@ -11,10 +11,11 @@ from pathlib import Path
 from factories import make_trace
 from PySide6.QtCore import QSettings, Qt
 
-from ctxviewer.columns import TRACE_COLUMNS, call_part
 from ctxviewer.gui.column_menu import column_actions
 from ctxviewer.gui.main_window import MainWindow
 from ctxviewer.gui.reload import CHANGED_TEXT
+from ctxviewer.pipeline.stored_facts import with_facts
+from ctxviewer.present.columns import TRACE_COLUMNS, call_part
 from ctxviewer.store import TraceStore
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
@@ -41,8 +42,8 @@ def test_span_part_and_middle_elision(qtbot, settings: QSettings, tmp_path: Path
     db = tmp_path / "spans.db"
     base = make_trace()
     with TraceStore.create(db) as st:
-        st.add([replace(base, trace_id=f"b3e700af9eab81e19f72f964d62a35af:{span}") for span in
-                ("39d6e9b3ddec9996", "6c0201026326855d")])
+        st.add(with_facts([replace(base, trace_id=f"b3e700af9eab81e19f72f964d62a35af:{span}") for span in
+                ("39d6e9b3ddec9996", "6c0201026326855d")]))
     w = open_window(qtbot, settings, db)
     assert w.trace_view.textElideMode() == Qt.TextElideMode.ElideMiddle  # the span part (the end) stays
     call = KEYS.index("call")
@@ -80,7 +81,7 @@ def test_reload_and_changed_on_disk_notice(qtbot, settings: QSettings, tmp_path:
     assert w.trace_model.total == 9
     assert not w.reloader.bar.isVisible()
     with TraceStore.create(db) as st:  # another program imports into it
-        st.add([replace(make_trace(), trace_id="zz-new-import")])
+        st.add(with_facts([replace(make_trace(), trace_id="zz-new-import")]))
     qtbot.waitUntil(w.reloader.bar.isVisible, timeout=5000)
     assert w.reloader.label.text() == CHANGED_TEXT
     assert w.trace_model.total == 9  # nothing changes under the user's feet
@@ -103,7 +104,7 @@ def test_model_cell_has_its_full_name_as_tooltip(qtbot, settings: QSettings) -> 
 def test_span_status_and_agent_columns_show_and_filter(qtbot, settings: QSettings, tmp_path: Path) -> None:
     """Issue 13: span status (error with its message in the tooltip, never ended) and the agent /
     operation, hideable columns the display filter reads."""
-    from ctxviewer.importing import import_into
+    from ctxviewer.pipeline.importing import import_into
 
     db = tmp_path / "spans.db"
     import_into(db, [Path(__file__).resolve().parents[1] / "data" / "store" / "schema-3.otlp.json"])
@@ -134,9 +135,9 @@ def test_a_wide_list_fits_the_model_column_to_the_first_page(qtbot, settings: QS
     db = tmp_path / "models.db"
     long_model = "claude-3-5-sonnet-20241022-with-a-long-deployment-suffix"
     with TraceStore.create(db) as st:
-        st.add([replace(make_trace(), trace_id="short"),
+        st.add(with_facts([replace(make_trace(), trace_id="short"),
                 replace(make_trace(), trace_id="long",
-                        endpoint=replace(make_trace().endpoint, model=long_model))])
+                        endpoint=replace(make_trace().endpoint, model=long_model))]))
     w = MainWindow(settings=settings)
     qtbot.addWidget(w)
     w.resize(2400, 900)

@@ -14,10 +14,10 @@ from factories import make_trace
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication, QTableView
 
-from ctxviewer.budget import check_capacity
+from ctxviewer.assess.budget import check_capacity
 from ctxviewer.gui import trace_list_model as tlm
 from ctxviewer.gui.trace_list_model import PAGE_ROWS, RowRole, TraceIdRole, TraceListModel
-from ctxviewer.model import NOT_RECORDED
+from ctxviewer.model.trace import NOT_RECORDED
 from ctxviewer.store import TraceStore
 
 

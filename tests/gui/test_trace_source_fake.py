@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator, Sequence
 import pytest
 from PySide6.QtCore import QSettings
 
-from ctxviewer.model import ContextItem, RequestTrace
+from ctxviewer.model.trace import ContextItem, RequestTrace
 from ctxviewer.store import SORTABLE, TraceQuery, TraceRow, TraceSource, TraceStore
 from ctxviewer.store.fts import SearchHit, SearchPage
 

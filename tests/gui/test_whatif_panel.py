@@ -13,7 +13,7 @@ from PySide6.QtCore import QSettings, Qt
 from ctxviewer.gui.main_window import MainWindow
 from ctxviewer.gui.whatif_model import PIN, PRIORITY
 from ctxviewer.gui.whatif_panel import WORKER_ITEMS, WhatIfPanel
-from ctxviewer.model import Category, ContextItem, Kind
+from ctxviewer.model.trace import Category, ContextItem, Kind
 from ctxviewer.store import TraceStore
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"

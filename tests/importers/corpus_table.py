@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from ctxviewer.importers import ImportFailed, detect
-from ctxviewer.importing import import_into
-from ctxviewer.report import trace_summary
+from ctxviewer.pipeline.importing import import_into
+from ctxviewer.report.trace_report import trace_summary
 from ctxviewer.store import TraceStore
 
 EXPECTED = Path(__file__).resolve().parent / "corpus_expected.json"

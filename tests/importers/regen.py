@@ -4,7 +4,7 @@
 An input is any file in a format folder that is not ``*.expected.json``; its expectation is what
 ctxviewer's importer registry makes of it, normalised to JSON: the detected importer's name (it
 must be the folder's format), every trace as the native JSON conversion
-(:func:`ctxviewer.serialize.trace_to_dict`) and every problem record as text, with the input's
+(:func:`ctxviewer.model.serialize.trace_to_dict`) and every problem record as text, with the input's
 path written as its file name (so the pair does not depend on where the checkout lives).
 Importers never count tokens, so counts the input did not record stay absent.
 
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxviewer.importers import REGISTRY, ImportFailed, ImportProblem
-from ctxviewer.serialize import trace_to_dict
+from ctxviewer.model.serialize import trace_to_dict
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 """The golden-pair folder: one subfolder per importer name."""

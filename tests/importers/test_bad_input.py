@@ -12,11 +12,12 @@ from typing import Any
 from factories import make_trace
 from otlp_factories import chat_span, i, otlp_request, s
 
-from ctxviewer.checks import run_checks
+from ctxviewer.assess.checks import run_checks
 from ctxviewer.importers.containers import MAX_DEPTH
 from ctxviewer.importers.native import trace_line
 from ctxviewer.importers.peek import MAX_DEPTH as PEEK_DEPTH
-from ctxviewer.importing import ImportReport, import_into
+from ctxviewer.pipeline.importing import ImportReport, import_into
+from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import TraceStore
 
 GOOD = "00000000000000a1"
@@ -233,7 +234,7 @@ def test_output_in_a_read_only_folder_is_one_error_not_a_traceback(tmp_path: Pat
     from click.testing import CliRunner
 
     from ctxviewer.cli import cli
-    from ctxviewer.importing import remove_database
+    from ctxviewer.pipeline.importing import remove_database
 
     src = tmp_path / "t.jsonl"
     src.write_text(trace_line(make_trace()) + "\n")
@@ -253,7 +254,7 @@ def test_a_trace_database_given_to_import_is_named_as_one(tmp_path: Path) -> Non
     # newuser s3 #13: 'import s2.db -o s3.db' said "not a recognised trace file ... use --format"
     src = tmp_path / "s2.db"
     with TraceStore.create(src) as store:
-        store.add([make_trace()])
+        store.add(with_facts([make_trace()]))
     other = tmp_path / "other.db"
     sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.commit()
     report, problems = _run(tmp_path, src, other)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from corpus_table import EXPECTED, corpus_files, table
 
-from ctxviewer.importing import import_into
+from ctxviewer.pipeline.importing import import_into
 from ctxviewer.store import TraceStore
 
 NOT_TRACES = {  # the JSON Schemas and the markdown examples of the OTel GenAI spec

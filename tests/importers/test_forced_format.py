@@ -13,7 +13,7 @@ from otlp_factories import chat_span, otlp_request
 
 from ctxviewer.importers import ImportProblem, get_importer
 from ctxviewer.importers.native import MAX_INVALID_LINES_NOTED, trace_line
-from ctxviewer.importing import import_files
+from ctxviewer.pipeline.importing import import_files
 from ctxviewer.store import TraceStore
 
 NAME_EXPECTED = "invalid JSON: Expecting property name enclosed in double quotes"

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from ctxviewer.importers import REGISTRY
 from ctxviewer.importers.native import trace_line
-from ctxviewer.importing import import_into
+from ctxviewer.pipeline.importing import import_into
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 FILES = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.suffix != ".md") if CORPUS.is_dir() else []

@@ -14,7 +14,7 @@ from pathlib import Path
 import zstandard
 
 from ctxviewer.importers import ImportProblem, detect
-from ctxviewer.model import RequestTrace
+from ctxviewer.model.trace import RequestTrace
 
 CORPUS = "corpus/other/inspect_ai"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxviewer.importers import ImportProblem, detect
-from ctxviewer.model import RequestTrace
+from ctxviewer.model.trace import RequestTrace
 
 LF = "corpus/langfuse"
 WEATHER_Q = "What's the weather in Tokyo?"

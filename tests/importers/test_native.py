@@ -12,8 +12,8 @@ from factories import make_rich_trace, make_trace
 
 from ctxviewer.importers import ImportFailed, ImportProblem, detect, get_importer
 from ctxviewer.importers.native import FORMAT_TAG, trace_line, write_jsonl
-from ctxviewer.model import ContextItem, Kind, Response, SerializedRequest
-from ctxviewer.serialize import trace_from_dict
+from ctxviewer.model.serialize import trace_from_dict
+from ctxviewer.model.trace import ContextItem, Kind, Response, SerializedRequest
 
 ROOT = Path(__file__).resolve().parents[2]
 native = get_importer("native")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxviewer.importers import ImportProblem, detect
-from ctxviewer.model import RequestTrace
+from ctxviewer.model.trace import RequestTrace
 
 SYSTEM = "You are a support agent. Use the tools you are given."
 

@@ -17,8 +17,8 @@ from otlp_factories import kvlist as _kvlist
 from otlp_factories import s as _s
 
 from ctxviewer.importers import ImportProblem, detect, get_importer
-from ctxviewer.model import Kind, RequestTrace, Status, Trust
-from ctxviewer.serialize import trace_from_dict, trace_to_dict
+from ctxviewer.model.serialize import trace_from_dict, trace_to_dict
+from ctxviewer.model.trace import Kind, RequestTrace, Status, Trust
 
 CORPUS_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "otel-genai"
 SYSTEM = "You are a support agent. Use the tools you are given."

@@ -15,7 +15,8 @@ from otlp_factories import s as _s
 
 from ctxviewer.importers import ImportProblem, get_importer
 from ctxviewer.importers.otel import token_count
-from ctxviewer.model import RequestTrace
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import TraceStore
 
 RECORD = "resourceSpans[0].scopeSpans[0].spans[0] span 00000000000000a1"
@@ -41,7 +42,7 @@ def _otlp(*spans: dict[str, Any]) -> dict[str, Any]:
 
 def _round_trip(tmp_path: Path, trace: RequestTrace) -> RequestTrace:
     with TraceStore.create(tmp_path / "x.db") as store:
-        assert store.add([trace]) == 1
+        assert store.add(with_facts([trace])) == 1
         back = store.load(trace.trace_id)
     assert back.usage == trace.usage and back.reserved_output_tokens == trace.reserved_output_tokens
     assert back.items == trace.items and back.user_request == trace.user_request

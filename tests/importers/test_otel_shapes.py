@@ -15,10 +15,10 @@ from typing import Any
 from otlp_factories import TRACE_ID, array, chat_span, i, kv, otlp_request, otlp_span, s
 
 from ctxviewer.importers import ImportProblem, detect
-from ctxviewer.importing import import_into
-from ctxviewer.model import RequestTrace
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.pipeline.importing import import_into
 from ctxviewer.store import TraceStore
-from ctxviewer.tokens import count_tokens
+from ctxviewer.tokens.counting import count_tokens
 
 
 def _load(path: Path) -> tuple[list[RequestTrace], list[ImportProblem]]:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from ctxviewer.importers import ImportProblem, detect, get_importer
-from ctxviewer.model import RequestTrace
+from ctxviewer.model.trace import RequestTrace
 
 CASES: dict[str, dict[str, Any]] = {
     "anthropic/messages-cache-token-usage": dict(
@@ -252,9 +252,9 @@ def test_forced_format_on_wrong_file_is_a_problem(tmp_path: Path) -> None:
 def test_thinking_is_reasoning_text_and_signatures_and_redacted_blobs_are_not(tmp_path: Path) -> None:
     """Issue 6: reasoning ("thinking") parts are kept as reasoning content and counted as text;
     their signatures and redacted blobs are not text."""
-    from ctxviewer.importing import import_into
+    from ctxviewer.pipeline.importing import import_into
     from ctxviewer.store import TraceStore
-    from ctxviewer.tokens import count_tokens
+    from ctxviewer.tokens.counting import count_tokens
 
     signature = "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDZoh0ZkHJ3q3TXZQiMF" * 4
     blob = "EmwKAhgBEgy3va3pzix0LnrdDy0ahTq7Gc0R9wj2ZWKv" * 6

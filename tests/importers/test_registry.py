@@ -27,9 +27,9 @@ from ctxviewer.importers import (
 )
 from ctxviewer.importers._registry import BUILTIN
 from ctxviewer.importers.native import write_jsonl
-from ctxviewer.importing import import_files
-from ctxviewer.model import RequestTrace
-from ctxviewer.serialize import trace_to_dict
+from ctxviewer.model.serialize import trace_to_dict
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.pipeline.importing import import_files
 from ctxviewer.store import TraceStore
 
 BIG = 100 * 1024  # a first span larger than the first 64 KiB head

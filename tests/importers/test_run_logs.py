@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxviewer.importers import ImportProblem, detect
-from ctxviewer.model import RequestTrace
+from ctxviewer.model.trace import RequestTrace
 
 
 def _load(path: Path) -> tuple[list[RequestTrace], list[ImportProblem]]:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer.filters import compile_filter
-from ctxviewer.importing import import_into
-from ctxviewer.span_facts import agent_name, operation_name, span_status, status_message
+from ctxviewer.model.span_facts import agent_name, operation_name, span_status, status_message
+from ctxviewer.pipeline.importing import import_into
 from ctxviewer.store import TraceQuery, TraceStore
+from ctxviewer.store.filters import compile_filter
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "store"
 OTEL_T = "4bf92f3577b34da6a3ce929d0e0e4736:00000000000000"

@@ -21,10 +21,10 @@ from otlp_factories import chat_span, otlp_request, s
 
 from ctxviewer.cli import cli
 from ctxviewer.importers import ImportProblem, Record, Registry
-from ctxviewer.importing import import_files, import_into
-from ctxviewer.model import ContextItem, Kind, RequestTrace, SourceRef, Status, ToolCall, Trust
-from ctxviewer.sanitize import repair, unreadable
-from ctxviewer.serialize import TraceFormatError, trace_from_dict, trace_to_dict
+from ctxviewer.model.serialize import TraceFormatError, trace_from_dict, trace_to_dict
+from ctxviewer.model.trace import ContextItem, Kind, RequestTrace, SourceRef, Status, ToolCall, Trust
+from ctxviewer.pipeline.importing import import_files, import_into
+from ctxviewer.pipeline.sanitize import repair, unreadable
 from ctxviewer.store import TraceStore
 
 CORPUS = Path("/work/shared/corpus/provider-api/openai/chat-completions-parallel-tool-calls.extracted.json")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer import assets
+from ctxviewer.util import assets
 
 ROOT = Path(__file__).resolve().parents[2]
 

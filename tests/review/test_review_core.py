@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer.findings import Evidence, Finding, Severity, TextSpan
+from ctxviewer.model.findings import Evidence, Finding, Severity, TextSpan
+from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.review import (
     FindingKey,
     ReviewFile,
@@ -27,7 +28,7 @@ from tests.factories import make_injected_trace, make_trace
 def db(tmp_path: Path) -> Path:
     path = tmp_path / "traces.db"
     with TraceStore.create(path) as store:
-        store.add([make_injected_trace(n) for n in range(4)] + [make_trace()])
+        store.add(with_facts([make_injected_trace(n) for n in range(4)] + [make_trace()]))
     return path
 
 
@@ -58,7 +59,7 @@ def test_verdicts_survive_reopen_and_reimport(db: Path) -> None:
     queue.file.close()  # type: ignore[union-attr]
     # re-import the same traces (replace), reopen: verdicts are keyed by trace, item, rule, span
     with TraceStore.create(db) as store:
-        store.add([make_injected_trace(n) for n in range(4)])
+        store.add(with_facts([make_injected_trace(n) for n in range(4)]))
     with TraceStore.open(db) as store:
         again = ReviewQueue(collect(store), ReviewFile(review_path(db)))
     assert again.counts_text() == "2 of 20 reviewed"

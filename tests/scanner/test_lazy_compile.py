@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer.scanner import prefilter, start_table
-from ctxviewer.scanner._api import LazyPattern
-from ctxviewer.scanner.prefilter import finditer
-from ctxviewer.scanner.registry import _learn, all_patterns
+from ctxviewer.assess.scanner import prefilter, start_table
+from ctxviewer.assess.scanner.patterns import LazyPattern
+from ctxviewer.assess.scanner.prefilter import finditer
+from ctxviewer.assess.scanner.registry import _learn, all_patterns
 
 pytestmark = pytest.mark.skipif(
     not start_table.built_for_this_python(),

@@ -1,6 +1,6 @@
 """The scanner's literal prefilter: the same hits as the plain regular-expression scan, found fast.
 
-Issue 12: a 50 MB item took half an hour to scan. :mod:`ctxviewer.scanner.prefilter` tries each
+Issue 12: a 50 MB item took half an hour to scan. :mod:`ctxviewer.assess.scanner.prefilter` tries each
 pattern only where a literal every match starts with occurs; these tests hold that it changes no
 hit (every rule pattern over the labelled injection set, random texts built from the rules' own
 words, the engine's case equivalences) and that nothing at the end of a long document is skipped.
@@ -15,10 +15,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ctxviewer.findings import Severity
-from ctxviewer.scanner import prefilter, scan_text
-from ctxviewer.scanner.prefilter import finditer, fold, start_literals
-from ctxviewer.scanner.registry import all_patterns
+from ctxviewer.assess.scanner import prefilter, scan_text
+from ctxviewer.assess.scanner.prefilter import finditer
+from ctxviewer.assess.scanner.registry import all_patterns
+from ctxviewer.assess.scanner.start_sets import fold, start_literals
+from ctxviewer.model.findings import Severity
 
 FILLER = ("The quarterly report covers revenue, costs and staffing in the northern region; "
           "figures are in thousands of euros.\n")
@@ -41,7 +42,7 @@ def test_start_sets_of_typical_patterns() -> None:
 
 
 def test_a_line_start_pattern_gets_a_guard_on_what_follows_the_white_space() -> None:
-    from ctxviewer.scanner.prefilter import line_start_guard
+    from ctxviewer.assess.scanner.start_sets import line_start_guard
 
     p = re.compile(r"(?:^\s*+|(?<=[.!])\s*+|(?<=\n)[ \t]*+)(?:please\s+)?(?:reply|say)\b", re.IGNORECASE)
     assert start_literals(p) == {("", 0), (".", 1), ("!", 1), ("\n", 1)}

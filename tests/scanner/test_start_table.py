@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from ctxviewer import assets
-from ctxviewer.scanner import prefilter, start_table
-from ctxviewer.scanner.registry import all_patterns
+from ctxviewer.assess.scanner import start_sets, start_table
+from ctxviewer.assess.scanner.registry import all_patterns
+from ctxviewer.util import assets
 
 OTHER_PYTHON = pytest.mark.skipif(
     not start_table.built_for_this_python(),
@@ -17,10 +17,10 @@ OTHER_PYTHON = pytest.mark.skipif(
 
 @OTHER_PYTHON
 def test_the_shipped_table_is_current_for_every_rule_pattern() -> None:
-    """Regenerate with `python -m ctxviewer.scanner.start_table` when this fails."""
+    """Regenerate with `python -m ctxviewer.assess.scanner.start_table_build` when this fails."""
     shipped = json.loads(assets.read_text(start_table.RESOURCE))
     fresh = start_table.build(dict.fromkeys(all_patterns()))
-    stale = "the shipped start-set table is not current: run `python -m ctxviewer.scanner.start_table` and commit it"
+    stale = "the shipped start-set table is not current: run `python -m ctxviewer.assess.scanner.start_table_build` and commit it"
     assert shipped["fingerprint"] == start_table.fingerprint(), stale
     assert shipped == fresh, stale
     assert len(shipped["patterns"]) == 89
@@ -35,8 +35,8 @@ def test_lookup_gives_what_derivation_gives_without_deriving(monkeypatch) -> Non
     def refuse(_pattern: object) -> None:
         raise AssertionError("derived although the shipped table holds it")
 
-    monkeypatch.setattr(prefilter, "start_literals", refuse)
-    monkeypatch.setattr(prefilter, "line_start_guard", refuse)
+    monkeypatch.setattr(start_sets, "start_literals", refuse)
+    monkeypatch.setattr(start_sets, "line_start_guard", refuse)
     for p in patterns:
         assert start_table.lookup(p) == derived[start_table.key(p)]
     with_sets = [k for k, (starts, _g) in derived.items() if starts is not None]
@@ -60,7 +60,7 @@ def test_an_unknown_pattern_is_derived() -> None:
     pattern = re.compile(r"\bsecret\s+handshake\b", re.I)
     assert start_table.key(pattern) not in start_table.shipped()
     starts, guard = start_table.lookup(pattern)
-    assert starts == prefilter.start_literals(pattern)
+    assert starts == start_sets.start_literals(pattern)
     assert starts == frozenset({("secret\n", 0), ("secret ", 0)})
     assert guard is None
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer.checks import run_checks
-from ctxviewer.findings import Severity
-from ctxviewer.model import ContextItem, Kind, RequestTrace, ToolCall, ToolVerdict, Trust
-from ctxviewer.scanner.linkage import arguments
-from ctxviewer.scanner.scope import Scope, scan_items, scope_of
-from ctxviewer.scanner.trace_scan import scan_trace
+from ctxviewer.assess.checks import run_checks
+from ctxviewer.assess.scanner.linkage import arguments
+from ctxviewer.assess.scanner.scope import Scope, scan_items, scope_of
+from ctxviewer.assess.scanner.trace_scan import scan_trace
+from ctxviewer.model.findings import Severity
+from ctxviewer.model.trace import ContextItem, Kind, RequestTrace, ToolCall, ToolVerdict, Trust
 from ctxviewer.store import TraceQuery, TraceStore
 from tests.factories import make_trace
 

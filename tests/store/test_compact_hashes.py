@@ -16,6 +16,7 @@ from types import ModuleType
 import pytest
 from sqlite_utils import Database, Migrations
 
+from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import (
     SCHEMA_VERSION,
     OldSchemaError,
@@ -174,9 +175,7 @@ def test_the_upgrade_step_is_sql_only_and_leaves_non_hex_values(tmp_path: Path, 
     with closing(sqlite3.connect(old)) as conn:
         conn.execute("INSERT INTO token_counts VALUES ('not-a-hash', 'cl100k_base', 3)")
         conn.commit()
-    from ctxviewer.store import facts
-
-    monkeypatch.setattr(facts, "backfill", lambda conn: pytest.fail("the schema-6 step re-assessed traces"))
+    monkeypatch.setattr(TraceStore, "write_facts", lambda self, facts: pytest.fail("the schema-6 step re-assessed traces"))
     with TraceStore.create(old, upgrade=True) as store:
         conn = store._conn
         assert conn.execute("SELECT typeof(content_hash) FROM token_counts WHERE tokens = 3 "
@@ -231,7 +230,7 @@ def test_an_empty_schema5_database_is_rebuilt_with_blob_columns_and_then_stores_
     with TraceStore.create(old, upgrade=True) as store:
         assert _declared(store._conn) == dict.fromkeys(_declared(store._conn), "BLOB")
         assert store._conn.execute("PRAGMA user_version").fetchone() == (6,)
-        store.add([trace])
+        store.add(with_facts([trace]))
         assert _bad_hashes(store._conn) == dict.fromkeys(_bad_hashes(store._conn), 0)
         assert store.load("ticket-injection") == trace
         hits = store.search_hits("ignore", limit=-1)

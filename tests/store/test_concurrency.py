@@ -21,8 +21,9 @@ import pytest
 from factories import make_trace
 
 from ctxviewer.importers.native import write_jsonl
-from ctxviewer.importing import import_into
-from ctxviewer.model import RequestTrace
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.pipeline.importing import import_into
+from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import StoreError, TraceStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,8 +92,8 @@ class _Paused:
 def test_readers_read_while_an_import_writes_and_a_second_import_waits(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     with TraceStore.create(db) as store:
-        store.add(_traces(3, "old"))
-    gen = _Paused(_traces(40, "new"), first=20)
+        store.add(with_facts(_traces(3, "old")))
+    gen = _Paused(with_facts(_traces(40, "new")), first=20)
     writer = TraceStore.create(db)
     thread = threading.Thread(target=writer.add, args=(gen,))
     thread.start()
@@ -105,7 +106,7 @@ def test_readers_read_while_an_import_writes_and_a_second_import_waits(tmp_path:
         # nothing to upgrade, so opening for writing is no "database is locked"
         with TraceStore.create(db) as second, pytest.raises(
                 StoreError, match="another import is writing to this database; waited 0.3 s"):
-            second.add(_traces(1, "second"), waiting=told.append, write_wait_s=0.3)
+            second.add(with_facts(_traces(1, "second")), waiting=told.append, write_wait_s=0.3)
         assert told == [f"another import is writing to {db}; waiting up to 0.3 s"]
     finally:
         gen.release.set()
@@ -118,8 +119,8 @@ def test_readers_read_while_an_import_writes_and_a_second_import_waits(tmp_path:
 def test_a_second_import_waits_for_the_first_and_then_writes(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     with TraceStore.create(db) as store:
-        store.add(_traces(1, "old"))
-    gen = _Paused(_traces(10, "a"), first=5)
+        store.add(with_facts(_traces(1, "old")))
+    gen = _Paused(with_facts(_traces(10, "a")), first=5)
     writer = TraceStore.create(db)
     thread = threading.Thread(target=writer.add, args=(gen,))
     thread.start()
@@ -127,7 +128,7 @@ def test_a_second_import_waits_for_the_first_and_then_writes(tmp_path: Path) -> 
     threading.Timer(0.5, gen.release.set).start()
     told: list[str] = []
     with TraceStore.create(db) as second:
-        assert second.add(_traces(2, "b"), waiting=told.append, write_wait_s=30) == 2
+        assert second.add(with_facts(_traces(2, "b")), waiting=told.append, write_wait_s=30) == 2
     thread.join(30)
     writer.close()
     assert len(told) == 1
@@ -141,7 +142,7 @@ def test_a_cancelled_import_changes_no_byte_of_an_existing_database_and_leaves_n
     write_jsonl(_traces(5, "c"), src)  # contents not yet counted: the import makes count-cache rows
     db = tmp_path / "t.db"
     with TraceStore.create(db) as store:
-        store.add(_traces(2, "old"))
+        store.add(with_facts(_traces(2, "old")))
     os.utime(db, ns=(1_000_000_000_000_000_000, 1_000_000_000_000_000_000))
     before = _state(db)
     polls = iter(range(1000))
@@ -160,6 +161,7 @@ sys.path.insert(0, {tests!r})
 from dataclasses import replace
 from factories import make_trace
 from ctxviewer.store import TraceStore
+from ctxviewer.pipeline.stored_facts import with_facts
 base = make_trace()
 def gen():
     for i in range(100000):
@@ -168,14 +170,14 @@ def gen():
         yield replace(base, trace_id=f"k{{i}}")
         time.sleep(0.001)
 with TraceStore.create({db!r}) as store:
-    store.add(gen())
+    store.add(with_facts(gen()))
 """
 
 
 def test_a_writer_killed_mid_import_leaves_all_or_none(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     with TraceStore.create(db) as store:
-        store.add(_traces(3, "old"))
+        store.add(with_facts(_traces(3, "old")))
     script = KILL_SCRIPT.format(tests=str(ROOT / "tests"), db=str(db))
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:
@@ -195,7 +197,7 @@ def test_a_writer_killed_mid_import_leaves_all_or_none(tmp_path: Path) -> None:
 
 
 def test_a_cancel_during_a_huge_item_stops_inside_it_and_writes_nothing(tmp_path: Path) -> None:
-    from ctxviewer import interrupt
+    from ctxviewer.util import interrupt
 
     base = make_trace()
     big = replace(base, trace_id="big", items=(replace(base.items[0], content="a" * 3_000_000, tokens=None),))
@@ -221,7 +223,7 @@ def test_ctrl_c_during_a_cli_import_leaves_no_new_file_and_no_changed_byte(tmp_p
     write_jsonl([big], src)
     old = tmp_path / "old.db"
     with TraceStore.create(old) as store:
-        store.add(_traces(2, "old"))
+        store.add(with_facts(_traces(2, "old")))
     before = _state(old)
     started = 0.0
     for db in (tmp_path / "new.db", old):

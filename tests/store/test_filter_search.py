@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from factories import make_trace
 
-from ctxviewer.model import Status
+from ctxviewer.model.trace import Status
+from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import TraceQuery, TraceStore
 from ctxviewer.store.fts import candidate_expression, match_expression, match_spans, snippet
 
@@ -51,7 +52,7 @@ def test_filters_on_the_sample_database(text: str, expected: list[str]) -> None:
 
 
 def test_every_sample_finding_is_stored_once_per_rule() -> None:
-    from ctxviewer.assessment import assess
+    from ctxviewer.assess.assessment import assess
 
     with TraceStore.open(SAMPLES) as store:
         stored = store._conn.execute("SELECT trace_id, rule, severity, count FROM trace_findings").fetchall()
@@ -87,7 +88,7 @@ def small_db(tmp_path: Path) -> Path:
             items=tuple(items)))
     path = tmp_path / "small.db"
     with TraceStore.create(path) as store:
-        store.add(traces)
+        store.add(with_facts(traces))
     return path
 
 
@@ -125,12 +126,12 @@ def test_search_pages_continue_after_the_last_hit(small_db: Path) -> None:
 def test_search_is_kept_incrementally_when_traces_are_added(tmp_path: Path) -> None:
     path = tmp_path / "grow.db"
     with TraceStore.create(path) as store:
-        store.add([make_trace()])
+        store.add(with_facts([make_trace()]))
         assert store.search_hits("zebra") == []
         item = replace(make_trace().items[3], content="A zebra crossing near the depot.")
-        store.add([make_trace(trace_id="t2", items=(*make_trace().items[:3], item, *make_trace().items[4:]))])
+        store.add(with_facts([make_trace(trace_id="t2", items=(*make_trace().items[:3], item, *make_trace().items[4:]))]))
         assert [(h.trace_id, h.item_id, h.ordinal) for h in store.search_hits("zebr")] == [("t2", "ev-order-4471", 3)]
-        store.add([make_trace(trace_id="t2")])  # replaced: the old text stays stored but no item points at it
+        store.add(with_facts([make_trace(trace_id="t2")]))  # replaced: the old text stays stored but no item points at it
         assert store.search_hits("zebra") == []
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from factories import make_rich_trace
 
-from ctxviewer.model import ContextItem, Kind, SourceRef, Status, TokenProvenance, TokenSource, Trust
-from ctxviewer.serialize import item_to_dict
+from ctxviewer.model.serialize import item_to_dict
+from ctxviewer.model.trace import ContextItem, Kind, SourceRef, Status, TokenProvenance, TokenSource, Trust
 from ctxviewer.store import TraceStore
 from ctxviewer.store.rows import item_row
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from factories import make_trace
 
+from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import TraceQuery, TraceStore
 
 TEXT = "Assistant for Nörthwind Ölçü Straße ÇAFÉ, e.g. an example shop."
@@ -21,7 +22,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> TraceStore:
                   items=(replace(base.items[0], content=TEXT), *base.items[1:]))
     db: Path = tmp_path_factory.mktemp("uni") / "uni.db"
     with TraceStore.create(db) as st:
-        st.add([uni])
+        st.add(with_facts([uni]))
     s = TraceStore.open(db)
     yield s  # type: ignore[misc]
     s.close()

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from factories import EVIDENCE, make_rich_trace, make_trace
 
-from ctxviewer.model import Status
+from ctxviewer.model.trace import Status
+from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import (
     SCHEMA_VERSION,
     SORTABLE,
@@ -32,7 +33,7 @@ from ctxviewer.store.schema import STEPS
 def db(tmp_path: Path) -> Path:
     path = tmp_path / "traces.db"
     with TraceStore.create(path) as store:
-        store.add([make_trace(), make_rich_trace()])
+        store.add(with_facts([make_trace(), make_rich_trace()]))
     return path
 
 
@@ -64,7 +65,7 @@ def test_request_content_goes_to_blobs_and_sha256_is_set(tmp_path: Path) -> None
     body = '{"messages": []}'
     trace = make_trace(request=replace(make_trace().request, content=body, exact_replay=True))
     with TraceStore.create(tmp_path / "t.db") as store:
-        store.add([trace])
+        store.add(with_facts([trace]))
         loaded = store.load(trace.trace_id)
         assert loaded.request.content == body
         assert loaded.request.sha256 == hashlib.sha256(body.encode()).hexdigest()
@@ -83,7 +84,7 @@ def test_identical_content_is_stored_once(tmp_path: Path) -> None:
     b = make_trace(trace_id="b")
     path = tmp_path / "t.db"
     with TraceStore.create(path) as store:
-        store.add([a, b])
+        store.add(with_facts([a, b]))
     shared_text = EVIDENCE[0][2]
     h = hashlib.sha256(shared_text.encode()).hexdigest()
     assert _rows(path, f"SELECT count(*) FROM blobs WHERE hash = x'{h}'") == [(1,)]
@@ -95,9 +96,9 @@ def test_identical_content_is_stored_once(tmp_path: Path) -> None:
 
 def test_add_replaces_a_trace_with_the_same_id(tmp_path: Path) -> None:
     with TraceStore.create(tmp_path / "t.db") as store:
-        store.add([make_trace()])
+        store.add(with_facts([make_trace()]))
         smaller = make_trace(items=make_trace().items[:2], service="other")
-        assert store.add([smaller]) == 1
+        assert store.add(with_facts([smaller])) == 1
         assert store.count() == 1
         assert store.load(smaller.trace_id) == smaller
         assert store.list()[0].retained_count == 2
@@ -137,7 +138,7 @@ def test_list_row_values(db: Path) -> None:
 def _many(store: TraceStore) -> None:
     base = datetime(2026, 1, 1, tzinfo=timezone.utc)
     models = ["gpt-4o", "claude-sonnet", "GPT-4o-mini", None]
-    store.add(
+    store.add(with_facts(
         make_trace(
             trace_id=f"t{n:02d}",
             created=base.replace(day=1 + (n * 7) % 28),
@@ -145,7 +146,7 @@ def _many(store: TraceStore) -> None:
             input_tokens=1000 + 10 * n,
         )
         for n in range(12)
-    )
+    ))
 
 
 def test_filter_sort_and_paging(tmp_path: Path) -> None:
@@ -199,7 +200,7 @@ def test_readonly_open_never_modifies_the_file(db: Path) -> None:
         store.load("trace-rich")
         assert store.token_count("a brand new text", "cl100k_base") == 4
         with pytest.raises(StoreError, match="read-only") as err:
-            store.add([make_trace(trace_id="new")])
+            store.add(with_facts([make_trace(trace_id="new")]))
         assert str(db) in str(err.value)
     assert db.read_bytes() == before
     assert db.stat().st_mtime_ns == mtime
@@ -333,7 +334,7 @@ def test_migrates_an_empty_database(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="empty SQLite database"):
         TraceStore.open(path)
     with TraceStore.create(path) as store:
-        store.add([make_trace()])
+        store.add(with_facts([make_trace()]))
     assert _rows(path, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
     applied = [r[0] for r in _rows(path, "SELECT name FROM _sqlite_migrations ORDER BY id")]
     assert applied == [name for _, name in STEPS]
@@ -356,9 +357,9 @@ def test_add_is_all_or_nothing(tmp_path: Path) -> None:
         raise RuntimeError("disk on fire")
 
     with TraceStore.create(tmp_path / "t.db") as store:
-        store.add([make_trace(trace_id="kept")])
+        store.add(with_facts([make_trace(trace_id="kept")]))
         with pytest.raises(RuntimeError, match="disk on fire"):
-            store.add(traces())
+            store.add(with_facts(traces()))
         assert [r.trace_id for r in store.list()] == ["kept"]
         assert _rows(tmp_path / "t.db", "SELECT count(*) FROM items") == [(7,)]
 
@@ -373,7 +374,7 @@ def test_omitted_items_keep_status_and_no_position(db: Path) -> None:
 def test_unfinished_write_is_explained_and_recovered_by_create(tmp_path: Path) -> None:
     path = tmp_path / "t.db"
     with TraceStore.create(path) as store:
-        store.add([make_trace()])
+        store.add(with_facts([make_trace()]))
     crashed = tmp_path / "crashed.db"
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA cache_size = 1")  # force pages out so the journal is written mid-transaction
@@ -399,9 +400,10 @@ def test_database_of_each_released_schema_still_opens(tmp_path: Path, version: i
     """One kept database per schema version: an upgraded copy must read to the traces it was
     written from (the JSONL file written alongside it), with the facts of the current schema
     back-filled by assessing each stored trace; the old file is only read."""
-    from ctxviewer.assessment import assess
+    from ctxviewer.assess.assessment import assess
     from ctxviewer.importers.native import IMPORTER
-    from ctxviewer.store import OldSchemaError, upgrade_copy
+    from ctxviewer.pipeline.backfill import upgrade_with_facts as upgrade_copy  # the copy and its back-fill of facts
+    from ctxviewer.store import OldSchemaError
 
     expected = list(IMPORTER.load(DATA / f"schema-{version}.jsonl"))
     old = tmp_path / "old.db"
@@ -468,11 +470,11 @@ def test_a_database_missing_a_step_of_its_version_is_offered_an_upgrade(db: Path
 
 
 def test_add_stores_the_assessment_facts(tmp_path: Path) -> None:
-    from ctxviewer.model import Policy
+    from ctxviewer.model.trace import Policy
 
     path = tmp_path / "facts.db"
     with TraceStore.create(path) as store:
-        store.add([make_trace(trace_id="pm", policy=Policy(id="p", version="v7", available=False))])
+        store.add(with_facts([make_trace(trace_id="pm", policy=Policy(id="p", version="v7", available=False))]))
     with TraceStore.open(path) as store:
         (row,) = store.list()
     assert (row.fits, row.state, row.worst_rule, row.worst_severity) == (True, "failure", "policy.unavailable", "failure")
@@ -524,5 +526,5 @@ def test_migrate_writes_nothing_to_an_up_to_date_database(db: Path) -> None:
 def test_sqlite_readonly_refusal_on_add_is_reported_as_read_only(db: Path) -> None:
     store = TraceStore(_readonly_conn(db), db, readonly=False)
     with store, pytest.raises(StoreError) as err:
-        store.add([make_trace(trace_id="new")])
+        store.add(with_facts([make_trace(trace_id="new")]))
     assert str(err.value) == f"{db}: the file is read-only; cannot import into it"

@@ -11,7 +11,8 @@ from typing import Iterator
 import pytest
 from factories import make_trace
 
-from ctxviewer.model import RequestTrace
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import TraceStore
 
 
@@ -26,7 +27,7 @@ def test_a_text_met_again_in_the_same_add_is_not_inserted_again(tmp_path: Path) 
     inserts: list[str] = []
     with TraceStore.create(tmp_path / "t.db") as store:
         store._conn.set_trace_callback(lambda sql: inserts.append(sql) if "INTO blobs" in sql else None)
-        assert store.add(traces) == 5
+        assert store.add(with_facts(traces)) == 5
         store._conn.set_trace_callback(None)
         assert len(inserts) == len(texts)  # once per distinct text, not once per item (5x)
         assert store._stored_texts == {}  # forgotten after the commit
@@ -46,10 +47,10 @@ def test_after_a_rollback_the_next_add_stores_and_indexes_the_texts_again(tmp_pa
 
     with TraceStore.create(tmp_path / "t.db") as store:
         with pytest.raises(RuntimeError):
-            store.add(failing())
+            store.add(with_facts(failing()))
         assert store._stored_texts == {}
         assert store._conn.execute("SELECT count(*) FROM blobs").fetchone() == (0,)
-        assert store.add(traces) == 3
+        assert store.add(with_facts(traces)) == 3
         n_texts = len({i.content for i in traces[0].items if i.content is not None})
         assert store._conn.execute("SELECT count(*) FROM blobs").fetchone() == (n_texts,)
         for t in traces:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer.importing import import_into
+from ctxviewer.pipeline.importing import import_into
 from ctxviewer.store import SCHEMA_VERSION, StoreError, TraceStore, upgrade_copy
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "store"
@@ -46,20 +46,21 @@ def test_sigterm_during_an_upgrade_leaves_no_target_and_no_temporary_file(tmp_pa
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the handler is put back
 
 
-def test_a_failing_step_leaves_no_target_and_no_temporary_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ctxviewer.store import facts
+def test_a_failing_back_fill_leaves_no_target_and_no_temporary_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The back-fill of facts runs on the copy before its rename: when it fails, nothing is left."""
+    from ctxviewer.pipeline.backfill import upgrade_with_facts
 
     old = _old(tmp_path)
     out = tmp_path / "out"
     out.mkdir()
 
-    def boom(conn: sqlite3.Connection) -> None:
-        raise sqlite3.OperationalError("disk full (simulated)")
+    def boom(self: TraceStore, facts: object) -> int:
+        raise StoreError(self.path, "cannot reassess traces: disk full (simulated)")
 
-    monkeypatch.setattr(facts, "backfill", boom)
+    monkeypatch.setattr(TraceStore, "write_facts", boom)
     with pytest.raises(StoreError) as err:
-        upgrade_copy(old, out / "new.db")
-    assert err.value.problem == "cannot upgrade the schema: disk full (simulated)"
+        upgrade_with_facts(old, out / "new.db")
+    assert err.value.problem == "cannot reassess traces: disk full (simulated)"
     assert list(out.iterdir()) == []
 
 

@@ -1,4 +1,4 @@
-"""What-if re-trims on the chapter's examples (ctxviewer.whatif)."""
+"""What-if re-trims on the chapter's examples (ctxviewer.builder.whatif)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from ctxviewer.builder import Candidate
-from ctxviewer.model import Category, ContextItem, Kind, Status
+from ctxviewer.builder.whatif import Scenario, candidates_of, filler, run
+from ctxviewer.model.trace import Category, ContextItem, Kind, Status
 from ctxviewer.store import TraceStore
-from ctxviewer.whatif import Scenario, candidates_of, filler, run
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 

@@ -1,4 +1,4 @@
-"""OpenTelemetry GenAI importer (``otel``): one :class:`~ctxviewer.model.RequestTrace` per
+"""OpenTelemetry GenAI importer (``otel``): one :class:`~ctxviewer.model.trace.RequestTrace` per
 model-call span, from any span container.
 
 The package is split by container over shared parts:
@@ -23,15 +23,22 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
-from .._api import ImportProblem, Record
-from ..containers import head_text
-from ..peek import peek_json
-from . import attribute_map, otlp, span_list
-from .events import deep_keys, fold_events, truncated_keys
-from .group import enrich, fed_call, tool_trace
-from .mapping import build_trace, is_chat_span, response_from, token_count, trace_id_for, usage_from
-from .read import PROTOBUF_SUFFIXES, read_span_groups
-from .span import Span, SpanRecord
+from ctxviewer.importers.containers import head_text
+from ctxviewer.importers.contract import ImportProblem, Record
+from ctxviewer.importers.otel import attribute_map, otlp, span_list
+from ctxviewer.importers.otel.events import deep_keys, fold_events, truncated_keys
+from ctxviewer.importers.otel.group import enrich, fed_call, tool_trace
+from ctxviewer.importers.otel.mapping import (
+    build_trace,
+    is_chat_span,
+    response_from,
+    token_count,
+    trace_id_for,
+    usage_from,
+)
+from ctxviewer.importers.otel.read import PROTOBUF_SUFFIXES, read_span_groups
+from ctxviewer.importers.otel.span import Span, SpanRecord
+from ctxviewer.importers.peek import peek_json
 
 __all__ = ["IMPORTER", "OtelImporter", "build_trace", "is_chat_span", "response_from", "token_count", "usage_from"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Iterator
 
-from ..peek import JsonPeek
-from .span import Span, SpanRecord, has_genai_key
+from ctxviewer.importers.otel.span import Span, SpanRecord, has_genai_key
+from ctxviewer.importers.peek import JsonPeek
 
 
 def is_attribute_map(obj: Any) -> bool:

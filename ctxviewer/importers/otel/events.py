@@ -24,9 +24,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from ..containers import loads_bounded, nested_too_deep
-from . import messages as gm
-from .span import Span
+from ctxviewer.importers.containers import loads_bounded, nested_too_deep
+from ctxviewer.importers.otel import messages as gm
+from ctxviewer.importers.otel.span import Span
 
 MESSAGE_EVENTS = {"gen_ai.system.message": "system", "gen_ai.user.message": "user",
                   "gen_ai.assistant.message": "assistant", "gen_ai.tool.message": "tool"}

@@ -29,11 +29,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
-from ...model import ContextItem, Endpoint, Kind, Policy, RequestTrace, Status, ToolCall, Trust
-from ...span_facts import agent_name
-from . import messages as gm
-from .mapping import unique_id
-from .span import Span
+from ctxviewer.importers.otel import messages as gm
+from ctxviewer.importers.otel.mapping import unique_id
+from ctxviewer.importers.otel.span import Span
+from ctxviewer.model.span_facts import agent_name
+from ctxviewer.model.trace import ContextItem, Endpoint, Kind, Policy, RequestTrace, Status, ToolCall, Trust
 
 
 def _ancestors(span: Span, by_id: Mapping[str, Span]) -> list[Span]:
@@ -69,7 +69,7 @@ def status_attributes(span: Span) -> dict[str, Any]:
 def agent_attributes(chain: Sequence[tuple[Mapping[str, Any], str]]) -> dict[str, Any]:
     """The agent of a model call: ``{"gen_ai.agent.name": NAME}`` from the first element of
     ``chain`` -- ``(attributes, label)`` pairs, the call's own span first, then its ancestors,
-    nearest first -- that names one (:func:`ctxviewer.span_facts.agent_name`), plus
+    nearest first -- that names one (:func:`ctxviewer.model.span_facts.agent_name`), plus
     ``ctxviewer.agent_from`` = that element's label when it is an ancestor; ``{}`` when none does."""
     for n, (attrs, label) in enumerate(chain):
         name = agent_name(attrs)
@@ -106,7 +106,7 @@ def enrich(span: Span, trace: RequestTrace, by_id: Mapping[str, Span]) -> tuple[
         attrs["ctxviewer.content"] = "not captured"
         warnings.append("no message content captured on this span (content capture is opt-in: "
                         "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT); usage and metadata only")
-    from ..llm_call import tool_argument_warnings
+    from ctxviewer.importers.llm_call import tool_argument_warnings
 
     warnings += tool_argument_warnings(trace.tool_calls)
     for key in gm.role_keyed_prompts(span.attributes):

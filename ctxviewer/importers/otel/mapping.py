@@ -1,5 +1,5 @@
 """Span -> trace mapping under the OpenTelemetry GenAI semantic conventions: one
-:class:`~ctxviewer.model.RequestTrace` per model-call span, whatever container the span came from.
+:class:`~ctxviewer.model.trace.RequestTrace` per model-call span, whatever container the span came from.
 
 A span is a model call ("chat span") when its
 ``gen_ai.operation.name`` is ``chat``, ``generate_content`` or ``text_completion``, or -- when it
@@ -37,7 +37,7 @@ Mapping (OTel GenAI semconv attribute names; FORMATS.md section 1):
 OTel records neither omitted items nor priorities nor the context capacity: every item is
 ``retained`` at positions 1..n, priorities and capacity stay ``None``. Nor does it record per-item
 token counts: items leave this importer with ``tokens=None`` and no encoding; the import pipeline
-(:mod:`ctxviewer.importing`) counts them and marks them ``counted`` with its encoding. No Qt here.
+(:mod:`ctxviewer.pipeline.importing`) counts them and marks them ``counted`` with its encoding. No Qt here.
 """
 
 from __future__ import annotations
@@ -48,7 +48,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from ...model import (
+from ctxviewer.importers.otel import messages as gm
+from ctxviewer.importers.otel.span import Span
+from ctxviewer.model.trace import (
     ContextItem,
     Endpoint,
     Kind,
@@ -61,8 +63,6 @@ from ...model import (
     Trust,
     Usage,
 )
-from . import messages as gm
-from .span import Span
 
 CHAT_OPERATIONS = frozenset({"chat", "generate_content", "text_completion"})
 """``gen_ai.operation.name`` values of a model call (semconv ``gen_ai.operation.name``)."""

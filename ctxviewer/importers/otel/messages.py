@@ -34,7 +34,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..containers import loads
+from ctxviewer.importers.containers import loads
 
 Message = dict[str, Any]
 """A normalised message: ``{"role": str | None, "parts": list[dict], "finish_reason"?: str}``."""

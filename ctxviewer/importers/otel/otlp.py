@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Iterator
 
-from .._api import ImportProblem
-from ..peek import JsonPeek
-from .span import Span, SpanRecord, event_records, has_genai_key, span_time
-from .values import decode_key_values, normalise_id, span_kind, span_status
+from ctxviewer.importers.contract import ImportProblem
+from ctxviewer.importers.otel.span import Span, SpanRecord, event_records, has_genai_key, span_time
+from ctxviewer.importers.otel.values import decode_key_values, normalise_id, span_kind, span_status
+from ctxviewer.importers.peek import JsonPeek
 
 _KEY_SUFFIXES = (".spans.item.attributes.item.key",)
 

@@ -21,11 +21,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
-from .._api import ImportFailed, ImportProblem
-from ..containers import first_line_is_json, iter_documents, iter_lines, read_bytes, read_text
-from . import attribute_map, otlp, span_list
-from .span import Span, SpanRecord
-from .values import decode_any_value, decode_key_values, normalise_id, parse_time
+from ctxviewer.importers.containers import first_line_is_json, iter_documents, iter_lines, read_bytes, read_text
+from ctxviewer.importers.contract import ImportFailed, ImportProblem
+from ctxviewer.importers.otel import attribute_map, otlp, span_list
+from ctxviewer.importers.otel.span import Span, SpanRecord
+from ctxviewer.importers.otel.values import decode_any_value, decode_key_values, normalise_id, parse_time
 
 __all__ = ["Span", "SpanRecord", "container_of", "read_span_groups", "read_spans", "spans_from_json"]
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from .._api import ImportProblem
-from .values import decode_key_values, parse_time
+from ctxviewer.importers.contract import ImportProblem
+from ctxviewer.importers.otel.values import decode_key_values, parse_time
 
 
 @dataclass(frozen=True)

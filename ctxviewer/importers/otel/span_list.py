@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Iterator
 
-from .._api import ImportProblem
-from ..peek import JsonPeek
-from . import otlp
-from .span import Span, SpanRecord, event_records, flat_attributes, has_genai_key, span_time
-from .values import normalise_id, span_kind, span_status
+from ctxviewer.importers.contract import ImportProblem
+from ctxviewer.importers.otel import otlp
+from ctxviewer.importers.otel.span import Span, SpanRecord, event_records, flat_attributes, has_genai_key, span_time
+from ctxviewer.importers.otel.values import normalise_id, span_kind, span_status
+from ctxviewer.importers.peek import JsonPeek
 
 _SPAN_KEYS = frozenset({"spanContext", "context", "traceId", "attributes"})
 

@@ -1,0 +1,378 @@
+"""Token allocations per category and the capacity check of eq. 3.1.
+
+    B_sys + B_hist + B_evidence + B_tools + B_user + B_out <= C          (eq. 3.1)
+
+For a shared input+output limit the complete input plus the reserved output must fit in C; the
+tokens left over are the margin (for chat-template overhead and count variation). An endpoint with
+separate input and output limits needs both checks: input <= max_input and B_out <= max_output.
+
+All quantities are tokens. Any quantity the trace did not record stays ``None`` and every result
+that depends on it is ``None`` too: nothing unknown is ever shown as 0. No Qt here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ctxviewer.model.trace import Category, ContextItem, Kind, LimitMode, RequestTrace, Status
+from ctxviewer.util.memo import by_identity
+
+CATEGORY_ORDER: tuple[Category, ...] = (
+    Category.SYS,
+    Category.HIST,
+    Category.MEMORY,
+    Category.EVIDENCE,
+    Category.TOOLS,
+    Category.USER,
+)
+"""Input categories in the order eq. 3.1 lists them (memory after history); output is separate."""
+
+CATEGORY_LABELS: dict[Category, str] = {
+    Category.SYS: "system policy",
+    Category.HIST: "history",
+    Category.MEMORY: "memory",
+    Category.EVIDENCE: "evidence",
+    Category.TOOLS: "tools",
+    Category.USER: "user request",
+    Category.OUT: "reserved output",
+}
+"""Words for each category, as the chart legend and the CLI show them."""
+
+_KIND_CATEGORY = {
+    Kind.POLICY: Category.SYS,
+    Kind.USER: Category.USER,
+    Kind.HISTORY: Category.HIST,
+    Kind.SUMMARY: Category.HIST,
+    Kind.MEMORY: Category.MEMORY,
+    Kind.EVIDENCE: Category.EVIDENCE,
+    Kind.TOOL: Category.TOOLS,
+}
+
+
+def category_of(item: ContextItem, trace: RequestTrace) -> Category:
+    """The eq. 3.1 category an item counts in.
+
+    Memory is its own category only when ``trace.budget`` declares ``memory``; otherwise it counts
+    as history (issue #2: "memory counted as its own category when declared, else inside history").
+    """
+    cat = _KIND_CATEGORY[item.kind]
+    if cat is Category.MEMORY and Category.MEMORY not in trace.budget:
+        return Category.HIST
+    return cat
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """One category's tokens: declared budget vs what the retained items used."""
+
+    category: Category
+    declared: int | None
+    """Declared budget B_x in tokens; ``None`` when the trace declares none for this category."""
+    used: int | None
+    """Tokens of the retained items in this category; ``None`` if any retained item's count is unknown."""
+    omitted: int | None
+    """Tokens of the omitted items in this category; ``None`` if any omitted item's count is unknown."""
+    retained_count: int
+    """Number of retained items in this category."""
+    omitted_count: int
+    """Number of omitted items in this category."""
+
+    @property
+    def over_budget(self) -> int | None:
+        """Tokens used beyond the declared budget (positive), or ``None`` when either is unknown."""
+        if self.declared is None or self.used is None:
+            return None
+        return self.used - self.declared
+
+
+def _sum(tokens: list[int | None]) -> int | None:
+    if any(t is None for t in tokens):
+        return None
+    return sum(t for t in tokens if t is not None)
+
+
+def allocations(trace: RequestTrace) -> list[Allocation]:
+    """Per-category allocations in :data:`CATEGORY_ORDER`, listing only categories that have
+    items or a declared budget (memory appears only when declared). Output is not included; see
+    :attr:`CapacityCheck.reserved_output`.
+    """
+    rows: list[Allocation] = []
+    for cat in CATEGORY_ORDER:
+        if cat is Category.MEMORY and Category.MEMORY not in trace.budget:
+            continue
+        mine = [i for i in trace.items if category_of(i, trace) is cat]
+        kept = [i.tokens for i in mine if i.status is Status.RETAINED]
+        dropped = [i.tokens for i in mine if i.status is Status.OMITTED]
+        if not mine and cat not in trace.budget:
+            continue
+        rows.append(
+            Allocation(
+                category=cat,
+                declared=trace.budget.get(cat),
+                used=_sum(kept),
+                omitted=_sum(dropped),
+                retained_count=len(kept),
+                omitted_count=len(dropped),
+            )
+        )
+    return rows
+
+
+@dataclass(frozen=True)
+class CapacityCheck:
+    """The eq. 3.1 check for one trace. All fields are tokens or ``None`` (not recorded)."""
+
+    capacity: int | None
+    """C: the context window (shared mode), or ``None``."""
+    limit_mode: LimitMode | None
+    """Shared or separate limits; ``None`` when not recorded (checked as shared if C is known)."""
+    input_tokens: int | None
+    """Input of the request as sent: the application's count if recorded, else the retained items'
+    sum (see ``input_source``); the provider-reported input is checked beside it."""
+    reserved_output: int | None
+    """B_out, the reserved output tokens."""
+    margin: int | None
+    """Shared mode: C - (input + B_out); negative means over capacity. Separate mode: input headroom."""
+    declared_margin: int | None
+    """The safety margin the application declared."""
+    fits: bool | None
+    """Whether eq. 3.1 holds (both checks in separate mode); ``None`` when it cannot be decided."""
+    input_before_trim: int | None
+    """Input had nothing been omitted (retained + omitted tokens); ``None`` if unknown."""
+    max_input: int | None = None
+    """Separate mode: the input limit."""
+    max_output: int | None = None
+    """Separate mode: the output limit."""
+    output_fits: bool | None = None
+    """Separate mode: B_out <= max_output."""
+    input_fits: bool | None = None
+    """Separate mode: input <= max_input."""
+    input_source: str | None = None
+    """Which input decided eq. 3.1: ``"counted by the application"``, ``"sum of the retained items"``,
+    or ``"reported by the provider"`` when the reported input is over C although the count fits."""
+    reported_input: int | None = None
+    """Provider-reported input tokens (``gen_ai.usage.input_tokens``); ``None`` if not reported."""
+    capacity_problem: str | None = None
+    """Why C cannot be right, in words (B_out >= C, or C equal to the model's max output); the
+    verdict then says this instead of a margin."""
+
+    @property
+    def over_before_trim(self) -> int | None:
+        """Shared mode: tokens over C before trimming (positive), 0 or less if it fit anyway."""
+        if self.capacity is None or self.input_before_trim is None:
+            return None
+        return self.input_before_trim + (self.reserved_output or 0) - self.capacity
+
+
+def check_capacity(trace: RequestTrace) -> CapacityCheck:
+    """Apply eq. 3.1 to ``trace``.
+
+    Shared mode (or mode not recorded): ``fits`` iff input + B_out <= C. Separate mode: ``fits`` iff
+    input <= max_input and B_out <= max_output. Returns ``fits=None`` when a needed quantity is
+    unknown (a missing B_out is treated as unknown, never as 0).
+    """
+    ep = trace.endpoint
+    items_sum = _sum([i.tokens for i in trace.retained])
+    input_tokens, source = _input(trace, items_sum)
+    reported = trace.usage.input_tokens
+    all_sum = _sum([i.tokens for i in trace.items])
+    before = None
+    if all_sum is not None and items_sum is not None and input_tokens is not None:
+        before = input_tokens + (all_sum - items_sum)
+    out = trace.reserved_output_tokens
+    if ep.limit_mode is LimitMode.SEPARATE:
+        in_fits = (
+            None if input_tokens is None or ep.max_input_tokens is None else input_tokens <= ep.max_input_tokens
+        )
+        out_fits = None if out is None or ep.max_output_tokens is None else out <= ep.max_output_tokens
+        fits = None if in_fits is None or out_fits is None else (in_fits and out_fits)
+        margin = (
+            None if input_tokens is None or ep.max_input_tokens is None else ep.max_input_tokens - input_tokens
+        )
+        return CapacityCheck(
+            capacity=ep.capacity,
+            limit_mode=ep.limit_mode,
+            input_tokens=input_tokens,
+            reserved_output=out,
+            margin=margin,
+            declared_margin=trace.safety_margin,
+            fits=fits,
+            input_before_trim=before,
+            max_input=ep.max_input_tokens,
+            max_output=ep.max_output_tokens,
+            input_fits=in_fits,
+            output_fits=out_fits,
+            input_source=source,
+        )
+    margin = None
+    if ep.capacity is not None and input_tokens is not None and out is not None:
+        margin = ep.capacity - (input_tokens + out)
+    fits = None if margin is None else margin >= 0
+    if fits and reported is not None and ep.capacity is not None and out is not None \
+            and reported + out > ep.capacity:
+        fits, source = False, "reported by the provider"  # the endpoint enforces its own count
+    return CapacityCheck(
+        capacity=ep.capacity,
+        limit_mode=ep.limit_mode,
+        input_tokens=input_tokens,
+        reserved_output=out,
+        margin=margin,
+        declared_margin=trace.safety_margin,
+        fits=fits,
+        input_before_trim=before,
+        input_source=source,
+        reported_input=reported,
+        capacity_problem=_capacity_problem(trace),
+    )
+
+
+def _input(trace: RequestTrace, items_sum: int | None) -> tuple[int | None, str | None]:
+    """The input eq. 3.1 checks and where it came from: the application's count, else the items."""
+    if trace.input_tokens is not None:
+        return trace.input_tokens, "counted by the application"
+    if items_sum is not None:
+        return items_sum, "sum of the retained items"
+    return None, None
+
+
+def _capacity_problem(trace: RequestTrace) -> str | None:
+    """B_out >= C, or C equal to the model's known max output (a mislabelled limit), in words."""
+    from ctxviewer.tokens.profiles import ProfileError, resolve
+
+    cap, out = trace.endpoint.capacity, trace.reserved_output_tokens
+    if cap is None:
+        return None
+    if out is not None and out >= cap:
+        return (f"reserved output {_n(out)} tokens fills the {_n(cap)}-token context window: "
+                "no room for any input")
+    try:
+        res = resolve(trace.endpoint.model)
+    except ProfileError:
+        return None
+    prof = res.profile
+    if not res.assumed and prof.max_output == cap and prof.capacity not in (None, cap):
+        return (f"capacity {_n(cap)} tokens equals {prof.name}'s max output, not its "
+                f"{_n(prof.capacity or 0)}-token context window: the output limit was recorded as C")
+    return None
+
+
+@by_identity(16)
+def capacity(trace: RequestTrace) -> CapacityCheck:
+    """:func:`check_capacity` memoised per trace object (:mod:`ctxviewer.util.memo`: found by
+    identity, the trace is never hashed), so the assessment, the budget check and the bars share
+    one computation per trace."""
+    return check_capacity(trace)
+
+
+def _n(v: int) -> str:
+    return f"{v:,}"
+
+
+def verdict_text(chk: CapacityCheck) -> str:
+    """The eq. 3.1 verdict in words, e.g. ``"fits, 800 tokens margin"`` or
+    ``"over capacity by 700 tokens: had 6,800 tokens left, needed 7,500"`` (input room C - B_out
+    and the input); a margin below the declared safety margin says so; an impossible C
+    (:attr:`CapacityCheck.capacity_problem`) is said instead of a margin; separate limits give both checks joined by ``"; "``.
+    Unknown quantities give ``"capacity not recorded"`` / ``"reserved output not recorded"``.
+    """
+    if chk.limit_mode is LimitMode.SEPARATE:
+        parts = []
+        if chk.input_fits is None:
+            parts.append("input limit not recorded" if chk.max_input is None else "input tokens not recorded")
+        elif chk.input_fits:
+            parts.append(f"input fits, {_n(chk.max_input - chk.input_tokens)} tokens to spare")  # type: ignore[operator]
+        else:
+            parts.append(f"input over limit by {_n(chk.input_tokens - chk.max_input)} tokens")  # type: ignore[operator]
+        if chk.output_fits is None:
+            parts.append(
+                "output limit not recorded" if chk.max_output is None else "reserved output not recorded"
+            )
+        elif chk.output_fits:
+            parts.append(f"output reserve fits ({_n(chk.reserved_output)} of {_n(chk.max_output)})")  # type: ignore[arg-type]
+        else:
+            parts.append(f"output reserve over limit by {_n(chk.reserved_output - chk.max_output)} tokens")  # type: ignore[operator]
+        return "; ".join(parts)
+    if chk.capacity is None:
+        return "capacity not recorded"
+    if chk.capacity_problem:
+        return chk.capacity_problem
+    if chk.input_tokens is None:
+        return "input tokens not recorded"
+    if chk.reserved_output is None:
+        return "reserved output not recorded"
+    assert chk.margin is not None
+    room = chk.capacity - chk.reserved_output
+    if chk.margin >= 0 and chk.fits is False and chk.reported_input is not None:
+        return (f"over capacity by {_n(chk.reported_input - room)} tokens by the provider-reported input: "
+                f"had {_n(room)} tokens left, needed {_n(chk.reported_input)} (counted {_n(chk.input_tokens)})")
+    if chk.margin >= 0:
+        if chk.declared_margin is not None and chk.margin < chk.declared_margin:
+            return f"fits, {_n(chk.margin)} tokens margin (below the declared {_n(chk.declared_margin)})"
+        return f"fits, {_n(chk.margin)} tokens margin"
+    return f"over capacity by {_n(-chk.margin)} tokens: had {_n(room)} tokens left, needed {_n(chk.input_tokens)}"
+
+
+@dataclass(frozen=True)
+class BarSegment:
+    """One stacked-bar segment of the budget chart, in tokens from ``start`` to ``start + tokens``."""
+
+    label: str
+    """Legend text, e.g. ``"evidence"``."""
+    key: str
+    """Category value (``sys``, ..., ``out``) or ``margin`` / ``over``."""
+    start: int
+    tokens: int
+
+
+def used_bar(trace: RequestTrace) -> list[BarSegment]:
+    """Segments of the "used" bar: each input category's retained tokens, then the reserved output,
+    then the remaining margin up to C (or the overflow past C, key ``over``). Categories whose use
+    is unknown are left out; an unknown B_out gives no output segment.
+    """
+    segs: list[BarSegment] = []
+    pos = 0
+    for a in allocations(trace):
+        if a.used:
+            segs.append(BarSegment(CATEGORY_LABELS[a.category], a.category.value, pos, a.used))
+            pos += a.used
+    out = trace.reserved_output_tokens
+    if out:
+        segs.append(BarSegment(CATEGORY_LABELS[Category.OUT], Category.OUT.value, pos, out))
+        pos += out
+    cap = trace.endpoint.capacity
+    if cap is not None and trace.endpoint.limit_mode is not LimitMode.SEPARATE:
+        chk = capacity(trace)
+        end = pos if chk.input_tokens is None else chk.input_tokens + (out or 0)
+        if cap > end:
+            segs.append(BarSegment("margin", "margin", end, cap - end))
+        elif end > cap:
+            segs.append(BarSegment("over capacity", "over", cap, end - cap))
+    return segs
+
+
+def omitted_bar(trace: RequestTrace) -> list[BarSegment]:
+    """Segments of the "omitted" bar: each input category's omitted tokens (items trimmed or
+    filtered out before sending), stacked from 0 in eq. 3.1 order, so each can be compared with
+    the same category's retained segment. Categories with nothing omitted, or whose omitted count
+    is unknown (an omitted item without a token count), are left out; empty when nothing was
+    omitted or the format cannot record omissions."""
+    segs: list[BarSegment] = []
+    pos = 0
+    for a in allocations(trace):
+        if a.omitted:
+            segs.append(BarSegment(CATEGORY_LABELS[a.category], a.category.value, pos, a.omitted))
+            pos += a.omitted
+    return segs
+
+
+def declared_bar(trace: RequestTrace) -> list[BarSegment]:
+    """Segments of the "declared budget" bar (B_sys ... B_out in eq. 3.1 order); empty when the trace
+    declares no budget."""
+    segs: list[BarSegment] = []
+    pos = 0
+    for cat in (*CATEGORY_ORDER, Category.OUT):
+        v = trace.budget.get(cat)
+        if v:
+            segs.append(BarSegment(CATEGORY_LABELS[cat], cat.value, pos, v))
+            pos += v
+    return segs

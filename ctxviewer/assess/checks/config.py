@@ -1,0 +1,132 @@
+"""What the checks need to know beyond the trace: expected policy versions and the user's marks.
+
+A :class:`CheckConfig` holds
+
+* ``expected_policy`` -- per application (``RequestTrace.service``; the key ``"*"`` applies to
+  every application) the policy version each policy id must have (Table 3.1 row 1, "not the
+  version expected");
+* ``needed`` -- per trace id, the evidence item ids the user marked as the document the answer
+  needed (Table 3.1 row 3).
+
+It is read from ``ctxviewer.toml`` beside the trace database (:func:`load_for_db`)::
+
+    [expected_policy."*"]
+    support-policy = "2026-10-03"
+
+    [expected_policy."support-assistant"]
+    refund-policy = "v7"
+
+and from ``--expected-policy ID=VERSION`` options (:func:`parse_expected`). :func:`run_checks`
+takes a config; without one it uses the process default (:func:`set_default`), which the CLI and
+the GUI set when they open a database. No Qt here.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from frozendict import frozendict
+
+CONFIG_NAME = "ctxviewer.toml"
+"""File name of the check configuration, looked up in the trace database's directory."""
+
+
+@dataclass(frozen=True)
+class CheckConfig:
+    """Settings of the checks (see the module docstring)."""
+
+    expected_policy: Mapping[str, Mapping[str, str]] = field(default_factory=frozendict)
+    """Application (or ``"*"``) -> policy id -> expected version."""
+    needed: Mapping[str, tuple[str, ...]] = field(default_factory=frozendict)
+    """Trace id -> evidence item ids the user marked as needed."""
+
+    def expected_version(self, service: str | None, policy_id: str | None) -> str | None:
+        """The expected version of ``policy_id`` for application ``service``; ``None`` if not configured."""
+        if policy_id is None:
+            return None
+        for app in (service, "*"):
+            if app is not None and policy_id in self.expected_policy.get(app, {}):
+                return self.expected_policy[app][policy_id]
+        return None
+
+    def with_expected(self, pairs: Mapping[str, str], app: str = "*") -> CheckConfig:
+        """A copy where ``pairs`` (policy id -> version) are expected for ``app``."""
+        merged = {k: dict(v) for k, v in self.expected_policy.items()}
+        merged.setdefault(app, {}).update(pairs)
+        return replace(self, expected_policy=frozendict({k: frozendict(v) for k, v in merged.items()}))
+
+    def with_needed(self, needed: Mapping[str, Iterable[str]]) -> CheckConfig:
+        """A copy whose user-marked needed documents are ``needed`` (trace id -> item ids)."""
+        return replace(self, needed=frozendict({k: tuple(v) for k, v in needed.items()}))
+
+
+def parse_expected(values: Iterable[str]) -> dict[str, str]:
+    """``["support-policy=2026-10-03"]`` -> ``{"support-policy": "2026-10-03"}``.
+
+    Raises ``ValueError`` naming the value that is not ``ID=VERSION``."""
+    out: dict[str, str] = {}
+    for v in values:
+        pid, sep, version = v.partition("=")
+        if not sep or not pid.strip() or not version.strip():
+            raise ValueError(f"expected policy {v!r} is not ID=VERSION (e.g. support-policy=2026-10-03)")
+        out[pid.strip()] = version.strip()
+    return out
+
+
+def load_file(path: Path) -> CheckConfig:
+    """The config in TOML file ``path`` (module docstring). Raises ``ValueError`` naming the file
+    and the key when it is not valid TOML or a value is not a string."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not valid TOML: {exc}") from None
+    table = data.get("expected_policy", {})
+    if not isinstance(table, dict):
+        raise ValueError(f"{path}: expected_policy must be a table of applications")
+    expected: dict[str, frozendict[str, str]] = {}
+    for app, pins in table.items():
+        if not isinstance(pins, dict) or not all(isinstance(v, str) for v in pins.values()):
+            raise ValueError(f'{path}: expected_policy."{app}" must map policy ids to version strings')
+        expected[app] = frozendict(pins)
+    return CheckConfig(expected_policy=frozendict(expected))
+
+
+def load_for_db(db_path: Path) -> CheckConfig:
+    """The config in ``ctxviewer.toml`` beside ``db_path``; an empty config when there is none."""
+    path = Path(db_path).parent / CONFIG_NAME
+    return load_file(path) if path.is_file() else CheckConfig()
+
+
+_default = CheckConfig()
+_override: contextvars.ContextVar[CheckConfig | None] = contextvars.ContextVar("check_config", default=None)
+
+
+def set_default(config: CheckConfig) -> None:
+    """Make ``config`` the one :func:`active` returns when no config is passed (every thread)."""
+    global _default
+    _default = config
+
+
+def active() -> CheckConfig:
+    """The config the checks read now (the one given to :func:`run_checks`, else the default)."""
+    return _override.get() or _default
+
+
+def marked_documents(trace_id: str) -> tuple[str, ...]:
+    """The ids of the documents the user marked as needed for ``trace_id`` in the :func:`active`
+    config (empty when none): what :func:`ctxviewer.assess.evidence_positions.evidence_map` takes."""
+    return tuple(active().needed.get(trace_id, ()))
+
+
+def using(config: CheckConfig) -> contextvars.Token[CheckConfig | None]:
+    """Make ``config`` active in this context; undo with :func:`restore` and the returned token."""
+    return _override.set(config)
+
+
+def restore(token: contextvars.Token[CheckConfig | None]) -> None:
+    """Undo a :func:`using`."""
+    _override.reset(token)

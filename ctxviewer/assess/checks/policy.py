@@ -1,0 +1,82 @@
+"""Table 3.1 row 1, "correct policy omitted": the policy is missing, unavailable, its version is
+not pinned, or it is not the version expected for the application.
+
+Rule ids (first evidence "Policy loader and version pin"):
+
+* ``policy.unavailable`` (failure) -- ``policy.available`` is False: the required version could not
+  be loaded; the request should be rejected whatever its token count (chapter 3.3: "if the
+  required policy version is unavailable, reject the request").
+* ``policy.missing`` -- no policy item was sent. ``failure`` when the trace names a policy id (a
+  policy was required), ``warning`` when nothing about a policy was recorded.
+* ``policy.version_not_pinned`` (warning) -- the recorded version is a floating one (``latest``,
+  ``current``, ``default``, ``*``, ``head``, ``main``): the policy can change under the same name.
+  A version that was not recorded (``None``) is unknown, not unpinned, and gives no finding.
+* ``policy.unexpected_version`` (failure) -- the version differs from the one configured for the
+  application (:class:`~ctxviewer.assess.checks.config.CheckConfig`, ``ctxviewer.toml`` or
+  ``--expected-policy``).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from ctxviewer.assess.checks import register
+from ctxviewer.assess.checks._common import table_finding
+from ctxviewer.assess.checks.config import active
+from ctxviewer.model.findings import Evidence, Finding, Severity
+from ctxviewer.model.trace import Kind, RequestTrace, Status
+
+FLOATING_VERSIONS = frozenset({"latest", "current", "default", "*", "head", "main", "newest", "stable"})
+"""Version strings that name no fixed version (the policy can change under the same name)."""
+
+
+class PolicyCheck:
+    """Table 3.1 row 1 (see the module docstring)."""
+
+    id = "policy"
+    title = "correct policy omitted (Table 3.1 row 1)"
+
+    def run(self, trace: RequestTrace) -> Iterable[Finding]:
+        """The ``policy.*`` findings for ``trace``."""
+        pol = trace.policy
+        policy_items = [i for i in trace.items if i.kind is Kind.POLICY]
+        sent = [i for i in policy_items if i.status is Status.RETAINED]
+        if pol.available is False:
+            version = pol.version or "not recorded"
+            yield table_finding(
+                "policy.unavailable", Severity.FAILURE,
+                f"required policy version {version} unavailable: the request should be rejected",
+                Evidence(item_ids=tuple(i.id for i in policy_items), fields=("policy.available", "policy.version")),
+                1,
+            )
+            return
+        if not sent:
+            required = pol.id is not None
+            yield table_finding(
+                "policy.missing", Severity.FAILURE if required else Severity.WARNING,
+                (f"policy {pol.id} was required but no policy item was sent" if required
+                 else "no policy (system instructions) was sent with this request"),
+                Evidence(item_ids=tuple(i.id for i in policy_items), fields=("policy.id",) if required else ()),
+                1,
+            )
+        if pol.version is not None and pol.version.strip().lower() in FLOATING_VERSIONS:
+            yield table_finding(
+                "policy.version_not_pinned", Severity.WARNING,
+                f"policy {pol.id or '(id not recorded)'} is not pinned to a version ({pol.version!r} can change)",
+                Evidence(fields=("policy.id", "policy.version")),
+                1,
+            )
+            return
+        expected = active().expected_version(trace.service, pol.id)
+        if expected is not None and pol.version != expected:
+            yield table_finding(
+                "policy.unexpected_version", Severity.FAILURE,
+                f"policy {pol.id} version {pol.version} was sent; {trace.service or 'this application'} "
+                f"expects {expected}",
+                Evidence(item_ids=tuple(i.id for i in sent), positions=tuple(i.position for i in sent if i.position),
+                         fields=("policy.version",)),
+                1,
+            )
+
+
+register(PolicyCheck())

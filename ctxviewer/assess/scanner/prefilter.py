@@ -1,0 +1,268 @@
+"""The scanner's literal prefilter: the same matches as ``pattern.finditer(text)``, found fast in long texts.
+
+Python's regular-expression engine tries a scanner pattern at every position of a text; with
+about a hundred case-insensitive patterns that costs several microseconds per character, so a
+50 MB document took half an hour to scan (issue 12). Most positions cannot start a match: every
+match of ``\\b(?:ignore|disregard|...)\\s+...`` starts with one of those words, every match of
+``(?<=[.!?])\\s*+(?:reply|...)`` starts right after one of those characters.
+
+:func:`~ctxviewer.assess.scanner.start_sets.start_literals` reads a compiled pattern's syntax tree (:mod:`re._parser`) and derives such
+a set -- literal strings one of which every match starts with (after ``\\b`` and other zero-width
+assertions), or follows (a lookbehind), or the start of the text (``^``). One pass of an
+Aho-Corasick automaton (``pyahocorasick``) over the case-folded text finds every occurrence of
+every pattern's literals at once; :func:`finditer` then tries the pattern (``pattern.match(text,
+pos)``) only at those positions, in order, skipping positions inside the previous match. That
+yields exactly the matches of ``pattern.finditer(text)``: every position where a match can start
+is tried, ``match`` at a position sees the whole text (lookbehind, ``^`` and ``\\b`` as in a
+search), and ``finditer`` itself returns, left to right, the match at the first position where
+there is one. Nothing is cut short: the whole text is still read.
+
+Case folding is the engine's: simple lower case plus its extra case equivalences (``ı``/``i``,
+``ſ``/``s``, ...: :data:`re._casefix._EXTRA_CASES`); case-sensitive patterns use the same folded
+literals (a superset of their positions). A pattern without such a set (it may start with any
+letter or space), a text shorter than :data:`MIN_CHARS`, or a text where its literals are denser
+than :data:`MAX_DENSITY` uses plain ``finditer``. No Qt here.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator
+
+import ahocorasick
+
+from ctxviewer.assess.scanner.start_sets import MAX_LITERAL, PatternLike, Start, fold
+from ctxviewer.assess.scanner.start_table import key as start_key
+from ctxviewer.assess.scanner.start_table import lookup, shipped
+
+MIN_CHARS = 1_000
+"""Texts shorter than this (code points) are searched with plain ``finditer`` unless the pattern's
+start set is known without deriving it (:func:`finditer`): deriving every set costs more than it saves."""
+MAX_DENSITY = 0.2
+"""When a pattern's candidate positions exceed this share of the text, plain ``finditer`` is used
+for that pattern and text (one ``match`` call per candidate costs more than the engine's own loop)."""
+def _compiled(pattern: PatternLike) -> PatternLike:
+    """The ``re.Pattern`` behind ``pattern`` (a :class:`LazyPattern` compiles now): calling it
+    directly saves a Python call per candidate."""
+    compiled = getattr(type(pattern), "compiled", None)
+    return compiled(pattern) if callable(compiled) else pattern
+
+
+@dataclass
+class _Compiled:
+    ascii: Any
+    """Automaton over the literals that start with an ASCII character (run over the whole text)."""
+    other: Any | None
+    """Automaton over the rest, run only where the text has non-ASCII characters: an automaton
+    whose root has hundreds of children (CJK, Cyrillic, Devanagari...) is several times slower
+    per character, and most texts are mostly ASCII."""
+    lengths: list[int]
+    users: list[tuple[tuple[int, int], ...]]
+    """Per literal id: ``(spec id, d)`` for each start set holding it; a candidate start is an
+    occurrence's last character + ``d``."""
+    begin: frozenset[int]
+    """Spec ids whose set holds the start of the text."""
+
+
+class _Registry:
+    """Start sets of the patterns seen so far (one id per distinct set) and one automaton over
+    all their literals, rebuilt when a pattern brings new ones."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.spec_of: dict[PatternLike, int | None] = {}
+        self.guard_of: dict[PatternLike, tuple[str, ...] | None] = {}
+        self.specs: dict[frozenset[Start], int] = {}
+        self.compiled: _Compiled | None = None
+
+    def spec_id(self, pattern: PatternLike) -> int | None:
+        """The id of ``pattern``'s start set (``None``: it has none)."""
+        try:
+            return self.spec_of[pattern]
+        except KeyError:
+            pass
+        spec, guard = lookup(pattern)  # the shipped table, else derived now
+        with self.lock:
+            self.guard_of[pattern] = guard
+            sid = None
+            if spec is not None:
+                sid = self.specs.get(spec)
+                if sid is None:
+                    sid = self.specs[spec] = len(self.specs)
+                    self.compiled = None
+            self.spec_of[pattern] = sid
+        return sid
+
+    def known(self, pattern: PatternLike) -> bool:
+        """Whether ``pattern``'s start set is at hand without deriving it: seen before, or in the
+        shipped table (:mod:`ctxviewer.assess.scanner.start_table`)."""
+        if pattern in self.spec_of:
+            return True
+        return start_key(pattern) in shipped()
+
+    def automaton(self) -> _Compiled:
+        compiled = self.compiled
+        if compiled is not None:
+            return compiled
+        with self.lock:
+            ids: dict[str, int] = {}
+            users: list[list[tuple[int, int]]] = []
+            begin = set()
+            for spec, sid in self.specs.items():
+                for lit, shift in spec:
+                    if not lit:
+                        begin.add(sid)
+                        continue
+                    n = ids.get(lit)
+                    if n is None:
+                        n = ids[lit] = len(users)
+                        users.append([])
+                    users[n].append((sid, shift + 1 - len(lit)))
+            automata = [ahocorasick.Automaton(ahocorasick.STORE_INTS), ahocorasick.Automaton(ahocorasick.STORE_INTS)]
+            for lit, n in ids.items():
+                automata[0 if lit[0].isascii() else 1].add_word(lit, n)
+            for a in automata:
+                if len(a):
+                    a.make_automaton()
+            lengths = [0] * len(ids)
+            for lit, n in ids.items():
+                lengths[n] = len(lit)
+            compiled = _Compiled(automata[0] if len(automata[0]) else None, automata[1] if len(automata[1]) else None,
+                                 lengths, [tuple(u) for u in users], frozenset(begin))
+            self.compiled = compiled
+        return compiled
+
+
+_REGISTRY = _Registry()
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+class _Index:
+    """Candidate start positions of every known start set in one text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        compiled = _REGISTRY.automaton()
+        self.compiled = compiled
+        ends: dict[int, list[int]] = {}
+        self.folded = folded = fold(text)
+        get = ends.get
+        if compiled.ascii is not None:
+            for end, n in compiled.ascii.iter(folded):
+                found = get(n)
+                if found is None:
+                    ends[n] = [end]
+                else:
+                    found.append(end)
+        if compiled.other is not None and not folded.isascii():
+            lengths = compiled.lengths
+            for run in _NON_ASCII.finditer(folded):  # such a literal starts inside a run, may end after it
+                s, e = run.span()
+                for end, n in compiled.other.iter(folded, s, e + MAX_LITERAL):
+                    if end - lengths[n] + 1 < e:
+                        found = get(n)
+                        if found is None:
+                            ends[n] = [end]
+                        else:
+                            found.append(end)
+        per_spec: dict[int, list[int]] = {sid: [0] for sid in compiled.begin}
+        for n, found in ends.items():
+            for sid, d in compiled.users[n]:
+                per_spec.setdefault(sid, []).extend([e + d for e in found] if d else found)
+        self.raw = per_spec
+        self.candidates: dict[int, list[int]] = {}
+
+    def positions(self, sid: int) -> list[int]:
+        """Sorted, distinct candidate start positions for start set ``sid``."""
+        got = self.candidates.get(sid)
+        if got is None:
+            got = self.candidates[sid] = sorted(set(self.raw.get(sid, ())))
+        return got
+
+
+_LOCAL = threading.local()
+
+
+def _index_for(text: str) -> _Index:
+    index: _Index | None = getattr(_LOCAL, "index", None)
+    if index is None or index.text is not text or index.compiled is not _REGISTRY.compiled:
+        index = _Index(text)
+        _LOCAL.index = index
+    return index
+
+
+def learn(patterns: Iterable[PatternLike]) -> None:
+    """Derive the start sets of ``patterns`` now, so the automaton is built once, not once per new
+    pattern met while scanning the first long text."""
+    for pattern in patterns:
+        _REGISTRY.spec_id(pattern)
+
+
+def finditer(pattern: PatternLike, text: str, *, force: bool = False) -> Iterator[re.Match[str]]:
+    """The matches of ``pattern.finditer(text)``, in order -- found by trying ``pattern`` only
+    where its start set occurs in ``text`` (see the module docstring). ``force`` uses the prefilter
+    whatever the text's length or the literals' density (for tests); inside :func:`plain` the
+    engine's own ``finditer`` is used (the reference the prefilter must equal).
+
+    A text shorter than :data:`MIN_CHARS` takes the prefilter too when the pattern's start set is
+    at hand without deriving it (the shipped table, :mod:`ctxviewer.assess.scanner.start_table`): the
+    automaton's one pass costs less than the engine trying ~90 patterns at every position (3.5x
+    faster over the labelled set's short texts, issue 11). A pattern not compiled yet
+    (:class:`ctxviewer.assess.scanner.patterns.LazyPattern`) is compiled at the first candidate its
+    line-start guard lets through, so a text where it cannot start a match never compiles it."""
+    if getattr(_LOCAL, "plain", False):
+        return pattern.finditer(text)
+    if len(text) < MIN_CHARS and not force and not _REGISTRY.known(pattern):
+        return pattern.finditer(text)
+    sid = _REGISTRY.spec_id(pattern)
+    if sid is None:
+        return pattern.finditer(text)
+    index = _index_for(text)
+    cands = index.positions(sid)
+    if not force and len(cands) > MAX_DENSITY * len(text):
+        return pattern.finditer(text)
+    return _matches_at(pattern, text, cands, index.folded, _REGISTRY.guard_of.get(pattern))
+
+
+def is_compiled(pattern: PatternLike) -> bool:
+    """True for an ``re.Pattern`` and a :class:`ctxviewer.assess.scanner.patterns.LazyPattern` already compiled."""
+    return getattr(pattern, "_compiled", True) is not None
+
+
+@contextmanager
+def plain() -> Iterator[None]:
+    """Within the block (this thread), :func:`finditer` is plain ``pattern.finditer``: the
+    reference scan the prefilter is tested and benchmarked against."""
+    old = getattr(_LOCAL, "plain", False)
+    _LOCAL.plain = True
+    try:
+        yield
+    finally:
+        _LOCAL.plain = old
+
+
+_FOLDED_SPACE = re.compile("[ \n]*")
+
+
+def _matches_at(pattern: PatternLike, text: str, cands: list[int], folded: str,
+                guard: tuple[str, ...] | None) -> Iterator[re.Match[str]]:
+    match = None  # compiled at the first candidate the guard lets through (finditer's docstring)
+    skip = _FOLDED_SPACE.match
+    n = len(text)
+    pos = 0
+    for c in cands:
+        if c < pos or c > n:
+            continue
+        if guard is not None and not folded.startswith(guard, skip(folded, c).end()):  # type: ignore[union-attr]
+            continue  # line_start_guard(): after the white space, nothing REST can start with
+        if match is None:
+            match = _compiled(pattern).match
+        m = match(text, c)
+        if m is not None:
+            yield m
+            pos = m.end()  # start_literals() refuses patterns that can match the empty string

@@ -1,0 +1,151 @@
+"""The scanner's rule registry and :func:`scan_text`: every family over one text.
+
+Rules register in :data:`RULES` in a fixed order (one module per family). :func:`scan_text` runs
+each rule in isolation -- a rule that raises is skipped and named in :data:`ERRORS`, never
+breaking the scan -- and returns the hits sorted by position, overlapping hits of the same rule
+merged into the strongest one.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import sys
+from typing import Iterator
+
+from ctxviewer.assess.scanner import prefilter, start_table
+from ctxviewer.assess.scanner.address import ADDRESS
+from ctxviewer.assess.scanner.encoded import ENCODED
+from ctxviewer.assess.scanner.exfil import EXFILTRATION
+from ctxviewer.assess.scanner.hidden import HIDDEN
+from ctxviewer.assess.scanner.invisible import INVISIBLE
+from ctxviewer.assess.scanner.multilingual import MULTILINGUAL
+from ctxviewer.assess.scanner.override import OVERRIDE
+from ctxviewer.assess.scanner.patterns import Hit, LazyPattern, Pattern, PatternRule, Rule
+from ctxviewer.assess.scanner.template import ROLE_MARKERS
+from ctxviewer.assess.scanner.tool_request import TOOL_REQUEST
+from ctxviewer.util.interrupt import checkpoint, progress
+
+RULES: list[Rule] = [OVERRIDE, ROLE_MARKERS, TOOL_REQUEST, INVISIBLE, EXFILTRATION, HIDDEN, ADDRESS, MULTILINGUAL, ENCODED]
+"""Registered rules in running order. Family ids: ``injection.override``, ``.role_marker``,
+``.tool_request``, ``.invisible``, ``.exfiltration``, ``.hidden``, ``.address``,
+``.multilingual``, ``.encoded``."""
+
+ERRORS: list[str] = []
+"""``"rule-id: error"`` for each rule that raised during a scan (kept for the diagnostics)."""
+
+
+def register(rule: Rule) -> Rule:
+    """Add ``rule`` to :data:`RULES` (a plug-in family). Returns it."""
+    RULES.append(rule)
+    scan_text_cached.cache_clear()
+    return rule
+
+
+def family_titles() -> dict[str, str]:
+    """Rule id -> title of its family, for the SARIF rules list and the review filters."""
+    return {r.id: r.title for r in RULES}
+
+
+WINDOW_CHARS = 100_000
+"""Texts longer than this (code points) are scanned in windows of this size, each overlapping the
+next by :data:`WINDOW_OVERLAP`, so no single regular-expression call runs for long (a cancelled
+import stops between windows: :func:`ctxviewer.util.interrupt.checkpoint`); hits are mapped back to
+offsets in the whole text and merged."""
+WINDOW_OVERLAP = 2_000
+"""Characters shared by consecutive windows: a hit up to this long across a window edge is found whole."""
+
+
+def all_patterns() -> Iterator[Pattern]:
+    """Every pattern of the registered rules and of their modules (for the prefilter)."""
+    for rule in RULES:
+        yield from (p for p, _reason in getattr(rule, "patterns", ()))
+        for value in vars(sys.modules[type(rule).__module__]).values():
+            if isinstance(value, (re.Pattern, LazyPattern)):
+                yield value
+            elif isinstance(value, PatternRule):
+                yield from (p for p, _reason in value.patterns)
+
+
+_LEARNT: list[int] = []
+
+
+def _learn() -> None:
+    """Learn every rule's start set once, before the first scan that uses the prefilter (one
+    automaton build): a few ms from the shipped table (:mod:`.start_table`), about half a second
+    when they must be derived; a cancelled import stops between patterns."""
+    if len(_LEARNT) != len(RULES):
+        for pattern in dict.fromkeys(all_patterns()):
+            checkpoint()
+            prefilter.learn([pattern])
+        _LEARNT[:] = range(len(RULES))
+
+
+def _table_at_hand() -> bool:
+    """Whether the shipped start-set table is current (:mod:`.start_table`): learning costs no derivation."""
+    return bool(start_table.shipped())
+
+
+def scan_text(text: str, *, _depth: int = 0) -> list[Hit]:
+    """Every registered rule's hits in ``text`` (spans in code points), sorted by start.
+
+    Overlapping hits of the same rule are merged: the union span, the higher severity, the first
+    reason. Texts over :data:`WINDOW_CHARS` are scanned window by window. Never raises for a ``str``
+    (except :class:`ctxviewer.util.interrupt.Interrupted` inside a cancelled import).
+    """
+    if len(text) >= prefilter.MIN_CHARS or _table_at_hand():
+        _learn()  # also before a short text when learning derives nothing: the prefilter then spares compiles
+    if len(text) <= WINDOW_CHARS:
+        return _scan(text, _depth)
+    hits: list[Hit] = []
+    for start in range(0, len(text), WINDOW_CHARS):
+        checkpoint()
+        progress("scanning for instruction-like text", start, len(text))
+        part = text[start:start + WINDOW_CHARS + WINDOW_OVERLAP]
+        hits.extend(Hit(h.rule, h.start + start, h.end + start, h.reason, h.severity) for h in _scan(part, _depth))
+    return _merge(sorted(hits, key=lambda h: (h.start, -h.end)))
+
+
+def _scan(text: str, _depth: int) -> list[Hit]:
+    hits: list[Hit] = []
+    for rule in RULES:
+        if rule is ENCODED and _depth:
+            continue
+        checkpoint()
+        try:
+            hits.extend(rule.find(text))
+        except Exception as exc:  # one failing rule never breaks the scan
+            ERRORS.append(f"{rule.id}: {type(exc).__name__}: {exc}")
+    english = [h for h in hits if h.rule == OVERRIDE.id]
+    hits = [h for h in hits if h.rule != MULTILINGUAL.id or not any(_overlap(h, e) for e in english)]
+    return _merge(sorted(hits, key=lambda h: (h.start, -h.end)))
+
+
+@functools.lru_cache(maxsize=4096)
+def scan_text_cached(text: str) -> tuple[Hit, ...]:
+    """:func:`scan_text` of ``text`` as a tuple, remembered for the 4,096 texts scanned last: the
+    same document, policy or history turn recurs across the traces of an import (issue 11:
+    content is worked on once per distinct text). Cleared when a rule is registered."""
+    return tuple(scan_text(text))
+
+
+def _overlap(a: Hit, b: Hit) -> bool:
+    return a.start < b.end and b.start < a.end
+
+
+def _merge(hits: list[Hit]) -> list[Hit]:
+    out: list[Hit] = []
+    last: dict[str, int] = {}
+    for h in hits:
+        i = last.get(h.rule)
+        if i is not None and h.start < out[i].end:
+            prev = out[i]
+            sev = h.severity if h.severity.rank > prev.severity.rank else prev.severity
+            out[i] = Hit(prev.rule, prev.start, max(prev.end, h.end), prev.reason, sev)
+            continue
+        last[h.rule] = len(out)
+        out.append(h)
+    return out
+
+
+ENCODED.rescan = lambda decoded: scan_text(decoded, _depth=1)

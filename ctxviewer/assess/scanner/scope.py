@@ -1,0 +1,98 @@
+"""Which items of a trace the scanner reads, and its hits as findings.
+
+Only untrusted data is scanned (chapter 3.5): documents and evidence, tool results (history items
+with role ``tool``), tool definitions, memory and summaries -- every item whose ``trust`` is
+``untrusted`` except the user's own words (the ``user`` item and history turns with role
+``user``, the principal) and text the model itself wrote (role ``assistant``). Model-written text
+is labelled as such and not reported; the same text returned inside a tool result is scanned,
+because its role there is ``tool``. Trusted policy is never scanned.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from ctxviewer.assess.scanner.patterns import Hit
+from ctxviewer.assess.scanner.registry import scan_text_cached
+from ctxviewer.model.findings import Evidence, Finding, TextSpan
+from ctxviewer.model.trace import ContextItem, Kind, RequestTrace, Trust
+
+
+class Scope(str, enum.Enum):
+    """Why an item is or is not scanned; ``.label`` says it in words."""
+
+    UNTRUSTED = "untrusted"
+    MODEL = "model"
+    PRINCIPAL = "principal"
+    TRUSTED = "trusted"
+    NOT_RECORDED = "not_recorded"
+
+    @property
+    def label(self) -> str:
+        """Words for the item list: e.g. ``"written by the model: not scanned"``."""
+        return _LABELS[self]
+
+
+_LABELS = {
+    Scope.UNTRUSTED: "untrusted data: scanned",
+    Scope.MODEL: "written by the model: not scanned",
+    Scope.PRINCIPAL: "the user's own request: not scanned",
+    Scope.TRUSTED: "trusted policy: not scanned",
+    Scope.NOT_RECORDED: "content not recorded: not scanned",
+}
+
+
+def scope_of(item: ContextItem) -> Scope:
+    """The :class:`Scope` of ``item`` (see the module docstring for the rule)."""
+    role = (item.role or "").lower()
+    if item.content is None:
+        return Scope.NOT_RECORDED
+    if item.trust is Trust.TRUSTED:
+        return Scope.TRUSTED
+    if role == "assistant":
+        return Scope.MODEL
+    if item.kind is Kind.USER or (item.kind is Kind.HISTORY and role in ("user", "human")):
+        return Scope.PRINCIPAL
+    return Scope.UNTRUSTED
+
+
+@dataclass(frozen=True)
+class ItemScan:
+    """The scan of one item: its scope and hits (empty unless the scope is ``untrusted``)."""
+
+    item: ContextItem
+    scope: Scope
+    hits: tuple[Hit, ...]
+
+
+def scan_items(trace: RequestTrace) -> list[ItemScan]:
+    """One :class:`ItemScan` per item of ``trace``, in final order (omitted items included:
+    an omitted document was not sent, but its hits still say what the store holds)."""
+    out = []
+    for item in trace.items:
+        scope = scope_of(item)
+        hits = scan_text_cached(item.content or "") if scope is Scope.UNTRUSTED else ()
+        out.append(ItemScan(item, scope, hits))
+    return out
+
+
+def item_label(item: ContextItem) -> str:
+    """``"evidence TCK-58213 (position 5)"`` / ``"... (omitted)"``: how messages name an item."""
+    where = f"position {item.position}" if item.position is not None else "omitted"
+    return f"{item.kind.value} {item.id} ({where})"
+
+
+def hit_finding(item: ContextItem, hit: Hit, tool_call_ids: tuple[str, ...] = ()) -> Finding:
+    """The :class:`Finding` for one hit: rule, severity, "<item>: <reason>", the span as evidence."""
+    return Finding(
+        rule=hit.rule,
+        severity=hit.severity,
+        message=f"{item_label(item)}: {hit.reason}",
+        evidence=Evidence(
+            item_ids=(item.id,),
+            positions=(item.position,) if item.position is not None else (),
+            spans=(TextSpan(item.id, hit.start, hit.end),),
+            tool_call_ids=tool_call_ids,
+        ),
+    )

@@ -1,0 +1,24 @@
+"""Scanning a whole request trace: item hits plus action linkage, as findings.
+
+:func:`scan_trace` is what the ``injection`` check runs (:mod:`ctxviewer.assess.checks.injection`) and
+what ``ctxviewer scan`` and the review queue read. Text findings of an item whose content also
+supplied a tool call's arguments carry that call in ``evidence.tool_call_ids``, so the injection
+in a ticket is linked to the refund it asked for.
+"""
+
+from __future__ import annotations
+
+from ctxviewer.assess.scanner.linkage import link_calls, linked_calls
+from ctxviewer.assess.scanner.scope import hit_finding, scan_items
+from ctxviewer.model.findings import Finding
+from ctxviewer.model.trace import RequestTrace
+
+
+def scan_trace(trace: RequestTrace) -> list[Finding]:
+    """Findings for ``trace``: one per hit in an untrusted item (in item order, then by span),
+    then the linkage findings. Empty when no instruction-like text was found."""
+    scans = scan_items(trace)
+    linkage = link_calls(trace, scans)
+    calls = linked_calls(linkage)
+    out = [hit_finding(s.item, h, calls.get(s.item.id, ())) for s in scans for h in s.hits]
+    return out + linkage

@@ -1,0 +1,203 @@
+"""Tool-call review: every check on each tool call the model proposed (chapter 3.5, Figure 3.3;
+Table 3.1 row 5, "unsafe tool proposal").
+
+:func:`review_calls` gives, for each proposed :class:`~ctxviewer.model.trace.ToolCall`, ctxviewer's own
+checks followed by the application's recorded ones, and the recorded verdict:
+
+* ``offered`` -- a tool of that name was offered in this request (a retained ``tool`` item whose
+  JSON definition has that ``name``, flat or in an OpenAI ``function`` wrapper); undecided
+  (``None``) when the trace records no tool definitions at all.
+* ``arguments_json`` -- the arguments parse as JSON. Arguments cut short (the JSON ends before it
+  is complete) are reported as *truncated* and invalid even when ``finish_reason`` claims the
+  generation completed; they are never repaired to decide the verdict.
+* ``arguments_schema`` -- the parsed arguments are valid against the tool's ``parameters`` JSON
+  Schema (validated with ``jsonschema``, the draft the schema declares, 2020-12 otherwise).
+* ``destructive`` -- no string argument (or argv list joined with spaces) holds a destructive
+  pattern: recursive delete, a download piped to a shell, a write to a system path
+  (:data:`DESTRUCTIVE`).
+* the application's checks (``allowlist``, ``identity``, ``resource``, ``approval``, ...) as recorded.
+
+No Qt here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from ctxviewer.model.trace import Kind, RequestTrace, Status, ToolCall, ToolVerdict
+
+DESTRUCTIVE: dict[str, re.Pattern[str]] = {
+    "recursive delete": re.compile(
+        r"\brm\s+(?:-\w*[rR]\w*|--recursive)\b|\brmdir\s+/s\b|\bdel\s+/[sq]\b|Remove-Item\b.*-Recurse"
+        r"|\bshutil\.rmtree\b|\bfind\b.*\s-delete\b", re.IGNORECASE),
+    "pipe to shell": re.compile(
+        r"\b(?:curl|wget|iwr|Invoke-WebRequest)\b[^|;]*\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b"
+        r"|\|\s*(?:sudo\s+)?(?:bash|sh|zsh|python3?|perl)\s*(?:-\s*)?$|\b(?:iex|Invoke-Expression)\b",
+        re.IGNORECASE),
+    "write to system path": re.compile(
+        r"(?:>>?|\btee\s+(?:-a\s+)?|\bof=|\b(?:cp|mv|install|chmod|chown)\s+.*\s)"
+        r"\s*(?:/etc|/bin|/sbin|/usr|/boot|/lib|/lib64|/sys|/proc|/dev/sd|/var/lib|C:\\Windows)(?:[/\\]|\b)",
+        re.IGNORECASE),
+}
+"""Destructive patterns, by name, searched in each string argument and each joined argv list."""
+_SYSTEM_PATH = re.compile(r"^(?:/etc|/bin|/sbin|/usr|/boot|/lib|/lib64|/sys|/proc|/var/lib|C:\\Windows)(?:[/\\]|$)", re.IGNORECASE)
+_PATH_KEY = re.compile(r"path|file|dest|target|output", re.IGNORECASE)
+_WRITE_TOOL = re.compile(r"write|save|create|put|upload|copy|move|append|edit", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class CallCheck:
+    """One check on one proposed call."""
+
+    name: str
+    """``offered``, ``arguments_json``, ``arguments_schema``, ``destructive`` or the application's check name."""
+    passed: bool | None
+    """Outcome; ``None`` when it could not be decided (or the application did not record it)."""
+    detail: str
+    """What was found, in words."""
+    source: str
+    """``"ctxviewer"`` (computed from the trace) or ``"application"`` (recorded by the app)."""
+    field: str | None = None
+    """Dotted trace field of a recorded check (``tool_calls[0].checks[2]``); ``None`` for ours."""
+
+
+@dataclass(frozen=True)
+class ToolCallReview:
+    """The review of one proposed call."""
+
+    index: int
+    """0-based index in ``trace.tool_calls``."""
+    ref: str
+    """The call's id, or ``"#N"`` when it has none (as in :class:`~ctxviewer.model.findings.Evidence`)."""
+    call: ToolCall
+    """The call as proposed."""
+    tool_item_id: str | None
+    """The retained tool item that offered the tool; ``None`` if it was not offered."""
+    checks: tuple[CallCheck, ...]
+    """ctxviewer's checks, then the application's."""
+
+    @property
+    def failed(self) -> tuple[CallCheck, ...]:
+        """The checks that did not pass."""
+        return tuple(c for c in self.checks if c.passed is False)
+
+    @property
+    def verdict(self) -> ToolVerdict | None:
+        """The application's recorded verdict."""
+        return self.call.verdict
+
+
+def tool_definitions(trace: RequestTrace) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Tool name -> (item id, definition object) for every retained tool item that parses."""
+    out: dict[str, tuple[str, dict[str, Any]]] = {}
+    for item in trace.items:
+        if item.kind is not Kind.TOOL or item.status is not Status.RETAINED or not item.content:
+            continue
+        try:
+            d = json.loads(item.content)
+        except ValueError:
+            continue
+        if isinstance(d, dict) and isinstance(d.get("function"), dict):
+            d = d["function"]
+        if isinstance(d, dict) and isinstance(d.get("name"), str):
+            out.setdefault(d["name"], (item.id, d))
+    return out
+
+
+def _truncated(text: str, exc: json.JSONDecodeError) -> bool:
+    return exc.pos >= len(text.rstrip()) or "Unterminated" in exc.msg
+
+
+def _strings(value: Any) -> Iterator[tuple[str, str]]:
+    """(key, text) of every string leaf, and of every list of strings joined with spaces (argv)."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, str):
+                yield str(k), v
+            else:
+                for kk, s in _strings(v):
+                    yield kk or str(k), s
+    elif isinstance(value, list):
+        if value and all(isinstance(v, str) for v in value):
+            yield "", " ".join(value)
+        for v in value:
+            yield from _strings(v)
+    elif isinstance(value, str):
+        yield "", value
+
+
+def destructive_patterns(call: ToolCall, args: Any) -> list[str]:
+    """Names of the :data:`DESTRUCTIVE` patterns found in the call's arguments (string and argv
+    forms; the raw string when the arguments are not JSON), plus ``write to system path`` for a
+    path-like argument under a system directory of a tool whose name says it writes."""
+    found: list[str] = []
+    leaves = list(_strings(args)) if args is not None else [("", call.arguments or "")]
+    for key, text in leaves:
+        for name, pattern in DESTRUCTIVE.items():
+            if pattern.search(text) and name not in found:
+                found.append(name)
+        if (_PATH_KEY.search(key) and _SYSTEM_PATH.match(text) and _WRITE_TOOL.search(call.name)
+                and "write to system path" not in found):
+            found.append("write to system path")
+    return found
+
+
+def review_call(trace: RequestTrace, index: int, defs: dict[str, tuple[str, dict[str, Any]]] | None = None) -> ToolCallReview:
+    """The review of ``trace.tool_calls[index]`` (see the module docstring)."""
+    call = trace.tool_calls[index]
+    defs = tool_definitions(trace) if defs is None else defs
+    item_id, definition = defs.get(call.name, (None, None))
+    if definition is not None:
+        offered = CallCheck("offered", True, f"{call.name} offered by item {item_id}", "ctxviewer")
+    elif not any(i.kind is Kind.TOOL for i in trace.items):
+        offered = CallCheck("offered", None, "the trace records no tool definitions", "ctxviewer")
+    else:
+        offered = CallCheck("offered", False, f"{call.name} was not offered in this request", "ctxviewer")
+    checks = [offered]
+    args: Any = None
+    if call.arguments is None:
+        checks.append(CallCheck("arguments_json", None, "arguments not recorded", "ctxviewer"))
+    else:
+        try:
+            args = json.loads(call.arguments)
+            checks.append(CallCheck("arguments_json", True, "arguments are valid JSON", "ctxviewer"))
+        except json.JSONDecodeError as exc:
+            finish = trace.response.finish_reason if trace.response else None
+            if _truncated(call.arguments, exc):
+                detail = (f"arguments are truncated JSON ({exc.msg} at character {exc.pos} of "
+                          f"{len(call.arguments)}); invalid although finish_reason is {finish or 'not recorded'}")
+            else:
+                detail = f"arguments are not valid JSON: {exc.msg} at character {exc.pos}"
+            checks.append(CallCheck("arguments_json", False, detail, "ctxviewer"))
+    schema = definition.get("parameters") if definition else None
+    if args is not None and isinstance(schema, dict):
+        import jsonschema  # when a call has a schema to check (start-up, issue 11)
+
+        try:
+            cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+            cls.check_schema(schema)
+            errors = sorted(cls(schema).iter_errors(args), key=lambda e: list(e.absolute_path))
+        except jsonschema.SchemaError as exc:
+            checks.append(CallCheck("arguments_schema", None, f"the tool's schema is invalid: {exc.message}", "ctxviewer"))
+        else:
+            detail = ("arguments match the tool's parameter schema" if not errors else "; ".join(
+                f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in errors[:3]))
+            checks.append(CallCheck("arguments_schema", not errors, detail, "ctxviewer"))
+    elif args is not None:
+        checks.append(CallCheck("arguments_schema", None, "the tool declares no parameter schema", "ctxviewer"))
+    bad = destructive_patterns(call, args)
+    checks.append(CallCheck("destructive", not bad, ("destructive: " + ", ".join(bad)) if bad
+                            else "no destructive pattern", "ctxviewer"))
+    for n, c in enumerate(call.checks):
+        checks.append(CallCheck(c.check, c.passed, c.detail or c.rule or "no detail recorded", "application",
+                                f"tool_calls[{index}].checks[{n}]"))
+    return ToolCallReview(index, call.id or f"#{index}", call, item_id, tuple(checks))
+
+
+def review_calls(trace: RequestTrace) -> tuple[ToolCallReview, ...]:
+    """One :class:`ToolCallReview` per proposed call, in order."""
+    defs = tool_definitions(trace)
+    return tuple(review_call(trace, n, defs) for n in range(len(trace.tool_calls)))

@@ -1,0 +1,159 @@
+"""The trace header in words: identity, endpoint, policy, replay, span status and completeness,
+session, content capture, usage, tool calls, validations, and the eq. 3.1 numbers line shown under
+the budget chart.
+
+The verdict and the state live in :mod:`ctxviewer.assess.assessment`, which adds its ``State`` row to
+these rows; surfaces render the assessment, not this module directly.
+
+:func:`header_rows` gives ``(label, text)`` pairs that the GUI's detail panel shows as plain-text
+labels (and a CLI could print). Unrecorded values read "not recorded", never 0. Invisible and
+control characters of trace text are shown as markers (:func:`ctxviewer.util.visible.reveal`). No Qt here.
+"""
+
+from __future__ import annotations
+
+from ctxviewer.assess.budget import CapacityCheck
+from ctxviewer.model.trace import NOT_RECORDED, LimitMode, RequestTrace, ToolCall
+from ctxviewer.model.words import fmt_int, fmt_text, fmt_time
+from ctxviewer.util.visible import needs_reveal, one_line, reveal
+
+MAX_ARGS_CHARS = 160
+"""Tool-call arguments longer than this (code points) are cut with an ellipsis in the header."""
+
+
+def _policy(trace: RequestTrace) -> str:
+    p = trace.policy
+    if p.id is None and p.version is None:
+        text = NOT_RECORDED
+    else:
+        text = f"{fmt_text(p.id)} version {fmt_text(p.version)}"
+    if p.available is False:
+        text += " (NOT AVAILABLE: the required version could not be loaded)"
+    return text
+
+
+def _usage(trace: RequestTrace) -> str:
+    u = trace.usage
+    return (
+        f"input {fmt_int(u.input_tokens)} · output {fmt_int(u.output_tokens)} · "
+        f"cached {fmt_int(u.cached_input_tokens)} · reasoning {fmt_int(u.reasoning_tokens)}"
+    )
+
+
+def tool_call_line(call: ToolCall) -> str:
+    """``"issue_refund({"amount": 120}) → blocked by refunds.require_supervisor"``; failed checks
+    are listed after the verdict."""
+    args = call.arguments if call.arguments is not None else NOT_RECORDED
+    if len(args) > MAX_ARGS_CHARS:
+        args = args[: MAX_ARGS_CHARS - 1] + "…"
+    verdict = call.verdict.value.replace("_", " ") if call.verdict is not None else f"verdict {NOT_RECORDED}"
+    line = f"{call.name}({args}) → {verdict}"
+    if call.decided_by:
+        line += f" by {call.decided_by}"
+    failed = [c.check for c in call.checks if c.passed is False]
+    if failed:
+        line += f" (failed: {', '.join(failed)})"
+    return line
+
+
+def span_line(trace: RequestTrace) -> str | None:
+    """The recorded span status and completeness in words, or ``None`` when the trace has neither
+    (native traces). From the importers' ``otel.status_code`` / ``otel.status_message`` (OTel span
+    status: ``ok`` / ``error`` / ``unset``) and ``ctxviewer.completeness`` / ``ctxviewer.duration_ms``:
+    ``"ERROR: 429 rate limited · ended after 1,250 ms"``, ``"unset · NEVER ENDED"``,
+    ``"status not recorded · times not recorded"`` -- an error or an open span never reads like an
+    ordinary success."""
+    a = trace.attributes
+    code, message, done = a.get("otel.status_code"), a.get("otel.status_message"), a.get("ctxviewer.completeness")
+    if code is None and message is None and done is None:
+        return None
+    message = one_line(str(message)) if message else None  # trace text: invisible characters made visible
+    if code == "error":
+        status = "ERROR" + (f": {message}" if message else " (no message recorded)")
+    else:
+        status = "status not recorded" if code is None else one_line(str(code)) + (f": {message}" if message else "")
+    if done == "ended":
+        ms = a.get("ctxviewer.duration_ms")
+        when = f"ended after {ms:,.0f} ms" if isinstance(ms, (int, float)) else "ended"
+    elif done == "never ended":
+        when = "NEVER ENDED (no end time recorded)"
+    else:
+        when = str(done) if done else f"completeness {NOT_RECORDED}"
+    return f"{status} · {when}"
+
+
+def capture_rows(trace: RequestTrace) -> list[tuple[str, str]]:
+    """Rows saying what an imported span's content capture left out or added (issue 6):
+    ``Content`` for ``ctxviewer.content`` ``"not captured"`` (OTel content capture is opt-in) or
+    ``"truncated"`` (values cut mid-JSON, kept as raw text: reported usage exceeds what was
+    captured), ``Inherited`` system instructions from an ancestor span
+    (``ctxviewer.system_inherited_from``), ``Fed by`` for the tool executions recorded on this call
+    (``ctxviewer.fed_by``). Empty for a trace without them."""
+    a = trace.attributes
+    rows: list[tuple[str, str]] = []
+    content = a.get("ctxviewer.content")
+    if content == "not captured":
+        rows.append(("Content", "not captured: the span has usage and metadata only "
+                                "(message content capture is opt-in in OpenTelemetry)"))
+    elif content == "truncated":
+        keys = ", ".join(one_line(str(k)) for k in a.get("ctxviewer.truncated") or ()) or "a value"
+        rows.append(("Content", f"truncated: {keys} cut mid-JSON, kept as raw text; "
+                                "reported usage exceeds what was captured (the rest is not captured)"))
+    if a.get("ctxviewer.system_inherited_from"):
+        rows.append(("Inherited", f"system instructions from {one_line(str(a['ctxviewer.system_inherited_from']))}"))
+    fed = a.get("ctxviewer.fed_by")
+    if fed:
+        rows.append(("Fed by", "\n".join(one_line(str(f)) for f in (fed if isinstance(fed, (list, tuple)) else [fed]))))
+    return rows
+
+
+def header_rows(trace: RequestTrace) -> list[tuple[str, str]]:
+    """``(label, text)`` rows of the header for ``trace``, in display order."""
+    ep = trace.endpoint
+    model = fmt_text(ep.model)
+    if ep.provider:
+        model += f" ({ep.provider})"
+    rows = [
+        ("Trace", one_line(trace.trace_id)),  # one-line fields: line breaks as markers too
+        ("Created", fmt_time(trace.created) + (" UTC" if trace.created else "")),
+        ("Service", one_line(fmt_text(trace.service))),
+        ("Model", one_line(model)),
+        ("Policy", _policy(trace)),
+        ("Replay of", one_line(trace.replay_of) or "—"),
+    ]
+    span = span_line(trace)
+    if span is not None:
+        rows.append(("Span", span))
+    if trace.session_id:
+        rows.append(("Session", one_line(trace.session_id)))
+    rows += capture_rows(trace)
+    rows.append(("Usage", _usage(trace)))
+    if trace.tool_calls:
+        rows.append(("Tool calls", "\n".join(tool_call_line(c) for c in trace.tool_calls)))
+    else:
+        rows.append(("Tool calls", "none"))
+    if trace.validations:
+        rows.append(("Validations", "\n".join(
+            f"{v.check}: {'passed' if v.passed else 'FAILED'}" + (f" ({v.detail})" if v.detail else "")
+            for v in trace.validations
+        )))
+    # trace text is untrusted: invisible and control characters shown as markers (ctxviewer.util.visible)
+    return [(label, reveal(text).text if needs_reveal(text) else text) for label, text in rows]
+
+
+def numbers_line(trace: RequestTrace, chk: CapacityCheck) -> str:
+    """The quantities of eq. 3.1 (``chk``, the trace's :class:`~ctxviewer.assess.budget.CapacityCheck`)
+    in one line of words, e.g.
+    ``"input 6,000 + reserved output 1,200 of capacity 8,000 tokens · declared safety margin 800"``."""
+    ep = trace.endpoint
+    if chk.limit_mode is LimitMode.SEPARATE:
+        text = (
+            f"input {fmt_int(chk.input_tokens)} of input limit {fmt_int(chk.max_input)} · "
+            f"reserved output {fmt_int(chk.reserved_output)} of output limit {fmt_int(chk.max_output)} tokens"
+        )
+    else:
+        text = f"input {fmt_int(chk.input_tokens)} + reserved output {fmt_int(chk.reserved_output)}"
+        text += f" of capacity {fmt_int(ep.capacity)} tokens" if ep.capacity is not None else f" · capacity {NOT_RECORDED}"
+    if trace.safety_margin is not None:
+        text += f" · declared safety margin {fmt_int(trace.safety_margin)}"
+    return text

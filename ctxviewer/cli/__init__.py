@@ -1,0 +1,274 @@
+"""The ``ctxviewer`` command line: a thin click group over the same core the GUI uses.
+
+``ctxviewer [DB]`` opens the window (``open`` is the default command); ``import``, ``list``,
+``show`` and ``screenshot`` work on trace databases. Qt is imported only inside the commands that
+need it, so ``list`` / ``show`` / ``import`` run on machines without a display.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from ctxviewer import __version__
+from ctxviewer.cli.group import LazyCommands, ViewerGroup
+from ctxviewer.cli.status import BAD_INPUT, BadInput
+from ctxviewer.pipeline.hints import open_store
+from ctxviewer.store import OldSchemaError, StoreError, TraceQuery, TraceStore
+from ctxviewer.util.visible import one_line
+
+
+def _open_store(db: str) -> TraceStore:
+    try:
+        return open_store(db)
+    except StoreError as exc:
+        raise BadInput(str(exc)) from None
+
+
+def _json_out(obj: object) -> None:
+    click.echo(json.dumps(obj, indent=2, ensure_ascii=False))
+
+
+@click.group(cls=ViewerGroup, default="open", default_if_no_args=True)
+@click.version_option(__version__, prog_name="ctxviewer")
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """ctxviewer: a desktop debugger for LLM request traces.
+
+    \b
+    Example:
+        ctxviewer sample_traces/samples.db
+    """
+    from ctxviewer.cli.output import install
+
+    ctx.call_on_close(install())  # trace text in any command's output never drives the terminal
+
+
+@cli.command("open")
+@click.argument("db", required=False, type=click.Path(dir_okay=False))
+def open_cmd(db: str | None) -> None:
+    """Open the viewer window, on DB if given (read-only).
+
+    \b
+    Example:
+        ctxviewer open sample_traces/samples.db
+    """
+    if db is not None:
+        _open_store(db).close()  # a clear error here beats a dialog at start-up
+    from ctxviewer.gui.app import main as gui_main
+
+    sys.exit(gui_main([db] if db else []))
+
+
+@cli.command("import")
+@click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.option("-o", "--output", "db", required=True, type=click.Path(dir_okay=False),
+              help="Trace database to create or add to.")
+@click.option("--format", "fmt", default=None, help="Force a format (native, otel, ...) instead of detecting it.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the summary as one JSON object (files, traces, items, warnings).")
+def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) -> None:
+    """Import trace FILES (format detected) into the database DB, in one transaction.
+
+    A directory stands for the regular files directly inside it (not recursive, hidden files
+    skipped). Records and files that cannot be read are reported with file and record; the rest
+    still load. Exits with status 2 if nothing could be imported (1 if cancelled); a DB this run created is then
+    removed again (an existing DB is never removed).
+
+    \b
+    Example:
+        ctxviewer import spans.otlp.json traces.jsonl -o traces.db
+        ctxviewer import exported-traces/ -o traces.db
+    """
+    from ctxviewer.importers import REGISTRY, ImportFailed
+    from ctxviewer.pipeline.importing import import_into
+    from ctxviewer.util.file_kind import special_kind
+
+    for f in files:
+        try:
+            kind = special_kind(os.stat(f).st_mode)
+        except OSError:
+            continue  # missing or unreadable: import_into warns with file and reason
+        if kind is not None and kind != "a directory":  # a FIFO would block for ever
+            raise BadInput(f"{f}: is {kind}, not a regular file; give trace files or a folder")
+
+    if fmt is not None:
+        try:
+            REGISTRY.get(fmt)
+        except ImportFailed as exc:  # a usage error (exit status 2), before any database is touched
+            raise click.BadParameter(str(exc), param_hint="'--format'") from None
+    from ctxviewer.util.interrupt import sigterm_exits
+
+    try:
+        with sigterm_exits():  # kill PID: rolled back, a database it created removed (as Ctrl+C)
+            report = import_into(db, [Path(f) for f in files], fmt=fmt,
+                                 waiting=lambda message: click.echo(f"waiting: {message}", err=True))
+    except OldSchemaError as exc:  # an older schema is never upgraded in place: bad input (2), untouched
+        raise BadInput(str(exc)) from None
+    except (StoreError, ImportFailed) as exc:  # the output database cannot be written (1)
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        _json_out(report.as_dict())
+    else:
+        for problem in report.problems:
+            click.echo(one_line(f"warning: {problem}"), err=True)
+        click.echo(one_line(report.summary()))
+    outcome = report.outcome()
+    if outcome is not None:  # nothing could be read: bad input (2); a cancelled import: 1
+        raise (click.ClickException if report.cancelled else BadInput)(outcome)
+
+
+@cli.command("list")
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of a table.")
+@click.option("--filter", "text", default="", metavar="FILTER",
+              help='Display filter, e.g. \'model ~ gpt-4o and omitted > 2 and finding == injection\' (README: "Display filters"); a lone word matches id, model, service or provider.')
+def list_cmd(db: str, as_json: bool, text: str) -> None:
+    """List the request traces in DB, oldest first.
+
+    Exit status 2 (after the list) when SQLite finds damaged pages in DB (checked for at most
+    half a second, so a large database may not be checked whole).
+
+    \b
+    Example:
+        ctxviewer list sample_traces/samples.db --json
+        ctxviewer list sample_traces/samples.db --filter 'state == failure and omitted > 2'
+    """
+    from tabulate import tabulate
+
+    from ctxviewer.present.columns import TRACE_COLUMNS
+    from ctxviewer.report.trace_report import trace_row_to_dict
+    from ctxviewer.store.filters import FilterError
+
+    try:
+        query = TraceQuery(text=text)
+    except FilterError as exc:
+        raise BadInput(f"--filter: {exc.message}, at column {exc.position + 1}:", detail=exc.caret()) from None
+    with _open_store(db) as store:
+        try:
+            rows = store.list(query, 0, -1)  # negative limit: all rows
+        except StoreError as exc:  # e.g. a filter SQLite cannot run: one line, no traceback
+            raise click.ClickException(str(exc)) from None
+        damage = store.damage()
+    if as_json:
+        _json_out([trace_row_to_dict(r) for r in rows])
+    else:
+        click.echo(tabulate(
+            [[c.format(r) for c in TRACE_COLUMNS] for r in rows],
+            headers=[c.title for c in TRACE_COLUMNS],
+            colalign=["right" if c.numeric else "left" for c in TRACE_COLUMNS],
+            tablefmt="simple", disable_numparse=True,
+        ))
+    if damage:  # the rows are the facts stored at import; say when the pages behind them are broken
+        click.echo(one_line(f"warning: {db}: is damaged ({damage}); the rows above were stored at import, the content "
+                            "behind them may not read back (ctxviewer check reads every trace)"), err=True)
+        raise SystemExit(BAD_INPUT)
+
+
+@cli.command("show", short_help="Show one trace: eq. 3.1 verdict, allocations and items in order.")
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("trace_id")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (see README for its keys).")
+@click.option("--content", is_flag=True, help="With --json: give each item its text.")
+def show_cmd(db: str, trace_id: str, as_json: bool, content: bool) -> None:
+    """Show one trace: eq. 3.1 verdict, allocations per category and every item in final order.
+
+    \b
+    Example:
+        ctxviewer show sample_traces/samples.db budget-8k --json
+    """
+    from ctxviewer.diff.conversation import derive_for_display
+    from ctxviewer.report.trace_report import format_trace_text, trace_summary
+
+    with _open_store(db) as store:
+        try:
+            trace = store.load(trace_id)
+            trace = derive_for_display(store, trace)  # dropped between calls (issue 8), when not recorded
+        except KeyError:
+            raise BadInput(f"{db}: no trace with id {trace_id!r} (see 'ctxviewer list {db}')") from None
+        except StoreError as exc:
+            raise BadInput(str(exc)) from None
+    if as_json:
+        summary = trace_summary(trace)
+        if content:  # issue 6: each item's text, as stored
+            for entry, item in zip(summary["items"], trace.items):
+                entry["text"] = item.content
+        _json_out(summary)
+    else:
+        click.echo(format_trace_text(trace))
+
+
+def _parse_size(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in value.lower().split("x"))
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not WIDTHxHEIGHT, e.g. 1280x800") from None
+    if not (320 <= w <= 7680 and 240 <= h <= 4320):
+        raise click.BadParameter(f"{value!r} is outside 320x240 .. 7680x4320")
+    return w, h
+
+
+@cli.command("screenshot")
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("trace_id")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Image file to write (.png, .jpg or .bmp; the suffix picks the format).")
+@click.option("--size", default="1280x800", callback=_parse_size, show_default=True,
+              help="Window size WIDTHxHEIGHT in logical pixels.")
+@click.option("--scale", type=click.FloatRange(0.25, 4.0), default=None,
+              help="Image pixels per logical pixel (default: the screen's device pixel ratio).")
+@click.option("--item", "item_id", default=None, help="Select this item (its content is shown); default: the first.")
+def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int], scale: float | None,
+                   item_id: str | None) -> None:
+    """Render the main window showing TRACE_ID offscreen and save it as a PNG.
+
+    --size is in logical pixels; the written image is --size times --scale pixels (default: the
+    device pixel ratio, so 2560x1600 for 1280x800 on a HiDPI screen), and the message says which.
+
+    \b
+    Example:
+        ctxviewer screenshot sample_traces/samples.db budget-8k -o budget.png --size 1920x1080
+    """
+    _open_store(db).close()
+    from ctxviewer.gui.screenshot import write_screenshot
+
+    try:
+        shot = write_screenshot(db, trace_id, output, size, item_id, scale)
+    except KeyError:
+        what = f"trace {trace_id!r} has no item {item_id!r}" if item_id else f"no trace with id {trace_id!r}"
+        raise BadInput(f"{db}: {what}") from None
+    except StoreError as exc:
+        raise BadInput(str(exc)) from None
+    except OSError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(shot.describe())
+
+
+# Commands in their own modules, imported only when used (issue 11: start-up). Add a command as
+# one line here: "name": "module:attribute".
+_commands = LazyCommands({
+    "tokens": "ctxviewer.cli.tokens_cmd:tokens_cmd",
+    "whatif": "ctxviewer.cli.whatif_cmd:whatif_cmd",
+    "scan": "ctxviewer.cli.scan_cmd:scan_cmd",
+    "report": "ctxviewer.cli.report_cmd:report_cmd",
+    "diff": "ctxviewer.cli.diff_cmd:diff_cmd",  # issue 8
+    "check": "ctxviewer.cli.check_cmd:check_cmd",  # issue 9
+    "upgrade": "ctxviewer.cli.upgrade_cmd:upgrade_cmd",
+    "export": "ctxviewer.cli.export_cmd:export_cmd",  # issue 6
+    "search": "ctxviewer.cli.search_cmd:search_cmd",  # issue 11
+})
+_commands.update(cli.commands)  # open, import, list, show, screenshot (defined above)
+cli.commands = _commands
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point (``ctxviewer``): errors, Ctrl+C and a failed write to standard
+    output end as one line and an exit status (:func:`ctxviewer.cli.output.run`), never a traceback."""
+    from ctxviewer.cli.output import run
+
+    # color=True: click would strip an escape sequence such as ESC [ 2 J from trace text written to a
+    # pipe, hiding it; instead cli_output shows it as "␛[2J" on every stream.
+    run(lambda: cli.main(args=argv, prog_name="ctxviewer", standalone_mode=False, color=True))

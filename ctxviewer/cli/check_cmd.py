@@ -1,0 +1,160 @@
+"""``ctxviewer check DB [TRACE_ID...]``: run every check on traces and gate CI on the findings.
+
+Prints per trace its state and findings (worst first; the instances of the Table 3.1 row the
+user marked as observed lead), each with its rule, severity, Table 3.1 row, message, first
+evidence and repair. Exit status 1 when a finding at or above ``--fail-on`` exists, 2 for a usage
+error or bad input (:mod:`ctxviewer.cli.status`) -- also when every trace reads back but SQLite's
+integrity check finds the file damaged (what ``list`` warns about). The findings
+are the trace's assessment (:func:`ctxviewer.assess.assessment.assess`), the same ones the window
+shows. Registered on the group in :mod:`ctxviewer.cli`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ctxviewer.cli.status import EPILOG, FINDINGS, BadInput
+from ctxviewer.cli.write import check_output, write_output
+from ctxviewer.model.findings import Severity
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.pipeline.hints import open_store
+from ctxviewer.store import StoreError, TraceStore
+from ctxviewer.util.visible import one_line
+
+
+@click.command("check", epilog=EPILOG)
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("trace_ids", nargs=-1)
+@click.option("--json", "as_json", is_flag=True,
+              help="Print a JSON list: per trace trace_id, state, observed_row and findings.")
+@click.option("--fail-on", type=click.Choice(["warning", "failure"]), default="failure", show_default=True,
+              help="Exit with status 1 when a finding of this severity or worse exists (2: bad input).")
+@click.option("--expected-policy", "expected", multiple=True, metavar="ID=VERSION",
+              help="Policy version every application must send (repeatable); adds to ctxviewer.toml beside DB.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default=None,
+              help="Output format; sarif writes SARIF 2.1.0 with reviewer verdicts as suppressions (--json = json).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write the output to this file instead of standard output.")
+def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, expected: tuple[str, ...],
+              fmt: str | None, output: str | None) -> None:
+    """Run every check (Table 3.1 rows, tool calls, accounting) on traces in DB.
+
+    Checks all traces, or only TRACE_IDs. Expected policy versions come from ctxviewer.toml
+    beside DB and --expected-policy; the user's marks from DB.marks.json. A damaged database
+    (SQLite's integrity check, whole when all traces are checked) is an error, status 2.
+
+    \b
+    Example:
+        ctxviewer check sample_traces/samples.db
+        ctxviewer check traces.db ticket-injection --json --fail-on warning
+        ctxviewer check traces.db --format sarif -o findings.sarif
+    """
+    from ctxviewer.assess.assessment import assess
+    from ctxviewer.assess.checks.config import parse_expected, set_default
+    from ctxviewer.assess.marks import config_for_db, lead_with, load_marks
+    from ctxviewer.report.trace_report import finding_to_dict
+
+    if output is not None:
+        check_output(output, [db])
+    try:
+        cfg = config_for_db(Path(db)).with_expected(parse_expected(expected))
+        marks = load_marks(Path(db))
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+    try:
+        store = open_store(db)
+    except StoreError as exc:
+        raise BadInput(str(exc)) from None
+    set_default(cfg)
+    ids = list(dict.fromkeys(trace_ids)) or [r.trace_id for r in store.list()]
+    threshold = Severity(fail_on).rank
+    results = []
+    failed = False
+    for tid in ids:
+        trace = _load(store, db, tid)
+        a = assess(trace)
+        mark = marks.get(tid)
+        findings = lead_with(a.findings, mark.row if mark else None)
+        failed = failed or any(f.severity.rank >= threshold for f in findings)
+        results.append((tid, a.state.value, mark.row if mark else None, findings))
+    _refuse_damage(store, db, len(ids), whole=not trace_ids)
+    if fmt == "sarif":
+        from ctxviewer.report.sarif import db_reviews, sarif_log
+        from ctxviewer.review.verdicts import ReviewFileError
+
+        traces = {tid: _load(store, db, tid) for tid in ids}
+        store.close()
+        try:
+            reviews = db_reviews(db)
+        except ReviewFileError as exc:  # a corrupt review file beside DB is bad input, not a traceback
+            raise BadInput(str(exc)) from None
+        log = sarif_log(((traces[t], list(fs)) for t, _, _, fs in results), reviews, Path(db).resolve().as_uri())
+        _emit(json.dumps(log, indent=2, ensure_ascii=False), output, db)
+        if output and output != "-":
+            click.echo(one_line(f"wrote {output}: SARIF 2.1.0, {len(log['runs'][0]['results'])} result(s) from {len(results)} trace(s)"))
+        if failed:
+            raise SystemExit(FINDINGS)
+        return
+    store.close()
+    counts = {s: sum(1 for _, st, _, _ in results if st == s) for s in ("failure", "warning", "ok")}
+    summary = (f"{len(results)} trace(s) checked: {counts['failure']} failure, {counts['warning']} warning, "
+               f"{counts['ok']} ok")
+    if as_json or fmt == "json":
+        _emit(json.dumps([{"trace_id": t, "state": s, "observed_row": r,
+                           "findings": [finding_to_dict(f) for f in fs]} for t, s, r, fs in results],
+                         indent=2, ensure_ascii=False), output, db)
+        kind = "JSON"
+    else:
+        lines = []
+        for tid, state, observed, findings in results:
+            lines.append(f"{one_line(tid)}: {state}" + (f" (observed: Table 3.1 row {observed})" if observed else ""))
+            for f in findings:
+                row = f" [Table 3.1 row {f.table_row}]" if f.table_row else ""
+                lines.append(f"  {f.severity.value:<8} {f.rule}{row}: {one_line(f.message)}")
+                if f.first_evidence:
+                    lines.append(f"           inspect first: {f.first_evidence}")
+                if f.repair:
+                    lines.append(f"           repair: {f.repair}")
+        lines.append(summary)
+        _emit("\n".join(lines), output, db, json_text=False)
+        kind = "text"
+    if output and output != "-":
+        click.echo(one_line(f"wrote {output}: {kind}, {summary}"))
+    if failed:
+        raise SystemExit(FINDINGS)
+
+
+def _refuse_damage(store: TraceStore, db: str, checked: int, *, whole: bool) -> None:
+    """Bad input (the store closed first) when SQLite's ``quick_check`` finds damaged pages --
+    those ``list`` warns about, which the traces may read back past (an index, the search index):
+    read whole when every trace was checked (``whole``), else within the time ``list`` gives it."""
+    damage = store.damage(seconds=None) if whole else store.damage()
+    if damage:
+        store.close()
+        raise BadInput(f"{db}: is damaged ({damage}); the {checked} trace(s) checked read back, but the file "
+                       "fails SQLite's integrity check, so no findings are reported for it")
+
+
+def _load(store: TraceStore, db: str, tid: str) -> RequestTrace:
+    """Trace ``tid`` of ``store``; a missing id or an unreadable (corrupt) trace is one clean error
+    naming the database and the trace (the store is closed first)."""
+    try:
+        return store.load(tid)
+    except KeyError:
+        store.close()
+        raise BadInput(f"{db}: no trace with id {one_line(tid)!r}") from None
+    except StoreError as exc:
+        store.close()
+        raise BadInput(f"{exc} (trace {one_line(tid)!r})") from None
+
+
+def _emit(text: str, output: str | None, db: str, *, json_text: bool = True) -> None:
+    """``text`` (without its last newline) to standard output, or to ``-o output`` through the
+    guarded atomic write of :func:`ctxviewer.cli.write.write_output` (every format honours -o)."""
+    if output is None:
+        click.echo(text)
+        return
+    write_output(output, [db], lambda fh: fh.write(text + "\n"), json_text=json_text)

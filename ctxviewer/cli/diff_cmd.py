@@ -1,0 +1,58 @@
+"""``ctxviewer diff``: compare two request traces item by item (issue 8).
+
+A thin command over :func:`ctxviewer.diff.diff_traces` and :mod:`ctxviewer.diff.render`; the
+window's diff view shows the same result object.
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from ctxviewer.cli.status import BadInput
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.pipeline.hints import open_store
+from ctxviewer.store import StoreError
+
+
+def _load(db: str, trace_id: str) -> RequestTrace:
+    try:
+        with open_store(db) as store:
+            return store.load(trace_id)
+    except KeyError:
+        raise BadInput(f"{db}: no trace with id {trace_id!r} (see 'ctxviewer list {db}')") from None
+    except StoreError as exc:
+        raise BadInput(str(exc)) from None
+
+
+@click.command("diff")
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("trace_a")
+@click.argument("trace_b")
+@click.option("--against", "other_db", default=None, type=click.Path(dir_okay=False),
+              help="Read TRACE_B from this database instead of DB.")
+@click.option("--json", "as_json", is_flag=True, help="Print the diff as one JSON object (see README for its keys).")
+def diff_cmd(db: str, trace_a: str, trace_b: str, other_db: str | None, as_json: bool) -> None:
+    """Compare TRACE_A (before) with TRACE_B (after, e.g. its replay), item by item.
+
+    Items are aligned by identity, so a reordered item is reported as moved, never as removed and
+    added. Prints the first point of divergence, policy and endpoint changes, tokens per category
+    and the eq. 3.1 verdict before and after, the evidence order, every changed item (with its
+    changed words), the response and the tool calls.
+
+    \b
+    Example:
+        ctxviewer diff sample_traces/samples.db budget-8k budget-8k-replay
+        ctxviewer diff old.db trace-17 trace-17 --against new.db --json
+    """
+    from ctxviewer.diff import diff_traces
+    from ctxviewer.diff.render import diff_json, format_diff_text
+
+    a = _load(db, trace_a)
+    b = _load(other_db or db, trace_b)
+    result = diff_traces(a, b)
+    if as_json:
+        click.echo(json.dumps(diff_json(result), indent=2, ensure_ascii=False))
+    else:
+        click.echo(format_diff_text(result))

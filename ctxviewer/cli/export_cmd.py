@@ -1,0 +1,103 @@
+"""``ctxviewer export``: write traces of a database as OTLP/JSON with the OpenTelemetry GenAI
+conventions (issue 6), via :func:`ctxviewer.report.export_otlp.export_request`. Importing the file again
+gives the same traces back (:mod:`ctxviewer.importers.ctxviewer_otlp`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TextIO
+
+import click
+
+from ctxviewer.cli.status import BadInput
+from ctxviewer.cli.write import check_output, write_output
+from ctxviewer.importers.native import write_jsonl
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.pipeline.hints import open_store
+from ctxviewer.report.export_otlp import export_request
+from ctxviewer.report.redact import RulesError, load_rules, redact
+from ctxviewer.store import StoreError
+
+
+def load_traces(db: str, trace_ids: tuple[str, ...]) -> list[RequestTrace]:
+    """The traces ``trace_ids`` of ``db`` (all of them, in list order, when none are given); an id
+    given twice is loaded once, at its first place. Raises :class:`click.ClickException` naming the
+    database or the missing id."""
+    try:
+        with open_store(db) as store:
+            ids = list(dict.fromkeys(trace_ids)) or [r.trace_id for r in store.list(limit=-1)]
+            out = []
+            for tid in ids:
+                try:
+                    out.append(store.load(tid))
+                except KeyError:
+                    raise BadInput(f"{db}: no trace with id {tid!r} (see 'ctxviewer list {db}')") from None
+            return out
+    except StoreError as exc:
+        raise BadInput(str(exc)) from None
+
+
+@click.command("export")
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("trace_ids", nargs=-1)
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="File to write.")
+@click.option("--format", "fmt", type=click.Choice(["otlp", "native"]), default="otlp", show_default=True,
+              help="otlp: OTLP/JSON ExportTraceServiceRequest with OpenTelemetry GenAI attributes; "
+                   "native: ctxviewer JSON Lines.")
+@click.option("--redact", "rules_spec", default=None, metavar="RULES",
+              help="Remove or mask fields first: a TOML rules file ([redact] fields, builtin, pattern) or "
+                   "built-in rule names (user-ids,emails,api-keys). Every redaction is listed before writing.")
+def export_cmd(db: str, trace_ids: tuple[str, ...], output: str, fmt: str, rules_spec: str | None) -> None:
+    """Export TRACE_IDS of DB (all traces when none are given) to FILE as OTLP/JSON.
+
+    Each trace becomes one span with the current OpenTelemetry GenAI attributes (model, provider,
+    input and output messages, tool definitions, usage, conversation id) plus ctxviewer.*
+    attributes for what GenAI lacks (item status, priority, omission reason, declared budgets),
+    so the file can go to any OpenTelemetry backend and 'ctxviewer import' gives the same traces
+    back.
+
+    With --redact RULES the copy has the configured fields removed and e-mail addresses, API keys
+    and custom patterns masked; each redaction is listed first, and each redacted trace is marked
+    "exact replay impossible: fields X, Y redacted" (request.redacted_fields), which the viewer shows.
+
+    \b
+    Example:
+        ctxviewer export sample_traces/samples.db -o samples.otlp.json --format otlp
+        ctxviewer export traces.db budget-8k -o one.otlp.json
+        ctxviewer export traces.db --redact user-ids,emails,api-keys -o shared.jsonl --format native
+    """
+    check_output(output, [db])
+    traces = load_traces(db, trace_ids)
+    if rules_spec is not None:
+        traces = _redacted(traces, rules_spec)
+
+    def write(fh: TextIO) -> None:
+        if fmt == "native":
+            write_jsonl(traces, fh)
+        else:
+            json.dump(export_request(traces), fh, ensure_ascii=False, separators=(",", ":"))
+
+    write_output(output, [db], write, json_text=True)
+    if output == "-":
+        return
+    click.echo(f"exported {len(traces)} trace(s) from {db} to {output} ({fmt})")
+
+
+def _redacted(traces: list[RequestTrace], spec: str) -> list[RequestTrace]:
+    """``traces`` redacted by the rules ``spec``, after listing every redaction (stdout)."""
+    try:
+        rules = load_rules(spec)
+    except RulesError as exc:
+        raise BadInput(str(exc)) from None
+    out: list[RequestTrace] = []
+    count = 0
+    for trace in traces:
+        done, found = redact(trace, rules)
+        for r in found:
+            click.echo(f"redact: {r}")
+        count += len(found)
+        out.append(done)
+    touched = sum(1 for a, b in zip(traces, out) if a is not b)
+    click.echo(f"{count} redaction(s) in {touched} of {len(traces)} trace(s)")
+    return out

@@ -1,0 +1,56 @@
+"""``ctxviewer report DB [TRACE_ID...] -o FILE.html``: the self-contained HTML audit report
+(:func:`ctxviewer.report.audit_report.render_report`). Registered on the group in :mod:`ctxviewer.cli`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ctxviewer.pipeline.hints import open_store
+from ctxviewer.util.visible import one_line
+
+
+@click.command("report")
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("trace_ids", nargs=-1)
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="HTML file to write.")
+def report_cmd(db: str, trace_ids: tuple[str, ...], output: str) -> None:
+    """Write one self-contained HTML report of traces in DB (all, or TRACE_IDs).
+
+    Per trace: state, eq. 3.1 verdict, the budget chart as an embedded image, every finding with
+    the flagged text shown literally (escaped, invisible characters made visible) and the
+    reviewer's verdict and note from the review file beside DB. No scripts, nothing fetched.
+
+    \b
+    Example:
+        ctxviewer report sample_traces/samples.db ticket-injection -o ticket.html
+    """
+    from ctxviewer.cli.status import BadInput
+    from ctxviewer.cli.write import check_output, write_output
+    from ctxviewer.report.audit_report import render_report
+    from ctxviewer.report.sarif import db_reviews
+    from ctxviewer.review.verdicts import ReviewFileError
+    from ctxviewer.store import StoreError, TraceQuery
+
+    check_output(output, [db])
+    try:
+        with open_store(db) as store:
+            ids = list(dict.fromkeys(trace_ids)) or [r.trace_id for r in store.list(TraceQuery(), 0, -1)]
+            traces = []
+            for tid in ids:
+                try:
+                    traces.append(store.load(tid))
+                except KeyError:
+                    raise BadInput(f"{db}: no trace with id {tid!r} (see 'ctxviewer list {db}')") from None
+    except StoreError as exc:
+        raise BadInput(str(exc)) from None
+    try:
+        reviews = db_reviews(db)
+    except ReviewFileError as exc:  # a corrupt review file beside DB is bad input, not a traceback
+        raise BadInput(str(exc)) from None
+    html = render_report(traces, reviews, title=f"ctxviewer audit report: {Path(db).name}")
+    write_output(output, [db], lambda fh: fh.write(html), json_text=False)
+    if output == "-":
+        return
+    click.echo(one_line(f"wrote {output}: {len(traces)} trace(s)"))

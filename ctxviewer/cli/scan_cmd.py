@@ -1,0 +1,101 @@
+"""``ctxviewer scan FILE``: scan a text file, or one field of each JSON Lines record, as untrusted
+data with the prompt-injection scanner (:mod:`ctxviewer.assess.scanner`), the same rules the
+``injection`` check runs on trace items. Exit statuses: :mod:`ctxviewer.cli.status` (records that
+could not be scanned are bad input, never a pass). Registered on the group in :mod:`ctxviewer.cli`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ctxviewer.assess.scanner import CLEAN
+from ctxviewer.assess.scanner.text_scan import ScanInputError, line_col, scan_file
+from ctxviewer.cli.status import BAD_INPUT, EPILOG, FINDINGS, BadInput
+from ctxviewer.model.findings import Severity
+from ctxviewer.util.visible import one_line
+
+MAX_WARNINGS = 20
+"""Skipped-record warnings printed per scan; the rest are counted in one line (newuser s5 #9: a
+wrong ``--jsonl-field`` printed 4,560 identical warnings)."""
+
+
+@click.command("scan", epilog=EPILOG)
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--jsonl-field", "field", default=None, metavar="NAME",
+              help="Treat FILE as JSON Lines and scan this field of each record.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per finding (a JSON list).")
+def scan_cmd(file: str, field: str | None, as_json: bool) -> None:
+    """Scan FILE as untrusted data for instruction-like text (prompt injection).
+
+    Prints one line per finding: where (line, or record line and field), the character span in
+    code points, the severity, the rule and the reason; flagged text is shown with invisible
+    characters made visible. A clean scan says "no instruction-like text found" (never "safe").
+    Exit status 1 when a finding of severity warning or worse was printed; 2 when FILE cannot be
+    read or a record was skipped (not JSON, no such field): a partial scan is never a pass.
+
+    \b
+    Example:
+        ctxviewer scan ticket.txt
+        ctxviewer scan ../shared/injection/labelled.jsonl --jsonl-field text --json
+    """
+    from ctxviewer.util.file_kind import InputFileError, check_readable
+
+    try:
+        check_readable(file, "scan")
+        result = scan_file(Path(file), field)
+    except (ScanInputError, InputFileError) as exc:
+        raise BadInput(str(exc)) from None
+    for problem in result.problems[:MAX_WARNINGS]:
+        click.echo(one_line(f"warning: {problem}"), err=True)
+    if len(result.problems) > MAX_WARNINGS:
+        click.echo(one_line(f"warning: {file}: {len(result.problems) - MAX_WARNINGS:,} more record(s) not "
+                            "scanned, not listed"), err=True)
+    if field and not result.results and result.problems:
+        fields = _first_record_fields(Path(file))
+        if fields and field not in fields:
+            click.echo(one_line(f"{file}: no record has a text field {field!r}; the first record's fields: "
+                                + ", ".join(fields)), err=True)
+    rows = []
+    for r in result.results:
+        for h in r.hits:
+            line = r.line if field else line_col(r.text, h.start)[0]
+            rows.append({"line": line, "record_id": r.record_id, "field": field, "start": h.start, "end": h.end,
+                         "severity": h.severity.value, "rule": h.rule, "reason": h.reason,
+                         "text": r.text[h.start:h.end]})
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+    else:
+        for row in rows:
+            where = one_line(f"{file}:{row['line']}") + (f" {field}" if field else "")
+            click.echo(f"{where} [{row['start']}:{row['end']}] {row['severity']} {row['rule']}: "
+                       f"{one_line(str(row['reason']))}")
+        scanned = len(result.results)
+        units = f"{scanned} record(s)" if field else "the file"
+        flagged = len({r["line"] for r in rows}) if field else None
+        if not rows:
+            click.echo(one_line(f"{file}: {CLEAN} in {units}"))
+        else:
+            click.echo(one_line(f"{file}: {len(rows)} finding(s)" + (f" in {flagged} of {units}" if field else "")))
+    if result.problems:
+        click.echo(one_line(f"{file}: {len(result.problems):,} record(s) not scanned (see the warnings above); "
+                            f"exit status {BAD_INPUT}"), err=True)
+        raise SystemExit(BAD_INPUT)
+    if any(Severity(r["severity"]).rank >= Severity.WARNING.rank for r in rows):
+        raise SystemExit(FINDINGS)
+
+
+def _first_record_fields(path: Path) -> list[str]:
+    """The keys of the first JSON object line of ``path`` (``[]`` when there is none): named when
+    ``--jsonl-field`` matched no record, so the user sees what the records hold."""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.strip():
+                    record = json.loads(line)
+                    return [str(k) for k in record] if isinstance(record, dict) else []
+    except (OSError, ValueError, RecursionError):
+        pass
+    return []

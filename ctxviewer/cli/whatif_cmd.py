@@ -1,0 +1,213 @@
+"""``ctxviewer whatif DB TRACE_ID``: re-trim a recorded request under other budgets and priorities.
+
+Registered on the ``ctxviewer`` group in :mod:`ctxviewer.cli`; the work is :func:`ctxviewer.builder.whatif.run`,
+the same the GUI's what-if panel calls.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import click
+from tabulate import tabulate
+
+from ctxviewer.assess.breakdown import breakdown
+from ctxviewer.assess.budget import CATEGORY_LABELS
+from ctxviewer.builder import Candidate
+from ctxviewer.builder.whatif import Outcome, Scenario, describe, filler, run
+from ctxviewer.cli.status import BadInput
+from ctxviewer.model.trace import Category, Kind, RequestTrace
+from ctxviewer.pipeline.hints import create_store, open_store
+from ctxviewer.pipeline.stored_facts import with_facts
+from ctxviewer.store import OldSchemaError, StoreError
+from ctxviewer.util.visible import one_line
+
+
+def _pairs(values: tuple[str, ...], what: str) -> list[tuple[str, str]]:
+    out = []
+    for v in values:
+        key, sep, val = v.partition("=")
+        if not sep or not key or not val:
+            raise click.BadParameter(f"{v!r}: expected {what}")
+        out.append((key, val))
+    return out
+
+
+MAX_TOKENS = 10_000_000
+"""Largest token figure a what-if accepts (--capacity, --reserve, --cap, --add-tokens): ten million,
+five times the largest context windows offered today; a hypothetical item of that size is built as
+text and counted, so the bound also bounds memory and time."""
+
+
+def _int(text: str, what: str, *, low: int = 0, high: int = MAX_TOKENS, noun: str = "a whole number of tokens") -> int:
+    """``text`` as an int in ``low..high``; otherwise :class:`click.BadParameter` (exit 2)."""
+    try:
+        value = int(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        raise click.BadParameter(f"{what}: {text!r} is not {noun}") from None
+    if not low <= value <= high:
+        raise click.BadParameter(f"{what}: {value:,} is out of range ({low:,} to {high:,})")
+    return value
+
+
+def _check_room(trace: RequestTrace, sc: Scenario, capacity_given: bool, reserve_given: bool) -> None:
+    """Refuse (:class:`click.BadParameter`, exit 2) a reserve at or above the capacity that
+    --reserve or --capacity asked for: it leaves no input budget C - B_out (issue 7: "Reserve >=
+    capacity ... is an error in words"; the same words as ``builder.input_budget``)."""
+    capacity = sc.capacity if sc.capacity is not None else trace.endpoint.capacity
+    reserve = sc.reserve if sc.reserve is not None else (trace.reserved_output_tokens or 0)
+    if (capacity_given or reserve_given) and capacity is not None and reserve >= capacity:
+        what = "--reserve" if reserve_given else "--capacity"
+        raise click.BadParameter(f"{what}: reserved output {reserve:,} tokens leaves no input budget in the "
+                                 f"{capacity:,}-token context window; the reserve must be less than the capacity")
+
+
+def _number(text: str, what: str) -> float:
+    """``text`` as a finite float (a priority); otherwise :class:`click.BadParameter`."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise click.BadParameter(f"{what}: {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise click.BadParameter(f"{what}: {text!r} is not a finite number")
+    return value
+
+
+def _added(specs: tuple[str, ...], sized: tuple[str, ...]) -> tuple[Candidate, ...]:
+    out = []
+    for n, spec in enumerate(specs + sized, 1):
+        parts = spec.split(":", 2)
+        if len(parts) != 3:
+            raise click.BadParameter(f"{spec!r}: expected KIND:PRIORITY:TEXT (or KIND:PRIORITY:TOKENS)")
+        try:
+            kind = Kind(parts[0])
+        except ValueError:
+            raise click.BadParameter(f"{spec!r}: kind one of {', '.join(k.value for k in Kind)}") from None
+        option = "--add-tokens" if n > len(specs) else "--add"
+        prio = _number(parts[1], f"{option} {spec!r}: priority")
+        if n > len(specs):
+            text = filler(_int(parts[2], f"{option} {spec!r}: tokens"))
+        elif not parts[2]:
+            raise click.BadParameter(f"{option} {spec!r}: the text is empty")
+        else:
+            text = parts[2]
+        out.append(Candidate(kind, f"what-if-{n}", text, prio))
+    return tuple(out)
+
+
+def render_text(o: Outcome) -> str:
+    """The text report: scenario, eq. 3.1 before and after, changed items, category moves, and the
+    recorded trace's accounting (:func:`ctxviewer.assess.breakdown.breakdown`)."""
+    lines = [f"what-if on {one_line(o.original.trace_id)}: {describe(o.scenario)}"]
+    if o.before_trim:
+        lines.append(o.before_trim)
+    lines.append(f"verdict: {o.verdict}")
+    if o.trace is None:
+        return "\n".join(lines)
+    t = o.trace
+    lines.append(f"selection: input {t.input_tokens:,} tokens, reserved output {t.reserved_output_tokens:,}; "
+                 f"retained {len(t.retained)}, omitted {len(t.omitted)}")
+    if o.changes:
+        lines.append("changed items:")
+        lines.append(tabulate([[c.id, c.kind, c.before, c.after] for c in o.changes],
+                              headers=["item", "kind", "recorded", "what-if"], disable_numparse=True))
+    else:
+        lines.append("no item changed status or position")
+    rows = [[CATEGORY_LABELS[c], f"{b:,}", f"{a:,}", f"{a - b:+,}"] for c, (b, a) in o.category_delta.items()]
+    lines.append(tabulate(rows, headers=["category", "recorded", "what-if", "change"], disable_numparse=True,
+                          colalign=("left", "right", "right", "right")))
+    lines.append("recorded accounting (content + framing + tool overhead = counted total):")
+    lines += [f"  {one_line(line)}" for line in breakdown(o.original).lines()]
+    return "\n".join(lines)
+
+
+@click.command("whatif")
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("trace_id")
+@click.option("--capacity", default=None, help="Context capacity C in tokens.")
+@click.option("--reserve", default=None, help="Reserved output tokens B_out.")
+@click.option("--cap", "caps", multiple=True, help="Per-category cap CATEGORY=N (sys, hist, memory, evidence, tools, user).")
+@click.option("--priority", "priorities", multiple=True, help="Item priority ID=P (higher is kept longer).")
+@click.option("--pin", "pins", multiple=True, help="Never trim item ID.")
+@click.option("--unpin", "unpins", multiple=True, help="Undo a pin on item ID.")
+@click.option("--move", "moves", multiple=True, help="Move item ID=POSITION (1-based among the candidates).")
+@click.option("--add", "adds", multiple=True, help="Hypothetical item KIND:PRIORITY:TEXT.")
+@click.option("--add-tokens", "sized", multiple=True, help="Hypothetical item KIND:PRIORITY:TOKENS of that size.")
+@click.option("--save", "save", default=None, type=click.Path(dir_okay=False),
+              help="Store the what-if as a new trace (replay_of TRACE_ID) in this database (never the source).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: selection, changes, category_delta, verdict, accounting.")
+def whatif_cmd(db: str, trace_id: str, capacity: str | None, reserve: str | None, caps: tuple[str, ...],
+               priorities: tuple[str, ...], pins: tuple[str, ...], unpins: tuple[str, ...],
+               moves: tuple[str, ...], adds: tuple[str, ...], sized: tuple[str, ...], save: str | None,
+               as_json: bool) -> None:
+    """Re-trim trace TRACE_ID of DB under other limits and priorities and show what changes.
+
+    Prints the new selection record, the items whose status or position changed against the
+    recording, how each category's tokens moved, and the eq. 3.1 verdict. DB is opened read-only;
+    --save writes the what-if to another database as a new trace linked to the original.
+
+    \b
+    Example:
+        ctxviewer whatif sample_traces/samples.db budget-8k --add-tokens evidence:75:2000
+        ctxviewer whatif sample_traces/samples.db budget-8k --capacity 7000 --cap evidence=2500 --json
+    """
+    try:
+        with open_store(db) as store:
+            trace = store.load(trace_id)
+    except StoreError as exc:
+        raise BadInput(str(exc)) from None
+    except KeyError:
+        raise BadInput(f"{db}: no trace with id {trace_id!r}") from None
+    try:
+        cap_map = {Category(k): _int(v, f"--cap {k}") for k, v in _pairs(caps, "CATEGORY=N")}
+    except ValueError:
+        raise click.BadParameter("--cap: category one of sys, hist, memory, evidence, tools, user") from None
+    known = {it.id for it in trace.items}
+    prio_map = {}
+    for k, v in _pairs(priorities, "ID=P"):
+        if k not in known:
+            raise click.BadParameter(f"--priority: trace {trace_id!r} has no item {k!r}")
+        prio_map[k] = _number(v, f"--priority {k}")
+    for i in pins + unpins:
+        if i not in known:
+            raise click.BadParameter(f"--pin/--unpin: trace {trace_id!r} has no item {i!r}")
+    both = sorted(set(pins) & set(unpins))
+    if both:
+        raise click.BadParameter(f"--pin and --unpin both name item {both[0]!r}; give one of them")
+    added = _added(adds, sized)
+    movable = known | {c.id for c in added}
+    for k, _v in _pairs(moves, "ID=POSITION"):
+        if k not in movable:
+            raise click.BadParameter(f"--move: trace {trace_id!r} has no item {k!r}"
+                                     + (" (items added with --add are what-if-1, what-if-2, ...)" if added else ""))
+    scenario = Scenario(
+        capacity=None if capacity is None else _int(capacity, "--capacity", low=1),
+        reserve=None if reserve is None else _int(reserve, "--reserve"),
+        caps=cap_map, priorities=prio_map, pinned=frozenset(pins), unpinned=frozenset(unpins),
+        moves=tuple((k, _int(v, f"--move {k}", low=1, high=len(trace.items) + len(added), noun="a position")
+                     - 1) for k, v in _pairs(moves, "ID=POSITION")),
+        added=added,
+    )
+    _check_room(trace, scenario, capacity is not None, reserve is not None)
+    outcome = run(trace, scenario)
+    if save and outcome.trace is not None:
+        if Path(save).resolve() == Path(db).resolve():  # a bad option value, as export -o DB (status 2)
+            raise BadInput(f"{save}: the source database is never written; choose another file")
+        try:
+            with create_store(save) as target:
+                target.add(with_facts([outcome.trace]))
+        except OldSchemaError as exc:  # never upgraded in place: bad input (2), the file untouched
+            raise BadInput(str(exc)) from None
+        except StoreError as exc:
+            raise click.ClickException(str(exc)) from None
+    if as_json:
+        doc = {**outcome.to_json(), "accounting": breakdown(trace).to_json()}
+        click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_text(outcome))
+        if save and outcome.trace is not None:
+            click.echo(f"saved as trace {one_line(outcome.trace.trace_id)} in {save}")
+    if outcome.trace is None:
+        raise SystemExit(1)

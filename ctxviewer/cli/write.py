@@ -1,0 +1,49 @@
+"""Writing the ``-o`` file of a command through :mod:`ctxviewer.cli.output_path`, with click errors:
+a refused path is a usage error (exit 2), a failed write one ``Error: FILE: cannot write (...)``."""
+
+from __future__ import annotations
+
+import io
+import sys
+from collections.abc import Callable, Iterable
+from typing import TextIO
+
+import click
+
+from ctxviewer.cli.output import json_escape
+from ctxviewer.cli.output_path import OutputPathError, atomic_writer, output_target
+from ctxviewer.util.visible import SUSPECT, reveal
+
+
+def check_output(output: str, inputs: Iterable[str]) -> None:
+    """Refuse ``output`` before any work (raises :class:`click.BadParameter`, exit 2)."""
+    try:
+        output_target(output, inputs)
+    except OutputPathError as exc:
+        raise click.BadParameter(str(exc), param_hint="'-o' / '--output'") from None
+
+
+def write_output(output: str, inputs: Iterable[str], write: Callable[[TextIO], object], *, json_text: bool) -> None:
+    """Call ``write`` with a text stream for ``output`` (``-``: standard output; else an atomic
+    write of the guarded target). On standard output trace text stays inert
+    (:mod:`ctxviewer.cli.output`): JSON (``json_text``) gets ``\\uXXXX`` escapes, other text the
+    visible marks; the file keeps the text as it is. Raises :class:`click.BadParameter` (refused path, exit 2) or
+    :class:`click.ClickException` naming ``output`` (write failed, exit 1)."""
+    try:
+        target = output_target(output, inputs)
+    except OutputPathError as exc:
+        raise click.BadParameter(str(exc), param_hint="'-o' / '--output'") from None
+    if target is None:
+        buf = io.StringIO()
+        write(buf)
+        text = buf.getvalue()
+        if SUSPECT.search(text):
+            text = json_escape(text) if json_text else reveal(text).text
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    try:
+        with atomic_writer(target) as fh:
+            write(fh)
+    except OSError as exc:
+        raise click.ClickException(f"{output}: cannot write ({exc.strerror or exc})") from None

@@ -1,0 +1,78 @@
+"""The importer shape: what every importer (built-in or third-party) provides, and what it yields.
+
+An importer is any object with these attributes (a :class:`typing.Protocol`, so no base class):
+
+* ``name`` -- short id, used by ``ctxviewer import --format NAME`` and stored as each trace's
+  ``source_format`` (``native``, ``otel``, ...);
+* ``description`` -- one line for ``--help`` and error messages;
+* ``records_omissions`` -- whether the format can say which candidate items were *omitted*.
+  OpenTelemetry GenAI spans record only what was sent (``False``: their omitted counts show as
+  "not recorded", never 0); the native format records omitted items (``True``);
+* ``sniff(path, head) -> float`` -- confidence 0..1 that the file is in this format, judged from
+  ``head`` (the first bytes of the file; see :data:`CONFIDENT`). It may be called again with a
+  longer head when no importer was confident; it should not raise (the registry turns an
+  exception into an :class:`ImportProblem` naming the importer);
+* ``load(path) -> Iterator[RequestTrace | ImportProblem]`` -- the traces of the file in file
+  order, with a problem record for each bad record (naming it) while loading goes on where that is
+  safe. A file that cannot be read at all raises :class:`ImportFailed`. Importers never count
+  tokens: an item whose count the file did not record has ``tokens=None``; the import pipeline
+  counts it (:mod:`ctxviewer.pipeline.importing`). Counts read from the file carry a
+  :class:`~ctxviewer.model.trace.TokenProvenance` (``recorded`` / ``reported``).
+
+No Qt here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Protocol, runtime_checkable
+
+from ctxviewer.model.trace import RequestTrace
+
+CONFIDENT = 0.9
+"""A sniff score at or above this decides the format without reading further into the file.
+
+Conventions: ``1.0`` the file declares the format (a format tag); ``0.9`` container *and*
+vocabulary match (an OTLP request whose spans carry ``gen_ai.*`` attributes); ``0.5`` the
+container matches but the deciding keys were not in ``head`` (yet); ``0.0`` not this format."""
+
+
+@dataclass(frozen=True)
+class ImportProblem:
+    """A record (or file) that could not be imported. ``str()`` gives ``"FILE: RECORD: MESSAGE"``."""
+
+    file: str
+    """Path of the file, as given."""
+    record: str
+    """Which record: ``"line 3"``, ``"span 03491beea3cb073d"``, ``"whole file"``."""
+    message: str
+    """What is wrong, e.g. ``"items[2].status: 'kept' is not one of retained, omitted"``."""
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.record}: {self.message}"
+
+
+class ImportFailed(Exception):
+    """A whole file could not be read (missing, not JSON, wrong format). The message names the file."""
+
+
+Record = RequestTrace | ImportProblem
+"""What :meth:`Importer.load` yields."""
+
+
+@runtime_checkable
+class Importer(Protocol):
+    """The shape every importer provides (see the module docstring for each member's contract)."""
+
+    name: str
+    description: str
+    records_omissions: bool
+
+    def sniff(self, path: Path, head: bytes) -> float:
+        """Confidence 0..1 that ``path`` (whose first bytes are ``head``) is in this format."""
+        ...
+
+    def load(self, path: Path) -> Iterator[Record]:
+        """The traces and problem records of ``path``, in file order. Raises :class:`ImportFailed`."""
+        ...

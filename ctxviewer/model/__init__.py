@@ -1,0 +1,21 @@
+"""The request trace model: what one model request sent, as immutable data, and its JSON form.
+
+What lives here:
+
+* :mod:`~ctxviewer.model.trace` -- :class:`~ctxviewer.model.trace.RequestTrace` and its parts
+  (context items in final order, endpoint, policy, usage, response, tool calls; chapter 3);
+* :mod:`~ctxviewer.model.findings` -- :class:`~ctxviewer.model.findings.Finding`, severities and
+  states: the shape every check fills;
+* :mod:`~ctxviewer.model.table31` -- Table 3.1 of the reference chapter as data;
+* :mod:`~ctxviewer.model.span_facts` -- what a model call's span recorded about the call (status,
+  agent, operation: OpenTelemetry GenAI attributes);
+* :mod:`~ctxviewer.model.words` -- how a recorded value reads (``8,000``, ``not recorded``);
+* :mod:`~ctxviewer.model.codec` and :mod:`~ctxviewer.model.serialize` -- the one JSON form of the
+  model (the native ``ctxviewer.trace/1`` record, ``docs/native-format.md``).
+
+May import: :mod:`ctxviewer.util` only. Every other package builds on this one; nothing here
+counts tokens, reads files, judges a trace or knows a database.
+
+A new field of a trace goes into :mod:`~ctxviewer.model.trace` together with its codec hook and
+its line in ``docs/native-format.md``.
+"""

@@ -1,0 +1,23 @@
+"""Jobs over many traces: importing files into a database, assessing over the cores, the
+back-fill of stored facts after an upgrade, and the first trace's warm-up.
+
+What lives here:
+
+* :mod:`~ctxviewer.pipeline.importing` -- the import pipeline: importer -> repair
+  (:mod:`~ctxviewer.pipeline.sanitize`) -> token counts -> assessment -> ``store.add`` with the
+  facts, in one transaction, with progress and cancel;
+* :mod:`~ctxviewer.pipeline.assess_pool` -- assessing an import's traces over the cores, and the
+  stored facts of one trace;
+* :mod:`~ctxviewer.pipeline.backfill` -- re-assessing a database's traces (``upgrade``);
+* :mod:`~ctxviewer.pipeline.import_claim` -- which import may remove a new database file;
+* :mod:`~ctxviewer.pipeline.hints` -- the "it looks like X; import it with" hint for a trace
+  file opened as a database;
+* :mod:`~ctxviewer.pipeline.warm_up` -- the first trace's one-time costs, paid ahead of it.
+
+May import: :mod:`ctxviewer.importers`, :mod:`ctxviewer.store`, :mod:`ctxviewer.assess` and
+everything below them. This is where those three meet: the importers and the store never import
+the assessment, and the store never imports the importers.
+
+A new long job over a database goes here; its command goes into :mod:`ctxviewer.cli` and its
+progress dialog into :mod:`ctxviewer.gui`.
+"""

@@ -1,0 +1,64 @@
+"""Re-assessing the traces a database already holds, and writing the facts into their rows: the
+assessment job that ``upgrade`` runs after the schema steps.
+
+The schema steps only change tables (a released step gives the same result whatever today's checks
+say); the facts stored on each row (:mod:`ctxviewer.store.facts`) are a snapshot of the checks, so
+an upgrade from before schema 3 -- whose rows hold no facts or no ``trace_findings`` -- and an
+upgrade of a current database (asked for to refresh them) re-assess every trace with today's
+checks: :func:`upgrade_with_facts`. The traces are assessed over the cores
+(:func:`ctxviewer.pipeline.assess_pool.assessed`), like an import. No Qt here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+
+from ctxviewer.importers import REGISTRY
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.pipeline.assess_pool import assessed
+from ctxviewer.store import SCHEMA_VERSION, StoreError, TraceStore, UpgradeResult, upgrade_copy
+
+FACTS_SINCE = 3
+"""The first schema whose rows always hold the facts and ``trace_findings`` (schema 2 added the
+facts, schema 3 the findings table): an upgrade from an older schema re-assesses every trace."""
+
+
+def reassess(store: TraceStore) -> int:
+    """Re-assess every trace of ``store`` (writable) and rewrite its row's facts, in one
+    transaction. A trace that cannot be loaded keeps its facts (NULL after an upgrade: shown as
+    "not recorded"). A row that never stored whether its omissions were recorded (written before
+    schema 2) takes its importer's ``records_omissions``. Returns the rows rewritten. Raises :class:`~ctxviewer.store.StoreError`."""
+
+    def loaded() -> Iterator[RequestTrace]:
+        for row in store.list(None, 0, -1):
+            try:
+                trace = store.load(row.trace_id)
+            except (KeyError, StoreError):
+                continue
+            if row.omissions_recorded is None and not REGISTRY.records_omissions(trace.source_format):
+                trace = replace(trace, omissions_recorded=False)  # never stored (before schema 2): the format decides
+            yield trace
+
+    return store.write_facts(facts for _trace, facts in assessed(loaded()))
+
+
+def needs_reassessing(from_version: int) -> bool:
+    """Whether an upgrade from schema ``from_version`` re-assesses (see the module docstring)."""
+    return from_version < FACTS_SINCE or from_version == SCHEMA_VERSION
+
+
+def upgrade_with_facts(source: str | Path, target: str | Path,
+                       progress: Callable[[str], None] | None = None) -> UpgradeResult:
+    """:func:`ctxviewer.store.upgrade_copy`, then the back-fill of facts in the copy before it is
+    renamed to ``target`` (so an interrupted back-fill leaves no target either). ``progress`` gets
+    ``"re-assessing every trace"`` before the back-fill. Raises what ``upgrade_copy`` raises."""
+    say = progress or (lambda _line: None)
+
+    def after(store: TraceStore, from_version: int) -> None:
+        if needs_reassessing(from_version):
+            say("re-assessing every trace")
+            reassess(store)
+
+    return upgrade_copy(source, target, progress, after=after)

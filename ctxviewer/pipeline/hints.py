@@ -1,0 +1,66 @@
+"""The hint for a trace file opened as a trace database: what it looks like and the command
+that imports it.
+
+``ctxviewer traces.jsonl`` or ``ctxviewer open spans.otlp.json`` names a trace *file*, not a trace
+database: the store refuses it (:class:`~ctxviewer.store.NotADatabaseError`: no SQLite header).
+Rather than only "not an SQLite database", the front ends open databases through
+:func:`open_store` / :func:`create_store`, whose error says what the file looks like and the
+command that imports it. "What it looks like" is the importer registry's own detection
+(:meth:`ctxviewer.importers.Registry.detect`: the most confident importer's ``description`` and
+``name``), so the hint never disagrees with what ``ctxviewer import`` would do. It lives here, above
+both the store and the importers, because neither may know the other. No Qt here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ctxviewer.store import NotADatabaseError, StoreError, TraceStore
+from ctxviewer.util.file_kind import shell_word, suggested_database
+
+
+def open_store(path: str | Path) -> TraceStore:
+    """:meth:`TraceStore.open <ctxviewer.store.TraceStore.open>` (read-only), with the import hint
+    (:func:`with_hint`) when ``path`` is a trace file. Raises :class:`~ctxviewer.store.StoreError`."""
+    try:
+        return TraceStore.open(path)
+    except NotADatabaseError as exc:
+        raise with_hint(exc) from None
+
+
+def create_store(path: str | Path) -> TraceStore:
+    """:meth:`TraceStore.create <ctxviewer.store.TraceStore.create>` (create or open writable), with
+    the import hint when ``path`` is a trace file. Raises :class:`~ctxviewer.store.StoreError`."""
+    try:
+        return TraceStore.create(path)
+    except NotADatabaseError as exc:
+        raise with_hint(exc) from None
+
+
+def with_hint(exc: NotADatabaseError) -> StoreError:
+    """``exc`` with its problem replaced by :func:`not_a_database_message` when an importer
+    recognises the file; ``exc`` itself otherwise."""
+    message = not_a_database_message(exc.path)
+    return StoreError(exc.path, message) if message else exc
+
+
+def not_a_database_message(path: str | Path) -> str | None:
+    """For a non-SQLite ``path`` that an importer recognises, the words after ``"{path}: "``::
+
+        is not a trace database; it looks like ctxviewer native JSON Lines (one trace per line),
+        format 'native'. Import it with: ctxviewer import traces.jsonl -o traces.db
+
+    ``None`` when no importer recognises the file (or it cannot be read). Paths in the command are
+    shell words (:func:`shell_word`: quoted, invisible characters as escapes). Call it only for files already known not to be SQLite databases.
+    """
+    from ctxviewer.importers import REGISTRY, ImportFailed  # the registry loads only for such a file
+
+    try:
+        importer = REGISTRY.detect(Path(path))
+    except ImportFailed:
+        return None
+    command = f"ctxviewer import {shell_word(str(path))} -o {shell_word(suggested_database(path))}"
+    return (
+        f"is not a trace database; it looks like {importer.description}, format {importer.name!r}. "
+        f"Import it with: {command}"
+    )

@@ -1,0 +1,400 @@
+"""Importing trace files into a store: detect each file's format, load it, count missing tokens,
+and add every trace of the run in one transaction.
+
+Invariants:
+
+* All traces of one :func:`import_files` run go through a single ``TraceStore.add`` call, so a
+  crash, a store error or a cancel part-way leaves the database's traces unchanged.
+* A file that fails wholesale (unreadable, unrecognised: :class:`ImportFailed`) becomes one
+  :class:`ImportProblem` naming the file; the other files still load. A bad record inside a
+  file is the importer's problem record; the rest of the file still loads.
+* A directory among the paths stands for the regular, non-hidden files directly inside it, in
+  name order (not recursive): :func:`expand_paths`.
+* Token counts are counted here and only here (importers never count): an item with content but
+  ``tokens=None`` gets ``store.token_counts([content, ...], encoding)`` (cached per content hash
+  and encoding; the distinct texts not cached counted once each, in parallel over the cores), with the trace's ``endpoint.encoding`` or :data:`ctxviewer.tokens.counting.DEFAULT_ENCODING`,
+  and the provenance ``counted`` with that encoding. Counts an importer read from the file keep
+  the provenance it gave (``recorded``, ``reported``).
+
+No Qt here.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Sequence
+
+from ctxviewer.assess.plausibility import implausible
+from ctxviewer.importers import REGISTRY, ImportFailed, ImportProblem, Registry
+from ctxviewer.model.trace import RequestTrace, TokenProvenance, TokenSource
+from ctxviewer.pipeline.assess_pool import assessed
+from ctxviewer.pipeline.hints import create_store
+from ctxviewer.pipeline.import_claim import NewFileClaim
+from ctxviewer.pipeline.sanitize import repair, unreadable
+from ctxviewer.store import TraceStore
+from ctxviewer.store.store import WriteCancelled
+from ctxviewer.tokens.counting import DEFAULT_ENCODING, UnknownEncodingError, get_encoding
+from ctxviewer.util.interrupt import Interrupted, watching
+
+
+class ImportCancelled(Exception):
+    """Raised inside an import run when ``cancelled()`` returns True; the transaction is undone."""
+
+
+@dataclass
+class ImportReport:
+    """What one :func:`import_files` / :func:`import_into` run did. The CLI and the GUI word it with
+    :meth:`summary` and :meth:`outcome`, so both say the same thing."""
+
+    imported: int
+    """Traces written to the store (0 when the run was cancelled or failed)."""
+    problems: list[ImportProblem] = field(default_factory=list)
+    """Files and records that could not be imported, in file order."""
+    files: int = 0
+    """Files processed (including files that failed wholesale; a directory counts its files)."""
+    cancelled: bool = False
+    """True when ``cancelled()`` stopped the run; nothing was written."""
+    files_imported: int = 0
+    """Files that yielded at least one trace (0 when the run was cancelled)."""
+    database: str | None = None
+    """The database imported into (set by :func:`import_into`)."""
+    removed_database: bool = False
+    """True when :func:`import_into` removed the database it had created, since nothing was imported."""
+
+    items_by_trace: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+    """Item count of each distinct trace id written by this run (a repeated id counts once: the
+    later record replaced the earlier one, with a problem saying so)."""
+
+    def as_dict(self) -> dict[str, object]:
+        """The ``import --json`` summary: ``files``, ``files_imported``, ``traces`` (distinct traces
+        written, equal to what the database holds from this run), ``items``, ``warnings`` (each
+        ``{file, record, message}``), ``database``, ``cancelled``."""
+        return {"files": self.files, "files_imported": self.files_imported, "traces": self.imported,
+                "items": sum(self.items_by_trace.values()) if self.imported else 0,
+                "warnings": [{"file": p.file, "record": p.record, "message": p.message} for p in self.problems],
+                "database": self.database, "cancelled": self.cancelled}
+
+    def summary(self) -> str:
+        """``"imported 2 trace(s) from 1 of 2 file(s) into traces.db"`` (``"from 2 file(s)"`` when
+        every file yielded traces; no ``into`` part without a database)."""
+        sources = str(self.files) if self.files_imported == self.files else f"{self.files_imported} of {self.files}"
+        into = f" into {self.database}" if self.database else ""
+        return f"imported {self.imported} trace(s) from {sources} file(s){into}"
+
+    def outcome(self) -> str | None:
+        """Why nothing was imported, or ``None`` when traces were: ``"no traces imported"``,
+        ``"import cancelled; nothing was written"``, each followed by ``"; removed traces.db, which
+        this import had created"`` when :func:`import_into` removed the database."""
+        if self.imported and not self.cancelled:
+            return None
+        text = "import cancelled; nothing was written" if self.cancelled else "no traces imported"
+        if self.removed_database:
+            text += f"; removed {self.database}, which this import had created"
+        return text
+
+
+COUNT_BATCH_TRACES = 64
+"""Traces whose missing token counts are counted together (:func:`count_missing_tokens_many`)."""
+COUNT_BATCH_CHARS = 4_000_000
+"""...or fewer, once their item texts reach this many characters (bounds memory and cancel delay)."""
+
+
+def count_missing_tokens(trace: RequestTrace, store: TraceStore) -> RequestTrace:
+    """``trace`` with a token count on every item that has content but ``tokens=None``, each
+    marked ``TokenProvenance(COUNTED, encoding)``.
+
+    Counts under ``trace.endpoint.encoding`` or :data:`DEFAULT_ENCODING`; when the endpoint
+    recorded no encoding and at least one item was counted, the returned trace records
+    :data:`DEFAULT_ENCODING`. Recorded counts are never changed. Raises
+    :class:`~ctxviewer.tokens.counting.UnknownEncodingError` when the recorded encoding is not available
+    offline and an item needs counting.
+    """
+    return count_missing_tokens_many([trace], store)[0]
+
+
+def count_missing_tokens_many(traces: Sequence[RequestTrace], store: TraceStore) -> list[RequestTrace]:
+    """:func:`count_missing_tokens` of each of ``traces``, in order, with one
+    :meth:`TraceStore.token_counts` call per encoding for all of them: each distinct text of the
+    batch is looked up once in the content-hash cache and the misses counted once each, in
+    parallel over the cores. Raises like :func:`count_missing_tokens` (for the whole batch)."""
+    todo: dict[str, list[tuple[int, int]]] = {}  # encoding -> (trace index, item index)
+    for ti, trace in enumerate(traces):
+        encoding = trace.endpoint.encoding or DEFAULT_ENCODING
+        for ii, item in enumerate(trace.items):
+            if item.tokens is None and item.content is not None:
+                todo.setdefault(encoding, []).append((ti, ii))
+    if not todo:
+        return list(traces)
+    counted: dict[tuple[int, int], tuple[int, str]] = {}
+    for encoding, where in todo.items():
+        counts = store.token_counts([traces[ti].items[ii].content or "" for ti, ii in where], encoding)
+        counted.update((w, (n, encoding)) for w, n in zip(where, counts))
+    out = []
+    for ti, trace in enumerate(traces):
+        if not any((ti, ii) in counted for ii in range(len(trace.items))):
+            out.append(trace)
+            continue
+        items = list(trace.items)
+        encoding = trace.endpoint.encoding or DEFAULT_ENCODING
+        provenance = TokenProvenance(TokenSource.COUNTED, encoding)
+        for ii in range(len(items)):
+            got = counted.get((ti, ii))
+            if got is not None:
+                items[ii] = replace(items[ii], tokens=got[0], tokens_provenance=provenance)
+        endpoint = trace.endpoint
+        if endpoint.encoding is None:
+            endpoint = replace(endpoint, encoding=encoding)
+        out.append(replace(trace, items=tuple(items), endpoint=endpoint))
+    return out
+
+
+def _counted(traces: Iterator[RequestTrace], store: TraceStore) -> Iterator[RequestTrace]:
+    """``traces`` in order, their missing token counts counted batch by batch
+    (:data:`COUNT_BATCH_TRACES`, :data:`COUNT_BATCH_CHARS`; :func:`count_missing_tokens_many`).
+    A trace whose encoding is unknown was already passed through uncounted (:func:`_repaired`)."""
+    batch: list[RequestTrace] = []
+    chars = 0
+    unknown: dict[str, bool] = {}  # encoding -> not available offline
+    for trace in traces:
+        if _needs_counting(trace):
+            encoding = trace.endpoint.encoding or DEFAULT_ENCODING
+            if encoding not in unknown:
+                unknown[encoding] = _encoding_problem(encoding) is not None
+            if unknown[encoding]:  # named by _repaired; stored uncounted, in its place
+                yield from count_missing_tokens_many(batch, store)
+                batch, chars = [], 0
+                yield trace
+                continue
+        batch.append(trace)
+        chars += sum(len(i.content) for i in trace.items if i.tokens is None and i.content is not None)
+        if len(batch) >= COUNT_BATCH_TRACES or chars >= COUNT_BATCH_CHARS:
+            yield from count_missing_tokens_many(batch, store)
+            batch, chars = [], 0
+    if batch:
+        yield from count_missing_tokens_many(batch, store)
+
+
+def expand_paths(paths: Iterable[str | Path], skip: str | Path | None = None) -> list[Path | ImportProblem]:
+    """``paths`` with each directory replaced by the files to import from it.
+
+    A directory contributes every regular file directly inside it (not recursive), sorted by name,
+    skipping hidden files (names starting with ``.``), subdirectories, and the database ``skip``
+    with its ``-journal``/``-wal``/``-shm`` files (the store being imported into may live in the
+    directory). A directory that cannot be listed or holds no such file becomes an
+    :class:`ImportProblem` in its place. Other paths (including missing ones) are kept as they are.
+    """
+    own = set() if skip is None else {Path(f"{Path(skip).resolve()}{s}") for s in ("", "-journal", "-wal", "-shm")}
+    out: list[Path | ImportProblem] = []
+    for raw in paths:
+        path = Path(raw)
+        if not path.is_dir():
+            out.append(path)
+            continue
+        try:
+            entries = sorted(path.iterdir(), key=lambda p: p.name)
+            files = [p for p in entries if not p.name.startswith(".") and p.is_file() and p.resolve() not in own]
+        except OSError as exc:
+            out.append(ImportProblem(str(path), "whole directory", f"cannot read directory: {exc.strerror or exc}"))
+            continue
+        if not files:
+            out.append(ImportProblem(str(path), "whole directory", "no files to import in this directory"))
+        out.extend(files)
+    return out
+
+
+def remove_database(path: str | Path) -> None:
+    """Delete the database ``path`` and its ``-journal``, ``-wal`` and ``-shm`` files, where present.
+
+    For a database this run created and left empty; never call it on a database that existed.
+    """
+    for name in (str(path), f"{path}-journal", f"{path}-wal", f"{path}-shm"):
+        try:
+            os.remove(name)
+        except OSError:  # absent, or a read-only file system where it was never created
+            pass
+
+
+def import_files(
+    paths: Sequence[str | Path],
+    store: TraceStore,
+    fmt: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    registry: Registry = REGISTRY,
+    waiting: Callable[[str], None] | None = None,
+    activity: Callable[[str], None] | None = None,
+    workers: int | None = None,
+) -> ImportReport:
+    """Import every trace in ``paths`` into ``store`` in one transaction.
+
+    Directories in ``paths`` are expanded with :func:`expand_paths`. ``fmt`` forces an importer by name (``native``, ``otel``, ...); by default each file's format
+    is detected. ``progress(files_done, files_total)`` is called after each file (and with
+    ``(0, total)`` first); ``cancelled()`` is polled between records and, when it returns True,
+    the run is rolled back and reported with ``cancelled=True``. ``registry`` is where importers
+    come from (default: built-ins plus entry points); a bug in one importer's ``sniff`` or
+    ``load`` becomes a problem naming the file and the importer, and the run goes on. A file that
+    yields no trace under a forced ``fmt`` gets a hint naming the format detection would pick
+    (:meth:`Registry.hint`: ``"it looks like otel; try --format otel"``).
+    ``waiting(message)`` is told when another import holds the write lock
+    (:meth:`~ctxviewer.store.TraceStore.add` waits for it, polling ``cancelled()``).
+    ``activity(message)`` hears how far a long step inside one record is (token counting and
+    scanning of a huge item: :func:`ctxviewer.util.interrupt.progress`), a few times a second.
+
+    Speed (issue 11): token counts are counted for batches of traces at once (each distinct text
+    once, over the cores: :func:`count_missing_tokens_many`), and the per-trace assessment whose
+    facts the store keeps runs in ``workers`` processes (default: one per core;
+    :func:`ctxviewer.pipeline.assess_pool.assessed`; ``1`` assesses in this process) while this one parses
+    and writes. Neither changes what is stored or the order of the problems.
+
+    Returns an :class:`ImportReport`. Raises :class:`ImportFailed` for an unknown ``fmt``,
+    :class:`~ctxviewer.store.StoreError` when the store is read-only or refuses the write (nothing
+    written); an exception from a callback or the store propagates after rolling back.
+    """
+    importer = registry.get(fmt) if fmt is not None else None
+    report = ImportReport(imported=0, files=0)
+    report.problems.extend(registry.load_problems)  # plug-ins that could not be loaded
+    entries = expand_paths(paths, skip=store.path)
+    total = sum(1 for e in entries if isinstance(e, Path))
+
+    def traces() -> Iterator[RequestTrace]:
+        if progress:
+            progress(0, total)
+        done = 0
+        for path in entries:
+            if isinstance(path, ImportProblem):
+                report.problems.append(path)
+                continue
+            done += 1
+            yielded = False
+            failed: str | None = None  # why the whole file failed
+            try:
+                imp = importer or registry.detect(path, report.problems)
+                for record in registry.load(imp, path):
+                    if cancelled and cancelled():
+                        raise ImportCancelled()
+                    if isinstance(record, ImportProblem):
+                        report.problems.append(record)
+                        continue
+                    repairs: list[ImportProblem] = []
+                    trace = _repaired(record, str(path), repairs)
+                    if trace is None:  # the store could not read it back: left out, with a problem saying why
+                        report.problems.extend(repairs)
+                        continue
+                    yielded = True
+                    if trace.trace_id in report.items_by_trace:  # same id again: the later record replaces it
+                        report.problems.append(ImportProblem(
+                            str(path), f"trace {trace.trace_id}",
+                            "trace id already imported in this run; this record replaces the earlier one"))
+                    report.items_by_trace[trace.trace_id] = len(trace.items)
+                    report.problems.extend(repairs)
+                    yield trace
+            except ImportFailed as exc:
+                failed = _strip_path(str(exc), str(path))
+            hint = registry.hint(path, importer) if importer is not None and not yielded else None
+            if failed is not None:
+                report.problems.append(ImportProblem(str(path), "whole file", failed + (f"; {hint}" if hint else "")))
+            elif hint is not None and importer is not None:
+                report.problems.append(ImportProblem(str(path), "whole file",
+                                                     f"no traces read with --format {importer.name}; {hint}"))
+            report.files = done
+            if yielded:
+                report.files_imported += 1
+            if progress:
+                progress(done, total)
+            if cancelled and cancelled():
+                raise ImportCancelled()
+
+    try:
+        with watching(cancelled, activity):  # long counts and scans stop at their checkpoints (ctxviewer.util.interrupt)
+            store.add(assessed(_counted(traces(), store), workers), waiting=waiting, cancelled=cancelled)
+        report.imported = len(report.items_by_trace)  # distinct traces: what the database now holds from this run
+    except (ImportCancelled, WriteCancelled, Interrupted):
+        report.items_by_trace.clear()
+        report.imported = 0
+        report.files_imported = 0
+        report.cancelled = True
+    return report
+
+
+def import_into(
+    db_path: str | Path,
+    paths: Sequence[str | Path],
+    fmt: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    registry: Registry = REGISTRY,
+    waiting: Callable[[str], None] | None = None,
+    activity: Callable[[str], None] | None = None,
+    workers: int | None = None,
+) -> ImportReport:
+    """Import ``paths`` into the database ``db_path``: the whole import, as the CLI and the GUI run it.
+
+    Creates the database (or upgrades an older schema) with :meth:`TraceStore.create`, imports in
+    one transaction with :func:`import_files` (``fmt``, ``progress``, ``cancelled``, ``registry``,
+    ``waiting``, ``activity`` and ``workers`` as there), closes it, and -- when this call created the file and nothing was
+    imported (no traces, a cancel, or an error) -- removes it again (:func:`remove_database`) and
+    says so in the report (``removed_database``). An existing database is never removed.
+
+    Returns the :class:`ImportReport` (``database`` set). Raises
+    :class:`~ctxviewer.store.StoreError` (not a ctxviewer database, read-only, cannot be written)
+    and :class:`ImportFailed` (unknown ``fmt``); a database this call created is removed first.
+    """
+    with NewFileClaim(db_path) as claim:
+        try:
+            with create_store(db_path) as store:
+                report = import_files(paths, store, fmt=fmt, progress=progress, cancelled=cancelled,
+                                      registry=registry, waiting=waiting, activity=activity, workers=workers)
+        except BaseException:
+            if claim.may_remove():
+                remove_database(db_path)
+            raise
+        report.database = str(db_path)
+        if (report.imported == 0 or report.cancelled) and claim.may_remove():
+            remove_database(db_path)
+            report.removed_database = True
+    return report
+
+
+def _repaired(trace: RequestTrace, file: str, problems: list[ImportProblem]) -> RequestTrace | None:
+    """``trace`` made storable (:func:`ctxviewer.pipeline.sanitize.repair`), its implausible values named
+    (:func:`ctxviewer.assess.plausibility.implausible`); one problem per repaired or implausible field.
+    ``None`` when the store still could not read it back (:func:`ctxviewer.pipeline.sanitize.unreadable`),
+    with a problem naming the field (``"items[2].id: duplicate item id 'system'; the trace was left
+    out"``): no importer stores a trace that ``show`` cannot open.
+    When items need counting under an encoding that is not available offline, a problem says so
+    here (in file order) and the items keep ``tokens=None`` (:func:`_counted` then skips them)."""
+    record = f"trace {trace.trace_id}" if trace.trace_id else "trace without an id"
+    trace, repaired = repair(trace)
+    problems.extend(ImportProblem(file, record, message) for message in repaired)
+    why = unreadable(trace)
+    if why is not None:
+        problems.append(ImportProblem(file, record, f"{why}; the trace was left out"))
+        return None
+    problems.extend(ImportProblem(file, record, message) for _, message in implausible(trace))
+    if _needs_counting(trace):
+        problem = _encoding_problem(trace.endpoint.encoding or DEFAULT_ENCODING)
+        if problem is not None:
+            problems.append(ImportProblem(file, record, f"token counts not recorded and not counted: {problem}"))
+    return trace
+
+
+def _needs_counting(trace: RequestTrace) -> bool:
+    return any(i.tokens is None and i.content is not None for i in trace.items)
+
+
+def _encoding_problem(encoding: str) -> str | None:
+    """Why ``encoding`` cannot count offline (the :class:`UnknownEncodingError` text), or ``None``."""
+    try:
+        get_encoding(encoding)
+    except UnknownEncodingError as exc:
+        return str(exc)
+    return None
+
+
+def _strip_path(message: str, path: str) -> str:
+    """ImportFailed messages start with the path; the problem already names the file."""
+    prefix = f"{path}: "
+    return message[len(prefix):] if message.startswith(prefix) else message
+

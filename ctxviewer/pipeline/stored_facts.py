@@ -1,0 +1,82 @@
+"""The facts the store keeps of one trace's assessment, computed here where the assessment and the
+store meet (the store never assesses; the assessment never knows the store).
+
+:func:`stored_facts` assesses one trace (:func:`ctxviewer.assess.assessment.conclude`: eq. 3.1,
+findings, state, verdict -- without the chart figure and header rows, which the store does not
+keep) and returns its :class:`~ctxviewer.store.facts.StoredFacts`; :func:`with_facts` pairs each
+trace of a stream with them, the shape :meth:`TraceStore.add <ctxviewer.store.TraceStore.add>`
+takes. An import assesses over the cores instead (:func:`ctxviewer.pipeline.assess_pool.assessed`,
+the same facts). No Qt here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ctxviewer.assess.assessment import Assessment, Conclusion, conclude
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.store import TraceStore
+from ctxviewer.store.facts import StoredFacts
+
+
+def _flag(value: bool | None) -> int | None:
+    return None if value is None else int(value)
+
+
+def fact_values(a: Assessment | Conclusion) -> tuple[Any, ...]:
+    """The :data:`~ctxviewer.store.facts.FACT_COLUMNS` values of assessment ``a`` (or its
+    :class:`~ctxviewer.assess.assessment.Conclusion`) as SQLite values: booleans as 0/1, unknowns
+    as NULL, the state and worst severity as their words (``failure``)."""
+    top = a.worst
+    return (
+        int(a.omissions_recorded),
+        a.capacity.margin,
+        _flag(a.capacity.fits),
+        a.state.value,
+        top.rule if top is not None else None,
+        top.severity.value if top is not None else None,
+        a.verdict,
+    )
+
+
+def finding_rows(trace_id: str, a: Assessment | Conclusion) -> list[tuple[str, str, str, int]]:
+    """``trace_findings`` rows of assessment ``a``: ``(trace_id, rule, severity, count)`` once per
+    rule, with the severity of its worst finding (findings come worst first) and how many there are."""
+    rows: dict[str, list[Any]] = {}
+    for f in a.findings:
+        if f.rule in rows:
+            rows[f.rule][3] += 1
+        else:
+            rows[f.rule] = [trace_id, f.rule, f.severity.value, 1]
+    return [(r[0], r[1], r[2], r[3]) for r in rows.values()]
+
+
+def facts_of(a: Assessment | Conclusion) -> StoredFacts:
+    """The :class:`~ctxviewer.store.facts.StoredFacts` of assessment ``a`` (no assessing)."""
+    return StoredFacts(a.trace_id, a.capacity.input_tokens, fact_values(a),
+                       tuple((r[1], r[2], r[3]) for r in finding_rows(a.trace_id, a)))
+
+
+def stored_facts(trace: RequestTrace) -> StoredFacts:
+    """Assess ``trace`` once (:func:`~ctxviewer.assess.assessment.conclude`) and keep what the store
+    writes. A pure function of the trace and the active check configuration."""
+    return facts_of(conclude(trace))
+
+
+def with_facts(traces: Iterable[RequestTrace]) -> Iterator[tuple[RequestTrace, StoredFacts]]:
+    """Each of ``traces`` with its :func:`stored_facts`, lazily and in order, in this process: what
+    :meth:`TraceStore.add <ctxviewer.store.TraceStore.add>` takes (``store.add(with_facts([t]))``)."""
+    for t in traces:
+        yield t, stored_facts(t)
+
+
+def save_traces(path: str | Path, traces: Iterable[RequestTrace]) -> int:
+    """Assess ``traces`` and store them with their facts in the trace database at ``path`` (created
+    when missing), in one transaction: what an application that builds its own requests
+    (:mod:`ctxviewer.builder`) calls to keep them for ``ctxviewer``. Returns the traces written.
+    Raises :class:`~ctxviewer.store.StoreError` (the file is not a trace database, is read-only,
+    or SQLite refuses the write)."""
+    with TraceStore.create(path) as store:
+        return store.add(with_facts(traces))

@@ -1,0 +1,17 @@
+"""The words every surface shows about a trace: the same text in the window, the CLI and reports.
+
+What lives here:
+
+* :mod:`~ctxviewer.present.columns` -- what each cell of the trace list and the item table says;
+* :mod:`~ctxviewer.present.finding_view` -- symbols, colours and row texts of findings;
+* :mod:`~ctxviewer.present.conversation_view` -- the request as the model received it;
+* :mod:`~ctxviewer.present.answer` -- the model's answer, tool calls and validations;
+* :mod:`~ctxviewer.present.request_body` -- the serialized request as the user reads it;
+* :mod:`~ctxviewer.present.trace_attributes` -- everything else a trace recorded, as rows;
+* :mod:`~ctxviewer.present.item_filter` -- which items the item table shows.
+
+May import: :mod:`ctxviewer.assess`, :mod:`ctxviewer.model`, :mod:`ctxviewer.tokens`,
+:mod:`ctxviewer.util`. Never Qt (the GUI's models only serve these words) and never the store.
+
+A new column or pane's text goes here; the Qt widget that shows it goes into :mod:`ctxviewer.gui`.
+"""

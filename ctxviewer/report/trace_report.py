@@ -1,0 +1,235 @@
+"""What ``ctxviewer show`` prints for one trace: a JSON summary and a plain-text rendering.
+
+Both render the trace's :class:`~ctxviewer.assess.assessment.Assessment` (the same object the GUI
+renders), and the item wording comes from :data:`ctxviewer.present.columns.ITEM_COLUMNS`, so the CLI and
+the window always say the same thing. Units are tokens throughout; ``None`` means "not recorded".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ctxviewer.assess.assessment import Assessment, assess
+from ctxviewer.assess.budget import CATEGORY_LABELS
+from ctxviewer.diff.conversation import derived_note
+from ctxviewer.model.codec import to_builtins
+from ctxviewer.model.findings import Finding
+from ctxviewer.model.serialize import format_created
+from ctxviewer.model.trace import NOT_RECORDED, RequestTrace
+from ctxviewer.model.words import fmt_int
+from ctxviewer.present.answer import answer_lines, response_dict
+from ctxviewer.present.columns import ITEM_COLUMNS
+from ctxviewer.present.request_body import request_dict, request_notice
+from ctxviewer.store.query import TraceRow
+
+
+def finding_to_dict(f: Finding) -> dict[str, Any]:
+    """JSON form of a finding (the one codec, :func:`ctxviewer.model.codec.to_builtins`): ``rule``,
+    ``severity``, ``message``, ``evidence`` (``item_ids``, ``positions``, ``fields``, ``spans`` as
+    ``{item_id, start, end}`` code points, ``tool_call_ids``), ``table_row``, ``first_evidence``,
+    ``repair``."""
+    d: dict[str, Any] = to_builtins(f)
+    d["severity"] = f.severity.value
+    return d
+
+
+def trace_row_to_dict(r: TraceRow) -> dict[str, Any]:
+    """JSON form of one trace-list row (the ``list --json`` object), read from the facts stored
+    on the row at import (:mod:`ctxviewer.store.facts`), never re-derived: ``trace_id``,
+    ``created`` (ISO 8601 UTC, as in ``show --json``), ``service``, ``provider``, ``model``,
+    ``capacity``, ``input_tokens``, ``reserved_output_tokens``, ``retained``, ``omitted`` (null when
+    the format cannot record omissions), ``omissions_recorded``, ``margin``, ``fits``, ``state``,
+    ``verdict``, ``worst_finding`` (``{rule, severity}`` or null), ``replay_of``, ``session_id``,
+    ``span_status`` (``ok`` / ``error`` / ``unset`` / ``unfinished``, :mod:`ctxviewer.model.span_facts`),
+    ``status_message``, ``agent`` and ``operation`` (null when not recorded)."""
+    rule = r.worst_rule
+    return {
+        "trace_id": r.trace_id,
+        "created": format_created(r.created),
+        "service": r.service,
+        "provider": r.provider,
+        "model": r.model,
+        "capacity": r.capacity,
+        "input_tokens": r.input_tokens,
+        "reserved_output_tokens": r.reserved_output_tokens,
+        "retained": r.retained_count,
+        "omitted": None if r.omissions_recorded is False else r.omitted_count,
+        "omissions_recorded": r.omissions_recorded,
+        "margin": r.margin,
+        "fits": r.fits,
+        "state": r.state,
+        "verdict": r.verdict,
+        "worst_finding": None if rule is None else {"rule": rule, "severity": r.worst_severity},
+        "replay_of": r.replay_of,
+        "session_id": r.session_id,
+        "span_status": r.span_status,
+        "status_message": r.status_message,
+        "agent": r.agent,
+        "operation": r.operation,
+    }
+
+
+def trace_summary(trace: RequestTrace, assessment: Assessment | None = None) -> dict[str, Any]:
+    """JSON-ready summary of a trace (the ``show --json`` object), rendering its assessment
+    (``assessment`` if given, else :func:`~ctxviewer.assess.assessment.assess` of ``trace``).
+
+    Keys: ``trace_id``, ``created`` (ISO-8601 UTC), ``model``, ``provider``, ``capacity``,
+    ``limit_mode``, ``reserved_output_tokens``, ``input_tokens``, ``allocations`` (category ->
+    retained tokens), ``budget`` (category -> declared tokens, declared ones only), ``margin``
+    (C - input - B_out, eq. 3.1), ``fits`` (eq. 3.1 holds: bool or null), ``state`` (``ok`` /
+    ``warning`` / ``failure``, from the worst finding), ``verdict`` (words), ``findings`` (worst
+    first, :func:`finding_to_dict`), ``over_before_trim``, ``policy`` ({id, version, available}), ``replay_of``, ``service``,
+    ``omissions_recorded`` (False when the source format cannot record omitted items), ``usage``
+    (normalised: ``input_tokens`` incl. cache, ``cached_input_tokens``, ``cache_creation_input_tokens``,
+    ``output_tokens`` incl. reasoning, ``reasoning_tokens``; null = not reported), ``response``,
+    ``request``, ``status``, ``session_id`` (:func:`_call_fields`), ``tool_calls`` (name, arguments as sent, id,
+    with their checks and verdict), ``validations``, and
+    ``items``: a list in final order of ``{position, kind, id, status, tokens, tokens_source
+    (recorded, reported, counted or null), tokens_encoding, priority, trust,
+    omission_reason, source, role}`` with omitted items included; ``evidence_positions`` (the evidence
+    position map: ``retained_count``, ``long_list``, ``middle_band``, ``needed_source`` and per
+    evidence item ``item_id, status, position, index, tokens, share, score, cited, needed, band,
+    risk, omission_reason``; ``null`` without evidence).
+    """
+    a = assessment if assessment is not None else assess(trace)
+    chk = a.capacity
+    return {
+        "trace_id": trace.trace_id,
+        "created": format_created(trace.created),
+        "model": trace.endpoint.model,
+        "provider": trace.endpoint.provider,
+        "capacity": trace.endpoint.capacity,
+        "limit_mode": trace.endpoint.limit_mode.value if trace.endpoint.limit_mode else None,
+        "encoding": trace.endpoint.encoding,
+        "reserved_output_tokens": trace.reserved_output_tokens,
+        "input_tokens": chk.input_tokens,
+        "safety_margin": trace.safety_margin,
+        "allocations": {x.category.value: x.used for x in a.allocations},
+        "budget": {c.value: v for c, v in trace.budget.items()},
+        "margin": chk.margin,
+        "fits": chk.fits,
+        "state": a.state.value,
+        "verdict": a.verdict,
+        "findings": [finding_to_dict(f) for f in a.findings],
+        "over_before_trim": chk.over_before_trim,
+        "policy": {
+            "id": trace.policy.id,
+            "version": trace.policy.version,
+            "available": trace.policy.available,
+        },
+        "replay_of": trace.replay_of,
+        "service": trace.service,
+        "omissions_recorded": a.omissions_recorded,
+        "usage": {
+            "input_tokens": trace.usage.input_tokens,
+            "output_tokens": trace.usage.output_tokens,
+            "cached_input_tokens": trace.usage.cached_input_tokens,
+            "cache_creation_input_tokens": trace.usage.cache_creation_input_tokens,
+            "reasoning_tokens": trace.usage.reasoning_tokens,
+        },
+        **_call_fields(trace),
+        "items": [
+            {
+                "position": it.position,
+                "kind": it.kind.value,
+                "id": it.id,
+                "status": it.status.value,
+                "tokens": it.tokens,
+                "tokens_source": it.tokens_provenance.source.value if it.tokens_provenance else None,
+                "tokens_encoding": it.tokens_provenance.encoding if it.tokens_provenance else None,
+                "priority": it.priority,
+                "trust": it.trust.value,
+                "omission_reason": it.omission_reason,
+                "source": it.source.label() if it.source else None,
+                "role": it.role,
+            }
+            for it in trace.items
+        ],
+        "tool_calls": [
+            {
+                "name": c.name,
+                "arguments": c.arguments,
+                "id": c.id,
+                "verdict": c.verdict.value if c.verdict else None,
+                "decided_by": c.decided_by,
+                "checks": [
+                    {"check": k.check, "passed": k.passed, "rule": k.rule, "detail": k.detail} for k in c.checks
+                ],
+            }
+            for c in trace.tool_calls
+        ],
+        "validations": [{"check": v.check, "passed": v.passed, "detail": v.detail} for v in trace.validations],
+        **_evidence_positions(trace),
+    }
+
+
+def _call_fields(trace: RequestTrace) -> dict[str, Any]:
+    """``response`` ({text, finish_reason, model, id} or null), ``request`` (``content`` or only
+    ``sha256``, ``exact_replay``, ``redacted_fields``, ``notice``: :func:`ctxviewer.present.request_body.request_dict`), ``status`` (the span's {code,
+    message, completeness}; codes ``ok`` / ``error`` / ``unset``, null where not recorded) and
+    ``session_id`` -- as imported (issue 6)."""
+    a = trace.attributes
+    return {
+        "response": response_dict(trace),
+        "request": request_dict(trace),
+        "status": {"code": a.get("otel.status_code"), "message": a.get("otel.status_message"),
+                   "completeness": a.get("ctxviewer.completeness")},
+        "session_id": trace.session_id,
+    }
+
+
+def _evidence_positions(trace: RequestTrace) -> dict[str, Any]:
+    """``evidence_positions``: the evidence position map (:mod:`ctxviewer.assess.evidence_positions`),
+    ``null`` for a trace without evidence items (issue 9, owned by the diagnostics)."""
+    from ctxviewer.assess.checks.config import marked_documents
+    from ctxviewer.assess.evidence_positions import evidence_map
+
+    m = evidence_map(trace, marked_documents(trace.trace_id))
+    return {"evidence_positions": m.as_dict() if m is not None else None}
+
+
+def format_trace_text(trace: RequestTrace, assessment: Assessment | None = None) -> str:
+    """A plain-text rendering of a trace for terminals, from its assessment: the header rows (with
+    the state), the verdict and numbers line, the findings, per-category allocations (used /
+    declared / omitted tokens), the items in final order, worded by the item-table columns, then
+    the answer (:func:`ctxviewer.present.answer.answer_lines`: response, tool calls with their checks and
+    verdict, validations) and what was kept of the serialized request (:func:`ctxviewer.present.request_body.request_notice`)."""
+    from tabulate import tabulate  # the text form only (``show --json`` needs none of it: start-up, issue 11)
+
+    a = assessment if assessment is not None else assess(trace)
+    lines = [f"{label:<12}{line}" if n == 0 else f"{'':<12}{line}"
+             for label, text in a.header
+             for n, line in enumerate(text.splitlines() or [""])]
+    lines.append(f"{'eq. 3.1':<12}{a.verdict}")
+    lines.append(f"{'':<12}{a.numbers}")
+    if a.findings:
+        lines.append("")
+        lines.append(tabulate(
+            [(f.severity.value, f.rule, f.table_row if f.table_row is not None else "", f.message)
+             for f in a.findings],
+            headers=("severity", "rule", "Table 3.1", "finding"), tablefmt="simple", disable_numparse=True))
+    known = a.omissions_recorded
+    lines.append("")
+    alloc_rows = []
+    for x in a.allocations:
+        declared = fmt_int(x.declared) if x.declared is not None else "-"
+        omitted = (fmt_int(x.omitted) if x.omitted_count else "0") if known else NOT_RECORDED
+        alloc_rows.append((CATEGORY_LABELS[x.category], fmt_int(x.used), declared, omitted))
+    lines.append(tabulate(alloc_rows, headers=("category", "used", "declared", "omitted"),
+                          colalign=("left", "right", "right", "right"), tablefmt="simple",
+                          disable_numparse=True))
+    lines.append("")
+    lines.append(tabulate(
+        [[c.format(it) for c in ITEM_COLUMNS] for it in trace.items],
+        headers=[c.title for c in ITEM_COLUMNS],
+        colalign=["right" if c.numeric else "left" for c in ITEM_COLUMNS],
+        tablefmt="simple", disable_numparse=True))
+    if not known:
+        lines.append(f"omitted items: {NOT_RECORDED} ({trace.source_format} traces only record what was sent)")
+        derived = derived_note(trace)
+        if derived:
+            lines.append(derived)
+    lines.append("")
+    lines += answer_lines(trace)
+    lines += ["", f"Request: {request_notice(trace.request)}"]
+    return "\n".join(lines)

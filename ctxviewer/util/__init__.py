@@ -1,0 +1,23 @@
+"""Basics with no knowledge of traces: text made visible, cancel points, a memo, packaged assets.
+
+What lives here:
+
+* :mod:`~ctxviewer.util.visible` -- invisible and control characters made visible, without
+  changing the stored text (every surface that shows trace text goes through it);
+* :mod:`~ctxviewer.util.highlight` -- syntax-highlight spans (pygments), painted over plain text;
+* :mod:`~ctxviewer.util.large_text` -- previews of huge texts;
+* :mod:`~ctxviewer.util.axis_labels` -- tick labels of a token axis;
+* :mod:`~ctxviewer.util.interrupt` -- cancel points and SIGTERM handling for long work;
+* :mod:`~ctxviewer.util.memo` -- a memo of a pure function's results, found by identity;
+* :mod:`~ctxviewer.util.assets` -- runtime assets (``ctxviewer/resources``) through
+  :mod:`importlib.resources`;
+* :mod:`~ctxviewer.util.file_kind` -- what a file is (FIFO, device, too large to read), and
+  shell words for the commands a message suggests;
+* :mod:`~ctxviewer.util.plugins` -- the one plug-in registry (built-ins and entry points).
+
+May import: the standard library and third-party packages only; never another ``ctxviewer``
+package (this is the ground floor, checked by the layers contract in ``pyproject.toml``).
+
+A new helper goes here only when it knows nothing of traces; anything that reads a
+:class:`~ctxviewer.model.trace.RequestTrace` belongs in the package of its concept.
+"""
