@@ -3,7 +3,7 @@ answer needed. Stored beside the trace database, never in it.
 
 The marks of ``traces.db`` live in ``traces.db.marks.json`` (:func:`marks_path`)::
 
-    {"format": "ctxviewer.assess.marks/1",
+    {"format": "ctxviewer.marks/1",
      "traces": {"evidence-in-middle": {"row": 3, "needed": ["KB-1008#p1"]}}}
 
 so the database can stay read-only and shared while each engineer keeps their own reading of it.
@@ -25,7 +25,7 @@ from ctxviewer.assess.checks.config import CheckConfig, load_for_db
 from ctxviewer.model.findings import Finding
 from ctxviewer.model.table31 import row as table_row
 
-FORMAT = "ctxviewer.assess.marks/1"
+FORMAT = "ctxviewer.marks/1"
 """Format tag written into every marks file."""
 
 

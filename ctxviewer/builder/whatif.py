@@ -272,8 +272,8 @@ def _trace(trace: RequestTrace, sc: Scenario, cands: list[Candidate], costs: dic
         endpoint=replace(trace.endpoint, capacity=capacity), items=tuple(items), budget=budget,
         reserved_output_tokens=reserve, input_tokens=t.input_tokens, usage=Usage(), response=None,
         tool_calls=(), validations=(), source_format="whatif",
-        attributes={**dict(trace.attributes), "ctxviewer.builder.whatif.of": trace.trace_id,
-                    "ctxviewer.builder.whatif.scenario": describe(sc)},
+        attributes={**dict(trace.attributes), "ctxviewer.whatif.of": trace.trace_id,
+                    "ctxviewer.whatif.scenario": describe(sc)},
     )
 
 

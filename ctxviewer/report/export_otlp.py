@@ -14,7 +14,7 @@ strings for structured values as the spec allows):
   and its tool calls; ``gen_ai.usage.{input_tokens, output_tokens, cache_read.input_tokens,
   cache_creation.input_tokens, reasoning.output_tokens}`` where reported;
 * what GenAI lacks, as ``ctxviewer.*``: ``ctxviewer.items`` (per item id, kind, status, position,
-  priority, trust, omission_reason, tokens), ``ctxviewer.assess.budget.{category}``,
+  priority, trust, omission_reason, tokens), ``ctxviewer.budget.{category}``,
   ``ctxviewer.endpoint.capacity``, ``ctxviewer.safety_margin``, ``ctxviewer.policy.{id,version}``,
   ``ctxviewer.trace_id``, and ``ctxviewer.trace`` -- the whole trace in the native JSON shape
   (:func:`ctxviewer.model.serialize.trace_to_dict`), so :mod:`ctxviewer.importers.ctxviewer_otlp` gives
@@ -125,7 +125,7 @@ def genai_attributes(t: RequestTrace) -> dict[str, Any]:
                                       "position": i.position, "priority": i.priority, "trust": i.trust.value,
                                       "omission_reason": i.omission_reason, "tokens": i.tokens} for i in t.items]))
     for cat, value in t.budget.items():
-        put(f"ctxviewer.assess.budget.{cat.value}", value)
+        put(f"ctxviewer.budget.{cat.value}", value)
     for key, value in (("ctxviewer.endpoint.capacity", t.endpoint.capacity), ("ctxviewer.safety_margin", t.safety_margin),
                        ("ctxviewer.policy.id", t.policy.id), ("ctxviewer.policy.version", t.policy.version)):
         if value is not None:

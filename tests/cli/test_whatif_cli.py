@@ -63,7 +63,7 @@ def test_save_writes_another_db_and_never_the_source(tmp_path: Path) -> None:
         [row] = store.list()
         saved = store.load(row.trace_id)
     assert saved.replay_of == "budget-8k" and saved.trace_id.startswith("budget-8k~whatif-")
-    assert saved.attributes["ctxviewer.builder.whatif.scenario"] == "add evidence what-if-1 (priority 75)"
+    assert saved.attributes["ctxviewer.whatif.scenario"] == "add evidence what-if-1 (priority 75)"
     res = CliRunner().invoke(cli, ["whatif", str(src), "budget-8k", "--save", str(src)])
     assert res.exit_code == 2 and "the source database is never written" in res.output  # as export -o DB
 

@@ -81,7 +81,7 @@ def test_export_speaks_current_genai_conventions(tmp_path: Path) -> None:
     msgs = json.loads(attrs["gen_ai.input.messages"]["stringValue"])
     assert len(msgs) == len([i for i in t.retained if i.kind.value != "tool"])  # omitted items are not sent
     for cat, v in t.budget.items():
-        assert attrs[f"ctxviewer.assess.budget.{cat.value}"] == {"intValue": str(v)}
+        assert attrs[f"ctxviewer.budget.{cat.value}"] == {"intValue": str(v)}
     # any OTel GenAI consumer reads it: the otel importer sees the same model, messages and usage
     traces = [r for r in get_importer("otel").load(out) if isinstance(r, RequestTrace)]
     assert traces[0].endpoint.model == t.endpoint.model
