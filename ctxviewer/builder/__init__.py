@@ -1,4 +1,5 @@
-"""Build requests by the chapter 3.3 rules and record what was sent (public API).
+"""Building and re-trimming requests: the chapter 3.3 rules as a library, and the what-if that
+re-trims a recorded trace.
 
     from ctxviewer.builder import Builder, Candidate
     from ctxviewer.model.trace import Kind
@@ -11,7 +12,16 @@
     save_traces("traces.db", [result.trace])  # the selection record, as ctxviewer shows it
                                               # (ctxviewer.pipeline.stored_facts: assessed, then stored)
 
-See :mod:`.trim` for the rules, :mod:`.rules` for how a request is counted. No Qt here.
+What lives here: :mod:`.api` (:class:`Builder`, :class:`BuildResult`), :mod:`.candidates` (what
+may go into a request), :mod:`.trim` (the trimming rules), :mod:`.rules` and :mod:`.junctions`
+(how a request is serialized and counted), :mod:`.whatif` (re-trimming a recorded trace under
+other limits, pins and priorities).
+
+May import: :mod:`ctxviewer.assess` (eq. 3.1), :mod:`ctxviewer.tokens`, :mod:`ctxviewer.model`,
+:mod:`ctxviewer.util`. No Qt here.
+
+A new trimming rule goes into :mod:`.trim`; a new serialization (an endpoint's chat template)
+into :mod:`.rules`.
 """
 
 from ctxviewer.builder.api import Builder, BuildResult, input_budget

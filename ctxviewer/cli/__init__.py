@@ -1,8 +1,19 @@
-"""The ``ctxviewer`` command line: a thin click group over the same core the GUI uses.
+"""The ``ctxviewer`` command line: one click group whose commands call the same core functions as
+the window, so both say the same about a trace.
 
 ``ctxviewer [DB]`` opens the window (``open`` is the default command); ``import``, ``list``,
-``show`` and ``screenshot`` work on trace databases. Qt is imported only inside the commands that
-need it, so ``list`` / ``show`` / ``import`` run on machines without a display.
+``show`` and ``screenshot`` are defined here; every other command is one module, loaded only
+when it runs (:class:`~ctxviewer.cli.group.LazyCommands`): ``check_cmd``, ``diff_cmd``,
+``export_cmd``, ``report_cmd``, ``scan_cmd``, ``search_cmd``, ``tokens_cmd``, ``upgrade_cmd``,
+``whatif_cmd``. Shared parts: ``group`` (the group class and its manners), ``output`` (the one
+place a command's outcome reaches the terminal), ``status`` (exit statuses), ``write`` and
+``output_path`` (the ``-o`` file guard).
+
+May import: every core package, and :mod:`ctxviewer.gui` only inside the commands that open a
+window (ruff TID253), so ``list`` / ``show`` / ``import`` run on machines without a display.
+Only ``python -m ctxviewer`` imports this package.
+
+A new command goes here as ``<name>_cmd.py``, registered by name in the group's lazy table below.
 """
 
 from __future__ import annotations

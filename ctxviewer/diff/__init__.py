@@ -1,15 +1,20 @@
-"""Compare two request traces item by item (issue 8), and derive what was dropped between the calls
-of one conversation.
+"""Comparing: two request traces item by item, and what was dropped between the calls of one
+conversation.
 
-* :func:`diff_traces` (A, B) -> :class:`TraceDiff`: items aligned by identity
-  (:mod:`.identity`), per-item changes (:class:`Change`), moves, first point of divergence, policy,
-  endpoint and reserve changes, per-category tokens and the eq. 3.1 verdict before and after,
-  evidence order, response and tool calls. One frozen result for the GUI, the CLI and the tests.
-* :func:`word_diff` (text A, text B) -> :class:`WordDiff`: word-level text diff with spans.
-* :mod:`.render`: the JSON object and the readable summary of a diff.
+* :func:`diff_traces` (A, B) -> :class:`TraceDiff` (:mod:`.request`, :mod:`.result`): items
+  aligned by identity (:mod:`.identity`, :mod:`.items`), per-item changes (:class:`Change`),
+  moves, first point of divergence, policy, endpoint and reserve changes, per-category tokens and
+  the eq. 3.1 verdict before and after, evidence order, response and tool calls. One frozen
+  result for the GUI, the CLI and the tests.
+* :func:`word_diff` (text A, text B) -> :class:`WordDiff` (:mod:`.words`): word-level text diff.
+* :mod:`.render`: the JSON object and the readable summary of a diff; :mod:`.cells`: what each
+  cell of the diff table says.
 * :mod:`.conversation`: "dropped between calls" for traces that record no omissions.
 
-No Qt here.
+May import: :mod:`ctxviewer.present`, :mod:`ctxviewer.assess`, :mod:`ctxviewer.store` (to find a
+conversation's calls), :mod:`ctxviewer.model`, :mod:`ctxviewer.util`. No Qt here.
+
+A new kind of comparison goes here; its view goes into :mod:`ctxviewer.gui`.
 """
 
 from __future__ import annotations

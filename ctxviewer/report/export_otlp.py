@@ -15,7 +15,7 @@ strings for structured values as the spec allows):
   cache_creation.input_tokens, reasoning.output_tokens}`` where reported;
 * what GenAI lacks, as ``ctxviewer.*``: ``ctxviewer.items`` (per item id, kind, status, position,
   priority, trust, omission_reason, tokens), ``ctxviewer.budget.{category}``,
-  ``ctxviewer.endpoint.capacity``, ``ctxviewer.safety_margin``, ``ctxviewer.policy.{id,version}``,
+  ``ctxviewer.endpoint.capacity``, ``ctxviewer.safety_margin``, ``ctxviewer.policy.id`` and ``ctxviewer.policy.version``,
   ``ctxviewer.trace_id``, and ``ctxviewer.trace`` -- the whole trace in the native JSON shape
   (:func:`ctxviewer.model.serialize.trace_to_dict`), so :mod:`ctxviewer.importers.ctxviewer_otlp` gives
   exactly the same trace back.

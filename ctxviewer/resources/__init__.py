@@ -1,4 +1,6 @@
-"""Runtime assets of ctxviewer (icons, stylesheet), installed as the ``ctxviewer.resources`` package.
+"""Runtime assets of ctxviewer (icons, stylesheet, rule words, endpoint profiles, Table 3.1), installed
+as the ``ctxviewer.resources`` package.
 
-Load them with :func:`ctxviewer.util.assets.read_text` / :func:`ctxviewer.util.assets.path`, never by file path.
+Load them with :func:`ctxviewer.util.assets.read_text` / :func:`ctxviewer.util.assets.read_bytes`
+(or :func:`ctxviewer.util.assets.files`), never by file path.
 """

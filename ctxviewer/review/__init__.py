@@ -1,5 +1,5 @@
-"""The review queue: every injection and tool-call finding of a trace database, worked through to
-a reviewer's verdict (issue 10).
+"""The review queue: every prompt-injection and tool-call finding of a trace database, worked
+through to a reviewer's verdict.
 
 * :mod:`.keys` -- :class:`FindingKey` (trace, item, rule, span): what identifies a finding across
   re-imports, and :class:`ReviewVerdict` (confirmed injection / false positive / needs follow-up).
@@ -9,7 +9,11 @@ a reviewer's verdict (issue 10).
   filterable view with its counts ("37 of 112 reviewed") shared by the GUI audit view, SARIF and
   the HTML report.
 
-No Qt here.
+May import: :mod:`ctxviewer.store`, :mod:`ctxviewer.assess`, :mod:`ctxviewer.model`,
+:mod:`ctxviewer.util`. No Qt here.
+
+A new reviewer workflow (a verdict kind, a queue filter) goes here; its pane goes into
+:mod:`ctxviewer.gui`.
 """
 
 from __future__ import annotations

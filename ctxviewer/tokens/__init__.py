@@ -1,2 +1,13 @@
-"""Token accounting by the endpoint's rule: profiles (model name -> encoding, limits, framing),
-raw-request counting, and the per-trace breakdown that adds up to the counted total. No Qt here."""
+"""Counting tokens: tiktoken counts offline, endpoint profiles (which encoding, context window and
+framing a model name means), and the accounting of a serialized request by the endpoint's rule.
+
+What lives here: :mod:`.counting` (counts, the bundled encodings, counting over the cores),
+:mod:`.profiles` (model name -> encoding, capacity, limits, framing, tool and image rules),
+:mod:`.request_accounting` (a raw request counted part by part) and :mod:`.images` (image tokens
+from the image's header).
+
+May import: :mod:`ctxviewer.util` only (no trace model: these count text and request bodies). No Qt here.
+
+A new endpoint's rule goes into ``ctxviewer/resources/endpoint_profiles.json`` (data); a new
+way of counting goes here.
+"""

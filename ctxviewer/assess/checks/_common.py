@@ -1,8 +1,8 @@
 """Helpers shared by the built-in checks: findings with their Table 3.1 or rule words, citations.
 
 :func:`table_finding` builds a finding that is an instance of a Table 3.1 row (its
-``first_evidence`` and ``repair`` from ``resources/table_3_1.json``); :func:`rule_finding` one of a
-check that is not a table row (words from ``resources/check_rules.json``, keyed by rule id).
+``first_evidence`` and ``repair`` from ``ctxviewer/resources/table_3_1.json``); :func:`rule_finding` one of a
+check that is not a table row (words from ``ctxviewer/resources/check_rules.json``, keyed by rule id).
 No Qt here.
 """
 

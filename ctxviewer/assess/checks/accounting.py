@@ -1,6 +1,6 @@
 """Token accounting consistency: the numbers of a trace that cannot all be right.
 
-Rule ids (not Table 3.1 rows; words in ``resources/check_rules.json``):
+Rule ids (not Table 3.1 rows; words in ``ctxviewer/resources/check_rules.json``):
 
 * ``accounting.no_room_for_input`` (failure) -- C - B_out - safety margin leaves no room, or less
   than the required items (policy and user request) need.

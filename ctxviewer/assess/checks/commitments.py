@@ -5,7 +5,7 @@ Where the trace has structured commitment records -- context items whose source 
 ``commitments`` (:data:`RECORD_STORES`) -- a record that was omitted is ``commitment.record_omitted``
 (failure) and no text is scanned. Otherwise the omitted history, summary and memory items are
 scanned for commitment language (approvals, promises, conditions; English, German, French and
-Spanish in ``resources/commitment_language.json``). A sentence with such language is *carried*
+Spanish in ``ctxviewer/resources/commitment_language.json``). A sentence with such language is *carried*
 when one retained history, summary, memory or user item holds at least :data:`CARRIED_SHARE` of
 its content words (:func:`ctxviewer.assess.textmatch.coverage`); documents and the policy state rules,
 not the commitments made in this conversation, so they do not carry one. The sentences no retained
