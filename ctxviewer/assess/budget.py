@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from ctxviewer.model.trace import Category, ContextItem, Kind, LimitMode, RequestTrace, Status
 from ctxviewer.util.memo import by_identity
 
+RECORDED = "recorded"
+""":attr:`CapacityCheck.capacity_source` of a C the trace recorded."""
+
 CATEGORY_ORDER: tuple[Category, ...] = (
     Category.SYS,
     Category.HIST,
@@ -155,6 +158,17 @@ class CapacityCheck:
     capacity_problem: str | None = None
     """Why C cannot be right, in words (B_out >= C, or C equal to the model's max output); the
     verdict then says this instead of a margin."""
+    capacity_source: str = RECORDED
+    """Where C came from: :data:`RECORDED` (the trace), or ``"assumed (model catalogue: genai-prices
+    0.2.3, gpt-4o-mini)"`` when the trace did not record it and the model catalogue knows the model
+    (:func:`ctxviewer.tokens.catalogue.lookup`)."""
+    output_assumed: bool = False
+    """True when B_out was not recorded and the input alone was checked against C (B_out taken as 0)."""
+
+    @property
+    def capacity_assumed(self) -> bool:
+        """Whether C is an assumption (not recorded on the trace)."""
+        return self.capacity_source != RECORDED
 
     @property
     def over_before_trim(self) -> int | None:
@@ -164,12 +178,29 @@ class CapacityCheck:
         return self.input_before_trim + (self.reserved_output or 0) - self.capacity
 
 
+def catalogue_capacity(trace: RequestTrace) -> tuple[int | None, str]:
+    """C for eq. 3.1 and where it came from: the trace's recorded capacity (:data:`RECORDED`), else
+    the model catalogue's context window for its provider and model, ``"assumed (model catalogue:
+    SOURCE)"`` (:func:`ctxviewer.tokens.catalogue.lookup`); ``(None, RECORDED)`` when neither has it."""
+    ep = trace.endpoint
+    if ep.capacity is not None or ep.limit_mode is LimitMode.SEPARATE:
+        return ep.capacity, RECORDED
+    from ctxviewer.tokens.catalogue import lookup  # the catalogue's data loads only for such a trace
+
+    found = lookup(ep.provider, ep.model)
+    if found is None or found.capacity is None:
+        return None, RECORDED
+    return found.capacity, f"assumed (model catalogue: {found.source})"
+
+
 def check_capacity(trace: RequestTrace) -> CapacityCheck:
     """Apply eq. 3.1 to ``trace``.
 
-    Shared mode (or mode not recorded): ``fits`` iff input + B_out <= C. Separate mode: ``fits`` iff
-    input <= max_input and B_out <= max_output. Returns ``fits=None`` when a needed quantity is
-    unknown (a missing B_out is treated as unknown, never as 0).
+    Shared mode (or mode not recorded): ``fits`` iff input + B_out <= C, with C the recorded
+    capacity or, when the trace records none, the model catalogue's context window (marked
+    assumed: :func:`catalogue_capacity`); when B_out was not recorded the input alone is checked
+    against C (``output_assumed``). Separate mode: ``fits`` iff input <= max_input and B_out <=
+    max_output. Returns ``fits=None`` when a needed quantity is unknown.
     """
     ep = trace.endpoint
     items_sum = _sum([i.tokens for i in trace.retained])
@@ -204,15 +235,18 @@ def check_capacity(trace: RequestTrace) -> CapacityCheck:
             output_fits=out_fits,
             input_source=source,
         )
+    cap, cap_source = catalogue_capacity(trace)
+    assumed_out = out is None and cap is not None
+    b_out = 0 if assumed_out else out
     margin = None
-    if ep.capacity is not None and input_tokens is not None and out is not None:
-        margin = ep.capacity - (input_tokens + out)
+    if cap is not None and input_tokens is not None and b_out is not None:
+        margin = cap - (input_tokens + b_out)
     fits = None if margin is None else margin >= 0
-    if fits and reported is not None and ep.capacity is not None and out is not None \
-            and reported + out > ep.capacity:
+    if fits and reported is not None and cap is not None and b_out is not None \
+            and reported + b_out > cap:
         fits, source = False, "reported by the provider"  # the endpoint enforces its own count
     return CapacityCheck(
-        capacity=ep.capacity,
+        capacity=cap,
         limit_mode=ep.limit_mode,
         input_tokens=input_tokens,
         reserved_output=out,
@@ -223,6 +257,8 @@ def check_capacity(trace: RequestTrace) -> CapacityCheck:
         input_source=source,
         reported_input=reported,
         capacity_problem=_capacity_problem(trace),
+        capacity_source=cap_source,
+        output_assumed=assumed_out,
     )
 
 
@@ -298,10 +334,19 @@ def verdict_text(chk: CapacityCheck) -> str:
         return chk.capacity_problem
     if chk.input_tokens is None:
         return "input tokens not recorded"
-    if chk.reserved_output is None:
+    if chk.reserved_output is None and not chk.output_assumed:
         return "reserved output not recorded"
     assert chk.margin is not None
-    room = chk.capacity - chk.reserved_output
+    text = _shared_verdict(chk)
+    notes = [n for n, on in (("capacity assumed", chk.capacity_assumed),
+                             ("reserved output not recorded: input alone checked", chk.output_assumed)) if on]
+    return text + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def _shared_verdict(chk: CapacityCheck) -> str:
+    """The shared-limit verdict of a decided check (C, the input and B_out or its assumption known)."""
+    assert chk.capacity is not None and chk.input_tokens is not None and chk.margin is not None
+    room = chk.capacity - (chk.reserved_output or 0)
     if chk.margin >= 0 and chk.fits is False and chk.reported_input is not None:
         return (f"over capacity by {_n(chk.reported_input - room)} tokens by the provider-reported input: "
                 f"had {_n(room)} tokens left, needed {_n(chk.reported_input)} (counted {_n(chk.input_tokens)})")
@@ -339,9 +384,9 @@ def used_bar(trace: RequestTrace) -> list[BarSegment]:
     if out:
         segs.append(BarSegment(CATEGORY_LABELS[Category.OUT], Category.OUT.value, pos, out))
         pos += out
-    cap = trace.endpoint.capacity
+    chk = capacity(trace)
+    cap = chk.capacity  # recorded, or the model catalogue's (assumed)
     if cap is not None and trace.endpoint.limit_mode is not LimitMode.SEPARATE:
-        chk = capacity(trace)
         end = pos if chk.input_tokens is None else chk.input_tokens + (out or 0)
         if cap > end:
             segs.append(BarSegment("margin", "margin", end, cap - end))

@@ -145,7 +145,6 @@ def numbers_line(trace: RequestTrace, chk: CapacityCheck) -> str:
     """The quantities of eq. 3.1 (``chk``, the trace's :class:`~ctxviewer.assess.budget.CapacityCheck`)
     in one line of words, e.g.
     ``"input 6,000 + reserved output 1,200 of capacity 8,000 tokens · declared safety margin 800"``."""
-    ep = trace.endpoint
     if chk.limit_mode is LimitMode.SEPARATE:
         text = (
             f"input {fmt_int(chk.input_tokens)} of input limit {fmt_int(chk.max_input)} · "
@@ -153,7 +152,12 @@ def numbers_line(trace: RequestTrace, chk: CapacityCheck) -> str:
         )
     else:
         text = f"input {fmt_int(chk.input_tokens)} + reserved output {fmt_int(chk.reserved_output)}"
-        text += f" of capacity {fmt_int(ep.capacity)} tokens" if ep.capacity is not None else f" · capacity {NOT_RECORDED}"
+        if chk.capacity is None:
+            text += f" · capacity {NOT_RECORDED}"
+        else:
+            text += f" of capacity {fmt_int(chk.capacity)} tokens"
+            if chk.capacity_assumed:
+                text += f" {chk.capacity_source}"
     if trace.safety_margin is not None:
         text += f" · declared safety margin {fmt_int(trace.safety_margin)}"
     return text

@@ -73,8 +73,9 @@ def trace_summary(trace: RequestTrace, assessment: Assessment | None = None) -> 
     """JSON-ready summary of a trace (the ``show --json`` object), rendering its assessment
     (``assessment`` if given, else :func:`~ctxviewer.assess.assessment.assess` of ``trace``).
 
-    Keys: ``trace_id``, ``created`` (ISO-8601 UTC), ``model``, ``provider``, ``capacity``,
-    ``limit_mode``, ``reserved_output_tokens``, ``input_tokens``, ``allocations`` (category ->
+    Keys: ``trace_id``, ``created`` (ISO-8601 UTC), ``model``, ``provider``, ``capacity`` (the C eq. 3.1
+    used, tokens), ``capacity_source`` (``recorded``, ``assumed (model catalogue: ...)`` when the trace
+    recorded none, or null when C is not known), ``limit_mode``, ``reserved_output_tokens``, ``input_tokens``, ``allocations`` (category ->
     retained tokens), ``budget`` (category -> declared tokens, declared ones only), ``margin``
     (C - input - B_out, eq. 3.1), ``fits`` (eq. 3.1 holds: bool or null), ``state`` (``ok`` /
     ``warning`` / ``failure``, from the worst finding), ``verdict`` (words), ``findings`` (worst
@@ -98,7 +99,8 @@ def trace_summary(trace: RequestTrace, assessment: Assessment | None = None) -> 
         "created": format_created(trace.created),
         "model": trace.endpoint.model,
         "provider": trace.endpoint.provider,
-        "capacity": trace.endpoint.capacity,
+        "capacity": chk.capacity,
+        "capacity_source": chk.capacity_source if chk.capacity is not None else None,
         "limit_mode": trace.endpoint.limit_mode.value if trace.endpoint.limit_mode else None,
         "encoding": trace.endpoint.encoding,
         "reserved_output_tokens": trace.reserved_output_tokens,

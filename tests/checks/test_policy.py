@@ -31,8 +31,29 @@ def test_missing_policy_item_required_by_id_is_a_failure():
     t = replace(t, items=tuple(i for i in t.items if i.kind is not Kind.POLICY))
     [f] = run(t)
     assert (f.rule, f.severity) == ("policy.missing", Severity.FAILURE)
-    [g] = run(replace(t, policy=Policy()))
-    assert (g.rule, g.severity) == ("policy.missing", Severity.WARNING)
+    [g] = run(replace(t, policy=Policy()))  # an application that sends no system instructions: neutral
+    assert (g.rule, g.severity, g.message) == (
+        "policy.missing", Severity.INFO, "no policy (system instructions) was sent with this request")
+
+
+def test_no_policy_finding_when_the_content_was_not_captured():
+    """OpenTelemetry content capture is opt-in: nothing captured says nothing about a policy."""
+    t = make_trace()
+    t = replace(t, policy=Policy(), items=tuple(i for i in t.items if i.kind is not Kind.POLICY),
+                attributes={"ctxviewer.content": "not captured"})
+    assert [f.rule for f in run(t)] == []
+
+
+def test_a_policy_expected_by_the_config_and_not_sent_is_a_failure():
+    t = make_trace()
+    t = replace(t, policy=Policy(), items=tuple(i for i in t.items if i.kind is not Kind.POLICY))
+    token = config.using(config.CheckConfig().with_expected({"support-policy": "v3"}))
+    try:
+        [f] = run(t)
+    finally:
+        config.restore(token)
+    assert (f.rule, f.severity, f.message) == (
+        "policy.missing", Severity.FAILURE, "policy support-policy was required but no policy item was sent")
 
 
 def test_omitted_policy_item_counts_as_missing():

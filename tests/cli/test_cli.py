@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from ctxviewer.cli import cli
+from ctxviewer.tokens.catalogue import package_version
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_traces" / "samples.db"
@@ -94,8 +95,10 @@ def test_import_corpus_otlp_then_show(shared: Path, tmp_path: Path) -> None:
     assert [(r["model"], r["provider"], r["capacity"]) for r in rows] == [("gpt-4o-mini", "openai", None)]
     d = json.loads(run("show", str(db), rows[0]["trace_id"], "--json")[1])
     assert d["usage"]["input_tokens"] == 412 and d["usage"]["output_tokens"] == 27
-    assert d["capacity"] is None and d["fits"] is None and d["verdict"].startswith("capacity not recorded")
-    assert d["state"] == "warning" and "budget.not_checked" in [f["rule"] for f in d["findings"]]
+    # the trace records no C: the model catalogue's context window for gpt-4o-mini, said as assumed
+    assert (d["capacity"], d["capacity_source"]) == (128_000, f"assumed (model catalogue: genai-prices {package_version()}, gpt-4o-mini)")
+    assert (d["fits"], d["margin"], d["verdict"]) == (True, 126_955, "fits, 126,955 tokens margin (capacity assumed)")
+    assert d["state"] == "ok" and d["findings"] == []
     assert [i["kind"] for i in d["items"]] == ["policy", "user"]
     # OTel records no per-item counts: the import pipeline counted them, and says so
     assert [(i["tokens"], i["tokens_source"], i["tokens_encoding"]) for i in d["items"]] == [
@@ -199,7 +202,8 @@ def test_otel_traces_show_omitted_as_not_recorded(shared: Path, tmp_path: Path) 
     d = json.loads(run("show", str(db), row["trace_id"], "--json")[1])
     assert d["omissions_recorded"] is False
     out = run("show", str(db), row["trace_id"])[1]
-    assert "capacity not recorded" in out and "omitted items: not recorded" in out
+    assert f"of capacity 128,000 tokens assumed (model catalogue: genai-prices {package_version()}, gpt-4o-mini)" in out
+    assert "omitted items: not recorded" in out
     assert "policy" in out and "not recorded version not recorded" not in out
 
 

@@ -11,6 +11,7 @@ from ctxviewer.assess import budget
 from ctxviewer.assess.assessment import CAPACITY_NOT_RECORDED, assess
 from ctxviewer.model.findings import Severity, State
 from ctxviewer.model.trace import Category, ContextItem, Endpoint, Kind, LimitMode, Policy, RequestTrace, Status
+from ctxviewer.tokens.catalogue import package_version
 
 
 def chapter_8k(evidence: int = 3000, omitted: int = 0, trace_id: str = "budget-8k") -> RequestTrace:
@@ -67,13 +68,33 @@ def test_trimmed_trace_says_before_trimming_and_lists_the_omitted_items() -> Non
     assert (f.rule, f.severity, f.evidence.item_ids) == ("budget.over_before_trim", Severity.INFO, ("e2",))
 
 
-def test_capacity_not_recorded_is_a_note_and_a_warning() -> None:
+def test_capacity_not_recorded_is_a_note_and_neutral() -> None:
+    """No C recorded and no model the catalogue knows: said as "not recorded" (info), never a
+    warning the user cannot act on."""
     a = assess(replace(chapter_8k(), endpoint=Endpoint(capacity=None), budget={}))
-    assert (a.fits, a.state, a.verdict) == (None, State.WARNING, "capacity not recorded")
+    assert (a.fits, a.state, a.verdict) == (None, State.OK, "capacity not recorded")
     assert (a.figure.capacity_line, a.figure.note) == (None, CAPACITY_NOT_RECORDED)
     assert a.figure.declared == ()
-    assert a.findings[0].message == "eq. 3.1 cannot be checked: capacity not recorded"
+    assert (a.findings[0].rule, a.findings[0].severity, a.findings[0].message) == (
+        "budget.not_checked", Severity.INFO, "eq. 3.1 cannot be checked: capacity not recorded; the model was not recorded")
     assert a.figure.x_max == pytest.approx(7200 * 1.03)
+
+
+def test_a_capacity_not_recorded_is_taken_from_the_model_catalogue_and_marked_assumed() -> None:
+    t = replace(chapter_8k(), endpoint=Endpoint(provider="openai", model="gpt-4o-mini-2024-07-18"), budget={})
+    a = assess(t)
+    assert (a.capacity.capacity, a.capacity.capacity_source) == (
+        128_000, f"assumed (model catalogue: genai-prices {package_version()}, gpt-4o-mini)")
+    assert (a.fits, a.state, a.capacity.margin) == (True, State.OK, 128_000 - 6_000 - 1_200)
+    assert a.verdict == "fits, 120,800 tokens margin (capacity assumed)"
+    assert a.figure.capacity_line == 128_000 and a.figure.note is None
+    assert a.numbers == ("input 6,000 + reserved output 1,200 of capacity 128,000 tokens assumed "
+                         f"(model catalogue: genai-prices {package_version()}, gpt-4o-mini) · declared safety margin 800")
+    unknown = assess(replace(t, endpoint=Endpoint(provider="ollama", model="my-local-model")))
+    assert (unknown.fits, unknown.findings[0].message) == (
+        None, "eq. 3.1 cannot be checked: capacity not recorded; the model catalogue does not know 'my-local-model'")
+    recorded = assess(replace(t, endpoint=Endpoint(provider="openai", model="gpt-4o-mini", capacity=8_000)))
+    assert (recorded.capacity.capacity, recorded.capacity.capacity_source) == (8_000, "recorded")
 
 
 def test_separate_limits_draw_the_input_limit_line() -> None:

@@ -95,8 +95,10 @@ def test_unknown_quantities_are_not_zero() -> None:
     chk = check_capacity(t)
     assert chk.fits is None and chk.margin is None
     assert verdict_text(chk) == "capacity not recorded"
-    t2 = replace(chapter_8k(), reserved_output_tokens=None)
-    assert verdict_text(check_capacity(t2)) == "reserved output not recorded"
+    t2 = replace(chapter_8k(), reserved_output_tokens=None)  # B_out not recorded: the input alone is checked
+    chk2 = check_capacity(t2)
+    assert (chk2.fits, chk2.margin, chk2.output_assumed) == (True, 2_000, True)
+    assert verdict_text(chk2) == "fits, 2,000 tokens margin (reserved output not recorded: input alone checked)"
     t3 = replace(chapter_8k(), items=(_item(Kind.USER, "u", None),))
     assert check_capacity(t3).input_tokens is None
     assert verdict_text(check_capacity(t3)) == "input tokens not recorded"

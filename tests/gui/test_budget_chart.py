@@ -81,7 +81,7 @@ def test_capacity_not_recorded_is_words_not_a_line(qtbot) -> None:
     assert chart.capacity_line is None
     assert chart.segments()["declared"] == []
     assert [s.key for s in chart.segments()["used"]] == ["sys", "hist", "evidence", "tools", "user", "out"]
-    assert chart.verdict_label.property("state") == "warning"
+    assert chart.verdict_label.property("state") == "ok"  # not recorded is neutral (info)
     assert chart.figure is not None and chart.figure.note == "capacity not recorded"
 
 

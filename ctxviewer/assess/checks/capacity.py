@@ -10,8 +10,10 @@ Rule ids (all start with ``budget.``):
   input > max_input, or B_out > max_output.
 * ``budget.below_safety_margin`` (warning) -- it fits, but with less slack than the trace's
   declared safety margin (chapter 3.3: the margin absorbs chat-template overhead and count drift).
-* ``budget.not_checked`` (warning) -- eq. 3.1 cannot be decided: C, a limit, the input or B_out
-  was not recorded.
+* ``budget.not_checked`` (info) -- eq. 3.1 cannot be decided: C (recorded or from the model
+  catalogue, :func:`ctxviewer.assess.budget.catalogue_capacity`), a separate limit or the input was
+  not recorded. Neutral: an exporter that never captures a quantity is nothing the user can fix in
+  the trace (a capacity for an unknown model can be given in the user's endpoint profiles).
 * ``budget.over_before_trim`` (info) -- the candidates exceeded C before trimming; trimming made
   the request fit (the omitted items are the evidence).
 
@@ -39,9 +41,12 @@ def capacity_findings(trace: RequestTrace, chk: budget.CapacityCheck) -> list[Fi
     """The findings of the eq. 3.1 result ``chk`` for ``trace`` (see the module docstring)."""
     out: list[Finding] = []
     if chk.fits is None:
-        out.append(Finding(
-            rule="budget.not_checked", severity=Severity.WARNING,
-            message=f"eq. 3.1 cannot be checked: {budget.verdict_text(chk)}",
+        model = trace.endpoint.model
+        unknown = (f"; the model catalogue does not know {model!r}" if chk.capacity is None and model
+                   else "; the model was not recorded" if chk.capacity is None else "")
+        out.append(Finding(  # a quantity the exporter did not capture: neutral, said as "not recorded"
+            rule="budget.not_checked", severity=Severity.INFO,
+            message=f"eq. 3.1 cannot be checked: {budget.verdict_text(chk)}{unknown}",
             evidence=Evidence(fields=_LIMIT_FIELDS),
         ))
     elif chk.limit_mode is LimitMode.SEPARATE:

@@ -53,6 +53,11 @@ class CheckConfig:
                 return self.expected_policy[app][policy_id]
         return None
 
+    def expected_policies(self, service: str | None) -> frozenset[str]:
+        """The policy ids ``ctxviewer.toml`` expects for application ``service`` (its own table and
+        ``"*"``); empty when none is configured."""
+        return frozenset(pid for app in (service, "*") if app is not None for pid in self.expected_policy.get(app, {}))
+
     def with_expected(self, pairs: Mapping[str, str], app: str = "*") -> CheckConfig:
         """A copy where ``pairs`` (policy id -> version) are expected for ``app``."""
         merged = {k: dict(v) for k, v in self.expected_policy.items()}

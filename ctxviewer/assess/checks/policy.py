@@ -6,8 +6,12 @@ Rule ids (first evidence "Policy loader and version pin"):
 * ``policy.unavailable`` (failure) -- ``policy.available`` is False: the required version could not
   be loaded; the request should be rejected whatever its token count (chapter 3.3: "if the
   required policy version is unavailable, reject the request").
-* ``policy.missing`` -- no policy item was sent. ``failure`` when the trace names a policy id (a
-  policy was required), ``warning`` when nothing about a policy was recorded.
+* ``policy.missing`` -- no policy item was sent. ``failure`` when a policy was required: the trace
+  names a policy id, or ``ctxviewer.toml`` expects a policy for the application. Otherwise an
+  application that sends no system instructions is told so as ``info`` (there is no "correct
+  policy" to omit), and a trace whose content was not captured (``ctxviewer.content`` ``"not
+  captured"``: OpenTelemetry content capture is opt-in) gives no finding: what was sent is not
+  recorded, which the header says as "content not captured".
 * ``policy.version_not_pinned`` (warning) -- the recorded version is a floating one (``latest``,
   ``current``, ``default``, ``*``, ``head``, ``main``): the policy can change under the same name.
   A version that was not recorded (``None``) is unknown, not unpinned, and gives no finding.
@@ -51,14 +55,20 @@ class PolicyCheck:
             )
             return
         if not sent:
-            required = pol.id is not None
-            yield table_finding(
-                "policy.missing", Severity.FAILURE if required else Severity.WARNING,
-                (f"policy {pol.id} was required but no policy item was sent" if required
-                 else "no policy (system instructions) was sent with this request"),
-                Evidence(item_ids=tuple(i.id for i in policy_items), fields=("policy.id",) if required else ()),
-                1,
-            )
+            wanted = active().expected_policies(trace.service)
+            required = pol.id is not None or bool(wanted)
+            captured = trace.attributes.get("ctxviewer.content") != "not captured"
+            if required:
+                name = pol.id or ", ".join(sorted(wanted))
+                yield table_finding(
+                    "policy.missing", Severity.FAILURE, f"policy {name} was required but no policy item was sent",
+                    Evidence(item_ids=tuple(i.id for i in policy_items), fields=("policy.id",)), 1,
+                )
+            elif captured:
+                yield table_finding(
+                    "policy.missing", Severity.INFO, "no policy (system instructions) was sent with this request",
+                    Evidence(item_ids=tuple(i.id for i in policy_items)), 1,
+                )
         if pol.version is not None and pol.version.strip().lower() in FLOATING_VERSIONS:
             yield table_finding(
                 "policy.version_not_pinned", Severity.WARNING,
