@@ -116,7 +116,10 @@ class TokenSource(str, enum.Enum):
     REPORTED = "reported"
     """Reported by the provider (OTel ``gen_ai.usage.*``, a response's ``usage`` object)."""
     COUNTED = "counted"
-    """Counted by ctxviewer at import with a named tiktoken encoding."""
+    """Counted by ctxviewer at import with the model's own tiktoken encoding."""
+    ESTIMATED = "estimated"
+    """Counted by ctxviewer at import with the nearest tiktoken encoding available offline, which is
+    not the model's own tokenizer (Claude, Gemini, an unknown model): an approximation."""
 
 
 @dataclass(frozen=True)
@@ -129,13 +132,15 @@ class TokenProvenance:
     """Encoding of the count (a tiktoken name, e.g. ``cl100k_base``); ``None`` if not recorded."""
 
     def label(self) -> str:
-        """``"recorded"``, ``"reported by the provider"`` or ``"counted with cl100k_base"``
-        (``"... (encoding not recorded)"`` when the encoding is unknown)."""
+        """``"recorded"``, ``"reported by the provider"``, ``"counted with o200k_base"`` or
+        ``"estimated with cl100k_base (not the model's tokenizer)"`` (``"... (encoding not
+        recorded)"`` when the encoding is unknown)."""
         if self.source is TokenSource.REPORTED:
             text = "reported by the provider"
         elif self.source is TokenSource.COUNTED:
-            text = "counted with " + (self.encoding or "an unrecorded encoding")
-            return text
+            return "counted with " + (self.encoding or "an unrecorded encoding")
+        elif self.source is TokenSource.ESTIMATED:
+            return f"estimated with {self.encoding or 'an unrecorded encoding'} (not the model's tokenizer)"
         else:
             text = "recorded"
         return text + (f" ({self.encoding})" if self.encoding else "")

@@ -12,8 +12,11 @@ Invariants:
   name order (not recursive): :func:`expand_paths`.
 * Token counts are counted here and only here (importers never count): an item with content but
   ``tokens=None`` gets ``store.token_counts([content, ...], encoding)`` (cached per content hash
-  and encoding; the distinct texts not cached counted once each, in parallel over the cores), with the trace's ``endpoint.encoding`` or :data:`ctxviewer.tokens.counting.DEFAULT_ENCODING`,
-  and the provenance ``counted`` with that encoding. Counts an importer read from the file keep
+  and encoding; the distinct texts not cached counted once each, in parallel over the cores), with
+  the model's own encoding (:func:`ctxviewer.tokens.profiles.counting_encoding`: the recorded
+  ``endpoint.encoding``, else the model's endpoint profile -- ``o200k_base`` for the GPT-4o family --
+  the same encoding ``ctxviewer tokens`` and the what-if use), and the provenance ``counted`` with
+  that encoding, or ``estimated`` when the encoding only approximates the model's tokenizer. Counts an importer read from the file keep
   the provenance it gave (``recorded``, ``reported``).
 
 No Qt here.
@@ -36,6 +39,7 @@ from ctxviewer.pipeline.sanitize import repair, unreadable
 from ctxviewer.store import TraceStore
 from ctxviewer.store.store import WriteCancelled
 from ctxviewer.tokens.counting import DEFAULT_ENCODING, UnknownEncodingError, get_encoding
+from ctxviewer.tokens.profiles import ProfileError, counting_encoding
 from ctxviewer.util.interrupt import Interrupted, watching
 
 
@@ -105,11 +109,10 @@ def count_missing_tokens(trace: RequestTrace, store: TraceStore) -> RequestTrace
     """``trace`` with a token count on every item that has content but ``tokens=None``, each
     marked ``TokenProvenance(COUNTED, encoding)``.
 
-    Counts under ``trace.endpoint.encoding`` or :data:`DEFAULT_ENCODING`; when the endpoint
-    recorded no encoding and at least one item was counted, the returned trace records
-    :data:`DEFAULT_ENCODING`. Recorded counts are never changed. Raises
-    :class:`~ctxviewer.tokens.counting.UnknownEncodingError` when the recorded encoding is not available
-    offline and an item needs counting.
+    Counts under :func:`ctxviewer.tokens.profiles.counting_encoding` of the trace's model and recorded
+    encoding (provenance ``counted``, or ``estimated`` when that encoding only approximates the
+    model's tokenizer); when the endpoint recorded no encoding and at least one item was counted,
+    the returned trace records the encoding used. Recorded counts are never changed.
     """
     return count_missing_tokens_many([trace], store)[0]
 
@@ -121,7 +124,7 @@ def count_missing_tokens_many(traces: Sequence[RequestTrace], store: TraceStore)
     parallel over the cores. Raises like :func:`count_missing_tokens` (for the whole batch)."""
     todo: dict[str, list[tuple[int, int]]] = {}  # encoding -> (trace index, item index)
     for ti, trace in enumerate(traces):
-        encoding = trace.endpoint.encoding or DEFAULT_ENCODING
+        encoding, _approximate = _encoding(trace)
         for ii, item in enumerate(trace.items):
             if item.tokens is None and item.content is not None:
                 todo.setdefault(encoding, []).append((ti, ii))
@@ -137,8 +140,8 @@ def count_missing_tokens_many(traces: Sequence[RequestTrace], store: TraceStore)
             out.append(trace)
             continue
         items = list(trace.items)
-        encoding = trace.endpoint.encoding or DEFAULT_ENCODING
-        provenance = TokenProvenance(TokenSource.COUNTED, encoding)
+        encoding, approximate = _encoding(trace)
+        provenance = TokenProvenance(TokenSource.ESTIMATED if approximate else TokenSource.COUNTED, encoding)
         for ii in range(len(items)):
             got = counted.get((ti, ii))
             if got is not None:
@@ -150,6 +153,16 @@ def count_missing_tokens_many(traces: Sequence[RequestTrace], store: TraceStore)
     return out
 
 
+def _encoding(trace: RequestTrace) -> tuple[str, bool]:
+    """``(encoding, approximate)`` the trace's missing counts are counted with
+    (:func:`ctxviewer.tokens.profiles.counting_encoding`; a bad user profiles file falls back to
+    :data:`~ctxviewer.tokens.counting.DEFAULT_ENCODING`, approximate)."""
+    try:
+        return counting_encoding(trace.endpoint.model, trace.endpoint.encoding)
+    except ProfileError:
+        return trace.endpoint.encoding or DEFAULT_ENCODING, True
+
+
 def _counted(traces: Iterator[RequestTrace], store: TraceStore) -> Iterator[RequestTrace]:
     """``traces`` in order, their missing token counts counted batch by batch
     (:data:`COUNT_BATCH_TRACES`, :data:`COUNT_BATCH_CHARS`; :func:`count_missing_tokens_many`).
@@ -159,7 +172,7 @@ def _counted(traces: Iterator[RequestTrace], store: TraceStore) -> Iterator[Requ
     unknown: dict[str, bool] = {}  # encoding -> not available offline
     for trace in traces:
         if _needs_counting(trace):
-            encoding = trace.endpoint.encoding or DEFAULT_ENCODING
+            encoding, _approximate = _encoding(trace)
             if encoding not in unknown:
                 unknown[encoding] = _encoding_problem(encoding) is not None
             if unknown[encoding]:  # named by _repaired; stored uncounted, in its place
@@ -374,7 +387,7 @@ def _repaired(trace: RequestTrace, file: str, problems: list[ImportProblem]) -> 
         return None
     problems.extend(ImportProblem(file, record, message) for _, message in implausible(trace))
     if _needs_counting(trace):
-        problem = _encoding_problem(trace.endpoint.encoding or DEFAULT_ENCODING)
+        problem = _encoding_problem(_encoding(trace)[0])
         if problem is not None:
             problems.append(ImportProblem(file, record, f"token counts not recorded and not counted: {problem}"))
     return trace

@@ -220,6 +220,32 @@ def _resolved(model: str | None, encoding: str | None, source: str, user_path: s
     return Resolution(model, found, encoding or found.encoding, False, how)
 
 
+def counting_encoding(model: str | None, recorded: str | None = None) -> tuple[str, bool]:
+    """``(encoding, approximate)``: the tiktoken encoding ctxviewer counts a trace's items with, the
+    same everywhere (import, ``ctxviewer tokens``, the what-if), and whether such a count only
+    approximates the model's tokenizer.
+
+    The encoding recorded on the trace when it is available offline; else the model's endpoint
+    profile (:func:`resolve`: ``o200k_base`` for the GPT-4o family); a profile marked ``estimate``
+    (Claude, Gemini: tiktoken is not their tokenizer), a model no profile knows, or an encoding not
+    available offline (the nearest one is used: ``o200k*`` -> ``o200k_base``, else ``cl100k_base``)
+    make the count approximate. Raises :class:`ProfileError` for a bad user profiles file."""
+    offline = set(available_encodings())
+    if recorded:
+        return (recorded, False) if recorded in offline else (_nearest(recorded, offline), True)
+    res = resolve(model)
+    approximate = res.assumed or res.profile.estimate
+    if res.encoding in offline:
+        return res.encoding, approximate
+    return _nearest(res.encoding, offline), True
+
+
+def _nearest(encoding: str, offline: set[str]) -> str:
+    """The available encoding nearest ``encoding``: the same family's base, else ``cl100k_base``."""
+    family = "o200k_base" if encoding.startswith("o200k") else "cl100k_base"
+    return family if family in offline else sorted(offline)[0]
+
+
 def known_max_outputs() -> frozenset[int]:
     """Every profile's max output in tokens (to spot a capacity that is really a max-output value)."""
     return frozenset(p.max_output for p in profiles() if p.max_output)

@@ -100,9 +100,10 @@ def test_import_corpus_otlp_then_show(shared: Path, tmp_path: Path) -> None:
     assert (d["fits"], d["margin"], d["verdict"]) == (True, 126_955, "fits, 126,955 tokens margin (capacity assumed)")
     assert d["state"] == "ok" and d["findings"] == []
     assert [i["kind"] for i in d["items"]] == ["policy", "user"]
-    # OTel records no per-item counts: the import pipeline counted them, and says so
+    # OTel records no per-item counts: the import pipeline counted them with gpt-4o-mini's own
+    # encoding (its endpoint profile: o200k_base, what `ctxviewer tokens` uses too), and says so
     assert [(i["tokens"], i["tokens_source"], i["tokens_encoding"]) for i in d["items"]] == [
-        (13, "counted", "cl100k_base"), (8, "counted", "cl100k_base")]
+        (13, "counted", "o200k_base"), (8, "counted", "o200k_base")]
     assert d["tool_calls"][0]["name"] == "lookup_order"
 
 

@@ -80,14 +80,13 @@ def test_missing_token_counts_are_counted_and_cached(tmp_path: Path, store: Trac
     write_jsonl([bare], path)
     assert import_files([path], store).imported == 1
     loaded = store.load("bare")
-    assert loaded.endpoint.encoding == "cl100k_base"
-    assert [i.tokens for i in loaded.items] == [count_tokens(i.content) for i in bare.items]
-    assert [i.tokens for i in loaded.items] == [i.tokens for i in make_trace().items]
-    assert {i.tokens_provenance for i in loaded.items} == {TokenProvenance(TokenSource.COUNTED, "cl100k_base")}
+    assert loaded.endpoint.encoding == "o200k_base"  # gpt-4o-mini's own (its endpoint profile)
+    assert [i.tokens for i in loaded.items] == [count_tokens(i.content, "o200k_base") for i in bare.items]
+    assert {i.tokens_provenance for i in loaded.items} == {TokenProvenance(TokenSource.COUNTED, "o200k_base")}
     assert store.list()[0].input_tokens == sum(i.tokens for i in loaded.retained)
     with closing(sqlite3.connect(store.path)) as conn:
         cached = conn.execute(
-            "SELECT tokens FROM token_counts WHERE content_hash = ? AND encoding = 'cl100k_base'",
+            "SELECT tokens FROM token_counts WHERE content_hash = ? AND encoding = 'o200k_base'",
             (content_digest(bare.items[0].content),),
         ).fetchall()
     assert cached == [(loaded.items[0].tokens,)]
@@ -98,7 +97,8 @@ def test_recorded_counts_and_encoding_are_kept(store: TraceStore) -> None:
     assert count_missing_tokens(trace, store) is trace  # nothing to count: unchanged
 
 
-def test_unknown_encoding_leaves_counts_unrecorded(tmp_path: Path, store: TraceStore) -> None:
+def test_an_encoding_not_available_offline_is_counted_with_the_nearest_one_as_an_estimate(
+        tmp_path: Path, store: TraceStore) -> None:
     trace = make_trace(
         endpoint=Endpoint(model="m", encoding="p50k_base"),
         items=(replace(make_trace().items[0], tokens=None),),
@@ -106,10 +106,10 @@ def test_unknown_encoding_leaves_counts_unrecorded(tmp_path: Path, store: TraceS
     path = tmp_path / "t.jsonl"
     write_jsonl([trace], path)
     report = import_files([path], store)
-    assert report.imported == 1
-    assert report.problems[0].record == f"trace {trace.trace_id}"
-    assert "p50k_base" in report.problems[0].message
-    assert store.load(trace.trace_id).items[0].tokens is None
+    assert (report.imported, report.problems) == (1, [])
+    (item,) = store.load(trace.trace_id).items
+    assert (item.tokens, item.tokens_provenance) == (
+        count_tokens(trace.items[0].content, "cl100k_base"), TokenProvenance(TokenSource.ESTIMATED, "cl100k_base"))
 
 
 def test_all_or_nothing_when_the_store_fails_mid_way(tmp_path: Path, store: TraceStore, monkeypatch) -> None:
@@ -284,7 +284,8 @@ def test_import_into_errors_remove_only_what_it_created(tmp_path: Path) -> None:
     assert foreign.exists()
 
 
-def test_batched_counting_equals_one_trace_at_a_time_and_skips_an_unknown_encoding(tmp_path: Path, store: TraceStore) -> None:
+def test_batched_counting_equals_one_trace_at_a_time_and_estimates_an_unavailable_encoding(
+        tmp_path: Path, store: TraceStore) -> None:
     from ctxviewer.pipeline.importing import count_missing_tokens_many
     from ctxviewer.tokens.counting import count_tokens
 
@@ -298,13 +299,13 @@ def test_batched_counting_equals_one_trace_at_a_time_and_skips_an_unknown_encodi
         assert batched == [count_missing_tokens(t, other) for t in traces]
     assert [i.tokens for i in batched[1].items] == [count_tokens(i.content, "o200k_base") for i in base.items]
     assert batched[2].items[2:] == base.items[2:]  # recorded counts kept as they were
-    # in a file, a trace with an unknown encoding between countable ones: named once, the others counted
+    # in a file, a trace whose encoding is not available offline between countable ones: estimated
     odd = replace(base, trace_id="odd", items=blank, endpoint=Endpoint(model="m", encoding="p50k_base"))
     path = tmp_path / "mixed.jsonl"
     write_jsonl([traces[0], odd, traces[1]], path)
     report = import_files([path], store)
-    assert report.imported == 3 and [p.record for p in report.problems] == ["trace odd"]
-    assert store.load("odd").items[0].tokens is None
+    assert report.imported == 3 and report.problems == []
+    assert store.load("odd").items[0].tokens_provenance == TokenProvenance(TokenSource.ESTIMATED, "cl100k_base")
     assert [i.tokens for i in store.load("b").items] == [i.tokens for i in batched[1].items]
 
 

@@ -70,8 +70,31 @@ def test_otel_items_are_counted_by_the_pipeline_not_the_importer(shared: Path, s
     assert raw.endpoint.encoding is None
     import_files([path], store)
     t = store.load(raw.trace_id)
-    assert [(i.id, i.tokens, i.tokens_provenance) for i in t.items] == [("msg-0", 13, COUNTED), ("msg-1", 8, COUNTED)]
-    assert t.endpoint.encoding == "cl100k_base"
+    # gpt-4o-mini: counted with its own encoding (endpoint profile), the one `ctxviewer tokens` uses
+    own = TokenProvenance(TokenSource.COUNTED, "o200k_base")
+    assert [(i.id, i.tokens, i.tokens_provenance) for i in t.items] == [("msg-0", 13, own), ("msg-1", 8, own)]
+    assert t.endpoint.encoding == "o200k_base"
+
+
+def test_a_model_without_its_own_tokenizer_offline_is_estimated_and_says_so(store: TraceStore, tmp_path: Path) -> None:
+    """Claude's tokenizer is not tiktoken: its counts are estimates (cl100k_base, its profile's),
+    and an encoding not available offline is counted with the nearest one, marked the same."""
+    from ctxviewer.tokens.counting import count_tokens
+
+    base = make_trace()
+    blank = tuple(replace(i, tokens=None, tokens_provenance=None) for i in base.items)
+    claude = replace(base, trace_id="claude", items=blank, endpoint=Endpoint(provider="anthropic", model="claude-3-5-sonnet"))
+    p50k = replace(base, trace_id="p50k", items=blank, endpoint=Endpoint(model="text-davinci-003", encoding="p50k_base"))
+    write_jsonl([claude, p50k], tmp_path / "e.jsonl")
+    import_files([tmp_path / "e.jsonl"], store)
+    estimated = TokenProvenance(TokenSource.ESTIMATED, "cl100k_base")
+    for tid in ("claude", "p50k"):
+        got = store.load(tid)
+        assert [(i.tokens, i.tokens_provenance) for i in got.items] == [
+            (count_tokens(i.content or "", "cl100k_base"), estimated) for i in base.items]
+    assert store.load("p50k").endpoint.encoding == "p50k_base"  # what the application recorded stays
+    assert item_tokens_tooltip(replace(base.items[0], tokens=50, tokens_provenance=estimated)) == (
+        "50 tokens, estimated with cl100k_base (not the model's tokenizer)")
 
 
 def test_counted_provenance_round_trips_through_the_native_format(tmp_path: Path, store: TraceStore) -> None:
