@@ -55,10 +55,10 @@ Tables and columns
     Indexes: ``idx_traces_created`` (created, trace_id), ``idx_traces_model`` (model, trace_id),
     ``idx_traces_input_tokens`` (input_tokens, trace_id), ``idx_traces_replay_of`` (replay_of),
     ``idx_traces_state`` (state, trace_id); schema 3, for display filters
-    (:data:`~ctxviewer.store.schema.FILTER_INDEXED`): ``idx_traces_capacity``,
+    (:data:`~ctxviewer.store.migrations.FILTER_INDEXED`): ``idx_traces_capacity``,
     ``idx_traces_omitted_count``, ``idx_traces_provider``, ``idx_traces_service``,
     ``idx_traces_session_id``, ``idx_traces_worst_rule`` (one column each, plus the rowid);
-    schema 4 (:data:`~ctxviewer.store.schema.SORT_INDEXED`) makes ``idx_traces_<column>`` on
+    schema 4 (:data:`~ctxviewer.store.migrations.SORT_INDEXED`) makes ``idx_traces_<column>`` on
     ``(column, trace_id)`` for provider, service, capacity, reserved_output_tokens,
     retained_count and omitted_count, so every sortable order is an index walk.
     schema 5: ``idx_traces_span_status``, ``idx_traces_agent``, ``idx_traces_operation``.
@@ -125,11 +125,12 @@ Tables and columns
 No Qt here.
 """
 
+from ctxviewer.store.errors import NotADatabaseError, OldSchemaError, StoreError
+from ctxviewer.store.migrations import SCHEMA_VERSION
 from ctxviewer.store.query import SORTABLE, TraceQuery, TraceRow
 from ctxviewer.store.rows import content_digest, content_hash
-from ctxviewer.store.schema import SCHEMA_VERSION, NotADatabaseError, OldSchemaError, StoreError
 from ctxviewer.store.source import TraceSource
-from ctxviewer.store.store import TraceStore
+from ctxviewer.store.trace_store import TraceStore
 from ctxviewer.store.upgrade import UpgradeResult, upgrade_copy
 
 __all__ = [
