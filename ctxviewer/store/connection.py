@@ -32,7 +32,8 @@ class StoreConnection:
     (:meth:`~ctxviewer.store.TraceStore.add`) then raises :class:`StoreError`."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path, readonly: bool) -> None:
-        """Internal: use :meth:`open` or :meth:`create`."""
+        """Internal: use :meth:`TraceStore.open <ctxviewer.store.TraceStore.open>` or
+        :meth:`TraceStore.create <ctxviewer.store.TraceStore.create>`."""
         self.path = path
         self.readonly = readonly
         self._conn = conn

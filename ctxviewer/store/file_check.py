@@ -37,8 +37,8 @@ def check_file(path: Path, *, must_exist: bool) -> bool:
     Reads only the 100-byte header. Raises :class:`StoreError` for a missing file (when
     ``must_exist``), a directory, a file that is not SQLite 3, one whose header gives an invalid page
     size (checked first: the size it implies would be wrong too), or one shorter than its header
-    says (truncated). An empty (0-byte) file counts as absent for :func:`~ctxviewer.store.migrate.migrate` and as "not a
-    ctxviewer database" when ``must_exist``.
+    says (truncated). An empty (0-byte) file counts as absent for
+    :func:`~ctxviewer.store.migrate.migrate` and as "not a ctxviewer database" when ``must_exist``.
     """
     if not path.exists():
         if must_exist:

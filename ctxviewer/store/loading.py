@@ -34,14 +34,13 @@ _PROVENANCE_COLUMNS = {"tokens_source": "source", "tokens_encoding": "encoding"}
 """items columns -> keys of ``item_to_dict``'s ``tokens_provenance`` object."""
 
 
-
 _SOURCE_KEYS = {"store": str, "document_id": str, "url": str, "turn": int}
 
 
 def _item_from_row(item_id: Any, kind: Any, status: Any, position: Any, priority: Any, trust: Any, tokens: Any,
                    omission_reason: Any, role: Any, source: Any, tokens_source: Any, tokens_encoding: Any,
                    text: Any) -> ContextItem | None:
-    """The item of one ``items`` row built directly (issue 11: selecting a 500-item trace spent most
+    """The item of one ``items`` row built directly (selecting a 500-item trace spent most
     of its time in the general JSON codec), or ``None`` when any value is not exactly what
     :func:`~ctxviewer.model.serialize.item_from_dict` would accept unchanged -- the caller then takes
     that slower path, which names what is wrong."""
@@ -70,7 +69,6 @@ def _item_from_row(item_id: Any, kind: Any, status: Any, position: Any, priority
                            omission_reason=omission_reason, role=role, tokens_provenance=prov)
     except (ValueError, TypeError):
         return None
-
 
 
 class TraceLoading(StoreConnection):

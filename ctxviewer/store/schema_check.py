@@ -41,9 +41,9 @@ def check_schema(conn: sqlite3.Connection, path: Path, *, writable: bool, upgrad
 
     Raises :class:`StoreError` when the file is not a ctxviewer database (missing tables; checked
     before the version, since other programs set ``user_version`` too), was written by a newer
-    ctxviewer, or (read-only) is an older schema that needs upgrading. A writable
-    database with version 0 and no tables at all is accepted: :func:`~ctxviewer.store.migrate.migrate` builds it. A writable
-    database of an older schema is accepted only with ``upgrade`` (the upgraded copy of
+    ctxviewer, or (read-only) is an older schema that needs upgrading. A writable database with
+    version 0 and no tables at all is accepted: :func:`~ctxviewer.store.migrate.migrate` builds it.
+    A writable database of an older schema is accepted only with ``upgrade`` (the upgraded copy of
     :func:`ctxviewer.store.upgrade_copy`); without it :class:`OldSchemaError` (``writing=True``).
     """
     version, names = inspect(conn, path)

@@ -58,7 +58,7 @@ class TraceStore(TraceListing, KeyedListing, TraceLoading, TraceSearch, TraceWri
         :meth:`add`); a read that meets the commit waits up to :data:`READ_WAIT_S`.
 
         Raises :class:`StoreError` for a missing file, a file that is not SQLite, a corrupt or
-        truncated file, a schema newer than :data:`SCHEMA_VERSION` (or older, needing upgrade),
+        truncated file, a schema newer than :data:`~ctxviewer.store.SCHEMA_VERSION` (or older, needing upgrade),
         and an SQLite file that is not a ctxviewer database.
         """
         path = Path(path)

@@ -40,7 +40,6 @@ STORED_TEXT_CHARS = 64_000_000
 memory as the texts themselves, which the traces of an import mostly share)."""
 
 
-
 class TraceWrites(TokenCountCache):
     """The writing part of :class:`~ctxviewer.store.TraceStore`; the token counts made meanwhile
     (:class:`~ctxviewer.store.token_cache.TokenCountCache`) are written in the same transaction."""
