@@ -392,7 +392,7 @@ def generated_backfill(conn: Any) -> int:
 def upgrade(old: Path, new: Path, progress: bool = False) -> dict[str, float]:
     """Write ``old`` (a database :func:`write` made, schema 2 or newer) to ``new`` (must not
     exist) at the current schema: SQLite's online backup of ``old`` (opened ``mode=ro``, never
-    written), then the pending schema steps (:func:`ctxviewer.store.schema.migrate`) with
+    written), then the pending schema steps (:func:`ctxviewer.store.migrate.migrate`) with
     :func:`generated_backfill` in place of the per-trace assessment. Returns traces, bytes and
     seconds (``copy``, ``steps``, ``seconds`` in total). Raises SystemExit when ``new`` exists or
     ``old`` predates the generator's stored facts (schema 1)."""
@@ -420,14 +420,14 @@ def migrate_generated(db: Path) -> dict[str, float]:
     after its copy, for a copy made earlier. Returns traces, steps applied, bytes and seconds."""
     from sqlite_utils import Database
 
-    from ctxviewer.store import schema
+    from ctxviewer.store.migrate import migrate
 
     t0 = time.perf_counter()
     out = sqlite3.connect(str(db))
     out.execute("PRAGMA journal_mode = OFF")  # a failed upgrade leaves a file to delete, not a DB to keep
     out.execute("PRAGMA synchronous = OFF")
     out.execute("PRAGMA cache_size = -1000000")
-    steps = schema.migrate(Database(out), db)
+    steps = migrate(Database(out), db)
     with out:
         generated_backfill(out)
     traces = out.execute("SELECT count(*) FROM traces").fetchone()[0]

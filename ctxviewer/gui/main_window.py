@@ -65,7 +65,7 @@ from ctxviewer.pipeline.hints import open_store
 from ctxviewer.pipeline.warm_up import first_trace
 from ctxviewer.present.columns import TRACE_COLUMNS
 from ctxviewer.store import OldSchemaError, StoreError, TraceSource
-from ctxviewer.store.schema import SQLITE_HEADER
+from ctxviewer.store.file_check import SQLITE_HEADER
 from ctxviewer.util.visible import one_line
 
 DB_SUFFIXES = (".db", ".sqlite", ".sqlite3", ".ctxdb")

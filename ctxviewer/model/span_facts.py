@@ -1,7 +1,7 @@
 """What the span of a model call recorded about the call itself: its status and who made it.
 
 Three values the trace list shows as columns and filters on (stored on each ``traces`` row,
-schema 5, :mod:`ctxviewer.store.schema`), read from ``RequestTrace.attributes`` as the importers
+schema 5, :mod:`ctxviewer.store.migrations`), read from ``RequestTrace.attributes`` as the importers
 record them:
 
 * **span status** (:func:`span_status`) -- one word from the OTel span status and end time:

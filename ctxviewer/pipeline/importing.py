@@ -37,7 +37,7 @@ from ctxviewer.pipeline.hints import create_store
 from ctxviewer.pipeline.import_claim import NewFileClaim
 from ctxviewer.pipeline.sanitize import repair, unreadable
 from ctxviewer.store import TraceStore
-from ctxviewer.store.store import WriteCancelled
+from ctxviewer.store.writes import WriteCancelled
 from ctxviewer.tokens.counting import DEFAULT_ENCODING, UnknownEncodingError, get_encoding
 from ctxviewer.tokens.profiles import ProfileError, counting_encoding
 from ctxviewer.util.interrupt import Interrupted, watching

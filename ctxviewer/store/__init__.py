@@ -10,6 +10,43 @@ load one full trace with ``store.load(trace_id)``. These read methods form :clas
 (:mod:`ctxviewer.store.source`), the one interface the window reads through and another backend
 implements (``docs/store-interface.md``).
 
+What lives where
+----------------
+* :mod:`~ctxviewer.store.trace_store` -- :class:`TraceStore`: opening (``open``, ``create``),
+  ``reader``, ``close``, ``damage``; its other methods are its parts, one module each, over
+  :mod:`~ctxviewer.store.connection` (the SQLite connection and state they share):
+  :mod:`~ctxviewer.store.listing` (``filter_where``, ``count``, ``list``),
+  :mod:`~ctxviewer.store.keyed_listing` (``first_rows``, ``row_keys``, ``key_chunks``,
+  ``rows_by_key``, ``key_of``, ``count_where``, ``estimate_count``: the window's list),
+  :mod:`~ctxviewer.store.loading` (``load``, ``items``, ``blob``, ``session_trace_ids``),
+  :mod:`~ctxviewer.store.search` (``search``, ``search_hits``), :mod:`~ctxviewer.store.writes`
+  (``add``, ``write_facts``, ``rebuild_search``, content stored once in ``blobs``) and
+  :mod:`~ctxviewer.store.token_cache` (``token_count``, ``token_counts``);
+* :mod:`~ctxviewer.store.source` -- :class:`TraceSource`, the read interface;
+  :mod:`~ctxviewer.store.query` -- :class:`TraceQuery`, :class:`TraceRow` and the list SQL;
+  :mod:`~ctxviewer.store.filters` -- the display-filter language; :mod:`~ctxviewer.store.fts` --
+  the full-text index and its query language; :mod:`~ctxviewer.store.rows` -- content addresses and
+  the ``items`` row; :mod:`~ctxviewer.store.facts` -- the shape of the stored assessment facts;
+* the schema: :mod:`~ctxviewer.store.migrations` (:data:`SCHEMA_VERSION` and the named steps; a
+  schema change is new steps there), :mod:`~ctxviewer.store.migrate` (the runner, one
+  transaction), :mod:`~ctxviewer.store.upgrade` (``upgrade_copy``: an older database reaches the
+  current schema only as a copy);
+* before a file is trusted: :mod:`~ctxviewer.store.file_check` (header, page size, truncation),
+  :mod:`~ctxviewer.store.schema_check` (a ctxviewer database of this schema?),
+  :mod:`~ctxviewer.store.damage` (broken pages, a missing content blob);
+* :mod:`~ctxviewer.store.errors` -- :class:`StoreError`, :class:`NotADatabaseError`,
+  :class:`OldSchemaError`.
+
+May import: :mod:`ctxviewer.model`, :mod:`ctxviewer.tokens`, :mod:`ctxviewer.util` only. Never the
+importers or the assessment (import-linter contracts in ``pyproject.toml``): a stored trace is
+data, and the facts stored with it are computed above, in :mod:`ctxviewer.pipeline`, and handed to
+``add``, so a released schema step never changes with today's checks.
+
+A new storage backend (another database, a server) is a new implementation of the
+:class:`TraceSource` interface (:mod:`ctxviewer.store.source`, ``docs/store-interface.md``), in a
+module of its own here, not a change to :class:`TraceStore`; a new table or column of the SQLite
+database is a new step in :mod:`~ctxviewer.store.migrations`, documented below.
+
 Layout and invariants
 ---------------------
 The list view reads only the narrow ``traces`` table; payloads live elsewhere and are read only
@@ -55,10 +92,10 @@ Tables and columns
     Indexes: ``idx_traces_created`` (created, trace_id), ``idx_traces_model`` (model, trace_id),
     ``idx_traces_input_tokens`` (input_tokens, trace_id), ``idx_traces_replay_of`` (replay_of),
     ``idx_traces_state`` (state, trace_id); schema 3, for display filters
-    (:data:`~ctxviewer.store.schema.FILTER_INDEXED`): ``idx_traces_capacity``,
+    (:data:`~ctxviewer.store.migrations.FILTER_INDEXED`): ``idx_traces_capacity``,
     ``idx_traces_omitted_count``, ``idx_traces_provider``, ``idx_traces_service``,
     ``idx_traces_session_id``, ``idx_traces_worst_rule`` (one column each, plus the rowid);
-    schema 4 (:data:`~ctxviewer.store.schema.SORT_INDEXED`) makes ``idx_traces_<column>`` on
+    schema 4 (:data:`~ctxviewer.store.migrations.SORT_INDEXED`) makes ``idx_traces_<column>`` on
     ``(column, trace_id)`` for provider, service, capacity, reserved_output_tokens,
     retained_count and omitted_count, so every sortable order is an index walk.
     schema 5: ``idx_traces_span_status``, ``idx_traces_agent``, ``idx_traces_operation``.
@@ -66,7 +103,7 @@ Tables and columns
 ``blobs`` -- content-addressed text (item contents, serialized requests).
     ``hash`` BLOB PK -- sha256 digest of the UTF-8 text, 32 bytes (:func:`content_digest`; hex
     TEXT before schema 6: a database upgraded from one keeps the declared type TEXT, holding
-    BLOB values -- ``schema.HASH_COLUMNS``).
+    BLOB values -- ``migrations.HASH_COLUMNS``).
     ``text`` TEXT NOT NULL -- the content, unchanged.
     ``bytes`` INTEGER -- UTF-8 length of ``text`` in bytes.
     Rows are never rewritten; a replaced trace's unreferenced blobs stay (they are an
@@ -125,11 +162,12 @@ Tables and columns
 No Qt here.
 """
 
+from ctxviewer.store.errors import NotADatabaseError, OldSchemaError, StoreError
+from ctxviewer.store.migrations import SCHEMA_VERSION
 from ctxviewer.store.query import SORTABLE, TraceQuery, TraceRow
 from ctxviewer.store.rows import content_digest, content_hash
-from ctxviewer.store.schema import SCHEMA_VERSION, NotADatabaseError, OldSchemaError, StoreError
 from ctxviewer.store.source import TraceSource
-from ctxviewer.store.store import TraceStore
+from ctxviewer.store.trace_store import TraceStore
 from ctxviewer.store.upgrade import UpgradeResult, upgrade_copy
 
 __all__ = [

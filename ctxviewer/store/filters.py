@@ -4,7 +4,7 @@ One filter text means the same in the GUI's filter entry and ``ctxviewer list --
 parsed by lark (LALR, :data:`GRAMMAR`) and compiled by :func:`compile_filter` into a
 :class:`CompiledFilter`: an SQL boolean expression over the narrow ``traces`` table plus its
 parameters (user values are never spliced into SQL). Every trace field is a ``traces`` column with
-a narrow ``(column, trace_id)`` index (schema 3, :mod:`ctxviewer.store.schema`); ``finding`` reads
+a narrow ``(column, trace_id)`` index (schema 3, :mod:`ctxviewer.store.migrations`); ``finding`` reads
 ``trace_findings``; item fields test the trace's rows in ``items``; ``text`` searches item content
 through the full-text index (:mod:`ctxviewer.store.fts`).
 

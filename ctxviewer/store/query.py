@@ -30,7 +30,7 @@ SORTABLE: tuple[str, ...] = (
     "state",
 )
 """Fields :class:`TraceQuery` can sort on; each walks an index on ``(field, trace_id)`` (schema 4:
-:data:`~ctxviewer.store.schema.SORT_INDEXED`)."""
+:data:`~ctxviewer.store.migrations.SORT_INDEXED`)."""
 
 ROW_COLUMNS: tuple[str, ...] = (
     "trace_id",

@@ -1,7 +1,7 @@
 """Values as the store writes them: content addresses (:func:`content_digest`, the sha256 that keys
 ``blobs`` and ``token_counts``; :func:`content_hash`, its hex as users see it), and the ``items`` row of a
 context item as :meth:`TraceStore.add <ctxviewer.store.TraceStore.add>` writes it: the values of the item's native JSON form (:func:`ctxviewer.model.serialize.item_to_dict`),
-read straight from the item (issue 11, import speed: no JSON form built per item at import).
+read straight from the item (import speed: no JSON form built per item at import).
 No Qt here.
 """
 
@@ -28,10 +28,31 @@ def content_hash(text: str) -> str:
     return content_digest(text).hex()
 
 
+ITEM_COLUMNS = (
+    "trace_id",
+    "ordinal",
+    "item_id",
+    "kind",
+    "status",
+    "position",
+    "priority",
+    "trust",
+    "tokens",
+    "omission_reason",
+    "role",
+    "source",
+    "tokens_source",
+    "tokens_encoding",
+    "content_hash",
+)
+"""The columns of an ``items`` row, in the order :func:`item_row` gives them (written by
+:mod:`ctxviewer.store.writes`, read back by :mod:`ctxviewer.store.loading`)."""
+
+
 def item_row(trace_id: str, ordinal: int, item: ContextItem, content_ref: Any) -> tuple[Any, ...]:
-    """The ``items`` row of ``item`` (``store._ITEM_COLUMNS`` order), its content stored as ``content_ref``:
+    """The ``items`` row of ``item`` (:data:`ITEM_COLUMNS` order), its content stored as ``content_ref``:
     the values of its native JSON form (:func:`ctxviewer.model.serialize.item_to_dict`), read straight
-    from the item (issue 11: no JSON form built per item)."""
+    from the item (no JSON form built per item: import speed)."""
     prov = item.tokens_provenance
     return (
         trace_id, ordinal, item.id, item.kind.value, item.status.value, item.position, item.priority,

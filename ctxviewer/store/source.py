@@ -71,7 +71,7 @@ from ctxviewer.store.fts import SearchHit, SearchPage
 from ctxviewer.store.query import TraceQuery, TraceRow
 
 if TYPE_CHECKING:
-    from ctxviewer.store.store import TraceStore
+    from ctxviewer.store.trace_store import TraceStore
 
 
 @runtime_checkable

@@ -13,20 +13,15 @@ from __future__ import annotations
 import builtins
 import sqlite3
 
+from ctxviewer.store.connection import StoreConnection
 from ctxviewer.store.rows import content_digest
-from ctxviewer.store.schema import StoreError
 from ctxviewer.tokens.counting import count_tokens
 
 
-class TokenCountCache:
+class TokenCountCache(StoreConnection):
     """Token counts of texts, cached in ``token_counts`` (see the module docstring). Mixed into
-    :class:`~ctxviewer.store.TraceStore`, which provides the connection and names its errors."""
-
-    _conn: sqlite3.Connection
-    _pending_counts: dict[tuple[bytes, str], int]
-
-    def _fail(self, what: str, exc: Exception) -> StoreError:
-        raise NotImplementedError  # TraceStore's
+    :class:`~ctxviewer.store.TraceStore`; its pending counts are written by
+    :meth:`~ctxviewer.store.TraceStore.add` and :meth:`~ctxviewer.store.TraceStore.close`."""
 
     def token_count(self, text: str, encoding: str) -> int:
         """Tokens in ``text`` under ``encoding`` (a tiktoken name), cached per (content sha256, encoding).
@@ -84,3 +79,9 @@ class TokenCountCache:
             known[text] = n
         return [known[t] for t in texts]
 
+    def _flush_counts(self) -> None:
+        """Write the pending counts into ``token_counts`` (inside the caller's transaction)."""
+        self._conn.executemany(
+            "INSERT OR IGNORE INTO token_counts (content_hash, encoding, tokens) VALUES (?, ?, ?)",
+            [(h, enc, n) for (h, enc), n in self._pending_counts.items()],
+        )

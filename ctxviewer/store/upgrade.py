@@ -3,7 +3,7 @@ schema without ever being written to (a database opened for viewing is never upg
 
 :func:`upgrade_copy` copies the database with SQLite's online backup (the source is opened
 read-only, ``mode=ro``) and then applies the pending schema steps to the copy
-(:func:`~ctxviewer.store.schema.migrate`), then hands the copy to the caller's ``after`` step (the
+(:func:`~ctxviewer.store.migrate.migrate`), then hands the copy to the caller's ``after`` step (the
 back-fill of facts, :mod:`ctxviewer.pipeline.backfill`: the store never assesses). The copy is written to a temporary file in the target's folder
 (``.NEW.db.upgrading-<random>``) and renamed to the target only when complete, so an interrupted
 upgrade never leaves a partial target; the temporary file is removed on any error, Ctrl+C or
@@ -21,15 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from ctxviewer.store.schema import (
-    SCHEMA_VERSION,
-    StoreError,
-    check_file,
-    check_schema,
-    find_damage,
-    inspect,
-)
-from ctxviewer.store.store import TraceStore
+from ctxviewer.store.damage import find_damage
+from ctxviewer.store.errors import StoreError
+from ctxviewer.store.file_check import check_file
+from ctxviewer.store.migrations import SCHEMA_VERSION
+from ctxviewer.store.schema_check import check_schema, inspect
+from ctxviewer.store.trace_store import TraceStore
 from ctxviewer.util.interrupt import sigterm_exits
 from ctxviewer.util.sqlite_errors import sqlite_message
 

@@ -128,7 +128,7 @@ def test_whatif_save_into_an_old_database_is_refused_and_leaves_it_untouched(tmp
 
 
 def test_upgrade_names_each_stage_on_stderr(tmp_path: Path) -> None:
-    from ctxviewer.store.schema import STEPS
+    from ctxviewer.store.migrations import STEPS
 
     old, new = tmp_path / "old.db", tmp_path / "new.db"
     old.write_bytes(SCHEMA_1.read_bytes())

@@ -236,9 +236,9 @@ def test_end_shows_the_real_end_while_the_keys_arrive(monkeypatch, qtbot, big_db
     the last page by the reverse keyset query (End), the rows between are empty until their chunk."""
     import threading
 
-    from ctxviewer.store import store as store_mod
+    from ctxviewer.store import keyed_listing
 
-    monkeypatch.setattr(store_mod, "KEY_CHUNK", 100)
+    monkeypatch.setattr(keyed_listing, "KEY_CHUNK", 100)
     gate = threading.Event()
     real = TraceStore.key_chunks
 

@@ -24,7 +24,7 @@ from ctxviewer.store import (
     content_digest,
     content_hash,
     fts,
-    schema,
+    migrations,
     upgrade_copy,
 )
 
@@ -45,8 +45,8 @@ def schema5_copy(src: Path, dst: Path) -> None:
     """Write ``dst`` as schema 5 would have stored the rows of ``src`` (a schema-6 database): the
     tables made by the steps of schemas 1-5 only (their TEXT declared types), each content address
     as 64 lower-case hex characters, blob rowids kept, the search index rebuilt."""
-    m = Migrations(schema.MIGRATION_SET)
-    for (version, _name), fn in zip(schema.STEPS, schema._STEP_FNS):
+    m = Migrations(migrations.MIGRATION_SET)
+    for (version, _name), fn in zip(migrations.STEPS, migrations._STEP_FNS):
         if version <= 5:
             m()(fn)
     with closing(sqlite3.connect(dst)) as conn:
@@ -55,7 +55,7 @@ def schema5_copy(src: Path, dst: Path) -> None:
         conn.execute("ATTACH ? AS s", (str(src),))
         for table in ("traces", "blobs", "items", "details", "token_counts", "trace_findings"):
             cols = [r[1] for r in conn.execute(f"PRAGMA s.table_info({table})")]
-            hashed = schema.HASH_COLUMNS.get(table, ())
+            hashed = migrations.HASH_COLUMNS.get(table, ())
             select = [f"CASE WHEN {c} IS NULL THEN NULL ELSE lower(hex({c})) END" if c in hashed else c for c in cols]
             rowid = table != "trace_findings"  # WITHOUT ROWID
             conn.execute(f"INSERT INTO main.{table} ({'rowid, ' if rowid else ''}{', '.join(cols)}) "
@@ -69,12 +69,12 @@ def _bad_hashes(conn: sqlite3.Connection) -> dict[str, int]:
     """Per hash column, the non-NULL values that are not a 32-byte BLOB."""
     return {f"{t}.{c}": conn.execute(f"SELECT count(*) FROM {t} WHERE {c} IS NOT NULL AND "
                                      f"(typeof({c}) != 'blob' OR length({c}) != 32)").fetchone()[0]
-            for t, cols in schema.HASH_COLUMNS.items() for c in cols}
+            for t, cols in migrations.HASH_COLUMNS.items() for c in cols}
 
 
 def _declared(conn: sqlite3.Connection) -> dict[str, str]:
     return {f"{t}.{c}": next(r[2] for r in conn.execute(f"PRAGMA table_info({t})") if r[1] == c)
-            for t, cols in schema.HASH_COLUMNS.items() for c in cols}
+            for t, cols in migrations.HASH_COLUMNS.items() for c in cols}
 
 
 @pytest.fixture(scope="module")
@@ -93,9 +93,9 @@ def test_digest_and_hex_helpers() -> None:
     raw = text.encode("utf-8", "surrogatepass")
     assert content_digest(text) == hashlib.sha256(raw).digest() and len(content_digest(text)) == 32
     assert content_hash(text) == hashlib.sha256(raw).hexdigest() == content_digest(text).hex()
-    assert schema.unhex(content_hash(text)) == content_digest(text)
+    assert migrations.unhex(content_hash(text)) == content_digest(text)
     for kept in (None, "x", "zz" * 32, content_digest(text), "ab" * 31):  # not a hex sha256: unchanged
-        assert schema.unhex(kept) == kept
+        assert migrations.unhex(kept) == kept
 
 
 def test_a_new_database_declares_blob_and_stores_32_byte_digests(tmp_path: Path) -> None:
@@ -183,7 +183,7 @@ def test_the_upgrade_step_is_sql_only_and_leaves_non_hex_values(tmp_path: Path, 
         assert _bad_hashes(conn)["token_counts.content_hash"] == 1 and sum(_bad_hashes(conn).values()) == 1
         assert conn.execute("PRAGMA user_version").fetchone() == (6,)
         frozen = conn.execute("SELECT rowid, hash FROM blobs ORDER BY rowid").fetchall()
-        schema.m014_compact_hashes(Database(conn))  # again: nothing left to convert
+        migrations.m014_compact_hashes(Database(conn))  # again: nothing left to convert
         assert conn.execute("SELECT rowid, hash FROM blobs ORDER BY rowid").fetchall() == frozen
 
 

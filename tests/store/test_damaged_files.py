@@ -17,7 +17,7 @@ import pytest
 from damaged import flipped_copy
 
 from ctxviewer.store import StoreError, TraceStore, upgrade_copy
-from ctxviewer.store.schema import find_damage
+from ctxviewer.store.damage import find_damage
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 

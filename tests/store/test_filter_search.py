@@ -249,12 +249,12 @@ def test_an_unselective_membership_term_is_tested_along_the_list_order(monkeypat
     """A finding term keeping more rows than the probe bound: SQLite would still drive the list
     from its trace-id list (a lookup per member, then a sort); the planner marks it with unary +
     so the list walks its order index and tests membership -- the same rows."""
-    from ctxviewer.store import store as store_mod
+    from ctxviewer.store import listing
 
     with TraceStore.open(small_db) as store:
         before = ids(store, "finding == injection")
         assert len(before) == 8
-        monkeypatch.setattr(store_mod, "PROBE_ROWS", 3)
+        monkeypatch.setattr(listing, "PROBE_ROWS", 3)
         where, params = store.filter_where(TraceQuery(text="finding == injection"))
         assert where.startswith("(+traces.trace_id IN (SELECT f.trace_id FROM trace_findings f")
         plan = " ".join(str(r[-1]) for r in store._conn.execute(

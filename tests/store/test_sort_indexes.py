@@ -10,8 +10,8 @@ import pytest
 from test_gen_traces import _gen
 
 from ctxviewer.store import SORTABLE, TraceStore
+from ctxviewer.store.migrations import SORT_INDEXED
 from ctxviewer.store.query import INDEXED_SORTS, keyed_sql
-from ctxviewer.store.schema import SORT_INDEXED
 
 
 @pytest.fixture(scope="module")

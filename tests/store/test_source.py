@@ -51,14 +51,14 @@ def test_keyed_listing_on_the_samples() -> None:
 def test_items_are_built_directly_and_equal_the_codec_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """Selecting a trace reads its items without the general JSON codec (issue 11: most of a
     500-item selection); the result is the same as the codec's, item for item."""
-    import ctxviewer.store.store as store_module
+    import ctxviewer.store.loading as loading
 
     with TraceStore.open(SAMPLES) as st:
         ids = [r.trace_id for r in st.list(limit=-1)]
-        monkeypatch.setattr(store_module, "item_from_dict", None)  # the codec path would raise TypeError
+        monkeypatch.setattr(loading, "item_from_dict", None)  # the codec path would raise TypeError
         fast = {t: st.items(t) for t in ids}
         monkeypatch.undo()
-        monkeypatch.setattr(store_module, "_item_from_row", lambda *_row: None)  # codec only
+        monkeypatch.setattr(loading, "_item_from_row", lambda *_row: None)  # codec only
         slow = {t: st.items(t) for t in ids}
     assert fast == slow
     assert sum(len(v) for v in fast.values()) == 238

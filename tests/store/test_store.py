@@ -26,7 +26,7 @@ from ctxviewer.store import (
     content_digest,
     content_hash,
 )
-from ctxviewer.store.schema import STEPS
+from ctxviewer.store.migrations import STEPS
 
 
 @pytest.fixture
@@ -503,7 +503,7 @@ def _readonly_conn(path: Path) -> sqlite3.Connection:
 def test_sqlite_readonly_refusal_on_migrate_is_reported_as_read_only(db: Path) -> None:
     from sqlite_utils import Database
 
-    from ctxviewer.store.schema import migrate
+    from ctxviewer.store.migrate import migrate
 
     with closing(sqlite3.connect(db)) as conn:  # an older version, so migrate has to write
         conn.execute("PRAGMA user_version = 1")
@@ -517,7 +517,7 @@ def test_migrate_writes_nothing_to_an_up_to_date_database(db: Path) -> None:
     while the first wrote, though nothing needed upgrading; a read-only connection now shows no write."""
     from sqlite_utils import Database
 
-    from ctxviewer.store.schema import migrate
+    from ctxviewer.store.migrate import migrate
 
     with closing(_readonly_conn(db)) as conn:
         assert migrate(Database(conn), db) == 0

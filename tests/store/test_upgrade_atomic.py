@@ -77,14 +77,14 @@ def test_the_completed_copy_is_renamed_into_place(tmp_path: Path) -> None:
 
 def test_an_interrupted_schema_build_commits_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The steps and ``user_version`` commit together: a failure in a late step leaves no table."""
-    from ctxviewer.store import schema
+    from ctxviewer.store import migrations
 
     def boom(db: object) -> None:
         raise sqlite3.OperationalError("interrupted (simulated)")
 
-    fns = list(schema._STEP_FNS)
-    monkeypatch.setattr(schema, "_MIGRATIONS", [])
-    monkeypatch.setattr(schema, "_STEP_FNS", fns[:-1] + [boom])
+    fns = list(migrations._STEP_FNS)
+    monkeypatch.setattr(migrations, "_MIGRATIONS", [])
+    monkeypatch.setattr(migrations, "_STEP_FNS", fns[:-1] + [boom])
     db = tmp_path / "new.db"
     with pytest.raises(StoreError):
         TraceStore.create(db)

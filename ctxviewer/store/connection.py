@@ -1,0 +1,57 @@
+"""One open trace database as every part of :class:`~ctxviewer.store.TraceStore` sees it.
+
+:class:`StoreConnection` holds the SQLite connection, the file, whether it is read-only,
+sqlite-utils over the connection for writing, and the in-memory state of a write (token counts
+and item texts not yet committed). The parts of the store are its subclasses, mixed into
+:class:`~ctxviewer.store.TraceStore` (:mod:`ctxviewer.store.trace_store`, which opens the
+connection): listing, keyed listing, loading, search, writing and the token-count cache.
+One connection belongs to one thread at a time. No Qt here.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
+from ctxviewer.store.errors import StoreError
+
+
+class StoreConnection:
+    """The connection and state the parts of :class:`~ctxviewer.store.TraceStore` share (see the
+    module docstring). Built only by :meth:`TraceStore.open <ctxviewer.store.TraceStore.open>` and
+    :meth:`TraceStore.create <ctxviewer.store.TraceStore.create>`."""
+
+    path: Path
+    """The database file, as given."""
+    readonly: bool
+    """True when opened with :meth:`~ctxviewer.store.TraceStore.open`; writing
+    (:meth:`~ctxviewer.store.TraceStore.add`) then raises :class:`StoreError`."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, readonly: bool) -> None:
+        """Internal: use :meth:`TraceStore.open <ctxviewer.store.TraceStore.open>` or
+        :meth:`TraceStore.create <ctxviewer.store.TraceStore.create>`."""
+        self.path = path
+        self.readonly = readonly
+        self._conn = conn
+        self._db_: Database | None = None
+        self._pending_counts: dict[tuple[bytes, str], int] = {}  # (content digest, encoding) -> tokens
+        self._stored_texts: dict[str, bytes] = {}  # item text -> its blob digest, written in this add()'s transaction
+        self._stored_chars = 0
+        self._closed = False
+
+    @property
+    def _db(self) -> Database:
+        """sqlite-utils over the connection, for writing (imported on first write: a read-only
+        store needs only ``sqlite3``)."""
+        if self._db_ is None:
+            from sqlite_utils import Database
+
+            self._db_ = Database(self._conn, execute_plugins=False, recursive_triggers=False)
+        return self._db_
+
+    def _fail(self, what: str, exc: Exception) -> StoreError:
+        return StoreError(self.path, f"{what}: {exc}")

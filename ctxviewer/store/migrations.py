@@ -1,0 +1,322 @@
+"""The schema of the trace database as named migration steps, and the schema version they reach.
+
+The schema is built by named migration steps (``sqlite_utils.Migrations``, set ``"ctxviewer"``,
+built by :func:`migrations` when a database is written: reading needs only ``sqlite3``);
+the applied step names are recorded in ``_sqlite_migrations`` and the schema version reached is
+kept in ``PRAGMA user_version``. Each schema version is a group of steps: to change the schema,
+append new steps to :data:`STEPS` under ``SCHEMA_VERSION + 1`` and bump :data:`SCHEMA_VERSION`.
+Steps are never edited once released; a database at version N gets the steps of N+1.. applied
+(by :func:`ctxviewer.store.migrate.migrate`, in one transaction).
+
+The tables themselves are documented in the package docstring (:mod:`ctxviewer.store`).
+No Qt here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:  # sqlite-utils (and the numpy it may pull in) only when a database is written
+    from sqlite_utils import Database, Migrations
+
+SCHEMA_VERSION = 6
+"""Highest schema version this ctxviewer reads and writes (``PRAGMA user_version``)."""
+
+TABLES = ("traces", "blobs", "items", "details", "token_counts")
+"""The tables every ctxviewer database (schema >= 1) holds."""
+
+
+MIGRATION_SET = "ctxviewer"
+"""Name of ctxviewer's migration set in ``_sqlite_migrations``."""
+MIGRATIONS_TABLE = "_sqlite_migrations"
+"""sqlite-utils' table of applied steps (``Migrations.migrations_table``)."""
+
+STEPS: list[tuple[int, str]] = []
+"""``(schema version, step name)`` for every step, in application order."""
+
+_STEP_FNS: list[Callable[[Database], None]] = []
+_MIGRATIONS: list[Migrations] = []
+
+
+def migrations() -> Migrations:
+    """The named schema steps as one ``sqlite_utils.Migrations`` set, applied in order by
+    :func:`~ctxviewer.store.migrate.migrate` (built on first use, so opening a database read-only never imports sqlite-utils)."""
+    if not _MIGRATIONS:
+        from sqlite_utils import Migrations
+
+        m = Migrations(MIGRATION_SET)
+        for fn in _STEP_FNS:
+            m()(fn)
+        _MIGRATIONS.append(m)
+    return _MIGRATIONS[0]
+
+
+def _step(version: int) -> Callable[[Callable[[Database], None]], Callable[[Database], None]]:
+    def deco(fn: Callable[[Database], None]) -> Callable[[Database], None]:
+        STEPS.append((version, fn.__name__))
+        _STEP_FNS.append(fn)
+        return fn
+
+    return deco
+
+
+# ------------------------------------------------------------------ schema version 1
+
+
+@_step(1)
+def m001_create_traces(db: Database) -> None:
+    """The narrow trace table the list view pages through, with its listing indexes."""
+    t = db.table("traces")
+    t.create(
+        {
+            "trace_id": str,
+            "created": str,
+            "service": str,
+            "provider": str,
+            "model": str,
+            "capacity": int,
+            "input_tokens": int,
+            "reserved_output_tokens": int,
+            "retained_count": int,
+            "omitted_count": int,
+            "replay_of": str,
+            "source_format": str,
+        },
+        pk="trace_id",
+        not_null=["retained_count", "omitted_count"],
+    )
+    for col in ("created", "model", "input_tokens"):
+        t.create_index([col, "trace_id"], index_name=f"idx_traces_{col}")
+    t.create_index(["replay_of"], index_name="idx_traces_replay_of")
+
+
+@_step(1)
+def m002_create_blobs(db: Database) -> None:
+    """Content-addressed text: every item text and serialized request is stored once."""
+    db.table("blobs").create({"hash": str, "text": str, "bytes": int}, pk="hash", not_null=["text"])
+
+
+@_step(1)
+def m003_create_items(db: Database) -> None:
+    """One row per context item, in final order, referencing its content in ``blobs``."""
+    db.table("items").create(
+        {
+            "trace_id": str,
+            "ordinal": int,
+            "item_id": str,
+            "kind": str,
+            "status": str,
+            "position": int,
+            "priority": float,
+            "trust": str,
+            "tokens": int,
+            "omission_reason": str,
+            "role": str,
+            "source": str,
+            "content_hash": str,
+        },
+        pk=("trace_id", "ordinal"),
+        not_null=["item_id", "kind", "status", "trust"],
+    )
+    db.table("items").create_index(["content_hash"], index_name="idx_items_content_hash")
+
+
+@_step(1)
+def m004_create_details(db: Database) -> None:
+    """The rest of each trace as JSON, read only when that trace is selected."""
+    db.table("details").create({"trace_id": str, "json": str, "request_hash": str}, pk="trace_id", not_null=["json"])
+
+
+@_step(1)
+def m005_create_token_counts(db: Database) -> None:
+    """Cache of token counts per (content hash, encoding)."""
+    db.table("token_counts").create(
+        {"content_hash": str, "encoding": str, "tokens": int},
+        pk=("content_hash", "encoding"),
+        not_null=["tokens"],
+    )
+
+
+# ------------------------------------------------------------------ schema version 2
+
+
+@_step(2)
+def m006_items_token_provenance(db: Database) -> None:
+    """Where each item's token count came from: ``tokens_source`` (``recorded``, ``reported`` or
+    ``counted``) and ``tokens_encoding`` (the tiktoken encoding of the count). Rows of schema 1
+    keep NULL (provenance not recorded)."""
+    items = db.table("items")
+    items.add_column("tokens_source", str)
+    items.add_column("tokens_encoding", str)
+
+
+@_step(2)
+def m007_traces_facts(db: Database) -> None:
+    """Facts known at import on each trace row (:mod:`ctxviewer.store.facts`): whether omissions
+    are recorded, the eq. 3.1 margin and fit, the state, the worst finding's rule and severity and
+    the verdict in words. The step only adds the columns (NULL: "not recorded"); ``upgrade`` then
+    back-fills them by assessing every trace (:mod:`ctxviewer.pipeline.backfill`), so this step's
+    result never depends on today's checks."""
+    traces = db.table("traces")
+    for col, kind in (("omissions_recorded", int), ("margin", int), ("fits", int), ("state", str),
+                      ("worst_rule", str), ("worst_severity", str), ("verdict", str)):
+        traces.add_column(col, kind)
+    traces.create_index(["state", "trace_id"], index_name="idx_traces_state")
+
+
+# ------------------------------------------------------------------ schema version 3
+
+
+FILTER_INDEXED: tuple[str, ...] = ("capacity", "omitted_count", "provider", "service", "session_id", "worst_rule")
+"""``traces`` columns given a one-column index (entries: value and rowid) by ``m008_filter_columns``."""
+
+TRACE_FINDINGS_SQL = (
+    "CREATE TABLE IF NOT EXISTS trace_findings (trace_id TEXT NOT NULL, rule TEXT NOT NULL, "
+    "severity TEXT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (trace_id, rule)) WITHOUT ROWID"
+)
+"""DDL of ``trace_findings`` (schema 3)."""
+
+
+@_step(3)
+def m008_filter_columns(db: Database) -> None:
+    """What display filters (:mod:`ctxviewer.store.filters`) read: ``traces.session_id`` (the
+    conversation, back-filled from ``details``) and a narrow one-column index per filtered
+    column (:data:`FILTER_INDEXED`), then ``ANALYZE`` so the planner knows which index narrows a filter most."""
+    traces = db.table("traces")
+    traces.add_column("session_id", str)
+    db.execute("UPDATE traces SET session_id = (SELECT json_extract(d.json, '$.session_id') FROM details d "
+               "WHERE d.trace_id = traces.trace_id)")
+    for col in FILTER_INDEXED:
+        traces.create_index([col], index_name=f"idx_traces_{col}", if_not_exists=True)
+    db.execute("ANALYZE")
+
+
+@_step(3)
+def m009_trace_findings(db: Database) -> None:
+    """``trace_findings``: each finding rule of each trace (the ``finding`` filter field), with an
+    index by rule; filled by ``upgrade``'s back-fill (:mod:`ctxviewer.pipeline.backfill`)."""
+    db.execute(TRACE_FINDINGS_SQL)
+    db.execute("CREATE INDEX IF NOT EXISTS idx_trace_findings_rule ON trace_findings (rule, trace_id)")
+
+
+@_step(3)
+def m010_content_fts(db: Database) -> None:
+    """The full-text index of item content (:mod:`ctxviewer.store.fts`), built from the stored
+    item texts."""
+    from ctxviewer.store import fts
+
+    db.execute(fts.CREATE_SQL)
+    fts.rebuild(db.conn)
+
+
+# ------------------------------------------------------------------ schema version 4
+
+
+@_step(4)
+def m012_sort_indexes(db: Database) -> None:
+    """An index on ``(column, trace_id)`` for each sortable ``traces`` column that had none
+    (:data:`SORT_INDEXED`), named ``idx_traces_<column>`` (replacing schema 3's one-column index of
+    that name, whose entries the new one holds too): the trace list's first page in any order is an
+    index walk, not a sort of every row; then ``ANALYZE traces`` for the planner."""
+    for col in SORT_INDEXED:
+        db.execute(f"DROP INDEX IF EXISTS idx_traces_{col}")
+        db.execute(f"CREATE INDEX idx_traces_{col} ON traces ({col}, trace_id)")
+    db.execute("ANALYZE traces")
+
+
+SORT_INDEXED: tuple[str, ...] = (
+    "provider", "service", "capacity", "reserved_output_tokens", "retained_count", "omitted_count",
+)
+"""``traces`` columns given an index on ``(column, trace_id)`` by ``m012_sort_indexes`` (the
+list's sort order is the column, then ``trace_id``)."""
+
+
+# ------------------------------------------------------------------ schema version 5
+
+
+@_step(5)
+def m013_span_columns(db: Database) -> None:
+    """The span's own facts on each ``traces`` row (:mod:`ctxviewer.model.span_facts`): ``span_status``
+    (``ok`` / ``error`` / ``unset`` / ``unfinished``), ``status_message``, ``agent``
+    (``gen_ai.agent.name``) and ``operation`` (``gen_ai.operation.name``), the trace list's Span
+    status and Agent / operation columns and the ``status``, ``agent`` and ``operation`` display
+    filters; back-filled from the ``attributes`` of each trace's ``details`` JSON, then a narrow
+    one-column index on each filtered column (:data:`SPAN_INDEXED`), analysed."""
+    import json
+
+    from ctxviewer.model.span_facts import SPAN_COLUMNS, row_values
+
+    traces = db.table("traces")
+    for col in SPAN_COLUMNS:
+        traces.add_column(col, str)
+    sql = f"UPDATE traces SET {', '.join(f'{c} = ?' for c in SPAN_COLUMNS)} WHERE trace_id = ?"
+    cur = db.execute("SELECT trace_id, json_extract(json, '$.attributes') FROM details "  # CASE: in this order
+                     "WHERE CASE WHEN json_valid(json) THEN json_type(json, '$.attributes') END = 'object'")
+    while True:
+        chunk = cur.fetchmany(5000)
+        if not chunk:
+            break
+        rows = []
+        for trace_id, attrs in chunk:
+            values = row_values(json.loads(attrs))
+            if any(v is not None for v in values):
+                rows.append((*values, trace_id))
+        db.conn.executemany(sql, rows)
+    for col in SPAN_INDEXED:
+        traces.create_index([col], index_name=f"idx_traces_{col}", if_not_exists=True)
+        db.execute(f"ANALYZE idx_traces_{col}")
+
+
+SPAN_INDEXED: tuple[str, ...] = ("span_status", "agent", "operation")
+"""``traces`` columns given a one-column index by ``m013_span_columns`` (schema 5)."""
+
+
+# ------------------------------------------------------------------ schema version 6
+
+
+HASH_COLUMNS: dict[str, tuple[str, ...]] = {
+    "blobs": ("hash",),
+    "items": ("content_hash",),
+    "details": ("request_hash",),
+    "token_counts": ("content_hash",),
+}
+"""The content-address columns, per table: since schema 6 each holds a 32-byte sha256 digest
+(BLOB), not its 64-character hex (``m014_compact_hashes``)."""
+
+UNHEX = "ctxviewer_unhex"
+"""Name under which ``m014_compact_hashes`` registers :func:`unhex` (SQLite 3.40 has no ``unhex()``)."""
+
+
+def unhex(value: str | bytes | None) -> str | bytes | None:
+    """The 32 bytes a 64-character hex sha256 stands for; any other value unchanged (NULL, a
+    digest already, or text that is not a sha256 and so addresses nothing). The SQL function
+    :data:`UNHEX` of ``m014_compact_hashes``."""
+    if isinstance(value, str) and len(value) == 64:
+        try:
+            return bytes.fromhex(value)
+        except ValueError:
+            return value
+    return value
+
+
+@_step(6)
+def m014_compact_hashes(db: Database) -> None:
+    """Content addresses stored as the 32-byte sha256 digest instead of 64 hex characters, in every
+    :data:`HASH_COLUMNS` column (on 1M generated traces, 11.8M ``items`` rows and their index: about
+    0.75 GB). A database with rows is converted in place, SQL only (no re-assessment): each hex
+    value becomes its digest (:func:`unhex`; the declared type stays TEXT, whose affinity keeps a
+    BLOB value unchanged), so every rowid stays -- ``content_fts`` is keyed by ``blobs.rowid`` --
+    and ``idx_items_content_hash`` is dropped before and rebuilt after (then analysed). A new,
+    empty database gets its tables rebuilt with BLOB declared types instead."""
+    conn = db.conn
+    if not any(conn.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone() for table in HASH_COLUMNS):
+        for table, cols in HASH_COLUMNS.items():
+            db.table(table).transform(types=dict.fromkeys(cols, bytes))
+        return
+    conn.create_function(UNHEX, 1, unhex, deterministic=True)
+    conn.execute("DROP INDEX IF EXISTS idx_items_content_hash")
+    for table, cols in HASH_COLUMNS.items():
+        for col in cols:
+            conn.execute(f"UPDATE {table} SET {col} = {UNHEX}({col}) WHERE typeof({col}) = 'text'")
+    conn.execute("CREATE INDEX idx_items_content_hash ON items (content_hash)")
+    conn.execute("ANALYZE idx_items_content_hash")
