@@ -6,7 +6,8 @@ What lives here:
 * :mod:`~ctxviewer.assess.assessment` -- :func:`~ctxviewer.assess.assessment.assess` and
   :func:`~ctxviewer.assess.assessment.conclude`: every conclusion about one trace, computed once;
 * :mod:`~ctxviewer.assess.budget` -- eq. 3.1 (B_sys + B_hist + B_evidence + B_tools + B_user +
-  B_out <= C), allocations and the chart's bars; :mod:`~ctxviewer.assess.breakdown` the
+  B_out <= C), allocations and C from the model catalogue when the trace recorded none;
+  :mod:`~ctxviewer.assess.bars` the chart's bars; :mod:`~ctxviewer.assess.breakdown` the
   per-category accounting table;
 * :mod:`~ctxviewer.assess.checks` -- one small module per check (Table 3.1's first-evidence
   checks, budget, tool calls, ...), run in registry order;

@@ -24,8 +24,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctxviewer.assess import budget
-from ctxviewer.assess.budget import Allocation, BarSegment, CapacityCheck
+from ctxviewer.assess import bars, budget
+from ctxviewer.assess.bars import BarSegment
+from ctxviewer.assess.budget import Allocation, CapacityCheck
 from ctxviewer.assess.checks import run_checks
 from ctxviewer.assess.trace_header import header_rows, numbers_line
 from ctxviewer.model.findings import Finding, Severity, State, worst
@@ -57,7 +58,7 @@ class BudgetFigure:
     x_max: float
     """Right end of the x range: the longest bar or limit line times :data:`X_PAD` (at least 1)."""
     omitted: tuple[BarSegment, ...] = ()
-    """The "omitted" bar: omitted tokens per category (:func:`ctxviewer.assess.budget.omitted_bar`),
+    """The "omitted" bar: omitted tokens per category (:func:`ctxviewer.assess.bars.omitted_bar`),
     drawn hatched; empty when nothing was omitted."""
 
     @property
@@ -70,9 +71,9 @@ class BudgetFigure:
 
 def budget_figure(trace: RequestTrace, chk: CapacityCheck) -> BudgetFigure:
     """The chart figure of ``trace`` given its eq. 3.1 result ``chk``."""
-    used = tuple(budget.used_bar(trace))
-    omitted = tuple(budget.omitted_bar(trace))
-    declared = tuple(budget.declared_bar(trace))
+    used = tuple(bars.used_bar(trace))
+    omitted = tuple(bars.omitted_bar(trace))
+    declared = tuple(bars.declared_bar(trace))
     separate = chk.limit_mode is LimitMode.SEPARATE
     cap = None if separate else chk.capacity
     limit = chk.max_input if separate else None

@@ -30,7 +30,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
 from ctxviewer.assess.assessment import Assessment, BudgetFigure, assess
-from ctxviewer.assess.budget import BarSegment
+from ctxviewer.assess.bars import BarSegment
 from ctxviewer.gui.background_import import import_in_background
 from ctxviewer.gui.chart_legend import ChartLegend
 from ctxviewer.model.trace import RequestTrace

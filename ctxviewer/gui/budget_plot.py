@@ -16,7 +16,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QSizePolicy
 
 from ctxviewer.assess.assessment import BudgetFigure
-from ctxviewer.assess.budget import BarSegment
+from ctxviewer.assess.bars import BarSegment
 from ctxviewer.model.words import fmt_int
 from ctxviewer.util.axis_labels import tick_labels
 

@@ -4,10 +4,12 @@ back-fill of stored facts after an upgrade, and the first trace's warm-up.
 What lives here:
 
 * :mod:`~ctxviewer.pipeline.importing` -- the import pipeline: importer -> repair
-  (:mod:`~ctxviewer.pipeline.sanitize`) -> token counts -> assessment -> ``store.add`` with the
-  facts, in one transaction, with progress and cancel;
-* :mod:`~ctxviewer.pipeline.assess_pool` -- assessing an import's traces over the cores, and the
-  stored facts of one trace;
+  (:mod:`~ctxviewer.pipeline.sanitize`) -> token counts (:mod:`~ctxviewer.pipeline.missing_counts`,
+  the model's own encoding) -> assessment -> ``store.add`` with the facts, in one transaction,
+  with progress and cancel;
+* :mod:`~ctxviewer.pipeline.assess_pool` -- assessing an import's traces over the cores;
+  :mod:`~ctxviewer.pipeline.stored_facts` -- the stored facts of one trace (``with_facts``,
+  ``save_traces``);
 * :mod:`~ctxviewer.pipeline.backfill` -- re-assessing a database's traces (``upgrade``);
 * :mod:`~ctxviewer.pipeline.import_claim` -- which import may remove a new database file;
 * :mod:`~ctxviewer.pipeline.hints` -- the "it looks like X; import it with" hint for a trace

@@ -1,11 +1,13 @@
 """Token accounting consistency: reserve vs capacity, counted vs reported, reasoning vs output."""
 
+from dataclasses import replace
+
 from factories import make_trace
 
 from ctxviewer.assess.checks import run_checks
 from ctxviewer.assess.checks.accounting import AccountingCheck
 from ctxviewer.model.findings import Severity
-from ctxviewer.model.trace import Endpoint, LimitMode, Usage
+from ctxviewer.model.trace import Endpoint, Kind, LimitMode, Usage
 
 
 def rules(t):
@@ -49,3 +51,49 @@ def test_reported_input_over_capacity_is_one_budget_finding():
 def test_reasoning_exceeds_output():
     assert rules(make_trace(usage=Usage(output_tokens=10, reasoning_tokens=50))) == [
         ("accounting.reasoning_exceeds_output", Severity.WARNING)]
+
+
+def run(t):
+    return list(AccountingCheck().run(t))
+
+
+def _reported(trace, reported):
+    from ctxviewer.model.trace import Usage
+
+    return replace(trace, input_tokens=None, usage=Usage(input_tokens=reported))
+
+
+def test_a_reported_input_far_from_what_the_trace_captured_is_named_and_explained_where_it_can_be() -> None:
+    """Traces without their own count: ctxviewer's count of what was captured (content, framing and
+    tool overhead by the endpoint profile) beside the provider's report."""
+    from ctxviewer.assess.breakdown import breakdown
+    from ctxviewer.model.trace import ToolCall
+
+    base = make_trace()
+    counted = breakdown(_reported(base, 1)).total
+    assert [f.rule for f in run(_reported(base, counted))] == []  # within the tolerance: nothing
+    over = run(_reported(base, counted + 5_000))
+    assert [(f.rule, f.severity) for f in over] == [("accounting.reported_gap", Severity.WARNING)]
+    assert over[0].message == (
+        f"the provider reported {counted + 5_000:,} input tokens, counted {counted:,} (cl100k_base): 5,000 tokens "
+        f"above the count (tolerance {int(0.02 * (counted + 5_000)):,}), so something sent is not in the trace")
+    under = run(_reported(base, 60))  # 247 counted: more than 3 x 60 + 8
+    assert [(f.rule, f.severity) for f in under] == [("accounting.reported_gap", Severity.WARNING)]
+    assert "below the count" in under[0].message and "not this request's" in under[0].message
+    # a gap that is no evidence of a fault (within GROSS times): the numbers, as info
+    [near] = run(_reported(base, counted + 40))
+    assert (near.severity, near.message) == (Severity.INFO, (
+        f"the provider reported {counted + 40:,} input tokens, counted {counted:,} (cl100k_base): 40 tokens above "
+        f"the count (tolerance {max(8, int(0.02 * (counted + 40))):,}): tool schemas or template framing counted differently"))
+    # the model proposed tool calls while no tool definition was captured: explained, info
+    no_tools = replace(base, items=tuple(i for i in base.items if i.kind is not Kind.TOOL),
+                       tool_calls=(ToolCall(name="lookup_order", arguments='{"id": 1}'),))
+    counted2 = breakdown(_reported(no_tools, 1)).total
+    [f] = run(_reported(no_tools, counted2 + 391))
+    assert (f.rule, f.severity) == ("accounting.reported_gap", Severity.INFO)
+    assert f.message.endswith("391 tokens are not in the captured items -- the model proposed tool calls, "
+                              "but no tool definition was captured")
+    # the content was not captured at all: said so, info
+    uncaptured = replace(_reported(base, counted + 5_000), attributes={"ctxviewer.content": "not captured"})
+    [g] = run(uncaptured)
+    assert (g.severity, g.message.endswith(": the content was not captured")) == (Severity.INFO, True)

@@ -6,7 +6,8 @@ from dataclasses import replace
 
 from factories import make_trace
 
-from ctxviewer.assess.budget import check_capacity, used_bar, verdict_text
+from ctxviewer.assess.bars import used_bar
+from ctxviewer.assess.budget import check_capacity, verdict_text
 from ctxviewer.model.trace import Category, Endpoint, Usage
 from ctxviewer.pipeline.stored_facts import with_facts
 

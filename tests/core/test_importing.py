@@ -13,7 +13,8 @@ from factories import make_trace
 from ctxviewer.importers import ImportFailed, ImportProblem
 from ctxviewer.importers.native import trace_line, write_jsonl
 from ctxviewer.model.trace import Endpoint, TokenProvenance, TokenSource
-from ctxviewer.pipeline.importing import ImportReport, count_missing_tokens, expand_paths, import_files, import_into
+from ctxviewer.pipeline.importing import ImportReport, expand_paths, import_files, import_into
+from ctxviewer.pipeline.missing_counts import count_missing_tokens
 from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import StoreError, TraceStore, content_digest
 from ctxviewer.tokens.counting import count_tokens
@@ -286,7 +287,7 @@ def test_import_into_errors_remove_only_what_it_created(tmp_path: Path) -> None:
 
 def test_batched_counting_equals_one_trace_at_a_time_and_estimates_an_unavailable_encoding(
         tmp_path: Path, store: TraceStore) -> None:
-    from ctxviewer.pipeline.importing import count_missing_tokens_many
+    from ctxviewer.pipeline.missing_counts import count_missing_tokens_many
     from ctxviewer.tokens.counting import count_tokens
 
     base = make_trace()

@@ -10,6 +10,16 @@ Rule ids (not Table 3.1 rows; words in ``ctxviewer/resources/check_rules.json``)
   :data:`MIN_TOLERANCE` tokens). (ctxviewer's own recount against the report, with the endpoint
   profile's tolerance, is :func:`ctxviewer.assess.breakdown.breakdown`, shown by
   ``ctxviewer whatif`` and the what-if panel; see :mod:`ctxviewer.assess.checks.limits`.)
+* ``accounting.reported_gap`` -- the trace records no count of its own, and ctxviewer's count of
+  what it captured (content + framing + tool-definition overhead by the endpoint profile,
+  :func:`ctxviewer.assess.breakdown.breakdown`) is further from the provider-reported input than
+  the profile's tolerance. Explained, as ``info``, where the trace says why: its content was not
+  captured, or the model proposed tool calls while no tool definition was captured (the schemas
+  were sent but not recorded). A ``warning`` when one side is more than :data:`GROSS` times the
+  other (plus the tolerance) and nothing explains it: reported far above counted (something sent
+  is not in the trace) or counted far above reported (the trace holds text that was not sent, or
+  the usage is not this request's). A smaller gap is ``info`` with the numbers: counting a tool
+  schema or a chat template differs between endpoints, and the gap is no evidence of a fault.
 * ``accounting.reasoning_exceeds_output`` (warning) -- reasoning tokens > output tokens, which
   cannot be: output includes reasoning (OTel ``gen_ai.usage.reasoning.output_tokens``).
 
@@ -24,10 +34,12 @@ import math
 from typing import Iterable
 
 from ctxviewer.assess import budget
+from ctxviewer.assess.breakdown import breakdown
 from ctxviewer.assess.checks import register
 from ctxviewer.assess.checks._common import rule_finding
 from ctxviewer.model.findings import Evidence, Finding, Severity
-from ctxviewer.model.trace import LimitMode, RequestTrace
+from ctxviewer.model.trace import Kind, LimitMode, RequestTrace
+from ctxviewer.tokens.profiles import ProfileError
 
 DEFAULT_TOLERANCE = 0.05
 """Share of the reported input the counts may differ by when no safety margin is declared."""
@@ -67,6 +79,8 @@ class AccountingCheck:
                     f"tokens for input; the required items need {required:,}",
                     Evidence(fields=(*cap_fields, "safety_margin")))
         counted, reported = trace.input_tokens, trace.usage.input_tokens
+        if counted is None and reported is not None:
+            yield from _reported_gap(trace)
         tol = tolerance(trace)
         if counted is not None and reported is not None and tol is not None and abs(counted - reported) > tol:
             yield rule_finding(
@@ -80,6 +94,47 @@ class AccountingCheck:
                 "accounting.reasoning_exceeds_output", Severity.WARNING,
                 f"reasoning tokens {r:,} exceed output tokens {o:,} (output includes reasoning)",
                 Evidence(fields=("usage.reasoning_tokens", "usage.output_tokens")))
+
+
+GROSS = 3
+"""A side more than this many times the other (plus the tolerance) is a warning, not a counting gap."""
+
+
+def _reported_gap(trace: RequestTrace) -> Iterable[Finding]:
+    """``accounting.reported_gap`` (see the module docstring) for a trace without its own count."""
+    try:
+        bd = breakdown(trace)
+    except ProfileError:  # a bad user profiles file: the what-if and `tokens` name it
+        return
+    r, tol = bd.residual, bd.tolerance
+    if r is None or tol is None or abs(r) <= tol:
+        return
+    fields = ("items", "usage.input_tokens")
+    counted = f"counted {bd.total:,} ({bd.resolution.label})"
+    if trace.attributes.get("ctxviewer.content") == "not captured":
+        yield rule_finding("accounting.reported_gap", Severity.INFO,
+                           f"the provider reported {bd.reported:,} input tokens, {counted}: the content was not captured",
+                           Evidence(fields=fields))
+    elif r > 0 and trace.tool_calls and not any(i.kind is Kind.TOOL for i in trace.items):
+        yield rule_finding("accounting.reported_gap", Severity.INFO,
+                           f"the provider reported {bd.reported:,} input tokens, {counted}: {r:,} tokens are not in "
+                           "the captured items -- the model proposed tool calls, but no tool definition was captured",
+                           Evidence(fields=(*fields, "tool_calls")))
+    elif r > 0:
+        gross = bd.reported > GROSS * bd.total + tol
+        yield rule_finding("accounting.reported_gap", Severity.WARNING if gross else Severity.INFO,
+                           f"the provider reported {bd.reported:,} input tokens, {counted}: {r:,} tokens above the "
+                           f"count (tolerance {tol:,})" + (", so something sent is not in the trace" if gross else
+                                                            ": tool schemas or template framing counted differently"),
+                           Evidence(fields=fields))
+    else:
+        gross = bd.total > GROSS * bd.reported + tol
+        yield rule_finding("accounting.reported_gap", Severity.WARNING if gross else Severity.INFO,
+                           f"the provider reported {bd.reported:,} input tokens, {counted}: {-r:,} tokens below the "
+                           f"count (tolerance {tol:,})" + (", so the trace holds text that was not sent, or the usage "
+                                                           "is not this request's" if gross else
+                                                           ": tool schemas or template framing counted differently"),
+                           Evidence(fields=fields))
 
 
 register(AccountingCheck())
