@@ -7,6 +7,14 @@ trusted input (the policy, the user's request and turns) was put there by the da
 user: a ``injection.action_linkage`` finding, linked to the item (the span where the value
 appears) and to the call (Table 3.1 row 5, "unsafe tool proposal").
 
+What counts as a traceable value follows its meaning, not only its shape: a number is an *amount*
+only where the argument names one (``amount``, ``price``, ``total``, ... or a money-shaped text
+``349.00``); a number under any other name (``element_id=884``) is an id. And an id or a path
+that a tool's own output returned (a tool result, role ``tool``: an accessibility-tree element, a
+row id, a file name from a listing) used as the next call's argument is the normal agent loop,
+not data steering the action: only e-mail addresses, URLs, accounts and amounts are traced into
+tool results; every kind is traced into documents, memory and other untrusted data.
+
 Severity by what the application did with the call: ``blocked`` -> ``warning`` (it was stopped),
 ``needs_approval`` or not recorded -> ``failure``, ``permitted`` -> ``failure``, and ``critical``
 when the call was permitted although untrusted text in the same request was flagged by the
@@ -31,6 +39,11 @@ _URL = re.compile(r"^(?:https?|ftp|file|s3)://\S+$", re.IGNORECASE)
 _PATH = re.compile(r"^(?:~|\.{1,2})?[/\\][\w.\-/\\ ]+$|^[A-Za-z]:\\")
 _ID = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])[\w.:#/-]{4,}$|^\d{5,}$")
 _IBAN = re.compile(r"^[A-Z]{2}\d{2}[A-Z0-9 ]{10,30}$")
+_AMOUNT_KEY = re.compile(r"(?:^|[_.\-\[\]]|(?<=[a-z])(?=[A-Z]))(?i:amount|amt|price|total|sum|cost|fee|value|"
+                         r"balance|payment|refund|credit|debit|charge|transfer|quantity|qty)(?:$|[_.\-\[\]]|s$|(?=[A-Z]))")
+"""Argument names that hold an amount (``amount``, ``refund_amount``, ``totalPrice``, ``items[0].qty``)."""
+LOOP_KINDS = frozenset({"id", "path"})
+"""Kinds of value a tool's own output may hand to the next call (the agent loop): not linkage."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +81,10 @@ def arguments(call: ToolCall) -> list[Argument]:
             continue
         if isinstance(v, (int, float)):
             if abs(v) < 10:
+                continue
+            if not _AMOUNT_KEY.search(path.rsplit(".", 1)[-1]):  # element_id=884, row=1203: an id, not money
+                if float(v).is_integer() and abs(v) >= 10_000:
+                    out.append(Argument(path, "id", (str(int(v)),)))
                 continue
             forms = {f"{v:.2f}", f"{v:,.2f}"} | ({str(int(v)), f"{int(v):,}"} if float(v).is_integer() else {str(v)})
             out.append(Argument(path, "amount", tuple(sorted(forms, key=len, reverse=True))))
@@ -111,6 +128,8 @@ def link_calls(trace: RequestTrace, scans: list[ItemScan]) -> list[Finding]:
             if any(_find(t, arg.forms) for t in trusted_text):
                 continue
             for s in untrusted:
+                if arg.kind in LOOP_KINDS and (s.item.role or "").lower() == "tool":
+                    continue  # a tool's own output handing an id or path to the next call: the agent loop
                 span = _find(s.item.content or "", arg.forms)
                 if span:
                     linked.append((arg, s, span))

@@ -1,11 +1,14 @@
 """Which items of a trace the scanner reads, and its hits as findings.
 
 Only untrusted data is scanned (chapter 3.5): documents and evidence, tool results (history items
-with role ``tool``), tool definitions, memory and summaries -- every item whose ``trust`` is
-``untrusted`` except the user's own words (the ``user`` item and history turns with role
-``user``, the principal) and text the model itself wrote (role ``assistant``). Model-written text
-is labelled as such and not reported; the same text returned inside a tool result is scanned,
-because its role there is ``tool``. Trusted policy is never scanned.
+with role ``tool``), memory and summaries -- every item whose ``trust`` is ``untrusted`` except the
+user's own words (the ``user`` item and history turns with role ``user``, the principal), text the
+model itself wrote (role ``assistant``) and the application's own tool definitions (``tool`` items:
+the developer wrote them, as the policy; the chapter classifies supplied text as "trusted policy or
+untrusted data" by where it came from). Model-written text is labelled as such and not reported;
+the same text returned inside a tool result is scanned, because its role there is ``tool``. A tool
+definition that names where it came from (its ``source``: an external tool server, a URL) is
+another party's text and is scanned. Trusted policy is never scanned.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ class Scope(str, enum.Enum):
     MODEL = "model"
     PRINCIPAL = "principal"
     TRUSTED = "trusted"
+    DEVELOPER = "developer"
     NOT_RECORDED = "not_recorded"
 
     @property
@@ -39,6 +43,7 @@ _LABELS = {
     Scope.MODEL: "written by the model: not scanned",
     Scope.PRINCIPAL: "the user's own request: not scanned",
     Scope.TRUSTED: "trusted policy: not scanned",
+    Scope.DEVELOPER: "the application's tool definition: not scanned",
     Scope.NOT_RECORDED: "content not recorded: not scanned",
 }
 
@@ -54,6 +59,8 @@ def scope_of(item: ContextItem) -> Scope:
         return Scope.MODEL
     if item.kind is Kind.USER or (item.kind is Kind.HISTORY and role in ("user", "human")):
         return Scope.PRINCIPAL
+    if item.kind is Kind.TOOL and role != "tool" and (item.source is None or not (item.source.url or item.source.store)):
+        return Scope.DEVELOPER
     return Scope.UNTRUSTED
 
 
