@@ -10,10 +10,15 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 
 from ctxviewer.assess.budget import CATEGORY_LABELS
 from ctxviewer.builder.whatif import Outcome
-from ctxviewer.model.trace import ContextItem, Status
+from ctxviewer.model.trace import NOT_RECORDED, ContextItem, Status
 from ctxviewer.util.visible import one_line
 
 Index = QModelIndex | QPersistentModelIndex
+
+
+def _tokens(v: int | None) -> str:
+    return NOT_RECORDED if v is None else f"{v:,}"
+
 ITEM_HEADERS = ("#", "item", "kind", "tokens", "priority", "pin", "recorded", "what-if")
 PRIORITY, PIN = 4, 5
 
@@ -129,10 +134,11 @@ class CategoryDeltaModel(QAbstractTableModel):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self.rows: list[tuple[str, int, int]] = []
+        self.rows: list[tuple[str, int | None, int | None]] = []
 
     def set_outcome(self, outcome: Outcome | None) -> None:
-        """Show ``outcome``'s category moves (``None`` clears)."""
+        """Show ``outcome``'s category moves in tokens (``None`` clears), by the assessment's
+        category map (:attr:`~ctxviewer.builder.whatif.Outcome.category_delta`)."""
         self.beginResetModel()
         self.rows = [(CATEGORY_LABELS[c], b, a) for c, (b, a) in outcome.category_delta.items()] if outcome else []
         self.endResetModel()
@@ -153,7 +159,8 @@ class CategoryDeltaModel(QAbstractTableModel):
             return None
         name, before, after = self.rows[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return (name, f"{before:,}", f"{after:,}", f"{after - before:+,}")[index.column()]
+            change = NOT_RECORDED if before is None or after is None else f"{after - before:+,}"
+            return (name, _tokens(before), _tokens(after), change)[index.column()]
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() > 0:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
