@@ -11,7 +11,7 @@ import pytest
 
 from ctxviewer.assess.assessment import conclude
 from ctxviewer.assess.budget import allocations, check_capacity
-from ctxviewer.builder.whatif import Rule, Scenario, rule_of, run
+from ctxviewer.builder.whatif import OmissionRule, Scenario, rule_of, run
 from ctxviewer.diff.conversation import derive_for_display
 from ctxviewer.model.findings import State
 from ctxviewer.model.trace import Category, ContextItem, Kind, RequestTrace, Status
@@ -52,7 +52,7 @@ def test_every_sample_trace_is_reproduced(samples: dict[str, RequestTrace]) -> N
     for t in samples.values():
         assert_reproduces(t)
     kinds = {rule_of(i) for t in samples.values() for i in t.omitted}
-    assert kinds == {Rule.BUDGET, Rule.WINDOW, Rule.RANK, Rule.POLICY}  # every recorded kind is covered
+    assert kinds == {OmissionRule.BUDGET, OmissionRule.WINDOW, OmissionRule.RANK, OmissionRule.POLICY}  # every recorded kind is covered
 
 
 def test_every_corpus_trace_is_reproduced(shared: Path, tmp_path: Path) -> None:
@@ -197,5 +197,5 @@ def test_without_a_capacity_nothing_is_trimmed_for_budget() -> None:
     o = run(t, Scenario())
     assert o.changes == () and o.state is conclude(t).state
     assert o.notes[0] == "capacity not recorded: the input budget C - B_out is not applied (give a capacity to apply it)"
-    budget_omitted = [i.id for i in t.omitted if rule_of(i) is Rule.BUDGET]
+    budget_omitted = [i.id for i in t.omitted if rule_of(i) is OmissionRule.BUDGET]
     assert budget_omitted and all(o.trace.item(i).status is Status.OMITTED for i in budget_omitted)
