@@ -67,9 +67,15 @@ class WhatIfItemModel(QAbstractTableModel):
         it = self.items[index.row()]
         if index.column() == PRIORITY and not it.kind.required:
             f |= Qt.ItemFlag.ItemIsEditable
-        if index.column() == PIN and not it.kind.required:
+        if index.column() == PIN and self.pinnable(it):
             f |= Qt.ItemFlag.ItemIsUserCheckable
         return f
+
+    def pinnable(self, it: ContextItem) -> bool:
+        """Whether ``it`` has a pin box: an optional item, or a required one (policy, user request)
+        the recording omitted (a pin overrides the rule that omitted it)."""
+        rec = self.recorded.get(it.id)
+        return not it.kind.required or (rec is not None and rec.status is Status.OMITTED)
 
     def _status(self, it: ContextItem | None) -> str:
         if it is None:
@@ -83,7 +89,7 @@ class WhatIfItemModel(QAbstractTableModel):
             return None
         it, col = self.items[index.row()], index.column()
         if role == Qt.ItemDataRole.CheckStateRole and col == PIN:
-            if it.kind.required:
+            if not self.pinnable(it):
                 return None
             return Qt.CheckState.Checked if it.id in self.pinned else Qt.CheckState.Unchecked
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
@@ -91,7 +97,7 @@ class WhatIfItemModel(QAbstractTableModel):
                       None if it.tokens is None else f"{it.tokens:,}",
                       None if it.priority is None else (it.priority if role == Qt.ItemDataRole.EditRole
                                                         else f"{it.priority:g}"),
-                      "required" if it.kind.required else None,
+                      "required" if not self.pinnable(it) else None,
                       self._status(self.recorded.get(it.id)), self._status(it))
             return values[col]
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 3, 4):

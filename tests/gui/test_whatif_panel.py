@@ -190,3 +190,19 @@ def test_ticking_a_pin_keeps_a_window_omitted_turn_and_says_which_rule_it_overri
     assert p.notes.textFormat() == Qt.TextFormat.PlainText
     assert p.verdict.text() == "what-if: \u2714 OK — fits, 3,720 tokens margin"
     assert STATE_COLOR[State.OK] in p.verdict.styleSheet()
+
+
+def test_an_omitted_policy_item_can_be_pinned_in_the_window(qtbot, source: Path) -> None:
+    p = WhatIfPanel()
+    qtbot.addWidget(p)
+    with TraceStore.open(source) as store:
+        p.set_trace(store.load("policy-missing"), source)
+    model = p.item_model
+    cell = model.index(row_of(p, "policy-fallback"), PIN)
+    assert model.flags(cell) & Qt.ItemFlag.ItemIsUserCheckable  # required kind, but omitted in the recording
+    assert not model.flags(model.index(row_of(p, "user-request"), PIN)) & Qt.ItemFlag.ItemIsUserCheckable
+    assert model.setData(cell, Qt.CheckState.Checked.value, Qt.ItemDataRole.CheckStateRole)
+    qtbot.waitUntil(lambda: "policy-fallback" in p.outcome.scenario.pinned)
+    assert model.index(row_of(p, "policy-fallback"), 7).data() == "retained #1"
+    assert p.notes.text().splitlines()[0] == ("policy-fallback was omitted by the application's policy (fallback "
+                                             "refused: version pinned); pinned, it is kept")
