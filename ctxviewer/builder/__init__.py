@@ -15,7 +15,9 @@ re-trims a recorded trace.
 What lives here: :mod:`.api` (:class:`Builder`, :class:`BuildResult`), :mod:`.candidates` (what
 may go into a request), :mod:`.trim` (the trimming rules), :mod:`.rules` and :mod:`.junctions`
 (how a request is serialized and counted), :mod:`.whatif` (re-trimming a recorded trace under
-other limits, pins and priorities).
+other limits, pins and priorities; with no changes it reproduces the recording) and
+:mod:`.whatif_rules` (the rules a recording's omission reasons name -- budget, history window,
+rank cut, the application's policy -- decided again for a what-if).
 
 May import: :mod:`ctxviewer.assess` (eq. 3.1), :mod:`ctxviewer.tokens`, :mod:`ctxviewer.model`,
 :mod:`ctxviewer.util`. No Qt here.

@@ -1,64 +1,79 @@
-"""What-if: re-run the trimming of a recorded request under other budgets and priorities.
+"""What-if: re-trim a recorded request by the rules that produced it, under other limits and priorities.
 
-The candidates are the recorded trace's items in final order: retained items and items omitted for
-budget (``budget``, ``rank``, ``cap:*``, ``trim`` or no reason). Items omitted for another reason
-(``permission``, ``duplicate``, ...) were filtered before trimming and stay omitted. A
-:class:`Scenario` changes capacity C, reserved output B_out, per-category caps, item priorities,
-pins, positions, and adds hypothetical items; :func:`run` re-trims with the builder's rules
-(:func:`ctxviewer.builder.trim`) and returns the new request trace (``replay_of`` the original) with
-the changes against the recording and the eq. 3.1 verdict.
+Reproduce first: with an empty :class:`Scenario` the what-if equals the recording (the same items in
+the same order, statuses, omission reasons, assessment state and verdict), because every omitted
+item is decided again by the rule its recorded omission reason names -- budget, history window,
+rank cut, the application's policy (:mod:`.whatif_rules`, :func:`~.whatif_rules.decide`) -- and
+the budget trimming (:func:`ctxviewer.builder.trim`, chapter 3.3) runs over what passed the others.
+An item omitted again by the rule that omitted it in the recording keeps its recorded reason word
+for word; an item a rule newly omits gets that rule's reason (``budget``, ``budget:<category>`` for
+a declared category budget, ``cap:<category>`` for a scenario's cap, ``window``, ``rank``).
+
+A :class:`Scenario` changes capacity C, reserved output B_out, per-category caps, item priorities,
+pins, positions, and adds hypothetical items. A pin overrides whatever rule omitted the item, and
+:attr:`Outcome.notes` says which ("turn-01 was omitted by the history window; pinned, it is kept").
+:func:`run` returns the new request trace (``replay_of`` the original), the changes against the
+recording, each category's tokens (:func:`ctxviewer.assess.budget.allocations`, the assessment's own
+category map), eq. 3.1 before trimming (:func:`ctxviewer.assess.budget.check_capacity`) and the
+assessment of the re-trimmed trace (:func:`ctxviewer.assess.assessment.conclude`: state and verdict).
 
 Counting: each item costs its recorded token count (or its content counted with the trace's
-encoding; a hypothetical item is counted); the recorded serialization overhead
-(``input_tokens`` minus the retained items' tokens) is kept as a constant, so the scenario's input is
-comparable with the recording. No Qt here.
+encoding; a hypothetical item is counted). The what-if's input is the recorded input plus the
+tokens of what it adds minus those of what it drops (the recorded serialization overhead, input
+minus the retained items' tokens, is kept as a constant). The recorded answer, tool calls,
+validations and usage are kept, so the assessment judges the recorded answer against the
+re-trimmed request; the provider-reported input moves by the same number of tokens as the counted
+input (the gap between the two counts is kept, like the overhead). No Qt here.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field, replace
-from typing import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Sequence
 
-from ctxviewer.assess.budget import CATEGORY_ORDER, check_capacity, verdict_text
-from ctxviewer.builder import BuildError, Candidate, RequiredOverBudgetError, input_budget, trim
+from ctxviewer.assess import budget as eq31
+from ctxviewer.assess.assessment import Conclusion, conclude
+from ctxviewer.assess.budget import CATEGORY_ORDER, CapacityCheck, category_of
+from ctxviewer.builder import BuildError, Candidate, RequiredOverBudgetError, trim
 from ctxviewer.builder.trim import Trim
+from ctxviewer.builder.whatif_rules import (
+    NO_LIMIT,
+    OmissionRule,
+    Plan,
+    Scenario,
+    count_text,
+    decide,
+    item_tokens,
+    priority_of,
+    rule_of,
+    trace_encoding,
+)
+from ctxviewer.model.findings import State
 from ctxviewer.model.trace import (
     Category,
     ContextItem,
-    Kind,
+    LimitMode,
     RequestTrace,
+    SerializedRequest,
     Status,
     TokenProvenance,
     TokenSource,
-    Usage,
 )
-from ctxviewer.tokens.counting import DEFAULT_ENCODING, UnknownEncodingError, count_tokens
+from ctxviewer.util.memo import by_identity
 
-TRIM_REASONS = ("budget", "rank", "trim", "cap")
-"""Omission reasons (prefixes) that make an omitted item a candidate again."""
+__all__ = ["ItemChange", "OmissionRule", "Outcome", "Scenario", "candidates_of", "describe", "filler", "rule_of", "run"]
 
 
-@dataclass(frozen=True)
-class Scenario:
-    """Changes to a recorded request. ``None``/empty = as recorded. Tokens are tokens."""
-
-    capacity: int | None = None
-    reserve: int | None = None
-    caps: Mapping[Category, int] = field(default_factory=dict)
-    priorities: Mapping[str, float] = field(default_factory=dict)
-    pinned: frozenset[str] = frozenset()
-    unpinned: frozenset[str] = frozenset()
-    moves: tuple[tuple[str, int], ...] = ()
-    """(item id, new 0-based index among the candidates), applied in order."""
-    added: tuple[Candidate, ...] = ()
-    """Hypothetical items, appended before the current user request unless moved."""
+def _n(v: int) -> str:
+    return f"{v:,}"
 
 
 @dataclass(frozen=True)
 class ItemChange:
-    """One item whose status changed, that was moved, or that the recording did not have. (A retained
-    item whose rank only shifts because items before it were trimmed is not a change.)"""
+    """One item whose status or omission reason changed, that was moved, or that the recording did
+    not have. (A retained item whose rank only shifts because items before it were trimmed is not a
+    change.)"""
 
     id: str
     kind: str
@@ -76,14 +91,31 @@ class Outcome:
     trace: RequestTrace | None
     error: str | None
     changes: tuple[ItemChange, ...]
-    category_delta: dict[Category, tuple[int, int]]
-    """Category -> (recorded retained tokens, scenario retained tokens)."""
+    category_delta: dict[Category, tuple[int | None, int | None]]
+    """Category -> (recorded retained tokens, what-if retained tokens), by the assessment's own
+    category map (:func:`ctxviewer.assess.budget.allocations`); ``None`` = a count not recorded."""
     verdict: str
+    """The assessment's verdict on the what-if trace (``"cannot be built: ..."`` without one)."""
+    state: State | None
+    """The assessment's state of the what-if trace; ``None`` when it could not be built."""
+    recorded: Conclusion
+    """The assessment of the recording, to compare with."""
     overrun: int | None = None
     """Tokens over the input budget when the required items alone do not fit."""
     before_trim: str | None = None
-    """eq. 3.1 for every candidate kept, e.g. ``"before trimming: over capacity by 700 tokens: had
-    6,800 tokens left, needed 7,500"``; ``None`` when it could not be computed."""
+    """eq. 3.1 with every candidate kept, from :func:`ctxviewer.assess.budget.check_capacity`, e.g.
+    ``"before trimming: over capacity by 700 tokens: had 6,800 tokens left, needed 7,500"``;
+    ``None`` when it cannot be computed."""
+    notes: tuple[str, ...] = ()
+    """What the reader should know: which rule each pin overrides, limits the recording did not keep."""
+    rules: tuple[str, ...] = ()
+    """The rules re-run, in words (``"window: the 6 most recent history items"``)."""
+
+    @property
+    def same_as_recorded(self) -> bool:
+        """True when no item changed and the assessment says what it said of the recording."""
+        return (self.trace is not None and not self.changes and self.state is self.recorded.state
+                and self.verdict == self.recorded.verdict)
 
     def to_json(self) -> dict[str, object]:
         """JSON form for ``ctxviewer whatif --json``."""
@@ -92,8 +124,12 @@ class Outcome:
             "original": self.original.trace_id,
             "error": self.error,
             "overrun": self.overrun,
+            "state": None if self.state is None else self.state.value,
             "verdict": self.verdict,
+            "recorded": {"state": self.recorded.state.value, "verdict": self.recorded.verdict},
             "before_trim": self.before_trim,
+            "rules": list(self.rules),
+            "notes": list(self.notes),
             "selection": None if t is None else {
                 "policy_version": t.policy.version,
                 "retained": [{"kind": i.kind.value, "id": i.id} for i in t.retained],
@@ -103,7 +139,8 @@ class Outcome:
                 "capacity": t.endpoint.capacity,
             },
             "changes": [{"id": c.id, "kind": c.kind, "before": c.before, "after": c.after} for c in self.changes],
-            "category_delta": {c.value: {"before": b, "after": a, "delta": a - b}
+            "category_delta": {c.value: {"before": b, "after": a,
+                                         "delta": None if a is None or b is None else a - b}
                                for c, (b, a) in self.category_delta.items()},
         }
 
@@ -138,63 +175,39 @@ class _Sum:
         self.total -= self.costs[index]
 
 
-def _is_candidate(item: ContextItem) -> bool:
-    if item.status is Status.RETAINED:
-        return True
-    reason = (item.omission_reason or "budget").lower()
-    return reason.startswith(TRIM_REASONS)
-
-
-def _encoding(trace: RequestTrace) -> str:
-    return trace.endpoint.encoding or DEFAULT_ENCODING
-
-
-def _tokens(item: ContextItem, encoding: str) -> int:
-    if item.tokens is not None:
-        return item.tokens
-    try:
-        return count_tokens(item.content or "", encoding)
-    except UnknownEncodingError:
-        return count_tokens(item.content or "", DEFAULT_ENCODING)
-
-
-def candidates_of(trace: RequestTrace, scenario: Scenario) -> list[Candidate]:
-    """The trimming candidates of ``trace`` under ``scenario``, in final order.
-
-    Tool results (role ``tool``) are linked to the nearest assistant item before them, so a call
-    and its results are kept or dropped together (traces do not record call ids per item).
-    """
+def _candidates(trace: RequestTrace, sc: Scenario, plan: Plan) -> list[Candidate]:
+    """The trimming candidates in final order, with the assessment's categories. Tool results
+    (role ``tool``) are linked to the nearest assistant candidate before them, so a call and its
+    results are kept or dropped together (traces do not record call ids per item)."""
+    shell = replace(trace, budget=plan.wbudget)  # category_of reads the declared budget only
     out: list[Candidate] = []
     last_assistant: int | None = None
-    for it in trace.items:
-        if not _is_candidate(it):
-            continue
-        prio = scenario.priorities.get(it.id, it.priority if it.priority is not None else 0.0)
-        pinned = it.id in scenario.pinned and it.id not in scenario.unpinned
-        call_id = None
-        if it.role == "tool" and last_assistant is not None:
+    for entry in plan.order:
+        if isinstance(entry, Candidate):
+            cand = replace(entry, pinned=entry.pinned or entry.id in plan.pins,
+                           category=entry.category or category_of(
+                               ContextItem(kind=entry.kind, id=entry.id, content=None), shell))
+        else:
+            if entry.id in plan.cut:
+                continue
+            cand = Candidate(entry.kind, entry.id, entry.content or "", priority_of(entry, sc), role=entry.role,
+                             pinned=entry.id in plan.pins, category=category_of(entry, shell))
+        if cand.role == "tool" and last_assistant is not None:
             call_id = f"call-{out[last_assistant].id}"
             prev = out[last_assistant]
             if not prev.tool_call_ids:
                 out[last_assistant] = replace(prev, tool_call_ids=(call_id,))
-        out.append(Candidate(it.kind, it.id, it.content or "", float(prio), role=it.role, pinned=pinned,
-                             tool_call_id=call_id))
-        if it.role == "assistant":
+            cand = replace(cand, tool_call_id=call_id)
+        out.append(cand)
+        if cand.role == "assistant":
             last_assistant = len(out) - 1
-    user_at = max((k for k, c in enumerate(out) if c.kind is Kind.USER), default=len(out))
-    for extra in scenario.added:
-        out.insert(user_at, extra)
-        user_at += 1
-    for item_id, index in scenario.moves:
-        at = next((k for k, c in enumerate(out) if c.id == item_id), None)
-        if at is not None:
-            out.insert(max(0, min(index, len(out) - 1)), out.pop(at))
     return out
 
 
-def _category(kind: Kind) -> Category:
-    return {Kind.POLICY: Category.SYS, Kind.USER: Category.USER, Kind.EVIDENCE: Category.EVIDENCE,
-            Kind.TOOL: Category.TOOLS}.get(kind, Category.HIST)
+def candidates_of(trace: RequestTrace, scenario: Scenario) -> list[Candidate]:
+    """The budget-trimming candidates of ``trace`` under ``scenario``, in final order: what passed the
+    window, rank and policy rules (see the module docstring), with pinned items required."""
+    return _candidates(trace, scenario, decide(trace, scenario))
 
 
 def _where(item: ContextItem | None) -> str:
@@ -205,33 +218,56 @@ def _where(item: ContextItem | None) -> str:
     return f"omitted ({item.omission_reason or 'reason not recorded'})"
 
 
+@by_identity(4)
+def _recorded(trace: RequestTrace) -> Conclusion:
+    return conclude(trace)
+
+
+def _conclude(new: RequestTrace, original: RequestTrace) -> Conclusion:
+    """The assessment of the what-if trace, read under the recording's id (the user's marks on the
+    recording apply to its what-if)."""
+    return conclude(replace(new, trace_id=original.trace_id))
+
+
+def _before_trim(chk: CapacityCheck) -> str | None:
+    over = chk.over_before_trim
+    if over is None or chk.capacity is None or chk.input_before_trim is None or chk.limit_mode is LimitMode.SEPARATE:
+        return None
+    if over > 0:
+        room = chk.capacity - (chk.reserved_output or 0)
+        return (f"before trimming: over capacity by {_n(over)} tokens: had {_n(room)} tokens left, "
+                f"needed {_n(chk.input_before_trim)}")
+    return f"before trimming: fits, {_n(-over)} tokens margin"
+
+
 def run(trace: RequestTrace, scenario: Scenario, trace_id: str | None = None) -> Outcome:
     """Re-trim ``trace`` under ``scenario`` (see the module docstring). Never raises for a
     scenario that cannot be built: the :class:`Outcome` carries the error in words."""
-    enc = _encoding(trace)
-    cands = candidates_of(trace, scenario)
+    recorded = _recorded(trace)
+    enc = trace_encoding(trace)
+    plan = decide(trace, scenario)
+    cands = _candidates(trace, scenario, plan)
     known = {it.id: it for it in trace.items}
-    costs = {c.id: (_tokens(known[c.id], enc) if c.id in known else count_tokens(c.text, enc)) for c in cands}
-    retained_sum = sum(_tokens(i, enc) for i in trace.retained)
-    overhead = max(0, (trace.input_tokens or retained_sum) - retained_sum)
-    capacity = scenario.capacity if scenario.capacity is not None else trace.endpoint.capacity
-    reserve = scenario.reserve if scenario.reserve is not None else (trace.reserved_output_tokens or 0)
-    before = _by_category(trace.retained, enc)
-    untrimmed = overhead + sum(costs.values())
-    pre = None
-    if capacity is not None and reserve < capacity:  # else no input budget: the outcome says so in words
-        over = untrimmed + reserve - capacity
-        pre = (f"before trimming: over capacity by {over:,} tokens: had {capacity - reserve:,} tokens left, "
-               f"needed {untrimmed:,}") if over > 0 else f"before trimming: fits, {-over:,} tokens margin"
+    costs = {c.id: item_tokens(known[c.id], enc) if c.id in known else count_text(c.text, enc) for c in cands}
+    retained_sum = sum(item_tokens(i, enc) for i in trace.retained)
+    overhead = (trace.input_tokens - retained_sum) if trace.input_tokens is not None else 0
+    rule = _ItemRule(enc, costs, overhead)
+
+    def failed(error: str, overrun: int | None) -> Outcome:
+        everything = Trim(tuple(True for _ in cands), {}, (), rule.count(cands))  # eq. 3.1 before trimming
+        pre = _before_trim(eq31.check_capacity(_trace(trace, scenario, plan, cands, costs, everything, enc, trace_id)))
+        return Outcome(scenario, trace, None, error, (), {}, f"cannot be built: {error}", None, recorded,
+                       overrun, pre, tuple(plan.notes), tuple(plan.rules))
+
+    if plan.error is not None:
+        return failed(plan.error, None)
     try:
-        budget = input_budget(capacity, reserve)
-        t = trim(cands, _ItemRule(enc, costs, overhead), budget, scenario.caps)
+        t = trim(cands, rule, NO_LIMIT if plan.max_input is None else plan.max_input, plan.caps)
     except RequiredOverBudgetError as exc:
-        return Outcome(scenario, trace, None, str(exc), (), {}, f"cannot be built: {exc}", exc.overrun, pre)
+        return failed(str(exc), exc.overrun)
     except BuildError as exc:
-        return Outcome(scenario, trace, None, str(exc), (), {}, f"cannot be built: {exc}", None, pre)
-    new = _trace(trace, scenario, cands, costs, t, capacity, reserve, enc, trace_id)
-    after = _by_category(new.retained, enc)
+        return failed(str(exc), None)
+    new = _trace(trace, scenario, plan, cands, costs, t, enc, trace_id)
     moved = {i for i, _ in scenario.moves}
     changes = tuple(
         ItemChange(it.id, it.kind.value, _where(known.get(it.id)), _where(it))
@@ -239,39 +275,64 @@ def run(trace: RequestTrace, scenario: Scenario, trace_id: str | None = None) ->
         if it.id in moved or known.get(it.id) is None or known[it.id].status is not it.status
         or known[it.id].omission_reason != it.omission_reason
     )
+    before = {a.category: a.used for a in eq31.allocations(trace)}
+    after = {a.category: a.used for a in eq31.allocations(new)}
     delta = {c: (before.get(c, 0), after.get(c, 0)) for c in CATEGORY_ORDER if c in before or c in after}
-    return Outcome(scenario, trace, new, None, changes, delta, verdict_text(check_capacity(new)), None, pre)
+    c = _conclude(new, trace)
+    return Outcome(scenario, trace, new, None, changes, delta, c.verdict, c.state, recorded, None,
+                   _before_trim(eq31.check_capacity(new)), tuple(plan.notes), tuple(plan.rules))
 
 
-def _by_category(items: Sequence[ContextItem], enc: str) -> dict[Category, int]:
-    out: dict[Category, int] = {}
-    for it in items:
-        out[_category(it.kind)] = out.get(_category(it.kind), 0) + _tokens(it, enc)
-    return out
+def _reason(trace_reason: str, plan: Plan) -> str:
+    """The trimmer's reason in the what-if's words: a declared category budget's cap is ``budget:<category>``."""
+    if trace_reason.startswith("cap:"):
+        cat = trace_reason[4:].split(" ", 1)[0]
+        if any(c.value == cat for c in plan.declared_caps):
+            return "budget:" + trace_reason[4:]
+    return trace_reason
 
 
-def _trace(trace: RequestTrace, sc: Scenario, cands: list[Candidate], costs: dict[str, int], t: Trim,
-           capacity: int | None, reserve: int, enc: str, trace_id: str | None) -> RequestTrace:
-    known = {it.id: it for it in trace.items}
+def _trace(trace: RequestTrace, sc: Scenario, plan: Plan, cands: list[Candidate], costs: dict[str, int], t: Trim,
+           enc: str, trace_id: str | None) -> RequestTrace:
+    index = {c.id: k for k, c in enumerate(cands)}
     items: list[ContextItem] = []
     pos = 0
-    for k, c in enumerate(cands):
-        base = known.get(c.id) or ContextItem(kind=c.kind, id=c.id, content=c.text, tokens=costs[c.id],
-                                              tokens_provenance=TokenProvenance(TokenSource.COUNTED, enc))
-        if t.kept[k]:
+    for entry in plan.order:
+        k = index.get(entry.id)
+        if isinstance(entry, Candidate):
+            base = ContextItem(kind=entry.kind, id=entry.id, content=entry.text, tokens=costs[entry.id],
+                               priority=entry.priority, role=entry.role,
+                               tokens_provenance=TokenProvenance(TokenSource.COUNTED, enc))
+            recorded_rule = None
+        else:
+            p = sc.priorities.get(entry.id, entry.priority)
+            base = replace(entry, priority=None if p is None else float(p))
+            recorded_rule = rule_of(entry)
+        if k is None:  # omitted before trimming (window, rank, policy) or held as recorded
+            items.append(replace(base, status=Status.OMITTED, position=None,
+                                 omission_reason=plan.cut.get(entry.id) or base.omission_reason))
+        elif t.kept[k]:
             pos += 1
-        items.append(replace(base, status=Status.RETAINED if t.kept[k] else Status.OMITTED,
-                             position=pos if t.kept[k] else None, priority=c.priority,
-                             omission_reason=t.reasons.get(k)))
-    placed = {c.id for c in cands}
-    items += [it for it in trace.items if it.id not in placed]  # filtered before trimming: unchanged
-    budget = {**dict(trace.budget), **dict(sc.caps), Category.OUT: reserve}
+            items.append(replace(base, status=Status.RETAINED, position=pos, omission_reason=None))
+        else:
+            why = _reason(t.reasons.get(k, "budget"), plan)
+            if recorded_rule is OmissionRule.BUDGET and base.omission_reason:
+                why = base.omission_reason  # the same rule omits it again: the recorded words
+            items.append(replace(base, status=Status.OMITTED, position=None, omission_reason=why))
+    recorded_input = trace.input_tokens if trace.input_tokens is not None else sum(
+        item_tokens(i, enc) for i in trace.retained)
+    shift = t.input_tokens - recorded_input
+    reported = trace.usage.input_tokens
+    same = len(items) == len(trace.items) and all(
+        a.id == b.id and a.status is b.status for a, b in zip(items, trace.items))
     digest = hashlib.sha256(repr(sc).encode()).hexdigest()[:8]
     return replace(
         trace, trace_id=trace_id or f"{trace.trace_id}~whatif-{digest}", replay_of=trace.trace_id,
-        endpoint=replace(trace.endpoint, capacity=capacity), items=tuple(items), budget=budget,
-        reserved_output_tokens=reserve, input_tokens=t.input_tokens, usage=Usage(), response=None,
-        tool_calls=(), validations=(), source_format="whatif",
+        endpoint=replace(trace.endpoint, capacity=plan.capacity), items=tuple(items), budget=plan.wbudget,
+        reserved_output_tokens=plan.reserve,
+        input_tokens=None if trace.input_tokens is None else t.input_tokens,
+        usage=replace(trace.usage, input_tokens=None if reported is None else reported + shift),
+        request=trace.request if same else SerializedRequest(), source_format="whatif",
         attributes={**dict(trace.attributes), "ctxviewer.whatif.of": trace.trace_id,
                     "ctxviewer.whatif.scenario": describe(sc)},
     )

@@ -97,25 +97,44 @@ def _added(specs: tuple[str, ...], sized: tuple[str, ...]) -> tuple[Candidate, .
     return tuple(out)
 
 
+def _tokens(v: int | None) -> str:
+    return "not recorded" if v is None else f"{v:,}"
+
+
+def _change(before: int | None, after: int | None) -> str:
+    return "—" if before is None or after is None else f"{after - before:+,}"
+
+
 def render_text(o: Outcome) -> str:
-    """The text report: scenario, eq. 3.1 before and after, changed items, category moves, and the
-    recorded trace's accounting (:func:`ctxviewer.assess.breakdown.breakdown`)."""
-    lines = [f"what-if on {one_line(o.original.trace_id)}: {describe(o.scenario)}"]
+    """The text report: scenario, the rules re-run and the notes (which rule each pin overrides),
+    eq. 3.1 before trimming, the assessment of the recording and of the what-if (state: verdict),
+    changed items, category moves, and the recorded trace's accounting
+    (:func:`ctxviewer.assess.breakdown.breakdown`). Trace text is made one line and visible."""
+    lines = [f"what-if on {one_line(o.original.trace_id)}: {one_line(describe(o.scenario))}"]
+    if o.rules:
+        lines.append("re-trim rules:")
+        lines += [f"  {one_line(r)}" for r in o.rules]
+    lines += [f"note: {one_line(n)}" for n in o.notes]
     if o.before_trim:
         lines.append(o.before_trim)
-    lines.append(f"verdict: {o.verdict}")
+    recorded = f"{o.recorded.state.value}: {one_line(o.recorded.verdict)}"
+    if o.same_as_recorded:
+        lines.append(f"verdict: {recorded} (as recorded)")
+    else:
+        lines.append(f"recorded: {recorded}")
+        lines.append(f"verdict: {o.state.value + ': ' if o.state is not None else ''}{one_line(o.verdict)}")
     if o.trace is None:
         return "\n".join(lines)
     t = o.trace
-    lines.append(f"selection: input {t.input_tokens:,} tokens, reserved output {t.reserved_output_tokens:,}; "
-                 f"retained {len(t.retained)}, omitted {len(t.omitted)}")
+    lines.append(f"selection: input {_tokens(t.input_tokens)} tokens, reserved output "
+                 f"{_tokens(t.reserved_output_tokens)}; retained {len(t.retained)}, omitted {len(t.omitted)}")
     if o.changes:
         lines.append("changed items:")
-        lines.append(tabulate([[c.id, c.kind, c.before, c.after] for c in o.changes],
+        lines.append(tabulate([[one_line(c.id), c.kind, one_line(c.before), one_line(c.after)] for c in o.changes],
                               headers=["item", "kind", "recorded", "what-if"], disable_numparse=True))
     else:
         lines.append("no item changed status or position")
-    rows = [[CATEGORY_LABELS[c], f"{b:,}", f"{a:,}", f"{a - b:+,}"] for c, (b, a) in o.category_delta.items()]
+    rows = [[CATEGORY_LABELS[c], _tokens(b), _tokens(a), _change(b, a)] for c, (b, a) in o.category_delta.items()]
     lines.append(tabulate(rows, headers=["category", "recorded", "what-if", "change"], disable_numparse=True,
                           colalign=("left", "right", "right", "right")))
     lines.append("recorded accounting (content + framing + tool overhead = counted total):")
@@ -130,9 +149,10 @@ def render_text(o: Outcome) -> str:
 @click.option("--reserve", default=None, help="Reserved output tokens B_out.")
 @click.option("--cap", "caps", multiple=True, help="Per-category cap CATEGORY=N (sys, hist, memory, evidence, tools, user).")
 @click.option("--priority", "priorities", multiple=True, help="Item priority ID=P (higher is kept longer).")
-@click.option("--pin", "pins", multiple=True, help="Never trim item ID.")
+@click.option("--pin", "pins", multiple=True,
+              help="Keep item ID: never trimmed, and kept whatever rule omitted it (window, rank, policy, budget).")
 @click.option("--unpin", "unpins", multiple=True, help="Undo a pin on item ID.")
-@click.option("--move", "moves", multiple=True, help="Move item ID=POSITION (1-based among the candidates).")
+@click.option("--move", "moves", multiple=True, help="Move item ID=POSITION (1-based in the item order).")
 @click.option("--add", "adds", multiple=True, help="Hypothetical item KIND:PRIORITY:TEXT.")
 @click.option("--add-tokens", "sized", multiple=True, help="Hypothetical item KIND:PRIORITY:TOKENS of that size.")
 @click.option("--save", "save", default=None, type=click.Path(dir_okay=False),
@@ -144,9 +164,13 @@ def whatif_cmd(db: str, trace_id: str, capacity: str | None, reserve: str | None
                as_json: bool) -> None:
     """Re-trim trace TRACE_ID of DB under other limits and priorities and show what changes.
 
-    Prints the new selection record, the items whose status or position changed against the
-    recording, how each category's tokens moved, and the eq. 3.1 verdict. DB is opened read-only;
-    --save writes the what-if to another database as a new trace linked to the original.
+    With no options the what-if reproduces the recording: each omitted item is decided again by
+    the rule that omitted it (budget: the declared budgets and C - B_out - the safety margin;
+    history window; rank cut; the application's policy), and a pin says which rule it overrides.
+    Prints the rules, the new selection record, the items whose status or position changed
+    against the recording, how each category's tokens moved, and the assessment (state and
+    verdict) of the recording and of the what-if. DB is opened read-only; --save writes the what-if
+    to another database as a new trace linked to the original.
 
     \b
     Example:

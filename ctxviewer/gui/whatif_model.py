@@ -10,10 +10,15 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 
 from ctxviewer.assess.budget import CATEGORY_LABELS
 from ctxviewer.builder.whatif import Outcome
-from ctxviewer.model.trace import ContextItem, Status
+from ctxviewer.model.trace import NOT_RECORDED, ContextItem, Status
 from ctxviewer.util.visible import one_line
 
 Index = QModelIndex | QPersistentModelIndex
+
+
+def _tokens(v: int | None) -> str:
+    return NOT_RECORDED if v is None else f"{v:,}"
+
 ITEM_HEADERS = ("#", "item", "kind", "tokens", "priority", "pin", "recorded", "what-if")
 PRIORITY, PIN = 4, 5
 
@@ -62,9 +67,15 @@ class WhatIfItemModel(QAbstractTableModel):
         it = self.items[index.row()]
         if index.column() == PRIORITY and not it.kind.required:
             f |= Qt.ItemFlag.ItemIsEditable
-        if index.column() == PIN and not it.kind.required:
+        if index.column() == PIN and self.pinnable(it):
             f |= Qt.ItemFlag.ItemIsUserCheckable
         return f
+
+    def pinnable(self, it: ContextItem) -> bool:
+        """Whether ``it`` has a pin box: an optional item, or a required one (policy, user request)
+        the recording omitted (a pin overrides the rule that omitted it)."""
+        rec = self.recorded.get(it.id)
+        return not it.kind.required or (rec is not None and rec.status is Status.OMITTED)
 
     def _status(self, it: ContextItem | None) -> str:
         if it is None:
@@ -78,7 +89,7 @@ class WhatIfItemModel(QAbstractTableModel):
             return None
         it, col = self.items[index.row()], index.column()
         if role == Qt.ItemDataRole.CheckStateRole and col == PIN:
-            if it.kind.required:
+            if not self.pinnable(it):
                 return None
             return Qt.CheckState.Checked if it.id in self.pinned else Qt.CheckState.Unchecked
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
@@ -86,7 +97,7 @@ class WhatIfItemModel(QAbstractTableModel):
                       None if it.tokens is None else f"{it.tokens:,}",
                       None if it.priority is None else (it.priority if role == Qt.ItemDataRole.EditRole
                                                         else f"{it.priority:g}"),
-                      "required" if it.kind.required else None,
+                      "required" if not self.pinnable(it) else None,
                       self._status(self.recorded.get(it.id)), self._status(it))
             return values[col]
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 3, 4):
@@ -129,10 +140,11 @@ class CategoryDeltaModel(QAbstractTableModel):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self.rows: list[tuple[str, int, int]] = []
+        self.rows: list[tuple[str, int | None, int | None]] = []
 
     def set_outcome(self, outcome: Outcome | None) -> None:
-        """Show ``outcome``'s category moves (``None`` clears)."""
+        """Show ``outcome``'s category moves in tokens (``None`` clears), by the assessment's
+        category map (:attr:`~ctxviewer.builder.whatif.Outcome.category_delta`)."""
         self.beginResetModel()
         self.rows = [(CATEGORY_LABELS[c], b, a) for c, (b, a) in outcome.category_delta.items()] if outcome else []
         self.endResetModel()
@@ -153,7 +165,8 @@ class CategoryDeltaModel(QAbstractTableModel):
             return None
         name, before, after = self.rows[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return (name, f"{before:,}", f"{after:,}", f"{after - before:+,}")[index.column()]
+            change = NOT_RECORDED if before is None or after is None else f"{after - before:+,}"
+            return (name, _tokens(before), _tokens(after), change)[index.column()]
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() > 0:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None

@@ -4,9 +4,11 @@ Edit capacity C, reserved output B_out, per-category caps, an item's priority (d
 priority cell) or pin (the pin box), move an item up or down, or add a hypothetical item (paste its
 text, or give only its size in tokens, choose kind and priority: "what if this tool output had
 arrived?"). Every edit re-trims with :func:`ctxviewer.builder.whatif.run` -- on a worker thread when the
-trace has more than :data:`WORKER_ITEMS` items -- and shows the eq. 3.1 verdict before and after
-trimming, which items changed status (bold in the "what-if" column), each category's tokens, and
-the recorded trace's accounting (:class:`~.accounting_box.AccountingBox`: content per category +
+trace has more than :data:`WORKER_ITEMS` items -- and shows the assessment of the recording and of
+the what-if (state and verdict, coloured by the state, never by its words), eq. 3.1 before trimming,
+the rules re-run and what each pin overrides ("turn-01 was omitted by the history window; pinned,
+it is kept"), which items changed status (bold in the "what-if" column), each category's tokens
+(the assessment's category map), and the recorded trace's accounting (:class:`~.accounting_box.AccountingBox`: content per category +
 framing + tool-definition overhead = counted total, beside the provider-reported input).
 **Save as trace…** stores the what-if as a new trace (``replay_of`` the original) in a database the
 user chooses; the source database, opened read-only, is never written.
@@ -38,16 +40,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ctxviewer.assess.budget import CATEGORY_LABELS, CATEGORY_ORDER, check_capacity, verdict_text
+from ctxviewer.assess.budget import CATEGORY_LABELS, CATEGORY_ORDER
 from ctxviewer.builder import Candidate
 from ctxviewer.builder.whatif import Outcome, Scenario, describe, filler, run
 from ctxviewer.gui.accounting_box import AccountingBox
 from ctxviewer.gui.tables import make_table
 from ctxviewer.gui.whatif_model import CategoryDeltaModel, WhatIfItemModel
 from ctxviewer.gui.worker import Task
+from ctxviewer.model.findings import State
 from ctxviewer.model.trace import Category, Kind, RequestTrace
 from ctxviewer.pipeline.hints import create_store
 from ctxviewer.pipeline.stored_facts import with_facts
+from ctxviewer.present.finding_view import state_headline
 from ctxviewer.store import StoreError
 from ctxviewer.util.visible import one_line
 
@@ -57,6 +61,9 @@ NO_CAP = -1
 CAPPABLE = tuple(c for c in CATEGORY_ORDER if c not in (Category.SYS, Category.USER))
 """Categories with optional items: the policy and the current user request are never trimmed, so
 a cap on them would do nothing and is not offered."""
+STATE_COLOR = {State.OK: "#047857", State.WARNING: "#92400e", State.FAILURE: "#b91c1c"}
+"""The verdict's colour by the assessment's state (the main window's, ``resources/app.qss``); a
+scenario that cannot be built is shown as a failure."""
 
 
 def _label(text: str = "", name: str | None = None) -> QLabel:
@@ -169,6 +176,7 @@ class WhatIfPanel(QWidget):
         left.setMaximumWidth(470)
 
         self.verdict = _label(name="whatifVerdict")
+        self.notes = _label(name="whatifNotes")
         self.before = _label(name="whatifBefore")
         self.summary = _label(name="whatifSummary")
         self.cat_model = CategoryDeltaModel(self)
@@ -189,6 +197,7 @@ class WhatIfPanel(QWidget):
         right_lay = QVBoxLayout(right)
         right_lay.setContentsMargins(6, 0, 0, 0)
         right_lay.addWidget(self.verdict)
+        right_lay.addWidget(self.notes)
         right_lay.addWidget(self.before)
         right_lay.addWidget(self.summary)
         right_lay.addWidget(self.cat_view)
@@ -218,9 +227,8 @@ class WhatIfPanel(QWidget):
             self.reserve.setValue(trace.reserved_output_tokens or 0)
             for box in self.caps.values():
                 box.setValue(NO_CAP)
-            rec = verdict_text(check_capacity(trace))
-            self.title.setText(f"What-if on {one_line(trace.trace_id)} — {one_line(trace.endpoint.model) or 'model not recorded'}"
-                               f"; recorded: {rec}")
+            self.title.setText(f"What-if on {one_line(trace.trace_id)} — "
+                               f"{one_line(trace.endpoint.model) or 'model not recorded'}")
         else:
             self.title.setText("Select a trace to run a what-if on it.")
         self._loading = False
@@ -230,8 +238,12 @@ class WhatIfPanel(QWidget):
         if self._loading or self.trace is None:
             return
         caps = {c: b.value() for c, b in self.caps.items() if b.value() != NO_CAP}
-        self.scenario = replace(self.scenario, capacity=self.capacity.value(), reserve=self.reserve.value(),
-                                caps=caps)
+        capacity, reserve = self.capacity.value(), self.reserve.value()
+        # only what differs from the recording is a change (a limit not recorded shows as 0)
+        self.scenario = replace(
+            self.scenario, caps=caps,
+            capacity=None if capacity == (self.trace.endpoint.capacity or 0) else capacity,
+            reserve=None if reserve == (self.trace.reserved_output_tokens or 0) else reserve)
         self._timer.start()
 
     def set_priority(self, item_id: str, value: float) -> None:
@@ -299,14 +311,19 @@ class WhatIfPanel(QWidget):
         self.cat_model.set_outcome(outcome)
         self._fit_categories(max(1, self.cat_model.rowCount()))
         if outcome is None:
-            for lab in (self.verdict, self.before, self.summary):
+            for lab in (self.verdict, self.notes, self.before, self.summary):
                 lab.setText("")
             self.save.setEnabled(False)
             return
-        self.verdict.setText(f"eq. 3.1 what-if: {outcome.verdict}")
-        bad = outcome.trace is None or outcome.verdict.startswith(("over", "cannot", "reserved", "capacity"))
-        color = "#b3261e" if bad else "#8a5a00" if "below the declared" in outcome.verdict else "#1b6e20"
-        self.verdict.setStyleSheet(f"font-weight: bold; font-size: 11pt; color: {color};")
+        rec = outcome.recorded
+        self.title.setText(f"What-if on {one_line(outcome.original.trace_id)} — "
+                           f"{one_line(outcome.original.endpoint.model) or 'model not recorded'}; recorded: "
+                           f"{state_headline(rec.state)} — {one_line(rec.verdict)}")
+        state = outcome.state or State.FAILURE  # not built: nothing could be sent
+        same = " (as recorded)" if outcome.same_as_recorded else ""
+        self.verdict.setText(f"what-if: {state_headline(state)} — {one_line(outcome.verdict)}{same}")
+        self.verdict.setStyleSheet(f"font-weight: bold; font-size: 11pt; color: {STATE_COLOR[state]};")
+        self.notes.setText("\n".join(one_line(n) for n in (*outcome.notes, *outcome.rules)))
         self.before.setText(outcome.before_trim or "")
         t = outcome.trace
         if t is not None:

@@ -56,9 +56,12 @@ def test_bounds_themselves_are_accepted() -> None:
     res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k", "--move", "policy=25", "--cap", "evidence=0",
                                    "--reserve", "0", "--add-tokens", "evidence:0.5:0"])
     assert res.exit_code == 0, res.stderr
-    assert res.stdout.splitlines()[:3] == ["what-if on budget-8k: reserve 0; cap evidence=0; move policy to 25; "
-                                           "add evidence what-if-1 (priority 0.5)",
-                                           "before trimming: fits, 2,000 tokens margin", "verdict: fits, 5,000 tokens margin"]
+    lines = res.stdout.splitlines()
+    assert lines[0] == "what-if on budget-8k: reserve 0; cap evidence=0; move policy to 25; add evidence what-if-1 (priority 0.5)"
+    assert lines[3:8] == ["  budget: evidence <= 0 tokens (caps of this what-if)",
+                          "  budget: input <= C 8,000 - B_out 0 - safety margin 800 = 7,200 tokens",
+                          "before trimming: fits, 2,000 tokens margin", "recorded: ok: fits, 800 tokens margin",
+                          "verdict: ok: fits, 5,000 tokens margin"]
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -75,4 +78,7 @@ def test_a_reserve_at_or_over_the_capacity_is_a_usage_error_in_words(args: list[
     assert (res.exit_code, res.stdout) == (2, "")
     assert res.stderr.endswith(f"Error: Invalid value: {message}\n")
     res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k", "--reserve", "7999"])
-    assert res.exit_code == 1 and "-" not in res.stdout.splitlines()[1].split("left")[0]
+    assert res.exit_code == 1
+    assert "before trimming: over capacity by 5,999 tokens: had 1 tokens left, needed 6,000" in res.stdout
+    assert ("verdict: cannot be built: the declared safety margin of 800 tokens leaves no input budget: "
+            "C 8,000 - B_out 7,999 = 1 tokens before it") in res.stdout

@@ -19,8 +19,11 @@ def test_evidence_2000_more_tokens_text() -> None:
     res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k", "--add-tokens", "evidence:75:2000"])
     assert res.exit_code == 0, res.output
     assert "before trimming: over capacity by 1,200 tokens: had 6,800 tokens left, needed 8,000" in res.output
-    assert "verdict: fits, 383 tokens margin (below the declared 800)" in res.output
-    assert "evidence            3,000      4,195    +1,195" in res.output
+    # the declared B_evidence 3,000 trims the lowest-priority evidence, the new 2,000 (75) among them
+    assert "recorded: ok: fits, 800 tokens margin\nverdict: ok: fits, 2,492 tokens margin; before trimming: over by 1,200" \
+        in res.output
+    assert "evidence            3,000      1,308    -1,692" in res.output
+    assert "what-if-1            evidence  not in the recording  omitted (budget:evidence)" in res.output
 
 
 def test_json_keys_and_values() -> None:
@@ -28,19 +31,52 @@ def test_json_keys_and_values() -> None:
                                    "--cap", "evidence=2500", "--priority", "KB-1005=99", "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
-    assert set(out) >= {"selection", "changes", "category_delta", "verdict"}
+    assert set(out) >= {"selection", "changes", "category_delta", "verdict", "state", "recorded", "rules", "notes"}
     assert out["selection"]["capacity"] == 7000
     assert out["category_delta"]["evidence"]["before"] == 3000
     omitted = [o["id"] for o in out["selection"]["omitted"]]
-    # the evidence cap goes first: PARTS (60) then KB-1001 (58); KB-1005 now has priority 99
-    assert omitted == ["PARTS-NB-RIDGEBACK2", "KB-1001"]
-    assert out["selection"]["input_tokens"] == 5357
+    # the evidence cap goes first: PARTS (60) then KB-1001 (58); KB-1005 now has priority 99; then
+    # the input budget 7,000 - 1,200 - 800 (the declared safety margin) = 5,000: turn-00..turn-04
+    assert omitted == ["turn-00", "turn-01", "turn-02", "turn-03", "turn-04", "PARTS-NB-RIDGEBACK2", "KB-1001"]
+    assert out["selection"]["input_tokens"] == 4958
+    assert (out["state"], out["verdict"]) == ("ok", "fits, 842 tokens margin; before trimming: over by 200")
+    assert out["recorded"] == {"state": "ok", "verdict": "fits, 800 tokens margin"}
+    assert out["rules"][-1] == "budget: input <= C 7,000 - B_out 1,200 - safety margin 800 = 5,000 tokens"
 
 
 def test_required_over_budget_exits_1_naming_the_overrun() -> None:
-    res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k", "--capacity", "2300"])
+    res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k", "--capacity", "3100"])
     assert res.exit_code == 1
     assert "over by 100 tokens; nothing was sent" in res.output
+
+
+def test_no_options_reproduce_the_recording() -> None:
+    res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "history-16k"])
+    assert res.exit_code == 0, res.output
+    assert ("verdict: failure: over capacity by 348 tokens by the provider-reported input: had 14,000 tokens left, "
+            "needed 14,348 (counted 14,000); before trimming: over by 1,213; counted input 14,000 and reported input "
+            "14,348 tokens differ by 348, more than the tolerance of 0 (as recorded)") in res.output
+    assert "selection: input 14,000 tokens, reserved output 2,000; retained 75, omitted 11\nno item changed" in res.output
+    res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k-over", "--json"])
+    out = json.loads(res.output)
+    assert out["changes"] == [] and out["state"] == "ok"
+    assert [o["id"] for o in out["selection"]["omitted"]] == ["KB-1014", "KB-1015", "KB-1013", "KB-1011", "KB-1006",
+                                                              "KB-1012"]
+    for trace_id in ("refund-approval-forgotten", "json-unsupported"):
+        res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), trace_id])
+        assert "no item changed status or position" in res.output and "(as recorded)" in res.output
+
+
+def test_a_pin_says_which_rule_it_overrides() -> None:
+    res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "refund-approval-forgotten", "--pin", "turn-01",
+                                   "--pin", "turn-03"])
+    assert res.exit_code == 0, res.output
+    assert ("note: turn-01 was omitted by the history window; pinned, it is kept\n"
+            "note: turn-03 was omitted by the history window; pinned, it is kept\n") in res.output
+    assert "turn-01  history  omitted (window)  retained #5" in res.output
+    assert "turn-03  history  omitted (window)  retained #6" in res.output
+    assert "verdict: ok: fits, 3,720 tokens margin\n" in res.output  # the lost commitments are sent again
+    assert "  window: the 6 most recent history items (recorded order)\n" in res.output
 
 
 def test_bad_options_are_clear() -> None:

@@ -115,5 +115,13 @@ def test_a_million_space_tool_output_in_a_trace_is_counted_marked_and_kept(tmp_p
     from ctxviewer.assess.checks.truncation import TruncationCheck
 
     assert list(TruncationCheck().run(back)) == []
-    o = run(back, Scenario())
-    assert o.trace is not None and o.trace.item("tool-output").status.value == "omitted"
+    o = run(back, Scenario())  # as recorded: it was sent, over C; the what-if says so and keeps it
+    assert o.trace is not None and o.trace.item("tool-output").status.value == "retained"
+    from ctxviewer.tokens.counting import count_tokens
+
+    sent = sum(count_tokens(i.content or "", "cl100k_base") if i.tokens is None else i.tokens for i in back.retained)
+    assert sent + 1200 > 8000
+    assert o.notes[2] == (f"the recording's input of {sent:,} tokens is over its input budget of 6,800: the application "
+                          "did not trim to it, so neither does the what-if while C and B_out are as recorded")
+    o = run(back, Scenario(reserve=1000))  # a changed limit re-trims it: dropped with its tool call turn-1
+    assert o.trace is not None and o.trace.item("tool-output").omission_reason == "budget (dropped with tool call turn-1)"

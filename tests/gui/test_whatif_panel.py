@@ -12,7 +12,8 @@ from PySide6.QtCore import QSettings, Qt
 
 from ctxviewer.gui.main_window import MainWindow
 from ctxviewer.gui.whatif_model import PIN, PRIORITY
-from ctxviewer.gui.whatif_panel import WORKER_ITEMS, WhatIfPanel
+from ctxviewer.gui.whatif_panel import STATE_COLOR, WORKER_ITEMS, WhatIfPanel
+from ctxviewer.model.findings import State
 from ctxviewer.model.trace import Category, ContextItem, Kind
 from ctxviewer.store import TraceStore
 
@@ -42,7 +43,10 @@ def row_of(panel: WhatIfPanel, item_id: str) -> int:
 def test_as_recorded_and_models_pass_the_tester(panel: WhatIfPanel, qtmodeltester) -> None:
     qtmodeltester.check(panel.item_model)
     qtmodeltester.check(panel.cat_model)
-    assert panel.verdict.text() == "eq. 3.1 what-if: fits, 800 tokens margin"
+    assert panel.verdict.text() == "what-if: \u2714 OK — fits, 800 tokens margin (as recorded)"
+    assert STATE_COLOR[State.OK] in panel.verdict.styleSheet()
+    assert panel.title.text() == ("What-if on budget-8k — gpt-4o-mini-2024-07-18; recorded: \u2714 OK — fits, 800 "
+                                  "tokens margin")
     assert panel.item_model.rowCount() == 25
     assert panel.verdict.textFormat() == Qt.TextFormat.PlainText
     # the policy and the user request are never trimmed: no cap is offered for them
@@ -62,20 +66,21 @@ def test_what_if_evidence_had_2000_more_tokens(panel: WhatIfPanel, qtbot) -> Non
     panel.add_item()
     qtbot.waitUntil(lambda: panel.outcome is not None and panel.outcome.scenario.added != ())
     assert panel.before.text() == "before trimming: over capacity by 1,200 tokens: had 6,800 tokens left, needed 8,000"
-    assert panel.verdict.text() == "eq. 3.1 what-if: fits, 383 tokens margin (below the declared 800)"
+    assert panel.verdict.text() == "what-if: \u2714 OK — fits, 2,492 tokens margin; before trimming: over by 1,200"
     r = row_of(panel, "what-if-1")
     assert panel.item_model.index(r, 6).data() == "hypothetical"
-    assert panel.item_model.index(r, 7).data() == "retained #14"
-    assert panel.item_model.index(row_of(panel, "turn-00"), 7).data() == "omitted: budget"
+    # the declared evidence budget (3,000) trims the lowest-priority evidence, the new item (75) too
+    assert panel.item_model.index(r, 7).data() == "omitted: budget:evidence"
+    assert panel.item_model.index(row_of(panel, "turn-00"), 7).data() == "retained #5"
     cats = {panel.cat_model.index(k, 0).data(): panel.cat_model.index(k, 3).data()
             for k in range(panel.cat_model.rowCount())}
-    assert cats["evidence"] == "+1,195" and cats["history"] == "-778"
+    assert cats["evidence"] == "-1,692" and cats["history"] == "+0"
 
 
 def test_capacity_priority_pin_and_move(panel: WhatIfPanel, qtbot) -> None:
     panel.capacity.setValue(7000)
     qtbot.waitUntil(lambda: panel.outcome.scenario.capacity == 7000)
-    assert panel.verdict.text().startswith("eq. 3.1 what-if: fits, ")
+    assert panel.verdict.text() == "what-if: \u2714 OK — fits, 807 tokens margin; before trimming: over by 200"
     first_gone = [c.id for c in panel.outcome.changes]
     assert first_gone[0] == "turn-00"
     model = panel.item_model
@@ -96,9 +101,11 @@ def test_cap_and_required_overrun(panel: WhatIfPanel, qtbot) -> None:
     panel.caps[Category.EVIDENCE].setValue(2500)
     qtbot.waitUntil(lambda: panel.outcome.scenario.caps == {Category.EVIDENCE: 2500})
     assert panel.item_model.index(row_of(panel, "KB-1001"), 7).data() == "omitted: cap:evidence"
-    panel.capacity.setValue(2300)
-    qtbot.waitUntil(lambda: panel.outcome.scenario.capacity == 2300)
+    panel.capacity.setValue(3100)  # 3,100 - 1,200 reserved - 800 safety margin < policy 800 + user 400
+    qtbot.waitUntil(lambda: panel.outcome.scenario.capacity == 3100)
     assert "over by 100 tokens; nothing was sent" in panel.verdict.text()
+    assert panel.verdict.text().startswith("what-if: \u2716 FAILURE — cannot be built: ")
+    assert STATE_COLOR[State.FAILURE] in panel.verdict.styleSheet()
     assert not panel.save.isEnabled()
 
 
@@ -155,3 +162,47 @@ def test_accounting_warning_is_said_beside_the_figures(qtbot, source: Path) -> N
                                          "residual -60 tokens exceeds the tolerance of 47")
     p.set_trace(None)
     assert p.accounting.parts.text() == "" and p.accounting.notes.isHidden()
+
+
+def test_ticking_a_pin_keeps_a_window_omitted_turn_and_says_which_rule_it_overrides(qtbot, source: Path) -> None:
+    p = WhatIfPanel()
+    qtbot.addWidget(p)
+    with TraceStore.open(source) as store:
+        p.set_trace(store.load("refund-approval-forgotten"), source)
+    p.show()
+    model, view = p.item_model, p.item_view
+    assert p.verdict.text().startswith("what-if: \u26a0 WARNING — fits, 3,914 tokens margin; omitted history "
+                                       "(turn-01, turn-03) holds 4 commitment sentence(s)")
+    assert STATE_COLOR[State.WARNING] in p.verdict.styleSheet()  # by the state: its words say "fits"
+    assert model.index(row_of(p, "turn-01"), 7).data() == "omitted: window"
+    for turn in ("turn-01", "turn-03"):  # tick the pin box as a user does: the cell, then Space
+        cell = model.index(row_of(p, turn), PIN)
+        assert model.flags(cell) & Qt.ItemFlag.ItemIsUserCheckable
+        view.setFocus()
+        view.setCurrentIndex(cell)
+        qtbot.keyClick(view.viewport(), Qt.Key.Key_Space)
+        qtbot.waitUntil(lambda turn=turn: turn in p.outcome.scenario.pinned)
+        assert model.index(row_of(p, turn), PIN).data(Qt.ItemDataRole.CheckStateRole) == Qt.CheckState.Checked
+    assert model.index(row_of(p, "turn-01"), 7).data() == "retained #5"
+    assert model.index(row_of(p, "turn-03"), 7).data() == "retained #6"
+    assert p.notes.text().splitlines()[:2] == ["turn-01 was omitted by the history window; pinned, it is kept",
+                                              "turn-03 was omitted by the history window; pinned, it is kept"]
+    assert p.notes.textFormat() == Qt.TextFormat.PlainText
+    assert p.verdict.text() == "what-if: \u2714 OK — fits, 3,720 tokens margin"
+    assert STATE_COLOR[State.OK] in p.verdict.styleSheet()
+
+
+def test_an_omitted_policy_item_can_be_pinned_in_the_window(qtbot, source: Path) -> None:
+    p = WhatIfPanel()
+    qtbot.addWidget(p)
+    with TraceStore.open(source) as store:
+        p.set_trace(store.load("policy-missing"), source)
+    model = p.item_model
+    cell = model.index(row_of(p, "policy-fallback"), PIN)
+    assert model.flags(cell) & Qt.ItemFlag.ItemIsUserCheckable  # required kind, but omitted in the recording
+    assert not model.flags(model.index(row_of(p, "user-request"), PIN)) & Qt.ItemFlag.ItemIsUserCheckable
+    assert model.setData(cell, Qt.CheckState.Checked.value, Qt.ItemDataRole.CheckStateRole)
+    qtbot.waitUntil(lambda: "policy-fallback" in p.outcome.scenario.pinned)
+    assert model.index(row_of(p, "policy-fallback"), 7).data() == "retained #1"
+    assert p.notes.text().splitlines()[0] == ("policy-fallback was omitted by the application's policy (fallback "
+                                             "refused: version pinned); pinned, it is kept")
