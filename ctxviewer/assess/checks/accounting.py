@@ -106,8 +106,8 @@ def _reported_gap(trace: RequestTrace) -> Iterable[Finding]:
         bd = breakdown(trace)
     except ProfileError:  # a bad user profiles file: the what-if and `tokens` name it
         return
-    r, tol = bd.residual, bd.tolerance
-    if r is None or tol is None or abs(r) <= tol:
+    r, tol, reported = bd.residual, bd.tolerance, bd.reported
+    if r is None or tol is None or reported is None or abs(r) <= tol:
         return
     fields = ("items", "usage.input_tokens")
     counted = f"counted {bd.total:,} ({bd.resolution.label})"
@@ -121,14 +121,14 @@ def _reported_gap(trace: RequestTrace) -> Iterable[Finding]:
                            "the captured items -- the model proposed tool calls, but no tool definition was captured",
                            Evidence(fields=(*fields, "tool_calls")))
     elif r > 0:
-        gross = bd.reported > GROSS * bd.total + tol
+        gross = reported > GROSS * bd.total + tol
         yield rule_finding("accounting.reported_gap", Severity.WARNING if gross else Severity.INFO,
                            f"the provider reported {bd.reported:,} input tokens, {counted}: {r:,} tokens above the "
                            f"count (tolerance {tol:,})" + (", so something sent is not in the trace" if gross else
                                                             ": tool schemas or template framing counted differently"),
                            Evidence(fields=fields))
     else:
-        gross = bd.total > GROSS * bd.reported + tol
+        gross = bd.total > GROSS * reported + tol
         yield rule_finding("accounting.reported_gap", Severity.WARNING if gross else Severity.INFO,
                            f"the provider reported {bd.reported:,} input tokens, {counted}: {-r:,} tokens below the "
                            f"count (tolerance {tol:,})" + (", so the trace holds text that was not sent, or the usage "
