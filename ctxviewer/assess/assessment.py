@@ -28,6 +28,8 @@ from ctxviewer.assess import bars, budget
 from ctxviewer.assess.bars import BarSegment
 from ctxviewer.assess.budget import Allocation, CapacityCheck
 from ctxviewer.assess.checks import run_checks
+from ctxviewer.assess.checks.config import active
+from ctxviewer.assess.context import EMPTY, AssessContext
 from ctxviewer.assess.trace_header import header_rows, numbers_line
 from ctxviewer.model.findings import Finding, Severity, State, worst
 from ctxviewer.model.trace import NOT_RECORDED, LimitMode, RequestTrace
@@ -111,6 +113,8 @@ class Assessment:
     """``(label, text)`` header rows, including the ``State`` row."""
     omissions_recorded: bool
     """False when the trace's source format cannot record omitted items (OTel GenAI spans)."""
+    context: str = EMPTY.fingerprint
+    """The :attr:`~ctxviewer.assess.context.AssessContext.fingerprint` of the context it was computed in."""
 
     @property
     def worst(self) -> Finding | None:
@@ -171,6 +175,8 @@ class Conclusion:
     """The headline in words (:attr:`Assessment.verdict`)."""
     omissions_recorded: bool
     """False when the trace's source format cannot record omitted items (OTel GenAI spans)."""
+    context: str = EMPTY.fingerprint
+    """The :attr:`~ctxviewer.assess.context.AssessContext.fingerprint` of the context it was computed in."""
 
     @property
     def worst(self) -> Finding | None:
@@ -178,15 +184,18 @@ class Conclusion:
         return self.findings[0] if self.findings else None
 
 
-def conclude(trace: RequestTrace) -> Conclusion:
-    """The conclusions of ``trace``: eq. 3.1, findings, state, verdict (:func:`assess` is this plus
-    the figure, numbers and header rows; an import stores only this: issue 11, import speed).
+def conclude(trace: RequestTrace, context: AssessContext | None = None) -> Conclusion:
+    """The conclusions of ``trace`` in ``context`` (its database's settings and marks:
+    :func:`ctxviewer.assess.context.context_for_db`; ``None``: the checks' active configuration):
+    eq. 3.1, findings, state, verdict (:func:`assess` is this plus the figure, numbers and header
+    rows; an import stores only this).
 
     Never raises for a well-typed trace (a failing check becomes a ``check.error`` finding).
     """
     chk = budget.capacity(trace)
-    findings = tuple(sorted(run_checks(trace), key=finding_order))
+    findings = tuple(sorted(run_checks(trace, context.config if context is not None else None), key=finding_order))
     return Conclusion(
+        context=(context.fingerprint if context is not None else AssessContext(active()).fingerprint),
         trace_id=trace.trace_id,
         capacity=chk,
         findings=findings,
@@ -196,13 +205,13 @@ def conclude(trace: RequestTrace) -> Conclusion:
     )
 
 
-def assess(trace: RequestTrace) -> Assessment:
-    """Assess ``trace`` once: eq. 3.1, figure, findings, state, verdict, numbers, header rows
-    (:func:`conclude`, then what the surfaces draw).
+def assess(trace: RequestTrace, context: AssessContext | None = None) -> Assessment:
+    """Assess ``trace`` once in ``context`` (as :func:`conclude`): eq. 3.1, figure, findings,
+    state, verdict, numbers, header rows (:func:`conclude`, then what the surfaces draw).
 
     Never raises for a well-typed trace (a failing check becomes a ``check.error`` finding).
     """
-    c = conclude(trace)
+    c = conclude(trace, context)
     chk, findings, state = c.capacity, c.findings, c.state
     rows = header_rows(trace)
     header = (*rows[:2], ("State", one_line(state_line(state, findings))), *rows[2:])
@@ -217,4 +226,5 @@ def assess(trace: RequestTrace) -> Assessment:
         numbers=numbers_line(trace, chk),
         header=tuple(header),
         omissions_recorded=c.omissions_recorded,
+        context=c.context,
     )

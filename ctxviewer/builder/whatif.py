@@ -35,6 +35,7 @@ from typing import Sequence
 from ctxviewer.assess import budget as eq31
 from ctxviewer.assess.assessment import Conclusion, conclude
 from ctxviewer.assess.budget import CATEGORY_ORDER, CapacityCheck, category_of
+from ctxviewer.assess.context import AssessContext
 from ctxviewer.builder import BuildError, Candidate, RequiredOverBudgetError, trim
 from ctxviewer.builder.trim import Trim
 from ctxviewer.builder.whatif_rules import (
@@ -219,14 +220,19 @@ def _where(item: ContextItem | None) -> str:
 
 
 @by_identity(4)
-def _recorded(trace: RequestTrace) -> Conclusion:
+def _recorded_in_active(trace: RequestTrace) -> Conclusion:
     return conclude(trace)
 
 
-def _conclude(new: RequestTrace, original: RequestTrace) -> Conclusion:
-    """The assessment of the what-if trace, read under the recording's id (the user's marks on the
-    recording apply to its what-if)."""
-    return conclude(replace(new, trace_id=original.trace_id))
+def _recorded(trace: RequestTrace, context: AssessContext | None) -> Conclusion:
+    """The recording's conclusion in ``context`` (memoised per trace object without one)."""
+    return _recorded_in_active(trace) if context is None else conclude(trace, context)
+
+
+def _conclude(new: RequestTrace, original: RequestTrace, context: AssessContext | None) -> Conclusion:
+    """The assessment of the what-if trace in the recording's ``context``, read under the
+    recording's id (the user's marks on the recording apply to its what-if)."""
+    return conclude(replace(new, trace_id=original.trace_id), context)
 
 
 def _before_trim(chk: CapacityCheck) -> str | None:
@@ -240,10 +246,12 @@ def _before_trim(chk: CapacityCheck) -> str | None:
     return f"before trimming: fits, {_n(-over)} tokens margin"
 
 
-def run(trace: RequestTrace, scenario: Scenario, trace_id: str | None = None) -> Outcome:
-    """Re-trim ``trace`` under ``scenario`` (see the module docstring). Never raises for a
-    scenario that cannot be built: the :class:`Outcome` carries the error in words."""
-    recorded = _recorded(trace)
+def run(trace: RequestTrace, scenario: Scenario, trace_id: str | None = None,
+        context: AssessContext | None = None) -> Outcome:
+    """Re-trim ``trace`` under ``scenario`` (see the module docstring) and assess the result in
+    ``context`` (the recording's database's, :func:`ctxviewer.assess.context.context_for_db`).
+    Never raises for a scenario that cannot be built: the :class:`Outcome` carries the error in words."""
+    recorded = _recorded(trace, context)
     enc = trace_encoding(trace)
     plan = decide(trace, scenario)
     cands = _candidates(trace, scenario, plan)
@@ -278,7 +286,7 @@ def run(trace: RequestTrace, scenario: Scenario, trace_id: str | None = None) ->
     before = {a.category: a.used for a in eq31.allocations(trace)}
     after = {a.category: a.used for a in eq31.allocations(new)}
     delta = {c: (before.get(c, 0), after.get(c, 0)) for c in CATEGORY_ORDER if c in before or c in after}
-    c = _conclude(new, trace)
+    c = _conclude(new, trace, context)
     return Outcome(scenario, trace, new, None, changes, delta, c.verdict, c.state, recorded, None,
                    _before_trim(eq31.check_capacity(new)), tuple(plan.notes), tuple(plan.rules))
 

@@ -192,9 +192,15 @@ def show_cmd(db: str, trace_id: str, as_json: bool, content: bool) -> None:
     Example:
         ctxviewer show sample_traces/samples.db budget-8k --json
     """
+    from ctxviewer.assess.assessment import assess
+    from ctxviewer.assess.context import context_for_db
     from ctxviewer.diff.conversation import derive_for_display
     from ctxviewer.report.trace_report import format_trace_text, trace_summary
 
+    try:
+        context = context_for_db(db)
+    except ValueError as exc:  # a broken ctxviewer.toml or marks file beside DB
+        raise BadInput(str(exc)) from None
     with _open_store(db) as store:
         try:
             trace = store.load(trace_id)
@@ -203,14 +209,15 @@ def show_cmd(db: str, trace_id: str, as_json: bool, content: bool) -> None:
             raise BadInput(f"{db}: no trace with id {trace_id!r} (see 'ctxviewer list {db}')") from None
         except StoreError as exc:
             raise BadInput(str(exc)) from None
+    a = assess(trace, context)  # in the database's context: what check, list and the window say
     if as_json:
-        summary = trace_summary(trace)
+        summary = trace_summary(trace, a)
         if content:  # issue 6: each item's text, as stored
             for entry, item in zip(summary["items"], trace.items):
                 entry["text"] = item.content
         _json_out(summary)
     else:
-        click.echo(format_trace_text(trace))
+        click.echo(format_trace_text(trace, a))
 
 
 def _parse_size(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[int, int]:

@@ -53,33 +53,33 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
         ctxviewer check traces.db --format sarif -o findings.sarif
     """
     from ctxviewer.assess.assessment import assess
-    from ctxviewer.assess.checks.config import parse_expected, set_default
-    from ctxviewer.assess.marks import config_for_db, lead_with, load_marks
+    from ctxviewer.assess.checks.config import parse_expected
+    from ctxviewer.assess.context import context_for_db
+    from ctxviewer.assess.marks import lead_with
+    from ctxviewer.diff.conversation import derive_for_display
     from ctxviewer.report.trace_report import finding_to_dict
 
     if output is not None:
         check_output(output, [db])
     try:
-        cfg = config_for_db(Path(db)).with_expected(parse_expected(expected))
-        marks = load_marks(Path(db))
+        ctx = context_for_db(Path(db), parse_expected(expected))
     except ValueError as exc:
         raise BadInput(str(exc)) from None
     try:
         store = open_store(db)
     except StoreError as exc:
         raise BadInput(str(exc)) from None
-    set_default(cfg)
     ids = list(dict.fromkeys(trace_ids)) or [r.trace_id for r in store.list()]
     threshold = Severity(fail_on).rank
     results = []
     failed = False
     for tid in ids:
-        trace = _load(store, db, tid)
-        a = assess(trace)
-        mark = marks.get(tid)
-        findings = lead_with(a.findings, mark.row if mark else None)
+        trace = derive_for_display(store, _load(store, db, tid))  # dropped between calls, as show derives them
+        a = assess(trace, ctx)
+        observed_row = ctx.observed_row(tid)
+        findings = lead_with(a.findings, observed_row)
         failed = failed or any(f.severity.rank >= threshold for f in findings)
-        results.append((tid, a.state.value, mark.row if mark else None, findings))
+        results.append((tid, a.state.value, observed_row, findings))
     _refuse_damage(store, db, len(ids), whole=not trace_ids)
     if fmt == "sarif":
         from ctxviewer.report.sarif import db_reviews, sarif_log

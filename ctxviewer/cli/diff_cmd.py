@@ -46,12 +46,18 @@ def diff_cmd(db: str, trace_a: str, trace_b: str, other_db: str | None, as_json:
         ctxviewer diff sample_traces/samples.db budget-8k budget-8k-replay
         ctxviewer diff old.db trace-17 trace-17 --against new.db --json
     """
+    from ctxviewer.assess.assessment import assess
+    from ctxviewer.assess.context import context_for_db
     from ctxviewer.diff import diff_traces
     from ctxviewer.diff.render import diff_json, format_diff_text
 
     a = _load(db, trace_a)
     b = _load(other_db or db, trace_b)
-    result = diff_traces(a, b)
+    try:  # each side in its own database's context, as show and check read it
+        ctx_a, ctx_b = context_for_db(db), context_for_db(other_db or db)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+    result = diff_traces(a, b, (assess(a, ctx_a), assess(b, ctx_b)))
     if as_json:
         click.echo(json.dumps(diff_json(result), indent=2, ensure_ascii=False))
     else:

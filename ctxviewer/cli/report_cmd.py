@@ -26,8 +26,10 @@ def report_cmd(db: str, trace_ids: tuple[str, ...], output: str) -> None:
     Example:
         ctxviewer report sample_traces/samples.db ticket-injection -o ticket.html
     """
+    from ctxviewer.assess.context import context_for_db
     from ctxviewer.cli.status import BadInput
     from ctxviewer.cli.write import check_output, write_output
+    from ctxviewer.diff.conversation import derive_for_display
     from ctxviewer.report.audit_report import render_report
     from ctxviewer.report.sarif import db_reviews
     from ctxviewer.review.verdicts import ReviewFileError
@@ -35,12 +37,16 @@ def report_cmd(db: str, trace_ids: tuple[str, ...], output: str) -> None:
 
     check_output(output, [db])
     try:
+        context = context_for_db(db)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+    try:
         with open_store(db) as store:
             ids = list(dict.fromkeys(trace_ids)) or [r.trace_id for r in store.list(TraceQuery(), 0, -1)]
             traces = []
             for tid in ids:
                 try:
-                    traces.append(store.load(tid))
+                    traces.append(derive_for_display(store, store.load(tid)))
                 except KeyError:
                     raise BadInput(f"{db}: no trace with id {tid!r} (see 'ctxviewer list {db}')") from None
     except StoreError as exc:
@@ -49,7 +55,7 @@ def report_cmd(db: str, trace_ids: tuple[str, ...], output: str) -> None:
         reviews = db_reviews(db)
     except ReviewFileError as exc:  # a corrupt review file beside DB is bad input, not a traceback
         raise BadInput(str(exc)) from None
-    html = render_report(traces, reviews, title=f"ctxviewer audit report: {Path(db).name}")
+    html = render_report(traces, reviews, title=f"ctxviewer audit report: {Path(db).name}", context=context)
     write_output(output, [db], lambda fh: fh.write(html), json_text=False)
     if output == "-":
         return

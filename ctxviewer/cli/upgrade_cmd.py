@@ -48,6 +48,8 @@ def upgrade_cmd(db: str, output: str) -> None:
             raise click.ClickException(one_line(f"{output}: cannot write the upgraded copy: "
                                                 f"{_os_reason(exc.problem)}")) from None
         raise BadInput(str(exc)) from None
+    except ValueError as exc:  # a broken ctxviewer.toml or marks file beside the new file
+        raise BadInput(str(exc)) from None
     if result.from_version == result.to_version:
         click.echo(one_line(f"wrote {result.path}: {db} is already at schema {result.to_version}; copied with its "
                             f"{result.traces:,} trace(s) re-assessed; {db} is unchanged"))

@@ -15,6 +15,7 @@ from tabulate import tabulate
 
 from ctxviewer.assess.breakdown import breakdown
 from ctxviewer.assess.budget import CATEGORY_LABELS
+from ctxviewer.assess.context import context_for_db
 from ctxviewer.builder import Candidate
 from ctxviewer.builder.whatif import Outcome, Scenario, describe, filler, run
 from ctxviewer.cli.status import BadInput
@@ -215,13 +216,17 @@ def whatif_cmd(db: str, trace_id: str, capacity: str | None, reserve: str | None
         added=added,
     )
     _check_room(trace, scenario, capacity is not None, reserve is not None)
-    outcome = run(trace, scenario)
+    try:
+        context = context_for_db(db)
+    except ValueError as exc:  # a broken ctxviewer.toml or marks file beside DB
+        raise BadInput(str(exc)) from None
+    outcome = run(trace, scenario, context=context)
     if save and outcome.trace is not None:
         if Path(save).resolve() == Path(db).resolve():  # a bad option value, as export -o DB (status 2)
             raise BadInput(f"{save}: the source database is never written; choose another file")
         try:
             with create_store(save) as target:
-                target.add(with_facts([outcome.trace]))
+                target.add(with_facts([outcome.trace], context_for_db(save)))
         except OldSchemaError as exc:  # never upgraded in place: bad input (2), the file untouched
             raise BadInput(str(exc)) from None
         except StoreError as exc:

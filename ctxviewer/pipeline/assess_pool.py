@@ -50,12 +50,13 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Iterable, Iterator
 
+from ctxviewer.assess.context import AssessContext
 from ctxviewer.pipeline.stored_facts import stored_facts
 from ctxviewer.store.facts import StoredFacts
 from ctxviewer.util.interrupt import checkpoint
 
 if TYPE_CHECKING:
-    from ctxviewer.assess.checks.config import CheckConfig
+    from ctxviewer.assess.context import AssessContext
     from ctxviewer.model.trace import RequestTrace
 
 BATCH = 16
@@ -119,9 +120,10 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def assessed(traces: Iterable[RequestTrace], workers: int | None = None, *, batch: int = BATCH,
-             pool_after: int = POOL_AFTER) -> Iterator[tuple[RequestTrace, StoredFacts]]:
-    """Each of ``traces`` with its :class:`~ctxviewer.store.facts.StoredFacts`, in input order.
+def assessed(traces: Iterable[RequestTrace], workers: int | None = None, *, context: AssessContext | None = None,
+             batch: int = BATCH, pool_after: int = POOL_AFTER) -> Iterator[tuple[RequestTrace, StoredFacts]]:
+    """Each of ``traces`` with its :class:`~ctxviewer.store.facts.StoredFacts` in ``context`` (the
+    target database's, :func:`ctxviewer.assess.context.context_for_db`), in input order.
 
     ``workers`` processes (default :func:`default_workers`) assess batches of ``batch`` traces
     once the stream has reached ``pool_after`` traces; ``workers`` < 2 or a shorter stream is
@@ -132,12 +134,14 @@ def assessed(traces: Iterable[RequestTrace], workers: int | None = None, *, batc
     """
     from ctxviewer.assess.checks.config import active
 
+    if context is None:  # the checks' active configuration, as an in-process assessment would read it
+        context = AssessContext(active())
     n = default_workers() if workers is None else workers
     source = iter(traces)
     head = list(islice(source, pool_after)) if n >= 2 else []
     if n < 2 or len(head) < pool_after:
         for t in chain(head, source):
-            yield t, stored_facts(t)
+            yield t, stored_facts(t, context)
         return
     pool = [_Worker() for _ in range(n)]
     memo = ScanMemo()
@@ -154,7 +158,7 @@ def assessed(traces: Iterable[RequestTrace], workers: int | None = None, *, batc
                     break
                 worker = pool[sent % n] if pool else None
                 if worker is not None:
-                    worker.send((active(), memo.known_for(part), part))
+                    worker.send((context, memo.known_for(part), part))
                 pending.append((part, worker))
                 sent += 1
             if not pending:
@@ -169,7 +173,7 @@ def assessed(traces: Iterable[RequestTrace], workers: int | None = None, *, batc
                     _stop(pool)
                     pool = []
                     pending = deque((p, None) for p, _ in pending)
-                facts = [stored_facts(t) for t in part]
+                facts = [stored_facts(t, context) for t in part]
             yield from zip(part, facts)
     finally:
         _stop(pool)
@@ -197,7 +201,7 @@ class _Worker:
         threading.Thread(target=self._feed, args=(self.proc.stdin,), daemon=True, name="assess-feed").start()
         threading.Thread(target=self._read, args=(self.proc.stdout,), daemon=True, name="assess-read").start()
 
-    def send(self, task: tuple[CheckConfig, dict[bytes, tuple[Any, ...]], list[RequestTrace]]) -> None:
+    def send(self, task: tuple[AssessContext, dict[bytes, tuple[Any, ...]], list[RequestTrace]]) -> None:
         """Queue one batch for the worker (never blocks)."""
         self._todo.put(task)
 
@@ -270,7 +274,6 @@ def serve(inp: IO[bytes] | None = None, out: IO[bytes] | None = None) -> None:
         os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     inp = inp if inp is not None else sys.stdin.buffer
     from ctxviewer.assess.checks import load_builtin
-    from ctxviewer.assess.checks.config import restore, using
     from ctxviewer.assess.scanner import registry, scope
 
     load_builtin()
@@ -289,15 +292,11 @@ def serve(inp: IO[bytes] | None = None, out: IO[bytes] | None = None) -> None:
     setattr(scope, "scan_text_cached", scan)  # noqa: B010  (the memo enters the scanner from the outside)
     while True:
         try:
-            config, known, traces = pickle.load(inp)
+            context, known, traces = pickle.load(inp)
         except EOFError:
             return
         memo.learn(known)
         fresh = {}
-        token = using(config)
-        try:
-            facts = [stored_facts(t) for t in traces]
-        finally:
-            restore(token)
+        facts = [stored_facts(t, context) for t in traces]
         pickle.dump((facts, fresh), out, protocol=pickle.HIGHEST_PROTOCOL)
         out.flush()

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
+from ctxviewer.assess.context import AssessContext, context_for_db
 from ctxviewer.importers import REGISTRY
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.assess_pool import assessed
@@ -25,8 +26,9 @@ FACTS_SINCE = 3
 facts, schema 3 the findings table): an upgrade from an older schema re-assesses every trace."""
 
 
-def reassess(store: TraceStore) -> int:
-    """Re-assess every trace of ``store`` (writable) and rewrite its row's facts, in one
+def reassess(store: TraceStore, context: AssessContext | None = None) -> int:
+    """Re-assess every trace of ``store`` (writable) in ``context`` (default: the store's own,
+    :func:`ctxviewer.assess.context.context_for_db`) and rewrite its row's facts, in one
     transaction. A trace that cannot be loaded keeps its facts (NULL after an upgrade: shown as
     "not recorded"). A row that never stored whether its omissions were recorded (written before
     schema 2) takes its importer's ``records_omissions``. Returns the rows rewritten. Raises :class:`~ctxviewer.store.StoreError`."""
@@ -41,7 +43,8 @@ def reassess(store: TraceStore) -> int:
                 trace = replace(trace, omissions_recorded=False)  # never stored (before schema 2): the format decides
             yield trace
 
-    return store.write_facts(facts for _trace, facts in assessed(loaded()))
+    ctx = context if context is not None else context_for_db(store.path)
+    return store.write_facts(facts for _trace, facts in assessed(loaded(), context=ctx))
 
 
 def needs_reassessing(from_version: int) -> bool:
@@ -53,12 +56,16 @@ def upgrade_with_facts(source: str | Path, target: str | Path,
                        progress: Callable[[str], None] | None = None) -> UpgradeResult:
     """:func:`ctxviewer.store.upgrade_copy`, then the back-fill of facts in the copy before it is
     renamed to ``target`` (so an interrupted back-fill leaves no target either). ``progress`` gets
-    ``"re-assessing every trace"`` before the back-fill. Raises what ``upgrade_copy`` raises."""
+    ``"re-assessing every trace"`` before the back-fill, which assesses in the new file's context
+    (:func:`ctxviewer.assess.context.context_for_db` of ``target``). Raises what ``upgrade_copy``
+    raises, and ``ValueError`` naming a broken ``ctxviewer.toml`` or marks file beside ``target``."""
     say = progress or (lambda _line: None)
+
+    context = context_for_db(target)  # ctxviewer.toml and the marks beside the new file, as it will be read
 
     def after(store: TraceStore, from_version: int) -> None:
         if needs_reassessing(from_version):
             say("re-assessing every trace")
-            reassess(store)
+            reassess(store, context)
 
     return upgrade_copy(source, target, progress, after=after)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
+from ctxviewer.assess.context import EMPTY, AssessContext, context_for_db
 from ctxviewer.assess.plausibility import implausible
 from ctxviewer.importers import REGISTRY, ImportFailed, ImportProblem, Registry
 from ctxviewer.model.trace import RequestTrace
@@ -148,6 +149,7 @@ def import_files(
     waiting: Callable[[str], None] | None = None,
     activity: Callable[[str], None] | None = None,
     workers: int | None = None,
+    context: AssessContext | None = None,
 ) -> ImportReport:
     """Import every trace in ``paths`` into ``store`` in one transaction.
 
@@ -168,7 +170,11 @@ def import_files(
     once, over the cores: :func:`count_missing_tokens_many`), and the per-trace assessment whose
     facts the store keeps runs in ``workers`` processes (default: one per core;
     :func:`ctxviewer.pipeline.assess_pool.assessed`; ``1`` assesses in this process) while this one parses
-    and writes. Neither changes what is stored or the order of the problems.
+    and writes. Neither changes what is stored or the order of the problems. The facts are
+    computed in ``context``, by default the store's own (:func:`ctxviewer.assess.context.context_for_db`:
+    ``ctxviewer.toml`` and the marks beside it), the context every surface then reads the trace in;
+    a broken ``ctxviewer.toml`` or marks file there is a problem naming it, and the traces are
+    assessed without it.
 
     Returns an :class:`ImportReport`. Raises :class:`ImportFailed` for an unknown ``fmt``,
     :class:`~ctxviewer.store.StoreError` when the store is read-only or refuses the write (nothing
@@ -177,6 +183,12 @@ def import_files(
     importer = registry.get(fmt) if fmt is not None else None
     report = ImportReport(imported=0, files=0)
     report.problems.extend(registry.load_problems)  # plug-ins that could not be loaded
+    if context is None:
+        try:
+            context = context_for_db(store.path)
+        except ValueError as exc:
+            report.problems.append(ImportProblem(str(store.path), "settings", f"{exc}; the traces were assessed without it"))
+            context = EMPTY
     entries = expand_paths(paths, skip=store.path)
     total = sum(1 for e in entries if isinstance(e, Path))
 
@@ -230,7 +242,7 @@ def import_files(
 
     try:
         with watching(cancelled, activity):  # long counts and scans stop at their checkpoints (ctxviewer.util.interrupt)
-            store.add(assessed(counted(traces(), store), workers), waiting=waiting, cancelled=cancelled)
+            store.add(assessed(counted(traces(), store), workers, context=context), waiting=waiting, cancelled=cancelled)
         report.imported = len(report.items_by_trace)  # distinct traces: what the database now holds from this run
     except (ImportCancelled, WriteCancelled, Interrupted):
         report.items_by_trace.clear()

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxviewer.assess.assessment import Assessment, Conclusion, conclude
+from ctxviewer.assess.context import AssessContext, context_for_db
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.store import TraceStore
 from ctxviewer.store.facts import StoredFacts
@@ -59,17 +60,19 @@ def facts_of(a: Assessment | Conclusion) -> StoredFacts:
                        tuple((r[1], r[2], r[3]) for r in finding_rows(a.trace_id, a)))
 
 
-def stored_facts(trace: RequestTrace) -> StoredFacts:
-    """Assess ``trace`` once (:func:`~ctxviewer.assess.assessment.conclude`) and keep what the store
-    writes. A pure function of the trace and the active check configuration."""
-    return facts_of(conclude(trace))
+def stored_facts(trace: RequestTrace, context: AssessContext | None = None) -> StoredFacts:
+    """Assess ``trace`` once in ``context`` (:func:`~ctxviewer.assess.assessment.conclude`; the
+    database's :func:`~ctxviewer.assess.context.context_for_db`) and keep what the store writes.
+    A pure function of the trace and the context."""
+    return facts_of(conclude(trace, context))
 
 
-def with_facts(traces: Iterable[RequestTrace]) -> Iterator[tuple[RequestTrace, StoredFacts]]:
-    """Each of ``traces`` with its :func:`stored_facts`, lazily and in order, in this process: what
-    :meth:`TraceStore.add <ctxviewer.store.TraceStore.add>` takes (``store.add(with_facts([t]))``)."""
+def with_facts(traces: Iterable[RequestTrace], context: AssessContext | None = None) -> Iterator[tuple[RequestTrace, StoredFacts]]:
+    """Each of ``traces`` with its :func:`stored_facts` in ``context``, lazily and in order, in this
+    process: what :meth:`TraceStore.add <ctxviewer.store.TraceStore.add>` takes
+    (``store.add(with_facts([t], context_for_db(path)))``)."""
     for t in traces:
-        yield t, stored_facts(t)
+        yield t, stored_facts(t, context)
 
 
 def save_traces(path: str | Path, traces: Iterable[RequestTrace]) -> int:
@@ -77,6 +80,7 @@ def save_traces(path: str | Path, traces: Iterable[RequestTrace]) -> int:
     when missing), in one transaction: what an application that builds its own requests
     (:mod:`ctxviewer.builder`) calls to keep them for ``ctxviewer``. Returns the traces written.
     Raises :class:`~ctxviewer.store.StoreError` (the file is not a trace database, is read-only,
-    or SQLite refuses the write)."""
+    or SQLite refuses the write) and ``ValueError`` for a broken ``ctxviewer.toml`` or marks file
+    beside it (the context the traces are assessed in, :func:`~ctxviewer.assess.context.context_for_db`)."""
     with TraceStore.create(path) as store:
-        return store.add(with_facts(traces))
+        return store.add(with_facts(traces, context_for_db(path)))

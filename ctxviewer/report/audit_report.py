@@ -22,6 +22,7 @@ from typing import Iterable, Mapping
 
 from ctxviewer import __version__
 from ctxviewer.assess.assessment import Assessment, assess
+from ctxviewer.assess.context import AssessContext
 from ctxviewer.model.findings import Finding
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.report.budget_svg import budget_svg
@@ -97,13 +98,16 @@ def _trace_html(trace: RequestTrace, a: Assessment, reviews: Mapping[FindingKey,
 
 
 def render_report(traces: Iterable[RequestTrace], reviews: Mapping[FindingKey, Review] | None = None,
-                  title: str = "ctxviewer audit report", generated: datetime | None = None) -> str:
-    """The HTML document (a ``str``) for ``traces`` with the reviewer's ``reviews``."""
+                  title: str = "ctxviewer audit report", generated: datetime | None = None,
+                  context: AssessContext | None = None) -> str:
+    """The HTML document (a ``str``) for ``traces`` (read as every surface reads them: dropped
+    messages derived) with the reviewer's ``reviews``, each assessed in ``context`` (the
+    database's, :func:`ctxviewer.assess.context.context_for_db`)."""
     reviews = reviews or {}
     generated = generated or datetime.now(timezone.utc).replace(microsecond=0)
     sections, total, reviewed = [], 0, 0
     for trace in traces:
-        a = assess(trace)
+        a = assess(trace, context)
         total += len(a.findings)
         reviewed += sum(1 for f in a.findings if (r := reviews.get(key_of(trace.trace_id, f))) and r.verdict)
         sections.append(_trace_html(trace, a, reviews))

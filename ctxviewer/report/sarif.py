@@ -33,6 +33,8 @@ from typing import Any, Callable, Iterable, Mapping
 from ctxviewer import __version__
 from ctxviewer.assess.assessment import assess
 from ctxviewer.assess.checks import CHECKS, load_builtin
+from ctxviewer.assess.context import AssessContext, context_for_db
+from ctxviewer.diff.conversation import derive_for_display
 from ctxviewer.model.findings import Finding, Severity
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.review.keys import FindingKey, Review, ReviewVerdict, key_of
@@ -128,17 +130,21 @@ def sarif_log(results: Iterable[TraceFindings], reviews: Mapping[FindingKey, Rev
 
 def assess_db(store: TraceStore, trace_ids: Iterable[str] | None = None,
               progress: Callable[[int, int], None] | None = None,
-              cancelled: Callable[[], bool] | None = None) -> list[TraceFindings]:
-    """Every trace of ``store`` (or ``trace_ids``) with its assessment's findings (all checks).
+              cancelled: Callable[[], bool] | None = None,
+              context: AssessContext | None = None) -> list[TraceFindings]:
+    """Every trace of ``store`` (or ``trace_ids``) with its assessment's findings (all checks), read
+    as every surface reads it: dropped messages derived (:func:`ctxviewer.diff.conversation.derive_for_display`),
+    assessed in ``context`` (default: the store's own, :func:`ctxviewer.assess.context.context_for_db`).
 
     Raises ``KeyError`` naming a requested trace id that is not in the store."""
     ids = list(trace_ids) if trace_ids else [r.trace_id for r in store.list(None, 0, -1)]
+    ctx = context if context is not None else context_for_db(store.path)
     out: list[TraceFindings] = []
     for n, tid in enumerate(ids):
         if cancelled and cancelled():
             break
-        trace = store.load(tid)
-        out.append((trace, list(assess(trace).findings)))
+        trace = derive_for_display(store, store.load(tid))
+        out.append((trace, list(assess(trace, ctx).findings)))
         if progress:
             progress(n + 1, len(ids))
     return out

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from ctxviewer.assess.checks import run_checks
+from ctxviewer.assess.context import EMPTY, AssessContext, context_for_db
+from ctxviewer.diff.conversation import derive_for_display
 from ctxviewer.model.findings import Finding
 from ctxviewer.model.trace import ContextItem, RequestTrace, ToolCall
 from ctxviewer.review.keys import FindingKey, Review, ReviewVerdict, key_of
@@ -64,25 +66,39 @@ def entries_for(trace: RequestTrace, findings: Iterable[Finding]) -> list[Review
 
 
 def collect(store: TraceStore, progress: Callable[[int, int], None] | None = None,
-            cancelled: Callable[[], bool] | None = None, trace_ids: Iterable[str] | None = None) -> list[ReviewEntry]:
-    """Reviewable findings of every trace in ``store`` (or of ``trace_ids``), unsorted.
+            cancelled: Callable[[], bool] | None = None, trace_ids: Iterable[str] | None = None,
+            context: AssessContext | None = None) -> list[ReviewEntry]:
+    """Reviewable findings of every trace in ``store`` (or of ``trace_ids``), unsorted, each trace
+    read as every surface reads it: with the messages dropped between calls derived
+    (:func:`ctxviewer.diff.conversation.derive_for_display`) and checked in ``context`` (the
+    database's, :func:`ctxviewer.assess.context.context_for_db`; ``None``: the store's own).
 
     ``progress(done, total)`` is called per trace; when ``cancelled()`` turns true the traces read
     so far are returned. A trace that cannot be loaded is skipped (its id is not reported here).
     """
     ids = list(trace_ids) if trace_ids is not None else [r.trace_id for r in store.list(TraceQuery(), 0, -1)]
+    ctx = context if context is not None else _own_context(store)
     out: list[ReviewEntry] = []
     for n, tid in enumerate(ids):
         if cancelled and cancelled():
             break
         try:
-            trace = store.load(tid)
+            trace = derive_for_display(store, store.load(tid))
         except Exception:  # a damaged trace never stops the queue
             continue
-        out.extend(entries_for(trace, run_checks(trace)))
+        out.extend(entries_for(trace, run_checks(trace, ctx.config)))
         if progress:
             progress(n + 1, len(ids))
     return out
+
+
+def _own_context(store: TraceStore) -> AssessContext:
+    """The store's context; without it (a broken ``ctxviewer.toml`` or marks file) the empty one:
+    the queue still lists the findings, as the window says the file's error beside it."""
+    try:
+        return context_for_db(store.path)
+    except ValueError:
+        return EMPTY
 
 
 def _order(e: ReviewEntry) -> tuple[int, str, str, int, str]:

@@ -1,0 +1,83 @@
+"""Every surface says the same state, verdict and findings of a trace, with and without a
+``ctxviewer.toml`` and marks beside the database: ``show`` (text and ``--json``), ``list``
+(``--json`` and ``--filter 'finding == R'``: the facts stored at import), ``check``, the review
+queue, SARIF, the HTML report and the no-change what-if. They all read the trace in the one
+context of its database (:func:`ctxviewer.assess.context.context_for_db`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ctxviewer.builder.whatif import Scenario, run
+from ctxviewer.cli import cli
+from ctxviewer.report.sarif import assess_db
+from ctxviewer.review.queue import collect
+from ctxviewer.store import TraceStore
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_traces" / "traces.jsonl"
+TOML = '[expected_policy."*"]\nsupport-policy = "v999"\n'
+"""Every application must send support-policy v999: the samples' support-policy traces then fail."""
+MARKS = {"format": "ctxviewer.marks/1", "traces": {"evidence-in-middle": {"row": 3, "needed": ["KB-1010#p1"]}}}
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    res = CliRunner().invoke(cli, list(args))
+    return res.exit_code, res.stdout
+
+
+@pytest.fixture(params=["bare", "configured"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    db = tmp_path / "s.db"
+    if request.param == "configured":
+        (tmp_path / "ctxviewer.toml").write_text(TOML, encoding="utf-8")
+        (tmp_path / "s.db.marks.json").write_text(json.dumps(MARKS), encoding="utf-8")
+    code, _ = _cli("import", str(SAMPLES), "-o", str(db))
+    assert code == 0
+    return db
+
+
+def test_every_surface_says_the_same(db: Path) -> None:
+    configured = (db.parent / "ctxviewer.toml").exists()
+    listed = {r["trace_id"]: r for r in json.loads(_cli("list", str(db), "--json")[1])}
+    checked = {r["trace_id"]: r for r in json.loads(_cli("check", str(db), "--json")[1])}
+    with TraceStore.open(db) as store:
+        sarif = {t.trace_id: sorted(f.rule for f in fs) for t, fs in assess_db(store)}
+        review = {}
+        for e in collect(store):
+            review.setdefault(e.key.trace_id, set()).add(e.finding.rule)
+        traces = {tid: store.load(tid) for tid in listed}
+    states = {}
+    for tid, row in listed.items():
+        shown = json.loads(_cli("show", str(db), tid, "--json")[1])
+        rules = sorted(f["rule"] for f in shown["findings"])
+        states[tid] = shown["state"]
+        assert (row["state"], row["verdict"]) == (shown["state"], shown["verdict"]), tid
+        assert (row["worst_finding"] or {}).get("rule") == (shown["findings"][0]["rule"] if shown["findings"] else None)
+        assert (checked[tid]["state"], sorted(f["rule"] for f in checked[tid]["findings"])) == (shown["state"], rules)
+        assert sarif[tid] == rules, tid
+        reviewable = {f["rule"] for f in shown["findings"]
+                      if f["rule"].startswith(("injection.", "tool.", "tool_call.", "tools.")) or f["evidence"]["tool_call_ids"]}
+        assert review.get(tid, set()) == reviewable, tid
+        for rule in set(rules):
+            found = json.loads(_cli("list", str(db), "--json", "--filter", f"finding == {rule}")[1])
+            assert tid in [r["trace_id"] for r in found], (tid, rule)
+        text = _cli("show", str(db), tid)[1]
+        assert f"State       {shown['state']}" in text
+        outcome = run(traces[tid], Scenario(), context=None if not configured else _context(db))
+        assert (outcome.state, outcome.verdict) == (shown["state"], shown["verdict"]), tid
+    html = _cli("report", str(db), "-o", "-")[1]
+    for tid, state in states.items():
+        assert f"{tid} — {state}</h2>" in html
+    # the configuration really changes conclusions: the support-policy traces fail only with it
+    assert (states["budget-8k"] == "failure") is configured
+
+
+def _context(db: Path):  # type: ignore[no-untyped-def]
+    from ctxviewer.assess.context import context_for_db
+
+    return context_for_db(db)
