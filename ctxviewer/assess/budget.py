@@ -56,7 +56,7 @@ def category_of(item: ContextItem, trace: RequestTrace) -> Category:
     """The eq. 3.1 category an item counts in.
 
     Memory is its own category only when ``trace.budget`` declares ``memory``; otherwise it counts
-    as history (issue #2: "memory counted as its own category when declared, else inside history").
+    as history ("memory counted as its own category when declared, else inside history").
     """
     cat = _KIND_CATEGORY[item.kind]
     if cat is Category.MEMORY and Category.MEMORY not in trace.budget:

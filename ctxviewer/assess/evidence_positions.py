@@ -143,7 +143,7 @@ def _evidence_map(trace: RequestTrace, marked_ids: tuple[str, ...]) -> EvidenceM
     marked = set(marked_ids)
     needed: set[str] = {i.id for i in items if i.id in marked}
     source = "marked" if needed else None
-    if not needed and trace.user_request and any(s > 0 for s in scores):  # (identifiers only then: issue 11)
+    if not needed and trace.user_request and any(s > 0 for s in scores):  # (identifiers only then)
         named = identifiers(trace.user_request)
         ranked = sorted(((s, n) for n, (i, s) in enumerate(zip(items, scores)) if s > 0 and not _named(i, named)),
                         key=lambda p: (-p[0], p[1]))

@@ -1,4 +1,4 @@
-"""Values that a trace can hold and the database can store, but that cannot be true (issue 12).
+"""Values that a trace can hold and the database can store, but that cannot be true.
 
 An exporter bug or a hand-edited file can record a context window of 0 tokens, a count of 2**62
 tokens on the one-character content ``"x"``, or 0 tokens on non-empty content. Such a trace still

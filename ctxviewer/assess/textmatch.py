@@ -28,7 +28,7 @@ STOP_WORDS = frozenset(
 
 
 MEMO_CHARS = 16_000_000
-"""Characters of text whose :func:`words` are remembered (issue 11: the same documents, tool
+"""Characters of text whose :func:`words` are remembered (the same documents, tool
 definitions and history turns recur across the traces of an import, and the checks read them
 again for every trace); past it the memo starts again empty. Texts over 1/64 of it are not kept."""
 _MEMO: dict[str, tuple[str, ...]] = {}
@@ -110,7 +110,7 @@ def bm25(query: str, documents: Sequence[str], k1: float = 1.2, b: float = 0.75)
 
     IDF is ``ln(1 + (N - df + 0.5) / (df + 0.5))`` over ``documents`` (never negative). Each
     document's term frequencies are remembered per text (documents recur across the traces of
-    an import: issue 11); the scores are the same floats as computed afresh."""
+    an import); the scores are the same floats as computed afresh."""
     docs = [_doc(d) for d in documents]
     if not docs:
         return []

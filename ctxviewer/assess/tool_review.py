@@ -174,7 +174,7 @@ def review_call(trace: RequestTrace, index: int, defs: dict[str, tuple[str, dict
             checks.append(CallCheck("arguments_json", False, detail, "ctxviewer"))
     schema = definition.get("parameters") if definition else None
     if args is not None and isinstance(schema, dict):
-        import jsonschema  # when a call has a schema to check (start-up, issue 11)
+        import jsonschema  # when a call has a schema to check (start-up)
 
         try:
             cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)

@@ -83,7 +83,7 @@ def span_line(trace: RequestTrace) -> str | None:
 
 
 def capture_rows(trace: RequestTrace) -> list[tuple[str, str]]:
-    """Rows saying what an imported span's content capture left out or added (issue 6):
+    """Rows saying what an imported span's content capture left out or added:
     ``Content`` for ``ctxviewer.content`` ``"not captured"`` (OTel content capture is opt-in) or
     ``"truncated"`` (values cut mid-JSON, kept as raw text: reported usage exceeds what was
     captured), ``Inherited`` system instructions from an ancestor span

@@ -204,7 +204,7 @@ def show_cmd(db: str, trace_id: str, as_json: bool, content: bool) -> None:
     with _open_store(db) as store:
         try:
             trace = store.load(trace_id)
-            trace = derive_for_display(store, trace)  # dropped between calls (issue 8), when not recorded
+            trace = derive_for_display(store, trace)  # dropped between calls, when not recorded
         except KeyError:
             raise BadInput(f"{db}: no trace with id {trace_id!r} (see 'ctxviewer list {db}')") from None
         except StoreError as exc:
@@ -212,7 +212,7 @@ def show_cmd(db: str, trace_id: str, as_json: bool, content: bool) -> None:
     a = assess(trace, context)  # in the database's context: what check, list and the window say
     if as_json:
         summary = trace_summary(trace, a)
-        if content:  # issue 6: each item's text, as stored
+        if content:  # each item's text, as stored
             for entry, item in zip(summary["items"], trace.items):
                 entry["text"] = item.content
         _json_out(summary)
@@ -265,18 +265,18 @@ def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int], s
     click.echo(shot.describe())
 
 
-# Commands in their own modules, imported only when used (issue 11: start-up). Add a command as
+# Commands in their own modules, imported only when used (start-up). Add a command as
 # one line here: "name": "module:attribute".
 _commands = LazyCommands({
     "tokens": "ctxviewer.cli.tokens_cmd:tokens_cmd",
     "whatif": "ctxviewer.cli.whatif_cmd:whatif_cmd",
     "scan": "ctxviewer.cli.scan_cmd:scan_cmd",
     "report": "ctxviewer.cli.report_cmd:report_cmd",
-    "diff": "ctxviewer.cli.diff_cmd:diff_cmd",  # issue 8
-    "check": "ctxviewer.cli.check_cmd:check_cmd",  # issue 9
+    "diff": "ctxviewer.cli.diff_cmd:diff_cmd",
+    "check": "ctxviewer.cli.check_cmd:check_cmd",
     "upgrade": "ctxviewer.cli.upgrade_cmd:upgrade_cmd",
-    "export": "ctxviewer.cli.export_cmd:export_cmd",  # issue 6
-    "search": "ctxviewer.cli.search_cmd:search_cmd",  # issue 11
+    "export": "ctxviewer.cli.export_cmd:export_cmd",
+    "search": "ctxviewer.cli.search_cmd:search_cmd",
 })
 _commands.update(cli.commands)  # open, import, list, show, screenshot (defined above)
 cli.commands = _commands

@@ -1,4 +1,4 @@
-"""``ctxviewer diff``: compare two request traces item by item (issue 8).
+"""``ctxviewer diff``: compare two request traces item by item.
 
 A thin command over :func:`ctxviewer.diff.diff_traces` and :mod:`ctxviewer.diff.render`; the
 window's diff view shows the same result object.

@@ -1,5 +1,5 @@
 """``ctxviewer export``: write traces of a database as OTLP/JSON with the OpenTelemetry GenAI
-conventions (issue 6), via :func:`ctxviewer.report.export_otlp.export_request`. Importing the file again
+conventions, via :func:`ctxviewer.report.export_otlp.export_request`. Importing the file again
 gives the same traces back (:mod:`ctxviewer.importers.ctxviewer_otlp`).
 """
 

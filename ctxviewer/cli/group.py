@@ -22,7 +22,7 @@ from click_default_group import DefaultGroup
 
 class LazyCommands(dict[str, click.Command]):
     """A group's ``commands`` that imports a command's module only when that command is used
-    (issue 11: ``ctxviewer show`` should not pay for importing every other command).
+    (``ctxviewer show`` should not pay for importing every other command).
 
     Built from ``{name: "module:attribute"}``. Looking one name up (``get``, ``[]``, ``in``) imports
     at most that command; listing the commands (iteration, ``items()``, ``len()``) imports them all.

@@ -7,7 +7,7 @@ that ctxviewer "never modifies a file it was only asked to show". :func:`output_
 * an existing SQLite database (``SQLite format 3`` header), whichever it is: choose a new name;
 * an existing file that is not a regular file (a device such as ``/dev/full``, a FIFO, a socket),
   which the atomic write (temporary file + rename) would replace by a regular file;
-* any other existing file (new-user s4 #8: ``report s.db -o traces.jsonl`` replaced the user's
+* any other existing file (``report s.db -o traces.jsonl`` replaced the user's
   source traces with HTML). Like ``upgrade -o``, an output is always a new file; there is no
   ``--force``: remove the old file first.
 

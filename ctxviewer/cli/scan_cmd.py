@@ -18,7 +18,7 @@ from ctxviewer.model.findings import Severity
 from ctxviewer.util.visible import one_line
 
 MAX_WARNINGS = 20
-"""Skipped-record warnings printed per scan; the rest are counted in one line (newuser s5 #9: a
+"""Skipped-record warnings printed per scan; the rest are counted in one line (a
 wrong ``--jsonl-field`` printed 4,560 identical warnings)."""
 
 
@@ -39,7 +39,7 @@ def scan_cmd(file: str, field: str | None, as_json: bool) -> None:
     \b
     Example:
         ctxviewer scan ticket.txt
-        ctxviewer scan ../shared/injection/labelled.jsonl --jsonl-field text --json
+        ctxviewer scan texts.jsonl --jsonl-field text --json
     """
     from ctxviewer.util.file_kind import InputFileError, check_readable
 

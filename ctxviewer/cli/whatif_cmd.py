@@ -55,7 +55,7 @@ def _int(text: str, what: str, *, low: int = 0, high: int = MAX_TOKENS, noun: st
 
 def _check_room(trace: RequestTrace, sc: Scenario, capacity_given: bool, reserve_given: bool) -> None:
     """Refuse (:class:`click.BadParameter`, exit 2) a reserve at or above the capacity that
-    --reserve or --capacity asked for: it leaves no input budget C - B_out (issue 7: "Reserve >=
+    --reserve or --capacity asked for: it leaves no input budget C - B_out ("Reserve >=
     capacity ... is an error in words"; the same words as ``builder.input_budget``)."""
     capacity = sc.capacity if sc.capacity is not None else trace.endpoint.capacity
     reserve = sc.reserve if sc.reserve is not None else (trace.reserved_output_tokens or 0)

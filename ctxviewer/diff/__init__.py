@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 _HOME = {"CHANGE_ORDER": "items", "Change": "items", "ItemDiff": "items", "diff_items": "items",
          "diff_traces": "request", "first_divergence": "request", "TraceDiff": "result",
          "Segment": "words", "WordDiff": "words", "word_diff": "words"}
-"""Where each public name lives: imported on first use (issue 11: ``show`` needs only
+"""Where each public name lives: imported on first use (``show`` needs only
 :mod:`.conversation`, not the whole diff)."""
 
 

@@ -1,6 +1,6 @@
 """What makes two context items "the same item" and "the same content" across two traces.
 
-Identity (issue 8): kind + id, except
+Identity: kind + id, except
 
 * policy items: the policy id and version (``Policy.id`` / ``Policy.version``) plus the item id, so
   a version bump is another policy, never an edit of the same one;

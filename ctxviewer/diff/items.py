@@ -25,7 +25,7 @@ from ctxviewer.model.trace import ContextItem, Kind, RequestTrace, Status
 
 
 class Change(str, enum.Enum):
-    """What happened to one aligned item between trace A and trace B (issue 8)."""
+    """What happened to one aligned item between trace A and trace B."""
 
     UNCHANGED = "unchanged"
     ADDED = "added"

@@ -160,7 +160,7 @@ class ToolCallDiff:
 
 @dataclass(frozen=True)
 class TraceDiff:
-    """Everything that differs between request A and request B (issue 8). Build with
+    """Everything that differs between request A and request B. Build with
     :func:`ctxviewer.diff.diff_traces`."""
 
     trace_a: str

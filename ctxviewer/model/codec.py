@@ -150,7 +150,7 @@ def _is_enum(type_: Any) -> bool:
 @functools.cache
 def _enum_hook(cls: type[enum.Enum]) -> Callable[[Any, Any], enum.Enum]:
     """The structure hook of enum ``cls``, made once per class (a (str, Enum) field reaches it
-    through the str hook for every value read: issue 11, import speed)."""
+    through the str hook for every value read; for import speed)."""
     by_value = {m.value: m for m in cls}
 
     def structure(value: Any, _: Any) -> enum.Enum:
@@ -228,7 +228,7 @@ def _is_optional(tp: Any) -> bool:
 
 def _optional_of(conv: Converter, tp: Any) -> Callable[[Any, Any], Any]:
     """``X | None``: ``None``, or the value structured as ``X`` by ``X``'s hook, found once here
-    (cattrs' own optional hook looks it up for every value: issue 11, import speed)."""
+    (cattrs' own optional hook looks it up for every value; for import speed)."""
     a, b = typing.get_args(tp)
     other = a if b is type(None) else b
     inner = conv.get_structure_hook(other)

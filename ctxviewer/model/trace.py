@@ -388,7 +388,7 @@ class RequestTrace:
         if type(self.budget) is not frozendict:
             object.__setattr__(self, "budget", frozendict(self.budget))
         attrs = self.attributes
-        if not _deep_frozen(attrs):  # (dataclasses.replace copies a frozen one: issue 11)
+        if not _deep_frozen(attrs):  # (dataclasses.replace copies a frozen one)
             if type(attrs) is dict and all(type(v) in _SCALARS or _deep_frozen(v) for v in attrs.values()):
                 object.__setattr__(self, "attributes", frozendict(attrs))  # what deepfreeze gives, without the walk
             else:

@@ -1,4 +1,4 @@
-"""Assessing the traces of an import over the machine's cores (issue 11, "Import speed").
+"""Assessing the traces of an import over the machine's cores, for import speed.
 
 :meth:`TraceStore.add <ctxviewer.store.TraceStore.add>` stores facts from one
 :func:`ctxviewer.assess.assessment.assess` call per trace (eq. 3.1, state, findings), and that call --

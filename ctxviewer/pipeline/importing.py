@@ -166,7 +166,7 @@ def import_files(
     ``activity(message)`` hears how far a long step inside one record is (token counting and
     scanning of a huge item: :func:`ctxviewer.util.interrupt.progress`), a few times a second.
 
-    Speed (issue 11): token counts are counted for batches of traces at once (each distinct text
+    Speed: token counts are counted for batches of traces at once (each distinct text
     once, over the cores: :func:`count_missing_tokens_many`), and the per-trace assessment whose
     facts the store keeps runs in ``workers`` processes (default: one per core;
     :func:`ctxviewer.pipeline.assess_pool.assessed`; ``1`` assesses in this process) while this one parses

@@ -1,6 +1,6 @@
 """Values a trace file may hold but the trace database cannot: repaired on import, each with a warning.
 
-Trace files are untrusted, and JSON allows what SQLite and UTF-8 do not (issue 12):
+Trace files are untrusted, and JSON allows what SQLite and UTF-8 do not:
 
 * **lone surrogates** (``"\\ud800"`` in JSON) are not Unicode scalar values and cannot be encoded
   as UTF-8; each string holding one is stored with U+FFFD (REPLACEMENT CHARACTER) in its place;

@@ -1,4 +1,4 @@
-"""Paying the first trace's one-time costs ahead of it (issue 11: the window never stops).
+"""Paying the first trace's one-time costs ahead of it (the window never stops).
 
 The first trace a process loads and assesses pays costs no later trace pays: the model's
 structuring hooks are generated (cattrs writes and compiles a function per class: about 30 ms),

@@ -142,8 +142,7 @@ def trace_state(row: TraceRowLike) -> str:
 
 
 def worst_severity(row: Any) -> str:
-    """The severity of the trace's worst finding, symbol and word, from the stored facts (issue 9:
-    the trace list's worst-severity column): ``"\u203c critical"``, ``"\u2716 failure"``,
+    """The severity of the trace's worst finding, symbol and word, from the stored facts (the trace list's worst-severity column): ``"\u203c critical"``, ``"\u2716 failure"``,
     ``"\u26a0 warning"``, ``"\u2139 info"``; :data:`DASH` when the trace has no finding;
     ``"not recorded"`` when its facts were never computed (``state`` is NULL). Unlike the state,
     it tells a critical finding (a call permitted although a check failed) from a failure."""

@@ -1,5 +1,5 @@
 """The request as the model received it, as a conversation: messages in order with their roles,
-and the omitted candidates shown in place with their reason (issue 13).
+and the omitted candidates shown in place with their reason.
 
 :func:`conversation` turns a trace's items (tool definitions aside: they are not messages) into
 :class:`Turn` s in final order -- the order of ``RequestTrace.items``, where omitted items keep the

@@ -1,6 +1,6 @@
 """Redaction of traces before they leave the team: fields removed, secrets masked, every change listed.
 
-``ctxviewer export DB --redact RULES -o FILE`` (issue 12) writes a copy of the traces with
+``ctxviewer export DB --redact RULES -o FILE`` writes a copy of the traces with
 
 * **fields removed** -- dotted paths of the native trace shape (:func:`ctxviewer.model.serialize.trace_to_dict`):
   ``user_id``, ``session_id``, ``attributes.user.email``; a removed field reads "not recorded";

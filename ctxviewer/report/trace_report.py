@@ -169,7 +169,7 @@ def _call_fields(trace: RequestTrace) -> dict[str, Any]:
     """``response`` ({text, finish_reason, model, id} or null), ``request`` (``content`` or only
     ``sha256``, ``exact_replay``, ``redacted_fields``, ``notice``: :func:`ctxviewer.present.request_body.request_dict`), ``status`` (the span's {code,
     message, completeness}; codes ``ok`` / ``error`` / ``unset``, null where not recorded) and
-    ``session_id`` -- as imported (issue 6)."""
+    ``session_id`` -- as imported."""
     a = trace.attributes
     return {
         "response": response_dict(trace),
@@ -182,7 +182,7 @@ def _call_fields(trace: RequestTrace) -> dict[str, Any]:
 
 def _evidence_positions(trace: RequestTrace) -> dict[str, Any]:
     """``evidence_positions``: the evidence position map (:mod:`ctxviewer.assess.evidence_positions`),
-    ``null`` for a trace without evidence items (issue 9, owned by the diagnostics)."""
+    ``null`` for a trace without evidence items (owned by the diagnostics)."""
     from ctxviewer.assess.checks.config import marked_documents
     from ctxviewer.assess.evidence_positions import evidence_map
 
@@ -196,7 +196,7 @@ def format_trace_text(trace: RequestTrace, assessment: Assessment | None = None)
     declared / omitted tokens), the items in final order, worded by the item-table columns, then
     the answer (:func:`ctxviewer.present.answer.answer_lines`: response, tool calls with their checks and
     verdict, validations) and what was kept of the serialized request (:func:`ctxviewer.present.request_body.request_notice`)."""
-    from tabulate import tabulate  # the text form only (``show --json`` needs none of it: start-up, issue 11)
+    from tabulate import tabulate  # the text form only (``show --json`` needs none of it: start-up)
 
     a = assessment if assessment is not None else assess(trace)
     lines = [f"{label:<12}{line}" if n == 0 else f"{'':<12}{line}"

@@ -589,7 +589,7 @@ class _Compiler:
         number = float(digits)
         if f.kind == "int" and number.is_integer():
             whole = int(digits) if digits.lstrip("+-").isdigit() else int(number)  # exact for long digit runs
-            if whole < -_INT_LIMIT:  # SQLite integers are 64-bit (newuser s3 #3; s4 #11: say which end)
+            if whole < -_INT_LIMIT:  # SQLite integers are 64-bit (say which end)
                 raise self.fail(f"{f.name}: number too small: {raw!r} (at least {-_INT_LIMIT:,})", tok)
             if whole >= _INT_LIMIT:
                 raise self.fail(f"{f.name}: number too large: {raw!r} (at most {_INT_LIMIT - 1:,})", tok)

@@ -1,4 +1,4 @@
-"""The one store interface the viewer reads through: :class:`TraceSource` (issue 11).
+"""The one store interface the viewer reads through: :class:`TraceSource`.
 
 The window (:mod:`ctxviewer.gui`) and the CLI read traces only through these methods: list,
 filter, search and detail queries. :class:`~ctxviewer.store.TraceStore` (SQLite) is the first

@@ -33,7 +33,7 @@ import types
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-if TYPE_CHECKING:  # imported when an encoding is first built (start-up, issue 11)
+if TYPE_CHECKING:  # imported when an encoding is first built (start-up)
     import tiktoken
 
 from ctxviewer.util.interrupt import checkpoint, progress

@@ -196,7 +196,7 @@ def resolve(model: str | None, encoding: str | None = None, source: str = "chose
 @functools.lru_cache(maxsize=256)
 def _resolved(model: str | None, encoding: str | None, source: str, user_path: str) -> Resolution:
     """:func:`resolve` once per model, encoding and profiles file (asked for every trace at
-    import: issue 11, import speed). Raises :class:`ProfileError` for a bad profiles file."""
+    import; for import speed). Raises :class:`ProfileError` for a bad profiles file."""
     fallback = _load(user_path)[1]
     found, how = None, ""
     if model:

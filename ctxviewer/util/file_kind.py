@@ -14,8 +14,7 @@ from pathlib import Path
 
 MAX_READ_BYTES = 64 * 1024 * 1024
 """Largest file ``scan`` and ``tokens`` read whole into memory (64 MiB; ``tokens`` needs about 16x
-the file size while counting). Bigger files are refused before reading (new-user s4 #2:
-``scan /dev/zero`` grew to 22 GB)."""
+the file size while counting). Bigger files are refused before reading (``scan /dev/zero`` grew to 22 GB)."""
 
 
 class InputFileError(ValueError):
@@ -63,7 +62,7 @@ def shell_word(text: str) -> str:
     every character is visible; otherwise bash's ``$'...'`` with each invisible or control
     character (line breaks and tabs too, :func:`ctxviewer.util.visible.one_line`'s set) written as an
     escape (``$'evil\\x1b[31m\\u202egol.jsonl\\nnew'``), so the command shows what it names and
-    still names it (newuser s5 #13: a revealed name named a file that does not exist)."""
+    still names it (a revealed name named a file that does not exist)."""
     from ctxviewer.util.visible import one_line
 
     if one_line(text) == text:

@@ -80,7 +80,7 @@ _ready: set[str] = set()
 def warm_up() -> None:
     """Import pygments and build the JSON and Markdown lexers' rules now (0.1 to 0.2 s, once per
     process), so the first :func:`highlight_spans` of a session is as fast as the next ones. The
-    window runs this in a background thread (issue 11)."""
+    window runs this in a background thread."""
     highlight_spans("# a\n\n`b` **c**\n\n```json\n{}\n```\n", "markdown")
     highlight_spans('{"a": [1, "b"]}', "json")
 

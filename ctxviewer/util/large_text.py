@@ -1,4 +1,4 @@
-"""Huge item content shown as a preview first (issue 12): a 48 MB item must not freeze the window.
+"""Huge item content shown as a preview first: a 48 MB item must not freeze the window.
 
 Text longer than :data:`SHOW_LIMIT` code points (or with a line over :data:`LINE_LIMIT`) is shown as
 its first lines up to that limit, under

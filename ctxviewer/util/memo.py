@@ -3,7 +3,7 @@
 ``functools.lru_cache`` keys a call by its arguments' hash and equality. For a
 :class:`~ctxviewer.model.trace.RequestTrace` that means hashing the whole trace (every item, every
 frozen attribute) on each call, hit or miss; during an import every trace is new, so each call
-paid that hashing and never hit (about 6% of the assessment: issue 11, import speed). The
+paid that hashing and never hit (about 6% of the assessment; for import speed). The
 surfaces that share one computation per trace (the assessment, the budget check, the chart) pass
 the very same trace object, so a lookup by identity finds them at the cost of a dict lookup.
 

@@ -97,7 +97,7 @@ class CommitmentCheck:
                     )
             return
         found = [c for i in trace.omitted if i.kind in _SCANNED for c in commitments_in(i)]
-        if not found:  # (most traces: the retained items' words are not needed; issue 11, import speed)
+        if not found:  # (most traces: the retained items' words are not needed; for import speed)
             return
         carriers = [set(words(i.content or "")) for i in trace.retained if i.kind in _CARRIERS]
         lost = [c for c in found if not _carried(c, carriers)]

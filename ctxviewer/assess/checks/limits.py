@@ -1,4 +1,4 @@
-"""Token accounting by the endpoint profile (issue 7): a capacity that is really the model's max
+"""Token accounting by the endpoint profile: a capacity that is really the model's max
 output. (The residual between ctxviewer's count and the provider's is shown by the breakdown,
 :func:`ctxviewer.assess.breakdown.breakdown`, in ``whatif`` and the what-if panel; it is not a
 finding because recorded item counts of other encodings make it noisy.)

@@ -1,4 +1,4 @@
-"""Implausible recorded values (issue 12): ``input.implausible`` (warning), one finding per trace.
+"""Implausible recorded values: ``input.implausible`` (warning), one finding per trace.
 
 Lists every value :func:`ctxviewer.assess.plausibility.implausible` names (a context window of 0, a token
 count the content cannot hold, 0 tokens on text), with those fields as evidence, so a trace whose

@@ -29,7 +29,7 @@ def _marker(text: str) -> tuple[int, int] | None:
     over the whole text, its leading whitespace run made a 1,000,000-space tool output quadratic;
     and only when the text ends in ``]``, ``>`` or ``)``, as every marker does."""
     end = len(text.rstrip())
-    if not end or text[end - 1] not in "]>)":  # every marker ends so (issue 11: checked for every item at import)
+    if not end or text[end - 1] not in "]>)":  # every marker ends so (checked for every item at import)
         return None
     start = max(0, end - 120)
     m = MARKER.search(text[start:end])

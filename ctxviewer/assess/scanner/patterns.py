@@ -53,7 +53,7 @@ class Rule(Protocol):
 
 
 class LazyPattern:
-    """A regular expression compiled when first used, not at import (issue 11: compiling the
+    """A regular expression compiled when first used, not at import (compiling the
     scanner's ~200 patterns took ~0.1 s of every command's start-up, also of commands that scan
     nothing). Same ``pattern`` and ``flags`` as ``re.compile(pattern, flags)``; ``finditer``,
     ``search``, ``match`` and ``fullmatch`` behave exactly like the compiled pattern's."""

@@ -2,7 +2,7 @@
 
 Python's regular-expression engine tries a scanner pattern at every position of a text; with
 about a hundred case-insensitive patterns that costs several microseconds per character, so a
-50 MB document took half an hour to scan (issue 12). Most positions cannot start a match: every
+50 MB document took half an hour to scan. Most positions cannot start a match: every
 match of ``\\b(?:ignore|disregard|...)\\s+...`` starts with one of those words, every match of
 ``(?<=[.!?])\\s*+(?:reply|...)`` starts right after one of those characters.
 
@@ -212,7 +212,7 @@ def finditer(pattern: PatternLike, text: str, *, force: bool = False) -> Iterato
     A text shorter than :data:`MIN_CHARS` takes the prefilter too when the pattern's start set is
     at hand without deriving it (the shipped table, :mod:`ctxviewer.assess.scanner.start_table`): the
     automaton's one pass costs less than the engine trying ~90 patterns at every position (3.5x
-    faster over the labelled set's short texts, issue 11). A pattern not compiled yet
+    faster over the labelled set's short texts). A pattern not compiled yet
     (:class:`ctxviewer.assess.scanner.patterns.LazyPattern`) is compiled at the first candidate its
     line-start guard lets through, so a text where it cannot start a match never compiles it."""
     if getattr(_LOCAL, "plain", False):
