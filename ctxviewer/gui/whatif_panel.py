@@ -4,7 +4,7 @@ Edit capacity C, reserved output B_out, per-category caps, an item's priority (d
 priority cell) or pin (the pin box), move an item up or down, or add a hypothetical item (paste its
 text, or give only its size in tokens, choose kind and priority: "what if this tool output had
 arrived?"). Every edit re-trims with :func:`ctxviewer.builder.whatif.run` -- on a worker thread when the
-trace has more than :data:`WORKER_ITEMS` items -- and shows the eq. 3.1 verdict before and after
+trace has more than :data:`~ctxviewer.gui.thresholds.WHATIF_WORKER_ITEMS` items -- and shows the eq. 3.1 verdict before and after
 trimming, which items changed status (bold in the "what-if" column), each category's tokens, and
 the recorded trace's accounting (:class:`~.accounting_box.AccountingBox`: content per category +
 framing + tool-definition overhead = counted total, beside the provider-reported input).
@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 from ctxviewer.assess.budget import CATEGORY_LABELS, CATEGORY_ORDER, check_capacity, verdict_text
 from ctxviewer.builder import Candidate
 from ctxviewer.builder.whatif import Outcome, Scenario, describe, filler, run
+from ctxviewer.gui import thresholds
 from ctxviewer.gui.accounting_box import AccountingBox
 from ctxviewer.gui.tables import make_table
 from ctxviewer.gui.whatif_model import CategoryDeltaModel, WhatIfItemModel
@@ -51,8 +52,6 @@ from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import StoreError
 from ctxviewer.util.visible import one_line
 
-WORKER_ITEMS = 500
-"""Traces with more items than this re-trim on a worker thread."""
 NO_CAP = -1
 CAPPABLE = tuple(c for c in CATEGORY_ORDER if c not in (Category.SYS, Category.USER))
 """Categories with optional items: the policy and the current user request are never trimmed, so
@@ -88,8 +87,6 @@ class WhatIfPanel(QWidget):
         self.scenario = Scenario()
         self.outcome: Outcome | None = None
         self.task: Task | None = None
-        self.last_message = ""
-        """What the panel last said in its status line (tests read it)."""
         self._loading = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -282,7 +279,7 @@ class WhatIfPanel(QWidget):
             self._show(None)
             return
         trace, scenario = self.trace, self.scenario
-        if len(trace.items) <= WORKER_ITEMS:
+        if len(trace.items) <= thresholds.WHATIF_WORKER_ITEMS:
             self._show(run(trace, scenario))
             return
         if self.task is not None and not self.task.done:
@@ -318,7 +315,7 @@ class WhatIfPanel(QWidget):
         else:
             self.summary.setText(describe(outcome.scenario))
         self.save.setEnabled(t is not None)
-        target = getattr(self, "_select_after", None)
+        target = self._select_after
         if target is not None:
             rows = [r for r in range(self.item_model.rowCount()) if self.item_model.item_id(r) == target]
             if rows:
@@ -357,6 +354,5 @@ class WhatIfPanel(QWidget):
         return True
 
     def _say(self, text: str) -> None:
-        self.last_message = text
         self.status.setText(text)
 
