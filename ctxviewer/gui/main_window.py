@@ -7,7 +7,7 @@ the store interface (:class:`~ctxviewer.store.TraceSource`, :meth:`MainWindow.se
 never writes to a database it was asked to show. Importing writes only into a database the user
 chose, off the GUI thread (:mod:`ctxviewer.gui.importer`).
 
-Selecting a trace (issue 11: the window never stops) has one path: the trace is loaded, derived
+Selecting a trace (the window never stops) has one path: the trace is loaded, derived
 and assessed off the GUI thread (:class:`~ctxviewer.gui.trace_loader.TraceLoader`, where a newer
 selection wins); the window paints its items as soon as they are read, its header, chart and
 findings when the assessment follows. Selecting returns at once; a caller without an event loop
@@ -548,8 +548,8 @@ class MainWindow(QMainWindow):
         if not self._sized:
             self._sized = True
             self.apply_default_sizes()
-            restore_layout(self, self._layout_parts(), self.settings)  # issue 13: the layout the user left, if any
-            # the first trace's one-time costs, while the user looks (issue 11)
+            restore_layout(self, self._layout_parts(), self.settings)  # the layout the user left, if any
+            # the first trace's one-time costs, while the user looks
             QTimer.singleShot(0, self, lambda: run_in_background(WARM_UP, first_trace, self, lambda: None))
         super().showEvent(event)
 

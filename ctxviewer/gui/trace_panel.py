@@ -77,7 +77,7 @@ class TracePanel(QWidget):
         cl.setSpacing(2)
         cl.addWidget(self.content_title)
         cl.addWidget(self.content, 1)
-        self.tabs = DiagnosticsTabs(self.items, self.conversation, self.content, self)  # issue 9: Items | Findings | Tool calls | Evidence
+        self.tabs = DiagnosticsTabs(self.items, self.conversation, self.content, self)  # Items | Findings | Tool calls | Evidence
         self.answer = AnswerTabs()  # issue 13: Response | Request | Attributes, beside the content
         self.bottom = QSplitter(Qt.Orientation.Horizontal)
         self.bottom.setObjectName("contentAnswerSplitter")
@@ -148,7 +148,7 @@ class TracePanel(QWidget):
         return self.trace is not None and self.assessment is None
 
     def finish_deferred(self) -> None:
-        """Do now what waits for the first paint (issue 11: the chart's pyqtgraph plot, the content
+        """Do now what waits for the first paint (the chart's pyqtgraph plot, the content
         view's first colouring), e.g. before a screenshot."""
         self.chart.ensure_plot()
         self.content.spans()

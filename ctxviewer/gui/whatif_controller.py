@@ -2,7 +2,7 @@
 selected trace (:class:`~ctxviewer.gui.whatif_panel.WhatIfPanel`).
 
 The window, and with it the trimming builder and :mod:`ctxviewer.builder.whatif`, is built when first
-opened, not with the main window (issue 11: start-up). The controller talks to the window through
+opened, not with the main window (start-up time). The controller talks to the window through
 :class:`~ctxviewer.gui.window_api.WindowApi`.
 """
 
