@@ -511,12 +511,13 @@ class MainWindow(QMainWindow):
         (or before Help, when there is no such menu) if the window has none yet."""
         bar = self.menuBar()
         actions = bar.actions()
-        found = next((a.menu() for a in actions if a.text() == title and isinstance(a.menu(), QMenu)), None)
-        if isinstance(found, QMenu):
-            return found
+        for action in actions:
+            found = action.menu()
+            if action.text() == title and isinstance(found, QMenu):
+                return found
         menu = QMenu(title, self)
-        anchor = next((a for a in actions if a.text() == before), None) or next(
-            (a for a in actions if a.text() == "&Help"), None)
+        by_text = {a.text(): a for a in actions}
+        anchor = by_text.get(before) or by_text.get("&Help")
         if anchor is not None:
             bar.insertMenu(anchor, menu)
         else:
