@@ -1,15 +1,12 @@
-"""Benchmark: selecting a big trace in the window, on the GUI thread and off it (issue 11 rows
-"select a trace of 500 items to painted detail <= 50 ms" and "the window never stops").
+"""Benchmark: selecting a big trace in the window (issue 11 rows "select a trace of 500 items to
+painted detail <= 50 ms" and "the window never stops").
 
 A database of two traces (500 and 5,000 items, :func:`bench_million._big_trace`) is opened in the
-real :class:`MainWindow` (offscreen, 1280x800) and each trace is selected ``--repeat`` times:
-
-* **foreground** (``MainWindow()``, as tests do): ``select_trace`` + ``repaint``: the GUI thread
-  does everything (load, derive, checks for a small trace, models, paint);
-* **background** (``MainWindow(background=True)``, as the app does): the selection returns at
-  once; the trace is read and assessed in a worker. Reported: the time to the items painted and to
-  the assessment painted (wall), the GUI thread's own time in each of the two hand-overs (their
-  handler plus the paint), and the longest gap of a 5 ms ``QTimer`` heartbeat meanwhile.
+real :class:`MainWindow` (offscreen, 1280x800) and each trace is selected ``--repeat`` times the
+way the app selects: the selection returns at once; the trace is read, derived and assessed in the
+loader's worker. Reported: the time to the items painted and to the assessment painted (wall), the
+GUI thread's own time in each of the two hand-overs (their handler plus the paint), and the longest
+gap of a 5 ms ``QTimer`` heartbeat meanwhile.
 
 Floor: ``store.load`` of the trace on the GUI thread. Times are wall-clock milliseconds, medians
 (p95 in brackets); not a test: print ``uptime`` with them.
@@ -89,54 +86,44 @@ def run(repeat: int, sizes: tuple[int, ...] = (500, 5000)) -> None:
     heart.setInterval(HEARTBEAT_MS)
     heart.timeout.connect(beat)
     print(f"uptime: {Path('/proc/loadavg').read_text().split()[:3]}")
-    print(f"{'trace':<10} {'mode':<11} {'items painted':>16} {'assessed painted':>17} {'GUI: items':>16} "
+    print(f"{'trace':<10} {'items painted':>16} {'assessed painted':>17} {'GUI: items':>16} "
           f"{'GUI: assessment':>16} {'longest gap':>16} {'floor load':>11}")
-    for background in (False, True):
-        w = MainWindow(QSettings(f"{tmp}/s-{background}.ini", QSettings.Format.IniFormat), background=background)
-        w.resize(1280, 800)
-        w.show()
-        w.open_database(db, remember=False)
-        w.wait_shown()
-        w.panel.finish_deferred()
-        app.processEvents()
-        heart.start()
-        for n in sizes:
-            items, assessed, longest = [], [], []
-            handover["loaded"].clear()
-            handover["assessed"].clear()
-            for _ in range(repeat):
-                w.select_trace("big-3")  # another trace first, so each selection is a real one
-                w.wait_shown()
-                app.processEvents()
-                marks.clear()
-                gaps.clear()
-                last[0] = t0 = time.perf_counter()
-                w.select_trace(f"big-{n}")
-                if not background:
-                    w.repaint()
-                    marks["items"] = marks["assessed"] = time.perf_counter()
-                    w.panel.wait_assessed()  # a big trace's own worker (foreground mode)
-                    w.repaint()
-                    marks["assessed"] = time.perf_counter()
-                else:
-                    w.wait_shown()
-                app.processEvents()
-                items.append((marks["items"] - t0) * 1000)
-                assessed.append((marks["assessed"] - t0) * 1000)
-                longest.append(max(gaps, default=0.0) if background else (marks["items"] - t0) * 1000)
-            floor = []
-            for _ in range(repeat):
-                t0 = time.perf_counter()
-                assert w.store is not None
-                w.store.load(f"big-{n}")
-                floor.append((time.perf_counter() - t0) * 1000)
-            gui_items = handover["loaded"] if background else items
-            gui_assessed = handover["assessed"] if background else [a - i for a, i in zip(assessed, items)]
-            print(f"{n:>6,} it. {'background' if background else 'foreground':<11} {_p(items):>16} {_p(assessed):>17} "
-                  f"{_p(gui_items):>16} {_p(gui_assessed):>16} {_p(longest):>16} {statistics.median(floor):9.1f}")
-        heart.stop()
-        w.close()
-        app.processEvents()
+    w = MainWindow(QSettings(f"{tmp}/s.ini", QSettings.Format.IniFormat))
+    w.resize(1280, 800)
+    w.show()
+    w.open_database(db, remember=False)
+    w.wait_shown()
+    w.panel.finish_deferred()
+    app.processEvents()
+    heart.start()
+    for n in sizes:
+        items, assessed, longest = [], [], []
+        handover["loaded"].clear()
+        handover["assessed"].clear()
+        for _ in range(repeat):
+            w.select_trace("big-3")  # another trace first, so each selection is a real one
+            w.wait_shown()
+            app.processEvents()
+            marks.clear()
+            gaps.clear()
+            last[0] = t0 = time.perf_counter()
+            w.select_trace(f"big-{n}")
+            w.wait_shown()
+            app.processEvents()
+            items.append((marks["items"] - t0) * 1000)
+            assessed.append((marks["assessed"] - t0) * 1000)
+            longest.append(max(gaps, default=0.0))
+        floor = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            assert w.store is not None
+            w.store.load(f"big-{n}")
+            floor.append((time.perf_counter() - t0) * 1000)
+        print(f"{n:>6,} it. {_p(items):>16} {_p(assessed):>17} {_p(handover['loaded']):>16} "
+              f"{_p(handover['assessed']):>16} {_p(longest):>16} {statistics.median(floor):9.1f}")
+    heart.stop()
+    w.close()
+    app.processEvents()
     print(f"uptime: {Path('/proc/loadavg').read_text().split()[:3]}")
 
 

@@ -37,12 +37,11 @@ HEARTBEAT_MS = 10
 SETTLE_MS = 2500
 
 
-def run(db: Path, settle_ms: int = SETTLE_MS, list_only: bool = False, foreground: bool = False) -> dict[str, Any]:
+def run(db: Path, settle_ms: int = SETTLE_MS, list_only: bool = False) -> dict[str, Any]:
     """Drive the window through the steps; returns ``{"steps": [(label, max gap ms, step ms)],
     "gaps": [ms, ...], "count_ms": ..., ...}``. ``list_only``: a selected trace is not shown (its
     load, assessment and panels skipped), so the stalls are the list's, the filter's and the search's own.
-    The window selects traces as the app does (``MainWindow(background=True)``: loaded and assessed
-    off the GUI thread) unless ``foreground`` (on the GUI thread, as tests do)."""
+    The window selects traces as the app does: loaded, derived and assessed off the GUI thread."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QSettings, Qt, QTimer
     from PySide6.QtTest import QTest
@@ -52,22 +51,16 @@ def run(db: Path, settle_ms: int = SETTLE_MS, list_only: bool = False, foregroun
 
     app = application([])
     if list_only:
-        from ctxviewer.model.trace import RequestTrace
-
-        def no_detail(self: MainWindow, trace: RequestTrace | None, empty_text: str = "") -> None:
-            self.trace = trace
-
-        def no_row(self: MainWindow, current: Any, _previous: Any) -> None:
+        def no_row(self: MainWindow, current: Any, _previous: Any) -> None:  # read, never shown
             tid = self.trace_model.trace_id(current.row()) if current.isValid() else None
             self.trace = None if tid is None or self.store is None else self.store.load(tid)
 
-        MainWindow.show_trace = no_detail  # type: ignore[method-assign]
         MainWindow._on_trace_row = no_row  # type: ignore[method-assign]
     tmp = tempfile.mkdtemp()
     settings = QSettings(f"{tmp}/s.ini", QSettings.Format.IniFormat)
-    try:
-        w = MainWindow(settings, background=not foreground)
-    except TypeError:  # code before the background selection (a paired "before" run)
+    try:  # code of a paired "before" run that still had a GUI-thread selection: select as its app did
+        w = MainWindow(settings, background=True)
+    except TypeError:  # one selection path, always off the GUI thread
         w = MainWindow(settings)
     w.resize(1280, 800)
     w.show()
@@ -195,14 +188,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--db", type=Path, required=True)
     ap.add_argument("--settle", type=int, default=SETTLE_MS, help="ms between steps (default %(default)s)")
-    ap.add_argument("--foreground", action="store_true",
-                    help="select traces on the GUI thread (MainWindow(background=False), as tests do)")
     ap.add_argument("--list-only", action="store_true",
                     help="do not show the selected trace (store.load only): the list's, filter's and search's own stalls")
     args = ap.parse_args()
     print(f"uptime: {Path('/proc/loadavg').read_text().split()[:3]}" + ("; list only" if args.list_only else "")
-          + ("; selection on the GUI thread" if args.foreground else ""))
-    r = run(args.db, args.settle, args.list_only, args.foreground)
+          )
+    r = run(args.db, args.settle, args.list_only)
     print(f"{args.db}: {r['rows']:,} rows at the end; count after {r.get('count_ms', float('nan')):.0f} ms, "
           f"all keys after {r.get('keys_ms', float('nan')):.0f} ms; Ctrl+End -> row {r.get('end_row')} "
           f"({r.get('end_trace')}, its row: {r.get('end_matches')}); first hit {r.get('hit')} shown with its item "

@@ -80,9 +80,9 @@ big = bm._big_trace(5000)
 out = whatif.run(big, whatif.Scenario(capacity=(big.endpoint.capacity or 128_000) // 2))
 w.whatif.panel.set_trace(big)
 w.whatif.panel.show()
-w.show_trace(out.trace)
-getattr(w.panel, "wait_assessed", lambda: True)()
-getattr(w.chart, "ensure_plot", lambda: None)()
+from ctxviewer.assess.assessment import assess
+w.panel.set_trace(out.trace, assess(out.trace) if out.trace is not None else None)  # the what-if's trace, as the panes render it
+w.chart.ensure_plot()
 w.repaint()
 for _ in range(20):
     app.processEvents()

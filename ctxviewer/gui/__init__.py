@@ -1,0 +1,36 @@
+"""The PySide6 window: the only package that imports Qt (PySide6, pyqtgraph).
+
+What lives here, by role:
+
+* the window -- :mod:`~ctxviewer.gui.main_window` (:class:`MainWindow`), :mod:`~ctxviewer.gui.window_api`
+  (the :class:`WindowApi` its controllers see), :mod:`~ctxviewer.gui.app` (the entry point),
+  :mod:`~ctxviewer.gui.screenshot` (the window rendered to an image);
+* panes -- :mod:`~ctxviewer.gui.trace_panel` arranges the selected trace's: ``detail_panel``,
+  ``budget_chart`` (``budget_plot``, ``chart_legend``), ``item_table``, ``content_view``,
+  ``conversation_pane``, ``answer_panes``, ``diagnostics_tabs`` (``findings_panel``,
+  ``tool_calls_panel``, ``evidence_strip``); other windows and docks: ``diff_view`` (``diff_text``,
+  ``diff_chart``), ``whatif_panel`` (``accounting_box``), ``audit_view``, ``search_dock``,
+  ``shortcuts_help``; small parts: ``filter_edit``, ``tables``, ``column_menu``, ``clipboard``,
+  ``control_glyphs`` (how control characters are drawn), ``recent_files``, ``layout_memory``;
+* Qt models -- ``trace_list_model`` (a million rows, read by key), ``item_table_model``,
+  ``findings_model``, ``two_level_model``, ``review_model``, ``diff_model``, ``whatif_model``;
+* controllers (menus and actions on a :class:`WindowApi`) -- ``compare``, ``reload``,
+  ``trace_actions``, ``audit_dock``, ``search_dock``, ``whatif_controller``; on a parent widget:
+  ``importer`` (File > Import), ``upgrade_offer`` (an older database's upgraded copy);
+* workers -- :mod:`~ctxviewer.gui.worker` (:class:`Task`: every job off the GUI thread),
+  :mod:`~ctxviewer.gui.trace_loader` (the one selection path: load, derive, assess; a newer
+  selection wins), :mod:`~ctxviewer.gui.background_import` (heavy imports), and
+  :mod:`~ctxviewer.gui.thresholds` (every size above which work leaves the GUI thread).
+
+May import: the core packages (``model``, ``tokens``, ``util``, ``assess``, ``store``, ``importers``,
+``present``, ``pipeline``, ``review``, ``diff``, ``builder``, ``report``) and Qt. Never the
+reverse: no core module imports this package; only :mod:`ctxviewer.cli` does, inside the commands
+that open a window (import-linter contracts in ``pyproject.toml``). Trace text is untrusted: every
+widget shows it as plain text.
+
+A new pane is a module here that renders ``(trace, assessment | None)`` handed to it by
+:class:`~ctxviewer.gui.trace_panel.TracePanel` -- it never reads the store or assesses. A new
+dialog or dock is a module of its own, parented to :attr:`WindowApi.host`; its menu entries come
+from a controller that takes a :class:`WindowApi` (add a member there if it needs one). A new Qt
+model is a ``*_model.py`` over core data. Work that can take long runs in a :class:`Task`.
+"""

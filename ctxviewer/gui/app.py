@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     app = application(args)
     choose_control_markers()  # ⟨ESC⟩ instead of boxes when the font has no control pictures
-    window = MainWindow(background=True)  # selected traces load and are assessed off the GUI thread
+    window = MainWindow()
     window.resize(*initial_size(app))
     window.show()
     paths = [a for a in args if not a.startswith("-")]

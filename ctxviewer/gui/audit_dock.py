@@ -5,7 +5,8 @@ sarif``), off the GUI thread.
 
 :class:`AuditController` owns the dock and its :class:`~ctxviewer.gui.audit_view.AuditView`,
 follows the database the window opens (``sig_database_opened``) and closes the review file when
-the window closes. Installed by the main window with one call.
+the window closes. Installed by the main window with one call; it talks to the window through
+:class:`~ctxviewer.gui.window_api.WindowApi`.
 
 The first time it opens, the dock floats as its own window over the main window (like an
 expert-info dialog): docked below the trace panel at 1280x800 it left neither the queue nor the
@@ -19,8 +20,9 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QMenu
+from PySide6.QtWidgets import QDockWidget, QFileDialog
 
+from ctxviewer.gui.window_api import WindowApi
 from ctxviewer.gui.worker import Task
 from ctxviewer.pipeline.hints import open_store
 
@@ -31,33 +33,28 @@ if TYPE_CHECKING:
 class AuditController(QObject):
     """The Review menu, the audit dock, and which database it shows."""
 
-    def __init__(self, window: QMainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: WindowApi) -> None:
+        super().__init__(window.host)
         self.window = window
         self.db_path: Path | None = None
         self._view: AuditView | None = None  # built when the dock is first shown (start-up, issue 11)
-        self.dock = QDockWidget("Audit findings", window)
+        host = window.host
+        self.dock = QDockWidget("Audit findings", host)
         self.dock.setObjectName("auditDock")
-        window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
+        host.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
         self.dock.hide()
-        menu = window.menuBar().addMenu("&Review")
-        self.act_audit = QAction("&Audit Findings…", window)
+        menu = window.menu("&Review")
+        self.act_audit = QAction("&Audit Findings…", host)
         self.act_audit.setShortcut(QKeySequence("Ctrl+Shift+A"))
         self.act_audit.triggered.connect(self.open_audit)
         menu.addAction(self.act_audit)
-        self.act_export = QAction("&Export Findings (SARIF)…", window)
+        self.act_export = QAction("&Export Findings (SARIF)…", host)
         self.act_export.setShortcut(QKeySequence("Ctrl+Shift+E"))
         self.act_export.triggered.connect(self.choose_export)
-        file_menu = next((a.menu() for a in window.menuBar().actions() if a.text() == "&File"), None)
-        target = file_menu if isinstance(file_menu, QMenu) else menu
-        target.addAction(self.act_export)
+        window.menu("&File").addAction(self.act_export)
         self._placed = False
         self.export_task: Task | None = None
-        self.last_export: str = ""
-        """What the last export said (tests read it)."""
-        opened = getattr(window, "sig_database_opened", None)
-        if opened is not None:
-            opened.connect(self._on_database)
+        window.sig_database_opened.connect(self._on_database)
 
     @property
     def view(self) -> AuditView:
@@ -77,7 +74,7 @@ class AuditController(QObject):
     def open_audit(self) -> None:
         """Show the dock on the open database (collecting its findings if not done yet)."""
         if self.db_path is None:
-            self.window.statusBar().showMessage("Open a trace database first (File > Open).")
+            self.window.show_status("Open a trace database first (File > Open).")
             return
         if not self._placed:
             self._placed = True
@@ -92,7 +89,7 @@ class AuditController(QObject):
 
     def place_floating(self) -> None:
         """Float the dock over the main window: 90 % of its width and 85 % of its height, centred."""
-        g = self.window.geometry()
+        g = self.window.host.geometry()
         w, h = max(640, int(g.width() * 0.9)), max(420, int(g.height() * 0.85))
         self.dock.setFloating(True)
         self.dock.setGeometry(g.x() + (g.width() - w) // 2, g.y() + (g.height() - h) // 2, w, h)
@@ -100,10 +97,10 @@ class AuditController(QObject):
     def choose_export(self) -> None:
         """Ask for a .sarif file and export to it."""
         if self.db_path is None:
-            self.window.statusBar().showMessage("Open a trace database first (File > Open).")
+            self.window.show_status("Open a trace database first (File > Open).")
             return
         suggested = str(self.db_path.with_suffix(".sarif"))
-        path, _ = QFileDialog.getSaveFileName(self.window, "Export findings as SARIF", suggested,
+        path, _ = QFileDialog.getSaveFileName(self.window.host, "Export findings as SARIF", suggested,
                                               "SARIF (*.sarif *.sarif.json);;All files (*)")
         if path:
             self.export_findings(path)
@@ -127,15 +124,13 @@ class AuditController(QObject):
         def done(result: object) -> None:
             assert isinstance(result, tuple)
             n, traces = int(result[0]), int(result[1])
-            self.last_export = f"exported {n} finding(s) from {traces} trace(s) to {out} (SARIF 2.1.0)"
-            self.window.statusBar().showMessage(self.last_export)
+            self.window.show_status(f"exported {n} finding(s) from {traces} trace(s) to {out} (SARIF 2.1.0)")
 
         def failed(message: str) -> None:
-            self.last_export = f"cannot export findings to {out}: {message}"
-            self.window.statusBar().showMessage(self.last_export)
+            self.window.show_status(f"cannot export findings to {out}: {message}")
 
         task = Task(job, self)
-        task.sig_progress.connect(lambda d, t: self.window.statusBar().showMessage(f"exporting findings… {d} of {t} traces"))
+        task.sig_progress.connect(lambda d, t: self.window.show_status(f"exporting findings… {d} of {t} traces"))
         task.sig_finished.connect(done)
         task.sig_failed.connect(failed)
         self.export_task = task

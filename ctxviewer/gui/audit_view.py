@@ -304,19 +304,11 @@ class AuditView(QWidget):
         unsaved = self.unsaved.get((self.db_path, k))
         self.note_edit.setText(unsaved if unsaved is not None else review.note if review else "")
 
-    def highlighted(self) -> list[str]:
-        """The highlighted text in the content pane (tests read it)."""
-        return [s.cursor.selectedText() for s in self.content.extraSelections()]
-
     # ------------------------------------------------------------------ verdicts and notes
     def show_error(self, text: str) -> None:
         """Show ``text`` on the error line (one line, control characters revealed); ``""`` hides it."""
         self.error_label.setText(one_line(text))
         self.error_label.setVisible(bool(text))
-
-    def error_text(self) -> str:
-        """What the error line says ("" when hidden; tests read it)."""
-        return self.error_label.text() if not self.error_label.isHidden() else ""
 
     def _save(self, entry: ReviewEntry, verdict: ReviewVerdict | None, note: str | None, failed: str) -> bool:
         """Write through the queue; on failure show why (with ``failed`` after it) and return False."""

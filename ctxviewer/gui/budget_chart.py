@@ -12,7 +12,8 @@ range) and the assessment's state, verdict and numbers; it derives nothing itsel
 * a legend, and above the plot the state (OK / WARNING / FAILURE) and the verdict in words
   (:attr:`ctxviewer.assess.assessment.Assessment.verdict`), then the numbers line.
 
-:meth:`BudgetChart.segments` returns what was drawn, so tests assert bar values, not pixels.
+:meth:`BudgetChart.segments` returns what was drawn (the bar values), :meth:`BudgetChart.tooltips`
+their hover texts.
 
 Start-up (issue 11): the words, numbers and legend are ordinary Qt widgets painted at once; the
 pyqtgraph plot (:mod:`ctxviewer.gui.budget_plot`, which imports pyqtgraph and numpy: 0.4 to 0.7 s)
@@ -29,11 +30,10 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
-from ctxviewer.assess.assessment import Assessment, BudgetFigure, assess
+from ctxviewer.assess.assessment import Assessment, BudgetFigure
 from ctxviewer.assess.bars import BarSegment
 from ctxviewer.gui.background_import import import_in_background
 from ctxviewer.gui.chart_legend import ChartLegend
-from ctxviewer.model.trace import RequestTrace
 from ctxviewer.model.words import fmt_int
 from ctxviewer.present.finding_view import state_headline
 
@@ -118,7 +118,7 @@ class BudgetChart(QWidget):
         lay.addWidget(self._stack, 1)
         lay.addWidget(self.legend)
         self.installEventFilter(self)  # the first paint schedules the plot
-        self.set_trace(None)
+        self.set_assessment(None)
 
     # ------------------------------------------------------------------ the plot, after the first paint
 
@@ -172,11 +172,6 @@ class BudgetChart(QWidget):
         """True once the pyqtgraph plot exists (after the first paint or :meth:`ensure_plot`)."""
         return self._plotter is not None
 
-    @property
-    def _plot(self) -> pg.PlotItem:
-        """The plot's ``PlotItem`` (built if needed; tests read its items and axes)."""
-        return self.ensure_plot()
-
     # ------------------------------------------------------------------ public API
 
     def segments(self) -> dict[str, list[BarSegment]]:
@@ -222,11 +217,6 @@ class BudgetChart(QWidget):
     def figure(self) -> BudgetFigure | None:
         """The figure drawn (from the core), or ``None`` when empty."""
         return self._figure
-
-    def set_trace(self, trace: RequestTrace | None) -> None:
-        """Draw ``trace``'s budget (``None`` clears the chart); assesses it. Prefer
-        :meth:`set_assessment` when the assessment is already at hand."""
-        self.set_assessment(assess(trace) if trace is not None else None)
 
     def set_assessment(self, assessment: Assessment | None, empty_text: str = EMPTY_TEXT) -> None:
         """Paint ``assessment.figure`` and its verdict, state and numbers; ``None`` shows the empty

@@ -12,8 +12,10 @@ when they apply, and opens a :class:`~ctxviewer.gui.diff_view.DiffWindow` per co
 * Compare with Trace in Another Database: the current trace as A, a trace of another database
   (opened read-only; by default the same trace id) as B.
 
-Traces are loaded from the window's (read-only) store on the GUI thread, as the main window does;
-the diff itself is fast (about 50 ms for 2 x 5,000 items) and large texts are diffed off-thread.
+The controller talks to the window through :class:`~ctxviewer.gui.window_api.WindowApi`. The two
+traces are read from the window's (read-only) store on the GUI thread when an action is
+triggered, as recorded (without derived omissions); the diff itself is fast (about 50 ms for
+2 x 5,000 items) and large texts are diffed off-thread.
 
 Signal: ``sig_opened(object DiffWindow)`` after a diff window is shown.
 """
@@ -35,6 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from ctxviewer.diff.conversation import conversation_key, earlier_call_ids, previous_call
+from ctxviewer.gui.window_api import WindowApi
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.hints import open_store
 from ctxviewer.store import StoreError
@@ -42,16 +45,15 @@ from ctxviewer.util.visible import one_line
 
 if TYPE_CHECKING:
     from ctxviewer.gui.diff_view import DiffWindow  # imported when a diff opens (pyqtgraph: issue 11 start-up)
-    from ctxviewer.gui.main_window import MainWindow
 
 
 class CompareController(QObject):
-    """Compare actions of one :class:`~ctxviewer.gui.main_window.MainWindow` (module docstring)."""
+    """Compare actions of one main window (module docstring)."""
 
     sig_opened = Signal(object)
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: WindowApi) -> None:
+        super().__init__(window.host)
         self.window = window
         self.windows: list[DiffWindow] = []
         """Diff windows opened and still alive (newest last)."""
@@ -67,10 +69,7 @@ class CompareController(QObject):
                                       "Compare the current trace with a trace of another database (e.g. the "
                                       "same trace id exported elsewhere)")
         actions = (self.act_compare, self.act_replay, self.act_previous)
-        menu = window.menuBar().addMenu("&Compare")
-        help_action = next((a for a in window.menuBar().actions() if a.text() == "&Help"), None)
-        if help_action is not None:
-            window.menuBar().insertMenu(help_action, menu)
+        menu = window.menu("&Compare")
         view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         bar = QWidget()
         row = QGridLayout(bar)  # two to a line: the trace list can be a third of a 1280 px window
@@ -86,16 +85,14 @@ class CompareController(QObject):
             button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
             row.addWidget(button, n // 2, n % 2)
         self.button_bar = bar
-        layout = window.count_label.parentWidget().layout()
-        if layout is not None:
-            layout.addWidget(bar)
+        window.add_to_list_pane(bar)
         view.selectionModel().selectionChanged.connect(lambda *_: self.update_actions())
         window.sig_trace_selected.connect(lambda _tid: self.update_actions())
         window.trace_model.modelReset.connect(self.update_actions)
         self.update_actions()
 
     def _action(self, text: str, shortcut: str | None, slot, tip: str) -> QAction:  # type: ignore[no-untyped-def]
-        act = QAction(text, self.window)
+        act = QAction(text, self.window.host)
         if shortcut:
             act.setShortcut(QKeySequence(shortcut))
         act.setStatusTip(tip)
@@ -151,9 +148,9 @@ class CompareController(QObject):
         try:
             return store.load(trace_id)
         except KeyError:
-            self.window._error("Cannot compare", f"{store.path}: no trace with id {trace_id!r}")
+            self.window.show_error("Cannot compare", f"{store.path}: no trace with id {trace_id!r}")
         except StoreError as exc:
-            self.window._error("Cannot compare", str(exc))
+            self.window.show_error("Cannot compare", str(exc))
         return None
 
     def open_diff(self, a: RequestTrace, b: RequestTrace) -> DiffWindow:
@@ -171,7 +168,7 @@ class CompareController(QObject):
         """Compare the two selected traces, the older (by send time, then id) as A."""
         ids = self.selected_ids()
         if len(ids) != 2:
-            self.window._error("Cannot compare", "Select exactly two traces (Ctrl+click) to compare them.")
+            self.window.show_error("Cannot compare", "Select exactly two traces (Ctrl+click) to compare them.")
             return None
         traces = [t for t in (self._load(i) for i in ids) if t is not None]
         if len(traces) != 2:
@@ -197,10 +194,10 @@ class CompareController(QObject):
         try:
             prev = previous_call(store, current)
         except StoreError as exc:
-            self.window._error("Cannot compare", str(exc))
+            self.window.show_error("Cannot compare", str(exc))
             return None
         if prev is None:
-            self.window._error("Cannot compare", f"{t.trace_id} is the first call of its conversation.")
+            self.window.show_error("Cannot compare", f"{t.trace_id} is the first call of its conversation.")
             return None
         return self.open_diff(prev, current)
 
@@ -212,7 +209,7 @@ class CompareController(QObject):
         if t is None:
             return None
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(self.window, "Compare with a trace in another database", "",
+            path, _ = QFileDialog.getOpenFileName(self.window.host, "Compare with a trace in another database", "",
                                                   "Trace databases (*.db *.sqlite *.sqlite3);;All files (*)")
             if not path:
                 return None
@@ -223,15 +220,15 @@ class CompareController(QObject):
                     if t.trace_id in ids:
                         trace_id = t.trace_id
                     else:
-                        trace_id, ok = QInputDialog.getItem(self.window, "Compare with", f"Trace in {path}:", ids, 0, False)
+                        trace_id, ok = QInputDialog.getItem(self.window.host, "Compare with", f"Trace in {path}:", ids, 0, False)
                         if not ok or not trace_id:
                             return None
                 b = other.load(trace_id)
         except KeyError:
-            self.window._error("Cannot compare", f"{path}: no trace with id {trace_id!r}")
+            self.window.show_error("Cannot compare", f"{path}: no trace with id {trace_id!r}")
             return None
         except StoreError as exc:
-            self.window._error("Cannot compare", str(exc))
+            self.window.show_error("Cannot compare", str(exc))
             return None
         a = self._load(t.trace_id) or t
         return self.open_diff(a, b)

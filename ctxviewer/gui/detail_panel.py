@@ -13,9 +13,6 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 
-from ctxviewer.assess.assessment import assess
-from ctxviewer.model.trace import RequestTrace
-
 WIDE_ROWS = frozenset({"State", "Usage", "Tool calls", "Validations"})
 """Header rows that take a full line."""
 SHOWN_ELSEWHERE = frozenset({"State", "Tool calls", "Validations"})
@@ -40,15 +37,6 @@ class DetailPanel(QWidget):
     def rows(self) -> list[tuple[str, str]]:
         """The ``(label, text)`` rows shown (the assessment's header without :data:`SHOWN_ELSEWHERE`)."""
         return list(self._rows)
-
-    def value_labels(self) -> dict[str, QLabel]:
-        """The value label of each row, by row label (tests check the text format)."""
-        return {self._labels[i].text(): self._labels[i + 1] for i in range(0, len(self._labels), 2)}
-
-    def set_trace(self, trace: RequestTrace | None) -> None:
-        """Show the header of ``trace`` (``None`` clears); assesses it. Prefer :meth:`set_rows`
-        with :attr:`Assessment.header <ctxviewer.assess.assessment.Assessment.header>` when at hand."""
-        self.set_rows(assess(trace).header if trace is not None else ())
 
     def set_rows(self, rows: tuple[tuple[str, str], ...] | list[tuple[str, str]]) -> None:
         """Show ``(label, text)`` header rows (empty clears)."""

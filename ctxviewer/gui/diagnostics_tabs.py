@@ -1,8 +1,9 @@
 """The tabs that share the item table's place: Items, Conversation (issue 13), Findings, Tool
 calls, Evidence (issue 9).
 
-:class:`DiagnosticsTabs` owns the findings, tool-calls and evidence panels for a
-:class:`~ctxviewer.gui.trace_panel.TracePanel` and wires them to it: selecting a finding selects its
+:class:`DiagnosticsTabs` owns the findings, tool-calls and evidence panels and puts them in one
+tab widget beside the pages it is given (the item table and the conversation of the trace panel);
+it wires them to the item table and the content view it is given: selecting a finding selects its
 item in the item table (which drives the content view) and highlights the finding's spans there;
 clicking an evidence bar selects that item. A trace whose state is warning or failure leads with
 the Findings tab unless the user has picked a tab by hand (then their choice stays). The observed
@@ -13,42 +14,44 @@ failure (a Table 3.1 row) the user marks is written beside the database with
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QTabWidget
+from PySide6.QtWidgets import QTabWidget, QWidget
 
 from ctxviewer.assess.assessment import Assessment
 from ctxviewer.assess.checks.config import marked_documents
 from ctxviewer.assess.evidence_positions import evidence_map
 from ctxviewer.assess.marks import Mark, load_marks, set_mark
+from ctxviewer.gui.content_view import ContentView
 from ctxviewer.gui.evidence_strip import EvidencePanel
 from ctxviewer.gui.findings_panel import FindingsPanel
+from ctxviewer.gui.item_table import ItemTable
 from ctxviewer.gui.tool_calls_panel import ToolCallsPanel
 from ctxviewer.model.findings import Finding, State
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.present.finding_view import summary
-
-if TYPE_CHECKING:
-    from ctxviewer.gui.trace_panel import TracePanel
 
 ITEMS, CONVERSATION, FINDINGS, TOOLS, EVIDENCE = range(5)
 """Tab indexes."""
 
 
 class DiagnosticsTabs(QObject):
-    """The tab widget (:attr:`widget`) and its wiring (see module docstring)."""
+    """The tab widget (:attr:`widget`) and its wiring (see module docstring): ``items`` and
+    ``conversation`` are its first two pages, ``content`` the view a selected finding's spans are
+    highlighted in; ``parent`` owns it (the trace panel). ``sig_status(str)`` says where a mark was
+    saved, or why not."""
 
     sig_status = Signal(str)
 
-    def __init__(self, panel: TracePanel) -> None:
-        super().__init__(panel)
-        self.panel = panel
+    def __init__(self, items: ItemTable, conversation: QWidget, content: ContentView, parent: QObject) -> None:
+        super().__init__(parent)
+        self.items = items
+        self.content = content
         self.widget = QTabWidget()
         self.findings = FindingsPanel()
         self.tool_calls = ToolCallsPanel()
         self.evidence = EvidencePanel()
-        for w, title in ((panel.items, "Items"), (panel.conversation, "Conversation"), (self.findings, "Findings"),
+        for w, title in ((items, "Items"), (conversation, "Conversation"), (self.findings, "Findings"),
                          (self.tool_calls, "Tool calls"), (self.evidence, "Evidence")):
             self.widget.addTab(w, title)
         self.pinned = False
@@ -75,17 +78,20 @@ class DiagnosticsTabs(QObject):
         still being made (no findings yet: :meth:`set_assessment` adds them)."""
         self.trace = trace
         self.tool_calls.set_trace(trace)
-        m = evidence_map(trace, marked_documents(trace.trace_id)) if trace is not None else None
-        self.evidence.set_map(m)
         items = len(trace.items) if trace is not None else 0
         self.widget.setTabText(ITEMS, f"Items ({items})")
         self.widget.setTabText(TOOLS, f"Tool calls ({len(trace.tool_calls) if trace is not None else 0})")
-        self.widget.setTabText(EVIDENCE, f"Evidence ({m.retained_count if m else 0})")
         self.set_assessment(assessment)
 
     def set_assessment(self, assessment: Assessment | None) -> None:
-        """Show the findings of the trace shown's ``assessment`` (``None``: none, or not yet); a
-        warning or worse brings the Findings tab forward unless the user picked a tab."""
+        """Show the findings and the evidence map of the trace shown's ``assessment`` (``None``:
+        none, or not yet); a warning or worse brings the Findings tab forward unless the user picked
+        a tab. The evidence map is the one the assessment's evidence check made (memoised per trace:
+        never computed again here, where a trace of thousands of documents would take a second)."""
+        t = self.trace
+        m = evidence_map(t, marked_documents(t.trace_id)) if t is not None and assessment is not None else None
+        self.evidence.set_map(m)
+        self.widget.setTabText(EVIDENCE, f"Evidence ({m.retained_count if m else 0})")
         findings = assessment.findings if assessment is not None else ()
         mark = self.marks.get(self.trace.trace_id) if self.trace is not None else None
         self.findings.set_findings(findings, mark.row if mark else None)
@@ -108,11 +114,11 @@ class DiagnosticsTabs(QObject):
         if not self.select_item(target):
             return
         spans = [(s.start, s.end) for s in ev.spans if s.item_id == target]
-        self.panel.content.mark_spans(self.trace.item(target).content, spans)
+        self.content.mark_spans(self.trace.item(target).content, spans)
 
     def select_item(self, item_id: str) -> bool:
         """Make ``item_id`` the current item (its content shows). False if the trace has none."""
-        return self.panel.select_item(item_id)
+        return self.items.select_item(item_id)
 
     def _on_tab_clicked(self, _index: int) -> None:
         self.pinned = True

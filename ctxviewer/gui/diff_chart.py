@@ -1,7 +1,7 @@
 """Per-category tokens of A and B as paired horizontal bars, with each delta written beside them.
 
 Paints :attr:`ctxviewer.diff.TraceDiff.allocations` (computed in the core); :meth:`DeltaChart.bars`
-returns what was drawn, so tests assert values, not pixels. A category whose use is not recorded
+returns what was drawn (category, tokens of A and B, delta text). A category whose use is not recorded
 gets no bar and the delta "not recorded".
 """
 

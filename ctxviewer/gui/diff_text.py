@@ -6,7 +6,7 @@ zero-width space shows ``⟨ZWSP⟩`` highlighted). The diff is computed by
 :func:`ctxviewer.diff.word_diff` on the texts as stored (code points), mapped to the display text,
 converted once with :func:`ctxviewer.util.highlight.utf16_offsets` and painted by a
 :class:`SpanHighlighter`. Texts longer
-than :data:`BACKGROUND_CHARS` are diffed off the GUI thread through :class:`~ctxviewer.gui.worker.Task`
+than :data:`~ctxviewer.gui.thresholds.DIFF_WORKER_CHARS` are diffed off the GUI thread through :class:`~ctxviewer.gui.worker.Task`
 (a newer request cancels the running one); the panes show the texts at once and the colours when
 the diff arrives.
 
@@ -22,13 +22,11 @@ from PySide6.QtGui import QColor, QFontDatabase, QTextCharFormat
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
 from ctxviewer.diff import WordDiff, word_diff
+from ctxviewer.gui import thresholds
 from ctxviewer.gui.content_view import SpanHighlighter
 from ctxviewer.gui.worker import Task
 from ctxviewer.util.highlight import StyleSpan, utf16_offsets
 from ctxviewer.util.visible import Revealed, reveal
-
-BACKGROUND_CHARS = 100_000
-"""Texts with more code points than this (A + B) are diffed in a worker thread."""
 
 DELETED = "Diff.Deleted"
 INSERTED = "Diff.Inserted"
@@ -125,7 +123,7 @@ class TextDiffPane(QWidget):
         self.view_a.setPlainText(self._shown[0].text)
         self.view_b.setPlainText(self._shown[1].text)
         self.result = None
-        if len(ta) + len(tb) <= BACKGROUND_CHARS:
+        if len(ta) + len(tb) <= thresholds.DIFF_WORKER_CHARS:
             self._paint(word_diff(ta, tb))
             return
         self.status.setText(f"Comparing {len(ta) + len(tb):,} characters…")

@@ -42,7 +42,7 @@ MAX_PROBLEMS_SHOWN = 20
 def show_message(parent: QWidget, title: str, text: str, icon: QMessageBox.Icon = QMessageBox.Icon.Warning) -> QMessageBox:
     """A non-blocking, window-modal plain-text message box (never rich text), control characters
     in ``text`` (a file name with ESC in it) made visible (:func:`ctxviewer.util.visible.reveal`).
-    Returns it (tests)."""
+    Returns the box (open; it deletes itself when closed)."""
     box = QMessageBox(icon, title, reveal(text).text, QMessageBox.StandardButton.Ok, parent)
     box.setTextFormat(Qt.TextFormat.PlainText)
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -81,7 +81,6 @@ class ImportController(QObject):
         self._window = window
         self.task: Task | None = None
         self.progress: QProgressDialog | None = None
-        self.last_message: str = ""
         self.activity = _Activity(self)
         """Emits ``sig_activity(str)`` in the GUI thread for each step report of the running import."""
         self.activity.sig_activity.connect(self._show_activity)
@@ -163,5 +162,4 @@ class ImportController(QObject):
         self.sig_failed.emit(message)
 
     def _message(self, title: str, text: str, icon: QMessageBox.Icon = QMessageBox.Icon.Warning) -> None:
-        self.last_message = text
         show_message(self._window, title, text, icon)

@@ -7,15 +7,19 @@ the store interface (:class:`~ctxviewer.store.TraceSource`, :meth:`MainWindow.se
 never writes to a database it was asked to show. Importing writes only into a database the user
 chose, off the GUI thread (:mod:`ctxviewer.gui.importer`).
 
-Selecting a trace (issue 11: the window never stops): with ``background=True`` (what
-:func:`ctxviewer.gui.app.main` uses) the trace is loaded, derived and assessed off the GUI thread
-(:class:`~ctxviewer.gui.trace_loader.TraceLoader`); the window paints its items as soon as they are
-read, its header, chart and findings when the assessment follows, and a newer selection wins. The
-default (``background=False``: tests, scripts, screenshots) shows the selected trace before the
-call returns; :meth:`MainWindow.wait_shown` waits for a background selection.
+Selecting a trace (the window never stops) has one path: the trace is loaded, derived
+and assessed off the GUI thread (:class:`~ctxviewer.gui.trace_loader.TraceLoader`, where a newer
+selection wins); the window paints its items as soon as they are read, its header, chart and
+findings when the assessment follows. Selecting returns at once; a caller without an event loop
+of its own (the screenshot command) blocks with :meth:`MainWindow.wait_shown`.
 
-Signals: ``sig_trace_selected(str trace_id)`` after a trace is shown, ``sig_database_opened(str
-path)`` after a database is opened.
+The controllers (Compare, Reload, the Items menu, the docks, What-if) see the window only as a
+:class:`~ctxviewer.gui.window_api.WindowApi`, which it implements.
+
+Signals: ``sig_trace_selected(str trace_id)`` once a selected trace's items are shown (its
+assessment follows); ``sig_trace_shown(str trace_id)`` once the selected trace is shown in full,
+with its assessment (or the chart saying why there is none); ``sig_database_opened(str path)``
+after a database is opened.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QSplitter,
     QStyle,
@@ -40,7 +45,6 @@ from PySide6.QtWidgets import (
 
 from ctxviewer import __version__
 from ctxviewer.assess.assessment import Assessment
-from ctxviewer.diff.conversation import derive_for_display
 from ctxviewer.gui.audit_dock import AuditController
 from ctxviewer.gui.background_import import run_in_background
 from ctxviewer.gui.clipboard import copy_selection
@@ -91,17 +95,15 @@ FILTER_DELAY_MS = 200
 
 
 class MainWindow(QMainWindow):
-    """The viewer window. ``settings`` (default: the user's ctxviewer settings) keeps recent files.
-    ``background``: selected traces are loaded and assessed off the GUI thread (module docstring)."""
+    """The viewer window (module docstring); implements :class:`~ctxviewer.gui.window_api.WindowApi`.
+    ``settings`` (default: the user's ctxviewer settings) keeps recent files and the layout."""
 
     sig_trace_selected = Signal(str)
+    sig_trace_shown = Signal(str)
     sig_database_opened = Signal(str)
 
-    def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None, *,
-                 background: bool = False) -> None:
+    def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.background = background
-        """True: a selected trace is loaded and assessed in a worker (:meth:`wait_shown` waits)."""
         self.loader = TraceLoader(self)
         self.loader.sig_loaded.connect(self._on_loaded)
         self.loader.sig_assessed.connect(self._on_assessed)
@@ -111,8 +113,7 @@ class MainWindow(QMainWindow):
         self.store: TraceSource | None = None
         """What the window shows: any :class:`~ctxviewer.store.TraceSource` (a read-only SQLite store when opened from a file)."""
         self.trace: RequestTrace | None = None
-        self.last_message = ""
-        """The text of the last error message shown (tests read it)."""
+        """The trace shown, as displayed (derived omissions included); ``None`` when none is."""
         self.settings = settings or QSettings("ctxviewer", "ctxviewer")
         """Recent files and the remembered layout (:mod:`ctxviewer.gui.layout_memory`)."""
         self.recent = RecentFiles(self.settings)
@@ -122,7 +123,7 @@ class MainWindow(QMainWindow):
 
         # left: filter + trace list
         self.trace_model = TraceListModel(parent=self)
-        self.trace_model.sig_error.connect(lambda msg: self._error("Cannot read the trace list", msg))
+        self.trace_model.sig_error.connect(lambda msg: self.show_error("Cannot read the trace list", msg))
         self.filter_edit = FilterEdit()  # display filters, errors underlined where they are (issue 11)
         # Re-query once typing pauses: on a million traces a filtered count takes ~240 ms.
         self._filter_timer = QTimer(self)
@@ -147,16 +148,16 @@ class MainWindow(QMainWindow):
         self.trace_model.sig_keys_ready.connect(self._mark_shown_trace)
         self.trace_model.rowsInserted.connect(lambda *_: self._on_rows_arrived())
         left = QWidget()
-        lay = QVBoxLayout(left)
-        lay.setContentsMargins(4, 4, 0, 4)
-        lay.addWidget(self.filter_edit)
-        lay.addWidget(self.filter_edit.error_label)
-        lay.addWidget(self.trace_view, 1)
-        lay.addWidget(self.count_label)
+        self._list_pane = QVBoxLayout(left)
+        self._list_pane.setContentsMargins(4, 4, 0, 4)
+        self._list_pane.addWidget(self.filter_edit)
+        self._list_pane.addWidget(self.filter_edit.error_label)
+        self._list_pane.addWidget(self.trace_view, 1)
+        self._list_pane.addWidget(self.count_label)
 
         # right: the selected trace
         self.panel = TracePanel()
-        self.panel.tabs.sig_status.connect(lambda msg: self.statusBar().showMessage(msg, 5000))
+        self.panel.tabs.sig_status.connect(lambda msg: self.show_status(msg, 5000))
         self.detail, self.chart, self.content = self.panel.detail, self.panel.chart, self.panel.content
         self.item_model, self.item_view = self.panel.item_model, self.panel.item_view
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -178,7 +179,6 @@ class MainWindow(QMainWindow):
         self.trace_actions = TraceActions(self)  # Items menu (issue 13)
         self.reloader = ReloadController(self)  # File > Reload (F5), changed-on-disk notice (issue 13)
         self.search = SearchController(self)  # Edit > Search Content (issue 11)
-        self._help_menu_last()
         self.statusBar().showMessage("Open a trace database (File > Open) or drop one here.")
 
     # ------------------------------------------------------------------ menus
@@ -199,14 +199,6 @@ class MainWindow(QMainWindow):
         help_menu = self.menuBar().addMenu("&Help")
         self.act_shortcuts = self._action(help_menu, "&Keyboard Shortcuts", "F1", self.show_shortcuts)
         self._action(help_menu, "&About ctxviewer", "Shift+F1", self.about)
-
-    def _help_menu_last(self) -> None:
-        """Menus added by controllers go before Help, which stays the last menu."""
-        bar = self.menuBar()
-        help_action = next((a for a in bar.actions() if a.text() == "&Help"), None)
-        if help_action is not None:
-            bar.removeAction(help_action)
-            bar.addAction(help_action)
 
     def _action(self, menu, text, shortcut, slot) -> QAction:  # type: ignore[no-untyped-def]
         act = QAction(text, self)
@@ -239,7 +231,7 @@ class MainWindow(QMainWindow):
         """Open a recent file; a file that no longer exists is removed from the list with a message."""
         if not Path(path).exists():
             self.recent.remove(path)
-            self._error("File not found", one_line(f"{path} no longer exists; removed from the recent files."))
+            self.show_error("File not found", one_line(f"{path} no longer exists; removed from the recent files."))
             return False
         return self.open_database(path)
 
@@ -252,13 +244,12 @@ class MainWindow(QMainWindow):
         except OldSchemaError as exc:  # never upgraded in place: offer an upgraded copy
             if not show_errors:
                 raise
-            self.last_message = str(exc)
             self.upgrade_offer.ask(exc)
             return False
         except StoreError as exc:
             if not show_errors:
                 raise
-            self._error("Cannot open trace database", one_line(str(exc)))
+            self.show_error("Cannot open trace database", one_line(str(exc)))
             return False
         if self.store is not None:
             self.store.close()
@@ -289,76 +280,55 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ selection
 
     def select_row(self, row: int) -> None:
-        """Select trace-list row ``row`` (no-op when out of range)."""
+        """Select trace-list row ``row`` (its trace is then loaded and shown); out of range, the
+        panes are cleared."""
         if 0 <= row < self.trace_model.rowCount():
             idx = self.trace_model.index(row, 0)
             flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
             self.trace_view.selectionModel().setCurrentIndex(idx, flags)
             self.trace_view.scrollTo(idx)
         else:
-            self.show_trace(None)
+            self._show_nothing()
 
     def select_trace(self, trace_id: str, then: Callable[[RequestTrace], None] | None = None) -> None:
-        """Show ``trace_id`` and select its row if loaded; ``then(trace)`` once it is shown with its
-        assessment (at once, or when a background selection arrives; never if a newer selection
-        wins). Raises ``KeyError`` if the store has none."""
+        """Select ``trace_id`` (its row too, if loaded) and show it once loaded; ``then(trace)``
+        once it is shown with its assessment (at once when it is shown already; never if a newer
+        selection wins). Raises ``KeyError`` if the store has none."""
         if self.store is None:
             raise KeyError(trace_id)
         row = self.trace_model.row_of(trace_id)
-        if self.background:
-            if row is None and self.store.key_of(trace_id) is None:
-                raise KeyError(trace_id)
-            self._then = (trace_id, then) if then is not None else None
-            if row is not None:
-                self.select_row(row)
-            if self.loader.wanted is None and self.trace is not None and self.trace.trace_id == trace_id:
-                self._call_then(self.trace)  # shown already
-            else:
-                self._load_later(trace_id)
-            return
+        if row is None and self.store.key_of(trace_id) is None:
+            raise KeyError(trace_id)
+        self._then = (trace_id, then) if then is not None else None
         if row is not None:
             self.select_row(row)
-            if self.trace is not None and self.trace.trace_id == trace_id:
-                self._call_then(self.trace, then)
-                return
-        self.show_trace(self.store.load(trace_id))
-        if self.trace is not None:
-            self._call_then(self.trace, then)
+        if self.loader.wanted is None and self.trace is not None and self.trace.trace_id == trace_id:
+            self._call_then(self.trace)  # shown already
+        else:
+            self._load_later(trace_id)
 
-    def _call_then(self, trace: RequestTrace, then: Callable[[RequestTrace], None] | None = None) -> None:
-        if then is None and self._then is not None and self._then[0] == trace.trace_id:
+    def _call_then(self, trace: RequestTrace) -> None:
+        if self._then is not None and self._then[0] == trace.trace_id:
             then = self._then[1]
             self._then = None
-        if then is not None:
             then(trace)
 
-    def show_trace(self, trace: RequestTrace | None, empty_text: str = "No trace selected.") -> None:
-        """Show ``trace`` in the right-hand panels (``None`` clears them; the chart then says
-        ``empty_text``). A background selection still pending is dropped."""
+    def _show_nothing(self, empty_text: str = "No trace selected.") -> None:
+        """Clear the right-hand panels (the chart says ``empty_text``); a selection still being
+        loaded is dropped."""
         self.loader.cancel()
-        self.trace = trace
-        self.panel.set_trace(trace, empty_text)
-        if trace is not None:
-            self.sig_trace_selected.emit(trace.trace_id)
+        self.trace = None
+        self.panel.set_trace(None, None, empty_text)
 
     def wait_shown(self, ms: int = 30_000) -> bool:
-        """Block until the selected trace is shown with its assessment (processing events; tests,
-        scripts). Returns whether it is."""
-        return self.loader.wait(ms) and self.panel.wait_assessed(ms)
+        """Block until the selected trace is shown with its assessment, processing events (for a
+        caller without an event loop of its own: the screenshot command). Returns whether it is."""
+        return self.loader.wait(ms)
 
     def _on_trace_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
         trace_id = self.trace_model.trace_id(current.row()) if current.isValid() else None
-        if trace_id is None or self.store is None:
-            return
-        if self.background:
+        if trace_id is not None and self.store is not None:
             self._load_later(trace_id)
-            return
-        try:
-            trace = derive_for_display(self.store, self.store.load(trace_id))  # dropped between calls
-        except (KeyError, StoreError) as exc:
-            self._error("Cannot load trace", f"{self.store.path}: trace {trace_id}: {exc}")
-            return
-        self.show_trace(trace)
 
     def _load_later(self, trace_id: str) -> None:
         """Ask the loader for ``trace_id``; the trace shown stays until it arrives (an empty panel
@@ -370,22 +340,24 @@ class MainWindow(QMainWindow):
             self.chart.set_assessment(None, f"Loading {one_line(trace_id)}…")
 
     def _on_loaded(self, trace: RequestTrace) -> None:
-        """A background selection's trace is read: its items are painted, the assessment follows."""
+        """A selected trace is read: its items are painted, the assessment follows."""
         self.trace = trace
-        self.panel.set_trace(trace, assessment_pending=True)
+        self.panel.set_trace(trace, None)
         self.sig_trace_selected.emit(trace.trace_id)
 
     def _on_assessed(self, trace: RequestTrace, assessment: Assessment) -> None:
         if self.panel.set_assessment(trace, assessment):
             self._call_then(trace)
+            self.sig_trace_shown.emit(trace.trace_id)
 
     def _on_load_failed(self, trace_id: str, message: str) -> None:
         self._then = None
         if self.trace is not None and self.trace.trace_id == trace_id and self.panel.assessing:
             self.panel.assessment_failed(self.trace, message)  # read, but the checks failed
+            self.sig_trace_shown.emit(trace_id)
             return
         where = self.store.path if self.store is not None else "the trace database"
-        self._error("Cannot load trace", f"{where}: trace {trace_id}: {message}")
+        self.show_error("Cannot load trace", f"{where}: trace {trace_id}: {message}")
 
     def _fit_model_column(self) -> None:
         """Widen the model column to its content when the list has room (at most a fifth of it);
@@ -455,7 +427,7 @@ class MainWindow(QMainWindow):
 
     def _show_no_match(self) -> None:
         text = self.filter_edit.text().strip()
-        self.show_trace(None, f"No trace matches the filter “{text}”." if text else "The database holds no traces.")
+        self._show_nothing(f"No trace matches the filter “{text}”." if text else "The database holds no traces.")
 
     def _show_count(self) -> None:
         """The count under the list: exact once the model has its keys, "counting" before."""
@@ -472,7 +444,7 @@ class MainWindow(QMainWindow):
         returns what was copied (``None``: nothing selected, nothing copied)."""
         text = copy_selection(QApplication.focusWidget())
         if text:
-            self.statusBar().showMessage(f"Copied {len(text):,} characters", 3000)
+            self.show_status(f"Copied {len(text):,} characters", 3000)
         return text
 
     def show_shortcuts(self) -> ShortcutsDialog:
@@ -485,7 +457,7 @@ class MainWindow(QMainWindow):
         """Copy the shown trace's id to the clipboard."""
         if self.trace is not None:
             QGuiApplication.clipboard().setText(self.trace.trace_id)
-            self.statusBar().showMessage(f"Copied {self.trace.trace_id}", 3000)
+            self.show_status(f"Copied {self.trace.trace_id}", 3000)
 
     def apply_filter(self) -> None:
         """Re-query the trace list with the filter box's text now (SQL-side filter)."""
@@ -519,12 +491,54 @@ class MainWindow(QMainWindow):
             set_default(config_for_db(Path(path)))
         except ValueError as exc:
             set_default(CheckConfig())
-            self._error("Check configuration ignored", str(exc))
+            self.show_error("Check configuration ignored", str(exc))
         self.panel.tabs.set_database(path)
 
-    def _error(self, title: str, message: str) -> None:
-        self.last_message = message
+    # ------------------------------------------------------------------ what the controllers use (WindowApi)
+
+    @property
+    def host(self) -> QMainWindow:
+        """This window, as the Qt parent of the controllers' actions, dialogs and docks."""
+        return self
+
+    @property
+    def filter_text(self) -> str:
+        """The text in the trace list's filter box."""
+        return self.filter_edit.text()
+
+    def menu(self, title: str, before: str = "&Help") -> QMenu:
+        """The menu bar's menu ``title`` (e.g. ``"&File"``), created before the menu ``before``
+        (or before Help, when there is no such menu) if the window has none yet."""
+        bar = self.menuBar()
+        actions = bar.actions()
+        for action in actions:
+            found = action.menu()
+            if action.text() == title and isinstance(found, QMenu):
+                return found
+        menu = QMenu(title, self)
+        by_text = {a.text(): a for a in actions}
+        anchor = by_text.get(before) or by_text.get("&Help")
+        if anchor is not None:
+            bar.insertMenu(anchor, menu)
+        else:
+            bar.addMenu(menu)
+        return menu
+
+    def add_to_list_pane(self, widget: QWidget, *, above: bool = False) -> None:
+        """Put ``widget`` below the trace list's count (``above``: above the filter box)."""
+        if above:
+            self._list_pane.insertWidget(0, widget)
+        else:
+            self._list_pane.addWidget(widget)
+
+    def show_error(self, title: str, message: str) -> None:
+        """Show ``message`` in a plain-text, non-blocking message box titled ``title`` (control
+        characters made visible: :func:`ctxviewer.gui.importer.show_message`)."""
         show_message(self, title, message)
+
+    def show_status(self, message: str, timeout_ms: int = 0) -> None:
+        """Show ``message`` in the status bar (for ``timeout_ms`` milliseconds; 0: until replaced)."""
+        self.statusBar().showMessage(message, timeout_ms)
 
     def _on_imported(self, db_path: str) -> None:
         self.open_database(db_path)  # show the result, read-only like any other database
@@ -535,10 +549,22 @@ class MainWindow(QMainWindow):
         if not self._sized:
             self._sized = True
             self.apply_default_sizes()
-            restore_layout(self, self.settings)  # issue 13: the layout the user left, if any
-            if self.background:  # the first trace's one-time costs, while the user looks (issue 11)
-                QTimer.singleShot(0, self, lambda: run_in_background(WARM_UP, first_trace, self, lambda: None))
+            restore_layout(self, self._layout_parts(), self.settings)  # the layout the user left, if any
+            # the first trace's one-time costs, while the user looks
+            QTimer.singleShot(0, self, lambda: run_in_background(WARM_UP, first_trace, self, lambda: None))
         super().showEvent(event)
+
+    def _layout_parts(self) -> dict[str, QSplitter | QHeaderView]:
+        """The splitters and table headers whose state :mod:`ctxviewer.gui.layout_memory` keeps, by
+        name; a header's name carries its column count (a table that gained columns starts afresh)."""
+        trace_header, item_header = self.trace_view.horizontalHeader(), self.panel.item_view.horizontalHeader()
+        return {
+            "main_splitter": self.splitter,
+            "trace_splitter": self.panel.splitter,
+            "content_answer_splitter": self.panel.bottom,
+            f"trace_columns_{trace_header.count()}": trace_header,
+            f"item_columns_{item_header.count()}": item_header,
+        }
 
     def apply_default_sizes(self) -> None:
         """Split the window for its current size: the trace list about a third of the width, the
@@ -571,11 +597,10 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         if self._sized:
-            save_layout(self, self.settings)
+            save_layout(self, self._layout_parts(), self.settings)
         self.importer.cancel()
         self.audit.close()
         self.loader.stop()
-        self.panel.stop()
         self.trace_model.stop()  # the count and key reads of a big database may still run
         if self.store is not None:
             self.store.close()

@@ -3,20 +3,19 @@
 A :class:`QFileSystemWatcher` watches the open database file and its ``-wal`` companion; when
 another process imports into it, the window says so in a bar above the trace list ("The database
 changed on disk -- Reload (F5)") instead of silently showing stale rows. Reload re-opens the
-database read-only, keeps the filter, and shows the same trace again when it still exists.
+database read-only, keeps the filter, and shows the same trace again when it still exists. The
+controller talks to the window through :class:`~ctxviewer.gui.window_api.WindowApi`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
-if TYPE_CHECKING:
-    from ctxviewer.gui.main_window import MainWindow
+from ctxviewer.gui.window_api import WindowApi
 
 CHANGED_TEXT = "The database changed on disk (another program wrote to it)."
 """What the notice bar says."""
@@ -27,8 +26,8 @@ DEBOUNCE_MS = 300
 class ReloadController(QObject):
     """The Reload action, the file watcher and the notice bar of ``window``."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: WindowApi) -> None:
+        super().__init__(window.host)
         self.window = window
         self.path: Path | None = None
         self.watcher = QFileSystemWatcher(self)
@@ -39,14 +38,11 @@ class ReloadController(QObject):
         self._timer.setInterval(DEBOUNCE_MS)
         self._timer.timeout.connect(self.show_notice)
         self._stamp: tuple[float, ...] = ()
-        self.act_reload = QAction("&Reload", window)
+        self.act_reload = QAction("&Reload", window.host)
         self.act_reload.setShortcut(QKeySequence("F5"))
         self.act_reload.setStatusTip("Read the database again (it may have changed on disk)")
         self.act_reload.triggered.connect(self.reload)
-        file_menu = next((a.menu() for a in window.menuBar().actions() if a.text() == "&File"), None)
-        if isinstance(file_menu, QMenu):
-            quit_action = getattr(window, "act_quit", None)
-            file_menu.insertAction(quit_action, self.act_reload) if quit_action else file_menu.addAction(self.act_reload)
+        window.menu("&File").insertAction(window.act_quit, self.act_reload)
 
         self.bar = QWidget()
         self.bar.setObjectName("changedOnDisk")
@@ -60,9 +56,7 @@ class ReloadController(QObject):
         row.addWidget(self.label, 1)
         row.addWidget(button)
         self.bar.hide()
-        layout = window.filter_edit.parentWidget().layout()
-        if layout is not None:
-            layout.insertWidget(0, self.bar)  # type: ignore[attr-defined]
+        window.add_to_list_pane(self.bar, above=True)
         window.sig_database_opened.connect(self.watch)
 
     def _files(self) -> list[Path]:
@@ -107,7 +101,7 @@ class ReloadController(QObject):
         """Show the notice bar if the database really changed since it was opened."""
         if self.changed():
             self.bar.show()
-            self.window.statusBar().showMessage(CHANGED_TEXT + " Press F5 to reload.", 10000)
+            self.window.show_status(CHANGED_TEXT + " Press F5 to reload.", 10000)
 
     def reload(self) -> bool:
         """Re-open the database (read-only), keep the filter and show the same trace again if it
@@ -120,12 +114,12 @@ class ReloadController(QObject):
         current = w.trace.trace_id if w.trace is not None else None
         if not w.open_database(path, remember=False):
             return False
-        if w.filter_edit.text():
+        if w.filter_text:
             w.apply_filter()
         if current is not None:
             try:
                 w.select_trace(current)
             except KeyError:
                 pass
-        w.statusBar().showMessage(f"Reloaded {path}", 3000)
+        w.show_status(f"Reloaded {path}", 3000)
         return True

@@ -54,9 +54,13 @@ def screenshot_window(db_path: str | Path, trace_id: str, size: tuple[int, int] 
             window.resize(*size)
             window.open_database(db_path, remember=False, show_errors=False)
             window.select_trace(trace_id)
+            window.wait_shown()  # loaded and assessed off the GUI thread, as in the app
             if item_id is not None:
                 window.panel.select_item(item_id)
             window.show()
+            app.processEvents()  # on screen: the default split again, for this trace's header and chart
+            window.apply_default_sizes()
+            window.panel.fit_chart()
             for _ in range(3):
                 app.processEvents()
             window.panel.finish_deferred()  # the chart's plot and the colours, built after a paint

@@ -6,7 +6,8 @@ Hits are fetched a page at a time (:class:`SearchHitModel`, ``canFetchMore`` / `
 the first page without counting every hit. Activating a hit (click, Enter) opens its trace with
 the item selected and the matched words highlighted in the content view
 (:func:`ctxviewer.store.fts.match_spans` on the stored text, the same rule as the index). Snippets
-are plain text with invisible characters revealed (:func:`ctxviewer.util.visible.reveal`).
+are plain text with invisible characters revealed (:func:`ctxviewer.util.visible.reveal`). The
+controller talks to the window through :class:`~ctxviewer.gui.window_api.WindowApi`.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QLabel, QLineEdit, QMainWindow, QMenu, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDockWidget, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from ctxviewer.gui.diagnostics_tabs import ITEMS
 from ctxviewer.gui.tables import make_table, plain_tooltip
+from ctxviewer.gui.window_api import WindowApi
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.store import TraceSource
 from ctxviewer.store.fts import SearchHit, match_spans
@@ -200,48 +202,41 @@ class SearchPanel(QWidget):
 class SearchController(QObject):
     """The dock, its Edit-menu action, and opening a hit in the window. Installed with one call."""
 
-    def __init__(self, window: QMainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: WindowApi) -> None:
+        super().__init__(window.host)
         self.window = window
         self.panel = SearchPanel()
-        self.dock = QDockWidget("Search content", window)
+        self.dock = QDockWidget("Search content", window.host)
         self.dock.setObjectName("searchDock")
         self.dock.setWidget(self.panel)
-        window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
+        window.host.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
         self.dock.hide()
-        self.act_search = QAction("&Search Content…", window)
+        self.act_search = QAction("&Search Content…", window.host)
         self.act_search.setShortcut(QKeySequence("Ctrl+Shift+S"))
         self.act_search.triggered.connect(self.open_search)
-        edit_menu = next((a.menu() for a in window.menuBar().actions() if a.text() == "&Edit"), None)
-        if isinstance(edit_menu, QMenu):
-            edit_menu.addAction(self.act_search)
-        else:
-            window.addAction(self.act_search)
+        window.menu("&Edit").addAction(self.act_search)
         self.panel.sig_hit_activated.connect(self.open_hit)
-        opened = getattr(window, "sig_database_opened", None)
-        if opened is not None:
-            opened.connect(lambda _path: self.panel.set_store(getattr(self.window, "store", None)))
+        window.sig_database_opened.connect(lambda _path: self.panel.set_store(self.window.store))
 
     def open_search(self) -> None:
         """Show the dock and focus its entry."""
         self.dock.show()
         self.dock.raise_()
-        if self.panel.store is not getattr(self.window, "store", None):
-            self.panel.set_store(getattr(self.window, "store", None))
+        if self.panel.store is not self.window.store:
+            self.panel.set_store(self.window.store)
         self.panel.entry.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.panel.entry.selectAll()
 
     def open_hit(self, hit: SearchHit, query: str) -> None:
         """Show ``hit``'s trace, select its item and highlight the matched words in its content
-        (once the trace is shown: at once, or when the window's background selection arrives)."""
-        w: Any = self.window
+        (once the trace is shown with its assessment)."""
         try:
-            w.select_trace(hit.trace_id, then=lambda trace: self._show_hit(trace, hit, query))
+            self.window.select_trace(hit.trace_id, then=lambda trace: self._show_hit(trace, hit, query))
         except KeyError:
-            w.statusBar().showMessage(f"trace {hit.trace_id} is no longer in the database")
+            self.window.show_status(f"trace {hit.trace_id} is no longer in the database")
 
     def _show_hit(self, trace: RequestTrace, hit: SearchHit, query: str) -> None:
-        w: Any = self.window
+        w = self.window
         if trace is not w.trace or trace.trace_id != hit.trace_id:
             return
         if not w.panel.tabs.select_item(hit.item_id):

@@ -2,37 +2,33 @@
 
 Next / previous omitted item (F8 / Shift+F8), "Omitted Items Only" (Ctrl+Shift+O), Filter Items
 (Ctrl+Shift+F), and the answer panes: Show Response (Ctrl+Shift+R), Show Request (Ctrl+Shift+Q).
-Each action sits in the menu, so Help › Keyboard Shortcuts lists it with its shortcut.
+Each action sits in the menu, so Help › Keyboard Shortcuts lists it with its shortcut. The actions
+reach the window through :class:`~ctxviewer.gui.window_api.WindowApi`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 
 from ctxviewer.gui.answer_panes import REQUEST, RESPONSE
-
-if TYPE_CHECKING:
-    from ctxviewer.gui.main_window import MainWindow
+from ctxviewer.gui.window_api import WindowApi
 
 
 class TraceActions(QObject):
     """Builds the Items menu of ``window`` and keeps its actions."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: WindowApi) -> None:
+        super().__init__(window.host)
         self.window = window
         panel = window.panel
-        menu = window.menuBar().addMenu("&Items")
-        anchor = next((a for a in window.menuBar().actions() if a.text() in ("&Compare", "&Help")), None)
-        if anchor is not None:
-            window.menuBar().insertMenu(anchor, menu)
+        menu = window.menu("&Items", before="&Compare")
         self.menu = menu
 
         def act(text: str, key: str | None, slot: Callable[..., Any], tip: str) -> QAction:
-            a = QAction(text, window)
+            a = QAction(text, window.host)
             if key:
                 a.setShortcut(QKeySequence(key))
             a.setStatusTip(tip)
@@ -63,7 +59,7 @@ class TraceActions(QObject):
         self.window.panel.tabs.widget.setCurrentWidget(self.window.panel.items)
         item = self.window.panel.items.step_omitted(step)
         if item is None:
-            self.window.statusBar().showMessage("No omitted item in the table", 3000)
+            self.window.show_status("No omitted item in the table", 3000)
 
     def focus_item_filter(self) -> None:
         """Show the Items tab and focus its text filter."""

@@ -106,8 +106,9 @@ class _Relay(QObject):
 class TraceListModel(QAbstractTableModel):
     """The traces of one store; empty when no store is set. See the module docstring.
 
-    ``threaded=False`` reads the keys on the calling thread (tests, scripts); the window uses the
-    default, which never counts or sorts on the GUI thread.
+    ``threaded=False`` reads every row key on the calling thread before a query returns (the
+    benchmarks that time painting or scrolling with every key read); the window uses the default,
+    which never counts or sorts on the GUI thread.
     """
 
     sig_error = Signal(str)

@@ -1,5 +1,8 @@
 """Loading and assessing the selected trace off the GUI thread (issue 11: the window never stops).
 
+The window's one selection path: every selected trace, whatever its size, goes through here, and
+this is the one place where a newer selection wins over an older one (a generation count).
+
 :class:`TraceLoader` reads one trace in a worker thread (:class:`~ctxviewer.gui.worker.Task`):
 :meth:`TraceSource.load <ctxviewer.store.TraceSource.load>` on a handle of its own
 (:meth:`TraceSource.reader <ctxviewer.store.TraceSource.reader>`, kept while the source is shown),
@@ -87,8 +90,9 @@ class TraceLoader(QObject):
         return self.wanted is not None
 
     def wait(self, ms: int = 30_000) -> bool:
-        """Block until nothing is pending, processing events (tests, scripts, screenshots). Returns
-        whether nothing is."""
+        """Block until nothing is pending (at most ``ms`` milliseconds), processing events, for a
+        caller without an event loop of its own (:meth:`MainWindow.wait_shown
+        <ctxviewer.gui.main_window.MainWindow.wait_shown>`). Returns whether nothing is."""
         deadline = QDeadlineTimer(ms)
         while self.pending and not deadline.hasExpired():
             if self._task is not None:

@@ -10,10 +10,11 @@ A trace with a warning or worse leads with its findings unless the user picked a
 selecting a finding selects its item and highlights its span in the content view. The observed
 failure the user marks is stored beside the database (:mod:`ctxviewer.assess.marks`).
 
-A trace of :data:`ASYNC_ITEMS` items or more is assessed off the GUI thread (issue 11: the checks
-take tens of milliseconds per thousand items): its items, content, conversation and answer are
-shown at once, the chart says "Assessing …", and the header, chart and findings follow when the
-assessment arrives (``sig_assessed``). Smaller traces are assessed on the spot.
+The panel renders what it is given, ``(trace, assessment | None)``, and computes nothing: the
+window's :class:`~ctxviewer.gui.trace_loader.TraceLoader` loads, derives and assesses the selected
+trace off the GUI thread. A trace arrives first without its assessment (its items, content,
+conversation and answer are shown, the chart says "Assessing …") and the header, chart and findings
+follow with :meth:`TracePanel.set_assessment` (``sig_assessed``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
-from ctxviewer.assess.assessment import Assessment, assess
+from ctxviewer.assess.assessment import Assessment
 from ctxviewer.gui.answer_panes import AnswerTabs
 from ctxviewer.gui.budget_chart import EMPTY_TEXT, BudgetChart
 from ctxviewer.gui.content_view import ContentView
@@ -30,12 +31,8 @@ from ctxviewer.gui.detail_panel import DetailPanel
 from ctxviewer.gui.diagnostics_tabs import DiagnosticsTabs
 from ctxviewer.gui.item_table import ItemTable
 from ctxviewer.gui.item_table_model import ItemTableModel
-from ctxviewer.gui.worker import Task
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.present.columns import item_title
-
-ASYNC_ITEMS = 300
-"""Traces with at least this many items are assessed in a worker thread (see the module docstring)."""
 
 
 def assessing_text(trace: RequestTrace) -> str:
@@ -46,19 +43,15 @@ def assessing_text(trace: RequestTrace) -> str:
 
 class TracePanel(QWidget):
     """Header, chart, items and content of one trace (or empty). ``sig_assessed(trace_id)`` once the
-    trace shown has its assessment (at once for a small trace, from the worker for a big one)."""
+    trace shown has its assessment (given with it, or later to :meth:`set_assessment`)."""
 
     sig_assessed = Signal(str)
 
-    def __init__(self, parent: QWidget | None = None, *, threaded: bool = True) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.assessment: Assessment | None = None
-        """The assessment of the trace shown (``None`` when empty, or while a big trace is assessed)."""
-        self.threaded = threaded
-        """False assesses every trace on the spot (scripts, screenshots)."""
+        """The assessment of the trace shown (``None`` when empty, or while it is still being made)."""
         self.trace: RequestTrace | None = None
-        self._gen = 0
-        self._tasks: set[Task] = set()
         self.detail = DetailPanel()
         self.detail_scroll = QScrollArea()
         self.detail_scroll.setWidgetResizable(True)
@@ -84,7 +77,7 @@ class TracePanel(QWidget):
         cl.setSpacing(2)
         cl.addWidget(self.content_title)
         cl.addWidget(self.content, 1)
-        self.tabs = DiagnosticsTabs(self)  # issue 9: Items | Findings | Tool calls | Evidence
+        self.tabs = DiagnosticsTabs(self.items, self.conversation, self.content, self)  # Items | Findings | Tool calls | Evidence
         self.answer = AnswerTabs()  # issue 13: Response | Request | Attributes, beside the content
         self.bottom = QSplitter(Qt.Orientation.Horizontal)
         self.bottom.setObjectName("contentAnswerSplitter")
@@ -102,21 +95,15 @@ class TracePanel(QWidget):
         lay.addWidget(self.detail_scroll)
         lay.addWidget(self.splitter, 1)
 
-    def set_trace(self, trace: RequestTrace | None, empty_text: str = EMPTY_TEXT, *,
-                  assessment_pending: bool = False) -> None:
-        """Show ``trace`` (``None`` clears every pane and the chart says ``empty_text``) and select
-        its first item. The trace is assessed once (:func:`ctxviewer.assess.assessment.assess`); header,
-        chart and findings render that assessment -- for a trace of :data:`ASYNC_ITEMS` items or
-        more, when it arrives from a worker thread (:meth:`wait_assessed` waits for it).
-        ``assessment_pending``: the caller assesses ``trace`` itself (off the GUI thread) and hands
-        the result to :meth:`set_assessment`; until then the chart says "Assessing …"."""
-        self._gen += 1
+    def set_trace(self, trace: RequestTrace | None, assessment: Assessment | None = None,
+                  empty_text: str = EMPTY_TEXT) -> None:
+        """Show ``trace`` with its ``assessment`` and select its first item. ``trace`` ``None`` clears
+        every pane (the chart then says ``empty_text``); ``assessment`` ``None`` with a trace: it is
+        still being made (the header is empty, the chart says "Assessing N items…" and no finding
+        is listed until :meth:`set_assessment` brings it). Assesses nothing itself."""
         self.trace = trace
-        own_worker = (trace is not None and not assessment_pending and self.threaded
-                      and len(trace.items) >= ASYNC_ITEMS)
-        later = trace is not None and (assessment_pending or own_worker)
-        self.assessment = assess(trace) if trace is not None and not later else None
-        if later and trace is not None:
+        self.assessment = assessment if trace is not None else None
+        if trace is not None and assessment is None:
             self.detail.set_rows(())
             self.chart.set_assessment(None, assessing_text(trace))
         else:
@@ -127,16 +114,14 @@ class TracePanel(QWidget):
         if self.items.proxy.rowCount():
             self.item_view.selectRow(0)
         self.conversation.set_trace(trace)
-        self.tabs.set_trace(trace, self.assessment)  # no findings yet while the trace is assessed
+        self.tabs.set_trace(trace, self.assessment)
         self.answer.set_trace(trace)
-        if own_worker and trace is not None:
-            self._assess_in_worker(trace)
-        elif trace is not None and not later:
+        if trace is not None and self.assessment is not None:
             self.sig_assessed.emit(trace.trace_id)
 
     def set_assessment(self, trace: RequestTrace, assessment: Assessment) -> bool:
-        """Show ``assessment`` (of ``trace``, made off the GUI thread) in the header, chart and
-        findings, if ``trace`` is still the trace shown; emits ``sig_assessed``. Returns whether it was."""
+        """Show ``assessment`` (of ``trace``) in the header, chart and findings, if ``trace`` is the
+        trace shown and still waits for it; emits ``sig_assessed``. Returns whether it was shown."""
         if trace is not self.trace or self.assessment is not None:
             return False
         self.assessment = assessment
@@ -157,61 +142,14 @@ class TracePanel(QWidget):
         QTimer.singleShot(0, self.fit_chart)
         self.chart.set_assessment(self.assessment, empty_text)
 
-    def _assess_in_worker(self, trace: RequestTrace) -> None:
-        gen = self._gen
-        task = Task(lambda _progress, _cancelled: assess(trace), self)
-        self._tasks.add(task)
-
-        def done(result: object) -> None:
-            self._tasks.discard(task)
-            if gen == self._gen and isinstance(result, Assessment):  # else another trace was selected meanwhile
-                self.set_assessment(trace, result)
-
-        def failed(message: str) -> None:
-            self._tasks.discard(task)
-            if gen == self._gen:
-                self.assessment_failed(trace, message)
-
-        task.sig_finished.connect(done)
-        task.sig_failed.connect(failed)
-
-        def start() -> None:  # after this turn of the event loop: the items paint before the checks run
-            if gen == self._gen:
-                task.start()
-            else:
-                self._tasks.discard(task)
-
-        QTimer.singleShot(0, self, start)
-
     @property
     def assessing(self) -> bool:
-        """True while the trace shown waits for its assessment from the worker."""
+        """True while the trace shown waits for its assessment."""
         return self.trace is not None and self.assessment is None
 
-    def wait_assessed(self, ms: int = 30_000) -> bool:
-        """Block until the trace shown has its assessment (processing events; tests, scripts).
-        Returns whether it has."""
-        from PySide6.QtCore import QDeadlineTimer
-        from PySide6.QtWidgets import QApplication
-
-        deadline = QDeadlineTimer(ms)
-        while self.assessing and not deadline.hasExpired():
-            for task in list(self._tasks):
-                task.wait(10)
-            QApplication.processEvents()
-        return not self.assessing
-
-    def stop(self) -> None:
-        """Wait for assessments still running (the window is closing); none starts after this."""
-        self._gen += 1
-        for task in list(self._tasks):
-            task.wait_job()
-        self._tasks.clear()
-
     def finish_deferred(self) -> None:
-        """Do now what waits for the first paint or a worker (issue 11: a big trace's assessment,
-        the chart's pyqtgraph plot, the content view's first colouring), e.g. before a screenshot."""
-        self.wait_assessed()
+        """Do now what waits for the first paint (the chart's pyqtgraph plot, the content
+        view's first colouring), e.g. before a screenshot."""
         self.chart.ensure_plot()
         self.content.spans()
 

@@ -29,8 +29,6 @@ class UpgradeOffer(QObject):
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
         self._window = parent
-        self.box: QMessageBox | None = None
-        """The last question shown (tests read its text)."""
         self.task: Task | None = None
         """The running or last copy job."""
 
@@ -47,7 +45,6 @@ class UpgradeOffer(QObject):
         box.setDefaultButton(QMessageBox.StandardButton.Yes)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.finished.connect(lambda result: self._answered(result, error.path))
-        self.box = box
         box.open()
         return box
 

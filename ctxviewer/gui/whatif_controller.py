@@ -2,7 +2,8 @@
 selected trace (:class:`~ctxviewer.gui.whatif_panel.WhatIfPanel`).
 
 The window, and with it the trimming builder and :mod:`ctxviewer.builder.whatif`, is built when first
-opened, not with the main window (issue 11: start-up).
+opened, not with the main window (start-up time). The controller talks to the window through
+:class:`~ctxviewer.gui.window_api.WindowApi`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMainWindow
+
+from ctxviewer.gui.window_api import WindowApi
 
 if TYPE_CHECKING:
     from ctxviewer.gui.whatif_panel import WhatIfPanel
@@ -21,18 +23,17 @@ if TYPE_CHECKING:
 class WhatIfController(QObject):
     """**Trace › What-if…** (Ctrl+Shift+W): a what-if window on the main window's selected trace."""
 
-    def __init__(self, window: QMainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: WindowApi) -> None:
+        super().__init__(window.host)
         self.window = window
         self._panel: WhatIfPanel | None = None
-        menu = window.menuBar().addMenu("&Trace")
-        self.act = QAction("&What-if…", window)
+        menu = window.menu("&Trace")
+        self.act = QAction("&What-if…", window.host)
         self.act.setShortcut(QKeySequence("Ctrl+Shift+W"))
         self.act.triggered.connect(self.open)
         menu.addAction(self.act)
-        selected = getattr(window, "sig_trace_selected", None)
-        if selected is not None:
-            selected.connect(lambda _tid: self._panel is not None and self._panel.isVisible() and self._load())
+        window.sig_trace_selected.connect(
+            lambda _tid: self._panel is not None and self._panel.isVisible() and self._load())
 
     @property
     def panel(self) -> WhatIfPanel:
@@ -46,13 +47,13 @@ class WhatIfController(QObject):
         return self._panel
 
     def _load(self) -> None:
-        store = getattr(self.window, "store", None)
-        self.panel.set_trace(getattr(self.window, "trace", None), Path(store.path) if store is not None else None)
+        store = self.window.store
+        self.panel.set_trace(self.window.trace, Path(store.path) if store is not None else None)
 
     def open(self) -> None:
         """Show the what-if window on the selected trace."""
-        if getattr(self.window, "trace", None) is None:
-            self.window.statusBar().showMessage("Select a trace first.")
+        if self.window.trace is None:
+            self.window.show_status("Select a trace first.")
             return
         self._load()
         self.panel.show()

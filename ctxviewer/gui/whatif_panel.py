@@ -4,7 +4,7 @@ Edit capacity C, reserved output B_out, per-category caps, an item's priority (d
 priority cell) or pin (the pin box), move an item up or down, or add a hypothetical item (paste its
 text, or give only its size in tokens, choose kind and priority: "what if this tool output had
 arrived?"). Every edit re-trims with :func:`ctxviewer.builder.whatif.run` -- on a worker thread when the
-trace has more than :data:`WORKER_ITEMS` items -- and shows the assessment of the recording and of
+trace has more than :data:`~ctxviewer.gui.thresholds.WHATIF_WORKER_ITEMS` items -- and shows the assessment of the recording and of
 the what-if (state and verdict, coloured by the state, never by its words), eq. 3.1 before trimming,
 the rules re-run and what each pin overrides ("turn-01 was omitted by the history window; pinned,
 it is kept"), which items changed status (bold in the "what-if" column), each category's tokens
@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
 from ctxviewer.assess.budget import CATEGORY_LABELS, CATEGORY_ORDER
 from ctxviewer.builder import Candidate
 from ctxviewer.builder.whatif import Outcome, Scenario, describe, filler, run
+from ctxviewer.gui import thresholds
 from ctxviewer.gui.accounting_box import AccountingBox
 from ctxviewer.gui.tables import make_table
 from ctxviewer.gui.whatif_model import CategoryDeltaModel, WhatIfItemModel
@@ -55,8 +56,6 @@ from ctxviewer.present.finding_view import state_headline
 from ctxviewer.store import StoreError
 from ctxviewer.util.visible import one_line
 
-WORKER_ITEMS = 500
-"""Traces with more items than this re-trim on a worker thread."""
 NO_CAP = -1
 CAPPABLE = tuple(c for c in CATEGORY_ORDER if c not in (Category.SYS, Category.USER))
 """Categories with optional items: the policy and the current user request are never trimmed, so
@@ -95,8 +94,6 @@ class WhatIfPanel(QWidget):
         self.scenario = Scenario()
         self.outcome: Outcome | None = None
         self.task: Task | None = None
-        self.last_message = ""
-        """What the panel last said in its status line (tests read it)."""
         self._loading = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -294,7 +291,7 @@ class WhatIfPanel(QWidget):
             self._show(None)
             return
         trace, scenario = self.trace, self.scenario
-        if len(trace.items) <= WORKER_ITEMS:
+        if len(trace.items) <= thresholds.WHATIF_WORKER_ITEMS:
             self._show(run(trace, scenario))
             return
         if self.task is not None and not self.task.done:
@@ -335,7 +332,7 @@ class WhatIfPanel(QWidget):
         else:
             self.summary.setText(describe(outcome.scenario))
         self.save.setEnabled(t is not None)
-        target = getattr(self, "_select_after", None)
+        target = self._select_after
         if target is not None:
             rows = [r for r in range(self.item_model.rowCount()) if self.item_model.item_id(r) == target]
             if rows:
@@ -374,6 +371,5 @@ class WhatIfPanel(QWidget):
         return True
 
     def _say(self, text: str) -> None:
-        self.last_message = text
         self.status.setText(text)
 

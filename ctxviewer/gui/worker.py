@@ -65,7 +65,8 @@ class Task(QObject):
     """One background job. Create, connect the signals, then :meth:`start`.
 
     ``job(progress, cancelled)`` runs in a new thread; :meth:`cancel` asks it to stop (the job polls
-    ``cancelled()``). The thread quits after the job; :meth:`wait` blocks until it has (tests).
+    ``cancelled()``). The thread quits after the job; :meth:`wait` blocks until it has (e.g. a
+    cancelled import as the window closes).
     """
 
     sig_progress = Signal(int, int)

@@ -1,10 +1,12 @@
-"""Fixtures for the GUI tests: temporary trace databases and isolated QSettings."""
+"""Fixtures for the GUI tests: temporary trace databases, isolated QSettings, and main windows
+opened as the app opens them (``windows``), waited on until they show the selected trace."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 from factories import make_trace
@@ -65,3 +67,74 @@ def big_db(tmp_path: Path) -> Path:
 def settings(tmp_path: Path) -> QSettings:
     """QSettings in a temporary INI file, so tests never touch the user's recent files."""
     return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+
+
+SHOWN_MS = 30_000
+"""How long a test waits for a selected trace to be shown (loaded and assessed off the GUI thread)."""
+
+
+def is_shown(w: Any, trace_id: str | None = None) -> bool:
+    """Whether the window shows ``trace_id`` (else any trace) in full, as the user sees it once a
+    selection has settled: the trace in the panes with its assessment, no newer selection loading."""
+    t = w.trace
+    return (t is not None and (trace_id is None or t.trace_id == trace_id) and not w.loader.pending
+            and w.panel.trace is t and w.panel.assessment is not None)
+
+
+class Windows:
+    """Main windows as the app builds them (every selection is loaded and assessed off the GUI
+    thread), and waits for what they show. Use through the ``windows`` fixture."""
+
+    def __init__(self, qtbot: Any, settings: QSettings) -> None:
+        self.qtbot = qtbot
+        self.settings = settings
+
+    def new(self, settings: QSettings | None = None, *, size: tuple[int, int] | None = (1280, 800),
+            show: bool = True) -> Any:
+        """A new window (closed with the test), ``size`` pixels (``None``: Qt's default), shown."""
+        from ctxviewer.gui.main_window import MainWindow
+
+        w = MainWindow(settings=settings or self.settings)
+        self.qtbot.addWidget(w)
+        if size is not None:
+            w.resize(*size)
+        if show:
+            w.show()
+        return w
+
+    def open(self, db: Path, settings: QSettings | None = None, *, size: tuple[int, int] | None = (1280, 800),
+             show: bool = True, remember: bool = False) -> Any:
+        """A new window on the database ``db``, once its first trace is shown."""
+        w = self.new(settings, size=size, show=show)
+        assert w.open_database(db, remember=remember)
+        self.shown(w)
+        return w
+
+    def shown(self, w: Any, trace_id: str | None = None) -> Any:
+        """Wait until ``w`` shows ``trace_id`` (else any trace) in full (:func:`is_shown`); returns it."""
+        self.qtbot.waitUntil(lambda: is_shown(w, trace_id), timeout=SHOWN_MS)
+        return w.trace
+
+    def select(self, w: Any, trace_id: str) -> Any:
+        """Select ``trace_id`` as the search dock or Reload do and wait until it is shown."""
+        w.select_trace(trace_id)
+        return self.shown(w, trace_id)
+
+    def select_row(self, w: Any, row: int) -> Any:
+        """Select trace-list row ``row`` as a click does and wait until its trace is shown."""
+        w.select_row(row)
+        return self.shown(w, w.trace_model.trace_id(row))
+
+    @staticmethod
+    def message(w: Any) -> str:
+        """The text of the message box the window shows last (``""``: none is open)."""
+        from PySide6.QtWidgets import QMessageBox
+
+        boxes = [b for b in w.findChildren(QMessageBox) if b.isVisible()]
+        return boxes[-1].text() if boxes else ""
+
+
+@pytest.fixture
+def windows(qtbot: Any, settings: QSettings) -> Windows:
+    """Open main windows the way the app does and wait for the trace they show (:class:`Windows`)."""
+    return Windows(qtbot, settings)

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
-
 from ctxviewer.gui.answer_panes import REQUEST, RESPONSE
 from ctxviewer.gui.main_window import MainWindow
 from ctxviewer.present.answer import answer_text
@@ -14,18 +12,14 @@ from ctxviewer.present.answer import answer_text
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 
 
-def open_on(qtbot, settings: QSettings, trace_id: str) -> MainWindow:  # type: ignore[no-untyped-def]
-    w = MainWindow(settings=settings)
-    qtbot.addWidget(w)
-    w.resize(1280, 800)
-    w.show()
-    assert w.open_database(SAMPLES)
-    w.select_trace(trace_id)
+def open_on(windows, trace_id: str) -> MainWindow:  # type: ignore[no-untyped-def]
+    w = windows.open(SAMPLES, remember=True)
+    windows.select(w, trace_id)
     return w
 
 
-def test_response_pane_shows_the_bad_answer(qtbot, settings: QSettings) -> None:
-    w = open_on(qtbot, settings, "refund-approval-forgotten")
+def test_response_pane_shows_the_bad_answer(windows) -> None:
+    w = open_on(windows, "refund-approval-forgotten")
     answer = w.panel.answer
     assert answer.currentIndex() == RESPONSE
     text = answer.response.toPlainText()
@@ -34,8 +28,8 @@ def test_response_pane_shows_the_bad_answer(qtbot, settings: QSettings) -> None:
     assert answer.tabText(RESPONSE) == "Response (stop)"
 
 
-def test_request_pane_pretty_body_and_notice(qtbot, settings: QSettings) -> None:
-    w = open_on(qtbot, settings, "ticket-injection")
+def test_request_pane_pretty_body_and_notice(windows) -> None:
+    w = open_on(windows, "ticket-injection")
     req = w.panel.answer.request
     assert req.body.toPlainText() == ""  # laid out only when the Request tab is shown
     w.panel.answer.setCurrentIndex(REQUEST)
@@ -50,8 +44,8 @@ def test_request_pane_pretty_body_and_notice(qtbot, settings: QSettings) -> None
     assert "✖ identity: the signed-in customer cust-31877 asked about a ticket" in tool
 
 
-def test_rejected_request_has_no_body_and_attributes_are_listed(qtbot, settings: QSettings) -> None:
-    w = open_on(qtbot, settings, "policy-missing")
+def test_rejected_request_has_no_body_and_attributes_are_listed(windows) -> None:
+    w = open_on(windows, "policy-missing")
     a = w.panel.answer
     a.setCurrentIndex(REQUEST)
     assert a.request.body.toPlainText() == ""

@@ -26,12 +26,21 @@ def inj_db(tmp_path: Path) -> Path:
     return path
 
 
-def _open(qtbot, db: Path, settings: QSettings) -> MainWindow:  # type: ignore[no-untyped-def]
-    win = MainWindow(settings=settings)
-    qtbot.addWidget(win)
-    win.show()
+def highlighted(view) -> list[str]:  # type: ignore[no-untyped-def]
+    """The text highlighted in the audit view's content pane."""
+    return [s.cursor.selectedText() for s in view.content.extraSelections()]
+
+
+def error_line(view) -> str:  # type: ignore[no-untyped-def]
+    """What the audit view's error line says ("" while it is hidden)."""
+    return "" if view.error_label.isHidden() else view.error_label.text()
+
+
+def _open(qtbot, windows, db: Path, settings: QSettings) -> MainWindow:  # type: ignore[no-untyped-def]
+    win = windows.new(settings, size=None)
     qtbot.waitExposed(win)
     assert win.open_database(db, remember=False)
+    windows.shown(win)
     win.activateWindow()
     qtbot.waitUntil(win.isActiveWindow)
     win.trace_view.setFocus()
@@ -40,8 +49,8 @@ def _open(qtbot, db: Path, settings: QSettings) -> MainWindow:  # type: ignore[n
     return win
 
 
-def test_review_100_findings_by_keyboard_then_restart(qtbot, inj_db: Path, settings: QSettings) -> None:  # type: ignore[no-untyped-def]
-    win = _open(qtbot, inj_db, settings)
+def test_review_100_findings_by_keyboard_then_restart(qtbot, inj_db: Path, windows, settings: QSettings) -> None:  # type: ignore[no-untyped-def]
+    win = _open(qtbot, windows, inj_db, settings)
     view = win.audit.view
     assert win.audit.dock.isVisible()
     assert view.count_label.text() == "0 of 100 reviewed"
@@ -69,7 +78,7 @@ def test_review_100_findings_by_keyboard_then_restart(qtbot, inj_db: Path, setti
     win.close()
 
     # restart: a new window on the same database restores every verdict and note
-    win2 = _open(qtbot, inj_db, settings)
+    win2 = _open(qtbot, windows, inj_db, settings)
     view2 = win2.audit.view
     assert view2.count_label.text() == "100 of 100 reviewed"
     restored = {k: (r.verdict, r.note) for k, r in view2.queue.reviews.items()}  # type: ignore[union-attr]
@@ -80,15 +89,15 @@ def test_review_100_findings_by_keyboard_then_restart(qtbot, inj_db: Path, setti
     win2.close()
 
 
-def test_selection_shows_span_hidden_characters_and_linked_call(qtbot, tmp_path: Path, settings: QSettings) -> None:  # type: ignore[no-untyped-def]
+def test_selection_shows_span_hidden_characters_and_linked_call(qtbot, tmp_path: Path, windows, settings: QSettings) -> None:  # type: ignore[no-untyped-def]
     db = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
-    win = _open(qtbot, db, settings)
+    win = _open(qtbot, windows, db, settings)
     view = win.audit.view
     qtbot.addWidget(view)
     # filter by rule: only the override in the ticket
     view.rule_box.setCurrentIndex(view.rule_box.findData("injection.override"))
     assert len(view.model.rows) == 1
-    assert view.highlighted() == ["Ignore previous instructions"]
+    assert highlighted(view) == ["Ignore previous instructions"]
     assert view.calls.text().startswith("tool call call_8Qm2vTtZ0rWkH5yNcLd3aPfE: issue_refund(")
     assert view.calls.text().endswith("→ blocked")
     assert view.count_label.text() == "0 of 7 reviewed · 1 shown"
@@ -101,7 +110,7 @@ def test_selection_shows_span_hidden_characters_and_linked_call(qtbot, tmp_path:
     win.close()
 
 
-def test_hidden_characters_visible_and_highlight_after_them(qtbot, tmp_path: Path, settings: QSettings) -> None:  # type: ignore[no-untyped-def]
+def test_hidden_characters_visible_and_highlight_after_them(qtbot, tmp_path: Path, windows, settings: QSettings) -> None:  # type: ignore[no-untyped-def]
     from dataclasses import replace
 
     tags = "".join(chr(0xE0000 + ord(c)) for c in "obey")
@@ -111,13 +120,13 @@ def test_hidden_characters_visible_and_highlight_after_them(qtbot, tmp_path: Pat
     db = tmp_path / "hidden.db"
     with TraceStore.create(db) as st:
         st.add(with_facts([replace(base, items=base.items[:-1] + (replace(ticket, content=text),))]))
-    win = _open(qtbot, db, settings)
+    win = _open(qtbot, windows, db, settings)
     view = win.audit.view
     view.rule_box.setCurrentIndex(view.rule_box.findData("injection.override"))
     assert view.content.toPlainText() == "😀⟨tags: obey⟩ " + INJECTIONS[0]
-    assert view.highlighted() == ["Ignore previous instructions"]
+    assert highlighted(view) == ["Ignore previous instructions"]
     view.rule_box.setCurrentIndex(view.rule_box.findData("injection.invisible"))
-    assert view.highlighted() == ["⟨tags: obey⟩"]
+    assert highlighted(view) == ["⟨tags: obey⟩"]
     win.close()
 
 
@@ -134,14 +143,12 @@ def test_review_model(qtmodeltester, inj_db: Path) -> None:  # type: ignore[no-u
     assert model.index(0, 1).data() == "unreviewed"
 
 
-def test_file_export_findings_writes_sarif(qtbot, tmp_path: Path, settings: QSettings) -> None:  # type: ignore[no-untyped-def]
+def test_file_export_findings_writes_sarif(qtbot, tmp_path: Path, windows, settings: QSettings) -> None:  # type: ignore[no-untyped-def]
     import json
 
     db = tmp_path / "s.db"
     db.write_bytes((Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db").read_bytes())
-    win = MainWindow(settings=settings)
-    qtbot.addWidget(win)
-    assert win.open_database(db, remember=False)
+    win = windows.open(db, settings, size=None, show=False)
     file_menu = next(a.menu() for a in win.menuBar().actions() if a.text() == "&File")
     assert win.audit.act_export in file_menu.actions()
     out = tmp_path / "out.sarif"
@@ -151,7 +158,7 @@ def test_file_export_findings_writes_sarif(qtbot, tmp_path: Path, settings: QSet
     log = json.loads(out.read_text(encoding="utf-8"))
     assert log["version"] == "2.1.0"
     n = len(log["runs"][0]["results"])
-    assert win.audit.last_export == f"exported {n} finding(s) from 9 trace(s) to {out} (SARIF 2.1.0)"
+    assert win.statusBar().currentMessage() == f"exported {n} finding(s) from 9 trace(s) to {out} (SARIF 2.1.0)"
     win.close()
 
 
@@ -165,7 +172,7 @@ def _deny_write(monkeypatch, folder: Path):  # type: ignore[no-untyped-def]
     return real
 
 
-def test_read_only_folder_verdict_and_note_failures_are_shown_and_the_note_kept(qtbot, tmp_path: Path, settings: QSettings, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_read_only_folder_verdict_and_note_failures_are_shown_and_the_note_kept(qtbot, tmp_path: Path, windows, settings: QSettings, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import os
 
     ro = tmp_path / "ro"
@@ -173,14 +180,14 @@ def test_read_only_folder_verdict_and_note_failures_are_shown_and_the_note_kept(
     db = ro / "s.db"
     db.write_bytes((Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db").read_bytes())
     real_access = _deny_write(monkeypatch, ro)
-    win = _open(qtbot, db, settings)
+    win = _open(qtbot, windows, db, settings)
     view, table = win.audit.view, win.audit.view.table
-    assert view.error_text() == ""
+    assert error_line(view) == ""
     assert view.count_label.text() == "0 of 7 reviewed"
     cause = (f"{ro / 's.review.sqlite'}: cannot create the review file: folder {ro} is not writable "
              "(verdicts cannot be saved beside this database)")
     qtbot.keyClick(table, Qt.Key.Key_C)
-    assert view.error_text() == cause + " — the verdict was not saved"
+    assert error_line(view) == cause + " — the verdict was not saved"
     assert view.error_label.isVisible()
     assert view.current_row() == 0  # not moved on: the verdict was not given
     assert view.model.index(0, 1).data() == "unreviewed"
@@ -189,7 +196,7 @@ def test_read_only_folder_verdict_and_note_failures_are_shown_and_the_note_kept(
     qtbot.keyClick(table, Qt.Key.Key_N)
     qtbot.keyClicks(view.note_edit, "a note")
     qtbot.keyClick(view.note_edit, Qt.Key.Key_Return)
-    assert view.error_text() == cause + " — the note was not saved; it stays in the note field"
+    assert error_line(view) == cause + " — the note was not saved; it stays in the note field"
     assert view.note_edit.text() == "a note"
     assert view.note_edit.hasFocus()
     # Esc, or going to another finding and back, does not lose it
@@ -206,7 +213,7 @@ def test_read_only_folder_verdict_and_note_failures_are_shown_and_the_note_kept(
     entry = view.current_entry()
     assert entry is not None
     qtbot.keyClick(table, Qt.Key.Key_C)
-    assert view.error_text() == ""
+    assert error_line(view) == ""
     assert not view.error_label.isVisible()
     assert view.count_label.text() == "1 of 7 reviewed"
     assert view.current_row() == 1
@@ -216,7 +223,7 @@ def test_read_only_folder_verdict_and_note_failures_are_shown_and_the_note_kept(
     assert {k: (r.verdict, r.note) for k, r in saved.items()} == {entry.key: (ReviewVerdict.CONFIRMED, "a note")}
 
 
-def test_existing_file_that_is_not_a_review_file_is_shown_and_left_alone(qtbot, tmp_path: Path, settings: QSettings) -> None:  # type: ignore[no-untyped-def]
+def test_existing_file_that_is_not_a_review_file_is_shown_and_left_alone(qtbot, tmp_path: Path, windows, settings: QSettings) -> None:  # type: ignore[no-untyped-def]
     import sqlite3
     from contextlib import closing
 
@@ -229,20 +236,20 @@ def test_existing_file_that_is_not_a_review_file_is_shown_and_left_alone(qtbot, 
         conn.execute("CREATE TABLE notes (x)")
         conn.commit()
     before = other.read_bytes()
-    win = _open(qtbot, db, settings)
+    win = _open(qtbot, windows, db, settings)
     view, table = win.audit.view, win.audit.view.table
     shown = str(other).replace("\x1b", "␛")
     cause = f"{shown}: not a ctxviewer review file (it holds other tables: notes)"
-    assert view.error_text() == cause + " — verdicts and notes cannot be shown or saved"
+    assert error_line(view) == cause + " — verdicts and notes cannot be shown or saved"
     assert view.error_label.isVisible()
     assert view.count_label.text() == "0 of 7 reviewed"  # the findings are still there to read
     qtbot.keyClick(table, Qt.Key.Key_F)
-    assert view.error_text() == cause + " — the verdict was not saved"
+    assert error_line(view) == cause + " — the verdict was not saved"
     assert (view.current_row(), view.model.index(0, 1).data()) == (0, "unreviewed")
     qtbot.keyClick(table, Qt.Key.Key_N)
     qtbot.keyClicks(view.note_edit, "a note")
     qtbot.keyClick(view.note_edit, Qt.Key.Key_Return)
-    assert view.error_text() == cause + " — the note was not saved; it stays in the note field"
+    assert error_line(view) == cause + " — the note was not saved; it stays in the note field"
     assert view.note_edit.text() == "a note"
     assert view.note_edit.hasFocus()
     assert view.error_label.textFormat() == Qt.TextFormat.PlainText

@@ -1,7 +1,7 @@
 """Selecting a trace off the GUI thread (issue 11: "open the 1M database, jump to its end, filter
-and search without the window ever stopping"). ``MainWindow(background=True)`` -- what the app
-uses -- loads, derives and assesses the selected trace in a worker: the window paints the list
-first, then the trace's items, then its header, chart and findings; a newer selection wins."""
+and search without the window ever stopping"). The window's one selection path loads, derives and
+assesses the selected trace in a worker: the window paints the list first, then the trace's items,
+then its header, chart and findings; a newer selection wins."""
 
 from __future__ import annotations
 
@@ -14,18 +14,15 @@ from ctxviewer.gui.main_window import MainWindow
 from ctxviewer.model.findings import Severity
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+SHOWN_MS = 30_000
 
 
 @pytest.fixture
-def window(qtbot, tmp_path: Path) -> MainWindow:
-    w = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), background=True)
-    qtbot.addWidget(w)
-    w.resize(1280, 800)
-    w.show()
-    return w
+def window(windows) -> MainWindow:  # type: ignore[no-untyped-def]
+    return windows.new()
 
 
-def test_list_first_then_items_then_the_exact_assessment(window: MainWindow) -> None:
+def test_list_first_then_items_then_the_exact_assessment(qtbot, window: MainWindow) -> None:
     w = window
     at_items: dict[str, object] = {}
 
@@ -35,11 +32,12 @@ def test_list_first_then_items_then_the_exact_assessment(window: MainWindow) -> 
                         findings_tab=w.panel.tabs.widget.tabText(2), content=w.panel.content_title.text())
 
     w.loader.sig_loaded.connect(on_loaded)
-    assert w.open_database(SAMPLES, remember=False)
-    # the call returns with the list painted and the first trace asked for, nothing assessed yet
-    assert w.trace_model.rowCount() == 9 and w.trace is None and w.loader.wanted == "history-16k"
-    assert w.chart.is_empty() and w.chart.empty_label.text() == "Loading history-16k…"
-    assert w.wait_shown()
+    with qtbot.waitSignal(w.sig_trace_shown, timeout=SHOWN_MS) as shown:
+        assert w.open_database(SAMPLES, remember=False)
+        # the call returns with the list painted and the first trace asked for, nothing assessed yet
+        assert w.trace_model.rowCount() == 9 and w.trace is None and w.loader.wanted == "history-16k"
+        assert w.chart.is_empty() and w.chart.empty_label.text() == "Loading history-16k…"
+    assert shown.args == ["history-16k"]
     assert at_items == {"trace": "history-16k", "items": 86, "assessing": True, "chart": "Assessing 86 items…",
                         "empty": True, "header": [], "findings_tab": "Findings (0)",
                         "content": at_items["content"]}
@@ -55,17 +53,18 @@ def test_list_first_then_items_then_the_exact_assessment(window: MainWindow) -> 
     assert dict(w.detail.rows())  # the header rows are there now
 
 
-def test_a_newer_selection_wins(window: MainWindow) -> None:
+def test_a_newer_selection_wins(qtbot, windows, window: MainWindow) -> None:
     w = window
     assert w.open_database(SAMPLES, remember=False)
-    assert w.wait_shown()
+    windows.shown(w)
     shown: list[str] = []
     assessed: list[str] = []
     w.sig_trace_selected.connect(shown.append)
     w.panel.sig_assessed.connect(assessed.append)
-    w.select_trace("policy-missing")
-    w.select_trace("ticket-injection")  # before policy-missing has arrived
-    assert w.wait_shown()
+    with qtbot.waitSignal(w.sig_trace_shown, timeout=SHOWN_MS) as done:
+        w.select_trace("policy-missing")
+        w.select_trace("ticket-injection")  # before policy-missing has arrived
+    assert done.args == ["ticket-injection"]
     assert w.trace.trace_id == "ticket-injection" and shown == ["ticket-injection"] and assessed == ["ticket-injection"]
     assert w.item_model.rowCount() == 9
     a = w.panel.assessment
@@ -78,15 +77,16 @@ def test_a_newer_selection_wins(window: MainWindow) -> None:
     assert w.trace_model.trace_id(sel.row()) == "ticket-injection"  # the list agrees
 
 
-def test_keys_held_down_show_only_the_last_row(window: MainWindow) -> None:
+def test_keys_held_down_show_only_the_last_row(qtbot, windows, window: MainWindow) -> None:
     w = window
     assert w.open_database(SAMPLES, remember=False)
-    assert w.wait_shown()
+    windows.shown(w)
     loaded: list[str] = []
     w.loader.sig_loaded.connect(lambda t: loaded.append(t.trace_id))
-    for row in range(1, 9):  # like holding the Down key: eight selections before any arrives
-        w.select_row(row)
-    assert w.wait_shown()
+    with qtbot.waitSignal(w.sig_trace_shown, timeout=SHOWN_MS) as done:
+        for row in range(1, 9):  # like holding the Down key: eight selections before any arrives
+            w.select_row(row)
+    assert done.args == ["json-unsupported"]
     assert w.trace.trace_id == "json-unsupported" == w.trace_model.trace_id(8)
     assert loaded[-1] == "json-unsupported" and len(loaded) <= 2  # the one running when asked, then the last
 
@@ -101,14 +101,14 @@ def test_unknown_trace_and_close_while_loading(window: MainWindow) -> None:
     assert not w.loader.pending and w.store is None
 
 
-def test_search_hit_opens_its_trace_with_the_item_selected(window: MainWindow) -> None:
+def test_search_hit_opens_its_trace_with_the_item_selected(qtbot, windows, window: MainWindow) -> None:
     w = window
     assert w.open_database(SAMPLES, remember=False)
-    assert w.wait_shown()
+    windows.shown(w)
     hits = [h for h in w.store.search_hits("ignore previous") if h.trace_id == "ticket-injection"]
     assert [h.item_id for h in hits] == ["TCK-58213"]
-    w.search.open_hit(hits[0], "ignore previous")
-    assert w.wait_shown()
+    with qtbot.waitSignal(w.sig_trace_shown, timeout=SHOWN_MS):
+        w.search.open_hit(hits[0], "ignore previous")
     assert w.trace.trace_id == "ticket-injection"
     item = w.panel.items.current_item()
     assert item is not None and item.id == "TCK-58213"
@@ -125,7 +125,7 @@ def test_the_shown_window_pays_the_first_trace_costs_in_a_worker(qtbot, tmp_path
     threads: list[str] = []
     monkeypatch.setattr(main_window, "first_trace", lambda: threads.append(threading.current_thread().name))
     monkeypatch.setattr(main_window, "WARM_UP", f"first trace {tmp_path}")  # a key of this test's own
-    w = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), background=True)
+    w = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(w)
     w.show()
     qtbot.waitUntil(lambda: bool(threads), timeout=10_000)

@@ -1,15 +1,13 @@
 """Selecting a big trace (issue 11): its items show at once and its assessment (header, chart,
-findings) follows from a worker thread, so the window never waits for the checks."""
+findings) follows from the loader's worker thread, so the window never waits for the checks."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
-
 from ctxviewer.assess.assessment import assess
-from ctxviewer.gui.trace_panel import ASYNC_ITEMS
+from ctxviewer.gui.detail_panel import SHOWN_ELSEWHERE
 from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.present.finding_view import state_headline
 from ctxviewer.store import TraceStore
@@ -25,43 +23,36 @@ def _big(n: int, trace_id: str) -> object:
     return replace(base, trace_id=trace_id, items=tuple(items))
 
 
-def test_big_trace_items_at_once_assessment_from_the_worker(qtbot, tmp_path: Path) -> None:
-    from ctxviewer.gui.main_window import MainWindow
-
+def test_big_trace_items_at_once_assessment_from_the_worker(qtbot, windows, tmp_path: Path) -> None:
     db = tmp_path / "big.db"
     with TraceStore.create(db) as st:
         st.add(with_facts([_big(600, "big-600"), _big(4, "small-4")]))
-    w = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
-    qtbot.addWidget(w)
-    w.resize(1280, 800)
-    w.show()
-    assert w.open_database(db, remember=False)
-    w.panel.wait_assessed()
-    assert ASYNC_ITEMS <= 600
-    w.select_trace("small-4")
-    w.select_trace("big-600")
-    # painted at once: the items and the first item's content; the chart says what it waits for
-    assert w.trace.trace_id == "big-600" and w.panel.item_model.rowCount() == 600
-    assert w.panel.assessing and w.panel.assessment is None
-    assert w.chart.is_empty() and w.chart.empty_label.text() == "Assessing 600 items…"
-    assert w.panel.tabs.widget.tabText(0) == "Items (600)"
-    assert w.panel.wait_assessed()
+    w = windows.open(db)
+    windows.select(w, "small-4")
+    at_items: dict[str, object] = {}
+
+    def on_loaded(trace: object) -> None:  # the items are painted; the checks' result has not come yet
+        at_items.update(trace=w.trace.trace_id, items=w.panel.item_model.rowCount(), assessing=w.panel.assessing,
+                        assessment=w.panel.assessment, empty=w.chart.is_empty(), chart=w.chart.empty_label.text(),
+                        tab=w.panel.tabs.widget.tabText(0), content=bool(w.panel.content_title.text()))
+
+    w.loader.sig_loaded.connect(on_loaded)
+    windows.select(w, "big-600")
+    assert at_items == {"trace": "big-600", "items": 600, "assessing": True, "assessment": None, "empty": True,
+                        "chart": "Assessing 600 items…", "tab": "Items (600)", "content": True}
     want = assess(w.trace)
-    assert w.panel.assessment == want
+    assert w.panel.assessment == want and not w.panel.assessing
     assert w.chart.state() == state_headline(want.state) and not w.chart.is_empty()
     assert w.chart.segments()["used"] == list(want.figure.used)
-    from ctxviewer.gui.detail_panel import SHOWN_ELSEWHERE
-
     assert w.detail.rows() == [(k, v) for k, v in want.header if k not in SHOWN_ELSEWHERE] != []
-    # a small trace is assessed on the spot
-    w.select_trace("small-4")
-    assert not w.panel.assessing and w.panel.assessment == assess(w.trace)
-    # a newer selection wins over a big trace's assessment still running
-    w.select_trace("big-600")
-    w.select_trace("small-4")
-    small = w.panel.assessment
-    for task in list(w.panel._tasks):
-        task.wait()
-    qtbot.wait(50)
-    assert w.trace.trace_id == "small-4" and w.panel.assessment is small
-    assert w.chart.state() == state_headline(small.state)
+    # a newer selection wins over a big trace's load and assessment still running
+    selected: list[str] = []
+    w.sig_trace_selected.connect(selected.append)
+    with qtbot.waitSignal(w.sig_trace_shown, timeout=30_000) as shown:
+        w.select_trace("small-4")
+        w.select_trace("big-600")
+        w.select_trace("small-4")
+    assert shown.args == ["small-4"] and selected == ["small-4"]
+    assert w.trace.trace_id == "small-4" and w.panel.item_model.rowCount() == 4
+    small = assess(w.trace)
+    assert w.panel.assessment == small and w.chart.state() == state_headline(small.state)

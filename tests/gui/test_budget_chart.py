@@ -6,8 +6,14 @@ from dataclasses import replace
 
 from factories import make_trace
 
+from ctxviewer.assess.assessment import assess
 from ctxviewer.gui.budget_chart import BudgetChart
 from ctxviewer.model.trace import Category, ContextItem, Endpoint, Kind, Policy, RequestTrace, Status
+
+
+def draw(chart: BudgetChart, trace: RequestTrace | None) -> None:
+    """Paint ``trace``'s assessment as the window does (``None`` clears the chart)."""
+    chart.set_assessment(assess(trace) if trace is not None else None)
 
 
 def chapter_8k(evidence: int = 3000, omitted: int = 0) -> RequestTrace:
@@ -34,7 +40,7 @@ def values(segs) -> list[tuple[str, int, int]]:  # type: ignore[no-untyped-def]
 def test_8k_bars_margin_and_capacity_line(qtbot) -> None:
     chart = BudgetChart()
     qtbot.addWidget(chart)
-    chart.set_trace(chapter_8k())
+    draw(chart, chapter_8k())
     segs = chart.segments()
     assert values(segs["used"]) == [
         ("sys", 0, 800), ("hist", 800, 1200), ("evidence", 2000, 3000), ("tools", 5000, 600),
@@ -54,7 +60,7 @@ def test_8k_bars_margin_and_capacity_line(qtbot) -> None:
 def test_over_capacity_is_red_segment_and_words(qtbot) -> None:
     chart = BudgetChart()
     qtbot.addWidget(chart)
-    chart.set_trace(chapter_8k(evidence=4500))
+    draw(chart, chapter_8k(evidence=4500))
     used = chart.segments()["used"]
     assert values(used)[-1] == ("over", 8000, 700)
     assert used[-1].label == "over capacity"
@@ -67,7 +73,7 @@ def test_over_capacity_is_red_segment_and_words(qtbot) -> None:
 def test_trimmed_trace_says_before_trimming(qtbot) -> None:
     chart = BudgetChart()
     qtbot.addWidget(chart)
-    chart.set_trace(chapter_8k(omitted=1500))
+    draw(chart, chapter_8k(omitted=1500))
     assert chart.verdict() == "fits, 800 tokens margin; before trimming: over by 700"
     assert values(chart.segments()["used"])[-1] == ("margin", 7200, 800)
 
@@ -76,7 +82,7 @@ def test_capacity_not_recorded_is_words_not_a_line(qtbot) -> None:
     chart = BudgetChart()
     qtbot.addWidget(chart)
     trace = replace(chapter_8k(), endpoint=Endpoint(capacity=None), budget={})
-    chart.set_trace(trace)
+    draw(chart, trace)
     assert chart.verdict() == "capacity not recorded"
     assert chart.capacity_line is None
     assert chart.segments()["declared"] == []
@@ -88,9 +94,9 @@ def test_capacity_not_recorded_is_words_not_a_line(qtbot) -> None:
 def test_factory_trace_and_clear(qtbot) -> None:
     chart = BudgetChart()
     qtbot.addWidget(chart)
-    chart.set_trace(make_trace())
+    draw(chart, make_trace())
     assert chart.verdict() == "fits, 6,601 tokens margin"
-    chart.set_trace(None)
+    draw(chart, None)
     assert chart.segments() == {"used": [], "omitted": [], "declared": []}
     assert chart.verdict() == ""
     assert chart.is_empty() and chart.empty_label.text() == "No trace selected."
@@ -102,7 +108,7 @@ def test_factory_trace_and_clear(qtbot) -> None:
 def test_omitted_tokens_per_category_hatched_with_exact_tooltips(qtbot) -> None:
     chart = BudgetChart()
     qtbot.addWidget(chart)
-    chart.set_trace(chapter_8k(omitted=1500))
+    draw(chart, chapter_8k(omitted=1500))
     assert values(chart.segments()["omitted"]) == [("evidence", 0, 1500)]
     assert [name for name, _ in chart.figure.rows] == ["used", "omitted", "declared"]
     assert "evidence: 1,500 tokens omitted" in chart.tooltips()
@@ -112,7 +118,7 @@ def test_omitted_tokens_per_category_hatched_with_exact_tooltips(qtbot) -> None:
     import pyqtgraph as pg
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QBrush
-    bars = [i for i in chart._plot.items if isinstance(i, pg.BarGraphItem)]
+    bars = [i for i in chart.ensure_plot().items if isinstance(i, pg.BarGraphItem)]
     hatched = [b for b in bars if isinstance(b.opts["brush"], QBrush) and b.opts["brush"].style() == Qt.BrushStyle.BDiagPattern]
     assert len(hatched) == 1 and hatched[0].toolTip() == "evidence: 1,500 tokens omitted"
 
@@ -125,19 +131,19 @@ def test_refund_sample_omitted_history_and_evidence(qtbot) -> None:
         trace = st.load("refund-approval-forgotten")
     chart = BudgetChart()
     qtbot.addWidget(chart)
-    chart.set_trace(trace)
+    draw(chart, trace)
     assert values(chart.segments()["omitted"]) == [("hist", 0, 278), ("evidence", 278, 231)]
 
 
 def test_axis_in_k_and_m_with_separators(qtbot) -> None:
     chart = BudgetChart()
     qtbot.addWidget(chart)
-    axis = chart._plot.getAxis("bottom")
+    axis = chart.ensure_plot().getAxis("bottom")
     assert axis.tickStrings([0, 500000, 1000000, 1500000, 2000000], 1.0, 500000) == ["0", "0.5M", "1M", "1.5M", "2M"]
     assert axis.tickStrings([1000, 2000, 8000], 1.0, 1000) == ["1k", "2k", "8k"]
     assert axis.tickStrings([500, 1000, 1500], 1.0, 500) == ["500", "1,000", "1,500"]
     big = replace(chapter_8k(), endpoint=Endpoint(capacity=2_000_000))
-    chart.set_trace(big)
+    draw(chart, big)
     assert chart.capacity_line == 2_000_000
 
 
@@ -147,10 +153,10 @@ def test_legend_order_is_fixed_whatever_the_trace(qtbot) -> None:
     # tools declared but unused: it used to come after "reserved output" (first seen in the declared bar)
     t = chapter_8k()
     no_tools = replace(t, items=tuple(i for i in t.items if i.kind is not Kind.TOOL))
-    chart.set_trace(no_tools)
+    draw(chart, no_tools)
     assert chart.legend.labels() == [
         "system policy", "history", "evidence", "tools", "user request", "reserved output", "margin"]
-    chart.set_trace(chapter_8k(evidence=4500, omitted=10))
+    draw(chart, chapter_8k(evidence=4500, omitted=10))
     assert chart.legend.labels() == [
         "system policy", "history", "evidence", "tools", "user request", "reserved output", "over capacity",
         "omitted (hatched)"]
@@ -159,7 +165,7 @@ def test_legend_order_is_fixed_whatever_the_trace(qtbot) -> None:
 def test_empty_state_has_no_axis(qtbot) -> None:
     chart = BudgetChart()
     qtbot.addWidget(chart)
-    chart.set_trace(chapter_8k())
+    draw(chart, chapter_8k())
     assert not chart.is_empty()
     chart.set_assessment(None, "No trace matches the filter “zzz”.")
     assert chart.is_empty()

@@ -68,7 +68,7 @@ def test_stop_cancels_the_key_read_and_waits_for_it(big_db: Path, slow_keys: Slo
 
 def test_closing_the_window_while_keys_are_read_stops_every_worker(qtbot, tmp_path: Path, big_db: Path,
                                                                     slow_keys: SlowKeys) -> None:
-    w = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat), background=True)
+    w = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(w)
     w.resize(1280, 800)
     w.show()

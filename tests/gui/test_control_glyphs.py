@@ -32,6 +32,9 @@ def test_named_markers_when_the_font_lacks_the_pictures(qapp, restore_markers, m
 
 
 def test_the_header_shows_the_id_readable_on_one_line(qtbot, restore_markers, monkeypatch) -> None:
+    from PySide6.QtWidgets import QLabel
+
+    from ctxviewer.assess.assessment import assess
     from ctxviewer.gui.detail_panel import DetailPanel
 
     monkeypatch.setattr(control_glyphs, "has_control_pictures", lambda font: False)
@@ -39,8 +42,10 @@ def test_the_header_shows_the_id_readable_on_one_line(qtbot, restore_markers, mo
     trace = make_trace(trace_id=EVIL, service="svc\x1b[31m")
     panel = DetailPanel()
     qtbot.addWidget(panel)
-    panel.set_trace(trace)
-    labels = panel.value_labels()
+    panel.set_rows(assess(trace).header)
+    shown = [lab for lab in panel.findChildren(QLabel) if lab.objectName() in ("detailKey", "detailValue")]
+    labels = {key.text(): value for key, value in zip(shown[::2], shown[1::2])}
+    assert [key.objectName() for key in shown[::2]] == ["detailKey"] * len(panel.rows())
     assert labels["Trace"].text() == "evil⟨ESC⟩]0;PWNED⟨BEL⟩⟨ESC⟩[2J-id⟨CR⟩⏎FAKE"
     assert labels["Service"].text() == "svc⟨ESC⟩[31m"
     assert trace.trace_id == EVIL  # stored text unchanged

@@ -5,23 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 
 from ctxviewer.gui.conversation_pane import OMITTED_COLOR
 from ctxviewer.gui.diagnostics_tabs import CONVERSATION
-from ctxviewer.gui.main_window import MainWindow
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 
 
-def test_conversation_greys_omitted_turns_and_jumps_both_ways(qtbot, settings: QSettings) -> None:
-    w = MainWindow(settings=settings)
-    qtbot.addWidget(w)
-    w.resize(1280, 800)
-    w.show()
-    assert w.open_database(SAMPLES)
-    w.select_trace("refund-approval-forgotten")
+def test_conversation_greys_omitted_turns_and_jumps_both_ways(qtbot, windows) -> None:
+    w = windows.open(SAMPLES, remember=True)
+    windows.select(w, "refund-approval-forgotten")
     conv = w.panel.conversation
     assert w.panel.tabs.widget.tabText(CONVERSATION) == "Conversation"
     assert conv.toPlainText() == ""  # built when its tab is shown

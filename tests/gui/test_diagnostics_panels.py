@@ -7,13 +7,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
 
 from ctxviewer.assess.checks.config import CheckConfig, set_default
 from ctxviewer.assess.marks import load_marks
 from ctxviewer.gui.diagnostics_tabs import EVIDENCE, FINDINGS, ITEMS
 from ctxviewer.gui.findings_model import FindingRole, FindingsModel
-from ctxviewer.gui.main_window import MainWindow
 from ctxviewer.model.findings import Evidence, Finding, Severity
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
@@ -27,11 +25,8 @@ def samples(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def win(qtbot, samples: Path, settings: QSettings):  # type: ignore[no-untyped-def]
-    w = MainWindow(settings=settings)
-    qtbot.addWidget(w)
-    w.resize(1280, 800)
-    w.open_database(samples)
+def win(windows, samples: Path):  # type: ignore[no-untyped-def]
+    w = windows.open(samples, show=False, remember=True)
     yield w
     w.close()
     set_default(CheckConfig())
@@ -52,8 +47,8 @@ def test_findings_model_groups_by_severity_with_counts(qtmodeltester) -> None:  
     assert m.data(m.index(0, 0, m.index(0, 0)), FindingRole) is b
 
 
-def test_ticket_injection_leads_with_findings_and_shows_the_blocked_call(win, qtmodeltester) -> None:  # type: ignore[no-untyped-def]
-    win.select_trace("ticket-injection")
+def test_ticket_injection_leads_with_findings_and_shows_the_blocked_call(windows, win, qtmodeltester) -> None:  # type: ignore[no-untyped-def]
+    windows.select(win, "ticket-injection")
     tabs = win.panel.tabs
     assert tabs.widget.currentIndex() == FINDINGS
     assert win.chart.state() == "\u26a0 WARNING"
@@ -73,8 +68,8 @@ def test_ticket_injection_leads_with_findings_and_shows_the_blocked_call(win, qt
     assert tree.columnWidth(1) >= fm.horizontalAdvance("Table 3.1")
 
 
-def test_selecting_a_finding_selects_its_item_and_highlights_the_span(win) -> None:  # type: ignore[no-untyped-def]
-    win.select_trace("refund-approval-forgotten")
+def test_selecting_a_finding_selects_its_item_and_highlights_the_span(windows, win) -> None:  # type: ignore[no-untyped-def]
+    windows.select(win, "refund-approval-forgotten")
     tabs = win.panel.tabs
     [f] = [x for x in win.panel.assessment.findings if x.rule == "commitment.forgotten"]
     tabs.findings.select_finding(f)
@@ -85,7 +80,7 @@ def test_selecting_a_finding_selects_its_item_and_highlights_the_span(win) -> No
     assert got[0].startswith("A refund requested more than 45 days") and len(sels) == 3
 
 
-def test_span_highlight_counts_utf16_units(win) -> None:  # type: ignore[no-untyped-def]
+def test_span_highlight_counts_utf16_units(windows, win) -> None:  # type: ignore[no-untyped-def]
     text = "\U0001f600 ok\r\nAt risk: approval needed"
     win.content.set_content(text)
     units = win.content.mark_spans(text, [(text.index("approval"), text.index("approval") + 8)])
@@ -95,35 +90,35 @@ def test_span_highlight_counts_utf16_units(win) -> None:  # type: ignore[no-unty
     assert sel.cursor.selectedText() == "approval"
 
 
-def test_observed_failure_is_stored_beside_the_db_and_leads(win, samples: Path) -> None:  # type: ignore[no-untyped-def]
+def test_observed_failure_is_stored_beside_the_db_and_leads(windows, win, samples: Path) -> None:  # type: ignore[no-untyped-def]
     before = samples.read_bytes()
-    win.select_trace("json-unsupported")
+    windows.select(win, "json-unsupported")
     fp = win.panel.tabs.findings
     fp.observed.setCurrentIndex(fp.observed.findData(4))
     assert load_marks(samples)["json-unsupported"].row == 4
     assert fp.lead.text().startswith("Inspect first: Evidence and application-rule checks.")
     assert samples.read_bytes() == before
-    win.select_trace("budget-8k")
+    windows.select(win, "budget-8k")
     assert fp.observed_row() is None
-    win.select_trace("json-unsupported")
+    windows.select(win, "json-unsupported")
     assert fp.observed_row() == 4
 
 
-def test_ok_trace_shows_items_and_the_evidence_strip(win) -> None:  # type: ignore[no-untyped-def]
-    win.select_trace("budget-8k")
+def test_ok_trace_shows_items_and_the_evidence_strip(windows, win) -> None:  # type: ignore[no-untyped-def]
+    windows.select(win, "budget-8k")
     tabs = win.panel.tabs
     assert tabs.widget.currentIndex() == ITEMS and win.chart.state() == "\u2714 OK"
     assert tabs.widget.tabText(FINDINGS) == "Findings (0)"
-    win.select_trace("evidence-in-middle")
+    windows.select(win, "evidence-in-middle")
     tabs.widget.setCurrentIndex(EVIDENCE)
     bars = tabs.evidence.strip.bars()
     assert len(bars) == 20 and [e.item_id for _, e in bars if e.needed] == ["KB-1008#p1"]
     assert "needed: KB-1008#p1 (best match with the question) at evidence 10 of 20, middle band (risk high)" in tabs.evidence.words.text()
 
 
-def test_a_tab_picked_by_hand_stays(win) -> None:  # type: ignore[no-untyped-def]
+def test_a_tab_picked_by_hand_stays(windows, win) -> None:  # type: ignore[no-untyped-def]
     tabs = win.panel.tabs
     tabs._on_tab_clicked(EVIDENCE)
     tabs.widget.setCurrentIndex(EVIDENCE)
-    win.select_trace("ticket-injection")
+    windows.select(win, "ticket-injection")
     assert tabs.widget.currentIndex() == EVIDENCE

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from factories import make_trace, moved_after_the_evidence
 from otlp_factories import CONVERSATION_TURNS, otlp_request, three_call_spans
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from ctxviewer.diff import diff_traces
-from ctxviewer.gui import diff_text
+from ctxviewer.gui import thresholds
 from ctxviewer.gui.diff_model import ChangeRole, DiffItemModel, EvidenceOrderModel, ItemDiffRole
 from ctxviewer.gui.diff_text import DELETED, INSERTED, TextDiffPane
 from ctxviewer.gui.diff_view import DiffView, DiffWindow
@@ -126,7 +126,7 @@ def test_invisible_characters_are_shown_and_highlighted(qtbot) -> None:
 
 
 def test_large_texts_are_diffed_off_the_gui_thread(qtbot, monkeypatch) -> None:
-    monkeypatch.setattr(diff_text, "BACKGROUND_CHARS", 10)
+    monkeypatch.setattr(thresholds, "DIFF_WORKER_CHARS", 10)
     pane = TextDiffPane()
     qtbot.addWidget(pane)
     with qtbot.waitSignal(pane.sig_diffed, timeout=10_000) as sig:
@@ -136,18 +136,14 @@ def test_large_texts_are_diffed_off_the_gui_thread(qtbot, monkeypatch) -> None:
     assert pane.task is not None and pane.task.done
 
 
-def _window(qtbot, settings: QSettings) -> MainWindow:
-    w = MainWindow(settings=settings)
-    qtbot.addWidget(w)
-    w.resize(1280, 800)
-    return w
+def _window(windows, db: Path) -> MainWindow:  # type: ignore[no-untyped-def]
+    return windows.open(db, show=False)
 
 
-def test_compare_with_replay_one_click(qtbot, settings: QSettings, tmp_path: Path) -> None:
-    w = _window(qtbot, settings)
-    w.open_database(SAMPLES_DB, remember=False)
+def test_compare_with_replay_one_click(qtbot, windows, tmp_path: Path) -> None:
+    w = _window(windows, SAMPLES_DB)
     assert not w.compare.act_replay.isEnabled()  # history-16k, the first row, is no replay
-    w.select_trace("budget-8k-replay")
+    windows.select(w, "budget-8k-replay")
     assert w.compare.act_replay.isEnabled()
     assert w.compare.act_replay.text() == "Compare with Replay Original (budget-8k)"
     with qtbot.waitSignal(w.compare.sig_opened) as opened:
@@ -166,7 +162,7 @@ def test_compare_with_replay_one_click(qtbot, settings: QSettings, tmp_path: Pat
 
 
 def test_compare_with_replay_says_whether_the_needed_document_left_the_middle(
-        qtbot, settings: QSettings, tmp_path: Path) -> None:
+        qtbot, windows, tmp_path: Path) -> None:
     """The done-when of issue 8: one click on a replay answers "what did the replay change, and did
     it fix the position of the relevant document?" in the header and the Evidence order tab."""
     db = tmp_path / "replay.db"
@@ -174,9 +170,8 @@ def test_compare_with_replay_says_whether_the_needed_document_left_the_middle(
         a = store.load("evidence-in-middle")
     with TraceStore.create(db) as store:
         store.add(with_facts([a, moved_after_the_evidence(a, "KB-1008#p1")]))
-    w = _window(qtbot, settings)
-    w.open_database(db, remember=False)
-    w.select_trace("evidence-in-middle-replay")
+    w = _window(windows, db)
+    windows.select(w, "evidence-in-middle-replay")
     with qtbot.waitSignal(w.compare.sig_opened) as opened:
         w.compare.act_replay.trigger()
     dw: DiffWindow = opened.args[0]
@@ -194,9 +189,8 @@ def test_compare_with_replay_says_whether_the_needed_document_left_the_middle(
     assert ev.data(ev.index(row, 0), Qt.ItemDataRole.FontRole).bold()
 
 
-def test_compare_two_selected_traces_and_previous_call(qtbot, settings: QSettings) -> None:
-    w = _window(qtbot, settings)
-    w.open_database(SAMPLES_DB, remember=False)
+def test_compare_two_selected_traces_and_previous_call(qtbot, windows) -> None:
+    w = _window(windows, SAMPLES_DB)
     assert not w.compare.act_compare.isEnabled()
     sel = w.trace_view.selectionModel()
     from PySide6.QtCore import QItemSelectionModel as S
@@ -208,25 +202,24 @@ def test_compare_two_selected_traces_and_previous_call(qtbot, settings: QSetting
     qtbot.addWidget(dw)
     qtbot.waitUntil(lambda: dw.view.diff is not None, timeout=20_000)
     assert (dw.view.diff.trace_a, dw.view.diff.trace_b) == ("budget-8k", "budget-8k-replay")  # older is A
-    w.select_trace("budget-8k-over")
+    windows.select(w, "budget-8k-over")
     dw2 = w.compare.compare_with_previous()
     qtbot.addWidget(dw2)
     qtbot.waitUntil(lambda: dw2.view.diff is not None, timeout=20_000)
     assert (dw2.view.diff.trace_a, dw2.view.diff.trace_b) == ("budget-8k", "budget-8k-over")
 
 
-def test_previous_call_disabled_with_the_reason_when_there_is_none(qtbot, settings: QSettings, tmp_path: Path) -> None:
+def test_previous_call_disabled_with_the_reason_when_there_is_none(qtbot, windows, tmp_path: Path) -> None:
     """Issue 13 leftover: Compare with Previous Call was enabled on a first call and then said there
     was none; now it is disabled, its tooltip saying why, and enabled where a previous call exists."""
-    w = _window(qtbot, settings)
-    w.open_database(SAMPLES_DB, remember=False)
+    w = _window(windows, SAMPLES_DB)
     act = w.compare.act_previous
-    w.select_trace("budget-8k")  # the first call of sess-7f3c21 (then budget-8k-over, budget-8k-replay)
+    windows.select(w, "budget-8k")  # the first call of sess-7f3c21 (then budget-8k-over, budget-8k-replay)
     assert not act.isEnabled()
     assert act.toolTip() == "budget-8k is the first call of its conversation: there is no previous call"
-    w.select_trace("history-16k")  # the only call of sess-d40c18
+    windows.select(w, "history-16k")  # the only call of sess-d40c18
     assert not act.isEnabled() and "history-16k is the first call" in act.toolTip()
-    w.select_trace("budget-8k-replay")
+    windows.select(w, "budget-8k-replay")
     assert act.isEnabled() and act.toolTip() == "Compare with the previous call of the same conversation"
     with TraceStore.open(SAMPLES_DB) as store:
         from ctxviewer.diff.conversation import earlier_call_ids
@@ -242,26 +235,25 @@ def test_previous_call_disabled_with_the_reason_when_there_is_none(qtbot, settin
         import_files([src], store)
         store.add(with_facts([replace(store.load(f"{oid}:00000000000000c1"), trace_id="lonely", session_id=None,
                            source_format="native")]))
-    w.open_database(db, remember=False)
-    w.select_trace(f"{oid}:00000000000000c1")
+    assert w.open_database(db, remember=False)
+    windows.select(w, f"{oid}:00000000000000c1")
     assert not act.isEnabled() and "is the first call of its conversation" in act.toolTip()
-    w.select_trace(f"{oid}:00000000000000c3")
+    windows.select(w, f"{oid}:00000000000000c3")
     assert act.isEnabled()
-    w.select_trace("lonely")
+    windows.select(w, "lonely")
     assert not act.isEnabled()
     assert act.toolTip() == "lonely is not part of a conversation (no conversation id, not an OTel span)"
 
 
-def test_item_table_shows_messages_dropped_between_calls(qtbot, settings: QSettings, tmp_path: Path) -> None:
+def test_item_table_shows_messages_dropped_between_calls(qtbot, windows, tmp_path: Path) -> None:
     src = tmp_path / "agent.otlp.json"
     oid = "5b8efff798038103d269b633813fc60c"
     src.write_text(json.dumps(otlp_request(*three_call_spans(oid), resource={"service.name": "agent"})))
     db = tmp_path / "agent.db"
     with TraceStore.create(db) as store:
         import_files([src], store)
-    w = _window(qtbot, settings)
-    w.open_database(db, remember=False)
-    w.select_trace(f"{oid}:00000000000000c3")
+    w = _window(windows, db)
+    windows.select(w, f"{oid}:00000000000000c3")
     ids = [w.item_model.data(w.item_model.index(r, 2)) for r in range(w.item_model.rowCount())]
     assert ids == ["msg-0", "dropped:msg-1", "dropped:msg-2", "msg-1", "msg-2", "msg-3"]
     status = [(w.item_model.data(w.item_model.index(r, 7)), w.item_model.data(w.item_model.index(r, 8))) for r in (1, 2)]
@@ -292,7 +284,7 @@ def test_no_change_view(qtbot) -> None:
     assert view.current_row() == 0
 
 
-def test_compare_with_trace_in_another_database(qtbot, settings: QSettings, tmp_path: Path) -> None:
+def test_compare_with_trace_in_another_database(qtbot, windows, tmp_path: Path) -> None:
     from dataclasses import replace
 
 
@@ -301,9 +293,8 @@ def test_compare_with_trace_in_another_database(qtbot, settings: QSettings, tmp_
         t = store.load("budget-8k")
     with TraceStore.create(other) as store:
         store.add(with_facts([replace(t, usage=replace(t.usage, input_tokens=(t.usage.input_tokens or 0) + 1))]))
-    w = _window(qtbot, settings)
-    w.open_database(SAMPLES_DB, remember=False)
-    w.select_trace("budget-8k")
+    w = _window(windows, SAMPLES_DB)
+    windows.select(w, "budget-8k")
     assert w.compare.act_other.isEnabled()
     dw = w.compare.compare_with_other_database(str(other))  # same id found there
     qtbot.addWidget(dw)
@@ -311,4 +302,4 @@ def test_compare_with_trace_in_another_database(qtbot, settings: QSettings, tmp_
     assert dw.view.diff.accounting_only
     assert dw.view.header.text().splitlines()[0].endswith("accounting change only: content identical")
     assert w.compare.compare_with_other_database(str(other), "nope") is None
-    assert w.last_message == f"{other}: no trace with id 'nope'"
+    assert windows.message(w) == f"{other}: no trace with id 'nope'"

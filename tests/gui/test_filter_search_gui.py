@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 
 from ctxviewer.gui.diagnostics_tabs import ITEMS
 from ctxviewer.gui.main_window import MainWindow
@@ -25,16 +25,8 @@ def _wait_counted(w: MainWindow) -> None:
     assert w.trace_model.counted
 
 
-def window(qtbot, settings: QSettings) -> MainWindow:  # type: ignore[no-untyped-def]
-    w = MainWindow(settings=settings)
-    qtbot.addWidget(w)
-    w.resize(1280, 800)
-    return w
-
-
-def test_filter_entry_applies_the_grammar_and_underlines_errors(qtbot, db: Path, settings: QSettings) -> None:
-    w = window(qtbot, settings)
-    w.open_database(db)
+def test_filter_entry_applies_the_grammar_and_underlines_errors(qtbot, db: Path, windows) -> None:
+    w = windows.open(db, show=False, remember=True)
     w.focus_filter()
     qtbot.keyClicks(w.filter_edit, "capacity >= 8000 and model ~ CLAUDE")
     qtbot.keyClick(w.filter_edit, Qt.Key.Key_Return)
@@ -63,9 +55,8 @@ def test_filter_entry_applies_the_grammar_and_underlines_errors(qtbot, db: Path,
 
 
 def test_search_dock_opens_a_hit_with_the_item_selected_and_the_words_marked(qtbot, qtmodeltester, db: Path,
-                                                                             settings: QSettings) -> None:
-    w = window(qtbot, settings)
-    w.open_database(db)
+                                                                             windows) -> None:
+    w = windows.open(db, show=False, remember=True)
     w.search.act_search.trigger()
     assert not w.search.dock.isHidden() and w.search.act_search.shortcut().toString() == "Ctrl+Shift+S"
     panel = w.search.panel
@@ -78,7 +69,7 @@ def test_search_dock_opens_a_hit_with_the_item_selected_and_the_words_marked(qtb
     assert panel.status.text() == "4 hits"
     assert panel.model.data(panel.model.index(0, 2)) == (
         "Shipping delays: ParcelLine deliveries to rural postcodes may take two extra business days…")
-    with qtbot.waitSignal(w.sig_trace_selected):
+    with qtbot.waitSignal(w.sig_trace_shown, timeout=30_000):
         panel.table.clicked.emit(panel.model.index(1, 2))
     assert w.trace is not None and w.trace.trace_id == "bravo"
     assert w.panel.tabs.widget.currentIndex() == ITEMS

@@ -6,9 +6,7 @@ import threading
 from pathlib import Path
 
 from factories import make_trace
-from PySide6.QtCore import QSettings
 
-from ctxviewer.gui.main_window import MainWindow
 from ctxviewer.gui.worker import Task
 from ctxviewer.importers.native import write_jsonl
 
@@ -54,19 +52,19 @@ def test_task_failure_and_cancel(qtbot) -> None:
     assert done.args == ["stopped"] and task.is_cancelled
 
 
-def test_import_into_new_database_then_open_it(qtbot, tmp_path: Path, settings: QSettings) -> None:
+def test_import_into_new_database_then_open_it(qtbot, tmp_path: Path, windows) -> None:
     src = tmp_path / "traces.jsonl"
     write_jsonl([make_trace(trace_id="imported-1"), make_trace(trace_id="imported-2")], src)
     bad = tmp_path / "bad.json"
     bad.write_text("hello")
     target = tmp_path / "out.db"
-    w = MainWindow(settings=settings)
-    qtbot.addWidget(w)
-    with qtbot.waitSignal(w.sig_trace_selected, timeout=10000):
+    w = windows.new(show=False)
+    with qtbot.waitSignal(w.sig_trace_shown, timeout=30_000) as shown:
         w.importer.import_into([str(src), str(bad)], str(target))
+    assert shown.args == ["imported-1"]
     assert w.store is not None and w.store.readonly and w.store.path == target
     assert w.trace_model.total == 2
-    assert str(bad) in w.importer.last_message  # the problem names the file
+    assert str(bad) in windows.message(w)  # the problem names the file
 
 
 def test_problems_text_counts_files_that_yielded_traces() -> None:
@@ -80,42 +78,39 @@ def test_problems_text_counts_files_that_yielded_traces() -> None:
     assert problems_text(report).splitlines()[2] == "missing.jsonl: whole file: cannot read file"
 
 
-def test_import_of_nothing_removes_the_database_it_created(qtbot, tmp_path: Path, settings: QSettings) -> None:
+def test_import_of_nothing_removes_the_database_it_created(qtbot, tmp_path: Path, windows) -> None:
     """GUI and CLI share ctxviewer.pipeline.importing.import_into: a new database that received no trace is
     removed, and the message says so (it used to stay behind, empty)."""
     junk = tmp_path / "notatrace.json"
     junk.write_text('{"hello": "world"}')
     target = tmp_path / "new.db"
-    w = MainWindow(settings=settings)
-    qtbot.addWidget(w)
+    w = windows.new(show=False)
     with qtbot.waitSignal(w.importer.sig_finished, timeout=10000) as done:
         w.importer.import_into([str(junk)], str(target))
     report = done.args[0]
     assert (report.imported, report.removed_database, report.database) == (0, True, str(target))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notatrace.json"]  # no database, no journal
-    assert w.importer.last_message.splitlines()[0] == (
-        f"No traces imported; removed {target}, which this import had created.")
-    assert f"{junk}: whole file: not a recognised trace file" in w.importer.last_message
+    assert windows.message(w).splitlines()[0] == f"No traces imported; removed {target}, which this import had created."
+    assert f"{junk}: whole file: not a recognised trace file" in windows.message(w)
     assert w.store is None  # nothing to open
 
 
-def test_import_of_nothing_keeps_an_existing_database(qtbot, tmp_path: Path, settings: QSettings) -> None:
+def test_import_of_nothing_keeps_an_existing_database(qtbot, tmp_path: Path, windows) -> None:
     target = tmp_path / "old.db"
     src = tmp_path / "t.jsonl"
     write_jsonl([make_trace(trace_id="kept")], src)
     junk = tmp_path / "notatrace.json"
     junk.write_text('{"hello": "world"}')
-    w = MainWindow(settings=settings)
-    qtbot.addWidget(w)
-    with qtbot.waitSignal(w.importer.sig_finished, timeout=10000):
+    w = windows.new(show=False)
+    with qtbot.waitSignal(w.sig_trace_shown, timeout=30_000):  # the imported database is opened
         w.importer.import_into([str(src)], str(target))
     with qtbot.waitSignal(w.importer.sig_finished, timeout=10000) as done:
         w.importer.import_into([str(junk)], str(target))
     assert done.args[0].removed_database is False and target.exists()
-    assert w.importer.last_message.splitlines()[0] == "No traces imported."
+    assert windows.message(w).splitlines()[0] == "No traces imported."
 
 
-def test_dropped_corpus_files_of_three_formats_import(qtbot, tmp_path: Path, settings: QSettings,
+def test_dropped_corpus_files_of_three_formats_import(qtbot, tmp_path: Path, windows,
                                                        shared: Path, monkeypatch) -> None:
     """Drag-and-drop of trace files (issue 6): an Inspect ``.eval`` zip, a recorded Anthropic
     cassette and an OTLP JSON file go through the same import as the CLI into the chosen database."""
@@ -131,16 +126,16 @@ def test_dropped_corpus_files_of_three_formats_import(qtbot, tmp_path: Path, set
              corpus / "otel-genai/interlingua-raw-openai-v2.otlp.json"]
     target = tmp_path / "dropped.db"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
-    w = MainWindow(settings=settings)
-    qtbot.addWidget(w)
+    w = windows.new(show=False)
     with qtbot.waitSignal(w.importer.sig_finished, timeout=20000) as done:
         w.open_paths(files)
     report = done.args[0]
     assert (report.files, report.files_imported, report.imported, report.problems) == (3, 3, 3, [])
     qtbot.waitUntil(lambda: w.store is not None and w.trace_model.total == 3, timeout=10000)
+    assert windows.shown(w).trace_id == w.trace_model.trace_id(0)  # the first imported trace is shown
 
 
-def test_cancel_inside_a_huge_item_stops_the_run_and_leaves_no_file(qtbot, tmp_path: Path, settings: QSettings) -> None:
+def test_cancel_inside_a_huge_item_stops_the_run_and_leaves_no_file(qtbot, tmp_path: Path, windows) -> None:
     """Issue 12: Cancel acts inside one huge record (ctxviewer.util.interrupt checkpoints in the token count),
     not after it; the new database is removed and the message says nothing was written."""
     from dataclasses import replace
@@ -150,8 +145,7 @@ def test_cancel_inside_a_huge_item_stops_the_run_and_leaves_no_file(qtbot, tmp_p
     src = tmp_path / "big.jsonl"
     write_jsonl([big], src)
     target = tmp_path / "new.db"
-    w = MainWindow(settings=settings)
-    qtbot.addWidget(w)
+    w = windows.new(show=False)
     with qtbot.waitSignal(w.importer.sig_finished, timeout=120000) as done:
         task = w.importer.import_into([str(src)], str(target))
         qtbot.waitUntil(target.exists, timeout=60000)  # under way: the database was created
@@ -160,10 +154,10 @@ def test_cancel_inside_a_huge_item_stops_the_run_and_leaves_no_file(qtbot, tmp_p
     report = done.args[0]
     assert report.cancelled and report.removed_database and task.is_cancelled
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("new.db")]  # no database, no journal
-    assert w.importer.last_message == f"Import cancelled; nothing was written; removed {target}, which this import had created."
+    assert windows.message(w) == f"Import cancelled; nothing was written; removed {target}, which this import had created."
 
 
-def test_a_huge_item_says_what_it_is_doing_under_the_dialog_label(qtbot, tmp_path: Path, settings: QSettings,
+def test_a_huge_item_says_what_it_is_doing_under_the_dialog_label(qtbot, tmp_path: Path, windows,
                                                                    monkeypatch) -> None:
     """Issue 12: a 50 MB item imported "with no progress". The dialog's label now tells the step."""
     from dataclasses import replace
@@ -176,8 +170,7 @@ def test_a_huge_item_says_what_it_is_doing_under_the_dialog_label(qtbot, tmp_pat
     items[4] = replace(items[4], content=("The parcel left the depot on Monday. " * 33_000)[:1_200_000], tokens=None)
     src = tmp_path / "huge.jsonl"
     write_jsonl([replace(base, trace_id="huge", items=tuple(items))], src)
-    w = MainWindow(settings=settings)
-    qtbot.addWidget(w)
+    w = windows.new(show=False)
     labels: list[str] = []
     w.importer.activity.sig_activity.connect(  # after the controller's own slot: the label is already set
         lambda _text: labels.append(w.importer.progress.labelText() if w.importer.progress else ""))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 
 from ctxviewer.gui.main_window import MainWindow
 from ctxviewer.model.trace import Kind, Status
@@ -15,14 +15,11 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 TOKENS, STATUS, REASON, ID = 6, 7, 8, 2
 
 
-def open_on(qtbot, settings: QSettings, trace_id: str) -> MainWindow:  # type: ignore[no-untyped-def]
-    w = MainWindow(settings=settings)
-    qtbot.addWidget(w)
-    w.resize(1280, 800)
-    w.show()
+def open_on(qtbot, windows, trace_id: str) -> MainWindow:  # type: ignore[no-untyped-def]
+    w = windows.new()
     qtbot.waitExposed(w)
     assert w.open_database(SAMPLES)
-    w.select_trace(trace_id)
+    windows.select(w, trace_id)
     return w
 
 
@@ -31,8 +28,8 @@ def shown(w: MainWindow, col: int) -> list[str]:
     return [p.data(p.index(r, col)) for r in range(p.rowCount())]
 
 
-def test_sort_by_tokens_and_back_to_final_order(qtbot, qtmodeltester, settings: QSettings) -> None:
-    w = open_on(qtbot, settings, "json-unsupported")
+def test_sort_by_tokens_and_back_to_final_order(qtbot, qtmodeltester, windows) -> None:
+    w = open_on(qtbot, windows, "json-unsupported")
     final = shown(w, ID)
     qtmodeltester.check(w.panel.items.proxy)
     w.item_view.sortByColumn(TOKENS, Qt.SortOrder.DescendingOrder)
@@ -45,8 +42,8 @@ def test_sort_by_tokens_and_back_to_final_order(qtbot, qtmodeltester, settings: 
     assert shown(w, ID)[-1] == "KB-1013"
 
 
-def test_omitted_only_kind_and_text_filters(qtbot, settings: QSettings) -> None:
-    w = open_on(qtbot, settings, "refund-approval-forgotten")
+def test_omitted_only_kind_and_text_filters(qtbot, windows) -> None:
+    w = open_on(qtbot, windows, "refund-approval-forgotten")
     items = w.panel.items
     assert items.proxy.rowCount() == 20
     w.trace_actions.act_omitted_only.trigger()
@@ -66,8 +63,8 @@ def test_omitted_only_kind_and_text_filters(qtbot, settings: QSettings) -> None:
     assert items.proxy.rowCount() == 20 and items.current_item().id == "turn-05"
 
 
-def test_next_and_previous_omitted_on_the_keyboard(qtbot, settings: QSettings) -> None:
-    w = open_on(qtbot, settings, "refund-approval-forgotten")
+def test_next_and_previous_omitted_on_the_keyboard(qtbot, windows) -> None:
+    w = open_on(qtbot, windows, "refund-approval-forgotten")
     w.panel.tabs.widget.setCurrentWidget(w.panel.items)
     w.activateWindow()
     qtbot.waitUntil(w.isActiveWindow)
@@ -85,17 +82,17 @@ def test_next_and_previous_omitted_on_the_keyboard(qtbot, settings: QSettings) -
     assert w.trace_actions.act_next_omitted.shortcut().toString() == "F8"
 
 
-def test_json_unsupported_omitted_item_is_one_key_away(qtbot, settings: QSettings) -> None:
+def test_json_unsupported_omitted_item_is_one_key_away(qtbot, windows) -> None:
     """The one omitted item that caused the failure, below the fold at 1280×800, is reachable."""
-    w = open_on(qtbot, settings, "json-unsupported")
+    w = open_on(qtbot, windows, "json-unsupported")
     w.trace_actions.act_next_omitted.trigger()
     item = w.panel.items.current_item()
     assert (item.id, item.omission_reason) == ("KB-1013", "rank")
     assert w.panel.tabs.widget.currentWidget() is w.panel.items
 
 
-def test_middle_elided_ids_and_full_text_tooltips(qtbot, settings: QSettings) -> None:
-    w = open_on(qtbot, settings, "ticket-injection")
+def test_middle_elided_ids_and_full_text_tooltips(qtbot, windows) -> None:
+    w = open_on(qtbot, windows, "ticket-injection")
     assert w.item_view.textElideMode() == Qt.TextElideMode.ElideMiddle
     p = w.panel.items.proxy
     row = p.row_of("tool:handoff_to_agent")
@@ -104,7 +101,7 @@ def test_middle_elided_ids_and_full_text_tooltips(qtbot, settings: QSettings) ->
     assert "tool:handoff_to_agent" in tip
     tokens_tip = p.data(p.index(row, TOKENS), Qt.ItemDataRole.ToolTipRole)
     assert "115" in tokens_tip and "tokens, recorded" in tokens_tip
-    w2 = open_on(qtbot, settings, "policy-missing")
+    w2 = open_on(qtbot, windows, "policy-missing")
     p2 = w2.panel.items.proxy
     reasons = [(p2.data(p2.index(r, REASON)), p2.data(p2.index(r, REASON), Qt.ItemDataRole.ToolTipRole))
                for r in range(p2.rowCount()) if p2.data(p2.index(r, STATUS)) == "omitted"]
@@ -112,9 +109,9 @@ def test_middle_elided_ids_and_full_text_tooltips(qtbot, settings: QSettings) ->
     assert reasons[0][0] == "unavailable: support-policy@2026-10-03 not found in the policy store"
 
 
-def test_words_are_not_clipped(qtbot, settings: QSettings) -> None:
+def test_words_are_not_clipped(qtbot, windows) -> None:
     """``not…ded`` / ``not …rded`` (tokens and priority not recorded), ``tool:canc…rder_item``."""
-    w = open_on(qtbot, settings, "policy-missing")
+    w = open_on(qtbot, windows, "policy-missing")
     view, fm = w.item_view, w.item_view.fontMetrics()
     header = view.horizontalHeader()
     p = w.panel.items.proxy
@@ -122,7 +119,7 @@ def test_words_are_not_clipped(qtbot, settings: QSettings) -> None:
         texts = {p.data(p.index(r, col)) for r in range(p.rowCount())}
         assert "not recorded" in texts or col == 5
         assert header.sectionSize(col) >= max(fm.horizontalAdvance(t) for t in texts) + 6
-    w.select_trace("budget-8k")
+    windows.select(w, "budget-8k")
     ids = [p.data(p.index(r, ID)) for r in range(p.rowCount())]
     longest = max(ids, key=fm.horizontalAdvance)
     assert longest == "tool:ship_replacement_part"

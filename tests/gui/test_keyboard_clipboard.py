@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QKeySequence, QTextCursor
 
 from ctxviewer.gui.main_window import MainWindow
@@ -15,14 +15,11 @@ from ctxviewer.gui.shortcuts_help import menu_actions, shortcut_rows
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 
 
-def active_window(qtbot, settings: QSettings, trace_id: str = "ticket-injection") -> MainWindow:  # type: ignore[no-untyped-def]
-    w = MainWindow(settings=settings)
-    qtbot.addWidget(w)
-    w.resize(1280, 800)
-    w.show()
+def active_window(qtbot, windows, trace_id: str = "ticket-injection") -> MainWindow:  # type: ignore[no-untyped-def]
+    w = windows.new()
     qtbot.waitExposed(w)
     assert w.open_database(SAMPLES, remember=False)
-    w.select_trace(trace_id)
+    windows.select(w, trace_id)
     w.activateWindow()
     qtbot.waitUntil(w.isActiveWindow)
     return w
@@ -33,8 +30,8 @@ def ctrl_c(qtbot, widget, shift: bool = False) -> None:  # type: ignore[no-untyp
     qtbot.keyClick(widget, Qt.Key.Key_C, mods)
 
 
-def test_ctrl_c_copies_selected_text_not_the_trace_id(qtbot, settings: QSettings) -> None:
-    w = active_window(qtbot, settings)
+def test_ctrl_c_copies_selected_text_not_the_trace_id(qtbot, windows) -> None:
+    w = active_window(qtbot, windows)
     clip = QGuiApplication.clipboard()
     view = w.panel.answer.response
     w.panel.answer.setCurrentWidget(view)
@@ -60,8 +57,8 @@ def test_ctrl_c_copies_selected_text_not_the_trace_id(qtbot, settings: QSettings
     assert w.act_copy_id.shortcut() == QKeySequence("Ctrl+Shift+C")
 
 
-def test_ctrl_c_in_a_table_copies_the_selected_row(qtbot, settings: QSettings) -> None:
-    w = active_window(qtbot, settings)
+def test_ctrl_c_in_a_table_copies_the_selected_row(qtbot, windows) -> None:
+    w = active_window(qtbot, windows)
     w.panel.tabs.widget.setCurrentWidget(w.panel.items)
     w.panel.select_item("TCK-58213")
     w.item_view.setFocus()
@@ -73,8 +70,8 @@ def test_ctrl_c_in_a_table_copies_the_selected_row(qtbot, settings: QSettings) -
     assert "ticket-injection" in QGuiApplication.clipboard().text().split("\t")
 
 
-def test_every_action_has_a_menu_entry_and_a_unique_shortcut(qtbot, settings: QSettings) -> None:
-    w = active_window(qtbot, settings)
+def test_every_action_has_a_menu_entry_and_a_unique_shortcut(qtbot, windows) -> None:
+    w = active_window(qtbot, windows)
     rows = shortcut_rows(w)
     missing = [(m, t) for m, t, key in rows if not key]
     assert missing == []
@@ -90,8 +87,8 @@ def test_every_action_has_a_menu_entry_and_a_unique_shortcut(qtbot, settings: QS
     assert w.menuBar().actions()[-1].text() == "&Help"
 
 
-def test_help_keyboard_shortcuts_page_lists_every_action(qtbot, settings: QSettings) -> None:
-    w = active_window(qtbot, settings)
+def test_help_keyboard_shortcuts_page_lists_every_action(qtbot, windows) -> None:
+    w = active_window(qtbot, windows)
     qtbot.keyClick(w.trace_view, Qt.Key.Key_F1)
     dlg = next(d for d in w.findChildren(type(w.show_shortcuts())) if d.isVisible())
     table = dlg.table

@@ -12,20 +12,18 @@ from ctxviewer.gui.main_window import MainWindow
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 
 
-def new_window(qtbot, settings: QSettings) -> MainWindow:  # type: ignore[no-untyped-def]
-    w = MainWindow(settings=settings)
-    qtbot.addWidget(w)
-    w.resize(1280, 800)
-    w.show()
+def new_window(qtbot, windows, settings: QSettings) -> MainWindow:  # type: ignore[no-untyped-def]
+    w = windows.new(settings)
     qtbot.waitExposed(w)
     assert w.open_database(SAMPLES, remember=False)
+    windows.shown(w)
     return w
 
 
-def test_layout_comes_back(qtbot, tmp_path: Path) -> None:
+def test_layout_comes_back(qtbot, windows, tmp_path: Path) -> None:
     path = str(tmp_path / "settings.ini")
     settings = QSettings(path, QSettings.Format.IniFormat)
-    w = new_window(qtbot, settings)
+    w = new_window(qtbot, windows, settings)
     w.resize(800, 640)  # the offscreen screen is 800×800: restoreGeometry keeps a window on screen
     w.splitter.setSizes([360, 440])
     w.panel.splitter.setSizes([260, 200, 200])
@@ -39,7 +37,7 @@ def test_layout_comes_back(qtbot, tmp_path: Path) -> None:
     want = (w.size(), w.splitter.sizes(), w.panel.splitter.sizes(), w.panel.bottom.sizes())
     w.close()
 
-    w2 = new_window(qtbot, QSettings(path, QSettings.Format.IniFormat))
+    w2 = new_window(qtbot, windows, QSettings(path, QSettings.Format.IniFormat))
 
     def layout() -> tuple:  # type: ignore[type-arg]
         return (w2.size(), w2.splitter.sizes(), w2.panel.splitter.sizes(), w2.panel.bottom.sizes())
@@ -54,8 +52,8 @@ def test_layout_comes_back(qtbot, tmp_path: Path) -> None:
     assert not w2.item_view.horizontalHeader().isSectionHidden(2)
 
 
-def test_first_run_uses_default_sizes(qtbot, settings: QSettings) -> None:
-    w = new_window(qtbot, settings)
+def test_first_run_uses_default_sizes(qtbot, windows, settings: QSettings) -> None:
+    w = new_window(qtbot, windows, settings)
     left, right = w.splitter.sizes()
     assert 0.34 < left / (left + right) < 0.42  # the trace list about 38% of 1280 px
     from ctxviewer.present.columns import ITEM_COLUMNS, TRACE_COLUMNS

@@ -5,25 +5,22 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, QPoint, QSettings, Qt, QUrl
+from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QGuiApplication
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QLabel, QMessageBox
 
 from ctxviewer.gui.main_window import MainWindow
 from ctxviewer.gui.recent_files import MAX_RECENT
 
 
-def window(qtbot, settings: QSettings) -> MainWindow:  # type: ignore[no-untyped-def]
-    w = MainWindow(settings=settings)
-    qtbot.addWidget(w)
-    w.resize(1280, 800)
-    return w
+def window(windows) -> MainWindow:  # type: ignore[no-untyped-def]
+    return windows.new(show=False)
 
 
-def test_open_selects_first_trace_and_shows_items(qtbot, qtmodeltester, db: Path, settings: QSettings) -> None:
+def test_open_selects_first_trace_and_shows_items(qtbot, qtmodeltester, db: Path, windows) -> None:
     before = hashlib.sha256(db.read_bytes()).hexdigest()
-    w = window(qtbot, settings)
-    with qtbot.waitSignal(w.sig_trace_selected) as sel:
+    w = window(windows)
+    with qtbot.waitSignal(w.sig_trace_shown, timeout=30_000) as sel:
         assert w.open_database(db)
     assert sel.args == ["delta"]  # first row of the list (created not recorded sorts first)
     assert w.windowTitle() == "ctxviewer — traces.db"
@@ -39,25 +36,25 @@ def test_open_selects_first_trace_and_shows_items(qtbot, qtmodeltester, db: Path
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before  # never modified
 
 
-def test_selecting_rows_and_items(qtbot, db: Path, settings: QSettings) -> None:
-    w = window(qtbot, settings)
-    w.open_database(db)
-    with qtbot.waitSignal(w.sig_trace_selected) as sel:
+def test_selecting_rows_and_items(qtbot, db: Path, windows) -> None:
+    w = windows.open(db, show=False)
+    with qtbot.waitSignal(w.sig_trace_shown, timeout=30_000) as sel:
         w.select_row(2)
     assert sel.args == ["bravo"]
     assert dict(w.detail.rows())["Model"] == "claude-sonnet-4 (anthropic)"
-    assert all(lab.textFormat() == Qt.TextFormat.PlainText for lab in w.detail.value_labels().values())
+    labels = [lab for lab in w.detail.findChildren(QLabel) if not lab.isHidden()]  # the rows shown
+    assert len(labels) == 2 * len(w.detail.rows()) and "claude-sonnet-4 (anthropic)" in [lab.text() for lab in labels]
+    assert all(lab.textFormat() == Qt.TextFormat.PlainText for lab in labels)
     w.item_view.selectRow(4)
     assert "omitted" in w.panel.content_title.text() and "budget" in w.panel.content_title.text()
     assert w.content.toPlainText().startswith("Shipping delays")
-    w.select_trace("charlie")
+    windows.select(w, "charlie")
     assert w.trace is not None and w.trace.trace_id == "charlie"
     assert w.chart.verdict() == "fits, 126,601 tokens margin (capacity assumed)"  # gpt-4o-mini: the catalogue's C
 
 
-def test_filter_box_requeries(qtbot, db: Path, settings: QSettings) -> None:
-    w = window(qtbot, settings)
-    w.open_database(db)
+def test_filter_box_requeries(qtbot, db: Path, windows) -> None:
+    w = windows.open(db, show=False)
     w.focus_filter()
     qtbot.keyClicks(w.filter_edit, "claude")
     assert w.trace_model.rowCount() > 1  # not re-queried on every keystroke
@@ -68,10 +65,9 @@ def test_filter_box_requeries(qtbot, db: Path, settings: QSettings) -> None:
     assert w.trace_model.rowCount() == 0
 
 
-def test_copy_trace_id(qtbot, db: Path, settings: QSettings) -> None:
-    w = window(qtbot, settings)
-    w.open_database(db)
-    w.select_trace("alpha")
+def test_copy_trace_id(qtbot, db: Path, windows) -> None:
+    w = windows.open(db, show=False)
+    windows.select(w, "alpha")
     w.act_copy_id.trigger()
     assert QGuiApplication.clipboard().text() == "alpha"
     assert w.act_copy_id.shortcut().toString() == "Ctrl+Shift+C"  # issue 13: Ctrl+C copies the selection
@@ -82,38 +78,40 @@ def test_copy_trace_id(qtbot, db: Path, settings: QSettings) -> None:
     assert w.act_filter.shortcut().toString() == "Ctrl+F"
 
 
-def test_bad_file_message_names_it(qtbot, tmp_path: Path, settings: QSettings) -> None:
+def test_bad_file_message_names_it(qtbot, tmp_path: Path, windows) -> None:
     bad = tmp_path / "notes.db"
     bad.write_text("not a database")
-    w = window(qtbot, settings)
+    w = window(windows)
     assert not w.open_database(bad)
-    assert str(bad) in w.last_message
+    assert str(bad) in windows.message(w)
     assert w.store is None
 
 
-def test_recent_files_max_8_and_missing_removed(qtbot, db: Path, tmp_path: Path, settings: QSettings) -> None:
-    w = window(qtbot, settings)
+def test_recent_files_max_8_and_missing_removed(qtbot, db: Path, tmp_path: Path, windows) -> None:
+    w = window(windows)
     for i in range(10):
         w.recent.add(str(tmp_path / f"gone-{i}.db"))
     w.open_database(db)
+    windows.shown(w)
     paths = w.recent.paths()
     assert len(paths) == MAX_RECENT and paths[0] == str(db.resolve())
     missing = paths[1]
     assert not w.open_recent(missing)
     assert missing not in w.recent.paths()
-    assert "no longer exists" in w.last_message
+    assert "no longer exists" in windows.message(w)
     w._fill_recent()
     assert [a.text() for a in w.recent_menu.actions()][0] == str(db.resolve())
 
 
-def test_drop_database_opens_it(qtbot, db: Path, settings: QSettings) -> None:
-    w = window(qtbot, settings)
+def test_drop_database_opens_it(qtbot, db: Path, windows) -> None:
+    w = window(windows)
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(db))])
     event = QDropEvent(QPoint(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.NoButton,
                        Qt.KeyboardModifier.NoModifier)
     w.dropEvent(event)
     assert w.store is not None and w.windowTitle().endswith("traces.db")
+    assert windows.shown(w).trace_id == "delta"
 
 
 def _wait_counted(w: MainWindow) -> None:
@@ -130,10 +128,9 @@ def _wait_counted(w: MainWindow) -> None:
     assert w.trace_model.counted
 
 
-def test_filter_matching_nothing_clears_the_trace(qtbot, db: Path, settings: QSettings) -> None:
+def test_filter_matching_nothing_clears_the_trace(qtbot, db: Path, windows) -> None:
     """Issue 13: a filter that matches nothing never leaves the previous trace on screen."""
-    w = window(qtbot, settings)
-    assert w.open_database(db)
+    w = windows.open(db, show=False)
     assert w.trace is not None
     w.filter_edit.setText("no-such-trace")
     w.apply_filter()
@@ -146,21 +143,20 @@ def test_filter_matching_nothing_clears_the_trace(qtbot, db: Path, settings: QSe
     assert w.panel.answer.response.toPlainText() == ""
     w.filter_edit.setText("")
     w.apply_filter()
-    assert w.trace is not None and not w.chart.is_empty()
+    assert windows.shown(w).trace_id == "delta" and not w.chart.is_empty()
 
 
-def test_control_characters_in_a_file_name_are_shown_not_obeyed(qtbot, db: Path, tmp_path: Path,
-                                                                  settings: QSettings) -> None:
+def test_control_characters_in_a_file_name_are_shown_not_obeyed(qtbot, db: Path, tmp_path: Path, windows) -> None:
     # new-user s4 #3: the error dialog and the status bar showed ESC/BEL as boxes and broke the line
     from ctxviewer.util.visible import one_line
 
-    w = window(qtbot, settings)
+    w = window(windows)
     missing = tmp_path / "missing\x1b]0;T\x07il\n.db"
     assert not w.open_database(missing)
-    assert w.last_message == one_line(f"{missing}: no such file")
-    assert "\x1b" not in w.last_message and "\n" not in w.last_message
     box = next(b for b in w.findChildren(QMessageBox) if b.isVisible())
-    assert box.text() == w.last_message
+    assert box.text() == one_line(f"{missing}: no such file")
+    assert "\x1b" not in box.text() and "\n" not in box.text()
+    assert box.textFormat() == Qt.TextFormat.PlainText
     evil = tmp_path / "ev\x1b]0;T\x07il\n.db"
     evil.write_bytes(db.read_bytes())
     assert w.open_database(evil)

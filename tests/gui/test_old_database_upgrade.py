@@ -7,23 +7,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
-
-from ctxviewer.gui.main_window import MainWindow
 
 SCHEMA_1 = Path(__file__).resolve().parents[1] / "data" / "store" / "schema-1.db"
 
 
-def test_old_database_offers_an_upgraded_copy_and_opens_it(qtbot, tmp_path: Path, settings: QSettings,
-                                                           monkeypatch) -> None:
+def question(w) -> QMessageBox:  # type: ignore[no-untyped-def]
+    """The question the window shows (the one open message box)."""
+    (box,) = [b for b in w.findChildren(QMessageBox) if b.isVisible()]
+    return box
+
+
+def test_old_database_offers_an_upgraded_copy_and_opens_it(qtbot, tmp_path: Path, windows, monkeypatch) -> None:
     old, new = tmp_path / "old.db", tmp_path / "old-upgraded.db"
     old.write_bytes(SCHEMA_1.read_bytes())
-    w = MainWindow(settings=settings)
-    qtbot.addWidget(w)
+    w = windows.new(size=None, show=False)
     assert w.open_database(old) is False
-    box = w.upgrade_offer.box
-    assert box is not None and box.isVisible()
+    box = question(w)
+    assert box.textFormat() == Qt.TextFormat.PlainText
     assert box.text().startswith(f"{old} was written by an older ctxviewer (schema 1).")
     assert "Write an upgraded copy to a new file and open that?" in box.text()
     monkeypatch.setattr(w.upgrade_offer, "choose_target", lambda source: str(new))
@@ -33,25 +35,22 @@ def test_old_database_offers_an_upgraded_copy_and_opens_it(qtbot, tmp_path: Path
     assert old.read_bytes() == SCHEMA_1.read_bytes()  # the original is never written
     assert w.store is not None and w.store.readonly and w.store.path == new
     assert w.trace_model.total == 2
-    assert w.trace is not None and w.chart.state() == "\u2714 OK"
+    assert windows.shown(w) is not None and w.chart.state() == "\u2714 OK"
     w.close()
 
 
-def test_declining_the_offer_writes_nothing(qtbot, tmp_path: Path, settings: QSettings) -> None:
+def test_declining_the_offer_writes_nothing(qtbot, tmp_path: Path, windows) -> None:
     old = tmp_path / "old.db"
     old.write_bytes(SCHEMA_1.read_bytes())
-    w = MainWindow(settings=settings)
-    qtbot.addWidget(w)
+    w = windows.new(size=None, show=False)
     w.open_database(old)
-    assert w.upgrade_offer.box is not None
-    w.upgrade_offer.box.done(QMessageBox.StandardButton.No)
+    question(w).done(QMessageBox.StandardButton.No)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["old.db"]
     assert w.store is None
     w.close()
 
 
-def test_schema_3_database_upgrades_with_span_status_and_agent(qtbot, tmp_path: Path, settings: QSettings,
-                                                               monkeypatch) -> None:
+def test_schema_3_database_upgrades_with_span_status_and_agent(qtbot, tmp_path: Path, windows, monkeypatch) -> None:
     """Schema 5 (issue 13): the window's upgraded copy of a schema-3 database has the span status,
     agent and operation filled from each trace's stored attributes."""
     from ctxviewer.present.columns import TRACE_COLUMNS
@@ -59,14 +58,14 @@ def test_schema_3_database_upgrades_with_span_status_and_agent(qtbot, tmp_path: 
     schema_3 = SCHEMA_1.with_name("schema-3.db")
     old, new = tmp_path / "three.db", tmp_path / "three-upgraded.db"
     old.write_bytes(schema_3.read_bytes())
-    w = MainWindow(settings=settings)
-    qtbot.addWidget(w)
+    w = windows.new(size=None, show=False)
     assert w.open_database(old) is False
-    box = w.upgrade_offer.box
-    assert box is not None and box.text().startswith(f"{old} was written by an older ctxviewer (schema 3).")
+    box = question(w)
+    assert box.text().startswith(f"{old} was written by an older ctxviewer (schema 3).")
     monkeypatch.setattr(w.upgrade_offer, "choose_target", lambda source: str(new))
     with qtbot.waitSignal(w.sig_database_opened, timeout=20_000):
         box.done(QMessageBox.StandardButton.Yes)
+    windows.shown(w)
     assert old.read_bytes() == schema_3.read_bytes()
     keys = [c.key for c in TRACE_COLUMNS]
     m = w.trace_model

@@ -8,21 +8,16 @@ from dataclasses import replace
 from pathlib import Path
 
 from factories import make_trace
-from PySide6.QtCore import QSettings
 
-from ctxviewer.gui.main_window import MainWindow
 from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import TraceStore
 
 
-def test_a_change_on_disk_is_offered_for_reload_and_viewing_changes_nothing(qtbot, db: Path, settings: QSettings) -> None:
-    w = MainWindow(settings=settings)
-    qtbot.addWidget(w)
+def test_a_change_on_disk_is_offered_for_reload_and_viewing_changes_nothing(qtbot, db: Path, windows) -> None:
     before = (hashlib.sha256(db.read_bytes()).hexdigest(), db.stat().st_mtime_ns)
-    assert w.open_database(db)
+    w = windows.open(db, show=False, remember=True)
     n = w.trace_model.rowCount()
-    w.select_row(1)
-    keep = w.trace.trace_id
+    keep = windows.select_row(w, 1).trace_id
     assert not w.reloader.changed()
     assert (hashlib.sha256(db.read_bytes()).hexdigest(), db.stat().st_mtime_ns) == before  # viewing wrote nothing
     assert sorted(p.name for p in db.parent.iterdir() if p.name.startswith(db.name)) == [db.name]  # no sidecar
@@ -32,4 +27,5 @@ def test_a_change_on_disk_is_offered_for_reload_and_viewing_changes_nothing(qtbo
     w.reloader.show_notice()
     assert not w.reloader.bar.isHidden()
     assert w.reloader.reload()
-    assert w.trace_model.rowCount() == n + 1 and w.trace is not None and w.trace.trace_id == keep
+    assert w.trace_model.rowCount() == n + 1
+    assert windows.shown(w, keep).trace_id == keep  # the same trace again, read from the new file

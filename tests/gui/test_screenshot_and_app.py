@@ -44,15 +44,19 @@ def test_main_opens_database_from_argv(qapp, qtbot, db: Path, tmp_path: Path, mo
     loop = QEventLoop()
     monkeypatch.setattr(QApplication, "exec", lambda _self: loop.exec())
 
-    def close_windows() -> None:
-        for w in QApplication.topLevelWidgets():
-            if isinstance(w, MainWindow):
-                w.wait_shown()  # the app loads and assesses the selected trace off the GUI thread
-                seen.append(w)
-                w.close()
+    def close_when_shown(w: MainWindow) -> None:  # the first trace, loaded and assessed off the GUI thread
+        seen.append(w)
+        w.close()
         loop.quit()
 
-    QTimer.singleShot(200, close_windows)
+    def watch() -> None:
+        for w in QApplication.topLevelWidgets():
+            if isinstance(w, MainWindow):
+                w.sig_trace_shown.connect(lambda _tid, w=w: close_when_shown(w))
+
+    QTimer.singleShot(0, watch)  # once main() has built the window, before its first trace can arrive
+    QTimer.singleShot(30_000, loop, loop.quit)  # never hang: seen stays empty and the test fails
     assert app_module.main([str(db)]) == 0
     assert seen and seen[0].windowTitle() == "ctxviewer — traces.db"
-    assert seen[0].trace is not None and seen[0].background and seen[0].panel.assessment is not None
+    assert seen[0].trace is not None and seen[0].trace.trace_id == "delta"
+    assert seen[0].panel.assessment is not None and seen[0].panel.assessment.trace_id == "delta"

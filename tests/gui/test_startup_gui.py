@@ -1,6 +1,7 @@
 """Start-up of the window (issue 11): opening a database and showing its first trace needs neither
 sqlite-utils nor tiktoken, and the diff window's modules wait until a diff is opened; pyqtgraph
-(with numpy) and pygments load only after the first screen has been painted."""
+(with numpy) and pygments load only after the first screen has been painted, off the GUI thread.
+The probes wait for the first trace as the app shows it: loaded and assessed off the GUI thread."""
 
 from __future__ import annotations
 
@@ -12,7 +13,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-PROBE = """
+WAIT_SHOWN = """
+def wait_shown(w):  # the first trace, loaded and assessed off the GUI thread, as the app shows it
+    from PySide6.QtCore import QEventLoop, QTimer
+    loop = QEventLoop()
+    w.sig_trace_shown.connect(lambda _tid: loop.quit())
+    QTimer.singleShot(60_000, loop, loop.quit)
+    loop.exec()
+"""
+
+PROBE = WAIT_SHOWN + """
 import json, sys
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
@@ -22,14 +32,15 @@ w = MainWindow(QSettings(sys.argv[1], QSettings.Format.IniFormat))
 w.resize(1280, 800)
 w.show()
 assert w.open_database(sys.argv[2], remember=False)
+wait_shown(w)
 heavy = ("sqlite_utils", "tiktoken", "ctxviewer.gui.diff_view", "ctxviewer.gui.diff_chart")
-before = {m: m in sys.modules for m in heavy}
+shown = {m: m in sys.modules for m in heavy}
 state = w.chart.state()
 for _ in range(20):
     app.processEvents()
 after_paint = "ctxviewer.gui.diff_view" in sys.modules
 line = w.chart.capacity_line
-print("@@" + json.dumps({"before": before, "state": state, "after_paint": after_paint, "line": line,
+print("@@" + json.dumps({"shown": shown, "state": state, "after_paint": after_paint, "line": line,
                          "trace": w.trace.trace_id, "rows": w.trace_model.rowCount()}))
 """
 
@@ -40,20 +51,20 @@ def test_first_screen_without_sqlite_utils_tiktoken_or_the_diff_window(tmp_path:
                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     got = json.loads(next(x for x in out.stdout.splitlines() if x.startswith("@@"))[2:])
-    assert got["before"] == {"sqlite_utils": False, "tiktoken": False, "ctxviewer.gui.diff_view": False,
-                             "ctxviewer.gui.diff_chart": False}
+    assert got["shown"] == {"sqlite_utils": False, "tiktoken": False, "ctxviewer.gui.diff_view": False,
+                            "ctxviewer.gui.diff_chart": False}
     assert got["rows"] == 9 and got["trace"]  # the list and the first trace are there
     assert got["state"].endswith(("OK", "WARNING", "FAILURE"))  # the chart's words at once
     assert got["after_paint"] is False  # no diff opened, no diff window imported
     assert isinstance(got["line"], (int, float))  # the first sample trace records C: its line is drawn
 
 
-FIRST_PAINT = """
+FIRST_PAINT = WAIT_SHOWN + """
 import json, sys, threading, time
-class Who:  # records the thread that imports pyqtgraph and numpy
+class Who:  # records the thread that imports pyqtgraph, numpy and pygments
     seen = {}
     def find_spec(self, name, path=None, target=None):
-        if name in ("pyqtgraph", "numpy"):
+        if name in ("pyqtgraph", "numpy", "pygments"):
             self.seen.setdefault(name, threading.current_thread() is threading.main_thread())
         return None
 sys.meta_path.insert(0, Who())
@@ -65,19 +76,19 @@ w = MainWindow(QSettings(sys.argv[1], QSettings.Format.IniFormat))
 w.resize(1280, 800)
 w.show()
 assert w.open_database(sys.argv[2], remember=False)
-w.repaint()  # the first screen: the list with its rows and the first trace's detail, painted
+w.repaint()  # the first screen: the list with its rows, the chart saying which trace it loads
 heavy = ("pyqtgraph", "numpy", "pygments")
 at_paint = {m: m in sys.modules for m in heavy}
-first = {"rows": w.trace_model.rowCount(), "trace": w.trace.trace_id, "state": w.chart.state(),
-         "plot": w.chart.plot_built, "header": len(w.panel.assessment.header)}
-w.panel.content.set_content("# Refunds\\n\\nUse `refund()`.")  # needs a lexer: coloured after a paint
+screen = {"rows": w.trace_model.rowCount(), "chart": w.chart.empty_label.text(), "plot": w.chart.plot_built}
+wait_shown(w)
+first = {"trace": w.trace.trace_id, "state": w.chart.state(), "header": len(w.panel.assessment.header)}
+w.panel.content.set_content("# Refunds\\n\\nUse `refund()`.")  # needs a lexer
 w.panel.content.repaint()
-waiting = w.panel.content._pending is not None and "pygments" not in sys.modules
 end = time.monotonic() + 60
 while time.monotonic() < end and not (w.chart.plot_built and w.panel.content._pending is None):
     app.processEvents()
     time.sleep(0.005)
-print("@@" + json.dumps({"at_paint": at_paint, "first": first, "waiting": waiting, "on_gui_thread": Who.seen,
+print("@@" + json.dumps({"at_paint": at_paint, "screen": screen, "first": first, "on_gui_thread": Who.seen,
                          "after": {m: m in sys.modules for m in heavy}, "plot": w.chart.plot_built,
                          "line": w.chart.capacity_line, "spans": [t for _s, _n, t in w.panel.content._spans]}))
 w.close()
@@ -92,15 +103,16 @@ def test_pyqtgraph_numpy_and_pygments_load_after_the_first_paint(tmp_path: Path)
                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     got = json.loads(next(x for x in out.stdout.splitlines() if x.startswith("@@"))[2:])
+    # painted without them: the list's 9 rows, the chart saying which trace (send order) it loads
     assert got["at_paint"] == {"pyqtgraph": False, "numpy": False, "pygments": False}
-    # painted without them: 9 rows, the first trace (send order) with its header and verdict
+    assert got["screen"] == {"rows": 9, "chart": "Loading history-16k…", "plot": False}
+    # then the first trace with its header and verdict
     first = got["first"]
-    assert (first["rows"], first["trace"], first["plot"]) == (9, "history-16k", False)
+    assert first["trace"] == "history-16k"
     assert first["state"].endswith(("OK", "WARNING", "FAILURE")) and first["header"] >= 10  # header rows, verdict
-    assert got["waiting"] is True  # the colouring waited for the paint
-    # right after the first paint: the plot is built and drawn, the text coloured
+    # after the first paint: the plot is built and drawn, the text coloured
     assert got["after"] == {"pyqtgraph": True, "numpy": True, "pygments": True}
     assert got["plot"] is True and got["line"] == 16000.0
     # imported by a background thread, not the GUI thread (issue 11: the window never stops)
-    assert got["on_gui_thread"] == {"pyqtgraph": False, "numpy": False}
+    assert got["on_gui_thread"] == {"pyqtgraph": False, "numpy": False, "pygments": False}
     assert got["spans"] == ["Generic.Heading", "Literal.String.Backtick"]

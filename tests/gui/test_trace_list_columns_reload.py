@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from factories import make_trace
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 
 from ctxviewer.gui.column_menu import column_actions
 from ctxviewer.gui.main_window import MainWindow
@@ -22,17 +22,15 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 KEYS = [c.key for c in TRACE_COLUMNS]
 
 
-def open_window(qtbot, settings: QSettings, db: Path) -> MainWindow:  # type: ignore[no-untyped-def]
-    w = MainWindow(settings=settings)
-    qtbot.addWidget(w)
-    w.resize(1280, 800)
-    w.show()
+def open_window(qtbot, windows, db: Path) -> MainWindow:  # type: ignore[no-untyped-def]
+    w = windows.new()
     qtbot.waitExposed(w)
     assert w.open_database(db, remember=False)
+    windows.shown(w)
     return w
 
 
-def test_span_part_and_middle_elision(qtbot, settings: QSettings, tmp_path: Path) -> None:
+def test_span_part_and_middle_elision(qtbot, windows, tmp_path: Path) -> None:
     class Row:
         trace_id = "b3e700af9eab81e19f72f964d62a35af:39d6e9b3ddec9996"
 
@@ -44,15 +42,15 @@ def test_span_part_and_middle_elision(qtbot, settings: QSettings, tmp_path: Path
     with TraceStore.create(db) as st:
         st.add(with_facts([replace(base, trace_id=f"b3e700af9eab81e19f72f964d62a35af:{span}") for span in
                 ("39d6e9b3ddec9996", "6c0201026326855d")]))
-    w = open_window(qtbot, settings, db)
+    w = open_window(qtbot, windows, db)
     assert w.trace_view.textElideMode() == Qt.TextElideMode.ElideMiddle  # the span part (the end) stays
     call = KEYS.index("call")
     cells = sorted(w.trace_model.data(w.trace_model.index(r, call)) for r in range(2))
     assert cells == ["39d6e9b3ddec9996", "6c0201026326855d"]
 
 
-def test_columns_hide_from_the_header_and_defaults_fit(qtbot, settings: QSettings) -> None:
-    w = open_window(qtbot, settings, SAMPLES)
+def test_columns_hide_from_the_header_and_defaults_fit(qtbot, windows) -> None:
+    w = open_window(qtbot, windows, SAMPLES)
     header = w.trace_view.horizontalHeader()
     hidden = [k for c, k in enumerate(KEYS) if header.isSectionHidden(c)]
     assert hidden == ["model", "input_capacity", "worst", "call", "conversation", "span_status", "agent"]
@@ -73,11 +71,11 @@ def test_columns_hide_from_the_header_and_defaults_fit(qtbot, settings: QSetting
     assert items.isSectionHidden(3)
 
 
-def test_reload_and_changed_on_disk_notice(qtbot, settings: QSettings, tmp_path: Path) -> None:
+def test_reload_and_changed_on_disk_notice(qtbot, windows, tmp_path: Path) -> None:
     db = tmp_path / "live.db"
     shutil.copy(SAMPLES, db)
-    w = open_window(qtbot, settings, db)
-    w.select_trace("ticket-injection")
+    w = open_window(qtbot, windows, db)
+    windows.select(w, "ticket-injection")
     assert w.trace_model.total == 9
     assert not w.reloader.bar.isVisible()
     with TraceStore.create(db) as st:  # another program imports into it
@@ -89,26 +87,26 @@ def test_reload_and_changed_on_disk_notice(qtbot, settings: QSettings, tmp_path:
     qtbot.waitUntil(w.isActiveWindow)
     qtbot.keyClick(w.trace_view, Qt.Key.Key_F5)
     assert w.trace_model.total == 10
-    assert w.trace is not None and w.trace.trace_id == "ticket-injection"  # the same trace again
+    assert windows.shown(w, "ticket-injection").trace_id == "ticket-injection"  # the same trace again
     assert not w.reloader.bar.isVisible()
     assert w.reloader.act_reload.shortcut().toString() == "F5"
 
 
-def test_model_cell_has_its_full_name_as_tooltip(qtbot, settings: QSettings) -> None:
-    w = open_window(qtbot, settings, SAMPLES)
+def test_model_cell_has_its_full_name_as_tooltip(qtbot, windows) -> None:
+    w = open_window(qtbot, windows, SAMPLES)
     model = KEYS.index("model")
     tip = w.trace_model.data(w.trace_model.index(0, model), Qt.ItemDataRole.ToolTipRole)
     assert "gpt-4o-mini-2024-07-18" in tip
 
 
-def test_span_status_and_agent_columns_show_and_filter(qtbot, settings: QSettings, tmp_path: Path) -> None:
+def test_span_status_and_agent_columns_show_and_filter(qtbot, windows, tmp_path: Path) -> None:
     """Issue 13: span status (error with its message in the tooltip, never ended) and the agent /
     operation, hideable columns the display filter reads."""
     from ctxviewer.pipeline.importing import import_into
 
     db = tmp_path / "spans.db"
     import_into(db, [Path(__file__).resolve().parents[1] / "data" / "store" / "schema-3.otlp.json"])
-    w = open_window(qtbot, settings, db)
+    w = open_window(qtbot, windows, db)
     header = w.trace_view.horizontalHeader()
     status, agent = KEYS.index("span_status"), KEYS.index("agent")
     acts = column_actions(w.trace_view)
@@ -129,7 +127,7 @@ def test_span_status_and_agent_columns_show_and_filter(qtbot, settings: QSetting
                     timeout=5000)
 
 
-def test_a_wide_list_fits_the_model_column_to_the_first_page(qtbot, settings: QSettings, tmp_path: Path) -> None:
+def test_a_wide_list_fits_the_model_column_to_the_first_page(qtbot, windows, tmp_path: Path) -> None:
     """Measured from the first page's model names (never Qt's thousand-row size hint, issue 11):
     wide enough for the longest, at most a fifth of the list."""
     db = tmp_path / "models.db"
@@ -138,10 +136,7 @@ def test_a_wide_list_fits_the_model_column_to_the_first_page(qtbot, settings: QS
         st.add(with_facts([replace(make_trace(), trace_id="short"),
                 replace(make_trace(), trace_id="long",
                         endpoint=replace(make_trace().endpoint, model=long_model))]))
-    w = MainWindow(settings=settings)
-    qtbot.addWidget(w)
-    w.resize(2400, 900)
-    w.show()
+    w = windows.new(size=(2400, 900))
     qtbot.waitExposed(w)
     w.splitter.setSizes([1200, 1200])  # the user widened the list
     col = KEYS.index("model")
@@ -150,6 +145,7 @@ def test_a_wide_list_fits_the_model_column_to_the_first_page(qtbot, settings: QS
     assert w.trace_view.viewport().width() >= 650
     before = header.sectionSize(col)
     assert w.open_database(db, remember=False)
+    windows.shown(w)
     fm = w.trace_view.fontMetrics()
     need = fm.horizontalAdvance(long_model)
     room = w.trace_view.viewport().width() // 5

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 import pytest
-from PySide6.QtCore import QSettings
 
 from ctxviewer.model.trace import ContextItem, RequestTrace
 from ctxviewer.store import SORTABLE, TraceQuery, TraceRow, TraceSource, TraceStore
@@ -145,26 +144,21 @@ def test_the_fake_has_exactly_the_interface(samples) -> None:
             list(inspect.signature(getattr(TraceSource, name)).parameters), name
 
 
-def test_window_lists_selects_filters_and_searches_through_the_interface(qtbot, tmp_path, samples) -> None:
-    from ctxviewer.gui.main_window import MainWindow
-
+def test_window_lists_selects_filters_and_searches_through_the_interface(qtbot, windows, samples) -> None:
     fake = MemorySource(*samples)
-    w = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
-    qtbot.addWidget(w)
-    w.resize(1280, 800)
-    w.show()
+    w = windows.new()
     w.set_source(fake, "samples (in memory)")
     qtbot.waitUntil(lambda: w.trace_model.counted, timeout=10_000)
     # the list: every sample in send order, the first one selected and shown with its assessment
     ids = [w.trace_model.trace_id(r) for r in range(w.trace_model.rowCount())]
     assert ids == [r.trace_id for r in sorted(samples[1], key=lambda r: (str(r.created), r.trace_id))]
-    assert w.trace is not None and w.trace.trace_id == ids[0]
+    assert windows.shown(w).trace_id == ids[0]
     assert w.windowTitle() == "ctxviewer — samples (in memory)"
     assert w.panel.item_model.rowCount() == len(samples[0][0].items if samples[0][0].trace_id == ids[0]
                                                  else fake.load(ids[0]).items)
     # selecting another row loads that trace through the interface
-    w.select_row(ids.index("ticket-injection"))
-    assert w.trace.trace_id == "ticket-injection" and w.chart.state() == "\u26a0 WARNING"
+    assert windows.select_row(w, ids.index("ticket-injection")).trace_id == "ticket-injection"
+    assert w.chart.state() == "\u26a0 WARNING"
     # a filter goes through the source's own compiled form
     w.trace_model.set_where(*fake.filter_where(TraceQuery(text="gpt-4o-mini")))
     qtbot.waitUntil(lambda: w.trace_model.counted, timeout=10_000)
@@ -178,9 +172,11 @@ def test_window_lists_selects_filters_and_searches_through_the_interface(qtbot, 
     assert [(h.trace_id, h.item_id) for h in hits if h] == [("ticket-injection", "TCK-58213")]
     w.trace_model.set_where("", [])
     qtbot.waitUntil(lambda: w.trace_model.counted, timeout=10_000)
-    w.select_row(0)
-    w.search.open_hit(hits[0], "ignore previous")
-    assert w.trace.trace_id == "ticket-injection"
+    windows.select_row(w, 0)
+    with qtbot.waitSignal(w.sig_trace_shown, timeout=30_000) as shown:
+        w.search.open_hit(hits[0], "ignore previous")
+    assert shown.args == ["ticket-injection"] and w.trace.trace_id == "ticket-injection"
+    assert w.panel.items.current_item().id == "TCK-58213"
     assert set(fake.calls) <= INTERFACE
     assert {"first_rows", "key_of", "load", "search"} <= set(fake.calls)
 

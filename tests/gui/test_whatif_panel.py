@@ -8,11 +8,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 
-from ctxviewer.gui.main_window import MainWindow
+from ctxviewer.gui.thresholds import WHATIF_WORKER_ITEMS
 from ctxviewer.gui.whatif_model import PIN, PRIORITY
-from ctxviewer.gui.whatif_panel import STATE_COLOR, WORKER_ITEMS, WhatIfPanel
+from ctxviewer.gui.whatif_panel import STATE_COLOR, WhatIfPanel
 from ctxviewer.model.findings import State
 from ctxviewer.model.trace import Category, ContextItem, Kind
 from ctxviewer.store import TraceStore
@@ -112,12 +112,13 @@ def test_cap_and_required_overrun(panel: WhatIfPanel, qtbot) -> None:
 def test_save_as_trace_never_writes_the_source(panel: WhatIfPanel, source: Path, tmp_path: Path) -> None:
     before = hashlib.sha256(source.read_bytes()).hexdigest()
     assert not panel.save_to(source)
-    assert "never written" in panel.last_message
+    assert "never written" in panel.status.text()
     target = tmp_path / "mine.db"
     panel.add_size.setValue(500)
     panel.add_item()
     panel.retrim()
     assert panel.save_to(target)
+    assert panel.status.text() == f"Saved as trace {panel.outcome.trace.trace_id} in {target}"
     assert hashlib.sha256(source.read_bytes()).hexdigest() == before
     with TraceStore.open(target) as store:
         saved = store.load(panel.outcome.trace.trace_id)
@@ -128,21 +129,19 @@ def test_save_as_trace_never_writes_the_source(panel: WhatIfPanel, source: Path,
 def test_large_trace_retrims_on_a_worker(qtbot, panel: WhatIfPanel) -> None:
     base = panel.trace
     extra = tuple(ContextItem(kind=Kind.HISTORY, id=f"h{k}", content=" a" * 10, tokens=10, priority=float(k % 7),
-                              position=None, role="user") for k in range(WORKER_ITEMS))
+                              position=None, role="user") for k in range(WHATIF_WORKER_ITEMS))
     big = replace(base, items=(*base.items[:-1], *extra, base.items[-1]), input_tokens=None)
     panel.set_trace(big, panel.source_path)
-    assert panel.task is not None
+    assert panel.task is not None and panel.status.text() == "re-trimming…"
     qtbot.waitUntil(lambda: panel.task.done and panel.outcome is not None and panel.outcome.original is big,
                     timeout=20_000)
     assert panel.item_model.rowCount() == len(big.items)
 
 
 @pytest.mark.qt_log_ignore(r"This plugin does not support (raise|propagateSizeHints)\(\)")  # offscreen
-def test_main_window_menu_opens_the_panel_on_the_selected_trace(qtbot, source: Path, tmp_path: Path) -> None:
-    w = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
-    qtbot.addWidget(w)
-    assert w.open_database(source, remember=False)
-    w.select_trace("budget-8k")
+def test_main_window_menu_opens_the_panel_on_the_selected_trace(windows, source: Path) -> None:
+    w = windows.open(source, show=False)
+    windows.select(w, "budget-8k")
     w.whatif.act.trigger()
     assert w.whatif.panel.isVisible()
     assert w.whatif.panel.trace.trace_id == "budget-8k"
