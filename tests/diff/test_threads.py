@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from otlp_factories import otlp_request, otlp_span, s
 
 from ctxviewer.assess.checks import run_checks
@@ -66,11 +67,13 @@ def chat(trace_id: str, span_id: str, second: int, messages: list[dict[str, Any]
     return span
 
 
-def agent(trace_id: str, span_id: str, name: str, second: int, parent: str | None = None) -> dict[str, Any]:
-    """An ``invoke_agent`` span of agent ``name``."""
+def agent(trace_id: str, span_id: str, name: str, second: int, parent: str | None = None,
+          named: bool = True) -> dict[str, Any]:
+    """An ``invoke_agent`` span of agent ``name``; with ``named=False`` a plain span that names no
+    agent (a framework that records none)."""
+    attrs = {"gen_ai.operation.name": s("invoke_agent"), "gen_ai.agent.name": s(name)} if named else {}
     span = otlp_span(span_id, trace_id, name=f"invoke_agent {name}", kind="SPAN_KIND_INTERNAL",
-                     start=str(BASE_NS + second * 10**9), end=str(BASE_NS + 100 * 10**9),
-                     **{"gen_ai.operation.name": s("invoke_agent"), "gen_ai.agent.name": s(name)})
+                     start=str(BASE_NS + second * 10**9), end=str(BASE_NS + 100 * 10**9), **attrs)
     if parent is not None:
         span["parentSpanId"] = parent
     return span
@@ -158,12 +161,12 @@ SEARCH = call("call_s", "search", {"q": "boots return window"})
 FOUND = "Boots may be returned within 30 days, unworn."
 
 
-def _subagent_spans() -> list[dict[str, Any]]:
+def _subagent_spans(named: bool) -> list[dict[str, Any]]:
     t = SUBAGENTS
     return [
-        agent(t, "00000000000000a0", "planner", 0),
+        agent(t, "00000000000000a0", "planner", 0, named=named),
         chat(t, "00000000000000c1", 1, [PLANNER, QUESTION], [DELEGATE], parent="00000000000000a0"),
-        agent(t, "00000000000000a1", "researcher", 2, parent="00000000000000a0"),
+        agent(t, "00000000000000a1", "researcher", 2, parent="00000000000000a0", named=named),
         chat(t, "00000000000000c2", 3, [RESEARCHER, TASK], [SEARCH], parent="00000000000000a1"),
         chat(t, "00000000000000c3", 5, [RESEARCHER, TASK, msg("assistant", SEARCH), msg("tool", result("call_s", FOUND))],
              [text("Boots: 30 days, unworn.")], parent="00000000000000a1"),
@@ -173,12 +176,14 @@ def _subagent_spans() -> list[dict[str, Any]]:
     ]
 
 
-def test_a_subagents_first_call_and_the_parent_resuming_derive_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("named", [True, False], ids=["agent names", "span lineage only"])
+def test_a_subagents_first_call_and_the_parent_resuming_derive_nothing(tmp_path: Path, named: bool) -> None:
     """The planner delegates to a researcher sub-agent (its own agent span, system prompt and
     task), then resumes. The sub-agent's first call is not the planner's next step (the planner's
     question was never "trimmed" from it), and the planner's resumed call follows its own first
-    call, not the sub-agent's last one (whose turns were never "dropped")."""
-    db = store_of(tmp_path, _subagent_spans())
+    call, not the sub-agent's last one (whose turns were never "dropped"). The same holds when no
+    span names an agent: the calls then differ by their parent span."""
+    db = store_of(tmp_path, _subagent_spans(named))
     c1, c2, c3, c4 = (f"{SUBAGENTS}:00000000000000c{n}" for n in (1, 2, 3, 4))
     for tid in (c1, c2, c3, c4):
         _, findings, derived = shown(db, tid)
@@ -186,14 +191,16 @@ def test_a_subagents_first_call_and_the_parent_resuming_derive_nothing(tmp_path:
     assert ids(db, [c1, c2, c3, c4]) == [None, None, c2, c1]
 
 
-def test_a_subagent_with_the_parents_history_is_still_another_agent(tmp_path: Path) -> None:
+@pytest.mark.parametrize("named", [True, False], ids=["agent names", "span lineage only"])
+def test_a_subagent_with_the_parents_history_is_still_another_agent(tmp_path: Path, named: bool) -> None:
     """A hand-off that gives the sub-agent the planner's question but not the hand-off call:
-    another agent, so the planner's call is not "dropped" from it."""
+    another agent (or, with no agent named, another parent span, and the hand-off call is not
+    carried), so the planner's call is not "dropped" from it."""
     t = SUBAGENTS
     db = store_of(tmp_path, [
-        agent(t, "00000000000000a0", "planner", 0),
+        agent(t, "00000000000000a0", "planner", 0, named=named),
         chat(t, "00000000000000c1", 1, [PLANNER, QUESTION], [DELEGATE], parent="00000000000000a0"),
-        agent(t, "00000000000000a1", "researcher", 2, parent="00000000000000a0"),
+        agent(t, "00000000000000a1", "researcher", 2, parent="00000000000000a0", named=named),
         chat(t, "00000000000000c2", 3, [RESEARCHER, QUESTION, TASK], [SEARCH], parent="00000000000000a1"),
     ])
     _, findings, derived = shown(db, f"{t}:00000000000000c2")
@@ -243,6 +250,39 @@ def test_a_model_graded_scorer_after_the_solver_derives_nothing(tmp_path: Path) 
     _, findings, derived = shown(db, scorer)  # the grading template is one user message, no system prompt
     assert (derived, findings) == ([], [*NOT_CHECKED, ("policy.missing", "warning")])
     assert ids(db, [solver1, solver2, scorer]) == [None, solver1, None]
+
+
+def test_a_scorer_given_the_conversation_is_another_thread(tmp_path: Path) -> None:
+    """A scorer that is handed the transcript itself -- the question, the final answer, then its
+    grading instruction, without the tool exchange -- still runs in its own span: the tool turns
+    were never "dropped" from it."""
+    log = json.loads(_inspect_log(tmp_path).read_text())
+    events = log["samples"][0]["events"]
+    answer = events[1]["output"]["choices"][0]["message"]
+    events[2]["input"] = [events[0]["input"][1], answer, {"role": "user", "content": "Grade the answer above: C or I."}]
+    path = tmp_path / "transcript.json"
+    path.write_text(json.dumps(log))
+    db = tmp_path / "t.db"
+    with TraceStore.create(db) as store:
+        assert import_files([path], store).imported == 3
+    _, findings, derived = shown(db, "evGrader/1/1/2")
+    assert (derived, findings) == ([], [*NOT_CHECKED, ("policy.missing", "warning")])
+
+
+def test_a_call_that_puts_another_message_first_is_not_the_next_step(tmp_path: Path) -> None:
+    """A query-rewriting call repeats the last exchange after an instruction of its own: something
+    the earlier call never had comes first, so it is not that call's next step (the earlier turns
+    were not "dropped" from it)."""
+    hello, hi = msg("user", text("Hello, I have a question about an order.")), "Sure, which order?"
+    t = "3a2b3c4d5e6f708192a3b4c5d6e7f803"
+    db = store_of(tmp_path, [
+        chat(t, "00000000000000c1", 0, [SUPPORT, hello, msg("assistant", text(hi)), WHERE], [text("It shipped.")]),
+        chat(t, "00000000000000c2", 2, [msg("user", text("Rewrite the last question for a search engine.")), WHERE,
+                                        msg("assistant", text("It shipped.")), msg("user", text("Go."))],
+             [text("order 4471 shipping status")]),
+    ])
+    _, findings, derived = shown(db, f"{t}:00000000000000c2")
+    assert (derived, findings) == ([], [*NOT_CHECKED, ("policy.missing", "warning")])
 
 
 NO_CONTENT = "4a2b3c4d5e6f708192a3b4c5d6e7f804"
