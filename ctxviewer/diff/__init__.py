@@ -9,7 +9,9 @@ conversation.
 * :func:`word_diff` (text A, text B) -> :class:`WordDiff` (:mod:`.words`): word-level text diff.
 * :mod:`.render`: the JSON object and the readable summary of a diff; :mod:`.cells`: what each
   cell of the diff table says.
-* :mod:`.conversation`: "dropped between calls" for traces that record no omissions.
+* :mod:`.conversation`: "dropped between calls" for traces that record no omissions, between two
+  calls of one thread; :mod:`.threads`: when a later call continues an earlier one (same agent or
+  span lineage, the later input extending the earlier one, the reply matched in any shape).
 
 May import: :mod:`ctxviewer.present`, :mod:`ctxviewer.assess`, :mod:`ctxviewer.store` (to find a
 conversation's calls), :mod:`ctxviewer.model`, :mod:`ctxviewer.util`. No Qt here.

@@ -1,32 +1,41 @@
-"""What was dropped between the calls of one conversation (issue 8, "What was dropped between calls").
+"""What was dropped between two calls of one thread ("What was dropped between calls").
 
 Most imported traces (OTel GenAI spans, agent-framework logs) record only what was sent, never what
-was left out, yet every agent loop compacts or trims its history. Within one conversation -- the
-same ``session_id`` (OTel ``gen_ai.conversation.id``) or, for OTel spans, the same OTel trace id
-(the part of ``trace_id`` before ``:``, see :func:`ctxviewer.importers.otel.trace_id_for`) -- each
-call's input is aligned with the previous call's input plus the previous call's output. A message
-(history, summary, memory or user item, or the previous response) that was in that and is missing
-from the later input is **derived** as omitted:
+was left out, yet every agent loop compacts or trims its history. A message (history, summary,
+memory or user item, or the earlier call's reply) that an earlier call of the same **thread** sent
+or received and the next call of that thread no longer sends is **derived** as omitted:
 
 * reason :data:`DROPPED` ("dropped between calls"), or
 * reason :data:`SUMMARISED` ("summarised") when the later call carries a summary item the earlier
   one did not have (the summary replaced it).
 
-Messages are matched by role and normalised content (:func:`ctxviewer.diff.identity.content_digest`),
-never by id: OTel message ids are indexes (``msg-{i}``) that shift when turns are dropped.
+One conversation -- the same ``session_id`` (OTel ``gen_ai.conversation.id``) or, for OTel spans,
+the same OTel trace id (the part of ``trace_id`` before ``:``; :func:`conversation_key`) -- holds
+many threads. When a later call continues an earlier one (same agent or span lineage, content on
+both, the later input extends the earlier one) is :mod:`ctxviewer.diff.threads`'s; which earlier
+call that is, is **consecutive in time**: the latest call of the conversation sent before it that
+it continues (:func:`thread_predecessor`; calls of other threads in between, a sub-agent's 31
+turns, say, are skipped). Sub-agents, graders and scorers, independent calls under one trace id
+and calls with no captured content are other threads and derive nothing.
+
+A derived user item is required in the later call only when it is still that call's user
+request: when the later call sends a user request of its own, the dropped one was an earlier
+turn there and is derived as a history item (so ``required.trimmed`` never fires for it).
 
 These omissions are derived, not recorded. They apply only to traces whose source format records
-no omissions (:attr:`RequestTrace.omissions_recorded <ctxviewer.model.trace.RequestTrace.omissions_recorded>` is False -- the trace's "omissions
-recorded" fact); a trace that records its omissions keeps exactly what it recorded. No Qt here.
+no omissions (:attr:`RequestTrace.omissions_recorded <ctxviewer.model.trace.RequestTrace.omissions_recorded>`
+is False -- the trace's "omissions recorded" fact); a trace that records its omissions keeps
+exactly what it recorded. No Qt here.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterable
 
-from ctxviewer.diff.identity import MESSAGE_KINDS, content_digest
+from ctxviewer.assess.checks.server_state import is_tool_span
+from ctxviewer.diff.identity import MESSAGE_KINDS
+from ctxviewer.diff.threads import align, continues, has_content
 from ctxviewer.model.trace import ContextItem, Kind, RequestTrace, Status
 
 if TYPE_CHECKING:
@@ -39,6 +48,9 @@ SUMMARISED = "summarised"
 DERIVED_ATTRIBUTE = "ctxviewer.derived_omissions"
 """Key in ``RequestTrace.attributes`` (of the copy :func:`with_derived_omissions` returns): ids of
 the derived omitted items and the previous call they were derived from."""
+MAX_LOOKBACK = 64
+"""At most this many earlier calls of the conversation are loaded to find a call's thread
+predecessor (:func:`thread_predecessor`), nearest first."""
 
 
 @dataclass(frozen=True)
@@ -88,41 +100,19 @@ def order_calls(traces: Iterable[RequestTrace]) -> dict[str, list[RequestTrace]]
     return {k: sorted(v, key=_order) for k, v in groups.items()}
 
 
-def _messages(t: RequestTrace) -> list[ContextItem]:
-    return [i for i in t.items if i.status is Status.RETAINED and i.kind in MESSAGE_KINDS]
-
-
-def _previous_output(prev: RequestTrace) -> ContextItem | None:
-    text = prev.response.text if prev.response is not None else None
-    if not text:
-        return None
-    return ContextItem(kind=Kind.HISTORY, id=f"{prev.trace_id}#response", content=text, role="assistant")
-
-
 def dropped_between_calls(prev: RequestTrace, cur: RequestTrace) -> tuple[DroppedMessage, ...]:
-    """Messages of ``prev``'s input plus ``prev``'s output that ``cur``'s input no longer holds,
-    in ``prev``'s order (module docstring). A message sent twice before and once now yields one.
-    Messages whose content was not kept cannot be matched and are never reported."""
-    now = Counter(d for d in (content_digest(i) for i in _messages(cur)) if d is not None)
-    before_digests = {content_digest(i) for i in _messages(prev)}
-    summaries = [i for i in _messages(cur) if i.kind is Kind.SUMMARY and content_digest(i) not in before_digests]
-    candidates = [(i, False) for i in _messages(prev)]
-    out_item = _previous_output(prev)
-    if out_item is not None:
-        candidates.append((out_item, True))
-    out: list[DroppedMessage] = []
-    for item, from_output in candidates:
-        d = content_digest(item)
-        if d is None:
-            continue
-        if now[d] > 0:
-            now[d] -= 1
-            continue
-        if summaries:
-            out.append(DroppedMessage(item, prev.trace_id, SUMMARISED, summaries[0].id, from_output))
-        else:
-            out.append(DroppedMessage(item, prev.trace_id, DROPPED, None, from_output))
-    return tuple(out)
+    """Messages of ``prev``'s input plus ``prev``'s reply that ``cur``'s input no longer holds,
+    in ``prev``'s order; ``()`` unless ``cur`` continues ``prev``'s thread (:func:`continues`).
+    A message sent twice before and once now yields one. Messages whose content was not kept
+    cannot be matched and are never reported."""
+    al = align(prev, cur)
+    if al is None:
+        return ()
+    summary = al.summaries[0].id if al.summaries else None
+    return tuple(
+        DroppedMessage(item, prev.trace_id, SUMMARISED if summary else DROPPED, summary, n == al.reply_at)
+        for n, item in enumerate(al.earlier) if n not in al.matched
+    )
 
 
 def derived_reason(d: DroppedMessage) -> str:
@@ -137,12 +127,16 @@ def with_derived_omissions(cur: RequestTrace, dropped: tuple[DroppedMessage, ...
     """A copy of ``cur`` with each dropped message inserted as an omitted item (id
     ``"dropped:<previous id>"``, reason from :func:`derived_reason`, ``position=None``), placed
     before the first message of ``cur``; ``attributes[DERIVED_ATTRIBUTE]`` names them and the
-    previous call. Returns ``cur`` itself when ``dropped`` is empty."""
+    previous call. A dropped user request becomes a history item when ``cur`` sends a user request
+    of its own (it is an earlier turn there, not a required input of ``cur``). Returns ``cur``
+    itself when ``dropped`` is empty."""
     if not dropped:
         return cur
+    own_request = any(i.kind is Kind.USER and i.status is Status.RETAINED for i in cur.items)
     extra = tuple(
         replace(d.item, id=f"dropped:{d.item.id}", status=Status.OMITTED, position=None,
-                omission_reason=derived_reason(d))
+                omission_reason=derived_reason(d),
+                kind=Kind.HISTORY if d.item.kind is Kind.USER and own_request else d.item.kind)
         for d in dropped
     )
     items = list(cur.items)
@@ -190,9 +184,10 @@ def earlier_call_ids(store: TraceSource, trace: RequestTrace) -> list[str]:
 
 def previous_call(store: TraceSource, trace: RequestTrace) -> RequestTrace | None:
     """The call sent just before ``trace`` in its conversation (:func:`conversation_key`), loaded
-    from ``store`` (the last of :func:`earlier_call_ids`; only that one trace is loaded); ``None``
-    when the trace has no conversation or is its first call. Raises
-    :class:`ctxviewer.store.StoreError` when the store cannot be read."""
+    from ``store`` (the last of :func:`earlier_call_ids`; only that one trace is loaded), whatever
+    its thread (the window's "compare with the previous call"); ``None`` when the trace has no
+    conversation or is its first call. Raises :class:`ctxviewer.store.StoreError` when the store
+    cannot be read."""
     for tid in reversed(earlier_call_ids(store, trace)):
         try:
             return store.load(tid)
@@ -201,13 +196,34 @@ def previous_call(store: TraceSource, trace: RequestTrace) -> RequestTrace | Non
     return None
 
 
+def thread_predecessor(store: TraceSource, trace: RequestTrace) -> RequestTrace | None:
+    """The previous call of ``trace``'s thread: the latest call of its conversation sent before
+    it that ``trace`` continues (:func:`continues`; rule 4 of the module docstring), loaded from
+    ``store`` nearest first, at most :data:`MAX_LOOKBACK` of them. ``None`` when there is none
+    (the thread's first call, a sub-agent's first call, a grader, an independent call, a call
+    with no content). Raises :class:`ctxviewer.store.StoreError` when the store cannot be read."""
+    if not has_content(trace) or is_tool_span(trace):
+        return None
+    for n, tid in enumerate(reversed(earlier_call_ids(store, trace))):
+        if n >= MAX_LOOKBACK:
+            break
+        try:
+            prev = store.load(tid)
+        except KeyError:
+            continue
+        if continues(prev, trace):
+            return prev
+    return None
+
+
 def derive_for_display(store: TraceSource, trace: RequestTrace) -> RequestTrace:
-    """``trace`` with the messages dropped since the previous call shown as derived omitted items,
-    for surfaces (item table, ``show``). Unchanged when the trace's format records omissions (the
-    recorded ones apply), when it has no previous call, or when nothing was dropped."""
+    """``trace`` with the messages dropped since the previous call of its thread
+    (:func:`thread_predecessor`) shown as derived omitted items, for surfaces (item table,
+    ``show``). Unchanged when the trace's format records omissions (the recorded ones apply),
+    when it has no previous call in its thread, or when nothing was dropped."""
     if trace.omissions_recorded:
         return trace
-    prev = previous_call(store, trace)
+    prev = thread_predecessor(store, trace)
     if prev is None:
         return trace
     return with_derived_omissions(trace, dropped_between_calls(prev, trace))
@@ -215,12 +231,13 @@ def derive_for_display(store: TraceSource, trace: RequestTrace) -> RequestTrace:
 
 def derived_note(trace: RequestTrace) -> str | None:
     """The "omissions recorded" fact's second half for a trace shown with derived omissions:
-    ``"2 omitted items derived (not recorded): missing since the previous call <id>"``; ``None``
-    when the trace carries none (see :func:`with_derived_omissions`)."""
+    ``"2 omitted items derived, not recorded: sent in the previous call <id> of this thread and
+    missing from this one"``; ``None`` when the trace carries none (see
+    :func:`with_derived_omissions`)."""
     info = trace.attributes.get(DERIVED_ATTRIBUTE)
     if not info:
         return None
     n = len(info["items"])
     noun = "item" if n == 1 else "items"
     return (f"{n} omitted {noun} derived, not recorded: sent in the previous call "
-            f"{info['previous_trace']} and missing from this one")
+            f"{info['previous_trace']} of this thread and missing from this one")

@@ -97,7 +97,8 @@ def test_show_json_loads_no_importer() -> None:
 
 
 def test_show_json_loads_no_diff_module_but_the_conversation() -> None:
-    """``show`` derives messages dropped between calls (``diff.conversation``); the rest of
+    """``show`` derives messages dropped between calls (``diff.conversation``, whose thread rule is
+    ``diff.threads``); the rest of
     ``ctxviewer.diff`` (alignment, word diff, results) is imported on first use, not by show."""
     probe = (
         "import sys, io, contextlib, json\n"
@@ -114,4 +115,4 @@ def test_show_json_loads_no_diff_module_but_the_conversation() -> None:
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     got = json.loads(next(x for x in out.stdout.splitlines() if x.startswith("@@"))[2:])
-    assert got == ["ctxviewer.diff", "ctxviewer.diff.conversation", "ctxviewer.diff.identity"]
+    assert got == ["ctxviewer.diff", "ctxviewer.diff.conversation", "ctxviewer.diff.identity", "ctxviewer.diff.threads"]

@@ -5,6 +5,15 @@ Providers reject a ``tool`` message whose call is not in the request (OpenAI: "m
 ``tool`` is an orphan (``tool_result.orphan``, failure) when the nearest earlier conversation item
 that is not itself a tool result is an omitted assistant turn, or when there is no earlier
 assistant turn at all: trimming dropped the call and kept its result.
+
+That rule holds for a self-contained request only. Two kinds of trace are never judged by it
+(:mod:`.server_state`):
+
+* a request that continues state the provider holds (``previous_response_id``, a provider-held
+  conversation id): the call lives in that state, so a result with no call before it is how
+  such a request looks (OpenAI Responses: the ``function_call_output`` alone);
+* a standalone tool span (``execute_tool`` imported on its own): it records a tool's execution,
+  its call and result, and was never sent to a provider.
 """
 
 from __future__ import annotations
@@ -13,6 +22,7 @@ from typing import Iterable
 
 from ctxviewer.assess.checks import register
 from ctxviewer.assess.checks._common import rule_finding
+from ctxviewer.assess.checks.server_state import is_tool_span, server_held_state
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.trace import Kind, RequestTrace, Status
 
@@ -26,7 +36,10 @@ class ToolResultCheck:
     title = "orphan tool result"
 
     def run(self, trace: RequestTrace) -> Iterable[Finding]:
-        """One ``tool_result.orphan`` finding per orphaned tool result."""
+        """One ``tool_result.orphan`` finding per orphaned tool result; none for a request that
+        continues server-held state or a standalone tool span (module docstring)."""
+        if is_tool_span(trace) or server_held_state(trace) is not None:
+            return
         previous = None
         for item in trace.items:
             if item.kind not in _CONVERSATION:
