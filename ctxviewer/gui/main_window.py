@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 
 from ctxviewer import __version__
 from ctxviewer.assess.assessment import Assessment
+from ctxviewer.assess.context import EMPTY as EMPTY_CONTEXT
 from ctxviewer.gui.audit_dock import AuditController
 from ctxviewer.gui.background_import import run_in_background
 from ctxviewer.gui.clipboard import copy_selection
@@ -104,6 +105,8 @@ class MainWindow(QMainWindow):
 
     def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.context = EMPTY_CONTEXT
+        """The context the shown database's traces are assessed in (:mod:`ctxviewer.assess.context`)."""
         self.loader = TraceLoader(self)
         self.loader.sig_loaded.connect(self._on_loaded)
         self.loader.sig_assessed.connect(self._on_assessed)
@@ -270,7 +273,7 @@ class MainWindow(QMainWindow):
             self.store.close()
         self.store = source
         self._model_fitted = False
-        self.loader.set_source(source)
+        self.loader.set_source(source, self.context)
         self._then = None
         self.trace_model.set_store(source)
         self.setWindowTitle(one_line(f"ctxviewer — {name}"))
@@ -483,14 +486,15 @@ class MainWindow(QMainWindow):
         box.exec()
 
     def _use_check_config(self, path: str | Path) -> None:
-        """Issue 9: the checks read ``ctxviewer.toml`` and the user's marks beside the database."""
-        from ctxviewer.assess.checks.config import CheckConfig, set_default
-        from ctxviewer.assess.marks import config_for_db
+        """Assess the database's traces in its context: ``ctxviewer.toml`` and the user's marks beside
+        it (:func:`ctxviewer.assess.context.context_for_db`, what ``show`` and ``check`` read too);
+        a broken file is said and the traces are assessed without it."""
+        from ctxviewer.assess.context import EMPTY, context_for_db
 
         try:
-            set_default(config_for_db(Path(path)))
+            self.context = context_for_db(Path(path))
         except ValueError as exc:
-            set_default(CheckConfig())
+            self.context = EMPTY
             self.show_error("Check configuration ignored", str(exc))
         self.panel.tabs.set_database(path)
 

@@ -29,6 +29,7 @@ from PySide6.QtCore import QDeadlineTimer, QObject, QTimer, Signal
 from PySide6.QtWidgets import QApplication
 
 from ctxviewer.assess.assessment import Assessment, assess
+from ctxviewer.assess.context import EMPTY, AssessContext
 from ctxviewer.diff.conversation import derive_for_display
 from ctxviewer.gui.worker import Task
 from ctxviewer.model.trace import RequestTrace
@@ -47,6 +48,7 @@ class TraceLoader(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._source: TraceSource | None = None
+        self._context: AssessContext = EMPTY
         self._reader: TraceSource | None = None
         self._reader_of: TraceSource | None = None
         self._gen = 0
@@ -58,10 +60,13 @@ class TraceLoader(QObject):
 
     # ------------------------------------------------------------------ requests
 
-    def set_source(self, source: TraceSource | None) -> None:
-        """Read from ``source`` from now on; a pending request is dropped (its results never arrive)."""
+    def set_source(self, source: TraceSource | None, context: AssessContext | None = None) -> None:
+        """Read from ``source`` from now on, assessing in ``context`` (its database's,
+        :func:`ctxviewer.assess.context.context_for_db`; ``None``: the empty context); a pending
+        request is dropped (its results never arrive)."""
         self.cancel()
         self._source = source
+        self._context = context if context is not None else EMPTY
         if self._task is None:
             self._close_reader()
 
@@ -129,7 +134,7 @@ class TraceLoader(QObject):
         return self._reader
 
     def _start(self, trace_id: str) -> None:
-        source, gen = self._source, self._gen
+        source, gen, context = self._source, self._gen, self._context
         assert source is not None
         send = self._sig_part.emit
 
@@ -140,7 +145,7 @@ class TraceLoader(QObject):
             send((gen, trace))
             if gen != self._gen:  # a newer selection: its own job assesses it
                 return gen, trace, None
-            return gen, trace, assess(trace)
+            return gen, trace, assess(trace, context)
 
         task = Task(job, self)
         self._task = task

@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from ctxviewer.assess.budget import CATEGORY_LABELS, CATEGORY_ORDER
+from ctxviewer.assess.context import EMPTY, AssessContext, context_for_db
 from ctxviewer.builder import Candidate
 from ctxviewer.builder.whatif import Outcome, Scenario, describe, filler, run
 from ctxviewer.gui import thresholds
@@ -91,6 +92,8 @@ class WhatIfPanel(QWidget):
         super().__init__(parent)
         self.trace: RequestTrace | None = None
         self.source_path: Path | None = None
+        self.context: AssessContext = EMPTY
+        """The source database's context: the what-if is assessed as the recording was."""
         self.scenario = Scenario()
         self.outcome: Outcome | None = None
         self.task: Task | None = None
@@ -216,6 +219,7 @@ class WhatIfPanel(QWidget):
     def set_trace(self, trace: RequestTrace | None, source_path: Path | None = None) -> None:
         """Start a what-if on ``trace`` (``None`` clears) from the read-only DB ``source_path``."""
         self.trace, self.source_path = trace, source_path
+        self.context = _context_of(source_path)
         self.scenario = Scenario()
         self._loading = True
         self.accounting.set_trace(trace)
@@ -292,12 +296,13 @@ class WhatIfPanel(QWidget):
             return
         trace, scenario = self.trace, self.scenario
         if len(trace.items) <= thresholds.WHATIF_WORKER_ITEMS:
-            self._show(run(trace, scenario))
+            self._show(run(trace, scenario, context=self.context))
             return
         if self.task is not None and not self.task.done:
             self.task.cancel()
         self._say("re-trimming…")
-        self.task = Task(lambda _progress, _cancelled: run(trace, scenario), self)
+        context = self.context
+        self.task = Task(lambda _progress, _cancelled: run(trace, scenario, context=context), self)
         self.task.sig_finished.connect(lambda o: self._show(o) if o.scenario is self.scenario else None)
         self.task.sig_failed.connect(lambda msg: self._say(f"what-if failed: {msg}"))
         self.task.start()
@@ -363,7 +368,7 @@ class WhatIfPanel(QWidget):
             return False
         try:
             with create_store(path) as store:
-                store.add(with_facts([self.outcome.trace]))
+                store.add(with_facts([self.outcome.trace], _context_of(path)))  # as the target will read it
         except (StoreError, OSError) as exc:
             self._say(f"Cannot save the what-if: {exc}")
             return False
@@ -373,3 +378,14 @@ class WhatIfPanel(QWidget):
     def _say(self, text: str) -> None:
         self.status.setText(text)
 
+
+def _context_of(source_path: Path | None) -> AssessContext:
+    """The context of the source database (the one the window's header was assessed in); the
+    empty one without a database or when its ``ctxviewer.toml`` or marks file is broken (the window
+    said so when it opened the database)."""
+    if source_path is None:
+        return EMPTY
+    try:
+        return context_for_db(source_path)
+    except ValueError:
+        return EMPTY

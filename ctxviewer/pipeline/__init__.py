@@ -10,6 +10,8 @@ What lives here:
 * :mod:`~ctxviewer.pipeline.assess_pool` -- assessing an import's traces over the cores;
   :mod:`~ctxviewer.pipeline.stored_facts` -- the stored facts of one trace (``with_facts``,
   ``save_traces``);
+* :mod:`~ctxviewer.pipeline.derived_facts` -- the facts of calls whose earlier turns were dropped
+  between calls, stored as ``show`` derives them;
 * :mod:`~ctxviewer.pipeline.backfill` -- re-assessing a database's traces (``upgrade``);
 * :mod:`~ctxviewer.pipeline.import_claim` -- which import may remove a new database file;
 * :mod:`~ctxviewer.pipeline.hints` -- the "it looks like X; import it with" hint for a trace

@@ -31,14 +31,16 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from ctxviewer.assess.context import EMPTY, AssessContext, context_for_db
 from ctxviewer.assess.plausibility import implausible
+from ctxviewer.diff.conversation import conversation_key
 from ctxviewer.importers import REGISTRY, ImportFailed, ImportProblem, Registry
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.assess_pool import assessed
+from ctxviewer.pipeline.derived_facts import refresh_derived
 from ctxviewer.pipeline.hints import create_store
 from ctxviewer.pipeline.import_claim import NewFileClaim
 from ctxviewer.pipeline.missing_counts import counted, counting_encoding_of, encoding_problem, needs_counting
 from ctxviewer.pipeline.sanitize import repair, unreadable
-from ctxviewer.store import TraceStore
+from ctxviewer.store import StoreError, TraceStore
 from ctxviewer.store.writes import WriteCancelled
 from ctxviewer.util.interrupt import Interrupted, watching
 
@@ -191,6 +193,7 @@ def import_files(
             context = EMPTY
     entries = expand_paths(paths, skip=store.path)
     total = sum(1 for e in entries if isinstance(e, Path))
+    in_conversations: dict[str, None] = {}  # calls that may have dropped earlier turns (derived after the add)
 
     def traces() -> Iterator[RequestTrace]:
         if progress:
@@ -223,6 +226,8 @@ def import_files(
                             "trace id already imported in this run; this record replaces the earlier one"))
                     report.items_by_trace[trace.trace_id] = len(trace.items)
                     report.problems.extend(repairs)
+                    if not trace.omissions_recorded and conversation_key(trace) is not None:
+                        in_conversations[trace.trace_id] = None
                     yield trace
             except ImportFailed as exc:
                 failed = _strip_path(str(exc), str(path))
@@ -249,6 +254,13 @@ def import_files(
         report.imported = 0
         report.files_imported = 0
         report.cancelled = True
+        return report
+    if in_conversations:
+        try:  # the dropped-between-calls facts, as show and check derive them (a second, small transaction)
+            refresh_derived(store, in_conversations, context)
+        except StoreError as exc:
+            report.problems.append(ImportProblem(str(store.path), "derived omissions",
+                                                 f"{exc}; the rows keep the facts without them"))
     return report
 
 

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from ctxviewer.assess.checks.config import CheckConfig, set_default
 from ctxviewer.assess.marks import Mark, set_mark
 from ctxviewer.cli import cli
 
@@ -17,7 +16,6 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 
 def run(*args: str) -> tuple[int, str, str]:
     res = CliRunner().invoke(cli, list(args))
-    set_default(CheckConfig())  # the command sets the process default; leave none behind
     return res.exit_code, res.stdout, res.stderr
 
 

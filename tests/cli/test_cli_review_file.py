@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from ctxviewer.assess.checks.config import CheckConfig, set_default
 from ctxviewer.cli import cli
 from ctxviewer.review import FindingKey, ReviewFile, ReviewVerdict
 
@@ -53,7 +52,6 @@ def test_bad_review_file_is_one_error_with_status_2(tmp_path: Path, monkeypatch:
     make, message = CASES[case]
     make(tmp_path / "aud" / "s.review.sqlite")
     res = CliRunner().invoke(cli, COMMANDS[command])
-    set_default(CheckConfig())  # check sets the process default; leave none behind
     assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
     assert (res.exit_code, res.stdout, res.stderr) == (2, "", f"Error: {message}\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["aud"]  # no report, no SARIF file
@@ -65,7 +63,6 @@ def test_sarif_to_stdout_with_a_bad_review_file(tmp_path: Path, monkeypatch: Any
     shutil.copy(SAMPLES, tmp_path / "aud" / "s.db")
     _garbage(tmp_path / "aud" / "s.review.sqlite")
     res = CliRunner().invoke(cli, ["check", "aud/s.db", "--format", "sarif"])
-    set_default(CheckConfig())
     assert (res.exit_code, res.stdout, res.stderr) == (
         2, "", "Error: aud/s.review.sqlite: not a ctxviewer review file (file is not a database)\n")
 

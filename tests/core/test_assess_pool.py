@@ -14,7 +14,8 @@ from typing import Iterator
 
 import pytest
 
-from ctxviewer.assess.checks.config import CheckConfig, set_default
+from ctxviewer.assess.checks.config import CheckConfig
+from ctxviewer.assess.context import AssessContext
 from ctxviewer.importers import get_importer
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline import assess_pool
@@ -85,13 +86,10 @@ def test_a_short_stream_or_one_worker_stays_in_process(monkeypatch: pytest.Monke
 
 def test_the_check_configuration_goes_to_the_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     traces = _many(2)
-    set_default(CheckConfig().with_expected({"support-policy": "2026-12-01"}))
-    try:
-        expected = [stored_facts(t) for t in traces]
-        _no_in_process_assessment(monkeypatch)
-        got = [f for _, f in assessed(traces, workers=2, batch=3, pool_after=4)]
-    finally:
-        set_default(CheckConfig())
+    context = AssessContext(CheckConfig().with_expected({"support-policy": "2026-12-01"}))
+    expected = [stored_facts(t, context) for t in traces]
+    _no_in_process_assessment(monkeypatch)
+    got = [f for _, f in assessed(traces, workers=2, batch=3, pool_after=4, context=context)]
     assert got == expected
     assert "policy.unexpected_version" in [r[0] for r in got[0].findings]  # budget-8k: not the version expected
     assert "policy.unexpected_version" not in [r[0] for r in stored_facts(traces[0]).findings]

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer.assess.checks.config import CheckConfig, set_default
 from ctxviewer.assess.marks import load_marks
 from ctxviewer.gui.diagnostics_tabs import EVIDENCE, FINDINGS, ITEMS
 from ctxviewer.gui.findings_model import FindingRole, FindingsModel
@@ -29,7 +28,6 @@ def win(windows, samples: Path):  # type: ignore[no-untyped-def]
     w = windows.open(samples, show=False, remember=True)
     yield w
     w.close()
-    set_default(CheckConfig())
 
 
 def test_findings_model_groups_by_severity_with_counts(qtmodeltester) -> None:  # type: ignore[no-untyped-def]

@@ -62,7 +62,7 @@ def run_checks(trace: RequestTrace, config: CheckConfig | None = None) -> list[F
     """Every registered check's findings for ``trace``, in registration order.
 
     ``config`` (expected policy versions, user-marked documents; :mod:`.config`) applies to this
-    run; without it the process default (:func:`.config.set_default`) does. Never raises for a well-typed trace: a check that raises yields one ``check.error`` finding
+    run (the assessment's context); without it the empty config does. Never raises for a well-typed trace: a check that raises yields one ``check.error`` finding
     (severity ``warning``) whose message names the check and the error.
     """
     load_builtin()

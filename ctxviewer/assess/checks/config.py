@@ -16,9 +16,10 @@ It is read from ``ctxviewer.toml`` beside the trace database (:func:`load_for_db
     [expected_policy."support-assistant"]
     refund-policy = "v7"
 
-and from ``--expected-policy ID=VERSION`` options (:func:`parse_expected`). :func:`run_checks`
-takes a config; without one it uses the process default (:func:`set_default`), which the CLI and
-the GUI set when they open a database. No Qt here.
+and from ``--expected-policy ID=VERSION`` options (:func:`parse_expected`). The assessment's
+context (:func:`ctxviewer.assess.context.context_for_db`) holds the config of a database and hands
+it to :func:`~ctxviewer.assess.checks.run_checks` for the one run; there is no process-wide
+default. No Qt here.
 """
 
 from __future__ import annotations
@@ -106,19 +107,15 @@ def load_for_db(db_path: Path) -> CheckConfig:
     return load_file(path) if path.is_file() else CheckConfig()
 
 
-_default = CheckConfig()
+_EMPTY = CheckConfig()
 _override: contextvars.ContextVar[CheckConfig | None] = contextvars.ContextVar("check_config", default=None)
 
 
-def set_default(config: CheckConfig) -> None:
-    """Make ``config`` the one :func:`active` returns when no config is passed (every thread)."""
-    global _default
-    _default = config
-
-
 def active() -> CheckConfig:
-    """The config the checks read now (the one given to :func:`run_checks`, else the default)."""
-    return _override.get() or _default
+    """The config the checks read now: the one :func:`~ctxviewer.assess.checks.run_checks` was given
+    for this run (the assessment's context, :mod:`ctxviewer.assess.context`), else the empty one.
+    There is no process-wide default: every surface passes its database's context."""
+    return _override.get() or _EMPTY
 
 
 def marked_documents(trace_id: str) -> tuple[str, ...]:

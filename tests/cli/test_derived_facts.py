@@ -1,0 +1,42 @@
+"""A promise dropped between two calls of one thread: ``show``, ``check``, ``list`` and ``list
+--filter 'finding == commitment.forgotten'`` all find it (the import stores the facts with the
+derived omissions, :mod:`ctxviewer.pipeline.derived_facts`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from ctxviewer.cli import cli
+from tests.diff.test_threads import SUPPORT, agent, chat, msg, store_of, text
+
+# the second call carries the question but drops the reply that made the promise
+THREAD = "7a2b3c4d5e6f708192a3b4c5d6e7f807"
+PROMISE = "I promise we will refund the order in full by Friday."
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    res = CliRunner().invoke(cli, list(args))
+    return res.exit_code, res.stdout
+
+
+def test_a_promise_dropped_between_calls_is_found_by_every_surface(tmp_path: Path) -> None:
+    ask = msg("user", text("My order 4471 arrived broken. Can I get my money back?"))
+    again = msg("user", text("Thanks. When exactly will the money arrive?"))
+    db = store_of(tmp_path, [
+        agent(THREAD, "00000000000000a0", "support", 0),
+        chat(THREAD, "00000000000000f1", 1, [SUPPORT, ask], [text(PROMISE)], parent="00000000000000a0"),
+        chat(THREAD, "00000000000000f2", 3, [SUPPORT, ask, again], [text("Within 10 days.")], parent="00000000000000a0"),
+    ])
+    second = f"{THREAD}:00000000000000f2"
+    shown = json.loads(_cli("show", str(db), second, "--json")[1])
+    rules = [f["rule"] for f in shown["findings"]]
+    assert "commitment.forgotten" in rules
+    checked = {r["trace_id"]: r for r in json.loads(_cli("check", str(db), "--json")[1])}
+    assert [f["rule"] for f in checked[second]["findings"]] == rules
+    listed = {r["trace_id"]: r for r in json.loads(_cli("list", str(db), "--json")[1])}
+    assert (listed[second]["state"], listed[second]["verdict"]) == (shown["state"], shown["verdict"])
+    found = json.loads(_cli("list", str(db), "--json", "--filter", "finding == commitment.forgotten")[1])
+    assert [r["trace_id"] for r in found] == [second]
