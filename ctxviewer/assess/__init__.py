@@ -4,7 +4,8 @@ prompt-injection scanner, and the one assessment that every surface renders.
 What lives here:
 
 * :mod:`~ctxviewer.assess.assessment` -- :func:`~ctxviewer.assess.assessment.assess` and
-  :func:`~ctxviewer.assess.assessment.conclude`: every conclusion about one trace, computed once;
+  :func:`~ctxviewer.assess.assessment.conclude`: every conclusion about one trace, computed once,
+  in the one context of its database (:mod:`~ctxviewer.assess.context`: ``ctxviewer.toml``, marks);
 * :mod:`~ctxviewer.assess.budget` -- eq. 3.1 (B_sys + B_hist + B_evidence + B_tools + B_user +
   B_out <= C), allocations and C from the model catalogue when the trace recorded none;
   :mod:`~ctxviewer.assess.bars` the chart's bars; :mod:`~ctxviewer.assess.breakdown` the

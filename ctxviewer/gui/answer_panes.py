@@ -1,4 +1,4 @@
-"""The answer side of the trace panel: Response, Request and Attributes tabs (issue 13).
+"""The answer side of the trace panel: Response, Request and Attributes tabs.
 
 * **Response** -- :func:`ctxviewer.present.answer.answer_text`: the model's text, finish reason, response
   model and id, each proposed tool call with its arguments pretty-printed, every check and the

@@ -37,7 +37,7 @@ class AuditController(QObject):
         super().__init__(window.host)
         self.window = window
         self.db_path: Path | None = None
-        self._view: AuditView | None = None  # built when the dock is first shown (start-up, issue 11)
+        self._view: AuditView | None = None  # built when the dock is first shown (start-up)
         host = window.host
         self.dock = QDockWidget("Audit findings", host)
         self.dock.setObjectName("auditDock")

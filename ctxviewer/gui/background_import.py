@@ -1,4 +1,4 @@
-"""Importing heavy modules off the GUI thread (issue 11: the window never stops).
+"""Importing heavy modules off the GUI thread (the window never stops).
 
 pyqtgraph with numpy takes 0.4 to 0.7 s to import, pygments with its Markdown lexer about 0.2 s.
 Imported on the GUI thread, right after the first paint, they froze the window for as long; imported

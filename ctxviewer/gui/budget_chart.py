@@ -15,7 +15,7 @@ range) and the assessment's state, verdict and numbers; it derives nothing itsel
 :meth:`BudgetChart.segments` returns what was drawn (the bar values), :meth:`BudgetChart.tooltips`
 their hover texts.
 
-Start-up (issue 11): the words, numbers and legend are ordinary Qt widgets painted at once; the
+Start-up: the words, numbers and legend are ordinary Qt widgets painted at once; the
 pyqtgraph plot (:mod:`ctxviewer.gui.budget_plot`, which imports pyqtgraph and numpy: 0.4 to 0.7 s)
 is imported in a background thread once the chart is first painted
 (:func:`~ctxviewer.gui.background_import.import_in_background`, so the window keeps responding) and
@@ -147,7 +147,7 @@ class BudgetChart(QWidget):
         return self._plotter.plot
 
     def _redraw_later(self) -> None:
-        """Draw the current figure on the next turn of the event loop (issue 11: the words, numbers
+        """Draw the current figure on the next turn of the event loop (the words, numbers
         and legend are painted first; a quick run of selections draws only the last figure). Until
         then the plain placeholder stands in for the plot, never the previous trace's bars."""
         if self._plotter is None:
@@ -236,7 +236,7 @@ class BudgetChart(QWidget):
         fig = assessment.figure
         self._figure = fig
         self._segments = {"used": list(fig.used), "omitted": list(fig.omitted), "declared": list(fig.declared)}
-        self._set_verdict(assessment.verdict, assessment.state.value, state_headline(assessment.state))  # symbol + word (issue 9)
+        self._set_verdict(assessment.verdict, assessment.state.value, state_headline(assessment.state))  # symbol + word
         self.numbers_label.setText(assessment.numbers)
         legend: dict[str, tuple[str, str, str]] = {}
         self._tooltips = []

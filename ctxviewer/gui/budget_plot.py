@@ -1,7 +1,7 @@
 """The pyqtgraph part of the budget chart: the plot of one :class:`~ctxviewer.assess.assessment.BudgetFigure`.
 
 :class:`~ctxviewer.gui.budget_chart.BudgetChart` keeps its words, numbers and legend in ordinary Qt
-widgets and builds this plot only after the first screen has been painted (issue 11: importing
+widgets and builds this plot only after the first screen has been painted (importing
 pyqtgraph, and with it numpy, takes a third of a second), or at once when a caller needs what was
 drawn. :func:`draw` paints a figure and derives nothing: every position comes from the core.
 """
@@ -28,7 +28,7 @@ MIN_LABEL_FRACTION = 0.06
 """A segment narrower than this share of the x range gets no value label (it would not fit)."""
 LABEL_ROOM = 0.7
 """Room above the top bar (in rows) for the ``C = 16,000`` label and the note, so they never
-cover a bar or its value (issue 13: in ``history-16k`` the label hid the reserved output's value)."""
+cover a bar or its value (in ``history-16k`` the label hid the reserved output's value)."""
 
 
 class TokenAxis(pg.AxisItem):  # type: ignore[misc]  # pyqtgraph is untyped

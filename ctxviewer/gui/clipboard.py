@@ -1,4 +1,4 @@
-"""Edit › Copy (Ctrl+C): copy what is selected in the focused view (issue 13).
+"""Edit › Copy (Ctrl+C): copy what is selected in the focused view.
 
 * a text view or line edit (content, response, request, conversation, filter box): its selected
   text (nothing selected: nothing copied, the trace id is never copied instead);

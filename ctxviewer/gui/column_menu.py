@@ -1,4 +1,4 @@
-"""Hide and show table columns from the header's context menu (issue 13).
+"""Hide and show table columns from the header's context menu.
 
 Right-click a table header: one checkable entry per column (its title); unchecking hides the
 column, at least one stays visible. The hidden set is part of the header's state, which

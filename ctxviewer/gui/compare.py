@@ -1,4 +1,4 @@
-"""Opening diff windows from the main window (issue 8): "Compare", "Compare with Replay" and
+"""Opening diff windows from the main window: "Compare", "Compare with Replay" and
 "Compare with Previous Call".
 
 :class:`CompareController` lets the trace list select several rows, adds a Compare menu, the same
@@ -44,7 +44,7 @@ from ctxviewer.store import StoreError
 from ctxviewer.util.visible import one_line
 
 if TYPE_CHECKING:
-    from ctxviewer.gui.diff_view import DiffWindow  # imported when a diff opens (pyqtgraph: issue 11 start-up)
+    from ctxviewer.gui.diff_view import DiffWindow  # imported when a diff opens (pyqtgraph: start-up)
 
 
 class CompareController(QObject):

@@ -11,7 +11,7 @@ that document offsets and span offsets agree. Invisible and control characters (
 zero-width and tag characters, NUL, ESC) are shown as markers (:func:`ctxviewer.util.visible.reveal`);
 highlight and finding spans computed on the stored text are mapped onto the markers.
 
-Start-up (issue 11): until pygments and its lexers are ready (:func:`ctxviewer.util.highlight.warm_up`,
+Start-up: until pygments and its lexers are ready (:func:`ctxviewer.util.highlight.warm_up`,
 0.1 to 0.2 s), a text that needs a lexer is shown plain first; once the view has been painted the
 warm-up runs in a background thread (:mod:`ctxviewer.gui.background_import`) and the text is
 coloured when it has finished. :meth:`ContentView.spans` applies a pending colouring at once.
@@ -257,7 +257,7 @@ class ContentView(QPlainTextEdit):
         self._apply_pending()
         return list(self._spans)
 
-    # ---------------------------------------------------------------- finding marks (issue 9)
+    # ---------------------------------------------------------------- finding marks
 
     MARK_COLOR = QColor("#fde68a")
     """Background of a marked span (a finding's evidence), amber."""

@@ -1,4 +1,4 @@
-"""The Conversation tab: the request as the model received it (issue 13).
+"""The Conversation tab: the request as the model received it.
 
 Each :class:`~ctxviewer.present.conversation_view.Turn` is a heading line and its text, inserted as plain
 text with character formats (never HTML): sent messages in the normal colour, omitted candidates

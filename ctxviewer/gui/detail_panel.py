@@ -17,7 +17,7 @@ WIDE_ROWS = frozenset({"State", "Usage", "Tool calls", "Validations"})
 """Header rows that take a full line."""
 SHOWN_ELSEWHERE = frozenset({"State", "Tool calls", "Validations"})
 """Header rows the window shows in full elsewhere, so the header stays short at 1280×800: the state
-and verdict head the budget chart, tool calls and validations are in the Response pane (issue 13)."""
+and verdict head the budget chart, tool calls and validations are in the Response pane."""
 
 
 class DetailPanel(QWidget):

@@ -1,5 +1,5 @@
-"""The tabs that share the item table's place: Items, Conversation (issue 13), Findings, Tool
-calls, Evidence (issue 9).
+"""The tabs that share the item table's place: Items, Conversation, Findings, Tool
+calls, Evidence.
 
 :class:`DiagnosticsTabs` owns the findings, tool-calls and evidence panels and puts them in one
 tab widget beside the pages it is given (the item table and the conversation of the trace panel);

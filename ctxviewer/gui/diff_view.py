@@ -1,4 +1,4 @@
-"""The diff view: what changed between request A and request B (issue 8), at a glance.
+"""The diff view: what changed between request A and request B, at a glance.
 
 Top: the headline, first point of divergence, policy and the eq. 3.1 verdict before and after
 (:mod:`ctxviewer.diff.render`, the same words as ``ctxviewer diff``). Middle: the aligned items side

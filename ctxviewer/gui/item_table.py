@@ -1,4 +1,4 @@
-"""The Items tab: the item table behind a filter bar, sortable by any column (issue 13).
+"""The Items tab: the item table behind a filter bar, sortable by any column.
 
 :class:`ItemProxy` (a :class:`QSortFilterProxyModel`) sits between
 :class:`~ctxviewer.gui.item_table_model.ItemTableModel` and the view: it keeps the rows a core
@@ -25,7 +25,7 @@ from ctxviewer.present.item_filter import ItemFilter, step_to
 
 _Index = QModelIndex | QPersistentModelIndex
 FIT_KEYS = frozenset({"id", "priority", "tokens", "status"})
-"""Item-table columns widened to their content when a trace is shown (issue 13: ``not…ded``)."""
+"""Item-table columns widened to their content when a trace is shown (``not…ded``)."""
 FIT_ROWS = 1000
 """Fitting looks at the first this many items (a 100,000-item trace must not stall the window)."""
 FIT_PAD_PX = 16

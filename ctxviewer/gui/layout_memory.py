@@ -1,4 +1,4 @@
-"""Remember the window's layout between runs (issue 13): geometry, splitter sizes, and each table's
+"""Remember the window's layout between runs: geometry, splitter sizes, and each table's
 column widths, order and hidden columns, kept in QSettings under ``layout/``.
 
 :func:`save_layout` runs when the window closes; :func:`restore_layout` when it is first shown

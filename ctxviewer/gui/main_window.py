@@ -127,7 +127,7 @@ class MainWindow(QMainWindow):
         # left: filter + trace list
         self.trace_model = TraceListModel(parent=self)
         self.trace_model.sig_error.connect(lambda msg: self.show_error("Cannot read the trace list", msg))
-        self.filter_edit = FilterEdit()  # display filters, errors underlined where they are (issue 11)
+        self.filter_edit = FilterEdit()  # display filters, errors underlined where they are
         # Re-query once typing pauses: on a million traces a filtered count takes ~240 ms.
         self._filter_timer = QTimer(self)
         self._filter_timer.setSingleShot(True)
@@ -139,8 +139,8 @@ class MainWindow(QMainWindow):
         self.trace_view.setSortingEnabled(True)
         self.trace_view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         size_columns(self.trace_view, TRACE_COLUMNS, "trace_id")
-        install_column_menu(self.trace_view, TRACE_COLUMNS)  # issue 13: hideable columns
-        # a million rows: every row the same height, never measured from its contents (issue 11)
+        install_column_menu(self.trace_view, TRACE_COLUMNS)  # hideable columns
+        # a million rows: every row the same height, never measured from its contents
         self.trace_view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.trace_view.horizontalHeader().setStretchLastSection(False)
         self.trace_view.selectionModel().currentRowChanged.connect(self._on_trace_row)
@@ -176,12 +176,12 @@ class MainWindow(QMainWindow):
         self.upgrade_offer = UpgradeOffer(self)
         self.upgrade_offer.sig_upgraded.connect(self._on_imported)  # open the copy, read-only
         self._build_menus()
-        self.compare = CompareController(self)  # Compare menu, buttons and diff windows (issue 8)
+        self.compare = CompareController(self)  # Compare menu, buttons and diff windows
         self.audit = AuditController(self)
-        self.whatif = WhatIfController(self)  # Trace > What-if… (issue 7)
-        self.trace_actions = TraceActions(self)  # Items menu (issue 13)
-        self.reloader = ReloadController(self)  # File > Reload (F5), changed-on-disk notice (issue 13)
-        self.search = SearchController(self)  # Edit > Search Content (issue 11)
+        self.whatif = WhatIfController(self)  # Trace > What-if…
+        self.trace_actions = TraceActions(self)  # Items menu
+        self.reloader = ReloadController(self)  # File > Reload (F5), changed-on-disk notice
+        self.search = SearchController(self)  # Edit > Search Content
         self.statusBar().showMessage("Open a trace database (File > Open) or drop one here.")
 
     # ------------------------------------------------------------------ menus
@@ -195,7 +195,7 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         self.act_quit = self._action(file_menu, "&Quit", "Ctrl+Q", self.close)
         edit_menu = self.menuBar().addMenu("&Edit")
-        # issue 13: Ctrl+C copies the focused view's selection; the trace id has its own shortcut
+        # Ctrl+C copies the focused view's selection; the trace id has its own shortcut
         self.act_copy = self._action(edit_menu, "&Copy", QKeySequence.StandardKey.Copy, self.copy_selection)
         self.act_copy_id = self._action(edit_menu, "Copy Trace &Id", "Ctrl+Shift+C", self.copy_trace_id)
         self.act_filter = self._action(edit_menu, "&Filter Traces", "Ctrl+F", self.focus_filter)
@@ -366,7 +366,7 @@ class MainWindow(QMainWindow):
         """Widen the model column to its content when the list has room (at most a fifth of it);
         on a narrow list the trace id column keeps the room: it is the one users read. The content
         is the first page's model names (Qt's ``sizeHintForColumn`` reads a thousand rows: 17-90 ms
-        on the 1M database, issue 11)."""
+        on the 1M database)."""
         col = next(i for i, c in enumerate(TRACE_COLUMNS) if c.key == "model")
         if self.trace_view.viewport().width() < 650:
             return
@@ -383,7 +383,7 @@ class MainWindow(QMainWindow):
 
     def _on_list_reset(self) -> None:
         if not self._model_fitted and self.trace_model.rowCount():
-            self._model_fitted = True  # once per source: measuring the column costs 20-90 ms per reset (issue 11)
+            self._model_fitted = True  # once per source: measuring the column costs 20-90 ms per reset
             self._fit_model_column()
         self._show_count()
         n = self.trace_model.rowCount()

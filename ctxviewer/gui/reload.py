@@ -1,4 +1,4 @@
-"""File › Reload (F5) and the notice that the open database changed on disk (issue 13).
+"""File › Reload (F5) and the notice that the open database changed on disk.
 
 A :class:`QFileSystemWatcher` watches the open database file and its ``-wal`` companion; when
 another process imports into it, the window says so in a bar above the trace list ("The database

@@ -1,4 +1,4 @@
-"""Content search in the main window (issue 11): **Edit › Search Content** (Ctrl+Shift+S) opens a
+"""Content search in the main window: **Edit › Search Content** (Ctrl+Shift+S) opens a
 dock with a query entry and the hits, one row per item whose content matches
 (:meth:`TraceSource.search <ctxviewer.store.TraceSource.search>`; SQLite: FTS5).
 

@@ -1,5 +1,5 @@
 """Help › Keyboard Shortcuts (F1): every menu action with its shortcut, read from the menu bar
-itself, so the page can never miss an action or show a stale key (issue 13)."""
+itself, so the page can never miss an action or show a stale key."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Items menu of the main window: moving through what the selected trace holds (issue 13).
+"""The Items menu of the main window: moving through what the selected trace holds.
 
 Next / previous omitted item (F8 / Shift+F8), "Omitted Items Only" (Ctrl+Shift+O), Filter Items
 (Ctrl+Shift+F), and the answer panes: Show Response (Ctrl+Shift+R), Show Request (Ctrl+Shift+Q).

@@ -1,6 +1,6 @@
 """Qt model of the trace list: an array of row keys and a bounded cache of formatted pages.
 
-Built for a million traces (issue 11). The model never holds the rows themselves:
+Built for a million traces. The model never holds the rows themselves:
 
 * **count, then keys** -- off the GUI thread (one :class:`~ctxviewer.gui.worker.Task` per query)
   the exact count comes first (``SELECT count(*)``: tens of milliseconds on a million traces),

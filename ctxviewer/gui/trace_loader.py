@@ -1,4 +1,4 @@
-"""Loading and assessing the selected trace off the GUI thread (issue 11: the window never stops).
+"""Loading and assessing the selected trace off the GUI thread (the window never stops).
 
 The window's one selection path: every selected trace, whatever its size, goes through here, and
 this is the one place where a newer selection wins over an older one (a generation count).

@@ -4,7 +4,7 @@ content beside the answer (Response | Request | Attributes, :mod:`ctxviewer.gui.
 :class:`TracePanel` only arranges the widgets that show one :class:`~ctxviewer.model.trace.RequestTrace`
 and keeps the content view on the selected item; it never reads the store.
 
-The item table shares its place with the diagnostics tabs (issue 9): Findings (expert-info list,
+The item table shares its place with the diagnostics tabs: Findings (expert-info list,
 :class:`~ctxviewer.gui.findings_panel.FindingsPanel`), Tool calls and Evidence (position strip).
 A trace with a warning or worse leads with its findings unless the user picked a tab by hand;
 selecting a finding selects its item and highlights its span in the content view. The observed
@@ -60,10 +60,10 @@ class TracePanel(QWidget):
         self.detail_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.chart = BudgetChart()
         self.item_model = ItemTableModel(parent=self)
-        self.items = ItemTable(self.item_model)  # issue 13: filter bar, sortable by any column
+        self.items = ItemTable(self.item_model)  # filter bar, sortable by any column
         self.item_view = self.items.view
         self.item_view.selectionModel().currentRowChanged.connect(self._on_item_row)
-        self.conversation = ConversationView()  # issue 13: the request as the model received it
+        self.conversation = ConversationView()  # the request as the model received it
         self.conversation.sig_item_activated.connect(self.show_in_items)
         self.content_title = QLabel()
         self.content_title.setTextFormat(Qt.TextFormat.PlainText)
@@ -78,7 +78,7 @@ class TracePanel(QWidget):
         cl.addWidget(self.content_title)
         cl.addWidget(self.content, 1)
         self.tabs = DiagnosticsTabs(self.items, self.conversation, self.content, self)  # Items | Findings | Tool calls | Evidence
-        self.answer = AnswerTabs()  # issue 13: Response | Request | Attributes, beside the content
+        self.answer = AnswerTabs()  # Response | Request | Attributes, beside the content
         self.bottom = QSplitter(Qt.Orientation.Horizontal)
         self.bottom.setObjectName("contentAnswerSplitter")
         self.bottom.addWidget(content_box)

@@ -62,7 +62,7 @@ CAPPABLE = tuple(c for c in CATEGORY_ORDER if c not in (Category.SYS, Category.U
 """Categories with optional items: the policy and the current user request are never trimmed, so
 a cap on them would do nothing and is not offered."""
 STATE_COLOR = {State.OK: "#047857", State.WARNING: "#92400e", State.FAILURE: "#b91c1c"}
-"""The verdict's colour by the assessment's state (the main window's, ``resources/app.qss``); a
+"""The verdict's colour by the assessment's state (the main window's, ``ctxviewer/resources/app.qss``); a
 scenario that cannot be built is shown as a failure."""
 
 

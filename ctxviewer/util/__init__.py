@@ -11,6 +11,7 @@ What lives here:
 * :mod:`~ctxviewer.util.memo` -- a memo of a pure function's results, found by identity;
 * :mod:`~ctxviewer.util.assets` -- runtime assets (``ctxviewer/resources``) through
   :mod:`importlib.resources`;
+* :mod:`~ctxviewer.util.sqlite_errors` -- what an SQLite error means (read-only, locked, damaged);
 * :mod:`~ctxviewer.util.file_kind` -- what a file is (FIFO, device, too large to read), and
   shell words for the commands a message suggests;
 * :mod:`~ctxviewer.util.plugins` -- the one plug-in registry (built-ins and entry points).

@@ -76,7 +76,8 @@ def test_a_reported_input_far_from_what_the_trace_captured_is_named_and_explaine
     assert [(f.rule, f.severity) for f in over] == [("accounting.reported_gap", Severity.WARNING)]
     assert over[0].message == (
         f"the provider reported {counted + 5_000:,} input tokens, counted {counted:,} (cl100k_base): 5,000 tokens "
-        f"above the count (tolerance {int(0.02 * (counted + 5_000)):,}), so something sent is not in the trace")
+        f"above the count (tolerance {int(0.02 * (counted + 5_000)):,}): the trace and the usage disagree by more than "
+        "3x -- part of what was sent is not in the trace, or the usage is not this request's")
     under = run(_reported(base, 60))  # 247 counted: more than 3 x 60 + 8
     assert [(f.rule, f.severity) for f in under] == [("accounting.reported_gap", Severity.WARNING)]
     assert "below the count" in under[0].message and "not this request's" in under[0].message
@@ -93,6 +94,14 @@ def test_a_reported_input_far_from_what_the_trace_captured_is_named_and_explaine
     assert (f.rule, f.severity) == ("accounting.reported_gap", Severity.INFO)
     assert f.message.endswith("391 tokens are not in the captured items -- the model proposed tool calls, "
                               "but no tool definition was captured")
+    # an image kept as a placeholder: the provider counted it, the trace cannot
+    with_image = replace(base, items=tuple(replace(i, content=(i.content or "") + "\n[image/png blob, 8,528 bytes base64]")
+                                           if i.kind is Kind.USER else i for i in base.items))
+    counted3 = breakdown(_reported(with_image, 1)).total
+    [img] = run(_reported(with_image, counted3 + 765))
+    assert (img.severity, img.message.endswith(
+        "765 tokens are not in the captured text -- the request held an image, which the provider counts and the "
+        "trace keeps only as a placeholder")) == (Severity.INFO, True)
     # the content was not captured at all: said so, info
     uncaptured = replace(_reported(base, counted + 5_000), attributes={"ctxviewer.content": "not captured"})
     [g] = run(uncaptured)

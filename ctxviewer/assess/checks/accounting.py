@@ -14,8 +14,9 @@ Rule ids (not Table 3.1 rows; words in ``ctxviewer/resources/check_rules.json``)
   what it captured (content + framing + tool-definition overhead by the endpoint profile,
   :func:`ctxviewer.assess.breakdown.breakdown`) is further from the provider-reported input than
   the profile's tolerance. Explained, as ``info``, where the trace says why: its content was not
-  captured, or the model proposed tool calls while no tool definition was captured (the schemas
-  were sent but not recorded). A ``warning`` when one side is more than :data:`GROSS` times the
+  captured, the request held images (kept as placeholders; the provider counts their tokens), or
+  the model proposed tool calls while no tool definition was captured (the schemas were sent but
+  not recorded). A ``warning`` when one side is more than :data:`GROSS` times the
   other (plus the tolerance) and nothing explains it: reported far above counted (something sent
   is not in the trace) or counted far above reported (the trace holds text that was not sent, or
   the usage is not this request's). A smaller gap is ``info`` with the numbers: counting a tool
@@ -31,6 +32,7 @@ A reserve >= C and a reported input + B_out over C are eq. 3.1 overflows: ``budg
 from __future__ import annotations
 
 import math
+import re
 from typing import Iterable
 
 from ctxviewer.assess import budget
@@ -96,6 +98,8 @@ class AccountingCheck:
                 Evidence(fields=("usage.reasoning_tokens", "usage.output_tokens")))
 
 
+_IMAGE = re.compile(r"\[image/[\w.+-]+ (?:blob|uri|file)\b")
+"""An image part as the importers keep it (``[image/png blob, 8,528 bytes base64]``)."""
 GROSS = 3
 """A side more than this many times the other (plus the tolerance) is a warning, not a counting gap."""
 
@@ -115,6 +119,13 @@ def _reported_gap(trace: RequestTrace) -> Iterable[Finding]:
         yield rule_finding("accounting.reported_gap", Severity.INFO,
                            f"the provider reported {bd.reported:,} input tokens, {counted}: the content was not captured",
                            Evidence(fields=fields))
+    elif r > 0 and (images := sum(len(_IMAGE.findall(i.content or "")) for i in trace.retained)):
+        noun = "an image" if images == 1 else f"{images} images"
+        yield rule_finding("accounting.reported_gap", Severity.INFO,
+                           f"the provider reported {bd.reported:,} input tokens, {counted}: {r:,} tokens are not in "
+                           f"the captured text -- the request held {noun}, which the provider counts and the "
+                           "trace keeps only as a placeholder",
+                           Evidence(fields=fields))
     elif r > 0 and trace.tool_calls and not any(i.kind is Kind.TOOL for i in trace.items):
         yield rule_finding("accounting.reported_gap", Severity.INFO,
                            f"the provider reported {bd.reported:,} input tokens, {counted}: {r:,} tokens are not in "
@@ -124,15 +135,18 @@ def _reported_gap(trace: RequestTrace) -> Iterable[Finding]:
         gross = reported > GROSS * bd.total + tol
         yield rule_finding("accounting.reported_gap", Severity.WARNING if gross else Severity.INFO,
                            f"the provider reported {bd.reported:,} input tokens, {counted}: {r:,} tokens above the "
-                           f"count (tolerance {tol:,})" + (", so something sent is not in the trace" if gross else
+                           f"count (tolerance {tol:,})" + (": the trace and the usage disagree by more than 3x -- part of what "
+                                                            "was sent is not in the trace, or the usage is not this "
+                                                            "request's" if gross else
                                                             ": tool schemas or template framing counted differently"),
                            Evidence(fields=fields))
     else:
         gross = bd.total > GROSS * reported + tol
         yield rule_finding("accounting.reported_gap", Severity.WARNING if gross else Severity.INFO,
                            f"the provider reported {bd.reported:,} input tokens, {counted}: {-r:,} tokens below the "
-                           f"count (tolerance {tol:,})" + (", so the trace holds text that was not sent, or the usage "
-                                                           "is not this request's" if gross else
+                           f"count (tolerance {tol:,})" + (": the trace and the usage disagree by more than 3x -- the trace "
+                                                           "holds text that was not sent, or the usage is not this "
+                                                           "request's" if gross else
                                                            ": tool schemas or template framing counted differently"),
                            Evidence(fields=fields))
 
