@@ -19,8 +19,6 @@ No Qt here.
 
 from __future__ import annotations
 
-import importlib
-import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
@@ -28,6 +26,7 @@ from typing import Any, Iterator
 from ctxviewer.importers import notes
 from ctxviewer.importers.contract import CONFIDENT, Importer, ImportFailed, ImportProblem, Record
 from ctxviewer.model.trace import RequestTrace
+from ctxviewer.util.plugins import PluginRegistry, conform, failure, load_spec
 
 _END = object()
 
@@ -77,109 +76,78 @@ def _database_message(path: Path) -> str:
     return f"{path}: is an SQLite database, not a trace file"
 
 
-def _resolve(obj: Any) -> Importer:
-    """An entry point's object as an importer: a class or factory is called; the result checked."""
-    if isinstance(obj, type) or (callable(obj) and not isinstance(obj, Importer)):
-        obj = obj()
-    if not isinstance(obj, Importer):
-        raise TypeError(f"{obj!r} is not an importer (needs name, description, records_omissions, sniff, load)")
-    return obj
+def importer_of(obj: Any) -> Importer:
+    """An entry point's (or built-in spec's) object as an importer, its shape checked: a class or
+    factory is called first (:func:`ctxviewer.util.plugins.conform`). Raises :class:`TypeError`
+    for an object without the members of :class:`~.contract.Importer`, a ``name`` that is not a
+    non-empty string or a ``records_omissions`` that is not a bool."""
+    imp: Importer = conform(obj, Importer, "an importer", "name, description, records_omissions, sniff, load")
+    if not isinstance(imp.name, str) or not imp.name:
+        raise TypeError(f"{imp!r}: an importer's name is a non-empty string, not {imp.name!r}")
+    if not isinstance(imp.records_omissions, bool):
+        raise TypeError(f"importer {imp.name!r}: records_omissions is a bool, not {imp.records_omissions!r}")
+    return imp
 
 
-def _bug(imp: Importer | str, what: str, exc: BaseException) -> str:
-    name = imp if isinstance(imp, str) else getattr(imp, "name", repr(imp))
-    return f"importer {name!r} failed in {what}: {type(exc).__name__}: {exc}"
+def sniff_score(imp: Importer, path: Path, head: bytes) -> tuple[float, str | None]:
+    """``imp.sniff(path, head)`` with the contract held: the score, and ``None`` -- or ``0.0`` and
+    the problem's message when the sniff raised or returned anything but a real number in
+    ``[0, 1]`` (a bool, NaN, 1.5, a string)."""
+    try:
+        score: object = imp.sniff(path, head)
+    except Exception as exc:
+        return 0.0, failure("importer", imp.name, "sniff", exc)
+    if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0.0 <= score <= 1.0:  # NaN fails the range
+        return 0.0, (f"importer {imp.name!r} broke the sniff contract: it returned {score!r} "
+                     f"({type(score).__name__}), not a float in [0, 1]")
+    return float(score), None
 
 
 class Registry:
-    """Importers by name, in sniffing order. Use the module's default :data:`REGISTRY`."""
+    """Importers by name, in sniffing order. Use the module's default :data:`REGISTRY`.
+
+    Membership is a :class:`~ctxviewer.util.plugins.PluginRegistry` (:attr:`plugins`): the
+    ``builtin`` specs, importers registered directly, then the entry points of ``group``
+    (``None``: none)."""
 
     def __init__(self, builtin: tuple[str, ...] = BUILTIN, group: str | None = ENTRY_POINT_GROUP) -> None:
-        self._builtin = builtin
-        self._group = group
-        self._importers: dict[str, Importer] = {}
-        self._loaded = False
-        self._loading = False
-        self._lock = threading.RLock()  # the first load, from whichever thread asks first
-        self._load_problems: list[ImportProblem] = []
+        self.plugins: PluginRegistry[Importer] = PluginRegistry(
+            "importer", key=lambda i: i.name, shape=importer_of, builtin=builtin, group=group)
+        """The importers, in sniffing order, and the problems loading them."""
         self._builtin_omissions: dict[str, bool] = {}  # source format -> its built-in's records_omissions
 
     # ------------------------------------------------------------------ membership
 
-    def _ensure(self) -> None:
-        """Load the built-ins and the plug-ins once. A second thread asking meanwhile waits for the
-        whole list (a GUI import and the window's reload, say); a built-in module that asks while
-        it is being imported (same thread) sees the importers loaded so far."""
-        if self._loaded:
-            return
-        with self._lock:
-            if self._loaded or self._loading:
-                return
-            self._loading = True
-            try:
-                self._load()
-            finally:
-                self._loaded, self._loading = True, False
-
-    def _load(self) -> None:
-        found: list[Importer] = []
-        for spec in self._builtin:
-            module, _, attr = spec.partition(":")
-            obj = getattr(importlib.import_module(module), attr, None)
-            if obj is not None:  # None: that module is still being imported; it registers itself
-                found.append(_resolve(obj))
-        registered, self._importers = self._importers, {i.name: i for i in found}  # built-ins first, in order
-        for name, imp in registered.items():  # then importers registered directly (register())
-            self._importers.setdefault(name, imp)
-        if self._group is None:
-            return
-        from importlib.metadata import entry_points  # only when plug-ins are looked up (start-up, issue 11)
-
-        for ep in entry_points(group=self._group):
-            try:
-                imp = _resolve(ep.load())
-            except Exception as exc:  # a broken plug-in never breaks the built-ins
-                self._load_problems.append(ImportProblem(f"entry point {ep.name}", ep.value, f"{type(exc).__name__}: {exc}"))
-                continue
-            if imp.name in self._importers:
-                self._load_problems.append(ImportProblem(f"entry point {ep.name}", ep.value,
-                                                        f"importer name {imp.name!r} is already taken; left out"))
-                continue
-            self.register(imp)
-
     @property
     def load_problems(self) -> list[ImportProblem]:
-        """Plug-ins that could not be loaded: file ``"entry point NAME"``, record its value
-        (``"mypkg.importer:IMPORTER"``), message the error."""
-        self._ensure()
-        return list(self._load_problems)
+        """Plug-ins that could not be loaded: file ``"entry point NAME"`` (``"built-in SPEC"``),
+        record its value (``"mypkg.importer:IMPORTER"``), message the error."""
+        return [ImportProblem(f"built-in {p.name}" if p.source in self.plugins.builtin else f"entry point {p.name}",
+                              p.source, p.message) for p in self.plugins.load_problems]
 
     def register(self, importer: Importer) -> Importer:
-        """Add ``importer`` (sniffed after those already registered; same name replaces). Returns it."""
-        self._importers[importer.name] = importer
-        return importer
+        """Add ``importer`` (sniffed after those already registered; same name replaces). Returns
+        it. Raises :class:`TypeError` for an object without the importer shape."""
+        return self.plugins.register(importer)
 
     def unregister(self, name: str) -> None:
         """Remove the importer ``name`` if registered (tests, plug-in reloads)."""
-        self._ensure()
-        self._importers.pop(name, None)
+        self.plugins.unregister(name)
 
     def importers(self) -> list[Importer]:
         """Every registered importer, in sniffing order."""
-        self._ensure()
-        return list(self._importers.values())
+        return self.plugins.all()
 
     def names(self) -> list[str]:
         """Registered importer names, in sniffing order."""
-        return [i.name for i in self.importers()]
+        return self.plugins.keys()
 
     def get(self, name: str) -> Importer:
         """The importer ``name``. Raises :class:`ImportFailed` listing the known names."""
-        self._ensure()
         try:
-            return self._importers[name]
+            return self.plugins.get(name)
         except KeyError:
-            raise ImportFailed(f"unknown format {name!r}; known formats: {', '.join(self._importers)}") from None
+            raise ImportFailed(f"unknown format {name!r}; known formats: {', '.join(self.names())}") from None
 
     def records_omissions(self, source_format: str | None) -> bool:
         """Whether traces from ``source_format`` can say which candidates were omitted: the
@@ -187,21 +155,19 @@ class Registry:
         and for unknown formats."""
         if source_format is None:
             return True
-        if not self._loaded:  # the built-in of that name wins; load only its module (start-up, issue 11)
-            known = self._builtin_omissions.get(source_format)  # asked once per trace at import (issue 11)
+        if not self.plugins.loaded:  # the built-in of that name wins; load only its module (start-up time)
+            known = self._builtin_omissions.get(source_format)  # asked once per trace at import
             if known is not None:
                 return known
-            spec = next((s for s in self._builtin if s.partition(":")[0].rsplit(".", 1)[-1] == source_format), None)
+            spec = next((s for s in self.plugins.builtin if s.partition(":")[0].rsplit(".", 1)[-1] == source_format), None)
             if spec is not None:
-                module, _, attr = spec.partition(":")
-                obj = getattr(importlib.import_module(module), attr, None)
-                imp = _resolve(obj) if obj is not None else None
-                if imp is not None and imp.name == source_format:
-                    self._builtin_omissions[source_format] = bool(imp.records_omissions)
-                    return bool(imp.records_omissions)
-        self._ensure()
-        imp = self._importers.get(source_format)
-        return True if imp is None else bool(imp.records_omissions)
+                builtin = importer_of(load_spec(spec))
+                if builtin.name == source_format:
+                    self._builtin_omissions[source_format] = builtin.records_omissions
+                    return builtin.records_omissions
+        self.plugins.load()
+        imp = self.plugins.find(source_format)
+        return True if imp is None else imp.records_omissions
 
     # ------------------------------------------------------------------ detection and loading
 
@@ -245,7 +211,7 @@ class Registry:
                 raise ImportFailed(f"{path}: not a recognised trace file: its JSON is nested more than "
                                    f"{MAX_DEPTH} levels deep (no trace format nests like this)")
             raise ImportFailed(
-                f"{path}: not a recognised trace file (known formats: {', '.join(self._importers)}); "
+                f"{path}: not a recognised trace file (known formats: {', '.join(self.names())}); "
                 "use --format to force one"
             )
         return best
@@ -262,12 +228,10 @@ class Registry:
 
     @staticmethod
     def _sniff(imp: Importer, path: Path, head: bytes, failed: dict[str, str]) -> float:
-        try:
-            score = float(imp.sniff(path, head))
-        except Exception as exc:
-            failed[imp.name] = _bug(imp, "sniff", exc)
-            return 0.0
-        return min(1.0, max(0.0, score)) if score == score else 0.0  # NaN scores 0
+        score, problem = sniff_score(imp, path, head)
+        if problem is not None:
+            failed[imp.name] = problem
+        return score
 
     def load(self, importer: Importer, path: Path) -> Iterator[Record]:
         """``importer.load(path)`` with its bugs isolated.
@@ -293,7 +257,7 @@ class Registry:
                     failed = ImportProblem(file, "whole file", f"importer {importer.name!r} could not read a value "
                                                                "nested too deep; the rest of the file is left out")
                 except Exception as exc:
-                    failed = ImportProblem(file, "whole file", _bug(importer, "load", exc))
+                    failed = ImportProblem(file, "whole file", failure("importer", importer.name, "load", exc))
             yield from noted
             if failed is not None:
                 yield failed
@@ -307,7 +271,7 @@ class Registry:
             elif isinstance(record_any, ImportProblem):
                 yield record_any
             else:
-                yield ImportProblem(file, "whole file", _bug(importer, "load", TypeError(
+                yield ImportProblem(file, "whole file", failure("importer", importer.name, "load", TypeError(
                     f"yielded {type(record_any).__name__}, not a RequestTrace or ImportProblem")))
 
 

@@ -16,8 +16,8 @@ from typing import Any, Iterator
 
 import yaml
 
-from ctxviewer.importers import ImportFailed, Record, register
 from ctxviewer.importers.containers import GZIP_MAGIC, head_text, read_text
+from ctxviewer.importers.contract import SPECIFIC, ImportFailed, Record
 from ctxviewer.importers.provider_api import load_exchanges
 
 
@@ -46,10 +46,11 @@ class CassetteImporter:
     records_omissions = False
     description = "VCR/pytest-recording YAML cassettes of OpenAI and Anthropic API calls"
 
-    def sniff(self, path: Path, head: bytes) -> bool:
-        """True for YAML starting with ``interactions:`` that records requests."""
+    def sniff(self, path: Path, head: bytes) -> float:
+        """:data:`~.contract.SPECIFIC` for YAML starting with ``interactions:`` that records
+        requests; else 0."""
         text = head_text(head).lstrip()
-        return text.startswith("interactions:") and "request:" in text
+        return SPECIFIC if text.startswith("interactions:") and "request:" in text else 0.0
 
     def load(self, path: Path) -> Iterator[Record]:
         """One trace per interaction; problems for interactions that are not API calls."""
@@ -64,4 +65,4 @@ class CassetteImporter:
         yield from load_exchanges(path, triples, self.name)
 
 
-IMPORTER = register(CassetteImporter())
+IMPORTER = CassetteImporter()

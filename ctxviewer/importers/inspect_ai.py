@@ -35,9 +35,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Iterator
 
-from ctxviewer.importers import ImportFailed, ImportProblem, Record, register
 from ctxviewer.importers import provider_messages as pm
 from ctxviewer.importers.containers import ZIP_MAGIC, head_text, read_text
+from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
 from ctxviewer.importers.llm_call import LLMCall, build_trace
 from ctxviewer.importers.otel import messages as gm
 from ctxviewer.importers.otel.values import parse_time
@@ -201,13 +201,17 @@ class InspectImporter:
     records_omissions = False
     description = "Inspect AI eval logs (.json EvalLog and .eval zip, zstd members included)"
 
-    def sniff(self, path: Path, head: bytes) -> bool:
-        """True for a zip holding ``header.json`` or a JSON EvalLog (``"eval"`` and ``"version"``)."""
+    def sniff(self, path: Path, head: bytes) -> float:
+        """:data:`~.contract.SPECIFIC` for a zip holding ``header.json`` (or ``samples/``,
+        ``_journal/``) or a JSON EvalLog (``"eval"`` and ``"version"``, with ``"samples"``,
+        ``"plan"`` or ``"task"``); else 0."""
         if head.startswith(ZIP_MAGIC):
-            return b"header.json" in head or b"samples/" in head or b"_journal/" in head
+            zipped = b"header.json" in head or b"samples/" in head or b"_journal/" in head
+            return SPECIFIC if zipped else 0.0
         text = head_text(head)[:4096]
-        return text.lstrip().startswith("{") and '"eval"' in text and '"version"' in text and (
+        log = text.lstrip().startswith("{") and '"eval"' in text and '"version"' in text and (
             '"samples"' in head_text(head) or '"plan"' in text or '"task"' in text)
+        return SPECIFIC if log else 0.0
 
     def load(self, path: Path) -> Iterator[Record]:
         """One trace per model call, sample by sample, in file order."""
@@ -245,4 +249,4 @@ class InspectImporter:
             yield ImportProblem(file, "whole file", "no samples with model calls (the log may hold only the header)")
 
 
-IMPORTER = register(InspectImporter())
+IMPORTER = InspectImporter()

@@ -44,9 +44,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Iterator
 
-from ctxviewer.importers import ImportFailed, ImportProblem, Record, register
 from ctxviewer.importers import provider_messages as pm
 from ctxviewer.importers.containers import head_text, read_text
+from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
 from ctxviewer.importers.langchain_messages import langchain_message
 from ctxviewer.importers.llm_call import LLMCall, build_trace
 from ctxviewer.importers.openinference import call_from_attributes
@@ -285,10 +285,10 @@ class LangfuseImporter:
     records_omissions = False
     description = "Langfuse trace downloads ({trace, observations[]})"
 
-    def sniff(self, path: Path, head: bytes) -> bool:
-        """True for an object with ``trace`` and ``observations`` keys."""
+    def sniff(self, path: Path, head: bytes) -> float:
+        """:data:`~.contract.SPECIFIC` for an object with ``trace`` and ``observations`` keys; else 0."""
         text = head_text(head)
-        return text.lstrip().startswith("{") and '"observations"' in text and '"trace"' in text
+        return SPECIFIC if text.lstrip().startswith("{") and '"observations"' in text and '"trace"' in text else 0.0
 
     def load(self, path: Path) -> Iterator[Record]:
         """One trace per model-call generation, by start time; warnings as problems."""
@@ -328,4 +328,4 @@ class LangfuseImporter:
                 yield ImportProblem(file, f"observation {o.get('id')}", w)
 
 
-IMPORTER = register(LangfuseImporter())
+IMPORTER = LangfuseImporter()

@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Iterator
 
-from ctxviewer.importers import ImportFailed, ImportProblem, Record, register
 from ctxviewer.importers import provider_messages as pm
 from ctxviewer.importers.containers import read_text, sniff_document
+from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
 from ctxviewer.importers.llm_call import LLMCall, build_trace
 
 
@@ -34,9 +34,9 @@ class LangfuseChatMLImporter:
     records_omissions = False
     description = "Langfuse normalised ChatML per observation (expected-chatml test oracles)"
 
-    def sniff(self, path: Path, head: bytes) -> bool:
-        """True for an object of ``{input: {success, data}}`` entries."""
-        return _is_chatml(sniff_document(head))
+    def sniff(self, path: Path, head: bytes) -> float:
+        """:data:`~.contract.SPECIFIC` for an object of ``{input: {success, data}}`` entries; else 0."""
+        return SPECIFIC if _is_chatml(sniff_document(head)) else 0.0
 
     def load(self, path: Path) -> Iterator[Record]:
         """One trace per observation entry, in file order."""
@@ -65,4 +65,4 @@ class LangfuseChatMLImporter:
                 yield ImportProblem(file, oid, w)
 
 
-IMPORTER = register(LangfuseChatMLImporter())
+IMPORTER = LangfuseChatMLImporter()

@@ -21,9 +21,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from ctxviewer.importers import ImportFailed, ImportProblem, Record, register
 from ctxviewer.importers import provider_messages as pm
 from ctxviewer.importers.containers import load_documents, sniff_document
+from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
 from ctxviewer.importers.langchain_messages import langchain_message, langchain_usage
 from ctxviewer.importers.llm_call import Document, LLMCall, build_trace
 from ctxviewer.importers.otel.values import parse_time
@@ -134,12 +134,13 @@ class LangSmithImporter:
     records_omissions = False
     description = "LangSmith runs: post/patch ingestion batches, run lists and run trees"
 
-    def sniff(self, path: Path, head: bytes) -> bool:
-        """True for a ``{post, patch}`` batch or run objects with ``run_type``."""
+    def sniff(self, path: Path, head: bytes) -> float:
+        """:data:`~.contract.SPECIFIC` for a ``{post, patch}`` batch or run objects with
+        ``run_type``; else 0."""
         doc = sniff_document(head)
         if isinstance(doc, Mapping) and ("post" in doc or "patch" in doc):
-            return True
-        return doc is not None and runs_of(doc) is not None
+            return SPECIFIC
+        return SPECIFIC if doc is not None and runs_of(doc) is not None else 0.0
 
     def load(self, path: Path) -> Iterator[Record]:
         """One trace per ``llm`` run in ``dotted_order``; warnings as problems after each trace."""
@@ -173,4 +174,4 @@ class LangSmithImporter:
             yield ImportProblem(file, "whole file", f"no llm runs found ({len(runs)} other run(s))")
 
 
-IMPORTER = register(LangSmithImporter())
+IMPORTER = LangSmithImporter()

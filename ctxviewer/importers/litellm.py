@@ -18,9 +18,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from ctxviewer.importers import ImportFailed, ImportProblem, Record, register
 from ctxviewer.importers import provider_messages as pm
 from ctxviewer.importers.containers import load_documents, sniff_document
+from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
 from ctxviewer.importers.llm_call import LLMCall, build_trace
 from ctxviewer.importers.otel import messages as gm
 from ctxviewer.model.trace import Usage
@@ -89,12 +89,13 @@ class LiteLLMImporter:
     records_omissions = False
     description = "LiteLLM StandardLoggingPayload (callback / GCS / Pub/Sub logs)"
 
-    def sniff(self, path: Path, head: bytes) -> bool:
-        """True when the first document (or its first element) is a StandardLoggingPayload."""
+    def sniff(self, path: Path, head: bytes) -> float:
+        """:data:`~.contract.SPECIFIC` when the first document (or its first element) is a
+        StandardLoggingPayload; else 0."""
         doc = sniff_document(head)
         if isinstance(doc, list) and doc:
             doc = doc[0]
-        return is_payload(doc)
+        return SPECIFIC if is_payload(doc) else 0.0
 
     def load(self, path: Path) -> Iterator[Record]:
         """One trace per payload, in file order."""
@@ -117,4 +118,4 @@ class LiteLLMImporter:
                 yield ImportProblem(file, record, w)
 
 
-IMPORTER = register(LiteLLMImporter())
+IMPORTER = LiteLLMImporter()

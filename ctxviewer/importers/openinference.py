@@ -24,10 +24,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Iterator
 
-from ctxviewer.importers import ImportFailed, ImportProblem, Record, register
 from ctxviewer.importers import openinference_attrs as oi
 from ctxviewer.importers import provider_messages as pm
 from ctxviewer.importers.containers import head_text, load_documents
+from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
 from ctxviewer.importers.llm_call import LLMCall, build_trace
 from ctxviewer.importers.otel import messages as gm
 from ctxviewer.importers.otel.group import agent_attributes
@@ -148,14 +148,16 @@ class OpenInferenceImporter:
     records_omissions = False
     description = "OpenInference / Arize Phoenix spans (OTLP, Phoenix span JSON, span lists, attribute maps)"
 
-    def sniff(self, path: Path, head: bytes) -> bool:
-        """True when the head carries OpenInference attribute names and is not a Langfuse export."""
+    def sniff(self, path: Path, head: bytes) -> float:
+        """:data:`~.contract.SPECIFIC` when the head carries OpenInference attribute names (above
+        the GenAI spans' 0.9 of the ``otel`` importer: OpenInference spans may carry ``gen_ai.*``
+        keys too) and is not a Langfuse export or a ctxviewer export; else 0."""
         text = head_text(head)
         if '"observations"' in text and '"trace"' in text:  # a Langfuse download keeps span attributes
-            return False
+            return 0.0
         if '"ctxviewer.trace_id"' in text:  # a ctxviewer export (its embedded traces may quote llm.* keys)
-            return False
-        return any(m in text for m in _MARKERS)
+            return 0.0
+        return SPECIFIC if any(m in text for m in _MARKERS) else 0.0
 
     def load(self, path: Path) -> Iterator[Record]:
         """One trace per LLM span, in file order; problems for bad spans and unattached retrievals."""
@@ -211,4 +213,4 @@ class OpenInferenceImporter:
                 yield ImportProblem(file, s.record, w)
 
 
-IMPORTER = register(OpenInferenceImporter())
+IMPORTER = OpenInferenceImporter()

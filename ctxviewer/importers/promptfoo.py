@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Iterator
 
-from ctxviewer.importers import ImportFailed, ImportProblem, Record, register
 from ctxviewer.importers import provider_messages as pm
 from ctxviewer.importers.containers import head_text, read_text
+from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
 from ctxviewer.importers.llm_call import LLMCall, build_trace
 from ctxviewer.importers.otel.values import parse_time
 from ctxviewer.model.trace import Usage
@@ -84,10 +84,10 @@ class PromptfooImporter:
     records_omissions = False
     description = "promptfoo eval exports (results version 3)"
 
-    def sniff(self, path: Path, head: bytes) -> bool:
-        """True for an object with ``evalId`` and ``results`` near the start."""
+    def sniff(self, path: Path, head: bytes) -> float:
+        """:data:`~.contract.SPECIFIC` for an object with ``evalId`` and ``results`` near the start; else 0."""
         text = head_text(head)[:4096]
-        return '"evalId"' in text and '"results"' in text
+        return SPECIFIC if '"evalId"' in text and '"results"' in text else 0.0
 
     def load(self, path: Path) -> Iterator[Record]:
         """One trace per result row, in file order."""
@@ -116,4 +116,4 @@ class PromptfooImporter:
                 yield ImportProblem(file, record, w)
 
 
-IMPORTER = register(PromptfooImporter())
+IMPORTER = PromptfooImporter()

@@ -25,9 +25,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from ctxviewer.importers import ImportFailed, ImportProblem, Record, register
 from ctxviewer.importers import provider_messages as pm
 from ctxviewer.importers.containers import load_documents, sniff_document
+from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
 from ctxviewer.importers.llm_call import LLMCall, build_trace
 
 NAME = "provider-api"
@@ -257,10 +257,11 @@ class ProviderApiImporter:
     records_omissions = False
     description = "OpenAI Chat Completions / Responses and Anthropic Messages request+response JSON"
 
-    def sniff(self, path: Path, head: bytes) -> bool:
-        """True when the first document holds a request/response pair of a known API."""
+    def sniff(self, path: Path, head: bytes) -> float:
+        """:data:`~.contract.SPECIFIC` when the first document holds a request/response pair of a
+        known API; else 0."""
         doc = sniff_document(head)
-        return doc is not None and _looks_like_exchange(doc)
+        return SPECIFIC if doc is not None and _looks_like_exchange(doc) else 0.0
 
     def load(self, path: Path) -> Iterator[Record]:
         """One trace per exchange, in file order; problems for bad exchanges and warnings."""
@@ -282,4 +283,4 @@ class ProviderApiImporter:
         yield from load_exchanges(path, triples(), self.name)
 
 
-IMPORTER = register(ProviderApiImporter())
+IMPORTER = ProviderApiImporter()

@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from ctxviewer import __version__
 from ctxviewer.assess.assessment import assess
-from ctxviewer.assess.checks import CHECKS, load_builtin
+from ctxviewer.assess.checks import CHECKS
 from ctxviewer.model.findings import Finding, Severity
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.review.keys import FindingKey, Review, ReviewVerdict, key_of
@@ -52,8 +52,7 @@ TraceFindings = tuple[RequestTrace, list[Finding]]
 
 
 def _descriptors() -> list[dict[str, Any]]:
-    load_builtin()
-    out = [{"id": c.id, "name": c.id, "shortDescription": {"text": c.title}} for c in CHECKS.values()]
+    out = [{"id": c.id, "name": c.id, "shortDescription": {"text": c.title}} for c in CHECKS]
     out.append({"id": "check", "name": "check", "shortDescription": {"text": "a check failed to run on the trace"}})
     return out
 

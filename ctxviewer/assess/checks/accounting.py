@@ -24,7 +24,6 @@ import math
 from typing import Iterable
 
 from ctxviewer.assess import budget
-from ctxviewer.assess.checks import register
 from ctxviewer.assess.checks._common import rule_finding
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.trace import LimitMode, RequestTrace
@@ -82,4 +81,5 @@ class AccountingCheck:
                 Evidence(fields=("usage.reasoning_tokens", "usage.output_tokens")))
 
 
-register(AccountingCheck())
+CHECK = AccountingCheck()
+"""The check this module adds to the registry (listed in :data:`ctxviewer.assess.checks.BUILTIN`)."""

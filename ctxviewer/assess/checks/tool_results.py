@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ctxviewer.assess.checks import register
 from ctxviewer.assess.checks._common import rule_finding
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.trace import Kind, RequestTrace, Status
@@ -44,4 +43,5 @@ class ToolResultCheck:
             previous = item
 
 
-register(ToolResultCheck())
+CHECK = ToolResultCheck()
+"""The check this module adds to the registry (listed in :data:`ctxviewer.assess.checks.BUILTIN`)."""
