@@ -3,7 +3,7 @@
 Most imported traces (OTel GenAI spans, agent-framework logs) record only what was sent, never what
 was left out, yet every agent loop compacts or trims its history. Within one conversation -- the
 same ``session_id`` (OTel ``gen_ai.conversation.id``) or, for OTel spans, the same OTel trace id
-(the part of ``trace_id`` before ``:``, see :func:`ctxviewer.importers.otel.trace_id_for`) -- each
+(the part of ``trace_id`` before ``:``, see :func:`ctxviewer.importers.formats.otel.trace_id_for`) -- each
 call's input is aligned with the previous call's input plus the previous call's output. A message
 (history, summary, memory or user item, or the previous response) that was in that and is missing
 from the later input is **derived** as omitted:

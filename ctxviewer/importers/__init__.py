@@ -39,9 +39,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-from ctxviewer.importers._registry import ENTRY_POINT_GROUP, HEAD_SIZES, REGISTRY, Registry
+from ctxviewer.importers.common.peek import JsonPeek, peek_json
 from ctxviewer.importers.contract import CONFIDENT, Importer, ImportFailed, ImportProblem, Record
-from ctxviewer.importers.peek import JsonPeek, peek_json
+from ctxviewer.importers.registry import ENTRY_POINT_GROUP, HEAD_SIZES, REGISTRY, Registry
 
 __all__ = [
     "CONFIDENT",

@@ -10,7 +10,7 @@ from PySide6.QtCore import QSettings
 
 from ctxviewer.gui.main_window import MainWindow
 from ctxviewer.gui.worker import Task
-from ctxviewer.importers.native import write_jsonl
+from ctxviewer.importers.formats.native import write_jsonl
 
 
 def test_task_runs_off_gui_thread_and_reports(qtbot) -> None:

@@ -21,7 +21,7 @@ from ctxviewer.assess.scanner import RULES, family_titles, scan_text
 from ctxviewer.assess.scanner.registry import BUILTIN as BUILTIN_RULES
 from ctxviewer.cli import cli
 from ctxviewer.importers import Registry
-from ctxviewer.importers._registry import BUILTIN as BUILTIN_IMPORTERS
+from ctxviewer.importers.registry import BUILTIN as BUILTIN_IMPORTERS
 from ctxviewer.model.trace import ContextItem, Endpoint, Kind, Policy, RequestTrace, Trust
 from ctxviewer.pipeline.importing import import_files
 from ctxviewer.store import TraceStore

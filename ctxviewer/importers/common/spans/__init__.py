@@ -1,0 +1,1 @@
+"""spans (map written below)."""

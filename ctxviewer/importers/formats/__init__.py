@@ -1,0 +1,1 @@
+"""formats (map written below)."""
