@@ -1,18 +1,23 @@
 """The importer registry: built-in importers, third-party ones from entry points, detection, and
 exception isolation.
 
-* Built-ins are listed in :data:`BUILTIN` (``"module:attribute"``, datasette's DEFAULT_PLUGINS
-  style) and loaded like plug-ins; third-party importers come from the entry-point group
-  :data:`ENTRY_POINT_GROUP` (``ctxviewer.importers``). An entry point names an importer object
-  or a class/factory that returns one. A plug-in that fails to load is left out and recorded in
-  :attr:`Registry.load_problems`; it never breaks the built-ins.
+* Membership is a :class:`ctxviewer.util.plugins.PluginRegistry` (the registry type importers,
+  checks and scanner rules share): the built-ins of :data:`BUILTIN` (``"module:attribute"``
+  specs, in sniffing order), importers registered with :meth:`Registry.register`, then the entry
+  points of :data:`ENTRY_POINT_GROUP` (``ctxviewer.importers``). An entry point names an importer
+  object or a class/factory that returns one; its shape is checked (:func:`importer_of`). A
+  plug-in that fails to load is left out and recorded in :attr:`Registry.load_problems`; it never
+  breaks the built-ins.
 * :meth:`Registry.detect` asks every importer's ``sniff`` for a confidence and picks the most
-  confident (ties: registration order, built-ins first). It reads :data:`HEAD_SIZES` in turn --
-  64 KiB first, then more -- until an importer is :data:`~._api.CONFIDENT` or the whole file was
-  read, so a span list whose first span is over 64 KiB is still recognised.
+  confident (ties: registration order, built-ins first; the scale is
+  :data:`~.contract.CONFIDENT`'s). It reads :data:`HEAD_SIZES` in turn -- 64 KiB first, then
+  more -- until an importer is confident or the whole file was read, so a span list whose first
+  span is over 64 KiB is still recognised. The sniff contract is held (:func:`sniff_score`): a
+  result that is not a real number in ``[0, 1]`` scores 0 and is a problem naming the importer.
 * A bug in one importer (any exception from ``sniff``, or from ``load`` other than
-  :class:`~._api.ImportFailed`) becomes an :class:`~._api.ImportProblem` naming the file and the
-  importer; the run goes on with the next file (:meth:`Registry.detect`, :meth:`Registry.load`).
+  :class:`~.contract.ImportFailed`) becomes an :class:`~.contract.ImportProblem` naming the file
+  and the importer; the run goes on with the next file (:meth:`Registry.detect`,
+  :meth:`Registry.load`).
 
 No Qt here.
 """
@@ -40,7 +45,8 @@ BUILTIN = tuple(
                    "cassette", "inspect_ai", "langfuse", "langfuse_chatml", "langsmith", "litellm", "promptfoo",
                    "provider_api")
 )
-"""The built-in importers, in sniffing order (which breaks ties between equal confidences)."""
+"""The built-in importers (``ctxviewer/importers/formats/<module>.py``), in sniffing order (which
+breaks ties between equal confidences; no real export relies on it: each is surest of its own)."""
 
 HEAD_SIZES = (64 * 1024, 1024 * 1024, 16 * 1024 * 1024)
 """Bytes of a file that :meth:`Registry.detect` shows the sniffers, in turn, until one is confident."""
@@ -177,7 +183,7 @@ class Registry:
         A ``sniff`` that raises scores 0 and appends an :class:`ImportProblem` naming the file and
         the importer to ``problems``. Raises :class:`ImportFailed` when the file cannot be read or
         no importer gives it a confidence above 0 (saying so when its JSON nests deeper than
-        :data:`~.peek.MAX_DEPTH`; sniffing such a file is bounded by that cap).
+        :data:`~.common.peek.MAX_DEPTH`; sniffing such a file is bounded by that cap).
         """
         importers = self.importers()
         scores: dict[str, float] = {}

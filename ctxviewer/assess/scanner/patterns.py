@@ -36,7 +36,8 @@ class Hit:
 
 @runtime_checkable
 class Rule(Protocol):
-    """A rule of one family: ``find(text)`` yields its hits, in text order."""
+    """A rule of one family: ``find(text)`` yields its hits, in text order. The shape of a built-in
+    rule and of a ``ctxviewer.scanner_rules`` plug-in alike (checked when it is loaded)."""
 
     @property
     def id(self) -> str:

@@ -146,8 +146,8 @@ def _scan(text: str, _depth: int) -> list[Hit]:
 @functools.lru_cache(maxsize=4096)
 def scan_text_cached(text: str) -> tuple[Hit, ...]:
     """:func:`scan_text` of ``text`` as a tuple, remembered for the 4,096 texts scanned last: the
-    same document, policy or history turn recurs across the traces of an import (issue 11:
-    content is worked on once per distinct text). Cleared when the rules change."""
+    same document, policy or history turn recurs across the traces of an import (content is
+    worked on once per distinct text). Cleared when the rules change."""
     return tuple(scan_text(text))
 
 

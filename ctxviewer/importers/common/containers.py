@@ -26,8 +26,8 @@ import zlib
 from pathlib import Path
 from typing import IO, Any, Iterator
 
-from ctxviewer.importers import ImportFailed
 from ctxviewer.importers.common import notes
+from ctxviewer.importers.contract import ImportFailed
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZIP_MAGIC = b"PK\x03\x04"

@@ -2,9 +2,9 @@
 
 Shared readers (:mod:`.containers`: undecodable bytes, over-deep JSON) find problems far from the
 importer's record loop, and every importer would otherwise have to pass a list through. Instead
-:meth:`~._registry.Registry.load` opens a :func:`collecting` scope for the file it loads, readers
+:meth:`~ctxviewer.importers.registry.Registry.load` opens a :func:`collecting` scope for the file it loads, readers
 call :func:`warn`, and the registry yields each collected warning as an
-:class:`~._api.ImportProblem` (file, record, message) ahead of the next record.
+:class:`~ctxviewer.importers.contract.ImportProblem` (file, record, message) ahead of the next record.
 
 The scope is per thread (an import runs on a worker thread in the GUI). Outside a scope
 :func:`warn` does nothing: a reader used on its own (a sniffer, a test) simply repairs.

@@ -47,7 +47,7 @@ class CassetteImporter:
     description = "VCR/pytest-recording YAML cassettes of OpenAI and Anthropic API calls"
 
     def sniff(self, path: Path, head: bytes) -> float:
-        """:data:`~.contract.SPECIFIC` for YAML starting with ``interactions:`` that records
+        """:data:`~ctxviewer.importers.contract.SPECIFIC` for YAML starting with ``interactions:`` that records
         requests; else 0."""
         text = head_text(head).lstrip()
         return SPECIFIC if text.startswith("interactions:") and "request:" in text else 0.0

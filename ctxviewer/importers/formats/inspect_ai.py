@@ -202,7 +202,7 @@ class InspectImporter:
     description = "Inspect AI eval logs (.json EvalLog and .eval zip, zstd members included)"
 
     def sniff(self, path: Path, head: bytes) -> float:
-        """:data:`~.contract.SPECIFIC` for a zip holding ``header.json`` (or ``samples/``,
+        """:data:`~ctxviewer.importers.contract.SPECIFIC` for a zip holding ``header.json`` (or ``samples/``,
         ``_journal/``) or a JSON EvalLog (``"eval"`` and ``"version"``, with ``"samples"``,
         ``"plan"`` or ``"task"``); else 0."""
         if head.startswith(ZIP_MAGIC):

@@ -285,7 +285,7 @@ class LangfuseImporter:
     description = "Langfuse trace downloads ({trace, observations[]})"
 
     def sniff(self, path: Path, head: bytes) -> float:
-        """:data:`~.contract.SPECIFIC` for an object with ``trace`` and ``observations`` keys; else 0."""
+        """:data:`~ctxviewer.importers.contract.SPECIFIC` for an object with ``trace`` and ``observations`` keys; else 0."""
         text = head_text(head)
         return SPECIFIC if text.lstrip().startswith("{") and '"observations"' in text and '"trace"' in text else 0.0
 

@@ -35,7 +35,7 @@ class LangfuseChatMLImporter:
     description = "Langfuse normalised ChatML per observation (expected-chatml test oracles)"
 
     def sniff(self, path: Path, head: bytes) -> float:
-        """:data:`~.contract.SPECIFIC` for an object of ``{input: {success, data}}`` entries; else 0."""
+        """:data:`~ctxviewer.importers.contract.SPECIFIC` for an object of ``{input: {success, data}}`` entries; else 0."""
         return SPECIFIC if _is_chatml(sniff_document(head)) else 0.0
 
     def load(self, path: Path) -> Iterator[Record]:

@@ -135,7 +135,7 @@ class LangSmithImporter:
     description = "LangSmith runs: post/patch ingestion batches, run lists and run trees"
 
     def sniff(self, path: Path, head: bytes) -> float:
-        """:data:`~.contract.SPECIFIC` for a ``{post, patch}`` batch or run objects with
+        """:data:`~ctxviewer.importers.contract.SPECIFIC` for a ``{post, patch}`` batch or run objects with
         ``run_type``; else 0."""
         doc = sniff_document(head)
         if isinstance(doc, Mapping) and ("post" in doc or "patch" in doc):

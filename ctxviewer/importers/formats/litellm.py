@@ -90,7 +90,7 @@ class LiteLLMImporter:
     description = "LiteLLM StandardLoggingPayload (callback / GCS / Pub/Sub logs)"
 
     def sniff(self, path: Path, head: bytes) -> float:
-        """:data:`~.contract.SPECIFIC` when the first document (or its first element) is a
+        """:data:`~ctxviewer.importers.contract.SPECIFIC` when the first document (or its first element) is a
         StandardLoggingPayload; else 0."""
         doc = sniff_document(head)
         if isinstance(doc, list) and doc:

@@ -194,4 +194,4 @@ def write_jsonl(traces: Iterable[RequestTrace], dest: str | Path | IO[str]) -> i
 
 
 IMPORTER = NativeImporter()
-"""The ``native`` importer (listed in ``_registry.BUILTIN``)."""
+"""The ``native`` importer (listed in :data:`ctxviewer.importers.registry.BUILTIN`)."""

@@ -100,7 +100,7 @@ class OpenInferenceImporter:
     description = "OpenInference / Arize Phoenix spans (OTLP, Phoenix span JSON, span lists, attribute maps)"
 
     def sniff(self, path: Path, head: bytes) -> float:
-        """:data:`~.contract.SPECIFIC` when the head carries OpenInference attribute names (above
+        """:data:`~ctxviewer.importers.contract.SPECIFIC` when the head carries OpenInference attribute names (above
         the GenAI spans' 0.9 of the ``otel`` importer: OpenInference spans may carry ``gen_ai.*``
         keys too) and is not a Langfuse export or a ctxviewer export; else 0."""
         text = head_text(head)

@@ -85,7 +85,7 @@ class PromptfooImporter:
     description = "promptfoo eval exports (results version 3)"
 
     def sniff(self, path: Path, head: bytes) -> float:
-        """:data:`~.contract.SPECIFIC` for an object with ``evalId`` and ``results`` near the start; else 0."""
+        """:data:`~ctxviewer.importers.contract.SPECIFIC` for an object with ``evalId`` and ``results`` near the start; else 0."""
         text = head_text(head)[:4096]
         return SPECIFIC if '"evalId"' in text and '"results"' in text else 0.0
 

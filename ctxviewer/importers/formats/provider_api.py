@@ -57,7 +57,7 @@ class ProviderApiImporter:
     description = "OpenAI Chat Completions / Responses and Anthropic Messages request+response JSON"
 
     def sniff(self, path: Path, head: bytes) -> float:
-        """:data:`~.contract.SPECIFIC` when the first document holds a request/response pair of a
+        """:data:`~ctxviewer.importers.contract.SPECIFIC` when the first document holds a request/response pair of a
         known API; else 0."""
         doc = sniff_document(head)
         return SPECIFIC if doc is not None and _looks_like_exchange(doc) else 0.0

@@ -1,6 +1,6 @@
 """Flat attribute-map container: the JSON object *is* the attributes of one span
 (``{"gen_ai.operation.name": "chat", "gen_ai.input.messages": [...]}``), as semconv test fixtures
-write them. The span has no ids, times or resource; :func:`~.mapping.trace_id_for` names it by a
+write them. The span has no ids, times or resource; :func:`~.span.trace_id_for` names it by a
 hash of its attributes. No Qt here.
 """
 

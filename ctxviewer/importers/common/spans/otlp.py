@@ -2,7 +2,7 @@
 file or one per line (the collector ``file`` exporter writes JSON Lines).
 
 Rules from opentelemetry-proto ``trace/v1/trace.proto`` (JSON Protobuf Encoding), relaxed as
-:mod:`.values` describes: attributes are ``[{key, value: AnyValue}]``, ``kind`` and ``status.code``
+:mod:`ctxviewer.importers.common.values` describes: attributes are ``[{key, value: AnyValue}]``, ``kind`` and ``status.code``
 integers or enum names, ids hex or base64. A bad resource or span yields a problem naming its path
 (``resourceSpans[0].scopeSpans[1].spans[2]``); the other spans still load. No Qt here.
 """

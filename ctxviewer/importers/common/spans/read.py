@@ -75,7 +75,7 @@ PROTOBUF_SUFFIXES = (".pb", ".binpb", ".protobuf")
 
 def protobuf_request(data: bytes, file: str) -> dict[str, Any]:
     """Binary OTLP ``ExportTraceServiceRequest`` bytes as the OTLP/JSON dict (through the
-    opentelemetry-proto package; ids come out base64, which :func:`.values.normalise_id` reads).
+    opentelemetry-proto package; ids come out base64, which :func:`ctxviewer.importers.common.values.normalise_id` reads).
     Raises :class:`ImportFailed` naming the file when the bytes are not such a message."""
     from google.protobuf.json_format import MessageToDict  # type: ignore[import-untyped]
     from google.protobuf.message import DecodeError  # type: ignore[import-untyped]

@@ -1,5 +1,5 @@
 """The normalised span: one shape for a span from any container (OTLP request, span list, flat
-attribute map), so the GenAI mapping (:mod:`.mapping`) never sees the container.
+attribute map), so the GenAI mapping (:mod:`ctxviewer.importers.formats.otel.mapping`) never sees the container.
 
 Invariants of :class:`Span`: ids are lower-case hex (or the source's string when it is neither
 hex nor base64), ``None`` when absent; times are timezone-aware UTC; attribute values are plain
@@ -61,7 +61,7 @@ SpanRecord = Span | ImportProblem
 
 
 def span_time(value: Any, path: str) -> datetime | None:
-    """:func:`~.values.parse_time` with ``path`` named in its ``ValueError``."""
+    """:func:`~ctxviewer.importers.common.values.parse_time` with ``path`` named in its ``ValueError``."""
     try:
         return parse_time(value)
     except ValueError as exc:

@@ -71,7 +71,7 @@ def sniff(doc: JsonPeek) -> float:
     """0.9 for a span list (or span object) whose attributes include a ``gen_ai.*`` key in the
     head; 0.3 for span-shaped JSON cut off before one (the registry reads further); else 0.
 
-    Works on a head cut inside the first span: the keys come from :func:`~..peek.peek_json`.
+    Works on a head cut inside the first span: the keys come from :func:`~ctxviewer.importers.common.peek.peek_json`.
     """
     base = {"array": "item", "object": ""}.get(doc.kind or "")
     if base is None:

@@ -84,7 +84,7 @@ class _FileState:
 
 
 def _load_group(group: list[SpanRecord], file: str, state: _FileState) -> Iterator[Record]:
-    """Traces and problems of one group of whole traces (:func:`.read.read_span_groups`)."""
+    """Traces and problems of one group of whole traces (:func:`ctxviewer.importers.common.spans.read.read_span_groups`)."""
     spans: dict[object, Span] = {}
     for rec in group:
         if isinstance(rec, ImportProblem):

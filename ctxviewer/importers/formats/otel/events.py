@@ -124,7 +124,7 @@ def truncated_keys(span: Span) -> tuple[Span, list[str]]:
 
 def deep_keys(span: Span) -> tuple[Span, list[str]]:
     """``span`` with each string attribute holding JSON nested too deep to parse replaced by its
-    value parsed with the part below :data:`~..containers.MAX_DEPTH` left out, and one message per
+    value parsed with the part below :data:`~ctxviewer.importers.common.containers.MAX_DEPTH` left out, and one message per
     such attribute naming it (``"gen_ai.input.messages: [0].parts[0]...: JSON nested deeper than
     100 levels; 1 deeper value(s) left out"``)."""
     attrs = dict(span.attributes)

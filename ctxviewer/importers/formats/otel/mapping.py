@@ -19,7 +19,7 @@ instrumentations write):
   attribute, also ``source.turn``): the last ``user`` message, whatever its parts, is the ``user`` item and
   ``trace.user_request``; other user, assistant and tool messages are ``history`` (untrusted, role
   kept). Assistant ``tool_call`` parts keep their call JSON in the content; ``tool_call_response``
-  parts show the response. Binary parts show a placeholder (see :func:`.messages.part_text`).
+  parts show the response. Binary parts show a placeholder (see :func:`ctxviewer.importers.common.messages.part_text`).
 * ``gen_ai.tool.definitions`` (fallback ``llm.request.functions.{i}.*``) -> one ``tool`` item per
   definition, after the messages; id = tool name (``name#2``, ``name#3``, ... when the name repeats
   or is another item's id: :func:`~ctxviewer.importers.common.llm_call.unique_id`), content = compact JSON of the definition;
