@@ -92,7 +92,8 @@ __all__ = [
 
 def register(importer: Importer) -> Importer:
     """Add ``importer`` to the default registry (sniffed after the built-ins and the importers
-    registered before it; one of the same name is replaced). Returns it. Raises
+    registered before it; once loaded, one of the same name is replaced in its place, before
+    that a built-in's name stays the built-in's). Returns it. Raises
     :class:`TypeError` for an object without the importer shape. Built-ins never call this:
     :data:`.registry.BUILTIN` lists them."""
     return REGISTRY.register(importer)

@@ -132,8 +132,9 @@ class Registry:
                               p.source, p.message) for p in self.plugins.load_problems]
 
     def register(self, importer: Importer) -> Importer:
-        """Add ``importer`` (sniffed after those already registered; same name replaces). Returns
-        it. Raises :class:`TypeError` for an object without the importer shape."""
+        """Add ``importer`` (sniffed after those already registered; once loaded, the same name
+        replaces in place, before that a built-in keeps its name). Returns it. Raises
+        :class:`TypeError` for an object without the importer shape."""
         return self.plugins.register(importer)
 
     def unregister(self, name: str) -> None:

@@ -108,8 +108,9 @@ class PluginRegistry(Generic[P]):
     raises (:func:`conform` with the kind's Protocol, plus any contract check of the kind);
     ``builtin`` lists the built-in specs in order; ``group`` is the entry-point group (``None``:
     no entry points, for tests). With ``unique`` a key names one plug-in: a direct
-    :meth:`register` of a known key replaces it in place, an entry point of a known key is left
-    out as a problem (``"importer name 'x' is already taken; left out"``, ``key_name`` naming the
+    :meth:`register` of a known key (after the first use) replaces it in place; while loading, a
+    built-in keeps its key, and a plug-in registered before the first use or an entry point with a
+    key already taken is left out as a problem (``"importer name 'x' is already taken; left out"``, ``key_name`` naming the
     key); without it (scanner rules, where several rules may share a family id) every plug-in is
     kept. ``on_change`` is called after every change of the membership.
     """
@@ -166,24 +167,30 @@ class PluginRegistry(Generic[P]):
             if plugin is not None:
                 found.append(plugin)
         registered, self._plugins = self._plugins, []
-        for plugin in found + registered:  # built-ins first, in order, then direct registrations
+        for plugin in found:  # built-ins first, in order
             self._add(plugin, replace=True)
+        for plugin in registered:  # then those registered before the first use (a built-in's key stays the built-in's)
+            self._join(plugin, self._key(plugin), source_of(plugin))
         if self.group is None:
             return
         from importlib.metadata import entry_points  # only when plug-ins are looked up (start-up time)
 
         for ep in entry_points(group=self.group):
             plugin = self._try(ep.name, ep.value, ep.load)
-            if plugin is None:
-                continue
-            known = self.find(self._key(plugin)) if self._unique else None
-            if known is plugin:  # its module registered it while the entry point was loaded
-                continue
-            if known is not None:
-                self._problems.append(PluginProblem(self.kind, ep.name, ep.value, f"{self.kind} {self._key_name} "
-                                                    f"{self._key(plugin)!r} is already taken; left out"))
-                continue
-            self._add(plugin, replace=False)
+            if plugin is not None:
+                self._join(plugin, ep.name, ep.value)
+
+    def _join(self, plugin: P, name: str, source: str) -> None:
+        """Add ``plugin`` while loading, unless (``unique``) its key is taken: then it is left out
+        as a problem -- except when it is the very object already in (its module registered it)."""
+        known = self.find(self._key(plugin)) if self._unique else None
+        if known is plugin:
+            return
+        if known is not None:
+            self._problems.append(PluginProblem(self.kind, name, source, f"{self.kind} {self._key_name} "
+                                                f"{self._key(plugin)!r} is already taken; left out"))
+            return
+        self._add(plugin, replace=False)
 
     def _try(self, name: str, source: str, get: Callable[[], Any]) -> P | None:
         """The plug-in ``get()`` names, or ``None`` with a problem recorded."""

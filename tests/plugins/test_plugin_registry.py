@@ -97,8 +97,13 @@ def test_builtins_then_direct_registrations_then_entry_points_in_order(site: Pat
 def test_a_known_key_is_replaced_in_place_and_unregister_removes_it(site: Path) -> None:
     reg: PluginRegistry[Greeter] = PluginRegistry(
         "greeter", key=lambda g: g.name, shape=_greeter, builtin=("greeters_mod:FIRST", "greeters_mod:SECOND"))
+    early = Hello("second")
+    reg.register(early)  # before the first use: the built-in keeps its key
+    assert reg.keys() == ["first", "second"] and reg.get("second") is not early
+    assert [str(p) for p in reg.load_problems] == [
+        f"greeter plug-in 'second' ({__name__}:Hello): greeter name 'second' is already taken; left out"]
     replacement = Hello("first")
-    assert reg.register(replacement) is replacement
+    assert reg.register(replacement) is replacement  # after it: replaced in its place
     assert reg.keys() == ["first", "second"] and reg.get("first") is replacement
     reg.unregister("first")
     assert reg.keys() == ["second"] and reg.find("first") is None

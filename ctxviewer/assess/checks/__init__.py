@@ -80,8 +80,10 @@ CHECKS: PluginRegistry[Check] = PluginRegistry(
 
 
 def register(check: Check) -> Check:
-    """Add ``check`` to :data:`CHECKS` after those registered so far (one with the same id is
-    replaced in its place). Returns it. Raises :class:`TypeError` for an object without the shape."""
+    """Add ``check`` to :data:`CHECKS` after those registered so far; once the checks are loaded,
+    one with the same id is replaced in its place (before that, a built-in's id stays the
+    built-in's: :class:`~ctxviewer.util.plugins.PluginRegistry`). Returns it. Raises
+    :class:`TypeError` for an object without the shape."""
     return CHECKS.register(check)
 
 
