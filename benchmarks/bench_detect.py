@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Callable
 
 from ctxviewer.importers import ImportFailed, detect
-from ctxviewer.importers.native import write_jsonl
+from ctxviewer.importers.formats.native import write_jsonl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from factories import make_trace

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from factories import make_trace  # noqa: E402
 
-from ctxviewer.importers.native import write_jsonl  # noqa: E402
+from ctxviewer.importers.formats.native import write_jsonl  # noqa: E402
 
 
 def _file_with_items(path: Path, sizes_mb: list[float], letters_only: bool) -> None:

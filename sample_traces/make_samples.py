@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from ctxviewer.assess.budget import check_capacity, verdict_text
-from ctxviewer.importers.native import mark_recorded
+from ctxviewer.importers.formats.native import mark_recorded
 from ctxviewer.model.serialize import trace_to_dict
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.stored_facts import with_facts
@@ -70,7 +70,7 @@ def _check(traces: list[RequestTrace]) -> None:
 
 def jsonl_lines(traces: list[RequestTrace]) -> list[str]:
     """One JSON line per trace: ``{"format": "ctxviewer.trace/1", **trace_to_dict(trace)}``, compact,
-    exactly as :func:`ctxviewer.importers.native.trace_line` writes it."""
+    exactly as :func:`ctxviewer.importers.formats.native.trace_line` writes it."""
     return [json.dumps({"format": FORMAT, **trace_to_dict(t)}, ensure_ascii=False, separators=(",", ":")) for t in traces]
 
 

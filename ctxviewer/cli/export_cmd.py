@@ -1,6 +1,6 @@
 """``ctxviewer export``: write traces of a database as OTLP/JSON with the OpenTelemetry GenAI
 conventions, via :func:`ctxviewer.report.export_otlp.export_request`. Importing the file again
-gives the same traces back (:mod:`ctxviewer.importers.ctxviewer_otlp`).
+gives the same traces back (:mod:`ctxviewer.importers.formats.ctxviewer_otlp`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import click
 
 from ctxviewer.cli.status import BadInput
 from ctxviewer.cli.write import check_output, write_output
-from ctxviewer.importers.native import write_jsonl
+from ctxviewer.importers.formats.native import write_jsonl
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.hints import open_store
 from ctxviewer.report.export_otlp import export_request

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from ctxviewer.assess.scanner import CLEAN
+from ctxviewer.assess.scanner import CLEAN, RULES
 from ctxviewer.assess.scanner.text_scan import ScanInputError, line_col, scan_file
 from ctxviewer.cli.status import BAD_INPUT, EPILOG, FINDINGS, BadInput
 from ctxviewer.model.findings import Severity
@@ -34,7 +34,8 @@ def scan_cmd(file: str, field: str | None, as_json: bool) -> None:
     code points, the severity, the rule and the reason; flagged text is shown with invisible
     characters made visible. A clean scan says "no instruction-like text found" (never "safe").
     Exit status 1 when a finding of severity warning or worse was printed; 2 when FILE cannot be
-    read or a record was skipped (not JSON, no such field): a partial scan is never a pass.
+    read or a record was skipped (not JSON, no such field): a partial scan is never a pass. A
+    scanner-rule plug-in that could not be loaded, or that failed, is named in a warning.
 
     \b
     Example:
@@ -48,6 +49,8 @@ def scan_cmd(file: str, field: str | None, as_json: bool) -> None:
         result = scan_file(Path(file), field)
     except (ScanInputError, InputFileError) as exc:
         raise BadInput(str(exc)) from None
+    for plugin_problem in RULES.problems:  # a scanner-rule plug-in that did not load or raised: the scan ran without it
+        click.echo(one_line(f"warning: {plugin_problem}"), err=True)
     for problem in result.problems[:MAX_WARNINGS]:
         click.echo(one_line(f"warning: {problem}"), err=True)
     if len(result.problems) > MAX_WARNINGS:

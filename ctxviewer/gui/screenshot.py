@@ -6,6 +6,7 @@ the user sees, rendering the trace's one assessment); :func:`render_screenshot` 
 
 from __future__ import annotations
 
+import gc
 import os
 import tempfile
 from collections.abc import Iterator
@@ -67,10 +68,13 @@ def screenshot_window(db_path: str | Path, trace_id: str, size: tuple[int, int] 
             app.processEvents()
             yield window
         finally:
-            window.close()
-            window.deleteLater()
+            window.close()  # stops its workers (loader, list reads, audit) and waits for them
             app.processEvents()
             use_control_names(previous)
+            # the window is Python's (no parent): dropped here and collected now, while every Qt
+            # object it owns still exists, not by a later garbage collection of a deleted widget
+            del window
+            gc.collect()
 
 
 @dataclass(frozen=True)

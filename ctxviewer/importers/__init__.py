@@ -1,18 +1,46 @@
-"""Importers: one small module (or package) per trace format, behind one API and one registry.
+"""Importers: reading trace files. One module (or package) per format, helpers the formats share,
+one contract and one registry.
 
-* :mod:`._api` -- the importer shape (:class:`Importer`: ``name``, ``description``,
-  ``records_omissions``, ``sniff(path, head) -> float``, ``load(path) -> Iterator[Record]``),
-  :class:`ImportProblem`, :class:`ImportFailed`, :data:`CONFIDENT`.
-* :mod:`._registry` -- built-ins plus third-party importers from the entry-point group
-  ``ctxviewer.importers``; :func:`detect` picks the most confident importer, reading further into
-  the file until one is confident; a bug in one importer becomes a problem record naming the file
-  and the importer (:func:`load_records`), never a lost run.
-* :mod:`.peek` -- :func:`peek_json`, the parse events of a cut-off JSON head, for sniffers.
-* Formats: :mod:`.native` (``ctxviewer.trace/1`` JSON Lines) and :mod:`.otel` (OpenTelemetry
-  GenAI spans, one module per span container over one chat-message normaliser).
+What lives here:
 
-Adding a format (issue 6 and third parties): write a module with a class like this and list it
-in ``_registry.BUILTIN`` (or, outside ctxviewer, under the entry-point group)::
+* :mod:`.contract` -- the importer shape (:class:`Importer`, a Protocol: ``name``,
+  ``description``, ``records_omissions``, ``sniff(path, head) -> float`` in ``[0, 1]``,
+  ``load(path) -> Iterator[Record]``), :class:`ImportProblem`, :class:`ImportFailed`, the
+  confidence scale (:data:`CONFIDENT`, :data:`~.contract.SPECIFIC`);
+* :mod:`.registry` -- the built-ins and the plug-ins of the entry-point group
+  ``ctxviewer.importers`` (:class:`Registry`, on :class:`ctxviewer.util.plugins.PluginRegistry`);
+  :func:`detect` picks the most confident importer, reading further into the file until one is
+  confident; a bug in one importer becomes a problem record naming the file and the importer
+  (:func:`load_records`), never a lost run;
+* :mod:`.formats` -- the twelve formats, one module each (``otel`` a package), in sniffing order:
+
+  ``native`` (ctxviewer's JSON Lines trace format, ``ctxviewer.trace/1``), ``openinference``
+  (OpenInference / Arize Phoenix spans), ``otel`` (OpenTelemetry GenAI spans: OTLP/JSON and
+  protobuf, span lists, attribute maps; a package), ``ctxviewer_otlp`` (``ctxviewer-otlp``: OTLP
+  written by ``ctxviewer export --format otlp``), ``cassette`` (VCR / pytest-recording YAML
+  cassettes of provider API calls), ``inspect_ai`` (Inspect AI eval logs, ``.json`` and ``.eval``
+  zips), ``langfuse`` (Langfuse trace downloads), ``langfuse_chatml`` (``langfuse-chatml``:
+  Langfuse normalised ChatML per observation), ``langsmith`` (LangSmith runs: ingestion batches,
+  run lists, run trees), ``litellm`` (LiteLLM ``StandardLoggingPayload`` logs), ``promptfoo``
+  (promptfoo eval exports), ``provider_api`` (``provider-api``: OpenAI Chat Completions /
+  Responses and Anthropic Messages request + response JSON) -- module names; the ``--format``
+  name is the same unless given;
+
+* :mod:`.common` -- what several formats share: reading files (containers, peeking at a cut-off
+  head, notes from deep readers), chat messages of every vocabulary, the span containers
+  (:mod:`.common.spans`), and the one normaliser from a model call to a trace
+  (:mod:`.common.llm_call`: :class:`~.common.llm_call.LLMCall` -> ``build_trace``).
+
+May import: :mod:`ctxviewer.model` and :mod:`ctxviewer.util` (and third-party parsers). Never the
+assessment, the store or a front end (import-linter contracts in ``pyproject.toml``). Inside:
+formats import :mod:`.common` and :mod:`.contract`; :mod:`.common` never imports a format; no
+format imports another.
+
+A new built-in format is a module in :mod:`.formats` defining ``IMPORTER`` and listed in
+:data:`.registry.BUILTIN` where it should be sniffed; a model-call format maps its records to an
+:class:`~.common.llm_call.LLMCall` and calls ``build_trace``. Outside ctxviewer, an object of the
+same shape under the entry-point group (``[project.entry-points."ctxviewer.importers"]
+myformat = "mypkg.importer:IMPORTER"``)::
 
     class MyImporter:
         name = "myformat"
@@ -29,9 +57,7 @@ in ``_registry.BUILTIN`` (or, outside ctxviewer, under the entry-point group)::
 
     IMPORTER = MyImporter()
 
-Chat-message formats reuse :mod:`.otel.messages` (normalise any ``{role, content|parts}`` shape to
-OTel GenAI messages and render part text) and :func:`.otel.mapping.build_trace` (span attributes
-to a :class:`~ctxviewer.model.trace.RequestTrace`). No Qt here.
+No Qt here.
 """
 
 from __future__ import annotations
@@ -39,9 +65,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-from ctxviewer.importers._registry import ENTRY_POINT_GROUP, HEAD_SIZES, REGISTRY, Registry
+from ctxviewer.importers.common.peek import JsonPeek, peek_json
 from ctxviewer.importers.contract import CONFIDENT, Importer, ImportFailed, ImportProblem, Record
-from ctxviewer.importers.peek import JsonPeek, peek_json
+from ctxviewer.importers.registry import ENTRY_POINT_GROUP, HEAD_SIZES, REGISTRY, Registry
 
 __all__ = [
     "CONFIDENT",
@@ -65,10 +91,11 @@ __all__ = [
 
 
 def register(importer: Importer) -> Importer:
-    """Add ``importer`` to the default registry (sniffed after the built-ins). Returns it.
-
-    Built-in modules need not call this (``_registry.BUILTIN`` lists them); calling it at import,
-    as some do, is harmless."""
+    """Add ``importer`` to the default registry (sniffed after the built-ins and the importers
+    registered before it; once loaded, one of the same name is replaced in its place, before
+    that a built-in's name stays the built-in's). Returns it. Raises
+    :class:`TypeError` for an object without the importer shape. Built-ins never call this:
+    :data:`.registry.BUILTIN` lists them."""
     return REGISTRY.register(importer)
 
 

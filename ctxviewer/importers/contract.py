@@ -8,10 +8,12 @@ An importer is any object with these attributes (a :class:`typing.Protocol`, so 
 * ``records_omissions`` -- whether the format can say which candidate items were *omitted*.
   OpenTelemetry GenAI spans record only what was sent (``False``: their omitted counts show as
   "not recorded", never 0); the native format records omitted items (``True``);
-* ``sniff(path, head) -> float`` -- confidence 0..1 that the file is in this format, judged from
-  ``head`` (the first bytes of the file; see :data:`CONFIDENT`). It may be called again with a
-  longer head when no importer was confident; it should not raise (the registry turns an
-  exception into an :class:`ImportProblem` naming the importer);
+* ``sniff(path, head) -> float`` -- confidence that the file is in this format, a ``float`` in
+  ``[0, 1]`` judged from ``head`` (the first bytes of the file; the scale is :data:`CONFIDENT`'s).
+  It may be called again with a longer head when no importer was confident; it should not raise.
+  The registry holds the contract: an exception, or a result that is not a real number in
+  ``[0, 1]`` (a bool, NaN, 1.5), scores 0 and becomes an :class:`ImportProblem` naming the
+  importer;
 * ``load(path) -> Iterator[RequestTrace | ImportProblem]`` -- the traces of the file in file
   order, with a problem record for each bad record (naming it) while loading goes on where that is
   safe. A file that cannot be read at all raises :class:`ImportFailed`. Importers never count
@@ -33,9 +35,24 @@ from ctxviewer.model.trace import RequestTrace
 CONFIDENT = 0.9
 """A sniff score at or above this decides the format without reading further into the file.
 
-Conventions: ``1.0`` the file declares the format (a format tag); ``0.9`` container *and*
-vocabulary match (an OTLP request whose spans carry ``gen_ai.*`` attributes); ``0.5`` the
-container matches but the deciding keys were not in ``head`` (yet); ``0.0`` not this format."""
+Conventions, so that the most confident importer is the right one (ties between equal scores go
+to the first registered, built-ins first, which no real export relies on):
+
+* ``1.0`` -- the file declares the format: a format tag (``"format": "ctxviewer.trace/1"``, the
+  ``ctxviewer.trace_id`` span attribute of a ctxviewer export);
+* :data:`SPECIFIC` (``0.95``) -- a shape and keys that only this format writes (a Langfuse
+  export's ``trace`` and ``observations``, a LangSmith run's ``run_type``, OpenInference's
+  ``llm.*`` attribute names, an HTTP cassette's ``interactions``);
+* ``0.9`` -- a container shared by several formats *and* the vocabulary of this one (an OTLP
+  request whose spans carry ``gen_ai.*`` attributes; an untagged object with ``trace_id`` and
+  ``items``);
+* ``0.5`` (or lower) -- the container matches but the deciding keys were not in ``head`` (yet):
+  the registry reads further;
+* ``0.0`` -- not this format."""
+
+SPECIFIC = 0.95
+"""The sniff score of a shape and keys only one format writes (see :data:`CONFIDENT`): above a
+shared container's ``0.9``, below a declared format tag's ``1.0``."""
 
 
 @dataclass(frozen=True)

@@ -273,10 +273,10 @@ def serve(inp: IO[bytes] | None = None, out: IO[bytes] | None = None) -> None:
         out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
         os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     inp = inp if inp is not None else sys.stdin.buffer
-    from ctxviewer.assess.checks import load_builtin
+    from ctxviewer.assess.checks import load_checks
     from ctxviewer.assess.scanner import registry, scope
 
-    load_builtin()
+    load_checks()
     memo = ScanMemo()
     fresh: dict[bytes, tuple[Any, ...]] = {}
 

@@ -17,7 +17,7 @@ strings for structured values as the spec allows):
   priority, trust, omission_reason, tokens), ``ctxviewer.budget.{category}``,
   ``ctxviewer.endpoint.capacity``, ``ctxviewer.safety_margin``, ``ctxviewer.policy.id`` and ``ctxviewer.policy.version``,
   ``ctxviewer.trace_id``, and ``ctxviewer.trace`` -- the whole trace in the native JSON shape
-  (:func:`ctxviewer.model.serialize.trace_to_dict`), so :mod:`ctxviewer.importers.ctxviewer_otlp` gives
+  (:func:`ctxviewer.model.serialize.trace_to_dict`), so :mod:`ctxviewer.importers.formats.ctxviewer_otlp` gives
   exactly the same trace back.
 
 Span ids: a trace id of the OTel importer's ``"{32 hex}:{16 hex}"`` form keeps its ids; any other

@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from ctxviewer import __version__
 from ctxviewer.assess.assessment import assess
-from ctxviewer.assess.checks import CHECKS, load_builtin
+from ctxviewer.assess.checks import CHECKS
 from ctxviewer.assess.context import AssessContext, context_for_db
 from ctxviewer.diff.conversation import derive_for_display
 from ctxviewer.model.findings import Finding, Severity
@@ -54,8 +54,7 @@ TraceFindings = tuple[RequestTrace, list[Finding]]
 
 
 def _descriptors() -> list[dict[str, Any]]:
-    load_builtin()
-    out = [{"id": c.id, "name": c.id, "shortDescription": {"text": c.title}} for c in CHECKS.values()]
+    out = [{"id": c.id, "name": c.id, "shortDescription": {"text": c.title}} for c in CHECKS]
     out.append({"id": "check", "name": "check", "shortDescription": {"text": "a check failed to run on the trace"}})
     return out
 

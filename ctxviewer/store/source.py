@@ -53,7 +53,7 @@ A ``chat`` span is one trace row: ``trace_id`` = ``TraceId || ':' || SpanId``, `
 ``SpanAttributes['gen_ai.usage.input_tokens']``. Facts the collector does not have (``state``,
 ``worst_rule``, ``omitted_count``) need a side table written by ``ctxviewer check``; search maps to
 a ``tokenbf_v1`` / ``ngrambf_v1`` skip index on the message attributes. ``load`` rebuilds a
-:class:`~ctxviewer.model.trace.RequestTrace` with the OTel importer (:mod:`ctxviewer.importers.otel`) from
+:class:`~ctxviewer.model.trace.RequestTrace` with the OTel importer (:mod:`ctxviewer.importers.formats.otel`) from
 the span's attributes and events.
 
 No Qt here.

@@ -214,7 +214,7 @@ def test_otel_traces_show_omitted_as_not_recorded(shared: Path, tmp_path: Path) 
 def _trace_file(path: Path, *trace_ids: str) -> Path:
     from factories import make_trace
 
-    from ctxviewer.importers.native import write_jsonl
+    from ctxviewer.importers.formats.native import write_jsonl
 
     write_jsonl([make_trace(trace_id=t) for t in trace_ids], path)
     return path

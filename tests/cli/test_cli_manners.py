@@ -140,7 +140,7 @@ def test_the_suggested_import_command_names_a_hostile_file_name_exactly(tmp_path
 
     from factories import make_trace
 
-    from ctxviewer.importers.native import trace_line
+    from ctxviewer.importers.formats.native import trace_line
     from ctxviewer.util.file_kind import shell_word
 
     name = "evil\x1b[31m\u202egol.jsonl\nnew"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from factories import make_trace
 
-from ctxviewer.importers.native import write_jsonl
+from ctxviewer.importers.formats.native import write_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,5 +1,5 @@
 """``ctxviewer export --format otlp`` (ctxviewer.report.export_otlp) and its round trip through
-``ctxviewer import`` (ctxviewer.importers.ctxviewer_otlp): import(export(db)) gives the same traces
+``ctxviewer import`` (ctxviewer.importers.formats.ctxviewer_otlp): import(export(db)) gives the same traces
 back, on every sample trace and on the traces of every corpus file."""
 
 from __future__ import annotations

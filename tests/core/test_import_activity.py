@@ -12,7 +12,7 @@ from pathlib import Path
 
 from factories import make_trace
 
-from ctxviewer.importers.native import write_jsonl
+from ctxviewer.importers.formats.native import write_jsonl
 from ctxviewer.pipeline.importing import import_into
 from ctxviewer.util import interrupt
 

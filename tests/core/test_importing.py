@@ -11,7 +11,7 @@ import pytest
 from factories import make_trace
 
 from ctxviewer.importers import ImportFailed, ImportProblem
-from ctxviewer.importers.native import trace_line, write_jsonl
+from ctxviewer.importers.formats.native import trace_line, write_jsonl
 from ctxviewer.model.trace import Endpoint, TokenProvenance, TokenSource
 from ctxviewer.pipeline.importing import ImportReport, expand_paths, import_files, import_into
 from ctxviewer.pipeline.missing_counts import count_missing_tokens

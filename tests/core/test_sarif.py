@@ -47,7 +47,7 @@ def test_sample_log_is_valid_and_complete(db: Path) -> None:
     validate(log)
     run = log["runs"][0]
     rules = run["tool"]["driver"]["rules"]
-    assert [r["id"] for r in rules] == [*CHECKS, "check"]  # one rule per check
+    assert [r["id"] for r in rules] == [*CHECKS.keys(), "check"]  # one rule per check
     res = {r["ruleId"]: r for r in run["results"] if r["properties"]["traceId"] == "ticket-injection"}
     override = res["injection/override"]
     assert rules[override["ruleIndex"]]["id"] == "injection"

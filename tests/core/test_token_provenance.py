@@ -14,7 +14,7 @@ from factories import make_trace
 
 import ctxviewer.importers
 from ctxviewer.importers import get_importer
-from ctxviewer.importers.native import write_jsonl
+from ctxviewer.importers.formats.native import write_jsonl
 from ctxviewer.model.trace import ContextItem, Endpoint, Kind, RequestTrace, TokenProvenance, TokenSource
 from ctxviewer.pipeline.importing import import_files
 from ctxviewer.present.columns import ITEM_COLUMNS, column, item_tokens_tooltip

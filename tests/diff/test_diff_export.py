@@ -11,7 +11,7 @@ from factories import make_trace
 
 from ctxviewer.diff import Change, diff_traces
 from ctxviewer.diff.identity import normalise_content
-from ctxviewer.importers.native import FORMAT_TAG
+from ctxviewer.importers.formats.native import FORMAT_TAG
 from ctxviewer.model.serialize import trace_to_dict
 from ctxviewer.model.trace import ContextItem, Kind, Status
 from ctxviewer.pipeline.importing import import_files

@@ -8,7 +8,7 @@ from pathlib import Path
 from factories import make_trace
 
 from ctxviewer.gui.worker import Task
-from ctxviewer.importers.native import write_jsonl
+from ctxviewer.importers.formats.native import write_jsonl
 
 
 def test_task_runs_off_gui_thread_and_reports(qtbot) -> None:

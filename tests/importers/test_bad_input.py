@@ -13,9 +13,9 @@ from factories import make_trace
 from otlp_factories import chat_span, i, otlp_request, s
 
 from ctxviewer.assess.checks import run_checks
-from ctxviewer.importers.containers import MAX_DEPTH
-from ctxviewer.importers.native import trace_line
-from ctxviewer.importers.peek import MAX_DEPTH as PEEK_DEPTH
+from ctxviewer.importers.common.containers import MAX_DEPTH
+from ctxviewer.importers.common.peek import MAX_DEPTH as PEEK_DEPTH
+from ctxviewer.importers.formats.native import trace_line
 from ctxviewer.pipeline.importing import ImportReport, import_into
 from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import TraceStore

@@ -12,7 +12,7 @@ from factories import make_trace
 from otlp_factories import chat_span, otlp_request
 
 from ctxviewer.importers import ImportProblem, get_importer
-from ctxviewer.importers.native import MAX_INVALID_LINES_NOTED, trace_line
+from ctxviewer.importers.formats.native import MAX_INVALID_LINES_NOTED, trace_line
 from ctxviewer.pipeline.importing import import_files
 from ctxviewer.store import TraceStore
 

@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctxviewer.importers import REGISTRY
-from ctxviewer.importers.native import trace_line
+from ctxviewer.importers.formats.native import trace_line
 from ctxviewer.pipeline.importing import import_into
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"

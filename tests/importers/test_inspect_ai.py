@@ -1,4 +1,4 @@
-"""Inspect AI eval logs (ctxviewer.importers.inspect_ai): the three corpus logs with their real
+"""Inspect AI eval logs (ctxviewer.importers.formats.inspect_ai): the three corpus logs with their real
 values, and a ``.eval`` zip whose sample member is zstd-compressed (method 93)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Langfuse trace downloads (ctxviewer.importers.langfuse) and Langfuse ChatML
-(ctxviewer.importers.langfuse_chatml): every ``../shared/corpus/langfuse`` file with its real
+"""Langfuse trace downloads (ctxviewer.importers.formats.langfuse) and Langfuse ChatML
+(ctxviewer.importers.formats.langfuse_chatml): every ``../shared/corpus/langfuse`` file with its real
 values -- model, messages in order with roles, tool definitions, tool calls, usage, status."""
 
 from __future__ import annotations

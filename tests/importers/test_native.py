@@ -11,7 +11,7 @@ import pytest
 from factories import make_rich_trace, make_trace
 
 from ctxviewer.importers import ImportFailed, ImportProblem, detect, get_importer
-from ctxviewer.importers.native import FORMAT_TAG, trace_line, write_jsonl
+from ctxviewer.importers.formats.native import FORMAT_TAG, trace_line, write_jsonl
 from ctxviewer.model.serialize import trace_from_dict
 from ctxviewer.model.trace import ContextItem, Kind, Response, SerializedRequest
 

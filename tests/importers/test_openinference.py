@@ -1,4 +1,4 @@
-"""OpenInference spans (ctxviewer.importers.openinference): every ``../shared/corpus/openinference``
+"""OpenInference spans (ctxviewer.importers.formats.openinference): every ``../shared/corpus/openinference``
 file with its real values, and the rules of issue 6 (span kind decides; RETRIEVER documents are
 evidence of the LLM call they fed; Phoenix span JSON; token counts with cache and reasoning)."""
 

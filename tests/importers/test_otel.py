@@ -1,4 +1,4 @@
-"""The OpenTelemetry GenAI importer (ctxviewer.importers.otel) on every file of
+"""The OpenTelemetry GenAI importer (ctxviewer.importers.formats.otel) on every file of
 ``../shared/corpus/otel-genai/`` (values read back exactly) and on synthetic OTLP edge cases."""
 
 from __future__ import annotations

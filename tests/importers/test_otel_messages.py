@@ -1,10 +1,10 @@
-"""GenAI message decoding (ctxviewer.importers.otel.messages, the shared chat-message normaliser): encodings and part rendering."""
+"""GenAI message decoding (ctxviewer.importers.common.messages, the shared chat-message normaliser): encodings and part rendering."""
 
 from __future__ import annotations
 
 import pytest
 
-from ctxviewer.importers.otel.messages import (
+from ctxviewer.importers.common.messages import (
     arguments_string,
     parse_message_list,
     parse_messages,

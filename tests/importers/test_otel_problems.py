@@ -1,4 +1,4 @@
-"""OTel GenAI importer (ctxviewer.importers.otel): bad attribute values become "not recorded" with a
+"""OTel GenAI importer (ctxviewer.importers.formats.otel): bad attribute values become "not recorded" with a
 warning naming the span and the attribute, the trace still imports and round-trips through the
 store, and a file whose only span was rejected does not also claim it has no chat spans."""
 
@@ -14,7 +14,7 @@ from otlp_factories import kv as _kv
 from otlp_factories import s as _s
 
 from ctxviewer.importers import ImportProblem, get_importer
-from ctxviewer.importers.otel import token_count
+from ctxviewer.importers.formats.otel import token_count
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import TraceStore

@@ -12,7 +12,7 @@ from pathlib import Path
 from otlp_factories import chat_span, otlp_request, otlp_span, s
 
 from ctxviewer.importers import ImportProblem, get_importer
-from ctxviewer.importers.otel.read import Span, read_span_groups, read_spans
+from ctxviewer.importers.common.spans.read import Span, read_span_groups, read_spans
 from ctxviewer.model.trace import RequestTrace
 
 POLICY = [{"type": "text", "content": "Answer from the manual only."}]

@@ -15,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxviewer.importers import REGISTRY, peek_json
-from ctxviewer.importers.native import IMPORTER as NATIVE
-from ctxviewer.importers.native import trace_line
-from ctxviewer.importers.otel import messages
-from ctxviewer.importers.peek import MAX_DEPTH
+from ctxviewer.importers.common import messages
+from ctxviewer.importers.common.peek import MAX_DEPTH
+from ctxviewer.importers.formats.native import IMPORTER as NATIVE
+from ctxviewer.importers.formats.native import trace_line
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=20),

@@ -1,5 +1,5 @@
-"""Provider API exchanges (ctxviewer.importers.provider_api) and YAML cassettes
-(ctxviewer.importers.cassette): every ``../shared/corpus/provider-api`` file, read back with the
+"""Provider API exchanges (ctxviewer.importers.formats.provider_api) and YAML cassettes
+(ctxviewer.importers.formats.cassette): every ``../shared/corpus/provider-api`` file, read back with the
 values its request/response carries, and the per-provider usage rules of issue 6."""
 
 from __future__ import annotations

@@ -25,8 +25,8 @@ from ctxviewer.importers import (
     get_importer,
     omissions_recorded,
 )
-from ctxviewer.importers._registry import BUILTIN
-from ctxviewer.importers.native import write_jsonl
+from ctxviewer.importers.formats.native import write_jsonl
+from ctxviewer.importers.registry import BUILTIN
 from ctxviewer.model.serialize import trace_to_dict
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.importing import import_files
@@ -114,7 +114,7 @@ def test_one_otlp_request_per_line_with_a_huge_first_line(tmp_path: Path) -> Non
 BROKEN_MODULE = '''
 from pathlib import Path
 
-from ctxviewer.importers.native import IMPORTER as NATIVE
+from ctxviewer.importers.formats.native import IMPORTER as NATIVE
 
 
 class BrokenImporter:
@@ -246,7 +246,7 @@ def test_a_second_thread_waits_for_the_whole_first_load(tmp_path: Path, monkeypa
         IMPORTER = Slow()
     """))
     monkeypatch.syspath_prepend(str(tmp_path))
-    reg = Registry(builtin=("slow_importer_mod:IMPORTER", "ctxviewer.importers.native:IMPORTER"), group=None)
+    reg = Registry(builtin=("slow_importer_mod:IMPORTER", "ctxviewer.importers.formats.native:IMPORTER"), group=None)
     seen: dict[str, list[str]] = {}
 
     def ask(who: str) -> None:

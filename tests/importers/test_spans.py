@@ -1,4 +1,4 @@
-"""Span container normalisation (ctxviewer.importers.otel: read, containers, values): every container shape of
+"""Span container normalisation (ctxviewer.importers.formats.otel: read, containers, values): every container shape of
 FORMATS.md section 0, AnyValue decoding, ids, times, and bad lines/spans as problems."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 from otlp_factories import otlp_request, otlp_span
 
 from ctxviewer.importers import ImportFailed, ImportProblem
-from ctxviewer.importers.otel.read import Span, container_of, read_spans
-from ctxviewer.importers.otel.values import decode_any_value, normalise_id, parse_time, span_kind, span_status
+from ctxviewer.importers.common.spans.read import Span, container_of, read_spans
+from ctxviewer.importers.common.values import decode_any_value, normalise_id, parse_time, span_kind, span_status
 
 
 def _otlp(*spans: dict, resource: dict | None = None) -> dict:

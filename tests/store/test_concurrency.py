@@ -20,7 +20,7 @@ from typing import Iterator
 import pytest
 from factories import make_trace
 
-from ctxviewer.importers.native import write_jsonl
+from ctxviewer.importers.formats.native import write_jsonl
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.importing import import_into
 from ctxviewer.pipeline.stored_facts import with_facts

@@ -401,7 +401,7 @@ def test_database_of_each_released_schema_still_opens(tmp_path: Path, version: i
     written from (the JSONL file written alongside it), with the facts of the current schema
     back-filled by assessing each stored trace; the old file is only read."""
     from ctxviewer.assess.assessment import assess
-    from ctxviewer.importers.native import IMPORTER
+    from ctxviewer.importers.formats.native import IMPORTER
     from ctxviewer.pipeline.backfill import upgrade_with_facts as upgrade_copy  # the copy and its back-fill of facts
     from ctxviewer.store import OldSchemaError
 

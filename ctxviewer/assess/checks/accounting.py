@@ -37,7 +37,6 @@ from typing import Iterable
 
 from ctxviewer.assess import budget
 from ctxviewer.assess.breakdown import breakdown
-from ctxviewer.assess.checks import register
 from ctxviewer.assess.checks._common import rule_finding
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.trace import Kind, LimitMode, RequestTrace
@@ -151,4 +150,5 @@ def _reported_gap(trace: RequestTrace) -> Iterable[Finding]:
                            Evidence(fields=fields))
 
 
-register(AccountingCheck())
+CHECK = AccountingCheck()
+"""The check this module adds to the registry (listed in :data:`ctxviewer.assess.checks.BUILTIN`)."""

@@ -26,7 +26,6 @@ from __future__ import annotations
 from typing import Iterable
 
 from ctxviewer.assess import budget
-from ctxviewer.assess.checks import register
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.trace import LimitMode, RequestTrace, Status
 
@@ -101,4 +100,5 @@ class BudgetCheck:
         return capacity_findings(trace, budget.capacity(trace))
 
 
-register(BudgetCheck())
+CHECK = BudgetCheck()
+"""The check this module adds to the registry (listed in :data:`ctxviewer.assess.checks.BUILTIN`)."""

@@ -20,7 +20,6 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from ctxviewer.assess.checks import register
 from ctxviewer.assess.checks._common import table_finding
 from ctxviewer.assess.textmatch import coverage, words
 from ctxviewer.model.findings import Evidence, Finding, Severity, TextSpan
@@ -114,4 +113,5 @@ class CommitmentCheck:
         )
 
 
-register(CommitmentCheck())
+CHECK = CommitmentCheck()
+"""The check this module adds to the registry (listed in :data:`ctxviewer.assess.checks.BUILTIN`)."""

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ctxviewer.assess.checks import register
 from ctxviewer.assess.checks._common import answer_text, table_finding
 from ctxviewer.assess.checks.config import marked_documents
 from ctxviewer.assess.evidence_positions import EvidenceMap, EvidencePosition, evidence_map
@@ -78,4 +77,5 @@ class EvidenceCheck:
         return [i.id for i in ev if i.id != item_id and jaccard(mine, shingles(i.content or "")) >= DUPLICATE_JACCARD]
 
 
-register(EvidenceCheck())
+CHECK = EvidenceCheck()
+"""The check this module adds to the registry (listed in :data:`ctxviewer.assess.checks.BUILTIN`)."""

@@ -18,7 +18,6 @@ import json
 import re
 from typing import Any, Iterable, Iterator
 
-from ctxviewer.assess.checks import register
 from ctxviewer.assess.checks._common import answer_text, document_ids, table_finding
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.trace import Kind, RequestTrace, Status
@@ -111,4 +110,5 @@ class JsonOutputCheck:
                 )
 
 
-register(JsonOutputCheck())
+CHECK = JsonOutputCheck()
+"""The check this module adds to the registry (listed in :data:`ctxviewer.assess.checks.BUILTIN`)."""

@@ -15,7 +15,6 @@ from __future__ import annotations
 from typing import Iterable
 
 from ctxviewer.assess import budget
-from ctxviewer.assess.checks import register
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.trace import RequestTrace
 
@@ -35,4 +34,5 @@ class LimitsCheck:
 
 
 
-register(LimitsCheck())
+CHECK = LimitsCheck()
+"""The check this module adds to the registry (listed in :data:`ctxviewer.assess.checks.BUILTIN`)."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from ctxviewer.assess.checks import register
 from ctxviewer.assess.plausibility import implausible
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.trace import RequestTrace
@@ -41,4 +40,5 @@ class PlausibleCheck:
                       evidence=Evidence(item_ids=tuple(ids), fields=tuple(f for f, _ in found)))
 
 
-register(PlausibleCheck())
+CHECK = PlausibleCheck()
+"""The check this module adds to the registry (listed in :data:`ctxviewer.assess.checks.BUILTIN`)."""

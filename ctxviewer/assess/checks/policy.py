@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ctxviewer.assess.checks import register
 from ctxviewer.assess.checks._common import table_finding
 from ctxviewer.assess.checks.config import active
 from ctxviewer.model.findings import Evidence, Finding, Severity
@@ -89,4 +88,5 @@ class PolicyCheck:
             )
 
 
-register(PolicyCheck())
+CHECK = PolicyCheck()
+"""The check this module adds to the registry (listed in :data:`ctxviewer.assess.checks.BUILTIN`)."""

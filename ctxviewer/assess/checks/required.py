@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ctxviewer.assess.checks import register
 from ctxviewer.assess.checks._common import rule_finding
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.trace import Kind, RequestTrace
@@ -36,4 +35,5 @@ class RequiredItemCheck:
                 Evidence(item_ids=(item.id,), fields=("items.status",)))
 
 
-register(RequiredItemCheck())
+CHECK = RequiredItemCheck()
+"""The check this module adds to the registry (listed in :data:`ctxviewer.assess.checks.BUILTIN`)."""

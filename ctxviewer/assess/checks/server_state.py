@@ -3,8 +3,8 @@ conversation state and standalone tool spans.
 
 A request is not self-contained when the provider keeps the earlier turns:
 
-* the OpenAI Responses API's ``previous_response_id`` (FORMATS.md 6b: "server-side history --
-  earlier turns are NOT in the request"), recorded by the provider importers as the attribute
+* the OpenAI Responses API's ``previous_response_id`` (server-side history: the
+  earlier turns are not in the request), recorded by the provider importers as the attribute
   ``openai.previous_response_id`` (any attribute whose key ends in ``previous_response_id``
   counts), or present in the recorded request body;
 * the Responses API's ``conversation`` parameter in the recorded request body;

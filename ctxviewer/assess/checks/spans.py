@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ctxviewer.assess.checks import register
 from ctxviewer.assess.checks._common import rule_finding
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.trace import RequestTrace
@@ -38,4 +37,5 @@ class SpanCheck:
                                Evidence(fields=("attributes.otel.span.ended",)))
 
 
-register(SpanCheck())
+CHECK = SpanCheck()
+"""The check this module adds to the registry (listed in :data:`ctxviewer.assess.checks.BUILTIN`)."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ctxviewer.assess.checks import register
 from ctxviewer.assess.checks._common import table_finding
 from ctxviewer.assess.tool_review import review_calls
 from ctxviewer.model.findings import Evidence, Finding, Severity
@@ -52,4 +51,5 @@ class ToolCallCheck:
             )
 
 
-register(ToolCallCheck())
+CHECK = ToolCallCheck()
+"""The check this module adds to the registry (listed in :data:`ctxviewer.assess.checks.BUILTIN`)."""

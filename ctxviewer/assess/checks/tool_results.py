@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ctxviewer.assess.checks import register
 from ctxviewer.assess.checks._common import rule_finding
 from ctxviewer.assess.checks.server_state import is_tool_span, server_held_state
 from ctxviewer.model.findings import Evidence, Finding, Severity
@@ -57,4 +56,5 @@ class ToolResultCheck:
             previous = item
 
 
-register(ToolResultCheck())
+CHECK = ToolResultCheck()
+"""The check this module adds to the registry (listed in :data:`ctxviewer.assess.checks.BUILTIN`)."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from ctxviewer.assess.checks import register
 from ctxviewer.assess.checks._common import rule_finding
 from ctxviewer.model.findings import Evidence, Finding, Severity, TextSpan
 from ctxviewer.model.trace import RequestTrace
@@ -62,4 +61,5 @@ class TruncationCheck:
             Evidence(item_ids=ids, spans=tuple(spans), fields=tuple(fields)))
 
 
-register(TruncationCheck())
+CHECK = TruncationCheck()
+"""The check this module adds to the registry (listed in :data:`ctxviewer.assess.checks.BUILTIN`)."""

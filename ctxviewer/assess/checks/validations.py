@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ctxviewer.assess.checks import register
 from ctxviewer.assess.checks._common import rule_finding, table_finding
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.trace import RequestTrace
@@ -49,4 +48,5 @@ class ValidationCheck:
                 yield table_finding("validation.failed", Severity.FAILURE, message, evidence, r)
 
 
-register(ValidationCheck())
+CHECK = ValidationCheck()
+"""The check this module adds to the registry (listed in :data:`ctxviewer.assess.checks.BUILTIN`)."""

@@ -1,17 +1,33 @@
 """The prompt-injection scanner: instruction-like text in untrusted items (chapter 3.5).
 
-Families of rules (one module each, registered in :mod:`.registry`) find spans of text addressed
-to the model inside data: overrides of earlier instructions or of the output
+Families of rules (one module each, listed in :data:`.registry.BUILTIN`) find spans of text
+addressed to the model inside data: overrides of earlier instructions or of the output
 (:mod:`.override`, :mod:`.multilingual`), chat-template and role markers (:mod:`.template`),
 requests to call tools or send data (:mod:`.tool_request`), invisible text (:mod:`.invisible`),
 data-carrying Markdown images and links (:mod:`.exfil`), hidden-from-the-user phrasing
 (:mod:`.hidden`), text addressed to the AI (:mod:`.address`) and encoded instructions
 (:mod:`.encoded`). :mod:`.scope` decides which items of a trace are scanned (untrusted data only;
 assistant text is labelled, not reported) and turns hits into findings; :mod:`.linkage` ties
-untrusted text to proposed tool calls.
+untrusted text to proposed tool calls; :mod:`.trace_scan` scans one trace, :mod:`.text_scan`
+one text outside a trace (``ctxviewer scan``). The rules' shapes are :mod:`.patterns`; the fast
+path over long texts is :mod:`.prefilter`, with the literals every match starts with derived in
+:mod:`.start_sets` and shipped as a table (:mod:`.start_table`).
 
 A scan that finds nothing says :data:`CLEAN` -- "no instruction-like text found" -- never
 "safe": rules catch kinds of attack, not every attack.
+
+A rule is an object of the :class:`~.patterns.Rule` shape: ``id`` (``"injection.<family>"``),
+``title`` (one line for the family) and ``find(text) -> Iterable[Hit]`` (spans in code points;
+:class:`~.patterns.PatternRule` builds one from regular expressions). :data:`RULES` (a
+:class:`~ctxviewer.util.plugins.PluginRegistry`) holds the built-ins, then rules added with
+:func:`register`, then plug-ins of the entry-point group ``ctxviewer.scanner_rules``
+(``[project.entry-points."ctxviewer.scanner_rules"] myrule = "mypkg.rules:RULE"``). A new
+built-in rule is a module here, listed in :data:`.registry.BUILTIN`; after changing a pattern,
+rebuild the prefilter's start-set table (:mod:`.start_table_build`). A rule that raises or a
+plug-in that does not load is a problem record in ``RULES.problems``, never a lost scan.
+
+May import: :mod:`ctxviewer.model`, :mod:`ctxviewer.util`; never the checks (the ``injection``
+check imports the scanner, not the reverse).
 
 No Qt here.
 """

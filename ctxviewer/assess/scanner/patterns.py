@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Protocol
+from typing import Any, Callable, Iterable, Iterator, Protocol, runtime_checkable
 
 from ctxviewer.assess.scanner.prefilter import finditer
 from ctxviewer.model.findings import Severity
@@ -34,8 +34,10 @@ class Hit:
     """How strong the signal is (``warning`` for phrasing, ``failure`` for markers and hidden text)."""
 
 
+@runtime_checkable
 class Rule(Protocol):
-    """A rule of one family: ``find(text)`` yields its hits, in text order."""
+    """A rule of one family: ``find(text)`` yields its hits, in text order. The shape of a built-in
+    rule and of a ``ctxviewer.scanner_rules`` plug-in alike (checked when it is loaded)."""
 
     @property
     def id(self) -> str:

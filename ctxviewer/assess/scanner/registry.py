@@ -1,9 +1,13 @@
 """The scanner's rule registry and :func:`scan_text`: every family over one text.
 
-Rules register in :data:`RULES` in a fixed order (one module per family). :func:`scan_text` runs
-each rule in isolation -- a rule that raises is skipped and named in :data:`ERRORS`, never
-breaking the scan -- and returns the hits sorted by position, overlapping hits of the same rule
-merged into the strongest one.
+:data:`RULES` is a :class:`~ctxviewer.util.plugins.PluginRegistry` of :class:`~.patterns.Rule`
+objects: the built-ins of :data:`BUILTIN` in a fixed order (one module per family), rules added
+with :func:`register`, then plug-ins from the entry-point group :data:`ENTRY_POINT_GROUP`
+(``ctxviewer.scanner_rules``; an entry point names a rule object, or a class or factory returning
+one). :func:`scan_text` runs each rule in isolation -- a rule that raises is skipped for that text
+and recorded once in ``RULES.problems`` (naming the rule and the error), never breaking the scan;
+a plug-in that could not be loaded is left out and recorded there too -- and returns the hits
+sorted by position, overlapping hits of the same rule merged into the strongest one.
 """
 
 from __future__ import annotations
@@ -11,35 +15,56 @@ from __future__ import annotations
 import functools
 import re
 import sys
-from typing import Iterator
+from typing import Any, Iterator
 
 from ctxviewer.assess.scanner import prefilter, start_table
-from ctxviewer.assess.scanner.address import ADDRESS
 from ctxviewer.assess.scanner.encoded import ENCODED
-from ctxviewer.assess.scanner.exfil import EXFILTRATION
-from ctxviewer.assess.scanner.hidden import HIDDEN
-from ctxviewer.assess.scanner.invisible import INVISIBLE
 from ctxviewer.assess.scanner.multilingual import MULTILINGUAL
 from ctxviewer.assess.scanner.override import OVERRIDE
 from ctxviewer.assess.scanner.patterns import Hit, LazyPattern, Pattern, PatternRule, Rule
-from ctxviewer.assess.scanner.template import ROLE_MARKERS
-from ctxviewer.assess.scanner.tool_request import TOOL_REQUEST
 from ctxviewer.util.interrupt import checkpoint, progress
+from ctxviewer.util.plugins import PluginRegistry, conform, source_of
 
-RULES: list[Rule] = [OVERRIDE, ROLE_MARKERS, TOOL_REQUEST, INVISIBLE, EXFILTRATION, HIDDEN, ADDRESS, MULTILINGUAL, ENCODED]
-"""Registered rules in running order. Family ids: ``injection.override``, ``.role_marker``,
+ENTRY_POINT_GROUP = "ctxviewer.scanner_rules"
+"""Entry-point group third-party scanner rules register under."""
+
+BUILTIN = tuple(f"ctxviewer.assess.scanner.{spec}" for spec in (
+    "override:OVERRIDE", "template:ROLE_MARKERS", "tool_request:TOOL_REQUEST", "invisible:INVISIBLE",
+    "exfil:EXFILTRATION", "hidden:HIDDEN", "address:ADDRESS", "multilingual:MULTILINGUAL", "encoded:ENCODED"))
+"""The built-in rules in running order. Family ids: ``injection.override``, ``.role_marker``,
 ``.tool_request``, ``.invisible``, ``.exfiltration``, ``.hidden``, ``.address``,
 ``.multilingual``, ``.encoded``."""
 
-ERRORS: list[str] = []
-"""``"rule-id: error"`` for each rule that raised during a scan (kept for the diagnostics)."""
+
+def rule_of(obj: Any) -> Rule:
+    """An entry point's (or built-in spec's) object as a scanner rule, its shape checked (a class
+    or factory is called first). Raises :class:`TypeError` for an object without ``id``,
+    ``title`` and ``find``, or whose ``id`` is not a non-empty string."""
+    rule: Rule = conform(obj, Rule, "a scanner rule", "id, title, find")
+    if not isinstance(rule.id, str) or not rule.id:
+        raise TypeError(f"{rule!r}: a scanner rule's id is a non-empty string, not {rule.id!r}")
+    return rule
+
+
+_LEARNT: list[bool] = []  # [True] once the prefilter learnt the start sets of the current rules
+
+
+def _rules_changed() -> None:
+    """The rules changed: forget the remembered scans and the learnt start sets."""
+    _LEARNT.clear()
+    scan_text_cached.cache_clear()
+
+
+RULES: PluginRegistry[Rule] = PluginRegistry(
+    "scanner rule", key=lambda r: r.id, shape=rule_of, builtin=BUILTIN, group=ENTRY_POINT_GROUP,
+    unique=False, on_change=_rules_changed)
+"""Every rule, in running order (loaded on first use; several rules may share a family id)."""
 
 
 def register(rule: Rule) -> Rule:
-    """Add ``rule`` to :data:`RULES` (a plug-in family). Returns it."""
-    RULES.append(rule)
-    scan_text_cached.cache_clear()
-    return rule
+    """Add ``rule`` to :data:`RULES` after the others (a plug-in family). Returns it. Raises
+    :class:`TypeError` for an object without the rule shape."""
+    return RULES.register(rule)
 
 
 def family_titles() -> dict[str, str]:
@@ -58,7 +83,7 @@ WINDOW_OVERLAP = 2_000
 
 def all_patterns() -> Iterator[Pattern]:
     """Every pattern of the registered rules and of their modules (for the prefilter)."""
-    for rule in RULES:
+    for rule in RULES.all():
         yield from (p for p, _reason in getattr(rule, "patterns", ()))
         for value in vars(sys.modules[type(rule).__module__]).values():
             if isinstance(value, (re.Pattern, LazyPattern)):
@@ -67,18 +92,15 @@ def all_patterns() -> Iterator[Pattern]:
                 yield from (p for p, _reason in value.patterns)
 
 
-_LEARNT: list[int] = []
-
-
 def _learn() -> None:
     """Learn every rule's start set once, before the first scan that uses the prefilter (one
     automaton build): a few ms from the shipped table (:mod:`.start_table`), about half a second
     when they must be derived; a cancelled import stops between patterns."""
-    if len(_LEARNT) != len(RULES):
+    if not _LEARNT:
         for pattern in dict.fromkeys(all_patterns()):
             checkpoint()
             prefilter.learn([pattern])
-        _LEARNT[:] = range(len(RULES))
+        _LEARNT.append(True)
 
 
 def _table_at_hand() -> bool:
@@ -108,14 +130,14 @@ def scan_text(text: str, *, _depth: int = 0) -> list[Hit]:
 
 def _scan(text: str, _depth: int) -> list[Hit]:
     hits: list[Hit] = []
-    for rule in RULES:
+    for rule in RULES.all():
         if rule is ENCODED and _depth:
             continue
         checkpoint()
         try:
             hits.extend(rule.find(text))
         except Exception as exc:  # one failing rule never breaks the scan
-            ERRORS.append(f"{rule.id}: {type(exc).__name__}: {exc}")
+            RULES.note(rule.id, source_of(rule), f"failed in find: {type(exc).__name__}: {exc}")
     english = [h for h in hits if h.rule == OVERRIDE.id]
     hits = [h for h in hits if h.rule != MULTILINGUAL.id or not any(_overlap(h, e) for e in english)]
     return _merge(sorted(hits, key=lambda h: (h.start, -h.end)))
@@ -124,8 +146,8 @@ def _scan(text: str, _depth: int) -> list[Hit]:
 @functools.lru_cache(maxsize=4096)
 def scan_text_cached(text: str) -> tuple[Hit, ...]:
     """:func:`scan_text` of ``text`` as a tuple, remembered for the 4,096 texts scanned last: the
-    same document, policy or history turn recurs across the traces of an import (issue 11:
-    content is worked on once per distinct text). Cleared when a rule is registered."""
+    same document, policy or history turn recurs across the traces of an import (content is
+    worked on once per distinct text). Cleared when the rules change."""
     return tuple(scan_text(text))
 
 

@@ -1,0 +1,21 @@
+"""What the trace formats share: reading files, chat messages, span containers, and the one
+normaliser from a model call to a trace.
+
+* reading files -- :mod:`.containers` (gzip, text encodings, JSON / JSON Lines / concatenated
+  documents), :mod:`.peek` (the parse events of a head cut off mid-document, for sniffers),
+  :mod:`.json_where` (which JSON field a byte offset falls in), :mod:`.notes` (warnings of deep
+  readers delivered as problem records of the file being loaded);
+* chat messages -- :mod:`.messages` (any message encoding -> OTel GenAI messages -> item text),
+  :mod:`.provider_messages` (OpenAI and Anthropic payloads and their usage rules),
+  :mod:`.langchain_messages` (LangChain messages), :mod:`.openinference_attrs` (OpenInference
+  span attributes -> a model call), :mod:`.exchanges` (a provider request + response -> a model
+  call), :mod:`.values` (OTLP ``AnyValue``, ids, times);
+* :mod:`.spans` -- the span containers (OTLP/JSON and protobuf, span lists, flat attribute maps)
+  and the one :class:`~.spans.span.Span` shape they yield;
+* :mod:`.llm_call` -- the one normaliser: :class:`~.llm_call.LLMCall` (a model call in normal
+  form) -> :class:`~ctxviewer.model.trace.RequestTrace` (:func:`~.llm_call.build_trace`).
+
+May import: :mod:`ctxviewer.importers.contract`, :mod:`ctxviewer.model`, :mod:`ctxviewer.util` and
+third-party parsers; never a format (:mod:`ctxviewer.importers.formats`) nor the registry. A
+helper goes here once a second format needs it. No Qt here.
+"""

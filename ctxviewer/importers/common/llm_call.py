@@ -1,0 +1,331 @@
+"""The one normaliser: a model call in normal form (:class:`LLMCall`) -> a
+:class:`~ctxviewer.model.trace.RequestTrace` (:func:`build_trace`).
+
+Every importer of model calls -- OpenTelemetry GenAI spans, provider APIs, cassettes,
+OpenInference, Langfuse, LangSmith, LiteLLM, promptfoo, Inspect AI -- maps its records to an
+:class:`LLMCall` (messages in the OTel GenAI parts shape of :mod:`ctxviewer.importers.common.messages`,
+usage already normalised to the OTel rule: input includes cache, output includes reasoning) and
+:func:`build_trace` turns it into a trace the same way for all of them:
+
+* ``system`` parts (Anthropic ``system``, Responses ``instructions``, OTel
+  ``gen_ai.system_instructions``, also inherited from an ancestor span) -> one ``policy`` item,
+  id ``system``, trusted;
+* each message -> one item, id ``msg-{i}`` (``source.turn = i``): role ``system``/``developer`` ->
+  ``policy`` (trusted, :data:`POLICY_ROLES`); the last ``user`` message that is not only tool
+  results (any last ``user`` message with :attr:`LLMCall.last_user_is_request`) -> ``user`` (and
+  ``trace.user_request``); everything else -> ``history`` (untrusted, role kept);
+* retrieved documents -> ``evidence`` items (id ``doc-{n}``) before the user item, untrusted;
+* tool definitions -> ``tool`` items after the messages, id = tool name (``name#2`` for a repeat
+  or another item's id: :func:`unique_id`), content the compact JSON of the definition, untrusted
+  (only policy is trusted, ch. 3.5: tool descriptions are data);
+* the first output message -> :class:`~ctxviewer.model.trace.Response` and its ``tool_call`` parts ->
+  :class:`~ctxviewer.model.trace.ToolCall` (arguments exactly as sent);
+* ``trace.attributes``: the call's own attributes, then ``otel.status_code``,
+  ``otel.status_message``, ``ctxviewer.completeness`` (``ended``, ``never ended``, ``times not
+  recorded``, ``end not recorded``), ``ctxviewer.duration_ms``, ``ctxviewer.system_inherited_from``
+  and ``ctxviewer.content = "not captured"`` where they apply.
+
+Importers never count tokens: ``ContextItem.tokens`` stays ``None`` (the import pipeline counts).
+No Qt here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, Mapping, Sequence
+
+from ctxviewer.importers.common import messages as gm
+from ctxviewer.model.span_facts import agent_name
+from ctxviewer.model.trace import (
+    ContextItem,
+    Endpoint,
+    Kind,
+    Policy,
+    RequestTrace,
+    Response,
+    SerializedRequest,
+    SourceRef,
+    Status,
+    ToolCall,
+    Trust,
+    Usage,
+)
+
+POLICY_ROLES = frozenset({"system", "developer"})
+"""Roles whose messages are application policy (trusted)."""
+
+
+@dataclass(frozen=True)
+class Document:
+    """A retrieved document that fed a model call (OpenInference ``retrieval.documents.N.document.*``)."""
+
+    id: str | None
+    """Document id as recorded."""
+    content: str | None
+    """Document text; ``None`` if not captured."""
+    score: float | None = None
+    """Retrieval score."""
+    store: str | None = None
+    """Store / retriever name."""
+
+
+@dataclass
+class LLMCall:
+    """One model call in normal form (see module docstring)."""
+
+    trace_id: str
+    """Stable id for the trace (response id, span id, run id, ...)."""
+    source_format: str
+    """Importer name (``provider-api``, ``openinference``, ...)."""
+    messages: list[gm.Message] = field(default_factory=list)
+    """Input messages in request order (system messages included where the API puts them there)."""
+    system: list[dict[str, Any]] | None = None
+    """System instructions given outside the messages; ``None`` if none."""
+    system_inherited_from: str | None = None
+    """Span / run the system instructions were inherited from (a parent agent span), if any."""
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    """Tool definitions as sent (provider shape)."""
+    output: list[gm.Message] | None = None
+    """Output messages (one per choice); ``None`` if not recorded."""
+    documents: list[Document] = field(default_factory=list)
+    """Retrieved documents that fed this call."""
+    usage: Usage = field(default_factory=Usage)
+    """Reported usage, normalised (input includes cache, output includes reasoning)."""
+    model: str | None = None
+    provider: str | None = None
+    response_model: str | None = None
+    response_id: str | None = None
+    finish_reason: str | None = None
+    created: datetime | None = None
+    """Start of the call (aware UTC)."""
+    ended: datetime | None = None
+    """End of the call (aware UTC); ``None`` if not recorded or never ended."""
+    status: str | None = None
+    """``ok``, ``error``, ``unset`` or ``None`` (not recorded)."""
+    status_message: str | None = None
+    ended_recorded: bool | None = None
+    """False when the source says the call never ended (an open span); ``None`` if unknown."""
+    session_id: str | None = None
+    user_id: str | None = None
+    service: str | None = None
+    max_tokens: int | None = None
+    request_body: str | None = None
+    """The serialized request body as recorded, if any."""
+    content_captured: bool | None = None
+    """False when the source recorded usage but no message content (OTel capture off), True when
+    it recorded content; ``None``: judged from the call (no messages and no system instructions
+    is "not captured")."""
+    content_capture_note: str | None = None
+    """The warning when no content was captured, in the source's words (``None``: "no message
+    content captured (usage and metadata only)"; OTel says that capture is opt-in)."""
+    last_user_is_request: bool = False
+    """True: the last ``user`` message is the user request whatever its parts (OTel GenAI spans,
+    where tool results have role ``tool``); False: the last one that is not only tool results."""
+    output_tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    """``tool_call`` parts recorded beside the output messages (OpenLLMetry's indexed
+    ``gen_ai.completion.{i}.tool_calls``): the proposed calls when the first output message has none."""
+    accounting_rule: str | None = None
+    """How the source's token counts relate to the items (``Endpoint.accounting_rule``)."""
+    check_usage: bool = True
+    """Warn about usage that contradicts itself (reasoning above output, cache above input);
+    False for OTel GenAI spans, whose figures are the instrumentation's, kept as reported."""
+    attributes: dict[str, Any] = field(default_factory=dict)
+    """Other fields to keep verbatim (request parameters, names, costs)."""
+
+
+def _item(kind: Kind, item_id: str, content: str | None, role: str | None, trust: Trust,
+          turn: int | None = None, source: SourceRef | None = None) -> ContextItem:
+    return ContextItem(kind=kind, id=item_id, content=content, status=Status.RETAINED, tokens=None,
+                       trust=trust, role=role,
+                       source=source if source is not None else (SourceRef(turn=turn) if turn is not None else None))
+
+
+def unique_id(base: str, taken: set[str]) -> str:
+    """``base``, or else the first of ``base#2``, ``base#3``, ... not in ``taken`` (the item ids
+    used so far, which it joins). A tool definition's item is named by its tool name, which may
+    repeat or equal another item's id (a tool called ``system`` or ``msg-0``); item ids are unique
+    within a trace."""
+    tid, n = base, 1
+    while tid in taken:
+        n += 1
+        tid = f"{base}#{n}"
+    taken.add(tid)
+    return tid
+
+
+def message_item(index: int, role: str | None, text: str, *, is_user_request: bool) -> ContextItem:
+    """Input message ``index`` as a context item ``msg-<index>``: a system or developer message is
+    trusted policy (:data:`POLICY_ROLES`), the last user turn the user request, anything else
+    untrusted history (the message's turn recorded as its source)."""
+    if role in POLICY_ROLES:
+        return _item(Kind.POLICY, f"msg-{index}", text, role, Trust.TRUSTED, index)
+    if is_user_request:
+        return _item(Kind.USER, f"msg-{index}", text, role, Trust.UNTRUSTED, index)
+    return _item(Kind.HISTORY, f"msg-{index}", text, role, Trust.UNTRUSTED, index)
+
+
+def agent_attributes(chain: Sequence[tuple[Mapping[str, Any], str]]) -> dict[str, Any]:
+    """The agent of a model call: ``{"gen_ai.agent.name": NAME}`` from the first element of
+    ``chain`` -- ``(attributes, label)`` pairs, the call's own span (or observation) first, then
+    its ancestors, nearest first -- that names one (:func:`ctxviewer.model.span_facts.agent_name`),
+    plus ``ctxviewer.agent_from`` = that element's label when it is an ancestor; ``{}`` when none does."""
+    for n, (attrs, label) in enumerate(chain):
+        name = agent_name(attrs)
+        if name:
+            return {"gen_ai.agent.name": name, **({"ctxviewer.agent_from": label} if n else {})}
+    return {}
+
+
+def _is_user_request(msg: Mapping[str, Any], any_parts: bool) -> bool:
+    parts = msg.get("parts") or []
+    return msg.get("role") == "user" and (any_parts or not parts
+                                           or any(p.get("type") != "tool_call_response" for p in parts))
+
+
+def build_items(call: LLMCall) -> tuple[list[ContextItem], str | None]:
+    """The items of ``call`` in final order with positions 1..n, and the user request text."""
+    items: list[ContextItem] = []
+    if call.system:
+        items.append(_item(Kind.POLICY, "system", gm.message_text({"parts": call.system}), "system", Trust.TRUSTED))
+    msgs = call.messages
+    last_user = max((i for i, m in enumerate(msgs) if _is_user_request(m, call.last_user_is_request)), default=None)
+    user_request: str | None = None
+    docs_at = last_user if last_user is not None else len(msgs)
+    for i, msg in enumerate(msgs):
+        if i == docs_at:
+            items.extend(_doc_items(call.documents))
+        role = msg.get("role")
+        role = None if role is None else str(role)
+        text = gm.message_text(msg)
+        if i == last_user:
+            user_request = text
+        items.append(message_item(i, role, text, is_user_request=i == last_user))
+    if docs_at >= len(msgs):
+        items.extend(_doc_items(call.documents))
+    taken = {it.id for it in items}
+    for n, d in enumerate(call.tools):
+        tid = unique_id(gm.tool_name(d) or f"tool-{n}", taken)
+        items.append(_item(Kind.TOOL, tid, gm.compact_json(d), None, Trust.UNTRUSTED))
+    return [replace(it, position=n) for n, it in enumerate(items, 1)], user_request
+
+
+def _doc_items(docs: list[Document]) -> list[ContextItem]:
+    return [_item(Kind.EVIDENCE, f"doc-{n}", d.content, None, Trust.UNTRUSTED,
+                  source=SourceRef(store=d.store, document_id=d.id)) for n, d in enumerate(docs)]
+
+
+def response_of(call: LLMCall) -> tuple[Response | None, tuple[ToolCall, ...]]:
+    """Response (first output message) and its tool calls (arguments as sent; those of
+    :attr:`LLMCall.output_tool_calls` when the first output message has none).
+
+    Output messages are choices (OTel GenAI ``gen_ai.output.messages``: one message per choice), so
+    only the first is read -- except when several output messages carry tool calls and no text:
+    some instrumentations (Koog) write each tool call of one turn as its own message, and n choices
+    of nothing but tool calls are not a real shape, so their tool calls are read as one turn.
+    """
+    first = call.output[0] if call.output else None
+    calls = gm.tool_call_parts(first) if first else []
+    if not calls:
+        calls = list(call.output_tool_calls)
+    outputs = call.output or []
+    if len(outputs) > 1 and all(
+            gm.tool_call_parts(m) and not any(p.get("type") == "text" and p.get("content")
+                                               for p in m.get("parts") or [])
+            for m in outputs):
+        calls = [c for m in outputs for c in gm.tool_call_parts(m)]
+    tool_calls = tuple(ToolCall(name=str(c.get("name") or ""), arguments=gm.arguments_string(c.get("arguments")),
+                                id=None if c.get("id") in (None, "") else str(c.get("id"))) for c in calls)
+    reason = call.finish_reason or (first.get("finish_reason") if first else None)
+    if first is None and reason is None and call.response_model is None and call.response_id is None:
+        return None, tool_calls
+    text = None
+    if first is not None:
+        texts = [str(p.get("content") or "") for p in first.get("parts") or [] if p.get("type") == "text"]
+        text = "".join(texts) if texts else None
+    return Response(text=text, finish_reason=None if reason is None else str(reason),
+                    model=call.response_model, id=call.response_id), tool_calls
+
+
+def completeness(call: LLMCall) -> str:
+    """``ended``, ``never ended`` or ``times not recorded`` for the call's span."""
+    if call.ended_recorded is False:
+        return "never ended"
+    if call.created is None and call.ended is None:
+        return "times not recorded"
+    return "ended" if call.ended is not None else "end not recorded"
+
+
+def status_attributes(call: LLMCall) -> dict[str, Any]:
+    """The call's status as trace attributes, in this order: ``otel.status_code`` (when recorded),
+    ``otel.status_message`` (when not empty), ``ctxviewer.completeness`` (:func:`completeness`) and
+    ``ctxviewer.duration_ms`` (end minus start, in milliseconds, when both are recorded)."""
+    attrs: dict[str, Any] = {}
+    if call.status is not None:
+        attrs["otel.status_code"] = call.status
+    if call.status_message:
+        attrs["otel.status_message"] = call.status_message
+    attrs["ctxviewer.completeness"] = completeness(call)
+    if call.created is not None and call.ended is not None:
+        attrs["ctxviewer.duration_ms"] = (call.ended - call.created).total_seconds() * 1000
+    return attrs
+
+
+def tool_argument_warnings(tool_calls: tuple[ToolCall, ...]) -> list[str]:
+    """A warning per tool call whose arguments are missing, not JSON, or not a JSON object (kept raw)."""
+    import json
+
+    out = []
+    for tc in tool_calls:
+        where = f"tool call {tc.name or '?'}" + (f" ({tc.id})" if tc.id else "")
+        if tc.arguments is None:
+            out.append(f"{where}: arguments missing; kept as not recorded")
+            continue
+        try:
+            value = json.loads(tc.arguments)
+        except ValueError:
+            out.append(f"{where}: arguments are not valid JSON; kept raw as sent")
+            continue
+        if not isinstance(value, dict):
+            out.append(f"{where}: arguments are not a JSON object; kept raw as sent")
+    return out
+
+
+def build_trace(call: LLMCall) -> tuple[RequestTrace, list[str]]:
+    """The :class:`RequestTrace` of ``call`` and the warnings it raised, the whole call's first:
+    usage that contradicts itself (with :attr:`LLMCall.check_usage`), no message content
+    captured, then each tool call whose arguments are missing or not a JSON object (see the
+    module docstring for the mapping)."""
+    from ctxviewer.importers.common.provider_messages import usage_warnings
+
+    items, user_request = build_items(call)
+    response, tool_calls = response_of(call)
+    warnings = usage_warnings(call.usage) if call.check_usage else []
+    attrs: dict[str, Any] = dict(call.attributes)
+    attrs.update(status_attributes(call))  # a key the call's attributes already hold keeps its place
+    if call.system_inherited_from:
+        attrs["ctxviewer.system_inherited_from"] = call.system_inherited_from
+    captured = call.content_captured if call.content_captured is not None else bool(call.messages or call.system)
+    if not captured:
+        attrs["ctxviewer.content"] = "not captured"
+        warnings.append(call.content_capture_note or "no message content captured (usage and metadata only)")
+    warnings += tool_argument_warnings(tool_calls)
+    trace = RequestTrace(
+        trace_id=call.trace_id,
+        created=call.created,
+        endpoint=Endpoint(provider=call.provider, model=call.model, accounting_rule=call.accounting_rule),
+        policy=Policy(),
+        user_request=user_request,
+        items=tuple(items),
+        service=call.service,
+        session_id=call.session_id,
+        user_id=call.user_id,
+        reserved_output_tokens=call.max_tokens,
+        usage=call.usage,
+        request=SerializedRequest(content=call.request_body) if call.request_body else SerializedRequest(),
+        response=response,
+        tool_calls=tool_calls,
+        source_format=call.source_format,
+        attributes=attrs,
+    )
+    return trace, warnings

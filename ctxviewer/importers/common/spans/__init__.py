@@ -1,0 +1,15 @@
+"""Span containers: spans from any container, as one :class:`~.span.Span` shape, for every span
+format (``otel``, ``openinference``, ``ctxviewer-otlp``).
+
+* :mod:`.span` -- the normalised :class:`~.span.Span` (ids, times, decoded attributes, events)
+  and :func:`~.span.trace_id_for`;
+* containers, one module each, each with ``sniff(JsonPeek) -> float`` and ``spans(obj, file,
+  prefix) -> Iterator[Span | ImportProblem]``: :mod:`.otlp` (OTLP/JSON ``ExportTraceServiceRequest``,
+  also one per line), :mod:`.span_list` (span arrays, one span object), :mod:`.attribute_map` (a
+  flat attribute map);
+* :mod:`.read` -- picks the container, reads files (OTLP protobuf too) and groups spans by trace.
+
+May import: :mod:`ctxviewer.importers.common` (values, containers, peek),
+:mod:`ctxviewer.importers.contract`, :mod:`ctxviewer.model`; never a format. A new span container
+is a module here with ``sniff`` and ``spans``, picked in :func:`.read.container_of`. No Qt here.
+"""

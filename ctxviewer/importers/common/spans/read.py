@@ -1,0 +1,221 @@
+"""Reading a file of OpenTelemetry spans: detect its container and yield normalised spans.
+
+Spans arrive in several container shapes, one module
+each: :mod:`.otlp` (OTLP/JSON ``ExportTraceServiceRequest``, one per file or per line),
+:mod:`.span_list` (a JSON array of span objects, or one span object) and :mod:`.attribute_map`
+(the object is the attributes of one span). This module picks the container
+(:func:`container_of`) and reads whole files (:func:`read_spans`), JSON Lines included;
+:func:`read_span_groups` gives the same spans in groups of whole traces, streaming JSON Lines so
+memory does not grow with the file (the collector file exporter writes files of any size).
+
+Errors: :func:`read_spans` raises :class:`~ctxviewer.importers.ImportFailed` for a file that cannot
+be read or holds no span container at all; a bad span or line inside a good file is yielded as an
+:class:`~ctxviewer.importers.ImportProblem` and reading goes on. No Qt here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Iterator
+
+from ctxviewer.importers.common.containers import first_line_is_json, iter_documents, iter_lines, read_bytes, read_text
+from ctxviewer.importers.common.spans import attribute_map, otlp, span_list
+from ctxviewer.importers.common.spans.span import Span, SpanRecord
+from ctxviewer.importers.common.values import decode_any_value, decode_key_values, normalise_id, parse_time
+from ctxviewer.importers.contract import ImportFailed, ImportProblem
+
+__all__ = ["Span", "SpanRecord", "container_of", "read_span_groups", "read_spans", "spans_from_json"]
+
+
+def container_of(obj: Any) -> str | None:
+    """Name the container shape of one parsed JSON document, or ``None`` if it is none of them.
+
+    Returns ``"otlp"`` (``resourceSpans``), ``"span-list"`` (a JSON array of span objects, bare
+    or wrapped in an object: :func:`.span_list.unwrap`),
+    ``"span"`` (one ReadableSpan / console span object) or ``"attributes"`` (a flat attribute map:
+    an object with at least one dotted key such as ``gen_ai.operation.name``).
+    """
+    if otlp.is_otlp(obj):
+        return "otlp"
+    if span_list.is_span_object(obj):
+        return "span"
+    if span_list.unwrap(obj) is not None:
+        return "span-list"
+    if attribute_map.is_attribute_map(obj):
+        return "attributes"
+    if span_list.is_span_list(obj):
+        return "span-list"
+    return None
+
+
+def spans_from_json(obj: Any, file: str, prefix: str = "") -> Iterator[SpanRecord]:
+    """Normalise one parsed JSON document (any container) to spans.
+
+    ``file`` names the file in problems; ``prefix`` is prepended to records (``"line 3 "``).
+    Yields :class:`Span` and, for a bad span, :class:`~ctxviewer.importers.ImportProblem`.
+    Raises ``ValueError`` if ``obj`` is not a span container at all.
+    """
+    kind = container_of(obj)
+    if kind == "otlp":
+        yield from otlp.spans(obj, file, prefix)
+    elif kind in ("span", "span-list"):
+        yield from span_list.spans(obj, file, prefix)
+    elif kind == "attributes":
+        yield from attribute_map.spans(obj, file, prefix)
+    else:
+        raise ValueError("not a span container (no resourceSpans, span objects or attribute map)")
+
+
+PROTOBUF_SUFFIXES = (".pb", ".binpb", ".protobuf")
+"""File name endings of binary OTLP protobuf (``ExportTraceServiceRequest``) files."""
+
+
+def protobuf_request(data: bytes, file: str) -> dict[str, Any]:
+    """Binary OTLP ``ExportTraceServiceRequest`` bytes as the OTLP/JSON dict (through the
+    opentelemetry-proto package; ids come out base64, which :func:`ctxviewer.importers.common.values.normalise_id` reads).
+    Raises :class:`ImportFailed` naming the file when the bytes are not such a message."""
+    from google.protobuf.json_format import MessageToDict  # type: ignore[import-untyped]
+    from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    try:
+        msg = ExportTraceServiceRequest.FromString(data)
+    except DecodeError as exc:
+        raise ImportFailed(f"{file}: not an OTLP protobuf ExportTraceServiceRequest: {exc}") from None
+    return dict(MessageToDict(msg))
+
+
+def log_events(doc: Any) -> dict[str, list[dict[str, Any]]]:
+    """OTLP/JSON logs (``resourceLogs``) as span events keyed by span id: each log record
+    ``{eventName or attributes event.name, timeUnixNano, body: AnyValue, attributes, spanId}``
+    -> ``{name, time, attributes, body}`` (GenAI per-message log events, semconv <= 1.36, and the
+    ``gen_ai.client.inference.operation.details`` event). Records without a span id are dropped."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for rl in doc.get("resourceLogs") or []:
+        for sl in rl.get("scopeLogs") or []:
+            for lr in sl.get("logRecords") or []:
+                sid = normalise_id(lr.get("spanId"), 8)
+                if not sid:
+                    continue
+                attrs = decode_key_values(lr.get("attributes"), "logRecords.attributes")
+                body = decode_any_value(lr["body"]) if isinstance(lr.get("body"), dict) else lr.get("body")
+                out.setdefault(sid, []).append({
+                    "name": lr.get("eventName") or attrs.get("event.name"),
+                    "time": parse_time(lr.get("timeUnixNano") or lr.get("observedTimeUnixNano")),
+                    "attributes": attrs, "body": body})
+    return out
+
+
+def read_spans(path: Path) -> Iterator[SpanRecord]:
+    """All spans of the file at ``path``, in file order, with problems for bad spans and lines.
+
+    Containers (:mod:`ctxviewer.importers.common.containers`): gzip, UTF-8 with or without BOM, UTF-16
+    with BOM; one JSON document, JSON Lines, or pretty-printed objects concatenated (the OTel
+    Python console exporter). A file ending ``.pb`` / ``.binpb`` is binary OTLP protobuf.
+    OTLP logs documents (``resourceLogs``) in the same file are attached to their spans as events.
+    Raises :class:`~ctxviewer.importers.ImportFailed` (message names the file) when the file cannot
+    be read, is not JSON, or holds no span container.
+    """
+    file = str(path)
+    if Path(path).suffix.lower() in PROTOBUF_SUFFIXES:
+        yield from otlp.spans(protobuf_request(read_bytes(path), file), file)
+        return
+    text = read_text(path)
+    try:
+        docs = list(iter_documents(text))
+    except ValueError as exc:
+        raise ImportFailed(f"{file}: {exc}") from None
+    logs: dict[str, list[dict[str, Any]]] = {}
+    for _record, doc in docs:
+        if isinstance(doc, dict) and "resourceLogs" in doc:
+            for sid, evs in log_events(doc).items():
+                logs.setdefault(sid, []).extend(evs)
+    single = len(docs) == 1 and docs[0][0] == "document"
+    for record, doc in docs:
+        if isinstance(doc, Exception):
+            yield ImportProblem(file, record, str(doc))
+            continue
+        if isinstance(doc, dict) and "resourceLogs" in doc and "resourceSpans" not in doc:
+            continue
+        try:
+            for sp in spans_from_json(doc, file, "" if single else f"{record} "):
+                if isinstance(sp, Span) and sp.span_id in logs:
+                    sp = replace(sp, events=sp.events + tuple(logs[sp.span_id]))
+                yield sp
+        except ValueError as exc:
+            if single:
+                raise ImportFailed(f"{file}: {exc}") from None
+            yield ImportProblem(file, record, str(exc))
+
+
+_TRACE_ID = re.compile(r'"(?:traceId|trace_id)"\s*:\s*"([^"\\]*)"')
+"""A span's trace id as written in OTLP/JSON (``traceId``) or by the Python SDK (``trace_id``)."""
+
+
+def _index_lines(path: Path) -> tuple[dict[str, int], dict[str, list[dict[str, Any]]]]:
+    """First pass over a JSON Lines file: the last line each trace id occurs on (found by a regex
+    on the raw line, not a parse) and the log records of ``resourceLogs`` lines as span events."""
+    last: dict[str, int] = {}
+    logs: dict[str, list[dict[str, Any]]] = {}
+    for n, line in iter_lines(path):
+        if '"resourceLogs"' in line:
+            try:
+                doc = json.loads(line)
+            except ValueError:
+                doc = None
+            if isinstance(doc, dict):
+                for sid, evs in log_events(doc).items():
+                    logs.setdefault(sid, []).extend(evs)
+        for m in _TRACE_ID.finditer(line):
+            tid = normalise_id(m.group(1), 16)
+            if tid:
+                last[tid] = n
+    return last, logs
+
+
+def read_span_groups(path: Path) -> Iterator[list[SpanRecord]]:
+    """The records of :func:`read_spans` in groups, each holding every span of the traces in it.
+
+    A JSON Lines file (the first non-blank line is a whole JSON value and more lines follow) is
+    streamed twice, a line at a time: the first pass notes the last line each trace id occurs on
+    (and collects OTLP logs), the second yields a trace's spans once its last line has been read,
+    with the problems of the lines read since. Memory is then bounded by the longest line, the
+    traces still open and one small index entry per trace -- not by the file's size. Spans
+    without a trace id come in the last group. Any other container is one group (the whole file).
+    Raises :class:`~ctxviewer.importers.ImportFailed` as :func:`read_spans` does.
+    """
+    if Path(path).suffix.lower() in PROTOBUF_SUFFIXES or not first_line_is_json(path):
+        yield list(read_spans(path))
+        return
+    file = str(path)
+    last, logs = _index_lines(path)
+    held: dict[str | None, list[SpanRecord]] = {}
+    for n, line in iter_lines(path):
+        out: list[SpanRecord] = []
+        try:
+            doc = json.loads(line)
+        except json.JSONDecodeError as exc:
+            out.append(ImportProblem(file, f"line {n}", f"not valid JSON: {exc.msg} (column {exc.colno})"))
+            doc = None
+        if doc is not None and not (isinstance(doc, dict) and "resourceLogs" in doc and "resourceSpans" not in doc):
+            try:
+                for sp in spans_from_json(doc, file, f"line {n} "):
+                    if not isinstance(sp, Span):
+                        out.append(sp)
+                        continue
+                    if sp.span_id in logs:
+                        sp = replace(sp, events=sp.events + tuple(logs[sp.span_id]))
+                    held.setdefault(sp.trace_id if sp.trace_id in last else None, []).append(sp)
+            except ValueError as exc:
+                out.append(ImportProblem(file, f"line {n}", str(exc)))
+        for tid in [t for t in held if t is not None and last[t] <= n]:
+            out.extend(held.pop(tid))
+            del last[tid]
+        if out:
+            yield out
+    rest = [sp for group in held.values() for sp in group]
+    if rest:
+        yield rest

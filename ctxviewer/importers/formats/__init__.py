@@ -1,0 +1,25 @@
+"""The trace formats ctxviewer reads, one module each (``otel`` a package), each defining
+``IMPORTER``, an object of the :class:`~ctxviewer.importers.contract.Importer` shape:
+
+* :mod:`.native` -- ctxviewer's JSON Lines trace format (``ctxviewer.trace/1``), read and written;
+* :mod:`.openinference` -- OpenInference / Arize Phoenix spans (LLM, retriever and tool spans);
+* :mod:`.otel` -- OpenTelemetry GenAI spans from any span container;
+* :mod:`.ctxviewer_otlp` -- OTLP/JSON exported by ctxviewer (an exact round trip);
+* :mod:`.cassette` -- VCR / pytest-recording YAML cassettes of provider API calls;
+* :mod:`.inspect_ai` -- Inspect AI eval logs (``.json`` EvalLog, ``.eval`` zips);
+* :mod:`.langfuse` -- Langfuse trace downloads; :mod:`.langfuse_chatml` -- Langfuse normalised ChatML;
+* :mod:`.langsmith` -- LangSmith runs;
+* :mod:`.litellm` -- LiteLLM ``StandardLoggingPayload`` logs;
+* :mod:`.promptfoo` -- promptfoo eval exports;
+* :mod:`.provider_api` -- provider API request + response JSON.
+
+:data:`ctxviewer.importers.registry.BUILTIN` lists them in sniffing order; a new format is a
+module here, listed there. A format that records model calls maps each to an
+:class:`~ctxviewer.importers.common.llm_call.LLMCall` and lets
+:func:`~ctxviewer.importers.common.llm_call.build_trace` make the trace.
+
+May import: :mod:`ctxviewer.importers.common`, :mod:`ctxviewer.importers.contract`,
+:mod:`ctxviewer.model`, :mod:`ctxviewer.util`; never another format (a helper two formats need
+goes to :mod:`ctxviewer.importers.common`). Checked by the import-linter contracts in
+``pyproject.toml``. No Qt here.
+"""

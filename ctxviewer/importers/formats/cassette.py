@@ -1,0 +1,68 @@
+"""Recorded HTTP cassettes (VCR.py / pytest-recording YAML) of provider APIs: one trace per
+interaction, mapped by :mod:`ctxviewer.importers.common.exchanges`.
+
+A cassette is ``{interactions: [{request: {method, uri, body, headers}, response: {status: {code},
+headers, body: {string}}}], version}`` (vcrpy ``cassette.py`` serializer). Bodies are JSON strings,
+``!!binary`` bytes (gzip-compressed when the server sent ``content-encoding: gzip``) or SSE text.
+Headers are never imported (they may hold API keys). Parsed with PyYAML's safe loader. No Qt here.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Iterator
+
+import yaml
+
+from ctxviewer.importers.common.containers import GZIP_MAGIC, head_text, read_text
+from ctxviewer.importers.common.exchanges import load_exchanges
+from ctxviewer.importers.contract import SPECIFIC, ImportFailed, Record
+
+
+def _body(value: Any) -> Any:
+    if isinstance(value, Mapping) and "string" in value:
+        value = value["string"]
+    if isinstance(value, (bytes, bytearray)):
+        data = bytes(value)
+        if data.startswith(GZIP_MAGIC):
+            data = gzip.decompress(data)
+        value = data.decode("utf-8", errors="replace")
+    return value
+
+
+def _http(record: Any) -> dict[str, Any]:
+    if not isinstance(record, Mapping):
+        return {}
+    return {"uri": record.get("uri"), "method": record.get("method"), "status": record.get("status"),
+            "body": _body(record.get("body"))}
+
+
+class CassetteImporter:
+    """The ``cassette`` importer (see module docstring)."""
+
+    name = "cassette"
+    records_omissions = False
+    description = "VCR/pytest-recording YAML cassettes of OpenAI and Anthropic API calls"
+
+    def sniff(self, path: Path, head: bytes) -> float:
+        """:data:`~ctxviewer.importers.contract.SPECIFIC` for YAML starting with ``interactions:`` that records
+        requests; else 0."""
+        text = head_text(head).lstrip()
+        return SPECIFIC if text.startswith("interactions:") and "request:" in text else 0.0
+
+    def load(self, path: Path) -> Iterator[Record]:
+        """One trace per interaction; problems for interactions that are not API calls."""
+        try:
+            doc = yaml.safe_load(read_text(path))
+        except yaml.YAMLError as exc:
+            raise ImportFailed(f"{path}: not a YAML cassette: {exc}") from None
+        if not isinstance(doc, Mapping) or not isinstance(doc.get("interactions"), list):
+            raise ImportFailed(f"{path}: not a cassette (no interactions list)")
+        triples = ((f"interactions[{i}]", _http(it.get("request")), _http(it.get("response")))
+                   for i, it in enumerate(doc["interactions"]) if isinstance(it, Mapping))
+        yield from load_exchanges(path, triples, self.name)
+
+
+IMPORTER = CassetteImporter()

@@ -1,0 +1,65 @@
+"""OTLP/JSON written by ``ctxviewer export --format otlp`` (:mod:`ctxviewer.report.export_otlp`): each span
+carries the whole trace in ``ctxviewer.trace`` (native JSON shape), so importing an export gives
+exactly the traces that were exported (items with status, priority, omission reason and token
+counts; budgets; capacity; checks) -- import(export(db)) == db.
+
+Detected by the ``ctxviewer.trace_id`` attribute, which the exporter writes first on every span
+(confidence 1.0, above the OTel GenAI importer's 0.9). A span without ``ctxviewer.trace`` (from
+another producer, in the same file) is a problem naming it: import such files with
+``--format otel``. No Qt here.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterator
+
+from ctxviewer.importers.common.containers import head_text, load_documents
+from ctxviewer.importers.common.spans.otlp import is_otlp, spans
+from ctxviewer.importers.common.spans.span import Span
+from ctxviewer.importers.contract import ImportFailed, ImportProblem, Record
+from ctxviewer.model.serialize import trace_from_dict
+
+MARKER = "ctxviewer.trace_id"
+
+
+class CtxviewerOtlpImporter:
+    """The ``ctxviewer-otlp`` importer (see module docstring)."""
+
+    name = "ctxviewer-otlp"
+    description = "OTLP/JSON exported by ctxviewer (exact round trip through ctxviewer.* attributes)"
+    records_omissions = True
+
+    def sniff(self, path: Path, head: bytes) -> float:
+        """1.0 for OTLP whose first span attribute is ``ctxviewer.trace_id``; else 0."""
+        text = head_text(head)
+        return 1.0 if "resourceSpans" in text and f'"{MARKER}"' in text else 0.0
+
+    def load(self, path: Path) -> Iterator[Record]:
+        """The exported traces, in file order."""
+        file = str(path)
+        found = False
+        for record, doc in load_documents(path):
+            if isinstance(doc, Exception) or not is_otlp(doc):
+                yield ImportProblem(file, record, "not an OTLP request" if not isinstance(doc, Exception) else str(doc))
+                continue
+            for sp in spans(doc, file, "" if record == "document" else f"{record} "):
+                if not isinstance(sp, Span):
+                    yield sp
+                    continue
+                raw = sp.attributes.get("ctxviewer.trace")
+                if not isinstance(raw, str):
+                    yield ImportProblem(file, sp.record, "span has no ctxviewer.trace attribute (not a ctxviewer "
+                                        "export); import this file with --format otel")
+                    continue
+                try:
+                    yield trace_from_dict(json.loads(raw))
+                    found = True
+                except (ValueError, TypeError, KeyError) as exc:
+                    yield ImportProblem(file, sp.record, f"ctxviewer.trace: {exc}")
+        if not found:
+            raise ImportFailed(f"{path}: no ctxviewer export spans")
+
+
+IMPORTER = CtxviewerOtlpImporter()

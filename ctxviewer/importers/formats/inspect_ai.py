@@ -1,0 +1,252 @@
+"""Inspect AI eval logs (``.json`` EvalLog and ``.eval`` zip) -> one
+:class:`~ctxviewer.model.trace.RequestTrace` per model call.
+
+Format (UKGovernmentBEIS/inspect_ai ``log/_log.py`` ``EvalLog``/``EvalSample``,
+``event/_model.py`` ``ModelEvent``, ``model/_chat_message.py``, ``model/_model_output.py``
+``ModelUsage``):
+
+* ``.json`` -- one EvalLog ``{version, eval, samples[...]}``; ``.eval`` -- a zip with
+  ``header.json`` and ``samples/{id}_epoch_{n}.json``. Zip members may be zstd-compressed
+  (method 93), which :mod:`zipfile` reads only from Python 3.14: those are decompressed with the
+  ``zstandard`` package.
+* Each ``model`` event of a sample is one call: ``input`` (the messages sent; newer logs may give
+  ``input_refs`` -- indices or ``[start, end)`` ranges into the sample's ``messages`` -- instead),
+  ``tools[{name, description, parameters}]``, ``output{model, choices[{message, stop_reason}],
+  usage}``, ``timestamp`` / ``completed``, ``error``. A sample without model events is one call
+  from ``messages`` and ``output``.
+* ``attachment://<hash>`` strings are resolved through the sample's ``attachments``.
+* Messages: ``{role, content: str | [text | image | reasoning | ...], tool_calls[{id, function,
+  arguments: object}], tool_call_id}``; an ``image`` becomes a typed part (never text), reasoning
+  stays reasoning (a redacted blob is not text).
+* Usage (``ModelUsage``): ``input_tokens_cache_read`` / ``_cache_write``, ``reasoning_tokens``.
+  For ``anthropic/`` models Inspect's ``input_tokens`` excludes the cache (the API's rule), so the
+  normalised input is the sum; otherwise it already includes it.
+
+Model ``"provider/model"`` splits into provider and model. Trace id =
+``"{eval_id}/{sample id}/{epoch}/{n}"``. No Qt here.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Iterator
+
+from ctxviewer.importers.common import messages as gm
+from ctxviewer.importers.common import provider_messages as pm
+from ctxviewer.importers.common.containers import ZIP_MAGIC, head_text, read_text
+from ctxviewer.importers.common.llm_call import LLMCall, build_trace
+from ctxviewer.importers.common.values import parse_time
+from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
+from ctxviewer.model.trace import Usage
+
+ZSTD_METHOD = 93
+
+
+def read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> bytes:
+    """A zip member's bytes; zstd members (method 93) via ``zstandard``. Raises ``ValueError``."""
+    if info.compress_type != ZSTD_METHOD:
+        return zf.read(info)
+    import zstandard
+
+    with open(path, "rb") as fh:
+        fh.seek(info.header_offset)
+        header = fh.read(30)
+        if header[:4] != ZIP_MAGIC:
+            raise ValueError(f"{info.filename}: bad local header")
+        name_len, extra_len = struct.unpack("<HH", header[26:30])
+        fh.seek(info.header_offset + 30 + name_len + extra_len)
+        data = fh.read(info.compress_size)
+    return zstandard.ZstdDecompressor().decompress(data, max_output_size=max(info.file_size, 1))
+
+
+def _read_eval(path: Path) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
+    try:
+        with zipfile.ZipFile(path) as zf:
+            infos = {i.filename: i for i in zf.infolist()}
+            header = json.loads(read_member(zf, infos["header.json"], path)) if "header.json" in infos else {}
+            samples = []
+            for name in sorted(n for n in infos if n.startswith("samples/") and n.endswith(".json")):
+                try:
+                    samples.append((name, json.loads(read_member(zf, infos[name], path))))
+                except (ValueError, zipfile.BadZipFile) as exc:
+                    samples.append((name, ValueError(str(exc))))
+    except (OSError, zipfile.BadZipFile, KeyError, ValueError) as exc:
+        raise ImportFailed(f"{path}: cannot read .eval zip: {exc}") from None
+    return header, samples
+
+
+def resolve(value: Any, attachments: Mapping[str, str]) -> Any:
+    """``value`` with every ``attachment://<hash>`` string replaced by its attachment text."""
+    if isinstance(value, str):
+        if value.startswith("attachment://"):
+            return attachments.get(value[len("attachment://"):], value)
+        return value
+    if isinstance(value, list):
+        return [resolve(v, attachments) for v in value]
+    if isinstance(value, Mapping):
+        return {k: resolve(v, attachments) for k, v in value.items()}
+    return value
+
+
+def _part(c: Any) -> dict[str, Any]:
+    if not isinstance(c, Mapping):
+        return {"type": "text", "content": "" if c is None else str(c)}
+    t = c.get("type")
+    if t == "text":
+        return {"type": "text", "content": c.get("text") or ""}
+    if t == "image":
+        return pm.data_uri_part(str(c.get("image") or ""), "image")
+    if t == "reasoning":
+        return {"type": "reasoning", "content": "" if c.get("redacted") else (c.get("reasoning") or ""),
+                **({"redacted": True} if c.get("redacted") else {})}
+    if t in ("audio", "video", "document"):
+        return pm.data_uri_part(str(c.get(t) or c.get("document") or ""), t)
+    return dict(c)
+
+
+def message(m: Any) -> gm.Message:
+    """One Inspect ``ChatMessage`` as a normalised message."""
+    if not isinstance(m, Mapping):
+        return gm.normalise_message(m)
+    role = pm._str(m.get("role"))
+    content = m.get("content")
+    parts: list[dict[str, Any]] = []
+    if role == "tool":
+        text = content if isinstance(content, str) else gm.message_text({"parts": [_part(c) for c in content or []]})
+        parts.append({"type": "tool_call_response", "id": m.get("tool_call_id"), "response": text})
+    elif isinstance(content, list):
+        parts.extend(_part(c) for c in content)
+    elif content not in (None, ""):
+        parts.append({"type": "text", "content": str(content)})
+    for tc in m.get("tool_calls") or []:
+        if isinstance(tc, Mapping):
+            parts.append({"type": "tool_call", "id": tc.get("id"), "name": tc.get("function"),
+                          "arguments": tc.get("arguments")})
+    return {"role": role, "parts": parts}
+
+
+def usage(u: Any, provider: str | None) -> Usage:
+    """Inspect ``ModelUsage`` normalised (see module docstring)."""
+    if not isinstance(u, Mapping):
+        return Usage()
+    raw_in = pm.int_or_none(u.get("input_tokens"))
+    read, write = pm.int_or_none(u.get("input_tokens_cache_read")), pm.int_or_none(u.get("input_tokens_cache_write"))
+    if provider == "anthropic" and raw_in is not None:
+        raw_in += (read or 0) + (write or 0)
+    return Usage(input_tokens=raw_in, output_tokens=pm.int_or_none(u.get("output_tokens")), cached_input_tokens=read,
+                 cache_creation_input_tokens=write, reasoning_tokens=pm.int_or_none(u.get("reasoning_tokens")))
+
+
+def _inputs(event: Mapping[str, Any], sample: Mapping[str, Any]) -> list[Any]:
+    given = event.get("input")
+    if isinstance(given, list):
+        return given
+    pool = sample.get("message_pool") or sample.get("messages") or []
+    out: list[Any] = []
+    for ref in event.get("input_refs") or []:
+        if isinstance(ref, int) and 0 <= ref < len(pool):
+            out.append(pool[ref])
+        elif isinstance(ref, list) and len(ref) == 2:
+            out.extend(pool[int(ref[0]):int(ref[1])])
+    return out
+
+
+def calls_of(sample: Mapping[str, Any], eval_spec: Mapping[str, Any]) -> Iterator[LLMCall]:
+    """The model calls of one sample (see module docstring)."""
+    att = sample.get("attachments") or {}
+    eval_id = str(eval_spec.get("eval_id") or eval_spec.get("run_id") or eval_spec.get("task") or "eval")
+    base = f"{eval_id}/{sample.get('id')}/{sample.get('epoch', 1)}"
+    events = [e for e in sample.get("events") or [] if isinstance(e, Mapping) and e.get("event") == "model"]
+    if not events:
+        events = [{"model": eval_spec.get("model"), "input": sample.get("messages") or [], "output": sample.get("output")}]
+    for n, ev in enumerate(events):
+        ev = resolve(ev, att)
+        provider, _, model = str(ev.get("model") or eval_spec.get("model") or "").partition("/")
+        out = ev.get("output") or {}
+        call = LLMCall(trace_id=f"{base}/{n}", source_format="inspect_ai", provider=provider or None,
+                       model=model or provider or None,
+                       messages=[message(m) for m in resolve(_inputs(ev, sample), att)],
+                       tools=[dict(t) for t in ev.get("tools") or [] if isinstance(t, Mapping)],
+                       response_model=pm._str(out.get("model")), session_id=pm._str(sample.get("uuid")))
+        choices = [c for c in out.get("choices") or [] if isinstance(c, Mapping)]
+        call.output = [dict(message(c.get("message") or {}), finish_reason=c.get("stop_reason")) for c in choices] or None
+        call.usage = usage(out.get("usage"), provider)
+        resp = (ev.get("call") or {}).get("response") if isinstance(ev.get("call"), Mapping) else None
+        call.response_id = pm._str(resp.get("id")) if isinstance(resp, Mapping) else None
+        try:
+            call.created, call.ended = parse_time(ev.get("timestamp")), parse_time(ev.get("completed"))
+        except ValueError:
+            pass
+        if ev.get("error"):
+            call.status, call.status_message = "error", str(ev["error"])
+        elif out:
+            call.status = "ok"
+        cfg = ev.get("config") or {}
+        call.max_tokens = pm.int_or_none(cfg.get("max_tokens"))
+        call.attributes.update({k: v for k, v in (("inspect.sample_id", sample.get("id")),
+                                                  ("inspect.epoch", sample.get("epoch")),
+                                                  ("inspect.span_id", ev.get("span_id")),
+                                                  ("inspect.task", eval_spec.get("task"))) if v is not None})
+        yield call
+
+
+class InspectImporter:
+    """The ``inspect_ai`` importer (see module docstring)."""
+
+    name = "inspect_ai"
+    records_omissions = False
+    description = "Inspect AI eval logs (.json EvalLog and .eval zip, zstd members included)"
+
+    def sniff(self, path: Path, head: bytes) -> float:
+        """:data:`~ctxviewer.importers.contract.SPECIFIC` for a zip holding ``header.json`` (or ``samples/``,
+        ``_journal/``) or a JSON EvalLog (``"eval"`` and ``"version"``, with ``"samples"``,
+        ``"plan"`` or ``"task"``); else 0."""
+        if head.startswith(ZIP_MAGIC):
+            zipped = b"header.json" in head or b"samples/" in head or b"_journal/" in head
+            return SPECIFIC if zipped else 0.0
+        text = head_text(head)[:4096]
+        log = text.lstrip().startswith("{") and '"eval"' in text and '"version"' in text and (
+            '"samples"' in head_text(head) or '"plan"' in text or '"task"' in text)
+        return SPECIFIC if log else 0.0
+
+    def load(self, path: Path) -> Iterator[Record]:
+        """One trace per model call, sample by sample, in file order."""
+        file = str(path)
+        with open(path, "rb") as fh:
+            is_zip = fh.read(4) == ZIP_MAGIC
+        if is_zip:
+            header, samples = _read_eval(path)
+        else:
+            try:
+                header = json.loads(read_text(path))
+            except ValueError as exc:
+                raise ImportFailed(f"{path}: not JSON: {exc}") from None
+            samples = [(f"samples[{i}]", s) for i, s in enumerate(header.get("samples") or [])]
+        spec = header.get("eval") if isinstance(header.get("eval"), Mapping) else None
+        if spec is None:
+            raise ImportFailed(f"{path}: not an Inspect AI log (no eval spec)")
+        found = 0
+        for record, sample in samples:
+            if not isinstance(sample, Mapping):
+                yield ImportProblem(file, record, f"cannot read sample: {sample}")
+                continue
+            try:
+                calls = list(calls_of(sample, spec))
+            except (ValueError, TypeError, AttributeError, KeyError) as exc:
+                yield ImportProblem(file, record, f"cannot map sample: {exc}")
+                continue
+            for call in calls:
+                trace, warnings = build_trace(call)
+                found += 1
+                yield trace
+                for w in warnings:
+                    yield ImportProblem(file, f"{record} call {call.trace_id.rsplit('/', 1)[-1]}", w)
+        if not found:
+            yield ImportProblem(file, "whole file", "no samples with model calls (the log may hold only the header)")
+
+
+IMPORTER = InspectImporter()

@@ -1,0 +1,330 @@
+"""Langfuse trace downloads (``{trace, observations[]}``, UI "download trace" / public API) ->
+one :class:`~ctxviewer.model.trace.RequestTrace` per model call.
+
+Format (langfuse ``fern/apis/server/definition/commons.yml`` ``TraceWithFullDetails`` /
+``Observation``). A model call is a ``GENERATION`` observation that has no
+``GENERATION`` child (Vercel's outer ``ai.generateText`` wraps its ``doGenerate`` call).
+
+* When the original span attributes were kept (``metadata.attributes``) and carry OpenInference
+  messages (``llm.input_messages.*``), the call is mapped by
+  :func:`ctxviewer.importers.common.openinference_attrs.call_from_attributes`.
+* Otherwise ``input`` (a JSON string or value) is read message by message, whatever the SDK put
+  there: OpenAI ``{role, content, tool_calls}``, OTel parts ``{role, parts}``, Vercel content
+  parts, Responses items (``function_call``...), LangChain dicts, Pydantic AI's pre-1.37 event
+  dicts (``event.name``); ``{"prompt": ...}`` is one user message. ``output`` likewise (a
+  ChatCompletion, a Responses object, a ``gen_ai.choice`` body, a message, a list of Vercel tool
+  calls, or text).
+* Tool definitions: ``toolDefinitions``, else ``input.tools`` / ``modelParameters.tools`` /
+  ``gen_ai.tool.definitions`` / ``ai.prompt.tools`` / ``llm.tools.*`` attributes.
+* System instructions: ``gen_ai.system_instructions`` of the call, else of its nearest ancestor
+  observation -- then shown on the call marked as inherited from that observation.
+* Usage: the original attributes when they carry ``gen_ai.usage.*`` (OTel rule), else
+  ``usageDetails``: Langfuse keeps cache reads and writes out of ``input`` (``total`` is the sum
+  of all keys), so normalised input = ``input`` + ``input_cache_read`` (or
+  ``prompt_details.cache_read``) + ``input_cache_creation``; reasoning from ``output_reasoning``
+  / ``completion_details.reasoning``.
+* ``level: ERROR`` + ``statusMessage`` -> status error; ``startTime`` / ``endTime``; session id
+  from ``trace.sessionId``, else ``gen_ai.conversation.id`` / ``session.id`` attributes, else the
+  LangChain callback's ``metadata.thread_id``; provider also from ``metadata.ls_provider``.
+* Agent: ``gen_ai.agent.name`` / ``agent_name`` (Pydantic AI) / ``agent.name`` on the call or its
+  nearest ancestor observation, or the name of the nearest ``AGENT`` observation that records no
+  operation (the OpenAI Agents SDK names it after the agent) -> ``gen_ai.agent.name`` (with
+  ``ctxviewer.agent_from`` when inherited); ``gen_ai.operation.name`` of the call is kept.
+* Koog writes assistant tool calls as a message's JSON *content*; they become tool-call parts.
+* ``TOOL`` observations (and ``tool.*`` spans) are recorded on the next call under the same
+  parent as ``ctxviewer.fed_by``.
+
+Trace id = the observation id. No Qt here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Iterator
+
+from ctxviewer.importers.common import messages as gm
+from ctxviewer.importers.common import provider_messages as pm
+from ctxviewer.importers.common.containers import head_text, read_text
+from ctxviewer.importers.common.langchain_messages import langchain_message
+from ctxviewer.importers.common.llm_call import LLMCall, agent_attributes, build_trace
+from ctxviewer.importers.common.openinference_attrs import call_from_attributes
+from ctxviewer.importers.common.values import parse_time
+from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
+from ctxviewer.model.span_facts import agent_name
+from ctxviewer.model.trace import Usage
+
+
+def _json(value: Any) -> Any:
+    return gm.parse_structured(value) if isinstance(value, str) else value
+
+
+def metadata(obs: Mapping[str, Any]) -> dict[str, Any]:
+    """An observation's ``metadata`` decoded (``{}`` if none)."""
+    md = _json(obs.get("metadata"))
+    return dict(md) if isinstance(md, Mapping) else {}
+
+
+def _tool_call_list(text: Any) -> list[dict[str, Any]] | None:
+    """Koog writes assistant tool calls as message *content*: a JSON list of
+    ``{function: {name, arguments}, id, type: "function"}``. Those calls, or ``None``."""
+    data = gm.parse_structured(text) if isinstance(text, str) and text.startswith("[{") else None
+    if isinstance(data, list) and data and all(isinstance(c, Mapping) and isinstance(c.get("function"), Mapping)
+                                               for c in data):
+        return [dict(c) for c in data]
+    return None
+
+
+def attributes(obs: Mapping[str, Any]) -> dict[str, Any]:
+    """The original span attributes Langfuse kept in ``metadata.attributes`` (``{}`` if none)."""
+    md = _json(obs.get("metadata"))
+    attrs = _json(md.get("attributes")) if isinstance(md, Mapping) else None
+    return dict(attrs) if isinstance(attrs, Mapping) else {}
+
+
+def message(m: Any) -> gm.Message:
+    """One input/output message of any shape Langfuse SDKs store (see module docstring)."""
+    if not isinstance(m, Mapping):
+        return {"role": "user", "parts": [{"type": "text", "content": "" if m is None else str(m)}]}
+    if "parts" in m:
+        return gm.normalise_message(m)
+    if m.get("type") in ("function_call", "function_call_output", "reasoning", "message") and "role" not in m:
+        return pm.responses_item(m)
+    if m.get("lc") is not None or (m.get("type") in ("human", "ai", "system", "tool") and "role" not in m):
+        return langchain_message(m)
+    if "event.name" in m:  # Pydantic AI / semconv <= 1.36 event bodies
+        ev = str(m["event.name"])
+        role = m.get("role") or ev.removeprefix("gen_ai.").removesuffix(".message")
+        return pm.openai_message(dict(m, role="assistant" if role == "choice" else role))
+    content = m.get("content")
+    calls = _tool_call_list(content)
+    if calls is not None:  # Koog: tool calls as JSON content; the role is kept as written
+        return {"role": m.get("role"), "parts": pm.openai_message({"tool_calls": calls})["parts"]}
+    if isinstance(content, list) and any(isinstance(p, Mapping) and p.get("type") in ("tool-call", "tool-result")
+                                         for p in content):
+        return gm.normalise_message(m)
+    if isinstance(content, list) and m.get("role") == "assistant" and any(
+            isinstance(p, Mapping) and p.get("type") in ("output_text",) for p in content):
+        return pm.responses_item(dict(m, type="message"))
+    extra = m.get("additional_kwargs")
+    if isinstance(extra, Mapping) and extra.get("tool_calls") and not m.get("tool_calls"):
+        m = dict(m, tool_calls=extra["tool_calls"])
+    return pm.openai_message(dict(m, role=m.get("role") or "assistant"))
+
+
+def input_messages(value: Any) -> list[gm.Message]:
+    """An observation ``input`` as messages."""
+    data = _json(value)
+    if isinstance(data, Mapping):
+        if isinstance(data.get("messages"), list):
+            data = data["messages"]
+        elif "prompt" in data or "system" in data:
+            out: list[gm.Message] = []
+            if data.get("system"):
+                out.append({"role": "system", "parts": [{"type": "text", "content": str(data["system"])}]})
+            if data.get("prompt") is not None:
+                out.append({"role": "user", "parts": [{"type": "text", "content": str(data["prompt"])}]})
+            return out
+        else:
+            data = [data]
+    if isinstance(data, str):
+        return [{"role": "user", "parts": [{"type": "text", "content": data}]}]
+    return [message(m) for m in data or []] if isinstance(data, list) else []
+
+
+def output_messages(value: Any) -> tuple[list[gm.Message] | None, str | None]:
+    """An observation ``output`` as (output messages, response id)."""
+    data = _json(value)
+    if data is None or data == "":
+        return None, None
+    if isinstance(data, str):
+        return [{"role": "assistant", "parts": [{"type": "text", "content": data}]}], None
+    if isinstance(data, Mapping):
+        if isinstance(data.get("choices"), list):
+            return [dict(message(c.get("message") or {}), finish_reason=c.get("finish_reason"))
+                    for c in data["choices"] if isinstance(c, Mapping)], pm._str(data.get("id"))
+        if isinstance(data.get("output"), list):
+            out = pm.responses_output(data["output"])
+            out["finish_reason"] = data.get("status")
+            return [out], pm._str(data.get("id"))
+        if isinstance(data.get("message"), Mapping):  # gen_ai.choice body
+            return [dict(message(data["message"]), finish_reason=data.get("finish_reason"))], None
+        return [message(data)], None
+    if isinstance(data, list):
+        if data and all(isinstance(c, Mapping) and "toolCallId" in c for c in data):
+            parts = [{"type": "tool_call", "id": c.get("toolCallId"), "name": c.get("toolName"),
+                      "arguments": c.get("input", c.get("args"))} for c in data]
+            return [{"role": "assistant", "parts": parts}], None
+        return [message(m) for m in data], None
+    return None, None
+
+
+def _tools(obs: Mapping[str, Any], attrs: Mapping[str, Any]) -> list[dict[str, Any]]:
+    for value in (obs.get("toolDefinitions"), (_json(obs.get("input")) or {}).get("tools")
+                  if isinstance(_json(obs.get("input")), Mapping) else None,
+                  (obs.get("modelParameters") or {}).get("tools") if isinstance(obs.get("modelParameters"), Mapping)
+                  else None, attrs.get("gen_ai.tool.definitions"), attrs.get("ai.prompt.tools")):
+        defs = gm.parse_tool_definitions(value) if value not in (None, {}, []) else None
+        if defs:
+            return defs
+    return gm.indexed_functions(attrs) or []
+
+
+def usage(obs: Mapping[str, Any], attrs: Mapping[str, Any]) -> Usage:
+    """Usage of one generation (see module docstring)."""
+    if "gen_ai.usage.input_tokens" in attrs or "gen_ai.usage.output_tokens" in attrs:
+        g = attrs.get
+        return Usage(input_tokens=pm.int_or_none(g("gen_ai.usage.input_tokens")),
+                     output_tokens=pm.int_or_none(g("gen_ai.usage.output_tokens")),
+                     cached_input_tokens=pm.int_or_none(g("gen_ai.usage.cache_read.input_tokens")),
+                     cache_creation_input_tokens=pm.int_or_none(g("gen_ai.usage.cache_creation.input_tokens")),
+                     reasoning_tokens=pm.int_or_none(g("gen_ai.usage.reasoning.output_tokens")))
+    u = obs.get("usageDetails") or obs.get("usage") or {}
+    if not isinstance(u, Mapping) or not u:
+        return Usage()
+    read = pm.int_or_none(u.get("input_cache_read", u.get("prompt_details.cache_read", u.get("cache_read_input_tokens"))))
+    create = pm.int_or_none(u.get("input_cache_creation", u.get("cache_creation_input_tokens")))
+    raw_in = pm.int_or_none(u.get("input"))
+    return Usage(input_tokens=None if raw_in is None else raw_in + (read or 0) + (create or 0),
+                 output_tokens=pm.int_or_none(u.get("output")), cached_input_tokens=read,
+                 cache_creation_input_tokens=create,
+                 reasoning_tokens=pm.int_or_none(u.get("output_reasoning", u.get("completion_details.reasoning"))))
+
+
+def call_from_observation(obs: Mapping[str, Any], by_id: Mapping[str, Mapping[str, Any]],
+                          trace: Mapping[str, Any]) -> LLMCall:
+    """One generation observation as an :class:`LLMCall` (see module docstring)."""
+    attrs = attributes(obs)
+    oid = str(obs.get("id"))
+    if any(k.startswith(("llm.input_messages", "llm.output_messages")) for k in attrs):
+        call = call_from_attributes(attrs, oid, "langfuse")
+        if not call.messages:
+            call.messages = input_messages(obs.get("input"))
+    else:
+        call = LLMCall(trace_id=oid, source_format="langfuse", messages=input_messages(obs.get("input")))
+        call.output, call.response_id = output_messages(obs.get("output"))
+        call.tools = _tools(obs, attrs)
+        call.usage = usage(obs, attrs)
+    call.source_format = "langfuse"
+    if call.output is None:
+        call.output, rid = output_messages(obs.get("output"))
+        call.response_id = call.response_id or rid
+    if not call.tools:
+        call.tools = _tools(obs, attrs)
+    if call.usage == Usage():
+        call.usage = usage(obs, attrs)
+    reasons = gm.parse_structured(attrs.get("gen_ai.response.finish_reasons"))
+    call.finish_reason = call.finish_reason or pm._str(reasons[0] if isinstance(reasons, list) and reasons else reasons) \
+        or pm._str(attrs.get("ai.response.finishReason"))
+    call.model = call.model or pm._str(attrs.get("gen_ai.request.model")) or pm._str(obs.get("model"))
+    call.response_model = call.response_model or pm._str(attrs.get("gen_ai.response.model")) or pm._str(obs.get("model"))
+    md = metadata(obs)
+    call.provider = call.provider or pm._str(attrs.get("gen_ai.provider.name") or attrs.get("gen_ai.system")
+                                             or attrs.get("ai.model.provider") or attrs.get("llm.provider")
+                                             or md.get("ls_provider"))
+    sys_parts = gm.parse_parts(attrs.get("gen_ai.system_instructions"))
+    if sys_parts and not any(m.get("role") in ("system", "developer") for m in call.messages):
+        call.system = sys_parts
+    elif not any(m.get("role") in ("system", "developer") for m in call.messages):
+        parent = by_id.get(str(obs.get("parentObservationId")))
+        while parent is not None:
+            inherited = gm.parse_parts(attributes(parent).get("gen_ai.system_instructions"))
+            if inherited:
+                call.system, call.system_inherited_from = inherited, f"{parent.get('type')} {parent.get('name')} ({parent.get('id')})"
+                break
+            parent = by_id.get(str(parent.get("parentObservationId")))
+    try:
+        call.created, call.ended = parse_time(obs.get("startTime")), parse_time(obs.get("endTime"))
+    except ValueError:
+        pass
+    if obs.get("level") == "ERROR":
+        call.status, call.status_message = "error", pm._str(obs.get("statusMessage")) or "error"
+    elif call.ended is not None:
+        call.status = "ok"
+    call.session_id = pm._str(trace.get("sessionId") or attrs.get("gen_ai.conversation.id") or attrs.get("session.id")
+                              or md.get("thread_id"))
+    call.user_id = pm._str(trace.get("userId"))
+    call.attributes.update({"langfuse.trace_id": trace.get("id") or obs.get("traceId"),
+                            "langfuse.observation.name": obs.get("name")})
+    if pm._str(attrs.get("gen_ai.operation.name")):
+        call.attributes["gen_ai.operation.name"] = pm._str(attrs.get("gen_ai.operation.name"))
+    call.attributes.update(agent_attributes(_agent_chain(obs, by_id)))
+    if obs.get("parentObservationId"):
+        call.attributes["langfuse.parent_observation_id"] = obs["parentObservationId"]
+    return call
+
+
+def _agent_chain(obs: Mapping[str, Any], by_id: Mapping[str, Mapping[str, Any]]) -> list[tuple[Mapping[str, Any], str]]:
+    """``(attributes, label)`` of ``obs`` and its ancestors, nearest first, for
+    :func:`~ctxviewer.importers.common.llm_call.agent_attributes`; an ``AGENT`` observation recording no
+    agent name and no operation names its agent by its own name (OpenAI Agents SDK)."""
+    chain: list[tuple[Mapping[str, Any], str]] = []
+    seen: set[str] = set()
+    cur: Mapping[str, Any] | None = obs
+    while cur is not None and str(cur.get("id")) not in seen:
+        seen.add(str(cur.get("id")))
+        attrs = attributes(cur)
+        if cur.get("type") == "AGENT" and not agent_name(attrs) and not attrs.get("gen_ai.operation.name") \
+                and pm._str(cur.get("name")):
+            attrs = {"gen_ai.agent.name": cur.get("name")}
+        chain.append((attrs, f"{cur.get('type')} {cur.get('name')} ({cur.get('id')})"))
+        cur = by_id.get(str(cur.get("parentObservationId")))
+    return chain
+
+
+def _is_tool(o: Mapping[str, Any]) -> bool:
+    return o.get("type") == "TOOL" or str(o.get("name") or "").startswith("tool.")
+
+
+class LangfuseImporter:
+    """The ``langfuse`` importer (see module docstring)."""
+
+    name = "langfuse"
+    records_omissions = False
+    description = "Langfuse trace downloads ({trace, observations[]})"
+
+    def sniff(self, path: Path, head: bytes) -> float:
+        """:data:`~ctxviewer.importers.contract.SPECIFIC` for an object with ``trace`` and ``observations`` keys; else 0."""
+        text = head_text(head)
+        return SPECIFIC if text.lstrip().startswith("{") and '"observations"' in text and '"trace"' in text else 0.0
+
+    def load(self, path: Path) -> Iterator[Record]:
+        """One trace per model-call generation, by start time; warnings as problems."""
+        file = str(path)
+        try:
+            doc = json.loads(read_text(path))
+        except ValueError as exc:
+            raise ImportFailed(f"{path}: not JSON: {exc}") from None
+        trace = doc.get("trace") if isinstance(doc, Mapping) else None
+        if not isinstance(trace, Mapping):
+            raise ImportFailed(f"{path}: not a Langfuse trace download (no trace object)")
+        seen: dict[str, Mapping[str, Any]] = {}
+        for o in list(trace.get("observations") or []) + list(doc.get("observations") or []):
+            if isinstance(o, Mapping):
+                seen[str(o.get("id"))] = o
+        obs = sorted(seen.values(), key=lambda o: str(o.get("startTime") or ""))
+        parents = {str(o.get("parentObservationId")) for o in obs if o.get("type") == "GENERATION"}
+        gens = [o for o in obs if o.get("type") == "GENERATION" and str(o.get("id")) not in parents]
+        if not gens:
+            yield ImportProblem(file, "whole file", f"no GENERATION observations ({len(obs)} other observation(s))")
+            return
+        calls = []
+        for o in gens:
+            try:
+                calls.append((o, call_from_observation(o, seen, trace)))
+            except (ValueError, TypeError, AttributeError, KeyError) as exc:
+                yield ImportProblem(file, f"observation {o.get('id')}", f"cannot map observation: {exc}")
+        for t in (o for o in obs if _is_tool(o)):
+            later = [c for o, c in calls if o.get("parentObservationId") == t.get("parentObservationId")
+                     and str(o.get("startTime") or "") >= str(t.get("startTime") or "")]
+            if later:
+                later[0].attributes.setdefault("ctxviewer.fed_by", []).append(f"tool {t.get('name')} ({t.get('id')})")
+        for o, call in calls:
+            rt, warnings = build_trace(call)
+            yield rt
+            for w in warnings:
+                yield ImportProblem(file, f"observation {o.get('id')}", w)
+
+
+IMPORTER = LangfuseImporter()

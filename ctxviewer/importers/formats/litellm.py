@@ -1,0 +1,121 @@
+"""LiteLLM ``StandardLoggingPayload`` (what LiteLLM callbacks, GCS and Pub/Sub loggers receive):
+one :class:`~ctxviewer.model.trace.RequestTrace` per payload.
+
+Fields (BerriAI/litellm ``litellm/types/utils.py`` ``StandardLoggingPayload``):
+``model`` + ``custom_llm_provider``; ``messages`` (OpenAI request shape; system = role system);
+``model_parameters.tools`` the tool definitions; ``response`` an OpenAI ChatCompletion (choices,
+tool calls); usage from ``response.usage`` (OpenAI rule: prompt includes cached), else the
+top-level ``prompt_tokens`` / ``completion_tokens``, with cached/reasoning details from
+``metadata.usage_object``; ``startTime``/``endTime`` as epoch seconds or ``"YYYY-MM-DD HH:MM:SS"``
+strings (UTC); ``status`` ``failure`` with ``error_str`` -> status error. ``trace_id`` (groups
+retries) is kept as an attribute. Accepts one payload, a list, or JSON Lines. No Qt here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+from ctxviewer.importers.common import messages as gm
+from ctxviewer.importers.common import provider_messages as pm
+from ctxviewer.importers.common.containers import load_documents, sniff_document
+from ctxviewer.importers.common.llm_call import LLMCall, build_trace
+from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
+from ctxviewer.model.trace import Usage
+
+
+def is_payload(doc: Any) -> bool:
+    """True for a StandardLoggingPayload object."""
+    return isinstance(doc, Mapping) and "call_type" in doc and "messages" in doc and (
+        "custom_llm_provider" in doc or "model_parameters" in doc)
+
+
+def _time(value: Any) -> datetime | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return datetime.fromtimestamp(value, tz=timezone.utc)
+    if isinstance(value, str) and value:
+        try:
+            dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+    return None
+
+
+def call_from_payload(p: Mapping[str, Any], fallback_id: str) -> LLMCall:
+    """One payload as an :class:`LLMCall` (see module docstring)."""
+    response = p.get("response")
+    resp: Mapping[str, Any] = response if isinstance(response, Mapping) else {}
+    params = p.get("model_parameters") or {}
+    msgs = gm.parse_structured(p.get("messages"))
+    call = LLMCall(trace_id=str(p.get("id") or fallback_id), source_format="litellm",
+                   model=pm._str(p.get("model")), provider=pm._str(p.get("custom_llm_provider")),
+                   messages=[pm.openai_message(m) for m in msgs] if isinstance(msgs, list) else [],
+                   tools=pm.openai_tool_definitions(params.get("tools")),
+                   response_model=pm._str(resp.get("model")), response_id=pm._str(resp.get("id")))
+    choices = [c for c in resp.get("choices") or [] if isinstance(c, Mapping)]
+    call.output = [dict(pm.openai_message(c.get("message") or {}), finish_reason=c.get("finish_reason"))
+                   for c in choices] or None
+    usage = pm.openai_chat_usage(resp.get("usage")) if resp.get("usage") else Usage(
+        input_tokens=pm.int_or_none(p.get("prompt_tokens")), output_tokens=pm.int_or_none(p.get("completion_tokens")))
+    extra = gm.parse_structured((p.get("metadata") or {}).get("usage_object"))
+    if isinstance(extra, Mapping):
+        more = pm.openai_chat_usage(extra)
+        usage = Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
+                      cached_input_tokens=usage.cached_input_tokens if usage.cached_input_tokens is not None
+                      else more.cached_input_tokens,
+                      reasoning_tokens=usage.reasoning_tokens if usage.reasoning_tokens is not None
+                      else more.reasoning_tokens)
+    call.usage = usage
+    call.created, call.ended = _time(p.get("startTime")), _time(p.get("endTime"))
+    if p.get("status") == "failure" or p.get("error_str"):
+        call.status, call.status_message = "error", pm._str(p.get("error_str")) or "failure"
+    elif p.get("status") == "success":
+        call.status = "ok"
+    call.max_tokens = pm.int_or_none(params.get("max_tokens") or params.get("max_completion_tokens"))
+    call.user_id = pm._str(p.get("end_user"))
+    for k in ("trace_id", "call_type", "stream", "response_cost", "model_group", "api_base"):
+        if p.get(k) not in (None, ""):
+            call.attributes[f"litellm.{k}"] = p[k]
+    return call
+
+
+class LiteLLMImporter:
+    """The ``litellm`` importer (see module docstring)."""
+
+    name = "litellm"
+    records_omissions = False
+    description = "LiteLLM StandardLoggingPayload (callback / GCS / Pub/Sub logs)"
+
+    def sniff(self, path: Path, head: bytes) -> float:
+        """:data:`~ctxviewer.importers.contract.SPECIFIC` when the first document (or its first element) is a
+        StandardLoggingPayload; else 0."""
+        doc = sniff_document(head)
+        if isinstance(doc, list) and doc:
+            doc = doc[0]
+        return SPECIFIC if is_payload(doc) else 0.0
+
+    def load(self, path: Path) -> Iterator[Record]:
+        """One trace per payload, in file order."""
+        file = str(path)
+        payloads = []
+        for record, doc in load_documents(path):
+            for i, p in enumerate(doc if isinstance(doc, list) else [doc]):
+                if is_payload(p):
+                    payloads.append((record if not isinstance(doc, list) else f"{record}[{i}]", p))
+        if not payloads:
+            raise ImportFailed(f"{path}: no LiteLLM StandardLoggingPayload objects")
+        for record, p in payloads:
+            try:
+                trace, warnings = build_trace(call_from_payload(p, f"{path.name}#{record}"))
+            except (ValueError, TypeError, AttributeError, KeyError) as exc:
+                yield ImportProblem(file, record, f"cannot map payload: {exc}")
+                continue
+            yield trace
+            for w in warnings:
+                yield ImportProblem(file, record, w)
+
+
+IMPORTER = LiteLLMImporter()

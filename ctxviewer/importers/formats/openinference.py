@@ -1,0 +1,167 @@
+"""OpenInference (Arize Phoenix) spans -> one :class:`~ctxviewer.model.trace.RequestTrace` per LLM span.
+
+Input: OpenInference attributes (:mod:`openinference_attrs`) in any span container -- OTLP/JSON,
+JSON Lines, Phoenix span JSON (``context.trace_id``, ``span_kind``, ``status_code``, UUID ids),
+span lists (also wrapped in an object, e.g. ``{"spans": [...]}``), flat attribute maps.
+
+The span kind decides (``openinference.span.kind``): ``LLM`` spans are requests; ``RETRIEVER``
+(and ``RERANKER``) documents become ``evidence`` items of the LLM call they fed -- the first LLM
+span of the same trace starting at or after the retrieval, preferring one under the same parent
+(a retrieval that fed no LLM span in the file is a problem naming it); ``TOOL`` spans are recorded
+on the call they fed as ``ctxviewer.fed_by``. Other kinds are context only. A span printed twice
+(console exporters: at start with no end, then at end) counts once, the later print winning.
+``session.id`` / ``user.id`` -> ``session_id`` / ``user_id``; ``llm.invocation_parameters`` ->
+``reserved_output_tokens`` (``max_tokens`` / ``max_completion_tokens``) and attributes;
+``agent.name`` on the LLM span or its nearest ancestor (an ``AGENT`` span) -> ``gen_ai.agent.name``
+(:func:`ctxviewer.importers.common.llm_call.agent_attributes`). No Qt here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Iterator
+
+from ctxviewer.importers.common import openinference_attrs as oi
+from ctxviewer.importers.common import provider_messages as pm
+from ctxviewer.importers.common.containers import head_text, load_documents
+from ctxviewer.importers.common.llm_call import LLMCall, agent_attributes, build_trace
+from ctxviewer.importers.common.spans.read import container_of, spans_from_json
+from ctxviewer.importers.common.spans.span import Span, trace_id_for
+from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
+
+KIND = "openinference.span.kind"
+_MARKERS = ('"openinference.span.kind"', '"llm.input_messages', '"llm.model_name"', '"llm.token_count.')
+
+
+def span_kind(attrs: Mapping[str, Any]) -> str | None:
+    """The OpenInference span kind upper-cased; ``LLM`` for a span with ``llm.*`` messages but no kind."""
+    k = attrs.get(KIND)
+    if k:
+        return str(k).upper()
+    if any(key.startswith(("llm.input_messages", "llm.model_name", "llm.output_messages")) for key in attrs):
+        return "LLM"
+    return None
+
+
+def _phoenix(obj: Any) -> Any:
+    """Phoenix span JSON keeps status in ``status_code`` / ``status_message``: give it an OTLP status."""
+    if isinstance(obj, Mapping) and "status_code" in obj and "status" not in obj:
+        return dict(obj, status={"code": obj["status_code"], "message": obj.get("status_message") or None})
+    return obj
+
+
+def spans_of(doc: Any, file: str, prefix: str = "") -> Iterator[Span | ImportProblem]:
+    """The spans of one JSON document (see module docstring for the accepted shapes)."""
+    if isinstance(doc, list):
+        doc = [_phoenix(d) for d in doc]
+    else:
+        doc = _phoenix(doc)
+    if container_of(doc) is not None and not (isinstance(doc, Mapping) and "source" in doc):
+        yield from spans_from_json(doc, file, prefix)
+        return
+    if isinstance(doc, Mapping):
+        for key, value in doc.items():
+            if isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
+                yield from spans_from_json([_phoenix(v) for v in value], file, f"{prefix}{key}")
+                return
+    raise ValueError("no spans (expected OTLP, span objects, a span list or an attribute map)")
+
+
+def _call(span: Span) -> LLMCall:
+    call = oi.call_from_attributes(span.attributes, trace_id_for(span))
+    call.created, call.ended = span.start, span.end
+    if span.start is not None and span.end is None:
+        call.ended_recorded = False
+    call.status, call.status_message = span.status, span.status_message
+    call.service = pm._str(span.resource.get("service.name"))
+    if span.name:
+        call.attributes["otel.span.name"] = span.name
+    if span.parent_id:
+        call.attributes["otel.parent_span_id"] = span.parent_id
+    return call
+
+
+def _fed(target: list[tuple[Span, LLMCall]], feeder: Span) -> LLMCall | None:
+    """The LLM call ``feeder`` (a retrieval or tool span) fed: first LLM span of the same trace
+    starting at or after it, same parent preferred; ``None`` if there is none."""
+    same = [(s, c) for s, c in target if s.trace_id == feeder.trace_id and feeder.trace_id is not None]
+    later = [(s, c) for s, c in same if s.start is None or feeder.start is None or s.start >= feeder.start]
+    later.sort(key=lambda sc: (sc[0].parent_id != feeder.parent_id, sc[0].start is None,
+                               sc[0].start or feeder.start))
+    return later[0][1] if later else None
+
+
+class OpenInferenceImporter:
+    """The ``openinference`` importer (see module docstring)."""
+
+    name = "openinference"
+    records_omissions = False
+    description = "OpenInference / Arize Phoenix spans (OTLP, Phoenix span JSON, span lists, attribute maps)"
+
+    def sniff(self, path: Path, head: bytes) -> float:
+        """:data:`~ctxviewer.importers.contract.SPECIFIC` when the head carries OpenInference attribute names (above
+        the GenAI spans' 0.9 of the ``otel`` importer: OpenInference spans may carry ``gen_ai.*``
+        keys too) and is not a Langfuse export or a ctxviewer export; else 0."""
+        text = head_text(head)
+        if '"observations"' in text and '"trace"' in text:  # a Langfuse download keeps span attributes
+            return 0.0
+        if '"ctxviewer.trace_id"' in text:  # a ctxviewer export (its embedded traces may quote llm.* keys)
+            return 0.0
+        return SPECIFIC if any(m in text for m in _MARKERS) else 0.0
+
+    def load(self, path: Path) -> Iterator[Record]:
+        """One trace per LLM span, in file order; problems for bad spans and unattached retrievals."""
+        file = str(path)
+        spans: dict[Any, Span] = {}
+        problems: list[ImportProblem] = []
+        for record, doc in load_documents(path):
+            if isinstance(doc, Exception):
+                problems.append(ImportProblem(file, record, str(doc)))
+                continue
+            try:
+                for sp in spans_of(doc, file, "" if record == "document" else f"{record} "):
+                    if isinstance(sp, ImportProblem):
+                        problems.append(sp)
+                    else:
+                        key = (sp.trace_id, sp.span_id) if sp.span_id else id(sp)
+                        spans[key] = sp  # a span printed twice: the later print wins
+            except ValueError as exc:
+                problems.append(ImportProblem(file, record, str(exc)))
+        if not spans:
+            raise ImportFailed(f"{path}: no OpenInference spans" + (f" ({problems[0].message})" if problems else ""))
+        yield from problems
+        calls = [(s, _call(s)) for s in spans.values() if span_kind(s.attributes) == "LLM"]
+        for s in spans.values():
+            kind = span_kind(s.attributes)
+            if kind in ("RETRIEVER", "RERANKER"):
+                docs = oi.documents(oi.flatten(s.attributes), s.name)
+                target = _fed(calls, s)
+                if target is None:
+                    yield ImportProblem(file, s.record, f"retrieval span {s.span_id or s.name} fed no LLM span "
+                                        f"in this file; its {len(docs)} document(s) are not imported")
+                else:
+                    target.documents.extend(docs)
+            elif kind == "TOOL":
+                target = _fed(calls, s)
+                if target is not None:
+                    fed = list(target.attributes.get("ctxviewer.fed_by", []))
+                    target.attributes["ctxviewer.fed_by"] = fed + [f"tool {s.attributes.get('tool.name') or s.name} "
+                                                                   f"(span {s.span_id})"]
+        if not calls:
+            kinds = sorted({span_kind(s.attributes) or "unknown" for s in spans.values()})
+            yield ImportProblem(file, "whole file", f"no LLM spans found ({len(spans)} span(s) of kind {', '.join(kinds)})")
+        by_id = {s.span_id: s for s in spans.values() if s.span_id}
+        for s, call in calls:
+            chain = [s]
+            while chain[-1].parent_id in by_id and by_id[chain[-1].parent_id] not in chain:
+                chain.append(by_id[chain[-1].parent_id])
+            call.attributes.update(agent_attributes([(oi.flatten(c.attributes), f"span {c.name or '?'} ({c.span_id})") for c in chain]))
+        for s, call in calls:
+            trace, warnings = build_trace(call)
+            yield trace
+            for w in warnings:
+                yield ImportProblem(file, s.record, w)
+
+
+IMPORTER = OpenInferenceImporter()

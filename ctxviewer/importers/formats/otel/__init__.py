@@ -1,0 +1,161 @@
+"""OpenTelemetry GenAI importer (``otel``): one :class:`~ctxviewer.model.trace.RequestTrace` per
+model-call span, from any span container.
+
+What lives here: the importer (:class:`OtelImporter`: sniffing by container, the per-file span
+groups), :mod:`.events` (span events and log records folded into attributes, truncated and
+over-deep values), :mod:`.mapping` (a chat span's GenAI attributes -> an
+:class:`~ctxviewer.importers.common.llm_call.LLMCall`), :mod:`.group` (what a chat span learns
+from the other spans of its trace: session, agent, inherited system instructions, tool executions).
+The span containers it reads (OTLP/JSON and protobuf, span lists, attribute maps) and the span
+shape are shared with the other span formats in :mod:`ctxviewer.importers.common.spans`; the
+chat-message normaliser is :mod:`ctxviewer.importers.common.messages`; the trace is made by the
+one normaliser, :func:`ctxviewer.importers.common.llm_call.build_trace`.
+
+May import: :mod:`ctxviewer.importers.common`, :mod:`ctxviewer.importers.contract`,
+:mod:`ctxviewer.model`; never another format.
+
+OTel spans record only what was sent (``records_omissions = False``) and no per-item token counts
+(the import pipeline counts them). A new OpenTelemetry GenAI attribute is read in
+:mod:`.mapping` (a span's own) or :mod:`.group` (what a call takes from its ancestor spans); an
+event form in :mod:`.events`. No Qt here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Iterator
+
+from ctxviewer.importers.common.containers import head_text
+from ctxviewer.importers.common.llm_call import build_trace
+from ctxviewer.importers.common.peek import peek_json
+from ctxviewer.importers.common.spans import attribute_map, otlp, span_list
+from ctxviewer.importers.common.spans.read import PROTOBUF_SUFFIXES, read_span_groups
+from ctxviewer.importers.common.spans.span import Span, SpanRecord, trace_id_for
+from ctxviewer.importers.contract import ImportProblem, Record
+from ctxviewer.importers.formats.otel.events import deep_keys, fold_events, truncated_keys
+from ctxviewer.importers.formats.otel.group import enrich_call, fed_call, tool_trace
+from ctxviewer.importers.formats.otel.mapping import call_from_span, is_chat_span, token_count, usage_from
+
+__all__ = ["IMPORTER", "OtelImporter", "call_from_span", "is_chat_span", "token_count", "usage_from"]
+
+class OtelImporter:
+    """The ``otel`` importer: OpenTelemetry GenAI spans in any span container."""
+
+    name = "otel"
+    records_omissions = False  # GenAI spans record what was sent, not the trimmed candidates
+    description = "OpenTelemetry GenAI spans (OTLP/JSON, JSON Lines of OTLP, span lists, attribute maps)"
+
+    def sniff(self, path: Path, head: bytes) -> float:
+        """The best container confidence for the first JSON document of ``head`` (0.9 when its spans
+        carry ``gen_ai.*`` attributes; see each container's ``sniff``). Never raises."""
+        if path.suffix.lower() in PROTOBUF_SUFFIXES:
+            return 0.9
+        doc = peek_json(head_text(head).encode("utf-8"))  # gzip and UTF-16/UTF-8 BOMs undone first
+        return max(otlp.sniff(doc), span_list.sniff(doc), attribute_map.sniff(doc))
+
+    def load(self, path: Path) -> Iterator[Record]:
+        """Yield one trace per chat span, in file order, and problems for bad spans or lines.
+
+        Raises :class:`~ctxviewer.importers.ImportFailed` for an unreadable or non-span file. Span
+        events and log records are folded into attributes first (:mod:`.events`); a span printed
+        twice (console exporter: at start with no end, then ended) counts once, the ended print winning. Each
+        chat span's trace learns status, session, inherited system instructions and the tool
+        executions that fed it from the other spans (:mod:`.group`); recoverable bad values yield
+        the trace, then one problem per value. A file whose spans include no chat span yields one
+        :class:`ImportProblem` saying so -- unless a span or line was already reported as rejected.
+        """
+        file = str(path)
+        state = _FileState()
+        for group in read_span_groups(path):
+            yield from _load_group(group, file, state)
+        if not state.chats and not state.rejected and not state.lone_tools:
+            what = (f"{state.others} other span(s): {', '.join(state.other_names)}" if state.others else "no spans")
+            yield ImportProblem(file, "whole file", f"no chat spans found ({what})")
+
+
+class _FileState:
+    """What :meth:`OtelImporter.load` learns across the span groups of one file."""
+
+    def __init__(self) -> None:
+        self.rejected = 0  # spans or lines reported as problems so far
+        self.chats = 0
+        self.lone_tools = 0  # named execute_tool spans (kept as traces when they fed no chat span)
+        self.others = 0  # spans neither chat nor named tool execution
+        self.other_names: list[str] = []  # the first five of them, for the "no chat spans" message
+
+
+def _load_group(group: list[SpanRecord], file: str, state: _FileState) -> Iterator[Record]:
+    """Traces and problems of one group of whole traces (:func:`ctxviewer.importers.common.spans.read.read_span_groups`)."""
+    spans: dict[object, Span] = {}
+    for rec in group:
+        if isinstance(rec, ImportProblem):
+            state.rejected += 1
+            yield rec
+            continue
+        key: object = (rec.trace_id, rec.span_id) if rec.span_id else id(rec)
+        earlier = spans.get(key)
+        if earlier is not None and not (earlier.end is None and rec.end is not None):
+            key = id(rec)  # the same ids twice, but not an open print followed by the ended one
+        spans[key] = rec
+    cut: dict[int, list[str]] = {}
+    for key, sp in list(spans.items()):
+        sp, deep = deep_keys(sp)  # JSON nested too deep to parse: cut below 100 levels, named
+        for message in deep:
+            yield ImportProblem(file, f"{sp.record} span {sp.span_id}" if sp.span_id else sp.record, message)
+        sp, keys = truncated_keys(fold_events(sp))
+        spans[key] = sp
+        if keys:
+            cut[id(sp)] = keys
+    by_id = {s.span_id: s for s in spans.values() if s.span_id}
+    chats = [s for s in spans.values() if is_chat_span(s.attributes)]
+    tools = [s for s in spans.values() if s.attributes.get("gen_ai.operation.name") == "execute_tool"]
+    named = [t for t in tools if t.attributes.get("gen_ai.tool.name")]
+    state.chats += len(chats)
+    state.lone_tools += len(named)
+    for s in spans.values():
+        if not is_chat_span(s.attributes) and not (s.attributes.get("gen_ai.operation.name") == "execute_tool"
+                                                   and s.attributes.get("gen_ai.tool.name")):
+            state.others += 1
+            if len(state.other_names) < 5:
+                state.other_names.append(str(s.attributes.get("gen_ai.operation.name") or s.name or "unnamed"))
+    fed: dict[int, list[str]] = {}
+    for t in tools:
+        target = fed_call(t, chats)
+        if target is not None:
+            fed.setdefault(id(target), []).append(
+                f"tool {t.attributes.get('gen_ai.tool.name') or t.name} (span {t.span_id})")
+    for s in chats:
+        where = f"{s.record} span {s.span_id}" if s.span_id else s.record
+        problems: list[str] = []
+        try:
+            call = call_from_span(s, problems)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            yield ImportProblem(file, where, f"cannot map GenAI attributes: {exc}")
+            continue
+        role_keyed = enrich_call(call, s, by_id)
+        try:
+            trace, notes = build_trace(call)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            yield ImportProblem(file, where, f"cannot map GenAI attributes: {exc}")
+            continue
+        notes += role_keyed
+        if id(s) in fed:
+            trace = replace(trace, attributes={**trace.attributes, "ctxviewer.fed_by": fed[id(s)]})
+        if id(s) in cut:
+            trace = replace(trace, attributes={**trace.attributes, "ctxviewer.truncated": cut[id(s)],
+                                               "ctxviewer.content": "truncated"})
+            notes += [f"{k}: value cut mid-JSON (truncated capture); kept as raw text, so reported usage "
+                      "exceeds what was captured" for k in cut[id(s)]]
+        yield trace
+        for message in problems + notes:
+            yield ImportProblem(file, where, message)
+    for t in named:  # a named tool execution that fed no chat span: kept (unless a span was rejected)
+        if not state.rejected and fed_call(t, chats) is None:
+            yield tool_trace(t, trace_id_for(t))
+            yield ImportProblem(file, t.record, "execute_tool span fed no chat span in this file; "
+                                                "imported on its own (its call and result)")
+
+
+IMPORTER = OtelImporter()
+"""The ``otel`` importer (listed in ``ctxviewer.importers.registry.BUILTIN``)."""

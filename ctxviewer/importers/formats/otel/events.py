@@ -1,0 +1,136 @@
+"""GenAI content carried by span events or log records instead of span attributes, folded into the
+span's attributes so :mod:`.mapping` reads every form the same way.
+
+Forms (semconv ``model/gen-ai/events.yaml`` and ``deprecated/events-deprecated.yaml``):
+
+* ``gen_ai.client.inference.operation.details`` (semconv >= 1.37): its attributes (or log body)
+  are the content attributes themselves (``gen_ai.input.messages``, ``gen_ai.output.messages``,
+  ``gen_ai.system_instructions``, ``gen_ai.tool.definitions``...);
+* per-message events (semconv 1.28 - 1.36): ``gen_ai.system.message``, ``gen_ai.user.message``,
+  ``gen_ai.assistant.message`` (``{content, tool_calls}``), ``gen_ai.tool.message``
+  (``{content, id}``) -> ``gen_ai.input.messages`` in event order; ``gen_ai.choice``
+  (``{index, finish_reason, message}``) -> ``gen_ai.output.messages``. The body is the log
+  record body, or for span events the event's ``body`` / ``event.body`` attribute or its own
+  attributes;
+* ``gen_ai.content.prompt`` / ``gen_ai.content.completion`` (<= 1.27) with attributes
+  ``gen_ai.prompt`` / ``gen_ai.completion``.
+
+An attribute already on the span wins over the events. No Qt here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from ctxviewer.importers.common import messages as gm
+from ctxviewer.importers.common.containers import loads_bounded, nested_too_deep
+from ctxviewer.importers.common.spans.span import Span
+
+MESSAGE_EVENTS = {"gen_ai.system.message": "system", "gen_ai.user.message": "user",
+                  "gen_ai.assistant.message": "assistant", "gen_ai.tool.message": "tool"}
+"""Per-message event names -> the role they carry (semconv 1.28 - 1.36)."""
+
+DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+
+
+def _body(ev: Mapping[str, Any]) -> dict[str, Any]:
+    body = ev.get("body")
+    attrs = ev.get("attributes") or {}
+    if body is None:
+        body = attrs.get("body", attrs.get("event.body"))
+    body = gm.parse_structured(body)
+    if isinstance(body, Mapping):
+        return dict(body)
+    if body is not None:
+        return {"content": body}
+    return {k: gm.parse_structured(v) for k, v in attrs.items() if not k.startswith(("gen_ai.system", "event."))}
+
+
+def _message(role: str, body: Mapping[str, Any]) -> gm.Message:
+    parts: list[dict[str, Any]] = []
+    content = body.get("content")
+    if role == "tool":
+        parts.append({"type": "tool_call_response", "id": body.get("id") or body.get("tool_call_id"),
+                      "response": content if isinstance(content, str) or content is None else gm.compact_json(content)})
+    elif isinstance(content, list):
+        parts.extend(gm.normalise_message({"role": role, "content": content})["parts"])
+    elif content not in (None, ""):
+        parts.append({"type": "text", "content": str(content)})
+    for c in body.get("tool_calls") or []:
+        if isinstance(c, Mapping):
+            f = c.get("function")
+            fn: Mapping[str, Any] = f if isinstance(f, Mapping) else c
+            parts.append({"type": "tool_call", "id": c.get("id"), "name": fn.get("name"), "arguments": fn.get("arguments")})
+    return {"role": str(body.get("role") or role), "parts": parts}
+
+
+def fold_events(span: Span) -> Span:
+    """``span`` with the GenAI content of its events added to its attributes (see module docstring)."""
+    if not span.events:
+        return span
+    attrs = dict(span.attributes)
+    inputs: list[gm.Message] = []
+    outputs: list[gm.Message] = []
+    for ev in span.events:
+        name = str(ev.get("name") or "")
+        ev_attrs = ev.get("attributes") or {}
+        if name == DETAILS_EVENT:
+            body = ev.get("body")
+            for source in (ev_attrs, body if isinstance(body, Mapping) else {}):
+                for k, v in source.items():
+                    attrs.setdefault(k, v)
+        elif name in MESSAGE_EVENTS:
+            inputs.append(_message(MESSAGE_EVENTS[name], _body(ev)))
+        elif name == "gen_ai.choice":
+            body = _body(ev)
+            inner = body.get("message")
+            msg: Mapping[str, Any] = inner if isinstance(inner, Mapping) else body
+            out = _message("assistant", msg)
+            out["finish_reason"] = body.get("finish_reason")
+            outputs.append(out)
+        elif name == "gen_ai.content.prompt" and "gen_ai.prompt" in ev_attrs:
+            attrs.setdefault("gen_ai.prompt", ev_attrs["gen_ai.prompt"])
+        elif name == "gen_ai.content.completion" and "gen_ai.completion" in ev_attrs:
+            attrs.setdefault("gen_ai.completion", ev_attrs["gen_ai.completion"])
+    if inputs:
+        attrs.setdefault("gen_ai.input.messages", inputs)
+    if outputs:
+        attrs.setdefault("gen_ai.output.messages", outputs)
+    return replace(span, attributes=attrs)
+
+
+STRUCTURED_KEYS = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions")
+"""Content attributes whose value is JSON; a value cut mid-JSON is kept as raw text."""
+
+
+def truncated_keys(span: Span) -> tuple[Span, list[str]]:
+    """``span`` with each content attribute that was cut mid-JSON (a string starting like JSON that
+    parses neither as JSON nor as a Python literal) replaced by one message holding the raw text,
+    and the names of those attributes. The raw text is what was captured; the trace marks it
+    ``ctxviewer.truncated``."""
+    attrs = dict(span.attributes)
+    cut = []
+    for key in STRUCTURED_KEYS:
+        v = attrs.get(key)
+        if isinstance(v, str) and v.strip()[:1] in ("[", "{") and gm.parse_structured(v) is v:
+            role = "assistant" if key == "gen_ai.output.messages" else ("system" if "system" in key else "user")
+            raw = [{"type": "text", "content": v}]
+            attrs[key] = raw if key == "gen_ai.system_instructions" else [{"role": role, "parts": raw}]
+            cut.append(key)
+    return (replace(span, attributes=attrs), cut) if cut else (span, [])
+
+
+def deep_keys(span: Span) -> tuple[Span, list[str]]:
+    """``span`` with each string attribute holding JSON nested too deep to parse replaced by its
+    value parsed with the part below :data:`~ctxviewer.importers.common.containers.MAX_DEPTH` left out, and one message per
+    such attribute naming it (``"gen_ai.input.messages: [0].parts[0]...: JSON nested deeper than
+    100 levels; 1 deeper value(s) left out"``)."""
+    attrs = dict(span.attributes)
+    out = []
+    for key, v in span.attributes.items():
+        if isinstance(v, str) and v.lstrip()[:1] in ("[", "{") and nested_too_deep(v):
+            attrs[key], message = loads_bounded(v)
+            out.append(f"{key}: {message}")
+    return (replace(span, attributes=attrs), out) if out else (span, [])

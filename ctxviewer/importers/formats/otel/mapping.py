@@ -1,0 +1,261 @@
+"""Span -> model call under the OpenTelemetry GenAI semantic conventions: one
+:class:`~ctxviewer.importers.common.llm_call.LLMCall` per model-call span, whatever container the
+span came from, made a :class:`~ctxviewer.model.trace.RequestTrace` by the one normaliser
+(:func:`ctxviewer.importers.common.llm_call.build_trace`).
+
+A span is a model call ("chat span") when its
+``gen_ai.operation.name`` is ``chat``, ``generate_content`` or ``text_completion``, or -- when it
+has no operation name -- when it carries ``gen_ai.input.messages``, the deprecated
+``gen_ai.prompt`` (JSON or OpenLLMetry-indexed ``gen_ai.prompt.{i}.*``), or Vercel AI SDK
+``ai.prompt.messages`` on an ``ai.*.doGenerate`` / ``doStream`` span. Other spans (``execute_tool``,
+``invoke_agent``, workflows) are skipped; a file with none (and no rejected span) yields one problem.
+
+Mapping (attribute names of the OTel GenAI semantic conventions, and the older forms real
+instrumentations write):
+
+* ``gen_ai.system_instructions`` -> a ``policy`` item (trusted, role ``system``, id ``system``); a
+  ``system`` (or ``developer``) message in ``gen_ai.input.messages`` -> also a ``policy`` item.
+* ``gen_ai.input.messages`` -> one item per message, id ``msg-{i}`` (``i`` = 0-based index in the
+  attribute, also ``source.turn``): the last ``user`` message, whatever its parts, is the ``user`` item and
+  ``trace.user_request``; other user, assistant and tool messages are ``history`` (untrusted, role
+  kept). Assistant ``tool_call`` parts keep their call JSON in the content; ``tool_call_response``
+  parts show the response. Binary parts show a placeholder (see :func:`ctxviewer.importers.common.messages.part_text`).
+* ``gen_ai.tool.definitions`` (fallback ``llm.request.functions.{i}.*``) -> one ``tool`` item per
+  definition, after the messages; id = tool name (``name#2``, ``name#3``, ... when the name repeats
+  or is another item's id: :func:`~ctxviewer.importers.common.llm_call.unique_id`), content = compact JSON of the definition;
+  untrusted (only policy is trusted, ch. 3.5: tool descriptions are data).
+* ``gen_ai.output.messages`` (fallback deprecated ``gen_ai.completion``) -> ``Response`` of the first
+  choice and its ``tool_call`` parts as ``ToolCall`` (arguments exactly as sent; an object becomes
+  compact JSON); fallback ``gen_ai.completion.{i}.tool_calls`` / ``function_call``.
+* ``gen_ai.usage.*`` -> ``Usage``; ``gen_ai.request.model``, ``gen_ai.provider.name`` (legacy
+  ``gen_ai.system``) -> ``Endpoint``; ``gen_ai.request.max_tokens`` -> ``reserved_output_tokens``;
+  resource ``service.name`` -> ``service``; ``gen_ai.conversation.id`` -> ``session_id``; span start ->
+  ``created``; other ``gen_ai.request.*`` parameters, ``gen_ai.operation.name``,
+  ``gen_ai.usage.total_tokens``, the span name (``otel.span.name``) and parent
+  (``otel.parent_span_id``) -> ``trace.attributes``; the span's status and times -> the status
+  attributes of :func:`~ctxviewer.importers.common.llm_call.build_trace`.
+* A token count that is negative, fractional, boolean or not a number, and a
+  ``gen_ai.input.messages`` / ``gen_ai.output.messages`` that is not a list, is imported as not
+  recorded, with one problem naming the span and the attribute.
+* ``trace_id`` = ``"{otel trace id}:{span id}"``; a span without ids (flat attribute map) gets
+  ``"attrs-{sha256 of its attributes, 16 hex}"``.
+
+OTel records neither omitted items nor priorities nor the context capacity: every item is
+``retained`` at positions 1..n, priorities and capacity stay ``None``. Nor does it record per-item
+token counts: items leave this importer with ``tokens=None`` and no encoding; the import pipeline
+(:mod:`ctxviewer.pipeline.importing`) counts them and marks them ``counted`` with its encoding. No Qt here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ctxviewer.importers.common import messages as gm
+from ctxviewer.importers.common.llm_call import LLMCall, status_attributes
+from ctxviewer.importers.common.spans.span import Span, trace_id_for
+from ctxviewer.model.trace import Usage
+
+CHAT_OPERATIONS = frozenset({"chat", "generate_content", "text_completion"})
+"""``gen_ai.operation.name`` values of a model call (semconv ``gen_ai.operation.name``)."""
+
+ACCOUNTING_RULE = "item text only; per-item counts not recorded by the source"
+"""Recorded as ``Endpoint.accounting_rule``: OTel spans carry no per-item token counts, so the
+counts are ctxviewer's (each item's provenance names the encoding)."""
+
+
+_USAGE_KEYS: dict[str, tuple[str, ...]] = {
+    "input_tokens": ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "ai.usage.inputTokens",
+                     "ai.usage.promptTokens"),
+    "output_tokens": ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens",
+                      "ai.usage.outputTokens", "ai.usage.completionTokens"),
+    "cached_input_tokens": ("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cached_tokens",
+                            "gen_ai.usage.cache_read_input_tokens", "ai.usage.cachedInputTokens"),
+    "cache_creation_input_tokens": ("gen_ai.usage.cache_creation.input_tokens",
+                                    "gen_ai.usage.cache_creation_input_tokens"),
+    "reasoning_tokens": ("gen_ai.usage.reasoning.output_tokens", "gen_ai.usage.reasoning_tokens",
+                         "ai.usage.reasoningTokens"),
+}
+"""Usage field -> attribute names in order of preference (standard first, then seen non-standard)."""
+
+_HANDLED = frozenset({"gen_ai.request.model", "gen_ai.request.max_tokens"})
+
+
+def is_chat_span(attrs: Mapping[str, Any]) -> bool:
+    """True if a span's attributes describe one model call (see module docstring for the rule)."""
+    op = attrs.get("gen_ai.operation.name")
+    if op is not None:
+        return str(op) in CHAT_OPERATIONS
+    if "gen_ai.input.messages" in attrs or "gen_ai.prompt" in attrs:
+        return True
+    if any(k.startswith("gen_ai.prompt.") for k in attrs):
+        return True
+    op_id = str(attrs.get("ai.operationId") or "")
+    return "ai.prompt.messages" in attrs and op_id.endswith((".doGenerate", ".doStream"))
+
+
+def token_count(value: Any) -> int | None:
+    """A token-count attribute value as a non-negative ``int``; ``None`` / ``""`` -> ``None``.
+
+    Accepts integers, integral floats (``27.0``) and numeric strings (``"412"``, ``"27.0"``).
+    Raises ``ValueError`` for a negative or non-integral number, a boolean, or anything else.
+    """
+    if value is None or value == "":
+        return None
+    n = value
+    if isinstance(value, str):
+        for conv in (int, float):
+            try:
+                n = conv(value.strip())
+                break
+            except ValueError:
+                continue
+    if (isinstance(n, bool) or not isinstance(n, (int, float)) or n < 0
+            or (isinstance(n, float) and not n.is_integer())):  # NaN and infinities are not integers
+        raise ValueError(f"{value!r} is not a token count")
+    return int(n)
+
+
+def _tokens(value: Any, attr: str, problems: list[str] | None) -> int | None:
+    """:func:`token_count` of ``value``; a bad value becomes ``None`` and a problem naming ``attr``."""
+    try:
+        return token_count(value)
+    except ValueError as exc:
+        if problems is not None:
+            problems.append(f"{attr}: {exc}; shown as not recorded")
+        return None
+
+
+def _str(value: Any) -> str | None:
+    return None if value is None or value == "" else str(value)
+
+
+def _first_key(attrs: Mapping[str, Any], *keys: str) -> str | None:
+    for k in keys:
+        if attrs.get(k) not in (None, ""):
+            return k
+    return None
+
+
+def _first(attrs: Mapping[str, Any], *keys: str) -> Any:
+    k = _first_key(attrs, *keys)
+    return None if k is None else attrs[k]
+
+
+def usage_from(attrs: Mapping[str, Any], problems: list[str] | None = None) -> Usage:
+    """Provider-reported usage from ``gen_ai.usage.*`` (semconv names first, then the non-standard
+    ``gen_ai.usage.reasoning_tokens`` / ``cached_tokens`` and Vercel ``ai.usage.*``); LiteLLM's
+    ``metadata.usage_object`` (a Python-repr OpenAI usage dict) fills cached and reasoning tokens
+    when no attribute has them. All in tokens; ``None`` = not reported. A value that is not a token
+    count (:func:`token_count`) is ``None`` and appends a message naming the attribute to ``problems``."""
+    values: dict[str, int | None] = {}
+    for f, keys in _USAGE_KEYS.items():
+        k = _first_key(attrs, *keys)
+        values[f] = None if k is None else _tokens(attrs[k], k, problems)
+    extra = gm.parse_structured(attrs.get("metadata.usage_object"))
+    if isinstance(extra, Mapping):
+        for f, details, key in (("cached_input_tokens", "prompt_tokens_details", "cached_tokens"),
+                                ("reasoning_tokens", "completion_tokens_details", "reasoning_tokens")):
+            d = extra.get(details)
+            if values[f] is None and isinstance(d, Mapping):
+                values[f] = _tokens(d.get(key), f"metadata.usage_object {details}.{key}", problems)
+    return Usage(**values)
+
+
+def _message_list(attrs: Mapping[str, Any], key: str, problems: list[str] | None) -> list[gm.Message] | None:
+    """The semconv message list ``attrs[key]``; a value that is not a list is ``None`` (not
+    recorded) and appends a problem naming ``key``."""
+    try:
+        return gm.parse_message_list(attrs[key])
+    except ValueError as exc:
+        if problems is not None:
+            problems.append(f"{key}: {exc}")
+        return None
+
+
+def _input_messages(attrs: Mapping[str, Any], problems: list[str] | None = None) -> list[gm.Message] | None:
+    if attrs.get("gen_ai.input.messages") is not None:
+        return _message_list(attrs, "gen_ai.input.messages", problems)
+    for key in ("gen_ai.prompt", "ai.prompt.messages"):
+        if attrs.get(key) is not None:
+            return gm.parse_messages(attrs[key])
+    return gm.indexed_messages(attrs, "gen_ai.prompt")
+
+
+def _output_messages(attrs: Mapping[str, Any], problems: list[str] | None = None) -> list[gm.Message] | None:
+    if attrs.get("gen_ai.output.messages") is not None:
+        return _message_list(attrs, "gen_ai.output.messages", problems)
+    if attrs.get("gen_ai.completion") is not None:
+        return gm.parse_messages(attrs["gen_ai.completion"])
+    if attrs.get("ai.response.text") is not None or attrs.get("ai.response.toolCalls") is not None:
+        parts: list[dict[str, Any]] = []
+        if attrs.get("ai.response.text") not in (None, ""):
+            parts.append({"type": "text", "content": attrs["ai.response.text"]})
+        for c in gm.parse_structured(attrs.get("ai.response.toolCalls")) or []:
+            if isinstance(c, Mapping):
+                parts.append({"type": "tool_call", "id": c.get("toolCallId"), "name": c.get("toolName"),
+                              "arguments": c.get("input", c.get("args"))})
+        msg: gm.Message = {"role": "assistant", "parts": parts}
+        if attrs.get("ai.response.finishReason") is not None:
+            msg["finish_reason"] = attrs["ai.response.finishReason"]
+        return [msg]
+    return gm.indexed_messages(attrs, "gen_ai.completion")
+
+
+def call_from_span(span: Span, problems: list[str] | None = None) -> LLMCall:
+    """The model call one chat span's own attributes record (module docstring); what it learns
+    from the other spans of its trace is added by :func:`.group.enrich_call`. Raises
+    ``ValueError``, ``TypeError`` or ``KeyError`` on attribute values of an impossible shape.
+
+    Recoverable bad values (a token count that is not one, a message attribute that is not a
+    list) are imported as not recorded; each appends a message naming its attribute to ``problems``."""
+    a = span.attributes
+    call = LLMCall(trace_id=trace_id_for(span), source_format="otel", last_user_is_request=True,
+                   accounting_rule=ACCOUNTING_RULE, check_usage=False)
+    call.system = gm.parse_parts(a.get("gen_ai.system_instructions")) or None
+    call.messages = [dict(m, role=None) if m.get("role") == "" else m for m in _input_messages(a, problems) or []]
+    defs = gm.parse_tool_definitions(_first(a, "gen_ai.tool.definitions", "ai.prompt.tools"))
+    call.tools = (defs if defs is not None else gm.indexed_functions(a)) or []
+    outputs = _output_messages(a, problems)
+    reasons = gm.parse_structured(a.get("gen_ai.response.finish_reasons"))
+    reason = reasons[0] if isinstance(reasons, list) and reasons else _str(reasons)
+    first = outputs[0] if outputs else None
+    if first is not None:  # the first choice's own finish reason wins over the span's list
+        reason = _str(first.get("finish_reason")) or reason
+        first = {k: v for k, v in first.items() if k != "finish_reason"}
+    call.output = [first] if first is not None else None  # choices: only the first is the response
+    call.finish_reason = _str(reason)
+    if not (first and gm.tool_call_parts(first)):  # LiteLLM / OpenLLMetry legacy indexed completion attributes
+        call.output_tool_calls = [c for m in gm.indexed_messages(a, "gen_ai.completion") or []
+                                  for c in gm.tool_call_parts(m)]
+    call.response_model, call.response_id = _str(a.get("gen_ai.response.model")), _str(a.get("gen_ai.response.id"))
+    call.provider = _str(_first(a, "gen_ai.provider.name", "gen_ai.system", "ai.model.provider"))
+    call.model = _str(_first(a, "gen_ai.request.model", "ai.model.id"))
+    call.service = _str(span.resource.get("service.name"))
+    call.session_id = _str(a.get("gen_ai.conversation.id"))
+    call.user_id = _str(_first(a, "user.id", "enduser.id"))
+    call.created, call.ended = span.start, span.end
+    if span.start is not None and span.end is None:
+        call.ended_recorded = False
+    call.status, call.status_message = span.status, span.status_message
+    params = call.attributes
+    params.update((k, v) for k, v in a.items() if k.startswith("gen_ai.request.") and k not in _HANDLED)
+    if "gen_ai.operation.name" in a:
+        params["gen_ai.operation.name"] = a["gen_ai.operation.name"]
+    total = _tokens(a.get("gen_ai.usage.total_tokens"), "gen_ai.usage.total_tokens", problems)
+    if total is not None:
+        params["gen_ai.usage.total_tokens"] = total
+    if span.name:
+        params["otel.span.name"] = span.name
+    if span.parent_id:
+        params["otel.parent_span_id"] = span.parent_id
+    if span.status == "error":  # read by checks/spans.py (span ended in error)
+        params["otel.status_code"] = span.status
+        if span.status_message:
+            params["otel.status_message"] = span.status_message
+    if span.start is not None and span.end is None:  # read by checks/spans.py (span never ended)
+        params["otel.span.ended"] = False
+    params.update(status_attributes(call))  # the span's own status, before what other spans add (group)
+    call.max_tokens = _tokens(a.get("gen_ai.request.max_tokens"), "gen_ai.request.max_tokens", problems)
+    call.usage = usage_from(a, problems)  # problems in attribute order: messages, total, max tokens, usage
+    return call

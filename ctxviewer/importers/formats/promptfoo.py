@@ -1,0 +1,119 @@
+"""promptfoo eval exports (``promptfoo export`` / ``--output results.json``, results version 3):
+one :class:`~ctxviewer.model.trace.RequestTrace` per result row (test x prompt x provider).
+
+Fields (promptfoo ``src/types/index.ts`` ``EvaluateSummaryV3``, ``EvaluateResult``, ``TokenUsage``):
+``provider.id`` = ``"provider:model"``; ``prompt.raw`` is the rendered prompt -- a
+chat prompt is a JSON message array, anything else one user message; ``response.output`` the answer,
+``response.finishReason``; usage ``response.tokenUsage{prompt, completion, cached,
+completionDetails.reasoning}`` (OpenAI rule: prompt includes cached, completion includes
+reasoning); ``error`` -> status error with its message; ``latencyMs``, ``score``, ``success``,
+``cost``, ``gradingResult.pass`` kept as attributes. The eval's ``results.timestamp`` is each
+row's created time (rows carry no own time). Trace id = ``"{evalId}:{result id}"``. No Qt here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Iterator
+
+from ctxviewer.importers.common import provider_messages as pm
+from ctxviewer.importers.common.containers import head_text, read_text
+from ctxviewer.importers.common.llm_call import LLMCall, build_trace
+from ctxviewer.importers.common.values import parse_time
+from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
+from ctxviewer.model.trace import Usage
+
+
+def _prompt_messages(raw: Any) -> list[pm.Message]:
+    if isinstance(raw, str):
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            data = None
+        if isinstance(data, list) and data and all(isinstance(m, Mapping) and "role" in m for m in data):
+            return [pm.openai_message(m) for m in data]
+        return [{"role": "user", "parts": [{"type": "text", "content": raw}]}]
+    if isinstance(raw, list):
+        return [pm.openai_message(m) for m in raw]
+    return []
+
+
+def call_from_result(r: Mapping[str, Any], eval_id: str, created: Any) -> LLMCall:
+    """One ``results.results[]`` row as an :class:`LLMCall`."""
+    prov = r.get("provider") or {}
+    pid = str(prov.get("id")) if isinstance(prov, Mapping) else str(prov)
+    provider, _, model = pid.partition(":")
+    resp = r.get("response") or {}
+    tu = resp.get("tokenUsage") or {}
+    cd = tu.get("completionDetails") or {}
+    prompt = r.get("prompt") or {}
+    rid = r.get("id") or f"{r.get('promptIdx')}-{r.get('testIdx')}"
+    call = LLMCall(trace_id=f"{eval_id}:{rid}",
+                   source_format="promptfoo", provider=provider or None, model=model or None,
+                   messages=_prompt_messages(prompt.get("raw")))
+    out = resp.get("output")
+    if out is not None:
+        text = out if isinstance(out, str) else json.dumps(out, ensure_ascii=False)
+        call.output = [{"role": "assistant", "parts": [{"type": "text", "content": text}],
+                        "finish_reason": resp.get("finishReason")}]
+    call.usage = Usage(input_tokens=pm.int_or_none(tu.get("prompt")), output_tokens=pm.int_or_none(tu.get("completion")),
+                       cached_input_tokens=pm.int_or_none(tu.get("cached")),
+                       reasoning_tokens=pm.int_or_none(cd.get("reasoning")) if isinstance(cd, Mapping) else None)
+    call.created = created
+    if r.get("error") and r.get("failureReason") != 1:  # 1 = assertion failed: the call itself succeeded
+        call.status, call.status_message = "error", str(r["error"])
+    else:
+        call.status = "ok"
+        if r.get("error"):
+            call.attributes["promptfoo.failure"] = str(r["error"])
+    call.attributes.update({f"promptfoo.{k}": r[k] for k in ("latencyMs", "score", "success", "cost", "testIdx",
+                                                           "promptIdx") if r.get(k) is not None})
+    if prompt.get("label"):
+        call.attributes["promptfoo.prompt_label"] = prompt["label"]
+    if isinstance(r.get("vars"), Mapping):
+        call.attributes["promptfoo.vars"] = dict(r["vars"])
+    return call
+
+
+class PromptfooImporter:
+    """The ``promptfoo`` importer (see module docstring)."""
+
+    name = "promptfoo"
+    records_omissions = False
+    description = "promptfoo eval exports (results version 3)"
+
+    def sniff(self, path: Path, head: bytes) -> float:
+        """:data:`~ctxviewer.importers.contract.SPECIFIC` for an object with ``evalId`` and ``results`` near the start; else 0."""
+        text = head_text(head)[:4096]
+        return SPECIFIC if '"evalId"' in text and '"results"' in text else 0.0
+
+    def load(self, path: Path) -> Iterator[Record]:
+        """One trace per result row, in file order."""
+        file = str(path)
+        try:
+            doc = json.loads(read_text(path))
+        except ValueError as exc:
+            raise ImportFailed(f"{path}: not JSON: {exc}") from None
+        results = doc.get("results") if isinstance(doc, Mapping) else None
+        rows = results.get("results") if isinstance(results, Mapping) else None
+        if not isinstance(rows, list) or not isinstance(results, Mapping):
+            raise ImportFailed(f"{path}: not a promptfoo export (no results.results list)")
+        try:
+            created = parse_time(results.get("timestamp"))
+        except ValueError:
+            created = None
+        for i, r in enumerate(rows):
+            record = f"results.results[{i}]"
+            try:
+                trace, warnings = build_trace(call_from_result(r, str(doc.get("evalId") or path.stem), created))
+            except (ValueError, TypeError, AttributeError, KeyError) as exc:
+                yield ImportProblem(file, record, f"cannot map result: {exc}")
+                continue
+            yield trace
+            for w in warnings:
+                yield ImportProblem(file, record, w)
+
+
+IMPORTER = PromptfooImporter()
