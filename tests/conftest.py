@@ -40,3 +40,4 @@ def shared() -> Path:
     if not (SHARED / "corpus").is_dir():
         pytest.skip(f"../shared not present at {SHARED}: corpus tests need it")
     return SHARED
+

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -124,11 +125,19 @@ def test_python_dash_m_runs_the_same_cli() -> None:
     assert json.loads(proc.stdout)["margin"] == 800
 
 
+def run_window(*args: str) -> tuple[int, str, str]:
+    """A command that opens a window (``screenshot``), in its own process as a user runs it: a
+    window and its workers leave nothing behind in the test process."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    proc = subprocess.run([sys.executable, "-m", "ctxviewer", *args], capture_output=True, text=True, env=env, timeout=300)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
 def test_screenshot_writes_png_of_requested_size(tmp_path: Path, qapp) -> None:
     from PySide6.QtGui import QImage
 
     out = tmp_path / "shot.png"
-    code, stdout, err = run("screenshot", str(SAMPLES), "budget-8k", "-o", str(out), "--size", "1280x800")
+    code, stdout, err = run_window("screenshot", str(SAMPLES), "budget-8k", "-o", str(out), "--size", "1280x800")
     assert code == 0, err
     img = QImage(str(out))
     assert (img.width(), img.height()) == (1280, 800)
@@ -149,16 +158,16 @@ def test_screenshot_rejects_bad_size(size: str, tmp_path: Path) -> None:
 
 
 def test_screenshot_to_unwritable_path_is_an_error_not_a_traceback(tmp_path: Path, qapp) -> None:
-    code, _, err = run("screenshot", str(SAMPLES), "budget-8k", "-o", str(tmp_path / "missing-dir" / "x.png"))
+    code, _, err = run_window("screenshot", str(SAMPLES), "budget-8k", "-o", str(tmp_path / "missing-dir" / "x.png"))
     assert code == 1
     assert "cannot write the image" in err and "Traceback" not in err
 
 
 def test_screenshot_suffix_picks_the_format(tmp_path: Path, qapp) -> None:
     out = tmp_path / "shot.jpg"
-    assert run("screenshot", str(SAMPLES), "budget-8k", "-o", str(out))[0] == 0
+    assert run_window("screenshot", str(SAMPLES), "budget-8k", "-o", str(out))[0] == 0
     assert out.read_bytes()[:3] == b"\xff\xd8\xff"  # JPEG magic, not PNG
-    code, _, err = run("screenshot", str(SAMPLES), "budget-8k", "-o", str(tmp_path / "x.gifv"))
+    code, _, err = run_window("screenshot", str(SAMPLES), "budget-8k", "-o", str(tmp_path / "x.gifv"))
     assert code == 1 and "unsupported image type '.gifv'" in err
 
 
