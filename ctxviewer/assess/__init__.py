@@ -16,7 +16,8 @@ What lives here:
 * :mod:`~ctxviewer.assess.evidence_positions`, :mod:`~ctxviewer.assess.textmatch`,
   :mod:`~ctxviewer.assess.tool_review`, :mod:`~ctxviewer.assess.plausibility`,
   :mod:`~ctxviewer.assess.marks` (the user's marks that some checks read),
-  :mod:`~ctxviewer.assess.trace_header` (the header rows the assessment carries).
+  :mod:`~ctxviewer.assess.trace_header` (the header rows the assessment carries), :mod:`~ctxviewer.assess.config` (the checks' settings: ``ctxviewer.toml``, marks,
+  context windows the user sets).
 
 May import: :mod:`ctxviewer.model`, :mod:`ctxviewer.tokens`, :mod:`ctxviewer.util`. Never the
 store, the importers, the presentation, or a front end (import-linter contracts in

@@ -28,7 +28,7 @@ from ctxviewer.assess import bars, budget
 from ctxviewer.assess.bars import BarSegment
 from ctxviewer.assess.budget import Allocation, CapacityCheck
 from ctxviewer.assess.checks import run_checks
-from ctxviewer.assess.checks.config import active
+from ctxviewer.assess.config import active, restore, using
 from ctxviewer.assess.context import EMPTY, AssessContext
 from ctxviewer.assess.trace_header import header_rows, numbers_line
 from ctxviewer.model.findings import Finding, Severity, State, worst
@@ -192,8 +192,13 @@ def conclude(trace: RequestTrace, context: AssessContext | None = None) -> Concl
 
     Never raises for a well-typed trace (a failing check becomes a ``check.error`` finding).
     """
-    chk = budget.capacity(trace)
-    findings = tuple(sorted(run_checks(trace, context.config if context is not None else None), key=finding_order))
+    token = using(context.config) if context is not None else None
+    try:  # eq. 3.1 reads the context's context-window settings too
+        chk = budget.capacity(trace)
+        findings = tuple(sorted(run_checks(trace, context.config if context is not None else None), key=finding_order))
+    finally:
+        if token is not None:
+            restore(token)
     return Conclusion(
         context=(context.fingerprint if context is not None else AssessContext(active()).fingerprint),
         trace_id=trace.trace_id,
@@ -211,6 +216,15 @@ def assess(trace: RequestTrace, context: AssessContext | None = None) -> Assessm
 
     Never raises for a well-typed trace (a failing check becomes a ``check.error`` finding).
     """
+    token = using(context.config) if context is not None else None
+    try:  # the chart's bars read eq. 3.1 in the same context
+        return _assess(trace, context)
+    finally:
+        if token is not None:
+            restore(token)
+
+
+def _assess(trace: RequestTrace, context: AssessContext | None) -> Assessment:
     c = conclude(trace, context)
     chk, findings, state = c.capacity, c.findings, c.state
     rows = header_rows(trace)

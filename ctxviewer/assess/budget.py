@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ctxviewer.assess.config import active
 from ctxviewer.model.trace import Category, ContextItem, Kind, LimitMode, RequestTrace, Status
 from ctxviewer.util.memo import by_identity
 
@@ -179,10 +180,16 @@ class CapacityCheck:
 
 
 def catalogue_capacity(trace: RequestTrace) -> tuple[int | None, str]:
-    """C for eq. 3.1 and where it came from: the trace's recorded capacity (:data:`RECORDED`), else
-    the model catalogue's context window for its provider and model, ``"assumed (model catalogue:
-    SOURCE)"`` (:func:`ctxviewer.tokens.catalogue.lookup`); ``(None, RECORDED)`` when neither has it."""
+    """C for eq. 3.1 and where it came from: a value the user set for this trace in ``ctxviewer.toml``
+    (over everything), the trace's recorded capacity (:data:`RECORDED`), a value the user set for
+    its model, else the model catalogue's context window for its provider and model, ``"assumed
+    (model catalogue: SOURCE)"`` (:func:`ctxviewer.tokens.catalogue.lookup`); ``(None, RECORDED)``
+    when none has it. The user's values come from the active check configuration (the assessment's
+    context, :mod:`ctxviewer.assess.config`)."""
     ep = trace.endpoint
+    user = active().context_window(trace.trace_id, ep.model)
+    if user is not None and (ep.capacity is None or user[1].startswith("set for this trace")):
+        return user
     if ep.capacity is not None or ep.limit_mode is LimitMode.SEPARATE:
         return ep.capacity, RECORDED
     from ctxviewer.tokens.catalogue import lookup  # the catalogue's data loads only for such a trace
@@ -293,11 +300,27 @@ def _capacity_problem(trace: RequestTrace) -> str | None:
 
 
 @by_identity(16)
+def _capacity_by_config(trace: RequestTrace) -> dict[int, tuple[object, CapacityCheck]]:
+    return {}
+
+
 def capacity(trace: RequestTrace) -> CapacityCheck:
-    """:func:`check_capacity` memoised per trace object (:mod:`ctxviewer.util.memo`: found by
-    identity, the trace is never hashed), so the assessment, the budget check and the bars share
-    one computation per trace."""
-    return check_capacity(trace)
+    """:func:`check_capacity` memoised per trace object and check configuration (the context's
+    context-window settings: :func:`ctxviewer.assess.config.active`; :mod:`ctxviewer.util.memo`:
+    found by identity, the trace is never hashed), so the assessment, the budget check and the bars
+    share one computation per trace."""
+    config = active()
+    memo = _capacity_by_config(trace)
+    got = memo.get(id(config))
+    if got is not None and got[0] is config:
+        return got[1]
+    chk = check_capacity(trace)
+    memo[id(config)] = (config, chk)
+    return chk
+
+
+capacity.cache_clear = _capacity_by_config.cache_clear  # type: ignore[attr-defined]
+"""Forget every remembered result (benchmarks and tests start cold)."""
 
 
 def _n(v: int) -> str:

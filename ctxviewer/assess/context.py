@@ -6,7 +6,7 @@ HTML report, the diff and the what-if -- assesses a trace of a database in the c
 :func:`context_for_db` builds for that database, so they cannot disagree:
 
 * ``config`` -- the checks' settings: ``ctxviewer.toml`` beside the database (expected policy
-  versions per application, :mod:`ctxviewer.assess.checks.config`), ``--expected-policy`` options,
+  versions per application, :mod:`ctxviewer.assess.config`), ``--expected-policy`` options,
   and the documents the user marked as needed for a trace (``<db>.marks.json``,
   :mod:`ctxviewer.assess.marks`);
 * ``observed`` -- per trace, the Table 3.1 row of the failure the user marked as observed (the
@@ -30,7 +30,7 @@ from typing import Mapping
 
 from frozendict import frozendict
 
-from ctxviewer.assess.checks.config import CheckConfig
+from ctxviewer.assess.config import CheckConfig
 
 RULES = "ctxviewer-rules/2"
 """The version of the rule set (checks, scanner, eq. 3.1 and the model catalogue): raised when a
@@ -54,7 +54,8 @@ class AssessContext:
         change a conclusion (``config``; ``observed`` only orders findings and is left out)."""
         c = self.config
         settings = {"expected_policy": {app: dict(v) for app, v in sorted(c.expected_policy.items())},
-                    "needed": {tid: list(ids) for tid, ids in sorted(c.needed.items())}}
+                    "needed": {tid: list(ids) for tid, ids in sorted(c.needed.items())},
+                    "context_window": [dict(c.model_windows), dict(sorted(c.trace_windows.items()))]}
         digest = hashlib.sha256(json.dumps(settings, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
         return f"{RULES} {digest[:16]}"
 
@@ -72,7 +73,7 @@ def context_for_db(db_path: Path | str, expected: Mapping[str, str] | None = Non
     """The context of the database at ``db_path``: ``ctxviewer.toml`` beside it, the user's marks
     (``<db>.marks.json``) and ``expected`` (``--expected-policy ID=VERSION`` pairs, for every
     application). Raises ``ValueError`` naming the file for a broken ``ctxviewer.toml`` or marks file."""
-    from ctxviewer.assess.checks.config import CONFIG_NAME, load_for_db
+    from ctxviewer.assess.config import CONFIG_NAME, load_for_db
     from ctxviewer.assess.marks import load_marks, marks_path
 
     path = Path(db_path)

@@ -12,7 +12,7 @@ evidence tokens, whether the answer cites it, whether it is *needed*, and for re
   passages at the start and end of a long context best and those in the middle worst (Liu et al.,
   "Lost in the Middle", 2023); a list shorter than :data:`LONG_LIST` is all ``edge``.
 
-The needed documents are the ones the user marked (:class:`~ctxviewer.assess.checks.config.CheckConfig`
+The needed documents are the ones the user marked (:class:`~ctxviewer.assess.config.CheckConfig`
 ``needed``), else the one that best matches the question by BM25 (:func:`ctxviewer.assess.textmatch.bm25`
 over the evidence texts against the user request), leaving out the records the question names by
 identifier (the order the customer asks about is the subject of the question, not its answer).
@@ -126,7 +126,7 @@ def evidence_map(trace: RequestTrace, marked: Iterable[str] = ()) -> EvidenceMap
     """The map of ``trace``'s evidence items; ``None`` when the trace has none.
 
     ``marked`` are the ids of the documents the user marked as needed for this trace (the check
-    config's marks: :func:`ctxviewer.assess.checks.config.marked_documents`); without marks the
+    config's marks: :func:`ctxviewer.assess.config.marked_documents`); without marks the
     needed document is the best BM25 match of the question. Memoised per trace and marks (traces
     are immutable and hashable), so the evidence check, the diagnostics Evidence tab and the diff
     share one computation: BM25 over every evidence text takes about a second for 3,000 documents."""

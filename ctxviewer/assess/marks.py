@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from ctxviewer.assess.checks.config import CheckConfig, load_for_db
+from ctxviewer.assess.config import CheckConfig, load_for_db
 from ctxviewer.model.findings import Finding
 from ctxviewer.model.table31 import row as table_row
 

@@ -53,7 +53,7 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
         ctxviewer check traces.db --format sarif -o findings.sarif
     """
     from ctxviewer.assess.assessment import assess
-    from ctxviewer.assess.checks.config import parse_expected
+    from ctxviewer.assess.config import parse_expected
     from ctxviewer.assess.context import context_for_db
     from ctxviewer.assess.marks import lead_with
     from ctxviewer.diff.conversation import derive_for_display

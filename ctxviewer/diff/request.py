@@ -11,7 +11,7 @@ from typing import Any
 
 from ctxviewer.assess.assessment import Assessment, assess
 from ctxviewer.assess.budget import CATEGORY_ORDER, allocations
-from ctxviewer.assess.checks.config import marked_documents
+from ctxviewer.assess.config import marked_documents
 from ctxviewer.assess.evidence_positions import EvidenceMap, evidence_map
 from ctxviewer.diff.identity import normalise_content
 from ctxviewer.diff.items import diff_items, retained_sequence

@@ -19,7 +19,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from ctxviewer.assess.assessment import Assessment
-from ctxviewer.assess.checks.config import marked_documents
+from ctxviewer.assess.config import marked_documents
 from ctxviewer.assess.evidence_positions import evidence_map
 from ctxviewer.assess.marks import Mark, load_marks, set_mark
 from ctxviewer.gui.content_view import ContentView

@@ -25,7 +25,7 @@ and writes:
 
 The facts computed in a worker equal the in-process ones: :func:`ctxviewer.pipeline.stored_facts.stored_facts`
 is a pure function of the trace and the check configuration
-(:func:`ctxviewer.assess.checks.config.active`, e.g. the expected policy versions the GUI read beside the
+(:func:`ctxviewer.assess.config.active`, e.g. the expected policy versions the GUI read beside the
 database), which goes to the worker with each batch. Each worker remembers the scanner's results
 per text, and the importing process keeps every worker's results by content hash for the run
 (:class:`ScanMemo`) and sends them along with the batches that hold the same text: each distinct
@@ -132,7 +132,7 @@ def assessed(traces: Iterable[RequestTrace], workers: int | None = None, *, cont
     :class:`ctxviewer.util.interrupt.Interrupted` when the surrounding
     :func:`ctxviewer.util.interrupt.watching` block is cancelled; the workers are stopped in every case.
     """
-    from ctxviewer.assess.checks.config import active
+    from ctxviewer.assess.config import active
 
     if context is None:  # the checks' active configuration, as an in-process assessment would read it
         context = AssessContext(active())

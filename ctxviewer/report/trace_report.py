@@ -183,7 +183,7 @@ def _call_fields(trace: RequestTrace) -> dict[str, Any]:
 def _evidence_positions(trace: RequestTrace) -> dict[str, Any]:
     """``evidence_positions``: the evidence position map (:mod:`ctxviewer.assess.evidence_positions`),
     ``null`` for a trace without evidence items (owned by the diagnostics)."""
-    from ctxviewer.assess.checks.config import marked_documents
+    from ctxviewer.assess.config import marked_documents
     from ctxviewer.assess.evidence_positions import evidence_map
 
     m = evidence_map(trace, marked_documents(trace.trace_id))

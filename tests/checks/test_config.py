@@ -2,7 +2,7 @@
 
 import pytest
 
-from ctxviewer.assess.checks import config
+from ctxviewer.assess import config
 
 
 def test_load_for_db_reads_expected_versions(tmp_path):
@@ -32,3 +32,42 @@ def test_parse_expected():
     assert config.parse_expected(["a=1", " b = v2 "]) == {"a": "1", "b": "v2"}
     with pytest.raises(ValueError, match="'a' is not ID=VERSION"):
         config.parse_expected(["a"])
+
+
+def test_the_user_sets_a_context_window_per_model_and_per_trace(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``[context_window.models]`` stands in for the model catalogue on traces that record no C;
+    ``[context_window.traces]`` is the user's word for one trace, over what it recorded."""
+    from dataclasses import replace
+
+    from factories import make_trace
+
+    from ctxviewer.assess.assessment import assess
+    from ctxviewer.assess.context import context_for_db
+    from ctxviewer.model.trace import Endpoint
+
+    (tmp_path / "ctxviewer.toml").write_text(
+        '[context_window.models]\n"gpt-4o-mini*" = 9000\n\n[context_window.traces]\n"pinned" = 7000\n', encoding="utf-8")
+    ctx = context_for_db(tmp_path / "t.db")
+    bare = replace(make_trace(), endpoint=Endpoint(provider="openai", model="gpt-4o-mini"), budget={})
+    a = assess(bare, ctx)
+    assert (a.capacity.capacity, a.capacity.capacity_source) == (
+        9000, "assumed (ctxviewer.toml: context_window for gpt-4o-mini*)")
+    assert assess(bare).capacity.capacity == 128_000  # without the file: the model catalogue's
+    recorded = replace(bare, endpoint=replace(bare.endpoint, capacity=8000))
+    assert assess(recorded, ctx).capacity.capacity == 8000  # a recorded C wins over a model setting
+    pinned = replace(recorded, trace_id="pinned")
+    b = assess(pinned, ctx)
+    assert (b.capacity.capacity, b.capacity.capacity_source, b.verdict.endswith("(capacity assumed)")) == (
+        7000, "set for this trace in ctxviewer.toml", True)
+    assert ctx.fingerprint != context_for_db(tmp_path / "elsewhere" / "t.db").fingerprint
+
+
+def test_a_context_window_that_is_not_a_positive_integer_names_the_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import pytest
+
+    from ctxviewer.assess.config import load_file
+
+    bad = tmp_path / "ctxviewer.toml"
+    bad.write_text('[context_window.models]\n"gpt-4o" = "big"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"ctxviewer.toml: context_window.models must map names to positive token counts"):
+        load_file(bad)

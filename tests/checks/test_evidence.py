@@ -4,7 +4,7 @@ from dataclasses import replace
 
 from factories import make_trace
 
-from ctxviewer.assess.checks import config
+from ctxviewer.assess import config
 from ctxviewer.assess.checks.evidence import EvidenceCheck
 from ctxviewer.model.findings import Severity
 from ctxviewer.model.trace import ContextItem, Kind, Response, SourceRef, Status

@@ -14,7 +14,7 @@ from typing import Iterator
 
 import pytest
 
-from ctxviewer.assess.checks.config import CheckConfig
+from ctxviewer.assess.config import CheckConfig
 from ctxviewer.assess.context import AssessContext
 from ctxviewer.importers import get_importer
 from ctxviewer.model.trace import RequestTrace

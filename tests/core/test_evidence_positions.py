@@ -49,7 +49,7 @@ def test_no_evidence_no_map():
 def test_the_map_is_computed_once_per_trace_and_needed_marks() -> None:
     """The evidence check, the Evidence tab and the diff share one map per trace (BM25 over every
     evidence text is the costly part); a user mark of another needed document is another map."""
-    from ctxviewer.assess.checks import config
+    from ctxviewer.assess import config
 
     t = TraceStore.open(SAMPLES_DB).load("evidence-in-middle")
     first = evidence_map(t)

@@ -3,9 +3,9 @@
 What lives here: one module per check (or per Table 3.1 row), each defining ``CHECK``, an object
 of the :class:`Check` shape -- an ``id`` (``"policy"``; its findings' rule ids start with it), a
 one-line ``title``, and ``run(trace) -> Iterable[Finding]``, a pure function of the trace and the
-check config (:mod:`.config`) that returns the
+check config (:mod:`ctxviewer.assess.config`) that returns the
 :class:`~ctxviewer.model.findings.Finding` objects it concludes; :mod:`._common` holds helpers
-several checks share; :mod:`.config` the expected policy versions and user marks;
+several checks share (the expected policy versions and user marks are :mod:`ctxviewer.assess.config`);
 :mod:`.server_state` whether a request leaves its earlier turns with the provider.
 
 The built-ins, in running order: ``policy`` (Table 3.1 row 1), ``capacity`` (eq. 3.1),
@@ -41,7 +41,7 @@ from ctxviewer.model.trace import RequestTrace
 from ctxviewer.util.plugins import PluginRegistry, conform, error_text
 
 if TYPE_CHECKING:
-    from ctxviewer.assess.checks.config import CheckConfig
+    from ctxviewer.assess.config import CheckConfig
 
 ENTRY_POINT_GROUP = "ctxviewer.checks"
 """Entry-point group third-party checks register under."""
@@ -103,13 +103,13 @@ def load_checks() -> None:
 def run_checks(trace: RequestTrace, config: CheckConfig | None = None) -> list[Finding]:
     """Every registered check's findings for ``trace``, in registration order.
 
-    ``config`` (expected policy versions, user-marked documents; :mod:`.config`) applies to this
+    ``config`` (expected policy versions, user-marked documents; :mod:`ctxviewer.assess.config`) applies to this
     run (the assessment's context); without it the empty config does. Never raises for a
     well-typed trace: a check that raises yields one ``check.error`` finding (severity
     ``warning``) whose message names the check and the error, and each check plug-in that could
     not be loaded one ``check.error`` finding after the others, naming it and its error.
     """
-    from ctxviewer.assess.checks.config import restore, using
+    from ctxviewer.assess.config import restore, using
 
     checks = CHECKS.all()
     token = using(config) if config is not None else None

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from ctxviewer.assess.checks._common import answer_text, table_finding
-from ctxviewer.assess.checks.config import marked_documents
+from ctxviewer.assess.config import marked_documents
 from ctxviewer.assess.evidence_positions import EvidenceMap, EvidencePosition, evidence_map
 from ctxviewer.assess.textmatch import jaccard, shingles
 from ctxviewer.model.findings import Evidence, Finding, Severity

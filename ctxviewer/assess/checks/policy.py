@@ -16,7 +16,7 @@ Rule ids (first evidence "Policy loader and version pin"):
   ``current``, ``default``, ``*``, ``head``, ``main``): the policy can change under the same name.
   A version that was not recorded (``None``) is unknown, not unpinned, and gives no finding.
 * ``policy.unexpected_version`` (failure) -- the version differs from the one configured for the
-  application (:class:`~ctxviewer.assess.checks.config.CheckConfig`, ``ctxviewer.toml`` or
+  application (:class:`~ctxviewer.assess.config.CheckConfig`, ``ctxviewer.toml`` or
   ``--expected-policy``).
 """
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from ctxviewer.assess.checks._common import table_finding
-from ctxviewer.assess.checks.config import active
+from ctxviewer.assess.config import active
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.trace import Kind, RequestTrace, Status
 

@@ -16,6 +16,12 @@ It is read from ``ctxviewer.toml`` beside the trace database (:func:`load_for_db
     [expected_policy."support-assistant"]
     refund-policy = "v7"
 
+    [context_window.models]          # for traces that record no C (over the model catalogue)
+    "my-finetune-*" = 32768
+
+    [context_window.traces]          # one trace's C, over what it recorded
+    "trace-4471" = 16000
+
 and from ``--expected-policy ID=VERSION`` options (:func:`parse_expected`). The assessment's
 context (:func:`ctxviewer.assess.context.context_for_db`) holds the config of a database and hands
 it to :func:`~ctxviewer.assess.checks.run_checks` for the one run; there is no process-wide
@@ -25,6 +31,7 @@ default. No Qt here.
 from __future__ import annotations
 
 import contextvars
+import fnmatch
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -44,6 +51,23 @@ class CheckConfig:
     """Application (or ``"*"``) -> policy id -> expected version."""
     needed: Mapping[str, tuple[str, ...]] = field(default_factory=frozendict)
     """Trace id -> evidence item ids the user marked as needed."""
+    model_windows: Mapping[str, int] = field(default_factory=frozendict)
+    """Model name pattern (fnmatch, case-insensitive) -> context window C in tokens, for traces that
+    record none (``[context_window.models]``): the user's word over the model catalogue's."""
+    trace_windows: Mapping[str, int] = field(default_factory=frozendict)
+    """Trace id -> context window C in tokens (``[context_window.traces]``): the user's word for that
+    one trace, over what it recorded."""
+
+    def context_window(self, trace_id: str, model: str | None) -> tuple[int, str] | None:
+        """``(C, where it came from)`` the user set for ``trace_id`` or its ``model``, or ``None``:
+        a per-trace value first, then the first matching model pattern."""
+        if trace_id in self.trace_windows:
+            return self.trace_windows[trace_id], "set for this trace in ctxviewer.toml"
+        low = (model or "").lower()
+        for pattern, tokens in self.model_windows.items():
+            if model and fnmatch.fnmatchcase(low, pattern.lower()):
+                return tokens, f"assumed (ctxviewer.toml: context_window for {pattern})"
+        return None
 
     def expected_version(self, service: str | None, policy_id: str | None) -> str | None:
         """The expected version of ``policy_id`` for application ``service``; ``None`` if not configured."""
@@ -98,7 +122,16 @@ def load_file(path: Path) -> CheckConfig:
         if not isinstance(pins, dict) or not all(isinstance(v, str) for v in pins.values()):
             raise ValueError(f'{path}: expected_policy."{app}" must map policy ids to version strings')
         expected[app] = frozendict(pins)
-    return CheckConfig(expected_policy=frozendict(expected))
+    windows = data.get("context_window", {})
+    if not isinstance(windows, dict) or set(windows) - {"models", "traces"}:
+        raise ValueError(f"{path}: context_window must hold the tables models and traces")
+    found: dict[str, frozendict[str, int]] = {}
+    for part in ("models", "traces"):
+        sub = windows.get(part, {})
+        if not isinstance(sub, dict) or not all(type(v) is int and v > 0 for v in sub.values()):
+            raise ValueError(f"{path}: context_window.{part} must map names to positive token counts (integers)")
+        found[part] = frozendict(sub)
+    return CheckConfig(expected_policy=frozendict(expected), model_windows=found["models"], trace_windows=found["traces"])
 
 
 def load_for_db(db_path: Path) -> CheckConfig:
