@@ -151,7 +151,8 @@ def list_cmd(db: str, as_json: bool, text: str) -> None:
     """
     from tabulate import tabulate
 
-    from ctxviewer.present.columns import TRACE_COLUMNS
+    from ctxviewer.assess.context import context_for_db
+    from ctxviewer.present.columns import STALE_MARK, TRACE_COLUMNS, is_stale, row_texts
     from ctxviewer.report.trace_report import trace_row_to_dict
     from ctxviewer.store.filters import FilterError
 
@@ -165,15 +166,24 @@ def list_cmd(db: str, as_json: bool, text: str) -> None:
         except StoreError as exc:  # e.g. a filter SQLite cannot run: one line, no traceback
             raise click.ClickException(str(exc)) from None
         damage = store.damage()
+    try:
+        current = context_for_db(db).fingerprint
+    except ValueError as exc:  # a broken ctxviewer.toml or marks file beside DB
+        raise BadInput(str(exc)) from None
     if as_json:
-        _json_out([trace_row_to_dict(r) for r in rows])
+        _json_out([trace_row_to_dict(r, current) for r in rows])
     else:
         click.echo(tabulate(
-            [[c.format(r) for c in TRACE_COLUMNS] for r in rows],
+            [list(row_texts(r, current)) for r in rows],
             headers=[c.title for c in TRACE_COLUMNS],
             colalign=["right" if c.numeric else "left" for c in TRACE_COLUMNS],
             tablefmt="simple", disable_numparse=True,
         ))
+        stale = sum(1 for r in rows if is_stale(r, current))
+        if stale:
+            click.echo(one_line(f"{STALE_MARK} {stale:,} row(s) were assessed with other settings or an older ctxviewer: "
+                                f"show and check read them afresh; 'ctxviewer upgrade {db} -o NEW.db' stores them afresh"),
+                       err=True)
     if damage:  # the rows are the facts stored at import; say when the pages behind them are broken
         click.echo(one_line(f"warning: {db}: is damaged ({damage}); the rows above were stored at import, the content "
                             "behind them may not read back (ctxviewer check reads every trace)"), err=True)

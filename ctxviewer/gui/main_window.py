@@ -275,6 +275,7 @@ class MainWindow(QMainWindow):
         self._model_fitted = False
         self.loader.set_source(source, self.context)
         self._then = None
+        self.trace_model.context = self.context.fingerprint
         self.trace_model.set_store(source)
         self.setWindowTitle(one_line(f"ctxviewer — {name}"))
         self.statusBar().showMessage(one_line(status or f"{name} (read-only)"))

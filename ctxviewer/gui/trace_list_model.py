@@ -40,7 +40,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 
 from ctxviewer.gui.tables import plain_tooltip
 from ctxviewer.gui.worker import Task
-from ctxviewer.present.columns import TRACE_COLUMNS
+from ctxviewer.present.columns import TRACE_COLUMNS, row_texts
 from ctxviewer.store import SORTABLE, TraceQuery, TraceRow, TraceSource
 from ctxviewer.store.query import INDEXED_SORTS
 
@@ -67,14 +67,8 @@ _ALIGNMENTS = tuple(
 )
 
 
-def _format(row: TraceRow) -> _Cell:
-    texts = []
-    for col in TRACE_COLUMNS:
-        try:
-            texts.append(col.format(row))
-        except Exception:  # a broken value shows empty; data() never raises
-            texts.append("")
-    return row, tuple(texts)
+def _format(row: TraceRow, current: str | None = None) -> _Cell:
+    return row, row_texts(row, current)  # a stale State marked (the context the window assesses in)
 
 
 def _runs(pages: list[int]) -> list[tuple[int, int]]:
@@ -120,6 +114,9 @@ class TraceListModel(QAbstractTableModel):
     def __init__(self, store: TraceSource | None = None, parent: Any = None, *, threaded: bool = True) -> None:
         super().__init__(parent)
         self._threaded = threaded
+        self.context: str | None = None
+        """The fingerprint of the context the window assesses in: rows stored in another are marked
+        stale (:func:`ctxviewer.present.columns.is_stale`); set before :meth:`set_store`."""
         self._store: TraceSource | None = None
         self._text = ""
         self._where = ""
@@ -327,7 +324,7 @@ class TraceListModel(QAbstractTableModel):
             self._n = 0
             self.sig_error.emit(str(exc))
             return None
-        self._pages[page] = [None if r is None else _format(r) for r in rows]
+        self._pages[page] = [None if r is None else _format(r, self.context) for r in rows]
         self._recent = page
         while len(self._pages) > CACHE_PAGES:
             self._pages.popitem(last=False)
@@ -347,7 +344,7 @@ class TraceListModel(QAbstractTableModel):
         except Exception as exc:
             self.sig_error.emit(str(exc))
             return
-        self._tail = {self._n - 1 - i: _format(r) for i, (_k, r) in enumerate(last)}
+        self._tail = {self._n - 1 - i: _format(r, self.context) for i, (_k, r) in enumerate(last)}
 
     # ------------------------------------------------------------------ internals: queries
 
@@ -375,7 +372,7 @@ class TraceListModel(QAbstractTableModel):
                     self._n = self._count = self._filled = len(self._keys)
                 elif not self._where and self._sort in INDEXED_SORTS:
                     first = st.first_rows(*args, limit=PAGE_ROWS)
-                    self._pages[0] = [_format(r) for _k, r in first]
+                    self._pages[0] = [_format(r, self.context) for _k, r in first]
                     if len(first) < PAGE_ROWS:
                         self._keys = array("q", (k for k, _r in first))
                         self._n = self._count = self._filled = len(first)
@@ -460,7 +457,7 @@ class TraceListModel(QAbstractTableModel):
             return
         if first:
             self.beginInsertRows(QModelIndex(), 0, len(first) - 1)
-            self._pages[0] = [_format(r) for _k, r in first]
+            self._pages[0] = [_format(r, self.context) for _k, r in first]
             self._n = len(first)
             self.endInsertRows()
         if len(first) < PAGE_ROWS:  # the whole list: its keys and count are known now

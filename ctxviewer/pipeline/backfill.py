@@ -21,9 +21,10 @@ from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.assess_pool import assessed
 from ctxviewer.store import SCHEMA_VERSION, StoreError, TraceStore, UpgradeResult, upgrade_copy
 
-FACTS_SINCE = 3
-"""The first schema whose rows always hold the facts and ``trace_findings`` (schema 2 added the
-facts, schema 3 the findings table): an upgrade from an older schema re-assesses every trace."""
+FACTS_CONTEXT_SINCE = 7
+"""The first schema whose rows hold the facts, ``trace_findings`` and the context the facts were
+computed in (schema 2 added the facts, 3 the findings table, 7 the context): an upgrade from an
+older schema re-assesses every trace."""
 
 
 def reassess(store: TraceStore, context: AssessContext | None = None) -> int:
@@ -49,7 +50,7 @@ def reassess(store: TraceStore, context: AssessContext | None = None) -> int:
 
 def needs_reassessing(from_version: int) -> bool:
     """Whether an upgrade from schema ``from_version`` re-assesses (see the module docstring)."""
-    return from_version < FACTS_SINCE or from_version == SCHEMA_VERSION
+    return from_version < FACTS_CONTEXT_SINCE or from_version == SCHEMA_VERSION
 
 
 def upgrade_with_facts(source: str | Path, target: str | Path,

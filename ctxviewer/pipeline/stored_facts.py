@@ -39,6 +39,7 @@ def fact_values(a: Assessment | Conclusion) -> tuple[Any, ...]:
         top.rule if top is not None else None,
         top.severity.value if top is not None else None,
         a.verdict,
+        a.context,
     )
 
 

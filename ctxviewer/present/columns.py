@@ -141,6 +141,33 @@ def trace_state(row: TraceRowLike) -> str:
     return fmt_text(row.state)
 
 
+STALE_MARK = "*"
+"""Appended to the State cell of a row whose facts were computed in another context (an edited
+``ctxviewer.toml``, new marks, an older ctxviewer): :func:`is_stale`."""
+
+
+def is_stale(row: Any, current: str | None) -> bool:
+    """Whether ``row``'s stored facts were computed in a context other than ``current`` (the
+    database's :attr:`~ctxviewer.assess.context.AssessContext.fingerprint`; ``None``: not known,
+    nothing is stale). A row that recorded no context (written before schema 7) is stale."""
+    return current is not None and getattr(row, "state", None) is not None and getattr(row, "facts_context", None) != current
+
+
+def row_texts(row: Any, current: str | None = None) -> tuple[str, ...]:
+    """Every :data:`TRACE_COLUMNS` cell of ``row`` in words (a broken value as ""), the State cell
+    marked :data:`STALE_MARK` when the row is stale in the context ``current`` (:func:`is_stale`):
+    the trace list of the window and of ``ctxviewer list`` alike."""
+    stale = is_stale(row, current)
+    texts = []
+    for col in TRACE_COLUMNS:
+        try:
+            text = col.format(row)
+        except Exception:  # a broken value shows empty; a list never raises
+            text = ""
+        texts.append(text + STALE_MARK if stale and col.key == "state" else text)
+    return tuple(texts)
+
+
 def worst_severity(row: Any) -> str:
     """The severity of the trace's worst finding, symbol and word, from the stored facts (the trace list's worst-severity column): ``"\u203c critical"``, ``"\u2716 failure"``,
     ``"\u26a0 warning"``, ``"\u2139 info"``; :data:`DASH` when the trace has no finding;

@@ -33,7 +33,7 @@ def finding_to_dict(f: Finding) -> dict[str, Any]:
     return d
 
 
-def trace_row_to_dict(r: TraceRow) -> dict[str, Any]:
+def trace_row_to_dict(r: TraceRow, current: str | None = None) -> dict[str, Any]:
     """JSON form of one trace-list row (the ``list --json`` object), read from the facts stored
     on the row at import (:mod:`ctxviewer.store.facts`), never re-derived: ``trace_id``,
     ``created`` (ISO 8601 UTC, as in ``show --json``), ``service``, ``provider``, ``model``,
@@ -41,7 +41,9 @@ def trace_row_to_dict(r: TraceRow) -> dict[str, Any]:
     the format cannot record omissions), ``omissions_recorded``, ``margin``, ``fits``, ``state``,
     ``verdict``, ``worst_finding`` (``{rule, severity}`` or null), ``replay_of``, ``session_id``,
     ``span_status`` (``ok`` / ``error`` / ``unset`` / ``unfinished``, :mod:`ctxviewer.model.span_facts`),
-    ``status_message``, ``agent`` and ``operation`` (null when not recorded)."""
+    ``status_message``, ``agent`` and ``operation`` (null when not recorded), ``facts_context`` (the
+    fingerprint of the context the facts were computed in) and ``facts_current`` (whether that is
+    ``current``, the database's context now; null when ``current`` is not given)."""
     rule = r.worst_rule
     return {
         "trace_id": r.trace_id,
@@ -64,6 +66,8 @@ def trace_row_to_dict(r: TraceRow) -> dict[str, Any]:
         "session_id": r.session_id,
         "span_status": r.span_status,
         "status_message": r.status_message,
+        "facts_context": r.facts_context,
+        "facts_current": None if current is None else r.facts_context == current,
         "agent": r.agent,
         "operation": r.operation,
     }

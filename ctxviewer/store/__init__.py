@@ -81,6 +81,8 @@ Tables and columns
     ``state`` TEXT -- ``ok``, ``warning`` or ``failure``.
     ``worst_rule`` TEXT, ``worst_severity`` TEXT -- the worst finding (NULL when none).
     ``verdict`` TEXT -- the verdict in words.
+    ``facts_context`` TEXT -- the fingerprint of the context the facts were computed in
+    (:attr:`ctxviewer.assess.context.AssessContext.fingerprint`); NULL before schema 7 (stale).
     ``session_id`` TEXT -- conversation id (``gen_ai.conversation.id``), schema 3 (back-filled
     from ``details``); the display filter's ``conversation``.
     Schema 5 (:mod:`ctxviewer.model.span_facts`; back-filled from the ``attributes`` in ``details``):

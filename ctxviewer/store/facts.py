@@ -20,6 +20,7 @@ FACT_COLUMNS: tuple[str, ...] = (
     "worst_rule",
     "worst_severity",
     "verdict",
+    "facts_context",
 )
 """``traces`` columns holding assessment facts, in :class:`~ctxviewer.store.TraceRow` order.
 (The counted input is the older ``input_tokens`` column.)"""

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING:  # sqlite-utils (and the numpy it may pull in) only when a database is written
     from sqlite_utils import Database, Migrations
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """Highest schema version this ctxviewer reads and writes (``PRAGMA user_version``)."""
 
 TABLES = ("traces", "blobs", "items", "details", "token_counts")
@@ -320,3 +320,16 @@ def m014_compact_hashes(db: Database) -> None:
             conn.execute(f"UPDATE {table} SET {col} = {UNHEX}({col}) WHERE typeof({col}) = 'text'")
     conn.execute("CREATE INDEX idx_items_content_hash ON items (content_hash)")
     conn.execute("ANALYZE idx_items_content_hash")
+
+
+# ------------------------------------------------------------------ schema version 7
+
+
+@_step(7)
+def m015_facts_context(db: Database) -> None:
+    """``traces.facts_context``: the fingerprint of the context the row's facts were computed in
+    (:attr:`ctxviewer.assess.context.AssessContext.fingerprint`: the rule set and the settings of
+    ``ctxviewer.toml`` and the marks), so a row computed with other settings or by an older
+    ctxviewer is known to be stale. NULL for rows written before (unknown: stale); ``upgrade``
+    re-assesses them."""
+    db.table("traces").add_column("facts_context", str)

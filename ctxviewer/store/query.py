@@ -101,6 +101,10 @@ class TraceRow:
     """Severity of the worst finding (``failure``), or ``None``."""
     verdict: str | None = None
     """The assessment's verdict in words."""
+    facts_context: str | None = None
+    """The fingerprint of the context the facts were computed in
+    (:attr:`ctxviewer.assess.context.AssessContext.fingerprint`); ``None`` when not recorded (a row
+    written before schema 7). Schema 7."""
     session_id: str | None = None
     """Conversation id (OTel ``gen_ai.conversation.id``), schema 3."""
     span_status: str | None = None

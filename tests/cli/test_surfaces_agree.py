@@ -81,3 +81,23 @@ def _context(db: Path):  # type: ignore[no-untyped-def]
     from ctxviewer.assess.context import context_for_db
 
     return context_for_db(db)
+
+
+def test_rows_assessed_in_another_context_are_marked_stale_until_upgraded(tmp_path: Path) -> None:
+    """A ``ctxviewer.toml`` written after the import: the list still holds the facts computed
+    without it, and says so (State marked, ``facts_current`` false, a note) while show and check
+    read the trace afresh; ``upgrade`` stores them afresh."""
+    db = tmp_path / "s.db"
+    assert _cli("import", str(SAMPLES), "-o", str(db))[0] == 0
+    rows = {r["trace_id"]: r for r in json.loads(_cli("list", str(db), "--json")[1])}
+    assert {r["facts_current"] for r in rows.values()} == {True}
+    (tmp_path / "ctxviewer.toml").write_text(TOML, encoding="utf-8")
+    res = CliRunner().invoke(cli, ["list", str(db)])
+    assert "ok*" in res.stdout and res.stderr.startswith("* 9 row(s) were assessed with other settings")
+    stale = {r["trace_id"]: r for r in json.loads(_cli("list", str(db), "--json")[1])}
+    assert (stale["budget-8k"]["state"], stale["budget-8k"]["facts_current"]) == ("ok", False)
+    assert json.loads(_cli("show", str(db), "budget-8k", "--json")[1])["state"] == "failure"
+    new = tmp_path / "new.db"
+    assert _cli("upgrade", str(db), "-o", str(new))[0] == 0
+    fresh = {r["trace_id"]: r for r in json.loads(_cli("list", str(new), "--json")[1])}
+    assert (fresh["budget-8k"]["state"], fresh["budget-8k"]["facts_current"]) == ("failure", True)

@@ -122,7 +122,7 @@ def test_upgrade_of_an_older_generated_database_keeps_the_generated_facts(tmp_pa
     c.execute("ALTER TABLE traces DROP COLUMN session_id")
     for col in ("span_status", "agent", "operation"):  # schema 5's columns (m013_span_columns)
         c.execute(f"DROP INDEX idx_traces_{col}")
-    for col in ("span_status", "status_message", "agent", "operation"):
+    for col in ("span_status", "status_message", "agent", "operation", "facts_context"):  # schemas 5 and 7
         c.execute(f"ALTER TABLE traces DROP COLUMN {col}")
     c.execute("PRAGMA user_version = 2")
     c.commit()

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from factories import EVIDENCE, make_rich_trace, make_trace
 
+from ctxviewer.assess.context import EMPTY
 from ctxviewer.model.trace import Status
 from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import (
@@ -129,6 +130,7 @@ def test_list_row_values(db: Path) -> None:
         worst_rule=None,
         worst_severity=None,
         verdict="fits, 6,601 tokens margin",
+        facts_context=EMPTY.fingerprint,  # assessed with no ctxviewer.toml and no marks
         session_id="sess-2f9c",
     )
     assert rows[1].input_tokens == make_rich_trace().input_tokens
