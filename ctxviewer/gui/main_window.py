@@ -149,6 +149,7 @@ class MainWindow(QMainWindow):
         self.count_label.setObjectName("traceCount")
         self.trace_model.sig_counted.connect(lambda _n: self._on_list_counted())
         self.trace_model.sig_keys_ready.connect(self._mark_shown_trace)
+        self.trace_model.sig_refreshed.connect(lambda _n: self._show_count())
         self.trace_model.rowsInserted.connect(lambda *_: self._on_rows_arrived())
         left = QWidget()
         self._list_pane = QVBoxLayout(left)
@@ -276,6 +277,7 @@ class MainWindow(QMainWindow):
         self.loader.set_source(source, self.context)
         self._then = None
         self.trace_model.context = self.context.fingerprint
+        self.trace_model.assess_context = self.context  # stale rows recomputed in it, in memory
         self.trace_model.set_store(source)
         self.setWindowTitle(one_line(f"ctxviewer — {name}"))
         self.statusBar().showMessage(one_line(status or f"{name} (read-only)"))
@@ -439,7 +441,15 @@ class MainWindow(QMainWindow):
         if not self.trace_model.counted:
             self.count_label.setText("counting traces…")
             return
-        self.count_label.setText(f"{total:,} {'trace' if total == 1 else 'traces'}")
+        text = f"{total:,} {'trace' if total == 1 else 'traces'}"
+        fresh = self.trace_model.refreshed
+        if fresh:  # rows stored in another context, recomputed in this one (the file stays read-only)
+            text += f" · {fresh:,} re-assessed with the current settings"
+        self.count_label.setText(text)
+        self.count_label.setToolTip(
+            f"{fresh:,} row(s) were stored with other settings (ctxviewer.toml, marks or an older ctxviewer) "
+            "and were re-assessed in this window, as show and check assess them; filters and sorts read "
+            "the stored facts until `ctxviewer upgrade DB -o NEW.db` stores them afresh." if fresh else "")
 
     # ------------------------------------------------------------------ actions
 

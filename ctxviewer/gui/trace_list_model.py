@@ -26,6 +26,14 @@ planned by the store (:meth:`TraceSource.filter_where <ctxviewer.store.TraceSour
 as ``ctxviewer list --filter`` does) in the worker, or a SQL WHERE fragment over ``traces`` with
 ``?`` parameters (:meth:`set_where`); the order is a member of :data:`ctxviewer.store.SORTABLE`.
 
+Stale rows (facts stored in another assessment context: a ``ctxviewer.toml`` written after the
+import, new marks, an older ctxviewer; :func:`ctxviewer.present.columns.is_stale`) are shown with
+their State marked ``*`` when first painted, then refreshed in the background: a worker recomputes
+each painted stale row in the window's context (:func:`ctxviewer.pipeline.fresh_rows.refreshed_row`,
+the assessment ``show`` runs), in memory -- the database stays read-only -- and the row is repainted
+with what ``show`` says; ``sig_refreshed(int)`` counts them. Filters and sorts still read the stored
+facts (``ctxviewer upgrade`` rewrites them).
+
 ``data()`` never raises: a broken or not-yet-read row shows as empty. A store failure is reported
 by ``sig_error(str)`` with the store's message (which names the file).
 """
@@ -40,10 +48,12 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 
 from ctxviewer.gui.tables import plain_tooltip
 from ctxviewer.gui.worker import Task
-from ctxviewer.present.columns import TRACE_COLUMNS, row_texts
+from ctxviewer.present.columns import TRACE_COLUMNS, is_stale, row_texts
 from ctxviewer.store import SORTABLE, TraceQuery, TraceRow, TraceSource
 from ctxviewer.store.query import INDEXED_SORTS
 
+REFRESH_BATCH = 25
+"""Stale rows one background refresh job recomputes before the next queued ones are taken."""
 PAGE_ROWS = 100
 """Rows per cached page (one ``rowid IN (...)`` lookup)."""
 CACHE_PAGES = 48
@@ -65,10 +75,6 @@ _ALIGNMENTS = tuple(
          | Qt.AlignmentFlag.AlignVCenter).value)
     for col in TRACE_COLUMNS
 )
-
-
-def _format(row: TraceRow, current: str | None = None) -> _Cell:
-    return row, row_texts(row, current)  # a stale State marked (the context the window assesses in)
 
 
 def _runs(pages: list[int]) -> list[tuple[int, int]]:
@@ -110,6 +116,8 @@ class TraceListModel(QAbstractTableModel):
     """The exact number of matching traces (before the keys are read)."""
     sig_keys_ready = Signal()
     """Every row key is read: every row can be shown and :meth:`row_of` finds any trace."""
+    sig_refreshed = Signal(int)
+    """How many stale rows have been recomputed in the window's context so far (in memory)."""
 
     def __init__(self, store: TraceSource | None = None, parent: Any = None, *, threaded: bool = True) -> None:
         super().__init__(parent)
@@ -117,6 +125,14 @@ class TraceListModel(QAbstractTableModel):
         self.context: str | None = None
         """The fingerprint of the context the window assesses in: rows stored in another are marked
         stale (:func:`ctxviewer.present.columns.is_stale`); set before :meth:`set_store`."""
+        self.assess_context: Any = None
+        """The :class:`~ctxviewer.assess.context.AssessContext` whose fingerprint is :attr:`context`:
+        stale rows are recomputed in it in the background; ``None`` = no refresh (set before
+        :meth:`set_store`)."""
+        self._fresh: dict[str, TraceRow] = {}  # trace id -> its row recomputed in the context
+        self._refresh_queue: OrderedDict[str, TraceRow] = OrderedDict()
+        self._refresh_task: Task | None = None
+        self._refresh_gen = 0
         self._store: TraceSource | None = None
         self._text = ""
         self._where = ""
@@ -172,8 +188,19 @@ class TraceListModel(QAbstractTableModel):
 
     def set_store(self, store: TraceSource | None) -> None:
         """Show ``store`` (or nothing). Keeps the current filter and sort."""
+        self._cancel_refresh()
         self._store = store
         self._requery()
+
+    @property
+    def refreshed(self) -> int:
+        """How many stale rows have been recomputed in the window's context (see the module docstring)."""
+        return len(self._fresh)
+
+    @property
+    def refreshing(self) -> bool:
+        """True while stale rows are queued or being recomputed."""
+        return self._refresh_task is not None or bool(self._refresh_queue)
 
     def set_where(self, where: str, params: Sequence[Any] = ()) -> None:
         """Filter by a SQL WHERE fragment over ``traces`` (without ``WHERE``; "" = all) with ``?``
@@ -205,6 +232,10 @@ class TraceListModel(QAbstractTableModel):
         dropped. Returns whether every worker had ended."""
         self._gen += 1
         ok = True
+        refresh = self._refresh_task
+        self._cancel_refresh()
+        if refresh is not None:
+            ok = refresh.wait_job(ms)
         for task in list(self._tasks):
             task.cancel()
         for task in list(self._tasks):
@@ -295,6 +326,79 @@ class TraceListModel(QAbstractTableModel):
 
     # ------------------------------------------------------------------ internals: rows
 
+    def _format(self, row: TraceRow) -> _Cell:
+        """The row (its refreshed version once recomputed) and its cell texts; a stale row's State
+        is marked and the row queued for the background refresh."""
+        fresh = self._fresh.get(row.trace_id)
+        if fresh is not None:
+            return fresh, row_texts(fresh, self.context)
+        if self.assess_context is not None and self._threaded and is_stale(row, self.context):
+            self._refresh_queue.setdefault(row.trace_id, row)
+            self._schedule_refresh()
+        return row, row_texts(row, self.context)  # a stale State marked (the context the window assesses in)
+
+    # ------------------------------------------------------------------ internals: refresh
+
+    def _cancel_refresh(self) -> None:
+        self._refresh_gen += 1
+        if self._refresh_task is not None:
+            self._refresh_task.cancel()
+        self._refresh_task = None
+        self._refresh_queue.clear()
+        self._fresh.clear()
+
+    def _schedule_refresh(self) -> None:
+        if self._refresh_task is not None or not self._refresh_queue or self._store is None:
+            return
+        batch: list[TraceRow] = []
+        while self._refresh_queue and len(batch) < REFRESH_BATCH:
+            batch.append(self._refresh_queue.popitem(last=False)[1])
+        from ctxviewer.pipeline.fresh_rows import refreshed_row
+
+        store, context, gen = self._store, self.assess_context, self._refresh_gen
+        send = self._relay.sig_part.emit
+
+        def job(_progress: Any, cancelled: Callable[[], bool]) -> None:
+            st = store.reader()
+            try:
+                for row in batch:
+                    if cancelled():
+                        return
+                    try:
+                        fresh = refreshed_row(st, row, context)
+                    except Exception:  # a row that cannot be re-read keeps its stored, marked facts
+                        continue
+                    send((gen, "fresh", fresh))
+            finally:
+                if st is not store:
+                    st.close()
+
+        task = Task(job, self)
+        self._refresh_task = task
+        task.sig_finished.connect(lambda _r, t=task: self._refresh_done(t))
+        task.sig_failed.connect(lambda _msg, t=task: self._refresh_done(t))
+        task.start()
+
+    def _refresh_done(self, task: Task) -> None:
+        if task is self._refresh_task:
+            self._refresh_task = None
+            self._schedule_refresh()
+
+    def _on_fresh(self, fresh: TraceRow) -> None:
+        self._fresh[fresh.trace_id] = fresh
+        cell = (fresh, row_texts(fresh, self.context))
+        for page, cells in self._pages.items():
+            for i, old in enumerate(cells):
+                if old is not None and old[0].trace_id == fresh.trace_id:
+                    cells[i] = cell
+                    r = page * PAGE_ROWS + i
+                    self.dataChanged.emit(self.index(r, 0), self.index(r, _NCOLS - 1))
+        for r, old in list(self._tail.items()):
+            if old[0].trace_id == fresh.trace_id:
+                self._tail[r] = cell
+                self.dataChanged.emit(self.index(r, 0), self.index(r, _NCOLS - 1))
+        self.sig_refreshed.emit(len(self._fresh))
+
     def _cell(self, row: int) -> _Cell | None:
         if not 0 <= row < self._n:
             return None
@@ -324,7 +428,7 @@ class TraceListModel(QAbstractTableModel):
             self._n = 0
             self.sig_error.emit(str(exc))
             return None
-        self._pages[page] = [None if r is None else _format(r, self.context) for r in rows]
+        self._pages[page] = [None if r is None else self._format(r) for r in rows]
         self._recent = page
         while len(self._pages) > CACHE_PAGES:
             self._pages.popitem(last=False)
@@ -344,7 +448,7 @@ class TraceListModel(QAbstractTableModel):
         except Exception as exc:
             self.sig_error.emit(str(exc))
             return
-        self._tail = {self._n - 1 - i: _format(r, self.context) for i, (_k, r) in enumerate(last)}
+        self._tail = {self._n - 1 - i: self._format(r) for i, (_k, r) in enumerate(last)}
 
     # ------------------------------------------------------------------ internals: queries
 
@@ -372,7 +476,7 @@ class TraceListModel(QAbstractTableModel):
                     self._n = self._count = self._filled = len(self._keys)
                 elif not self._where and self._sort in INDEXED_SORTS:
                     first = st.first_rows(*args, limit=PAGE_ROWS)
-                    self._pages[0] = [_format(r, self.context) for _k, r in first]
+                    self._pages[0] = [self._format(r) for _k, r in first]
                     if len(first) < PAGE_ROWS:
                         self._keys = array("q", (k for k, _r in first))
                         self._n = self._count = self._filled = len(first)
@@ -441,6 +545,10 @@ class TraceListModel(QAbstractTableModel):
 
     def _on_part(self, part: tuple[int, str, Any]) -> None:
         gen, what, value = part
+        if what == "fresh":
+            if gen == self._refresh_gen:
+                self._on_fresh(value)
+            return
         if gen != self._gen:
             return  # a cancelled query's late result
         if what == "first":
@@ -457,7 +565,7 @@ class TraceListModel(QAbstractTableModel):
             return
         if first:
             self.beginInsertRows(QModelIndex(), 0, len(first) - 1)
-            self._pages[0] = [_format(r, self.context) for _k, r in first]
+            self._pages[0] = [self._format(r) for _k, r in first]
             self._n = len(first)
             self.endInsertRows()
         if len(first) < PAGE_ROWS:  # the whole list: its keys and count are known now

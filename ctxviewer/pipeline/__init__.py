@@ -12,6 +12,8 @@ What lives here:
   ``save_traces``);
 * :mod:`~ctxviewer.pipeline.derived_facts` -- the facts of calls whose earlier turns were dropped
   between calls, stored as ``show`` derives them;
+* :mod:`~ctxviewer.pipeline.fresh_rows` -- a stale list row's facts recomputed in the current
+  context, in memory (the window's background refresh);
 * :mod:`~ctxviewer.pipeline.backfill` -- re-assessing a database's traces (``upgrade``);
 * :mod:`~ctxviewer.pipeline.import_claim` -- which import may remove a new database file;
 * :mod:`~ctxviewer.pipeline.hints` -- the "it looks like X; import it with" hint for a trace

@@ -97,6 +97,8 @@ def test_rows_assessed_in_another_context_are_marked_stale_until_upgraded(tmp_pa
     stale = {r["trace_id"]: r for r in json.loads(_cli("list", str(db), "--json")[1])}
     assert (stale["budget-8k"]["state"], stale["budget-8k"]["facts_current"]) == ("ok", False)
     assert json.loads(_cli("show", str(db), "budget-8k", "--json")[1])["state"] == "failure"
+    checked = {r["trace_id"]: r["state"] for r in json.loads(_cli("check", str(db), "--json")[1])}
+    assert checked["budget-8k"] == "failure"  # check recomputes what it reads, in the new context
     new = tmp_path / "new.db"
     assert _cli("upgrade", str(db), "-o", str(new))[0] == 0
     fresh = {r["trace_id"]: r for r in json.loads(_cli("list", str(new), "--json")[1])}

@@ -37,13 +37,40 @@ def test_the_header_and_the_list_row_say_what_show_says(windows, tmp_path: Path,
     assert (budget["state"] == "failure") is configured  # the configuration changes the conclusion
 
 
-def test_a_row_stored_in_another_context_is_marked_stale_in_the_list(windows, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_row_stored_in_another_context_is_marked_stale_then_refreshed_in_memory(windows, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     db = tmp_path / "s.db"
     assert CliRunner().invoke(cli, ["import", str(SAMPLES), "-o", str(db)]).exit_code == 0
     (tmp_path / "ctxviewer.toml").write_text('[expected_policy."*"]\nsupport-policy = "v999"\n', encoding="utf-8")
+    before = db.read_bytes()
     w = windows.open(db, show=False)
     model = w.trace_model
+    total = model.rowCount()
+    qtbot.waitUntil(lambda: not model.refreshing and model.refreshed == total, timeout=30_000)
+    for row in range(total):  # every row says what show says in the new context, none marked stale
+        tid = model.trace_id(row)
+        shown = json.loads(CliRunner().invoke(cli, ["show", str(db), tid, "--json"]).stdout)
+        assert model.data(model.index(row, STATE)) == shown["state"], tid
+    assert model.data(model.index(model.row_of("budget-8k"), STATE)) == "failure"  # stored as ok before the file
+    assert w.count_label.text() == f"{total} traces · {total} re-assessed with the current settings"
+    assert db.read_bytes() == before  # recomputed in memory: the database stays as imported
+    stored = json.loads(CliRunner().invoke(cli, ["list", str(db), "--json"]).stdout)
+    assert next(r for r in stored if r["trace_id"] == "budget-8k")["facts_current"] is False
+
+
+def test_without_a_context_to_assess_in_a_stale_row_stays_marked(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from ctxviewer.assess.context import context_for_db
+    from ctxviewer.gui.trace_list_model import TraceListModel
+    from ctxviewer.store import TraceStore
+
+    db = tmp_path / "s.db"
+    assert CliRunner().invoke(cli, ["import", str(SAMPLES), "-o", str(db)]).exit_code == 0
+    (tmp_path / "ctxviewer.toml").write_text('[expected_policy."*"]\nsupport-policy = "v999"\n', encoding="utf-8")
+    store = TraceStore.open(db)  # read-only
+    model = TraceListModel(threaded=False)
+    model.context = context_for_db(db).fingerprint  # marks stale rows, recomputes none
+    model.set_store(store)
     row = model.row_of("budget-8k")
-    windows.select_row(w, row)
-    assert model.data(model.index(row, STATE)) == "ok*"  # stored before the file: marked
-    assert w.panel.assessment is not None and w.panel.assessment.state.value == "failure"  # the header reads it afresh
+    assert row is not None and model.data(model.index(row, STATE)) == "ok*"
+    assert not model.refreshing and model.refreshed == 0
+    model.stop()
+    store.close()
