@@ -7,7 +7,8 @@ when it runs (:class:`~ctxviewer.cli.group.LazyCommands`): ``check_cmd``, ``diff
 ``export_cmd``, ``report_cmd``, ``scan_cmd``, ``search_cmd``, ``tokens_cmd``, ``upgrade_cmd``,
 ``whatif_cmd``. Shared parts: ``group`` (the group class and its manners), ``output`` (the one
 place a command's outcome reaches the terminal), ``status`` (exit statuses), ``write`` and
-``output_path`` (the ``-o`` file guard).
+``output_path`` (the ``-o`` file guard), ``format_help`` (``import --format``'s help, listing
+the registry's formats).
 
 May import: every core package, and :mod:`ctxviewer.gui` only inside the commands that open a
 window (ruff TID253), so ``list`` / ``show`` / ``import`` run on machines without a display.
@@ -26,6 +27,7 @@ from pathlib import Path
 import click
 
 from ctxviewer import __version__
+from ctxviewer.cli.format_help import FormatOption
 from ctxviewer.cli.group import LazyCommands, ViewerGroup
 from ctxviewer.cli.status import BAD_INPUT, BadInput
 from ctxviewer.pipeline.hints import open_store
@@ -79,7 +81,8 @@ def open_cmd(db: str | None) -> None:
 @click.argument("files", nargs=-1, required=True, type=click.Path())
 @click.option("-o", "--output", "db", required=True, type=click.Path(dir_okay=False),
               help="Trace database to create or add to.")
-@click.option("--format", "fmt", default=None, help="Force a format (native, otel, ...) instead of detecting it.")
+@click.option("--format", "fmt", cls=FormatOption, default=None, metavar="NAME",
+              help="Force a format instead of detecting it.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the summary as one JSON object (files, traces, items, warnings).")
 def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) -> None:
