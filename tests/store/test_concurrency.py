@@ -216,7 +216,27 @@ def test_a_cancel_during_a_huge_item_stops_inside_it_and_writes_nothing(tmp_path
     assert 2 < len(calls) < 10  # stopped at a checkpoint inside the one record, not after it
 
 
+READY = "ctxviewer-test: SIGINT handler installed, import under way"
+
+CLI_WITH_READY_SCRIPT = """
+import signal, sys, time
+from ctxviewer.store import TraceStore
+real = TraceStore.token_counts
+def token_counts(self, *args, **kwargs):  # the import has begun counting the big item
+    handler = signal.getsignal(signal.SIGINT)
+    assert callable(handler), handler  # Python's (or the command's) handler, not SIG_DFL / SIG_IGN
+    print({ready!r}, file=sys.stderr, flush=True)
+    time.sleep(60)  # the test's SIGINT arrives here and raises inside the import
+    return real(self, *args, **kwargs)
+TraceStore.token_counts = token_counts
+from ctxviewer.cli import cli
+sys.exit(cli.main(sys.argv[1:], prog_name="ctxviewer"))
+"""
+
+
 def test_ctrl_c_during_a_cli_import_leaves_no_new_file_and_no_changed_byte(tmp_path: Path) -> None:
+    """Deterministic under load: the child says on stderr when its SIGINT handler is installed and
+    the import is counting the big item's tokens; only then does the test send SIGINT."""
     base = make_trace()
     big = replace(base, trace_id="big", items=(replace(base.items[0], content="word " * 2_000_000, tokens=None),))
     src = tmp_path / "big.jsonl"
@@ -225,18 +245,18 @@ def test_ctrl_c_during_a_cli_import_leaves_no_new_file_and_no_changed_byte(tmp_p
     with TraceStore.create(old) as store:
         store.add(with_facts(_traces(2, "old")))
     before = _state(old)
-    started = 0.0
+    script = CLI_WITH_READY_SCRIPT.format(ready=READY)
     for db in (tmp_path / "new.db", old):
-        t0 = time.monotonic()
-        proc = subprocess.Popen([sys.executable, "-m", "ctxviewer", "import", str(src), "-o", str(db)],
+        proc = subprocess.Popen([sys.executable, "-c", script, "import", str(src), "-o", str(db)],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
-        if db.name == "new.db":
-            while not db.exists() and time.monotonic() - t0 < 60:  # created: the run is under way
-                time.sleep(0.05)
-            started = time.monotonic() - t0
-        else:  # an existing database: as long as the new one took to be created
-            time.sleep(started)
-        time.sleep(0.5)
+        assert proc.stderr is not None
+        early = []
+        for line in proc.stderr:  # blocks until the child is ready (or ends)
+            if line.strip() == READY:
+                break
+            early.append(line)
+        else:
+            raise AssertionError(f"the import ended before it was ready: {''.join(early)}")
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 1, (out, err)
