@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctxviewer.assess.budget import CATEGORY_LABELS
+from ctxviewer.diff.arguments import change_json, change_line
 from ctxviewer.diff.items import Change, ItemDiff
 from ctxviewer.diff.result import EvidencePlace, TraceDiff
 from ctxviewer.diff.words import word_diff
@@ -107,7 +108,9 @@ def diff_json(diff: TraceDiff) -> dict[str, Any]:
     """The ``ctxviewer diff --json`` object. Keys: ``trace_a``, ``trace_b``, ``no_change``,
     ``accounting_only``, ``counts`` (primary change -> rows), ``items`` (see :func:`item_json`),
     ``first_divergence`` (``{position, id_a, id_b}`` or null), ``allocations_delta`` (category ->
-    ``{used_a, used_b, delta, declared_a, declared_b}``), ``policy`` (``{a, b, changed}``),
+    ``{used_a, used_b, delta, declared_a, declared_b}``), ``policy`` (``{a, b, changed,
+    text_changed, text_diff}``: ``text_diff`` is the word diff of the two policy texts as
+    ``[{op, text}]`` runs, ``op`` ``equal`` / ``delete`` / ``insert``, or null when unchanged),
     ``fields`` and ``accounting`` (``{name, a, b}``), ``verdict_a``, ``verdict_b``, ``fits_a``,
     ``fits_b``, ``state_a``, ``state_b``, ``evidence_order`` (``{id, position_a, position_b, rank_a,
     rank_b, needed_a, needed_b, band_a, band_b}``), ``needed_documents`` (``{id, rank_a, rank_b,
@@ -115,8 +118,9 @@ def diff_json(diff: TraceDiff) -> dict[str, Any]:
     ``needed_source_b``, ``findings`` (``{rule, table_row, status, count_a, count_b, severity_a,
     severity_b, message_a, message_b}``, status ``fixed`` / ``new`` / ``changed`` / ``unchanged``),
     ``response`` (``{changed, text_a, text_b, finish_reason_a, finish_reason_b}``) and
-    ``tool_calls`` (``{name, in_a, in_b, arguments_a, arguments_b, verdict_a, verdict_b, checks}``).
-    Tokens throughout; null = not recorded / absent."""
+    ``tool_calls`` (``{name, in_a, in_b, arguments_a, arguments_b, argument_changes, verdict_a,
+    verdict_b, checks}``; ``argument_changes``: ``{key, change, a, b}`` per argument that differs,
+    :func:`ctxviewer.diff.arguments.change_json`). Tokens throughout; null = not recorded / absent."""
     fd = diff.first_divergence
     p = diff.policy
     return {
@@ -136,6 +140,8 @@ def diff_json(diff: TraceDiff) -> dict[str, Any]:
             "a": {"id": p.id_a, "version": p.version_a, "available": p.available_a},
             "b": {"id": p.id_b, "version": p.version_b, "available": p.available_b},
             "changed": p.changed,
+            "text_changed": p.text_changed,
+            "text_diff": _policy_segments(diff),
         },
         "fields": [{"name": f.name, "a": f.a, "b": f.b} for f in diff.fields],
         "accounting": [{"name": f.name, "a": f.a, "b": f.b} for f in diff.accounting],
@@ -165,7 +171,8 @@ def diff_json(diff: TraceDiff) -> dict[str, Any]:
                      "finish_reason_a": diff.finish_reason_a, "finish_reason_b": diff.finish_reason_b},
         "tool_calls": [
             {"name": t.name, "in_a": t.in_a, "in_b": t.in_b, "arguments_a": t.arguments_a,
-             "arguments_b": t.arguments_b, "verdict_a": t.verdict_a, "verdict_b": t.verdict_b,
+             "arguments_b": t.arguments_b, "argument_changes": [change_json(c) for c in t.argument_changes],
+             "verdict_a": t.verdict_a, "verdict_b": t.verdict_b,
              "checks": [{"check": c.check, "passed_a": c.passed_a, "passed_b": c.passed_b} for c in t.checks]}
             for t in diff.tool_calls
         ],
@@ -256,6 +263,28 @@ def findings_line(diff: TraceDiff, limit: int = 3) -> str:
     return "; ".join(parts) or "none in either"
 
 
+def _policy_segments(diff: TraceDiff) -> list[dict[str, str]] | None:
+    p = diff.policy
+    if not p.text_changed:
+        return None
+    return [{"op": s.op, "text": s.text} for s in word_diff(p.text_a, p.text_b).segments]
+
+
+def policy_text_lines(diff: TraceDiff, words_limit: int = 8) -> list[str]:
+    """The word diff of the two policy texts, when both were kept and differ: ``"policy text
+    1 word removed, 3 added"`` and then the first ``words_limit`` changed runs as ``- 'old'`` /
+    ``+ 'new'`` lines. Empty when the texts are the same (or one was not kept)."""
+    p = diff.policy
+    if not p.text_changed:
+        return []
+    wd = word_diff(p.text_a, p.text_b)
+    n_del, n_ins = wd.words_deleted, wd.words_inserted
+    out = [f"policy text       {n_del} word{'' if n_del == 1 else 's'} removed, {n_ins} added"]
+    for s in [s for s in wd.segments if s.op != "equal"][:words_limit]:
+        out.append(f"      {'-' if s.op == 'delete' else '+'} {_clip(s.text)!r}")
+    return out
+
+
 def _fmt(v: Any) -> str:
     if v is None:
         return "not recorded"
@@ -284,6 +313,7 @@ def format_diff_text(diff: TraceDiff, words_limit: int = 8) -> str:
     p = diff.policy
     pol_a, pol_b = f"{p.id_a or '?'} {p.version_a or 'version not recorded'}", f"{p.id_b or '?'} {p.version_b or 'version not recorded'}"
     out.append("policy            " + (f"{pol_a} → {pol_b}" if p.changed else f"{pol_b} (unchanged)"))
+    out += policy_text_lines(diff, words_limit)
     out.append("eq. 3.1           " + (f"{diff.verdict_a} → {diff.verdict_b}" if diff.verdict_a != diff.verdict_b
                                        else f"{diff.verdict_b} (unchanged)"))
     if diff.state_a != diff.state_b:
@@ -328,6 +358,9 @@ def format_diff_text(diff: TraceDiff, words_limit: int = 8) -> str:
         for t in diff.tool_calls:
             side = "both" if t.in_a and t.in_b else ("A only" if t.in_a else "B only")
             out.append(f"  {t.name} ({side}): verdict {_fmt(t.verdict_a)} → {_fmt(t.verdict_b)}")
+            if t.in_a and t.in_b:
+                for ac in t.argument_changes:
+                    out.append(f"    argument {change_line(ac)}")
             for chk in t.checks:
                 if chk.passed_a != chk.passed_b:
                     out.append(f"    {chk.check}: {_passed(chk.passed_a)} → {_passed(chk.passed_b)}")

@@ -27,7 +27,7 @@ from ctxviewer.diff.result import (
     TraceDiff,
 )
 from ctxviewer.model.findings import Finding
-from ctxviewer.model.trace import Category, Kind, RequestTrace, ToolCall
+from ctxviewer.model.trace import Category, Kind, RequestTrace, Status, ToolCall
 
 _FIELDS: tuple[tuple[str, Any], ...] = (
     ("endpoint.provider", lambda t: t.endpoint.provider),
@@ -149,6 +149,14 @@ def finding_changes(fa: tuple[Finding, ...], fb: tuple[Finding, ...]) -> tuple[F
     return tuple(out)
 
 
+def policy_text(t: RequestTrace) -> str | None:
+    """The policy text ``t`` sent: the content of its retained policy items in request order,
+    joined by a blank line; ``None`` when it sent no policy item with content."""
+    texts = [i.content for i in t.items
+             if i.kind is Kind.POLICY and i.status is Status.RETAINED and i.content is not None]
+    return "\n\n".join(texts) if texts else None
+
+
 def _verdict(call: ToolCall | None) -> str | None:
     return call.verdict.value if call is not None and call.verdict is not None else None
 
@@ -196,7 +204,7 @@ def diff_traces(a: RequestTrace, b: RequestTrace,
         items=diff_items(a, b),
         first_divergence=first_divergence(a, b),
         policy=PolicyDiff(a.policy.id, a.policy.version, a.policy.available,
-                          b.policy.id, b.policy.version, b.policy.available),
+                          b.policy.id, b.policy.version, b.policy.available, policy_text(a), policy_text(b)),
         fields=_changed(_FIELDS, a, b),
         accounting=_changed(_ACCOUNTING, a, b),
         allocations=_allocations(a, b),

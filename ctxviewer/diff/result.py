@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from ctxviewer.diff.arguments import ArgumentChange, argument_changes
 from ctxviewer.diff.items import Change, ItemDiff
 from ctxviewer.model.trace import Category
 
@@ -48,11 +49,21 @@ class PolicyDiff:
     id_b: str | None
     version_b: str | None
     available_b: bool | None
+    text_a: str | None = None
+    text_b: str | None = None
+    """The policy text each request sent (its policy items' content, joined by a blank line);
+    ``None`` when it sent none or did not keep the content."""
 
     @property
     def changed(self) -> bool:
         """True when id, version or availability differ."""
         return (self.id_a, self.version_a, self.available_a) != (self.id_b, self.version_b, self.available_b)
+
+    @property
+    def text_changed(self) -> bool:
+        """True when both requests kept a policy text and the texts differ (a new prompt version
+        shows as a word diff of the two texts, not as one item removed and another added)."""
+        return self.text_a is not None and self.text_b is not None and self.text_a != self.text_b
 
 
 @dataclass(frozen=True)
@@ -150,6 +161,11 @@ class ToolCallDiff:
     in_a: bool
     in_b: bool
     checks: tuple[CheckDiff, ...]
+
+    @property
+    def argument_changes(self) -> tuple[ArgumentChange, ...]:
+        """The arguments that differ, per key (:func:`ctxviewer.diff.arguments.argument_changes`)."""
+        return argument_changes(self.arguments_a, self.arguments_b)
 
     @property
     def changed(self) -> bool:

@@ -5,7 +5,7 @@ Top: the headline, first point of divergence, policy and the eq. 3.1 verdict bef
 by side (:class:`~ctxviewer.gui.diff_model.DiffItemModel`: a symbol and a colour per change, moves
 numbered) beside the per-category token chart (:class:`~ctxviewer.gui.diff_chart.DeltaChart`).
 Bottom tabs: the selected pair's word diff, the evidence order (each document's rank and position
-before and after), the response's word diff, and the full text summary (as ``ctxviewer diff``). Keyboard: F7 / Alt+Down next change, Shift+F7 / Alt+Up previous.
+before and after), the response's word diff, the two policy texts' word diff, and the full text summary (as ``ctxviewer diff``). Keyboard: F7 / Alt+Down next change, Shift+F7 / Alt+Up previous.
 
 The view only paints a core :class:`~ctxviewer.diff.TraceDiff`; it never reads a store.
 :class:`DiffWindow` is the top-level window the main window opens.
@@ -107,6 +107,7 @@ class DiffView(QWidget):
         self.chart = DeltaChart()
         self.item_diff = TextDiffPane()
         self.response_diff = TextDiffPane()
+        self.policy_diff = TextDiffPane()
         self.summary = QPlainTextEdit()
         self.summary.setReadOnly(True)
         self.summary.setFont(self.item_diff.view_a.font())
@@ -117,6 +118,7 @@ class DiffView(QWidget):
         size_columns(self.evidence_view, EVIDENCE_COLUMNS, "move")
         self.tabs.addTab(self.evidence_view, "Evidence order")
         self.tabs.addTab(self.response_diff, "Response")
+        self.tabs.addTab(self.policy_diff, "Policy")
         self.tabs.addTab(self.summary, "Summary")
         self.tabs.currentChanged.connect(lambda _index: self._show_needed())
         self.legend = QLabel(legend_text())
@@ -168,8 +170,13 @@ class DiffView(QWidget):
             self.response_diff.set_texts(diff.response_a, diff.response_b,
                                          f"A response ({diff.finish_reason_a or 'finish reason not recorded'})",
                                          f"B response ({diff.finish_reason_b or 'finish reason not recorded'})")
+            p = diff.policy
+            self.policy_diff.set_texts(p.text_a, p.text_b,
+                                       f"A policy {p.id_a or '?'} {p.version_a or 'version not recorded'}",
+                                       f"B policy {p.id_b or '?'} {p.version_b or 'version not recorded'}")
         else:
             self.response_diff.set_texts(None, None)
+            self.policy_diff.set_texts(None, None)
         lay = self.layout()
         if lay is not None:
             lay.activate()  # the header's height is known before the table scrolls to the change

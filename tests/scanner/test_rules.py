@@ -142,9 +142,14 @@ def test_tag_characters_are_decoded_and_made_visible() -> None:
     assert "'hi'" in hit.reason
 
 
-def test_bidi_override_is_reported() -> None:
-    text = "access = 'user\u202e \u2066// admin\u2069 \u2066'"
-    assert [h.rule for h in scan_text(text)] == ["injection.invisible"] * 4
+def test_bidi_controls_are_one_finding_per_span_of_controls() -> None:
+    text = "access = 'user\u202e \u2066// admin\u2069 \u2066'"  # Trojan Source: RLO LRI ... PDI LRI
+    hits = scan_text(text)
+    assert [(h.rule, h.start, h.end) for h in hits] == [("injection.invisible", 14, 17), ("injection.invisible", 25, 28)]
+    assert [h.reason.split(": ", 1)[1] for h in hits] == ["RLO LRI", "PDI LRI"]
+    assert hits[0].reason.startswith("2 bidirectional control character(s)")
+    (run,) = scan_text("a\u202e\u200e\u2066\u2069b")  # a direction mark inside the span
+    assert (run.start, run.end, run.reason.split(": ", 1)[1]) == (1, 5, "RLO LRI PDI")
 
 
 def test_binary_and_damaged_base64_are_decoded() -> None:

@@ -22,14 +22,19 @@ VARIATION_RUN = LazyPattern("[\U000e0100-\U000e01ef]{4,}")
 ZERO_WIDTH = LazyPattern("[\u200b\u200c\u200d\u2060\u180e\ufeff\u2062\u2063\u2064]")
 ZW_RUN = LazyPattern("[\u200b\u200c\u200d\u2060\u180e\ufeff\u2062\u2063\u2064]{3,}")
 ZW_IN_WORD = LazyPattern("(?<=[A-Za-z])[\u200b\u2060\u180e\ufeff\u2062\u2063\u2064\u200c\u200d]+(?=[A-Za-z])")
-BIDI = LazyPattern("[\u202a-\u202e\u2066-\u2069]+")
+BIDI = LazyPattern("[\u202a-\u202e\u2066-\u2069](?:[ \t\u200e\u200f\u061c]*[\u202a-\u202e\u2066-\u2069])*")
+"""One span of bidi controls (embeddings, overrides, isolates and their closers): controls next to
+each other or apart only by spaces, tabs and direction marks (LRM, RLM, ALM) are one finding
+(Trojan Source writes ``RLO LRI`` as ``\u202e \u2066``), never one per character."""
 
 _NAMES = {  # for the reasons
     "\u200b": "ZWSP", "\u200c": "ZWNJ", "\u200d": "ZWJ", "\u2060": "WJ", "\u180e": "MVS", "\ufeff": "BOM",
     "\u2062": "INVISIBLE TIMES", "\u2063": "INVISIBLE SEPARATOR", "\u2064": "INVISIBLE PLUS",
     "\u202a": "LRE", "\u202b": "RLE", "\u202c": "PDF", "\u202d": "LRO", "\u202e": "RLO",
     "\u2066": "LRI", "\u2067": "RLI", "\u2068": "FSI", "\u2069": "PDI", "\u200e": "LRM", "\u200f": "RLM",
+    "\u061c": "ALM",
 }
+_BIDI_NAMES = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 def decode_tags(run: str) -> str:
@@ -65,8 +70,9 @@ class InvisibleText:
                 yield Hit(self.id, m.start(), m.end(), f"{len(m.group(0))} zero-width character(s) hidden in the text",
                           Severity.WARNING)
         for m in finditer(BIDI, text):
-            yield Hit(self.id, m.start(), m.end(), "bidirectional control character(s) that reorder the displayed "
-                      "text: " + " ".join(_NAMES[c] for c in m.group(0)), Severity.WARNING)
+            names = [_NAMES[c] for c in m.group(0) if c in _BIDI_NAMES]
+            yield Hit(self.id, m.start(), m.end(), f"{len(names)} bidirectional control character(s) that reorder "
+                      "the displayed text: " + " ".join(names), Severity.WARNING)
 
 
 INVISIBLE = InvisibleText()
