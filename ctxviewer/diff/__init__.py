@@ -7,6 +7,7 @@ conversation.
   the eq. 3.1 verdict before and after, evidence order, response and tool calls. One frozen
   result for the GUI, the CLI and the tests.
 * :func:`word_diff` (text A, text B) -> :class:`WordDiff` (:mod:`.words`): word-level text diff.
+* :mod:`.arguments`: which tool-call arguments changed, per key.
 * :mod:`.render`: the JSON object and the readable summary of a diff; :mod:`.cells`: what each
   cell of the diff table says.
 * :mod:`.conversation`: "dropped between calls" for traces that record no omissions, between two

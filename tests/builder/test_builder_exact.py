@@ -68,6 +68,7 @@ def test_fixed_cuts_are_letter_then_ascii_non_letter() -> None:
     assert last_fixed_cut("no cut at the end: \u4e2d\u6587", 19) is None
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.lists(TEXTS, max_size=12), ENCODINGS)
 def test_junction_sum_equals_a_real_encode(texts: list[str], encoding: str) -> None:
@@ -75,6 +76,7 @@ def test_junction_sum_equals_a_real_encode(texts: list[str], encoding: str) -> N
     assert GUARDED[encoding].count(texts) == len(encode("".join(texts), encoding))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.lists(TEXTS, min_size=1, max_size=12), ENCODINGS, st.data())
 def test_tally_stays_exact_through_removals(texts: list[str], encoding: str, data: st.DataObject) -> None:
@@ -128,6 +130,7 @@ def _both(cands: list[Candidate], rule: object, budget: int, caps: dict[Category
     return out[0], out[1]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(candidate_sets(), st.integers(0, 400), CAPS, st.sampled_from(["raw", "default"]), ENCODINGS)
 def test_builder_equals_textbook_loop_text_rule(cands: list[Candidate], budget: int,
@@ -137,6 +140,7 @@ def test_builder_equals_textbook_loop_text_rule(cands: list[Candidate], budget: 
     assert fast == slow
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(candidate_sets(), st.integers(0, 300), CAPS, st.sampled_from(["gpt-4o", "gpt-4", "unknown-model"]))
 def test_builder_equals_textbook_loop_chat_rule(cands: list[Candidate], budget: int,
@@ -145,6 +149,7 @@ def test_builder_equals_textbook_loop_chat_rule(cands: list[Candidate], budget: 
     assert fast == slow
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(candidate_sets(), st.integers(0, 400))
 def test_no_orphan_tool_result_and_required_kept(cands: list[Candidate], budget: int) -> None:

@@ -133,6 +133,7 @@ def run_window(*args: str) -> tuple[int, str, str]:
     return proc.returncode, proc.stdout, proc.stderr
 
 
+@pytest.mark.slow
 def test_screenshot_writes_png_of_requested_size(tmp_path: Path, qapp) -> None:
     from PySide6.QtGui import QImage
 
@@ -157,12 +158,14 @@ def test_screenshot_rejects_bad_size(size: str, tmp_path: Path) -> None:
     assert "--size" in err
 
 
+@pytest.mark.slow
 def test_screenshot_to_unwritable_path_is_an_error_not_a_traceback(tmp_path: Path, qapp) -> None:
     code, _, err = run_window("screenshot", str(SAMPLES), "budget-8k", "-o", str(tmp_path / "missing-dir" / "x.png"))
     assert code == 1
     assert "cannot write the image" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_screenshot_suffix_picks_the_format(tmp_path: Path, qapp) -> None:
     out = tmp_path / "shot.jpg"
     assert run_window("screenshot", str(SAMPLES), "budget-8k", "-o", str(out))[0] == 0

@@ -11,6 +11,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from factories import make_trace
 
 from ctxviewer.importers.formats.native import write_jsonl
@@ -18,6 +19,7 @@ from ctxviewer.importers.formats.native import write_jsonl
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_sigterm_during_an_import_into_a_new_file_leaves_nothing(tmp_path: Path) -> None:
     src = tmp_path / "many.jsonl"
     base = make_trace()

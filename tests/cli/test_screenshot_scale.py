@@ -26,12 +26,14 @@ def shoot(tmp_path: Path, *extra: str) -> tuple[str, tuple[int, int]]:
     return res.stdout.strip(), (img.width(), img.height())
 
 
+@pytest.mark.slow
 def test_hidpi_screenshot_states_its_pixel_size(tmp_path: Path) -> None:
     message, pixels = shoot(tmp_path)
     assert pixels == (2560, 1600)
     assert message == f"wrote {tmp_path / 'shot.png'}: 2560×1600 pixels (window 1280×800 logical pixels at scale 2)"
 
 
+@pytest.mark.slow
 def test_scale_chooses_the_pixel_size(tmp_path: Path) -> None:
     message, pixels = shoot(tmp_path, "--scale", "1")
     assert pixels == (1280, 800)

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from ctxviewer.assess.scanner import prefilter
 from ctxviewer.assess.scanner.registry import scan_text_cached
 from ctxviewer.diff.conversation import derive_for_display
@@ -32,6 +34,7 @@ def _reference(trace_id: str) -> dict[str, object]:
     return summary
 
 
+@pytest.mark.slow
 def test_show_json_of_every_sample_trace_equals_the_reference_assessment() -> None:
     with TraceStore.open(SAMPLES) as store:
         ids = [row.trace_id for row in store.list()]

@@ -128,6 +128,7 @@ def test_a_worker_that_dies_is_replaced_by_this_process(monkeypatch: pytest.Monk
     assert [(t.trace_id, f) for t, f in got] == [(t.trace_id, stored_facts(t)) for t in traces]
 
 
+@pytest.mark.slow
 def test_a_cancel_kills_a_worker_busy_with_a_huge_item(monkeypatch: pytest.MonkeyPatch) -> None:
     spy = _Spy(monkeypatch)
     base = _samples()[4]  # ticket-injection: ticket TCK-58213 is untrusted evidence, scanned

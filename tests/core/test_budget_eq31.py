@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from factories import make_trace
 
 from ctxviewer.assess.bars import used_bar
@@ -91,6 +92,7 @@ def test_breakdown_lines_end_with_reported_residual_and_warning() -> None:
     assert breakdown(make_trace(usage=Usage())).lines()[-1] == "reported input           —  not recorded"
 
 
+@pytest.mark.slow
 def test_a_million_space_tool_output_in_a_trace_is_counted_marked_and_kept(tmp_path) -> None:
     from ctxviewer.assess.breakdown import breakdown
     from ctxviewer.builder.whatif import Scenario, run

@@ -12,6 +12,8 @@ import re
 from functools import cache
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "ctxviewer"
 
@@ -195,6 +197,7 @@ def test_every_path_a_doc_names_exists() -> None:
     assert missing == []
 
 
+@pytest.mark.slow
 def test_every_module_and_name_a_doc_names_exists() -> None:
     missing = []
     for where, text in doc_texts():

@@ -47,6 +47,7 @@ def _corpus_files(shared: Path) -> list[Path]:
                   if p.is_file() and p.suffix != ".md" and "spec-schemas" not in p.parts)
 
 
+@pytest.mark.slow
 def test_every_corpus_file_round_trips(shared: Path, tmp_path: Path) -> None:
     files = _corpus_files(shared)
     assert len(files) == 41

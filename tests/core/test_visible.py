@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -56,6 +57,7 @@ def test_plain_text_is_returned_unchanged_and_identical() -> None:
     assert r.text is text and not r.changed and r.to_display(5) == 5
 
 
+@pytest.mark.slow
 @given(st.text())
 def test_every_stored_character_is_visible_or_ordinary(text: str) -> None:
     r = reveal(text, keep_newlines=False)

@@ -17,6 +17,7 @@ def today() -> dict[str, dict[str, object]]:
     return regen.conclusions(regen.CORPUS)
 
 
+@pytest.mark.slow
 def test_every_corpus_trace_concludes_its_judged_state_and_findings(today: dict[str, dict[str, object]]) -> None:
     expected = json.loads(regen.EXPECTED.read_text(encoding="utf-8"))
     got = {f: {t: {"state": c["state"], "findings": c["findings"]} for t, c in traces.items()}  # type: ignore[index]

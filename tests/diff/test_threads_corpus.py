@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ctxviewer.assess.checks import run_checks
 from ctxviewer.diff.conversation import derive_for_display, thread_predecessor
 from ctxviewer.model.trace import Status
@@ -23,6 +25,7 @@ THREADS = {
 """Each call that continues a thread -> the call it continues; every other corpus call has none."""
 
 
+@pytest.mark.slow
 def test_the_corpus_threads_and_no_derived_omission_or_false_failure(shared: Path, tmp_path: Path) -> None:
     files = sorted(p for p in (shared / "corpus").rglob("*")
                    if p.is_file() and "spec-schemas" not in p.parts and p.suffix != ".md")

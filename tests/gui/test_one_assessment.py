@@ -127,6 +127,7 @@ def test_list_and_show_print_created_identically() -> None:
     assert rows["budget-8k"] == shown == "2026-11-09T16:42:31.208Z"
 
 
+@pytest.mark.slow
 def test_an_omitted_item_is_worded_once(qapp) -> None:  # type: ignore[no-untyped-def]
     with TraceStore.open(SAMPLES) as store:
         item = store.load("budget-8k-over").item("KB-1014")
@@ -141,6 +142,7 @@ def test_an_omitted_item_is_worded_once(qapp) -> None:  # type: ignore[no-untype
         assert w.panel.content_title.text() == "KB-1014 — evidence, untrusted, 354 tokens, omitted: budget"
 
 
+@pytest.mark.slow
 def test_the_chart_paints_a_figure_and_eq_3_1_runs_once_per_selection(qtbot, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from ctxviewer.pipeline.warm_up import first_trace
 

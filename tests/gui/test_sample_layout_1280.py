@@ -16,6 +16,7 @@ WITH_FINDINGS = ["history-16k", "refund-approval-forgotten", "ticket-injection",
                  "evidence-in-middle", "json-unsupported"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("trace_id", ["history-16k", "budget-8k", "refund-approval-forgotten"])
 def test_capacity_label_covers_no_bar_and_no_value(qapp, trace_id: str) -> None:
     with screenshot_window(SAMPLES, trace_id) as w:
@@ -33,6 +34,7 @@ def test_capacity_label_covers_no_bar_and_no_value(qapp, trace_id: str) -> None:
         assert plot.getViewBox().sceneBoundingRect().adjusted(-1, -1, 1, 1).contains(label)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("trace_id", WITH_FINDINGS)
 def test_findings_detail_shows_whole_lines_and_all_of_them(qapp, trace_id: str) -> None:
     with screenshot_window(SAMPLES, trace_id) as w:

@@ -15,6 +15,7 @@ from ctxviewer.gui.screenshot import render_screenshot
 from ctxviewer.store import StoreError
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
 def test_screenshot_png_of_requested_size(qapp, db: Path, tmp_path: Path, size: tuple[int, int]) -> None:
     out = render_screenshot(db, "bravo", tmp_path / "shot.png", size)
@@ -36,6 +37,7 @@ def test_screenshot_errors(qapp, db: Path, tmp_path: Path) -> None:
     assert not (tmp_path / "x.png").exists()
 
 
+@pytest.mark.slow
 def test_main_opens_database_from_argv(qapp, qtbot, db: Path, tmp_path: Path, monkeypatch) -> None:
     QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp_path))
     seen: list[MainWindow] = []

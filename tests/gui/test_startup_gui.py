@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 WAIT_SHOWN = """
@@ -45,6 +47,7 @@ print("@@" + json.dumps({"shown": shown, "state": state, "after_paint": after_pa
 """
 
 
+@pytest.mark.slow
 def test_first_screen_without_sqlite_utils_tiktoken_or_the_diff_window(tmp_path: Path) -> None:
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     out = subprocess.run([sys.executable, "-c", PROBE, str(tmp_path / "s.ini"), str(ROOT / "sample_traces" / "samples.db")],
@@ -96,6 +99,7 @@ app.processEvents()
 """
 
 
+@pytest.mark.slow
 def test_pyqtgraph_numpy_and_pygments_load_after_the_first_paint(tmp_path: Path) -> None:
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     out = subprocess.run([sys.executable, "-c", FIRST_PAINT, str(tmp_path / "s.ini"),

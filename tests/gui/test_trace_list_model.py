@@ -175,6 +175,7 @@ def gen_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _generated(tmp_path_factory.mktemp("genlist"), 1200)
 
 
+@pytest.mark.slow
 def test_generated_db_order_count_and_the_last_row_reachable(qtbot, gen_db: Path) -> None:
     sql_order = [r[0] for r in sqlite3.connect(gen_db).execute(
         "SELECT trace_id FROM traces ORDER BY input_tokens DESC, trace_id DESC")]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from corpus_table import EXPECTED, corpus_files, table
 
 from ctxviewer.pipeline.importing import import_into
@@ -25,6 +26,7 @@ NOT_TRACES = {  # the JSON Schemas and the markdown examples of the OTel GenAI s
 }
 
 
+@pytest.mark.slow
 def test_every_trace_file_of_the_corpus_imports_with_its_values(shared: Path) -> None:
     got = table(shared / "corpus")
     assert len(got) == 47
@@ -49,6 +51,7 @@ def test_spot_values_of_the_table_are_the_files_own(shared: Path) -> None:
     assert (o1["model"], o1["usage"]) == ("o1-mini", [43, 2497, 0, None, 1408])
 
 
+@pytest.mark.slow
 def test_the_whole_corpus_in_one_run(shared: Path, tmp_path: Path) -> None:
     db = tmp_path / "corpus.db"
     report = import_into(db, corpus_files(shared / "corpus"))

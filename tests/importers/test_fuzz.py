@@ -118,6 +118,7 @@ def test_detection_survives_mutated_corpus_files(data: st.DataObject, ops: Any) 
 NATIVE = [(trace_line(make_trace()) + "\n").encode(), (trace_line(make_rich_trace()) + "\n").encode()]
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(NATIVE), OPS)
 def test_native_survives_mutated_lines(line: bytes, ops: Any) -> None:
@@ -134,6 +135,7 @@ JSON = st.recursive(
 @settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(["trace_id", "endpoint", "items", "policy", "usage", "request", "response", "created",
                         "tool_calls", "budget", "attributes", "user_request"]), JSON)
+@pytest.mark.slow
 def test_native_survives_any_value_in_any_field(key: str, value: Any) -> None:
     d = json.loads(trace_line(make_rich_trace()))
     d[key] = value

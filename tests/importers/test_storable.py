@@ -217,6 +217,7 @@ READABLE_ITEMS = st.lists(st.builds(
 @settings(max_examples=300, deadline=None)
 @given(st.lists(ITEMS, max_size=4) | READABLE_ITEMS,
        st.lists(st.builds(ToolCall, name=st.sampled_from(["", "f"]), arguments=st.none()), max_size=2))
+@pytest.mark.slow
 def test_unreadable_names_exactly_what_the_round_trip_refuses(items: list[ContextItem],
                                                               calls: list[ToolCall]) -> None:
     trace = replace(make_trace(), items=tuple(items), tool_calls=tuple(calls))

@@ -48,6 +48,7 @@ def test_a_short_benign_text_compiles_only_the_patterns_that_may_start_in_it() -
     assert "(?:\\b(?:hypothetically" in "".join(p.pattern for p in copies if not prefilter.is_compiled(p))
 
 
+@pytest.mark.slow
 def test_every_rule_pattern_finds_the_engines_matches_in_every_labelled_text(shared: Path) -> None:
     rows = [json.loads(line) for line in (shared / "injection" / "labelled.jsonl").read_text("utf-8").splitlines()
             if line.strip()]

@@ -174,6 +174,7 @@ with TraceStore.create({db!r}) as store:
 """
 
 
+@pytest.mark.slow
 def test_a_writer_killed_mid_import_leaves_all_or_none(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     with TraceStore.create(db) as store:
@@ -234,6 +235,7 @@ sys.exit(cli.main(sys.argv[1:], prog_name="ctxviewer"))
 """
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_a_cli_import_leaves_no_new_file_and_no_changed_byte(tmp_path: Path) -> None:
     """Deterministic under load: the child says on stderr when its SIGINT handler is installed and
     the import is counting the big item's tokens; only then does the test send SIGINT."""

@@ -55,6 +55,7 @@ def test_every_sample_trace_is_reproduced(samples: dict[str, RequestTrace]) -> N
     assert kinds == {OmissionRule.BUDGET, OmissionRule.WINDOW, OmissionRule.RANK, OmissionRule.POLICY}  # every recorded kind is covered
 
 
+@pytest.mark.slow
 def test_every_corpus_trace_is_reproduced(shared: Path, tmp_path: Path) -> None:
     files = sorted(p for p in (shared / "corpus").rglob("*")
                    if p.is_file() and p.suffix != ".md" and "spec-schemas" not in p.parts)
