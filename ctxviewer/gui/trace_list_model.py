@@ -360,15 +360,16 @@ class TraceListModel(QAbstractTableModel):
 
         def job(_progress: Any, cancelled: Callable[[], bool]) -> None:
             st = store.reader()
+            fresh: list[TraceRow] = []
             try:
                 for row in batch:
                     if cancelled():
                         return
                     try:
-                        fresh = refreshed_row(st, row, context)
+                        fresh.append(refreshed_row(st, row, context))
                     except Exception:  # a row that cannot be re-read keeps its stored, marked facts
                         continue
-                    send((gen, "fresh", fresh))
+                send((gen, "fresh", fresh))  # one repaint per batch, not one scan of the cache per row
             finally:
                 if st is not store:
                     st.close()
@@ -384,18 +385,20 @@ class TraceListModel(QAbstractTableModel):
             self._refresh_task = None
             self._schedule_refresh()
 
-    def _on_fresh(self, fresh: TraceRow) -> None:
-        self._fresh[fresh.trace_id] = fresh
-        cell = (fresh, row_texts(fresh, self.context))
-        for page, cells in self._pages.items():
-            for i, old in enumerate(cells):
-                if old is not None and old[0].trace_id == fresh.trace_id:
-                    cells[i] = cell
+    def _on_fresh(self, rows: list[TraceRow]) -> None:
+        if not rows:
+            return
+        cells = {r.trace_id: (r, row_texts(r, self.context)) for r in rows}
+        self._fresh.update((tid, cell[0]) for tid, cell in cells.items())
+        for page, page_cells in self._pages.items():
+            for i, old in enumerate(page_cells):
+                if old is not None and old[0].trace_id in cells:
+                    page_cells[i] = cells[old[0].trace_id]
                     r = page * PAGE_ROWS + i
                     self.dataChanged.emit(self.index(r, 0), self.index(r, _NCOLS - 1))
         for r, old in list(self._tail.items()):
-            if old[0].trace_id == fresh.trace_id:
-                self._tail[r] = cell
+            if old[0].trace_id in cells:
+                self._tail[r] = cells[old[0].trace_id]
                 self.dataChanged.emit(self.index(r, 0), self.index(r, _NCOLS - 1))
         self.sig_refreshed.emit(len(self._fresh))
 
