@@ -9,6 +9,7 @@ from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import QApplication
 
 from ctxviewer.gui.control_glyphs import choose_control_markers
+from ctxviewer.gui.display_check import NO_DISPLAY_STATUS, missing_display, no_display_message
 from ctxviewer.gui.main_window import MainWindow
 from ctxviewer.util import assets
 
@@ -59,8 +60,14 @@ def initial_size(app: QApplication, preferred: tuple[int, int] = (1400, 860)) ->
 def main(argv: list[str] | None = None) -> int:
     """Run the viewer. ``argv``: command-line arguments without the program name (default
     ``sys.argv[1:]``); the first non-option argument is a database to open read-only, else the
-    checkout's ``sample_traces/samples.db`` when it exists. Returns the exit status."""
+    checkout's ``sample_traces/samples.db`` when it exists. Returns the exit status:
+    :data:`~ctxviewer.gui.display_check.NO_DISPLAY_STATUS` (2) with one line on stderr when there is
+    no display to draw on (instead of Qt's abort)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    reason = missing_display()
+    if reason is not None and QApplication.instance() is None:
+        print(no_display_message(reason), file=sys.stderr)
+        return NO_DISPLAY_STATUS
     app = application(args)
     choose_control_markers()  # ⟨ESC⟩ instead of boxes when the font has no control pictures
     window = MainWindow()

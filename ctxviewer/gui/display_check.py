@@ -1,0 +1,55 @@
+"""Whether the window can be shown at all: a display to draw on, said in one line when there is none.
+
+Qt aborts the process (status 134, a core dump) when its platform plugin finds no display; this
+module answers the question first, without importing Qt, so ``ctxviewer [DB]`` can exit with
+status 2 and a line that says what to do instead.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+NO_DISPLAY_STATUS = 2
+"""Exit status of the viewer when there is no display (the CLI's status for unusable input)."""
+
+X11_SOCKET_DIR = Path("/tmp/.X11-unix")
+"""Where a local X server listens (``X<n>`` for display ``:n``)."""
+
+_LOCAL_X = re.compile(r"^(?:unix)?:(\d+)(?:\.\d+)?$")
+
+
+def missing_display(env: Mapping[str, str] | None = None, platform: str | None = None) -> str | None:
+    """Why the window cannot be shown, or None when it can (as far as can be told without Qt).
+
+    ``env``: the environment (default ``os.environ``); ``platform``: ``sys.platform`` by default.
+    Only Linux and the BSDs need a display server; ``QT_QPA_PLATFORM`` set by the user means the
+    user chose the platform (``offscreen``, ``vnc``, ...) and is trusted. A local X display
+    (``:0``) counts only when its socket exists; a remote one (``host:0``) and any Wayland display
+    are taken as given. Returns a reason in words, e.g. ``"DISPLAY and WAYLAND_DISPLAY are not set"``.
+    """
+    env = os.environ if env is None else env
+    platform = sys.platform if platform is None else platform
+    if not platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        return None
+    if env.get("QT_QPA_PLATFORM"):
+        return None
+    if env.get("WAYLAND_DISPLAY"):
+        return None
+    display = env.get("DISPLAY", "")
+    if not display:
+        return "DISPLAY and WAYLAND_DISPLAY are not set"
+    local = _LOCAL_X.match(display)
+    if local and not (X11_SOCKET_DIR / f"X{local.group(1)}").exists():
+        return f"no X server is listening on DISPLAY={display}"
+    return None
+
+
+def no_display_message(reason: str) -> str:
+    """The one line printed instead of opening the window (``reason`` from :func:`missing_display`)."""
+    return (f"ctxviewer: cannot open the window: no display ({reason}). Use the CLI (ctxviewer list DB, "
+            "ctxviewer show DB TRACE), render a PNG (ctxviewer screenshot DB TRACE -o shot.png), "
+            "or run with QT_QPA_PLATFORM=offscreen.")

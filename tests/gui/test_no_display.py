@@ -1,0 +1,52 @@
+"""Start-up without a display (issue 27 item 2): one line saying what to do, status 2, no abort."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxviewer.gui import display_check
+from ctxviewer.gui.display_check import missing_display
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_no_display_variables_is_said() -> None:
+    assert missing_display({}, "linux") == "DISPLAY and WAYLAND_DISPLAY are not set"
+
+
+def test_a_local_display_without_its_socket_is_said(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(display_check, "X11_SOCKET_DIR", tmp_path)
+    assert missing_display({"DISPLAY": ":7"}, "linux") == "no X server is listening on DISPLAY=:7"
+    (tmp_path / "X7").touch()
+    assert missing_display({"DISPLAY": ":7.0"}, "linux") is None
+
+
+@pytest.mark.parametrize("env, platform", [
+    ({"QT_QPA_PLATFORM": "offscreen"}, "linux"),  # the user chose the platform
+    ({"WAYLAND_DISPLAY": "wayland-0"}, "linux"),
+    ({"DISPLAY": "remote.example:0"}, "linux"),  # a remote X server: taken as given
+    ({}, "darwin"),
+    ({}, "win32"),
+])
+def test_a_display_or_a_chosen_platform_is_not_questioned(env: dict[str, str], platform: str) -> None:
+    assert missing_display(env, platform) is None
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="display servers are a Linux matter")
+def test_ctxviewer_without_a_display_exits_2_with_one_line() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    exe = Path(sys.executable).with_name("ctxviewer")
+    proc = subprocess.run([str(exe), str(ROOT / "sample_traces" / "samples.db")], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("ctxviewer: cannot open the window: no display "
+                               "(DISPLAY and WAYLAND_DISPLAY are not set)")
+    assert "QT_QPA_PLATFORM=offscreen" in lines[0] and "ctxviewer screenshot" in lines[0]
+    assert proc.stdout == ""
