@@ -23,6 +23,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog
 
 from ctxviewer.gui.window_api import WindowApi
+from ctxviewer.gui.window_keys import add_close_keys
 from ctxviewer.gui.worker import Task
 from ctxviewer.pipeline.hints import open_store
 
@@ -43,6 +44,11 @@ class AuditController(QObject):
         self.dock.setObjectName("auditDock")
         host.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
         self.dock.hide()
+        # Ctrl+W closes the dock when it floats as a window of its own (docked, it is the main
+        # window's key); Esc stays the note editor's "leave the note"
+        (close_key,) = add_close_keys(self.dock, esc=False)
+        close_key.setEnabled(False)
+        self.dock.topLevelChanged.connect(close_key.setEnabled)
         menu = window.menu("&Review")
         self.act_audit = QAction("&Audit Findings…", host)
         self.act_audit.setShortcut(QKeySequence("Ctrl+Shift+A"))

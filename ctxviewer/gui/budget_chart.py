@@ -28,12 +28,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
 from ctxviewer.assess.assessment import Assessment, BudgetFigure
 from ctxviewer.assess.bars import BarSegment
 from ctxviewer.gui.background_import import import_in_background
 from ctxviewer.gui.chart_legend import ChartLegend
+from ctxviewer.gui.tables import plain_tooltip
 from ctxviewer.model.words import fmt_int
 from ctxviewer.present.finding_view import state_headline
 
@@ -65,7 +67,9 @@ EMPTY_TEXT = "No trace selected."
 PLOT_MODULE = "ctxviewer.gui.budget_plot"
 """The module of the pyqtgraph plot (imports pyqtgraph and numpy)."""
 PLOT_MIN_PX = 150
-"""The plot's minimum height in pixels (three bars and the axis)."""
+"""The plot's height in pixels (up to three bars and the axis)."""
+VERDICT_LINES = 2
+"""Lines the verdict may take; a longer verdict is elided there and said in full in its tooltip."""
 
 
 class BudgetChart(QWidget):
@@ -95,7 +99,8 @@ class BudgetChart(QWidget):
         self.numbers_label = QLabel()
         self.numbers_label.setObjectName("budgetNumbers")
         self.numbers_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.numbers_label.setWordWrap(True)
+        self._verdict_text = ""  # in full; the label may show it elided (_elide)
+        self._numbers_text = ""
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -183,16 +188,45 @@ class BudgetChart(QWidget):
         """The hover text of each drawn bar segment, in drawing order (exact token counts)."""
         return list(self._tooltips)
 
-    def needed_height(self) -> int:
-        """Pixels the chart needs at its current width: the verdict as wrapped, the numbers line,
-        :data:`PLOT_MIN_PX` of plot and the legend."""
-        w = max(200, self.width())
+    def fixed_height(self, width: int | None = None) -> int:
+        """The chart's height in pixels at ``width`` (default: its own), the same for every trace:
+        :data:`VERDICT_LINES` lines of verdict, one of numbers, :data:`PLOT_MIN_PX` of plot and the
+        legend's rows for all of its entries (:data:`LEGEND_ORDER`) at that width."""
+        w = max(200, self.width() if width is None else width)
         lay = self.layout()
         spacing = lay.spacing() if lay is not None else 2
-        verdict = self.verdict_label.heightForWidth(max(100, w - self.state_label.sizeHint().width() - 6))
-        numbers = self.numbers_label.heightForWidth(w) if self.numbers_label.text() else 0
-        legend = self.legend.sizeHint().height() if self.legend.labels() else 0
-        return max(verdict, 0) + max(numbers, 0) + PLOT_MIN_PX + legend + 4 * spacing
+        top = max(self.state_label.sizeHint().height(), self._verdict_height())
+        numbers = self.numbers_label.fontMetrics().height() + 2
+        return top + numbers + PLOT_MIN_PX + self.legend.height_for(len(LEGEND_ORDER), w) + 3 * spacing + 2
+
+    def _verdict_height(self) -> int:
+        """Pixels of :data:`VERDICT_LINES` lines of the verdict in its (style-sheet) font; the label
+        is held at that height so no verdict moves the plot."""
+        self.verdict_label.ensurePolished()
+        m = self.verdict_label.contentsMargins()
+        h = (self.verdict_label.fontMetrics().lineSpacing() * VERDICT_LINES + m.top() + m.bottom()
+             + 2 * self.verdict_label.margin() + 2)
+        self.verdict_label.setFixedHeight(h)
+        return h
+
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # Qt override
+        """Elide the verdict and numbers again for the new width."""
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        """Show the verdict in at most :data:`VERDICT_LINES` lines and the numbers in one, each cut
+        with "…" when longer (the full text is then the label's tooltip)."""
+        self.verdict_label.ensurePolished()  # the style sheet's bold font and padding
+        metrics = self.verdict_label.fontMetrics()
+        # the label's width in the row beside the state word, less its padding (style sheet: 4 px)
+        # and a little slack, so that a fitted text never wraps to one more line than counted
+        width = max(100, self.width() - self.state_label.sizeHint().width() - 6 - 2 * 4 - 6)
+        self.verdict_label.setText(_fit_lines(self._verdict_text, metrics, width, VERDICT_LINES))
+        self.verdict_label.setToolTip((plain_tooltip(self._verdict_text) or "") if self.verdict_label.text() != self._verdict_text else "")
+        numbers = metrics.elidedText(self._numbers_text, Qt.TextElideMode.ElideRight, max(100, self.width()))
+        self.numbers_label.setText(numbers)
+        self.numbers_label.setToolTip((plain_tooltip(self._numbers_text) or "") if numbers != self._numbers_text else "")
 
     def is_empty(self) -> bool:
         """True while the chart shows its empty state (no plot, no axis) instead of a trace."""
@@ -206,8 +240,12 @@ class BudgetChart(QWidget):
         return self._plotter.capacity_line if self._plotter is not None else None
 
     def verdict(self) -> str:
-        """The verdict text shown under the chart."""
-        return self.verdict_label.text()
+        """The verdict in full (the label shows it elided to :data:`VERDICT_LINES` lines when longer)."""
+        return self._verdict_text
+
+    def numbers(self) -> str:
+        """The numbers line in full (the label elides it to one line)."""
+        return self._numbers_text
 
     def state(self) -> str:
         """The state symbol and word shown before the verdict (``"✔ OK"``, ``"⚠ WARNING"``, ``"✖ FAILURE"``; ``""`` if empty)."""
@@ -228,7 +266,8 @@ class BudgetChart(QWidget):
             self._tooltips = []
             self.legend.set_entries([])
             self._set_verdict("", "", "")
-            self.numbers_label.setText("")
+            self._numbers_text = ""
+            self._elide()
             self.empty_label.setText(empty_text)
             self._stack.setCurrentWidget(self.empty_label)
             self._redraw_later()
@@ -237,7 +276,8 @@ class BudgetChart(QWidget):
         self._figure = fig
         self._segments = {"used": list(fig.used), "omitted": list(fig.omitted), "declared": list(fig.declared)}
         self._set_verdict(assessment.verdict, assessment.state.value, state_headline(assessment.state))  # symbol + word
-        self.numbers_label.setText(assessment.numbers)
+        self._numbers_text = assessment.numbers
+        self._elide()
         legend: dict[str, tuple[str, str, str]] = {}
         self._tooltips = []
         for row, segs in fig.rows:
@@ -262,13 +302,39 @@ class BudgetChart(QWidget):
     # ------------------------------------------------------------------ internals
 
     def _set_verdict(self, text: str, state: str, word: str) -> None:
-        self.verdict_label.setText(text)
+        self._verdict_text = text
         self.state_label.setText(word)
+        self._elide()
         for label in (self.verdict_label, self.state_label):
             label.setProperty("state", state)
             style = label.style()
             style.unpolish(label)
             style.polish(label)
+
+
+def _fit_lines(text: str, metrics: QFontMetrics, width: int, lines: int) -> str:
+    """``text`` as it fits ``lines`` word-wrapped lines of ``width`` pixels: whole, or cut at a word
+    with "…" appended. A word longer than a line is cut inside."""
+    flags = int(Qt.TextFlag.TextWordWrap)
+    limit = lines * metrics.lineSpacing()
+
+    def fits(t: str) -> bool:
+        return metrics.boundingRect(0, 0, width, 100_000, flags, t).height() <= limit
+
+    if not text or fits(text):
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:  # the longest prefix that fits with the ellipsis
+        mid = (lo + hi + 1) // 2
+        if fits(text[:mid].rstrip() + "…"):
+            lo = mid
+        else:
+            hi = mid - 1
+    cut = text[:lo]
+    space = cut.rfind(" ")
+    if space > lo // 2:
+        cut = cut[:space]
+    return cut.rstrip() + "…"
 
 
 def segment_tooltip(s: BarSegment, row: str) -> str:

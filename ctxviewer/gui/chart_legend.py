@@ -83,6 +83,18 @@ class ChartLegend(QWidget):
         super().resizeEvent(event)
         self._reflow()
 
+    def height_for(self, entries: int, width: int) -> int:
+        """Pixels the legend takes with ``entries`` entries laid out at ``width`` pixels (columns as
+        :meth:`_reflow` chooses them, the widest label at least :data:`ENTRY_MIN_PX`)."""
+        if entries <= 0:
+            return 0
+        widest = max([ENTRY_MIN_PX, *(e.sizeHint().width() for e in self._entries)])
+        cols = max(1, min(entries, (width - 12) // (widest + 14)))
+        rows = -(-entries // cols)
+        row = max(12, self.fontMetrics().height())
+        margins = self._grid.contentsMargins()
+        return rows * row + (rows - 1) * self._grid.verticalSpacing() + margins.top() + margins.bottom()
+
     def _reflow(self) -> None:
         if not self._entries:
             return
@@ -96,3 +108,4 @@ class ChartLegend(QWidget):
         for i, e in enumerate(self._entries):
             self._grid.addWidget(e, i // cols, i % cols)
             e.show()
+

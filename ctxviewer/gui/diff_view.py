@@ -49,6 +49,7 @@ from ctxviewer.gui.diff_chart import DeltaChart
 from ctxviewer.gui.diff_model import DiffItemModel, EvidenceOrderModel
 from ctxviewer.gui.diff_text import TextDiffPane
 from ctxviewer.gui.tables import make_table, size_columns
+from ctxviewer.gui.window_keys import add_close_keys, close_sequences
 from ctxviewer.gui.worker import Task
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.util.visible import one_line, reveal
@@ -266,10 +267,13 @@ class DiffWindow(QMainWindow):
         self.act_copy = file_menu.addAction("&Copy Summary", QKeySequence("Ctrl+Shift+C"))
         self.act_copy.triggered.connect(self.copy_summary)
         file_menu.addSeparator()
-        file_menu.addAction("&Close", QKeySequence.StandardKey.Close).triggered.connect(self.close)
+        act_close = file_menu.addAction("&Close")
+        act_close.setShortcuts(close_sequences())  # Ctrl+W (and Ctrl+F4 where that is Close)
+        act_close.triggered.connect(self.close)
         menu = self.menuBar().addMenu("&Go")
         menu.addAction(self.view.act_next)
         menu.addAction(self.view.act_previous)
+        add_close_keys(self, esc=True, ctrl_w=False)  # Esc closes too (Ctrl+W: File > Close)
         self.resize(1280, 800)
         self.view.splitter.setSizes([400, 330])
         self.view.bottom_splitter.setSizes([930, 340])

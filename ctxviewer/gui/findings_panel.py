@@ -40,8 +40,8 @@ def _plain(name: str) -> QLabel:
     return lab
 
 
-LIST_ROWS = 2
-"""Rows the finding list keeps when the detail below it needs room (a group and its first finding)."""
+LIST_ROWS = 6
+"""Rows the finding list keeps when the detail below it needs room (a group and five findings)."""
 
 
 class FindingsPanel(QWidget):

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import QHeaderView, QSplitter, QWidget
 
-LAYOUT_VERSION = 2
+LAYOUT_VERSION = 3
 """Bumped when widgets are added or moved, so an old saved layout is not applied to a new window."""
 PREFIX = "layout/"
 

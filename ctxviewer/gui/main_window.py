@@ -38,7 +38,6 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QSplitter,
-    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -58,13 +57,14 @@ from ctxviewer.gui.recent_files import RecentFiles
 from ctxviewer.gui.reload import ReloadController
 from ctxviewer.gui.search_dock import SearchController
 from ctxviewer.gui.shortcuts_help import ShortcutsDialog
-from ctxviewer.gui.tables import make_table, size_columns
+from ctxviewer.gui.tables import fit_columns_to_content, make_table, size_columns
 from ctxviewer.gui.trace_actions import TraceActions
 from ctxviewer.gui.trace_list_model import PAGE_ROWS, TraceListModel
 from ctxviewer.gui.trace_loader import TraceLoader
 from ctxviewer.gui.trace_panel import TracePanel
 from ctxviewer.gui.upgrade_offer import UpgradeOffer
 from ctxviewer.gui.whatif_controller import WhatIfController
+from ctxviewer.gui.window_keys import close_sequences
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.hints import open_store
 from ctxviewer.pipeline.warm_up import first_trace
@@ -113,6 +113,7 @@ class MainWindow(QMainWindow):
         self.loader.sig_failed.connect(self._on_load_failed)
         self._then: tuple[str, Callable[[RequestTrace], None]] | None = None
         self._model_fitted = False
+        self._widths_remembered = False  # a restored layout's column widths are the user's: kept
         self.store: TraceSource | None = None
         """What the window shows: any :class:`~ctxviewer.store.TraceSource` (a read-only SQLite store when opened from a file)."""
         self.trace: RequestTrace | None = None
@@ -140,6 +141,7 @@ class MainWindow(QMainWindow):
         self.trace_view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         size_columns(self.trace_view, TRACE_COLUMNS, "trace_id")
         install_column_menu(self.trace_view, TRACE_COLUMNS)  # hideable columns
+        self.trace_view.horizontalHeader().sectionResized.connect(self._on_section_resized)
         # a million rows: every row the same height, never measured from its contents
         self.trace_view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.trace_view.horizontalHeader().setStretchLastSection(False)
@@ -194,6 +196,8 @@ class MainWindow(QMainWindow):
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         self.act_import = self._action(file_menu, "&Import Traces…", "Ctrl+I", self.importer.choose_and_import)
         file_menu.addSeparator()
+        self.act_close = self._action(file_menu, "&Close Window", None, self.close)
+        self.act_close.setShortcuts(close_sequences())  # Ctrl+W (and Ctrl+F4 where that is Close)
         self.act_quit = self._action(file_menu, "&Quit", "Ctrl+Q", self.close)
         edit_menu = self.menuBar().addMenu("&Edit")
         # Ctrl+C copies the focused view's selection; the trace id has its own shortcut
@@ -365,29 +369,23 @@ class MainWindow(QMainWindow):
         where = self.store.path if self.store is not None else "the trace database"
         self.show_error("Cannot load trace", f"{where}: trace {trace_id}: {message}")
 
-    def _fit_model_column(self) -> None:
-        """Widen the model column to its content when the list has room (at most a fifth of it);
-        on a narrow list the trace id column keeps the room: it is the one users read. The content
-        is the first page's model names (Qt's ``sizeHintForColumn`` reads a thousand rows: 17-90 ms
-        on the 1M database)."""
-        col = next(i for i, c in enumerate(TRACE_COLUMNS) if c.key == "model")
-        if self.trace_view.viewport().width() < 650:
+    def _fit_columns(self, only: int | None = None) -> None:
+        """Size the trace list's shown columns to their titles and the first page's cells
+        (:func:`~ctxviewer.gui.tables.fit_columns_to_content`); the trace id takes the rest. Qt's
+        ``sizeHintForColumn`` would read a thousand rows: 17-90 ms on the 1M database."""
+        if only is None and self._widths_remembered:
             return
-        header = self.trace_view.horizontalHeader()
-        model = self.trace_model
-        texts = {model.data(model.index(r, col)) or "" for r in range(min(PAGE_ROWS, model.rowCount()))}
-        metrics = self.trace_view.fontMetrics()
-        margin = 2 * self.trace_view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None,
-                                                          self.trace_view) + 8
-        want = max((metrics.horizontalAdvance(t) for t in texts), default=0) + margin
-        room = self.trace_view.viewport().width() // 5
-        if want > header.sectionSize(col) and room > header.sectionSize(col):
-            header.resizeSection(col, min(want, room))
+        fit_columns_to_content(self.trace_view, TRACE_COLUMNS, "trace_id", PAGE_ROWS, only)
+
+    def _on_section_resized(self, col: int, old: int, new: int) -> None:
+        """A column the user showed again (hidden sections have size 0) is sized to its content."""
+        if old == 0 and new > 0 and self.trace_model.rowCount():
+            self._fit_columns(only=col)
 
     def _on_list_reset(self) -> None:
         if not self._model_fitted and self.trace_model.rowCount():
-            self._model_fitted = True  # once per source: measuring the column costs 20-90 ms per reset
-            self._fit_model_column()
+            self._model_fitted = True  # once per source: measuring the columns costs 20-90 ms per reset
+            self._fit_columns()
         self._show_count()
         n = self.trace_model.rowCount()
         if n == 0:  # nothing matches (once counted): never leave the previous trace on screen
@@ -564,7 +562,8 @@ class MainWindow(QMainWindow):
         if not self._sized:
             self._sized = True
             self.apply_default_sizes()
-            restore_layout(self, self._layout_parts(), self.settings)  # the layout the user left, if any
+            # the layout the user left, if any (its column widths then stay as the user made them)
+            self._widths_remembered = restore_layout(self, self._layout_parts(), self.settings)
             # the first trace's one-time costs, while the user looks
             QTimer.singleShot(0, self, lambda: run_in_background(WARM_UP, first_trace, self, lambda: None))
         super().showEvent(event)
@@ -582,13 +581,13 @@ class MainWindow(QMainWindow):
         }
 
     def apply_default_sizes(self) -> None:
-        """Split the window for its current size: the trace list about a third of the width, the
-        trace panel the rest (the answer beside the item content needs it)."""
+        """Split the window for its current size: the trace list 44 % of the width (at most 660 px:
+        time, trace id, model, retained / omitted and state at 1280 px), the trace panel the rest (the answer beside the item content needs it)."""
         w = self.width()
-        left = max(380, min(int(w * 0.38), 640))
+        left = max(380, min(int(w * 0.44), 660))
         self.splitter.setSizes([left, max(300, w - left)])
         self.panel.apply_default_sizes(self.height() - 60)
-        self._fit_model_column()
+        self._fit_columns()
 
     # ------------------------------------------------------------------ drag and drop
 

@@ -16,6 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ctxviewer.gui.window_keys import add_close_keys
+
 DYNAMIC_MENUS = frozenset({"Open Recent"})
 """Submenus filled at run time with paths (no shortcuts, not actions to learn)."""
 
@@ -69,6 +71,7 @@ class ShortcutsDialog(QDialog):
                 self.table.setItem(r, c, QTableWidgetItem(text))
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
+        add_close_keys(self, esc=False, ctrl_w=True)  # a dialog closes on Esc already
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         lay = QVBoxLayout(self)

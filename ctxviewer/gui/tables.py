@@ -6,7 +6,7 @@ import html
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QTableView
 
 from ctxviewer.present.columns import Column
 
@@ -37,6 +37,37 @@ def size_columns(view: QTableView, columns: tuple[Column[Any], ...], stretch_key
         header.resizeSection(i, width + 10)
         if col.key == stretch_key:
             header.setSectionResizeMode(i, QHeaderView.ResizeMode.Stretch)
+
+
+FIT_CAP_CHARS: dict[str, int | None] = {"created": None, "model": 14, "agent": 20, "call": 16,
+                                         "conversation": 14, "span_status": 12}
+"""At most this many characters' width for a column sized to its content (the rest elides, with
+the full text in the cell's tooltip; ``None``: never capped, e.g. the fixed-width time), or a
+quarter of a view over 600 px wide if that is more; a column not named here is capped at a
+quarter of the view."""
+
+
+def fit_columns_to_content(view: QTableView, columns: tuple[Column[Any], ...], stretch_key: str,
+                           rows: int, only: int | None = None) -> None:
+    """Size each shown column of ``view`` (all but the ``stretch_key`` one, which takes the rest)
+    to the widest of its title and its first ``rows`` rows' texts, capped by :data:`FIT_CAP_CHARS`
+    or a quarter of the view's width. ``only``: size just that column (one the user showed).
+    Reads ``rows`` cells per column (the first page), never the whole model."""
+    header, model = view.horizontalHeader(), view.model()
+    fm = view.fontMetrics()
+    margin = 2 * view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, view) + 8
+    n = min(rows, model.rowCount())
+    for c, col in enumerate(columns):
+        if col.key == stretch_key or header.isSectionHidden(c) or (only is not None and c != only):
+            continue
+        title = max(col.title.replace(" / ", " /\n").split("\n"), key=fm.horizontalAdvance)
+        texts = {str(model.data(model.index(r, c)) or "") for r in range(n)}
+        want = max([fm.horizontalAdvance(title) + 8, *(fm.horizontalAdvance(t) for t in texts)]) + margin
+        chars = FIT_CAP_CHARS.get(col.key, 0)
+        quarter = view.viewport().width() // 4
+        cap = (want if chars is None else max(fm.horizontalAdvance("x" * chars) + margin, quarter if quarter >= 150 else 0)
+               if chars else max(80, quarter))
+        header.resizeSection(c, min(want, cap))
 
 
 def plain_tooltip(text: str | None) -> str | None:

@@ -34,6 +34,9 @@ from ctxviewer.gui.item_table_model import ItemTableModel
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.present.columns import item_title
 
+TABS_MIN_ROWS = 5
+"""Rows of the Findings list the default layout keeps visible (a group and four findings)."""
+
 
 def assessing_text(trace: RequestTrace) -> str:
     """What the chart says while ``trace`` is assessed: ``"Assessing 600 items…"``."""
@@ -86,13 +89,16 @@ class TracePanel(QWidget):
         self.bottom.setChildrenCollapsible(False)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setObjectName("traceSplitter")
-        for w in (self.chart, self.tabs.widget, self.bottom):
+        for w in (self.tabs.widget, self.bottom):
             self.splitter.addWidget(w)
         self.splitter.setChildrenCollapsible(False)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 1)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
         lay.addWidget(self.detail_scroll)
+        lay.addWidget(self.chart)  # a fixed height (fit_chart): the same for every trace
         lay.addWidget(self.splitter, 1)
 
     def set_trace(self, trace: RequestTrace | None, assessment: Assessment | None = None,
@@ -139,7 +145,6 @@ class TracePanel(QWidget):
         self.detail.set_rows(self.assessment.header if self.assessment is not None else ())
         self._fit_detail()
         QTimer.singleShot(0, self._fit_detail)  # again once the new labels are laid out
-        QTimer.singleShot(0, self.fit_chart)
         self.chart.set_assessment(self.assessment, empty_text)
 
     @property
@@ -154,15 +159,22 @@ class TracePanel(QWidget):
         self.content.spans()
 
     def apply_default_sizes(self, height: int) -> None:
-        """Share ``height`` pixels: the header as tall as its rows, the chart about a third of the
-        rest, then the items and the content."""
+        """Share ``height`` pixels: the header as tall as its rows, the chart its fixed height, then
+        the diagnostics tabs (at least :data:`TABS_MIN_ROWS` rows of findings) and the content."""
         self._fit_detail()
-        avail = max(300, height - self.detail_scroll.height())
-        chart = max(200, min(int(avail * 0.32), 340))
-        rest = max(200, avail - chart)
-        self.splitter.setSizes([chart, int(rest * 0.55), rest - int(rest * 0.55)])  # findings need room too
+        self.fit_chart()
+        avail = max(300, height - self.detail_scroll.height() - self.chart.height())
+        tabs = min(max(self.tabs_min_height(), int(avail * 0.55)), avail - 120)
+        self.splitter.setSizes([tabs, avail - tabs])
         w = max(400, self.width())
         self.bottom.setSizes([w * 2 // 5, w - w * 2 // 5])
+
+    def tabs_min_height(self) -> int:
+        """Pixels the diagnostics tabs need for :data:`TABS_MIN_ROWS` rows of the Findings list, the
+        observed-failure bar and three lines of the selected finding."""
+        line = self.fontMetrics().lineSpacing()
+        row = line + 4
+        return 30 + 30 + (TABS_MIN_ROWS + 2) * row + 3 * line + 24
 
     def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().resizeEvent(event)
@@ -170,15 +182,9 @@ class TracePanel(QWidget):
         self.fit_chart()
 
     def fit_chart(self) -> None:
-        """Give the chart the height its verdict (wrapped at the current width), numbers, plot and
-        legend need, taken from the tabs below it: a long verdict never squeezes the bars."""
-        need = self.chart.needed_height()
-        sizes = self.splitter.sizes()
-        if len(sizes) != 3 or sizes[0] >= need or not any(sizes):
-            return
-        give = min(need - sizes[0], max(0, sizes[1] - 150))
-        if give > 0:
-            self.splitter.setSizes([sizes[0] + give, sizes[1] - give, sizes[2]])
+        """Give the chart its height for the current width (:meth:`BudgetChart.fixed_height`):
+        it never changes from one trace to the next."""
+        self.chart.setFixedHeight(self.chart.fixed_height(self.width()))
 
     def _fit_detail(self) -> None:
         """Make the header as tall as its rows, but at most a quarter of the window (then it scrolls)."""

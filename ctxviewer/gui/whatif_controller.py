@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
 
 from ctxviewer.gui.window_api import WindowApi
+from ctxviewer.gui.window_keys import add_close_keys
 
 if TYPE_CHECKING:
     from ctxviewer.gui.whatif_panel import WhatIfPanel
@@ -44,6 +45,7 @@ class WhatIfController(QObject):
             self._panel = WhatIfPanel()
             self._panel.setWindowTitle("ctxviewer — what-if")
             self._panel.resize(1280, 800)
+            add_close_keys(self._panel)  # Esc / Ctrl+W close the what-if window
         return self._panel
 
     def _load(self) -> None:

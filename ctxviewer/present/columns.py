@@ -263,7 +263,7 @@ TRACE_COLUMNS: tuple[Column[Any], ...] = (
     Column("created", "Time (UTC)", lambda r: fmt_time(r.created), "created", width_chars=19),
     Column("trace_id", "Trace id", lambda r: r.trace_id, "trace_id", width_chars=22, tooltip=_trace_tooltip),
     Column("model", "Model", lambda r: fmt_text(r.model), "model", width_chars=8,
-           tooltip=lambda r: _full_text(r, "model"), hidden_by_default=True),
+           tooltip=lambda r: _full_text(r, "model")),
     Column("input_capacity", "Input / capacity", input_over_capacity, "input_tokens", numeric=True,
            width_chars=14, hidden_by_default=True),
     Column("retained_omitted", "Retained / omitted", retained_omitted, "retained_count", numeric=True,

@@ -55,7 +55,7 @@ def test_layout_comes_back(qtbot, windows, tmp_path: Path) -> None:
 def test_first_run_uses_default_sizes(qtbot, windows, settings: QSettings) -> None:
     w = new_window(qtbot, windows, settings)
     left, right = w.splitter.sizes()
-    assert 0.34 < left / (left + right) < 0.42  # the trace list about 38% of 1280 px
+    assert 0.40 < left / (left + right) < 0.46  # the trace list about 44% of 1280 px
     from ctxviewer.present.columns import ITEM_COLUMNS, TRACE_COLUMNS
 
     header = w.trace_view.horizontalHeader()
