@@ -7,7 +7,7 @@ when it runs (:class:`~ctxviewer.cli.group.LazyCommands`): ``check_cmd``, ``diff
 ``export_cmd``, ``report_cmd``, ``scan_cmd``, ``search_cmd``, ``tokens_cmd``, ``upgrade_cmd``,
 ``whatif_cmd``. Shared parts: ``group`` (the group class and its manners), ``output`` (the one
 place a command's outcome reaches the terminal), ``status`` (exit statuses), ``write`` and
-``output_path`` (the ``-o`` file guard), ``format_help`` (``import --format``'s help, listing
+``output_path`` (the ``-o`` file guard), ``list_table`` (``list``'s table, fitted to 100 columns), ``format_help`` (``import --format``'s help, listing
 the registry's formats).
 
 May import: every core package, and :mod:`ctxviewer.gui` only inside the commands that open a
@@ -141,21 +141,25 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of a table.")
 @click.option("--filter", "text", default="", metavar="FILTER",
               help='Display filter, e.g. \'model ~ gpt-4o and omitted > 2 and finding == injection\' (README: "Display filters"); a lone word matches id, model, service or provider.')
-def list_cmd(db: str, as_json: bool, text: str) -> None:
-    """List the request traces in DB, oldest first.
+@click.option("--wide", is_flag=True,
+              help="Every column in full (default: time, trace id, model, retained / omitted, state, "
+                   "fitted to 100 columns, long ids and models elided with '…').")
+def list_cmd(db: str, as_json: bool, text: str, wide: bool) -> None:
+    """List the request traces in DB, oldest first: by default the main columns fitted to a
+    100-column terminal, with --wide every column in full, with --json every field.
 
     Exit status 2 (after the list) when SQLite finds damaged pages in DB (checked for at most
     half a second, so a large database may not be checked whole).
 
     \b
     Example:
+        ctxviewer list sample_traces/samples.db --wide
         ctxviewer list sample_traces/samples.db --json
         ctxviewer list sample_traces/samples.db --filter 'state == failure and omitted > 2'
     """
-    from tabulate import tabulate
-
     from ctxviewer.assess.context import context_for_db
-    from ctxviewer.present.columns import STALE_MARK, TRACE_COLUMNS, is_stale, row_texts
+    from ctxviewer.cli.list_table import list_table
+    from ctxviewer.present.columns import STALE_MARK, is_stale
     from ctxviewer.report.trace_report import trace_row_to_dict
     from ctxviewer.store.filters import FilterError
 
@@ -176,12 +180,7 @@ def list_cmd(db: str, as_json: bool, text: str) -> None:
     if as_json:
         _json_out([trace_row_to_dict(r, current) for r in rows])
     else:
-        click.echo(tabulate(
-            [list(row_texts(r, current)) for r in rows],
-            headers=[c.title for c in TRACE_COLUMNS],
-            colalign=["right" if c.numeric else "left" for c in TRACE_COLUMNS],
-            tablefmt="simple", disable_numparse=True,
-        ))
+        click.echo(list_table(rows, current, wide=wide))
         stale = sum(1 for r in rows if is_stale(r, current))
         if stale:
             click.echo(one_line(f"{STALE_MARK} {stale:,} row(s) were assessed with other settings or an older ctxviewer: "
