@@ -99,7 +99,7 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
         ctxviewer import exported-traces/ -o traces.db
     """
     from ctxviewer.importers import REGISTRY, ImportFailed
-    from ctxviewer.pipeline.importing import import_into
+    from ctxviewer.pipeline.importing import import_into, skipped_count
     from ctxviewer.util.file_kind import special_kind
 
     for f in files:
@@ -130,6 +130,10 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
     else:
         for problem in report.problems:
             click.echo(one_line(f"warning: {problem}"), err=True)
+        for entry in report.skipped:  # what a folder held that was not imported, and why
+            click.echo(one_line(entry.line()), err=True)
+        if report.skipped:
+            click.echo(skipped_count(report.skipped), err=True)
         click.echo(one_line(report.summary()))
     outcome = report.outcome()
     if outcome is not None:  # nothing could be read: bad input (2); a cancelled import: 1

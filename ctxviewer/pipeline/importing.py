@@ -9,7 +9,8 @@ Invariants:
   :class:`ImportProblem` naming the file; the other files still load. A bad record inside a
   file is the importer's problem record; the rest of the file still loads.
 * A directory among the paths stands for the regular, non-hidden files directly inside it, in
-  name order (not recursive): :func:`expand_paths`.
+  name order (not recursive): :func:`expand_paths`; every entry left out is named in the report
+  with why (:class:`Skipped`).
 * Token counts are counted here and only here (importers never count): an item with content but
   ``tokens=None`` gets ``store.token_counts([content, ...], encoding)`` (cached per content hash
   and encoding; the distinct texts not cached counted once each, in parallel over the cores), with
@@ -45,6 +46,35 @@ from ctxviewer.store.writes import WriteCancelled
 from ctxviewer.util.interrupt import Interrupted, watching
 
 
+@dataclass(frozen=True)
+class Skipped:
+    """An entry of a directory given to an import that was not imported, and why (``import DIR``
+    names each one: :meth:`line`)."""
+
+    path: str
+    """The entry's path (the directory given, joined with the entry's name)."""
+    kind: str
+    """``"folder"`` or ``"file"``."""
+    reason: str
+    """Why: :data:`NOT_RECURSED`, :data:`HIDDEN`, :data:`OWN_DATABASE` or :data:`NOT_REGULAR`."""
+
+    def line(self) -> str:
+        """``"skipped folder runs/node_modules/ (not scanned: ...)"``: a folder's path ends in ``/``."""
+        return f"skipped {self.kind} {self.path}{'/' if self.kind == 'folder' else ''} ({self.reason})"
+
+
+NOT_RECURSED = "not scanned: import reads only the files directly inside a folder; give the folder itself to import it"
+HIDDEN = "hidden: its name starts with '.'"
+OWN_DATABASE = "the database being imported into"
+NOT_REGULAR = "not a regular file: a broken link, a FIFO, a socket or a device"
+
+
+def skipped_count(skipped: Sequence[Skipped]) -> str:
+    """``"skipped 2 folder(s) and 1 file(s)"`` (the count after :meth:`Skipped.line` lines)."""
+    folders = sum(1 for s in skipped if s.kind == "folder")
+    return f"skipped {folders} folder(s) and {len(skipped) - folders} file(s)"
+
+
 class ImportCancelled(Exception):
     """Raised inside an import run when ``cancelled()`` returns True; the transaction is undone."""
 
@@ -69,6 +99,10 @@ class ImportReport:
     removed_database: bool = False
     """True when :func:`import_into` removed the database it had created, since nothing was imported."""
 
+    skipped: list[Skipped] = field(default_factory=list)
+    """Entries of the directories given that were not imported (sub-folders, hidden entries, the
+    database itself), in path order: :func:`expand_paths`."""
+
     items_by_trace: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
     """Item count of each distinct trace id written by this run (a repeated id counts once: the
     later record replaced the earlier one, with a problem saying so)."""
@@ -76,10 +110,12 @@ class ImportReport:
     def as_dict(self) -> dict[str, object]:
         """The ``import --json`` summary: ``files``, ``files_imported``, ``traces`` (distinct traces
         written, equal to what the database holds from this run), ``items``, ``warnings`` (each
-        ``{file, record, message}``), ``database``, ``cancelled``."""
+        ``{file, record, message}``), ``skipped`` (each ``{path, kind, reason}``: :class:`Skipped`),
+        ``database``, ``cancelled``."""
         return {"files": self.files, "files_imported": self.files_imported, "traces": self.imported,
                 "items": sum(self.items_by_trace.values()) if self.imported else 0,
                 "warnings": [{"file": p.file, "record": p.record, "message": p.message} for p in self.problems],
+                "skipped": [{"path": k.path, "kind": k.kind, "reason": k.reason} for k in self.skipped],
                 "database": self.database, "cancelled": self.cancelled}
 
     def summary(self) -> str:
@@ -101,13 +137,15 @@ class ImportReport:
         return text
 
 
-def expand_paths(paths: Iterable[str | Path], skip: str | Path | None = None) -> list[Path | ImportProblem]:
+def expand_paths(paths: Iterable[str | Path], skip: str | Path | None = None,
+                 skipped: list[Skipped] | None = None) -> list[Path | ImportProblem]:
     """``paths`` with each directory replaced by the files to import from it.
 
     A directory contributes every regular file directly inside it (not recursive), sorted by name,
     skipping hidden files (names starting with ``.``), subdirectories, and the database ``skip``
     with its ``-journal``/``-wal``/``-shm`` files (the store being imported into may live in the
-    directory). A directory that cannot be listed or holds no such file becomes an
+    directory); each entry left out is appended to ``skipped`` (when given) as a :class:`Skipped`
+    with its reason. A directory that cannot be listed or holds no such file becomes an
     :class:`ImportProblem` in its place. Other paths (including missing ones) are kept as they are.
     """
     own = set() if skip is None else {Path(f"{Path(skip).resolve()}{s}") for s in ("", "-journal", "-wal", "-shm")}
@@ -119,7 +157,13 @@ def expand_paths(paths: Iterable[str | Path], skip: str | Path | None = None) ->
             continue
         try:
             entries = sorted(path.iterdir(), key=lambda p: p.name)
-            files = [p for p in entries if not p.name.startswith(".") and p.is_file() and p.resolve() not in own]
+            files = []
+            for p in entries:
+                why = _why_skipped(p, own)
+                if why is None:
+                    files.append(p)
+                elif skipped is not None:
+                    skipped.append(Skipped(str(p), "folder" if p.is_dir() else "file", why))
         except OSError as exc:
             out.append(ImportProblem(str(path), "whole directory", f"cannot read directory: {exc.strerror or exc}"))
             continue
@@ -127,6 +171,20 @@ def expand_paths(paths: Iterable[str | Path], skip: str | Path | None = None) ->
             out.append(ImportProblem(str(path), "whole directory", "no files to import in this directory"))
         out.extend(files)
     return out
+
+
+def _why_skipped(entry: Path, own: set[Path]) -> str | None:
+    """Why the directory entry ``entry`` is not imported, or ``None`` when it is (a regular,
+    non-hidden file other than the target database ``own``)."""
+    if entry.name.startswith("."):
+        return HIDDEN
+    if entry.is_dir():
+        return NOT_RECURSED
+    if not entry.is_file():
+        return NOT_REGULAR
+    if entry.resolve() in own:
+        return OWN_DATABASE
+    return None
 
 
 def remove_database(path: str | Path) -> None:
@@ -191,7 +249,7 @@ def import_files(
         except ValueError as exc:
             report.problems.append(ImportProblem(str(store.path), "settings", f"{exc}; the traces were assessed without it"))
             context = EMPTY
-    entries = expand_paths(paths, skip=store.path)
+    entries = expand_paths(paths, skip=store.path, skipped=report.skipped)
     total = sum(1 for e in entries if isinstance(e, Path))
     in_conversations: dict[str, None] = {}  # calls that may have dropped earlier turns (derived after the add)
 
