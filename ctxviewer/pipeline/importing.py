@@ -9,8 +9,8 @@ Invariants:
   :class:`ImportProblem` naming the file; the other files still load. A bad record inside a
   file is the importer's problem record; the rest of the file still loads.
 * A directory among the paths stands for the regular, non-hidden files directly inside it, in
-  name order (not recursive): :func:`expand_paths`; every entry left out is named in the report
-  with why (:class:`Skipped`).
+  name order (not recursive): :func:`ctxviewer.pipeline.folders.expand_paths`; every entry left
+  out is named in the report with why (:class:`~ctxviewer.pipeline.folders.Skipped`).
 * Token counts are counted here and only here (importers never count): an item with content but
   ``tokens=None`` gets ``store.token_counts([content, ...], encoding)`` (cached per content hash
   and encoding; the distinct texts not cached counted once each, in parallel over the cores), with
@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from ctxviewer.assess.context import EMPTY, AssessContext, context_for_db
 from ctxviewer.assess.plausibility import implausible
@@ -37,6 +37,7 @@ from ctxviewer.importers import REGISTRY, ImportFailed, ImportProblem, Registry
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.assess_pool import assessed
 from ctxviewer.pipeline.derived_facts import refresh_derived
+from ctxviewer.pipeline.folders import Skipped, expand_paths
 from ctxviewer.pipeline.hints import create_store
 from ctxviewer.pipeline.import_claim import NewFileClaim
 from ctxviewer.pipeline.missing_counts import counted, counting_encoding_of, encoding_problem, needs_counting
@@ -44,35 +45,6 @@ from ctxviewer.pipeline.sanitize import repair, unreadable
 from ctxviewer.store import StoreError, TraceStore
 from ctxviewer.store.writes import WriteCancelled
 from ctxviewer.util.interrupt import Interrupted, watching
-
-
-@dataclass(frozen=True)
-class Skipped:
-    """An entry of a directory given to an import that was not imported, and why (``import DIR``
-    names each one: :meth:`line`)."""
-
-    path: str
-    """The entry's path (the directory given, joined with the entry's name)."""
-    kind: str
-    """``"folder"`` or ``"file"``."""
-    reason: str
-    """Why: :data:`NOT_RECURSED`, :data:`HIDDEN`, :data:`OWN_DATABASE` or :data:`NOT_REGULAR`."""
-
-    def line(self) -> str:
-        """``"skipped folder runs/node_modules/ (not scanned: ...)"``: a folder's path ends in ``/``."""
-        return f"skipped {self.kind} {self.path}{'/' if self.kind == 'folder' else ''} ({self.reason})"
-
-
-NOT_RECURSED = "not scanned: import reads only the files directly inside a folder; give the folder itself to import it"
-HIDDEN = "hidden: its name starts with '.'"
-OWN_DATABASE = "the database being imported into"
-NOT_REGULAR = "not a regular file: a broken link, a FIFO, a socket or a device"
-
-
-def skipped_count(skipped: Sequence[Skipped]) -> str:
-    """``"skipped 2 folder(s) and 1 file(s)"`` (the count after :meth:`Skipped.line` lines)."""
-    folders = sum(1 for s in skipped if s.kind == "folder")
-    return f"skipped {folders} folder(s) and {len(skipped) - folders} file(s)"
 
 
 class ImportCancelled(Exception):
@@ -101,7 +73,7 @@ class ImportReport:
 
     skipped: list[Skipped] = field(default_factory=list)
     """Entries of the directories given that were not imported (sub-folders, hidden entries, the
-    database itself), in path order: :func:`expand_paths`."""
+    database itself), in path order: :func:`~ctxviewer.pipeline.folders.expand_paths`."""
 
     items_by_trace: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
     """Item count of each distinct trace id written by this run (a repeated id counts once: the
@@ -137,56 +109,6 @@ class ImportReport:
         return text
 
 
-def expand_paths(paths: Iterable[str | Path], skip: str | Path | None = None,
-                 skipped: list[Skipped] | None = None) -> list[Path | ImportProblem]:
-    """``paths`` with each directory replaced by the files to import from it.
-
-    A directory contributes every regular file directly inside it (not recursive), sorted by name,
-    skipping hidden files (names starting with ``.``), subdirectories, and the database ``skip``
-    with its ``-journal``/``-wal``/``-shm`` files (the store being imported into may live in the
-    directory); each entry left out is appended to ``skipped`` (when given) as a :class:`Skipped`
-    with its reason. A directory that cannot be listed or holds no such file becomes an
-    :class:`ImportProblem` in its place. Other paths (including missing ones) are kept as they are.
-    """
-    own = set() if skip is None else {Path(f"{Path(skip).resolve()}{s}") for s in ("", "-journal", "-wal", "-shm")}
-    out: list[Path | ImportProblem] = []
-    for raw in paths:
-        path = Path(raw)
-        if not path.is_dir():
-            out.append(path)
-            continue
-        try:
-            entries = sorted(path.iterdir(), key=lambda p: p.name)
-            files = []
-            for p in entries:
-                why = _why_skipped(p, own)
-                if why is None:
-                    files.append(p)
-                elif skipped is not None:
-                    skipped.append(Skipped(str(p), "folder" if p.is_dir() else "file", why))
-        except OSError as exc:
-            out.append(ImportProblem(str(path), "whole directory", f"cannot read directory: {exc.strerror or exc}"))
-            continue
-        if not files:
-            out.append(ImportProblem(str(path), "whole directory", "no files to import in this directory"))
-        out.extend(files)
-    return out
-
-
-def _why_skipped(entry: Path, own: set[Path]) -> str | None:
-    """Why the directory entry ``entry`` is not imported, or ``None`` when it is (a regular,
-    non-hidden file other than the target database ``own``)."""
-    if entry.name.startswith("."):
-        return HIDDEN
-    if entry.is_dir():
-        return NOT_RECURSED
-    if not entry.is_file():
-        return NOT_REGULAR
-    if entry.resolve() in own:
-        return OWN_DATABASE
-    return None
-
-
 def remove_database(path: str | Path) -> None:
     """Delete the database ``path`` and its ``-journal``, ``-wal`` and ``-shm`` files, where present.
 
@@ -210,10 +132,11 @@ def import_files(
     activity: Callable[[str], None] | None = None,
     workers: int | None = None,
     context: AssessContext | None = None,
+    read: Callable[[int], None] | None = None,
 ) -> ImportReport:
     """Import every trace in ``paths`` into ``store`` in one transaction.
 
-    Directories in ``paths`` are expanded with :func:`expand_paths`. ``fmt`` forces an importer by name (``native``, ``otel``, ...); by default each file's format
+    Directories in ``paths`` are expanded with :func:`~ctxviewer.pipeline.folders.expand_paths`. ``fmt`` forces an importer by name (``native``, ``otel``, ...); by default each file's format
     is detected. ``progress(files_done, files_total)`` is called after each file (and with
     ``(0, total)`` first); ``cancelled()`` is polled between records and, when it returns True,
     the run is rolled back and reported with ``cancelled=True``. ``registry`` is where importers
@@ -225,6 +148,8 @@ def import_files(
     (:meth:`~ctxviewer.store.TraceStore.add` waits for it, polling ``cancelled()``).
     ``activity(message)`` hears how far a long step inside one record is (token counting and
     scanning of a huge item: :func:`ctxviewer.util.interrupt.progress`), a few times a second.
+    ``read(traces)`` is called after each trace read, with the number read so far in this run
+    (they are counted, assessed and written a few hundred behind: the CLI's progress line).
 
     Speed: token counts are counted for batches of traces at once (each distinct text
     once, over the cores: :func:`count_missing_tokens_many`), and the per-trace assessment whose
@@ -257,6 +182,7 @@ def import_files(
         if progress:
             progress(0, total)
         done = 0
+        n_read = 0
         for path in entries:
             if isinstance(path, ImportProblem):
                 report.problems.append(path)
@@ -286,6 +212,9 @@ def import_files(
                     report.problems.extend(repairs)
                     if not trace.omissions_recorded and conversation_key(trace) is not None:
                         in_conversations[trace.trace_id] = None
+                    n_read += 1
+                    if read:
+                        read(n_read)
                     yield trace
             except ImportFailed as exc:
                 failed = _strip_path(str(exc), str(path))
@@ -332,12 +261,13 @@ def import_into(
     waiting: Callable[[str], None] | None = None,
     activity: Callable[[str], None] | None = None,
     workers: int | None = None,
+    read: Callable[[int], None] | None = None,
 ) -> ImportReport:
     """Import ``paths`` into the database ``db_path``: the whole import, as the CLI and the GUI run it.
 
     Creates the database (or upgrades an older schema) with :meth:`TraceStore.create`, imports in
     one transaction with :func:`import_files` (``fmt``, ``progress``, ``cancelled``, ``registry``,
-    ``waiting``, ``activity`` and ``workers`` as there), closes it, and -- when this call created the file and nothing was
+    ``waiting``, ``activity``, ``workers`` and ``read`` as there), closes it, and -- when this call created the file and nothing was
     imported (no traces, a cancel, or an error) -- removes it again (:func:`remove_database`) and
     says so in the report (``removed_database``). An existing database is never removed.
 
@@ -349,7 +279,8 @@ def import_into(
         try:
             with create_store(db_path) as store:
                 report = import_files(paths, store, fmt=fmt, progress=progress, cancelled=cancelled,
-                                      registry=registry, waiting=waiting, activity=activity, workers=workers)
+                                      registry=registry, waiting=waiting, activity=activity, workers=workers,
+                                      read=read)
         except BaseException:
             if claim.may_remove():
                 remove_database(db_path)

@@ -12,7 +12,7 @@ from factories import make_trace
 
 from ctxviewer.cli import cli
 from ctxviewer.importers.formats.native import write_jsonl
-from ctxviewer.pipeline.importing import HIDDEN, NOT_RECURSED, NOT_REGULAR, OWN_DATABASE
+from ctxviewer.pipeline.folders import HIDDEN, NOT_RECURSED, NOT_REGULAR, OWN_DATABASE
 
 
 def _tree(tmp_path: Path) -> Path:
