@@ -14,12 +14,17 @@ Rules (each in :func:`implausible`):
   token of text, so a count far above the byte length cannot be a count of that content. Counts up
   to :data:`PLACEHOLDER_TOKENS` are allowed on short content, because an image or file is often
   recorded as a short placeholder (``[image]``) with its real count;
-* an item's ``tokens`` of 0 on non-empty content: any text is at least one token.
+* an item's ``tokens`` of 0 on non-empty content: any text is at least one token;
+* a span duration below 0 (``ctxviewer.duration_ms``, end minus start as the importers record it):
+  a call cannot end before it started (clock skew between hosts, a hand-edited time). The value is
+  named in the words of :func:`negative_duration` wherever it is shown (the header's Span row).
 
 No Qt here.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from ctxviewer.model.trace import RequestTrace
 
@@ -29,6 +34,20 @@ TOKEN_SLACK = 16
 """Tokens allowed above the byte bound (special and framing tokens counted with an item)."""
 PLACEHOLDER_TOKENS = 1_000_000
 """Largest count accepted on content shorter than it (a placeholder for an image, file or document)."""
+
+
+DURATION_KEY = "ctxviewer.duration_ms"
+"""The trace attribute holding the call's recorded duration (end minus start, milliseconds)."""
+
+
+def negative_duration(ms: Any) -> str | None:
+    """``"negative duration (end before start: -12 ms)"`` for a duration ``ms`` (milliseconds)
+    below 0, ``None`` for any other value (0 and up, not a number, not recorded). Whole
+    milliseconds with thousands separators; under 1 ms in magnitude, three significant digits."""
+    if isinstance(ms, bool) or not isinstance(ms, (int, float)) or not ms < 0:
+        return None
+    shown = f"{ms:,.0f}" if ms <= -1 else f"{ms:.3g}"
+    return f"negative duration (end before start: {shown} ms)"
 
 
 def implausible(trace: RequestTrace) -> list[tuple[str, str]]:
@@ -53,4 +72,8 @@ def implausible(trace: RequestTrace) -> list[tuple[str, str]]:
             out.append((field, f"{field}: 0 tokens on non-empty content (item {item.id}); kept, shown as suspect"))
         elif item.tokens < 0:
             out.append((field, f"{field}: a negative count ({item.tokens}) (item {item.id}); kept, shown as suspect"))
+    negative = negative_duration(trace.attributes.get(DURATION_KEY))
+    if negative is not None:
+        field = f"attributes.{DURATION_KEY}"
+        out.append((field, f"{field}: {negative}; kept, shown as suspect"))
     return out

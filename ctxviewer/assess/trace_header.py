@@ -13,6 +13,7 @@ control characters of trace text are shown as markers (:func:`ctxviewer.util.vis
 from __future__ import annotations
 
 from ctxviewer.assess.budget import CapacityCheck
+from ctxviewer.assess.plausibility import DURATION_KEY, negative_duration
 from ctxviewer.model.trace import NOT_RECORDED, LimitMode, RequestTrace, ToolCall
 from ctxviewer.model.words import fmt_int, fmt_text, fmt_time
 from ctxviewer.util.visible import needs_reveal, one_line, reveal
@@ -61,6 +62,8 @@ def span_line(trace: RequestTrace) -> str | None:
     (native traces). From the importers' ``otel.status_code`` / ``otel.status_message`` (OTel span
     status: ``ok`` / ``error`` / ``unset``) and ``ctxviewer.completeness`` / ``ctxviewer.duration_ms``:
     ``"ERROR: 429 rate limited · ended after 1,250 ms"``, ``"unset · NEVER ENDED"``,
+    ``"ok · ended with a negative duration (end before start: -12 ms)"`` (end before start:
+    :func:`ctxviewer.assess.plausibility.negative_duration`),
     ``"status not recorded · times not recorded"`` -- an error or an open span never reads like an
     ordinary success."""
     a = trace.attributes
@@ -73,8 +76,12 @@ def span_line(trace: RequestTrace) -> str | None:
     else:
         status = "status not recorded" if code is None else one_line(str(code)) + (f": {message}" if message else "")
     if done == "ended":
-        ms = a.get("ctxviewer.duration_ms")
-        when = f"ended after {ms:,.0f} ms" if isinstance(ms, (int, float)) else "ended"
+        ms = a.get(DURATION_KEY)
+        negative = negative_duration(ms)
+        if negative is not None:  # never a plain "-12 ms": the times cannot be true (input.implausible)
+            when = f"ended with a {negative}"
+        else:
+            when = f"ended after {ms:,.0f} ms" if isinstance(ms, (int, float)) and not isinstance(ms, bool) else "ended"
     elif done == "never ended":
         when = "NEVER ENDED (no end time recorded)"
     else:

@@ -7,8 +7,9 @@ when it runs (:class:`~ctxviewer.cli.group.LazyCommands`): ``check_cmd``, ``diff
 ``export_cmd``, ``report_cmd``, ``scan_cmd``, ``search_cmd``, ``tokens_cmd``, ``upgrade_cmd``,
 ``whatif_cmd``. Shared parts: ``group`` (the group class and its manners), ``output`` (the one
 place a command's outcome reaches the terminal), ``status`` (exit statuses), ``write`` and
-``output_path`` (the ``-o`` file guard), ``format_help`` (``import --format``'s help, listing
-the registry's formats).
+``output_path`` (the ``-o`` file guard), ``list_table`` (``list``'s table, fitted to 100
+columns), ``progress`` (the progress line on a terminal), ``interrupted`` (what Ctrl+C says was
+kept), ``format_help`` (``import --format``'s help, listing the registry's formats).
 
 May import: every core package, and :mod:`ctxviewer.gui` only inside the commands that open a
 window (ruff TID253), so ``list`` / ``show`` / ``import`` run on machines without a display.
@@ -89,9 +90,11 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
     """Import trace FILES (format detected) into the database DB, in one transaction.
 
     A directory stands for the regular files directly inside it (not recursive, hidden files
-    skipped). Records and files that cannot be read are reported with file and record; the rest
-    still load. Exits with status 2 if nothing could be imported (1 if cancelled); a DB this run created is then
-    removed again (an existing DB is never removed).
+    skipped; every entry skipped is named with why). Records and files that cannot be read are
+    reported with file and record; the rest still load. Exits with status 2 if nothing could be
+    imported (1 if cancelled; 130 on Ctrl+C, which says what was kept); a DB this run created is
+    then removed again (an existing DB is never removed). On a terminal, standard error shows
+    the files and traces read so far and the rate.
 
     \b
     Example:
@@ -99,6 +102,7 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
         ctxviewer import exported-traces/ -o traces.db
     """
     from ctxviewer.importers import REGISTRY, ImportFailed
+    from ctxviewer.pipeline.folders import skipped_count
     from ctxviewer.pipeline.importing import import_into
     from ctxviewer.util.file_kind import special_kind
 
@@ -115,12 +119,23 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
             REGISTRY.get(fmt)
         except ImportFailed as exc:  # a usage error (exit status 2), before any database is touched
             raise click.BadParameter(str(exc), param_hint="'--format'") from None
+    from ctxviewer.cli.interrupted import import_kept, says_what_was_kept
+    from ctxviewer.cli.progress import ImportProgress, StatusLine
     from ctxviewer.util.interrupt import sigterm_exits
 
+    existed = os.path.lexists(db)
+    line = StatusLine(enabled=not as_json)  # on a terminal only: counts and rate, cleared at the end
+    shown = ImportProgress(line, db)
+
+    def waiting(message: str) -> None:
+        line.clear()
+        click.echo(f"waiting: {message}", err=True)
+
     try:
-        with sigterm_exits():  # kill PID: rolled back, a database it created removed (as Ctrl+C)
-            report = import_into(db, [Path(f) for f in files], fmt=fmt,
-                                 waiting=lambda message: click.echo(f"waiting: {message}", err=True))
+        with (says_what_was_kept(lambda: import_kept(db, existed), line), line,
+              sigterm_exits()):  # kill PID: rolled back, a database it created removed (as Ctrl+C)
+            report = import_into(db, [Path(f) for f in files], fmt=fmt, waiting=waiting,
+                                 progress=shown.on_files, read=shown.on_read, activity=shown.on_activity)
     except OldSchemaError as exc:  # an older schema is never upgraded in place: bad input (2), untouched
         raise BadInput(str(exc)) from None
     except (StoreError, ImportFailed) as exc:  # the output database cannot be written (1)
@@ -130,6 +145,10 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
     else:
         for problem in report.problems:
             click.echo(one_line(f"warning: {problem}"), err=True)
+        for entry in report.skipped:  # what a folder held that was not imported, and why
+            click.echo(one_line(entry.line()), err=True)
+        if report.skipped:
+            click.echo(skipped_count(report.skipped), err=True)
         click.echo(one_line(report.summary()))
     outcome = report.outcome()
     if outcome is not None:  # nothing could be read: bad input (2); a cancelled import: 1
@@ -141,21 +160,25 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of a table.")
 @click.option("--filter", "text", default="", metavar="FILTER",
               help='Display filter, e.g. \'model ~ gpt-4o and omitted > 2 and finding == injection\' (README: "Display filters"); a lone word matches id, model, service or provider.')
-def list_cmd(db: str, as_json: bool, text: str) -> None:
-    """List the request traces in DB, oldest first.
+@click.option("--wide", is_flag=True,
+              help="Every column in full (default: time, trace id, model, retained / omitted, state, "
+                   "fitted to 100 columns, long ids and models elided with '…').")
+def list_cmd(db: str, as_json: bool, text: str, wide: bool) -> None:
+    """List the request traces in DB, oldest first: by default the main columns fitted to a
+    100-column terminal, with --wide every column in full, with --json every field.
 
     Exit status 2 (after the list) when SQLite finds damaged pages in DB (checked for at most
     half a second, so a large database may not be checked whole).
 
     \b
     Example:
+        ctxviewer list sample_traces/samples.db --wide
         ctxviewer list sample_traces/samples.db --json
         ctxviewer list sample_traces/samples.db --filter 'state == failure and omitted > 2'
     """
-    from tabulate import tabulate
-
     from ctxviewer.assess.context import context_for_db
-    from ctxviewer.present.columns import STALE_MARK, TRACE_COLUMNS, is_stale, row_texts
+    from ctxviewer.cli.list_table import list_table
+    from ctxviewer.present.columns import STALE_MARK, is_stale
     from ctxviewer.report.trace_report import trace_row_to_dict
     from ctxviewer.store.filters import FilterError
 
@@ -176,12 +199,7 @@ def list_cmd(db: str, as_json: bool, text: str) -> None:
     if as_json:
         _json_out([trace_row_to_dict(r, current) for r in rows])
     else:
-        click.echo(tabulate(
-            [list(row_texts(r, current)) for r in rows],
-            headers=[c.title for c in TRACE_COLUMNS],
-            colalign=["right" if c.numeric else "left" for c in TRACE_COLUMNS],
-            tablefmt="simple", disable_numparse=True,
-        ))
+        click.echo(list_table(rows, current, wide=wide))
         stale = sum(1 for r in rows if is_stale(r, current))
         if stale:
             click.echo(one_line(f"{STALE_MARK} {stale:,} row(s) were assessed with other settings or an older ctxviewer: "

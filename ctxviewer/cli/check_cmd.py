@@ -16,9 +16,11 @@ from pathlib import Path
 
 import click
 
+from ctxviewer.cli.interrupted import says_what_was_kept
+from ctxviewer.cli.progress import StatusLine, Ticker, rate
 from ctxviewer.cli.status import EPILOG, FINDINGS, BadInput
 from ctxviewer.cli.write import check_output, write_output
-from ctxviewer.model.findings import Severity
+from ctxviewer.model.findings import Finding, Severity
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.hints import open_store
 from ctxviewer.store import StoreError, TraceStore
@@ -71,33 +73,30 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
         raise BadInput(str(exc)) from None
     ids = list(dict.fromkeys(trace_ids)) or [r.trace_id for r in store.list()]
     threshold = Severity(fail_on).rank
-    results = []
+    results: list[tuple[str, str, int | None, tuple[Finding, ...]]] = []
     failed = False
-    for tid in ids:
-        trace = derive_for_display(store, _load(store, db, tid))  # dropped between calls, as show derives them
-        a = assess(trace, ctx)
-        observed_row = ctx.observed_row(tid)
-        findings = lead_with(a.findings, observed_row)
-        failed = failed or any(f.severity.rank >= threshold for f in findings)
-        results.append((tid, a.state.value, observed_row, findings))
-    _refuse_damage(store, db, len(ids), whole=not trace_ids)
-    if fmt == "sarif":
-        from ctxviewer.report.sarif import db_reviews, sarif_log
-        from ctxviewer.review.verdicts import ReviewFileError
+    line = StatusLine(enabled=not (as_json or fmt in ("json", "sarif")))  # a terminal only, cleared before output
 
-        traces = {tid: _load(store, db, tid) for tid in ids}
-        store.close()
-        try:
-            reviews = db_reviews(db)
-        except ReviewFileError as exc:  # a corrupt review file beside DB is bad input, not a traceback
-            raise BadInput(str(exc)) from None
-        log = sarif_log(((traces[t], list(fs)) for t, _, _, fs in results), reviews, Path(db).resolve().as_uri())
-        _emit(json.dumps(log, indent=2, ensure_ascii=False), output, db)
-        if output and output != "-":
-            click.echo(one_line(f"wrote {output}: SARIF 2.1.0, {len(log['runs'][0]['results'])} result(s) from {len(results)} trace(s)"))
-        if failed:
-            raise SystemExit(FINDINGS)
-        return
+    def kept() -> str:
+        written = f"; {output} was not created" if output and output != "-" else ""
+        return f"checked {len(results):,} of {len(ids):,} trace(s); nothing was written{written}"
+
+    with says_what_was_kept(kept, line), line:
+        for tid in ids:
+            line.show(f"checking {len(results):,} / {len(ids):,} traces · {rate(len(results), line.elapsed)}")
+            trace = derive_for_display(store, _load(store, db, tid))  # dropped between calls, as show derives them
+            a = assess(trace, ctx)
+            observed_row = ctx.observed_row(tid)
+            findings = lead_with(a.findings, observed_row)
+            failed = failed or any(f.severity.rank >= threshold for f in findings)
+            results.append((tid, a.state.value, observed_row, findings))
+        with Ticker(line, lambda s: f"checked {len(ids):,} trace(s); SQLite integrity check of {db} · {s:.0f} s"):
+            _refuse_damage(store, db, len(ids), whole=not trace_ids)
+        if fmt == "sarif":
+            _sarif(store, db, ids, results, output, line)
+            if failed:
+                raise SystemExit(FINDINGS)
+            return
     store.close()
     counts = {s: sum(1 for _, st, _, _ in results if st == s) for s in ("failure", "warning", "ok")}
     summary = (f"{len(results)} trace(s) checked: {counts['failure']} failure, {counts['warning']} warning, "
@@ -125,6 +124,28 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
         click.echo(one_line(f"wrote {output}: {kind}, {summary}"))
     if failed:
         raise SystemExit(FINDINGS)
+
+
+def _sarif(store: TraceStore, db: str, ids: list[str], results: list[tuple[str, str, int | None, tuple[Finding, ...]]],
+           output: str | None, line: StatusLine) -> None:
+    """Write the SARIF log of ``results`` (the store closed once the traces are read again)."""
+    from ctxviewer.report.sarif import db_reviews, sarif_log
+    from ctxviewer.review.verdicts import ReviewFileError
+
+    traces: dict[str, RequestTrace] = {}
+    for tid in ids:
+        line.show(f"reading {len(traces):,} / {len(ids):,} traces for SARIF · {rate(len(traces), line.elapsed)}")
+        traces[tid] = _load(store, db, tid)
+    store.close()
+    line.clear()
+    try:
+        reviews = db_reviews(db)
+    except ReviewFileError as exc:  # a corrupt review file beside DB is bad input, not a traceback
+        raise BadInput(str(exc)) from None
+    log = sarif_log(((traces[t], list(fs)) for t, _, _, fs in results), reviews, Path(db).resolve().as_uri())
+    _emit(json.dumps(log, indent=2, ensure_ascii=False), output, db)
+    if output and output != "-":
+        click.echo(one_line(f"wrote {output}: SARIF 2.1.0, {len(log['runs'][0]['results'])} result(s) from {len(results)} trace(s)"))
 
 
 def _refuse_damage(store: TraceStore, db: str, checked: int, *, whole: bool) -> None:

@@ -6,10 +6,13 @@ gives the same traces back (:mod:`ctxviewer.importers.formats.ctxviewer_otlp`).
 from __future__ import annotations
 
 import json
-from typing import TextIO
+from contextlib import nullcontext
+from typing import Callable, TextIO
 
 import click
 
+from ctxviewer.cli.interrupted import says_what_was_kept
+from ctxviewer.cli.progress import StatusLine, Ticker, rate
 from ctxviewer.cli.status import BadInput
 from ctxviewer.cli.write import check_output, write_output
 from ctxviewer.importers.formats.native import write_jsonl
@@ -20,15 +23,18 @@ from ctxviewer.report.redact import RulesError, load_rules, redact
 from ctxviewer.store import StoreError
 
 
-def load_traces(db: str, trace_ids: tuple[str, ...]) -> list[RequestTrace]:
+def load_traces(db: str, trace_ids: tuple[str, ...],
+                each: Callable[[int, int], None] | None = None) -> list[RequestTrace]:
     """The traces ``trace_ids`` of ``db`` (all of them, in list order, when none are given); an id
-    given twice is loaded once, at its first place. Raises :class:`click.ClickException` naming the
-    database or the missing id."""
+    given twice is loaded once, at its first place. ``each(loaded, total)`` is called before each
+    trace is read. Raises :class:`click.ClickException` naming the database or the missing id."""
     try:
         with open_store(db) as store:
             ids = list(dict.fromkeys(trace_ids)) or [r.trace_id for r in store.list(limit=-1)]
-            out = []
+            out: list[RequestTrace] = []
             for tid in ids:
+                if each is not None:
+                    each(len(out), len(ids))
                 try:
                     out.append(store.load(tid))
                 except KeyError:
@@ -68,17 +74,34 @@ def export_cmd(db: str, trace_ids: tuple[str, ...], output: str, fmt: str, rules
         ctxviewer export traces.db --redact user-ids,emails,api-keys -o shared.jsonl --format native
     """
     check_output(output, [db])
-    traces = load_traces(db, trace_ids)
-    if rules_spec is not None:
-        traces = _redacted(traces, rules_spec)
+    line = StatusLine()  # a terminal only: traces read and the rate, then the write; cleared before any output
+    started = False  # standard output written to
 
-    def write(fh: TextIO) -> None:
-        if fmt == "native":
-            write_jsonl(traces, fh)
-        else:
-            json.dump(export_request(traces), fh, ensure_ascii=False, separators=(",", ":"))
+    def kept() -> str:
+        if output != "-":
+            return f"nothing was written; {output} was not created"
+        return "standard output may hold part of the export" if started else "nothing was written"
 
-    write_output(output, [db], write, json_text=True)
+    def loading(done: int, total: int) -> None:
+        line.show(f"reading {done:,} / {total:,} traces from {db} · {rate(done, line.elapsed)}")
+
+    with says_what_was_kept(kept, line):
+        with line:
+            traces = load_traces(db, trace_ids, loading)
+        if rules_spec is not None:
+            traces = _redacted(traces, rules_spec)
+
+        def write(fh: TextIO) -> None:
+            nonlocal started
+            started = output == "-"
+            if fmt == "native":
+                write_jsonl(traces, fh)
+            else:
+                json.dump(export_request(traces), fh, ensure_ascii=False, separators=(",", ":"))
+
+        ticking = Ticker(line, lambda s: f"writing {len(traces):,} trace(s) to {output} ({fmt}) · {s:.0f} s")
+        with ticking if output != "-" else nullcontext():  # never a line amid the export on the terminal
+            write_output(output, [db], write, json_text=True)
     if output == "-":
         return
     click.echo(f"exported {len(traces)} trace(s) from {db} to {output} ({fmt})")

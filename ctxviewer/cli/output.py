@@ -30,6 +30,7 @@ from typing import Any, Callable, NoReturn, TextIO
 
 import click
 
+from ctxviewer.cli.status import INTERRUPTED
 from ctxviewer.util.visible import SUSPECT, one_line, reveal
 
 
@@ -64,6 +65,11 @@ class InertStream:
         self._inner = inner
         self._json_mode = json_mode
         self._label = label
+
+    @property
+    def inner(self) -> TextIO:
+        """The stream written to (for the progress line's carriage return: :mod:`ctxviewer.cli.progress`)."""
+        return self._inner
 
     def write(self, text: str) -> int:
         """Write ``text`` made inert; returns the length of ``text`` (as callers expect). Raises
@@ -146,7 +152,8 @@ def _silence_stdout() -> None:
 def run(main: Callable[[], Any]) -> NoReturn:
     """Run ``main`` (a click command's ``main(standalone_mode=False)``) and exit: 0, the command's
     exit code, ``exc.exit_code`` after ``Error: MESSAGE`` (:func:`error_text`) for a
-    :class:`click.ClickException`, 1 after ``Aborted!`` (Ctrl+C), 1 after ``Error: standard
+    :class:`click.ClickException`, 130 after ``interrupted`` (Ctrl+C; the commands that write say
+    what was kept: :mod:`ctxviewer.cli.interrupted`), 1 after ``Error: standard
     output: ...`` when standard output cannot be written (0 quietly on a closed pipe, ``EPIPE``,
     as ``ctxviewer list x.db | head`` expects)."""
     _safe_encoding_errors()
@@ -166,9 +173,9 @@ def run(main: Callable[[], Any]) -> NoReturn:
                 exc.detail = ""
             exc.show()
             code = exc.exit_code
-        except click.Abort:
-            click.echo("Aborted!", err=True)
-            code = 1
+        except click.Abort:  # Ctrl+C outside a command's own wording (ctxviewer.cli.interrupted)
+            click.echo("interrupted", err=True)
+            code = INTERRUPTED
     except StreamWriteError as exc:
         _silence_stdout()
         if exc.errno == errno.EPIPE:

@@ -11,6 +11,7 @@ import json
 
 import click
 
+from ctxviewer.cli.progress import StatusLine, Ticker
 from ctxviewer.cli.status import BadInput
 from ctxviewer.pipeline.hints import open_store
 from ctxviewer.store import StoreError
@@ -34,8 +35,9 @@ def search_cmd(db: str, query: str, as_json: bool, limit: int) -> None:
     """
     if not query_terms(query):  # '' or '*': nothing to match (a usage error, exit status 2)
         raise click.UsageError(f"QUERY needs at least one word (letters or digits), got {query!r}")
+    line = StatusLine(enabled=not as_json)  # a terminal only: the search's elapsed time, cleared before the hits
     try:
-        with open_store(db) as store:
+        with open_store(db) as store, Ticker(line, lambda s: f"searching {db} for {query!r} · {s:.0f} s"):
             hits = store.search_hits(query, limit=-1 if limit == 0 else limit + 1)
     except StoreError as exc:
         raise BadInput(str(exc)) from None

@@ -12,6 +12,9 @@
   no trace, or (``scan``) records that were skipped and so not scanned. Bad input wins over
   findings: a scan that could not read everything is not a pass, whatever it found.
 
+- ``130`` (:data:`INTERRUPTED`): stopped by Ctrl+C (128 + SIGINT), after a line saying what was
+  kept (``interrupted: nothing was written; traces.db is as it was``: :mod:`ctxviewer.cli.interrupted`).
+
 Commands raise :class:`BadInput` for bad input and usage errors found after parsing, and
 ``click.ClickException`` (status 1) for the rest.
 """
@@ -24,6 +27,9 @@ FINDINGS = 1
 """A finding at or above the threshold."""
 BAD_INPUT = 2
 """A usage error or input that could not be read (same status as click's usage errors)."""
+
+INTERRUPTED = 130
+"""Stopped by Ctrl+C (128 + SIGINT, as a shell reports it)."""
 
 EPILOG = ("Exit status: 0 nothing at the threshold; 1 findings at or above it; "
           "2 usage error or bad input (unreadable file or database, unknown trace id, skipped records).")

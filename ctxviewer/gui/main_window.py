@@ -257,6 +257,8 @@ class MainWindow(QMainWindow):
         except StoreError as exc:
             if not show_errors:
                 raise
+            if self.store is None:  # nothing else to show: the pane names the file and what is wrong
+                self._show_nothing(f"Cannot open trace database: {one_line(str(exc))}")
             self.show_error("Cannot open trace database", one_line(str(exc)))
             return False
         if self.store is not None:
@@ -367,7 +369,9 @@ class MainWindow(QMainWindow):
             self.sig_trace_shown.emit(trace_id)
             return
         where = self.store.path if self.store is not None else "the trace database"
-        self.show_error("Cannot load trace", f"{where}: trace {trace_id}: {message}")
+        text = one_line(f"{where}: trace {trace_id}: {message}")
+        self._show_nothing(f"Cannot load trace: {text}")  # never "Loading…" behind the dialog
+        self.show_error("Cannot load trace", text)
 
     def _fit_columns(self, only: int | None = None) -> None:
         """Size the trace list's shown columns to their titles and the first page's cells

@@ -9,7 +9,8 @@ Invariants:
   :class:`ImportProblem` naming the file; the other files still load. A bad record inside a
   file is the importer's problem record; the rest of the file still loads.
 * A directory among the paths stands for the regular, non-hidden files directly inside it, in
-  name order (not recursive): :func:`expand_paths`.
+  name order (not recursive): :func:`ctxviewer.pipeline.folders.expand_paths`; every entry left
+  out is named in the report with why (:class:`~ctxviewer.pipeline.folders.Skipped`).
 * Token counts are counted here and only here (importers never count): an item with content but
   ``tokens=None`` gets ``store.token_counts([content, ...], encoding)`` (cached per content hash
   and encoding; the distinct texts not cached counted once each, in parallel over the cores), with
@@ -27,7 +28,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from ctxviewer.assess.context import EMPTY, AssessContext, context_for_db
 from ctxviewer.assess.plausibility import implausible
@@ -36,6 +37,7 @@ from ctxviewer.importers import REGISTRY, ImportFailed, ImportProblem, Registry
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.assess_pool import assessed
 from ctxviewer.pipeline.derived_facts import refresh_derived
+from ctxviewer.pipeline.folders import Skipped, expand_paths
 from ctxviewer.pipeline.hints import create_store
 from ctxviewer.pipeline.import_claim import NewFileClaim
 from ctxviewer.pipeline.missing_counts import counted, counting_encoding_of, encoding_problem, needs_counting
@@ -69,6 +71,10 @@ class ImportReport:
     removed_database: bool = False
     """True when :func:`import_into` removed the database it had created, since nothing was imported."""
 
+    skipped: list[Skipped] = field(default_factory=list)
+    """Entries of the directories given that were not imported (sub-folders, hidden entries, the
+    database itself), in path order: :func:`~ctxviewer.pipeline.folders.expand_paths`."""
+
     items_by_trace: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
     """Item count of each distinct trace id written by this run (a repeated id counts once: the
     later record replaced the earlier one, with a problem saying so)."""
@@ -76,10 +82,12 @@ class ImportReport:
     def as_dict(self) -> dict[str, object]:
         """The ``import --json`` summary: ``files``, ``files_imported``, ``traces`` (distinct traces
         written, equal to what the database holds from this run), ``items``, ``warnings`` (each
-        ``{file, record, message}``), ``database``, ``cancelled``."""
+        ``{file, record, message}``), ``skipped`` (each ``{path, kind, reason}``: :class:`Skipped`),
+        ``database``, ``cancelled``."""
         return {"files": self.files, "files_imported": self.files_imported, "traces": self.imported,
                 "items": sum(self.items_by_trace.values()) if self.imported else 0,
                 "warnings": [{"file": p.file, "record": p.record, "message": p.message} for p in self.problems],
+                "skipped": [{"path": k.path, "kind": k.kind, "reason": k.reason} for k in self.skipped],
                 "database": self.database, "cancelled": self.cancelled}
 
     def summary(self) -> str:
@@ -99,34 +107,6 @@ class ImportReport:
         if self.removed_database:
             text += f"; removed {self.database}, which this import had created"
         return text
-
-
-def expand_paths(paths: Iterable[str | Path], skip: str | Path | None = None) -> list[Path | ImportProblem]:
-    """``paths`` with each directory replaced by the files to import from it.
-
-    A directory contributes every regular file directly inside it (not recursive), sorted by name,
-    skipping hidden files (names starting with ``.``), subdirectories, and the database ``skip``
-    with its ``-journal``/``-wal``/``-shm`` files (the store being imported into may live in the
-    directory). A directory that cannot be listed or holds no such file becomes an
-    :class:`ImportProblem` in its place. Other paths (including missing ones) are kept as they are.
-    """
-    own = set() if skip is None else {Path(f"{Path(skip).resolve()}{s}") for s in ("", "-journal", "-wal", "-shm")}
-    out: list[Path | ImportProblem] = []
-    for raw in paths:
-        path = Path(raw)
-        if not path.is_dir():
-            out.append(path)
-            continue
-        try:
-            entries = sorted(path.iterdir(), key=lambda p: p.name)
-            files = [p for p in entries if not p.name.startswith(".") and p.is_file() and p.resolve() not in own]
-        except OSError as exc:
-            out.append(ImportProblem(str(path), "whole directory", f"cannot read directory: {exc.strerror or exc}"))
-            continue
-        if not files:
-            out.append(ImportProblem(str(path), "whole directory", "no files to import in this directory"))
-        out.extend(files)
-    return out
 
 
 def remove_database(path: str | Path) -> None:
@@ -152,10 +132,11 @@ def import_files(
     activity: Callable[[str], None] | None = None,
     workers: int | None = None,
     context: AssessContext | None = None,
+    read: Callable[[int], None] | None = None,
 ) -> ImportReport:
     """Import every trace in ``paths`` into ``store`` in one transaction.
 
-    Directories in ``paths`` are expanded with :func:`expand_paths`. ``fmt`` forces an importer by name (``native``, ``otel``, ...); by default each file's format
+    Directories in ``paths`` are expanded with :func:`~ctxviewer.pipeline.folders.expand_paths`. ``fmt`` forces an importer by name (``native``, ``otel``, ...); by default each file's format
     is detected. ``progress(files_done, files_total)`` is called after each file (and with
     ``(0, total)`` first); ``cancelled()`` is polled between records and, when it returns True,
     the run is rolled back and reported with ``cancelled=True``. ``registry`` is where importers
@@ -167,6 +148,8 @@ def import_files(
     (:meth:`~ctxviewer.store.TraceStore.add` waits for it, polling ``cancelled()``).
     ``activity(message)`` hears how far a long step inside one record is (token counting and
     scanning of a huge item: :func:`ctxviewer.util.interrupt.progress`), a few times a second.
+    ``read(traces)`` is called after each trace read, with the number read so far in this run
+    (they are counted, assessed and written a few hundred behind: the CLI's progress line).
 
     Speed: token counts are counted for batches of traces at once (each distinct text
     once, over the cores: :func:`count_missing_tokens_many`), and the per-trace assessment whose
@@ -191,7 +174,7 @@ def import_files(
         except ValueError as exc:
             report.problems.append(ImportProblem(str(store.path), "settings", f"{exc}; the traces were assessed without it"))
             context = EMPTY
-    entries = expand_paths(paths, skip=store.path)
+    entries = expand_paths(paths, skip=store.path, skipped=report.skipped)
     total = sum(1 for e in entries if isinstance(e, Path))
     in_conversations: dict[str, None] = {}  # calls that may have dropped earlier turns (derived after the add)
 
@@ -199,6 +182,7 @@ def import_files(
         if progress:
             progress(0, total)
         done = 0
+        n_read = 0
         for path in entries:
             if isinstance(path, ImportProblem):
                 report.problems.append(path)
@@ -228,6 +212,9 @@ def import_files(
                     report.problems.extend(repairs)
                     if not trace.omissions_recorded and conversation_key(trace) is not None:
                         in_conversations[trace.trace_id] = None
+                    n_read += 1
+                    if read:
+                        read(n_read)
                     yield trace
             except ImportFailed as exc:
                 failed = _strip_path(str(exc), str(path))
@@ -274,12 +261,13 @@ def import_into(
     waiting: Callable[[str], None] | None = None,
     activity: Callable[[str], None] | None = None,
     workers: int | None = None,
+    read: Callable[[int], None] | None = None,
 ) -> ImportReport:
     """Import ``paths`` into the database ``db_path``: the whole import, as the CLI and the GUI run it.
 
     Creates the database (or upgrades an older schema) with :meth:`TraceStore.create`, imports in
     one transaction with :func:`import_files` (``fmt``, ``progress``, ``cancelled``, ``registry``,
-    ``waiting``, ``activity`` and ``workers`` as there), closes it, and -- when this call created the file and nothing was
+    ``waiting``, ``activity``, ``workers`` and ``read`` as there), closes it, and -- when this call created the file and nothing was
     imported (no traces, a cancel, or an error) -- removes it again (:func:`remove_database`) and
     says so in the report (``removed_database``). An existing database is never removed.
 
@@ -291,7 +279,8 @@ def import_into(
         try:
             with create_store(db_path) as store:
                 report = import_files(paths, store, fmt=fmt, progress=progress, cancelled=cancelled,
-                                      registry=registry, waiting=waiting, activity=activity, workers=workers)
+                                      registry=registry, waiting=waiting, activity=activity, workers=workers,
+                                      read=read)
         except BaseException:
             if claim.may_remove():
                 remove_database(db_path)

@@ -40,12 +40,14 @@ def _run(*args: str) -> str:
 
 def test_list_and_show_text_output_shows_markers_and_passes_no_control(tmp_path: Path) -> None:
     db, tid = _db(tmp_path)
-    listed = _run("list", str(db))
+    listed = _run("list", str(db), "--wide")
     assert f"x1{SHOWN}" in listed and f"gpt{SHOWN}" in listed
+    narrow = _run("list", str(db))  # fitted to 100 columns: the cells elided after revealing
+    assert "x1⟨RLO⟩evil⟨PDF⟩…" in narrow and "gpt⟨RLO⟩evi…" in narrow
     shown = _run("show", str(db), tid)
     assert f"Trace       x1{SHOWN}\n" in shown and f"Service     svc{SHOWN}\n" in shown
     assert f"policy{SHOWN}" in shown  # the item table's id cell
-    for out in (listed, shown):
+    for out in (listed, narrow, shown):
         assert not any(ch in out for ch in RAW)
 
 

@@ -97,7 +97,7 @@ def test_upgrade_of_a_schema_3_database_back_fills_span_status_agent_and_operati
     assert ids("status == unfinished") == ids('status == "never ended"') == [t + "b2"]
     assert ids("agent == triage") == ids("agent ~ TRI") == ["native-with-agent"]
     assert ids("operation == chat and not status") == ["native-with-agent"]
-    text = run("list", str(new))[1]
+    text = run("list", str(new), "--wide")[1]
     assert "Span status" in text and "Agent / operation" in text and "never ended" in text
 
 

@@ -238,7 +238,8 @@ sys.exit(cli.main(sys.argv[1:], prog_name="ctxviewer"))
 @pytest.mark.slow
 def test_ctrl_c_during_a_cli_import_leaves_no_new_file_and_no_changed_byte(tmp_path: Path) -> None:
     """Deterministic under load: the child says on stderr when its SIGINT handler is installed and
-    the import is counting the big item's tokens; only then does the test send SIGINT."""
+    the import is counting the big item's tokens; only then does the test send SIGINT. The import
+    says what was kept ("interrupted: nothing was written; ...") and exits 130."""
     base = make_trace()
     big = replace(base, trace_id="big", items=(replace(base.items[0], content="word " * 2_000_000, tokens=None),))
     src = tmp_path / "big.jsonl"
@@ -261,7 +262,9 @@ def test_ctrl_c_during_a_cli_import_leaves_no_new_file_and_no_changed_byte(tmp_p
             raise AssertionError(f"the import ended before it was ready: {''.join(early)}")
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=120)
-        assert proc.returncode == 1, (out, err)
-        assert "Traceback" not in err and "Aborted!" in err
+        assert proc.returncode == 130, (out, err)  # 128 + SIGINT, after saying what was kept
+        kept = f"{db} is as it was (the import is one transaction)" if db == old else f"{db} was not created"
+        assert err.splitlines()[-1] == f"interrupted: nothing was written; {kept}", err
+        assert "Traceback" not in err and "Aborted!" not in err and out == ""
     assert not (tmp_path / "new.db").exists()
     assert _state(old) == before

@@ -1,0 +1,49 @@
+"""Ctrl+C says what was kept: ``interrupted: nothing was written; traces.db is as it was`` on
+standard error and exit status 130 (:data:`ctxviewer.cli.status.INTERRUPTED`, 128 + SIGINT, what
+a shell reports for a process stopped by Ctrl+C), instead of click's bare ``Aborted!``.
+
+A command wraps its work in :func:`says_what_was_kept` with a function that words what is on disk
+at that moment (``import``: one transaction, so nothing; ``check`` and ``export``: their ``-o``
+file is written whole at the end or not at all, :func:`ctxviewer.cli.output_path.atomic_writer`).
+A Ctrl+C elsewhere (another command, start-up) still ends with ``interrupted`` and status 130
+(:func:`ctxviewer.cli.output.run`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import click
+
+from ctxviewer.cli.progress import StatusLine
+from ctxviewer.cli.status import INTERRUPTED
+from ctxviewer.util.visible import one_line
+
+
+@contextmanager
+def says_what_was_kept(kept: Callable[[], str], line: StatusLine | None = None) -> Iterator[None]:
+    """Run the block; on Ctrl+C (``KeyboardInterrupt``) clear the progress ``line``, print
+    ``interrupted: <kept()>`` on standard error and raise ``SystemExit(130)``. The block's own
+    cleanup (a transaction rolled back, a new database removed, a temporary file deleted) has run
+    by then, so ``kept()`` words what is really left."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        if line is not None:
+            line.clear()
+        click.echo(one_line(f"interrupted: {kept()}"), err=True)
+        raise SystemExit(INTERRUPTED) from None
+
+
+def import_kept(db: str, existed: bool) -> str:
+    """What an interrupted import left (it is one transaction, so never a trace of it):
+    ``"nothing was written; traces.db is as it was (the import is one transaction)"`` for a
+    database that existed, ``"nothing was written; new.db was not created"`` for one it would
+    have created (removed again on the way out: :func:`ctxviewer.pipeline.importing.import_into`)."""
+    if existed:
+        return f"nothing was written; {db} is as it was (the import is one transaction)"
+    if not os.path.lexists(db):
+        return f"nothing was written; {db} was not created"
+    return f"nothing was written; {db} holds no trace of this import"
