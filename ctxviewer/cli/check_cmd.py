@@ -38,8 +38,10 @@ from ctxviewer.util.visible import one_line
               help="Output format; sarif writes SARIF 2.1.0 with reviewer verdicts as suppressions (--json = json).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write the output to this file instead of standard output.")
+@click.option("--review-file", type=click.Path(dir_okay=False), default=None,
+              help="Review file whose verdicts --format sarif reports (default: beside DB, else the user data directory).")
 def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, expected: tuple[str, ...],
-              fmt: str | None, output: str | None) -> None:
+              fmt: str | None, output: str | None, review_file: str | None) -> None:
     """Run every check (Table 3.1 rows, tool calls, accounting) on traces in DB.
 
     Checks all traces, or only TRACE_IDs. Expected policy versions come from ctxviewer.toml
@@ -60,7 +62,7 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
     from ctxviewer.report.trace_report import finding_to_dict
 
     if output is not None:
-        check_output(output, [db])
+        check_output(output, [db, *([review_file] if review_file else [])])
     try:
         ctx = context_for_db(Path(db), parse_expected(expected))
     except ValueError as exc:
@@ -88,8 +90,8 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
         traces = {tid: _load(store, db, tid) for tid in ids}
         store.close()
         try:
-            reviews = db_reviews(db)
-        except ReviewFileError as exc:  # a corrupt review file beside DB is bad input, not a traceback
+            reviews = db_reviews(db, review_file)
+        except ReviewFileError as exc:  # a corrupt review file is bad input, not a traceback
             raise BadInput(str(exc)) from None
         log = sarif_log(((traces[t], list(fs)) for t, _, _, fs in results), reviews, Path(db).resolve().as_uri())
         _emit(json.dumps(log, indent=2, ensure_ascii=False), output, db)

@@ -37,6 +37,9 @@ class AuditController(QObject):
         super().__init__(window.host)
         self.window = window
         self.db_path: Path | None = None
+        self.review_file: Path | None = None
+        """``--review-file`` of the launch: the review file of every database opened (``None``:
+        :func:`ctxviewer.review.location.review_location` decides per database)."""
         self._view: AuditView | None = None  # built when the dock is first shown (start-up)
         host = window.host
         self.dock = QDockWidget("Audit findings", host)
@@ -69,7 +72,7 @@ class AuditController(QObject):
     def _on_database(self, path: str) -> None:
         self.db_path = Path(path)
         if self.dock.isVisible():
-            self.view.load(self.db_path)
+            self.view.load(self.db_path, self.review_file)
 
     def open_audit(self) -> None:
         """Show the dock on the open database (collecting its findings if not done yet)."""
@@ -84,7 +87,7 @@ class AuditController(QObject):
         if self.dock.isFloating():
             self.dock.activateWindow()
         if self.view.db_path != self.db_path:
-            self.view.load(self.db_path)
+            self.view.load(self.db_path, self.review_file)
         self.view.table.setFocus()
 
     def place_floating(self) -> None:
@@ -110,14 +113,14 @@ class AuditController(QObject):
         (SARIF 2.1.0) in the background; the status bar says when it is done or what failed."""
         if self.db_path is None:
             return None
-        db, out = self.db_path, Path(path)
+        db, out, review_file = self.db_path, Path(path), self.review_file
 
         def job(progress, cancelled):  # type: ignore[no-untyped-def]
             from ctxviewer.report.sarif import assess_db, db_reviews, sarif_log, write_sarif
 
             with open_store(db) as store:
                 results = assess_db(store, None, progress, cancelled)
-            log = sarif_log(results, db_reviews(db), db.resolve().as_uri())
+            log = sarif_log(results, db_reviews(db, review_file), db.resolve().as_uri())
             write_sarif(out, log)
             return len(log["runs"][0]["results"]), len(results)
 

@@ -8,8 +8,11 @@ highlighted and invisible characters made visible (:func:`ctxviewer.util.visible
 converted once with :func:`ctxviewer.util.highlight.utf16_offsets`), and the tool call it is linked to.
 
 The findings are collected off the GUI thread (:class:`~ctxviewer.gui.worker.Task`, its own
-store connection) with progress and Cancel. Verdicts go to the review file beside the database
-(:class:`~ctxviewer.review.ReviewFile`), never to the database.
+store connection) with progress and Cancel. Verdicts go to the database's review file
+(:class:`~ctxviewer.review.ReviewFile`), never to the database: beside it when its folder is
+writable, else in the user data directory, or the launch's ``--review-file``
+(:mod:`ctxviewer.review.location`); the line above the queue (``auditLocation``) names the file
+and why it is there.
 
 When a verdict or note cannot be saved (the folder is read-only, the review file is not one), the
 error line above the queue (``auditError``, plain text, control characters revealed) says which
@@ -27,33 +30,28 @@ import sqlite3
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
-from PySide6.QtGui import QColor, QKeyEvent, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
-    QPlainTextEdit,
     QPushButton,
     QSplitter,
-    QTextEdit,
     QVBoxLayout,
     QWidget,
 )
 
+from ctxviewer.gui.audit_detail import FindingDetail
 from ctxviewer.gui.review_model import EntryRole, ReviewTableModel
 from ctxviewer.gui.tables import make_table
 from ctxviewer.gui.worker import Task
 from ctxviewer.pipeline.hints import open_store
-from ctxviewer.review import FindingKey, ReviewEntry, ReviewFile, ReviewQueue, ReviewVerdict, collect, review_path
+from ctxviewer.review import FindingKey, ReviewEntry, ReviewFile, ReviewQueue, ReviewVerdict, collect
+from ctxviewer.review.location import ReviewLocation, review_location
 from ctxviewer.review.queue import STATUSES, status_label
 from ctxviewer.review.verdicts import ReviewFileError
-from ctxviewer.util.highlight import StyleSpan, utf16_offsets
-from ctxviewer.util.visible import one_line, reveal
-
-HIGHLIGHT = QColor("#fde68a")
-"""Background of the flagged span."""
+from ctxviewer.util.visible import one_line
 
 _VERDICT_KEYS: dict[int, ReviewVerdict] = {
     int(Qt.Key.Key_C): ReviewVerdict.CONFIRMED, int(Qt.Key.Key_F): ReviewVerdict.FALSE_POSITIVE,
@@ -66,7 +64,6 @@ ERROR_STYLE = "QLabel#auditError { color: #991b1b; background: #fee2e2; border: 
 VERDICT_NOT_SAVED = " — the verdict was not saved"
 NOTE_NOT_SAVED = " — the note was not saved; it stays in the note field"
 NOT_LOADED = " — verdicts and notes cannot be shown or saved"
-HELP = "J/K next/previous · C confirmed injection · F false positive · U needs follow-up · X clear · N note"
 
 
 def _plain(label: QLabel) -> QLabel:
@@ -84,6 +81,8 @@ class AuditView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.db_path: Path | None = None
+        self.location: ReviewLocation | None = None
+        """Where the review file of :attr:`db_path` is (set by :meth:`load`)."""
         self.queue: ReviewQueue | None = None
         self.task: Task | None = None
         self.file_error = ""
@@ -115,29 +114,19 @@ class AuditView(QWidget):
             filters.addWidget(box, 1)
         filters.addWidget(self.count_label)
         filters.addWidget(self.cancel_button)
+        self.location_label = _plain(QLabel())
+        self.location_label.setObjectName("auditLocation")
         self.error_label = _plain(QLabel())
         self.error_label.setObjectName("auditError")
         self.error_label.setStyleSheet(ERROR_STYLE)
         self.error_label.hide()
 
-        self.message = _plain(QLabel())
-        self.calls = _plain(QLabel())
-        self.calls.setObjectName("auditCalls")
-        self.content = QPlainTextEdit()
-        self.content.setReadOnly(True)
-        self.content.setObjectName("auditContent")
-        self.note_edit = QLineEdit()
-        self.note_edit.setPlaceholderText("Note (N to edit, Enter to save, Esc to go back)")
+        self.detail = FindingDetail()
+        self.message, self.calls, self.content = self.detail.message, self.detail.calls, self.detail.content
+        self.note_edit = self.detail.note_edit
         self.note_edit.returnPressed.connect(self.save_note)
         self.note_edit.installEventFilter(self)
-        detail = QWidget()
-        dl = QVBoxLayout(detail)
-        dl.setContentsMargins(0, 0, 0, 0)
-        dl.addWidget(self.message)
-        dl.addWidget(self.calls)
-        dl.addWidget(self.content, 1)
-        dl.addWidget(self.note_edit)
-        dl.addWidget(_plain(QLabel(HELP)))
+        detail = self.detail
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
         split.addWidget(detail)
@@ -147,14 +136,19 @@ class AuditView(QWidget):
         self.splitter = split
         lay = QVBoxLayout(self)
         lay.addLayout(filters)
+        lay.addWidget(self.location_label)
         lay.addWidget(self.error_label)
         lay.addWidget(split, 1)
 
     # ------------------------------------------------------------------ loading
-    def load(self, db_path: str | Path) -> None:
-        """Collect the findings of ``db_path`` in the background, then show the queue."""
+    def load(self, db_path: str | Path, review_file: str | Path | None = None) -> None:
+        """Collect the findings of ``db_path`` in the background, then show the queue with the
+        verdicts of its review file (``review_file``: ``--review-file``; else found by
+        :func:`~ctxviewer.review.location.review_location`)."""
         self.cancel()
         self.db_path = Path(db_path)
+        self.location = review_location(self.db_path, review_file)
+        self.location_label.setText(one_line(self.location.describe()))
         self.queue = None
         self.file_error = ""
         self.show_error("")
@@ -185,15 +179,15 @@ class AuditView(QWidget):
 
     def _on_collected(self, entries: list[ReviewEntry]) -> None:
         self.cancel_button.hide()
-        assert self.db_path is not None
+        assert self.db_path is not None and self.location is not None
         review_file: ReviewFile | None = None
         try:
-            review_file = ReviewFile(review_path(self.db_path))
+            review_file = self.location.open()
             queue = ReviewQueue(entries, review_file)
         except (ReviewFileError, OSError, sqlite3.Error) as exc:  # the findings are still worth showing
             if review_file is not None:
                 review_file.close()
-            self.file_error = str(exc) if isinstance(exc, ReviewFileError) else f"{review_path(self.db_path)}: {exc}"
+            self.file_error = str(exc) if isinstance(exc, ReviewFileError) else f"{self.location.path}: {exc}"
             queue = ReviewQueue(entries, None)
             self.show_error(self.file_error + NOT_LOADED)
         if self.queue is not None and self.queue.file is not None:
@@ -271,38 +265,11 @@ class AuditView(QWidget):
     def show_entry(self, entry: ReviewEntry | None) -> None:
         """Show ``entry``: message, linked tool calls, the item with the span highlighted, the note."""
         if entry is None or self.queue is None:
-            self.message.clear(), self.calls.clear(), self.content.clear(), self.note_edit.clear()
+            self.detail.clear()
             return
-        f, k = entry.finding, entry.key
-        self.message.setText(f"{f.severity.value} · {k.rule} · {k.trace_id}\n{f.message}")
-        calls = [f"tool call {c.id or '(no id)'}: {c.name}({c.arguments or ''}) → "
-                 f"{c.verdict.value if c.verdict else 'verdict not recorded'}" for c in entry.tool_calls]
-        self.calls.setText("\n".join(calls) if calls else "no linked tool call")
-        text = entry.item.content if entry.item is not None and entry.item.content is not None else ""
-        revealed = reveal(text)
-        self.content.setPlainText(revealed.text)
-        spans = [s for s in f.evidence.spans if s.item_id == k.item_id] or []
-        selections = []
-        for s in spans:
-            a, b = revealed.to_display(s.start), revealed.to_display(s.end)
-            (u,) = utf16_offsets(revealed.text, [StyleSpan(a, max(b - a, 0), "hit")]) or [StyleSpan(0, 0, "hit")]
-            sel = QTextEdit.ExtraSelection()
-            cursor = QTextCursor(self.content.document())
-            cursor.setPosition(u[0])
-            cursor.setPosition(u[0] + u[1], QTextCursor.MoveMode.KeepAnchor)
-            fmt = QTextCharFormat()
-            fmt.setBackground(HIGHLIGHT)
-            sel.cursor, sel.format = cursor, fmt  # type: ignore[misc]
-            selections.append(sel)
-        self.content.setExtraSelections(selections)
-        if selections:
-            c = QTextCursor(selections[0].cursor)
-            c.clearSelection()
-            self.content.setTextCursor(c)
-            self.content.centerCursor()
         review = self.queue.review(entry)
-        unsaved = self.unsaved.get((self.db_path, k))
-        self.note_edit.setText(unsaved if unsaved is not None else review.note if review else "")
+        unsaved = self.unsaved.get((self.db_path, entry.key))
+        self.detail.show_entry(entry, unsaved if unsaved is not None else review.note if review else "")
 
     # ------------------------------------------------------------------ verdicts and notes
     def show_error(self, text: str) -> None:

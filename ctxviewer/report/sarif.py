@@ -17,7 +17,7 @@ the check. Per result:
   ``properties.spanUnit`` says) and the flagged text as ``region.snippet``;
 * ``partialFingerprints["ctxviewer/findingKey/v1"]``: trace, item, rule and span, which survive
   a re-import;
-* ``suppressions``: the reviewer's verdict from the review file beside the database --
+* ``suppressions``: the reviewer's verdict from the database's review file (:mod:`ctxviewer.review.location`) --
   false positive -> ``accepted``, needs follow-up -> ``underReview``, confirmed injection ->
   ``rejected`` (the finding stands) -- with the note as justification.
 
@@ -156,11 +156,13 @@ def write_sarif(path: str | Path, log: Mapping[str, Any]) -> Path:
     return p
 
 
-def db_reviews(db: str | Path) -> dict[FindingKey, Review]:
-    """The reviews in the review file beside ``db`` (empty when there is none); the file is only
-    read. Raises :class:`~ctxviewer.review.verdicts.ReviewFileError` naming the file and the cause
-    when it cannot be read or is not a review file (garbage, damaged, a directory, other tables)."""
-    from ctxviewer.review.verdicts import ReviewFile, review_path
+def db_reviews(db: str | Path, review_file: str | Path | None = None) -> dict[FindingKey, Review]:
+    """The reviews of ``db``: in the review file :func:`ctxviewer.review.location.review_location`
+    finds for it (beside it, in the user data directory, or ``review_file`` -- ``--review-file``);
+    empty when there is none. The file is only read. Raises
+    :class:`~ctxviewer.review.verdicts.ReviewFileError` naming the file and the cause when it
+    cannot be read or is not a review file (garbage, damaged, a directory, other tables)."""
+    from ctxviewer.review.location import review_location
 
-    with ReviewFile(review_path(db)) as rf:
+    with review_location(db, review_file).open() as rf:
         return rf.all()

@@ -16,7 +16,7 @@ Every failure is a :class:`ReviewFileError` whose message names the file and the
 keeps two kinds apart:
 
 * the file cannot be created, opened or written -- ``cannot create the review file: folder ro is
-  not writable (verdicts cannot be saved beside this database)``, ``cannot save to the review
+  not writable (verdicts cannot be saved there; give --review-file PATH to save them elsewhere)``, ``cannot save to the review
   file: the file is read-only ...``;
 * the file is there but is not a review file -- ``is a directory, not a ctxviewer review file``,
   ``not a ctxviewer review file (file is not a database)``, ``not a ctxviewer review file (it
@@ -85,7 +85,8 @@ def _read_problem(exc: sqlite3.Error) -> str:
 
 
 def _folder_not_writable(folder: Path) -> str:
-    return f"cannot create the review file: folder {folder} is not writable (verdicts cannot be saved beside this database)"
+    return (f"cannot create the review file: folder {folder} is not writable (verdicts cannot be saved there; "
+            "give --review-file PATH to save them elsewhere)")
 
 
 _READ_ONLY_FILE = "cannot save to the review file: the file is read-only (verdicts cannot be saved)"
@@ -100,11 +101,14 @@ class ReviewFile:
     """Verdicts and notes of one trace database (see the module docstring).
 
     Raises :class:`ReviewFileError` when ``path`` exists and cannot be read or is not a review
-    file; :meth:`write` and :meth:`clear` raise it when the verdict cannot be saved.
+    file; :meth:`write` and :meth:`clear` raise it when the verdict cannot be saved. With
+    ``make_folder`` the file's folder is created (with its parents) on the first write (the user
+    data directory, :mod:`.location`); else a missing folder is an error.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, make_folder: bool = False) -> None:
         self.path = Path(path)
+        self.make_folder = make_folder
         self._conn: sqlite3.Connection | None = None
         self._has_schema = False
         if self.path.exists() or self.path.is_symlink():
@@ -155,6 +159,12 @@ class ReviewFile:
         """Create the file (empty; the schema follows in :meth:`_writable`) and connect; the flag
         is False when another process created it meanwhile (then it is opened like any other)."""
         p, folder = self.path, self.path.parent
+        if self.make_folder and not folder.is_dir():
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise ReviewFileError(p, f"cannot create the review file: cannot create folder {folder} "
+                                         f"({exc.strerror or exc})") from None
         if not folder.is_dir():
             raise ReviewFileError(p, f"cannot create the review file: folder {folder} does not exist")
         if not os.access(folder, os.W_OK):

@@ -77,7 +77,9 @@ def test_report_is_self_contained_and_escapes_flagged_text(tmp_path: Path) -> No
 
 def test_report_command(tmp_path: Path) -> None:
     out = tmp_path / "ticket.html"
-    r = CliRunner().invoke(cli, ["report", str(SAMPLES), "ticket-injection", "-o", str(out)])
+    # --review-file in tmp_path: verdicts a user gave on the samples are not this test's
+    r = CliRunner().invoke(cli, ["report", str(SAMPLES), "ticket-injection", "-o", str(out),
+                                 "--review-file", str(tmp_path / "none.review.sqlite")])
     assert r.exit_code == 0, r.output
     assert r.stdout == f"wrote {out}: 1 trace(s)\n"
     html = out.read_text(encoding="utf-8")

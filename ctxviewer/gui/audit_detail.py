@@ -1,0 +1,89 @@
+"""The lower half of the audit view: the selected finding with its item, span and note.
+
+:class:`FindingDetail` shows one :class:`~ctxviewer.review.ReviewEntry`: severity, rule, trace and
+message; the proposed tool calls it is linked to; the item's content with the flagged span
+highlighted and invisible characters made visible (:func:`ctxviewer.util.visible.reveal`; offsets
+converted once with :func:`ctxviewer.util.highlight.utf16_offsets`); and the note field. All of it
+is plain text (labels in ``PlainText`` format, a plain-text editor): trace text is untrusted.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit, QTextEdit, QVBoxLayout, QWidget
+
+from ctxviewer.review import ReviewEntry
+from ctxviewer.util.highlight import StyleSpan, utf16_offsets
+from ctxviewer.util.visible import reveal
+
+HIGHLIGHT = QColor("#fde68a")
+"""Background of the flagged span."""
+HELP = "J/K next/previous · C confirmed injection · F false positive · U needs follow-up · X clear · N note"
+
+
+def plain_label(text: str = "") -> QLabel:
+    """A word-wrapped, selectable label that shows ``text`` (and later texts) as plain text."""
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+class FindingDetail(QWidget):
+    """Message, linked tool calls, the item with the span highlighted, and the note field."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.message = plain_label()
+        self.calls = plain_label()
+        self.calls.setObjectName("auditCalls")
+        self.content = QPlainTextEdit()
+        self.content.setReadOnly(True)
+        self.content.setObjectName("auditContent")
+        self.note_edit = QLineEdit()
+        self.note_edit.setPlaceholderText("Note (N to edit, Enter to save, Esc to go back)")
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.message)
+        lay.addWidget(self.calls)
+        lay.addWidget(self.content, 1)
+        self.note_row = QVBoxLayout()
+        self.note_row.addWidget(self.note_edit)
+        lay.addLayout(self.note_row)
+        lay.addWidget(plain_label(HELP))
+
+    def clear(self) -> None:
+        """Show nothing (no finding selected)."""
+        self.message.clear(), self.calls.clear(), self.content.clear(), self.note_edit.clear()
+
+    def show_entry(self, entry: ReviewEntry, note: str) -> None:
+        """Show ``entry`` with ``note`` in the note field."""
+        f, k = entry.finding, entry.key
+        self.message.setText(f"{f.severity.value} · {k.rule} · {k.trace_id}\n{f.message}")
+        calls = [f"tool call {c.id or '(no id)'}: {c.name}({c.arguments or ''}) → "
+                 f"{c.verdict.value if c.verdict else 'verdict not recorded'}" for c in entry.tool_calls]
+        self.calls.setText("\n".join(calls) if calls else "no linked tool call")
+        text = entry.item.content if entry.item is not None and entry.item.content is not None else ""
+        revealed = reveal(text)
+        self.content.setPlainText(revealed.text)
+        selections = []
+        for s in (s for s in f.evidence.spans if s.item_id == k.item_id):
+            a, b = revealed.to_display(s.start), revealed.to_display(s.end)
+            (u,) = utf16_offsets(revealed.text, [StyleSpan(a, max(b - a, 0), "hit")]) or [StyleSpan(0, 0, "hit")]
+            sel = QTextEdit.ExtraSelection()
+            cursor = QTextCursor(self.content.document())
+            cursor.setPosition(u[0])
+            cursor.setPosition(u[0] + u[1], QTextCursor.MoveMode.KeepAnchor)
+            fmt = QTextCharFormat()
+            fmt.setBackground(HIGHLIGHT)
+            sel.cursor, sel.format = cursor, fmt  # type: ignore[misc]
+            selections.append(sel)
+        self.content.setExtraSelections(selections)
+        if selections:
+            c = QTextCursor(selections[0].cursor)
+            c.clearSelection()
+            self.content.setTextCursor(c)
+            self.content.centerCursor()
+        self.note_edit.setText(note)

@@ -1,0 +1,94 @@
+"""The reviewer's workflow in the audit view (issue 27 item 3): the review file of a read-only
+database in the user data directory and named in the view, ``--review-file`` on the launch."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+
+from ctxviewer.gui.main_window import MainWindow
+from ctxviewer.review import location
+from ctxviewer.review.verdicts import ReviewFile
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+
+
+def _open(qtbot, windows, db: Path, settings: QSettings, review_file: Path | None = None) -> MainWindow:  # type: ignore[no-untyped-def]
+    win = windows.new(settings, size=None)
+    win.audit.review_file = review_file  # as --review-file on the launch
+    qtbot.waitExposed(win)
+    assert win.open_database(db, remember=False)
+    windows.shown(win)
+    win.activateWindow()
+    qtbot.waitUntil(win.isActiveWindow)
+    win.trace_view.setFocus()
+    with qtbot.waitSignal(win.audit.view.sig_loaded, timeout=30_000):
+        qtbot.keyClick(win.trace_view, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    return win
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> Path:
+    """A copy of samples.db (verdicts a user gave on the samples are not the tests')."""
+    db = tmp_path / "s.db"
+    shutil.copy(SAMPLES, db)
+    return db
+
+
+def test_read_only_folder_saves_verdicts_in_the_data_directory_and_names_it(qtbot, tmp_path: Path, windows, settings: QSettings, monkeypatch: Any) -> None:  # type: ignore[no-untyped-def]
+    share = tmp_path / "share"
+    share.mkdir()
+    db = share / "s.db"
+    shutil.copy(SAMPLES, db)
+    data = tmp_path / "user-data"
+    monkeypatch.setattr(location.platformdirs, "user_data_dir", lambda app: str(data / app))
+    share.chmod(0o555)
+    try:
+        if os.access(share, os.W_OK):  # root writes anyway: the check is told the truth by hand
+            monkeypatch.setattr(location, "folder_writable", lambda f: Path(f) != share)
+        where = location.data_dir_path(db)
+        assert where.parent == data / "ctxviewer" / "reviews"
+        win = _open(qtbot, windows, db, settings)
+        view = win.audit.view
+        assert view.location_label.text() == (f"review file: {where} (in the user data directory: folder {share} "
+                                              "is not writable)")
+        assert view.location_label.textFormat() == Qt.TextFormat.PlainText
+        entry = view.current_entry()
+        assert entry is not None
+        qtbot.keyClick(view.table, Qt.Key.Key_C)
+        assert view.error_label.isHidden()
+        assert view.count_label.text() == "1 of 7 reviewed"
+        win.close()
+        assert sorted(p.name for p in share.iterdir()) == ["s.db"]
+        with ReviewFile(where) as rf:
+            assert {k: r.verdict.value for k, r in rf.all().items() if r.verdict} == {entry.key: "confirmed"}
+        win2 = _open(qtbot, windows, db, settings)  # read back by the next window
+        assert win2.audit.view.count_label.text() == "1 of 7 reviewed"
+        win2.close()
+    finally:
+        share.chmod(0o755)
+
+
+def test_review_file_on_the_launch_is_used_and_named(qtbot, tmp_path: Path, copy: Path, windows, settings: QSettings) -> None:  # type: ignore[no-untyped-def]
+    given = tmp_path / "mine.review.sqlite"
+    win = _open(qtbot, windows, copy, settings, review_file=given)
+    view = win.audit.view
+    assert view.location_label.text() == f"review file: {given} (given with --review-file)"
+    qtbot.keyClick(view.table, Qt.Key.Key_F)
+    win.close()
+    with ReviewFile(given) as rf:
+        assert [r.verdict.value for r in rf.all().values() if r.verdict] == ["false_positive"]
+    assert not (tmp_path / "s.review.sqlite").exists()
+
+
+def test_the_launch_takes_review_file() -> None:
+    from ctxviewer.gui.app import split_review_file
+
+    assert split_review_file(["s.db", "--review-file", "r.sqlite", "-x"]) == (["s.db", "-x"], "r.sqlite")
+    assert split_review_file(["--review-file=r.sqlite", "s.db"]) == (["s.db"], "r.sqlite")
+    assert split_review_file(["s.db"]) == (["s.db"], None)
