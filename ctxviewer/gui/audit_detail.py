@@ -1,7 +1,7 @@
 """The lower half of the audit view: the selected finding with its item, span and note.
 
 :class:`FindingDetail` shows one :class:`~ctxviewer.review.ReviewEntry`: severity, rule, trace and
-message; the proposed tool calls it is linked to; the item's content with the flagged span
+message; the proposed tool calls it is linked to; its review (verdict, reviewer and time, UTC); the item's content with the flagged span
 highlighted and invisible characters made visible (:func:`ctxviewer.util.visible.reveal`; offsets
 converted once with :func:`ctxviewer.util.highlight.utf16_offsets`); and the note field. All of it
 is plain text (labels in ``PlainText`` format, a plain-text editor): trace text is untrusted.
@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit, QTextEdit, QVBoxLayout, QWidget
 
-from ctxviewer.review import ReviewEntry
+from ctxviewer.review import Review, ReviewEntry
 from ctxviewer.util.highlight import StyleSpan, utf16_offsets
 from ctxviewer.util.visible import reveal
 
@@ -31,6 +31,13 @@ def plain_label(text: str = "") -> QLabel:
     return label
 
 
+def review_line(review: Review | None) -> str:
+    """``"confirmed injection · by alice · 2026-12-03T05:50:00Z"``; ``"unreviewed"`` when never touched."""
+    if review is None:
+        return "unreviewed"
+    return f"{review.verdict.label if review.verdict else 'no verdict (note only)'} · {review.by}"
+
+
 class FindingDetail(QWidget):
     """Message, linked tool calls, the item with the span highlighted, and the note field."""
 
@@ -42,6 +49,8 @@ class FindingDetail(QWidget):
         self.content = QPlainTextEdit()
         self.content.setReadOnly(True)
         self.content.setObjectName("auditContent")
+        self.review_label = plain_label()
+        self.review_label.setObjectName("auditReview")
         self.note_edit = QLineEdit()
         self.note_edit.setPlaceholderText("Note (N to edit, Enter to save, Esc to go back)")
         lay = QVBoxLayout(self)
@@ -49,6 +58,7 @@ class FindingDetail(QWidget):
         lay.addWidget(self.message)
         lay.addWidget(self.calls)
         lay.addWidget(self.content, 1)
+        lay.addWidget(self.review_label)
         self.note_row = QVBoxLayout()
         self.note_row.addWidget(self.note_edit)
         lay.addLayout(self.note_row)
@@ -57,9 +67,11 @@ class FindingDetail(QWidget):
     def clear(self) -> None:
         """Show nothing (no finding selected)."""
         self.message.clear(), self.calls.clear(), self.content.clear(), self.note_edit.clear()
+        self.review_label.clear()
 
-    def show_entry(self, entry: ReviewEntry, note: str) -> None:
-        """Show ``entry`` with ``note`` in the note field."""
+    def show_entry(self, entry: ReviewEntry, review: Review | None, note: str) -> None:
+        """Show ``entry``, its ``review`` (verdict, reviewer, time) and ``note`` in the note field."""
+        self.review_label.setText(review_line(review))
         f, k = entry.finding, entry.key
         self.message.setText(f"{f.severity.value} · {k.rule} · {k.trace_id}\n{f.message}")
         calls = [f"tool call {c.id or '(no id)'}: {c.name}({c.arguments or ''}) → "

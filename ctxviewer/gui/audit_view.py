@@ -42,7 +42,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ctxviewer.gui.audit_detail import FindingDetail
+from ctxviewer.gui.audit_detail import FindingDetail, review_line
 from ctxviewer.gui.review_model import EntryRole, ReviewTableModel
 from ctxviewer.gui.tables import make_table
 from ctxviewer.gui.worker import Task
@@ -50,6 +50,7 @@ from ctxviewer.pipeline.hints import open_store
 from ctxviewer.review import FindingKey, ReviewEntry, ReviewFile, ReviewQueue, ReviewVerdict, collect
 from ctxviewer.review.location import ReviewLocation, review_location
 from ctxviewer.review.queue import STATUSES, status_label
+from ctxviewer.review.reviewer import Reviewer, reviewer_for
 from ctxviewer.review.verdicts import ReviewFileError
 from ctxviewer.util.visible import one_line
 
@@ -83,6 +84,8 @@ class AuditView(QWidget):
         self.db_path: Path | None = None
         self.location: ReviewLocation | None = None
         """Where the review file of :attr:`db_path` is (set by :meth:`load`)."""
+        self.reviewer = Reviewer(None, "no database")
+        """Who the verdicts are recorded as (:mod:`ctxviewer.review.reviewer`), named above the queue."""
         self.queue: ReviewQueue | None = None
         self.task: Task | None = None
         self.file_error = ""
@@ -116,6 +119,8 @@ class AuditView(QWidget):
         filters.addWidget(self.cancel_button)
         self.location_label = _plain(QLabel())
         self.location_label.setObjectName("auditLocation")
+        self.reviewer_label = _plain(QLabel())
+        self.reviewer_label.setObjectName("auditReviewer")
         self.error_label = _plain(QLabel())
         self.error_label.setObjectName("auditError")
         self.error_label.setStyleSheet(ERROR_STYLE)
@@ -137,6 +142,7 @@ class AuditView(QWidget):
         lay = QVBoxLayout(self)
         lay.addLayout(filters)
         lay.addWidget(self.location_label)
+        lay.addWidget(self.reviewer_label)
         lay.addWidget(self.error_label)
         lay.addWidget(split, 1)
 
@@ -149,6 +155,8 @@ class AuditView(QWidget):
         self.db_path = Path(db_path)
         self.location = review_location(self.db_path, review_file)
         self.location_label.setText(one_line(self.location.describe()))
+        self.reviewer = reviewer_for(self.db_path)
+        self.reviewer_label.setText(one_line(self.reviewer.describe()))
         self.queue = None
         self.file_error = ""
         self.show_error("")
@@ -183,7 +191,7 @@ class AuditView(QWidget):
         review_file: ReviewFile | None = None
         try:
             review_file = self.location.open()
-            queue = ReviewQueue(entries, review_file)
+            queue = ReviewQueue(entries, review_file, self.reviewer.name)
         except (ReviewFileError, OSError, sqlite3.Error) as exc:  # the findings are still worth showing
             if review_file is not None:
                 review_file.close()
@@ -269,7 +277,7 @@ class AuditView(QWidget):
             return
         review = self.queue.review(entry)
         unsaved = self.unsaved.get((self.db_path, entry.key))
-        self.detail.show_entry(entry, unsaved if unsaved is not None else review.note if review else "")
+        self.detail.show_entry(entry, review, unsaved if unsaved is not None else review.note if review else "")
 
     # ------------------------------------------------------------------ verdicts and notes
     def show_error(self, text: str) -> None:
@@ -305,6 +313,7 @@ class AuditView(QWidget):
             return
         self.unsaved.pop(pending, None)
         self.model.row_changed(row)
+        self.detail.review_label.setText(review_line(self.queue.review(entry)))
         self._update_counts()
         if verdict is not None:
             self.next()
@@ -328,6 +337,7 @@ class AuditView(QWidget):
                 return
             self.unsaved.pop(pending, None)
             self.model.row_changed(self.current_row())
+            self.detail.review_label.setText(review_line(self.queue.review(entry)))
             self._update_counts()
         self.table.setFocus()
 

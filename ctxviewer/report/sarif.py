@@ -19,7 +19,10 @@ the check. Per result:
   a re-import;
 * ``suppressions``: the reviewer's verdict from the database's review file (:mod:`ctxviewer.review.location`) --
   false positive -> ``accepted``, needs follow-up -> ``underReview``, confirmed injection ->
-  ``rejected`` (the finding stands) -- with the note as justification.
+  ``rejected`` (the finding stands) -- with the verdict and note as ``justification`` and who and
+  when in the suppression's property bag (SARIF 3.8; the suppression object has no member of its
+  own for them): ``properties.reviewer`` (absent when not recorded) and ``properties.reviewedAt``
+  (UTC, ``2026-12-03T05:50:00Z``, the date/time form of SARIF 3.9).
 
 No Qt here. The log is a plain ``dict`` ready for :func:`json.dumps`.
 """
@@ -97,6 +100,11 @@ def _result(trace: RequestTrace, f: Finding, index: dict[str, int], review: Revi
     if review is not None and review.verdict is not None:
         sup: dict[str, Any] = {"kind": "external", "status": SUPPRESSION_STATUS[review.verdict],
                                "justification": review.verdict.label + (f": {review.note}" if review.note else "")}
+        bag = {"reviewer": review.reviewer} if review.reviewer else {}
+        if review.reviewed_at is not None:
+            bag["reviewedAt"] = review.when
+        if bag:
+            sup["properties"] = bag
         result["suppressions"] = [sup]
     return result
 

@@ -7,6 +7,8 @@ through to a reviewer's verdict.
   file (never in the trace database), written transactionally.
 * :mod:`.location` -- :func:`review_location`, where that file is: beside the database when its
   folder is writable, else in the user data directory, or ``--review-file``.
+* :mod:`.reviewer` -- :func:`reviewer_for`, the name recorded with each verdict (a
+  ``[review] reviewer`` setting in ``ctxviewer.toml``, else the OS user).
 * :mod:`.queue` -- collecting the findings over a database and :class:`ReviewQueue`, the sorted,
   filterable view with its counts ("37 of 112 reviewed") shared by the GUI audit view, SARIF and
   the HTML report.
@@ -23,7 +25,8 @@ from __future__ import annotations
 from ctxviewer.review.keys import FindingKey, Review, ReviewVerdict, key_of
 from ctxviewer.review.location import ReviewLocation, review_location
 from ctxviewer.review.queue import ReviewEntry, ReviewQueue, collect, is_reviewable
+from ctxviewer.review.reviewer import Reviewer, reviewer_for
 from ctxviewer.review.verdicts import ReviewFile, review_path
 
 __all__ = ["FindingKey", "Review", "ReviewEntry", "ReviewFile", "ReviewLocation", "ReviewQueue", "ReviewVerdict",
-           "collect", "is_reviewable", "key_of", "review_location", "review_path"]
+           "Reviewer", "collect", "is_reviewable", "key_of", "review_location", "review_path", "reviewer_for"]

@@ -6,11 +6,15 @@ written (it stays read-only); a review file can be shared or deleted on its own.
     reviews(trace_id, item_id, rule, span_start, span_end,   -- the FindingKey (primary key)
             verdict,      -- 'confirmed' | 'false_positive' | 'follow_up' | NULL (note only)
             note,         -- free text, '' when none
-            reviewed_at)  -- ISO 8601 UTC
+            reviewed_at,  -- ISO 8601 UTC
+            reviewer)     -- who wrote it (schema 2); NULL: not recorded
 
-plus ``meta(key, value)`` with ``schema_version = 1``. Every write is one transaction (a crash
+plus ``meta(key, value)`` with ``schema_version = 2``. Every write is one transaction (a crash
 leaves the previous state); the file is created on the first write. Opening and reading never
-write: an existing file is only read until a verdict or note is written.
+write: an existing file is only read until a verdict or note is written. A file of schema 1 (no
+``reviewer`` column) is read as it is, its reviews' reviewer "not recorded"; the first write
+migrates it (the column added, ``schema_version`` set to 2, in the write's transaction), keeping
+every verdict.
 
 Every failure is a :class:`ReviewFileError` whose message names the file and the real cause, and
 keeps two kinds apart:
@@ -36,7 +40,7 @@ from pathlib import Path
 
 from ctxviewer.review.keys import FindingKey, Review, ReviewVerdict
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -46,10 +50,19 @@ CREATE TABLE IF NOT EXISTS reviews (
     verdict TEXT CHECK (verdict IN ('confirmed', 'false_positive', 'follow_up')),
     note TEXT NOT NULL DEFAULT '',
     reviewed_at TEXT NOT NULL,
+    reviewer TEXT,
     PRIMARY KEY (trace_id, item_id, rule, span_start, span_end)
 );
 """
 _COLUMNS = ("trace_id", "item_id", "rule", "span_start", "span_end", "verdict", "note", "reviewed_at")
+"""The columns every review file has (schema 1); schema 2 adds ``reviewer``."""
+_MIGRATIONS = {2: ("ALTER TABLE reviews ADD COLUMN reviewer TEXT",)}
+"""Schema version -> the statements that bring a file of the version before up to it."""
+
+
+def utc_now() -> datetime:
+    """The time a review is written: now in UTC, whole seconds."""
+    return datetime.now(timezone.utc).replace(microsecond=0)
 
 
 class ReviewFileError(Exception):
@@ -111,6 +124,7 @@ class ReviewFile:
         self.make_folder = make_folder
         self._conn: sqlite3.Connection | None = None
         self._has_schema = False
+        self._has_reviewer = False
         if self.path.exists() or self.path.is_symlink():
             self._conn = self._open()
 
@@ -153,6 +167,7 @@ class ReviewFile:
         if missing:
             raise ReviewFileError(self.path, f"not a ctxviewer review file (its reviews table has no "
                                              f"{', '.join(missing)} column)")
+        self._has_reviewer = "reviewer" in columns
         return True
 
     def _create(self) -> tuple[sqlite3.Connection, bool]:
@@ -226,6 +241,7 @@ class ReviewFile:
                         if statement.strip():
                             conn.execute(statement)
                     conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                self._has_reviewer = True
             except sqlite3.Error as exc:
                 if not created:
                     raise ReviewFileError(p, self._write_problem(exc)) from None
@@ -236,12 +252,20 @@ class ReviewFile:
             self._has_schema = True
         return conn
 
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        """Bring a schema-1 file up to :data:`SCHEMA_VERSION` inside the caller's transaction."""
+        if self._has_reviewer:
+            return
+        for statement in _MIGRATIONS[2]:
+            conn.execute(statement)
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+
     def close(self) -> None:
         """Close the connection (a later write reopens it)."""
         if self._conn is not None:
             self._conn.close()
             self._conn = None
-            self._has_schema = False
+            self._has_schema = self._has_reviewer = False
 
     def __enter__(self) -> ReviewFile:
         return self
@@ -254,31 +278,36 @@ class ReviewFile:
         """Every recorded review by key (empty when the file does not exist yet or is empty)."""
         if self._conn is None or not self._has_schema:
             return {}
+        columns = ", ".join((*_COLUMNS, "reviewer" if self._has_reviewer else "NULL"))
         try:
-            rows = self._conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM reviews").fetchall()
-            return {FindingKey(t, i, r, s, e): Review(ReviewVerdict(v) if v else None, n, datetime.fromisoformat(at))
-                    for t, i, r, s, e, v, n, at in rows}
+            rows = self._conn.execute(f"SELECT {columns} FROM reviews").fetchall()
+            return {FindingKey(t, i, r, s, e): Review(ReviewVerdict(v) if v else None, n, datetime.fromisoformat(at), who)
+                    for t, i, r, s, e, v, n, at, who in rows}
         except sqlite3.Error as exc:
             raise ReviewFileError(self.path, _read_problem(exc)) from None
         except (TypeError, ValueError) as exc:  # a verdict or time no ctxviewer wrote
             raise ReviewFileError(self.path, f"the review file is damaged ({exc})") from None
 
-    def write(self, key: FindingKey, verdict: ReviewVerdict | None, note: str) -> Review:
-        """Record ``verdict`` and ``note`` for ``key`` in one transaction (replacing what was there).
-        Returns the stored :class:`Review`; raises :class:`ReviewFileError` when it cannot be saved
-        (nothing is written then)."""
-        now = datetime.now(timezone.utc).replace(microsecond=0)
+    def write(self, key: FindingKey, verdict: ReviewVerdict | None, note: str, reviewer: str | None = None) -> Review:
+        """Record ``verdict``, ``note`` and ``reviewer`` (``None``: not recorded) for ``key`` at
+        :func:`utc_now`, in one transaction (replacing what was there; a schema-1 file migrated in
+        it). Returns the stored :class:`Review`; raises :class:`ReviewFileError` when it cannot be
+        saved (nothing is written then)."""
+        now = utc_now()
         conn = self._writable()
         try:
             with conn:
+                conn.execute("BEGIN")
+                self._migrate(conn)
                 conn.execute(
-                    "INSERT OR REPLACE INTO reviews VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT OR REPLACE INTO reviews ({', '.join(_COLUMNS)}, reviewer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (key.trace_id, key.item_id, key.rule, key.start, key.end, verdict.value if verdict else None,
-                     note, now.isoformat()),
+                     note, now.isoformat(), reviewer),
                 )
         except sqlite3.Error as exc:
             raise ReviewFileError(self.path, self._write_problem(exc)) from None
-        return Review(verdict, note, now)
+        self._has_reviewer = True
+        return Review(verdict, note, now, reviewer)
 
     def clear(self, key: FindingKey) -> None:
         """Forget the review of ``key`` (one transaction)."""

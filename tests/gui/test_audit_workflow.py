@@ -92,3 +92,25 @@ def test_the_launch_takes_review_file() -> None:
     assert split_review_file(["s.db", "--review-file", "r.sqlite", "-x"]) == (["s.db", "-x"], "r.sqlite")
     assert split_review_file(["--review-file=r.sqlite", "s.db"]) == (["s.db"], "r.sqlite")
     assert split_review_file(["s.db"]) == (["s.db"], None)
+
+
+def test_the_view_names_the_reviewer_and_shows_who_and_when(qtbot, copy: Path, windows, settings: QSettings, monkeypatch: Any) -> None:  # type: ignore[no-untyped-def]
+    from datetime import datetime, timezone
+
+    from ctxviewer.review import verdicts
+
+    monkeypatch.setattr(verdicts, "utc_now", lambda: datetime(2026, 12, 3, 5, 50, 7, tzinfo=timezone.utc))
+    (copy.parent / "ctxviewer.toml").write_text('[review]\nreviewer = "Ana Ruiz"\n', encoding="utf-8")
+    win = _open(qtbot, windows, copy, settings)
+    view = win.audit.view
+    assert view.reviewer_label.text() == f"reviewer: Ana Ruiz ([review] reviewer in {copy.parent / 'ctxviewer.toml'})"
+    assert view.detail.review_label.text() == "unreviewed"
+    entry = view.current_entry()
+    qtbot.keyClick(view.table, Qt.Key.Key_C)
+    qtbot.keyClick(view.table, Qt.Key.Key_K)  # back to the finding just confirmed
+    assert view.current_entry() == entry
+    assert view.detail.review_label.text() == "confirmed injection · by Ana Ruiz · 2026-12-03T05:50:07Z"
+    assert view.detail.review_label.textFormat() == Qt.TextFormat.PlainText
+    win.close()
+    with ReviewFile(copy.with_name("s.review.sqlite")) as rf:
+        assert [(r.reviewer, r.when) for r in rf.all().values()] == [("Ana Ruiz", "2026-12-03T05:50:07Z")]

@@ -108,18 +108,19 @@ FINGERPRINT = "ticket-injection|TCK-58213|injection.override|500|528"
 def test_report_and_sarif_read_the_data_directory_file(share: Path, data_dir: Path, tmp_path: Path) -> None:
     db = share / "s.db"
     with review_location(db).open() as rf:
-        rf.write(KEY, ReviewVerdict.FALSE_POSITIVE, "quoted by the customer")
+        rf.write(KEY, ReviewVerdict.FALSE_POSITIVE, "quoted by the customer", "ana")
     assert _sarif_status([str(db)]) == {FINGERPRINT: "accepted"}
     out = tmp_path / "r.html"
     res = CliRunner().invoke(cli, ["report", str(db), "ticket-injection", "-o", str(out)])
     assert res.exit_code == 0, res.output
-    assert "false positive<br>quoted by the customer" in out.read_text(encoding="utf-8")
+    html = out.read_text(encoding="utf-8")
+    assert "false positive<br><span class=\"muted\">by ana · " in html and "</span><br>quoted by the customer" in html
 
 
 def test_report_and_sarif_honour_review_file(tmp_path: Path) -> None:
     given = tmp_path / "mine.review.sqlite"
     with ReviewFile(given) as rf:
-        rf.write(KEY, ReviewVerdict.FOLLOW_UP, "ask the owner")
+        rf.write(KEY, ReviewVerdict.FOLLOW_UP, "ask the owner", "ana")
     db = tmp_path / "s.db"
     shutil.copy(SAMPLES, db)
     assert _sarif_status([str(db)]) == {}  # nothing beside the copy
@@ -127,7 +128,8 @@ def test_report_and_sarif_honour_review_file(tmp_path: Path) -> None:
     out = tmp_path / "r.html"
     res = CliRunner().invoke(cli, ["report", str(db), "ticket-injection", "-o", str(out), "--review-file", str(given)])
     assert res.exit_code == 0, res.output
-    assert "needs follow-up<br>ask the owner" in out.read_text(encoding="utf-8")
+    html = out.read_text(encoding="utf-8")
+    assert "needs follow-up<br><span class=\"muted\">by ana · " in html and "</span><br>ask the owner" in html
     assert not (tmp_path / "s.review.sqlite").exists()
 
 
