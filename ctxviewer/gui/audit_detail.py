@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
-from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit, QTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QTextEdit, QVBoxLayout, QWidget
 
 from ctxviewer.review import Review, ReviewEntry
 from ctxviewer.util.highlight import StyleSpan, utf16_offsets
@@ -19,7 +19,8 @@ from ctxviewer.util.visible import reveal
 
 HIGHLIGHT = QColor("#fde68a")
 """Background of the flagged span."""
-HELP = "J/K next/previous · C confirmed injection · F false positive · U needs follow-up · X clear · N note"
+HELP = ("J/K next/previous · C confirmed injection · F false positive · U needs follow-up · X clear · N note · "
+        "A advance after a verdict on/off")
 
 
 def plain_label(text: str = "") -> QLabel:
@@ -62,7 +63,10 @@ class FindingDetail(QWidget):
         self.note_row = QVBoxLayout()
         self.note_row.addWidget(self.note_edit)
         lay.addLayout(self.note_row)
-        lay.addWidget(plain_label(HELP))
+        self.help_row = QHBoxLayout()
+        """The keys, and beside them the view's own switches (Advance after verdict)."""
+        self.help_row.addWidget(plain_label(HELP), 1)
+        lay.addLayout(self.help_row)
 
     def clear(self) -> None:
         """Show nothing (no finding selected)."""

@@ -65,7 +65,7 @@ class AuditController(QObject):
         if self._view is None:
             from ctxviewer.gui.audit_view import AuditView
 
-            self._view = AuditView()
+            self._view = AuditView(settings=self.window.settings)
             self.dock.setWidget(self._view)
         return self._view
 

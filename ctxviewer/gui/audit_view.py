@@ -2,7 +2,8 @@
 
 Keyboard-driven (focus on the table): ``J`` / ``Down`` next finding, ``K`` / ``Up`` previous,
 ``C`` confirmed injection, ``F`` false positive, ``U`` needs follow-up (each verdict moves to the
-next finding), ``X`` clears the verdict, ``N`` edits the note (``Enter`` saves it and returns to
+next finding while the check box **Advance after verdict** is on; ``A`` switches it, and its state
+is remembered in the settings), ``X`` clears the verdict, ``N`` edits the note (``Enter`` saves it and returns to
 the table, ``Esc`` returns without saving). Selecting a finding shows its item with the span
 highlighted and invisible characters made visible (:func:`ctxviewer.util.visible.reveal`; offsets
 converted once with :func:`ctxviewer.util.highlight.utf16_offsets`), and the tool call it is linked to.
@@ -29,9 +30,10 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
@@ -64,6 +66,8 @@ ERROR_STYLE = "QLabel#auditError { color: #991b1b; background: #fee2e2; border: 
 """The error line: dark red on light red, so a verdict that was not saved cannot be missed."""
 VERDICT_NOT_SAVED = " — the verdict was not saved"
 NOTE_NOT_SAVED = " — the note was not saved; it stays in the note field"
+ADVANCE_KEY = "review/advance_after_verdict"
+"""QSettings key of the "Advance after verdict" switch (default on)."""
 NOT_LOADED = " — verdicts and notes cannot be shown or saved"
 
 
@@ -79,8 +83,10 @@ class AuditView(QWidget):
 
     sig_loaded = Signal(int)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, settings: QSettings | None = None) -> None:
         super().__init__(parent)
+        self.settings = settings
+        """Where "Advance after verdict" is remembered (``None``: not remembered)."""
         self.db_path: Path | None = None
         self.location: ReviewLocation | None = None
         """Where the review file of :attr:`db_path` is (set by :meth:`load`)."""
@@ -132,6 +138,14 @@ class AuditView(QWidget):
         self.note_edit.returnPressed.connect(self.save_note)
         self.note_edit.installEventFilter(self)
         detail = self.detail
+        self.advance_box = QCheckBox("Advance after verdict")
+        self.advance_box.setObjectName("auditAdvance")
+        self.advance_box.setToolTip("C, F and U move to the next finding after the verdict (A switches this)")
+        self.advance_box.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keys stay with the table
+        on = settings.value(ADVANCE_KEY, True, type=bool) if settings is not None else True
+        self.advance_box.setChecked(bool(on))
+        self.advance_box.toggled.connect(self._on_advance)
+        detail.help_row.addWidget(self.advance_box)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
         split.addWidget(detail)
@@ -279,6 +293,10 @@ class AuditView(QWidget):
         unsaved = self.unsaved.get((self.db_path, entry.key))
         self.detail.show_entry(entry, review, unsaved if unsaved is not None else review.note if review else "")
 
+    def _on_advance(self, on: bool) -> None:
+        if self.settings is not None:
+            self.settings.setValue(ADVANCE_KEY, on)
+
     # ------------------------------------------------------------------ verdicts and notes
     def show_error(self, text: str) -> None:
         """Show ``text`` on the error line (one line, control characters revealed); ``""`` hides it."""
@@ -300,7 +318,8 @@ class AuditView(QWidget):
         return True
 
     def give_verdict(self, verdict: ReviewVerdict | None) -> None:
-        """Record ``verdict`` on the selected finding (``None`` clears it) and move to the next.
+        """Record ``verdict`` on the selected finding (``None`` clears it) and move to the next
+        (while **Advance after verdict** is on).
         A note that could not be saved before is saved with it. When the verdict cannot be saved
         the error line says why and the selection stays."""
         entry, row = self.current_entry(), self.current_row()
@@ -315,7 +334,7 @@ class AuditView(QWidget):
         self.model.row_changed(row)
         self.detail.review_label.setText(review_line(self.queue.review(entry)))
         self._update_counts()
-        if verdict is not None:
+        if verdict is not None and self.advance_box.isChecked():
             self.next()
 
     def edit_note(self) -> None:
@@ -363,6 +382,9 @@ class AuditView(QWidget):
                     return True
                 if key == int(Qt.Key.Key_N):
                     self.edit_note()
+                    return True
+                if key == int(Qt.Key.Key_A):
+                    self.advance_box.toggle()
                     return True
         return super().eventFilter(obj, event)
 

@@ -114,3 +114,32 @@ def test_the_view_names_the_reviewer_and_shows_who_and_when(qtbot, copy: Path, w
     win.close()
     with ReviewFile(copy.with_name("s.review.sqlite")) as rf:
         assert [(r.reviewer, r.when) for r in rf.all().values()] == [("Ana Ruiz", "2026-12-03T05:50:07Z")]
+
+
+def test_advance_after_verdict_is_shown_and_can_be_turned_off(qtbot, copy: Path, windows, settings: QSettings) -> None:  # type: ignore[no-untyped-def]
+    from ctxviewer.gui.audit_view import ADVANCE_KEY
+
+    win = _open(qtbot, windows, copy, settings)
+    view, table = win.audit.view, win.audit.view.table
+    box = view.advance_box
+    assert box.text() == "Advance after verdict"
+    assert box.isVisible() and box.isChecked()  # on by default, and says so
+    qtbot.keyClick(table, Qt.Key.Key_A)  # off from the keyboard
+    assert not box.isChecked()
+    assert settings.value(ADVANCE_KEY, type=bool) is False
+    assert view.current_row() == 0
+    qtbot.keyClick(table, Qt.Key.Key_C)
+    assert view.current_row() == 0  # off: the verdict keeps the row
+    assert view.model.index(0, 1).data() == "confirmed injection"
+    qtbot.keyClick(table, Qt.Key.Key_J)
+    assert view.current_row() == 1  # "c j" lands on row 2, not row 3
+    qtbot.keyClick(table, Qt.Key.Key_A)  # on again: C moves to the next finding
+    qtbot.keyClick(table, Qt.Key.Key_C)
+    assert view.current_row() == 2
+    qtbot.keyClick(table, Qt.Key.Key_A)
+    win.close()
+    win2 = _open(qtbot, windows, copy, settings)  # remembered
+    assert not win2.audit.view.advance_box.isChecked()
+    win2.audit.view.advance_box.click()  # the mouse turns it back on
+    assert settings.value(ADVANCE_KEY, type=bool) is True
+    win2.close()
