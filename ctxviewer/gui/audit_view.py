@@ -34,19 +34,14 @@ from PySide6.QtCore import QEvent, QModelIndex, QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QCheckBox,
-    QComboBox,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QPushButton,
     QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
 from ctxviewer.gui.audit_detail import FindingDetail, review_line
+from ctxviewer.gui.audit_queue import QueueBar, review_table
 from ctxviewer.gui.review_model import EntryRole, ReviewTableModel
-from ctxviewer.gui.tables import make_table
 from ctxviewer.gui.worker import Task
 from ctxviewer.pipeline.hints import open_store
 from ctxviewer.review import FindingKey, ReviewEntry, ReviewFile, ReviewQueue, ReviewVerdict, collect
@@ -60,22 +55,11 @@ _VERDICT_KEYS: dict[int, ReviewVerdict] = {
     int(Qt.Key.Key_C): ReviewVerdict.CONFIRMED, int(Qt.Key.Key_F): ReviewVerdict.FALSE_POSITIVE,
     int(Qt.Key.Key_U): ReviewVerdict.FOLLOW_UP,
 }
-_COLUMN_CHARS = (9, 16, 24, 22, 16, 9)
-"""Widths in average characters of the review table's columns before the message (which stretches)."""
-ERROR_STYLE = "QLabel#auditError { color: #991b1b; background: #fee2e2; border: 1px solid #fca5a5; padding: 4px; }"
-"""The error line: dark red on light red, so a verdict that was not saved cannot be missed."""
 VERDICT_NOT_SAVED = " — the verdict was not saved"
 NOTE_NOT_SAVED = " — the note was not saved; it stays in the note field"
 ADVANCE_KEY = "review/advance_after_verdict"
 """QSettings key of the "Advance after verdict" switch (default on)."""
 NOT_LOADED = " — verdicts and notes cannot be shown or saved"
-
-
-def _plain(label: QLabel) -> QLabel:
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setWordWrap(True)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    return label
 
 
 class AuditView(QWidget):
@@ -99,38 +83,17 @@ class AuditView(QWidget):
         self.unsaved: dict[tuple[Path | None, FindingKey], str] = {}
         """Notes typed but not saved (the save failed), by database and finding: never lost."""
         self.model = ReviewTableModel(self)
-        self.table = make_table(self.model)
-        self.table.setObjectName("auditTable")
+        self.table = review_table(self.model)
         self.table.installEventFilter(self)
-        header = self.table.horizontalHeader()
-        advance = self.table.fontMetrics().horizontalAdvance("x")
-        for c, chars in enumerate(_COLUMN_CHARS):
-            header.resizeSection(c, advance * chars + 12)
-        header.setSectionResizeMode(len(_COLUMN_CHARS), QHeaderView.ResizeMode.Stretch)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.selectionModel().currentRowChanged.connect(self._on_current)
-        self.rule_box, self.trace_box, self.status_box = QComboBox(), QComboBox(), QComboBox()
+        self.bar = QueueBar()
+        bar = self.bar
+        self.rule_box, self.trace_box, self.status_box = bar.rule_box, bar.trace_box, bar.status_box
         for box in (self.rule_box, self.trace_box, self.status_box):
             box.currentIndexChanged.connect(self.apply_filter)
-        self.count_label = _plain(QLabel("no database"))
-        self.count_label.setObjectName("auditCount")
-        self.cancel_button = QPushButton("Cancel")
+        self.count_label, self.cancel_button = bar.count_label, bar.cancel_button
         self.cancel_button.clicked.connect(self.cancel)
-        self.cancel_button.hide()
-        filters = QHBoxLayout()
-        for text, box in (("rule", self.rule_box), ("trace", self.trace_box), ("status", self.status_box)):
-            filters.addWidget(QLabel(text))
-            filters.addWidget(box, 1)
-        filters.addWidget(self.count_label)
-        filters.addWidget(self.cancel_button)
-        self.location_label = _plain(QLabel())
-        self.location_label.setObjectName("auditLocation")
-        self.reviewer_label = _plain(QLabel())
-        self.reviewer_label.setObjectName("auditReviewer")
-        self.error_label = _plain(QLabel())
-        self.error_label.setObjectName("auditError")
-        self.error_label.setStyleSheet(ERROR_STYLE)
-        self.error_label.hide()
+        self.location_label, self.reviewer_label, self.error_label = bar.location_label, bar.reviewer_label, bar.error_label
 
         self.detail = FindingDetail()
         self.message, self.calls, self.content = self.detail.message, self.detail.calls, self.detail.content
@@ -154,10 +117,7 @@ class AuditView(QWidget):
         split.setStretchFactor(1, 3)
         self.splitter = split
         lay = QVBoxLayout(self)
-        lay.addLayout(filters)
-        lay.addWidget(self.location_label)
-        lay.addWidget(self.reviewer_label)
-        lay.addWidget(self.error_label)
+        lay.addWidget(bar)
         lay.addWidget(split, 1)
 
     # ------------------------------------------------------------------ loading
@@ -300,8 +260,7 @@ class AuditView(QWidget):
     # ------------------------------------------------------------------ verdicts and notes
     def show_error(self, text: str) -> None:
         """Show ``text`` on the error line (one line, control characters revealed); ``""`` hides it."""
-        self.error_label.setText(one_line(text))
-        self.error_label.setVisible(bool(text))
+        self.bar.show_error(text)
 
     def _save(self, entry: ReviewEntry, verdict: ReviewVerdict | None, note: str | None, failed: str) -> bool:
         """Write through the queue; on failure show why (with ``failed`` after it) and return False."""
