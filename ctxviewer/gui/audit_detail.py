@@ -11,7 +11,16 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ctxviewer.review import Review, ReviewEntry
 from ctxviewer.util.highlight import StyleSpan, utf16_offsets
@@ -53,15 +62,20 @@ class FindingDetail(QWidget):
         self.review_label = plain_label()
         self.review_label.setObjectName("auditReview")
         self.note_edit = QLineEdit()
-        self.note_edit.setPlaceholderText("Note (N to edit, Enter to save, Esc to go back)")
+        self.note_edit.setPlaceholderText("Note (N to edit, Enter to save, Esc to drop the edit and go back)")
+        self.discard_button = QPushButton("Discard unsaved note")
+        self.discard_button.setObjectName("auditDiscardNote")
+        self.discard_button.setToolTip("This note is not in the review file: forget it")
+        self.discard_button.hide()
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.message)
         lay.addWidget(self.calls)
         lay.addWidget(self.content, 1)
         lay.addWidget(self.review_label)
-        self.note_row = QVBoxLayout()
-        self.note_row.addWidget(self.note_edit)
+        self.note_row = QHBoxLayout()
+        self.note_row.addWidget(self.note_edit, 1)
+        self.note_row.addWidget(self.discard_button)
         lay.addLayout(self.note_row)
         self.help_row = QHBoxLayout()
         """The keys, and beside them the view's own switches (Advance after verdict)."""

@@ -4,8 +4,9 @@ reviewer's verdicts as SARIF 2.1.0 (:mod:`ctxviewer.report.sarif`, the same as `
 sarif``), off the GUI thread.
 
 :class:`AuditController` owns the dock and its :class:`~ctxviewer.gui.audit_view.AuditView`,
-follows the database the window opens (``sig_database_opened``) and closes the review file when
-the window closes. Installed by the main window with one call; it talks to the window through
+follows the database the window opens (``sig_database_opened``), asks before the window closes
+with notes not saved yet (:meth:`AuditController.may_close`: Save / Discard / Cancel), and closes
+the review file when it does. Installed by the main window with one call; it talks to the window through
 :class:`~ctxviewer.gui.window_api.WindowApi`.
 
 The first time it opens, the dock floats as its own window over the main window (like an
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFileDialog
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QMessageBox, QWidget
 
 from ctxviewer.gui.window_api import WindowApi
 from ctxviewer.gui.worker import Task
@@ -28,6 +29,22 @@ from ctxviewer.pipeline.hints import open_store
 
 if TYPE_CHECKING:
     from ctxviewer.gui.audit_view import AuditView
+
+
+def ask_unsaved(parent: QWidget, count: int) -> str:
+    """Ask what to do with ``count`` notes not saved yet: ``"save"``, ``"discard"`` or ``"cancel"``
+    (also for Esc or the box closed)."""
+    box = QMessageBox(QMessageBox.Icon.Question, "Unsaved notes",
+                      f"{count} note(s) in the audit view are not saved in the review file yet.", parent=parent)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    box.setInformativeText("Save them, discard them, or cancel closing?")
+    box.setStandardButtons(QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                           | QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(QMessageBox.StandardButton.Save)
+    box.setEscapeButton(QMessageBox.StandardButton.Cancel)
+    answer = box.exec()
+    return {int(QMessageBox.StandardButton.Save): "save",
+            int(QMessageBox.StandardButton.Discard): "discard"}.get(int(answer), "cancel")
 
 
 class AuditController(QObject):
@@ -139,6 +156,28 @@ class AuditController(QObject):
         self.export_task = task
         task.start()
         return task
+
+    def may_close(self) -> bool:
+        """Whether the window may close: with notes not saved yet (:class:`~ctxviewer.review.pending.PendingNotes`)
+        it asks Save / Discard / Cancel (:func:`ask_unsaved`). Save that fails for a note shows why
+        on the view's error line, shows the view, and keeps the window open."""
+        if self._view is None:
+            return True
+        view = self._view
+        view.keep_typed_note()
+        if not len(view.pending):
+            return True
+        choice = ask_unsaved(self.window.host, len(view.pending))
+        if choice == "cancel":
+            return False
+        if choice == "discard":
+            view.pending.discard_all()
+            return True
+        if not view.save_pending():
+            return True
+        self.dock.show()
+        self.dock.raise_()
+        return False
 
     def close(self) -> None:
         """Stop collecting and close the review file (the window is closing)."""

@@ -3,10 +3,10 @@
 Keyboard-driven (focus on the table): ``J`` / ``Down`` next finding, ``K`` / ``Up`` previous,
 ``C`` confirmed injection, ``F`` false positive, ``U`` needs follow-up (each verdict moves to the
 next finding while the check box **Advance after verdict** is on; ``A`` switches it, and its state
-is remembered in the settings), ``X`` clears the verdict, ``N`` edits the note (``Enter`` saves it and returns to
-the table, ``Esc`` returns without saving). Selecting a finding shows its item with the span
-highlighted and invisible characters made visible (:func:`ctxviewer.util.visible.reveal`; offsets
-converted once with :func:`ctxviewer.util.highlight.utf16_offsets`), and the tool call it is linked to.
+is remembered in the settings), ``X`` clears the verdict, ``N`` edits the note (``Enter`` saves it and
+returns to the table, ``Esc`` drops the edit; :mod:`~ctxviewer.gui.audit_notes`). Selecting a
+finding shows it (:mod:`~ctxviewer.gui.audit_detail`): its item with the span highlighted and
+invisible characters made visible, the tool call it is linked to, and who reviewed it when.
 
 The findings are collected off the GUI thread (:class:`~ctxviewer.gui.worker.Task`, its own
 store connection) with progress and Cancel. Verdicts go to the database's review file
@@ -18,8 +18,8 @@ and why it is there.
 When a verdict or note cannot be saved (the folder is read-only, the review file is not one), the
 error line above the queue (``auditError``, plain text, control characters revealed) says which
 file and why, and stays until a save succeeds; the row keeps its status, and a note that was not
-saved stays in the note field (and comes back when the finding is selected again) so it can be
-copied or saved later. A review file that cannot be read is reported on the same line; the
+saved is kept until it is saved or the reviewer discards it (:mod:`~ctxviewer.gui.audit_notes`;
+closing the window asks). A review file that cannot be read is reported on the same line; the
 findings are still shown.
 
 Signals: ``sig_loaded(int count)`` -- the queue is ready.
@@ -40,12 +40,14 @@ from PySide6.QtWidgets import (
 )
 
 from ctxviewer.gui.audit_detail import FindingDetail, review_line
+from ctxviewer.gui.audit_notes import NoteKeeping
 from ctxviewer.gui.audit_queue import QueueBar, review_table
 from ctxviewer.gui.review_model import EntryRole, ReviewTableModel
 from ctxviewer.gui.worker import Task
 from ctxviewer.pipeline.hints import open_store
-from ctxviewer.review import FindingKey, ReviewEntry, ReviewFile, ReviewQueue, ReviewVerdict, collect
+from ctxviewer.review import ReviewEntry, ReviewFile, ReviewQueue, ReviewVerdict, collect
 from ctxviewer.review.location import ReviewLocation, review_location
+from ctxviewer.review.pending import PendingNotes
 from ctxviewer.review.queue import STATUSES, status_label
 from ctxviewer.review.reviewer import Reviewer, reviewer_for
 from ctxviewer.review.verdicts import ReviewFileError
@@ -56,13 +58,12 @@ _VERDICT_KEYS: dict[int, ReviewVerdict] = {
     int(Qt.Key.Key_U): ReviewVerdict.FOLLOW_UP,
 }
 VERDICT_NOT_SAVED = " — the verdict was not saved"
-NOTE_NOT_SAVED = " — the note was not saved; it stays in the note field"
 ADVANCE_KEY = "review/advance_after_verdict"
 """QSettings key of the "Advance after verdict" switch (default on)."""
 NOT_LOADED = " — verdicts and notes cannot be shown or saved"
 
 
-class AuditView(QWidget):
+class AuditView(NoteKeeping, QWidget):
     """The review queue of one trace database (see the module docstring)."""
 
     sig_loaded = Signal(int)
@@ -80,8 +81,9 @@ class AuditView(QWidget):
         self.task: Task | None = None
         self.file_error = ""
         """Why the review file could not be read ("" when it could), shown on every save attempt."""
-        self.unsaved: dict[tuple[Path | None, FindingKey], str] = {}
-        """Notes typed but not saved (the save failed), by database and finding: never lost."""
+        self.pending = PendingNotes()
+        """Notes not in the review file (the save failed, or typed and left), by database and
+        finding: kept until saved or discarded (:mod:`ctxviewer.review.pending`)."""
         self.model = ReviewTableModel(self)
         self.table = review_table(self.model)
         self.table.installEventFilter(self)
@@ -100,6 +102,7 @@ class AuditView(QWidget):
         self.note_edit = self.detail.note_edit
         self.note_edit.returnPressed.connect(self.save_note)
         self.note_edit.installEventFilter(self)
+        self.detail.discard_button.clicked.connect(self.discard_note)
         detail = self.detail
         self.advance_box = QCheckBox("Advance after verdict")
         self.advance_box.setObjectName("auditAdvance")
@@ -240,7 +243,10 @@ class AuditView(QWidget):
         """Select the previous finding."""
         self.select(self.current_row() - 1)
 
-    def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
+    def _on_current(self, current: QModelIndex, previous: QModelIndex) -> None:
+        left = previous.data(EntryRole) if previous.isValid() else None
+        if isinstance(left, ReviewEntry):
+            self.keep_typed_note(left)
         entry = current.data(EntryRole) if current.isValid() else None
         self.show_entry(entry)
 
@@ -250,8 +256,9 @@ class AuditView(QWidget):
             self.detail.clear()
             return
         review = self.queue.review(entry)
-        unsaved = self.unsaved.get((self.db_path, entry.key))
+        unsaved = self.pending.get(self.db_path, entry.key)
         self.detail.show_entry(entry, review, unsaved if unsaved is not None else review.note if review else "")
+        self.detail.discard_button.setVisible(unsaved is not None)
 
     def _on_advance(self, on: bool) -> None:
         if self.settings is not None:
@@ -286,44 +293,21 @@ class AuditView(QWidget):
             return
         if verdict is None and self.queue.review(entry) is None:
             return
-        pending = (self.db_path, entry.key)
-        if not self._save(entry, verdict, self.unsaved.get(pending), VERDICT_NOT_SAVED):
+        if not self._save(entry, verdict, self.pending.get(self.db_path, entry.key), VERDICT_NOT_SAVED):
             return
-        self.unsaved.pop(pending, None)
+        self.pending.discard(self.db_path, entry.key)
+        self.detail.discard_button.hide()
         self.model.row_changed(row)
         self.detail.review_label.setText(review_line(self.queue.review(entry)))
         self._update_counts()
         if verdict is not None and self.advance_box.isChecked():
             self.next()
 
-    def edit_note(self) -> None:
-        """Put the focus in the note field."""
-        if self.current_entry() is not None:
-            self.note_edit.setFocus()
-            self.note_edit.selectAll()
-
-    def save_note(self) -> None:
-        """Store the note of the selected finding and return to the table. When it cannot be
-        stored, the error line says why and the note stays in the field (with the focus)."""
-        entry = self.current_entry()
-        if entry is not None and self.queue is not None:
-            text, pending = self.note_edit.text(), (self.db_path, entry.key)
-            old = self.queue.review(entry)
-            if not self._save(entry, old.verdict if old else None, text, NOTE_NOT_SAVED):
-                self.unsaved[pending] = text
-                self.note_edit.setFocus()
-                return
-            self.unsaved.pop(pending, None)
-            self.model.row_changed(self.current_row())
-            self.detail.review_label.setText(review_line(self.queue.review(entry)))
-            self._update_counts()
-        self.table.setFocus()
-
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
             key = int(event.key())
             if obj is self.note_edit and key == int(Qt.Key.Key_Escape):
-                self.show_entry(self.current_entry())
+                self.show_entry(self.current_entry())  # the edit dropped; a pending note stays
                 self.table.setFocus()
                 return True
             if obj is self.table and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:

@@ -7,6 +7,8 @@ through to a reviewer's verdict.
   file (never in the trace database), written transactionally.
 * :mod:`.location` -- :func:`review_location`, where that file is: beside the database when its
   folder is writable, else in the user data directory, or ``--review-file``.
+* :mod:`.pending` -- :class:`~.pending.PendingNotes`, notes not saved yet, kept until saved or
+  discarded.
 * :mod:`.reviewer` -- :func:`reviewer_for`, the name recorded with each verdict (a
   ``[review] reviewer`` setting in ``ctxviewer.toml``, else the OS user).
 * :mod:`.queue` -- collecting the findings over a database and :class:`ReviewQueue`, the sorted,

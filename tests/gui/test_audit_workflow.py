@@ -143,3 +143,87 @@ def test_advance_after_verdict_is_shown_and_can_be_turned_off(qtbot, copy: Path,
     win2.audit.view.advance_box.click()  # the mouse turns it back on
     assert settings.value(ADVANCE_KEY, type=bool) is True
     win2.close()
+
+
+def _deny_write(monkeypatch: Any, folder: Path) -> Any:
+    """A read-only folder as the review file sees it (root passes permission checks); returns the real os.access."""
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if Path(p) == folder and mode & os.W_OK
+                        else real(p, mode, **kw))
+    return real
+
+
+def test_a_note_that_could_not_be_saved_is_kept_and_closing_asks(qtbot, tmp_path: Path, copy: Path, windows, settings: QSettings, monkeypatch: Any) -> None:  # type: ignore[no-untyped-def]
+    from ctxviewer.gui import audit_dock
+
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    given = ro / "s.review.sqlite"
+    real_access = _deny_write(monkeypatch, ro)
+    win = _open(qtbot, windows, copy, settings, review_file=given)
+    view, table = win.audit.view, win.audit.view.table
+    first = view.current_entry()
+    qtbot.keyClick(table, Qt.Key.Key_N)
+    qtbot.keyClicks(view.note_edit, "quoted by the customer")
+    qtbot.keyClick(view.note_edit, Qt.Key.Key_Return)  # fails: the folder is read-only
+    assert view.error_label.text().endswith(" — the note was not saved; it stays in the note field")
+    assert view.note_edit.text() == "quoted by the customer"
+    assert view.detail.discard_button.isVisible()
+    view.select(1)  # the mouse goes to another finding: the note is kept
+    assert view.note_edit.text() == ""
+    assert not view.detail.discard_button.isVisible()
+    view.select(0)
+    assert view.note_edit.text() == "quoted by the customer"
+    asked: list[int] = []
+
+    def answer(choice: str) -> Any:
+        return lambda parent, count: asked.append(count) or choice
+
+    monkeypatch.setattr(audit_dock, "ask_unsaved", answer("cancel"))
+    assert not win.close()  # Cancel: the window stays, the note too
+    assert asked == [1] and win.isVisible()
+    assert view.note_edit.text() == "quoted by the customer"
+    monkeypatch.setattr(audit_dock, "ask_unsaved", answer("save"))
+    assert not win.close()  # Save, but the folder is still read-only: says why and stays open
+    assert asked == [1, 1] and win.isVisible()
+    assert view.error_label.text() == (f"{given}: cannot create the review file: folder {ro} is not writable "
+                                       "(verdicts cannot be saved there; give --review-file PATH to save them elsewhere)"
+                                       " — the note was not saved; it stays in the note field")
+    monkeypatch.setattr(os, "access", real_access)  # writable now: Save saves it, and the window closes
+    assert win.close()
+    assert asked == [1, 1, 1]
+    with ReviewFile(given) as rf:
+        assert {k: (r.verdict, r.note) for k, r in rf.all().items()} == {first.key: (None, "quoted by the customer")}
+
+
+def test_a_typed_note_left_without_enter_asks_and_discard_forgets_it(qtbot, copy: Path, windows, settings: QSettings, monkeypatch: Any) -> None:  # type: ignore[no-untyped-def]
+    from ctxviewer.gui import audit_dock
+
+    win = _open(qtbot, windows, copy, settings)
+    view, table = win.audit.view, win.audit.view.table
+    qtbot.keyClick(table, Qt.Key.Key_N)
+    qtbot.keyClicks(view.note_edit, "half a thought")
+    asked: list[int] = []
+    monkeypatch.setattr(audit_dock, "ask_unsaved", lambda parent, count: asked.append(count) or "discard")
+    assert win.close()
+    assert asked == [1]
+    assert not copy.with_name("s.review.sqlite").exists()  # discarded: nothing written
+
+
+def test_discard_unsaved_note_forgets_it(qtbot, tmp_path: Path, copy: Path, windows, settings: QSettings, monkeypatch: Any, _unsaved_notes_never_block: list[int]) -> None:  # type: ignore[no-untyped-def]
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    _deny_write(monkeypatch, ro)
+    win = _open(qtbot, windows, copy, settings, review_file=ro / "s.review.sqlite")
+    view, table = win.audit.view, win.audit.view.table
+    qtbot.keyClick(table, Qt.Key.Key_N)
+    qtbot.keyClicks(view.note_edit, "not to keep")
+    qtbot.keyClick(view.note_edit, Qt.Key.Key_Return)
+    assert len(view.pending) == 1
+    qtbot.mouseClick(view.detail.discard_button, Qt.MouseButton.LeftButton)
+    assert len(view.pending) == 0
+    assert view.note_edit.text() == ""
+    assert not view.detail.discard_button.isVisible()
+    assert table.hasFocus()
+    assert win.close()
+    assert _unsaved_notes_never_block == []  # nothing to ask about
