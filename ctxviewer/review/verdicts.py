@@ -1,6 +1,7 @@
-"""The review file: verdicts and notes in their own SQLite file beside the trace database.
+"""The review file: verdicts and notes in their own SQLite file, never in the trace database.
 
-``traces.db`` -> ``traces.review.sqlite`` (:func:`review_path`). The trace database is never
+Beside it, ``traces.db`` -> ``traces.review.sqlite`` (:func:`review_path`), when its folder is
+writable; else elsewhere (:mod:`.location` decides, for every surface). The trace database is never
 written (it stays read-only); a review file can be shared or deleted on its own. One table::
 
     reviews(trace_id, item_id, rule, span_start, span_end,   -- the FindingKey (primary key)
