@@ -63,8 +63,11 @@ class QueueBar(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(filters)
-        for label in (self.location_label, self.reviewer_label, self.error_label):
-            lay.addWidget(label)
+        who = QHBoxLayout()  # one line, so the queue keeps its rows
+        who.addWidget(self.location_label, 3)
+        who.addWidget(self.reviewer_label, 2)
+        lay.addLayout(who)
+        lay.addWidget(self.error_label)
 
     def show_error(self, text: str) -> None:
         """Show ``text`` on the error line (one line, control characters revealed); ``""`` hides it."""
