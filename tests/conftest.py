@@ -41,3 +41,34 @@ def shared() -> Path:
         pytest.skip(f"../shared not present at {SHARED}: corpus tests need it")
     return SHARED
 
+
+
+SAMPLE_TRACES = ROOT / "sample_traces"
+
+
+@pytest.fixture(autouse=True)
+def _review_files_stay_in_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """No test reads or writes a user's review file (issue 27 item 3).
+
+    * The user data and config directories (platformdirs on Linux: ``$XDG_DATA_HOME``,
+      ``$XDG_CONFIG_HOME``; child processes inherit them) point into a temporary folder, so a
+      review file placed in the data directory, or a reviewer name in the user's
+      ``ctxviewer.toml``, never comes from or goes to the real home.
+    * Opening a review file beside ``sample_traces/`` fails the test: a verdict the user gave
+      while trying the audit on the samples must not change what the suite sees (a test that
+      reads ``samples.db`` with its verdicts uses a copy in ``tmp_path`` or ``--review-file``).
+    """
+    from ctxviewer.review.verdicts import ReviewFile
+
+    home = tmp_path_factory.mktemp("user-dirs")
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    real_init = ReviewFile.__init__
+
+    def guarded(self: ReviewFile, path: str | Path, *args: object, **kwargs: object) -> None:
+        if Path(os.path.abspath(path)).parent == SAMPLE_TRACES:
+            raise AssertionError(f"a test opened the user's review file {path}: use a copy of the database in "
+                                 "tmp_path or --review-file")
+        real_init(self, path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ReviewFile, "__init__", guarded)

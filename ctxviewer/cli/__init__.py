@@ -64,18 +64,21 @@ def cli(ctx: click.Context) -> None:
 
 @cli.command("open")
 @click.argument("db", required=False, type=click.Path(dir_okay=False))
-def open_cmd(db: str | None) -> None:
+@click.option("--review-file", type=click.Path(dir_okay=False), default=None,
+              help="Review file for the audit view's verdicts (default: beside DB, else the user data directory).")
+def open_cmd(db: str | None, review_file: str | None) -> None:
     """Open the viewer window, on DB if given (read-only).
 
     \b
     Example:
         ctxviewer open sample_traces/samples.db
+        ctxviewer sample_traces/samples.db --review-file ~/reviews/samples.review.sqlite
     """
     if db is not None:
         _open_store(db).close()  # a clear error here beats a dialog at start-up
     from ctxviewer.gui.app import main as gui_main
 
-    sys.exit(gui_main([db] if db else []))
+    sys.exit(gui_main([*([db] if db else []), *(["--review-file", review_file] if review_file else [])]))
 
 
 @cli.command("import")

@@ -40,8 +40,10 @@ from ctxviewer.util.visible import one_line
               help="Output format; sarif writes SARIF 2.1.0 with reviewer verdicts as suppressions (--json = json).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write the output to this file instead of standard output.")
+@click.option("--review-file", type=click.Path(dir_okay=False), default=None,
+              help="Review file whose verdicts --format sarif reports (default: beside DB, else the user data directory).")
 def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, expected: tuple[str, ...],
-              fmt: str | None, output: str | None) -> None:
+              fmt: str | None, output: str | None, review_file: str | None) -> None:
     """Run every check (Table 3.1 rows, tool calls, accounting) on traces in DB.
 
     Checks all traces, or only TRACE_IDs. Expected policy versions come from ctxviewer.toml
@@ -62,7 +64,7 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
     from ctxviewer.report.trace_report import finding_to_dict
 
     if output is not None:
-        check_output(output, [db])
+        check_output(output, [db, *([review_file] if review_file else [])])
     try:
         ctx = context_for_db(Path(db), parse_expected(expected))
     except ValueError as exc:
@@ -93,7 +95,7 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
         with Ticker(line, lambda s: f"checked {len(ids):,} trace(s); SQLite integrity check of {db} · {s:.0f} s"):
             _refuse_damage(store, db, len(ids), whole=not trace_ids)
         if fmt == "sarif":
-            _sarif(store, db, ids, results, output, line)
+            _sarif(store, db, ids, results, output, line, review_file)
             if failed:
                 raise SystemExit(FINDINGS)
             return
@@ -127,8 +129,9 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
 
 
 def _sarif(store: TraceStore, db: str, ids: list[str], results: list[tuple[str, str, int | None, tuple[Finding, ...]]],
-           output: str | None, line: StatusLine) -> None:
-    """Write the SARIF log of ``results`` (the store closed once the traces are read again)."""
+           output: str | None, line: StatusLine, review_file: str | None = None) -> None:
+    """Write the SARIF log of ``results`` (the store closed once the traces are read again), with
+    the verdicts of the review file (``review_file``, else where :mod:`ctxviewer.review.location` puts it)."""
     from ctxviewer.report.sarif import db_reviews, sarif_log
     from ctxviewer.review.verdicts import ReviewFileError
 
@@ -139,8 +142,8 @@ def _sarif(store: TraceStore, db: str, ids: list[str], results: list[tuple[str, 
     store.close()
     line.clear()
     try:
-        reviews = db_reviews(db)
-    except ReviewFileError as exc:  # a corrupt review file beside DB is bad input, not a traceback
+        reviews = db_reviews(db, review_file)
+    except ReviewFileError as exc:  # a corrupt review file is bad input, not a traceback
         raise BadInput(str(exc)) from None
     log = sarif_log(((traces[t], list(fs)) for t, _, _, fs in results), reviews, Path(db).resolve().as_uri())
     _emit(json.dumps(log, indent=2, ensure_ascii=False), output, db)

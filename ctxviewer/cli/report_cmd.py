@@ -15,12 +15,15 @@ from ctxviewer.util.visible import one_line
 @click.argument("db", type=click.Path(dir_okay=False))
 @click.argument("trace_ids", nargs=-1)
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="HTML file to write.")
-def report_cmd(db: str, trace_ids: tuple[str, ...], output: str) -> None:
+@click.option("--review-file", type=click.Path(dir_okay=False), default=None,
+              help="Review file to read verdicts from (default: beside DB, else the user data directory).")
+def report_cmd(db: str, trace_ids: tuple[str, ...], output: str, review_file: str | None) -> None:
     """Write one self-contained HTML report of traces in DB (all, or TRACE_IDs).
 
     Per trace: state, eq. 3.1 verdict, the budget chart as an embedded image, every finding with
     the flagged text shown literally (escaped, invisible characters made visible) and the
-    reviewer's verdict and note from the review file beside DB. No scripts, nothing fetched.
+    reviewer's verdict, note, reviewer and time from DB's review file (beside DB, else the user
+    data directory; or --review-file). No scripts, nothing fetched.
 
     \b
     Example:
@@ -35,7 +38,8 @@ def report_cmd(db: str, trace_ids: tuple[str, ...], output: str) -> None:
     from ctxviewer.review.verdicts import ReviewFileError
     from ctxviewer.store import StoreError, TraceQuery
 
-    check_output(output, [db])
+    inputs = [db, *([review_file] if review_file else [])]
+    check_output(output, inputs)
     try:
         context = context_for_db(db)
     except ValueError as exc:
@@ -52,11 +56,11 @@ def report_cmd(db: str, trace_ids: tuple[str, ...], output: str) -> None:
     except StoreError as exc:
         raise BadInput(str(exc)) from None
     try:
-        reviews = db_reviews(db)
-    except ReviewFileError as exc:  # a corrupt review file beside DB is bad input, not a traceback
+        reviews = db_reviews(db, review_file)
+    except ReviewFileError as exc:  # a corrupt review file is bad input, not a traceback
         raise BadInput(str(exc)) from None
     html = render_report(traces, reviews, title=f"ctxviewer audit report: {Path(db).name}", context=context)
-    write_output(output, [db], lambda fh: fh.write(html), json_text=False)
+    write_output(output, inputs, lambda fh: fh.write(html), json_text=False)
     if output == "-":
         return
     click.echo(one_line(f"wrote {output}: {len(traces)} trace(s)"))

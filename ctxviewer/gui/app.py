@@ -57,13 +57,31 @@ def initial_size(app: QApplication, preferred: tuple[int, int] = (1400, 860)) ->
     return min(preferred[0], int(area.width() * 0.95)), min(preferred[1], int(area.height() * 0.95))
 
 
+def split_review_file(args: list[str]) -> tuple[list[str], str | None]:
+    """``args`` without ``--review-file PATH`` (or ``--review-file=PATH``), and that PATH."""
+    rest, found, n = [], None, 0
+    while n < len(args):
+        a = args[n]
+        if a == "--review-file" and n + 1 < len(args):
+            found, n = args[n + 1], n + 2
+            continue
+        if a.startswith("--review-file="):
+            found = a.split("=", 1)[1]
+        else:
+            rest.append(a)
+        n += 1
+    return rest, found
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the viewer. ``argv``: command-line arguments without the program name (default
     ``sys.argv[1:]``); the first non-option argument is a database to open read-only, else the
-    checkout's ``sample_traces/samples.db`` when it exists. Returns the exit status:
+    checkout's ``sample_traces/samples.db`` when it exists; ``--review-file PATH`` is where the
+    audit view keeps its verdicts (:mod:`ctxviewer.review.location`). Returns the exit status:
     :data:`~ctxviewer.gui.display_check.NO_DISPLAY_STATUS` (2) with one line on stderr when there is
     no display to draw on (instead of Qt's abort)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    args, review_file = split_review_file(args)
     reason = missing_display()
     if reason is not None and QApplication.instance() is None:
         print(no_display_message(reason), file=sys.stderr)
@@ -71,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     app = application(args)
     choose_control_markers()  # ⟨ESC⟩ instead of boxes when the font has no control pictures
     window = MainWindow()
+    window.audit.review_file = Path(review_file) if review_file else None
     window.resize(*initial_size(app))
     window.show()
     paths = [a for a in args if not a.startswith("-")]

@@ -4,8 +4,9 @@ reviewer's verdicts as SARIF 2.1.0 (:mod:`ctxviewer.report.sarif`, the same as `
 sarif``), off the GUI thread.
 
 :class:`AuditController` owns the dock and its :class:`~ctxviewer.gui.audit_view.AuditView`,
-follows the database the window opens (``sig_database_opened``) and closes the review file when
-the window closes. Installed by the main window with one call; it talks to the window through
+follows the database the window opens (``sig_database_opened``), asks before the window closes
+with notes not saved yet (:meth:`AuditController.may_close`: Save / Discard / Cancel), and closes
+the review file when it does. Installed by the main window with one call; it talks to the window through
 :class:`~ctxviewer.gui.window_api.WindowApi`.
 
 The first time it opens, the dock floats as its own window over the main window (like an
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFileDialog
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QMessageBox, QWidget
 
 from ctxviewer.gui.window_api import WindowApi
 from ctxviewer.gui.window_keys import add_close_keys
@@ -31,6 +32,22 @@ if TYPE_CHECKING:
     from ctxviewer.gui.audit_view import AuditView
 
 
+def ask_unsaved(parent: QWidget, count: int) -> str:
+    """Ask what to do with ``count`` notes not saved yet: ``"save"``, ``"discard"`` or ``"cancel"``
+    (also for Esc or the box closed)."""
+    box = QMessageBox(QMessageBox.Icon.Question, "Unsaved notes",
+                      f"{count} note(s) in the audit view are not saved in the review file yet.", parent=parent)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    box.setInformativeText("Save them, discard them, or cancel closing?")
+    box.setStandardButtons(QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                           | QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(QMessageBox.StandardButton.Save)
+    box.setEscapeButton(QMessageBox.StandardButton.Cancel)
+    answer = box.exec()
+    return {int(QMessageBox.StandardButton.Save): "save",
+            int(QMessageBox.StandardButton.Discard): "discard"}.get(int(answer), "cancel")
+
+
 class AuditController(QObject):
     """The Review menu, the audit dock, and which database it shows."""
 
@@ -38,6 +55,9 @@ class AuditController(QObject):
         super().__init__(window.host)
         self.window = window
         self.db_path: Path | None = None
+        self.review_file: Path | None = None
+        """``--review-file`` of the launch: the review file of every database opened (``None``:
+        :func:`ctxviewer.review.location.review_location` decides per database)."""
         self._view: AuditView | None = None  # built when the dock is first shown (start-up)
         host = window.host
         self.dock = QDockWidget("Audit findings", host)
@@ -68,14 +88,14 @@ class AuditController(QObject):
         if self._view is None:
             from ctxviewer.gui.audit_view import AuditView
 
-            self._view = AuditView()
+            self._view = AuditView(settings=self.window.settings)
             self.dock.setWidget(self._view)
         return self._view
 
     def _on_database(self, path: str) -> None:
         self.db_path = Path(path)
         if self.dock.isVisible():
-            self.view.load(self.db_path)
+            self.view.load(self.db_path, self.review_file)
 
     def open_audit(self) -> None:
         """Show the dock on the open database (collecting its findings if not done yet)."""
@@ -90,7 +110,7 @@ class AuditController(QObject):
         if self.dock.isFloating():
             self.dock.activateWindow()
         if self.view.db_path != self.db_path:
-            self.view.load(self.db_path)
+            self.view.load(self.db_path, self.review_file)
         self.view.table.setFocus()
 
     def place_floating(self) -> None:
@@ -116,14 +136,14 @@ class AuditController(QObject):
         (SARIF 2.1.0) in the background; the status bar says when it is done or what failed."""
         if self.db_path is None:
             return None
-        db, out = self.db_path, Path(path)
+        db, out, review_file = self.db_path, Path(path), self.review_file
 
         def job(progress, cancelled):  # type: ignore[no-untyped-def]
             from ctxviewer.report.sarif import assess_db, db_reviews, sarif_log, write_sarif
 
             with open_store(db) as store:
                 results = assess_db(store, None, progress, cancelled)
-            log = sarif_log(results, db_reviews(db), db.resolve().as_uri())
+            log = sarif_log(results, db_reviews(db, review_file), db.resolve().as_uri())
             write_sarif(out, log)
             return len(log["runs"][0]["results"]), len(results)
 
@@ -142,6 +162,28 @@ class AuditController(QObject):
         self.export_task = task
         task.start()
         return task
+
+    def may_close(self) -> bool:
+        """Whether the window may close: with notes not saved yet (:class:`~ctxviewer.review.pending.PendingNotes`)
+        it asks Save / Discard / Cancel (:func:`ask_unsaved`). Save that fails for a note shows why
+        on the view's error line, shows the view, and keeps the window open."""
+        if self._view is None:
+            return True
+        view = self._view
+        view.keep_typed_note()
+        if not len(view.pending):
+            return True
+        choice = ask_unsaved(self.window.host, len(view.pending))
+        if choice == "cancel":
+            return False
+        if choice == "discard":
+            view.pending.discard_all()
+            return True
+        if not view.save_pending():
+            return True
+        self.dock.show()
+        self.dock.raise_()
+        return False
 
     def close(self) -> None:
         """Stop collecting and close the review file (the window is closing)."""

@@ -2,20 +2,24 @@
 
 Keyboard-driven (focus on the table): ``J`` / ``Down`` next finding, ``K`` / ``Up`` previous,
 ``C`` confirmed injection, ``F`` false positive, ``U`` needs follow-up (each verdict moves to the
-next finding), ``X`` clears the verdict, ``N`` edits the note (``Enter`` saves it and returns to
-the table, ``Esc`` returns without saving). Selecting a finding shows its item with the span
-highlighted and invisible characters made visible (:func:`ctxviewer.util.visible.reveal`; offsets
-converted once with :func:`ctxviewer.util.highlight.utf16_offsets`), and the tool call it is linked to.
+next finding while the check box **Advance after verdict** is on; ``A`` switches it, and its state
+is remembered in the settings), ``X`` clears the verdict, ``N`` edits the note (``Enter`` saves it and
+returns to the table, ``Esc`` drops the edit; :mod:`~ctxviewer.gui.audit_notes`). Selecting a
+finding shows it (:mod:`~ctxviewer.gui.audit_detail`): its item with the span highlighted and
+invisible characters made visible, the tool call it is linked to, and who reviewed it when.
 
 The findings are collected off the GUI thread (:class:`~ctxviewer.gui.worker.Task`, its own
-store connection) with progress and Cancel. Verdicts go to the review file beside the database
-(:class:`~ctxviewer.review.ReviewFile`), never to the database.
+store connection) with progress and Cancel. Verdicts go to the database's review file
+(:class:`~ctxviewer.review.ReviewFile`), never to the database: beside it when its folder is
+writable, else in the user data directory, or the launch's ``--review-file``
+(:mod:`ctxviewer.review.location`); the line above the queue (``auditLocation``) names the file
+and why it is there.
 
 When a verdict or note cannot be saved (the folder is read-only, the review file is not one), the
 error line above the queue (``auditError``, plain text, control characters revealed) says which
 file and why, and stays until a save succeeds; the row keeps its status, and a note that was not
-saved stays in the note field (and comes back when the finding is selected again) so it can be
-copied or saved later. A review file that cannot be read is reported on the same line; the
+saved is kept until it is saved or the reviewer discards it (:mod:`~ctxviewer.gui.audit_notes`;
+closing the window asks). A review file that cannot be read is reported on the same line; the
 findings are still shown.
 
 Signals: ``sig_loaded(int count)`` -- the queue is ready.
@@ -26,118 +30,88 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
-from PySide6.QtGui import QColor, QKeyEvent, QTextCharFormat, QTextCursor
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QSettings, Qt, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
-    QComboBox,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QLineEdit,
-    QPlainTextEdit,
-    QPushButton,
+    QCheckBox,
     QSplitter,
-    QTextEdit,
     QVBoxLayout,
     QWidget,
 )
 
+from ctxviewer.gui.audit_detail import FindingDetail, review_line
+from ctxviewer.gui.audit_notes import NoteKeeping
+from ctxviewer.gui.audit_queue import QueueBar, review_table
 from ctxviewer.gui.review_model import EntryRole, ReviewTableModel
-from ctxviewer.gui.tables import make_table
 from ctxviewer.gui.worker import Task
 from ctxviewer.pipeline.hints import open_store
-from ctxviewer.review import FindingKey, ReviewEntry, ReviewFile, ReviewQueue, ReviewVerdict, collect, review_path
+from ctxviewer.review import ReviewEntry, ReviewFile, ReviewQueue, ReviewVerdict, collect
+from ctxviewer.review.location import ReviewLocation, review_location
+from ctxviewer.review.pending import PendingNotes
 from ctxviewer.review.queue import STATUSES, status_label
+from ctxviewer.review.reviewer import Reviewer, reviewer_for
 from ctxviewer.review.verdicts import ReviewFileError
-from ctxviewer.util.highlight import StyleSpan, utf16_offsets
-from ctxviewer.util.visible import one_line, reveal
-
-HIGHLIGHT = QColor("#fde68a")
-"""Background of the flagged span."""
+from ctxviewer.util.visible import one_line
 
 _VERDICT_KEYS: dict[int, ReviewVerdict] = {
     int(Qt.Key.Key_C): ReviewVerdict.CONFIRMED, int(Qt.Key.Key_F): ReviewVerdict.FALSE_POSITIVE,
     int(Qt.Key.Key_U): ReviewVerdict.FOLLOW_UP,
 }
-_COLUMN_CHARS = (9, 16, 24, 22, 16, 9)
-"""Widths in average characters of the review table's columns before the message (which stretches)."""
-ERROR_STYLE = "QLabel#auditError { color: #991b1b; background: #fee2e2; border: 1px solid #fca5a5; padding: 4px; }"
-"""The error line: dark red on light red, so a verdict that was not saved cannot be missed."""
 VERDICT_NOT_SAVED = " — the verdict was not saved"
-NOTE_NOT_SAVED = " — the note was not saved; it stays in the note field"
+ADVANCE_KEY = "review/advance_after_verdict"
+"""QSettings key of the "Advance after verdict" switch (default on)."""
 NOT_LOADED = " — verdicts and notes cannot be shown or saved"
-HELP = "J/K next/previous · C confirmed injection · F false positive · U needs follow-up · X clear · N note"
 
 
-def _plain(label: QLabel) -> QLabel:
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setWordWrap(True)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    return label
-
-
-class AuditView(QWidget):
+class AuditView(NoteKeeping, QWidget):
     """The review queue of one trace database (see the module docstring)."""
 
     sig_loaded = Signal(int)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, settings: QSettings | None = None) -> None:
         super().__init__(parent)
+        self.settings = settings
+        """Where "Advance after verdict" is remembered (``None``: not remembered)."""
         self.db_path: Path | None = None
+        self.location: ReviewLocation | None = None
+        """Where the review file of :attr:`db_path` is (set by :meth:`load`)."""
+        self.reviewer = Reviewer(None, "no database")
+        """Who the verdicts are recorded as (:mod:`ctxviewer.review.reviewer`), named above the queue."""
         self.queue: ReviewQueue | None = None
         self.task: Task | None = None
         self.file_error = ""
         """Why the review file could not be read ("" when it could), shown on every save attempt."""
-        self.unsaved: dict[tuple[Path | None, FindingKey], str] = {}
-        """Notes typed but not saved (the save failed), by database and finding: never lost."""
+        self.pending = PendingNotes()
+        """Notes not in the review file (the save failed, or typed and left), by database and
+        finding: kept until saved or discarded (:mod:`ctxviewer.review.pending`)."""
         self.model = ReviewTableModel(self)
-        self.table = make_table(self.model)
-        self.table.setObjectName("auditTable")
+        self.table = review_table(self.model)
         self.table.installEventFilter(self)
-        header = self.table.horizontalHeader()
-        advance = self.table.fontMetrics().horizontalAdvance("x")
-        for c, chars in enumerate(_COLUMN_CHARS):
-            header.resizeSection(c, advance * chars + 12)
-        header.setSectionResizeMode(len(_COLUMN_CHARS), QHeaderView.ResizeMode.Stretch)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.selectionModel().currentRowChanged.connect(self._on_current)
-        self.rule_box, self.trace_box, self.status_box = QComboBox(), QComboBox(), QComboBox()
+        self.bar = QueueBar()
+        bar = self.bar
+        self.rule_box, self.trace_box, self.status_box = bar.rule_box, bar.trace_box, bar.status_box
         for box in (self.rule_box, self.trace_box, self.status_box):
             box.currentIndexChanged.connect(self.apply_filter)
-        self.count_label = _plain(QLabel("no database"))
-        self.count_label.setObjectName("auditCount")
-        self.cancel_button = QPushButton("Cancel")
+        self.count_label, self.cancel_button = bar.count_label, bar.cancel_button
         self.cancel_button.clicked.connect(self.cancel)
-        self.cancel_button.hide()
-        filters = QHBoxLayout()
-        for text, box in (("rule", self.rule_box), ("trace", self.trace_box), ("status", self.status_box)):
-            filters.addWidget(QLabel(text))
-            filters.addWidget(box, 1)
-        filters.addWidget(self.count_label)
-        filters.addWidget(self.cancel_button)
-        self.error_label = _plain(QLabel())
-        self.error_label.setObjectName("auditError")
-        self.error_label.setStyleSheet(ERROR_STYLE)
-        self.error_label.hide()
+        self.location_label, self.reviewer_label, self.error_label = bar.location_label, bar.reviewer_label, bar.error_label
 
-        self.message = _plain(QLabel())
-        self.calls = _plain(QLabel())
-        self.calls.setObjectName("auditCalls")
-        self.content = QPlainTextEdit()
-        self.content.setReadOnly(True)
-        self.content.setObjectName("auditContent")
-        self.note_edit = QLineEdit()
-        self.note_edit.setPlaceholderText("Note (N to edit, Enter to save, Esc to go back)")
+        self.detail = FindingDetail()
+        self.message, self.calls, self.content = self.detail.message, self.detail.calls, self.detail.content
+        self.note_edit = self.detail.note_edit
         self.note_edit.returnPressed.connect(self.save_note)
         self.note_edit.installEventFilter(self)
-        detail = QWidget()
-        dl = QVBoxLayout(detail)
-        dl.setContentsMargins(0, 0, 0, 0)
-        dl.addWidget(self.message)
-        dl.addWidget(self.calls)
-        dl.addWidget(self.content, 1)
-        dl.addWidget(self.note_edit)
-        dl.addWidget(_plain(QLabel(HELP)))
+        self.detail.discard_button.clicked.connect(self.discard_note)
+        detail = self.detail
+        self.advance_box = QCheckBox("Advance after verdict")
+        self.advance_box.setObjectName("auditAdvance")
+        self.advance_box.setToolTip("C, F and U move to the next finding after the verdict (A switches this)")
+        self.advance_box.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keys stay with the table
+        on = settings.value(ADVANCE_KEY, True, type=bool) if settings is not None else True
+        self.advance_box.setChecked(bool(on))
+        self.advance_box.toggled.connect(self._on_advance)
+        detail.help_row.addWidget(self.advance_box)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
         split.addWidget(detail)
@@ -146,15 +120,20 @@ class AuditView(QWidget):
         split.setStretchFactor(1, 3)
         self.splitter = split
         lay = QVBoxLayout(self)
-        lay.addLayout(filters)
-        lay.addWidget(self.error_label)
+        lay.addWidget(bar)
         lay.addWidget(split, 1)
 
     # ------------------------------------------------------------------ loading
-    def load(self, db_path: str | Path) -> None:
-        """Collect the findings of ``db_path`` in the background, then show the queue."""
+    def load(self, db_path: str | Path, review_file: str | Path | None = None) -> None:
+        """Collect the findings of ``db_path`` in the background, then show the queue with the
+        verdicts of its review file (``review_file``: ``--review-file``; else found by
+        :func:`~ctxviewer.review.location.review_location`)."""
         self.cancel()
         self.db_path = Path(db_path)
+        self.location = review_location(self.db_path, review_file)
+        self.location_label.setText(one_line(self.location.describe()))
+        self.reviewer = reviewer_for(self.db_path)
+        self.reviewer_label.setText(one_line(self.reviewer.describe()))
         self.queue = None
         self.file_error = ""
         self.show_error("")
@@ -185,15 +164,15 @@ class AuditView(QWidget):
 
     def _on_collected(self, entries: list[ReviewEntry]) -> None:
         self.cancel_button.hide()
-        assert self.db_path is not None
+        assert self.db_path is not None and self.location is not None
         review_file: ReviewFile | None = None
         try:
-            review_file = ReviewFile(review_path(self.db_path))
-            queue = ReviewQueue(entries, review_file)
+            review_file = self.location.open()
+            queue = ReviewQueue(entries, review_file, self.reviewer.name)
         except (ReviewFileError, OSError, sqlite3.Error) as exc:  # the findings are still worth showing
             if review_file is not None:
                 review_file.close()
-            self.file_error = str(exc) if isinstance(exc, ReviewFileError) else f"{review_path(self.db_path)}: {exc}"
+            self.file_error = str(exc) if isinstance(exc, ReviewFileError) else f"{self.location.path}: {exc}"
             queue = ReviewQueue(entries, None)
             self.show_error(self.file_error + NOT_LOADED)
         if self.queue is not None and self.queue.file is not None:
@@ -264,51 +243,31 @@ class AuditView(QWidget):
         """Select the previous finding."""
         self.select(self.current_row() - 1)
 
-    def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
+    def _on_current(self, current: QModelIndex, previous: QModelIndex) -> None:
+        left = previous.data(EntryRole) if previous.isValid() else None
+        if isinstance(left, ReviewEntry):
+            self.keep_typed_note(left)
         entry = current.data(EntryRole) if current.isValid() else None
         self.show_entry(entry)
 
     def show_entry(self, entry: ReviewEntry | None) -> None:
         """Show ``entry``: message, linked tool calls, the item with the span highlighted, the note."""
         if entry is None or self.queue is None:
-            self.message.clear(), self.calls.clear(), self.content.clear(), self.note_edit.clear()
+            self.detail.clear()
             return
-        f, k = entry.finding, entry.key
-        self.message.setText(f"{f.severity.value} · {k.rule} · {k.trace_id}\n{f.message}")
-        calls = [f"tool call {c.id or '(no id)'}: {c.name}({c.arguments or ''}) → "
-                 f"{c.verdict.value if c.verdict else 'verdict not recorded'}" for c in entry.tool_calls]
-        self.calls.setText("\n".join(calls) if calls else "no linked tool call")
-        text = entry.item.content if entry.item is not None and entry.item.content is not None else ""
-        revealed = reveal(text)
-        self.content.setPlainText(revealed.text)
-        spans = [s for s in f.evidence.spans if s.item_id == k.item_id] or []
-        selections = []
-        for s in spans:
-            a, b = revealed.to_display(s.start), revealed.to_display(s.end)
-            (u,) = utf16_offsets(revealed.text, [StyleSpan(a, max(b - a, 0), "hit")]) or [StyleSpan(0, 0, "hit")]
-            sel = QTextEdit.ExtraSelection()
-            cursor = QTextCursor(self.content.document())
-            cursor.setPosition(u[0])
-            cursor.setPosition(u[0] + u[1], QTextCursor.MoveMode.KeepAnchor)
-            fmt = QTextCharFormat()
-            fmt.setBackground(HIGHLIGHT)
-            sel.cursor, sel.format = cursor, fmt  # type: ignore[misc]
-            selections.append(sel)
-        self.content.setExtraSelections(selections)
-        if selections:
-            c = QTextCursor(selections[0].cursor)
-            c.clearSelection()
-            self.content.setTextCursor(c)
-            self.content.centerCursor()
         review = self.queue.review(entry)
-        unsaved = self.unsaved.get((self.db_path, k))
-        self.note_edit.setText(unsaved if unsaved is not None else review.note if review else "")
+        unsaved = self.pending.get(self.db_path, entry.key)
+        self.detail.show_entry(entry, review, unsaved if unsaved is not None else review.note if review else "")
+        self.detail.discard_button.setVisible(unsaved is not None)
+
+    def _on_advance(self, on: bool) -> None:
+        if self.settings is not None:
+            self.settings.setValue(ADVANCE_KEY, on)
 
     # ------------------------------------------------------------------ verdicts and notes
     def show_error(self, text: str) -> None:
         """Show ``text`` on the error line (one line, control characters revealed); ``""`` hides it."""
-        self.error_label.setText(one_line(text))
-        self.error_label.setVisible(bool(text))
+        self.bar.show_error(text)
 
     def _save(self, entry: ReviewEntry, verdict: ReviewVerdict | None, note: str | None, failed: str) -> bool:
         """Write through the queue; on failure show why (with ``failed`` after it) and return False."""
@@ -325,7 +284,8 @@ class AuditView(QWidget):
         return True
 
     def give_verdict(self, verdict: ReviewVerdict | None) -> None:
-        """Record ``verdict`` on the selected finding (``None`` clears it) and move to the next.
+        """Record ``verdict`` on the selected finding (``None`` clears it) and move to the next
+        (while **Advance after verdict** is on).
         A note that could not be saved before is saved with it. When the verdict cannot be saved
         the error line says why and the selection stays."""
         entry, row = self.current_entry(), self.current_row()
@@ -333,42 +293,21 @@ class AuditView(QWidget):
             return
         if verdict is None and self.queue.review(entry) is None:
             return
-        pending = (self.db_path, entry.key)
-        if not self._save(entry, verdict, self.unsaved.get(pending), VERDICT_NOT_SAVED):
+        if not self._save(entry, verdict, self.pending.get(self.db_path, entry.key), VERDICT_NOT_SAVED):
             return
-        self.unsaved.pop(pending, None)
+        self.pending.discard(self.db_path, entry.key)
+        self.detail.discard_button.hide()
         self.model.row_changed(row)
+        self.detail.review_label.setText(review_line(self.queue.review(entry)))
         self._update_counts()
-        if verdict is not None:
+        if verdict is not None and self.advance_box.isChecked():
             self.next()
-
-    def edit_note(self) -> None:
-        """Put the focus in the note field."""
-        if self.current_entry() is not None:
-            self.note_edit.setFocus()
-            self.note_edit.selectAll()
-
-    def save_note(self) -> None:
-        """Store the note of the selected finding and return to the table. When it cannot be
-        stored, the error line says why and the note stays in the field (with the focus)."""
-        entry = self.current_entry()
-        if entry is not None and self.queue is not None:
-            text, pending = self.note_edit.text(), (self.db_path, entry.key)
-            old = self.queue.review(entry)
-            if not self._save(entry, old.verdict if old else None, text, NOTE_NOT_SAVED):
-                self.unsaved[pending] = text
-                self.note_edit.setFocus()
-                return
-            self.unsaved.pop(pending, None)
-            self.model.row_changed(self.current_row())
-            self._update_counts()
-        self.table.setFocus()
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
             key = int(event.key())
             if obj is self.note_edit and key == int(Qt.Key.Key_Escape):
-                self.show_entry(self.current_entry())
+                self.show_entry(self.current_entry())  # the edit dropped; a pending note stays
                 self.table.setFocus()
                 return True
             if obj is self.table and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
@@ -386,6 +325,9 @@ class AuditView(QWidget):
                     return True
                 if key == int(Qt.Key.Key_N):
                     self.edit_note()
+                    return True
+                if key == int(Qt.Key.Key_A):
+                    self.advance_box.toggle()
                     return True
         return super().eventFilter(obj, event)
 

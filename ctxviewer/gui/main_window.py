@@ -614,6 +614,9 @@ class MainWindow(QMainWindow):
             self.importer.choose_and_import([str(p) for p in others])
 
     def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        if not self.audit.may_close():  # notes not saved yet: the reviewer chose Cancel, or Save failed
+            event.ignore()
+            return
         if self._sized:
             save_layout(self, self._layout_parts(), self.settings)
         self.importer.cancel()

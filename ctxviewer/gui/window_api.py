@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Protocol
 
 if TYPE_CHECKING:
-    from PySide6.QtCore import SignalInstance
+    from PySide6.QtCore import QSettings, SignalInstance
     from PySide6.QtGui import QAction
     from PySide6.QtWidgets import QMainWindow, QMenu, QTableView, QWidget
 
@@ -65,6 +65,11 @@ class WindowApi(Protocol):
     @property
     def panel(self) -> TracePanel:
         """The panes of the trace shown."""
+        ...
+
+    @property
+    def settings(self) -> QSettings:
+        """The user's settings (recent files, layout, the audit view's switches)."""
         ...
 
     @property

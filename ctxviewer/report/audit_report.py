@@ -2,7 +2,7 @@
 
 For each trace: its state, the eq. 3.1 verdict and numbers, the budget chart as an embedded SVG
 image (a ``data:`` URI, :func:`ctxviewer.report.budget_svg.budget_svg`), and its findings (all checks)
-with severity, rule, Table 3.1 row, message, the reviewer's verdict and note, and the flagged
+with severity, rule, Table 3.1 row, message, the reviewer's verdict, name, time (UTC) and note, and the flagged
 span shown literally: escaped, invisible characters made visible
 (:func:`ctxviewer.util.visible.reveal`), with up to 80 characters of context either side.
 
@@ -75,7 +75,8 @@ def _review_html(review: Review | None) -> str:
     if review is None or (review.verdict is None and not review.note):
         return '<span class="muted">unreviewed</span>'
     verdict = review.verdict.label if review.verdict else "no verdict"
-    return escape(verdict) + (f"<br>{_text(review.note)}" if review.note else "")
+    return (escape(verdict) + f'<br><span class="muted">{_line(review.by)}</span>'
+            + (f"<br>{_text(review.note)}" if review.note else ""))
 
 
 def _trace_html(trace: RequestTrace, a: Assessment, reviews: Mapping[FindingKey, Review]) -> str:

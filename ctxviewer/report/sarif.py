@@ -17,9 +17,12 @@ the check. Per result:
   ``properties.spanUnit`` says) and the flagged text as ``region.snippet``;
 * ``partialFingerprints["ctxviewer/findingKey/v1"]``: trace, item, rule and span, which survive
   a re-import;
-* ``suppressions``: the reviewer's verdict from the review file beside the database --
+* ``suppressions``: the reviewer's verdict from the database's review file (:mod:`ctxviewer.review.location`) --
   false positive -> ``accepted``, needs follow-up -> ``underReview``, confirmed injection ->
-  ``rejected`` (the finding stands) -- with the note as justification.
+  ``rejected`` (the finding stands) -- with the verdict and note as ``justification`` and who and
+  when in the suppression's property bag (SARIF 3.8; the suppression object has no member of its
+  own for them): ``properties.reviewer`` (absent when not recorded) and ``properties.reviewedAt``
+  (UTC, ``2026-12-03T05:50:00Z``, the date/time form of SARIF 3.9).
 
 No Qt here. The log is a plain ``dict`` ready for :func:`json.dumps`.
 """
@@ -97,6 +100,11 @@ def _result(trace: RequestTrace, f: Finding, index: dict[str, int], review: Revi
     if review is not None and review.verdict is not None:
         sup: dict[str, Any] = {"kind": "external", "status": SUPPRESSION_STATUS[review.verdict],
                                "justification": review.verdict.label + (f": {review.note}" if review.note else "")}
+        bag = {"reviewer": review.reviewer} if review.reviewer else {}
+        if review.reviewed_at is not None:
+            bag["reviewedAt"] = review.when
+        if bag:
+            sup["properties"] = bag
         result["suppressions"] = [sup]
     return result
 
@@ -156,11 +164,13 @@ def write_sarif(path: str | Path, log: Mapping[str, Any]) -> Path:
     return p
 
 
-def db_reviews(db: str | Path) -> dict[FindingKey, Review]:
-    """The reviews in the review file beside ``db`` (empty when there is none); the file is only
-    read. Raises :class:`~ctxviewer.review.verdicts.ReviewFileError` naming the file and the cause
-    when it cannot be read or is not a review file (garbage, damaged, a directory, other tables)."""
-    from ctxviewer.review.verdicts import ReviewFile, review_path
+def db_reviews(db: str | Path, review_file: str | Path | None = None) -> dict[FindingKey, Review]:
+    """The reviews of ``db``: in the review file :func:`ctxviewer.review.location.review_location`
+    finds for it (beside it, in the user data directory, or ``review_file`` -- ``--review-file``);
+    empty when there is none. The file is only read. Raises
+    :class:`~ctxviewer.review.verdicts.ReviewFileError` naming the file and the cause when it
+    cannot be read or is not a review file (garbage, damaged, a directory, other tables)."""
+    from ctxviewer.review.location import review_location
 
-    with ReviewFile(review_path(db)) as rf:
+    with review_location(db, review_file).open() as rf:
         return rf.all()

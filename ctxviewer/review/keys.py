@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 
 from ctxviewer.model.findings import Finding
 
@@ -58,6 +58,23 @@ class Review:
     """Free text ("" when none)."""
     reviewed_at: datetime | None
     """When the verdict or note was last written (UTC)."""
+    reviewer: str | None = None
+    """Who wrote it (:mod:`.reviewer`); ``None``: not recorded (a review file of schema 1)."""
+
+    @property
+    def when(self) -> str:
+        """:attr:`reviewed_at` in UTC as ISO 8601 with a ``Z`` (``"2026-12-03T05:50:00Z"``, the form
+        SARIF 2.1.0 3.9 asks for); ``"time not recorded"`` when there is none."""
+        if self.reviewed_at is None:
+            return "time not recorded"
+        at = self.reviewed_at if self.reviewed_at.tzinfo else self.reviewed_at.replace(tzinfo=timezone.utc)
+        return at.astimezone(timezone.utc).replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
+
+    @property
+    def by(self) -> str:
+        """``"by alice · 2026-12-03T05:50:00Z"``, or ``"reviewer not recorded · …"``."""
+        who = f"by {self.reviewer}" if self.reviewer else "reviewer not recorded"
+        return f"{who} · {self.when}"
 
 
 def key_of(trace_id: str, finding: Finding) -> FindingKey:

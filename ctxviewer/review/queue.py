@@ -108,9 +108,12 @@ def _order(e: ReviewEntry) -> tuple[int, str, str, int, str]:
 class ReviewQueue:
     """The sorted, filterable queue of :class:`ReviewEntry` with the reviewer's :class:`Review` s."""
 
-    def __init__(self, entries: Iterable[ReviewEntry], review_file: ReviewFile | None = None) -> None:
+    def __init__(self, entries: Iterable[ReviewEntry], review_file: ReviewFile | None = None,
+                 reviewer: str | None = None) -> None:
         self.entries: list[ReviewEntry] = sorted(entries, key=_order)
         self.file = review_file
+        self.reviewer = reviewer
+        """The name every verdict and note is recorded with (:mod:`.reviewer`; ``None``: not recorded)."""
         self.reviews: dict[FindingKey, Review] = review_file.all() if review_file else {}
 
     def review(self, entry: ReviewEntry) -> Review | None:
@@ -156,14 +159,14 @@ class ReviewQueue:
 
     def record(self, entry: ReviewEntry, verdict: ReviewVerdict | None, note: str | None = None) -> Review:
         """Write ``verdict`` (and ``note``; ``None`` keeps the current note) for ``entry`` to the
-        review file in one transaction. Raises ``RuntimeError`` when the queue has no review file and
+        review file in one transaction, with :attr:`reviewer` and the time. Raises ``RuntimeError`` when the queue has no review file and
         :class:`~.verdicts.ReviewFileError` when it cannot be written (the queue is unchanged then)."""
         if self.file is None:
             raise RuntimeError("this review queue has no review file to write to")
         old = self.reviews.get(entry.key)
         if note is None:
             note = old.note if old else ""
-        review = self.file.write(entry.key, verdict, note)
+        review = self.file.write(entry.key, verdict, note, self.reviewer)
         self.reviews[entry.key] = review
         return review
 

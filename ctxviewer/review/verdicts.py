@@ -1,22 +1,27 @@
-"""The review file: verdicts and notes in their own SQLite file beside the trace database.
+"""The review file: verdicts and notes in their own SQLite file, never in the trace database.
 
-``traces.db`` -> ``traces.review.sqlite`` (:func:`review_path`). The trace database is never
+Beside it, ``traces.db`` -> ``traces.review.sqlite`` (:func:`review_path`), when its folder is
+writable; else elsewhere (:mod:`.location` decides, for every surface). The trace database is never
 written (it stays read-only); a review file can be shared or deleted on its own. One table::
 
     reviews(trace_id, item_id, rule, span_start, span_end,   -- the FindingKey (primary key)
             verdict,      -- 'confirmed' | 'false_positive' | 'follow_up' | NULL (note only)
             note,         -- free text, '' when none
-            reviewed_at)  -- ISO 8601 UTC
+            reviewed_at,  -- ISO 8601 UTC
+            reviewer)     -- who wrote it (schema 2); NULL: not recorded
 
-plus ``meta(key, value)`` with ``schema_version = 1``. Every write is one transaction (a crash
+plus ``meta(key, value)`` with ``schema_version = 2``. Every write is one transaction (a crash
 leaves the previous state); the file is created on the first write. Opening and reading never
-write: an existing file is only read until a verdict or note is written.
+write: an existing file is only read until a verdict or note is written. A file of schema 1 (no
+``reviewer`` column) is read as it is, its reviews' reviewer "not recorded"; the first write
+migrates it (the column added, ``schema_version`` set to 2, in the write's transaction), keeping
+every verdict.
 
 Every failure is a :class:`ReviewFileError` whose message names the file and the real cause, and
 keeps two kinds apart:
 
 * the file cannot be created, opened or written -- ``cannot create the review file: folder ro is
-  not writable (verdicts cannot be saved beside this database)``, ``cannot save to the review
+  not writable (verdicts cannot be saved there; give --review-file PATH to save them elsewhere)``, ``cannot save to the review
   file: the file is read-only ...``;
 * the file is there but is not a review file -- ``is a directory, not a ctxviewer review file``,
   ``not a ctxviewer review file (file is not a database)``, ``not a ctxviewer review file (it
@@ -36,7 +41,7 @@ from pathlib import Path
 
 from ctxviewer.review.keys import FindingKey, Review, ReviewVerdict
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -46,10 +51,19 @@ CREATE TABLE IF NOT EXISTS reviews (
     verdict TEXT CHECK (verdict IN ('confirmed', 'false_positive', 'follow_up')),
     note TEXT NOT NULL DEFAULT '',
     reviewed_at TEXT NOT NULL,
+    reviewer TEXT,
     PRIMARY KEY (trace_id, item_id, rule, span_start, span_end)
 );
 """
 _COLUMNS = ("trace_id", "item_id", "rule", "span_start", "span_end", "verdict", "note", "reviewed_at")
+"""The columns every review file has (schema 1); schema 2 adds ``reviewer``."""
+_MIGRATIONS = {2: ("ALTER TABLE reviews ADD COLUMN reviewer TEXT",)}
+"""Schema version -> the statements that bring a file of the version before up to it."""
+
+
+def utc_now() -> datetime:
+    """The time a review is written: now in UTC, whole seconds."""
+    return datetime.now(timezone.utc).replace(microsecond=0)
 
 
 class ReviewFileError(Exception):
@@ -85,7 +99,8 @@ def _read_problem(exc: sqlite3.Error) -> str:
 
 
 def _folder_not_writable(folder: Path) -> str:
-    return f"cannot create the review file: folder {folder} is not writable (verdicts cannot be saved beside this database)"
+    return (f"cannot create the review file: folder {folder} is not writable (verdicts cannot be saved there; "
+            "give --review-file PATH to save them elsewhere)")
 
 
 _READ_ONLY_FILE = "cannot save to the review file: the file is read-only (verdicts cannot be saved)"
@@ -100,13 +115,17 @@ class ReviewFile:
     """Verdicts and notes of one trace database (see the module docstring).
 
     Raises :class:`ReviewFileError` when ``path`` exists and cannot be read or is not a review
-    file; :meth:`write` and :meth:`clear` raise it when the verdict cannot be saved.
+    file; :meth:`write` and :meth:`clear` raise it when the verdict cannot be saved. With
+    ``make_folder`` the file's folder is created (with its parents) on the first write (the user
+    data directory, :mod:`.location`); else a missing folder is an error.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, make_folder: bool = False) -> None:
         self.path = Path(path)
+        self.make_folder = make_folder
         self._conn: sqlite3.Connection | None = None
         self._has_schema = False
+        self._has_reviewer = False
         if self.path.exists() or self.path.is_symlink():
             self._conn = self._open()
 
@@ -149,12 +168,19 @@ class ReviewFile:
         if missing:
             raise ReviewFileError(self.path, f"not a ctxviewer review file (its reviews table has no "
                                              f"{', '.join(missing)} column)")
+        self._has_reviewer = "reviewer" in columns
         return True
 
     def _create(self) -> tuple[sqlite3.Connection, bool]:
         """Create the file (empty; the schema follows in :meth:`_writable`) and connect; the flag
         is False when another process created it meanwhile (then it is opened like any other)."""
         p, folder = self.path, self.path.parent
+        if self.make_folder and not folder.is_dir():
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise ReviewFileError(p, f"cannot create the review file: cannot create folder {folder} "
+                                         f"({exc.strerror or exc})") from None
         if not folder.is_dir():
             raise ReviewFileError(p, f"cannot create the review file: folder {folder} does not exist")
         if not os.access(folder, os.W_OK):
@@ -216,6 +242,7 @@ class ReviewFile:
                         if statement.strip():
                             conn.execute(statement)
                     conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                self._has_reviewer = True
             except sqlite3.Error as exc:
                 if not created:
                     raise ReviewFileError(p, self._write_problem(exc)) from None
@@ -226,12 +253,20 @@ class ReviewFile:
             self._has_schema = True
         return conn
 
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        """Bring a schema-1 file up to :data:`SCHEMA_VERSION` inside the caller's transaction."""
+        if self._has_reviewer:
+            return
+        for statement in _MIGRATIONS[2]:
+            conn.execute(statement)
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+
     def close(self) -> None:
         """Close the connection (a later write reopens it)."""
         if self._conn is not None:
             self._conn.close()
             self._conn = None
-            self._has_schema = False
+            self._has_schema = self._has_reviewer = False
 
     def __enter__(self) -> ReviewFile:
         return self
@@ -244,31 +279,36 @@ class ReviewFile:
         """Every recorded review by key (empty when the file does not exist yet or is empty)."""
         if self._conn is None or not self._has_schema:
             return {}
+        columns = ", ".join((*_COLUMNS, "reviewer" if self._has_reviewer else "NULL"))
         try:
-            rows = self._conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM reviews").fetchall()
-            return {FindingKey(t, i, r, s, e): Review(ReviewVerdict(v) if v else None, n, datetime.fromisoformat(at))
-                    for t, i, r, s, e, v, n, at in rows}
+            rows = self._conn.execute(f"SELECT {columns} FROM reviews").fetchall()
+            return {FindingKey(t, i, r, s, e): Review(ReviewVerdict(v) if v else None, n, datetime.fromisoformat(at), who)
+                    for t, i, r, s, e, v, n, at, who in rows}
         except sqlite3.Error as exc:
             raise ReviewFileError(self.path, _read_problem(exc)) from None
         except (TypeError, ValueError) as exc:  # a verdict or time no ctxviewer wrote
             raise ReviewFileError(self.path, f"the review file is damaged ({exc})") from None
 
-    def write(self, key: FindingKey, verdict: ReviewVerdict | None, note: str) -> Review:
-        """Record ``verdict`` and ``note`` for ``key`` in one transaction (replacing what was there).
-        Returns the stored :class:`Review`; raises :class:`ReviewFileError` when it cannot be saved
-        (nothing is written then)."""
-        now = datetime.now(timezone.utc).replace(microsecond=0)
+    def write(self, key: FindingKey, verdict: ReviewVerdict | None, note: str, reviewer: str | None = None) -> Review:
+        """Record ``verdict``, ``note`` and ``reviewer`` (``None``: not recorded) for ``key`` at
+        :func:`utc_now`, in one transaction (replacing what was there; a schema-1 file migrated in
+        it). Returns the stored :class:`Review`; raises :class:`ReviewFileError` when it cannot be
+        saved (nothing is written then)."""
+        now = utc_now()
         conn = self._writable()
         try:
             with conn:
+                conn.execute("BEGIN")
+                self._migrate(conn)
                 conn.execute(
-                    "INSERT OR REPLACE INTO reviews VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT OR REPLACE INTO reviews ({', '.join(_COLUMNS)}, reviewer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (key.trace_id, key.item_id, key.rule, key.start, key.end, verdict.value if verdict else None,
-                     note, now.isoformat()),
+                     note, now.isoformat(), reviewer),
                 )
         except sqlite3.Error as exc:
             raise ReviewFileError(self.path, self._write_problem(exc)) from None
-        return Review(verdict, note, now)
+        self._has_reviewer = True
+        return Review(verdict, note, now, reviewer)
 
     def clear(self, key: FindingKey) -> None:
         """Forget the review of ``key`` (one transaction)."""

@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from ctxviewer.assess.assessment import assess
@@ -47,7 +48,10 @@ def test_budget_svg_draws_the_figure_bars() -> None:
     assert "C = 8,000" in svg
 
 
-def test_report_is_self_contained_and_escapes_flagged_text(tmp_path: Path) -> None:
+def test_report_is_self_contained_and_escapes_flagged_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ctxviewer.review import verdicts
+
+    monkeypatch.setattr(verdicts, "utc_now", lambda: datetime(2026, 12, 3, 5, 50, tzinfo=timezone.utc))
     tags_text = "".join(chr(0xE0000 + ord(c)) for c in "obey")
     t = make_injected_trace(1)
     ticket = t.items[-1]
@@ -56,7 +60,7 @@ def test_report_is_self_contained_and_escapes_flagged_text(tmp_path: Path) -> No
     with TraceStore.create(db) as st:
         st.add(with_facts([t]))
     with TraceStore.open(db) as st:
-        q = ReviewQueue(collect(st), ReviewFile(review_path(db)))
+        q = ReviewQueue(collect(st), ReviewFile(review_path(db)), reviewer="<i>Ana</i>")
     marker = next(e for e in q.entries if e.key.rule == "injection.role_marker")
     q.record(marker, ReviewVerdict.CONFIRMED, "<b>chat template</b> in a ticket")
     html = render_report([t], q.reviews, generated=datetime(2026, 12, 1, tzinfo=timezone.utc))
@@ -69,7 +73,8 @@ def test_report_is_self_contained_and_escapes_flagged_text(tmp_path: Path) -> No
     assert "<mark>&lt;|im_start|&gt;</mark>" in html
     assert "<mark>⟨tags: obey⟩</mark>" in html
     # reviewer verdict and note, escaped
-    assert "confirmed injection<br>&lt;b&gt;chat template&lt;/b&gt; in a ticket" in html
+    assert ('confirmed injection<br><span class="muted">by &lt;i&gt;Ana&lt;/i&gt; · 2026-12-03T05:50:00Z</span>'
+            "<br>&lt;b&gt;chat template&lt;/b&gt; in a ticket") in html
     assert "1 trace(s), 6 finding(s), 1 of 6 reviewed" in html
     svg = base64.b64decode(next(a["src"] for n, a in found if n == "img")[len("data:image/svg+xml;base64,"):])  # type: ignore[index]
     assert svg.startswith(b"<svg ")
@@ -77,7 +82,9 @@ def test_report_is_self_contained_and_escapes_flagged_text(tmp_path: Path) -> No
 
 def test_report_command(tmp_path: Path) -> None:
     out = tmp_path / "ticket.html"
-    r = CliRunner().invoke(cli, ["report", str(SAMPLES), "ticket-injection", "-o", str(out)])
+    # --review-file in tmp_path: verdicts a user gave on the samples are not this test's
+    r = CliRunner().invoke(cli, ["report", str(SAMPLES), "ticket-injection", "-o", str(out),
+                                 "--review-file", str(tmp_path / "none.review.sqlite")])
     assert r.exit_code == 0, r.output
     assert r.stdout == f"wrote {out}: 1 trace(s)\n"
     html = out.read_text(encoding="utf-8")

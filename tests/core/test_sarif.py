@@ -34,9 +34,14 @@ def db(tmp_path: Path) -> Path:
     return path
 
 
-def test_sample_log_is_valid_and_complete(db: Path) -> None:
+def test_sample_log_is_valid_and_complete(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from datetime import datetime, timezone
+
+    from ctxviewer.review import verdicts
+
+    monkeypatch.setattr(verdicts, "utc_now", lambda: datetime(2026, 12, 3, 5, 50, tzinfo=timezone.utc))
     with TraceStore.open(db) as store:
-        queue = ReviewQueue(collect(store), ReviewFile(review_path(db)))
+        queue = ReviewQueue(collect(store), ReviewFile(review_path(db)), reviewer="Ana Ruiz")
         by_rule = {e.key.rule: e for e in queue.entries}
         queue.record(by_rule["injection.override"], ReviewVerdict.CONFIRMED, "ticket told the model to refund")
         queue.record(by_rule["injection.tool_request"], ReviewVerdict.FALSE_POSITIVE)
@@ -56,11 +61,14 @@ def test_sample_log_is_valid_and_complete(db: Path) -> None:
         "charOffset": 500, "charLength": 28, "snippet": {"text": "Ignore previous instructions"}}
     assert [loc["fullyQualifiedName"] for loc in override["locations"][0]["logicalLocations"]] == [
         "ticket-injection", "ticket-injection/TCK-58213"]
+    who = {"reviewer": "Ana Ruiz", "reviewedAt": "2026-12-03T05:50:00Z"}
     assert override["suppressions"] == [{"kind": "external", "status": "rejected",
-                                         "justification": "confirmed injection: ticket told the model to refund"}]
+                                         "justification": "confirmed injection: ticket told the model to refund",
+                                         "properties": who}]
     assert res["injection/tool_request"]["suppressions"][0]["status"] == "accepted"
     assert res["injection/action_linkage"]["suppressions"][0] == {
-        "kind": "external", "status": "underReview", "justification": "needs follow-up: ask the fraud team"}
+        "kind": "external", "status": "underReview", "justification": "needs follow-up: ask the fraud team",
+        "properties": who}
     assert "suppressions" not in res["tool/unsafe_blocked"]
     assert res["tool/unsafe_blocked"]["properties"]["toolCallIds"] == ["call_8Qm2vTtZ0rWkH5yNcLd3aPfE"]
     policy = [r for r in run["results"] if r["ruleId"] == "policy/unavailable"]

@@ -138,3 +138,15 @@ class Windows:
 def windows(qtbot: Any, settings: QSettings) -> Windows:
     """Open main windows the way the app does and wait for the trace they show (:class:`Windows`)."""
     return Windows(qtbot, settings)
+
+
+@pytest.fixture(autouse=True)
+def _unsaved_notes_never_block(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A window closed with audit notes not saved would ask Save / Discard / Cancel in a modal box
+    and wait for ever; here it is answered Discard (a test of the question patches
+    ``audit_dock.ask_unsaved`` itself). Returns the counts it was asked with."""
+    from ctxviewer.gui import audit_dock
+
+    asked: list[int] = []
+    monkeypatch.setattr(audit_dock, "ask_unsaved", lambda parent, count: asked.append(count) or "discard")
+    return asked

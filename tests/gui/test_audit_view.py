@@ -36,8 +36,9 @@ def error_line(view) -> str:  # type: ignore[no-untyped-def]
     return "" if view.error_label.isHidden() else view.error_label.text()
 
 
-def _open(qtbot, windows, db: Path, settings: QSettings) -> MainWindow:  # type: ignore[no-untyped-def]
+def _open(qtbot, windows, db: Path, settings: QSettings, review_file: Path | None = None) -> MainWindow:  # type: ignore[no-untyped-def]
     win = windows.new(settings, size=None)
+    win.audit.review_file = review_file  # as --review-file on the launch
     qtbot.waitExposed(win)
     assert win.open_database(db, remember=False)
     windows.shown(win)
@@ -90,7 +91,8 @@ def test_review_100_findings_by_keyboard_then_restart(qtbot, inj_db: Path, windo
 
 
 def test_selection_shows_span_hidden_characters_and_linked_call(qtbot, tmp_path: Path, windows, settings: QSettings) -> None:  # type: ignore[no-untyped-def]
-    db = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+    db = tmp_path / "samples.db"  # a copy: verdicts a user gave on the samples are not this test's
+    db.write_bytes((Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db").read_bytes())
     win = _open(qtbot, windows, db, settings)
     view = win.audit.view
     qtbot.addWidget(view)
@@ -177,15 +179,16 @@ def test_read_only_folder_verdict_and_note_failures_are_shown_and_the_note_kept(
 
     ro = tmp_path / "ro"
     ro.mkdir()
-    db = ro / "s.db"
+    db = tmp_path / "s.db"
     db.write_bytes((Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db").read_bytes())
     real_access = _deny_write(monkeypatch, ro)
-    win = _open(qtbot, windows, db, settings)
+    win = _open(qtbot, windows, db, settings, review_file=ro / "s.review.sqlite")  # --review-file in a read-only folder
     view, table = win.audit.view, win.audit.view.table
+    assert view.location_label.text() == f"review file: {ro / 's.review.sqlite'} (given with --review-file)"
     assert error_line(view) == ""
     assert view.count_label.text() == "0 of 7 reviewed"
     cause = (f"{ro / 's.review.sqlite'}: cannot create the review file: folder {ro} is not writable "
-             "(verdicts cannot be saved beside this database)")
+             "(verdicts cannot be saved there; give --review-file PATH to save them elsewhere)")
     qtbot.keyClick(table, Qt.Key.Key_C)
     assert error_line(view) == cause + " — the verdict was not saved"
     assert view.error_label.isVisible()
@@ -207,7 +210,7 @@ def test_read_only_folder_verdict_and_note_failures_are_shown_and_the_note_kept(
     assert view.note_edit.text() == ""
     qtbot.keyClick(table, Qt.Key.Key_K)
     assert view.note_edit.text() == "a note"
-    assert list(ro.iterdir()) == [db]  # nothing beside the database
+    assert list(ro.iterdir()) == []  # no file made
     # the folder becomes writable: the next verdict saves the kept note with it, the error goes
     monkeypatch.setattr(os, "access", real_access)
     entry = view.current_entry()
@@ -218,9 +221,10 @@ def test_read_only_folder_verdict_and_note_failures_are_shown_and_the_note_kept(
     assert view.count_label.text() == "1 of 7 reviewed"
     assert view.current_row() == 1
     win.close()
-    with ReviewFile(review_path(db)) as rf:
+    with ReviewFile(ro / "s.review.sqlite") as rf:
         saved = rf.all()
     assert {k: (r.verdict, r.note) for k, r in saved.items()} == {entry.key: (ReviewVerdict.CONFIRMED, "a note")}
+    assert not review_path(db).exists()
 
 
 def test_existing_file_that_is_not_a_review_file_is_shown_and_left_alone(qtbot, tmp_path: Path, windows, settings: QSettings) -> None:  # type: ignore[no-untyped-def]

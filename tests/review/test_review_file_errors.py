@@ -98,7 +98,7 @@ def test_new_file_in_a_read_only_folder_cannot_be_created(tmp_path: Path, monkey
     with pytest.raises(ReviewFileError) as info:
         rf.write(KEY, ReviewVerdict.CONFIRMED, "a note")
     assert str(info.value) == (f"{ro / 's.review.sqlite'}: cannot create the review file: folder {ro} is not writable "
-                               "(verdicts cannot be saved beside this database)")
+                               "(verdicts cannot be saved there; give --review-file PATH to save them elsewhere)")
     assert info.value.path == ro / "s.review.sqlite"
     assert list(ro.iterdir()) == []
 
@@ -110,7 +110,7 @@ def test_relative_path_names_the_folder_as_given(tmp_path: Path, monkeypatch: An
     with pytest.raises(ReviewFileError) as info:
         ReviewFile("ro/s.review.sqlite").write(KEY, ReviewVerdict.CONFIRMED, "")
     assert str(info.value) == ("ro/s.review.sqlite: cannot create the review file: folder ro is not writable "
-                               "(verdicts cannot be saved beside this database)")
+                               "(verdicts cannot be saved there; give --review-file PATH to save them elsewhere)")
 
 
 def test_missing_folder(tmp_path: Path) -> None:
