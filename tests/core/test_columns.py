@@ -45,7 +45,7 @@ def test_trace_columns_values() -> None:
         "Time (UTC)", "Trace id", "Model", "Input / capacity", "Retained / omitted", "State",
         "Worst", "Call (span)", "Conversation", "Span status", "Agent / operation"]
     assert [c.key for c in TRACE_COLUMNS if c.hidden_by_default] == [
-        "model", "input_capacity", "worst", "call", "conversation", "span_status", "agent"]
+        "input_capacity", "worst", "call", "conversation", "span_status", "agent"]
     assert cells(Row()) == {
         "created": "2025-03-04 09:15:02",
         "trace_id": "budget-8k",
