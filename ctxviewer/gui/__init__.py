@@ -6,6 +6,7 @@ What lives here, by role:
   (the :class:`WindowApi` its controllers see), :mod:`~ctxviewer.gui.app` (the entry point),
   :mod:`~ctxviewer.gui.display_check` (whether there is a display, asked before Qt starts),
   :mod:`~ctxviewer.gui.window_keys` (Esc / Ctrl+W close a window),
+  :mod:`~ctxviewer.gui.stale_refresh` (stale trace-list rows recomputed in the background),
   :mod:`~ctxviewer.gui.screenshot` (the window rendered to an image);
 * panes -- :mod:`~ctxviewer.gui.trace_panel` arranges the selected trace's: ``detail_panel``,
   ``budget_chart`` (``budget_plot``, ``chart_legend``), ``item_table``, ``content_view``,

@@ -29,7 +29,8 @@ as ``ctxviewer list --filter`` does) in the worker, or a SQL WHERE fragment over
 Stale rows (facts stored in another assessment context: a ``ctxviewer.toml`` written after the
 import, new marks, an older ctxviewer; :func:`ctxviewer.present.columns.is_stale`) are shown with
 their State marked ``*`` when first painted, then refreshed in the background: a worker recomputes
-each painted stale row in the window's context (:func:`ctxviewer.pipeline.fresh_rows.refreshed_row`,
+each painted stale row in the window's context (:class:`~ctxviewer.gui.stale_refresh.StaleRefresher`,
+:func:`ctxviewer.pipeline.fresh_rows.refreshed_row`,
 the assessment ``show`` runs), in memory -- the database stays read-only -- and the row is repainted
 with what ``show`` says; ``sig_refreshed(int)`` counts them. Filters and sorts still read the stored
 facts (``ctxviewer upgrade`` rewrites them).
@@ -46,14 +47,13 @@ from typing import Any, Callable, Sequence
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
+from ctxviewer.gui.stale_refresh import StaleRefresher
 from ctxviewer.gui.tables import plain_tooltip
 from ctxviewer.gui.worker import Task
 from ctxviewer.present.columns import TRACE_COLUMNS, is_stale, row_texts
 from ctxviewer.store import SORTABLE, TraceQuery, TraceRow, TraceSource
 from ctxviewer.store.query import INDEXED_SORTS
 
-REFRESH_BATCH = 25
-"""Stale rows one background refresh job recomputes before the next queued ones are taken."""
 PAGE_ROWS = 100
 """Rows per cached page (one ``rowid IN (...)`` lookup)."""
 CACHE_PAGES = 48
@@ -129,10 +129,8 @@ class TraceListModel(QAbstractTableModel):
         """The :class:`~ctxviewer.assess.context.AssessContext` whose fingerprint is :attr:`context`:
         stale rows are recomputed in it in the background; ``None`` = no refresh (set before
         :meth:`set_store`)."""
-        self._fresh: dict[str, TraceRow] = {}  # trace id -> its row recomputed in the context
-        self._refresh_queue: OrderedDict[str, TraceRow] = OrderedDict()
-        self._refresh_task: Task | None = None
-        self._refresh_gen = 0
+        self._refresher = StaleRefresher(self)  # stale rows recomputed in the background
+        self._refresher.sig_rows.connect(self._on_fresh)
         self._store: TraceSource | None = None
         self._text = ""
         self._where = ""
@@ -188,19 +186,19 @@ class TraceListModel(QAbstractTableModel):
 
     def set_store(self, store: TraceSource | None) -> None:
         """Show ``store`` (or nothing). Keeps the current filter and sort."""
-        self._cancel_refresh()
         self._store = store
+        self._refresher.reset(store, self.assess_context)
         self._requery()
 
     @property
     def refreshed(self) -> int:
         """How many stale rows have been recomputed in the window's context (see the module docstring)."""
-        return len(self._fresh)
+        return len(self._refresher.fresh)
 
     @property
     def refreshing(self) -> bool:
         """True while stale rows are queued or being recomputed."""
-        return self._refresh_task is not None or bool(self._refresh_queue)
+        return self._refresher.busy
 
     def set_where(self, where: str, params: Sequence[Any] = ()) -> None:
         """Filter by a SQL WHERE fragment over ``traces`` (without ``WHERE``; "" = all) with ``?``
@@ -232,8 +230,7 @@ class TraceListModel(QAbstractTableModel):
         dropped. Returns whether every worker had ended."""
         self._gen += 1
         ok = True
-        refresh = self._refresh_task
-        self._cancel_refresh()
+        refresh = self._refresher.reset()  # nothing more is recomputed
         if refresh is not None:
             ok = refresh.wait_job(ms)
         for task in list(self._tasks):
@@ -329,67 +326,19 @@ class TraceListModel(QAbstractTableModel):
     def _format(self, row: TraceRow) -> _Cell:
         """The row (its refreshed version once recomputed) and its cell texts; a stale row's State
         is marked and the row queued for the background refresh."""
-        fresh = self._fresh.get(row.trace_id)
+        fresh = self._refresher.fresh.get(row.trace_id)
         if fresh is not None:
             return fresh, row_texts(fresh, self.context)
         if self.assess_context is not None and self._threaded and is_stale(row, self.context):
-            self._refresh_queue.setdefault(row.trace_id, row)
-            self._schedule_refresh()
+            self._refresher.want(row)
         return row, row_texts(row, self.context)  # a stale State marked (the context the window assesses in)
 
     # ------------------------------------------------------------------ internals: refresh
-
-    def _cancel_refresh(self) -> None:
-        self._refresh_gen += 1
-        if self._refresh_task is not None:
-            self._refresh_task.cancel()
-        self._refresh_task = None
-        self._refresh_queue.clear()
-        self._fresh.clear()
-
-    def _schedule_refresh(self) -> None:
-        if self._refresh_task is not None or not self._refresh_queue or self._store is None:
-            return
-        batch: list[TraceRow] = []
-        while self._refresh_queue and len(batch) < REFRESH_BATCH:
-            batch.append(self._refresh_queue.popitem(last=False)[1])
-        from ctxviewer.pipeline.fresh_rows import refreshed_row
-
-        store, context, gen = self._store, self.assess_context, self._refresh_gen
-        send = self._relay.sig_part.emit
-
-        def job(_progress: Any, cancelled: Callable[[], bool]) -> None:
-            st = store.reader()
-            fresh: list[TraceRow] = []
-            try:
-                for row in batch:
-                    if cancelled():
-                        return
-                    try:
-                        fresh.append(refreshed_row(st, row, context))
-                    except Exception:  # a row that cannot be re-read keeps its stored, marked facts
-                        continue
-                send((gen, "fresh", fresh))  # one repaint per batch, not one scan of the cache per row
-            finally:
-                if st is not store:
-                    st.close()
-
-        task = Task(job, self)
-        self._refresh_task = task
-        task.sig_finished.connect(lambda _r, t=task: self._refresh_done(t))
-        task.sig_failed.connect(lambda _msg, t=task: self._refresh_done(t))
-        task.start()
-
-    def _refresh_done(self, task: Task) -> None:
-        if task is self._refresh_task:
-            self._refresh_task = None
-            self._schedule_refresh()
 
     def _on_fresh(self, rows: list[TraceRow]) -> None:
         if not rows:
             return
         cells = {r.trace_id: (r, row_texts(r, self.context)) for r in rows}
-        self._fresh.update((tid, cell[0]) for tid, cell in cells.items())
         for page, page_cells in self._pages.items():
             for i, old in enumerate(page_cells):
                 if old is not None and old[0].trace_id in cells:
@@ -400,7 +349,7 @@ class TraceListModel(QAbstractTableModel):
             if old[0].trace_id in cells:
                 self._tail[r] = cells[old[0].trace_id]
                 self.dataChanged.emit(self.index(r, 0), self.index(r, _NCOLS - 1))
-        self.sig_refreshed.emit(len(self._fresh))
+        self.sig_refreshed.emit(len(self._refresher.fresh))
 
     def _cell(self, row: int) -> _Cell | None:
         if not 0 <= row < self._n:
@@ -548,10 +497,6 @@ class TraceListModel(QAbstractTableModel):
 
     def _on_part(self, part: tuple[int, str, Any]) -> None:
         gen, what, value = part
-        if what == "fresh":
-            if gen == self._refresh_gen:
-                self._on_fresh(value)
-            return
         if gen != self._gen:
             return  # a cancelled query's late result
         if what == "first":
