@@ -7,6 +7,8 @@ status 2 and a line that says what to do instead.
 
 from __future__ import annotations
 
+import ctypes
+import importlib.util
 import os
 import re
 import sys
@@ -45,11 +47,39 @@ def missing_display(env: Mapping[str, str] | None = None, platform: str | None =
     local = _LOCAL_X.match(display)
     if local and not (X11_SOCKET_DIR / f"X{local.group(1)}").exists():
         return f"no X server is listening on DISPLAY={display}"
+    missing = xcb_plugin_error()
+    if missing is not None:
+        return f"DISPLAY={display} is set, but Qt's X11 (xcb) platform plugin cannot load: {missing}"
+    return None
+
+
+def xcb_plugin_error() -> str | None:
+    """Why Qt's xcb platform plugin (``PySide6/Qt/plugins/platforms/libqxcb.so``) cannot be
+    loaded, or None when it loads (or is not there to try). The plugin is loaded the way Qt will
+    load it (``dlopen``), so the answer names the shared library really missing, e.g.
+    ``"libxcb-icccm.so.4: cannot open shared object file"`` -- Qt itself only says that
+    ``xcb-cursor0`` is needed, even when that one is installed and another is not."""
+    spec = importlib.util.find_spec("PySide6")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    plugin = Path(next(iter(spec.submodule_search_locations))) / "Qt" / "plugins" / "platforms" / "libqxcb.so"
+    if not plugin.is_file():
+        return None
+    try:
+        ctypes.CDLL(str(plugin))
+    except OSError as exc:
+        text = str(exc)
+        return text.split(": ", 1)[1] if text.startswith(str(plugin)) and ": " in text else text
     return None
 
 
 def no_display_message(reason: str) -> str:
     """The one line printed instead of opening the window (``reason`` from :func:`missing_display`)."""
+    if "platform plugin cannot load" in reason:
+        return (f"ctxviewer: cannot open the window: {reason} (install the missing library, e.g. with apt-get; "
+                "Qt's list: https://doc.qt.io/qt-6/linux-requirements.html). Meanwhile use the CLI "
+                "(ctxviewer list DB, ctxviewer show DB TRACE), ctxviewer screenshot DB TRACE -o shot.png, "
+                "or QT_QPA_PLATFORM=offscreen.")
     return (f"ctxviewer: cannot open the window: no display ({reason}). Use the CLI (ctxviewer list DB, "
             "ctxviewer show DB TRACE), render a PNG (ctxviewer screenshot DB TRACE -o shot.png), "
             "or run with QT_QPA_PLATFORM=offscreen.")

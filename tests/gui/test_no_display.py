@@ -21,6 +21,7 @@ def test_no_display_variables_is_said() -> None:
 
 def test_a_local_display_without_its_socket_is_said(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(display_check, "X11_SOCKET_DIR", tmp_path)
+    monkeypatch.setattr(display_check, "xcb_plugin_error", lambda: None)
     assert missing_display({"DISPLAY": ":7"}, "linux") == "no X server is listening on DISPLAY=:7"
     (tmp_path / "X7").touch()
     assert missing_display({"DISPLAY": ":7.0"}, "linux") is None
@@ -33,8 +34,26 @@ def test_a_local_display_without_its_socket_is_said(tmp_path: Path, monkeypatch)
     ({}, "darwin"),
     ({}, "win32"),
 ])
-def test_a_display_or_a_chosen_platform_is_not_questioned(env: dict[str, str], platform: str) -> None:
+def test_a_display_or_a_chosen_platform_is_not_questioned(env: dict[str, str], platform: str, monkeypatch) -> None:
+    monkeypatch.setattr(display_check, "xcb_plugin_error", lambda: None)  # whatever this machine has
     assert missing_display(env, platform) is None
+
+
+def test_a_display_whose_xcb_plugin_cannot_load_names_the_missing_library(monkeypatch) -> None:
+    """Qt says only "xcb-cursor0 is needed" (and aborts) even when another library is missing."""
+    def cdll(path: str):  # type: ignore[no-untyped-def]
+        assert path.endswith("platforms/libqxcb.so")
+        raise OSError(f"{path}: libxcb-icccm.so.4: cannot open shared object file: No such file or directory")
+
+    monkeypatch.setattr(display_check.ctypes, "CDLL", cdll)
+    assert display_check.xcb_plugin_error() == "libxcb-icccm.so.4: cannot open shared object file: No such file or directory"
+    reason = missing_display({"DISPLAY": "remote.example:0"}, "linux")
+    assert reason == ("DISPLAY=remote.example:0 is set, but Qt's X11 (xcb) platform plugin cannot load: "
+                      "libxcb-icccm.so.4: cannot open shared object file: No such file or directory")
+    line = display_check.no_display_message(reason)
+    assert "install the missing library" in line and "QT_QPA_PLATFORM=offscreen" in line and "\n" not in line
+    monkeypatch.setattr(display_check.ctypes, "CDLL", lambda path: None)  # it loads: nothing to say
+    assert missing_display({"DISPLAY": "remote.example:0"}, "linux") is None
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="display servers are a Linux matter")
