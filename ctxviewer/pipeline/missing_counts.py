@@ -6,7 +6,14 @@ through :func:`counted`. The encoding is :func:`ctxviewer.tokens.profiles.counti
 trace's model and recorded encoding (the same one ``ctxviewer tokens`` and the what-if use); a count
 in an encoding that only approximates the model's tokenizer is marked ``estimated``
 (:class:`~ctxviewer.model.trace.TokenSource`). Counts an importer read from the file keep the
-provenance it gave (``recorded``, ``reported``). No Qt here.
+provenance it gave (``recorded``, ``reported``).
+
+What was never sent as text is not counted as text (:func:`ctxviewer.tokens.placeholders.split_marked`):
+an image placeholder (``[image/png blob, 1024×768, ...]``) counts by the model's image rule
+(:func:`ctxviewer.tokens.images.count_image`: OpenAI's 512 px tiles, 85 + 170 per tile for gpt-4o;
+Anthropic's width x height / 750), and that item's count is marked ``estimated`` (the provider's
+own count of an image is not reproducible offline); a reasoning label (``[reasoning] ``) is not
+counted. No Qt here.
 """
 
 from __future__ import annotations
@@ -17,7 +24,9 @@ from dataclasses import replace
 from ctxviewer.model.trace import RequestTrace, TokenProvenance, TokenSource
 from ctxviewer.store import TraceStore
 from ctxviewer.tokens.counting import DEFAULT_ENCODING, UnknownEncodingError, get_encoding
-from ctxviewer.tokens.profiles import ProfileError, counting_encoding
+from ctxviewer.tokens.images import count_image
+from ctxviewer.tokens.placeholders import split_marked
+from ctxviewer.tokens.profiles import ProfileError, counting_encoding, resolve
 
 COUNT_BATCH_TRACES = 64
 """Traces whose missing token counts are counted together (:func:`count_missing_tokens_many`)."""
@@ -43,17 +52,25 @@ def count_missing_tokens_many(traces: Sequence[RequestTrace], store: TraceStore)
     batch is looked up once in the content-hash cache and the misses counted once each, in
     parallel over the cores. Raises like :func:`count_missing_tokens` (for the whole batch)."""
     todo: dict[str, list[tuple[int, int]]] = {}  # encoding -> (trace index, item index)
+    texts: dict[tuple[int, int], str] = {}  # what is counted as text, where it is not the content
+    images: dict[tuple[int, int], int] = {}  # image tokens of an item holding images (estimated)
     for ti, trace in enumerate(traces):
         encoding, _approximate = counting_encoding_of(trace)
         for ii, item in enumerate(trace.items):
             if item.tokens is None and item.content is not None:
                 todo.setdefault(encoding, []).append((ti, ii))
+                marked = split_marked(item.content)
+                if marked.labelled:
+                    texts[(ti, ii)] = marked.text
+                if marked.images:
+                    rule = image_rule_of(trace)
+                    images[(ti, ii)] = sum(count_image(rule, im.size, im.detail).tokens for im in marked.images)
     if not todo:
         return list(traces)
     counted: dict[tuple[int, int], tuple[int, str]] = {}
     for encoding, where in todo.items():
-        counts = store.token_counts([traces[ti].items[ii].content or "" for ti, ii in where], encoding)
-        counted.update((w, (n, encoding)) for w, n in zip(where, counts))
+        counts = store.token_counts([texts.get(w, traces[w[0]].items[w[1]].content or "") for w in where], encoding)
+        counted.update((w, (n + images.get(w, 0), encoding)) for w, n in zip(where, counts))
     out = []
     for ti, trace in enumerate(traces):
         if not any((ti, ii) in counted for ii in range(len(trace.items))):
@@ -65,7 +82,8 @@ def count_missing_tokens_many(traces: Sequence[RequestTrace], store: TraceStore)
         for ii in range(len(items)):
             got = counted.get((ti, ii))
             if got is not None:
-                items[ii] = replace(items[ii], tokens=got[0], tokens_provenance=provenance)
+                prov = TokenProvenance(TokenSource.ESTIMATED, encoding) if (ti, ii) in images else provenance
+                items[ii] = replace(items[ii], tokens=got[0], tokens_provenance=prov)
         endpoint = trace.endpoint
         if endpoint.encoding is None:
             endpoint = replace(endpoint, encoding=encoding)
@@ -81,6 +99,15 @@ def counting_encoding_of(trace: RequestTrace) -> tuple[str, bool]:
         return counting_encoding(trace.endpoint.model, trace.endpoint.encoding)
     except ProfileError:
         return trace.endpoint.encoding or DEFAULT_ENCODING, True
+
+
+def image_rule_of(trace: RequestTrace) -> dict[str, object]:
+    """The image rule of the trace's endpoint profile (``endpoint_profiles.json`` ``image``;
+    :func:`ctxviewer.tokens.images.count_image`); a bad user profiles file -> the default rule."""
+    try:
+        return dict(resolve(trace.endpoint.model).profile.image)
+    except ProfileError:
+        return {}
 
 
 def counted(traces: Iterator[RequestTrace], store: TraceStore) -> Iterator[RequestTrace]:

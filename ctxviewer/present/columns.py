@@ -26,9 +26,10 @@ from typing import Any, Callable, Generic, Protocol, TypeVar
 
 from ctxviewer.model.findings import Severity
 from ctxviewer.model.span_facts import ERROR, NEVER_ENDED, UNFINISHED
-from ctxviewer.model.trace import NOT_RECORDED, ContextItem, Status
+from ctxviewer.model.trace import NOT_RECORDED, ContextItem, Status, TokenSource
 from ctxviewer.model.words import fmt_int, fmt_priority, fmt_text, fmt_time
 from ctxviewer.present.finding_view import SEVERITY_SYMBOL
+from ctxviewer.tokens.placeholders import split_marked
 from ctxviewer.util.visible import needs_reveal, one_line, reveal
 
 DASH = "\u2014"
@@ -334,11 +335,19 @@ def item_status_tooltip(item: ContextItem) -> str | None:
 
 def item_tokens_tooltip(item: ContextItem) -> str | None:
     """Where the item's token count came from: ``"412 tokens, counted with cl100k_base"``,
-    ``"412 tokens, recorded (cl100k_base)"``, ``"412 tokens, source not recorded"``; ``None``
-    when no count is recorded (:class:`~ctxviewer.model.trace.TokenProvenance`)."""
+    ``"412 tokens, recorded (cl100k_base)"``, ``"412 tokens, source not recorded"``,
+    ``"769 tokens, estimated: 1 image by the model's image rule, the text counted with o200k_base"``
+    (an item holding images: :mod:`ctxviewer.pipeline.missing_counts`); ``None`` when no count is
+    recorded (:class:`~ctxviewer.model.trace.TokenProvenance`)."""
     if item.tokens is None:
         return None
-    where = item.tokens_provenance.label() if item.tokens_provenance is not None else f"source {NOT_RECORDED}"
+    prov = item.tokens_provenance
+    where = prov.label() if prov is not None else f"source {NOT_RECORDED}"
+    if prov is not None and prov.source is TokenSource.ESTIMATED and item.content:
+        n = len(split_marked(item.content).images)
+        if n:
+            where = (f"estimated: {n} image{'s' if n > 1 else ''} by the model's image rule, "
+                     f"the text counted with {prov.encoding or 'an unrecorded encoding'}")
     return f"{fmt_int(item.tokens)} tokens, {where}"
 
 

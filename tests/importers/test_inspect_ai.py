@@ -54,7 +54,7 @@ def test_image_log(shared: Path) -> None:
     assert problems == [] and len(traces) == 1
     t = traces[0]
     assert [(i.kind.value, i.role) for i in t.items] == [("policy", "system"), ("user", "user")]
-    assert t.items[1].content == "What is this a picture of?\n[image/png blob, 8,528 bytes base64]"
+    assert t.items[1].content == "What is this a picture of?\n[image/png blob, 34×30, 8,528 bytes base64]"
     assert (t.usage.input_tokens, t.usage.output_tokens) == (323, 3)
     assert t.response is not None and (t.response.text, t.response.model) == ("[Abstract]", "gpt-4o-2024-08-06")
 

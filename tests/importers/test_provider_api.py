@@ -23,7 +23,7 @@ CASES: dict[str, dict[str, Any]] = {
     "anthropic/messages-image-input-base64": dict(
         traces=[dict(id="msg_01DijAsAzrH5wFcik1mPQjPn", provider="anthropic", model="claude-3-5-sonnet-20240620",
                      items=[("user", "user", "What do you see in this image? Describe it in detail.\n"
-                             "[image/png blob, 9,240 bytes base64]")], tools=[], calls=[],
+                             "[image/png blob, 228×148, 9,240 bytes base64]")], tools=[], calls=[],
                      usage=(78, 263, 0, 0, None), response=("end_turn", "claude-3-5-sonnet-20240620"), status="ok")]),
     "anthropic/messages-tool-result-in-history": dict(
         traces=[dict(id="msg_013r8xmbHsaDMebw7MeyGvhH", provider="anthropic", model="claude-sonnet-4-6",

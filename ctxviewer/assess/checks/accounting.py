@@ -14,7 +14,8 @@ Rule ids (not Table 3.1 rows; words in ``ctxviewer/resources/check_rules.json``)
   what it captured (content + framing + tool-definition overhead by the endpoint profile,
   :func:`ctxviewer.assess.breakdown.breakdown`) is further from the provider-reported input than
   the profile's tolerance. Explained, as ``info``, where the trace says why: its content was not
-  captured, the request held images (kept as placeholders; the provider counts their tokens), or
+  captured, the request held images (kept as placeholders, their tokens estimated from their pixel
+  size by the endpoint profile's image rule, which the provider's own count may not match), or
   the model proposed tool calls while no tool definition was captured (the schemas were sent but
   not recorded). A ``warning`` when one side is more than :data:`GROSS` times the
   other (plus the tolerance) and nothing explains it: reported far above counted (something sent
@@ -32,7 +33,6 @@ A reserve >= C and a reported input + B_out over C are eq. 3.1 overflows: ``budg
 from __future__ import annotations
 
 import math
-import re
 from typing import Iterable
 
 from ctxviewer.assess import budget
@@ -40,6 +40,7 @@ from ctxviewer.assess.breakdown import breakdown
 from ctxviewer.assess.checks._common import rule_finding
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.trace import Kind, LimitMode, RequestTrace
+from ctxviewer.tokens.placeholders import split_marked
 from ctxviewer.tokens.profiles import ProfileError
 
 DEFAULT_TOLERANCE = 0.05
@@ -97,8 +98,6 @@ class AccountingCheck:
                 Evidence(fields=("usage.reasoning_tokens", "usage.output_tokens")))
 
 
-_IMAGE = re.compile(r"\[image/[\w.+-]+ (?:blob|uri|file)\b")
-"""An image part as the importers keep it (``[image/png blob, 8,528 bytes base64]``)."""
 GROSS = 3
 """A side more than this many times the other (plus the tolerance) is a warning, not a counting gap."""
 
@@ -118,12 +117,12 @@ def _reported_gap(trace: RequestTrace) -> Iterable[Finding]:
         yield rule_finding("accounting.reported_gap", Severity.INFO,
                            f"the provider reported {bd.reported:,} input tokens, {counted}: the content was not captured",
                            Evidence(fields=fields))
-    elif r > 0 and (images := sum(len(_IMAGE.findall(i.content or "")) for i in trace.retained)):
+    elif images := sum(len(split_marked(i.content).images) for i in trace.retained if i.content):
         noun = "an image" if images == 1 else f"{images} images"
         yield rule_finding("accounting.reported_gap", Severity.INFO,
-                           f"the provider reported {bd.reported:,} input tokens, {counted}: {r:,} tokens are not in "
-                           f"the captured text -- the request held {noun}, which the provider counts and the "
-                           "trace keeps only as a placeholder",
+                           f"the provider reported {bd.reported:,} input tokens, {counted}: {abs(r):,} tokens "
+                           f"apart -- the request held {noun}, kept as a placeholder and estimated from its size "
+                           "by the model's image rule, which the provider's own count may not match",
                            Evidence(fields=fields))
     elif r > 0 and trace.tool_calls and not any(i.kind is Kind.TOOL for i in trace.items):
         yield rule_finding("accounting.reported_gap", Severity.INFO,

@@ -7,6 +7,7 @@ normaliser from a model call to a trace.
   readers delivered as problem records of the file being loaded);
 * chat messages -- :mod:`.messages` (any message encoding -> OTel GenAI messages -> item text),
   :mod:`.provider_messages` (OpenAI and Anthropic payloads and their usage rules),
+  :mod:`.part_shapes` (provider content blocks -- images -- wherever they occur),
   :mod:`.langchain_messages` (LangChain messages), :mod:`.openinference_attrs` (OpenInference
   span attributes -> a model call), :mod:`.exchanges` (a provider request + response -> a model
   call), :mod:`.values` (OTLP ``AnyValue``, ids, times);
@@ -15,7 +16,8 @@ normaliser from a model call to a trace.
 * :mod:`.llm_call` -- the one normaliser: :class:`~.llm_call.LLMCall` (a model call in normal
   form) -> :class:`~ctxviewer.model.trace.RequestTrace` (:func:`~.llm_call.build_trace`).
 
-May import: :mod:`ctxviewer.importers.contract`, :mod:`ctxviewer.model`, :mod:`ctxviewer.util` and
+May import: :mod:`ctxviewer.importers.contract`, :mod:`ctxviewer.model`, :mod:`ctxviewer.tokens`
+(image sizes and placeholders, never counting), :mod:`ctxviewer.util` and
 third-party parsers; never a format (:mod:`ctxviewer.importers.formats`) nor the registry. A
 helper goes here once a second format needs it. No Qt here.
 """

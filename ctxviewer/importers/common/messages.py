@@ -35,6 +35,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ctxviewer.importers.common.containers import loads
+from ctxviewer.importers.common.part_shapes import data_uri_part, provider_part
+from ctxviewer.tokens.images import size_of_base64
+from ctxviewer.tokens.placeholders import placeholder
 
 Message = dict[str, Any]
 """A normalised message: ``{"role": str | None, "parts": list[dict], "finish_reason"?: str}``."""
@@ -76,6 +79,9 @@ def parse_structured(value: Any) -> Any:
 
 def _as_part(p: Any) -> dict[str, Any]:
     if isinstance(p, Mapping):
+        mapped = provider_part(p)  # an OpenAI / Anthropic block copied verbatim (image_url, ...)
+        if mapped is not None:
+            return mapped
         part = dict(p)
         if part.get("type") == "text" and "content" not in part and "text" in part:
             part["content"] = part.pop("text")  # OpenAI / Vercel {type: text, text}
@@ -223,8 +229,11 @@ def _vercel_part(p: Any) -> dict[str, Any]:
         return {"type": "tool_call_response", "id": p.get("toolCallId"),
                 "response": p.get("output", p.get("result"))}
     if t in ("image", "file") and isinstance(p.get("image", p.get("data")), str):
-        data = p.get("image", p.get("data"))
-        return {"type": "blob", "modality": "image" if t == "image" else "document",
+        data = str(p.get("image", p.get("data")))
+        modality = "image" if t == "image" else "document"
+        if data.startswith(("data:", "http://", "https://")):  # Vercel allows a URL or a data URL
+            return data_uri_part(data, modality)
+        return {"type": "blob", "modality": modality,
                 "mime_type": p.get("mediaType", p.get("mimeType")), "content": data}
     return _as_part(p)
 
@@ -232,20 +241,31 @@ def _vercel_part(p: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------- rendering
 
 
-def _blob_label(part: Mapping[str, Any], what: str, size: int | None = None) -> str:
-    desc = part.get("mime_type") or part.get("modality") or "binary"
-    return f"[{desc} {what}" + (f", {size:,} bytes base64]" if size is not None else "]")
+def _desc(part: Mapping[str, Any]) -> str:
+    return str(part.get("mime_type") or part.get("modality") or "binary")
+
+
+def _is_image(part: Mapping[str, Any]) -> bool:
+    return part.get("modality") == "image" or str(part.get("mime_type") or "").startswith("image/")
+
+
+def _detail(part: Mapping[str, Any]) -> str | None:
+    d = part.get("detail")
+    return str(d) if d not in (None, "") else None
 
 
 def part_text(part: Mapping[str, Any]) -> str:
     """The text an item shows for one message part (OTel GenAI part types).
 
     ``text`` -> its content; ``reasoning`` -> ``"[reasoning] " + content``; ``tool_call`` -> the
-    call as compact JSON (``{"type":"tool_call","id":...,"name":...,"arguments":...}``);
-    ``tool_call_response`` -> ``response`` (or the spec example's ``result``) as text, or compact
-    JSON when structured; ``blob`` -> ``[image/png blob, 12,345 bytes base64]``; ``uri`` ->
-    ``[image/png uri: https://...]`` (a ``data:`` URI only by its size); ``file`` ->
-    ``[application/pdf file: file-abc]``; any other part -> compact JSON of the part.
+    call as compact JSON
+    (``{"type":"tool_call","id":...,"name":...,"arguments":...}``); ``tool_call_response`` ->
+    ``response`` (or the spec example's ``result``) as text, or compact JSON when structured;
+    ``blob`` -> ``[image/png blob, 1024×768, 12,345 bytes base64]`` (the pixel size read from an
+    image's header when readable, OpenAI's ``detail`` when recorded); ``uri`` -> ``[image/png uri:
+    https://...]`` (a ``data:`` URI only by its size); ``file`` -> ``[application/pdf file:
+    file-abc]``; any other part -> compact JSON of the part, base64 payloads and ``data:`` URLs
+    at any depth replaced by placeholders (:mod:`ctxviewer.tokens.placeholders`).
     """
     t = part.get("type")
     if t == "text":
@@ -259,25 +279,45 @@ def part_text(part: Mapping[str, Any]) -> str:
         return compact_json({k: v for k, v in call.items() if v is not None})
     if t == "tool_call_response":
         r = part.get("response", part.get("result"))
-        return r if isinstance(r, str) else compact_json(r)
+        return r if isinstance(r, str) else compact_json(_strip_payloads(r))
     if t == "blob":
         c = part.get("content")
-        return _blob_label(part, "blob", len(c) if isinstance(c, str) else None)
+        if not isinstance(c, str):
+            return placeholder(_desc(part), "blob", detail=_detail(part))
+        size = size_of_base64(c) if _is_image(part) else None
+        return placeholder(_desc(part), "blob", size=size, detail=_detail(part), base64_chars=len(c))
     if t == "uri":
         uri = str(part.get("uri") or "")
         if uri.startswith("data:"):
-            return _blob_label(part, "data URI", len(uri))
-        return _blob_label(part, "uri")[:-1] + f": {uri}]"
+            size = size_of_base64(uri.split(",", 1)[1]) if _is_image(part) and "," in uri else None
+            return placeholder(_desc(part), "data URI", size=size, detail=_detail(part), base64_chars=len(uri))
+        return placeholder(_desc(part), "uri", detail=_detail(part), ref=uri)
     if t == "file":
-        return _blob_label(part, "file")[:-1] + f": {part.get('file_id')}]"
+        return placeholder(_desc(part), "file", detail=_detail(part), ref=str(part.get("file_id")))
     return compact_json(_strip_payloads(dict(part)))
 
 
-def _strip_payloads(part: dict[str, Any]) -> dict[str, Any]:
-    for k, v in part.items():
-        if isinstance(v, str) and len(v) > 4096 and re.fullmatch(r"[A-Za-z0-9+/=\s]+", v[:4096]):
-            part[k] = f"[{len(v):,} bytes base64]"
-    return part
+_BASE64 = re.compile(r"[A-Za-z0-9+/=\s]+")
+
+
+def _strip_payloads(value: Any) -> Any:
+    """``value`` with every ``data:`` URL and every base64 run over 4,096 characters, at any depth
+    of lists and objects, replaced by a placeholder (``[image/png data URI, 64×32, 1,234 bytes
+    base64]``, ``[812,345 bytes base64]``)."""
+    if isinstance(value, str):
+        if value.startswith("data:") and ";base64," in value[:200]:
+            mime = value[5:].split(";", 1)[0] or "binary"
+            payload = value.split(",", 1)[1]
+            size = size_of_base64(payload) if mime.startswith("image/") else None
+            return placeholder(mime, "data URI", size=size, base64_chars=len(value))
+        if len(value) > 4096 and _BASE64.fullmatch(value[:4096]):
+            return f"[{len(value):,} bytes base64]"
+        return value
+    if isinstance(value, Mapping):
+        return {k: _strip_payloads(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_strip_payloads(v) for v in value]
+    return value
 
 
 def message_text(msg: Mapping[str, Any]) -> str:

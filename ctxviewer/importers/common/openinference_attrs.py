@@ -28,6 +28,7 @@ from typing import Any
 from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.llm_call import Document, LLMCall
+from ctxviewer.importers.common.part_shapes import data_uri_part
 from ctxviewer.model.trace import Usage
 
 _IDX = re.compile(r"^(\d+)\.(.+)$")
@@ -65,7 +66,7 @@ def group(flat: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
 def _content_part(c: Mapping[str, Any]) -> dict[str, Any]:
     t = c.get("message_content.type")
     if t == "image" or "message_content.image.image.url" in c:
-        return pm.data_uri_part(str(c.get("message_content.image.image.url") or ""), "image")
+        return data_uri_part(str(c.get("message_content.image.image.url") or ""), "image")
     if t == "reasoning":
         part: dict[str, Any] = {"type": "reasoning", "content": c.get("message_content.text") or ""}
         if c.get("message_content.data") or c.get("message_content.encrypted_content"):

@@ -34,22 +34,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from ctxviewer.importers.common import messages as gm
+from ctxviewer.importers.common.part_shapes import data_uri_part, provider_part, source_part, thinking_part
 from ctxviewer.model.trace import Usage
 
 Message = gm.Message
 
 
 # ---------------------------------------------------------------- shared helpers
-
-
-def data_uri_part(url: str, modality: str = "image") -> dict[str, Any]:
-    """An image/file URL as a part: ``data:`` URIs become ``blob`` (mime type + base64 payload,
-    never text); other URLs stay ``uri``."""
-    if url.startswith("data:") and "," in url:
-        header, payload = url[5:].split(",", 1)
-        mime = header.split(";", 1)[0] or None
-        return {"type": "blob", "modality": modality, "mime_type": mime, "content": payload}
-    return {"type": "uri", "modality": modality, "uri": url}
 
 
 def _str(value: Any) -> str | None:
@@ -85,16 +76,13 @@ def usage_warnings(usage: Usage) -> list[str]:
 
 
 def openai_part(p: Any) -> dict[str, Any]:
-    """One Chat Completions content part as an OTel part."""
+    """One Chat Completions content part as an OTel part (``image_url`` and other providers'
+    blocks by :func:`~ctxviewer.importers.common.part_shapes.provider_part`)."""
     if not isinstance(p, Mapping):
         return {"type": "text", "content": "" if p is None else str(p)}
     t = p.get("type")
     if t in ("text", "input_text", "output_text"):
         return {"type": "text", "content": p.get("text", p.get("content")) or ""}
-    if t == "image_url":
-        iu = p.get("image_url")
-        url = iu.get("url") if isinstance(iu, Mapping) else iu
-        return data_uri_part(str(url or ""), "image")
     if t == "input_audio":
         a = p.get("input_audio") or {}
         return {"type": "blob", "modality": "audio", "mime_type": f"audio/{a.get('format') or 'unknown'}",
@@ -109,7 +97,7 @@ def openai_part(p: Any) -> dict[str, Any]:
         return {"type": "file", "modality": "document", "mime_type": None, "file_id": f.get("file_id") or f.get("filename")}
     if t == "refusal":
         return {"type": "text", "content": p.get("refusal") or ""}
-    return dict(p)
+    return provider_part(p) or dict(p)  # image_url, and blocks of other providers (thinking)
 
 
 def openai_message(m: Any) -> Message:
@@ -219,16 +207,7 @@ def anthropic_block(b: Any) -> dict[str, Any]:
     if t == "text":
         return {"type": "text", "content": b.get("text") or ""}
     if t in ("image", "document"):
-        src = b.get("source") or {}
-        modality = "image" if t == "image" else "document"
-        if src.get("type") == "base64":
-            return {"type": "blob", "modality": modality, "mime_type": src.get("media_type"),
-                    "content": src.get("data") or ""}
-        if src.get("type") == "url":
-            return {"type": "uri", "modality": modality, "mime_type": src.get("media_type"), "uri": src.get("url")}
-        if src.get("type") == "text":
-            return {"type": "text", "content": src.get("data") or ""}
-        return {"type": "file", "modality": modality, "mime_type": src.get("media_type"), "file_id": src.get("file_id")}
+        return source_part(b.get("source"), "image" if t == "image" else "document")
     if t in ("tool_use", "server_tool_use"):
         return {"type": "tool_call", "id": b.get("id"), "name": b.get("name"), "arguments": b.get("input")}
     if t == "tool_result":
@@ -238,10 +217,8 @@ def anthropic_block(b: Any) -> dict[str, Any]:
         if b.get("is_error"):
             part["is_error"] = True
         return part
-    if t == "thinking":
-        return {"type": "reasoning", "content": b.get("thinking") or "", "signature": b.get("signature")}
-    if t == "redacted_thinking":
-        return {"type": "reasoning", "content": "", "redacted": True}
+    if t in ("thinking", "redacted_thinking"):
+        return thinking_part(b)
     return dict(b)
 
 
@@ -289,10 +266,7 @@ def _responses_content(c: Any) -> list[dict[str, Any]]:
     for p in c or []:
         t = p.get("type") if isinstance(p, Mapping) else None
         if t == "input_image":
-            if p.get("image_url"):
-                parts.append(data_uri_part(str(p["image_url"]), "image"))
-            else:
-                parts.append({"type": "file", "modality": "image", "mime_type": None, "file_id": p.get("file_id")})
+            parts.append(provider_part(p) or {})
         elif t == "input_file":
             if p.get("file_data"):
                 parts.append(data_uri_part(str(p["file_data"]), "document"))

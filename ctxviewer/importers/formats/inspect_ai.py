@@ -39,6 +39,7 @@ from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.containers import ZIP_MAGIC, head_text, read_text
 from ctxviewer.importers.common.llm_call import LLMCall, build_trace
+from ctxviewer.importers.common.part_shapes import data_uri_part
 from ctxviewer.importers.common.values import parse_time
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
 from ctxviewer.model.trace import Usage
@@ -99,12 +100,12 @@ def _part(c: Any) -> dict[str, Any]:
     if t == "text":
         return {"type": "text", "content": c.get("text") or ""}
     if t == "image":
-        return pm.data_uri_part(str(c.get("image") or ""), "image")
+        return data_uri_part(str(c.get("image") or ""), "image")
     if t == "reasoning":
         return {"type": "reasoning", "content": "" if c.get("redacted") else (c.get("reasoning") or ""),
                 **({"redacted": True} if c.get("redacted") else {})}
     if t in ("audio", "video", "document"):
-        return pm.data_uri_part(str(c.get(t) or c.get("document") or ""), t)
+        return data_uri_part(str(c.get(t) or c.get("document") or ""), t)
     return dict(c)
 
 

@@ -1,0 +1,87 @@
+"""Provider-shaped content parts found inside chat messages, as OTel GenAI parts.
+
+Messages reach the shared normaliser (:mod:`ctxviewer.importers.common.messages`) in many
+wrappers -- OTel ``gen_ai.input.messages``, Langfuse ``input``, LangSmith ``inputs.messages`` --
+and their parts are often the provider's own blocks, copied verbatim by the instrumentation. This
+module maps those blocks, wherever they occur, to the typed OTel part (never to their JSON text):
+
+* OpenAI Chat Completions ``{type: "image_url", image_url: {url, detail?}}`` (``url`` a ``data:``
+  URL or a remote one; ``image_url`` may be the bare URL string) and Responses
+  ``{type: "input_image", image_url, detail?}`` -> ``blob`` (``data:`` URL: mime type and base64
+  payload) or ``uri``; ``detail`` kept (it decides OpenAI's image tokens);
+* Anthropic ``{type: "image" | "document", source: {type: "base64", media_type, data} | {type:
+  "url", url} | {type: "file", file_id}}`` -> ``blob`` / ``uri`` / ``file``;
+* OpenAI ``input_text`` / ``output_text`` -> ``text``.
+
+Shapes from openai-python ``types/chat/chat_completion_content_part_image_param.py``,
+``types/responses/response_input_image_param.py`` and anthropic-sdk-python
+``types/image_block_param.py``, ``types/thinking_block_param.py``,
+``types/redacted_thinking_block_param.py``. No Qt here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def data_uri_part(url: str, modality: str = "image", detail: Any = None) -> dict[str, Any]:
+    """An image/file URL as a part: a ``data:`` URL becomes ``blob`` (mime type + base64 payload,
+    never text); any other URL stays ``uri``. ``detail`` (OpenAI's ``low`` / ``high`` / ``auto``)
+    is kept on the part when given."""
+    if url.startswith("data:") and "," in url:
+        header, payload = url[5:].split(",", 1)
+        mime = header.split(";", 1)[0] or None
+        part: dict[str, Any] = {"type": "blob", "modality": modality, "mime_type": mime, "content": payload}
+    else:
+        part = {"type": "uri", "modality": modality, "uri": url}
+    if detail is not None:
+        part["detail"] = str(detail)
+    return part
+
+
+def source_part(source: Any, modality: str) -> dict[str, Any]:
+    """An Anthropic ``image`` / ``document`` block's ``source`` as a ``blob`` (base64), ``uri``
+    (url), ``text`` (a plain-text document) or ``file`` (file id) part."""
+    src: Mapping[str, Any] = source if isinstance(source, Mapping) else {}
+    kind = src.get("type")
+    if kind == "base64":
+        return {"type": "blob", "modality": modality, "mime_type": src.get("media_type"),
+                "content": src.get("data") or ""}
+    if kind == "url":
+        return {"type": "uri", "modality": modality, "mime_type": src.get("media_type"), "uri": src.get("url")}
+    if kind == "text":
+        return {"type": "text", "content": src.get("data") or ""}
+    return {"type": "file", "modality": modality, "mime_type": src.get("media_type"), "file_id": src.get("file_id")}
+
+
+def thinking_part(block: Mapping[str, Any]) -> dict[str, Any]:
+    """An Anthropic ``thinking`` / ``redacted_thinking`` block as a ``reasoning`` part: the
+    thinking text is its content; a signature is kept as ``signature`` (never text); a redacted
+    block has empty content and ``redacted: True``."""
+    if block.get("type") == "redacted_thinking":
+        return {"type": "reasoning", "content": "", "redacted": True}
+    part: dict[str, Any] = {"type": "reasoning", "content": str(block.get("thinking") or "")}
+    if block.get("signature") is not None:
+        part["signature"] = block["signature"]
+    return part
+
+
+def provider_part(p: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The OTel part of a provider-shaped content part (see the module docstring), or ``None``
+    when ``p`` is none of those shapes (the caller keeps it as it is)."""
+    t = p.get("type")
+    if t == "image_url":
+        iu = p.get("image_url")
+        url = iu.get("url") if isinstance(iu, Mapping) else iu
+        detail = iu.get("detail") if isinstance(iu, Mapping) else p.get("detail")
+        return data_uri_part(str(url or ""), "image", detail)
+    if t == "input_image":
+        if p.get("image_url"):
+            return data_uri_part(str(p["image_url"]), "image", p.get("detail"))
+        return {"type": "file", "modality": "image", "mime_type": None, "file_id": p.get("file_id")}
+    if t in ("image", "document") and "source" in p:
+        return source_part(p.get("source"), "image" if t == "image" else "document")
+    if t in ("input_text", "output_text") and "content" not in p:
+        return {"type": "text", "content": p.get("text") or ""}
+    return None

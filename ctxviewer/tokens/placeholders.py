@@ -1,0 +1,83 @@
+"""Labels ctxviewer writes into an item's text that the model never received as text.
+
+An importer keeps an item's text free of binary payloads and marks what is not plain text:
+
+* an image or file part becomes a placeholder: ``[image/png blob, 1024×768, detail high,
+  3,147,084 bytes base64]`` (base64 content), ``[image/png data URI, 64×32, 1,234 bytes base64]``
+  (a ``data:`` URI part), ``[image uri, detail low: https://x/cat.png]`` (a remote image),
+  ``[image/png file: file-abc]`` (a provider file id). The pixel size is read from the image
+  header (:func:`ctxviewer.tokens.images.size_of_base64`) and left out when unreadable; the byte
+  count is the length of the base64 text.
+
+:func:`split_marked` takes the placeholders back out, so a count is made of what was sent: the text
+without the placeholders, plus each image counted by the model's image rule
+(:func:`ctxviewer.tokens.images.count_image`). A text that happens to contain a placeholder's exact
+shape is read as one (it can only come from an export of this format). No Qt here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_PLACEHOLDER = re.compile(
+    r"\[(?P<desc>image(?:/[\w.+-]+)?) (?P<what>blob|data URI|uri|file)"
+    r"(?:, (?P<w>\d+)×(?P<h>\d+))?(?:, detail (?P<detail>\w+))?"
+    r"(?:, [\d,]+ bytes base64\]|: [^\]\n]*\]|\])")
+
+
+@dataclass(frozen=True)
+class ImageRef:
+    """One image placeholder: its pixel size (``None`` = not readable / remote) and OpenAI detail."""
+
+    size: tuple[int, int] | None
+    detail: str | None
+
+
+@dataclass(frozen=True)
+class Marked:
+    """An item's text split by :func:`split_marked`: ``text`` as sent (labels and placeholders
+    out) and the ``images`` it held, in order."""
+
+    text: str
+    images: tuple[ImageRef, ...]
+    labelled: bool
+    """Whether anything was taken out."""
+
+
+def placeholder(desc: str, what: str, *, size: tuple[int, int] | None = None, detail: str | None = None,
+                base64_chars: int | None = None, ref: str | None = None) -> str:
+    """A placeholder in the module docstring's shape: ``desc`` a mime type or modality, ``what``
+    one of ``blob``, ``data URI``, ``uri``, ``file``; ``ref`` the URL or file id (``uri``,
+    ``file``)."""
+    out = f"[{desc} {what}"
+    if size is not None:
+        out += f", {size[0]}×{size[1]}"
+    if detail:
+        out += f", detail {detail}"
+    if base64_chars is not None:
+        return out + f", {base64_chars:,} bytes base64]"
+    return out + (f": {ref}]" if ref is not None else "]")
+
+
+def split_marked(text: str) -> Marked:
+    """``text`` without image placeholders, and the images it held.
+
+    A placeholder on its own line takes its line break with it (``"look\\n[image/png blob, ...]"``
+    -> ``"look"``), so the rest counts as the text parts joined. Only image placeholders (``desc``
+    ``image`` or ``image/*``) are taken out; others (audio, documents: their tokens are not known)
+    stay and count as their text. Cheap when there is nothing to take out."""
+    if "[image" not in text:
+        return Marked(text, (), False)
+    images: list[ImageRef] = []
+
+    def take(m: re.Match[str]) -> str:
+        size = (int(m.group("w")), int(m.group("h"))) if m.group("w") else None
+        images.append(ImageRef(size, m.group("detail")))
+        return "\0"
+
+    rest = _PLACEHOLDER.sub(take, text)
+    if "\0" in rest:
+        rest = re.sub("\n?\0+\n?", lambda m: "\n" if m.group().startswith("\n") and m.group().endswith("\n")
+                      and len(m.group()) > 2 else "", rest)
+    return Marked(rest, tuple(images), bool(images))
