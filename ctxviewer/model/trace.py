@@ -316,6 +316,10 @@ class Response:
     """Model that answered (``gen_ai.response.model``)."""
     id: str | None = None
     """Provider response id (``gen_ai.response.id``)."""
+    reasoning: str | None = None
+    """The reasoning (thinking) text of the first choice, apart from ``text`` (OTel ``reasoning``
+    parts, Anthropic ``thinking`` blocks; never a signature or encrypted data); ``None`` if none
+    was returned or recorded."""
 
 
 @dataclass(frozen=True)

@@ -26,11 +26,15 @@ INDENT = "    "
 
 def response_dict(trace: RequestTrace) -> dict[str, Any] | None:
     """The ``response`` object of ``show --json``: ``{text, finish_reason, model, id}`` as stored
-    (null fields = not recorded), or ``None`` when no response was recorded."""
+    (null fields = not recorded), plus ``reasoning`` when the model's reasoning text was recorded,
+    or ``None`` when no response was recorded."""
     r = trace.response
     if r is None:
         return None
-    return {"text": r.text, "finish_reason": r.finish_reason, "model": r.model, "id": r.id}
+    out: dict[str, Any] = {"text": r.text, "finish_reason": r.finish_reason, "model": r.model, "id": r.id}
+    if r.reasoning is not None:
+        out["reasoning"] = r.reasoning
+    return out
 
 
 def response_headline(trace: RequestTrace) -> str:
@@ -71,12 +75,15 @@ def _indented(text: str, depth: int) -> list[str]:
 
 
 def answer_lines(trace: RequestTrace) -> list[str]:
-    """The answer of ``trace`` as lines of plain text: ``Response (headline)``, the text, then
+    """The answer of ``trace`` as lines of plain text: ``Response (headline)``, the model's
+    reasoning (``reasoning (thinking):`` and its text, when recorded), the text, then
     ``Tool calls proposed (N)`` with each call's verdict line, its arguments pretty-printed and
     each check as ``✔ name: detail`` / ``✖`` / ``?``, then ``Validations (N)`` likewise."""
     r = trace.response
     lines = [f"Response ({response_headline(trace)})" if r is not None else f"Response: {NOT_RECORDED}"]
     if r is not None:
+        if r.reasoning:
+            lines += [INDENT + "reasoning (thinking):", *_indented(r.reasoning, 2), INDENT + "text:"]
         lines += _indented(r.text, 1) if r.text else [INDENT + f"text {NOT_RECORDED}"]
     reviews = review_calls(trace)
     if reviews:

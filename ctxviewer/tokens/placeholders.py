@@ -7,10 +7,12 @@ An importer keeps an item's text free of binary payloads and marks what is not p
   (a ``data:`` URI part), ``[image uri, detail low: https://x/cat.png]`` (a remote image),
   ``[image/png file: file-abc]`` (a provider file id). The pixel size is read from the image
   header (:func:`ctxviewer.tokens.images.size_of_base64`) and left out when unreadable; the byte
-  count is the length of the base64 text.
+  count is the length of the base64 text;
+* a reasoning part (Anthropic ``thinking``, OTel ``reasoning``) starts with :data:`REASONING`;
+  a redacted one is :data:`REDACTED_REASONING` (its encrypted data is not kept).
 
-:func:`split_marked` takes the placeholders back out, so a count is made of what was sent: the text
-without the placeholders, plus each image counted by the model's image rule
+:func:`split_marked` takes them back out, so a count is made of what was sent: the text without
+the placeholders and labels (a thinking block counts as its thinking text), plus each image counted by the model's image rule
 (:func:`ctxviewer.tokens.images.count_image`). A text that happens to contain a placeholder's exact
 shape is read as one (it can only come from an export of this format). No Qt here.
 """
@@ -20,10 +22,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+REASONING = "[reasoning] "
+"""The label a reasoning part's text starts with (the label is not counted)."""
+REDACTED_REASONING = "[reasoning redacted by the provider: encrypted, not shown]"
+"""The whole text of a redacted reasoning part (Anthropic ``redacted_thinking``; not counted: the
+size of what the model reads from the encrypted data is not recorded)."""
+
 _PLACEHOLDER = re.compile(
-    r"\[(?P<desc>image(?:/[\w.+-]+)?) (?P<what>blob|data URI|uri|file)"
+    r"(?P<pre>\n)?(?:\[(?P<desc>image(?:/[\w.+-]+)?) (?P<what>blob|data URI|uri|file)"
     r"(?:, (?P<w>\d+)×(?P<h>\d+))?(?:, detail (?P<detail>\w+))?"
-    r"(?:, [\d,]+ bytes base64\]|: [^\]\n]*\]|\])")
+    r"(?:, [\d,]+ bytes base64\]|: [^\]\n]*\]|\])"
+    rf"|(?P<redacted>{re.escape(REDACTED_REASONING)}))(?P<post>\n)?")
+_LABEL = re.compile(rf"(?m)^{re.escape(REASONING)}")
 
 
 @dataclass(frozen=True)
@@ -42,7 +52,7 @@ class Marked:
     text: str
     images: tuple[ImageRef, ...]
     labelled: bool
-    """Whether anything was taken out."""
+    """Whether anything was taken out (a placeholder or a label)."""
 
 
 def placeholder(desc: str, what: str, *, size: tuple[int, int] | None = None, detail: str | None = None,
@@ -61,23 +71,22 @@ def placeholder(desc: str, what: str, *, size: tuple[int, int] | None = None, de
 
 
 def split_marked(text: str) -> Marked:
-    """``text`` without image placeholders, and the images it held.
+    """``text`` without image placeholders and reasoning labels, and the images it held.
 
     A placeholder on its own line takes its line break with it (``"look\\n[image/png blob, ...]"``
     -> ``"look"``), so the rest counts as the text parts joined. Only image placeholders (``desc``
     ``image`` or ``image/*``) are taken out; others (audio, documents: their tokens are not known)
     stay and count as their text. Cheap when there is nothing to take out."""
-    if "[image" not in text:
+    if "[image" not in text and "[reasoning" not in text:
         return Marked(text, (), False)
     images: list[ImageRef] = []
 
     def take(m: re.Match[str]) -> str:
-        size = (int(m.group("w")), int(m.group("h"))) if m.group("w") else None
-        images.append(ImageRef(size, m.group("detail")))
-        return "\0"
+        if not m.group("redacted"):
+            size = (int(m.group("w")), int(m.group("h"))) if m.group("w") else None
+            images.append(ImageRef(size, m.group("detail")))
+        return "\n" if m.group("pre") and m.group("post") else ""  # between two lines: one break stays
 
-    rest = _PLACEHOLDER.sub(take, text)
-    if "\0" in rest:
-        rest = re.sub("\n?\0+\n?", lambda m: "\n" if m.group().startswith("\n") and m.group().endswith("\n")
-                      and len(m.group()) > 2 else "", rest)
-    return Marked(rest, tuple(images), bool(images))
+    rest, taken = _PLACEHOLDER.subn(take, text)
+    rest, labels = _LABEL.subn("", rest)
+    return Marked(rest, tuple(images), taken + labels > 0)

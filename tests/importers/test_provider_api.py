@@ -276,13 +276,17 @@ def test_thinking_is_reasoning_text_and_signatures_and_redacted_blobs_are_not(tm
     assistant = t.items[1]
     assert assistant.role == "assistant"
     assert assistant.content == ("[reasoning] Check divisors up to 9: 2, 3, 5, 7 do not divide 97.\n"
-                                 "[reasoning]\nYes, 97 is prime.")  # the redacted part: marked, no blob
+                                 "[reasoning redacted by the provider: encrypted, not shown]\n"
+                                 "Yes, 97 is prime.")  # the redacted part: marked, no blob
     assert signature[:20] not in assistant.content and blob[:20] not in assistant.content
     assert t.response is not None and t.response.text == "No: 91 = 7 x 13."
+    assert t.response.reasoning == "91 = 7 * 13."
     import_into(tmp_path / "t.db", [path])
     with TraceStore.open(tmp_path / "t.db") as store:
         stored = store.load("msg_think")
-    assert stored.items[1].tokens == count_tokens(assistant.content)  # the reasoning text counts ...
+    # the reasoning text counts (its label and the redacted marker do not) ...
+    assert stored.items[1].tokens == count_tokens("Check divisors up to 9: 2, 3, 5, 7 do not divide 97.\n"
+                                                  "Yes, 97 is prime.")
     assert stored.items[1].tokens < count_tokens(signature)  # ... the signature and the blob do not
 
 

@@ -18,7 +18,8 @@ usage already normalised to the OTel rule: input includes cache, output includes
 * tool definitions -> ``tool`` items after the messages, id = tool name (``name#2`` for a repeat
   or another item's id: :func:`unique_id`), content the compact JSON of the definition, untrusted
   (only policy is trusted, ch. 3.5: tool descriptions are data);
-* the first output message -> :class:`~ctxviewer.model.trace.Response` and its ``tool_call`` parts ->
+* the first output message -> :class:`~ctxviewer.model.trace.Response` (text parts -> ``text``,
+  reasoning parts -> ``reasoning``) and its ``tool_call`` parts ->
   :class:`~ctxviewer.model.trace.ToolCall` (arguments exactly as sent);
 * ``trace.attributes``: the call's own attributes, then ``otel.status_code``,
   ``otel.status_message``, ``ctxviewer.completeness`` (``ended``, ``never ended``, ``times not
@@ -239,12 +240,15 @@ def response_of(call: LLMCall) -> tuple[Response | None, tuple[ToolCall, ...]]:
     reason = call.finish_reason or (first.get("finish_reason") if first else None)
     if first is None and reason is None and call.response_model is None and call.response_id is None:
         return None, tool_calls
-    text = None
+    text = reasoning = None
     if first is not None:
         texts = [str(p.get("content") or "") for p in first.get("parts") or [] if p.get("type") == "text"]
         text = "".join(texts) if texts else None
+        thoughts = [str(p.get("content")) for p in first.get("parts") or []
+                    if p.get("type") == "reasoning" and p.get("content")]
+        reasoning = "\n".join(thoughts) if thoughts else None
     return Response(text=text, finish_reason=None if reason is None else str(reason),
-                    model=call.response_model, id=call.response_id), tool_calls
+                    model=call.response_model, id=call.response_id, reasoning=reasoning), tool_calls
 
 
 def completeness(call: LLMCall) -> str:

@@ -37,7 +37,7 @@ from typing import Any
 from ctxviewer.importers.common.containers import loads
 from ctxviewer.importers.common.part_shapes import data_uri_part, provider_part
 from ctxviewer.tokens.images import size_of_base64
-from ctxviewer.tokens.placeholders import placeholder
+from ctxviewer.tokens.placeholders import REASONING, REDACTED_REASONING, placeholder
 
 Message = dict[str, Any]
 """A normalised message: ``{"role": str | None, "parts": list[dict], "finish_reason"?: str}``."""
@@ -79,7 +79,7 @@ def parse_structured(value: Any) -> Any:
 
 def _as_part(p: Any) -> dict[str, Any]:
     if isinstance(p, Mapping):
-        mapped = provider_part(p)  # an OpenAI / Anthropic block copied verbatim (image_url, ...)
+        mapped = provider_part(p)  # an OpenAI / Anthropic block copied verbatim (image_url, thinking, ...)
         if mapped is not None:
             return mapped
         part = dict(p)
@@ -257,8 +257,9 @@ def _detail(part: Mapping[str, Any]) -> str | None:
 def part_text(part: Mapping[str, Any]) -> str:
     """The text an item shows for one message part (OTel GenAI part types).
 
-    ``text`` -> its content; ``reasoning`` -> ``"[reasoning] " + content``; ``tool_call`` -> the
-    call as compact JSON
+    ``text`` -> its content; ``reasoning`` -> :data:`~ctxviewer.tokens.placeholders.REASONING` +
+    content (a redacted one: :data:`~ctxviewer.tokens.placeholders.REDACTED_REASONING`; a
+    signature is never shown); ``tool_call`` -> the call as compact JSON
     (``{"type":"tool_call","id":...,"name":...,"arguments":...}``); ``tool_call_response`` ->
     ``response`` (or the spec example's ``result``) as text, or compact JSON when structured;
     ``blob`` -> ``[image/png blob, 1024×768, 12,345 bytes base64]`` (the pixel size read from an
@@ -272,7 +273,9 @@ def part_text(part: Mapping[str, Any]) -> str:
         c = part.get("content")
         return "" if c is None else str(c)
     if t == "reasoning":
-        return f"[reasoning] {part.get('content') or ''}".rstrip()
+        if part.get("redacted") and not part.get("content"):
+            return REDACTED_REASONING
+        return f"{REASONING}{part.get('content') or ''}".rstrip()
     if t == "tool_call":
         call = {k: part.get(k) for k in ("type", "id", "name", "arguments")}
         call["arguments"] = parse_structured(call["arguments"])

@@ -11,6 +11,10 @@ module maps those blocks, wherever they occur, to the typed OTel part (never to 
   payload) or ``uri``; ``detail`` kept (it decides OpenAI's image tokens);
 * Anthropic ``{type: "image" | "document", source: {type: "base64", media_type, data} | {type:
   "url", url} | {type: "file", file_id}}`` -> ``blob`` / ``uri`` / ``file``;
+* Anthropic extended thinking ``{type: "thinking", thinking, signature}`` -> ``reasoning`` whose
+  content is the thinking text; the signature (an opaque, encrypted check value) is kept on the
+  part but is never text; ``{type: "redacted_thinking", data}`` -> an empty ``reasoning`` part
+  marked ``redacted`` (the encrypted ``data`` is never text);
 * OpenAI ``input_text`` / ``output_text`` -> ``text``.
 
 Shapes from openai-python ``types/chat/chat_completion_content_part_image_param.py``,
@@ -82,6 +86,8 @@ def provider_part(p: Mapping[str, Any]) -> dict[str, Any] | None:
         return {"type": "file", "modality": "image", "mime_type": None, "file_id": p.get("file_id")}
     if t in ("image", "document") and "source" in p:
         return source_part(p.get("source"), "image" if t == "image" else "document")
+    if t in ("thinking", "redacted_thinking"):
+        return thinking_part(p)
     if t in ("input_text", "output_text") and "content" not in p:
         return {"type": "text", "content": p.get("text") or ""}
     return None
