@@ -13,12 +13,13 @@ from typing import Any
 
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.model.words import fmt_text
+from ctxviewer.util.json_escapes import decode_escapes
 from ctxviewer.util.visible import one_line
 
 
 def _value(v: Any) -> str:
     if isinstance(v, str):
-        return one_line(v)
+        return one_line(decode_escapes(v))
     try:
         return one_line(json.dumps(v, ensure_ascii=False, default=str))
     except (TypeError, ValueError):
@@ -28,7 +29,8 @@ def _value(v: Any) -> str:
 def attribute_rows(trace: RequestTrace) -> list[tuple[str, str]]:
     """``(name, value)`` rows: ``session_id``, ``user_id``, ``source_format``, ``replay_of`` (each
     "not recorded" when absent), then every key of ``trace.attributes`` in sorted order with its
-    value as one line (strings as stored, other values as JSON)."""
+    value as one line (strings as stored -- a JSON string in a string with its non-ASCII escapes
+    decoded once, :func:`ctxviewer.util.json_escapes.decode_escapes` -- other values as JSON)."""
     rows = [
         ("session_id", fmt_text(trace.session_id)),
         ("user_id", fmt_text(trace.user_id)),

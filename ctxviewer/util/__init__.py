@@ -6,6 +6,8 @@ What lives here:
   changing the stored text (every surface that shows trace text goes through it);
 * :mod:`~ctxviewer.util.highlight` -- syntax-highlight spans (pygments), painted over plain text;
 * :mod:`~ctxviewer.util.large_text` -- previews of huge texts;
+* :mod:`~ctxviewer.util.json_escapes` -- JSON an exporter encoded once too often (``\\u4f60``
+  escapes in a JSON string in a string) decoded once;
 * :mod:`~ctxviewer.util.axis_labels` -- tick labels of a token axis;
 * :mod:`~ctxviewer.util.interrupt` -- cancel points and SIGTERM handling for long work;
 * :mod:`~ctxviewer.util.memo` -- a memo of a pure function's results, found by identity;

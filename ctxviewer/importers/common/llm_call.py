@@ -52,6 +52,7 @@ from ctxviewer.model.trace import (
     Trust,
     Usage,
 )
+from ctxviewer.util.json_escapes import decode_escapes
 
 POLICY_ROLES = frozenset({"system", "developer"})
 """Roles whose messages are application policy (trusted)."""
@@ -243,7 +244,7 @@ def response_of(call: LLMCall) -> tuple[Response | None, tuple[ToolCall, ...]]:
     text = reasoning = None
     if first is not None:
         texts = [str(p.get("content") or "") for p in first.get("parts") or [] if p.get("type") == "text"]
-        text = "".join(texts) if texts else None
+        text = decode_escapes("".join(texts)) if texts else None
         thoughts = [str(p.get("content")) for p in first.get("parts") or []
                     if p.get("type") == "reasoning" and p.get("content")]
         reasoning = "\n".join(thoughts) if thoughts else None

@@ -38,6 +38,7 @@ from ctxviewer.importers.common.containers import loads
 from ctxviewer.importers.common.part_shapes import data_uri_part, provider_part
 from ctxviewer.tokens.images import size_of_base64
 from ctxviewer.tokens.placeholders import REASONING, REDACTED_REASONING, placeholder
+from ctxviewer.util.json_escapes import decode_escapes
 
 Message = dict[str, Any]
 """A normalised message: ``{"role": str | None, "parts": list[dict], "finish_reason"?: str}``."""
@@ -257,11 +258,13 @@ def _detail(part: Mapping[str, Any]) -> str | None:
 def part_text(part: Mapping[str, Any]) -> str:
     """The text an item shows for one message part (OTel GenAI part types).
 
-    ``text`` -> its content; ``reasoning`` -> :data:`~ctxviewer.tokens.placeholders.REASONING` +
+    ``text`` -> its content (JSON an exporter encoded once too often decoded once:
+    :func:`ctxviewer.util.json_escapes.decode_escapes`, ``"\\u4f60\\u597d"`` -> ``你好``); ``reasoning`` -> :data:`~ctxviewer.tokens.placeholders.REASONING` +
     content (a redacted one: :data:`~ctxviewer.tokens.placeholders.REDACTED_REASONING`; a
     signature is never shown); ``tool_call`` -> the call as compact JSON
     (``{"type":"tool_call","id":...,"name":...,"arguments":...}``); ``tool_call_response`` ->
-    ``response`` (or the spec example's ``result``) as text, or compact JSON when structured;
+    ``response`` (or the spec example's ``result``) as text (decoded likewise), or compact JSON when
+    structured;
     ``blob`` -> ``[image/png blob, 1024×768, 12,345 bytes base64]`` (the pixel size read from an
     image's header when readable, OpenAI's ``detail`` when recorded); ``uri`` -> ``[image/png uri:
     https://...]`` (a ``data:`` URI only by its size); ``file`` -> ``[application/pdf file:
@@ -271,7 +274,7 @@ def part_text(part: Mapping[str, Any]) -> str:
     t = part.get("type")
     if t == "text":
         c = part.get("content")
-        return "" if c is None else str(c)
+        return "" if c is None else decode_escapes(str(c))
     if t == "reasoning":
         if part.get("redacted") and not part.get("content"):
             return REDACTED_REASONING
@@ -282,7 +285,7 @@ def part_text(part: Mapping[str, Any]) -> str:
         return compact_json({k: v for k, v in call.items() if v is not None})
     if t == "tool_call_response":
         r = part.get("response", part.get("result"))
-        return r if isinstance(r, str) else compact_json(_strip_payloads(r))
+        return decode_escapes(r) if isinstance(r, str) else compact_json(_strip_payloads(r))
     if t == "blob":
         c = part.get("content")
         if not isinstance(c, str):

@@ -33,6 +33,7 @@ from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common.llm_call import POLICY_ROLES, LLMCall, agent_attributes, status_attributes
 from ctxviewer.importers.common.spans.span import Span
 from ctxviewer.model.trace import ContextItem, Endpoint, Kind, Policy, RequestTrace, Status, ToolCall
+from ctxviewer.util.json_escapes import decode_escapes
 
 CONTENT_KEYS = ("gen_ai.input.messages", "gen_ai.prompt", "ai.prompt", "gen_ai.system_instructions")
 """Attribute names (prefixes) that carry message content: a chat span with none of them and no
@@ -109,7 +110,7 @@ def tool_trace(span: Span, trace_id: str) -> RequestTrace:
     items = []
     if result is not None:
         items.append(ContextItem(kind=Kind.HISTORY, id="tool-result", position=1, role="tool", status=Status.RETAINED,
-                                 content=result if isinstance(result, str) else gm.compact_json(result)))
+                                 content=decode_escapes(result) if isinstance(result, str) else gm.compact_json(result)))
     attrs: dict[str, Any] = {"gen_ai.operation.name": a.get("gen_ai.operation.name") or "execute_tool",
                              "ctxviewer.span_kind": "execute_tool"}
     for k in ("gen_ai.tool.type", "gen_ai.tool.description"):
