@@ -125,7 +125,8 @@ def test_retriever_documents_feed_the_next_llm_call_whatever_the_order(tmp_path:
         "2025-01-01T00:00:01Z")
     orphan = _phoenix("s-ret2", "RETRIEVER", {"retrieval.documents.0.document.id": "x"}, "2025-01-01T00:00:05Z")
     p = tmp_path / "spans.json"
-    p.write_text(json.dumps({"spans": [llm, orphan, ret]}))  # LLM span first: order must not matter
+    root = _phoenix("root", "CHAIN", {}, "2025-01-01T00:00:00Z", parent=None)
+    p.write_text(json.dumps({"spans": [llm, orphan, ret, root]}))  # LLM span first: order must not matter
     assert detect(p).name == "openinference"
     traces, problems = _load(p)
     assert len(traces) == 1

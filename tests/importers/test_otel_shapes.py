@@ -153,7 +153,10 @@ def test_multi_span_trace(tmp_path: Path) -> None:
     o = by["00000000000000c1"]
     assert o.attributes["ctxviewer.completeness"] == "never ended" and o.attributes["otel.span.ended"] is False
     assert [i.kind.value for i in o.items] == ["user"]  # no inheritance without the parent
-    assert problems == []
+    assert [(pr.file, pr.record, pr.message) for pr in problems] == [  # said so, naming file, span and parent
+        (str(p), "resourceSpans[0].scopeSpans[0].spans[0]",
+         "span 00000000000000c1 (chat m-1): parent span 00000000000000ee is not in this file; imported without "
+         "it (what its ancestors record -- session, agent, system instructions -- is not known)")]
 
 
 def test_status_error_enum_names_and_numbers(tmp_path: Path) -> None:

@@ -290,7 +290,8 @@ class LangfuseImporter:
         return SPECIFIC if text.lstrip().startswith("{") and '"observations"' in text and '"trace"' in text else 0.0
 
     def load(self, path: Path) -> Iterator[Record]:
-        """One trace per model-call generation, by start time; warnings as problems."""
+        """One trace per model-call generation, by start time; warnings as problems, the last one
+        per observation whose ``parentObservationId`` names none in the file."""
         file = str(path)
         try:
             doc = json.loads(read_text(path))
@@ -325,6 +326,13 @@ class LangfuseImporter:
             yield rt
             for w in warnings:
                 yield ImportProblem(file, f"observation {o.get('id')}", w)
+        for o in obs:  # a parent named but not in the file: said so, like a span's (spans.span.missing_parents)
+            parent = o.get("parentObservationId")
+            if parent and str(parent) not in seen:
+                yield ImportProblem(file, f"observation {o.get('id')}",
+                                    f"observation {o.get('id')} ({o.get('type')} {o.get('name')}): parent observation "
+                                    f"{parent} is not in this file; imported without it (what its ancestors record "
+                                    "-- system instructions, tool results -- is not known)")
 
 
 IMPORTER = LangfuseImporter()

@@ -27,7 +27,7 @@ from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.containers import head_text, load_documents
 from ctxviewer.importers.common.llm_call import LLMCall, agent_attributes, build_trace
 from ctxviewer.importers.common.spans.read import container_of, spans_from_json
-from ctxviewer.importers.common.spans.span import Span, trace_id_for
+from ctxviewer.importers.common.spans.span import Span, missing_parents, trace_id_for
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
 
 KIND = "openinference.span.kind"
@@ -111,7 +111,8 @@ class OpenInferenceImporter:
         return SPECIFIC if any(m in text for m in _MARKERS) else 0.0
 
     def load(self, path: Path) -> Iterator[Record]:
-        """One trace per LLM span, in file order; problems for bad spans and unattached retrievals."""
+        """One trace per LLM span, in file order; problems for bad spans, unattached retrievals and
+        spans whose parent is not in the file (:func:`~ctxviewer.importers.common.spans.span.missing_parents`)."""
         file = str(path)
         spans: dict[Any, Span] = {}
         problems: list[ImportProblem] = []
@@ -162,6 +163,7 @@ class OpenInferenceImporter:
             yield trace
             for w in warnings:
                 yield ImportProblem(file, s.record, w)
+        yield from missing_parents(spans.values(), file)
 
 
 IMPORTER = OpenInferenceImporter()

@@ -2,7 +2,8 @@
 format (``otel``, ``openinference``, ``ctxviewer-otlp``).
 
 * :mod:`.span` -- the normalised :class:`~.span.Span` (ids, times, decoded attributes, events)
-  and :func:`~.span.trace_id_for`;
+  and :func:`~.span.trace_id_for`, :func:`~.span.missing_parents` (the warning for a span whose
+  parent is not in the file);
 * containers, one module each, each with ``sniff(JsonPeek) -> float`` and ``spans(obj, file,
   prefix) -> Iterator[Span | ImportProblem]``: :mod:`.otlp` (OTLP/JSON ``ExportTraceServiceRequest``,
   also one per line), :mod:`.span_list` (span arrays, one span object), :mod:`.attribute_map` (a

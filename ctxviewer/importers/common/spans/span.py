@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -109,3 +109,20 @@ def trace_id_for(span: Span) -> str:
         return f"{span.trace_id or '-'}:{span.span_id or '-'}"
     canon = json.dumps(span.attributes, sort_keys=True, ensure_ascii=False, default=str)
     return "attrs-" + hashlib.sha256(canon.encode("utf-8")).hexdigest()[:16]
+
+
+def missing_parents(spans: Iterable[Span], file: str) -> list[ImportProblem]:
+    """One warning per span whose parent span id is given but names no span of ``spans`` (the same
+    trace id): ``"span 00000000000000b2 (chat gpt-4o): parent span 00000000000000ff is not in this
+    file; imported without it (what its ancestors record -- session, agent, system instructions
+    -- is not known)"``, recorded at the span. In the spans' order; spans without ids are skipped."""
+    spans = list(spans)
+    known = {(s.trace_id, s.span_id) for s in spans if s.span_id}
+    out = []
+    for s in spans:
+        if s.parent_id and s.span_id and (s.trace_id, s.parent_id) not in known:
+            name = f" ({s.name})" if s.name else ""
+            out.append(ImportProblem(file, s.record, f"span {s.span_id}{name}: parent span {s.parent_id} is not in "
+                                     "this file; imported without it (what its ancestors record -- session, "
+                                     "agent, system instructions -- is not known)"))
+    return out

@@ -31,7 +31,7 @@ from ctxviewer.importers.common.llm_call import build_trace
 from ctxviewer.importers.common.peek import peek_json
 from ctxviewer.importers.common.spans import attribute_map, otlp, span_list
 from ctxviewer.importers.common.spans.read import PROTOBUF_SUFFIXES, read_span_groups
-from ctxviewer.importers.common.spans.span import Span, SpanRecord, trace_id_for
+from ctxviewer.importers.common.spans.span import Span, SpanRecord, missing_parents, trace_id_for
 from ctxviewer.importers.contract import ImportProblem, Record
 from ctxviewer.importers.formats.otel.events import deep_keys, fold_events, truncated_keys
 from ctxviewer.importers.formats.otel.group import enrich_call, fed_call, tool_trace
@@ -62,7 +62,8 @@ class OtelImporter:
         twice (console exporter: at start with no end, then ended) counts once, the ended print winning. Each
         chat span's trace learns status, session, inherited system instructions and the tool
         executions that fed it from the other spans (:mod:`.group`); recoverable bad values yield
-        the trace, then one problem per value. A file whose spans include no chat span yields one
+        the trace, then one problem per value; a span whose parent is not in the file is warned
+        about after its group's traces (:func:`~ctxviewer.importers.common.spans.span.missing_parents`). A file whose spans include no chat span yields one
         :class:`ImportProblem` saying so -- unless a span or line was already reported as rejected.
         """
         file = str(path)
@@ -155,6 +156,7 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState) -> Iterat
             yield tool_trace(t, trace_id_for(t))
             yield ImportProblem(file, t.record, "execute_tool span fed no chat span in this file; "
                                                 "imported on its own (its call and result)")
+    yield from missing_parents(spans.values(), file)
 
 
 IMPORTER = OtelImporter()
