@@ -16,6 +16,7 @@ What lives here:
 * :mod:`~ctxviewer.assess.evidence_positions`, :mod:`~ctxviewer.assess.textmatch`,
   :mod:`~ctxviewer.assess.tool_review`, :mod:`~ctxviewer.assess.plausibility`,
   :mod:`~ctxviewer.assess.marks` (the user's marks that some checks read),
+  :mod:`~ctxviewer.assess.truncated` (what the exporter truncated: eq. 3.1 and the checks read it),
   :mod:`~ctxviewer.assess.trace_header` (the header rows the assessment carries), :mod:`~ctxviewer.assess.config` (the checks' settings: ``ctxviewer.toml``, marks,
   context windows the user sets).
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ctxviewer.assess.config import active
+from ctxviewer.assess.truncated import truncation
 from ctxviewer.model.trace import Category, ContextItem, Kind, LimitMode, RequestTrace, Status
 from ctxviewer.util.memo import by_identity
 
@@ -153,7 +154,9 @@ class CapacityCheck:
     """Separate mode: input <= max_input."""
     input_source: str | None = None
     """Which input decided eq. 3.1: ``"counted by the application"``, ``"sum of the retained items"``,
-    or ``"reported by the provider"`` when the reported input is over C although the count fits."""
+    :data:`TRUNCATED_SOURCE` (the exporter truncated the captured text: the reported input is
+    checked), or ``"reported by the provider"`` when the reported input is over C although the
+    count fits."""
     reported_input: int | None = None
     """Provider-reported input tokens (``gen_ai.usage.input_tokens``); ``None`` if not reported."""
     capacity_problem: str | None = None
@@ -269,10 +272,20 @@ def check_capacity(trace: RequestTrace) -> CapacityCheck:
     )
 
 
+TRUNCATED_SOURCE = "reported by the provider (the captured text is truncated)"
+""":attr:`CapacityCheck.input_source` when truncated text made the items' sum too low."""
+
+
 def _input(trace: RequestTrace, items_sum: int | None) -> tuple[int | None, str | None]:
-    """The input eq. 3.1 checks and where it came from: the application's count, else the items."""
+    """The input eq. 3.1 checks and where it came from: the application's count; else, when the
+    exporter truncated the captured text (:func:`ctxviewer.assess.truncated.truncation`) and the
+    provider reported the input (``gen_ai.usage.input_tokens``), the reported input -- the count
+    of what is left is too low; else the retained items' sum."""
     if trace.input_tokens is not None:
         return trace.input_tokens, "counted by the application"
+    reported = trace.usage.input_tokens
+    if reported is not None and (items_sum is None or reported > items_sum) and truncation(trace).item_ids:
+        return reported, TRUNCATED_SOURCE
     if items_sum is not None:
         return items_sum, "sum of the retained items"
     return None, None

@@ -12,7 +12,7 @@ control characters of trace text are shown as markers (:func:`ctxviewer.util.vis
 
 from __future__ import annotations
 
-from ctxviewer.assess.budget import CapacityCheck
+from ctxviewer.assess.budget import TRUNCATED_SOURCE, CapacityCheck
 from ctxviewer.assess.plausibility import DURATION_KEY, negative_duration
 from ctxviewer.model.trace import NOT_RECORDED, LimitMode, RequestTrace, ToolCall
 from ctxviewer.model.words import fmt_int, fmt_text, fmt_time
@@ -151,14 +151,17 @@ def header_rows(trace: RequestTrace) -> list[tuple[str, str]]:
 def numbers_line(trace: RequestTrace, chk: CapacityCheck) -> str:
     """The quantities of eq. 3.1 (``chk``, the trace's :class:`~ctxviewer.assess.budget.CapacityCheck`)
     in one line of words, e.g.
-    ``"input 6,000 + reserved output 1,200 of capacity 8,000 tokens · declared safety margin 800"``."""
+    ``"input 6,000 + reserved output 1,200 of capacity 8,000 tokens · declared safety margin 800"``
+    (``"input 18,000 reported by the provider (the captured text is truncated) + ..."`` when eq. 3.1
+    took the reported input)."""
+    inp = fmt_int(chk.input_tokens) + (f" {TRUNCATED_SOURCE}" if chk.input_source == TRUNCATED_SOURCE else "")
     if chk.limit_mode is LimitMode.SEPARATE:
         text = (
-            f"input {fmt_int(chk.input_tokens)} of input limit {fmt_int(chk.max_input)} · "
+            f"input {inp} of input limit {fmt_int(chk.max_input)} · "
             f"reserved output {fmt_int(chk.reserved_output)} of output limit {fmt_int(chk.max_output)} tokens"
         )
     else:
-        text = f"input {fmt_int(chk.input_tokens)} + reserved output {fmt_int(chk.reserved_output)}"
+        text = f"input {inp} + reserved output {fmt_int(chk.reserved_output)}"
         if chk.capacity is None:
             text += f" · capacity {NOT_RECORDED}"
         else:

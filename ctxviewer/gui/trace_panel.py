@@ -23,6 +23,7 @@ from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from ctxviewer.assess.assessment import Assessment
+from ctxviewer.assess.truncated import truncation
 from ctxviewer.gui.answer_panes import AnswerTabs
 from ctxviewer.gui.budget_chart import EMPTY_TEXT, BudgetChart
 from ctxviewer.gui.content_view import ContentView
@@ -32,7 +33,7 @@ from ctxviewer.gui.diagnostics_tabs import DiagnosticsTabs
 from ctxviewer.gui.item_table import ItemTable
 from ctxviewer.gui.item_table_model import ItemTableModel
 from ctxviewer.model.trace import RequestTrace
-from ctxviewer.present.columns import item_title
+from ctxviewer.present.item_title import item_title
 
 TABS_MIN_ROWS = 5
 """Rows of the Findings list the default layout keeps visible (a group and four findings)."""
@@ -222,7 +223,8 @@ class TracePanel(QWidget):
             self.content.clear_content()
             self.content_title.setText("")
             return
-        self.content_title.setText(item_title(item))
+        cut = self.trace is not None and item.id in truncation(self.trace).item_ids
+        self.content_title.setText(item_title(item, truncated=cut))
         if not self.conversation.isVisible():
             self.conversation.show_item(item.id)  # follow the table while the tab is in the back
         self.content.set_content(item.content)

@@ -375,13 +375,6 @@ reason. Rows come in final order (the request's); the window can sort by any col
 (``sort_value``, else the text) and back to final order."""
 
 
-def item_title(item: ContextItem) -> str:
-    """The one-line title of an item's content, in the item-table wording, e.g.
-    ``"KB-1014 — evidence, untrusted, 354 tokens, omitted: budget"``."""
-    tokens = f"{fmt_int(item.tokens)} tokens" if item.tokens is not None else f"tokens {NOT_RECORDED}"
-    return one_line(f"{item.id} — {item.kind.value}, {item.trust.value}, {tokens}, {item_status_words(item)}")
-
-
 def column(columns: tuple[Column[R], ...], key: str) -> Column[R]:
     """The column with ``key``. Raises ``KeyError``."""
     for c in columns:

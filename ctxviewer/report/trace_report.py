@@ -11,6 +11,7 @@ from typing import Any
 
 from ctxviewer.assess.assessment import Assessment, assess
 from ctxviewer.assess.budget import CATEGORY_LABELS
+from ctxviewer.assess.truncated import truncation
 from ctxviewer.diff.conversation import derived_note
 from ctxviewer.model.codec import to_builtins
 from ctxviewer.model.findings import Finding
@@ -19,6 +20,7 @@ from ctxviewer.model.trace import NOT_RECORDED, RequestTrace
 from ctxviewer.model.words import fmt_int
 from ctxviewer.present.answer import answer_lines, response_dict
 from ctxviewer.present.columns import ITEM_COLUMNS
+from ctxviewer.present.item_title import truncated_note
 from ctxviewer.present.request_body import request_dict, request_notice
 from ctxviewer.store.query import TraceRow
 
@@ -230,6 +232,9 @@ def format_trace_text(trace: RequestTrace, assessment: Assessment | None = None)
         headers=[c.title for c in ITEM_COLUMNS],
         colalign=["right" if c.numeric else "left" for c in ITEM_COLUMNS],
         tablefmt="simple", disable_numparse=True))
+    note = truncated_note(truncation(trace).item_ids)
+    if note:
+        lines.append(note)
     if not known:
         lines.append(f"omitted items: {NOT_RECORDED} ({trace.source_format} traces only record what was sent)")
         derived = derived_note(trace)

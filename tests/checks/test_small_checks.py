@@ -86,7 +86,8 @@ def test_span_error_and_not_ended():
 def test_truncation_marker_quick_refusal_gives_the_plain_search_answer():
     """_marker looks for a marker only when the text ends in ] > or ) (issue 11): the same answer
     as searching the last 120 characters of every text."""
-    from ctxviewer.assess.checks.truncation import MARKER, _marker
+    from ctxviewer.assess.truncated import MARKER
+    from ctxviewer.assess.truncated import marker_span as _marker
 
     def plain(text: str) -> tuple[int, int] | None:
         end = len(text.rstrip())

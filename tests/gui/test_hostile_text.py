@@ -35,7 +35,7 @@ def test_item_table_and_trace_list_cells_are_revealed(qtbot, tmp_path: Path) -> 
                 items=(replace(t.items[0], id="p" + HOSTILE),) + t.items[1:])
     items = ItemTableModel(t)
     assert items.data(items.index(0, 2), Qt.ItemDataRole.DisplayRole) == "p" + SHOWN
-    from ctxviewer.present.columns import item_title
+    from ctxviewer.present.item_title import item_title
 
     assert item_title(t.items[0]).startswith("p" + SHOWN + " — policy")  # the content pane's title
     with TraceStore.create(tmp_path / "h.db") as store:

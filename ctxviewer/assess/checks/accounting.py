@@ -14,8 +14,10 @@ Rule ids (not Table 3.1 rows; words in ``ctxviewer/resources/check_rules.json``)
   what it captured (content + framing + tool-definition overhead by the endpoint profile,
   :func:`ctxviewer.assess.breakdown.breakdown`) is further from the provider-reported input than
   the profile's tolerance. Explained, as ``info``, where the trace says why: its content was not
-  captured, the request held images (kept as placeholders, their tokens estimated from their pixel
-  size by the endpoint profile's image rule, which the provider's own count may not match), or
+  captured, the exporter truncated it (:mod:`ctxviewer.assess.truncated`; eq. 3.1 then takes
+  the reported input), the request held images (kept as placeholders, their tokens estimated from
+  their pixel size by the endpoint profile's image rule, which the provider's own count may not
+  match), or
   the model proposed tool calls while no tool definition was captured (the schemas were sent but
   not recorded). A ``warning`` when one side is more than :data:`GROSS` times the
   other (plus the tolerance) and nothing explains it: reported far above counted (something sent
@@ -38,6 +40,7 @@ from typing import Iterable
 from ctxviewer.assess import budget
 from ctxviewer.assess.breakdown import breakdown
 from ctxviewer.assess.checks._common import rule_finding
+from ctxviewer.assess.truncated import truncation
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.trace import Kind, LimitMode, RequestTrace
 from ctxviewer.tokens.placeholders import split_marked
@@ -117,6 +120,12 @@ def _reported_gap(trace: RequestTrace) -> Iterable[Finding]:
         yield rule_finding("accounting.reported_gap", Severity.INFO,
                            f"the provider reported {bd.reported:,} input tokens, {counted}: the content was not captured",
                            Evidence(fields=fields))
+    elif r > 0 and (cut := truncation(trace)).item_ids:
+        yield rule_finding("accounting.reported_gap", Severity.INFO,
+                           f"the provider reported {bd.reported:,} input tokens, {counted}: the exporter truncated "
+                           f"{', '.join(cut.item_ids)}, so the rest of what was sent is not in the trace "
+                           "(eq. 3.1 takes the reported input)",
+                           Evidence(item_ids=cut.item_ids, fields=fields))
     elif images := sum(len(split_marked(i.content).images) for i in trace.retained if i.content):
         noun = "an image" if images == 1 else f"{images} images"
         yield rule_finding("accounting.reported_gap", Severity.INFO,

@@ -1,0 +1,78 @@
+"""A truncated capture with a reported usage (issue 27 item 8.5): eq. 3.1 checks the
+provider-reported input (18,000 tokens), not the count of the truncated text ("input 25"), and
+the item says it is truncated."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from factories import make_trace
+from otlp_factories import chat_span, i, otlp_request, s
+
+from ctxviewer.assess.assessment import assess
+from ctxviewer.assess.budget import TRUNCATED_SOURCE, check_capacity
+from ctxviewer.assess.trace_header import numbers_line
+from ctxviewer.assess.truncated import truncation
+from ctxviewer.model.trace import Kind, RequestTrace, Usage
+from ctxviewer.pipeline.importing import import_files
+from ctxviewer.present.item_title import item_title
+from ctxviewer.report.trace_report import format_trace_text
+from ctxviewer.store import TraceStore
+
+CUT = '[{"role":"user","parts":[{"type":"text","content":"Summarise the attached contract: WHEREAS the parties'
+
+
+def _imported(tmp_path: Path, **attrs: Any) -> RequestTrace:
+    span = chat_span(end="1700000001000000000", **{"gen_ai.request.model": s("gpt-4o"), **attrs})
+    path = tmp_path / "spans.otlp.json"
+    path.write_text(json.dumps(otlp_request(span)), encoding="utf-8")
+    with TraceStore.create(tmp_path / "t.db") as store:
+        import_files([path], store)
+        return store.load(store.list()[0].trace_id)
+
+
+def test_a_value_cut_mid_json_with_reported_usage_checks_the_reported_input(tmp_path: Path) -> None:
+    t = _imported(tmp_path, **{"gen_ai.input.messages": s(CUT), "gen_ai.usage.input_tokens": i(18000)})
+    assert [(it.id, it.tokens) for it in t.items] == [("msg-0", 26)]  # the captured text's count
+    chk = check_capacity(t)
+    assert (chk.input_tokens, chk.input_source, chk.capacity, chk.margin) == (18000, TRUNCATED_SOURCE, 128000, 110000)
+    assert numbers_line(t, chk).startswith(
+        "input 18,000 reported by the provider (the captured text is truncated) + reserved output not recorded")
+    assert truncation(t).item_ids == ("msg-0",)
+    assert item_title(t.items[0], truncated=True) == (
+        "msg-0 — user, untrusted, 26 tokens of truncated text (truncated by the exporter), retained")
+    a = assess(t)
+    assert [(f.rule, f.severity.value, f.message) for f in a.findings if f.rule.startswith(("content", "accounting"))] == [
+        ("content.truncated", "warning",
+         "the exporter truncated msg-0: stored text (and its token count) is shorter than what was sent; eq. 3.1 "
+         "takes the provider-reported input (18,000 tokens)"),
+        ("accounting.reported_gap", "info",
+         "the provider reported 18,000 input tokens, counted 33 (o200k_base): the exporter truncated msg-0, so the "
+         "rest of what was sent is not in the trace (eq. 3.1 takes the reported input)")]
+    shown = format_trace_text(t, a)
+    assert "truncated by the exporter: msg-0 (their counts are of the captured text only)" in shown
+
+
+def test_a_truncation_marker_over_capacity_by_the_reported_input(tmp_path: Path) -> None:
+    msgs = [{"role": "user", "parts": [{"type": "text", "content": "Read this log: 2025-01-01 boot ...[truncated]"}]}]
+    t = _imported(tmp_path, messages=msgs, **{"gen_ai.usage.input_tokens": i(130000)})
+    chk = check_capacity(t)
+    assert (chk.input_tokens, chk.fits, chk.input_source) == (130000, False, TRUNCATED_SOURCE)
+    assert chk.margin == 128000 - 130000
+
+
+def test_no_reported_usage_or_an_application_count_keeps_the_count(tmp_path: Path) -> None:
+    t = _imported(tmp_path, **{"gen_ai.input.messages": s(CUT)})
+    chk = check_capacity(t)
+    assert (chk.input_tokens, chk.input_source) == (26, "sum of the retained items")  # nothing better known
+    base = make_trace()
+    cut = replace(base, items=tuple(replace(it, content=(it.content or "") + " …[truncated]")
+                                    if it.kind is Kind.USER else it for it in base.items),
+                  usage=Usage(input_tokens=6_000))
+    assert (check_capacity(cut).input_tokens, check_capacity(cut).input_source) == (6_000, TRUNCATED_SOURCE)
+    assert check_capacity(base).input_source == "sum of the retained items"  # not truncated
+    app = replace(cut, input_tokens=2_500)  # the application counted what it sent: that count stands
+    assert (check_capacity(app).input_tokens, check_capacity(app).input_source) == (2_500, "counted by the application")
