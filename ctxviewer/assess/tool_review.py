@@ -9,7 +9,9 @@ checks followed by the application's recorded ones, and the recorded verdict:
   (``None``) when the trace records no tool definitions at all.
 * ``arguments_json`` -- the arguments parse as JSON. Arguments cut short (the JSON ends before it
   is complete) are reported as *truncated* and invalid even when ``finish_reason`` claims the
-  generation completed; they are never repaired to decide the verdict.
+  generation completed; they are never repaired to decide the verdict. Valid JSON that is not an
+  object says so in the detail; a JSON string whose text is JSON (the exporter encoded the
+  arguments twice, :func:`twice_encoded`) is checked as decoded once, and says so.
 * ``arguments_schema`` -- the parsed arguments are valid against the tool's ``parameters`` JSON
   Schema (validated with ``jsonschema``, the draft the schema declares, 2020-12 otherwise).
 * ``destructive`` -- no string argument (or argv list joined with spaces) holds a destructive
@@ -163,7 +165,14 @@ def review_call(trace: RequestTrace, index: int, defs: dict[str, tuple[str, dict
     else:
         try:
             args = json.loads(call.arguments)
-            checks.append(CallCheck("arguments_json", True, "arguments are valid JSON", "ctxviewer"))
+            inner = twice_encoded(args)
+            if inner is not None:  # the exporter encoded the arguments twice: checked as decoded once
+                args, detail = inner, "arguments are a JSON string encoding JSON (encoded twice); decoded once"
+            elif isinstance(args, dict):
+                detail = "arguments are valid JSON"
+            else:
+                detail = f"arguments are valid JSON, but {json_kind(args)}, not an object"
+            checks.append(CallCheck("arguments_json", True, detail, "ctxviewer"))
         except json.JSONDecodeError as exc:
             finish = trace.response.finish_reason if trace.response else None
             if _truncated(call.arguments, exc):
@@ -195,6 +204,27 @@ def review_call(trace: RequestTrace, index: int, defs: dict[str, tuple[str, dict
         checks.append(CallCheck(c.check, c.passed, c.detail or c.rule or "no detail recorded", "application",
                                 f"tool_calls[{index}].checks[{n}]"))
     return ToolCallReview(index, call.id or f"#{index}", call, item_id, tuple(checks))
+
+
+def twice_encoded(value: Any) -> Any | None:
+    """The object or array a JSON string value encodes (tool-call arguments an exporter encoded
+    twice: ``"{\\"city\\": \\"Paris\\"}"``), else ``None``."""
+    if not isinstance(value, str) or value.strip()[:1] not in ("{", "["):
+        return None
+    try:
+        inner = json.loads(value)
+    except ValueError:
+        return None
+    return inner if isinstance(inner, (dict, list)) else None
+
+
+def json_kind(value: Any) -> str:
+    """``"a JSON string"``, ``"a JSON number"``, ``"a JSON array"``, ``"JSON true"``, ``"JSON null"``..."""
+    if isinstance(value, str):
+        return "a JSON string"
+    if isinstance(value, bool) or value is None:
+        return f"JSON {json.dumps(value)}"
+    return "a JSON number" if isinstance(value, (int, float)) else "a JSON array"
 
 
 def review_calls(trace: RequestTrace) -> tuple[ToolCallReview, ...]:

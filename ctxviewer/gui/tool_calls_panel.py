@@ -9,7 +9,6 @@ them, pretty-printed when they are valid JSON (never repaired when they are not)
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
@@ -21,6 +20,7 @@ from ctxviewer.gui.tables import plain_tooltip
 from ctxviewer.gui.two_level_model import TwoLevelModel
 from ctxviewer.model.trace import RequestTrace, ToolVerdict
 from ctxviewer.present.finding_view import CHECK_SYMBOL
+from ctxviewer.present.tool_arguments import arguments_view
 from ctxviewer.util.visible import one_line, reveal
 
 COLUMNS = ("Call / check", "Outcome", "Detail")
@@ -96,15 +96,15 @@ class ToolCallsModel(TwoLevelModel):
 
 
 def arguments_text(r: ToolCallReview) -> str:
-    """The call's arguments for display: pretty JSON when valid, else exactly as sent (shown
-    with invisible characters revealed), or "arguments not recorded"."""
-    raw = r.call.arguments
-    if raw is None:
-        return "arguments not recorded"
-    try:
-        return reveal(json.dumps(json.loads(raw), indent=2, ensure_ascii=False)).text
-    except ValueError:
-        return "not valid JSON, shown exactly as sent:\n" + reveal(raw).text
+    """The call's arguments for display (:func:`ctxviewer.present.tool_arguments.arguments_view`):
+    pretty JSON of an object; otherwise first a line saying what they are ("arguments not
+    recorded", "arguments: a JSON string, not an object:", "arguments: not valid JSON, shown
+    exactly as sent:"), invisible characters revealed."""
+    view = arguments_view(r.call.arguments)
+    if view.body is None:
+        return view.heading
+    body = reveal(view.body).text
+    return body if view.is_object and view.heading == "arguments:" else f"{view.heading}\n{body}"
 
 
 class ToolCallsPanel(QWidget):

@@ -8,6 +8,7 @@ What lives here:
 * :mod:`~ctxviewer.present.finding_view` -- symbols, colours and row texts of findings;
 * :mod:`~ctxviewer.present.conversation_view` -- the request as the model received it;
 * :mod:`~ctxviewer.present.answer` -- the model's answer, tool calls and validations;
+  :mod:`~ctxviewer.present.tool_arguments` what a call's arguments are when not a JSON object;
 * :mod:`~ctxviewer.present.request_body` -- the serialized request as the user reads it;
 * :mod:`~ctxviewer.present.trace_attributes` -- everything else a trace recorded, as rows;
 * :mod:`~ctxviewer.present.item_filter` -- which items the item table shows.

@@ -18,6 +18,7 @@ from ctxviewer.model.trace import NOT_RECORDED, RequestTrace
 from ctxviewer.model.words import fmt_text
 from ctxviewer.present.conversation_view import shown_text
 from ctxviewer.present.finding_view import CHECK_SYMBOL
+from ctxviewer.present.tool_arguments import arguments_view
 from ctxviewer.util.visible import one_line
 
 INDENT = "    "
@@ -77,7 +78,8 @@ def _indented(text: str, depth: int) -> list[str]:
 def answer_lines(trace: RequestTrace) -> list[str]:
     """The answer of ``trace`` as lines of plain text: ``Response (headline)``, the model's
     reasoning (``reasoning (thinking):`` and its text, when recorded), the text, then
-    ``Tool calls proposed (N)`` with each call's verdict line, its arguments pretty-printed and
+    ``Tool calls proposed (N)`` with each call's verdict line, its arguments pretty-printed under a
+    heading that says what they are when not a JSON object (:mod:`ctxviewer.present.tool_arguments`) and
     each check as ``✔ name: detail`` / ``✖`` / ``?``, then ``Validations (N)`` likewise."""
     r = trace.response
     lines = [f"Response ({response_headline(trace)})" if r is not None else f"Response: {NOT_RECORDED}"]
@@ -90,8 +92,10 @@ def answer_lines(trace: RequestTrace) -> list[str]:
         lines += ["", f"Tool calls proposed ({len(reviews)})"]
         for rv in reviews:
             lines.append(INDENT + call_verdict_line(rv))
-            lines.append(INDENT * 2 + "arguments:")
-            lines += _indented(pretty_arguments(rv.call.arguments), 3)
+            view = arguments_view(rv.call.arguments)
+            lines.append(INDENT * 2 + view.heading)
+            if view.body is not None:
+                lines += _indented(view.body, 3)
             for c in rv.checks:
                 lines.append(INDENT * 2 + f"{CHECK_SYMBOL[c.passed]} {one_line(c.name)}: {one_line(c.detail)}")
     if trace.validations:
