@@ -19,7 +19,7 @@ from otlp_factories import chat_span, otlp_request, s
 
 from ctxviewer.assess.breakdown import breakdown
 from ctxviewer.assess.checks import run_checks
-from ctxviewer.importers.common.messages import normalise_message, part_text
+from ctxviewer.importers.common.messages import normalise_message, part_text, strip_payloads
 from ctxviewer.model.trace import TokenSource
 from ctxviewer.pipeline.importing import import_files
 from ctxviewer.present.columns import item_tokens_tooltip
@@ -90,8 +90,13 @@ def test_detail_low_is_85_tokens_and_a_nested_data_url_is_a_placeholder(tmp_path
     low = {"type": "image_url", "image_url": {"url": "data:image/png;base64," + SMALL, "detail": "low"}}
     odd = {"type": "screenshot", "meta": {"frames": [{"url": "data:image/png;base64," + BIG}]}}
     msgs = [{"role": "user", "content": [low]}, {"role": "user", "content": [{"type": "text", "text": "see"}, odd]}]
-    with _import(tmp_path, chat_span(messages=msgs, **{"gen_ai.request.model": s("gpt-4o")})) as store:
-        a, b = store.load(store.list()[0].trace_id).items
+    span = chat_span(messages=msgs, **{"gen_ai.request.model": s("gpt-4o"),
+                                       "gen_ai.request.reference_image": s("data:image/png;base64," + SMALL)})
+    with _import(tmp_path, span) as store:
+        t = store.load(store.list()[0].trace_id)
+    a, b = t.items
+    assert t.attributes["gen_ai.request.reference_image"] == (
+        f"[image/png data URI, 64×32, {len(SMALL) + 22:,} bytes base64]")  # an attribute keeps no base64 either
     assert a.content == f"[image/png blob, 64×32, detail low, {len(SMALL):,} bytes base64]" and a.tokens == 85
     nested = f"[image/png data URI, 1024×768, {len(BIG) + 22:,} bytes base64]"
     assert b.content == 'see\n{"type":"screenshot","meta":{"frames":[{"url":"' + nested + '"}]}}'
@@ -143,3 +148,9 @@ def test_anthropic_corpus_image_counts_45_image_tokens(shared: Path, tmp_path: P
     assert item.content == text + "\n[image/png blob, 228×148, 9,240 bytes base64]"
     # ceil(228 * 148 / 750) = ceil(44.99) = 45 image tokens; the text a cl100k_base estimate
     assert item.tokens == count_tokens(text, "cl100k_base") + 45
+
+
+def test_only_base64_is_stripped_never_long_plain_text() -> None:
+    words = "the quick brown fox jumps over the lazy dog " * 200  # 8,800 characters of letters and spaces
+    mime = "\n".join(SMALL[i:i + 76] for i in range(0, len(SMALL), 76)) * 8  # MIME base64: line breaks
+    assert strip_payloads({"a": [words], "b": mime}) == {"a": [words], "b": f"[{len(mime):,} bytes base64]"}

@@ -21,7 +21,8 @@ usage already normalised to the OTel rule: input includes cache, output includes
 * the first output message -> :class:`~ctxviewer.model.trace.Response` (text parts -> ``text``,
   reasoning parts -> ``reasoning``) and its ``tool_call`` parts ->
   :class:`~ctxviewer.model.trace.ToolCall` (arguments exactly as sent);
-* ``trace.attributes``: the call's own attributes, then ``otel.status_code``,
+* ``trace.attributes``: the call's own attributes (``data:`` URLs and long base64 in them replaced by
+  placeholders, :func:`~ctxviewer.importers.common.messages.strip_payloads`), then ``otel.status_code``,
   ``otel.status_message``, ``ctxviewer.completeness`` (``ended``, ``never ended``, ``times not
   recorded``, ``end not recorded``), ``ctxviewer.duration_ms``, ``ctxviewer.system_inherited_from``
   and ``ctxviewer.content = "not captured"`` where they apply.
@@ -306,7 +307,7 @@ def build_trace(call: LLMCall) -> tuple[RequestTrace, list[str]]:
     items, user_request = build_items(call)
     response, tool_calls = response_of(call)
     warnings = usage_warnings(call.usage) if call.check_usage else []
-    attrs: dict[str, Any] = dict(call.attributes)
+    attrs: dict[str, Any] = {k: gm.strip_payloads(v) for k, v in call.attributes.items()}  # no base64 kept
     attrs.update(status_attributes(call))  # a key the call's attributes already hold keeps its place
     if call.system_inherited_from:
         attrs["ctxviewer.system_inherited_from"] = call.system_inherited_from

@@ -285,7 +285,7 @@ def part_text(part: Mapping[str, Any]) -> str:
         return compact_json({k: v for k, v in call.items() if v is not None})
     if t == "tool_call_response":
         r = part.get("response", part.get("result"))
-        return decode_escapes(r) if isinstance(r, str) else compact_json(_strip_payloads(r))
+        return decode_escapes(r) if isinstance(r, str) else compact_json(strip_payloads(r))
     if t == "blob":
         c = part.get("content")
         if not isinstance(c, str):
@@ -300,13 +300,13 @@ def part_text(part: Mapping[str, Any]) -> str:
         return placeholder(_desc(part), "uri", detail=_detail(part), ref=uri)
     if t == "file":
         return placeholder(_desc(part), "file", detail=_detail(part), ref=str(part.get("file_id")))
-    return compact_json(_strip_payloads(dict(part)))
+    return compact_json(strip_payloads(dict(part)))
 
 
-_BASE64 = re.compile(r"[A-Za-z0-9+/=\s]+")
+_BASE64 = re.compile(r"[A-Za-z0-9+/=\r\n]+")  # line breaks as in MIME base64; a space means text
 
 
-def _strip_payloads(value: Any) -> Any:
+def strip_payloads(value: Any) -> Any:
     """``value`` with every ``data:`` URL and every base64 run over 4,096 characters, at any depth
     of lists and objects, replaced by a placeholder (``[image/png data URI, 64×32, 1,234 bytes
     base64]``, ``[812,345 bytes base64]``)."""
@@ -320,9 +320,9 @@ def _strip_payloads(value: Any) -> Any:
             return f"[{len(value):,} bytes base64]"
         return value
     if isinstance(value, Mapping):
-        return {k: _strip_payloads(v) for k, v in value.items()}
+        return {k: strip_payloads(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_strip_payloads(v) for v in value]
+        return [strip_payloads(v) for v in value]
     return value
 
 
