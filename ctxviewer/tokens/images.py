@@ -7,6 +7,12 @@ Rules (from the endpoint profile's ``image`` entry):
   ``base + per_tile * tiles`` with ``tile`` x ``tile`` px tiles (gpt-4o: 85 + 170 per 512 px tile).
 * ``pixels`` (Anthropic): scaled to fit ``max_side``, then ``ceil(width * height / pixels_per_token)``.
 
+Sources: OpenAI's vision guide, "Calculating costs" (platform.openai.com/docs/guides/images-vision:
+fit in 2048 x 2048, shortest side 768 px, 170 tokens per 512 px tile plus 85; ``detail: low`` 85),
+and Anthropic's vision guide, "Calculate image costs" (docs.anthropic.com/en/docs/build-with-claude/vision:
+``tokens = (width px * height px) / 750``, images over 1568 px on the long edge scaled down first).
+These are estimates: the providers' own counts are the usage they report.
+
 The size comes from the image header of a ``data:`` URL or base64 source (the ``imagesize``
 library); a remote URL's size is unknown and 1024 x 1024 is assumed, said in the note. No Qt here.
 """
