@@ -5,12 +5,14 @@ Rules (from the endpoint profile's ``image`` entry):
 * ``tiles`` (OpenAI): ``detail: low`` costs ``base``; otherwise the image is scaled to fit in
   ``max_side`` x ``max_side``, then its short side to ``short_side`` (only ever down), and costs
   ``base + per_tile * tiles`` with ``tile`` x ``tile`` px tiles (gpt-4o: 85 + 170 per 512 px tile).
-* ``pixels`` (Anthropic): scaled to fit ``max_side``, then ``ceil(width * height / pixels_per_token)``.
+* ``pixels`` (Anthropic): scaled to fit ``max_side``, then down to about ``max_tokens`` tokens when
+  larger (aspect ratio kept), then ``ceil(width * height / pixels_per_token)``.
 
 Sources: OpenAI's vision guide, "Calculating costs" (platform.openai.com/docs/guides/images-vision:
 fit in 2048 x 2048, shortest side 768 px, 170 tokens per 512 px tile plus 85; ``detail: low`` 85),
 and Anthropic's vision guide, "Calculate image costs" (docs.anthropic.com/en/docs/build-with-claude/vision:
-``tokens = (width px * height px) / 750``, images over 1568 px on the long edge scaled down first).
+``tokens = (width px * height px) / 750``; an image over 1568 px on the long edge, or over about
+1,600 tokens, is scaled down first, so no image costs much more than 1,600).
 These are estimates: the providers' own counts are the usage they report.
 
 The size comes from the image header of a ``data:`` URL or base64 source (the ``imagesize``
@@ -67,7 +69,12 @@ def count_image(rule: Mapping[str, Any], size: tuple[int, int] | None, detail: s
     where = f"{w}x{h}" if known else f"size unknown, {w}x{h} assumed"
     if rule.get("rule") == "pixels":
         fw, fh = _fit(w, h, int(rule.get("max_side", 1568)))
-        tokens = math.ceil(fw * fh / float(rule.get("pixels_per_token", 750)))
+        per = float(rule.get("pixels_per_token", 750))
+        cap = rule.get("max_tokens")
+        if cap is not None and fw * fh / per > float(cap):  # scaled down to about max_tokens first
+            scale = math.sqrt(float(cap) * per / (fw * fh))
+            fw, fh = max(1, int(fw * scale)), max(1, int(fh * scale))
+        tokens = math.ceil(fw * fh / per)
         return ImageCount(tokens, f"image {where}: {tokens} tokens (width x height / 750)")
     base, per_tile, tile = int(rule.get("base", 85)), int(rule.get("per_tile", 170)), int(rule.get("tile", 512))
     if detail == "low":

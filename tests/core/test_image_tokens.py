@@ -25,7 +25,9 @@ from ctxviewer.pipeline.importing import import_files
 from ctxviewer.present.columns import item_tokens_tooltip
 from ctxviewer.store import TraceStore
 from ctxviewer.tokens.counting import count_tokens
+from ctxviewer.tokens.images import count_image
 from ctxviewer.tokens.placeholders import ImageRef, split_marked
+from ctxviewer.tokens.profiles import resolve
 
 
 def png_base64(width: int, height: int, seed: int = 0) -> str:
@@ -154,3 +156,11 @@ def test_only_base64_is_stripped_never_long_plain_text() -> None:
     words = "the quick brown fox jumps over the lazy dog " * 200  # 8,800 characters of letters and spaces
     mime = "\n".join(SMALL[i:i + 76] for i in range(0, len(SMALL), 76)) * 8  # MIME base64: line breaks
     assert strip_payloads({"a": [words], "b": mime}) == {"a": [words], "b": f"[{len(mime):,} bytes base64]"}
+
+
+def test_a_large_image_on_claude_is_scaled_to_about_1600_tokens_first() -> None:
+    rule = resolve("claude-sonnet-4-5").profile.image
+    assert count_image(rule, (1024, 768), None).tokens == 1049  # ceil(1024 * 768 / 750): under the cap
+    # 1568 x 1568 would be 3,278 tokens; scaled by sqrt(1600 * 750 / 1568^2) to 1095 x 1095 first
+    assert count_image(rule, (1568, 1568), None).tokens == 1599
+    assert count_image(rule, (4000, 3000), None).tokens <= 1600
