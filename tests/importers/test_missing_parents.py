@@ -74,3 +74,17 @@ def test_corpus_spec_examples_name_their_missing_parent(shared: Path) -> None:
                         f"2fe8a793-2cf1-42d7-a1df-bd7d46e017ef {LOST}"),
         ("examples[2]", f"span f26d1f26-9671-435d-9716-14a87a3f228b (llm): parent span "
                         f"2fe8a793-2cf1-42d7-a1df-bd7d46e017ef {LOST}")]
+
+
+def test_a_langsmith_run_whose_parent_was_left_out(shared: Path, tmp_path: Path) -> None:
+    doc = json.loads((shared / "corpus/langsmith/langsmith_py_wrap_openai.post-patch.json").read_text("utf-8"))
+    run = doc["post"][0]
+    run["parent_run_id"] = "00000000-0000-0000-0000-00000000dead"
+    path = tmp_path / "cut.post-patch.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    traces, problems = _load(path)
+    assert len(traces) == 1
+    assert [(p.record, p.message) for p in problems] == [(
+        f"run {run['id']}",
+        f"run {run['id']} (llm {run['name']}): parent run 00000000-0000-0000-0000-00000000dead is not in this file; "
+        "imported without it (what its ancestors record -- retrieved documents, the chain's inputs -- is not known)")]

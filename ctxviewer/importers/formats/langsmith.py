@@ -143,7 +143,8 @@ class LangSmithImporter:
         return SPECIFIC if doc is not None and runs_of(doc) is not None else 0.0
 
     def load(self, path: Path) -> Iterator[Record]:
-        """One trace per ``llm`` run in ``dotted_order``; warnings as problems after each trace."""
+        """One trace per ``llm`` run in ``dotted_order``; warnings as problems after each trace, then
+        one per run whose ``parent_run_id`` names no run in the file."""
         file = str(path)
         runs: list[dict[str, Any]] = []
         for _record, doc in load_documents(path):
@@ -172,6 +173,14 @@ class LangSmithImporter:
                 yield ImportProblem(file, f"run {run.get('id')}", w)
         if not n_found:
             yield ImportProblem(file, "whole file", f"no llm runs found ({len(runs)} other run(s))")
+        ids = {str(r.get("id")) for r in runs}
+        for run in runs:  # a parent named but not in the file: said so, like a span's (spans.span.missing_parents)
+            parent = run.get("parent_run_id")
+            if parent and str(parent) not in ids:
+                yield ImportProblem(file, f"run {run.get('id')}",
+                                    f"run {run.get('id')} ({run.get('run_type')} {run.get('name')}): parent run "
+                                    f"{parent} is not in this file; imported without it (what its ancestors "
+                                    "record -- retrieved documents, the chain's inputs -- is not known)")
 
 
 IMPORTER = LangSmithImporter()
