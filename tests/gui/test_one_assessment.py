@@ -24,9 +24,9 @@ from ctxviewer.present.columns import (
     item_reason,
     item_status,
     item_status_words,
-    item_title,
 )
 from ctxviewer.present.finding_view import state_headline
+from ctxviewer.present.item_title import item_title
 from ctxviewer.store import TraceStore
 
 ROOT = Path(__file__).resolve().parents[2]
