@@ -19,7 +19,7 @@ follow with :meth:`TracePanel.set_assessment` (``sig_assessed``).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from ctxviewer.assess.assessment import Assessment
@@ -95,6 +95,7 @@ class TracePanel(QWidget):
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 1)
+        self.splitter.installEventFilter(self)  # a taller header takes from the content, not the findings
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
@@ -181,6 +182,26 @@ class TracePanel(QWidget):
         super().resizeEvent(event)
         self._fit_detail()
         self.fit_chart()
+        self.keep_tabs_rows()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
+        """When the tabs-and-content splitter is resized (the header above grew or shrank, the
+        window was resized), keep the findings' rows (:meth:`keep_tabs_rows`)."""
+        if watched is self.splitter and event.type() == QEvent.Type.Resize:
+            QTimer.singleShot(0, self, self.keep_tabs_rows)  # once the splitter has laid out its panes
+        return False
+
+    def keep_tabs_rows(self) -> None:
+        """Give the diagnostics tabs back the height of :meth:`tabs_min_height` when the header
+        grew (or the window shrank) into them, taken from the content below while it has more
+        than a third of its own height to give; a split the user dragged is kept otherwise."""
+        sizes = self.splitter.sizes()
+        if len(sizes) != 2 or not any(sizes):
+            return
+        want = self.tabs_min_height()
+        give = min(want - sizes[0], sizes[1] - max(120, sizes[1] // 3))
+        if give > 0:
+            self.splitter.setSizes([sizes[0] + give, sizes[1] - give])
 
     def fit_chart(self) -> None:
         """Give the chart its height for the current width (:meth:`BudgetChart.fixed_height`):
