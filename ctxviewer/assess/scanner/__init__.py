@@ -11,7 +11,8 @@ assistant text is labelled, not reported) and turns hits into findings; :mod:`.l
 untrusted text to proposed tool calls; :mod:`.trace_scan` scans one trace, :mod:`.text_scan`
 one text outside a trace (``ctxviewer scan``). The rules' shapes are :mod:`.patterns`; the fast
 path over long texts is :mod:`.prefilter`, with the literals every match starts with derived in
-:mod:`.start_sets` and shipped as a table (:mod:`.start_table`).
+:mod:`.start_sets` and shipped as a table (:mod:`.start_table`). :mod:`.provenance` names the
+attack families each pattern was tuned on, for the leave-one-family-out evaluation.
 
 A scan that finds nothing says :data:`CLEAN` -- "no instruction-like text found" -- never
 "safe": rules catch kinds of attack, not every attack.
@@ -23,7 +24,8 @@ A rule is an object of the :class:`~.patterns.Rule` shape: ``id`` (``"injection.
 :func:`register`, then plug-ins of the entry-point group ``ctxviewer.scanner_rules``
 (``[project.entry-points."ctxviewer.scanner_rules"] myrule = "mypkg.rules:RULE"``). A new
 built-in rule is a module here, listed in :data:`.registry.BUILTIN`; after changing a pattern,
-rebuild the prefilter's start-set table (:mod:`.start_table_build`). A rule that raises or a
+rebuild the prefilter's start-set table (:mod:`.start_table_build`) and give each new pattern
+its origin in :mod:`.provenance` (``docs/scanner-families.md``). A rule that raises or a
 plug-in that does not load is a problem record in ``RULES.problems``, never a lost scan.
 
 May import: :mod:`ctxviewer.model`, :mod:`ctxviewer.util`; never the checks (the ``injection``
