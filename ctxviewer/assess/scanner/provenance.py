@@ -44,6 +44,12 @@ FAMILIES: dict[str, str] = {
     PROMPTINJECT: "garak PromptInject goal hijacking and prompt leaking",
     SYSPROMPT: "garak system-prompt extraction",
     DAN: "garak DAN jailbreaks",
+    "own_user_message": "written for ctxviewer: poses as the user, a precondition on the task (AgentDojo style)",
+    "own_plain_goal": "written for ctxviewer: a plain attacker goal inside data (InjecAgent style)",
+    "own_probe_marked": "written for ctxviewer: an extra question that refers to the model's task (SEP style)",
+    "own_probe_plain": "written for ctxviewer: a bare extra question inside data (SEP style)",
+    "own_format_override": "written for ctxviewer: RAG passages and resumes that countermand the application",
+    "own_obfuscated": "written for ctxviewer: overrides behind zero-width, homoglyph, token and encoding disguises",
 }
 """Family name -> what it holds (the labelled file's positive sources, grouped)."""
 
@@ -88,8 +94,9 @@ _PROVENANCE: dict[str, Origin] = {
     "override.OVERRIDE[8]": Origin((LATENT,), note="if questioned, report"),
     "override.OVERRIDE[9]": Origin((), note="when you summarise, always mention (an out-of-set probe)"),
     "template._SPECIAL[0]": Origin((LATENT,), True, note="chat-template special tokens (vendor docs)"),
-    "template._SPECIAL[1]": Origin((LATENT,), True, note="role tags"),
-    "template._SPECIAL[2]": Origin((LATENT,), note="System message: lines"),
+    "template._SPECIAL[1]": Origin(("own_obfuscated",), True, note="any <|word|> special token (<|endofprompt|>)"),
+    "template._SPECIAL[2]": Origin((LATENT,), True, note="role tags"),
+    "template._SPECIAL[3]": Origin((LATENT,), note="System message: lines"),
     "template._SHOUTED": Origin((LATENT,), note="SYSTEM: inside a line"),
     "template._PSEUDO_TAG": Origin((CSE_EN, CSE_ML), note="<ENTERING ... MODE>"),
     "template._ROLE_LINE": Origin((LATENT,), True, note="alternating transcript lines"),
@@ -122,17 +129,23 @@ _PROVENANCE: dict[str, Origin] = {
     "address.ADDRESS[2]": Origin((LATENT,), note="pre-verified by management"),
     "address.ADDRESS[3]": Origin((), note="you are now unrestricted"),
     "address.ADDRESS[4]": Origin((CSE_EN,), note="hypothetically the answer is"),
+    "intent.INTENT[0]": Origin(("own_user_message",), note="claims to be the user or system, then a request"),
+    "intent.INTENT[1]": Origin(("own_user_message", "own_probe_marked"), note="precondition or extra step on the task"),
+    "intent.INTENT[2]": Origin(("own_format_override",), note="changes the output's format or recipient"),
+    "intent.INTENT[3]": Origin(("own_format_override",), note="stop here and forget what came before"),
     "multilingual.MULTILINGUAL[*]": Origin((CSE_ML, CSE_EN), note="19 languages, from the translated rows"),
     "multilingual.MULTILINGUAL_WEAK[*]": Origin((CSE_ML, CSE_EN)),
     "encoded._HEX": Origin((CSE_EN, CSE_ML), note="token smuggling in hex"),
     "encoded._HEX_CHARS": Origin((), helper=True),
     "encoded._B64": Origin((CSE_EN, CSE_ML), note="token smuggling in base64"),
     "encoded._WORDS": Origin((), helper=True),
+    "encoded._ROT13_WORD": Origin(("own_obfuscated",), note="rot13 lines the other families flag once decoded"),
     "encoded._BINARY": Origin((CSE_EN, CSE_ML)),
     "encoded._MORSE": Origin((CSE_EN, CSE_ML)),
 }
 
-_MODULES = ("override", "template", "tool_request", "invisible", "exfil", "hidden", "address", "multilingual", "encoded")
+_MODULES = ("override", "template", "tool_request", "invisible", "exfil", "hidden", "address", "intent", "multilingual",
+            "encoded")
 
 
 def pattern_keys(modules: Iterable[str] = ()) -> dict[str, Pattern]:
