@@ -27,11 +27,10 @@ from dataclasses import dataclass
 _DROP = "\u200b\u200c\u200d\u2060\u2061\u2062\u2064\ufeff\u00ad\u180e\u034f"
 _SPACE = "\u2063"  # INVISIBLE SEPARATOR: a word break a reader cannot see
 _TAG_LO, _TAG_HI = 0xE0000, 0xE007F
-_CANDIDATE = re.compile(f"[{_DROP}{_SPACE}\U000e0000-\U000e007f\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\U0001d400-\U0001d7ff]"
-                        r"|[^\W\d_]*[^\W\d_\x00-\x7f][^\W\d_]*")
-"""Invisible and tag characters, fullwidth and mathematical letters and digits (not fullwidth
-punctuation: Chinese and Japanese text is written with it), and words holding a non-ASCII letter
-(each checked for homoglyphs)."""
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+"""Where edits may be: invisible and tag characters, fullwidth and mathematical letters and digits
+(not fullwidth punctuation: Chinese and Japanese text is written with it), and the words of
+non-ASCII letters (each checked for homoglyphs)."""
 _KIND = {"drop": "zero-width characters", "tag": "Unicode tag characters", "nfkc": "fullwidth or styled letters",
          "homoglyph": "look-alike letters of another script"}
 
@@ -64,6 +63,22 @@ class Normalised:
     _orig_starts: tuple[int, ...]
     _orig_ends: tuple[int, ...]
     _edited: tuple[bool, ...]
+
+    def excerpts(self, context: int) -> list[tuple[int, int]]:
+        """``[start, end)`` ranges of the normalised text around its edits, ``context`` characters
+        either side, merged: a hit that covers an edit lies inside one of them."""
+        out: list[tuple[int, int]] = []
+        size = len(self.text)
+        for k, changed in enumerate(self._edited):
+            if not changed:
+                continue
+            end = self._norm_starts[k + 1] if k + 1 < len(self._norm_starts) else size
+            a, b = max(0, self._norm_starts[k] - context), min(size, end + context)
+            if out and a <= out[-1][1]:
+                out[-1] = (out[-1][0], max(out[-1][1], b))
+            else:
+                out.append((a, b))
+        return out
 
     def span(self, start: int, end: int) -> tuple[int, int, bool]:
         """The original ``[start, end)`` of the normalised span ``[start, end)``, and whether it
@@ -114,22 +129,31 @@ def normalise(text: str) -> Normalised | None:
         pos = e
         kinds.add(_KIND[kind])
 
-    for m in _CANDIDATE.finditer(text):
-        s, e = m.span()
-        token = m.group(0)
-        if e - s == 1 and token in _DROP:
-            edit(s, e, "", "drop")
-        elif token == _SPACE:
-            edit(s, e, " ", "drop")
-        elif e - s == 1 and _TAG_LO <= ord(token) <= _TAG_HI:
-            cp = ord(token) - _TAG_LO
-            edit(s, e, chr(cp) if 0x20 <= cp < 0x7F else "", "tag")
-        elif e - s == 1 and (0xFF10 <= ord(token) <= 0xFF5A or ord(token) >= 0x1D400):
-            folded = unicodedata.normalize("NFKC", token)
-            if folded != token and folded.isascii():
-                edit(s, e, folded, "nfkc")
-        else:
-            _homoglyph_word(text, s, e, edit, latin_lines)
+    done = 0
+    for m in _NON_ASCII.finditer(text):  # every edit is at a non-ASCII character or in its word
+        for k in range(max(m.start(), done), m.end()):
+            if k < done:
+                continue
+            ch = text[k]
+            cp = ord(ch)
+            if ch in _DROP:
+                edit(k, k + 1, "", "drop")
+            elif ch == _SPACE:
+                edit(k, k + 1, " ", "drop")
+            elif _TAG_LO <= cp <= _TAG_HI:
+                edit(k, k + 1, chr(cp - _TAG_LO) if 0x20 <= cp - _TAG_LO < 0x7F else "", "tag")
+            elif 0xFF10 <= cp <= 0xFF5A or 0x1D400 <= cp <= 0x1D7FF:
+                folded = unicodedata.normalize("NFKC", ch)
+                if folded != ch and folded.isascii():
+                    edit(k, k + 1, folded, "nfkc")
+            elif ch.isalpha():
+                ws, we = k, k + 1
+                while ws > pos and text[ws - 1].isalpha():
+                    ws -= 1
+                while we < len(text) and text[we].isalpha() and not 0xFF10 <= ord(text[we]) <= 0xFF5A:
+                    we += 1
+                _homoglyph_word(text, ws, we, edit, latin_lines)
+                done = we
     if not kinds:
         return None
     keep(len(text))
