@@ -10,7 +10,8 @@ claims to be the user, preconditions on the task, changes to the output (:mod:`.
 encoded instructions (:mod:`.encoded`). Disguises (zero-width characters, homoglyphs, fullwidth
 letters) are taken off first (:mod:`.normalise`). :mod:`.scope` decides which items of a trace are scanned (untrusted data only;
 assistant text is labelled, not reported) and turns hits into findings; :mod:`.linkage` ties
-untrusted text to proposed tool calls; :mod:`.sinks` reads the response and tool-call arguments
+untrusted text to proposed tool calls; :mod:`.tool_names` finds data naming the application's tools
+as something to call; :mod:`.sinks` reads the response and tool-call arguments
 for data leaving (exfiltration images, arguments quoting flagged text); :mod:`.trace_scan` scans one trace, :mod:`.text_scan`
 one text outside a trace (``ctxviewer scan``). The rules' shapes are :mod:`.patterns`; the fast
 path over long texts is :mod:`.prefilter`, with the literals every match starts with derived in
