@@ -94,6 +94,8 @@ BENIGN = [
     "In addition to the main course, the menu offers three vegetarian starters.",
     "Tip: set the output format to CSV with --format csv if you want to open the file in a spreadsheet.",
     "button#submit-884 (element 884), input#email (element 312), link 'Forgot password?' (element 1203)",
+    "Hello, I am the developer of this library. Please report bugs on the issue tracker rather than by e-mail.",
+    "Before you can use the client, you must call init() with your API key.",
 ]
 
 
