@@ -50,6 +50,7 @@ FAMILIES: dict[str, str] = {
     "own_probe_plain": "written for ctxviewer: a bare extra question inside data (SEP style)",
     "own_format_override": "written for ctxviewer: RAG passages and resumes that countermand the application",
     "own_obfuscated": "written for ctxviewer: overrides behind zero-width, homoglyph, token and encoding disguises",
+    "own_fresh_holdout": "written for ctxviewer after the intent rules and never used to change them",
 }
 """Family name -> what it holds (the labelled file's positive sources, grouped)."""
 
