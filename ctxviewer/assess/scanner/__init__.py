@@ -6,7 +6,8 @@ addressed to the model inside data: overrides of earlier instructions or of the 
 requests to call tools or send data (:mod:`.tool_request`), invisible text (:mod:`.invisible`),
 data-carrying Markdown images and links (:mod:`.exfil`), hidden-from-the-user phrasing
 (:mod:`.hidden`), text addressed to the AI (:mod:`.address`), data acting as the principal --
-claims to be the user, preconditions on the task, changes to the output (:mod:`.intent`) -- and
+claims to be the user, preconditions on the task, changes to the output (:mod:`.intent`, by
+phrase; :mod:`.intent_features`, by addressee, action and principal) -- and
 encoded instructions (:mod:`.encoded`). Disguises (zero-width characters, homoglyphs, fullwidth
 letters) are taken off first (:mod:`.normalise`). :mod:`.scope` decides which items of a trace are scanned (untrusted data only;
 assistant text is labelled, not reported) and turns hits into findings; :mod:`.linkage` ties

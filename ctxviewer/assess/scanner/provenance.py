@@ -50,7 +50,8 @@ FAMILIES: dict[str, str] = {
     "own_probe_plain": "written for ctxviewer: a bare extra question inside data (SEP style)",
     "own_format_override": "written for ctxviewer: RAG passages and resumes that countermand the application",
     "own_obfuscated": "written for ctxviewer: overrides behind zero-width, homoglyph, token and encoding disguises",
-    "own_fresh_holdout": "written for ctxviewer after the intent rules and never used to change them",
+    "own_fresh_holdout": "written for ctxviewer after the phrase intent rules, then used to write intent_features",
+    "own_fresh_holdout2": "written for ctxviewer after intent_features, measured once, never used to change a rule",
 }
 """Family name -> what it holds (the labelled file's positive sources, grouped)."""
 
@@ -134,6 +135,7 @@ _PROVENANCE: dict[str, Origin] = {
     "intent.INTENT[1]": Origin(("own_user_message", "own_probe_marked"), note="precondition or extra step on the task"),
     "intent.INTENT[2]": Origin(("own_format_override",), note="changes the output's format or recipient"),
     "intent.INTENT[3]": Origin(("own_format_override",), note="stop here and forget what came before"),
+    "intent_features._ANCHOR": Origin(("own_fresh_holdout", "own_user_message"), note="where the features are looked for"),
     "multilingual.MULTILINGUAL[*]": Origin((CSE_ML, CSE_EN), note="19 languages, from the translated rows"),
     "multilingual.MULTILINGUAL_WEAK[*]": Origin((CSE_ML, CSE_EN)),
     "encoded._HEX": Origin((CSE_EN, CSE_ML), note="token smuggling in hex"),
@@ -145,8 +147,8 @@ _PROVENANCE: dict[str, Origin] = {
     "encoded._MORSE": Origin((CSE_EN, CSE_ML)),
 }
 
-_MODULES = ("override", "template", "tool_request", "invisible", "exfil", "hidden", "address", "intent", "multilingual",
-            "encoded")
+_MODULES = ("override", "template", "tool_request", "invisible", "exfil", "hidden", "address", "intent", "intent_features",
+            "multilingual", "encoded")
 
 
 def pattern_keys(modules: Iterable[str] = ()) -> dict[str, Pattern]:

@@ -36,7 +36,7 @@ ENTRY_POINT_GROUP = "ctxviewer.scanner_rules"
 
 BUILTIN = tuple(f"ctxviewer.assess.scanner.{spec}" for spec in (
     "override:OVERRIDE", "template:ROLE_MARKERS", "tool_request:TOOL_REQUEST", "invisible:INVISIBLE",
-    "exfil:EXFILTRATION", "hidden:HIDDEN", "address:ADDRESS", "intent:INTENT", "multilingual:MULTILINGUAL",
+    "exfil:EXFILTRATION", "hidden:HIDDEN", "address:ADDRESS", "intent:INTENT", "intent_features:INTENT_FEATURES", "multilingual:MULTILINGUAL",
     "encoded:ENCODED"))
 """The built-in rules in running order. Family ids: ``injection.override``, ``.role_marker``,
 ``.tool_request``, ``.invisible``, ``.exfiltration``, ``.hidden``, ``.address``, ``.intent``,
