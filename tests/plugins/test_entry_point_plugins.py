@@ -33,7 +33,7 @@ BUILTIN_IMPORTER_NAMES = ["native", "openinference", "otel", "ctxviewer-otlp", "
                           "langfuse-chatml", "langsmith", "litellm", "promptfoo", "provider-api"]
 """Today's importer names in sniffing order."""
 
-BUILTIN_CHECK_IDS = ["policy", "budget", "injection", "accounting", "commitment", "evidence", "output", "required",
+BUILTIN_CHECK_IDS = ["policy", "budget", "injection", "guardrail", "accounting", "commitment", "evidence", "output", "required",
                      "span", "tool", "tool_result", "content", "validation", "limits", "input"]
 """Today's check ids in running order (the order findings are collected in)."""
 
