@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from ctxviewer.assess.checks._common import rule_finding
 from ctxviewer.assess.scanner.scope import Scope, item_label, scan_items
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.guardrail import GuardrailResult
@@ -46,10 +47,10 @@ class GuardrailCheck:
             target = g.target_id or "target not recorded"
             if g.flagged:
                 cats = ", ".join(dict.fromkeys(f.category or "category not recorded" for f in g.findings)) or "no finding recorded"
-                out.append(Finding(
-                    rule="guardrail.runtime", severity=Severity.INFO,
-                    message=f"{_who(g)} decided {g.decision or 'not recorded'} on {g.target_type or 'target'} {target}: {cats}",
-                    evidence=Evidence(item_ids=(g.target_id,) if g.target_id in scans else ())))
+                out.append(rule_finding(
+                    "guardrail.runtime", Severity.INFO,
+                    f"{_who(g)} decided {g.decision or 'not recorded'} on {g.target_type or 'target'} {target}: {cats}",
+                    Evidence(item_ids=(g.target_id,) if g.target_id in scans else ())))
             s = scans.get(g.target_id or "")
             if s is None or s.scope is not Scope.UNTRUSTED:
                 continue
@@ -57,16 +58,16 @@ class GuardrailCheck:
             label = item_label(s.item)
             if flagged_by_scanner and not g.flagged:
                 h = flagged_by_scanner[0]
-                out.append(Finding(
-                    rule="guardrail.disagree", severity=Severity.WARNING,
-                    message=f"{_who(g)} let {label} through ({g.decision or 'decision not recorded'}); the offline "
-                            f"scanner flags it: {h.reason}",
-                    evidence=Evidence(item_ids=(s.item.id,), positions=(s.item.position,) if s.item.position else ())))
+                out.append(rule_finding(
+                    "guardrail.disagree", Severity.WARNING,
+                    f"{_who(g)} let {label} through ({g.decision or 'decision not recorded'}); the offline "
+                    f"scanner flags it: {h.reason}",
+                    Evidence(item_ids=(s.item.id,), positions=(s.item.position,) if s.item.position else ())))
             elif g.flagged and not flagged_by_scanner:
-                out.append(Finding(
-                    rule="guardrail.disagree", severity=Severity.INFO,
-                    message=f"{_who(g)} flagged {label}; the offline scanner finds no instruction-like text there",
-                    evidence=Evidence(item_ids=(s.item.id,), positions=(s.item.position,) if s.item.position else ())))
+                out.append(rule_finding(
+                    "guardrail.disagree", Severity.INFO,
+                    f"{_who(g)} flagged {label}; the offline scanner finds no instruction-like text there",
+                    Evidence(item_ids=(s.item.id,), positions=(s.item.position,) if s.item.position else ())))
         return out
 
 
