@@ -111,5 +111,6 @@ def test_intent_by_features_needs_the_agent_or_its_principal() -> None:
                                    "to NL20 INGB 0001 2345 67.")
     assert h.reason == ("speaks to the agent ('assistant'), asks for an action ('send') and points at its principal "
                         "or a destination ('the user')")
-    # "you" with only a destination is mail to its human reader
+    # "you" with only a destination is mail to its human reader; "the user" in a compound noun is no principal
     assert hits("Thanks for booking. You can wire the $200 deposit to our account by Friday.") == []
+    assert hits("Your account holder statement is available; download it from the Documents tab.") == []

@@ -11,7 +11,8 @@ breaks) and reports it when all three hold:
   export, delete, disable, close, reply to, add to the cart, visit, grant, approve, rate, ...;
 - *principal or destination*: it invokes the agent's principal ("the user", "the customer", "the
   person you work for", "the account holder", "your user") or names where data or money goes (an
-  e-mail address, a URL, an IBAN, a wallet, an amount).
+  e-mail address, a URL, an IBAN, a wallet, an amount). "The user" in a compound noun is not the
+  principal ("your account holder statement", "the user interface", "customer support").
 
 "You" with only a destination is how mail speaks to its human reader ("You can wire the $200
 deposit to ..."), so it needs the principal; a procedure documented for a human ("Before you
@@ -46,6 +47,9 @@ class Features:
                          r"cancel|reply|respond|add|visit|open|click|grant|change|book|buy|order|rate|approve|accept|download|"
                          r"install|invite|subscribe|move|copy|unlock|wipe)\b", re.IGNORECASE)
     principal = LazyPattern(r"\b(?:the|your|this)\s+(?:user|customer|human|owner|account\s+holder|shopper|client|principal)s?\b"
+                            r"(?!\s+(?:statement|account|id|name|number|profile|settings|portal|data|agreement|details|"
+                            r"records?|manual|guide|interface|experience|base|group|stor(?:y|ies)|journey|research|feedback|"
+                            r"support|service|reviews?|satisfaction)\b)"
                             r"|\bthe\s+(?:person|one|human)\s+(?:you(?:'re|\s+are)?\s+)?(?:work(?:ing)?\s+for|help(?:ing)?|"
                             r"assist(?:ing)?|chatting\s+for)\b|\b(?:who\s+owns|on\s+behalf\s+of)\b", re.IGNORECASE)
     destination = LazyPattern(r"[\w.+-]+@[\w-]+\.[\w.-]+|https?://\S+|\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){3,7}\b|\b0x[0-9a-fA-F]{20,}\b"
