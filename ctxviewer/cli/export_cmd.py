@@ -54,7 +54,11 @@ def load_traces(db: str, trace_ids: tuple[str, ...],
 @click.option("--redact", "rules_spec", default=None, metavar="RULES",
               help="Remove or mask fields first: a TOML rules file ([redact] fields, builtin, pattern) or "
                    "built-in rule names (user-ids,emails,api-keys). Every redaction is listed before writing.")
-def export_cmd(db: str, trace_ids: tuple[str, ...], output: str, fmt: str, rules_spec: str | None) -> None:
+@click.option("--guardrails", is_flag=True, default=False,
+              help="otlp only: add the offline scanner's verdicts as apply_guardrail child spans (OpenTelemetry "
+                   "GenAI security-guardrail proposal); importing the file reads them back as guardrail results.")
+def export_cmd(db: str, trace_ids: tuple[str, ...], output: str, fmt: str, rules_spec: str | None,
+               guardrails: bool) -> None:
     """Export TRACE_IDS of DB (all traces when none are given) to FILE as OTLP/JSON.
 
     Each trace becomes one span with the current OpenTelemetry GenAI attributes (model, provider,
@@ -62,6 +66,11 @@ def export_cmd(db: str, trace_ids: tuple[str, ...], output: str, fmt: str, rules
     attributes for what GenAI lacks (item status, priority, omission reason, declared budgets),
     so the file can go to any OpenTelemetry backend and 'ctxviewer import' gives the same traces
     back.
+
+    With --guardrails each trace's span is followed by the offline scanner's verdict on every
+    untrusted item, tool call and response it read, as apply_guardrail child spans with one
+    gen_ai.security.finding event per finding (target = the item or call id); importing the file
+    reads them back as the traces' runtime guardrail results.
 
     With --redact RULES the copy has the configured fields removed and e-mail addresses, API keys
     and custom patterns masked; each redaction is listed first, and each redacted trace is marked
@@ -73,6 +82,8 @@ def export_cmd(db: str, trace_ids: tuple[str, ...], output: str, fmt: str, rules
         ctxviewer export traces.db budget-8k -o one.otlp.json
         ctxviewer export traces.db --redact user-ids,emails,api-keys -o shared.jsonl --format native
     """
+    if guardrails and fmt != "otlp":
+        raise click.UsageError("--guardrails adds OpenTelemetry spans: it needs --format otlp")
     check_output(output, [db])
     line = StatusLine()  # a terminal only: traces read and the rate, then the write; cleared before any output
     started = False  # standard output written to
@@ -97,7 +108,7 @@ def export_cmd(db: str, trace_ids: tuple[str, ...], output: str, fmt: str, rules
             if fmt == "native":
                 write_jsonl(traces, fh)
             else:
-                json.dump(export_request(traces), fh, ensure_ascii=False, separators=(",", ":"))
+                json.dump(export_request(traces, guardrails=guardrails), fh, ensure_ascii=False, separators=(",", ":"))
 
         ticking = Ticker(line, lambda s: f"writing {len(traces):,} trace(s) to {output} ({fmt}) · {s:.0f} s")
         with ticking if output != "-" else nullcontext():  # never a line amid the export on the terminal

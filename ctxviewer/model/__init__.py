@@ -7,6 +7,8 @@ What lives here:
 * :mod:`~ctxviewer.model.findings` -- :class:`~ctxviewer.model.findings.Finding`, severities and
   states: the shape every check fills;
 * :mod:`~ctxviewer.model.table31` -- Table 3.1 of the reference chapter as data;
+* :mod:`~ctxviewer.model.guardrail` -- runtime guardrail results recorded with a trace (what the
+  application's own guards decided, OpenTelemetry GenAI security-guardrail shape);
 * :mod:`~ctxviewer.model.span_facts` -- what a model call's span recorded about the call (status,
   agent, operation: OpenTelemetry GenAI attributes);
 * :mod:`~ctxviewer.model.words` -- how a recorded value reads (``8,000``, ``not recorded``);

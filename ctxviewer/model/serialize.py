@@ -43,7 +43,7 @@ __all__ = [
 WIRE_ORDER: dict[type, tuple[str, ...]] = {
     RequestTrace: ("trace_id", "created", "service", "session_id", "user_id", "replay_of", "endpoint", "policy",
                    "user_request", "budget", "reserved_output_tokens", "input_tokens", "safety_margin", "usage",
-                   "request", "response", "tool_calls", "validations", "source_format", "omissions_recorded",
+                   "request", "response", "tool_calls", "validations", "guardrails", "source_format", "omissions_recorded",
                    "attributes", "items"),
     ContextItem: ("kind", "id", "status", "position", "priority", "trust", "tokens", "tokens_provenance",
                   "omission_reason", "role", "source", "content"),

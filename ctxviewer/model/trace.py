@@ -31,6 +31,8 @@ from typing import Any, Mapping
 
 from frozendict import deepfreeze, frozendict
 
+from ctxviewer.model.guardrail import GuardrailResult
+
 NOT_RECORDED = "not recorded"
 """What the viewer shows for a field the source did not record (``None``)."""
 
@@ -376,6 +378,8 @@ class RequestTrace:
     """Tool calls the model proposed, with checks."""
     validations: tuple[ValidationResult, ...] = ()
     """Validation results on the output."""
+    guardrails: tuple[GuardrailResult, ...] = ()
+    """Runtime guardrail evaluations recorded with the request (:mod:`ctxviewer.model.guardrail`)."""
     source_format: str | None = None
     """Importer that produced the trace (``native``, ``otel``, ...)."""
     omissions_recorded: bool = True

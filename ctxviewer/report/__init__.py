@@ -7,7 +7,8 @@ What lives here:
 * :mod:`~ctxviewer.report.audit_report` and :mod:`~ctxviewer.report.budget_svg` -- the
   self-contained HTML audit report with its budget chart as SVG;
 * :mod:`~ctxviewer.report.export_otlp` -- traces as OTLP/JSON with the OpenTelemetry GenAI
-  attributes; :mod:`~ctxviewer.report.redact` -- redaction before export.
+  attributes, with :mod:`~ctxviewer.report.guardrail_spans` -- the scanner's verdicts as
+  ``apply_guardrail`` spans (``export --guardrails``); :mod:`~ctxviewer.report.redact` -- redaction before export.
 
 May import: every core package below the front ends (:mod:`ctxviewer.review`,
 :mod:`ctxviewer.diff`, :mod:`ctxviewer.present`, :mod:`ctxviewer.assess`, :mod:`ctxviewer.store`,

@@ -158,12 +158,20 @@ def span_of(t: RequestTrace) -> dict[str, Any]:
     return span
 
 
-def export_request(traces: Iterable[RequestTrace]) -> dict[str, Any]:
+def export_request(traces: Iterable[RequestTrace], *, guardrails: bool = False) -> dict[str, Any]:
     """An ``ExportTraceServiceRequest`` for ``traces``: one ``resourceSpans`` per service, in
-    first-seen order (``service.name`` absent for traces without a service)."""
+    first-seen order (``service.name`` absent for traces without a service). ``guardrails``: each
+    trace's span is followed by the offline scanner's verdicts as ``apply_guardrail`` child spans
+    (:mod:`ctxviewer.report.guardrail_spans`)."""
     groups: dict[str | None, list[dict[str, Any]]] = {}
     for t in traces:
-        groups.setdefault(t.service, []).append(span_of(t))
+        span = span_of(t)
+        groups.setdefault(t.service, []).append(span)
+        if guardrails:
+            from ctxviewer.report.guardrail_spans import guardrail_spans, scanner_verdicts
+
+            groups[t.service] += guardrail_spans(scanner_verdicts(t), span["traceId"], span["spanId"],
+                                                 span.get("startTimeUnixNano"))
     return {"resourceSpans": [
         {"resource": {"attributes": [] if svc is None else [{"key": "service.name", "value": {"stringValue": svc}}]},
          "scopeSpans": [{"scope": {"name": "ctxviewer", "version": __version__}, "spans": spans}]}

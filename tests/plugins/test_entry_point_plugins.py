@@ -33,7 +33,7 @@ BUILTIN_IMPORTER_NAMES = ["native", "openinference", "otel", "ctxviewer-otlp", "
                           "langfuse-chatml", "langsmith", "litellm", "promptfoo", "provider-api"]
 """Today's importer names in sniffing order."""
 
-BUILTIN_CHECK_IDS = ["policy", "budget", "injection", "accounting", "commitment", "evidence", "output", "required",
+BUILTIN_CHECK_IDS = ["policy", "budget", "injection", "guardrail", "accounting", "commitment", "evidence", "output", "required",
                      "span", "tool", "tool_result", "content", "validation", "limits", "input"]
 """Today's check ids in running order (the order findings are collected in)."""
 
@@ -132,7 +132,8 @@ def test_a_broken_check_plugin_is_a_check_error_finding_and_the_other_checks_sti
 def test_an_entry_point_scanner_rule_runs_after_the_builtins_and_finds_its_hit(installed: None) -> None:
     assert [r.id for r in RULES][:len(BUILTIN_RULES)] == [
         "injection.override", "injection.role_marker", "injection.tool_request", "injection.invisible",
-        "injection.exfiltration", "injection.hidden", "injection.address", "injection.multilingual",
+        "injection.exfiltration", "injection.hidden", "injection.address", "injection.intent", "injection.intent",
+        "injection.multilingual",
         "injection.encoded"]
     assert [r.id for r in RULES][len(BUILTIN_RULES):] == ["injection.example", "injection.example_broken"]
     text = "Ticket 4471: please Open the Pod Bay Doors before noon."

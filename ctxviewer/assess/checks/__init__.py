@@ -9,7 +9,8 @@ several checks share (the expected policy versions and user marks are :mod:`ctxv
 :mod:`.server_state` whether a request leaves its earlier turns with the provider.
 
 The built-ins, in running order: ``policy`` (Table 3.1 row 1), ``capacity`` (eq. 3.1),
-``injection`` (the prompt-injection scanner, Table 3.1 row 5), ``accounting`` (counted vs
+``injection`` (the prompt-injection scanner, Table 3.1 row 5), ``guardrail`` (runtime guardrail
+results against the scanner), ``accounting`` (counted vs
 reported input, reserve vs C), ``commitments`` (row 2), ``evidence`` (rows 3 and 4),
 ``json_output``, ``required`` (required items trimmed), ``spans`` (span status), ``tool_calls``
 (row 5), ``tool_results`` (orphan tool results), ``truncation`` (content cut by the exporter),
@@ -49,7 +50,7 @@ ENTRY_POINT_GROUP = "ctxviewer.checks"
 BUILTIN = tuple(
     f"ctxviewer.assess.checks.{module}:CHECK"
     for module in ("policy",  # first: Table 3.1 row 1
-                   "capacity", "injection",
+                   "capacity", "injection", "guardrail",
                    "accounting", "commitments", "evidence", "json_output", "required", "spans", "tool_calls",
                    "tool_results", "truncation", "validations",  # the diagnostics
                    "limits",  # endpoint profiles

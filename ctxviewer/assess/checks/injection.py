@@ -1,7 +1,9 @@
 """The prompt-injection check: the scanner's hits in untrusted items and the action linkage.
 
 Rule ids ``injection.<family>`` (see :mod:`ctxviewer.assess.scanner`), ``injection.action_linkage`` and
-``injection.permitted_after_flag`` (Table 3.1 row 5, "unsafe tool proposal"). A scanner-rule
+``injection.permitted_after_flag`` (Table 3.1 row 5, "unsafe tool proposal"), and the sinks
+``injection.response_exfiltration`` and ``injection.argument_from_flagged``
+(:mod:`ctxviewer.assess.scanner.sinks`). A scanner-rule
 plug-in that could not be loaded is one ``check.error`` finding (severity ``warning``) naming it:
 the scan ran without that rule.
 """

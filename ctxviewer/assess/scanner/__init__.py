@@ -5,13 +5,19 @@ addressed to the model inside data: overrides of earlier instructions or of the 
 (:mod:`.override`, :mod:`.multilingual`), chat-template and role markers (:mod:`.template`),
 requests to call tools or send data (:mod:`.tool_request`), invisible text (:mod:`.invisible`),
 data-carrying Markdown images and links (:mod:`.exfil`), hidden-from-the-user phrasing
-(:mod:`.hidden`), text addressed to the AI (:mod:`.address`) and encoded instructions
-(:mod:`.encoded`). :mod:`.scope` decides which items of a trace are scanned (untrusted data only;
+(:mod:`.hidden`), text addressed to the AI (:mod:`.address`), data acting as the principal --
+claims to be the user, preconditions on the task, changes to the output (:mod:`.intent`, by
+phrase; :mod:`.intent_features`, by addressee, action and principal) -- and
+encoded instructions (:mod:`.encoded`). Disguises (zero-width characters, homoglyphs, fullwidth
+letters) are taken off first (:mod:`.normalise`). :mod:`.scope` decides which items of a trace are scanned (untrusted data only;
 assistant text is labelled, not reported) and turns hits into findings; :mod:`.linkage` ties
-untrusted text to proposed tool calls; :mod:`.trace_scan` scans one trace, :mod:`.text_scan`
+untrusted text to proposed tool calls; :mod:`.tool_names` finds data naming the application's tools
+as something to call; :mod:`.sinks` reads the response and tool-call arguments
+for data leaving (exfiltration images, arguments quoting flagged text); :mod:`.trace_scan` scans one trace, :mod:`.text_scan`
 one text outside a trace (``ctxviewer scan``). The rules' shapes are :mod:`.patterns`; the fast
 path over long texts is :mod:`.prefilter`, with the literals every match starts with derived in
-:mod:`.start_sets` and shipped as a table (:mod:`.start_table`).
+:mod:`.start_sets` and shipped as a table (:mod:`.start_table`). :mod:`.provenance` names the
+attack families each pattern was tuned on, for the leave-one-family-out evaluation.
 
 A scan that finds nothing says :data:`CLEAN` -- "no instruction-like text found" -- never
 "safe": rules catch kinds of attack, not every attack.
@@ -23,7 +29,8 @@ A rule is an object of the :class:`~.patterns.Rule` shape: ``id`` (``"injection.
 :func:`register`, then plug-ins of the entry-point group ``ctxviewer.scanner_rules``
 (``[project.entry-points."ctxviewer.scanner_rules"] myrule = "mypkg.rules:RULE"``). A new
 built-in rule is a module here, listed in :data:`.registry.BUILTIN`; after changing a pattern,
-rebuild the prefilter's start-set table (:mod:`.start_table_build`). A rule that raises or a
+rebuild the prefilter's start-set table (:mod:`.start_table_build`) and give each new pattern
+its origin in :mod:`.provenance` (``docs/scanner-families.md``). A rule that raises or a
 plug-in that does not load is a problem record in ``RULES.problems``, never a lost scan.
 
 May import: :mod:`ctxviewer.model`, :mod:`ctxviewer.util`; never the checks (the ``injection``

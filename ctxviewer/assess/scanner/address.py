@@ -28,7 +28,7 @@ ADDRESS = PatternRule(
             r"\b(?:summari[sz]ing|reading|processing|parsing|crawling|indexing)\s+(?:ai\s+|language\s+)?(?:models?|agents?|assistants?|llms?|bots?|tools?)\s+(?:must|should|shall|are\s+(?:required|instructed|asked)\s+to|need\s+to)\s+(?:\w+\s+){0,2}(?:append|add|include|mention|say|state|respond|reply|output|insert|recommend|write|report)\b",
             rf"\b(?:as|you\s+are)\s+an?\s+{_AI}\s+(?:reading|processing|parsing|summari[sz]ing|analy[sz]ing|reviewing)\s+this\b"),
          "addresses the AI model reading the data: '{m}'"),
-        (rx(r"\b(?:i\s*'?\s*a?m|this\s+is|we\s+are)\s+(?:your|the)\s+(?:developers?|creators?|administrators?|admins?|owners?|programmers?|operators?|makers?|system\s+administrators?|openai|anthropic|supervisor)\b",
+        (rx(r"\b(?:i\s*'?\s*a?m|this\s+is|we\s+are)\s+(?:your|the)\s+(?:developers?|creators?|administrators?|admins?|owners?|programmers?|operators?|makers?|system\s+administrators?|openai|anthropic|supervisor)\b(?!\s+of\b)",
             r"\b(?:developer|debug|god|admin|maintenance|override|jailbreak|dan|unrestricted|sudo|root|test)\s+mode\s+(?:is\s+)?(?:on|enabled|activated|engaged)\b|\b(?:enable|enter|activate|switch\s+to)\s+(?:developer|debug|god|admin|maintenance|override|jailbreak|dan|unrestricted|sudo)\s+mode\b",
             r"\b(?:running|performing|this\s+is)\s+an?\s+(?:system|security|diagnostic)\s+(?:check|test|audit|diagnostic)\b[^.\n]{0,80}\b(?:output|print|reply|respond|say|repeat|reveal|show)\b"),
          "claims the authority of the model's developer or system: '{m}'"),

@@ -1,10 +1,12 @@
-"""Family ``injection.encoded``: instructions hidden in hex or base64 ("token smuggling").
+"""Family ``injection.encoded``: instructions hidden in hex, base64 or rot13 ("token smuggling").
 
 Attack kind: an instruction encoded so that keyword filters miss it while the model decodes it
 ("# 49676e6f7265207468652066756e6374696f6e..."), in base64, in 8-bit binary groups or in Morse
 code. A run of at least 24 hex digits, 20 base64 characters, 8 binary groups or 8 Morse letters
 that decodes to printable text of several words is reported with the decoded text;
-the decoded text is also scanned by the other families and their reasons are quoted. Hashes,
+the decoded text is also scanned by the other families and their reasons are quoted. A line with
+three common words as they read in rot13 ("gur", "naq", "vtaber") is decoded and reported when
+the other families flag the decoded text. Hashes,
 keys and binary blobs decode to non-text and are not reported.
 """
 
@@ -12,7 +14,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import itertools
+import re
 from typing import Callable, Iterator
 
 from ctxviewer.assess.scanner.patterns import Hit, LazyPattern
@@ -25,6 +29,9 @@ _B64 = LazyPattern(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{20,}={0,2}(?![A-Za-z0-9+/=
 _WORDS = LazyPattern(r"[A-Za-z]{2,}")
 _BINARY = LazyPattern(r"(?<![01])(?:[01]{6,9}[ \t]+){7,}[01]{6,9}(?![01])")
 _MORSE = LazyPattern(r"(?<![.\-/\w])(?:[.\-]{1,6}[ ]+(?:/[ ]+)?){7,}[.\-]{1,6}(?![.\-\w])")
+_ROT13_WORD = LazyPattern(r"\b(?:gur|naq|lbh|lbhe|vtaber|nyy|cerivbhf|vafgehpgvbaf|flfgrz|cebzcg|fnl|cnffjbeq|erfcbaq|"
+                          r"ercyl|fraq|guvf|jvgu|sbe|sebz|nccebirq|nqzva)\b", re.IGNORECASE)
+"""Common English words and instruction words as they read in rot13 ("gur" = "the", "vtaber" = "ignore")."""
 _MORSE_CODE = {
     ".-": "a", "-...": "b", "-.-.": "c", "-..": "d", ".": "e", "..-.": "f", "--.": "g", "....": "h", "..": "i",
     ".---": "j", "-.-": "k", ".-..": "l", "--": "m", "-.": "n", "---": "o", ".--.": "p", "--.-": "q", ".-.": "r",
@@ -112,6 +119,27 @@ class EncodedText:
                 why = f"; decoded, it reads as: {inner[0].reason}" if inner else ""
                 yield Hit(self.id, m.start(), m.end(), f"{name} spells '{decoded[:80]}'{why}",
                           Severity.FAILURE if inner else Severity.WARNING)
+        yield from self._rot13(text)
+
+
+    def _rot13(self, text: str) -> Iterator[Hit]:
+        """Lines with three rot13 words whose rot13 decoding the other families flag (``failure``)."""
+        lines: dict[int, list[re.Match[str]]] = {}
+        for m in finditer(_ROT13_WORD, text):
+            lines.setdefault(text.rfind("\n", 0, m.start()), []).append(m)
+        for words in lines.values():
+            if len({w.group(0).lower() for w in words}) < 3 or not self.rescan:
+                continue
+            start = words[0].start()
+            end = text.find("\n", words[-1].end())
+            end = len(text) if end < 0 else end
+            while end > start and text[end - 1].isspace():
+                end -= 1
+            decoded = codecs.decode(text[start:end], "rot13")
+            inner = self.rescan(decoded)
+            if inner:
+                yield Hit(self.id, start, end, f"rot13 text decodes to '{decoded[:80]}'; decoded, it reads as: "
+                          f"{inner[0].reason}", Severity.FAILURE)
 
 
 ENCODED = EncodedText()

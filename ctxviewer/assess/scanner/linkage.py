@@ -12,8 +12,10 @@ only where the argument names one (``amount``, ``price``, ``total``, ... or a mo
 ``349.00``); a number under any other name (``element_id=884``) is an id. And an id or a path
 that a tool's own output returned (a tool result, role ``tool``: an accessibility-tree element, a
 row id, a file name from a listing) used as the next call's argument is the normal agent loop,
-not data steering the action: only e-mail addresses, URLs, accounts and amounts are traced into
-tool results; every kind is traced into documents, memory and other untrusted data.
+not data steering the action: only e-mail addresses, accounts and amounts are traced into tool
+results, and URLs only into a tool result the scanner flagged (a browser agent following a link, or
+opening the password-reset link of the e-mail it read, is the loop; a link next to an injection is
+not); every kind is traced into documents, memory and other untrusted data.
 
 Severity by what the application did with the call: ``blocked`` -> ``warning`` (it was stopped),
 ``needs_approval`` or not recorded -> ``failure``, ``permitted`` -> ``failure``, and ``critical``
@@ -128,8 +130,9 @@ def link_calls(trace: RequestTrace, scans: list[ItemScan]) -> list[Finding]:
             if any(_find(t, arg.forms) for t in trusted_text):
                 continue
             for s in untrusted:
-                if arg.kind in LOOP_KINDS and (s.item.role or "").lower() == "tool":
-                    continue  # a tool's own output handing an id or path to the next call: the agent loop
+                if (s.item.role or "").lower() == "tool" and (arg.kind in LOOP_KINDS or (
+                        arg.kind == "URL" and s not in flagged)):
+                    continue  # a tool's own output handing an id, a path or a link to the next call: the agent loop
                 span = _find(s.item.content or "", arg.forms)
                 if span:
                     linked.append((arg, s, span))

@@ -215,6 +215,9 @@ def finditer(pattern: PatternLike, text: str, *, force: bool = False) -> Iterato
     faster over the labelled set's short texts). A pattern not compiled yet
     (:class:`ctxviewer.assess.scanner.patterns.LazyPattern`) is compiled at the first candidate its
     line-start guard lets through, so a text where it cannot start a match never compiles it."""
+    off = getattr(_LOCAL, "off", None)
+    if off and pattern in off:
+        return iter(())
     if getattr(_LOCAL, "plain", False):
         return pattern.finditer(text)
     if len(text) < MIN_CHARS and not force and not _REGISTRY.known(pattern):
@@ -244,6 +247,18 @@ def plain() -> Iterator[None]:
         yield
     finally:
         _LOCAL.plain = old
+
+
+@contextmanager
+def switched_off(patterns: Iterable[PatternLike]) -> Iterator[None]:
+    """Within the block (this thread), :func:`finditer` yields no match for ``patterns`` (the
+    leave-one-family-out evaluation: :func:`ctxviewer.assess.scanner.provenance.held_out`)."""
+    old = getattr(_LOCAL, "off", None)
+    _LOCAL.off = frozenset(patterns) | (old or frozenset())
+    try:
+        yield
+    finally:
+        _LOCAL.off = old
 
 
 _FOLDED_SPACE = re.compile("[ \n]*")

@@ -7,7 +7,10 @@ with :func:`register`, then plug-ins from the entry-point group :data:`ENTRY_POI
 one). :func:`scan_text` runs each rule in isolation -- a rule that raises is skipped for that text
 and recorded once in ``RULES.problems`` (naming the rule and the error), never breaking the scan;
 a plug-in that could not be loaded is left out and recorded there too -- and returns the hits
-sorted by position, overlapping hits of the same rule merged into the strongest one.
+sorted by position, overlapping hits of the same rule merged into the strongest one. A text with
+disguises (zero-width characters, homoglyphs, fullwidth letters, tag characters:
+:mod:`.normalise`) is scanned again as a model reads it; a hit there that covers a disguise is
+reported on the original span, as a ``failure``, its reason naming the disguise.
 """
 
 from __future__ import annotations
@@ -19,9 +22,12 @@ from typing import Any, Iterator
 
 from ctxviewer.assess.scanner import prefilter, start_table
 from ctxviewer.assess.scanner.encoded import ENCODED
+from ctxviewer.assess.scanner.invisible import INVISIBLE
 from ctxviewer.assess.scanner.multilingual import MULTILINGUAL
+from ctxviewer.assess.scanner.normalise import normalise
 from ctxviewer.assess.scanner.override import OVERRIDE
 from ctxviewer.assess.scanner.patterns import Hit, LazyPattern, Pattern, PatternRule, Rule
+from ctxviewer.model.findings import Severity
 from ctxviewer.util.interrupt import checkpoint, progress
 from ctxviewer.util.plugins import PluginRegistry, conform, source_of
 
@@ -30,9 +36,10 @@ ENTRY_POINT_GROUP = "ctxviewer.scanner_rules"
 
 BUILTIN = tuple(f"ctxviewer.assess.scanner.{spec}" for spec in (
     "override:OVERRIDE", "template:ROLE_MARKERS", "tool_request:TOOL_REQUEST", "invisible:INVISIBLE",
-    "exfil:EXFILTRATION", "hidden:HIDDEN", "address:ADDRESS", "multilingual:MULTILINGUAL", "encoded:ENCODED"))
+    "exfil:EXFILTRATION", "hidden:HIDDEN", "address:ADDRESS", "intent:INTENT", "intent_features:INTENT_FEATURES", "multilingual:MULTILINGUAL",
+    "encoded:ENCODED"))
 """The built-in rules in running order. Family ids: ``injection.override``, ``.role_marker``,
-``.tool_request``, ``.invisible``, ``.exfiltration``, ``.hidden``, ``.address``,
+``.tool_request``, ``.invisible``, ``.exfiltration``, ``.hidden``, ``.address``, ``.intent``,
 ``.multilingual``, ``.encoded``."""
 
 
@@ -128,16 +135,29 @@ def scan_text(text: str, *, _depth: int = 0) -> list[Hit]:
     return _merge(sorted(hits, key=lambda h: (h.start, -h.end)))
 
 
-def _scan(text: str, _depth: int) -> list[Hit]:
+def _run(text: str, _depth: int, skip: tuple[Rule, ...] = ()) -> list[Hit]:
     hits: list[Hit] = []
     for rule in RULES.all():
-        if rule is ENCODED and _depth:
+        if (rule is ENCODED and _depth) or rule in skip:
             continue
         checkpoint()
         try:
             hits.extend(rule.find(text))
         except Exception as exc:  # one failing rule never breaks the scan
             RULES.note(rule.id, source_of(rule), f"failed in find: {type(exc).__name__}: {exc}")
+    return hits
+
+
+def _scan(text: str, _depth: int) -> list[Hit]:
+    hits = _run(text, _depth)
+    norm = normalise(text)
+    if norm is not None:  # the text as a model reads it: hits that only its disguise hid
+        how = " and ".join(sorted(norm.kinds))
+        for a, b in norm.excerpts(WINDOW_OVERLAP):  # only around the disguises: a hit must cover one
+            for h in _run(norm.text[a:b], _depth, skip=(INVISIBLE,)):
+                start, end, disguised = norm.span(h.start + a, h.end + a)
+                if disguised:
+                    hits.append(Hit(h.rule, start, end, f"{h.reason} (disguised with {how})", Severity.FAILURE))
     english = [h for h in hits if h.rule == OVERRIDE.id]
     hits = [h for h in hits if h.rule != MULTILINGUAL.id or not any(_overlap(h, e) for e in english)]
     return _merge(sorted(hits, key=lambda h: (h.start, -h.end)))

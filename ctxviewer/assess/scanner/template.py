@@ -25,6 +25,8 @@ _SPECIAL = PatternRule(
             r"system|user|assistant|end|fim_prefix|fim_middle|fim_suffix|tool_call|channel|message|start|return|constrain)\|>",
             r"\[/?INST\]|<</?SYS>>|<s>\s*\[INST\]|</?start_of_turn>|<end_of_turn>|\bBEGININSTRUCTION\b|\bENDINSTRUCTION\b"),
          "chat-template special token in data: '{m}'"),
+        (rx(r"<\|[A-Za-z][A-Za-z0-9_.-]{1,40}\|>"),
+         "a special token of a chat template or tokenizer in data: '{m}'"),
         (rx(r"</?\s*(?:system|system[_-]?prompt|sys|assistant|instructions?|im_start|user_query|admin|developer|tool_call|function_call)\s*>"),
          "a role or instruction tag that opens or closes a turn: '{m}'"),
         # Possessive runs (\s*+): a run of whitespace is taken whole, never split between two

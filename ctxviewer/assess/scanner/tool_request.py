@@ -30,7 +30,7 @@ TOOL_REQUEST = PatternRule(
             r"\b(?:call|invoke|execute|run|trigger)\s+[`'\"]?[a-z][a-z0-9]*(?:_[a-z0-9]+)+[`'\"]?\s*\("),
          "asks the model to call a tool: '{m}'"),
         (rx(r"\b(?:issue|make|send|create|file|place|cancel|delete|update|change|transfer|book|order|approve|grant|reset|refund|pay|call|run|execute|open|close|submit|post|process)\b"
-            r"[^.\n]{0,100}?\b(?:with|using|via|through|by\s+calling)\s+(?:the\s+|your\s+)?[`'\"]?[\w.-]+[`'\"]?\s+(?:tool|function|plugin|api|endpoint)\b"),
+            r"[^.\n]{0,100}?\b(?:with|using|via|through|by\s+calling)\s+(?:the\s+|your\s+)?[`'\"]?(?!(?:the|your|my|our|a|an)\s)[\w.-]+[`'\"]?\s+(?:tool|function|plugin|api|endpoint)\b"),
          "asks the model to act with a named tool: '{m}'"),
         (rx(r"\b(?:(?:visit|open|browse\s+to|navigate\s+to|fetch|load|go\s+to|click)\s+(?:the\s+(?:following\s+)?(?:link|url|page|website)\s+)?(?:https?://|www\.)\S+)"
             r"(?=[^\n]{0,80}\b(?:and|then|with|append|include|add)\b)"),

@@ -8,6 +8,7 @@ format (``otel``, ``openinference``, ``ctxviewer-otlp``).
   prefix) -> Iterator[Span | ImportProblem]``: :mod:`.otlp` (OTLP/JSON ``ExportTraceServiceRequest``,
   also one per line), :mod:`.span_list` (span arrays, one span object), :mod:`.attribute_map` (a
   flat attribute map);
+* :mod:`.guardrail` -- guardrail evaluation spans (``apply_guardrail``) as runtime guardrail results;
 * :mod:`.read` -- picks the container, reads files (OTLP protobuf too) and groups spans by trace.
 
 May import: :mod:`ctxviewer.importers.common` (values, containers, peek),

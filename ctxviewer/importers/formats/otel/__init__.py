@@ -6,6 +6,8 @@ groups), :mod:`.events` (span events and log records folded into attributes, tru
 over-deep values), :mod:`.mapping` (a chat span's GenAI attributes -> an
 :class:`~ctxviewer.importers.common.llm_call.LLMCall`), :mod:`.group` (what a chat span learns
 from the other spans of its trace: session, agent, inherited system instructions, tool executions).
+A chat span's ``apply_guardrail`` child spans are its trace's runtime guardrail results
+(:mod:`ctxviewer.importers.common.spans.guardrail`).
 The span containers it reads (OTLP/JSON and protobuf, span lists, attribute maps) and the span
 shape are shared with the other span formats in :mod:`ctxviewer.importers.common.spans`; the
 chat-message normaliser is :mod:`ctxviewer.importers.common.messages`; the trace is made by the
@@ -30,6 +32,7 @@ from ctxviewer.importers.common.containers import head_text
 from ctxviewer.importers.common.llm_call import build_trace
 from ctxviewer.importers.common.peek import peek_json
 from ctxviewer.importers.common.spans import attribute_map, otlp, span_list
+from ctxviewer.importers.common.spans.guardrail import guardrail_from_span, is_guardrail_span
 from ctxviewer.importers.common.spans.read import PROTOBUF_SUFFIXES, read_span_groups
 from ctxviewer.importers.common.spans.span import Span, SpanRecord, missing_parents, trace_id_for
 from ctxviewer.importers.contract import ImportProblem, Record
@@ -114,9 +117,10 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState) -> Iterat
     named = [t for t in tools if t.attributes.get("gen_ai.tool.name")]
     state.chats += len(chats)
     state.lone_tools += len(named)
+    guards = [s for s in spans.values() if is_guardrail_span(s)]
     for s in spans.values():
         if not is_chat_span(s.attributes) and not (s.attributes.get("gen_ai.operation.name") == "execute_tool"
-                                                   and s.attributes.get("gen_ai.tool.name")):
+                                                   and s.attributes.get("gen_ai.tool.name")) and not is_guardrail_span(s):
             state.others += 1
             if len(state.other_names) < 5:
                 state.other_names.append(str(s.attributes.get("gen_ai.operation.name") or s.name or "unnamed"))
@@ -141,6 +145,9 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState) -> Iterat
             yield ImportProblem(file, where, f"cannot map GenAI attributes: {exc}")
             continue
         notes += role_keyed
+        own = tuple(guardrail_from_span(g) for g in guards if s.span_id and g.parent_id == s.span_id)
+        if own:
+            trace = replace(trace, guardrails=trace.guardrails + own)
         if id(s) in fed:
             trace = replace(trace, attributes={**trace.attributes, "ctxviewer.fed_by": fed[id(s)]})
         if id(s) in cut:
