@@ -4,7 +4,8 @@ The house, top floor first; each package's docstring is its own map, and the lay
 ``pyproject.toml`` keeps every import running downwards:
 
 * front ends -- :mod:`ctxviewer.cli` (the command line) and :mod:`ctxviewer.gui` (the window);
-* :mod:`ctxviewer.report` -- what leaves as a file: ``show`` text, SARIF, HTML, OTLP export;
+* :mod:`ctxviewer.report` -- what leaves as a file: ``show`` text, SARIF, HTML, OTLP export; and
+  :mod:`ctxviewer.replay` -- sending a recorded request to a configured endpoint, position tests;
 * :mod:`ctxviewer.pipeline` (import, back-fill, warm-up) and :mod:`ctxviewer.review` (the audit queue);
 * :mod:`ctxviewer.diff` (comparing) and :mod:`ctxviewer.builder` (building and what-if);
 * :mod:`ctxviewer.present` -- the words every surface shows;
