@@ -9,6 +9,7 @@ read; the replay is stored in ``--save DB2`` (default ``DB.replays.db`` beside D
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import click
@@ -65,6 +66,8 @@ def replay_cmd(db: str, trace_id: str, endpoint: str, save_to: str | None, tempe
     except KeyError:
         raise BadInput(f"{db}: no trace with id {trace_id!r}") from None
     target = save_to or str(default_save_path(db))
+    if Path(target).resolve() == Path(db).resolve():  # refused before anything is sent
+        raise BadInput(f"{target}: the source database is never written; choose another file")
     if not as_json:
         click.echo(f"sending {one_line(trace_id)} to {one_line(ep.describe())}")
     try:
