@@ -50,7 +50,7 @@ def mcnemar_exact(b: int, c: int) -> float:
     n = b + c
     if n == 0:
         return 1.0
-    tail = sum(math.comb(n, i) for i in range(min(b, c) + 1)) / 2 ** n
+    tail: float = sum(math.comb(n, i) for i in range(min(b, c) + 1)) / 2 ** n
     return min(1.0, 2 * tail)
 
 
@@ -160,7 +160,7 @@ def spread_interval(cells: dict[tuple[str, int], list[bool]], items: list[str], 
             a, b = cells[(items[0], best)], cells[(items[0], worst)]
             diffs.append(_mean([rng.choice(a) for _ in a]) - _mean([rng.choice(b) for _ in b]))
     diffs.sort()
-    return diffs[int(0.025 * (resamples - 1))], diffs[int(math.ceil(0.975 * (resamples - 1)))]
+    return diffs[int(0.025 * (resamples - 1))], diffs[math.ceil(0.975 * (resamples - 1))]
 
 
 def analyse(runs: Iterable[RunScore], resamples: int = 2000, seed: int = 0) -> Analysis:
