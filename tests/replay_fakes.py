@@ -145,12 +145,12 @@ def _units(path: str, doc: dict[str, Any]) -> list[tuple[str, str]]:
     """(role, text) of each turn, Anthropic blocks as turns of their message's role."""
     if path == "/v1/responses":
         items = doc["input"] if isinstance(doc["input"], list) else [{"role": "user", "content": doc["input"]}]
-        return [(it.get("role", it.get("type", "")), json.dumps(it.get("content", it.get("output", "")))) for it in items]
+        return [(it.get("role", it.get("type", "")), str(it.get("content", it.get("output", "")))) for it in items]
     out = []
     for m in doc["messages"]:
         c = m.get("content")
         if isinstance(c, list):
-            out += [(m["role"], json.dumps(b, ensure_ascii=False)) for b in c]
+            out += [(m["role"], b["text"] if "text" in b else json.dumps(b, ensure_ascii=False)) for b in c]
         else:
             out.append((m["role"], c or ""))
     return out
