@@ -18,7 +18,7 @@ What lives here, by role:
 * Qt models -- ``trace_list_model`` (a million rows, read by key), ``item_table_model``,
   ``findings_model``, ``two_level_model``, ``review_model``, ``diff_model``, ``whatif_model``;
 * controllers (menus and actions on a :class:`WindowApi`) -- ``compare``, ``reload``,
-  ``trace_actions``, ``audit_dock``, ``search_dock``, ``whatif_controller``; on a parent widget:
+  ``trace_actions``, ``audit_dock``, ``search_dock``, ``whatif_controller``, ``replay_controller``; on a parent widget:
   ``importer`` (File > Import), ``upgrade_offer`` (an older database's upgraded copy);
 * workers -- :mod:`~ctxviewer.gui.worker` (:class:`Task`: every job off the GUI thread),
   :mod:`~ctxviewer.gui.trace_loader` (the one selection path: load, derive, assess; a newer
@@ -26,7 +26,7 @@ What lives here, by role:
   :mod:`~ctxviewer.gui.thresholds` (every size above which work leaves the GUI thread).
 
 May import: the core packages (``model``, ``tokens``, ``util``, ``assess``, ``store``, ``importers``,
-``present``, ``pipeline``, ``review``, ``diff``, ``builder``, ``report``) and Qt. Never the
+``present``, ``pipeline``, ``review``, ``diff``, ``builder``, ``report``, ``replay``) and Qt. Never the
 reverse: no core module imports this package; only :mod:`ctxviewer.cli` does, inside the commands
 that open a window (import-linter contracts in ``pyproject.toml``). Trace text is untrusted: every
 widget shows it as plain text.

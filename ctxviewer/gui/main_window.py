@@ -55,6 +55,7 @@ from ctxviewer.gui.importer import ImportController, show_message
 from ctxviewer.gui.layout_memory import restore_layout, save_layout
 from ctxviewer.gui.recent_files import RecentFiles
 from ctxviewer.gui.reload import ReloadController
+from ctxviewer.gui.replay_controller import ReplayController
 from ctxviewer.gui.search_dock import SearchController
 from ctxviewer.gui.shortcuts_help import ShortcutsDialog
 from ctxviewer.gui.tables import fit_columns_to_content, make_table, size_columns
@@ -182,6 +183,8 @@ class MainWindow(QMainWindow):
         self.compare = CompareController(self)  # Compare menu, buttons and diff windows
         self.audit = AuditController(self)
         self.whatif = WhatIfController(self)  # Trace > What-if…
+        self.replayer = ReplayController(self)  # Trace > Replay… (opens the diff of the replay)
+        self.replayer.sig_replayed.connect(self.compare.open_diff)
         self.trace_actions = TraceActions(self)  # Items menu
         self.reloader = ReloadController(self)  # File > Reload (F5), changed-on-disk notice
         self.search = SearchController(self)  # Edit > Search Content
