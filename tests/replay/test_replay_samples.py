@@ -157,3 +157,23 @@ def test_request_problems_catches_an_unpaired_tool_use() -> None:
         {"role": "user", "content": [{"type": "text", "text": "no result"}]}]}
     assert request_problems("/v1/messages", body) == [
         "messages[1]: tool_use ids ['t1'] without tool_result blocks immediately after"]
+
+
+def test_a_what_if_is_replayed_as_re_trimmed() -> None:
+    """"What would the model have answered with this budget?": the what-if's trace (no stored body:
+    its items changed) is rebuilt from its items, so the items it drops are not sent."""
+    from ctxviewer.builder.whatif import Scenario, run
+    from ctxviewer.model.trace import Category
+
+    t = next(t for t in _samples() if t.trace_id == "evidence-in-middle")
+    outcome = run(t, Scenario(caps={Category.EVIDENCE: 1500}))
+    w = outcome.trace
+    dropped = [i for i in w.omitted if t.item(i.id).status.value == "retained"]
+    assert dropped and w.request.content is None
+    with FakeServer() as srv:
+        r = replay(w, _ep(srv, "openai-chat"))
+    assert srv.problems == [[]]
+    sent = [m["content"] for m in json.loads(srv.requests[0]["raw"])["messages"]]
+    assert all(i.content not in sent for i in dropped)
+    assert sum(1 for i in w.retained if i.content in sent) == len([i for i in w.retained if i.kind.value != "tool"])
+    assert r.trace.replay_of == w.trace_id and r.plan.source == "rebuilt from the items"
