@@ -4,7 +4,7 @@ the window, so both say the same about a trace.
 ``ctxviewer [DB]`` opens the window (``open`` is the default command); ``import``, ``list``,
 ``show`` and ``screenshot`` are defined here; every other command is one module, loaded only
 when it runs (:class:`~ctxviewer.cli.group.LazyCommands`): ``check_cmd``, ``diff_cmd``,
-``export_cmd``, ``position_test_cmd``, ``replay_cmd``, ``report_cmd``, ``scan_cmd``, ``search_cmd``, ``tokens_cmd``, ``upgrade_cmd``,
+``export_cmd``, ``position_results_cmd``, ``position_test_cmd``, ``replay_cmd``, ``report_cmd``, ``scan_cmd``, ``search_cmd``, ``tokens_cmd``, ``upgrade_cmd``,
 ``whatif_cmd``. Shared parts: ``group`` (the group class and its manners), ``output`` (the one
 place a command's outcome reaches the terminal), ``status`` (exit statuses), ``write`` and
 ``output_path`` (the ``-o`` file guard), ``list_table`` (``list``'s table, fitted to 100
@@ -313,6 +313,7 @@ _commands = LazyCommands({
     "search": "ctxviewer.cli.search_cmd:search_cmd",
     "replay": "ctxviewer.cli.replay_cmd:replay_cmd",
     "position-test": "ctxviewer.cli.position_test_cmd:position_test_cmd",
+    "position-results": "ctxviewer.cli.position_results_cmd:position_results_cmd",
 })
 _commands.update(cli.commands)  # open, import, list, show, screenshot (defined above)
 cli.commands = _commands

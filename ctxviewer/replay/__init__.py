@@ -16,7 +16,8 @@ Nothing here sends a byte unless the user named an endpoint of ``[endpoint.NAME]
 * :mod:`.run` -- one replay: the new trace (``replay_of`` the original, the request actually sent
   stored byte for byte) and its diff;
 * :mod:`.stats` -- Wilson intervals, exact McNemar, Cochran's Q, bootstrap spread;
-  :mod:`.scoring` -- the score rules; :mod:`.positions` -- the variants and runs of a position test.
+  :mod:`.scoring` -- the score rules; :mod:`.positions` -- the variants and runs of a position test;
+  :mod:`.harness_rows` -- result rows of Lost in the Middle, NeedleInAHaystack and RULER as scores.
 
 May import: :mod:`ctxviewer.pipeline`, :mod:`ctxviewer.diff`, :mod:`ctxviewer.builder`,
 :mod:`ctxviewer.present`, :mod:`ctxviewer.assess`, :mod:`ctxviewer.store`, :mod:`ctxviewer.model`,

@@ -130,15 +130,22 @@ class Analysis:
     notes: tuple[str, ...] = ()
 
 
-def _table(runs: Iterable[RunScore]) -> tuple[list[int], list[str], dict[tuple[str, int], list[bool]]]:
+def _table(runs: Iterable[RunScore], drop_unpaired: bool, notes: list[str]
+           ) -> tuple[list[int], list[str], dict[tuple[str, int], list[bool]]]:
     cells: dict[tuple[str, int], list[bool]] = {}
     for r in runs:
         cells.setdefault((r.item, r.position), []).append(r.correct)
     positions = sorted({p for _, p in cells})
     items = sorted({i for i, _ in cells})
     missing = [(i, p) for i in items for p in positions if (i, p) not in cells]
-    if missing:
+    if missing and not drop_unpaired:
         raise ValueError(f"unpaired runs: item {missing[0][0]} has no run at position {missing[0][1]}")
+    if missing:
+        gone = sorted({i for i, _ in missing})
+        items = [i for i in items if i not in gone]
+        notes.append(f"{len(gone):,} item(s) left out: no run at every position (first: {gone[0]})")
+        if not items:
+            raise ValueError("no item has a run at every position")
     return positions, items, cells
 
 
@@ -163,13 +170,16 @@ def spread_interval(cells: dict[tuple[str, int], list[bool]], items: list[str], 
     return diffs[int(0.025 * (resamples - 1))], diffs[math.ceil(0.975 * (resamples - 1))]
 
 
-def analyse(runs: Iterable[RunScore], resamples: int = 2000, seed: int = 0) -> Analysis:
+def analyse(runs: Iterable[RunScore], resamples: int = 2000, seed: int = 0, drop_unpaired: bool = False) -> Analysis:
     """Accuracy per position (Wilson 95 %), Cochran's Q across positions, exact McNemar for each pair
     and the best - worst spread with its bootstrap interval (module docstring). Raises
-    ``ValueError`` when an item lacks a run at some position (the tests need paired items)."""
-    positions, items, cells = _table(runs)
+    ``ValueError`` when an item lacks a run at some position (the tests need paired items), unless
+    ``drop_unpaired`` leaves such items out (said in the notes)."""
+    notes: list[str] = []
+    positions, items, cells = _table(runs, drop_unpaired, notes)
     one = len(items) == 1
-    notes = ["one item: intervals and tests are over its runs (repeats), not over items in general"] if one else []
+    if one:
+        notes.insert(0, "one item: intervals and tests are over its runs (repeats), not over items in general")
     accs = []
     for p in positions:
         if one:
