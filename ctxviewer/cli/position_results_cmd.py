@@ -9,9 +9,9 @@ import json
 
 import click
 
-from ctxviewer.cli.position_test_cmd import analysis_json, render_analysis
 from ctxviewer.cli.status import BadInput
 from ctxviewer.replay.harness_rows import HARNESSES, read_harness
+from ctxviewer.replay.position_report import analysis_json, render_analysis
 from ctxviewer.replay.stats import analyse
 from ctxviewer.util.visible import one_line
 

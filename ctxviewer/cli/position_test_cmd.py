@@ -10,61 +10,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import click
-from tabulate import tabulate
 
 from ctxviewer.cli.replay_cmd import overrides_of
 from ctxviewer.cli.status import BadInput
 from ctxviewer.pipeline.hints import open_store
 from ctxviewer.replay.endpoints import EndpointError, endpoint_named
-from ctxviewer.replay.positions import PositionTestResult, run_position_test
+from ctxviewer.replay.position_report import analysis_json, render_analysis
+from ctxviewer.replay.positions import PositionTestResult, parse_positions, run_position_test
 from ctxviewer.replay.run import default_save_path, save
 from ctxviewer.replay.scoring import parse_rule
 from ctxviewer.replay.send import SendFailure
-from ctxviewer.replay.stats import Analysis
 from ctxviewer.store import StoreError
 from ctxviewer.util.visible import one_line
-
-
-def _positions(text: str) -> list[int]:
-    try:
-        values = [int(v) for v in text.replace(" ", "").split(",") if v]
-    except ValueError:
-        raise click.BadParameter(f"--positions: {text!r} is not a comma-separated list of whole numbers") from None
-    if len(values) < 2 or len(set(values)) != len(values) or min(values) < 1:
-        raise click.BadParameter("--positions: give two or more different positions, each 1 or more (e.g. 1,5,10)")
-    return values
-
-
-def analysis_json(a: Analysis) -> dict[str, Any]:
-    """The analysis as JSON: ``unit``, ``positions[{position, accuracy, low, high, n, runs}]``,
-    ``cochran_q{q, df, p}``, ``mcnemar[{a, b, b_only, c_only, p}]``, ``spread{best, worst, value, low, high}``, ``notes``."""
-    return {"unit": a.unit,
-            "positions": [vars(p) for p in a.positions],
-            "cochran_q": None if a.cochran is None else dict(zip(("q", "df", "p"), a.cochran)),
-            "mcnemar": [dict(zip(("a", "b", "b_only", "c_only", "p"), m)) for m in a.mcnemar],
-            "spread": None if a.spread is None else dict(zip(("best", "worst", "value", "low", "high"), a.spread)),
-            "notes": list(a.notes)}
-
-
-def render_analysis(a: Analysis) -> str:
-    """The text report: a table of accuracy per position with the Wilson 95 % interval, Cochran's Q,
-    each pair's exact McNemar p, the best - worst spread with its bootstrap interval, the notes."""
-    rows = [[p.position, f"{p.accuracy:.2f}", f"[{p.low:.2f}, {p.high:.2f}]", p.n, p.runs] for p in a.positions]
-    lines = [tabulate(rows, headers=["position", "accuracy", "95% interval (Wilson)", a.unit, "runs"],
-                      colalign=("right", "right", "left", "right", "right"), disable_numparse=True)]
-    if a.cochran is not None:
-        q, df, p = a.cochran
-        lines.append(f"Cochran's Q = {q:.2f} (df {df}), p = {p:.4g}")
-    for pa, pb, b, c, p in a.mcnemar:
-        lines.append(f"McNemar {pa} vs {pb}: {b} right only at {pa}, {c} right only at {pb}, exact p = {p:.4g}")
-    if a.spread is not None:
-        best, worst, v, low, high = a.spread
-        lines.append(f"best - worst: position {best} - position {worst} = {v:+.2f}, 95% bootstrap interval [{low:+.2f}, {high:+.2f}]")
-    lines += [f"note: {n}" for n in a.notes]
-    return "\n".join(lines)
 
 
 @click.command("position-test")
@@ -95,7 +54,10 @@ def position_test_cmd(db: str, trace_ids: tuple[str, ...], item: str, endpoint: 
         ctxviewer position-test samples.db evidence-in-middle --item KB-1008#p1 --endpoint local \\
             --positions 1,10,20 --repeats 5 --score 'contains:"price adjustment"'
     """
-    where = _positions(positions)
+    try:
+        where = parse_positions(positions)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--positions") from None
     try:
         rule = parse_rule(score)
     except ValueError as exc:

@@ -17,6 +17,7 @@ Nothing here sends a byte unless the user named an endpoint of ``[endpoint.NAME]
   stored byte for byte) and its diff;
 * :mod:`.stats` -- Wilson intervals, exact McNemar, Cochran's Q, bootstrap spread;
   :mod:`.scoring` -- the score rules; :mod:`.positions` -- the variants and runs of a position test;
+  :mod:`.position_report` -- the analysis in words, as JSON and as the chart's points;
   :mod:`.harness_rows` -- result rows of Lost in the Middle, NeedleInAHaystack and RULER as scores.
 
 May import: :mod:`ctxviewer.pipeline`, :mod:`ctxviewer.diff`, :mod:`ctxviewer.builder`,

@@ -36,6 +36,18 @@ ATTR = "ctxviewer.position_test"
 """Prefix of the run traces' attributes: ``.id``, ``.item``, ``.position``, ``.repeat``, ``.rule``, ``.score``."""
 
 
+def parse_positions(text: str) -> list[int]:
+    """``"1, 5,10"`` -> ``[1, 5, 10]``. Raises ``ValueError`` unless two or more different whole
+    numbers of 1 or more are given."""
+    try:
+        values = [int(v) for v in text.replace(" ", "").split(",") if v]
+    except ValueError:
+        raise ValueError(f"{text!r} is not a comma-separated list of whole numbers") from None
+    if len(values) < 2 or len(set(values)) != len(values) or min(values) < 1:
+        raise ValueError("give two or more different positions, each 1 or more (e.g. 1,5,10)")
+    return values
+
+
 def slots(trace: RequestTrace, item_id: str) -> list[ContextItem]:
     """The retained items of ``item_id``'s kind, in order (the positions 1..n). Raises ``KeyError``
     for an unknown item and ``ValueError`` for an omitted one."""
