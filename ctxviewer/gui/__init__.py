@@ -12,7 +12,7 @@ What lives here, by role:
   ``budget_chart`` (``budget_plot``, ``chart_legend``), ``item_table``, ``content_view``,
   ``conversation_pane``, ``answer_panes``, ``diagnostics_tabs`` (``findings_panel``,
   ``tool_calls_panel``, ``evidence_strip``); other windows and docks: ``diff_view`` (``diff_text``,
-  ``diff_chart``), ``whatif_panel`` (``accounting_box``), ``audit_view`` (``audit_queue``, ``audit_detail``, ``audit_notes``), ``search_dock``,
+  ``diff_chart``), ``whatif_panel`` (``accounting_box``), ``position_panel`` (``position_chart``), ``audit_view`` (``audit_queue``, ``audit_detail``, ``audit_notes``), ``search_dock``,
   ``shortcuts_help``; small parts: ``filter_edit``, ``tables``, ``column_menu``, ``clipboard``,
   ``control_glyphs`` (how control characters are drawn), ``recent_files``, ``layout_memory``;
 * Qt models -- ``trace_list_model`` (a million rows, read by key), ``item_table_model``,

@@ -9,6 +9,9 @@ progress dialog whose Cancel stops waiting (a 429's Retry-After included); the w
 :func:`ctxviewer.replay.run.replay` and :func:`~ctxviewer.replay.run.save`, the same the CLI
 calls. A failure is shown in one plain-text message (refused, 401, 429, timeout, a wrong answer).
 
+**Trace › Position Test…** opens :class:`~ctxviewer.gui.position_panel.PositionPanel` on the
+selected trace (built on first use).
+
 Signal: ``sig_replayed(object original, object replay)`` after the replay is stored; the window
 connects it to the Compare controller's diff window.
 """
@@ -60,6 +63,34 @@ class ReplayController(QObject):
         self.act.setStatusTip("Send this trace's request again to an endpoint of ctxviewer.toml and diff the answer")
         self.act.triggered.connect(self.choose_and_replay)
         window.menu("&Trace").addAction(self.act)
+        self.act_positions = QAction("&Position Test…", window.host)
+        self.act_positions.setStatusTip("Move one item of this trace, run the variants, and chart accuracy per position")
+        self.act_positions.triggered.connect(self.open_positions)
+        window.menu("&Trace").addAction(self.act_positions)
+        self._panel: Any = None
+
+    @property
+    def panel(self) -> Any:
+        """The Position Test window (:class:`~ctxviewer.gui.position_panel.PositionPanel`), built on first use."""
+        if self._panel is None:
+            from ctxviewer.gui.position_panel import PositionPanel
+            from ctxviewer.gui.window_keys import add_close_keys
+
+            self._panel = PositionPanel()
+            self._panel.setWindowTitle("ctxviewer — position test")
+            self._panel.resize(1000, 760)
+            add_close_keys(self._panel)
+        return self._panel
+
+    def open_positions(self) -> None:
+        """Show the Position Test window on the selected trace."""
+        db, trace = self._db(), self.window.trace
+        if db is None or trace is None:
+            self.window.show_status("Select a trace first.")
+            return
+        self.panel.set_trace(trace, db)
+        self.panel.show()
+        self.panel.raise_()
 
     def _db(self) -> str | None:
         store = self.window.store
