@@ -96,8 +96,9 @@ def position_test_cmd(db: str, trace_ids: tuple[str, ...], item: str, endpoint: 
     assert result.analysis is not None
     if as_json:
         click.echo(json.dumps({"test_id": result.test_id, "item": item, "rule": rule.text, "saved": target,
-                               "runs": len(result.traces), **analysis_json(result.analysis)}, indent=2, ensure_ascii=False))
+                               "runs": len(result.traces), "checked": result.checked, **analysis_json(result.analysis)}, indent=2, ensure_ascii=False))
         return
     click.echo(f"position test {result.test_id}: item {one_line(item)}, rule {one_line(rule.text)}")
+    click.echo(f"checked: {one_line(result.checked)}")
     click.echo(render_analysis(result.analysis))
     click.echo(f"saved {len(result.traces)} runs in {target}")

@@ -181,7 +181,7 @@ class PositionPanel(QWidget):
             return
         self.chart.draw(result.analysis, f"position test {result.test_id}")
         self.report.setPlainText(f"position test {result.test_id}: {len(result.traces)} runs stored in "
-                                 f"{self.target.text()}\n" + render_analysis(result.analysis))
+                                 f"{self.target.text()}\nchecked: {result.checked}\n" + render_analysis(result.analysis))
 
     def _failed(self, message: str) -> None:
         self._done()

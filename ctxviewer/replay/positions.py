@@ -156,6 +156,9 @@ class PositionTestResult:
     analysis: Analysis | None
     """``None`` when cancelled before every position had a run of every item."""
     cancelled: bool = False
+    checked: str = ""
+    """What was checked of the variants, in words (``"3 variants of evidence-in-middle: each request is
+    byte-identical to the first but for where KB-1008#p1 sits (rebuilt from the items)"``)."""
 
 
 def run_position_test(cases: Sequence[tuple[RequestTrace, str]], ep: EndpointConfig, positions: Sequence[int],
@@ -168,6 +171,8 @@ def run_position_test(cases: Sequence[tuple[RequestTrace, str]], ep: EndpointCon
     :class:`~ctxviewer.replay.endpoints.EndpointError` and :class:`~ctxviewer.replay.send.SendFailure`."""
     test_id = test_id or f"ptest-{uuid.uuid4().hex[:8]}"
     all_variants = [(t, item, variants(t, item, positions, ep, overrides)) for t, item in cases]
+    checked = "; ".join(f"{len(vs)} variants of {t.trace_id}: each request is byte-identical to the first but for "
+                        f"where {item} sits (rebuilt from the items)" for t, item, vs in all_variants)
     total, done = len(cases) * len(positions) * repeats, 0
     traces: list[RequestTrace] = []
     scores: list[RunScore] = []
@@ -175,7 +180,7 @@ def run_position_test(cases: Sequence[tuple[RequestTrace, str]], ep: EndpointCon
         for original, item, vs in all_variants:
             for v in vs:
                 if cancelled():
-                    return PositionTestResult(test_id, tuple(traces), tuple(scores), None, True)
+                    return PositionTestResult(test_id, tuple(traces), tuple(scores), None, True, checked)
                 tid = f"{original.trace_id}~{test_id}-p{v.position}-r{r}"
                 extra = {f"{ATTR}.id": test_id, f"{ATTR}.item": item, f"{ATTR}.position": v.position,
                          f"{ATTR}.repeat": r, f"{ATTR}.rule": rule.text}
@@ -187,4 +192,4 @@ def run_position_test(cases: Sequence[tuple[RequestTrace, str]], ep: EndpointCon
                 scores.append(RunScore(original.trace_id, v.position, r, ok))
                 done += 1
                 progress(done, total)
-    return PositionTestResult(test_id, tuple(traces), tuple(scores), analyse(scores))
+    return PositionTestResult(test_id, tuple(traces), tuple(scores), analyse(scores), False, checked)

@@ -82,10 +82,7 @@ def replay(original: RequestTrace, ep: EndpointConfig, *, overrides: Mapping[str
     :class:`~ctxviewer.replay.send.SendFailure` (each failure kind)."""
     plan = plan or plan_request(original, ep, overrides, from_items=from_items)
     key = api_key(ep, environ)
-    kwargs: dict[str, Any] = {"transport": transport, "cancelled": cancelled}
-    if sleep is not None:
-        kwargs["sleep"] = sleep
-    answer = post(ep, plan.body, key, **kwargs)
+    answer = post(ep, plan.body, key, transport=transport, sleep=sleep, cancelled=cancelled)
     new = replay_trace(original, plan, ep, answer.body, answer.elapsed_ms, trace_id, extra)
     return Replay(original, new, plan, ep, answer.elapsed_ms)
 

@@ -13,7 +13,9 @@ Failures raise :class:`SendFailure` with a :attr:`~SendFailure.kind`:
 * ``timeout`` -- no answer within ``timeout_s``;
 * ``bad_answer`` -- a 2xx answer that is not a JSON object;
 * ``http_error`` -- any other status (the provider's error message quoted, one line);
-* ``cancelled`` -- the caller's cancel flag was set while waiting.
+* ``cancelled`` -- the caller's cancel flag was set (checked before each try and every 0.1 s of a
+  Retry-After wait);
+* ``no_client`` -- httpx (the ``replay`` extra) is not installed.
 
 The key is never part of a message, a log line or an exception (httpx's own exceptions are
 replaced). httpx is imported here only, when a request is sent (the ``replay`` extra). No Qt here.
@@ -95,12 +97,25 @@ def _error_text(raw: bytes) -> str:
     return one_line(str(msg if msg is not None else doc))[:200]
 
 
+def _waiter(cancelled: Callable[[], bool]) -> Callable[[float], None]:
+    def wait(seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while not cancelled() and time.monotonic() < end:
+            time.sleep(min(0.1, max(0.0, end - time.monotonic())))
+    return wait
+
+
 def post(ep: EndpointConfig, body: bytes, key: str | None, *, transport: Any = None,
-         sleep: Callable[[float], None] = time.sleep, cancelled: Callable[[], bool] = lambda: False) -> Answer:
+         sleep: Callable[[float], None] | None = None, cancelled: Callable[[], bool] = lambda: False) -> Answer:
     """POST ``body`` to ``ep.url`` and return the :class:`Answer`. Raises :class:`SendFailure`
-    (module docstring). ``transport`` is an httpx transport (tests); ``sleep`` waits a
-    Retry-After; ``cancelled`` is polled before each try."""
-    import httpx  # the replay extra; only a send needs it
+    (module docstring). ``transport`` is an httpx transport (tests); ``sleep`` waits a Retry-After
+    (default: in 0.1 s steps, stopping early when ``cancelled``); ``cancelled`` is polled before
+    each try."""
+    try:
+        import httpx  # the replay extra; only a send needs it
+    except ImportError:
+        raise SendFailure("no_client", "sending needs httpx: pip install 'ctxviewer[replay]'") from None
+    sleep = sleep or _waiter(cancelled)
 
     timeout = httpx.Timeout(ep.timeout_s)
     with httpx.Client(timeout=timeout, transport=transport, follow_redirects=False, trust_env=False) as client:

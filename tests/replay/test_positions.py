@@ -157,6 +157,8 @@ def test_the_position_test_command(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert result.exit_code == 0, result.output
     doc = json.loads(result.output)
     assert [p["position"] for p in doc["positions"]] == [1, 10, 20] and doc["runs"] == 12
+    assert doc["checked"] == ("3 variants of evidence-in-middle: each request is byte-identical to the first but for "
+                              "where KB-1008#p1 sits (rebuilt from the items)")
     assert doc["cochran_q"]["df"] == 2 and doc["notes"] == [
         "one item: intervals and tests are over its runs (repeats), not over items in general"]
     with TraceStore.open(tmp_path / "s.replays.db") as s:

@@ -94,3 +94,23 @@ def test_refused() -> None:
         post(_ep(f"http://127.0.0.1:{port}/v1"), BODY, None)
     assert err.value.kind == "refused"
     assert f"cannot connect to http://127.0.0.1:{port}/v1/chat/completions" in str(err.value)
+
+
+def test_a_retry_after_wait_stops_when_cancelled() -> None:
+    flag = [False]
+    with FakeServer() as srv:
+        srv.script("429:20")
+        import threading
+        threading.Timer(0.2, lambda: flag.__setitem__(0, True)).start()
+        with pytest.raises(SendFailure) as err:
+            post(_ep(srv.base_url), BODY, None, cancelled=lambda: flag[0])
+    assert err.value.kind == "cancelled"
+    assert len(srv.requests) == 1
+
+
+def test_without_httpx_the_message_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    monkeypatch.setitem(sys.modules, "httpx", None)
+    with pytest.raises(SendFailure) as err:
+        post(_ep("http://127.0.0.1:9/v1"), BODY, None)
+    assert (err.value.kind, str(err.value)) == ("no_client", "sending needs httpx: pip install 'ctxviewer[replay]'")
