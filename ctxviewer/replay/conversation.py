@@ -8,7 +8,10 @@
 * an ``assistant`` item -> an assistant turn; lines of its content that are a tool call as the
   importers render it (``{"type":"tool_call","id":...,"name":...,"arguments":...}``,
   :func:`ctxviewer.importers.common.messages.part_text`) become its tool calls, the other lines its text;
-* a ``tool`` role item -> the result of the oldest call still waiting for one;
+* a ``tool`` role item -> the result of the oldest call still waiting for one; a ``user`` history
+  item right after an assistant turn with exactly one call waiting -> that call's result (Anthropic
+  Messages sends a tool result as the next user turn, which importers may keep as user text; a note
+  says so);
 * everything else -> a user turn (role ``user``, the default for evidence, memory and history).
 
 So the provider accepts it, every call gets a result: a call with none recorded before the next
@@ -138,6 +141,12 @@ def conversation_of(trace: RequestTrace) -> Conversation:
         role = _role(item)
         if role == "system":
             system.append(text)
+        elif role == "user" and item.kind is Kind.HISTORY and len(waiting) == 1:
+            # Anthropic Messages carries a tool result in the next user turn (a tool_result block), which
+            # an importer may keep as user text: the one call waiting is what it answers
+            turns.append(ChatTurn("tool", text, item.id, (), waiting.pop(0).id))
+            notes.append(f"item {item.id}: the user turn right after tool call {turns[-1].call_id} is taken as its "
+                         "result (the record does not mark it as one)")
         elif role == "tool":
             if waiting:
                 turns.append(ChatTurn("tool", text, item.id, (), waiting.pop(0).id))

@@ -121,6 +121,18 @@ def test_tool_calls_and_results_are_paired_for_each_provider(shared: Path) -> No
     assert json.loads(srv.requests[0]["raw"])["temperature"] == 0.5  # llm.invocation_parameters
 
 
+def test_an_anthropic_tool_result_kept_as_user_text_is_paired(shared: Path) -> None:
+    t = _corpus(shared, "provider-api/anthropic/messages-tool-result-in-history.vcr.yaml")
+    from ctxviewer.replay.conversation import conversation_of
+
+    conv = conversation_of(t)
+    assert [(x.role, x.call_id) for x in conv.turns] == [
+        ("user", None), ("assistant", None), ("tool", "toolu_01KBqpqR73qWGsMaW3vBzEjz")]
+    assert conv.turns[2].text == '{"weather": "sunny", "temperature": "75"}'
+    assert conv.notes == ("item msg-2: the user turn right after tool call toolu_01KBqpqR73qWGsMaW3vBzEjz is taken as "
+                          "its result (the record does not mark it as one)",)
+
+
 def test_corpus_tool_call_traces_with_their_bodies(shared: Path) -> None:
     cases = [("provider-api/anthropic/messages-tool-result-in-history.vcr.yaml", "anthropic-messages"),
              ("provider-api/openai/chat-completions-parallel-tool-calls.vcr.yaml", "openai-chat"),
