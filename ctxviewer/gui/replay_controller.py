@@ -9,7 +9,7 @@ progress dialog whose Cancel stops waiting (a 429's Retry-After included); the w
 :func:`ctxviewer.replay.run.replay` and :func:`~ctxviewer.replay.run.save`, the same the CLI
 calls. A failure is shown in one plain-text message (refused, 401, 429, timeout, a wrong answer).
 
-**Trace › Position Test…** opens :class:`~ctxviewer.gui.position_panel.PositionPanel` on the
+**Trace › Position Test…** (Ctrl+Alt+P) opens :class:`~ctxviewer.gui.position_panel.PositionPanel` on the
 selected trace (built on first use).
 
 Signal: ``sig_replayed(object original, object replay)`` after the replay is stored; the window
@@ -64,6 +64,7 @@ class ReplayController(QObject):
         self.act.triggered.connect(self.choose_and_replay)
         window.menu("&Trace").addAction(self.act)
         self.act_positions = QAction("&Position Test…", window.host)
+        self.act_positions.setShortcut(QKeySequence("Ctrl+Alt+P"))
         self.act_positions.setStatusTip("Move one item of this trace, run the variants, and chart accuracy per position")
         self.act_positions.triggered.connect(self.open_positions)
         window.menu("&Trace").addAction(self.act_positions)
