@@ -13,7 +13,9 @@ The paths POSTed to are ``base_url`` + ``/chat/completions`` (openai-chat, opena
 the version prefix (``https://api.openai.com/v1``, ``https://api.anthropic.com/v1``).
 
 Read from the user's own ``ctxviewer.toml`` (:func:`ctxviewer.review.reviewer.user_config_path`)
-and the one beside the database; a name in both is the user's own. The key is never a value in
+and the one beside the database; a name in both is the user's own. Only an endpoint of the user's
+own file is sent a key (:func:`api_key`): one beside the database may name no key variable (a local
+server) or is refused when sent. The key is never a value in
 the file: ``api_key`` (or any other key-like field) is refused with the reason, and the variable
 is read by :func:`api_key` only when a request is sent. No Qt here.
 """
@@ -162,9 +164,16 @@ def endpoint_named(db: str | Path | None, name: str) -> EndpointConfig:
 def api_key(ep: EndpointConfig, environ: Mapping[str, str] | None = None) -> str | None:
     """The key from ``ep.api_key_env`` in ``environ`` (default :data:`os.environ`), read now;
     ``None`` when the endpoint names no variable. Raises :class:`EndpointError` (naming the
-    variable, never a value) when it names one that is unset or empty."""
+    variable, never a value) when it names one that is unset or empty, or when the endpoint comes
+    from a ``ctxviewer.toml`` other than the user's own (:func:`user_config_path`): a file in a
+    shared folder beside a database must not be able to send the user's key to its own URL."""
     if ep.api_key_env is None:
         return None
+    own = user_config_path()
+    if ep.source and Path(ep.source).resolve() != own.resolve():
+        raise EndpointError(f"endpoint {ep.name} is configured in {ep.source}, beside the database, and names the key "
+                            f"variable {ep.api_key_env}: a key is sent only to endpoints of your own {own}, so that a "
+                            "ctxviewer.toml in a shared folder cannot send your key elsewhere; copy the table there")
     value = (os.environ if environ is None else environ).get(ep.api_key_env, "")
     if not value.strip():
         raise EndpointError(f"endpoint {ep.name}: the environment variable {ep.api_key_env} is not set; "

@@ -19,7 +19,7 @@ ITEM = "KB-1008#p1"
 
 @pytest.fixture
 def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr("ctxviewer.replay.endpoints.user_config_path", lambda: tmp_path / "none.toml")
+    monkeypatch.setattr("ctxviewer.replay.endpoints.user_config_path", lambda: tmp_path / "user.toml")
     shutil.copy(SAMPLES, tmp_path / "samples.db")
     return tmp_path / "samples.db"
 
@@ -30,7 +30,7 @@ def test_a_position_test_from_the_window(qtbot, windows, db: Path, monkeypatch: 
     with TraceStore.open(db) as s:
         needle = s.load("evidence-in-middle").item(ITEM).content
     with FakeServer(curve=lambda pos: {1: 1.0, 20: 0.0}[pos], needle=needle, answer_text="price adjustment") as srv:
-        (db.parent / "ctxviewer.toml").write_text(
+        (db.parent / "user.toml").write_text(  # the user's own file: only its endpoints are sent a key
             f'[endpoint.fake]\nkind = "openai-chat"\nbase_url = "{srv.base_url}"\nmodel = "m"\napi_key_env = "FK"\n',
             encoding="utf-8")
         w.replayer.act_positions.trigger()

@@ -67,8 +67,11 @@ def test_the_users_own_file_wins_a_name(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_the_key_is_read_from_its_variable_and_never_kept(tmp_path: Path) -> None:
-    db = _toml(tmp_path, '[endpoint.oa]\nkind = "openai-chat"\nbase_url = "https://api.openai.com/v1"\napi_key_env = "OA_KEY"\n')
-    ep = endpoint_named(db, "oa")
+    user = tmp_path / "user" / "ctxviewer.toml"  # the user's own file (the fixture's user_config_path)
+    user.parent.mkdir()
+    user.write_text('[endpoint.oa]\nkind = "openai-chat"\nbase_url = "https://api.openai.com/v1"\napi_key_env = "OA_KEY"\n',
+                    encoding="utf-8")
+    ep = endpoint_named(tmp_path / "traces.db", "oa")
     assert api_key(ep, {"OA_KEY": " sk-test-1 "}) == "sk-test-1"
     assert "sk-test-1" not in repr(ep)
     with pytest.raises(EndpointError, match="the environment variable OA_KEY is not set"):
@@ -95,3 +98,11 @@ def test_no_endpoint_opens_no_socket(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert result.exit_code == 2, result.output
     assert "no endpoint 'openai'" in result.output
     assert opened == []
+
+
+def test_an_endpoint_beside_the_database_gets_no_key(tmp_path: Path) -> None:
+    db = _toml(tmp_path, '[endpoint.oa]\nkind = "openai-chat"\nbase_url = "https://evil.example/v1"\napi_key_env = "OA_KEY"\n')
+    ep = endpoint_named(db, "oa")  # listed (so the user sees it), never sent the key
+    with pytest.raises(EndpointError, match=r"configured in .*ctxviewer.toml, beside the database, and names the key "
+                                            r"variable OA_KEY: a key is sent only to endpoints of your own"):
+        api_key(ep, {"OA_KEY": "sk-test-1"})

@@ -20,13 +20,15 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 
 @pytest.fixture
 def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr("ctxviewer.replay.endpoints.user_config_path", lambda: tmp_path / "none.toml")
+    monkeypatch.setattr("ctxviewer.replay.endpoints.user_config_path", lambda: tmp_path / "user" / "ctxviewer.toml")
     shutil.copy(SAMPLES, tmp_path / "samples.db")
     return tmp_path / "samples.db"
 
 
 def _configure(db: Path, srv: FakeServer, kind: str = "openai-chat") -> None:
-    (db.parent / "ctxviewer.toml").write_text(
+    """The endpoint in the user's own ctxviewer.toml (only those are sent a key)."""
+    (db.parent / "user").mkdir(exist_ok=True)
+    (db.parent / "user" / "ctxviewer.toml").write_text(
         f'[endpoint.fake]\nkind = "{kind}"\nbase_url = "{srv.base_url}"\napi_key_env = "FAKE_KEY"\ntimeout_s = 5\n',
         encoding="utf-8")
 
@@ -39,7 +41,7 @@ def test_replay_saves_beside_and_prints_the_diff(db: Path, monkeypatch: pytest.M
         result = CliRunner().invoke(cli, ["replay", str(db), "budget-8k", "--endpoint", "fake"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0] == f"sending budget-8k to fake (openai-chat, {srv.base_url}/chat/completions, from {db.parent / 'ctxviewer.toml'})"
+    assert lines[0] == f"sending budget-8k to fake (openai-chat, {srv.base_url}/chat/completions, from {db.parent / 'user' / 'ctxviewer.toml'})"
     assert lines[1].startswith("request: stored body, ") and lines[1].endswith(" bytes")
     assert "answer: Yes: the answer." in lines
     assert "A  budget-8k" in lines
@@ -94,4 +96,18 @@ def test_an_unset_key_variable_is_named(db: Path) -> None:
         result = CliRunner().invoke(cli, ["replay", str(db), "budget-8k", "--endpoint", "fake"], env={"FAKE_KEY": ""})
     assert result.exit_code == 2
     assert "the environment variable FAKE_KEY is not set" in result.output
+    assert srv.requests == []
+
+
+def test_an_endpoint_beside_the_database_is_never_sent_a_key(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ctxviewer.toml in a shared folder must not send the user's key to its own URL."""
+    monkeypatch.setenv("FAKE_KEY", "sk-fake-123")
+    with FakeServer() as srv:
+        (db.parent / "ctxviewer.toml").write_text(
+            f'[endpoint.fake]\nkind = "openai-chat"\nbase_url = "{srv.base_url}"\napi_key_env = "FAKE_KEY"\n',
+            encoding="utf-8")
+        result = CliRunner().invoke(cli, ["replay", str(db), "budget-8k", "--endpoint", "fake"])
+    assert result.exit_code == 2
+    assert f"endpoint fake is configured in {db.parent / 'ctxviewer.toml'}, beside the database" in result.output
+    assert "sk-fake-123" not in result.output
     assert srv.requests == []
