@@ -185,6 +185,7 @@ class MainWindow(QMainWindow):
         self.whatif = WhatIfController(self)  # Trace > What-if…
         self.replayer = ReplayController(self)  # Trace > Replay… (opens the diff of the replay)
         self.replayer.sig_replayed.connect(self.compare.open_diff)
+        self.whatif.sig_replay.connect(self.replayer.choose_and_replay_trace)  # the what-if's Replay…
         self.trace_actions = TraceActions(self)  # Items menu
         self.reloader = ReloadController(self)  # File > Reload (F5), changed-on-disk notice
         self.search = SearchController(self)  # Edit > Search Content

@@ -31,17 +31,21 @@ from ctxviewer.replay.endpoints import EndpointConfig, EndpointError, config_fil
 from ctxviewer.util.visible import one_line
 
 
-def replay_job(db: str, trace_id: str, ep: EndpointConfig, target: str, transport: Any = None):
-    """The worker's job: load ``trace_id`` from ``db`` (its own read-only connection), replay it on
-    ``ep`` and store the replay in ``target``; returns ``(original, replay trace)``."""
+def replay_job(db: str, trace_id: str, ep: EndpointConfig, target: str, transport: Any = None,
+               trace: Any = None):
+    """The worker's job: load ``trace_id`` from ``db`` (its own read-only connection) -- or take
+    ``trace``, a what-if trace in memory, rebuilt from its items (its re-trimmed request) -- replay
+    it on ``ep`` and store the replay in ``target``; returns ``(original, replay trace)``."""
     def job(progress, cancelled):
         from ctxviewer.pipeline.hints import open_store
         from ctxviewer.replay.run import replay, save
 
-        with open_store(db) as store:
-            original = store.load(trace_id)
+        original = trace
+        if original is None:
+            with open_store(db) as store:
+                original = store.load(trace_id)
         progress(0, 1)
-        result = replay(original, ep, transport=transport, cancelled=cancelled)
+        result = replay(original, ep, transport=transport, cancelled=cancelled, from_items=trace is not None)
         save(target, [result.trace], db)
         progress(1, 1)
         return original, result.trace
@@ -99,7 +103,15 @@ class ReplayController(QObject):
 
     def choose_and_replay(self) -> None:
         """Ask for the endpoint and the target database, then :meth:`start`."""
-        db, trace = self._db(), self.window.trace
+        self._choose(self.window.trace, in_memory=False)
+
+    def choose_and_replay_trace(self, trace: Any) -> None:
+        """The what-if window's Replay…: as :meth:`choose_and_replay`, for ``trace`` (the what-if,
+        in memory), whose request is rebuilt from its re-trimmed items."""
+        self._choose(trace, in_memory=True)
+
+    def _choose(self, trace: Any, *, in_memory: bool) -> None:
+        db = self._db()
         if db is None or trace is None:
             self.window.show_status("Select a trace first.")
             return
@@ -124,10 +136,12 @@ class ReplayController(QObject):
                                                 "Trace databases (*.db);;All files (*)",
                                                 options=QFileDialog.Option.DontConfirmOverwrite)
         if target:
-            self.start(db, trace.trace_id, ep, target)
+            self.start(db, trace.trace_id, ep, target, trace=trace if in_memory else None)
 
-    def start(self, db: str, trace_id: str, ep: EndpointConfig, target: str, transport: Any = None) -> Task | None:
-        """Replay ``trace_id`` of ``db`` on ``ep`` into ``target`` in a background task."""
+    def start(self, db: str, trace_id: str, ep: EndpointConfig, target: str, transport: Any = None,
+              trace: Any = None) -> Task | None:
+        """Replay ``trace_id`` of ``db`` (or ``trace``, a what-if in memory: :func:`replay_job`) on
+        ``ep`` into ``target`` in a background task."""
         if Path(target).resolve() == Path(db).resolve():
             self.window.show_error("Cannot replay", f"{target}: the open database is never written; choose another file")
             return None
@@ -135,7 +149,7 @@ class ReplayController(QObject):
         dlg.setWindowTitle("Replay")
         dlg.setWindowModality(Qt.WindowModality.WindowModal)
         dlg.setMinimumDuration(0)
-        task = Task(replay_job(db, trace_id, ep, target, transport), self)
+        task = Task(replay_job(db, trace_id, ep, target, transport, trace), self)
         dlg.canceled.connect(task.cancel)
         task.sig_progress.connect(lambda done, total: dlg.setValue(done))
         task.sig_finished.connect(self._finished)

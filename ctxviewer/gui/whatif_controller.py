@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QKeySequence
 
 from ctxviewer.gui.window_api import WindowApi
@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 class WhatIfController(QObject):
     """**Trace › What-if…** (Ctrl+Shift+W): a what-if window on the main window's selected trace."""
+
+    sig_replay = Signal(object)
+    """The what-if window's Replay… (``RequestTrace``: the re-trimmed request to send)."""
 
     def __init__(self, window: WindowApi) -> None:
         super().__init__(window.host)
@@ -46,6 +49,7 @@ class WhatIfController(QObject):
             self._panel.setWindowTitle("ctxviewer — what-if")
             self._panel.resize(1280, 800)
             add_close_keys(self._panel)  # Esc / Ctrl+W close the what-if window
+            self._panel.sig_replay.connect(self.sig_replay)
         return self._panel
 
     def _load(self) -> None:

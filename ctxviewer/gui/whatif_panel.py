@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -87,6 +87,9 @@ def _tokens_box(maximum: int = 10_000_000) -> QSpinBox:
 
 class WhatIfPanel(QWidget):
     """What-if on one trace (see the module docstring). ``source_path`` is the read-only source DB."""
+
+    sig_replay = Signal(object)
+    """``RequestTrace``: the what-if trace to replay (Replay…), sent with ``from_items`` (re-trimmed)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -154,6 +157,10 @@ class WhatIfPanel(QWidget):
         self.down = QPushButton("Move down")
         self.reset = QPushButton("Reset")
         self.save = QPushButton("Save as trace…")
+        self.replay = QPushButton("Replay…")
+        self.replay.setToolTip("Send the re-trimmed request to an endpoint of your ctxviewer.toml: what would the "
+                               "model have answered with this budget? (nothing is sent without an endpoint)")
+        self.replay.clicked.connect(self._ask_replay)
         self.up.clicked.connect(lambda: self.move_selected(-1))
         self.down.clicked.connect(lambda: self.move_selected(+1))
         self.reset.clicked.connect(self.reset_scenario)
@@ -162,6 +169,7 @@ class WhatIfPanel(QWidget):
         for b in (self.up, self.down, self.reset):
             buttons.addWidget(b)
         buttons.addStretch(1)
+        buttons.addWidget(self.replay)
         buttons.addWidget(self.save)
 
         left = QWidget()
@@ -337,6 +345,7 @@ class WhatIfPanel(QWidget):
         else:
             self.summary.setText(describe(outcome.scenario))
         self.save.setEnabled(t is not None)
+        self.replay.setEnabled(t is not None)
         target = self._select_after
         if target is not None:
             rows = [r for r in range(self.item_model.rowCount()) if self.item_model.item_id(r) == target]
@@ -350,6 +359,10 @@ class WhatIfPanel(QWidget):
                                      + self.cat_view.horizontalHeader().sizeHint().height() + 4)
 
     # ---------------------------------------------------------------- save
+    def _ask_replay(self) -> None:
+        if self.outcome is not None and self.outcome.trace is not None:
+            self.sig_replay.emit(self.outcome.trace)
+
     def choose_save(self) -> None:
         """Ask for a database file and save the what-if trace there."""
         start = str(self.source_path.with_name("whatif.db")) if self.source_path else "whatif.db"

@@ -67,3 +67,42 @@ def test_no_endpoint_no_socket(qtbot, windows, db: Path, monkeypatch: pytest.Mon
     assert shown[0][0] == "Cannot replay"
     assert shown[0][1].startswith("No endpoint is configured, so nothing is sent.")
     assert opened == []
+
+
+def test_the_whatif_window_replays_its_retrimmed_request(qtbot, windows, db: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """What-if › Replay…: "what would the model have answered with this budget?" -- the re-trimmed
+    request (the items the what-if omits are not in it) goes to the endpoint; the diff opens."""
+    from PySide6.QtWidgets import QFileDialog, QInputDialog
+
+    w = windows.open(db, show=False)
+    windows.select(w, "budget-8k")
+    w.whatif.open()
+    panel = w.whatif.panel
+    qtbot.addWidget(panel)
+    qtbot.waitUntil(lambda: panel.outcome is not None and panel.outcome.trace is not None, timeout=20_000)
+    panel.capacity.setValue(7000)
+    qtbot.waitUntil(lambda: panel.outcome.scenario.capacity == 7000 and panel.outcome.trace is not None
+                    and bool(panel.outcome.trace.omitted), timeout=20_000)
+    gone = {i.id for i in panel.outcome.trace.omitted}
+    gone_text = [i.content for i in panel.outcome.trace.omitted if i.content]
+    assert gone and gone_text
+    target = tmp_path / "whatif-replays.db"
+    with FakeServer() as srv:
+        (tmp_path / "none.toml").write_text(  # the user's own file (the fixture's user_config_path)
+            f'[endpoint.fake]\nkind = "openai-compatible"\nbase_url = "{srv.base_url}"\nmodel = "m"\n',
+            encoding="utf-8")
+        monkeypatch.setattr(QInputDialog, "getItem", lambda *a, **k: (a[3][0], True))
+        monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+        assert panel.replay.isEnabled()
+        with qtbot.waitSignal(w.compare.sig_opened, timeout=20_000) as opened:
+            panel.replay.click()
+    qtbot.addWidget(opened.args[0])
+    (req,) = srv.requests
+    sent = req["raw"].decode("utf-8")
+    assert not any(text[:60] in sent for text in gone_text)  # the omitted items were not sent
+    with TraceStore.open(target) as s:
+        (row,) = s.list()
+        back = s.load(row.trace_id)
+    assert back.replay_of == panel.outcome.trace.trace_id
+    assert gone.isdisjoint({i.id for i in back.retained})
