@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -103,6 +104,7 @@ class PositionPanel(QWidget):
         self.report = QPlainTextEdit()  # plain text: trace ids and item ids are untrusted
         self.report.setReadOnly(True)
         self.report.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.report.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))  # the table's columns line up
         lay = QVBoxLayout(self)
         lay.addLayout(form)
         lay.addLayout(buttons)
