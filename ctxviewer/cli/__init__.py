@@ -1,21 +1,27 @@
 """The ``ctxviewer`` command line: one click group whose commands call the same core functions as
 the window, so both say the same about a trace.
 
-``ctxviewer [DB]`` opens the window (``open`` is the default command); ``import``, ``list``,
-``show`` and ``screenshot`` are defined here; every other command is one module, loaded only
-when it runs (:class:`~ctxviewer.cli.group.LazyCommands`): ``check_cmd``, ``diff_cmd``,
-``export_cmd``, ``position_results_cmd``, ``position_test_cmd``, ``replay_cmd``, ``report_cmd``, ``scan_cmd``, ``search_cmd``, ``tokens_cmd``, ``upgrade_cmd``,
-``whatif_cmd``. Shared parts: ``group`` (the group class and its manners), ``output`` (the one
-place a command's outcome reaches the terminal), ``status`` (exit statuses), ``write`` and
-``output_path`` (the ``-o`` file guard), ``list_table`` (``list``'s table, fitted to 100
-columns), ``progress`` (the progress line on a terminal), ``interrupted`` (what Ctrl+C says was
-kept), ``format_help`` (``import --format``'s help, listing the registry's formats).
+``ctxviewer [DB]`` opens the window (``open`` is the default command); ``import`` and
+``screenshot`` are defined here; every other command is one module, loaded only when it runs
+(:class:`~ctxviewer.cli.group.LazyCommands`): ``check_cmd``, ``diff_cmd``, ``export_cmd``,
+``list_cmd``, ``position_results_cmd``, ``position_test_cmd``, ``replay_cmd``, ``report_cmd``,
+``scan_cmd``, ``search_cmd``, ``show_cmd``, ``tokens_cmd``, ``upgrade_cmd``, ``whatif_cmd``. ``ctxviewer --help`` lists those by their summaries (the table
+below) without importing them, and ``list``, ``show`` and ``search`` import what they use inside
+their bodies, so each loads only what it needs (``tests/cli/test_lazy_imports.py`` lists the
+modules each loads). Shared parts: ``group`` (the group class and its manners), ``output`` (the
+one place a command's outcome reaches the terminal), ``status`` (exit statuses), ``stores``
+(opening DB for a command), ``write`` and ``output_path`` (the ``-o`` file guard),
+``list_table`` (``list``'s table, fitted to 100 columns), ``simple_table`` (its layout,
+tabulate's ``simple`` format, a row at a time), ``cells`` (a cell's display width and elision),
+``progress`` (the progress line on a terminal), ``interrupted`` (what Ctrl+C says was kept),
+``format_help`` (``import --format``'s help, listing the registry's formats).
 
 May import: every core package, and :mod:`ctxviewer.gui` only inside the commands that open a
 window (ruff TID253), so ``list`` / ``show`` / ``import`` run on machines without a display.
 Only ``python -m ctxviewer`` imports this package.
 
-A new command goes here as ``<name>_cmd.py``, registered by name in the group's lazy table below.
+A new command goes here as ``<name>_cmd.py``, registered by name in the group's lazy table below
+with its summary.
 """
 
 from __future__ import annotations
@@ -30,17 +36,8 @@ import click
 from ctxviewer import __version__
 from ctxviewer.cli.format_help import FormatOption
 from ctxviewer.cli.group import LazyCommands, ViewerGroup
-from ctxviewer.cli.status import BAD_INPUT, BadInput
-from ctxviewer.pipeline.hints import open_store
-from ctxviewer.store import OldSchemaError, StoreError, TraceQuery, TraceStore
-from ctxviewer.util.visible import one_line
-
-
-def _open_store(db: str) -> TraceStore:
-    try:
-        return open_store(db)
-    except StoreError as exc:
-        raise BadInput(str(exc)) from None
+from ctxviewer.cli.status import BadInput
+from ctxviewer.cli.stores import open_db
 
 
 def _json_out(obj: object) -> None:
@@ -75,7 +72,7 @@ def open_cmd(db: str | None, review_file: str | None) -> None:
         ctxviewer sample_traces/samples.db --review-file ~/reviews/samples.review.sqlite
     """
     if db is not None:
-        _open_store(db).close()  # a clear error here beats a dialog at start-up
+        open_db(db).close()  # a clear error here beats a dialog at start-up
     from ctxviewer.gui.app import main as gui_main
 
     sys.exit(gui_main([*([db] if db else []), *(["--review-file", review_file] if review_file else [])]))
@@ -107,7 +104,9 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
     from ctxviewer.importers import REGISTRY, ImportFailed
     from ctxviewer.pipeline.folders import skipped_count
     from ctxviewer.pipeline.importing import import_into
+    from ctxviewer.store import OldSchemaError, StoreError
     from ctxviewer.util.file_kind import special_kind
+    from ctxviewer.util.visible import one_line
 
     for f in files:
         try:
@@ -158,102 +157,6 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
         raise (click.ClickException if report.cancelled else BadInput)(outcome)
 
 
-@cli.command("list")
-@click.argument("db", type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of a table.")
-@click.option("--filter", "text", default="", metavar="FILTER",
-              help='Display filter, e.g. \'model ~ gpt-4o and omitted > 2 and finding == injection\' (README: "Display filters"); a lone word matches id, model, service or provider.')
-@click.option("--wide", is_flag=True,
-              help="Every column in full (default: time, trace id, model, retained / omitted, state, "
-                   "fitted to 100 columns, long ids and models elided with '…').")
-def list_cmd(db: str, as_json: bool, text: str, wide: bool) -> None:
-    """List the request traces in DB, oldest first: by default the main columns fitted to a
-    100-column terminal, with --wide every column in full, with --json every field.
-
-    Exit status 2 (after the list) when SQLite finds damaged pages in DB (checked for at most
-    half a second, so a large database may not be checked whole).
-
-    \b
-    Example:
-        ctxviewer list sample_traces/samples.db --wide
-        ctxviewer list sample_traces/samples.db --json
-        ctxviewer list sample_traces/samples.db --filter 'state == failure and omitted > 2'
-    """
-    from ctxviewer.assess.context import context_for_db
-    from ctxviewer.cli.list_table import list_table
-    from ctxviewer.present.columns import STALE_MARK, is_stale
-    from ctxviewer.report.trace_report import trace_row_to_dict
-    from ctxviewer.store.filters import FilterError
-
-    try:
-        query = TraceQuery(text=text)
-    except FilterError as exc:
-        raise BadInput(f"--filter: {exc.message}, at column {exc.position + 1}:", detail=exc.caret()) from None
-    with _open_store(db) as store:
-        try:
-            rows = store.list(query, 0, -1)  # negative limit: all rows
-        except StoreError as exc:  # e.g. a filter SQLite cannot run: one line, no traceback
-            raise click.ClickException(str(exc)) from None
-        damage = store.damage()
-    try:
-        current = context_for_db(db).fingerprint
-    except ValueError as exc:  # a broken ctxviewer.toml or marks file beside DB
-        raise BadInput(str(exc)) from None
-    if as_json:
-        _json_out([trace_row_to_dict(r, current) for r in rows])
-    else:
-        click.echo(list_table(rows, current, wide=wide))
-        stale = sum(1 for r in rows if is_stale(r, current))
-        if stale:
-            click.echo(one_line(f"{STALE_MARK} {stale:,} row(s) were assessed with other settings or an older ctxviewer: "
-                                f"show and check read them afresh; 'ctxviewer upgrade {db} -o NEW.db' stores them afresh"),
-                       err=True)
-    if damage:  # the rows are the facts stored at import; say when the pages behind them are broken
-        click.echo(one_line(f"warning: {db}: is damaged ({damage}); the rows above were stored at import, the content "
-                            "behind them may not read back (ctxviewer check reads every trace)"), err=True)
-        raise SystemExit(BAD_INPUT)
-
-
-@cli.command("show", short_help="Show one trace: eq. 3.1 verdict, allocations and items in order.")
-@click.argument("db", type=click.Path(dir_okay=False))
-@click.argument("trace_id")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (see README for its keys).")
-@click.option("--content", is_flag=True, help="With --json: give each item its text.")
-def show_cmd(db: str, trace_id: str, as_json: bool, content: bool) -> None:
-    """Show one trace: eq. 3.1 verdict, allocations per category and every item in final order.
-
-    \b
-    Example:
-        ctxviewer show sample_traces/samples.db budget-8k --json
-    """
-    from ctxviewer.assess.assessment import assess
-    from ctxviewer.assess.context import context_for_db
-    from ctxviewer.diff.conversation import derive_for_display
-    from ctxviewer.report.trace_report import format_trace_text, trace_summary
-
-    try:
-        context = context_for_db(db)
-    except ValueError as exc:  # a broken ctxviewer.toml or marks file beside DB
-        raise BadInput(str(exc)) from None
-    with _open_store(db) as store:
-        try:
-            trace = store.load(trace_id)
-            trace = derive_for_display(store, trace)  # dropped between calls, when not recorded
-        except KeyError:
-            raise BadInput(f"{db}: no trace with id {trace_id!r} (see 'ctxviewer list {db}')") from None
-        except StoreError as exc:
-            raise BadInput(str(exc)) from None
-    a = assess(trace, context)  # in the database's context: what check, list and the window say
-    if as_json:
-        summary = trace_summary(trace, a)
-        if content:  # each item's text, as stored
-            for entry, item in zip(summary["items"], trace.items):
-                entry["text"] = item.content
-        _json_out(summary)
-    else:
-        click.echo(format_trace_text(trace, a))
-
-
 def _parse_size(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[int, int]:
     try:
         w, h = (int(v) for v in value.lower().split("x"))
@@ -284,8 +187,9 @@ def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int], s
     Example:
         ctxviewer screenshot sample_traces/samples.db budget-8k -o budget.png --size 1920x1080
     """
-    _open_store(db).close()
+    open_db(db).close()
     from ctxviewer.gui.screenshot import write_screenshot
+    from ctxviewer.store import StoreError
 
     try:
         shot = write_screenshot(db, trace_id, output, size, item_id, scale)
@@ -299,9 +203,35 @@ def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int], s
     click.echo(shot.describe())
 
 
-# Commands in their own modules, imported only when used (start-up). Add a command as
-# one line here: "name": "module:attribute".
-_commands = LazyCommands({
+# Commands in their own modules, imported only when used (start-up). Add a command as one line
+# here, "name": "module:attribute", and its summary below: the first sentence of its help (its
+# short_help for a name in _SHORT), which `ctxviewer --help` lists without importing the module
+# (tests/cli/test_lazy_imports.py checks each against the command).
+_SUMMARIES = {
+    "tokens": "Count the input tokens of a raw chat REQUEST (OpenAI or Anthropic shaped JSON).",
+    "whatif": "Re-trim trace TRACE_ID of DB under other limits and priorities and show what changes.",
+    "scan": "Scan FILE as untrusted data for instruction-like text (prompt injection).",
+    "report": "Write one self-contained HTML report of traces in DB (all, or TRACE_IDs).",
+    "diff": "Compare TRACE_A (before) with TRACE_B (after, e.g. its replay), item by item.",
+    "check": "Run every check (Table 3.1 rows, tool calls, accounting) on traces in DB.",
+    "upgrade": "Write a copy of DB upgraded to the current schema; DB itself is only read.",
+    "export": "Export TRACE_IDS of DB (all traces when none are given) to FILE as OTLP/JSON.",
+    "search": ("List the items of DB whose content contains every word of QUERY (each word as a word prefix, "
+               'case-insensitive; "quoted words" as a phrase), with a one-line snippet.'),
+    "list": ("List the request traces in DB, oldest first: by default the main columns fitted to a 100-column "
+             "terminal, with --wide every column in full, with --json every field."),
+    "show": "Show one trace: eq. 3.1 verdict, allocations and items in order.",
+    "replay": ("Send trace TRACE_ID of DB to endpoint NAME again, store the answer as a new trace (replay_of "
+               "TRACE_ID) and print its diff against the original."),
+    "position-test": ("Move item --item of each TRACE_ID to each of --positions (only that item moves), send every "
+                      "variant --repeats times to endpoint NAME, score each answer, and print accuracy per position "
+                      "with Wilson 95 % intervals, Cochran's Q, exact McNemar per pair and the best - worst spread."),
+    "position-results": ("Read result rows of a position harness from FILES and print accuracy per position with "
+                         "Wilson 95 % intervals, Cochran's Q, exact McNemar per pair and the best - worst spread, "
+                         "as position-test does."),
+}
+_SHORT = frozenset({"show"})
+_LAZY = {
     "tokens": "ctxviewer.cli.tokens_cmd:tokens_cmd",
     "whatif": "ctxviewer.cli.whatif_cmd:whatif_cmd",
     "scan": "ctxviewer.cli.scan_cmd:scan_cmd",
@@ -314,8 +244,11 @@ _commands = LazyCommands({
     "replay": "ctxviewer.cli.replay_cmd:replay_cmd",
     "position-test": "ctxviewer.cli.position_test_cmd:position_test_cmd",
     "position-results": "ctxviewer.cli.position_results_cmd:position_results_cmd",
-})
-_commands.update(cli.commands)  # open, import, list, show, screenshot (defined above)
+    "list": "ctxviewer.cli.list_cmd:list_cmd",
+    "show": "ctxviewer.cli.show_cmd:show_cmd",
+}
+_commands = LazyCommands(_LAZY, _SUMMARIES, _SHORT)
+_commands.update(cli.commands)  # open, import, screenshot (defined above)
 cli.commands = _commands
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import os
+from contextlib import contextmanager
 from typing import Any, Iterator
 
 import click
@@ -25,12 +26,36 @@ class LazyCommands(dict[str, click.Command]):
     (``ctxviewer show`` should not pay for importing every other command).
 
     Built from ``{name: "module:attribute"}``. Looking one name up (``get``, ``[]``, ``in``) imports
-    at most that command; listing the commands (iteration, ``items()``, ``len()``) imports them all.
+    at most that command; listing the commands (iteration, ``items()``, ``len()``) imports them all,
+    except inside :meth:`summaries_only`, where a command not yet imported is listed by its
+    summary (``summaries``: the first sentence of its help, or its ``short_help`` for a name in
+    ``short``) without importing it -- what the group's ``--help`` needs
+    (``tests/cli/test_lazy_imports.py`` holds each summary to the command's own).
     """
 
-    def __init__(self, lazy: dict[str, str]) -> None:
+    def __init__(self, lazy: dict[str, str], summaries: dict[str, str] | None = None,
+                 short: frozenset[str] = frozenset()) -> None:
         super().__init__()
         self._lazy = dict(lazy)
+        self._summaries = dict(summaries or {})
+        self._short = short
+        self._summary_mode = False
+
+    @contextmanager
+    def summaries_only(self) -> Iterator[None]:
+        """Within: iteration lists every name and ``get`` gives a command not yet imported as a
+        stand-in carrying only its summary (a name without one is imported)."""
+        self._summary_mode = True
+        try:
+            yield
+        finally:
+            self._summary_mode = False
+
+    def _stand_in(self, name: str) -> click.Command | None:
+        text = self._summaries.get(name) if name in self._lazy else None
+        if text is None:
+            return None
+        return click.Command(name, short_help=text) if name in self._short else click.Command(name, help=text)
 
     def _load(self, name: object) -> None:
         spec = self._lazy.pop(name, None) if isinstance(name, str) else None
@@ -47,6 +72,8 @@ class LazyCommands(dict[str, click.Command]):
         return super().__getitem__(name)
 
     def get(self, name: str, default: Any = None) -> Any:
+        if self._summary_mode and (stand_in := self._stand_in(name)) is not None:
+            return stand_in
         self._load(name)
         return super().get(name, default)
 
@@ -54,6 +81,8 @@ class LazyCommands(dict[str, click.Command]):
         return name in self._lazy or super().__contains__(name)
 
     def __iter__(self) -> Iterator[str]:
+        if self._summary_mode:
+            return iter([*super().keys(), *self._lazy])
         self._load_all()
         return super().__iter__()
 
@@ -97,3 +126,13 @@ class ViewerGroup(DefaultGroup):
                 ctx,
             )
         return super().resolve_command(ctx, args)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The group's command list, each command not yet imported listed by its summary
+        (:meth:`LazyCommands.summaries_only`): ``ctxviewer --help`` imports no command module."""
+        commands = self.commands
+        if not isinstance(commands, LazyCommands):
+            super().format_commands(ctx, formatter)
+            return
+        with commands.summaries_only():
+            super().format_commands(ctx, formatter)

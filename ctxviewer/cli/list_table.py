@@ -8,17 +8,17 @@ stays visible, as the window does) and the model (elided at the end) give up roo
 first, down to :data:`MIN_WIDTH` each; an elided cell ends or breaks with "…". Widths are display
 columns (``wcwidth``: a CJK character takes two), the same measure tabulate aligns by. The cells
 are the core's words (:func:`ctxviewer.present.columns.row_texts`), as ``--wide`` and the window
-show them. ``list --json`` is untouched.
+show them. ``list --json`` is untouched. The table is tabulate's ``simple`` format, laid out by
+:mod:`ctxviewer.cli.simple_table` one row at a time (:func:`list_lines`).
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from tabulate import tabulate
-from wcwidth import wcswidth, wcwidth
-
-from ctxviewer.present.columns import TRACE_COLUMNS, row_texts
+from ctxviewer.cli.cells import elide, text_width
+from ctxviewer.cli.simple_table import Widths, header_lines, row_line, simple_table
+from ctxviewer.present.columns import TRACE_COLUMNS, Column, row_texts
 
 WIDTH = 100
 """Display columns the default table fits in (a common terminal width)."""
@@ -33,60 +33,59 @@ GAP = 2
 """Spaces between two columns (tabulate's ``simple`` format)."""
 HEADER_PAD = 2
 """tabulate makes a column at least its header plus this wide (its ``MIN_PADDING``)."""
-ELLIPSIS = "…"
 
 
-def text_width(text: str) -> int:
-    """Display columns of ``text`` in a terminal (``wcwidth.wcswidth``; a character it cannot
-    measure counts as one column)."""
-    width = wcswidth(text)
-    return width if width >= 0 else sum(max(wcwidth(ch), 1) for ch in text)
-
-
-def _take(text: str, width: int, from_end: bool = False) -> str:
-    """The longest start (or end) of ``text`` at most ``width`` display columns wide."""
-    out: list[str] = []
-    used = 0
-    for ch in reversed(text) if from_end else text:
-        w = max(wcwidth(ch), 0)
-        if used + w > width:
-            break
-        out.append(ch)
-        used += w
-    return "".join(reversed(out) if from_end else out)
-
-
-def elide(text: str, width: int, where: str = "end") -> str:
-    """``text`` cut to at most ``width`` display columns with :data:`ELLIPSIS` marking the cut:
-    at the end (``"gpt-4o-mini-2…"``) or in the ``"middle"`` (``"7e1c0b5a…00000000000000b7"``);
-    unchanged when it fits."""
-    if text_width(text) <= width:
-        return text
-    room = max(width - 1, 0)
-    if where == "middle":
-        tail = _take(text, room // 2 + room % 2, from_end=True)
-        return _take(text, room - text_width(tail)) + ELLIPSIS + tail
-    return _take(text, room) + ELLIPSIS
+def _columns(wide: bool) -> list[Column[Any]]:
+    keys = [c.key for c in TRACE_COLUMNS]
+    picked = list(range(len(keys))) if wide else [keys.index(k) for k in NARROW_KEYS]
+    return [TRACE_COLUMNS[i] for i in picked]
 
 
 def list_table(rows: Sequence[Any], current: str | None, *, wide: bool = False) -> str:
     """The ``list`` table of ``rows`` (store rows) in the context fingerprint ``current`` (stale
     rows marked, :func:`~ctxviewer.present.columns.row_texts`): every column with ``wide``, else
     :data:`NARROW_KEYS` fitted to :data:`WIDTH` display columns (module docstring)."""
-    keys = [c.key for c in TRACE_COLUMNS]
-    picked = list(range(len(keys))) if wide else [keys.index(k) for k in NARROW_KEYS]
-    columns = [TRACE_COLUMNS[i] for i in picked]
-    cells = [[texts[i] for i in picked] for texts in (row_texts(r, current) for r in rows)]
+    return "\n".join(list_lines(lambda: rows, current, wide=wide))
+
+
+def list_lines(rows: Callable[[], Iterable[Any]], current: str | None, *, wide: bool = False) -> Iterator[str]:
+    """The lines of :func:`list_table`, made one row at a time: ``rows()`` gives the rows afresh
+    for each pass over them (a pass measures the widths the elastic columns get, one the widths
+    of the cells, one prints), so a table of a million rows never holds them. ``rows()`` must
+    give the same rows each time (read them in one transaction)."""
+    columns = _columns(wide)
+    titles = [c.title for c in columns]
+    right = [c.numeric for c in columns]
+    cut: dict[int, int] = {}
     if not wide:
-        _fit(cells, [c.key for c in columns], [c.title for c in columns])
-    return tabulate(cells, headers=[c.title for c in columns],
-                    colalign=["right" if c.numeric else "left" for c in columns],
-                    tablefmt="simple", disable_numparse=True)
+        raw = [text_width(t) + HEADER_PAD for t in titles]
+        for r in rows():
+            for j, text in enumerate(row_texts(r, current, columns)):
+                raw[j] = max(raw[j], text_width(text))
+        cut = _fit_widths(raw, [c.key for c in columns], titles)
+    elastic = {j: ELASTIC[columns[j].key] for j in cut}
+
+    def cells(r: Any) -> list[str]:
+        texts = list(row_texts(r, current, columns))
+        for j, where in elastic.items():
+            texts[j] = elide(texts[j], cut[j], where)
+        return texts
+
+    widths = Widths(titles)
+    for r in rows():
+        widths.add(cells(r))
+        if not widths.exact:  # a cell only tabulate lays out right: the whole table, held
+            yield simple_table([cells(r) for r in rows()], titles, right)
+            return
+    yield from header_lines(widths, right)
+    for r in rows():
+        yield row_line(cells(r), widths, right)
 
 
-def _fit(cells: list[list[str]], keys: list[str], titles: list[str]) -> None:
-    """Elide the elastic columns of ``cells`` in place until a row fits :data:`WIDTH`."""
-    widths = [max([text_width(t) + HEADER_PAD] + [text_width(row[j]) for row in cells]) for j, t in enumerate(titles)]
+def _fit_widths(widths: list[int], keys: list[str], titles: list[str]) -> dict[int, int]:
+    """The width each elastic column is elided to, from the columns' widest cells ``widths``
+    (headers included), so that a row fits :data:`WIDTH`: the model gives way first."""
+    widths = list(widths)
     over = sum(widths) + GAP * (len(widths) - 1) - WIDTH
     elastic = [j for j, k in enumerate(keys) if k in ELASTIC]
     floor = {j: max(MIN_WIDTH, text_width(titles[j]) + HEADER_PAD) for j in elastic}
@@ -94,6 +93,4 @@ def _fit(cells: list[list[str]], keys: list[str], titles: list[str]) -> None:
         step = max(min(over, widths[j] - floor[j]), 0)
         widths[j] -= step
         over -= step
-    for j in elastic:
-        for row in cells:
-            row[j] = elide(row[j], widths[j], ELASTIC[keys[j]])
+    return {j: widths[j] for j in elastic}

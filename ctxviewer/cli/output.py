@@ -25,13 +25,13 @@ from __future__ import annotations
 import errno
 import io
 import os
+import re
 import sys
 from typing import Any, Callable, NoReturn, TextIO
 
 import click
 
 from ctxviewer.cli.status import INTERRUPTED
-from ctxviewer.util.visible import SUSPECT, one_line, reveal
 
 
 def json_escape(text: str) -> str:
@@ -45,6 +45,8 @@ def json_escape(text: str) -> str:
             return f"\\u{0xD800 + (cp >> 10):04x}\\u{0xDC00 + (cp & 0x3FF):04x}"
         return f"\\u{cp:04x}"
 
+    from ctxviewer.util.visible import SUSPECT
+
     return SUSPECT.sub(esc, text)
 
 
@@ -55,6 +57,19 @@ def _json_mode() -> bool:
             return True
         ctx = ctx.parent
     return False
+
+
+_ASCII_SUSPECT = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+"""The ASCII members of :data:`ctxviewer.util.visible.SUSPECT` (C0 controls but tab and line feed,
+and DEL): plain ASCII text is tested with this alone, so ``--help`` never imports the full set."""
+
+
+def _suspect(text: str) -> bool:
+    if text.isascii():
+        return _ASCII_SUSPECT.search(text) is not None
+    from ctxviewer.util.visible import SUSPECT
+
+    return SUSPECT.search(text) is not None
 
 
 class InertStream:
@@ -75,7 +90,9 @@ class InertStream:
         """Write ``text`` made inert; returns the length of ``text`` (as callers expect). Raises
         :class:`StreamWriteError` when the inner stream cannot be written (a labelled stream)."""
         try:
-            if isinstance(text, str) and SUSPECT.search(text):
+            if isinstance(text, str) and _suspect(text):
+                from ctxviewer.util.visible import reveal
+
                 self._inner.write(json_escape(text) if self._json_mode() else reveal(text).text)
             else:
                 self._inner.write(text)
@@ -126,6 +143,8 @@ def error_text(exc: click.ClickException) -> str:
     embedded text revealed by :func:`ctxviewer.util.visible.one_line` (an ESC or line feed in a file
     name prints as ``␛`` / ``⏎``). Lines a message means to have (``BadInput(detail=...)``, e.g.
     a filter with a caret under the error) follow, indented, with control characters revealed."""
+    from ctxviewer.util.visible import one_line, reveal
+
     text = one_line(exc.message)
     detail = getattr(exc, "detail", "")
     if detail:
@@ -182,6 +201,8 @@ def run(main: Callable[[], Any]) -> NoReturn:
             code = 0 if code in (0, None) else code
         else:
             try:
+                from ctxviewer.util.visible import one_line
+
                 click.echo(f"Error: {one_line(str(exc.strerror))}", err=True)
             except OSError:
                 pass

@@ -19,7 +19,7 @@ import threading
 import time
 from typing import Any, Callable, TextIO
 
-from ctxviewer.cli.list_table import elide, text_width
+from ctxviewer.cli.cells import elide, text_width
 from ctxviewer.util.visible import one_line
 
 EVERY_S = 0.1

@@ -13,7 +13,9 @@ What lives here:
   agent, operation: OpenTelemetry GenAI attributes);
 * :mod:`~ctxviewer.model.words` -- how a recorded value reads (``8,000``, ``not recorded``);
 * :mod:`~ctxviewer.model.codec` and :mod:`~ctxviewer.model.serialize` -- the one JSON form of the
-  model (the native ``ctxviewer.trace/1`` record, ``docs/native-format.md``).
+  model (the native ``ctxviewer.trace/1`` record, ``docs/native-format.md``);
+  :mod:`~ctxviewer.model.times` -- ``created`` as text and back, and the record's format error,
+  without the codec (what reading a list row needs).
 
 May import: :mod:`ctxviewer.util` only. Every other package builds on this one; nothing here
 counts tokens, reads files, judges a trace or knows a database.

@@ -28,7 +28,7 @@ import functools
 import types
 import typing
 from collections.abc import Callable, Mapping
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, TypeVar
 
 from cattrs import Converter
@@ -37,63 +37,19 @@ from cattrs.errors import ClassValidationError, IterableValidationError
 from cattrs.gen import make_dict_structure_fn, mapping_structure_factory, override
 from frozendict import frozendict
 
+from ctxviewer.model.times import InvalidValue as _Invalid
+from ctxviewer.model.times import TraceFormatError, format_created, parse_created
+from ctxviewer.model.times import datetime_or_none as _datetime
 from ctxviewer.model.trace import ContextItem, RequestTrace, ToolCall, ToolCheck, ValidationResult
+
+__all__ = ["TraceFormatError", "format_created", "from_builtins", "make_converter", "parse_created", "to_builtins"]
 
 UnstructureFactory = Callable[[Converter, type], Callable[[Any], Any]]
 
 T = TypeVar("T")
 
 
-class TraceFormatError(ValueError):
-    """A trace record is malformed. ``path`` is the JSON path of the bad field ("" for the root),
-    ``message`` what is wrong with it; ``str()`` is ``"path: message"``."""
-
-    def __init__(self, path: str, message: str) -> None:
-        super().__init__(f"{path}: {message}" if path else message)
-        self.path = path
-        self.message = message
-
-
-class _Invalid(ValueError):
-    """A field's value breaks a rule; the message is shown after the field's path."""
-
-
-# ---------------------------------------------------------------- times
-
-
-def format_created(dt: datetime | None) -> str | None:
-    """ISO 8601 UTC with ``Z`` and millisecond precision, e.g. ``2026-11-02T09:14:05.120Z``.
-
-    The one time format of every surface (native lines, ``show --json``, ``list --json``)."""
-    if dt is None:
-        return None
-    dt = dt.astimezone(timezone.utc)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
-
-
-def parse_created(value: Any, path: str = "created") -> datetime | None:
-    """Parse an ISO 8601 time into aware UTC. Naive times are taken as UTC.
-
-    Raises :class:`TraceFormatError` if ``value`` is not an ISO 8601 string.
-    """
-    try:
-        return _datetime(value)
-    except _Invalid as exc:
-        raise TraceFormatError(path, str(exc)) from None
-
-
-def _datetime(value: Any, _: Any = None) -> datetime | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise _Invalid(f"expected an ISO-8601 string, got {type(value).__name__}")
-    try:
-        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise _Invalid(f"{value!r} is not an ISO-8601 time") from None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    return dt.astimezone(timezone.utc)
+# ---------------------------------------------------------------- times (ctxviewer.model.times)
 
 
 # ---------------------------------------------------------------- strict scalars

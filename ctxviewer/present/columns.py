@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable, Generic, Protocol, TypeVar
+from typing import Any, Callable, Generic, Protocol, Sequence, TypeVar
 
 from ctxviewer.model.findings import Severity
 from ctxviewer.model.span_facts import ERROR, NEVER_ENDED, UNFINISHED
@@ -154,13 +154,14 @@ def is_stale(row: Any, current: str | None) -> bool:
     return current is not None and getattr(row, "state", None) is not None and getattr(row, "facts_context", None) != current
 
 
-def row_texts(row: Any, current: str | None = None) -> tuple[str, ...]:
-    """Every :data:`TRACE_COLUMNS` cell of ``row`` in words (a broken value as ""), the State cell
-    marked :data:`STALE_MARK` when the row is stale in the context ``current`` (:func:`is_stale`):
-    the trace list of the window and of ``ctxviewer list`` alike."""
+def row_texts(row: Any, current: str | None = None, columns: Sequence[Column[Any]] | None = None) -> tuple[str, ...]:
+    """Every :data:`TRACE_COLUMNS` cell of ``row`` (or only those of ``columns``, in their order)
+    in words (a broken value as ""), the State cell marked :data:`STALE_MARK` when the row is
+    stale in the context ``current`` (:func:`is_stale`): the trace list of the window and of
+    ``ctxviewer list`` alike."""
     stale = is_stale(row, current)
     texts = []
-    for col in TRACE_COLUMNS:
+    for col in TRACE_COLUMNS if columns is None else columns:
         try:
             text = col.format(row)
         except Exception:  # a broken value shows empty; a list never raises

@@ -3,6 +3,7 @@
 What lives here:
 
 * :mod:`~ctxviewer.report.trace_report` -- the text and JSON of ``ctxviewer show``;
+  :mod:`~ctxviewer.report.row_dict` -- the ``list --json`` object of a row (no assessment);
 * :mod:`~ctxviewer.report.sarif` -- SARIF 2.1.0 of the findings (``check --format sarif``);
 * :mod:`~ctxviewer.report.audit_report` and :mod:`~ctxviewer.report.budget_svg` -- the
   self-contained HTML audit report with its budget chart as SVG;

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = ["finding_to_dict", "format_trace_text", "trace_row_to_dict", "trace_summary"]
+
 from ctxviewer.assess.assessment import Assessment, assess
 from ctxviewer.assess.budget import CATEGORY_LABELS
 from ctxviewer.assess.truncated import truncation
@@ -22,7 +24,7 @@ from ctxviewer.present.answer import answer_lines, response_dict
 from ctxviewer.present.columns import ITEM_COLUMNS
 from ctxviewer.present.item_title import truncated_note
 from ctxviewer.present.request_body import request_dict, request_notice
-from ctxviewer.store.query import TraceRow
+from ctxviewer.report.row_dict import trace_row_to_dict
 
 
 def finding_to_dict(f: Finding) -> dict[str, Any]:
@@ -33,46 +35,6 @@ def finding_to_dict(f: Finding) -> dict[str, Any]:
     d: dict[str, Any] = to_builtins(f)
     d["severity"] = f.severity.value
     return d
-
-
-def trace_row_to_dict(r: TraceRow, current: str | None = None) -> dict[str, Any]:
-    """JSON form of one trace-list row (the ``list --json`` object), read from the facts stored
-    on the row at import (:mod:`ctxviewer.store.facts`), never re-derived: ``trace_id``,
-    ``created`` (ISO 8601 UTC, as in ``show --json``), ``service``, ``provider``, ``model``,
-    ``capacity``, ``input_tokens``, ``reserved_output_tokens``, ``retained``, ``omitted`` (null when
-    the format cannot record omissions), ``omissions_recorded``, ``margin``, ``fits``, ``state``,
-    ``verdict``, ``worst_finding`` (``{rule, severity}`` or null), ``replay_of``, ``session_id``,
-    ``span_status`` (``ok`` / ``error`` / ``unset`` / ``unfinished``, :mod:`ctxviewer.model.span_facts`),
-    ``status_message``, ``agent`` and ``operation`` (null when not recorded), ``facts_context`` (the
-    fingerprint of the context the facts were computed in) and ``facts_current`` (whether that is
-    ``current``, the database's context now; null when ``current`` is not given)."""
-    rule = r.worst_rule
-    return {
-        "trace_id": r.trace_id,
-        "created": format_created(r.created),
-        "service": r.service,
-        "provider": r.provider,
-        "model": r.model,
-        "capacity": r.capacity,
-        "input_tokens": r.input_tokens,
-        "reserved_output_tokens": r.reserved_output_tokens,
-        "retained": r.retained_count,
-        "omitted": None if r.omissions_recorded is False else r.omitted_count,
-        "omissions_recorded": r.omissions_recorded,
-        "margin": r.margin,
-        "fits": r.fits,
-        "state": r.state,
-        "verdict": r.verdict,
-        "worst_finding": None if rule is None else {"rule": rule, "severity": r.worst_severity},
-        "replay_of": r.replay_of,
-        "session_id": r.session_id,
-        "span_status": r.span_status,
-        "status_message": r.status_message,
-        "facts_context": r.facts_context,
-        "facts_current": None if current is None else r.facts_context == current,
-        "agent": r.agent,
-        "operation": r.operation,
-    }
 
 
 def trace_summary(trace: RequestTrace, assessment: Assessment | None = None) -> dict[str, Any]:

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import builtins
 import sqlite3
-from typing import Any
+from typing import Any, Iterator
 
 from ctxviewer.store.connection import StoreConnection
+from ctxviewer.store.cursor import after_condition
 from ctxviewer.store.filters import compile_filter
-from ctxviewer.store.query import TraceQuery, TraceRow, count_sql, list_sql
+from ctxviewer.store.query import ROW_COLUMNS, TraceQuery, TraceRow, count_sql, list_sql
 
 PROBE_ROWS = 5000
 """A filter term keeping at most this many rows drives the list query (:meth:`TraceStore.filter_where`):
@@ -28,7 +29,8 @@ _MEMBER = "(traces.trace_id IN ("
 
 class TraceListing(StoreConnection):
     """The listing part of :class:`~ctxviewer.store.TraceStore`: :meth:`filter_where`,
-    :meth:`count` and :meth:`list` (one page by offset). Raises :class:`~ctxviewer.store.StoreError`
+    :meth:`count`, :meth:`list` (one page by offset) and :meth:`stream` (rows after a keyset cursor,
+    read as taken). Raises :class:`~ctxviewer.store.StoreError`
     when the database cannot be read."""
 
     def filter_where(self, query: TraceQuery | None) -> tuple[str, builtins.list[Any]]:
@@ -54,6 +56,30 @@ class TraceListing(StoreConnection):
             return where, builtins.list(compiled.params)
         return (f"traces.rowid IN (SELECT rowid FROM traces WHERE {best[1]}) AND {where}",
                 [*best[2], *compiled.params])
+
+    def stream(self, query: TraceQuery | None = None, after: tuple[str | None, str] | None = None,
+               limit: int = -1) -> Iterator[tuple[TraceRow, str | None]]:
+        """The rows of ``query`` in ``(created, trace_id)`` order, read one by one as the caller
+        takes them (memory does not grow with the row count): at most ``limit`` rows (negative:
+        all), starting after the keyset cursor ``after`` (``(created text or None, trace_id)``,
+        :mod:`ctxviewer.store.cursor`). Each row comes with its stored ``created`` text, which
+        the next cursor is made of. ``query`` must have the default order (``sort="created"``,
+        ascending): raises ``ValueError`` otherwise, :class:`~ctxviewer.store.StoreError` when
+        the database cannot be read (also part-way)."""
+        query = query or TraceQuery()
+        if query.sort != "created" or query.descending:
+            raise ValueError("stream() pages in (created, trace_id) order only")
+        where, params = self.filter_where(query)
+        if after is not None:
+            cond, more = after_condition(*after)
+            where, params = f"({where}) AND {cond}", [*params, *more]
+        sql = f"SELECT {', '.join(ROW_COLUMNS)} FROM traces WHERE {where}{query.order_by()} LIMIT ?"
+        created = ROW_COLUMNS.index("created")
+        try:
+            for r in self._conn.execute(sql, [*params, limit]):
+                yield TraceRow.from_sql(r), r[created]
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot list traces", exc) from None
 
     def count(self, query: TraceQuery | None = None) -> int:
         """Number of traces matching ``query`` (all traces when ``None``). Reads ``traces`` only."""

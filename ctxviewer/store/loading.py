@@ -13,7 +13,7 @@ import sqlite3
 from dataclasses import replace
 from typing import Any
 
-from ctxviewer.model.serialize import TraceFormatError, item_from_dict, trace_from_dict
+from ctxviewer.model.times import TraceFormatError
 from ctxviewer.model.trace import (
     ContextItem,
     Kind,
@@ -28,6 +28,22 @@ from ctxviewer.store.connection import StoreConnection
 from ctxviewer.store.damage import missing_item_blob
 from ctxviewer.store.errors import StoreError
 from ctxviewer.store.rows import ITEM_COLUMNS
+
+
+def trace_from_dict(d: dict[str, Any]) -> RequestTrace:
+    """:func:`ctxviewer.model.serialize.trace_from_dict`, the codec imported on the first load (a
+    list needs no cattrs)."""
+    from ctxviewer.model.serialize import trace_from_dict as codec
+
+    return codec(d)
+
+
+def item_from_dict(d: dict[str, Any], path: str) -> ContextItem:
+    """:func:`ctxviewer.model.serialize.item_from_dict`, imported when first needed (an item the
+    direct path of :meth:`TraceLoading.items` cannot build)."""
+    from ctxviewer.model.serialize import item_from_dict as codec
+
+    return codec(d, path)
 
 _ITEM_KEYS = {"item_id": "id"}  # items column -> serialize.item_to_dict key, where they differ
 _PROVENANCE_COLUMNS = {"tokens_source": "source", "tokens_encoding": "encoding"}

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ctxviewer.model.serialize import parse_created
 from ctxviewer.model.span_facts import SPAN_COLUMNS
+from ctxviewer.model.times import parse_created
 from ctxviewer.store.facts import FACT_COLUMNS
 from ctxviewer.store.filters import compile_filter
 

@@ -12,7 +12,6 @@ import hashlib
 import json
 from typing import Any
 
-from ctxviewer.model.serialize import source_to_dict
 from ctxviewer.model.trace import ContextItem, SourceRef
 
 
@@ -67,5 +66,7 @@ def item_row(trace_id: str, ordinal: int, item: ContextItem, content_ref: Any) -
 def _source_json(source: SourceRef) -> str | None:
     """The ``items.source`` column of ``source`` (its JSON form, keys sorted; ``None`` when it
     records nothing), once per distinct source (documents recur across traces)."""
+    from ctxviewer.model.serialize import source_to_dict  # the codec, only when an item has a source
+
     d = source_to_dict(source)
     return json.dumps(d, ensure_ascii=False, sort_keys=True) if d else None

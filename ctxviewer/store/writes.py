@@ -13,8 +13,8 @@ import time
 from dataclasses import replace
 from typing import Callable, Iterable
 
-from ctxviewer.model.serialize import format_created, trace_to_dict
 from ctxviewer.model.span_facts import row_values as span_row_values
+from ctxviewer.model.times import format_created
 from ctxviewer.model.trace import RequestTrace, Status
 from ctxviewer.store import fts
 from ctxviewer.store.errors import READ_ONLY, StoreError
@@ -192,6 +192,8 @@ class TraceWrites(TokenCountCache):
         return ref
 
     def _write(self, t: RequestTrace, stored: StoredFacts) -> None:
+        from ctxviewer.model.serialize import trace_to_dict  # the codec: only writing needs it
+
         tid = t.trace_id
         item_rows = [item_row(tid, ordinal, item, None if item.content is None else self._content_ref(item.content))
                      for ordinal, item in enumerate(t.items)]

@@ -28,8 +28,6 @@ import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-import imagesize
-
 ASSUMED_SIZE = (1024, 1024)
 """Pixel size assumed when an image's size cannot be read (remote URL, unreadable header)."""
 
@@ -48,6 +46,8 @@ def size_of_base64(data: str) -> tuple[int, int] | None:
         head = base64.b64decode(data[: 64 * 1024 // 3 * 4], validate=False)
     except (binascii.Error, ValueError):
         return None
+    import imagesize  # here: it imports urllib.request (http, email, ssl), ~16 ms a process
+
     try:
         w, h = imagesize.get(io.BytesIO(head))
     except Exception:  # imagesize raises various errors on truncated or odd headers

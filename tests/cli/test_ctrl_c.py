@@ -60,7 +60,7 @@ def test_ctrl_c_during_export_leaves_no_file(monkeypatch: pytest.MonkeyPatch, tm
 
 
 def test_ctrl_c_in_another_command_is_interrupted_with_status_130(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(TraceStore, "list", _ctrl_c_on_call(1, TraceStore.list))
+    monkeypatch.setattr(TraceStore, "stream", _ctrl_c_on_call(1, TraceStore.stream))  # what list reads through
     code, out, err = _run(monkeypatch, ["list", str(SAMPLES)])
     assert (code, out) == (130, "")
     assert err.strip() == "interrupted" and "Aborted!" not in err

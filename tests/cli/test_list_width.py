@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from factories import make_trace
 
 from ctxviewer.cli import cli
-from ctxviewer.cli.list_table import elide, text_width
+from ctxviewer.cli.cells import elide, text_width
 from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.present.columns import TRACE_COLUMNS
 from ctxviewer.store import TraceStore

@@ -35,7 +35,8 @@ def test_search_json_and_limit() -> None:
     assert hits[0]["snippet"][hits[0]["spans"][0][0]:sum(hits[0]["spans"][0])] == "refunds"
     assert err == ""
     code, out, err = run("search", str(SAMPLES), "refund", "--limit", "2")
-    assert len(out.splitlines()) == 2 and err == "(first 2 hits; --limit 0 lists all)\n"
+    assert len(out.splitlines()) == 2 and err.startswith("(first 2 hits; --limit 0 lists all; the next: ctxviewer search ")
+    assert err.endswith(" refund --limit 2 --after WzAsMSwyNl0)\n")  # hit 2: whole-word phase, blob 1, item 26
     code, out, _ = run("search", str(SAMPLES), "refund", "--json", "--limit", "0")
     hits = json.loads(out)
     assert len(hits) == 88

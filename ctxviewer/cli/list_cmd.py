@@ -1,0 +1,201 @@
+"""``ctxviewer list DB``: the request traces, oldest first, a page at a time and streamed.
+
+On a terminal ``list`` prints a screenful (the terminal's height less the header and the hint);
+into a pipe, or with ``--all``, every row; ``--limit N`` says how many. A page ends, on standard
+error, with the cursor of the next one (``--after CURSOR``, keyset paging over the
+``(created, trace_id)`` index: :mod:`ctxviewer.store.cursor`). Rows are read as they are printed
+-- the table in passes over one read transaction (:func:`ctxviewer.cli.list_table.list_lines`),
+``--json`` and ``--jsonl`` one object at a time -- so memory does not grow with the number of
+rows. The output of a page is what the whole list printed before paging, for those rows.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from ctxviewer.cli.status import BAD_INPUT, BadInput
+
+if TYPE_CHECKING:
+    from ctxviewer.store import TraceQuery, TraceStore
+
+SCREEN_RESERVE = 4
+"""Lines a screenful leaves free: the header and its rule, the next-page hint and the prompt."""
+MIN_SCREEN = 5
+"""Rows a screenful holds at least (a very short terminal)."""
+
+
+def screenful() -> int:
+    """Rows that fit the terminal on standard output (its height less :data:`SCREEN_RESERVE`,
+    at least :data:`MIN_SCREEN`); ``-1`` (all) when standard output is not a terminal."""
+    if not sys.stdout.isatty():
+        return -1
+    return max(shutil.get_terminal_size().lines - SCREEN_RESERVE, MIN_SCREEN)
+
+
+@contextmanager
+def snapshot(store: TraceStore) -> Iterator[None]:
+    """One read transaction over ``store``: every pass over the rows sees the same rows."""
+    conn = store._conn
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        conn.execute("COMMIT")
+
+
+@click.command("list")
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of a table.")
+@click.option("--jsonl", is_flag=True, help="Print one JSON object per line (JSON Lines; the --json objects).")
+@click.option("--filter", "text", default="", metavar="FILTER",
+              help='Display filter, e.g. \'model ~ gpt-4o and omitted > 2 and finding == injection\' (README: "Display filters"); a lone word matches id, model, service or provider.')
+@click.option("--wide", is_flag=True,
+              help="Every column in full (default: time, trace id, model, retained / omitted, state, "
+                   "fitted to 100 columns, long ids and models elided with '…').")
+@click.option("--limit", type=click.IntRange(min=1), default=None, metavar="N",
+              help="At most N rows (default: a screenful on a terminal, all into a pipe).")
+@click.option("--all", "all_rows", is_flag=True, help="Every row, also on a terminal.")
+@click.option("--after", default=None, metavar="CURSOR",
+              help="Start after the row of CURSOR (the cursor a page prints on standard error).")
+def list_cmd(db: str, as_json: bool, jsonl: bool, text: str, wide: bool, limit: int | None, all_rows: bool,
+             after: str | None) -> None:
+    """List the request traces in DB, oldest first: by default the main columns fitted to a
+    100-column terminal, with --wide every column in full, with --json every field.
+
+    On a terminal a screenful at a time (--limit N, --all), into a pipe every row; when rows are
+    left, standard error ends with the cursor of the next page ('--after CURSOR'). Exit status 2
+    (after the list) when SQLite finds damaged pages in DB (checked for at most half a second, so
+    a large database may not be checked whole).
+
+    \b
+    Example:
+        ctxviewer list sample_traces/samples.db --wide
+        ctxviewer list sample_traces/samples.db --json
+        ctxviewer list sample_traces/samples.db --filter 'state == failure and omitted > 2'
+        ctxviewer list traces.db --limit 50 --after eyIyMDI2LTExLTA2IiwiYSJd --jsonl
+    """
+    from ctxviewer.store import StoreError, TraceQuery
+    from ctxviewer.store.cursor import CursorError, decode_cursor
+    from ctxviewer.store.filters import FilterError
+
+    if as_json and jsonl:
+        raise click.UsageError("give --json or --jsonl, not both")
+    if all_rows and limit is not None:
+        raise click.UsageError("give --limit N or --all, not both")
+    try:
+        query = TraceQuery(text=text)
+    except FilterError as exc:
+        raise BadInput(f"--filter: {exc.message}, at column {exc.position + 1}:", detail=exc.caret()) from None
+    try:
+        start = decode_cursor(after) if after is not None else None
+    except CursorError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--after'") from None
+    page = -1 if all_rows else (limit if limit is not None else screenful())
+    current = _current(db)
+    from ctxviewer.cli.stores import open_db
+
+    with open_db(db) as store:
+        try:
+            with snapshot(store):
+                next_cursor = _print(store, query, start, page, current, db, as_json=as_json, jsonl=jsonl, wide=wide)
+        except StoreError as exc:  # e.g. a filter SQLite cannot run: one line, no traceback
+            raise click.ClickException(str(exc)) from None
+        damage = store.damage()
+    if next_cursor is not None:
+        more = (" --jsonl" if jsonl else " --json" if as_json else " --wide" if wide else "") + (
+            f" --filter {_word(text)}" if text else "") + (f" --limit {limit}" if limit is not None else "")
+        click.echo(f"more rows: ctxviewer list {_word(db)}{more} --after {next_cursor}", err=True)
+    if damage:  # the rows are the facts stored at import; say when the pages behind them are broken
+        from ctxviewer.util.visible import one_line
+
+        click.echo(one_line(f"warning: {db}: is damaged ({damage}); the rows above were stored at import, the content "
+                            "behind them may not read back (ctxviewer check reads every trace)"), err=True)
+        raise SystemExit(BAD_INPUT)
+
+
+def _word(db: str) -> str:
+    from ctxviewer.util.file_kind import shell_word
+
+    return shell_word(db)
+
+
+def _current(db: str) -> str | None:
+    from ctxviewer.assess.context import context_for_db
+
+    try:
+        return context_for_db(db).fingerprint
+    except ValueError as exc:  # a broken ctxviewer.toml or marks file beside DB
+        raise BadInput(str(exc)) from None
+
+
+def _print(store: TraceStore, query: TraceQuery, start: tuple[str | None, str] | None, page: int,
+           current: str | None, db: str, *, as_json: bool, jsonl: bool, wide: bool) -> str | None:
+    """Print one page of ``query`` after ``start`` (``page`` rows, -1 all); the next page's
+    cursor, or ``None`` when no row is left."""
+    from ctxviewer.store.cursor import encode_cursor
+
+    last: list[tuple[str | None, str]] = []
+    left = [False]
+
+    def rows() -> Iterator[Any]:  # one pass: the page's rows, read as taken
+        for n, (row, created) in enumerate(store.stream(query, start, -1 if page < 0 else page + 1)):
+            if 0 <= page <= n:
+                left[0] = True
+                return
+            last[:] = [(created, row.trace_id)]
+            yield row
+
+    if as_json or jsonl:
+        _print_json(rows(), current, jsonl)
+    else:
+        _print_table(rows, current, wide, db)
+    return encode_cursor(*last[0]) if left[0] and last else None
+
+
+def _print_json(rows: Iterator[Any], current: str | None, jsonl: bool) -> None:
+    """``--jsonl``: one compact object a line; ``--json``: the indented list ``json.dumps(rows,
+    indent=2)`` prints, written an element at a time."""
+    from ctxviewer.report.row_dict import trace_row_to_dict
+
+    first = True
+    for r in rows:
+        d = trace_row_to_dict(r, current)
+        if jsonl:
+            click.echo(json.dumps(d, ensure_ascii=False))
+            continue
+        body = json.dumps(d, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+        click.echo(("[\n  " if first else ",\n  ") + body, nl=False)
+        first = False
+    if not jsonl:
+        click.echo("[]" if first else "\n]")
+
+
+def _print_table(rows: Any, current: str | None, wide: bool, db: str) -> None:
+    from ctxviewer.cli.list_table import list_lines
+    from ctxviewer.present.columns import STALE_MARK, is_stale
+
+    counts: list[int] = []
+
+    def counted() -> Iterator[Any]:  # every pass sees the same rows: the last one's count is the count
+        n = 0
+        for r in rows():
+            n += is_stale(r, current)
+            yield r
+        counts.append(n)
+
+    for line in list_lines(counted, current, wide=wide):
+        click.echo(line)
+    stale = counts[-1] if counts else 0
+    if stale:
+        from ctxviewer.util.visible import one_line
+
+        click.echo(one_line(f"{STALE_MARK} {stale:,} row(s) were assessed with other settings or an older ctxviewer: "
+                            f"show and check read them afresh; 'ctxviewer upgrade {db} -o NEW.db' stores them afresh"),
+                   err=True)
