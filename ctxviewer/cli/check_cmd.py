@@ -32,6 +32,8 @@ from ctxviewer.util.visible import one_line
 @click.argument("trace_ids", nargs=-1)
 @click.option("--json", "as_json", is_flag=True,
               help="Print a JSON list: per trace trace_id, state, observed_row and findings.")
+@click.option("--jsonl", is_flag=True,
+              help="Print each trace's --json object on a line of its own as soon as it is checked (JSON Lines).")
 @click.option("--fail-on", type=click.Choice(["warning", "failure"]), default="failure", show_default=True,
               help="Exit with status 1 when a finding of this severity or worse exists (2: bad input).")
 @click.option("--expected-policy", "expected", multiple=True, metavar="ID=VERSION",
@@ -42,7 +44,7 @@ from ctxviewer.util.visible import one_line
               help="Write the output to this file instead of standard output.")
 @click.option("--review-file", type=click.Path(dir_okay=False), default=None,
               help="Review file whose verdicts --format sarif reports (default: beside DB, else the user data directory).")
-def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, expected: tuple[str, ...],
+def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, jsonl: bool, fail_on: str, expected: tuple[str, ...],
               fmt: str | None, output: str | None, review_file: str | None) -> None:
     """Run every check (Table 3.1 rows, tool calls, accounting) on traces in DB.
 
@@ -55,6 +57,7 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
         ctxviewer check sample_traces/samples.db
         ctxviewer check traces.db ticket-injection --json --fail-on warning
         ctxviewer check traces.db --format sarif -o findings.sarif
+        ctxviewer check traces.db --jsonl | jq -c 'select(.state != "ok")'
     """
     from ctxviewer.assess.assessment import assess
     from ctxviewer.assess.config import parse_expected
@@ -63,6 +66,8 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
     from ctxviewer.diff.conversation import derive_for_display
     from ctxviewer.report.trace_report import finding_to_dict
 
+    if jsonl and (as_json or fmt is not None or output is not None):
+        raise click.UsageError("--jsonl prints to standard output as it checks: not with --json, --format or -o")
     if output is not None:
         check_output(output, [db, *([review_file] if review_file else [])])
     try:
@@ -73,11 +78,11 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
         store = open_store(db)
     except StoreError as exc:
         raise BadInput(str(exc)) from None
-    ids = list(dict.fromkeys(trace_ids)) or [r.trace_id for r in store.list()]
+    ids = list(dict.fromkeys(trace_ids)) or [r.trace_id for r in store.list(None, 0, -1)]  # every trace
     threshold = Severity(fail_on).rank
     results: list[tuple[str, str, int | None, tuple[Finding, ...]]] = []
     failed = False
-    line = StatusLine(enabled=not (as_json or fmt in ("json", "sarif")))  # a terminal only, cleared before output
+    line = StatusLine(enabled=not (as_json or jsonl or fmt in ("json", "sarif")))  # a terminal only, cleared before output
 
     def kept() -> str:
         written = f"; {output} was not created" if output and output != "-" else ""
@@ -91,6 +96,10 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
             observed_row = ctx.observed_row(tid)
             findings = lead_with(a.findings, observed_row)
             failed = failed or any(f.severity.rank >= threshold for f in findings)
+            if jsonl:  # printed now; only the state is kept, for the count
+                click.echo(json.dumps({"trace_id": tid, "state": a.state.value, "observed_row": observed_row,
+                                       "findings": [finding_to_dict(f) for f in findings]}, ensure_ascii=False))
+                findings = ()
             results.append((tid, a.state.value, observed_row, findings))
         with Ticker(line, lambda s: f"checked {len(ids):,} trace(s); SQLite integrity check of {db} · {s:.0f} s"):
             _refuse_damage(store, db, len(ids), whole=not trace_ids)
@@ -103,7 +112,9 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, fail_on: str, 
     counts = {s: sum(1 for _, st, _, _ in results if st == s) for s in ("failure", "warning", "ok")}
     summary = (f"{len(results)} trace(s) checked: {counts['failure']} failure, {counts['warning']} warning, "
                f"{counts['ok']} ok")
-    if as_json or fmt == "json":
+    if jsonl:
+        kind = "JSON Lines"
+    elif as_json or fmt == "json":
         _emit(json.dumps([{"trace_id": t, "state": s, "observed_row": r,
                            "findings": [finding_to_dict(f) for f in fs]} for t, s, r, fs in results],
                          indent=2, ensure_ascii=False), output, db)

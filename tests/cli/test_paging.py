@@ -199,3 +199,25 @@ def test_search_pages_walk_every_hit() -> None:
     assert "".join(pages) == whole
     code, out, _ = run("search", str(SAMPLES), "refund", "--json", "--limit", "0")
     assert [json.loads(x) for x in hits] == json.loads(out)
+
+
+def test_check_jsonl_is_the_json_list_a_line_each() -> None:
+    code, whole, _ = run("check", str(SAMPLES), "--json")
+    code_l, lines, err = run("check", str(SAMPLES), "--jsonl")
+    assert (code_l, err) == (code, "")
+    assert [json.loads(x) for x in lines.splitlines()] == json.loads(whole)
+    code, _, err = run("check", str(SAMPLES), "--jsonl", "--format", "sarif")
+    assert code == 2 and "--jsonl prints to standard output as it checks" in err
+
+
+def test_check_checks_every_trace_not_a_first_page(tmp_path: Path) -> None:
+    """``check DB`` without ids checks all traces (it read the store's first 200 before)."""
+    from factories import make_trace
+
+    from ctxviewer.pipeline.stored_facts import with_facts
+
+    db = tmp_path / "many.db"
+    with TraceStore.create(db) as store:
+        store.add(with_facts(make_trace(trace_id=f"t{i:04d}") for i in range(205)))
+    code, out, _ = run("check", str(db), "--jsonl")
+    assert len(out.splitlines()) == 205 and json.loads(out.splitlines()[-1])["trace_id"] == "t0204"
