@@ -6,10 +6,9 @@ text that is not printable ASCII.
 
 from __future__ import annotations
 
-from ctxviewer.cli.simple_table import wcswidth
+from ctxviewer.cli.simple_table import ELLIPSIS, wcswidth
 
-ELLIPSIS = "…"
-"""Marks where an elided cell was cut."""
+__all__ = ["ELLIPSIS", "elide", "text_width"]
 
 
 def text_width(text: str) -> int:
@@ -27,10 +26,8 @@ def _take(text: str, width: int, from_end: bool = False) -> str:
     """The longest start (or end) of ``text`` at most ``width`` display columns wide."""
     out: list[str] = []
     used = 0
-    from wcwidth import wcwidth
-
     for ch in reversed(text) if from_end else text:
-        w = max(wcwidth(ch), 0)
+        w = 1 if ch.isascii() and ch.isprintable() else _char_width(ch)
         if used + w > width:
             break
         out.append(ch)
@@ -49,3 +46,9 @@ def elide(text: str, width: int, where: str = "end") -> str:
         tail = _take(text, room // 2 + room % 2, from_end=True)
         return _take(text, room - text_width(tail)) + ELLIPSIS + tail
     return _take(text, room) + ELLIPSIS
+
+
+def _char_width(ch: str) -> int:
+    from wcwidth import wcwidth
+
+    return max(int(wcwidth(ch)), 0)

@@ -18,10 +18,10 @@ from collections.abc import Iterable, Sequence
 
 
 def wcswidth(text: str) -> int:
-    """``wcwidth.wcswidth(text)``: printable ASCII is one column a character without importing
-    wcwidth (its tables take about 14 ms to load); anything else asks wcwidth."""
-    if text.isascii() and text.isprintable():
-        return len(text)
+    """``wcwidth.wcswidth(text)``: printable ASCII (and :data:`ELLIPSIS`) is one column a character
+    without importing wcwidth (its tables take about 14 ms to load); anything else asks wcwidth."""
+    if text.replace(ELLIPSIS, "").isascii() and text.isprintable():
+        return len(text)  # "…" (U+2026, an elided cell's mark) is one column too
     from wcwidth import wcswidth as measure
 
     return int(measure(text))
@@ -30,6 +30,8 @@ MIN_PADDING = 2
 """tabulate's ``MIN_PADDING``: a column is at least its header plus this wide."""
 GAP = "  "
 """Between two columns (tabulate ``simple``)."""
+ELLIPSIS = "\u2026"
+"""The mark of an elided cell: one display column (wcwidth's answer too)."""
 _SPECIAL = ("\x1b", "\n", "\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
 
 
