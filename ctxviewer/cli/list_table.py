@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from ctxviewer.cli.cells import elide, text_width
-from ctxviewer.cli.simple_table import Widths, header_lines, row_line, simple_table
+from ctxviewer.cli.simple_table import MIN_PADDING, Widths, header_lines, row_line, simple_table, wcswidth
 from ctxviewer.present.columns import TRACE_COLUMNS, Column, row_texts
 
 WIDTH = 100
@@ -48,21 +48,41 @@ def list_table(rows: Sequence[Any], current: str | None, *, wide: bool = False) 
     return "\n".join(list_lines(lambda: rows, current, wide=wide))
 
 
+ODD_TEXTS = 4096
+"""Distinct elastic cells that are not plain ASCII the measuring pass keeps; past this a table
+takes one more pass over its rows to measure them elided."""
+
+
 def list_lines(rows: Callable[[], Iterable[Any]], current: str | None, *, wide: bool = False) -> Iterator[str]:
     """The lines of :func:`list_table`, made one row at a time: ``rows()`` gives the rows afresh
-    for each pass over them (a pass measures the widths the elastic columns get, one the widths
-    of the cells, one prints), so a table of a million rows never holds them. ``rows()`` must
+    for each pass over them -- one measures every column (and what the elastic ones will be
+    once elided), one prints -- so a table of a million rows never holds them. ``rows()`` must
     give the same rows each time (read them in one transaction)."""
     columns = _columns(wide)
     titles = [c.title for c in columns]
     right = [c.numeric for c in columns]
-    cut: dict[int, int] = {}
-    if not wide:
-        raw = [text_width(t) + HEADER_PAD for t in titles]
-        for r in rows():
-            for j, text in enumerate(row_texts(r, current, columns)):
-                raw[j] = max(raw[j], text_width(text))
-        cut = _fit_widths(raw, [c.key for c in columns], titles)
+    elastic_at = [] if wide else [j for j, c in enumerate(columns) if c.key in ELASTIC]
+    raw = [text_width(t) + HEADER_PAD for t in titles]
+    measured = Widths(titles)  # every column as is: right for all but the elastic ones
+    plain = dict.fromkeys(elastic_at, 0)  # an elastic column's widest plain-ASCII cell
+    odd: dict[int, set[str]] = {j: set() for j in elastic_at}  # its other cells, to measure elided
+    overflow = False
+    for r in rows():
+        texts = row_texts(r, current, columns)
+        measured.add(texts)
+        if not elastic_at:
+            continue
+        for j, t in enumerate(texts):
+            raw[j] = max(raw[j], text_width(t))
+        for j in elastic_at:
+            t = texts[j]
+            if t.isascii() and t.isprintable() and t == t.strip():
+                plain[j] = max(plain[j], len(t))
+            elif len(odd[j]) < ODD_TEXTS:
+                odd[j].add(t)
+            else:
+                overflow = True
+    cut = _fit_widths(raw, [c.key for c in columns], titles) if elastic_at else {}
     elastic = {j: ELASTIC[columns[j].key] for j in cut}
 
     def cells(r: Any) -> list[str]:
@@ -71,12 +91,18 @@ def list_lines(rows: Callable[[], Iterable[Any]], current: str | None, *, wide: 
             texts[j] = elide(texts[j], cut[j], where)
         return texts
 
-    widths = Widths(titles)
-    for r in rows():
-        widths.add(cells(r))
-        if not widths.exact:  # a cell only tabulate lays out right: the whole table, held
-            yield simple_table([cells(r) for r in rows()], titles, right)
-            return
+    widths = measured
+    if overflow or not measured.exact:  # measure the elided cells in a pass of their own
+        widths = Widths(titles)
+        for r in rows():
+            widths.add(cells(r))
+    else:  # a plain-ASCII cell elided is as wide as the cut (or itself when it fits)
+        for j in elastic:
+            fitted = [min(plain[j], cut[j]), *(wcswidth(elide(t, cut[j], elastic[j]).strip()) for t in odd[j])]
+            widths.widths[j] = max(wcswidth(titles[j]) + MIN_PADDING, *fitted)
+    if not widths.exact:  # a cell only tabulate lays out right: the whole table, held
+        yield simple_table([cells(r) for r in rows()], titles, right)
+        return
     yield from header_lines(widths, right)
     for r in rows():
         yield row_line(cells(r), widths, right)

@@ -90,3 +90,15 @@ def test_elide_counts_display_columns() -> None:
     assert elide("通义千问模型", 7) == "通义千…" and text_width("通义千…") == 7
     assert elide("通义千问模型", 6) == "通义…" and text_width(elide("通义千问模型", 6)) == 5
     assert elide("short", 12) == "short"
+
+
+def test_measuring_elided_cells_in_a_pass_of_their_own_gives_the_same_table(
+        long_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table measures plain-ASCII elastic cells by their length and keeps the others (the CJK
+    model) to measure elided; with no room to keep them it takes one more pass: the same lines."""
+    import ctxviewer.cli.list_table as list_table
+
+    kept = [_list(str(long_db)), _list(str(SAMPLES))]
+    monkeypatch.setattr(list_table, "ODD_TEXTS", 0)
+    assert [_list(str(long_db)), _list(str(SAMPLES))] == kept
+    assert any("通义" in line and "…" in line for line in kept[0])
