@@ -16,14 +16,16 @@ when the run raised (the message names the file, e.g. a :class:`~ctxviewer.store
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
 from ctxviewer.gui.worker import Cancelled, Progress, Task
-from ctxviewer.pipeline.importing import ImportReport, import_into
 from ctxviewer.util.visible import reveal
+
+if TYPE_CHECKING:  # the importers load when an import runs, not before the window's first screen
+    from ctxviewer.pipeline.importing import ImportReport
 
 
 class _Activity(QObject):
@@ -105,6 +107,8 @@ class ImportController(QObject):
             raise RuntimeError("an import is already running")
 
         emit = self.activity.sig_activity.emit  # from the worker thread; shown in the GUI thread
+
+        from ctxviewer.pipeline.importing import import_into
 
         def job(progress: Progress, cancelled: Cancelled) -> ImportReport:
             return import_into(db_path, paths, fmt=fmt, progress=progress, cancelled=cancelled, activity=emit)

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from ctxviewer.gui.importer import show_message
 from ctxviewer.gui.worker import Task
-from ctxviewer.pipeline.backfill import upgrade_with_facts
 from ctxviewer.store import OldSchemaError
 
 
@@ -57,6 +56,8 @@ class UpgradeOffer(QObject):
 
     def write_copy(self, source: str | Path, target: str | Path) -> Task:
         """Write the upgraded copy off the GUI thread; ``sig_upgraded`` on success, a message on failure."""
+        from ctxviewer.pipeline.backfill import upgrade_with_facts  # the importers: only for an upgrade
+
         task = Task(lambda _progress, _cancelled: upgrade_with_facts(source, target), self)
         task.sig_finished.connect(lambda result: self.sig_upgraded.emit(str(result.path)))
         task.sig_failed.connect(lambda msg: show_message(self._window, "Cannot write the upgraded copy", msg))

@@ -1,5 +1,6 @@
 """Start-up of the window (issue 11): opening a database and showing its first trace needs neither
-sqlite-utils nor tiktoken, and the diff window's modules wait until a diff is opened; pyqtgraph
+sqlite-utils nor tiktoken nor the import pipeline (issue 25), and the diff window's modules wait
+until a diff is opened; pyqtgraph
 (with numpy) and pygments load only after the first screen has been painted, off the GUI thread.
 The probes wait for the first trace as the app shows it: loaded and assessed off the GUI thread."""
 
@@ -35,7 +36,8 @@ w.resize(1280, 800)
 w.show()
 assert w.open_database(sys.argv[2], remember=False)
 wait_shown(w)
-heavy = ("sqlite_utils", "tiktoken", "ctxviewer.gui.diff_view", "ctxviewer.gui.diff_chart")
+heavy = ("sqlite_utils", "tiktoken", "ctxviewer.gui.diff_view", "ctxviewer.gui.diff_chart",
+         "ctxviewer.pipeline.importing", "ctxviewer.pipeline.backfill")
 shown = {m: m in sys.modules for m in heavy}
 state = w.chart.state()
 for _ in range(20):
@@ -55,7 +57,8 @@ def test_first_screen_without_sqlite_utils_tiktoken_or_the_diff_window(tmp_path:
     assert out.returncode == 0, out.stderr[-3000:]
     got = json.loads(next(x for x in out.stdout.splitlines() if x.startswith("@@"))[2:])
     assert got["shown"] == {"sqlite_utils": False, "tiktoken": False, "ctxviewer.gui.diff_view": False,
-                            "ctxviewer.gui.diff_chart": False}
+                            "ctxviewer.gui.diff_chart": False,  # the importers: when an import or upgrade runs
+                            "ctxviewer.pipeline.importing": False, "ctxviewer.pipeline.backfill": False}
     assert got["rows"] == 9 and got["trace"]  # the list and the first trace are there
     assert got["state"].endswith(("OK", "WARNING", "FAILURE"))  # the chart's words at once
     assert got["after_paint"] is False  # no diff opened, no diff window imported
