@@ -11,9 +11,7 @@ it is kept"), which items changed status (bold in the "what-if" column), each ca
 (the assessment's category map), and the recorded trace's accounting (:class:`~.accounting_box.AccountingBox`: content per category +
 framing + tool-definition overhead = counted total, beside the provider-reported input).
 **Save as trace…** stores the what-if as a new trace (``replay_of`` the original) in a database the
-user chooses; the source database, opened read-only, is never written.
-
-:class:`WhatIfController` adds **Trace › What-if…** (Ctrl+Shift+W) to the main window.
+user chooses (never the source); **Replay…** asks the window to send its re-trimmed request.
 """
 
 from __future__ import annotations
@@ -51,8 +49,6 @@ from ctxviewer.gui.whatif_model import CategoryDeltaModel, WhatIfItemModel
 from ctxviewer.gui.worker import Task
 from ctxviewer.model.findings import State
 from ctxviewer.model.trace import Category, Kind, RequestTrace
-from ctxviewer.pipeline.hints import create_store
-from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.present.finding_view import state_headline
 from ctxviewer.store import StoreError
 from ctxviewer.util.visible import one_line
@@ -373,16 +369,15 @@ class WhatIfPanel(QWidget):
             self.save_to(Path(path))
 
     def save_to(self, path: Path) -> bool:
-        """Store the what-if trace in ``path`` (created if new). Never the source database."""
+        """Store the what-if trace in ``path`` (created if new; assessed in its context, as an
+        import would: :func:`ctxviewer.replay.run.save`). Never the source database."""
         if self.outcome is None or self.outcome.trace is None:
             return False
-        if self.source_path is not None and path.resolve() == self.source_path.resolve():
-            self._say(f"{path}: the source database is opened read-only and never written; choose another file")
-            return False
+        from ctxviewer.replay.run import save
+
         try:
-            with create_store(path) as store:
-                store.add(with_facts([self.outcome.trace], _context_of(path)))  # as the target will read it
-        except (StoreError, OSError) as exc:
+            save(path, [self.outcome.trace], self.source_path)
+        except (ValueError, StoreError, OSError) as exc:  # the source itself, a broken ctxviewer.toml, a refusal
             self._say(f"Cannot save the what-if: {exc}")
             return False
         self._say(f"Saved as trace {self.outcome.trace.trace_id} in {path}")
