@@ -9,7 +9,13 @@ from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import QApplication
 
 from ctxviewer.gui.control_glyphs import choose_control_markers
-from ctxviewer.gui.display_check import NO_DISPLAY_STATUS, missing_display, no_display_message
+from ctxviewer.gui.display_check import (
+    NO_DISPLAY_STATUS,
+    invisible_message,
+    invisible_platform,
+    missing_display,
+    no_display_message,
+)
 from ctxviewer.gui.main_window import MainWindow
 from ctxviewer.util import assets
 
@@ -79,12 +85,17 @@ def main(argv: list[str] | None = None) -> int:
     checkout's ``sample_traces/samples.db`` when it exists; ``--review-file PATH`` is where the
     audit view keeps its verdicts (:mod:`ctxviewer.review.location`). Returns the exit status:
     :data:`~ctxviewer.gui.display_check.NO_DISPLAY_STATUS` (2) with one line on stderr when there is
-    no display to draw on (instead of Qt's abort)."""
+    no display to draw on (instead of Qt's abort), or when ``QT_QPA_PLATFORM`` is one that draws
+    nowhere (``offscreen``: the window would run unseen until killed)."""
     args = list(sys.argv[1:] if argv is None else argv)
     args, review_file = split_review_file(args)
     reason = missing_display()
     if reason is not None and QApplication.instance() is None:
         print(no_display_message(reason), file=sys.stderr)
+        return NO_DISPLAY_STATUS
+    unseen = invisible_platform()
+    if unseen is not None and QApplication.instance() is None:  # it would run unseen until killed
+        print(invisible_message(unseen), file=sys.stderr)
         return NO_DISPLAY_STATUS
     app = application(args)
     choose_control_markers()  # ⟨ESC⟩ instead of boxes when the font has no control pictures

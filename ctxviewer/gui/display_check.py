@@ -38,7 +38,7 @@ def missing_display(env: Mapping[str, str] | None = None, platform: str | None =
     if not platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
         return None
     if env.get("QT_QPA_PLATFORM"):
-        return None
+        return None  # chosen by the user (an invisible one is :func:`invisible_platform`'s matter)
     if env.get("WAYLAND_DISPLAY"):
         return None
     display = env.get("DISPLAY", "")
@@ -73,13 +73,32 @@ def xcb_plugin_error() -> str | None:
     return None
 
 
+INVISIBLE_PLATFORMS = ("offscreen", "minimal")
+"""Qt platforms that draw nowhere a person can see (fine for tests and ``ctxviewer screenshot``)."""
+
+
+def invisible_platform(env: Mapping[str, str] | None = None) -> str | None:
+    """The ``QT_QPA_PLATFORM`` the user chose when it draws nowhere (:data:`INVISIBLE_PLATFORMS`):
+    the window would run unseen until killed. ``None`` otherwise."""
+    env = os.environ if env is None else env
+    name = env.get("QT_QPA_PLATFORM", "").split(":", 1)[0].strip().lower()
+    return name if name in INVISIBLE_PLATFORMS else None
+
+
+def invisible_message(platform: str) -> str:
+    """The one line printed instead of running an unseen window on ``platform``."""
+    return (f"ctxviewer: not opening the window: QT_QPA_PLATFORM={platform} draws it nowhere. To see it, "
+            "render it to a PNG (ctxviewer screenshot DB TRACE -o shot.png) or unset QT_QPA_PLATFORM on a "
+            "display; the CLI (ctxviewer list DB, ctxviewer show DB TRACE) needs no display.")
+
+
 def no_display_message(reason: str) -> str:
     """The one line printed instead of opening the window (``reason`` from :func:`missing_display`)."""
     if "platform plugin cannot load" in reason:
         return (f"ctxviewer: cannot open the window: {reason} (install the missing library, e.g. with apt-get; "
                 "Qt's list: https://doc.qt.io/qt-6/linux-requirements.html). Meanwhile use the CLI "
-                "(ctxviewer list DB, ctxviewer show DB TRACE), ctxviewer screenshot DB TRACE -o shot.png, "
-                "or QT_QPA_PLATFORM=offscreen.")
+                "(ctxviewer list DB, ctxviewer show DB TRACE) or render the window to a PNG "
+                "(QT_QPA_PLATFORM=offscreen ctxviewer screenshot DB TRACE -o shot.png).")
     return (f"ctxviewer: cannot open the window: no display ({reason}). Use the CLI (ctxviewer list DB, "
-            "ctxviewer show DB TRACE), render a PNG (ctxviewer screenshot DB TRACE -o shot.png), "
-            "or run with QT_QPA_PLATFORM=offscreen.")
+            "ctxviewer show DB TRACE), or render the window to a PNG "
+            "(QT_QPA_PLATFORM=offscreen ctxviewer screenshot DB TRACE -o shot.png).")

@@ -69,3 +69,19 @@ def test_ctxviewer_without_a_display_exits_2_with_one_line() -> None:
                                "(DISPLAY and WAYLAND_DISPLAY are not set)")
     assert "QT_QPA_PLATFORM=offscreen" in lines[0] and "ctxviewer screenshot" in lines[0]
     assert proc.stdout == ""
+
+
+def test_an_invisible_platform_is_said_instead_of_an_unseen_window() -> None:
+    """QT_QPA_PLATFORM=offscreen ctxviewer DB ran a window nobody sees until killed (a new user's
+    finding): it says so in one line and exits 2; tests and screenshots still run offscreen."""
+    assert display_check.invisible_platform({"QT_QPA_PLATFORM": "offscreen"}) == "offscreen"
+    assert display_check.invisible_platform({"QT_QPA_PLATFORM": "minimal:enable_fonts"}) == "minimal"
+    assert display_check.invisible_platform({"QT_QPA_PLATFORM": "xcb"}) is None
+    assert display_check.invisible_platform({}) is None
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    exe = Path(sys.executable).with_name("ctxviewer")
+    proc = subprocess.run([str(exe), str(ROOT / "sample_traces" / "samples.db")], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [display_check.invisible_message("offscreen")]
+    assert proc.stderr.startswith("ctxviewer: not opening the window: QT_QPA_PLATFORM=offscreen draws it nowhere.")
