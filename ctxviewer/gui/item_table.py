@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEd
 
 from ctxviewer.gui.column_menu import install_column_menu
 from ctxviewer.gui.item_table_model import ItemTableModel
-from ctxviewer.gui.tables import make_table, size_columns
+from ctxviewer.gui.tables import elide_right, make_table, size_columns
 from ctxviewer.model.trace import ContextItem, Kind, Status
 from ctxviewer.present.columns import ITEM_COLUMNS
 from ctxviewer.present.item_filter import ItemFilter, step_to
@@ -101,6 +101,7 @@ class ItemTable(QWidget):
         self.view.horizontalHeader().sortIndicatorChanged.connect(
             lambda *_: self.view.horizontalHeader().setSortIndicatorShown(True))
         size_columns(self.view, ITEM_COLUMNS, "source")
+        elide_right(self.view, ITEM_COLUMNS)  # "policy:support-…", not "poli…0-03"
         install_column_menu(self.view, ITEM_COLUMNS)
         self.kind = QComboBox()
         self.kind.setObjectName("itemKind")

@@ -58,7 +58,7 @@ from ctxviewer.gui.reload import ReloadController
 from ctxviewer.gui.replay_controller import ReplayController
 from ctxviewer.gui.search_dock import SearchController
 from ctxviewer.gui.shortcuts_help import ShortcutsDialog
-from ctxviewer.gui.tables import fit_columns_to_content, make_table, size_columns
+from ctxviewer.gui.tables import elide_right, fit_columns_to_content, make_table, size_columns
 from ctxviewer.gui.trace_actions import TraceActions
 from ctxviewer.gui.trace_list_model import PAGE_ROWS, TraceListModel
 from ctxviewer.gui.trace_loader import TraceLoader
@@ -141,6 +141,7 @@ class MainWindow(QMainWindow):
         self.trace_view.setSortingEnabled(True)
         self.trace_view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         size_columns(self.trace_view, TRACE_COLUMNS, "trace_id")
+        elide_right(self.trace_view, TRACE_COLUMNS)  # "gpt-4o-mini-20…": the model's family stays
         install_column_menu(self.trace_view, TRACE_COLUMNS)  # hideable columns
         self.trace_view.horizontalHeader().sectionResized.connect(self._on_section_resized)
         # a million rows: every row the same height, never measured from its contents

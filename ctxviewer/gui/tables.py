@@ -6,7 +6,14 @@ import html
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QTableView
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableView,
+)
 
 from ctxviewer.present.columns import Column
 
@@ -24,6 +31,32 @@ def make_table(model: object, elide: Qt.TextElideMode = Qt.TextElideMode.ElideMi
     view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
     view.horizontalHeader().setHighlightSections(False)
     return view
+
+
+ELIDE_RIGHT_KEYS = frozenset({"model", "source"})
+"""Columns whose start tells rows apart (``gpt-4o-mini-…``, ``policy:support-…``): elided at the
+right, where the view elides ids in the middle (the span part at their end stays)."""
+
+
+class ElideDelegate(QStyledItemDelegate):
+    """Paints its column's cells elided with ``mode`` instead of the view's elide mode."""
+
+    def __init__(self, mode: Qt.TextElideMode, parent: QTableView) -> None:
+        super().__init__(parent)
+        self._mode = mode
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: Any) -> None:  # Qt override
+        """The view's options, with this column's elide mode."""
+        super().initStyleOption(option, index)
+        option.textElideMode = self._mode
+
+
+def elide_right(view: QTableView, columns: tuple[Column[Any], ...]) -> None:
+    """Elide the :data:`ELIDE_RIGHT_KEYS` columns of ``view`` at the right (their tooltips hold the
+    full text)."""
+    for c, col in enumerate(columns):
+        if col.key in ELIDE_RIGHT_KEYS:
+            view.setItemDelegateForColumn(c, ElideDelegate(Qt.TextElideMode.ElideRight, view))
 
 
 def size_columns(view: QTableView, columns: tuple[Column[Any], ...], stretch_key: str) -> None:

@@ -68,7 +68,12 @@ def test_trace_list_columns_fit_their_cells_at_1280(qtbot, windows) -> None:
         col = KEYS.index(key)
         widest = max(fm.horizontalAdvance(str(m.data(m.index(r, col)))) for r in range(m.rowCount()))
         assert header.sectionSize(col) >= widest + 4, key
-    model = KEYS.index("model")  # elided only with its full name in the tooltip
+    model = KEYS.index("model")  # elided at the right (its family stays), its full name in the tooltip
+    from ctxviewer.gui.tables import ElideDelegate
+
+    delegate = w.trace_view.itemDelegateForColumn(model)
+    assert isinstance(delegate, ElideDelegate) and delegate._mode == Qt.TextElideMode.ElideRight
+    assert not isinstance(w.trace_view.itemDelegateForColumn(KEYS.index("trace_id")), ElideDelegate)
     assert m.data(m.index(0, model), Qt.ItemDataRole.ToolTipRole) is not None
     assert "gpt-4o-mini-2024-07-18" in str(m.data(m.index(0, model), Qt.ItemDataRole.ToolTipRole))
 
