@@ -17,7 +17,9 @@ def trace_row_to_dict(r: TraceRow, current: str | None = None) -> dict[str, Any]
     """JSON form of one trace-list row (the ``list --json`` object), read from the facts stored
     on the row at import (:mod:`ctxviewer.store.facts`), never re-derived: ``trace_id``,
     ``created`` (ISO 8601 UTC, as in ``show --json``), ``service``, ``provider``, ``model``,
-    ``capacity``, ``input_tokens``, ``reserved_output_tokens``, ``retained``, ``omitted`` (null when
+    ``capacity`` (the C the trace recorded), ``capacity_source`` (``recorded``, or ``not recorded``
+    -- then saying whether ``margin`` was computed with an assumed C, as the verdict's "(capacity
+    assumed)" says), ``input_tokens``, ``reserved_output_tokens``, ``retained``, ``omitted`` (null when
     the format cannot record omissions), ``omissions_recorded``, ``margin``, ``fits``, ``state``,
     ``verdict``, ``worst_finding`` (``{rule, severity}`` or null), ``replay_of``, ``session_id``,
     ``span_status`` (``ok`` / ``error`` / ``unset`` / ``unfinished``, :mod:`ctxviewer.model.span_facts`),
@@ -32,6 +34,9 @@ def trace_row_to_dict(r: TraceRow, current: str | None = None) -> dict[str, Any]
         "provider": r.provider,
         "model": r.model,
         "capacity": r.capacity,
+        "capacity_source": ("recorded" if r.capacity is not None
+                            else "not recorded; the margin uses an assumed C (show gives it and its source)"
+                            if r.margin is not None else "not recorded"),
         "input_tokens": r.input_tokens,
         "reserved_output_tokens": r.reserved_output_tokens,
         "retained": r.retained_count,

@@ -135,7 +135,7 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("service", "service", "text", "application / service name", few=True),
     Field("provider", "provider", "text", "endpoint provider (openai, ...)", few=True),
     Field("model", "model", "text", "requested model", few=True),
-    Field("capacity", "capacity", "int", "context capacity C, tokens"),
+    Field("capacity", "capacity", "int", "recorded context capacity C, tokens"),
     Field("input", "input_tokens", "int", "counted input tokens"),
     Field("reserved", "reserved_output_tokens", "int", "reserved output tokens B_out"),
     Field("retained", "retained_count", "int", "items sent"),

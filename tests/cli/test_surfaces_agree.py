@@ -103,3 +103,18 @@ def test_rows_assessed_in_another_context_are_marked_stale_until_upgraded(tmp_pa
     assert _cli("upgrade", str(db), "-o", str(new))[0] == 0
     fresh = {r["trace_id"]: r for r in json.loads(_cli("list", str(new), "--json")[1])}
     assert (fresh["budget-8k"]["state"], fresh["budget-8k"]["facts_current"]) == ("failure", True)
+
+
+def test_list_json_says_when_the_margin_uses_an_assumed_capacity(shared: Path, tmp_path: Path) -> None:
+    """A new user's finding: `list --json` gave "capacity": null beside a margin computed from an
+    assumed C (the verdict said "(capacity assumed)"); capacity_source now says so, and `show` gives the C."""
+    src = shared / "corpus" / "otel-genai" / "openinference-genai-fixture-otel-deprecated-prompt-completion.attrs.json"
+    db = tmp_path / "c.db"
+    assert CliRunner().invoke(cli, ["import", str(src), "-o", str(db)]).exit_code == 0
+    rows = json.loads(CliRunner().invoke(cli, ["list", str(db), "--json"]).output)
+    (row,) = [r for r in rows if r["trace_id"] == "attrs-3147d823f85ba1e3"]
+    assert (row["capacity"], row["margin"], row["verdict"]) == (None, 7950, "fits, 7,950 tokens margin (capacity assumed)")
+    assert row["capacity_source"] == "not recorded; the margin uses an assumed C (show gives it and its source)"
+    shown = json.loads(CliRunner().invoke(cli, ["show", str(db), "attrs-3147d823f85ba1e3", "--json"]).output)
+    assert shown["capacity"] == 8192 == 7950 + row["input_tokens"] + row["reserved_output_tokens"]
+    assert shown["capacity_source"].startswith("assumed (model catalogue: ")

@@ -78,7 +78,7 @@ def test_precedence_not_over_and_over_or_and_side_by_side_is_and() -> None:
 
 @pytest.mark.parametrize(("text", "message", "position"), [
     ("model ~", "filter ends early: expected a value", 7),
-    ("capacity < lots", "capacity takes a number (context capacity C, tokens), not 'lots'", 11),
+    ("capacity < lots", "capacity takes a number (recorded context capacity C, tokens), not 'lots'", 11),
     ("(omitted > 1", "filter ends early: expected ')'", 12),
     ('model == "abc', "unterminated quoted value", 9),
     ("model ==== 3", "unexpected '==': expected a value", 8),

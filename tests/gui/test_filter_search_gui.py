@@ -37,7 +37,7 @@ def test_filter_entry_applies_the_grammar_and_underlines_errors(qtbot, db: Path,
     qtbot.keyClicks(w.filter_edit, "omitted > 0 and capacity < lots")
     qtbot.keyClick(w.filter_edit, Qt.Key.Key_Return)
     assert w.filter_edit.error is not None
-    assert w.filter_edit.error_label.text() == "capacity takes a number (context capacity C, tokens), not 'lots' (column 28)"
+    assert w.filter_edit.error_label.text() == "capacity takes a number (recorded context capacity C, tokens), not 'lots' (column 28)"
     assert not w.filter_edit.error_label.isHidden()
     assert w.filter_edit.underlined == (27, 4)  # under "lots"
     assert w.filter_edit.text() == "omitted > 0 and capacity < lots"  # the text itself is untouched
