@@ -153,8 +153,13 @@ def numbers_line(trace: RequestTrace, chk: CapacityCheck) -> str:
     in one line of words, e.g.
     ``"input 6,000 + reserved output 1,200 of capacity 8,000 tokens · declared safety margin 800"``
     (``"input 18,000 reported by the provider (the captured text is truncated) + ..."`` when eq. 3.1
-    took the reported input)."""
+    took the reported input; ``"input 63 (sum of the retained items; the provider reported 412) + ..."``
+    when the provider reported another input, so the line says which one eq. 3.1 took)."""
     inp = fmt_int(chk.input_tokens) + (f" {TRUNCATED_SOURCE}" if chk.input_source == TRUNCATED_SOURCE else "")
+    reported = trace.usage.input_tokens
+    if (chk.input_source != TRUNCATED_SOURCE and reported is not None and chk.input_tokens is not None
+            and reported != chk.input_tokens and chk.input_source):
+        inp += f" ({chk.input_source}; the provider reported {fmt_int(reported)})"  # which one eq. 3.1 took
     if chk.limit_mode is LimitMode.SEPARATE:
         text = (
             f"input {inp} of input limit {fmt_int(chk.max_input)} · "
