@@ -118,3 +118,14 @@ def test_list_json_says_when_the_margin_uses_an_assumed_capacity(shared: Path, t
     shown = json.loads(CliRunner().invoke(cli, ["show", str(db), "attrs-3147d823f85ba1e3", "--json"]).output)
     assert shown["capacity"] == 8192 == 7950 + row["input_tokens"] + row["reserved_output_tokens"]
     assert shown["capacity_source"].startswith("assumed (model catalogue: ")
+
+
+def test_the_numbers_line_says_which_input_eq_3_1_took(shared: Path, tmp_path: Path) -> None:
+    """A new user's finding: show said "input 63" beside "counted 99" and "reported 412" without
+    saying which input eq. 3.1 checked."""
+    src = shared / "corpus" / "otel-genai" / "interlingua-litellm-otel-callback.otlp.json"
+    db = tmp_path / "c.db"
+    assert CliRunner().invoke(cli, ["import", str(src), "-o", str(db)]).exit_code == 0
+    out = CliRunner().invoke(cli, ["show", str(db), "b1d8ae1b3fb8f0217735e4f3496c3bdf:a5f632a15409374f"]).output
+    assert ("input 63 (sum of the retained items; the provider reported 412) + reserved output 1,024 of capacity "
+            "128,000 tokens assumed (model catalogue: ") in out
