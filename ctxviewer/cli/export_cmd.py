@@ -126,12 +126,19 @@ def _redacted(traces: list[RequestTrace], spec: str) -> list[RequestTrace]:
         raise BadInput(str(exc)) from None
     out: list[RequestTrace] = []
     count = 0
+    removed: set[str] = set()
     for trace in traces:
         done, found = redact(trace, rules)
         for r in found:
             click.echo(f"redact: {r}")
+            if r.what == "removed":
+                removed.add(r.path)
         count += len(found)
         out.append(done)
     touched = sum(1 for a, b in zip(traces, out) if a is not b)
     click.echo(f"{count} redaction(s) in {touched} of {len(traces)} trace(s)")
+    for f in rules.fields:  # a misspelt path must not read as "nothing to redact"
+        if f not in removed:
+            click.echo(f"warning: redact: field {f} is in no exported trace (not recorded, or the path is "
+                       "misspelt: paths are those of the native format, e.g. user_id, attributes.user.email)", err=True)
     return out

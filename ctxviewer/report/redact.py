@@ -3,7 +3,9 @@
 ``ctxviewer export DB --redact RULES -o FILE`` writes a copy of the traces with
 
 * **fields removed** -- dotted paths of the native trace shape (:func:`ctxviewer.model.serialize.trace_to_dict`):
-  ``user_id``, ``session_id``, ``attributes.user.email``; a removed field reads "not recorded";
+  ``user_id``, ``session_id``, ``attributes.user.email``; a removed field reads "not recorded", and
+  its value is masked wherever else the trace writes it (``[user_id removed]`` in an item's text
+  or the kept request body);
 * **text masked** in every string of the trace (item content, user request, serialized request,
   response, tool-call arguments, attribute values): e-mail addresses (``[email]``), API keys and
   bearer tokens (``[api-key]``), and custom regular expressions with their own mask.
@@ -164,33 +166,63 @@ class _Walk:
         return v
 
 
-def _remove(d: dict[str, Any], dotted: str) -> bool:
+_NOTHING = object()
+
+MIN_VALUE_CHARS = 3
+"""A removed field's value shorter than this is not looked for elsewhere (``1``, ``ok`` would mask
+ordinary words); longer values are masked wherever the trace writes them."""
+
+
+def _remove(d: dict[str, Any], dotted: str) -> Any:
     """Delete ``dotted`` from ``d`` (keys may themselves hold dots: ``attributes.user.email`` finds
-    the key ``user.email`` of ``attributes``). Returns True if something was removed."""
+    the key ``user.email`` of ``attributes``). Returns the removed value, or ``_NOTHING``."""
     if dotted in d:
         if d[dotted] is None:
-            return False
-        del d[dotted]
-        return True
+            return _NOTHING
+        return d.pop(dotted)
     head, _, rest = dotted.partition(".")
     while rest:
-        if isinstance(d.get(head), dict) and _remove(d[head], rest):
-            return True
+        if isinstance(d.get(head), dict):
+            got = _remove(d[head], rest)
+            if got is not _NOTHING:
+                return got
         more, _, rest = rest.partition(".")
         head = f"{head}.{more}"
-    return False
+    return _NOTHING
+
+
+def _value_patterns(removed: dict[str, Any]) -> tuple[Pattern, ...]:
+    """Masks for the removed fields' values wherever else the trace writes them (an item's text,
+    the kept request body, an attribute): ``cust-20417`` in evidence after ``user_id`` was removed.
+    Only string and integer values of at least :data:`MIN_VALUE_CHARS` characters, as whole tokens
+    (not inside a longer word or id)."""
+    out = []
+    for path, value in removed.items():
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            continue
+        text = str(value).strip()
+        if len(text) < MIN_VALUE_CHARS:
+            continue
+        out.append(Pattern(f"{path} value", re.compile(rf"(?<![\w-]){re.escape(text)}(?![\w-])"), f"[{path} removed]"))
+    return tuple(out)
 
 
 def redact(trace: RequestTrace, rules: Rules) -> tuple[RequestTrace, list[Redaction]]:
-    """``trace`` with ``rules`` applied (fields removed first, then every string masked) and the
-    redactions made, in field order. A trace with redactions records their paths in
+    """``trace`` with ``rules`` applied (fields removed first, then every string masked: each removed
+    field's value wherever else it is written (:func:`_value_patterns`) after the rules' masks) and
+    the redactions made, in field order. A trace with redactions records their paths in
     ``request.redacted_fields`` (added to those it had) and ``request.exact_replay = False``;
     an untouched trace is returned as it was."""
     d = trace_to_dict(trace)
-    walk = _Walk(rules, trace.trace_id)
+    removed: dict[str, Any] = {}
+    found: list[Redaction] = []
     for f in rules.fields:
-        if _remove(d, f):
-            walk.found.append(Redaction(trace.trace_id, f, "removed"))
+        value = _remove(d, f)
+        if value is not _NOTHING:
+            removed[f] = value
+            found.append(Redaction(trace.trace_id, f, "removed"))
+    # a removed value is masked wherever else the trace writes it, after the rules' own masks
+    walk = _Walk(replace(rules, patterns=(*rules.patterns, *_value_patterns(removed))), trace.trace_id, found)
     d = walk.value(d, "")
     if not walk.found:
         return trace, []

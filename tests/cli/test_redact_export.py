@@ -82,3 +82,33 @@ def test_redact_keeps_an_untouched_trace_and_adds_to_earlier_redactions() -> Non
     done, found = redact(t, load_rules("emails"))
     assert [str(r) for r in found] == [f"trace {t.trace_id}: user_request: 1 e-mail address(s) masked"]
     assert done.request.redacted_fields == ("messages[0]", "user_request") and done.request.exact_replay is False
+
+
+def test_a_removed_fields_value_is_masked_wherever_else_it_is_written(tmp_path: Path) -> None:
+    """A new user's finding: --redact user-ids removed user_id but cust-20417 stayed in the
+    evidence text and in the kept request body of the budget-8k sample (4 times)."""
+    samples = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+    out = tmp_path / "red.json"
+    res = CliRunner().invoke(cli, ["export", str(samples), "budget-8k", "--redact", "emails,user-ids", "-o", str(out),
+                                   "--format", "native"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.splitlines()[:5] == [
+        "redact: trace budget-8k: user_id: removed",
+        "redact: trace budget-8k: session_id: removed",
+        "redact: trace budget-8k: request.content: 2 user_id value(s) masked",
+        "redact: trace budget-8k: items[16].content: 1 user_id value(s) masked",
+        "4 redaction(s) in 1 of 1 trace(s)",
+    ]
+    text = out.read_text()
+    assert "cust-20417" not in text and "sess-7f3c21" not in text
+    assert text.count("[user_id removed]") == 3  # twice in the request body, once in ORD-NW-4418207
+
+
+def test_a_field_no_trace_has_is_warned_about(tmp_path: Path) -> None:
+    db = _db(tmp_path)
+    rules = tmp_path / "rules.toml"
+    rules.write_text('[redact]\nfields = ["nonexistent.field"]\n')
+    res = CliRunner().invoke(cli, ["export", str(db), "--redact", str(rules), "-o", str(tmp_path / "o.json")])
+    assert res.exit_code == 0
+    assert ("warning: redact: field nonexistent.field is in no exported trace (not recorded, or the path is misspelt: "
+            "paths are those of the native format, e.g. user_id, attributes.user.email)") in res.stderr
