@@ -121,11 +121,12 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
             REGISTRY.get(fmt)
         except ImportFailed as exc:  # a usage error (exit status 2), before any database is touched
             raise click.BadParameter(str(exc), param_hint="'--format'") from None
-    from ctxviewer.cli.interrupted import import_kept, says_what_was_kept
+    from ctxviewer.cli.interrupted import import_kept, says_what_was_kept, trace_mark
     from ctxviewer.cli.progress import ImportProgress, StatusLine
     from ctxviewer.util.interrupt import sigterm_exits
 
     existed = os.path.lexists(db)
+    mark = trace_mark(db) if existed else 0  # an interrupt after the commit is told apart by it
     line = StatusLine(enabled=not as_json)  # on a terminal only: counts and rate, cleared at the end
     shown = ImportProgress(line, db)
 
@@ -134,7 +135,7 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
         click.echo(f"waiting: {message}", err=True)
 
     try:
-        with (says_what_was_kept(lambda: import_kept(db, existed), line), line,
+        with (says_what_was_kept(lambda: import_kept(db, existed, mark), line), line,
               sigterm_exits()):  # kill PID: rolled back, a database it created removed (as Ctrl+C)
             report = import_into(db, [Path(f) for f in files], fmt=fmt, waiting=waiting,
                                  progress=shown.on_files, read=shown.on_read, activity=shown.on_activity)

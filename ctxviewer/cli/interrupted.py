@@ -37,13 +37,50 @@ def says_what_was_kept(kept: Callable[[], str], line: StatusLine | None = None) 
         raise SystemExit(INTERRUPTED) from None
 
 
-def import_kept(db: str, existed: bool) -> str:
-    """What an interrupted import left (it is one transaction, so never a trace of it):
-    ``"nothing was written; traces.db is as it was (the import is one transaction)"`` for a
-    database that existed, ``"nothing was written; new.db was not created"`` for one it would
-    have created (removed again on the way out: :func:`ctxviewer.pipeline.importing.import_into`)."""
+def trace_mark(db: str) -> int | None:
+    """The highest row id of ``db``'s traces now (0 for none; ``None`` when it cannot be read), read
+    through a read-only connection: an import writes every trace as a new row (a replaced id too),
+    so a higher mark after an interrupt means its transaction had committed."""
+    import sqlite3
+
+    try:
+        con = sqlite3.connect(f"file:{os.path.abspath(db)}?mode=ro", uri=True, timeout=1)
+        try:
+            row = con.execute("SELECT max(rowid) FROM traces").fetchone()
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return None
+    return int(row[0] or 0)
+
+
+def import_kept(db: str, existed: bool, mark: int | None = None) -> str:
+    """What an interrupted import left: ``"nothing was written; traces.db is as it was (the import
+    is one transaction)"`` for a database that existed, ``"nothing was written; new.db was not
+    created"`` for one it would have created (removed again on the way out:
+    :func:`ctxviewer.pipeline.importing.import_into`) -- unless the interrupt came after the
+    transaction committed (``mark``, :func:`trace_mark` before the import, is below the mark now):
+    then ``"the import had committed: 400 trace(s) written to traces.db before the interrupt"``."""
+    now = trace_mark(db) if os.path.lexists(db) else None
+    if now is not None and now > (mark or 0):
+        n = _rows_after(db, mark or 0)
+        return f"the import had committed: {n:,} trace(s) written to {db} before the interrupt"
     if existed:
         return f"nothing was written; {db} is as it was (the import is one transaction)"
     if not os.path.lexists(db):
         return f"nothing was written; {db} was not created"
     return f"nothing was written; {db} holds no trace of this import"
+
+
+def _rows_after(db: str, mark: int) -> int:
+    """How many traces of ``db`` have a row id above ``mark`` (0 when it cannot be read)."""
+    import sqlite3
+
+    try:
+        con = sqlite3.connect(f"file:{os.path.abspath(db)}?mode=ro", uri=True, timeout=1)
+        try:
+            return int(con.execute("SELECT count(*) FROM traces WHERE rowid > ?", (mark,)).fetchone()[0])
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return 0

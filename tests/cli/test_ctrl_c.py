@@ -64,3 +64,22 @@ def test_ctrl_c_in_another_command_is_interrupted_with_status_130(monkeypatch: p
     code, out, err = _run(monkeypatch, ["list", str(SAMPLES)])
     assert (code, out) == (130, "")
     assert err.strip() == "interrupted" and "Aborted!" not in err
+
+
+def test_an_interrupt_after_the_commit_says_the_import_committed(tmp_path: Path) -> None:
+    """A new user's finding: a SIGINT that landed after the transaction committed printed
+    "nothing was written" although the database held the 400 traces."""
+    import shutil
+
+    from ctxviewer.cli.interrupted import import_kept, trace_mark
+    from ctxviewer.pipeline.importing import import_into
+
+    root = Path(__file__).resolve().parents[2]
+    db = tmp_path / "t.db"
+    shutil.copy(root / "sample_traces" / "samples.db", db)
+    mark = trace_mark(str(db))
+    assert mark is not None and mark >= 9
+    assert import_kept(str(db), True, mark) == f"nothing was written; {db} is as it was (the import is one transaction)"
+    assert import_into(db, [root / "sample_traces" / "traces.jsonl"]).imported == 9  # the commit, then the "interrupt"
+    assert import_kept(str(db), True, mark) == f"the import had committed: 9 trace(s) written to {db} before the interrupt"
+    assert import_kept(str(tmp_path / "new.db"), False, 0) == f"nothing was written; {tmp_path / 'new.db'} was not created"
