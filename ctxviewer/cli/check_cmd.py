@@ -42,7 +42,7 @@ from ctxviewer.util.visible import one_line
               help="Output format; sarif writes SARIF 2.1.0 with reviewer verdicts as suppressions (--json = json).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write the output to this file instead of standard output.")
-@click.option("--review-file", type=click.Path(dir_okay=False), default=None,
+@click.option("--review-file", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Review file whose verdicts --format sarif reports (default: beside DB, else the user data directory).")
 def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, jsonl: bool, fail_on: str, expected: tuple[str, ...],
               fmt: str | None, output: str | None, review_file: str | None) -> None:

@@ -49,7 +49,7 @@ def trace_mark(db: str) -> int | None:
             row = con.execute("SELECT max(rowid) FROM traces").fetchone()
         finally:
             con.close()
-    except sqlite3.Error:
+    except Exception:  # a probe only: a database it cannot read is the import's to report
         return None
     return int(row[0] or 0)
 
@@ -82,5 +82,5 @@ def _rows_after(db: str, mark: int) -> int:
             return int(con.execute("SELECT count(*) FROM traces WHERE rowid > ?", (mark,)).fetchone()[0])
         finally:
             con.close()
-    except sqlite3.Error:
+    except Exception:  # a probe only
         return 0

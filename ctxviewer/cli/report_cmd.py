@@ -15,7 +15,7 @@ from ctxviewer.util.visible import one_line
 @click.argument("db", type=click.Path(dir_okay=False))
 @click.argument("trace_ids", nargs=-1)
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="HTML file to write.")
-@click.option("--review-file", type=click.Path(dir_okay=False), default=None,
+@click.option("--review-file", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Review file to read verdicts from (default: beside DB, else the user data directory).")
 def report_cmd(db: str, trace_ids: tuple[str, ...], output: str, review_file: str | None) -> None:
     """Write one self-contained HTML report of traces in DB (all, or TRACE_IDs).

@@ -117,7 +117,10 @@ def test_check_and_report_take_a_repeated_id_once(tmp_path: Path) -> None:
     res = CliRunner().invoke(cli, ["check", str(SAMPLES), "budget-8k", "budget-8k", "--json"])
     assert [r["trace_id"] for r in json.loads(res.stdout)] == ["budget-8k"]
     out = tmp_path / "r.html"
-    res = CliRunner().invoke(cli, ["report", str(SAMPLES), "budget-8k", "budget-8k", "-o", str(out),
-                                   "--review-file", str(tmp_path / "none.review.sqlite")])
+    import shutil
+
+    db = tmp_path / "samples.db"  # a copy: verdicts a user gave on the samples are not this test's
+    shutil.copy(SAMPLES, db)
+    res = CliRunner().invoke(cli, ["report", str(db), "budget-8k", "budget-8k", "-o", str(out)])
     assert res.exit_code == 0, res.output
     assert res.stdout == f"wrote {out}: 1 trace(s)\n"

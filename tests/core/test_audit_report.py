@@ -82,9 +82,12 @@ def test_report_is_self_contained_and_escapes_flagged_text(tmp_path: Path, monke
 
 def test_report_command(tmp_path: Path) -> None:
     out = tmp_path / "ticket.html"
-    # --review-file in tmp_path: verdicts a user gave on the samples are not this test's
-    r = CliRunner().invoke(cli, ["report", str(SAMPLES), "ticket-injection", "-o", str(out),
-                                 "--review-file", str(tmp_path / "none.review.sqlite")])
+    # a copy in tmp_path: verdicts a user gave on the samples are not this test's
+    import shutil
+
+    db = tmp_path / "samples.db"
+    shutil.copy(SAMPLES, db)
+    r = CliRunner().invoke(cli, ["report", str(db), "ticket-injection", "-o", str(out)])
     assert r.exit_code == 0, r.output
     assert r.stdout == f"wrote {out}: 1 trace(s)\n"
     html = out.read_text(encoding="utf-8")
