@@ -374,7 +374,8 @@ def verdict_text(chk: CapacityCheck) -> str:
         return "reserved output not recorded"
     assert chk.margin is not None
     text = _shared_verdict(chk)
-    notes = [n for n, on in (("capacity assumed", chk.capacity_assumed),
+    where = "capacity assumed" if chk.capacity_source.startswith("assumed") else "capacity from ctxviewer.toml"
+    notes = [n for n, on in ((where, chk.capacity_assumed),
                              ("reserved output not recorded: input alone checked", chk.output_assumed)) if on]
     return text + (f" ({'; '.join(notes)})" if notes else "")
 

@@ -57,7 +57,7 @@ def test_the_user_sets_a_context_window_per_model_and_per_trace(tmp_path) -> Non
     assert assess(recorded, ctx).capacity.capacity == 8000  # a recorded C wins over a model setting
     pinned = replace(recorded, trace_id="pinned")
     b = assess(pinned, ctx)
-    assert (b.capacity.capacity, b.capacity.capacity_source, b.verdict.endswith("(capacity assumed)")) == (
+    assert (b.capacity.capacity, b.capacity.capacity_source, b.verdict.endswith("(capacity from ctxviewer.toml)")) == (
         7000, "set for this trace in ctxviewer.toml", True)
     assert ctx.fingerprint != context_for_db(tmp_path / "elsewhere" / "t.db").fingerprint
 
