@@ -10,7 +10,11 @@ normaliser from a model call to a trace.
   :mod:`.part_shapes` (provider content blocks -- images -- wherever they occur),
   :mod:`.langchain_messages` (LangChain messages), :mod:`.openinference_attrs` (OpenInference
   span attributes -> a model call), :mod:`.exchanges` (a provider request + response -> a model
-  call), :mod:`.values` (OTLP ``AnyValue``, ids, times);
+  call), :mod:`.values` (OTLP ``AnyValue``, ids, times), :mod:`.request_params` (invocation
+  parameters -> ``gen_ai.request.*``);
+* nothing lost silently -- :mod:`.field_account` (the source keys an importer did not map,
+  named on the trace as ``ctxviewer.unmapped`` and counted per file), :mod:`.scores` (scores,
+  feedback and annotations as ``ctxviewer.scores``);
 * :mod:`.spans` -- the span containers (OTLP/JSON and protobuf, span lists, flat attribute maps)
   and the one :class:`~.spans.span.Span` shape they yield;
 * :mod:`.llm_call` -- the one normaliser: :class:`~.llm_call.LLMCall` (a model call in normal

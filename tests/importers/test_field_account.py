@@ -1,0 +1,76 @@
+"""The account of every field (common.field_account) and the LangSmith rules it holds: patches
+merged by every key the SDKs use, feedback as scores, unmapped keys named per record."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from ctxviewer.importers import ImportProblem, detect, load_records
+from ctxviewer.importers.common.field_account import describe_unmapped, mapped, tally, unmapped_keys
+from ctxviewer.importers.formats.langsmith import merge_runs
+from ctxviewer.model.trace import RequestTrace
+
+
+def _load(path: Path) -> tuple[list[RequestTrace], list[ImportProblem]]:
+    records = list(load_records(detect(path), path))
+    return [r for r in records if isinstance(r, RequestTrace)], [r for r in records if isinstance(r, ImportProblem)]
+
+
+def test_unmapped_keys_name_the_outermost_key_not_covered_and_skip_empty_values() -> None:
+    tree = mapped("inputs.messages", "extra.metadata", "extra.metadata.x", "id")
+    record = {"id": 1, "inputs": {"messages": [], "temperature": 0.2, "extra_body": None},
+              "extra": {"metadata": {"a": 1}, "runtime": {"sdk": "js"}}, "serialized": {}, "events": [{"n": 1}]}
+    assert unmapped_keys(record, tree) == ["inputs.temperature", "extra.runtime", "events"]
+    assert mapped("a.b", "a") == {"a": True}
+
+
+def test_describe_unmapped_counts_records_most_frequent_first() -> None:
+    counts = tally([{"ctxviewer.unmapped": ["serialized", "extra.runtime"]}, {"ctxviewer.unmapped": ["extra.runtime"]}, {}])
+    assert counts == Counter({"extra.runtime": 2, "serialized": 1})
+    assert describe_unmapped(counts) == "2 keys not mapped: extra.runtime ×2, serialized ×1"
+    assert describe_unmapped(Counter({f"k{i}": 1 for i in range(10)}), limit=2) == \
+        "10 keys not mapped: k0 ×1, k1 ×1, … and 8 more"
+    assert describe_unmapped({}) == ""
+
+
+def test_patch_without_id_merges_by_dotted_order_or_the_run_id_it_names() -> None:
+    posts = [{"id": "r1", "dotted_order": "20250101T000000000000Zr1", "run_type": "llm", "inputs": {"x": 1}},
+             {"id": "r2", "dotted_order": "20250101T000000000000Zr1.20250101T000001000000Zr2", "run_type": "llm"}]
+    patches = [{"dotted_order": "20250101T000000000000Zr1", "end_time": 5},
+               {"trace_id": "r1", "dotted_order": "20250101T000000000000Zr1.20250101T000001000000Zr2", "end_time": 6},
+               {"dotted_order": "20250101T000000000000Zr1.20250101T000009000000Zr9", "end_time": 7}]
+    runs, warnings = merge_runs(posts, patches)
+    by_id = {r["id"]: r for r in runs}
+    assert (by_id["r1"]["end_time"], by_id["r1"]["inputs"], by_id["r2"]["end_time"]) == (5, {"x": 1}, 6)
+    assert by_id["r9"]["end_time"] == 7
+    assert warnings == ["patch 2: run r9 was not posted in this file; imported from the patch alone"]
+
+
+def test_langsmith_feedback_stats_become_scores_and_run_keys_are_accounted(tmp_path: Path) -> None:
+    run = {"id": "r1", "trace_id": "r1", "run_type": "llm", "start_time": "2025-01-01T00:00:00Z",
+           "end_time": "2025-01-01T00:00:01Z", "inputs": {"messages": [{"role": "user", "content": "hi"}], "top_p": 0.5},
+           "outputs": {"choices": [{"message": {"role": "assistant", "content": "hello"}}]},
+           "feedback_stats": {"correctness": {"n": 2, "avg": 0.5, "values": {}}, "vibe": {"n": 1, "avg": None,
+                                                                                          "values": {"good": 1}}},
+           "reference_example_id": "ex-7", "extra": {"metadata": {"user_id": "u1", "stage": "beta"}}}
+    p = tmp_path / "runs.json"
+    p.write_text(json.dumps([run]))
+    [t], problems = _load(p)
+    assert problems == []
+    assert list(t.attributes["ctxviewer.scores"]) == [
+        {"name": "correctness", "value": 0.5, "source": "langsmith feedback", "comment": "average of 2"},
+        {"name": "vibe", "value": {"good": 1}, "source": "langsmith feedback", "comment": "average of 1"}]
+    assert list(t.attributes["ctxviewer.unmapped"]) == ["reference_example_id"]
+    assert (t.user_id, t.attributes["gen_ai.request.top_p"], t.attributes["langsmith.metadata.stage"]) == ("u1", 0.5, "beta")
+
+
+def test_langsmith_corpus_names_only_what_a_langsmith_user_would_not_miss(shared: Path) -> None:
+    counts: Counter[str] = Counter()
+    for path in sorted((shared / "corpus" / "langsmith").glob("*.json")):
+        traces, problems = _load(path)
+        assert problems == []
+        counts += tally(t.attributes for t in traces)
+    assert counts == Counter({"extra.runtime": 3, "outputs.created": 3, "outputs.object": 3, "serialized": 3,
+                              "events": 1, "inputs.stream_options": 1})
