@@ -7,7 +7,8 @@ normaliser from a model call to a trace.
   readers delivered as problem records of the file being loaded);
 * chat messages -- :mod:`.messages` (any message encoding -> OTel GenAI messages -> item text),
   :mod:`.provider_messages` (OpenAI and Anthropic payloads and their usage rules),
-  :mod:`.part_shapes` (provider content blocks -- images -- wherever they occur),
+  :mod:`.part_shapes` (provider content blocks -- images, thinking, and through
+  :mod:`.foreign_parts` Anthropic tool blocks and Gemini parts -- wherever they occur),
   :mod:`.langchain_messages` (LangChain messages), :mod:`.openinference_attrs` (OpenInference
   span attributes -> a model call), :mod:`.exchanges` (a provider request + response -> a model
   call), :mod:`.values` (OTLP ``AnyValue``, ids, times), :mod:`.request_params` (invocation

@@ -28,3 +28,22 @@ def scores_attribute(scores: Iterable[Mapping[str, Any]]) -> dict[str, list[dict
     """``{SCORES_ATTRIBUTE: [...]}`` of ``scores`` in order, or ``{}`` when there are none."""
     found = [dict(s) for s in scores]
     return {SCORES_ATTRIBUTE: found} if found else {}
+
+
+def langfuse_score(s: Mapping[str, Any], on: str) -> dict[str, Any]:
+    """A Langfuse score (``fern`` ``ScoreV1``: ``name``, ``value``, ``stringValue``,
+    ``longStringValue``, ``dataType`` NUMERIC | BOOLEAN | CATEGORICAL | CORRECTION, ``source`` EVAL |
+    API | ANNOTATION, ``comment``) in the shared shape. ``value``: the number (NUMERIC), a bool
+    (BOOLEAN), the category (CATEGORICAL's ``stringValue``), the corrected output (CORRECTION's
+    ``longStringValue``). ``on`` says what the score is about (``"trace"``, ``"observation"``):
+    ``source`` is ``"langfuse EVAL on trace"``, a correction's ``"langfuse ANNOTATION correction on trace"``."""
+    kind = str(s.get("dataType") or "NUMERIC")
+    value: Any = s.get("value")
+    if kind == "BOOLEAN" and isinstance(value, (int, float)):
+        value = bool(value)
+    elif kind == "CATEGORICAL" and s.get("stringValue") is not None:
+        value = s["stringValue"]
+    elif kind == "CORRECTION":
+        value = s.get("longStringValue") or s.get("stringValue")
+    what = " correction" if kind == "CORRECTION" else ""
+    return score(s.get("name"), value, f"langfuse {s.get('source') or 'API'}{what} on {on}", s.get("comment"))
