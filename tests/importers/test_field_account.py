@@ -74,3 +74,44 @@ def test_langsmith_corpus_names_only_what_a_langsmith_user_would_not_miss(shared
         counts += tally(t.attributes for t in traces)
     assert counts == Counter({"extra.runtime": 3, "outputs.created": 3, "outputs.object": 3, "serialized": 3,
                               "events": 1, "inputs.stream_options": 1})
+
+
+def test_openinference_span_attributes_not_read_are_named_with_indices_as_n(tmp_path: Path) -> None:
+    attrs = {"openinference.span.kind": "LLM", "llm.model_name": "gpt-4o",
+             "llm.input_messages.0.message.role": "user", "llm.input_messages.0.message.content": "hi",
+             "llm.input_messages.0.message.x_vendor": "v", "llm.input_messages.1.message.x_vendor": "w",
+             "llm.prompt_template.template": "Say {x}", "llm.prompt_template.variables": "{\"x\": \"hi\"}",
+             "llm.invocation_parameters": "{\"temperature\": 0.1}", "metadata": "{\"team\": \"search\"}",
+             "tag.tags": ["beta"], "llm.token_count.prompt": 3}
+    p = tmp_path / "span.attrs.json"
+    p.write_text(json.dumps(attrs))
+    [t], problems = _load(p)
+    assert list(t.attributes["ctxviewer.unmapped"]) == [
+        "llm.input_messages.N.message.x_vendor", "llm.prompt_template.template", "llm.prompt_template.variables"]
+    assert (dict(t.attributes["metadata"]), list(t.attributes["tag.tags"])) == ({"team": "search"}, ["beta"])
+
+
+def test_otel_chat_span_keeps_cost_and_metadata_names_the_rest_and_reads_structured_output(tmp_path: Path) -> None:
+    attrs = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o-mini",
+             "gen_ai.input.messages": json.dumps([{"role": "user", "parts": [{"type": "text", "content": "A city?"}]}]),
+             "ai.response.object": "{\"city\":\"Lima\"}", "ai.schema": "{\"type\":\"object\"}",
+             "ai.response.id": "resp-9", "gen_ai.cost.total_cost": 0.0012, "ai.telemetry.metadata.team": "geo",
+             "vendor.debug_blob": "x", "llm.is_streaming": False}
+    p = tmp_path / "span.attrs.json"
+    p.write_text(json.dumps(attrs))
+    [t], _problems = _load(p)
+    assert t.response is not None and (t.response.text, t.response.id) == ("{\"city\":\"Lima\"}", "resp-9")
+    assert (t.attributes["gen_ai.cost.total_cost"], t.attributes["ai.telemetry.metadata.team"]) == (0.0012, "geo")
+    assert list(t.attributes["ctxviewer.unmapped"]) == ["llm.is_streaming", "vendor.debug_blob"]
+
+
+def test_otel_corpus_unmapped_keys_per_file(shared: Path) -> None:
+    def keys(name: str) -> Counter[str]:
+        traces, _ = _load(shared / "corpus" / "otel-genai" / name)
+        return tally(t.attributes for t in traces)
+
+    assert keys("interlingua-raw-openai-v2.otlp.json") == Counter()
+    assert keys("interlingua-openllmetry-openai.otlp.json") == Counter({"gen_ai.is_streaming": 1,
+                                                                         "gen_ai.openai.api_base": 1})
+    assert keys("vercel-ai-sdk-v6-generateText-doGenerate.readablespan.json") == Counter(
+        {"ai.request.headers.user-agent": 2, "ai.response.providerMetadata": 2, "resource.name": 2})

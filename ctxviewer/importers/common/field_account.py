@@ -4,7 +4,8 @@ An importer maps what it understands; everything else in the record must be *nam
 in silence. Each importer describes the keys it reads as a :class:`Mapped` tree (built from dotted
 paths with :func:`mapped`), and :func:`unmapped_keys` walks the record and lists every key with a
 value that no mapped path covers -- as the dotted path of the outermost such key
-(``extra.runtime``, not each of its leaves). Empty values (``None``, ``""``, ``{}``, ``[]``) carry
+(``extra.runtime``, not each of its leaves); flat span attributes are accounted by
+:func:`unmapped_attribute_keys` (indices written ``N``). Empty values (``None``, ``""``, ``{}``, ``[]``) carry
 nothing and are not listed.
 
 The list goes on the trace as :data:`UNMAPPED_ATTRIBUTE` (``ctxviewer.unmapped``: the sorted
@@ -16,6 +17,7 @@ No Qt here.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -102,3 +104,23 @@ def tally(traces_attributes: Iterable[Mapping[str, Any]]) -> Counter[str]:
     for attrs in traces_attributes:
         count_unmapped(attrs, counts)
     return counts
+
+
+_INDEX = re.compile(r"(?<=\.)\d+(?=\.|$)")
+
+
+def unmapped_attribute_keys(attrs: Mapping[str, Any], read: Iterable[str]) -> list[str]:
+    """The flat span attribute keys (OTel / OpenInference: dotted names, list indices in the key)
+    not covered by ``read`` -- exact names or prefixes ending in ``.``, list indices written ``N``
+    in both (``llm.input_messages.N.message.role``) -- each named with its indices as ``N``
+    (``llm.prompt_template.variables``, ``llm.input_messages.N.message.foo``), distinct, in
+    first-seen order. Empty values are not listed."""
+    exact = {r for r in read if not r.endswith(".")}
+    prefixes = tuple(r for r in read if r.endswith("."))
+    out: dict[str, None] = {}
+    for key, value in attrs.items():
+        name = _INDEX.sub("N", key)
+        if _empty(value) or name in exact or name.startswith(prefixes):
+            continue
+        out[name] = None
+    return list(out)

@@ -176,6 +176,18 @@ def io_output(value: Any, mime: Any) -> tuple[list[gm.Message] | None, str | Non
     return None, None, None
 
 
+READ = tuple(f"llm.{io}_messages.N.message.{k}" for io in ("input", "output")
+             for k in ("role", "content", "name", "tool_call_id", "contents.", "tool_calls.")) + (
+        "llm.prompts.", "llm.choices.", "llm.tools.",
+        "llm.token_count.", "llm.invocation_parameters", "llm.model_name", "llm.request.model_name",
+        "llm.response.model_name", "llm.provider", "llm.system", "llm.finish_reason", "input.value",
+        "input.mime_type", "output.value", "output.mime_type", "session.id", "user.id", "retrieval.documents.",
+        "openinference.span.kind", "metadata", "tag.tags")
+"""The OpenInference attributes :func:`call_from_attributes` reads or keeps (``metadata``,
+``tag.tags`` and ``llm.invocation_parameters`` kept as attributes); what else a span holds is
+named by :func:`~ctxviewer.importers.common.field_account.unmapped_attribute_keys`."""
+
+
 def call_from_attributes(attrs: Mapping[str, Any], trace_id: str, fmt: str = "openinference") -> LLMCall:
     """One LLM span's OpenInference attributes as an :class:`LLMCall` (no container fields)."""
     flat = flatten(attrs)
@@ -207,6 +219,10 @@ def call_from_attributes(attrs: Mapping[str, Any], trace_id: str, fmt: str = "op
     call.user_id = pm._str(flat.get("user.id"))
     if params:
         call.attributes["llm.invocation_parameters"] = dict(params)
+    for key in ("metadata", "tag.tags"):  # what the application attached (JSON metadata, tags)
+        value = gm.parse_structured(flat.get(key)) if key == "metadata" else flat.get(key)
+        if value not in (None, "", {}, []):
+            call.attributes[key] = value
     total = pm.int_or_none(flat.get("llm.token_count.total"))
     if total is not None:
         call.attributes["llm.token_count.total"] = total

@@ -25,6 +25,7 @@ from typing import Any, Iterator
 from ctxviewer.importers.common import openinference_attrs as oi
 from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.containers import head_text, load_documents
+from ctxviewer.importers.common.field_account import unmapped_attribute, unmapped_attribute_keys
 from ctxviewer.importers.common.llm_call import LLMCall, agent_attributes, build_trace
 from ctxviewer.importers.common.spans.read import container_of, spans_from_json
 from ctxviewer.importers.common.spans.span import Span, missing_parents, trace_id_for
@@ -79,6 +80,7 @@ def _call(span: Span) -> LLMCall:
         call.attributes["otel.span.name"] = span.name
     if span.parent_id:
         call.attributes["otel.parent_span_id"] = span.parent_id
+    call.attributes.update(unmapped_attribute(unmapped_attribute_keys(oi.flatten(span.attributes), oi.READ)))
     return call
 
 
