@@ -115,3 +115,17 @@ def test_otel_corpus_unmapped_keys_per_file(shared: Path) -> None:
                                                                          "gen_ai.openai.api_base": 1})
     assert keys("vercel-ai-sdk-v6-generateText-doGenerate.readablespan.json") == Counter(
         {"ai.request.headers.user-agent": 2, "ai.response.providerMetadata": 2, "resource.name": 2})
+
+
+def test_promptfoo_grading_as_scores_and_litellm_payload_account(shared: Path) -> None:
+    traces, _ = _load(shared / "corpus/other/promptfoo/promptfoo-sample-export.json")
+    assert [(s["name"], s["value"], s["comment"]) for s in traces[0].attributes["ctxviewer.scores"]][:3] == [
+        ("promptfoo", 0.75, "fail: Latency 5794ms is greater than threshold 3000ms"),
+        ("assertion cost", 1, "pass: Assertion passed"),
+        ("assertion latency", 0, "fail: Latency 5794ms is greater than threshold 3000ms")]
+    assert tally(t.attributes for t in traces) == Counter(
+        {"metadata": 4, "promptId": 4, "response.cached": 4, "response.cost": 4, "testCase": 4})
+    [t], _ = _load(shared / "corpus/other/litellm/standard_logging_payload.json")
+    assert list(t.attributes["ctxviewer.unmapped"]) == [
+        "error_information", "hidden_params", "model_map_information", "standard_built_in_tools_params"]
+    assert t.attributes["litellm.response_cost"] == 0.00022500000000000002
