@@ -72,7 +72,7 @@ def spans_of(doc: Any, file: str, prefix: str = "") -> Iterator[Span | ImportPro
 def _call(span: Span) -> LLMCall:
     call = oi.call_from_attributes(span.attributes, trace_id_for(span))
     call.created, call.ended = span.start, span.end
-    if span.start is not None and span.end is None:
+    if span.start is not None and span.end is None and not span.end_unreadable:
         call.ended_recorded = False
     call.status, call.status_message = span.status, span.status_message
     call.service = pm._str(span.resource.get("service.name"))

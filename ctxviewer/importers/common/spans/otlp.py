@@ -13,7 +13,14 @@ from collections.abc import Mapping
 from typing import Any, Iterator
 
 from ctxviewer.importers.common.peek import JsonPeek
-from ctxviewer.importers.common.spans.span import Span, SpanRecord, event_records, has_genai_key, span_time
+from ctxviewer.importers.common.spans.span import (
+    Span,
+    SpanRecord,
+    event_records,
+    has_genai_key,
+    span_time,
+    unreadable_end,
+)
 from ctxviewer.importers.common.values import decode_key_values, normalise_id, span_kind, span_status
 from ctxviewer.importers.contract import ImportProblem
 
@@ -97,8 +104,9 @@ def _span(sp: Any, record: str, resource: dict[str, Any], scope: dict[str, Any],
         span_id=normalise_id(sp.get("spanId"), 8),
         parent_id=normalise_id(sp.get("parentSpanId"), 8),
         name=sp.get("name"),
-        start=span_time(sp.get("startTimeUnixNano"), "startTimeUnixNano"),
-        end=span_time(sp.get("endTimeUnixNano"), "endTimeUnixNano"),
+        start=span_time(sp.get("startTimeUnixNano"), "startTimeUnixNano", record),
+        end=span_time(sp.get("endTimeUnixNano"), "endTimeUnixNano", record),
+        end_unreadable=unreadable_end(sp.get("endTimeUnixNano")),
         attributes=decode_key_values(sp.get("attributes"), skipped=skipped),
         resource=resource,
         record=record,

@@ -24,6 +24,7 @@ from ctxviewer.importers.common.spans.span import (
     flat_attributes,
     has_genai_key,
     span_time,
+    unreadable_end,
 )
 from ctxviewer.importers.common.values import normalise_id, span_kind, span_status
 from ctxviewer.importers.contract import ImportProblem
@@ -167,8 +168,9 @@ def object_span(sp: Mapping[str, Any], record: str) -> Span:
         span_id=normalise_id(span_id, 8),
         parent_id=normalise_id(parent, 8),
         name=sp.get("name"),
-        start=span_time(start, "start"),
-        end=span_time(end, "end"),
+        start=span_time(start, "start", record),
+        end=span_time(end, "end", record),
+        end_unreadable=unreadable_end(end),
         attributes=flat_attributes(sp.get("attributes"), "attributes"),
         resource=resource,
         record=record,

@@ -263,7 +263,7 @@ def call_from_span(span: Span, problems: list[str] | None = None) -> LLMCall:
     call.session_id = _str(a.get("gen_ai.conversation.id"))
     call.user_id = _str(_first(a, "user.id", "enduser.id"))
     call.created, call.ended = span.start, span.end
-    if span.start is not None and span.end is None:
+    if span.start is not None and span.end is None and not span.end_unreadable:
         call.ended_recorded = False
     call.status, call.status_message = span.status, span.status_message
     params = call.attributes
@@ -281,7 +281,7 @@ def call_from_span(span: Span, problems: list[str] | None = None) -> LLMCall:
         params["otel.status_code"] = span.status
         if span.status_message:
             params["otel.status_message"] = span.status_message
-    if span.start is not None and span.end is None:  # read by checks/spans.py (span never ended)
+    if span.start is not None and span.end is None and not span.end_unreadable:  # read by checks/spans.py (span never ended)
         params["otel.span.ended"] = False
     params.update(status_attributes(call))  # the span's own status, before what other spans add (group)
     call.max_tokens = _tokens(a.get("gen_ai.request.max_tokens"), "gen_ai.request.max_tokens", problems)
