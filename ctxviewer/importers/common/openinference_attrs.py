@@ -29,6 +29,8 @@ from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.llm_call import Document, LLMCall
 from ctxviewer.importers.common.part_shapes import data_uri_part
+from ctxviewer.importers.common.usage_rules import RULE as GEMINI_RULE
+from ctxviewer.importers.common.usage_rules import thinking_in_total
 from ctxviewer.model.trace import Usage
 
 _IDX = re.compile(r"^(\d+)\.(.+)$")
@@ -226,5 +228,9 @@ def call_from_attributes(attrs: Mapping[str, Any], trace_id: str, fmt: str = "op
     total = pm.int_or_none(flat.get("llm.token_count.total"))
     if total is not None:
         call.attributes["llm.token_count.total"] = total
+    thought = thinking_in_total(call.usage, total, call.provider, call.model)
+    if thought is not None:
+        call.usage = thought
+        call.attributes["ctxviewer.usage_rule"] = GEMINI_RULE
 
     return call

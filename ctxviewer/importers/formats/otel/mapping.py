@@ -55,6 +55,8 @@ from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common.field_account import unmapped_attribute, unmapped_attribute_keys
 from ctxviewer.importers.common.llm_call import LLMCall, status_attributes
 from ctxviewer.importers.common.spans.span import Span, trace_id_for
+from ctxviewer.importers.common.usage_rules import RULE as GEMINI_RULE
+from ctxviewer.importers.common.usage_rules import thinking_in_total
 from ctxviewer.model.trace import Usage
 
 CHAT_OPERATIONS = frozenset({"chat", "generate_content", "text_completion"})
@@ -286,6 +288,10 @@ def call_from_span(span: Span, problems: list[str] | None = None) -> LLMCall:
     params.update(status_attributes(call))  # the span's own status, before what other spans add (group)
     call.max_tokens = _tokens(a.get("gen_ai.request.max_tokens"), "gen_ai.request.max_tokens", problems)
     call.usage = usage_from(a, problems)  # problems in attribute order: messages, total, max tokens, usage
+    thought = thinking_in_total(call.usage, total, call.provider, call.model)
+    if thought is not None:
+        call.usage = thought
+        params["ctxviewer.usage_rule"] = GEMINI_RULE
     params.update((k, v) for k, v in a.items() if k.startswith(KEEP) and isinstance(v, (str, int, float, bool)))
     params.update(unmapped_attribute(unmapped_attribute_keys(a, READ + KEEP)))
     return call
