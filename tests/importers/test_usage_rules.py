@@ -1,6 +1,7 @@
 """Usage rules the fields do not show (common.usage_rules): Gemini's thinking tokens, counted
 only in the total, become reasoning inside the output (the OTel GenAI rule), on OTel and
-OpenInference spans; other providers' totals are never reinterpreted."""
+OpenInference spans; other providers' totals are never reinterpreted; and tools a framework offers only in its own attributes
+(Pydantic AI model_request_parameters) are tool items."""
 
 from __future__ import annotations
 
@@ -46,3 +47,18 @@ def test_openinference_gemini_and_openai_totals(tmp_path: Path) -> None:
     assert (g.usage.output_tokens, g.usage.reasoning_tokens) == (30, 25)
     o = _trace(tmp_path, dict(base, **{"llm.provider": "openai", "llm.model_name": "gpt-4o"}))
     assert (o.usage.output_tokens, o.usage.reasoning_tokens) == (5, None)
+
+
+def test_pydantic_ai_tools_in_model_request_parameters(tmp_path: Path) -> None:
+    params = {"function_tools": [{"name": "get_weather", "description": "Weather for a city",
+                                  "parameters_json_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}],
+              "output_tools": [{"name": "final_result", "parameters_json_schema": {"type": "object"}}],
+              "allow_text_output": False}
+    t = _trace(tmp_path, {
+        "gen_ai.operation.name": "chat", "gen_ai.system": "openai", "gen_ai.request.model": "gpt-4o",
+        "model_request_parameters": json.dumps(params),
+        "gen_ai.input.messages": json.dumps([{"role": "user", "parts": [{"type": "text", "content": "Oslo?"}]}])})
+    assert [(i.kind.value, i.id) for i in t.items] == [("user", "msg-0"), ("tool", "get_weather"),
+                                                        ("tool", "final_result")]
+    assert json.loads(t.items[1].content or "")["parameters"]["properties"] == {"city": {"type": "string"}}
+    assert "ctxviewer.unmapped" not in t.attributes

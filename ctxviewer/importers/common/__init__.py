@@ -12,7 +12,8 @@ normaliser from a model call to a trace.
   :mod:`.langchain_messages` (LangChain messages), :mod:`.openinference_attrs` (OpenInference
   span attributes -> a model call), :mod:`.exchanges` (a provider request + response -> a model
   call), :mod:`.values` (OTLP ``AnyValue``, ids, times), :mod:`.request_params` (invocation
-  parameters -> ``gen_ai.request.*``), :mod:`.usage_rules` (Gemini's thinking tokens taken
+  parameters -> ``gen_ai.request.*``), :mod:`.framework_tools` (tools offered only in an agent
+  framework's attributes: Pydantic AI), :mod:`.usage_rules` (Gemini's thinking tokens taken
   from the total);
 * nothing lost silently -- :mod:`.field_account` (the source keys an importer did not map,
   named on the trace as ``ctxviewer.unmapped`` and counted per file), :mod:`.scores` (scores,

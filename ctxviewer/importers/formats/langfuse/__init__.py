@@ -61,6 +61,7 @@ from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.containers import head_text, read_text
 from ctxviewer.importers.common.foreign_parts import foreign_part
+from ctxviewer.importers.common.framework_tools import framework_tool_definitions
 from ctxviewer.importers.common.langchain_messages import langchain_message
 from ctxviewer.importers.common.llm_call import LLMCall, agent_attributes, build_trace
 from ctxviewer.importers.common.openinference_attrs import call_from_attributes
@@ -193,7 +194,7 @@ def _tools(obs: Mapping[str, Any], attrs: Mapping[str, Any]) -> list[dict[str, A
         defs = gm.parse_tool_definitions(value) if value not in (None, {}, []) else None
         if defs:
             return defs
-    return gm.indexed_functions(attrs) or []
+    return gm.indexed_functions(attrs) or framework_tool_definitions(attrs) or []
 
 
 def usage(obs: Mapping[str, Any], attrs: Mapping[str, Any]) -> Usage:

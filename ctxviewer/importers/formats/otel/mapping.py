@@ -53,6 +53,7 @@ from typing import Any
 
 from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common.field_account import unmapped_attribute, unmapped_attribute_keys
+from ctxviewer.importers.common.framework_tools import framework_tool_definitions
 from ctxviewer.importers.common.llm_call import LLMCall, status_attributes
 from ctxviewer.importers.common.spans.span import Span, trace_id_for
 from ctxviewer.importers.common.usage_rules import RULE as GEMINI_RULE
@@ -92,7 +93,7 @@ READ = (
     "ai.prompt", "ai.prompt.messages", "ai.prompt.tools", "ai.response.finishReason", "ai.response.text",
     "ai.response.toolCalls", "ai.response.id", "ai.response.model", "ai.response.object",
     "user.id", "enduser.id", "session.id", "metadata.usage_object", "input.value",
-    "output.value", "operation.name", "ctxviewer.span_kind")
+    "output.value", "operation.name", "ctxviewer.span_kind", "model_request_parameters")
 """The chat-span attributes this mapping and :mod:`.group` read (exact names, and prefixes ending
 in ``.``); any other attribute of a chat span is named in ``ctxviewer.unmapped``
 (:func:`~ctxviewer.importers.common.field_account.unmapped_attribute_keys`)."""
@@ -240,7 +241,7 @@ def call_from_span(span: Span, problems: list[str] | None = None) -> LLMCall:
     call.system = gm.parse_parts(a.get("gen_ai.system_instructions")) or None
     call.messages = [dict(m, role=None) if m.get("role") == "" else m for m in _input_messages(a, problems) or []]
     defs = gm.parse_tool_definitions(_first(a, "gen_ai.tool.definitions", "ai.prompt.tools"))
-    call.tools = (defs if defs is not None else gm.indexed_functions(a)) or []
+    call.tools = (defs if defs is not None else gm.indexed_functions(a) or framework_tool_definitions(a)) or []
     outputs = _output_messages(a, problems)
     reasons = gm.parse_structured(a.get("gen_ai.response.finish_reasons"))
     reason = reasons[0] if isinstance(reasons, list) and reasons else _str(reasons)
