@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 UNMAPPED_ATTRIBUTE = "ctxviewer.unmapped"
@@ -109,18 +110,24 @@ def tally(traces_attributes: Iterable[Mapping[str, Any]]) -> Counter[str]:
 _INDEX = re.compile(r"(?<=\.)\d+(?=\.|$)")
 
 
+@lru_cache(maxsize=64)
+def _compiled(read: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, ...]]:
+    return frozenset(r for r in read if not r.endswith(".")), tuple(r for r in read if r.endswith("."))
+
+
 def unmapped_attribute_keys(attrs: Mapping[str, Any], read: Iterable[str]) -> list[str]:
     """The flat span attribute keys (OTel / OpenInference: dotted names, list indices in the key)
     not covered by ``read`` -- exact names or prefixes ending in ``.``, list indices written ``N``
     in both (``llm.input_messages.N.message.role``) -- each named with its indices as ``N``
     (``llm.prompt_template.variables``, ``llm.input_messages.N.message.foo``), distinct, in
     first-seen order. Empty values are not listed."""
-    exact = {r for r in read if not r.endswith(".")}
-    prefixes = tuple(r for r in read if r.endswith("."))
+    exact, prefixes = _compiled(tuple(read))
     out: dict[str, None] = {}
     for key, value in attrs.items():
-        name = _INDEX.sub("N", key)
-        if _empty(value) or name in exact or name.startswith(prefixes):
+        if key in exact or key.startswith(prefixes) or _empty(value):  # the common case, without the regex
+            continue
+        name = _INDEX.sub("N", key) if any(c.isdigit() for c in key) else key
+        if name in exact or name.startswith(prefixes):
             continue
         out[name] = None
     return list(out)

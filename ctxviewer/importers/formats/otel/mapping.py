@@ -106,6 +106,8 @@ KEEP = ("gen_ai.cost.", "ai.telemetry.metadata.", "ai.telemetry.functionId", "tr
 """Chat-span attributes kept on the trace verbatim (cost, the application's telemetry metadata,
 workflow names, response fingerprints, agent fields, settings): read, so never named as unmapped."""
 
+_READ_ALL = READ + KEEP
+
 
 def is_chat_span(attrs: Mapping[str, Any]) -> bool:
     """True if a span's attributes describe one model call (see module docstring for the rule)."""
@@ -294,5 +296,5 @@ def call_from_span(span: Span, problems: list[str] | None = None) -> LLMCall:
         call.usage = thought
         params["ctxviewer.usage_rule"] = GEMINI_RULE
     params.update((k, v) for k, v in a.items() if k.startswith(KEEP) and isinstance(v, (str, int, float, bool)))
-    params.update(unmapped_attribute(unmapped_attribute_keys(a, READ + KEEP)))
+    params.update(unmapped_attribute(unmapped_attribute_keys(a, _READ_ALL)))
     return call
