@@ -99,14 +99,16 @@ def _span(sp: Any, record: str, resource: dict[str, Any], scope: dict[str, Any],
     if not isinstance(sp, Mapping):
         raise ValueError("expected a span object")
     status, message = span_status(sp.get("status"))
+    start = span_time(sp.get("startTimeUnixNano"), "startTimeUnixNano", record)  # start first: warnings in field order
+    end = span_time(sp.get("endTimeUnixNano"), "endTimeUnixNano", record)
     return Span(
         trace_id=normalise_id(sp.get("traceId"), 16),
         span_id=normalise_id(sp.get("spanId"), 8),
         parent_id=normalise_id(sp.get("parentSpanId"), 8),
         name=sp.get("name"),
-        start=span_time(sp.get("startTimeUnixNano"), "startTimeUnixNano", record),
-        end=span_time(sp.get("endTimeUnixNano"), "endTimeUnixNano", record),
-        end_unreadable=unreadable_end(sp.get("endTimeUnixNano")),
+        start=start,
+        end=end,
+        end_unreadable=unreadable_end(sp.get("endTimeUnixNano"), end),
         attributes=decode_key_values(sp.get("attributes"), skipped=skipped),
         resource=resource,
         record=record,

@@ -79,14 +79,10 @@ def span_time(value: Any, path: str, record: str | None = None) -> datetime | No
         return None
 
 
-def unreadable_end(value: Any) -> bool:
-    """True when an end time was given but cannot be read: such a span's end is "not recorded",
-    never "never ended"."""
-    try:
-        parse_time(value)
-    except ValueError:
-        return True
-    return False
+def unreadable_end(value: Any, parsed: datetime | None) -> bool:
+    """True when an end time was given (``value``) but could not be read (``parsed`` is ``None``):
+    such a span's end is "not recorded", never "never ended"."""
+    return parsed is None and not (value is None or value == "" or value == "0" or value == 0)
 
 
 def flat_attributes(value: Any, path: str) -> dict[str, Any]:

@@ -163,14 +163,16 @@ def object_span(sp: Mapping[str, Any], record: str) -> Span:
     res = sp.get("resource")
     resource = flat_attributes(res.get("attributes") if isinstance(res, Mapping) else None, "resource.attributes")
     status, message = span_status(sp.get("status"))
+    start_time = span_time(start, "start", record)  # start first: warnings in field order
+    end_time = span_time(end, "end", record)
     return Span(
         trace_id=normalise_id(trace_id, 16),
         span_id=normalise_id(span_id, 8),
         parent_id=normalise_id(parent, 8),
         name=sp.get("name"),
-        start=span_time(start, "start", record),
-        end=span_time(end, "end", record),
-        end_unreadable=unreadable_end(end),
+        start=start_time,
+        end=end_time,
+        end_unreadable=unreadable_end(end, end_time),
         attributes=flat_attributes(sp.get("attributes"), "attributes"),
         resource=resource,
         record=record,
