@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ctxviewer.importers.common.foreign_parts import foreign_part
+from ctxviewer.importers.common.foreign_parts import ANTHROPIC_TOOL_TYPES, foreign_part
 
 
 def data_uri_part(url: str, modality: str = "image", detail: Any = None) -> dict[str, Any]:
@@ -95,4 +95,6 @@ def provider_part(p: Mapping[str, Any]) -> dict[str, Any] | None:
         return thinking_part(p)
     if t in ("input_text", "output_text") and "content" not in p:
         return {"type": "text", "content": p.get("text") or ""}
-    return foreign_part(p)  # Anthropic tool blocks, Gemini parts
+    if t is None or t in ANTHROPIC_TOOL_TYPES:  # Anthropic tool blocks, Gemini parts (no type)
+        return foreign_part(p)
+    return None
