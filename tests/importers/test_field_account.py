@@ -114,7 +114,7 @@ def test_otel_corpus_unmapped_keys_per_file(shared: Path) -> None:
     assert keys("interlingua-openllmetry-openai.otlp.json") == Counter({"gen_ai.is_streaming": 1,
                                                                          "gen_ai.openai.api_base": 1})
     assert keys("vercel-ai-sdk-v6-generateText-doGenerate.readablespan.json") == Counter(
-        {"ai.request.headers.user-agent": 2, "ai.response.providerMetadata": 2, "resource.name": 2})
+        {"ai.request.headers.user-agent": 2, "resource.name": 2})
 
 
 def test_promptfoo_grading_as_scores_and_litellm_payload_account(shared: Path) -> None:
@@ -124,7 +124,7 @@ def test_promptfoo_grading_as_scores_and_litellm_payload_account(shared: Path) -
         ("assertion cost", 1, "pass: Assertion passed"),
         ("assertion latency", 0, "fail: Latency 5794ms is greater than threshold 3000ms")]
     assert tally(t.attributes for t in traces) == Counter(
-        {"metadata": 4, "promptId": 4, "response.cached": 4, "response.cost": 4, "testCase": 4})
+        {"metadata": 4, "promptId": 4, "testCase": 4})
     [t], _ = _load(shared / "corpus/other/litellm/standard_logging_payload.json")
     assert list(t.attributes["ctxviewer.unmapped"]) == [
         "error_information", "hidden_params", "model_map_information", "standard_built_in_tools_params"]

@@ -76,12 +76,16 @@ def call_from_result(r: Mapping[str, Any], eval_id: str, created: Any) -> LLMCal
         call.attributes["promptfoo.prompt_label"] = prompt["label"]
     if isinstance(r.get("vars"), Mapping):
         call.attributes["promptfoo.vars"] = dict(r["vars"])
+    for key in ("cached", "cost"):  # the provider call's own: served from promptfoo's cache, its cost (USD)
+        if resp.get(key) is not None:
+            call.attributes[f"promptfoo.response.{key}"] = resp[key]
     call.attributes.update(scores_attribute(grading_scores(r)))
     call.attributes.update(unmapped_attribute(unmapped_keys(r, MAPPED)))
     return call
 
 
 MAPPED = mapped("id", "provider", "response.output", "response.tokenUsage", "response.finishReason", "prompt.raw",
+                "response.cached", "response.cost",
                 "prompt.label", "error", "failureReason", "latencyMs", "score", "success", "cost", "testIdx",
                 "promptIdx", "vars", "gradingResult", "namedScores")
 """The result-row keys mapped or kept; the rest are named in ``ctxviewer.unmapped``."""

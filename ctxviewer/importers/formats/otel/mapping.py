@@ -102,7 +102,7 @@ KEEP = ("gen_ai.cost.", "ai.telemetry.metadata.", "ai.telemetry.functionId", "tr
         "traceloop.association.properties.", "openai.response.system_fingerprint",
         "gen_ai.openai.response.system_fingerprint", "openai.response.service_tier", "ai.settings.",
         "gen_ai.agent.", "gen_ai.response.time_to_first_chunk", "gen_ai.data_source.id", "ai.response.timestamp",
-        "ai.schema")
+        "ai.schema", "ai.response.providerMetadata")
 """Chat-span attributes kept on the trace verbatim (cost, the application's telemetry metadata,
 workflow names, response fingerprints, agent fields, settings): read, so never named as unmapped."""
 
