@@ -148,6 +148,8 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
     else:
         for problem in report.problems:
             click.echo(one_line(f"warning: {problem}"), err=True)
+        for unmapped in report.unmapped_lines():  # what the files hold that no field of ctxviewer took
+            click.echo(one_line(f"note: {unmapped}"), err=True)
         for entry in report.skipped:  # what a folder held that was not imported, and why
             click.echo(one_line(entry.line()), err=True)
         if report.skipped:

@@ -62,7 +62,11 @@ def problems_text(report: ImportReport) -> str:
         f"Imported {report.imported:,} traces from {report.files_imported} of {report.files} files; "
         f"{len(report.problems)} problems:"
     )
-    return head + "\n\n" + "\n".join(lines)
+    text = head + "\n\n" + "\n".join(lines) if report.problems else head.rsplit(";", 1)[0] + "."
+    unmapped = report.unmapped_lines()
+    if unmapped:  # what the files hold that ctxviewer did not map (named, never lost in silence)
+        text += "\n\nNot mapped (each trace's Attributes pane lists its own, ctxviewer.unmapped):\n" + "\n".join(unmapped)
+    return text
 
 
 def _sentence(text: str | None) -> str:
@@ -156,6 +160,8 @@ class ImportController(QObject):
             self._message("Nothing imported", _sentence(outcome) + details)
         elif report.problems:
             self._message("Import problems", problems_text(report))
+        elif report.unmapped:
+            self._message("Import notes", problems_text(report), QMessageBox.Icon.Information)
         self.sig_finished.emit(report)
         if report.imported and not report.cancelled:
             self.sig_imported.emit(db_path)

@@ -26,6 +26,7 @@ No Qt here.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
@@ -34,6 +35,7 @@ from ctxviewer.assess.context import EMPTY, AssessContext, context_for_db
 from ctxviewer.assess.plausibility import implausible
 from ctxviewer.diff.conversation import conversation_key
 from ctxviewer.importers import REGISTRY, ImportFailed, ImportProblem, Registry
+from ctxviewer.importers.common.field_account import UNMAPPED_ATTRIBUTE, count_unmapped, describe_unmapped
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.assess_pool import assessed
 from ctxviewer.pipeline.derived_facts import refresh_derived
@@ -75,6 +77,11 @@ class ImportReport:
     """Entries of the directories given that were not imported (sub-folders, hidden entries, the
     database itself), in path order: :func:`~ctxviewer.pipeline.folders.expand_paths`."""
 
+    unmapped: dict[str, Counter[str]] = field(default_factory=dict)
+    """Per file, the source keys its importer did not map, each with the number of records holding
+    it (the traces' ``ctxviewer.unmapped``: :mod:`ctxviewer.importers.common.field_account`); files
+    mapped whole are absent."""
+
     items_by_trace: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
     """Item count of each distinct trace id written by this run (a repeated id counts once: the
     later record replaced the earlier one, with a problem saying so)."""
@@ -83,12 +90,20 @@ class ImportReport:
         """The ``import --json`` summary: ``files``, ``files_imported``, ``traces`` (distinct traces
         written, equal to what the database holds from this run), ``items``, ``warnings`` (each
         ``{file, record, message}``), ``skipped`` (each ``{path, kind, reason}``: :class:`Skipped`),
-        ``database``, ``cancelled``."""
+        ``unmapped`` (each ``{file, keys: {key: records}, summary}``: the source keys not mapped,
+        most frequent first), ``database``, ``cancelled``."""
         return {"files": self.files, "files_imported": self.files_imported, "traces": self.imported,
                 "items": sum(self.items_by_trace.values()) if self.imported else 0,
                 "warnings": [{"file": p.file, "record": p.record, "message": p.message} for p in self.problems],
                 "skipped": [{"path": k.path, "kind": k.kind, "reason": k.reason} for k in self.skipped],
+                "unmapped": [{"file": f, "keys": dict(sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))),
+                              "summary": describe_unmapped(c)} for f, c in self.unmapped.items()],
                 "database": self.database, "cancelled": self.cancelled}
+
+    def unmapped_lines(self) -> list[str]:
+        """One line per file whose importer left keys unmapped: ``"FILE: 12 keys not mapped:
+        llm.invocation_parameters ×9, …"`` (:func:`~ctxviewer.importers.common.field_account.describe_unmapped`)."""
+        return [f"{f}: {describe_unmapped(c)}" for f, c in self.unmapped.items()]
 
     def summary(self) -> str:
         """``"imported 2 trace(s) from 1 of 2 file(s) into traces.db"`` (``"from 2 file(s)"`` when
@@ -209,6 +224,8 @@ def import_files(
                             str(path), f"trace {trace.trace_id}",
                             "trace id already imported in this run; this record replaces the earlier one"))
                     report.items_by_trace[trace.trace_id] = len(trace.items)
+                    if UNMAPPED_ATTRIBUTE in trace.attributes:
+                        count_unmapped(trace.attributes, report.unmapped.setdefault(str(path), Counter()))
                     report.problems.extend(repairs)
                     if not trace.omissions_recorded and conversation_key(trace) is not None:
                         in_conversations[trace.trace_id] = None

@@ -13,7 +13,7 @@ from otlp_factories import chat_span, otlp_request
 from otlp_factories import kv as _kv
 from otlp_factories import s as _s
 
-from ctxviewer.importers import ImportProblem, get_importer
+from ctxviewer.importers import ImportProblem, get_importer, load_records
 from ctxviewer.importers.formats.otel import token_count
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.stored_facts import with_facts
@@ -148,20 +148,36 @@ def test_output_messages_not_a_list(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- bug 3: rejected spans
 
 
-def test_only_span_rejected_reports_just_that(tmp_path: Path) -> None:
-    p, traces, problems = _load(tmp_path, _otlp(_span(start="yesterday")))
-    assert traces == []
-    assert problems == [ImportProblem(str(p), "resourceSpans[0].scopeSpans[0].spans[0]",
-                                      "startTimeUnixNano: 'yesterday' is not a time")]
+def _load_all(tmp_path: Path, doc: Any) -> tuple[Path, list[RequestTrace], list[ImportProblem]]:
+    """As the import runs it: through the registry, so the readers' warnings arrive too."""
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps(doc))
+    recs = list(load_records(get_importer("otel"), p))
+    return (p, [r for r in recs if isinstance(r, RequestTrace)], [r for r in recs if isinstance(r, ImportProblem)])
 
 
-def test_rejected_span_beside_other_spans_reports_just_the_rejection(tmp_path: Path) -> None:
-    tool = {"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "00000000000000b1", "name": "execute_tool x",
-            "attributes": [_kv("gen_ai.operation.name", _s("execute_tool"))]}
-    p, traces, problems = _load(tmp_path, _otlp(tool, _span(start="yesterday")))
-    assert traces == []
-    assert [(pr.record, pr.message) for pr in problems] == [
-        ("resourceSpans[0].scopeSpans[0].spans[1]", "startTimeUnixNano: 'yesterday' is not a time")]
+def test_unreadable_start_time_is_a_warning_and_the_span_is_kept(tmp_path: Path) -> None:
+    p, traces, problems = _load_all(tmp_path, _otlp(_span(start="yesterday")))
+    [t] = traces
+    assert (t.created, t.usage.input_tokens) == (None, 412)
+    assert problems[0] == ImportProblem(str(p), "resourceSpans[0].scopeSpans[0].spans[0]",
+                                        "startTimeUnixNano: 'yesterday' is not a time; the time is imported as "
+                                        "not recorded, the span is kept")
+
+
+def test_unreadable_or_out_of_range_end_is_not_recorded_never_never_ended(tmp_path: Path) -> None:
+    p, traces, problems = _load_all(tmp_path, _otlp(_span(end="9" * 30)))
+    [t] = traces
+    assert t.attributes["ctxviewer.completeness"] == "end not recorded"
+    assert "endTimeUnixNano" in problems[0].message and "out of the range of dates" in problems[0].message
+
+
+def test_protobufjs_long_times_are_read(tmp_path: Path) -> None:
+    ns = 1_770_000_000_123_456_789
+    span = _span()
+    span["startTimeUnixNano"] = {"low": ns & 0xFFFFFFFF, "high": ns >> 32, "unsigned": True}
+    _, [t], _ = _load_all(tmp_path, _otlp(span))
+    assert t.created is not None and t.created.timestamp() == pytest.approx(ns / 1e9, abs=1e-6)
 
 
 def test_no_chat_spans_still_reported_without_rejections(tmp_path: Path) -> None:

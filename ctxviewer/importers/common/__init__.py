@@ -7,10 +7,17 @@ normaliser from a model call to a trace.
   readers delivered as problem records of the file being loaded);
 * chat messages -- :mod:`.messages` (any message encoding -> OTel GenAI messages -> item text),
   :mod:`.provider_messages` (OpenAI and Anthropic payloads and their usage rules),
-  :mod:`.part_shapes` (provider content blocks -- images -- wherever they occur),
+  :mod:`.part_shapes` (provider content blocks -- images, thinking, and through
+  :mod:`.foreign_parts` Anthropic tool blocks and Gemini parts -- wherever they occur),
   :mod:`.langchain_messages` (LangChain messages), :mod:`.openinference_attrs` (OpenInference
   span attributes -> a model call), :mod:`.exchanges` (a provider request + response -> a model
-  call), :mod:`.values` (OTLP ``AnyValue``, ids, times);
+  call), :mod:`.values` (OTLP ``AnyValue``, ids, times), :mod:`.request_params` (invocation
+  parameters -> ``gen_ai.request.*``), :mod:`.framework_tools` (tools offered only in an agent
+  framework's attributes: Pydantic AI), :mod:`.usage_rules` (Gemini's thinking tokens taken
+  from the total);
+* nothing lost silently -- :mod:`.field_account` (the source keys an importer did not map,
+  named on the trace as ``ctxviewer.unmapped`` and counted per file), :mod:`.scores` (scores,
+  feedback and annotations as ``ctxviewer.scores``);
 * :mod:`.spans` -- the span containers (OTLP/JSON and protobuf, span lists, flat attribute maps)
   and the one :class:`~.spans.span.Span` shape they yield;
 * :mod:`.llm_call` -- the one normaliser: :class:`~.llm_call.LLMCall` (a model call in normal

@@ -29,6 +29,8 @@ from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.llm_call import Document, LLMCall
 from ctxviewer.importers.common.part_shapes import data_uri_part
+from ctxviewer.importers.common.usage_rules import RULE as GEMINI_RULE
+from ctxviewer.importers.common.usage_rules import thinking_in_total
 from ctxviewer.model.trace import Usage
 
 _IDX = re.compile(r"^(\d+)\.(.+)$")
@@ -176,6 +178,18 @@ def io_output(value: Any, mime: Any) -> tuple[list[gm.Message] | None, str | Non
     return None, None, None
 
 
+READ = tuple(f"llm.{io}_messages.N.message.{k}" for io in ("input", "output")
+             for k in ("role", "content", "name", "tool_call_id", "contents.", "tool_calls.")) + (
+        "llm.prompts.", "llm.choices.", "llm.tools.",
+        "llm.token_count.", "llm.invocation_parameters", "llm.model_name", "llm.request.model_name",
+        "llm.response.model_name", "llm.provider", "llm.system", "llm.finish_reason", "input.value",
+        "input.mime_type", "output.value", "output.mime_type", "session.id", "user.id", "retrieval.documents.",
+        "openinference.span.kind", "metadata", "tag.tags")
+"""The OpenInference attributes :func:`call_from_attributes` reads or keeps (``metadata``,
+``tag.tags`` and ``llm.invocation_parameters`` kept as attributes); what else a span holds is
+named by :func:`~ctxviewer.importers.common.field_account.unmapped_attribute_keys`."""
+
+
 def call_from_attributes(attrs: Mapping[str, Any], trace_id: str, fmt: str = "openinference") -> LLMCall:
     """One LLM span's OpenInference attributes as an :class:`LLMCall` (no container fields)."""
     flat = flatten(attrs)
@@ -207,8 +221,16 @@ def call_from_attributes(attrs: Mapping[str, Any], trace_id: str, fmt: str = "op
     call.user_id = pm._str(flat.get("user.id"))
     if params:
         call.attributes["llm.invocation_parameters"] = dict(params)
+    for key in ("metadata", "tag.tags"):  # what the application attached (JSON metadata, tags)
+        value = gm.parse_structured(flat.get(key)) if key == "metadata" else flat.get(key)
+        if value not in (None, "", {}, []):
+            call.attributes[key] = value
     total = pm.int_or_none(flat.get("llm.token_count.total"))
     if total is not None:
         call.attributes["llm.token_count.total"] = total
+    thought = thinking_in_total(call.usage, total, call.provider, call.model)
+    if thought is not None:
+        call.usage = thought
+        call.attributes["ctxviewer.usage_rule"] = GEMINI_RULE
 
     return call

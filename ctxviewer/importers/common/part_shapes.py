@@ -15,7 +15,10 @@ module maps those blocks, wherever they occur, to the typed OTel part (never to 
   content is the thinking text; the signature (an opaque, encrypted check value) is kept on the
   part but is never text; ``{type: "redacted_thinking", data}`` -> an empty ``reasoning`` part
   marked ``redacted`` (the encrypted ``data`` is never text);
-* OpenAI ``input_text`` / ``output_text`` -> ``text``.
+* OpenAI ``input_text`` / ``output_text`` -> ``text``;
+* Anthropic ``tool_use`` / ``tool_result`` blocks and Gemini parts (``functionCall``,
+  ``inlineData``...) -> ``tool_call`` / ``tool_call_response`` / ``blob`` / ``text``, by
+  :func:`~ctxviewer.importers.common.foreign_parts.foreign_part`.
 
 Shapes from openai-python ``types/chat/chat_completion_content_part_image_param.py``,
 ``types/responses/response_input_image_param.py`` and anthropic-sdk-python
@@ -27,6 +30,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+from ctxviewer.importers.common.foreign_parts import ANTHROPIC_TOOL_TYPES, foreign_part
 
 
 def data_uri_part(url: str, modality: str = "image", detail: Any = None) -> dict[str, Any]:
@@ -90,4 +95,6 @@ def provider_part(p: Mapping[str, Any]) -> dict[str, Any] | None:
         return thinking_part(p)
     if t in ("input_text", "output_text") and "content" not in p:
         return {"type": "text", "content": p.get("text") or ""}
+    if t is None or t in ANTHROPIC_TOOL_TYPES:  # Anthropic tool blocks, Gemini parts (no type)
+        return foreign_part(p)
     return None

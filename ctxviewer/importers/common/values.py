@@ -127,9 +127,11 @@ def normalise_id(value: Any, nbytes: int) -> str | None:
 def parse_time(value: Any) -> datetime | None:
     """A span time as aware UTC (microsecond precision).
 
-    Accepts Unix nanoseconds as a decimal string or number (OTLP ``startTimeUnixNano``), a JS
+    Accepts Unix nanoseconds as a decimal string or number (OTLP ``startTimeUnixNano``) or as a
+    protobuf.js ``Long`` (``{low, high}``: 64 bits as two 32-bit halves), a JS
     ``HrTime`` pair ``[seconds, nanos]``, or an ISO-8601 string (naive taken as UTC). ``None``,
-    ``""`` and OTLP's ``"0"`` (unset) -> ``None``. Raises ``ValueError`` for anything else.
+    ``""`` and OTLP's ``"0"`` (unset) -> ``None``. Raises ``ValueError`` for anything else (also a
+    number of nanoseconds beyond the dates Python holds).
     """
     if value is None or value == "" or value == "0" or value == 0:
         return None
@@ -137,9 +139,14 @@ def parse_time(value: Any) -> datetime | None:
         return _EPOCH + timedelta(seconds=int(value[0]), microseconds=int(value[1]) // 1000)
     if isinstance(value, bool):
         raise ValueError(f"{value!r} is not a time")
+    if isinstance(value, Mapping) and isinstance(value.get("low"), int) and isinstance(value.get("high"), int):
+        value = (value["high"] << 32) + (value["low"] & 0xFFFFFFFF)  # a protobuf.js Long: {low, high, unsigned}
     if isinstance(value, int) or (isinstance(value, str) and value.isdigit()):
         ns = int(value)
-        return _EPOCH + timedelta(seconds=ns // 1_000_000_000, microseconds=(ns % 1_000_000_000) // 1000)
+        try:
+            return _EPOCH + timedelta(seconds=ns // 1_000_000_000, microseconds=(ns % 1_000_000_000) // 1000)
+        except OverflowError:
+            raise ValueError(f"{value!r} nanoseconds is out of the range of dates") from None
     if isinstance(value, str):
         try:
             dt = datetime.fromisoformat(value.replace("Z", "+00:00"))

@@ -19,8 +19,15 @@ Format (UKGovernmentBEIS/inspect_ai ``log/_log.py`` ``EvalLog``/``EvalSample``,
   arguments: object}], tool_call_id}``; an ``image`` becomes a typed part (never text), reasoning
   stays reasoning (a redacted blob is not text).
 * Usage (``ModelUsage``): ``input_tokens_cache_read`` / ``_cache_write``, ``reasoning_tokens``.
-  For ``anthropic/`` models Inspect's ``input_tokens`` excludes the cache (the API's rule), so the
-  normalised input is the sum; otherwise it already includes it.
+  Inspect's ``input_tokens`` excludes the cache (``total_tokens`` = input + output + cache), so the
+  normalised input is the sum, unless ``total_tokens`` shows an older log whose input held it
+  (:func:`usage`; the rule applied is ``ctxviewer.usage_rule``).
+* Condensed logs (Inspect >= 0.3.206): ``input: []`` + ``input_refs`` ranges into the sample's
+  message pool (``message_pool`` / ``events_data.messages``).
+* Scores (``sample.scores``) -> ``ctxviewer.scores`` of every call of the sample, ``target`` ->
+  ``inspect.target``, ``config`` -> ``gen_ai.request.*``, scalar sample metadata ->
+  ``inspect.metadata.*``; task, task id and run id kept; the event and sample keys not mapped are
+  named in ``ctxviewer.unmapped``.
 
 Model ``"provider/model"`` splits into provider and model. Trace id =
 ``"{eval_id}/{sample id}/{epoch}/{n}"``. No Qt here.
@@ -38,8 +45,11 @@ from typing import Any, Iterator
 from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.containers import ZIP_MAGIC, head_text, read_text
+from ctxviewer.importers.common.field_account import mapped, unmapped_attribute, unmapped_keys
 from ctxviewer.importers.common.llm_call import LLMCall, build_trace
 from ctxviewer.importers.common.part_shapes import data_uri_part
+from ctxviewer.importers.common.request_params import request_parameters
+from ctxviewer.importers.common.scores import score, scores_attribute
 from ctxviewer.importers.common.values import parse_time
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
 from ctxviewer.model.trace import Usage
@@ -130,23 +140,74 @@ def message(m: Any) -> gm.Message:
     return {"role": role, "parts": parts}
 
 
-def usage(u: Any, provider: str | None) -> Usage:
-    """Inspect ``ModelUsage`` normalised (see module docstring)."""
+def usage(u: Any, provider: str | None) -> tuple[Usage, str | None]:
+    """Inspect ``ModelUsage`` normalised to the OTel rule (input includes the cache), and the
+    rule applied (``None`` when there was no cache to add).
+
+    Inspect's ``input_tokens`` excludes cache reads and writes (its providers subtract them; the
+    sum ``input + output + cache_read + cache_write`` is its ``total_tokens``), so the normalised
+    input adds them back. Where ``total_tokens`` says otherwise (``total = input + output``: an
+    older log whose input already held the cache), the input is kept."""
     if not isinstance(u, Mapping):
-        return Usage()
+        return Usage(), None
     raw_in = pm.int_or_none(u.get("input_tokens"))
+    out = pm.int_or_none(u.get("output_tokens"))
     read, write = pm.int_or_none(u.get("input_tokens_cache_read")), pm.int_or_none(u.get("input_tokens_cache_write"))
-    if provider == "anthropic" and raw_in is not None:
-        raw_in += (read or 0) + (write or 0)
-    return Usage(input_tokens=raw_in, output_tokens=pm.int_or_none(u.get("output_tokens")), cached_input_tokens=read,
-                 cache_creation_input_tokens=write, reasoning_tokens=pm.int_or_none(u.get("reasoning_tokens")))
+    total = pm.int_or_none(u.get("total_tokens"))
+    cache = (read or 0) + (write or 0)
+    rule = None
+    if raw_in is not None and cache:
+        if total is not None and total == raw_in + (out or 0) and provider != "anthropic":
+            rule = "input includes the cache (total = input + output); kept"
+        else:
+            raw_in += cache
+            rule = "input excludes the cache (Inspect ModelUsage); cache reads and writes added"
+    return Usage(input_tokens=raw_in, output_tokens=out, cached_input_tokens=read,
+                 cache_creation_input_tokens=write, reasoning_tokens=pm.int_or_none(u.get("reasoning_tokens"))), rule
+
+
+def sample_scores(sample: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A sample's ``scores`` (``{scorer: Score{value, answer, explanation, metadata}}``) in the
+    shared shape (source ``inspect scorer``; comment the explanation, and the answer the scorer
+    read as ``answer: ...``)."""
+    out = []
+    scores = sample.get("scores")
+    for name, sc in (scores.items() if isinstance(scores, Mapping) else []):
+        if isinstance(sc, Mapping):
+            notes = [str(sc["explanation"]).strip()] if sc.get("explanation") not in (None, "") else []
+            if sc.get("answer") not in (None, "") and str(sc["answer"]).strip().lower() != \
+                    str(sc.get("explanation") or "").strip().lower():
+                notes.append(f"answer: {sc['answer']}")
+            out.append(score(name, sc.get("value"), "inspect scorer", "; ".join(notes) or None))
+        else:
+            out.append(score(name, sc, "inspect scorer"))
+    return out
+
+
+EVENT_MAPPED = mapped("event", "model", "input", "input_refs", "tools", "config", "output.model", "output.choices",
+                      "output.usage", "output.completion", "output.time", "call.response.id", "timestamp",
+                      "completed", "error", "span_id", "working_start", "working_time", "uuid", "pending",
+                      "tool_choice")
+"""The ``ModelEvent`` keys a call maps (``config`` parameters kept as ``gen_ai.request.*``); the
+rest are named in ``ctxviewer.unmapped`` as ``event.KEY`` (the provider's raw exchange,
+``call``, as the one key ``event.call``)."""
+
+SAMPLE_MAPPED = frozenset({"id", "epoch", "uuid", "input", "messages", "output", "events", "attachments", "scores",
+                           "target", "metadata", "message_pool", "events_data", "model_usage", "total_time",
+                           "working_time", "error_retries"})
+"""Sample keys mapped or kept on every call of the sample; others are named as ``sample.KEY``."""
 
 
 def _inputs(event: Mapping[str, Any], sample: Mapping[str, Any]) -> list[Any]:
+    """The messages a model event sent: its ``input``, or -- condensed logs (Inspect >= 0.3.206
+    write ``input: []`` and ``input_refs``, ``[start, end)`` ranges) -- the ranges of the
+    sample's message pool (``message_pool``, or ``events_data.messages``)."""
     given = event.get("input")
-    if isinstance(given, list):
+    if isinstance(given, list) and (given or not event.get("input_refs")):
         return given
-    pool = sample.get("message_pool") or sample.get("messages") or []
+    found = sample.get("events_data")
+    data: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+    pool = sample.get("message_pool") or data.get("messages") or sample.get("messages") or []
     out: list[Any] = []
     for ref in event.get("input_refs") or []:
         if isinstance(ref, int) and 0 <= ref < len(pool):
@@ -175,7 +236,9 @@ def calls_of(sample: Mapping[str, Any], eval_spec: Mapping[str, Any]) -> Iterato
                        response_model=pm._str(out.get("model")), session_id=pm._str(sample.get("uuid")))
         choices = [c for c in out.get("choices") or [] if isinstance(c, Mapping)]
         call.output = [dict(message(c.get("message") or {}), finish_reason=c.get("stop_reason")) for c in choices] or None
-        call.usage = usage(out.get("usage"), provider)
+        call.usage, rule = usage(out.get("usage"), provider)
+        if rule:
+            call.attributes["ctxviewer.usage_rule"] = rule
         resp = (ev.get("call") or {}).get("response") if isinstance(ev.get("call"), Mapping) else None
         call.response_id = pm._str(resp.get("id")) if isinstance(resp, Mapping) else None
         try:
@@ -191,7 +254,20 @@ def calls_of(sample: Mapping[str, Any], eval_spec: Mapping[str, Any]) -> Iterato
         call.attributes.update({k: v for k, v in (("inspect.sample_id", sample.get("id")),
                                                   ("inspect.epoch", sample.get("epoch")),
                                                   ("inspect.span_id", ev.get("span_id")),
-                                                  ("inspect.task", eval_spec.get("task"))) if v is not None})
+                                                  ("inspect.task", eval_spec.get("task")),
+                                                  ("inspect.task_id", eval_spec.get("task_id")),
+                                                  ("inspect.run_id", eval_spec.get("run_id")),
+                                                  ("inspect.target", sample.get("target") or None),
+                                                  ("inspect.tool_choice", ev.get("tool_choice"))) if v is not None})
+        call.attributes.update(request_parameters(cfg, "inspect.config")[0])
+        md = sample.get("metadata")
+        for key, value in (md.items() if isinstance(md, Mapping) else []):
+            if isinstance(value, (str, int, float, bool)):
+                call.attributes[f"inspect.metadata.{key}"] = value
+        call.attributes.update(scores_attribute(sample_scores(sample)))
+        unmapped = [k if not k.startswith("event.call.") else "event.call" for k in unmapped_keys(ev, EVENT_MAPPED, "event.")]
+        unmapped += [f"sample.{k}" for k, v in sample.items() if k not in SAMPLE_MAPPED and v not in (None, "", {}, [])]
+        call.attributes.update(unmapped_attribute(unmapped))
         yield call
 
 

@@ -23,8 +23,11 @@ from typing import Any, Iterator
 
 from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.containers import load_documents, sniff_document
+from ctxviewer.importers.common.field_account import mapped, unmapped_attribute, unmapped_keys
 from ctxviewer.importers.common.langchain_messages import langchain_message, langchain_usage
 from ctxviewer.importers.common.llm_call import Document, LLMCall, build_trace
+from ctxviewer.importers.common.request_params import request_parameters
+from ctxviewer.importers.common.scores import score, scores_attribute
 from ctxviewer.importers.common.values import parse_time
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
 
@@ -40,16 +43,67 @@ def _time(value: Any) -> datetime | None:
         return None
 
 
-def runs_of(doc: Any) -> list[dict[str, Any]] | None:
-    """All runs of one document, post and patch merged by id, child runs flattened; ``None`` if
-    the document holds no runs."""
+def _id_of_dotted_order(dotted: Any) -> str | None:
+    """The run id at the end of a ``dotted_order`` (``{time}Z{run-uuid}``, segments joined by ``.``)."""
+    if not isinstance(dotted, str) or "Z" not in dotted:
+        return None
+    last = dotted.rsplit(".", 1)[-1]
+    return last.partition("Z")[2] or None
+
+
+def _batch(doc: Any) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]] | None:
     if isinstance(doc, Mapping) and ("post" in doc or "patch" in doc):
-        merged: dict[str, dict[str, Any]] = {}
-        for rec in list(doc.get("post") or []) + list(doc.get("patch") or []):
-            if isinstance(rec, Mapping):
-                run = merged.setdefault(str(rec.get("id")), {})
-                run.update({k: v for k, v in rec.items() if v not in (None, {}, []) or k not in run})
-        return list(merged.values())
+        def recs(key: str) -> list[Mapping[str, Any]]:
+            value = doc.get(key)
+            return [r for r in value if isinstance(r, Mapping)] if isinstance(value, list) else []
+        return recs("post"), recs("patch")
+    return None
+
+
+def merge_runs(posts: list[Mapping[str, Any]], patches: list[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Post (``RunCreate``) and patch (``RunUpdate``) records merged into runs, patch values
+    winning, and a warning per patch that could not be merged as the file says.
+
+    A patch is matched to its run by every key the SDKs use: its ``id``; else its ``dotted_order``
+    (the LangSmith JS SDK's patches carry ``trace_id`` and ``dotted_order`` but no ``id``), equal to
+    a post's, else naming the run id as its last segment's ``{time}Z{run-uuid}``. A patch whose run
+    was not posted in the file is a run of its own (with a warning); one with neither key is left
+    out, with a warning naming it."""
+    merged: dict[str, dict[str, Any]] = {}
+    by_dotted: dict[str, str] = {}
+    warnings: list[str] = []
+    for n, rec in enumerate(posts):
+        rid = str(rec.get("id") or _id_of_dotted_order(rec.get("dotted_order")) or f"post-{n}")
+        merged.setdefault(rid, {}).update(rec)
+        merged[rid].setdefault("id", rid)
+        if isinstance(rec.get("dotted_order"), str):
+            by_dotted[rec["dotted_order"]] = rid
+    for n, rec in enumerate(patches):
+        dotted = rec.get("dotted_order")
+        found = rec.get("id") or (by_dotted.get(dotted) if isinstance(dotted, str) else None) \
+            or _id_of_dotted_order(dotted)
+        if not found:
+            named = f" (name {rec['name']!r})" if rec.get("name") else ""
+            warnings.append(f"patch {n}: has neither id nor dotted_order{named}; cannot be matched to its run, left out")
+            continue
+        rid = str(found)
+        if rid not in merged:
+            warnings.append(f"patch {n}: run {rid} was not posted in this file; imported from the patch alone")
+        run = merged.setdefault(rid, {"id": rid})
+        run.update({k: v for k, v in rec.items() if (v not in (None, {}, []) or k not in run) and k != "id"})
+    return list(merged.values()), warnings
+
+
+def runs_of(doc: Any) -> list[dict[str, Any]] | None:
+    """All runs of one document, post and patch merged (:func:`merge_runs`), child runs
+    flattened; ``None`` if the document holds no runs."""
+    batch = _batch(doc)
+    if batch is not None:
+        return merge_runs(*batch)[0]
+    return _run_list(doc)
+
+
+def _run_list(doc: Any) -> list[dict[str, Any]] | None:
     items = doc if isinstance(doc, list) else [doc]
     if not items or not all(isinstance(r, Mapping) and "run_type" in r for r in items):
         return None
@@ -76,8 +130,41 @@ def _messages(inputs: Mapping[str, Any]) -> list[pm.Message]:
     return [langchain_message(m) for m in msgs or []]
 
 
+MAPPED = mapped(
+    "id", "trace_id", "parent_run_id", "dotted_order", "name", "session_name", "session_id", "run_type",
+    "start_time", "end_time", "error", "tags", "feedback_stats", "child_run_ids", "status",
+    "inputs.messages", "inputs.prompts", "inputs.tools", "inputs.model", "inputs.max_tokens",
+    "outputs.choices", "outputs.generations", "outputs.usage_metadata", "outputs.usage",
+    "outputs.llm_output.token_usage", "outputs.llm_output.model_name", "outputs.model", "outputs.id",
+    "outputs.system_fingerprint",
+    "outputs.documents", "extra.metadata", "extra.invocation_params")
+"""The run keys :func:`call_from_run` maps (scalar ``inputs`` parameters and ``extra.metadata``
+values are kept as attributes and added per run); the rest is named in ``ctxviewer.unmapped``."""
+
+
+_META_MAPPED = frozenset({"ls_model_name", "ls_provider", "ls_max_tokens", "session_id", "thread_id",
+                          "conversation_id", "user_id"})
+
+
+def _feedback(run: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """``feedback_stats`` (``{key: {n, avg, values}}``, langsmith-sdk ``Run.feedback_stats``) as scores:
+    the average when recorded, else the categorical ``values`` counts."""
+    stats = run.get("feedback_stats")
+    out = []
+    if isinstance(stats, Mapping):
+        for key, st in stats.items():
+            if isinstance(st, Mapping):
+                value = st.get("avg") if st.get("avg") is not None else (st.get("values") or None)
+                n = st.get("n")
+                out.append(score(key, value, "langsmith feedback", f"average of {n}" if n is not None else None))
+            else:
+                out.append(score(key, st, "langsmith feedback"))
+    return out
+
+
 def call_from_run(run: Mapping[str, Any], documents: list[Document]) -> LLMCall:
-    """One ``llm`` run as an :class:`LLMCall`."""
+    """One ``llm`` run as an :class:`LLMCall`; the run keys it did not map are named in
+    ``ctxviewer.unmapped`` (:mod:`~ctxviewer.importers.common.field_account`)."""
     extra = run.get("extra") or {}
     meta = extra.get("metadata") or {}
     params = extra.get("invocation_params") or {}
@@ -92,6 +179,8 @@ def call_from_run(run: Mapping[str, Any], documents: list[Document]) -> LLMCall:
         call.output = [dict(pm.openai_message(c.get("message") or {}), finish_reason=c.get("finish_reason"))
                        for c in outputs["choices"] if isinstance(c, Mapping)] or None
         call.response_model, call.response_id = pm._str(outputs.get("model")), pm._str(outputs.get("id"))
+        if outputs.get("system_fingerprint"):
+            call.attributes["openai.response.system_fingerprint"] = str(outputs["system_fingerprint"])
     elif outputs.get("generations") is not None:
         gens = outputs["generations"]
         gen = gens[0][0] if gens and isinstance(gens[0], list) and gens[0] else (gens[0] if gens else None)
@@ -101,6 +190,7 @@ def call_from_run(run: Mapping[str, Any], documents: list[Document]) -> LLMCall:
             info = gen.get("generation_info") or {}
             msg["finish_reason"] = info.get("finish_reason")
             call.output = [msg]
+        call.response_model = pm._str((outputs.get("llm_output") or {}).get("model_name"))
     if isinstance(outputs.get("usage_metadata"), Mapping):
         call.usage = langchain_usage(outputs["usage_metadata"])
     else:
@@ -113,10 +203,27 @@ def call_from_run(run: Mapping[str, Any], documents: list[Document]) -> LLMCall:
     elif call.ended is not None:
         call.status = "ok"
     call.session_id = pm._str(meta.get("session_id") or meta.get("thread_id") or meta.get("conversation_id"))
-    call.max_tokens = pm.int_or_none(meta.get("ls_max_tokens") or inputs.get("max_tokens"))
+    call.user_id = pm._str(meta.get("user_id"))
+    call.max_tokens = pm.int_or_none(meta.get("ls_max_tokens") or inputs.get("max_tokens")
+                                     or params.get("max_tokens"))
     for k in ("trace_id", "parent_run_id", "dotted_order", "name", "session_name"):
         if run.get(k):
             call.attributes[f"langsmith.{k}"] = str(run[k])
+    if isinstance(run.get("tags"), list) and run["tags"]:
+        call.attributes["langsmith.tags"] = [str(t) for t in run["tags"]]
+    kept, _ = request_parameters(params, "langsmith.invocation_params")
+    from_inputs, read = request_parameters(inputs, "langsmith.inputs")
+    call.attributes.update(kept)
+    call.attributes.update(from_inputs)
+    for key, value in meta.items():  # metadata the user set (and the SDK's ls_*) kept as attributes
+        if key not in _META_MAPPED and isinstance(value, (str, int, float, bool)):
+            call.attributes[f"langsmith.metadata.{key}"] = value
+    unmapped = unmapped_keys(run, MAPPED)
+    unmapped = [k for k in unmapped if not (k.startswith("inputs.") and k[7:] in read)]
+    unmapped += [f"extra.metadata.{k}" for k, v in meta.items() if not isinstance(v, (str, int, float, bool))
+                 and v not in (None, {}, [])]
+    call.attributes.update(unmapped_attribute(unmapped))
+    call.attributes.update(scores_attribute(_feedback(run)))
     return call
 
 
@@ -147,9 +254,21 @@ class LangSmithImporter:
         one per run whose ``parent_run_id`` names no run in the file."""
         file = str(path)
         runs: list[dict[str, Any]] = []
+        posts: list[Mapping[str, Any]] = []
+        patches: list[Mapping[str, Any]] = []
         for _record, doc in load_documents(path):
-            found = None if isinstance(doc, Exception) else runs_of(doc)
-            runs.extend(found or [])
+            if isinstance(doc, Exception):
+                continue
+            batch = _batch(doc)
+            if batch is not None:  # batches are merged across the file: a patch may come in a later flush
+                posts.extend(batch[0])
+                patches.extend(batch[1])
+            else:
+                runs.extend(_run_list(doc) or [])
+        merged, merge_warnings = merge_runs(posts, patches)
+        runs.extend(merged)
+        for w in merge_warnings:
+            yield ImportProblem(file, w.partition(":")[0], w.partition(": ")[2])
         if not runs:
             raise ImportFailed(f"{path}: no LangSmith runs (expected post/patch or run objects with run_type)")
         runs.sort(key=lambda r: (str(r.get("trace_id") or ""), str(r.get("dotted_order") or "")))

@@ -25,6 +25,7 @@ from typing import Any, Iterator
 from ctxviewer.importers.common import openinference_attrs as oi
 from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.containers import head_text, load_documents
+from ctxviewer.importers.common.field_account import unmapped_attribute, unmapped_attribute_keys
 from ctxviewer.importers.common.llm_call import LLMCall, agent_attributes, build_trace
 from ctxviewer.importers.common.spans.read import container_of, spans_from_json
 from ctxviewer.importers.common.spans.span import Span, missing_parents, trace_id_for
@@ -71,7 +72,7 @@ def spans_of(doc: Any, file: str, prefix: str = "") -> Iterator[Span | ImportPro
 def _call(span: Span) -> LLMCall:
     call = oi.call_from_attributes(span.attributes, trace_id_for(span))
     call.created, call.ended = span.start, span.end
-    if span.start is not None and span.end is None:
+    if span.start is not None and span.end is None and not span.end_unreadable:
         call.ended_recorded = False
     call.status, call.status_message = span.status, span.status_message
     call.service = pm._str(span.resource.get("service.name"))
@@ -79,6 +80,7 @@ def _call(span: Span) -> LLMCall:
         call.attributes["otel.span.name"] = span.name
     if span.parent_id:
         call.attributes["otel.parent_span_id"] = span.parent_id
+    call.attributes.update(unmapped_attribute(unmapped_attribute_keys(oi.flatten(span.attributes), oi.READ)))
     return call
 
 

@@ -20,7 +20,9 @@ from typing import Any, Iterator
 
 from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.containers import head_text, read_text
+from ctxviewer.importers.common.field_account import mapped, unmapped_attribute, unmapped_keys
 from ctxviewer.importers.common.llm_call import LLMCall, build_trace
+from ctxviewer.importers.common.scores import score, scores_attribute
 from ctxviewer.importers.common.values import parse_time
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
 from ctxviewer.model.trace import Usage
@@ -74,7 +76,44 @@ def call_from_result(r: Mapping[str, Any], eval_id: str, created: Any) -> LLMCal
         call.attributes["promptfoo.prompt_label"] = prompt["label"]
     if isinstance(r.get("vars"), Mapping):
         call.attributes["promptfoo.vars"] = dict(r["vars"])
+    for key in ("cached", "cost"):  # the provider call's own: served from promptfoo's cache, its cost (USD)
+        if resp.get(key) is not None:
+            call.attributes[f"promptfoo.response.{key}"] = resp[key]
+    call.attributes.update(scores_attribute(grading_scores(r)))
+    call.attributes.update(unmapped_attribute(unmapped_keys(r, MAPPED)))
     return call
+
+
+MAPPED = mapped("id", "provider", "response.output", "response.tokenUsage", "response.finishReason", "prompt.raw",
+                "response.cached", "response.cost",
+                "prompt.label", "error", "failureReason", "latencyMs", "score", "success", "cost", "testIdx",
+                "promptIdx", "vars", "gradingResult", "namedScores")
+"""The result-row keys mapped or kept; the rest are named in ``ctxviewer.unmapped``."""
+
+
+def _verdict(g: Mapping[str, Any]) -> str:
+    verdict = "pass" if g.get("pass") else "fail"
+    return f"{verdict}: {g['reason']}" if g.get("reason") else verdict
+
+
+def grading_scores(r: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A row's grading as scores (promptfoo ``GradingResult``): the overall ``score`` / ``pass``
+    (name ``promptfoo``, the reason as comment), each ``componentResults[]`` assertion (name
+    ``assertion TYPE``, value its score, comment ``pass`` / ``fail`` and its reason) and each
+    ``namedScores`` entry. Source ``promptfoo assertion``."""
+    g = r.get("gradingResult")
+    out = []
+    if isinstance(g, Mapping):
+        out.append(score("promptfoo", g.get("score"), "promptfoo assertion", _verdict(g)))
+        for c in g.get("componentResults") or []:
+            if isinstance(c, Mapping):
+                a = c.get("assertion")
+                kind = a.get("type") if isinstance(a, Mapping) else None
+                out.append(score(f"assertion {kind or '?'}", c.get("score"), "promptfoo assertion",
+                                 _verdict(c)))
+    for name, value in (r.get("namedScores") or {}).items() if isinstance(r.get("namedScores"), Mapping) else []:
+        out.append(score(name, value, "promptfoo named score"))
+    return out
 
 
 class PromptfooImporter:

@@ -13,7 +13,14 @@ from collections.abc import Mapping
 from typing import Any, Iterator
 
 from ctxviewer.importers.common.peek import JsonPeek
-from ctxviewer.importers.common.spans.span import Span, SpanRecord, event_records, has_genai_key, span_time
+from ctxviewer.importers.common.spans.span import (
+    Span,
+    SpanRecord,
+    event_records,
+    has_genai_key,
+    span_time,
+    unreadable_end,
+)
 from ctxviewer.importers.common.values import decode_key_values, normalise_id, span_kind, span_status
 from ctxviewer.importers.contract import ImportProblem
 
@@ -92,13 +99,16 @@ def _span(sp: Any, record: str, resource: dict[str, Any], scope: dict[str, Any],
     if not isinstance(sp, Mapping):
         raise ValueError("expected a span object")
     status, message = span_status(sp.get("status"))
+    start = span_time(sp.get("startTimeUnixNano"), "startTimeUnixNano", record)  # start first: warnings in field order
+    end = span_time(sp.get("endTimeUnixNano"), "endTimeUnixNano", record)
     return Span(
         trace_id=normalise_id(sp.get("traceId"), 16),
         span_id=normalise_id(sp.get("spanId"), 8),
         parent_id=normalise_id(sp.get("parentSpanId"), 8),
         name=sp.get("name"),
-        start=span_time(sp.get("startTimeUnixNano"), "startTimeUnixNano"),
-        end=span_time(sp.get("endTimeUnixNano"), "endTimeUnixNano"),
+        start=start,
+        end=end,
+        end_unreadable=unreadable_end(sp.get("endTimeUnixNano"), end),
         attributes=decode_key_values(sp.get("attributes"), skipped=skipped),
         resource=resource,
         record=record,

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ctxviewer.importers.common.notes import warn
 from ctxviewer.importers.common.values import decode_key_values, parse_time
 from ctxviewer.importers.contract import ImportProblem
 
@@ -50,6 +51,9 @@ class Span:
     """Status description, if any."""
     scope: dict[str, Any] = field(default_factory=dict)
     """Instrumentation scope (``name``, ``version``) for OTLP spans."""
+    end_unreadable: bool = False
+    """True when the file gave an end time that could not be read (the span did end; its end is
+    not recorded), so a missing ``end`` does not mean the span never ended."""
     events: tuple[dict[str, Any], ...] = ()
     """Span events (and correlated log records) in order, each ``{name, time, attributes, body}``:
     ``name`` the event name (``gen_ai.user.message``...), ``time`` aware UTC or ``None``,
@@ -60,12 +64,25 @@ SpanRecord = Span | ImportProblem
 """What a container module yields: a span, or a problem naming the bad span."""
 
 
-def span_time(value: Any, path: str) -> datetime | None:
-    """:func:`~ctxviewer.importers.common.values.parse_time` with ``path`` named in its ``ValueError``."""
+def span_time(value: Any, path: str, record: str | None = None) -> datetime | None:
+    """:func:`~ctxviewer.importers.common.values.parse_time` with ``path`` named in its ``ValueError``.
+
+    With ``record`` (the span's place in the file) an unreadable time never costs the span: it is
+    a warning on that record (:func:`~ctxviewer.importers.common.notes.warn`) and ``None`` (not
+    recorded)."""
     try:
         return parse_time(value)
     except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
+        if record is None:
+            raise ValueError(f"{path}: {exc}") from None
+        warn(record, f"{path}: {exc}; the time is imported as not recorded, the span is kept")
+        return None
+
+
+def unreadable_end(value: Any, parsed: datetime | None) -> bool:
+    """True when an end time was given (``value``) but could not be read (``parsed`` is ``None``):
+    such a span's end is "not recorded", never "never ended"."""
+    return parsed is None and not (value is None or value == "" or value == "0" or value == 0)
 
 
 def flat_attributes(value: Any, path: str) -> dict[str, Any]:

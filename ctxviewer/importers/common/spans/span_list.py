@@ -24,6 +24,7 @@ from ctxviewer.importers.common.spans.span import (
     flat_attributes,
     has_genai_key,
     span_time,
+    unreadable_end,
 )
 from ctxviewer.importers.common.values import normalise_id, span_kind, span_status
 from ctxviewer.importers.contract import ImportProblem
@@ -89,6 +90,34 @@ def sniff(doc: JsonPeek) -> float:
     return 0.0 if doc.complete else 0.3
 
 
+def sniff_later_documents(text: str, limit: int = 500) -> float:
+    """For concatenated span objects (the OTel Python console exporter prints one pretty-printed
+    span after another) whose first span is not a GenAI one (a ``workflow.build`` span): 0.9 when
+    a later span object in ``text`` has a ``gen_ai.*`` attribute, 0.3 when the spans read so far
+    have none but ``text`` ends inside one (the registry reads further), else 0. Reads at most
+    ``limit`` documents; never raises."""
+    import json
+
+    decoder = json.JSONDecoder()
+    pos, seen = 0, 0
+    while seen < limit:
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= len(text):
+            return 0.0
+        try:
+            doc, pos = decoder.raw_decode(text, pos)
+        except (ValueError, RecursionError):
+            return 0.3 if seen else 0.0  # cut mid-span: read further
+        seen += 1
+        if not (isinstance(doc, Mapping) and doc.keys() & _SPAN_KEYS):
+            return 0.0
+        attrs = doc.get("attributes")
+        if isinstance(attrs, Mapping) and has_genai_key(list(attrs)):
+            return 0.9
+    return 0.0
+
+
 def spans(obj: Any, file: str, prefix: str = "") -> Iterator[SpanRecord]:
     """The spans of a span list (or of one span object, or of a wrapped list), in order; bad
     elements become problems (``spans[2]`` names the third element of a wrapped list)."""
@@ -134,13 +163,16 @@ def object_span(sp: Mapping[str, Any], record: str) -> Span:
     res = sp.get("resource")
     resource = flat_attributes(res.get("attributes") if isinstance(res, Mapping) else None, "resource.attributes")
     status, message = span_status(sp.get("status"))
+    start_time = span_time(start, "start", record)  # start first: warnings in field order
+    end_time = span_time(end, "end", record)
     return Span(
         trace_id=normalise_id(trace_id, 16),
         span_id=normalise_id(span_id, 8),
         parent_id=normalise_id(parent, 8),
         name=sp.get("name"),
-        start=span_time(start, "start"),
-        end=span_time(end, "end"),
+        start=start_time,
+        end=end_time,
+        end_unreadable=unreadable_end(end, end_time),
         attributes=flat_attributes(sp.get("attributes"), "attributes"),
         resource=resource,
         record=record,

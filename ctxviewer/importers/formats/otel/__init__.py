@@ -51,11 +51,17 @@ class OtelImporter:
 
     def sniff(self, path: Path, head: bytes) -> float:
         """The best container confidence for the first JSON document of ``head`` (0.9 when its spans
-        carry ``gen_ai.*`` attributes; see each container's ``sniff``). Never raises."""
+        carry ``gen_ai.*`` attributes; see each container's ``sniff``) -- or, for concatenated
+        span objects whose first is not a GenAI span, of the later ones
+        (:func:`~ctxviewer.importers.common.spans.span_list.sniff_later_documents`). Never raises."""
         if path.suffix.lower() in PROTOBUF_SUFFIXES:
             return 0.9
-        doc = peek_json(head_text(head).encode("utf-8"))  # gzip and UTF-16/UTF-8 BOMs undone first
-        return max(otlp.sniff(doc), span_list.sniff(doc), attribute_map.sniff(doc))
+        text = head_text(head)  # gzip and UTF-16/UTF-8 BOMs undone first
+        doc = peek_json(text.encode("utf-8"))
+        score = max(otlp.sniff(doc), span_list.sniff(doc), attribute_map.sniff(doc))
+        if score < 0.9 and doc.complete and doc.kind == "object":  # a first span that is not GenAI: read on
+            score = max(score, span_list.sniff_later_documents(text))
+        return score
 
     def load(self, path: Path) -> Iterator[Record]:
         """Yield one trace per chat span, in file order, and problems for bad spans or lines.

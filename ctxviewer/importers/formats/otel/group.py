@@ -58,7 +58,7 @@ def tool_status_attributes(span: Span) -> dict[str, Any]:
     """The status attributes of a tool-execution span: those of a model call
     (:func:`ctxviewer.importers.common.llm_call.status_attributes`), and ``otel.span.ended =
     False`` for a span with a start and no end."""
-    never_ended = span.start is not None and span.end is None
+    never_ended = span.start is not None and span.end is None and not span.end_unreadable
     attrs = status_attributes(LLMCall(trace_id=span.span_id or "", source_format="otel", created=span.start,
                                       ended=span.end, ended_recorded=False if never_ended else None,
                                       status=span.status, status_message=span.status_message))

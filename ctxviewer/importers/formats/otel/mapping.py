@@ -52,8 +52,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ctxviewer.importers.common import messages as gm
+from ctxviewer.importers.common.field_account import unmapped_attribute, unmapped_attribute_keys
+from ctxviewer.importers.common.framework_tools import framework_tool_definitions
 from ctxviewer.importers.common.llm_call import LLMCall, status_attributes
 from ctxviewer.importers.common.spans.span import Span, trace_id_for
+from ctxviewer.importers.common.usage_rules import RULE as GEMINI_RULE
+from ctxviewer.importers.common.usage_rules import thinking_in_total
 from ctxviewer.model.trace import Usage
 
 CHAT_OPERATIONS = frozenset({"chat", "generate_content", "text_completion"})
@@ -79,6 +83,30 @@ _USAGE_KEYS: dict[str, tuple[str, ...]] = {
 """Usage field -> attribute names in order of preference (standard first, then seen non-standard)."""
 
 _HANDLED = frozenset({"gen_ai.request.model", "gen_ai.request.max_tokens"})
+
+READ = (
+    "gen_ai.request.", "gen_ai.prompt.", "gen_ai.completion.", "llm.request.functions.", "gen_ai.usage.",
+    "ai.usage.", "gen_ai.operation.name", "gen_ai.provider.name", "gen_ai.system", "gen_ai.system_instructions",
+    "gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.prompt", "gen_ai.completion",
+    "gen_ai.response.finish_reasons", "gen_ai.response.id", "gen_ai.response.model", "gen_ai.tool.definitions",
+    "gen_ai.conversation.id", "gen_ai.agent.name", "agent.name", "ai.model.id", "ai.model.provider", "ai.operationId",
+    "ai.prompt", "ai.prompt.messages", "ai.prompt.tools", "ai.response.finishReason", "ai.response.text",
+    "ai.response.toolCalls", "ai.response.id", "ai.response.model", "ai.response.object",
+    "user.id", "enduser.id", "session.id", "metadata.usage_object", "input.value",
+    "output.value", "operation.name", "ctxviewer.span_kind", "model_request_parameters")
+"""The chat-span attributes this mapping and :mod:`.group` read (exact names, and prefixes ending
+in ``.``); any other attribute of a chat span is named in ``ctxviewer.unmapped``
+(:func:`~ctxviewer.importers.common.field_account.unmapped_attribute_keys`)."""
+
+KEEP = ("gen_ai.cost.", "ai.telemetry.metadata.", "ai.telemetry.functionId", "traceloop.workflow.name",
+        "traceloop.association.properties.", "openai.response.system_fingerprint",
+        "gen_ai.openai.response.system_fingerprint", "openai.response.service_tier", "ai.settings.",
+        "gen_ai.agent.", "gen_ai.response.time_to_first_chunk", "gen_ai.data_source.id", "ai.response.timestamp",
+        "ai.schema", "ai.response.providerMetadata")
+"""Chat-span attributes kept on the trace verbatim (cost, the application's telemetry metadata,
+workflow names, response fingerprints, agent fields, settings): read, so never named as unmapped."""
+
+_READ_ALL = READ + KEEP
 
 
 def is_chat_span(attrs: Mapping[str, Any]) -> bool:
@@ -215,7 +243,7 @@ def call_from_span(span: Span, problems: list[str] | None = None) -> LLMCall:
     call.system = gm.parse_parts(a.get("gen_ai.system_instructions")) or None
     call.messages = [dict(m, role=None) if m.get("role") == "" else m for m in _input_messages(a, problems) or []]
     defs = gm.parse_tool_definitions(_first(a, "gen_ai.tool.definitions", "ai.prompt.tools"))
-    call.tools = (defs if defs is not None else gm.indexed_functions(a)) or []
+    call.tools = (defs if defs is not None else gm.indexed_functions(a) or framework_tool_definitions(a)) or []
     outputs = _output_messages(a, problems)
     reasons = gm.parse_structured(a.get("gen_ai.response.finish_reasons"))
     reason = reasons[0] if isinstance(reasons, list) and reasons else _str(reasons)
@@ -228,14 +256,19 @@ def call_from_span(span: Span, problems: list[str] | None = None) -> LLMCall:
     if not (first and gm.tool_call_parts(first)):  # LiteLLM / OpenLLMetry legacy indexed completion attributes
         call.output_tool_calls = [c for m in gm.indexed_messages(a, "gen_ai.completion") or []
                                   for c in gm.tool_call_parts(m)]
-    call.response_model, call.response_id = _str(a.get("gen_ai.response.model")), _str(a.get("gen_ai.response.id"))
+    call.response_model = _str(_first(a, "gen_ai.response.model", "ai.response.model"))
+    call.response_id = _str(_first(a, "gen_ai.response.id", "ai.response.id"))
+    if call.output is None and a.get("ai.response.object") not in (None, ""):  # Vercel generateObject
+        obj = a["ai.response.object"]
+        call.output = [{"role": "assistant", "parts": [{"type": "text", "content": obj if isinstance(obj, str)
+                                                        else gm.compact_json(obj)}]}]
     call.provider = _str(_first(a, "gen_ai.provider.name", "gen_ai.system", "ai.model.provider"))
     call.model = _str(_first(a, "gen_ai.request.model", "ai.model.id"))
     call.service = _str(span.resource.get("service.name"))
     call.session_id = _str(a.get("gen_ai.conversation.id"))
     call.user_id = _str(_first(a, "user.id", "enduser.id"))
     call.created, call.ended = span.start, span.end
-    if span.start is not None and span.end is None:
+    if span.start is not None and span.end is None and not span.end_unreadable:
         call.ended_recorded = False
     call.status, call.status_message = span.status, span.status_message
     params = call.attributes
@@ -253,9 +286,15 @@ def call_from_span(span: Span, problems: list[str] | None = None) -> LLMCall:
         params["otel.status_code"] = span.status
         if span.status_message:
             params["otel.status_message"] = span.status_message
-    if span.start is not None and span.end is None:  # read by checks/spans.py (span never ended)
+    if span.start is not None and span.end is None and not span.end_unreadable:  # read by checks/spans.py (span never ended)
         params["otel.span.ended"] = False
     params.update(status_attributes(call))  # the span's own status, before what other spans add (group)
     call.max_tokens = _tokens(a.get("gen_ai.request.max_tokens"), "gen_ai.request.max_tokens", problems)
     call.usage = usage_from(a, problems)  # problems in attribute order: messages, total, max tokens, usage
+    thought = thinking_in_total(call.usage, total, call.provider, call.model)
+    if thought is not None:
+        call.usage = thought
+        params["ctxviewer.usage_rule"] = GEMINI_RULE
+    params.update((k, v) for k, v in a.items() if k.startswith(KEEP) and isinstance(v, (str, int, float, bool)))
+    params.update(unmapped_attribute(unmapped_attribute_keys(a, _READ_ALL)))
     return call

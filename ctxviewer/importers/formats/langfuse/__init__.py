@@ -34,7 +34,20 @@ Format (langfuse ``fern/apis/server/definition/commons.yml`` ``TraceWithFullDeta
 * ``TOOL`` observations (and ``tool.*`` spans) are recorded on the next call under the same
   parent as ``ctxviewer.fed_by``.
 
-Trace id = the observation id. No Qt here.
+* Beyond the messages (:mod:`.extras`): Langfuse's ``toolCalls`` when the output recorded
+  none, model parameters, cost, environment, the trace's name / tags / release, the scores and
+  corrections of the trace and of the observation (``ctxviewer.scores``), and every observation
+  key not mapped named in ``ctxviewer.unmapped``.
+* An input message that names no role keeps it "not recorded" (``None``), never an invented
+  assistant turn; provider blocks in an output (an Anthropic ``Message`` or its content blocks,
+  a Gemini response) are converted by the shared part readers.
+
+Trace id = the observation id.
+
+A package: this module reads the messages and makes the calls; :mod:`.extras` what a
+generation holds beyond them. May import: :mod:`ctxviewer.importers.common`,
+:mod:`ctxviewer.importers.contract`, :mod:`ctxviewer.model`; never another format. A new
+observation field goes into :mod:`.extras` (and its ``MAPPED`` tree). No Qt here.
 """
 
 from __future__ import annotations
@@ -47,23 +60,18 @@ from typing import Any, Iterator
 from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.containers import head_text, read_text
+from ctxviewer.importers.common.foreign_parts import foreign_part
+from ctxviewer.importers.common.framework_tools import framework_tool_definitions
 from ctxviewer.importers.common.langchain_messages import langchain_message
 from ctxviewer.importers.common.llm_call import LLMCall, agent_attributes, build_trace
 from ctxviewer.importers.common.openinference_attrs import call_from_attributes
 from ctxviewer.importers.common.values import parse_time
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
+from ctxviewer.importers.formats.langfuse.extras import add_extras, json_value, metadata
 from ctxviewer.model.span_facts import agent_name
 from ctxviewer.model.trace import Usage
 
-
-def _json(value: Any) -> Any:
-    return gm.parse_structured(value) if isinstance(value, str) else value
-
-
-def metadata(obs: Mapping[str, Any]) -> dict[str, Any]:
-    """An observation's ``metadata`` decoded (``{}`` if none)."""
-    md = _json(obs.get("metadata"))
-    return dict(md) if isinstance(md, Mapping) else {}
+_json = json_value
 
 
 def _tool_call_list(text: Any) -> list[dict[str, Any]] | None:
@@ -83,8 +91,10 @@ def attributes(obs: Mapping[str, Any]) -> dict[str, Any]:
     return dict(attrs) if isinstance(attrs, Mapping) else {}
 
 
-def message(m: Any) -> gm.Message:
-    """One input/output message of any shape Langfuse SDKs store (see module docstring)."""
+def message(m: Any, default_role: str | None = "assistant") -> gm.Message:
+    """One input/output message of any shape Langfuse SDKs store (see module docstring). A
+    message that names no role gets ``default_role`` (an output's is the assistant's; an input's
+    is not recorded, ``None``, never invented)."""
     if not isinstance(m, Mapping):
         return {"role": "user", "parts": [{"type": "text", "content": "" if m is None else str(m)}]}
     if "parts" in m:
@@ -110,7 +120,7 @@ def message(m: Any) -> gm.Message:
     extra = m.get("additional_kwargs")
     if isinstance(extra, Mapping) and extra.get("tool_calls") and not m.get("tool_calls"):
         m = dict(m, tool_calls=extra["tool_calls"])
-    return pm.openai_message(dict(m, role=m.get("role") or "assistant"))
+    return pm.openai_message(dict(m, role=m.get("role") or default_role))
 
 
 def input_messages(value: Any) -> list[gm.Message]:
@@ -130,7 +140,14 @@ def input_messages(value: Any) -> list[gm.Message]:
             data = [data]
     if isinstance(data, str):
         return [{"role": "user", "parts": [{"type": "text", "content": data}]}]
-    return [message(m) for m in data or []] if isinstance(data, list) else []
+    return [message(m, None) for m in data or []] if isinstance(data, list) else []
+
+
+def _blocks(data: list[Any]) -> bool:
+    """Whether ``data`` is one message's content blocks (typed blocks or Gemini parts, no role)."""
+    return bool(data) and all(isinstance(b, Mapping) and "role" not in b and (
+        b.get("type") in ("text", "tool_use", "server_tool_use", "thinking", "redacted_thinking", "image")
+        or foreign_part(b) is not None) for b in data)
 
 
 def output_messages(value: Any) -> tuple[list[gm.Message] | None, str | None]:
@@ -150,8 +167,16 @@ def output_messages(value: Any) -> tuple[list[gm.Message] | None, str | None]:
             return [out], pm._str(data.get("id"))
         if isinstance(data.get("message"), Mapping):  # gen_ai.choice body
             return [dict(message(data["message"]), finish_reason=data.get("finish_reason"))], None
+        if data.get("type") == "message" and isinstance(data.get("content"), list):  # an Anthropic Message
+            return [dict(pm.anthropic_message(data), finish_reason=data.get("stop_reason"))], pm._str(data.get("id"))
+        if isinstance(data.get("candidates"), list):  # a Gemini GenerateContentResponse
+            return [{"role": "assistant", "finish_reason": c.get("finishReason", c.get("finish_reason")),
+                     "parts": [pm.openai_part(p) for p in ((c.get("content") or {}).get("parts") or [])]}
+                    for c in data["candidates"] if isinstance(c, Mapping)], pm._str(data.get("responseId"))
         return [message(data)], None
     if isinstance(data, list):
+        if _blocks(data):  # the content blocks of one answer (Anthropic, Gemini parts)
+            return [{"role": "assistant", "parts": [pm.openai_part(b) for b in data]}], None
         if data and all(isinstance(c, Mapping) and "toolCallId" in c for c in data):
             parts = [{"type": "tool_call", "id": c.get("toolCallId"), "name": c.get("toolName"),
                       "arguments": c.get("input", c.get("args"))} for c in data]
@@ -164,11 +189,12 @@ def _tools(obs: Mapping[str, Any], attrs: Mapping[str, Any]) -> list[dict[str, A
     for value in (obs.get("toolDefinitions"), (_json(obs.get("input")) or {}).get("tools")
                   if isinstance(_json(obs.get("input")), Mapping) else None,
                   (obs.get("modelParameters") or {}).get("tools") if isinstance(obs.get("modelParameters"), Mapping)
-                  else None, attrs.get("gen_ai.tool.definitions"), attrs.get("ai.prompt.tools")):
+                  else None, attrs.get("gen_ai.tool.definitions"), attrs.get("ai.prompt.tools"),
+                  metadata(obs).get("tools")):  # Langfuse's Vercel exporter: JSON strings in metadata.tools
         defs = gm.parse_tool_definitions(value) if value not in (None, {}, []) else None
         if defs:
             return defs
-    return gm.indexed_functions(attrs) or []
+    return gm.indexed_functions(attrs) or framework_tool_definitions(attrs) or []
 
 
 def usage(obs: Mapping[str, Any], attrs: Mapping[str, Any]) -> Usage:
@@ -252,6 +278,7 @@ def call_from_observation(obs: Mapping[str, Any], by_id: Mapping[str, Mapping[st
     call.attributes.update(agent_attributes(_agent_chain(obs, by_id)))
     if obs.get("parentObservationId"):
         call.attributes["langfuse.parent_observation_id"] = obs["parentObservationId"]
+    add_extras(call, obs, trace)
     return call
 
 
@@ -323,6 +350,8 @@ class LangfuseImporter:
                 later[0].attributes.setdefault("ctxviewer.fed_by", []).append(f"tool {t.get('name')} ({t.get('id')})")
         for o, call in calls:
             rt, warnings = build_trace(call)
+            warnings += [f"input message {i} names no role; kept with its role not recorded (not an assistant turn)"
+                         for i, m in enumerate(call.messages) if m.get("role") is None]
             yield rt
             for w in warnings:
                 yield ImportProblem(file, f"observation {o.get('id')}", w)
