@@ -30,7 +30,7 @@ from ctxviewer.model.trace import NOT_RECORDED, ContextItem, Status, TokenSource
 from ctxviewer.model.words import fmt_int, fmt_priority, fmt_text, fmt_time
 from ctxviewer.present.finding_view import SEVERITY_SYMBOL
 from ctxviewer.tokens.placeholders import split_marked
-from ctxviewer.util.visible import needs_reveal, one_line, reveal
+from ctxviewer.util.visible import needs_reveal, one_line, reveal, visible_id
 
 DASH = "\u2014"
 """Shown where a value does not apply and the header makes that obvious (an omitted item's position)."""
@@ -263,7 +263,7 @@ def _full_text(row: Any, attr: str) -> str | None:
 
 TRACE_COLUMNS: tuple[Column[Any], ...] = (
     Column("created", "Time (UTC)", lambda r: fmt_time(r.created), "created", width_chars=19),
-    Column("trace_id", "Trace id", lambda r: r.trace_id, "trace_id", width_chars=22, tooltip=_trace_tooltip),
+    Column("trace_id", "Trace id", lambda r: visible_id(r.trace_id), "trace_id", width_chars=22, tooltip=_trace_tooltip),
     Column("model", "Model", lambda r: fmt_text(r.model), "model", width_chars=8,
            tooltip=lambda r: _full_text(r, "model")),
     Column("input_capacity", "Input / capacity", input_over_capacity, "input_tokens", numeric=True,

@@ -193,3 +193,20 @@ def one_line(text: str | None) -> str:
     if not text:
         return ""
     return reveal(text, keep_newlines=False).text
+
+
+EDGE_SPACE = "\u2423"
+"""``␣`` (OPEN BOX): a space at the start or end of an identifier, where it cannot be seen."""
+
+
+def visible_id(text: str | None) -> str:
+    """An identifier (trace id, item id) for a cell or a line: :func:`one_line`, with each space at
+    its start or end shown as :data:`EDGE_SPACE` -- ``"  spaced  "`` reads ``␣␣spaced␣␣``, so
+    the id a user copies from the list is the one the database holds. Inner spaces stay."""
+    shown = one_line(text)
+    core = shown.strip(" ")
+    if core == shown:
+        return shown
+    lead = len(shown) - len(shown.lstrip(" "))
+    trail = len(shown) - len(shown.rstrip(" "))
+    return EDGE_SPACE * lead + core + EDGE_SPACE * trail

@@ -102,3 +102,23 @@ def test_measuring_elided_cells_in_a_pass_of_their_own_gives_the_same_table(
     monkeypatch.setattr(list_table, "ODD_TEXTS", 0)
     assert [_list(str(long_db)), _list(str(SAMPLES))] == kept
     assert any("通义" in line and "…" in line for line in kept[0])
+
+
+def test_spaces_around_a_trace_id_are_shown(tmp_path: Path) -> None:
+    """A new user's finding: a trace id "  spaced  " was listed as "spaced", which `show` cannot find."""
+    import json as _json
+
+    from ctxviewer.util.visible import visible_id
+
+    assert visible_id("  spaced  ") == "␣␣spaced␣␣"
+    assert visible_id("two words") == "two words" and visible_id("plain") == "plain"
+    root = Path(__file__).resolve().parents[2]
+    rec = _json.loads((root / "sample_traces" / "traces.jsonl").read_text().splitlines()[0])
+    rec["trace_id"] = "  spaced  "
+    src = tmp_path / "weird.jsonl"
+    src.write_text(_json.dumps(rec) + "\n")
+    db = tmp_path / "w.db"
+    assert CliRunner().invoke(cli, ["import", str(src), "-o", str(db)]).exit_code == 0
+    out = CliRunner().invoke(cli, ["list", str(db)]).stdout
+    assert out.splitlines()[2].split()[2] == "␣␣spaced␣␣"
+    assert CliRunner().invoke(cli, ["show", str(db), "  spaced  "]).exit_code == 0
