@@ -72,6 +72,10 @@ def implausible(trace: RequestTrace) -> list[tuple[str, str]]:
             out.append((field, f"{field}: 0 tokens on non-empty content (item {item.id}); kept, shown as suspect"))
         elif item.tokens < 0:
             out.append((field, f"{field}: a negative count ({item.tokens}) (item {item.id}); kept, shown as suspect"))
+    for note in trace.attributes.get("ctxviewer.implausible") or ():  # dropped at import (pipeline.sanitize)
+        if isinstance(note, str):
+            out.append((note.split(":", 1)[0], note.replace("stored as not recorded", "stored as not recorded, "
+                                                                                     "shown as suspect")))
     negative = negative_duration(trace.attributes.get(DURATION_KEY))
     if negative is not None:
         field = f"attributes.{DURATION_KEY}"

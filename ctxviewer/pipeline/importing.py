@@ -324,7 +324,8 @@ def _repaired(trace: RequestTrace, file: str, problems: list[ImportProblem]) -> 
     if why is not None:
         problems.append(ImportProblem(file, record, f"{why}; the trace was left out"))
         return None
-    problems.extend(ImportProblem(file, record, message) for _, message in implausible(trace))
+    said = {m.split(":", 1)[0] for m in repaired}  # a dropped number is warned about once (repair said it)
+    problems.extend(ImportProblem(file, record, message) for field, message in implausible(trace) if field not in said)
     if needs_counting(trace):
         problem = encoding_problem(counting_encoding_of(trace)[0])
         if problem is not None:

@@ -40,6 +40,12 @@ from ctxviewer.model.trace import (
     Trust,
 )
 
+IMPLAUSIBLE_KEY = "ctxviewer.implausible"
+"""Attribute listing recorded numbers the store could not keep (``"endpoint.capacity: 1.000e+30
+does not fit in 64 bits; stored as not recorded"``): :func:`ctxviewer.assess.plausibility.implausible`
+reports them, so an impossible recorded C stays a finding instead of becoming "not recorded"."""
+RECORDED_NUMBERS = ("endpoint.", "reserved_output_tokens", "input_tokens", "safety_margin", "budget")
+"""Paths of the recorded budget numbers whose loss changes what eq. 3.1 decides."""
 INT_MIN = -(2**63)
 """Smallest integer SQLite stores (signed 64-bit)."""
 INT_MAX = 2**63 - 1
@@ -178,6 +184,11 @@ def repair(trace: RequestTrace) -> tuple[RequestTrace, list[str]]:
         out.extend(f"tool_calls[{n}]: no tool name; the tool call was left out" for n in nameless)
         fixed = dataclasses.replace(fixed, tool_calls=tuple(c for n, c in enumerate(fixed.tool_calls)
                                                             if n not in nameless))
+    dropped = [m for m in out if m.startswith(RECORDED_NUMBERS) and "does not fit in 64 bits" in m]
+    if dropped:  # the recorded value was impossible: kept as a finding, not silently "not recorded"
+        attrs = dict(fixed.attributes)
+        attrs[IMPLAUSIBLE_KEY] = [*attrs.get(IMPLAUSIBLE_KEY, []), *dropped]
+        fixed = dataclasses.replace(fixed, attributes=attrs)
     return (fixed if out else trace), out
 
 

@@ -264,3 +264,28 @@ def test_a_trace_database_given_to_import_is_named_as_one(tmp_path: Path) -> Non
         f"'ctxviewer upgrade {src} -o NEW.db'",
         f"{other}: whole file: is an SQLite database, not a trace file"]
     assert report.imported == 0 and not (tmp_path / "out.db").exists()
+
+
+def test_an_impossible_recorded_capacity_stays_a_finding(tmp_path: Path) -> None:
+    """A new user's finding: endpoint.capacity 1e30 was stored as not recorded and the trace then
+    read "ok ... capacity assumed" with no trace of the bogus value; a capacity of 0 was a finding."""
+    import json as _json
+
+    from click.testing import CliRunner
+
+    from ctxviewer.cli import cli
+
+    root = Path(__file__).resolve().parents[2]
+    rec = _json.loads((root / "sample_traces" / "traces.jsonl").read_text().splitlines()[1])
+    rec["trace_id"] = "huge-cap"
+    rec["endpoint"]["capacity"] = 10**30
+    src = tmp_path / "nums.jsonl"
+    src.write_text(_json.dumps(rec) + "\n")
+    db = tmp_path / "n.db"
+    res = CliRunner().invoke(cli, ["import", str(src), "-o", str(db)])
+    assert res.exit_code == 0
+    assert res.stderr.count("does not fit in 64 bits") == 1  # warned once
+    shown = _json.loads(CliRunner().invoke(cli, ["show", str(db), "huge-cap", "--json"]).stdout)
+    (f,) = [f for f in shown["findings"] if f["rule"] == "input.implausible"]
+    assert "endpoint.capacity: 1.000e+30 does not fit in 64 bits; stored as not recorded, shown as suspect" in f["message"]
+    assert shown["state"] != "ok"
