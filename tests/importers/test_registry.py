@@ -254,7 +254,8 @@ def test_a_second_thread_waits_for_the_whole_first_load(tmp_path: Path, monkeypa
 
     first = threading.Thread(target=ask, args=("first",))
     first.start()
-    while "slow_importer_mod" not in sys.modules:
+    # the module object is in sys.modules before its first line runs: wait for its STARTED event to exist
+    while not hasattr(sys.modules.get("slow_importer_mod"), "STARTED"):
         threading.Event().wait(0.001)
     sys.modules["slow_importer_mod"].STARTED.wait(5)
     ask("second")
