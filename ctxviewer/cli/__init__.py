@@ -36,7 +36,7 @@ import click
 from ctxviewer import __version__
 from ctxviewer.cli.format_help import FormatOption
 from ctxviewer.cli.group import LazyCommands, ViewerGroup
-from ctxviewer.cli.status import BadInput
+from ctxviewer.cli.status import BAD_INPUT, BadInput
 from ctxviewer.cli.stores import open_db
 
 
@@ -91,9 +91,10 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
 
     A directory stands for the regular files directly inside it (not recursive, hidden files
     skipped; every entry skipped is named with why). Records and files that cannot be read are
-    reported with file and record; the rest still load. Exits with status 2 if nothing could be
-    imported (1 if cancelled; 130 on Ctrl+C, which says what was kept); a DB this run created is
-    then removed again (an existing DB is never removed). On a terminal, standard error shows
+    reported with file and record (as errors); the rest still load, and the import then ends with
+    status 2 after committing them. A trace id DB already holds is replaced, with a warning.
+    Exits with status 2 if nothing could be imported (1 if cancelled; 130 on Ctrl+C, which says
+    what was kept); a DB this run created is then removed again (an existing DB is never removed). On a terminal, standard error shows
     the files and traces read so far and the rate.
 
     \b
@@ -146,18 +147,22 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
     if as_json:
         _json_out(report.as_dict())
     else:
-        for problem in report.problems:
-            click.echo(one_line(f"warning: {problem}"), err=True)
+        for problem in report.problems:  # one that left data out is an error (exit status 2 below)
+            click.echo(one_line(f"{'error' if problem.dropped else 'warning'}: {problem}"), err=True)
         for unmapped in report.unmapped_lines():  # what the files hold that no field of ctxviewer took
             click.echo(one_line(f"note: {unmapped}"), err=True)
         for entry in report.skipped:  # what a folder held that was not imported, and why
             click.echo(one_line(entry.line()), err=True)
         if report.skipped:
             click.echo(skipped_count(report.skipped), err=True)
-        click.echo(one_line(report.summary()))
     outcome = report.outcome()
+    partial = report.partial() if outcome is None else None
+    if not as_json:
+        click.echo(one_line(report.summary() + (f"; {partial}: exit status {BAD_INPUT}" if partial else "")))
     if outcome is not None:  # nothing could be read: bad input (2); a cancelled import: 1
         raise (click.ClickException if report.cancelled else BadInput)(outcome)
+    if partial is not None:  # the rest is committed; a partial import is never a pass (as scan)
+        raise SystemExit(BAD_INPUT)
 
 
 def _parse_size(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[int, int]:
