@@ -27,6 +27,7 @@ with its summary.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from pathlib import Path
@@ -102,6 +103,7 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
         ctxviewer import spans.otlp.json traces.jsonl -o traces.db
         ctxviewer import exported-traces/ -o traces.db
     """
+    from ctxviewer.cli.write import check_place
     from ctxviewer.importers import REGISTRY, ImportFailed
     from ctxviewer.pipeline.folders import skipped_count
     from ctxviewer.pipeline.importing import import_into
@@ -109,6 +111,7 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
     from ctxviewer.util.file_kind import special_kind
     from ctxviewer.util.visible import one_line
 
+    check_place(db)  # an empty name, a missing folder: a usage error (2), before any file is read
     for f in files:
         try:
             kind = special_kind(os.stat(f).st_mode)
@@ -175,13 +178,41 @@ def _parse_size(_ctx: click.Context, _param: click.Parameter, value: str) -> tup
     return w, h
 
 
+def _finite_scale(_ctx: click.Context, _param: click.Parameter, value: float | None) -> float | None:
+    if value is not None and math.isnan(value):  # nan passes every range comparison
+        raise click.BadParameter("nan is not in the range 0.25<=x<=4.0.")
+    return value
+
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
+"""What ``screenshot -o`` writes (Qt's PNG, JPEG and BMP writers; no suffix: PNG)."""
+
+
+def _check_image_output(output: str, db: str) -> None:
+    """Refuse ``screenshot -o output`` before anything is rendered (:class:`click.BadParameter`,
+    exit 2): ``-`` (an image is never written to standard output: name a file), a suffix Qt does
+    not write, and what every ``-o`` refuses (:func:`ctxviewer.cli.write.check_output`: an existing
+    file is never overwritten, a folder that does not exist)."""
+    from ctxviewer.cli.write import check_output
+
+    hint = "'-o' / '--output'"
+    if output == "-":
+        raise click.BadParameter("-: screenshot writes an image file, not standard output; name a file, "
+                                 "e.g. -o shot.png", param_hint=hint)
+    suffix = Path(output).suffix
+    if suffix and suffix.lower() not in IMAGE_SUFFIXES:
+        raise click.BadParameter(f"{output}: unsupported image type {suffix!r}; use .png, .jpg or .bmp",
+                                 param_hint=hint)
+    check_output(output, [db])
+
+
 @cli.command("screenshot")
 @click.argument("db", type=click.Path(dir_okay=False))
 @click.argument("trace_id")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Image file to write (.png, .jpg or .bmp; the suffix picks the format).")
 @click.option("--size", default="1280x800", callback=_parse_size, show_default=True,
               help="Window size WIDTHxHEIGHT in logical pixels.")
-@click.option("--scale", type=click.FloatRange(0.25, 4.0), default=None,
+@click.option("--scale", type=click.FloatRange(0.25, 4.0), default=None, callback=_finite_scale,
               help="Image pixels per logical pixel (default: the screen's device pixel ratio).")
 @click.option("--item", "item_id", default=None, help="Select this item (its content is shown); default: the first.")
 def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int], scale: float | None,
@@ -195,6 +226,7 @@ def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int], s
     Example:
         ctxviewer screenshot sample_traces/samples.db budget-8k -o budget.png --size 1920x1080
     """
+    _check_image_output(output, db)
     open_db(db).close()
     from ctxviewer.gui.screenshot import write_screenshot
     from ctxviewer.store import StoreError

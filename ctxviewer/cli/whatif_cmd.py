@@ -20,6 +20,7 @@ from ctxviewer.assess.context import context_for_db
 from ctxviewer.builder import Candidate
 from ctxviewer.builder.whatif import Outcome, Scenario, describe, filler, run
 from ctxviewer.cli.status import BadInput
+from ctxviewer.cli.write import check_place
 from ctxviewer.model.trace import Category, Kind, RequestTrace
 from ctxviewer.pipeline.hints import create_store, open_store
 from ctxviewer.pipeline.stored_facts import with_facts
@@ -194,6 +195,8 @@ def whatif_cmd(db: str, trace_id: str, capacity: str | None, reserve: str | None
         ctxviewer whatif sample_traces/samples.db budget-8k --add-tokens evidence:75:2000
         ctxviewer whatif sample_traces/samples.db budget-8k --capacity 7000 --cap evidence=2500 --json
     """
+    if save is not None:
+        check_place(save, "'--save'")
     try:
         with open_store(db) as store:
             trace = store.load(trace_id)
