@@ -27,6 +27,7 @@ with its summary.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from pathlib import Path
@@ -36,7 +37,7 @@ import click
 from ctxviewer import __version__
 from ctxviewer.cli.format_help import FormatOption
 from ctxviewer.cli.group import LazyCommands, ViewerGroup
-from ctxviewer.cli.status import BadInput
+from ctxviewer.cli.status import BAD_INPUT, BadInput
 from ctxviewer.cli.stores import open_db
 
 
@@ -91,9 +92,10 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
 
     A directory stands for the regular files directly inside it (not recursive, hidden files
     skipped; every entry skipped is named with why). Records and files that cannot be read are
-    reported with file and record; the rest still load. Exits with status 2 if nothing could be
-    imported (1 if cancelled; 130 on Ctrl+C, which says what was kept); a DB this run created is
-    then removed again (an existing DB is never removed). On a terminal, standard error shows
+    reported with file and record (as errors); the rest still load, and the import then ends with
+    status 2 after committing them. A trace id DB already holds is replaced, with a warning.
+    Exits with status 2 if nothing could be imported (1 if cancelled; 130 on Ctrl+C, which says
+    what was kept); a DB this run created is then removed again (an existing DB is never removed). On a terminal, standard error shows
     the files and traces read so far and the rate.
 
     \b
@@ -101,6 +103,7 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
         ctxviewer import spans.otlp.json traces.jsonl -o traces.db
         ctxviewer import exported-traces/ -o traces.db
     """
+    from ctxviewer.cli.write import check_place
     from ctxviewer.importers import REGISTRY, ImportFailed
     from ctxviewer.pipeline.folders import skipped_count
     from ctxviewer.pipeline.importing import import_into
@@ -108,6 +111,7 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
     from ctxviewer.util.file_kind import special_kind
     from ctxviewer.util.visible import one_line
 
+    check_place(db)  # an empty name, a missing folder: a usage error (2), before any file is read
     for f in files:
         try:
             kind = special_kind(os.stat(f).st_mode)
@@ -146,18 +150,22 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
     if as_json:
         _json_out(report.as_dict())
     else:
-        for problem in report.problems:
-            click.echo(one_line(f"warning: {problem}"), err=True)
+        for problem in report.problems:  # one that left data out is an error (exit status 2 below)
+            click.echo(one_line(f"{'error' if problem.dropped else 'warning'}: {problem}"), err=True)
         for unmapped in report.unmapped_lines():  # what the files hold that no field of ctxviewer took
             click.echo(one_line(f"note: {unmapped}"), err=True)
         for entry in report.skipped:  # what a folder held that was not imported, and why
             click.echo(one_line(entry.line()), err=True)
         if report.skipped:
             click.echo(skipped_count(report.skipped), err=True)
-        click.echo(one_line(report.summary()))
     outcome = report.outcome()
+    partial = report.partial() if outcome is None else None
+    if not as_json:
+        click.echo(one_line(report.summary() + (f"; {partial}: exit status {BAD_INPUT}" if partial else "")))
     if outcome is not None:  # nothing could be read: bad input (2); a cancelled import: 1
         raise (click.ClickException if report.cancelled else BadInput)(outcome)
+    if partial is not None:  # the rest is committed; a partial import is never a pass (as scan)
+        raise SystemExit(BAD_INPUT)
 
 
 def _parse_size(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[int, int]:
@@ -170,13 +178,41 @@ def _parse_size(_ctx: click.Context, _param: click.Parameter, value: str) -> tup
     return w, h
 
 
+def _finite_scale(_ctx: click.Context, _param: click.Parameter, value: float | None) -> float | None:
+    if value is not None and math.isnan(value):  # nan passes every range comparison
+        raise click.BadParameter("nan is not in the range 0.25<=x<=4.0.")
+    return value
+
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
+"""What ``screenshot -o`` writes (Qt's PNG, JPEG and BMP writers; no suffix: PNG)."""
+
+
+def _check_image_output(output: str, db: str) -> None:
+    """Refuse ``screenshot -o output`` before anything is rendered (:class:`click.BadParameter`,
+    exit 2): ``-`` (an image is never written to standard output: name a file), a suffix Qt does
+    not write, and what every ``-o`` refuses (:func:`ctxviewer.cli.write.check_output`: an existing
+    file is never overwritten, a folder that does not exist)."""
+    from ctxviewer.cli.write import check_output
+
+    hint = "'-o' / '--output'"
+    if output == "-":
+        raise click.BadParameter("-: screenshot writes an image file, not standard output; name a file, "
+                                 "e.g. -o shot.png", param_hint=hint)
+    suffix = Path(output).suffix
+    if suffix and suffix.lower() not in IMAGE_SUFFIXES:
+        raise click.BadParameter(f"{output}: unsupported image type {suffix!r}; use .png, .jpg or .bmp",
+                                 param_hint=hint)
+    check_output(output, [db])
+
+
 @cli.command("screenshot")
 @click.argument("db", type=click.Path(dir_okay=False))
 @click.argument("trace_id")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Image file to write (.png, .jpg or .bmp; the suffix picks the format).")
 @click.option("--size", default="1280x800", callback=_parse_size, show_default=True,
               help="Window size WIDTHxHEIGHT in logical pixels.")
-@click.option("--scale", type=click.FloatRange(0.25, 4.0), default=None,
+@click.option("--scale", type=click.FloatRange(0.25, 4.0), default=None, callback=_finite_scale,
               help="Image pixels per logical pixel (default: the screen's device pixel ratio).")
 @click.option("--item", "item_id", default=None, help="Select this item (its content is shown); default: the first.")
 def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int], scale: float | None,
@@ -190,6 +226,7 @@ def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int], s
     Example:
         ctxviewer screenshot sample_traces/samples.db budget-8k -o budget.png --size 1920x1080
     """
+    _check_image_output(output, db)
     open_db(db).close()
     from ctxviewer.gui.screenshot import write_screenshot
     from ctxviewer.store import StoreError

@@ -68,6 +68,8 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, jsonl: bool, f
 
     if jsonl and (as_json or fmt is not None or output is not None):
         raise click.UsageError("--jsonl prints to standard output as it checks: not with --json, --format or -o")
+    if as_json and fmt not in (None, "json"):  # two formats asked for: neither silently wins
+        raise click.UsageError(f"--json is --format json: not with --format {fmt}")
     if output is not None:
         check_output(output, [db, *([review_file] if review_file else [])])
     try:

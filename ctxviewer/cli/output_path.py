@@ -34,14 +34,32 @@ class OutputPathError(ValueError):
     """The output path may not be written; the message names the path and says what to do."""
 
 
+def place_problem(output: str) -> str | None:
+    """Why a new file cannot even be placed at ``output``: ``"an empty file name"``, ``"folder F does
+    not exist"`` (``F`` as given), else ``None``. Every command that writes a file asks this first
+    (``-o``, ``--save``), so an output in a missing folder is the same usage error (exit status 2)
+    with the same words everywhere."""
+    if not output:
+        return "an empty file name"
+    folder = os.path.dirname(output)
+    if folder and not os.path.isdir(folder) and not os.path.lexists(output):
+        return f"folder {folder} does not exist"
+    return None
+
+
 def output_target(output: str, inputs: Iterable[str] = ()) -> Path | None:
     """The file to write for ``-o output`` (symlinks resolved), or ``None`` for ``-`` (stdout).
 
     ``inputs`` are the files the command reads (trace databases). Raises
     :class:`OutputPathError` when ``output`` is one of them, is an existing SQLite database,
-    exists and is not a regular file, or exists at all (see the module docstring)."""
+    exists and is not a regular file, or exists at all (see the module docstring), or cannot be
+    placed (:func:`place_problem`: an empty name, a folder that does not exist)."""
     if output == STDOUT:
         return None
+    problem = place_problem(output)
+    if problem is not None:
+        raise OutputPathError(f"{output}: {problem}" if output else f"{problem}; name a file (or '-' for "
+                              "standard output)")
     try:
         st = os.stat(output)
     except OSError:

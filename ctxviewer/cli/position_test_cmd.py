@@ -67,6 +67,9 @@ def position_test_cmd(db: str, trace_ids: tuple[str, ...], item: str, endpoint: 
     except EndpointError as exc:
         raise BadInput(str(exc)) from None
     target = save_to or str(default_save_path(db))
+    from ctxviewer.cli.write import check_place
+
+    check_place(target, "'--save'")  # a missing folder: a usage error before anything is sent
     if Path(target).resolve() == Path(db).resolve():
         raise BadInput(f"{target}: the source database is never written; choose another file")
     try:

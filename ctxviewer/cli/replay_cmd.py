@@ -66,6 +66,9 @@ def replay_cmd(db: str, trace_id: str, endpoint: str, save_to: str | None, tempe
     except KeyError:
         raise BadInput(f"{db}: no trace with id {trace_id!r}") from None
     target = save_to or str(default_save_path(db))
+    from ctxviewer.cli.write import check_place
+
+    check_place(target, "'--save'")  # a missing folder: a usage error before anything is sent
     if Path(target).resolve() == Path(db).resolve():  # refused before anything is sent
         raise BadInput(f"{target}: the source database is never written; choose another file")
     if not as_json:

@@ -24,6 +24,8 @@ def show_cmd(db: str, trace_id: str, as_json: bool, content: bool) -> None:
     Example:
         ctxviewer show sample_traces/samples.db budget-8k --json
     """
+    if content and not as_json:  # the text report has no place for the texts: never ignored silently
+        raise click.UsageError("--content needs --json")
     from ctxviewer.assess.assessment import assess
     from ctxviewer.assess.context import context_for_db
     from ctxviewer.cli.stores import open_db

@@ -9,7 +9,8 @@
   bad option value -- also a ``--filter`` that does not parse, ``tokens --encoding bogus``, a
   search query without a word) or bad input -- a database or file that is missing, a directory,
   unreadable or corrupt, a trace id it does not hold, a broken configuration, an import that read
-  no trace, or (``scan``) records that were skipped and so not scanned. Bad input wins over
+  no trace or could not read a file it was given or skipped records (after committing the rest),
+  or (``scan``) records that were skipped and so not scanned. Bad input wins over
   findings: a scan that could not read everything is not a pass, whatever it found.
 
 - ``130`` (:data:`INTERRUPTED`): stopped by Ctrl+C (128 + SIGINT), after a line saying what was

@@ -42,9 +42,15 @@ def render_text(name: str, rc: RequestCount) -> str:
     return "\n".join(lines)
 
 
+def _model_name(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and not value.strip():  # '' would silently mean "the request's model"
+        raise click.BadParameter("an empty model name; give one (gpt-4o, claude-3-5-sonnet) or leave --model out")
+    return value
+
+
 @click.command("tokens")
 @click.argument("request", type=click.Path(exists=True, dir_okay=False))
-@click.option("--model", default=None, help="Model whose endpoint rule to use (default: the request's 'model').")
+@click.option("--model", default=None, callback=_model_name, help="Model whose endpoint rule to use (default: the request's 'model').")
 @click.option("--encoding", default=None, help="Override the encoding (cl100k_base, o200k_base, o200k_harmony).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print JSON with keys total, framing, tools, encoding, assumed, items.")

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from ctxviewer.cli.status import BadInput
+from ctxviewer.cli.write import check_place
 from ctxviewer.pipeline.backfill import upgrade_with_facts
 from ctxviewer.store import StoreError
 from ctxviewer.util.visible import one_line
@@ -37,6 +38,7 @@ def upgrade_cmd(db: str, output: str) -> None:
     if output == "-":
         raise BadInput("-o -: upgrade writes a database file, not a stream to standard output; name a new "
                        "file, e.g. -o upgraded.db")
+    check_place(output)  # an empty name, a missing folder: a usage error (2), as for every -o
     folder = Path(output).parent
     if folder.is_dir() and not os.access(folder, os.W_OK):  # the output, not the input: status 1
         raise click.ClickException(one_line(f"{output}: cannot write: folder {folder} is not writable "

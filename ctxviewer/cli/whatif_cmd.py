@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Callable
 
 import click
 from tabulate import tabulate
@@ -19,6 +20,7 @@ from ctxviewer.assess.context import context_for_db
 from ctxviewer.builder import Candidate
 from ctxviewer.builder.whatif import Outcome, Scenario, describe, filler, run
 from ctxviewer.cli.status import BadInput
+from ctxviewer.cli.write import check_place
 from ctxviewer.model.trace import Category, Kind, RequestTrace
 from ctxviewer.pipeline.hints import create_store, open_store
 from ctxviewer.pipeline.stored_facts import with_facts
@@ -34,6 +36,21 @@ def _pairs(values: tuple[str, ...], what: str) -> list[tuple[str, str]]:
             raise click.BadParameter(f"{v!r}: expected {what}")
         out.append((key, val))
     return out
+
+
+def _contradiction(pairs: list[tuple[str, str]], option: str, value: Callable[[str], object]) -> None:
+    """Refuse (:class:`click.BadParameter`, exit 2) ``option`` naming one key twice with different
+    values (``--move X=3 --move X=5``), as ``--pin X --unpin X`` is; the same value twice is one.
+    ``value(text)`` is the value a text stands for (``"03"`` and ``"3"`` are one position)."""
+    seen: dict[str, tuple[str, object]] = {}
+    for key, text in pairs:
+        try:
+            v = value(text)
+        except click.BadParameter:  # not a value at all: the option's own check says so, below
+            v = text
+        if key in seen and seen[key][1] != v:
+            raise click.BadParameter(f"{option} names {key!r} twice ({seen[key][0]} and {text}); give one of them")
+        seen.setdefault(key, (text, v))
 
 
 MAX_TOKENS = 10_000_000
@@ -178,6 +195,8 @@ def whatif_cmd(db: str, trace_id: str, capacity: str | None, reserve: str | None
         ctxviewer whatif sample_traces/samples.db budget-8k --add-tokens evidence:75:2000
         ctxviewer whatif sample_traces/samples.db budget-8k --capacity 7000 --cap evidence=2500 --json
     """
+    if save is not None:
+        check_place(save, "'--save'")
     try:
         with open_store(db) as store:
             trace = store.load(trace_id)
@@ -185,6 +204,10 @@ def whatif_cmd(db: str, trace_id: str, capacity: str | None, reserve: str | None
         raise BadInput(str(exc)) from None
     except KeyError:
         raise BadInput(f"{db}: no trace with id {trace_id!r}") from None
+    _contradiction(_pairs(caps, "CATEGORY=N"), "--cap", lambda v: _int(v, "--cap"))
+    _contradiction(_pairs(priorities, "ID=P"), "--priority", lambda v: _number(v, "--priority"))
+    _contradiction(_pairs(moves, "ID=POSITION"), "--move", lambda v: _int(v, "--move", low=1, high=MAX_TOKENS,
+                                                                           noun="a position"))
     try:
         cap_map = {Category(k): _int(v, f"--cap {k}") for k, v in _pairs(caps, "CATEGORY=N")}
     except ValueError:
@@ -211,8 +234,8 @@ def whatif_cmd(db: str, trace_id: str, capacity: str | None, reserve: str | None
         capacity=None if capacity is None else _int(capacity, "--capacity", low=1),
         reserve=None if reserve is None else _int(reserve, "--reserve"),
         caps=cap_map, priorities=prio_map, pinned=frozenset(pins), unpinned=frozenset(unpins),
-        moves=tuple((k, _int(v, f"--move {k}", low=1, high=len(trace.items) + len(added), noun="a position")
-                     - 1) for k, v in _pairs(moves, "ID=POSITION")),
+        moves=tuple(dict.fromkeys((k, _int(v, f"--move {k}", low=1, high=len(trace.items) + len(added),
+                                           noun="a position") - 1) for k, v in _pairs(moves, "ID=POSITION"))),
         added=added,
     )
     _check_room(trace, scenario, capacity is not None, reserve is not None)

@@ -11,8 +11,17 @@ from typing import TextIO
 import click
 
 from ctxviewer.cli.output import json_escape
-from ctxviewer.cli.output_path import OutputPathError, atomic_writer, output_target
+from ctxviewer.cli.output_path import OutputPathError, atomic_writer, output_target, place_problem
 from ctxviewer.util.visible import SUSPECT, reveal
+
+
+def check_place(output: str, option: str = "'-o' / '--output'") -> None:
+    """Refuse a file that cannot be placed (:func:`~ctxviewer.cli.output_path.place_problem`: an
+    empty name, a folder that does not exist) before any work: :class:`click.BadParameter`, exit 2.
+    For the outputs that are databases (``import -o``, ``whatif --save``, ``upgrade -o``)."""
+    problem = place_problem(output)
+    if problem is not None:
+        raise click.BadParameter(f"{output}: {problem}" if output else problem, param_hint=option)
 
 
 def check_output(output: str, inputs: Iterable[str]) -> None:

@@ -58,9 +58,10 @@ def problems_text(report: ImportReport) -> str:
     rest = len(report.problems) - len(lines)
     if rest > 0:
         lines.append(f"... and {rest} more")
+    partial = report.partial()  # data left out: the words the CLI's summary line uses
     head = (
         f"Imported {report.imported:,} traces from {report.files_imported} of {report.files} files; "
-        f"{len(report.problems)} problems:"
+        f"{len(report.problems)} problems" + (f" ({partial})" if partial else "") + ":"
     )
     text = head + "\n\n" + "\n".join(lines) if report.problems else head.rsplit(";", 1)[0] + "."
     unmapped = report.unmapped_lines()

@@ -26,7 +26,7 @@ No Qt here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Protocol, runtime_checkable
 
@@ -65,6 +65,12 @@ class ImportProblem:
     """Which record: ``"line 3"``, ``"span 03491beea3cb073d"``, ``"whole file"``."""
     message: str
     """What is wrong, e.g. ``"items[2].status: 'kept' is not one of retained, omitted"``."""
+    dropped: int = field(default=0, compare=False, kw_only=True)
+    """Records this problem left out of the import (a line that is not JSON, a record that could not
+    be mapped: ``1``; ``"… and 7 more lines of invalid JSON"``: ``7``); on a ``whole file`` (or
+    ``whole directory``) problem, any non-zero value means the file could not be read (whole, or the
+    rest of it). ``0``: a warning that keeps the data (a missing parent span, a repaired field).
+    Any dropped record makes ``ctxviewer import`` end with exit status 2 after the rest is committed."""
 
     def __str__(self) -> str:
         return f"{self.file}: {self.record}: {self.message}"

@@ -262,9 +262,10 @@ class Registry:
                     raise
                 except RecursionError:
                     failed = ImportProblem(file, "whole file", f"importer {importer.name!r} could not read a value "
-                                                               "nested too deep; the rest of the file is left out")
+                                                               "nested too deep; the rest of the file is left out",
+                                            dropped=1)
                 except Exception as exc:
-                    failed = ImportProblem(file, "whole file", failure("importer", importer.name, "load", exc))
+                    failed = ImportProblem(file, "whole file", failure("importer", importer.name, "load", exc), dropped=1)
             yield from noted
             if failed is not None:
                 yield failed
@@ -279,7 +280,7 @@ class Registry:
                 yield record_any
             else:
                 yield ImportProblem(file, "whole file", failure("importer", importer.name, "load", TypeError(
-                    f"yielded {type(record_any).__name__}, not a RequestTrace or ImportProblem")))
+                    f"yielded {type(record_any).__name__}, not a RequestTrace or ImportProblem")), dropped=1)
 
 
 REGISTRY = Registry()

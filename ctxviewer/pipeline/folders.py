@@ -73,7 +73,8 @@ def expand_paths(paths: Iterable[str | Path], skip: str | Path | None = None,
                 elif skipped is not None:
                     skipped.append(Skipped(str(p), "folder" if p.is_dir() else "file", why))
         except OSError as exc:
-            out.append(ImportProblem(str(path), "whole directory", f"cannot read directory: {exc.strerror or exc}"))
+            out.append(ImportProblem(str(path), "whole directory", f"cannot read directory: {exc.strerror or exc}",
+                                     dropped=1))
             continue
         if not files:
             out.append(ImportProblem(str(path), "whole directory", "no files to import in this directory"))

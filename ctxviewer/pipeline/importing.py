@@ -82,6 +82,10 @@ class ImportReport:
     it (the traces' ``ctxviewer.unmapped``: :mod:`ctxviewer.importers.common.field_account`); files
     mapped whole are absent."""
 
+    replaced: int = 0
+    """Traces the database already held (from an earlier import) that a record of this run replaced,
+    each named by a problem (``"trace X is already in traces.db; this record replaces it"``)."""
+
     items_by_trace: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
     """Item count of each distinct trace id written by this run (a repeated id counts once: the
     later record replaced the earlier one, with a problem saying so)."""
@@ -91,8 +95,11 @@ class ImportReport:
         written, equal to what the database holds from this run), ``items``, ``warnings`` (each
         ``{file, record, message}``), ``skipped`` (each ``{path, kind, reason}``: :class:`Skipped`),
         ``unmapped`` (each ``{file, keys: {key: records}, summary}``: the source keys not mapped,
-        most frequent first), ``database``, ``cancelled``."""
+        most frequent first), ``database``, ``cancelled``, ``replaced`` (traces already in the
+        database that this run replaced), ``files_unreadable`` and ``records_skipped`` (:meth:`partial`)."""
         return {"files": self.files, "files_imported": self.files_imported, "traces": self.imported,
+                "replaced": self.replaced if self.imported else 0, "files_unreadable": len(self.unread_files()),
+                "records_skipped": self.records_skipped(),
                 "items": sum(self.items_by_trace.values()) if self.imported else 0,
                 "warnings": [{"file": p.file, "record": p.record, "message": p.message} for p in self.problems],
                 "skipped": [{"path": k.path, "kind": k.kind, "reason": k.reason} for k in self.skipped],
@@ -107,10 +114,27 @@ class ImportReport:
 
     def summary(self) -> str:
         """``"imported 2 trace(s) from 1 of 2 file(s) into traces.db"`` (``"from 2 file(s)"`` when
-        every file yielded traces; no ``into`` part without a database)."""
+        every file yielded traces; no ``into`` part without a database or when the database this run
+        created was removed again), then ``", replacing 1 trace(s) already there"`` when :attr:`replaced`."""
         sources = str(self.files) if self.files_imported == self.files else f"{self.files_imported} of {self.files}"
-        into = f" into {self.database}" if self.database else ""
-        return f"imported {self.imported} trace(s) from {sources} file(s){into}"
+        into = f" into {self.database}" if self.database and not self.removed_database else ""
+        again = f", replacing {self.replaced} trace(s) already there" if self.replaced and self.imported else ""
+        return f"imported {self.imported} trace(s) from {sources} file(s){into}{again}"
+
+    def unread_files(self) -> list[str]:
+        """The files (and folders) named whose reading failed, whole or part-way, in problem order
+        (a ``whole file`` / ``whole directory`` problem with :attr:`ImportProblem.dropped`)."""
+        return list(dict.fromkeys(p.file for p in self.problems if p.dropped and p.record.startswith("whole ")))
+
+    def records_skipped(self) -> int:
+        """Records left out of files that were read (the sum of the other problems' ``dropped``)."""
+        return sum(p.dropped for p in self.problems if not p.record.startswith("whole "))
+
+    def partial(self) -> str | None:
+        """``"1 file(s) could not be read, 2 record(s) skipped"`` when data named for the import was
+        left out (the CLI then ends with exit status 2 after committing the rest), else ``None``."""
+        files, records = len(self.unread_files()), self.records_skipped()
+        return f"{files} file(s) could not be read, {records} record(s) skipped" if files or records else None
 
     def outcome(self) -> str | None:
         """Why nothing was imported, or ``None`` when traces were: ``"no traces imported"``,
@@ -191,7 +215,9 @@ def import_files(
             context = EMPTY
     entries = expand_paths(paths, skip=store.path, skipped=report.skipped)
     total = sum(1 for e in entries if isinstance(e, Path))
+    named = {Path(p) for p in paths}  # a file a folder held that is no trace file is only a warning
     in_conversations: dict[str, None] = {}  # calls that may have dropped earlier turns (derived after the add)
+    held: list[bool] = []  # [whether the database held traces before this run], known at the first trace
 
     def traces() -> Iterator[RequestTrace]:
         if progress:
@@ -205,8 +231,10 @@ def import_files(
             done += 1
             yielded = False
             failed: str | None = None  # why the whole file failed
+            detected = False
             try:
                 imp = importer or registry.detect(path, report.problems)
+                detected = True
                 for record in registry.load(imp, path):
                     if cancelled and cancelled():
                         raise ImportCancelled()
@@ -223,6 +251,11 @@ def import_files(
                         report.problems.append(ImportProblem(
                             str(path), f"trace {trace.trace_id}",
                             "trace id already imported in this run; this record replaces the earlier one"))
+                    elif _already_stored(store, trace.trace_id, held):
+                        report.replaced += 1
+                        report.problems.append(ImportProblem(
+                            str(path), f"trace {trace.trace_id}",
+                            f"trace {trace.trace_id} is already in {store.path}; this record replaces it"))
                     report.items_by_trace[trace.trace_id] = len(trace.items)
                     if UNMAPPED_ATTRIBUTE in trace.attributes:
                         count_unmapped(trace.attributes, report.unmapped.setdefault(str(path), Counter()))
@@ -237,7 +270,8 @@ def import_files(
                 failed = _strip_path(str(exc), str(path))
             hint = registry.hint(path, importer) if importer is not None and not yielded else None
             if failed is not None:
-                report.problems.append(ImportProblem(str(path), "whole file", failed + (f"; {hint}" if hint else "")))
+                report.problems.append(ImportProblem(str(path), "whole file", failed + (f"; {hint}" if hint else ""),
+                                                     dropped=_lost(path, named, detected, failed)))
             elif hint is not None and importer is not None:
                 report.problems.append(ImportProblem(str(path), "whole file",
                                                      f"no traces read with --format {importer.name}; {hint}"))
@@ -256,6 +290,7 @@ def import_files(
     except (ImportCancelled, WriteCancelled, Interrupted):
         report.items_by_trace.clear()
         report.imported = 0
+        report.replaced = 0
         report.files_imported = 0
         report.cancelled = True
         return report
@@ -322,7 +357,7 @@ def _repaired(trace: RequestTrace, file: str, problems: list[ImportProblem]) -> 
     problems.extend(ImportProblem(file, record, message) for message in repaired)
     why = unreadable(trace)
     if why is not None:
-        problems.append(ImportProblem(file, record, f"{why}; the trace was left out"))
+        problems.append(ImportProblem(file, record, f"{why}; the trace was left out", dropped=1))
         return None
     said = {m.split(":", 1)[0] for m in repaired}  # a dropped number is warned about once (repair said it)
     problems.extend(ImportProblem(file, record, message) for field, message in implausible(trace) if field not in said)
@@ -331,6 +366,21 @@ def _repaired(trace: RequestTrace, file: str, problems: list[ImportProblem]) -> 
         if problem is not None:
             problems.append(ImportProblem(file, record, f"token counts not recorded and not counted: {problem}"))
     return trace
+
+
+def _lost(path: Path, named: set[Path], detected: bool, failed: str) -> int:
+    """``1`` when the failure of the whole file ``path`` lost data: always for a file named for the
+    import, and for a file a folder held unless it is simply no trace file (empty, not recognised:
+    a folder's notes.txt); ``0`` for such a file (a warning)."""
+    return int(path in named or detected or failed.startswith("cannot read"))
+
+
+def _already_stored(store: TraceStore, trace_id: str, held: list[bool]) -> bool:
+    """Whether ``store`` held ``trace_id`` before this run (the caller knows this run's own ids).
+    ``held`` caches whether it held any trace at all, asked once (a new database is never looked up)."""
+    if not held:
+        held.append(bool(store.estimate_count()))
+    return held[0] and store.key_of(trace_id) is not None
 
 
 def _strip_path(message: str, path: str) -> str:

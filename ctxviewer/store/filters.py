@@ -53,7 +53,9 @@ Errors raise :class:`FilterError` with the 0-based code-point column where the p
 
 from __future__ import annotations
 
+import math
 import re
+import sys
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -587,8 +589,12 @@ class _Compiler:
             raise self.fail(f"{f.name} takes a number ({f.doc}), not {raw!r}", tok)
         digits = raw.replace("_", "")
         number = float(digits)
-        if f.kind == "int" and number.is_integer():
-            whole = int(digits) if digits.lstrip("+-").isdigit() else int(number)  # exact for long digit runs
+        if math.isinf(number) and f.kind != "int":  # 1e400 overflows to inf, which every value is below
+            end = "large" if number > 0 else "small"
+            raise self.fail(f"{f.name}: number too {end}: {raw!r} (beyond the largest float, {sys.float_info.max:.3g})", tok)
+        if f.kind == "int" and (number.is_integer() or math.isinf(number)):
+            whole = (int(digits) if digits.lstrip("+-").isdigit()  # exact for long digit runs
+                     else (_INT_LIMIT if number > 0 else -_INT_LIMIT - 1) if math.isinf(number) else int(number))
             if whole < -_INT_LIMIT:  # SQLite integers are 64-bit (say which end)
                 raise self.fail(f"{f.name}: number too small: {raw!r} (at least {-_INT_LIMIT:,})", tok)
             if whole >= _INT_LIMIT:

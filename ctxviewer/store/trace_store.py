@@ -88,7 +88,9 @@ class TraceStore(TraceListing, KeyedListing, TraceLoading, TraceSearch, TraceWri
         copy (``progress`` then gets one line per schema step). Raises :class:`StoreError` for the
         same bad files as :meth:`open` (an existing SQLite file with other tables is refused rather
         than written into), for an existing file the user cannot write (problem
-        :data:`~ctxviewer.store.errors.READ_ONLY`), or when the file cannot be created.
+        :data:`~ctxviewer.store.errors.READ_ONLY`), for a folder that is not writable (``"folder F is
+        not writable"``: SQLite needs it for its journal, also to add to an existing file), or when
+        the file cannot be created.
         """
         path = Path(path)
         check_file(path, must_exist=False)
@@ -96,8 +98,9 @@ class TraceStore(TraceListing, KeyedListing, TraceLoading, TraceSearch, TraceWri
             raise StoreError(path, READ_ONLY)
         if not path.parent.is_dir():
             raise StoreError(path, f"cannot create: folder {path.parent} does not exist")
-        if not path.exists() and not os.access(path.parent, os.W_OK):
-            raise StoreError(path, f"cannot create: folder {path.parent} is not writable "
+        if not os.access(path.parent, os.W_OK):  # SQLite writes its journal beside the database
+            verb = "cannot add traces" if path.exists() else "cannot create"
+            raise StoreError(path, f"{verb}: folder {path.parent} is not writable "
                                    "(read-only file system or no permission)")
         try:
             conn = sqlite3.connect(str(path), check_same_thread=False, timeout=READ_WAIT_S)

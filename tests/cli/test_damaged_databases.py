@@ -70,7 +70,7 @@ def test_import_of_a_flipped_database_says_it_is_corrupt(tmp_path: Path) -> None
     bad, out_db = flipped_copy(tmp_path), tmp_path / "x.db"
     code, out, err = run("import", str(bad), "-o", str(out_db))
     assert code == 2
-    assert err.splitlines()[0] == f"warning: {bad}: whole file: {FLIPPED}"
+    assert err.splitlines()[0] == f"error: {bad}: whole file: {FLIPPED}"
     assert "Traceback" not in out + err and not out_db.exists()
 
 

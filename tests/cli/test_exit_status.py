@@ -96,8 +96,8 @@ def test_an_empty_file_is_called_empty(tmp_path: Path) -> None:
     blank.write_text("  \n\n")
     code, _, err = run("import", str(empty), str(blank), "-o", str(tmp_path / "e.db"))
     assert code == 2
-    assert err.splitlines()[:2] == [f"warning: {empty}: whole file: is empty (0 bytes)",
-                                    f"warning: {blank}: whole file: holds only white space (4 bytes); no traces in it"]
+    assert err.splitlines()[:2] == [f"error: {empty}: whole file: is empty (0 bytes)",
+                                    f"error: {blank}: whole file: holds only white space (4 bytes); no traces in it"]
     assert not (tmp_path / "e.db").exists()
 
 

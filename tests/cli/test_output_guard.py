@@ -134,6 +134,7 @@ def test_check_writes_its_output_file_in_every_format(tmp_path: Path, fmt: tuple
 
 def test_export_into_a_read_only_folder_is_one_error(tmp_path: Path, monkeypatch) -> None:
     src = _src(tmp_path)
+    (tmp_path / "ro").mkdir()  # the folder exists (a missing one is a usage error: test_output_places.py)
     real_open = open
 
     def ro_open(path, *a, **kw):  # tests run as root: simulate a read-only file system

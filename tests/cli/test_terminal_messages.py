@@ -54,10 +54,10 @@ def test_import_messages_name_the_files_on_one_line(tmp_path: Path) -> None:
     err = proc.stderr.decode()
     assert "\x1b" not in err and "\x07" not in err
     assert err.splitlines() == [
-        f"warning: x{SHOWN}.jsonl: whole file: cannot read file: No such file or directory",
+        f"error: x{SHOWN}.jsonl: whole file: cannot read file: No such file or directory",
         f"Error: no traces imported; removed y{SHOWN}, which this import had created",
     ]
-    assert proc.stdout.decode() == f"imported 0 trace(s) from 0 of 1 file(s) into y{SHOWN}\n"
+    assert proc.stdout.decode() == "imported 0 trace(s) from 0 of 1 file(s)\n"  # the removed database: only in the Error line
 
 
 def test_duplicate_id_warning_keeps_every_escape_visible(tmp_path: Path) -> None:

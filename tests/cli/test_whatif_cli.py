@@ -7,6 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from ctxviewer.cli import cli
@@ -134,3 +135,17 @@ def test_move_and_pin_name_items_the_trace_has_and_pin_unpin_do_not_contradict()
     res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k", "--pin", "policy", "--unpin", "policy"])
     assert res.exit_code == 2
     assert "--pin and --unpin both name item 'policy'; give one of them" in res.output
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--move", "KB-1001=3", "--move", "KB-1001=5"], "--move names 'KB-1001' twice (3 and 5); give one of them"),
+    (["--priority", "KB-1001=1", "--priority", "KB-1001=99"],
+     "--priority names 'KB-1001' twice (1 and 99); give one of them"),
+    (["--cap", "evidence=100", "--cap", "evidence=200"], "--cap names 'evidence' twice (100 and 200); give one of them"),
+])
+def test_an_option_naming_one_item_twice_with_different_values_is_contradictory(args: list[str], message: str) -> None:
+    """newuser F-WHATIF-DUP: the last of ``--move X=3 --move X=5`` won silently; refused as ``--pin X --unpin X`` is."""
+    res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k", *args])
+    assert (res.exit_code, res.stderr.splitlines()[-1]) == (2, f"Error: Invalid value: {message}")
+    res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k", "--move", "KB-1001=3", "--move", "KB-1001=03"])
+    assert res.exit_code == 0 and res.stdout.splitlines()[0] == "what-if on budget-8k: move KB-1001 to 3"

@@ -137,6 +137,20 @@ def test_a_whole_number_beyond_sqlite_integers_is_an_error_at_its_column() -> No
         compile_filter("capacity > 9223372036854775808")
 
 
+@pytest.mark.parametrize(("text", "message", "column"), [
+    ("capacity < 1e400", "capacity: number too large: '1e400' (at most 9,223,372,036,854,775,807)", 11),
+    ("margin > -1e400", "margin: number too small: '-1e400' (at least -9,223,372,036,854,775,808)", 9),
+    ("item.priority > 1e400", "priority: number too large: '1e400' (beyond the largest float, 1.8e+308)", 16),
+    ("item.priority < -1e400", "priority: number too small: '-1e400' (beyond the largest float, 1.8e+308)", 16),
+])
+def test_a_number_that_overflows_to_infinity_is_refused_like_1e40(text: str, message: str, column: int) -> None:
+    # newuser F-FILTER-INF: 'capacity < 1e400' became inf and matched every trace
+    with pytest.raises(FilterError) as err:
+        compile_filter(text)
+    assert (err.value.message, err.value.position) == (message, column)
+    assert compile_filter("item.priority > 1e300").params == (1e300,)  # large but finite: a number
+
+
 def test_chains_of_not_are_one_test_and_long_runs_of_and_stay_shallow() -> None:
     assert compile_filter("not " * 1000 + "fits").where == "(((fits = 1)) IS 1)"  # was a RecursionError
     assert compile_filter("not " * 101 + "fits").where == "(((fits = 1)) IS NOT 1)"  # was "parser stack overflow"

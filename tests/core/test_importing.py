@@ -247,7 +247,7 @@ def test_import_into_removes_a_database_it_created_when_nothing_was_imported(tmp
     db = tmp_path / "new.db"
     report = import_into(db, [junk])
     assert (report.imported, report.removed_database) == (0, True)
-    assert report.summary() == f"imported 0 trace(s) from 0 of 1 file(s) into {db}"
+    assert report.summary() == "imported 0 trace(s) from 0 of 1 file(s)"  # names no database that is gone
     assert report.outcome() == f"no traces imported; removed {db}, which this import had created"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
 

@@ -78,6 +78,19 @@ def test_problems_text_counts_files_that_yielded_traces() -> None:
     assert problems_text(report).splitlines()[2] == "missing.jsonl: whole file: cannot read file"
 
 
+def test_problems_text_says_what_was_left_out_as_the_cli_does() -> None:
+    from ctxviewer.gui.importer import problems_text
+    from ctxviewer.importers import ImportProblem
+    from ctxviewer.pipeline.importing import ImportReport
+
+    report = ImportReport(imported=2, files=3, files_imported=2, problems=[
+        ImportProblem("missing.jsonl", "whole file", "cannot read file", dropped=1),
+        ImportProblem("t.jsonl", "line 4", "invalid JSON", dropped=1),
+        ImportProblem("o.json", "span 1", "parent span 0 is not in this file")])
+    assert problems_text(report).splitlines()[0] == (
+        "Imported 2 traces from 2 of 3 files; 3 problems (1 file(s) could not be read, 1 record(s) skipped):")
+
+
 def test_import_of_nothing_removes_the_database_it_created(qtbot, tmp_path: Path, windows) -> None:
     """GUI and CLI share ctxviewer.pipeline.importing.import_into: a new database that received no trace is
     removed, and the message says so (it used to stay behind, empty)."""

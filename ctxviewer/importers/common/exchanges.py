@@ -210,7 +210,7 @@ def load_exchanges(path: Path, pairs: Iterator[tuple[str, Any, Any]], fmt: str) 
             call, warnings = call_from_exchange(req, resp, f"{path.name}#{record}", fmt=fmt)
             trace, more = build_trace(call)
         except (ValueError, TypeError, AttributeError, KeyError) as exc:
-            yield ImportProblem(file, record, str(exc))
+            yield ImportProblem(file, record, str(exc), dropped=1)
             continue
         found += 1
         yield trace

@@ -51,7 +51,8 @@ class CtxviewerOtlpImporter:
         guards: dict[str, list[GuardrailResult]] = {}
         for record, doc in load_documents(path):
             if isinstance(doc, Exception) or not is_otlp(doc):
-                yield ImportProblem(file, record, "not an OTLP request" if not isinstance(doc, Exception) else str(doc))
+                yield ImportProblem(file, record, "not an OTLP request" if not isinstance(doc, Exception) else str(doc),
+                                    dropped=1)
                 continue
             for sp in spans(doc, file, "" if record == "document" else f"{record} "):
                 if not isinstance(sp, Span):
@@ -63,13 +64,13 @@ class CtxviewerOtlpImporter:
                     continue
                 if not isinstance(raw, str):
                     yield ImportProblem(file, sp.record, "span has no ctxviewer.trace attribute (not a ctxviewer "
-                                        "export); import this file with --format otel")
+                                        "export); import this file with --format otel", dropped=1)
                     continue
                 try:
                     traces.append((sp.span_id, trace_from_dict(json.loads(raw))))
                     found = True
                 except (ValueError, TypeError, KeyError) as exc:
-                    yield ImportProblem(file, sp.record, f"ctxviewer.trace: {exc}")
+                    yield ImportProblem(file, sp.record, f"ctxviewer.trace: {exc}", dropped=1)
         for span_id, trace in traces:
             extra = guards.pop(span_id or "", [])
             yield replace(trace, guardrails=trace.guardrails + tuple(extra)) if extra else trace

@@ -309,12 +309,12 @@ class InspectImporter:
         found = 0
         for record, sample in samples:
             if not isinstance(sample, Mapping):
-                yield ImportProblem(file, record, f"cannot read sample: {sample}")
+                yield ImportProblem(file, record, f"cannot read sample: {sample}", dropped=1)
                 continue
             try:
                 calls = list(calls_of(sample, spec))
             except (ValueError, TypeError, AttributeError, KeyError) as exc:
-                yield ImportProblem(file, record, f"cannot map sample: {exc}")
+                yield ImportProblem(file, record, f"cannot map sample: {exc}", dropped=1)
                 continue
             for call in calls:
                 trace, warnings = build_trace(call)

@@ -284,7 +284,7 @@ class LangSmithImporter:
             try:
                 trace, warnings = build_trace(call_from_run(run, pending.pop(tid, [])))
             except (ValueError, TypeError, AttributeError, KeyError, IndexError) as exc:
-                yield ImportProblem(file, f"run {run.get('id')}", f"cannot map run: {exc}")
+                yield ImportProblem(file, f"run {run.get('id')}", f"cannot map run: {exc}", dropped=1)
                 continue
             n_found += 1
             yield trace

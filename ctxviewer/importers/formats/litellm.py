@@ -126,7 +126,7 @@ class LiteLLMImporter:
             try:
                 trace, warnings = build_trace(call_from_payload(p, f"{path.name}#{record}"))
             except (ValueError, TypeError, AttributeError, KeyError) as exc:
-                yield ImportProblem(file, record, f"cannot map payload: {exc}")
+                yield ImportProblem(file, record, f"cannot map payload: {exc}", dropped=1)
                 continue
             yield trace
             for w in warnings:

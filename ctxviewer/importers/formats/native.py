@@ -111,7 +111,8 @@ def _parse_lines(file: str, lines: Iterable[bytes | str]) -> Iterator[Record]:
     if len(invalid) > MAX_INVALID_LINES_NOTED:
         rest = invalid[MAX_INVALID_LINES_NOTED:]
         where = f"line {rest[0]}" if len(rest) == 1 else f"lines {rest[0]} to {rest[-1]}"
-        yield ImportProblem(file, where, f"\u2026 and {len(rest)} more line{'s' if len(rest) > 1 else ''} of invalid JSON")
+        yield ImportProblem(file, where, f"\u2026 and {len(rest)} more line{'s' if len(rest) > 1 else ''} of invalid JSON",
+                            dropped=len(rest))
 
 
 def _utf8_problems(file: str, n: int, raw: bytes, runs: list[tuple[int, int, str]]) -> Iterator[ImportProblem]:
@@ -142,18 +143,18 @@ def _parse_line(file: str, n: int, line: str) -> Record:
     try:
         obj = loads(line, record)
     except json.JSONDecodeError as exc:
-        return ImportProblem(file, record, f"{INVALID_JSON}{exc.msg} (column {exc.colno})")
+        return ImportProblem(file, record, f"{INVALID_JSON}{exc.msg} (column {exc.colno})", dropped=1)
     if not isinstance(obj, dict):
-        return ImportProblem(file, record, f"expected a JSON object, got {type(obj).__name__}")
+        return ImportProblem(file, record, f"expected a JSON object, got {type(obj).__name__}", dropped=1)
     fmt = obj.pop("format", None)
     if fmt is not None and fmt != FORMAT_TAG:
-        return ImportProblem(file, record, f"format: {fmt!r} is not {FORMAT_TAG!r}")
+        return ImportProblem(file, record, f"format: {fmt!r} is not {FORMAT_TAG!r}", dropped=1)
     try:
         trace = trace_from_dict(obj)
     except TraceFormatError as exc:
-        return ImportProblem(file, record, str(exc))
+        return ImportProblem(file, record, str(exc), dropped=1)
     except RecursionError:
-        return ImportProblem(file, record, "a value is nested too deep to read")
+        return ImportProblem(file, record, "a value is nested too deep to read", dropped=1)
     if trace.source_format is None:
         trace = replace(trace, source_format="native")
     return mark_recorded(trace)

@@ -120,7 +120,7 @@ class OpenInferenceImporter:
         problems: list[ImportProblem] = []
         for record, doc in load_documents(path):
             if isinstance(doc, Exception):
-                problems.append(ImportProblem(file, record, str(doc)))
+                problems.append(ImportProblem(file, record, str(doc), dropped=1))
                 continue
             try:
                 for sp in spans_of(doc, file, "" if record == "document" else f"{record} "):
@@ -130,7 +130,7 @@ class OpenInferenceImporter:
                         key = (sp.trace_id, sp.span_id) if sp.span_id else id(sp)
                         spans[key] = sp  # a span printed twice: the later print wins
             except ValueError as exc:
-                problems.append(ImportProblem(file, record, str(exc)))
+                problems.append(ImportProblem(file, record, str(exc), dropped=1))
         if not spans:
             raise ImportFailed(f"{path}: no OpenInference spans" + (f" ({problems[0].message})" if problems else ""))
         yield from problems

@@ -148,7 +148,7 @@ class PromptfooImporter:
             try:
                 trace, warnings = build_trace(call_from_result(r, str(doc.get("evalId") or path.stem), created))
             except (ValueError, TypeError, AttributeError, KeyError) as exc:
-                yield ImportProblem(file, record, f"cannot map result: {exc}")
+                yield ImportProblem(file, record, f"cannot map result: {exc}", dropped=1)
                 continue
             yield trace
             for w in warnings:

@@ -45,7 +45,8 @@ def spans(obj: Mapping[str, Any], file: str, prefix: str = "") -> Iterator[SpanR
     """The spans of one OTLP request, in order; a bad resource or span yields an ImportProblem."""
     resource_spans = obj.get("resourceSpans") or []
     if not isinstance(resource_spans, list):
-        yield ImportProblem(file, f"{prefix}resourceSpans", f"expected a list, got {_json_type(resource_spans)}")
+        yield ImportProblem(file, f"{prefix}resourceSpans", f"expected a list, got {_json_type(resource_spans)}",
+                            dropped=1)
         return
     for ri, rs in enumerate(resource_spans):
         rpath = f"{prefix}resourceSpans[{ri}]"
@@ -55,18 +56,19 @@ def spans(obj: Mapping[str, Any], file: str, prefix: str = "") -> Iterator[SpanR
             if not isinstance(scope_spans, list):
                 raise ValueError(f"scopeSpans: expected a list, got {_json_type(scope_spans)}")
         except (AttributeError, TypeError, ValueError) as exc:
-            yield ImportProblem(file, rpath, str(exc))
+            yield ImportProblem(file, rpath, str(exc), dropped=1)
             continue
         for si, ss in enumerate(scope_spans):
             spath = f"{rpath}.scopeSpans[{si}]"
             if not isinstance(ss, Mapping):
-                yield ImportProblem(file, spath, "expected an object")
+                yield ImportProblem(file, spath, "expected an object", dropped=1)
                 continue
             scope = ss.get("scope") or ss.get("instrumentationLibrary") or {}
             scope = {k: v for k, v in scope.items() if k in ("name", "version")} if isinstance(scope, Mapping) else {}
             span_list = ss.get("spans") or []
             if not isinstance(span_list, list):
-                yield ImportProblem(file, f"{spath}.spans", f"expected a list, got {_json_type(span_list)}")
+                yield ImportProblem(file, f"{spath}.spans", f"expected a list, got {_json_type(span_list)}",
+                                    dropped=1)
                 continue
             for pi, sp in enumerate(span_list):
                 record = f"{spath}.spans[{pi}]"
@@ -74,7 +76,7 @@ def spans(obj: Mapping[str, Any], file: str, prefix: str = "") -> Iterator[SpanR
                 try:
                     yield _span(sp, record, resource, scope, skipped)
                 except (AttributeError, TypeError, ValueError) as exc:
-                    yield ImportProblem(file, record, str(exc))
+                    yield ImportProblem(file, record, str(exc), dropped=1)
                     continue
                 sid = sp.get("spanId")
                 where = f"{record} span {normalise_id(sid, 8)}" if sid else record

@@ -136,7 +136,7 @@ def read_spans(path: Path) -> Iterator[SpanRecord]:
     single = len(docs) == 1 and docs[0][0] == "document"
     for record, doc in docs:
         if isinstance(doc, Exception):
-            yield ImportProblem(file, record, str(doc))
+            yield ImportProblem(file, record, str(doc), dropped=1)
             continue
         if isinstance(doc, dict) and "resourceLogs" in doc and "resourceSpans" not in doc:
             continue
@@ -148,7 +148,7 @@ def read_spans(path: Path) -> Iterator[SpanRecord]:
         except ValueError as exc:
             if single:
                 raise ImportFailed(f"{file}: {exc}") from None
-            yield ImportProblem(file, record, str(exc))
+            yield ImportProblem(file, record, str(exc), dropped=1)
 
 
 _TRACE_ID = re.compile(r'"(?:traceId|trace_id)"\s*:\s*"([^"\\]*)"')
@@ -198,7 +198,8 @@ def read_span_groups(path: Path) -> Iterator[list[SpanRecord]]:
         try:
             doc = json.loads(line)
         except json.JSONDecodeError as exc:
-            out.append(ImportProblem(file, f"line {n}", f"not valid JSON: {exc.msg} (column {exc.colno})"))
+            out.append(ImportProblem(file, f"line {n}", f"not valid JSON: {exc.msg} (column {exc.colno})",
+                                     dropped=1))
             doc = None
         if doc is not None and not (isinstance(doc, dict) and "resourceLogs" in doc and "resourceSpans" not in doc):
             try:
@@ -210,7 +211,7 @@ def read_span_groups(path: Path) -> Iterator[list[SpanRecord]]:
                         sp = replace(sp, events=sp.events + tuple(logs[sp.span_id]))
                     held.setdefault(sp.trace_id if sp.trace_id in last else None, []).append(sp)
             except ValueError as exc:
-                out.append(ImportProblem(file, f"line {n}", str(exc)))
+                out.append(ImportProblem(file, f"line {n}", str(exc), dropped=1))
         for tid in [t for t in held if t is not None and last[t] <= n]:
             out.extend(held.pop(tid))
             del last[tid]

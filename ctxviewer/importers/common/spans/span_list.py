@@ -129,7 +129,7 @@ def spans(obj: Any, file: str, prefix: str = "") -> Iterator[SpanRecord]:
         try:
             yield object_span(obj, record)
         except (AttributeError, TypeError, ValueError) as exc:
-            yield ImportProblem(file, record, str(exc))
+            yield ImportProblem(file, record, str(exc), dropped=1)
         return
     for i, sp in enumerate(obj):
         record = f"{prefix}[{i}]"
@@ -141,7 +141,7 @@ def spans(obj: Any, file: str, prefix: str = "") -> Iterator[SpanRecord]:
                 raise ValueError("not a span object (no spanContext, context or attributes)")
             yield object_span(sp, record)
         except (AttributeError, TypeError, ValueError) as exc:
-            yield ImportProblem(file, record, str(exc))
+            yield ImportProblem(file, record, str(exc), dropped=1)
 
 
 def object_span(sp: Mapping[str, Any], record: str) -> Span:

@@ -342,7 +342,7 @@ class LangfuseImporter:
             try:
                 calls.append((o, call_from_observation(o, seen, trace)))
             except (ValueError, TypeError, AttributeError, KeyError) as exc:
-                yield ImportProblem(file, f"observation {o.get('id')}", f"cannot map observation: {exc}")
+                yield ImportProblem(file, f"observation {o.get('id')}", f"cannot map observation: {exc}", dropped=1)
         for t in (o for o in obs if _is_tool(o)):
             later = [c for o, c in calls if o.get("parentObservationId") == t.get("parentObservationId")
                      and str(o.get("startTime") or "") >= str(t.get("startTime") or "")]

@@ -142,13 +142,13 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState) -> Iterat
         try:
             call = call_from_span(s, problems)
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
-            yield ImportProblem(file, where, f"cannot map GenAI attributes: {exc}")
+            yield ImportProblem(file, where, f"cannot map GenAI attributes: {exc}", dropped=1)
             continue
         role_keyed = enrich_call(call, s, by_id)
         try:
             trace, notes = build_trace(call)
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
-            yield ImportProblem(file, where, f"cannot map GenAI attributes: {exc}")
+            yield ImportProblem(file, where, f"cannot map GenAI attributes: {exc}", dropped=1)
             continue
         notes += role_keyed
         own = tuple(guardrail_from_span(g) for g in guards if s.span_id and g.parent_id == s.span_id)
