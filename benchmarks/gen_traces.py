@@ -188,6 +188,26 @@ def pick_doc(rng: random.Random, n_docs: int) -> int:
     return int(n_docs * rng.random() ** 2.5)
 
 
+_RATES: dict[tuple[str, str, str], tuple[float, float]] = {}
+
+
+def call_cost(provider: str, model: str, sent: datetime, input_tokens: int, output_tokens: int) -> float | None:
+    """The ``cost`` column (schema 8): the model's genai-prices rates per token on the day ``sent``
+    (looked up once per model and day: prices change on dates), times the counts; ``None`` when the
+    library has no price."""
+    from ctxviewer.model.trace import Usage
+    from ctxviewer.tokens.cost import call_cost as priced
+
+    key = (provider, model, sent.date().isoformat())
+    if key not in _RATES:
+        per_in = priced(provider, model, sent, Usage(1000, 0)).total  # small probes: the first price tier
+        per_out = priced(provider, model, sent, Usage(0, 1000)).total  # (the generated inputs stay in it)
+        _RATES[key] = (float("nan"), 0.0) if per_in is None or per_out is None else (float(per_in) / 1000,
+                                                                                     float(per_out) / 1000)
+    rate_in, rate_out = _RATES[key]
+    return None if rate_in != rate_in else input_tokens * rate_in + output_tokens * rate_out
+
+
 def iso(t: datetime) -> str:
     """``2026-11-02T09:14:05.120Z``: the store's ``created`` form (text order is time order)."""
     return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
@@ -310,9 +330,12 @@ def generate(n: int, seed: int = 11, n_docs: int | None = None) -> Iterator[tupl
             # OTel rows are chat calls of an agent named after the service; 1 in 256 ended in error
             facts = (("error" if tid.endswith("00") else "ok"), ("503 upstream unavailable" if tid.endswith("00")
                     else None), f"{service}-agent", "chat") if fmt == "otel" else (None, None, None, None)
+            out_tokens = rng.randint(20, reserve)  # (drawn here, before the details' JSON, as before)
+            duration = None if fmt == "native" else 250.0 + int(tid[-3:], 16)  # from the id: the stream is unchanged
             traces.append((tid, created, service, provider, model, capacity, reported, reserve,
                            len(cand) - omitted, omitted, None, fmt,
-                           1, margin, int(fits), state, rule, sev, verdict, None, sid, *facts))  # facts_context: not assessed
+                           1, margin, int(fits), state, rule, sev, verdict, None, sid, *facts,  # facts_context: not assessed
+                           call_cost(provider, model, t, reported, out_tokens), out_tokens, duration))
             details.append((tid, json.dumps({
                 "trace_id": tid, "created": created, "service": service, "session_id": sid, "user_id": user,
                 "endpoint": {"provider": provider, "model": model, "capacity": capacity, "limit_mode": "shared",
@@ -320,10 +343,11 @@ def generate(n: int, seed: int = 11, n_docs: int | None = None) -> Iterator[tupl
                 "policy": {"id": f"{service}-policy", "version": version, "available": True},
                 "user_request": user_text[:2000],
                 "reserved_output_tokens": reserve, "input_tokens": total,
-                "usage": {"input_tokens": reported, "output_tokens": rng.randint(20, reserve)},
+                "usage": {"input_tokens": reported, "output_tokens": out_tokens},
                 "source_format": traces[-1][11],
                 **({"attributes": {k: v for k, v in (("otel.status_code", facts[0]), ("otel.status_message", facts[1]),
-                                                     ("gen_ai.agent.name", facts[2]), ("gen_ai.operation.name", facts[3]))
+                                                     ("gen_ai.agent.name", facts[2]), ("gen_ai.operation.name", facts[3]),
+                                                     ("ctxviewer.duration_ms", duration))
                                    if v is not None}} if fmt == "otel" else {}),
             }, separators=(",", ":")), None))
             reply = pools.text(rng.randint(20, 300))

@@ -1,6 +1,6 @@
 """The trace header in words: identity, endpoint, policy, replay, span status and completeness,
 session, content capture, usage, tool calls, validations, and the eq. 3.1 numbers line shown under
-the budget chart.
+the budget chart, and the call's cost (:func:`cost_line`).
 
 The verdict and the state live in :mod:`ctxviewer.assess.assessment`, which adds its ``State`` row to
 these rows; surfaces render the assessment, not this module directly.
@@ -16,6 +16,7 @@ from ctxviewer.assess.budget import TRUNCATED_SOURCE, CapacityCheck
 from ctxviewer.assess.plausibility import DURATION_KEY, negative_duration
 from ctxviewer.model.trace import NOT_RECORDED, LimitMode, RequestTrace, ToolCall
 from ctxviewer.model.words import fmt_int, fmt_text, fmt_time
+from ctxviewer.tokens import cost as pricing
 from ctxviewer.util.visible import needs_reveal, one_line, reveal
 
 MAX_ARGS_CHARS = 160
@@ -39,6 +40,19 @@ def _usage(trace: RequestTrace) -> str:
         f"input {fmt_int(u.input_tokens)} · output {fmt_int(u.output_tokens)} · "
         f"cached {fmt_int(u.cached_input_tokens)} · reasoning {fmt_int(u.reasoning_tokens)}"
     )
+
+
+def cost_line(trace: RequestTrace) -> str:
+    """The call's cost from its recorded usage (:func:`ctxviewer.tokens.cost.call_cost`), with
+    where the price came from: ``"$0.000240 (input $0.000120 · output $0.000120; gpt-4o-mini at
+    openai prices, genai-prices 0.2.3 (bundled data, prices dated up to 2026-12-01))"``, or
+    ``"not known: usage not recorded"`` -- never ``$0`` for a price the library does not know."""
+    ep = trace.endpoint
+    c = pricing.call_cost(ep.provider, ep.model, trace.created, trace.usage)
+    if c.total is None:
+        return f"{pricing.NOT_KNOWN}: {c.reason}"
+    return (f"{pricing.fmt_cost(c.total)} (input {pricing.fmt_cost(c.input)} · output {pricing.fmt_cost(c.output)}; "
+            f"{c.model} at {c.provider} prices, {pricing.source()})")
 
 
 def tool_call_line(call: ToolCall) -> str:
@@ -135,6 +149,7 @@ def header_rows(trace: RequestTrace) -> list[tuple[str, str]]:
         rows.append(("Session", one_line(trace.session_id)))
     rows += capture_rows(trace)
     rows.append(("Usage", _usage(trace)))
+    rows.append(("Cost", cost_line(trace)))
     if trace.tool_calls:
         rows.append(("Tool calls", "\n".join(tool_call_line(c) for c in trace.tool_calls)))
     else:

@@ -23,7 +23,8 @@ def trace_row_to_dict(r: TraceRow, current: str | None = None) -> dict[str, Any]
     the format cannot record omissions), ``omissions_recorded``, ``margin``, ``fits``, ``state``,
     ``verdict``, ``worst_finding`` (``{rule, severity}`` or null), ``replay_of``, ``session_id``,
     ``span_status`` (``ok`` / ``error`` / ``unset`` / ``unfinished``, :mod:`ctxviewer.model.span_facts`),
-    ``status_message``, ``agent`` and ``operation`` (null when not recorded), ``facts_context`` (the
+    ``status_message``, ``agent`` and ``operation`` (null when not recorded), ``cost_usd`` (US dollars
+    from the recorded usage, genai-prices; null = not known), ``output_tokens``, ``duration_ms``, ``facts_context`` (the
     fingerprint of the context the facts were computed in) and ``facts_current`` (whether that is
     ``current``, the database's context now; null when ``current`` is not given)."""
     rule = r.worst_rule
@@ -55,4 +56,7 @@ def trace_row_to_dict(r: TraceRow, current: str | None = None) -> dict[str, Any]
         "facts_current": None if current is None else r.facts_context == current,
         "agent": r.agent,
         "operation": r.operation,
+        "cost_usd": r.cost,
+        "output_tokens": r.output_tokens,
+        "duration_ms": r.duration_ms,
     }

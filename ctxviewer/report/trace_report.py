@@ -51,7 +51,7 @@ def trace_summary(trace: RequestTrace, assessment: Assessment | None = None) -> 
     ``omissions_recorded`` (False when the source format cannot record omitted items), ``usage``
     (normalised: ``input_tokens`` incl. cache, ``cached_input_tokens``, ``cache_creation_input_tokens``,
     ``output_tokens`` incl. reasoning, ``reasoning_tokens``; null = not reported), ``response``,
-    ``request``, ``status``, ``session_id`` (:func:`_call_fields`), ``tool_calls`` (name, arguments as sent, id,
+    ``request``, ``status``, ``session_id``, ``cost`` (:func:`_call_fields`, :func:`cost_dict`), ``tool_calls`` (name, arguments as sent, id,
     with their checks and verdict), ``validations``, and
     ``items``: a list in final order of ``{position, kind, id, status, tokens, tokens_source
     (recorded, reported, counted or null), tokens_encoding, priority, trust,
@@ -145,7 +145,24 @@ def _call_fields(trace: RequestTrace) -> dict[str, Any]:
         "status": {"code": a.get("otel.status_code"), "message": a.get("otel.status_message"),
                    "completeness": a.get("ctxviewer.completeness")},
         "session_id": trace.session_id,
+        "cost": cost_dict(trace),
     }
+
+
+def cost_dict(trace: RequestTrace) -> dict[str, Any]:
+    """``cost``: ``{usd, input_usd, output_usd, model, provider, reason, source}`` -- the call's cost
+    in US dollars from its recorded usage (:func:`ctxviewer.tokens.cost.call_cost`), the
+    genai-prices model and provider priced, and ``source`` (the library, version and data date);
+    ``usd`` null and ``reason`` said when the price is not known (never 0)."""
+    from ctxviewer.tokens.cost import call_cost, source
+
+    ep = trace.endpoint
+    c = call_cost(ep.provider, ep.model, trace.created, trace.usage)
+    def money(v: Any) -> float | None:
+        return None if v is None else float(v)
+
+    return {"usd": money(c.total), "input_usd": money(c.input), "output_usd": money(c.output), "model": c.model,
+            "provider": c.provider, "reason": c.reason, "source": source()}
 
 
 def _evidence_positions(trace: RequestTrace) -> dict[str, Any]:

@@ -28,6 +28,7 @@ What lives where
   :mod:`~ctxviewer.store.filters` -- the display-filter language; :mod:`~ctxviewer.store.fts` --
   the full-text index and its query language; :mod:`~ctxviewer.store.rows` -- content addresses and
   the ``items`` row; :mod:`~ctxviewer.store.facts` -- the shape of the stored assessment facts;
+  :mod:`~ctxviewer.store.call_columns` -- a call's cost, output tokens and duration on its row;
 * the schema: :mod:`~ctxviewer.store.migrations` (:data:`SCHEMA_VERSION` and the named steps; a
   schema change is new steps there), :mod:`~ctxviewer.store.migrate` (the runner, one
   transaction), :mod:`~ctxviewer.store.upgrade` (``upgrade_copy``: an older database reaches the
@@ -102,6 +103,10 @@ Tables and columns
     ``(column, trace_id)`` for provider, service, capacity, reserved_output_tokens,
     retained_count and omitted_count, so every sortable order is an index walk.
     schema 5: ``idx_traces_span_status``, ``idx_traces_agent``, ``idx_traces_operation``.
+    Schema 8 (:mod:`~ctxviewer.store.call_columns`; back-filled from ``details``): ``cost`` REAL --
+    US dollars from the recorded usage priced by genai-prices (NULL = not known, never 0);
+    ``output_tokens`` INTEGER -- reported output tokens; ``duration_ms`` REAL -- the span's
+    duration, ms (NULL when not recorded or negative). Index ``idx_traces_cost`` (cost, trace_id).
 
 ``blobs`` -- content-addressed text (item contents, serialized requests).
     ``hash`` BLOB PK -- sha256 digest of the UTF-8 text, 32 bytes (:func:`content_digest`; hex

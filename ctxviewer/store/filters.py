@@ -47,6 +47,9 @@ Meaning (the words of :data:`FIELDS`):
   ``status == ok``, ``status == unset``; ``agent == "planner"`` / ``agent ~ plan`` the agent name
   (``gen_ai.agent.name``), ``operation == chat`` the operation (``gen_ai.operation.name``).
   ``status`` outside ``item(...)`` is the span's; an item's is ``item.status``.
+- ``cost`` is the call's cost in US dollars (:mod:`ctxviewer.tokens.cost`, schema 8; a cost not
+  known is NULL: ``cost > 0.01`` skips it, ``not cost`` finds it), ``output`` the reported output
+  tokens, ``duration`` the span's duration in ms.
 
 Errors raise :class:`FilterError` with the 0-based code-point column where the problem is. No Qt here.
 """
@@ -154,6 +157,9 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
           few=True),
     Field("replay_of", "replay_of", "text", "trace id this trace replays"),
     Field("format", "source_format", "text", "importer that produced the trace", few=True),
+    Field("cost", "cost", "float", "cost, US dollars, from the recorded usage (genai-prices); a cost not known has none"),
+    Field("output", "output_tokens", "int", "reported output tokens"),
+    Field("duration", "duration_ms", "float", "span duration, ms"),
 )}
 """Trace fields by name (columns of ``traces``)."""
 
@@ -399,8 +405,8 @@ _FAN_OUT = 64
 
 INDEXED_COLUMNS = frozenset({"trace_id", "created", "model", "input_tokens", "replay_of", "state", "capacity",
                              "omitted_count", "provider", "service", "session_id", "worst_rule",
-                             "span_status", "agent", "operation"})
-"""``traces`` columns with an index whose leading column they are (schema 1 to 5)."""
+                             "span_status", "agent", "operation", "cost"})
+"""``traces`` columns with an index whose leading column they are (schema 1 to 5, ``cost`` schema 8)."""
 
 
 def _indexed(node: Any) -> bool:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING:  # sqlite-utils (and the numpy it may pull in) only when a database is written
     from sqlite_utils import Database, Migrations
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 """Highest schema version this ctxviewer reads and writes (``PRAGMA user_version``)."""
 
 TABLES = ("traces", "blobs", "items", "details", "token_counts")
@@ -333,3 +333,25 @@ def m015_facts_context(db: Database) -> None:
     ctxviewer is known to be stale. NULL for rows written before (unknown: stale); ``upgrade``
     re-assesses them."""
     db.table("traces").add_column("facts_context", str)
+
+
+# ------------------------------------------------------------------ schema version 8
+
+
+@_step(8)
+def m016_call_columns(db: Database) -> None:
+    """What a model call cost and took, on each ``traces`` row (:mod:`ctxviewer.store.call_columns`):
+    ``cost`` (US dollars from the recorded usage, priced by genai-prices: :mod:`ctxviewer.tokens.cost`;
+    NULL = not known), ``output_tokens`` (reported output tokens) and ``duration_ms`` (the span's
+    duration, ``ctxviewer.duration_ms``), the trace list's Cost column, the ``cost`` filter and
+    ``ctxviewer stats``; back-filled from each trace's ``details`` JSON, then an index on
+    ``(cost, trace_id)`` (the sort) and ``ANALYZE``."""
+    from ctxviewer.store.call_columns import backfill
+
+    traces = db.table("traces")
+    traces.add_column("cost", float)
+    traces.add_column("output_tokens", int)
+    traces.add_column("duration_ms", float)
+    backfill(db.conn)
+    db.execute("CREATE INDEX IF NOT EXISTS idx_traces_cost ON traces (cost, trace_id)")
+    db.execute("ANALYZE idx_traces_cost")

@@ -13,6 +13,7 @@ from typing import Any
 
 from ctxviewer.model.span_facts import SPAN_COLUMNS
 from ctxviewer.model.times import parse_created
+from ctxviewer.store.call_columns import CALL_COLUMNS
 from ctxviewer.store.facts import FACT_COLUMNS
 from ctxviewer.store.filters import compile_filter
 
@@ -28,6 +29,7 @@ SORTABLE: tuple[str, ...] = (
     "retained_count",
     "omitted_count",
     "state",
+    "cost",
 )
 """Fields :class:`TraceQuery` can sort on; each walks an index on ``(field, trace_id)`` (schema 4:
 :data:`~ctxviewer.store.migrations.SORT_INDEXED`)."""
@@ -48,12 +50,13 @@ ROW_COLUMNS: tuple[str, ...] = (
     *FACT_COLUMNS,
     "session_id",
     *SPAN_COLUMNS,
+    *CALL_COLUMNS,
 )
 """Columns of the ``traces`` table, in :class:`TraceRow` field order."""
 
 INDEXED_SORTS: frozenset[str] = frozenset({"created", "trace_id", "model", "input_tokens", "state", "provider",
                                            "service", "capacity", "reserved_output_tokens", "retained_count",
-                                           "omitted_count"})
+                                           "omitted_count", "cost"})
 """Members of :data:`SORTABLE` with an index on ``(column, trace_id)``: the first page in that
 order is an index walk (about a millisecond on a million traces)."""
 
@@ -116,6 +119,13 @@ class TraceRow:
     """Agent name (``gen_ai.agent.name``, or recorded on an ancestor span). Schema 5."""
     operation: str | None = None
     """Operation name (``gen_ai.operation.name``: ``chat``, ...). Schema 5."""
+    cost: float | None = None
+    """What the call cost, US dollars, from its recorded usage priced by genai-prices
+    (:mod:`ctxviewer.tokens.cost`); ``None`` = not known (never 0). Schema 8."""
+    output_tokens: int | None = None
+    """Provider-reported output tokens. Schema 8."""
+    duration_ms: float | None = None
+    """The span's duration (end minus start), milliseconds; ``None`` when not recorded. Schema 8."""
 
     @classmethod
     def from_sql(cls, row: tuple[Any, ...]) -> TraceRow:

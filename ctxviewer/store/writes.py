@@ -17,6 +17,7 @@ from ctxviewer.model.span_facts import row_values as span_row_values
 from ctxviewer.model.times import format_created
 from ctxviewer.model.trace import RequestTrace, Status
 from ctxviewer.store import fts
+from ctxviewer.store.call_columns import call_values
 from ctxviewer.store.errors import READ_ONLY, StoreError
 from ctxviewer.store.facts import FACT_COLUMNS, StoredFacts, write_findings
 from ctxviewer.store.query import ROW_COLUMNS
@@ -211,7 +212,7 @@ class TraceWrites(TokenCountCache):
             tid, format_created(t.created), t.service, t.endpoint.provider, t.endpoint.model,
             t.endpoint.capacity, stored.input_tokens, t.reserved_output_tokens,
             retained, len(t.items) - retained, t.replay_of, t.source_format, *stored.values, t.session_id,
-            *span_row_values(t.attributes),
+            *span_row_values(t.attributes), *call_values(t),
         )
         c = self._conn
         c.execute("DELETE FROM items WHERE trace_id = ?", (tid,))

@@ -34,6 +34,7 @@ class Row:
     status_message: str | None = None
     agent: str | None = None
     operation: str | None = None
+    cost: float | None = 0.00024
 
 
 def cells(row: object) -> dict[str, str]:
@@ -43,9 +44,9 @@ def cells(row: object) -> dict[str, str]:
 def test_trace_columns_values() -> None:
     assert [c.title for c in TRACE_COLUMNS] == [
         "Time (UTC)", "Trace id", "Model", "Input / capacity", "Retained / omitted", "State",
-        "Worst", "Call (span)", "Conversation", "Span status", "Agent / operation"]
+        "Worst", "Call (span)", "Conversation", "Span status", "Agent / operation", "Cost"]
     assert [c.key for c in TRACE_COLUMNS if c.hidden_by_default] == [
-        "input_capacity", "worst", "call", "conversation", "span_status", "agent"]
+        "input_capacity", "worst", "call", "conversation", "span_status", "agent", "cost"]
     assert cells(Row()) == {
         "created": "2025-03-04 09:15:02",
         "trace_id": "budget-8k",
@@ -58,7 +59,9 @@ def test_trace_columns_values() -> None:
         "conversation": "sess-7f3c21",
         "span_status": NOT_RECORDED,
         "agent": NOT_RECORDED,
+        "cost": "$0.000240",
     }
+    assert cells(Row(cost=None))["cost"] == "not known"  # never "$0"
     state = column(TRACE_COLUMNS, "state")
     assert state.tooltip is not None
     assert state.tooltip(Row()) == "over capacity by 700 tokens\nworst finding: budget.over_capacity"

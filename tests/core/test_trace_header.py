@@ -85,7 +85,7 @@ def test_session_content_capture_inheritance_and_tools_fed() -> None:
     native = make_trace()
     assert native.session_id and dict(header_rows(native))["Session"] == native.session_id
     assert list(dict(header_rows(replace(native, session_id=None)))) == [
-        "Trace", "Created", "Service", "Model", "Policy", "Replay of", "Usage", "Tool calls"]
+        "Trace", "Created", "Service", "Model", "Policy", "Replay of", "Usage", "Cost", "Tool calls"]
 
 
 def test_span_and_session_text_from_the_file_is_made_visible() -> None:

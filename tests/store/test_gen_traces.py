@@ -112,6 +112,8 @@ def test_upgrade_of_an_older_generated_database_keeps_the_generated_facts(tmp_pa
     worst = c.execute("SELECT trace_id, worst_rule, worst_severity, 1 FROM traces WHERE worst_rule IS NOT NULL "
                       "ORDER BY trace_id").fetchall()
     assert len(worst) >= 2
+    calls = c.execute("SELECT trace_id, cost, output_tokens, duration_ms FROM traces ORDER BY trace_id").fetchall()
+    assert all(cost is not None for _t, cost, _o, _d in calls)  # the generator's models all have prices
     # make it look as the generator wrote it under schema 2: no schema-3+ steps recorded, no findings table
     steps = [r[0] for r in c.execute("SELECT name FROM _sqlite_migrations ORDER BY rowid")]
     later = steps[steps.index("m008_filter_columns"):]
@@ -122,7 +124,9 @@ def test_upgrade_of_an_older_generated_database_keeps_the_generated_facts(tmp_pa
     c.execute("ALTER TABLE traces DROP COLUMN session_id")
     for col in ("span_status", "agent", "operation"):  # schema 5's columns (m013_span_columns)
         c.execute(f"DROP INDEX idx_traces_{col}")
-    for col in ("span_status", "status_message", "agent", "operation", "facts_context"):  # schemas 5 and 7
+    c.execute("DROP INDEX idx_traces_cost")  # schema 8's (m016_call_columns)
+    for col in ("span_status", "status_message", "agent", "operation", "facts_context",  # schemas 5 and 7
+                "cost", "output_tokens", "duration_ms"):  # and 8
         c.execute(f"ALTER TABLE traces DROP COLUMN {col}")
     c.execute("PRAGMA user_version = 2")
     c.commit()
@@ -140,5 +144,10 @@ def test_upgrade_of_an_older_generated_database_keeps_the_generated_facts(tmp_pa
         # schema 5 back-filled from the generated attributes: every OTel row has a span status and an agent
         assert st._conn.execute("SELECT count(*) FROM traces WHERE (span_status IS NULL) != (source_format != 'otel') "
                                 "OR (agent IS NULL) != (source_format != 'otel')").fetchone() == (0,)
+        # schema 8 back-filled from each trace's usage and attributes: what the generator wrote
+        again = st._conn.execute("SELECT trace_id, cost, output_tokens, duration_ms FROM traces ORDER BY trace_id"
+                                 ).fetchall()
+        assert [(t, o, d) for t, _c, o, d in again] == [(t, o, d) for t, _c, o, d in calls]
+        assert [c for _t, c, _o, _d in again] == pytest.approx([c for _t, c, _o, _d in calls], rel=1e-9)
     with pytest.raises(SystemExit):
         gen.upgrade(old, new)  # never overwrites
