@@ -1,6 +1,6 @@
 """The trace header in words: identity, endpoint, policy, replay, span status and completeness,
 session, content capture, usage, tool calls, validations, and the eq. 3.1 numbers line shown under
-the budget chart, and the call's cost (:func:`cost_line`).
+the budget chart, and the call's cost (:func:`cost_line`) and scores (:func:`score_lines`).
 
 The verdict and the state live in :mod:`ctxviewer.assess.assessment`, which adds its ``State`` row to
 these rows; surfaces render the assessment, not this module directly.
@@ -11,6 +11,8 @@ control characters of trace text are shown as markers (:func:`ctxviewer.util.vis
 """
 
 from __future__ import annotations
+
+import json
 
 from ctxviewer.assess.budget import TRUNCATED_SOURCE, CapacityCheck
 from ctxviewer.assess.plausibility import DURATION_KEY, negative_duration
@@ -53,6 +55,34 @@ def cost_line(trace: RequestTrace) -> str:
         return f"{pricing.NOT_KNOWN}: {c.reason}"
     return (f"{pricing.fmt_cost(c.total)} (input {pricing.fmt_cost(c.input)} · output {pricing.fmt_cost(c.output)}; "
             f"{c.model} at {c.provider} prices, {pricing.source()})")
+
+
+SCORES_KEY = "ctxviewer.scores"
+"""The trace attribute the importers keep a call's scores under (``{name, value, source, comment}``)."""
+
+
+def score_lines(trace: RequestTrace) -> str | None:
+    """The recorded scores, one line each: ``"match: I (inspect_ai scorer)"``, the comment after a
+    dash (cut to :data:`MAX_ARGS_CHARS`); ``None`` when the call was not scored. Values as recorded
+    (a list or dict as JSON)."""
+    scores = trace.attributes.get(SCORES_KEY)
+    if not isinstance(scores, (list, tuple)) or not scores:
+        return None
+    lines = []
+    for sc in scores:
+        if not hasattr(sc, "get"):
+            continue
+        value = sc.get("value")
+        shown = value if isinstance(value, (str, int, float)) and not isinstance(value, bool) else json.dumps(
+            value, ensure_ascii=False, sort_keys=True, default=str)
+        line = f"{one_line(str(sc.get('name') or NOT_RECORDED))}: {one_line(str(shown))}"
+        if sc.get("source"):
+            line += f" ({one_line(str(sc['source']))})"
+        comment = one_line(str(sc.get("comment") or "")).strip()
+        if comment:
+            line += " — " + (comment if len(comment) <= MAX_ARGS_CHARS else comment[: MAX_ARGS_CHARS - 1] + "…")
+        lines.append(line)
+    return "\n".join(lines) or None
 
 
 def tool_call_line(call: ToolCall) -> str:
@@ -150,6 +180,9 @@ def header_rows(trace: RequestTrace) -> list[tuple[str, str]]:
     rows += capture_rows(trace)
     rows.append(("Usage", _usage(trace)))
     rows.append(("Cost", cost_line(trace)))
+    scores = score_lines(trace)
+    if scores is not None:
+        rows.append(("Scores", scores))
     if trace.tool_calls:
         rows.append(("Tool calls", "\n".join(tool_call_line(c) for c in trace.tool_calls)))
     else:

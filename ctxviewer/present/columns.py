@@ -296,6 +296,9 @@ TRACE_COLUMNS: tuple[Column[Any], ...] = (
            hidden_by_default=True),
     Column("cost", "Cost", cost_cell, "cost", numeric=True, width_chars=10, tooltip=_cost_tooltip,
            hidden_by_default=True),
+    Column("scores", "Scores", lambda r: getattr(r, "scores", None) or DASH, None, width_chars=12,
+           tooltip=lambda r: _full_text(r, "scores") or "not scored (filter: score, score == C, score.NAME < 1)",
+           hidden_by_default=True),
 )
 """Trace-list columns: time, trace id, model, input tokens / capacity, retained / omitted, state,
 the worst finding's severity, the call's span id, the conversation (``session_id``: the

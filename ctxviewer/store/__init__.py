@@ -29,6 +29,7 @@ What lives where
   the full-text index and its query language; :mod:`~ctxviewer.store.rows` -- content addresses and
   the ``items`` row; :mod:`~ctxviewer.store.facts` -- the shape of the stored assessment facts;
   :mod:`~ctxviewer.store.call_columns` -- a call's cost, output tokens and duration on its row;
+  :mod:`~ctxviewer.store.score_rows` -- a call's recorded scores (``trace_scores``, ``traces.scores``);
 * the schema: :mod:`~ctxviewer.store.migrations` (:data:`SCHEMA_VERSION` and the named steps; a
   schema change is new steps there), :mod:`~ctxviewer.store.migrate` (the runner, one
   transaction), :mod:`~ctxviewer.store.upgrade` (``upgrade_copy``: an older database reaches the
@@ -154,6 +155,14 @@ Tables and columns
     ``severity`` TEXT -- the worst severity among its findings of that rule (``warning``).
     ``count`` INTEGER -- how many findings of that rule the trace has.
     Index: ``idx_trace_findings_rule`` (rule, trace_id). Written with the trace (add, write_facts).
+
+``trace_scores`` -- each recorded score of each trace (schema 8, :mod:`~ctxviewer.store.score_rows`;
+    the display filter's ``score``), WITHOUT ROWID.
+    ``trace_id`` TEXT, ``ordinal`` INTEGER -- PK: the trace and the score's place in ``ctxviewer.scores``.
+    ``name`` TEXT NOT NULL -- the score's name (``match``). ``value`` (no declared type) -- as recorded:
+    text or a number (a list or dict as JSON). ``number`` REAL -- its numeric meaning (Inspect's
+    ``C`` 1, ``I`` 0; NULL when none). ``source`` TEXT -- who scored (``inspect_ai scorer``).
+    Index: ``idx_trace_scores_name`` (name, number). ``traces.scores`` TEXT holds the one-line summary.
 
 ``content_fts`` -- FTS5 full-text index of item content (schema 3, :mod:`ctxviewer.store.fts`):
     external content ``blobs`` (rowid = ``blobs.rowid``), one row per distinct item text, added

@@ -24,7 +24,7 @@ from ctxviewer.model.trace import RequestTrace, Usage
 from ctxviewer.tokens.cost import call_cost
 
 CALL_COLUMNS: tuple[str, ...] = ("cost", "output_tokens", "duration_ms")
-"""``traces`` columns written from :func:`call_values` (schema 8), in that order."""
+"""``traces`` columns written from :func:`call_values` (schema 8, ``m016_call_columns``), in that order."""
 
 DURATION_KEY = "ctxviewer.duration_ms"
 """The trace attribute the importers write the span's duration under (milliseconds)."""

@@ -40,6 +40,11 @@ Meaning (the words of :data:`FIELDS`):
 - ``item.F op v`` is true when some item of the trace satisfies it; ``item(expr)`` when one item
   satisfies the whole ``expr`` (field names inside without ``item.``):
   ``item(kind == evidence and status == omitted)``.
+- ``score`` / ``score.NAME`` read the recorded scores (``trace_scores``, schema 8): ``score == C``
+  some score's value is C (as recorded, case-sensitive), ``score.correctness < 1`` the score named
+  correctness is below 1 as a number (a number, a boolean as 1 / 0, Inspect's letters C 1, P 0.5,
+  I 0, N 0: :mod:`ctxviewer.store.score_rows`), ``score.match != C`` it has another value,
+  ``score`` alone: scored at all. "Wrong answers": ``score.match < 1`` or ``score == I``.
 - ``text ~ "ignore previous"``: some item's content contains every word (each as a word prefix,
   the full-text search of :func:`ctxviewer.store.fts.match_expression`).
 - ``status`` is the call's span status (:mod:`ctxviewer.model.span_facts`): ``status == error``,
@@ -165,6 +170,10 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
 
 FINDING = Field("finding", "rule", "text", "rule id of any finding of the trace (trace_findings)")
 """The ``finding`` field: any finding's rule id, or its family (the part before the first dot)."""
+
+SCORE = Field("score", "value", "text", "a recorded score's value (trace_scores); score.NAME: the score named NAME")
+"""The ``score`` field: any recorded score's value; ``score.NAME`` the score named NAME
+(:mod:`ctxviewer.store.score_rows`). A number compares the score's numeric meaning, text its value."""
 
 TEXT = Field("text", "text", "text", "item content, full-text: every word as a word prefix")
 """The ``text`` field: item content through the full-text index (``~`` / ``!~`` only)."""
@@ -520,7 +529,8 @@ class _Compiler:
         low = name.lower()
         if item:
             return low.removeprefix("item.") in ITEM_FIELDS
-        return low in FIELDS or low in {"finding", "text", "trace_id", "session"} or low.startswith("item.")
+        return (low in FIELDS or low in {"finding", "text", "trace_id", "session", "score"}
+                or low.startswith(("item.", "score.")))
 
     def quick(self, tok: Any, term: str, *, item: bool) -> str:
         """A lone word or quoted text: contained in the trace id, model, service or provider."""
@@ -544,11 +554,15 @@ class _Compiler:
             return "item", f
         if low == "finding":
             return "finding", FINDING
+        if low == "score" or low.startswith("score."):
+            if low == "score.":
+                raise self.fail("score. needs a score name: score.correctness < 1", tok)
+            return "score", SCORE
         if low == "text":
             return "text", TEXT
         f = FIELDS.get(low) or FIELDS.get({"trace_id": "id", "session": "conversation"}.get(low, ""))
         if f is None:
-            names = ", ".join([*FIELDS, "finding", "text", "item.<field>"])
+            names = ", ".join([*FIELDS, "finding", "score", "score.<name>", "text", "item.<field>"])
             raise self.fail(f"unknown field {name!r}; fields: {names}", tok)
         return "trace", f
 
@@ -556,6 +570,8 @@ class _Compiler:
         where, f = self.lookup(tok, name, item=item)
         if where == "finding":
             return "EXISTS (SELECT 1 FROM trace_findings f WHERE f.trace_id = traces.trace_id)"
+        if where == "score":
+            return f"EXISTS (SELECT 1 FROM trace_scores s WHERE s.trace_id = traces.trace_id{self.score_name(name)})"
         if where == "text":
             raise self.fail("text needs a value: text ~ \"words\"", tok)
         col = f"i.{f.column}" if where == "item" else f.column
@@ -616,6 +632,8 @@ class _Compiler:
             raise self.fail(f"{op} (contains) works on text fields; {f.name} is a number", tok)
         if where == "finding":
             return self.finding(op, values)
+        if where == "score":
+            return self.score(tok, name, op, values)
         col = f"i.{f.column}" if where == "item" else f.column
         if op == "in":
             vals = [self.value(f, v) for v in values]
@@ -658,6 +676,35 @@ class _Compiler:
                 return f"(NOT {exists.format(cond)})"
             return f"({member.format(cond)})"
         raise FilterError(f"finding takes ==, !=, ~, !~ or in, not {op}", 0, self.text)
+
+    def score_name(self, name: str) -> str:
+        """`` AND s.name = ?`` for ``score.NAME`` (the name as written: score names are data), "" for ``score``."""
+        if "." not in name:
+            return ""
+        self.params.append(name.split(".", 1)[1])
+        return " AND s.name = ?"
+
+    def score(self, tok: Any, name: str, op: str, values: list[Any]) -> str:
+        """Some recorded score (``score``) or the score named NAME (``score.NAME``) satisfies the
+        comparison: a number compares its numeric meaning (``score.correctness < 1``; Inspect's
+        ``C`` is 1, ``I`` 0), text its value as recorded (``score == C``); ``!=`` is a score of
+        that name with another value."""
+        exists = "EXISTS (SELECT 1 FROM trace_scores s WHERE s.trace_id = traces.trace_id{} AND {})"
+        named = self.score_name(name)
+        if op in {"~", "!~"}:
+            self.params.append(_like(self.value(SCORE, values[0], exact=False)))
+            cond = "CAST(s.value AS TEXT) LIKE ? ESCAPE '\\'"
+            return f"({exists.format(named, cond if op == '~' else 'NOT (' + cond + ')')})"
+        raws = [re.sub(r"\\(.)", r"\1", str(v)[1:-1]) if v.type == "STRING" else str(v) for v in values]
+        numeric = [bool(_NUM.match(r)) for r in raws]
+        if op not in {"==", "=", "!=", "in"} and not all(numeric):
+            raise self.fail(f"{name} {op} takes a number (the score's value as a number), not {raws[0]!r}", values[0])
+        conds = []
+        for raw, is_num in zip(raws, numeric):
+            self.params.append(float(raw.replace("_", "")) if is_num else raw)
+            col = "s.number" if is_num else "s.value"
+            conds.append(f"{col} {_SQL_OP.get(op, '=')} ?")
+        return f"({exists.format(named, '(' + ' OR '.join(conds) + ')')})"
 
     def text_search(self, tok: Any, op: str, values: list[Any]) -> str:
         from ctxviewer.store.fts import match_expression

@@ -355,3 +355,18 @@ def m016_call_columns(db: Database) -> None:
     backfill(db.conn)
     db.execute("CREATE INDEX IF NOT EXISTS idx_traces_cost ON traces (cost, trace_id)")
     db.execute("ANALYZE idx_traces_cost")
+
+
+@_step(8)
+def m017_trace_scores(db: Database) -> None:
+    """The scores recorded with each call (:mod:`ctxviewer.store.score_rows`, from the trace
+    attribute ``ctxviewer.scores``): ``trace_scores`` (one row per score, with its value as a
+    number where one is meant) indexed by ``(name, number)``, the display filter's ``score`` and
+    ``score.NAME``; and ``traces.scores``, the one-line summary the trace list shows; back-filled
+    from each trace's ``details`` JSON."""
+    from ctxviewer.store.score_rows import TRACE_SCORES_SQL, backfill
+
+    db.execute(TRACE_SCORES_SQL)
+    db.execute("CREATE INDEX IF NOT EXISTS idx_trace_scores_name ON trace_scores (name, number)")
+    db.table("traces").add_column("scores", str)
+    backfill(db.conn)

@@ -51,6 +51,7 @@ ROW_COLUMNS: tuple[str, ...] = (
     "session_id",
     *SPAN_COLUMNS,
     *CALL_COLUMNS,
+    "scores",
 )
 """Columns of the ``traces`` table, in :class:`TraceRow` field order."""
 
@@ -126,6 +127,9 @@ class TraceRow:
     """Provider-reported output tokens. Schema 8."""
     duration_ms: float | None = None
     """The span's duration (end minus start), milliseconds; ``None`` when not recorded. Schema 8."""
+    scores: str | None = None
+    """The recorded scores in one line (``"match: I"``, :func:`ctxviewer.store.score_rows.summary`);
+    ``None`` when the call was not scored. Schema 8."""
 
     @classmethod
     def from_sql(cls, row: tuple[Any, ...]) -> TraceRow:

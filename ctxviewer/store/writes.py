@@ -22,6 +22,8 @@ from ctxviewer.store.errors import READ_ONLY, StoreError
 from ctxviewer.store.facts import FACT_COLUMNS, StoredFacts, write_findings
 from ctxviewer.store.query import ROW_COLUMNS
 from ctxviewer.store.rows import ITEM_COLUMNS, content_digest, item_row
+from ctxviewer.store.score_rows import summary as score_summary
+from ctxviewer.store.score_rows import write_scores
 from ctxviewer.store.token_cache import TokenCountCache
 from ctxviewer.util.sqlite_errors import is_busy_error, is_readonly_error
 
@@ -212,7 +214,7 @@ class TraceWrites(TokenCountCache):
             tid, format_created(t.created), t.service, t.endpoint.provider, t.endpoint.model,
             t.endpoint.capacity, stored.input_tokens, t.reserved_output_tokens,
             retained, len(t.items) - retained, t.replay_of, t.source_format, *stored.values, t.session_id,
-            *span_row_values(t.attributes), *call_values(t),
+            *span_row_values(t.attributes), *call_values(t), score_summary(t.attributes),
         )
         c = self._conn
         c.execute("DELETE FROM items WHERE trace_id = ?", (tid,))
@@ -230,3 +232,4 @@ class TraceWrites(TokenCountCache):
             row,
         )
         write_findings(c, tid, stored)
+        write_scores(c, tid, t.attributes)

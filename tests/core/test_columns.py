@@ -44,9 +44,9 @@ def cells(row: object) -> dict[str, str]:
 def test_trace_columns_values() -> None:
     assert [c.title for c in TRACE_COLUMNS] == [
         "Time (UTC)", "Trace id", "Model", "Input / capacity", "Retained / omitted", "State",
-        "Worst", "Call (span)", "Conversation", "Span status", "Agent / operation", "Cost"]
+        "Worst", "Call (span)", "Conversation", "Span status", "Agent / operation", "Cost", "Scores"]
     assert [c.key for c in TRACE_COLUMNS if c.hidden_by_default] == [
-        "input_capacity", "worst", "call", "conversation", "span_status", "agent", "cost"]
+        "input_capacity", "worst", "call", "conversation", "span_status", "agent", "cost", "scores"]
     assert cells(Row()) == {
         "created": "2025-03-04 09:15:02",
         "trace_id": "budget-8k",
@@ -60,6 +60,7 @@ def test_trace_columns_values() -> None:
         "span_status": NOT_RECORDED,
         "agent": NOT_RECORDED,
         "cost": "$0.000240",
+        "scores": "\u2014",
     }
     assert cells(Row(cost=None))["cost"] == "not known"  # never "$0"
     state = column(TRACE_COLUMNS, "state")

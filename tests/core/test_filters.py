@@ -85,7 +85,7 @@ def test_precedence_not_over_and_over_or_and_side_by_side_is_and() -> None:
     ("omitted > 1 and", "filter ends early: expected a field, a word or '('", 15),
     ("capacity < 9 )", "unexpected ')': expected the end", 13),
     ("modle == x", "unknown field 'modle'; fields: id, created, service, provider, model, capacity, input, reserved, "
-     "retained, omitted, margin, fits, state, worst, conversation, status, agent, operation, replay_of, format, cost, output, duration, finding, text, item.<field>", 0),
+     "retained, omitted, margin, fits, state, worst, conversation, status, agent, operation, replay_of, format, cost, output, duration, finding, score, score.<name>, text, item.<field>", 0),
     ("fits == maybe", "fits is yes or no, not 'maybe'", 8),
     ("state == bogus", "state is one of ok, warning, failure, not 'bogus'", 9),
     ("state in (ok, bad)", "state is one of ok, warning, failure, not 'bad'", 14),
