@@ -17,6 +17,7 @@ What lives where
   :mod:`~ctxviewer.store.connection` (the SQLite connection and state they share):
   :mod:`~ctxviewer.store.listing` (``filter_where``, ``count``, ``list``, ``stream``: rows after
   a keyset cursor of :mod:`~ctxviewer.store.cursor`, read as taken),
+  :mod:`~ctxviewer.store.aggregates` (``aggregate``: sums and counts by model, session or day),
   :mod:`~ctxviewer.store.keyed_listing` (``first_rows``, ``row_keys``, ``key_chunks``,
   ``rows_by_key``, ``key_of``, ``count_where``, ``estimate_count``: the window's list),
   :mod:`~ctxviewer.store.loading` (``load``, ``items``, ``blob``, ``session_trace_ids``),

@@ -19,6 +19,7 @@ from types import TracebackType
 from typing import Callable
 from urllib.parse import quote
 
+from ctxviewer.store.aggregates import TraceAggregates
 from ctxviewer.store.damage import DAMAGE_SECONDS, find_damage
 from ctxviewer.store.errors import READ_ONLY, StoreError
 from ctxviewer.store.file_check import check_file, read_only_query
@@ -35,7 +36,7 @@ READ_WAIT_S = 10.0
 """Seconds a read (or the writer's schema check) waits while an import commits (SQLite busy timeout)."""
 
 
-class TraceStore(TraceListing, KeyedListing, TraceLoading, TraceSearch, TraceWrites, TokenCountCache):
+class TraceStore(TraceListing, TraceAggregates, KeyedListing, TraceLoading, TraceSearch, TraceWrites, TokenCountCache):
     """A ctxviewer trace database. Build with :meth:`open` (read-only) or :meth:`create`.
 
     Every method raises :class:`StoreError` (naming the file) when SQLite reports the file

@@ -1,0 +1,82 @@
+"""``ctxviewer stats DB [--filter F] [--by model|session|day] [--json]``: calls, tokens, cost,
+latency, states and context-window use over the traces of DB or a display filter, by model, by
+session or by day -- :meth:`ctxviewer.store.TraceStore.aggregate`, one SQL pass over the narrow
+``traces`` columns.
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from ctxviewer.cli.status import BadInput
+from ctxviewer.pipeline.hints import open_store
+from ctxviewer.store import StoreError, TraceQuery
+from ctxviewer.store.aggregates import GROUP_KEYS, WINDOW_BANDS, Group
+from ctxviewer.store.filters import FilterError
+from ctxviewer.tokens.cost import NOT_KNOWN, fmt_cost
+from ctxviewer.util.visible import one_line
+
+
+def _cost(g: Group) -> str:
+    if g.cost_known == 0:
+        return NOT_KNOWN
+    text = fmt_cost(g.cost)
+    return text if g.cost_known == g.calls else f"≥ {text} ({g.calls - g.cost_known:,} {NOT_KNOWN})"
+
+
+def _ms(value: float | None) -> str:
+    return "not recorded" if value is None else f"{value:,.0f}"
+
+
+def _row(label: str, g: Group) -> list[str]:
+    return [label, f"{g.calls:,}", f"{g.input_tokens:,}", f"{g.output_tokens:,}", _cost(g), _ms(g.duration_mean_ms),
+            _ms(g.duration_max_ms), f"{g.ok:,}/{g.warning:,}/{g.failure:,}", f"{g.errors:,}",
+            " ".join(f"{n:,}" for n in g.window)]
+
+
+def stats_table(total: Group, groups: list[Group], by: str | None) -> str:
+    """The text table of ``stats``: one row per group, then the total (input: the counted input
+    tokens, output: the reported output tokens, cost in US
+    dollars with how many calls' price is not known, mean / max duration in ms, states ok / warning /
+    failure, span errors, calls per context-window band)."""
+    from tabulate import tabulate
+
+    headers = [by or "", "calls", "input", "output", "cost", "mean ms", "max ms", "ok/warn/fail",
+               "errors", "input/C " + " ".join(b[0] for b in WINDOW_BANDS)]
+    rows = [_row(one_line(g.key) if g.key is not None else "not recorded", g) for g in groups]
+    rows.append(_row("total", total))
+    return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True,
+                    colalign=["left"] + ["right"] * (len(headers) - 1))
+
+
+@click.command("stats")
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.option("--filter", "text", default="", metavar="FILTER", help="Display filter (as for list): only the traces it keeps.")
+@click.option("--by", type=click.Choice(list(GROUP_KEYS)), default=None, help="One row per model, session or UTC day.")
+@click.option("--json", "as_json", is_flag=True, help="Print {total, groups} as JSON (every sum with how many calls recorded it).")
+def stats_cmd(db: str, text: str, by: str | None, as_json: bool) -> None:
+    """Sum the traces of DB (or those FILTER keeps): calls, input / output tokens, cost from the
+    recorded usage (genai-prices; calls whose price is not known are counted apart, never as $0),
+    mean and max span duration, states, span errors and context-window use (input / C in bands).
+
+    \b
+    Example:
+        ctxviewer stats sample_traces/samples.db --by model
+        ctxviewer stats traces.db --filter 'score.match < 1' --json
+    """
+    try:
+        query = TraceQuery(text=text)
+    except FilterError as exc:
+        raise BadInput(f"--filter: {exc.message}, at column {exc.position + 1}:", detail=exc.caret()) from None
+    try:
+        with open_store(db) as store:
+            total, groups = store.aggregate(query, by)
+    except StoreError as exc:
+        raise BadInput(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps({"by": by, "total": total.to_dict(), "groups": [g.to_dict() for g in groups]},
+                              indent=2, ensure_ascii=False))
+        return
+    click.echo(stats_table(total, groups, by))

@@ -1,0 +1,87 @@
+"""``ctxviewer stats`` (issue 22 items 5 and 7): sums by model / session / day in SQL, cost totals
+equal to genai-prices' own figures for the recorded usage, unknown prices counted apart."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import genai_prices
+import pytest
+from click.testing import CliRunner
+
+from ctxviewer.cli import cli
+from ctxviewer.importers.formats.inspect_ai import IMPORTER
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.pipeline.stored_facts import with_facts
+from ctxviewer.store import TraceQuery, TraceStore
+
+INSPECT = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "other" / "inspect_ai"
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+
+
+@pytest.fixture(scope="module")
+def traces() -> list[RequestTrace]:
+    return [r for f in sorted(INSPECT.iterdir()) for r in IMPORTER.load(f) if isinstance(r, RequestTrace)]
+
+
+def _db(tmp_path: Path, traces: list[RequestTrace]) -> Path:
+    db = tmp_path / "inspect.db"
+    with TraceStore.create(db) as store:
+        store.add(with_facts(traces))
+    return db
+
+
+def _library_price(t: RequestTrace) -> Decimal | None:
+    u = t.usage
+    kw = {k: v for k, v in (("input_tokens", u.input_tokens), ("output_tokens", u.output_tokens),
+                            ("cache_read_tokens", u.cached_input_tokens), ("cache_write_tokens", u.cache_creation_input_tokens),
+                            ("output_reasoning_tokens", u.reasoning_tokens)) if v is not None}
+    try:
+        return genai_prices.calc_price(genai_prices.Usage(**kw), t.endpoint.model or "", provider_id=t.endpoint.provider,
+                                       genai_request_timestamp=t.created).total_price
+    except LookupError:
+        return None
+
+
+def test_cost_totals_equal_the_price_library(tmp_path: Path, traces: list[RequestTrace]) -> None:
+    db = _db(tmp_path, traces)
+    prices = {t.trace_id: _library_price(t) for t in traces}
+    known = [p for p in prices.values() if p is not None]
+    assert (len(traces), len(known)) == (7, 6)  # ollama/gemma3 (the .eval log) has no price
+    res = CliRunner().invoke(cli, ["stats", str(db), "--by", "model", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["total"]["calls"] == 7 and out["total"]["cost_known"] == 6
+    assert out["total"]["cost"] == pytest.approx(float(sum(known)), rel=1e-12)
+    by_model = {g["key"]: g for g in out["groups"]}
+    assert sorted(by_model) == ["gemma3", "gpt-4o", "gpt-4o-mini"]
+    assert by_model["gpt-4o-mini"]["cost"] == pytest.approx(
+        float(sum(p for t, p in zip(traces, prices.values()) if t.endpoint.model == "gpt-4o-mini" and p)), rel=1e-12)
+    assert (by_model["gemma3"]["cost"], by_model["gemma3"]["cost_known"]) == (0.0, 0)
+    assert by_model["gpt-4o-mini"]["output_tokens"] == sum(t.usage.output_tokens or 0 for t in traces
+                                                           if t.endpoint.model == "gpt-4o-mini")
+    assert by_model["gpt-4o-mini"]["calls"] == 5
+    text = CliRunner().invoke(cli, ["stats", str(db), "--by", "model"]).output
+    assert "not known" in text.splitlines()[2 + 0]  # gemma3's row (first in key order)
+    with TraceStore.open(db) as store:  # the wrong answers' cost: one filter away
+        total, _ = store.aggregate(TraceQuery(text="score.match < 1"))
+    (wrong,) = [t for t in traces if t.trace_id == "4hZVSqgqbdNBk7pFLr5RWq/1/1/0"]
+    assert (total.calls, total.cost) == (1, pytest.approx(float(_library_price(wrong) or 0), rel=1e-12))
+
+
+def test_states_window_and_days_of_the_samples() -> None:
+    res = CliRunner().invoke(cli, ["stats", str(SAMPLES), "--json", "--by", "day"])
+    out = json.loads(res.output)
+    total = out["total"]
+    assert (total["calls"], total["ok"], total["warning"], total["failure"]) == (9, 3, 3, 3)
+    assert sum(total["window"].values()) == total["calls"]  # every sample records input and C
+    assert sum(g["calls"] for g in out["groups"]) == 9
+    with TraceStore.open(SAMPLES) as store:
+        rows = store.list(None, 0, -1)
+        assert total["input_tokens"] == sum(r.input_tokens or 0 for r in rows)
+        assert total["window"][">100%"] == sum(1 for r in rows if r.input_tokens and r.capacity and r.input_tokens >= r.capacity)
+        assert total["cost_known"] == sum(1 for r in rows if r.cost is not None)
+    bad = CliRunner().invoke(cli, ["stats", str(SAMPLES), "--filter", "modle == x"])
+    assert bad.exit_code == 2 and "unknown field 'modle'" in bad.output
