@@ -5,7 +5,7 @@ the window, so both say the same about a trace.
 ``screenshot`` are defined here; every other command is one module, loaded only when it runs
 (:class:`~ctxviewer.cli.group.LazyCommands`): ``check_cmd``, ``diff_cmd``, ``export_cmd``,
 ``list_cmd``, ``position_results_cmd``, ``position_test_cmd``, ``replay_cmd``, ``report_cmd``,
-``scan_cmd``, ``search_cmd``, ``show_cmd``, ``stats_cmd``, ``tokens_cmd``, ``upgrade_cmd``, ``whatif_cmd``. ``ctxviewer --help`` lists those by their summaries (the table
+``scan_cmd``, ``search_cmd``, ``show_cmd``, ``stats_cmd``, ``tokens_cmd``, ``tree_cmd``, ``upgrade_cmd``, ``whatif_cmd``. ``ctxviewer --help`` lists those by their summaries (the table
 below) without importing them, and ``list``, ``show`` and ``search`` import what they use inside
 their bodies, so each loads only what it needs (``tests/cli/test_lazy_imports.py`` lists the
 modules each loads). Shared parts: ``group`` (the group class and its manners), ``output`` (the
@@ -261,6 +261,9 @@ _SUMMARIES = {
     "list": ("List the request traces in DB, oldest first: by default the main columns fitted to a 100-column "
              "terminal, with --wide every column in full, with --json every field."),
     "show": "Show one trace: eq. 3.1 verdict, allocations and items in order.",
+    "tree": ("Print the run TRACE_ID belongs to (a model call's trace id, or a run id) as an indented tree: each "
+             "step with its kind, name, duration (ms) and status, each model call with its input / output tokens, "
+             "cost and trace id, then the run's totals."),
     "stats": ("Sum the traces of DB (or those FILTER keeps): calls, input / output tokens, cost from the recorded "
               "usage (genai-prices; calls whose price is not known are counted apart, never as $0), mean and max "
               "span duration, states, span errors and context-window use (input / C in bands)."),
@@ -290,6 +293,7 @@ _LAZY = {
     "list": "ctxviewer.cli.list_cmd:list_cmd",
     "show": "ctxviewer.cli.show_cmd:show_cmd",
     "stats": "ctxviewer.cli.stats_cmd:stats_cmd",
+    "tree": "ctxviewer.cli.tree_cmd:tree_cmd",
 }
 _commands = LazyCommands(_LAZY, _SUMMARIES, _SHORT)
 _commands.update(cli.commands)  # open, import, screenshot (defined above)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Protocol, runtime_checkable
 
+from ctxviewer.model.run import RunSpan
 from ctxviewer.model.trace import RequestTrace
 
 CONFIDENT = 0.9
@@ -82,6 +83,13 @@ class ImportFailed(Exception):
 
 Record = RequestTrace | ImportProblem
 """What :meth:`Importer.load` yields."""
+
+RunRecord = RequestTrace | ImportProblem | RunSpan
+"""What an importer's optional ``load_runs(path)`` yields: :meth:`Importer.load`'s records and,
+beside them, the steps of each run (:class:`~ctxviewer.model.run.RunSpan`: agents, tools,
+retrievers and the model calls themselves, with their parent links), which
+:meth:`Registry.load(importer, path, runs) <ctxviewer.importers.registry.Registry.load>` collects
+for the store's run tree. ``load(path)`` is then ``load_runs`` without the steps."""
 
 
 @runtime_checkable

@@ -30,6 +30,7 @@ from typing import Any, Iterator
 
 from ctxviewer.importers.common import notes
 from ctxviewer.importers.contract import CONFIDENT, Importer, ImportFailed, ImportProblem, Record
+from ctxviewer.model.run import RunSpan
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.util.plugins import PluginRegistry, conform, failure, load_spec
 
@@ -240,8 +241,10 @@ class Registry:
             failed[imp.name] = problem
         return score
 
-    def load(self, importer: Importer, path: Path) -> Iterator[Record]:
-        """``importer.load(path)`` with its bugs isolated.
+    def load(self, importer: Importer, path: Path, runs: list[RunSpan] | None = None) -> Iterator[Record]:
+        """``importer.load(path)`` with its bugs isolated. With ``runs``, an importer that knows
+        runs is read by its ``load_runs(path)`` instead and the steps it yields
+        (:class:`~ctxviewer.model.run.RunSpan`) are appended to ``runs``, not yielded.
 
         :class:`ImportFailed` propagates (the file is unreadable). Any other exception ends this
         file with an :class:`ImportProblem` (``whole file``) naming the importer and the error;
@@ -250,7 +253,8 @@ class Registry:
         (``records_omissions`` False) comes with ``omissions_recorded`` False.
         """
         file = str(path)
-        records = iter(importer.load(path))
+        load_runs = getattr(importer, "load_runs", None) if runs is not None else None
+        records = iter(load_runs(path) if callable(load_runs) else importer.load(path))
         while True:
             failed: ImportProblem | None = None
             with notes.collecting(file) as noted:  # warnings of shared readers (containers)
@@ -278,6 +282,8 @@ class Registry:
                 yield record_any
             elif isinstance(record_any, ImportProblem):
                 yield record_any
+            elif isinstance(record_any, RunSpan) and runs is not None:
+                runs.append(record_any)
             else:
                 yield ImportProblem(file, "whole file", failure("importer", importer.name, "load", TypeError(
                     f"yielded {type(record_any).__name__}, not a RequestTrace or ImportProblem")), dropped=1)

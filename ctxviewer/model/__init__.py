@@ -11,6 +11,8 @@ What lives here:
   application's own guards decided, OpenTelemetry GenAI security-guardrail shape);
 * :mod:`~ctxviewer.model.span_facts` -- what a model call's span recorded about the call (status,
   agent, operation: OpenTelemetry GenAI attributes);
+* :mod:`~ctxviewer.model.run` -- :class:`~ctxviewer.model.run.RunSpan`, one step of an agent run
+  (the run tree: agents, tools, retrievers around the model calls);
 * :mod:`~ctxviewer.model.words` -- how a recorded value reads (``8,000``, ``not recorded``);
 * :mod:`~ctxviewer.model.codec` and :mod:`~ctxviewer.model.serialize` -- the one JSON form of the
   model (the native ``ctxviewer.trace/1`` record, ``docs/native-format.md``);

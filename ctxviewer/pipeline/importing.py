@@ -36,6 +36,7 @@ from ctxviewer.assess.plausibility import implausible
 from ctxviewer.diff.conversation import conversation_key
 from ctxviewer.importers import REGISTRY, ImportFailed, ImportProblem, Registry
 from ctxviewer.importers.common.field_account import UNMAPPED_ATTRIBUTE, count_unmapped, describe_unmapped
+from ctxviewer.model.run import RunSpan
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.assess_pool import assessed
 from ctxviewer.pipeline.derived_facts import refresh_derived
@@ -218,6 +219,7 @@ def import_files(
     named = {Path(p) for p in paths}  # a file a folder held that is no trace file is only a warning
     in_conversations: dict[str, None] = {}  # calls that may have dropped earlier turns (derived after the add)
     held: list[bool] = []  # [whether the database held traces before this run], known at the first trace
+    runs: list[RunSpan] = []  # the steps of each run (the run tree), written in the same transaction
 
     def traces() -> Iterator[RequestTrace]:
         if progress:
@@ -235,7 +237,7 @@ def import_files(
             try:
                 imp = importer or registry.detect(path, report.problems)
                 detected = True
-                for record in registry.load(imp, path):
+                for record in registry.load(imp, path, runs):
                     if cancelled and cancelled():
                         raise ImportCancelled()
                     if isinstance(record, ImportProblem):
@@ -285,7 +287,8 @@ def import_files(
 
     try:
         with watching(cancelled, activity):  # long counts and scans stop at their checkpoints (ctxviewer.util.interrupt)
-            store.add(assessed(counted(traces(), store), workers, context=context), waiting=waiting, cancelled=cancelled)
+            store.add(assessed(counted(traces(), store), workers, context=context), waiting=waiting, cancelled=cancelled,
+                      runs=runs)
         report.imported = len(report.items_by_trace)  # distinct traces: what the database now holds from this run
     except (ImportCancelled, WriteCancelled, Interrupted):
         report.items_by_trace.clear()

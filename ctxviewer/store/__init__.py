@@ -18,6 +18,7 @@ What lives where
   :mod:`~ctxviewer.store.listing` (``filter_where``, ``count``, ``list``, ``stream``: rows after
   a keyset cursor of :mod:`~ctxviewer.store.cursor`, read as taken),
   :mod:`~ctxviewer.store.aggregates` (``aggregate``: sums and counts by model, session or day),
+  :mod:`~ctxviewer.store.runs` (``run_of``, ``children``, ``run_steps``, ``write_runs``: the run tree),
   :mod:`~ctxviewer.store.keyed_listing` (``first_rows``, ``row_keys``, ``key_chunks``,
   ``rows_by_key``, ``key_of``, ``count_where``, ``estimate_count``: the window's list),
   :mod:`~ctxviewer.store.loading` (``load``, ``items``, ``blob``, ``session_trace_ids``),
@@ -164,6 +165,15 @@ Tables and columns
     text or a number (a list or dict as JSON). ``number`` REAL -- its numeric meaning (Inspect's
     ``C`` 1, ``I`` 0; NULL when none). ``source`` TEXT -- who scored (``inspect_ai scorer``).
     Index: ``idx_trace_scores_name`` (name, number). ``traces.scores`` TEXT holds the one-line summary.
+
+``run_spans`` -- every step of every imported run (schema 8, :mod:`~ctxviewer.store.runs`), WITHOUT ROWID.
+    ``run_id`` TEXT, ``span_id`` TEXT -- PK: the run (OTel / Langfuse trace id, an Inspect sample) and the step.
+    ``parent_id`` TEXT -- the enclosing step (NULL: a root). ``kind`` TEXT NOT NULL -- ``agent``, ``llm``,
+    ``tool``, ``retriever``, ``solver``, ... ``name`` TEXT. ``start``, ``end`` TEXT -- ISO-8601 UTC with
+    microseconds. ``duration_ms`` REAL -- end minus start. ``status``, ``status_message`` TEXT.
+    ``trace_id`` TEXT -- the model call's trace (``traces.trace_id``), NULL for other steps.
+    ``attributes`` TEXT -- the step's other recorded values, a JSON object.
+    Indexes: ``idx_run_spans_parent`` (run_id, parent_id, start), ``idx_run_spans_trace`` (trace_id).
 
 ``content_fts`` -- FTS5 full-text index of item content (schema 3, :mod:`ctxviewer.store.fts`):
     external content ``blobs`` (rowid = ``blobs.rowid``), one row per distinct item text, added

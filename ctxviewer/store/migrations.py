@@ -370,3 +370,24 @@ def m017_trace_scores(db: Database) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS idx_trace_scores_name ON trace_scores (name, number)")
     db.table("traces").add_column("scores", str)
     backfill(db.conn)
+
+
+RUN_SPANS_SQL = (
+    "CREATE TABLE IF NOT EXISTS run_spans (run_id TEXT NOT NULL, span_id TEXT NOT NULL, parent_id TEXT, "
+    "kind TEXT NOT NULL, name TEXT, start TEXT, end TEXT, duration_ms REAL, status TEXT, status_message TEXT, "
+    "trace_id TEXT, attributes TEXT, PRIMARY KEY (run_id, span_id)) WITHOUT ROWID"
+)
+"""DDL of ``run_spans`` (schema 8, :mod:`ctxviewer.store.runs`): times as ISO-8601 UTC text with microseconds, ``duration_ms`` end minus start, ``attributes`` a JSON object."""
+
+
+@_step(8)
+def m018_run_spans(db: Database) -> None:
+    """``run_spans``: every step of every imported run (:mod:`ctxviewer.store.runs`; agents, model
+    calls, tools, retrievers, an Inspect sample's solvers and scorers) with its parent, kind, name,
+    times, status and attributes, written at import beside the traces, so the run tree opens
+    lazily: an index on ``(run_id, parent_id)`` gives one step's children, one on ``trace_id``
+    the run of a model call. Older databases hold no runs (their files were read without them:
+    import them again to see the tree)."""
+    db.execute(RUN_SPANS_SQL)
+    db.execute("CREATE INDEX IF NOT EXISTS idx_run_spans_parent ON run_spans (run_id, parent_id, start)")
+    db.execute("CREATE INDEX IF NOT EXISTS idx_run_spans_trace ON run_spans (trace_id)")

@@ -27,6 +27,7 @@ from ctxviewer.store.keyed_listing import KeyedListing
 from ctxviewer.store.listing import TraceListing
 from ctxviewer.store.loading import TraceLoading
 from ctxviewer.store.migrate import migrate
+from ctxviewer.store.runs import TraceRuns
 from ctxviewer.store.schema_check import check_schema
 from ctxviewer.store.search import TraceSearch
 from ctxviewer.store.token_cache import TokenCountCache
@@ -36,7 +37,7 @@ READ_WAIT_S = 10.0
 """Seconds a read (or the writer's schema check) waits while an import commits (SQLite busy timeout)."""
 
 
-class TraceStore(TraceListing, TraceAggregates, KeyedListing, TraceLoading, TraceSearch, TraceWrites, TokenCountCache):
+class TraceStore(TraceListing, TraceAggregates, TraceRuns, KeyedListing, TraceLoading, TraceSearch, TraceWrites, TokenCountCache):
     """A ctxviewer trace database. Build with :meth:`open` (read-only) or :meth:`create`.
 
     Every method raises :class:`StoreError` (naming the file) when SQLite reports the file

@@ -13,6 +13,7 @@ import time
 from dataclasses import replace
 from typing import Callable, Iterable
 
+from ctxviewer.model.run import RunSpan
 from ctxviewer.model.span_facts import row_values as span_row_values
 from ctxviewer.model.times import format_created
 from ctxviewer.model.trace import RequestTrace, Status
@@ -48,7 +49,8 @@ class TraceWrites(TokenCountCache):
     (:class:`~ctxviewer.store.token_cache.TokenCountCache`) are written in the same transaction."""
 
     def add(self, traces: Iterable[tuple[RequestTrace, StoredFacts]], waiting: Callable[[str], None] | None = None,
-            cancelled: Callable[[], bool] | None = None, write_wait_s: float | None = None) -> int:
+            cancelled: Callable[[], bool] | None = None, write_wait_s: float | None = None,
+            runs: Iterable[RunSpan] = ()) -> int:
         """Store ``traces`` -- ``(trace, facts)`` pairs -- in one transaction: all of them, or (on
         any exception) none.
 
@@ -59,7 +61,9 @@ class TraceWrites(TokenCountCache):
         A trace whose trace_id is already stored replaces it. ``traces`` may be a generator; an
         exception it raises (e.g. a cancelled import) rolls everything back and propagates, and the
         token counts made meanwhile are dropped (nothing is written outside the transaction).
-        Returns the number of traces written.
+        Returns the number of traces written. ``runs``, the steps of the runs the traces belong to
+        (:class:`~ctxviewer.model.run.RunSpan`, the run tree), are written after the traces in the
+        same transaction; it may be a list the ``traces`` generator fills as it goes (the import).
 
         Concurrency: the write lock is taken first (``BEGIN IMMEDIATE``). When another import holds
         it, ``waiting(message)`` is called once (``"another import is writing to X; waiting up to
@@ -83,6 +87,7 @@ class TraceWrites(TokenCountCache):
                                         "(ctxviewer.pipeline.stored_facts.with_facts)")
                     self._write(*entry)
                     n += 1
+                self.write_runs(runs)  # type: ignore[attr-defined]  # TraceRuns'
                 self._flush_counts()
                 self._conn.execute("COMMIT")
             except BaseException:

@@ -122,12 +122,12 @@ def test_a_schema5_database_upgraded_to_6_reads_the_same(reference: Path, tmp_pa
         assert conn.execute("SELECT count(*), min(length(hash)), max(length(hash)) FROM blobs "
                             "WHERE typeof(hash) = 'text'").fetchone() == (155, 64, 64)
         assert conn.execute("SELECT count(*) FROM token_counts WHERE typeof(content_hash) = 'text'").fetchone() == (155,)
-    with pytest.raises(OldSchemaError, match=r"uses an older schema \(5; current 7\) and is opened read-only"):
+    with pytest.raises(OldSchemaError, match=rf"uses an older schema \(5; current {SCHEMA_VERSION}\) and is opened read-only"):
         TraceStore.open(old)
     before = old.read_bytes()
     result = upgrade_copy(old, new)
     assert old.read_bytes() == before
-    assert (result.from_version, result.to_version, result.traces) == (5, SCHEMA_VERSION, 9) and SCHEMA_VERSION == 7
+    assert (result.from_version, result.to_version, result.traces) == (5, SCHEMA_VERSION, 9) and SCHEMA_VERSION == 8
 
     with closing(sqlite3.connect(new)) as conn:
         assert _bad_hashes(conn) == dict.fromkeys(_bad_hashes(conn), 0)
@@ -136,8 +136,8 @@ def test_a_schema5_database_upgraded_to_6_reads_the_same(reference: Path, tmp_pa
         assert conn.execute("SELECT count(*) FROM token_counts").fetchone() == (155,)
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         conn.execute("INSERT INTO content_fts (content_fts) VALUES ('integrity-check')")  # raises when out of step
-        assert [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations ORDER BY rowid DESC LIMIT 2")] == [
-            "m015_facts_context", "m014_compact_hashes"]
+        assert [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations ORDER BY rowid DESC LIMIT 5")] == [
+            "m018_run_spans", "m017_trace_scores", "m016_call_columns", "m015_facts_context", "m014_compact_hashes"]
         assert conn.execute("SELECT 1 FROM sqlite_stat1 WHERE idx = 'idx_items_content_hash'").fetchone() == (1,)
         plan = " ".join(r[3] for r in conn.execute(
             "EXPLAIN QUERY PLAN SELECT trace_id FROM items WHERE content_hash = ?", (b"\0" * 32,)))
@@ -193,7 +193,7 @@ def test_the_upgrade_step_is_sql_only_and_leaves_non_hex_values(tmp_path: Path, 
 def test_a_generated_database_shrinks_by_the_bytes_of_its_hashes(tmp_path: Path) -> None:
     """400 generated traces (4,808 item rows, 1,018 texts) written as schema 5 and migrated in
     place by ``gen_traces.py --migrate``: after VACUUM the file is smaller by at least 30 bytes per
-    stored address (each is in its table and in an index: 2 x (items + blobs)); measured 401,408
+    stored address (each is in its table and in an index: 2 x (items + blobs)); measured 397,312
     bytes (about 34 per address: 32 bytes of value, a byte of record header, page slack)."""
     gen = _gen()
     six, five = tmp_path / "six.db", tmp_path / "five.db"
@@ -205,15 +205,22 @@ def test_a_generated_database_shrinks_by_the_bytes_of_its_hashes(tmp_path: Path)
     assert (items, texts) == (4808, 1018)
     size5 = five.stat().st_size
     result = gen.migrate_generated(five)
-    assert result["steps"] == 2 and result["traces"] == 400  # schema 6 (the hashes) and 7 (facts_context)
+    assert result["steps"] == 5 and result["traces"] == 400  # schema 6 (the hashes), 7 (facts_context), 8 (three)
     with closing(sqlite3.connect(five)) as conn:
+        # what schema 8 adds (the cost, duration and scores columns, the runs) is not what is measured here
+        conn.execute("DROP INDEX idx_traces_cost")
+        for col in ("cost", "output_tokens", "duration_ms", "scores"):
+            conn.execute(f"ALTER TABLE traces DROP COLUMN {col}")
+        conn.execute("DROP TABLE trace_scores")
+        conn.execute("DROP TABLE run_spans")
+        conn.commit()
         conn.execute("VACUUM")
         assert _bad_hashes(conn) == dict.fromkeys(_bad_hashes(conn), 0)
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         conn.execute("INSERT INTO content_fts (content_fts) VALUES ('integrity-check')")
     saved = size5 - five.stat().st_size
     assert saved >= 30 * 2 * (items + texts)
-    assert saved == 401_408  # 98 pages of 4 KiB
+    assert saved == 397_312  # 97 pages of 4 KiB (98 before the generator wrote span durations into details)
     with TraceStore.open(six) as a, TraceStore.open(five) as b:
         assert b.search_hits("refund", limit=-1) == a.search_hits("refund", limit=-1)
         tid = a.list(limit=1)[0].trace_id

@@ -66,8 +66,9 @@ from ctxviewer.importers.common.langchain_messages import langchain_message
 from ctxviewer.importers.common.llm_call import LLMCall, agent_attributes, build_trace
 from ctxviewer.importers.common.openinference_attrs import call_from_attributes
 from ctxviewer.importers.common.values import parse_time
-from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
+from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record, RunRecord
 from ctxviewer.importers.formats.langfuse.extras import add_extras, json_value, metadata
+from ctxviewer.model.run import RunSpan
 from ctxviewer.model.span_facts import agent_name
 from ctxviewer.model.trace import Usage
 
@@ -319,6 +320,12 @@ class LangfuseImporter:
     def load(self, path: Path) -> Iterator[Record]:
         """One trace per model-call generation, by start time; warnings as problems, the last one
         per observation whose ``parentObservationId`` names none in the file."""
+        for record in self.load_runs(path):
+            if not isinstance(record, RunSpan):
+                yield record
+
+    def load_runs(self, path: Path) -> Iterator[RunRecord]:
+        """:meth:`load`'s records, then every observation as a step of the run (:func:`run_span`)."""
         file = str(path)
         try:
             doc = json.loads(read_text(path))
@@ -348,10 +355,12 @@ class LangfuseImporter:
                      and str(o.get("startTime") or "") >= str(t.get("startTime") or "")]
             if later:
                 later[0].attributes.setdefault("ctxviewer.fed_by", []).append(f"tool {t.get('name')} ({t.get('id')})")
+        traced: dict[str, str] = {}
         for o, call in calls:
             rt, warnings = build_trace(call)
             warnings += [f"input message {i} names no role; kept with its role not recorded (not an assistant turn)"
                          for i, m in enumerate(call.messages) if m.get("role") is None]
+            traced[str(o.get("id"))] = rt.trace_id
             yield rt
             for w in warnings:
                 yield ImportProblem(file, f"observation {o.get('id')}", w)
@@ -362,6 +371,32 @@ class LangfuseImporter:
                                     f"observation {o.get('id')} ({o.get('type')} {o.get('name')}): parent observation "
                                     f"{parent} is not in this file; imported without it (what its ancestors record "
                                     "-- system instructions, tool results -- is not known)")
+        run_id = str(trace.get("id") or "langfuse")
+        for o in obs:
+            if o.get("id") is not None:
+                yield run_span(run_id, o, traced.get(str(o.get("id"))))
+
+
+_STEP_KEYS = frozenset({"id", "parentObservationId", "type", "name", "startTime", "endTime", "level", "statusMessage"})
+"""Observation keys a :class:`RunSpan` holds in its own fields (the rest go to its attributes)."""
+
+
+def run_span(run_id: str, o: Mapping[str, Any], trace_id: str | None) -> RunSpan:
+    """Observation ``o`` as a step of the run ``run_id``: kind = its ``type`` lower-cased (``agent``,
+    ``generation``, ``tool``, ``span``...), parent ``parentObservationId``, start / end
+    ``startTime`` / ``endTime``, status ``error`` for level ERROR, ``trace_id`` the trace of a model
+    call; every other key of the observation in the attributes (a model call's ``input`` and
+    ``output`` live in its trace and are left out here)."""
+    skip = _STEP_KEYS | ({"input", "output"} if trace_id is not None else set())
+    try:
+        start, end = parse_time(o.get("startTime")), parse_time(o.get("endTime"))
+    except ValueError:
+        start = end = None
+    error = o.get("level") == "ERROR"
+    return RunSpan(run_id, str(o["id"]), pm._str(o.get("parentObservationId")), str(o.get("type") or "span").lower(),
+                   pm._str(o.get("name")), start, end, "error" if error else ("ok" if end is not None else None),
+                   pm._str(o.get("statusMessage")) if error else None, trace_id,
+                   {k: v for k, v in o.items() if k not in skip and v is not None})
 
 
 IMPORTER = LangfuseImporter()

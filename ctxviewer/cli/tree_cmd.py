@@ -1,0 +1,58 @@
+"""``ctxviewer tree DB TRACE_ID``: the run a model call belongs to (or the run TRACE_ID names) as an
+indented tree -- every step the file held, with durations, status, and the tokens and cost of each
+model call (:mod:`ctxviewer.present.run_tree`, read from the store's ``run_spans``).
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from ctxviewer.cli.status import BadInput
+from ctxviewer.pipeline.hints import open_store
+from ctxviewer.present.run_tree import build_tree, run_totals, tree_lines
+from ctxviewer.store import StoreError
+from ctxviewer.util.visible import one_line
+
+
+def _json_node(node: object) -> dict[str, object]:
+    step = node.step  # type: ignore[attr-defined]
+    sp = step.span
+    return {"span_id": sp.span_id, "parent_id": sp.parent_id, "kind": sp.kind, "name": sp.name,
+            "start": None if sp.start is None else sp.start.isoformat(), "end": None if sp.end is None else sp.end.isoformat(),
+            "duration_ms": step.duration_ms, "status": sp.status, "status_message": sp.status_message,
+            "trace_id": sp.trace_id, "input_tokens": step.input_tokens, "output_tokens": step.output_tokens,
+            "cost_usd": step.cost, "attributes": json.loads(json.dumps(sp.attributes, default=str)),
+            "children": [_json_node(c) for c in node.children]}  # type: ignore[attr-defined]
+
+
+@click.command("tree")
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("trace_id")
+@click.option("--json", "as_json", is_flag=True, help="Print the run as nested JSON steps (every attribute kept).")
+def tree_cmd(db: str, trace_id: str, as_json: bool) -> None:
+    """Print the run TRACE_ID belongs to (a model call's trace id, or a run id) as an indented tree:
+    each step with its kind, name, duration (ms) and status, each model call with its input /
+    output tokens, cost and trace id, then the run's totals.
+
+    \b
+    Example:
+        ctxviewer tree traces.db 98870087af69bf06
+    """
+    try:
+        with open_store(db) as store:
+            run_id = store.run_of(trace_id)
+            steps = store.run_steps(run_id) if run_id is not None else []
+    except StoreError as exc:
+        raise BadInput(str(exc)) from None
+    if run_id is None:
+        raise BadInput(f"{db}: no run holds {trace_id!r} (a trace imported without its run, or from a format "
+                       "that records none; 'ctxviewer list' names the traces)")
+    roots = build_tree(steps)
+    if as_json:
+        click.echo(json.dumps({"run_id": run_id, "steps": [_json_node(r) for r in roots]}, indent=2, ensure_ascii=False))
+        return
+    click.echo(f"run {one_line(run_id)} · {run_totals(steps)}")
+    for line in tree_lines(roots):
+        click.echo(line)

@@ -1,0 +1,121 @@
+"""The runs of a trace database (schema 8): every step of every imported run in ``run_spans``,
+written at import with the traces (:meth:`TraceRuns.write_runs`, inside
+:meth:`~ctxviewer.store.TraceStore.add`'s transaction), read a run at a time or a step's children
+at a time (:meth:`TraceRuns.run_steps`, :meth:`TraceRuns.children`; the table: ``RUN_SPANS_SQL`` in
+:mod:`ctxviewer.store.migrations`) for the run tree
+(:mod:`ctxviewer.present.run_tree`). A model call's step names its trace (``trace_id``): its
+reported tokens and cost are read from that trace's ``traces`` row and recorded usage. No Qt here.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from ctxviewer.model.codec import parse_created
+from ctxviewer.model.run import RunSpan
+from ctxviewer.store.connection import StoreConnection
+
+_COLUMNS = ("run_id", "span_id", "parent_id", "kind", "name", "start", "end", "duration_ms", "status",
+            "status_message", "trace_id", "attributes")
+
+
+@dataclass(frozen=True)
+class RunStep:
+    """One stored step with what the tree shows of its model call (from the call's ``traces``
+    row; ``None`` when it is not a model call or the value was not recorded)."""
+
+    span: RunSpan
+    duration_ms: float | None
+    """End minus start, ms (microsecond precision, as the file gave the times)."""
+    input_tokens: int | None = None
+    """The call's reported input tokens (its recorded usage, cache included: the file's figure)."""
+    output_tokens: int | None = None
+    """The call's reported output tokens."""
+    cost: float | None = None
+    """The call's cost, US dollars (``None``: not known)."""
+    state: str | None = None
+    """The call's state (``ok`` / ``warning`` / ``failure``)."""
+
+
+def _time(value: datetime | None) -> str | None:
+    """ISO-8601 UTC with microseconds (``2025-05-13T00:27:38.462180+00:00``): text order is time order."""
+    return None if value is None else value.astimezone(timezone.utc).isoformat(timespec="microseconds")
+
+
+def _row(s: RunSpan) -> tuple[Any, ...]:
+    start, end = _time(s.start), _time(s.end)
+    return (s.run_id, s.span_id, s.parent_id, s.kind, s.name, start, end, s.duration_ms, s.status, s.status_message,
+            s.trace_id, json.dumps(dict(_thaw(s.attributes)), ensure_ascii=False, default=str) if s.attributes else None)
+
+
+def _thaw(value: Any) -> Any:
+    if hasattr(value, "items"):
+        return {k: _thaw(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_thaw(v) for v in value]
+    return value
+
+
+def _step(row: tuple[Any, ...]) -> RunStep:
+    (run_id, span_id, parent_id, kind, name, start, end, duration, status, message, trace_id, attrs,
+     input_tokens, output_tokens, cost, state) = row
+    span = RunSpan(run_id, span_id, parent_id, kind, name, parse_created(start) if start else None,
+                   parse_created(end) if end else None, status, message, trace_id,
+                   json.loads(attrs) if attrs else {})
+    return RunStep(span, duration, input_tokens, output_tokens, cost, state)
+
+
+_SELECT = (f"SELECT {', '.join('r.' + c for c in _COLUMNS)}, "
+           "CASE WHEN json_valid(d.json) THEN json_extract(d.json, '$.usage.input_tokens') END, "
+           "t.output_tokens, t.cost, t.state "
+           "FROM run_spans r LEFT JOIN traces t ON t.trace_id = r.trace_id LEFT JOIN details d ON d.trace_id = r.trace_id")
+
+
+class TraceRuns(StoreConnection):
+    """The runs part of :class:`~ctxviewer.store.TraceStore`. Read methods raise
+    :class:`~ctxviewer.store.StoreError` when the database cannot be read."""
+
+    def write_runs(self, spans: Iterable[RunSpan]) -> int:
+        """Store ``spans`` (replacing a step of the same run and id), inside the caller's
+        transaction (:meth:`~ctxviewer.store.TraceStore.add`). Returns the steps written."""
+        rows = [_row(s) for s in spans]
+        self._conn.executemany(f"INSERT OR REPLACE INTO run_spans ({', '.join(_COLUMNS)}) "
+                               f"VALUES ({', '.join('?' * len(_COLUMNS))})", rows)
+        return len(rows)
+
+    def run_of(self, trace_id: str) -> str | None:
+        """The run a model call's trace belongs to, or ``trace_id`` itself when it names a stored
+        run; ``None`` when neither (a trace imported without its run, or before schema 8)."""
+        try:
+            row = self._conn.execute("SELECT run_id FROM run_spans WHERE trace_id = ? LIMIT 1", (trace_id,)).fetchone()
+            if row is None:
+                row = self._conn.execute("SELECT run_id FROM run_spans WHERE run_id = ? LIMIT 1", (trace_id,)).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot read the runs", exc) from None
+        return None if row is None else str(row[0])
+
+    def children(self, run_id: str, parent_id: str | None) -> list[RunStep]:
+        """The steps of ``run_id`` directly under ``parent_id`` (``None``: its roots), by start time
+        (steps without a start last): one index range, so a 30,000-step run expands lazily."""
+        cond = "r.parent_id IS NULL" if parent_id is None else "r.parent_id = ?"
+        params = (run_id,) if parent_id is None else (run_id, parent_id)
+        try:
+            rows = self._conn.execute(f"{_SELECT} WHERE r.run_id = ? AND {cond} ORDER BY r.start IS NULL, r.start, "
+                                      "r.span_id", params).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot read the runs", exc) from None
+        return [_step(r) for r in rows]
+
+    def run_steps(self, run_id: str) -> list[RunStep]:
+        """Every step of ``run_id``, by start time. Empty when the run is not stored."""
+        try:
+            rows = self._conn.execute(f"{_SELECT} WHERE r.run_id = ? ORDER BY r.start IS NULL, r.start, r.span_id",
+                                      (run_id,)).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot read the runs", exc) from None
+        return [_step(r) for r in rows]
