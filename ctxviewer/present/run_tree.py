@@ -101,6 +101,15 @@ def run_totals(steps: list[Any]) -> str:
     cost = "not known" if calls and not known else fmt_cost(sum(known))
     if known and len(known) < len(calls):
         cost = f"≥ {cost} ({len(calls) - len(known)} not known)"
-    ins = sum(s.input_tokens or 0 for s in calls)
-    outs = sum(s.output_tokens or 0 for s in calls)
-    return f"{len(steps):,} steps · {len(calls):,} model calls · input {ins:,} · output {outs:,} · {cost}"
+    return (f"{len(steps):,} steps · {len(calls):,} model calls · input {_sum([s.input_tokens for s in calls])} · "
+            f"output {_sum([s.output_tokens for s in calls])} · {cost}")
+
+
+def _sum(values: list[int | None]) -> str:
+    """``"1,240"``; ``"≥ 1,240 (2 not recorded)"`` when some calls did not record it; ``"not
+    recorded"`` when none did (never 0)."""
+    known = [v for v in values if v is not None]
+    if not known:
+        return NOT_RECORDED
+    text = f"{sum(known):,}"
+    return text if len(known) == len(values) else f"≥ {text} ({len(values) - len(known)} not recorded)"

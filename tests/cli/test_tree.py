@@ -100,3 +100,25 @@ def test_tree_command(db: Path) -> None:
         "Agent workflow", ["response", "get_weather", "response"])
     missing = CliRunner().invoke(cli, ["tree", str(db), "nope"])
     assert missing.exit_code == 2 and "no run holds 'nope'" in missing.output
+
+
+def test_openinference_spans_keep_their_chain_and_say_what_is_not_recorded(tmp_path: Path) -> None:
+    """OpenInference spans (Phoenix JSON of the spec's traces.md): the CHAIN span and its LLM span,
+    the LLM span recording no token counts -- "not recorded" in the tree, never 0."""
+    src = CORPUS / "openinference" / "spec-examples" / "traces-md-example-spans.json"
+    db = tmp_path / "oi.db"
+    with TraceStore.create(db) as store:
+        import_files([src], store, workers=1)
+    res = CliRunner().invoke(cli, ["tree", str(db), "ed7b336d-e71a-46f0-a334-5f2e87cb6cfc"])
+    assert res.output.splitlines() == [
+        "run ed7b336d-e71a-46f0-a334-5f2e87cb6cfc · 2 steps · 1 model calls · input not recorded · "
+        "output not recorded · not known",
+        "chain query · 2,028 ms · ok",  # 12:54:47.293922 -> 12:54:49.322066
+        "  llm llm · 1,725 ms · ok · input not recorded · output not recorded · not known · "
+        "trace ed7b336d-e71a-46f0-a334-5f2e87cb6cfc:ad67332a-38bd-428e-9f62-538ba2fa90d4",
+    ]
+    with TraceStore.open(db) as store:
+        (chain,) = store.children("ed7b336d-e71a-46f0-a334-5f2e87cb6cfc", None)
+        assert chain.span.attributes["output.value"] == "I am here."  # the later print of the span wins
+        (llm,) = store.children("ed7b336d-e71a-46f0-a334-5f2e87cb6cfc", chain.span.span_id)
+        assert llm.duration_ms == pytest.approx(1724.69, abs=1e-6)

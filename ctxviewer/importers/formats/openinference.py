@@ -29,7 +29,8 @@ from ctxviewer.importers.common.field_account import unmapped_attribute, unmappe
 from ctxviewer.importers.common.llm_call import LLMCall, agent_attributes, build_trace
 from ctxviewer.importers.common.spans.read import container_of, spans_from_json
 from ctxviewer.importers.common.spans.span import Span, missing_parents, trace_id_for
-from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
+from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record, RunRecord
+from ctxviewer.model.run import RunSpan
 
 KIND = "openinference.span.kind"
 _MARKERS = ('"openinference.span.kind"', '"llm.input_messages', '"llm.model_name"', '"llm.token_count.')
@@ -115,6 +116,12 @@ class OpenInferenceImporter:
     def load(self, path: Path) -> Iterator[Record]:
         """One trace per LLM span, in file order; problems for bad spans, unattached retrievals and
         spans whose parent is not in the file (:func:`~ctxviewer.importers.common.spans.span.missing_parents`)."""
+        for record in self.load_runs(path):
+            if not isinstance(record, RunSpan):
+                yield record
+
+    def load_runs(self, path: Path) -> Iterator[RunRecord]:
+        """:meth:`load`'s records, then every span with an id as a step of its run (:func:`run_span`)."""
         file = str(path)
         spans: dict[Any, Span] = {}
         problems: list[ImportProblem] = []
@@ -160,12 +167,30 @@ class OpenInferenceImporter:
             while chain[-1].parent_id in by_id and by_id[chain[-1].parent_id] not in chain:
                 chain.append(by_id[chain[-1].parent_id])
             call.attributes.update(agent_attributes([(oi.flatten(c.attributes), f"span {c.name or '?'} ({c.span_id})") for c in chain]))
+        traced: dict[str, str] = {}
         for s, call in calls:
             trace, warnings = build_trace(call)
+            if s.span_id:
+                traced[s.span_id] = trace.trace_id
             yield trace
             for w in warnings:
                 yield ImportProblem(file, s.record, w)
         yield from missing_parents(spans.values(), file)
+        for s in spans.values():
+            if s.span_id:
+                yield run_span(s, traced.get(s.span_id))
+
+
+def run_span(s: Span, trace_id: str | None) -> RunSpan:
+    """Span ``s`` as a step of its run (the OTel trace id; ``"openinference"`` when the container has
+    none): kind = the OpenInference span kind lower-cased (``agent``, ``llm``, ``tool``,
+    ``retriever``, ``chain``...; ``span`` when none), the span's status and times, ``trace_id`` the
+    trace of an LLM span, every attribute kept (an LLM span's messages live in its trace and are
+    left out here)."""
+    attrs = {k: v for k, v in s.attributes.items()
+             if trace_id is None or not k.startswith(("llm.input_messages", "llm.output_messages", "input.", "output."))}
+    return RunSpan(s.trace_id or "openinference", str(s.span_id), s.parent_id, (span_kind(s.attributes) or "span").lower(),
+                   s.name, s.start, s.end, s.status, s.status_message, trace_id, attrs)
 
 
 IMPORTER = OpenInferenceImporter()
