@@ -11,7 +11,8 @@ What lives here, by role:
 * panes -- :mod:`~ctxviewer.gui.trace_panel` arranges the selected trace's: ``detail_panel``,
   ``budget_chart`` (``budget_plot``, ``chart_legend``), ``item_table``, ``content_view``,
   ``conversation_pane``, ``answer_panes``, ``diagnostics_tabs`` (``findings_panel``,
-  ``tool_calls_panel``, ``evidence_strip``); other windows and docks: ``diff_view`` (``diff_text``,
+  ``tool_calls_panel``, ``evidence_strip``, ``run_panel`` -- the run tree and timeline, the one pane
+  that reads the store itself: a run is not part of one trace, and its steps are read as rows expand); other windows and docks: ``diff_view`` (``diff_text``,
   ``diff_chart``), ``whatif_panel`` (``accounting_box``), ``position_panel`` (``position_chart``), ``audit_view`` (``audit_queue``, ``audit_detail``, ``audit_notes``), ``search_dock``,
   ``shortcuts_help``; small parts: ``filter_edit``, ``tables``, ``column_menu``, ``clipboard``,
   ``control_glyphs`` (how control characters are drawn), ``recent_files``, ``layout_memory``;

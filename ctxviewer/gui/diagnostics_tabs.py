@@ -1,5 +1,5 @@
 """The tabs that share the item table's place: Items, Conversation, Findings, Tool
-calls, Evidence.
+calls, Evidence, Run (the run the call belongs to: :mod:`ctxviewer.gui.run_panel`).
 
 :class:`DiagnosticsTabs` owns the findings, tool-calls and evidence panels and puts them in one
 tab widget beside the pages it is given (the item table and the conversation of the trace panel);
@@ -26,12 +26,13 @@ from ctxviewer.gui.content_view import ContentView
 from ctxviewer.gui.evidence_strip import EvidencePanel
 from ctxviewer.gui.findings_panel import FindingsPanel
 from ctxviewer.gui.item_table import ItemTable
+from ctxviewer.gui.run_panel import RunPanel
 from ctxviewer.gui.tool_calls_panel import ToolCallsPanel
 from ctxviewer.model.findings import Finding, State
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.present.finding_view import summary
 
-ITEMS, CONVERSATION, FINDINGS, TOOLS, EVIDENCE = range(5)
+ITEMS, CONVERSATION, FINDINGS, TOOLS, EVIDENCE, RUN = range(6)
 """Tab indexes."""
 
 
@@ -51,8 +52,9 @@ class DiagnosticsTabs(QObject):
         self.findings = FindingsPanel()
         self.tool_calls = ToolCallsPanel()
         self.evidence = EvidencePanel()
+        self.run = RunPanel()
         for w, title in ((items, "Items"), (conversation, "Conversation"), (self.findings, "Findings"),
-                         (self.tool_calls, "Tool calls"), (self.evidence, "Evidence")):
+                         (self.tool_calls, "Tool calls"), (self.evidence, "Evidence"), (self.run, "Run")):
             self.widget.addTab(w, title)
         self.pinned = False
         """True once the user picked a tab by hand (then traces no longer switch it)."""
@@ -67,6 +69,7 @@ class DiagnosticsTabs(QObject):
     def set_database(self, path: Path | str | None) -> None:
         """Read the user's marks of the database at ``path`` (``None``: no database)."""
         self.db_path = Path(path) if path is not None else None
+        self.run.set_database(self.db_path)
         try:
             self.marks = load_marks(self.db_path) if self.db_path is not None else {}
         except ValueError as exc:
@@ -78,6 +81,7 @@ class DiagnosticsTabs(QObject):
         still being made (no findings yet: :meth:`set_assessment` adds them)."""
         self.trace = trace
         self.tool_calls.set_trace(trace)
+        self.run.show_trace(trace.trace_id if trace is not None else None)
         items = len(trace.items) if trace is not None else 0
         self.widget.setTabText(ITEMS, f"Items ({items})")
         self.widget.setTabText(TOOLS, f"Tool calls ({len(trace.tool_calls) if trace is not None else 0})")

@@ -166,6 +166,7 @@ class MainWindow(QMainWindow):
         # right: the selected trace
         self.panel = TracePanel()
         self.panel.tabs.sig_status.connect(lambda msg: self.show_status(msg, 5000))
+        self.panel.tabs.run.sig_trace_selected.connect(self._select_from_run)
         self.detail, self.chart, self.content = self.panel.detail, self.panel.chart, self.panel.content
         self.item_model, self.item_view = self.panel.item_model, self.panel.item_view
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -502,6 +503,13 @@ class MainWindow(QMainWindow):
             "which context items were retained or omitted."
         )
         box.exec()
+
+    def _select_from_run(self, trace_id: str) -> None:
+        """A model call's row of the Run tab was activated: show that call (said when not stored)."""
+        try:
+            self.select_trace(trace_id)
+        except KeyError:
+            self.show_status(f"trace {trace_id} is not in this database", 5000)
 
     def _use_check_config(self, path: str | Path) -> None:
         """Assess the database's traces in its context: ``ctxviewer.toml`` and the user's marks beside

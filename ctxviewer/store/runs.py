@@ -119,3 +119,22 @@ class TraceRuns(StoreConnection):
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot read the runs", exc) from None
         return [_step(r) for r in rows]
+
+    def step_path(self, trace_id: str) -> tuple[str, list[str]] | None:
+        """``(run id, span ids from the root down to the step of ``trace_id``)`` -- the branch the
+        run tree opens to show a model call -- or ``None`` when no run holds the trace. One
+        recursive walk up the parent links (a cycle stops it)."""
+        try:
+            row = self._conn.execute("SELECT run_id, span_id FROM run_spans WHERE trace_id = ? LIMIT 1",
+                                     (trace_id,)).fetchone()
+            if row is None:
+                return None
+            run_id, span_id = row
+            chain = [str(r[0]) for r in self._conn.execute(
+                "WITH RECURSIVE up(id, parent, depth) AS (SELECT span_id, parent_id, 0 FROM run_spans "
+                "WHERE run_id = ? AND span_id = ? UNION ALL SELECT s.span_id, s.parent_id, up.depth + 1 FROM run_spans s "
+                "JOIN up ON s.run_id = ? AND s.span_id = up.parent WHERE up.depth < 10000) "
+                "SELECT id FROM up ORDER BY depth DESC", (run_id, span_id, run_id))]
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot read the runs", exc) from None
+        return str(run_id), list(dict.fromkeys(chain))
