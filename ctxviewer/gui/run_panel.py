@@ -32,8 +32,8 @@ from ctxviewer.store import StoreError, TraceStore
 from ctxviewer.tokens.cost import fmt_cost
 from ctxviewer.util.visible import one_line
 
-COLUMNS = ("Step", "Duration (ms)", "Status", "Tokens in / out", "Cost", "Timeline")
-"""Column titles; the last is the waterfall."""
+COLUMNS = ("Step", "ms", "Status", "Tokens in / out", "Cost", "Timeline")
+"""Column titles (``ms``: the step's duration); the last is the waterfall."""
 TIMELINE = len(COLUMNS) - 1
 STEP_ROLE = Qt.ItemDataRole.UserRole + 1
 """Item data: the stored step (:class:`ctxviewer.store.runs.RunStep`)."""
@@ -53,7 +53,7 @@ class _Waterfall(QStyledItemDelegate):
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
         super().paint(painter, option, index)
-        step = index.data(STEP_ROLE)
+        step = index.siblingAtColumn(0).data(STEP_ROLE)
         bounds = self.panel.bounds
         if step is None or bounds is None or step.span.start is None:
             return
@@ -82,7 +82,8 @@ class RunPanel(QWidget):
         self.tree.setHeaderLabels(list(COLUMNS))
         self.tree.setUniformRowHeights(True)
         self.tree.setItemDelegateForColumn(TIMELINE, _Waterfall(self))
-        self.tree.setColumnWidth(0, 260)
+        for col, width in enumerate((220, 60, 56, 104, 76)):  # the timeline takes the rest
+            self.tree.setColumnWidth(col, width)
         self.note = QLabel("no run: this call was imported without one (Langfuse, OpenInference and Inspect AI files "
                            "record their runs)")
         self.note.setTextFormat(Qt.TextFormat.PlainText)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from ctxviewer.gui.run_panel import LOADED_ROLE, STEP_ROLE, RunPanel
+from ctxviewer.gui.run_panel import LOADED_ROLE, STEP_ROLE, TIMELINE, RunPanel
 from ctxviewer.pipeline.importing import import_files
 from ctxviewer.store import TraceStore
 
@@ -44,6 +44,15 @@ def test_opens_down_to_the_call_and_reads_children_on_expand(qtbot, db: Path) ->
     # 1,196 x 0.15 + 1,536 x 0.075 + 17 x 0.6 = 304.8 micro-dollars
     assert current.data(0, STEP_ROLE).span.trace_id == "ZB2vu5GNujYaBdPSReCeop/1/1/2"
     assert panel.bounds is not None and panel.note.isHidden()
+    panel.resize(900, 400)
+    panel.show()
+    qtbot.waitExposed(panel)
+    image = tree.viewport().grab().toImage()
+    row = tree.visualItemRect(current)
+    header = tree.header()
+    x0 = header.sectionPosition(TIMELINE)
+    colors = {image.pixelColor(x, row.center().y()).name() for x in range(x0, x0 + header.sectionSize(TIMELINE))}
+    assert "#2563eb" in colors  # the call's bar on the run's timeline (a model call: blue)
     with qtbot.waitSignal(panel.sig_trace_selected) as sig:
         tree.itemActivated.emit(current, 0)
     assert sig.args == ["ZB2vu5GNujYaBdPSReCeop/1/1/2"]
