@@ -5,6 +5,7 @@ What lives here:
 * :mod:`~ctxviewer.present.columns` -- what each cell of the trace list and the item table says;
   :mod:`~ctxviewer.present.item_title` the content pane's heading of an item (and the note on
   items the exporter truncated);
+* :mod:`~ctxviewer.present.call_cells` -- the Cost cell of the trace list (US dollars, "not known");
 * :mod:`~ctxviewer.present.finding_view` -- symbols, colours and row texts of findings;
 * :mod:`~ctxviewer.present.conversation_view` -- the request as the model received it;
 * :mod:`~ctxviewer.present.answer` -- the model's answer, tool calls and validations;

@@ -28,8 +28,8 @@ from ctxviewer.model.findings import Severity
 from ctxviewer.model.span_facts import ERROR, NEVER_ENDED, UNFINISHED
 from ctxviewer.model.trace import NOT_RECORDED, ContextItem, Status, TokenSource
 from ctxviewer.model.words import fmt_int, fmt_priority, fmt_text, fmt_time
+from ctxviewer.present.call_cells import cost_cell, cost_tooltip
 from ctxviewer.present.finding_view import SEVERITY_SYMBOL
-from ctxviewer.tokens.cost import NOT_KNOWN, fmt_cost
 from ctxviewer.tokens.placeholders import split_marked
 from ctxviewer.util.visible import needs_reveal, one_line, reveal, visible_id
 
@@ -257,19 +257,6 @@ def _agent_tooltip(row: Any) -> str | None:
     return f"agent: {agent or NOT_RECORDED}\noperation: {operation or NOT_RECORDED}"
 
 
-def cost_cell(row: Any) -> str:
-    """The call's cost stored on the row (US dollars, genai-prices): ``"$0.000240"``; ``"not
-    known"`` when the library has no price or the usage was not recorded (never ``"$0"``)."""
-    return fmt_cost(getattr(row, "cost", None))
-
-
-def _cost_tooltip(row: Any) -> str | None:
-    if getattr(row, "cost", None) is None:
-        return (f"cost {NOT_KNOWN}: no recorded usage, or a model genai-prices has no price for "
-                "(the trace header says which)")
-    return "from the recorded usage at genai-prices' rates when the call was sent (cache and reasoning tokens at their own)"
-
-
 def _full_text(row: Any, attr: str) -> str | None:
     value = getattr(row, attr, None)
     return str(value) if value else None
@@ -294,7 +281,7 @@ TRACE_COLUMNS: tuple[Column[Any], ...] = (
            hidden_by_default=True),
     Column("agent", "Agent / operation", agent_operation, None, width_chars=16, tooltip=_agent_tooltip,
            hidden_by_default=True),
-    Column("cost", "Cost", cost_cell, "cost", numeric=True, width_chars=10, tooltip=_cost_tooltip,
+    Column("cost", "Cost", cost_cell, "cost", numeric=True, width_chars=10, tooltip=cost_tooltip,
            hidden_by_default=True),
     Column("scores", "Scores", lambda r: getattr(r, "scores", None) or DASH, None, width_chars=12,
            tooltip=lambda r: _full_text(r, "scores") or "not scored (filter: score, score == C, score.NAME < 1)",
