@@ -105,7 +105,9 @@ class TraceRuns(StoreConnection):
         cond = "r.parent_id IS NULL" if parent_id is None else "r.parent_id = ?"
         params = (run_id,) if parent_id is None else (run_id, parent_id)
         try:
-            rows = self._conn.execute(f"{_SELECT} WHERE r.run_id = ? AND {cond} ORDER BY r.start IS NULL, r.start, "
+            # INDEXED BY: without statistics SQLite walks the whole run by its primary key (run_id)
+            sql = _SELECT.replace("FROM run_spans r", "FROM run_spans r INDEXED BY idx_run_spans_parent", 1)
+            rows = self._conn.execute(f"{sql} WHERE r.run_id = ? AND {cond} ORDER BY r.start IS NULL, r.start, "
                                       "r.span_id", params).fetchall()
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot read the runs", exc) from None
