@@ -58,6 +58,7 @@ from ctxviewer.gui.reload import ReloadController
 from ctxviewer.gui.replay_controller import ReplayController
 from ctxviewer.gui.search_dock import SearchController
 from ctxviewer.gui.shortcuts_help import ShortcutsDialog
+from ctxviewer.gui.stats_view import StatsController
 from ctxviewer.gui.tables import elide_right, fit_columns_to_content, make_table, size_columns
 from ctxviewer.gui.trace_actions import TraceActions
 from ctxviewer.gui.trace_list_model import PAGE_ROWS, TraceListModel
@@ -191,6 +192,7 @@ class MainWindow(QMainWindow):
         self.trace_actions = TraceActions(self)  # Items menu
         self.reloader = ReloadController(self)  # File > Reload (F5), changed-on-disk notice
         self.search = SearchController(self)  # Edit > Search Content
+        self.stats = StatsController(self)  # Trace > Statistics… (sums over the current filter)
         self.statusBar().showMessage("Open a trace database (File > Open) or drop one here.")
 
     # ------------------------------------------------------------------ menus

@@ -1,0 +1,204 @@
+"""**Trace › Statistics…** (Ctrl+Alt+S): sums over the trace list's current filter, by model, session
+or day -- the numbers of ``ctxviewer stats`` (:meth:`ctxviewer.store.TraceStore.aggregate`, one SQL
+pass over the list columns) as a table with every figure exact, a pyqtgraph bar chart of one
+measure per group (calls, tokens, cost, errors) whose bars say their exact value on hover, and
+**Export CSV…** of the table. The controller talks to the window through
+:class:`~ctxviewer.gui.window_api.WindowApi`; the aggregate runs on a read-only connection of its
+own. Plain text only.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ctxviewer.gui.window_api import WindowApi
+from ctxviewer.gui.window_keys import add_close_keys
+from ctxviewer.store import StoreError, TraceQuery, TraceStore
+from ctxviewer.store.aggregates import GROUP_KEYS, WINDOW_BANDS, Group
+from ctxviewer.store.filters import FilterError
+from ctxviewer.tokens.cost import NOT_KNOWN, fmt_cost
+from ctxviewer.util.visible import one_line
+
+HEADERS = ("group", "calls", "input tokens", "output tokens", "cost (USD)", "cost known", "mean ms", "max ms",
+           "ok", "warning", "failure", "span errors", *(f"input/C {b[0]}" for b in WINDOW_BANDS))
+"""Table and CSV columns (the CSV has the same cells, numbers unformatted)."""
+MEASURES = {"calls": lambda g: g.calls, "input tokens": lambda g: g.input_tokens,
+            "output tokens": lambda g: g.output_tokens, "cost (USD)": lambda g: g.cost, "span errors": lambda g: g.errors}
+"""What the chart can draw, per group."""
+
+
+def row_values(label: str, g: Group) -> list[Any]:
+    """The :data:`HEADERS` values of group ``g`` (raw numbers; ``None`` = not recorded)."""
+    return [label, g.calls, g.input_tokens, g.output_tokens, g.cost if g.cost_known else None, g.cost_known,
+            g.duration_mean_ms, g.duration_max_ms, g.ok, g.warning, g.failure, g.errors, *g.window]
+
+
+def _cell(header: str, value: Any, g: Group) -> str:
+    if value is None:
+        return NOT_KNOWN if header == "cost (USD)" else "not recorded"
+    if header == "cost (USD)":
+        text = fmt_cost(value)
+        return text if g.cost_known == g.calls else f"≥ {text}"
+    if isinstance(value, float):
+        return f"{value:,.0f}"
+    return f"{value:,}" if isinstance(value, int) else one_line(str(value))
+
+
+class StatsView(QWidget):
+    """The statistics window: grouping and measure pickers, the chart, the table, Export CSV."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setWindowTitle("ctxviewer — statistics")
+        self.by = QComboBox()
+        self.by.addItems(list(GROUP_KEYS))
+        self.measure = QComboBox()
+        self.measure.addItems(list(MEASURES))
+        self.export = QPushButton("Export CSV…")
+        self.note = QLabel("")
+        self.note.setTextFormat(Qt.TextFormat.PlainText)
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.setMinimumHeight(180)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.bars: Any = None
+        self.bar_tips: list[str] = []
+        self.plot.scene().sigMouseMoved.connect(self._hover)
+        self.table = QTableWidget(0, len(HEADERS))
+        self.table.setHorizontalHeaderLabels(list(HEADERS))
+        top = QHBoxLayout()
+        for w in (QLabel("by"), self.by, QLabel("chart"), self.measure, self.export):
+            top.addWidget(w)
+        top.addStretch(1)
+        lay = QVBoxLayout(self)
+        lay.addLayout(top)
+        lay.addWidget(self.note)
+        lay.addWidget(self.plot, 2)
+        lay.addWidget(self.table, 3)
+        self.groups: list[Group] = []
+        self.total: Group | None = None
+        self.measure.currentTextChanged.connect(lambda _t: self._draw())
+        self.export.clicked.connect(self._ask_export)
+
+    def show_groups(self, total: Group, groups: list[Group], what: str) -> None:
+        """Show ``groups`` and the ``total`` row; ``what`` says which traces (the filter)."""
+        self.total, self.groups = total, groups
+        self.note.setText(what)
+        rows = [(g.key if g.key is not None else "not recorded", g) for g in groups] + [("total", total)]
+        self.table.setRowCount(len(rows))
+        for r, (label, g) in enumerate(rows):
+            for c, (header, value) in enumerate(zip(HEADERS, row_values(label, g))):
+                item = QTableWidgetItem(_cell(header, value, g))
+                if c:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(r, c, item)
+        self._draw()
+
+    def _draw(self) -> None:
+        self.plot.clear()
+        self.bars, self.bar_tips = None, []
+        measure = MEASURES[self.measure.currentText()]
+        values = [float(measure(g)) for g in self.groups]
+        labels = [one_line(g.key) if g.key is not None else "not recorded" for g in self.groups]
+        if not values:
+            return
+        self.bars = pg.BarGraphItem(x=list(range(len(values))), height=values, width=0.7, brush="#2563eb")
+        self.plot.addItem(self.bars)
+        self.plot.getAxis("bottom").setTicks([list(enumerate(labels))])
+        name = self.measure.currentText()
+        self.bars.setToolTip("")
+        self.bar_tips = [f"{label}: {_cell(name, measure(g) if name != 'cost (USD)' or g.cost_known else None, g)} {name}"
+                         for label, g in zip(labels, self.groups)]
+
+    def _hover(self, pos: Any) -> None:
+        """The bar under the mouse says its exact value (a tooltip)."""
+        if self.bars is None:
+            return
+        x = self.plot.getPlotItem().vb.mapSceneToView(pos).x()
+        n = round(x)
+        if 0 <= n < len(self.bar_tips) and abs(x - n) <= 0.35:
+            self.plot.setToolTip(self.bar_tips[n])
+        else:
+            self.plot.setToolTip("")
+
+    def tip_for(self, n: int) -> str:
+        """The hover text of bar ``n`` (the group's exact value of the measure drawn)."""
+        return self.bar_tips[n]
+
+    def write_csv(self, path: Path) -> None:
+        """Write the table -- every group, then the total -- to ``path`` as CSV (raw numbers, empty for
+        not recorded / not known). Raises ``OSError``."""
+        rows = [(g.key if g.key is not None else "", g) for g in self.groups]
+        if self.total is not None:
+            rows.append(("total", self.total))
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(HEADERS)
+            for label, g in rows:
+                w.writerow(["" if v is None else v for v in row_values(label, g)])
+
+    def _ask_export(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export statistics", "stats.csv", "CSV (*.csv)")
+        if path:
+            try:
+                self.write_csv(Path(path))
+            except OSError as exc:
+                self.note.setText(f"cannot write {path}: {exc}")
+
+
+class StatsController(QObject):
+    """**Trace › Statistics…** (Ctrl+Alt+S): the statistics window over the list's current filter."""
+
+    def __init__(self, window: WindowApi) -> None:
+        super().__init__(window.host)
+        self.window = window
+        self.view: StatsView | None = None
+        self.act = QAction("&Statistics…", window.host)
+        self.act.setShortcut(QKeySequence("Ctrl+Alt+S"))
+        self.act.triggered.connect(self.open)
+        window.menu("&Trace").addAction(self.act)
+
+    def open(self) -> None:
+        """Compute and show the statistics of the current filter (grouped as the window's picker says)."""
+        source = self.window.store
+        if source is None:
+            self.window.show_status("Open a database first.")
+            return
+        if self.view is None:
+            self.view = StatsView()
+            self.view.resize(1100, 700)
+            add_close_keys(self.view)
+            self.view.by.currentTextChanged.connect(lambda _t: self.refresh())
+        self.refresh()
+        self.view.show()
+        self.view.raise_()
+
+    def refresh(self) -> None:
+        """Recompute the statistics (the filter box's text, the picked grouping)."""
+        source, view = self.window.store, self.view
+        if source is None or view is None:
+            return
+        text = self.window.filter_text
+        try:
+            with TraceStore.open(Path(source.path)) as store:
+                total, groups = store.aggregate(TraceQuery(text=text), view.by.currentText())
+        except (FilterError, StoreError, OSError) as exc:
+            view.note.setText(one_line(f"cannot compute: {exc}"))
+            return
+        view.show_groups(total, groups, one_line(f"{total.calls:,} traces" + (f" matching {text}" if text else "")))
