@@ -344,8 +344,8 @@ def m016_call_columns(db: Database) -> None:
     ``cost`` (US dollars from the recorded usage, priced by genai-prices: :mod:`ctxviewer.tokens.cost`;
     NULL = not known), ``output_tokens`` (reported output tokens) and ``duration_ms`` (the span's
     duration, ``ctxviewer.duration_ms``), the trace list's Cost column, the ``cost`` filter and
-    ``ctxviewer stats``; back-filled from each trace's ``details`` JSON, then an index on
-    ``(cost, trace_id)`` (the sort) and ``ANALYZE``."""
+    ``ctxviewer stats``; back-filled from each trace's ``details`` JSON (the index on
+    ``(cost, trace_id)``, the sort, is made by ``m018_run_spans``)."""
     from ctxviewer.store.call_columns import backfill
 
     traces = db.table("traces")
@@ -353,8 +353,6 @@ def m016_call_columns(db: Database) -> None:
     traces.add_column("output_tokens", int)
     traces.add_column("duration_ms", float)
     backfill(db.conn)
-    db.execute("CREATE INDEX IF NOT EXISTS idx_traces_cost ON traces (cost, trace_id)")
-    db.execute("ANALYZE idx_traces_cost")
 
 
 @_step(8)
@@ -386,8 +384,10 @@ def m018_run_spans(db: Database) -> None:
     calls, tools, retrievers, an Inspect sample's solvers and scorers) with its parent, kind, name,
     times, status and attributes, written at import beside the traces, so the run tree opens
     lazily: an index on ``(run_id, parent_id)`` gives one step's children, one on ``trace_id``
-    the run of a model call. Older databases hold no runs (their files were read without them:
+    the run of a model call; and the index on ``traces (cost, trace_id)`` (the Cost sort). Older databases hold no runs (their files were read without them:
     import them again to see the tree)."""
+    db.execute("CREATE INDEX IF NOT EXISTS idx_traces_cost ON traces (cost, trace_id)")  # m016's column, sorted
+    db.execute("ANALYZE idx_traces_cost")
     db.execute(RUN_SPANS_SQL)
     db.execute("CREATE INDEX IF NOT EXISTS idx_run_spans_parent ON run_spans (run_id, parent_id, start)")
     db.execute("CREATE INDEX IF NOT EXISTS idx_run_spans_trace ON run_spans (trace_id)")

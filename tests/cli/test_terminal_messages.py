@@ -20,6 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from ctxviewer.cli import cli
+from ctxviewer.store import SCHEMA_VERSION
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_traces" / "samples.db"
@@ -77,7 +78,7 @@ def test_upgrade_wrote_message_is_one_line(tmp_path: Path) -> None:
     shutil.copy(SAMPLES, tmp_path / "s.db")
     proc = ctxviewer("upgrade", "s.db", "-o", "o" + EVIL, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.decode() == (f"wrote o{SHOWN}: s.db is already at schema 7; copied with its 9 "
+    assert proc.stdout.decode() == (f"wrote o{SHOWN}: s.db is already at schema {SCHEMA_VERSION}; copied with its 9 "
                                     "trace(s) re-assessed; s.db is unchanged\n")
 
 

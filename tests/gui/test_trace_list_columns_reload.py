@@ -53,7 +53,7 @@ def test_columns_hide_from_the_header_and_defaults_fit(qtbot, windows) -> None:
     w = open_window(qtbot, windows, SAMPLES)
     header = w.trace_view.horizontalHeader()
     hidden = [k for c, k in enumerate(KEYS) if header.isSectionHidden(c)]
-    assert hidden == ["input_capacity", "worst", "call", "conversation", "span_status", "agent"]
+    assert hidden == ["input_capacity", "worst", "call", "conversation", "span_status", "agent", "cost", "scores"]
     assert w.trace_view.horizontalScrollBar().maximum() == 0  # the shown columns fit the list
     assert header.sectionSize(KEYS.index("trace_id")) >= w.trace_view.fontMetrics().horizontalAdvance(
         "refund-approval-forgotten")

@@ -35,7 +35,7 @@ def test_rows_and_values(qtmodeltester, db: Path) -> None:
         assert ids == ["delta", "alpha", "bravo", "charlie"]
         n = check_capacity(make_trace()).input_tokens
         assert n == 199  # the factory's true cl100k counts of the retained items
-        assert column_texts(model, 1) == ["2026-01-05 08:00:00", "alpha", "gpt-4o-mini", "199 / 8,000", "6 / 1", "ok", "\u2014", "\u2014", "sess-2f9c", "not recorded", "not recorded"]
+        assert column_texts(model, 1) == ["2026-01-05 08:00:00", "alpha", "gpt-4o-mini", "199 / 8,000", "6 / 1", "ok", "\u2014", "\u2014", "sess-2f9c", "not recorded", "not recorded", "not known", "\u2014"]
         assert column_texts(model, 0)[0] == NOT_RECORDED
         assert column_texts(model, 0)[4] == "7 / 0"
         assert column_texts(model, 2)[2] == "claude-sonnet-4"
