@@ -45,16 +45,15 @@ def _usage(trace: RequestTrace) -> str:
 
 
 def cost_line(trace: RequestTrace) -> str:
-    """The call's cost from its recorded usage (:func:`ctxviewer.tokens.cost.call_cost`), with
-    where the price came from: ``"$0.000240 (input $0.000120 · output $0.000120; gpt-4o-mini at
-    openai prices, genai-prices 0.2.3 (bundled data, prices dated up to 2026-12-01))"``, or
-    ``"not known: usage not recorded"`` -- never ``$0`` for a price the library does not know."""
+    """The call's cost from its recorded usage (:func:`ctxviewer.tokens.cost.call_cost`) in one short
+    line, with the price library and its data date: ``"$0.000240 · gpt-4o-mini, genai-prices 0.2.3
+    (prices to 2026-12-01)"``, or ``"not known: usage not recorded"`` -- never ``$0`` for a price the
+    library does not know. (``show --json`` gives the input and output parts.)"""
     ep = trace.endpoint
     c = pricing.call_cost(ep.provider, ep.model, trace.created, trace.usage)
     if c.total is None:
         return f"{pricing.NOT_KNOWN}: {c.reason}"
-    return (f"{pricing.fmt_cost(c.total)} (input {pricing.fmt_cost(c.input)} · output {pricing.fmt_cost(c.output)}; "
-            f"{c.model} at {c.provider} prices, {pricing.source()})")
+    return f"{pricing.fmt_cost(c.total)} · {c.model}, {pricing.short_source()}"
 
 
 SCORES_KEY = "ctxviewer.scores"

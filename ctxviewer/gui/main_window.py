@@ -58,7 +58,7 @@ from ctxviewer.gui.reload import ReloadController
 from ctxviewer.gui.replay_controller import ReplayController
 from ctxviewer.gui.search_dock import SearchController
 from ctxviewer.gui.shortcuts_help import ShortcutsDialog
-from ctxviewer.gui.stats_view import StatsController
+from ctxviewer.gui.stats_controller import StatsController
 from ctxviewer.gui.tables import elide_right, fit_columns_to_content, make_table, size_columns
 from ctxviewer.gui.trace_actions import TraceActions
 from ctxviewer.gui.trace_list_model import PAGE_ROWS, TraceListModel

@@ -2,9 +2,8 @@
 or day -- the numbers of ``ctxviewer stats`` (:meth:`ctxviewer.store.TraceStore.aggregate`, one SQL
 pass over the list columns) as a table with every figure exact, a pyqtgraph bar chart of one
 measure per group (calls, tokens, cost, errors) whose bars say their exact value on hover, and
-**Export CSV…** of the table. The controller talks to the window through
-:class:`~ctxviewer.gui.window_api.WindowApi`; the aggregate runs on a read-only connection of its
-own. Plain text only.
+**Export CSV…** of the table. Built on first use by :mod:`ctxviewer.gui.stats_controller` (the
+menu entry), so pyqtgraph is not loaded before the window's first paint. Plain text only.
 """
 
 from __future__ import annotations
@@ -14,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -28,11 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ctxviewer.gui.window_api import WindowApi
-from ctxviewer.gui.window_keys import add_close_keys
-from ctxviewer.store import StoreError, TraceQuery, TraceStore
 from ctxviewer.store.aggregates import GROUP_KEYS, WINDOW_BANDS, Group
-from ctxviewer.store.filters import FilterError
 from ctxviewer.tokens.cost import NOT_KNOWN, fmt_cost
 from ctxviewer.util.visible import one_line
 
@@ -160,45 +154,3 @@ class StatsView(QWidget):
                 self.write_csv(Path(path))
             except OSError as exc:
                 self.note.setText(f"cannot write {path}: {exc}")
-
-
-class StatsController(QObject):
-    """**Trace › Statistics…** (Ctrl+Alt+S): the statistics window over the list's current filter."""
-
-    def __init__(self, window: WindowApi) -> None:
-        super().__init__(window.host)
-        self.window = window
-        self.view: StatsView | None = None
-        self.act = QAction("&Statistics…", window.host)
-        self.act.setShortcut(QKeySequence("Ctrl+Alt+S"))
-        self.act.triggered.connect(self.open)
-        window.menu("&Trace").addAction(self.act)
-
-    def open(self) -> None:
-        """Compute and show the statistics of the current filter (grouped as the window's picker says)."""
-        source = self.window.store
-        if source is None:
-            self.window.show_status("Open a database first.")
-            return
-        if self.view is None:
-            self.view = StatsView()
-            self.view.resize(1100, 700)
-            add_close_keys(self.view)
-            self.view.by.currentTextChanged.connect(lambda _t: self.refresh())
-        self.refresh()
-        self.view.show()
-        self.view.raise_()
-
-    def refresh(self) -> None:
-        """Recompute the statistics (the filter box's text, the picked grouping)."""
-        source, view = self.window.store, self.view
-        if source is None or view is None:
-            return
-        text = self.window.filter_text
-        try:
-            with TraceStore.open(Path(source.path)) as store:
-                total, groups = store.aggregate(TraceQuery(text=text), view.by.currentText())
-        except (FilterError, StoreError, OSError) as exc:
-            view.note.setText(one_line(f"cannot compute: {exc}"))
-            return
-        view.show_groups(total, groups, one_line(f"{total.calls:,} traces" + (f" matching {text}" if text else "")))

@@ -79,6 +79,15 @@ def source() -> str:
     return f"{PACKAGE} {version} (bundled data{dated})"
 
 
+def short_source() -> str:
+    """:func:`source` in few words: ``"genai-prices 0.2.3 (prices to 2026-12-01)"``."""
+    version = package_version()
+    if version is None:
+        return f"{PACKAGE} not installed"
+    newest = data_date()
+    return f"{PACKAGE} {version}" + (f" (prices to {newest.isoformat()})" if newest else "")
+
+
 @functools.lru_cache(maxsize=1)
 def data_date() -> date | None:
     """The data date of the bundled prices: the newest start date of a dated price in the data

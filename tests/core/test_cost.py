@@ -61,7 +61,7 @@ def test_header_names_the_prices_and_their_date() -> None:
     assert source() == f"genai-prices 0.2.3 (bundled data, prices dated up to {data_date().isoformat()})"
     # make_rich_trace: gpt-4o-mini at openai, input 412 (128 cached), output 96 (32 reasoning)
     assert dict(header_rows(make_rich_trace()))["Cost"] == (
-        f"$0.000110 (input $0.000052 · output $0.000058; gpt-4o-mini at openai prices, {source()})")
+        f"$0.000110 · gpt-4o-mini, genai-prices 0.2.3 (prices to {data_date().isoformat()})")
     assert call_cost("openai", "gpt-4o-mini", make_rich_trace().created, make_rich_trace().usage).total == \
         Decimal("0.0001098")  # 284 x 0.15 + 128 x 0.075 + 96 x 0.6 = 109.8 micro-dollars
 
