@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from ctxviewer.model.codec import parse_created
 from ctxviewer.model.run import RunSpan
+from ctxviewer.model.times import parse_created
 from ctxviewer.store.connection import StoreConnection
 
 _COLUMNS = ("run_id", "span_id", "parent_id", "kind", "name", "start", "end", "duration_ms", "status",
