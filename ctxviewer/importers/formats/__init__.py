@@ -6,8 +6,9 @@
 * :mod:`.otel` -- OpenTelemetry GenAI spans from any span container;
 * :mod:`.ctxviewer_otlp` -- OTLP/JSON exported by ctxviewer (an exact round trip);
 * :mod:`.cassette` -- VCR / pytest-recording YAML cassettes of provider API calls;
-* :mod:`.inspect_ai` -- Inspect AI eval logs (``.json`` EvalLog, ``.eval`` zips);
-* :mod:`.langfuse` -- Langfuse trace downloads; :mod:`.langfuse_chatml` -- Langfuse normalised ChatML;
+* :mod:`.inspect_ai` -- Inspect AI eval logs (``.json`` EvalLog, ``.eval`` zips); :mod:`.inspect_runs` --
+  the steps of a sample's run (its spans, model and tool events) for the run tree;
+* :mod:`.langfuse` -- Langfuse trace downloads (``langfuse.runs``: its observations as run steps); :mod:`.langfuse_chatml` -- Langfuse normalised ChatML;
 * :mod:`.langsmith` -- LangSmith runs;
 * :mod:`.litellm` -- LiteLLM ``StandardLoggingPayload`` logs;
 * :mod:`.promptfoo` -- promptfoo eval exports;

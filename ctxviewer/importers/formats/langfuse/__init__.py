@@ -45,7 +45,8 @@ Format (langfuse ``fern/apis/server/definition/commons.yml`` ``TraceWithFullDeta
 Trace id = the observation id.
 
 A package: this module reads the messages and makes the calls; :mod:`.extras` what a
-generation holds beyond them. May import: :mod:`ctxviewer.importers.common`,
+generation holds beyond them; :mod:`.runs` every observation as a step of the run (the run
+tree, ``load_runs``). May import: :mod:`ctxviewer.importers.common`,
 :mod:`ctxviewer.importers.contract`, :mod:`ctxviewer.model`; never another format. A new
 observation field goes into :mod:`.extras` (and its ``MAPPED`` tree). No Qt here.
 """
@@ -68,6 +69,7 @@ from ctxviewer.importers.common.openinference_attrs import call_from_attributes
 from ctxviewer.importers.common.values import parse_time
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record, RunRecord
 from ctxviewer.importers.formats.langfuse.extras import add_extras, json_value, metadata
+from ctxviewer.importers.formats.langfuse.runs import run_span
 from ctxviewer.model.run import RunSpan
 from ctxviewer.model.span_facts import agent_name
 from ctxviewer.model.trace import Usage
@@ -325,7 +327,8 @@ class LangfuseImporter:
                 yield record
 
     def load_runs(self, path: Path) -> Iterator[RunRecord]:
-        """:meth:`load`'s records, then every observation as a step of the run (:func:`run_span`)."""
+        """:meth:`load`'s records, then every observation as a step of the run
+        (:func:`ctxviewer.importers.formats.langfuse.runs.run_span`)."""
         file = str(path)
         try:
             doc = json.loads(read_text(path))
@@ -375,28 +378,6 @@ class LangfuseImporter:
         for o in obs:
             if o.get("id") is not None:
                 yield run_span(run_id, o, traced.get(str(o.get("id"))))
-
-
-_STEP_KEYS = frozenset({"id", "parentObservationId", "type", "name", "startTime", "endTime", "level", "statusMessage"})
-"""Observation keys a :class:`RunSpan` holds in its own fields (the rest go to its attributes)."""
-
-
-def run_span(run_id: str, o: Mapping[str, Any], trace_id: str | None) -> RunSpan:
-    """Observation ``o`` as a step of the run ``run_id``: kind = its ``type`` lower-cased (``agent``,
-    ``generation``, ``tool``, ``span``...), parent ``parentObservationId``, start / end
-    ``startTime`` / ``endTime``, status ``error`` for level ERROR, ``trace_id`` the trace of a model
-    call; every other key of the observation in the attributes (a model call's ``input`` and
-    ``output`` live in its trace and are left out here)."""
-    skip = _STEP_KEYS | ({"input", "output"} if trace_id is not None else set())
-    try:
-        start, end = parse_time(o.get("startTime")), parse_time(o.get("endTime"))
-    except ValueError:
-        start = end = None
-    error = o.get("level") == "ERROR"
-    return RunSpan(run_id, str(o["id"]), pm._str(o.get("parentObservationId")), str(o.get("type") or "span").lower(),
-                   pm._str(o.get("name")), start, end, "error" if error else ("ok" if end is not None else None),
-                   pm._str(o.get("statusMessage")) if error else None, trace_id,
-                   {k: v for k, v in o.items() if k not in skip and v is not None})
 
 
 IMPORTER = LangfuseImporter()
