@@ -5,7 +5,7 @@ the window, so both say the same about a trace.
 ``screenshot`` are defined here; every other command is one module, loaded only when it runs
 (:class:`~ctxviewer.cli.group.LazyCommands`): ``check_cmd``, ``diff_cmd``, ``export_cmd``,
 ``list_cmd``, ``position_results_cmd``, ``position_test_cmd``, ``replay_cmd``, ``report_cmd``,
-``scan_cmd``, ``search_cmd``, ``show_cmd``, ``stats_cmd``, ``tokens_cmd``, ``tree_cmd``, ``upgrade_cmd``, ``whatif_cmd``. ``ctxviewer --help`` lists those by their summaries (the table
+``scan_cmd``, ``search_cmd``, ``serve_cmd``, ``show_cmd``, ``stats_cmd``, ``tokens_cmd``, ``tree_cmd``, ``upgrade_cmd``, ``whatif_cmd``. ``ctxviewer --help`` lists those by their summaries (the table
 below) without importing them, and ``list``, ``show`` and ``search`` import what they use inside
 their bodies, so each loads only what it needs (``tests/cli/test_lazy_imports.py`` lists the
 modules each loads). Shared parts: ``group`` (the group class and its manners), ``output`` (the
@@ -248,6 +248,7 @@ def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int], s
 # short_help for a name in _SHORT), which `ctxviewer --help` lists without importing the module
 # (tests/cli/test_lazy_imports.py checks each against the command).
 _SUMMARIES = {
+    "serve": "Receive OpenTelemetry spans over OTLP/HTTP on 127.0.0.1 and write them into DB as they arrive.",
     "tokens": "Count the input tokens of a raw chat REQUEST (OpenAI or Anthropic shaped JSON).",
     "whatif": "Re-trim trace TRACE_ID of DB under other limits and priorities and show what changes.",
     "scan": "Scan FILE as untrusted data for instruction-like text (prompt injection).",
@@ -279,6 +280,7 @@ _SUMMARIES = {
 _SHORT = frozenset({"show"})
 _LAZY = {
     "tokens": "ctxviewer.cli.tokens_cmd:tokens_cmd",
+    "serve": "ctxviewer.cli.serve_cmd:serve_cmd",
     "whatif": "ctxviewer.cli.whatif_cmd:whatif_cmd",
     "scan": "ctxviewer.cli.scan_cmd:scan_cmd",
     "report": "ctxviewer.cli.report_cmd:report_cmd",

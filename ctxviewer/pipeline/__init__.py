@@ -19,7 +19,10 @@ What lives here:
 * :mod:`~ctxviewer.pipeline.import_claim` -- which import may remove a new database file;
 * :mod:`~ctxviewer.pipeline.hints` -- the "it looks like X; import it with" hint for a trace
   file opened as a database;
-* :mod:`~ctxviewer.pipeline.warm_up` -- the first trace's one-time costs, paid ahead of it.
+* :mod:`~ctxviewer.pipeline.warm_up` -- the first trace's one-time costs, paid ahead of it;
+* :mod:`~ctxviewer.pipeline.otlp_receiver` -- the live OTLP/HTTP receiver on 127.0.0.1
+  (``ctxviewer serve``, File › Listen for Traces…); :mod:`~ctxviewer.pipeline.live_writer` -- its
+  writer: a bounded queue, spans regrouped by trace as they arrive, short WAL transactions.
 
 May import: :mod:`ctxviewer.importers`, :mod:`ctxviewer.store`, :mod:`ctxviewer.assess` and
 everything below them. This is where those three meet: the importers and the store never import

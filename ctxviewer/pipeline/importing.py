@@ -29,7 +29,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from ctxviewer.assess.context import EMPTY, AssessContext, context_for_db
 from ctxviewer.assess.plausibility import implausible
@@ -37,6 +37,7 @@ from ctxviewer.diff.conversation import conversation_key
 from ctxviewer.importers import REGISTRY, ImportFailed, ImportProblem, Registry
 from ctxviewer.importers.common.field_account import UNMAPPED_ATTRIBUTE, count_unmapped, describe_unmapped
 from ctxviewer.model.run import RunSpan
+from ctxviewer.importers.contract import Record
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.assess_pool import assessed
 from ctxviewer.pipeline.derived_facts import refresh_derived
@@ -240,30 +241,10 @@ def import_files(
                 for record in registry.load(imp, path, runs):
                     if cancelled and cancelled():
                         raise ImportCancelled()
-                    if isinstance(record, ImportProblem):
-                        report.problems.append(record)
-                        continue
-                    repairs: list[ImportProblem] = []
-                    trace = _repaired(record, str(path), repairs)
-                    if trace is None:  # the store could not read it back: left out, with a problem saying why
-                        report.problems.extend(repairs)
+                    trace = _accepted(record, str(path), report, in_conversations, (store, held))
+                    if trace is None:
                         continue
                     yielded = True
-                    if trace.trace_id in report.items_by_trace:  # same id again: the later record replaces it
-                        report.problems.append(ImportProblem(
-                            str(path), f"trace {trace.trace_id}",
-                            "trace id already imported in this run; this record replaces the earlier one"))
-                    elif _already_stored(store, trace.trace_id, held):
-                        report.replaced += 1
-                        report.problems.append(ImportProblem(
-                            str(path), f"trace {trace.trace_id}",
-                            f"trace {trace.trace_id} is already in {store.path}; this record replaces it"))
-                    report.items_by_trace[trace.trace_id] = len(trace.items)
-                    if UNMAPPED_ATTRIBUTE in trace.attributes:
-                        count_unmapped(trace.attributes, report.unmapped.setdefault(str(path), Counter()))
-                    report.problems.extend(repairs)
-                    if not trace.omissions_recorded and conversation_key(trace) is not None:
-                        in_conversations[trace.trace_id] = None
                     n_read += 1
                     if read:
                         read(n_read)
@@ -297,13 +278,79 @@ def import_files(
         report.files_imported = 0
         report.cancelled = True
         return report
-    if in_conversations:
-        try:  # the dropped-between-calls facts, as show and check derive them (a second, small transaction)
-            refresh_derived(store, in_conversations, context)
-        except StoreError as exc:
-            report.problems.append(ImportProblem(str(store.path), "derived omissions",
-                                                 f"{exc}; the rows keep the facts without them"))
+    _refresh_conversations(store, in_conversations, context, report)
     return report
+
+
+def import_records(records: Iterable[Record], store: TraceStore, source: str,
+                   context: AssessContext | None = None) -> ImportReport:
+    """Store the traces among ``records`` (an importer's output that came from no file: the live
+    OTLP receiver's spans mapped by :func:`ctxviewer.importers.formats.otel.load_spans`) in one
+    transaction, as :func:`import_files` stores a file's: repaired, counted, assessed in this
+    process, a trace id already stored replaced, then the derived omissions of their conversations.
+    ``source`` names them in problems (``"OTLP/HTTP"``); ``context`` as for :func:`import_files`.
+
+    Returns the :class:`ImportReport` (``files`` 1). Raises :class:`~ctxviewer.store.StoreError`
+    when the store refuses the write (nothing written)."""
+    report = ImportReport(imported=0, files=1)
+    if context is None:
+        try:
+            context = context_for_db(store.path)
+        except ValueError as exc:
+            report.problems.append(ImportProblem(str(store.path), "settings", f"{exc}; the traces were assessed without it"))
+            context = EMPTY
+    in_conversations: dict[str, None] = {}
+    accepted = (_accepted(r, source, report, in_conversations) for r in records)
+    store.add(assessed(counted((t for t in accepted if t is not None), store), 1, context=context))
+    report.imported = len(report.items_by_trace)
+    report.files_imported = 1 if report.imported else 0
+    _refresh_conversations(store, in_conversations, context, report)
+    return report
+
+
+def _accepted(record: Record, file: str, report: ImportReport, in_conversations: dict[str, None],
+              already: tuple[TraceStore, list[bool]] | None = None) -> RequestTrace | None:
+    """One record of an import run noted in ``report``: a problem is added to it (``None``); a trace
+    is repaired (:func:`_repaired`; ``None`` when still unreadable), counted in ``items_by_trace``
+    (a repeated id replaces the earlier one, with a problem; with ``already`` -- the store and its
+    "held any trace" cache -- a trace an earlier import stored is counted in ``replaced`` and said)
+    and, when it may have dropped earlier turns, remembered in ``in_conversations``. The live
+    receiver passes no ``already``: rewriting a trace as its spans arrive is the point."""
+    if isinstance(record, ImportProblem):
+        report.problems.append(record)
+        return None
+    repairs: list[ImportProblem] = []
+    trace = _repaired(record, file, repairs)
+    if trace is None:  # the store could not read it back: left out, with a problem saying why
+        report.problems.extend(repairs)
+        return None
+    if trace.trace_id in report.items_by_trace:  # same id again: the later record replaces it
+        report.problems.append(ImportProblem(file, f"trace {trace.trace_id}",
+                                             "trace id already imported in this run; this record replaces the earlier one"))
+    elif already is not None and _already_stored(*already, trace.trace_id):  # from an earlier import: said, counted
+        report.replaced += 1
+        report.problems.append(ImportProblem(file, f"trace {trace.trace_id}",
+                                             f"trace {trace.trace_id} is already in {already[0].path}; this record replaces it"))
+    report.items_by_trace[trace.trace_id] = len(trace.items)
+    if UNMAPPED_ATTRIBUTE in trace.attributes:
+        count_unmapped(trace.attributes, report.unmapped.setdefault(file, Counter()))
+    report.problems.extend(repairs)
+    if not trace.omissions_recorded and conversation_key(trace) is not None:
+        in_conversations[trace.trace_id] = None
+    return trace
+
+
+def _refresh_conversations(store: TraceStore, in_conversations: dict[str, None], context: AssessContext,
+                           report: ImportReport) -> None:
+    """The dropped-between-calls facts of ``in_conversations``, as show and check derive them (a
+    second, small transaction); a store error becomes a problem in ``report``."""
+    if not in_conversations:
+        return
+    try:
+        refresh_derived(store, in_conversations, context)
+    except StoreError as exc:
+        report.problems.append(ImportProblem(str(store.path), "derived omissions",
+                                             f"{exc}; the rows keep the facts without them"))
 
 
 def import_into(
@@ -378,7 +425,7 @@ def _lost(path: Path, named: set[Path], detected: bool, failed: str) -> int:
     return int(path in named or detected or failed.startswith("cannot read"))
 
 
-def _already_stored(store: TraceStore, trace_id: str, held: list[bool]) -> bool:
+def _already_stored(store: TraceStore, held: list[bool], trace_id: str) -> bool:
     """Whether ``store`` held ``trace_id`` before this run (the caller knows this run's own ids).
     ``held`` caches whether it held any trace at all, asked once (a new database is never looked up)."""
     if not held:

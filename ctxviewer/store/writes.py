@@ -106,6 +106,29 @@ class TraceWrites(TokenCountCache):
         self._forget_stored_texts()
         return n
 
+    def use_write_ahead_log(self) -> None:
+        """Switch the database to SQLite's write-ahead log (``PRAGMA journal_mode = WAL``), for a
+        writer that commits often while readers read (the live receiver,
+        :mod:`ctxviewer.pipeline.live_writer`): readers then never wait for a commit. A WAL
+        database opens read-only as any other (:func:`~ctxviewer.store.file_check.read_only_query`).
+        Raises :class:`StoreError` when the store is read-only or SQLite refuses."""
+        if self.readonly:
+            raise StoreError(self.path, "is open read-only; cannot switch its journal")
+        try:
+            self._conn.execute("PRAGMA journal_mode = WAL").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot switch to the write-ahead log", exc) from None
+
+    def leave_write_ahead_log(self) -> bool:
+        """Back to the rollback journal (``PRAGMA journal_mode = DELETE``), which needs the database
+        to itself: returns False (it stays a WAL database, which reads the same) while a reader has
+        it open. Never raises."""
+        try:
+            row = self._conn.execute("PRAGMA journal_mode = DELETE").fetchone()
+        except sqlite3.DatabaseError:
+            return False
+        return bool(row) and str(row[0]).lower() == "delete"
+
     def _forget_stored_texts(self) -> None:
         self._stored_texts = {}
         self._stored_chars = 0

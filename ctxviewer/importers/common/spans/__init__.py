@@ -9,7 +9,8 @@ format (``otel``, ``openinference``, ``ctxviewer-otlp``).
   also one per line), :mod:`.span_list` (span arrays, one span object), :mod:`.attribute_map` (a
   flat attribute map);
 * :mod:`.guardrail` -- guardrail evaluation spans (``apply_guardrail``) as runtime guardrail results;
-* :mod:`.read` -- picks the container, reads files (OTLP protobuf too) and groups spans by trace.
+* :mod:`.read` -- picks the container, reads files (OTLP protobuf too) and groups spans by trace;
+* :mod:`.wire` -- OTLP/HTTP request bodies (protobuf or JSON, gzip) as the OTLP/JSON dicts a file holds.
 
 May import: :mod:`ctxviewer.importers.common` (values, containers, peek),
 :mod:`ctxviewer.importers.contract`, :mod:`ctxviewer.model`; never a format. A new span container

@@ -28,6 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
+from ctxviewer.importers.common import notes
 from ctxviewer.importers.common.containers import head_text
 from ctxviewer.importers.common.llm_call import build_trace
 from ctxviewer.importers.common.peek import peek_json
@@ -39,8 +40,9 @@ from ctxviewer.importers.contract import ImportProblem, Record
 from ctxviewer.importers.formats.otel.events import deep_keys, fold_events, truncated_keys
 from ctxviewer.importers.formats.otel.group import enrich_call, fed_call, tool_trace
 from ctxviewer.importers.formats.otel.mapping import call_from_span, is_chat_span, token_count, usage_from
+from ctxviewer.model.trace import RequestTrace
 
-__all__ = ["IMPORTER", "OtelImporter", "call_from_span", "is_chat_span", "token_count", "usage_from"]
+__all__ = ["IMPORTER", "OtelImporter", "call_from_span", "is_chat_span", "load_spans", "token_count", "usage_from"]
 
 class OtelImporter:
     """The ``otel`` importer: OpenTelemetry GenAI spans in any span container."""
@@ -82,6 +84,21 @@ class OtelImporter:
         if not state.chats and not state.rejected and not state.lone_tools:
             what = (f"{state.others} other span(s): {', '.join(state.other_names)}" if state.others else "no spans")
             yield ImportProblem(file, "whole file", f"no chat spans found ({what})")
+
+
+def load_spans(spans: list[SpanRecord], source: str) -> Iterator[Record]:
+    """The traces and problems of ``spans`` -- whole OTel traces, as :meth:`OtelImporter.load`
+    reads one group of a file -- by the same mapping (one code path for a span from a file or
+    from the wire: the live receiver, :mod:`ctxviewer.pipeline.live_writer`). ``source`` names
+    where they came from in problems (``"OTLP/HTTP"``). As the registry loads a file, traces come
+    with ``omissions_recorded`` False (:attr:`OtelImporter.records_omissions`) and the shared
+    readers' warnings (:mod:`ctxviewer.importers.common.notes`) follow. No "no chat spans"
+    problem: a batch of only other spans is normal on the wire."""
+    with notes.collecting(source) as noted:
+        records = list(_load_group(list(spans), source, _FileState()))
+    for record in records:
+        yield replace(record, omissions_recorded=False) if isinstance(record, RequestTrace) else record
+    yield from noted
 
 
 class _FileState:
