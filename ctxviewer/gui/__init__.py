@@ -19,7 +19,7 @@ What lives here, by role:
   ``control_glyphs`` (how control characters are drawn), ``recent_files``, ``layout_memory``;
 * Qt models -- ``trace_list_model`` (a million rows, read by key), ``item_table_model``,
   ``findings_model``, ``two_level_model``, ``review_model``, ``diff_model``, ``whatif_model``;
-* controllers (menus and actions on a :class:`WindowApi`) -- ``compare``, ``reload``,
+* controllers (menus and actions on a :class:`WindowApi`) -- ``compare``, ``reload``, ``listen`` (File > Listen for Traces…, the live receiver),
   ``trace_actions``, ``audit_dock``, ``search_dock``, ``whatif_controller``, ``replay_controller``; on a parent widget:
   ``importer`` (File > Import), ``upgrade_offer`` (an older database's upgraded copy);
 * workers -- :mod:`~ctxviewer.gui.worker` (:class:`Task`: every job off the GUI thread),

@@ -53,6 +53,7 @@ from ctxviewer.gui.compare import CompareController
 from ctxviewer.gui.filter_edit import FilterEdit
 from ctxviewer.gui.importer import ImportController, show_message
 from ctxviewer.gui.layout_memory import restore_layout, save_layout
+from ctxviewer.gui.listen import ListenController
 from ctxviewer.gui.recent_files import RecentFiles
 from ctxviewer.gui.reload import ReloadController
 from ctxviewer.gui.replay_controller import ReplayController
@@ -191,6 +192,7 @@ class MainWindow(QMainWindow):
         self.whatif.sig_replay.connect(self.replayer.choose_and_replay_trace)  # the what-if's Replay…
         self.trace_actions = TraceActions(self)  # Items menu
         self.reloader = ReloadController(self)  # File > Reload (F5), changed-on-disk notice
+        self.listener = ListenController(self, self.reloader)  # File > Listen for Traces… (the live receiver)
         self.search = SearchController(self)  # Edit > Search Content
         self.stats = StatsController(self)  # Trace > Statistics… (sums over the current filter)
         self.statusBar().showMessage("Open a trace database (File > Open) or drop one here.")
