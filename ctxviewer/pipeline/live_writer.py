@@ -11,7 +11,8 @@
 * **Regrouped as spans arrive.** The writer keeps the spans of the last :data:`HELD_TRACES` OTel
   trace ids it saw; a batch with more spans of a held trace (a parent that ended after its chat
   span, a tool execution, log records of a span) re-derives every chat span of that trace, and the
-  stored rows are replaced (same trace ids, ``TRACE:SPAN``). Spans of a trace no longer held (or
+  stored rows are replaced (same trace ids, ``TRACE:SPAN``); a trace the spans no longer make (a
+  tool execution stored on its own until the chat span it fed arrived) is removed. Spans of a trace no longer held (or
   from before a restart) are mapped with the spans held since.
 * **Short transactions, readers never blocked.** The batches waiting when the writer wakes are
   written in one transaction; the database is switched to SQLite's write-ahead log while the writer
@@ -40,6 +41,7 @@ from ctxviewer.importers.common.spans.span import Span, SpanRecord
 from ctxviewer.importers.common.spans.wire import Signal
 from ctxviewer.importers.contract import ImportProblem, Record
 from ctxviewer.importers.formats.otel import load_spans
+from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.hints import create_store
 from ctxviewer.pipeline.importing import import_records
 from ctxviewer.store import StoreError, TraceStore
@@ -112,6 +114,7 @@ class LiveWriter:
         self._logs: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()  # span id -> its log events
         self._seen_problems: set[str] = set()
         self._seen_ids: set[str] = set()
+        self._made: dict[str, set[str]] = {}  # held OTel trace id -> the trace ids stored for it
         self._lone = 0
 
     def start(self) -> None:
@@ -191,8 +194,11 @@ class LiveWriter:
                 n_spans += 1
                 self._hold(rec, touched, lone)
         records: list[Record] = []
+        made: dict[str, set[str]] = {}  # OTel trace id -> the trace ids its spans make now
         for tid in touched:
-            records.extend(load_spans(self._spans_of(tid), SOURCE))
+            mine = list(load_spans(self._spans_of(tid), SOURCE))
+            made[tid] = {r.trace_id for r in mine if isinstance(r, RequestTrace)}
+            records.extend(mine)
         for group in lone:
             records.extend(load_spans(group, SOURCE))
         try:
@@ -211,6 +217,12 @@ class LiveWriter:
         self.counts.traces += report.imported
         self._seen_ids.update(report.items_by_trace)
         self.counts.new_trace_ids = len(self._seen_ids)
+        stale = {old for tid, now in made.items() for old in self._made.get(tid, set()) - now}
+        try:
+            self._store.remove(stale)  # a lone tool execution now folded into the chat span it fed
+        except StoreError as exc:
+            self._problem(ImportProblem(str(self.path), "stale traces", f"{exc}; they stay until removed"))
+        self._made.update(made)
         for b in batches:
             b.done.set()
         if self._on_written is not None:
@@ -229,7 +241,8 @@ class LiveWriter:
         self._trace_of[span.span_id] = span.trace_id
         touched[span.trace_id] = None
         while len(self._held) > HELD_TRACES:
-            _, gone = self._held.popitem(last=False)
+            old, gone = self._held.popitem(last=False)
+            self._made.pop(old, None)
             for sid in gone:
                 self._trace_of.pop(sid, None)
                 self._logs.pop(sid, None)

@@ -106,6 +106,37 @@ class TraceWrites(TokenCountCache):
         self._forget_stored_texts()
         return n
 
+    def remove(self, trace_ids: Iterable[str]) -> int:
+        """Delete the traces ``trace_ids`` (their row, items, details and findings) in one
+        transaction; ids not stored are skipped. Their content stays in ``blobs`` (shared by
+        content hash; search reaches a text only through an item). For the live receiver, whose
+        re-derived OTel trace no longer makes a trace it made before (a tool execution kept on its
+        own until the chat span it fed arrived). Returns the number of traces deleted. Raises
+        :class:`StoreError` if the store is read-only or SQLite refuses the write."""
+        if self.readonly:
+            raise StoreError(self.path, "is open read-only; cannot remove traces")
+        ids = [(t,) for t in dict.fromkeys(trace_ids)]
+        if not ids:
+            return 0
+        try:
+            self._begin_write(None, None, WRITE_WAIT_S)
+            try:
+                before = self._conn.total_changes
+                self._conn.executemany("DELETE FROM traces WHERE trace_id = ?", ids)
+                n = self._conn.total_changes - before
+                for table in ("items", "details", "trace_findings"):
+                    self._conn.executemany(f"DELETE FROM {table} WHERE trace_id = ?", ids)
+                self._conn.execute("COMMIT")
+            except BaseException:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+        except sqlite3.DatabaseError as exc:
+            if is_readonly_error(exc):
+                raise StoreError(self.path, READ_ONLY) from None
+            raise self._fail("cannot remove traces", exc) from None
+        return n
+
     def use_write_ahead_log(self) -> None:
         """Switch the database to SQLite's write-ahead log (``PRAGMA journal_mode = WAL``), for a
         writer that commits often while readers read (the live receiver,

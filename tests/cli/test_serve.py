@@ -309,3 +309,31 @@ def test_ctrl_c_writes_what_was_answered_and_leaves_an_ordinary_database(tmp_pat
     assert "stopped: 2 batch(es) written (2 spans, 2 trace(s))" in err and "0 refused" in err
     assert not Path(f"{db}-wal").exists()  # back to the rollback journal: nothing beside the file
     assert len(_trace_ids(db)) == 2
+
+
+def test_a_tool_execution_stored_on_its_own_is_folded_into_the_chat_span_it_fed_when_that_arrives(
+        tmp_path: Path) -> None:
+    db = tmp_path / "live.db"
+    tid = "0af7651916cd43dd8448eb211c80319c"
+    tool = {"traceId": tid, "spanId": "00000000000000b1", "name": "execute_tool lookup",
+            "startTimeUnixNano": "1700000000000000000", "endTimeUnixNano": "1700000000500000000",
+            "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+                           {"key": "gen_ai.tool.name", "value": {"stringValue": "lookup"}},
+                           {"key": "gen_ai.tool.call.result", "value": {"stringValue": "42"}}]}
+    chat = json.loads(_json_request(0, tid))["resourceSpans"][0]["scopeSpans"][0]["spans"][0]
+    chat["startTimeUnixNano"] = "1700000001000000000"
+    chat["endTimeUnixNano"] = "1700000002000000000"
+    receiver = Receiver(db, 0)
+    receiver.start()
+    try:
+        for span in (tool, chat):
+            body = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}).encode()
+            assert _post(f"{receiver.url}/v1/traces", body, "application/json")[0] == 200
+            if span is tool:
+                assert _trace_ids(db) == [f"{tid}:00000000000000b1"]  # on its own, for now
+    finally:
+        receiver.stop()
+    assert _trace_ids(db) == [f"{tid}:0000000000000001"]
+    with TraceStore.open(db) as store:
+        fed = store.load(f"{tid}:0000000000000001").attributes["ctxviewer.fed_by"]
+    assert list(fed) == ["tool lookup (span 00000000000000b1)"]
