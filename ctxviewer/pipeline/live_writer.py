@@ -163,6 +163,12 @@ class LiveWriter:
             self._store = None
 
     def _run(self) -> None:
+        from ctxviewer.pipeline.warm_up import first_trace
+        from ctxviewer.tokens.counting import DEFAULT_ENCODING, get_encoding
+
+        first_trace()  # the first span's one-time costs (checks, scanner, codec) and the ranks of the
+        for name in ("o200k_base", DEFAULT_ENCODING):  # usual encodings (about a second each), paid
+            get_encoding(name)  # before a client waits on them
         while True:
             try:
                 first = self._queue.get(timeout=WAKE_S)
