@@ -29,7 +29,7 @@ START_TEXT = "&Listen for Traces…"
 STOP_TEXT = "Stop &Listening"
 
 
-class _Relay(QObject):
+class _CommitRelay(QObject):
     """Carries the writer thread's "committed" to the GUI thread (a queued signal)."""
 
     committed = Signal()
@@ -44,7 +44,7 @@ class ListenController(QObject):
         self.reloader = reloader
         self.receiver: Receiver | None = None
         self.seen = 0  # new_trace_ids when the user last marked them seen
-        self._relay = _Relay(self)
+        self._relay = _CommitRelay(self)
         self._relay.committed.connect(self._on_committed, Qt.ConnectionType.QueuedConnection)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
