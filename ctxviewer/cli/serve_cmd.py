@@ -9,6 +9,8 @@ or SIGTERM), what was written.
 
 from __future__ import annotations
 
+import os
+import queue
 import signal
 import sys
 import threading
@@ -41,21 +43,26 @@ def serve_cmd(db: str, port: int, queue_batches: int) -> None:
         ctxviewer serve -o traces.db
         OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 python my_app.py
     """
+    from ctxviewer.cli.progress import StatusLine
+    from ctxviewer.pipeline.importing import remove_database
     from ctxviewer.pipeline.otlp_receiver import Receiver
     from ctxviewer.store import StoreError
     from ctxviewer.util.visible import one_line
 
+    said: queue.SimpleQueue[str] = queue.SimpleQueue()  # lines from the writer thread, printed here
+
     def problem(p: object) -> None:
-        click.echo(f"warning: {one_line(str(p))}", err=True)
+        said.put(f"warning: {one_line(str(p))}")
 
-    refused_told = [0]
-
+    existed = os.path.lexists(db)
     receiver = Receiver(db, port, queue_batches=queue_batches, on_problem=problem)
     try:
         receiver.start()
     except StoreError as exc:
         raise BadInput(str(exc)) from None
     except OSError as exc:
+        if not existed:
+            remove_database(db)
         raise click.ClickException(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from None
     stop = threading.Event()
 
@@ -66,18 +73,31 @@ def serve_cmd(db: str, port: int, queue_batches: int) -> None:
     click.echo(f"listening on {receiver.url} (OTLP/HTTP /v1/traces, /v1/logs) into {one_line(db)}; "
                "Ctrl+C stops", err=True)
     sys.stderr.flush()
+    line = StatusLine()  # on a terminal only: what arrived so far
+    told = 0
     try:
         while not stop.wait(0.5):
             c = receiver.counts
-            if c.refused > refused_told[0]:
-                click.echo(f"refused {c.refused - refused_told[0]:,} batch(es): the queue was full "
-                           f"(503 Retry-After; {c.refused:,} refused in all)", err=True)
-                refused_told[0] = c.refused
+            lines = []
+            while not said.empty():
+                lines.append(said.get())
+            if c.refused > told:
+                lines.append(f"refused {c.refused - told:,} batch(es): the queue was full "
+                             f"(503 Retry-After; {c.refused:,} refused in all)")
+                told = c.refused
+            if lines:
+                line.clear()
+                click.echo("\n".join(lines), err=True)
+            line.show(f"{c.spans:,} spans · {c.new_trace_ids:,} traces · {c.written:,} batches written · "
+                      f"{c.refused:,} refused")
     except KeyboardInterrupt:
         pass
     finally:
         signal.signal(signal.SIGTERM, old_term)
+        line.clear()
         receiver.stop()
+    while not said.empty():
+        click.echo(said.get(), err=True)
     c = receiver.counts
     click.echo(f"stopped: {c.written:,} batch(es) written ({c.spans:,} spans, {c.new_trace_ids:,} trace(s)) "
                f"into {one_line(db)}; {c.refused:,} refused, {c.failed:,} failed", err=True)

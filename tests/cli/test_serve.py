@@ -337,3 +337,20 @@ def test_a_tool_execution_stored_on_its_own_is_folded_into_the_chat_span_it_fed_
     with TraceStore.open(db) as store:
         fed = store.load(f"{tid}:0000000000000001").attributes["ctxviewer.fed_by"]
     assert list(fed) == ["tool lookup (span 00000000000000b1)"]
+
+
+def test_serve_refuses_a_file_that_is_not_a_database_and_a_port_in_use(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a database\n")
+    res = CliRunner().invoke(cli, ["serve", "-o", str(notes), "--port", "0"])
+    assert res.exit_code == 2 and "notes.txt" in res.output
+    busy = Receiver(tmp_path / "a.db", 0)
+    busy.start()
+    port = busy.port
+    try:
+        res = CliRunner().invoke(cli, ["serve", "-o", str(tmp_path / "b.db"), "--port", str(port)])
+    finally:
+        busy.stop()
+    assert res.exit_code == 1
+    assert res.output == f"Error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+    assert not (tmp_path / "b.db").exists()  # the database this run created is removed again
