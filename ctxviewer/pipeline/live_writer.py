@@ -67,6 +67,9 @@ class Batch:
     doc: dict[str, Any]
     done: threading.Event = field(default_factory=threading.Event)
     error: str | None = None
+    rejected: list[str] = field(default_factory=list)
+    """Why each span of the request that could not be read was rejected (the answer's
+    ``partial_success``); the other spans are written."""
 
 
 @dataclass
@@ -196,6 +199,8 @@ class LiveWriter:
             for rec in otlp.spans(b.doc, SOURCE):
                 if isinstance(rec, ImportProblem):
                     self._problem(rec)
+                    if " span " not in rec.record:  # the span (or its list) left out, not one value of a span
+                        b.rejected.append(f"{rec.record}: {rec.message}")
                     continue
                 n_spans += 1
                 self._hold(rec, touched, lone)

@@ -6,8 +6,9 @@ Protocol (the OTLP specification, section OTLP/HTTP): ``POST /v1/traces`` and
 (``application/json``) body, ``Content-Encoding: gzip`` or none
 (:mod:`ctxviewer.importers.common.spans.wire`). Answers:
 
-* ``200`` with an empty ``Export*ServiceResponse`` in the request's encoding -- only once the batch
-  is committed (:class:`~ctxviewer.pipeline.live_writer.LiveWriter`), so a batch answered 200
+* ``200`` with an ``Export*ServiceResponse`` in the request's encoding, empty, or with
+  ``partial_success`` counting the spans that could not be read (the others are written) -- only
+  once the batch is committed (:class:`~ctxviewer.pipeline.live_writer.LiveWriter`), so a batch answered 200
   survives a kill of the receiver;
 * ``503`` with ``Retry-After`` (seconds) when the writer's queue is full, the store refused the
   write, or the commit took longer than :data:`ANSWER_WAIT_S` (the spec's retryable throttling
@@ -145,7 +146,7 @@ def _handler(writer: LiveWriter) -> type[BaseHTTPRequestHandler]:
             if batch.error is not None:
                 self._answer(503, batch.error, retry=True)
                 return
-            out = response_body(ctype, signal)
+            out = response_body(ctype, signal, len(batch.rejected), "; ".join(batch.rejected[:3]))
             self.send_response(200)
             self.send_header("Content-Type", media_type(ctype))
             self.send_header("Content-Length", str(len(out)))

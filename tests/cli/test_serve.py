@@ -180,10 +180,17 @@ def test_json_and_gzip_json_bodies_and_the_answers_to_bad_requests(tmp_path: Pat
         assert _post(f"{url}/v1/traces", _json_request(2), "text/plain")[0] == 415
         assert _post(f"{url}/v1/metrics", _json_request(2), "application/json")[0] == 404
         assert _post(f"{url}/v1/logs", b'{"resourceLogs": []}', "application/json")[0] == 200
+        good = json.loads(_json_request(3))
+        good["resourceSpans"][0]["scopeSpans"][0]["spans"].append(5)  # not a span object
+        code, _, body = _post(f"{url}/v1/traces", json.dumps(good).encode(), "application/json")
+        partial = json.loads(body)["partialSuccess"]
+        assert code == 200 and partial["rejectedSpans"] == "1"
+        assert partial["errorMessage"] == "resourceSpans[0].scopeSpans[0].spans[1]: expected a span object"
     finally:
         receiver.stop()
     assert _trace_ids(db) == ["0af7651916cd43dd8448eb211c80319c:0000000000000001",
-                              "0af7651916cd43dd8448eb211c80319c:0000000000000002"]
+                              "0af7651916cd43dd8448eb211c80319c:0000000000000002",
+                              "0af7651916cd43dd8448eb211c80319c:0000000000000004"]  # the good span of the partial one
 
 
 def test_log_records_arriving_after_their_span_become_its_content(tmp_path: Path) -> None:

@@ -97,7 +97,24 @@ def _protobuf(body: bytes, signal: Signal) -> dict[str, Any]:
     return dict(MessageToDict(msg))
 
 
-def response_body(content_type: str | None, signal: Signal) -> bytes:
-    """The body of a full-success answer, in the request's encoding: an empty
-    ``Export{Trace,Logs}ServiceResponse`` (no ``partial_success``), ``b""`` as protobuf, ``b"{}"`` as JSON."""
-    return b"" if media_type(content_type) == PROTOBUF else b"{}"
+def response_body(content_type: str | None, signal: Signal, rejected: int = 0, message: str = "") -> bytes:
+    """The body of a success answer, in the request's encoding: an ``Export{Trace,Logs}ServiceResponse``,
+    empty for full success (``b""`` as protobuf, ``b"{}"`` as JSON), else with ``partial_success``
+    (``rejected_spans`` / ``rejected_log_records`` = ``rejected``, ``error_message`` = ``message``),
+    the OTLP spec's answer when some items of an accepted request could not be read."""
+    protobuf = media_type(content_type) == PROTOBUF
+    if not rejected:
+        return b"" if protobuf else b"{}"
+    from google.protobuf.json_format import MessageToJson
+
+    if signal == "traces":
+        from opentelemetry.proto.collector.trace.v1 import trace_service_pb2 as t
+
+        msg = t.ExportTraceServiceResponse(partial_success=t.ExportTracePartialSuccess(
+            rejected_spans=rejected, error_message=message))
+    else:
+        from opentelemetry.proto.collector.logs.v1 import logs_service_pb2 as lg
+
+        msg = lg.ExportLogsServiceResponse(partial_success=lg.ExportLogsPartialSuccess(
+            rejected_log_records=rejected, error_message=message))
+    return bytes(msg.SerializeToString()) if protobuf else str(MessageToJson(msg, indent=None)).encode("utf-8")
