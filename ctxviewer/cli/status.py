@@ -1,7 +1,7 @@
 """Exit statuses of every ``ctxviewer`` command: the one table (README, "Command line").
 
 - ``0``: success (``check``/``scan``: the input was read whole and nothing at the threshold was
-  found);
+  found; ``serve``: stopped by Ctrl+C or SIGTERM, its normal end, after its ``stopped:`` line);
 - ``1`` (:data:`FINDINGS`): ``check``/``scan``: a finding at or above the threshold (``--fail-on``
   for ``check``, warning for ``scan``); other commands: an error that is neither a usage error nor
   bad input (an output file that cannot be written, an import cancelled);
