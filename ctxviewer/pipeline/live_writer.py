@@ -109,6 +109,7 @@ class LiveWriter:
         self._on_problem = on_problem
         self._on_written = on_written
         self._stop = threading.Event()
+        self._count_lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._store: TraceStore | None = None
         self._context: AssessContext = EMPTY
@@ -141,25 +142,35 @@ class LiveWriter:
         """Queue one request's dict; ``None`` (counted in ``counts.refused``) when the queue is full
         or the writer is stopping."""
         batch = Batch(signal, doc)
-        if self._stop.is_set():
-            self.counts.refused += 1
-            return None
-        try:
-            self._queue.put_nowait(batch)
-        except queue.Full:
-            self.counts.refused += 1
-            return None
-        self.counts.accepted += 1
+        with self._count_lock:  # offers come from the server's request threads at once
+            if self._stop.is_set():
+                self.counts.refused += 1
+                return None
+            try:
+                self._queue.put_nowait(batch)
+            except queue.Full:
+                self.counts.refused += 1
+                return None
+            self.counts.accepted += 1
         return batch
 
     def stop(self) -> None:
         """Write what is queued, stop the thread and close the database (back to the rollback
         journal when no reader holds it open; else it stays a WAL database, which opens the same).
         Idempotent."""
-        self._stop.set()
+        with self._count_lock:  # no offer is queued after this
+            self._stop.set()
         if self._thread is not None:
             self._thread.join()
             self._thread = None
+        while True:  # queued after the writer's last look (none, unless it died): refused, retryable
+            try:
+                late = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            late.error = "the receiver stopped before writing this batch; send it again"
+            self.counts.failed += 1
+            late.done.set()
         if self._store is not None:
             self._store.leave_write_ahead_log()
             self._store.close()

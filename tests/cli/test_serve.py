@@ -8,6 +8,7 @@ batch answered 200."""
 from __future__ import annotations
 
 import gzip
+import http.client
 import json
 import os
 import signal
@@ -271,8 +272,8 @@ def test_sigkill_mid_stream_keeps_every_batch_answered_200(tmp_path: Path) -> No
             while not stop.is_set():
                 try:
                     code = _post(f"{url}/v1/traces", _json_request(n, f"{k + 1:032x}"), "application/json")[0]
-                except OSError:
-                    return  # the receiver is gone
+                except (OSError, http.client.HTTPException):
+                    return  # the receiver is gone (refused, reset, or an answer cut off)
                 if code == 200:
                     answered.append(n)
                 n += 4
