@@ -37,7 +37,7 @@ from typing import Any, Callable
 from ctxviewer.assess.context import EMPTY, AssessContext, context_for_db
 from ctxviewer.importers.common.spans import otlp
 from ctxviewer.importers.common.spans.read import log_events
-from ctxviewer.importers.common.spans.span import Span, SpanRecord
+from ctxviewer.importers.common.spans.span import Span, SpanRecord, missing_parents
 from ctxviewer.importers.common.spans.wire import Signal
 from ctxviewer.importers.contract import ImportProblem, Record
 from ctxviewer.importers.formats.otel import load_spans
@@ -163,6 +163,10 @@ class LiveWriter:
         if self._thread is not None:
             self._thread.join()
             self._thread = None
+        for spans in self._held.values():  # parents that never came (another service's, or lost): said once, now
+            for p in missing_parents(spans.values(), SOURCE):
+                self._problem(p)
+        self._held.clear()
         while True:  # queued after the writer's last look (none, unless it died): refused, retryable
             try:
                 late = self._queue.get_nowait()
@@ -232,8 +236,8 @@ class LiveWriter:
                 b.done.set()
             return
         for p in report.problems:
-            if "is not in this file" not in p.message:  # a parent still on its way: regrouped when it comes
-                self._problem(p)
+            if "is not in this file" not in p.message:  # a parent still on its way: regrouped when it comes,
+                self._problem(p)  # else named when the writer stops
         self.counts.written += len(batches)
         self.counts.spans += n_spans
         self.counts.traces += report.imported

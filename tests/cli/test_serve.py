@@ -107,12 +107,26 @@ def _trace_ids(db: Path) -> list[str]:
 def test_sdk_spans_over_the_wire_store_what_the_same_spans_imported_from_a_file_store(tmp_path: Path) -> None:
     live, filed = tmp_path / "live.db", tmp_path / "file.db"
     keep = _Keep()
-    receiver = Receiver(live, 0)
+    problems: list[str] = []
+    receiver = Receiver(live, 0, on_problem=lambda p: problems.append(str(p)))
     receiver.start()
     try:
         chat_ids = _send_chats(receiver.url, keep)
     finally:
         receiver.stop()
+    assert problems == []  # a chat span whose parent is still on its way is not warned about: it is regrouped
+    lone = Receiver(tmp_path / "lone.db", 0, on_problem=lambda p: problems.append(str(p)))
+    lone.start()
+    try:
+        orphan = json.loads(_json_request(0))
+        orphan["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["parentSpanId"] = "00000000000000ff"
+        assert _post(f"{lone.url}/v1/traces", json.dumps(orphan).encode(), "application/json")[0] == 200
+        assert problems == []
+    finally:
+        lone.stop()
+    assert problems == ["OTLP/HTTP: resourceSpans[0].scopeSpans[0].spans[0]: span 0000000000000001 (chat m-1): "
+                        "parent span 00000000000000ff is not in this file; imported without it (what its ancestors "
+                        "record -- session, agent, system instructions -- is not known)"]  # said once, when it stops
     assert receiver.counts.refused == 0 and receiver.counts.written == 6  # one request per span
     assert receiver.counts.spans == 6
     doc = tmp_path / "spans.otlp.json"
