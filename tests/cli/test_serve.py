@@ -376,3 +376,18 @@ def test_serve_refuses_a_file_that_is_not_a_database_and_a_port_in_use(tmp_path:
     assert res.exit_code == 1
     assert res.output == f"Error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
     assert not (tmp_path / "b.db").exists()  # the database this run created is removed again
+
+
+def test_every_span_is_kept_through_a_restart_of_the_receiver(tmp_path: Path) -> None:
+    db = tmp_path / "live.db"
+    for run in range(2):
+        receiver = Receiver(db, 0)
+        receiver.start()
+        try:
+            for n in range(3 * run, 3 * run + 3):
+                assert _post(f"{receiver.url}/v1/traces", _json_request(n), "application/json")[0] == 200
+        finally:
+            receiver.stop()
+    assert _trace_ids(db) == [f"0af7651916cd43dd8448eb211c80319c:{n + 1:016x}" for n in range(6)]
+    assert [it["text"] for it in _show(db, "0af7651916cd43dd8448eb211c80319c:0000000000000004")["items"]] == \
+        ["question 3"]
