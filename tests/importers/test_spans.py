@@ -9,6 +9,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from otlp_factories import otlp_request, otlp_span
 
 from ctxviewer.importers import ImportFailed, ImportProblem
@@ -56,6 +58,15 @@ def test_ids_hex_0x_base64() -> None:
     assert normalise_id("0x03491beea3cb073d", 8) == "03491beea3cb073d"
     assert normalise_id("", 8) is None
     assert normalise_id("redacted", 8) == "redacted"
+    # base64 that happens to start with "0x" (protobuf ids through MessageToDict, about 1 in 2,000
+    # random ids): read as base64, not as "0x" hex padded with zeros
+    assert normalise_id("0XL12ARxh8YokeQKivHvpA==", 16) == "d172f5d8047187c62891e40a8af1efa4"
+    assert normalise_id(base64.b64encode(bytes.fromhex("d31505f5d80471a7")).decode(), 8) == "d31505f5d80471a7"
+
+
+@given(st.binary(min_size=8, max_size=8) | st.binary(min_size=16, max_size=16))
+def test_every_base64_id_is_read_as_its_bytes(raw: bytes) -> None:
+    assert normalise_id(base64.b64encode(raw).decode(), len(raw)) == raw.hex()
 
 
 def test_times_and_enums() -> None:

@@ -113,8 +113,10 @@ def normalise_id(value: Any, nbytes: int) -> str | None:
     if value is None or value == "":
         return None
     s = str(value).strip()
-    if s.lower().startswith("0x"):
-        s = s[2:].rjust(nbytes * 2, "0")
+    if s.lower().startswith("0x"):  # only when hex follows: base64 may start with "0x" too ("0XL12ARx...==")
+        digits = s[2:].rjust(nbytes * 2, "0")
+        if len(digits) == nbytes * 2 and _HEX.fullmatch(digits):
+            return digits.lower()
     if len(s) == nbytes * 2 and _HEX.fullmatch(s):
         return s.lower()
     try:
