@@ -35,8 +35,8 @@ from ctxviewer.assess.plausibility import implausible
 from ctxviewer.diff.conversation import conversation_key
 from ctxviewer.importers import REGISTRY, ImportFailed, ImportProblem, Registry
 from ctxviewer.importers.common.field_account import UNMAPPED_ATTRIBUTE, count_unmapped
-from ctxviewer.model.run import RunSpan
 from ctxviewer.importers.contract import Record
+from ctxviewer.model.run import RunSpan
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.assess_pool import assessed
 from ctxviewer.pipeline.derived_facts import refresh_derived
