@@ -23,12 +23,16 @@ from ctxviewer.assess.scanner.patterns import Hit, LazyPattern
 from ctxviewer.assess.scanner.prefilter import finditer
 from ctxviewer.model.findings import Severity
 
-_HEX = LazyPattern(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){12,}(?![0-9A-Za-z])")
+_HEX = LazyPattern(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){12,}(?![0-9A-Za-z])",
+                   scout=r"[0-9a-fA-F][0-9a-fA-F]{23}")  # every match starts with 24 hex digits
 _HEX_CHARS = LazyPattern(r"[0-9a-fA-F]{24,}")
-_B64 = LazyPattern(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{20,}={0,2}(?![A-Za-z0-9+/=])")
+_B64 = LazyPattern(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{20,}={0,2}(?![A-Za-z0-9+/=])",
+                   scout=(r"[^A-Za-z0-9+/][A-Za-z0-9+/]{20}", 1))  # a run of 20 after a character outside it
 _WORDS = LazyPattern(r"[A-Za-z]{2,}")
-_BINARY = LazyPattern(r"(?<![01])(?:[01]{6,9}[ \t]+){7,}[01]{6,9}(?![01])")
-_MORSE = LazyPattern(r"(?<![.\-/\w])(?:[.\-]{1,6}[ ]+(?:/[ ]+)?){7,}[.\-]{1,6}(?![.\-\w])")
+_BINARY = LazyPattern(r"(?<![01])(?:[01]{6,9}[ \t]+){7,}[01]{6,9}(?![01])",
+                      scout=r"[01][01]{5,8}[ \t]+[01]{6,9}[ \t]+[01]")  # every match starts with its first two groups
+_MORSE = LazyPattern(r"(?<![.\-/\w])(?:[.\-]{1,6}[ ]+(?:/[ ]+)?){7,}[.\-]{1,6}(?![.\-\w])",
+                     scout=r"[.\-][.\-]{0,5} +(?:/ +)?[.\-][.\-]{0,5} +(?:/ +)?[.\-]")  # likewise
 _ROT13_WORD = LazyPattern(r"\b(?:gur|naq|lbh|lbhe|vtaber|nyy|cerivbhf|vafgehpgvbaf|flfgrz|cebzcg|fnl|cnffjbeq|erfcbaq|"
                           r"ercyl|fraq|guvf|jvgu|sbe|sebz|nccebirq|nqzva)\b", re.IGNORECASE)
 """Common English words and instruction words as they read in rot13 ("gur" = "the", "vtaber" = "ignore")."""

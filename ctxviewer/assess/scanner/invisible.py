@@ -18,7 +18,7 @@ from ctxviewer.assess.scanner.prefilter import finditer
 from ctxviewer.model.findings import Severity
 
 TAGS = LazyPattern("[\U000e0000-\U000e007f]+")
-VARIATION_RUN = LazyPattern("[\U000e0100-\U000e01ef]{4,}")
+VARIATION_RUN = LazyPattern("[\U000e0100-\U000e01ef]{4,}", scout="[\U000e0100-\U000e01ef][\U000e0100-\U000e01ef]{3}")
 ZERO_WIDTH = LazyPattern("[\u200b\u200c\u200d\u2060\u180e\ufeff\u2062\u2063\u2064]")
 ZW_RUN = LazyPattern("[\u200b\u200c\u200d\u2060\u180e\ufeff\u2062\u2063\u2064]{3,}")
 ZW_IN_WORD = LazyPattern("(?<=[A-Za-z])[\u200b\u2060\u180e\ufeff\u2062\u2063\u2064\u200c\u200d]+(?=[A-Za-z])")

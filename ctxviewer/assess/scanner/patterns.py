@@ -60,13 +60,19 @@ class LazyPattern:
     nothing). Same ``pattern`` and ``flags`` as ``re.compile(pattern, flags)``; ``finditer``,
     ``search``, ``match`` and ``fullmatch`` behave exactly like the compiled pattern's."""
 
-    __slots__ = ("_compiled", "flags", "pattern")
+    __slots__ = ("_compiled", "flags", "pattern", "scout")
 
-    def __init__(self, pattern: str, flags: int = 0) -> None:
+    def __init__(self, pattern: str, flags: int = 0, *, scout: str | tuple[str, int] | None = None) -> None:
         self.pattern = pattern
         """The pattern text, as given."""
         self.flags = flags
         """The ``re`` flags, as given."""
+        self.scout = scout
+        """Optional: a regular expression (flags 0) that matches at every position where this
+        pattern can start a match, rare in prose -- the prefilter then finds candidates with one
+        search of it (:mod:`ctxviewer.assess.scanner.scout`) instead of its start literals;
+        ``(regex, 1)``: one that matches at the character before every start but the text's first. A
+        scout that misses a start would lose hits: the tests compare with the engine's own scan."""
         self._compiled: re.Pattern[str] | None = None
 
     def compiled(self) -> re.Pattern[str]:

@@ -34,6 +34,8 @@ from typing import Any, Iterable, Iterator
 
 import ahocorasick
 
+from ctxviewer.assess.scanner import scout
+from ctxviewer.assess.scanner.scout import Scout
 from ctxviewer.assess.scanner.start_sets import MAX_LITERAL, PatternLike, Start, fold
 from ctxviewer.assess.scanner.start_table import key as start_key
 from ctxviewer.assess.scanner.start_table import lookup, shipped
@@ -75,6 +77,7 @@ class _Registry:
         self.lock = threading.Lock()
         self.spec_of: dict[PatternLike, int | None] = {}
         self.guard_of: dict[PatternLike, tuple[str, ...] | None] = {}
+        self.scout_of: dict[PatternLike, Scout] = {}
         self.specs: dict[frozenset[Start], int] = {}
         self.compiled: _Compiled | None = None
 
@@ -85,10 +88,13 @@ class _Registry:
         except KeyError:
             pass
         spec, guard = lookup(pattern)  # the shipped table, else derived now
+        found = scout.derive(pattern, spec, guard)
         with self.lock:
             self.guard_of[pattern] = guard
             sid = None
-            if spec is not None:
+            if found is not None:  # one search finds its candidates: its literals stay out of the automaton
+                self.scout_of[pattern] = found
+            elif spec is not None:
                 sid = self.specs.get(spec)
                 if sid is None:
                     sid = self.specs[spec] = len(self.specs)
@@ -223,6 +229,9 @@ def finditer(pattern: PatternLike, text: str, *, force: bool = False) -> Iterato
     if len(text) < MIN_CHARS and not force and not _REGISTRY.known(pattern):
         return pattern.finditer(text)
     sid = _REGISTRY.spec_id(pattern)
+    found = _REGISTRY.scout_of.get(pattern)
+    if found is not None:
+        return scout.matches(pattern, found, text, _index_for(text).folded if found.folded else None)
     if sid is None:
         return pattern.finditer(text)
     index = _index_for(text)
