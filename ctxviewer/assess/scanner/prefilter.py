@@ -61,12 +61,30 @@ class _Compiled:
     """Automaton over the rest, run only where the text has non-ASCII characters: an automaton
     whose root has hundreds of children (CJK, Cyrillic, Devanagari...) is several times slower
     per character, and most texts are mostly ASCII."""
+    other_heads: re.Pattern[str] | None
+    """Runs of the non-ASCII characters the :attr:`other` literals may start with: the only places
+    it is run (a text's typographic quotes and dashes start none: :func:`_runs_outside`)."""
     lengths: list[int]
     users: list[tuple[tuple[int, int], ...]]
     """Per literal id: ``(spec id, d)`` for each start set holding it; a candidate start is an
     occurrence's last character + ``d``."""
     begin: frozenset[int]
     """Spec ids whose set holds the start of the text."""
+
+
+_PUNCTUATION = ((0xA0, 0xBF), (0x2010, 0x2027), (0x2030, 0x205E), (0x20A0, 0x20CF), (0x2100, 0x2BFF), (0x3000, 0x303F))
+"""Blocks of non-ASCII punctuation, spaces and symbols (Latin-1's, General Punctuation, currency,
+arrows and mathematical symbols, CJK punctuation; not the zero-width and direction
+characters) left out of the runs the :attr:`_Compiled.other`
+automaton is run on when no literal starts with one of their characters."""
+
+
+def _runs_outside(heads: set[str]) -> re.Pattern[str]:
+    """Runs of non-ASCII characters outside the :data:`_PUNCTUATION` blocks that hold none of
+    ``heads``: every literal starting with a non-ASCII character starts inside one (a class of
+    ranges: as fast as ``[^\\x00-\\x7f]+``; a class of the few hundred heads themselves is 20x slower)."""
+    blocks = "".join(f"{chr(a)}-{chr(b)}" for a, b in _PUNCTUATION if not any(a <= ord(h) <= b for h in heads))
+    return re.compile("[^\\x00-\\x7f" + blocks + "]+")
 
 
 class _Registry:
@@ -136,8 +154,10 @@ class _Registry:
             lengths = [0] * len(ids)
             for lit, n in ids.items():
                 lengths[n] = len(lit)
+            heads = {lit[0] for lit in ids if not lit[0].isascii()}
+            other_heads = _runs_outside(heads) if heads else None
             compiled = _Compiled(automata[0] if len(automata[0]) else None, automata[1] if len(automata[1]) else None,
-                                 lengths, [tuple(u) for u in users], frozenset(begin))
+                                 other_heads, lengths, [tuple(u) for u in users], frozenset(begin))
             self.compiled = compiled
         return compiled
 
@@ -145,7 +165,6 @@ class _Registry:
 _REGISTRY = _Registry()
 
 
-_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 
 class _Index:
@@ -165,9 +184,9 @@ class _Index:
                     ends[n] = [end]
                 else:
                     found.append(end)
-        if compiled.other is not None and not folded.isascii():
+        if compiled.other is not None and compiled.other_heads is not None and not folded.isascii():
             lengths = compiled.lengths
-            for run in _NON_ASCII.finditer(folded):  # such a literal starts inside a run, may end after it
+            for run in compiled.other_heads.finditer(folded):  # such a literal starts inside a run, may end after it
                 s, e = run.span()
                 for end, n in compiled.other.iter(folded, s, e + MAX_LITERAL):
                     if end - lengths[n] + 1 < e:

@@ -124,20 +124,35 @@ def line_start_guard(pattern: PatternLike) -> tuple[str, ...] | None:
     the engine."""
     try:
         tree = _parser.parse(pattern.pattern, pattern.flags)
-        items = list(tree.data)
-        while len(items) == 1 and items[0][0] is C.SUBPATTERN:
-            items = list(items[0][1][-1].data)
-        if len(items) < 2:
-            return None
-        head = items[0]
-        body = list(head[1][-1].data) if head[0] is C.SUBPATTERN else [head]
-        alts = [list(a.data) for a in body[0][1][1]] if len(body) == 1 and body[0][0] is C.BRANCH else [body]
-        for alt in alts:
-            if len(alt) != 2 or not _opens(alt[0]) or not _white_run(alt[1]):
-                return None
-        rest = _starts(items[1:], False, bool(tree.state.flags & re.MULTILINE))
+        after = _after_line_start(_unwrapped(list(tree.data)))
+        return None if after is None else _guard(after, bool(tree.state.flags & re.MULTILINE))
     except (_Unbounded, RecursionError):
         return None
+
+
+def _unwrapped(items: list[Any]) -> list[Any]:
+    while len(items) == 1 and items[0][0] is C.SUBPATTERN and not items[0][1][1] and not items[0][1][2]:
+        items = list(items[0][1][-1].data)
+    return items
+
+
+def _after_line_start(items: list[Any]) -> list[Any] | None:
+    """The items after a line-start head (``^\\s*+``, ``(?:^\\s*+|(?<=[.!?])\\s*+)``), else ``None``."""
+    if len(items) < 2:
+        return None
+    if _opens(items[0]) and _white_run(items[1]):
+        return items[2:]
+    head = items[0]
+    body = list(head[1][-1].data) if head[0] is C.SUBPATTERN else [head]
+    alts = [list(a.data) for a in body[0][1][1]] if len(body) == 1 and body[0][0] is C.BRANCH else [body]
+    for alt in alts:
+        if len(alt) != 2 or not _opens(alt[0]) or not _white_run(alt[1]):
+            return None
+    return items[1:]
+
+
+def _guard(rest_items: list[Any], multiline: bool) -> tuple[str, ...] | None:
+    rest = _starts(rest_items, False, multiline)
     if not rest or any(shift or not lit or lit[0] in " \n" for lit, shift in rest):
         return None
     return tuple(sorted({lit for lit, _shift in rest}))
