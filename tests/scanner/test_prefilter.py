@@ -49,7 +49,13 @@ def test_a_line_start_pattern_gets_a_guard_on_what_follows_the_white_space() -> 
     assert start_literals(p) == {("", 0), (".", 1), ("!", 1), ("\n", 1)}
     assert line_start_guard(p) == ("please\n", "please ", "reply", "say")
     assert line_start_guard(re.compile(r"(?<=\.)\s*\w+")) is None  # REST may start anywhere
-    assert line_start_guard(re.compile(r"(?:(?<=\.)\s*+reply)|(?:\bsay)")) is None  # not every alternative
+    # not every alternative starts a line: the guard holds for the lookbehind's candidates only, the
+    # other alternatives' literals are candidates as they are
+    mixed = re.compile(r"(?:(?<=\.)\s*+reply)|(?:\bsay)")
+    assert line_start_guard(mixed) == ("reply",)
+    assert line_start_guard(re.compile(r"(?:(?<=\.)\s*+reply)|(?:\w+say)")) is None  # one may start anywhere
+    text = "say it. reply now. Say. say" + FILLER
+    assert spans(finditer(mixed, text, force=True)) == spans(mixed.finditer(text)) == [(0, 3), (7, 13), (24, 27)]
 
 
 def test_fold_keeps_offsets_and_the_engines_case_equivalences() -> None:

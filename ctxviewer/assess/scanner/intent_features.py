@@ -28,7 +28,7 @@ from ctxviewer.assess.scanner.patterns import Hit, LazyPattern
 from ctxviewer.assess.scanner.prefilter import finditer
 from ctxviewer.model.findings import Severity
 
-_STOPS = frozenset(".!?\n")
+_STOPS = ".!?\n"
 MAX_SENTENCE = 400
 """Longer runs without ``.!?`` or a line break are not sentences (tables, code) and are skipped."""
 _ANCHOR = LazyPattern(r"\b(?:assistant|agent|bot|chatbot|ai|llm|language\s+model|copilot|whoever|user|customer|human|owner|"
@@ -97,13 +97,9 @@ def _sentence(text: str, at: int) -> tuple[int, int]:
     including the next ``.!?`` (a line break ends it too); looks at most :data:`MAX_SENTENCE` + 1
     characters either way."""
     lo = max(0, at - MAX_SENTENCE - 1)
-    start = at
-    while start > lo and text[start - 1] not in _STOPS:
-        start -= 1
+    start = max(lo, *(text.rfind(stop, lo, at) + 1 for stop in _STOPS))  # just after the last stop before at
     hi = min(len(text), at + MAX_SENTENCE + 1)
-    end = at
-    while end < hi and text[end] not in _STOPS:
-        end += 1
+    end = min((i for i in (text.find(stop, at, hi) for stop in _STOPS) if i >= 0), default=hi)  # the next stop
     if end < len(text) and text[end] in ".!?":
         end += 1
     return start, end

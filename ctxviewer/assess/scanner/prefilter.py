@@ -96,6 +96,7 @@ class _Registry:
         self.spec_of: dict[PatternLike, int | None] = {}
         self.guard_of: dict[PatternLike, tuple[str, ...] | None] = {}
         self.scout_of: dict[PatternLike, Scout] = {}
+        self.split_of: dict[PatternLike, Scout] = {}
         self.specs: dict[frozenset[Start], int] = {}
         self.compiled: _Compiled | None = None
 
@@ -106,10 +107,18 @@ class _Registry:
         except KeyError:
             pass
         spec, guard = lookup(pattern)  # the shipped table, else derived now
-        found = scout.derive(pattern, spec, guard)
+        words = frozenset(s for s in spec if s[0] and not s[1]) if spec is not None and guard else frozenset()
+        found = scout.derive(pattern, spec, guard) if not words else None
+        split = None
+        if words and spec is not None:  # the guard is the line-start alternatives' only (partial)
+            split = scout.derive(pattern, spec - words, guard)
+            spec = words if split is not None else spec
+            guard = None
         with self.lock:
             self.guard_of[pattern] = guard
             sid = None
+            if split is not None:  # the other alternatives' literals from the automaton, these by a scout
+                self.split_of[pattern] = split
             if found is not None:  # one search finds its candidates: its literals stay out of the automaton
                 self.scout_of[pattern] = found
             elif spec is not None:
@@ -255,6 +264,9 @@ def finditer(pattern: PatternLike, text: str, *, force: bool = False) -> Iterato
         return pattern.finditer(text)
     index = _index_for(text)
     cands = index.positions(sid)
+    split = _REGISTRY.split_of.get(pattern)
+    if split is not None:
+        cands = sorted(cands + scout.candidates(split, index.folded))
     if not force and len(cands) > MAX_DENSITY * len(text):
         return pattern.finditer(text)
     return _matches_at(pattern, text, cands, index.folded, _REGISTRY.guard_of.get(pattern))

@@ -112,6 +112,18 @@ def trie(literals: set[str]) -> str:
 _SPACE_RUN = re.compile("[ \n]*")
 
 
+def candidates(scout: Scout, folded: str) -> list[int]:
+    """Every candidate ``scout`` finds in the case-folded text, in order (a scout over the folded
+    text whose matches are one character long: the lookbehind characters of a pattern's
+    line-start alternatives, its other alternatives' candidates coming from the automaton)."""
+    out = []
+    if scout.begin is not None and (not scout.begin or folded.startswith(scout.begin, _SPACE_RUN.match(folded).end())):  # type: ignore[union-attr]
+        out.append(0)
+    shift = scout.shift
+    out.extend(m.start() + shift for m in scout.compiled().finditer(folded))
+    return out
+
+
 def matches(pattern: Any, scout: Scout, text: str, folded: str | None) -> Iterator[re.Match[str]]:
     """The matches of ``pattern.finditer(text)``, trying ``pattern`` only where ``scout`` finds a
     candidate. ``folded`` is the case-folded text (needed when ``scout.folded``). The pattern

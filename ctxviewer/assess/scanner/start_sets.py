@@ -119,15 +119,43 @@ def line_start_guard(pattern: PatternLike) -> tuple[str, ...] | None:
     """For a pattern that starts a sentence or a line -- every top-level alternative begins with
     ``^`` or a lookbehind and then only white space (``(?:^\\s*+|(?<=[.!?])\\s*+|(?<=\\n)[ \\t]*+)REST``)
     -- the literals one of which REST starts with (none of them starting with white space), else
-    ``None``. Its candidates (after every full stop...) are many; one whose next non-space
+    ``None``. For top-level alternatives only some of which are so (the others starting with
+    literals), the same literals of those that are: then a guard on the candidates of the start
+    set's lookbehind characters and start of the text only (:func:`_partial_guard`). Its candidates (after every full stop...) are many; one whose next non-space
     characters start none of these cannot match, so :func:`finditer` skips it without calling
     the engine."""
     try:
         tree = _parser.parse(pattern.pattern, pattern.flags)
-        after = _after_line_start(_unwrapped(list(tree.data)))
-        return None if after is None else _guard(after, bool(tree.state.flags & re.MULTILINE))
+        multiline = bool(tree.state.flags & re.MULTILINE)
+        items = _unwrapped(list(tree.data))
+        after = _after_line_start(items)
+        if after is not None:
+            return _guard(after, multiline)
+        if len(items) == 1 and items[0][0] is C.BRANCH:
+            return _partial_guard([_unwrapped(list(alt.data)) for alt in items[0][1][1]], multiline)
     except (_Unbounded, RecursionError):
         return None
+    return None
+
+
+def _partial_guard(alternatives: list[list[Any]], multiline: bool) -> tuple[str, ...] | None:
+    """The guard of top-level alternatives some of which start a sentence or a line and the others
+    with literals (shift 0, not the start of the text): the literals one of which the line-start
+    alternatives' REST starts with -- a guard on the candidates of the start set's lookbehind
+    characters and start of the text only (the others' literals are candidates as they are)."""
+    guard: set[str] = set()
+    for body in alternatives:
+        after = _after_line_start(body)
+        if after is not None:
+            got = _guard(after, multiline)
+            if got is None:
+                return None
+            guard.update(got)
+            continue
+        starts = _starts(body, True, multiline)
+        if not starts or any(shift or not lit for lit, shift in starts):
+            return None
+    return tuple(sorted(guard)) if guard else None
 
 
 def _unwrapped(items: list[Any]) -> list[Any]:
