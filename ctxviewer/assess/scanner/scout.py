@@ -80,10 +80,8 @@ def derive(pattern: Any, spec: frozenset[Start] | None, guard: tuple[str, ...] |
     chars = sorted(lit for lit, shift in spec if lit)
     if not chars or any(len(lit) != 1 or shift != 1 for lit, shift in spec if lit):
         return None
-    ahead = "(?=[ \\n]*+" + trie(set(guard)) + ")"
-    # one flat alternation, each alternative led by its own character: the engine then skips to
-    # the characters that can lead a match (its "charset prefix"), as it does for a class
-    regex = "(?:" + "|".join(re.escape(c) + ahead for c in chars) + ")"
+    # a class first: the engine skips to the characters in it (its "charset prefix")
+    regex = "[" + "".join(re.escape(c) for c in chars) + "](?=[ \\n]*+" + trie(set(guard)) + ")"
     return Scout(regex, 0, 1, True, guard if ("", 0) in spec else None)
 
 
