@@ -14,6 +14,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Protocol, runtime_checkable
 
+from ctxviewer.assess.scanner.compiled_cache import compile_pattern
 from ctxviewer.assess.scanner.prefilter import finditer
 from ctxviewer.model.findings import Severity
 
@@ -54,6 +55,10 @@ class Rule(Protocol):
         ...
 
 
+MADE: list[tuple[str, int]] = []
+"""``(pattern, flags)`` of every :class:`LazyPattern` made in this process (the compiled-code table's build)."""
+
+
 class LazyPattern:
     """A regular expression compiled when first used, not at import (compiling the
     scanner's ~200 patterns took ~0.1 s of every command's start-up, also of commands that scan
@@ -74,11 +79,13 @@ class LazyPattern:
         ``(regex, 1)``: one that matches at the character before every start but the text's first. A
         scout that misses a start would lose hits: the tests compare with the engine's own scan."""
         self._compiled: re.Pattern[str] | None = None
+        MADE.append((pattern, flags))
 
     def compiled(self) -> re.Pattern[str]:
-        """The compiled pattern (compiled on the first call; raises ``re.error`` for a bad pattern)."""
+        """The compiled pattern (compiled on the first call, from the shipped engine code when it is
+        current: :mod:`ctxviewer.assess.scanner.compiled_cache`; raises ``re.error`` for a bad pattern)."""
         if self._compiled is None:
-            self._compiled = re.compile(self.pattern, self.flags)
+            self._compiled = compile_pattern(self.pattern, self.flags)
         return self._compiled
 
     def finditer(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> Iterator[re.Match[str]]:

@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+from ctxviewer.assess.scanner.compiled_cache import compile_pattern
 from ctxviewer.assess.scanner.start_sets import Start
 
 
@@ -49,7 +50,8 @@ class Scout:
     after its leading ``[ \\n]*``, starts with one of these (``()``: always)."""
 
     def compiled(self) -> re.Pattern[str]:
-        """The compiled scout (cached by ``re``'s own cache of compiled patterns)."""
+        """The compiled scout (compiled once, from the shipped engine code when it is current:
+        :mod:`ctxviewer.assess.scanner.compiled_cache`)."""
         return _compile(self.regex, self.flags)
 
 
@@ -59,7 +61,7 @@ _CACHE: dict[tuple[str, int], re.Pattern[str]] = {}
 def _compile(regex: str, flags: int) -> re.Pattern[str]:
     got = _CACHE.get((regex, flags))
     if got is None:
-        got = _CACHE[(regex, flags)] = re.compile(regex, flags)
+        got = _CACHE[(regex, flags)] = compile_pattern(regex, flags)
     return got
 
 

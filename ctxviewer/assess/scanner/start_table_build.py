@@ -1,6 +1,7 @@
 """Writing the shipped start-set table (:mod:`ctxviewer.assess.scanner.start_table`) of every
-registered rule's patterns into ``ctxviewer/resources``: run after changing a pattern or the
-derivation (:mod:`ctxviewer.assess.scanner.start_sets`)::
+registered rule's patterns, and the compiled engine code of every scanner pattern
+(:mod:`ctxviewer.assess.scanner.compiled_cache`), into ``ctxviewer/resources``: run after changing
+a pattern, the derivation (:mod:`ctxviewer.assess.scanner.start_sets`) or the Python release::
 
     python -m ctxviewer.assess.scanner.start_table_build
 
@@ -10,12 +11,28 @@ imports the rule registry above it. No Qt here.
 
 from __future__ import annotations
 
+import importlib
 import json
+import pkgutil
 from pathlib import Path
+from typing import Any
 
-from ctxviewer.assess.scanner import registry
+from ctxviewer.assess import scanner
+
+from ctxviewer.assess.scanner import compiled_cache, patterns, prefilter, registry
 from ctxviewer.assess.scanner.start_table import RESOURCE, build
 from ctxviewer.util import assets
+
+
+def compiled_table() -> dict[str, Any]:
+    """The compiled-code table (:func:`ctxviewer.assess.scanner.compiled_cache.build`) of every
+    :class:`~ctxviewer.assess.scanner.patterns.LazyPattern` of the scanner's modules and every scout
+    the prefilter derives (:mod:`ctxviewer.assess.scanner.scout`)."""
+    for module in pkgutil.iter_modules(scanner.__path__):  # every module's patterns, not only the rules'
+        importlib.import_module(f"{scanner.__name__}.{module.name}")
+    registry._learn()
+    scouts = [(s.regex, s.flags) for s in (*prefilter._REGISTRY.scout_of.values(), *prefilter._REGISTRY.split_of.values())]
+    return compiled_cache.build([*patterns.MADE, *scouts])
 
 
 def main() -> None:
@@ -26,6 +43,10 @@ def main() -> None:
     path.write_text('{"fingerprint": ' + json.dumps(table["fingerprint"]) + ',\n"patterns": {\n' + ",\n".join(lines) + "\n}}\n",
                     encoding="utf-8")
     print(f"wrote {len(table['patterns'])} patterns to {path}")
+    code_path = Path(str(assets.files().joinpath(compiled_cache.RESOURCE)))
+    code = compiled_table()
+    code_path.write_text(json.dumps(code, ensure_ascii=False, sort_keys=True, indent=0) + "\n", encoding="utf-8")
+    print(f"wrote the compiled code of {len(code['patterns'])} patterns to {code_path}")
 
 
 if __name__ == "__main__":
