@@ -16,7 +16,9 @@ as something to call; :mod:`.sinks` reads the response and tool-call arguments
 for data leaving (exfiltration images, arguments quoting flagged text); :mod:`.trace_scan` scans one trace, :mod:`.text_scan`
 one text outside a trace (``ctxviewer scan``). The rules' shapes are :mod:`.patterns`; the fast
 path over long texts is :mod:`.prefilter`, with the literals every match starts with derived in
-:mod:`.start_sets` and shipped as a table (:mod:`.start_table`). :mod:`.provenance` names the
+:mod:`.start_sets` and shipped as a table (:mod:`.start_table`), and one regular-expression search
+for the patterns whose start literals are common characters (:mod:`.scout`); the patterns'
+compiled engine code is shipped too (:mod:`.compiled_cache`: no compile on first use). :mod:`.provenance` names the
 attack families each pattern was tuned on, for the leave-one-family-out evaluation.
 
 A scan that finds nothing says :data:`CLEAN` -- "no instruction-like text found" -- never
@@ -29,7 +31,7 @@ A rule is an object of the :class:`~.patterns.Rule` shape: ``id`` (``"injection.
 :func:`register`, then plug-ins of the entry-point group ``ctxviewer.scanner_rules``
 (``[project.entry-points."ctxviewer.scanner_rules"] myrule = "mypkg.rules:RULE"``). A new
 built-in rule is a module here, listed in :data:`.registry.BUILTIN`; after changing a pattern,
-rebuild the prefilter's start-set table (:mod:`.start_table_build`) and give each new pattern
+rebuild the prefilter's start-set table and the compiled code (:mod:`.start_table_build`) and give each new pattern
 its origin in :mod:`.provenance` (``docs/scanner-families.md``). A rule that raises or a
 plug-in that does not load is a problem record in ``RULES.problems``, never a lost scan.
 

@@ -121,9 +121,9 @@ def line_start_guard(pattern: PatternLike) -> tuple[str, ...] | None:
     -- the literals one of which REST starts with (none of them starting with white space), else
     ``None``. For top-level alternatives only some of which are so (the others starting with
     literals), the same literals of those that are: then a guard on the candidates of the start
-    set's lookbehind characters and start of the text only (:func:`_partial_guard`). Its candidates (after every full stop...) are many; one whose next non-space
-    characters start none of these cannot match, so :func:`finditer` skips it without calling
-    the engine."""
+    set's lookbehind characters and start of the text only (:func:`_partial_guard`). Its
+    candidates (after every full stop...) are many; one whose next non-space characters start
+    none of these cannot match, so the prefilter skips it without calling the engine."""
     try:
         tree = _parser.parse(pattern.pattern, pattern.flags)
         multiline = bool(tree.state.flags & re.MULTILINE)
