@@ -21,6 +21,7 @@ Regenerate it with the start-set table after changing a pattern::
 
 from __future__ import annotations
 
+import _sre  # type: ignore[import-not-found]
 import array
 import base64
 import functools
@@ -28,10 +29,8 @@ import json
 import re
 import sys
 import zlib
-from re import _compiler, _parser
+from re import _compiler, _parser  # type: ignore[attr-defined]
 from typing import Any, Iterable
-
-import _sre
 
 from ctxviewer.util import assets
 

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from ctxviewer.assess import scanner
-
 from ctxviewer.assess.scanner import compiled_cache, patterns, prefilter, registry
 from ctxviewer.assess.scanner.start_table import RESOURCE, build
 from ctxviewer.util import assets
