@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from ctxviewer.gui.reload import ReloadController
@@ -51,6 +51,7 @@ class ListenController(QObject):
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self.refresh)
         self.act_listen = QAction(START_TEXT, window.host)
+        self.act_listen.setShortcut(QKeySequence("Ctrl+Shift+L"))  # every action has a key (Help › Keyboard Shortcuts)
         self.act_listen.setStatusTip("Receive OpenTelemetry spans over OTLP/HTTP on 127.0.0.1 into a database")
         self.act_listen.triggered.connect(self.toggle)
         window.menu("&File").insertAction(window.act_quit, self.act_listen)
