@@ -13,6 +13,7 @@ the window or quitting stops the receiver: what is queued is written first. Plai
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -20,8 +21,10 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QHBoxLayout, QLabel, QP
 
 from ctxviewer.gui.reload import ReloadController
 from ctxviewer.gui.window_api import WindowApi
-from ctxviewer.pipeline.live_writer import LiveCounts
-from ctxviewer.pipeline.otlp_receiver import DEFAULT_PORT, Receiver
+
+if TYPE_CHECKING:  # the receiver and its writer load when the user starts listening, not at start-up
+    from ctxviewer.pipeline.live_writer import LiveCounts
+    from ctxviewer.pipeline.otlp_receiver import Receiver
 
 REFRESH_MS = 1000
 """Least time between two re-reads of the list while spans arrive (milliseconds)."""
@@ -89,11 +92,14 @@ class ListenController(QObject):
         if path:
             self.start(path)
 
-    def start(self, path: str | Path, port: int = DEFAULT_PORT) -> bool:
+    def start(self, path: str | Path, port: int | None = None) -> bool:
         """Listen on 127.0.0.1 ``port`` (a free port when it is taken) into ``path`` and open it.
-        False (with an error dialog) when the database cannot be written."""
+        False (with an error dialog) when the database cannot be written. ``port`` ``None``: the
+        OTLP/HTTP default (:data:`ctxviewer.pipeline.otlp_receiver.DEFAULT_PORT`, 4318)."""
+        from ctxviewer.pipeline.otlp_receiver import DEFAULT_PORT, Receiver
         from ctxviewer.store import StoreError
 
+        port = DEFAULT_PORT if port is None else port
         self.stop()
         receiver = None
         for p in (port, 0):
