@@ -11,6 +11,7 @@
 * :mod:`.langfuse` -- Langfuse trace downloads (``langfuse.runs``: its observations as run steps); :mod:`.langfuse_chatml` -- Langfuse normalised ChatML;
 * :mod:`.langsmith` -- LangSmith runs;
 * :mod:`.litellm` -- LiteLLM ``StandardLoggingPayload`` logs;
+* :mod:`.mlflow` -- MLflow traces (v3 JSON, also embedded in Databricks agent responses);
 * :mod:`.promptfoo` -- promptfoo eval exports;
 * :mod:`.provider_api` -- provider API request + response JSON.
 

@@ -1,0 +1,295 @@
+"""MLflow traces (trace schema v3: ``Trace.to_json()``, ``mlflow traces get``) -> one
+:class:`~ctxviewer.model.trace.RequestTrace` per model-call span, as the OTel importer does.
+
+Fields (``mlflow/mlflow``: ``mlflow/entities/trace.py``, ``trace_info.py``, ``span.py``,
+``mlflow/tracing/constant.py`` ``SpanAttributeKey`` / ``TokenUsageKey`` / ``TraceMetadataKey``):
+
+* a file holds one trace ``{info, data: {spans}}``, a list of them, ``{"traces": [...]}``, JSON
+  Lines of them, or a Databricks agent response embedding one as ``databricks_output.trace``;
+* ``info.trace_id`` (``tr-<hex>``) names the trace; ``info.trace_metadata`` gives
+  ``mlflow.trace.session`` / ``mlflow.trace.user`` (and ``mlflow.trace.tokenUsage``, a JSON string,
+  used when the span has none); ``info.assessments`` become ``ctxviewer.scores``
+  (:mod:`ctxviewer.importers.common.scores`: name ``assessment_name``, value ``feedback.value`` or
+  ``expectation.value``, source ``"mlflow assessment"``, comment ``rationale``);
+* span attribute values are **JSON-encoded strings**, even scalars (``"\\"LLM\\""``), decoded here;
+  a span whose ``mlflow.spanType`` is ``LLM`` or ``CHAT_MODEL`` is a model call. Its
+  ``mlflow.spanInputs`` / ``mlflow.spanOutputs`` are the provider-native request / response
+  (``mlflow.message.format`` names it: ``openai``, ``anthropic``...), read by the provider-API
+  reader (:func:`ctxviewer.importers.common.exchanges.call_from_exchange`); other shapes fall back to
+  the generic message normaliser. ``mlflow.chat.tools`` are the tool definitions;
+  ``mlflow.chat.tokenUsage`` the usage (``input_tokens``, ``output_tokens``,
+  ``cache_read_input_tokens``, ``cache_creation_input_tokens``; when ``total_tokens`` equals input +
+  output + cache the input excluded the cache and it is added back, the OTel rule);
+  ``mlflow.llm.model`` / ``mlflow.llm.provider`` the endpoint; ``mlflow.llm.cost`` is kept as an attribute;
+* span ids may be base64 of the binary OTel ids (normalised to hex); times are Unix nanoseconds.
+
+Every other span attribute is kept verbatim on the trace (``mlflow.*`` names kept), and the keys of
+``info`` not read are named in ``ctxviewer.unmapped``. A bad span or trace is a problem naming the
+file and record (``traces[1] span 3f2a…``); the rest loads. No Qt here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Iterator
+
+from ctxviewer.importers.common import messages as gm
+from ctxviewer.importers.common import provider_messages as pm
+from ctxviewer.importers.common.containers import head_text, load_documents
+from ctxviewer.importers.common.exchanges import call_from_exchange
+from ctxviewer.importers.common.field_account import unmapped_attribute
+from ctxviewer.importers.common.llm_call import LLMCall, build_trace
+from ctxviewer.importers.common.scores import score, scores_attribute
+from ctxviewer.importers.common.values import normalise_id, parse_time, span_status
+from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
+from ctxviewer.model.trace import Usage
+
+NAME = "mlflow"
+SOURCE = "mlflow assessment"
+"""The ``source`` of every score read from ``info.assessments``."""
+CHAT_SPAN_TYPES = frozenset({"LLM", "CHAT_MODEL"})
+"""``mlflow.spanType`` values of a model call (``mlflow.entities.SpanType``)."""
+
+READ_ATTRIBUTES = frozenset({"mlflow.spanType", "mlflow.spanInputs", "mlflow.spanOutputs", "mlflow.chat.tools",
+                             "mlflow.chat.tokenUsage", "mlflow.llm.model", "mlflow.llm.provider",
+                             "mlflow.message.format", "mlflow.traceRequestId"})
+"""Span attributes mapped to trace fields (the others are kept verbatim on the trace)."""
+
+READ_INFO = frozenset({"trace_id", "request_id", "trace_metadata", "assessments", "request_time", "timestamp_ms",
+                       "execution_duration_ms", "execution_time_ms", "state", "status", "client_request_id",
+                       "trace_location", "request_preview", "response_preview", "tags"})
+"""Keys of ``info`` read (the previews repeat the root span's inputs/outputs; tags are kept)."""
+
+
+def decode(value: Any) -> Any:
+    """An MLflow span attribute value: a JSON-encoded string decoded (``"\\"LLM\\""`` -> ``"LLM"``);
+    a string that is not JSON, or any other value, as it is."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def traces_of(doc: Any) -> list[Any] | None:
+    """The MLflow traces of one parsed document (see module docstring), or ``None`` if it holds none."""
+    if isinstance(doc, Mapping):
+        out = doc.get("databricks_output")
+        if isinstance(out, Mapping) and isinstance(out.get("trace"), Mapping):
+            return [out["trace"]]
+        if isinstance(doc.get("traces"), list):
+            return list(doc["traces"])
+        if isinstance(doc.get("info"), Mapping) and "data" in doc:
+            return [doc]
+        return None
+    if isinstance(doc, list) and doc and isinstance(doc[0], Mapping) and "info" in doc[0] and "data" in doc[0]:
+        return list(doc)
+    return None
+
+
+def _trace_id(info: Mapping[str, Any]) -> str | None:
+    tid = info.get("trace_id") or info.get("request_id")
+    return str(tid) if tid else None
+
+
+def assessment_scores(info: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """``info.assessments`` (``mlflow.entities.Assessment.to_dictionary``) in the shared score shape:
+    ``{name: assessment_name, value: feedback.value | expectation.value, source: "mlflow assessment"
+    (:data:`SOURCE`), comment: rationale}``; an assessment that is not an object is skipped (who gave
+    it: :func:`assessment_sources`)."""
+    out = []
+    for a in info.get("assessments") or []:
+        if not isinstance(a, Mapping):
+            continue
+        body = a.get("feedback") if isinstance(a.get("feedback"), Mapping) else a.get("expectation")
+        value = body.get("value") if isinstance(body, Mapping) else None
+        out.append(score(a.get("assessment_name") or a.get("name") or "assessment", value, SOURCE, a.get("rationale")))
+    return out
+
+
+def assessment_sources(info: Mapping[str, Any]) -> dict[str, Any]:
+    """``{"mlflow.assessment_sources": [{name, source_type, source_id}, ...]}`` -- who gave each
+    assessment (``HUMAN``, ``LLM_JUDGE``, ``CODE``), which the shared score shape has no field for;
+    ``{}`` when no assessment names a source."""
+    found = []
+    for a in info.get("assessments") or []:
+        src = a.get("source") if isinstance(a, Mapping) else None
+        if isinstance(src, Mapping) and (src.get("source_type") or src.get("source_id")):
+            found.append({"name": a.get("assessment_name"), "source_type": src.get("source_type"),
+                          "source_id": src.get("source_id")})
+    return {"mlflow.assessment_sources": found} if found else {}
+
+
+def mlflow_usage(raw: Any) -> Usage | None:
+    """``mlflow.chat.tokenUsage`` (``TokenUsageKey``) as :class:`Usage` (tokens; input includes
+    cache: added back when ``total_tokens`` shows it was left out); ``None`` when not an object."""
+    u = decode(raw)
+    if not isinstance(u, Mapping):
+        return None
+    inp, out = pm.int_or_none(u.get("input_tokens")), pm.int_or_none(u.get("output_tokens"))
+    read, made = pm.int_or_none(u.get("cache_read_input_tokens")), pm.int_or_none(u.get("cache_creation_input_tokens"))
+    total = pm.int_or_none(u.get("total_tokens"))
+    cache = (read or 0) + (made or 0)
+    if inp is not None and out is not None and cache and total == inp + out + cache:
+        inp += cache
+    return Usage(input_tokens=inp, output_tokens=out, cached_input_tokens=read, cache_creation_input_tokens=made)
+
+
+def _generic_call(inputs: Any, outputs: Any, trace_id: str) -> LLMCall:
+    """A call whose inputs are not a provider request: messages by the generic normaliser
+    (``{"messages": [...]}``, a message list, a prompt string), output as text or messages."""
+    call = LLMCall(trace_id=trace_id, source_format=NAME)
+    source = inputs.get("messages", inputs.get("prompt", inputs)) if isinstance(inputs, Mapping) else inputs
+    if source is not None:
+        if isinstance(source, Mapping):
+            source = gm.compact_json(source)
+        call.messages = gm.parse_messages(source) or []
+        call.messages = [m if m.get("role") else {**m, "role": "user"} for m in call.messages]
+    if outputs is not None:
+        text = outputs if isinstance(outputs, str) else gm.compact_json(outputs)
+        call.output = [{"role": "assistant", "parts": [{"type": "text", "content": text}]}]
+    return call
+
+
+def call_from_span(span: Mapping[str, Any], attrs: Mapping[str, Any], trace_id: str,
+                   warnings: list[str]) -> LLMCall:
+    """One model-call span (attributes already decoded) as an :class:`LLMCall` (see module docstring);
+    ``warnings`` gets what could not be read."""
+    inputs, outputs = attrs.get("mlflow.spanInputs"), attrs.get("mlflow.spanOutputs")
+    fmt = attrs.get("mlflow.message.format")
+    try:
+        call, notes = call_from_exchange(inputs, outputs if outputs is not None else {}, trace_id,
+                                         uri="anthropic" if fmt == "anthropic" else None, fmt=NAME)
+        warnings += notes
+        call.trace_id = trace_id
+        call.provider = None  # told by the request's shape, not recorded: only mlflow.llm.provider / message.format say it
+        if call.output is None and outputs is not None:
+            call.output = _generic_call(None, outputs, trace_id).output
+    except (ValueError, TypeError, AttributeError):
+        call = _generic_call(inputs, outputs, trace_id)
+    usage = mlflow_usage(attrs.get("mlflow.chat.tokenUsage"))
+    if usage is not None:
+        call.usage = usage
+    tools = attrs.get("mlflow.chat.tools")
+    if isinstance(tools, list) and tools:
+        call.tools = pm.openai_tool_definitions(tools)
+    call.model = pm._str(attrs.get("mlflow.llm.model")) or call.model
+    call.provider = pm._str(attrs.get("mlflow.llm.provider")) or call.provider or (fmt if isinstance(fmt, str) else None)
+    for key, path in (("start_time_unix_nano", "start"), ("end_time_unix_nano", "end")):
+        try:
+            when = parse_time(span.get(key))
+        except ValueError as exc:
+            warnings.append(f"{key}: {exc}; {path} not recorded")
+            when = None
+        if path == "start":
+            call.created = when
+        else:
+            call.ended = when
+            call.ended_recorded = when is not None or span.get(key) not in (None, "", 0, "0")
+    call.status, call.status_message = span_status(span.get("status"))
+    call.attributes = {**call.attributes, **{k: v for k, v in attrs.items() if k not in READ_ATTRIBUTES}}
+    if span.get("name"):
+        call.attributes["mlflow.span.name"] = span["name"]
+    return call
+
+
+def _spans(trace: Mapping[str, Any]) -> list[Any]:
+    data = trace.get("data")
+    spans = data.get("spans") if isinstance(data, Mapping) else None
+    if not isinstance(spans, list):
+        raise ValueError("data.spans is not a list")
+    return spans
+
+
+def load_trace(trace: Any, file: str, record: str) -> Iterator[Record]:
+    """The model-call traces of one MLflow trace, then a problem for each bad span or value."""
+    if not isinstance(trace, Mapping) or not isinstance(trace.get("info"), Mapping):
+        yield ImportProblem(file, record, "not an MLflow trace (no info object)", dropped=1)
+        return
+    info = trace["info"]
+    try:
+        spans = _spans(trace)
+    except ValueError as exc:
+        yield ImportProblem(file, record, str(exc), dropped=1)
+        return
+    tid = _trace_id(info) or record
+    meta = info.get("trace_metadata") if isinstance(info.get("trace_metadata"), Mapping) else {}
+    scores = {**scores_attribute(assessment_scores(info)), **assessment_sources(info)}
+    location = info.get("trace_location")
+    experiment = location.get("mlflow_experiment") if isinstance(location, Mapping) else None
+    if isinstance(experiment, Mapping) and experiment.get("experiment_id") is not None:
+        scores["mlflow.experiment_id"] = str(experiment["experiment_id"])
+    unmapped = unmapped_attribute(k for k, v in info.items() if k not in READ_INFO and v not in (None, "", [], {}))
+    chats: list[tuple[str, Mapping[str, Any], dict[str, Any]]] = []
+    for n, sp in enumerate(spans):
+        if not isinstance(sp, Mapping):
+            yield ImportProblem(file, f"{record} data.spans[{n}]", f"span is {type(sp).__name__}, not an object",
+                                dropped=1)
+            continue
+        attrs = sp.get("attributes")
+        attrs = {str(k): decode(v) for k, v in attrs.items()} if isinstance(attrs, Mapping) else {}
+        sid = normalise_id(sp.get("span_id"), 8)
+        if str(attrs.get("mlflow.spanType") or "").upper() in CHAT_SPAN_TYPES:
+            chats.append((f"{record} span {sid or n}", sp, attrs))
+    for where, sp, attrs in chats:
+        sid = normalise_id(sp.get("span_id"), 8)
+        warnings: list[str] = []
+        try:
+            call = call_from_span(sp, attrs, tid if len(chats) == 1 else f"{tid}/{sid}", warnings)
+            call.session_id = pm._str(meta.get("mlflow.trace.session"))
+            call.user_id = pm._str(meta.get("mlflow.trace.user"))
+            if call.usage == Usage() and len(chats) == 1:
+                call.usage = mlflow_usage(meta.get("mlflow.trace.tokenUsage")) or call.usage
+            call.attributes.update({"mlflow.trace_id": tid, **({"mlflow.span_id": sid} if sid else {})})
+            tags = info.get("tags")
+            if isinstance(tags, Mapping) and tags:
+                call.attributes["mlflow.tags"] = dict(tags)
+            trace_out, notes = build_trace(call)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            yield ImportProblem(file, where, f"cannot map the MLflow span: {exc}", dropped=1)
+            continue
+        yield replace(trace_out, attributes={**trace_out.attributes, **scores, **unmapped})
+        for message in warnings + notes:
+            yield ImportProblem(file, where, message)
+    if not chats:
+        yield ImportProblem(file, record, f"MLflow trace {tid} has no LLM or CHAT_MODEL span ({len(spans)} span(s))")
+
+
+class MlflowImporter:
+    """The ``mlflow`` importer (see module docstring)."""
+
+    name = NAME
+    records_omissions = False
+    description = "MLflow traces (v3 JSON: info + data.spans; also embedded as databricks_output.trace)"
+
+    def sniff(self, path: Path, head: bytes) -> float:
+        """:data:`~ctxviewer.importers.contract.SPECIFIC` when the head holds an MLflow span
+        attribute (``mlflow.spanType``) or trace metadata key (``mlflow.trace_schema.version``); else 0."""
+        text = head_text(head)
+        return SPECIFIC if ('"mlflow.spanType"' in text or '"mlflow.trace_schema.version"' in text) else 0.0
+
+    def load(self, path: Path) -> Iterator[Record]:
+        """One trace per model-call span, in file order, and problems naming bad traces and spans.
+        Raises :class:`ImportFailed` when the file holds no MLflow trace."""
+        file, found = str(path), False
+        for record, doc in load_documents(path):
+            if isinstance(doc, Exception):
+                yield ImportProblem(file, record, str(doc), dropped=1)
+                continue
+            traces = traces_of(doc)
+            if traces is None:
+                yield ImportProblem(file, record, "not an MLflow trace (expected info + data.spans)", dropped=1)
+                continue
+            found = True
+            for i, tr in enumerate(traces):
+                where = record if len(traces) == 1 else (f"traces[{i}]" if record == "document" else f"{record} traces[{i}]")
+                yield from load_trace(tr, file, where)
+        if not found:
+            raise ImportFailed(f"{path}: no MLflow traces (expected info + data.spans)")
+
+
+IMPORTER = MlflowImporter()

@@ -1,0 +1,112 @@
+"""The MLflow trace (v3) importer: field mapping on the golden inputs (tests/importers/golden/mlflow/),
+and malformed records as warnings naming the file and record while the rest loads."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ctxviewer.importers import REGISTRY, ImportProblem
+from ctxviewer.importers.formats.mlflow import IMPORTER, decode, mlflow_usage
+from ctxviewer.model.trace import Kind, RequestTrace, Usage
+
+GOLDEN = Path(__file__).resolve().parent / "golden" / "mlflow"
+
+
+def _load(path: Path) -> tuple[list[RequestTrace], list[ImportProblem]]:
+    records = list(IMPORTER.load(path))
+    return ([r for r in records if isinstance(r, RequestTrace)], [r for r in records if isinstance(r, ImportProblem)])
+
+
+def test_openai_chat_span_is_one_trace_with_tools_usage_and_assessments() -> None:
+    path = GOLDEN / "openai-tool-call.trace.json"
+    assert REGISTRY.detect(path, []).name == "mlflow"
+    traces, problems = _load(path)
+    assert problems == []
+    (t,) = traces  # the AGENT and TOOL spans are not model calls
+    assert t.trace_id == "tr-8d1f5c3b2a794e0f9c6b5a4d3e2f1a0b"
+    assert (t.endpoint.provider, t.endpoint.model) == ("openai", "gpt-4o-mini")
+    assert [(i.kind, i.id) for i in t.items] == [(Kind.POLICY, "msg-0"), (Kind.USER, "msg-1"), (Kind.TOOL, "get_weather")]
+    assert t.user_request == "Is it raining in Lisbon?"
+    assert [(c.name, c.arguments) for c in t.tool_calls] == [("get_weather", '{"city": "Lisbon"}')]
+    assert t.usage == Usage(input_tokens=91, output_tokens=17)
+    assert (t.session_id, t.user_id) == ("sess-42", "ana@example.com")
+    assert t.attributes["mlflow.span_id"] == "5555666677778888"  # base64 of the binary span id, as hex
+    assert t.attributes["mlflow.llm.cost"]["total_cost"] == 2.385e-05
+    assert t.attributes["ctxviewer.duration_ms"] == 600.0
+    assert list(t.attributes["ctxviewer.scores"]) == [
+        {"name": "correctness", "value": "yes", "source": "mlflow assessment",
+         "comment": "The answer matches the tool result."},
+        {"name": "thumbs", "value": True, "source": "mlflow assessment", "comment": None},
+        {"name": "expected_facts", "value": ("no rain",), "source": "mlflow assessment", "comment": None}]
+    assert [s["source_type"] for s in t.attributes["mlflow.assessment_sources"]] == ["LLM_JUDGE", "HUMAN", "HUMAN"]
+
+
+def test_anthropic_span_adds_cache_back_and_bad_records_are_named() -> None:
+    path = GOLDEN / "anthropic-cache-and-bad-span.traces.json"
+    traces, problems = _load(path)
+    (t,) = traces
+    # total 61 = 12 input + 9 output + 40 cache read: MLflow's input left the cache out (OTel rule: included)
+    assert t.usage == Usage(input_tokens=52, output_tokens=9, cached_input_tokens=40, cache_creation_input_tokens=0)
+    assert t.endpoint.provider == "anthropic"
+    assert t.items[0].content == "You summarise tickets."
+    assert t.response is not None and t.response.text == "Printer jams on the second page."
+    assert t.attributes["otel.status_code"] == "error"
+    assert t.attributes["otel.status_message"] == "RateLimitError after retry"
+    assert [(p.record, p.message, p.dropped) for p in problems] == [
+        ("traces[0] data.spans[1]", "span is str, not an object", 1),
+        ("traces[1]", "data.spans is not a list", 1)]
+    assert all(p.file == str(path) for p in problems)
+
+
+def test_databricks_embedded_trace_and_a_plain_text_output() -> None:
+    (t,), problems = _load(GOLDEN / "databricks-embedded.response.json")
+    assert problems == []
+    assert t.trace_id == "tr-1234abcd"
+    assert t.endpoint.provider is None  # not recorded: the request's shape does not say who served it
+    assert t.endpoint.model == "databricks-claude"
+    assert t.response is not None and t.response.text == "Hello"
+
+
+def test_attribute_values_are_json_strings_even_for_scalars() -> None:
+    assert decode('"LLM"') == "LLM"
+    assert decode("12") == 12
+    assert decode("not json") == "not json"
+    assert mlflow_usage('{"input_tokens": 5, "output_tokens": 2, "total_tokens": 7}') == Usage(input_tokens=5, output_tokens=2)
+    assert mlflow_usage("[1]") is None
+
+
+def _chat_span(n: int) -> dict[str, Any]:
+    return {"span_id": f"{n:016x}", "name": f"chat {n}", "start_time_unix_nano": 1764745200000000000 + n,
+            "end_time_unix_nano": 1764745200500000000 + n, "status": {"code": "OK"},
+            "attributes": {"mlflow.spanType": json.dumps("CHAT_MODEL"),
+                           "mlflow.spanInputs": json.dumps({"messages": [{"role": "user", "content": f"q{n}"}]}),
+                           "mlflow.spanOutputs": json.dumps({"choices": [{"message": {"role": "assistant", "content": f"a{n}"}}]})}}
+
+
+BAD = st.one_of(st.none(), st.integers(), st.text(max_size=5), st.lists(st.integers(), max_size=2),
+                st.fixed_dictionaries({"span_id": st.integers()}),
+                st.fixed_dictionaries({"attributes": st.just({"mlflow.spanType": '"LLM"'}),
+                                       "start_time_unix_nano": st.sampled_from(["soon", [1], True, 10**30])}))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(bad=BAD, at=st.integers(0, 2))
+def test_a_malformed_span_is_named_and_the_rest_still_loads(tmp_path: Path, bad: Any, at: int) -> None:
+    spans: list[Any] = [_chat_span(0), _chat_span(1)]
+    spans.insert(at, bad)
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"info": {"trace_id": "tr-abc", "trace_metadata": {"mlflow.trace_schema.version": "3"}},
+                                "data": {"spans": spans}}), encoding="utf-8")
+    traces, problems = _load(path)
+    good = [t for t in traces if t.user_request in ("q0", "q1")]
+    assert [t.user_request for t in good] == ["q0", "q1"]
+    assert [t.response.text for t in good if t.response] == ["a0", "a1"]
+    for p in problems:
+        assert p.file == str(path) and p.record.startswith("document")
+    if not isinstance(bad, dict):
+        assert [(p.record, p.dropped) for p in problems] == [(f"document data.spans[{at}]", 1)]
