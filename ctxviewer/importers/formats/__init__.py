@@ -3,7 +3,8 @@
 
 * :mod:`.native` -- ctxviewer's JSON Lines trace format (``ctxviewer.trace/1``), read and written;
 * :mod:`.openinference` -- OpenInference / Arize Phoenix spans (LLM, retriever and tool spans);
-* :mod:`.otel` -- OpenTelemetry GenAI spans from any span container;
+* :mod:`.otel` -- OpenTelemetry GenAI spans from any span container (and :mod:`.otel.logs`, ``otel-logs``:
+  OTLP log records of GenAI events without their spans);
 * :mod:`.ctxviewer_otlp` -- OTLP/JSON exported by ctxviewer (an exact round trip);
 * :mod:`.cassette` -- VCR / pytest-recording YAML cassettes of provider API calls;
 * :mod:`.inspect_ai` -- Inspect AI eval logs (``.json`` EvalLog, ``.eval`` zips); :mod:`.inspect_runs` --
