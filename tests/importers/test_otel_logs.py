@@ -81,3 +81,30 @@ def test_a_malformed_record_is_named_and_the_rest_still_loads(bad: Any, at: int)
         assert p.record == f"resourceLogs[0].scopeLogs[0].logRecords[{at}]"  # only the bad record is named
     if not isinstance(bad, dict):
         assert [(p.record, p.dropped) for p in problems] == [(f"resourceLogs[0].scopeLogs[0].logRecords[{at}]", 1)]
+
+
+def _logs(*recs: dict[str, Any]) -> dict[str, Any]:
+    return {"resourceLogs": [{"scopeLogs": [{"logRecords": list(recs)}]}]}
+
+
+def test_log_records_beside_their_spans_join_them_and_the_rest_is_named(tmp_path: Path) -> None:
+    from ctxviewer.importers.formats.otel import IMPORTER as OTEL
+
+    span = {"traceId": "5b8efff798038103d269b633813fc60c", "spanId": "00000000000000a0", "name": "chat gpt-4o",
+            "startTimeUnixNano": "1764745200000000000", "endTimeUnixNano": "1764745201000000000",
+            "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+                           {"key": "gen_ai.request.model", "value": {"stringValue": "gpt-4o"}}]}
+    no_span = dict(_user(7, ""), spanId="")
+    elsewhere = _user(8, "00000000000000ff")  # a span this file does not hold
+    for name, text in (("lines.jsonl", "\n".join(json.dumps(d) for d in (
+            {"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}, _logs(_user(0, "00000000000000a0"), no_span, elsewhere)))),
+            ("one.json", json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}],
+                                     **_logs(_user(0, "00000000000000a0"), no_span, elsewhere)}))):
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        records = list(OTEL.load(path))
+        traces = [r for r in records if isinstance(r, RequestTrace)]
+        problems = [r for r in records if isinstance(r, ImportProblem)]
+        assert [t.user_request for t in traces] == ["q0"], name
+        assert [(p.record, p.dropped) for p in problems] == [("whole file", 2)], name
+        assert problems[0].message.startswith("2 GenAI log record(s) joined no span in this file")
