@@ -110,3 +110,19 @@ def test_a_malformed_span_is_named_and_the_rest_still_loads(tmp_path: Path, bad:
         assert p.file == str(path) and p.record.startswith("document")
     if not isinstance(bad, dict):
         assert [(p.record, p.dropped) for p in problems] == [(f"document data.spans[{at}]", 1)]
+
+
+def test_schema_v2_with_a_retriever_and_an_error() -> None:
+    (t,), problems = _load(GOLDEN / "v2-retriever-error.trace.json")
+    assert problems == []
+    assert t.trace_id == "tr-7e57ab1e000000000000000000000002"
+    assert [(i.kind, i.id, i.content) for i in t.items] == [
+        (Kind.EVIDENCE, "doc-0", "Refunds are accepted within 30 days."), (Kind.USER, "msg-0", "refund window?")]
+    assert t.items[0].source is not None and (t.items[0].source.store, t.items[0].source.document_id) == ("vector_search", "policy-3")
+    assert t.attributes["mlflow.documents.metadata"][0]["metadata"]["doc_uri"] == "policy.md"
+    assert t.attributes["mlflow.span_id"] == "0000000000000a03"  # v2 context.span_id, 0x hex
+    assert (t.attributes["otel.status_code"], t.attributes["otel.status_message"]) == ("error", "Timeout")
+    assert t.attributes["mlflow.span.events"][0]["attributes"]["exception.type"] == "TimeoutError"
+    assert t.attributes["ctxviewer.duration_ms"] == 600.0
+    assert t.attributes["mlflow.experiment_id"] == "12"
+    assert t.response is None  # no spanOutputs: the call failed

@@ -21,7 +21,11 @@ Fields (``mlflow/mlflow``: ``mlflow/entities/trace.py``, ``trace_info.py``, ``sp
   ``cache_read_input_tokens``, ``cache_creation_input_tokens``; when ``total_tokens`` equals input +
   output + cache the input excluded the cache and it is added back, the OTel rule);
   ``mlflow.llm.model`` / ``mlflow.llm.provider`` the endpoint; ``mlflow.llm.cost`` is kept as an attribute;
-* span ids may be base64 of the binary OTel ids (normalised to hex); times are Unix nanoseconds.
+* span ids may be base64 of the binary OTel ids (normalised to hex); times are Unix nanoseconds;
+* a ``RETRIEVER`` span's documents (``[{page_content, metadata, id}]``) are evidence items of the
+  first model call that starts after it ended; span ``events`` are kept as ``mlflow.span.events``;
+* trace schema v2 (``info.request_id``, ``request_metadata``, ``experiment_id``; spans with
+  ``context.span_id``, ``start_time`` / ``end_time`` in ns, ``status_code`` / ``status_message``) is read too.
 
 Every other span attribute is kept verbatim on the trace (``mlflow.*`` names kept), and the keys of
 ``info`` not read are named in ``ctxviewer.unmapped``. A bad span or trace is a problem naming the
@@ -41,7 +45,7 @@ from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.containers import head_text, load_documents
 from ctxviewer.importers.common.exchanges import call_from_exchange
 from ctxviewer.importers.common.field_account import unmapped_attribute
-from ctxviewer.importers.common.llm_call import LLMCall, build_trace
+from ctxviewer.importers.common.llm_call import Document, LLMCall, build_trace
 from ctxviewer.importers.common.scores import score, scores_attribute
 from ctxviewer.importers.common.values import normalise_id, parse_time, span_status
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
@@ -58,7 +62,7 @@ READ_ATTRIBUTES = frozenset({"mlflow.spanType", "mlflow.spanInputs", "mlflow.spa
                              "mlflow.message.format", "mlflow.traceRequestId"})
 """Span attributes mapped to trace fields (the others are kept verbatim on the trace)."""
 
-READ_INFO = frozenset({"trace_id", "request_id", "trace_metadata", "assessments", "request_time", "timestamp_ms",
+READ_INFO = frozenset({"trace_id", "request_id", "trace_metadata", "request_metadata", "experiment_id", "assessments", "request_time", "timestamp_ms",
                        "execution_duration_ms", "execution_time_ms", "state", "status", "client_request_id",
                        "trace_location", "request_preview", "response_preview", "tags"})
 """Keys of ``info`` read (the previews repeat the root span's inputs/outputs; tags are kept)."""
@@ -180,6 +184,8 @@ def call_from_span(span: Mapping[str, Any], attrs: Mapping[str, Any], trace_id: 
     call.model = pm._str(attrs.get("mlflow.llm.model")) or call.model
     call.provider = pm._str(attrs.get("mlflow.llm.provider")) or call.provider or (fmt if isinstance(fmt, str) else None)
     for key, path in (("start_time_unix_nano", "start"), ("end_time_unix_nano", "end")):
+        if key not in span and key.replace("_unix_nano", "") in span:  # trace schema v2: start_time / end_time (ns)
+            key = key.replace("_unix_nano", "")
         try:
             when = parse_time(span.get(key))
         except ValueError as exc:
@@ -190,11 +196,41 @@ def call_from_span(span: Mapping[str, Any], attrs: Mapping[str, Any], trace_id: 
         else:
             call.ended = when
             call.ended_recorded = when is not None or span.get(key) not in (None, "", 0, "0")
-    call.status, call.status_message = span_status(span.get("status"))
+    status = span.get("status")
+    if status is None and span.get("status_code") is not None:  # trace schema v2
+        status = {"code": span.get("status_code"), "message": span.get("status_message")}
+    call.status, call.status_message = span_status(status)
     call.attributes = {**call.attributes, **{k: v for k, v in attrs.items() if k not in READ_ATTRIBUTES}}
     if span.get("name"):
         call.attributes["mlflow.span.name"] = span["name"]
+    if isinstance(span.get("events"), list) and span["events"]:
+        call.attributes["mlflow.span.events"] = span["events"]  # exceptions, stream chunks: kept as recorded
     return call
+
+
+def span_id_of(span: Mapping[str, Any]) -> str | None:
+    """A span's id as hex: ``span_id`` (v3; base64 of the binary id or hex), else ``context.span_id`` (v2, ``0x`` hex)."""
+    ctx = span.get("context")
+    raw = span.get("span_id", ctx.get("span_id") if isinstance(ctx, Mapping) else None)
+    return normalise_id(raw, 8)
+
+
+def _nanos(span: Mapping[str, Any], key: str) -> int | None:
+    value = span.get(f"{key}_unix_nano", span.get(key))
+    try:
+        return int(value) if value is not None and not isinstance(value, bool) else None
+    except (TypeError, ValueError):
+        return None
+
+
+def retrieved_documents(span: Mapping[str, Any], attrs: Mapping[str, Any]) -> list[tuple[Document, Any]]:
+    """A ``RETRIEVER`` span's ``mlflow.spanOutputs`` documents (``[{page_content, metadata, id}]``,
+    ``mlflow.entities.Document``) as :class:`Document` s (store: the span's name), each with its
+    ``metadata``; ``[]`` for other outputs."""
+    out = attrs.get("mlflow.spanOutputs")
+    docs = out if isinstance(out, list) else []
+    return [(Document(id=pm._str(d.get("id")), content=pm._str(d.get("page_content")),
+                      store=pm._str(span.get("name"))), d.get("metadata")) for d in docs if isinstance(d, Mapping)]
 
 
 def _spans(trace: Mapping[str, Any]) -> list[Any]:
@@ -203,6 +239,21 @@ def _spans(trace: Mapping[str, Any]) -> list[Any]:
     if not isinstance(spans, list):
         raise ValueError("data.spans is not a list")
     return spans
+
+
+def _documents_fed(chats: list[tuple[str, Mapping[str, Any], dict[str, Any]]],
+                   retrievers: list[tuple[Mapping[str, Any], dict[str, Any]]]) -> dict[int, list[tuple[Document, Any]]]:
+    """The documents each chat span was fed: a retriever's go to the first chat span (by start)
+    that starts at or after the retriever ended (by ``id`` of the chat span)."""
+    fed: dict[int, list[tuple[Document, Any]]] = {}
+    ordered = sorted(((_nanos(sp, "start_time") or 0, id(sp)) for _w, sp, _a in chats))
+    for sp, attrs in retrievers:
+        done = _nanos(sp, "end_time") or _nanos(sp, "start_time") or 0
+        target = next((key for start, key in ordered if start >= done), None)
+        docs = retrieved_documents(sp, attrs)
+        if target is not None and docs:
+            fed.setdefault(target, []).extend(docs)
+    return fed
 
 
 def load_trace(trace: Any, file: str, record: str) -> Iterator[Record]:
@@ -217,14 +268,18 @@ def load_trace(trace: Any, file: str, record: str) -> Iterator[Record]:
         yield ImportProblem(file, record, str(exc), dropped=1)
         return
     tid = _trace_id(info) or record
-    meta = info.get("trace_metadata") if isinstance(info.get("trace_metadata"), Mapping) else {}
+    meta = info.get("trace_metadata", info.get("request_metadata"))  # v2: request_metadata
+    meta = meta if isinstance(meta, Mapping) else {}
     scores = {**scores_attribute(assessment_scores(info)), **assessment_sources(info)}
     location = info.get("trace_location")
     experiment = location.get("mlflow_experiment") if isinstance(location, Mapping) else None
     if isinstance(experiment, Mapping) and experiment.get("experiment_id") is not None:
         scores["mlflow.experiment_id"] = str(experiment["experiment_id"])
+    elif info.get("experiment_id") is not None:  # v2
+        scores["mlflow.experiment_id"] = str(info["experiment_id"])
     unmapped = unmapped_attribute(k for k, v in info.items() if k not in READ_INFO and v not in (None, "", [], {}))
     chats: list[tuple[str, Mapping[str, Any], dict[str, Any]]] = []
+    retrievers: list[tuple[Mapping[str, Any], dict[str, Any]]] = []
     for n, sp in enumerate(spans):
         if not isinstance(sp, Mapping):
             yield ImportProblem(file, f"{record} data.spans[{n}]", f"span is {type(sp).__name__}, not an object",
@@ -232,14 +287,22 @@ def load_trace(trace: Any, file: str, record: str) -> Iterator[Record]:
             continue
         attrs = sp.get("attributes")
         attrs = {str(k): decode(v) for k, v in attrs.items()} if isinstance(attrs, Mapping) else {}
-        sid = normalise_id(sp.get("span_id"), 8)
-        if str(attrs.get("mlflow.spanType") or "").upper() in CHAT_SPAN_TYPES:
+        sid = span_id_of(sp)
+        kind = str(attrs.get("mlflow.spanType") or "").upper()
+        if kind in CHAT_SPAN_TYPES:
             chats.append((f"{record} span {sid or n}", sp, attrs))
+        elif kind == "RETRIEVER":
+            retrievers.append((sp, attrs))
+    fed = _documents_fed(chats, retrievers)
     for where, sp, attrs in chats:
-        sid = normalise_id(sp.get("span_id"), 8)
+        sid = span_id_of(sp)
         warnings: list[str] = []
         try:
             call = call_from_span(sp, attrs, tid if len(chats) == 1 else f"{tid}/{sid}", warnings)
+            call.documents = [d for d, _meta in fed.get(id(sp), [])]
+            metas = [{"id": d.id, "metadata": meta} for d, meta in fed.get(id(sp), []) if meta]
+            if metas:
+                call.attributes["mlflow.documents.metadata"] = metas  # doc_uri, chunk_id...: no item field holds them
             call.session_id = pm._str(meta.get("mlflow.trace.session"))
             call.user_id = pm._str(meta.get("mlflow.trace.user"))
             if call.usage == Usage() and len(chats) == 1:
