@@ -63,10 +63,14 @@ def test_anthropic_span_adds_cache_back_and_bad_records_are_named() -> None:
     assert all(p.file == str(path) for p in problems)
 
 
-def test_databricks_embedded_trace_and_a_plain_text_output() -> None:
-    (t,), problems = _load(GOLDEN / "databricks-embedded.response.json")
+def test_databricks_embedded_trace_a_plain_text_output_and_a_failed_call() -> None:
+    (t, failed), problems = _load(GOLDEN / "databricks-embedded.response.json")
     assert problems == []
-    assert t.trace_id == "tr-1234abcd"
+    assert (t.trace_id, failed.trace_id) == ("tr-1234abcd/0123456789abcdef", "tr-1234abcd/<redacted>")  # two calls
+    assert failed.user_request == "tell me something flagged" and failed.response is None
+    # the span's status message is empty; the exception event says what went wrong
+    assert failed.attributes["otel.status_message"] == "BadRequestError: Error code: 400 - content_filter"
+    assert failed.attributes["temperature"] == 0.5  # a raw span attribute, JSON-decoded, kept
     assert t.endpoint.provider is None  # not recorded: the request's shape does not say who served it
     assert t.endpoint.model == "databricks-claude"
     assert t.response is not None and t.response.text == "Hello"
@@ -126,3 +130,12 @@ def test_schema_v2_with_a_retriever_and_an_error() -> None:
     assert t.attributes["ctxviewer.duration_ms"] == 600.0
     assert t.attributes["mlflow.experiment_id"] == "12"
     assert t.response is None  # no spanOutputs: the call failed
+
+
+def test_trace_data_alone_takes_its_id_from_the_spans() -> None:
+    (t,), problems = _load(GOLDEN / "v2-spans-only.json")
+    assert problems == []
+    assert t.trace_id == "35b8000000000000000000000000abcd"  # mlflow.traceRequestId
+    assert t.user_request == "When is the next launch window?"
+    assert t.response is not None and t.response.text == "In December."
+    assert t.usage.input_tokens is None and t.usage.output_tokens is None  # the response's usage is all null

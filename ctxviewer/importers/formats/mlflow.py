@@ -5,7 +5,8 @@ Fields (``mlflow/mlflow``: ``mlflow/entities/trace.py``, ``trace_info.py``, ``sp
 ``mlflow/tracing/constant.py`` ``SpanAttributeKey`` / ``TokenUsageKey`` / ``TraceMetadataKey``):
 
 * a file holds one trace ``{info, data: {spans}}``, a list of them, ``{"traces": [...]}``, JSON
-  Lines of them, or a Databricks agent response embedding one as ``databricks_output.trace``;
+  Lines of them, a Databricks agent response embedding one as ``databricks_output.trace``, or the
+  trace data alone (``{spans: [...]}``: the id is then the spans' ``mlflow.traceRequestId``);
 * ``info.trace_id`` (``tr-<hex>``) names the trace; ``info.trace_metadata`` gives
   ``mlflow.trace.session`` / ``mlflow.trace.user`` (and ``mlflow.trace.tokenUsage``, a JSON string,
   used when the span has none); ``info.assessments`` become ``ctxviewer.scores``
@@ -21,6 +22,7 @@ Fields (``mlflow/mlflow``: ``mlflow/entities/trace.py``, ``trace_info.py``, ``sp
   ``cache_read_input_tokens``, ``cache_creation_input_tokens``; when ``total_tokens`` equals input +
   output + cache the input excluded the cache and it is added back, the OTel rule);
   ``mlflow.llm.model`` / ``mlflow.llm.provider`` the endpoint; ``mlflow.llm.cost`` is kept as an attribute;
+  an error status with no message takes its ``exception`` event's ``exception.type: exception.message``;
 * span ids may be base64 of the binary OTel ids (normalised to hex); times are Unix nanoseconds;
 * a ``RETRIEVER`` span's documents (``[{page_content, metadata, id}]``) are evidence items of the
   first model call that starts after it ended; span ``events`` are kept as ``mlflow.span.events``;
@@ -89,6 +91,10 @@ def traces_of(doc: Any) -> list[Any] | None:
             return list(doc["traces"])
         if isinstance(doc.get("info"), Mapping) and "data" in doc:
             return [doc]
+        spans = doc.get("spans")
+        if isinstance(spans, list) and spans and isinstance(spans[0], Mapping) and isinstance(spans[0].get("attributes"), Mapping) \
+                and "mlflow.spanType" in spans[0]["attributes"]:
+            return [{"info": {}, "data": doc}]  # TraceData alone (``trace.data.to_dict()``, v2 docs and blog posts)
         return None
     if isinstance(doc, list) and doc and isinstance(doc[0], Mapping) and "info" in doc[0] and "data" in doc[0]:
         return list(doc)
@@ -200,12 +206,24 @@ def call_from_span(span: Mapping[str, Any], attrs: Mapping[str, Any], trace_id: 
     if status is None and span.get("status_code") is not None:  # trace schema v2
         status = {"code": span.get("status_code"), "message": span.get("status_message")}
     call.status, call.status_message = span_status(status)
+    if call.status == "error" and not call.status_message:  # MLflow leaves the message empty and records an exception event
+        call.status_message = _exception_message(span.get("events"))
     call.attributes = {**call.attributes, **{k: v for k, v in attrs.items() if k not in READ_ATTRIBUTES}}
     if span.get("name"):
         call.attributes["mlflow.span.name"] = span["name"]
     if isinstance(span.get("events"), list) and span["events"]:
         call.attributes["mlflow.span.events"] = span["events"]  # exceptions, stream chunks: kept as recorded
     return call
+
+
+def _exception_message(events: Any) -> str | None:
+    """``exception.type: exception.message`` of the first ``exception`` span event (OTel semconv), or ``None``."""
+    for ev in events if isinstance(events, list) else []:
+        attrs = ev.get("attributes") if isinstance(ev, Mapping) else None
+        if isinstance(attrs, Mapping) and ev.get("name") == "exception":
+            kind, message = pm._str(attrs.get("exception.type")), pm._str(attrs.get("exception.message"))
+            return ": ".join(x for x in (kind, message) if x) or None
+    return None
 
 
 def span_id_of(span: Mapping[str, Any]) -> str | None:
@@ -267,7 +285,10 @@ def load_trace(trace: Any, file: str, record: str) -> Iterator[Record]:
     except ValueError as exc:
         yield ImportProblem(file, record, str(exc), dropped=1)
         return
-    tid = _trace_id(info) or record
+    first: Mapping[str, Any] = spans[0] if spans and isinstance(spans[0], Mapping) else {}
+    raw_attrs = first.get("attributes")
+    first_attrs: Mapping[str, Any] = raw_attrs if isinstance(raw_attrs, Mapping) else {}
+    tid = _trace_id(info) or pm._str(decode(first_attrs.get("mlflow.traceRequestId"))) or record
     meta = info.get("trace_metadata", info.get("request_metadata"))  # v2: request_metadata
     meta = meta if isinstance(meta, Mapping) else {}
     scores = {**scores_attribute(assessment_scores(info)), **assessment_sources(info)}
