@@ -12,7 +12,7 @@ What lives here:
   :func:`detect` picks the most confident importer, reading further into the file until one is
   confident; a bug in one importer becomes a problem record naming the file and the importer
   (:func:`load_records`), never a lost run;
-* :mod:`.formats` -- the fourteen formats, one module each (``otel`` a package), in sniffing order:
+* :mod:`.formats` -- the fourteen formats, one module each (``otel`` and ``mlflow`` packages), in sniffing order:
 
   ``native`` (ctxviewer's JSON Lines trace format, ``ctxviewer.trace/1``), ``openinference``
   (OpenInference / Arize Phoenix spans), ``otel`` (OpenTelemetry GenAI spans: OTLP/JSON and

@@ -139,3 +139,37 @@ def test_trace_data_alone_takes_its_id_from_the_spans() -> None:
     assert t.user_request == "When is the next launch window?"
     assert t.response is not None and t.response.text == "In December."
     assert t.usage.input_tokens is None and t.usage.output_tokens is None  # the response's usage is all null
+
+
+def _one_span(attrs: dict[str, Any], tmp_path: Path) -> Path:
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"info": {"trace_id": "tr-1"}, "data": {"spans": [
+        {"span_id": "00000000000000a1", "name": "ChatOpenAI", "start_time_unix_nano": 1, "end_time_unix_nano": 2,
+         "attributes": {"mlflow.spanType": '"CHAT_MODEL"', **{k: json.dumps(v) for k, v in attrs.items()}}}]}}))
+    return path
+
+
+def test_langchain_inputs_and_mlflow2_chat_messages(tmp_path: Path) -> None:
+    path = _one_span({"mlflow.spanInputs": [[{"type": "system", "content": "Be terse."},
+                                             {"type": "human", "content": "2+2?"}]],
+                      "mlflow.spanOutputs": {"generations": [[{"text": "4"}]]},
+                      "mlflow.chat.messages": [{"role": "system", "content": "Be terse."}, {"role": "user", "content": "2+2?"},
+                                               {"role": "assistant", "content": "4"}]}, tmp_path)
+    (t,), _problems = _load(path)
+    assert [(i.kind, i.content) for i in t.items] == [(Kind.POLICY, "Be terse."), (Kind.USER, "2+2?")]
+    assert t.response is not None and t.response.text == "4"
+    path = _one_span({"mlflow.spanInputs": [[{"type": "human", "content": "3+3?"}]],
+                      "mlflow.spanOutputs": {"generations": [[{"text": "6", "message": {"type": "ai", "content": "6"}}]]}},
+                     tmp_path)
+    (t,), _problems = _load(path)
+    assert t.user_request == "3+3?" and t.response is not None and t.response.text == "6"
+    path = _one_span({"mlflow.spanInputs": {"prompt_value": "opaque"},
+                      "mlflow.chat.messages": [{"role": "user", "content": "2+2?"}, {"role": "assistant", "content": "4"}]},
+                     tmp_path)
+    (t,), _problems = _load(path)
+    assert t.user_request == "2+2?" and t.response is not None and t.response.text == "4"
+
+
+def test_otlp_with_mlflow_attributes_is_left_to_the_otel_importer(tmp_path: Path) -> None:
+    head = b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"attributes": [{"key": "mlflow.spanType"}]}]}]}]}'
+    assert IMPORTER.sniff(tmp_path / "x.json", head) == 0.0

@@ -1,4 +1,4 @@
-"""The trace formats ctxviewer reads, one module each (``otel`` a package), each defining
+"""The trace formats ctxviewer reads, one module each (``otel`` and ``mlflow`` packages), each defining
 ``IMPORTER``, an object of the :class:`~ctxviewer.importers.contract.Importer` shape:
 
 * :mod:`.native` -- ctxviewer's JSON Lines trace format (``ctxviewer.trace/1``), read and written;

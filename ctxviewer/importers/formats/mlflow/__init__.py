@@ -16,8 +16,9 @@ Fields (``mlflow/mlflow``: ``mlflow/entities/trace.py``, ``trace_info.py``, ``sp
   a span whose ``mlflow.spanType`` is ``LLM`` or ``CHAT_MODEL`` is a model call. Its
   ``mlflow.spanInputs`` / ``mlflow.spanOutputs`` are the provider-native request / response
   (``mlflow.message.format`` names it: ``openai``, ``anthropic``...), read by the provider-API
-  reader (:func:`ctxviewer.importers.common.exchanges.call_from_exchange`); other shapes fall back to
-  the generic message normaliser. ``mlflow.chat.tools`` are the tool definitions;
+  reader (:func:`ctxviewer.importers.common.exchanges.call_from_exchange`); LangChain messages
+  (``[[{type: "human", ...}]]``) and MLflow 2.x ``mlflow.chat.messages`` (the chat in OpenAI form,
+  the answer last) are read too; other shapes fall back to the generic message normaliser. ``mlflow.chat.tools`` are the tool definitions;
   ``mlflow.chat.tokenUsage`` the usage (``input_tokens``, ``output_tokens``,
   ``cache_read_input_tokens``, ``cache_creation_input_tokens``; when ``total_tokens`` equals input +
   output + cache the input excluded the cache and it is added back, the OTel rule);
@@ -29,6 +30,11 @@ Fields (``mlflow/mlflow``: ``mlflow/entities/trace.py``, ``trace_info.py``, ``sp
 * trace schema v2 (``info.request_id``, ``request_metadata``, ``experiment_id``; spans with
   ``context.span_id``, ``start_time`` / ``end_time`` in ns, ``status_code`` / ``status_message``) is read too.
 
+What lives here: the importer, the file and trace shapes (:func:`traces_of`, :func:`load_trace`),
+assessments; :mod:`.call` maps one model-call span. May import :mod:`ctxviewer.importers.common`,
+the contract and :mod:`ctxviewer.model`, never another format; a new span attribute is read in
+:mod:`.call`, a new file or trace shape here.
+
 Every other span attribute is kept verbatim on the trace (``mlflow.*`` names kept), and the keys of
 ``info`` not read are named in ``ctxviewer.unmapped``. A bad span or trace is a problem naming the
 file and record (``traces[1] span 3f2a…``); the rest loads. No Qt here.
@@ -36,50 +42,39 @@ file and record (``traces[1] span 3f2a…``); the rest loads. No Qt here.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
-from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.containers import head_text, load_documents
-from ctxviewer.importers.common.exchanges import call_from_exchange
 from ctxviewer.importers.common.field_account import unmapped_attribute
-from ctxviewer.importers.common.llm_call import Document, LLMCall, build_trace
+from ctxviewer.importers.common.llm_call import Document, build_trace
 from ctxviewer.importers.common.scores import score, scores_attribute
-from ctxviewer.importers.common.values import normalise_id, parse_time, span_status
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
+from ctxviewer.importers.formats.mlflow.call import (
+    NAME,
+    call_from_span,
+    decode,
+    mlflow_usage,
+    nanos,
+    retrieved_documents,
+    span_id_of,
+)
 from ctxviewer.model.trace import Usage
 
-NAME = "mlflow"
+__all__ = ["IMPORTER", "MlflowImporter", "call_from_span", "decode", "load_trace", "mlflow_usage", "traces_of"]
+
 SOURCE = "mlflow assessment"
 """The ``source`` of every score read from ``info.assessments``."""
 CHAT_SPAN_TYPES = frozenset({"LLM", "CHAT_MODEL"})
 """``mlflow.spanType`` values of a model call (``mlflow.entities.SpanType``)."""
 
-READ_ATTRIBUTES = frozenset({"mlflow.spanType", "mlflow.spanInputs", "mlflow.spanOutputs", "mlflow.chat.tools",
-                             "mlflow.chat.tokenUsage", "mlflow.llm.model", "mlflow.llm.provider",
-                             "mlflow.message.format", "mlflow.traceRequestId"})
-"""Span attributes mapped to trace fields (the others are kept verbatim on the trace)."""
-
 READ_INFO = frozenset({"trace_id", "request_id", "trace_metadata", "request_metadata", "experiment_id", "assessments", "request_time", "timestamp_ms",
                        "execution_duration_ms", "execution_time_ms", "state", "status", "client_request_id",
                        "trace_location", "request_preview", "response_preview", "tags"})
 """Keys of ``info`` read (the previews repeat the root span's inputs/outputs; tags are kept)."""
-
-
-def decode(value: Any) -> Any:
-    """An MLflow span attribute value: a JSON-encoded string decoded (``"\\"LLM\\""`` -> ``"LLM"``);
-    a string that is not JSON, or any other value, as it is."""
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
-
 
 def traces_of(doc: Any) -> list[Any] | None:
     """The MLflow traces of one parsed document (see module docstring), or ``None`` if it holds none."""
@@ -133,124 +128,6 @@ def assessment_sources(info: Mapping[str, Any]) -> dict[str, Any]:
                           "source_id": src.get("source_id")})
     return {"mlflow.assessment_sources": found} if found else {}
 
-
-def mlflow_usage(raw: Any) -> Usage | None:
-    """``mlflow.chat.tokenUsage`` (``TokenUsageKey``) as :class:`Usage` (tokens; input includes
-    cache: added back when ``total_tokens`` shows it was left out); ``None`` when not an object."""
-    u = decode(raw)
-    if not isinstance(u, Mapping):
-        return None
-    inp, out = pm.int_or_none(u.get("input_tokens")), pm.int_or_none(u.get("output_tokens"))
-    read, made = pm.int_or_none(u.get("cache_read_input_tokens")), pm.int_or_none(u.get("cache_creation_input_tokens"))
-    total = pm.int_or_none(u.get("total_tokens"))
-    cache = (read or 0) + (made or 0)
-    if inp is not None and out is not None and cache and total == inp + out + cache:
-        inp += cache
-    return Usage(input_tokens=inp, output_tokens=out, cached_input_tokens=read, cache_creation_input_tokens=made)
-
-
-def _generic_call(inputs: Any, outputs: Any, trace_id: str) -> LLMCall:
-    """A call whose inputs are not a provider request: messages by the generic normaliser
-    (``{"messages": [...]}``, a message list, a prompt string), output as text or messages."""
-    call = LLMCall(trace_id=trace_id, source_format=NAME)
-    source = inputs.get("messages", inputs.get("prompt", inputs)) if isinstance(inputs, Mapping) else inputs
-    if source is not None:
-        if isinstance(source, Mapping):
-            source = gm.compact_json(source)
-        call.messages = gm.parse_messages(source) or []
-        call.messages = [m if m.get("role") else {**m, "role": "user"} for m in call.messages]
-    if outputs is not None:
-        text = outputs if isinstance(outputs, str) else gm.compact_json(outputs)
-        call.output = [{"role": "assistant", "parts": [{"type": "text", "content": text}]}]
-    return call
-
-
-def call_from_span(span: Mapping[str, Any], attrs: Mapping[str, Any], trace_id: str,
-                   warnings: list[str]) -> LLMCall:
-    """One model-call span (attributes already decoded) as an :class:`LLMCall` (see module docstring);
-    ``warnings`` gets what could not be read."""
-    inputs, outputs = attrs.get("mlflow.spanInputs"), attrs.get("mlflow.spanOutputs")
-    fmt = attrs.get("mlflow.message.format")
-    try:
-        call, notes = call_from_exchange(inputs, outputs if outputs is not None else {}, trace_id,
-                                         uri="anthropic" if fmt == "anthropic" else None, fmt=NAME)
-        warnings += notes
-        call.trace_id = trace_id
-        call.provider = None  # told by the request's shape, not recorded: only mlflow.llm.provider / message.format say it
-        if call.output is None and outputs is not None:
-            call.output = _generic_call(None, outputs, trace_id).output
-    except (ValueError, TypeError, AttributeError):
-        call = _generic_call(inputs, outputs, trace_id)
-    usage = mlflow_usage(attrs.get("mlflow.chat.tokenUsage"))
-    if usage is not None:
-        call.usage = usage
-    tools = attrs.get("mlflow.chat.tools")
-    if isinstance(tools, list) and tools:
-        call.tools = pm.openai_tool_definitions(tools)
-    call.model = pm._str(attrs.get("mlflow.llm.model")) or call.model
-    call.provider = pm._str(attrs.get("mlflow.llm.provider")) or call.provider or (fmt if isinstance(fmt, str) else None)
-    for key, path in (("start_time_unix_nano", "start"), ("end_time_unix_nano", "end")):
-        if key not in span and key.replace("_unix_nano", "") in span:  # trace schema v2: start_time / end_time (ns)
-            key = key.replace("_unix_nano", "")
-        try:
-            when = parse_time(span.get(key))
-        except ValueError as exc:
-            warnings.append(f"{key}: {exc}; {path} not recorded")
-            when = None
-        if path == "start":
-            call.created = when
-        else:
-            call.ended = when
-            call.ended_recorded = when is not None or span.get(key) not in (None, "", 0, "0")
-    status = span.get("status")
-    if status is None and span.get("status_code") is not None:  # trace schema v2
-        status = {"code": span.get("status_code"), "message": span.get("status_message")}
-    call.status, call.status_message = span_status(status)
-    if call.status == "error" and not call.status_message:  # MLflow leaves the message empty and records an exception event
-        call.status_message = _exception_message(span.get("events"))
-    call.attributes = {**call.attributes, **{k: v for k, v in attrs.items() if k not in READ_ATTRIBUTES}}
-    if span.get("name"):
-        call.attributes["mlflow.span.name"] = span["name"]
-    if isinstance(span.get("events"), list) and span["events"]:
-        call.attributes["mlflow.span.events"] = span["events"]  # exceptions, stream chunks: kept as recorded
-    return call
-
-
-def _exception_message(events: Any) -> str | None:
-    """``exception.type: exception.message`` of the first ``exception`` span event (OTel semconv), or ``None``."""
-    for ev in events if isinstance(events, list) else []:
-        attrs = ev.get("attributes") if isinstance(ev, Mapping) else None
-        if isinstance(attrs, Mapping) and ev.get("name") == "exception":
-            kind, message = pm._str(attrs.get("exception.type")), pm._str(attrs.get("exception.message"))
-            return ": ".join(x for x in (kind, message) if x) or None
-    return None
-
-
-def span_id_of(span: Mapping[str, Any]) -> str | None:
-    """A span's id as hex: ``span_id`` (v3; base64 of the binary id or hex), else ``context.span_id`` (v2, ``0x`` hex)."""
-    ctx = span.get("context")
-    raw = span.get("span_id", ctx.get("span_id") if isinstance(ctx, Mapping) else None)
-    return normalise_id(raw, 8)
-
-
-def _nanos(span: Mapping[str, Any], key: str) -> int | None:
-    value = span.get(f"{key}_unix_nano", span.get(key))
-    try:
-        return int(value) if value is not None and not isinstance(value, bool) else None
-    except (TypeError, ValueError):
-        return None
-
-
-def retrieved_documents(span: Mapping[str, Any], attrs: Mapping[str, Any]) -> list[tuple[Document, Any]]:
-    """A ``RETRIEVER`` span's ``mlflow.spanOutputs`` documents (``[{page_content, metadata, id}]``,
-    ``mlflow.entities.Document``) as :class:`Document` s (store: the span's name), each with its
-    ``metadata``; ``[]`` for other outputs."""
-    out = attrs.get("mlflow.spanOutputs")
-    docs = out if isinstance(out, list) else []
-    return [(Document(id=pm._str(d.get("id")), content=pm._str(d.get("page_content")),
-                      store=pm._str(span.get("name"))), d.get("metadata")) for d in docs if isinstance(d, Mapping)]
-
-
 def _spans(trace: Mapping[str, Any]) -> list[Any]:
     data = trace.get("data")
     spans = data.get("spans") if isinstance(data, Mapping) else None
@@ -264,9 +141,9 @@ def _documents_fed(chats: list[tuple[str, Mapping[str, Any], dict[str, Any]]],
     """The documents each chat span was fed: a retriever's go to the first chat span (by start)
     that starts at or after the retriever ended (by ``id`` of the chat span)."""
     fed: dict[int, list[tuple[Document, Any]]] = {}
-    ordered = sorted(((_nanos(sp, "start_time") or 0, id(sp)) for _w, sp, _a in chats))
+    ordered = sorted(((nanos(sp, "start_time") or 0, id(sp)) for _w, sp, _a in chats))
     for sp, attrs in retrievers:
-        done = _nanos(sp, "end_time") or _nanos(sp, "start_time") or 0
+        done = nanos(sp, "end_time") or nanos(sp, "start_time") or 0
         target = next((key for start, key in ordered if start >= done), None)
         docs = retrieved_documents(sp, attrs)
         if target is not None and docs:
@@ -352,8 +229,11 @@ class MlflowImporter:
 
     def sniff(self, path: Path, head: bytes) -> float:
         """:data:`~ctxviewer.importers.contract.SPECIFIC` when the head holds an MLflow span
-        attribute (``mlflow.spanType``) or trace metadata key (``mlflow.trace_schema.version``); else 0."""
+        attribute (``mlflow.spanType``) or trace metadata key (``mlflow.trace_schema.version``) and is no
+        OTLP request (``resourceSpans``: the ``otel`` importer's); else 0."""
         text = head_text(head)
+        if '"resourceSpans"' in text:  # OTLP from MLflow's OTel exporter: spans with mlflow.* attributes, for otel
+            return 0.0
         return SPECIFIC if ('"mlflow.spanType"' in text or '"mlflow.trace_schema.version"' in text) else 0.0
 
     def load(self, path: Path) -> Iterator[Record]:
