@@ -12,16 +12,16 @@ What lives here:
   :func:`detect` picks the most confident importer, reading further into the file until one is
   confident; a bug in one importer becomes a problem record naming the file and the importer
   (:func:`load_records`), never a lost run;
-* :mod:`.formats` -- the twelve formats, one module each (``otel`` a package), in sniffing order:
+* :mod:`.formats` -- the fourteen formats, one module each (``otel`` and ``mlflow`` packages), in sniffing order:
 
   ``native`` (ctxviewer's JSON Lines trace format, ``ctxviewer.trace/1``), ``openinference``
   (OpenInference / Arize Phoenix spans), ``otel`` (OpenTelemetry GenAI spans: OTLP/JSON and
-  protobuf, span lists, attribute maps; a package), ``ctxviewer_otlp`` (``ctxviewer-otlp``: OTLP
+  protobuf, span lists, attribute maps; a package, whose ``otel.logs`` is ``otel-logs``: OTLP log records of GenAI events without their spans), ``ctxviewer_otlp`` (``ctxviewer-otlp``: OTLP
   written by ``ctxviewer export --format otlp``), ``cassette`` (VCR / pytest-recording YAML
   cassettes of provider API calls), ``inspect_ai`` (Inspect AI eval logs, ``.json`` and ``.eval``
   zips), ``langfuse`` (Langfuse trace downloads), ``langfuse_chatml`` (``langfuse-chatml``:
   Langfuse normalised ChatML per observation), ``langsmith`` (LangSmith runs: ingestion batches,
-  run lists, run trees), ``litellm`` (LiteLLM ``StandardLoggingPayload`` logs), ``promptfoo``
+  run lists, run trees), ``litellm`` (LiteLLM ``StandardLoggingPayload`` logs), ``mlflow`` (MLflow traces, v3 JSON), ``promptfoo``
   (promptfoo eval exports), ``provider_api`` (``provider-api``: OpenAI Chat Completions /
   Responses and Anthropic Messages request + response JSON) -- module names; the ``--format``
   name is the same unless given;

@@ -36,7 +36,7 @@ HANG_S = 60
 
 FUZZ = settings(max_examples=12, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-"""Per importer: 12 importers x 12 examples, plus the native and random-bytes tests: ~250 in all."""
+"""Per importer: 14 importers x 12 examples, plus the native and random-bytes tests: ~250 in all."""
 
 
 @contextmanager

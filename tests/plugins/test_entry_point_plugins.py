@@ -29,8 +29,8 @@ from ctxviewer.store import TraceStore
 SITE = Path(__file__).resolve().parent / "site"
 """The directory holding the installed example package and its ``.dist-info``."""
 
-BUILTIN_IMPORTER_NAMES = ["native", "openinference", "otel", "ctxviewer-otlp", "cassette", "inspect_ai", "langfuse",
-                          "langfuse-chatml", "langsmith", "litellm", "promptfoo", "provider-api"]
+BUILTIN_IMPORTER_NAMES = ["native", "openinference", "otel", "otel-logs", "ctxviewer-otlp", "cassette", "inspect_ai",
+                          "langfuse", "langfuse-chatml", "langsmith", "litellm", "mlflow", "promptfoo", "provider-api"]
 """Today's importer names in sniffing order."""
 
 BUILTIN_CHECK_IDS = ["policy", "budget", "injection", "guardrail", "accounting", "commitment", "evidence", "output", "required",

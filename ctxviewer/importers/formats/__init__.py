@@ -1,9 +1,10 @@
-"""The trace formats ctxviewer reads, one module each (``otel`` a package), each defining
+"""The trace formats ctxviewer reads, one module each (``otel`` and ``mlflow`` packages), each defining
 ``IMPORTER``, an object of the :class:`~ctxviewer.importers.contract.Importer` shape:
 
 * :mod:`.native` -- ctxviewer's JSON Lines trace format (``ctxviewer.trace/1``), read and written;
 * :mod:`.openinference` -- OpenInference / Arize Phoenix spans (LLM, retriever and tool spans);
-* :mod:`.otel` -- OpenTelemetry GenAI spans from any span container;
+* :mod:`.otel` -- OpenTelemetry GenAI spans from any span container (and :mod:`.otel.logs`, ``otel-logs``:
+  OTLP log records of GenAI events without their spans);
 * :mod:`.ctxviewer_otlp` -- OTLP/JSON exported by ctxviewer (an exact round trip);
 * :mod:`.cassette` -- VCR / pytest-recording YAML cassettes of provider API calls;
 * :mod:`.inspect_ai` -- Inspect AI eval logs (``.json`` EvalLog, ``.eval`` zips); :mod:`.inspect_runs` --
@@ -11,6 +12,7 @@
 * :mod:`.langfuse` -- Langfuse trace downloads (``langfuse.runs``: its observations as run steps); :mod:`.langfuse_chatml` -- Langfuse normalised ChatML;
 * :mod:`.langsmith` -- LangSmith runs;
 * :mod:`.litellm` -- LiteLLM ``StandardLoggingPayload`` logs;
+* :mod:`.mlflow` -- MLflow traces (v3 JSON, also embedded in Databricks agent responses);
 * :mod:`.promptfoo` -- promptfoo eval exports;
 * :mod:`.provider_api` -- provider API request + response JSON.
 

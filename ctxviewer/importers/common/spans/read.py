@@ -88,17 +88,28 @@ def protobuf_request(data: bytes, file: str) -> dict[str, Any]:
     return dict(MessageToDict(msg))
 
 
-def log_events(doc: Any) -> dict[str, list[dict[str, Any]]]:
+UNJOINED = ""
+"""The :func:`log_events` key of GenAI log records without a span id (they join no span)."""
+
+
+def log_events(doc: Any, keep_unjoined: bool = False) -> dict[str, list[dict[str, Any]]]:
     """OTLP/JSON logs (``resourceLogs``) as span events keyed by span id: each log record
     ``{eventName or attributes event.name, timeUnixNano, body: AnyValue, attributes, spanId}``
     -> ``{name, time, attributes, body}`` (GenAI per-message log events, semconv <= 1.36, and the
-    ``gen_ai.client.inference.operation.details`` event). Records without a span id are dropped."""
+    ``gen_ai.client.inference.operation.details`` event). Records without a span id join no span:
+    with ``keep_unjoined`` the GenAI ones (``gen_ai.*`` event names) are kept under :data:`UNJOINED`
+    (name only), for :func:`unjoined_logs` to count; otherwise they are left out."""
     out: dict[str, list[dict[str, Any]]] = {}
     for rl in doc.get("resourceLogs") or []:
         for sl in rl.get("scopeLogs") or []:
             for lr in sl.get("logRecords") or []:
                 sid = normalise_id(lr.get("spanId"), 8)
                 if not sid:
+                    if not keep_unjoined:
+                        continue
+                    attrs = decode_key_values(lr.get("attributes"), "logRecords.attributes")
+                    if str(lr.get("eventName") or attrs.get("event.name") or "").startswith("gen_ai."):
+                        out.setdefault(UNJOINED, []).append({"name": lr.get("eventName") or attrs.get("event.name")})
                     continue
                 attrs = decode_key_values(lr.get("attributes"), "logRecords.attributes")
                 body = decode_any_value(lr["body"]) if isinstance(lr.get("body"), dict) else lr.get("body")
@@ -107,6 +118,19 @@ def log_events(doc: Any) -> dict[str, list[dict[str, Any]]]:
                     "time": parse_time(lr.get("timeUnixNano") or lr.get("observedTimeUnixNano")),
                     "attributes": attrs, "body": body})
     return out
+
+
+def unjoined_logs(logs: dict[str, list[dict[str, Any]]], joined: set[str | None], file: str) -> list[ImportProblem]:
+    """One problem for the GenAI log records of ``logs`` that joined no span of the file (no span
+    id, or a span id not in ``joined``): they are not imported here, and ``--format otel-logs``
+    imports them alone (:mod:`ctxviewer.importers.formats.otel.logs`). ``[]`` when all joined."""
+    lost = sum(len(evs) for sid, evs in logs.items() if sid not in joined
+               and any(str(e.get("name") or "").startswith("gen_ai.") for e in evs))
+    if not lost:
+        return []
+    return [ImportProblem(file, "whole file", f"{lost} GenAI log record(s) joined no span in this file (no span id, "
+                          "or a span the file does not hold): not imported; import the logs alone with "
+                          "--format otel-logs", dropped=lost)]
 
 
 def read_spans(path: Path) -> Iterator[SpanRecord]:
@@ -131,9 +155,10 @@ def read_spans(path: Path) -> Iterator[SpanRecord]:
     logs: dict[str, list[dict[str, Any]]] = {}
     for _record, doc in docs:
         if isinstance(doc, dict) and "resourceLogs" in doc:
-            for sid, evs in log_events(doc).items():
+            for sid, evs in log_events(doc, keep_unjoined=True).items():
                 logs.setdefault(sid, []).extend(evs)
     single = len(docs) == 1 and docs[0][0] == "document"
+    joined: set[str | None] = set()
     for record, doc in docs:
         if isinstance(doc, Exception):
             yield ImportProblem(file, record, str(doc), dropped=1)
@@ -144,11 +169,13 @@ def read_spans(path: Path) -> Iterator[SpanRecord]:
             for sp in spans_from_json(doc, file, "" if single else f"{record} "):
                 if isinstance(sp, Span) and sp.span_id in logs:
                     sp = replace(sp, events=sp.events + tuple(logs[sp.span_id]))
+                    joined.add(sp.span_id)
                 yield sp
         except ValueError as exc:
             if single:
                 raise ImportFailed(f"{file}: {exc}") from None
             yield ImportProblem(file, record, str(exc), dropped=1)
+    yield from unjoined_logs(logs, joined, file)
 
 
 _TRACE_ID = re.compile(r'"(?:traceId|trace_id)"\s*:\s*"([^"\\]*)"')
@@ -167,7 +194,7 @@ def _index_lines(path: Path) -> tuple[dict[str, int], dict[str, list[dict[str, A
             except ValueError:
                 doc = None
             if isinstance(doc, dict):
-                for sid, evs in log_events(doc).items():
+                for sid, evs in log_events(doc, keep_unjoined=True).items():
                     logs.setdefault(sid, []).extend(evs)
         for m in _TRACE_ID.finditer(line):
             tid = normalise_id(m.group(1), 16)
@@ -193,6 +220,7 @@ def read_span_groups(path: Path) -> Iterator[list[SpanRecord]]:
     file = str(path)
     last, logs = _index_lines(path)
     held: dict[str | None, list[SpanRecord]] = {}
+    joined: set[str | None] = set()
     for n, line in iter_lines(path):
         out: list[SpanRecord] = []
         try:
@@ -209,6 +237,7 @@ def read_span_groups(path: Path) -> Iterator[list[SpanRecord]]:
                         continue
                     if sp.span_id in logs:
                         sp = replace(sp, events=sp.events + tuple(logs[sp.span_id]))
+                        joined.add(sp.span_id)
                     held.setdefault(sp.trace_id if sp.trace_id in last else None, []).append(sp)
             except ValueError as exc:
                 out.append(ImportProblem(file, f"line {n}", str(exc), dropped=1))
@@ -217,6 +246,7 @@ def read_span_groups(path: Path) -> Iterator[list[SpanRecord]]:
             del last[tid]
         if out:
             yield out
-    rest = [sp for group in held.values() for sp in group]
+    rest: list[SpanRecord] = [sp for group in held.values() for sp in group]
+    rest += unjoined_logs(logs, joined, file)
     if rest:
         yield rest

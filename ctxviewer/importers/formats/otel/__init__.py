@@ -5,7 +5,8 @@ What lives here: the importer (:class:`OtelImporter`: sniffing by container, the
 groups), :mod:`.events` (span events and log records folded into attributes, truncated and
 over-deep values), :mod:`.mapping` (a chat span's GenAI attributes -> an
 :class:`~ctxviewer.importers.common.llm_call.LLMCall`), :mod:`.group` (what a chat span learns
-from the other spans of its trace: session, agent, inherited system instructions, tool executions).
+from the other spans of its trace: session, agent, inherited system instructions, tool executions),
+:mod:`.logs` (the ``otel-logs`` importer: OTLP log records of GenAI events in a file without their spans).
 A chat span's ``apply_guardrail`` child spans are its trace's runtime guardrail results
 (:mod:`ctxviewer.importers.common.spans.guardrail`).
 The span containers it reads (OTLP/JSON and protobuf, span lists, attribute maps) and the span
