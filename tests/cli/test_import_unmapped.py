@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from ctxviewer.cli import cli
@@ -42,6 +43,7 @@ def test_plain_import_notes_unmapped_keys_on_stderr(shared: Path, tmp_path: Path
 
 
 def test_import_dialog_text_names_unmapped_keys(shared: Path, tmp_path: Path) -> None:
+    pytest.importorskip("PySide6")  # .ci/run's first pass runs without Qt
     from ctxviewer.gui.importer import problems_text
 
     report = import_into(tmp_path / "c.db", [shared / REASONING], workers=1)
