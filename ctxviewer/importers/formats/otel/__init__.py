@@ -43,7 +43,8 @@ from ctxviewer.importers.formats.otel.group import enrich_call, fed_call, tool_t
 from ctxviewer.importers.formats.otel.mapping import call_from_span, is_chat_span, token_count, usage_from
 from ctxviewer.model.trace import RequestTrace
 
-__all__ = ["IMPORTER", "OtelImporter", "call_from_span", "is_chat_span", "load_spans", "token_count", "usage_from"]
+__all__ = ["IMPORTER", "OtelImporter", "call_from_span", "is_chat_span", "load_spans", "token_count",
+           "traces_from_spans", "usage_from"]
 
 class OtelImporter:
     """The ``otel`` importer: OpenTelemetry GenAI spans in any span container."""
@@ -100,6 +101,15 @@ def load_spans(spans: list[SpanRecord], source: str) -> Iterator[Record]:
     for record in records:
         yield replace(record, omissions_recorded=False) if isinstance(record, RequestTrace) else record
     yield from noted
+
+
+def traces_from_spans(spans: list[Span], source: str) -> Iterator[Record]:
+    """The traces and problems of one group of whole OTel traces' spans, read from anywhere but a
+    file (a ClickHouse ``otel_traces`` table: :mod:`ctxviewer.pipeline.clickhouse`), by the same
+    mapping :meth:`OtelImporter.load` applies to each span group of a file: one trace per chat
+    span, events folded, ancestors' session / agent / system instructions, tools that fed it.
+    ``source`` names where the spans came from in the problems."""
+    yield from _load_group(list(spans), source, _FileState())
 
 
 class _FileState:

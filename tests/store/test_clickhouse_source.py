@@ -1,0 +1,189 @@
+"""The ClickHouse backend (:mod:`ctxviewer.pipeline.clickhouse`) on chDB, the ClickHouse engine
+in-process, with the OpenTelemetry Collector exporter's ``otel_traces`` DDL verbatim and generated
+chat spans inserted with the exporter's INSERT column list (``tests/store/clickhouse_spans.py``):
+the production SQL runs here. ``list``, ``show`` and ``check`` say the same of a ClickHouse URL as
+of the same spans imported into SQLite (one test over both backends); every query carries the time
+window and no ``OFFSET``; the password is only read from the environment."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from ctxviewer.cli import cli
+from ctxviewer.pipeline.clickhouse.source import ClickHouseSource
+from ctxviewer.pipeline.clickhouse.target import PASSWORD_ENV, parse_target
+from ctxviewer.pipeline.importing import import_into
+from ctxviewer.store import StoreError, TraceSource
+from tests.store.clickhouse_spans import create_table, generate, insert, otlp_json
+
+clickhouse_connect = pytest.importorskip("clickhouse_connect")
+pytest.importorskip("chdb")
+
+NOW = time.time_ns()
+SPANS = generate(NOW)
+CHATS = sorted((s for s in SPANS if s.name.startswith("chat") and s.start_ns > NOW - 24 * 3600 * 10**9),
+               key=lambda s: (s.start_ns, s.span_id))
+
+
+@pytest.fixture(scope="module")
+def chdb_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One chDB data directory for the module (chDB keeps one engine per process), holding the
+    Map flavour as ``otel.otel_traces`` and the JSON flavour as ``otel.otel_traces_json``."""
+    path = tmp_path_factory.mktemp("chdb")
+    client = clickhouse_connect.get_client(dsn=f"chdb://{path}")
+    create_table(client, "otel", "otel_traces", "map")
+    insert(client, "otel", "otel_traces", SPANS)
+    return path
+
+
+@pytest.fixture(scope="module")
+def sqlite_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same spans as an OTLP/JSON file, imported into SQLite by the import pipeline."""
+    folder = tmp_path_factory.mktemp("sqlite")
+    src = folder / "spans.otlp.json"
+    src.write_text(json.dumps(otlp_json([s for s in SPANS if s.start_ns > NOW - 24 * 3600 * 10**9])), encoding="utf-8")
+    report = import_into(folder / "t.db", [src], fmt="otel", workers=1)
+    assert report.imported == len(CHATS), report.problems
+    return folder / "t.db"
+
+
+def url(chdb_dir: Path, table: str = "otel_traces", extra: str = "") -> str:
+    return f"chdb://{chdb_dir}/otel?table={table}{extra}"
+
+
+def run(*args: str) -> tuple[int, str]:
+    res = CliRunner().invoke(cli, list(args))
+    return res.exit_code, res.stdout
+
+
+def test_open_reads_the_schema_and_counts_the_chat_spans_of_the_window(chdb_dir: Path) -> None:
+    src = ClickHouseSource(parse_target(url(chdb_dir)))
+    assert isinstance(src, TraceSource)
+    assert src.schema.flavour == "map"
+    assert src.schema.version.split(".")[0].isdigit()
+    assert src.schema.columns["SpanAttributes"] == "Map(LowCardinality(String), String)"
+    assert src.count() == len(CHATS) == 6  # the 2 spans 30 h old are outside the default 24 h window
+    assert [r.trace_id for r in src.list()] == [f"{s.trace_id}:{s.span_id}" for s in CHATS]
+    wide = ClickHouseSource(parse_target(url(chdb_dir, extra="&since=2d")))
+    assert wide.count() == 8
+
+
+def test_lists_page_by_key_never_offset_and_every_query_has_the_window(chdb_dir: Path) -> None:
+    src = ClickHouseSource(parse_target(url(chdb_dir)))
+    first = src.first_rows(limit=4)
+    assert [r.trace_id for _, r in first] == [f"{s.trace_id}:{s.span_id}" for s in CHATS[:4]]
+    assert [r.trace_id for r in src.list(None, offset=4, limit=2)] == [f"{s.trace_id}:{s.span_id}" for s in CHATS[4:]]
+    keys = src.row_keys()
+    assert len(keys) == 6 and [r.trace_id for r in src.rows_by_key(keys[:2]) if r] == [r.trace_id for _, r in first[:2]]
+    src.load(first[0][1].trace_id)
+    src.session_trace_ids("conv-0")
+    assert src.queries
+    for sql in src.queries:
+        assert "OFFSET" not in sql.upper()
+        assert "Timestamp >= fromUnixTimestamp64Nano({lo:Int64})" in sql
+        assert "Timestamp <= fromUnixTimestamp64Nano({hi:Int64})" in sql
+    page = src.schema.page_sql(after=True)
+    assert "(Timestamp, SpanId) > (fromUnixTimestamp64Nano({ts:Int64}), {span:String})" in page
+    assert page.endswith("ORDER BY Timestamp, SpanId LIMIT {limit:UInt64}")
+    plan = "\n".join(str(r[0]) for r in src._query("EXPLAIN actions = 1 " + page, ts=CHATS[1].start_ns,
+                                                   span=CHATS[1].span_id, limit=2))
+    assert "ReadFromMergeTree (otel.otel_traces)" in plan
+    assert "Prewhere filter" in plan or "Filter column" in plan  # the window is applied in the read
+    assert "fromUnixTimestamp64Nano" in plan or "Timestamp" in plan
+
+
+def test_content_is_read_only_for_the_selected_span(chdb_dir: Path) -> None:
+    src = ClickHouseSource(parse_target(url(chdb_dir)))
+    src.first_rows(limit=10)
+    listing = list(src.queries)
+    assert all("gen_ai.input.messages'] != ''" in q and "SpanAttributes," not in q for q in listing)  # narrow rows
+    trace = src.load(f"{CHATS[1].trace_id}:{CHATS[1].span_id}")
+    assert src.queries[-1].count("SpanAttributes") >= 1 and "TraceId = {trace:String}" in src.queries[-1]
+    assert [i.id for i in trace.items] == ["system", "msg-0", "msg-1", "msg-2"]  # inherited from the agent span
+    assert trace.session_id == "conv-1" and trace.endpoint.model == "gpt-4o-mini"
+    assert trace.usage is not None and trace.usage.input_tokens == 41
+    with pytest.raises(KeyError):
+        src.load("00000000000000000000000000000007:00000007cccccccc")  # 30 h old: outside the window
+
+
+def test_every_query_is_read_only_with_a_time_limit(chdb_dir: Path) -> None:
+    seen: list[dict[str, Any]] = []
+    client = clickhouse_connect.get_client(dsn=f"chdb://{chdb_dir}")
+    real = client.query
+
+    def spy(sql: str, **kw: Any) -> Any:
+        seen.append(kw.get("settings") or {})
+        return real(sql, **kw)
+
+    client.query = spy
+    src = ClickHouseSource(parse_target(url(chdb_dir, extra="&timeout=7")), client=client)
+    src.count()
+    src.load(f"{CHATS[0].trace_id}:{CHATS[0].span_id}")
+    assert seen and all(s.get("readonly") == 2 for s in seen)
+    assert all(s.get("max_execution_time") == 7 for s in seen[2:])  # after the two schema reads
+
+
+def test_a_table_without_the_exporter_columns_is_refused_naming_them(chdb_dir: Path) -> None:
+    client = clickhouse_connect.get_client(dsn=f"chdb://{chdb_dir}")
+    client.command("CREATE TABLE IF NOT EXISTS otel.other (Timestamp DateTime64(9), TraceId String) "
+                   "ENGINE = MergeTree ORDER BY Timestamp")
+    with pytest.raises(StoreError, match=r"otel\.other is not an OpenTelemetry exporter spans table: no column SpanId"):
+        ClickHouseSource(parse_target(url(chdb_dir, "other")))
+    with pytest.raises(StoreError, match="no table otel.missing"):
+        ClickHouseSource(parse_target(url(chdb_dir, "missing")))
+
+
+def test_the_password_comes_only_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(StoreError, match=f"a password in the URL is refused; set it in the environment variable {PASSWORD_ENV}"):
+        parse_target("clickhouse://reader:secret@ch.example:8443/otel?table=otel_traces")
+    t = parse_target("clickhouse://reader@ch.example:8443/otel?table=otel_traces&since=2h")
+    assert (t.host, t.port, t.user, t.database, t.table, t.window.total_seconds()) == (
+        "ch.example", 8443, "reader", "otel", "otel_traces", 7200)
+    assert "secret" not in repr(t)
+    code, _ = run("list", "clickhouse://reader:secret@127.0.0.1:1/otel")
+    assert code == 2
+
+
+@pytest.fixture(params=["sqlite", "clickhouse"])
+def backend(request: pytest.FixtureRequest, chdb_dir: Path, sqlite_db: Path) -> str:
+    return str(sqlite_db) if request.param == "sqlite" else url(chdb_dir)
+
+
+def test_list_show_and_check_say_the_same_on_both_backends(backend: str, sqlite_db: Path) -> None:
+    """One test over both backends: each must print what the SQLite import prints."""
+    code, listed = run("list", backend, "--json")
+    assert code == 0, listed
+    rows = json.loads(listed)
+    assert [r["trace_id"] for r in rows] == [f"{s.trace_id}:{s.span_id}" for s in CHATS]
+    code, expected = run("list", str(sqlite_db), "--json")
+    assert rows == json.loads(expected)
+    assert {r["state"] for r in rows} <= {"ok", "warning", "failure"} and rows[0]["retained"] == 2
+    code, table = run("list", backend, "--wide")
+    assert code == 0 and table == run("list", str(sqlite_db), "--wide")[1]
+    for s in CHATS:
+        tid = f"{s.trace_id}:{s.span_id}"
+        code, shown = run("show", backend, tid, "--json")
+        assert code == 0, shown
+        assert json.loads(shown) == json.loads(run("show", str(sqlite_db), tid, "--json")[1]), tid
+        assert run("show", backend, tid)[1] == run("show", str(sqlite_db), tid)[1]
+    code, checked = run("check", backend, "--json")
+    assert (code, json.loads(checked)) == run("check", str(sqlite_db), "--json")[:1] + (
+        json.loads(run("check", str(sqlite_db), "--json")[1]),)
+
+
+def test_list_pages_by_cursor_on_a_clickhouse_url(chdb_dir: Path) -> None:
+    res = CliRunner().invoke(cli, ["list", url(chdb_dir), "--jsonl", "--limit", "4"])
+    assert res.exit_code == 0
+    first = [json.loads(line)["trace_id"] for line in res.stdout.splitlines()]
+    assert first == [f"{s.trace_id}:{s.span_id}" for s in CHATS[:4]]
+    hint = res.stderr.strip().splitlines()[-1]
+    cursor = hint.rsplit(" ", 1)[1]
+    rest = CliRunner().invoke(cli, ["list", url(chdb_dir), "--jsonl", "--after", cursor])
+    assert [json.loads(line)["trace_id"] for line in rest.stdout.splitlines()] == [
+        f"{s.trace_id}:{s.span_id}" for s in CHATS[4:]]
