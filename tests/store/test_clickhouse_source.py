@@ -39,6 +39,8 @@ def chdb_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     client = clickhouse_connect.get_client(dsn=f"chdb://{path}")
     create_table(client, "otel", "otel_traces", "map")
     insert(client, "otel", "otel_traces", SPANS)
+    create_table(client, "otel", "otel_traces_json", "json")
+    insert(client, "otel", "otel_traces_json", SPANS)
     return path
 
 
@@ -62,15 +64,21 @@ def run(*args: str) -> tuple[int, str]:
     return res.exit_code, res.stdout
 
 
-def test_open_reads_the_schema_and_counts_the_chat_spans_of_the_window(chdb_dir: Path) -> None:
-    src = ClickHouseSource(parse_target(url(chdb_dir)))
+@pytest.mark.parametrize(("table", "flavour", "attributes_type"), [
+    ("otel_traces", "map", "Map(LowCardinality(String), String)"), ("otel_traces_json", "json", "JSON")])
+def test_open_reads_the_schema_and_counts_the_chat_spans_of_the_window(chdb_dir: Path, table: str, flavour: str,
+                                                                       attributes_type: str) -> None:
+    src = ClickHouseSource(parse_target(url(chdb_dir, table)))
     assert isinstance(src, TraceSource)
-    assert src.schema.flavour == "map"
+    assert src.schema.flavour == flavour
     assert src.schema.version.split(".")[0].isdigit()
-    assert src.schema.columns["SpanAttributes"] == "Map(LowCardinality(String), String)"
+    assert src.schema.columns["SpanAttributes"] == attributes_type
     assert src.count() == len(CHATS) == 6  # the 2 spans 30 h old are outside the default 24 h window
     assert [r.trace_id for r in src.list()] == [f"{s.trace_id}:{s.span_id}" for s in CHATS]
-    wide = ClickHouseSource(parse_target(url(chdb_dir, extra="&since=2d")))
+    assert [(r.model, r.provider, r.session_id, r.span_status) for r in src.list()][:3] == [
+        ("gpt-4o-mini", "openai", "conv-0", "ok"), ("gpt-4o-mini", "openai", "conv-1", "ok"),
+        ("gpt-4o-mini", "openai", "conv-0", "error")]
+    wide = ClickHouseSource(parse_target(url(chdb_dir, table, extra="&since=2d")))
     assert wide.count() == 8
 
 
@@ -150,9 +158,12 @@ def test_the_password_comes_only_from_the_environment(monkeypatch: pytest.Monkey
     assert code == 2
 
 
-@pytest.fixture(params=["sqlite", "clickhouse"])
+@pytest.fixture(params=["sqlite", "clickhouse-map", "clickhouse-json"])
 def backend(request: pytest.FixtureRequest, chdb_dir: Path, sqlite_db: Path) -> str:
-    return str(sqlite_db) if request.param == "sqlite" else url(chdb_dir)
+    """The same spans three ways: imported into SQLite, in the exporter's Map and JSON tables."""
+    if request.param == "sqlite":
+        return str(sqlite_db)
+    return url(chdb_dir, "otel_traces_json" if request.param.endswith("json") else "otel_traces")
 
 
 def test_list_show_and_check_say_the_same_on_both_backends(backend: str, sqlite_db: Path) -> None:
