@@ -198,3 +198,21 @@ def test_list_pages_by_cursor_on_a_clickhouse_url(chdb_dir: Path) -> None:
     rest = CliRunner().invoke(cli, ["list", url(chdb_dir), "--jsonl", "--after", cursor])
     assert [json.loads(line)["trace_id"] for line in rest.stdout.splitlines()] == [
         f"{s.trace_id}:{s.span_id}" for s in CHATS[4:]]
+
+
+def test_import_pulls_the_window_into_a_local_database_that_says_the_same(chdb_dir: Path, sqlite_db: Path,
+                                                                          tmp_path: Path) -> None:
+    local = tmp_path / "local.db"
+    res = CliRunner().invoke(cli, ["import", url(chdb_dir, extra="&since=45m"), "-o", str(local)])
+    assert res.exit_code == 0, res.output
+    in_window = [s for s in CHATS if s.start_ns >= NOW - 45 * 60 * 10**9]  # 10 to 40 minutes old; 50 and 60 are not
+    assert len(in_window) == 4
+    assert res.stdout.strip() == f"imported 4 trace(s) from {url(chdb_dir, extra='&since=45m')} into {local}"
+    rows = json.loads(run("list", str(local), "--json")[1])
+    assert [r["trace_id"] for r in rows] == [f"{s.trace_id}:{s.span_id}" for s in in_window]
+    imported = {r["trace_id"]: r for r in json.loads(run("list", str(sqlite_db), "--json")[1])}
+    assert rows == [imported[r["trace_id"]] for r in rows]
+    tid = rows[-1]["trace_id"]
+    assert json.loads(run("show", str(local), tid, "--json")[1]) == json.loads(run("show", str(sqlite_db), tid, "--json")[1])
+    empty = CliRunner().invoke(cli, ["import", url(chdb_dir, extra="&since=1s"), "-o", str(tmp_path / "none.db")])
+    assert empty.exit_code == 2 and "no traces imported" in empty.output and not (tmp_path / "none.db").exists()

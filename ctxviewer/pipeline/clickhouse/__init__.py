@@ -13,7 +13,9 @@ What lives here:
   trace by the OTel importer's own mapping
   (:func:`ctxviewer.importers.formats.otel.traces_from_spans`: one code path for a span from a
   file or a table), its token counts filled as an import fills them;
-* :mod:`~ctxviewer.pipeline.clickhouse.source` -- :class:`ClickHouseSource`, the backend.
+* :mod:`~ctxviewer.pipeline.clickhouse.source` -- :class:`~ctxviewer.pipeline.clickhouse.source.ClickHouseSource`, the backend.
+* :mod:`~ctxviewer.pipeline.clickhouse.pull` -- the window pulled into a local trace database
+  (``ctxviewer import URL -o local.db``).
 
 May import: :mod:`ctxviewer.store`, :mod:`ctxviewer.importers` (the OTel format's mapping),
 :mod:`ctxviewer.assess`, :mod:`ctxviewer.diff` and below, and ``clickhouse_connect`` (an optional
