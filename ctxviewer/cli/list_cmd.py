@@ -139,11 +139,11 @@ def _print_store(db: str, text: str, start: tuple[str | None, str] | None, page:
                  jsonl: bool, wide: bool) -> str | None:
     """``list`` of a ClickHouse store (:mod:`ctxviewer.pipeline.clickhouse`): keyset pages on
     ``(Timestamp, SpanId)`` (the cursor holds that key), each printed row assessed as it is read
-    (:func:`ctxviewer.pipeline.clickhouse.spans.assessed_row`: the row the import would store)."""
+    (:func:`ctxviewer.pipeline.fresh_rows.refreshed_row`: the row the import would store)."""
     from ctxviewer.assess.context import context_for_db
     from ctxviewer.cli.stores import open_source
     from ctxviewer.pipeline.clickhouse.source import ClickHouseSource
-    from ctxviewer.pipeline.clickhouse.spans import assessed_row
+    from ctxviewer.pipeline.fresh_rows import refreshed_row
     from ctxviewer.store import StoreError, TraceQuery
     from ctxviewer.store.cursor import encode_cursor
     from ctxviewer.store.filters import FilterError
@@ -166,7 +166,7 @@ def _print_store(db: str, text: str, start: tuple[str | None, str] | None, page:
                 left[0] = True
                 return
             last[:] = [(ns, row.trace_id.rpartition(":")[2])]
-            yield assessed_row(source, row, context)
+            yield refreshed_row(source, row, context)
 
     try:
         if as_json or jsonl:

@@ -7,7 +7,7 @@ columns found on open. One chat span is one trace (``trace_id`` = ``TraceId:Span
 keyset pages on ``(Timestamp, SpanId)``: :meth:`ClickHouseSource.list` walks pages after the last
 row's key (an ``offset`` is skipped page by page, never sent as ``OFFSET``). List rows carry the
 span's own columns only (:func:`~ctxviewer.pipeline.clickhouse.spans.list_row`; ``facts_context``
-``None``, so surfaces assess the rows they show: :func:`ctxviewer.pipeline.clickhouse.spans.assessed_row`).
+``None``, ``retained_count`` ``None``: surfaces assess the rows they show, :func:`ctxviewer.pipeline.fresh_rows.refreshed_row`).
 Content is read only by :meth:`ClickHouseSource.load` / :meth:`~ClickHouseSource.items`, for one
 span (with the other spans of its OTel trace, which the mapping reads for session, agent and tools).
 

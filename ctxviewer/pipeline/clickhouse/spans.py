@@ -24,20 +24,15 @@ from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from typing import Any, cast
 
-from ctxviewer.assess.context import AssessContext
-from ctxviewer.diff.conversation import derive_for_display
 from ctxviewer.importers.common.spans.span import Span
 from ctxviewer.importers.common.values import span_kind, span_status
 from ctxviewer.importers.contract import ImportProblem
 from ctxviewer.importers.formats.otel import IMPORTER, traces_from_spans
 from ctxviewer.model.serialize import trace_from_dict, trace_to_dict
-from ctxviewer.model.span_facts import row_values as span_row_values
-from ctxviewer.model.times import format_created
-from ctxviewer.model.trace import RequestTrace, Status
+from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.missing_counts import count_missing_tokens
 from ctxviewer.pipeline.sanitize import repair
-from ctxviewer.pipeline.stored_facts import stored_facts
-from ctxviewer.store import TraceRow, TraceSource, TraceStore
+from ctxviewer.store import TraceRow, TraceStore
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -61,12 +56,13 @@ def split_id(tid: str) -> tuple[str, str] | None:
 def list_row(row: Sequence[Any]) -> TraceRow:
     """The narrow :class:`~ctxviewer.store.TraceRow` of a :meth:`TableSchema.row_select` row: what
     the span's own columns say; the facts (state, counted input, retained / omitted) are not known
-    until the trace is assessed (``facts_context`` ``None``: :func:`assessed_row`)."""
+    until the trace is read (``retained_count`` ``None``: :func:`ctxviewer.pipeline.fresh_rows.refreshed_row`
+    lays out the whole row)."""
     _ns, tr, sp, service, model, provider, session, operation, status, message, agent = row
     code, _ = span_status({"code": status} if status else None)
     return TraceRow(trace_id=trace_id(tr, sp), created=at_nanos(_ns), service=service or None,
                     provider=provider or None, model=model or None, capacity=None, input_tokens=None,
-                    reserved_output_tokens=None, retained_count=0, omitted_count=0, replay_of=None,
+                    reserved_output_tokens=None, retained_count=None, omitted_count=None, replay_of=None,
                     source_format="otel", session_id=session or None, span_status=code,
                     status_message=message or None, agent=agent or None, operation=operation or None)
 
@@ -141,17 +137,3 @@ def trace_of(rows: Sequence[Sequence[Any]], wanted: str, where: str) -> tuple[Re
     stored["omissions_recorded"] = found.omissions_recorded  # as the store writes it
     return trace_from_dict(stored), problems
 
-
-def assessed_row(source: TraceSource, row: TraceRow, context: AssessContext) -> TraceRow:
-    """``row`` of ``source`` as the import would store it: its trace loaded (dropped turns derived,
-    :func:`ctxviewer.diff.conversation.derive_for_display`), assessed in ``context``
-    (:func:`ctxviewer.pipeline.stored_facts.stored_facts`) and laid out as the store's row
-    (``ROW_COLUMNS`` order, read by :meth:`~ctxviewer.store.TraceRow.from_sql`). Raises
-    ``KeyError`` when the span left the window, :class:`~ctxviewer.store.StoreError` on a failed query."""
-    t = derive_for_display(source, source.load(row.trace_id))
-    stored = stored_facts(t, context)
-    retained = sum(1 for i in t.items if i.status is Status.RETAINED)
-    return TraceRow.from_sql((
-        t.trace_id, format_created(t.created), t.service, t.endpoint.provider, t.endpoint.model,
-        t.endpoint.capacity, stored.input_tokens, t.reserved_output_tokens, retained, len(t.items) - retained,
-        t.replay_of, t.source_format, *stored.values, t.session_id, *span_row_values(t.attributes)))
