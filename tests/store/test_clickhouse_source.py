@@ -134,7 +134,7 @@ def test_every_query_is_read_only_with_a_time_limit(chdb_dir: Path) -> None:
     src.count()
     src.load(f"{CHATS[0].trace_id}:{CHATS[0].span_id}")
     assert seen and all(s.get("readonly") == 2 for s in seen)
-    assert all(s.get("max_execution_time") == 7 for s in seen[2:])  # after the two schema reads
+    assert len(seen) == 4 and all(s.get("max_execution_time") == 7 for s in seen)  # the schema reads too
 
 
 def test_a_table_without_the_exporter_columns_is_refused_naming_them(chdb_dir: Path) -> None:
@@ -216,3 +216,27 @@ def test_import_pulls_the_window_into_a_local_database_that_says_the_same(chdb_d
     assert json.loads(run("show", str(local), tid, "--json")[1]) == json.loads(run("show", str(sqlite_db), tid, "--json")[1])
     empty = CliRunner().invoke(cli, ["import", url(chdb_dir, extra="&since=1s"), "-o", str(tmp_path / "none.db")])
     assert empty.exit_code == 2 and "no traces imported" in empty.output and not (tmp_path / "none.db").exists()
+
+
+def test_cancel_kills_the_running_query_by_its_id_on_a_connection_of_its_own(chdb_dir: Path) -> None:
+    client = clickhouse_connect.get_client(dsn=f"chdb://{chdb_dir}")
+    real = client.query
+    ids: list[str] = []
+    killed: list[tuple[str, Any]] = []
+
+    class Killer:  # the second connection: records what it is told
+        def command(self, sql: str, parameters: Any = None) -> None:
+            killed.append((sql, parameters))
+
+    src = ClickHouseSource(parse_target(url(chdb_dir)), client=client)
+
+    def query(sql: str, **kw: Any) -> Any:  # cancel() called while this query is in flight
+        ids.append(kw["settings"]["query_id"])
+        assert src.cancel(Killer()) == [ids[-1]]
+        return real(sql, **kw)
+
+    client.query = query
+    assert src.count() == 6
+    assert ids[0].startswith("ctxviewer-") and len(ids[0]) == len("ctxviewer-") + 32
+    assert killed == [("KILL QUERY WHERE query_id IN {ids:Array(String)} ASYNC", {"ids": [ids[0]]})]
+    assert src.cancel(Killer()) == []  # nothing in flight

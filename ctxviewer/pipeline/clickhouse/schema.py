@@ -135,11 +135,12 @@ class TableSchema:
                 f"AND {self.attr('gen_ai.conversation.id')} = {{session:String}} ORDER BY Timestamp, SpanId")
 
 
-def read_schema(client: Any, database: str, table: str, name: str) -> TableSchema:
+def read_schema(client: Any, database: str, table: str, name: str, timeout: int = 30) -> TableSchema:
     """The :class:`TableSchema` of ``database.table`` from ``system.columns`` and ``version()``.
     Raises :class:`~ctxviewer.store.StoreError` naming ``name`` (the URL) for a missing table or
-    a table without the :data:`NEEDED` columns (the exporter's INSERT list)."""
-    settings = dict(SETTINGS)
+    a table without the :data:`NEEDED` columns (the exporter's INSERT list). Both queries run with
+    :data:`SETTINGS` and ``max_execution_time`` = ``timeout`` seconds."""
+    settings: dict[str, Any] = dict(SETTINGS, max_execution_time=timeout)
     rows = client.query("SELECT name, type FROM system.columns WHERE database = {db:String} AND table = {t:String}",
                         parameters={"db": database, "t": table}, settings=settings).result_rows
     if not rows:

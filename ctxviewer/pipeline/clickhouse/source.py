@@ -8,7 +8,8 @@ keyset pages on ``(Timestamp, SpanId)``: :meth:`ClickHouseSource.list` walks pag
 row's key (an ``offset`` is skipped page by page, never sent as ``OFFSET``). List rows carry the
 span's own columns only (:func:`~ctxviewer.pipeline.clickhouse.spans.list_row`; ``facts_context``
 ``None``, ``retained_count`` ``None``: surfaces assess the rows they show, :func:`ctxviewer.pipeline.fresh_rows.refreshed_row`).
-Content is read only by :meth:`ClickHouseSource.load` / :meth:`~ClickHouseSource.items`, for one
+Every query carries a query id (``ctxviewer-<uuid>``): :meth:`ClickHouseSource.cancel` sends
+``KILL QUERY`` for those in flight. Content is read only by :meth:`ClickHouseSource.load` / :meth:`~ClickHouseSource.items`, for one
 span (with the other spans of its OTel trace, which the mapping reads for session, agent and tools).
 
 Not served yet (first slice): display filters (:meth:`~ClickHouseSource.filter_where` raises
@@ -20,7 +21,9 @@ signed 64-bit integer, resolved from the rows this source has listed. No Qt here
 from __future__ import annotations
 
 import builtins
+import threading
 import time
+import uuid
 from array import array
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -50,14 +53,18 @@ class ClickHouseSource:
     Raises :class:`~ctxviewer.store.StoreError` naming the URL when the server cannot be reached,
     the table is missing or lacks the exporter's columns, or a query fails."""
 
-    def __init__(self, target: Target, client: Any = None, now_ns: int | None = None) -> None:
+    def __init__(self, target: Target, client: Any = None, now_ns: int | None = None,
+                 schema: TableSchema | None = None) -> None:
         self.target = target
         self.path = Path(target.url)
         self._client = client if client is not None else connect(target)
         hi = time.time_ns() if now_ns is None else now_ns
         self.window = (hi - int(target.window.total_seconds() * 1e9), hi)
         """The time window of every query, ``(lo, hi)`` nanoseconds since the epoch."""
-        self.schema: TableSchema = read_schema(self._client, target.database, target.table, target.url)
+        self.schema: TableSchema = schema or read_schema(self._client, target.database, target.table, target.url,
+                                                            target.timeout)
+        self._running: set[str] = set()  # query ids of the queries in flight (cancel() kills them)
+        self._lock = threading.Lock()
         self._keys: dict[int, tuple[int, str, str]] = {}  # key -> (Timestamp ns, TraceId, SpanId) listed
         self.queries: builtins.list[str] = []
         """Every query text run, in order (the tests assert on them: window present, no OFFSET)."""
@@ -65,13 +72,33 @@ class ClickHouseSource:
     # -- queries
     def _query(self, sql: str, **params: Any) -> builtins.list[tuple[Any, ...]]:
         self.queries.append(sql)
-        settings = dict(SETTINGS, max_execution_time=self.target.timeout)
+        query_id = f"ctxviewer-{uuid.uuid4().hex}"
+        settings: dict[str, Any] = dict(SETTINGS, max_execution_time=self.target.timeout, query_id=query_id)
         lo, hi = self.window
+        with self._lock:
+            self._running.add(query_id)
         try:
             result = self._client.query(sql, parameters={"lo": lo, "hi": hi, **params}, settings=settings)
         except Exception as exc:  # the driver's errors have no common base below Exception
             raise StoreError(self.target.url, f"query failed: {str(exc).splitlines()[0] if str(exc) else exc}") from None
+        finally:
+            with self._lock:
+                self._running.discard(query_id)
         return [tuple(r) for r in result.result_rows]
+
+    def cancel(self, killer: Any = None) -> builtins.list[str]:
+        """Stop the queries this handle is running (called from another thread): ``KILL QUERY``
+        by their query ids on a connection of its own (``killer``, by default a new client), so
+        the cancel reaches the server; the waiting call then raises :class:`~ctxviewer.store.StoreError`.
+        Returns the query ids killed (``[]`` when none runs, or on chDB, whose queries run in
+        this process and cannot be killed from outside)."""
+        with self._lock:
+            ids = sorted(self._running)
+        if not ids or (self.target.scheme == "chdb" and killer is None):
+            return []
+        client = killer if killer is not None else connect(self.target)
+        client.command("KILL QUERY WHERE query_id IN {ids:Array(String)} ASYNC", parameters={"ids": ids})
+        return ids
 
     def _rows_after(self, after: tuple[int, str] | None, limit: int, descending: bool = False) -> builtins.list[tuple[int, TraceRow]]:
         sql = self.schema.page_sql(after is not None, descending)
@@ -98,8 +125,13 @@ class ClickHouseSource:
 
     # -- handle
     def reader(self) -> ClickHouseSource:
-        """This source (its client is safe to share for these read-only queries)."""
-        return self
+        """A handle of its own for another thread: the same table, window and schema on a new
+        client (chDB: this handle, whose one in-process engine serialises its queries)."""
+        if self.target.scheme == "chdb":
+            return self
+        other = ClickHouseSource(self.target, connect(self.target), self.window[1], self.schema)
+        other.window = self.window
+        return other
 
     def close(self) -> None:
         """Release the client. Idempotent."""
