@@ -8,7 +8,11 @@ attribute value as text, so the OTLP file carries the same values as ``stringVal
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
+import shutil
+import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -17,6 +21,16 @@ from typing import Any
 from ctxviewer.pipeline.clickhouse.schema import INSERT_COLUMNS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "clickhouse"
+
+
+@functools.cache
+def chdb_dir() -> Path:
+    """The chDB data directory of this test process: chDB runs one engine per process, on one
+    directory, so every test module shares it and keeps its tables in a database of its own.
+    Removed at exit."""
+    path = Path(tempfile.mkdtemp(prefix="ctxviewer-chdb-"))
+    atexit.register(shutil.rmtree, path, True)
+    return path
 
 
 @dataclass

@@ -20,6 +20,7 @@ from ctxviewer.pipeline.clickhouse.source import ClickHouseSource
 from ctxviewer.pipeline.clickhouse.target import PASSWORD_ENV, parse_target
 from ctxviewer.pipeline.importing import import_into
 from ctxviewer.store import StoreError, TraceSource
+from tests.store.clickhouse_spans import chdb_dir as shared_chdb_dir
 from tests.store.clickhouse_spans import create_table, generate, insert, otlp_json
 
 clickhouse_connect = pytest.importorskip("clickhouse_connect")
@@ -32,10 +33,10 @@ CHATS = sorted((s for s in SPANS if s.name.startswith("chat") and s.start_ns > N
 
 
 @pytest.fixture(scope="module")
-def chdb_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One chDB data directory for the module (chDB keeps one engine per process), holding the
-    Map flavour as ``otel.otel_traces`` and the JSON flavour as ``otel.otel_traces_json``."""
-    path = tmp_path_factory.mktemp("chdb")
+def chdb_dir() -> Path:
+    """The process's chDB data directory (chDB keeps one engine per process), holding the Map
+    flavour as ``otel.otel_traces`` and the JSON flavour as ``otel.otel_traces_json``."""
+    path = shared_chdb_dir()
     client = clickhouse_connect.get_client(dsn=f"chdb://{path}")
     create_table(client, "otel", "otel_traces", "map")
     insert(client, "otel", "otel_traces", SPANS)

@@ -102,6 +102,25 @@ def parse_target(url: str) -> Target:
                   database, table, window, timeout)
 
 
+def build_url(host: str, port: int | None, database: str, table: str, user: str | None = None, *,
+              tls: bool = False, since: str | None = None) -> str:
+    """The URL of a server store from its parts (the window's Connect dialog): ``clickhouses://``
+    with ``tls``, else ``clickhouse://``; ``since`` (``"24h"``) added unless ``None`` / empty. Never
+    holds a password (:data:`PASSWORD_ENV`). Raises ``ValueError`` for an empty host, database or
+    table or a bad ``since`` (:func:`parse_window`)."""
+    from urllib.parse import quote, urlencode
+
+    if not host.strip() or not database.strip() or not table.strip():
+        raise ValueError("host, database and table are needed")
+    query = {"table": table.strip()}
+    if since and since.strip():
+        parse_window(since)
+        query["since"] = since.strip()
+    who = f"{quote(user.strip(), safe='')}@" if user and user.strip() else ""
+    where = host.strip() + (f":{port}" if port else "")
+    return f"{'clickhouses' if tls else 'clickhouse'}://{who}{where}/{quote(database.strip(), safe='')}?{urlencode(query)}"
+
+
 def connect(target: Target) -> Any:
     """A clickhouse-connect client for ``target`` (chDB in-process for ``chdb``). Raises
     :class:`~ctxviewer.store.StoreError` naming the URL when the server cannot be reached or the
