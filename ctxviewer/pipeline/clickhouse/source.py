@@ -54,8 +54,11 @@ class ClickHouseSource:
     the table is missing or lacks the exporter's columns, or a query fails."""
 
     def __init__(self, target: Target, client: Any = None, now_ns: int | None = None,
-                 schema: TableSchema | None = None) -> None:
+                 schema: TableSchema | None = None, settings: dict[str, Any] | None = None) -> None:
         self.target = target
+        self.settings: dict[str, Any] = dict(settings or {})
+        """Server settings added to every query (e.g. an older server's optimisations turned off,
+        as the tests simulate one); ``readonly`` and ``max_execution_time`` always win."""
         self.path = Path(target.url)
         self._client = client if client is not None else connect(target)
         hi = time.time_ns() if now_ns is None else now_ns
@@ -73,7 +76,8 @@ class ClickHouseSource:
     def _query(self, sql: str, **params: Any) -> builtins.list[tuple[Any, ...]]:
         self.queries.append(sql)
         query_id = f"ctxviewer-{uuid.uuid4().hex}"
-        settings: dict[str, Any] = dict(SETTINGS, max_execution_time=self.target.timeout, query_id=query_id)
+        settings: dict[str, Any] = {**self.settings, **SETTINGS, "max_execution_time": self.target.timeout,
+                                    "query_id": query_id}
         lo, hi = self.window
         with self._lock:
             self._running.add(query_id)
@@ -129,7 +133,7 @@ class ClickHouseSource:
         client (chDB: this handle, whose one in-process engine serialises its queries)."""
         if self.target.scheme == "chdb":
             return self
-        other = ClickHouseSource(self.target, connect(self.target), self.window[1], self.schema)
+        other = ClickHouseSource(self.target, connect(self.target), self.window[1], self.schema, self.settings)
         other.window = self.window
         return other
 
