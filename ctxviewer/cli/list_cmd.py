@@ -151,17 +151,17 @@ def _print_store(db: str, text: str, start: tuple[str | None, str] | None, page:
     source = open_source(db)
     assert isinstance(source, ClickHouseSource)
     try:
-        source.filter_where(TraceQuery(text=text))
+        where, values = source.filter_where(TraceQuery(text=text))
     except FilterError as exc:
         source.close()
-        raise BadInput(f"--filter: {exc.message}") from None
+        raise BadInput(f"--filter: {exc.message}, at column {exc.position + 1}:", detail=exc.caret()) from None
     context = context_for_db(db)
     after = (int(start[0] or 0), start[1]) if start is not None else None
     last: list[tuple[int, str]] = []
     left = [False]
 
     def rows() -> Iterator[Any]:
-        for n, (ns, row) in enumerate(source.stream(after, -1 if page < 0 else page + 1)):
+        for n, (ns, row) in enumerate(source.stream(after, -1 if page < 0 else page + 1, where, values)):
             if 0 <= page <= n:
                 left[0] = True
                 return

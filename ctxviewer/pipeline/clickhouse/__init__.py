@@ -9,6 +9,8 @@ What lives here:
   ``system.columns`` and ``version()`` on open (``Map`` or ``JSON`` attribute flavour), and the
   SQL chosen from it: every query bounded by the time window, lists keyed on
   ``(Timestamp, SpanId)``, never ``OFFSET``;
+* :mod:`~ctxviewer.pipeline.clickhouse.filters` -- display filters on the span's own columns,
+  compiled to ClickHouse with bound parameters;
 * :mod:`~ctxviewer.pipeline.clickhouse.spans` -- a table row as a span, and one chat span made one
   trace by the OTel importer's own mapping
   (:func:`ctxviewer.importers.formats.otel.traces_from_spans`: one code path for a span from a

@@ -102,19 +102,22 @@ class TableSchema:
                 f"{a('gen_ai.conversation.id')}, {a('gen_ai.operation.name')}, StatusCode, StatusMessage, "
                 f"{a('gen_ai.agent.name')}")
 
-    def page_sql(self, after: bool, descending: bool = False) -> str:
+    def page_sql(self, after: bool, descending: bool = False, where: str = "") -> str:
         """One page of chat spans in ``(Timestamp, SpanId)`` order, after the key
-        ``({ts:Int64}, {span:String})`` when ``after``; ``{limit:UInt64}`` rows. Never OFFSET."""
+        ``({ts:Int64}, {span:String})`` when ``after``; ``{limit:UInt64}`` rows; ``where`` a compiled
+        display filter (:mod:`ctxviewer.pipeline.clickhouse.filters`) or ``""``. Never OFFSET."""
         op = "<" if descending else ">"
         direction = " DESC" if descending else ""
         keyset = (f" AND (Timestamp, SpanId) {op} (fromUnixTimestamp64Nano({{ts:Int64}}), {{span:String}})"
                   if after else "")
-        return (f"SELECT {self.row_select()} FROM {self.table_sql} WHERE {self.window()} AND {self.chat()}{keyset} "
-                f"ORDER BY Timestamp{direction}, SpanId{direction} LIMIT {{limit:UInt64}}")
+        filt = f" AND {where}" if where else ""
+        return (f"SELECT {self.row_select()} FROM {self.table_sql} WHERE {self.window()} AND {self.chat()}{filt}"
+                f"{keyset} ORDER BY Timestamp{direction}, SpanId{direction} LIMIT {{limit:UInt64}}")
 
-    def count_sql(self) -> str:
-        """The exact number of chat spans in the window."""
-        return f"SELECT count() FROM {self.table_sql} WHERE {self.window()} AND {self.chat()}"
+    def count_sql(self, where: str = "") -> str:
+        """The exact number of chat spans in the window (matching ``where`` when given)."""
+        filt = f" AND {where}" if where else ""
+        return f"SELECT count() FROM {self.table_sql} WHERE {self.window()} AND {self.chat()}{filt}"
 
     def span_sql(self) -> str:
         """The narrow row of one chat span, by ``{trace:String}`` and ``{span:String}``."""

@@ -12,8 +12,9 @@ Every query carries a query id (``ctxviewer-<uuid>``): :meth:`ClickHouseSource.c
 ``KILL QUERY`` for those in flight. Content is read only by :meth:`ClickHouseSource.load` / :meth:`~ClickHouseSource.items`, for one
 span (with the other spans of its OTel trace, which the mapping reads for session, agent and tools).
 
-Not served yet (first slice): display filters (:meth:`~ClickHouseSource.filter_where` raises
-:class:`~ctxviewer.store.filters.FilterError` for any), orders other than ``created``, full-text
+Not served yet (first slice): display filters on fields other than the span's own columns
+(:meth:`~ClickHouseSource.filter_where` raises :class:`~ctxviewer.store.filters.FilterError`
+naming the field), orders other than ``created``, full-text
 search (empty pages), ``blob`` (``None``). Row keys are an 8-byte blake2b hash of the trace id as a
 signed 64-bit integer, resolved from the rows this source has listed. No Qt here.
 """
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from ctxviewer.model.trace import ContextItem, RequestTrace
+from ctxviewer.pipeline.clickhouse.filters import compile_filter
 from ctxviewer.pipeline.clickhouse.schema import SETTINGS, TableSchema, read_schema
 from ctxviewer.pipeline.clickhouse.spans import list_row, split_id, trace_of
 from ctxviewer.pipeline.clickhouse.target import Target, connect, parse_target
@@ -104,9 +106,10 @@ class ClickHouseSource:
         client.command("KILL QUERY WHERE query_id IN {ids:Array(String)} ASYNC", parameters={"ids": ids})
         return ids
 
-    def _rows_after(self, after: tuple[int, str] | None, limit: int, descending: bool = False) -> builtins.list[tuple[int, TraceRow]]:
-        sql = self.schema.page_sql(after is not None, descending)
-        params: dict[str, Any] = {"limit": limit}
+    def _rows_after(self, after: tuple[int, str] | None, limit: int, descending: bool = False, where: str = "",
+                    values: Sequence[Any] = ()) -> builtins.list[tuple[int, TraceRow]]:
+        sql = self.schema.page_sql(after is not None, descending, where)
+        params: dict[str, Any] = {"limit": limit, **_filter_params(values)}
         if after is not None:
             params.update(ts=after[0], span=after[1])
         out = []
@@ -117,10 +120,11 @@ class ClickHouseSource:
             out.append((key, row))
         return out
 
-    def _walk(self, descending: bool = False, page: int = PAGE) -> Iterator[tuple[int, TraceRow]]:
+    def _walk(self, descending: bool = False, where: str = "", values: Sequence[Any] = (),
+              page: int = PAGE) -> Iterator[tuple[int, TraceRow]]:
         after: tuple[int, str] | None = None
         while True:
-            rows = self._rows_after(after, page, descending)
+            rows = self._rows_after(after, page, descending, where, values)
             yield from rows
             if len(rows) < page:
                 return
@@ -151,28 +155,24 @@ class ClickHouseSource:
 
     # -- filters
     def filter_where(self, query: TraceQuery | None) -> tuple[str, builtins.list[Any]]:
-        """``("", [])`` for no filter; raises :class:`~ctxviewer.store.filters.FilterError` for any
-        display filter (not served by this backend yet)."""
-        text = query.text if query is not None else ""
-        if text.strip():
-            raise FilterError("display filters are not served on a ClickHouse store yet", 0, text)
-        return "", []
+        """``query``'s display filter compiled for this table (:mod:`ctxviewer.pipeline.clickhouse.filters`):
+        ``("", [])`` for none. Raises :class:`~ctxviewer.store.filters.FilterError` for a field
+        this backend does not serve."""
+        return compile_filter(self.schema, query.text if query is not None else "")
 
     @staticmethod
-    def _order(order: str, where: str) -> None:
+    def _order(order: str) -> None:
         if order not in SORTABLE:
             raise ValueError(order)
         if order != "created":
             raise FilterError(f"order by {order} is not served on a ClickHouse store yet (only created)", 0)
-        if where:
-            raise FilterError("display filters are not served on a ClickHouse store yet", 0, where)
 
     # -- the list (keyed)
     def first_rows(self, where: str = "", params: Sequence[Any] = (), order: str = "created",
                    descending: bool = False, limit: int = 100) -> builtins.list[tuple[int, TraceRow]]:
         """The first ``limit`` chat spans in ``(Timestamp, SpanId)`` order (one keyset page)."""
-        self._order(order, where)
-        return self._rows_after(None, limit, descending)
+        self._order(order)
+        return self._rows_after(None, limit, descending, where, params)
 
     def row_keys(self, where: str = "", params: Sequence[Any] = (), order: str = "created",
                  descending: bool = False, cancelled: Callable[[], bool] | None = None) -> array[int]:
@@ -187,9 +187,9 @@ class ClickHouseSource:
     def key_chunks(self, where: str = "", params: Sequence[Any] = (), order: str = "created",
                    descending: bool = False) -> Iterator[array[int]]:
         """The keys of :meth:`row_keys`, one keyset page a chunk."""
-        self._order(order, where)
+        self._order(order)
         chunk = array("q")
-        for key, _row in self._walk(descending):
+        for key, _row in self._walk(descending, where, params):
             chunk.append(key)
             if len(chunk) >= PAGE:
                 yield chunk
@@ -219,9 +219,8 @@ class ClickHouseSource:
         return key
 
     def count_where(self, where: str = "", params: Sequence[Any] = ()) -> int:
-        """Exact number of chat spans in the window."""
-        self._order("created", where)
-        return int(self._query(self.schema.count_sql())[0][0])
+        """Exact number of chat spans in the window (matching ``where``)."""
+        return int(self._query(self.schema.count_sql(where), **_filter_params(params))[0][0])
 
     def estimate_count(self, where: str = "") -> int | None:
         """``None``: no count is known without a query."""
@@ -229,15 +228,15 @@ class ClickHouseSource:
 
     # -- the list (paged)
     def count(self, query: TraceQuery | None = None) -> int:
-        """Number of chat spans in the window (``query``: no filter, else FilterError)."""
+        """Number of chat spans in the window matching ``query``'s filter."""
         return self.count_where(*self.filter_where(query))
 
     def list(self, query: TraceQuery | None = None, offset: int = 0, limit: int = 200) -> builtins.list[TraceRow]:
         """Rows ``offset`` .. ``offset + limit`` (``limit`` < 0: all) in ``(Timestamp, SpanId)``
         order, read by keyset pages (``offset`` rows are skipped page by page, not by OFFSET)."""
-        self.filter_where(query)
+        where, values = self.filter_where(query)
         out: builtins.list[TraceRow] = []
-        for n, (_, row) in enumerate(self._walk()):
+        for n, (_, row) in enumerate(self._walk(False, where, values)):
             if n < offset:
                 continue
             if 0 <= limit <= len(out):
@@ -245,12 +244,14 @@ class ClickHouseSource:
             out.append(row)
         return out
 
-    def stream(self, after: tuple[int, str] | None, limit: int) -> Iterator[tuple[int, TraceRow]]:
-        """Rows after the key ``(Timestamp ns, SpanId)`` (``None``: from the start), at most
-        ``limit`` (negative: all), as ``(Timestamp ns, row)``: the CLI's cursor pages."""
+    def stream(self, after: tuple[int, str] | None, limit: int, where: str = "",
+               values: Sequence[Any] = ()) -> Iterator[tuple[int, TraceRow]]:
+        """Rows after the key ``(Timestamp ns, SpanId)`` (``None``: from the start) matching the
+        compiled filter ``where`` (:meth:`filter_where`), at most ``limit`` (negative: all), as
+        ``(Timestamp ns, row)``: the CLI's cursor pages."""
         n = 0
         while limit < 0 or n < limit:
-            page = self._rows_after(after, PAGE if limit < 0 else min(PAGE, limit - n))
+            page = self._rows_after(after, PAGE if limit < 0 else min(PAGE, limit - n), False, where, values)
             for key, row in page:
                 ns, _tr, span = self._keys[key]
                 yield ns, row
@@ -300,6 +301,11 @@ class ClickHouseSource:
         """Trace ids of the chat spans whose own ``gen_ai.conversation.id`` is ``session_id``, in
         send order (a session recorded only on an ancestor span is not found here yet)."""
         return [f"{tr}:{sp}" for tr, sp in self._query(self.schema.session_sql(), session=session_id)]
+
+
+def _filter_params(values: Sequence[Any]) -> dict[str, Any]:
+    """A compiled filter's values as the query parameters ``f0``, ``f1``..."""
+    return {f"f{i}": v for i, v in enumerate(values)}
 
 
 def open_clickhouse(url: str) -> ClickHouseSource:
