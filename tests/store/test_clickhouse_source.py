@@ -155,8 +155,25 @@ def test_the_password_comes_only_from_the_environment(monkeypatch: pytest.Monkey
     assert (t.host, t.port, t.user, t.database, t.table, t.window.total_seconds()) == (
         "ch.example", 8443, "reader", "otel", "otel_traces", 7200)
     assert "secret" not in repr(t)
-    code, _ = run("list", "clickhouse://reader:secret@127.0.0.1:1/otel")
-    assert code == 2
+    res = CliRunner().invoke(cli, ["list", "clickhouse://reader:secret@127.0.0.1:1/otel"])
+    assert res.exit_code == 2 and "secret" not in res.output and PASSWORD_ENV in res.output
+    seen: dict[str, Any] = {}
+
+    def get_client(**kw: Any) -> Any:
+        seen.update(kw)
+        raise OSError("refused")
+
+    monkeypatch.setattr(clickhouse_connect, "get_client", get_client)
+    monkeypatch.setenv(PASSWORD_ENV, "from-env")
+    with pytest.raises(StoreError, match="cannot connect: refused"):
+        ClickHouseSource(t)
+    assert (seen["password"], seen["username"], seen["secure"], seen["port"]) == ("from-env", "reader", True, 8443)
+
+
+def test_search_is_refused_rather_than_answered_with_no_hits(chdb_dir: Path) -> None:
+    src = ClickHouseSource(parse_target(url(chdb_dir)))
+    with pytest.raises(StoreError, match="full-text search is not served on a ClickHouse store yet"):
+        src.search("question")
 
 
 @pytest.fixture(params=["sqlite", "clickhouse-map", "clickhouse-json"])

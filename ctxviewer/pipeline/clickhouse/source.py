@@ -15,7 +15,7 @@ span (with the other spans of its OTel trace, which the mapping reads for sessio
 Not served yet (first slice): display filters on fields other than the span's own columns
 (:meth:`~ClickHouseSource.filter_where` raises :class:`~ctxviewer.store.filters.FilterError`
 naming the field), orders other than ``created``, full-text
-search (empty pages), ``blob`` (``None``). Row keys are an 8-byte blake2b hash of the trace id as a
+search (refused with :data:`NO_SEARCH`), ``blob`` (``None``). Row keys are an 8-byte blake2b hash of the trace id as a
 signed 64-bit integer, resolved from the rows this source has listed. No Qt here.
 """
 
@@ -40,6 +40,9 @@ from ctxviewer.store.fts import SearchHit, SearchPage
 
 PAGE = 500
 """Rows a keyset page reads."""
+NO_SEARCH = ("full-text search is not served on a ClickHouse store yet; pull the window into a database "
+             "(ctxviewer import URL -o local.db) to search it")
+"""Why :meth:`ClickHouseSource.search` refuses."""
 
 
 def _key(trace_id: str) -> int:
@@ -262,12 +265,13 @@ class ClickHouseSource:
 
     # -- search (not served yet)
     def search(self, query: str, *, after: tuple[int, int, int] | None = None, limit: int = 50) -> SearchPage:
-        """No hits: full-text search is not served on a ClickHouse store yet."""
-        return SearchPage([], None)
+        """Raises :class:`~ctxviewer.store.StoreError`: full-text search is not served on a
+        ClickHouse store yet (an empty page would say "no hits", which nobody checked)."""
+        raise StoreError(self.target.url, NO_SEARCH)
 
     def search_hits(self, query: str, limit: int = 50) -> builtins.list[SearchHit]:
-        """No hits (see :meth:`search`)."""
-        return []
+        """Raises :class:`~ctxviewer.store.StoreError` (see :meth:`search`)."""
+        raise StoreError(self.target.url, NO_SEARCH)
 
     # -- one trace
     def load_with_problems(self, trace_id: str) -> tuple[RequestTrace, builtins.list[str]]:
