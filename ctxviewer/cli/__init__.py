@@ -203,10 +203,15 @@ def _import_store(url: str, db: str, as_json: bool) -> None:
     else:
         for problem in report.problems:
             click.echo(one_line(f"warning: {problem}"), err=True)
-        click.echo(one_line(f"imported {report.imported} trace(s) from {url} into {db}"))
+    skipped = sum(1 for p in report.problems if p.message.startswith("not imported"))
+    if not as_json:
+        click.echo(one_line(f"imported {report.imported} trace(s) from {url} into {db}"
+                            + (f"; {skipped} span(s) not imported: exit status {BAD_INPUT}" if skipped else "")))
     outcome = report.outcome()
     if outcome is not None:
         raise BadInput(outcome)
+    if skipped:  # the rest is committed; a partial import is never a pass (as for files)
+        raise SystemExit(BAD_INPUT)
 
 
 def _parse_size(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[int, int]:

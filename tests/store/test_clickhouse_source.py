@@ -304,3 +304,19 @@ def test_a_filter_on_what_only_the_assessment_knows_is_refused_at_its_column(chd
     assert res.exit_code == 2
     assert "--filter: 'state' is not served on a ClickHouse store yet (pull the window into a database first" in res.output
     assert "at column 17" in res.output
+
+
+def test_a_span_that_does_not_become_a_trace_is_named_never_dropped_silently(chdb_dir: Path, tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from ctxviewer.pipeline.clickhouse.pull import pull_window
+
+    src = ClickHouseSource(parse_target(url(chdb_dir)))
+    bad = f"{CHATS[2].trace_id}:{CHATS[2].span_id}"
+    real = src.mapped
+    monkeypatch.setattr(src, "mapped", lambda tid: (None, ["cannot map GenAI attributes: boom"]) if tid == bad
+                        else real(tid))
+    report = pull_window(src, tmp_path / "local.db")
+    assert report.imported == 5
+    assert [(p.record, p.message) for p in report.problems] == [
+        (f"span {bad}", "cannot map GenAI attributes: boom"),
+        (f"span {bad}", "not imported: the mapping could not make it a trace (above)")]

@@ -32,7 +32,8 @@ def pull_window(source: ClickHouseSource, db_path: str | Path, read: Callable[[i
                 workers: int | None = 1) -> ImportReport:
     """Write every chat span of ``source``'s window into the database ``db_path`` (created, or
     added to) and return the report (``files`` 1: the URL; ``problems`` the mapping's warnings,
-    named ``URL: span ID: message``). ``read(n)`` after each trace read. Raises
+    named ``URL: span ID: message``, and one ``not imported`` problem per listed span that did not
+    become a trace). ``read(n)`` after each trace read. Raises
     :class:`~ctxviewer.store.StoreError` when the source or the database cannot be read or written
     (a database this call created is removed first)."""
     report = ImportReport(imported=0, files=1)
@@ -41,12 +42,13 @@ def pull_window(source: ClickHouseSource, db_path: str | Path, read: Callable[[i
 
     def traces() -> Iterator[RequestTrace]:
         for n, (_ns, row) in enumerate(source.stream(None, -1), 1):
-            try:
-                trace, problems = source.load_with_problems(row.trace_id)
-            except KeyError:  # left the window between the list and the load
+            trace, problems = source.mapped(row.trace_id)
+            report.problems.extend(ImportProblem(url, f"span {row.trace_id}", p) for p in problems)
+            if trace is None:  # never silently: the span is named, with why
+                report.problems.append(ImportProblem(url, f"span {row.trace_id}", "not imported: " + (
+                    "the mapping could not make it a trace (above)" if problems else "no longer in the window")))
                 continue
             report.items_by_trace[trace.trace_id] = len(trace.items)
-            report.problems.extend(ImportProblem(url, f"span {row.trace_id}", p) for p in problems)
             if not trace.omissions_recorded and conversation_key(trace) is not None:
                 in_conversations[trace.trace_id] = None
             if read:

@@ -274,13 +274,19 @@ class ClickHouseSource:
         raise StoreError(self.target.url, NO_SEARCH)
 
     # -- one trace
-    def load_with_problems(self, trace_id: str) -> tuple[RequestTrace, builtins.list[str]]:
-        """:meth:`load` and what the mapping said about the span (the import's warnings)."""
+    def mapped(self, trace_id: str) -> tuple[RequestTrace | None, builtins.list[str]]:
+        """The trace of chat span ``trace_id`` and what the mapping said about its OTel trace's
+        spans (the import's warnings); ``None`` when it is not a chat span in the window or the
+        mapping could not make it a trace (then the problems say why)."""
         ids = split_id(trace_id)
         if ids is None:
-            raise KeyError(trace_id)
+            return None, [f"{trace_id}: not a TraceId:SpanId trace id"]
         rows = self._query(self.schema.trace_sql(), trace=ids[0])
-        trace, problems = trace_of(rows, trace_id, f"{self.target.database}.{self.target.table}")
+        return trace_of(rows, trace_id, f"{self.target.database}.{self.target.table}")
+
+    def load_with_problems(self, trace_id: str) -> tuple[RequestTrace, builtins.list[str]]:
+        """:meth:`load` and what the mapping said (:meth:`mapped`); ``KeyError`` for no trace."""
+        trace, problems = self.mapped(trace_id)
         if trace is None:
             raise KeyError(trace_id)
         return trace, problems
