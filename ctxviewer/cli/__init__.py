@@ -106,8 +106,8 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
         ctxviewer import spans.otlp.json traces.jsonl -o traces.db
         ctxviewer import exported-traces/ -o traces.db
     """
-    from ctxviewer.cli.write import check_place
     from ctxviewer.cli.stores import is_store_url
+    from ctxviewer.cli.write import check_place
 
     if any(is_store_url(f) for f in files):
         if len(files) > 1 or fmt is not None:
