@@ -44,7 +44,7 @@ def _field_sql(schema: TableSchema, name: str) -> str | None:
     }.get(name.lower())
 
 
-class _Compiler:
+class _ClickHouseCompiler:
     def __init__(self, schema: TableSchema, text: str) -> None:
         self.schema = schema
         self.text = text
@@ -125,5 +125,5 @@ def compile_filter(schema: TableSchema, text: str) -> tuple[str, list[Any]]:
     tree = parse_filter(text)
     if not tree.children:
         return "", []
-    compiler = _Compiler(schema, text)
+    compiler = _ClickHouseCompiler(schema, text)
     return compiler.expr(tree.children[0]), compiler.params
