@@ -22,12 +22,10 @@ from dataclasses import replace
 
 from ctxviewer.assess.context import AssessContext
 from ctxviewer.diff.conversation import derive_for_display
-from ctxviewer.model.span_facts import row_values as span_row_values
-from ctxviewer.model.times import format_created
-from ctxviewer.model.trace import Status
 from ctxviewer.pipeline.stored_facts import stored_facts
 from ctxviewer.store import TraceRow, TraceSource
 from ctxviewer.store.facts import FACT_COLUMNS
+from ctxviewer.store.trace_row import trace_row
 
 
 def refreshed_row(store: TraceSource, row: TraceRow, context: AssessContext) -> TraceRow:
@@ -52,16 +50,11 @@ def assessed_row(store: TraceSource, row: TraceRow, context: AssessContext) -> T
     """The row an import would store for ``row``'s trace: loaded from ``store`` (dropped turns
     derived, :func:`ctxviewer.diff.conversation.derive_for_display`), assessed in ``context``
     (:func:`ctxviewer.pipeline.stored_facts.stored_facts`) and laid out as ``TraceStore.add`` lays
-    out its row (``ROW_COLUMNS`` order, read by :meth:`~ctxviewer.store.TraceRow.from_sql`). Raises
+    out its row (:func:`ctxviewer.store.trace_row.trace_row`). Raises
     ``KeyError`` when the trace is gone and :class:`~ctxviewer.store.StoreError` when the store
     cannot be read."""
     t = derive_for_display(store, store.load(row.trace_id))
-    stored = stored_facts(t, context)
-    retained = sum(1 for i in t.items if i.status is Status.RETAINED)
-    return TraceRow.from_sql((
-        t.trace_id, format_created(t.created), t.service, t.endpoint.provider, t.endpoint.model,
-        t.endpoint.capacity, stored.input_tokens, t.reserved_output_tokens, retained, len(t.items) - retained,
-        t.replay_of, t.source_format, *stored.values, t.session_id, *span_row_values(t.attributes)))
+    return trace_row(t, stored_facts(t, context))
 
 
 __all__ = ["assessed_row", "refreshed_row"]

@@ -13,7 +13,7 @@ What lives here:
   compiled to ClickHouse with bound parameters;
 * :mod:`~ctxviewer.pipeline.clickhouse.spans` -- a table row as a span, and one chat span made one
   trace by the OTel importer's own mapping
-  (:func:`ctxviewer.importers.formats.otel.traces_from_spans`: one code path for a span from a
+  (:func:`ctxviewer.importers.formats.otel.load_spans`: one code path for a span from a
   file or a table), its token counts filled as an import fills them;
 * :mod:`~ctxviewer.pipeline.clickhouse.source` -- :class:`~ctxviewer.pipeline.clickhouse.source.ClickHouseSource`, the backend.
 * :mod:`~ctxviewer.pipeline.clickhouse.pull` -- the window pulled into a local trace database

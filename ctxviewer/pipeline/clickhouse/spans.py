@@ -3,7 +3,7 @@
 :func:`span_of` turns a row of :meth:`~ctxviewer.pipeline.clickhouse.schema.TableSchema.trace_sql`
 into the importers' :class:`~ctxviewer.importers.common.spans.span.Span` -- the shape every span
 container is normalised to -- and :func:`trace_of` makes the chat span one trace with
-:func:`ctxviewer.importers.formats.otel.traces_from_spans` over the spans of its OTel trace (so
+:func:`ctxviewer.importers.formats.otel.load_spans` over the spans of its OTel trace (so
 session, agent and system instructions inherited from ancestors and the tools that fed it are
 those a file of the same spans gives), then repairs and counts it as an import does
 (:func:`ctxviewer.pipeline.sanitize.repair`, :func:`ctxviewer.pipeline.missing_counts.count_missing_tokens`)
@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from typing import Any, cast
 
 from ctxviewer.importers.common.spans.span import Span
 from ctxviewer.importers.common.values import span_kind, span_status
 from ctxviewer.importers.contract import ImportProblem
-from ctxviewer.importers.formats.otel import IMPORTER, traces_from_spans
+from ctxviewer.importers.formats.otel import load_spans
 from ctxviewer.model.serialize import trace_from_dict, trace_to_dict
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.missing_counts import count_missing_tokens
@@ -121,15 +120,13 @@ def trace_of(rows: Sequence[Sequence[Any]], wanted: str, where: str) -> tuple[Re
     spans = [span_of(r, where) for r in rows]
     found: RequestTrace | None = None
     problems: list[str] = []
-    for rec in traces_from_spans(spans, where):
+    for rec in load_spans(list(spans), where):
         if isinstance(rec, ImportProblem):
             problems.append(f"{rec.record}: {rec.message}")
         elif rec.trace_id == wanted:
             found = rec
     if found is None:
         return None, problems
-    if not IMPORTER.records_omissions:  # as the registry marks what the format cannot record
-        found = replace(found, omissions_recorded=False)
     found, repaired = repair(found)
     problems += repaired
     found = count_missing_tokens(found, cast(TraceStore, _UncachedCounts()))

@@ -43,8 +43,7 @@ from ctxviewer.importers.formats.otel.group import enrich_call, fed_call, tool_t
 from ctxviewer.importers.formats.otel.mapping import call_from_span, is_chat_span, token_count, usage_from
 from ctxviewer.model.trace import RequestTrace
 
-__all__ = ["IMPORTER", "OtelImporter", "call_from_span", "is_chat_span", "load_spans", "token_count",
-           "traces_from_spans", "usage_from"]
+__all__ = ["IMPORTER", "OtelImporter", "call_from_span", "is_chat_span", "load_spans", "token_count", "usage_from"]
 
 class OtelImporter:
     """The ``otel`` importer: OpenTelemetry GenAI spans in any span container."""
@@ -91,7 +90,8 @@ class OtelImporter:
 def load_spans(spans: list[SpanRecord], source: str) -> Iterator[Record]:
     """The traces and problems of ``spans`` -- whole OTel traces, as :meth:`OtelImporter.load`
     reads one group of a file -- by the same mapping (one code path for a span from a file or
-    from the wire: the live receiver, :mod:`ctxviewer.pipeline.live_writer`). ``source`` names
+    from the wire: the live receiver, :mod:`ctxviewer.pipeline.live_writer`; or from a ClickHouse
+    spans table: :mod:`ctxviewer.pipeline.clickhouse.spans`). ``source`` names
     where they came from in problems (``"OTLP/HTTP"``). As the registry loads a file, traces come
     with ``omissions_recorded`` False (:attr:`OtelImporter.records_omissions`) and the shared
     readers' warnings (:mod:`ctxviewer.importers.common.notes`) follow. No "no chat spans"
@@ -102,14 +102,6 @@ def load_spans(spans: list[SpanRecord], source: str) -> Iterator[Record]:
         yield replace(record, omissions_recorded=False) if isinstance(record, RequestTrace) else record
     yield from noted
 
-
-def traces_from_spans(spans: list[Span], source: str) -> Iterator[Record]:
-    """The traces and problems of one group of whole OTel traces' spans, read from anywhere but a
-    file (a ClickHouse ``otel_traces`` table: :mod:`ctxviewer.pipeline.clickhouse`), by the same
-    mapping :meth:`OtelImporter.load` applies to each span group of a file: one trace per chat
-    span, events folded, ancestors' session / agent / system instructions, tools that fed it.
-    ``source`` names where the spans came from in the problems."""
-    yield from _load_group(list(spans), source, _FileState())
 
 
 class _FileState:
