@@ -11,7 +11,7 @@ dialog says so) and never stored. The fields, never a password, are remembered i
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -107,6 +107,7 @@ class ConnectController(QObject):
         super().__init__(window.host)
         self.window = window
         self.act_connect = QAction("Connect to &ClickHouse…", window.host)
+        self.act_connect.setShortcut(QKeySequence("Ctrl+Shift+K"))
         self.act_connect.setStatusTip("Read a team's ClickHouse trace store (otel_traces) in place, read-only")
         self.act_connect.triggered.connect(self.choose_and_connect)
         window.menu("&File").insertAction(window.act_quit, self.act_connect)
