@@ -98,12 +98,23 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
     what was kept); a DB this run created is then removed again (an existing DB is never removed). On a terminal, standard error shows
     the files and traces read so far and the rate.
 
+    FILES may instead be one ClickHouse store's URL (README: "Team store"): the chat spans of its
+    time window (?since=2h) are written into DB, as list and show read them there.
+
     \b
     Example:
         ctxviewer import spans.otlp.json traces.jsonl -o traces.db
         ctxviewer import exported-traces/ -o traces.db
     """
+    from ctxviewer.cli.stores import is_store_url
     from ctxviewer.cli.write import check_place
+
+    if any(is_store_url(f) for f in files):
+        if len(files) > 1 or fmt is not None:
+            raise click.UsageError("a ClickHouse URL is imported on its own, without --format")
+        check_place(db)
+        _import_store(files[0], db, as_json)
+        return
     from ctxviewer.importers import REGISTRY, ImportFailed
     from ctxviewer.pipeline.folders import skipped_count
     from ctxviewer.pipeline.importing import import_into
@@ -165,6 +176,41 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
     if outcome is not None:  # nothing could be read: bad input (2); a cancelled import: 1
         raise (click.ClickException if report.cancelled else BadInput)(outcome)
     if partial is not None:  # the rest is committed; a partial import is never a pass (as scan)
+        raise SystemExit(BAD_INPUT)
+
+
+def _import_store(url: str, db: str, as_json: bool) -> None:
+    """``import URL -o DB``: the chat spans of a ClickHouse store's time window written into DB
+    (:func:`ctxviewer.pipeline.clickhouse.pull.pull_window`), summarised as a file import is."""
+    from ctxviewer.cli.stores import open_source
+    from ctxviewer.pipeline.clickhouse.pull import pull_window
+    from ctxviewer.pipeline.clickhouse.source import ClickHouseSource
+    from ctxviewer.store import OldSchemaError, StoreError
+    from ctxviewer.util.visible import one_line
+
+    source = open_source(url)
+    assert isinstance(source, ClickHouseSource)
+    try:
+        report = pull_window(source, db)
+    except OldSchemaError as exc:
+        raise BadInput(str(exc)) from None
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        source.close()
+    if as_json:
+        _json_out(report.as_dict())
+    else:
+        for problem in report.problems:
+            click.echo(one_line(f"warning: {problem}"), err=True)
+    skipped = sum(1 for p in report.problems if p.message.startswith("not imported"))
+    if not as_json:
+        click.echo(one_line(f"imported {report.imported} trace(s) from {url} into {db}"
+                            + (f"; {skipped} span(s) not imported: exit status {BAD_INPUT}" if skipped else "")))
+    outcome = report.outcome()
+    if outcome is not None:
+        raise BadInput(outcome)
+    if skipped:  # the rest is committed; a partial import is never a pass (as for files)
         raise SystemExit(BAD_INPUT)
 
 

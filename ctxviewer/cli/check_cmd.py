@@ -19,11 +19,12 @@ import click
 from ctxviewer.cli.interrupted import says_what_was_kept
 from ctxviewer.cli.progress import StatusLine, Ticker, rate
 from ctxviewer.cli.status import EPILOG, FINDINGS, BadInput
+from ctxviewer.cli.stores import is_store_url, open_source
 from ctxviewer.cli.write import check_output, write_output
 from ctxviewer.model.findings import Finding, Severity
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.hints import open_store
-from ctxviewer.store import StoreError, TraceStore
+from ctxviewer.store import StoreError, TraceSource, TraceStore
 from ctxviewer.util.visible import one_line
 
 
@@ -48,7 +49,8 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, jsonl: bool, f
               fmt: str | None, output: str | None, review_file: str | None) -> None:
     """Run every check (Table 3.1 rows, tool calls, accounting) on traces in DB.
 
-    Checks all traces, or only TRACE_IDs. Expected policy versions come from ctxviewer.toml
+    Checks all traces, or only TRACE_IDs. DB is a database file or a ClickHouse store's URL
+    (README: "Team store": the chat spans of its time window). Expected policy versions come from ctxviewer.toml
     beside DB and --expected-policy; the user's marks from DB.marks.json. A damaged database
     (SQLite's integrity check, whole when all traces are checked) is an error, status 2.
 
@@ -76,10 +78,13 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, jsonl: bool, f
         ctx = context_for_db(Path(db), parse_expected(expected))
     except ValueError as exc:
         raise BadInput(str(exc)) from None
-    try:
-        store = open_store(db)
-    except StoreError as exc:
-        raise BadInput(str(exc)) from None
+    if is_store_url(db):  # a ClickHouse store: read in place, nothing to integrity-check
+        store: TraceSource = open_source(db)
+    else:
+        try:
+            store = open_store(db)
+        except StoreError as exc:
+            raise BadInput(str(exc)) from None
     ids = list(dict.fromkeys(trace_ids)) or [r.trace_id for r in store.list(None, 0, -1)]  # every trace
     threshold = Severity(fail_on).rank
     results: list[tuple[str, str, int | None, tuple[Finding, ...]]] = []
@@ -104,7 +109,8 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, jsonl: bool, f
                 findings = ()
             results.append((tid, a.state.value, observed_row, findings))
         with Ticker(line, lambda s: f"checked {len(ids):,} trace(s); SQLite integrity check of {db} · {s:.0f} s"):
-            _refuse_damage(store, db, len(ids), whole=not trace_ids)
+            if isinstance(store, TraceStore):
+                _refuse_damage(store, db, len(ids), whole=not trace_ids)
         if fmt == "sarif":
             _sarif(store, db, ids, results, output, line, review_file)
             if failed:
@@ -141,7 +147,7 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, jsonl: bool, f
         raise SystemExit(FINDINGS)
 
 
-def _sarif(store: TraceStore, db: str, ids: list[str], results: list[tuple[str, str, int | None, tuple[Finding, ...]]],
+def _sarif(store: TraceSource, db: str, ids: list[str], results: list[tuple[str, str, int | None, tuple[Finding, ...]]],
            output: str | None, line: StatusLine, review_file: str | None = None) -> None:
     """Write the SARIF log of ``results`` (the store closed once the traces are read again), with
     the verdicts of the review file (``review_file``, else where :mod:`ctxviewer.review.location` puts it)."""
@@ -175,7 +181,7 @@ def _refuse_damage(store: TraceStore, db: str, checked: int, *, whole: bool) -> 
                        "fails SQLite's integrity check, so no findings are reported for it")
 
 
-def _load(store: TraceStore, db: str, tid: str) -> RequestTrace:
+def _load(store: TraceSource, db: str, tid: str) -> RequestTrace:
     """Trace ``tid`` of ``store``; a missing id or an unreadable (corrupt) trace is one clean error
     naming the database and the trace (the store is closed first)."""
     try:

@@ -74,6 +74,9 @@ def list_cmd(db: str, as_json: bool, jsonl: bool, text: str, wide: bool, limit: 
     row, exit status 2 (after the list) when SQLite finds damaged pages in DB (checked for at most
     half a second, so a large database may not be checked whole); a page checks only what it read.
 
+    DB is a database file or a ClickHouse store's URL (README: "Team store"; its rows are the chat
+    spans of the URL's time window, each assessed as it is printed).
+
     \b
     Example:
         ctxviewer list sample_traces/samples.db --wide
@@ -99,7 +102,12 @@ def list_cmd(db: str, as_json: bool, jsonl: bool, text: str, wide: bool, limit: 
         raise click.BadParameter(str(exc), param_hint="'--after'") from None
     page = -1 if all_rows else (limit if limit is not None else screenful())
     current = _current(db)
-    from ctxviewer.cli.stores import open_db
+    from ctxviewer.cli.stores import is_store_url, open_db
+
+    if is_store_url(db):
+        next_cursor = _print_store(db, text, start, page, as_json=as_json, jsonl=jsonl, wide=wide)
+        _more(db, next_cursor, text, limit, as_json=as_json, jsonl=jsonl, wide=wide)
+        return
 
     with open_db(db) as store:
         try:
@@ -109,16 +117,68 @@ def list_cmd(db: str, as_json: bool, jsonl: bool, text: str, wide: bool, limit: 
             raise click.ClickException(str(exc)) from None
         # the whole list: SQLite's quick_check too (at most half a second); a page read only its rows
         damage = store.damage() if page < 0 and start is None else ""
-    if next_cursor is not None:
-        more = (" --jsonl" if jsonl else " --json" if as_json else " --wide" if wide else "") + (
-            f" --filter {_word(text)}" if text else "") + (f" --limit {limit}" if limit is not None else "")
-        click.echo(f"more rows: ctxviewer list {_word(db)}{more} --after {next_cursor}", err=True)
+    _more(db, next_cursor, text, limit, as_json=as_json, jsonl=jsonl, wide=wide)
     if damage:  # the rows are the facts stored at import; say when the pages behind them are broken
         from ctxviewer.util.visible import one_line
 
         click.echo(one_line(f"warning: {db}: is damaged ({damage}); the rows above were stored at import, the content "
                             "behind them may not read back (ctxviewer check reads every trace)"), err=True)
         raise SystemExit(BAD_INPUT)
+
+
+def _more(db: str, next_cursor: str | None, text: str, limit: int | None, *, as_json: bool, jsonl: bool,
+          wide: bool) -> None:
+    """The next page's command on standard error, when rows are left."""
+    if next_cursor is not None:
+        more = (" --jsonl" if jsonl else " --json" if as_json else " --wide" if wide else "") + (
+            f" --filter {_word(text)}" if text else "") + (f" --limit {limit}" if limit is not None else "")
+        click.echo(f"more rows: ctxviewer list {_word(db)}{more} --after {next_cursor}", err=True)
+
+
+def _print_store(db: str, text: str, start: tuple[str | None, str] | None, page: int, *, as_json: bool,
+                 jsonl: bool, wide: bool) -> str | None:
+    """``list`` of a ClickHouse store (:mod:`ctxviewer.pipeline.clickhouse`): keyset pages on
+    ``(Timestamp, SpanId)`` (the cursor holds that key), each printed row assessed as it is read
+    (:func:`ctxviewer.pipeline.fresh_rows.refreshed_row`: the row the import would store)."""
+    from ctxviewer.assess.context import context_for_db
+    from ctxviewer.cli.stores import open_source
+    from ctxviewer.pipeline.clickhouse.source import ClickHouseSource
+    from ctxviewer.pipeline.fresh_rows import refreshed_row
+    from ctxviewer.store import StoreError, TraceQuery
+    from ctxviewer.store.cursor import encode_cursor
+    from ctxviewer.store.filters import FilterError
+
+    source = open_source(db)
+    assert isinstance(source, ClickHouseSource)
+    try:
+        where, values = source.filter_where(TraceQuery(text=text))
+    except FilterError as exc:
+        source.close()
+        raise BadInput(f"--filter: {exc.message}, at column {exc.position + 1}:", detail=exc.caret()) from None
+    context = context_for_db(db)
+    after = (int(start[0] or 0), start[1]) if start is not None else None
+    last: list[tuple[int, str]] = []
+    left = [False]
+
+    def rows() -> Iterator[Any]:
+        for n, (ns, row) in enumerate(source.stream(after, -1 if page < 0 else page + 1, where, values)):
+            if 0 <= page <= n:
+                left[0] = True
+                return
+            last[:] = [(ns, row.trace_id.rpartition(":")[2])]
+            yield refreshed_row(source, row, context)
+
+    try:
+        if as_json or jsonl:
+            _print_json(rows(), context.fingerprint, jsonl)
+        else:
+            cached = list(rows())  # the table passes over the rows more than once: one page, kept
+            _print_table(lambda: iter(cached), context.fingerprint, wide, db)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        source.close()
+    return encode_cursor(str(last[0][0]), last[0][1]) if left[0] and last else None
 
 
 def _word(db: str) -> str:

@@ -20,6 +20,8 @@ from ctxviewer.cli.status import BadInput
 def show_cmd(db: str, trace_id: str, as_json: bool, content: bool) -> None:
     """Show one trace: eq. 3.1 verdict, allocations per category and every item in final order.
 
+    DB is a database file or a ClickHouse store's URL (README: "Team store").
+
     \b
     Example:
         ctxviewer show sample_traces/samples.db budget-8k --json
@@ -28,7 +30,7 @@ def show_cmd(db: str, trace_id: str, as_json: bool, content: bool) -> None:
         raise click.UsageError("--content needs --json")
     from ctxviewer.assess.assessment import assess
     from ctxviewer.assess.context import context_for_db
-    from ctxviewer.cli.stores import open_db
+    from ctxviewer.cli.stores import open_source
     from ctxviewer.diff.conversation import derive_for_display
     from ctxviewer.report.trace_report import format_trace_text, trace_summary
     from ctxviewer.store import StoreError
@@ -37,14 +39,16 @@ def show_cmd(db: str, trace_id: str, as_json: bool, content: bool) -> None:
         context = context_for_db(db)
     except ValueError as exc:  # a broken ctxviewer.toml or marks file beside DB
         raise BadInput(str(exc)) from None
-    with open_db(db) as store:
-        try:
-            trace = store.load(trace_id)
-            trace = derive_for_display(store, trace)  # dropped between calls, when not recorded
-        except KeyError:
-            raise BadInput(f"{db}: no trace with id {trace_id!r} (see 'ctxviewer list {db}')") from None
-        except StoreError as exc:
-            raise BadInput(str(exc)) from None
+    store = open_source(db)  # a database file, or a ClickHouse store's URL
+    try:
+        trace = store.load(trace_id)
+        trace = derive_for_display(store, trace)  # dropped between calls, when not recorded
+    except KeyError:
+        raise BadInput(f"{db}: no trace with id {trace_id!r} (see 'ctxviewer list {db}')") from None
+    except StoreError as exc:
+        raise BadInput(str(exc)) from None
+    finally:
+        store.close()
     a = assess(trace, context)  # in the database's context: what check, list and the window say
     if as_json:
         summary = trace_summary(trace, a)

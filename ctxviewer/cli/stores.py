@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ctxviewer.cli.status import BadInput
 
 if TYPE_CHECKING:
-    from ctxviewer.store import TraceStore
+    from ctxviewer.store import TraceSource, TraceStore
 
 
 def open_db(db: str) -> TraceStore:
@@ -21,5 +21,29 @@ def open_db(db: str) -> TraceStore:
 
     try:
         return open_store(db)
+    except StoreError as exc:
+        raise BadInput(str(exc)) from None
+
+
+def is_store_url(db: str) -> bool:
+    """True when ``db`` names a ClickHouse trace store (``clickhouse://``, ``clickhouses://``,
+    ``chdb://``) rather than a database file."""
+    from ctxviewer.pipeline.clickhouse.target import is_clickhouse_url
+
+    return is_clickhouse_url(db)
+
+
+def open_source(db: str) -> TraceSource:
+    """``db`` opened read-only as a :class:`~ctxviewer.store.TraceSource`: a ClickHouse store for a
+    URL (:func:`ctxviewer.pipeline.clickhouse.source.open_clickhouse`; the password from
+    ``CTXVIEWER_CLICKHOUSE_PASSWORD``), else the database file (:func:`open_db`). Raises
+    :class:`~ctxviewer.cli.status.BadInput` naming the source and what is wrong."""
+    if not is_store_url(db):
+        return open_db(db)
+    from ctxviewer.pipeline.clickhouse.source import open_clickhouse
+    from ctxviewer.store import StoreError
+
+    try:
+        return open_clickhouse(db)
     except StoreError as exc:
         raise BadInput(str(exc)) from None

@@ -21,7 +21,8 @@ What lives here, by role:
   ``findings_model``, ``two_level_model``, ``review_model``, ``diff_model``, ``whatif_model``;
 * controllers (menus and actions on a :class:`WindowApi`) -- ``compare``, ``reload``, ``listen`` (File > Listen for Traces…, the live receiver),
   ``trace_actions``, ``audit_dock``, ``search_dock``, ``whatif_controller``, ``replay_controller``; on a parent widget:
-  ``importer`` (File > Import), ``upgrade_offer`` (an older database's upgraded copy);
+  ``importer`` (File > Import), ``upgrade_offer`` (an older database's upgraded copy),
+  ``connect_dialog`` (File > Connect to ClickHouse: a team's store shown through the store interface);
 * workers -- :mod:`~ctxviewer.gui.worker` (:class:`Task`: every job off the GUI thread),
   :mod:`~ctxviewer.gui.trace_loader` (the one selection path: load, derive, assess; a newer
   selection wins), :mod:`~ctxviewer.gui.background_import` (heavy imports), and

@@ -50,6 +50,7 @@ from ctxviewer.gui.background_import import run_in_background
 from ctxviewer.gui.clipboard import copy_selection
 from ctxviewer.gui.column_menu import install_column_menu
 from ctxviewer.gui.compare import CompareController
+from ctxviewer.gui.connect_dialog import ConnectController
 from ctxviewer.gui.filter_edit import FilterEdit
 from ctxviewer.gui.importer import ImportController, show_message
 from ctxviewer.gui.layout_memory import restore_layout, save_layout
@@ -195,6 +196,7 @@ class MainWindow(QMainWindow):
         self.listener = ListenController(self, self.reloader)  # File > Listen for Traces… (the live receiver)
         self.search = SearchController(self)  # Edit > Search Content
         self.stats = StatsController(self)  # Trace > Statistics… (sums over the current filter)
+        self.connector = ConnectController(self)  # File > Connect to ClickHouse…
         self.statusBar().showMessage("Open a trace database (File > Open) or drop one here.")
 
     # ------------------------------------------------------------------ menus
@@ -281,11 +283,19 @@ class MainWindow(QMainWindow):
         self.sig_database_opened.emit(str(path))
         return True
 
-    def set_source(self, source: TraceSource, name: str, status: str | None = None) -> None:
+    def set_source(self, source: TraceSource, name: str, status: str | None = None, *,
+                   context_path: str | None = None) -> None:
         """Show the traces of ``source`` -- any implementation of the store interface
         (:class:`~ctxviewer.store.TraceSource`: list, filter, search and detail queries; a second
         backend needs nothing else from the window) -- titled ``name``, and select its first trace.
-        :meth:`open_database` passes a read-only SQLite store. Closes the source shown before."""
+        :meth:`open_database` passes a read-only SQLite store; ``context_path`` names the database
+        whose context the traces are assessed in (``""``: none, the default context, no marks file:
+        a ClickHouse store). Closes the source shown before."""
+        if context_path:
+            self._use_check_config(context_path)
+        elif context_path is not None:
+            self.context = EMPTY_CONTEXT
+            self.panel.tabs.set_database(None)
         if self.store is not None and self.store is not source:
             self.store.close()
         self.store = source

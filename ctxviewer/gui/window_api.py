@@ -104,6 +104,13 @@ class WindowApi(Protocol):
         be opened (said in a message box; with ``show_errors`` False the error propagates)."""
         ...
 
+    def set_source(self, source: TraceSource, name: str, status: str | None = None, *,
+                   context_path: str | None = None) -> None:
+        """Show ``source`` (any :class:`~ctxviewer.store.TraceSource`) titled ``name``; with
+        ``context_path``, assessed in that database's context (``ctxviewer.toml`` and marks beside
+        it; ``""``: the default context, as for a ClickHouse store)."""
+        ...
+
     def apply_filter(self) -> None:
         """Re-query the trace list with the filter box's text now."""
         ...

@@ -23,7 +23,10 @@ What lives here:
 * :mod:`~ctxviewer.pipeline.warm_up` -- the first trace's one-time costs, paid ahead of it;
 * :mod:`~ctxviewer.pipeline.otlp_receiver` -- the live OTLP/HTTP receiver on 127.0.0.1
   (``ctxviewer serve``, File › Listen for Traces…); :mod:`~ctxviewer.pipeline.live_writer` -- its
-  writer: a bounded queue, spans regrouped by trace as they arrive, short WAL transactions.
+  writer: a bounded queue, spans regrouped by trace as they arrive, short WAL transactions;
+* :mod:`~ctxviewer.pipeline.clickhouse` -- a team's ClickHouse trace store (the OpenTelemetry
+  Collector exporter's ``otel_traces``) read in place behind :class:`~ctxviewer.store.TraceSource`:
+  it needs the store's interface and the OTel importer's span mapping, which meet here.
 
 May import: :mod:`ctxviewer.importers`, :mod:`ctxviewer.store`, :mod:`ctxviewer.assess` and
 everything below them. This is where those three meet: the importers and the store never import

@@ -8,7 +8,12 @@ keeps the database read-only, so it does not rewrite them: :func:`refreshed_row`
 row says in the current context -- the same assessment ``show`` and ``check`` run (dropped turns
 derived first, :func:`ctxviewer.diff.conversation.derive_for_display`, then
 :func:`ctxviewer.pipeline.stored_facts.stored_facts`) -- and the list shows that row instead.
-``ctxviewer upgrade`` stores them. No Qt here.
+``ctxviewer upgrade`` stores them.
+
+A row of a source that keeps no facts at all -- a ClickHouse spans table
+(:mod:`ctxviewer.pipeline.clickhouse`), whose rows hold only the span's own columns, with
+``retained_count`` ``None`` -- is laid out whole by :func:`assessed_row`: the row the import would
+have stored for that trace. No Qt here.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from ctxviewer.diff.conversation import derive_for_display
 from ctxviewer.pipeline.stored_facts import stored_facts
 from ctxviewer.store import TraceRow, TraceSource
 from ctxviewer.store.facts import FACT_COLUMNS
+from ctxviewer.store.trace_row import trace_row
 
 
 def refreshed_row(store: TraceSource, row: TraceRow, context: AssessContext) -> TraceRow:
@@ -27,7 +33,10 @@ def refreshed_row(store: TraceSource, row: TraceRow, context: AssessContext) -> 
     (``input_tokens``, tokens) recomputed for its trace in ``context``; every other field as stored.
     ``facts_context`` becomes ``context.fingerprint``, so the row is no longer stale. Reads the
     trace from ``store`` (never writes). Raises ``KeyError`` when the trace is no longer stored and
-    :class:`~ctxviewer.store.StoreError` when the store cannot be read."""
+    :class:`~ctxviewer.store.StoreError` when the store cannot be read. A row without item counts
+    (``retained_count`` ``None``: a source that keeps no facts) is made whole by :func:`assessed_row`."""
+    if row.retained_count is None:
+        return assessed_row(store, row, context)
     trace = derive_for_display(store, store.load(row.trace_id))
     facts = stored_facts(trace, context)
     values = dict(zip(FACT_COLUMNS, facts.values))
@@ -37,4 +46,15 @@ def refreshed_row(store: TraceSource, row: TraceRow, context: AssessContext) -> 
     return replace(row, input_tokens=facts.input_tokens, **values)
 
 
-__all__ = ["refreshed_row"]
+def assessed_row(store: TraceSource, row: TraceRow, context: AssessContext) -> TraceRow:
+    """The row an import would store for ``row``'s trace: loaded from ``store`` (dropped turns
+    derived, :func:`ctxviewer.diff.conversation.derive_for_display`), assessed in ``context``
+    (:func:`ctxviewer.pipeline.stored_facts.stored_facts`) and laid out as ``TraceStore.add`` lays
+    out its row (:func:`ctxviewer.store.trace_row.trace_row`). Raises
+    ``KeyError`` when the trace is gone and :class:`~ctxviewer.store.StoreError` when the store
+    cannot be read."""
+    t = derive_for_display(store, store.load(row.trace_id))
+    return trace_row(t, stored_facts(t, context))
+
+
+__all__ = ["assessed_row", "refreshed_row"]

@@ -151,8 +151,14 @@ STALE_MARK = "*"
 def is_stale(row: Any, current: str | None) -> bool:
     """Whether ``row``'s stored facts were computed in a context other than ``current`` (the
     database's :attr:`~ctxviewer.assess.context.AssessContext.fingerprint`; ``None``: not known,
-    nothing is stale). A row that recorded no context (written before schema 7) is stale."""
-    return current is not None and getattr(row, "state", None) is not None and getattr(row, "facts_context", None) != current
+    nothing is stale). A row that recorded no context (written before schema 7) is stale, and so is a
+    row of a source that keeps no facts, not yet read (``retained_count`` ``None``: a ClickHouse
+    spans table's row, :mod:`ctxviewer.pipeline.clickhouse`)."""
+    if current is None:
+        return False
+    if getattr(row, "retained_count", 0) is None:
+        return True
+    return getattr(row, "state", None) is not None and getattr(row, "facts_context", None) != current
 
 
 def row_texts(row: Any, current: str | None = None, columns: Sequence[Column[Any]] | None = None) -> tuple[str, ...]:

@@ -31,6 +31,8 @@ What lives where
   the full-text index and its query language; :mod:`~ctxviewer.store.rows` -- content addresses and
   the ``items`` row; :mod:`~ctxviewer.store.facts` -- the shape of the stored assessment facts;
   :mod:`~ctxviewer.store.call_columns` -- a call's cost, output tokens and duration on its row;
+  :mod:`~ctxviewer.store.trace_row` -- a trace's ``traces`` row laid out (the one place: ``add`` and
+  sources without rows of their own);
   :mod:`~ctxviewer.store.score_rows` -- a call's recorded scores (``trace_scores``, ``traces.scores``);
 * the schema: :mod:`~ctxviewer.store.migrations` (:data:`SCHEMA_VERSION` and the named steps; a
   schema change is new steps there), :mod:`~ctxviewer.store.migrate` (the runner, one

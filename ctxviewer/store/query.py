@@ -82,10 +82,12 @@ class TraceRow:
     """Counted input tokens (``budget.check_capacity(trace).input_tokens`` at add time)."""
     reserved_output_tokens: int | None
     """B_out in tokens."""
-    retained_count: int
-    """Number of items sent."""
-    omitted_count: int
-    """Number of items left out."""
+    retained_count: int | None
+    """Number of items sent; ``None`` before the trace was read (a row of a store that keeps no
+    facts, such as a ClickHouse spans table: :func:`ctxviewer.pipeline.fresh_rows.refreshed_row`
+    fills it)."""
+    omitted_count: int | None
+    """Number of items left out; ``None`` like ``retained_count``."""
     replay_of: str | None
     """trace_id of the request this one replays."""
     source_format: str | None

@@ -54,7 +54,9 @@ A ``chat`` span is one trace row: ``trace_id`` = ``TraceId || ':' || SpanId``, `
 ``worst_rule``, ``omitted_count``) need a side table written by ``ctxviewer check``; search maps to
 a ``tokenbf_v1`` / ``ngrambf_v1`` skip index on the message attributes. ``load`` rebuilds a
 :class:`~ctxviewer.model.trace.RequestTrace` with the OTel importer (:mod:`ctxviewer.importers.formats.otel`) from
-the span's attributes and events.
+the span's attributes and events. That backend is :mod:`ctxviewer.pipeline.clickhouse` (on the
+pipeline floor: it needs the importers' mapping, which the store never imports); its first slice
+serves the list, ``load`` and counts, not yet filters, search or the side table.
 
 No Qt here.
 """

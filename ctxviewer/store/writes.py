@@ -14,18 +14,15 @@ from dataclasses import replace
 from typing import Callable, Iterable
 
 from ctxviewer.model.run import RunSpan
-from ctxviewer.model.span_facts import row_values as span_row_values
-from ctxviewer.model.times import format_created
-from ctxviewer.model.trace import RequestTrace, Status
+from ctxviewer.model.trace import RequestTrace
 from ctxviewer.store import fts
-from ctxviewer.store.call_columns import call_values
 from ctxviewer.store.errors import READ_ONLY, StoreError
 from ctxviewer.store.facts import FACT_COLUMNS, StoredFacts, write_findings
 from ctxviewer.store.query import ROW_COLUMNS
 from ctxviewer.store.rows import ITEM_COLUMNS, content_digest, item_row
-from ctxviewer.store.score_rows import summary as score_summary
 from ctxviewer.store.score_rows import write_scores
 from ctxviewer.store.token_cache import TokenCountCache
+from ctxviewer.store.trace_row import trace_row_values
 from ctxviewer.util.sqlite_errors import is_busy_error, is_readonly_error
 
 WRITE_WAIT_S = 60.0
@@ -268,13 +265,7 @@ class TraceWrites(TokenCountCache):
             details["request"].pop("content", None)
             details["request"]["sha256"] = request_hash.hex()  # users see hex
         stored.check_for(tid)
-        retained = sum(1 for i in t.items if i.status is Status.RETAINED)
-        row = (  # in ROW_COLUMNS order
-            tid, format_created(t.created), t.service, t.endpoint.provider, t.endpoint.model,
-            t.endpoint.capacity, stored.input_tokens, t.reserved_output_tokens,
-            retained, len(t.items) - retained, t.replay_of, t.source_format, *stored.values, t.session_id,
-            *span_row_values(t.attributes), *call_values(t), score_summary(t.attributes),
-        )
+        row = trace_row_values(t, stored)  # in ROW_COLUMNS order
         c = self._conn
         c.execute("DELETE FROM items WHERE trace_id = ?", (tid,))
         c.executemany(

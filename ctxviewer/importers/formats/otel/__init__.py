@@ -90,7 +90,8 @@ class OtelImporter:
 def load_spans(spans: list[SpanRecord], source: str) -> Iterator[Record]:
     """The traces and problems of ``spans`` -- whole OTel traces, as :meth:`OtelImporter.load`
     reads one group of a file -- by the same mapping (one code path for a span from a file or
-    from the wire: the live receiver, :mod:`ctxviewer.pipeline.live_writer`). ``source`` names
+    from the wire: the live receiver, :mod:`ctxviewer.pipeline.live_writer`; or from a ClickHouse
+    spans table: :mod:`ctxviewer.pipeline.clickhouse.spans`). ``source`` names
     where they came from in problems (``"OTLP/HTTP"``). As the registry loads a file, traces come
     with ``omissions_recorded`` False (:attr:`OtelImporter.records_omissions`) and the shared
     readers' warnings (:mod:`ctxviewer.importers.common.notes`) follow. No "no chat spans"
@@ -100,6 +101,7 @@ def load_spans(spans: list[SpanRecord], source: str) -> Iterator[Record]:
     for record in records:
         yield replace(record, omissions_recorded=False) if isinstance(record, RequestTrace) else record
     yield from noted
+
 
 
 class _FileState:

@@ -1,0 +1,30 @@
+"""A team's ClickHouse trace store read in place: the OpenTelemetry Collector ClickHouse exporter's
+``otel_traces`` table behind :class:`~ctxviewer.store.TraceSource`, read-only.
+
+What lives here:
+
+* :mod:`~ctxviewer.pipeline.clickhouse.target` -- the ``clickhouse://user@host:port/db?table=...``
+  (and in-process ``chdb://``) address, the password from an environment variable, the client;
+* :mod:`~ctxviewer.pipeline.clickhouse.schema` -- what the table holds, read from
+  ``system.columns`` and ``version()`` on open (``Map`` or ``JSON`` attribute flavour), and the
+  SQL chosen from it: every query bounded by the time window, lists keyed on
+  ``(Timestamp, SpanId)``, never ``OFFSET``;
+* :mod:`~ctxviewer.pipeline.clickhouse.filters` -- display filters on the span's own columns,
+  compiled to ClickHouse with bound parameters;
+* :mod:`~ctxviewer.pipeline.clickhouse.spans` -- a table row as a span, and one chat span made one
+  trace by the OTel importer's own mapping
+  (:func:`ctxviewer.importers.formats.otel.load_spans`: one code path for a span from a
+  file or a table), its token counts filled as an import fills them;
+* :mod:`~ctxviewer.pipeline.clickhouse.source` -- :class:`~ctxviewer.pipeline.clickhouse.source.ClickHouseSource`, the backend.
+* :mod:`~ctxviewer.pipeline.clickhouse.pull` -- the window pulled into a local trace database
+  (``ctxviewer import URL -o local.db``).
+
+May import: :mod:`ctxviewer.store`, :mod:`ctxviewer.importers` (the OTel format's mapping),
+:mod:`ctxviewer.assess`, :mod:`ctxviewer.diff` and below, and ``clickhouse_connect`` (an optional
+dependency, imported only when a store is opened). A new table kind (Langfuse's ``observations``,
+say) goes here as a schema module beside :mod:`~ctxviewer.pipeline.clickhouse.schema`.
+
+It sits on the pipeline floor because it needs both the store's interface and the importers'
+mapping (the store never imports the importers). Nothing is imported here, so ``ctxviewer list
+DB`` on a file loads none of it. No Qt here.
+"""

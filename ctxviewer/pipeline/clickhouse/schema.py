@@ -1,0 +1,157 @@
+"""What a ClickHouse spans table holds, read on open, and the SQL chosen from it.
+
+The stable contract is the exporter's INSERT column list (:data:`INSERT_COLUMNS`,
+``exporter/clickhouseexporter/internal/sqltemplates/traces_insert.sql`` of
+opentelemetry-collector-contrib); the DDL around it changed many times and teams run their own.
+:func:`read_schema` reads ``system.columns`` and ``version()`` and refuses a table without those
+columns, naming the missing ones. The attribute columns are ``Map(LowCardinality(String),
+String)`` (the exporter's default DDL) or ``JSON`` (its JSON flavour); :meth:`TableSchema.attr`
+is the one place that reads a span attribute in SQL.
+
+Every query this backend runs is built here and keeps three rules, asserted on the query text and
+``EXPLAIN`` in the tests: the time window (``Timestamp`` between the window's nanosecond bounds)
+is in its ``WHERE``; lists are keyed on ``(Timestamp, SpanId)`` -- the next page starts after the
+last row's key -- and never use ``OFFSET``; values are bound parameters, never spliced text. No Qt here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ctxviewer.store import StoreError
+
+INSERT_COLUMNS = (
+    "Timestamp", "TraceId", "SpanId", "ParentSpanId", "TraceState", "SpanName", "SpanKind", "ServiceName",
+    "ResourceAttributes", "ScopeName", "ScopeVersion", "SpanAttributes", "Duration", "StatusCode",
+    "StatusMessage", "Events.Timestamp", "Events.Name", "Events.Attributes", "Links.TraceId", "Links.SpanId",
+    "Links.TraceState", "Links.Attributes",
+)
+"""The OpenTelemetry Collector ClickHouse exporter's INSERT column list (both flavours)."""
+NEEDED = ("Timestamp", "TraceId", "SpanId", "ParentSpanId", "SpanName", "SpanKind", "ServiceName",
+          "ResourceAttributes", "ScopeName", "ScopeVersion", "SpanAttributes", "Duration", "StatusCode",
+          "StatusMessage", "Events.Timestamp", "Events.Name", "Events.Attributes")
+"""The columns this backend reads: a table without one is refused on open."""
+CHAT_OPERATIONS = ("chat", "generate_content", "text_completion")
+"""``gen_ai.operation.name`` values of a model call (as :mod:`ctxviewer.importers.formats.otel.mapping`)."""
+SETTINGS = {"readonly": 2}
+"""Settings of every query (with ``max_execution_time``): read-only, settings still changeable."""
+
+
+def quote_name(name: str) -> str:
+    """``name`` as a ClickHouse identifier in backticks (backticks and backslashes escaped)."""
+    return "`" + name.replace("\\", "\\\\").replace("`", "\\`") + "`"
+
+
+def quote_string(text: str) -> str:
+    """``text`` as a ClickHouse string literal (for attribute names only; values are parameters)."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+@dataclass(frozen=True)
+class TableSchema:
+    """One spans table as read on open: its columns and the server version."""
+
+    database: str
+    table: str
+    columns: dict[str, str]
+    """Column name -> ClickHouse type, as ``system.columns`` gives them."""
+    version: str
+    """``version()`` of the server (chDB: its engine version)."""
+
+    @property
+    def flavour(self) -> str:
+        """``map`` (``SpanAttributes Map(...)``) or ``json`` (``SpanAttributes JSON``)."""
+        return "json" if self.columns["SpanAttributes"].startswith("JSON") else "map"
+
+    @property
+    def table_sql(self) -> str:
+        """``` `db`.`table` ``` for a FROM clause."""
+        return f"{quote_name(self.database)}.{quote_name(self.table)}"
+
+    def attr(self, name: str) -> str:
+        """SQL for span attribute ``name`` as a ``String`` (``''`` when the span has none)."""
+        if self.flavour == "json":
+            path = ".".join(quote_name(p) for p in name.split("."))
+            return f"ifNull(toString(SpanAttributes.{path}), '')"
+        return f"SpanAttributes[{quote_string(name)}]"
+
+    def attributes_sql(self, column: str) -> str:
+        """SQL reading attribute column ``column`` whole: a Map as is, JSON as its JSON text."""
+        if self.columns.get(column, "").startswith("JSON") or self.columns.get(column, "").startswith("Array(JSON"):
+            return f"toJSONString({column})"
+        return column
+
+    # -- predicates
+    def window(self) -> str:
+        """The time window: ``Timestamp`` within the bound nanosecond parameters ``lo``, ``hi``."""
+        return "Timestamp >= fromUnixTimestamp64Nano({lo:Int64}) AND Timestamp <= fromUnixTimestamp64Nano({hi:Int64})"
+
+    def chat(self) -> str:
+        """A model-call span: ``gen_ai.operation.name`` of a chat, or none with input messages."""
+        op = self.attr("gen_ai.operation.name")
+        ops = ", ".join(quote_string(o) for o in CHAT_OPERATIONS)
+        return f"({op} IN ({ops}) OR ({op} = '' AND {self.attr('gen_ai.input.messages')} != ''))"
+
+    # -- queries
+    def row_select(self) -> str:
+        """The narrow columns of a list row (:func:`ctxviewer.pipeline.clickhouse.spans.list_row`)."""
+        a = self.attr
+        return (f"toUnixTimestamp64Nano(Timestamp), TraceId, SpanId, ServiceName, {a('gen_ai.request.model')}, "
+                f"if({a('gen_ai.provider.name')} != '', {a('gen_ai.provider.name')}, {a('gen_ai.system')}), "
+                f"{a('gen_ai.conversation.id')}, {a('gen_ai.operation.name')}, StatusCode, StatusMessage, "
+                f"{a('gen_ai.agent.name')}")
+
+    def page_sql(self, after: bool, descending: bool = False, where: str = "") -> str:
+        """One page of chat spans in ``(Timestamp, SpanId)`` order, after the key
+        ``({ts:Int64}, {span:String})`` when ``after``; ``{limit:UInt64}`` rows; ``where`` a compiled
+        display filter (:mod:`ctxviewer.pipeline.clickhouse.filters`) or ``""``. Never OFFSET."""
+        op = "<" if descending else ">"
+        direction = " DESC" if descending else ""
+        keyset = (f" AND (Timestamp, SpanId) {op} (fromUnixTimestamp64Nano({{ts:Int64}}), {{span:String}})"
+                  if after else "")
+        filt = f" AND {where}" if where else ""
+        return (f"SELECT {self.row_select()} FROM {self.table_sql} WHERE {self.window()} AND {self.chat()}{filt}"
+                f"{keyset} ORDER BY Timestamp{direction}, SpanId{direction} LIMIT {{limit:UInt64}}")
+
+    def count_sql(self, where: str = "") -> str:
+        """The exact number of chat spans in the window (matching ``where`` when given)."""
+        filt = f" AND {where}" if where else ""
+        return f"SELECT count() FROM {self.table_sql} WHERE {self.window()} AND {self.chat()}{filt}"
+
+    def span_sql(self) -> str:
+        """The narrow row of one chat span, by ``{trace:String}`` and ``{span:String}``."""
+        return (f"SELECT {self.row_select()} FROM {self.table_sql} WHERE {self.window()} AND TraceId = {{trace:String}} "
+                f"AND SpanId = {{span:String}} AND {self.chat()} LIMIT 1")
+
+    def trace_sql(self) -> str:
+        """Every span of one OTel trace (``{trace:String}``), whole: the chat span's content and
+        its ancestors and tools (the only query that reads attribute and event content)."""
+        cols = ", ".join("arrayMap(x -> toUnixTimestamp64Nano(x), Events.Timestamp)" if c == "Events.Timestamp"
+                         else self.attributes_sql(c) if "Attributes" in c else c for c in NEEDED)
+        return (f"SELECT toUnixTimestamp64Nano(Timestamp), {cols} FROM {self.table_sql} WHERE {self.window()} "
+                f"AND TraceId = {{trace:String}} ORDER BY Timestamp, SpanId")
+
+    def session_sql(self) -> str:
+        """``TraceId``, ``SpanId`` of the chat spans of one conversation (``{session:String}``), in order."""
+        return (f"SELECT TraceId, SpanId FROM {self.table_sql} WHERE {self.window()} AND {self.chat()} "
+                f"AND {self.attr('gen_ai.conversation.id')} = {{session:String}} ORDER BY Timestamp, SpanId")
+
+
+def read_schema(client: Any, database: str, table: str, name: str, timeout: int = 30) -> TableSchema:
+    """The :class:`TableSchema` of ``database.table`` from ``system.columns`` and ``version()``.
+    Raises :class:`~ctxviewer.store.StoreError` naming ``name`` (the URL) for a missing table or
+    a table without the :data:`NEEDED` columns (the exporter's INSERT list). Both queries run with
+    :data:`SETTINGS` and ``max_execution_time`` = ``timeout`` seconds."""
+    settings: dict[str, Any] = dict(SETTINGS, max_execution_time=timeout)
+    rows = client.query("SELECT name, type FROM system.columns WHERE database = {db:String} AND table = {t:String}",
+                        parameters={"db": database, "t": table}, settings=settings).result_rows
+    if not rows:
+        raise StoreError(name, f"no table {database}.{table} (or no columns visible to this user)")
+    columns = {str(n): str(t) for n, t in rows}
+    missing = [c for c in NEEDED if c not in columns]
+    if missing:
+        raise StoreError(name, f"{database}.{table} is not an OpenTelemetry exporter spans table: "
+                         f"no column {', '.join(missing)}")
+    version = str(client.query("SELECT version()", settings=settings).result_rows[0][0])
+    return TableSchema(database, table, columns, version)

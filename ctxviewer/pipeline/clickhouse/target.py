@@ -1,0 +1,144 @@
+"""Where a ClickHouse trace store is: :class:`Target`, parsed from a URL, and its client.
+
+Forms (:func:`parse_target`):
+
+* ``clickhouse://USER@HOST:PORT/DATABASE?table=otel_traces`` -- HTTP (``clickhouses://`` or port
+  8443 / 443: HTTPS). The password is read from the environment variable
+  :data:`PASSWORD_ENV` (never from the URL, a command-line value or settings: a URL with a
+  password is refused).
+* ``chdb:///PATH/TO/DIR/DATABASE?table=otel_traces`` -- chDB, the ClickHouse engine in-process
+  (tests, a local copy): the data directory ``PATH/TO/DIR``, then the database.
+
+Query options: ``table`` (default ``otel_traces``), ``since`` (the time window: ``24h`` default,
+``90m``, ``7d``, ``30s``), ``timeout`` (``max_execution_time`` in seconds, default 30). No Qt here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from ctxviewer.store import StoreError
+
+SCHEMES = ("clickhouse", "clickhouses", "chdb")
+"""URL schemes of a ClickHouse trace store."""
+PASSWORD_ENV = "CTXVIEWER_CLICKHOUSE_PASSWORD"
+"""The environment variable the password is read from (empty or unset: no password)."""
+DEFAULT_WINDOW = timedelta(hours=24)
+"""The time window of every query when the URL gives no ``since`` (issue: default last 24 h)."""
+DEFAULT_TIMEOUT = 30
+"""``max_execution_time`` of every query, seconds, when the URL gives no ``timeout``."""
+
+_SPAN = re.compile(r"^(\d+)\s*([smhd])$")
+_UNIT = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
+
+
+def is_clickhouse_url(text: str) -> bool:
+    """True when ``text`` names a ClickHouse store (one of :data:`SCHEMES`), not a file."""
+    return text.split("://", 1)[0].lower() in SCHEMES and "://" in text
+
+
+def parse_window(text: str) -> timedelta:
+    """``"2h"`` -> 2 hours (units ``s``, ``m``, ``h``, ``d``). Raises ``ValueError`` naming the text."""
+    m = _SPAN.match(text.strip().lower())
+    if m is None or int(m.group(1)) <= 0:
+        raise ValueError(f"since={text!r}: expected a positive length such as 30m, 2h or 7d")
+    return timedelta(**{_UNIT[m.group(2)]: int(m.group(1))})
+
+
+@dataclass(frozen=True)
+class Target:
+    """A parsed ClickHouse store address (module docstring)."""
+
+    url: str
+    """The URL as given (it never holds a password): the source's name in messages."""
+    scheme: str
+    """``clickhouse``, ``clickhouses`` or ``chdb``."""
+    host: str
+    """Server host; for chDB the data directory."""
+    port: int | None
+    """Server port (``None``: the client's default)."""
+    user: str | None
+    """User name (``None``: ``default``)."""
+    database: str
+    """Database holding the table."""
+    table: str
+    """The spans table (the exporter's ``otel_traces``)."""
+    window: timedelta
+    """How far back every query reads (``since``)."""
+    timeout: int
+    """``max_execution_time`` of every query, seconds."""
+
+
+def parse_target(url: str) -> Target:
+    """The :class:`Target` of ``url``. Raises :class:`~ctxviewer.store.StoreError` naming the URL
+    for another scheme, a password in the URL, a missing database or a bad option."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme not in SCHEMES:
+        raise StoreError(url, f"not a ClickHouse URL (expected {', '.join(s + '://' for s in SCHEMES)})")
+    if parts.password is not None:
+        raise StoreError(f"{parts.scheme}://...", "a password in the URL is refused; "
+                         f"set it in the environment variable {PASSWORD_ENV}")
+    opts = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+    try:
+        window = parse_window(opts["since"]) if "since" in opts else DEFAULT_WINDOW
+        timeout = int(opts.get("timeout", DEFAULT_TIMEOUT))
+    except ValueError as exc:
+        raise StoreError(url, f"{exc}") from None
+    table = opts.get("table", "otel_traces")
+    if scheme == "chdb":
+        path = unquote(parts.netloc + parts.path).rstrip("/")
+        directory, _, database = path.rpartition("/")
+        if not directory or not database:
+            raise StoreError(url, "expected chdb:///DATA/DIRECTORY/DATABASE?table=TABLE")
+        return Target(url, scheme, directory, None, None, database, table, window, timeout)
+    database = unquote(parts.path.strip("/")) or "default"
+    return Target(url, scheme, parts.hostname or "localhost", parts.port, unquote(parts.username or "") or None,
+                  database, table, window, timeout)
+
+
+def build_url(host: str, port: int | None, database: str, table: str, user: str | None = None, *,
+              tls: bool = False, since: str | None = None) -> str:
+    """The URL of a server store from its parts (the window's Connect dialog): ``clickhouses://``
+    with ``tls``, else ``clickhouse://``; ``since`` (``"24h"``) added unless ``None`` / empty. Never
+    holds a password (:data:`PASSWORD_ENV`). Raises ``ValueError`` for an empty host, database or
+    table or a bad ``since`` (:func:`parse_window`)."""
+    from urllib.parse import quote, urlencode
+
+    if not host.strip() or not database.strip() or not table.strip():
+        raise ValueError("host, database and table are needed")
+    query = {"table": table.strip()}
+    if since and since.strip():
+        parse_window(since)
+        query["since"] = since.strip()
+    who = f"{quote(user.strip(), safe='')}@" if user and user.strip() else ""
+    where = host.strip() + (f":{port}" if port else "")
+    return f"{'clickhouses' if tls else 'clickhouse'}://{who}{where}/{quote(database.strip(), safe='')}?{urlencode(query)}"
+
+
+def connect(target: Target) -> Any:
+    """A clickhouse-connect client for ``target`` (chDB in-process for ``chdb``). Raises
+    :class:`~ctxviewer.store.StoreError` naming the URL when the server cannot be reached or the
+    client library is not installed (``pip install 'ctxviewer[clickhouse]'``)."""
+    try:
+        import clickhouse_connect
+    except ImportError:
+        raise StoreError(target.url, "reading ClickHouse needs clickhouse-connect "
+                         "(pip install 'ctxviewer[clickhouse]')") from None
+    try:
+        if target.scheme == "chdb":
+            return clickhouse_connect.get_client(dsn=f"chdb://{target.host}", database=target.database)
+        secure = target.scheme == "clickhouses" or target.port in (443, 8443)
+        return clickhouse_connect.get_client(host=target.host, port=target.port or (8443 if secure else 8123),
+                                             username=target.user or "default",
+                                             password=os.environ.get(PASSWORD_ENV, ""), secure=secure,
+                                             database=target.database)
+    except ImportError as exc:
+        raise StoreError(target.url, f"{exc}") from None
+    except Exception as exc:  # the driver's errors have no common base below Exception
+        raise StoreError(target.url, f"cannot connect: {exc}") from None
