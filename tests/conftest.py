@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,18 @@ def shared() -> Path:
 
 
 SAMPLE_TRACES = ROOT / "sample_traces"
+
+
+@pytest.fixture(autouse=True)
+def _control_markers_restored() -> Iterator[None]:
+    """A window test that chose ⟨ESC⟩ names for its font (gui.control_glyphs) leaves the
+    process-wide marker setting as it found it, so a CLI test after it still sees ␛."""
+    from ctxviewer.util.visible import use_control_names
+
+    before = use_control_names(False)
+    use_control_names(before)
+    yield
+    use_control_names(before)
 
 
 @pytest.fixture(autouse=True)
