@@ -11,19 +11,7 @@ import json
 import click
 
 from ctxviewer.cli.status import BadInput
-from ctxviewer.model.trace import RequestTrace
-from ctxviewer.pipeline.hints import open_store
-from ctxviewer.store import StoreError
-
-
-def _load(db: str, trace_id: str) -> RequestTrace:
-    try:
-        with open_store(db) as store:
-            return store.load(trace_id)
-    except KeyError:
-        raise BadInput(f"{db}: no trace with id {trace_id!r} (see 'ctxviewer list {db}')") from None
-    except StoreError as exc:
-        raise BadInput(str(exc)) from None
+from ctxviewer.cli.stores import load_trace
 
 
 @click.command("diff")
@@ -51,8 +39,8 @@ def diff_cmd(db: str, trace_a: str, trace_b: str, other_db: str | None, as_json:
     from ctxviewer.diff import diff_traces
     from ctxviewer.diff.render import diff_json, format_diff_text
 
-    a = _load(db, trace_a)
-    b = _load(other_db or db, trace_b)
+    a = load_trace(db, trace_a)
+    b = load_trace(other_db or db, trace_b)
     try:  # each side in its own database's context, as show and check read it
         ctx_a, ctx_b = context_for_db(db), context_for_db(other_db or db)
     except ValueError as exc:

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from ctxviewer.cli.status import BadInput
-from ctxviewer.pipeline.hints import open_store
+from ctxviewer.cli.stores import load_trace
 from ctxviewer.replay.endpoints import EndpointError, endpoint_named
 from ctxviewer.replay.run import default_save_path, diff_summary, replay, save
 from ctxviewer.replay.send import SendFailure
@@ -58,13 +58,7 @@ def replay_cmd(db: str, trace_id: str, endpoint: str, save_to: str | None, tempe
         ep = endpoint_named(db, endpoint)
     except EndpointError as exc:
         raise BadInput(str(exc)) from None
-    try:
-        with open_store(db) as store:
-            trace = store.load(trace_id)
-    except StoreError as exc:
-        raise BadInput(str(exc)) from None
-    except KeyError:
-        raise BadInput(f"{db}: no trace with id {trace_id!r}") from None
+    trace = load_trace(db, trace_id)
     target = save_to or str(default_save_path(db))
     from ctxviewer.cli.write import check_place
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from ctxviewer.cli.status import BadInput
 
 if TYPE_CHECKING:
+    from ctxviewer.model.trace import RequestTrace
     from ctxviewer.store import TraceSource, TraceStore
 
 
@@ -21,6 +22,22 @@ def open_db(db: str) -> TraceStore:
 
     try:
         return open_store(db)
+    except StoreError as exc:
+        raise BadInput(str(exc)) from None
+
+
+def load_trace(db: str, trace_id: str) -> RequestTrace:
+    """Trace ``trace_id`` of the database ``db`` (opened read-only for this read and closed).
+    Raises :class:`~ctxviewer.cli.status.BadInput` for an id the database does not hold (naming
+    ``ctxviewer list DB``) and for a database or trace that cannot be read."""
+    from ctxviewer.pipeline.hints import open_store
+    from ctxviewer.store import StoreError
+
+    try:
+        with open_store(db) as store:
+            return store.load(trace_id)
+    except KeyError:
+        raise BadInput(f"{db}: no trace with id {trace_id!r} (see 'ctxviewer list {db}')") from None
     except StoreError as exc:
         raise BadInput(str(exc)) from None
 

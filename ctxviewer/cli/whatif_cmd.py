@@ -20,9 +20,10 @@ from ctxviewer.assess.context import context_for_db
 from ctxviewer.builder import Candidate
 from ctxviewer.builder.whatif import Outcome, Scenario, describe, filler, run
 from ctxviewer.cli.status import BadInput
+from ctxviewer.cli.stores import load_trace
 from ctxviewer.cli.write import check_place
 from ctxviewer.model.trace import Category, Kind, RequestTrace
-from ctxviewer.pipeline.hints import create_store, open_store
+from ctxviewer.pipeline.hints import create_store
 from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import OldSchemaError, StoreError
 from ctxviewer.util.visible import one_line
@@ -197,13 +198,7 @@ def whatif_cmd(db: str, trace_id: str, capacity: str | None, reserve: str | None
     """
     if save is not None:
         check_place(save, "'--save'")
-    try:
-        with open_store(db) as store:
-            trace = store.load(trace_id)
-    except StoreError as exc:
-        raise BadInput(str(exc)) from None
-    except KeyError:
-        raise BadInput(f"{db}: no trace with id {trace_id!r}") from None
+    trace = load_trace(db, trace_id)
     _contradiction(_pairs(caps, "CATEGORY=N"), "--cap", lambda v: _int(v, "--cap"))
     _contradiction(_pairs(priorities, "ID=P"), "--priority", lambda v: _number(v, "--priority"))
     _contradiction(_pairs(moves, "ID=POSITION"), "--move", lambda v: _int(v, "--move", low=1, high=MAX_TOKENS,
