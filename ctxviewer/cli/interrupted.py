@@ -37,21 +37,26 @@ def says_what_was_kept(kept: Callable[[], str], line: StatusLine | None = None) 
         raise SystemExit(INTERRUPTED) from None
 
 
-def trace_mark(db: str) -> int | None:
-    """The highest row id of ``db``'s traces now (0 for none; ``None`` when it cannot be read), read
-    through a read-only connection: an import writes every trace as a new row (a replaced id too),
-    so a higher mark after an interrupt means its transaction had committed."""
+def _count(db: str, sql: str, *params: int) -> int | None:
+    """The one number ``sql`` gives on ``db``, read through a read-only connection; ``None`` when
+    it cannot be read (a probe only: a database it cannot read is the import's to report)."""
     import sqlite3
 
     try:
         con = sqlite3.connect(f"file:{os.path.abspath(db)}?mode=ro", uri=True, timeout=1)
         try:
-            row = con.execute("SELECT max(rowid) FROM traces").fetchone()
+            return int(con.execute(sql, params).fetchone()[0] or 0)
         finally:
             con.close()
-    except Exception:  # a probe only: a database it cannot read is the import's to report
+    except Exception:
         return None
-    return int(row[0] or 0)
+
+
+def trace_mark(db: str) -> int | None:
+    """The highest row id of ``db``'s traces now (0 for none; ``None`` when it cannot be read): an
+    import writes every trace as a new row (a replaced id too), so a higher mark after an
+    interrupt means its transaction had committed."""
+    return _count(db, "SELECT max(rowid) FROM traces")
 
 
 def import_kept(db: str, existed: bool, mark: int | None = None) -> str:
@@ -63,7 +68,7 @@ def import_kept(db: str, existed: bool, mark: int | None = None) -> str:
     then ``"the import had committed: 400 trace(s) written to traces.db before the interrupt"``."""
     now = trace_mark(db) if os.path.lexists(db) else None
     if now is not None and now > (mark or 0):
-        n = _rows_after(db, mark or 0)
+        n = _count(db, "SELECT count(*) FROM traces WHERE rowid > ?", mark or 0) or 0
         return f"the import had committed: {n:,} trace(s) written to {db} before the interrupt"
     if existed:
         return f"nothing was written; {db} is as it was (the import is one transaction)"
@@ -71,16 +76,3 @@ def import_kept(db: str, existed: bool, mark: int | None = None) -> str:
         return f"nothing was written; {db} was not created"
     return f"nothing was written; {db} holds no trace of this import"
 
-
-def _rows_after(db: str, mark: int) -> int:
-    """How many traces of ``db`` have a row id above ``mark`` (0 when it cannot be read)."""
-    import sqlite3
-
-    try:
-        con = sqlite3.connect(f"file:{os.path.abspath(db)}?mode=ro", uri=True, timeout=1)
-        try:
-            return int(con.execute("SELECT count(*) FROM traces WHERE rowid > ?", (mark,)).fetchone()[0])
-        finally:
-            con.close()
-    except Exception:  # a probe only
-        return 0
