@@ -46,13 +46,6 @@ start set is known without deriving it (:func:`finditer`): deriving every set co
 MAX_DENSITY = 0.2
 """When a pattern's candidate positions exceed this share of the text, plain ``finditer`` is used
 for that pattern and text (one ``match`` call per candidate costs more than the engine's own loop)."""
-def _compiled(pattern: PatternLike) -> PatternLike:
-    """The ``re.Pattern`` behind ``pattern`` (a :class:`LazyPattern` compiles now): calling it
-    directly saves a Python call per candidate."""
-    compiled = getattr(type(pattern), "compiled", None)
-    return compiled(pattern) if callable(compiled) else pattern
-
-
 @dataclass
 class _Compiled:
     ascii: Any
@@ -316,7 +309,7 @@ def _matches_at(pattern: PatternLike, text: str, cands: list[int], folded: str,
         if guard is not None and not folded.startswith(guard, skip(folded, c).end()):  # type: ignore[union-attr]
             continue  # line_start_guard(): after the white space, nothing REST can start with
         if match is None:
-            match = _compiled(pattern).match
+            match = scout.compiled_of(pattern).match
         m = match(text, c)
         if m is not None:
             yield m
