@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings, Qt
 
-from ctxviewer.gui.main_window import MainWindow
 from ctxviewer.gui.review_model import ReviewTableModel
 from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.review import ReviewFile, ReviewVerdict, review_path
 from ctxviewer.store import TraceStore
 from tests.factories import INJECTIONS, make_injected_trace
+from tests.gui.audit_helpers import open_with_audit
 
 KEYS = {ReviewVerdict.CONFIRMED: Qt.Key.Key_C, ReviewVerdict.FALSE_POSITIVE: Qt.Key.Key_F, ReviewVerdict.FOLLOW_UP: Qt.Key.Key_U}
 ORDER = [ReviewVerdict.CONFIRMED, ReviewVerdict.FALSE_POSITIVE, ReviewVerdict.FOLLOW_UP]
@@ -36,18 +36,7 @@ def error_line(view) -> str:  # type: ignore[no-untyped-def]
     return "" if view.error_label.isHidden() else view.error_label.text()
 
 
-def _open(qtbot, windows, db: Path, settings: QSettings, review_file: Path | None = None) -> MainWindow:  # type: ignore[no-untyped-def]
-    win = windows.new(settings, size=None)
-    win.audit.review_file = review_file  # as --review-file on the launch
-    qtbot.waitExposed(win)
-    assert win.open_database(db, remember=False)
-    windows.shown(win)
-    win.activateWindow()
-    qtbot.waitUntil(win.isActiveWindow)
-    win.trace_view.setFocus()
-    with qtbot.waitSignal(win.audit.view.sig_loaded, timeout=30_000):
-        qtbot.keyClick(win.trace_view, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    return win
+_open = open_with_audit
 
 
 def test_review_100_findings_by_keyboard_then_restart(qtbot, inj_db: Path, windows, settings: QSettings) -> None:  # type: ignore[no-untyped-def]

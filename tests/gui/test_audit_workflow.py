@@ -11,25 +11,14 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QSettings, Qt
 
-from ctxviewer.gui.main_window import MainWindow
 from ctxviewer.review import location
 from ctxviewer.review.verdicts import ReviewFile
+from tests.gui.audit_helpers import open_with_audit
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 
 
-def _open(qtbot, windows, db: Path, settings: QSettings, review_file: Path | None = None) -> MainWindow:  # type: ignore[no-untyped-def]
-    win = windows.new(settings, size=None)
-    win.audit.review_file = review_file  # as --review-file on the launch
-    qtbot.waitExposed(win)
-    assert win.open_database(db, remember=False)
-    windows.shown(win)
-    win.activateWindow()
-    qtbot.waitUntil(win.isActiveWindow)
-    win.trace_view.setFocus()
-    with qtbot.waitSignal(win.audit.view.sig_loaded, timeout=30_000):
-        qtbot.keyClick(win.trace_view, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    return win
+_open = open_with_audit
 
 
 @pytest.fixture
