@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Protocol, runtime_checkable
+from typing import Any, Iterator, Mapping, Protocol, Sequence, runtime_checkable
 
 from ctxviewer.model.run import RunSpan
 from ctxviewer.model.trace import RequestTrace
@@ -83,6 +83,41 @@ class ImportFailed(Exception):
 
 Record = RequestTrace | ImportProblem
 """What :meth:`Importer.load` yields."""
+
+
+@dataclass
+class Companions:
+    """The files of one import run that another file's importer reads beside its own: OTLP log
+    records (``otel-logs``) joined to the spans of a separate file (``otel``), Phoenix span
+    annotations to their spans (``openinference``).
+
+    An importer that joins files of other formats names them in an optional member ``joins``
+    (a tuple of importer names: ``OtelImporter.joins = ("otel-logs",)``); both it and the
+    importer of those files accept ``load(path, companions=...)``. The import run
+    (:func:`ctxviewer.pipeline.importing.import_files`) loads the joining files first, then the
+    joined ones, so each companion file's importer knows which of its records were joined
+    (:attr:`joined`) and imports only the rest, naming them in a warning."""
+
+    files: Mapping[str, Sequence[Path]]
+    """Importer name -> the run's files detected as that format, in run order."""
+    joined: dict[Path, set[str]] = field(default_factory=dict)
+    """Companion file -> the keys of its records a joining importer attached (span ids, hex)."""
+    hosts: dict[Path, list[str]] = field(default_factory=dict)
+    """Companion file -> the files (paths as given) its joined records went to, in load order."""
+    cache: dict[Any, Any] = field(default_factory=dict)
+    """What a joining importer read from a companion file once, for the next joining file."""
+
+    def of(self, name: str) -> Sequence[Path]:
+        """The run's files of format ``name`` (``[]`` when none)."""
+        return self.files.get(name, ())
+
+    def mark(self, companion: Path, keys: set[str], host: str) -> None:
+        """Record that ``host`` (a file's path) joined the records ``keys`` of ``companion``."""
+        if keys:
+            self.joined.setdefault(companion, set()).update(keys)
+            hosts = self.hosts.setdefault(companion, [])
+            if host not in hosts:
+                hosts.append(host)
 
 RunRecord = RequestTrace | ImportProblem | RunSpan
 """What an importer's optional ``load_runs(path)`` yields: :meth:`Importer.load`'s records and,

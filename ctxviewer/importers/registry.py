@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ctxviewer.importers.common import notes
-from ctxviewer.importers.contract import CONFIDENT, Importer, ImportFailed, ImportProblem, Record
+from ctxviewer.importers.contract import CONFIDENT, Companions, Importer, ImportFailed, ImportProblem, Record
 from ctxviewer.model.run import RunSpan
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.util.plugins import PluginRegistry, conform, failure, load_spec
@@ -241,10 +241,13 @@ class Registry:
             failed[imp.name] = problem
         return score
 
-    def load(self, importer: Importer, path: Path, runs: list[RunSpan] | None = None) -> Iterator[Record]:
+    def load(self, importer: Importer, path: Path, runs: list[RunSpan] | None = None,
+             companions: Companions | None = None) -> Iterator[Record]:
         """``importer.load(path)`` with its bugs isolated. With ``runs``, an importer that knows
         runs is read by its ``load_runs(path)`` instead and the steps it yields
-        (:class:`~ctxviewer.model.run.RunSpan`) are appended to ``runs``, not yielded.
+        (:class:`~ctxviewer.model.run.RunSpan`) are appended to ``runs``, not yielded. With
+        ``companions`` (the other files of the run: :class:`~ctxviewer.importers.contract.Companions`),
+        an importer whose ``load`` (or ``load_runs``) takes a ``companions`` keyword gets it.
 
         :class:`ImportFailed` propagates (the file is unreadable). Any other exception ends this
         file with an :class:`ImportProblem` (``whole file``) naming the importer and the error;
@@ -254,7 +257,9 @@ class Registry:
         """
         file = str(path)
         load_runs = getattr(importer, "load_runs", None) if runs is not None else None
-        records = iter(load_runs(path) if callable(load_runs) else importer.load(path))
+        reader: Any = load_runs if callable(load_runs) else importer.load
+        records = iter(reader(path, companions=companions) if companions is not None and _takes_companions(reader)
+                       else reader(path))
         while True:
             failed: ImportProblem | None = None
             with notes.collecting(file) as noted:  # warnings of shared readers (containers)
@@ -287,6 +292,16 @@ class Registry:
             else:
                 yield ImportProblem(file, "whole file", failure("importer", importer.name, "load", TypeError(
                     f"yielded {type(record_any).__name__}, not a RequestTrace or ImportProblem")), dropped=1)
+
+
+def _takes_companions(reader: Any) -> bool:
+    """Whether ``reader`` (an importer's ``load`` / ``load_runs``) takes a ``companions`` keyword."""
+    import inspect
+
+    try:
+        return "companions" in inspect.signature(reader).parameters
+    except (TypeError, ValueError):  # a builtin or an odd callable of a plug-in
+        return False
 
 
 REGISTRY = Registry()

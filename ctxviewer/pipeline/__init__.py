@@ -8,7 +8,8 @@ What lives here:
   the model's own encoding) -> assessment -> ``store.add`` with the facts, in one transaction,
   with progress and cancel; :mod:`~ctxviewer.pipeline.import_report` -- what a run did (worded the
   same by the CLI and the window); :mod:`~ctxviewer.pipeline.folders` -- the files a directory stands
-  for and the entries it skips, with why;
+  for and the entries it skips, with why; :mod:`~ctxviewer.pipeline.companion_files` -- each file's
+  importer, and files of one import read together (spans and their separate logs file);
 * :mod:`~ctxviewer.pipeline.assess_pool` -- assessing an import's traces over the cores;
   :mod:`~ctxviewer.pipeline.stored_facts` -- the stored facts of one trace (``with_facts``,
   ``save_traces``);

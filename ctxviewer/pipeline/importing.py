@@ -8,6 +8,9 @@ Invariants:
 * A file that fails wholesale (unreadable, unrecognised: :class:`ImportFailed`) becomes one
   :class:`ImportProblem` naming the file; the other files still load. A bad record inside a
   file is the importer's problem record; the rest of the file still loads.
+* Files read together (:mod:`ctxviewer.pipeline.companion_files`): a spans file and a separate
+  OTLP logs file of the same calls, given together (two paths, or a folder holding both), are
+  joined -- the joining files load first, the joined ones after them.
 * A directory among the paths stands for the regular, non-hidden files directly inside it, in
   name order (not recursive): :func:`ctxviewer.pipeline.folders.expand_paths`; every entry left
   out is named in the report with why (:class:`~ctxviewer.pipeline.folders.Skipped`).
@@ -39,6 +42,7 @@ from ctxviewer.importers.contract import Record
 from ctxviewer.model.run import RunSpan
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.assess_pool import assessed
+from ctxviewer.pipeline.companion_files import plan
 from ctxviewer.pipeline.derived_facts import refresh_derived
 from ctxviewer.pipeline.folders import expand_paths
 from ctxviewer.pipeline.hints import create_store
@@ -132,7 +136,9 @@ def import_files(
             progress(0, total)
         done = 0
         n_read = 0
-        for path in entries:
+        planned, companions = plan(entries, importer, registry)
+        for entry in planned:
+            path = entry.path
             if isinstance(path, ImportProblem):
                 report.problems.append(path)
                 continue
@@ -140,10 +146,14 @@ def import_files(
             yielded = False
             failed: str | None = None  # why the whole file failed
             detected = False
+            report.problems.extend(entry.sniffed)
             try:
-                imp = importer or registry.detect(path, report.problems)
+                if entry.failed is not None:
+                    raise entry.failed
+                imp = entry.importer
+                assert imp is not None  # a path without a failure has its importer
                 detected = True
-                for record in registry.load(imp, path, runs):
+                for record in registry.load(imp, path, runs, companions):
                     if cancelled and cancelled():
                         raise ImportCancelled()
                     trace = _accepted(record, str(path), report, in_conversations, (store, held))

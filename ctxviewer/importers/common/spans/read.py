@@ -133,13 +133,26 @@ def unjoined_logs(logs: dict[str, list[dict[str, Any]]], joined: set[str | None]
                           "--format otel-logs", dropped=lost)]
 
 
-def read_spans(path: Path) -> Iterator[SpanRecord]:
+Logs = dict[str, list[dict[str, Any]]]
+"""GenAI log records as span events keyed by span id (:func:`log_events`)."""
+
+
+def _merge(into: Logs, more: Logs | None) -> Logs:
+    for sid, evs in (more or {}).items():
+        into.setdefault(sid, []).extend(evs)
+    return into
+
+
+def read_spans(path: Path, extra_logs: Logs | None = None, joined: set[str] | None = None) -> Iterator[SpanRecord]:
     """All spans of the file at ``path``, in file order, with problems for bad spans and lines.
 
     Containers (:mod:`ctxviewer.importers.common.containers`): gzip, UTF-8 with or without BOM, UTF-16
     with BOM; one JSON document, JSON Lines, or pretty-printed objects concatenated (the OTel
     Python console exporter). A file ending ``.pb`` / ``.binpb`` is binary OTLP protobuf.
-    OTLP logs documents (``resourceLogs``) in the same file are attached to their spans as events.
+    OTLP logs documents (``resourceLogs``) in the same file are attached to their spans as events,
+    and so are ``extra_logs`` (the log records of another file of the import:
+    :class:`~ctxviewer.importers.contract.Companions`); the span ids they joined are added to
+    ``joined``, and only the file's own unjoined records are warned about here.
     Raises :class:`~ctxviewer.importers.ImportFailed` (message names the file) when the file cannot
     be read, is not JSON, or holds no span container.
     """
@@ -152,13 +165,14 @@ def read_spans(path: Path) -> Iterator[SpanRecord]:
         docs = list(iter_documents(text))
     except ValueError as exc:
         raise ImportFailed(f"{file}: {exc}") from None
-    logs: dict[str, list[dict[str, Any]]] = {}
+    logs: Logs = {}
     for _record, doc in docs:
         if isinstance(doc, dict) and "resourceLogs" in doc:
-            for sid, evs in log_events(doc, keep_unjoined=True).items():
-                logs.setdefault(sid, []).extend(evs)
+            _merge(logs, log_events(doc, keep_unjoined=True))
+    own = set(logs)
+    _merge(logs, extra_logs)
     single = len(docs) == 1 and docs[0][0] == "document"
-    joined: set[str | None] = set()
+    joined_here: set[str | None] = set()
     for record, doc in docs:
         if isinstance(doc, Exception):
             yield ImportProblem(file, record, str(doc), dropped=1)
@@ -169,20 +183,26 @@ def read_spans(path: Path) -> Iterator[SpanRecord]:
             for sp in spans_from_json(doc, file, "" if single else f"{record} "):
                 if isinstance(sp, Span) and sp.span_id in logs:
                     sp = replace(sp, events=sp.events + tuple(logs[sp.span_id]))
-                    joined.add(sp.span_id)
+                    joined_here.add(sp.span_id)
                 yield sp
         except ValueError as exc:
             if single:
                 raise ImportFailed(f"{file}: {exc}") from None
             yield ImportProblem(file, record, str(exc), dropped=1)
-    yield from unjoined_logs(logs, joined, file)
+    _joined(joined, joined_here)
+    yield from unjoined_logs({k: v for k, v in logs.items() if k in own}, joined_here, file)
+
+
+def _joined(out: set[str] | None, ids: set[str | None]) -> None:
+    if out is not None:
+        out.update(i for i in ids if i)
 
 
 _TRACE_ID = re.compile(r'"(?:traceId|trace_id)"\s*:\s*"([^"\\]*)"')
 """A span's trace id as written in OTLP/JSON (``traceId``) or by the Python SDK (``trace_id``)."""
 
 
-def _index_lines(path: Path) -> tuple[dict[str, int], dict[str, list[dict[str, Any]]]]:
+def _index_lines(path: Path) -> tuple[dict[str, int], Logs]:
     """First pass over a JSON Lines file: the last line each trace id occurs on (found by a regex
     on the raw line, not a parse) and the log records of ``resourceLogs`` lines as span events."""
     last: dict[str, int] = {}
@@ -203,7 +223,7 @@ def _index_lines(path: Path) -> tuple[dict[str, int], dict[str, list[dict[str, A
     return last, logs
 
 
-def read_span_groups(path: Path) -> Iterator[list[SpanRecord]]:
+def read_span_groups(path: Path, extra_logs: Logs | None = None, joined: set[str] | None = None) -> Iterator[list[SpanRecord]]:
     """The records of :func:`read_spans` in groups, each holding every span of the traces in it.
 
     A JSON Lines file (the first non-blank line is a whole JSON value and more lines follow) is
@@ -212,15 +232,18 @@ def read_span_groups(path: Path) -> Iterator[list[SpanRecord]]:
     with the problems of the lines read since. Memory is then bounded by the longest line, the
     traces still open and one small index entry per trace -- not by the file's size. Spans
     without a trace id come in the last group. Any other container is one group (the whole file).
+    ``extra_logs`` and ``joined`` as for :func:`read_spans`.
     Raises :class:`~ctxviewer.importers.ImportFailed` as :func:`read_spans` does.
     """
     if Path(path).suffix.lower() in PROTOBUF_SUFFIXES or not first_line_is_json(path):
-        yield list(read_spans(path))
+        yield list(read_spans(path, extra_logs, joined))
         return
     file = str(path)
     last, logs = _index_lines(path)
+    own = set(logs)
+    _merge(logs, extra_logs)
     held: dict[str | None, list[SpanRecord]] = {}
-    joined: set[str | None] = set()
+    joined_here: set[str | None] = set()
     for n, line in iter_lines(path):
         out: list[SpanRecord] = []
         try:
@@ -237,7 +260,7 @@ def read_span_groups(path: Path) -> Iterator[list[SpanRecord]]:
                         continue
                     if sp.span_id in logs:
                         sp = replace(sp, events=sp.events + tuple(logs[sp.span_id]))
-                        joined.add(sp.span_id)
+                        joined_here.add(sp.span_id)
                     held.setdefault(sp.trace_id if sp.trace_id in last else None, []).append(sp)
             except ValueError as exc:
                 out.append(ImportProblem(file, f"line {n}", str(exc), dropped=1))
@@ -247,6 +270,7 @@ def read_span_groups(path: Path) -> Iterator[list[SpanRecord]]:
         if out:
             yield out
     rest: list[SpanRecord] = [sp for group in held.values() for sp in group]
-    rest += unjoined_logs(logs, joined, file)
+    _joined(joined, joined_here)
+    rest += unjoined_logs({k: v for k, v in logs.items() if k in own}, joined_here, file)
     if rest:
         yield rest

@@ -6,7 +6,8 @@ groups), :mod:`.events` (span events and log records folded into attributes, tru
 over-deep values), :mod:`.mapping` (a chat span's GenAI attributes -> an
 :class:`~ctxviewer.importers.common.llm_call.LLMCall`), :mod:`.group` (what a chat span learns
 from the other spans of its trace: session, agent, inherited system instructions, tool executions),
-:mod:`.logs` (the ``otel-logs`` importer: OTLP log records of GenAI events in a file without their spans).
+:mod:`.logs` (the ``otel-logs`` importer: OTLP log records of GenAI events in a file without their spans),
+:mod:`.join` (the log records of a separate file of the same import joined to their spans).
 A chat span's ``apply_guardrail`` child spans are its trace's runtime guardrail results
 (:mod:`ctxviewer.importers.common.spans.guardrail`).
 The span containers it reads (OTLP/JSON and protobuf, span lists, attribute maps) and the span
@@ -37,9 +38,11 @@ from ctxviewer.importers.common.spans import attribute_map, otlp, span_list
 from ctxviewer.importers.common.spans.guardrail import guardrail_from_span, is_guardrail_span
 from ctxviewer.importers.common.spans.read import PROTOBUF_SUFFIXES, read_span_groups
 from ctxviewer.importers.common.spans.span import Span, SpanRecord, missing_parents, trace_id_for
-from ctxviewer.importers.contract import ImportProblem, Record
+from ctxviewer.importers.contract import Companions, ImportProblem, Record
 from ctxviewer.importers.formats.otel.events import deep_keys, fold_events, truncated_keys
 from ctxviewer.importers.formats.otel.group import enrich_call, fed_call, tool_trace
+from ctxviewer.importers.formats.otel.join import companion_events, mark_joined
+from ctxviewer.importers.formats.otel.logs import NAME as LOGS
 from ctxviewer.importers.formats.otel.mapping import call_from_span, is_chat_span, token_count, usage_from
 from ctxviewer.model.trace import RequestTrace
 
@@ -66,8 +69,13 @@ class OtelImporter:
             score = max(score, span_list.sniff_later_documents(text))
         return score
 
-    def load(self, path: Path) -> Iterator[Record]:
+    joins = (LOGS,)
+    """Formats whose files of the same import this importer reads beside its own (:mod:`.join`)."""
+
+    def load(self, path: Path, companions: Companions | None = None) -> Iterator[Record]:
         """Yield one trace per chat span, in file order, and problems for bad spans or lines.
+        With ``companions``, the log records of the run's ``otel-logs`` files join their spans
+        as events (:mod:`.join`).
 
         Raises :class:`~ctxviewer.importers.ImportFailed` for an unreadable or non-span file. Span
         events and log records are folded into attributes first (:mod:`.events`); a span printed
@@ -80,8 +88,11 @@ class OtelImporter:
         """
         file = str(path)
         state = _FileState()
-        for group in read_span_groups(path):
+        extra, held = companion_events(companions)
+        joined: set[str] = set()
+        for group in read_span_groups(path, extra, joined):
             yield from _load_group(group, file, state)
+        mark_joined(companions, held, joined, path)
         if not state.chats and not state.rejected and not state.lone_tools:
             what = (f"{state.others} other span(s): {', '.join(state.other_names)}" if state.others else "no spans")
             yield ImportProblem(file, "whole file", f"no chat spans found ({what})")

@@ -31,7 +31,7 @@ from ctxviewer.importers.common.field_account import unmapped_attribute
 from ctxviewer.importers.common.llm_call import build_trace
 from ctxviewer.importers.common.spans.span import Span
 from ctxviewer.importers.common.values import decode_any_value, decode_key_values, normalise_id, parse_time
-from ctxviewer.importers.contract import ImportFailed, ImportProblem, Record
+from ctxviewer.importers.contract import Companions, ImportFailed, ImportProblem, Record
 from ctxviewer.importers.formats.otel.events import DETAILS_EVENT, MESSAGE_EVENTS, fold_events
 from ctxviewer.importers.formats.otel.mapping import call_from_span
 
@@ -111,10 +111,14 @@ class OtelLogsImporter:
         text = head_text(head)
         return 0.9 if '"resourceLogs"' in text and '"resourceSpans"' not in text and "gen_ai." in text else 0.0
 
-    def load(self, path: Path) -> Iterator[Record]:
+    def load(self, path: Path, companions: Companions | None = None) -> Iterator[Record]:
         """One trace per group of GenAI log records, in file order; problems for unreadable records.
+        With ``companions`` holding spans files (``otel``) that joined some of these records
+        (:mod:`.join`), only the rest is imported, with warnings saying how many joined where and
+        naming the GenAI records that joined no span (:func:`rest_warnings`).
         Raises :class:`ImportFailed` when the file holds no OTLP logs."""
         file = str(path)
+        taken = companions.joined.get(path, set()) if companions is not None else set()
         docs = load_documents(path)
         single = len(docs) == 1
         records: list[dict[str, Any]] = []
@@ -132,6 +136,10 @@ class OtelLogsImporter:
                     records.append(rec)
         if not found:
             raise ImportFailed(f"{path}: no OTLP logs (resourceLogs)")
+        spans_given = companions is not None and bool(companions.of("otel"))
+        joined = sum(1 for r in records if r["span_id"] and r["span_id"] in taken)
+        records = [r for r in records if not (r["span_id"] and r["span_id"] in taken)]
+        yield from rest_warnings(file, joined, companions.hosts.get(path, []) if companions else [], records, spans_given)
         other: dict[object, list[str]] = {}  # (trace id, span id) -> the other events' names
         genai = []
         for rec in records:
@@ -160,8 +168,29 @@ class OtelLogsImporter:
         if left:
             yield ImportProblem(file, "whole file", f"{len(left)} log record(s) of other events belong to no GenAI call "
                                 f"and are not imported: {', '.join(sorted(set(left)))}")
-        if not groups:
+        if not groups and not joined:
             yield ImportProblem(file, "whole file", "no GenAI log events (gen_ai.*.message, gen_ai.choice)")
+
+
+def rest_warnings(file: str, joined: int, hosts: list[str], rest: list[dict[str, Any]],
+                  spans_given: bool) -> list[ImportProblem]:
+    """The warnings of a logs file imported with spans files (:mod:`.join`): how many records
+    joined their spans (and in which files), and the GenAI records that joined none -- imported
+    on their own as log-only calls, each span id named (``rest``: the records left, as
+    :func:`log_records` gives them). ``[]`` when no spans file was given with it."""
+    if not spans_given:
+        return []
+    out = []
+    if joined:
+        out.append(ImportProblem(file, "whole file", f"{joined} log record(s) joined their spans in "
+                                 f"{', '.join(hosts)}: their content is on those calls"))
+    genai = [r for r in rest if r["name"] in GENAI_EVENTS]
+    if genai:
+        ids = sorted({r["span_id"] or "(no span id)" for r in genai})
+        out.append(ImportProblem(file, "whole file", f"{len(genai)} GenAI log record(s) joined no span of the spans "
+                                 f"file(s) imported with it (span {', '.join(ids)}): imported on their own as "
+                                 "log-only calls"))
+    return out
 
 
 IMPORTER = OtelLogsImporter()
