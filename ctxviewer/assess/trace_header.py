@@ -136,8 +136,8 @@ def capture_rows(trace: RequestTrace) -> list[tuple[str, str]]:
     """Rows saying what an imported span's content capture left out or added:
     ``Content`` for ``ctxviewer.content`` ``"not captured"`` (OTel content capture is opt-in) or
     ``"truncated"`` (values cut mid-JSON, kept as raw text: reported usage exceeds what was
-    captured), ``Inherited`` system instructions from an ancestor span
-    (``ctxviewer.system_inherited_from``), ``Fed by`` for the tool executions recorded on this call
+    captured), ``Inherited`` system instructions and tools from an ancestor span
+    (``ctxviewer.system_inherited_from``, ``ctxviewer.tools_inherited_from``, one line each), ``Fed by`` for the tool executions recorded on this call
     (``ctxviewer.fed_by``). Empty for a trace without them."""
     a = trace.attributes
     rows: list[tuple[str, str]] = []
@@ -149,8 +149,11 @@ def capture_rows(trace: RequestTrace) -> list[tuple[str, str]]:
         keys = ", ".join(one_line(str(k)) for k in a.get("ctxviewer.truncated") or ()) or "a value"
         rows.append(("Content", f"truncated: {keys} cut mid-JSON, kept as raw text; "
                                 "reported usage exceeds what was captured (the rest is not captured)"))
-    if a.get("ctxviewer.system_inherited_from"):
-        rows.append(("Inherited", f"system instructions from {one_line(str(a['ctxviewer.system_inherited_from']))}"))
+    inherited = [f"{what} from {one_line(str(a[key]))}" for key, what in (
+        ("ctxviewer.system_inherited_from", "system instructions"), ("ctxviewer.tools_inherited_from", "tools"))
+        if a.get(key)]
+    if inherited:
+        rows.append(("Inherited", "\n".join(inherited)))
     fed = a.get("ctxviewer.fed_by")
     if fed:
         rows.append(("Fed by", "\n".join(one_line(str(f)) for f in (fed if isinstance(fed, (list, tuple)) else [fed]))))

@@ -80,6 +80,11 @@ def test_session_content_capture_inheritance_and_tools_fed() -> None:
                                "reported usage exceeds what was captured (the rest is not captured)")
     assert rows["Inherited"] == "system instructions from span invoke_agent support (00000000000000f0)"
     assert rows["Fed by"] == "tool lookup (span 00000000000000b1)"
+    both = dict(header_rows(replace(make_trace(), attributes={
+        "ctxviewer.system_inherited_from": "span invoke_agent support (00000000000000f0)",
+        "ctxviewer.tools_inherited_from": "span invoke_agent support (00000000000000f0)"})))
+    assert both["Inherited"] == ("system instructions from span invoke_agent support (00000000000000f0)\n"
+                                 "tools from span invoke_agent support (00000000000000f0)")
     assert _imported(**{"ctxviewer.content": "not captured"})["Content"] == (
         "not captured: the span has usage and metadata only (message content capture is opt-in in OpenTelemetry)")
     native = make_trace()

@@ -20,6 +20,8 @@ normaliser from a model call to a trace.
   feedback and annotations as ``ctxviewer.scores``);
 * :mod:`.spans` -- the span containers (OTLP/JSON and protobuf, span lists, flat attribute maps)
   and the one :class:`~.spans.span.Span` shape they yield;
+* :mod:`.inherit` -- the system instructions and tools a model call takes from its ancestor
+  (agent) spans when it records none of its own;
 * :mod:`.llm_call` -- the one normaliser: :class:`~.llm_call.LLMCall` (a model call in normal
   form) -> :class:`~ctxviewer.model.trace.RequestTrace` (:func:`~.llm_call.build_trace`).
 

@@ -9,7 +9,7 @@ usage already normalised to the OTel rule: input includes cache, output includes
 
 * ``system`` parts (Anthropic ``system``, Responses ``instructions``, OTel
   ``gen_ai.system_instructions``, also inherited from an ancestor span) -> one ``policy`` item,
-  id ``system``, trusted;
+  id ``system``, trusted (an inherited one: ``source.store = "inherited from span NAME (ID)"``);
 * each message -> one item, id ``msg-{i}`` (``source.turn = i``): role ``system``/``developer`` ->
   ``policy`` (trusted, :data:`POLICY_ROLES`); the last ``user`` message that is not only tool
   results (any last ``user`` message with :attr:`LLMCall.last_user_is_request`) -> ``user`` (and
@@ -17,15 +17,16 @@ usage already normalised to the OTel rule: input includes cache, output includes
 * retrieved documents -> ``evidence`` items (id ``doc-{n}``) before the user item, untrusted;
 * tool definitions -> ``tool`` items after the messages, id = tool name (``name#2`` for a repeat
   or another item's id: :func:`unique_id`), content the compact JSON of the definition, untrusted
-  (only policy is trusted, ch. 3.5: tool descriptions are data);
+  (only policy is trusted, ch. 3.5: tool descriptions are data); tools inherited from an ancestor
+  (:mod:`~ctxviewer.importers.common.inherit`) are marked as the system item is;
 * the first output message -> :class:`~ctxviewer.model.trace.Response` (text parts -> ``text``,
   reasoning parts -> ``reasoning``) and its ``tool_call`` parts ->
   :class:`~ctxviewer.model.trace.ToolCall` (arguments exactly as sent);
 * ``trace.attributes``: the call's own attributes (``data:`` URLs and long base64 in them replaced by
   placeholders, :func:`~ctxviewer.importers.common.messages.strip_payloads`), then ``otel.status_code``,
   ``otel.status_message``, ``ctxviewer.completeness`` (``ended``, ``never ended``, ``times not
-  recorded``, ``end not recorded``), ``ctxviewer.duration_ms``, ``ctxviewer.system_inherited_from``
-  and ``ctxviewer.content = "not captured"`` where they apply.
+  recorded``, ``end not recorded``), ``ctxviewer.duration_ms``, ``ctxviewer.system_inherited_from``,
+  ``ctxviewer.tools_inherited_from`` and ``ctxviewer.content = "not captured"`` where they apply.
 
 Importers never count tokens: ``ContextItem.tokens`` stays ``None`` (the import pipeline counts).
 No Qt here.
@@ -89,6 +90,8 @@ class LLMCall:
     """Span / run the system instructions were inherited from (a parent agent span), if any."""
     tools: list[dict[str, Any]] = field(default_factory=list)
     """Tool definitions as sent (provider shape)."""
+    tools_inherited_from: str | None = None
+    """Span / run the tool definitions were inherited from (an ancestor agent span), if any."""
     output: list[gm.Message] | None = None
     """Output messages (one per choice); ``None`` if not recorded."""
     documents: list[Document] = field(default_factory=list)
@@ -190,7 +193,8 @@ def build_items(call: LLMCall) -> tuple[list[ContextItem], str | None]:
     """The items of ``call`` in final order with positions 1..n, and the user request text."""
     items: list[ContextItem] = []
     if call.system:
-        items.append(_item(Kind.POLICY, "system", gm.message_text({"parts": call.system}), "system", Trust.TRUSTED))
+        items.append(_item(Kind.POLICY, "system", gm.message_text({"parts": call.system}), "system", Trust.TRUSTED,
+                           source=_inherited(call.system_inherited_from)))
     msgs = call.messages
     last_user = max((i for i, m in enumerate(msgs) if _is_user_request(m, call.last_user_is_request)), default=None)
     user_request: str | None = None
@@ -209,8 +213,14 @@ def build_items(call: LLMCall) -> tuple[list[ContextItem], str | None]:
     taken = {it.id for it in items}
     for n, d in enumerate(call.tools):
         tid = unique_id(gm.tool_name(d) or f"tool-{n}", taken)
-        items.append(_item(Kind.TOOL, tid, gm.compact_json(d), None, Trust.UNTRUSTED))
+        items.append(_item(Kind.TOOL, tid, gm.compact_json(d), None, Trust.UNTRUSTED,
+                           source=_inherited(call.tools_inherited_from)))
     return [replace(it, position=n) for n, it in enumerate(items, 1)], user_request
+
+
+def _inherited(label: str | None) -> SourceRef | None:
+    """An item's source when it was inherited from an ancestor: ``"inherited from span NAME (ID)"``."""
+    return SourceRef(store=f"inherited from {label}") if label else None
 
 
 def _doc_items(docs: list[Document]) -> list[ContextItem]:
@@ -311,6 +321,8 @@ def build_trace(call: LLMCall) -> tuple[RequestTrace, list[str]]:
     attrs.update(status_attributes(call))  # a key the call's attributes already hold keeps its place
     if call.system_inherited_from:
         attrs["ctxviewer.system_inherited_from"] = call.system_inherited_from
+    if call.tools_inherited_from and call.tools:
+        attrs["ctxviewer.tools_inherited_from"] = call.tools_inherited_from
     captured = call.content_captured if call.content_captured is not None else bool(call.messages or call.system)
     if not captured:
         attrs["ctxviewer.content"] = "not captured"

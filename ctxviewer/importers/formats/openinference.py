@@ -13,7 +13,9 @@ on the call they fed as ``ctxviewer.fed_by``. Other kinds are context only. A sp
 ``session.id`` / ``user.id`` -> ``session_id`` / ``user_id``; ``llm.invocation_parameters`` ->
 ``reserved_output_tokens`` (``max_tokens`` / ``max_completion_tokens``) and attributes;
 ``agent.name`` on the LLM span or its nearest ancestor (an ``AGENT`` span) -> ``gen_ai.agent.name``
-(:func:`ctxviewer.importers.common.llm_call.agent_attributes`). No Qt here.
+(:func:`ctxviewer.importers.common.llm_call.agent_attributes`); an LLM span recording no tools takes
+the ``llm.tools.*`` of its nearest ancestor that has them (an ``AGENT`` span), marked
+``ctxviewer.tools_inherited_from`` (:mod:`ctxviewer.importers.common.inherit`). No Qt here.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from ctxviewer.importers.common import openinference_attrs as oi
 from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.containers import head_text, load_documents
 from ctxviewer.importers.common.field_account import unmapped_attribute, unmapped_attribute_keys
+from ctxviewer.importers.common.inherit import Ancestor, inherit
 from ctxviewer.importers.common.llm_call import LLMCall, agent_attributes, build_trace
 from ctxviewer.importers.common.spans.read import container_of, spans_from_json
 from ctxviewer.importers.common.spans.span import Span, missing_parents, trace_id_for
@@ -167,6 +170,8 @@ class OpenInferenceImporter:
             while chain[-1].parent_id in by_id and by_id[chain[-1].parent_id] not in chain:
                 chain.append(by_id[chain[-1].parent_id])
             call.attributes.update(agent_attributes([(oi.flatten(c.attributes), f"span {c.name or '?'} ({c.span_id})") for c in chain]))
+            inherit(call, [Ancestor(f"span {c.name or '?'} ({c.span_id})", None, oi.tools(oi.flatten(c.attributes)) or None)
+                           for c in chain[1:] if span_kind(c.attributes) != "LLM"])
         traced: dict[str, str] = {}
         for s, call in calls:
             trace, warnings = build_trace(call)

@@ -17,7 +17,9 @@ Format (langfuse ``fern/apis/server/definition/commons.yml`` ``TraceWithFullDeta
 * Tool definitions: ``toolDefinitions``, else ``input.tools`` / ``modelParameters.tools`` /
   ``gen_ai.tool.definitions`` / ``ai.prompt.tools`` / ``llm.tools.*`` attributes.
 * System instructions: ``gen_ai.system_instructions`` of the call, else of its nearest ancestor
-  observation -- then shown on the call marked as inherited from that observation.
+  observation -- then shown on the call marked as inherited from that observation; tool
+  definitions likewise (the nearest ancestor recording any: an ``AGENT`` observation or the
+  conversation span above the generations; :mod:`ctxviewer.importers.common.inherit`).
 * Usage: the original attributes when they carry ``gen_ai.usage.*`` (OTel rule), else
   ``usageDetails``: Langfuse keeps cache reads and writes out of ``input`` (``total`` is the sum
   of all keys), so normalised input = ``input`` + ``input_cache_read`` (or
@@ -46,7 +48,7 @@ Trace id = the observation id.
 
 A package: this module reads the messages and makes the calls; :mod:`.extras` what a
 generation holds beyond them; :mod:`.runs` every observation as a step of the run (the run
-tree, ``load_runs``). May import: :mod:`ctxviewer.importers.common`,
+tree, ``load_runs``); :mod:`.ancestors` the observations above a generation. May import: :mod:`ctxviewer.importers.common`,
 :mod:`ctxviewer.importers.contract`, :mod:`ctxviewer.model`; never another format. A new
 observation field goes into :mod:`.extras` (and its ``MAPPED`` tree). No Qt here.
 """
@@ -63,11 +65,13 @@ from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.containers import head_text, read_text
 from ctxviewer.importers.common.foreign_parts import foreign_part
 from ctxviewer.importers.common.framework_tools import framework_tool_definitions
+from ctxviewer.importers.common.inherit import Ancestor, inherit
 from ctxviewer.importers.common.langchain_messages import langchain_message
 from ctxviewer.importers.common.llm_call import LLMCall, agent_attributes, build_trace
 from ctxviewer.importers.common.openinference_attrs import call_from_attributes
 from ctxviewer.importers.common.values import parse_time
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record, RunRecord
+from ctxviewer.importers.formats.langfuse.ancestors import ancestor_system, ancestors
 from ctxviewer.importers.formats.langfuse.extras import add_extras, json_value, metadata
 from ctxviewer.importers.formats.langfuse.runs import run_span
 from ctxviewer.model.run import RunSpan
@@ -255,14 +259,9 @@ def call_from_observation(obs: Mapping[str, Any], by_id: Mapping[str, Mapping[st
     sys_parts = gm.parse_parts(attrs.get("gen_ai.system_instructions"))
     if sys_parts and not any(m.get("role") in ("system", "developer") for m in call.messages):
         call.system = sys_parts
-    elif not any(m.get("role") in ("system", "developer") for m in call.messages):
-        parent = by_id.get(str(obs.get("parentObservationId")))
-        while parent is not None:
-            inherited = gm.parse_parts(attributes(parent).get("gen_ai.system_instructions"))
-            if inherited:
-                call.system, call.system_inherited_from = inherited, f"{parent.get('type')} {parent.get('name')} ({parent.get('id')})"
-                break
-            parent = by_id.get(str(parent.get("parentObservationId")))
+    inherit(call, [Ancestor(f"{p.get('type')} {p.get('name')} ({p.get('id')})",
+                            ancestor_system(p, attributes(p), input_messages), _tools(p, attributes(p)) or None)
+                   for p in ancestors(obs, by_id)])
     try:
         call.created, call.ended = parse_time(obs.get("startTime")), parse_time(obs.get("endTime"))
     except ValueError:

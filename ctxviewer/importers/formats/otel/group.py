@@ -10,10 +10,13 @@ that never ended -- come with its own attributes: :func:`.mapping.call_from_span
   on the span or its nearest ancestor (an ``invoke_agent`` span) is recorded as the call's
   ``gen_ai.agent.name``, with ``ctxviewer.agent_from = "span NAME (ID)"`` when inherited
   (:func:`ctxviewer.importers.common.llm_call.agent_attributes`; the trace list's Agent / operation column).
-* **Inherited system instructions** -- a chat span without any system/policy item whose ancestor
-  (an ``invoke_agent`` span, say) carries ``gen_ai.system_instructions`` shows them as a policy
-  item (id ``system``; a tool definition named ``system`` becomes ``system#2``) marked
-  ``ctxviewer.system_inherited_from = "span NAME (ID)"``.
+* **Inherited system instructions and tools** -- a chat span without any system/policy item whose
+  ancestor (an ``invoke_agent`` span, say) carries ``gen_ai.system_instructions`` shows them as a
+  policy item (id ``system``; a tool definition named ``system`` becomes ``system#2``) marked
+  ``ctxviewer.system_inherited_from = "span NAME (ID)"``; a chat span recording no tool
+  definitions takes its nearest ancestor's (``gen_ai.tool.definitions``, Pydantic AI's
+  ``model_request_parameters``...: :func:`.mapping.span_tools`), marked
+  ``ctxviewer.tools_inherited_from`` (:mod:`ctxviewer.importers.common.inherit`).
 * **Tool executions** -- each ``execute_tool`` span is recorded on the chat call it fed (the first
   chat span of the same trace starting at or after it, one under the same parent first) as
   ``ctxviewer.fed_by``; an ``execute_tool`` span that fed no chat span in the file is kept as a
@@ -30,8 +33,10 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ctxviewer.importers.common import messages as gm
-from ctxviewer.importers.common.llm_call import POLICY_ROLES, LLMCall, agent_attributes, status_attributes
+from ctxviewer.importers.common.inherit import Ancestor, inherit
+from ctxviewer.importers.common.llm_call import LLMCall, agent_attributes, status_attributes
 from ctxviewer.importers.common.spans.span import Span
+from ctxviewer.importers.formats.otel.mapping import span_tools
 from ctxviewer.model.trace import ContextItem, Endpoint, Kind, Policy, RequestTrace, Status, ToolCall
 from ctxviewer.util.json_escapes import decode_escapes
 
@@ -78,13 +83,10 @@ def enrich_call(call: LLMCall, span: Span, by_id: Mapping[str, Span]) -> list[st
         session = session or gm.parse_structured(s.attributes.get("gen_ai.conversation.id") or s.attributes.get("session.id"))
     call.session_id = None if session is None else str(session)
     call.attributes.update(agent_attributes([(s.attributes, f"span {s.name or '?'} ({s.span_id})") for s in chain]))
-    has_policy = bool(call.system) or any(m.get("role") in POLICY_ROLES for m in call.messages)
-    if not has_policy:
-        for anc in chain[1:]:
-            parts = gm.parse_parts(anc.attributes.get("gen_ai.system_instructions"))
-            if parts:
-                call.system, call.system_inherited_from = parts, f"span {anc.name or '?'} ({anc.span_id})"
-                break
+    own_tools = "gen_ai.tool.definitions" in span.attributes  # recorded, even as []: the call offered none
+    inherit(call, [Ancestor(f"span {anc.name or '?'} ({anc.span_id})",
+                            gm.parse_parts(anc.attributes.get("gen_ai.system_instructions")) or None,
+                            None if own_tools else span_tools(anc.attributes)) for anc in chain[1:]])
     no_items = not call.system and not call.messages and not call.tools
     call.content_captured = not (no_items and not any(k.startswith(CONTENT_KEYS) for k in span.attributes))
     call.content_capture_note = NOT_CAPTURED

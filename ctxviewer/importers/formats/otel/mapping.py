@@ -242,8 +242,7 @@ def call_from_span(span: Span, problems: list[str] | None = None) -> LLMCall:
                    accounting_rule=ACCOUNTING_RULE, check_usage=False)
     call.system = gm.parse_parts(a.get("gen_ai.system_instructions")) or None
     call.messages = [dict(m, role=None) if m.get("role") == "" else m for m in _input_messages(a, problems) or []]
-    defs = gm.parse_tool_definitions(_first(a, "gen_ai.tool.definitions", "ai.prompt.tools"))
-    call.tools = (defs if defs is not None else gm.indexed_functions(a) or framework_tool_definitions(a)) or []
+    call.tools = span_tools(a) or []
     outputs = _output_messages(a, problems)
     reasons = gm.parse_structured(a.get("gen_ai.response.finish_reasons"))
     reason = reasons[0] if isinstance(reasons, list) and reasons else _str(reasons)
@@ -298,3 +297,12 @@ def call_from_span(span: Span, problems: list[str] | None = None) -> LLMCall:
     params.update((k, v) for k, v in a.items() if k.startswith(KEEP) and isinstance(v, (str, int, float, bool)))
     params.update(unmapped_attribute(unmapped_attribute_keys(a, _READ_ALL)))
     return call
+
+
+def span_tools(a: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """The tool definitions a span's attributes ``a`` record: ``gen_ai.tool.definitions`` (or
+    Vercel's ``ai.prompt.tools``), else OpenLLMetry's ``llm.request.functions.{i}.*``, else Pydantic
+    AI's ``model_request_parameters`` (:func:`~ctxviewer.importers.common.framework_tools.framework_tool_definitions`);
+    ``None`` when none does."""
+    defs = gm.parse_tool_definitions(_first(a, "gen_ai.tool.definitions", "ai.prompt.tools"))
+    return (defs if defs is not None else gm.indexed_functions(a) or framework_tool_definitions(a)) or None
