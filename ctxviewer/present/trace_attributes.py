@@ -27,7 +27,8 @@ def _value(v: Any) -> str:
 
 
 def attribute_rows(trace: RequestTrace) -> list[tuple[str, str]]:
-    """``(name, value)`` rows: ``session_id``, ``user_id``, ``source_format``, ``replay_of`` (each
+    """``(name, value)`` rows: ``session_id``, ``user_id``, ``source_format``, ``replay_of``,
+    ``response_id`` (the provider's id of the response: OTel ``gen_ai.response.id``; each
     "not recorded" when absent), then every key of ``trace.attributes`` in sorted order with its
     value as one line (strings as stored -- a JSON string in a string with its non-ASCII escapes
     decoded once, :func:`ctxviewer.util.json_escapes.decode_escapes` -- other values as JSON)."""
@@ -36,6 +37,7 @@ def attribute_rows(trace: RequestTrace) -> list[tuple[str, str]]:
         ("user_id", fmt_text(trace.user_id)),
         ("source_format", fmt_text(trace.source_format)),
         ("replay_of", fmt_text(trace.replay_of)),
+        ("response_id", one_line(fmt_text(trace.response.id if trace.response else None))),
     ]
     rows += [(one_line(str(k)), _value(trace.attributes[k])) for k in sorted(trace.attributes, key=str)]
     return rows

@@ -72,6 +72,10 @@ class Document:
     """Retrieval score."""
     store: str | None = None
     """Store / retriever name."""
+    metadata: Any = None
+    """The document's metadata as recorded (a JSON object, usually); ``None`` if none."""
+    query: str | None = None
+    """The query of the retrieval that returned it; ``None`` if not recorded."""
 
 
 @dataclass
@@ -218,6 +222,26 @@ def build_items(call: LLMCall) -> tuple[list[ContextItem], str | None]:
     return [replace(it, position=n) for n, it in enumerate(items, 1)], user_request
 
 
+def documents_attribute(docs: Sequence[Document], items: bool = True) -> dict[str, Any]:
+    """``{"ctxviewer.documents": [...]}``: what the retrieval recorded of each document beyond its
+    text -- ``{"item", "id", "score", "metadata", "query", "store"}`` (``item`` the evidence item's
+    id ``doc-N``, left out with ``items`` False: documents that fed the call but are no items of
+    it; a field not recorded left out) -- for the Attributes pane; ``{}`` when no document records a
+    score, metadata or query (OpenInference ``retrieval.documents.N.document.{id, score,
+    metadata}`` with the RETRIEVER span's ``input.value``; OTel ``gen_ai.retrieval.documents`` with
+    ``gen_ai.retrieval.query.text``)."""
+    out = []
+    for n, d in enumerate(docs):
+        row: dict[str, Any] = {"item": f"doc-{n}"} if items else {}
+        for key in ("id", "score", "metadata", "query", "store"):
+            value = getattr(d, key)
+            if value not in (None, "", {}, []):
+                row[key] = value
+        if set(row) & {"score", "metadata", "query"}:  # the id and store are the item's source already
+            out.append(row)
+    return {"ctxviewer.documents": out} if out else {}
+
+
 def _inherited(label: str | None) -> SourceRef | None:
     """An item's source when it was inherited from an ancestor: ``"inherited from span NAME (ID)"``."""
     return SourceRef(store=f"inherited from {label}") if label else None
@@ -323,6 +347,7 @@ def build_trace(call: LLMCall) -> tuple[RequestTrace, list[str]]:
         attrs["ctxviewer.system_inherited_from"] = call.system_inherited_from
     if call.tools_inherited_from and call.tools:
         attrs["ctxviewer.tools_inherited_from"] = call.tools_inherited_from
+    attrs.update(documents_attribute(call.documents))
     captured = call.content_captured if call.content_captured is not None else bool(call.messages or call.system)
     if not captured:
         attrs["ctxviewer.content"] = "not captured"

@@ -29,6 +29,7 @@ from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.llm_call import Document, LLMCall
 from ctxviewer.importers.common.part_shapes import data_uri_part
+from ctxviewer.importers.common.request_params import NOT_PARAMETERS, request_parameters
 from ctxviewer.importers.common.usage_rules import RULE as GEMINI_RULE
 from ctxviewer.importers.common.usage_rules import thinking_in_total
 from ctxviewer.model.trace import Usage
@@ -132,8 +133,11 @@ def usage(flat: Mapping[str, Any]) -> Usage:
 
 
 def documents(flat: Mapping[str, Any], store: str | None) -> list[Document]:
-    """``retrieval.documents.N.document.*`` (and reranker output documents) as documents."""
+    """``retrieval.documents.N.document.*`` (and reranker output documents) as documents: id,
+    content, score, metadata (a JSON string, parsed) and the retrieval's query (the RETRIEVER
+    span's ``input.value``, a reranker's ``reranker.query``)."""
     groups = group(flat, "retrieval.documents") or group(flat, "reranker.output_documents")
+    query = pm._str(flat.get("reranker.query") if "reranker.query" in flat else flat.get("input.value"))
     out = []
     for d in groups:
         score = d.get("document.score")
@@ -141,8 +145,9 @@ def documents(flat: Mapping[str, Any], store: str | None) -> list[Document]:
             score = None if score is None else float(score)
         except (TypeError, ValueError):
             score = None
+        meta = gm.parse_structured(d.get("document.metadata"))
         out.append(Document(id=pm._str(d.get("document.id")), content=pm._str(d.get("document.content")),
-                            score=score, store=store))
+                            score=score, store=store, metadata=None if meta in ("", {}) else meta, query=query))
     return out
 
 
@@ -185,8 +190,9 @@ READ = tuple(f"llm.{io}_messages.N.message.{k}" for io in ("input", "output")
         "llm.response.model_name", "llm.provider", "llm.system", "llm.finish_reason", "input.value",
         "input.mime_type", "output.value", "output.mime_type", "session.id", "user.id", "retrieval.documents.",
         "openinference.span.kind", "metadata", "tag.tags")
-"""The OpenInference attributes :func:`call_from_attributes` reads or keeps (``metadata``,
-``tag.tags`` and ``llm.invocation_parameters`` kept as attributes); what else a span holds is
+"""The OpenInference attributes :func:`call_from_attributes` reads or keeps (``metadata`` and
+``tag.tags`` kept as attributes; ``llm.invocation_parameters`` as ``gen_ai.request.*``
+(:mod:`~ctxviewer.importers.common.request_params`), the nested ones kept as recorded); what else a span holds is
 named by :func:`~ctxviewer.importers.common.field_account.unmapped_attribute_keys`."""
 
 
@@ -219,8 +225,11 @@ def call_from_attributes(attrs: Mapping[str, Any], trace_id: str, fmt: str = "op
     call.max_tokens = pm.int_or_none(params.get("max_tokens", params.get("max_completion_tokens")))
     call.session_id = pm._str(flat.get("session.id"))
     call.user_id = pm._str(flat.get("user.id"))
-    if params:
-        call.attributes["llm.invocation_parameters"] = dict(params)
+    normal, read = request_parameters(params, "llm.invocation_parameters")
+    call.attributes.update(normal)  # temperature, top_p, stop... as gen_ai.request.*
+    rest = {k: v for k, v in params.items() if k not in read and k not in NOT_PARAMETERS}
+    if rest:  # nested parameters (response_format, tool_choice objects) kept as recorded
+        call.attributes["llm.invocation_parameters"] = rest
     for key in ("metadata", "tag.tags"):  # what the application attached (JSON metadata, tags)
         value = gm.parse_structured(flat.get(key)) if key == "metadata" else flat.get(key)
         if value not in (None, "", {}, []):

@@ -7,7 +7,8 @@ over-deep values), :mod:`.mapping` (a chat span's GenAI attributes -> an
 :class:`~ctxviewer.importers.common.llm_call.LLMCall`), :mod:`.group` (what a chat span learns
 from the other spans of its trace: session, agent, inherited system instructions, tool executions),
 :mod:`.logs` (the ``otel-logs`` importer: OTLP log records of GenAI events in a file without their spans),
-:mod:`.join` (the log records of a separate file of the same import joined to their spans).
+:mod:`.join` (the log records of a separate file of the same import joined to their spans),
+:mod:`.retrieval` (retrieval spans' documents and query recorded on the chat call they fed).
 A chat span's ``apply_guardrail`` child spans are its trace's runtime guardrail results
 (:mod:`ctxviewer.importers.common.spans.guardrail`).
 The span containers it reads (OTLP/JSON and protobuf, span lists, attribute maps) and the span
@@ -32,7 +33,7 @@ from typing import Iterator
 
 from ctxviewer.importers.common import notes
 from ctxviewer.importers.common.containers import head_text
-from ctxviewer.importers.common.llm_call import build_trace
+from ctxviewer.importers.common.llm_call import Document, build_trace
 from ctxviewer.importers.common.peek import peek_json
 from ctxviewer.importers.common.spans import attribute_map, otlp, span_list
 from ctxviewer.importers.common.spans.guardrail import guardrail_from_span, is_guardrail_span
@@ -44,6 +45,7 @@ from ctxviewer.importers.formats.otel.group import enrich_call, fed_call, tool_t
 from ctxviewer.importers.formats.otel.join import companion_events, mark_joined
 from ctxviewer.importers.formats.otel.logs import NAME as LOGS
 from ctxviewer.importers.formats.otel.mapping import call_from_span, is_chat_span, token_count, usage_from
+from ctxviewer.importers.formats.otel.retrieval import is_retrieval_span, retrieval_attributes, retrieval_documents
 from ctxviewer.model.trace import RequestTrace
 
 __all__ = ["IMPORTER", "OtelImporter", "call_from_span", "is_chat_span", "load_spans", "token_count", "usage_from"]
@@ -162,6 +164,16 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState) -> Iterat
             if len(state.other_names) < 5:
                 state.other_names.append(str(s.attributes.get("gen_ai.operation.name") or s.name or "unnamed"))
     fed: dict[int, list[str]] = {}
+    retrieved: dict[int, list[tuple[Span, list[Document]]]] = {}
+    for r in (s for s in spans.values() if is_retrieval_span(s)):
+        target = fed_call(r, chats)
+        docs = retrieval_documents(r)
+        if target is not None:
+            retrieved.setdefault(id(target), []).append((r, docs))
+            fed.setdefault(id(target), []).append(f"retrieval {r.name or '?'} (span {r.span_id}): {len(docs)} document(s)")
+        elif docs:
+            yield ImportProblem(file, r.record, f"retrieval span {r.span_id or r.name} fed no chat span in this file; "
+                                                f"its {len(docs)} document(s) are not imported")
     for t in tools:
         target = fed_call(t, chats)
         if target is not None:
@@ -185,6 +197,8 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState) -> Iterat
         own = tuple(guardrail_from_span(g) for g in guards if s.span_id and g.parent_id == s.span_id)
         if own:
             trace = replace(trace, guardrails=trace.guardrails + own)
+        if id(s) in retrieved:
+            trace = replace(trace, attributes={**trace.attributes, **retrieval_attributes(retrieved[id(s)])})
         if id(s) in fed:
             trace = replace(trace, attributes={**trace.attributes, "ctxviewer.fed_by": fed[id(s)]})
         if id(s) in cut:
