@@ -12,7 +12,7 @@ What lives here:
   :func:`detect` picks the most confident importer, reading further into the file until one is
   confident; a bug in one importer becomes a problem record naming the file and the importer
   (:func:`load_records`), never a lost run;
-* :mod:`.formats` -- the fourteen formats, one module each (``otel`` and ``mlflow`` packages), in sniffing order:
+* :mod:`.formats` -- the fifteen formats, one module each (``otel`` and ``mlflow`` packages), in sniffing order:
 
   ``native`` (ctxviewer's JSON Lines trace format, ``ctxviewer.trace/1``), ``openinference``
   (OpenInference / Arize Phoenix spans), ``otel`` (OpenTelemetry GenAI spans: OTLP/JSON and
@@ -23,7 +23,8 @@ What lives here:
   Langfuse normalised ChatML per observation), ``langsmith`` (LangSmith runs: ingestion batches,
   run lists, run trees), ``litellm`` (LiteLLM ``StandardLoggingPayload`` logs), ``mlflow`` (MLflow traces, v3 JSON), ``promptfoo``
   (promptfoo eval exports), ``provider_api`` (``provider-api``: OpenAI Chat Completions /
-  Responses and Anthropic Messages request + response JSON) -- module names; the ``--format``
+  Responses and Anthropic Messages request + response JSON), ``phoenix_annotations``
+  (``phoenix-annotations``: Phoenix span annotations, read with their spans) -- module names; the ``--format``
   name is the same unless given;
 
 * :mod:`.common` -- what several formats share: reading files (containers, peeking at a cut-off

@@ -44,7 +44,7 @@ BUILTIN = tuple(
     f"ctxviewer.importers.formats.{module}:IMPORTER"
     for module in ("native", "openinference", "otel", "otel.logs", "ctxviewer_otlp",  # most specific first: OpenInference OTLP is OTLP too
                    "cassette", "inspect_ai", "langfuse", "langfuse_chatml", "langsmith", "litellm", "mlflow", "promptfoo",
-                   "provider_api")
+                   "provider_api", "phoenix_annotations")
 )
 """The built-in importers (``ctxviewer/importers/formats/<module>.py``), in sniffing order (which
 breaks ties between equal confidences; no real export relies on it: each is surest of its own)."""

@@ -15,6 +15,7 @@
 * :mod:`.mlflow` -- MLflow traces (v3 JSON, also embedded in Databricks agent responses);
 * :mod:`.promptfoo` -- promptfoo eval exports;
 * :mod:`.provider_api` -- provider API request + response JSON.
+* :mod:`.phoenix_annotations` -- Phoenix span annotations, the scores of the spans of the same import.
 
 :data:`ctxviewer.importers.registry.BUILTIN` lists them in sniffing order; a new format is a
 module here, listed there. A format that records model calls maps each to an

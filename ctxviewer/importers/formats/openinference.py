@@ -30,9 +30,12 @@ from ctxviewer.importers.common.containers import head_text, load_documents
 from ctxviewer.importers.common.field_account import unmapped_attribute, unmapped_attribute_keys
 from ctxviewer.importers.common.inherit import Ancestor, inherit
 from ctxviewer.importers.common.llm_call import LLMCall, agent_attributes, build_trace
+from ctxviewer.importers.common.phoenix_annotations import NAME as ANNOTATIONS
+from ctxviewer.importers.common.phoenix_annotations import as_score, by_span, detail
+from ctxviewer.importers.common.scores import scores_attribute
 from ctxviewer.importers.common.spans.read import container_of, spans_from_json
 from ctxviewer.importers.common.spans.span import Span, missing_parents, trace_id_for
-from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record, RunRecord
+from ctxviewer.importers.contract import SPECIFIC, Companions, ImportFailed, ImportProblem, Record, RunRecord
 from ctxviewer.model.run import RunSpan
 
 KIND = "openinference.span.kind"
@@ -116,14 +119,18 @@ class OpenInferenceImporter:
             return 0.0
         return SPECIFIC if any(m in text for m in _MARKERS) else 0.0
 
-    def load(self, path: Path) -> Iterator[Record]:
+    joins = (ANNOTATIONS,)
+    """Phoenix span annotations files of the same import become the scores of their spans' traces."""
+
+    def load(self, path: Path, companions: Companions | None = None) -> Iterator[Record]:
         """One trace per LLM span, in file order; problems for bad spans, unattached retrievals and
-        spans whose parent is not in the file (:func:`~ctxviewer.importers.common.spans.span.missing_parents`)."""
-        for record in self.load_runs(path):
+        spans whose parent is not in the file (:func:`~ctxviewer.importers.common.spans.span.missing_parents`).
+        With ``companions``, the run's Phoenix annotations of an LLM span are its trace's scores."""
+        for record in self.load_runs(path, companions):
             if not isinstance(record, RunSpan):
                 yield record
 
-    def load_runs(self, path: Path) -> Iterator[RunRecord]:
+    def load_runs(self, path: Path, companions: Companions | None = None) -> Iterator[RunRecord]:
         """:meth:`load`'s records, then every span with an id as a step of its run (:func:`run_span`)."""
         file = str(path)
         spans: dict[Any, Span] = {}
@@ -172,8 +179,15 @@ class OpenInferenceImporter:
             call.attributes.update(agent_attributes([(oi.flatten(c.attributes), f"span {c.name or '?'} ({c.span_id})") for c in chain]))
             inherit(call, [Ancestor(f"span {c.name or '?'} ({c.span_id})", None, oi.tools(oi.flatten(c.attributes)) or None)
                            for c in chain[1:] if span_kind(c.attributes) != "LLM"])
+        notes = by_span(companions)
         traced: dict[str, str] = {}
         for s, call in calls:
+            mine = notes.get(s.span_id or "", [])
+            if mine:
+                call.attributes.update(scores_attribute(as_score(a) for a in mine))
+                call.attributes["phoenix.annotations"] = [detail(a) for a in mine]
+                for a in mine:
+                    companions.mark(a["file"], {s.span_id or ""}, file)  # type: ignore[union-attr]
             trace, warnings = build_trace(call)
             if s.span_id:
                 traced[s.span_id] = trace.trace_id

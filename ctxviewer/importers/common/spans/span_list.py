@@ -1,5 +1,6 @@
 """Span-list container: a JSON array of span objects, one span object on its own, or a span list
-wrapped in an object (``{"spans": [...]}``, Phoenix's REST ``{"data": [...]}``, MLflow's
+wrapped in an object (``{"spans": [...]}``, Phoenix's REST ``{"data": [...]}`` -- its
+``/spans/otlpv1`` spans in protobuf field names, ``trace_id``, ``start_time_unix_nano``, ``string_value`` --, MLflow's
 ``{"info": ..., "data": {"spans": [...]}}``; see :data:`WRAPPERS`).
 
 Shapes: JS SDK ``ReadableSpan``-like dumps (``spanContext.traceId``, ``startTime = [seconds,
@@ -41,7 +42,39 @@ def is_span_object(obj: Any) -> bool:
         isinstance(obj.get("spanContext"), Mapping)
         or (isinstance(ctx, Mapping) and "trace_id" in ctx)
         or ("traceId" in obj and "spanId" in obj)
+        or ("trace_id" in obj and "span_id" in obj and "start_time_unix_nano" in obj)
     )
+
+
+_SNAKE = {"string_value": "stringValue", "int_value": "intValue", "double_value": "doubleValue",
+          "bool_value": "boolValue", "bytes_value": "bytesValue", "array_value": "arrayValue",
+          "kvlist_value": "kvlistValue"}
+
+
+def camel_any_value(value: Any) -> Any:
+    """An OTLP ``AnyValue`` written with protobuf's field names (``string_value``, ``array_value``:
+    Phoenix's REST ``/v1/projects/{id}/spans/otlpv1``, which also writes the unset fields as
+    ``null``) in the OTLP/JSON names (``stringValue``...), the ``null`` fields left out."""
+    if not isinstance(value, Mapping):
+        return value
+    out: dict[str, Any] = {}
+    for k, v in value.items():
+        if v is None:
+            continue
+        key = _SNAKE.get(str(k), str(k))
+        if key in ("arrayValue", "kvlistValue") and isinstance(v, Mapping):
+            v = {"values": [camel_any_value(x) if key == "arrayValue" else
+                            {"key": x.get("key"), "value": camel_any_value(x.get("value"))} if isinstance(x, Mapping) else x
+                            for x in v.get("values") or []]}
+        out[key] = v
+    return out
+
+
+def _snake_attributes(value: Any) -> Any:
+    if isinstance(value, list):
+        return [{"key": kv.get("key"), "value": camel_any_value(kv.get("value"))} if isinstance(kv, Mapping) else kv
+                for kv in value]
+    return value
 
 
 WRAPPERS: tuple[tuple[str, ...], ...] = (("spans",), ("data",), ("data", "spans"))
@@ -157,6 +190,12 @@ def object_span(sp: Mapping[str, Any], record: str) -> Span:
     elif isinstance(ctx, Mapping):  # OTel Python ConsoleSpanExporter / span.to_json()
         trace_id, span_id, parent = ctx.get("trace_id"), ctx.get("span_id"), sp.get("parent_id")
         start, end = sp.get("start_time"), sp.get("end_time")
+    elif "trace_id" in sp and "traceId" not in sp:  # an OTLP span in protobuf field names (Phoenix otlpv1)
+        trace_id, span_id, parent = sp.get("trace_id"), sp.get("span_id"), sp.get("parent_span_id")
+        start, end = sp.get("start_time_unix_nano"), sp.get("end_time_unix_nano")
+        sp = dict(sp, attributes=_snake_attributes(sp.get("attributes")),
+                  events=[dict(e, timeUnixNano=e.get("time_unix_nano"), attributes=_snake_attributes(e.get("attributes")))
+                          if isinstance(e, Mapping) else e for e in sp.get("events") or []])
     else:  # bare OTLP span
         trace_id, span_id, parent = sp.get("traceId"), sp.get("spanId"), sp.get("parentSpanId")
         start, end = sp.get("startTimeUnixNano"), sp.get("endTimeUnixNano")
