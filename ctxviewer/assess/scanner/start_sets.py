@@ -325,6 +325,9 @@ def _starts(items: list[Any], at_start: bool, multiline: bool, room: int = MAX_L
         return _union([_starts(list(alt.data) + rest, at_start, multiline, room) for alt in av[1]])
     if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
         lo, _hi, body = av
+        run = _char_run(av, rest, multiline, room)
+        if run is not None:
+            return run
         first = _starts(list(body.data), at_start, multiline, room)
         return first if lo > 0 else _union([first, _starts(rest, at_start, multiline, room)])
     head = _element_strings(op, av)
@@ -340,6 +343,34 @@ def _starts(items: list[Any], at_start: bool, multiline: bool, room: int = MAX_L
     if len(out) > MAX_SET:
         return {(h, 0) for h in head}
     return out
+
+
+_MAX_RUN_CHARS = 2
+"""A run (``\\s+``) is lengthened past only when its class folds to at most this many characters
+(the space and the line break): the literals then number ``n * len(rest) + n * n``."""
+_MAX_RUN_SET = 256
+"""At most this many literals from lengthening past one run (more, and the alternatives around it
+would multiply past :data:`MAX_SET`: the run's first character is taken instead)."""
+
+
+def _char_run(av: Any, rest: list[Any], multiline: bool, room: int) -> set[Start] | None:
+    """The start set of a run of one small class followed by ``rest`` (``the\\s+new``): one
+    character of the class then what ``rest`` starts with (the run is exactly one long), or two
+    characters of the class (it is longer) -- so ``the\\s+new`` starts with ``"the new"``,
+    ``"the\\nnew"`` or a double white space, not with every ``"the "``. ``None`` when the run is not
+    of that shape (then only its first character is taken, as before). Exact: every match of the
+    run plus ``rest`` starts with one of these strings."""
+    lo, hi, body = av
+    if lo != 1 or hi < 2 or room < 2:
+        return None
+    chars = _exact(list(body.data))
+    if chars is None or not chars or len(chars) > _MAX_RUN_CHARS or any(len(c) != 1 for c in chars):
+        return None
+    tail = _continue(rest, multiline, room - 1)
+    if tail is None:
+        return None
+    out = {((c + t)[:room], 0) for c in chars for t in tail} | {(a + b, 0) for a in chars for b in chars}
+    return out if len(out) <= _MAX_RUN_SET else None
 
 
 def _continue(items: list[Any], multiline: bool, room: int) -> set[str] | None:
