@@ -64,3 +64,28 @@ def test_the_window_shows_a_clickhouse_store_with_each_rows_state(windows) -> No
     assert cell(0, "Model") == "gpt-4o-mini" and cell(0, "State") in ("ok", "warning", "failure")
     assert not w.connector.connect_url(f"chdb://{chdb_dir()}/gui?table=missing")
     assert "no table gui.missing" in windows.message(w)
+
+
+def test_ctxviewer_with_a_clickhouse_url_opens_the_store_in_the_window(windows, monkeypatch) -> None:
+    """``ctxviewer clickhouse://…`` (the ``open`` command): the URL is checked before the window
+    starts (a bad one: exit 2 naming it, no window), then shown as File › Connect shows it."""
+    from click.testing import CliRunner
+
+    from ctxviewer.cli import cli
+    from ctxviewer.gui.app import open_argument
+    from tests.store.clickhouse_spans import chdb_dir, create_table, generate, insert
+
+    client = clickhouse_connect.get_client(dsn=f"chdb://{chdb_dir()}")
+    create_table(client, "guiopen", "otel_traces")
+    insert(client, "guiopen", "otel_traces", generate(time.time_ns(), n=2, old=0))
+    url = f"chdb://{chdb_dir()}/guiopen?table=otel_traces"
+    started: list[list[str]] = []
+    monkeypatch.setattr("ctxviewer.gui.app.main", lambda argv: started.append(argv) or 0)
+    res = CliRunner().invoke(cli, [url.replace("otel_traces", "nope")])
+    assert res.exit_code == 2 and "no table guiopen.nope" in res.output and started == []
+    assert CliRunner().invoke(cli, [url]).exit_code == 0 and started == [[url]]
+    w = windows.new(show=False)
+    assert open_argument(w, url)
+    trace = windows.shown(w)
+    assert trace.trace_id == f"{1:032x}:{1:08x}cccccccc" and w.trace_model.rowCount() == 2
+    assert w.windowTitle() == f"ctxviewer — guiopen.otel_traces on {chdb_dir()}"

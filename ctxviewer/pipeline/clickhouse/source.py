@@ -14,8 +14,8 @@ span (with the other spans of its OTel trace, which the mapping reads for sessio
 
 Not served yet (first slice): display filters on fields other than the span's own columns
 (:meth:`~ClickHouseSource.filter_where` raises :class:`~ctxviewer.store.filters.FilterError`
-naming the field), orders other than ``created``, full-text
-search (refused with :data:`NO_SEARCH`), ``blob`` (``None``). Row keys are an 8-byte blake2b hash of the trace id as a
+naming the field), orders other than ``created``, ``blob`` (``None``). Full-text search reads the
+window in place (:mod:`~ctxviewer.pipeline.clickhouse.search`). Row keys are an 8-byte blake2b hash of the trace id as a
 signed 64-bit integer, resolved from the rows this source has listed. No Qt here.
 """
 
@@ -40,9 +40,6 @@ from ctxviewer.store.fts import SearchHit, SearchPage
 
 PAGE = 500
 """Rows a keyset page reads."""
-NO_SEARCH = ("full-text search is not served on a ClickHouse store yet; pull the window into a database "
-             "(ctxviewer import URL -o local.db) to search it")
-"""Why :meth:`ClickHouseSource.search` refuses."""
 
 
 def _key(trace_id: str) -> int:
@@ -263,15 +260,19 @@ class ClickHouseSource:
             if len(page) < PAGE:
                 return
 
-    # -- search (not served yet)
-    def search(self, query: str, *, after: tuple[int, int, int] | None = None, limit: int = 50) -> SearchPage:
-        """Raises :class:`~ctxviewer.store.StoreError`: full-text search is not served on a
-        ClickHouse store yet (an empty page would say "no hits", which nobody checked)."""
-        raise StoreError(self.target.url, NO_SEARCH)
+    # -- search
+    def search(self, query: str, *, after: tuple[int, int, int] | None = None, limit: int = 50,
+               cancelled: Callable[[], bool] | None = None) -> SearchPage:
+        """Up to ``limit`` hits of ``query`` after the cursor ``after``, as the SQLite store's
+        search finds them (:mod:`ctxviewer.pipeline.clickhouse.search`); ``cancelled()`` polled
+        between time slices. Raises :class:`~ctxviewer.store.StoreError` when a query fails."""
+        from ctxviewer.pipeline.clickhouse.search import search_page
+
+        return search_page(self, query, after=after, limit=limit, cancelled=cancelled)
 
     def search_hits(self, query: str, limit: int = 50) -> builtins.list[SearchHit]:
-        """Raises :class:`~ctxviewer.store.StoreError` (see :meth:`search`)."""
-        raise StoreError(self.target.url, NO_SEARCH)
+        """The first ``limit`` hits of ``query`` (negative: all)."""
+        return self.search(query, limit=limit).hits
 
     # -- one trace
     def mapped(self, trace_id: str) -> tuple[RequestTrace | None, builtins.list[str]]:
