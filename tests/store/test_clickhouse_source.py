@@ -291,8 +291,49 @@ def test_cancel_kills_the_running_query_by_its_id_on_a_connection_of_its_own(chd
     client.query = query
     assert src.count() == 6
     assert ids[0].startswith("ctxviewer-") and len(ids[0]) == len("ctxviewer-") + 32
-    assert killed == [("KILL QUERY WHERE query_id IN {ids:Array(String)} ASYNC", {"ids": [ids[0]]})]
+    assert killed == [("KILL QUERY WHERE (query_id IN {ids:Array(String)} OR "
+                       "hasAny(extractAll(query, 'ctxviewer-[0-9a-f]+'), {ids:Array(String)})) "
+                       "AND NOT startsWith(query, 'KILL') ASYNC", {"ids": [ids[0]]})]
     assert src.cancel(Killer()) == []  # nothing in flight
+
+
+def test_cancel_reaches_the_engine_and_the_waiting_call_says_cancelled(chdb_dir: Path) -> None:
+    """On chDB for real: the query in flight (found in ``system.processes`` by the id in its
+    ``log_comment``) is killed from another thread and the waiting call raises."""
+    import threading
+
+    src = ClickHouseSource(parse_target(url(chdb_dir)))
+    failed: list[str] = []
+    slow = "SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) % 7 = 3 AND {lo:Int64} < {hi:Int64}"
+
+    def run() -> None:
+        try:
+            src._query(slow)
+        except StoreError as exc:
+            failed.append(str(exc))
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    probe = clickhouse_connect.get_client(dsn=f"chdb://{chdb_dir}")
+    for _ in range(200):  # until the engine runs it
+        if probe.query("SELECT count() FROM system.processes WHERE query LIKE '%sipHash64(number) % 7%' "
+                       "AND query NOT LIKE '%system.processes%'").result_rows[0][0]:
+            break
+        time.sleep(0.02)
+    (killed,) = src.cancel()
+    worker.join(20)
+    assert not worker.is_alive() and killed.startswith("ctxviewer-")
+    assert failed == [f"{url(chdb_dir)}: query cancelled (KILL QUERY)"]
+
+
+def test_the_fast_count_is_an_upper_bound_from_the_primary_key_read_before_the_exact_count(chdb_dir: Path) -> None:
+    src = ClickHouseSource(parse_target(url(chdb_dir)))
+    bound = src.estimate_count()
+    # 16 spans in the table: the 12 in the window (6 chat, 6 agent) are in the parts the window selects
+    # (a day's partition, its Timestamp range meeting the window), the 4 older ones not
+    assert (bound, src.count()) == (12, 6)
+    assert src.queries[0].startswith("EXPLAIN ESTIMATE SELECT 1 FROM `otel`.`otel_traces` WHERE Timestamp >= ")
+    assert src.estimate_count("(ServiceName = {f0:String})") == bound  # a filter only lowers it
 
 
 OLD_SERVER = {"use_top_k_dynamic_filtering": 0, "use_skip_indexes_for_top_k": 0,
