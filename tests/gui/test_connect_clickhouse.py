@@ -135,6 +135,8 @@ def test_the_list_shows_the_fast_bound_then_the_exact_count_and_a_new_query_kill
     w.trace_model.set_filter("conversation == conv-1")
     windows.qtbot.waitUntil(lambda: w.trace_model.counted, timeout=30_000)
     windows.qtbot.waitUntil(lambda: bool(cancels), timeout=10_000)
-    assert cancels == [held] and held[0].startswith("ctxviewer-")  # the superseded count, by its id
+    # the superseded count, by its id (on chDB reader() is the one handle, so the handle's other
+    # queries then in flight -- a row's refresh, the shown trace -- are in the same KILL)
+    assert len(cancels) == 1 and held[0] in cancels[0] and held[0].startswith("ctxviewer-")
     assert w.trace_model.total == 60 and w.count_label.text().startswith("60 traces")
     assert w.trace_model.bound is None  # a filtered list is counted off the GUI thread from the start
