@@ -13,6 +13,8 @@ medians in ms (``--repeat``) of:
 * next page -- the page after a key in the middle of the window (what ``list --after`` runs);
 * count -- the exact count of chat spans in the window;
 * load one span -- :meth:`load` (its OTel trace's spans by ``TraceId``, mapped, counted);
+* fast count -- :meth:`estimate_count` (``EXPLAIN ESTIMATE``: the upper bound shown "≤ N");
+* cancel exact count / no-hit search -- ms from :meth:`cancel` (``KILL QUERY``) to the call's end;
 
 and each as a ratio to the floor. The issue's budgets (10M spans, 2 cores: first page <= 300 ms,
 load one span <= 30 ms, fast count <= 100 ms) are for a server; the machine is shared, so compare
@@ -64,6 +66,35 @@ FROM numbers({n:UInt64})
 """
 
 
+def _cancel_ms(src: Any, call: Callable[[], Any], after_s: float = 0.15) -> float:
+    """Run ``call`` on a thread, :meth:`cancel` it after ``after_s``; ms from the cancel until the
+    call has returned or raised (a call done before the cancel counts 0)."""
+    import threading
+
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            call()
+        except Exception:  # the killed query's StoreError
+            pass
+        done.set()
+
+    threading.Thread(target=run, daemon=True).start()
+    if done.wait(after_s):
+        return 0.0
+    t0 = time.perf_counter()
+    src.cancel()
+    done.wait(30)
+    return (time.perf_counter() - t0) * 1000
+
+
+def _rss_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--spans", type=int, default=1_000_000)
@@ -96,10 +127,18 @@ def main() -> None:
         count_ms = _ms(src.count, args.repeat)
         tid = src.first_rows(limit=1)[0][1].trace_id
         load = _ms(lambda: src.load(tid), args.repeat)
+        bound = src.estimate_count()
+        bound_ms = _ms(src.estimate_count, args.repeat)
+        cancel_count = _cancel_ms(src, src.count)
+        cancel_search = _cancel_ms(src, lambda: src.search("zzqqnohit", limit=10))
+        rss = _rss_mb()
         print(f"{args.spans:,} spans ({count:,} chat spans in the 24 h window), filled in {fill_s:.1f} s")
         for name, ms in (("floor (SELECT 1)", floor), ("open", open_ms), ("first page (100)", first),
-                         ("next page (100)", nxt), ("count", count_ms), ("load one span", load)):
-            print(f"  {name:<18} {ms:8.1f} ms   {ms / floor:7.1f}x floor")
+                         ("next page (100)", nxt), ("count", count_ms), ("load one span", load),
+                         (f"fast count (<= {bound:,})", bound_ms), ("cancel exact count", cancel_count),
+                         ("cancel no-hit search", cancel_search)):
+            print(f"  {name:<26} {ms:8.1f} ms   {ms / floor:7.1f}x floor")
+        print(f"  max RSS {rss:,.0f} MB (the process, chDB's engine and its data cache included)")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

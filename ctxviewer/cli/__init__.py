@@ -65,7 +65,8 @@ def cli(ctx: click.Context) -> None:
 @click.option("--review-file", type=click.Path(dir_okay=False), default=None,
               help="Review file for the audit view's verdicts (default: beside DB, else the user data directory).")
 def open_cmd(db: str | None, review_file: str | None) -> None:
-    """Open the viewer window, on DB if given (read-only).
+    """Open the viewer window, on DB if given (read-only). DB may be a ClickHouse store's URL
+    (README: "Team store"), shown as File > Connect to ClickHouse shows it.
 
     \b
     Example:
@@ -73,7 +74,9 @@ def open_cmd(db: str | None, review_file: str | None) -> None:
         ctxviewer sample_traces/samples.db --review-file ~/reviews/samples.review.sqlite
     """
     if db is not None:
-        open_db(db).close()  # a clear error here beats a dialog at start-up
+        from ctxviewer.cli.stores import open_source
+
+        open_source(db).close()  # a clear error here beats a dialog at start-up (a file, or a store's URL)
     from ctxviewer.gui.app import main as gui_main
 
     sys.exit(gui_main([*([db] if db else []), *(["--review-file", review_file] if review_file else [])]))

@@ -27,7 +27,8 @@ def diff_cmd(db: str, trace_a: str, trace_b: str, other_db: str | None, as_json:
     Items are aligned by identity, so a reordered item is reported as moved, never as removed and
     added. Prints the first point of divergence, policy and endpoint changes, tokens per category
     and the eq. 3.1 verdict before and after, the evidence order, every changed item (with its
-    changed words), the response and the tool calls.
+    changed words), the response and the tool calls. DB (and --against) may be a ClickHouse
+    store's URL (README: "Team store").
 
     \b
     Example:

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
+from contextlib import closing
 from pathlib import Path
 
 import click
 
-from ctxviewer.pipeline.hints import open_store
 from ctxviewer.util.visible import one_line
 
 
@@ -23,7 +23,8 @@ def report_cmd(db: str, trace_ids: tuple[str, ...], output: str, review_file: st
     Per trace: state, eq. 3.1 verdict, the budget chart as an embedded image, every finding with
     the flagged text shown literally (escaped, invisible characters made visible) and the
     reviewer's verdict, note, reviewer and time from DB's review file (beside DB, else the user
-    data directory; or --review-file). No scripts, nothing fetched.
+    data directory; or --review-file). No scripts, nothing fetched. DB may be a ClickHouse
+    store's URL (README: "Team store"): the chat spans of its time window.
 
     \b
     Example:
@@ -31,6 +32,7 @@ def report_cmd(db: str, trace_ids: tuple[str, ...], output: str, review_file: st
     """
     from ctxviewer.assess.context import context_for_db
     from ctxviewer.cli.status import BadInput
+    from ctxviewer.cli.stores import open_source
     from ctxviewer.cli.write import check_output, write_output
     from ctxviewer.diff.conversation import derive_for_display
     from ctxviewer.report.audit_report import render_report
@@ -45,7 +47,7 @@ def report_cmd(db: str, trace_ids: tuple[str, ...], output: str, review_file: st
     except ValueError as exc:
         raise BadInput(str(exc)) from None
     try:
-        with open_store(db) as store:
+        with closing(open_source(db)) as store:  # a database file, or a ClickHouse store's URL
             ids = list(dict.fromkeys(trace_ids)) or [r.trace_id for r in store.list(TraceQuery(), 0, -1)]
             traces = []
             for tid in ids:

@@ -1,4 +1,5 @@
-"""``ctxviewer search DB QUERY``: full-text search over item content (SQLite FTS5).
+"""``ctxviewer search DB QUERY``: full-text search over item content (SQLite FTS5; on a
+ClickHouse store's URL the same query language read in place, :mod:`ctxviewer.pipeline.clickhouse.search`).
 
 Whole-word hits come first, then hits where a word only starts a longer word, each in index
 order, the first page without counting every hit (:mod:`ctxviewer.store.fts`
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from contextlib import nullcontext
+from contextlib import closing, nullcontext
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -20,7 +21,7 @@ import click
 from ctxviewer.cli.status import BadInput
 
 if TYPE_CHECKING:
-    from ctxviewer.store import TraceStore
+    from ctxviewer.store import TraceSource
     from ctxviewer.store.fts import SearchHit
 
 PAGE = 500
@@ -38,14 +39,15 @@ PAGE = 500
               help="Start after the hit of CURSOR (the cursor a page names on standard error).")
 def search_cmd(db: str, query: str, as_json: bool, jsonl: bool, limit: int, after: str | None) -> None:
     """List the items of DB whose content contains every word of QUERY (each word as a word
-    prefix, case-insensitive; "quoted words" as a phrase), with a one-line snippet.
+    prefix, case-insensitive; "quoted words" as a phrase), with a one-line snippet. DB may be a
+    ClickHouse store's URL (README: "Team store"): its time window is searched in place.
 
     \b
     Example:
         ctxviewer search sample_traces/samples.db "ignore previous" --json
     """
     from ctxviewer.cli.progress import StatusLine
-    from ctxviewer.cli.stores import open_db
+    from ctxviewer.cli.stores import open_source
     from ctxviewer.store import StoreError
     from ctxviewer.store.cursor import CursorError, decode_search_cursor, encode_search_cursor
     from ctxviewer.store.fts import query_terms
@@ -62,7 +64,7 @@ def search_cmd(db: str, query: str, as_json: bool, jsonl: bool, limit: int, afte
     printed: list[SearchHit] = []  # the last hit printed
     count, more = 0, False
     try:
-        with open_db(db) as store:
+        with closing(open_source(db)) as store:
             first = True
             for h in _hits(store, query, start, limit, line, db):
                 if limit and count == limit:
@@ -88,7 +90,7 @@ def search_cmd(db: str, query: str, as_json: bool, jsonl: bool, limit: int, afte
                    f"{shell_word(query)}{opts} --after {encode_search_cursor(printed[-1].cursor)})", err=True)
 
 
-def _hits(store: TraceStore, query: str, start: tuple[int, int, int] | None, limit: int, line: Any,
+def _hits(store: TraceSource, query: str, start: tuple[int, int, int] | None, limit: int, line: Any,
           db: str) -> Iterator[SearchHit]:
     """Every hit after ``start``, a page at a time (the first under the elapsed-time line): at
     most ``limit`` + 1 of them (0: all), so the caller knows whether any is left."""

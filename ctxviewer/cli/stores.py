@@ -27,14 +27,16 @@ def open_db(db: str) -> TraceStore:
 
 
 def load_trace(db: str, trace_id: str) -> RequestTrace:
-    """Trace ``trace_id`` of the database ``db`` (opened read-only for this read and closed).
+    """Trace ``trace_id`` of the database ``db`` -- or of the ClickHouse store at the URL ``db``
+    (:func:`open_source`) -- opened read-only for this read and closed.
     Raises :class:`~ctxviewer.cli.status.BadInput` for an id the database does not hold (naming
     ``ctxviewer list DB``) and for a database or trace that cannot be read."""
-    from ctxviewer.pipeline.hints import open_store
+    from contextlib import closing
+
     from ctxviewer.store import StoreError
 
     try:
-        with open_store(db) as store:
+        with closing(open_source(db)) as store:
             return store.load(trace_id)
     except KeyError:
         raise BadInput(f"{db}: no trace with id {trace_id!r} (see 'ctxviewer list {db}')") from None

@@ -189,7 +189,8 @@ def whatif_cmd(db: str, trace_id: str, capacity: str | None, reserve: str | None
     Prints the rules, the new selection record, the items whose status or position changed
     against the recording, how each category's tokens moved, and the assessment (state and
     verdict) of the recording and of the what-if. DB is opened read-only; --save writes the what-if
-    to another database as a new trace linked to the original.
+    to another database as a new trace linked to the original. DB may be a ClickHouse store's URL
+    (README: "Team store").
 
     \b
     Example:

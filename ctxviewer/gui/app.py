@@ -105,10 +105,21 @@ def main(argv: list[str] | None = None) -> int:
     window.show()
     paths = [a for a in args if not a.startswith("-")]
     if paths:
-        window.open_database(paths[0])
+        open_argument(window, paths[0])
     elif SAMPLE_DB.is_file():
         window.open_database(SAMPLE_DB)
     return int(app.exec())
+
+
+def open_argument(window: MainWindow, what: str) -> bool:
+    """Show ``what`` from the command line in ``window``: a ClickHouse store's URL as File ›
+    Connect to ClickHouse… shows it (:meth:`~ctxviewer.gui.connect_dialog.ConnectController.connect_url`),
+    else a database file, read-only. ``False`` (said in a message box) when it cannot be opened."""
+    from ctxviewer.pipeline.clickhouse.target import is_clickhouse_url
+
+    if is_clickhouse_url(what):
+        return window.connector.connect_url(what)
+    return window.open_database(what)
 
 
 if __name__ == "__main__":

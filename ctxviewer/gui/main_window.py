@@ -461,7 +461,10 @@ class MainWindow(QMainWindow):
         """The count under the list: exact once the model has its keys, "counting" before."""
         total = self.trace_model.total
         if not self.trace_model.counted:
-            self.count_label.setText("counting traces…")
+            bound = self.trace_model.bound
+            self.count_label.setText(f"≤ {bound:,} traces · counting…" if bound else "counting traces…")
+            self.count_label.setToolTip("At most this many (the store's fast upper bound); the exact count is "
+                                        "being read in the background." if bound else "")
             return
         text = f"{total:,} {'trace' if total == 1 else 'traces'}"
         fresh = self.trace_model.refreshed

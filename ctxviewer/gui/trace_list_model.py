@@ -148,6 +148,8 @@ class TraceListModel(QAbstractTableModel):
         self._tail_read = False
         self._empty_pages: set[int] = set()  # pages asked for (painted) before their keys came
         self._tasks: set[Task] = set()
+        self._bound: int | None = None
+        self._readers: dict[int, Any] = {}  # generation -> the worker's store handle (cancelled on requery)
         self._relay = _Relay(self)
         self._relay.sig_part.connect(self._on_part)
         self.set_store(store)
@@ -168,6 +170,13 @@ class TraceListModel(QAbstractTableModel):
     def total(self) -> int:
         """Number of rows the list has now: the exact count once :attr:`counted`, else the estimate."""
         return self._n
+
+    @property
+    def bound(self) -> int | None:
+        """The store's fast upper bound of the rows (:meth:`TraceSource.estimate_count
+        <ctxviewer.store.TraceSource.estimate_count>`), shown as "≤ N" until :attr:`counted`;
+        ``None`` when the store gave none for this query."""
+        return self._bound
 
     @property
     def counted(self) -> bool:
@@ -408,6 +417,8 @@ class TraceListModel(QAbstractTableModel):
         self._gen += 1
         for task in self._tasks:
             task.cancel()
+        self._cancel_readers()
+        self._bound = None
         self.beginResetModel()
         self._keys, self._filled, self._count, self._n = None, 0, None, 0  # the old array is freed here
         self._pages.clear()
@@ -433,7 +444,8 @@ class TraceListModel(QAbstractTableModel):
                         self._keys = array("q", (k for k, _r in first))
                         self._n = self._count = self._filled = len(first)
                     else:
-                        self._n = max(len(first), st.estimate_count(self._where) or 0)
+                        self._bound = st.estimate_count(self._where)
+                        self._n = max(len(first), self._bound or 0)
                 else:
                     need_first = True
             except Exception as exc:
@@ -468,8 +480,11 @@ class TraceListModel(QAbstractTableModel):
         send = self._relay.sig_part.emit
         text, where0, params0 = self._text, self._where, self._params  # this query's, not the model's later ones
 
+        readers = self._readers
+
         def job(_progress: Any, cancelled: Callable[[], bool]) -> None:
             st = store.reader()  # a connection of this thread
+            readers[gen] = st  # so a new query stops this one's on the server (_cancel_readers)
             try:
                 where, params = _plan(st, text, where0, params0)
                 if need_first:
@@ -486,9 +501,22 @@ class TraceListModel(QAbstractTableModel):
                     send((gen, "keys", chunk))
                 send((gen, "done", None))
             finally:
+                readers.pop(gen, None)
                 st.close()
 
         return job
+
+    def _cancel_readers(self) -> None:
+        """Stop the superseded queries' running statements where they run: a store handle with a
+        ``cancel()`` (:meth:`ClickHouseSource.cancel <ctxviewer.pipeline.clickhouse.source.ClickHouseSource.cancel>`:
+        ``KILL QUERY`` by query id) is told on a thread of its own, so the GUI thread never waits
+        for the server; the worker then ends with the store's error, which is dropped as late."""
+        import threading
+
+        for gen, reader in list(self._readers.items()):
+            cancel = getattr(reader, "cancel", None)
+            if gen != self._gen and callable(cancel):
+                threading.Thread(target=cancel, name="ctxviewer-cancel", daemon=True).start()
 
     def _on_failed(self, gen: int, task: Task, message: str) -> None:
         self._tasks.discard(task)

@@ -131,7 +131,8 @@ class TraceSource(Protocol):
         ...
 
     def estimate_count(self, where: str = "") -> int | None:
-        """A count known without scanning (``None`` when there is none for this filter)."""
+        """An upper bound of the count known without scanning (``None`` when there is none for this
+        filter): the window shows it as "≤ N" until the exact count comes."""
         ...
 
     # -- the list (paged: the CLI)

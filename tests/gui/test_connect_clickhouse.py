@@ -6,6 +6,7 @@ DDL -- with each shown row's state computed from its span, as ``ctxviewer list U
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
@@ -64,3 +65,78 @@ def test_the_window_shows_a_clickhouse_store_with_each_rows_state(windows) -> No
     assert cell(0, "Model") == "gpt-4o-mini" and cell(0, "State") in ("ok", "warning", "failure")
     assert not w.connector.connect_url(f"chdb://{chdb_dir()}/gui?table=missing")
     assert "no table gui.missing" in windows.message(w)
+
+
+def test_ctxviewer_with_a_clickhouse_url_opens_the_store_in_the_window(windows, monkeypatch) -> None:
+    """``ctxviewer clickhouse://…`` (the ``open`` command): the URL is checked before the window
+    starts (a bad one: exit 2 naming it, no window), then shown as File › Connect shows it."""
+    from click.testing import CliRunner
+
+    from ctxviewer.cli import cli
+    from ctxviewer.gui.app import open_argument
+    from tests.store.clickhouse_spans import chdb_dir, create_table, generate, insert
+
+    client = clickhouse_connect.get_client(dsn=f"chdb://{chdb_dir()}")
+    create_table(client, "guiopen", "otel_traces")
+    insert(client, "guiopen", "otel_traces", generate(time.time_ns(), n=2, old=0))
+    url = f"chdb://{chdb_dir()}/guiopen?table=otel_traces"
+    started: list[list[str]] = []
+    monkeypatch.setattr("ctxviewer.gui.app.main", lambda argv: started.append(argv) or 0)
+    res = CliRunner().invoke(cli, [url.replace("otel_traces", "nope")])
+    assert res.exit_code == 2 and "no table guiopen.nope" in res.output and started == []
+    assert CliRunner().invoke(cli, [url]).exit_code == 0 and started == [[url]]
+    w = windows.new(show=False)
+    assert open_argument(w, url)
+    trace = windows.shown(w)
+    assert trace.trace_id == f"{1:032x}:{1:08x}cccccccc" and w.trace_model.rowCount() == 2
+    assert w.windowTitle() == f"ctxviewer — guiopen.otel_traces on {chdb_dir()}"
+
+
+def test_the_list_shows_the_fast_bound_then_the_exact_count_and_a_new_query_kills_the_old_count(
+        windows, monkeypatch) -> None:
+    """Issue 23: "counts are a fast upper bound first ... and exact in the background with cancel".
+    The exact count is held on the worker until a new filter supersedes it: the superseded count's
+    query is cancelled on the store (KILL QUERY by its id), the new one counts."""
+    import threading
+
+    from ctxviewer.pipeline.clickhouse.source import ClickHouseSource
+    from ctxviewer.pipeline.clickhouse.target import parse_target
+    from tests.store.clickhouse_spans import chdb_dir, create_table, generate, insert
+
+    client = clickhouse_connect.get_client(dsn=f"chdb://{chdb_dir()}")
+    create_table(client, "guicount", "otel_traces")
+    insert(client, "guicount", "otel_traces", generate(time.time_ns(), n=120, old=0))
+    src = ClickHouseSource(parse_target(f"chdb://{chdb_dir()}/guicount?table=otel_traces"))
+    release = threading.Event()
+    cancels: list[list[str]] = []
+    held: list[str] = []
+    real_query, real_cancel = src._client.query, src.cancel
+
+    def query(sql: str, **kw: Any) -> Any:
+        if sql.startswith("SELECT count()") and "{f0:String}" not in sql:  # the exact count of all spans
+            held.append(kw["settings"]["query_id"])
+            release.wait(20)  # still running on the server when the filter comes
+        return real_query(sql, **kw)
+
+    def recorded_cancel(killer: Any = None) -> list[str]:
+        with src._lock:
+            cancels.append(sorted(src._running))
+        release.set()
+        return real_cancel(killer)
+
+    monkeypatch.setattr(src._client, "query", query)
+    monkeypatch.setattr(src, "cancel", recorded_cancel)
+    w = windows.new(show=False)
+    w.set_source(src, "guicount", context_path="")
+    assert w.trace_model.bound == 240 and not w.trace_model.counted  # every span of the window's parts
+    assert w.count_label.text() == "≤ 240 traces · counting…"
+    assert "upper bound" in w.count_label.toolTip()
+    windows.qtbot.waitUntil(lambda: bool(held), timeout=10_000)  # the exact count is on the server
+    w.trace_model.set_filter("conversation == conv-1")
+    windows.qtbot.waitUntil(lambda: w.trace_model.counted, timeout=30_000)
+    windows.qtbot.waitUntil(lambda: bool(cancels), timeout=10_000)
+    # the superseded count, by its id (on chDB reader() is the one handle, so the handle's other
+    # queries then in flight -- a row's refresh, the shown trace -- are in the same KILL)
+    assert len(cancels) == 1 and held[0] in cancels[0] and held[0].startswith("ctxviewer-")
+    assert w.trace_model.total == 60 and w.count_label.text().startswith("60 traces")
+    assert w.trace_model.bound is None  # a filtered list is counted off the GUI thread from the start

@@ -8,6 +8,7 @@ window and no ``OFFSET``; the password is only read from the environment."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -170,12 +171,6 @@ def test_the_password_comes_only_from_the_environment(monkeypatch: pytest.Monkey
     assert (seen["password"], seen["username"], seen["secure"], seen["port"]) == ("from-env", "reader", True, 8443)
 
 
-def test_search_is_refused_rather_than_answered_with_no_hits(chdb_dir: Path) -> None:
-    src = ClickHouseSource(parse_target(url(chdb_dir)))
-    with pytest.raises(StoreError, match="full-text search is not served on a ClickHouse store yet"):
-        src.search("question")
-
-
 @pytest.fixture(params=["sqlite", "clickhouse-map", "clickhouse-json"])
 def backend(request: pytest.FixtureRequest, chdb_dir: Path, sqlite_db: Path) -> str:
     """The same spans three ways: imported into SQLite, in the exporter's Map and JSON tables."""
@@ -204,6 +199,46 @@ def test_list_show_and_check_say_the_same_on_both_backends(backend: str, sqlite_
     code, checked = run("check", backend, "--json")
     assert (code, json.loads(checked)) == run("check", str(sqlite_db), "--json")[:1] + (
         json.loads(run("check", str(sqlite_db), "--json")[1]),)
+
+
+SEARCHES = ["question", "careful helper", "earlier answer", '"what is 2"', "quest", "is 4", "nothing-here"]
+
+
+def test_search_diff_whatif_and_report_say_the_same_on_both_backends(backend: str, sqlite_db: Path,
+                                                                     tmp_path: Path) -> None:
+    """The rest of the commands on the same three backends: each prints what SQLite prints."""
+    sq = str(sqlite_db)
+    for query in SEARCHES:
+        for fmt in ("--json", "--jsonl"):
+            code, found = run("search", backend, query, fmt)
+            assert code == 0, found
+            assert found == run("search", sq, query, fmt)[1], (query, fmt)
+        assert run("search", backend, query)[1] == run("search", sq, query)[1]
+    hits = json.loads(run("search", backend, "question", "--json")[1])
+    assert [(h["trace_id"], h["item_id"]) for h in hits] == [(f"{s.trace_id}:{s.span_id}", "msg-2" if i % 3 == 1 else "msg-0")
+                                                              for i, s in enumerate(CHATS)]
+    assert run("search", backend, "nothing-here")[1] == "no item content matches 'nothing-here'\n"
+    paged = CliRunner().invoke(cli, ["search", backend, "careful", "--limit", "2"])
+    assert paged.exit_code == 0 and len(paged.stdout.splitlines()) == 2
+    cursor = paged.stderr.strip().rsplit(" ", 1)[1].rstrip(")")
+    rest = run("search", backend, "careful", "--after", cursor)[1]
+    assert paged.stdout + rest == run("search", sq, "careful")[1]
+    a, b = (f"{s.trace_id}:{s.span_id}" for s in (CHATS[0], CHATS[1]))
+    for args in (["diff", backend, a, b], ["diff", backend, a, b, "--json"], ["diff", backend, b, a, "--against", sq],
+                 ["whatif", backend, b], ["whatif", backend, b, "--capacity", "60", "--json"],
+                 ["whatif", backend, a, "--pin", "msg-0", "--reserve", "40"]):
+        code, said = run(*args)
+        expected = run(*[sq if x == backend else x for x in args])
+        assert (code, said) == expected, args
+    assert "msg-1" in run("diff", backend, a, b)[1]
+    for ids in ((), (a, b)):
+        out, ref = tmp_path / f"ch{len(ids)}.html", tmp_path / f"sq{len(ids)}.html"
+        assert run("report", backend, *ids, "-o", str(out))[0] == 0 == run("report", sq, *ids, "-o", str(ref))[0]
+        title = re.compile(r"ctxviewer audit report: [^<]*")
+        html, expected_html = (title.sub("", f.read_text(encoding="utf-8")) for f in (out, ref))
+        assert html == expected_html
+        assert [t for t in (f"{c.trace_id}:{c.span_id}" for c in CHATS) if t in html] == list(ids) or [
+            f"{c.trace_id}:{c.span_id}" for c in CHATS]
 
 
 def test_list_pages_by_cursor_on_a_clickhouse_url(chdb_dir: Path) -> None:
@@ -256,8 +291,49 @@ def test_cancel_kills_the_running_query_by_its_id_on_a_connection_of_its_own(chd
     client.query = query
     assert src.count() == 6
     assert ids[0].startswith("ctxviewer-") and len(ids[0]) == len("ctxviewer-") + 32
-    assert killed == [("KILL QUERY WHERE query_id IN {ids:Array(String)} ASYNC", {"ids": [ids[0]]})]
+    assert killed == [("KILL QUERY WHERE (query_id IN {ids:Array(String)} OR "
+                       "hasAny(extractAll(query, 'ctxviewer-[0-9a-f]+'), {ids:Array(String)})) "
+                       "AND NOT startsWith(query, 'KILL') ASYNC", {"ids": [ids[0]]})]
     assert src.cancel(Killer()) == []  # nothing in flight
+
+
+def test_cancel_reaches_the_engine_and_the_waiting_call_says_cancelled(chdb_dir: Path) -> None:
+    """On chDB for real: the query in flight (found in ``system.processes`` by the id in its
+    ``log_comment``) is killed from another thread and the waiting call raises."""
+    import threading
+
+    src = ClickHouseSource(parse_target(url(chdb_dir)))
+    failed: list[str] = []
+    slow = "SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) % 7 = 3 AND {lo:Int64} < {hi:Int64}"
+
+    def run() -> None:
+        try:
+            src._query(slow)
+        except StoreError as exc:
+            failed.append(str(exc))
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    probe = clickhouse_connect.get_client(dsn=f"chdb://{chdb_dir}")
+    for _ in range(200):  # until the engine runs it
+        if probe.query("SELECT count() FROM system.processes WHERE query LIKE '%sipHash64(number) % 7%' "
+                       "AND query NOT LIKE '%system.processes%'").result_rows[0][0]:
+            break
+        time.sleep(0.02)
+    (killed,) = src.cancel()
+    worker.join(20)
+    assert not worker.is_alive() and killed.startswith("ctxviewer-")
+    assert failed == [f"{url(chdb_dir)}: query cancelled (KILL QUERY)"]
+
+
+def test_the_fast_count_is_an_upper_bound_from_the_primary_key_read_before_the_exact_count(chdb_dir: Path) -> None:
+    src = ClickHouseSource(parse_target(url(chdb_dir)))
+    bound = src.estimate_count()
+    # 16 spans in the table: the 12 in the window (6 chat, 6 agent) are in the parts the window selects
+    # (a day's partition, its Timestamp range meeting the window), the 4 older ones not
+    assert (bound, src.count()) == (12, 6)
+    assert src.queries[0].startswith("EXPLAIN ESTIMATE SELECT 1 FROM `otel`.`otel_traces` WHERE Timestamp >= ")
+    assert src.estimate_count("(ServiceName = {f0:String})") == bound  # a filter only lowers it
 
 
 OLD_SERVER = {"use_top_k_dynamic_filtering": 0, "use_skip_indexes_for_top_k": 0,

@@ -16,6 +16,8 @@ What lives here:
   (:func:`ctxviewer.importers.formats.otel.load_spans`: one code path for a span from a
   file or a table), its token counts filled as an import fills them;
 * :mod:`~ctxviewer.pipeline.clickhouse.source` -- :class:`~ctxviewer.pipeline.clickhouse.source.ClickHouseSource`, the backend.
+* :mod:`~ctxviewer.pipeline.clickhouse.search` -- full-text search read in place: the SQLite
+  store's query language and hits, spans narrowed on the server a time slice at a time.
 * :mod:`~ctxviewer.pipeline.clickhouse.pull` -- the window pulled into a local trace database
   (``ctxviewer import URL -o local.db``).
 

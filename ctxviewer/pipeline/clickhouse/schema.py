@@ -132,6 +132,40 @@ class TableSchema:
         return (f"SELECT toUnixTimestamp64Nano(Timestamp), {cols} FROM {self.table_sql} WHERE {self.window()} "
                 f"AND TraceId = {{trace:String}} ORDER BY Timestamp, SpanId")
 
+    def content_sql(self) -> str:
+        """SQL for all the attribute and event text of a span, one ``String`` (a superset of its
+        items' text: the exporter's values, JSON inside; a search narrows spans with it)."""
+        if self.flavour == "json":
+            events = "arrayStringConcat(arrayMap(x -> toJSONString(x), `Events.Attributes`), ' ')"
+            return f"concat(toJSONString(SpanAttributes), ' ', {events})"
+        events = "arrayStringConcat(arrayMap(m -> arrayStringConcat(mapValues(m), ' '), `Events.Attributes`), ' ')"
+        return f"concat(arrayStringConcat(mapValues(SpanAttributes), ' '), ' ', {events})"
+
+    def search_candidates_sql(self, words: int, after: bool) -> str:
+        """``Timestamp`` ns, ``TraceId``, ``SpanId`` of the chat spans started within the slice
+        ``[{s_lo:Int64}, {s_hi:Int64}]`` (after the key ``({ts:Int64}, {span:String})`` when
+        ``after``) whose OTel trace holds each of the ``words`` parameters ``{w0:String}``...
+        in some span's text (:meth:`content_sql`, ASCII case-insensitive), in key order,
+        ``{limit:UInt64}`` rows. The trace's other spans are looked for in the whole window."""
+        in_slice = ("Timestamp >= fromUnixTimestamp64Nano({s_lo:Int64}) "
+                    "AND Timestamp <= fromUnixTimestamp64Nano({s_hi:Int64})")
+        keyset = (" AND (Timestamp, SpanId) > (fromUnixTimestamp64Nano({ts:Int64}), {span:String})" if after else "")
+        chats = f"{self.window()} AND {in_slice} AND {self.chat()}{keyset}"
+        holds = ""
+        if words:
+            content = self.content_sql()
+            preds = [f"positionCaseInsensitive({content}, {{w{i}:String}}) > 0" for i in range(words)]
+            holds = (f" AND TraceId IN (SELECT TraceId FROM {self.table_sql} WHERE {self.window()} "
+                     f"AND TraceId IN (SELECT TraceId FROM {self.table_sql} WHERE {chats}) AND ({' OR '.join(preds)}) "
+                     f"GROUP BY TraceId HAVING {' AND '.join(f'max({p})' for p in preds)})")
+        return (f"SELECT toUnixTimestamp64Nano(Timestamp), TraceId, SpanId FROM {self.table_sql} WHERE {chats}{holds} "
+                "ORDER BY Timestamp, SpanId LIMIT {limit:UInt64}")
+
+    def trace_of_span_sql(self) -> str:
+        """``TraceId`` of the chat span at ``{ts:Int64}`` ns with ``{span:String}`` (a search cursor's)."""
+        return (f"SELECT TraceId FROM {self.table_sql} WHERE {self.window()} "
+                "AND Timestamp = fromUnixTimestamp64Nano({ts:Int64}) AND SpanId = {span:String} LIMIT 1")
+
     def session_sql(self) -> str:
         """``TraceId``, ``SpanId`` of the chat spans of one conversation (``{session:String}``), in order."""
         return (f"SELECT TraceId, SpanId FROM {self.table_sql} WHERE {self.window()} AND {self.chat()} "

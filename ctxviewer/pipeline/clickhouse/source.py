@@ -14,8 +14,8 @@ span (with the other spans of its OTel trace, which the mapping reads for sessio
 
 Not served yet (first slice): display filters on fields other than the span's own columns
 (:meth:`~ClickHouseSource.filter_where` raises :class:`~ctxviewer.store.filters.FilterError`
-naming the field), orders other than ``created``, full-text
-search (refused with :data:`NO_SEARCH`), ``blob`` (``None``). Row keys are an 8-byte blake2b hash of the trace id as a
+naming the field), orders other than ``created``, ``blob`` (``None``). Full-text search reads the
+window in place (:mod:`~ctxviewer.pipeline.clickhouse.search`). Row keys are an 8-byte blake2b hash of the trace id as a
 signed 64-bit integer, resolved from the rows this source has listed. No Qt here.
 """
 
@@ -40,9 +40,11 @@ from ctxviewer.store.fts import SearchHit, SearchPage
 
 PAGE = 500
 """Rows a keyset page reads."""
-NO_SEARCH = ("full-text search is not served on a ClickHouse store yet; pull the window into a database "
-             "(ctxviewer import URL -o local.db) to search it")
-"""Why :meth:`ClickHouseSource.search` refuses."""
+KILL_SQL = ("KILL QUERY WHERE (query_id IN {ids:Array(String)} OR "
+            "hasAny(extractAll(query, 'ctxviewer-[0-9a-f]+'), {ids:Array(String)})) "
+            "AND NOT startsWith(query, 'KILL') ASYNC")
+"""How :meth:`ClickHouseSource.cancel` stops its queries (``system.processes`` by query id or
+by the id in the query's text, its ``log_comment``)."""
 
 
 def _key(trace_id: str) -> int:
@@ -72,6 +74,7 @@ class ClickHouseSource:
         self.schema: TableSchema = schema or read_schema(self._client, target.database, target.table, target.url,
                                                             target.timeout)
         self._running: set[str] = set()  # query ids of the queries in flight (cancel() kills them)
+        self._killed: set[str] = set()  # of those, the ones cancel() killed
         self._lock = threading.Lock()
         self._keys: dict[int, tuple[int, str, str]] = {}  # key -> (Timestamp ns, TraceId, SpanId) listed
         self.queries: builtins.list[str] = []
@@ -82,31 +85,37 @@ class ClickHouseSource:
         self.queries.append(sql)
         query_id = f"ctxviewer-{uuid.uuid4().hex}"
         settings: dict[str, Any] = {**self.settings, **SETTINGS, "max_execution_time": self.target.timeout,
-                                    "query_id": query_id}
+                                    "query_id": query_id, "log_comment": query_id}
         lo, hi = self.window
         with self._lock:
             self._running.add(query_id)
         try:
             result = self._client.query(sql, parameters={"lo": lo, "hi": hi, **params}, settings=settings)
         except Exception as exc:  # the driver's errors have no common base below Exception
+            if query_id in self._killed:
+                raise StoreError(self.target.url, "query cancelled (KILL QUERY)") from None
             raise StoreError(self.target.url, f"query failed: {str(exc).splitlines()[0] if str(exc) else exc}") from None
         finally:
             with self._lock:
                 self._running.discard(query_id)
+                self._killed.discard(query_id)
         return [tuple(r) for r in result.result_rows]
 
     def cancel(self, killer: Any = None) -> builtins.list[str]:
         """Stop the queries this handle is running (called from another thread): ``KILL QUERY``
-        by their query ids on a connection of its own (``killer``, by default a new client), so
-        the cancel reaches the server; the waiting call then raises :class:`~ctxviewer.store.StoreError`.
-        Returns the query ids killed (``[]`` when none runs, or on chDB, whose queries run in
-        this process and cannot be killed from outside)."""
+        (:data:`KILL_SQL`) by their query ids on a connection of its own (``killer``, by default
+        a new client), so the cancel reaches the server; the waiting call then raises
+        :class:`~ctxviewer.store.StoreError`. Returns the query ids killed (``[]`` when none runs).
+        Each query carries its id twice: as the ``query_id`` setting (a server's) and as its
+        ``log_comment`` (chDB gives its queries ids of its own and shows the settings in the
+        query's text in ``system.processes``, where the id is found)."""
         with self._lock:
             ids = sorted(self._running)
-        if not ids or (self.target.scheme == "chdb" and killer is None):
+            self._killed.update(ids)
+        if not ids:
             return []
         client = killer if killer is not None else connect(self.target)
-        client.command("KILL QUERY WHERE query_id IN {ids:Array(String)} ASYNC", parameters={"ids": ids})
+        client.command(KILL_SQL, parameters={"ids": ids})
         return ids
 
     def _rows_after(self, after: tuple[int, str] | None, limit: int, descending: bool = False, where: str = "",
@@ -226,8 +235,15 @@ class ClickHouseSource:
         return int(self._query(self.schema.count_sql(where), **_filter_params(params))[0][0])
 
     def estimate_count(self, where: str = "") -> int | None:
-        """``None``: no count is known without a query."""
-        return None
+        """A fast upper bound of the chat spans in the window (``where`` is not applied: it can
+        only lower the count): the rows of the table's primary-key granules the window selects
+        (``EXPLAIN ESTIMATE``, no data read), every span kind counted; ``None`` when the server
+        cannot estimate. The list shows it as "≤ N" until :meth:`count_where` has the exact count."""
+        try:
+            rows = self._query(f"EXPLAIN ESTIMATE SELECT 1 FROM {self.schema.table_sql} WHERE {self.schema.window()}")
+        except StoreError:
+            return None
+        return sum(int(r[3]) for r in rows)
 
     # -- the list (paged)
     def count(self, query: TraceQuery | None = None) -> int:
@@ -263,15 +279,19 @@ class ClickHouseSource:
             if len(page) < PAGE:
                 return
 
-    # -- search (not served yet)
-    def search(self, query: str, *, after: tuple[int, int, int] | None = None, limit: int = 50) -> SearchPage:
-        """Raises :class:`~ctxviewer.store.StoreError`: full-text search is not served on a
-        ClickHouse store yet (an empty page would say "no hits", which nobody checked)."""
-        raise StoreError(self.target.url, NO_SEARCH)
+    # -- search
+    def search(self, query: str, *, after: tuple[int, int, int] | None = None, limit: int = 50,
+               cancelled: Callable[[], bool] | None = None) -> SearchPage:
+        """Up to ``limit`` hits of ``query`` after the cursor ``after``, as the SQLite store's
+        search finds them (:mod:`ctxviewer.pipeline.clickhouse.search`); ``cancelled()`` polled
+        between time slices. Raises :class:`~ctxviewer.store.StoreError` when a query fails."""
+        from ctxviewer.pipeline.clickhouse.search import search_page
+
+        return search_page(self, query, after=after, limit=limit, cancelled=cancelled)
 
     def search_hits(self, query: str, limit: int = 50) -> builtins.list[SearchHit]:
-        """Raises :class:`~ctxviewer.store.StoreError` (see :meth:`search`)."""
-        raise StoreError(self.target.url, NO_SEARCH)
+        """The first ``limit`` hits of ``query`` (negative: all)."""
+        return self.search(query, limit=limit).hits
 
     # -- one trace
     def mapped(self, trace_id: str) -> tuple[RequestTrace | None, builtins.list[str]]:
