@@ -17,9 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctxviewer.assess.scanner import prefilter, scan_text
+from ctxviewer.assess.scanner.case_fold import fold
 from ctxviewer.assess.scanner.prefilter import finditer
 from ctxviewer.assess.scanner.registry import all_patterns
-from ctxviewer.assess.scanner.start_sets import fold, start_literals
+from ctxviewer.assess.scanner.start_sets import start_literals
 from ctxviewer.model.findings import Severity
 
 FILLER = ("The quarterly report covers revenue, costs and staffing in the northern region; "

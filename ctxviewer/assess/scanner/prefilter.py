@@ -35,8 +35,9 @@ from typing import Any, Iterable, Iterator
 import ahocorasick
 
 from ctxviewer.assess.scanner import scout
+from ctxviewer.assess.scanner.case_fold import fold
 from ctxviewer.assess.scanner.scout import Scout
-from ctxviewer.assess.scanner.start_sets import MAX_LITERAL, PatternLike, Start, fold
+from ctxviewer.assess.scanner.start_sets import MAX_LITERAL, PatternLike, Start
 from ctxviewer.assess.scanner.start_table import key as start_key
 from ctxviewer.assess.scanner.start_table import lookup, shipped
 

@@ -44,7 +44,7 @@ class Scout:
     shift: int
     """A candidate is the scout match's start plus this many characters."""
     folded: bool
-    """Searched in the case-folded text (:func:`~.start_sets.fold`), else in the text."""
+    """Searched in the case-folded text (:func:`~.case_fold.fold`), else in the text."""
     begin: tuple[str, ...] | None
     """The start of the text is a candidate too when this is not ``None``: when the folded text,
     after its leading ``[ \\n]*``, starts with one of these (``()``: always)."""

@@ -4,17 +4,18 @@ derived from the compiled pattern's syntax tree (:mod:`re._parser`), and its lin
 The derivation behind the prefilter (:mod:`ctxviewer.assess.scanner.prefilter`): a pure function of
 a pattern's text and flags, so its results are also shipped as a table
 (:mod:`ctxviewer.assess.scanner.start_table`, fingerprinted with this module's source). Case
-folding (:func:`fold`) is the engine's: simple lower case plus its extra case equivalences. No Qt here.
+folding is the engine's (:mod:`.case_fold`). No Qt here.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from re import _constants as C
 from re import _parser
-from re._casefix import _EXTRA_CASES  # type: ignore[import-not-found]
 from typing import Any, Iterator, Protocol
+
+from ctxviewer.assess.scanner.case_fold import SPACES as _SPACES
+from ctxviewer.assess.scanner.case_fold import fold, fold_char
 
 MAX_COST = 0.15
 """A start set expected to occur more often than this per character of prose (by :func:`_cost`'s
@@ -50,51 +51,6 @@ Start = tuple[str, int]
 """``(literal, shift)``: a match may start ``shift`` characters after an occurrence of ``literal``
 in the folded text (0: the match starts with it; ``len(literal)``: a lookbehind requires it just
 before the match). ``("", 0)`` is the start of the text."""
-
-
-_SPACES = frozenset(ch for ch in map(chr, range(0x3000 + 1)) if ch.isspace())
-"""What ``\\s`` matches in a ``str`` pattern (``str.isspace``; none above U+3000)."""
-
-
-def _canon() -> dict[int, str]:
-    table: dict[int, str] = {0x130: "i"}  # U+0130's simple lower case is "i" (str.lower gives two characters)
-    for lo, extra in _EXTRA_CASES.items():
-        canon = min((lo, *extra))
-        for cp in (lo, *extra):
-            if cp != canon:
-                table[cp] = chr(canon)
-    for ch in _SPACES - {"\n", " "}:
-        table[ord(ch)] = " "
-    return table
-
-
-_CANON = _canon()
-_ASCII_CANON = str.maketrans({cp: v for cp, v in _CANON.items() if cp < 128})
-_ASCII_SPACES = "".join(sorted(ch for ch in _SPACES - {"\n", " "} if ch.isascii()))
-_NEEDS_CANON = re.compile("[" + "".join(re.escape(chr(cp)) for cp in sorted(_CANON) if cp >= 128) + "]")
-
-
-def _canon_of(m: re.Match[str]) -> str:
-    return _CANON[ord(m.group())]
-
-
-def fold(text: str) -> str:
-    """``text`` folded as the regular-expression engine compares characters, one code point for
-    one code point (offsets are kept): simple lower case, the engine's extra case equivalences
-    mapped to one member, and every white-space character but the line break mapped to a space
-    (so ``\\s`` is two literals, not twenty-five)."""
-    if text.isascii():
-        return text.lower().translate(_ASCII_CANON)
-    low = text.replace("\u0130", "i").lower()
-    for ch in _ASCII_SPACES:
-        if ch in low:
-            low = low.replace(ch, " ")
-    return _NEEDS_CANON.sub(_canon_of, low)
-
-
-@functools.cache
-def _fold_char(cp: int) -> str:
-    return fold(chr(cp))
 
 
 def start_literals(pattern: PatternLike) -> frozenset[Start] | None:
@@ -234,7 +190,7 @@ def _exact(items: list[Any]) -> set[str] | None:
 
 def _element_strings(op: Any, av: Any) -> set[str] | None:
     if op is C.LITERAL:
-        return {_fold_char(av)}
+        return {fold_char(av)}
     if op is C.IN:
         return _class(av)
     if op is C.SUBPATTERN:
@@ -262,12 +218,12 @@ def _class(items: list[Any]) -> set[str] | None:
     chars: set[str] = set()
     for op, av in items:
         if op is C.LITERAL:
-            chars.add(_fold_char(av))
+            chars.add(fold_char(av))
         elif op is C.RANGE:
             lo, hi = av
             if hi - lo > _MAX_CLASS:
                 return None
-            chars.update(_fold_char(cp) for cp in range(lo, hi + 1))
+            chars.update(fold_char(cp) for cp in range(lo, hi + 1))
         elif op is C.CATEGORY and av is C.CATEGORY_SPACE:
             chars.update(fold(ch) for ch in _SPACES)
         else:  # NEGATE, other categories (\w, \d, \S): not a small finite set

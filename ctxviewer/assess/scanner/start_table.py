@@ -7,7 +7,7 @@ pattern text and flags, so this module stores them in ``ctxviewer/resources/scan
 and the prefilter looks a pattern up there before deriving anything.
 
 The table is keyed by ``"<flags>:<pattern text>"`` and carries a fingerprint: the Python version
-(``re._parser`` differs between releases) and the sha256 of ``start_sets.py`` (the derivation). A
+(``re._parser`` differs between releases) and the sha256 of ``start_sets.py`` and ``case_fold.py`` (the derivation). A
 table whose fingerprint differs from the running code is ignored and every set is derived as
 before, so a stale table costs time, never a missed hit. Regenerate it after changing a pattern or
 the prefilter::
@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any, Iterable
 
-from ctxviewer.assess.scanner import start_sets
+from ctxviewer.assess.scanner import case_fold, start_sets
 from ctxviewer.util import assets
 
 RESOURCE = "scanner_start_sets.json"
@@ -42,9 +42,9 @@ def key(pattern: start_sets.PatternLike) -> str:
 
 
 def fingerprint() -> str:
-    """Python ``major.minor`` and the sha256 of the derivation's source (:mod:`.start_sets`): what a
+    """Python ``major.minor`` and the sha256 of the derivation's source (:mod:`.start_sets`, :mod:`.case_fold`): what a
     table must match to be used."""
-    source = Path(start_sets.__file__).read_bytes()
+    source = Path(start_sets.__file__).read_bytes() + Path(case_fold.__file__).read_bytes()
     return f"python {sys.version_info[0]}.{sys.version_info[1]}; start_sets sha256 {hashlib.sha256(source).hexdigest()}"
 
 
