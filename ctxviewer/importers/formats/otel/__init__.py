@@ -6,7 +6,8 @@ groups), :mod:`.events` (span events and log records folded into attributes, tru
 over-deep values), :mod:`.mapping` (a chat span's GenAI attributes -> an
 :class:`~ctxviewer.importers.common.llm_call.LLMCall`), :mod:`.group` (what a chat span learns
 from the other spans of its trace: session, agent, inherited system instructions, tool executions),
-:mod:`.logs` (the ``otel-logs`` importer: OTLP log records of GenAI events in a file without their spans).
+:mod:`.logs` (the ``otel-logs`` importer: OTLP log records of GenAI events in a file without their spans),
+:mod:`.runs` (every span as a step of its run: agents, tools, retrievers, model calls; the run tree).
 A chat span's ``apply_guardrail`` child spans are its trace's runtime guardrail results
 (:mod:`ctxviewer.importers.common.spans.guardrail`).
 The span containers it reads (OTLP/JSON and protobuf, span lists, attribute maps) and the span
@@ -37,10 +38,12 @@ from ctxviewer.importers.common.spans import attribute_map, otlp, span_list
 from ctxviewer.importers.common.spans.guardrail import guardrail_from_span, is_guardrail_span
 from ctxviewer.importers.common.spans.read import PROTOBUF_SUFFIXES, read_span_groups
 from ctxviewer.importers.common.spans.span import Span, SpanRecord, missing_parents, trace_id_for
-from ctxviewer.importers.contract import ImportProblem, Record
+from ctxviewer.importers.contract import ImportProblem, Record, RunRecord
 from ctxviewer.importers.formats.otel.events import deep_keys, fold_events, truncated_keys
 from ctxviewer.importers.formats.otel.group import enrich_call, fed_call, tool_trace
 from ctxviewer.importers.formats.otel.mapping import call_from_span, is_chat_span, token_count, usage_from
+from ctxviewer.importers.formats.otel.runs import run_span
+from ctxviewer.model.run import RunSpan
 from ctxviewer.model.trace import RequestTrace
 
 __all__ = ["IMPORTER", "OtelImporter", "call_from_span", "is_chat_span", "load_spans", "token_count", "usage_from"]
@@ -78,10 +81,18 @@ class OtelImporter:
         about after its group's traces (:func:`~ctxviewer.importers.common.spans.span.missing_parents`). A file whose spans include no chat span yields one
         :class:`ImportProblem` saying so -- unless a span or line was already reported as rejected.
         """
+        for record in self.load_runs(path):
+            if not isinstance(record, RunSpan):
+                yield record
+
+    def load_runs(self, path: Path) -> Iterator[RunRecord]:
+        """:meth:`load`'s records and, after each group's traces, every span with an id as a step of
+        its run (:func:`ctxviewer.importers.formats.otel.runs.run_span`: agents, tools, retrievers,
+        workflows and the model calls, which name their trace)."""
         file = str(path)
         state = _FileState()
         for group in read_span_groups(path):
-            yield from _load_group(group, file, state)
+            yield from _load_group(group, file, state, with_runs=True)
         if not state.chats and not state.rejected and not state.lone_tools:
             what = (f"{state.others} other span(s): {', '.join(state.other_names)}" if state.others else "no spans")
             yield ImportProblem(file, "whole file", f"no chat spans found ({what})")
@@ -97,7 +108,7 @@ def load_spans(spans: list[SpanRecord], source: str) -> Iterator[Record]:
     readers' warnings (:mod:`ctxviewer.importers.common.notes`) follow. No "no chat spans"
     problem: a batch of only other spans is normal on the wire."""
     with notes.collecting(source) as noted:
-        records = list(_load_group(list(spans), source, _FileState()))
+        records = [r for r in _load_group(list(spans), source, _FileState()) if not isinstance(r, RunSpan)]
     for record in records:
         yield replace(record, omissions_recorded=False) if isinstance(record, RequestTrace) else record
     yield from noted
@@ -115,8 +126,9 @@ class _FileState:
         self.other_names: list[str] = []  # the first five of them, for the "no chat spans" message
 
 
-def _load_group(group: list[SpanRecord], file: str, state: _FileState) -> Iterator[Record]:
-    """Traces and problems of one group of whole traces (:func:`ctxviewer.importers.common.spans.read.read_span_groups`)."""
+def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs: bool = False) -> Iterator[RunRecord]:
+    """Traces and problems of one group of whole traces (:func:`ctxviewer.importers.common.spans.read.read_span_groups`);
+    ``with_runs``: then the group's spans as run steps (:func:`.runs.run_span`)."""
     spans: dict[object, Span] = {}
     for rec in group:
         if isinstance(rec, ImportProblem):
@@ -150,6 +162,7 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState) -> Iterat
             state.others += 1
             if len(state.other_names) < 5:
                 state.other_names.append(str(s.attributes.get("gen_ai.operation.name") or s.name or "unnamed"))
+    traced: dict[int, str] = {}  # id(chat span) -> the trace made of it
     fed: dict[int, list[str]] = {}
     for t in tools:
         target = fed_call(t, chats)
@@ -181,6 +194,7 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState) -> Iterat
                                                "ctxviewer.content": "truncated"})
             notes += [f"{k}: value cut mid-JSON (truncated capture); kept as raw text, so reported usage "
                       "exceeds what was captured" for k in cut[id(s)]]
+        traced[id(s)] = trace.trace_id
         yield trace
         for message in problems + notes:
             yield ImportProblem(file, where, message)
@@ -190,6 +204,10 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState) -> Iterat
             yield ImportProblem(file, t.record, "execute_tool span fed no chat span in this file; "
                                                 "imported on its own (its call and result)")
     yield from missing_parents(spans.values(), file)
+    if with_runs:
+        for s in spans.values():
+            if s.span_id:
+                yield run_span(s, traced.get(id(s)))
 
 
 IMPORTER = OtelImporter()
