@@ -5,7 +5,7 @@ the window, so both say the same about a trace.
 ``screenshot`` are defined here; every other command is one module, loaded only when it runs
 (:class:`~ctxviewer.cli.group.LazyCommands`): ``check_cmd``, ``diff_cmd``, ``export_cmd``,
 ``list_cmd``, ``position_results_cmd``, ``position_test_cmd``, ``replay_cmd``, ``report_cmd``,
-``scan_cmd``, ``search_cmd``, ``serve_cmd``, ``show_cmd``, ``stats_cmd``, ``tokens_cmd``, ``tree_cmd``, ``upgrade_cmd``, ``whatif_cmd``. ``ctxviewer --help`` lists those by their summaries (the table
+``scan_cmd``, ``search_cmd``, ``serve_cmd``, ``show_cmd``, ``sessions_cmd``, ``stats_cmd``, ``tokens_cmd``, ``tree_cmd``, ``upgrade_cmd``, ``whatif_cmd``. ``ctxviewer --help`` lists those by their summaries (the table
 below) without importing them, and ``list``, ``show`` and ``search`` import what they use inside
 their bodies, so each loads only what it needs (``tests/cli/test_lazy_imports.py`` lists the
 modules each loads). Shared parts: ``group`` (the group class and its manners), ``output`` (the
@@ -317,6 +317,10 @@ _SUMMARIES = {
     "stats": ("Sum the traces of DB (or those FILTER keeps): calls, input / output tokens, cost from the recorded "
               "usage (genai-prices; calls whose price is not known are counted apart, never as $0), mean and max "
               "span duration, states, span errors and context-window use (input / C in bands)."),
+    "sessions": ("List the sessions (conversations) of DB in session-id order: each with its calls, first and last "
+                 "send time, states ok / warning / failure, input / output tokens and cost."),
+    "session": ("List the calls of session SESSION_ID in send order, each with its state, tokens, cost, span "
+                "duration (ms) and worst finding; --diff N prints what changed from call N - 1 to call N."),
     "replay": ("Send trace TRACE_ID of DB to endpoint NAME again, store the answer as a new trace (replay_of "
                "TRACE_ID) and print its diff against the original."),
     "position-test": ("Move item --item of each TRACE_ID to each of --positions (only that item moves), send every "
@@ -345,6 +349,8 @@ _LAZY = {
     "show": "ctxviewer.cli.show_cmd:show_cmd",
     "stats": "ctxviewer.cli.stats_cmd:stats_cmd",
     "tree": "ctxviewer.cli.tree_cmd:tree_cmd",
+    "sessions": "ctxviewer.cli.sessions_cmd:sessions_cmd",
+    "session": "ctxviewer.cli.sessions_cmd:session_cmd",
 }
 _commands = LazyCommands(_LAZY, _SUMMARIES, _SHORT)
 _commands.update(cli.commands)  # open, import, screenshot (defined above)

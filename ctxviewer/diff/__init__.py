@@ -12,7 +12,8 @@ conversation.
   cell of the diff table says.
 * :mod:`.conversation`: "dropped between calls" for traces that record no omissions, between two
   calls of one thread; :mod:`.threads`: when a later call continues an earlier one (same agent or
-  span lineage, the later input extending the earlier one, the reply matched in any shape).
+  span lineage, the later input extending the earlier one, the reply matched in any shape);
+  :mod:`.session_pair`: a session's call and the call before it (the sessions view's per-call diff).
 
 May import: :mod:`ctxviewer.present`, :mod:`ctxviewer.assess`, :mod:`ctxviewer.store` (to find a
 conversation's calls), :mod:`ctxviewer.model`, :mod:`ctxviewer.util`. No Qt here.

@@ -15,7 +15,8 @@ What lives here, by role:
   that reads the store itself: a run is not part of one trace, and its steps are read as rows expand); other windows and docks: ``diff_view`` (``diff_text``,
   ``diff_chart``), ``whatif_panel`` (``accounting_box``), ``position_panel`` (``position_chart``), ``audit_view`` (``audit_queue``, ``audit_detail``, ``audit_notes``), ``search_dock``,
   ``stats_view`` (Trace › Statistics…: sums by model / session / day, chart, CSV; its menu entry
-  ``stats_controller``), ``shortcuts_help``; small parts: ``filter_edit``, ``tables``, ``column_menu``, ``clipboard``,
+  ``stats_controller``), ``sessions_view`` (Trace › Sessions…: a session's calls in order, each diffed
+  with the one before; its models ``sessions_model``, menu entries ``sessions_controller``), ``shortcuts_help``; small parts: ``filter_edit``, ``tables``, ``column_menu``, ``clipboard``,
   ``control_glyphs`` (how control characters are drawn), ``recent_files``, ``layout_memory``;
 * Qt models -- ``trace_list_model`` (a million rows, read by key), ``item_table_model``,
   ``findings_model``, ``two_level_model``, ``review_model``, ``diff_model``, ``whatif_model``;

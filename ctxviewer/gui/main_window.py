@@ -59,6 +59,7 @@ from ctxviewer.gui.recent_files import RecentFiles
 from ctxviewer.gui.reload import ReloadController
 from ctxviewer.gui.replay_controller import ReplayController
 from ctxviewer.gui.search_dock import SearchController
+from ctxviewer.gui.sessions_controller import SessionsController
 from ctxviewer.gui.shortcuts_help import ShortcutsDialog
 from ctxviewer.gui.stats_controller import StatsController
 from ctxviewer.gui.tables import elide_right, fit_columns_to_content, make_table, size_columns
@@ -196,6 +197,7 @@ class MainWindow(QMainWindow):
         self.listener = ListenController(self, self.reloader)  # File > Listen for Traces… (the live receiver)
         self.search = SearchController(self)  # Edit > Search Content
         self.stats = StatsController(self)  # Trace > Statistics… (sums over the current filter)
+        self.sessions = SessionsController(self)  # Trace > Sessions… (a session's calls, each diffed with the one before)
         self.connector = ConnectController(self)  # File > Connect to ClickHouse…
         self.statusBar().showMessage("Open a trace database (File > Open) or drop one here.")
 

@@ -84,8 +84,8 @@ class RunPanel(QWidget):
         self.tree.setItemDelegateForColumn(TIMELINE, _Waterfall(self))
         for col, width in enumerate((220, 60, 56, 104, 76)):  # the timeline takes the rest
             self.tree.setColumnWidth(col, width)
-        self.note = QLabel("no run: this call was imported without one (Langfuse, OpenInference and Inspect AI files "
-                           "record their runs)")
+        self.note = QLabel("no run: this call was imported without one (OTel GenAI, OpenInference, Langfuse, "
+                           "LangSmith, MLflow and Inspect AI files record their runs)")
         self.note.setTextFormat(Qt.TextFormat.PlainText)
         self.note.setWordWrap(True)
         lay = QVBoxLayout(self)

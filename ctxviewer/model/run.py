@@ -23,7 +23,8 @@ class RunSpan:
     """One step of a run; ``None`` = not recorded. Times are aware UTC."""
 
     run_id: str
-    """The run: the OTel / Langfuse trace id, or ``"{eval id}/{sample id}/{epoch}"`` for Inspect."""
+    """The run: the OTel / Langfuse / MLflow trace id, the LangSmith root run id (``trace_id``), or
+    ``"{eval id}/{sample id}/{epoch}"`` for Inspect."""
     span_id: str
     """The step's id, unique within the run."""
     parent_id: str | None
@@ -31,7 +32,9 @@ class RunSpan:
     kind: str
     """What the step is, lower case: ``agent``, ``llm`` (a model call), ``tool``, ``retriever``,
     ``chain``, ``guardrail``, ``span``, Inspect's ``sample``, ``solver``, ``scorer``, ... (the
-    file's own word: OpenInference span kind, Langfuse observation type, Inspect span type)."""
+    file's own word: OpenInference span kind, Langfuse observation type, LangSmith ``run_type``,
+    MLflow ``mlflow.spanType``, Inspect span type; an OTel GenAI span's ``gen_ai.operation.name``
+    in these words, ``chat`` -> ``llm``, ``execute_tool`` -> ``tool``, ``invoke_agent`` -> ``agent``)."""
     name: str | None
     """The step's name (``invoke_agent support``, ``get_weather``, ``generate``)."""
     start: datetime | None

@@ -19,6 +19,7 @@ What lives where
   a keyset cursor of :mod:`~ctxviewer.store.cursor`, read as taken),
   :mod:`~ctxviewer.store.aggregates` (``aggregate``: sums and counts by model, session or day),
   :mod:`~ctxviewer.store.runs` (``run_of``, ``children``, ``run_steps``, ``write_runs``: the run tree),
+  :mod:`~ctxviewer.store.sessions` (``sessions``, ``session_count``, ``session_calls``: conversations),
   :mod:`~ctxviewer.store.keyed_listing` (``first_rows``, ``row_keys``, ``key_chunks``,
   ``rows_by_key``, ``key_of``, ``count_where``, ``estimate_count``: the window's list),
   :mod:`~ctxviewer.store.loading` (``load``, ``items``, ``blob``, ``session_trace_ids``),

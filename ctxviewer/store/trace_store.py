@@ -30,6 +30,7 @@ from ctxviewer.store.migrate import migrate
 from ctxviewer.store.runs import TraceRuns
 from ctxviewer.store.schema_check import check_schema
 from ctxviewer.store.search import TraceSearch
+from ctxviewer.store.sessions import TraceSessions
 from ctxviewer.store.token_cache import TokenCountCache
 from ctxviewer.store.writes import TraceWrites
 
@@ -37,14 +38,15 @@ READ_WAIT_S = 10.0
 """Seconds a read (or the writer's schema check) waits while an import commits (SQLite busy timeout)."""
 
 
-class TraceStore(TraceListing, TraceAggregates, TraceRuns, KeyedListing, TraceLoading, TraceSearch, TraceWrites, TokenCountCache):
+class TraceStore(TraceListing, TraceAggregates, TraceRuns, TraceSessions, KeyedListing, TraceLoading, TraceSearch, TraceWrites, TokenCountCache):
     """A ctxviewer trace database. Build with :meth:`open` (read-only) or :meth:`create`.
 
     Every method raises :class:`StoreError` (naming the file) when SQLite reports the file
     corrupt or unwritable. Its methods come from its parts (the module docstring): listing
     (``filter_where``, ``count``, ``list``), keyed listing (``first_rows``, ``row_keys``,
     ``key_chunks``, ``rows_by_key``, ``key_of``, ``count_where``, ``estimate_count``), loading
-    (``load``, ``items``, ``blob``, ``session_trace_ids``), search (``search``, ``search_hits``),
+    (``load``, ``items``, ``blob``, ``session_trace_ids``), sessions (``sessions``, ``session_count``,
+    ``session_calls``), search (``search``, ``search_hits``),
     writing (``add``, ``write_facts``, ``rebuild_search``) and the token-count cache
     (``token_count``, ``token_counts``); opening, closing and :meth:`damage` are here.
     """

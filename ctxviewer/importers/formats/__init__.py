@@ -10,7 +10,8 @@
 * :mod:`.inspect_ai` -- Inspect AI eval logs (``.json`` EvalLog, ``.eval`` zips); :mod:`.inspect_runs` --
   the steps of a sample's run (its spans, model and tool events) for the run tree;
 * :mod:`.langfuse` -- Langfuse trace downloads (``langfuse.runs``: its observations as run steps); :mod:`.langfuse_chatml` -- Langfuse normalised ChatML;
-* :mod:`.langsmith` -- LangSmith runs;
+* :mod:`.langsmith` -- LangSmith runs; :mod:`.langsmith_runs` -- every run of a run tree (chain, tool,
+  retriever, llm) as a run step;
 * :mod:`.litellm` -- LiteLLM ``StandardLoggingPayload`` logs;
 * :mod:`.mlflow` -- MLflow traces (v3 JSON, also embedded in Databricks agent responses);
 * :mod:`.promptfoo` -- promptfoo eval exports;

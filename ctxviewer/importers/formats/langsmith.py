@@ -17,7 +17,6 @@ become evidence of the next ``llm`` run in the same trace (by ``dotted_order``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -28,19 +27,11 @@ from ctxviewer.importers.common.langchain_messages import langchain_message, lan
 from ctxviewer.importers.common.llm_call import Document, LLMCall, build_trace
 from ctxviewer.importers.common.request_params import request_parameters
 from ctxviewer.importers.common.scores import score, scores_attribute
-from ctxviewer.importers.common.values import parse_time
-from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
+from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record, RunRecord
+from ctxviewer.importers.formats.langsmith_runs import run_ids, run_step, run_time
+from ctxviewer.model.run import RunSpan
 
 LLM_RUN_TYPES = frozenset({"llm", "chat_model"})
-
-
-def _time(value: Any) -> datetime | None:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return datetime.fromtimestamp(value / 1000, tz=timezone.utc)  # JS SDK: epoch ms
-    try:
-        return parse_time(value)
-    except ValueError:
-        return None
 
 
 def _id_of_dotted_order(dotted: Any) -> str | None:
@@ -195,7 +186,7 @@ def call_from_run(run: Mapping[str, Any], documents: list[Document]) -> LLMCall:
         call.usage = langchain_usage(outputs["usage_metadata"])
     else:
         call.usage = pm.openai_chat_usage(outputs.get("usage") or (outputs.get("llm_output") or {}).get("token_usage"))
-    call.created, call.ended = _time(run.get("start_time")), _time(run.get("end_time"))
+    call.created, call.ended = run_time(run.get("start_time")), run_time(run.get("end_time"))
     if call.ended is None:
         call.ended_recorded = False
     if run.get("error"):
@@ -252,6 +243,14 @@ class LangSmithImporter:
     def load(self, path: Path) -> Iterator[Record]:
         """One trace per ``llm`` run in ``dotted_order``; warnings as problems after each trace, then
         one per run whose ``parent_run_id`` names no run in the file."""
+        for record in self.load_runs(path):
+            if not isinstance(record, RunSpan):
+                yield record
+
+    def load_runs(self, path: Path) -> Iterator[RunRecord]:
+        """:meth:`load`'s records, then every run of the file as a step of its run tree
+        (:func:`ctxviewer.importers.formats.langsmith_runs.run_step`: chains, tools, retrievers and
+        the ``llm`` runs, which name their trace)."""
         file = str(path)
         runs: list[dict[str, Any]] = []
         posts: list[Mapping[str, Any]] = []
@@ -273,6 +272,7 @@ class LangSmithImporter:
             raise ImportFailed(f"{path}: no LangSmith runs (expected post/patch or run objects with run_type)")
         runs.sort(key=lambda r: (str(r.get("trace_id") or ""), str(r.get("dotted_order") or "")))
         pending: dict[str, list[Document]] = {}
+        traced: dict[str, str] = {}  # llm run id -> its trace
         n_found = 0
         for run in runs:
             tid = str(run.get("trace_id") or run.get("id"))
@@ -287,6 +287,7 @@ class LangSmithImporter:
                 yield ImportProblem(file, f"run {run.get('id')}", f"cannot map run: {exc}", dropped=1)
                 continue
             n_found += 1
+            traced[str(run.get("id"))] = trace.trace_id
             yield trace
             for w in warnings:
                 yield ImportProblem(file, f"run {run.get('id')}", w)
@@ -300,6 +301,9 @@ class LangSmithImporter:
                                     f"run {run.get('id')} ({run.get('run_type')} {run.get('name')}): parent run "
                                     f"{parent} is not in this file; imported without it (what its ancestors "
                                     "record -- retrieved documents, the chain's inputs -- is not known)")
+        trees = run_ids(runs)
+        for run in runs:
+            yield run_step(run, trees[str(run.get("id"))], traced.get(str(run.get("id"))))
 
 
 IMPORTER = LangSmithImporter()

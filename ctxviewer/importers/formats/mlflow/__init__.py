@@ -31,7 +31,8 @@ Fields (``mlflow/mlflow``: ``mlflow/entities/trace.py``, ``trace_info.py``, ``sp
   ``context.span_id``, ``start_time`` / ``end_time`` in ns, ``status_code`` / ``status_message``) is read too.
 
 What lives here: the importer, the file and trace shapes (:func:`traces_of`, :func:`load_trace`),
-assessments; :mod:`.call` maps one model-call span. May import :mod:`ctxviewer.importers.common`,
+assessments; :mod:`.call` maps one model-call span; :mod:`.runs` makes every span a step of the
+run tree. May import :mod:`ctxviewer.importers.common`,
 the contract and :mod:`ctxviewer.model`, never another format; a new span attribute is read in
 :mod:`.call`, a new file or trace shape here.
 
@@ -52,7 +53,7 @@ from ctxviewer.importers.common.containers import head_text, load_documents
 from ctxviewer.importers.common.field_account import unmapped_attribute
 from ctxviewer.importers.common.llm_call import Document, build_trace
 from ctxviewer.importers.common.scores import score, scores_attribute
-from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
+from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record, RunRecord
 from ctxviewer.importers.formats.mlflow.call import (
     NAME,
     call_from_span,
@@ -62,6 +63,8 @@ from ctxviewer.importers.formats.mlflow.call import (
     retrieved_documents,
     span_id_of,
 )
+from ctxviewer.importers.formats.mlflow.runs import run_span
+from ctxviewer.model.run import RunSpan
 from ctxviewer.model.trace import Usage
 
 __all__ = ["IMPORTER", "MlflowImporter", "call_from_span", "decode", "load_trace", "mlflow_usage", "traces_of"]
@@ -151,8 +154,10 @@ def _documents_fed(chats: list[tuple[str, Mapping[str, Any], dict[str, Any]]],
     return fed
 
 
-def load_trace(trace: Any, file: str, record: str) -> Iterator[Record]:
-    """The model-call traces of one MLflow trace, then a problem for each bad span or value."""
+def load_trace(trace: Any, file: str, record: str, with_runs: bool = False) -> Iterator[RunRecord]:
+    """The model-call traces of one MLflow trace, then a problem for each bad span or value; with
+    ``with_runs``, then every span as a step of the run ``info.trace_id``
+    (:func:`ctxviewer.importers.formats.mlflow.runs.run_span`)."""
     if not isinstance(trace, Mapping) or not isinstance(trace.get("info"), Mapping):
         yield ImportProblem(file, record, "not an MLflow trace (no info object)", dropped=1)
         return
@@ -178,6 +183,8 @@ def load_trace(trace: Any, file: str, record: str) -> Iterator[Record]:
     unmapped = unmapped_attribute(k for k, v in info.items() if k not in READ_INFO and v not in (None, "", [], {}))
     chats: list[tuple[str, Mapping[str, Any], dict[str, Any]]] = []
     retrievers: list[tuple[Mapping[str, Any], dict[str, Any]]] = []
+    steps: list[tuple[int, Mapping[str, Any], dict[str, Any]]] = []  # every span, for the run tree
+    traced: dict[int, str] = {}  # id(chat span) -> its trace
     for n, sp in enumerate(spans):
         if not isinstance(sp, Mapping):
             yield ImportProblem(file, f"{record} data.spans[{n}]", f"span is {type(sp).__name__}, not an object",
@@ -186,6 +193,7 @@ def load_trace(trace: Any, file: str, record: str) -> Iterator[Record]:
         attrs = sp.get("attributes")
         attrs = {str(k): decode(v) for k, v in attrs.items()} if isinstance(attrs, Mapping) else {}
         sid = span_id_of(sp)
+        steps.append((n, sp, attrs))
         kind = str(attrs.get("mlflow.spanType") or "").upper()
         if kind in CHAT_SPAN_TYPES:
             chats.append((f"{record} span {sid or n}", sp, attrs))
@@ -213,11 +221,15 @@ def load_trace(trace: Any, file: str, record: str) -> Iterator[Record]:
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             yield ImportProblem(file, where, f"cannot map the MLflow span: {exc}", dropped=1)
             continue
+        traced[id(sp)] = trace_out.trace_id
         yield replace(trace_out, attributes={**trace_out.attributes, **scores, **unmapped})
         for message in warnings + notes:
             yield ImportProblem(file, where, message)
     if not chats:
         yield ImportProblem(file, record, f"MLflow trace {tid} has no LLM or CHAT_MODEL span ({len(spans)} span(s))")
+    if with_runs and traced:  # a trace whose model calls all failed to map: no run to hang them on
+        for n, sp, attrs in steps:
+            yield run_span(sp, attrs, tid, n, traced.get(id(sp)))
 
 
 class MlflowImporter:
@@ -239,6 +251,13 @@ class MlflowImporter:
     def load(self, path: Path) -> Iterator[Record]:
         """One trace per model-call span, in file order, and problems naming bad traces and spans.
         Raises :class:`ImportFailed` when the file holds no MLflow trace."""
+        for record in self.load_runs(path):
+            if not isinstance(record, RunSpan):
+                yield record
+
+    def load_runs(self, path: Path) -> Iterator[RunRecord]:
+        """:meth:`load`'s records and, after each trace's, every span of it as a step of its run
+        (:func:`ctxviewer.importers.formats.mlflow.runs.run_span`)."""
         file, found = str(path), False
         for record, doc in load_documents(path):
             if isinstance(doc, Exception):
@@ -251,7 +270,7 @@ class MlflowImporter:
             found = True
             for i, tr in enumerate(traces):
                 where = record if len(traces) == 1 else (f"traces[{i}]" if record == "document" else f"{record} traces[{i}]")
-                yield from load_trace(tr, file, where)
+                yield from load_trace(tr, file, where, with_runs=True)
         if not found:
             raise ImportFailed(f"{path}: no MLflow traces (expected info + data.spans)")
 

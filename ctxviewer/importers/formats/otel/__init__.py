@@ -8,7 +8,8 @@ over-deep values), :mod:`.mapping` (a chat span's GenAI attributes -> an
 from the other spans of its trace: session, agent, inherited system instructions, tool executions),
 :mod:`.logs` (the ``otel-logs`` importer: OTLP log records of GenAI events in a file without their spans),
 :mod:`.join` (the log records of a separate file of the same import joined to their spans),
-:mod:`.retrieval` (retrieval spans' documents and query recorded on the chat call they fed).
+:mod:`.retrieval` (retrieval spans' documents and query recorded on the chat call they fed),
+:mod:`.runs` (every span as a step of its run: agents, tools, retrievers, model calls; the run tree).
 A chat span's ``apply_guardrail`` child spans are its trace's runtime guardrail results
 (:mod:`ctxviewer.importers.common.spans.guardrail`).
 The span containers it reads (OTLP/JSON and protobuf, span lists, attribute maps) and the span
@@ -39,13 +40,15 @@ from ctxviewer.importers.common.spans import attribute_map, otlp, span_list
 from ctxviewer.importers.common.spans.guardrail import guardrail_from_span, is_guardrail_span
 from ctxviewer.importers.common.spans.read import PROTOBUF_SUFFIXES, read_span_groups
 from ctxviewer.importers.common.spans.span import Span, SpanRecord, missing_parents, trace_id_for
-from ctxviewer.importers.contract import Companions, ImportProblem, Record
+from ctxviewer.importers.contract import Companions, ImportProblem, Record, RunRecord
 from ctxviewer.importers.formats.otel.events import deep_keys, fold_events, truncated_keys
 from ctxviewer.importers.formats.otel.group import enrich_call, fed_call, tool_trace
 from ctxviewer.importers.formats.otel.join import companion_events, mark_joined
 from ctxviewer.importers.formats.otel.logs import NAME as LOGS
 from ctxviewer.importers.formats.otel.mapping import call_from_span, is_chat_span, token_count, usage_from
 from ctxviewer.importers.formats.otel.retrieval import is_retrieval_span, retrieval_attributes, retrieval_documents
+from ctxviewer.importers.formats.otel.runs import run_span
+from ctxviewer.model.run import RunSpan
 from ctxviewer.model.trace import RequestTrace
 
 __all__ = ["IMPORTER", "OtelImporter", "call_from_span", "is_chat_span", "load_spans", "token_count", "usage_from"]
@@ -88,12 +91,20 @@ class OtelImporter:
         about after its group's traces (:func:`~ctxviewer.importers.common.spans.span.missing_parents`). A file whose spans include no chat span yields one
         :class:`ImportProblem` saying so -- unless a span or line was already reported as rejected.
         """
+        for record in self.load_runs(path, companions):
+            if not isinstance(record, RunSpan):
+                yield record
+
+    def load_runs(self, path: Path, companions: Companions | None = None) -> Iterator[RunRecord]:
+        """:meth:`load`'s records and, after each group's traces, every span with an id as a step of
+        its run (:func:`ctxviewer.importers.formats.otel.runs.run_span`: agents, tools, retrievers,
+        workflows and the model calls, which name their trace)."""
         file = str(path)
         state = _FileState()
         extra, held = companion_events(companions)
         joined: set[str] = set()
         for group in read_span_groups(path, extra, joined):
-            yield from _load_group(group, file, state)
+            yield from _load_group(group, file, state, with_runs=True)
         mark_joined(companions, held, joined, path)
         if not state.chats and not state.rejected and not state.lone_tools:
             what = (f"{state.others} other span(s): {', '.join(state.other_names)}" if state.others else "no spans")
@@ -110,7 +121,7 @@ def load_spans(spans: list[SpanRecord], source: str) -> Iterator[Record]:
     readers' warnings (:mod:`ctxviewer.importers.common.notes`) follow. No "no chat spans"
     problem: a batch of only other spans is normal on the wire."""
     with notes.collecting(source) as noted:
-        records = list(_load_group(list(spans), source, _FileState()))
+        records = [r for r in _load_group(list(spans), source, _FileState()) if not isinstance(r, RunSpan)]
     for record in records:
         yield replace(record, omissions_recorded=False) if isinstance(record, RequestTrace) else record
     yield from noted
@@ -128,8 +139,9 @@ class _FileState:
         self.other_names: list[str] = []  # the first five of them, for the "no chat spans" message
 
 
-def _load_group(group: list[SpanRecord], file: str, state: _FileState) -> Iterator[Record]:
-    """Traces and problems of one group of whole traces (:func:`ctxviewer.importers.common.spans.read.read_span_groups`)."""
+def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs: bool = False) -> Iterator[RunRecord]:
+    """Traces and problems of one group of whole traces (:func:`ctxviewer.importers.common.spans.read.read_span_groups`);
+    ``with_runs``: then the group's spans as run steps (:func:`.runs.run_span`)."""
     spans: dict[object, Span] = {}
     for rec in group:
         if isinstance(rec, ImportProblem):
@@ -163,6 +175,7 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState) -> Iterat
             state.others += 1
             if len(state.other_names) < 5:
                 state.other_names.append(str(s.attributes.get("gen_ai.operation.name") or s.name or "unnamed"))
+    traced: dict[int, str] = {}  # id(chat span) -> the trace made of it
     fed: dict[int, list[str]] = {}
     retrieved: dict[int, list[tuple[Span, list[Document]]]] = {}
     for r in (s for s in spans.values() if is_retrieval_span(s)):
@@ -206,6 +219,7 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState) -> Iterat
                                                "ctxviewer.content": "truncated"})
             notes += [f"{k}: value cut mid-JSON (truncated capture); kept as raw text, so reported usage "
                       "exceeds what was captured" for k in cut[id(s)]]
+        traced[id(s)] = trace.trace_id
         yield trace
         for message in problems + notes:
             yield ImportProblem(file, where, message)
@@ -215,6 +229,10 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState) -> Iterat
             yield ImportProblem(file, t.record, "execute_tool span fed no chat span in this file; "
                                                 "imported on its own (its call and result)")
     yield from missing_parents(spans.values(), file)
+    if with_runs:
+        for s in spans.values():
+            if s.span_id:
+                yield run_span(s, traced.get(id(s)))
 
 
 IMPORTER = OtelImporter()
