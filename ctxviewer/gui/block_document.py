@@ -38,9 +38,9 @@ from ctxviewer.present.blocks import (
     Block,
     CodeBlock,
     ImageBlock,
-    Span,
     TableBlock,
     TextBlock,
+    TextRun,
     ToolCallBlock,
     ToolResultBlock,
 )
@@ -70,9 +70,9 @@ class InertDocument(QTextDocument):
         self.images = 0
         """Thumbnails added (their names are ``ctxviewer-image:1`` ...)."""
 
-    def loadResource(self, type: int, name: QUrl) -> Any:  # noqa: A002 -- Qt's signature
+    def loadResource(self, type: int, name: QUrl | str) -> Any:
         """Never fetch: record ``name`` and return nothing."""
-        self.refused.append(name.toString())
+        self.refused.append(name.toString() if isinstance(name, QUrl) else str(name))
         return None
 
 
@@ -143,7 +143,7 @@ class _Writer:
     def text(self, text: str, fmt: QTextCharFormat) -> None:
         self.cursor.insertText(text.replace("\n", "\u2028"), fmt)  # a line break inside the paragraph
 
-    def spans(self, spans: tuple[Span, ...], **kw: Any) -> None:
+    def spans(self, spans: tuple[TextRun, ...], **kw: Any) -> None:
         for s in spans:
             self.text(s.text, self.char(s.styles, **kw))
 

@@ -7,7 +7,7 @@
 interaction (there are no anchors to follow) and loads no resource. Text over
 :data:`ctxviewer.present.message_blocks.RENDER_LIMIT` is not rendered: the view says so and the
 window shows it raw. The Raw view (:class:`~ctxviewer.gui.content_view.ContentView`) stays today's
-plain text; :mod:`ctxviewer.gui.message_mode` switches between them.
+plain text; :mod:`ctxviewer.gui.message_pane` switches between them.
 """
 
 from __future__ import annotations

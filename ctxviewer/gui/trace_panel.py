@@ -20,7 +20,7 @@ follow with :meth:`TracePanel.set_assessment` (``sig_assessed``).
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
-from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from ctxviewer.assess.assessment import Assessment
 from ctxviewer.assess.truncated import truncation

@@ -12,14 +12,13 @@ followed (a link is its text and its URL, shown) and no image is fetched (a remo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 STYLES = ("bold", "italic", "code", "strike", "link", "url")
-"""The inline styles a :class:`Span` may carry: ``link`` is a link's text, ``url`` the URL shown after it."""
+"""The inline styles a :class:`TextRun` may carry: ``link`` is a link's text, ``url`` the URL shown after it."""
 
 
 @dataclass(frozen=True)
-class Span:
+class TextRun:
     """A run of text with its inline styles (a subset of :data:`STYLES`, in that order)."""
 
     text: str
@@ -35,7 +34,7 @@ class TextBlock:
     block-quote depth (0 = none)."""
 
     kind: str
-    spans: tuple[Span, ...]
+    spans: tuple[TextRun, ...]
     level: int = 0
     marker: str = ""
     quote: int = 0
@@ -54,8 +53,8 @@ class CodeBlock:
 class TableBlock:
     """A table: ``header`` cells then ``rows`` of cells, each cell a tuple of spans."""
 
-    header: tuple[tuple[Span, ...], ...]
-    rows: tuple[tuple[tuple[Span, ...], ...], ...]
+    header: tuple[tuple[TextRun, ...], ...]
+    rows: tuple[tuple[tuple[TextRun, ...], ...], ...]
     quote: int = 0
 
 
@@ -93,5 +92,5 @@ class ToolResultBlock:
     body: str
 
 
-Block = Union[TextBlock, CodeBlock, TableBlock, ImageBlock, ToolCallBlock, ToolResultBlock]
+Block = TextBlock | CodeBlock | TableBlock | ImageBlock | ToolCallBlock | ToolResultBlock
 """Any block of a rendered message."""

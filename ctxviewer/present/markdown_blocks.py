@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from ctxviewer.present.blocks import STYLES, Block, CodeBlock, ImageBlock, Span, TableBlock, TextBlock
+from ctxviewer.present.blocks import STYLES, Block, CodeBlock, ImageBlock, TableBlock, TextBlock, TextRun
 from ctxviewer.present.message_images import data_url_image
 from ctxviewer.util.visible import reveal
 
@@ -53,20 +53,20 @@ def _image(tok: Token, quote: int) -> ImageBlock:
     return ImageBlock(f"remote image, not fetched: {_shown(src)}", None, alt, quote)
 
 
-def _inline(tok: Token, quote: int) -> list[Span | ImageBlock]:
+def _inline(tok: Token, quote: int) -> list[TextRun | ImageBlock]:
     """The spans (and images) of one inline token, styles nested as opened."""
-    out: list[Span | ImageBlock] = []
+    out: list[TextRun | ImageBlock] = []
     styles: list[str] = []
     hrefs: list[tuple[str, int]] = []  # (href, index in out where its text starts)
     for c in tok.children or ():
         t = c.type
         if t == "text":
             if c.content:
-                out.append(Span(_shown(c.content), _ordered(styles)))
+                out.append(TextRun(_shown(c.content), _ordered(styles)))
         elif t == "code_inline":
-            out.append(Span(_shown(c.content), _ordered([*styles, "code"])))
+            out.append(TextRun(_shown(c.content), _ordered([*styles, "code"])))
         elif t in ("softbreak", "hardbreak"):
-            out.append(Span("\n", ()))
+            out.append(TextRun("\n", ()))
         elif t in _STYLE_OF:
             styles.append(_STYLE_OF[t])
             if t == "link_open":
@@ -78,21 +78,21 @@ def _inline(tok: Token, quote: int) -> list[Span | ImageBlock]:
                 styles.reverse()
             if t == "link_close" and hrefs:
                 href, start = hrefs.pop()
-                text = "".join(s.text for s in out[start:] if isinstance(s, Span))
+                text = "".join(s.text for s in out[start:] if isinstance(s, TextRun))
                 if text != _shown(href):
-                    out.append(Span(f" ⟨{_shown(href)}⟩", ("url",)))
+                    out.append(TextRun(f" ⟨{_shown(href)}⟩", ("url",)))
         elif t == "image":
             out.append(_image(c, quote))
         else:  # anything else the subset does not style: its source text
-            out.append(Span(_shown(c.content), _ordered(styles)))
+            out.append(TextRun(_shown(c.content), _ordered(styles)))
     return out
 
 
-def _text_blocks(kind: str, parts: list[Span | ImageBlock], quote: int, level: int = 0,
+def _text_blocks(kind: str, parts: list[TextRun | ImageBlock], quote: int, level: int = 0,
                  marker: str = "") -> list[Block]:
     """A text block of ``parts``, split around its images (an image is a block of its own)."""
     blocks: list[Block] = []
-    spans: list[Span] = []
+    spans: list[TextRun] = []
 
     def flush() -> None:
         if spans and any(s.text.strip() for s in spans):
@@ -111,13 +111,13 @@ def _text_blocks(kind: str, parts: list[Span | ImageBlock], quote: int, level: i
     return blocks
 
 
-def _cells(tokens: list[Token], i: int, quote: int) -> tuple[tuple[tuple[Span, ...], ...], int]:
+def _cells(tokens: list[Token], i: int, quote: int) -> tuple[tuple[tuple[TextRun, ...], ...], int]:
     """The cells of the row opening at ``tokens[i]`` (``tr_open``) and the index after it."""
-    cells: list[tuple[Span, ...]] = []
+    cells: list[tuple[TextRun, ...]] = []
     i += 1
     while tokens[i].type != "tr_close":
         if tokens[i].type == "inline":
-            cells.append(tuple(s if isinstance(s, Span) else Span(f"[{s.label}]") for s in _inline(tokens[i], quote)))
+            cells.append(tuple(s if isinstance(s, TextRun) else TextRun(f"[{s.label}]") for s in _inline(tokens[i], quote)))
         i += 1
     return tuple(cells), i + 1
 
@@ -172,8 +172,8 @@ def markdown_blocks(text: str) -> list[Block]:
         elif t == "hr":
             blocks.append(TextBlock("rule", (), 0, "", quote))
         elif t == "table_open":
-            header: tuple[tuple[Span, ...], ...] = ()
-            rows: list[tuple[tuple[Span, ...], ...]] = []
+            header: tuple[tuple[TextRun, ...], ...] = ()
+            rows: list[tuple[tuple[TextRun, ...], ...]] = []
             in_head = False
             i += 1
             while tokens[i].type != "table_close":
@@ -191,6 +191,6 @@ def markdown_blocks(text: str) -> list[Block]:
                 i += 1
             blocks.append(TableBlock(header, tuple(rows), quote))
         elif t in ("html_block", "html_inline"):  # not produced with html off; literal if ever
-            blocks.append(TextBlock("paragraph", (Span(_shown(tok.content)),), 0, "", quote))
+            blocks.append(TextBlock("paragraph", (TextRun(_shown(tok.content)),), 0, "", quote))
         i += 1
     return blocks

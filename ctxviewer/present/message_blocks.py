@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxviewer.model.trace import NOT_RECORDED, Kind, RequestTrace, Response
-from ctxviewer.present.blocks import Block, Span, TextBlock, ToolCallBlock, ToolResultBlock
+from ctxviewer.present.blocks import Block, TextBlock, TextRun, ToolCallBlock, ToolResultBlock
 from ctxviewer.present.markdown_blocks import markdown_blocks
 from ctxviewer.present.message_images import ImageKey, placeholder_image
 from ctxviewer.present.tool_arguments import arguments_view
@@ -96,7 +96,7 @@ def message_blocks(text: str | None, *, role: str | None = None, result_of: Tool
     request's payloads (:func:`ctxviewer.present.message_images.recorded_images`). ``None`` text ->
     one paragraph "content not recorded". Never raises."""
     if text is None:
-        return (TextBlock("paragraph", (Span(f"content {NOT_RECORDED}", ("italic",)),)),)
+        return (TextBlock("paragraph", (TextRun(f"content {NOT_RECORDED}", ("italic",)),)),)
     if role == "tool" or result_of is not None:
         return (_result_block(text, result_of),)
     blocks: list[Block] = []
@@ -126,7 +126,7 @@ def response_blocks(response: Response | None, trace: RequestTrace) -> tuple[Blo
     for c in trace.tool_calls:
         blocks.append(_call_block({"name": c.name, "id": c.id, "arguments": c.arguments}))
     if not blocks:
-        blocks.append(TextBlock("paragraph", (Span(f"text {NOT_RECORDED}", ("italic",)),)))
+        blocks.append(TextBlock("paragraph", (TextRun(f"text {NOT_RECORDED}", ("italic",)),)))
     return tuple(blocks)
 
 

@@ -12,9 +12,9 @@ from ctxviewer.pipeline.importing import import_files
 from ctxviewer.present.blocks import (
     CodeBlock,
     ImageBlock,
-    Span,
     TableBlock,
     TextBlock,
+    TextRun,
     ToolCallBlock,
     ToolResultBlock,
 )
@@ -30,13 +30,13 @@ def test_markdown_subset_exact_blocks() -> None:
     text = ("# Title *x*\n\n- a **b** `c`\n  - nested\n3. three\n\n> quoted ~~gone~~\n\n"
             "```py\nx = 1\n```\n\n| h1 | h2 |\n|----|----|\n| 1 | 2 |\n\n---\n")
     assert markdown_blocks(text) == [
-        TextBlock("heading", (Span("Title "), Span("x", ("italic",))), 1),
-        TextBlock("item", (Span("a "), Span("b", ("bold",)), Span(" "), Span("c", ("code",))), 1, "•"),
-        TextBlock("item", (Span("nested"),), 2, "•"),
-        TextBlock("item", (Span("three"),), 1, "3."),
-        TextBlock("paragraph", (Span("quoted "), Span("gone", ("strike",))), quote=1),
+        TextBlock("heading", (TextRun("Title "), TextRun("x", ("italic",))), 1),
+        TextBlock("item", (TextRun("a "), TextRun("b", ("bold",)), TextRun(" "), TextRun("c", ("code",))), 1, "•"),
+        TextBlock("item", (TextRun("nested"),), 2, "•"),
+        TextBlock("item", (TextRun("three"),), 1, "3."),
+        TextBlock("paragraph", (TextRun("quoted "), TextRun("gone", ("strike",))), quote=1),
         CodeBlock("x = 1", "py"),
-        TableBlock(((Span("h1"),), (Span("h2"),)), (((Span("1"),), (Span("2"),)),)),
+        TableBlock(((TextRun("h1"),), (TextRun("h2"),)), (((TextRun("1"),), (TextRun("2"),)),)),
         TextBlock("rule", ()),
     ]
 
@@ -46,20 +46,20 @@ def test_raw_html_stays_literal_text_and_links_show_their_url() -> None:
                              "<https://auto.example> [js](javascript:alert(1))\n\n<div>block</div>")
     assert blocks == [
         TextBlock("paragraph", (
-            Span('<b>bold?</b> <img src="http://evil.example/x.png"> '),
-            Span("docs", ("link",)), Span(" ⟨https://e.com/a⟩", ("url",)), Span(" "),
-            Span("https://auto.example", ("link",)),  # an autolink shows its URL once
-            Span(" [js](javascript:alert(1))"),  # an unsafe scheme is not a link at all
+            TextRun('<b>bold?</b> <img src="http://evil.example/x.png"> '),
+            TextRun("docs", ("link",)), TextRun(" ⟨https://e.com/a⟩", ("url",)), TextRun(" "),
+            TextRun("https://auto.example", ("link",)),  # an autolink shows its URL once
+            TextRun(" [js](javascript:alert(1))"),  # an unsafe scheme is not a link at all
         )),
-        TextBlock("paragraph", (Span("<div>block</div>"),)),
+        TextBlock("paragraph", (TextRun("<div>block</div>"),)),
     ]
 
 
 def test_remote_image_is_never_fetched_and_a_data_url_is_decoded_locally() -> None:
     blocks = markdown_blocks(f"see ![cat](http://x.example/cat.png) and ![dot](data:image/png;base64,{PNG_1X1})")
-    assert blocks[0] == TextBlock("paragraph", (Span("see "),))
+    assert blocks[0] == TextBlock("paragraph", (TextRun("see "),))
     assert blocks[1] == ImageBlock("remote image, not fetched: http://x.example/cat.png", None, "cat")
-    assert blocks[2] == TextBlock("paragraph", (Span(" and "),))
+    assert blocks[2] == TextBlock("paragraph", (TextRun(" and "),))
     img = blocks[3]
     assert isinstance(img, ImageBlock) and img.alt == "dot" and img.data == base64.b64decode(PNG_1X1)
     assert img.label == "image/png 1×1, 0.1 KiB (from a data: URL in the text)"
@@ -69,8 +69,8 @@ def test_hostile_text_is_visible_inside_rendered_blocks() -> None:
     text = "**ev\u202eil** zero\u200bwidth `nul\x00` &#x202E; entity\n\n```\nesc\x1b[31m\n```"
     blocks = markdown_blocks(text)
     assert blocks == [
-        TextBlock("paragraph", (Span("ev⟨RLO⟩il", ("bold",)), Span(" zero⟨ZWSP⟩width "), Span("nul␀", ("code",)),
-                                Span(" ⟨RLO⟩ entity"))),
+        TextBlock("paragraph", (TextRun("ev⟨RLO⟩il", ("bold",)), TextRun(" zero⟨ZWSP⟩width "), TextRun("nul␀", ("code",)),
+                                TextRun(" ⟨RLO⟩ entity"))),
         CodeBlock("esc␛[31m"),
     ]
     shown = "".join(s.text for b in blocks if isinstance(b, TextBlock) for s in b.spans)
@@ -82,7 +82,7 @@ def test_tool_call_lines_become_labelled_blocks_with_arguments_pretty_printed() 
             '{"type":"tool_call","name":"run","arguments":"{not json"}\n'
             '{"type":"tool_call","id":"c3","name":"noargs"}')
     assert message_blocks(text, role="assistant") == (
-        TextBlock("paragraph", (Span("Let me look."),)),
+        TextBlock("paragraph", (TextRun("Let me look."),)),
         ToolCallBlock("get_weather", "call_1", "arguments:", '{\n  "city": "Paris"\n}'),
         ToolCallBlock("run", None, "arguments: not valid JSON, shown exactly as sent:", "{not json"),
         ToolCallBlock("noargs", "c3", "arguments not recorded", None),
@@ -112,7 +112,7 @@ def test_image_caps_and_garbage_give_labelled_placeholders() -> None:
 def test_placeholder_without_the_payload_says_not_kept() -> None:
     blocks = message_blocks("look\n[image/png blob, 34×30, 8,528 bytes base64]\n[image uri: https://x.example/a.png]")
     assert blocks == (
-        TextBlock("paragraph", (Span("look"),)),
+        TextBlock("paragraph", (TextRun("look"),)),
         ImageBlock("image/png blob, 34×30, 8,528 bytes base64: the image data was not kept "
                    "(the request body does not hold it)"),
         ImageBlock("remote image, not fetched: https://x.example/a.png"),
@@ -132,7 +132,7 @@ def test_corpus_anthropic_image_is_decoded_from_the_recorded_request(shared: Pat
     payload = json.loads(trace.request.content)["messages"][0]["content"][1]["source"]["data"]
     assert images == {("image/png", "blob", 9240): ("image/png", payload)}
     blocks = message_blocks(trace.items[0].content, role="user", images=images)
-    assert blocks[0] == TextBlock("paragraph", (Span("What do you see in this image? Describe it in detail."),))
+    assert blocks[0] == TextBlock("paragraph", (TextRun("What do you see in this image? Describe it in detail."),))
     img = blocks[1]
     assert isinstance(img, ImageBlock) and img.data == base64.b64decode(payload)
     assert img.data[:3] == b"\xff\xd8\xff"  # the record says image/png; the bytes are a JPEG (decoded by content)
