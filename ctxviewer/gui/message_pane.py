@@ -60,6 +60,8 @@ class ItemPane(QWidget):
         self.note.setTextFormat(Qt.TextFormat.PlainText)
         self.note.setObjectName("renderNote")
         self.note.setStyleSheet("color: #92400e")
+        self.note.setWordWrap(True)  # under the title: never widens the pane
+        self.note.setMinimumWidth(120)
         self.note.hide()
         self.switch = QToolButton()
         self.switch.setObjectName("renderSwitch")
@@ -67,6 +69,7 @@ class ItemPane(QWidget):
         self.switch.setCheckable(True)
         self.switch.setChecked(True)
         self.switch.setToolTip(f"Rendered messages or the raw stored text ({SHORTCUT})")
+        self.switch.toggled.connect(self._label_switch)
         self.switch.toggled.connect(self.sig_rendered.emit)
         self.raw = ContentView()
         self.rendered_view = RenderedView()
@@ -77,12 +80,12 @@ class ItemPane(QWidget):
         head = QHBoxLayout()
         head.setContentsMargins(0, 0, 0, 0)
         head.addWidget(self.title, 1)
-        head.addWidget(self.note)
         head.addWidget(self.switch, 0, Qt.AlignmentFlag.AlignTop)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(2)
         lay.addLayout(head)
+        lay.addWidget(self.note)
         lay.addWidget(self.stack, 1)
         self.rendered = True
         self.trace: RequestTrace | None = None
@@ -98,7 +101,12 @@ class ItemPane(QWidget):
             self.switch.blockSignals(True)
             self.switch.setChecked(on)
             self.switch.blockSignals(False)
+        self._label_switch(on)
         self._show_item()
+
+    def _label_switch(self, on: bool) -> None:
+        """The switch names the mode shown: "Rendered" or "Raw"."""
+        self.switch.setText("Rendered" if on else "Raw")
 
     def set_trace(self, trace: RequestTrace | None) -> None:
         """The trace whose items are shown next (clears the item shown)."""

@@ -156,6 +156,7 @@ def test_switch_rendered_raw_is_remembered_and_has_a_shortcut(qtbot, windows, se
     assert pane.stack.currentIndex() == RENDERED
     act.trigger()
     assert pane.stack.currentIndex() == RAW and w.panel.conversation_pages.currentIndex() == RAW
+    assert pane.switch.text() == "Raw" and not pane.switch.isChecked()
     assert settings.value(SETTINGS_KEY) in (False, "false")
     w2 = windows.open(SAMPLES)
     assert not w2.trace_actions.act_rendered.isChecked() and w2.panel.item_pane.stack.currentIndex() == RAW
@@ -174,3 +175,19 @@ def test_a_marked_finding_shows_the_stored_text_raw(qtbot, windows) -> None:  # 
     assert w.panel.content.extraSelections()
     w.panel.items.select_item(next(i.id for i in w.trace.items if i.id != pane.item.id))
     assert pane.stack.currentIndex() == RENDERED and pane.note.isHidden()
+
+
+def test_no_gui_module_passes_markup_to_qt() -> None:
+    """Text from traces reaches Qt only through plain-text inserts: no gui module calls an HTML or
+    Markdown setter, asks for rich text, or uses a link-following browser (docstrings aside)."""
+    import ast
+
+    banned = {"setHtml", "insertHtml", "setMarkdown", "appendHtml", "QTextBrowser", "RichText", "MarkdownText",
+              "setOpenExternalLinks", "setOpenLinks", "AutoText"}
+    hits = []
+    for path in sorted((Path(__file__).resolve().parents[2] / "ctxviewer" / "gui").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+            if name in banned:
+                hits.append(f"{path.name}:{node.lineno}: {name}")
+    assert hits == []
