@@ -56,6 +56,8 @@ IMAGE_SCHEME = "ctxviewer-image"
 LINK_COLOR, URL_COLOR, NOTE_COLOR = QColor("#1d4ed8"), QColor("#6b7280"), QColor("#6b7280")
 CODE_BG, QUOTE_COLOR = QColor("#f3f4f6"), QColor("#4b5563")
 CALL_BG, RESULT_BG, IMAGE_BG = QColor("#e0e7ff"), QColor("#dcfce7"), QColor("#fef3c7")
+GREY = QColor("#6b7280")
+"""Text of an omitted message (the item table's grey)."""
 _HEADING_SCALE = {1: 1.5, 2: 1.3, 3: 1.15}
 
 
@@ -107,6 +109,8 @@ class _Writer:
         self.font = font
         self.fixed = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self.first = True
+        self.grey = False
+        """Write every run greyed and italic (an omitted message)."""
 
     def block(self, fmt: QTextBlockFormat | None = None) -> None:
         """Start a new paragraph (the first reuses the document's empty one)."""
@@ -138,6 +142,9 @@ class _Writer:
             f.setForeground(URL_COLOR)
         if color is not None:
             f.setForeground(color)
+        if self.grey:
+            f.setForeground(GREY)
+            f.setFontItalic(True)
         return f
 
     def text(self, text: str, fmt: QTextCharFormat) -> None:
@@ -258,18 +265,33 @@ class _Writer:
         self.text(f"[image{alt} not shown: {shown}]", self.char(italic=True))
 
 
-def write_blocks(doc: InertDocument, blocks: tuple[Block, ...] | list[Block], font: QFont, *,
-                 heading: tuple[str, QTextCharFormat] | None = None) -> int:
-    """Append ``blocks`` to ``doc`` (after an optional ``heading`` line of plain text in its
-    format); returns the document position where they start. Plain-text inserts only (module docstring)."""
+Message = tuple[tuple[str, QTextCharFormat] | None, tuple[Block, ...], bool]
+"""``(heading, blocks, greyed)``: a heading line of plain text in its format (``None``: none),
+the message's blocks, and whether its text is greyed and italic (an omitted message)."""
+
+
+def write_messages(doc: InertDocument, messages: list[Message], font: QFont) -> list[int]:
+    """Append each message of ``messages`` to ``doc`` in one edit block (one layout pass); returns
+    the document position where each starts. Plain-text inserts only (module docstring)."""
     w = _Writer(doc, font)
     w.cursor.movePosition(QTextCursor.MoveOperation.End)
     w.first = doc.isEmpty()
-    if heading is not None:
-        w.block(w.para_format(top=10.0))
-    start = w.cursor.position() if heading is not None or w.first else w.cursor.position() + 1
-    if heading is not None:
-        w.cursor.insertText(heading[0], heading[1])
-    for b in blocks:
-        w.write(b)
-    return start
+    starts: list[int] = []
+    w.cursor.beginEditBlock()
+    for heading, blocks, grey in messages:
+        w.grey = False
+        if heading is not None:
+            w.block(w.para_format(top=10.0))
+        starts.append(w.cursor.position() if heading is not None or w.first else w.cursor.position() + 1)
+        if heading is not None:
+            w.cursor.insertText(heading[0], heading[1])
+        w.grey = grey
+        for b in blocks:
+            w.write(b)
+    w.cursor.endEditBlock()
+    return starts
+
+
+def write_blocks(doc: InertDocument, blocks: tuple[Block, ...] | list[Block], font: QFont) -> int:
+    """Append one message's ``blocks`` to ``doc`` (:func:`write_messages`); returns where it starts."""
+    return write_messages(doc, [(None, tuple(blocks), False)], font)[0]

@@ -24,7 +24,7 @@ from ctxviewer.gui.conversation_pane import ConversationView
 from ctxviewer.gui.rendered_conversation import RenderedConversation
 from ctxviewer.gui.rendered_view import RenderedView
 from ctxviewer.model.trace import ContextItem, RequestTrace
-from ctxviewer.present.message_blocks import ToolLink, tool_links
+from ctxviewer.present.message_blocks import RENDER_LIMIT, ToolLink, tool_links
 from ctxviewer.present.message_images import ImageKey, recorded_images
 
 SETTINGS_KEY = "view/renderedMessages"
@@ -34,7 +34,10 @@ SHORTCUT = "Ctrl+Alt+M"
 RAW, RENDERED = 0, 1
 """Stack pages."""
 MARKED_NOTE = "shown raw: the finding's evidence is marked in the stored text"
-TOO_LONG_NOTE = "shown raw: too long to render"
+TOO_LONG_NOTE = f"shown raw: over the {RENDER_LIMIT:,} characters rendered"
+CONVERSATION_LIMIT = 500_000
+"""Characters of a conversation rendered at most (about 0.25 s to parse and lay out on the
+development machine); a longer one is shown raw under a note."""
 
 
 def remembered(settings: QSettings) -> bool:
@@ -171,21 +174,49 @@ class ItemPane(QWidget):
         self.note.setVisible(note is not None)
 
 
-class ConversationPages(QStackedWidget):
-    """The Conversation tab's page: raw (:attr:`raw`) or rendered (:attr:`rendered_view`)."""
+class ConversationPages(QWidget):
+    """The Conversation tab's page: raw (:attr:`raw`) or rendered (:attr:`rendered_view`). A
+    conversation over :data:`CONVERSATION_LIMIT` characters is shown raw, under a note saying so."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.raw = ConversationView()
         self.rendered_view = RenderedConversation()
-        self.addWidget(self.raw)
-        self.addWidget(self.rendered_view)
-        self.setCurrentIndex(RENDERED)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.raw)
+        self.stack.addWidget(self.rendered_view)
+        self.stack.setCurrentIndex(RENDERED)
+        self.note = QLabel()
+        self.note.setTextFormat(Qt.TextFormat.PlainText)
+        self.note.setObjectName("conversationRenderNote")
+        self.note.setStyleSheet("color: #92400e")
+        self.note.setWordWrap(True)
+        self.note.hide()
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(2)
+        lay.addWidget(self.note)
+        lay.addWidget(self.stack, 1)
+        self.wanted = True
+        """The user's choice (Rendered); a too-long conversation is shown raw all the same."""
+        self.chars = 0
+
+    def currentIndex(self) -> int:
+        """:data:`RAW` or :data:`RENDERED`: the page shown."""
+        return self.stack.currentIndex()
 
     def set_rendered(self, on: bool) -> None:
         """Show the rendered conversation (``on``) or the raw one, at the same turn."""
+        self.wanted = on
+        self._place()
+
+    def _place(self) -> None:
         turn = self.active().current_turn()
-        self.setCurrentIndex(RENDERED if on else RAW)
+        long = self.chars > CONVERSATION_LIMIT
+        self.stack.setCurrentIndex(RENDERED if self.wanted and not long else RAW)
+        self.note.setText(f"shown raw: {self.chars:,} characters, over the {CONVERSATION_LIMIT:,} rendered"
+                          if self.wanted and long else "")
+        self.note.setVisible(self.wanted and long)
         if turn is not None:
             self.active().show_item(turn.item_id)
 
@@ -200,8 +231,10 @@ class ConversationPages(QStackedWidget):
 
     def set_trace(self, trace: RequestTrace | None) -> None:
         """Give both views ``trace`` (each builds when it is shown)."""
+        self.chars = sum(len(i.content or "") for i in trace.items) if trace is not None else 0
         self.raw.set_trace(trace)
         self.rendered_view.set_trace(trace)
+        self._place()
 
     def show_item(self, item_id: str) -> bool:
         """Scroll both views to ``item_id``'s turn (a hidden one when next shown)."""

@@ -15,10 +15,10 @@ from __future__ import annotations
 from bisect import bisect_right
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QFont, QKeyEvent, QMouseEvent, QShowEvent, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QFont, QKeyEvent, QMouseEvent, QShowEvent, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QWidget
 
-from ctxviewer.gui.block_document import write_blocks
+from ctxviewer.gui.block_document import Message, write_messages
 from ctxviewer.gui.conversation_pane import HEADING_COLOR, OMITTED_COLOR
 from ctxviewer.gui.rendered_view import RenderedView
 from ctxviewer.model.trace import RequestTrace
@@ -93,28 +93,15 @@ class RenderedConversation(RenderedView):
             return
         pairs = turn_blocks(self.trace)
         self.turns = tuple(t for t, _ in pairs)
+        messages: list[Message] = []
         for t, blocks in pairs:
             head = QTextCharFormat()
             head.setFontWeight(QFont.Weight.Bold)
             head.setForeground(OMITTED_COLOR if t.omitted else HEADING_COLOR)
             head.setFontItalic(t.omitted)
-            self._starts.append(write_blocks(doc, blocks, self.font(), heading=(t.heading, head)))
-        self._grey_omitted()
+            messages.append(((t.heading, head), blocks, t.omitted))
+        self._starts = write_messages(doc, messages, self.font())
         self.moveCursor(QTextCursor.MoveOperation.Start)
-
-    def _grey_omitted(self) -> None:
-        """Grey and italicise the bodies of omitted turns (as the raw view does)."""
-        ends = [*self._starts[1:], self.document().characterCount() - 1]
-        for start, end, t in zip(self._starts, ends, self.turns):
-            if not t.omitted:
-                continue
-            cur = QTextCursor(self.document())
-            cur.setPosition(start)
-            cur.setPosition(max(start, end), QTextCursor.MoveMode.KeepAnchor)
-            fmt = QTextCharFormat()
-            fmt.setForeground(QColor(OMITTED_COLOR))
-            fmt.setFontItalic(True)
-            cur.mergeCharFormat(fmt)
 
     def turn_at(self, position: int) -> Turn | None:
         """The turn holding document position ``position``."""

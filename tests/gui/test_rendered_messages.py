@@ -191,3 +191,26 @@ def test_no_gui_module_passes_markup_to_qt() -> None:
             if name in banned:
                 hits.append(f"{path.name}:{node.lineno}: {name}")
     assert hits == []
+
+
+def test_too_long_texts_are_shown_raw_under_a_note(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    from ctxviewer.gui.message_pane import ConversationPages, ItemPane
+
+    with TraceStore.open(SAMPLES) as store:
+        trace = store.load("budget-8k")
+    long_item = replace(trace.items[0], content="**x** " * 50_000)  # 300,000 characters
+    pane = ItemPane()
+    qtbot.addWidget(pane)
+    pane.set_trace(trace)
+    pane.show_item(long_item, "long")
+    assert pane.stack.currentIndex() == RAW and pane.note.text() == "shown raw: over the 200,000 characters rendered"
+    assert pane.raw.toPlainText().startswith("**x** **x**")
+    pages = ConversationPages()
+    qtbot.addWidget(pages)
+    pages.set_trace(replace(trace, items=(long_item, replace(long_item, id="again"))))
+    assert pages.currentIndex() == RAW
+    assert pages.note.text() == "shown raw: 600,000 characters, over the 500,000 rendered"
+    pages.set_trace(trace)
+    assert pages.currentIndex() == RENDERED and pages.note.isHidden()
