@@ -12,6 +12,8 @@ typed blocks (:mod:`ctxviewer.present.blocks`):
   from the recorded request body when it holds the payload (:mod:`ctxviewer.present.message_images`);
 * a tool result (role ``tool``, or an item :func:`tool_links` pairs with a call) -> one
   :class:`~ctxviewer.present.blocks.ToolResultBlock`: JSON re-indented, any other text verbatim;
+* a text that is one JSON object or array as a whole (a tool definition, a JSON document) -> a
+  note "JSON, re-indented:" and a code block of it re-indented with 2 spaces;
 * the other lines -> Markdown from a sanitised subset (:mod:`ctxviewer.present.markdown_blocks`).
 
 :func:`tool_links` pairs results with calls in the trace's item order: a ``tool`` item answers the
@@ -29,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxviewer.model.trace import NOT_RECORDED, Kind, RequestTrace, Response
-from ctxviewer.present.blocks import Block, TextBlock, TextRun, ToolCallBlock, ToolResultBlock
+from ctxviewer.present.blocks import Block, CodeBlock, TextBlock, TextRun, ToolCallBlock, ToolResultBlock
 from ctxviewer.present.markdown_blocks import markdown_blocks
 from ctxviewer.present.message_images import ImageKey, placeholder_image
 from ctxviewer.present.tool_arguments import arguments_view
@@ -71,6 +73,17 @@ def _call_block(call: Mapping[str, Any]) -> ToolCallBlock:
                          view.heading, reveal(view.body).text if view.body is not None else None)
 
 
+def _json_value(text: str) -> Any:
+    """The JSON object or array ``text`` is as a whole, else ``None``."""
+    if text.strip()[:1] not in ("{", "["):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, (dict, list)) else None
+
+
 def _result_block(text: str, link: ToolLink | None) -> ToolResultBlock:
     if link is None:
         label = "tool result (the call it answers is not recorded)"
@@ -79,11 +92,8 @@ def _result_block(text: str, link: ToolLink | None) -> ToolResultBlock:
         label = f"tool result for {one_line(link.name)} ({cid})"
         if link.assumed:
             label += f"; assumed: {link.assumed}"
-    try:
-        value = json.loads(text) if text.strip()[:1] in ("{", "[") else None
-    except ValueError:
-        value = None
-    if isinstance(value, (dict, list)):
+    value = _json_value(text)
+    if value is not None:
         return ToolResultBlock(label, "result (JSON, re-indented):",
                                reveal(json.dumps(value, indent=2, ensure_ascii=False)).text)
     return ToolResultBlock(label, "result (text, as sent):", reveal(text.replace("\r\n", "\n")).text)
@@ -99,6 +109,10 @@ def message_blocks(text: str | None, *, role: str | None = None, result_of: Tool
         return (TextBlock("paragraph", (TextRun(f"content {NOT_RECORDED}", ("italic",)),)),)
     if role == "tool" or result_of is not None:
         return (_result_block(text, result_of),)
+    value = _json_value(text) if tool_call_of(text) is None else None
+    if value is not None:
+        return (TextBlock("paragraph", (TextRun("JSON, re-indented:", ("italic",)),)),
+                CodeBlock(reveal(json.dumps(value, indent=2, ensure_ascii=False)).text, "json"))
     blocks: list[Block] = []
     prose: list[str] = []
 

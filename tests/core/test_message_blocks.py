@@ -155,3 +155,11 @@ def test_corpus_anthropic_tool_result_in_user_turn_is_paired_as_assumed(shared: 
     link = tool_links(trace)["msg-2"]
     assert (link.call_id, link.name) == ("toolu_01KBqpqR73qWGsMaW3vBzEjz", "get_weather")
     assert link.assumed == "the user turn right after the call, which the record does not mark as a result"
+
+
+def test_a_json_document_is_shown_reindented() -> None:
+    tool_def = '{"name":"lookup_order","parameters":{"type":"object"}}'
+    assert message_blocks(tool_def) == (
+        TextBlock("paragraph", (TextRun("JSON, re-indented:", ("italic",)),)),
+        CodeBlock('{\n  "name": "lookup_order",\n  "parameters": {\n    "type": "object"\n  }\n}', "json"))
+    assert message_blocks("[1, 2") == (TextBlock("paragraph", (TextRun("[1, 2"),)),)  # not JSON: Markdown text
