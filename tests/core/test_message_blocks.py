@@ -8,6 +8,9 @@ import base64
 import json
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from ctxviewer.pipeline.importing import import_files
 from ctxviewer.present.blocks import (
     CodeBlock,
@@ -22,6 +25,7 @@ from ctxviewer.present.markdown_blocks import markdown_blocks
 from ctxviewer.present.message_blocks import ToolLink, message_blocks, tool_links
 from ctxviewer.present.message_images import MAX_IMAGE_BYTES, base64_image, data_url_image, recorded_images
 from ctxviewer.store import TraceStore
+from ctxviewer.util.visible import needs_reveal
 
 PNG_1X1 = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
 
@@ -163,3 +167,21 @@ def test_a_json_document_is_shown_reindented() -> None:
         TextBlock("paragraph", (TextRun("JSON, re-indented:", ("italic",)),)),
         CodeBlock('{\n  "name": "lookup_order",\n  "parameters": {\n    "type": "object"\n  }\n}', "json"))
     assert message_blocks("[1, 2") == (TextBlock("paragraph", (TextRun("[1, 2"),)),)  # not JSON: Markdown text
+
+
+HOSTILE = "\u202e\u200b\u2066\x00\x1b\x07\ufeff\U000e0041\u00ad"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(list("ab *_`#>-|[]()!<>&;:/\n1.") + list(HOSTILE) + ["&#x202E;", "&#0;", "```\n"]),
+                max_size=60).map("".join))
+def test_no_invisible_character_survives_rendering(text: str) -> None:
+    """Whatever the Markdown, every text a block holds is revealed: no bidi, zero-width, tag or
+    control character reaches the window (line breaks aside)."""
+    for b in message_blocks(text):
+        parts = [b.text] if isinstance(b, CodeBlock) else [s.text for s in getattr(b, "spans", ())]
+        if isinstance(b, TableBlock):
+            parts = [s.text for row in (b.header, *b.rows) for cell in row for s in cell]
+        parts += [getattr(b, "label", ""), getattr(b, "alt", "")]
+        for p in parts:
+            assert not needs_reveal(p), (text, b)
