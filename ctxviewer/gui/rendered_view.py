@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QMimeData, Qt
 from PySide6.QtWidgets import QTextEdit, QWidget
 
 from ctxviewer.gui.block_document import InertDocument, write_blocks
@@ -39,6 +39,12 @@ class RenderedView(QTextEdit):
         self.blocks: tuple[Block, ...] = ()
         """The blocks shown."""
         self.setPlaceholderText("Select an item to see its content.")
+
+    def createMimeDataFromSelection(self) -> QMimeData:
+        """A copy or drag of the selection carries plain text only (no HTML of the document)."""
+        mime = QMimeData()
+        mime.setText(self.textCursor().selectedText().replace("\u2029", "\n").replace("\u2028", "\n"))
+        return mime
 
     def fresh_document(self) -> InertDocument:
         """Replace the document by an empty :class:`InertDocument` (its images go with the old one)."""

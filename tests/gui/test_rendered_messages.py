@@ -214,3 +214,15 @@ def test_too_long_texts_are_shown_raw_under_a_note(qtbot) -> None:  # type: igno
     assert pages.note.text() == "shown raw: 600,000 characters, over the 500,000 rendered"
     pages.set_trace(trace)
     assert pages.currentIndex() == RENDERED and pages.note.isHidden()
+
+
+def test_copy_from_the_rendered_view_is_plain_text(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtGui import QGuiApplication
+
+    view = RenderedView()
+    qtbot.addWidget(view)
+    view.set_message("**bold** <b>x</b>\nnext")
+    view.selectAll()
+    view.copy()
+    mime = QGuiApplication.clipboard().mimeData()
+    assert mime.text() == "bold <b>x</b>\nnext" and not mime.hasHtml()
