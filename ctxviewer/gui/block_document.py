@@ -50,6 +50,9 @@ THUMB_SIDE = 160
 """Longest side of a thumbnail, in px (a smaller image is shown at its own size)."""
 ALLOCATION_MB = 256
 """QImageReader's allocation limit while decoding a thumbnail, in MiB."""
+RASTER_FORMATS = frozenset({"png", "jpeg", "jpg", "gif", "webp", "bmp"})
+"""Image formats decoded (by their content, whatever the recorded mime type says); others, SVG
+among them (a document format that can refer to other files), are a labelled placeholder."""
 IMAGE_SCHEME = "ctxviewer-image"
 """The URL scheme of the document's own image resources (added before use; never loaded)."""
 
@@ -86,6 +89,10 @@ def thumbnail(data: bytes) -> tuple[QImage | None, str]:
     buf.setData(QByteArray(data))
     buf.open(QIODevice.OpenModeFlag.ReadOnly)
     reader = QImageReader(buf)
+    reader.setDecideFormatFromContent(True)
+    kind = bytes(reader.format().data()).decode("ascii", "replace").lower()
+    if kind not in RASTER_FORMATS:
+        return None, "the data is not an image Qt can read" if not kind else f"{kind} images are not decoded"
     size = reader.size()
     if not size.isValid():
         return None, "the data is not an image Qt can read"

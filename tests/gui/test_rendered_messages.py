@@ -226,3 +226,13 @@ def test_copy_from_the_rendered_view_is_plain_text(qtbot) -> None:  # type: igno
     view.copy()
     mime = QGuiApplication.clipboard().mimeData()
     assert mime.text() == "bold <b>x</b>\nnext" and not mime.hasHtml()
+
+
+def test_only_raster_images_are_decoded() -> None:
+    from ctxviewer.gui.block_document import thumbnail
+
+    svg = b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><image href="http://x.example/a.png"/></svg>'
+    image, why = thumbnail(svg)
+    assert image is None and why == "svg images are not decoded"  # Qt has an SVG reader; it is never used
+    image, why = thumbnail(base64.b64decode(png_base64(8, 4)))
+    assert image is not None and image.size().toTuple() == (8, 4) and why == ""
