@@ -29,6 +29,7 @@ from PySide6.QtGui import (
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
+    QTextFrameFormat,
     QTextImageFormat,
     QTextLength,
     QTextTableFormat,
@@ -234,8 +235,10 @@ class _Writer:
         fmt = QTextTableFormat()
         fmt.setCellPadding(3)
         fmt.setCellSpacing(0)
-        fmt.setBorder(0.5)
+        fmt.setBorder(1.0)
+        fmt.setBorderStyle(QTextFrameFormat.BorderStyle.BorderStyle_Solid)
         fmt.setBorderBrush(QColor("#9ca3af"))
+        fmt.setBorderCollapse(True)
         fmt.setWidth(QTextLength(QTextLength.Type.VariableLength, 0))
         fmt.setHeaderRowCount(1 if b.header else 0)
         fmt.setLeftMargin(16.0 * b.quote)

@@ -236,3 +236,15 @@ def test_only_raster_images_are_decoded() -> None:
     assert image is None and why == "svg images are not decoded"  # Qt has an SVG reader; it is never used
     image, why = thumbnail(base64.b64decode(png_base64(8, 4)))
     assert image is not None and image.size().toTuple() == (8, 4) and why == ""
+
+
+def test_a_markdown_table_is_a_text_table_of_plain_cells(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtGui import QTextTable
+
+    view = RenderedView()
+    qtbot.addWidget(view)
+    view.set_message("| col | val |\n|-----|-----|\n| <b>a</b> | 1 |\n| b\u202e | 2 |")
+    tables = [f for f in view.document().rootFrame().childFrames() if isinstance(f, QTextTable)]
+    assert len(tables) == 1 and (tables[0].rows(), tables[0].columns()) == (3, 2)
+    cells = [tables[0].cellAt(r, c).firstCursorPosition().block().text() for r in range(3) for c in range(2)]
+    assert cells == ["col", "val", "<b>a</b>", "1", "b⟨RLO⟩", "2"]
