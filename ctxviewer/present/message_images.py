@@ -48,6 +48,8 @@ ImageKey = tuple[str, str, int]
 
 
 def _kb(n: int) -> str:
+    if n < 1024:
+        return f"{n:,} bytes"
     return f"{n / 1024:,.1f} KiB" if n < 1024 * 1024 else f"{n / 1024 / 1024:,.1f} MiB"
 
 

@@ -66,7 +66,7 @@ def test_remote_image_is_never_fetched_and_a_data_url_is_decoded_locally() -> No
     assert blocks[2] == TextBlock("paragraph", (TextRun(" and "),))
     img = blocks[3]
     assert isinstance(img, ImageBlock) and img.alt == "dot" and img.data == base64.b64decode(PNG_1X1)
-    assert img.label == "image/png 1×1, 0.1 KiB (from a data: URL in the text)"
+    assert img.label == "image/png 1×1, 70 bytes (from a data: URL in the text)"
 
 
 def test_hostile_text_is_visible_inside_rendered_blocks() -> None:
@@ -185,3 +185,24 @@ def test_no_invisible_character_survives_rendering(text: str) -> None:
         parts += [getattr(b, "label", ""), getattr(b, "alt", "")]
         for p in parts:
             assert not needs_reveal(p), (text, b)
+
+
+def test_openai_image_url_data_url_is_decoded_from_the_recorded_request(tmp_path: Path) -> None:
+    gif = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7"  # a 1x1 GIF
+    body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": [
+        {"type": "text", "text": "what is it?"},
+        {"type": "image_url", "image_url": {"url": f"data:image/gif;base64,{gif}", "detail": "low"}}]}]}
+    resp = {"id": "chatcmpl-img", "object": "chat.completion", "created": 1772011293, "model": "gpt-4o-mini",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "a dot"}}],
+            "usage": {"prompt_tokens": 90, "completion_tokens": 2, "total_tokens": 92}}
+    path = tmp_path / "img.extracted.json"
+    path.write_text(json.dumps({"interactions": [{"request": {
+        "method": "POST", "uri": "https://api.openai.com/v1/chat/completions", "body": body},
+        "response": {"status": 200, "body": resp}}]}), encoding="utf-8")
+    with TraceStore.create(tmp_path / "i.db") as store:
+        assert import_files([path], store).problems == []
+        trace = store.load("chatcmpl-img")
+    item = trace.items[0]
+    assert item.content == f"what is it?\n[image/gif blob, 1×1, detail low, {len(gif):,} bytes base64]"
+    blocks = message_blocks(item.content, role="user", images=recorded_images(trace.request.content))
+    assert blocks[1] == ImageBlock("image/gif 1×1, 42 bytes (from the recorded request)", base64.b64decode(gif))

@@ -104,7 +104,7 @@ def test_garbage_and_huge_base64_give_placeholders_not_a_crash(qtbot) -> None:  
     shown(qtbot, view)
     text = view.document().toPlainText()
     assert image_names(view.document()) == []
-    assert ("[image “a” not shown: image/png, 0.0 KiB (from a data: URL in the text); not shown: "
+    assert ("[image “a” not shown: image/png, 19 bytes (from a data: URL in the text); not shown: "
             "the data is not an image Qt can read]") in text
     assert "[image “b” not shown: image/png image of 9.0 MiB, over the 8.0 MiB shown: not decoded" in text
     assert "[image “c” not shown: image/png image whose data is not valid base64: not shown" in text
