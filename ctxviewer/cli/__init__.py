@@ -264,8 +264,11 @@ def _check_image_output(output: str, db: str) -> None:
 @click.option("--scale", type=click.FloatRange(0.25, 4.0), default=None, callback=_finite_scale,
               help="Image pixels per logical pixel (default: the screen's device pixel ratio).")
 @click.option("--item", "item_id", default=None, help="Select this item (its content is shown); default: the first.")
+@click.option("--tab", type=click.Choice(["items", "conversation", "findings", "tool-calls", "evidence", "run"]),
+              default=None, help="Bring this diagnostics tab forward (default: as the window picks).")
+@click.option("--raw", is_flag=True, help="Show messages as raw stored text (default: rendered).")
 def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int], scale: float | None,
-                   item_id: str | None) -> None:
+                   item_id: str | None, tab: str | None, raw: bool) -> None:
     """Render the main window showing TRACE_ID offscreen and save it as a PNG.
 
     --size is in logical pixels; the written image is --size times --scale pixels (default: the
@@ -281,7 +284,7 @@ def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int], s
     from ctxviewer.store import StoreError
 
     try:
-        shot = write_screenshot(db, trace_id, output, size, item_id, scale)
+        shot = write_screenshot(db, trace_id, output, size, item_id, scale, tab, raw)
     except KeyError:
         what = f"trace {trace_id!r} has no item {item_id!r}" if item_id else f"no trace with id {trace_id!r}"
         raise BadInput(f"{db}: {what}") from None

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QSyntaxHighlighter, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QTextEdit, QWidget
 
@@ -111,7 +111,10 @@ class SpanHighlighter(QSyntaxHighlighter):
 
 
 class ContentView(QPlainTextEdit):
-    """Read-only plain-text view of one item's content with syntax colours."""
+    """Read-only plain-text view of one item's content with syntax colours. ``sig_marked(int)``:
+    :meth:`mark_spans` marked that many spans (0: marks cleared)."""
+
+    sig_marked = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -269,6 +272,7 @@ class ContentView(QPlainTextEdit):
         with :func:`ctxviewer.util.highlight.utf16_offsets`. Returns the UTF-16 spans marked."""
         if not text or not spans:
             self.setExtraSelections([])
+            self.sig_marked.emit(0)
             return []
         if self.partial and max(b for _, b in spans) > len(preview(text).text):
             self.show_all()  # the evidence lies beyond the preview
@@ -296,4 +300,5 @@ class ContentView(QPlainTextEdit):
             self.setTextCursor(cursor)
             self.centerCursor()
             QTimer.singleShot(0, self.centerCursor)  # again once the new text is laid out
+        self.sig_marked.emit(len(units))
         return units

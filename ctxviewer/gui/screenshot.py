@@ -26,9 +26,12 @@ if TYPE_CHECKING:
 
 @contextmanager
 def screenshot_window(db_path: str | Path, trace_id: str, size: tuple[int, int] = (1280, 800),
-                      item_id: str | None = None) -> Iterator[MainWindow]:
+                      item_id: str | None = None, tab: str | None = None,
+                      raw: bool = False) -> Iterator[MainWindow]:
     """A shown main window of ``size`` pixels on ``db_path`` (read-only) with ``trace_id``
-    selected (and item ``item_id``, else its first item); closed on exit.
+    selected (and item ``item_id``, else its first item); closed on exit. ``tab`` brings a
+    diagnostics tab forward (one of :data:`TABS`); ``raw`` shows messages as raw stored text
+    instead of rendered (:mod:`ctxviewer.gui.message_pane`).
 
     Uses the ``offscreen`` Qt platform when no QApplication exists yet (and ``QT_QPA_PLATFORM``
     is not set). Raises :class:`~ctxviewer.store.StoreError` for a bad database (message names the
@@ -50,6 +53,7 @@ def screenshot_window(db_path: str | Path, trace_id: str, size: tuple[int, int] 
     previous = choose_control_markers()  # as the window shows them (main), restored below
     with tempfile.TemporaryDirectory() as tmp:
         settings = QSettings(str(Path(tmp) / "settings.ini"), QSettings.Format.IniFormat)
+        settings.setValue("view/renderedMessages", not raw)
         window = MainWindow(settings=settings)
         try:
             window.resize(*size)
@@ -58,6 +62,9 @@ def screenshot_window(db_path: str | Path, trace_id: str, size: tuple[int, int] 
             window.wait_shown()  # loaded and assessed off the GUI thread, as in the app
             if item_id is not None:
                 window.panel.select_item(item_id)
+            if tab is not None:
+                window.panel.tabs.pinned = True
+                window.panel.tabs.widget.setCurrentIndex(TABS.index(tab))
             window.show()
             app.processEvents()  # on screen: the default split again, for this trace's header and chart
             window.apply_default_sizes()
@@ -75,6 +82,10 @@ def screenshot_window(db_path: str | Path, trace_id: str, size: tuple[int, int] 
             # object it owns still exists, not by a later garbage collection of a deleted widget
             del window
             gc.collect()
+
+
+TABS = ("items", "conversation", "findings", "tool-calls", "evidence", "run")
+"""The diagnostics tabs ``--tab`` names, in tab order (:mod:`ctxviewer.gui.diagnostics_tabs`)."""
 
 
 @dataclass(frozen=True)
@@ -99,8 +110,8 @@ class Shot:
 
 def write_screenshot(db_path: str | Path, trace_id: str, out_png: str | Path,
                      size: tuple[int, int] = (1280, 800), item_id: str | None = None,
-                     scale: float | None = None) -> Shot:
-    """Save :func:`screenshot_window` ``(db_path, trace_id, size, item_id)`` to ``out_png`` (the
+                     scale: float | None = None, tab: str | None = None, raw: bool = False) -> Shot:
+    """Save :func:`screenshot_window` ``(db_path, trace_id, size, item_id, tab, raw)`` to ``out_png`` (the
     suffix picks PNG, JPEG or BMP). ``size`` is in logical pixels; the image has ``size × scale``
     pixels, ``scale`` defaulting to the screen's device pixel ratio (2 on a HiDPI screen).
 
@@ -108,7 +119,7 @@ def write_screenshot(db_path: str | Path, trace_id: str, out_png: str | Path,
     """
     out = Path(out_png)
     fmt = out.suffix.lstrip(".").upper() or "PNG"  # the file's name says its format
-    with screenshot_window(db_path, trace_id, size, item_id) as window:
+    with screenshot_window(db_path, trace_id, size, item_id, tab, raw) as window:
         if fmt not in ("PNG", "JPG", "JPEG", "BMP"):
             raise OSError(f"{out}: unsupported image type {out.suffix!r}; use .png, .jpg or .bmp")
         image = window.grab().toImage()

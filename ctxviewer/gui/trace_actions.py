@@ -1,7 +1,9 @@
 """The Items menu of the main window: moving through what the selected trace holds.
 
 Next / previous omitted item (F8 / Shift+F8), "Omitted Items Only" (Ctrl+Shift+O), Filter Items
-(Ctrl+Shift+F), and the answer panes: Show Response (Ctrl+Shift+R), Show Request (Ctrl+Shift+Q).
+(Ctrl+Shift+F), Rendered Messages (Ctrl+Alt+M: tool calls, Markdown and thumbnails, or the raw stored
+text; remembered, :mod:`ctxviewer.gui.message_pane`), and the answer panes: Show Response
+(Ctrl+Shift+R), Show Request (Ctrl+Shift+Q).
 Each action sits in the menu, so Help › Keyboard Shortcuts lists it with its shortcut. The actions
 reach the window through :class:`~ctxviewer.gui.window_api.WindowApi`.
 """
@@ -14,6 +16,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 
 from ctxviewer.gui.answer_panes import REQUEST, RESPONSE
+from ctxviewer.gui.message_pane import SETTINGS_KEY, SHORTCUT, remembered
 from ctxviewer.gui.window_api import WindowApi
 
 
@@ -49,11 +52,23 @@ class TraceActions(QObject):
                                     "Filter the items by id, source or omission reason")
         self.act_conversation = act("Show Item in &Conversation", "Ctrl+Shift+M", window.panel.show_in_conversation,
                                     "Show the request as the model received it, at the current item")
+        self.act_rendered = act("Rendered &Messages", SHORTCUT, lambda: None,
+                                "Show messages rendered (tool calls, Markdown, images) or as the raw stored text")
+        self.act_rendered.setCheckable(True)
+        self.act_rendered.setChecked(remembered(window.settings))
+        panel.set_rendered(self.act_rendered.isChecked())
+        self.act_rendered.toggled.connect(self.set_rendered)
+        panel.item_pane.sig_rendered.connect(self.act_rendered.setChecked)
         menu.addSeparator()
         self.act_response = act("Show &Response", "Ctrl+Shift+R", lambda: self._answer(RESPONSE),
                                 "Show the model's response, tool calls and validations")
         self.act_request = act("Show Re&quest", "Ctrl+Shift+Q", lambda: self._answer(REQUEST),
                                "Show the serialized request as sent")
+
+    def set_rendered(self, on: bool) -> None:
+        """Show messages rendered or raw, and remember the choice (QSettings)."""
+        self.window.panel.set_rendered(on)
+        self.window.settings.setValue(SETTINGS_KEY, on)
 
     def _step(self, step: int) -> None:
         self.window.panel.tabs.widget.setCurrentWidget(self.window.panel.items)

@@ -20,18 +20,17 @@ follow with :meth:`TracePanel.set_assessment` (``sig_assessed``).
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
-from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from ctxviewer.assess.assessment import Assessment
 from ctxviewer.assess.truncated import truncation
 from ctxviewer.gui.answer_panes import AnswerTabs
 from ctxviewer.gui.budget_chart import EMPTY_TEXT, BudgetChart
-from ctxviewer.gui.content_view import ContentView
-from ctxviewer.gui.conversation_pane import ConversationView
 from ctxviewer.gui.detail_panel import DetailPanel
 from ctxviewer.gui.diagnostics_tabs import DiagnosticsTabs
 from ctxviewer.gui.item_table import ItemTable
 from ctxviewer.gui.item_table_model import ItemTableModel
+from ctxviewer.gui.message_pane import ConversationPages, ItemPane
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.present.item_title import item_title
 
@@ -67,21 +66,16 @@ class TracePanel(QWidget):
         self.items = ItemTable(self.item_model)  # filter bar, sortable by any column
         self.item_view = self.items.view
         self.item_view.selectionModel().currentRowChanged.connect(self._on_item_row)
-        self.conversation = ConversationView()  # the request as the model received it
-        self.conversation.sig_item_activated.connect(self.show_in_items)
-        self.content_title = QLabel()
-        self.content_title.setTextFormat(Qt.TextFormat.PlainText)
-        self.content_title.setObjectName("contentTitle")
-        self.content_title.setWordWrap(True)  # a long omission reason wraps instead of widening the pane
-        self.content_title.setMinimumWidth(120)
-        self.content = ContentView()
-        content_box = QWidget()
-        cl = QVBoxLayout(content_box)
-        cl.setContentsMargins(0, 0, 0, 0)
-        cl.setSpacing(2)
-        cl.addWidget(self.content_title)
-        cl.addWidget(self.content, 1)
-        self.tabs = DiagnosticsTabs(self.items, self.conversation, self.content, self)  # Items | Findings | Tool calls | Evidence
+        self.conversation_pages = ConversationPages()  # the request as the model received it: raw or rendered
+        self.conversation = self.conversation_pages.raw
+        self.rendered_conversation = self.conversation_pages.rendered_view
+        for conv in (self.conversation, self.rendered_conversation):
+            conv.sig_item_activated.connect(self.show_in_items)
+        content_box = self.item_pane = ItemPane()  # the item's title, the Rendered switch, raw | rendered
+        self.content_title = self.item_pane.title
+        self.content = self.item_pane.raw  # today's plain text (always filled; evidence is marked here)
+        self.rendered = self.item_pane.rendered_view
+        self.tabs = DiagnosticsTabs(self.items, self.conversation_pages, self.content, self)  # Items | Findings | Tool calls | Evidence
         self.answer = AnswerTabs()  # Response | Request | Attributes, beside the content
         self.bottom = QSplitter(Qt.Orientation.Horizontal)
         self.bottom.setObjectName("contentAnswerSplitter")
@@ -117,11 +111,10 @@ class TracePanel(QWidget):
         else:
             self._show_assessment(empty_text)
         self.item_model.set_trace(trace)
-        self.content.clear_content()
-        self.content_title.setText("")
+        self.item_pane.set_trace(trace)
         if self.items.proxy.rowCount():
             self.item_view.selectRow(0)
-        self.conversation.set_trace(trace)
+        self.conversation_pages.set_trace(trace)
         self.tabs.set_trace(trace, self.assessment)
         self.answer.set_trace(trace)
         if trace is not None and self.assessment is not None:
@@ -234,19 +227,28 @@ class TracePanel(QWidget):
     def show_in_conversation(self) -> bool:
         """Bring the Conversation tab forward at the current item's turn. False without one."""
         item = self.items.current_item()
-        self.tabs.widget.setCurrentWidget(self.conversation)
-        self.conversation.setFocus(Qt.FocusReason.OtherFocusReason)
-        return item is not None and self.conversation.show_item(item.id)
+        self.tabs.widget.setCurrentWidget(self.conversation_pages)
+        view = self.conversation_pages.active()
+        view.setFocus(Qt.FocusReason.OtherFocusReason)
+        return item is not None and view.show_item(item.id)
+
+    def set_rendered(self, on: bool) -> None:
+        """Show messages rendered (``on``: tool calls, Markdown, thumbnails) or as raw stored text,
+        in the item pane and the Conversation tab (:mod:`ctxviewer.gui.message_pane`)."""
+        self.item_pane.set_rendered(on)
+        self.conversation_pages.set_rendered(on)
+
+    @property
+    def rendered_mode(self) -> bool:
+        """Whether messages are shown rendered."""
+        return self.item_pane.rendered
 
     def _on_item_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
         item = self.items.proxy.item(current.row()) if current.isValid() else None
         if item is None:
-            self.content.clear_content()
-            self.content_title.setText("")
+            self.item_pane.clear()
             return
         cut = self.trace is not None and item.id in truncation(self.trace).item_ids
-        self.content_title.setText(item_title(item, truncated=cut))
-        if not self.conversation.isVisible():
-            self.conversation.show_item(item.id)  # follow the table while the tab is in the back
-        self.content.set_content(item.content)
-        self.content.mark_spans(None, [])
+        if not self.conversation_pages.isVisible():
+            self.conversation_pages.show_item(item.id)  # follow the table while the tab is in the back
+        self.item_pane.show_item(item, item_title(item, truncated=cut))

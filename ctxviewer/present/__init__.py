@@ -8,6 +8,10 @@ What lives here:
 * :mod:`~ctxviewer.present.call_cells` -- the Cost cell of the trace list (US dollars, "not known");
 * :mod:`~ctxviewer.present.finding_view` -- symbols, colours and row texts of findings;
 * :mod:`~ctxviewer.present.conversation_view` -- the request as the model received it;
+* :mod:`~ctxviewer.present.message_blocks` -- a message as typed blocks for the Rendered view
+  (:mod:`~ctxviewer.present.blocks`): tool calls and results labelled, Markdown from a sanitised
+  subset (:mod:`~ctxviewer.present.markdown_blocks`), images decoded locally
+  (:mod:`~ctxviewer.present.message_images`), never markup;
 * :mod:`~ctxviewer.present.answer` -- the model's answer, tool calls and validations;
   :mod:`~ctxviewer.present.tool_arguments` what a call's arguments are when not a JSON object;
 * :mod:`~ctxviewer.present.request_body` -- the serialized request as the user reads it;

@@ -16,6 +16,7 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 
 def test_conversation_greys_omitted_turns_and_jumps_both_ways(qtbot, windows) -> None:
     w = windows.open(SAMPLES, remember=True)
+    w.trace_actions.act_rendered.setChecked(False)  # the raw conversation: the stored text as it is
     windows.select(w, "refund-approval-forgotten")
     conv = w.panel.conversation
     assert w.panel.tabs.widget.tabText(CONVERSATION) == "Conversation"

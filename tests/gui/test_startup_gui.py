@@ -88,6 +88,7 @@ at_paint = {m: m in sys.modules for m in heavy}
 screen = {"rows": w.trace_model.rowCount(), "chart": w.chart.empty_label.text(), "plot": w.chart.plot_built}
 wait_shown(w)
 first = {"trace": w.trace.trace_id, "state": w.chart.state(), "header": len(w.panel.assessment.header)}
+w.panel.set_rendered(False)  # the raw view is the one coloured by pygments
 w.panel.content.set_content("# Refunds\\n\\nUse `refund()`.")  # needs a lexer
 w.panel.content.repaint()
 end = time.monotonic() + 60
