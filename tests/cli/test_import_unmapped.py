@@ -52,3 +52,17 @@ def test_import_dialog_text_names_unmapped_keys(shared: Path, tmp_path: Path) ->
         "Imported 1 traces from 1 of 1 files.", "",
         "Not mapped (each trace's Attributes pane lists its own, ctxviewer.unmapped):",
         f"{shared / REASONING}: 4 keys not mapped: extra.runtime ×1, outputs.created ×1, outputs.object ×1, serialized ×1"]
+
+
+def test_import_json_counts_unmapped_keys_of_cassette_provider_api_and_native_files(tmp_path: Path) -> None:
+    data = Path(__file__).resolve().parents[1] / "data" / "unmapped"
+    files = [data / "anthropic.vcr.yaml", data / "openai-chat.exchange.json", data / "native.jsonl"]
+    res = CliRunner().invoke(cli, ["import", *map(str, files), "-o", str(tmp_path / "d.db"), "--json"])
+    assert res.exit_code == 0, res.output
+    assert {u["file"].rsplit("/", 1)[-1]: u["summary"] for u in json.loads(res.stdout)["unmapped"]} == {
+        "anthropic.vcr.yaml": "4 keys not mapped: http.request.headers ×1, http.response.headers ×1, "
+                              "http.response.status.message ×1, response.usage.server_tool_use ×1",
+        "openai-chat.exchange.json": "3 keys not mapped: http.response.status.message ×1, response.obfuscation ×1, "
+                                     "response.usage.completion_tokens_details.accepted_prediction_tokens ×1",
+        "native.jsonl": "6 keys not mapped: colour ×1, endpoint.region ×1, extra.runtime ×1, items.N.score ×1, "
+                        "items.N.source.page ×1, usage.audio_tokens ×1"}

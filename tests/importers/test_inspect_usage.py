@@ -4,6 +4,7 @@ message-pool log is the golden pair inspect_ai/condensed-pool.json."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -48,4 +49,8 @@ def test_inspect_corpus_scores_targets_and_unmapped_keys(shared: Path) -> None:
     assert list(t.attributes["inspect.target"]) == ["bike", "bicycle"]
     browser = _traces(shared / CORPUS / "inspect-browser-tools-gpt-4o-mini.json")
     assert len(browser) == 5 and {t.attributes["ctxviewer.scores"][0]["value"] for t in browser} == {"C"}
-    assert tally(t.attributes for t in browser) == Counter({"event.call": 5, "sample.store": 5})
+    assert tally(t.attributes for t in browser) == Counter({"event.call.response": 5, "sample.store": 5})
+    request = json.loads(browser[0].request.content or "")  # the provider request as sent, attachments resolved
+    assert (request["model"], request["tools"][0]["function"]["name"]) == ("gpt-4o-mini",
+                                                                              "web_browser_go")
+    assert not request["messages"][0]["content"].startswith("attachment://")

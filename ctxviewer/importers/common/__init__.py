@@ -16,9 +16,10 @@ normaliser from a model call to a trace.
   framework's attributes: Pydantic AI), :mod:`.usage_rules` (Gemini's thinking tokens taken
   from the total);
 * nothing lost silently -- :mod:`.field_account` (the source keys an importer did not map,
-  named on the trace as ``ctxviewer.unmapped`` and counted per file), :mod:`.scores` (scores,
-  feedback and annotations as ``ctxviewer.scores``), :mod:`.phoenix_annotations` (Phoenix span
-  annotations as scores);
+  named on the trace as ``ctxviewer.unmapped`` and counted per file), :mod:`.exchange_account`
+  (the request/response keys of a provider exchange), :mod:`.model_account` (the keys of a native
+  record the model does not know), :mod:`.scores` (scores, feedback and annotations as
+  ``ctxviewer.scores``), :mod:`.phoenix_annotations` (Phoenix span annotations as scores);
 * :mod:`.spans` -- the span containers (OTLP/JSON and protobuf, span lists, flat attribute maps)
   and the one :class:`~.spans.span.Span` shape they yield;
 * :mod:`.inherit` -- the system instructions and tools a model call takes from its ancestor

@@ -21,8 +21,18 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ctxviewer.importers.common import provider_messages as pm
+from ctxviewer.importers.common.exchange_account import (
+    RESPONSE_KEPT,
+    http_unmapped,
+    request_attributes,
+    response_unmapped,
+)
+from ctxviewer.importers.common.field_account import unmapped_attribute
 from ctxviewer.importers.common.llm_call import LLMCall, build_trace
 from ctxviewer.importers.contract import ImportProblem, Record
+
+SHARED_PARAMS = ("temperature", "top_p", "tool_choice", "stream", "seed", "parallel_tool_calls")
+"""The request parameters kept from a provider body inside another format (MLflow span inputs)."""
 
 
 def api_of(uri: str | None, req: Any, resp: Any) -> str | None:
@@ -128,10 +138,13 @@ def _anthropic_stream(events: list[Any]) -> dict[str, Any]:
 
 
 def call_from_exchange(request: Any, response: Any, trace_id: str, uri: str | None = None,
-                       fmt: str = "provider-api") -> tuple[LLMCall, list[str]]:
+                       fmt: str = "provider-api", account: bool = True) -> tuple[LLMCall, list[str]]:
     """One exchange as an :class:`LLMCall` and warnings. ``request``/``response`` are the HTTP
-    records or bare bodies (JSON, JSON strings, SSE text). Raises ``ValueError`` when the API
-    cannot be told or the request body is not a JSON object."""
+    records or bare bodies (JSON, JSON strings, SSE text). With ``account`` (the exchange is the
+    whole record) request parameters are kept as ``gen_ai.request.*`` and the keys not read named in
+    ``ctxviewer.unmapped`` (:mod:`.exchange_account`); without it (a body inside another format,
+    which accounts for its record itself) only :data:`SHARED_PARAMS` are kept. Raises
+    ``ValueError`` when the API cannot be told or the request body is not a JSON object."""
     req, resp = http_body(request), http_body(response)
     status = _status(response)
     uri = uri or (request.get("uri") or request.get("url") if isinstance(request, Mapping) else None)
@@ -172,6 +185,7 @@ def call_from_exchange(request: Any, response: Any, trace_id: str, uri: str | No
             call.output = [out]
         call.usage = pm.openai_chat_usage(r.get("usage"))
         call.created = _epoch(r.get("created_at"))
+        call.ended = _epoch(r.get("completed_at"))
         if req.get("previous_response_id"):
             call.attributes["openai.previous_response_id"] = req["previous_response_id"]
             warnings.append(f"previous_response_id {req['previous_response_id']}: earlier turns are held "
@@ -195,10 +209,28 @@ def call_from_exchange(request: Any, response: Any, trace_id: str, uri: str | No
             call.status_message = (err.get("message") if isinstance(err, Mapping) else pm._str(err)) or f"HTTP {status}"
         else:
             call.status = "ok"
-    for k in ("temperature", "top_p", "tool_choice", "stream", "seed", "parallel_tool_calls"):
-        if req.get(k) is not None:
-            call.attributes[f"gen_ai.request.{k}"] = req[k]
+    if not account:
+        call.attributes.update({f"gen_ai.request.{k}": req[k] for k in SHARED_PARAMS if req.get(k) is not None})
+        return call, warnings
+    params, unmapped = request_attributes(api, req)
+    call.attributes.update(params)
+    call.user_id = _user_of(req)
+    for k in RESPONSE_KEPT:
+        if r.get(k) not in (None, "", {}):
+            call.attributes[f"gen_ai.response.{k}"] = r[k]
+    unmapped = http_unmapped(request, "request") + unmapped + http_unmapped(response, "response")
+    call.attributes.update(unmapped_attribute(unmapped + response_unmapped(api, req, r)))
     return call, warnings
+
+
+def _user_of(req: Mapping[str, Any]) -> str | None:
+    """The end user the request names: OpenAI ``user`` / ``safety_identifier``, Anthropic
+    ``metadata.user_id``; ``None`` if none."""
+    meta = req.get("metadata")
+    for v in (req.get("user"), req.get("safety_identifier"), meta.get("user_id") if isinstance(meta, Mapping) else None):
+        if isinstance(v, str) and v:
+            return v
+    return None
 
 
 def load_exchanges(path: Path, pairs: Iterator[tuple[str, Any, Any]], fmt: str) -> Iterator[Record]:

@@ -5,8 +5,8 @@ in silence. Each importer describes the keys it reads as a :class:`Mapped` tree 
 paths with :func:`mapped`), and :func:`unmapped_keys` walks the record and lists every key with a
 value that no mapped path covers -- as the dotted path of the outermost such key
 (``extra.runtime``, not each of its leaves); flat span attributes are accounted by
-:func:`unmapped_attribute_keys` (indices written ``N``). Empty values (``None``, ``""``, ``{}``, ``[]``) carry
-nothing and are not listed.
+:func:`unmapped_attribute_keys` (indices written ``N``). Empty values (``None``, ``""``, ``[]``,
+objects of empty values: :func:`is_empty`) carry nothing and are not listed.
 
 The list goes on the trace as :data:`UNMAPPED_ATTRIBUTE` (``ctxviewer.unmapped``: the sorted
 paths), which the Attributes pane shows and the import report counts per file
@@ -48,8 +48,18 @@ def mapped(*paths: str) -> dict[str, Any]:
     return tree
 
 
-def _empty(value: Any) -> bool:
-    return value is None or (isinstance(value, (str, Mapping, list, tuple)) and not value)
+def is_empty(value: Any) -> bool:
+    """True for a value that carries nothing: ``None``, ``""``, an empty list, or a mapping whose
+    values all carry nothing (LiteLLM's ``error_information`` of empty strings on a call that
+    succeeded, ``{"web_search_options": null}``)."""
+    if value is None:
+        return True
+    if isinstance(value, Mapping):
+        return all(is_empty(v) for v in value.values())
+    return isinstance(value, (str, list, tuple)) and not value
+
+
+_empty = is_empty
 
 
 def unmapped_keys(record: Mapping[str, Any], tree: Mapped, prefix: str = "") -> list[str]:

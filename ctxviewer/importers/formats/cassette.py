@@ -33,10 +33,11 @@ def _body(value: Any) -> Any:
 
 
 def _http(record: Any) -> dict[str, Any]:
+    """The HTTP record with its body decoded; its other keys (``headers``) stay for the account of
+    every field (named, never imported)."""
     if not isinstance(record, Mapping):
         return {}
-    return {"uri": record.get("uri"), "method": record.get("method"), "status": record.get("status"),
-            "body": _body(record.get("body"))}
+    return {**record, "body": _body(record.get("body"))}
 
 
 class CassetteImporter:

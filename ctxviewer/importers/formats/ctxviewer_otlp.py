@@ -8,7 +8,8 @@ runtime guardrail results (:mod:`ctxviewer.importers.common.spans.guardrail`).
 Detected by the ``ctxviewer.trace_id`` attribute, which the exporter writes first on every span
 (confidence 1.0, above the OTel GenAI importer's 0.9). A span without ``ctxviewer.trace`` (from
 another producer, in the same file) is a problem naming it: import such files with
-``--format otel``. No Qt here.
+``--format otel``. Keys of ``ctxviewer.trace`` the model does not know, and span attributes the
+exporter does not write (:data:`EXPORTED`), are named in ``ctxviewer.unmapped``. No Qt here.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from pathlib import Path
 from typing import Iterator
 
 from ctxviewer.importers.common.containers import head_text, load_documents
+from ctxviewer.importers.common.field_account import unmapped_attribute_keys
+from ctxviewer.importers.common.model_account import with_unknown_keys
 from ctxviewer.importers.common.spans.guardrail import guardrail_from_span, is_guardrail_span
 from ctxviewer.importers.common.spans.otlp import is_otlp, spans
 from ctxviewer.importers.common.spans.span import Span
@@ -28,6 +31,10 @@ from ctxviewer.model.serialize import trace_from_dict
 from ctxviewer.model.trace import RequestTrace
 
 MARKER = "ctxviewer.trace_id"
+
+EXPORTED = ("ctxviewer.", "gen_ai.", "user.id")
+"""The span attributes the exporter writes (all derived from ``ctxviewer.trace``); any other attribute
+(added on the way by a collector or another tool) is named in ``ctxviewer.unmapped`` as ``span.KEY``."""
 
 
 class CtxviewerOtlpImporter:
@@ -67,7 +74,10 @@ class CtxviewerOtlpImporter:
                                         "export); import this file with --format otel", dropped=1)
                     continue
                 try:
-                    traces.append((sp.span_id, trace_from_dict(json.loads(raw))))
+                    record = json.loads(raw)
+                    others = [f"span.{k}" for k in unmapped_attribute_keys(sp.attributes, EXPORTED)]
+                    trace = with_unknown_keys(trace_from_dict(record), record, others)
+                    traces.append((sp.span_id, trace))
                     found = True
                 except (ValueError, TypeError, KeyError) as exc:
                     yield ImportProblem(file, sp.record, f"ctxviewer.trace: {exc}", dropped=1)

@@ -187,12 +187,14 @@ def sample_scores(sample: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 EVENT_MAPPED = mapped("event", "model", "input", "input_refs", "tools", "config", "output.model", "output.choices",
-                      "output.usage", "output.completion", "output.time", "call.response.id", "timestamp",
+                      "output.usage", "output.completion", "output.time", "call.response.id", "call.request",
+                      "call.time", "timestamp",
                       "completed", "error", "span_id", "working_start", "working_time", "uuid", "pending",
                       "tool_choice")
-"""The ``ModelEvent`` keys a call maps (``config`` parameters kept as ``gen_ai.request.*``); the
-rest are named in ``ctxviewer.unmapped`` as ``event.KEY`` (the provider's raw exchange,
-``call``, as the one key ``event.call``)."""
+"""The ``ModelEvent`` keys a call maps (``config`` parameters kept as ``gen_ai.request.*``; the
+provider request as sent, ``call.request``, as the trace's serialized request; ``call.time`` as
+``inspect.call_time`` seconds); the rest are named in ``ctxviewer.unmapped`` as ``event.KEY``
+(the provider's raw response, ``call.response``, as the one key ``event.call.response``)."""
 
 SAMPLE_MAPPED = frozenset({"id", "epoch", "uuid", "input", "messages", "output", "events", "attachments", "scores",
                            "target", "metadata", "message_pool", "events_data", "model_usage", "total_time",
@@ -240,7 +242,12 @@ def calls_of(sample: Mapping[str, Any], eval_spec: Mapping[str, Any]) -> Iterato
         call.usage, rule = usage(out.get("usage"), provider)
         if rule:
             call.attributes["ctxviewer.usage_rule"] = rule
-        resp = (ev.get("call") or {}).get("response") if isinstance(ev.get("call"), Mapping) else None
+        raw = ev.get("call") if isinstance(ev.get("call"), Mapping) else {}
+        if isinstance(raw.get("request"), Mapping):  # the provider request as sent (attachments resolved)
+            call.request_body = json.dumps(raw["request"], ensure_ascii=False)
+        if isinstance(raw.get("time"), (int, float)):
+            call.attributes["inspect.call_time"] = raw["time"]
+        resp = raw.get("response")
         call.response_id = pm._str(resp.get("id")) if isinstance(resp, Mapping) else None
         try:
             call.created, call.ended = parse_time(ev.get("timestamp")), parse_time(ev.get("completed"))
@@ -266,7 +273,8 @@ def calls_of(sample: Mapping[str, Any], eval_spec: Mapping[str, Any]) -> Iterato
             if isinstance(value, (str, int, float, bool)):
                 call.attributes[f"inspect.metadata.{key}"] = value
         call.attributes.update(scores_attribute(sample_scores(sample)))
-        unmapped = [k if not k.startswith("event.call.") else "event.call" for k in unmapped_keys(ev, EVENT_MAPPED, "event.")]
+        unmapped = [k if not k.startswith("event.call.response.") else "event.call.response"
+                    for k in unmapped_keys(ev, EVENT_MAPPED, "event.")]
         unmapped += [f"sample.{k}" for k, v in sample.items() if k not in SAMPLE_MAPPED and v not in (None, "", {}, [])]
         call.attributes.update(unmapped_attribute(unmapped))
         yield call

@@ -6,7 +6,8 @@ Langfuse writes these as the expected result of its ChatML normaliser; the messa
 ChatML (``{role, content, tool_calls[{id, name, arguments, type}], tool_call_id}``). The first
 assistant output message is the response; ``tool`` messages in the output are the tool results
 the framework appended and are kept as attributes (``langfuse.output_tool_results``). There is no
-model, usage or time in this format: all "not recorded". No Qt here.
+model, usage or time in this format: all "not recorded". Keys not read are named in
+``ctxviewer.unmapped`` (:func:`entry_unmapped`). No Qt here.
 """
 
 from __future__ import annotations
@@ -18,8 +19,27 @@ from typing import Any, Iterator
 
 from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.containers import read_text, sniff_document
+from ctxviewer.importers.common.field_account import mapped, unmapped_attribute, unmapped_keys
 from ctxviewer.importers.common.llm_call import LLMCall, build_trace
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
+
+ENTRY_READ = mapped("input.success", "input.data", "output.success", "output.data")
+"""The keys of one observation entry read."""
+
+MESSAGE_READ = mapped("role", "content", "tool_calls", "tool_call_id", "name", "refusal", "function_call")
+"""The keys of one ChatML message read (:func:`~ctxviewer.importers.common.provider_messages.openai_message`)."""
+
+
+def entry_unmapped(entry: Mapping[str, Any]) -> list[str]:
+    """The keys of one observation entry not read: ``input.KEY`` / ``output.KEY`` beside
+    ``success`` and ``data``, ``input.data.N.KEY`` for message keys, and any other entry key."""
+    out = unmapped_keys(entry, ENTRY_READ)
+    for side in ("input", "output"):
+        data = entry.get(side, {}).get("data") if isinstance(entry.get(side), Mapping) else None
+        for m in data if isinstance(data, list) else []:
+            if isinstance(m, Mapping):
+                out += unmapped_keys(m, MESSAGE_READ, f"{side}.data.N.")
+    return out
 
 
 def _is_chatml(doc: Any) -> bool:
@@ -56,6 +76,7 @@ class LangfuseChatMLImporter:
             call = LLMCall(trace_id=oid, source_format=self.name,
                            messages=[pm.openai_message(m) for m in inp.get("data") or []],
                            output=[m for m in outs if m.get("role") == "assistant"][:1] or None)
+            call.attributes.update(unmapped_attribute(entry_unmapped(entry)))
             results = [m for m in outs if m.get("role") == "tool"]
             if results:
                 call.attributes["langfuse.output_tool_results"] = len(results)

@@ -21,7 +21,7 @@ from typing import Any, Iterator
 from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.containers import load_documents, sniff_document
-from ctxviewer.importers.common.field_account import mapped, unmapped_attribute, unmapped_keys
+from ctxviewer.importers.common.field_account import is_empty, mapped, unmapped_attribute, unmapped_keys
 from ctxviewer.importers.common.llm_call import LLMCall, build_trace
 from ctxviewer.importers.common.request_params import request_parameters
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
@@ -79,7 +79,7 @@ def call_from_payload(p: Mapping[str, Any], fallback_id: str) -> LLMCall:
     call.max_tokens = pm.int_or_none(params.get("max_tokens") or params.get("max_completion_tokens"))
     call.user_id = pm._str(p.get("end_user"))
     for k in KEPT:
-        if p.get(k) not in (None, "", [], {}):
+        if not is_empty(p.get(k)):
             call.attributes[f"litellm.{k}"] = p[k]
     call.attributes.update(request_parameters({k: v for k, v in params.items() if k != "tools"},
                                               "litellm.model_parameters")[0])
@@ -88,7 +88,7 @@ def call_from_payload(p: Mapping[str, Any], fallback_id: str) -> LLMCall:
 
 
 KEPT = ("trace_id", "call_type", "stream", "response_cost", "model_group", "api_base", "cache_hit", "model_id",
-        "request_tags", "saved_cache_cost", "response_time", "total_tokens", "completionStartTime")
+        "request_tags", "saved_cache_cost", "response_time", "total_tokens", "completionStartTime", "error_information")
 """Payload keys kept as ``litellm.KEY`` attributes."""
 
 MAPPED = mapped("id", "model", "custom_llm_provider", "messages", "model_parameters", "response", "prompt_tokens",

@@ -3,7 +3,8 @@
 Each non-blank line is one JSON object, exactly :func:`ctxviewer.model.serialize.trace_to_dict` of a
 trace, optionally with ``"format": "ctxviewer.trace/1"``. Files are UTF-8 (a leading BOM is
 accepted). Applications write it with :func:`write_jsonl`; :data:`IMPORTER` (``native``) reads it.
-Counts written without provenance are the application's: :func:`mark_recorded`. No Qt here.
+Counts written without provenance are the application's: :func:`mark_recorded`. Keys the model
+does not know are named in the trace's ``ctxviewer.unmapped`` (:func:`~ctxviewer.importers.common.model_account.with_unknown_keys`). No Qt here.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import IO, Iterable, Iterator
 
 from ctxviewer.importers.common import notes
 from ctxviewer.importers.common.containers import decode_noting, encoding_of, head_text, loads, read_text
+from ctxviewer.importers.common.model_account import with_unknown_keys
 from ctxviewer.importers.common.peek import peek_json
 from ctxviewer.importers.contract import ImportFailed, ImportProblem, Record
 from ctxviewer.model.serialize import TraceFormatError, trace_from_dict, trace_to_dict
@@ -157,7 +159,8 @@ def _parse_line(file: str, n: int, line: str) -> Record:
         return ImportProblem(file, record, "a value is nested too deep to read", dropped=1)
     if trace.source_format is None:
         trace = replace(trace, source_format="native")
-    return mark_recorded(trace)
+    return mark_recorded(with_unknown_keys(trace, obj))
+
 
 
 def mark_recorded(trace: RequestTrace) -> RequestTrace:

@@ -103,7 +103,7 @@ def add_extras(call: LLMCall, obs: Mapping[str, Any], trace: Mapping[str, Any]) 
             call.attributes[f"langfuse.metadata.{key}"] = value
     unmapped = [k for k in unmapped_keys(dict(obs, metadata=md), MAPPED)
                 if not k.startswith("metadata.") or f"langfuse.{k}" not in call.attributes]
-    unmapped += [f"trace.{k}" for k, v in trace.items() if k not in TRACE_MAPPED and v not in (None, "", {}, [])]
+    unmapped += [f"trace.{k}" for k, v in trace.items() if k not in TRACE_MAPPED and json_value(v) not in (None, "", {}, [])]
     call.attributes.update(unmapped_attribute(unmapped))
 
 

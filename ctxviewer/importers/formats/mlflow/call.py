@@ -98,7 +98,7 @@ def call_from_span(span: Mapping[str, Any], attrs: Mapping[str, Any], trace_id: 
     fmt = attrs.get("mlflow.message.format")
     try:
         call, notes = call_from_exchange(inputs, outputs if outputs is not None else {}, trace_id,
-                                         uri="anthropic" if fmt == "anthropic" else None, fmt=NAME)
+                                         uri="anthropic" if fmt == "anthropic" else None, fmt=NAME, account=False)
         warnings += notes
         call.trace_id = trace_id
         call.provider = None  # told by the request's shape, not recorded: only mlflow.llm.provider / message.format say it
