@@ -19,7 +19,8 @@ What lives here:
   protobuf, span lists, attribute maps; a package, whose ``otel.logs`` is ``otel-logs``: OTLP log records of GenAI events without their spans), ``ctxviewer_otlp`` (``ctxviewer-otlp``: OTLP
   written by ``ctxviewer export --format otlp``), ``cassette`` (VCR / pytest-recording YAML
   cassettes of provider API calls), ``inspect_ai`` (Inspect AI eval logs, ``.json`` and ``.eval``
-  zips), ``langfuse`` (Langfuse trace downloads), ``langfuse_chatml`` (``langfuse-chatml``:
+  zips), ``langfuse`` (Langfuse trace downloads; a package, whose ``langfuse.blob`` is
+  ``langfuse-blob``: the blob-storage export's table files and run manifests), ``langfuse_chatml`` (``langfuse-chatml``:
   Langfuse normalised ChatML per observation), ``langsmith`` (LangSmith runs: ingestion batches,
   run lists, run trees), ``litellm`` (LiteLLM ``StandardLoggingPayload`` logs), ``mlflow`` (MLflow traces, v3 JSON), ``promptfoo``
   (promptfoo eval exports), ``provider_api`` (``provider-api``: OpenAI Chat Completions /

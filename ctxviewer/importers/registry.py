@@ -43,7 +43,7 @@ ENTRY_POINT_GROUP = "ctxviewer.importers"
 BUILTIN = tuple(
     f"ctxviewer.importers.formats.{module}:IMPORTER"
     for module in ("native", "openinference", "otel", "otel.logs", "ctxviewer_otlp",  # most specific first: OpenInference OTLP is OTLP too
-                   "cassette", "inspect_ai", "langfuse", "langfuse_chatml", "langsmith", "litellm", "mlflow", "promptfoo",
+                   "cassette", "inspect_ai", "langfuse", "langfuse.blob", "langfuse_chatml", "langsmith", "litellm", "mlflow", "promptfoo",
                    "provider_api", "phoenix_annotations")
 )
 """The built-in importers (``ctxviewer/importers/formats/<module>.py``), in sniffing order (which

@@ -48,7 +48,8 @@ Trace id = the observation id.
 
 A package: this module reads the messages and makes the calls; :mod:`.extras` what a
 generation holds beyond them; :mod:`.runs` every observation as a step of the run (the run
-tree, ``load_runs``); :mod:`.ancestors` the observations above a generation. May import: :mod:`ctxviewer.importers.common`,
+tree, ``load_runs``); :mod:`.ancestors` the observations above a generation; :mod:`.rows` table rows in the API's shape, :mod:`.blob_files` and
+:mod:`.blob` the blob-storage export (``langfuse-blob``). May import: :mod:`ctxviewer.importers.common`,
 :mod:`ctxviewer.importers.contract`, :mod:`ctxviewer.model`; never another format. A new
 observation field goes into :mod:`.extras` (and its ``MAPPED`` tree). No Qt here.
 """
@@ -58,7 +59,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common import provider_messages as pm
@@ -336,47 +337,63 @@ class LangfuseImporter:
         trace = doc.get("trace") if isinstance(doc, Mapping) else None
         if not isinstance(trace, Mapping):
             raise ImportFailed(f"{path}: not a Langfuse trace download (no trace object)")
-        seen: dict[str, Mapping[str, Any]] = {}
-        for o in list(trace.get("observations") or []) + list(doc.get("observations") or []):
-            if isinstance(o, Mapping):
-                seen[str(o.get("id"))] = o
-        obs = sorted(seen.values(), key=lambda o: str(o.get("startTime") or ""))
-        parents = {str(o.get("parentObservationId")) for o in obs if o.get("type") == "GENERATION"}
-        gens = [o for o in obs if o.get("type") == "GENERATION" and str(o.get("id")) not in parents]
-        if not gens:
-            yield ImportProblem(file, "whole file", f"no GENERATION observations ({len(obs)} other observation(s))")
-            return
-        calls = []
-        for o in gens:
-            try:
-                calls.append((o, call_from_observation(o, seen, trace)))
-            except (ValueError, TypeError, AttributeError, KeyError) as exc:
-                yield ImportProblem(file, f"observation {o.get('id')}", f"cannot map observation: {exc}", dropped=1)
-        for t in (o for o in obs if _is_tool(o)):
-            later = [c for o, c in calls if o.get("parentObservationId") == t.get("parentObservationId")
-                     and str(o.get("startTime") or "") >= str(t.get("startTime") or "")]
-            if later:
-                later[0].attributes.setdefault("ctxviewer.fed_by", []).append(f"tool {t.get('name')} ({t.get('id')})")
-        traced: dict[str, str] = {}
-        for o, call in calls:
-            rt, warnings = build_trace(call)
-            warnings += [f"input message {i} names no role; kept with its role not recorded (not an assistant turn)"
-                         for i, m in enumerate(call.messages) if m.get("role") is None]
-            traced[str(o.get("id"))] = rt.trace_id
-            yield rt
-            for w in warnings:
-                yield ImportProblem(file, f"observation {o.get('id')}", w)
-        for o in obs:  # a parent named but not in the file: said so, like a span's (spans.span.missing_parents)
-            parent = o.get("parentObservationId")
-            if parent and str(parent) not in seen:
-                yield ImportProblem(file, f"observation {o.get('id')}",
-                                    f"observation {o.get('id')} ({o.get('type')} {o.get('name')}): parent observation "
-                                    f"{parent} is not in this file; imported without it (what its ancestors record "
-                                    "-- system instructions, tool results -- is not known)")
-        run_id = str(trace.get("id") or "langfuse")
-        for o in obs:
-            if o.get("id") is not None:
-                yield run_span(run_id, o, traced.get(str(o.get("id"))))
+        found = [o for o in list(trace.get("observations") or []) + list(doc.get("observations") or [])
+                 if isinstance(o, Mapping)]
+        yield from trace_records(file, trace, found)
 
+
+def trace_records(file: str, trace: Mapping[str, Any], observations: list[Mapping[str, Any]],
+                  named: Callable[[Mapping[str, Any]], str] | None = None) -> Iterator[RunRecord]:
+    """The records of one Langfuse trace: one :class:`~ctxviewer.model.trace.RequestTrace` per
+    model-call generation (by start time), the problems (in ``file``),
+    then every observation as a step of the run (:func:`.runs.run_span`); ``named(o)`` names an
+    observation's record in a problem (default ``"observation ID"``; a row names its file and line). ``trace`` is the public
+    API's ``TraceWithFullDetails`` (``id``, ``sessionId``, ``userId``, ``scores`` ...) and
+    ``observations`` its ``Observation`` objects, whatever they were read from: a trace download,
+    a blob-storage export row or a ClickHouse row (:mod:`.rows` makes those into this shape), so an
+    observation maps one way whatever its source. A later observation of the same id replaces an
+    earlier one."""
+    label = named or (lambda o: f"observation {o.get('id')}")
+    seen: dict[str, Mapping[str, Any]] = {}
+    for o in observations:
+        seen[str(o.get("id"))] = o
+    obs = sorted(seen.values(), key=lambda o: str(o.get("startTime") or ""))
+    parents = {str(o.get("parentObservationId")) for o in obs if o.get("type") == "GENERATION"}
+    gens = [o for o in obs if o.get("type") == "GENERATION" and str(o.get("id")) not in parents]
+    if not gens:
+        yield ImportProblem(file, "whole file" if named is None else f"trace {trace.get('id')}",
+                            f"no GENERATION observations ({len(obs)} other observation(s))")
+        return
+    calls = []
+    for o in gens:
+        try:
+            calls.append((o, call_from_observation(o, seen, trace)))
+        except (ValueError, TypeError, AttributeError, KeyError) as exc:
+            yield ImportProblem(file, label(o), f"cannot map observation: {exc}", dropped=1)
+    for t in (o for o in obs if _is_tool(o)):
+        later = [c for o, c in calls if o.get("parentObservationId") == t.get("parentObservationId")
+                 and str(o.get("startTime") or "") >= str(t.get("startTime") or "")]
+        if later:
+            later[0].attributes.setdefault("ctxviewer.fed_by", []).append(f"tool {t.get('name')} ({t.get('id')})")
+    traced: dict[str, str] = {}
+    for o, call in calls:
+        rt, warnings = build_trace(call)
+        warnings += [f"input message {i} names no role; kept with its role not recorded (not an assistant turn)"
+                     for i, m in enumerate(call.messages) if m.get("role") is None]
+        traced[str(o.get("id"))] = rt.trace_id
+        yield rt
+        for w in warnings:
+            yield ImportProblem(file, label(o), w)
+    for o in obs:  # a parent named but not in the file: said so, like a span's (spans.span.missing_parents)
+        parent = o.get("parentObservationId")
+        if parent and str(parent) not in seen:
+            yield ImportProblem(file, label(o),
+                                f"observation {o.get('id')} ({o.get('type')} {o.get('name')}): parent observation "
+                                f"{parent} is not in this file; imported without it (what its ancestors record "
+                                "-- system instructions, tool results -- is not known)")
+    run_id = str(trace.get("id") or "langfuse")
+    for o in obs:
+        if o.get("id") is not None:
+            yield run_span(run_id, o, traced.get(str(o.get("id"))))
 
 IMPORTER = LangfuseImporter()

@@ -36,6 +36,7 @@ MAPPED = mapped(
     "totalUsage", "latency", "timeToFirstToken", "completionStartTime", "toolDefinitions", "toolCalls",
     "toolCallNames", "totalCost", "costDetails", "inputCost", "outputCost", "calculatedTotalCost",
     "calculatedInputCost", "calculatedOutputCost", "environment", "version", "promptName", "promptVersion",
+    "promptId", "modelId",
     "metadata.attributes", "metadata.thread_id", "metadata.ls_provider", "metadata.tools")
 """The observation keys a model call maps or keeps (Langfuse ``Observation``); the rest are
 named in ``ctxviewer.unmapped``. The original span attributes in ``metadata.attributes`` are
@@ -65,7 +66,7 @@ def _tool_calls(value: Any) -> list[dict[str, Any]]:
 def add_extras(call: LLMCall, obs: Mapping[str, Any], trace: Mapping[str, Any]) -> None:
     """What a generation holds beyond the messages: Langfuse's ``toolCalls`` (when the output
     recorded none), model parameters as ``gen_ai.request.*``, cost (USD) as ``langfuse.cost.*``,
-    environment, version, prompt, trace name / tags / release, the scores of the trace and of
+    environment, version, prompt (name, version, id), Langfuse's model id, trace name / tags / release, the scores of the trace and of
     this observation (``ctxviewer.scores``) and the keys not mapped (``ctxviewer.unmapped``)."""
     calls = _tool_calls(obs.get("toolCalls"))
     if calls and not call.output_tool_calls and not any(p.get("type") == "tool_call" for m in call.output or []
@@ -82,7 +83,7 @@ def add_extras(call: LLMCall, obs: Mapping[str, Any], trace: Mapping[str, Any]) 
                            else cost.get("total")).items():
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             call.attributes[f"langfuse.cost.{key}"] = value
-    for key in ("environment", "version", "promptName", "promptVersion"):
+    for key in ("environment", "version", "promptName", "promptVersion", "promptId", "modelId"):
         if obs.get(key) not in (None, ""):
             call.attributes[f"langfuse.{key}"] = obs[key]
     for key in ("name", "release", "tags"):
