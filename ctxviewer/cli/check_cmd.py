@@ -190,7 +190,11 @@ def _load(store: TraceSource, db: str, tid: str) -> RequestTrace:
         store.close()
         raise BadInput(f"{db}: no trace with id {one_line(tid)!r}") from None
     except StoreError as exc:
+        damage = store.damage() if isinstance(store, TraceStore) else None  # a damaged page it read through
         store.close()
+        if damage:
+            raise BadInput(f"{db}: is damaged ({damage}); trace {one_line(tid)!r} cannot be read back, so no "
+                           "findings are reported for it") from None
         raise BadInput(f"{exc} (trace {one_line(tid)!r})") from None
 
 

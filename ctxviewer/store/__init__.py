@@ -35,9 +35,12 @@ What lives where
   :mod:`~ctxviewer.store.trace_row` -- a trace's ``traces`` row laid out (the one place: ``add`` and
   sources without rows of their own);
   :mod:`~ctxviewer.store.score_rows` -- a call's recorded scores (``trace_scores``, ``traces.scores``);
+  :mod:`~ctxviewer.store.record` -- the trace record (``details.json``) without what a column or
+  item holds (schema 9);
 * the schema: :mod:`~ctxviewer.store.migrations` (:data:`SCHEMA_VERSION` and the named steps; a
   schema change is new steps there), :mod:`~ctxviewer.store.migrate` (the runner, one
-  transaction), :mod:`~ctxviewer.store.upgrade` (``upgrade_copy``: an older database reaches the
+  transaction), :mod:`~ctxviewer.store.compact` (schema 9's compaction of an existing database),
+  :mod:`~ctxviewer.store.upgrade` (``upgrade_copy``: an older database reaches the
   current schema only as a copy);
 * before a file is trusted: :mod:`~ctxviewer.store.file_check` (header, page size, truncation),
   :mod:`~ctxviewer.store.schema_check` (a ctxviewer database of this schema?),
@@ -146,11 +149,15 @@ Tables and columns
     not kept.
     Index: ``idx_items_content_hash`` (content_hash).
 
-``details`` -- the rest of each trace, read only when that trace is selected.
+``details`` -- the rest of each trace, read only when that trace is selected; WITHOUT ROWID
+    since schema 9.
     ``trace_id`` TEXT PK.
     ``json`` TEXT NOT NULL -- ``serialize.trace_to_dict(trace)`` without ``items`` and without
     ``request.content`` (endpoint, policy, user request, budget, usage, response, tool calls
-    with checks, validations, attributes, ...).
+    with checks, validations, attributes, ...); since schema 9 without what the ``traces`` row or
+    an item holds (:mod:`~ctxviewer.store.record`: trace id, time, service, session, format,
+    B_out, endpoint provider / model / capacity; ``user_request`` as ``user_request_item``, the
+    ordinal of the item with that text).
     ``request_hash`` BLOB -- ``blobs.hash`` of the serialized request (32 bytes) when its content
     was stored (its hex is ``request.sha256`` in ``json``); NULL when only a reference was kept.
 
@@ -182,7 +189,7 @@ Tables and columns
     external content ``blobs`` (rowid = ``blobs.rowid``), one row per distinct item text, added
     when the text is first stored; tokenizer ``unicode61 remove_diacritics 0``, prefixes 2 and 3.
 
-``token_counts`` -- cache of token counts.
+``token_counts`` -- cache of token counts (WITHOUT ROWID since schema 9).
     ``content_hash`` BLOB, ``encoding`` TEXT -- PK: sha256 digest of the text (32 bytes) and
     tiktoken encoding.
     ``tokens`` INTEGER NOT NULL -- the count, tokens.

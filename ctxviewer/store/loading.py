@@ -24,10 +24,16 @@ from ctxviewer.model.trace import (
     TokenSource,
     Trust,
 )
+from ctxviewer.store import record
 from ctxviewer.store.connection import StoreConnection
 from ctxviewer.store.damage import missing_item_blob
 from ctxviewer.store.errors import StoreError
+from ctxviewer.store.record import restore
 from ctxviewer.store.rows import ITEM_COLUMNS
+
+_LOAD_SQL = (f"SELECT d.json, d.request_hash, {', '.join('t.' + c for c in record.COLUMNS)} FROM details d "
+             "LEFT JOIN traces t ON t.trace_id = d.trace_id WHERE d.trace_id = ?")
+"""One trace's record, its request's address and the row columns the record may leave out (:mod:`~ctxviewer.store.record`)."""
 
 
 def trace_from_dict(d: dict[str, Any]) -> RequestTrace:
@@ -98,15 +104,18 @@ class TraceLoading(StoreConnection):
         its hash. Raises ``KeyError`` if no such trace; :class:`StoreError` if its record is damaged.
         """
         try:
-            row = self._conn.execute(
-                "SELECT json, request_hash FROM details WHERE trace_id = ?", (trace_id,)
-            ).fetchone()
+            row = self._conn.execute(_LOAD_SQL, (trace_id,)).fetchone()
         except sqlite3.DatabaseError as exc:
             raise self._fail(f"cannot read trace {trace_id!r}", exc) from None
         if row is None:
             raise KeyError(trace_id)
+        items = self.items(trace_id)
         try:
             d = json.loads(row[0])
+            if not isinstance(d, dict):
+                raise ValueError(f"the record is JSON {type(d).__name__}, not an object")
+            restore(d, dict(zip(record.COLUMNS, row[2:])), [i.content for i in items])
+            d.setdefault("trace_id", trace_id)
             if row[1] is not None:
                 request = self._blob(row[1])
                 if request is None:
@@ -118,7 +127,7 @@ class TraceLoading(StoreConnection):
             trace = trace_from_dict(d)
         except (ValueError, TypeError) as exc:  # TraceFormatError and json errors are ValueErrors
             raise self._fail(f"trace {trace_id!r} is damaged", exc) from None
-        return replace(trace, items=self.items(trace_id))
+        return replace(trace, items=items)
 
     def _stored_omissions_fact(self, trace_id: str) -> bool:
         """The ``omissions_recorded`` fact on ``trace_id``'s row, for a record written before the

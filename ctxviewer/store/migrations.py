@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING:  # sqlite-utils (and the numpy it may pull in) only when a database is written
     from sqlite_utils import Database, Migrations
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 """Highest schema version this ctxviewer reads and writes (``PRAGMA user_version``)."""
 
 TABLES = ("traces", "blobs", "items", "details", "token_counts")
@@ -391,3 +391,17 @@ def m018_run_spans(db: Database) -> None:
     db.execute(RUN_SPANS_SQL)
     db.execute("CREATE INDEX IF NOT EXISTS idx_run_spans_parent ON run_spans (run_id, parent_id, start)")
     db.execute("CREATE INDEX IF NOT EXISTS idx_run_spans_trace ON run_spans (trace_id)")
+
+
+# ------------------------------------------------------------------ schema version 9
+
+
+@_step(9)
+def m019_compact_storage(db: Database) -> None:
+    """Compact storage (:mod:`ctxviewer.store.compact`, which says what is kept and why): slim trace
+    records, ``details`` and ``token_counts`` WITHOUT ROWID; then both analysed."""
+    from ctxviewer.store.compact import compact
+
+    compact(db.conn)
+    db.execute("ANALYZE details")
+    db.execute("ANALYZE token_counts")

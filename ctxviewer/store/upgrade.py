@@ -100,6 +100,7 @@ def upgrade_copy(source: str | Path, target: str | Path,
                 if after is not None:  # e.g. the back-fill of facts (ctxviewer.pipeline.backfill)
                     after(store, version)
                 count = store.count()
+            _vacuum(tmp, say)
             if dst.exists() or dst.is_symlink():  # created meanwhile by someone else: never overwritten
                 raise StoreError(dst, "already exists; choose a new file for the upgraded copy")
             os.replace(tmp, dst)
@@ -108,6 +109,26 @@ def upgrade_copy(source: str | Path, target: str | Path,
         _remove(tmp)
         raise
     return UpgradeResult(dst, version, SCHEMA_VERSION, count)
+
+
+FREE_SHARE = 0.1
+"""Share of free pages above which :func:`upgrade_copy` rewrites the copy (``VACUUM``): a schema step
+that rebuilt a table (schema 9's compaction) leaves the old pages free inside the file."""
+
+
+def _vacuum(path: Path, say: Callable[[str], None]) -> None:
+    """``VACUUM`` the upgraded copy at ``path`` when more than :data:`FREE_SHARE` of its pages are free."""
+    conn = sqlite3.connect(str(path))
+    try:
+        free = conn.execute("PRAGMA freelist_count").fetchone()[0]
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        if pages and free / pages > FREE_SHARE:
+            say(f"compacting the copy ({free:,} of {pages:,} pages free)")
+            conn.execute("VACUUM")
+    except sqlite3.Error as exc:
+        raise StoreError(path, f"cannot compact the copy: {sqlite_message(exc)}") from None
+    finally:
+        conn.close()
 
 
 def _remove(tmp: Path | None) -> None:

@@ -21,6 +21,8 @@ SPLIT = 800
 """Lines above which a module must be split (the test fails)."""
 
 LONG_MODULES: dict[str, str] = {
+    "store/migrations.py": "the schema's released steps in application order, never edited once released "
+                           "(each step is a few lines; splitting them would split one ordered list)",
     "store/filters.py": "the display-filter language: its grammar, field table and SQL compiler change together "
                         "(a new field or operator touches all three)",
     "gui/main_window.py": "the window's wiring (menus, docks, opening, selection); its controllers talk to it "

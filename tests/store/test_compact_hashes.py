@@ -15,6 +15,7 @@ from types import ModuleType
 
 import pytest
 from sqlite_utils import Database, Migrations
+from test_compact_storage import whole_records
 
 from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import (
@@ -44,7 +45,8 @@ def _gen() -> ModuleType:
 def schema5_copy(src: Path, dst: Path) -> None:
     """Write ``dst`` as schema 5 would have stored the rows of ``src`` (a schema-6 database): the
     tables made by the steps of schemas 1-5 only (their TEXT declared types), each content address
-    as 64 lower-case hex characters, blob rowids kept, the search index rebuilt."""
+    as 64 lower-case hex characters, blob rowids kept, each trace record whole (schema 9 slims them),
+    the search index rebuilt."""
     m = Migrations(migrations.MIGRATION_SET)
     for (version, _name), fn in zip(migrations.STEPS, migrations._STEP_FNS):
         if version <= 5:
@@ -58,9 +60,10 @@ def schema5_copy(src: Path, dst: Path) -> None:
             cols = [r[1] for r in conn.execute(f"PRAGMA s.table_info({table})") if r[1] in mine]
             hashed = migrations.HASH_COLUMNS.get(table, ())
             select = [f"CASE WHEN {c} IS NULL THEN NULL ELSE lower(hex({c})) END" if c in hashed else c for c in cols]
-            rowid = table != "trace_findings"  # WITHOUT ROWID
+            rowid = table not in ("trace_findings", "details", "token_counts")  # WITHOUT ROWID (schema 9: details, token_counts)
             conn.execute(f"INSERT INTO main.{table} ({'rowid, ' if rowid else ''}{', '.join(cols)}) "
                          f"SELECT {'rowid, ' if rowid else ''}{', '.join(select)} FROM s.{table}")
+        conn.executemany("UPDATE details SET json = ? WHERE trace_id = ?", whole_records(src))  # whole, as schema 5 wrote
         fts.rebuild(conn)
         conn.commit()
         conn.execute("DETACH s")
@@ -127,24 +130,26 @@ def test_a_schema5_database_upgraded_to_6_reads_the_same(reference: Path, tmp_pa
     before = old.read_bytes()
     result = upgrade_copy(old, new)
     assert old.read_bytes() == before
-    assert (result.from_version, result.to_version, result.traces) == (5, SCHEMA_VERSION, 9) and SCHEMA_VERSION == 8
+    assert (result.from_version, result.to_version, result.traces) == (5, SCHEMA_VERSION, 9) and SCHEMA_VERSION == 9
 
     with closing(sqlite3.connect(new)) as conn:
         assert _bad_hashes(conn) == dict.fromkeys(_bad_hashes(conn), 0)
-        assert _declared(conn) == dict.fromkeys(_declared(conn), "TEXT")  # in place: the declared type stays
+        assert _declared(conn) == {"blobs.hash": "TEXT", "items.content_hash": "TEXT",  # in place: the declared type stays
+                                   "details.request_hash": "BLOB", "token_counts.content_hash": "BLOB"}  # rebuilt by schema 9
         assert conn.execute("SELECT count(*) FROM items WHERE content_hash IS NOT NULL").fetchone() == (237,)
         assert conn.execute("SELECT count(*) FROM token_counts").fetchone() == (155,)
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         conn.execute("INSERT INTO content_fts (content_fts) VALUES ('integrity-check')")  # raises when out of step
         assert [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations ORDER BY rowid DESC LIMIT 5")] == [
-            "m018_run_spans", "m017_trace_scores", "m016_call_columns", "m015_facts_context", "m014_compact_hashes"]
+            "m019_compact_storage", "m018_run_spans", "m017_trace_scores", "m016_call_columns", "m015_facts_context"]
         assert conn.execute("SELECT 1 FROM sqlite_stat1 WHERE idx = 'idx_items_content_hash'").fetchone() == (1,)
         plan = " ".join(r[3] for r in conn.execute(
             "EXPLAIN QUERY PLAN SELECT trace_id FROM items WHERE content_hash = ?", (b"\0" * 32,)))
         assert "idx_items_content_hash" in plan
         # the rows are the reference's, byte for byte (blob rowids too: the search index is keyed by them)
         for table in ("blobs", "items", "details", "token_counts", "traces"):
-            q = f"SELECT rowid, * FROM {table} ORDER BY rowid"
+            q = (f"SELECT * FROM {table} ORDER BY 1, 2" if table in ("details", "token_counts")  # WITHOUT ROWID (schema 9)
+                 else f"SELECT rowid, * FROM {table} ORDER BY rowid")
             with closing(sqlite3.connect(reference)) as ref:
                 ref.execute("UPDATE traces SET facts_context = NULL")  # not kept by schema 5 (in memory, not committed)
                 assert conn.execute(q).fetchall() == ref.execute(q).fetchall(), table
@@ -205,7 +210,7 @@ def test_a_generated_database_shrinks_by_the_bytes_of_its_hashes(tmp_path: Path)
     assert (items, texts) == (4808, 1018)
     size5 = five.stat().st_size
     result = gen.migrate_generated(five)
-    assert result["steps"] == 5 and result["traces"] == 400  # schema 6 (the hashes), 7 (facts_context), 8 (three)
+    assert result["steps"] == 6 and result["traces"] == 400  # schema 6 (the hashes), 7 (facts_context), 8 (three), 9
     with closing(sqlite3.connect(five)) as conn:
         # what schema 8 adds (the cost, duration and scores columns, the runs) is not what is measured here
         conn.execute("DROP INDEX idx_traces_cost")
@@ -220,7 +225,9 @@ def test_a_generated_database_shrinks_by_the_bytes_of_its_hashes(tmp_path: Path)
         conn.execute("INSERT INTO content_fts (content_fts) VALUES ('integrity-check')")
     saved = size5 - five.stat().st_size
     assert saved >= 30 * 2 * (items + texts)
-    assert saved == 397_312  # 97 pages of 4 KiB (98 before the generator wrote span durations into details)
+    # 97 pages of 4 KiB were the hashes (98 before the generator wrote span durations into details); the
+    # rest, schema 9's compaction of the trace records and of details' and token_counts' primary keys
+    assert saved == 704_512
     with TraceStore.open(six) as a, TraceStore.open(five) as b:
         assert b.search_hits("refund", limit=-1) == a.search_hits("refund", limit=-1)
         tid = a.list(limit=1)[0].trace_id

@@ -1,0 +1,84 @@
+"""Schema 9's compaction of an existing database (step ``m019_compact_storage``): the trace records
+slimmed (:mod:`~ctxviewer.store.record`) and ``details`` and ``token_counts`` rebuilt as
+WITHOUT ROWID tables, so their primary key is the table itself instead of a second B-tree beside
+it. SQL and :func:`~ctxviewer.store.record.slim` only: nothing is re-assessed. No Qt here.
+
+Kept as they were: every index of ``traces``, ``items``, ``trace_findings``, ``trace_scores`` and
+``run_spans`` (each is used by a query plan of the store's own queries:
+``tests/store/test_query_plans.py``), and ``content_fts``, already an external-content FTS5 index
+over ``blobs``, with full detail (quoted phrases are part of the search language, which
+``detail=column`` cannot answer) and its 2- and 3-character prefix indexes (61 % of its bytes; the
+word-prefix rule's lookups read them).
+
+Measured with ``dbstat`` on 10,000 OTel GenAI chat traces (``benchmarks/bench_perf.py``), bytes a
+trace: ``details`` 2,053 -> about 950 with its primary-key index (66) gone; ``token_counts``'
+primary-key index (114) gone.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from ctxviewer.store.record import COLUMNS, slim
+from ctxviewer.store.rows import content_digest
+
+DETAILS_SQL = ("CREATE TABLE {name} (trace_id TEXT NOT NULL PRIMARY KEY, json TEXT NOT NULL, request_hash BLOB) "
+               "WITHOUT ROWID")
+"""DDL of ``details`` since schema 9 (``{name}``: the table's name)."""
+
+TOKEN_COUNTS_SQL = ("CREATE TABLE {name} (content_hash BLOB NOT NULL, encoding TEXT NOT NULL, tokens INTEGER NOT NULL, "
+                    "PRIMARY KEY (content_hash, encoding)) WITHOUT ROWID")
+"""DDL of ``token_counts`` since schema 9."""
+
+CHUNK = 5000
+"""Records read, slimmed and written at a time."""
+
+
+def compact(conn: sqlite3.Connection) -> int:
+    """Rebuild ``details`` (each record slimmed) and ``token_counts`` as WITHOUT ROWID tables, in
+    the caller's transaction. A record that is not a JSON object is copied unchanged (``load``
+    names its damage as before). Returns the records slimmed."""
+    conn.execute(DETAILS_SQL.format(name="details_v9"))
+    cols = ", ".join(f"t.{c}" for c in COLUMNS)
+    select = (f"SELECT d.trace_id, d.json, d.request_hash, {cols} FROM details d "
+              "LEFT JOIN traces t ON t.trace_id = d.trace_id WHERE d.trace_id > ? ORDER BY d.trace_id LIMIT ?")
+    after, n = "", 0
+    while True:
+        rows = conn.execute(select, (after, CHUNK)).fetchall()
+        if not rows:
+            break
+        out = []
+        for trace_id, text, request_hash, *values in rows:
+            slimmed = _slimmed(conn, trace_id, text, dict(zip(COLUMNS, values)))
+            n += slimmed is not None
+            out.append((trace_id, text if slimmed is None else slimmed, request_hash))
+        conn.executemany("INSERT INTO details_v9 (trace_id, json, request_hash) VALUES (?, ?, ?)", out)
+        after = rows[-1][0]
+    conn.execute("DROP TABLE details")
+    conn.execute("ALTER TABLE details_v9 RENAME TO details")
+    conn.execute(TOKEN_COUNTS_SQL.format(name="token_counts_v9"))
+    conn.execute("INSERT OR IGNORE INTO token_counts_v9 (content_hash, encoding, tokens) "
+                 "SELECT content_hash, encoding, tokens FROM token_counts WHERE content_hash IS NOT NULL AND encoding IS NOT NULL")
+    conn.execute("DROP TABLE token_counts")
+    conn.execute("ALTER TABLE token_counts_v9 RENAME TO token_counts")
+    return n
+
+
+def _slimmed(conn: sqlite3.Connection, trace_id: str, text: Any, columns: dict[str, Any]) -> str | None:
+    """The slim JSON of one record, or ``None`` to keep ``text`` as it is (not a JSON object)."""
+    try:
+        record = json.loads(text)
+    except (TypeError, ValueError):
+        return None
+    if not isinstance(record, dict):
+        return None
+    columns["trace_id"] = trace_id
+
+    def ordinal_of(request: str) -> int | None:
+        row = conn.execute("SELECT ordinal FROM items WHERE trace_id = ? AND content_hash = ? ORDER BY ordinal LIMIT 1",
+                           (trace_id, content_digest(request))).fetchone()
+        return None if row is None else int(row[0])
+
+    return json.dumps(slim(record, columns, ordinal_of), ensure_ascii=False, separators=(",", ":"))
