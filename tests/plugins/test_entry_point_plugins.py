@@ -30,7 +30,7 @@ SITE = Path(__file__).resolve().parent / "site"
 """The directory holding the installed example package and its ``.dist-info``."""
 
 BUILTIN_IMPORTER_NAMES = ["native", "openinference", "otel", "otel-logs", "ctxviewer-otlp", "cassette", "inspect_ai",
-                          "langfuse", "langfuse-chatml", "langsmith", "litellm", "mlflow", "promptfoo", "provider-api",
+                          "langfuse", "langfuse-blob", "langfuse-chatml", "langsmith", "litellm", "mlflow", "promptfoo", "provider-api",
                           "phoenix-annotations"]
 """Today's importer names in sniffing order."""
 
