@@ -256,11 +256,13 @@ def test_list_pages_by_cursor_on_a_clickhouse_url(chdb_dir: Path) -> None:
 def test_import_pulls_the_window_into_a_local_database_that_says_the_same(chdb_dir: Path, sqlite_db: Path,
                                                                           tmp_path: Path) -> None:
     local = tmp_path / "local.db"
-    res = CliRunner().invoke(cli, ["import", url(chdb_dir, extra="&since=45m"), "-o", str(local)])
+    # 45 minutes before NOW (when the spans were made), however long ago the suite made them
+    since = f"{45 * 60 + (time.time_ns() - NOW) // 10**9}s"
+    res = CliRunner().invoke(cli, ["import", url(chdb_dir, extra=f"&since={since}"), "-o", str(local)])
     assert res.exit_code == 0, res.output
     in_window = [s for s in CHATS if s.start_ns >= NOW - 45 * 60 * 10**9]  # 10 to 40 minutes old; 50 and 60 are not
     assert len(in_window) == 4
-    assert res.stdout.strip() == f"imported 4 trace(s) from {url(chdb_dir, extra='&since=45m')} into {local}"
+    assert res.stdout.strip() == f"imported 4 trace(s) from {url(chdb_dir, extra=f'&since={since}')} into {local}"
     rows = json.loads(run("list", str(local), "--json")[1])
     assert [r["trace_id"] for r in rows] == [f"{s.trace_id}:{s.span_id}" for s in in_window]
     imported = {r["trace_id"]: r for r in json.loads(run("list", str(sqlite_db), "--json")[1])}
