@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ctxviewer.cli.status import BAD_INPUT, BadInput
+from ctxviewer.cli.status import BAD_INPUT, BadInput, bad_filter
 
 if TYPE_CHECKING:
     from ctxviewer.store import TraceQuery, TraceStore
@@ -95,7 +95,7 @@ def list_cmd(db: str, as_json: bool, jsonl: bool, text: str, wide: bool, limit: 
     try:
         query = TraceQuery(text=text)
     except FilterError as exc:
-        raise BadInput(f"--filter: {exc.message}, at column {exc.position + 1}:", detail=exc.caret()) from None
+        raise bad_filter(exc) from None
     try:
         start = decode_cursor(after) if after is not None else None
     except CursorError as exc:
@@ -154,7 +154,7 @@ def _print_store(db: str, text: str, start: tuple[str | None, str] | None, page:
         where, values = source.filter_where(TraceQuery(text=text))
     except FilterError as exc:
         source.close()
-        raise BadInput(f"--filter: {exc.message}, at column {exc.position + 1}:", detail=exc.caret()) from None
+        raise bad_filter(exc) from None
     context = context_for_db(db)
     after = (int(start[0] or 0), start[1]) if start is not None else None
     last: list[tuple[int, str]] = []

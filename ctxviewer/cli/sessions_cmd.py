@@ -12,7 +12,7 @@ import json
 
 import click
 
-from ctxviewer.cli.status import BadInput
+from ctxviewer.cli.status import BadInput, bad_filter
 from ctxviewer.pipeline.hints import open_store
 from ctxviewer.present.session_cells import CALL_HEADERS, SESSION_HEADERS, call_cells, diff_hint, session_cells
 from ctxviewer.store import StoreError, TraceQuery
@@ -50,7 +50,7 @@ def sessions_cmd(db: str, text: str, limit: int, after: str | None, as_json: boo
     try:
         query = TraceQuery(text=text)
     except FilterError as exc:
-        raise BadInput(f"--filter: {exc.message}, at column {exc.position + 1}:", detail=exc.caret()) from None
+        raise bad_filter(exc) from None
     try:
         with open_store(db) as store:
             count = store.session_count(query)

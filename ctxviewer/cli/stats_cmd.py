@@ -10,7 +10,7 @@ import json
 
 import click
 
-from ctxviewer.cli.status import BadInput
+from ctxviewer.cli.status import BadInput, bad_filter
 from ctxviewer.pipeline.hints import open_store
 from ctxviewer.store import StoreError, TraceQuery
 from ctxviewer.store.aggregates import GROUP_KEYS, WINDOW_BANDS, Group
@@ -69,7 +69,7 @@ def stats_cmd(db: str, text: str, by: str | None, as_json: bool) -> None:
     try:
         query = TraceQuery(text=text)
     except FilterError as exc:
-        raise BadInput(f"--filter: {exc.message}, at column {exc.position + 1}:", detail=exc.caret()) from None
+        raise bad_filter(exc) from None
     try:
         with open_store(db) as store:
             total, groups = store.aggregate(query, by)

@@ -22,7 +22,12 @@ Commands raise :class:`BadInput` for bad input and usage errors found after pars
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
+
+if TYPE_CHECKING:
+    from ctxviewer.store.filters import FilterError
 
 FINDINGS = 1
 """A finding at or above the threshold."""
@@ -52,3 +57,10 @@ class BadInput(click.ClickException):
     def format_message(self) -> str:
         """The message, then each line of :attr:`detail` indented by two spaces."""
         return self.message + "".join("\n  " + line for line in self.detail.split("\n") if self.detail)
+
+
+def bad_filter(exc: FilterError) -> BadInput:
+    """The :class:`BadInput` of a ``--filter`` that does not parse: ``--filter: MESSAGE, at column N:``
+    (1-based) with the filter and a caret under the error as :attr:`BadInput.detail`. Every command
+    taking ``--filter`` says it the same way."""
+    return BadInput(f"--filter: {exc.message}, at column {exc.position + 1}:", detail=exc.caret())

@@ -90,8 +90,10 @@ def test_tokens_model_escape_sequence_is_shown_not_dropped(tmp_path: Path) -> No
     assert first == "t1.json: 3 input tokens on gpt␛[2J (no profile for 'gpt\\x1b[2J'; o200k_base assumed)"
 
 
-def test_filter_error_keeps_its_caret_lines(tmp_path: Path) -> None:
-    proc = ctxviewer("list", str(SAMPLES), "--filter", "x ==", cwd=tmp_path)
+@pytest.mark.parametrize("command", ["list", "stats", "sessions"])
+def test_filter_error_keeps_its_caret_lines(tmp_path: Path, command: str) -> None:
+    # every command taking --filter says a bad one the same way (ctxviewer.cli.status.bad_filter)
+    proc = ctxviewer(command, str(SAMPLES), "--filter", "x ==", cwd=tmp_path)
     assert proc.returncode == 2
     assert proc.stderr.decode() == ("Error: --filter: filter ends early: expected a value, at column 5:\n"
                                     "  x ==\n      ^\n")
