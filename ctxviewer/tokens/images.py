@@ -25,8 +25,11 @@ import base64
 import binascii
 import io
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Mapping
+
+_NOT_BASE64 = re.compile(r"[^A-Za-z0-9+/]")
 
 ASSUMED_SIZE = (1024, 1024)
 """Pixel size assumed when an image's size cannot be read (remote URL, unreadable header)."""
@@ -41,11 +44,20 @@ class ImageCount:
 
 
 def size_of_base64(data: str) -> tuple[int, int] | None:
-    """(width, height) in px read from the header of base64 image ``data``; ``None`` if unreadable."""
+    """(width, height) in px read from the header of base64 image ``data``; ``None`` if unreadable.
+
+    Only the first 64 KiB are decoded. A head whose length is off by characters outside the
+    alphabet (an exporter's ``...`` cut: :data:`ctxviewer.tokens.placeholders.CUT`) is decoded
+    without them, cut to whole 4-character groups."""
+    chunk = data[: 64 * 1024 // 3 * 4]
     try:
-        head = base64.b64decode(data[: 64 * 1024 // 3 * 4], validate=False)
+        head = base64.b64decode(chunk, validate=False)
     except (binascii.Error, ValueError):
-        return None
+        kept = _NOT_BASE64.sub("", chunk)
+        try:
+            head = base64.b64decode(kept[: len(kept) // 4 * 4])
+        except (binascii.Error, ValueError):
+            return None
     import imagesize  # here: it imports urllib.request (http, email, ssl), ~16 ms a process
 
     try:

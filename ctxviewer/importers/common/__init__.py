@@ -19,7 +19,9 @@ normaliser from a model call to a trace.
   named on the trace as ``ctxviewer.unmapped`` and counted per file), :mod:`.exchange_account`
   (the request/response keys of a provider exchange), :mod:`.model_account` (the keys of a native
   record the model does not know), :mod:`.scores` (scores, feedback and annotations as
-  ``ctxviewer.scores``), :mod:`.phoenix_annotations` (Phoenix span annotations as scores);
+  ``ctxviewer.scores``), :mod:`.phoenix_annotations` (Phoenix span annotations as scores),
+  :mod:`.exporter_cut` (values an exporter cut although they still parse: Logfire's middle
+  ``...`` and its ``logfire.truncated`` list);
 * :mod:`.spans` -- the span containers (OTLP/JSON and protobuf, span lists, flat attribute maps)
   and the one :class:`~.spans.span.Span` shape they yield;
 * :mod:`.inherit` -- the system instructions and tools a model call takes from its ancestor
