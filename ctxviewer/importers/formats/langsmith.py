@@ -8,7 +8,8 @@ post and patch records are merged by ``id`` (patch values win); ``extra.metadata
 nested one level, ``[[...]]``); ``inputs.tools`` / ``extra.invocation_params.tools`` the tool
 definitions; ``outputs`` a ChatCompletion (``choices``) or LangChain ``generations``; usage from
 ``outputs.usage_metadata`` or the first generation's ``AIMessage.usage_metadata`` (LangChain rule:
-input includes cache, output includes reasoning), else ``outputs.usage`` /
+input includes cache, output includes reasoning; Gemini thinking only in ``total_tokens`` taken
+back, :mod:`~ctxviewer.importers.common.usage_rules`), else ``outputs.usage`` /
 ``llm_output.token_usage``. ``start_time``/``end_time`` are ISO strings or epoch milliseconds; a run with no
 ``end_time`` never ended; ``error`` marks status error. ``retriever`` runs' ``outputs.documents``
 become evidence of the next ``llm`` run in the same trace (by ``dotted_order``). The session id is
@@ -28,6 +29,8 @@ from ctxviewer.importers.common.langchain_messages import langchain_message, lan
 from ctxviewer.importers.common.llm_call import Document, LLMCall, build_trace
 from ctxviewer.importers.common.request_params import request_parameters
 from ctxviewer.importers.common.scores import score, scores_attribute
+from ctxviewer.importers.common.usage_rules import RULE as GEMINI_RULE
+from ctxviewer.importers.common.usage_rules import thinking_in_total
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record, RunRecord
 from ctxviewer.importers.formats.langsmith_runs import run_ids, run_step, run_time
 from ctxviewer.model.run import RunSpan
@@ -201,6 +204,11 @@ def call_from_run(run: Mapping[str, Any], documents: list[Document]) -> LLMCall:
         usage_metadata = _generation_usage(outputs.get("generations"))
     if isinstance(usage_metadata, Mapping):
         call.usage = langchain_usage(usage_metadata)
+        thought = thinking_in_total(call.usage, pm.int_or_none(usage_metadata.get("total_tokens")), call.provider,
+                                    call.model)
+        if thought is not None:
+            call.usage = thought
+            call.attributes["ctxviewer.usage_rule"] = GEMINI_RULE
     else:
         call.usage = pm.openai_chat_usage(outputs.get("usage") or (outputs.get("llm_output") or {}).get("token_usage"))
     call.created, call.ended = run_time(run.get("start_time")), run_time(run.get("end_time"))
