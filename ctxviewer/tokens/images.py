@@ -7,12 +7,18 @@ Rules (from the endpoint profile's ``image`` entry):
   ``base + per_tile * tiles`` with ``tile`` x ``tile`` px tiles (gpt-4o: 85 + 170 per 512 px tile).
 * ``pixels`` (Anthropic): scaled to fit ``max_side``, then down to about ``max_tokens`` tokens when
   larger (aspect ratio kept), then ``ceil(width * height / pixels_per_token)``.
+* ``gemini_tiles`` (Gemini 2.x): ``per_tile`` (258) for an image within ``small_side`` x
+  ``small_side`` (384 px), else ``per_tile`` per ``tile`` x ``tile`` (768 px) tile it is cut into
+  (``ceil(w / 768) * ceil(h / 768)``).
 
 Sources: OpenAI's vision guide, "Calculating costs" (platform.openai.com/docs/guides/images-vision:
 fit in 2048 x 2048, shortest side 768 px, 170 tokens per 512 px tile plus 85; ``detail: low`` 85),
 and Anthropic's vision guide, "Calculate image costs" (docs.anthropic.com/en/docs/build-with-claude/vision:
 ``tokens = (width px * height px) / 750``; an image over 1568 px on the long edge, or over about
-1,600 tokens, is scaled down first, so no image costs much more than 1,600).
+1,600 tokens, is scaled down first, so no image costs much more than 1,600), and Google's
+"Understand and count tokens" (ai.google.dev/gemini-api/docs/tokens, Images: "image inputs with both
+dimensions <= 384 pixels are counted as 258 tokens. Images larger in one or both dimensions are
+cropped and scaled as needed into tiles of 768x768 pixels, each counted as 258 tokens").
 These are estimates: the providers' own counts are the usage they report.
 
 The size comes from the image header of a ``data:`` URL or base64 source (the ``imagesize``
@@ -88,6 +94,10 @@ def count_image(rule: Mapping[str, Any], size: tuple[int, int] | None, detail: s
             fw, fh = max(1, int(fw * scale)), max(1, int(fh * scale))
         tokens = math.ceil(fw * fh / per)
         return ImageCount(tokens, f"image {where}: {tokens} tokens (width x height / 750)")
+    if rule.get("rule") == "gemini_tiles":
+        per, small, side = int(rule.get("per_tile", 258)), int(rule.get("small_side", 384)), int(rule.get("tile", 768))
+        tiles = 1 if max(w, h) <= small else math.ceil(w / side) * math.ceil(h / side)
+        return ImageCount(per * tiles, f"image {where}: {tiles} tile(s) of {side} px, {per * tiles} tokens (Gemini)")
     base, per_tile, tile = int(rule.get("base", 85)), int(rule.get("per_tile", 170)), int(rule.get("tile", 512))
     if detail == "low":
         return ImageCount(base, f"image, detail low: {base} tokens")
