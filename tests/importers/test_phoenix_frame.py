@@ -82,3 +82,25 @@ def test_row_forms_flatten_to_openinference_keys() -> None:
 def test_other_parquet_files_are_not_phoenix_frames(tmp_path: Path) -> None:
     path = _write(tmp_path, [{"trace_id": "t", "start_time": "x", "type": "GENERATION", "id": "o"}], "obs.parquet")
     assert detect(path).name != "openinference"
+
+
+def test_the_frame_saved_as_csv_gives_the_same_traces(tmp_path: Path) -> None:
+    """``df.to_csv()``: every value text, lists and objects as their Python repr, the index first."""
+    import csv
+
+    rows = _rows()
+    columns = ["", *rows[0]]
+    path = tmp_path / "spans.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(columns)
+        for i, r in enumerate(rows):
+            w.writerow([str(i), *("" if v is None else (repr(v) if isinstance(v, (list, dict)) else str(v))
+                                  for v in r.values())])
+    assert detect(path).name == "openinference"
+    [from_csv], problems = _load(path)
+    [from_parquet], _ = _load(_write(tmp_path, _rows()))
+    assert problems == []
+    assert [(i.id, i.content) for i in from_csv.items] == [(i.id, i.content) for i in from_parquet.items]
+    assert (from_csv.usage, from_csv.created, from_csv.attributes["ctxviewer.documents"]) == \
+        (from_parquet.usage, from_parquet.created, from_parquet.attributes["ctxviewer.documents"])

@@ -12,15 +12,24 @@ Phoenix span JSON the OpenInference importer reads (``context``, ``span_kind``, 
 ``attributes``), every attribute flattened to OpenInference's indexed keys
 (``llm.input_messages.0.message.role``). A column of neither kind (an evaluation merged in,
 ``conversation``) is kept as the attribute ``phoenix.COLUMN``, so the field account names it.
-No Qt here.
+
+The same frame saved with ``df.to_csv()`` holds every value as text: :func:`csv_rows` reads it
+back (lists and objects from their Python ``repr``, token counts and scores as numbers, times
+parsed; ids and every other value stay text). No Qt here.
 """
 
 from __future__ import annotations
 
+import ast
+import csv
+import io
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
+from pathlib import Path
 from typing import Any
+
+from ctxviewer.importers.common.containers import open_text
 
 REQUIRED = frozenset({"span_kind", "context.span_id", "context.trace_id"})
 """Columns that make a Parquet file a Phoenix spans frame (with at least one ``attributes.*``)."""
@@ -81,3 +90,48 @@ def span_document(row: Mapping[str, Any]) -> dict[str, Any]:
     doc["events"] = [dict(e, timestamp=_time(e.get("timestamp"))) for e in events if isinstance(e, Mapping)] \
         if isinstance(events, (list, tuple)) else []
     return doc
+
+
+def is_spans_csv_head(text: str) -> bool:
+    """True if ``text`` (a file's head) starts with a CSV header of a Phoenix spans frame."""
+    first = text.lstrip("\ufeff").split("\n", 1)[0]
+    try:
+        header = next(csv.reader(io.StringIO(first)))
+    except (csv.Error, StopIteration):
+        return False
+    return is_spans_frame(header)
+
+
+_NUMERIC = ("token_count.", ".score", "document.score")
+
+
+def _typed(column: str, text: str) -> Any:
+    """A CSV cell as the value the frame held (see the module docstring); ``""`` -> ``None``."""
+    if text == "":
+        return None
+    if column in ("start_time", "end_time"):
+        try:
+            return datetime.fromisoformat(text)
+        except ValueError:
+            return text
+    if text[:1] in ("[", "{") and column.startswith((_ATTR, "events")):
+        try:
+            return ast.literal_eval(text)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return text
+    if column.startswith(_ATTR) and any(k in column for k in _NUMERIC):
+        try:
+            number = float(text)
+        except ValueError:
+            return text
+        return int(number) if number.is_integer() else number
+    return text
+
+
+def csv_rows(path: Path, label: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The rows of a spans frame saved as CSV, each ``("{label} row N", row)`` with typed values
+    (:func:`_typed`). An index column without a name (``df.to_csv()`` of an unnamed index) is left out."""
+    with open_text(path) as fh:
+        reader = csv.DictReader(fh)
+        for n, raw in enumerate(reader, 1):
+            yield f"{label} row {n}", {k: _typed(k, v or "") for k, v in raw.items() if k}

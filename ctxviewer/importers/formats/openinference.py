@@ -4,7 +4,7 @@ Input: OpenInference attributes (:mod:`openinference_attrs`) in any span contain
 JSON Lines, Phoenix span JSON (``context.trace_id``, ``span_kind``, ``status_code``, UUID ids),
 span lists (also wrapped in an object, e.g. ``{"spans": [...]}``), flat attribute maps, and Phoenix
 spans dataframes saved to Parquet (``get_spans_dataframe()``, ``TraceDataset.save()``: the
-``parquet`` extra; :mod:`~ctxviewer.importers.common.phoenix_frames`).
+``parquet`` extra) or CSV (``df.to_csv()``; :mod:`~ctxviewer.importers.common.phoenix_frames`).
 
 The span kind decides (``openinference.span.kind``): ``LLM`` spans are requests; ``RETRIEVER``
 (and ``RERANKER``) documents become ``evidence`` items of the LLM call they fed -- the first LLM
@@ -28,14 +28,14 @@ from typing import Any, Iterator
 
 from ctxviewer.importers.common import openinference_attrs as oi
 from ctxviewer.importers.common import provider_messages as pm
-from ctxviewer.importers.common.containers import head_text, load_documents
+from ctxviewer.importers.common.containers import head_text, load_documents, open_text
 from ctxviewer.importers.common.field_account import unmapped_attribute, unmapped_attribute_keys
 from ctxviewer.importers.common.inherit import Ancestor, inherit
 from ctxviewer.importers.common.llm_call import LLMCall, agent_attributes, build_trace
 from ctxviewer.importers.common.parquet import PARQUET_MAGIC, magic, parquet_columns, parquet_rows
 from ctxviewer.importers.common.phoenix_annotations import NAME as ANNOTATIONS
 from ctxviewer.importers.common.phoenix_annotations import as_score, by_span, detail
-from ctxviewer.importers.common.phoenix_frames import is_spans_frame, span_document
+from ctxviewer.importers.common.phoenix_frames import csv_rows, is_spans_csv_head, is_spans_frame, span_document
 from ctxviewer.importers.common.scores import scores_attribute
 from ctxviewer.importers.common.spans.read import container_of, spans_from_json
 from ctxviewer.importers.common.spans.span import Span, missing_parents, trace_id_for
@@ -83,10 +83,16 @@ def spans_of(doc: Any, file: str, prefix: str = "") -> Iterator[Span | ImportPro
 def _documents(path: Path) -> Iterator[tuple[str, Any]]:
     """``(record, document)`` of ``path``: a Parquet spans frame's rows as Phoenix span JSON
     (:mod:`ctxviewer.importers.common.phoenix_frames`), else the file's JSON documents."""
-    if magic(path) != PARQUET_MAGIC:
-        yield from load_documents(path)
-        return
-    for where, row in parquet_rows(path, path.name, "or save the spans as JSON (df.to_json)"):
+    if magic(path) == PARQUET_MAGIC:
+        rows: Iterator[tuple[str, dict[str, Any]]] = parquet_rows(path, path.name, "or save the spans as JSON")
+    else:
+        with open_text(path) as fh:
+            head = fh.read(64 * 1024)
+        if not is_spans_csv_head(head):
+            yield from load_documents(path)
+            return
+        rows = csv_rows(path, path.name)
+    for where, row in rows:
         yield where, span_document(row)
 
 
@@ -130,6 +136,8 @@ class OpenInferenceImporter:
             cols = parquet_columns(path)
             return SPECIFIC if cols is not None and is_spans_frame(cols) else 0.0
         text = head_text(head)
+        if is_spans_csv_head(text):  # the same frame saved with df.to_csv()
+            return SPECIFIC
         if '"observations"' in text and '"trace"' in text:  # a Langfuse download keeps span attributes
             return 0.0
         if '"ctxviewer.trace_id"' in text:  # a ctxviewer export (its embedded traces may quote llm.* keys)
