@@ -135,8 +135,8 @@ def span_line(trace: RequestTrace) -> str | None:
 def capture_rows(trace: RequestTrace) -> list[tuple[str, str]]:
     """Rows saying what an imported span's content capture left out or added:
     ``Content`` for ``ctxviewer.content`` ``"not captured"`` (OTel content capture is opt-in) or
-    ``"truncated"`` (values cut mid-JSON, kept as raw text: reported usage exceeds what was
-    captured), ``Inherited`` system instructions and tools from an ancestor span
+    ``"truncated"`` (values cut mid-JSON, kept as raw text, or cut so they still parse: each
+    ``ctxviewer.truncated_how`` line; reported usage exceeds what was captured), ``Inherited`` system instructions and tools from an ancestor span
     (``ctxviewer.system_inherited_from``, ``ctxviewer.tools_inherited_from``, one line each), ``Fed by`` for the tool executions recorded on this call
     (``ctxviewer.fed_by``). Empty for a trace without them."""
     a = trace.attributes
@@ -145,6 +145,9 @@ def capture_rows(trace: RequestTrace) -> list[tuple[str, str]]:
     if content == "not captured":
         rows.append(("Content", "not captured: the span has usage and metadata only "
                                 "(message content capture is opt-in in OpenTelemetry)"))
+    elif content == "truncated" and a.get("ctxviewer.truncated_how"):
+        how = "; ".join(one_line(str(h)) for h in a["ctxviewer.truncated_how"])
+        rows.append(("Content", f"truncated: {how}; reported usage exceeds what was captured"))
     elif content == "truncated":
         keys = ", ".join(one_line(str(k)) for k in a.get("ctxviewer.truncated") or ()) or "a value"
         rows.append(("Content", f"truncated: {keys} cut mid-JSON, kept as raw text; "

@@ -10,7 +10,10 @@ attribute ``<key>.truncated = true``. :func:`truncation` finds all three, per it
 * the items a cut content attribute became: ``gen_ai.input.messages`` -> the message items
   (``msg-N``), ``gen_ai.system_instructions`` -> the ``system`` item, ``gen_ai.output.messages``
   -> the response text;
-* ``*.truncated = true`` attributes (named as fields; the item they cut is not recorded).
+* an item holding an image placeholder whose payload an exporter cut in the middle (Logfire's
+  ``...``: ``[image/png blob, ..., cut by the exporter]``, :data:`ctxviewer.tokens.placeholders.CUT`);
+* ``*.truncated = true`` attributes, and cut keys that made no item (``logfire.truncated`` names
+  such as ``all_messages_events``), named as fields.
 
 A count made from truncated text is too low, so eq. 3.1 takes the provider-reported input for such
 a trace when it was reported (:func:`ctxviewer.assess.budget.check_capacity`). No Qt here.
@@ -23,12 +26,16 @@ from dataclasses import dataclass
 
 from ctxviewer.model.findings import TextSpan
 from ctxviewer.model.trace import RequestTrace
+from ctxviewer.tokens.placeholders import CUT
 from ctxviewer.util.memo import by_identity
 
 MARKER = re.compile(
     r"(?:\.\.\.|\u2026)?\s*(?:\[(?:truncated|TRUNCATED)(?:[^\]\n]{0,40})\]|<truncated(?:[^>\n]{0,40})>|\((?:truncated|TRUNCATED)\))\s*$"
 )
 """A truncation marker at the end of a text."""
+
+_ITEM_KEYS = ("gen_ai.input.messages", "gen_ai.system_instructions", "gen_ai.output.messages")
+"""Cut keys whose items (or the response) are named instead of the key."""
 
 CUT_KEYS = "ctxviewer.truncated"
 """The trace attribute listing the content attributes cut mid-JSON (set by the OTel importer)."""
@@ -73,9 +80,10 @@ def truncation(trace: RequestTrace) -> Truncation:
             spans.append(TextSpan(item.id, *m))
             ids.append(item.id)
         elif ("gen_ai.input.messages" in cut and item.id.startswith("msg-")) or \
-                ("gen_ai.system_instructions" in cut and item.id == "system"):
+                ("gen_ai.system_instructions" in cut and item.id == "system") or CUT + "]" in (item.content or ""):
             ids.append(item.id)
     fields = [str(k) for k, v in trace.attributes.items() if str(k).endswith(".truncated") and v is True]
+    fields += sorted(cut - set(_ITEM_KEYS))
     response_cut = trace.response is not None and bool(trace.response.text) and marker_span(trace.response.text or "")
     if response_cut or "gen_ai.output.messages" in cut:
         fields.append("response.text")

@@ -38,7 +38,7 @@ MAX_PIXELS = 40_000_000
 
 PLACEHOLDER = re.compile(
     r"^\[(?P<mime>image/[\w.+-]+) (?P<what>blob|data URI)(?:, (?P<w>\d+)×(?P<h>\d+))?(?:, detail \w+)?"
-    r", (?P<n>[\d,]+) bytes base64\]$")
+    r", (?P<n>[\d,]+) bytes base64(?:, cut by the exporter)?\]$")
 """An image placeholder with a base64 payload, alone on its line (:func:`ctxviewer.tokens.placeholders.placeholder`)."""
 REMOTE_PLACEHOLDER = re.compile(r"^\[image(?:/[\w.+-]+)? uri(?:, detail \w+)?: (?P<url>[^\]\n]*)\]$")
 """A remote image's placeholder (``[image uri: https://x/cat.png]``)."""

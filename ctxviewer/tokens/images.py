@@ -7,12 +7,18 @@ Rules (from the endpoint profile's ``image`` entry):
   ``base + per_tile * tiles`` with ``tile`` x ``tile`` px tiles (gpt-4o: 85 + 170 per 512 px tile).
 * ``pixels`` (Anthropic): scaled to fit ``max_side``, then down to about ``max_tokens`` tokens when
   larger (aspect ratio kept), then ``ceil(width * height / pixels_per_token)``.
+* ``gemini_tiles`` (Gemini 2.x): ``per_tile`` (258) for an image within ``small_side`` x
+  ``small_side`` (384 px), else ``per_tile`` per ``tile`` x ``tile`` (768 px) tile it is cut into
+  (``ceil(w / 768) * ceil(h / 768)``).
 
 Sources: OpenAI's vision guide, "Calculating costs" (platform.openai.com/docs/guides/images-vision:
 fit in 2048 x 2048, shortest side 768 px, 170 tokens per 512 px tile plus 85; ``detail: low`` 85),
 and Anthropic's vision guide, "Calculate image costs" (docs.anthropic.com/en/docs/build-with-claude/vision:
 ``tokens = (width px * height px) / 750``; an image over 1568 px on the long edge, or over about
-1,600 tokens, is scaled down first, so no image costs much more than 1,600).
+1,600 tokens, is scaled down first, so no image costs much more than 1,600), and Google's
+"Understand and count tokens" (ai.google.dev/gemini-api/docs/tokens, Images: "image inputs with both
+dimensions <= 384 pixels are counted as 258 tokens. Images larger in one or both dimensions are
+cropped and scaled as needed into tiles of 768x768 pixels, each counted as 258 tokens").
 These are estimates: the providers' own counts are the usage they report.
 
 The size comes from the image header of a ``data:`` URL or base64 source (the ``imagesize``
@@ -25,8 +31,11 @@ import base64
 import binascii
 import io
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Mapping
+
+_NOT_BASE64 = re.compile(r"[^A-Za-z0-9+/]")
 
 ASSUMED_SIZE = (1024, 1024)
 """Pixel size assumed when an image's size cannot be read (remote URL, unreadable header)."""
@@ -41,11 +50,20 @@ class ImageCount:
 
 
 def size_of_base64(data: str) -> tuple[int, int] | None:
-    """(width, height) in px read from the header of base64 image ``data``; ``None`` if unreadable."""
+    """(width, height) in px read from the header of base64 image ``data``; ``None`` if unreadable.
+
+    Only the first 64 KiB are decoded. A head whose length is off by characters outside the
+    alphabet (an exporter's ``...`` cut: :data:`ctxviewer.tokens.placeholders.CUT`) is decoded
+    without them, cut to whole 4-character groups."""
+    chunk = data[: 64 * 1024 // 3 * 4]
     try:
-        head = base64.b64decode(data[: 64 * 1024 // 3 * 4], validate=False)
+        head = base64.b64decode(chunk, validate=False)
     except (binascii.Error, ValueError):
-        return None
+        kept = _NOT_BASE64.sub("", chunk)
+        try:
+            head = base64.b64decode(kept[: len(kept) // 4 * 4])
+        except (binascii.Error, ValueError):
+            return None
     import imagesize  # here: it imports urllib.request (http, email, ssl), ~16 ms a process
 
     try:
@@ -76,6 +94,10 @@ def count_image(rule: Mapping[str, Any], size: tuple[int, int] | None, detail: s
             fw, fh = max(1, int(fw * scale)), max(1, int(fh * scale))
         tokens = math.ceil(fw * fh / per)
         return ImageCount(tokens, f"image {where}: {tokens} tokens (width x height / 750)")
+    if rule.get("rule") == "gemini_tiles":
+        per, small, side = int(rule.get("per_tile", 258)), int(rule.get("small_side", 384)), int(rule.get("tile", 768))
+        tiles = 1 if max(w, h) <= small else math.ceil(w / side) * math.ceil(h / side)
+        return ImageCount(per * tiles, f"image {where}: {tiles} tile(s) of {side} px, {per * tiles} tokens (Gemini)")
     base, per_tile, tile = int(rule.get("base", 85)), int(rule.get("per_tile", 170)), int(rule.get("tile", 512))
     if detail == "low":
         return ImageCount(base, f"image, detail low: {base} tokens")

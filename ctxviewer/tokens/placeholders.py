@@ -28,10 +28,14 @@ REDACTED_REASONING = "[reasoning redacted by the provider: encrypted, not shown]
 """The whole text of a redacted reasoning part (Anthropic ``redacted_thinking``; not counted: the
 size of what the model reads from the encrypted data is not recorded)."""
 
+CUT = ", cut by the exporter"
+"""The end of a placeholder whose base64 payload an exporter cut (Logfire's middle ``...``:
+:func:`ctxviewer.importers.common.exporter_cut.middle_cut`); the pixel size is the first image's."""
+
 _PLACEHOLDER = re.compile(
     r"(?P<pre>\n)?(?:\[(?P<desc>image(?:/[\w.+-]+)?) (?P<what>blob|data URI|uri|file)"
     r"(?:, (?P<w>\d+)×(?P<h>\d+))?(?:, detail (?P<detail>\w+))?"
-    r"(?:, [\d,]+ bytes base64\]|: [^\]\n]*\]|\])"
+    r"(?:, [\d,]+ bytes base64(?:, cut by the exporter)?\]|: [^\]\n]*\]|\])"
     rf"|(?P<redacted>{re.escape(REDACTED_REASONING)}))(?P<post>\n)?")
 _LABEL = re.compile(rf"(?m)^{re.escape(REASONING)}")
 
@@ -56,17 +60,18 @@ class Marked:
 
 
 def placeholder(desc: str, what: str, *, size: tuple[int, int] | None = None, detail: str | None = None,
-                base64_chars: int | None = None, ref: str | None = None) -> str:
+                base64_chars: int | None = None, ref: str | None = None, cut: bool = False) -> str:
     """A placeholder in the module docstring's shape: ``desc`` a mime type or modality, ``what``
     one of ``blob``, ``data URI``, ``uri``, ``file``; ``ref`` the URL or file id (``uri``,
-    ``file``)."""
+    ``file``); ``cut``: the base64 payload holds an exporter's cut (:data:`CUT`, after the byte
+    count: ``[image/png blob, 2048×1536, 4,194,304 bytes base64, cut by the exporter]``)."""
     out = f"[{desc} {what}"
     if size is not None:
         out += f", {size[0]}×{size[1]}"
     if detail:
         out += f", detail {detail}"
     if base64_chars is not None:
-        return out + f", {base64_chars:,} bytes base64]"
+        return out + f", {base64_chars:,} bytes base64{CUT if cut else ''}]"
     return out + (f": {ref}]" if ref is not None else "]")
 
 

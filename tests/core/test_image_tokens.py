@@ -164,3 +164,15 @@ def test_a_large_image_on_claude_is_scaled_to_about_1600_tokens_first() -> None:
     # 1568 x 1568 would be 3,278 tokens; scaled by sqrt(1600 * 750 / 1568^2) to 1095 x 1095 first
     assert count_image(rule, (1568, 1568), None).tokens == 1599
     assert count_image(rule, (4000, 3000), None).tokens <= 1600
+
+
+def test_gemini_counts_258_per_image_up_to_384_px_else_258_per_768_px_tile() -> None:
+    """Issue 21: Gemini used the OpenAI tile rule. Google's rule (ai.google.dev/gemini-api/docs/tokens):
+    258 for an image with both sides <= 384 px, else 258 per 768 x 768 tile."""
+    rule = resolve("gemini-2.5-flash").profile.image
+    assert rule["rule"] == "gemini_tiles"
+    assert count_image(rule, (384, 200), None).tokens == 258
+    assert count_image(rule, (385, 200), None).tokens == 258  # one tile
+    assert count_image(rule, (2048, 1536), None).tokens == 258 * 3 * 2
+    assert count_image(rule, None, None).tokens == 258 * 2 * 2  # unknown: 1024 x 1024 assumed
+    assert count_image(rule, (1024, 768), None).note == "image 1024x768: 2 tile(s) of 768 px, 516 tokens (Gemini)"

@@ -1,6 +1,6 @@
 """Usage rules the fields do not show (common.usage_rules): Gemini's thinking tokens, counted
 only in the total, become reasoning inside the output (the OTel GenAI rule), on OTel and
-OpenInference spans; other providers' totals are never reinterpreted; and tools a framework offers only in its own attributes
+OpenInference spans and LangSmith runs, said to be derived; other providers' totals are never reinterpreted; and tools a framework offers only in its own attributes
 (Pydantic AI model_request_parameters) are tool items."""
 
 from __future__ import annotations
@@ -62,3 +62,17 @@ def test_pydantic_ai_tools_in_model_request_parameters(tmp_path: Path) -> None:
                                                         ("tool", "final_result")]
     assert json.loads(t.items[1].content or "")["parameters"]["properties"] == {"city": {"type": "string"}}
     assert "ctxviewer.unmapped" not in t.attributes
+
+
+def test_langsmith_gemini_run_thinking_from_total_is_derived_reasoning() -> None:
+    """A ChatGoogleGenerativeAI run whose AIMessage usage_metadata has the thinking only in
+    total_tokens (output 312 of 834): reasoning 312 derived, the trace says so (tests/data/langchain_images/runs.json)."""
+    p = Path(__file__).resolve().parents[1] / "data" / "langchain_images" / "runs.json"
+    by_id = {r.trace_id: r for r in load_records(detect(p), p) if isinstance(r, RequestTrace)}
+    g = by_id["lc-gemini"]
+    assert (g.usage.input_tokens, g.usage.output_tokens, g.usage.reasoning_tokens) == (210, 624, 312)
+    assert g.attributes["ctxviewer.usage_rule"] == (
+        "Gemini thinking tokens only in the total: reasoning derived as total - input - output "
+        "(not recorded on its own), added to the output")
+    o = by_id["lc-images"]  # an OpenAI run's total (1326 = 1320 + 6) is never reinterpreted
+    assert (o.usage.output_tokens, o.usage.reasoning_tokens) == (6, None) and "ctxviewer.usage_rule" not in o.attributes

@@ -2,7 +2,8 @@
 normaliser from a model call to a trace.
 
 * reading files -- :mod:`.containers` (gzip, text encodings, JSON / JSON Lines / concatenated
-  documents), :mod:`.peek` (the parse events of a head cut off mid-document, for sniffers),
+  documents), :mod:`.parquet` (Parquet rows with pyarrow, the ``parquet`` extra),
+  :mod:`.phoenix_frames` (a Phoenix spans dataframe's rows as Phoenix span JSON), :mod:`.peek` (the parse events of a head cut off mid-document, for sniffers),
   :mod:`.json_where` (which JSON field a byte offset falls in), :mod:`.notes` (warnings of deep
   readers delivered as problem records of the file being loaded);
 * chat messages -- :mod:`.messages` (any message encoding -> OTel GenAI messages -> item text),
@@ -19,7 +20,9 @@ normaliser from a model call to a trace.
   named on the trace as ``ctxviewer.unmapped`` and counted per file), :mod:`.exchange_account`
   (the request/response keys of a provider exchange), :mod:`.model_account` (the keys of a native
   record the model does not know), :mod:`.scores` (scores, feedback and annotations as
-  ``ctxviewer.scores``), :mod:`.phoenix_annotations` (Phoenix span annotations as scores);
+  ``ctxviewer.scores``), :mod:`.phoenix_annotations` (Phoenix span annotations as scores),
+  :mod:`.exporter_cut` (values an exporter cut although they still parse: Logfire's middle
+  ``...`` and its ``logfire.truncated`` list);
 * :mod:`.spans` -- the span containers (OTLP/JSON and protobuf, span lists, flat attribute maps)
   and the one :class:`~.spans.span.Span` shape they yield;
 * :mod:`.inherit` -- the system instructions and tools a model call takes from its ancestor

@@ -35,6 +35,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ctxviewer.importers.common.containers import loads
+from ctxviewer.importers.common.exporter_cut import middle_cut
 from ctxviewer.importers.common.part_shapes import data_uri_part, provider_part
 from ctxviewer.tokens.images import size_of_base64
 from ctxviewer.tokens.placeholders import REASONING, REDACTED_REASONING, placeholder
@@ -291,12 +292,13 @@ def part_text(part: Mapping[str, Any]) -> str:
         if not isinstance(c, str):
             return placeholder(_desc(part), "blob", detail=_detail(part))
         size = size_of_base64(c) if _is_image(part) else None
-        return placeholder(_desc(part), "blob", size=size, detail=_detail(part), base64_chars=len(c))
+        return placeholder(_desc(part), "blob", size=size, detail=_detail(part), base64_chars=len(c), cut=middle_cut(c))
     if t == "uri":
         uri = str(part.get("uri") or "")
         if uri.startswith("data:"):
             size = size_of_base64(uri.split(",", 1)[1]) if _is_image(part) and "," in uri else None
-            return placeholder(_desc(part), "data URI", size=size, detail=_detail(part), base64_chars=len(uri))
+            return placeholder(_desc(part), "data URI", size=size, detail=_detail(part), base64_chars=len(uri),
+                               cut=middle_cut(uri))
         return placeholder(_desc(part), "uri", detail=_detail(part), ref=uri)
     if t == "file":
         return placeholder(_desc(part), "file", detail=_detail(part), ref=str(part.get("file_id")))
@@ -315,7 +317,7 @@ def strip_payloads(value: Any) -> Any:
             mime = value[5:].split(";", 1)[0] or "binary"
             payload = value.split(",", 1)[1]
             size = size_of_base64(payload) if mime.startswith("image/") else None
-            return placeholder(mime, "data URI", size=size, base64_chars=len(value))
+            return placeholder(mime, "data URI", size=size, base64_chars=len(value), cut=middle_cut(payload))
         if len(value) > 4096 and _BASE64.fullmatch(value[:4096]):
             return f"[{len(value):,} bytes base64]"
         return value

@@ -16,6 +16,10 @@ module maps those blocks, wherever they occur, to the typed OTel part (never to 
   part but is never text; ``{type: "redacted_thinking", data}`` -> an empty ``reasoning`` part
   marked ``redacted`` (the encrypted ``data`` is never text);
 * OpenAI ``input_text`` / ``output_text`` -> ``text``;
+* LangChain's standard blocks (:func:`langchain_part`): langchain-core 0.3
+  ``{type: "image" | "file" | "audio", source_type: "base64" | "url" | "id" | "text", data | url |
+  id | text, mime_type}`` and 1.0 ``{type: "image" | "file" | "audio" | "video", base64 | url |
+  file_id, mime_type}``, ``{type: "text-plain", text}`` -> ``blob`` / ``uri`` / ``file`` / ``text``;
 * Anthropic ``tool_use`` / ``tool_result`` blocks and Gemini parts (``functionCall``,
   ``inlineData``...) -> ``tool_call`` / ``tool_call_response`` / ``blob`` / ``text``, by
   :func:`~ctxviewer.importers.common.foreign_parts.foreign_part`.
@@ -23,7 +27,9 @@ module maps those blocks, wherever they occur, to the typed OTel part (never to 
 Shapes from openai-python ``types/chat/chat_completion_content_part_image_param.py``,
 ``types/responses/response_input_image_param.py`` and anthropic-sdk-python
 ``types/image_block_param.py``, ``types/thinking_block_param.py``,
-``types/redacted_thinking_block_param.py``. No Qt here.
+``types/redacted_thinking_block_param.py``; LangChain's from langchain-core
+``messages/content_blocks.py`` (0.3: ``Base64ContentBlock``, ``URLContentBlock``, ``IDContentBlock``,
+``PlainTextContentBlock``; 1.0: ``ImageContentBlock``, ``FileContentBlock`` ...). No Qt here.
 """
 
 from __future__ import annotations
@@ -76,6 +82,37 @@ def thinking_part(block: Mapping[str, Any]) -> dict[str, Any]:
     return part
 
 
+_LC_MODALITY = {"image": "image", "file": "document", "audio": "audio", "video": "video"}
+"""LangChain block type -> OTel ``modality``."""
+
+
+def langchain_part(p: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A LangChain standard content block (see the module docstring) as an OTel part, or ``None``
+    when ``p`` is not one (an Anthropic block has ``source``; an OpenAI ``file`` part has ``file``).
+    A ``url`` that is a ``data:`` URL becomes ``blob`` like OpenAI's."""
+    t = p.get("type")
+    if t == "text-plain":
+        return {"type": "text", "content": str(p.get("text") or "")}
+    modality = _LC_MODALITY.get(str(t))
+    if modality is None or "source" in p or "file" in p:
+        return None
+    mime = p.get("mime_type")
+    kind = p.get("source_type")
+    if kind == "base64" or (kind is None and isinstance(p.get("base64"), str)):
+        data = p.get("data") if kind == "base64" else p.get("base64")
+        return {"type": "blob", "modality": modality, "mime_type": mime, "content": str(data or "")}
+    if kind == "url" or (kind is None and isinstance(p.get("url"), str)):
+        part = data_uri_part(str(p.get("url") or ""), modality)
+        if mime and not part.get("mime_type"):
+            part["mime_type"] = mime
+        return part
+    if kind == "id" or (kind is None and p.get("file_id") is not None):
+        return {"type": "file", "modality": modality, "mime_type": mime, "file_id": p.get("id", p.get("file_id"))}
+    if kind == "text":
+        return {"type": "text", "content": str(p.get("text") or "")}
+    return None
+
+
 def provider_part(p: Mapping[str, Any]) -> dict[str, Any] | None:
     """The OTel part of a provider-shaped content part (see the module docstring), or ``None``
     when ``p`` is none of those shapes (the caller keeps it as it is)."""
@@ -93,6 +130,10 @@ def provider_part(p: Mapping[str, Any]) -> dict[str, Any] | None:
         return source_part(p.get("source"), "image" if t == "image" else "document")
     if t in ("thinking", "redacted_thinking"):
         return thinking_part(p)
+    if t in _LC_MODALITY or t == "text-plain":
+        lc = langchain_part(p)
+        if lc is not None:
+            return lc
     if t in ("input_text", "output_text") and "content" not in p:
         return {"type": "text", "content": p.get("text") or ""}
     if t is None or t in ANTHROPIC_TOOL_TYPES:  # Anthropic tool blocks, Gemini parts (no type)

@@ -87,6 +87,8 @@ def openai_part(p: Any) -> dict[str, Any]:
         a = p.get("input_audio") or {}
         return {"type": "blob", "modality": "audio", "mime_type": f"audio/{a.get('format') or 'unknown'}",
                 "content": a.get("data") or ""}
+    if t == "file" and "file" not in p:  # a LangChain file block, not OpenAI's {type: file, file: {...}}
+        return provider_part(p) or dict(p)
     if t == "file":
         f = p.get("file") or {}
         if f.get("file_data"):

@@ -5,7 +5,11 @@ Gemini (``UsageMetadata``: ``promptTokenCount``, ``candidatesTokenCount``, ``tho
 thoughts`` (+ tool-use prompt tokens). Instrumentations that report ``candidatesTokenCount`` as the
 output tokens and ``totalTokenCount`` as the total lose the thinking unless it is taken back from
 the total. :func:`thinking_in_total` does that for the Gemini providers (the OTel GenAI rule:
-output includes reasoning). No Qt here.
+output includes reasoning) on OTel and OpenInference spans and LangSmith runs (LangChain
+``usage_metadata.total_tokens``); the trace's ``ctxviewer.usage_rule`` (:data:`RULE`) says the
+reasoning was derived. ``input`` is the normalised input (cache reads included, eq. 3.1), as
+Gemini's ``promptTokenCount`` includes ``cachedContentTokenCount``, so the cache is not taken off
+again. Langfuse's ``total`` is its own sum of the usage keys and hides nothing. No Qt here.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ GEMINI_PROVIDERS = frozenset({"gemini", "gcp.gemini", "gcp.vertex_ai", "vertex_a
 """Provider names (``gen_ai.provider.name`` / ``gen_ai.system`` / ``llm.provider`` values) whose
 usage follows Gemini's rule."""
 
-RULE = "Gemini thinking tokens only in the total: output = total - input, the difference as reasoning"
+RULE = ("Gemini thinking tokens only in the total: reasoning derived as total - input - output "
+        "(not recorded on its own), added to the output")
 """The ``ctxviewer.usage_rule`` text when :func:`thinking_in_total` changed the usage."""
 
 

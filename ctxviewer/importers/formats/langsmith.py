@@ -7,8 +7,10 @@ post and patch records are merged by ``id`` (patch values win); ``extra.metadata
 ``inputs.messages`` are OpenAI request messages (``wrap_openai``) or LangChain messages (also
 nested one level, ``[[...]]``); ``inputs.tools`` / ``extra.invocation_params.tools`` the tool
 definitions; ``outputs`` a ChatCompletion (``choices``) or LangChain ``generations``; usage from
-``outputs.usage_metadata`` (LangChain rule: input includes cache, output includes reasoning), else
-``outputs.usage``. ``start_time``/``end_time`` are ISO strings or epoch milliseconds; a run with no
+``outputs.usage_metadata`` or the first generation's ``AIMessage.usage_metadata`` (LangChain rule:
+input includes cache, output includes reasoning; Gemini thinking only in ``total_tokens`` taken
+back, :mod:`~ctxviewer.importers.common.usage_rules`), else ``outputs.usage`` /
+``llm_output.token_usage``. ``start_time``/``end_time`` are ISO strings or epoch milliseconds; a run with no
 ``end_time`` never ended; ``error`` marks status error. ``retriever`` runs' ``outputs.documents``
 become evidence of the next ``llm`` run in the same trace (by ``dotted_order``). The session id is
 ``extra.metadata`` ``session_id`` / ``thread_id`` / ``conversation_id``. No Qt here.
@@ -27,6 +29,8 @@ from ctxviewer.importers.common.langchain_messages import langchain_message, lan
 from ctxviewer.importers.common.llm_call import Document, LLMCall, build_trace
 from ctxviewer.importers.common.request_params import request_parameters
 from ctxviewer.importers.common.scores import score, scores_attribute
+from ctxviewer.importers.common.usage_rules import RULE as GEMINI_RULE
+from ctxviewer.importers.common.usage_rules import thinking_in_total
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record, RunRecord
 from ctxviewer.importers.formats.langsmith_runs import run_ids, run_step, run_time
 from ctxviewer.model.run import RunSpan
@@ -127,7 +131,7 @@ MAPPED = mapped(
     "inputs.messages", "inputs.prompts", "inputs.tools", "inputs.model", "inputs.max_tokens",
     "outputs.choices", "outputs.generations", "outputs.usage_metadata", "outputs.usage",
     "outputs.llm_output.token_usage", "outputs.llm_output.model_name", "outputs.model", "outputs.id",
-    "outputs.system_fingerprint",
+    "outputs.system_fingerprint", "outputs.type",
     "outputs.documents", "extra.metadata", "extra.invocation_params")
 """The run keys :func:`call_from_run` maps (scalar ``inputs`` parameters and ``extra.metadata``
 values are kept as attributes and added per run); the rest is named in ``ctxviewer.unmapped``."""
@@ -151,6 +155,19 @@ def _feedback(run: Mapping[str, Any]) -> list[dict[str, Any]]:
             else:
                 out.append(score(key, st, "langsmith feedback"))
     return out
+
+
+def _generation_usage(gens: Any) -> Mapping[str, Any] | None:
+    """The ``usage_metadata`` of the first generation's ``AIMessage`` (the ``lc`` constructor form's
+    ``kwargs`` or the dict form), where LangChain chat models that leave ``llm_output`` without
+    token usage (ChatGoogleGenerativeAI, ChatAnthropic) record it; ``None`` without one."""
+    gen = gens[0][0] if gens and isinstance(gens[0], list) and gens[0] else (gens[0] if gens else None)
+    msg = gen.get("message") if isinstance(gen, Mapping) else None
+    if not isinstance(msg, Mapping):
+        return None
+    body = msg.get("kwargs") if isinstance(msg.get("kwargs"), Mapping) else msg.get("data", msg)
+    usage = body.get("usage_metadata") if isinstance(body, Mapping) else None
+    return usage if isinstance(usage, Mapping) else None
 
 
 def call_from_run(run: Mapping[str, Any], documents: list[Document]) -> LLMCall:
@@ -182,8 +199,16 @@ def call_from_run(run: Mapping[str, Any], documents: list[Document]) -> LLMCall:
             msg["finish_reason"] = info.get("finish_reason")
             call.output = [msg]
         call.response_model = pm._str((outputs.get("llm_output") or {}).get("model_name"))
-    if isinstance(outputs.get("usage_metadata"), Mapping):
-        call.usage = langchain_usage(outputs["usage_metadata"])
+    usage_metadata = outputs.get("usage_metadata")
+    if not isinstance(usage_metadata, Mapping):
+        usage_metadata = _generation_usage(outputs.get("generations"))
+    if isinstance(usage_metadata, Mapping):
+        call.usage = langchain_usage(usage_metadata)
+        thought = thinking_in_total(call.usage, pm.int_or_none(usage_metadata.get("total_tokens")), call.provider,
+                                    call.model)
+        if thought is not None:
+            call.usage = thought
+            call.attributes["ctxviewer.usage_rule"] = GEMINI_RULE
     else:
         call.usage = pm.openai_chat_usage(outputs.get("usage") or (outputs.get("llm_output") or {}).get("token_usage"))
     call.created, call.ended = run_time(run.get("start_time")), run_time(run.get("end_time"))

@@ -2,7 +2,9 @@
 
 Input: OpenInference attributes (:mod:`openinference_attrs`) in any span container -- OTLP/JSON,
 JSON Lines, Phoenix span JSON (``context.trace_id``, ``span_kind``, ``status_code``, UUID ids),
-span lists (also wrapped in an object, e.g. ``{"spans": [...]}``), flat attribute maps.
+span lists (also wrapped in an object, e.g. ``{"spans": [...]}``), flat attribute maps, and Phoenix
+spans dataframes saved to Parquet (``get_spans_dataframe()``, ``TraceDataset.save()``: the
+``parquet`` extra) or CSV (``df.to_csv()``; :mod:`~ctxviewer.importers.common.phoenix_frames`).
 
 The span kind decides (``openinference.span.kind``): ``LLM`` spans are requests; ``RETRIEVER``
 (and ``RERANKER``) documents become ``evidence`` items of the LLM call they fed -- the first LLM
@@ -26,12 +28,14 @@ from typing import Any, Iterator
 
 from ctxviewer.importers.common import openinference_attrs as oi
 from ctxviewer.importers.common import provider_messages as pm
-from ctxviewer.importers.common.containers import head_text, load_documents
+from ctxviewer.importers.common.containers import head_text, load_documents, open_text
 from ctxviewer.importers.common.field_account import unmapped_attribute, unmapped_attribute_keys
 from ctxviewer.importers.common.inherit import Ancestor, inherit
 from ctxviewer.importers.common.llm_call import LLMCall, agent_attributes, build_trace
+from ctxviewer.importers.common.parquet import PARQUET_MAGIC, magic, parquet_columns, parquet_rows
 from ctxviewer.importers.common.phoenix_annotations import NAME as ANNOTATIONS
 from ctxviewer.importers.common.phoenix_annotations import as_score, by_span, detail
+from ctxviewer.importers.common.phoenix_frames import csv_rows, is_spans_csv_head, is_spans_frame, span_document
 from ctxviewer.importers.common.scores import scores_attribute
 from ctxviewer.importers.common.spans.read import container_of, spans_from_json
 from ctxviewer.importers.common.spans.span import Span, missing_parents, trace_id_for
@@ -76,6 +80,22 @@ def spans_of(doc: Any, file: str, prefix: str = "") -> Iterator[Span | ImportPro
     raise ValueError("no spans (expected OTLP, span objects, a span list or an attribute map)")
 
 
+def _documents(path: Path) -> Iterator[tuple[str, Any]]:
+    """``(record, document)`` of ``path``: a Parquet spans frame's rows as Phoenix span JSON
+    (:mod:`ctxviewer.importers.common.phoenix_frames`), else the file's JSON documents."""
+    if magic(path) == PARQUET_MAGIC:
+        rows: Iterator[tuple[str, dict[str, Any]]] = parquet_rows(path, path.name, "or save the spans as JSON")
+    else:
+        with open_text(path) as fh:
+            head = fh.read(64 * 1024)
+        if not is_spans_csv_head(head):
+            yield from load_documents(path)
+            return
+        rows = csv_rows(path, path.name)
+    for where, row in rows:
+        yield where, span_document(row)
+
+
 def _call(span: Span) -> LLMCall:
     call = oi.call_from_attributes(span.attributes, trace_id_for(span))
     call.created, call.ended = span.start, span.end
@@ -112,7 +132,12 @@ class OpenInferenceImporter:
         """:data:`~ctxviewer.importers.contract.SPECIFIC` when the head carries OpenInference attribute names (above
         the GenAI spans' 0.9 of the ``otel`` importer: OpenInference spans may carry ``gen_ai.*``
         keys too) and is not a Langfuse export or a ctxviewer export; else 0."""
+        if head.startswith(PARQUET_MAGIC):  # a Phoenix spans dataframe saved to Parquet, by its columns
+            cols = parquet_columns(path)
+            return SPECIFIC if cols is not None and is_spans_frame(cols) else 0.0
         text = head_text(head)
+        if is_spans_csv_head(text):  # the same frame saved with df.to_csv()
+            return SPECIFIC
         if '"observations"' in text and '"trace"' in text:  # a Langfuse download keeps span attributes
             return 0.0
         if '"ctxviewer.trace_id"' in text:  # a ctxviewer export (its embedded traces may quote llm.* keys)
@@ -135,7 +160,7 @@ class OpenInferenceImporter:
         file = str(path)
         spans: dict[Any, Span] = {}
         problems: list[ImportProblem] = []
-        for record, doc in load_documents(path):
+        for record, doc in _documents(path):
             if isinstance(doc, Exception):
                 problems.append(ImportProblem(file, record, str(doc), dropped=1))
                 continue

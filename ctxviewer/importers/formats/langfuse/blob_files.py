@@ -24,14 +24,15 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from ctxviewer.importers.common.parquet import PARQUET_EXTRA, PARQUET_MAGIC, parquet_columns, parquet_rows
+from ctxviewer.importers.common.parquet import magic as _magic
 from ctxviewer.importers.contract import ImportFailed, ImportProblem
+
+__all__ = ["PARQUET_EXTRA", "PARQUET_MAGIC", "TABLES", "Row", "manifest_files", "parquet_columns", "read_rows",
+           "siblings", "table_of_path", "table_of_row"]
 
 TABLES = ("observations_v2", "observations", "traces", "scores")
 """The export's table folders (``manifests`` holds the run manifests)."""
-PARQUET_MAGIC = b"PAR1"
-PARQUET_EXTRA = "pip install 'ctxviewer[parquet]'"
-"""What to install to read Parquet exports (the ``parquet`` extra brings pyarrow)."""
-
 Row = tuple[str, dict[str, Any]]
 """``(where, row)``: ``where`` names the file and line (``"observations/2026-01-01.jsonl line 3"``)."""
 
@@ -79,7 +80,7 @@ def read_rows(path: Path, file: str) -> Iterator[Row | ImportProblem]:
         raise ImportFailed(f"{path}: CSV exports are not read (their values are all text); set the export "
                            "to JSONL, JSON or Parquet")
     if name.endswith(".parquet") or _magic(path) == PARQUET_MAGIC:
-        yield from _parquet_rows(path, label)
+        yield from parquet_rows(path, label, "or set the export to JSONL")
         return
     if name.endswith(".json"):
         text = "".join(line for _, line in _text_lines(path))
@@ -106,49 +107,6 @@ def read_rows(path: Path, file: str) -> Iterator[Row | ImportProblem]:
             yield f"{label} line {n}", dict(row)
         else:
             yield ImportProblem(file, f"{label} line {n}", f"not an object ({type(row).__name__})", dropped=1)
-
-
-def _magic(path: Path) -> bytes:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(4)
-    except OSError:
-        return b""
-
-
-def _parquet_rows(path: Path, label: str) -> Iterator[Row]:
-    """Parquet rows with pyarrow, batch by batch; ``MAP`` columns as dicts."""
-    try:
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise ImportFailed(f"{path}: reading Parquet exports needs pyarrow ({PARQUET_EXTRA}); "
-                           "or set the export to JSONL") from None
-    import pyarrow as pa
-
-    try:
-        pf = pq.ParquetFile(path)
-        maps = {f.name for f in pf.schema_arrow if pa.types.is_map(f.type)}
-        n = 0
-        for batch in pf.iter_batches(batch_size=1024):
-            for row in batch.to_pylist():
-                n += 1
-                for key in maps:
-                    if isinstance(row.get(key), list):
-                        row[key] = dict(row[key])
-                yield f"{label} row {n}", row
-    except (OSError, pa.ArrowException) as exc:
-        raise ImportFailed(f"{path}: not a readable Parquet file: {exc}") from None
-
-
-def parquet_columns(path: Path) -> list[str] | None:
-    """The column names of a Parquet file (its footer), or ``None`` without pyarrow or for a file
-    pyarrow cannot read."""
-    try:
-        import pyarrow.parquet as pq
-
-        return [str(n) for n in pq.read_schema(path).names]
-    except Exception:  # no pyarrow, or not Parquet: the sniffer only asks
-        return None
 
 
 def manifest_files(path: Path, doc: Mapping[str, Any]) -> list[Path]:

@@ -34,6 +34,7 @@ from typing import Iterator
 
 from ctxviewer.importers.common import notes
 from ctxviewer.importers.common.containers import head_text
+from ctxviewer.importers.common.exporter_cut import cut_attributes, cut_notes, cut_trace_attributes
 from ctxviewer.importers.common.llm_call import Document, build_trace
 from ctxviewer.importers.common.peek import peek_json
 from ctxviewer.importers.common.spans import attribute_map, otlp, span_list
@@ -41,7 +42,7 @@ from ctxviewer.importers.common.spans.guardrail import guardrail_from_span, is_g
 from ctxviewer.importers.common.spans.read import PROTOBUF_SUFFIXES, read_span_groups
 from ctxviewer.importers.common.spans.span import Span, SpanRecord, missing_parents, trace_id_for
 from ctxviewer.importers.contract import Companions, ImportProblem, Record, RunRecord
-from ctxviewer.importers.formats.otel.events import deep_keys, fold_events, truncated_keys
+from ctxviewer.importers.formats.otel.events import CONTENT_KEYS, deep_keys, fold_events, truncated_keys
 from ctxviewer.importers.formats.otel.group import enrich_call, fed_call, tool_trace
 from ctxviewer.importers.formats.otel.join import companion_events, mark_joined
 from ctxviewer.importers.formats.otel.logs import NAME as LOGS
@@ -153,15 +154,18 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs
         if earlier is not None and not (earlier.end is None and rec.end is not None):
             key = id(rec)  # the same ids twice, but not an open print followed by the ended one
         spans[key] = rec
-    cut: dict[int, list[str]] = {}
+    cut: dict[int, dict[str, str]] = {}
     for key, sp in list(spans.items()):
         sp, deep = deep_keys(sp)  # JSON nested too deep to parse: cut below 100 levels, named
         for message in deep:
             yield ImportProblem(file, f"{sp.record} span {sp.span_id}" if sp.span_id else sp.record, message)
         sp, keys = truncated_keys(fold_events(sp))
         spans[key] = sp
-        if keys:
-            cut[id(sp)] = keys
+        how = {k: "mid_json" for k in keys}
+        for k, h in cut_attributes(sp.attributes, CONTENT_KEYS).items():  # cuts that still parse (Logfire)
+            how.setdefault(k, h)
+        if how:
+            cut[id(sp)] = how
     by_id = {s.span_id: s for s in spans.values() if s.span_id}
     chats = [s for s in spans.values() if is_chat_span(s.attributes)]
     tools = [s for s in spans.values() if s.attributes.get("gen_ai.operation.name") == "execute_tool"]
@@ -215,10 +219,8 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs
         if id(s) in fed:
             trace = replace(trace, attributes={**trace.attributes, "ctxviewer.fed_by": fed[id(s)]})
         if id(s) in cut:
-            trace = replace(trace, attributes={**trace.attributes, "ctxviewer.truncated": cut[id(s)],
-                                               "ctxviewer.content": "truncated"})
-            notes += [f"{k}: value cut mid-JSON (truncated capture); kept as raw text, so reported usage "
-                      "exceeds what was captured" for k in cut[id(s)]]
+            trace = replace(trace, attributes={**trace.attributes, **cut_trace_attributes(cut[id(s)])})
+            notes += cut_notes(cut[id(s)])
         traced[id(s)] = trace.trace_id
         yield trace
         for message in problems + notes:

@@ -105,6 +105,11 @@ STRUCTURED_KEYS = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.sy
 """Content attributes whose value is JSON; a value cut mid-JSON is kept as raw text."""
 
 
+CONTENT_KEYS = (*STRUCTURED_KEYS, "gen_ai.prompt", "gen_ai.completion", "ai.prompt.messages", "ai.prompt",
+                "input.value", "output.value")
+"""Content attributes looked at for a cut that still parses (:mod:`ctxviewer.importers.common.exporter_cut`)."""
+
+
 def truncated_keys(span: Span) -> tuple[Span, list[str]]:
     """``span`` with each content attribute that was cut mid-JSON (a string starting like JSON that
     parses neither as JSON nor as a Python literal) replaced by one message holding the raw text,

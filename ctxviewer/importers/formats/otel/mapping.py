@@ -93,7 +93,7 @@ READ = (
     "ai.prompt", "ai.prompt.messages", "ai.prompt.tools", "ai.response.finishReason", "ai.response.text",
     "ai.response.toolCalls", "ai.response.id", "ai.response.model", "ai.response.object",
     "user.id", "enduser.id", "session.id", "metadata.usage_object", "input.value",
-    "output.value", "operation.name", "ctxviewer.span_kind", "model_request_parameters")
+    "output.value", "operation.name", "ctxviewer.span_kind", "model_request_parameters", "logfire.truncated")
 """The chat-span attributes this mapping and :mod:`.group` read (exact names, and prefixes ending
 in ``.``); any other attribute of a chat span is named in ``ctxviewer.unmapped``
 (:func:`~ctxviewer.importers.common.field_account.unmapped_attribute_keys`)."""
