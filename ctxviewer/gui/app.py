@@ -17,6 +17,7 @@ from ctxviewer.gui.display_check import (
     no_display_message,
 )
 from ctxviewer.gui.main_window import MainWindow
+from ctxviewer.gui.rendered_view import settle_clipboard
 from ctxviewer.util import assets
 
 SWITCH_INTERVAL_S = 0.0002
@@ -108,7 +109,9 @@ def main(argv: list[str] | None = None) -> int:
         open_argument(window, paths[0])
     elif SAMPLE_DB.is_file():
         window.open_database(SAMPLE_DB)
-    return int(app.exec())
+    status = int(app.exec())
+    settle_clipboard()  # a copy made in Python must not be on the clipboard when the app goes
+    return status
 
 
 def open_argument(window: MainWindow, what: str) -> bool:

@@ -41,7 +41,9 @@ class RenderedView(QTextEdit):
         self.setPlaceholderText("Select an item to see its content.")
 
     def createMimeDataFromSelection(self) -> QMimeData:
-        """A copy or drag of the selection carries plain text only (no HTML of the document)."""
+        """A copy or drag of the selection carries plain text only (no HTML of the document).
+        The object is made here, in Python: :func:`settle_clipboard` swaps it for Qt's own before
+        the application goes."""
         mime = QMimeData()
         mime.setText(self.textCursor().selectedText().replace("\u2029", "\n").replace("\u2028", "\n"))
         return mime
@@ -76,3 +78,20 @@ class RenderedView(QTextEdit):
         self.blocks = ()
         self.fresh_document()
         self.setPlaceholderText(placeholder)
+
+
+def settle_clipboard() -> None:
+    """Put the clipboard's text back as a copy Qt made itself, so that a ``QMimeData`` made in
+    Python (:meth:`RenderedView.createMimeDataFromSelection`) is not left on the clipboard when the
+    application is destroyed: PySide6 6.11 frees such an object twice then, a segmentation fault
+    after the last window closed. The copied text stays on the clipboard; call before the
+    ``QApplication`` goes (after ``exec()``, at the end of a test session). Never raises."""
+    from PySide6.QtGui import QGuiApplication
+    from shiboken6 import Shiboken
+
+    if QGuiApplication.instance() is None:
+        return
+    board = QGuiApplication.clipboard()
+    mime = board.mimeData()
+    if mime is not None and Shiboken.createdByPython(mime):
+        board.setText(mime.text())  # Qt makes this one; the Python-made object is released by Qt

@@ -20,6 +20,17 @@ OFFSCREEN_NOISE = r"This plugin does not support propagateSizeHints\(\)"
 """Printed by Qt's offscreen platform whenever a dialog opens; not a problem of ours."""
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _settled_clipboard() -> Any:
+    """After the GUI tests, the clipboard's Python-made copy is swapped for Qt's own, as the app
+    does after ``exec()`` (:func:`ctxviewer.gui.rendered_view.settle_clipboard`): else the
+    interpreter's exit is a segmentation fault after the last test passed."""
+    yield
+    from ctxviewer.gui.rendered_view import settle_clipboard
+
+    settle_clipboard()
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "tests/gui" in item.nodeid.replace("\\", "/"):

@@ -228,6 +228,34 @@ def test_copy_from_the_rendered_view_is_plain_text(qtbot) -> None:  # type: igno
     assert mime.text() == "bold <b>x</b>\nnext" and not mime.hasHtml()
 
 
+_COPY_THEN_EXIT = """
+import sys
+from PySide6.QtWidgets import QApplication
+from ctxviewer.gui.rendered_view import RenderedView, settle_clipboard
+app = QApplication([])
+view = RenderedView()
+view.set_message("**bold** next")
+view.selectAll()
+view.copy()
+if sys.argv[1] == "settled":
+    settle_clipboard()
+print(QApplication.clipboard().text())
+"""
+
+
+def test_a_copy_left_on_the_clipboard_is_settled_before_exit() -> None:
+    # PySide6 frees a Python-made QMimeData on the clipboard twice when the application goes
+    # (SIGSEGV, status -11, with "left" instead of "settled"); settle_clipboard, called by the app
+    # after exec(), swaps it for a Qt-made copy holding the same text
+    import os
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", _COPY_THEN_EXIT, "settled"], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert (proc.returncode, proc.stdout) == (0, "bold next\n")
+
+
 def test_only_raster_images_are_decoded() -> None:
     from ctxviewer.gui.block_document import thumbnail
 
