@@ -11,11 +11,14 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from shared_data import needs_corpus
 
 from ctxviewer.cli import cli
 from ctxviewer.diff.session_pair import call_pair
 from ctxviewer.pipeline.importing import import_files
 from ctxviewer.store import TraceQuery, TraceStore
+
+pytestmark = needs_corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGSMITH = ROOT / "tests" / "data" / "runs" / "langsmith-agent-thread.post-patch.json"

@@ -10,12 +10,15 @@ from pathlib import Path
 import genai_prices
 import pytest
 from click.testing import CliRunner
+from shared_data import needs_corpus
 
 from ctxviewer.cli import cli
 from ctxviewer.importers.formats.inspect_ai import IMPORTER
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import TraceQuery, TraceStore
+
+pytestmark = needs_corpus
 
 INSPECT = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "other" / "inspect_ai"
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"

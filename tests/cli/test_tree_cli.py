@@ -10,11 +10,14 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from shared_data import needs_corpus
 
 from ctxviewer.cli import cli
 from ctxviewer.pipeline.importing import import_files
 from ctxviewer.present.run_tree import build_tree, tree_lines
 from ctxviewer.store import TraceStore
+
+pytestmark = needs_corpus
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 AGENTS = CORPUS / "langfuse" / "openai-agents-2025-09-30.trace.json"

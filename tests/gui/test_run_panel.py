@@ -7,10 +7,13 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from shared_data import needs_corpus
 
 from ctxviewer.gui.run_panel import LOADED_ROLE, STEP_ROLE, TIMELINE, RunPanel
 from ctxviewer.pipeline.importing import import_files
 from ctxviewer.store import TraceStore
+
+pytestmark = needs_corpus
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 BROWSER = CORPUS / "other" / "inspect_ai" / "inspect-browser-tools-gpt-4o-mini.json"

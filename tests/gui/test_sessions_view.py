@@ -10,11 +10,14 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from shared_data import needs_corpus
 
 from ctxviewer.gui import sessions_model
 from ctxviewer.gui.sessions_model import SessionListModel
 from ctxviewer.pipeline.importing import import_files
 from ctxviewer.store import TraceStore
+
+pytestmark = needs_corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGSMITH = ROOT / "tests" / "data" / "runs" / "langsmith-agent-thread.post-patch.json"

@@ -7,10 +7,13 @@ import csv
 from pathlib import Path
 
 import pytest
+from shared_data import needs_corpus
 
 from ctxviewer.gui.stats_view import HEADERS, StatsView
 from ctxviewer.pipeline.importing import import_files
 from ctxviewer.store import TraceQuery, TraceStore
+
+pytestmark = needs_corpus
 
 INSPECT = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "other" / "inspect_ai"
 

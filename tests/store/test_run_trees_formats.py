@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
+from shared_data import needs_corpus
 
 from ctxviewer.cli import cli
 from ctxviewer.importers.formats.langsmith_runs import dotted_ids, parent_of
@@ -25,6 +26,8 @@ from ctxviewer.pipeline.importing import import_files
 from ctxviewer.present.run_tree import build_tree, tree_lines
 from ctxviewer.store import TraceStore
 from ctxviewer.store.runs import RunStep
+
+pytestmark = needs_corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT.parent / "shared" / "corpus"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from factories import make_trace
+from shared_data import needs_corpus
 
 from ctxviewer.assess.trace_header import header_rows
 from ctxviewer.importers.formats.inspect_ai import IMPORTER
@@ -18,6 +19,8 @@ from ctxviewer.present.columns import TRACE_COLUMNS
 from ctxviewer.store import TraceQuery, TraceStore
 from ctxviewer.store.filters import FilterError
 from ctxviewer.store.score_rows import score_rows
+
+pytestmark = needs_corpus
 
 INSPECT = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "other" / "inspect_ai"
 WRONG = "4hZVSqgqbdNBk7pFLr5RWq/1/1/0"  # inspect-log-images.json: scorer match, value I (incorrect)
