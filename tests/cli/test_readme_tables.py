@@ -94,4 +94,8 @@ def test_import_help_lists_every_format() -> None:
 
 def test_readme_commands_need_no_sudo_and_say_how_to_run_without_a_display() -> None:
     assert not re.search(r"(?m)^\s+sudo ", README)
-    assert "QT_QPA_PLATFORM=offscreen" in _section("Without a display")
+    section = _section("Without a display")
+    assert "QT_QPA_PLATFORM=offscreen" in section
+    # every command but the two that draw the window (open; screenshot, named on its own) is listed
+    named = set(re.findall(r"`([a-z-]+)`", section.split("never open one")[0]))
+    assert named == set(cli.list_commands(click.Context(cli))) - {"open", "screenshot"}
