@@ -56,7 +56,8 @@ class DetailPanel(QWidget):
             value.setWordWrap(True)
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             self._grid.addWidget(key, line, col, Qt.AlignmentFlag.AlignTop)
-            self._grid.addWidget(value, line, col + 1, 1, 3 if wide else 1)
+            # top-aligned like its key: beside a taller value (scores) it must not drift down its row
+            self._grid.addWidget(value, line, col + 1, 1, 3 if wide else 1, Qt.AlignmentFlag.AlignTop)
             if wide or col:
                 line, col = line + 1, 0
             else:

@@ -6,7 +6,9 @@ scorers) under its parent, with duration, status, a model call's reported tokens
 time line; an error's row is red. Children are read from the store when a row is expanded
 (:meth:`ctxviewer.store.TraceStore.children`: one index range), so a run of 30,000 steps opens
 with its roots and the branch down to the call shown. Activating a model call's row
-(double click, Enter) asks the window to show that call (``sig_trace_selected``). Plain text only.
+(double click, Enter) asks the window to show that call (``sig_trace_selected``). Only a step with
+stored children has an expand arrow. The timeline's header is its axis: ms from the run's first
+start to its last end (over every step), with tick lines behind the bars. Plain text only.
 """
 
 from __future__ import annotations
@@ -17,8 +19,11 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPainter
 from PySide6.QtWidgets import (
+    QHeaderView,
     QLabel,
+    QStyle,
     QStyledItemDelegate,
+    QStyleOptionHeader,
     QStyleOptionViewItem,
     QTreeWidget,
     QTreeWidgetItem,
@@ -27,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from ctxviewer.model.words import fmt_int
-from ctxviewer.present.run_tree import Node, step_line
+from ctxviewer.present.run_tree import Node, step_line, tick_label, time_ticks
 from ctxviewer.store import StoreError, TraceStore
 from ctxviewer.tokens.cost import fmt_cost
 from ctxviewer.util.visible import one_line
@@ -40,7 +45,57 @@ STEP_ROLE = Qt.ItemDataRole.UserRole + 1
 LOADED_ROLE = Qt.ItemDataRole.UserRole + 2
 """Item data: True once the row's children were read."""
 ERROR_RED = QColor("#b91c1c")
+GRID = QColor("#e2e8f0")
+"""The timeline's tick lines behind the bars."""
+TICK_PX = 56
+"""Pixels of timeline per tick at most (a label such as ``12,000 ms`` fits)."""
 _Index = QModelIndex | QPersistentModelIndex
+
+
+def _bar_rect(rect: QRect) -> QRect:
+    """Where the timeline is drawn in a cell or header section of ``rect`` (the same in both)."""
+    return rect.adjusted(4, 4, -6, -4)
+
+
+def _x(r: QRect, ms: float, span_ms: float) -> int:
+    return r.left() + int(r.width() * min(max(ms, 0.0), span_ms) / span_ms) if span_ms > 0 else r.left()
+
+
+class _TimelineHeader(QHeaderView):
+    """The tree's header; the timeline's section is its axis: tick labels in ms from the run's
+    start (:meth:`RunPanel.ticks`), the last one with the unit."""
+
+    def __init__(self, panel: RunPanel) -> None:
+        super().__init__(Qt.Orientation.Horizontal, panel)
+        self.panel = panel
+        self.setSectionsClickable(False)
+        self.setStretchLastSection(True)
+        self.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+
+    def paintSection(self, painter: QPainter, rect: QRect, logical: int) -> None:
+        if logical != TIMELINE or self.panel.span_ms() is None:
+            super().paintSection(painter, rect, logical)
+            return
+        opt = QStyleOptionHeader()
+        self.initStyleOption(opt)
+        opt.rect = rect
+        opt.section = logical
+        opt.text = ""
+        painter.save()
+        self.style().drawControl(QStyle.ControlElement.CE_Header, opt, painter, self)
+        r = _bar_rect(rect)
+        span = self.panel.span_ms() or 0.0
+        ticks = self.panel.ticks(r.width())
+        fm = painter.fontMetrics()
+        painter.setPen(self.palette().color(self.foregroundRole()))
+        for i, t in enumerate(ticks):
+            text = tick_label(t) + (" ms" if i == len(ticks) - 1 else "")
+            x = _x(r, t, span)
+            w = fm.horizontalAdvance(text)
+            left = min(max(x - (0 if i == 0 else w // 2), rect.left() + 2), rect.right() - w - 2)
+            painter.drawText(QRect(left, rect.top(), w + 1, rect.height()), int(Qt.AlignmentFlag.AlignVCenter), text)
+            painter.drawLine(x, rect.bottom() - 3, x, rect.bottom())
+        painter.restore()
 
 
 class _Waterfall(QStyledItemDelegate):
@@ -54,18 +109,23 @@ class _Waterfall(QStyledItemDelegate):
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
         super().paint(painter, option, index)
         step = index.siblingAtColumn(0).data(STEP_ROLE)
-        bounds = self.panel.bounds
-        if step is None or bounds is None or step.span.start is None:
+        bounds, span = self.panel.bounds, self.panel.span_ms()
+        if bounds is None or span is None:
             return
-        t0, t1 = bounds
-        span = max((t1 - t0).total_seconds(), 1e-9)
-        r = option.rect.adjusted(2, 4, -2, -4)
-        x0 = r.left() + int(r.width() * max((step.span.start - t0).total_seconds(), 0.0) / span)
-        end = step.span.end or step.span.start
-        x1 = r.left() + int(r.width() * max((end - t0).total_seconds(), 0.0) / span)
-        color = ERROR_RED if step.span.status == "error" else (QColor("#2563eb") if step.span.trace_id else QColor("#64748b"))
+        r = _bar_rect(option.rect)
         painter.save()
-        painter.fillRect(QRect(x0, r.top(), max(x1 - x0, 2), r.height()), color)
+        painter.setPen(GRID)
+        for t in self.panel.ticks(r.width()):
+            x = _x(r, t, span)
+            painter.drawLine(x, option.rect.top(), x, option.rect.bottom())
+        if step is not None and step.span.start is not None:
+            t0 = bounds[0]
+            x0 = _x(r, (step.span.start - t0).total_seconds() * 1000, span)
+            end = step.span.end or step.span.start
+            x1 = _x(r, (end - t0).total_seconds() * 1000, span)
+            color = ERROR_RED if step.span.status == "error" else (QColor("#2563eb") if step.span.trace_id
+                                                                   else QColor("#64748b"))
+            painter.fillRect(QRect(x0, r.top(), max(x1 - x0, 2), r.height()), color)
         painter.restore()
 
 
@@ -78,6 +138,7 @@ class RunPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.tree = QTreeWidget()
+        self.tree.setHeader(_TimelineHeader(self))
         self.tree.setColumnCount(len(COLUMNS))
         self.tree.setHeaderLabels(list(COLUMNS))
         self.tree.setUniformRowHeights(True)
@@ -96,7 +157,8 @@ class RunPanel(QWidget):
         self.path: Path | None = None
         self.run_id: str | None = None
         self.bounds: tuple[Any, Any] | None = None
-        """The run's first start and last end (aware UTC), the timeline's ends."""
+        """The run's first start and last end over all its steps (aware UTC), the timeline's ends
+        (:meth:`ctxviewer.store.TraceStore.run_bounds`)."""
         self.tree.itemExpanded.connect(self._load_children)
         self.tree.itemActivated.connect(self._on_activated)
 
@@ -143,11 +205,17 @@ class RunPanel(QWidget):
         if run_id != self.run_id:
             self._clear()
             self.run_id = run_id
-            roots = store.children(run_id, None)
-            starts = [s.span.start for s in roots if s.span.start is not None]
-            ends = [t for t in (s.span.end or s.span.start for s in roots) if t is not None]
-            self.bounds = (min(starts), max(ends)) if starts and ends else None
+            try:
+                roots = store.children(run_id, None)
+                self.bounds = store.run_bounds(run_id)
+            except StoreError:
+                roots, self.bounds = [], None
             self.tree.addTopLevelItems([self._item(s) for s in roots])
+            span = self.span_ms()
+            self.tree.headerItem().setToolTip(
+                TIMELINE, "not recorded: no step has a start time" if span is None else
+                f"the run's time line: 0 at its first start, {span:,.0f} ms at its last end")
+            self.tree.header().viewport().update()
         item: QTreeWidgetItem | None = None
         for span_id in path:
             items = ([self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount())] if item is None
@@ -161,6 +229,28 @@ class RunPanel(QWidget):
         if item is not None:
             self.tree.setCurrentItem(item)
             self.tree.scrollToItem(item)
+
+    def span_ms(self) -> float | None:
+        """The timeline's length: the run's last end minus its first start, ms (``None``: no run
+        shown, or no step has a start)."""
+        if self.bounds is None:
+            return None
+        return max((self.bounds[1] - self.bounds[0]).total_seconds() * 1000, 0.0)
+
+    def axis_range(self) -> tuple[float, float] | None:
+        """The timeline axis, ms from the run's first start: ``(0, span_ms())``."""
+        span = self.span_ms()
+        return None if span is None else (0.0, span)
+
+    def ticks(self, width_px: int | None = None) -> list[float]:
+        """The axis ticks (ms from the run's start) for a timeline ``width_px`` pixels wide
+        (default: the column's width): :func:`ctxviewer.present.run_tree.time_ticks`, one per
+        :data:`TICK_PX` pixels at most."""
+        span = self.span_ms()
+        if span is None:
+            return []
+        width = _bar_rect(QRect(0, 0, self.tree.columnWidth(TIMELINE), 10)).width() if width_px is None else width_px
+        return time_ticks(span, max(width // TICK_PX, 2))
 
     def _item(self, step: Any) -> QTreeWidgetItem:
         sp = step.span
@@ -180,7 +270,8 @@ class RunPanel(QWidget):
                 item.setForeground(col, QBrush(ERROR_RED))
             if sp.status_message:
                 item.setToolTip(2, one_line(sp.status_message))
-        item.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator)
+        item.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator if step.has_children
+                                     else QTreeWidgetItem.ChildIndicatorPolicy.DontShowIndicator)
         return item
 
     def _load_children(self, item: QTreeWidgetItem) -> None:

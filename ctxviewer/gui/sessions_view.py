@@ -22,6 +22,9 @@ from ctxviewer.gui.sessions_model import SessionCallsModel, SessionListModel
 from ctxviewer.gui.tables import make_table
 from ctxviewer.util.visible import one_line
 
+SESSION_STRETCH = 0
+"""The sessions table's column given the spare width: the session id."""
+
 
 class SessionsWindow(QWidget):
     """The sessions list, the selected session's calls and their two actions (module docstring)."""
@@ -42,7 +45,11 @@ class SessionsWindow(QWidget):
         self.call_view = make_table(self.calls)
         for view in (self.session_view, self.call_view):
             view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-            view.horizontalHeader().setStretchLastSection(True)
+        # the session id takes the spare width (its figures stay beside it, not across the window);
+        # a call's worst finding, the text at the end of its row, takes it below
+        self.session_view.horizontalHeader().setStretchLastSection(False)
+        self.session_view.horizontalHeader().setSectionResizeMode(SESSION_STRETCH, QHeaderView.ResizeMode.Stretch)
+        self.call_view.horizontalHeader().setStretchLastSection(True)
         self.calls_title = QLabel("Select a session to see its calls.")
         self.calls_title.setTextFormat(Qt.TextFormat.PlainText)
         self.act_show = self._action("&Show Call", [QKeySequence(Qt.Key.Key_Return), QKeySequence(Qt.Key.Key_Enter)],

@@ -76,6 +76,11 @@ class StatsView(QWidget):
         self.plot.scene().sigMouseMoved.connect(self._hover)
         self.table = QTableWidget(0, len(HEADERS))
         self.table.setHorizontalHeaderLabels(list(HEADERS))
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setVisible(False)  # row numbers say nothing here
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
+        self.table.horizontalHeader().setStretchLastSection(False)
         top = QHBoxLayout()
         for w in (QLabel("by"), self.by, QLabel("chart"), self.measure, self.export):
             top.addWidget(w)
@@ -101,7 +106,12 @@ class StatsView(QWidget):
                 item = QTableWidgetItem(_cell(header, value, g))
                 if c:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                if g is total:
+                    font = item.font()
+                    font.setBold(True)
+                    item.setFont(font)
                 self.table.setItem(r, c, item)
+        self.table.resizeColumnsToContents()  # a group's name is never elided; the user may resize after
         self._draw()
 
     def _draw(self) -> None:

@@ -113,3 +113,25 @@ def _sum(values: list[int | None]) -> str:
         return NOT_RECORDED
     text = f"{sum(known):,}"
     return text if len(known) == len(values) else f"≥ {text} ({len(values) - len(known)} not recorded)"
+
+
+def time_ticks(span_ms: float, max_ticks: int) -> list[float]:
+    """Tick values (ms from the run's start) for a timeline of ``span_ms`` milliseconds with at
+    most ``max_ticks`` ticks: 0 and every multiple of the smallest 1, 2 or 5 × 10^k ms step that
+    keeps the count within ``max_ticks``, up to ``span_ms`` (steps of 1 ms at least). ``[0.0]``
+    when ``span_ms <= 0`` or ``max_ticks < 2``."""
+    if span_ms <= 0 or max_ticks < 2:
+        return [0.0]
+    step = 1.0
+    while span_ms / step >= max_ticks:  # ticks: floor(span / step) + 1 <= max_ticks
+        for m in (2.0, 2.5, 2.0):  # 1 -> 2 -> 5 -> 10 (x 2, x 2.5, x 2)
+            step *= m
+            if span_ms / step < max_ticks:
+                break
+    n = int(span_ms // step)
+    return [round(i * step, 6) for i in range(n + 1)]
+
+
+def tick_label(value_ms: float) -> str:
+    """``"0"``, ``"500"``, ``"12,000"``: a tick's ms, without the unit."""
+    return f"{value_ms:,.0f}"

@@ -40,6 +40,9 @@ class RunStep:
     """The call's cost, US dollars (``None``: not known)."""
     state: str | None = None
     """The call's state (``ok`` / ``warning`` / ``failure``)."""
+    has_children: bool = False
+    """Whether any stored step of the run names this one as its parent (the tree draws an
+    expand arrow only then)."""
 
 
 def _time(value: datetime | None) -> str | None:
@@ -63,16 +66,18 @@ def _thaw(value: Any) -> Any:
 
 def _step(row: tuple[Any, ...]) -> RunStep:
     (run_id, span_id, parent_id, kind, name, start, end, duration, status, message, trace_id, attrs,
-     input_tokens, output_tokens, cost, state) = row
+     input_tokens, output_tokens, cost, state, has_children) = row
     span = RunSpan(run_id, span_id, parent_id, kind, name, parse_created(start) if start else None,
                    parse_created(end) if end else None, status, message, trace_id,
                    json.loads(attrs) if attrs else {})
-    return RunStep(span, duration, input_tokens, output_tokens, cost, state)
+    return RunStep(span, duration, input_tokens, output_tokens, cost, state, bool(has_children))
 
 
 _SELECT = (f"SELECT {', '.join('r.' + c for c in _COLUMNS)}, "
            "CASE WHEN json_valid(d.json) THEN json_extract(d.json, '$.usage.input_tokens') END, "
-           "t.output_tokens, t.cost, t.state "
+           "t.output_tokens, t.cost, t.state, "
+           "EXISTS (SELECT 1 FROM run_spans c INDEXED BY idx_run_spans_parent "
+           "WHERE c.run_id = r.run_id AND c.parent_id = r.span_id) "
            "FROM run_spans r LEFT JOIN traces t ON t.trace_id = r.trace_id LEFT JOIN details d ON d.trace_id = r.trace_id")
 
 
@@ -121,6 +126,19 @@ class TraceRuns(StoreConnection):
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot read the runs", exc) from None
         return [_step(r) for r in rows]
+
+    def run_bounds(self, run_id: str) -> tuple[datetime, datetime] | None:
+        """``(first start, last end)`` over every step of ``run_id`` (aware UTC; a step without an
+        end counts at its start) -- the ends of the run's timeline -- or ``None`` when no step has
+        a start. One pass over the run's primary-key range."""
+        try:
+            row = self._conn.execute("SELECT min(start), max(coalesce(end, start)) FROM run_spans WHERE run_id = ?",
+                                     (run_id,)).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot read the runs", exc) from None
+        first = parse_created(row[0]) if row is not None and row[0] else None
+        last = parse_created(row[1]) if row is not None and row[1] else None
+        return (first, last) if first is not None and last is not None else None
 
     def step_path(self, trace_id: str) -> tuple[str, list[str]] | None:
         """``(run id, span ids from the root down to the step of ``trace_id``)`` -- the branch the

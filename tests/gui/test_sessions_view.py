@@ -102,3 +102,29 @@ def test_the_session_list_reads_a_page_at_a_time(qtbot, monkeypatch: pytest.Monk
         model.set_source(store, "state ==")
         assert model.rowCount() == 0
         assert model.index(0, 0).data(Qt.ItemDataRole.DisplayRole) is None
+
+
+def test_the_session_id_takes_the_spare_width(qtbot, sdb: Path) -> None:
+    from PySide6.QtWidgets import QHeaderView
+
+    from ctxviewer.gui.sessions_view import SESSION_STRETCH, SessionsWindow
+
+    view = SessionsWindow()
+    qtbot.addWidget(view)
+    with TraceStore.open(sdb) as store:
+        view.set_source(store)
+        view.resize(1280, 800)
+        view.show()
+        qtbot.waitExposed(view)
+        head = view.session_view.horizontalHeader()
+        assert view.sessions.headers[SESSION_STRETCH] == "session"
+        assert head.sectionResizeMode(SESSION_STRETCH) == QHeaderView.ResizeMode.Stretch
+        assert not head.stretchLastSection()
+        models = view.sessions.headers.index("models")
+        assert head.sectionResizeMode(models) == QHeaderView.ResizeMode.ResizeToContents
+        # the last column ("models", a count) is as wide as its contents, the session id gets the rest
+        assert head.sectionSize(models) == max(view.session_view.sizeHintForColumn(models), head.sectionSizeHint(models))
+        assert head.sectionSize(SESSION_STRETCH) > view.session_view.sizeHintForColumn(SESSION_STRETCH)
+        assert head.sectionPosition(models) + head.sectionSize(models) == head.length()
+        assert view.call_view.horizontalHeader().stretchLastSection()  # a call's worst finding: text, at the end
+        view.close()

@@ -48,3 +48,23 @@ def test_table_chart_and_csv_agree_with_the_store(qtbot, db: Path, tmp_path: Pat
     assert rows[1][header["cost (USD)"]] == ""  # not known: empty, not 0
     assert float(rows[4][header["cost (USD)"]]) == pytest.approx(total.cost, rel=1e-12)
     assert int(rows[3][header["output tokens"]]) == groups[2].output_tokens
+
+
+def test_group_names_are_not_elided_and_the_total_row_stands_out(qtbot, db: Path) -> None:
+    with TraceStore.open(db) as store:
+        total, groups = store.aggregate(TraceQuery(), "session")
+    view = StatsView()
+    qtbot.addWidget(view)
+    view.resize(1280, 800)
+    view.show()
+    qtbot.waitExposed(view)
+    view.show_groups(total, groups, "7 traces")
+    table = view.table
+    names = [table.item(r, 0).text() for r in range(table.rowCount())]
+    assert names[-1] == "total" and max(len(n) for n in names) == 22  # an Inspect sample's uuid as the session id
+    fm = table.fontMetrics()
+    widest = max(fm.horizontalAdvance(n) for n in names)
+    assert table.columnWidth(0) >= widest + 6  # the whole name and the cell's margins: nothing elided
+    assert table.columnWidth(0) == max(table.sizeHintForColumn(0), table.horizontalHeader().sectionSizeHint(0))
+    assert not table.verticalHeader().isVisible()  # no row numbers
+    assert table.item(table.rowCount() - 1, 1).font().bold() and not table.item(0, 1).font().bold()
