@@ -2,13 +2,17 @@
 
 * **Response** -- :func:`ctxviewer.present.answer.answer_text`: the model's text, finish reason, response
   model and id, each proposed tool call with its arguments pretty-printed, every check and the
-  verdict, and the validations of the output (the same words ``ctxviewer show`` prints).
+  verdict, and the validations of the output (the same words ``ctxviewer show`` prints); rendered
+  by default (:func:`ctxviewer.present.answer_blocks.answer_blocks`, inert: Markdown from the
+  sanitised subset, tool calls as labelled blocks, data-URL thumbnails), raw with the messages'
+  Rendered / Raw switch.
 * **Request** -- :func:`ctxviewer.present.request_body.request_view`: the notice (kept, or "only a reference
   was kept (sha256 …); exact replay impossible: fields … redacted") above the serialized body,
   pretty-printed and highlighted.
 * **Attributes** -- :func:`ctxviewer.present.trace_attributes.attribute_rows` as a two-column table.
 
-Everything is plain text (never rich text) and read-only.
+Everything is plain text (never rich text: the rendered answer is written with plain-text inserts
+into an inert document) and read-only.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPlainTextEdit,
+    QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -27,8 +32,11 @@ from PySide6.QtWidgets import (
 )
 
 from ctxviewer.gui.content_view import ContentView
+from ctxviewer.gui.rendered_view import RenderedView
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.present.answer import answer_text
+from ctxviewer.present.answer_blocks import answer_blocks
+from ctxviewer.present.message_images import recorded_images
 from ctxviewer.present.request_body import request_view
 from ctxviewer.present.trace_attributes import attribute_rows
 
@@ -36,20 +44,82 @@ RESPONSE, REQUEST, ATTRIBUTES = range(3)
 """Tab indexes."""
 
 
-class ResponsePane(QPlainTextEdit):
-    """The answer of one trace as read-only plain text."""
+class ResponsePane(QWidget):
+    """The answer of one trace, rendered or raw (one switch with the messages: Items › Rendered
+    Messages). :attr:`raw` is today's read-only plain text of :func:`answer_text`, always filled;
+    :attr:`rendered_view` draws :func:`ctxviewer.present.answer_blocks.answer_blocks` -- Markdown
+    from the sanitised subset, each proposed tool call a labelled block with its arguments
+    pretty-printed, thumbnails of data-URL images -- inert (:mod:`ctxviewer.gui.rendered_view`).
+    The view shown takes the focus (:meth:`active`)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("responsePane")
-        self.setReadOnly(True)
-        self.setUndoRedoEnabled(False)
-        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-        self.setPlaceholderText("No trace selected.")
+        self.raw = QPlainTextEdit()
+        self.raw.setObjectName("responseRaw")
+        self.raw.setReadOnly(True)
+        self.raw.setUndoRedoEnabled(False)
+        self.raw.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.raw.setPlaceholderText("No trace selected.")
+        self.rendered_view = RenderedView()
+        self.rendered_view.setObjectName("responseRendered")
+        self.rendered_view.setPlaceholderText("No trace selected.")
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.raw)
+        self.stack.addWidget(self.rendered_view)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.stack)
+        self.rendered = True
+        self.trace: RequestTrace | None = None
+        self._dirty = False
+        self._place()
 
     def set_trace(self, trace: RequestTrace | None) -> None:
-        """Show the answer of ``trace`` (``None`` clears)."""
-        self.setPlainText(answer_text(trace) if trace is not None else "")
+        """Show the answer of ``trace`` (``None`` clears); the rendered one is built when shown."""
+        self.trace = trace
+        self.raw.setPlainText(answer_text(trace) if trace is not None else "")
+        self._dirty = True
+        if self.rendered and self.isVisible():
+            self._build()
+
+    def set_rendered(self, on: bool) -> None:
+        """Show the answer rendered (``on``) or as raw plain text."""
+        self.rendered = on
+        self._place()
+        if on and self._dirty and self.isVisible():
+            self._build()
+
+    def active(self) -> QPlainTextEdit | RenderedView:
+        """The view shown."""
+        return self.rendered_view if self.rendered else self.raw
+
+    def text(self) -> str:
+        """The plain text of the view shown (building the rendered one if it is pending)."""
+        if self.rendered and self._dirty:
+            self._build()
+        return self.active().toPlainText()
+
+    def _place(self) -> None:
+        view = self.active()
+        self.stack.setCurrentWidget(view)
+        self.setFocusProxy(view)
+
+    def _build(self) -> None:
+        self._dirty = False
+        trace = self.trace
+        if trace is None:
+            self.rendered_view.clear_message("No trace selected.")
+            return
+        body = trace.request.content
+        text = trace.response.text if trace.response is not None else None
+        images = recorded_images(body) if body and text and "[image" in text else {}
+        self.rendered_view.set_blocks(answer_blocks(trace, images))
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self.rendered and self._dirty:
+            self._build()
 
 
 class RequestPane(QWidget):

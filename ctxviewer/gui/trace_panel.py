@@ -234,9 +234,11 @@ class TracePanel(QWidget):
 
     def set_rendered(self, on: bool) -> None:
         """Show messages rendered (``on``: tool calls, Markdown, thumbnails) or as raw stored text,
-        in the item pane and the Conversation tab (:mod:`ctxviewer.gui.message_pane`)."""
+        in the item pane, the Conversation tab (:mod:`ctxviewer.gui.message_pane`) and the
+        Response tab (:class:`ctxviewer.gui.answer_panes.ResponsePane`)."""
         self.item_pane.set_rendered(on)
         self.conversation_pages.set_rendered(on)
+        self.answer.response.set_rendered(on)
 
     @property
     def rendered_mode(self) -> bool:

@@ -13,7 +13,9 @@ What lives here:
   subset (:mod:`~ctxviewer.present.markdown_blocks`), images decoded locally
   (:mod:`~ctxviewer.present.message_images`), never markup;
 * :mod:`~ctxviewer.present.answer` -- the model's answer, tool calls and validations;
-  :mod:`~ctxviewer.present.tool_arguments` what a call's arguments are when not a JSON object;
+  :mod:`~ctxviewer.present.answer_blocks` the same answer as typed blocks for the rendered
+  Response tab; :mod:`~ctxviewer.present.tool_arguments` what a call's arguments are when not a
+  JSON object;
 * :mod:`~ctxviewer.present.request_body` -- the serialized request as the user reads it;
 * :mod:`~ctxviewer.present.trace_attributes` -- everything else a trace recorded, as rows;
 * :mod:`~ctxviewer.present.item_filter` -- which items the item table shows;

@@ -63,7 +63,11 @@ def tool_call_of(line: str) -> dict[str, Any] | None:
     return d if isinstance(d, dict) and d.get("type") == "tool_call" and isinstance(d.get("name"), str) else None
 
 
-def _call_block(call: Mapping[str, Any]) -> ToolCallBlock:
+def call_block(call: Mapping[str, Any]) -> ToolCallBlock:
+    """The labelled block of one tool call ``{"name": str, "id": str | None, "arguments": str |
+    object | None}``: name and id shown with markers for invisible characters, the arguments as
+    :func:`ctxviewer.present.tool_arguments.arguments_view` words them (pretty-printed JSON, or
+    exactly as sent under a note)."""
     args = call.get("arguments")
     if args is not None and not isinstance(args, str):
         args = json.dumps(args, ensure_ascii=False)
@@ -128,7 +132,7 @@ def message_blocks(text: str | None, *, role: str | None = None, result_of: Tool
             prose.append(line)
             continue
         flush()
-        blocks.append(_call_block(call) if call is not None else image)  # type: ignore[arg-type]
+        blocks.append(call_block(call) if call is not None else image)  # type: ignore[arg-type]
     flush()
     return tuple(blocks)
 
@@ -138,7 +142,7 @@ def response_blocks(response: Response | None, trace: RequestTrace) -> tuple[Blo
     text = response.text if response is not None else None
     blocks = list(message_blocks(text)) if text else []
     for c in trace.tool_calls:
-        blocks.append(_call_block({"name": c.name, "id": c.id, "arguments": c.arguments}))
+        blocks.append(call_block({"name": c.name, "id": c.id, "arguments": c.arguments}))
     if not blocks:
         blocks.append(TextBlock("paragraph", (TextRun(f"text {NOT_RECORDED}", ("italic",)),)))
     return tuple(blocks)

@@ -22,7 +22,7 @@ def test_response_pane_shows_the_bad_answer(windows) -> None:
     w = open_on(windows, "refund-approval-forgotten")
     answer = w.panel.answer
     assert answer.currentIndex() == RESPONSE
-    text = answer.response.toPlainText()
+    text = answer.response.raw.toPlainText()
     assert "your refund of 212.00 USD for the Alder 15 sleeping bag has been processed." in text
     assert text == answer_text(w.trace)
     assert answer.tabText(RESPONSE) == "Response (stop)"
@@ -39,7 +39,7 @@ def test_request_pane_pretty_body_and_notice(windows) -> None:
     assert body.startswith('{\n  "model": "gpt-4o-mini-2024-07-18",\n  "messages": [')
     assert req.body.spans()  # highlighted as JSON
     assert w.panel.answer.tabText(REQUEST) == "Request (body)"
-    tool = w.panel.answer.response.toPlainText()
+    tool = w.panel.answer.response.raw.toPlainText()
     assert "issue_refund → blocked by refunds.require_supervisor_approval" in tool
     assert "✖ identity: the signed-in customer cust-31877 asked about a ticket" in tool
 
@@ -51,7 +51,7 @@ def test_rejected_request_has_no_body_and_attributes_are_listed(windows) -> None
     assert a.request.body.toPlainText() == ""
     assert a.request.notice.text() == "serialized request not recorded; exact replay impossible: the body was not stored"
     assert a.tabText(REQUEST) == "Request (none)"
-    assert a.response.toPlainText().startswith("Response: not recorded\n\nValidations (1)")
+    assert a.response.raw.toPlainText().startswith("Response: not recorded\n\nValidations (1)")
     rows = {a.attributes.item(r, 0).text(): a.attributes.item(r, 1).text() for r in range(a.attributes.rowCount())}
     assert rows["policy_store.error"] == "404 support-policy@2026-10-03"
     assert rows["rejected"] == "true"

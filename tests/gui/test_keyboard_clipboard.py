@@ -33,8 +33,9 @@ def ctrl_c(qtbot, widget, shift: bool = False) -> None:  # type: ignore[no-untyp
 def test_ctrl_c_copies_selected_text_not_the_trace_id(qtbot, windows) -> None:
     w = active_window(qtbot, windows)
     clip = QGuiApplication.clipboard()
-    view = w.panel.answer.response
-    w.panel.answer.setCurrentWidget(view)
+    w.panel.answer.setCurrentWidget(w.panel.answer.response)
+    view = w.panel.answer.response.active()  # the rendered answer (the default)
+    assert view is w.panel.answer.response.rendered_view
     view.setFocus()
     cur = view.textCursor()
     text = view.toPlainText()

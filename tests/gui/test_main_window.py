@@ -140,7 +140,7 @@ def test_filter_matching_nothing_clears_the_trace(qtbot, db: Path, windows) -> N
     assert w.chart.is_empty()
     assert w.chart.empty_label.text() == "No trace matches the filter “no-such-trace”."
     assert w.item_model.rowCount() == 0
-    assert w.panel.answer.response.toPlainText() == ""
+    assert w.panel.answer.response.text() == "" and w.panel.answer.response.raw.toPlainText() == ""
     w.filter_edit.setText("")
     w.apply_filter()
     assert windows.shown(w).trace_id == "delta" and not w.chart.is_empty()
