@@ -17,7 +17,6 @@ from ctxviewer.gui.block_document import IMAGE_SCHEME, InertDocument
 from ctxviewer.model.trace import Response
 from ctxviewer.present.answer import answer_text
 from ctxviewer.store import TraceStore
-
 from tests.gui.test_rendered_messages import fragments, image_names, png_base64
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
