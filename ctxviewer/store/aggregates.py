@@ -1,7 +1,9 @@
 """Aggregates over the trace list or a display filter: calls, tokens, cost, latency, state counts
 and context-window use, by model, by session or by day -- one SQL ``GROUP BY`` over the narrow
-``traces`` columns (:meth:`TraceAggregates.aggregate`), never over payloads, so a million rows
-answer in one pass. ``ctxviewer stats`` prints them. No Qt here.
+``traces`` columns (:meth:`TraceAggregates.aggregate`), never over payloads, read from the covering
+index ``idx_traces_aggregate`` (schema 10), so a million rows answer in one pass over it; the total
+of a grouped query is the sum of its groups (no second pass). ``ctxviewer stats`` prints them. No
+Qt here.
 
 Sums count only what was recorded, and say how many calls that was: ``cost`` is the sum of the
 costs genai-prices knows (:mod:`ctxviewer.store.call_columns`), ``cost_known`` how many calls
@@ -69,30 +71,49 @@ class Group:
         return d
 
 
-_BAND = ("CASE WHEN capacity > 0 THEN CASE WHEN input_tokens * 2 < capacity THEN 0 "
-         "WHEN input_tokens * 10 < capacity * 8 THEN 1 WHEN input_tokens * 10 < capacity * 9 THEN 2 "
-         "WHEN input_tokens < capacity THEN 3 WHEN input_tokens IS NOT NULL THEN 4 END END")
-"""The :data:`WINDOW_BANDS` band (0-4) of a row's input / capacity, in integer products (no
-division per row); NULL when either is not recorded."""
+_CUMULATIVE = ("count(*) FILTER (WHERE capacity > 0 AND input_tokens * 2 < capacity), "
+               "count(*) FILTER (WHERE capacity > 0 AND input_tokens * 10 < capacity * 8), "
+               "count(*) FILTER (WHERE capacity > 0 AND input_tokens * 10 < capacity * 9), "
+               "count(*) FILTER (WHERE capacity > 0 AND input_tokens < capacity), "
+               "count(input_tokens) FILTER (WHERE capacity > 0)")
+"""Calls under 50 %, 80 %, 90 % and 100 % of C, and all with both input and C recorded: the
+:data:`WINDOW_BANDS` as cumulative counts, in integer products (no division per row, and one
+comparison per count instead of a CASE per band); :func:`_group` takes the differences."""
 
-_INNER = ("input_tokens, output_tokens, cost, duration_ms, state, span_status, " + _BAND + " AS band")
-
-
-def _select() -> str:
-    bands = ", ".join(f"coalesce(sum(band = {i}), 0)" for i in range(len(WINDOW_BANDS)))
-    return ("count(*), coalesce(sum(input_tokens), 0), count(input_tokens), coalesce(sum(output_tokens), 0), "
-            "count(output_tokens), coalesce(sum(cost), 0.0), count(cost), avg(duration_ms), max(duration_ms), "
-            "count(duration_ms), coalesce(sum(state = 'ok'), 0), coalesce(sum(state = 'warning'), 0), "
-            f"coalesce(sum(state = 'failure'), 0), coalesce(sum(span_status = 'error'), 0), {bands}")
+_SELECT = ("count(*), coalesce(sum(input_tokens), 0), count(input_tokens), coalesce(sum(output_tokens), 0), "
+           "count(output_tokens), coalesce(sum(cost), 0.0), count(cost), sum(duration_ms), max(duration_ms), "
+           "count(duration_ms), count(*) FILTER (WHERE state = 'ok'), count(*) FILTER (WHERE state = 'warning'), "
+           "count(*) FILTER (WHERE state = 'failure'), count(*) FILTER (WHERE span_status = 'error'), " + _CUMULATIVE)
+"""One group's sums over the narrow ``traces`` columns -- all of them in ``idx_traces_aggregate``
+(:data:`ctxviewer.store.migrations.AGGREGATE_INDEX`), so SQLite reads that covering index, not the table."""
 
 
 def _group(key: Any, row: tuple[Any, ...]) -> Group:
-    n = [int(v or 0) for v in row[:5]] + [0] + [int(v or 0) for v in row[6:]]  # row[5], the cost: a float
+    n = [int(v or 0) for v in row[:5]] + [0, int(row[6] or 0), 0, 0] + [int(v or 0) for v in row[9:]]
+    c0, c1, c2, c3, both = n[14:19]
+    known = n[9]
     return Group(key=None if key is None else str(key), calls=n[0], input_tokens=n[1], input_known=n[2],
                  output_tokens=n[3], output_known=n[4], cost=float(row[5]), cost_known=n[6],
-                 duration_mean_ms=None if row[7] is None else float(row[7]),
-                 duration_max_ms=None if row[8] is None else float(row[8]), duration_known=n[9],
-                 ok=n[10], warning=n[11], failure=n[12], errors=n[13], window=tuple(n[14:]))
+                 duration_mean_ms=float(row[7]) / known if known and row[7] is not None else None,
+                 duration_max_ms=None if row[8] is None else float(row[8]), duration_known=known,
+                 ok=n[10], warning=n[11], failure=n[12], errors=n[13],
+                 window=(c0, c1 - c0, c2 - c1, c3 - c2, both - c3))
+
+
+def _sum_groups(groups: list[Group]) -> Group:
+    """The total of ``groups`` (disjoint, together every matching call): sums, the largest max and
+    the mean over every call that recorded a duration -- what one pass over all rows gives."""
+    known = sum(g.duration_known for g in groups)
+    spent = sum((g.duration_mean_ms or 0.0) * g.duration_known for g in groups)
+    maxes = [g.duration_max_ms for g in groups if g.duration_max_ms is not None]
+    return Group(key=None, calls=sum(g.calls for g in groups), input_tokens=sum(g.input_tokens for g in groups),
+                 input_known=sum(g.input_known for g in groups), output_tokens=sum(g.output_tokens for g in groups),
+                 output_known=sum(g.output_known for g in groups), cost=sum(g.cost for g in groups),
+                 cost_known=sum(g.cost_known for g in groups), duration_mean_ms=spent / known if known else None,
+                 duration_max_ms=max(maxes) if maxes else None, duration_known=known,
+                 ok=sum(g.ok for g in groups), warning=sum(g.warning for g in groups),
+                 failure=sum(g.failure for g in groups), errors=sum(g.errors for g in groups),
+                 window=tuple(sum(g.window[i] for g in groups) for i in range(len(WINDOW_BANDS))))
 
 
 class TraceAggregates(StoreConnection):
@@ -107,16 +128,17 @@ class TraceAggregates(StoreConnection):
         if by is not None and by not in GROUP_KEYS:
             raise ValueError(f"cannot group by {by!r}; one of: {', '.join(GROUP_KEYS)}")
         where, params = self.filter_where(query)  # type: ignore[attr-defined]  # TraceListing's
-        # no filter: one pass over the table (an index walk in key order reads every row at random)
-        source = "traces NOT INDEXED" if where == "1" else f"traces WHERE {where}"
+        # no filter: SQLite reads the covering idx_traces_aggregate (schema 10), by model in its order; by
+        # day or session one pass over the table and a sort (a walk of idx_traces_session_id would
+        # read every row at random)
+        source = (f"traces WHERE {where}" if where != "1" else "traces" if by in (None, "model")
+                  else "traces NOT INDEXED")
         try:
-            total = _group(None, self._conn.execute(f"SELECT {_select()} FROM (SELECT {_INNER} FROM {source})",
-                                                    params).fetchone())
-            groups = []
-            if by is not None:
-                inner = f"SELECT {GROUP_KEYS[by]} AS k, {_INNER} FROM {source}"
-                sql = f"SELECT k, {_select()} FROM ({inner}) GROUP BY k ORDER BY k"
-                groups = [_group(r[0], r[1:]) for r in self._conn.execute(sql, params)]
+            if by is None:
+                return _group(None, self._conn.execute(f"SELECT {_SELECT} FROM {source}", params).fetchone()), []
+            sql = f"SELECT {GROUP_KEYS[by]} AS k, {_SELECT} FROM {source} GROUP BY k ORDER BY k"
+            groups = [_group(r[0], r[1:]) for r in self._conn.execute(sql, params)]
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot aggregate traces", exc) from None
+        total = _sum_groups(groups)  # one pass: the total is the groups' (every call is in one group)
         return total, groups

@@ -1,0 +1,92 @@
+"""``ctxviewer stats`` on a million traces within the list's filter budget (issue 22 item 5): the
+statistics read the covering index ``idx_traces_aggregate`` (schema 10) -- no table row, and by
+model in index order with no sort -- and a grouped query makes one pass (the total is the sum of
+the groups), with every figure equal to a direct count of the rows."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+from test_gen_traces import _gen
+
+from ctxviewer.store import TraceQuery, TraceStore
+from ctxviewer.store.aggregates import WINDOW_BANDS
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("aggplans") / "gen.db"
+    _gen().write(path, 500, seed=7)
+    return path
+
+
+def _run(db: Path, query: TraceQuery | None, by: str | None) -> tuple[list[str], list[list[str]]]:
+    seen: list[str] = []
+    with TraceStore.open(db) as st:
+        st._conn.set_trace_callback(seen.append)
+        st.aggregate(query, by)
+    statements = [s for s in seen if s.lstrip().upper().startswith("SELECT") and "count(*)" in s]
+    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        return statements, [[str(r[-1]) for r in conn.execute("EXPLAIN QUERY PLAN " + s)] for s in statements]
+
+
+@pytest.mark.parametrize("by", [None, "model"])
+def test_total_and_by_model_read_the_covering_index_in_one_pass(db: Path, by: str | None) -> None:
+    statements, plans = _run(db, None, by)
+    assert len(statements) == 1  # grouped: no second pass for the total
+    assert plans == [["SCAN traces USING COVERING INDEX idx_traces_aggregate"]]  # no table row, no sort
+
+
+@pytest.mark.parametrize("by", ["day", "session"])
+def test_by_day_or_session_scan_the_table_once_and_sort(db: Path, by: str) -> None:
+    statements, plans = _run(db, None, by)
+    assert len(statements) == 1
+    assert plans == [["SCAN traces", "USE TEMP B-TREE FOR GROUP BY"]]  # never a walk of an index at random rows
+
+
+def _direct(conn: sqlite3.Connection, where: str = "1") -> dict[str, object]:
+    rows = conn.execute(f"SELECT input_tokens, output_tokens, cost, duration_ms, state, span_status, capacity "
+                        f"FROM traces WHERE {where}").fetchall()
+    durations = [r[3] for r in rows if r[3] is not None]
+    window = [0] * len(WINDOW_BANDS)
+    for r in rows:
+        if r[0] is not None and r[6]:
+            share = r[0] / r[6]
+            window[next(i for i, (_n, lo, hi) in enumerate(WINDOW_BANDS) if lo <= share < hi)] += 1
+    return {"calls": len(rows), "input_tokens": sum(r[0] or 0 for r in rows),
+            "input_known": sum(r[0] is not None for r in rows), "output_tokens": sum(r[1] or 0 for r in rows),
+            "cost_known": sum(r[2] is not None for r in rows), "duration_known": len(durations),
+            "duration_max_ms": max(durations) if durations else None,
+            "ok": sum(r[4] == "ok" for r in rows), "warning": sum(r[4] == "warning" for r in rows),
+            "failure": sum(r[4] == "failure" for r in rows), "errors": sum(r[5] == "error" for r in rows),
+            "window": tuple(window), "cost": sum(r[2] or 0.0 for r in rows),
+            "duration_mean_ms": sum(durations) / len(durations) if durations else None}
+
+
+def _same(group, want: dict[str, object]) -> None:  # type: ignore[no-untyped-def]
+    got = {k: getattr(group, k) for k in want}
+    for k in ("cost", "duration_mean_ms"):  # float sums: equal up to the order of summation
+        assert got.pop(k) == pytest.approx(want[k], rel=1e-12)
+    assert got == {k: v for k, v in want.items() if k not in ("cost", "duration_mean_ms")}
+
+
+@pytest.mark.parametrize("by", [None, "model", "day", "session"])
+def test_every_figure_equals_a_direct_count_of_the_rows(db: Path, by: str | None) -> None:
+    with TraceStore.open(db) as st:
+        total, groups = st.aggregate(None, by)
+        filtered, _ = st.aggregate(TraceQuery(text="omitted > 2"), by)
+    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        want = _direct(conn)
+        want_filtered = _direct(conn, "omitted_count > 2")
+        if by == "model":
+            first = groups[0]
+            want_first = _direct(conn, "model IS NULL" if first.key is None else f"model = '{first.key}'")
+            _same(first, want_first)
+    assert total.calls == 500 and sum(total.window) > 0 and total.failure + total.warning > 0
+    _same(total, want)
+    _same(filtered, want_filtered)
+    if by is not None:
+        assert sum(g.calls for g in groups) == 500 and len(groups) > 1
