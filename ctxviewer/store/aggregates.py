@@ -1,8 +1,9 @@
 """Aggregates over the trace list or a display filter: calls, tokens, cost, latency, state counts
 and context-window use, by model, by session or by day -- one SQL ``GROUP BY`` over the narrow
 ``traces`` columns (:meth:`TraceAggregates.aggregate`), never over payloads, read from the covering
-index ``idx_traces_aggregate`` (schema 10), so a million rows answer in one pass over it; the total
-of a grouped query is the sum of its groups (no second pass). ``ctxviewer stats`` prints them. No
+indexes ``idx_traces_aggregate`` and ``idx_traces_aggregate_day`` (schema 10), so a million rows
+answer in one pass over one of them; the total of a grouped query is the sum of its groups (no
+second pass). ``ctxviewer stats`` prints them. No
 Qt here.
 
 Sums count only what was recorded, and say how many calls that was: ``cost`` is the sum of the
@@ -84,8 +85,9 @@ _SELECT = ("count(*), coalesce(sum(input_tokens), 0), count(input_tokens), coale
            "count(output_tokens), coalesce(sum(cost), 0.0), count(cost), sum(duration_ms), max(duration_ms), "
            "count(duration_ms), count(*) FILTER (WHERE state = 'ok'), count(*) FILTER (WHERE state = 'warning'), "
            "count(*) FILTER (WHERE state = 'failure'), count(*) FILTER (WHERE span_status = 'error'), " + _CUMULATIVE)
-"""One group's sums over the narrow ``traces`` columns -- all of them in ``idx_traces_aggregate``
-(:data:`ctxviewer.store.migrations.AGGREGATE_INDEX`), so SQLite reads that covering index, not the table."""
+"""One group's sums over the narrow ``traces`` columns -- all of them in ``idx_traces_aggregate`` and
+``idx_traces_aggregate_day`` (:data:`ctxviewer.store.migrations.AGGREGATE_INDEX`), so SQLite reads a
+covering index, not the table."""
 
 
 def _group(key: Any, row: tuple[Any, ...]) -> Group:
@@ -116,6 +118,19 @@ def _sum_groups(groups: list[Group]) -> Group:
                  window=tuple(sum(g.window[i] for g in groups) for i in range(len(WINDOW_BANDS))))
 
 
+def aggregate_sql(by: str | None, where: str = "1") -> str:
+    """The one statement :meth:`TraceAggregates.aggregate` runs: the sums of the rows ``where`` keeps
+    (SQL over ``traces``; ``"1"``: all), grouped by ``by``'s key (:data:`GROUP_KEYS`) when given.
+    Without a filter the total and by model read the covering ``idx_traces_aggregate``, by day
+    ``idx_traces_aggregate_day``, each in its key's order (no sort); by session one pass over the
+    table and a sort (a walk of ``idx_traces_session_id`` would read every row at random). Raises
+    ``KeyError`` for another ``by``."""
+    source = f"traces WHERE {where}" if where != "1" else "traces NOT INDEXED" if by == "session" else "traces"
+    if by is None:
+        return f"SELECT {_SELECT} FROM {source}"
+    return f"SELECT {GROUP_KEYS[by]} AS k, {_SELECT} FROM {source} GROUP BY k ORDER BY k"
+
+
 class TraceAggregates(StoreConnection):
     """The aggregating part of :class:`~ctxviewer.store.TraceStore`."""
 
@@ -128,16 +143,11 @@ class TraceAggregates(StoreConnection):
         if by is not None and by not in GROUP_KEYS:
             raise ValueError(f"cannot group by {by!r}; one of: {', '.join(GROUP_KEYS)}")
         where, params = self.filter_where(query)  # type: ignore[attr-defined]  # TraceListing's
-        # no filter: SQLite reads the covering idx_traces_aggregate (schema 10), by model in its order; by
-        # day or session one pass over the table and a sort (a walk of idx_traces_session_id would
-        # read every row at random)
-        source = (f"traces WHERE {where}" if where != "1" else "traces" if by in (None, "model")
-                  else "traces NOT INDEXED")
         try:
+            rows = self._conn.execute(aggregate_sql(by, where), params).fetchall()
             if by is None:
-                return _group(None, self._conn.execute(f"SELECT {_SELECT} FROM {source}", params).fetchone()), []
-            sql = f"SELECT {GROUP_KEYS[by]} AS k, {_SELECT} FROM {source} GROUP BY k ORDER BY k"
-            groups = [_group(r[0], r[1:]) for r in self._conn.execute(sql, params)]
+                return _group(None, rows[0]), []
+            groups = [_group(r[0], r[1:]) for r in rows]
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot aggregate traces", exc) from None
         total = _sum_groups(groups)  # one pass: the total is the groups' (every call is in one group)

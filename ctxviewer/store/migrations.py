@@ -410,16 +410,23 @@ def m019_compact_storage(db: Database) -> None:
 # ------------------------------------------------------------------ schema version 10
 
 
-AGGREGATE_INDEX = ("CREATE INDEX IF NOT EXISTS idx_traces_aggregate ON traces (model, input_tokens, output_tokens, "
-                   "cost, duration_ms, state, span_status, capacity)")
-"""DDL of ``idx_traces_aggregate`` (schema 10): every column :mod:`ctxviewer.store.aggregates` sums, led by
-the model -- the statistics read this narrow index instead of the table, and by model in its order
-(no sort)."""
+AGGREGATE_COLUMNS = "input_tokens, output_tokens, cost, duration_ms, state, span_status, capacity"
+"""Every column :mod:`ctxviewer.store.aggregates` sums, in the two covering indexes below."""
+AGGREGATE_INDEX = f"CREATE INDEX IF NOT EXISTS idx_traces_aggregate ON traces (model, {AGGREGATE_COLUMNS})"
+"""DDL of ``idx_traces_aggregate`` (schema 10): the aggregated columns led by the model -- the total
+and the sums by model read this narrow index instead of the table, by model in its order (no sort)."""
+AGGREGATE_DAY_INDEX = ("CREATE INDEX IF NOT EXISTS idx_traces_aggregate_day ON traces "
+                       f"(substr(created, 1, 10), {AGGREGATE_COLUMNS}, created)")
+"""DDL of ``idx_traces_aggregate_day`` (schema 10): the same columns led by the UTC day (``created``
+last, so SQLite reads the index alone): the sums by day in its order."""
 
 
 @_step(10)
 def m020_aggregate_index(db: Database) -> None:
-    """``idx_traces_aggregate``: a covering index of the aggregated columns (:data:`AGGREGATE_INDEX`), so
-    ``ctxviewer stats`` over 1M traces stays within the list's filter budget; then analysed."""
+    """The covering indexes of the aggregated columns (:data:`AGGREGATE_INDEX`,
+    :data:`AGGREGATE_DAY_INDEX`), so ``ctxviewer stats`` over 1M traces -- the total, by model, by
+    day -- stays within the list's filter budget; then analysed."""
     db.execute(AGGREGATE_INDEX)
+    db.execute(AGGREGATE_DAY_INDEX)
     db.execute("ANALYZE idx_traces_aggregate")
+    db.execute("ANALYZE idx_traces_aggregate_day")

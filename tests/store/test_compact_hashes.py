@@ -216,6 +216,7 @@ def test_a_generated_database_shrinks_by_the_bytes_of_its_hashes(tmp_path: Path)
         # is not what is measured here
         conn.execute("DROP INDEX idx_traces_cost")
         conn.execute("DROP INDEX idx_traces_aggregate")
+        conn.execute("DROP INDEX idx_traces_aggregate_day")
         for col in ("cost", "output_tokens", "duration_ms", "scores"):
             conn.execute(f"ALTER TABLE traces DROP COLUMN {col}")
         conn.execute("DROP TABLE trace_scores")

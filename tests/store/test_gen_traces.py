@@ -125,6 +125,8 @@ def test_upgrade_of_an_older_generated_database_keeps_the_generated_facts(tmp_pa
     for col in ("span_status", "agent", "operation"):  # schema 5's columns (m013_span_columns)
         c.execute(f"DROP INDEX idx_traces_{col}")
     c.execute("DROP INDEX idx_traces_cost")  # schema 8's (m016_call_columns)
+    c.execute("DROP INDEX idx_traces_aggregate")  # schema 10's (m020_aggregate_index)
+    c.execute("DROP INDEX idx_traces_aggregate_day")
     c.execute("DROP TABLE trace_scores")
     for col in ("span_status", "status_message", "agent", "operation", "facts_context",  # schemas 5 and 7
                 "cost", "output_tokens", "duration_ms", "scores"):  # and 8

@@ -1,0 +1,91 @@
+"""Benchmark: ``ctxviewer stats`` SQL with and without the covering indexes ``idx_traces_aggregate``
+and ``idx_traces_aggregate_day`` (schema 10) on the ``traces`` table of a large database (issue 22 item 5: 1M traces within the
+list's 500 ms filter budget).
+
+The ``traces`` table of ``--db`` (a ``gen_traces.py`` database of schema 8 or later, only read) is
+copied into a scratch file -- the table alone, so a 10 GB database need not be upgraded to
+measure it -- where the indexes are built; then the statement :meth:`TraceStore.aggregate` runs
+(:func:`ctxviewer.store.aggregates.aggregate_sql`) is timed as it is (``index``) and, for the total,
+by model and by day, with the indexes out of reach (``table``: ``NOT INDEXED``), interleaved, best of
+``--repeat``. The floor is
+one column summed over the table; figures are ms and ratios to it in this run.
+
+    python benchmarks/bench_aggregate_index.py --db /tmp/gen-1m.db --repeat 5
+
+Not a test: figures depend on the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from ctxviewer.store.aggregates import aggregate_sql  # noqa: E402
+from ctxviewer.store.migrations import AGGREGATE_DAY_INDEX, AGGREGATE_INDEX  # noqa: E402
+
+BUDGET_MS = 500.0
+"""The trace list's exact count of a filter (benchmarks/bench_filter_search.py)."""
+
+
+def scratch_copy(db: Path, out: Path) -> int:
+    """Copy ``db``'s ``traces`` table (same DDL and rows) into the new file ``out`` and build the
+    aggregate indexes there; returns the rows."""
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as src:
+        ddl = src.execute("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'traces'").fetchone()[0]
+    conn = sqlite3.connect(out)
+    conn.execute("PRAGMA journal_mode = OFF")
+    conn.execute(ddl)
+    conn.execute("ATTACH ? AS src", (f"file:{db}?mode=ro",))
+    conn.execute("INSERT INTO traces SELECT * FROM src.traces")
+    conn.commit()
+    conn.execute("DETACH src")
+    conn.execute("CREATE INDEX IF NOT EXISTS idx_traces_session_id ON traces (session_id)")  # as the store has it
+    conn.execute(AGGREGATE_INDEX)
+    conn.execute(AGGREGATE_DAY_INDEX)
+    conn.execute("ANALYZE idx_traces_aggregate")
+    conn.execute("ANALYZE idx_traces_aggregate_day")
+    conn.commit()
+    n = int(conn.execute("SELECT count(*) FROM traces").fetchone()[0])
+    conn.close()
+    return n
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--db", type=Path, required=True, help="a gen_traces.py database (only read)")
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "traces.db"
+        rows = scratch_copy(args.db, path)
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        runs = {"floor": "SELECT sum(input_tokens) FROM traces NOT INDEXED"}
+        for by in (None, "model", "day"):  # the three the indexes serve, and the same SQL kept off them
+            sql = aggregate_sql(by)
+            runs[f"{by or 'total'} index"] = sql
+            runs[f"{by or 'total'} table"] = sql.replace("FROM traces", "FROM traces NOT INDEXED", 1)
+        runs["session"] = aggregate_sql("session")  # a table scan and a sort
+        best = dict.fromkeys(runs, float("inf"))
+        for _ in range(args.repeat):
+            for name, sql in runs.items():
+                t0 = time.perf_counter()
+                conn.execute(sql).fetchall()
+                best[name] = min(best[name], (time.perf_counter() - t0) * 1000)
+        floor = best.pop("floor")
+        print(f"stats SQL over {rows:,} traces; floor: one column summed over the table {floor:.1f} ms")
+        for name, ms in best.items():
+            plan = " / ".join(str(r[-1]) for r in conn.execute("EXPLAIN QUERY PLAN " + runs[name]))
+            print(f"  {name:16s} {ms:8.1f} ms {ms / floor:6.1f} x floor  "
+                  f"{'within' if ms <= BUDGET_MS else 'over'} {BUDGET_MS:.0f} ms  [{plan}]")
+        conn.close()
+
+
+if __name__ == "__main__":
+    main()
