@@ -33,7 +33,7 @@ def _ms(value: float | None) -> str:
 def _row(label: str, g: Group) -> list[str]:
     return [label, f"{g.calls:,}", f"{g.input_tokens:,}", f"{g.output_tokens:,}", _cost(g), _ms(g.duration_mean_ms),
             _ms(g.duration_max_ms), f"{g.ok:,}/{g.warning:,}/{g.failure:,}", f"{g.errors:,}",
-            " ".join(f"{n:,}" for n in g.window)]
+            " ".join(f"{n:,}" for n in g.window) if sum(g.window) else "not recorded"]  # no C recorded: not 0s
 
 
 def stats_table(total: Group, groups: list[Group], by: str | None) -> str:

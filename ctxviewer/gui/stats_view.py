@@ -45,6 +45,8 @@ def row_values(label: str, g: Group) -> list[Any]:
 
 
 def _cell(header: str, value: Any, g: Group) -> str:
+    if header.startswith("input/C") and not sum(g.window):
+        return "not recorded"  # no call of the group recorded both its input and its capacity C: not 0
     if value is None:
         return NOT_KNOWN if header == "cost (USD)" else "not recorded"
     if header == "cost (USD)":
@@ -76,6 +78,10 @@ class StatsView(QWidget):
         self.plot.scene().sigMouseMoved.connect(self._hover)
         self.table = QTableWidget(0, len(HEADERS))
         self.table.setHorizontalHeaderLabels(list(HEADERS))
+        for c, h in enumerate(HEADERS):
+            if h.startswith("input/C"):
+                self.table.horizontalHeaderItem(c).setToolTip(
+                    "calls whose input tokens and capacity C are both recorded, by input / C")
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(False)
         self.table.verticalHeader().setVisible(False)  # row numbers say nothing here

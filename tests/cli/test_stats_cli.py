@@ -88,3 +88,16 @@ def test_states_window_and_days_of_the_samples() -> None:
         assert total["cost_known"] == sum(1 for r in rows if r.cost is not None)
     bad = CliRunner().invoke(cli, ["stats", str(SAMPLES), "--filter", "modle == x"])
     assert bad.exit_code == 2 and "unknown field 'modle'" in bad.output
+
+
+def test_window_bands_say_not_recorded_when_no_call_records_its_capacity(tmp_path: Path,
+                                                                       traces: list[RequestTrace]) -> None:
+    db = _db(tmp_path, traces)
+    with TraceStore.open(db) as store:
+        total, groups = store.aggregate(TraceQuery(), "model")
+        capacities = store._conn.execute("SELECT count(capacity) FROM traces").fetchone()[0]
+    assert capacities == 0 and sum(total.window) == 0  # Inspect logs record no context window: C is assumed
+    res = CliRunner().invoke(cli, ["stats", str(db), "--by", "model"])
+    assert res.exit_code == 0, res.output
+    rows = [line for line in res.output.splitlines()[2:] if line.strip()]
+    assert len(rows) == len(groups) + 1 and all(line.endswith("not recorded") for line in rows)  # never "0 0 0 0 0"

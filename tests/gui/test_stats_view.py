@@ -68,3 +68,18 @@ def test_group_names_are_not_elided_and_the_total_row_stands_out(qtbot, db: Path
     assert table.columnWidth(0) == max(table.sizeHintForColumn(0), table.horizontalHeader().sectionSizeHint(0))
     assert not table.verticalHeader().isVisible()  # no row numbers
     assert table.item(table.rowCount() - 1, 1).font().bold() and not table.item(0, 1).font().bold()
+
+
+def test_window_bands_without_a_recorded_capacity_say_not_recorded(qtbot) -> None:
+    from ctxviewer.store.aggregates import Group
+
+    def group(key: str, window: tuple[int, ...]) -> Group:
+        return Group(key, 2, 100, 2, 10, 2, 0.0, 0, None, None, 0, 2, 0, 0, 0, window)
+
+    view = StatsView()
+    qtbot.addWidget(view)
+    view.show_groups(group("", (1, 1, 0, 0, 0)), [group("assumed-C", (0, 0, 0, 0, 0)), group("known-C", (1, 1, 0, 0, 0))], "")
+    bands = [i for i, h in enumerate(HEADERS) if h.startswith("input/C")]
+    assert [view.table.item(0, c).text() for c in bands] == ["not recorded"] * 5  # not "0 calls under 50%"
+    assert [view.table.item(1, c).text() for c in bands] == ["1", "1", "0", "0", "0"]
+    assert view.table.horizontalHeaderItem(bands[0]).toolTip().startswith("calls whose input tokens and capacity C")
