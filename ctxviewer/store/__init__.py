@@ -118,7 +118,7 @@ Tables and columns
     duration, ms (NULL when not recorded or negative). Index ``idx_traces_cost`` (cost, trace_id).
     Schema 10: ``idx_traces_aggregate`` (model, input_tokens, output_tokens, cost, duration_ms, state,
     span_status, capacity) and ``idx_traces_aggregate_day`` (substr(created, 1, 10), the same seven,
-    created) -- covering :mod:`~ctxviewer.store.aggregates`' sums (54 and 85 MB per 1M traces).
+    created) -- covering :mod:`~ctxviewer.store.aggregates`' sums (54 and 71 MB per 1M traces).
 
 ``blobs`` -- content-addressed text (item contents, serialized requests).
     ``hash`` BLOB PK -- sha256 digest of the UTF-8 text, 32 bytes (:func:`content_digest`; hex
