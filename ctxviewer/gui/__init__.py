@@ -11,7 +11,7 @@ What lives here, by role:
 * panes -- :mod:`~ctxviewer.gui.trace_panel` arranges the selected trace's: ``detail_panel``,
   ``budget_chart`` (``budget_plot``, ``chart_legend``), ``item_table``, ``message_pane`` (Rendered or Raw:
   ``content_view`` the raw text, ``rendered_view`` and ``rendered_conversation`` the rendered messages,
-  written by ``block_document`` into a document that loads nothing), ``conversation_pane``, ``answer_panes``, ``diagnostics_tabs`` (``findings_panel``,
+  written by ``block_document`` into a document that loads nothing), ``conversation_pane`` (the turns and their keys shared with the rendered one: ``turn_navigation``), ``answer_panes``, ``diagnostics_tabs`` (``findings_panel``,
   ``tool_calls_panel``, ``evidence_strip``, ``run_panel`` -- the run tree and timeline, the one pane
   that reads the store itself: a run is not part of one trace, and its steps are read as rows expand); other windows and docks: ``diff_view`` (``diff_text``,
   ``diff_chart``), ``whatif_panel`` (``accounting_box``), ``position_panel`` (``position_chart``), ``audit_view`` (``audit_queue``, ``audit_detail``, ``audit_notes``), ``search_dock``,

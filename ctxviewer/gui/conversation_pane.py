@@ -9,12 +9,11 @@ scrolls to an item's turn, so the two views follow each other.
 
 from __future__ import annotations
 
-from bisect import bisect_right
-
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QFont, QKeyEvent, QMouseEvent, QShowEvent, QTextCharFormat, QTextCursor
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QColor, QFont, QShowEvent, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
+from ctxviewer.gui.turn_navigation import TurnNavigation
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.present.conversation_view import RESPONSE_ID, Turn, conversation
 
@@ -24,7 +23,7 @@ HEADING_COLOR = QColor("#1e3a8a")
 """Colour of a sent turn's heading."""
 
 
-class ConversationView(QPlainTextEdit):
+class ConversationView(TurnNavigation, QPlainTextEdit):
     """Read-only conversation of one trace (see the module docstring)."""
 
     sig_item_activated = Signal(str)
@@ -87,11 +86,6 @@ class ConversationView(QPlainTextEdit):
         cursor.endEditBlock()
         self.moveCursor(QTextCursor.MoveOperation.Start)
 
-    def turn_at(self, position: int) -> Turn | None:
-        """The turn holding document position ``position``."""
-        i = bisect_right(self._starts, position) - 1
-        return self.turns[i] if 0 <= i < len(self.turns) else None
-
     def show_item(self, item_id: str) -> bool:
         """Scroll to the turn of ``item_id`` and put the cursor there (when the view is next
         shown, if it is hidden). False if it has none."""
@@ -99,31 +93,7 @@ class ConversationView(QPlainTextEdit):
             found = any(t.item_id == item_id for t in self.turns) and item_id != RESPONSE_ID
             self._pending_item = item_id if found else None
             return found
-        for start, t in zip(self._starts, self.turns):
-            if t.item_id == item_id and item_id != RESPONSE_ID:
-                cursor = QTextCursor(self.document())
-                cursor.setPosition(start)
-                self.setTextCursor(cursor)
-                self.centerCursor()
-                return True
-        return False
-
-    def current_turn(self) -> Turn | None:
-        """The turn under the text cursor."""
-        return self.turn_at(self.textCursor().position())
-
-    def _activate(self) -> None:
-        t = self.current_turn()
-        if t is not None and t.item_id != RESPONSE_ID:
-            self.sig_item_activated.emit(t.item_id)
-
-    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
-        super().mouseDoubleClickEvent(event)
-        self.setTextCursor(self.cursorForPosition(event.position().toPoint()))
-        self._activate()
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            self._activate()
-            return
-        super().keyPressEvent(event)
+        if self.jump_to_item(item_id) is None:
+            return False
+        self.centerCursor()
+        return True

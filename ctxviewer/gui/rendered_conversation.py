@@ -12,15 +12,14 @@ A message over :data:`ctxviewer.present.message_blocks.RENDER_LIMIT` is shown as
 
 from __future__ import annotations
 
-from bisect import bisect_right
-
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QKeyEvent, QMouseEvent, QShowEvent, QTextCharFormat, QTextCursor
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QFont, QShowEvent, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QWidget
 
 from ctxviewer.gui.block_document import Message, write_messages
 from ctxviewer.gui.conversation_pane import HEADING_COLOR, OMITTED_COLOR
 from ctxviewer.gui.rendered_view import RenderedView
+from ctxviewer.gui.turn_navigation import TurnNavigation
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.present.blocks import Block, CodeBlock
 from ctxviewer.present.conversation_view import RESPONSE_ID, Turn, conversation
@@ -49,7 +48,7 @@ def turn_blocks(trace: RequestTrace) -> list[tuple[Turn, tuple[Block, ...]]]:
     return out
 
 
-class RenderedConversation(RenderedView):
+class RenderedConversation(TurnNavigation, RenderedView):
     """Read-only rendered conversation of one trace (see the module docstring)."""
 
     sig_item_activated = Signal(str)
@@ -103,42 +102,13 @@ class RenderedConversation(RenderedView):
         self._starts = write_messages(doc, messages, self.font())
         self.moveCursor(QTextCursor.MoveOperation.Start)
 
-    def turn_at(self, position: int) -> Turn | None:
-        """The turn holding document position ``position``."""
-        i = bisect_right(self._starts, position) - 1
-        return self.turns[i] if 0 <= i < len(self.turns) else None
-
     def show_item(self, item_id: str) -> bool:
         """Scroll to the turn of ``item_id`` (when next shown, if hidden). False if it has none."""
         if self._dirty:
             found = self.trace is not None and item_id != RESPONSE_ID and any(i.id == item_id for i in self.trace.items)
             self._pending_item = item_id if found else None
             return found
-        for start, t in zip(self._starts, self.turns):
-            if t.item_id == item_id and item_id != RESPONSE_ID:
-                cursor = QTextCursor(self.document())
-                cursor.setPosition(start)
-                self.setTextCursor(cursor)
-                self.ensureCursorVisible()
-                return True
-        return False
-
-    def current_turn(self) -> Turn | None:
-        """The turn under the text cursor."""
-        return self.turn_at(self.textCursor().position())
-
-    def _activate(self) -> None:
-        t = self.current_turn()
-        if t is not None and t.item_id != RESPONSE_ID:
-            self.sig_item_activated.emit(t.item_id)
-
-    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
-        super().mouseDoubleClickEvent(event)
-        self.setTextCursor(self.cursorForPosition(event.position().toPoint()))
-        self._activate()
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            self._activate()
-            return
-        super().keyPressEvent(event)
+        if self.jump_to_item(item_id) is None:
+            return False
+        self.ensureCursorVisible()
+        return True
