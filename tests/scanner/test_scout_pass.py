@@ -21,7 +21,7 @@ def test_only_scouts_led_by_a_few_non_letters_join_a_pass() -> None:
 
 
 def test_one_pass_gives_every_position_of_each_member() -> None:
-    group = scout_pass.Group(((r"[.!](?=[ \n]*+(?:please|reply))", 0), (r"[!:](?=[ \n]*+now)", 0)))
+    group = scout_pass.ScoutGroup(((r"[.!](?=[ \n]*+(?:please|reply))", 0), (r"[!:](?=[ \n]*+now)", 0)))
     assert group.regex == r"[.!!:](?:(?<=[.!])(?=(?=[ \n]*+(?:please|reply)))|(?<=[!:])(?=(?=[ \n]*+now)))"
     text = "ok. please go! now: now. reply!  please"
     #       0123456789012345678901234567890123456789
@@ -30,7 +30,7 @@ def test_one_pass_gives_every_position_of_each_member() -> None:
 
 def test_overlapping_starts_are_all_kept() -> None:
     """``[01][01]{2}`` over ``0101`` matches at 0 and 1: a search from 1 finds 1, so the pass keeps both."""
-    group = scout_pass.Group(((r"[01][01]{2}", 0),))
+    group = scout_pass.ScoutGroup(((r"[01][01]{2}", 0),))
     assert group.positions("x0101y") == [[1, 2]]
 
 

@@ -93,7 +93,7 @@ class _Registry:
         self.split_of: dict[PatternLike, Scout] = {}
         self.specs: dict[frozenset[Start], int] = {}
         self.compiled: _Compiled | None = None
-        self.groups: dict[tuple[bool, int], scout_pass.Group] = {}
+        self.groups: dict[tuple[bool, int], scout_pass.ScoutGroup] = {}
         """Scouts searched in one shared pass (:mod:`ctxviewer.assess.scanner.scout_pass`), by haystack and flags."""
         self.member_of: dict[Scout, tuple[tuple[bool, int], int]] = {}
         """A scout in :attr:`groups`: its group's key and its index there."""
@@ -105,7 +105,7 @@ class _Registry:
             return
         old = self.groups.get(gkey)
         members = (*(old.members if old is not None else ()), (found.regex, found.flags))
-        self.groups[gkey] = scout_pass.Group(members)
+        self.groups[gkey] = scout_pass.ScoutGroup(members)
         self.member_of[found] = (gkey, len(members) - 1)
 
     def spec_id(self, pattern: PatternLike) -> int | None:
@@ -220,7 +220,7 @@ class _Index:
                 per_spec.setdefault(sid, []).extend([e + d for e in found] if d else found)
         self.raw = per_spec
         self.candidates: dict[int, list[int]] = {}
-        self.scouted: dict[int, tuple[scout_pass.Group, list[list[int]]]] = {}
+        self.scouted: dict[int, tuple[scout_pass.ScoutGroup, list[list[int]]]] = {}
         """Per shared scout pass (by the group's id): the group and its members' positions."""
 
     def scouted_at(self, found: Scout) -> list[int] | None:

@@ -8,14 +8,14 @@ sentence-start scouts (``[.!?:\\n...](?=[ \\n]*+(?:please|reply|...))``, over th
 the binary scout (``[01]...``) and the Morse scout (``[.\\-]...``): each is its own pass over the
 text, and each pass costs about as much as the engine's charset skip over the whole text. When
 ``LEAD`` is a class of a few characters that are not letters (:func:`lead_of`), the scouts of one
-haystack (the text or its folded form) and flags are searched as one expression (:class:`Group`):
+haystack (the text or its folded form) and flags are searched as one expression (:class:`ScoutGroup`):
 
     [union of the leads](?:(?<=LEAD1)(?=REST1)|(?<=LEAD2)(?=REST2)|...)
 
 A match of it is one character long, so ``finditer`` visits every position of the text; it matches
 at ``p`` exactly when one of the scouts matches at ``p`` (the consumed character is the lead's, the
 lookahead the rest's). At each such ``p`` (tens per 100k characters of prose) each member is tried
-with its own ``LEAD(?=REST)``: :meth:`Group.positions` is, per member, the sorted list of every
+with its own ``LEAD(?=REST)``: :meth:`ScoutGroup.positions` is, per member, the sorted list of every
 position where it matches -- so the leftmost one ``>= pos`` is the same as ``scout.search(h, pos)``
 returns, and :func:`~.scout.matches` over it yields the same matches. No Qt here.
 """
@@ -50,7 +50,7 @@ def lead_of(regex: str) -> tuple[str, str] | None:
     return body, m.group(2)
 
 
-class Group:
+class ScoutGroup:
     """Scouts of one haystack and flags searched in one pass (see the module docstring)."""
 
     def __init__(self, members: tuple[tuple[str, int], ...]) -> None:
@@ -91,7 +91,7 @@ class Group:
         return out
 
 
-def groups_of(scouts: Iterable[Any]) -> dict[tuple[bool, int], Group]:
+def groups_of(scouts: Iterable[Any]) -> dict[tuple[bool, int], ScoutGroup]:
     """The shared passes of ``scouts`` (:class:`~.scout.Scout`), each joining its group in order
     (:func:`group_key`; repeated scouts once)."""
     members: dict[tuple[bool, int], dict[tuple[str, int], None]] = {}
@@ -99,7 +99,7 @@ def groups_of(scouts: Iterable[Any]) -> dict[tuple[bool, int], Group]:
         key = group_key(found)
         if key is not None:
             members.setdefault(key, {})[(found.regex, found.flags)] = None
-    return {key: Group(tuple(m)) for key, m in members.items()}
+    return {key: ScoutGroup(tuple(m)) for key, m in members.items()}
 
 
 def group_key(scout: Any) -> tuple[bool, int] | None:
