@@ -18,7 +18,8 @@ one text outside a trace (``ctxviewer scan``). The rules' shapes are :mod:`.patt
 path over long texts is :mod:`.prefilter`, with the literals every match starts with derived in
 :mod:`.start_sets` (the case folding they compare under is :mod:`.case_fold`) and shipped as a table
 (:mod:`.start_table`), and one regular-expression search
-for the patterns whose start literals are common characters (:mod:`.scout`); the patterns'
+for the patterns whose start literals are common characters (:mod:`.scout`; the scouts led by a few
+rare characters share one pass per text: :mod:`.scout_pass`); the patterns'
 compiled engine code is shipped too (:mod:`.compiled_cache`: no compile on first use). :mod:`.provenance` names the
 attack families each pattern was tuned on, for the leave-one-family-out evaluation.
 

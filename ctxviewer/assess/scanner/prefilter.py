@@ -34,7 +34,7 @@ from typing import Any, Iterable, Iterator
 
 import ahocorasick
 
-from ctxviewer.assess.scanner import scout
+from ctxviewer.assess.scanner import scout, scout_pass
 from ctxviewer.assess.scanner.case_fold import fold
 from ctxviewer.assess.scanner.scout import Scout
 from ctxviewer.assess.scanner.start_sets import MAX_LITERAL, PatternLike, Start
@@ -93,6 +93,20 @@ class _Registry:
         self.split_of: dict[PatternLike, Scout] = {}
         self.specs: dict[frozenset[Start], int] = {}
         self.compiled: _Compiled | None = None
+        self.groups: dict[tuple[bool, int], scout_pass.ScoutGroup] = {}
+        """Scouts searched in one shared pass (:mod:`ctxviewer.assess.scanner.scout_pass`), by haystack and flags."""
+        self.member_of: dict[Scout, tuple[tuple[bool, int], int]] = {}
+        """A scout in :attr:`groups`: its group's key and its index there."""
+
+    def _join(self, found: Scout) -> None:
+        """Put ``found`` into its shared pass, if it has one (under :attr:`lock`)."""
+        gkey = scout_pass.group_key(found)
+        if gkey is None or found in self.member_of:
+            return
+        old = self.groups.get(gkey)
+        members = (*(old.members if old is not None else ()), (found.regex, found.flags))
+        self.groups[gkey] = scout_pass.ScoutGroup(members)
+        self.member_of[found] = (gkey, len(members) - 1)
 
     def spec_id(self, pattern: PatternLike) -> int | None:
         """The id of ``pattern``'s start set (``None``: it has none)."""
@@ -113,8 +127,10 @@ class _Registry:
             sid = None
             if split is not None:  # the other alternatives' literals from the automaton, these by a scout
                 self.split_of[pattern] = split
+                self._join(split)
             if found is not None:  # one search finds its candidates: its literals stay out of the automaton
                 self.scout_of[pattern] = found
+                self._join(found)
             elif spec is not None:
                 sid = self.specs.get(spec)
                 if sid is None:
@@ -204,6 +220,21 @@ class _Index:
                 per_spec.setdefault(sid, []).extend([e + d for e in found] if d else found)
         self.raw = per_spec
         self.candidates: dict[int, list[int]] = {}
+        self.scouted: dict[int, tuple[scout_pass.ScoutGroup, list[list[int]]]] = {}
+        """Per shared scout pass (by the group's id): the group and its members' positions."""
+
+    def scouted_at(self, found: Scout) -> list[int] | None:
+        """Every position where ``found`` matches in its haystack, from its shared pass (run once
+        per text and group), or ``None`` when it has no shared pass."""
+        member = _REGISTRY.member_of.get(found)
+        if member is None:
+            return None
+        gkey, i = member
+        group = _REGISTRY.groups[gkey]
+        got = self.scouted.get(id(group))
+        if got is None or got[0] is not group:
+            got = self.scouted[id(group)] = (group, group.positions(self.folded if gkey[0] else self.text))
+        return got[1][i]
 
     def positions(self, sid: int) -> list[int]:
         """Sorted, distinct candidate start positions for start set ``sid``."""
@@ -253,14 +284,15 @@ def finditer(pattern: PatternLike, text: str, *, force: bool = False) -> Iterato
     sid = _REGISTRY.spec_id(pattern)
     found = _REGISTRY.scout_of.get(pattern)
     if found is not None:
-        return scout.matches(pattern, found, text, _index_for(text).folded if found.folded else None)
+        index = _index_for(text)
+        return scout.matches(pattern, found, text, index.folded if found.folded else None, index.scouted_at(found))
     if sid is None:
         return pattern.finditer(text)
     index = _index_for(text)
     cands = index.positions(sid)
     split = _REGISTRY.split_of.get(pattern)
     if split is not None:
-        cands = sorted(cands + scout.candidates(split, index.folded))
+        cands = sorted(cands + scout.candidates(split, index.folded, index.scouted_at(split)))
     if not force and len(cands) > MAX_DENSITY * len(text):
         return pattern.finditer(text)
     return _matches_at(pattern, text, cands, index.folded, _REGISTRY.guard_of.get(pattern))

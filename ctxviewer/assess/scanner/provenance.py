@@ -135,6 +135,7 @@ _PROVENANCE: dict[str, Origin] = {
     "intent.INTENT[1]": Origin(("own_user_message", "own_probe_marked"), note="precondition or extra step on the task"),
     "intent.INTENT[2]": Origin(("own_format_override",), note="changes the output's format or recipient"),
     "intent.INTENT[3]": Origin(("own_format_override",), note="stop here and forget what came before"),
+    "intent.INTENT[4]": Origin((), note="replaces the user's task (from issue 26's item 2, no family's rows read first)"),
     "intent_features._ANCHOR": Origin(("own_fresh_holdout", "own_user_message"), note="where the features are looked for"),
     "multilingual.MULTILINGUAL[*]": Origin((CSE_ML, CSE_EN), note="19 languages, from the translated rows"),
     "multilingual.MULTILINGUAL_WEAK[*]": Origin((CSE_ML, CSE_EN)),

@@ -25,6 +25,7 @@ the search goes on from the next position (or the match's end). No Qt here.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -112,23 +113,31 @@ def trie(literals: set[str]) -> str:
 _SPACE_RUN = re.compile("[ \n]*")
 
 
-def candidates(scout: Scout, folded: str) -> list[int]:
+def candidates(scout: Scout, folded: str, at: list[int] | None = None) -> list[int]:
     """Every candidate ``scout`` finds in the case-folded text, in order (a scout over the folded
     text whose matches are one character long: the lookbehind characters of a pattern's
-    line-start alternatives, its other alternatives' candidates coming from the automaton)."""
+    line-start alternatives, its other alternatives' candidates coming from the automaton).
+    ``at``: every position where the scout matches, found already by a shared pass
+    (:mod:`ctxviewer.assess.scanner.scout_pass`); else it is searched now."""
     out = []
     if scout.begin is not None and (not scout.begin or folded.startswith(scout.begin, _SPACE_RUN.match(folded).end())):  # type: ignore[union-attr]
         out.append(0)
     shift = scout.shift
-    out.extend(m.start() + shift for m in scout.compiled().finditer(folded))
+    if at is not None:
+        out.extend(p + shift for p in at)
+    else:
+        out.extend(m.start() + shift for m in scout.compiled().finditer(folded))
     return out
 
 
-def matches(pattern: Any, scout: Scout, text: str, folded: str | None) -> Iterator[re.Match[str]]:
+def matches(pattern: Any, scout: Scout, text: str, folded: str | None,
+            at: list[int] | None = None) -> Iterator[re.Match[str]]:
     """The matches of ``pattern.finditer(text)``, trying ``pattern`` only where ``scout`` finds a
-    candidate. ``folded`` is the case-folded text (needed when ``scout.folded``). The pattern
-    itself (a :class:`~ctxviewer.assess.scanner.patterns.LazyPattern`) is compiled at the first
-    candidate only."""
+    candidate. ``folded`` is the case-folded text (needed when ``scout.folded``). ``at``: the sorted
+    positions of the haystack where the scout matches, found by a shared pass
+    (:mod:`ctxviewer.assess.scanner.scout_pass`): the leftmost one ``>= pos`` is what
+    ``scout.search`` would return. The pattern itself (a
+    :class:`~ctxviewer.assess.scanner.patterns.LazyPattern`) is compiled at the first candidate only."""
     haystack = folded if scout.folded else text
     assert haystack is not None
     match = None
@@ -141,14 +150,22 @@ def matches(pattern: Any, scout: Scout, text: str, folded: str | None) -> Iterat
             if m is not None:
                 yield m
                 pos = m.end()
-    search = scout.compiled().search
+    search = scout.compiled().search if at is None else None
     shift = scout.shift
     n = len(text)
+    i = 0
     while pos <= n:
-        s = search(haystack, max(pos - shift, 0))
-        if s is None:
-            return
-        c = s.start() + shift
+        if search is not None:
+            s = search(haystack, max(pos - shift, 0))
+            if s is None:
+                return
+            c = s.start() + shift
+        else:
+            assert at is not None
+            i = bisect.bisect_left(at, max(pos - shift, 0), i)
+            if i == len(at):
+                return
+            c = at[i] + shift
         if match is None:
             match = compiled_of(pattern).match
         m = match(text, c)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxviewer.assess import scanner
-from ctxviewer.assess.scanner import compiled_cache, patterns, prefilter, registry
+from ctxviewer.assess.scanner import compiled_cache, patterns, prefilter, registry, scout_pass
 from ctxviewer.assess.scanner.start_table import RESOURCE, build
 from ctxviewer.util import assets
 
@@ -26,11 +26,15 @@ from ctxviewer.util import assets
 def compiled_table() -> dict[str, Any]:
     """The compiled-code table (:func:`ctxviewer.assess.scanner.compiled_cache.build`) of every
     :class:`~ctxviewer.assess.scanner.patterns.LazyPattern` of the scanner's modules and every scout
-    the prefilter derives (:mod:`ctxviewer.assess.scanner.scout`)."""
+    the prefilter derives (:mod:`ctxviewer.assess.scanner.scout`) and their shared passes
+    (:mod:`ctxviewer.assess.scanner.scout_pass`)."""
     for module in pkgutil.iter_modules(scanner.__path__):  # every module's patterns, not only the rules'
         importlib.import_module(f"{scanner.__name__}.{module.name}")
     registry._learn()
-    scouts = [(s.regex, s.flags) for s in (*prefilter._REGISTRY.scout_of.values(), *prefilter._REGISTRY.split_of.values())]
+    reg = prefilter._REGISTRY  # the rules' own scouts only (a test's patterns may have added others)
+    ours = [s for p in dict.fromkeys(registry.all_patterns()) for s in (reg.split_of.get(p), reg.scout_of.get(p)) if s]
+    scouts = [(s.regex, s.flags) for s in ours]
+    scouts += [r for group in scout_pass.groups_of(ours).values() for r in group.regexes()]  # their shared passes
     return compiled_cache.build([*patterns.MADE, *scouts])
 
 
