@@ -27,7 +27,7 @@ import time
 import uuid
 from array import array
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence, cast
 
 from ctxviewer.model.trace import ContextItem, RequestTrace
 from ctxviewer.pipeline.clickhouse.filters import compile_filter
@@ -82,6 +82,11 @@ class ClickHouseSource:
 
     # -- queries
     def _query(self, sql: str, **params: Any) -> builtins.list[tuple[Any, ...]]:
+        return [tuple(r) for r in self._result(sql, **params).result_rows]
+
+    def _result(self, sql: str, **params: Any) -> Any:
+        """The driver's result of ``sql`` with the window's ``lo`` / ``hi`` and ``params`` bound,
+        run with this source's settings and a query id of its own (:meth:`cancel` kills it)."""
         self.queries.append(sql)
         query_id = f"ctxviewer-{uuid.uuid4().hex}"
         settings: dict[str, Any] = {**self.settings, **SETTINGS, "max_execution_time": self.target.timeout,
@@ -99,7 +104,7 @@ class ClickHouseSource:
             with self._lock:
                 self._running.discard(query_id)
                 self._killed.discard(query_id)
-        return [tuple(r) for r in result.result_rows]
+        return result
 
     def cancel(self, killer: Any = None) -> builtins.list[str]:
         """Stop the queries this handle is running (called from another thread): ``KILL QUERY``
@@ -338,7 +343,24 @@ def _filter_params(values: Sequence[Any]) -> dict[str, Any]:
     return {f"f{i}": v for i, v in enumerate(values)}
 
 
+TABLE_KINDS = ("ctxviewer.pipeline.clickhouse.langfuse_source:open_langfuse",)
+"""The other table kinds, tried in turn before the exporter's spans table: ``"module:function"``
+specs, loaded by name (as the importers' registry loads its formats: a kind's module subclasses
+:class:`ClickHouseSource`, so this module never imports it), each called with the
+:class:`~ctxviewer.pipeline.clickhouse.target.Target` and returning its source or ``None`` (not
+that kind)."""
+
+
 def open_clickhouse(url: str) -> ClickHouseSource:
-    """The :class:`ClickHouseSource` of ``url`` (:func:`~ctxviewer.pipeline.clickhouse.target.parse_target`).
-    Raises :class:`~ctxviewer.store.StoreError` naming the URL."""
-    return ClickHouseSource(parse_target(url))
+    """The source of ``url`` (:func:`~ctxviewer.pipeline.clickhouse.target.parse_target`), by table
+    kind: the first of :data:`TABLE_KINDS` that recognises it (Langfuse's tables: ``kind=langfuse``
+    or their columns), else a :class:`ClickHouseSource` of the exporter's spans table. Raises
+    :class:`~ctxviewer.store.StoreError` naming the URL."""
+    from ctxviewer.util.plugins import load_spec
+
+    target = parse_target(url)
+    for spec in TABLE_KINDS:
+        found = load_spec(spec)(target)
+        if found is not None:
+            return cast(ClickHouseSource, found)
+    return ClickHouseSource(target)
