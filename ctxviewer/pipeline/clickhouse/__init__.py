@@ -20,6 +20,10 @@ What lives here:
   store's query language and hits, spans narrowed on the server a time slice at a time.
 * :mod:`~ctxviewer.pipeline.clickhouse.pull` -- the window pulled into a local trace database
   (``ctxviewer import URL -o local.db``).
+* :mod:`~ctxviewer.pipeline.clickhouse.assessed` -- assessment on demand: the rows a surface shows
+  assessed as an import assesses them and kept in a local SQLite sidecar keyed by span id and
+  rule-set fingerprint; a filter on the assessment served from it, saying it covers the assessed
+  rows only;
 * :mod:`~ctxviewer.pipeline.clickhouse.langfuse_schema` -- the second table kind: Langfuse's
   v3 ``observations`` / ``traces`` / ``scores`` and v4 ``events_full`` tables read on open, and
   their SQL (de-duplicated with ``FINAL`` or the latest version by ``LIMIT 1 BY``, deleted rows

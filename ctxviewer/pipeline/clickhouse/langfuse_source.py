@@ -101,7 +101,7 @@ class LangfuseSource(ClickHouseSource):
         if self.target.scheme == "chdb":
             return self
         other = LangfuseSource(self.target, self.project, connect(self.target), self.window[1], self.lf, self.settings)
-        other.window = self.window
+        other.window, other._assessed = self.window, self.assessed()
         return other
 
     def filter_where(self, query: TraceQuery | None) -> tuple[str, builtins.list[Any]]:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence, cast
 
 from ctxviewer.model.trace import ContextItem, RequestTrace
+from ctxviewer.pipeline.clickhouse.assessed import AssessedRows, OnDemand
 from ctxviewer.pipeline.clickhouse.filters import compile_filter
 from ctxviewer.pipeline.clickhouse.schema import SETTINGS, TableSchema, read_schema
 from ctxviewer.pipeline.clickhouse.spans import list_row, split_id, trace_of
@@ -54,7 +55,7 @@ def _key(trace_id: str) -> int:
     return int.from_bytes(hashlib.blake2b(trace_id.encode("utf-8"), digest_size=8).digest(), "big", signed=True)
 
 
-class ClickHouseSource:
+class ClickHouseSource(OnDemand):
     """The spans table of ``target`` as a read-only trace source (module docstring).
 
     Raises :class:`~ctxviewer.store.StoreError` naming the URL when the server cannot be reached,
@@ -77,6 +78,7 @@ class ClickHouseSource:
         self._killed: set[str] = set()  # of those, the ones cancel() killed
         self._lock = threading.Lock()
         self._keys: dict[int, tuple[int, str, str]] = {}  # key -> (Timestamp ns, TraceId, SpanId) listed
+        self._assessed: AssessedRows | None = None  # the sidecar, opened on first use
         self.queries: builtins.list[str] = []
         """Every query text run, in order (the tests assert on them: window present, no OFFSET)."""
 
@@ -155,7 +157,7 @@ class ClickHouseSource:
         if self.target.scheme == "chdb":
             return self
         other = ClickHouseSource(self.target, connect(self.target), self.window[1], self.schema, self.settings)
-        other.window = self.window
+        other.window, other._assessed = self.window, self.assessed()
         return other
 
     def close(self) -> None:
@@ -175,7 +177,14 @@ class ClickHouseSource:
         """``query``'s display filter compiled for this table (:mod:`ctxviewer.pipeline.clickhouse.filters`):
         ``("", [])`` for none. Raises :class:`~ctxviewer.store.filters.FilterError` for a field
         this backend does not serve."""
-        return compile_filter(self.schema, query.text if query is not None else "")
+        text = query.text if query is not None else ""
+        try:
+            return compile_filter(self.schema, text)
+        except FilterError:
+            served = self._assessed_where(text)
+            if served is None:
+                raise
+            return served
 
     @staticmethod
     def _order(order: str) -> None:
