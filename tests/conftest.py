@@ -66,7 +66,8 @@ def _review_files_stay_in_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path_factory:
     * The user data and config directories (platformdirs on Linux: ``$XDG_DATA_HOME``,
       ``$XDG_CONFIG_HOME``; child processes inherit them) point into a temporary folder, so a
       review file placed in the data directory, or a reviewer name in the user's
-      ``ctxviewer.toml``, never comes from or goes to the real home.
+      ``ctxviewer.toml``, never comes from or goes to the real home; the cache directory
+      (``$XDG_CACHE_HOME``: a ClickHouse store's assessed rows) too.
     * Opening a review file beside ``sample_traces/`` fails the test: a verdict the user gave
       while trying the audit on the samples must not change what the suite sees (a test that
       reads ``samples.db`` with its verdicts uses a copy in ``tmp_path`` or ``--review-file``).
@@ -76,6 +77,7 @@ def _review_files_stay_in_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path_factory:
     home = tmp_path_factory.mktemp("user-dirs")
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))  # a ClickHouse store's sidecar of assessed rows
     real_init = ReviewFile.__init__
 
     def guarded(self: ReviewFile, path: str | Path, *args: object, **kwargs: object) -> None:

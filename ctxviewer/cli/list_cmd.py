@@ -29,6 +29,8 @@ SCREEN_RESERVE = 4
 """Lines a screenful leaves free: the header and its rule, the next-page hint and the prompt."""
 MIN_SCREEN = 5
 """Rows a screenful holds at least (a very short terminal)."""
+ASSESS_BATCH = 100
+"""Rows of a ClickHouse store assessed at a time (:meth:`~ctxviewer.pipeline.clickhouse.source.ClickHouseSource.assess_rows`)."""
 
 
 def screenful() -> int:
@@ -138,35 +140,45 @@ def _more(db: str, next_cursor: str | None, text: str, limit: int | None, *, as_
 def _print_store(db: str, text: str, start: tuple[str | None, str] | None, page: int, *, as_json: bool,
                  jsonl: bool, wide: bool) -> str | None:
     """``list`` of a ClickHouse store (:mod:`ctxviewer.pipeline.clickhouse`): keyset pages on
-    ``(Timestamp, SpanId)`` (the cursor holds that key), each printed row assessed as it is read
-    (:func:`ctxviewer.pipeline.fresh_rows.refreshed_row`: the row the import would store)."""
+    ``(Timestamp, SpanId)`` (the cursor holds that key), the printed rows assessed a page at a time
+    (:meth:`~ctxviewer.pipeline.clickhouse.source.ClickHouseSource.assess_rows`: the row the import
+    would store, kept in the local sidecar). A filter on the assessment (``state``, ``finding`` ...)
+    lists the rows assessed so far that match, and says on standard error that it covers those only."""
     from ctxviewer.assess.context import context_for_db
     from ctxviewer.cli.stores import open_source
     from ctxviewer.pipeline.clickhouse.source import ClickHouseSource
-    from ctxviewer.pipeline.fresh_rows import refreshed_row
     from ctxviewer.store import StoreError, TraceQuery
     from ctxviewer.store.cursor import encode_cursor
     from ctxviewer.store.filters import FilterError
 
     source = open_source(db)
     assert isinstance(source, ClickHouseSource)
+    context = context_for_db(db)
+    source.assessed().context = context  # a filter on the assessment reads the rows assessed in it
     try:
         where, values = source.filter_where(TraceQuery(text=text))
     except FilterError as exc:
         source.close()
         raise bad_filter(exc) from None
-    context = context_for_db(db)
+    note = source.filter_note(text)
+    if note is not None:
+        click.echo(f"note: {note}", err=True)
     after = (int(start[0] or 0), start[1]) if start is not None else None
     last: list[tuple[int, str]] = []
     left = [False]
 
     def rows() -> Iterator[Any]:
+        batch: list[Any] = []
         for n, (ns, row) in enumerate(source.stream(after, -1 if page < 0 else page + 1, where, values)):
             if 0 <= page <= n:
                 left[0] = True
-                return
+                break
             last[:] = [(ns, row.trace_id.rpartition(":")[2])]
-            yield refreshed_row(source, row, context)
+            batch.append(row)
+            if len(batch) >= ASSESS_BATCH:  # assessed a page at a time, through the sidecar
+                yield from source.assess_rows(batch, context)
+                batch = []
+        yield from source.assess_rows(batch, context)
 
     try:
         if as_json or jsonl:

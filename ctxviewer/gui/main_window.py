@@ -470,13 +470,21 @@ class MainWindow(QMainWindow):
             return
         text = f"{total:,} {'trace' if total == 1 else 'traces'}"
         fresh = self.trace_model.refreshed
-        if fresh:  # rows stored in another context, recomputed in this one (the file stays read-only)
-            text += f" · {fresh:,} re-assessed with the current settings"
+        note = getattr(self.store, "filter_note", lambda _t: None)(self.filter_edit.text())
+        if note:  # a filter on the assessment of a store that keeps none: it covers the assessed rows
+            text += " · of the assessed rows"
+        if hasattr(self.store, "assess_rows"):  # a ClickHouse store keeps no facts: rows assessed on demand
+            tip = (f"{fresh:,} shown row(s) assessed in this window, as show and check assess them, and kept in "
+                   "a local cache keyed by span id and rule set." if fresh else "")
+            text += f" · {fresh:,} assessed" if fresh else ""
+            tip = f"{tip} The filter reads the assessment: {note}." if note else tip
+        else:
+            text += f" · {fresh:,} re-assessed with the current settings" if fresh else ""
+            tip = (f"{fresh:,} row(s) were stored with other settings (ctxviewer.toml, marks or an older ctxviewer) "
+                   "and were re-assessed in this window, as show and check assess them; filters and sorts read "
+                   "the stored facts until `ctxviewer upgrade DB -o NEW.db` stores them afresh." if fresh else "")
         self.count_label.setText(text)
-        self.count_label.setToolTip(
-            f"{fresh:,} row(s) were stored with other settings (ctxviewer.toml, marks or an older ctxviewer) "
-            "and were re-assessed in this window, as show and check assess them; filters and sorts read "
-            "the stored facts until `ctxviewer upgrade DB -o NEW.db` stores them afresh." if fresh else "")
+        self.count_label.setToolTip(tip.strip())
 
     # ------------------------------------------------------------------ actions
 

@@ -5,6 +5,9 @@ is queued when first painted; a worker recomputes queued rows in batches of
 :data:`REFRESH_BATCH` (:func:`ctxviewer.pipeline.fresh_rows.refreshed_row`, the assessment
 ``show`` runs), in memory -- the database stays read-only -- and hands each batch back to the GUI
 thread in one ``sig_rows(list[TraceRow])``, so the list scans its page cache once per batch.
+Rows of a store that keeps no facts (a ClickHouse table) are assessed the same way, a batch at a
+time (:func:`ctxviewer.pipeline.fresh_rows.refreshed_rows`), through the store's local sidecar of
+assessed rows (:mod:`ctxviewer.pipeline.clickhouse.assessed`), so a row assessed once is read back.
 """
 
 from __future__ import annotations
@@ -73,7 +76,7 @@ class StaleRefresher(QObject):
         batch: list[TraceRow] = []
         while self._queue and len(batch) < REFRESH_BATCH:
             batch.append(self._queue.popitem(last=False)[1])
-        from ctxviewer.pipeline.fresh_rows import refreshed_row
+        from ctxviewer.pipeline.fresh_rows import refreshed_row, refreshed_rows
 
         store, context, gen = self._store, self._context, self._gen
         send = self._sig_batch.emit
@@ -82,13 +85,19 @@ class StaleRefresher(QObject):
             st = store.reader()
             fresh: list[TraceRow] = []
             try:
-                for row in batch:
-                    if cancelled():
-                        return
-                    try:
-                        fresh.append(refreshed_row(st, row, context))
-                    except Exception:  # a row that cannot be re-read keeps its stored, marked facts
-                        continue
+                try:
+                    fresh = refreshed_rows(st, batch, context, cancelled)
+                except Exception:  # rows that cannot be re-read keep their stored, marked facts
+                    fresh = []
+                    for row in batch:
+                        if cancelled():
+                            return
+                        try:
+                            fresh.append(refreshed_row(st, row, context))
+                        except Exception:
+                            continue
+                if cancelled():
+                    return
                 send((gen, fresh))  # one repaint per batch, not one scan of the cache per row
             finally:
                 if st is not store:

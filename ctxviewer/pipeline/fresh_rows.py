@@ -13,12 +13,15 @@ derived first, :func:`ctxviewer.diff.conversation.derive_for_display`, then
 A row of a source that keeps no facts at all -- a ClickHouse spans table
 (:mod:`ctxviewer.pipeline.clickhouse`), whose rows hold only the span's own columns, with
 ``retained_count`` ``None`` -- is laid out whole by :func:`assessed_row`: the row the import would
-have stored for that trace. No Qt here.
+have stored for that trace; :func:`refreshed_rows` assesses a page of them at once, through the
+source's local sidecar of assessed rows when it keeps one
+(:mod:`ctxviewer.pipeline.clickhouse.assessed`: keyed by span id and rule-set fingerprint). No Qt here.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Callable, Sequence
 
 from ctxviewer.assess.context import AssessContext
 from ctxviewer.diff.conversation import derive_for_display
@@ -57,4 +60,30 @@ def assessed_row(store: TraceSource, row: TraceRow, context: AssessContext) -> T
     return trace_row(t, stored_facts(t, context))
 
 
-__all__ = ["assessed_row", "refreshed_row"]
+def refreshed_rows(store: TraceSource, rows: Sequence[TraceRow], context: AssessContext,
+                   cancelled: Callable[[], bool] | None = None) -> list[TraceRow]:
+    """:func:`refreshed_row` of each of ``rows`` (a page a surface shows), in order; a row whose trace
+    is gone (``KeyError``) is left out, and ``cancelled()`` is polled between rows. Rows of a source
+    that keeps no facts and has a sidecar of assessed rows (``assess_rows``: a ClickHouse store) are
+    read from it or assessed and kept there. Raises :class:`~ctxviewer.store.StoreError` when the
+    store cannot be read."""
+    assess = getattr(store, "assess_rows", None)
+    bare = [r for r in rows if r.retained_count is None]
+    done: dict[str, TraceRow] = {}
+    if assess is not None and bare:
+        done = {r.trace_id: r for r in assess(bare, context, cancelled)}
+    out: list[TraceRow] = []
+    for row in rows:
+        if row.trace_id in done:
+            out.append(done[row.trace_id])
+            continue
+        if (assess is not None and row.retained_count is None) or (cancelled is not None and cancelled()):
+            continue
+        try:
+            out.append(refreshed_row(store, row, context))
+        except KeyError:
+            continue
+    return out
+
+
+__all__ = ["assessed_row", "refreshed_row", "refreshed_rows"]

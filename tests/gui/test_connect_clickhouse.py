@@ -5,6 +5,7 @@ DDL -- with each shown row's state computed from its span, as ``ctxviewer list U
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from typing import Any
 
@@ -13,6 +14,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit
 
 from ctxviewer.gui.connect_dialog import ConnectDialog
+from ctxviewer.gui.trace_list_model import TraceIdRole
+from ctxviewer.pipeline.clickhouse.assessed import sidecar_path
 from ctxviewer.pipeline.clickhouse.target import PASSWORD_ENV
 
 clickhouse_connect = pytest.importorskip("clickhouse_connect")
@@ -62,7 +65,20 @@ def test_the_window_shows_a_clickhouse_store_with_each_rows_state(windows) -> No
 
     # the span's own columns at once; the rest once the background refresh read the span
     windows.qtbot.waitUntil(lambda: cell(0, "Retained / omitted") == "2 / not recorded", timeout=30_000)
-    assert cell(0, "Model") == "gpt-4o-mini" and cell(0, "State") in ("ok", "warning", "failure")
+    windows.qtbot.waitUntil(lambda: [cell(r, "State") for r in range(3)] == ["ok", "ok", "failure"], timeout=30_000)
+    assert cell(0, "Model") == "gpt-4o-mini" and m.refreshed == 3
+    chats = [f"{i:032x}:{i:08x}cccccccc" for i in (1, 2, 3)]
+    with sqlite3.connect(sidecar_path(w.store.store_key)) as side:  # the shown rows, kept by span id + rule set
+        assert list(side.execute("SELECT trace_id, state, worst_rule, fingerprint FROM assessed ORDER BY created")) == [
+            (chats[0], "ok", "accounting.reported_gap", w.context.fingerprint), (chats[1], "ok", None, w.context.fingerprint),
+            (chats[2], "failure", "span.error", w.context.fingerprint)]
+    windows.qtbot.waitUntil(lambda: w.count_label.text() == "3 traces · 3 assessed", timeout=10_000)
+    w.filter_edit.setText("finding == accounting")  # a filter on the assessment: the assessed rows only
+    w.apply_filter()
+    windows.qtbot.waitUntil(lambda: m.counted and m.rowCount() == 2, timeout=30_000)
+    assert [m.data(m.index(r, 0), TraceIdRole) for r in range(2)] == [chats[0], chats[2]]
+    windows.qtbot.waitUntil(lambda: w.count_label.text().startswith("2 traces · of the assessed rows"), timeout=10_000)
+    assert "covers the 3 rows of this window assessed so far" in w.count_label.toolTip()
     assert not w.connector.connect_url(f"chdb://{chdb_dir()}/gui?table=missing")
     assert "no table gui.missing" in windows.message(w)
 

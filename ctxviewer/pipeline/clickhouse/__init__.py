@@ -1,5 +1,5 @@
 """A team's ClickHouse trace store read in place: the OpenTelemetry Collector ClickHouse exporter's
-``otel_traces`` table behind :class:`~ctxviewer.store.TraceSource`, read-only.
+``otel_traces`` table (and Langfuse's tables) behind :class:`~ctxviewer.store.TraceSource`, read-only.
 
 What lives here:
 
@@ -20,11 +20,22 @@ What lives here:
   store's query language and hits, spans narrowed on the server a time slice at a time.
 * :mod:`~ctxviewer.pipeline.clickhouse.pull` -- the window pulled into a local trace database
   (``ctxviewer import URL -o local.db``).
+* :mod:`~ctxviewer.pipeline.clickhouse.assessed` -- assessment on demand: the rows a surface shows
+  assessed as an import assesses them and kept in a local SQLite sidecar keyed by span id and
+  rule-set fingerprint; a filter on the assessment served from it, saying it covers the assessed
+  rows only;
+* :mod:`~ctxviewer.pipeline.clickhouse.langfuse_schema` -- the second table kind: Langfuse's
+  v3 ``observations`` / ``traces`` / ``scores`` and v4 ``events_full`` tables read on open, and
+  their SQL (de-duplicated with ``FINAL`` or the latest version by ``LIMIT 1 BY``, deleted rows
+  dropped, every query bounded by ``project_id`` and the window);
+* :mod:`~ctxviewer.pipeline.clickhouse.langfuse_source` -- :class:`~ctxviewer.pipeline.clickhouse.langfuse_source.LangfuseSource`,
+  that kind's backend (``?kind=langfuse&project_id=P``), mapped by the ``langfuse-blob``
+  importer's own path.
 
 May import: :mod:`ctxviewer.store`, :mod:`ctxviewer.importers` (the OTel format's mapping),
 :mod:`ctxviewer.assess`, :mod:`ctxviewer.diff` and below, and ``clickhouse_connect`` (an optional
-dependency, imported only when a store is opened). A new table kind (Langfuse's ``observations``,
-say) goes here as a schema module beside :mod:`~ctxviewer.pipeline.clickhouse.schema`.
+dependency, imported only when a store is opened). A new table kind goes here as a schema module and a
+source module, named in :data:`ctxviewer.pipeline.clickhouse.source.TABLE_KINDS`.
 
 It sits on the pipeline floor because it needs both the store's interface and the importers'
 mapping (the store never imports the importers). Nothing is imported here, so ``ctxviewer list

@@ -119,6 +119,12 @@ class TableSchema:
         filt = f" AND {where}" if where else ""
         return f"SELECT count() FROM {self.table_sql} WHERE {self.window()} AND {self.chat()}{filt}"
 
+    @staticmethod
+    def ids_where(param: str) -> str:
+        """A WHERE fragment keeping the chat spans whose trace ids (``TraceId:SpanId``) are in the
+        array parameter ``param`` (``{f0:Array(String)}``)."""
+        return f"concat(TraceId, ':', SpanId) IN {param}"
+
     def span_sql(self) -> str:
         """The narrow row of one chat span, by ``{trace:String}`` and ``{span:String}``."""
         return (f"SELECT {self.row_select()} FROM {self.table_sql} WHERE {self.window()} AND TraceId = {{trace:String}} "

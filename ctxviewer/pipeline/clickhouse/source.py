@@ -27,9 +27,10 @@ import time
 import uuid
 from array import array
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence, cast
 
 from ctxviewer.model.trace import ContextItem, RequestTrace
+from ctxviewer.pipeline.clickhouse.assessed import AssessedRows, OnDemand
 from ctxviewer.pipeline.clickhouse.filters import compile_filter
 from ctxviewer.pipeline.clickhouse.schema import SETTINGS, TableSchema, read_schema
 from ctxviewer.pipeline.clickhouse.spans import list_row, split_id, trace_of
@@ -54,7 +55,7 @@ def _key(trace_id: str) -> int:
     return int.from_bytes(hashlib.blake2b(trace_id.encode("utf-8"), digest_size=8).digest(), "big", signed=True)
 
 
-class ClickHouseSource:
+class ClickHouseSource(OnDemand):
     """The spans table of ``target`` as a read-only trace source (module docstring).
 
     Raises :class:`~ctxviewer.store.StoreError` naming the URL when the server cannot be reached,
@@ -77,11 +78,17 @@ class ClickHouseSource:
         self._killed: set[str] = set()  # of those, the ones cancel() killed
         self._lock = threading.Lock()
         self._keys: dict[int, tuple[int, str, str]] = {}  # key -> (Timestamp ns, TraceId, SpanId) listed
+        self._assessed: AssessedRows | None = None  # the sidecar, opened on first use
         self.queries: builtins.list[str] = []
         """Every query text run, in order (the tests assert on them: window present, no OFFSET)."""
 
     # -- queries
     def _query(self, sql: str, **params: Any) -> builtins.list[tuple[Any, ...]]:
+        return [tuple(r) for r in self._result(sql, **params).result_rows]
+
+    def _result(self, sql: str, **params: Any) -> Any:
+        """The driver's result of ``sql`` with the window's ``lo`` / ``hi`` and ``params`` bound,
+        run with this source's settings and a query id of its own (:meth:`cancel` kills it)."""
         self.queries.append(sql)
         query_id = f"ctxviewer-{uuid.uuid4().hex}"
         settings: dict[str, Any] = {**self.settings, **SETTINGS, "max_execution_time": self.target.timeout,
@@ -99,7 +106,7 @@ class ClickHouseSource:
             with self._lock:
                 self._running.discard(query_id)
                 self._killed.discard(query_id)
-        return [tuple(r) for r in result.result_rows]
+        return result
 
     def cancel(self, killer: Any = None) -> builtins.list[str]:
         """Stop the queries this handle is running (called from another thread): ``KILL QUERY``
@@ -150,7 +157,7 @@ class ClickHouseSource:
         if self.target.scheme == "chdb":
             return self
         other = ClickHouseSource(self.target, connect(self.target), self.window[1], self.schema, self.settings)
-        other.window = self.window
+        other.window, other._assessed = self.window, self.assessed()
         return other
 
     def close(self) -> None:
@@ -170,7 +177,14 @@ class ClickHouseSource:
         """``query``'s display filter compiled for this table (:mod:`ctxviewer.pipeline.clickhouse.filters`):
         ``("", [])`` for none. Raises :class:`~ctxviewer.store.filters.FilterError` for a field
         this backend does not serve."""
-        return compile_filter(self.schema, query.text if query is not None else "")
+        text = query.text if query is not None else ""
+        try:
+            return compile_filter(self.schema, text)
+        except FilterError:
+            served = self._assessed_where(text)
+            if served is None:
+                raise
+            return served
 
     @staticmethod
     def _order(order: str) -> None:
@@ -338,7 +352,24 @@ def _filter_params(values: Sequence[Any]) -> dict[str, Any]:
     return {f"f{i}": v for i, v in enumerate(values)}
 
 
+TABLE_KINDS = ("ctxviewer.pipeline.clickhouse.langfuse_source:open_langfuse",)
+"""The other table kinds, tried in turn before the exporter's spans table: ``"module:function"``
+specs, loaded by name (as the importers' registry loads its formats: a kind's module subclasses
+:class:`ClickHouseSource`, so this module never imports it), each called with the
+:class:`~ctxviewer.pipeline.clickhouse.target.Target` and returning its source or ``None`` (not
+that kind)."""
+
+
 def open_clickhouse(url: str) -> ClickHouseSource:
-    """The :class:`ClickHouseSource` of ``url`` (:func:`~ctxviewer.pipeline.clickhouse.target.parse_target`).
-    Raises :class:`~ctxviewer.store.StoreError` naming the URL."""
-    return ClickHouseSource(parse_target(url))
+    """The source of ``url`` (:func:`~ctxviewer.pipeline.clickhouse.target.parse_target`), by table
+    kind: the first of :data:`TABLE_KINDS` that recognises it (Langfuse's tables: ``kind=langfuse``
+    or their columns), else a :class:`ClickHouseSource` of the exporter's spans table. Raises
+    :class:`~ctxviewer.store.StoreError` naming the URL."""
+    from ctxviewer.util.plugins import load_spec
+
+    target = parse_target(url)
+    for spec in TABLE_KINDS:
+        found = load_spec(spec)(target)
+        if found is not None:
+            return cast(ClickHouseSource, found)
+    return ClickHouseSource(target)

@@ -127,10 +127,18 @@ def trace_of(rows: Sequence[Sequence[Any]], wanted: str, where: str) -> tuple[Re
             found = rec
     if found is None:
         return None, problems
-    found, repaired = repair(found)
-    problems += repaired
+    found, repaired = as_stored(found)
+    return found, problems + repaired
+
+
+def as_stored(trace: RequestTrace) -> tuple[RequestTrace, list[str]]:
+    """``trace`` as an import into a trace database stores it, read back: repaired
+    (:func:`ctxviewer.pipeline.sanitize.repair`; its notes returned), missing token counts
+    filled (:func:`ctxviewer.pipeline.missing_counts.count_missing_tokens`, no cache), and
+    round-tripped through the stored form (so a table's trace equals the imported one)."""
+    found, repaired = repair(trace)
     found = count_missing_tokens(found, cast(TraceStore, _UncachedCounts()))
     stored = trace_to_dict(found)
     stored["omissions_recorded"] = found.omissions_recorded  # as the store writes it
-    return trace_from_dict(stored), problems
+    return trace_from_dict(stored), repaired
 

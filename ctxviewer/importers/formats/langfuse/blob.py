@@ -25,7 +25,7 @@ still loads. A score about no trace of the import is named and left out. No Qt h
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ from ctxviewer.importers.formats.langfuse import rows as lr
 from ctxviewer.importers.formats.langfuse import trace_records
 from ctxviewer.importers.formats.langfuse.blob_files import (
     PARQUET_MAGIC,
+    Row,
     manifest_files,
     parquet_columns,
     read_rows,
@@ -120,6 +121,18 @@ def joined(file: str, rows: _Rows) -> Iterator[RunRecord]:
         if tid not in by_trace:
             yield ImportProblem(file, where, f"trace {tid} has no observations in this import; nothing to show "
                                 "for it (its model calls are observations)")
+
+
+def table_records(source: str, observations: Iterable[Row], traces: Iterable[Row] = (),
+                  scores: Iterable[Row] = ()) -> Iterator[RunRecord]:
+    """The records of rows read from Langfuse's tables elsewhere (a ClickHouse store: one trace's
+    observations, its trace row and scores), as one import of them (:func:`joined`); problems
+    name ``source`` and each row's ``where``."""
+    rows = _Rows(source)
+    for table, found in (("observations", observations), ("traces", traces), ("scores", scores)):
+        for where, row in found:
+            rows.add(where, row, table)
+    yield from joined(source, rows)
 
 
 class LangfuseBlobImporter:
@@ -208,4 +221,4 @@ class LangfuseBlobImporter:
 
 IMPORTER = LangfuseBlobImporter()
 
-__all__ = ["IMPORTER", "ImportFailed", "LangfuseBlobImporter", "joined"]
+__all__ = ["IMPORTER", "ImportFailed", "LangfuseBlobImporter", "joined", "table_records"]

@@ -88,13 +88,14 @@ def _present(value: Any) -> bool:
 
 
 def plain(value: Any) -> Any:
-    """A value as JSON holds it: a ClickHouse ``Decimal`` (costs) as a float, a ``datetime`` as
-    ISO-8601 UTC text (naive ones are UTC, as Langfuse writes them), maps and arrays element by
-    element; anything else as it is."""
+    """A value as the export's JSON holds it: a ClickHouse ``Decimal`` (costs) as a float, a
+    ``datetime`` as the export's UTC text ``YYYY-MM-DD HH:MM:SS.ffffff`` (naive ones are UTC, as
+    Langfuse writes them), maps and arrays element by element; anything else as it is."""
     if isinstance(value, Decimal):
         return float(value)
     if isinstance(value, datetime):
-        return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).astimezone(timezone.utc).isoformat()
+        utc = (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+        return f"{utc:%Y-%m-%d %H:%M:%S.%f}"
     if isinstance(value, Mapping):
         return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
