@@ -21,9 +21,9 @@ from collections.abc import Iterable
 
 from ctxviewer.assess.context import AssessContext
 from ctxviewer.diff.conversation import DERIVED_ATTRIBUTE, derive_for_display
+from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.stored_facts import stored_facts
 from ctxviewer.store import StoreError, TraceStore
-from ctxviewer.model.trace import RequestTrace
 from ctxviewer.store.facts import StoredFacts
 
 REMEMBERED = 256
