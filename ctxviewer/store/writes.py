@@ -11,7 +11,7 @@ import json
 import sqlite3
 import time
 from dataclasses import replace
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from ctxviewer.model.run import RunSpan
 from ctxviewer.model.trace import RequestTrace
@@ -53,7 +53,7 @@ class TraceWrites(TokenCountCache):
 
     def add(self, traces: Iterable[tuple[RequestTrace, StoredFacts]], waiting: Callable[[str], None] | None = None,
             cancelled: Callable[[], bool] | None = None, write_wait_s: float | None = None,
-            runs: Iterable[RunSpan] = ()) -> int:
+            runs: Iterable[RunSpan] = (), details: Callable[[RequestTrace], dict[str, Any] | None] | None = None) -> int:
         """Store ``traces`` -- ``(trace, facts)`` pairs -- in one transaction: all of them, or (on
         any exception) none.
 
@@ -68,7 +68,11 @@ class TraceWrites(TokenCountCache):
         (:class:`~ctxviewer.model.run.RunSpan`, the run tree), are written after the traces in the
         same transaction; it may be a list the ``traces`` generator fills as it goes (the import),
         which is then written and emptied every :data:`FLUSH_TRACES` traces, with the new token
-        counts, so the memory held for the transaction does not grow with its size.
+        counts, so the memory held for the transaction does not grow with its size. ``details(trace)``
+        may give the JSON form of the trace without its items (``trace_to_dict(replace(trace,
+        items=()))``, which the import made when it checked the trace could be read back:
+        :func:`ctxviewer.pipeline.sanitize.checked`), or ``None``; the store then does not convert
+        it again. The dict is consumed (changed) by the write.
 
         Concurrency: the write lock is taken first (``BEGIN IMMEDIATE``). When another import holds
         it, ``waiting(message)`` is called once (``"another import is writing to X; waiting up to
@@ -90,7 +94,7 @@ class TraceWrites(TokenCountCache):
                     if not isinstance(entry, tuple):
                         raise TypeError("TraceStore.add takes (trace, StoredFacts) pairs; assess first "
                                         "(ctxviewer.pipeline.stored_facts.with_facts)")
-                    self._write(*entry)
+                    self._write(*entry, None if details is None else details(entry[0]))
                     n += 1
                     if n % FLUSH_TRACES == 0:
                         self._flush_held(runs)
@@ -270,13 +274,15 @@ class TraceWrites(TokenCountCache):
             self._stored_chars += len(text)
         return ref
 
-    def _write(self, t: RequestTrace, stored: StoredFacts) -> None:
-        from ctxviewer.model.serialize import trace_to_dict  # the codec: only writing needs it
-
+    def _write(self, t: RequestTrace, stored: StoredFacts, known: dict[str, Any] | None = None) -> None:
         tid = t.trace_id
         item_rows = [item_row(tid, ordinal, item, None if item.content is None else self._content_ref(item.content))
                      for ordinal, item in enumerate(t.items)]
-        details = trace_to_dict(replace(t, items=()))  # items live in their own table
+        if known is None:
+            from ctxviewer.model.serialize import trace_to_dict  # the codec: only writing needs it
+
+            known = trace_to_dict(replace(t, items=()))  # items live in their own table
+        details = known
         details.pop("items", None)
         details["omissions_recorded"] = t.omissions_recorded  # always, so load() never asks the row
         request_hash: bytes | None = None

@@ -62,3 +62,46 @@ def test_flushing_every_few_traces_stores_the_same_database(tmp_path: Path, monk
     assert _rows(tmp_path / "flushed.db") == _rows(tmp_path / "whole.db")
     assert len(_rows(tmp_path / "whole.db")["run_spans"]) == 2 * TRACES
 
+
+def test_each_trace_is_converted_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The record the import checked (:func:`ctxviewer.pipeline.sanitize.checked`) is the one
+    written: the writer converts no trace again, and the database is the same as when it does."""
+    from dataclasses import replace
+
+    from ctxviewer.model import serialize
+    from ctxviewer.pipeline.sanitize import CheckedForms, checked
+
+    src = tmp_path / "spans.otlp.jsonl"
+    src.write_text("".join(line + "\n" for n in range(12) for line in _bench().trace_lines(n)), encoding="utf-8")
+    again = import_into(tmp_path / "again.db", [src], workers=1)  # the writer converting as before
+    monkeypatch.setattr(writes.TraceWrites, "_write",
+                        lambda self, t, stored, known=None, real=writes.TraceWrites._write: real(self, t, stored))
+    assert import_into(tmp_path / "again.db", [src], workers=1).imported == again.imported == 12
+    monkeypatch.undo()
+
+    calls: list[str] = []
+    real_to_dict = serialize.trace_to_dict
+    monkeypatch.setattr(serialize, "trace_to_dict", lambda t: calls.append(t.trace_id) or real_to_dict(t))
+    assert import_into(tmp_path / "once.db", [src], workers=1).imported == 12
+    assert calls == []  # (the check's own conversion is bound in sanitize, not counted here)
+    monkeypatch.undo()
+    assert _rows(tmp_path / "once.db") == _rows(tmp_path / "again.db")
+
+    # a form is given only for the trace it was made of, items aside
+    from ctxviewer.store import TraceStore
+
+    with TraceStore.open(tmp_path / "once.db") as store:
+        trace = store.load(store.list()[0].trace_id)
+    forms = CheckedForms()
+    why, form = checked(trace)
+    assert why is None and form is not None and form["items"] == []  # items live in their own table
+    forms.keep(trace, form)
+    assert forms.take(replace(trace, items=trace.items[:1])) is form  # counting replaces only the items
+    forms.keep(trace, form)
+    assert forms.take(replace(trace, session_id="other")) is None
+    forms.keep(trace, form)
+    counted = replace(trace, endpoint=replace(trace.endpoint, encoding="cl100k_base"))  # the encoding recorded
+    assert forms.take(counted)["endpoint"]["encoding"] == "cl100k_base"  # type: ignore[index]
+    forms.keep(trace, checked(trace)[1])
+    assert forms.take(replace(trace, endpoint=replace(trace.endpoint, model="other"))) is None
+    assert forms.take(trace) is None  # taken once
