@@ -31,7 +31,7 @@ exactly what it recorded. No Qt here.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from ctxviewer.assess.checks.server_state import is_tool_span
 from ctxviewer.diff.identity import MESSAGE_KINDS
@@ -196,19 +196,24 @@ def previous_call(store: TraceSource, trace: RequestTrace) -> RequestTrace | Non
     return None
 
 
-def thread_predecessor(store: TraceSource, trace: RequestTrace) -> RequestTrace | None:
+def thread_predecessor(store: TraceSource, trace: RequestTrace,
+                       load: Callable[[str], RequestTrace] | None = None) -> RequestTrace | None:
     """The previous call of ``trace``'s thread: the latest call of its conversation sent before
     it that ``trace`` continues (:func:`continues`; rule 4 of the module docstring), loaded from
     ``store`` nearest first, at most :data:`MAX_LOOKBACK` of them. ``None`` when there is none
     (the thread's first call, a sub-agent's first call, a grader, an independent call, a call
-    with no content). Raises :class:`ctxviewer.store.StoreError` when the store cannot be read."""
+    with no content). ``load(trace_id)`` loads an earlier call instead of ``store.load`` (the
+    import's refresh passes one that remembers the traces it loaded; it raises ``KeyError`` for
+    an id not stored, as ``store.load`` does). Raises :class:`ctxviewer.store.StoreError` when the
+    store cannot be read."""
     if not has_content(trace) or is_tool_span(trace):
         return None
+    get = store.load if load is None else load
     for n, tid in enumerate(reversed(earlier_call_ids(store, trace))):
         if n >= MAX_LOOKBACK:
             break
         try:
-            prev = store.load(tid)
+            prev = get(tid)
         except KeyError:
             continue
         if continues(prev, trace):
@@ -216,14 +221,15 @@ def thread_predecessor(store: TraceSource, trace: RequestTrace) -> RequestTrace 
     return None
 
 
-def derive_for_display(store: TraceSource, trace: RequestTrace) -> RequestTrace:
+def derive_for_display(store: TraceSource, trace: RequestTrace,
+                       load: Callable[[str], RequestTrace] | None = None) -> RequestTrace:
     """``trace`` with the messages dropped since the previous call of its thread
-    (:func:`thread_predecessor`) shown as derived omitted items, for surfaces (item table,
-    ``show``). Unchanged when the trace's format records omissions (the recorded ones apply),
-    when it has no previous call in its thread, or when nothing was dropped."""
+    (:func:`thread_predecessor`, ``load`` as there) shown as derived omitted items, for surfaces
+    (item table, ``show``). Unchanged when the trace's format records omissions (the recorded
+    ones apply), when it has no previous call in its thread, or when nothing was dropped."""
     if trace.omissions_recorded:
         return trace
-    prev = thread_predecessor(store, trace)
+    prev = thread_predecessor(store, trace, load)
     if prev is None:
         return trace
     return with_derived_omissions(trace, dropped_between_calls(prev, trace))

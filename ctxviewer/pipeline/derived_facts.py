@@ -9,18 +9,49 @@ assess the trace with those derived omissions, so the facts stored on its row --
 its traces (the earlier calls of a conversation may come later in a file, or from an earlier
 import), :func:`refresh_derived` re-assesses the calls of this run that have a thread predecessor
 and rewrites their facts. Only conversations with a key (a session id, an OTel trace id) are
-looked at. No Qt here.
+looked at. Each trace is loaded from the store once while it is among the last
+:data:`REMEMBERED` loaded (a call is loaded as itself and again as its successors' predecessor:
+:class:`RecentLoads`). No Qt here.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable
 
 from ctxviewer.assess.context import AssessContext
 from ctxviewer.diff.conversation import DERIVED_ATTRIBUTE, derive_for_display
+from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.stored_facts import stored_facts
 from ctxviewer.store import StoreError, TraceStore
 from ctxviewer.store.facts import StoredFacts
+
+REMEMBERED = 256
+"""Traces :class:`RecentLoads` keeps (the calls of a conversation sit near each other in an import;
+a few MB of traces)."""
+
+
+class RecentLoads:
+    """``store.load`` remembering the last ``keep`` traces it returned (least recently used
+    forgotten first). Traces are immutable, so a remembered one is the one the store would return
+    while the caller does not write in between. Raises what ``store.load`` raises (``KeyError``
+    for an id not stored, :class:`~ctxviewer.store.StoreError`)."""
+
+    def __init__(self, store: TraceStore, keep: int = REMEMBERED) -> None:
+        self._store = store
+        self._keep = keep
+        self._recent: OrderedDict[str, RequestTrace] = OrderedDict()
+
+    def __call__(self, trace_id: str) -> RequestTrace:
+        trace = self._recent.get(trace_id)
+        if trace is not None:
+            self._recent.move_to_end(trace_id)
+            return trace
+        trace = self._store.load(trace_id)
+        self._recent[trace_id] = trace
+        if len(self._recent) > self._keep:
+            self._recent.popitem(last=False)
+        return trace
 
 
 def refresh_derived(store: TraceStore, trace_ids: Iterable[str], context: AssessContext) -> int:
@@ -29,12 +60,13 @@ def refresh_derived(store: TraceStore, trace_ids: Iterable[str], context: Assess
     facts of those that have any, in one transaction. Returns the rows rewritten. Raises
     :class:`~ctxviewer.store.StoreError` when the store cannot be read or written."""
     fresh: list[StoredFacts] = []
+    load = RecentLoads(store)
     for tid in trace_ids:
         try:
-            trace = store.load(tid)
+            trace = load(tid)
         except KeyError:
             continue
-        shown = derive_for_display(store, trace)
+        shown = derive_for_display(store, trace, load)
         if shown is not trace and shown.attributes.get(DERIVED_ATTRIBUTE):
             fresh.append(stored_facts(shown, context))
     return store.write_facts(fresh) if fresh else 0

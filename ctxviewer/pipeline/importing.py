@@ -49,7 +49,7 @@ from ctxviewer.pipeline.hints import create_store
 from ctxviewer.pipeline.import_claim import NewFileClaim
 from ctxviewer.pipeline.import_report import ImportReport as ImportReport  # where the CLI and GUI import it from
 from ctxviewer.pipeline.missing_counts import counted, counting_encoding_of, encoding_problem, needs_counting
-from ctxviewer.pipeline.sanitize import repair, unreadable
+from ctxviewer.pipeline.sanitize import CheckedForms, checked, repair
 from ctxviewer.store import StoreError, TraceStore
 from ctxviewer.store.writes import WriteCancelled
 from ctxviewer.util.interrupt import Interrupted, watching
@@ -130,6 +130,7 @@ def import_files(
     in_conversations: dict[str, None] = {}  # calls that may have dropped earlier turns (derived after the add)
     held: list[bool] = []  # [whether the database held traces before this run], known at the first trace
     runs: list[RunSpan] = []  # the steps of each run (the run tree), written in the same transaction
+    forms = CheckedForms()  # each trace's record as checked, written without converting it again
 
     def traces() -> Iterator[RequestTrace]:
         if progress:
@@ -156,7 +157,7 @@ def import_files(
                 for record in registry.load(imp, path, runs, companions):
                     if cancelled and cancelled():
                         raise ImportCancelled()
-                    trace = _accepted(record, str(path), report, in_conversations, (store, held))
+                    trace = _accepted(record, str(path), report, in_conversations, (store, held), forms)
                     if trace is None:
                         continue
                     yielded = True
@@ -184,7 +185,7 @@ def import_files(
     try:
         with watching(cancelled, activity):  # long counts and scans stop at their checkpoints (ctxviewer.util.interrupt)
             store.add(assessed(counted(traces(), store), workers, context=context), waiting=waiting, cancelled=cancelled,
-                      runs=runs)
+                      runs=runs, details=forms.take)
         report.imported = len(report.items_by_trace)  # distinct traces: what the database now holds from this run
     except (ImportCancelled, WriteCancelled, Interrupted):
         report.items_by_trace.clear()
@@ -224,18 +225,20 @@ def import_records(records: Iterable[Record], store: TraceStore, source: str,
 
 
 def _accepted(record: Record, file: str, report: ImportReport, in_conversations: dict[str, None],
-              already: tuple[TraceStore, list[bool]] | None = None) -> RequestTrace | None:
+              already: tuple[TraceStore, list[bool]] | None = None, forms: CheckedForms | None = None,
+              ) -> RequestTrace | None:
     """One record of an import run noted in ``report``: a problem is added to it (``None``); a trace
     is repaired (:func:`_repaired`; ``None`` when still unreadable), counted in ``items_by_trace``
     (a repeated id replaces the earlier one, with a problem; with ``already`` -- the store and its
     "held any trace" cache -- a trace an earlier import stored is counted in ``replaced`` and said)
     and, when it may have dropped earlier turns, remembered in ``in_conversations``. The live
-    receiver passes no ``already``: rewriting a trace as its spans arrive is the point."""
+    receiver passes no ``already``: rewriting a trace as its spans arrive is the point. ``forms``
+    keeps the trace's record as :func:`_repaired` checked it, for the write."""
     if isinstance(record, ImportProblem):
         report.problems.append(record)
         return None
     repairs: list[ImportProblem] = []
-    trace = _repaired(record, file, repairs)
+    trace = _repaired(record, file, repairs, forms)
     if trace is None:  # the store could not read it back: left out, with a problem saying why
         report.problems.extend(repairs)
         return None
@@ -309,18 +312,22 @@ def import_into(
     return report
 
 
-def _repaired(trace: RequestTrace, file: str, problems: list[ImportProblem]) -> RequestTrace | None:
+def _repaired(trace: RequestTrace, file: str, problems: list[ImportProblem],
+              forms: CheckedForms | None = None) -> RequestTrace | None:
     """``trace`` made storable (:func:`ctxviewer.pipeline.sanitize.repair`), its implausible values named
     (:func:`ctxviewer.assess.plausibility.implausible`); one problem per repaired or implausible field.
     ``None`` when the store still could not read it back (:func:`ctxviewer.pipeline.sanitize.unreadable`),
     with a problem naming the field (``"items[2].id: duplicate item id 'system'; the trace was left
     out"``): no importer stores a trace that ``show`` cannot open.
     When items need counting under an encoding that is not available offline, a problem says so
-    here (in file order) and the items keep ``tokens=None`` (:func:`_counted` then skips them)."""
+    here (in file order) and the items keep ``tokens=None`` (:func:`_counted` then skips them).
+    ``forms`` keeps the record the check converted (:func:`ctxviewer.pipeline.sanitize.checked`)."""
     record = f"trace {trace.trace_id}" if trace.trace_id else "trace without an id"
     trace, repaired = repair(trace)
     problems.extend(ImportProblem(file, record, message) for message in repaired)
-    why = unreadable(trace)
+    why, form = checked(trace)
+    if forms is not None:
+        forms.keep(trace, form)
     if why is not None:
         problems.append(ImportProblem(file, record, f"{why}; the trace was left out", dropped=1))
         return None

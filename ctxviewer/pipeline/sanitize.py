@@ -28,9 +28,10 @@ from typing import Any
 
 from frozendict import frozendict
 
-from ctxviewer.model.serialize import TraceFormatError, trace_from_dict, trace_to_dict
+from ctxviewer.model.serialize import WIRE, TraceFormatError, trace_from_dict, trace_to_dict
 from ctxviewer.model.trace import (
     ContextItem,
+    Endpoint,
     Kind,
     RequestTrace,
     SourceRef,
@@ -205,16 +206,25 @@ def unreadable(trace: RequestTrace) -> str | None:
     ``"items[2].id: duplicate item id 'system'"``), or the error writing it raises -- or ``None``
     when it can. Items whose every value is plainly readable (:func:`_plain_items`: the common
     case) are not converted; the rest of the trace always is. Never raises."""
+    return checked(trace)[0]
+
+
+def checked(trace: RequestTrace) -> tuple[str | None, dict[str, Any] | None]:
+    """:func:`unreadable` of ``trace`` and, when it is readable and its items were not converted,
+    the JSON form of the rest of it that was read back -- ``trace_to_dict(replace(trace, items=()))``,
+    what the store writes as the trace's record (:meth:`~ctxviewer.store.TraceStore.add`'s
+    ``details``: converted once, not again when written); ``None`` otherwise. Never raises."""
     try:
         if _plain_items(trace.items):
-            trace_from_dict(trace_to_dict(dataclasses.replace(trace, items=())))
-        else:
-            trace_from_dict(trace_to_dict(trace))
+            rest = trace_to_dict(dataclasses.replace(trace, items=()))
+            trace_from_dict(rest)
+            return None, rest
+        trace_from_dict(trace_to_dict(trace))
     except TraceFormatError as exc:
-        return str(exc)
+        return str(exc), None
     except Exception as exc:  # a value the writer cannot convert (an importer plug-in's odd type)
-        return f"cannot be stored: {type(exc).__name__}: {exc}"
-    return None
+        return f"cannot be stored: {type(exc).__name__}: {exc}", None
+    return None, None
 
 
 def _count(value: Any) -> bool:
@@ -252,3 +262,44 @@ def _plain_items(items: Any) -> bool:
                                  or not _text(prov.encoding)):
             return False
     return True
+
+
+_REST_FIELDS = tuple(f.name for f in dataclasses.fields(RequestTrace) if f.name != "items")
+
+
+class CheckedForms:
+    """The JSON forms :func:`checked` made for the traces of an import, handed to the store when
+    it writes them (``TraceStore.add(details=forms.take)``) so each trace is converted once. A
+    form is given only for the very trace it was made of, items aside: each other field the same
+    object -- counting tokens replaces the items and may record the endpoint's encoding, which
+    the form then takes -- otherwise the store converts anew. Holds only the traces read and not
+    yet written (the import's read-ahead)."""
+
+    def __init__(self) -> None:
+        self._forms: dict[str, tuple[RequestTrace, dict[str, Any]]] = {}
+
+    def keep(self, trace: RequestTrace, form: dict[str, Any] | None) -> None:
+        """Remember ``form`` (from :func:`checked`) for ``trace``; ``None`` forgets an earlier one."""
+        if form is None:
+            self._forms.pop(trace.trace_id, None)
+        else:
+            self._forms[trace.trace_id] = (trace, form)
+
+    def take(self, trace: RequestTrace) -> dict[str, Any] | None:
+        """The form kept for ``trace`` (then forgotten), or ``None`` when none was or ``trace``
+        differs from the checked one outside its items."""
+        kept = self._forms.pop(trace.trace_id, None)
+        if kept is None:
+            return None
+        was, form = kept
+        if was is trace:
+            return form
+        for name in _REST_FIELDS:
+            before, now = getattr(was, name), getattr(trace, name)
+            if before is now:
+                continue
+            if name == "endpoint" and "endpoint" in form and dataclasses.replace(before, encoding=now.encoding) == now:
+                form["endpoint"] = WIRE.unstructure(now, Endpoint)  # the encoding the counts used, recorded
+                continue
+            return None
+        return form

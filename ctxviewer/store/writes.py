@@ -11,7 +11,7 @@ import json
 import sqlite3
 import time
 from dataclasses import replace
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from ctxviewer.model.run import RunSpan
 from ctxviewer.model.trace import RequestTrace
@@ -28,16 +28,21 @@ from ctxviewer.util.sqlite_errors import is_busy_error, is_readonly_error
 
 WRITE_WAIT_S = 60.0
 """Seconds :meth:`TraceStore.add` waits for another import to finish writing before giving up."""
-SPILL_PAGES = 65536
-"""Dirty pages (about 256 MB at 4 KiB) an import keeps in memory before writing to the database file
-mid-transaction; below it, readers never wait for the import, only for its commit."""
+SPILL_PAGES = 8192
+"""Dirty pages (about 32 MB at 4 KiB) an import keeps in memory before writing to the database file
+mid-transaction (import memory stays bounded whatever the file's size); below it -- about 5,000
+traces of a few KB -- readers never wait for the import, only for its commit; past it a reader
+waits for the commit (a write-ahead-log database never makes them wait)."""
+FLUSH_TRACES = 512
+"""Traces :meth:`TraceWrites.add` writes between flushes of what it holds in memory for the
+transaction (the run steps read so far, the new token counts): memory flat in the import's size."""
 
 
 class WriteCancelled(Exception):
     """Raised by :meth:`TraceStore.add` when ``cancelled()`` became true while waiting for the write lock."""
 
 
-STORED_TEXT_CHARS = 64_000_000
+STORED_TEXT_CHARS = 8_000_000
 """Characters of item text one :meth:`TraceStore.add` remembers as already stored (about as much
 memory as the texts themselves, which the traces of an import mostly share)."""
 
@@ -48,7 +53,7 @@ class TraceWrites(TokenCountCache):
 
     def add(self, traces: Iterable[tuple[RequestTrace, StoredFacts]], waiting: Callable[[str], None] | None = None,
             cancelled: Callable[[], bool] | None = None, write_wait_s: float | None = None,
-            runs: Iterable[RunSpan] = ()) -> int:
+            runs: Iterable[RunSpan] = (), details: Callable[[RequestTrace], dict[str, Any] | None] | None = None) -> int:
         """Store ``traces`` -- ``(trace, facts)`` pairs -- in one transaction: all of them, or (on
         any exception) none.
 
@@ -61,13 +66,19 @@ class TraceWrites(TokenCountCache):
         token counts made meanwhile are dropped (nothing is written outside the transaction).
         Returns the number of traces written. ``runs``, the steps of the runs the traces belong to
         (:class:`~ctxviewer.model.run.RunSpan`, the run tree), are written after the traces in the
-        same transaction; it may be a list the ``traces`` generator fills as it goes (the import).
+        same transaction; it may be a list the ``traces`` generator fills as it goes (the import),
+        which is then written and emptied every :data:`FLUSH_TRACES` traces, with the new token
+        counts, so the memory held for the transaction does not grow with its size. ``details(trace)``
+        may give the JSON form of the trace without its items (``trace_to_dict(replace(trace,
+        items=()))``, which the import made when it checked the trace could be read back:
+        :func:`ctxviewer.pipeline.sanitize.checked`), or ``None``; the store then does not convert
+        it again. The dict is consumed (changed) by the write.
 
         Concurrency: the write lock is taken first (``BEGIN IMMEDIATE``). When another import holds
         it, ``waiting(message)`` is called once (``"another import is writing to X; waiting up to
         60 s"``) and the lock is retried every 0.1 s for ``write_wait_s`` seconds (default
-        :data:`WRITE_WAIT_S`), polling ``cancelled()``; readers are not blocked until the commit,
-        since the writer keeps its pages in memory up to :data:`SPILL_PAGES` pages.
+        :data:`WRITE_WAIT_S`), polling ``cancelled()``; readers are not blocked until the commit
+        while the writer keeps its pages in memory, up to :data:`SPILL_PAGES` pages.
 
         Raises :class:`StoreError` if the store is read-only, another import kept writing past the
         wait (problem starts ``"another import is writing"``), or SQLite refuses the write.
@@ -83,8 +94,10 @@ class TraceWrites(TokenCountCache):
                     if not isinstance(entry, tuple):
                         raise TypeError("TraceStore.add takes (trace, StoredFacts) pairs; assess first "
                                         "(ctxviewer.pipeline.stored_facts.with_facts)")
-                    self._write(*entry)
+                    self._write(*entry, None if details is None else details(entry[0]))
                     n += 1
+                    if n % FLUSH_TRACES == 0:
+                        self._flush_held(runs)
                 self.write_runs(runs)  # type: ignore[attr-defined]  # TraceRuns'
                 self._flush_counts()
                 self._conn.execute("COMMIT")
@@ -157,6 +170,16 @@ class TraceWrites(TokenCountCache):
         except sqlite3.DatabaseError:
             return False
         return bool(row) and str(row[0]).lower() == "delete"
+
+    def _flush_held(self, runs: Iterable[RunSpan]) -> None:
+        """Mid-transaction: write the run steps read so far when ``runs`` is the list the reader
+        fills (and empty it), and the pending token counts (then forgotten: they are in the
+        database now, where :meth:`token_counts` finds them)."""
+        if isinstance(runs, list) and runs:
+            self.write_runs(runs)  # type: ignore[attr-defined]  # TraceRuns'
+            runs.clear()
+        self._flush_counts()
+        self._pending_counts.clear()
 
     def _forget_stored_texts(self) -> None:
         self._stored_texts = {}
@@ -251,13 +274,15 @@ class TraceWrites(TokenCountCache):
             self._stored_chars += len(text)
         return ref
 
-    def _write(self, t: RequestTrace, stored: StoredFacts) -> None:
-        from ctxviewer.model.serialize import trace_to_dict  # the codec: only writing needs it
-
+    def _write(self, t: RequestTrace, stored: StoredFacts, known: dict[str, Any] | None = None) -> None:
         tid = t.trace_id
         item_rows = [item_row(tid, ordinal, item, None if item.content is None else self._content_ref(item.content))
                      for ordinal, item in enumerate(t.items)]
-        details = trace_to_dict(replace(t, items=()))  # items live in their own table
+        if known is None:
+            from ctxviewer.model.serialize import trace_to_dict  # the codec: only writing needs it
+
+            known = trace_to_dict(replace(t, items=()))  # items live in their own table
+        details = known
         details.pop("items", None)
         details["omissions_recorded"] = t.omissions_recorded  # always, so load() never asks the row
         request_hash: bytes | None = None

@@ -7,7 +7,8 @@ What lives here: :mod:`.counting` (counts, the bundled encodings, counting over 
 from the image's header), :mod:`.placeholders` (the image placeholders an item's text holds instead
 of base64, written by the importers and taken back out for counting), :mod:`.catalogue` (the model catalogue: a model's context window
 when the trace recorded none, from genai-prices' bundled data and the profiles), :mod:`.cost` (a call's
-cost in US dollars from its recorded usage, priced by genai-prices; "not known", never 0).
+cost in US dollars from its recorded usage, priced by genai-prices; "not known", never 0) and
+:mod:`.price_rates` (its arithmetic from genai-prices' rates, looked up once per model price).
 
 May import: :mod:`ctxviewer.util` only (no trace model: these count text and request bodies). No Qt here.
 

@@ -137,23 +137,25 @@ def call_cost(provider: str | None, model: str | None, sent: datetime | None, us
                   tuple((k, v) for k, v in counts.items() if v is not None))
 
 
-@functools.lru_cache(maxsize=4096)
 def _price(provider_id: str | None, model: str, sent: datetime | None, counts: tuple[tuple[str, int], ...]) -> Cost:
+    """The :class:`Cost` of ``counts`` as genai-prices prices them (:func:`ctxviewer.tokens.price_rates.price`:
+    its rates looked up once per model price, the same amounts as ``calc_price``)."""
     try:
-        import genai_prices
+        import genai_prices  # noqa: F401  # installed?
     except ImportError:
         return Cost(None, reason=f"{PACKAGE} not installed")
+    from ctxviewer.tokens.price_rates import price
+
     names = [model]
     if "/" in model and not model.lower().startswith(("models/", "ft:")):  # "openai/gpt-4o" (LiteLLM, OpenRouter)
         names.append(model.split("/", 1)[1])
     when = sent if sent is None or sent.tzinfo is not None else sent.replace(tzinfo=timezone.utc)
     for name in names:
         try:
-            calc = genai_prices.calc_price(genai_prices.Usage(**dict(counts)), name, provider_id=provider_id,
-                                           genai_request_timestamp=when)
+            total, inp, out, model_id, provider = price(provider_id, name, when, dict(counts))
         except (LookupError, ValueError, ArithmeticError, TypeError):
             continue
-        return Cost(calc.total_price, calc.input_price, calc.output_price, calc.model.id, calc.provider.id)
+        return Cost(total, inp, out, model_id, provider)
     where = f" for provider {provider_id}" if provider_id else ""
     return Cost(None, reason=f"{PACKAGE} {package_version()} has no price for {model}{where}")
 

@@ -40,3 +40,34 @@ def test_a_promise_dropped_between_calls_is_found_by_every_surface(tmp_path: Pat
     assert (listed[second]["state"], listed[second]["verdict"]) == (shown["state"], shown["verdict"])
     found = json.loads(_cli("list", str(db), "--json", "--filter", "finding == commitment.forgotten")[1])
     assert [r["trace_id"] for r in found] == [second]
+
+
+def test_the_refresh_loads_each_call_once_and_rewrites_the_same_facts(tmp_path: Path) -> None:
+    """Three calls of one thread: refreshing them loads each from the store once (the predecessor
+    is the call refreshed just before), and the facts it rewrites are those ``show`` finds."""
+    from ctxviewer.assess.context import EMPTY
+    from ctxviewer.pipeline.derived_facts import refresh_derived
+    from ctxviewer.store import TraceStore
+
+    ask = msg("user", text("My order 4471 arrived broken. Can I get my money back?"))
+    again = msg("user", text("Thanks. When exactly will the money arrive?"))
+    last = msg("user", text("And the shipping fee?"))
+    db = store_of(tmp_path, [
+        agent(THREAD, "00000000000000a0", "support", 0),
+        chat(THREAD, "00000000000000f1", 1, [SUPPORT, ask], [text(PROMISE)], parent="00000000000000a0"),
+        chat(THREAD, "00000000000000f2", 3, [SUPPORT, ask, again], [text("Within 10 days.")], parent="00000000000000a0"),
+        chat(THREAD, "00000000000000f3", 5, [SUPPORT, ask, again, last], [text("Refunded too.")],
+             parent="00000000000000a0"),
+    ])
+    ids = [f"{THREAD}:00000000000000f{n}" for n in (1, 2, 3)]
+    before = {r["trace_id"]: r for r in json.loads(_cli("list", str(db), "--json")[1])}
+    with TraceStore.create(db) as store:
+        loaded: list[str] = []
+        real = store.load
+        store.load = lambda tid: loaded.append(tid) or real(tid)  # type: ignore[method-assign]
+        assert refresh_derived(store, ids, EMPTY) == 2  # the second and third drop the promise
+    assert sorted(loaded) == ids
+    after = {r["trace_id"]: r for r in json.loads(_cli("list", str(db), "--json")[1])}
+    assert after == before
+    shown = json.loads(_cli("show", str(db), ids[1], "--json")[1])
+    assert "commitment.forgotten" in [f["rule"] for f in shown["findings"]]

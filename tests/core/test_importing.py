@@ -122,11 +122,11 @@ def test_all_or_nothing_when_the_store_fails_mid_way(tmp_path: Path, store: Trac
     original = store._write
     calls = []
 
-    def failing(trace, stored=None):
+    def failing(trace, stored=None, known=None):
         calls.append(trace.trace_id)
         if len(calls) == 3:
             raise sqlite3.OperationalError("database or disk is full")
-        original(trace, stored)
+        original(trace, stored, known)
 
     monkeypatch.setattr(store, "_write", failing)
     with pytest.raises(StoreError, match="disk is full") as err:
