@@ -10,7 +10,9 @@ Forms (:func:`parse_target`):
   (tests, a local copy): the data directory ``PATH/TO/DIR``, then the database.
 
 Query options: ``table`` (default ``otel_traces``), ``since`` (the time window: ``24h`` default,
-``90m``, ``7d``, ``30s``), ``timeout`` (``max_execution_time`` in seconds, default 30). No Qt here.
+``90m``, ``7d``, ``30s``; at most :data:`MAX_WINDOW`), ``timeout`` (``max_execution_time`` in
+seconds, default 30). A port that is not a number in 1-65535 and a malformed host (an unclosed ``[``
+IPv6 literal) are refused naming the part (:class:`~ctxviewer.store.StoreError`). No Qt here.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import re
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
 
 from ctxviewer.store import StoreError
 
@@ -33,6 +35,8 @@ DEFAULT_WINDOW = timedelta(hours=24)
 DEFAULT_TIMEOUT = 30
 """``max_execution_time`` of every query, seconds, when the URL gives no ``timeout``."""
 
+MAX_WINDOW = timedelta(days=36500)
+"""The longest ``since`` (100 years: spans older than that are not in a trace store)."""
 _SPAN = re.compile(r"^(\d+)\s*([smhd])$")
 _UNIT = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 
@@ -43,11 +47,35 @@ def is_clickhouse_url(text: str) -> bool:
 
 
 def parse_window(text: str) -> timedelta:
-    """``"2h"`` -> 2 hours (units ``s``, ``m``, ``h``, ``d``). Raises ``ValueError`` naming the text."""
+    """``"2h"`` -> 2 hours (units ``s``, ``m``, ``h``, ``d``). Raises ``ValueError`` naming the text
+    for another form, zero, or a length over :data:`MAX_WINDOW`."""
     m = _SPAN.match(text.strip().lower())
     if m is None or int(m.group(1)) <= 0:
         raise ValueError(f"since={text!r}: expected a positive length such as 30m, 2h or 7d")
-    return timedelta(**{_UNIT[m.group(2)]: int(m.group(1))})
+    n, unit = int(m.group(1)), _UNIT[m.group(2)]
+    if n > MAX_WINDOW / timedelta(**{unit: 1}):
+        raise ValueError(f"since={text!r}: longer than the most allowed, {MAX_WINDOW.days}d")
+    return timedelta(**{unit: n})
+
+
+def _split(url: str) -> tuple[SplitResult, int | None]:
+    """``url`` split, and its port. Raises ``ValueError`` naming the bad part (a malformed host,
+    a port that is not a number in 1-65535)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:  # urlsplit's own words: "Invalid IPv6 URL"
+        raise ValueError("malformed host: '[' without its ']' (an IPv6 address is written [::1])"
+                         if "IPv6" in str(exc) else f"{exc}") from None
+    raw = parts.netloc.rpartition("@")[2].rpartition("]")[2].partition(":")[2]
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if raw and not raw.isdigit():
+        raise ValueError(f"port {raw!r} is not a number")
+    if raw and (port is None or not 1 <= port <= 65535):
+        raise ValueError(f"port {raw} is out of range 1-65535")
+    return parts, port
 
 
 @dataclass(frozen=True)
@@ -76,8 +104,12 @@ class Target:
 
 def parse_target(url: str) -> Target:
     """The :class:`Target` of ``url``. Raises :class:`~ctxviewer.store.StoreError` naming the URL
-    for another scheme, a password in the URL, a missing database or a bad option."""
-    parts = urlsplit(url)
+    for another scheme, a password in the URL, a missing database, a bad port or host, or a
+    bad option (the message names the part)."""
+    try:
+        parts, port = _split(url)
+    except ValueError as exc:
+        raise StoreError(url, f"{exc}") from None
     scheme = parts.scheme.lower()
     if scheme not in SCHEMES:
         raise StoreError(url, f"not a ClickHouse URL (expected {', '.join(s + '://' for s in SCHEMES)})")
@@ -98,7 +130,7 @@ def parse_target(url: str) -> Target:
             raise StoreError(url, "expected chdb:///DATA/DIRECTORY/DATABASE?table=TABLE")
         return Target(url, scheme, directory, None, None, database, table, window, timeout)
     database = unquote(parts.path.strip("/")) or "default"
-    return Target(url, scheme, parts.hostname or "localhost", parts.port, unquote(parts.username or "") or None,
+    return Target(url, scheme, parts.hostname or "localhost", port, unquote(parts.username or "") or None,
                   database, table, window, timeout)
 
 
