@@ -16,9 +16,19 @@ if TYPE_CHECKING:
 
 def open_db(db: str) -> TraceStore:
     """``db`` opened read-only. Raises :class:`~ctxviewer.cli.status.BadInput` naming the file
-    and what is wrong (not a database, a trace file, an older schema, damaged)."""
+    and what is wrong (not a database, a trace file, an older schema, damaged, or -- for a URL of
+    another scheme such as ``http://`` that names no file -- not a store; the argument as given,
+    never a path's round trip that collapses its ``//``)."""
+    from pathlib import Path
+
     from ctxviewer.pipeline.hints import open_store
     from ctxviewer.store import StoreError
+
+    if "://" in db and not Path(db).exists():
+        from ctxviewer.pipeline.clickhouse.target import SCHEMES
+
+        raise BadInput(f"{db}: not a trace database or a clickhouse:// URL "
+                       f"(stores: {', '.join(s + '://' for s in SCHEMES)}; else a database file)")
 
     try:
         return open_store(db)

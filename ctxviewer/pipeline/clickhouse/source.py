@@ -34,7 +34,7 @@ from ctxviewer.pipeline.clickhouse.assessed import AssessedRows, OnDemand
 from ctxviewer.pipeline.clickhouse.filters import compile_filter
 from ctxviewer.pipeline.clickhouse.schema import SETTINGS, TableSchema, read_schema
 from ctxviewer.pipeline.clickhouse.spans import list_row, split_id, trace_of
-from ctxviewer.pipeline.clickhouse.target import Target, connect, parse_target
+from ctxviewer.pipeline.clickhouse.target import Target, connect, failure_reason, parse_target
 from ctxviewer.store import SORTABLE, StoreError, TraceQuery, TraceRow
 from ctxviewer.store.filters import FilterError
 from ctxviewer.store.fts import SearchHit, SearchPage
@@ -101,7 +101,7 @@ class ClickHouseSource(OnDemand):
         except Exception as exc:  # the driver's errors have no common base below Exception
             if query_id in self._killed:
                 raise StoreError(self.target.url, "query cancelled (KILL QUERY)") from None
-            raise StoreError(self.target.url, f"query failed: {str(exc).splitlines()[0] if str(exc) else exc}") from None
+            raise StoreError(self.target.url, f"query failed: {failure_reason(exc)}") from None
         finally:
             with self._lock:
                 self._running.discard(query_id)

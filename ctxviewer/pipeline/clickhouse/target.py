@@ -11,12 +11,15 @@ Forms (:func:`parse_target`):
 
 Query options: ``table`` (default ``otel_traces``), ``since`` (the time window: ``24h`` default,
 ``90m``, ``7d``, ``30s``; at most :data:`MAX_WINDOW`), ``timeout`` (``max_execution_time`` in
-seconds, default 30). A port that is not a number in 1-65535 and a malformed host (an unclosed ``[``
-IPv6 literal) are refused naming the part (:class:`~ctxviewer.store.StoreError`). No Qt here.
+seconds, a positive whole number, default 30); the Langfuse store's ``kind``, ``project_id`` and
+``dedup`` are accepted by name (:data:`OPTIONS`). Any other option, a server URL without a host, a
+port that is not a number in 1-65535 and a malformed host (an unclosed ``[`` IPv6 literal) are
+refused naming the part (:class:`~ctxviewer.store.StoreError`). No Qt here.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from dataclasses import dataclass
@@ -37,6 +40,9 @@ DEFAULT_TIMEOUT = 30
 
 MAX_WINDOW = timedelta(days=36500)
 """The longest ``since`` (100 years: spans older than that are not in a trace store)."""
+OPTIONS = ("dedup", "kind", "project_id", "since", "table", "timeout")
+"""The query options a store URL may carry (module docstring); any other is refused."""
+
 _SPAN = re.compile(r"^(\d+)\s*([smhd])$")
 _UNIT = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 
@@ -78,6 +84,26 @@ def _split(url: str) -> tuple[SplitResult, int | None]:
     return parts, port
 
 
+def _options(query: str) -> dict[str, str]:
+    """The query options of a URL, the last of each name. Raises ``ValueError`` for a name not in
+    :data:`OPTIONS` (listing them) and for ``table``, ``since`` or ``timeout`` without a value."""
+    opts = {k: v[-1] for k, v in parse_qs(query, keep_blank_values=True).items()}
+    unknown = sorted(set(opts) - set(OPTIONS))
+    if unknown:
+        raise ValueError(f"unknown option {unknown[0]!r} (known: {', '.join(OPTIONS)})")
+    for name in ("table", "since", "timeout"):
+        if name in opts and not opts[name].strip():
+            raise ValueError(f"{name}= has no value")
+    return opts
+
+
+def _timeout(text: str) -> int:
+    """``timeout=`` as whole seconds. Raises ``ValueError`` unless a positive whole number."""
+    if not text.strip().isdigit() or int(text) <= 0:
+        raise ValueError(f"timeout={text!r}: expected a positive whole number of seconds")
+    return int(text)
+
+
 @dataclass(frozen=True)
 class Target:
     """A parsed ClickHouse store address (module docstring)."""
@@ -104,8 +130,8 @@ class Target:
 
 def parse_target(url: str) -> Target:
     """The :class:`Target` of ``url``. Raises :class:`~ctxviewer.store.StoreError` naming the URL
-    for another scheme, a password in the URL, a missing database, a bad port or host, or a
-    bad option (the message names the part)."""
+    for another scheme, a password in the URL, a missing database or host, a bad port or host, or a
+    bad or unknown option (the message names the part)."""
     try:
         parts, port = _split(url)
     except ValueError as exc:
@@ -116,10 +142,10 @@ def parse_target(url: str) -> Target:
     if parts.password is not None:
         raise StoreError(f"{parts.scheme}://...", "a password in the URL is refused; "
                          f"set it in the environment variable {PASSWORD_ENV}")
-    opts = {k: v[-1] for k, v in parse_qs(parts.query).items()}
     try:
+        opts = _options(parts.query)
         window = parse_window(opts["since"]) if "since" in opts else DEFAULT_WINDOW
-        timeout = int(opts.get("timeout", DEFAULT_TIMEOUT))
+        timeout = _timeout(opts["timeout"]) if "timeout" in opts else DEFAULT_TIMEOUT
     except ValueError as exc:
         raise StoreError(url, f"{exc}") from None
     table = opts.get("table", "otel_traces")
@@ -129,8 +155,10 @@ def parse_target(url: str) -> Target:
         if not directory or not database:
             raise StoreError(url, "expected chdb:///DATA/DIRECTORY/DATABASE?table=TABLE")
         return Target(url, scheme, directory, None, None, database, table, window, timeout)
+    if not parts.hostname:
+        raise StoreError(url, f"no host (expected {scheme}://HOST:PORT/DATABASE?table=TABLE)")
     database = unquote(parts.path.strip("/")) or "default"
-    return Target(url, scheme, parts.hostname or "localhost", port, unquote(parts.username or "") or None,
+    return Target(url, scheme, parts.hostname, port, unquote(parts.username or "") or None,
                   database, table, window, timeout)
 
 
@@ -159,6 +187,7 @@ def connect(target: Target) -> Any:
     client library is not installed (``pip install 'ctxviewer[clickhouse]'``)."""
     try:
         import clickhouse_connect
+        _quiet_driver()
     except ImportError:
         raise StoreError(target.url, "reading ClickHouse needs clickhouse-connect "
                          "(pip install 'ctxviewer[clickhouse]')") from None
@@ -173,4 +202,28 @@ def connect(target: Target) -> Any:
     except ImportError as exc:
         raise StoreError(target.url, f"{exc}") from None
     except Exception as exc:  # the driver's errors have no common base below Exception
-        raise StoreError(target.url, f"cannot connect: {exc}") from None
+        raise StoreError(target.url, f"cannot connect ({failure_reason(exc)})") from None
+
+
+def _quiet_driver() -> None:
+    """The driver logs ``Unexpected Http Driver Exception`` on every failed request; the
+    :class:`~ctxviewer.store.StoreError` of :func:`connect` says the failure once, so the driver's
+    records go nowhere: no stray stderr line (no handler of ours or Python's last resort)."""
+    log = logging.getLogger("clickhouse_connect")
+    log.propagate = False
+    if not log.handlers:
+        log.addHandler(logging.NullHandler())
+
+
+def failure_reason(exc: BaseException) -> str:
+    """The operating system's words for why a connection failed (``"Connection refused"``,
+    ``"Name or service not known"``, ``"timed out"``): the first ``OSError`` in the chain of
+    ``exc``'s causes (the driver wraps urllib3's, which wraps the socket's), else the first line
+    of ``exc`` -- never the driver's retry text with its query id."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, OSError) and (seen.strerror or str(seen)):
+            return seen.strerror or str(seen)
+        seen = seen.__cause__ or seen.__context__
+    first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return first.split(" HTTPConnectionPool(")[0].split(" HTTPSConnectionPool(")[0]
