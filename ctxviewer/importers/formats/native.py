@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import codecs
 import json
+import math
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, Iterable, Iterator
+from typing import IO, Any, Iterable, Iterator
 
 from ctxviewer.importers.common import notes
 from ctxviewer.importers.common.containers import decode_noting, encoding_of, head_text, loads, read_text
@@ -148,6 +149,8 @@ def _parse_line(file: str, n: int, line: str) -> Record:
         return ImportProblem(file, record, f"{INVALID_JSON}{exc.msg} (column {exc.colno})", dropped=1)
     if not isinstance(obj, dict):
         return ImportProblem(file, record, f"expected a JSON object, got {type(obj).__name__}", dropped=1)
+    if "NaN" in line or "Infinity" in line:  # Python's JSON reader takes them; JSON has no such number
+        obj = _finite(obj, record, "")
     fmt = obj.pop("format", None)
     if fmt is not None and fmt != FORMAT_TAG:
         return ImportProblem(file, record, f"format: {fmt!r} is not {FORMAT_TAG!r}", dropped=1)
@@ -161,6 +164,22 @@ def _parse_line(file: str, n: int, line: str) -> Record:
         trace = replace(trace, source_format="native")
     return mark_recorded(with_unknown_keys(trace, obj))
 
+
+
+def _finite(value: Any, record: str, path: str) -> Any:
+    """``value`` with every ``NaN``, ``Infinity`` and ``-Infinity`` (numbers JSON does not have,
+    which Python's reader accepts) replaced by ``None`` -- not recorded -- each with a warning
+    naming ``record`` and its JSON path (``items[0].priority: Infinity is not a number; stored as
+    not recorded``), so no output built from the trace (``show --json``, ``export``) holds one."""
+    if isinstance(value, float) and not math.isfinite(value):
+        word = "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+        notes.warn(record, f"{path or 'a value'}: {word} is not a number; stored as not recorded")
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v, record, f"{path}.{k}" if path else k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v, record, f"{path}[{i}]") for i, v in enumerate(value)]
+    return value
 
 
 def mark_recorded(trace: RequestTrace) -> RequestTrace:
