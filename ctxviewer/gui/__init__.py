@@ -2,8 +2,12 @@
 
 What lives here, by role:
 
-* the window -- :mod:`~ctxviewer.gui.main_window` (:class:`MainWindow`), :mod:`~ctxviewer.gui.window_api`
-  (the :class:`WindowApi` its controllers see), :mod:`~ctxviewer.gui.app` (the entry point),
+* the window -- :mod:`~ctxviewer.gui.main_window` (:class:`MainWindow`: its widgets and layout), built
+  from its parts over :mod:`~ctxviewer.gui.window_part`: :mod:`~ctxviewer.gui.main_actions` (its own
+  menus and actions, each with its shortcut), :mod:`~ctxviewer.gui.window_opening` (opening a
+  database or source, drops), :mod:`~ctxviewer.gui.window_selection` (selecting and showing a trace),
+  :mod:`~ctxviewer.gui.window_trace_list` (the list pane following its model);
+  :mod:`~ctxviewer.gui.window_api` (the :class:`WindowApi` its controllers see), :mod:`~ctxviewer.gui.app` (the entry point),
   :mod:`~ctxviewer.gui.display_check` (whether there is a display, asked before Qt starts),
   :mod:`~ctxviewer.gui.window_keys` (Esc / Ctrl+W close a window),
   :mod:`~ctxviewer.gui.stale_refresh` (stale trace-list rows recomputed in the background),
