@@ -23,7 +23,8 @@ What lives here, by role:
   ``stats_controller``), ``sessions_view`` (Trace › Sessions…: a session's calls in order, each diffed
   with the one before; its models ``sessions_model``, menu entries ``sessions_controller``), ``shortcuts_help``; small parts: ``filter_edit``, ``tables``, ``column_menu``, ``clipboard``,
   ``control_glyphs`` (how control characters are drawn), ``recent_files``, ``layout_memory``;
-* Qt models -- ``trace_list_model`` (a million rows, read by key), ``item_table_model``,
+* Qt models -- ``trace_list_model`` (a million rows, read by key; its parts ``trace_list_queries``:
+  count and key chunks per generation, and ``trace_list_pages``: the page cache), ``item_table_model``,
   ``findings_model``, ``two_level_model``, ``review_model``, ``diff_model``, ``whatif_model``;
 * controllers (menus and actions on a :class:`WindowApi`) -- ``compare``, ``reload``, ``listen`` (File > Listen for Traces…, the live receiver),
   ``trace_actions``, ``audit_dock``, ``search_dock``, ``whatif_controller``, ``replay_controller``; on a parent widget:

@@ -23,8 +23,6 @@ SPLIT = 800
 LONG_MODULES: dict[str, str] = {
     "store/migrations.py": "the schema's released steps in application order, never edited once released "
                            "(each step is a few lines; splitting them would split one ordered list)",
-    "gui/trace_list_model.py": "one Qt model whose count, key chunks, page cache and keyset first and last pages "
-                               "share one key array and one generation",
     "model/trace.py": "the trace record: its frozen dataclasses and enums are read together, each class short",
 }
 """Every module over :data:`LOOK_AGAIN` lines (path relative to the package), with the one-line reason
