@@ -29,6 +29,7 @@ Cell = tuple[TraceRow, tuple[str, ...]]
 NCOLS = len(TRACE_COLUMNS)
 """Columns of the list (:data:`ctxviewer.present.columns.TRACE_COLUMNS`)."""
 
+
 def _runs(pages: list[int]) -> list[tuple[int, int]]:
     """Ascending page numbers as runs of consecutive pages: ``[1, 2, 3, 7]`` -> ``[(1, 3), (7, 7)]``."""
     runs: list[tuple[int, int]] = []

@@ -43,6 +43,7 @@ def _valid_time(text: str) -> bool:
         return False
     return True
 
+
 def balanced(parts: list[str], op: str) -> str:
     """``parts`` joined by ``op`` (``AND`` / ``OR``), parenthesised, as a tree of flat runs of at most
     :data:`_FAN_OUT`: the same condition as ``a op b op c ...``, but SQLite's expression depth grows
