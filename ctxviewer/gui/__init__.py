@@ -2,8 +2,12 @@
 
 What lives here, by role:
 
-* the window -- :mod:`~ctxviewer.gui.main_window` (:class:`MainWindow`), :mod:`~ctxviewer.gui.window_api`
-  (the :class:`WindowApi` its controllers see), :mod:`~ctxviewer.gui.app` (the entry point),
+* the window -- :mod:`~ctxviewer.gui.main_window` (:class:`MainWindow`: its widgets and layout), built
+  from its parts over :mod:`~ctxviewer.gui.window_part`: :mod:`~ctxviewer.gui.main_actions` (its own
+  menus and actions, each with its shortcut), :mod:`~ctxviewer.gui.window_opening` (opening a
+  database or source, drops), :mod:`~ctxviewer.gui.window_selection` (selecting and showing a trace),
+  :mod:`~ctxviewer.gui.window_trace_list` (the list pane following its model);
+  :mod:`~ctxviewer.gui.window_api` (the :class:`WindowApi` its controllers see), :mod:`~ctxviewer.gui.app` (the entry point),
   :mod:`~ctxviewer.gui.display_check` (whether there is a display, asked before Qt starts),
   :mod:`~ctxviewer.gui.window_keys` (Esc / Ctrl+W close a window),
   :mod:`~ctxviewer.gui.stale_refresh` (stale trace-list rows recomputed in the background),
@@ -19,7 +23,8 @@ What lives here, by role:
   ``stats_controller``), ``sessions_view`` (Trace › Sessions…: a session's calls in order, each diffed
   with the one before; its models ``sessions_model``, menu entries ``sessions_controller``), ``shortcuts_help``; small parts: ``filter_edit``, ``tables``, ``column_menu``, ``clipboard``,
   ``control_glyphs`` (how control characters are drawn), ``recent_files``, ``layout_memory``;
-* Qt models -- ``trace_list_model`` (a million rows, read by key), ``item_table_model``,
+* Qt models -- ``trace_list_model`` (a million rows, read by key; its parts ``trace_list_queries``:
+  count and key chunks per generation, and ``trace_list_pages``: the page cache), ``item_table_model``,
   ``findings_model``, ``two_level_model``, ``review_model``, ``diff_model``, ``whatif_model``;
 * controllers (menus and actions on a :class:`WindowApi`) -- ``compare``, ``reload``, ``listen`` (File > Listen for Traces…, the live receiver),
   ``trace_actions``, ``audit_dock``, ``search_dock``, ``whatif_controller``, ``replay_controller``; on a parent widget:

@@ -35,6 +35,10 @@ the assessment ``show`` runs), in memory -- the database stays read-only -- and 
 with what ``show`` says; ``sig_refreshed(int)`` counts them. Filters and sorts still read the stored
 facts (``ctxviewer upgrade`` rewrites them).
 
+The model is built from two parts: :mod:`~ctxviewer.gui.trace_list_queries` (a query's generation:
+first page, count, key chunks) over :mod:`~ctxviewer.gui.trace_list_pages` (the page cache and the
+last page); this module holds the public API, the Qt overrides and the state both share.
+
 ``data()`` never raises: a broken or not-yet-read row shows as empty. A store failure is reported
 by ``sig_error(str)`` with the store's message (which names the file).
 """
@@ -43,21 +47,19 @@ from __future__ import annotations
 
 from array import array
 from collections import OrderedDict
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from ctxviewer.gui.stale_refresh import StaleRefresher
 from ctxviewer.gui.tables import plain_tooltip
+from ctxviewer.gui.trace_list_pages import CACHE_PAGES, NCOLS, PAGE_ROWS, Cell
+from ctxviewer.gui.trace_list_queries import KeyRelay, TraceListQueries
 from ctxviewer.gui.worker import Task
-from ctxviewer.present.columns import TRACE_COLUMNS, is_stale, row_texts
-from ctxviewer.store import SORTABLE, TraceQuery, TraceRow, TraceSource
-from ctxviewer.store.query import INDEXED_SORTS
+from ctxviewer.present.columns import TRACE_COLUMNS
+from ctxviewer.store import SORTABLE, TraceQuery, TraceSource
 
-PAGE_ROWS = 100
-"""Rows per cached page (one ``rowid IN (...)`` lookup)."""
-CACHE_PAGES = 48
-"""Pages kept formatted; the least recently painted one is dropped beyond this (4,800 rows)."""
+__all__ = ["CACHE_PAGES", "PAGE_ROWS", "RowRole", "TraceIdRole", "TraceListModel"]
 
 TraceIdRole = Qt.ItemDataRole.UserRole + 1
 """``data(index, TraceIdRole)`` -> the row's trace id (``str``)."""
@@ -65,11 +67,9 @@ RowRole = Qt.ItemDataRole.UserRole + 2
 """``data(index, RowRole)`` -> the row's :class:`~ctxviewer.store.TraceRow`."""
 
 _Index = QModelIndex | QPersistentModelIndex
-_Cell = tuple[TraceRow, tuple[str, ...]]
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
 _ALIGN = int(Qt.ItemDataRole.TextAlignmentRole.value)
 _ROW_ROLES = frozenset({int(Qt.ItemDataRole.ToolTipRole.value), int(TraceIdRole), int(RowRole)})
-_NCOLS = len(TRACE_COLUMNS)
 _ALIGNMENTS = tuple(
     int(((Qt.AlignmentFlag.AlignRight if col.numeric else Qt.AlignmentFlag.AlignLeft)
          | Qt.AlignmentFlag.AlignVCenter).value)
@@ -77,33 +77,8 @@ _ALIGNMENTS = tuple(
 )
 
 
-def _runs(pages: list[int]) -> list[tuple[int, int]]:
-    """Ascending page numbers as runs of consecutive pages: ``[1, 2, 3, 7]`` -> ``[(1, 3), (7, 7)]``."""
-    runs: list[tuple[int, int]] = []
-    for p in pages:
-        if runs and runs[-1][1] == p - 1:
-            runs[-1] = (runs[-1][0], p)
-        else:
-            runs.append((p, p))
-    return runs
 
-
-def _plan(st: TraceSource, text: str, where: str, params: tuple[Any, ...]) -> tuple[str, tuple[Any, ...]]:
-    """The filter to run on ``st``: display-filter ``text`` planned by the store, else the fragment."""
-    if not text:
-        return where, params
-    planned, planned_params = st.filter_where(TraceQuery(text=text))
-    return ("" if planned == "1" else planned), tuple(planned_params)
-
-
-class _Relay(QObject):
-    """Carries a worker's partial results (the first page, the count, key chunks) to the GUI
-    thread: it lives there, so a signal emitted from the worker is queued to its receivers."""
-
-    sig_part = Signal(object)
-
-
-class TraceListModel(QAbstractTableModel):
+class TraceListModel(TraceListQueries):
     """The traces of one store; empty when no store is set. See the module docstring.
 
     ``threaded=False`` reads every row key on the calling thread before a query returns (the
@@ -142,15 +117,15 @@ class TraceListModel(QAbstractTableModel):
         self._filled = 0  # keys[:_filled] are read
         self._count: int | None = None
         self._n = 0
-        self._pages: OrderedDict[int, list[_Cell | None]] = OrderedDict()
+        self._pages: OrderedDict[int, list[Cell | None]] = OrderedDict()
         self._recent = -1
-        self._tail: dict[int, _Cell] = {}
+        self._tail: dict[int, Cell] = {}
         self._tail_read = False
         self._empty_pages: set[int] = set()  # pages asked for (painted) before their keys came
         self._tasks: set[Task] = set()
         self._bound: int | None = None
         self._readers: dict[int, Any] = {}  # generation -> the worker's store handle (cancelled on requery)
-        self._relay = _Relay(self)
+        self._relay = KeyRelay(self)
         self._relay.sig_part.connect(self._on_part)
         self.set_store(store)
 
@@ -291,15 +266,15 @@ class TraceListModel(QAbstractTableModel):
             if cell is None:
                 return None
             c = index.column()
-            return cell[1][c] if 0 <= c < _NCOLS else None
+            return cell[1][c] if 0 <= c < NCOLS else None
         if role == _ALIGN:
             c = index.column()
-            return _ALIGNMENTS[c] if 0 <= c < _NCOLS else None
+            return _ALIGNMENTS[c] if 0 <= c < NCOLS else None
         if role not in _ROW_ROLES or not index.isValid():
             return None
         cell = self._cell(index.row())
         c = index.column()
-        if cell is None or not 0 <= c < _NCOLS:
+        if cell is None or not 0 <= c < NCOLS:
             return None
         row, texts = cell
         if role == TraceIdRole:
@@ -332,287 +307,24 @@ class TraceListModel(QAbstractTableModel):
 
     # ------------------------------------------------------------------ internals: rows
 
-    def _format(self, row: TraceRow) -> _Cell:
-        """The row (its refreshed version once recomputed) and its cell texts; a stale row's State
-        is marked and the row queued for the background refresh."""
-        fresh = self._refresher.fresh.get(row.trace_id)
-        if fresh is not None:
-            return fresh, row_texts(fresh, self.context)
-        if self.assess_context is not None and self._threaded and is_stale(row, self.context):
-            self._refresher.want(row)
-        return row, row_texts(row, self.context)  # a stale State marked (the context the window assesses in)
 
     # ------------------------------------------------------------------ internals: refresh
 
-    def _on_fresh(self, rows: list[TraceRow]) -> None:
-        if not rows:
-            return
-        cells = {r.trace_id: (r, row_texts(r, self.context)) for r in rows}
-        for page, page_cells in self._pages.items():
-            for i, old in enumerate(page_cells):
-                if old is not None and old[0].trace_id in cells:
-                    page_cells[i] = cells[old[0].trace_id]
-                    r = page * PAGE_ROWS + i
-                    self.dataChanged.emit(self.index(r, 0), self.index(r, _NCOLS - 1))
-        for r, old in list(self._tail.items()):
-            if old[0].trace_id in cells:
-                self._tail[r] = cells[old[0].trace_id]
-                self.dataChanged.emit(self.index(r, 0), self.index(r, _NCOLS - 1))
-        self.sig_refreshed.emit(len(self._refresher.fresh))
 
-    def _cell(self, row: int) -> _Cell | None:
-        if not 0 <= row < self._n:
-            return None
-        page = row // PAGE_ROWS
-        cells = self._pages.get(page)
-        if cells is not None:
-            if page != self._recent:
-                self._pages.move_to_end(page)
-                self._recent = page
-            i = row - page * PAGE_ROWS
-            return cells[i] if i < len(cells) else None
-        if row in self._tail:
-            return self._tail[row]
-        if self._store is None:
-            return None
-        end = min((page + 1) * PAGE_ROWS, self._n)
-        if self._keys is None or self._filled < end:
-            if self._tail_allowed() and row >= self._n - PAGE_ROWS:
-                self._read_tail()
-                return self._tail.get(row)
-            self._empty_pages.add(page)  # painted empty: repainted when its keys come
-            return None
-        try:
-            rows = self._store.rows_by_key(self._keys[page * PAGE_ROWS:end])
-        except Exception as exc:
-            self._keys = array("q")
-            self._n = 0
-            self.sig_error.emit(str(exc))
-            return None
-        self._pages[page] = [None if r is None else self._format(r) for r in rows]
-        self._recent = page
-        while len(self._pages) > CACHE_PAGES:
-            self._pages.popitem(last=False)
-        i = row - page * PAGE_ROWS
-        return self._pages[page][i] if i < len(self._pages[page]) else None
 
-    def _tail_allowed(self) -> bool:
-        # also while the keys are arriving: End shows the real end until its chunk is there
-        return not self._where and not self._tail_read and self._n > PAGE_ROWS
 
-    def _read_tail(self) -> None:
-        """Before the keys arrive: the last page by the reverse keyset query (End shows the end)."""
-        assert self._store is not None
-        self._tail_read = True
-        try:
-            last = self._store.first_rows(self._where, self._params, self._sort, not self._desc, PAGE_ROWS)
-        except Exception as exc:
-            self.sig_error.emit(str(exc))
-            return
-        self._tail = {self._n - 1 - i: self._format(r) for i, (_k, r) in enumerate(last)}
 
     # ------------------------------------------------------------------ internals: queries
 
-    def _requery(self) -> None:
-        self._gen += 1
-        for task in self._tasks:
-            task.cancel()
-        self._cancel_readers()
-        self._bound = None
-        self.beginResetModel()
-        self._keys, self._filled, self._count, self._n = None, 0, None, 0  # the old array is freed here
-        self._pages.clear()
-        self._tail.clear()
-        self._tail_read = False
-        self._empty_pages.clear()
-        error = None
-        need_first = False
-        st = self._store
-        if st is None:
-            self._keys, self._count = array("q"), 0
-        else:
-            args = (self._where, self._params, self._sort, self._desc)
-            try:
-                if not self._threaded:
-                    where, params = self._planned(st)
-                    self._keys = st.row_keys(where, params, self._sort, self._desc)
-                    self._n = self._count = self._filled = len(self._keys)
-                elif not self._where and self._sort in INDEXED_SORTS:
-                    first = st.first_rows(*args, limit=PAGE_ROWS)
-                    self._pages[0] = [self._format(r) for _k, r in first]
-                    if len(first) < PAGE_ROWS:
-                        self._keys = array("q", (k for k, _r in first))
-                        self._n = self._count = self._filled = len(first)
-                    else:
-                        self._bound = st.estimate_count(self._where)
-                        self._n = max(len(first), self._bound or 0)
-                else:
-                    need_first = True
-            except Exception as exc:
-                self._keys, self._filled, self._count, self._n = array("q"), 0, 0, 0
-                self._pages.clear()
-                error = str(exc)
-        self.endResetModel()
-        if error:
-            self.sig_error.emit(error)
-        elif self._count is not None:
-            self.sig_counted.emit(self._n)
-            self.sig_keys_ready.emit()
-        else:
-            self._start(self._list_job(need_first))
 
-    def _planned(self, st: TraceSource) -> tuple[str, tuple[Any, ...]]:
-        return _plan(st, self._text, self._where, self._params)
 
-    def _start(self, job: Callable[[Any, Any], Any]) -> None:
-        task = Task(job, self)
-        self._tasks.add(task)
-        task.sig_finished.connect(lambda _r, t=task: self._tasks.discard(t))
-        task.sig_failed.connect(lambda msg, t=task, g=self._gen: self._on_failed(g, t, msg))
-        task.start()
 
-    def _list_job(self, need_first: bool) -> Callable[[Any, Any], Any]:
-        """The worker's part of a query: plan the filter, the first page (when the GUI thread did
-        not read it), the exact count, then the keys chunk by chunk -- each sent to
-        :meth:`_on_part` as soon as it is read."""
-        assert self._store is not None
-        store, gen, order, desc = self._store, self._gen, self._sort, self._desc
-        send = self._relay.sig_part.emit
-        text, where0, params0 = self._text, self._where, self._params  # this query's, not the model's later ones
 
-        readers = self._readers
 
-        def job(_progress: Any, cancelled: Callable[[], bool]) -> None:
-            st = store.reader()  # a connection of this thread
-            readers[gen] = st  # so a new query stops this one's on the server (_cancel_readers)
-            try:
-                where, params = _plan(st, text, where0, params0)
-                if need_first:
-                    first = st.first_rows(where, params, order, desc, limit=PAGE_ROWS)
-                    send((gen, "first", first))
-                    if len(first) < PAGE_ROWS:  # the whole list: its count and keys are known
-                        return
-                if cancelled():
-                    return
-                send((gen, "count", st.count_where(where, params)))
-                for chunk in st.key_chunks(where, params, order, desc):
-                    if cancelled():
-                        return
-                    send((gen, "keys", chunk))
-                send((gen, "done", None))
-            finally:
-                readers.pop(gen, None)
-                st.close()
 
-        return job
 
-    def _cancel_readers(self) -> None:
-        """Stop the superseded queries' running statements where they run: a store handle with a
-        ``cancel()`` (:meth:`ClickHouseSource.cancel <ctxviewer.pipeline.clickhouse.source.ClickHouseSource.cancel>`:
-        ``KILL QUERY`` by query id) is told on a thread of its own, so the GUI thread never waits
-        for the server; the worker then ends with the store's error, which is dropped as late."""
-        import threading
 
-        for gen, reader in list(self._readers.items()):
-            cancel = getattr(reader, "cancel", None)
-            if gen != self._gen and callable(cancel):
-                threading.Thread(target=cancel, name="ctxviewer-cancel", daemon=True).start()
 
-    def _on_failed(self, gen: int, task: Task, message: str) -> None:
-        self._tasks.discard(task)
-        if gen == self._gen:
-            self.sig_error.emit(message)
 
-    def _on_part(self, part: tuple[int, str, Any]) -> None:
-        gen, what, value = part
-        if gen != self._gen:
-            return  # a cancelled query's late result
-        if what == "first":
-            self._on_first(value)
-        elif what == "count":
-            self._on_count(int(value))
-        elif what == "keys":
-            self._on_chunk(value)
-        else:
-            self._on_done()
 
-    def _on_first(self, first: list[tuple[int, TraceRow]]) -> None:
-        if self._count is not None:
-            return
-        if first:
-            self.beginInsertRows(QModelIndex(), 0, len(first) - 1)
-            self._pages[0] = [self._format(r) for _k, r in first]
-            self._n = len(first)
-            self.endInsertRows()
-        if len(first) < PAGE_ROWS:  # the whole list: its keys and count are known now
-            self._keys = array("q", (k for k, _r in first))
-            self._count = self._filled = len(first)
-            self.sig_counted.emit(self._n)
-            self.sig_keys_ready.emit()
 
-    def _resize(self, n_new: int) -> None:
-        n_old = self._n
-        if n_new > n_old:
-            self.beginInsertRows(QModelIndex(), n_old, n_new - 1)
-            self._n = n_new
-            self.endInsertRows()
-        elif n_new < n_old:
-            self.beginRemoveRows(QModelIndex(), n_new, n_old - 1)
-            self._n = n_new
-            self.endRemoveRows()
-
-    def _on_count(self, n: int) -> None:
-        if n != self._n:
-            self._tail.clear()  # its rows were placed by the estimate
-            self._tail_read = False
-        self._count = n
-        self._keys = array("q", [0]) * n  # allocated once; filled chunk by chunk
-        self._filled = 0
-        self._resize(n)
-        self.sig_counted.emit(n)
-
-    def _on_chunk(self, chunk: array[int]) -> None:
-        keys = self._keys
-        if keys is None:
-            return
-        start = self._filled
-        end = start + len(chunk)
-        if end > len(keys):  # rows were added since the count: grow (rare)
-            keys.extend(array("q", [0]) * (end - len(keys)))
-            self._count = end
-            self._resize(end)
-        keys[start:end] = chunk
-        self._filled = end
-        # Rows shown before their keys came (the first page, pages painted empty) are read again,
-        # by key, and repainted whole; rows never painted need nothing (a dataChanged over every
-        # chunk repainted the list about 60 times while 1M keys arrived). A page is readable only
-        # once all its keys are here (_cell): one this chunk leaves incomplete (chunks are not
-        # page-aligned) waits for the next chunk.
-        first_page, last_page = start // PAGE_ROWS, (end - 1) // PAGE_ROWS
-        if end < len(keys) and (last_page + 1) * PAGE_ROWS > end:
-            last_page -= 1  # still incomplete
-        changed = [p for p in range(first_page, last_page + 1)
-                   if self._pages.pop(p, None) is not None or p in self._empty_pages]
-        self._empty_pages.difference_update(changed)
-        self._repaint_pages(changed)
-
-    def _repaint_pages(self, pages: list[int]) -> None:
-        """``dataChanged`` over the rows of ``pages`` (ascending), one signal per run of pages."""
-        for lo, hi in _runs(pages):
-            top, bottom = lo * PAGE_ROWS, min(self._n, (hi + 1) * PAGE_ROWS) - 1
-            self.dataChanged.emit(self.index(top, 0), self.index(bottom, _NCOLS - 1))
-
-    def _on_done(self) -> None:
-        if self._keys is None:
-            return
-        if self._filled < len(self._keys):  # rows were removed since the count
-            del self._keys[self._filled:]
-            self._count = self._filled
-            self._resize(self._filled)
-            self._repaint_pages(sorted(p for p in self._empty_pages if p * PAGE_ROWS < self._n))
-        self._empty_pages.clear()
-        if self._tail:
-            self._tail.clear()
-            if self._n:
-                self.dataChanged.emit(self.index(0, 0), self.index(self._n - 1, _NCOLS - 1))
-        self.sig_keys_ready.emit()

@@ -4,6 +4,8 @@ What lives here:
 
 * :mod:`~ctxviewer.model.trace` -- :class:`~ctxviewer.model.trace.RequestTrace` and its parts
   (context items in final order, endpoint, policy, usage, response, tool calls; chapter 3);
+  :mod:`~ctxviewer.model.vocabulary` -- the enumerations its fields take (an item's kind, trust
+  and status, budget categories, limit mode, tool verdicts, token sources);
 * :mod:`~ctxviewer.model.findings` -- :class:`~ctxviewer.model.findings.Finding`, severities and
   states: the shape every check fills;
 * :mod:`~ctxviewer.model.table31` -- Table 3.1 of the reference chapter as data;

@@ -19,12 +19,13 @@ Invariants:
   ``position`` in the request; omitted items have ``position=None`` and an ``omission_reason``.
 * Item ids are stable across a request and its replay (an item-level diff aligns on them).
 
-No Qt here: this module is part of the core.
+The enumerations the fields take (:class:`Kind`, :class:`Status`, ...) live in
+:mod:`ctxviewer.model.vocabulary` and are handed on from here. No Qt here: this module is part of
+the core.
 """
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Mapping
@@ -32,96 +33,16 @@ from typing import Any, Mapping
 from frozendict import deepfreeze, frozendict
 
 from ctxviewer.model.guardrail import GuardrailResult
+from ctxviewer.model.vocabulary import Category, Kind, LimitMode, Status, TokenSource, ToolVerdict, Trust
+
+__all__ = [  # the enumerations are handed on from ctxviewer.model.vocabulary
+    "NOT_RECORDED", "Category", "ContextItem", "Endpoint", "Kind", "LimitMode", "Policy", "RequestTrace",
+    "Response", "SerializedRequest", "SourceRef", "Status", "TokenProvenance", "TokenSource", "ToolCall",
+    "ToolCheck", "ToolVerdict", "Trust", "Usage", "ValidationResult",
+]
 
 NOT_RECORDED = "not recorded"
 """What the viewer shows for a field the source did not record (``None``)."""
-
-
-class Kind(str, enum.Enum):
-    """Kind of a context item (chapter 3.2, Figure 3.2).
-
-    ``policy`` and ``user`` are required inputs; the other kinds are optional and may be trimmed.
-    """
-
-    POLICY = "policy"
-    USER = "user"
-    HISTORY = "history"
-    SUMMARY = "summary"
-    MEMORY = "memory"
-    EVIDENCE = "evidence"
-    TOOL = "tool"
-
-    @property
-    def required(self) -> bool:
-        """True for the kinds the builder may never trim (policy and the current user request)."""
-        return self in (Kind.POLICY, Kind.USER)
-
-
-class Trust(str, enum.Enum):
-    """Whether an item is trusted application policy or untrusted data (chapter 3.5)."""
-
-    TRUSTED = "trusted"
-    UNTRUSTED = "untrusted"
-
-
-class Status(str, enum.Enum):
-    """Whether an item was sent (``retained``) or trimmed / filtered out (``omitted``)."""
-
-    RETAINED = "retained"
-    OMITTED = "omitted"
-
-
-class Category(str, enum.Enum):
-    """A token-budget category of eq. 3.1: B_sys + B_hist + B_evidence + B_tools + B_user + B_out <= C.
-
-    ``memory`` is its own category only when the trace declares a budget for it; otherwise memory
-    items count inside ``hist`` (see :func:`ctxviewer.assess.budget.category_of`).
-    """
-
-    SYS = "sys"
-    HIST = "hist"
-    MEMORY = "memory"
-    EVIDENCE = "evidence"
-    TOOLS = "tools"
-    USER = "user"
-    OUT = "out"
-
-
-class LimitMode(str, enum.Enum):
-    """How the endpoint limits tokens (chapter 3.1).
-
-    ``shared``: one context window C holds the input and the generated output (eq. 3.1 as written).
-    ``separate``: the endpoint has an input limit and an output limit; both checks are needed.
-    """
-
-    SHARED = "shared"
-    SEPARATE = "separate"
-
-
-class ToolVerdict(str, enum.Enum):
-    """The application's decision on a proposed tool call (chapter 3.5, Figure 3.3).
-
-    Not to be confused with a trace's verdict (the eq. 3.1 / assessment headline) or a reviewer's
-    :class:`~ctxviewer.review.ReviewVerdict` on a finding. Stored as ``verdict`` in native lines.
-    """
-
-    PERMITTED = "permitted"
-    BLOCKED = "blocked"
-    NEEDS_APPROVAL = "needs_approval"
-
-
-class TokenSource(str, enum.Enum):
-    """Where a token count came from (its provenance)."""
-
-    RECORDED = "recorded"
-    """Recorded by the application that wrote the trace (e.g. the native format's ``tokens``)."""
-    REPORTED = "reported"
-    """Reported by the provider (OTel ``gen_ai.usage.*``, a response's ``usage`` object)."""
-    COUNTED = "counted"
-    """Counted by ctxviewer at import with the model's own tiktoken encoding."""
-    ESTIMATED = "estimated"
-    """Counted by ctxviewer at import with the nearest tiktoken encoding available offline, which is
-    not the model's own tokenizer (Claude, Gemini, an unknown model): an approximation."""
 
 
 @dataclass(frozen=True)

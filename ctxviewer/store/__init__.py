@@ -28,8 +28,9 @@ What lives where
   :mod:`~ctxviewer.store.token_cache` (``token_count``, ``token_counts``);
 * :mod:`~ctxviewer.store.source` -- :class:`TraceSource`, the read interface;
   :mod:`~ctxviewer.store.query` -- :class:`TraceQuery`, :class:`TraceRow` and the list SQL;
-  :mod:`~ctxviewer.store.filters` -- the display-filter language; :mod:`~ctxviewer.store.fts` --
-  the full-text index and its query language; :mod:`~ctxviewer.store.rows` -- content addresses and
+  :mod:`~ctxviewer.store.filters` -- the display-filter language (a package: its grammar, field
+  table and SQL compiler); :mod:`~ctxviewer.store.fts` -- the full-text index and its query
+  language; :mod:`~ctxviewer.store.rows` -- content addresses and
   the ``items`` row; :mod:`~ctxviewer.store.facts` -- the shape of the stored assessment facts;
   :mod:`~ctxviewer.store.call_columns` -- a call's cost, output tokens and duration on its row;
   :mod:`~ctxviewer.store.trace_row` -- a trace's ``traces`` row laid out (the one place: ``add`` and

@@ -23,13 +23,6 @@ SPLIT = 800
 LONG_MODULES: dict[str, str] = {
     "store/migrations.py": "the schema's released steps in application order, never edited once released "
                            "(each step is a few lines; splitting them would split one ordered list)",
-    "store/filters.py": "the display-filter language: its grammar, field table and SQL compiler change together "
-                        "(a new field or operator touches all three)",
-    "gui/main_window.py": "the window's wiring (menus, docks, opening, selection); its controllers talk to it "
-                          "through gui.window_api, and what is left is the wiring itself",
-    "gui/trace_list_model.py": "one Qt model whose count, key chunks, page cache and keyset first and last pages "
-                               "share one key array and one generation",
-    "model/trace.py": "the trace record: its frozen dataclasses and enums are read together, each class short",
 }
 """Every module over :data:`LOOK_AGAIN` lines (path relative to the package), with the one-line reason
 it stays whole. Add a module here only with its reason; remove it when it is split."""
@@ -141,7 +134,7 @@ def test_no_two_classes_share_a_name() -> None:
     """One name, one concept (issue 5 item 8): e.g. ``importers.spans.Span`` vs the highlighter's
     ``StyleSpan``; ``model.ToolVerdict`` vs ``review.ReviewVerdict``."""
     homes = class_homes()
-    assert homes["ToolVerdict"] == ["model/trace.py"] and "Verdict" not in homes
+    assert homes["ToolVerdict"] == ["model/vocabulary.py"] and "Verdict" not in homes
     clashes = {name: where for name, where in homes.items() if len(where) > 1}
     assert clashes == {}
 

@@ -15,7 +15,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication, QTableView
 
 from ctxviewer.assess.budget import check_capacity
-from ctxviewer.gui import trace_list_model as tlm
+from ctxviewer.gui import trace_list_pages
 from ctxviewer.gui.trace_list_model import PAGE_ROWS, RowRole, TraceIdRole, TraceListModel
 from ctxviewer.model.trace import NOT_RECORDED
 from ctxviewer.store import TraceStore
@@ -97,7 +97,7 @@ def test_all_rows_from_the_start_and_the_keys_off_the_gui_thread(qtbot, qtmodelt
 
 
 def test_pages_read_by_key_never_offset_never_payloads(monkeypatch, qtbot, big_db: Path) -> None:
-    monkeypatch.setattr(tlm, "CACHE_PAGES", 2)
+    monkeypatch.setattr(trace_list_pages, "CACHE_PAGES", 2)  # the page cache's bound (its part of the model)
     with TraceStore.open(big_db) as st:
         sql: list[str] = []
         st._conn.set_trace_callback(sql.append)

@@ -189,8 +189,10 @@ def test_list_counts_then_reads_keys_and_plans_filters_through_the_interface(mon
     from PySide6.QtWidgets import QApplication
 
     from ctxviewer.gui import trace_list_model as tlm
+    from ctxviewer.gui import trace_list_pages, trace_list_queries
 
-    monkeypatch.setattr(tlm, "PAGE_ROWS", 3)
+    for module in (tlm, trace_list_pages, trace_list_queries):  # the model and its parts read it
+        monkeypatch.setattr(module, "PAGE_ROWS", 3)
     fake = MemorySource(*samples)
     model = tlm.TraceListModel(fake)
     events: list[str] = []
