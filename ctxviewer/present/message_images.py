@@ -38,7 +38,7 @@ MAX_PIXELS = 40_000_000
 
 PLACEHOLDER = re.compile(
     r"^\[(?P<mime>image/[\w.+-]+) (?P<what>blob|data URI)(?:, (?P<w>\d+)×(?P<h>\d+))?(?:, detail \w+)?"
-    r", (?P<n>[\d,]+) bytes base64(?:, cut by the exporter)?\]$")
+    r", (?P<n>[\d,]+) bytes base64(?P<cut>, cut by the exporter)?\]$")
 """An image placeholder with a base64 payload, alone on its line (:func:`ctxviewer.tokens.placeholders.placeholder`)."""
 REMOTE_PLACEHOLDER = re.compile(r"^\[image(?:/[\w.+-]+)? uri(?:, detail \w+)?: (?P<url>[^\]\n]*)\]$")
 """A remote image's placeholder (``[image uri: https://x/cat.png]``)."""
@@ -128,11 +128,14 @@ def recorded_images(body: str | None) -> dict[ImageKey, tuple[str, str]]:
 def placeholder_image(line: str, images: Mapping[ImageKey, tuple[str, str]]) -> ImageBlock | None:
     """The image block of an image placeholder ``line`` (``None``: the line is not one): decoded
     from ``images`` (:func:`recorded_images`) when the body holds its payload, else labelled
-    "not kept"; a remote image's placeholder says it was not fetched."""
+    "not kept"; a payload the exporter cut (:data:`ctxviewer.tokens.placeholders.CUT`) says so, never
+    "not valid base64"; a remote image's placeholder says it was not fetched."""
     m = PLACEHOLDER.match(line)
     if m is not None:
         key = (m["mime"], m["what"], int(m["n"].replace(",", "")))
         hit = images.get(key)
+        if hit is not None and m["cut"]:  # the exporter shortened the payload: it cannot decode
+            return ImageBlock(f"{one_line(hit[0]) or 'image'} image cut by the exporter: not shown (from the recorded request)")
         if hit is not None:
             return base64_image(hit[0], hit[1], "from the recorded request")
         return ImageBlock(f"{line[1:-1]}: the image data was not kept (the request body does not hold it)")

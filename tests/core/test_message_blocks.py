@@ -206,3 +206,16 @@ def test_openai_image_url_data_url_is_decoded_from_the_recorded_request(tmp_path
     assert item.content == f"what is it?\n[image/gif blob, 1×1, detail low, {len(gif):,} bytes base64]"
     blocks = message_blocks(item.content, role="user", images=recorded_images(trace.request.content))
     assert blocks[1] == ImageBlock("image/gif 1×1, 42 bytes (from the recorded request)", base64.b64decode(gif))
+
+
+def test_a_payload_the_exporter_cut_says_so_not_invalid_base64() -> None:
+    # Logfire joins a cut value's two ends with "...": the payload cannot decode, and the label says why
+    payload = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 40).decode()
+    cut = payload[:20] + "..." + payload[-12:]
+    images = {("image/png", "blob", len(cut)): ("image/png", cut)}
+    line = f"[image/png blob, {len(cut)} bytes base64, cut by the exporter]"
+    assert message_blocks(line, images=images) == (
+        ImageBlock("image/png image cut by the exporter: not shown (from the recorded request)"),)
+    uncut = f"[image/png blob, {len(cut)} bytes base64]"  # the same bytes without the marker: garbage
+    assert message_blocks(uncut, images=images) == (
+        ImageBlock("image/png image whose data is not valid base64: not shown (from the recorded request)"),)
