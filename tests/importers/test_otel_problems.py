@@ -5,6 +5,7 @@ store, and a file whose only span was rejected does not also claim it has no cha
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -207,3 +208,34 @@ def test_a_request_whose_lists_are_not_lists_is_one_problem_each_and_the_rest_lo
         ("line 3 resourceSpans[0]", "scopeSpans: expected a list, got a string"),
         ("line 4 resourceSpans[0].scopeSpans[0].spans", "expected a list, got an object"),
     ]
+
+
+@pytest.mark.parametrize("raw", ["Infinity", "-Infinity", "NaN"])
+def test_a_non_finite_attribute_is_left_out_with_a_warning_so_export_writes_valid_json(tmp_path: Path, raw: str) -> None:
+    # new user: a temperature of Infinity reached export's embedded record as a bare Infinity (not JSON)
+    from click.testing import CliRunner
+
+    from ctxviewer.cli import cli
+
+    p, (t,), problems = _load(tmp_path, _otlp(_span(**{"gen_ai.request.temperature": {"doubleValue": raw},
+                                                        "gen_ai.request.top_p": {"doubleValue": 0.5}})))
+    shown = repr(float(raw))
+    assert problems == [ImportProblem(str(p), RECORD,
+                                      f"gen_ai.request.temperature: {shown} is not a finite number; left out (not recorded)")]
+    assert "gen_ai.request.temperature" not in t.attributes and t.attributes["gen_ai.request.top_p"] == 0.5
+    db, out = tmp_path / "x.db", tmp_path / "e.jsonl"
+    with TraceStore.create(db) as store:
+        assert store.add(with_facts([t])) == 1
+
+    def strict(text: str) -> Any:
+        return json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in JSON output"))
+
+    shown_json = CliRunner().invoke(cli, ["show", str(db), t.trace_id, "--json"])
+    assert shown_json.exit_code == 0 and strict(shown_json.stdout)["trace_id"] == t.trace_id
+    exported = CliRunner().invoke(cli, ["export", str(db), t.trace_id, "-o", str(out), "--format", "otlp"])
+    assert exported.exit_code == 0, exported.output
+    line = out.read_text(encoding="utf-8").splitlines()[0]
+    strict(line)
+    embedded = re.findall(r'"key": ?"ctxviewer\.trace", ?"value": ?\{"stringValue": ?("(?:[^"\\]|\\.)*")', line)
+    assert len(embedded) == 1  # the native record inside the span, itself JSON
+    assert strict(json.loads(embedded[0]))["trace_id"] == t.trace_id

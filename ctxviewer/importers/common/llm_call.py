@@ -34,6 +34,7 @@ No Qt here.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Mapping, Sequence
@@ -331,17 +332,31 @@ def tool_argument_warnings(tool_calls: tuple[ToolCall, ...]) -> list[str]:
     return out
 
 
+def _finite(value: Any) -> bool:
+    """False for a float NaN / ±Infinity anywhere in ``value`` (lists and dicts walked)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return all(_finite(v) for v in value)
+    return True
+
+
 def build_trace(call: LLMCall) -> tuple[RequestTrace, list[str]]:
     """The :class:`RequestTrace` of ``call`` and the warnings it raised, the whole call's first:
     usage that contradicts itself (with :attr:`LLMCall.check_usage`), no message content
     captured, then each tool call whose arguments are missing or not a JSON object (see the
-    module docstring for the mapping)."""
+    module docstring for the mapping). An attribute holding a NaN or an infinity (OTLP
+    ``doubleValue: "Infinity"``; JSON cannot write it) is left out with a warning naming its key."""
     from ctxviewer.importers.common.provider_messages import usage_warnings
 
     items, user_request = build_items(call)
     response, tool_calls = response_of(call)
     warnings = usage_warnings(call.usage) if call.check_usage else []
     attrs: dict[str, Any] = {k: gm.strip_payloads(v) for k, v in call.attributes.items()}  # no base64 kept
+    for key in [k for k, v in attrs.items() if not _finite(v)]:  # JSON has no NaN / Infinity: export could not write it
+        warnings.append(f"{key}: {attrs.pop(key)!r} is not a finite number; left out (not recorded)")
     attrs.update(status_attributes(call))  # a key the call's attributes already hold keeps its place
     if call.system_inherited_from:
         attrs["ctxviewer.system_inherited_from"] = call.system_inherited_from
