@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ctxviewer.cli.status import BAD_INPUT, BadInput, bad_filter
+from ctxviewer.cli.stores import filter_query
 
 if TYPE_CHECKING:
     from ctxviewer.store import TraceQuery, TraceStore
@@ -86,18 +87,14 @@ def list_cmd(db: str, as_json: bool, jsonl: bool, text: str, wide: bool, limit: 
         ctxviewer list sample_traces/samples.db --filter 'state == failure and omitted > 2'
         ctxviewer list traces.db --limit 50 --after eyIyMDI2LTExLTA2IiwiYSJd --jsonl
     """
-    from ctxviewer.store import StoreError, TraceQuery
+    from ctxviewer.store import StoreError
     from ctxviewer.store.cursor import CursorError, decode_cursor
-    from ctxviewer.store.filters import FilterError
 
     if as_json and jsonl:
         raise click.UsageError("give --json or --jsonl, not both")
     if all_rows and limit is not None:
         raise click.UsageError("give --limit N or --all, not both")
-    try:
-        query = TraceQuery(text=text)
-    except FilterError as exc:
-        raise bad_filter(exc) from None
+    query = filter_query(text)
     try:
         start = decode_cursor(after) if after is not None else None
     except CursorError as exc:

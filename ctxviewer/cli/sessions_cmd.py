@@ -12,11 +12,11 @@ import json
 
 import click
 
-from ctxviewer.cli.status import BadInput, bad_filter
+from ctxviewer.cli.status import BadInput
+from ctxviewer.cli.stores import filter_query
 from ctxviewer.pipeline.hints import open_store
 from ctxviewer.present.session_cells import CALL_HEADERS, SESSION_HEADERS, call_cells, diff_hint, session_cells
-from ctxviewer.store import StoreError, TraceQuery
-from ctxviewer.store.filters import FilterError
+from ctxviewer.store import StoreError
 
 _NUMBERS = frozenset({"#", "calls", "input", "output", "cost", "ms", "models"})
 
@@ -47,10 +47,7 @@ def sessions_cmd(db: str, text: str, limit: int, after: str | None, as_json: boo
         ctxviewer sessions traces.db
         ctxviewer sessions traces.db --filter 'state == failure' --json
     """
-    try:
-        query = TraceQuery(text=text)
-    except FilterError as exc:
-        raise bad_filter(exc) from None
+    query = filter_query(text)
     try:
         with open_store(db) as store:
             count = store.session_count(query)

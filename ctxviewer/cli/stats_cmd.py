@@ -10,11 +10,11 @@ import json
 
 import click
 
-from ctxviewer.cli.status import BadInput, bad_filter
+from ctxviewer.cli.status import BadInput
+from ctxviewer.cli.stores import filter_query
 from ctxviewer.pipeline.hints import open_store
-from ctxviewer.store import StoreError, TraceQuery
+from ctxviewer.store import StoreError
 from ctxviewer.store.aggregates import GROUP_KEYS, WINDOW_BANDS, Group
-from ctxviewer.store.filters import FilterError
 from ctxviewer.tokens.cost import NOT_KNOWN, fmt_cost
 from ctxviewer.util.visible import one_line
 
@@ -66,10 +66,7 @@ def stats_cmd(db: str, text: str, by: str | None, as_json: bool) -> None:
         ctxviewer stats sample_traces/samples.db --by model
         ctxviewer stats traces.db --filter 'score.match < 1' --json
     """
-    try:
-        query = TraceQuery(text=text)
-    except FilterError as exc:
-        raise bad_filter(exc) from None
+    query = filter_query(text)
     try:
         with open_store(db) as store:
             total, groups = store.aggregate(query, by)

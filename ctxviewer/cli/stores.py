@@ -11,7 +11,21 @@ from ctxviewer.cli.status import BadInput
 
 if TYPE_CHECKING:
     from ctxviewer.model.trace import RequestTrace
-    from ctxviewer.store import TraceSource, TraceStore
+    from ctxviewer.store import TraceQuery, TraceSource, TraceStore
+
+
+def filter_query(text: str) -> TraceQuery:
+    """The :class:`~ctxviewer.store.TraceQuery` of a ``--filter`` text (``""``: every trace).
+    Raises :class:`~ctxviewer.cli.status.BadInput` with the caret message of
+    :func:`~ctxviewer.cli.status.bad_filter` when it does not parse."""
+    from ctxviewer.cli.status import bad_filter
+    from ctxviewer.store import TraceQuery
+    from ctxviewer.store.filters import FilterError
+
+    try:
+        return TraceQuery(text=text)
+    except FilterError as exc:
+        raise bad_filter(exc) from None
 
 
 def open_db(db: str) -> TraceStore:
