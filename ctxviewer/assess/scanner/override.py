@@ -46,7 +46,8 @@ OVERRIDE = PatternRule(
         (rx(rf"\b(?:{_IGNORE})\s+{_DET}(?:{_OBJ})\b[^.\n]{{0,40}}?\b(?:and|then|instead|but)\s+(?:instead\s+|just\s+|simply\s+|only\s+)?"
             r"(?:say|state|output|print|write|respond|reply|answer|tell|report|claim|return|declare|insist|assert|indicate|mention|repeat)"),
          "tells the model to disregard its input and say something else: '{m}'"),
-        (rx(r"\b(?:your|the)\s+(?:new|real|actual|true|updated|revised|only|primary|next)\s+(?:instructions?|task|goal|objective|mission|directive|role|purpose)\s+(?:is|are|:)",
+        (rx(r"\byour\s+(?:new|real|actual|true|updated|revised|only|primary|next)\s+(?:instructions?|task|goal|objective|mission|directive|role|purpose)\s+(?:is|are)\s+now\b",
+            r"\byour\s+(?:new|real|actual|true|updated|revised|only|primary|next)\s+(?:instructions?|task|objective|mission|directive)\s*(?:(?:is|are)\s*)?:",
             r"\b(?:new|updated|revised|override|overriding|additional|important|urgent|secret|hidden)\s+(?:system\s+)?(?:instructions?|directives?|commands?)\s*:",
             r"\bfrom\s+now\s+on,?\s+(?:you|your|the\s+(?:assistant|model|ai))\b",
             r"\b(?:stop|cease|halt)\s+(?:what\s+you\s+are\s+doing|your\s+(?:current\s+)?task|(?:the|your)\s+(?:summary|summari[sz]ation|translation))\b"),
