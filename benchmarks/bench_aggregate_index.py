@@ -1,12 +1,13 @@
 """Benchmark: ``ctxviewer stats`` SQL with and without the covering indexes ``idx_traces_aggregate``
-and ``idx_traces_aggregate_day`` (schema 10) on the ``traces`` table of a large database (issue 22 item 5: 1M traces within the
-list's 500 ms filter budget).
+and ``idx_traces_aggregate_day`` (schema 10) and ``idx_traces_aggregate_session`` (schema 11) on the
+``traces`` table of a large database (issue 22 item 5: 1M traces within the list's 500 ms filter
+budget), and the sessions list's first page (100 sessions).
 
 The ``traces`` table of ``--db`` (a ``gen_traces.py`` database of schema 8 or later, only read) is
 copied into a scratch file -- the table alone, so a 10 GB database need not be upgraded to
 measure it -- where the indexes are built; then the statement :meth:`TraceStore.aggregate` runs
 (:func:`ctxviewer.store.aggregates.aggregate_sql`) is timed as it is (``index``) and, for the total,
-by model and by day, with the indexes out of reach (``table``: ``NOT INDEXED``), interleaved, best of
+by model, by day and by session, with the indexes out of reach (``table``: ``NOT INDEXED``), interleaved, best of
 ``--repeat``. The floor is
 one column summed over the table; figures are ms and ratios to it in this run.
 
@@ -28,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ctxviewer.store.aggregates import aggregate_sql  # noqa: E402
-from ctxviewer.store.migrations import AGGREGATE_DAY_INDEX, AGGREGATE_INDEX  # noqa: E402
+from ctxviewer.store.migrations import AGGREGATE_DAY_INDEX, AGGREGATE_INDEX, AGGREGATE_SESSION_INDEX  # noqa: E402
+from ctxviewer.store.sessions import _SUMMARY  # noqa: E402
 
 BUDGET_MS = 500.0
 """The trace list's exact count of a filter (benchmarks/bench_filter_search.py)."""
@@ -49,8 +51,10 @@ def scratch_copy(db: Path, out: Path) -> int:
     conn.execute("CREATE INDEX IF NOT EXISTS idx_traces_session_id ON traces (session_id)")  # as the store has it
     conn.execute(AGGREGATE_INDEX)
     conn.execute(AGGREGATE_DAY_INDEX)
+    conn.execute(AGGREGATE_SESSION_INDEX)
     conn.execute("ANALYZE idx_traces_aggregate")
     conn.execute("ANALYZE idx_traces_aggregate_day")
+    conn.execute("ANALYZE idx_traces_aggregate_session")
     conn.commit()
     n = int(conn.execute("SELECT count(*) FROM traces").fetchone()[0])
     conn.close()
@@ -67,11 +71,12 @@ def main() -> None:
         rows = scratch_copy(args.db, path)
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         runs = {"floor": "SELECT sum(input_tokens) FROM traces NOT INDEXED"}
-        for by in (None, "model", "day"):  # the three the indexes serve, and the same SQL kept off them
+        for by in (None, "model", "day", "session"):  # what the indexes serve, and the same SQL kept off them
             sql = aggregate_sql(by)
             runs[f"{by or 'total'} index"] = sql
             runs[f"{by or 'total'} table"] = sql.replace("FROM traces", "FROM traces NOT INDEXED", 1)
-        runs["session"] = aggregate_sql("session")  # a table scan and a sort
+        runs["sessions page"] = (f"SELECT {_SUMMARY} FROM traces WHERE session_id IS NOT NULL AND (1) "
+                                 "GROUP BY session_id ORDER BY session_id LIMIT 100")  # TraceSessions.sessions
         best = dict.fromkeys(runs, float("inf"))
         for _ in range(args.repeat):
             for name, sql in runs.items():

@@ -1,7 +1,8 @@
 """Aggregates over the trace list or a display filter: calls, tokens, cost, latency, state counts
 and context-window use, by model, by session or by day -- one SQL ``GROUP BY`` over the narrow
 ``traces`` columns (:meth:`TraceAggregates.aggregate`), never over payloads, read from the covering
-indexes ``idx_traces_aggregate`` and ``idx_traces_aggregate_day`` (schema 10), so a million rows
+indexes ``idx_traces_aggregate``, ``idx_traces_aggregate_day`` (schema 10) and
+``idx_traces_aggregate_session`` (schema 11), so a million rows
 answer in one pass over one of them; the total of a grouped query is the sum of its groups (no
 second pass). ``ctxviewer stats`` prints them. No
 Qt here.
@@ -122,10 +123,9 @@ def aggregate_sql(by: str | None, where: str = "1") -> str:
     """The one statement :meth:`TraceAggregates.aggregate` runs: the sums of the rows ``where`` keeps
     (SQL over ``traces``; ``"1"``: all), grouped by ``by``'s key (:data:`GROUP_KEYS`) when given.
     Without a filter the total and by model read the covering ``idx_traces_aggregate``, by day
-    ``idx_traces_aggregate_day``, each in its key's order (no sort); by session one pass over the
-    table and a sort (a walk of ``idx_traces_session_id`` would read every row at random). Raises
-    ``KeyError`` for another ``by``."""
-    source = f"traces WHERE {where}" if where != "1" else "traces NOT INDEXED" if by == "session" else "traces"
+    ``idx_traces_aggregate_day``, by session ``idx_traces_aggregate_session`` (schema 11), each in
+    its key's order (no sort). Raises ``KeyError`` for another ``by``."""
+    source = f"traces WHERE {where}" if where != "1" else "traces"
     if by is None:
         return f"SELECT {_SELECT} FROM {source}"
     return f"SELECT {GROUP_KEYS[by]} AS k, {_SELECT} FROM {source} GROUP BY k ORDER BY k"

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING:  # sqlite-utils (and the numpy it may pull in) only when a database is written
     from sqlite_utils import Database, Migrations
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 """Highest schema version this ctxviewer reads and writes (``PRAGMA user_version``)."""
 
 TABLES = ("traces", "blobs", "items", "details", "token_counts")
@@ -430,3 +430,22 @@ def m020_aggregate_index(db: Database) -> None:
     db.execute(AGGREGATE_DAY_INDEX)
     db.execute("ANALYZE idx_traces_aggregate")
     db.execute("ANALYZE idx_traces_aggregate_day")
+
+
+# ------------------------------------------------------------------ schema version 11
+
+
+AGGREGATE_SESSION_INDEX = ("CREATE INDEX IF NOT EXISTS idx_traces_aggregate_session ON traces "
+                           f"(session_id, {AGGREGATE_COLUMNS}, created, model)")
+"""DDL of ``idx_traces_aggregate_session`` (schema 11): the aggregated columns led by the session id,
+with ``created`` and ``model`` (what the sessions list sums, :mod:`ctxviewer.store.sessions`): the
+sums by session and each session's summary read this index in its order, not the table and a sort."""
+
+
+@_step(11)
+def m021_aggregate_session_index(db: Database) -> None:
+    """The covering index of the sums by session (:data:`AGGREGATE_SESSION_INDEX`), so
+    ``ctxviewer stats --by session`` and the sessions list over 1M traces stay within the list's
+    filter budget; then analysed."""
+    db.execute(AGGREGATE_SESSION_INDEX)
+    db.execute("ANALYZE idx_traces_aggregate_session")

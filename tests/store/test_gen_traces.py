@@ -120,6 +120,7 @@ def test_upgrade_of_an_older_generated_database_keeps_the_generated_facts(tmp_pa
     c.execute(f"DELETE FROM _sqlite_migrations WHERE name IN ({','.join('?' * len(later))})", later)
     c.execute("DROP TABLE trace_findings")
     c.execute("DROP TABLE content_fts")
+    c.execute("DROP INDEX idx_traces_aggregate_session")  # schema 11's (m021_aggregate_session_index)
     c.execute("DROP INDEX idx_traces_session_id")
     c.execute("ALTER TABLE traces DROP COLUMN session_id")
     for col in ("span_status", "agent", "operation"):  # schema 5's columns (m013_span_columns)
