@@ -1,22 +1,24 @@
 """**Trace › Statistics…** (Ctrl+Alt+S): the menu entry, and the statistics window
 (:class:`~ctxviewer.gui.stats_view.StatsView`, built on first use) over the trace list's current
 filter. The controller talks to the window through :class:`~ctxviewer.gui.window_api.WindowApi`;
-the aggregate (:meth:`ctxviewer.store.TraceStore.aggregate`) runs on a read-only connection of its
-own.
+the aggregate (:meth:`ctxviewer.store.TraceStore.aggregate`) runs off the GUI thread
+(:class:`~ctxviewer.gui.worker.Task`) on a read-only connection of its own, the window saying
+"computing…" with a Cancel button meanwhile: a new grouping, Cancel or closing the window stops the
+statement still running (:meth:`~ctxviewer.store.TraceStore.stop_when`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
 
 from ctxviewer.gui.window_api import WindowApi
 from ctxviewer.gui.window_keys import add_close_keys
-from ctxviewer.store import StoreError, TraceQuery, TraceStore
-from ctxviewer.store.filters import FilterError
+from ctxviewer.gui.worker import Task
+from ctxviewer.store import TraceQuery, TraceStore
 from ctxviewer.util.visible import one_line
 
 if TYPE_CHECKING:
@@ -30,6 +32,8 @@ class StatsController(QObject):
         super().__init__(window.host)
         self.window = window
         self.view: StatsView | None = None
+        self.task: Task | None = None
+        """The aggregate running (``None``: none)."""
         self.act = QAction("&Statistics…", window.host)
         self.act.setShortcut(QKeySequence("Ctrl+Alt+S"))
         self.act.triggered.connect(self.open)
@@ -48,20 +52,52 @@ class StatsController(QObject):
             self.view.resize(1100, 700)
             add_close_keys(self.view)
             self.view.by.currentTextChanged.connect(lambda _t: self.refresh())
+            self.view.cancel.clicked.connect(self.stop)
+            self.view.closed.connect(self.stop)
         self.refresh()
         self.view.show()
         self.view.raise_()
 
     def refresh(self) -> None:
-        """Recompute the statistics (the filter box's text, the picked grouping)."""
+        """Recompute the statistics (the filter box's text, the picked grouping) in the background,
+        stopping a computation still running."""
         source, view = self.window.store, self.view
         if source is None or view is None:
             return
-        text = self.window.filter_text
-        try:
-            with TraceStore.open(Path(source.path)) as store:
-                total, groups = store.aggregate(TraceQuery(text=text), view.by.currentText())
-        except (FilterError, StoreError, OSError) as exc:
-            view.note.setText(one_line(f"cannot compute: {exc}"))
+        self.stop()
+        text, by, path = self.window.filter_text, view.by.currentText(), Path(source.path)
+
+        def job(_progress: Any, cancelled: Any) -> Any:
+            with TraceStore.open(path) as store:
+                store.stop_when(cancelled)  # Cancel stops the statement itself, not only the next one
+                return store.aggregate(TraceQuery(text=text), by)
+
+        task = Task(job, self)
+        self.task = task
+        task.sig_finished.connect(lambda result, t=task: self._done(t, result, text))
+        task.sig_failed.connect(lambda message, t=task: self._failed(t, message))
+        view.computing(one_line(f"computing by {by}…" + (f" ({text})" if text else "")))
+        task.start()
+
+    def stop(self) -> None:
+        """Cancel the computation running, if any, stopping its statement; the window keeps what it
+        showed and says so."""
+        task, self.task = self.task, None
+        if task is None:
             return
-        view.show_groups(total, groups, one_line(f"{total.calls:,} traces" + (f" matching {text}" if text else "")))
+        task.cancel()  # the worker's statement stops at its next progress check (TraceStore.stop_when)
+        if self.view is not None:
+            self.view.stopped("cancelled: the figures shown are from before")
+
+    def _done(self, task: Task, result: Any, text: str) -> None:
+        if task is not self.task or self.view is None or result is None:
+            return  # cancelled, or a newer computation is running
+        self.task = None
+        total, groups = result
+        self.view.show_groups(total, groups, one_line(f"{total.calls:,} traces" + (f" matching {text}" if text else "")))
+
+    def _failed(self, task: Task, message: str) -> None:
+        if task is not self.task or self.view is None:
+            return  # a cancelled computation's interrupted statement
+        self.task = None
+        self.view.stopped(one_line(f"cannot compute: {message}"))

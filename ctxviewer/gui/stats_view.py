@@ -2,7 +2,9 @@
 or day -- the numbers of ``ctxviewer stats`` (:meth:`ctxviewer.store.TraceStore.aggregate`, one SQL
 pass over the list columns) as a table with every figure exact, a pyqtgraph bar chart of one
 measure per group (calls, tokens, cost, errors) whose bars say their exact value on hover, and
-**Export CSV…** of the table. Built on first use by :mod:`ctxviewer.gui.stats_controller` (the
+**Export CSV…** of the table. Of many groups (a million traces have hundreds of thousands of
+sessions) the table and chart show the :data:`SHOWN_GROUPS` with the most calls and say so; the
+CSV holds every group. Built on first use by :mod:`ctxviewer.gui.stats_controller` (the
 menu entry), so pyqtgraph is not loaded before the window's first paint. Plain text only.
 """
 
@@ -13,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -36,6 +39,18 @@ HEADERS = ("group", "calls", "input tokens", "output tokens", "cost (USD)", "cos
 MEASURES = {"calls": lambda g: g.calls, "input tokens": lambda g: g.input_tokens,
             "output tokens": lambda g: g.output_tokens, "cost (USD)": lambda g: g.cost, "span errors": lambda g: g.errors}
 """What the chart can draw, per group."""
+SHOWN_GROUPS = 200
+"""Groups the table and the chart show at most: those with the most calls (ties: the first in key
+order), in key order. Export CSV writes every group."""
+
+
+def shown_groups(groups: list[Group]) -> list[Group]:
+    """The groups to show (:data:`SHOWN_GROUPS`): all when that many or fewer, else the ones with
+    the most calls, kept in ``groups``' (key) order."""
+    if len(groups) <= SHOWN_GROUPS:
+        return groups
+    keep = set(sorted(range(len(groups)), key=lambda i: (-groups[i].calls, i))[:SHOWN_GROUPS])
+    return [g for i, g in enumerate(groups) if i in keep]
 
 
 def row_values(label: str, g: Group) -> list[Any]:
@@ -58,7 +73,11 @@ def _cell(header: str, value: Any, g: Group) -> str:
 
 
 class StatsView(QWidget):
-    """The statistics window: grouping and measure pickers, the chart, the table, Export CSV."""
+    """The statistics window: grouping and measure pickers, the chart, the table, Export CSV, and
+    Cancel while a computation runs (:mod:`ctxviewer.gui.stats_controller` runs it)."""
+
+    closed = Signal()
+    """The window was closed (a computation still running is cancelled)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -68,6 +87,8 @@ class StatsView(QWidget):
         self.measure = QComboBox()
         self.measure.addItems(list(MEASURES))
         self.export = QPushButton("Export CSV…")
+        self.cancel = QPushButton("Cancel")
+        self.cancel.setVisible(False)
         self.note = QLabel("")
         self.note.setTextFormat(Qt.TextFormat.PlainText)
         self.plot = pg.PlotWidget(background="w")
@@ -88,7 +109,7 @@ class StatsView(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         self.table.horizontalHeader().setStretchLastSection(False)
         top = QHBoxLayout()
-        for w in (QLabel("by"), self.by, QLabel("chart"), self.measure, self.export):
+        for w in (QLabel("by"), self.by, QLabel("chart"), self.measure, self.export, self.cancel):
             top.addWidget(w)
         top.addStretch(1)
         lay = QVBoxLayout(self)
@@ -97,15 +118,38 @@ class StatsView(QWidget):
         lay.addWidget(self.plot, 2)
         lay.addWidget(self.table, 3)
         self.groups: list[Group] = []
+        """Every group of the last computation (the CSV's rows)."""
+        self.shown: list[Group] = []
+        """The groups the table and chart show (:func:`shown_groups`)."""
         self.total: Group | None = None
         self.measure.currentTextChanged.connect(lambda _t: self._draw())
         self.export.clicked.connect(self._ask_export)
 
-    def show_groups(self, total: Group, groups: list[Group], what: str) -> None:
-        """Show ``groups`` and the ``total`` row; ``what`` says which traces (the filter)."""
-        self.total, self.groups = total, groups
+    def computing(self, what: str) -> None:
+        """Say that a computation runs (``what``), with Cancel; the figures shown stay until it ends."""
         self.note.setText(what)
-        rows = [(g.key if g.key is not None else "not recorded", g) for g in groups] + [("total", total)]
+        self.cancel.setVisible(True)
+
+    def stopped(self, why: str) -> None:
+        """The computation ended without figures (cancelled, or failed: ``why``)."""
+        self.note.setText(why)
+        self.cancel.setVisible(False)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Closing the window cancels a computation still running (:attr:`closed`)."""
+        self.closed.emit()
+        super().closeEvent(event)
+
+    def show_groups(self, total: Group, groups: list[Group], what: str) -> None:
+        """Show ``groups`` (at most :data:`SHOWN_GROUPS` of them, :func:`shown_groups`) and the
+        ``total`` row; ``what`` says which traces (the filter)."""
+        self.total, self.groups, self.shown = total, groups, shown_groups(groups)
+        self.cancel.setVisible(False)
+        if len(self.shown) < len(groups):
+            what += (f"; the {len(self.shown):,} of {len(groups):,} groups with the most calls are shown "
+                     "(Export CSV writes every group)")
+        self.note.setText(what)
+        rows = [(g.key if g.key is not None else "not recorded", g) for g in self.shown] + [("total", total)]
         self.table.setRowCount(len(rows))
         for r, (label, g) in enumerate(rows):
             for c, (header, value) in enumerate(zip(HEADERS, row_values(label, g))):
@@ -124,8 +168,8 @@ class StatsView(QWidget):
         self.plot.clear()
         self.bars, self.bar_tips = None, []
         measure = MEASURES[self.measure.currentText()]
-        values = [float(measure(g)) for g in self.groups]
-        labels = [one_line(g.key) if g.key is not None else "not recorded" for g in self.groups]
+        values = [float(measure(g)) for g in self.shown]
+        labels = [one_line(g.key) if g.key is not None else "not recorded" for g in self.shown]
         if not values:
             return
         self.bars = pg.BarGraphItem(x=list(range(len(values))), height=values, width=0.7, brush="#2563eb")
@@ -134,7 +178,7 @@ class StatsView(QWidget):
         name = self.measure.currentText()
         self.bars.setToolTip("")
         self.bar_tips = [f"{label}: {_cell(name, measure(g) if name != 'cost (USD)' or g.cost_known else None, g)} {name}"
-                         for label, g in zip(labels, self.groups)]
+                         for label, g in zip(labels, self.shown)]
 
     def _hover(self, pos: Any) -> None:
         """The bar under the mouse says its exact value (a tooltip)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -52,6 +52,14 @@ class StoreConnection:
 
             self._db_ = Database(self._conn, execute_plugins=False, recursive_triggers=False)
         return self._db_
+
+    def stop_when(self, cancelled: Callable[[], bool], every: int = 10_000) -> None:
+        """Make every statement on this connection stop once ``cancelled()`` turns true: it is asked
+        every ``every`` SQLite virtual-machine steps (``sqlite3``'s progress handler), and the
+        statement then raises :class:`StoreError` ("interrupted") in the thread running it. For a
+        connection a worker thread owns, so a Cancel reaches a statement already running (unlike a
+        flag checked between statements)."""
+        self._conn.set_progress_handler(lambda: 1 if cancelled() else 0, every)
 
     def _fail(self, what: str, exc: Exception) -> StoreError:
         return StoreError(self.path, f"{what}: {exc}")

@@ -83,3 +83,71 @@ def test_window_bands_without_a_recorded_capacity_say_not_recorded(qtbot) -> Non
     assert [view.table.item(0, c).text() for c in bands] == ["not recorded"] * 5  # not "0 calls under 50%"
     assert [view.table.item(1, c).text() for c in bands] == ["1", "1", "0", "0", "0"]
     assert view.table.horizontalHeaderItem(bands[0]).toolTip().startswith("calls whose input tokens and capacity C")
+
+
+def _group(key: str, calls: int):  # type: ignore[no-untyped-def]
+    from ctxviewer.store.aggregates import Group
+
+    return Group(key, calls, 10 * calls, calls, calls, calls, 0.0, 0, None, None, 0, calls, 0, 0, 0, (0, 0, 0, 0, 0))
+
+
+def test_many_groups_show_those_with_most_calls_and_the_csv_holds_all(qtbot, tmp_path: Path) -> None:
+    from ctxviewer.gui.stats_view import SHOWN_GROUPS
+
+    groups = [_group(f"s-{i:03d}", 1 + i % 7) for i in range(250)]  # keys in order; calls 1..7 repeating
+    total = _group("", sum(g.calls for g in groups))
+    view = StatsView()
+    qtbot.addWidget(view)
+    view.show_groups(total, groups, "1,000 traces")
+    assert SHOWN_GROUPS == 200 and view.table.rowCount() == 201  # 200 groups and the total
+    shown = [view.table.item(r, 0).text() for r in range(200)]
+    assert shown == sorted(shown)  # still in key order
+    # the 35 groups of 7 calls, 36 of 6 ... down to the first 201 - 36*... : every group not shown has no more calls
+    assert max(g.calls for g in groups if g.key not in shown) <= min(g.calls for g in groups if g.key in shown)
+    assert sum(1 for g in groups if g.calls == 1) == 36 and sum(1 for k in shown if int(k[2:]) % 7 == 0) == 0
+    assert view.note.text() == ("1,000 traces; the 200 of 250 groups with the most calls are shown "
+                                "(Export CSV writes every group)")
+    out = tmp_path / "all.csv"
+    view.write_csv(out)
+    assert len(list(csv.reader(out.open(encoding="utf-8")))) == 1 + 250 + 1  # header, every group, total
+
+
+def test_the_window_computes_in_the_background_and_cancel_stops_the_statement(qtbot, windows, db: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import sqlite3
+    import threading
+
+    from ctxviewer.store.aggregates import TraceAggregates
+
+    w = windows.open(db)
+    w.stats.open()
+    view = w.stats.view
+    qtbot.waitUntil(lambda: w.stats.task is None and view.table.rowCount() == 4, timeout=10_000)  # 3 models + total
+    assert view.note.text() == "7 traces" and not view.cancel.isVisible()
+
+    entered, ended = threading.Event(), threading.Event()
+    real = TraceAggregates.aggregate
+
+    def endless(self, query=None, by=None):  # type: ignore[no-untyped-def]
+        entered.set()
+        try:
+            self._conn.execute("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+                               "SELECT count(*) FROM c").fetchall()
+        except sqlite3.OperationalError as exc:
+            ended.set()
+            raise self._fail("cannot aggregate traces", exc) from None
+        return real(self, query, by)
+
+    monkeypatch.setattr(TraceAggregates, "aggregate", endless)
+    view.by.setCurrentText("day")  # a new grouping: computed in the background
+    assert entered.wait(10)
+    assert view.cancel.isVisible() and view.note.text() == "computing by day…"
+    assert view.table.rowCount() == 4  # the figures from before stay while it runs
+    view.cancel.click()
+    assert ended.wait(10)  # the statement was interrupted, not left running
+    assert view.note.text() == "cancelled: the figures shown are from before" and not view.cancel.isVisible()
+    monkeypatch.setattr(TraceAggregates, "aggregate", real)
+    view.by.setCurrentText("session")
+    qtbot.waitUntil(lambda: w.stats.task is None and view.note.text() == "7 traces", timeout=10_000)
+    assert view.table.rowCount() > 1 and view.table.item(view.table.rowCount() - 1, 0).text() == "total"
+    view.close()
