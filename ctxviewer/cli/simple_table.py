@@ -38,6 +38,8 @@ _SPECIAL = ("\x1b", "\n", "\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2
 def fast_path(text: str) -> bool:
     """True when ``text`` is a cell this module lays out exactly as tabulate does: no escape
     sequence, no line break, every character measurable by wcwidth."""
+    if text.isascii() and text.isprintable():
+        return True  # printable ASCII holds none of _SPECIAL and is one column a character
     return not any(c in text for c in _SPECIAL) and wcswidth(text.strip()) >= 0
 
 
@@ -56,16 +58,22 @@ class Widths:
     def add(self, cells: Sequence[str]) -> None:
         """Widen the columns for one row of cells."""
         self.rows += 1
+        widths = self.widths
         for j, cell in enumerate(cells):
-            if not fast_path(cell):
+            if cell.isascii() and cell.isprintable():  # the common cell: its length is its width
+                w = len(cell.strip())
+            elif fast_path(cell):
+                w = wcswidth(cell.strip())
+            else:
                 self.exact = False
                 return
-            w = wcswidth(cell.strip())
-            if w > self.widths[j]:
-                self.widths[j] = w
+            if w > widths[j]:
+                widths[j] = w
 
 
 def _pad(text: str, width: int, right: bool) -> str:
+    if text.isascii() and text.isprintable():
+        return text.rjust(width) if right else text.ljust(width)
     fill = " " * max(width - wcswidth(text), 0)
     return fill + text if right else text + fill
 

@@ -6,10 +6,12 @@ session or by day -- :meth:`ctxviewer.store.TraceStore.aggregate`, one SQL pass 
 
 from __future__ import annotations
 
+import functools
 import json
 
 import click
 
+from ctxviewer.cli.simple_table import simple_table
 from ctxviewer.cli.status import BadInput
 from ctxviewer.cli.stores import filter_query
 from ctxviewer.pipeline.hints import open_store
@@ -41,14 +43,23 @@ def stats_table(total: Group, groups: list[Group], by: str | None) -> str:
     tokens, output: the reported output tokens, cost in US
     dollars with how many calls' price is not known, mean / max duration in ms, states ok / warning /
     failure, span errors, calls per context-window band)."""
-    from tabulate import tabulate
-
     headers = [by or "", "calls", "input", "output", "cost", "mean ms", "max ms", "ok/warn/fail",
                "errors", "input/C " + " ".join(b[0] for b in WINDOW_BANDS)]
     rows = [_row(one_line(g.key) if g.key is not None else "not recorded", g) for g in groups]
     rows.append(_row("total", total))
-    return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True,
-                    colalign=["left"] + ["right"] * (len(headers) - 1))
+    # tabulate's simple layout, in one pass (tabulate itself took 11 s for 220,717 sessions)
+    return simple_table(rows, headers, [False] + [True] * (len(headers) - 1))
+
+
+def _echo_json(by: str | None, total: Group, groups: list[Group]) -> None:
+    """``{"by", "total", "groups"}`` as one JSON document, a group a line, written as it is made
+    (one string of 220,717 sessions' groups took 1.2 GB)."""
+    dump = functools.partial(json.dumps, ensure_ascii=False, allow_nan=False)
+    click.echo(f'{{"by": {dump(by)}, "total": {dump(total.to_dict())}, "groups": [')
+    last = len(groups) - 1
+    for i, g in enumerate(groups):
+        click.echo("  " + dump(g.to_dict()) + ("," if i < last else ""))
+    click.echo("]}")
 
 
 @click.command("stats")
@@ -73,7 +84,6 @@ def stats_cmd(db: str, text: str, by: str | None, as_json: bool) -> None:
     except StoreError as exc:
         raise BadInput(str(exc)) from None
     if as_json:
-        click.echo(json.dumps({"by": by, "total": total.to_dict(), "groups": [g.to_dict() for g in groups]},
-                              indent=2, ensure_ascii=False))
+        _echo_json(by, total, groups)
         return
     click.echo(stats_table(total, groups, by))

@@ -16,7 +16,7 @@ total with 0 for the unknown ones.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from ctxviewer.store.connection import StoreConnection
@@ -68,7 +68,7 @@ class Group:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: every field, ``window`` as ``{band: calls}``."""
-        d = asdict(self)
+        d = {f.name: getattr(self, f.name) for f in fields(self)}  # not asdict: it deep-copies every value
         d["window"] = dict(zip((b[0] for b in WINDOW_BANDS), self.window))
         return d
 

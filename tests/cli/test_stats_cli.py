@@ -101,3 +101,14 @@ def test_window_bands_say_not_recorded_when_no_call_records_its_capacity(tmp_pat
     assert res.exit_code == 0, res.output
     rows = [line for line in res.output.splitlines()[2:] if line.strip()]
     assert len(rows) == len(groups) + 1 and all(line.endswith("not recorded") for line in rows)  # never "0 0 0 0 0"
+
+
+def test_json_is_one_document_written_a_group_a_line() -> None:
+    res = CliRunner().invoke(cli, ["stats", str(SAMPLES), "--json", "--by", "day"])
+    lines = res.output.splitlines()
+    out = json.loads(res.output, parse_constant=lambda c: pytest.fail(f"not JSON: {c}"))  # no NaN / Infinity
+    assert lines[0].startswith('{"by": "day", "total": {"key": null, "calls": 9,') and lines[0].endswith('"groups": [')
+    assert len(lines) == 2 + len(out["groups"]) and lines[-1] == "]}"
+    assert [json.loads(line.strip().rstrip(",")) for line in lines[1:-1]] == out["groups"]
+    empty = CliRunner().invoke(cli, ["stats", str(SAMPLES), "--json"])  # no --by: no groups
+    assert json.loads(empty.output)["groups"] == [] and empty.output.splitlines()[-1] == "]}"
