@@ -17,11 +17,12 @@ from __future__ import annotations
 import json
 import sqlite3
 from datetime import datetime
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ctxviewer.model.times import parse_created
-from ctxviewer.model.trace import RequestTrace, Usage
-from ctxviewer.tokens.cost import call_cost
+
+if TYPE_CHECKING:
+    from ctxviewer.model.trace import RequestTrace, Usage
 
 CALL_COLUMNS: tuple[str, ...] = ("cost", "output_tokens", "duration_ms")
 """``traces`` columns written from :func:`call_values` (schema 8, ``m016_call_columns``), in that order."""
@@ -40,6 +41,8 @@ def _duration(attributes: Mapping[str, Any]) -> float | None:
 def values(provider: str | None, model: str | None, created: datetime | None, usage: Usage,
            attributes: Mapping[str, Any]) -> tuple[float | None, int | None, float | None]:
     """``(cost USD, output tokens, duration ms)`` for :data:`CALL_COLUMNS` (module docstring)."""
+    from ctxviewer.tokens.cost import call_cost  # the price library: for writes, not for a list's columns
+
     cost = call_cost(provider, model, created, usage)
     return (None if cost.total is None else float(cost.total), usage.output_tokens, _duration(attributes))
 
@@ -59,6 +62,8 @@ def _mapping(value: Any) -> Mapping[str, Any]:
 
 
 def _from_details(created: str | None, doc: Mapping[str, Any]) -> tuple[float | None, int | None, float | None]:
+    from ctxviewer.model.trace import Usage
+
     u, ep, attrs = (_mapping(doc.get(key)) for key in ("usage", "endpoint", "attributes"))
     usage = Usage(_int(u.get("input_tokens")), _int(u.get("output_tokens")), _int(u.get("cached_input_tokens")),
                   _int(u.get("cache_creation_input_tokens")), _int(u.get("reasoning_tokens")))

@@ -24,7 +24,17 @@ from datetime import date, datetime, timezone
 from decimal import Decimal
 from typing import Protocol
 
-from ctxviewer.tokens.catalogue import PACKAGE, PROVIDER_IDS, package_version
+PACKAGE = "genai-prices"
+"""The price library's distribution name (:data:`ctxviewer.tokens.catalogue.PACKAGE`); the catalogue
+itself -- importlib.metadata and the token profiles, about 20 ms -- is imported on the first price
+asked for, not by a command that only formats costs (``list``)."""
+
+
+def package_version() -> str | None:
+    """:func:`ctxviewer.tokens.catalogue.package_version` (imported on first use)."""
+    from ctxviewer.tokens.catalogue import package_version as version
+
+    return version()
 
 NOT_KNOWN = "not known"
 """What a surface says for a cost the price library cannot give (never ``$0``)."""
@@ -133,6 +143,8 @@ def call_cost(provider: str | None, model: str | None, sent: datetime | None, us
         "cache_write_tokens": usage.cache_creation_input_tokens,
         "output_reasoning_tokens": usage.reasoning_tokens,
     }
+    from ctxviewer.tokens.catalogue import PROVIDER_IDS
+
     return _price(PROVIDER_IDS.get((provider or "").lower()), model, sent,
                   tuple((k, v) for k, v in counts.items() if v is not None))
 

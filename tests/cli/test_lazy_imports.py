@@ -68,7 +68,8 @@ def test_list_loads_the_store_and_the_table_only(tmp_path: Path) -> None:
     assert run.stdout.splitlines()[2].split()[2] == "history-16k"
     assert {"ctxviewer.store.listing", "ctxviewer.cli.list_table", "ctxviewer.cli.simple_table"} <= modules
     assert _loaded(modules, (*NEVER, "ctxviewer.assess.assessment", "ctxviewer.assess.scanner", "ctxviewer.report",
-                             "ctxviewer.model.codec", "cattrs", "ctxviewer.diff", "ahocorasick", "lark")) == []
+                             "ctxviewer.model.codec", "cattrs", "ctxviewer.diff", "ahocorasick", "lark",
+                             "ctxviewer.tokens.catalogue", "genai_prices", "importlib.metadata")) == []  # costs are read
 
 
 def test_list_jsonl_needs_no_table(tmp_path: Path) -> None:

@@ -85,3 +85,10 @@ def test_cost_is_stored_filtered_and_sorted(tmp_path: Path) -> None:
         assert [r.trace_id for r in store.list(TraceQuery(text="cost"))] == ["cheap", "dear"]
         assert [r.trace_id for r in store.list(TraceQuery(text="not cost"))] == ["unknown"]
         assert [r.trace_id for r in store.list(TraceQuery(sort="cost", descending=True))] == ["dear", "cheap", "unknown"]
+
+
+def test_the_package_name_is_the_catalogues() -> None:
+    from ctxviewer.tokens import catalogue, cost
+
+    assert cost.PACKAGE == catalogue.PACKAGE == "genai-prices"
+    assert cost.package_version() == catalogue.package_version()
