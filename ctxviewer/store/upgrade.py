@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from ctxviewer.store.migrations import SCHEMA_VERSION
 from ctxviewer.store.schema_check import check_schema, inspect
 from ctxviewer.store.trace_store import TraceStore
 from ctxviewer.util.interrupt import sigterm_exits
+from ctxviewer.util.new_file import create_unique
 from ctxviewer.util.sqlite_errors import sqlite_message
 
 
@@ -84,9 +84,7 @@ def upgrade_copy(source: str | Path, target: str | Path,
                 if damage:  # the copy would carry it, and re-assessing would then blame the copy
                     raise StoreError(src, f"is corrupt ({damage}); nothing was written")
                 try:
-                    fd, name = tempfile.mkstemp(prefix=f".{dst.name}.upgrading-", dir=dst.parent)
-                    os.close(fd)
-                    tmp = Path(name)
+                    tmp = create_unique(dst.parent, f".{dst.name}.upgrading-")  # the umask's mode
                     say(f"copying {src}")
                     out = sqlite3.connect(str(tmp))
                     with out:
