@@ -14,6 +14,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from ctxviewer.cli import cli
@@ -100,6 +101,22 @@ def test_an_empty_file_is_called_empty(tmp_path: Path) -> None:
     assert code == 2
     assert err.splitlines()[:2] == [f"error: {empty}: whole file: is empty (0 bytes)",
                                     f"error: {blank}: whole file: holds only white space (4 bytes); no traces in it"]
+    assert not (tmp_path / "e.db").exists()
+
+
+@pytest.mark.parametrize("fmt", ["native", "otel", "langfuse", "cassette", "inspect_ai"])
+def test_an_empty_file_under_a_forced_format_is_called_empty_with_the_format(tmp_path: Path, fmt: str) -> None:
+    """New user (wt-nu): with --format native an empty file said nothing at all but the summary; with
+    --format otel 'not JSON or JSON Lines: Expecting value (line 1)'."""
+    empty, blank = tmp_path / "empty.json", tmp_path / "blank.json"
+    empty.write_text("")
+    blank.write_text("  \n\n")
+    code, out, err = run("import", str(empty), str(blank), "-o", str(tmp_path / "e.db"), "--format", fmt)
+    assert (code, out) == (2, "imported 0 trace(s) from 0 of 2 file(s)\n")
+    assert err.splitlines() == [
+        f"error: {empty}: whole file: is empty (0 bytes); nothing to read as --format {fmt}",
+        f"error: {blank}: whole file: holds only white space (4 bytes); nothing to read as --format {fmt}",
+        f"Error: no traces imported; removed {tmp_path / 'e.db'}, which this import had created"]
     assert not (tmp_path / "e.db").exists()
 
 
