@@ -11,7 +11,7 @@ import json
 import click
 
 from ctxviewer.cli.status import BadInput
-from ctxviewer.cli.stores import filter_query
+from ctxviewer.cli.stores import filter_query, warn_damage
 from ctxviewer.pipeline.hints import open_store
 from ctxviewer.store import StoreError
 from ctxviewer.store.aggregates import GROUP_KEYS, WINDOW_BANDS, Group
@@ -70,10 +70,12 @@ def stats_cmd(db: str, text: str, by: str | None, as_json: bool) -> None:
     try:
         with open_store(db) as store:
             total, groups = store.aggregate(query, by)
+            damage = store.damage()  # the sums read the list columns only: say when other pages are broken
     except StoreError as exc:
         raise BadInput(str(exc)) from None
     if as_json:
         click.echo(json.dumps({"by": by, "total": total.to_dict(), "groups": [g.to_dict() for g in groups]},
                               indent=2, ensure_ascii=False))
-        return
-    click.echo(stats_table(total, groups, by))
+    else:
+        click.echo(stats_table(total, groups, by))
+    warn_damage(db, damage, "the sums above are of the rows stored at import")

@@ -44,8 +44,12 @@ def tree_cmd(db: str, trace_id: str, as_json: bool) -> None:
         with open_store(db) as store:
             run_id = store.run_of(trace_id)
             steps = store.run_steps(run_id) if run_id is not None else []
+            damage = store.damage() if run_id is None else None  # not found: perhaps in a page that cannot be read
     except StoreError as exc:
         raise BadInput(str(exc)) from None
+    if damage:
+        raise BadInput(f"{db}: is damaged ({damage}); no run holding {trace_id!r} could be read, it may be in the "
+                       "damaged pages (ctxviewer check reads every trace)")
     if run_id is None:
         raise BadInput(f"{db}: no run holds {trace_id!r} (a trace imported without its run, or from a format "
                        "that records none; 'ctxviewer list' names the traces)")
