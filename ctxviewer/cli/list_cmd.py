@@ -15,7 +15,7 @@ import json
 import shutil
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -44,12 +44,22 @@ def screenful() -> int:
 
 @contextmanager
 def snapshot(store: TraceStore) -> Iterator[None]:
-    """One read transaction over ``store``: every pass over the rows sees the same rows."""
+    """One read transaction over ``store``: every pass over the rows sees the same rows. When the
+    block raises (a damaged page, an interrupt), the transaction is rolled back if SQLite has not
+    ended it already, and the block's error is the one raised -- never "cannot commit - no
+    transaction is active" in its place."""
+    import sqlite3
+
     conn = store._conn
     conn.execute("BEGIN")
     try:
         yield
-    finally:
+    except BaseException:
+        if conn.in_transaction:
+            with suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+        raise
+    if conn.in_transaction:
         conn.execute("COMMIT")
 
 

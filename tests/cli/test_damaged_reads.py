@@ -92,3 +92,22 @@ def test_a_stored_text_that_is_not_utf8_is_named_as_damage_not_quoted(tmp_path: 
     assert (code, out, err) == (2, "", f"Error: {bad}: cannot read items of trace 'budget-8k': database disk image "
                                        "is malformed (column 'text' holds bytes that are not UTF-8)\n")
 
+
+def test_a_read_whose_transaction_sqlite_ended_raises_its_own_error(tmp_path: Path) -> None:
+    """list's snapshot: SQLite may end the read transaction on an error inside it (an interrupt, a
+    damaged page); the error of the read must surface, not COMMIT's "no transaction is active"."""
+    from ctxviewer.cli.list_cmd import snapshot
+    from ctxviewer.store import StoreError
+
+    with TraceStore.open(SAMPLES) as store:
+        with pytest.raises(StoreError) as err, snapshot(store):
+            store._conn.execute("ROLLBACK")  # what SQLite does itself on some errors
+            raise StoreError(SAMPLES, "cannot list traces: database disk image is malformed")
+        assert str(err.value) == f"{SAMPLES}: cannot list traces: database disk image is malformed"
+        assert not store._conn.in_transaction
+        with pytest.raises(StoreError), snapshot(store):  # the transaction open: rolled back
+            raise StoreError(SAMPLES, "x")
+        assert not store._conn.in_transaction
+        with snapshot(store):
+            assert store._conn.in_transaction
+        assert not store._conn.in_transaction
