@@ -316,6 +316,26 @@ def test_newer_ctxviewer_with_reshaped_tables_is_still_newer(db: Path) -> None:
     )
 
 
+def test_a_negative_schema_version_is_a_damaged_header_not_an_older_schema(db: Path, tmp_path: Path) -> None:
+    """New user (wt-nu): bytes 60-63 of the header overwritten read as schema -1, and every command
+    said the file "uses an older schema (-1; current N)" and offered `ctxviewer upgrade`."""
+    data = bytearray(db.read_bytes())
+    data[60:64] = b"\xff\xff\xff\xff"
+    db.write_bytes(bytes(data))
+    expected = (f"{db}: is corrupt: its schema version (PRAGMA user_version, bytes 60-63 of the header) reads -1, "
+                "which no ctxviewer writes")
+    for opening in (lambda: TraceStore.open(db), lambda: TraceStore.create(db)):
+        with pytest.raises(StoreError) as err:
+            opening()
+        assert str(err.value) == expected
+    from ctxviewer.store import upgrade_copy
+
+    with pytest.raises(StoreError) as err:
+        upgrade_copy(db, tmp_path / "up.db")
+    assert str(err.value) == expected
+    assert not (tmp_path / "up.db").exists()
+
+
 def test_missing_tables(db: Path) -> None:
     conn = sqlite3.connect(db)
     conn.execute("DROP TABLE details")
