@@ -67,7 +67,8 @@ def upgrade_copy(source: str | Path, target: str | Path,
     if dst.exists() or dst.is_symlink():
         raise StoreError(dst, "already exists; choose a new file for the upgraded copy")
     if not dst.parent.is_dir():
-        raise StoreError(dst, f"cannot create: folder {dst.parent} does not exist")
+        raise StoreError(dst, f"cannot create: {dst.parent} is not a folder" if dst.parent.exists()
+                             else f"cannot create: folder {dst.parent} does not exist")
     try:
         conn = sqlite3.connect(f"file:{quote(str(src.resolve()))}?mode=ro", uri=True)
     except sqlite3.Error as exc:

@@ -29,6 +29,8 @@ from ctxviewer.store import (
 )
 from ctxviewer.store.migrations import STEPS
 
+SAMPLE_DB = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+
 
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
@@ -550,3 +552,17 @@ def test_sqlite_readonly_refusal_on_add_is_reported_as_read_only(db: Path) -> No
     with store, pytest.raises(StoreError) as err:
         store.add(with_facts([make_trace(trace_id="new")]))
     assert str(err.value) == f"{db}: the file is read-only; cannot import into it"
+
+
+def test_a_database_under_a_file_names_the_file_not_a_missing_folder(tmp_path: Path) -> None:
+    """New user (wt-nu): `serve -o afile/x.db` said "folder afile does not exist" of an existing file."""
+    from ctxviewer.store import upgrade_copy
+
+    (tmp_path / "afile").write_text("x\n")
+    for make in (lambda p: TraceStore.create(p), lambda p: upgrade_copy(SAMPLE_DB, p)):
+        with pytest.raises(StoreError) as err:
+            make(tmp_path / "afile" / "x.db")
+        assert str(err.value) == f"{tmp_path / 'afile' / 'x.db'}: cannot create: {tmp_path / 'afile'} is not a folder"
+        with pytest.raises(StoreError) as err:
+            make(tmp_path / "nodir" / "x.db")
+        assert str(err.value) == f"{tmp_path / 'nodir' / 'x.db'}: cannot create: folder {tmp_path / 'nodir'} does not exist"
