@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
-from ctxviewer.importers.common.containers import head_text, load_documents
+from ctxviewer.importers.common.containers import head_text, load_documents, starts_as_json
 from ctxviewer.importers.common.field_account import unmapped_attribute_keys
 from ctxviewer.importers.common.model_account import with_unknown_keys
 from ctxviewer.importers.common.spans.guardrail import guardrail_from_span, is_guardrail_span
@@ -47,7 +47,7 @@ class CtxviewerOtlpImporter:
     def sniff(self, path: Path, head: bytes) -> float:
         """1.0 for OTLP whose first span attribute is ``ctxviewer.trace_id``; else 0."""
         text = head_text(head)
-        return 1.0 if "resourceSpans" in text and f'"{MARKER}"' in text else 0.0
+        return 1.0 if starts_as_json(text) and "resourceSpans" in text and f'"{MARKER}"' in text else 0.0
 
     def load(self, path: Path) -> Iterator[Record]:
         """The exported traces, in file order; ``apply_guardrail`` spans (``export --guardrails``)

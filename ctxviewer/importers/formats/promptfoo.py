@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ctxviewer.importers.common import provider_messages as pm
-from ctxviewer.importers.common.containers import head_text, read_text
+from ctxviewer.importers.common.containers import head_text, read_text, starts_as_json
 from ctxviewer.importers.common.field_account import mapped, unmapped_attribute, unmapped_keys
 from ctxviewer.importers.common.llm_call import LLMCall, build_trace
 from ctxviewer.importers.common.scores import score, scores_attribute
@@ -126,7 +126,7 @@ class PromptfooImporter:
     def sniff(self, path: Path, head: bytes) -> float:
         """:data:`~ctxviewer.importers.contract.SPECIFIC` for an object with ``evalId`` and ``results`` near the start; else 0."""
         text = head_text(head)[:4096]
-        return SPECIFIC if '"evalId"' in text and '"results"' in text else 0.0
+        return SPECIFIC if starts_as_json(text) and '"evalId"' in text and '"results"' in text else 0.0
 
     def load(self, path: Path) -> Iterator[Record]:
         """One trace per result row, in file order."""
