@@ -120,6 +120,21 @@ def test_an_empty_file_under_a_forced_format_is_called_empty_with_the_format(tmp
     assert not (tmp_path / "e.db").exists()
 
 
+def test_a_detected_file_that_fails_to_read_names_the_format_it_was_read_as(tmp_path: Path) -> None:
+    """New user (wt-nu): a cut-short file said "not JSON: Unterminated string ..." without the format
+    detection chose, so a wrong guess could not be seen (or overridden knowingly)."""
+    cut = tmp_path / "cut.json"
+    cut.write_text('{"trace": {"id": "t1"}, "observations": [{"id": "o1", "name": "gen')
+    code, out, err = run("import", str(cut), "-o", str(tmp_path / "i.db"))
+    assert (code, out) == (2, "imported 0 trace(s) from 0 of 1 file(s)\n")
+    assert err.splitlines()[0] == (f"error: {cut}: whole file: not JSON: Unterminated string starting at: line 1 "
+                                   "column 63 (char 62) (read as langfuse, the format detected; --format NAME forces "
+                                   "another)")
+    code, _, err = run("import", str(cut), "-o", str(tmp_path / "i.db"), "--format", "langfuse")
+    assert err.splitlines()[0] == (f"error: {cut}: whole file: not JSON: Unterminated string starting at: line 1 "
+                                   "column 63 (char 62)")  # forced: the user chose the format
+
+
 def test_upgrade_of_a_current_database_says_it_was_already_current(tmp_path: Path) -> None:
     new = tmp_path / "new.db"
     code, out, _ = run("upgrade", str(SAMPLES), "-o", str(new))
