@@ -153,13 +153,6 @@ def head_text(head: bytes) -> str:
     return decode_text(data, errors="ignore")
 
 
-def starts_as_json(text: str) -> bool:
-    """True when ``text`` (a :func:`head_text`) starts, after white space, with ``{`` or ``[``: a
-    JSON document or JSON Lines. A sniffer that looks for its keys as substrings asks this first,
-    so a Markdown page or a log quoting ``"mlflow.spanType"`` is not taken for that format."""
-    return text.lstrip()[:1] in ("{", "[")
-
-
 MAX_DEPTH = 100
 """JSON nesting kept by :func:`loads`: arrays and objects deeper than this are replaced by
 :data:`TOO_DEEP` (Python's parser and every recursive reader stop near 1,000 levels)."""

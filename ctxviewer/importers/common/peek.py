@@ -5,7 +5,7 @@ Sniffers get the first bytes of a file; a JSON document larger than that is cut 
 and keeps every parse event up to the cut, so an importer can still see the container shape and
 the keys that come before the cut -- e.g. the ``spanContext`` and ``gen_ai.*`` attribute keys of
 a span list whose first span is 100 KiB long. For JSON Lines only the first document is kept.
-No Qt here.
+:func:`starts_as_json` is the cheaper test a substring sniffer asks first. No Qt here.
 """
 
 from __future__ import annotations
@@ -103,3 +103,10 @@ def peek_json(head: bytes) -> JsonPeek:
     if not complete and events and events[-1][1] == "number":
         events.pop()  # a number just before the cut may itself be cut ("-1" of "-10")
     return JsonPeek(tuple(events), complete, too_deep)
+
+
+def starts_as_json(text: str) -> bool:
+    """True when ``text`` (a :func:`~ctxviewer.importers.common.containers.head_text`) starts,
+    after white space, with ``{`` or ``[``: a JSON document or JSON Lines. A sniffer that looks for its keys as substrings asks this first,
+    so a Markdown page or a log quoting ``"mlflow.spanType"`` is not taken for that format."""
+    return text.lstrip()[:1] in ("{", "[")

@@ -19,9 +19,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
-from ctxviewer.importers.common.containers import head_text, load_documents, starts_as_json
+from ctxviewer.importers.common.containers import head_text, load_documents
 from ctxviewer.importers.common.field_account import unmapped_attribute_keys
 from ctxviewer.importers.common.model_account import with_unknown_keys
+from ctxviewer.importers.common.peek import starts_as_json
 from ctxviewer.importers.common.spans.guardrail import guardrail_from_span, is_guardrail_span
 from ctxviewer.importers.common.spans.otlp import is_otlp, spans
 from ctxviewer.importers.common.spans.span import Span

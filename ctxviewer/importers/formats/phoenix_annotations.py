@@ -18,7 +18,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-from ctxviewer.importers.common.containers import head_text, starts_as_json
+from ctxviewer.importers.common.containers import head_text
+from ctxviewer.importers.common.peek import starts_as_json
 from ctxviewer.importers.common.phoenix_annotations import NAME, read_annotations
 from ctxviewer.importers.contract import SPECIFIC, Companions, ImportProblem, Record
 

@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ctxviewer.importers.common import provider_messages as pm
-from ctxviewer.importers.common.containers import head_text, read_text, starts_as_json
+from ctxviewer.importers.common.containers import head_text, read_text
 from ctxviewer.importers.common.field_account import mapped, unmapped_attribute, unmapped_keys
 from ctxviewer.importers.common.llm_call import LLMCall, build_trace
+from ctxviewer.importers.common.peek import starts_as_json
 from ctxviewer.importers.common.scores import score, scores_attribute
 from ctxviewer.importers.common.values import parse_time
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record

@@ -49,9 +49,10 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ctxviewer.importers.common import provider_messages as pm
-from ctxviewer.importers.common.containers import head_text, load_documents, starts_as_json
+from ctxviewer.importers.common.containers import head_text, load_documents
 from ctxviewer.importers.common.field_account import unmapped_attribute
 from ctxviewer.importers.common.llm_call import Document, build_trace
+from ctxviewer.importers.common.peek import starts_as_json
 from ctxviewer.importers.common.scores import score, scores_attribute
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record, RunRecord
 from ctxviewer.importers.formats.mlflow.call import (
