@@ -111,3 +111,16 @@ def test_a_read_whose_transaction_sqlite_ended_raises_its_own_error(tmp_path: Pa
         with snapshot(store):
             assert store._conn.in_transaction
         assert not store._conn.in_transaction
+
+
+def test_check_names_the_trace_once(tmp_path: Path) -> None:
+    """'... cannot read items of trace 'budget-8k': ... (trace 'budget-8k')' said the id twice."""
+    bad = tmp_path / "u.db"
+    shutil.copyfile(SAMPLES, bad)
+    with closing(sqlite3.connect(bad)) as conn:
+        conn.execute("UPDATE blobs SET text = CAST(X'4869FF' || CAST(text AS BLOB) AS TEXT) WHERE hash = "
+                     "(SELECT content_hash FROM items WHERE trace_id = 'budget-8k' ORDER BY ordinal LIMIT 1)")
+        conn.commit()
+    code, out, err = run("check", str(bad), "budget-8k")
+    assert (code, out, err) == (2, "", f"Error: {bad}: cannot read items of trace 'budget-8k': database disk image "
+                                       "is malformed (column 'text' holds bytes that are not UTF-8)\n")
