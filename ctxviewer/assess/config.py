@@ -35,7 +35,7 @@ import fnmatch
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from frozendict import frozendict
 
@@ -119,8 +119,9 @@ def load_file(path: Path) -> CheckConfig:
         raise ValueError(f"{path}: expected_policy must be a table of applications")
     expected: dict[str, frozendict[str, str]] = {}
     for app, pins in table.items():
-        if not isinstance(pins, dict) or not all(isinstance(v, str) for v in pins.values()):
-            raise ValueError(f'{path}: expected_policy."{app}" must map policy ids to version strings')
+        bad = _first_bad(pins, lambda v: isinstance(v, str))
+        if bad is not None:
+            raise ValueError(f'{path}: expected_policy."{app}" must map policy ids to version strings; {bad}')
         expected[app] = frozendict(pins)
     windows = data.get("context_window", {})
     if not isinstance(windows, dict) or set(windows) - {"models", "traces"}:
@@ -128,10 +129,19 @@ def load_file(path: Path) -> CheckConfig:
     found: dict[str, frozendict[str, int]] = {}
     for part in ("models", "traces"):
         sub = windows.get(part, {})
-        if not isinstance(sub, dict) or not all(type(v) is int and v > 0 for v in sub.values()):
-            raise ValueError(f"{path}: context_window.{part} must map names to positive token counts (integers)")
+        bad = _first_bad(sub, lambda v: type(v) is int and v > 0)
+        if bad is not None:
+            raise ValueError(f"{path}: context_window.{part} must map names to positive token counts (integers); {bad}")
         found[part] = frozendict(sub)
     return CheckConfig(expected_policy=frozendict(expected), model_windows=found["models"], trace_windows=found["traces"])
+
+
+def _first_bad(table: object, good: Callable[[object], bool]) -> str | None:
+    """What is wrong in a TOML table that maps names to values: ``"it is 5"`` (not a table),
+    ``'"gpt-*" is 'big''`` (the first value ``good`` refuses), else ``None``."""
+    if not isinstance(table, dict):
+        return f"it is {table!r}"
+    return next((f'"{k}" is {v!r}' for k, v in table.items() if not good(v)), None)
 
 
 def load_for_db(db_path: Path) -> CheckConfig:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
@@ -24,6 +23,7 @@ from typing import Mapping
 from ctxviewer.assess.config import CheckConfig, load_for_db
 from ctxviewer.model.findings import Finding
 from ctxviewer.model.table31 import row as table_row
+from ctxviewer.util.new_file import create_unique
 
 FORMAT = "ctxviewer.marks/1"
 """Format tag written into every marks file."""
@@ -74,9 +74,9 @@ def save_marks(db_path: Path | str, marks: Mapping[str, Mark]) -> Path:
     traces = {tid: {"row": m.row, "needed": list(m.needed)} for tid, m in sorted(marks.items())
               if m.row is not None or m.needed}
     text = json.dumps({"format": FORMAT, "traces": traces}, indent=1, ensure_ascii=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=path.name, dir=path.parent)
+    tmp = create_unique(path.parent, path.name)  # the umask's mode, as the file it replaces had
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(text)
         os.replace(tmp, path)
     except BaseException:

@@ -290,8 +290,10 @@ def screenshot_cmd(db: str, trace_id: str, output: str, size: tuple[int, int], s
         raise BadInput(f"{db}: {what}") from None
     except StoreError as exc:
         raise BadInput(str(exc)) from None
-    except OSError as exc:
-        raise click.ClickException(str(exc)) from None
+    except OSError as exc:  # the folder refused the file (checked before, but it can change), the disk full...
+        from ctxviewer.cli.output_path import cannot_write
+
+        raise click.ClickException(cannot_write(output, exc, " the image") if exc.errno else str(exc)) from None
     click.echo(shot.describe())
 
 

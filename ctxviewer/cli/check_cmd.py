@@ -195,7 +195,8 @@ def _load(store: TraceSource, db: str, tid: str) -> RequestTrace:
         if damage:
             raise BadInput(f"{db}: is damaged ({damage}); trace {one_line(tid)!r} cannot be read back, so no "
                            "findings are reported for it") from None
-        raise BadInput(f"{exc} (trace {one_line(tid)!r})") from None
+        named = f"trace {tid!r}" in str(exc)  # the store's message names it already ("cannot read items of trace 'x'")
+        raise BadInput(str(exc) if named else f"{exc} (trace {one_line(tid)!r})") from None
 
 
 def _emit(text: str, output: str | None, db: str, *, json_text: bool = True) -> None:

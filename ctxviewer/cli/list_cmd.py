@@ -15,12 +15,12 @@ import json
 import shutil
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from ctxviewer.cli.status import BAD_INPUT, BadInput, bad_filter
+from ctxviewer.cli.status import BadInput, bad_filter
 from ctxviewer.cli.stores import filter_query
 
 if TYPE_CHECKING:
@@ -44,12 +44,22 @@ def screenful() -> int:
 
 @contextmanager
 def snapshot(store: TraceStore) -> Iterator[None]:
-    """One read transaction over ``store``: every pass over the rows sees the same rows."""
+    """One read transaction over ``store``: every pass over the rows sees the same rows. When the
+    block raises (a damaged page, an interrupt), the transaction is rolled back if SQLite has not
+    ended it already, and the block's error is the one raised -- never "cannot commit - no
+    transaction is active" in its place."""
+    import sqlite3
+
     conn = store._conn
     conn.execute("BEGIN")
     try:
         yield
-    finally:
+    except BaseException:
+        if conn.in_transaction:
+            with suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+        raise
+    if conn.in_transaction:
         conn.execute("COMMIT")
 
 
@@ -101,7 +111,7 @@ def list_cmd(db: str, as_json: bool, jsonl: bool, text: str, wide: bool, limit: 
         raise click.BadParameter(str(exc), param_hint="'--after'") from None
     page = -1 if all_rows else (limit if limit is not None else screenful())
     current = _current(db)
-    from ctxviewer.cli.stores import is_store_url, open_db
+    from ctxviewer.cli.stores import is_store_url, open_db, warn_damage
 
     if is_store_url(db):
         next_cursor = _print_store(db, text, start, page, as_json=as_json, jsonl=jsonl, wide=wide)
@@ -117,12 +127,8 @@ def list_cmd(db: str, as_json: bool, jsonl: bool, text: str, wide: bool, limit: 
         # the whole list: SQLite's quick_check too (at most half a second); a page read only its rows
         damage = store.damage() if page < 0 and start is None else ""
     _more(db, next_cursor, text, limit, as_json=as_json, jsonl=jsonl, wide=wide)
-    if damage:  # the rows are the facts stored at import; say when the pages behind them are broken
-        from ctxviewer.util.visible import one_line
-
-        click.echo(one_line(f"warning: {db}: is damaged ({damage}); the rows above were stored at import, the content "
-                            "behind them may not read back (ctxviewer check reads every trace)"), err=True)
-        raise SystemExit(BAD_INPUT)
+    # the rows are the facts stored at import; say when the pages behind them are broken
+    warn_damage(db, damage, "the rows above were stored at import")
 
 
 def _more(db: str, next_cursor: str | None, text: str, limit: int | None, *, as_json: bool, jsonl: bool,

@@ -18,6 +18,7 @@ leaves the old file (or none) and no temporary file behind.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
@@ -36,15 +37,40 @@ class OutputPathError(ValueError):
 
 def place_problem(output: str) -> str | None:
     """Why a new file cannot even be placed at ``output``: ``"an empty file name"``, ``"folder F does
-    not exist"`` (``F`` as given), else ``None``. Every command that writes a file asks this first
+    not exist"`` (``F`` as given), ``"F is not a folder"`` (a file where the folder should be), else ``None``. Every command that writes a file asks this first
     (``-o``, ``--save``), so an output in a missing folder is the same usage error (exit status 2)
     with the same words everywhere."""
     if not output:
         return "an empty file name"
     folder = os.path.dirname(output)
     if folder and not os.path.isdir(folder) and not os.path.lexists(output):
-        return f"folder {folder} does not exist"
+        return f"{folder} is not a folder" if os.path.lexists(folder) else f"folder {folder} does not exist"
     return None
+
+
+NOT_WRITABLE = "is not writable (read-only file system or no permission)"
+"""How a folder a new file cannot be created in is said (the store says the same of a database's folder)."""
+
+
+def unwritable_folder(output: str) -> str | None:
+    """``"folder F is not writable (read-only file system or no permission)"`` when the folder of
+    ``output`` (``F`` as given; ``.`` for a bare name) exists but the process may not create a
+    file in it (``os.access``), else ``None``. Asked before the work of a command whose output
+    is written at its end, so the work is not done for nothing."""
+    folder = os.path.dirname(output) or "."
+    if os.path.isdir(folder) and not os.access(folder, os.W_OK):
+        return f"folder {folder} {NOT_WRITABLE}"
+    return None
+
+
+def cannot_write(output: str, exc: OSError, what: str = "") -> str:
+    """The one line for a failed write of the new file ``output``: ``"F: cannot write{what}:
+    folder D is not writable (Permission denied)"`` for a refusal (EACCES, EPERM, EROFS: the file is new, so it
+    is its folder that refuses), else ``"F: cannot write{what} (STRERROR)"`` (``No space left on
+    device``...)."""
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"{output}: cannot write{what}: folder {os.path.dirname(output) or '.'} is not writable ({exc.strerror or exc})"
+    return f"{output}: cannot write{what} ({exc.strerror or exc})"
 
 
 def output_target(output: str, inputs: Iterable[str] = ()) -> Path | None:

@@ -47,8 +47,8 @@ def search_cmd(db: str, query: str, as_json: bool, jsonl: bool, limit: int, afte
         ctxviewer search sample_traces/samples.db "ignore previous" --json
     """
     from ctxviewer.cli.progress import StatusLine
-    from ctxviewer.cli.stores import open_source
-    from ctxviewer.store import StoreError
+    from ctxviewer.cli.stores import open_source, warn_damage
+    from ctxviewer.store import StoreError, TraceStore
     from ctxviewer.store.cursor import CursorError, decode_search_cursor, encode_search_cursor
     from ctxviewer.store.fts import query_terms
 
@@ -80,6 +80,9 @@ def search_cmd(db: str, query: str, as_json: bool, jsonl: bool, limit: int, afte
                 click.echo("[]" if first else "\n]")
             elif first and not jsonl:
                 click.echo(f"no item content matches {query!r}")
+            # the hits come from the full-text index: say when other pages are broken (a first page
+            # only; SQLite's quick check, at most half a second; a database file, not a ClickHouse store)
+            damage = store.damage() if start is None and isinstance(store, TraceStore) else None
     except StoreError as exc:
         raise BadInput(str(exc)) from None
     if more and not as_json:  # --json says nothing on standard error (as before paging)
@@ -88,6 +91,7 @@ def search_cmd(db: str, query: str, as_json: bool, jsonl: bool, limit: int, afte
         opts = (" --jsonl" if jsonl else "") + (f" --limit {limit}" if limit != 50 else "")
         click.echo(f"(first {limit} hits; --limit 0 lists all; the next: ctxviewer search {shell_word(db)} "
                    f"{shell_word(query)}{opts} --after {encode_search_cursor(printed[-1].cursor)})", err=True)
+    warn_damage(db, damage, "the hits above come from the full-text index")
 
 
 def _hits(store: TraceSource, query: str, start: tuple[int, int, int] | None, limit: int, line: Any,

@@ -9,11 +9,12 @@ and :func:`ctxviewer.diff.session_pair.call_pair`, the words of
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 
 from ctxviewer.cli.status import BadInput
-from ctxviewer.cli.stores import filter_query
+from ctxviewer.cli.stores import filter_query, warn_damage
 from ctxviewer.pipeline.hints import open_store
 from ctxviewer.present.session_cells import CALL_HEADERS, SESSION_HEADERS, call_cells, diff_hint, session_cells
 from ctxviewer.store import StoreError
@@ -52,8 +53,14 @@ def sessions_cmd(db: str, text: str, limit: int, after: str | None, as_json: boo
         with open_store(db) as store:
             count = store.session_count(query)
             found = store.sessions(query, after, limit)
+            damage = store.damage() if after is None else None  # the sums read the list columns only
     except StoreError as exc:
         raise BadInput(str(exc)) from None
+    _print_sessions(found, count, text, after, limit, as_json=as_json)
+    warn_damage(db, damage, "the sessions above are summed from the rows stored at import")
+
+
+def _print_sessions(found: list[Any], count: int, text: str, after: str | None, limit: int, *, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps({"count": count, "sessions": [s.to_dict() for s in found]}, indent=2, ensure_ascii=False))
         return

@@ -13,7 +13,7 @@ import click
 
 from ctxviewer.cli.simple_table import simple_table
 from ctxviewer.cli.status import BadInput
-from ctxviewer.cli.stores import filter_query
+from ctxviewer.cli.stores import filter_query, warn_damage
 from ctxviewer.pipeline.hints import open_store
 from ctxviewer.store import StoreError
 from ctxviewer.store.aggregates import GROUP_KEYS, WINDOW_BANDS, Group
@@ -81,9 +81,11 @@ def stats_cmd(db: str, text: str, by: str | None, as_json: bool) -> None:
     try:
         with open_store(db) as store:
             total, groups = store.aggregate(query, by)
+            damage = store.damage()  # the sums read the list columns only: say when other pages are broken
     except StoreError as exc:
         raise BadInput(str(exc)) from None
     if as_json:
         _echo_json(by, total, groups)
-        return
-    click.echo(stats_table(total, groups, by))
+    else:
+        click.echo(stats_table(total, groups, by))
+    warn_damage(db, damage, "the sums above are of the rows stored at import")

@@ -90,3 +90,22 @@ def open_source(db: str) -> TraceSource:
         return open_clickhouse(db)
     except StoreError as exc:
         raise BadInput(str(exc)) from None
+
+
+def warn_damage(db: str, damage: str | None, shown: str) -> None:
+    """After a command printed what it read from ``db``: when SQLite's quick check found
+    ``damage`` (:meth:`~ctxviewer.store.TraceStore.damage`), one line on standard error --
+    ``warning: DB: is damaged (DAMAGE); SHOWN, the content behind them may not read back
+    (ctxviewer check reads every trace)`` -- and exit status 2 (bad input: a damaged file is
+    never a silent success). ``shown`` says what was printed ("the rows above were stored at
+    import"). Returns when ``damage`` is ``None`` or empty."""
+    if not damage:
+        return
+    import click
+
+    from ctxviewer.cli.status import BAD_INPUT
+    from ctxviewer.util.visible import one_line
+
+    click.echo(one_line(f"warning: {db}: is damaged ({damage}); {shown}, the content behind them may not read "
+                        "back (ctxviewer check reads every trace)"), err=True)
+    raise SystemExit(BAD_INPUT)

@@ -73,8 +73,15 @@ def tokens_cmd(request: str, model: str | None, encoding: str | None, as_json: b
     except InputFileError as exc:
         raise BadInput(str(exc)) from None
     try:
-        body = json.loads(Path(request).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = Path(request).read_bytes()
+        body = json.loads(data.decode("utf-8-sig"))
+    except OSError as exc:
+        raise BadInput(f"{request}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:  # a database, an image, a UTF-16 file: not the codec's words
+        what = ("an SQLite database (a trace database? `ctxviewer show DB TRACE_ID` counts a stored trace)"
+                if data.startswith(b"SQLite format 3\x00") else f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+        raise BadInput(f"{request}: not a JSON request: {what}") from None
+    except json.JSONDecodeError as exc:
         raise BadInput(f"{request}: not a JSON request: {exc}") from None
     except RecursionError:
         raise BadInput(f"{request}: not a JSON request: a value is nested too deep to read") from None

@@ -10,6 +10,7 @@ import json
 import click
 
 from ctxviewer.cli.status import BadInput
+from ctxviewer.cli.stores import warn_damage
 from ctxviewer.pipeline.hints import open_store
 from ctxviewer.present.run_tree import build_tree, run_totals, tree_lines
 from ctxviewer.store import StoreError
@@ -44,15 +45,20 @@ def tree_cmd(db: str, trace_id: str, as_json: bool) -> None:
         with open_store(db) as store:
             run_id = store.run_of(trace_id)
             steps = store.run_steps(run_id) if run_id is not None else []
+            damage = store.damage()  # not found, or steps left out: perhaps in a page that cannot be read
     except StoreError as exc:
         raise BadInput(str(exc)) from None
+    if damage and run_id is None:
+        raise BadInput(f"{db}: is damaged ({damage}); no run holding {trace_id!r} could be read, it may be in the "
+                       "damaged pages (ctxviewer check reads every trace)")
     if run_id is None:
         raise BadInput(f"{db}: no run holds {trace_id!r} (a trace imported without its run, or from a format "
                        "that records none; 'ctxviewer list' names the traces)")
     roots = build_tree(steps)
     if as_json:
         click.echo(json.dumps({"run_id": run_id, "steps": [_json_node(r) for r in roots]}, indent=2, ensure_ascii=False))
-        return
-    click.echo(f"run {one_line(run_id)} · {run_totals(steps)}")
-    for line in tree_lines(roots):
-        click.echo(line)
+    else:
+        click.echo(f"run {one_line(run_id)} · {run_totals(steps)}")
+        for line in tree_lines(roots):
+            click.echo(line)
+    warn_damage(db, damage, "the steps above are those that read back")

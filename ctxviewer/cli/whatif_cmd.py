@@ -100,11 +100,12 @@ def _added(specs: tuple[str, ...], sized: tuple[str, ...]) -> tuple[Candidate, .
         parts = spec.split(":", 2)
         if len(parts) != 3:
             raise click.BadParameter(f"{spec!r}: expected KIND:PRIORITY:TEXT (or KIND:PRIORITY:TOKENS)")
+        option = "--add-tokens" if n > len(specs) else "--add"
         try:
             kind = Kind(parts[0])
         except ValueError:
-            raise click.BadParameter(f"{spec!r}: kind one of {', '.join(k.value for k in Kind)}") from None
-        option = "--add-tokens" if n > len(specs) else "--add"
+            raise click.BadParameter(f"{option} {spec!r}: kind {parts[0]!r} is not one of "
+                                     f"{', '.join(k.value for k in Kind)}") from None
         prio = _number(parts[1], f"{option} {spec!r}: priority")
         if n > len(specs):
             text = filler(_int(parts[2], f"{option} {spec!r}: tokens"))
@@ -204,10 +205,16 @@ def whatif_cmd(db: str, trace_id: str, capacity: str | None, reserve: str | None
     _contradiction(_pairs(priorities, "ID=P"), "--priority", lambda v: _number(v, "--priority"))
     _contradiction(_pairs(moves, "ID=POSITION"), "--move", lambda v: _int(v, "--move", low=1, high=MAX_TOKENS,
                                                                            noun="a position"))
-    try:
-        cap_map = {Category(k): _int(v, f"--cap {k}") for k, v in _pairs(caps, "CATEGORY=N")}
-    except ValueError:
-        raise click.BadParameter("--cap: category one of sys, hist, memory, evidence, tools, user") from None
+    cap_map: dict[Category, int] = {}
+    for k, v in _pairs(caps, "CATEGORY=N"):
+        try:
+            category = Category(k)
+        except ValueError:
+            raise click.BadParameter(f"--cap {k}={v}: category {k!r} is not one of sys, hist, memory, evidence, "
+                                     "tools, user") from None
+        if category is Category.OUT:  # a cap on B_out was shown as a rule and then not applied
+            raise click.BadParameter(f"--cap {k}={v}: the reserved output is not capped, it is set: --reserve {v}")
+        cap_map[category] = _int(v, f"--cap {k}")
     known = {it.id for it in trace.items}
     prio_map = {}
     for k, v in _pairs(priorities, "ID=P"):

@@ -11,7 +11,14 @@ from typing import TextIO
 import click
 
 from ctxviewer.cli.output import json_escape
-from ctxviewer.cli.output_path import OutputPathError, atomic_writer, output_target, place_problem
+from ctxviewer.cli.output_path import (
+    OutputPathError,
+    atomic_writer,
+    cannot_write,
+    output_target,
+    place_problem,
+    unwritable_folder,
+)
 from ctxviewer.util.visible import SUSPECT, reveal
 
 
@@ -25,11 +32,17 @@ def check_place(output: str, option: str = "'-o' / '--output'") -> None:
 
 
 def check_output(output: str, inputs: Iterable[str]) -> None:
-    """Refuse ``output`` before any work (raises :class:`click.BadParameter`, exit 2)."""
+    """Refuse ``output`` before any work: a path :func:`~ctxviewer.cli.output_path.output_target`
+    refuses (raises :class:`click.BadParameter`, exit 2), or a folder the file cannot be created in
+    (:func:`~ctxviewer.cli.output_path.unwritable_folder`: :class:`click.ClickException`, exit 1,
+    ``F: cannot write: folder D is not writable (read-only file system or no permission)``)."""
     try:
-        output_target(output, inputs)
+        target = output_target(output, inputs)
     except OutputPathError as exc:
         raise click.BadParameter(str(exc), param_hint="'-o' / '--output'") from None
+    problem = unwritable_folder(output) if target is not None else None
+    if problem is not None:
+        raise click.ClickException(f"{output}: cannot write: {problem}")
 
 
 def write_output(output: str, inputs: Iterable[str], write: Callable[[TextIO], object], *, json_text: bool) -> None:
@@ -51,8 +64,11 @@ def write_output(output: str, inputs: Iterable[str], write: Callable[[TextIO], o
         sys.stdout.write(text)
         sys.stdout.flush()
         return
+    problem = unwritable_folder(output)  # before write() does the work
+    if problem is not None:
+        raise click.ClickException(f"{output}: cannot write: {problem}")
     try:
         with atomic_writer(target) as fh:
             write(fh)
     except OSError as exc:
-        raise click.ClickException(f"{output}: cannot write ({exc.strerror or exc})") from None
+        raise click.ClickException(cannot_write(output, exc)) from None

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
 from ctxviewer.pipeline.hints import open_store
@@ -115,7 +115,8 @@ def write_screenshot(db_path: str | Path, trace_id: str, out_png: str | Path,
     suffix picks PNG, JPEG or BMP). ``size`` is in logical pixels; the image has ``size × scale``
     pixels, ``scale`` defaulting to the screen's device pixel ratio (2 on a HiDPI screen).
 
-    Raises what :func:`screenshot_window` raises, and ``OSError`` when the image cannot be written.
+    Raises what :func:`screenshot_window` raises, and ``OSError`` when the image cannot be written
+    (the error of ``open`` / ``write``, with its ``errno``; an existing file is never replaced).
     """
     out = Path(out_png)
     fmt = out.suffix.lstrip(".").upper() or "PNG"  # the file's name says its format
@@ -129,9 +130,27 @@ def write_screenshot(db_path: str | Path, trace_id: str, out_png: str | Path,
                                  Qt.AspectRatioMode.IgnoreAspectRatio, Qt.TransformationMode.SmoothTransformation)
             image.setDevicePixelRatio(scale)
             ratio = scale
-        if not image.save(str(out), fmt):  # type: ignore[call-overload]  # PySide takes a str format
-            raise OSError(f"{out}: cannot write the image (does the folder exist and is it writable?)")
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        if not image.save(buffer, fmt):  # type: ignore[call-overload]  # PySide takes a str format
+            raise OSError(f"{out}: Qt cannot encode the image as {fmt}")
+        buffer.close()
+    _write_new(out, bytes(data.data()))
     return Shot(out, (image.width(), image.height()), size, ratio)
+
+
+def _write_new(out: Path, data: bytes) -> None:
+    """Write ``data`` to the new file ``out`` (``open(..., "xb")``: never an existing file), removed
+    again when the write fails midway (a full disk leaves no half image). Raises the ``OSError``
+    of ``open`` or ``write`` unchanged, its ``errno`` saying why (the CLI words it)."""
+    with open(out, "xb") as fh:
+        try:
+            fh.write(data)
+        except BaseException:
+            fh.close()
+            out.unlink(missing_ok=True)
+            raise
 
 
 def render_screenshot(db_path: str | Path, trace_id: str, out_png: str | Path,

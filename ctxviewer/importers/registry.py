@@ -110,6 +110,30 @@ def sniff_score(imp: Importer, path: Path, head: bytes) -> tuple[float, str | No
     return float(score), None
 
 
+def blank_problem(data: bytes) -> str | None:
+    """What is wrong with a file whose whole content is ``data`` when it holds nothing to read:
+    ``"is empty (0 bytes)"``, ``"holds only white space (N bytes)"``, else ``None``."""
+    if data.strip():
+        return None
+    return "is empty (0 bytes)" if not data else f"holds only white space ({len(data)} bytes)"
+
+
+def forced_blank(path: Path, importer: Importer) -> ImportFailed | None:
+    """For ``--format NAME`` (``importer``), which skips :meth:`Registry.detect`: the failure of a
+    regular file that is empty or only white space (:func:`blank_problem`), naming the file and
+    the format -- ``"F: is empty (0 bytes); nothing to read as --format native"`` -- rather than
+    the importer's own words ("not JSON: Expecting value", or nothing at all). ``None`` for any other
+    file, and when it cannot be read (the importer says why)."""
+    try:
+        if not path.is_file() or path.stat().st_size > HEAD_SIZES[0]:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    blank = blank_problem(data)
+    return None if blank is None else ImportFailed(f"{path}: {blank}; nothing to read as --format {importer.name}")
+
+
 class Registry:
     """Importers by name, in sniffing order. Use the module's default :data:`REGISTRY`.
 
@@ -203,9 +227,9 @@ class Registry:
                         break
         except OSError as exc:
             raise ImportFailed(f"{path}: cannot read file: {exc.strerror or exc}") from None
-        if whole and not head.strip():  # nothing to sniff: say so rather than "not recognised"
-            raise ImportFailed(f"{path}: is empty (0 bytes)" if not head else
-                               f"{path}: holds only white space ({len(head)} bytes); no traces in it")
+        blank = blank_problem(head) if whole else None
+        if blank is not None:  # nothing to sniff: say so rather than "not recognised"
+            raise ImportFailed(f"{path}: {blank}" + ("; no traces in it" if head else ""))
         if problems is not None:
             problems.extend(ImportProblem(str(path), "whole file", msg) for msg in failed.values())
         best = max(importers, key=lambda i: scores.get(i.name, 0.0), default=None)

@@ -17,6 +17,7 @@ from typing import Sequence
 
 from ctxviewer.importers import Importer, ImportFailed, ImportProblem, Registry
 from ctxviewer.importers.contract import Companions
+from ctxviewer.importers.registry import forced_blank
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,8 @@ class Planned:
 def plan(entries: Sequence[Path | ImportProblem], forced: Importer | None,
          registry: Registry) -> tuple[list[Planned], Companions | None]:
     """The run's entries with their importers (``forced``, else detected; a sniff's bug kept in
-    :attr:`Planned.sniffed`), ordered so that files another file's importer joins come after all
+    :attr:`Planned.sniffed`; under ``forced``, an empty file fails as
+    :func:`~ctxviewer.importers.registry.forced_blank` says), ordered so that files another file's importer joins come after all
     joining files, and the :class:`Companions` of the run (``None`` when no importer of the run
     joins a format the run holds). Never raises: a file that cannot be detected carries its
     :class:`ImportFailed`."""
@@ -44,6 +46,10 @@ def plan(entries: Sequence[Path | ImportProblem], forced: Importer | None,
             planned.append(Planned(entry, None))
             continue
         problems: list[ImportProblem] = []
+        blank = forced_blank(entry, forced) if forced is not None else None
+        if blank is not None:
+            planned.append(Planned(entry, None, blank))
+            continue
         try:
             planned.append(Planned(entry, forced or registry.detect(entry, problems), sniffed=tuple(problems)))
         except ImportFailed as exc:

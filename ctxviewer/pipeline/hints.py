@@ -30,11 +30,17 @@ def open_store(path: str | Path) -> TraceStore:
 
 def create_store(path: str | Path) -> TraceStore:
     """:meth:`TraceStore.create <ctxviewer.store.TraceStore.create>` (create or open writable), with
-    the import hint when ``path`` is a trace file. Raises :class:`~ctxviewer.store.StoreError`."""
+    the import hint when ``path`` is a trace file; any other file that is not a database is said
+    to be left as it is (``"F: is not an SQLite database (no 'SQLite format 3' header); it is never
+    overwritten: give a trace database or a new file"``). Raises :class:`~ctxviewer.store.StoreError`."""
     try:
         return TraceStore.create(path)
     except NotADatabaseError as exc:
-        raise with_hint(exc) from None
+        hinted = with_hint(exc)
+        if hinted is exc:
+            raise StoreError(exc.path, f"{exc.problem}; it is never overwritten: give a trace database or a new "
+                                       "file") from None
+        raise hinted from None
 
 
 def with_hint(exc: NotADatabaseError) -> StoreError:

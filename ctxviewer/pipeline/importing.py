@@ -167,6 +167,8 @@ def import_files(
                     yield trace
             except ImportFailed as exc:
                 failed = _strip_path(str(exc), str(path))
+                if detected and importer is None and entry.importer is not None:  # a guess may be wrong: say whose
+                    failed += f" (read as {entry.importer.name}, the format detected; --format NAME forces another)"
             hint = registry.hint(path, importer) if importer is not None and not yielded else None
             if failed is not None:
                 report.problems.append(ImportProblem(str(path), "whole file", failed + (f"; {hint}" if hint else ""),

@@ -97,4 +97,8 @@ def parse_rule(text: str) -> ScoreRule:
             raise ValueError(f"score rule {text!r}: not a valid regular expression ({exc})") from None
     if kind == "json" and ("=" not in arg or not arg.partition("=")[0].strip()):
         raise ValueError(f"score rule {text!r}: expected json:FIELD.PATH=VALUE")
+    if kind == "json" and any(not step.strip() for step in arg.partition("=")[0].split(".")):
+        # a path with an empty step matches no answer: every run would score 0 in silence
+        raise ValueError(f"score rule {text!r}: the path {arg.partition('=')[0]!r} has an empty step "
+                         "(FIELD.PATH is names joined by single dots: json:answer.amount=42)")
     return ScoreRule(kind, arg, text)

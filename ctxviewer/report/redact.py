@@ -96,17 +96,47 @@ def load_rules(spec: str) -> Rules:
         table = doc.get("redact")
         if not isinstance(table, dict):
             raise RulesError(f"{spec}: no [redact] table")
-        rules = _combine([_builtin(n, spec) for n in table.get("builtin", [])])
-        fields = tuple(str(f) for f in table.get("fields", []))
-        patterns = []
-        for i, p in enumerate(table.get("pattern", [])):
-            try:
-                patterns.append(Pattern(str(p.get("name") or f"pattern {i + 1}"), re.compile(str(p["regex"])),
-                                        str(p.get("mask", "[redacted]"))))
-            except (KeyError, TypeError, AttributeError, re.error) as exc:
-                raise RulesError(f"{spec}: redact.pattern[{i}]: {exc}") from None
-        return _combine([rules, Rules(fields, tuple(patterns))])
+        names = _strings(table, "builtin", spec, f"rule names ({', '.join(BUILTIN)})")
+        unknown = [n for n in names if n not in BUILTIN]
+        if unknown:
+            raise RulesError(f"{spec}: redact.builtin: {unknown[0]!r} is not a built-in rule ({', '.join(BUILTIN)})")
+        rules = _combine([BUILTIN[n] for n in names])
+        fields = _strings(table, "fields", spec, "dotted field paths (user_id, attributes.user.email)")
+        return _combine([rules, Rules(fields, _patterns(table.get("pattern", []), spec))])
     return _combine([_builtin(name.strip(), spec) for name in spec.split(",") if name.strip()])
+
+
+def _strings(table: dict[str, Any], key: str, spec: str, what: str) -> tuple[str, ...]:
+    """``redact.KEY`` as a tuple of strings (absent: empty). Raises :class:`RulesError` naming the
+    key, what it holds and what it should hold (``redact.fields = 5``)."""
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise RulesError(f"{spec}: redact.{key} must be a list of {what}, like [\"...\"], not {value!r}")
+    return tuple(value)
+
+
+def _patterns(value: Any, spec: str) -> tuple[Pattern, ...]:
+    """The ``[[redact.pattern]]`` tables as :class:`Pattern` s. Raises :class:`RulesError` naming
+    the pattern (``redact.pattern[0]``) and what is wrong with it."""
+    if not isinstance(value, list):
+        raise RulesError(f"{spec}: redact.pattern must be tables ([[redact.pattern]] with name, regex, mask), "
+                         f"not {value!r}")
+    out = []
+    for i, p in enumerate(value):
+        where = f"{spec}: redact.pattern[{i}]"
+        if not isinstance(p, dict):
+            raise RulesError(f"{where} must be a table ([[redact.pattern]] with name, regex, mask), not {p!r}")
+        regex, name, mask = p.get("regex"), p.get("name", f"pattern {i + 1}"), p.get("mask", "[redacted]")
+        if not isinstance(regex, str) or not regex:
+            raise RulesError(f"{where}: needs regex = \"...\" (a regular expression), not {regex!r}")
+        if not isinstance(name, str) or not isinstance(mask, str):
+            raise RulesError(f"{where}: name and mask must be strings")
+        try:
+            compiled = re.compile(regex)
+        except re.error as exc:
+            raise RulesError(f"{where}: regex {regex!r} is not a regular expression: {exc}") from None
+        out.append(Pattern(name or f"pattern {i + 1}", compiled, mask))
+    return tuple(out)
 
 
 def _builtin(name: str, spec: str) -> Rules:

@@ -10,6 +10,7 @@ One connection belongs to one thread at a time. No Qt here.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -18,6 +19,18 @@ if TYPE_CHECKING:
     from sqlite_utils import Database
 
 from ctxviewer.store.errors import StoreError
+
+_UNDECODABLE = re.compile(r"Could not decode to UTF-8 column '([^']*)' with text ")
+
+
+def undecodable_column(exc: BaseException) -> str | None:
+    """For the sqlite3 module's error on a stored text that is not UTF-8 (only damage, or another
+    program, writes such bytes: ctxviewer stores ``str``): ``"database disk image is malformed
+    (column 'text' holds bytes that are not UTF-8)"``; ``None`` for any other error."""
+    m = _UNDECODABLE.match(str(exc)) if isinstance(exc, sqlite3.OperationalError) else None
+    if m is None:
+        return None
+    return f"database disk image is malformed (column {m.group(1)!r} holds bytes that are not UTF-8)"
 
 
 class StoreConnection:
@@ -62,4 +75,7 @@ class StoreConnection:
         self._conn.set_progress_handler(lambda: 1 if cancelled() else 0, every)
 
     def _fail(self, what: str, exc: Exception) -> StoreError:
-        return StoreError(self.path, f"{what}: {exc}")
+        """``StoreError("DB: WHAT: SQLite's message")``; a stored text that is not UTF-8 (the
+        sqlite3 module's "Could not decode to UTF-8 column 'text' with text '<the whole damaged
+        content>'") is said as the damage it is, naming the column, not quoting the text."""
+        return StoreError(self.path, f"{what}: {undecodable_column(exc) or exc}")

@@ -28,19 +28,51 @@ def encode_cursor(created: str | None, trace_id: str) -> str:
     return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
 
 
+LIST_EXAMPLE = "WyIyMDI2LTExLTA5VDE2OjQyOjMxLjIwOFoiLCJidWRnZXQtOGsiXQ"
+"""A list cursor (:func:`encode_cursor` of ``budget-8k``'s row), shown in the message of a bad one."""
+SEARCH_EXAMPLE = "WzAsMTA1LDE2MV0"
+"""A search cursor (:func:`encode_search_cursor` of ``(0, 105, 161)``), shown in the message of a bad one."""
+
+
+def _list_error(cursor: str, why: str) -> CursorError:
+    return CursorError(f"{cursor!r} is not a list cursor ({why}); a list cursor is URL-safe base64 of the last "
+                       f"row's [created, trace_id], such as {LIST_EXAMPLE}: copy it from the 'more rows: "
+                       "ctxviewer list … --after CURSOR' line a page printed on standard error")
+
+
+def _search_error(cursor: str, why: str) -> CursorError:
+    return CursorError(f"{cursor!r} is not a search cursor ({why}); a search cursor is URL-safe base64 of three "
+                       f"row numbers, such as {SEARCH_EXAMPLE}: copy it from the '(first N hits; … --after CURSOR)' "
+                       "line a page printed on standard error")
+
+
+def _decoded(cursor: str) -> Any:
+    """The JSON value inside ``cursor``. Raises ``ValueError`` (``binascii.Error`` included)."""
+    return json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("utf-8"))
+
+
+def _is_search_value(value: Any) -> bool:
+    return (isinstance(value, list) and len(value) == 3
+            and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value))
+
+
+def _is_list_value(value: Any) -> bool:
+    return (isinstance(value, list) and len(value) == 2 and isinstance(value[1], str)
+            and (value[0] is None or isinstance(value[0], str)))
+
+
 def decode_cursor(cursor: str) -> tuple[str | None, str]:
     """``(created, trace_id)`` of a cursor from :func:`encode_cursor`. Raises :class:`CursorError`
-    for anything else (bad base64, bad JSON, not a ``[text-or-null, text]`` pair)."""
+    for anything else (bad base64, bad JSON, not a ``[text-or-null, text]`` pair, a search
+    cursor), its message saying what a list cursor looks like and where to copy it from."""
     try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        value: Any = json.loads(raw.decode("utf-8"))
-    except (binascii.Error, ValueError) as exc:
-        raise CursorError(f"{cursor!r} is not a list cursor ({exc.__class__.__name__}); "
-                          "give the one a previous page printed") from None
-    if (not isinstance(value, list) or len(value) != 2 or not isinstance(value[1], str)
-            or not (value[0] is None or isinstance(value[0], str))):
-        raise CursorError(f"{cursor!r} is not a list cursor (not a [created, trace_id] pair); "
-                          "give the one a previous page printed")
+        value: Any = _decoded(cursor)
+    except (binascii.Error, ValueError):
+        raise _list_error(cursor, "not base64 of JSON") from None
+    if _is_search_value(value):
+        raise _list_error(cursor, "it is a cursor of ctxviewer search") from None
+    if not _is_list_value(value):
+        raise _list_error(cursor, "not a [created, trace_id] pair")
     return value[0], value[1]
 
 
@@ -61,14 +93,14 @@ def encode_search_cursor(cursor: tuple[int, int, int]) -> str:
 
 def decode_search_cursor(cursor: str) -> tuple[int, int, int]:
     """``(phase, blob rowid, item rowid)`` of a cursor from :func:`encode_search_cursor`. Raises
-    :class:`CursorError` for anything else."""
+    :class:`CursorError` for anything else (a list cursor too), its message saying what a search
+    cursor looks like and where to copy it from."""
     try:
-        value: Any = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("utf-8"))
-    except (binascii.Error, ValueError) as exc:
-        raise CursorError(f"{cursor!r} is not a search cursor ({exc.__class__.__name__}); "
-                          "give the one a previous page printed") from None
-    if (not isinstance(value, list) or len(value) != 3
-            or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)):
-        raise CursorError(f"{cursor!r} is not a search cursor (not three row numbers); "
-                          "give the one a previous page printed")
+        value: Any = _decoded(cursor)
+    except (binascii.Error, ValueError):
+        raise _search_error(cursor, "not base64 of JSON") from None
+    if _is_list_value(value):
+        raise _search_error(cursor, "it is a cursor of ctxviewer list")
+    if not _is_search_value(value):
+        raise _search_error(cursor, "not three row numbers")
     return value[0], value[1], value[2]

@@ -40,7 +40,8 @@ def check_schema(conn: sqlite3.Connection, path: Path, *, writable: bool, upgrad
     """Validate the schema of an open database and return its ``user_version``.
 
     Raises :class:`StoreError` when the file is not a ctxviewer database (missing tables; checked
-    before the version, since other programs set ``user_version`` too), was written by a newer
+    before the version, since other programs set ``user_version`` too), has a negative version (a
+    damaged header: "is corrupt"), was written by a newer
     ctxviewer, or (read-only) is an older schema that needs upgrading. A writable database with
     version 0 and no tables at all is accepted: :func:`~ctxviewer.store.migrate.migrate` builds it.
     A writable database of an older schema is accepted only with ``upgrade`` (the upgraded copy of
@@ -63,6 +64,9 @@ def check_schema(conn: sqlite3.Connection, path: Path, *, writable: bool, upgrad
     # ctxviewer may have reshaped its tables, but it still records its migration set.
     if missing and not (version > SCHEMA_VERSION and _has_ctxviewer_migrations(conn, names)):
         raise StoreError(path, f"is not a ctxviewer trace database (missing tables: {', '.join(missing)})")
+    if version < 0:  # bytes 60-63 of the header, damaged: "an older schema (-1)" would be false
+        raise StoreError(path, f"is corrupt: its schema version (PRAGMA user_version, bytes 60-63 of the header) "
+                               f"reads {version}, which no ctxviewer writes")
     if version > SCHEMA_VERSION:
         raise StoreError(
             path,

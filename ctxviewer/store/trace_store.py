@@ -101,7 +101,8 @@ class TraceStore(TraceListing, TraceAggregates, TraceRuns, TraceSessions, KeyedL
         if path.exists() and not os.access(path, os.W_OK):
             raise StoreError(path, READ_ONLY)
         if not path.parent.is_dir():
-            raise StoreError(path, f"cannot create: folder {path.parent} does not exist")
+            raise StoreError(path, f"cannot create: {path.parent} is not a folder" if path.parent.exists()
+                             else f"cannot create: folder {path.parent} does not exist")
         if not os.access(path.parent, os.W_OK):  # SQLite writes its journal beside the database
             verb = "cannot add traces" if path.exists() else "cannot create"
             raise StoreError(path, f"{verb}: folder {path.parent} is not writable "

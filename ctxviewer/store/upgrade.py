@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from ctxviewer.store.migrations import SCHEMA_VERSION
 from ctxviewer.store.schema_check import check_schema, inspect
 from ctxviewer.store.trace_store import TraceStore
 from ctxviewer.util.interrupt import sigterm_exits
+from ctxviewer.util.new_file import create_unique
 from ctxviewer.util.sqlite_errors import sqlite_message
 
 
@@ -67,7 +67,8 @@ def upgrade_copy(source: str | Path, target: str | Path,
     if dst.exists() or dst.is_symlink():
         raise StoreError(dst, "already exists; choose a new file for the upgraded copy")
     if not dst.parent.is_dir():
-        raise StoreError(dst, f"cannot create: folder {dst.parent} does not exist")
+        raise StoreError(dst, f"cannot create: {dst.parent} is not a folder" if dst.parent.exists()
+                             else f"cannot create: folder {dst.parent} does not exist")
     try:
         conn = sqlite3.connect(f"file:{quote(str(src.resolve()))}?mode=ro", uri=True)
     except sqlite3.Error as exc:
@@ -84,9 +85,7 @@ def upgrade_copy(source: str | Path, target: str | Path,
                 if damage:  # the copy would carry it, and re-assessing would then blame the copy
                     raise StoreError(src, f"is corrupt ({damage}); nothing was written")
                 try:
-                    fd, name = tempfile.mkstemp(prefix=f".{dst.name}.upgrading-", dir=dst.parent)
-                    os.close(fd)
-                    tmp = Path(name)
+                    tmp = create_unique(dst.parent, f".{dst.name}.upgrading-")  # the umask's mode
                     say(f"copying {src}")
                     out = sqlite3.connect(str(tmp))
                     with out:

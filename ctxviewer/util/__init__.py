@@ -16,6 +16,7 @@ What lives here:
 * :mod:`~ctxviewer.util.sqlite_errors` -- what an SQLite error means (read-only, locked, damaged);
 * :mod:`~ctxviewer.util.file_kind` -- what a file is (FIFO, device, too large to read), and
   shell words for the commands a message suggests;
+* :mod:`~ctxviewer.util.new_file` -- a new file under a unique name, its mode respecting the umask;
 * :mod:`~ctxviewer.util.plugins` -- the one plug-in registry (built-ins and entry points).
 
 May import: the standard library and third-party packages only; never another ``ctxviewer``

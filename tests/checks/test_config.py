@@ -71,3 +71,29 @@ def test_a_context_window_that_is_not_a_positive_integer_names_the_file(tmp_path
     bad.write_text('[context_window.models]\n"gpt-4o" = "big"\n', encoding="utf-8")
     with pytest.raises(ValueError, match=r"ctxviewer.toml: context_window.models must map names to positive token counts"):
         load_file(bad)
+
+
+def test_a_bad_value_in_ctxviewer_toml_is_named_with_its_key(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """New user (wt-nu): the message named the table but not which entry of it was wrong."""
+    import pytest
+
+    from ctxviewer.assess.config import load_file
+
+    bad = tmp_path / "ctxviewer.toml"
+    cases = [
+        ('[context_window.models]\n"gpt-4o" = 128000\n"my-*" = "big"\n',
+         "context_window.models must map names to positive token counts (integers); \"my-*\" is 'big'"),
+        ('[context_window.traces]\n"budget-8k" = -5\n',
+         "context_window.traces must map names to positive token counts (integers); \"budget-8k\" is -5"),
+        ('[context_window.traces]\n"budget-8k" = true\n',
+         "context_window.traces must map names to positive token counts (integers); \"budget-8k\" is True"),
+        ('[context_window]\nmodels = 5\n',
+         "context_window.models must map names to positive token counts (integers); it is 5"),
+        ('[expected_policy."*"]\nsupport = 5\n',
+         'expected_policy."*" must map policy ids to version strings; "support" is 5'),
+    ]
+    for text, message in cases:
+        bad.write_text(text, encoding="utf-8")
+        with pytest.raises(ValueError) as err:
+            load_file(bad)
+        assert str(err.value) == f"{bad}: {message}"

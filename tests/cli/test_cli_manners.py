@@ -108,6 +108,20 @@ def test_a_file_no_importer_knows_keeps_the_store_error(tmp_path: Path) -> None:
     assert err.strip() == f"Error: {notes}: is not an SQLite database (no 'SQLite format 3' header)"
 
 
+@pytest.mark.parametrize("args", [["import", "{traces}", "-o", "{notes}"],
+                                  ["whatif", "{samples}", "budget-8k", "--save", "{notes}"]])
+def test_writing_into_a_file_that_is_no_database_says_it_is_left_as_it_is(tmp_path: Path, args: list[str]) -> None:
+    """New user (wt-nu): `import t.jsonl -o notes.txt` said only "is not an SQLite database": was it
+    overwritten, and what to give instead?"""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello, I am neither SQLite nor a trace")
+    samples = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+    code, out, err = run(*(a.format(traces=JSONL, notes=notes, samples=samples) for a in args))
+    assert (code, err.splitlines()[-1]) == (1, f"Error: {notes}: is not an SQLite database (no 'SQLite format 3' "
+                                               "header); it is never overwritten: give a trace database or a new file")
+    assert notes.read_text() == "hello, I am neither SQLite nor a trace"
+
+
 def test_the_store_error_carries_the_hint_for_every_surface(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The window's File > Open and the other commands (check, diff) open through one function and
     get the same words; the store itself only says it is no SQLite database (it knows no importer)."""

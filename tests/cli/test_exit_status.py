@@ -14,6 +14,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from ctxviewer.cli import cli
@@ -101,6 +102,53 @@ def test_an_empty_file_is_called_empty(tmp_path: Path) -> None:
     assert err.splitlines()[:2] == [f"error: {empty}: whole file: is empty (0 bytes)",
                                     f"error: {blank}: whole file: holds only white space (4 bytes); no traces in it"]
     assert not (tmp_path / "e.db").exists()
+
+
+@pytest.mark.parametrize("fmt", ["native", "otel", "langfuse", "cassette", "inspect_ai"])
+def test_an_empty_file_under_a_forced_format_is_called_empty_with_the_format(tmp_path: Path, fmt: str) -> None:
+    """New user (wt-nu): with --format native an empty file said nothing at all but the summary; with
+    --format otel 'not JSON or JSON Lines: Expecting value (line 1)'."""
+    empty, blank = tmp_path / "empty.json", tmp_path / "blank.json"
+    empty.write_text("")
+    blank.write_text("  \n\n")
+    code, out, err = run("import", str(empty), str(blank), "-o", str(tmp_path / "e.db"), "--format", fmt)
+    assert (code, out) == (2, "imported 0 trace(s) from 0 of 2 file(s)\n")
+    assert err.splitlines() == [
+        f"error: {empty}: whole file: is empty (0 bytes); nothing to read as --format {fmt}",
+        f"error: {blank}: whole file: holds only white space (4 bytes); nothing to read as --format {fmt}",
+        f"Error: no traces imported; removed {tmp_path / 'e.db'}, which this import had created"]
+    assert not (tmp_path / "e.db").exists()
+
+
+def test_a_detected_file_that_fails_to_read_names_the_format_it_was_read_as(tmp_path: Path) -> None:
+    """New user (wt-nu): a cut-short file said "not JSON: Unterminated string ..." without the format
+    detection chose, so a wrong guess could not be seen (or overridden knowingly)."""
+    cut = tmp_path / "cut.json"
+    cut.write_text('{"trace": {"id": "t1"}, "observations": [{"id": "o1", "name": "gen')
+    code, out, err = run("import", str(cut), "-o", str(tmp_path / "i.db"))
+    assert (code, out) == (2, "imported 0 trace(s) from 0 of 1 file(s)\n")
+    assert err.splitlines()[0] == (f"error: {cut}: whole file: not JSON: Unterminated string starting at: line 1 "
+                                   "column 63 (char 62); the text ends there: was the file cut short? (read as "
+                                   "langfuse, the format detected; --format NAME forces another)")
+    code, _, err = run("import", str(cut), "-o", str(tmp_path / "i.db"), "--format", "langfuse")
+    assert err.splitlines()[0] == (f"error: {cut}: whole file: not JSON: Unterminated string starting at: line 1 "
+                                   "column 63 (char 62); the text ends there: was the file cut short?")  # forced
+
+
+@pytest.mark.parametrize(("text", "fmt", "expected"), [
+    ('{"trace": {"id": "t1"}, "observations": [{"id": "o1"}, ', "langfuse",
+     "not JSON: Expecting value: line 1 column 56 (char 55); the text ends there: was the file cut short?"),
+    ('{"trace": {"id": "t1"}, "observations": [{"id": "o1"} {"id": "o2"}]}\n', "langfuse",
+     "not JSON: Expecting ',' delimiter: line 1 column 55 (char 54)"),  # broken in the middle: not "cut short"
+    ('{"resourceSpans": [{"resource": {}, "scopeSpans": [\n', "otel",
+     "not JSON or JSON Lines: Expecting value (line 2); the text ends there: was the file cut short?"),
+])
+def test_a_json_file_cut_off_is_said_to_end_there(tmp_path: Path, text: str, fmt: str, expected: str) -> None:
+    """New user (wt-nu): a file cut by `head -c` (or a full disk) said only the parser's words."""
+    cut = tmp_path / "cut.json"
+    cut.write_text(text)
+    code, _, err = run("import", str(cut), "-o", str(tmp_path / "i.db"), "--format", fmt)
+    assert (code, err.splitlines()[0]) == (2, f"error: {cut}: whole file: {expected}")
 
 
 def test_upgrade_of_a_current_database_says_it_was_already_current(tmp_path: Path) -> None:

@@ -146,7 +146,8 @@ def test_export_into_a_read_only_folder_is_one_error(tmp_path: Path, monkeypatch
     monkeypatch.setattr(Path, "unlink", lambda self, missing_ok=False: (_ for _ in ()).throw(OSError(30, "Read-only file system")))
     code, out, err = run("export", str(src), "-o", str(tmp_path / "ro" / "a.json"))
     assert (code, out) == (1, "")
-    assert err == f"Error: {tmp_path / 'ro' / 'a.json'}: cannot write (Read-only file system)\n"
+    assert err == (f"Error: {tmp_path / 'ro' / 'a.json'}: cannot write: folder {tmp_path / 'ro'} is not writable "
+                   "(Read-only file system)\n")
 
 
 def test_check_on_a_corrupt_page_names_the_db_and_trace(tmp_path: Path) -> None:

@@ -103,3 +103,89 @@ def test_adding_to_a_database_in_a_folder_that_is_not_writable_says_so(tmp_path:
     code, out, err = run("import", str(TRACES), "-o", str(db))
     assert (code, out, err) == (
         1, "", f"Error: {db}: cannot add traces: folder {ro} is not writable (read-only file system or no permission)\n")
+
+
+def _folder_not_writable(monkeypatch: Any, folder: Path) -> None:
+    """Root passes permission checks: the folder's refusal is simulated where the guard asks."""
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if Path(p) == folder and mode == os.W_OK
+                        else real(p, mode))
+
+
+@pytest.mark.parametrize("args", [
+    ["export", str(SAMPLES), "-o", "{out}.json"],
+    ["report", str(SAMPLES), "budget-8k", "-o", "{out}.html"],
+    ["check", str(SAMPLES), "--format", "sarif", "-o", "{out}.sarif"],
+    ["screenshot", str(SAMPLES), "budget-8k", "-o", "{out}.png"],
+])
+def test_an_output_in_a_folder_that_is_not_writable_is_refused_before_the_work(
+        tmp_path: Path, monkeypatch: Any, args: list[str]) -> None:
+    """New user (wt-nu): screenshot rendered the window first and then said "cannot write the image
+    (does the folder exist and is it writable?)"; now every -o says which, exit status 1, before rendering."""
+    ro = tmp_path / "rodir"
+    ro.mkdir()
+    _folder_not_writable(monkeypatch, ro)
+    argv = [a.format(out=ro / "out") for a in args]
+    code, out, err = run(*argv)
+    assert (code, out, err) == (
+        1, "", f"Error: {argv[-1]}: cannot write: folder {ro} is not writable (read-only file system or no permission)\n")
+    assert list(ro.iterdir()) == []
+
+
+def test_an_output_under_a_file_names_the_file_not_a_missing_folder(tmp_path: Path) -> None:
+    """'folder F does not exist' was false when F is a file."""
+    (tmp_path / "afile").write_text("x\n")
+    out = tmp_path / "afile" / "x.json"
+    code, _, err = run("export", str(SAMPLES), "-o", str(out))
+    assert (code, last_line(err)) == (
+        2, f"Error: Invalid value for '-o' / '--output': {out}: {tmp_path / 'afile'} is not a folder")
+
+
+@pytest.mark.parametrize(("error", "expected"), [
+    (PermissionError(13, "Permission denied"), "cannot write the image: folder {folder} is not writable "
+                                               "(Permission denied)"),
+    (OSError(28, "No space left on device"), "cannot write the image (No space left on device)"),
+])
+def test_screenshot_whose_write_fails_says_why_in_one_line(tmp_path: Path, monkeypatch: Any, error: OSError,
+                                                          expected: str) -> None:
+    """The folder can refuse after the check, or the disk fill up: one line from the errno, exit status 1."""
+    pytest.importorskip("PySide6")
+    import ctxviewer.gui.screenshot as screenshot
+
+    def refuse(out: Path, data: bytes) -> None:
+        assert data.startswith(b"\x89PNG")
+        raise error
+
+    monkeypatch.setattr(screenshot, "_write_new", refuse)
+    out = tmp_path / "shot.png"
+    code, stdout, err = run("screenshot", str(SAMPLES), "budget-8k", "-o", str(out))
+    assert (code, stdout, err) == (1, "", f"Error: {out}: {expected.format(folder=tmp_path)}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_screenshot_write_leaves_no_half_image(tmp_path: Path, monkeypatch: Any) -> None:
+    pytest.importorskip("PySide6")
+    from ctxviewer.gui.screenshot import _write_new
+
+    class Full:
+        def __init__(self, fh: Any) -> None:
+            self.fh = fh
+
+        def __enter__(self) -> Full:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.fh.close()
+
+        def write(self, data: bytes) -> None:
+            self.fh.write(data[:10])
+            raise OSError(28, "No space left on device")
+
+        def close(self) -> None:
+            self.fh.close()
+
+    real_open = open
+    monkeypatch.setattr("builtins.open", lambda p, mode="r", *a, **kw: Full(real_open(p, mode)))
+    with pytest.raises(OSError, match="No space left on device"):
+        _write_new(tmp_path / "s.png", b"x" * 100)
+    assert list(tmp_path.iterdir()) == []

@@ -136,6 +136,37 @@ def test_bad_cursors_and_clashing_options_are_usage_errors() -> None:
         decode_cursor(encode_search_cursor((0, 1, 2)))
 
 
+LIST_HELP = ("a list cursor is URL-safe base64 of the last row's [created, trace_id], such as "
+             "WyIyMDI2LTExLTA5VDE2OjQyOjMxLjIwOFoiLCJidWRnZXQtOGsiXQ: copy it from the 'more rows: ctxviewer list "
+             "… --after CURSOR' line a page printed on standard error")
+SEARCH_HELP = ("a search cursor is URL-safe base64 of three row numbers, such as WzAsMTA1LDE2MV0: copy it from the "
+               "'(first N hits; … --after CURSOR)' line a page printed on standard error")
+
+
+@pytest.mark.parametrize(("command", "cursor", "why", "helps"), [
+    ("list", "garbage", "not base64 of JSON", LIST_HELP),
+    ("list", "e30", "not a [created, trace_id] pair", LIST_HELP),  # {}
+    ("list", "WzAsMTA1LDE2MV0", "it is a cursor of ctxviewer search", LIST_HELP),
+    ("search", "xyz", "not base64 of JSON", SEARCH_HELP),
+    ("search", "WzEsMl0", "not three row numbers", SEARCH_HELP),  # [1,2]
+    ("search", "WyIyMDI2LTExLTA5VDE2OjQyOjMxLjIwOFoiLCJidWRnZXQtOGsiXQ", "it is a cursor of ctxviewer list", SEARCH_HELP),
+])
+def test_a_bad_cursor_says_what_a_cursor_looks_like(command: str, cursor: str, why: str, helps: str) -> None:
+    """New user (wt-nu): 'garbage' said '(UnicodeDecodeError)', a Python class, and not what to give."""
+    args = ["list", str(SAMPLES)] if command == "list" else ["search", str(SAMPLES), "refund"]
+    code, out, err = run(*args, "--after", cursor)
+    kind = "list" if command == "list" else "search"
+    assert (code, out, err.splitlines()[-1]) == (
+        2, "", f"Error: Invalid value for '--after': {cursor!r} is not a {kind} cursor ({why}); {helps}")
+
+
+def test_the_example_cursors_are_real() -> None:
+    from ctxviewer.store.cursor import LIST_EXAMPLE, SEARCH_EXAMPLE, decode_search_cursor
+
+    assert decode_cursor(LIST_EXAMPLE) == ("2026-11-09T16:42:31.208Z", "budget-8k")
+    assert decode_search_cursor(SEARCH_EXAMPLE) == (0, 105, 161)
+
+
 def test_cursors_round_trip() -> None:
     for created, tid in [(None, "a"), ("2026-11-09T16:44:05.731Z", "7e1c/ü b"), ("", "")]:
         assert decode_cursor(encode_cursor(created, tid)) == (created, tid)

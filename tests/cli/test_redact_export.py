@@ -8,6 +8,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from factories import make_trace
 
@@ -112,3 +113,31 @@ def test_a_field_no_trace_has_is_warned_about(tmp_path: Path) -> None:
     assert res.exit_code == 0
     assert ("warning: redact: field nonexistent.field is in no exported trace (not recorded, or the path is misspelt: "
             "paths are those of the native format, e.g. user_id, attributes.user.email)") in res.stderr
+
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+PATTERN = "[[redact.pattern]] with name, regex, mask"
+
+
+@pytest.mark.parametrize(("toml", "problem"), [
+    ("fields = 5", "redact.fields must be a list of dotted field paths (user_id, attributes.user.email), like "
+                   "[\"...\"], not 5"),
+    ('builtin = "emails"', "redact.builtin must be a list of rule names (user-ids, emails, api-keys), like [\"...\"], "
+                           "not 'emails'"),
+    ('builtin = ["mails"]', "redact.builtin: 'mails' is not a built-in rule (user-ids, emails, api-keys)"),
+    ('pattern = ["(unclosed"]', f"redact.pattern[0] must be a table ({PATTERN}), not '(unclosed'"),
+    ('pattern = "x"', f"redact.pattern must be tables ({PATTERN}), not 'x'"),
+    ('[[redact.pattern]]\nname = "order"', "redact.pattern[0]: needs regex = \"...\" (a regular expression), not None"),
+    ('[[redact.pattern]]\nregex = "(order"', "redact.pattern[0]: regex '(order' is not a regular expression: "
+                                             "missing ), unterminated subpattern at position 0"),
+    ('[[redact.pattern]]\nregex = "x"\nmask = 3', "redact.pattern[0]: name and mask must be strings"),
+])
+def test_a_rules_file_of_the_wrong_shape_names_the_key_and_what_it_should_hold(
+        tmp_path: Path, toml: str, problem: str) -> None:
+    """New user (wt-nu): `fields = 5` was a TypeError traceback (exit 1), a pattern given as a string
+    "'str' object has no attribute 'get'"."""
+    rules = tmp_path / "rules.toml"
+    rules.write_text(f"[redact]\n{toml}\n")
+    res = CliRunner().invoke(cli, ["export", str(SAMPLES), "-o", str(tmp_path / "out.json"), "--redact", str(rules)])
+    assert (res.exit_code, res.stdout, res.stderr) == (2, "", f"Error: {rules}: {problem}\n")
+    assert not (tmp_path / "out.json").exists()

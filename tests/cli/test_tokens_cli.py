@@ -58,3 +58,29 @@ def test_a_request_without_messages_says_so_instead_of_an_empty_table(tmp_path: 
                           "items: none (the request has no messages)\n"
                           "framing: 3 tokens (per message, roles, names; reply priming 3)\n"
                           "total: 3 = content 0 + framing 3 + tools 0\n")
+
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+
+
+def test_a_file_that_is_not_utf8_text_is_named_for_what_it_is(tmp_path: Path) -> None:
+    """New user (wt-nu): a trace database or a binary file gave the codec's words ("'utf-8' codec
+    can't decode byte 0xaf in position 31: invalid start byte")."""
+    res = CliRunner().invoke(cli, ["tokens", str(SAMPLES)])
+    assert (res.exit_code, res.stdout, res.stderr) == (
+        2, "", f"Error: {SAMPLES}: not a JSON request: an SQLite database (a trace database? `ctxviewer show DB "
+               "TRACE_ID` counts a stored trace)\n")
+    binary = tmp_path / "b.bin"
+    binary.write_bytes(b"{\"a\xff\"}")
+    res = CliRunner().invoke(cli, ["tokens", str(binary)])
+    assert (res.exit_code, res.stderr) == (2, f"Error: {binary}: not a JSON request: not UTF-8 text (invalid start "
+                                              "byte at byte 3)\n")
+
+
+def test_a_request_with_a_utf8_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """A BOM (Windows editors write one) was 'Unexpected UTF-8 BOM (decode using utf-8-sig)'."""
+    req = tmp_path / "bom.json"
+    req.write_bytes(b"\xef\xbb\xbf" + json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}).encode())
+    res = CliRunner().invoke(cli, ["tokens", str(req), "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["total"] == 8

@@ -125,3 +125,27 @@ def test_openinference_spans_keep_their_chain_and_say_what_is_not_recorded(tmp_p
         assert chain.span.attributes["output.value"] == "I am here."  # the later print of the span wins
         (llm,) = store.children("ed7b336d-e71a-46f0-a334-5f2e87cb6cfc", chain.span.span_id)
         assert llm.duration_ms == pytest.approx(1724.69, abs=1e-6)
+
+
+def test_a_tree_read_from_a_damaged_database_is_printed_then_warned_about(db: Path, tmp_path: Path) -> None:
+    """New user (wt-nu): steps in a damaged page were left out of the tree in silence (exit 0)."""
+    import shutil
+    import sqlite3
+    from contextlib import closing
+
+    bad = tmp_path / "bad.db"
+    shutil.copyfile(db, bad)
+    with closing(sqlite3.connect(bad)) as conn:  # a table the tree does not read: its steps still read back
+        root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'items'").fetchone()[0]
+        page = conn.execute("PRAGMA page_size").fetchone()[0]
+    data = bytearray(bad.read_bytes())
+    data[(root - 1) * page: root * page] = b"\xff" * page
+    bad.write_bytes(bytes(data))
+    with TraceStore.open(bad) as store:
+        damage = store.damage()
+    assert damage is not None and "btreeInitPage() returns error code 11" in damage
+    clean = CliRunner().invoke(cli, ["tree", str(db), "ZB2vu5GNujYaBdPSReCeop/1/1/0"])
+    res = CliRunner().invoke(cli, ["tree", str(bad), "ZB2vu5GNujYaBdPSReCeop/1/1/0"])
+    assert (res.exit_code, res.stdout) == (2, clean.stdout)
+    assert res.stderr == (f"warning: {bad}: is damaged ({damage}); the steps above are those that read back, the "
+                          "content behind them may not read back (ctxviewer check reads every trace)\n")

@@ -36,6 +36,14 @@ CASES = [
     (["--move", "policy=x"], "--move policy: 'x' is not a position"),
     (["--add", "evidence:0.5:"], "--add 'evidence:0.5:': the text is empty"),
     (["--add", "evidence:inf:text"], "--add 'evidence:inf:text': priority: 'inf' is not a finite number"),
+    # new user (wt-nu): the bad word was not named ("--cap: category one of ...")
+    (["--cap", "bogus=5"], "--cap bogus=5: category 'bogus' is not one of sys, hist, memory, evidence, tools, user"),
+    (["--add", "bogus:1:x"], "--add 'bogus:1:x': kind 'bogus' is not one of policy, user, history, summary, memory, "
+                             "evidence, tool"),
+    (["--add-tokens", "Evidence:1:5"], "--add-tokens 'Evidence:1:5': kind 'Evidence' is not one of policy, user, "
+                                       "history, summary, memory, evidence, tool"),
+    # a cap on the reserved output was printed as a rule ("reserved output <= 5 tokens") and not applied
+    (["--cap", "out=5"], "--cap out=5: the reserved output is not capped, it is set: --reserve 5"),
 ]
 
 

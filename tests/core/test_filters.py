@@ -112,6 +112,30 @@ def test_errors_say_what_and_where(text: str, message: str, position: int) -> No
     assert err.value.caret() == f"{text}\n{' ' * position}^"
 
 
+ESCAPE_RULE = "in a quoted value: only \\\" \\' and \\\\ are escapes (a backslash itself is \\\\)"
+
+
+@pytest.mark.parametrize(("text", "shown", "position"), [
+    ('model == "gpt\\x4o"', "x", 13),                 # was model == "gptx4o", silently
+    ("budget-8k and model == 'a\\nb'", "n", 25),     # was 'anb': not a newline
+    ('"ab\\\\\\q"', "q", 5),                         # "ab\\\q": the pair, then \q
+    ('item(id == "K\\tB")', "t", 13),
+    ('id in (a, "b\\c")', "c", 12),
+    ('score.x == "1\\.0"', ".", 13),
+])
+def test_an_unknown_escape_is_refused_at_its_backslash(text: str, shown: str, position: int) -> None:
+    """New user (wt-nu): a backslash before any letter was dropped, so "gpt\\x4o" compared 'gptx4o'."""
+    with pytest.raises(FilterError) as err:
+        compile_filter(text)
+    assert (err.value.message, err.value.position) == (f"unknown escape '\\{shown}' {ESCAPE_RULE}", position)
+    assert text[position] == "\\"
+
+
+def test_the_three_escapes_still_mean_their_character() -> None:
+    assert compile_filter(r'id == "a\"b\\c\'d"').params == ('a"b\\c\'d',)
+    assert compile_filter("id == 'it\\'s'").params == ("it's",)
+
+
 def test_quote_round_trips_any_value() -> None:
     for value in ['a"b\\c', "x:y", "", "  spaced  ", "ünï ✓"]:
         assert compile_filter(f"id == {quote(value)}").params == (value,)

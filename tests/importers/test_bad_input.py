@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
 from factories import make_trace
 from otlp_factories import chat_span, i, otlp_request, s
 
@@ -289,3 +290,19 @@ def test_an_impossible_recorded_capacity_stays_a_finding(tmp_path: Path) -> None
     (f,) = [f for f in shown["findings"] if f["rule"] == "input.implausible"]
     assert "endpoint.capacity: 1.000e+30 does not fit in 64 bits; stored as not recorded, shown as suspect" in f["message"]
     assert shown["state"] != "ok"
+
+
+def test_a_page_that_quotes_a_formats_keys_is_not_taken_for_that_format(tmp_path: Path) -> None:
+    """New user (wt-nu): the corpus's FORMATS.md (Markdown naming "mlflow.spanType") was detected as
+    mlflow at 0.95 and then failed with "not JSON or JSON Lines", naming no format; so would a page
+    naming promptfoo's, Phoenix's or ctxviewer's export keys."""
+    from ctxviewer.importers import REGISTRY, ImportFailed
+
+    page = tmp_path / "FORMATS.md"
+    page.write_text('# Formats\n\nMLflow spans carry `"mlflow.spanType"` and `"mlflow.trace_schema.version"`;\n'
+                    'promptfoo has `"evalId"` and `"results"`; Phoenix `"data"`, `"annotator_kind"`, `"span_id"`;\n'
+                    'ctxviewer exports `"resourceSpans"` with `"ctxviewer.trace_id"`.\n')
+    with pytest.raises(ImportFailed) as err:
+        REGISTRY.detect(page)
+    assert str(err.value).startswith(f"{page}: not a recognised trace file (known formats: native, ")
+    assert [i.name for i in REGISTRY.importers() if i.sniff(page, page.read_bytes()) > 0] == []

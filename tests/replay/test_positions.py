@@ -72,6 +72,16 @@ def test_bad_score_rules(rule: str, words: str) -> None:
         parse_rule(rule)
 
 
+@pytest.mark.parametrize("path", ["a..b", ".a", "a.", "a. .b"])
+def test_a_json_path_with_an_empty_step_is_refused(path: str) -> None:
+    """New user (wt-nu): json:a..b=1 was accepted and matched no answer, so every run scored 0."""
+    with pytest.raises(ValueError) as err:
+        parse_rule(f"json:{path}=1")
+    assert str(err.value) == (f"score rule {'json:' + path + '=1'!r}: the path {path!r} has an empty step (FIELD.PATH "
+                              "is names joined by single dots: json:answer.amount=42)")
+    assert parse_rule("json:answer.amount=42").score('{"answer": {"amount": 42}}') is True
+
+
 def _run(trace: RequestTrace, curve, repeats: int, kind: str = "openai-chat"):
     needle = trace.item(ITEM).content
     with FakeServer(curve=curve, needle=needle, answer_text="price adjustment", seed=3) as srv:

@@ -185,3 +185,21 @@ def test_no_false_injection_finding_on_the_inspect_browser_agent(shared: Path, t
         rules = [f.rule for r in rows for f in run_checks(store.load(r.trace_id))]
     assert len(rows) == 7
     assert [r for r in rules if r.startswith("injection.")] == []
+
+
+def test_an_invisible_finding_says_at_which_character_it_starts() -> None:
+    """New user (wt-nu): "1 zero-width character(s) hidden in the text" named no place, and the
+    characters cannot be seen; now " at character N" (1-based; the span's start is N - 1)."""
+    tags = "".join(chr(0xE0000 + ord(c)) for c in "hi")
+    trace = _with(_doc("pass\u200bword reset, \u202eevil\u202c and " + tags))
+    findings = [f for f in scan_trace(trace) if f.rule == "injection.invisible"]
+    assert [(f.message, f.evidence.spans[0].start) for f in findings] == [
+        ("evidence doc-x (position 7): 1 zero-width character(s) hidden in the text at character 5", 4),
+        ("evidence doc-x (position 7): 1 bidirectional control character(s) that reorder the displayed text: RLO "
+         "at character 18", 17),
+        ("evidence doc-x (position 7): 1 bidirectional control character(s) that reorder the displayed text: PDF "
+         "at character 23", 22),
+        ("evidence doc-x (position 7): 2 invisible Unicode tag characters spelling 'hi' at character 29", 28),
+    ]
+    other = [f for f in scan_trace(_with(_doc(INJECTED))) if f.rule == "injection.override"]
+    assert other and not any(" at character " in f.message for f in other)  # only where nothing can be seen

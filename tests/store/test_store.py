@@ -29,6 +29,8 @@ from ctxviewer.store import (
 )
 from ctxviewer.store.migrations import STEPS
 
+SAMPLE_DB = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+
 
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
@@ -316,6 +318,26 @@ def test_newer_ctxviewer_with_reshaped_tables_is_still_newer(db: Path) -> None:
     )
 
 
+def test_a_negative_schema_version_is_a_damaged_header_not_an_older_schema(db: Path, tmp_path: Path) -> None:
+    """New user (wt-nu): bytes 60-63 of the header overwritten read as schema -1, and every command
+    said the file "uses an older schema (-1; current N)" and offered `ctxviewer upgrade`."""
+    data = bytearray(db.read_bytes())
+    data[60:64] = b"\xff\xff\xff\xff"
+    db.write_bytes(bytes(data))
+    expected = (f"{db}: is corrupt: its schema version (PRAGMA user_version, bytes 60-63 of the header) reads -1, "
+                "which no ctxviewer writes")
+    for opening in (lambda: TraceStore.open(db), lambda: TraceStore.create(db)):
+        with pytest.raises(StoreError) as err:
+            opening()
+        assert str(err.value) == expected
+    from ctxviewer.store import upgrade_copy
+
+    with pytest.raises(StoreError) as err:
+        upgrade_copy(db, tmp_path / "up.db")
+    assert str(err.value) == expected
+    assert not (tmp_path / "up.db").exists()
+
+
 def test_missing_tables(db: Path) -> None:
     conn = sqlite3.connect(db)
     conn.execute("DROP TABLE details")
@@ -530,3 +552,17 @@ def test_sqlite_readonly_refusal_on_add_is_reported_as_read_only(db: Path) -> No
     with store, pytest.raises(StoreError) as err:
         store.add(with_facts([make_trace(trace_id="new")]))
     assert str(err.value) == f"{db}: the file is read-only; cannot import into it"
+
+
+def test_a_database_under_a_file_names_the_file_not_a_missing_folder(tmp_path: Path) -> None:
+    """New user (wt-nu): `serve -o afile/x.db` said "folder afile does not exist" of an existing file."""
+    from ctxviewer.store import upgrade_copy
+
+    (tmp_path / "afile").write_text("x\n")
+    for make in (lambda p: TraceStore.create(p), lambda p: upgrade_copy(SAMPLE_DB, p)):
+        with pytest.raises(StoreError) as err:
+            make(tmp_path / "afile" / "x.db")
+        assert str(err.value) == f"{tmp_path / 'afile' / 'x.db'}: cannot create: {tmp_path / 'afile'} is not a folder"
+        with pytest.raises(StoreError) as err:
+            make(tmp_path / "nodir" / "x.db")
+        assert str(err.value) == f"{tmp_path / 'nodir' / 'x.db'}: cannot create: folder {tmp_path / 'nodir'} does not exist"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from ctxviewer.assess.scanner.invisible import INVISIBLE
 from ctxviewer.assess.scanner.patterns import Hit
 from ctxviewer.assess.scanner.registry import scan_text_cached
 from ctxviewer.model.findings import Evidence, Finding, TextSpan
@@ -91,11 +92,15 @@ def item_label(item: ContextItem) -> str:
 
 
 def hit_finding(item: ContextItem, hit: Hit, tool_call_ids: tuple[str, ...] = ()) -> Finding:
-    """The :class:`Finding` for one hit: rule, severity, "<item>: <reason>", the span as evidence."""
+    """The :class:`Finding` for one hit: rule, severity, "<item>: <reason>", the span as evidence.
+    An ``injection.invisible`` hit's message ends with where it starts, ``" at character N"`` (N
+    1-based, code points of the item's content): the characters cannot be seen, so the words must
+    say where to look (the span in the evidence is 0-based, ``start`` = N - 1)."""
+    where = f" at character {hit.start + 1}" if hit.rule == INVISIBLE.id else ""
     return Finding(
         rule=hit.rule,
         severity=hit.severity,
-        message=f"{item_label(item)}: {hit.reason}",
+        message=f"{item_label(item)}: {hit.reason}{where}",
         evidence=Evidence(
             item_ids=(item.id,),
             positions=(item.position,) if item.position is not None else (),

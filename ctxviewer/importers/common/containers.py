@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO, Any, Iterator
 
 from ctxviewer.importers.common import notes
+from ctxviewer.importers.common.peek import cut_short
 from ctxviewer.importers.contract import ImportFailed
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -315,7 +316,7 @@ def _concatenated(text: str, first_error: json.JSONDecodeError) -> Iterator[tupl
             return
         except json.JSONDecodeError as exc:
             if not found:
-                raise ValueError(f"not JSON or JSON Lines: {first_error.msg} (line {first_error.lineno})") from None
+                raise ValueError(f"not JSON or JSON Lines: {first_error.msg} (line {first_error.lineno}){cut_short(first_error)}") from None
             yield f"line {line}", ValueError(f"not valid JSON: {exc.msg} (column {exc.colno})")
             nl = text.find("\n", pos)
             pos = n if nl < 0 else nl + 1
@@ -324,7 +325,7 @@ def _concatenated(text: str, first_error: json.JSONDecodeError) -> Iterator[tupl
         yield f"line {line}", doc
         pos = end
     if not found:
-        raise ValueError(f"not JSON or JSON Lines: {first_error.msg} (line {first_error.lineno})")
+        raise ValueError(f"not JSON or JSON Lines: {first_error.msg} (line {first_error.lineno}){cut_short(first_error)}")
 
 
 def load_documents(path: Path) -> list[tuple[str, Any]]:

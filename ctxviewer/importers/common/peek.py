@@ -5,12 +5,14 @@ Sniffers get the first bytes of a file; a JSON document larger than that is cut 
 and keeps every parse event up to the cut, so an importer can still see the container shape and
 the keys that come before the cut -- e.g. the ``spanContext`` and ``gen_ai.*`` attribute keys of
 a span list whose first span is 100 KiB long. For JSON Lines only the first document is kept.
-No Qt here.
+:func:`starts_as_json` is the cheaper test a substring sniffer asks first; :func:`cut_short` says
+when a parse error is the end of a cut-off file. No Qt here.
 """
 
 from __future__ import annotations
 
 import io
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -103,3 +105,21 @@ def peek_json(head: bytes) -> JsonPeek:
     if not complete and events and events[-1][1] == "number":
         events.pop()  # a number just before the cut may itself be cut ("-1" of "-10")
     return JsonPeek(tuple(events), complete, too_deep)
+
+
+def starts_as_json(text: str) -> bool:
+    """True when ``text`` (a :func:`~ctxviewer.importers.common.containers.head_text`) starts,
+    after white space, with ``{`` or ``[``: a JSON document or JSON Lines. A sniffer that looks for its keys as substrings asks this first,
+    so a Markdown page or a log quoting ``"mlflow.spanType"`` is not taken for that format."""
+    return text.lstrip()[:1] in ("{", "[")
+
+
+def cut_short(exc: ValueError) -> str:
+    """``"; the text ends there: was the file cut short?"`` when ``exc`` is the JSON parser stopping
+    at the end of its text -- an unterminated string, or a value, ``,`` or bracket expected after the
+    last character that is not white space: a file cut off by a full disk, a killed exporter or
+    ``head -c`` -- else ``""``. Appended to the "not JSON" messages of the importers."""
+    if not isinstance(exc, json.JSONDecodeError):
+        return ""
+    at_end = exc.msg.startswith("Unterminated string") or exc.pos >= len(exc.doc.rstrip())
+    return "; the text ends there: was the file cut short?" if at_end else ""

@@ -22,6 +22,7 @@ from typing import Iterator
 from ctxviewer.importers.common.containers import head_text, load_documents
 from ctxviewer.importers.common.field_account import unmapped_attribute_keys
 from ctxviewer.importers.common.model_account import with_unknown_keys
+from ctxviewer.importers.common.peek import starts_as_json
 from ctxviewer.importers.common.spans.guardrail import guardrail_from_span, is_guardrail_span
 from ctxviewer.importers.common.spans.otlp import is_otlp, spans
 from ctxviewer.importers.common.spans.span import Span
@@ -47,7 +48,7 @@ class CtxviewerOtlpImporter:
     def sniff(self, path: Path, head: bytes) -> float:
         """1.0 for OTLP whose first span attribute is ``ctxviewer.trace_id``; else 0."""
         text = head_text(head)
-        return 1.0 if "resourceSpans" in text and f'"{MARKER}"' in text else 0.0
+        return 1.0 if starts_as_json(text) and "resourceSpans" in text and f'"{MARKER}"' in text else 0.0
 
     def load(self, path: Path) -> Iterator[Record]:
         """The exported traces, in file order; ``apply_guardrail`` spans (``export --guardrails``)

@@ -48,6 +48,7 @@ from ctxviewer.importers.common.containers import ZIP_MAGIC, head_text, read_tex
 from ctxviewer.importers.common.field_account import mapped, unmapped_attribute, unmapped_keys
 from ctxviewer.importers.common.llm_call import LLMCall, build_trace
 from ctxviewer.importers.common.part_shapes import data_uri_part
+from ctxviewer.importers.common.peek import cut_short
 from ctxviewer.importers.common.request_params import request_parameters
 from ctxviewer.importers.common.scores import score, scores_attribute
 from ctxviewer.importers.common.values import parse_time
@@ -322,7 +323,7 @@ class InspectImporter:
             try:
                 header = json.loads(read_text(path))
             except ValueError as exc:
-                raise ImportFailed(f"{path}: not JSON: {exc}") from None
+                raise ImportFailed(f"{path}: not JSON: {exc}{cut_short(exc)}") from None
             samples = [(f"samples[{i}]", s) for i, s in enumerate(header.get("samples") or [])]
         spec = header.get("eval") if isinstance(header.get("eval"), Mapping) else None
         if spec is None:

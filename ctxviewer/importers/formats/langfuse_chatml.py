@@ -21,6 +21,7 @@ from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.containers import read_text, sniff_document
 from ctxviewer.importers.common.field_account import mapped, unmapped_attribute, unmapped_keys
 from ctxviewer.importers.common.llm_call import LLMCall, build_trace
+from ctxviewer.importers.common.peek import cut_short
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
 
 ENTRY_READ = mapped("input.success", "input.data", "output.success", "output.data")
@@ -64,7 +65,7 @@ class LangfuseChatMLImporter:
         try:
             doc = json.loads(read_text(path))
         except ValueError as exc:
-            raise ImportFailed(f"{path}: not JSON: {exc}") from None
+            raise ImportFailed(f"{path}: not JSON: {exc}{cut_short(exc)}") from None
         if not _is_chatml(doc):
             raise ImportFailed(f"{path}: not Langfuse ChatML ({{id: {{input: {{success, data}}}}}})")
         for oid, entry in doc.items():

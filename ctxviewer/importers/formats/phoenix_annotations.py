@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ctxviewer.importers.common.containers import head_text
+from ctxviewer.importers.common.peek import starts_as_json
 from ctxviewer.importers.common.phoenix_annotations import NAME, read_annotations
 from ctxviewer.importers.contract import SPECIFIC, Companions, ImportProblem, Record
 
@@ -33,7 +34,8 @@ class PhoenixAnnotationsImporter:
     def sniff(self, path: Path, head: bytes) -> float:
         """:data:`SPECIFIC` for a ``data`` list of objects with ``span_id`` and ``annotator_kind``; else 0."""
         text = head_text(head)
-        return SPECIFIC if '"data"' in text and '"annotator_kind"' in text and '"span_id"' in text else 0.0
+        return SPECIFIC if (starts_as_json(text) and '"data"' in text and '"annotator_kind"' in text
+                            and '"span_id"' in text) else 0.0
 
     def load(self, path: Path, companions: Companions | None = None) -> Iterator[Record]:
         """No traces: the annotations go to the traces of their spans (module docstring). One

@@ -22,6 +22,7 @@ from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.containers import head_text, read_text
 from ctxviewer.importers.common.field_account import mapped, unmapped_attribute, unmapped_keys
 from ctxviewer.importers.common.llm_call import LLMCall, build_trace
+from ctxviewer.importers.common.peek import cut_short, starts_as_json
 from ctxviewer.importers.common.scores import score, scores_attribute
 from ctxviewer.importers.common.values import parse_time
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
@@ -126,7 +127,7 @@ class PromptfooImporter:
     def sniff(self, path: Path, head: bytes) -> float:
         """:data:`~ctxviewer.importers.contract.SPECIFIC` for an object with ``evalId`` and ``results`` near the start; else 0."""
         text = head_text(head)[:4096]
-        return SPECIFIC if '"evalId"' in text and '"results"' in text else 0.0
+        return SPECIFIC if starts_as_json(text) and '"evalId"' in text and '"results"' in text else 0.0
 
     def load(self, path: Path) -> Iterator[Record]:
         """One trace per result row, in file order."""
@@ -134,7 +135,7 @@ class PromptfooImporter:
         try:
             doc = json.loads(read_text(path))
         except ValueError as exc:
-            raise ImportFailed(f"{path}: not JSON: {exc}") from None
+            raise ImportFailed(f"{path}: not JSON: {exc}{cut_short(exc)}") from None
         results = doc.get("results") if isinstance(doc, Mapping) else None
         rows = results.get("results") if isinstance(results, Mapping) else None
         if not isinstance(rows, list) or not isinstance(results, Mapping):

@@ -19,6 +19,7 @@ Grammar (case-insensitive keywords)::
     OP         := "==" | "=" | "!=" | "<" | "<=" | ">" | ">=" | "~" | "!~"
     value      := "double quoted" | 'single quoted' | WORD
     WORD       := any run of characters other than space ( ) " ' , = ! < > ~ & |
+    (in a quoted value a backslash escapes only " ' and itself; any other escape is an error at its column)
 
 Meaning (the words of :data:`FIELDS`):
 

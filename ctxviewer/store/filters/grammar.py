@@ -5,6 +5,7 @@ code. The grammar in words is in :mod:`ctxviewer.store.filters`.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterable
 from functools import lru_cache
@@ -79,7 +80,7 @@ def parse_filter(text: str) -> Tree[Token]:
     from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
     try:
-        return _parser().parse(text)
+        tree = _parser().parse(text)
     except UnexpectedToken as exc:
         tok = exc.token
         expected = _describe_expected(exc.expected)
@@ -97,6 +98,37 @@ def parse_filter(text: str) -> Tree[Token]:
         raise FilterError(f"filter ends early: expected {_describe_expected(exc.expected)}", len(text), text) from None
     except UnexpectedInput as exc:  # pragma: no cover - lark's other subclasses
         raise FilterError(f"cannot parse: {exc}", len(text), text) from None
+    check_escapes(tree, text)
+    return tree
+
+
+ESCAPES = "\"'\\"
+"""The characters a backslash may stand before in a quoted value: the two quotes and the backslash."""
+
+_ESCAPE = re.compile(r"\\(.)", re.S)
+
+
+def check_escapes(tree: Tree[Token], text: str) -> None:
+    """Refuse a quoted value of ``tree`` with a backslash before any character but ``"``, ``'``
+    and ``\\`` (``"gpt\\x4o"``, ``"a\\nb"``: taken as ``x``, ``n`` before, silently): raises
+    :class:`FilterError` at the backslash's column. Source of the rule: the README's "Display
+    filters" (values are quoted with backslash escapes) and :func:`quote`, which writes only these."""
+    from lark import Token
+
+    stack: list[Any] = [tree]  # no recursion: a chain of a thousand 'not's is a deep tree
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, Token):
+            stack.extend(reversed(node.children))
+            continue
+        if node.type != "STRING":
+            continue
+        tok = node
+        for m in _ESCAPE.finditer(str(tok), 1, len(tok) - 1):
+            if m.group(1) not in ESCAPES:
+                shown = m.group(1) if m.group(1).isprintable() else repr(m.group(1))[1:-1]
+                raise FilterError(f"unknown escape '\\{shown}' in a quoted value: only \\\" \\' and \\\\ are "
+                                  "escapes (a backslash itself is \\\\)", pos_or_end(tok.start_pos, text) + m.start(), text)
 
 
 def _describe_expected(names: Iterable[Any]) -> str:

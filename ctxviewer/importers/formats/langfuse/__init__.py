@@ -70,6 +70,7 @@ from ctxviewer.importers.common.inherit import Ancestor, inherit
 from ctxviewer.importers.common.langchain_messages import langchain_message
 from ctxviewer.importers.common.llm_call import LLMCall, agent_attributes, build_trace
 from ctxviewer.importers.common.openinference_attrs import call_from_attributes
+from ctxviewer.importers.common.peek import cut_short
 from ctxviewer.importers.common.values import parse_time
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record, RunRecord
 from ctxviewer.importers.formats.langfuse.ancestors import ancestor_system, ancestors
@@ -333,7 +334,7 @@ class LangfuseImporter:
         try:
             doc = json.loads(read_text(path))
         except ValueError as exc:
-            raise ImportFailed(f"{path}: not JSON: {exc}") from None
+            raise ImportFailed(f"{path}: not JSON: {exc}{cut_short(exc)}") from None
         trace = doc.get("trace") if isinstance(doc, Mapping) else None
         if not isinstance(trace, Mapping):
             raise ImportFailed(f"{path}: not a Langfuse trace download (no trace object)")

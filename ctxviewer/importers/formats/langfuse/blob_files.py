@@ -26,6 +26,7 @@ from typing import Any
 
 from ctxviewer.importers.common.parquet import PARQUET_EXTRA, PARQUET_MAGIC, parquet_columns, parquet_rows
 from ctxviewer.importers.common.parquet import magic as _magic
+from ctxviewer.importers.common.peek import cut_short
 from ctxviewer.importers.contract import ImportFailed, ImportProblem
 
 __all__ = ["PARQUET_EXTRA", "PARQUET_MAGIC", "TABLES", "Row", "manifest_files", "parquet_columns", "read_rows",
@@ -87,7 +88,7 @@ def read_rows(path: Path, file: str) -> Iterator[Row | ImportProblem]:
         try:
             doc = json.loads(text) if text.strip() else []
         except ValueError as exc:
-            raise ImportFailed(f"{path}: not JSON: {exc}") from None
+            raise ImportFailed(f"{path}: not JSON: {exc}{cut_short(exc)}") from None
         rows = doc if isinstance(doc, list) else [doc]
         for i, row in enumerate(rows, 1):
             if isinstance(row, Mapping):

@@ -52,6 +52,7 @@ from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.containers import head_text, load_documents
 from ctxviewer.importers.common.field_account import unmapped_attribute
 from ctxviewer.importers.common.llm_call import Document, build_trace
+from ctxviewer.importers.common.peek import starts_as_json
 from ctxviewer.importers.common.scores import score, scores_attribute
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record, RunRecord
 from ctxviewer.importers.formats.mlflow.call import (
@@ -241,10 +242,11 @@ class MlflowImporter:
 
     def sniff(self, path: Path, head: bytes) -> float:
         """:data:`~ctxviewer.importers.contract.SPECIFIC` when the head holds an MLflow span
-        attribute (``mlflow.spanType``) or trace metadata key (``mlflow.trace_schema.version``) and is no
-        OTLP request (``resourceSpans``: the ``otel`` importer's); else 0."""
+        attribute (``mlflow.spanType``) or trace metadata key (``mlflow.trace_schema.version``), starts
+        as JSON (not a Markdown page that names the key) and is no OTLP request (``resourceSpans``:
+        the ``otel`` importer's); else 0."""
         text = head_text(head)
-        if '"resourceSpans"' in text:  # OTLP from MLflow's OTel exporter: spans with mlflow.* attributes, for otel
+        if '"resourceSpans"' in text or not starts_as_json(text):  # OTLP from MLflow's OTel exporter: spans with mlflow.* attributes, for otel
             return 0.0
         return SPECIFIC if ('"mlflow.spanType"' in text or '"mlflow.trace_schema.version"' in text) else 0.0
 
