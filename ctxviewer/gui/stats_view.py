@@ -39,6 +39,10 @@ HEADERS = ("group", "calls", "input tokens", "output tokens", "cost (USD)", "cos
 MEASURES = {"calls": lambda g: g.calls, "input tokens": lambda g: g.input_tokens,
             "output tokens": lambda g: g.output_tokens, "cost (USD)": lambda g: g.cost, "span errors": lambda g: g.errors}
 """What the chart can draw, per group."""
+AXIS_LABELS = 16
+"""Group names written under the chart at most (every n-th bar's); the others say theirs on hover."""
+GROUP_WORDS = {"model": "models", "session": "sessions", "day": "days"}
+"""What the groups are called in the window's note, by grouping."""
 SHOWN_GROUPS = 200
 """Groups the table and the chart show at most: those with the most calls (ties: the first in key
 order), in key order. Export CSV writes every group."""
@@ -146,8 +150,9 @@ class StatsView(QWidget):
         self.total, self.groups, self.shown = total, groups, shown_groups(groups)
         self.cancel.setVisible(False)
         if len(self.shown) < len(groups):
-            what += (f"; the {len(self.shown):,} of {len(groups):,} groups with the most calls are shown "
-                     "(Export CSV writes every group)")
+            word = GROUP_WORDS.get(self.by.currentText(), "groups")
+            what += (f"; the {len(self.shown):,} of {len(groups):,} {word} with the most calls are shown "
+                     f"(Export CSV writes all {len(groups):,})")
         self.note.setText(what)
         rows = [(g.key if g.key is not None else "not recorded", g) for g in self.shown] + [("total", total)]
         self.table.setRowCount(len(rows))
@@ -174,7 +179,8 @@ class StatsView(QWidget):
             return
         self.bars = pg.BarGraphItem(x=list(range(len(values))), height=values, width=0.7, brush="#2563eb")
         self.plot.addItem(self.bars)
-        self.plot.getAxis("bottom").setTicks([list(enumerate(labels))])
+        step = max(1, -(-len(labels) // AXIS_LABELS))  # labels that do not overlap; every bar says its name on hover
+        self.plot.getAxis("bottom").setTicks([[(i, labels[i]) for i in range(0, len(labels), step)]])
         name = self.measure.currentText()
         self.bars.setToolTip("")
         self.bar_tips = [f"{label}: {_cell(name, measure(g) if name != 'cost (USD)' or g.cost_known else None, g)} {name}"

@@ -105,8 +105,11 @@ def test_many_groups_show_those_with_most_calls_and_the_csv_holds_all(qtbot, tmp
     # the 35 groups of 7 calls, 36 of 6 ... down to the first 201 - 36*... : every group not shown has no more calls
     assert max(g.calls for g in groups if g.key not in shown) <= min(g.calls for g in groups if g.key in shown)
     assert sum(1 for g in groups if g.calls == 1) == 36 and sum(1 for k in shown if int(k[2:]) % 7 == 0) == 0
-    assert view.note.text() == ("1,000 traces; the 200 of 250 groups with the most calls are shown "
-                                "(Export CSV writes every group)")
+    assert view.note.text() == ("1,000 traces; the 200 of 250 models with the most calls are shown "
+                                "(Export CSV writes all 250)")  # the picker says model
+    ticks = view.plot.getAxis("bottom")._tickLevels[0]
+    assert [t[0] for t in ticks] == list(range(0, 200, 13)) and ticks[1][1] == shown[13]  # 16 names, not 200
+    assert view.tip_for(13) == f"{shown[13]}: {groups[int(shown[13][2:])].calls} calls"
     out = tmp_path / "all.csv"
     view.write_csv(out)
     assert len(list(csv.reader(out.open(encoding="utf-8")))) == 1 + 250 + 1  # header, every group, total
