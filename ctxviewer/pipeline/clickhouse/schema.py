@@ -8,6 +8,20 @@ columns, naming the missing ones. The attribute columns are ``Map(LowCardinality
 String)`` (the exporter's default DDL) or ``JSON`` (its JSON flavour); :meth:`TableSchema.attr`
 is the one place that reads a span attribute in SQL.
 
+Optional accelerators an admin may add (README "Team store") are read on open too and used when
+present, with the same results: a ``MATERIALIZED`` ``String`` / ``LowCardinality(String)`` column
+whose expression is ``SpanAttributes['gen_ai.operation.name']`` (``gen_ai.request.model``,
+``gen_ai.conversation.id``; :data:`ACCELERATED`) is read in place of that attribute
+(:attr:`TableSchema.materialized`: the list's columns, the chat-span predicate, the display
+filters, a session's spans), and the exact count is then the sum over two disjoint branches (an
+operation name of a chat; none, with input messages) so spans with an operation name are counted
+from that column alone; a ``text`` skipping index on ``lower(SpanAttributes['gen_ai.input.messages'])``
+(:data:`INPUT_INDEX_EXPR`; :attr:`TableSchema.input_index`) lets search look for a word in the
+input messages with ``LIKE`` on that expression, which the engine answers from the index (ASCII
+``lower`` and a word of letters and digits: the same spans as the case-insensitive substring it
+replaces). ``hasToken`` / ``hasAllTokens`` are not used: the exporter's JSON text escapes a newline
+as ``\\n``, so a word right after one is not a token of it (``\\nrefund``), and a search would miss it.
+
 Every query this backend runs is built here and keeps three rules, asserted on the query text and
 ``EXPLAIN`` in the tests: the time window (``Timestamp`` between the window's nanosecond bounds)
 is in its ``WHERE``; lists are keyed on ``(Timestamp, SpanId)`` -- the next page starts after the
@@ -16,7 +30,7 @@ last row's key -- and never use ``OFFSET``; values are bound parameters, never s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ctxviewer.store import StoreError
@@ -34,6 +48,10 @@ NEEDED = ("Timestamp", "TraceId", "SpanId", "ParentSpanId", "SpanName", "SpanKin
 """The columns this backend reads: a table without one is refused on open."""
 CHAT_OPERATIONS = ("chat", "generate_content", "text_completion")
 """``gen_ai.operation.name`` values of a model call (as :mod:`ctxviewer.importers.formats.otel.mapping`)."""
+ACCELERATED = ("gen_ai.operation.name", "gen_ai.request.model", "gen_ai.conversation.id")
+"""The span attributes a materialized column may stand for (README: ``gen_ai_operation_name`` ...)."""
+INPUT_INDEX_EXPR = "lower(SpanAttributes['gen_ai.input.messages'])"
+"""The expression of the ``text`` index search uses (spaces ignored when compared)."""
 SETTINGS = {"readonly": 2}
 """Settings of every query (with ``max_execution_time``): read-only, settings still changeable."""
 
@@ -58,6 +76,10 @@ class TableSchema:
     """Column name -> ClickHouse type, as ``system.columns`` gives them."""
     version: str
     """``version()`` of the server (chDB: its engine version)."""
+    materialized: dict[str, str] = field(default_factory=dict)
+    """Span attribute (of :data:`ACCELERATED`) -> the materialized column read in its place."""
+    input_index: str = ""
+    """Name of the ``text`` index on :data:`INPUT_INDEX_EXPR` (``""``: none)."""
 
     @property
     def flavour(self) -> str:
@@ -70,7 +92,10 @@ class TableSchema:
         return f"{quote_name(self.database)}.{quote_name(self.table)}"
 
     def attr(self, name: str) -> str:
-        """SQL for span attribute ``name`` as a ``String`` (``''`` when the span has none)."""
+        """SQL for span attribute ``name`` as a ``String`` (``''`` when the span has none): its
+        materialized column when the table has one (:attr:`materialized`)."""
+        if name in self.materialized:
+            return quote_name(self.materialized[name])
         if self.flavour == "json":
             path = ".".join(quote_name(p) for p in name.split("."))
             return f"ifNull(toString(SpanAttributes.{path}), '')"
@@ -115,9 +140,18 @@ class TableSchema:
                 f"{keyset} ORDER BY Timestamp{direction}, SpanId{direction} LIMIT {{limit:UInt64}}")
 
     def count_sql(self, where: str = "") -> str:
-        """The exact number of chat spans in the window (matching ``where`` when given)."""
+        """The exact number of chat spans in the window (matching ``where`` when given). With a
+        materialized operation column, the sum of the two disjoint halves of :meth:`chat` (each
+        ``where`` a conjunction, so the engine reads ``SpanAttributes`` only for the spans
+        without an operation name)."""
         filt = f" AND {where}" if where else ""
-        return f"SELECT count() FROM {self.table_sql} WHERE {self.window()} AND {self.chat()}{filt}"
+        if "gen_ai.operation.name" not in self.materialized:
+            return f"SELECT count() FROM {self.table_sql} WHERE {self.window()} AND {self.chat()}{filt}"
+        op = self.attr("gen_ai.operation.name")
+        ops = ", ".join(quote_string(o) for o in CHAT_OPERATIONS)
+        halves = (f"{op} IN ({ops})", f"{op} = '' AND {self.attr('gen_ai.input.messages')} != ''")
+        counts = [f"(SELECT count() FROM {self.table_sql} WHERE {self.window()} AND {h}{filt})" for h in halves]
+        return f"SELECT {' + '.join(counts)}"
 
     @staticmethod
     def ids_where(param: str) -> str:
@@ -147,6 +181,22 @@ class TableSchema:
         events = "arrayStringConcat(arrayMap(m -> arrayStringConcat(mapValues(m), ' '), `Events.Attributes`), ' ')"
         return f"concat(arrayStringConcat(mapValues(SpanAttributes), ' '), ' ', {events})"
 
+    def holds_word(self, param: str) -> str:
+        """A span's text (:meth:`content_sql`) holds the word in parameter ``param`` (ASCII
+        letters and digits, lower case), ASCII case-insensitive. With the input-messages text
+        index (:attr:`input_index`) the input messages are matched by ``LIKE`` on the index's
+        expression (answered from the index) and the other values apart: the same spans, since
+        a word holds no space to span two values."""
+        if not self.input_index or self.flavour != "map":
+            return f"positionCaseInsensitive({self.content_sql()}, {{{param}:String}}) > 0"
+        key = quote_string("gen_ai.input.messages")
+        like = f"{INPUT_INDEX_EXPR} LIKE concat('%', {{{param}:String}}, '%')"
+        rest = (f"arrayExists((k, v) -> k != {key} AND positionCaseInsensitive(v, {{{param}:String}}) > 0, "
+                "mapKeys(SpanAttributes), mapValues(SpanAttributes))")
+        events = (f"arrayExists(m -> arrayExists(v -> positionCaseInsensitive(v, {{{param}:String}}) > 0, "
+                  "mapValues(m)), `Events.Attributes`)")
+        return f"({like} OR {rest} OR {events})"
+
     def search_candidates_sql(self, words: int, after: bool) -> str:
         """``Timestamp`` ns, ``TraceId``, ``SpanId`` of the chat spans started within the slice
         ``[{s_lo:Int64}, {s_hi:Int64}]`` (after the key ``({ts:Int64}, {span:String})`` when
@@ -159,8 +209,7 @@ class TableSchema:
         chats = f"{self.window()} AND {in_slice} AND {self.chat()}{keyset}"
         holds = ""
         if words:
-            content = self.content_sql()
-            preds = [f"positionCaseInsensitive({content}, {{w{i}:String}}) > 0" for i in range(words)]
+            preds = [self.holds_word(f"w{i}") for i in range(words)]
             holds = (f" AND TraceId IN (SELECT TraceId FROM {self.table_sql} WHERE {self.window()} "
                      f"AND TraceId IN (SELECT TraceId FROM {self.table_sql} WHERE {chats}) AND ({' OR '.join(preds)}) "
                      f"GROUP BY TraceId HAVING {' AND '.join(f'max({p})' for p in preds)})")
@@ -184,14 +233,53 @@ def read_schema(client: Any, database: str, table: str, name: str, timeout: int 
     a table without the :data:`NEEDED` columns (the exporter's INSERT list). Both queries run with
     :data:`SETTINGS` and ``max_execution_time`` = ``timeout`` seconds."""
     settings: dict[str, Any] = dict(SETTINGS, max_execution_time=timeout)
-    rows = client.query("SELECT name, type FROM system.columns WHERE database = {db:String} AND table = {t:String}",
+    rows = client.query("SELECT name, type, default_kind, default_expression FROM system.columns "
+                        "WHERE database = {db:String} AND table = {t:String}",
                         parameters={"db": database, "t": table}, settings=settings).result_rows
     if not rows:
         raise StoreError(name, f"no table {database}.{table} (or no columns visible to this user)")
-    columns = {str(n): str(t) for n, t in rows}
+    columns = {str(r[0]): str(r[1]) for r in rows}
     missing = [c for c in NEEDED if c not in columns]
     if missing:
         raise StoreError(name, f"{database}.{table} is not an OpenTelemetry exporter spans table: "
                          f"no column {', '.join(missing)}")
     version = str(client.query("SELECT version()", settings=settings).result_rows[0][0])
-    return TableSchema(database, table, columns, version)
+    if columns["SpanAttributes"].startswith("JSON"):
+        return TableSchema(database, table, columns, version)
+    return TableSchema(database, table, columns, version, materialized_columns(rows),
+                       input_index(client, database, table, settings))
+
+
+def _bare(expr: str) -> str:
+    return "".join(str(expr).split())
+
+
+def materialized_columns(rows: list[Any]) -> dict[str, str]:
+    """Of ``system.columns`` rows ``(name, type, default_kind, default_expression)``, the
+    accelerator columns: attribute of :data:`ACCELERATED` -> the first ``MATERIALIZED`` column
+    (in name order) of type ``String`` or ``LowCardinality(String)`` whose expression is
+    ``SpanAttributes['ATTRIBUTE']`` (spaces ignored). Another expression or a ``Nullable`` type
+    is not used: it might not say what the attribute says."""
+    out: dict[str, str] = {}
+    for col, typ, kind, expr in sorted((str(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows):
+        if kind != "MATERIALIZED" or typ not in ("String", "LowCardinality(String)"):
+            continue
+        for attr in ACCELERATED:
+            if _bare(expr) == f"SpanAttributes[{quote_string(attr)}]" and attr not in out:
+                out[attr] = col
+    return out
+
+
+def input_index(client: Any, database: str, table: str, settings: dict[str, Any]) -> str:
+    """The name of the table's ``text`` index on :data:`INPUT_INDEX_EXPR` (``system.data_skipping_indices``),
+    or ``""`` when it has none or that table cannot be read (an older server, a user without the grant)."""
+    try:
+        rows = client.query("SELECT name, type, expr FROM system.data_skipping_indices "
+                            "WHERE database = {db:String} AND table = {t:String} ORDER BY name",
+                            parameters={"db": database, "t": table}, settings=settings).result_rows
+    except Exception:  # the driver's errors have no common base below Exception
+        return ""
+    for idx, typ, expr in rows:
+        if str(typ) == "text" and _bare(expr) == _bare(INPUT_INDEX_EXPR):
+            return str(idx)
+    return ""
