@@ -15,23 +15,12 @@ from ctxviewer.pipeline.clickhouse.schema import materialized_columns
 from ctxviewer.pipeline.clickhouse.source import ClickHouseSource
 from ctxviewer.pipeline.clickhouse.target import parse_target
 from ctxviewer.store import TraceQuery
-from tests.store.clickhouse_spans import GenSpan, chdb_dir, create_table, generate, insert
+from tests.store.clickhouse_spans import GenSpan, accelerate, chdb_dir, create_table, generate, insert
 
 clickhouse_connect = pytest.importorskip("clickhouse_connect")
 pytest.importorskip("chdb")
 
 NOW = time.time_ns()
-ALTERS = [  # README "Optional accelerators", verbatim but for the database and table
-    "ALTER TABLE acc.fast ADD COLUMN gen_ai_operation_name LowCardinality(String) MATERIALIZED SpanAttributes['gen_ai.operation.name']",
-    "ALTER TABLE acc.fast ADD COLUMN gen_ai_request_model LowCardinality(String) MATERIALIZED SpanAttributes['gen_ai.request.model']",
-    "ALTER TABLE acc.fast ADD COLUMN gen_ai_conversation_id String MATERIALIZED SpanAttributes['gen_ai.conversation.id']",
-    "ALTER TABLE acc.fast MATERIALIZE COLUMN gen_ai_operation_name",
-    "ALTER TABLE acc.fast MATERIALIZE COLUMN gen_ai_request_model",
-    "ALTER TABLE acc.fast MATERIALIZE COLUMN gen_ai_conversation_id",
-    "ALTER TABLE acc.fast ADD INDEX idx_gen_ai_input lower(SpanAttributes['gen_ai.input.messages'])"
-    " TYPE text(tokenizer = splitByNonAlpha) SETTINGS allow_experimental_full_text_index = 1",
-    "ALTER TABLE acc.fast MATERIALIZE INDEX idx_gen_ai_input",
-]
 
 
 def _extra(now_ns: int) -> list[GenSpan]:
@@ -55,7 +44,8 @@ def _extra(now_ns: int) -> list[GenSpan]:
 
 @pytest.fixture(scope="module")
 def urls() -> tuple[str, str]:
-    """``acc.plain`` (the exporter's DDL) and ``acc.fast`` (the same with the README's ALTERs;
+    """``acc.plain`` (the exporter's DDL) and ``acc.fast`` (the same with the README's ALTERs,
+    :data:`~tests.store.clickhouse_spans.ACCELERATORS`;
     spans inserted both before the ALTERs and after), holding the same spans."""
     path = chdb_dir()
     client = clickhouse_connect.get_client(dsn=f"chdb://{path}")
@@ -63,8 +53,7 @@ def urls() -> tuple[str, str]:
     for table in ("plain", "fast"):
         create_table(client, "acc", table, "map")
         insert(client, "acc", table, spans)
-    for sql in ALTERS:
-        client.command(sql, settings={"mutations_sync": 2})
+    accelerate(client, "acc", "fast")
     for table in ("plain", "fast"):
         insert(client, "acc", table, extra)
     return f"chdb://{path}/acc?table=plain", f"chdb://{path}/acc?table=fast"
