@@ -139,13 +139,11 @@ def test_search_is_the_same_with_and_without_the_text_index(urls: tuple[str, str
                                                            (f"{'f' * 32}:{'f' * 16}", "msg-0")]
 
 
-def test_search_reads_the_input_messages_through_the_text_index(urls: tuple[str, str]) -> None:
-    fast = ClickHouseSource(parse_target(urls[1]))
+def test_search_scans_the_attributes_with_or_without_the_text_index(urls: tuple[str, str]) -> None:
+    """The text index is recorded but not used by search (the schema module says why: measured)."""
+    plain, fast = (ClickHouseSource(parse_target(u)) for u in urls)
     sql = fast.schema.search_candidates_sql(1, after=False)
-    assert "lower(SpanAttributes['gen_ai.input.messages']) LIKE concat('%', {w0:String}, '%')" in sql
+    assert "LIKE" not in sql and "positionCaseInsensitive(concat(arrayStringConcat(mapValues(SpanAttributes)" in sql
     assert "`gen_ai_operation_name` IN (" in sql  # its chat spans by the column
-    inner = ("SELECT TraceId FROM acc.fast WHERE " + fast.schema.window() + " AND " + fast.schema.holds_word("w0"))
-    plan = "\n".join(str(r[0]) for r in fast._query("EXPLAIN indexes = 1, actions = 1 " + inner, w0="refund"))
-    assert "__text_index_idx_gen_ai_input_like" in plan and "Name: idx_gen_ai_input" in plan
-    plain = ClickHouseSource(parse_target(urls[0]))
-    assert "LIKE" not in plain.schema.search_candidates_sql(1, after=False)
+    assert sql == plain.schema.search_candidates_sql(1, after=False).replace(
+        "SpanAttributes['gen_ai.operation.name']", "`gen_ai_operation_name`").replace("`plain`", "`fast`")

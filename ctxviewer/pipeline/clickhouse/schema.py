@@ -16,12 +16,13 @@ whose expression is ``SpanAttributes['gen_ai.operation.name']`` (``gen_ai.reques
 filters, a session's spans), and the exact count is then the sum over two disjoint branches (an
 operation name of a chat; none, with input messages) so spans with an operation name are counted
 from that column alone. A ``text`` skipping index on ``lower(SpanAttributes['gen_ai.input.messages'])``
-(:data:`INPUT_INDEX_EXPR`; :attr:`TableSchema.input_index`) lets search look for a word in the
-input messages with ``LIKE`` on that expression, which the engine answers from the index (ASCII
-``lower`` and a word of letters and digits: the same spans as the case-insensitive substring it
-replaces); the other attributes and events are still scanned, since a word may be in any of them.
-``hasToken`` / ``hasAllTokens`` are not used: the exporter's JSON text escapes a newline as
-``\\n``, so a word right after one is not a token of it (``\\nrefund``), and a search would miss it.
+(:data:`INPUT_INDEX_EXPR`) is recorded (:attr:`TableSchema.input_index`) but search does not use
+it: a word may be in any attribute or event of the OTel trace, so the rest of ``SpanAttributes``
+is read anyway, and matching the input messages by ``LIKE`` through the index (exact, and
+answered from the index) made a no-hit search slower as the table grew on chDB 26.9: 1.3x faster
+at 2M spans, 0.9x at 10M, 0.42x at 24M (``benchmarks/bench_clickhouse.py --accelerators`` of
+commit 668d661). ``hasToken`` / ``hasAllTokens`` would miss a word right after an escaped newline
+(the exporter's JSON text holds ``\\nrefund``).
 
 Every query this backend runs is built here and keeps three rules, asserted on the query text and
 ``EXPLAIN`` in the tests: the time window (``Timestamp`` between the window's nanosecond bounds)
@@ -182,22 +183,6 @@ class TableSchema:
         events = "arrayStringConcat(arrayMap(m -> arrayStringConcat(mapValues(m), ' '), `Events.Attributes`), ' ')"
         return f"concat(arrayStringConcat(mapValues(SpanAttributes), ' '), ' ', {events})"
 
-    def holds_word(self, param: str) -> str:
-        """A span's text (:meth:`content_sql`) holds the word in parameter ``param`` (ASCII
-        letters and digits, lower case), ASCII case-insensitive. With the input-messages text
-        index (:attr:`input_index`) the input messages are matched by ``LIKE`` on the index's
-        expression (answered from the index) and the other values apart: the same spans, since
-        a word holds no space to span two values."""
-        if not self.input_index or self.flavour != "map":
-            return f"positionCaseInsensitive({self.content_sql()}, {{{param}:String}}) > 0"
-        key = quote_string("gen_ai.input.messages")
-        like = f"{INPUT_INDEX_EXPR} LIKE concat('%', {{{param}:String}}, '%')"
-        rest = (f"arrayExists((k, v) -> k != {key} AND positionCaseInsensitive(v, {{{param}:String}}) > 0, "
-                "mapKeys(SpanAttributes), mapValues(SpanAttributes))")
-        events = (f"arrayExists(m -> arrayExists(v -> positionCaseInsensitive(v, {{{param}:String}}) > 0, "
-                  "mapValues(m)), `Events.Attributes`)")
-        return f"({like} OR {rest} OR {events})"
-
     def search_candidates_sql(self, words: int, after: bool) -> str:
         """``Timestamp`` ns, ``TraceId``, ``SpanId`` of the chat spans started within the slice
         ``[{s_lo:Int64}, {s_hi:Int64}]`` (after the key ``({ts:Int64}, {span:String})`` when
@@ -210,7 +195,8 @@ class TableSchema:
         chats = f"{self.window()} AND {in_slice} AND {self.chat()}{keyset}"
         holds = ""
         if words:
-            preds = [self.holds_word(f"w{i}") for i in range(words)]
+            content = self.content_sql()
+            preds = [f"positionCaseInsensitive({content}, {{w{i}:String}}) > 0" for i in range(words)]
             holds = (f" AND TraceId IN (SELECT TraceId FROM {self.table_sql} WHERE {self.window()} "
                      f"AND TraceId IN (SELECT TraceId FROM {self.table_sql} WHERE {chats}) AND ({' OR '.join(preds)}) "
                      f"GROUP BY TraceId HAVING {' AND '.join(f'max({p})' for p in preds)})")
