@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -57,19 +58,24 @@ SPANS = generate(NOW) + _agent_run(NOW)
 IN_WINDOW = [s for s in SPANS if s.start_ns > NOW - 24 * 3600 * 10**9]
 
 
-@pytest.fixture(scope="module")
-def backends(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
-    """The spans in ``runs.otel_traces`` on chDB (URL) and imported into SQLite from an OTLP file (path)."""
+def make_backends(folder: Path, database: str) -> tuple[str, str]:
+    """The spans in ``DATABASE.otel_traces`` on chDB (URL) and imported into SQLite from an OTLP
+    file in ``folder`` (path)."""
     path = chdb_dir()
     client = clickhouse_connect.get_client(dsn=f"chdb://{path}")
-    create_table(client, "runs", "otel_traces")
-    insert(client, "runs", "otel_traces", SPANS)
-    folder = tmp_path_factory.mktemp("runs")
+    create_table(client, database, "otel_traces")
+    insert(client, database, "otel_traces", SPANS)
     src = folder / "spans.otlp.json"
     src.write_text(json.dumps(otlp_json(IN_WINDOW)), encoding="utf-8")
     report = import_into(folder / "t.db", [src], fmt="otel", workers=1)
     assert report.imported == 8, report.problems
-    return f"chdb://{path}/runs?table=otel_traces", str(folder / "t.db")
+    return f"chdb://{path}/{database}?table=otel_traces", str(folder / "t.db")
+
+
+@pytest.fixture(scope="module")
+def backends(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    """:func:`make_backends` in database ``runs``."""
+    return make_backends(tmp_path_factory.mktemp("runs"), "runs")
 
 
 def run(*args: str) -> tuple[int, str]:
