@@ -1,17 +1,19 @@
 """``ctxviewer tree DB TRACE_ID``: the run a model call belongs to (or the run TRACE_ID names) as an
 indented tree -- every step the file held, with durations, status, and the tokens and cost of each
-model call (:mod:`ctxviewer.present.run_tree`, read from the store's ``run_spans``).
+model call (:mod:`ctxviewer.present.run_tree`, read from the store's ``run_spans``, or from a
+ClickHouse store's OTel trace: :mod:`ctxviewer.pipeline.clickhouse.runs`).
 """
 
 from __future__ import annotations
 
 import json
+from contextlib import closing
+from typing import Any
 
 import click
 
 from ctxviewer.cli.status import BadInput
-from ctxviewer.cli.stores import warn_damage
-from ctxviewer.pipeline.hints import open_store
+from ctxviewer.cli.stores import open_source, warn_damage
 from ctxviewer.present.run_tree import build_tree, run_totals, tree_lines
 from ctxviewer.store import StoreError
 from ctxviewer.util.visible import one_line
@@ -41,11 +43,13 @@ def tree_cmd(db: str, trace_id: str, as_json: bool) -> None:
     Example:
         ctxviewer tree traces.db 98870087af69bf06
     """
+    store: Any = open_source(db)  # a database file, or a ClickHouse store's URL (its runs: pipeline.clickhouse.runs)
     try:
-        with open_store(db) as store:
+        with closing(store):
             run_id = store.run_of(trace_id)
             steps = store.run_steps(run_id) if run_id is not None else []
-            damage = store.damage()  # not found, or steps left out: perhaps in a page that cannot be read
+            # not found, or steps left out: perhaps in a page that cannot be read (a database file's check)
+            damage = store.damage() if hasattr(store, "damage") else None
     except StoreError as exc:
         raise BadInput(str(exc)) from None
     if damage and run_id is None:

@@ -155,6 +155,8 @@ class RunPanel(QWidget):
         lay.addWidget(self.tree, 1)
         self.store: TraceStore | None = None
         self.path: Path | None = None
+        self.borrowed = False
+        """True when :attr:`store` is the window's source (:meth:`set_runs`), never closed here."""
         self.run_id: str | None = None
         self.bounds: tuple[Any, Any] | None = None
         """The run's first start and last end over all its steps (aware UTC), the timeline's ends
@@ -168,11 +170,21 @@ class RunPanel(QWidget):
         self.path = Path(path) if path is not None else None
         self._clear()
 
+    def set_runs(self, source: Any) -> None:
+        """Read runs from ``source`` -- the window's own source when it has the run reads
+        (``run_of``, ``children``, ``run_bounds``, ``step_path``: a ClickHouse store,
+        :mod:`ctxviewer.pipeline.clickhouse.runs`) -- borrowed: never closed by the panel."""
+        self.close_store()
+        self.path = None
+        self.store, self.borrowed = source, True
+        self._clear()
+
     def close_store(self) -> None:
-        """Close the panel's read-only connection (the window closes or opens another database)."""
-        if self.store is not None:
+        """Close the panel's read-only connection (the window closes or opens another database);
+        a borrowed source (:meth:`set_runs`) is only let go."""
+        if self.store is not None and not self.borrowed:
             self.store.close()
-        self.store = None
+        self.store, self.borrowed = None, False
 
     def _store(self) -> TraceStore | None:
         if self.store is None and self.path is not None:

@@ -93,6 +93,8 @@ class WindowOpening(WindowPart):
         elif context_path is not None:
             self.context = EMPTY_CONTEXT
             self.panel.tabs.set_database(None)
+            if hasattr(source, "step_path"):  # a ClickHouse store reads its runs itself
+                self.panel.tabs.run.set_runs(source)
         if self.store is not None and self.store is not source:
             self.store.close()
         self.store = source

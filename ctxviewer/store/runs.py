@@ -73,6 +73,14 @@ def _step(row: tuple[Any, ...]) -> RunStep:
     return RunStep(span, duration, input_tokens, output_tokens, cost, state, bool(has_children))
 
 
+def stored_step(span: RunSpan, input_tokens: int | None = None, output_tokens: int | None = None,
+                cost: float | None = None, state: str | None = None, has_children: bool = False) -> RunStep:
+    """``span`` as :meth:`TraceRuns.run_steps` reads it back once stored (times to microseconds in
+    UTC, attributes through their JSON text, the duration as stored), with its call's figures: the
+    step of a run read from elsewhere (a ClickHouse store) equals the imported one."""
+    return _step(_row(span) + (input_tokens, output_tokens, cost, state, has_children))
+
+
 _SELECT = (f"SELECT {', '.join('r.' + c for c in _COLUMNS)}, "
            "CASE WHEN json_valid(d.json) THEN json_extract(d.json, '$.usage.input_tokens') END, "
            "t.output_tokens, t.cost, t.state, "

@@ -55,6 +55,10 @@ def test_the_window_shows_a_clickhouse_store_with_each_rows_state(windows) -> No
     assert trace.trace_id == f"{1:032x}:{1:08x}cccccccc"
     assert w.trace_model.rowCount() == 3  # the span 30 h old is outside the 24 h window
     assert [i.id for i in trace.items] == ["system", "msg-0"]
+    run = w.panel.tabs.run  # the Run tab reads the run from the window's source (borrowed)
+    assert run.store is w.store and run.borrowed and run.run_id == f"{1:032x}" and run.note.isHidden()
+    root = run.tree.topLevelItem(0)
+    assert (root.text(0), root.child(0).text(0)) == ("agent invoke_agent helper", "llm chat gpt-4o-mini")
     assert w.windowTitle() == f"ctxviewer — gui.otel_traces on {chdb_dir()}"
     m = w.trace_model
     heads = [m.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole).split(" (")[0]

@@ -136,7 +136,7 @@ def test_every_query_is_read_only_with_a_time_limit(chdb_dir: Path) -> None:
     src.count()
     src.load(f"{CHATS[0].trace_id}:{CHATS[0].span_id}")
     assert seen and all(s.get("readonly") == 2 for s in seen)
-    assert len(seen) == 4 and all(s.get("max_execution_time") == 7 for s in seen)  # the schema reads too
+    assert len(seen) == 5 and all(s.get("max_execution_time") == 7 for s in seen)  # the schema reads too (3)
 
 
 def test_a_table_without_the_exporter_columns_is_refused_naming_them(chdb_dir: Path) -> None:

@@ -18,6 +18,8 @@ What lives here:
 * :mod:`~ctxviewer.pipeline.clickhouse.source` -- :class:`~ctxviewer.pipeline.clickhouse.source.ClickHouseSource`, the backend.
 * :mod:`~ctxviewer.pipeline.clickhouse.search` -- full-text search read in place: the SQLite
   store's query language and hits, spans narrowed on the server a time slice at a time.
+* :mod:`~ctxviewer.pipeline.clickhouse.runs` -- the run tree: a chat span's whole OTel trace as
+  the steps of its run, made by the OTel importer's own path and read back as a database stores them;
 * :mod:`~ctxviewer.pipeline.clickhouse.pull` -- the window pulled into a local trace database
   (``ctxviewer import URL -o local.db``).
 * :mod:`~ctxviewer.pipeline.clickhouse.assessed` -- assessment on demand: the rows a surface shows

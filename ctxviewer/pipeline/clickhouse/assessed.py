@@ -203,10 +203,6 @@ def assess_rows(source: _Source, store: str, cache: AssessedRows, rows: Sequence
     cannot be loaded (``KeyError``: gone from the window) is left out; ``cancelled()`` is polled
     between rows (the rows done so far are returned). Raises :class:`~ctxviewer.store.StoreError`
     when the source cannot be read."""
-    from ctxviewer.diff.conversation import derive_for_display
-    from ctxviewer.pipeline.stored_facts import stored_facts
-    from ctxviewer.store.trace_row import trace_row_values
-
     fingerprint = context.fingerprint
     cache.context = context
     kept = cache.get(store, fingerprint, [r.trace_id for r in rows])
@@ -218,14 +214,34 @@ def assess_rows(source: _Source, store: str, cache: AssessedRows, rows: Sequence
         if cancelled is not None and cancelled():
             break
         try:
-            trace = derive_for_display(source, source.load(row.trace_id))  # type: ignore[arg-type]
+            trace = source.load(row.trace_id)
         except KeyError:
             continue
-        facts = stored_facts(trace, context)
-        values = trace_row_values(trace, facts)
-        cache.put(store, fingerprint, values, facts.findings)
-        out.append(TraceRow.from_sql(values))
+        out.append(_assess(source, store, cache, trace, context))
     return out
+
+
+def _assess(source: _Source, store: str, cache: AssessedRows, trace: Any, context: Any) -> TraceRow:
+    """``trace`` (as loaded from ``source``) assessed as an import assesses it, kept in ``cache``."""
+    from ctxviewer.diff.conversation import derive_for_display
+    from ctxviewer.pipeline.stored_facts import stored_facts
+    from ctxviewer.store.trace_row import trace_row_values
+
+    derived = derive_for_display(source, trace)  # type: ignore[arg-type]
+    facts = stored_facts(derived, context)
+    values = trace_row_values(derived, facts)
+    cache.put(store, context.fingerprint, values, facts.findings)
+    return TraceRow.from_sql(values)
+
+
+def assess_traces(source: _Source, store: str, cache: AssessedRows, traces: Sequence[Any],
+                  context: Any) -> dict[str, TraceRow]:
+    """Trace id -> assessed row of ``traces`` (already loaded from ``source``: a run's model
+    calls), from ``cache`` when kept for ``context``'s fingerprint, else assessed as
+    :func:`assess_rows` assesses a row and kept."""
+    cache.context = context
+    kept = cache.get(store, context.fingerprint, [t.trace_id for t in traces])
+    return {t.trace_id: kept.get(t.trace_id) or _assess(source, store, cache, t, context) for t in traces}
 
 
 def assessed_matches(source: _Source, store: str, cache: AssessedRows, text: str, context: Any) -> AssessedMatches:
@@ -272,6 +288,10 @@ class OnDemand:
         """``rows`` assessed in ``context``, from the sidecar or computed and kept there (:func:`assess_rows`)."""
         return assess_rows(cast(_Source, self), self.store_key, self.assessed(), rows, context, cancelled)
 
+    def assess_traces(self, traces: Sequence[Any], context: Any) -> dict[str, TraceRow]:
+        """``traces`` (loaded from this source) assessed in ``context`` (:func:`assess_traces`)."""
+        return assess_traces(cast(_Source, self), self.store_key, self.assessed(), traces, context)
+
     def assessed_matches(self, text: str, context: Any) -> AssessedMatches:
         """The assessed rows of the window matching ``text``, and what they cover (:func:`assessed_matches`)."""
         return assessed_matches(cast(_Source, self), self.store_key, self.assessed(), text, context)
@@ -296,5 +316,5 @@ class OnDemand:
         return self._assessed.notes.get(text.strip()) if self._assessed is not None else None
 
 
-__all__ = ["AssessedMatches", "AssessedRows", "OnDemand", "assess_rows", "assessed_matches", "sidecar_path",
-           "store_key"]
+__all__ = ["AssessedMatches", "AssessedRows", "OnDemand", "assess_rows", "assess_traces", "assessed_matches",
+           "sidecar_path", "store_key"]

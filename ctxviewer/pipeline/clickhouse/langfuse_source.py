@@ -159,6 +159,10 @@ class LangfuseSource(ClickHouseSource):
         found, repaired = as_stored(found)
         return found, problems + repaired
 
+    def run_of(self, trace_id: str) -> str | None:
+        """``None``: the run tree is not read from Langfuse's tables yet (README "Team store")."""
+        return None
+
     def session_trace_ids(self, session_id: str) -> builtins.list[str]:
         """Trace ids of the model calls of the session ``session_id`` (the trace's ``session_id``), in send order."""
         return [str(r[0]) for r in self._query(self.lf.session_sql(), session=session_id)]

@@ -32,6 +32,7 @@ from typing import Any, Callable, Iterator, Sequence, cast
 from ctxviewer.model.trace import ContextItem, RequestTrace
 from ctxviewer.pipeline.clickhouse.assessed import AssessedRows, OnDemand
 from ctxviewer.pipeline.clickhouse.filters import compile_filter
+from ctxviewer.pipeline.clickhouse.runs import RunTrees
 from ctxviewer.pipeline.clickhouse.schema import SETTINGS, TableSchema, read_schema
 from ctxviewer.pipeline.clickhouse.spans import list_row, split_id, trace_of
 from ctxviewer.pipeline.clickhouse.target import Target, connect, failure_reason, parse_target
@@ -55,7 +56,7 @@ def _key(trace_id: str) -> int:
     return int.from_bytes(hashlib.blake2b(trace_id.encode("utf-8"), digest_size=8).digest(), "big", signed=True)
 
 
-class ClickHouseSource(OnDemand):
+class ClickHouseSource(OnDemand, RunTrees):
     """The spans table of ``target`` as a read-only trace source (module docstring).
 
     Raises :class:`~ctxviewer.store.StoreError` naming the URL when the server cannot be reached,

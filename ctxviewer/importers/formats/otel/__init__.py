@@ -52,7 +52,8 @@ from ctxviewer.importers.formats.otel.runs import run_span
 from ctxviewer.model.run import RunSpan
 from ctxviewer.model.trace import RequestTrace
 
-__all__ = ["IMPORTER", "OtelImporter", "call_from_span", "is_chat_span", "load_spans", "token_count", "usage_from"]
+__all__ = ["IMPORTER", "OtelImporter", "call_from_span", "is_chat_span", "load_spans", "load_spans_with_runs", "token_count",
+           "usage_from"]
 
 class OtelImporter:
     """The ``otel`` importer: OpenTelemetry GenAI spans in any span container."""
@@ -121,12 +122,24 @@ def load_spans(spans: list[SpanRecord], source: str) -> Iterator[Record]:
     with ``omissions_recorded`` False (:attr:`OtelImporter.records_omissions`) and the shared
     readers' warnings (:mod:`ctxviewer.importers.common.notes`) follow. No "no chat spans"
     problem: a batch of only other spans is normal on the wire."""
+    for record in _load_spans(spans, source, with_runs=False):
+        if not isinstance(record, RunSpan):
+            yield record
+
+
+def load_spans_with_runs(spans: list[SpanRecord], source: str) -> Iterator[RunRecord]:
+    """:func:`load_spans`'s records and every span with an id as a step of its run
+    (:func:`.runs.run_span`, as :meth:`OtelImporter.load_runs` gives them, after the traces): the
+    run tree of spans read from elsewhere (a ClickHouse store's OTel trace)."""
+    return _load_spans(spans, source, with_runs=True)
+
+
+def _load_spans(spans: list[SpanRecord], source: str, with_runs: bool) -> Iterator[RunRecord]:
     with notes.collecting(source) as noted:
-        records = [r for r in _load_group(list(spans), source, _FileState()) if not isinstance(r, RunSpan)]
+        records = list(_load_group(list(spans), source, _FileState(), with_runs=with_runs))
     for record in records:
         yield replace(record, omissions_recorded=False) if isinstance(record, RequestTrace) else record
     yield from noted
-
 
 
 class _FileState:
