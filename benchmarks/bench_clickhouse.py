@@ -16,7 +16,10 @@ medians in ms (``--repeat``) of:
 * fast count -- :meth:`estimate_count` (``EXPLAIN ESTIMATE``: the upper bound shown "≤ N");
 * cancel exact count / no-hit search -- ms from :meth:`cancel` (``KILL QUERY``) to the call's end;
 
-and each as a ratio to the floor. The issue's budgets (10M spans, 2 cores: first page <= 300 ms,
+and each as a ratio to the floor; then the Python heap's peak (``tracemalloc``: ctxviewer's and the
+client's objects, not chDB's engine, which is a server's memory in production) while paging
+through ``--pages`` pages of 100 by key and counting -- run at two ``--spans`` sizes, equal
+figures mean memory flat in the number of spans (the issue's budget). The issue's budgets (10M spans, 2 cores: first page <= 300 ms,
 <= 150 ms with the accelerator; load one span <= 30 ms, fast count <= 100 ms) are for a server; the
 machine is shared, so compare ratios within one run.
 
@@ -165,6 +168,19 @@ def _query(text: str) -> Any:
     return TraceQuery(text=text)
 
 
+def _heap_peak_mb(src: Any, pages: int) -> tuple[float, int]:
+    """Peak Python heap (MB) over ``pages`` keyset pages of 100 (:meth:`stream`) and an exact count,
+    and the rows read."""
+    import tracemalloc
+
+    tracemalloc.start()
+    seen = sum(1 for _ in src.stream(None, pages * 100))  # the CLI's cursor pages (list --limit / --after)
+    src.count()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak / 2**20, seen
+
+
 def _rss_mb() -> float:
     import resource
 
@@ -177,6 +193,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--message-bytes", type=int, default=0, help="filler bytes in each input message")
     ap.add_argument("--accelerators", action="store_true", help="also measure a table with the accelerators")
+    ap.add_argument("--pages", type=int, default=50, help="keyset pages of 100 read for the heap's peak")
     args = ap.parse_args()
     import clickhouse_connect
 
@@ -218,6 +235,8 @@ def main() -> None:
                          ("cancel no-hit search", cancel_search)):
             print(f"  {name:<26} {ms:8.1f} ms   {ms / floor:7.1f}x floor")
         print(f"  max RSS {rss:,.0f} MB (the process, chDB's engine and its data cache included)")
+        heap, seen = _heap_peak_mb(src, args.pages)
+        print(f"  Python heap peak {heap:.1f} MB paging {seen:,} rows ({args.pages} pages of 100) and counting")
         if args.accelerators:
             acc_s = _accelerated(client, now, args.spans, step, pad)
             fast = ClickHouseSource(parse_target(f"chdb://{folder}/bench?table=otel_traces_acc"), client=client)

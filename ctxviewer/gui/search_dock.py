@@ -3,7 +3,12 @@ dock with a query entry and the hits, one row per item whose content matches
 (:meth:`TraceSource.search <ctxviewer.store.TraceSource.search>`; SQLite: FTS5).
 
 Hits are fetched a page at a time (:class:`SearchHitModel`, ``canFetchMore`` / ``fetchMore``),
-the first page without counting every hit. Activating a hit (click, Enter) opens its trace with
+the first page without counting every hit, each page off the GUI thread
+(:class:`~ctxviewer.gui.worker.Task`, on a :meth:`~ctxviewer.store.TraceSource.reader` handle of
+its own): a ClickHouse store's page may scan the whole time window, and the window stays live
+meanwhile ("searching…"). A new query cancels the page still running -- its ``cancelled()`` flag,
+and the source's ``cancel()`` where it has one (``KILL QUERY``) -- and a late page of an older
+query is dropped. Activating a hit (click, Enter) opens its trace with
 the item selected and the matched words highlighted in the content view
 (:func:`ctxviewer.store.fts.match_spans` on the stored text, the same rule as the index). Snippets
 are plain text with invisible characters revealed (:func:`ctxviewer.util.visible.reveal`). The
@@ -12,7 +17,8 @@ controller talks to the window through :class:`~ctxviewer.gui.window_api.WindowA
 
 from __future__ import annotations
 
-from typing import Any
+import threading
+from typing import Any, Callable
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -21,6 +27,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QLineEdit, QVBoxLayout, QWidg
 from ctxviewer.gui.diagnostics_tabs import ITEMS
 from ctxviewer.gui.tables import make_table, plain_tooltip
 from ctxviewer.gui.window_api import WindowApi
+from ctxviewer.gui.worker import Task
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.store import TraceSource
 from ctxviewer.store.fts import SearchHit, match_spans
@@ -51,40 +58,73 @@ class SearchHitModel(QAbstractTableModel):
         self.query = ""
         self.hits: list[SearchHit] = []
         self._next: tuple[int, int, int] | None = None
+        self._gen = 0  # the query's generation: a page of an older one is dropped
+        self.task: Task | None = None
+        """The page being read (``None``: none)."""
+        self._reader: dict[str, Any] = {}  # the running page's handle, to cancel on the server
 
     def set_query(self, store: TraceSource | None, query: str) -> None:
-        """Search ``store`` for ``query`` and load the first page (nothing for ``None`` / no words)."""
+        """Search ``store`` for ``query``: the first page is read in the background (nothing for
+        ``None`` / no words); a page of the previous query still running is cancelled."""
+        self.stop()
         self.beginResetModel()
         self.store, self.query, self.hits, self._next = store, query, [], None
-        page, error = self._next_page()
-        self.hits = page
+        self._gen += 1
         self.endResetModel()
-        if error:
-            self.sig_error.emit(error)
-        elif not self.hits and self._next is not None:  # a long scan was cut short: go on between events
-            QTimer.singleShot(0, self._go_on)
+        if store is not None and query.strip():
+            self._fetch(None)
 
-    def _go_on(self) -> None:
-        """Fetch further pages while none has hits yet, one page per turn of the event loop."""
-        if self.hits or self._next is None:
+    def stop(self) -> None:
+        """Cancel the page being read, if any (its result is dropped)."""
+        task, self.task = self.task, None
+        if task is None:
             return
-        self.fetchMore()
-        if not self.hits and self._next is not None:
-            QTimer.singleShot(0, self._go_on)
+        self._gen += 1
+        task.cancel()
+        cancel = getattr(self._reader.get("handle"), "cancel", None)
+        if callable(cancel):  # a server-side scan (ClickHouse): KILL QUERY, off the GUI thread
+            threading.Thread(target=cancel, name="ctxviewer-search-cancel", daemon=True).start()
+
+    def _fetch(self, after: tuple[int, int, int] | None) -> None:
+        store, query, gen = self.store, self.query, self._gen
+        assert store is not None
+        reader: dict[str, Any] = {}
+        self._reader = reader
+
+        def job(_progress: Any, cancelled: Callable[[], bool]) -> Any:
+            handle = store.reader()  # a connection of this thread (chDB: the same handle)
+            reader["handle"] = handle
+            try:
+                return handle.search(query, after=after, limit=PAGE_SIZE, cancelled=cancelled)
+            finally:
+                reader.pop("handle", None)
+                if handle is not store:
+                    handle.close()
+
+        task = Task(job, self)
+        self.task = task
+        task.sig_finished.connect(lambda page, g=gen: self._got(g, page, None))
+        task.sig_failed.connect(lambda message, g=gen: self._got(g, None, message))
+        task.start()
+
+    def _got(self, gen: int, page: Any, error: str | None) -> None:
+        if gen != self._gen:
+            return  # an older query's page, or one cancelled
+        self.task = None
+        if error is not None:  # a damaged database, a failed query: say so, keep the window going
+            self._next = None
+            self.sig_error.emit(error)  # the status line says it (not "no item content matches")
+            return
+        self._next = page.next
+        if page.hits:
+            first = len(self.hits)
+            self.beginInsertRows(QModelIndex(), first, first + len(page.hits) - 1)
+            self.hits.extend(page.hits)
+            self.endInsertRows()
+        if not self.hits and self._next is not None:  # a long scan cut short: go on
+            self._fetch(self._next)
         else:
             self.sig_scanned.emit()
-
-    def _next_page(self) -> tuple[list[SearchHit], str | None]:
-        """The next page of hits (sets :attr:`more`), and an error message or ``None``."""
-        after, self._next = self._next, None
-        if self.store is None or not self.query.strip() or (self.hits and after is None):
-            return [], None
-        try:
-            page = self.store.search(self.query, after=after, limit=PAGE_SIZE)
-        except Exception as exc:  # a damaged database: say so, keep the window going
-            return [], str(exc)
-        self._next = page.next
-        return page.hits, None
 
     def hit(self, row: int) -> SearchHit | None:
         """The hit of row ``row``, or ``None``."""
@@ -92,8 +132,8 @@ class SearchHitModel(QAbstractTableModel):
 
     @property
     def more(self) -> bool:
-        """True when a further page may hold more hits."""
-        return self._next is not None
+        """True when a further page may hold more hits (or a page is being read)."""
+        return self._next is not None or self.task is not None
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.hits)
@@ -120,19 +160,11 @@ class SearchHitModel(QAbstractTableModel):
         return None
 
     def canFetchMore(self, parent: _Index = QModelIndex()) -> bool:  # noqa: B008
-        return not parent.isValid() and self._next is not None
+        return not parent.isValid() and self._next is not None and self.task is None
 
     def fetchMore(self, parent: _Index = QModelIndex()) -> None:  # noqa: B008
-        if not self.canFetchMore(parent):
-            return
-        page, error = self._next_page()
-        if page:
-            first = len(self.hits)
-            self.beginInsertRows(QModelIndex(), first, first + len(page) - 1)
-            self.hits.extend(page)
-            self.endInsertRows()
-        if error:
-            self.sig_error.emit(error)
+        if self.canFetchMore(parent):
+            self._fetch(self._next)
 
 
 class SearchPanel(QWidget):
@@ -177,12 +209,11 @@ class SearchPanel(QWidget):
         self.search()
 
     def search(self) -> None:
-        """Run the entry's query now (first page of hits)."""
+        """Run the entry's query now (its first page of hits is read in the background)."""
         self._timer.stop()
-        query = self.entry.text()
-        self.model.set_query(self.store, query)
-        if not self.status.text().startswith("cannot"):
-            self._say_count()
+        self.status.setText("")
+        self.model.set_query(self.store, self.entry.text())
+        self._say_count()
 
     def _say_count(self, *_args: object) -> None:
         n, query = self.model.rowCount(), self.entry.text().strip()

@@ -145,9 +145,12 @@ class TraceSource(Protocol):
         ...
 
     # -- search
-    def search(self, query: str, *, after: tuple[int, int, int] | None = None, limit: int = 50) -> SearchPage:
+    def search(self, query: str, *, after: tuple[int, int, int] | None = None, limit: int = 50,
+               cancelled: Callable[[], bool] | None = None) -> SearchPage:
         """One page of full-text hits over item content after cursor ``after``, with the cursor
-        of the next page (``None`` at the end)."""
+        of the next page (``None`` at the end). A source whose page may scan long polls
+        ``cancelled()`` and returns what it found so far once it turns true (the search dock runs
+        pages off the GUI thread and cancels them on a new query)."""
         ...
 
     def search_hits(self, query: str, limit: int = 50) -> builtins.list[SearchHit]:

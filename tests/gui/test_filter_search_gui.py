@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 
 from ctxviewer.gui.diagnostics_tabs import ITEMS
@@ -62,6 +63,7 @@ def test_search_dock_opens_a_hit_with_the_item_selected_and_the_words_marked(qtb
     panel = w.search.panel
     qtbot.keyClicks(panel.entry, "RURAL postc")
     qtbot.keyClick(panel.entry, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: panel.model.task is None, timeout=10_000)  # the page is read off the GUI thread
     qtmodeltester.check(panel.model)
     hits = [(panel.model.data(panel.model.index(r, 0)), panel.model.data(panel.model.index(r, 1)))
             for r in range(panel.model.rowCount())]
@@ -80,4 +82,46 @@ def test_search_dock_opens_a_hit_with_the_item_selected_and_the_words_marked(qtb
     assert w.content.toPlainText()[marked[0][0]:marked[0][0] + 5] == "rural"
     panel.entry.setText("zyzzyva")
     panel.search()
+    qtbot.waitUntil(lambda: panel.model.task is None, timeout=10_000)
     assert panel.model.rowCount() == 0 and panel.status.text() == "no item content matches"
+
+
+def test_a_slow_search_page_leaves_the_window_live_and_a_new_query_drops_it(qtbot, monkeypatch: pytest.MonkeyPatch,
+                                                                            db: Path, windows) -> None:
+    import threading
+
+    from PySide6.QtCore import QTimer
+
+    from ctxviewer.store.fts import SearchPage
+    from ctxviewer.store.search import TraceSearch
+
+    entered, release, seen = threading.Event(), threading.Event(), []
+    real = TraceSearch.search
+
+    def search(self, query, *, after=None, limit=50, cancelled=None):  # type: ignore[no-untyped-def]
+        if query != "slowquery":
+            return real(self, query, after=after, limit=limit, cancelled=cancelled)
+        entered.set()
+        release.wait(10)  # a ClickHouse page scanning its whole window
+        seen.append(cancelled is not None and cancelled())
+        return SearchPage([], None)
+
+    monkeypatch.setattr(TraceSearch, "search", search)
+    w = windows.open(db, show=False)
+    w.search.open_search()
+    panel = w.search.panel
+    panel.entry.setText("slowquery")
+    panel.search()
+    assert entered.wait(10)
+    assert panel.status.text() == "searching…" and panel.model.more
+    ticked: list[bool] = []
+    QTimer.singleShot(0, lambda: ticked.append(True))
+    qtbot.waitUntil(lambda: ticked == [True], timeout=2_000)  # the event loop runs while the page is read
+    panel.entry.setText("RURAL postc")
+    panel.search()  # a new query: the slow page is cancelled, its result dropped
+    qtbot.waitUntil(lambda: panel.model.task is None and panel.model.rowCount() == 4, timeout=10_000)
+    release.set()
+    qtbot.waitUntil(lambda: seen == [True], timeout=10_000)  # the slow page was told it was cancelled
+    qtbot.wait(50)
+    assert panel.model.rowCount() == 4 and panel.status.text() == "4 hits"
+    assert panel.model.query == "RURAL postc"

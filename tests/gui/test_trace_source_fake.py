@@ -94,7 +94,8 @@ class MemorySource:
         rows = self.rows_by_key(self._keys(*self.filter_where(query), "created", False))
         return [r for r in rows if r is not None][offset:None if limit < 0 else offset + limit]
 
-    def search(self, query: str, *, after: tuple[int, int, int] | None = None, limit: int = 50) -> SearchPage:
+    def search(self, query: str, *, after: tuple[int, int, int] | None = None, limit: int = 50,
+               cancelled: Callable[[], bool] | None = None) -> SearchPage:
         self._log("search")
         return SearchPage(self.search_hits(query, limit), None)
 
@@ -168,6 +169,7 @@ def test_window_lists_selects_filters_and_searches_through_the_interface(qtbot, 
     w.search.open_search()
     w.search.panel.entry.setText("ignore previous")
     w.search.panel.search()
+    qtbot.waitUntil(lambda: w.search.panel.model.task is None, timeout=10_000)
     hits = [w.search.panel.model.hit(r) for r in range(w.search.panel.model.rowCount())]
     assert [(h.trace_id, h.item_id) for h in hits if h] == [("ticket-injection", "TCK-58213")]
     w.trace_model.set_where("", [])
