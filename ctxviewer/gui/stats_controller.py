@@ -65,6 +65,10 @@ class StatsController(QObject):
         if source is None or view is None:
             return
         self.stop()
+        if not hasattr(source, "aggregate"):  # a team store read in place: sums are SQL over a database file
+            view.stopped("Statistics sum a database file, and this store is read in place: pull its window "
+                         "into one first (ctxviewer import URL -o local.db; README, Team store)")
+            return
         text, by, path = self.window.filter_text, view.by.currentText(), Path(source.path)
 
         def job(_progress: Any, cancelled: Any) -> Any:
