@@ -80,16 +80,17 @@ FROM numbers({start:UInt64}, {n:UInt64})
 """
 
 
-def _cancel_ms(src: Any, call: Callable[[], Any], after_s: float = 0.15) -> float:
-    """Run ``call`` on a thread, :meth:`cancel` it after ``after_s``; ms from the cancel until the
-    call has returned or raised (a call done before the cancel counts 0)."""
+def _cancel_ms(src: Any, call: Callable[[Callable[[], bool]], Any], after_s: float = 0.15) -> float:
+    """Run ``call(cancelled)`` on a thread, cancel it after ``after_s`` as the window does (the
+    worker's flag, then :meth:`cancel`: ``KILL QUERY``); ms from the cancel until the call has
+    returned or raised (a call done before the cancel counts 0)."""
     import threading
 
-    done = threading.Event()
+    done, flag = threading.Event(), threading.Event()
 
     def run() -> None:
         try:
-            call()
+            call(flag.is_set)
         except Exception:  # the killed query's StoreError
             pass
         done.set()
@@ -98,6 +99,7 @@ def _cancel_ms(src: Any, call: Callable[[], Any], after_s: float = 0.15) -> floa
     if done.wait(after_s):
         return 0.0
     t0 = time.perf_counter()
+    flag.set()
     src.cancel()
     done.wait(30)
     return (time.perf_counter() - t0) * 1000
@@ -225,8 +227,8 @@ def main() -> None:
         load = _ms(lambda: src.load(tid), args.repeat)
         bound = src.estimate_count()
         bound_ms = _ms(src.estimate_count, args.repeat)
-        cancel_count = _cancel_ms(src, src.count)
-        cancel_search = _cancel_ms(src, lambda: src.search("zzqqnohit", limit=10))
+        cancel_count = _cancel_ms(src, lambda _cancelled: src.count())
+        cancel_search = _cancel_ms(src, lambda cancelled: src.search("zzqqnohit", limit=10, cancelled=cancelled))
         rss = _rss_mb()
         print(f"{args.spans:,} spans ({count:,} chat spans in the 24 h window), filled in {fill_s:.1f} s")
         for name, ms in (("floor (SELECT 1)", floor), ("open", open_ms), ("first page (100)", first),
