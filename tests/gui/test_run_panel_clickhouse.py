@@ -45,6 +45,7 @@ def test_the_run_tab_shows_the_same_run_as_for_the_imported_spans(qtbot: Any, ba
     call = f"{RUN}:{'9d' * 8}"
     for p in (sqlite_panel, ch_panel):
         p.show_trace(call)
+        assert p.wait()  # read off the GUI thread
     assert ch_panel.note.isHidden() and ch_panel.run_id == RUN
     assert ch_panel.tree.currentItem().text(0) == sqlite_panel.tree.currentItem().text(0) == "llm chat gpt-4o-mini"
     rows = [_rows(p.tree.topLevelItem(0)) for p in (sqlite_panel, ch_panel)]
@@ -54,4 +55,5 @@ def test_the_run_tab_shows_the_same_run_as_for_the_imported_spans(qtbot: Any, ba
     assert ch_panel.store is None and source.first_rows(limit=1)
     ch_panel.set_runs(source)
     ch_panel.show_trace("0" * 32 + ":" + "0" * 16)
+    assert ch_panel.wait()
     assert not ch_panel.note.isHidden()  # no run: said in the note
