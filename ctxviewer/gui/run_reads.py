@@ -11,12 +11,14 @@ too.
 
 :class:`RunReads` runs those reads in :class:`~ctxviewer.gui.worker.Task` jobs, one at a time, on
 one read handle of its own per source: a SQLite file opened in the worker (a connection used by one
-thread at a time), a source's :meth:`~ctxviewer.store.TraceSource.reader` (a ClickHouse store's own
-client; chDB: the source itself, its one in-process engine). A newer trace wins (a generation
-count): a queued older request is dropped, the running one is told to stop (``cancelled()``
-between reads, and ``cancel()`` on the handle -- ``KILL QUERY`` by query id, so a slow server stops
-too -- unless the handle is the window's own source, whose other readers' queries it would kill),
-and its late result is never delivered. Children of a row expanded later are read the same way,
+thread at a time), a ClickHouse store's
+:meth:`~ctxviewer.pipeline.clickhouse.source.ClickHouseSource.run_reader` (a client of its own; chDB:
+the one in-process engine under a handle of its own), else the source's
+:meth:`~ctxviewer.store.TraceSource.reader`. A newer trace wins (a generation count): a queued
+older request is dropped, the running one is told to stop (``cancelled()`` between reads, and
+``cancel()`` on the handle -- ``KILL QUERY`` by its own query ids, so a slow server stops too --
+unless the handle is the window's source itself, whose other readers' queries it would kill), and
+its late result is never delivered. Children of a row expanded later are read the same way,
 after any read already running.
 
 Signals (GUI thread): ``sig_run(RunRead | None)`` -- the latest requested trace's run (``None``:
@@ -147,8 +149,11 @@ class RunReads(QObject):
 
     def set_source(self, source: Any) -> None:
         """Read runs from ``source`` (``run_of``, ``children``, ``run_bounds``, ``step_path``),
-        through its :meth:`reader` (opened by the first job); ``source`` itself is never closed."""
-        self._switch(_Handle(source.reader, shared=source))
+        through its ``run_reader()`` (a ClickHouse store's handle whose queries are its own, chDB
+        included) else its :meth:`reader`, opened by the first job; ``source`` itself is never
+        closed, nor cancelled."""
+        opener = getattr(source, "run_reader", None) or source.reader
+        self._switch(_Handle(opener, shared=source))
 
     def _switch(self, handle: _Handle | None) -> None:
         self.cancel()
