@@ -289,6 +289,8 @@ class RunPanel(QWidget):
             if nxt is None:
                 break
             item = nxt
+            if span_id in self._waiting and span_id in found.levels:  # read meanwhile with the branch
+                self._fill(self._waiting.pop(span_id), found.levels[span_id])
             if span_id != path[-1]:
                 item.setExpanded(True)  # its children: from the read's levels (_load_children)
         if item is not None:
