@@ -17,7 +17,8 @@ What lives here, by role:
   ``content_view`` the raw text, ``rendered_view`` and ``rendered_conversation`` the rendered messages,
   written by ``block_document`` into a document that loads nothing), ``conversation_pane`` (the turns and their keys shared with the rendered one: ``turn_navigation``), ``answer_panes``, ``diagnostics_tabs`` (``findings_panel``,
   ``tool_calls_panel``, ``evidence_strip``, ``run_panel`` -- the run tree and timeline, the one pane
-  that reads the store itself: a run is not part of one trace, and its steps are read as rows expand); other windows and docks: ``diff_view`` (``diff_text``,
+  that reads the store itself: a run is not part of one trace, and its steps are read as rows expand,
+  off the GUI thread by ``run_reads``); other windows and docks: ``diff_view`` (``diff_text``,
   ``diff_chart``), ``whatif_panel`` (``accounting_box``), ``position_panel`` (``position_chart``), ``audit_view`` (``audit_queue``, ``audit_detail``, ``audit_notes``), ``search_dock``,
   ``stats_view`` (Trace › Statistics…: sums by model / session / day, chart, CSV; its menu entry
   ``stats_controller``), ``sessions_view`` (Trace › Sessions…: a session's calls in order, each diffed
@@ -32,7 +33,7 @@ What lives here, by role:
   ``connect_dialog`` (File > Connect to ClickHouse: a team's store shown through the store interface);
 * workers -- :mod:`~ctxviewer.gui.worker` (:class:`Task`: every job off the GUI thread),
   :mod:`~ctxviewer.gui.trace_loader` (the one selection path: load, derive, assess; a newer
-  selection wins), :mod:`~ctxviewer.gui.background_import` (heavy imports), and
+  selection wins), :mod:`~ctxviewer.gui.run_reads` (the Run tab's reads: a newer trace wins), :mod:`~ctxviewer.gui.background_import` (heavy imports), and
   :mod:`~ctxviewer.gui.thresholds` (every size above which work leaves the GUI thread).
 
 May import: the core packages (``model``, ``tokens``, ``util``, ``assess``, ``store``, ``importers``,

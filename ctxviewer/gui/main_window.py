@@ -271,6 +271,7 @@ class MainWindow(WindowActions, WindowOpening, WindowSelection, WindowTraceList)
         self.importer.cancel()
         self.audit.close()
         self.loader.stop()
+        self.panel.tabs.run.stop()  # a run read may still run
         self.trace_model.stop()  # the count and key reads of a big database may still run
         if self.store is not None:
             self.store.close()

@@ -3,9 +3,14 @@
 Every step the file held (agents, model calls, tools, retrievers, an Inspect sample's solvers and
 scorers) under its parent, with duration, status, a model call's reported tokens and cost
 (:mod:`ctxviewer.present.run_tree`'s words), and a waterfall bar placing the step on the run's
-time line; an error's row is red. Children are read from the store when a row is expanded
-(:meth:`ctxviewer.store.TraceStore.children`: one index range), so a run of 30,000 steps opens
-with its roots and the branch down to the call shown. Activating a model call's row
+time line; an error's row is red. Every read runs off the GUI thread
+(:mod:`ctxviewer.gui.run_reads`), whatever the source: while the run is read the tab says
+"reading the run…" (the tree shown before stays, greyed), a newer trace cancels the older read
+(its late result is never shown), and a failure is one line in the tab. The run opens with its
+roots and the branch down to the call shown; other rows' children are read when the row is
+expanded (:meth:`ctxviewer.store.TraceStore.children`: one index range; a ``reading…`` row
+until they come), so a run of 30,000 steps opens at once -- a ClickHouse store reads the run
+whole anyway, and gives every level with the first read. Activating a model call's row
 (double click, Enter) asks the window to show that call (``sig_trace_selected``). Only a step with
 stored children has an expand arrow. The timeline's header is its axis: ms from the run's first
 start to its last end (over every step), with tick lines behind the bars. Plain text only.
@@ -31,9 +36,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ctxviewer.gui.run_reads import RunRead, RunReads
 from ctxviewer.model.words import fmt_int
 from ctxviewer.present.run_tree import Node, step_line, tick_label, time_ticks
-from ctxviewer.store import StoreError, TraceStore
 from ctxviewer.tokens.cost import fmt_cost
 from ctxviewer.util.visible import one_line
 
@@ -49,6 +54,13 @@ GRID = QColor("#e2e8f0")
 """The timeline's tick lines behind the bars."""
 TICK_PX = 56
 """Pixels of timeline per tick at most (a label such as ``12,000 ms`` fits)."""
+NO_RUN = ("no run: this call was imported without one (OTel GenAI, OpenInference, Langfuse, "
+          "LangSmith, MLflow and Inspect AI files record their runs)")
+"""The note when no run holds the call shown."""
+READING = "reading the run…"
+"""The note while the run is read (off the GUI thread)."""
+READING_STEPS = "reading…"
+"""The placeholder row under an expanded step until its children are read."""
 _Index = QModelIndex | QPersistentModelIndex
 
 
@@ -145,18 +157,27 @@ class RunPanel(QWidget):
         self.tree.setItemDelegateForColumn(TIMELINE, _Waterfall(self))
         for col, width in enumerate((220, 60, 56, 104, 76)):  # the timeline takes the rest
             self.tree.setColumnWidth(col, width)
-        self.note = QLabel("no run: this call was imported without one (OTel GenAI, OpenInference, Langfuse, "
-                           "LangSmith, MLflow and Inspect AI files record their runs)")
+        self.note = QLabel(NO_RUN)
         self.note.setTextFormat(Qt.TextFormat.PlainText)
         self.note.setWordWrap(True)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.note)
         lay.addWidget(self.tree, 1)
-        self.store: TraceStore | None = None
+        self.store: Any = None
+        """The window's source when the runs are read from it (:meth:`set_runs`), else ``None``."""
         self.path: Path | None = None
         self.borrowed = False
         """True when :attr:`store` is the window's source (:meth:`set_runs`), never closed here."""
+        self.reads = RunReads(self)
+        """The reads, off the GUI thread (:mod:`ctxviewer.gui.run_reads`)."""
+        self.reads.sig_run.connect(self._on_run)
+        self.reads.sig_failed.connect(self._on_failed)
+        self.reads.sig_children.connect(self._on_children)
+        self.reads.sig_children_failed.connect(self._on_children_failed)
+        self._levels: dict[str | None, list[Any]] = {}  # children read so far, by parent span id
+        self._waiting: dict[str, QTreeWidgetItem] = {}  # expanded rows whose children are being read
+        self._tree_gen = 0  # which tree a children read was asked for (cleared trees drop theirs)
         self.run_id: str | None = None
         self.bounds: tuple[Any, Any] | None = None
         """The run's first start and last end over all its steps (aware UTC), the timeline's ends
@@ -165,79 +186,113 @@ class RunPanel(QWidget):
         self.tree.itemActivated.connect(self._on_activated)
 
     def set_database(self, path: Path | str | None) -> None:
-        """Read runs from the database at ``path`` (opened read-only on first use; ``None``: none)."""
+        """Read runs from the database at ``path`` (opened read-only by the first read, in its
+        worker; ``None``: none)."""
         self.close_store()
         self.path = Path(path) if path is not None else None
+        self.reads.set_path(self.path)
         self._clear()
 
     def set_runs(self, source: Any) -> None:
         """Read runs from ``source`` -- the window's own source when it has the run reads
         (``run_of``, ``children``, ``run_bounds``, ``step_path``: a ClickHouse store,
-        :mod:`ctxviewer.pipeline.clickhouse.runs`) -- borrowed: never closed by the panel."""
+        :mod:`ctxviewer.pipeline.clickhouse.runs`) -- through its ``reader()`` in the worker;
+        borrowed: never closed by the panel."""
         self.close_store()
         self.path = None
         self.store, self.borrowed = source, True
+        self.reads.set_source(source)
         self._clear()
 
     def close_store(self) -> None:
-        """Close the panel's read-only connection (the window closes or opens another database);
-        a borrowed source (:meth:`set_runs`) is only let go."""
-        if self.store is not None and not self.borrowed:
-            self.store.close()
+        """Let the source go (the window opens another database): a running read is cancelled and
+        the panel's own handle closed once it has returned; a borrowed source is never closed."""
+        self.reads.set_path(None)
         self.store, self.borrowed = None, False
 
-    def _store(self) -> TraceStore | None:
-        if self.store is None and self.path is not None:
-            try:
-                self.store = TraceStore.open(self.path)
-            except (StoreError, OSError):
-                self.path = None  # an older schema or a damaged file: no runs to show, said in the note
-        return self.store
+    def stop(self) -> None:
+        """Cancel and wait for the running read, close the panel's handle (the window closes)."""
+        self.reads.stop()
+        self.store, self.borrowed, self.path = None, False, None
+
+    @property
+    def reading(self) -> bool:
+        """True while a read runs or waits (the run asked for, a row's children)."""
+        return self.reads.busy
+
+    def wait(self, ms: int = 30_000) -> bool:
+        """Block until no read runs or waits, processing events (tests, the screenshot command).
+        Returns whether none does."""
+        return self.reads.wait(ms)
 
     def _clear(self) -> None:
         self.tree.clear()
         self.run_id = None
         self.bounds = None
+        self._levels = {}
+        self._waiting = {}
+        self._tree_gen += 1
+
+    def _say(self, text: str | None) -> None:
+        """Show ``text`` in the note and hide the tree (``None``: the tree, no note)."""
+        self.tree.setEnabled(True)
+        self.note.setVisible(text is not None)
+        self.tree.setVisible(text is None)
+        if text is not None:
+            self.note.setText(text)
 
     def show_trace(self, trace_id: str | None) -> None:
-        """Show the run ``trace_id`` belongs to, opened down to its step and that step selected;
-        the note says when there is none."""
-        store = self._store() if trace_id is not None else None
-        found = None
-        try:
-            found = store.step_path(trace_id) if store is not None and trace_id is not None else None
-        except StoreError:
-            found = None
-        self.note.setVisible(found is None)
-        self.tree.setVisible(found is not None)
-        if found is None or store is None:
+        """Show the run ``trace_id`` belongs to, opened down to its step and that step selected,
+        once it is read (off the GUI thread: the note says it is reading meanwhile); the note says
+        when there is none."""
+        if trace_id is None or (self.path is None and self.store is None):
+            self.reads.cancel()
             self._clear()
+            self._say(NO_RUN)
             return
-        run_id, path = found
-        if run_id != self.run_id:
+        self.note.setText(READING)
+        self.note.setVisible(True)
+        self.tree.setEnabled(False)  # the run shown before stays, greyed, until the new one is read
+        self.reads.request_run(trace_id)
+
+    def _on_failed(self, message: str) -> None:
+        self._clear()
+        self._say(one_line(f"cannot read the run: {message}"))
+
+    def _on_run(self, found: RunRead | None) -> None:
+        if found is None:
             self._clear()
-            self.run_id = run_id
-            try:
-                roots = store.children(run_id, None)
-                self.bounds = store.run_bounds(run_id)
-            except StoreError:
-                roots, self.bounds = [], None
-            self.tree.addTopLevelItems([self._item(s) for s in roots])
+            self._say(NO_RUN)
+            return
+        self._say(None)
+        if found.run_id != self.run_id:
+            self._clear()
+            self.run_id = found.run_id
+            self.bounds = found.bounds
+            self._levels = dict(found.levels)
+            self.tree.addTopLevelItems([self._item(s) for s in self._levels.get(None, [])])
             span = self.span_ms()
             self.tree.headerItem().setToolTip(
                 TIMELINE, "not recorded: no step has a start time" if span is None else
                 f"the run's time line: 0 at its first start, {span:,.0f} ms at its last end")
             self.tree.header().viewport().update()
+        else:
+            for parent, steps in found.levels.items():
+                self._levels.setdefault(parent, steps)
+        path = list(found.path)
         item: QTreeWidgetItem | None = None
         for span_id in path:
             items = ([self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount())] if item is None
                      else [item.child(i) for i in range(item.childCount())])
-            nxt = next((c for c in items if c.data(0, STEP_ROLE).span.span_id == span_id), None)
+            nxt = next((c for c in items if c.data(0, STEP_ROLE) is not None
+                        and c.data(0, STEP_ROLE).span.span_id == span_id), None)
             if nxt is None:
                 break
             item = nxt
+            if span_id in self._waiting and span_id in found.levels:  # read meanwhile with the branch
+                self._fill(self._waiting.pop(span_id), found.levels[span_id])
             if span_id != path[-1]:
-                item.setExpanded(True)  # reads its children (_load_children)
+                item.setExpanded(True)  # its children: from the read's levels (_load_children)
         if item is not None:
             self.tree.setCurrentItem(item)
             self.tree.scrollToItem(item)
@@ -287,16 +342,38 @@ class RunPanel(QWidget):
         return item
 
     def _load_children(self, item: QTreeWidgetItem) -> None:
-        if item.data(0, LOADED_ROLE) or self.store is None or self.run_id is None:
+        step = item.data(0, STEP_ROLE)
+        if step is None or item.data(0, LOADED_ROLE) or self.run_id is None:
             return
         item.setData(0, LOADED_ROLE, True)
-        try:
-            children = self.store.children(self.run_id, item.data(0, STEP_ROLE).span.span_id)
-        except StoreError:
-            children = []
+        span_id = step.span.span_id
+        if span_id in self._levels or not step.has_children:
+            self._fill(item, self._levels.get(span_id, []))
+            return
+        placeholder = QTreeWidgetItem([READING_STEPS])
+        placeholder.setFlags(Qt.ItemFlag.NoItemFlags)
+        item.addChild(placeholder)
+        self._waiting[span_id] = item
+        self.reads.request_children(self._tree_gen, self.run_id, span_id)
+
+    def _fill(self, item: QTreeWidgetItem, children: list[Any]) -> None:
+        item.takeChildren()  # the placeholder, if any
         item.addChildren([self._item(s) for s in children])
         if not children:
             item.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.DontShowIndicator)
+
+    def _on_children(self, token: object, parent_id: str, children: list[Any]) -> None:
+        if token != self._tree_gen:
+            return  # read for a tree since cleared
+        self._levels[parent_id] = children
+        item = self._waiting.pop(parent_id, None)
+        if item is not None:
+            self._fill(item, children)
+
+    def _on_children_failed(self, token: object, parent_id: str, message: str) -> None:
+        item = self._waiting.pop(parent_id, None) if token == self._tree_gen else None
+        if item is not None and item.childCount():
+            item.child(0).setText(0, one_line(f"cannot read the steps: {message}"))
 
     def _on_activated(self, item: QTreeWidgetItem, _column: int) -> None:
         step = item.data(0, STEP_ROLE)

@@ -62,8 +62,9 @@ class WindowSelection(WindowPart):
 
     def wait_shown(self, ms: int = 30_000) -> bool:
         """Block until the selected trace is shown with its assessment, processing events (for a
-        caller without an event loop of its own: the screenshot command). Returns whether it is."""
-        return self.loader.wait(ms)
+        caller without an event loop of its own: the screenshot command), its run read too (the
+        Run tab). Returns whether it is."""
+        return self.loader.wait(ms) and self.panel.tabs.run.wait(ms)
 
     def _on_trace_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
         trace_id = self.trace_model.trace_id(current.row()) if current.isValid() else None

@@ -86,10 +86,11 @@ SHOWN_MS = 30_000
 
 def is_shown(w: Any, trace_id: str | None = None) -> bool:
     """Whether the window shows ``trace_id`` (else any trace) in full, as the user sees it once a
-    selection has settled: the trace in the panes with its assessment, no newer selection loading."""
+    selection has settled: the trace in the panes with its assessment, no newer selection loading,
+    its run read (the Run tab)."""
     t = w.trace
     return (t is not None and (trace_id is None or t.trace_id == trace_id) and not w.loader.pending
-            and w.panel.trace is t and w.panel.assessment is not None)
+            and w.panel.trace is t and w.panel.assessment is not None and not w.panel.tabs.run.reading)
 
 
 class Windows:

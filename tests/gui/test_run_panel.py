@@ -35,6 +35,7 @@ def test_opens_down_to_the_call_and_reads_children_on_expand(qtbot, db: Path) ->
     qtbot.addWidget(panel)
     panel.set_database(db)
     panel.show_trace("ZB2vu5GNujYaBdPSReCeop/1/1/2")
+    assert panel.wait()  # read off the GUI thread
     tree = panel.tree
     assert tree.topLevelItemCount() == 1
     root = tree.topLevelItem(0)
@@ -70,6 +71,7 @@ def test_a_call_without_a_run_says_so(qtbot, db: Path) -> None:
     qtbot.addWidget(panel)
     panel.set_database(db)
     panel.show_trace("not-a-trace")
+    assert panel.wait()  # read off the GUI thread
     assert not panel.note.isHidden() and panel.tree.isHidden() and panel.tree.topLevelItemCount() == 0
     assert panel.note.textFormat() == Qt.TextFormat.PlainText
     panel.close_store()
@@ -80,6 +82,7 @@ def test_only_steps_with_children_have_an_expand_arrow(qtbot, db: Path) -> None:
     qtbot.addWidget(panel)
     panel.set_database(db)
     panel.show_trace("ZB2vu5GNujYaBdPSReCeop/1/1/2")
+    assert panel.wait()  # read off the GUI thread
     root = panel.tree.topLevelItem(0)
     model = panel.tree.model()
     kids = {root.child(i).text(0): root.child(i) for i in range(root.childCount())}
@@ -101,6 +104,7 @@ def test_the_timeline_axis_spans_the_run_in_ms(qtbot, db: Path) -> None:
     qtbot.addWidget(panel)
     panel.set_database(db)
     panel.show_trace("ZB2vu5GNujYaBdPSReCeop/1/1/2")
+    assert panel.wait()  # read off the GUI thread
     root = panel.tree.topLevelItem(0).data(0, STEP_ROLE)
     # the sample runs 00:27:36.997226 -> 00:27:56.689632: 19,692.406 ms, and no step lies outside it
     assert panel.axis_range() == (0.0, pytest.approx(19692.406))

@@ -14,6 +14,7 @@ from ctxviewer.gui.run_panel import RunPanel
 pytest.importorskip("clickhouse_connect")
 pytest.importorskip("chdb")
 
+from tests.store.clickhouse_spans import chdb_dir
 from tests.store.test_clickhouse_runs import RUN, make_backends
 
 
@@ -45,6 +46,7 @@ def test_the_run_tab_shows_the_same_run_as_for_the_imported_spans(qtbot: Any, ba
     call = f"{RUN}:{'9d' * 8}"
     for p in (sqlite_panel, ch_panel):
         p.show_trace(call)
+        assert p.wait()  # read off the GUI thread
     assert ch_panel.note.isHidden() and ch_panel.run_id == RUN
     assert ch_panel.tree.currentItem().text(0) == sqlite_panel.tree.currentItem().text(0) == "llm chat gpt-4o-mini"
     rows = [_rows(p.tree.topLevelItem(0)) for p in (sqlite_panel, ch_panel)]
@@ -54,4 +56,53 @@ def test_the_run_tab_shows_the_same_run_as_for_the_imported_spans(qtbot: Any, ba
     assert ch_panel.store is None and source.first_rows(limit=1)
     ch_panel.set_runs(source)
     ch_panel.show_trace("0" * 32 + ":" + "0" * 16)
+    assert ch_panel.wait()
     assert not ch_panel.note.isHidden()  # no run: said in the note
+
+
+def test_a_newer_call_kills_the_older_run_read_in_the_engine(qtbot: Any, backends: tuple[str, str],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Run tab's read of a run is a real query in flight on chDB (a slow one stands in for a
+    slow server); selecting a call of another run meanwhile kills it by its query id (``KILL
+    QUERY``, on the tab's own handle, never the window's source) and shows the newer run."""
+    import clickhouse_connect
+
+    from ctxviewer.pipeline.clickhouse.source import ClickHouseSource
+    from ctxviewer.pipeline.clickhouse.target import parse_target
+    from ctxviewer.store import StoreError
+
+    url, _db = backends
+    source = ClickHouseSource(parse_target(url))
+    slow = "SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) % 11 = 5 AND {lo:Int64} < {hi:Int64}"
+    real = ClickHouseSource._read_run
+    failures: list[str] = []
+    handles: list[ClickHouseSource] = []
+
+    def read_run(self: ClickHouseSource, run_id: str) -> Any:
+        handles.append(self)
+        if run_id == RUN:  # the agent's run: the server is slow
+            try:
+                self._query(slow)
+            except StoreError as exc:
+                failures.append(str(exc))
+                raise
+        return real(self, run_id)
+
+    monkeypatch.setattr(ClickHouseSource, "_read_run", read_run)
+    panel = RunPanel()
+    qtbot.addWidget(panel)
+    panel.set_runs(source)
+    panel.show_trace(f"{RUN}:{'9d' * 8}")
+    probe = clickhouse_connect.get_client(dsn=f"chdb://{chdb_dir()}")
+    qtbot.waitUntil(lambda: probe.query("SELECT count() FROM system.processes WHERE query LIKE '%sipHash64(number) % 11%' "
+                                        "AND query NOT LIKE '%system.processes%'").result_rows[0][0] > 0,
+                    timeout=30_000)  # the engine runs it; the tab says it is reading
+    assert panel.note.text() == "reading the run…" and panel.reading
+    other = f"{1:032x}:{1:08x}cccccccc"
+    panel.show_trace(other)
+    assert panel.wait()
+    assert failures == [f"{url}: query cancelled (KILL QUERY)"]  # killed in the engine, its error dropped
+    assert handles[0] is not source and all(h is handles[0] for h in handles)  # the tab's own handle
+    assert panel.run_id == f"{1:032x}" and panel.note.isHidden()
+    assert panel.tree.currentItem().text(0) == "llm chat gpt-4o-mini"
+    panel.stop()

@@ -38,6 +38,9 @@ class RunTrees:
 
     schema: Any
     target: Any
+    reads_runs_whole = True
+    """A run is read whole (one query by ``TraceId``) and kept: its steps' children come from
+    memory, so a reader of the tree (the window's Run tab) takes every level with its first read."""
     _run_lock = threading.Lock()
     _run: tuple[str, list[RunStep]] | None = None
 

@@ -161,6 +161,21 @@ class ClickHouseSource(OnDemand, RunTrees):
         other.window, other._assessed = self.window, self.assessed()
         return other
 
+    def run_reader(self) -> ClickHouseSource:
+        """A handle for the run tree's reads on another thread (the window's Run tab) whose queries
+        are its own: a server's :meth:`reader`; on chDB, this source's one in-process client under a
+        handle of its own (its own query ids and run cache, the same sidecar), so its :meth:`cancel`
+        kills only its queries and a cancel of this source's never kills its."""
+        if self.target.scheme != "chdb":
+            return self.reader()
+        import copy
+
+        self.assessed()  # opened once, shared (thread-safe)
+        other = copy.copy(self)
+        other._running, other._killed, other._lock = set(), set(), threading.Lock()
+        other._keys, other.queries, other._run = {}, [], None
+        return other
+
     def close(self) -> None:
         """Release the client. Idempotent."""
         close = getattr(self._client, "close", None)
