@@ -12,7 +12,7 @@ too.
 :class:`RunReads` runs those reads in :class:`~ctxviewer.gui.worker.Task` jobs, one at a time, on
 one read handle of its own per source: a SQLite file opened in the worker (a connection used by one
 thread at a time), a ClickHouse store's
-:meth:`~ctxviewer.pipeline.clickhouse.source.ClickHouseSource.run_reader` (a client of its own; chDB:
+:meth:`~ctxviewer.pipeline.clickhouse.source.ClickHouseSource.own_reader` (a client of its own; chDB:
 the one in-process engine under a handle of its own), else the source's
 :meth:`~ctxviewer.store.TraceSource.reader`. A newer trace wins (a generation count): a queued
 older request is dropped, the running one is told to stop (``cancelled()`` between reads, and
@@ -149,10 +149,10 @@ class RunReads(QObject):
 
     def set_source(self, source: Any) -> None:
         """Read runs from ``source`` (``run_of``, ``children``, ``run_bounds``, ``step_path``),
-        through its ``run_reader()`` (a ClickHouse store's handle whose queries are its own, chDB
+        through its ``own_reader()`` (a ClickHouse store's handle whose queries are its own, chDB
         included) else its :meth:`reader`, opened by the first job; ``source`` itself is never
         closed, nor cancelled."""
-        opener = getattr(source, "run_reader", None) or source.reader
+        opener = getattr(source, "own_reader", None) or source.reader
         self._switch(_Handle(opener, shared=source))
 
     def _switch(self, handle: _Handle | None) -> None:

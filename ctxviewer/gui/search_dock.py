@@ -92,7 +92,10 @@ class SearchHitModel(QAbstractTableModel):
         self._reader = reader
 
         def job(_progress: Any, cancelled: Callable[[], bool]) -> Any:
-            handle = store.reader()  # a connection of this thread (chDB: the same handle)
+            # a connection of this thread; a ClickHouse store's handle of its own, so a cancel of this page
+            # never kills the list's or the loader's queries (chDB's reader() is the window's source)
+            opener = getattr(store, "own_reader", None) or store.reader
+            handle = opener()
             reader["handle"] = handle
             try:
                 return handle.search(query, after=after, limit=PAGE_SIZE, cancelled=cancelled)

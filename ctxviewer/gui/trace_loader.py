@@ -130,7 +130,9 @@ class TraceLoader(QObject):
         """The worker's read handle on ``source`` (opened on first use; only one job uses it at a time)."""
         if self._reader is None or self._reader_of is not source:
             self._close_reader()
-            self._reader, self._reader_of = source.reader(), source
+            # a ClickHouse store's handle of its own: the list's cancel (KILL QUERY) never kills a load
+            opener = getattr(source, "own_reader", None) or source.reader
+            self._reader, self._reader_of = opener(), source
         return self._reader
 
     def _start(self, trace_id: str) -> None:

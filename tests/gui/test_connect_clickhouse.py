@@ -83,6 +83,10 @@ def test_the_window_shows_a_clickhouse_store_with_each_rows_state(windows) -> No
     assert [m.data(m.index(r, 0), TraceIdRole) for r in range(2)] == [chats[0], chats[2]]
     windows.qtbot.waitUntil(lambda: w.count_label.text().startswith("2 traces · of the assessed rows"), timeout=10_000)
     assert "covers the 3 rows of this window assessed so far" in w.count_label.toolTip()
+    # the loader and the search dock read on handles of their own (chDB's reader() is the window's
+    # source itself): the list's cancel of its count (KILL QUERY by this handle's ids) never kills a load
+    assert w.loader._reader is not None and w.loader._reader is not w.store and w.loader._reader_of is w.store
+    assert w.loader._reader._running is not w.store._running
     w.stats.open()  # sums are SQL over a database file: said, not "cannot compute: no such file"
     assert w.stats.view.note.text() == ("Statistics sum a database file, and this store is read in place: pull its "
                                         "window into one first (ctxviewer import URL -o local.db; README, Team store)")

@@ -161,11 +161,12 @@ class ClickHouseSource(OnDemand, RunTrees):
         other.window, other._assessed = self.window, self.assessed()
         return other
 
-    def run_reader(self) -> ClickHouseSource:
-        """A handle for the run tree's reads on another thread (the window's Run tab) whose queries
-        are its own: a server's :meth:`reader`; on chDB, this source's one in-process client under a
-        handle of its own (its own query ids and run cache, the same sidecar), so its :meth:`cancel`
-        kills only its queries and a cancel of this source's never kills its."""
+    def own_reader(self) -> ClickHouseSource:
+        """A handle for reads on another thread whose queries are its own (the window's Run tab and
+        search dock): a server's :meth:`reader`; on chDB, this source's one in-process client under
+        a handle of its own (its own query ids, list keys and run cache, the same sidecar), so its
+        :meth:`cancel` kills only its queries and a cancel of this source's never kills its. Not for
+        the trace list, whose keys are this source's."""
         if self.target.scheme != "chdb":
             return self.reader()
         import copy
