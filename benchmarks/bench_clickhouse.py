@@ -30,6 +30,8 @@ prints first page, next page, count, load one span, fast count, a search's first
 search (the whole window, one run) on both tables side by side, with the ratio without / with.
 (Search does not use the text index: commit 668d661's version of this benchmark measured it on
 the accelerated table, index path off vs on.)
+``--optimize`` then merges both tables' parts (``OPTIMIZE TABLE ... FINAL``) and measures them
+again: a table still merging reads more parts per query.
 ``--message-bytes N`` pads each chat span's input message with N bytes of words (the default 0
 keeps the one short question: then ``SpanAttributes`` is small and the accelerators gain little).
 
@@ -196,6 +198,8 @@ def main() -> None:
     ap.add_argument("--message-bytes", type=int, default=0, help="filler bytes in each input message")
     ap.add_argument("--accelerators", action="store_true", help="also measure a table with the accelerators")
     ap.add_argument("--pages", type=int, default=50, help="keyset pages of 100 read for the heap's peak")
+    ap.add_argument("--optimize", action="store_true",
+                    help="with --accelerators: OPTIMIZE TABLE ... FINAL both tables (parts merged) and measure again")
     args = ap.parse_args()
     import clickhouse_connect
 
@@ -247,6 +251,16 @@ def main() -> None:
             print(f"accelerated copy (columns and text index) written in {acc_s:.1f} s, "
                   f"{args.message_bytes} filler bytes per input message")
             _side_by_side(src, fast, now, args.repeat, floor)
+            if args.optimize:
+                parts = "SELECT count() FROM system.parts WHERE database = 'bench' AND table = {t:String} AND active"
+                before = [client.query(parts, parameters={"t": t}).result_rows[0][0] for t in ("otel_traces", "otel_traces_acc")]
+                t0 = time.perf_counter()
+                for t in ("otel_traces", "otel_traces_acc"):
+                    client.command(f"OPTIMIZE TABLE bench.{t} FINAL")
+                after = [client.query(parts, parameters={"t": t}).result_rows[0][0] for t in ("otel_traces", "otel_traces_acc")]
+                print(f"both tables merged (OPTIMIZE ... FINAL, {time.perf_counter() - t0:.1f} s): active parts "
+                      f"{before[0]} -> {after[0]} without, {before[1]} -> {after[1]} with the accelerators")
+                _side_by_side(src, fast, now, args.repeat, floor)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
