@@ -32,7 +32,6 @@ from typing import Any
 
 from ctxviewer.model.trace import NOT_RECORDED, Kind, RequestTrace, Response
 from ctxviewer.present.blocks import Block, CodeBlock, TextBlock, TextRun, ToolCallBlock, ToolResultBlock
-from ctxviewer.present.markdown_blocks import markdown_blocks
 from ctxviewer.present.message_images import ImageKey, placeholder_image
 from ctxviewer.present.tool_arguments import arguments_view
 from ctxviewer.util.large_text import SHOW_LIMIT
@@ -122,6 +121,8 @@ def message_blocks(text: str | None, *, role: str | None = None, result_of: Tool
 
     def flush() -> None:
         if any(line.strip() for line in prose):
+            from ctxviewer.present.markdown_blocks import markdown_blocks  # markdown-it: when a message shows
+
             blocks.extend(markdown_blocks("\n".join(prose)))
         prose.clear()
 

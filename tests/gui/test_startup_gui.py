@@ -124,3 +124,12 @@ def test_pyqtgraph_numpy_and_pygments_load_after_the_first_paint(tmp_path: Path)
     # imported by a background thread, not the GUI thread (issue 11: the window never stops)
     assert got["on_gui_thread"] == {"pyqtgraph": False, "numpy": False, "pygments": False}
     assert got["spans"] == ["Generic.Heading", "Literal.String.Backtick"]
+
+
+def test_the_window_module_loads_no_markdown_parser_or_price_library() -> None:
+    code = ("import sys, json; import ctxviewer.gui.main_window; "
+            "print(json.dumps([m for m in ('markdown_it', 'genai_prices', 'pydantic', 'pyqtgraph') if m in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                         env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []  # each loads when first used, after the first paint
