@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import functools
 import json
+import math
+from typing import Any
 
 import click
 
@@ -53,12 +55,17 @@ def stats_table(total: Group, groups: list[Group], by: str | None) -> str:
 
 def _echo_json(by: str | None, total: Group, groups: list[Group]) -> None:
     """``{"by", "total", "groups"}`` as one JSON document, a group a line, written as it is made
-    (one string of 220,717 sessions' groups took 1.2 GB)."""
+    (one string of 220,717 sessions' groups took 1.2 GB). A sum SQLite overflowed to an infinity
+    (durations of 1e308 ms) is written ``null``: JSON has no infinity."""
     dump = functools.partial(json.dumps, ensure_ascii=False, allow_nan=False)
-    click.echo(f'{{"by": {dump(by)}, "total": {dump(total.to_dict())}, "groups": [')
+
+    def finite(d: dict[str, Any]) -> dict[str, Any]:
+        return {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in d.items()}
+
+    click.echo(f'{{"by": {dump(by)}, "total": {dump(finite(total.to_dict()))}, "groups": [')
     last = len(groups) - 1
     for i, g in enumerate(groups):
-        click.echo("  " + dump(g.to_dict()) + ("," if i < last else ""))
+        click.echo("  " + dump(finite(g.to_dict())) + ("," if i < last else ""))
     click.echo("]}")
 
 

@@ -272,6 +272,8 @@ class MainWindow(WindowActions, WindowOpening, WindowSelection, WindowTraceList)
         self.audit.close()
         self.loader.stop()
         self.panel.tabs.run.stop()  # a run read may still run
+        self.search.panel.model.stop(wait=True)  # a search page (a ClickHouse scan) may still run
+        self.stats.stop()
         self.trace_model.stop()  # the count and key reads of a big database may still run
         if self.store is not None:
             self.store.close()

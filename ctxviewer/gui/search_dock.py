@@ -74,8 +74,9 @@ class SearchHitModel(QAbstractTableModel):
         if store is not None and query.strip():
             self._fetch(None)
 
-    def stop(self) -> None:
-        """Cancel the page being read, if any (its result is dropped)."""
+    def stop(self, wait: bool = False) -> None:
+        """Cancel the page being read, if any (its result is dropped); ``wait``: block until its job
+        has returned (the window closes: its store is closed next)."""
         task, self.task = self.task, None
         if task is None:
             return
@@ -84,6 +85,8 @@ class SearchHitModel(QAbstractTableModel):
         cancel = getattr(self._reader.get("handle"), "cancel", None)
         if callable(cancel):  # a server-side scan (ClickHouse): KILL QUERY, off the GUI thread
             threading.Thread(target=cancel, name="ctxviewer-search-cancel", daemon=True).start()
+        if wait:
+            task.wait_job()
 
     def _fetch(self, after: tuple[int, int, int] | None) -> None:
         store, query, gen = self.store, self.query, self._gen
@@ -106,11 +109,12 @@ class SearchHitModel(QAbstractTableModel):
 
         task = Task(job, self)
         self.task = task
-        task.sig_finished.connect(lambda page, g=gen: self._got(g, page, None))
-        task.sig_failed.connect(lambda message, g=gen: self._got(g, None, message))
+        task.sig_finished.connect(lambda page, t=task, g=gen: self._got(t, g, page, None))
+        task.sig_failed.connect(lambda message, t=task, g=gen: self._got(t, g, None, message))
         task.start()
 
-    def _got(self, gen: int, page: Any, error: str | None) -> None:
+    def _got(self, task: Task, gen: int, page: Any, error: str | None) -> None:
+        task.deleteLater()  # one Task a page: not kept as children until the window closes
         if gen != self._gen:
             return  # an older query's page, or one cancelled
         self.task = None

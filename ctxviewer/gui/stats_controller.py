@@ -78,7 +78,7 @@ class StatsController(QObject):
 
         task = Task(job, self)
         self.task = task
-        task.sig_finished.connect(lambda result, t=task: self._done(t, result, text))
+        task.sig_finished.connect(lambda result, t=task: self._done(t, result, text, source))
         task.sig_failed.connect(lambda message, t=task: self._failed(t, message))
         view.computing(one_line(f"computing by {by}…" + (f" ({text})" if text else "")))
         task.start()
@@ -93,14 +93,19 @@ class StatsController(QObject):
         if self.view is not None:
             self.view.stopped("cancelled: the figures shown are from before")
 
-    def _done(self, task: Task, result: Any, text: str) -> None:
+    def _done(self, task: Task, result: Any, text: str, source: Any) -> None:
+        task.deleteLater()
         if task is not self.task or self.view is None or result is None:
             return  # cancelled, or a newer computation is running
         self.task = None
+        if self.window.store is not source:  # the window opened another database meanwhile
+            self.view.stopped("the database changed: pick the grouping again to compute its statistics")
+            return
         total, groups = result
         self.view.show_groups(total, groups, one_line(f"{total.calls:,} traces" + (f" matching {text}" if text else "")))
 
     def _failed(self, task: Task, message: str) -> None:
+        task.deleteLater()
         if task is not self.task or self.view is None:
             return  # a cancelled computation's interrupted statement
         self.task = None

@@ -112,3 +112,14 @@ def test_json_is_one_document_written_a_group_a_line() -> None:
     assert [json.loads(line.strip().rstrip(",")) for line in lines[1:-1]] == out["groups"]
     empty = CliRunner().invoke(cli, ["stats", str(SAMPLES), "--json"])  # no --by: no groups
     assert json.loads(empty.output)["groups"] == [] and empty.output.splitlines()[-1] == "]}"
+
+
+def test_an_overflowed_sum_is_null_in_the_json(capsys: pytest.CaptureFixture[str]) -> None:
+    from ctxviewer.cli.stats_cmd import _echo_json
+    from ctxviewer.store.aggregates import Group
+
+    huge = Group("m", 2, 10, 2, 5, 2, 0.5, 2, float("inf"), float("inf"), 2, 2, 0, 0, 0, (2, 0, 0, 0, 0))
+    _echo_json("model", huge, [huge])
+    out = json.loads(capsys.readouterr().out, parse_constant=lambda c: pytest.fail(f"not JSON: {c}"))
+    assert out["total"]["duration_mean_ms"] is None and out["total"]["duration_max_ms"] is None  # SQLite's inf
+    assert out["groups"][0]["cost"] == 0.5 and out["groups"][0]["calls"] == 2

@@ -125,3 +125,31 @@ def test_a_slow_search_page_leaves_the_window_live_and_a_new_query_drops_it(qtbo
     qtbot.wait(50)
     assert panel.model.rowCount() == 4 and panel.status.text() == "4 hits"
     assert panel.model.query == "RURAL postc"
+
+
+def test_closing_the_window_stops_a_search_page_still_running(qtbot, monkeypatch: pytest.MonkeyPatch,
+                                                             db: Path, windows) -> None:
+    import threading
+    import time
+
+    from ctxviewer.store.fts import SearchPage
+    from ctxviewer.store.search import TraceSearch
+
+    entered, ended = threading.Event(), threading.Event()
+
+    def search(self, query, *, after=None, limit=50, cancelled=None):  # type: ignore[no-untyped-def]
+        entered.set()
+        deadline = time.monotonic() + 30
+        while not (cancelled is not None and cancelled()) and time.monotonic() < deadline:
+            time.sleep(0.01)  # a scan that polls its flag, as a ClickHouse page does between slices
+        ended.set()
+        return SearchPage([], None)
+
+    monkeypatch.setattr(TraceSearch, "search", search)
+    w = windows.open(db, show=False)
+    w.search.open_search()
+    w.search.panel.entry.setText("anything")
+    w.search.panel.search()
+    assert entered.wait(10)
+    w.close()  # the page is cancelled and waited for before the store closes
+    assert ended.is_set() and w.search.panel.model.task is None and w.store is None

@@ -61,7 +61,7 @@ INTENT = PatternRule(
             r"\b(?:forget|ignore|disregard)\s+(?:everything|all|anything)(?:\s+that)?\s+(?:you\s+(?:saw|read|were\s+told|have\s+seen|have\s+read|were\s+given)|(?:written\s+)?(?:above|before|so\s+far))\b",
             r"\beverything\s+(?:above|before\s+this|you\s+(?:read|saw))\s+is\s+(?:outdated|obsolete|void|wrong|false|fake|irrelevant|superseded)\b"),
          "tells its reader to stop and drop what came before: '{m}'"),
-        (rx(r"\byour\s+(?:new|real|actual|true|updated|revised)\s+(?:task|instructions?)\s+(?:is|are)(?:\s+now)?(?:\s+to\b|\s+as\s+follows\b|\s*:)",
+        (rx(r"\byour\s+(?:new|real|actual|true|updated|revised)\s+(?:task|instructions?|directives?)\s+(?:is|are)(?:\s+now)?(?:\s+to\b|\s+as\s+follows\b|\s*:)",
             r"\b(?:the|your)\s+(?:task|request|question|instructions?)\s+(?:you\s+were\s+given|(?:the\s+)?user\s+gave\s+you)\s+(?:is|are|has\s+been|have\s+been)\s+(?:cancell?ed|void|obsolete|superseded|replaced|withdrawn|no\s+longer\s+(?:valid|relevant|needed))\b"),
          "replaces the task the user gave: '{m}'"),
     ),

@@ -48,6 +48,7 @@ OVERRIDE = PatternRule(
          "tells the model to disregard its input and say something else: '{m}'"),
         (rx(r"\byour\s+(?:new|real|actual|true|updated|revised|only|primary|next)\s+(?:instructions?|task|goal|objective|mission|directive|role|purpose)\s+(?:is|are)\s+now\b",
             r"\byour\s+(?:new|real|actual|true|updated|revised|only|primary|next)\s+(?:instructions?|task|objective|mission|directive)\s*(?:(?:is|are)\s*)?:",
+            r"\bthe\s+(?:new|real|actual|true|updated|revised)\s+(?:instructions|directives)\s+(?:are|follow)\s*:",
             r"\b(?:new|updated|revised|override|overriding|additional|important|urgent|secret|hidden)\s+(?:system\s+)?(?:instructions?|directives?|commands?)\s*:",
             r"\bfrom\s+now\s+on,?\s+(?:you|your|the\s+(?:assistant|model|ai))\b",
             r"\b(?:stop|cease|halt)\s+(?:what\s+you\s+are\s+doing|your\s+(?:current\s+)?task|(?:the|your)\s+(?:summary|summari[sz]ation|translation))\b"),
