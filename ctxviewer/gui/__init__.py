@@ -32,6 +32,7 @@ What lives here, by role:
   ``importer`` (File > Import), ``upgrade_offer`` (an older database's upgraded copy),
   ``connect_dialog`` (File > Connect to ClickHouse: a team's store shown through the store interface);
 * workers -- :mod:`~ctxviewer.gui.worker` (:class:`Task`: every job off the GUI thread),
+  :mod:`~ctxviewer.gui.gc_guard` (the garbage collector runs on the GUI thread only),
   :mod:`~ctxviewer.gui.trace_loader` (the one selection path: load, derive, assess; a newer
   selection wins), :mod:`~ctxviewer.gui.run_reads` (the Run tab's reads: a newer trace wins), :mod:`~ctxviewer.gui.background_import` (heavy imports), and
   :mod:`~ctxviewer.gui.thresholds` (every size above which work leaves the GUI thread).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from ctxviewer.gui.display_check import (
     missing_display,
     no_display_message,
 )
+from ctxviewer.gui.gc_guard import collect_on_gui_thread
 from ctxviewer.gui.main_window import MainWindow
 from ctxviewer.gui.rendered_view import settle_clipboard
 from ctxviewer.util import assets
@@ -36,12 +38,17 @@ SAMPLE_DB = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 
 def application(argv: list[str] | None = None) -> QApplication:
     """The running :class:`QApplication`, created (with name, icon and stylesheet) if there is none.
-    Sets the interpreter's switch interval to :data:`SWITCH_INTERVAL_S`."""
+    Sets the interpreter's switch interval to :data:`SWITCH_INTERVAL_S` and moves garbage
+    collection to the GUI thread (:func:`ctxviewer.gui.gc_guard.collect_on_gui_thread`)."""
     app = QApplication.instance()
     if app is None:
         app = QApplication([sys.argv[0] if sys.argv else "ctxviewer", *(argv or [])])
     assert isinstance(app, QApplication)
     sys.setswitchinterval(SWITCH_INTERVAL_S)  # paints beside busy workers (see SWITCH_INTERVAL_S)
+    if app.property("ctxviewer_gc_timer") is None:  # once per application
+        app.setProperty("ctxviewer_gc_timer", True)
+        collect_on_gui_thread(app)  # a collection in a worker thread can deadlock with Qt (gc_guard)
+    gc.disable()  # (again: whoever turned it back on since)
     app.setApplicationName("ctxviewer")
     app.setOrganizationName("ctxviewer")
     try:

@@ -31,6 +31,28 @@ def _settled_clipboard() -> Any:
     settle_clipboard()
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _collect_on_the_gui_thread() -> Any:
+    """The GUI tests collect garbage as the app does: never automatically (a collection in a worker
+    thread can deadlock with Qt's connection mutex, :mod:`ctxviewer.gui.gc_guard`), only here on the
+    test's own thread, after each test (:func:`_collect_after_each`)."""
+    import gc
+
+    was = gc.isenabled()
+    gc.disable()
+    yield
+    if was:
+        gc.enable()
+
+
+@pytest.fixture(autouse=True)
+def _collect_after_each(_collect_on_the_gui_thread: Any) -> Any:
+    yield
+    from ctxviewer.gui.gc_guard import collect_due
+
+    collect_due()
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "tests/gui" in item.nodeid.replace("\\", "/"):
