@@ -44,6 +44,7 @@ from PySide6.QtWidgets import QApplication
 from ctxviewer.gui.worker import Task
 from ctxviewer.store import StoreError, TraceStore
 from ctxviewer.store.runs import RunStep
+from ctxviewer.store.source import private_reader
 
 
 @dataclass(frozen=True)
@@ -149,11 +150,9 @@ class RunReads(QObject):
 
     def set_source(self, source: Any) -> None:
         """Read runs from ``source`` (``run_of``, ``children``, ``run_bounds``, ``step_path``),
-        through its ``own_reader()`` (a ClickHouse store's handle whose queries are its own, chDB
-        included) else its :meth:`reader`, opened by the first job; ``source`` itself is never
-        closed, nor cancelled."""
-        opener = getattr(source, "own_reader", None) or source.reader
-        self._switch(_Handle(opener, shared=source))
+        through a handle whose queries are its own (:func:`ctxviewer.store.source.private_reader`),
+        opened by the first job; ``source`` itself is never closed, nor cancelled."""
+        self._switch(_Handle(partial(private_reader, source), shared=source))
 
     def _switch(self, handle: _Handle | None) -> None:
         self.cancel()

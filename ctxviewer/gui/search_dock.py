@@ -31,6 +31,7 @@ from ctxviewer.gui.worker import Task
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.store import TraceSource
 from ctxviewer.store.fts import SearchHit, match_spans
+from ctxviewer.store.source import private_reader
 
 PAGE_SIZE = 100
 """Hits fetched per page."""
@@ -95,10 +96,9 @@ class SearchHitModel(QAbstractTableModel):
         self._reader = reader
 
         def job(_progress: Any, cancelled: Callable[[], bool]) -> Any:
-            # a connection of this thread; a ClickHouse store's handle of its own, so a cancel of this page
-            # never kills the list's or the loader's queries (chDB's reader() is the window's source)
-            opener = getattr(store, "own_reader", None) or store.reader
-            handle = opener()
+            # a connection of this thread whose queries are its own: a cancel of this page never kills
+            # the list's or the loader's queries
+            handle = private_reader(store)
             reader["handle"] = handle
             try:
                 return handle.search(query, after=after, limit=PAGE_SIZE, cancelled=cancelled)

@@ -35,6 +35,7 @@ from ctxviewer.gui.worker import Task
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.warm_up import first_trace
 from ctxviewer.store import TraceSource
+from ctxviewer.store.source import private_reader
 
 
 class TraceLoader(QObject):
@@ -130,9 +131,8 @@ class TraceLoader(QObject):
         """The worker's read handle on ``source`` (opened on first use; only one job uses it at a time)."""
         if self._reader is None or self._reader_of is not source:
             self._close_reader()
-            # a ClickHouse store's handle of its own: the list's cancel (KILL QUERY) never kills a load
-            opener = getattr(source, "own_reader", None) or source.reader
-            self._reader, self._reader_of = opener(), source
+            # a handle of its own: the list's cancel (KILL QUERY) never kills a load
+            self._reader, self._reader_of = private_reader(source), source
         return self._reader
 
     def _start(self, trace_id: str) -> None:

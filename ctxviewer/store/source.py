@@ -176,6 +176,15 @@ class TraceSource(Protocol):
         ...
 
 
+def private_reader(source: TraceSource) -> TraceSource:
+    """A read handle on ``source`` for another thread whose queries are its own: the source's
+    ``own_reader()`` where it has one (a ClickHouse store: on chDB its :meth:`~TraceSource.reader`
+    is the source itself, so a cancel -- ``KILL QUERY`` by the handle's query ids -- would reach
+    the window's other readers), else :meth:`~TraceSource.reader`. Raises what they raise."""
+    opener = getattr(source, "own_reader", None)
+    return opener() if callable(opener) else source.reader()
+
+
 def _implements(store: TraceStore) -> TraceSource:
     """Typing aid: mypy checks here that :class:`~ctxviewer.store.TraceStore` is a
     :class:`TraceSource` (``tests/store/test_source.py`` checks it at run time)."""
