@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime, timezone
 from decimal import Decimal
+from importlib import metadata
 from pathlib import Path
 
 import genai_prices
@@ -19,6 +20,9 @@ from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.present.columns import cost_cell
 from ctxviewer.store import TraceQuery, TraceStore
 from ctxviewer.tokens.cost import call_cost, data_date, fmt_cost, source
+
+LIB = f"genai-prices {metadata.version('genai-prices')}"
+"""The price library as the messages name it: the installed release (its range is pyproject's)."""
 
 SENT = datetime(2026, 11, 2, 9, 14, 5, tzinfo=timezone.utc)
 
@@ -46,7 +50,7 @@ def test_cache_writes_and_reasoning_equal_the_library() -> None:
     ("openai", "gpt-4o-mini", Usage(), "usage not recorded"),
     ("openai", "gpt-4o-mini", Usage(output_tokens=200), "input tokens not recorded"),
     ("openai", None, Usage(1000, 200), "model not recorded"),
-    ("openai", "support-bot-7", Usage(1000, 200), "genai-prices 0.2.3 has no price for support-bot-7 for provider openai"),
+    ("openai", "support-bot-7", Usage(1000, 200), f"{LIB} has no price for support-bot-7 for provider openai"),
 ])
 def test_a_price_not_known_is_never_zero(provider: str, model: str | None, usage: Usage, reason: str) -> None:
     c = call_cost(provider, model, SENT, usage)
@@ -58,10 +62,10 @@ def test_a_price_not_known_is_never_zero(provider: str, model: str | None, usage
 
 def test_header_names_the_prices_and_their_date() -> None:
     assert data_date() is not None and data_date() <= datetime.now(timezone.utc).date()
-    assert source() == f"genai-prices 0.2.3 (bundled data, prices dated up to {data_date().isoformat()})"
+    assert source() == f"{LIB} (bundled data, prices dated up to {data_date().isoformat()})"
     # make_rich_trace: gpt-4o-mini at openai, input 412 (128 cached), output 96 (32 reasoning)
     assert dict(header_rows(make_rich_trace()))["Cost"] == (
-        f"$0.000110 · gpt-4o-mini, genai-prices 0.2.3 (prices to {data_date().isoformat()})")
+        f"$0.000110 · gpt-4o-mini, {LIB} (prices to {data_date().isoformat()})")
     assert call_cost("openai", "gpt-4o-mini", make_rich_trace().created, make_rich_trace().usage).total == \
         Decimal("0.0001098")  # 284 x 0.15 + 128 x 0.075 + 96 x 0.6 = 109.8 micro-dollars
 
