@@ -1,14 +1,17 @@
 """Benchmark: ``ctxviewer stats`` SQL with and without the covering indexes ``idx_traces_aggregate``
 and ``idx_traces_aggregate_day`` (schema 10) and ``idx_traces_aggregate_session`` (schema 11) on the
 ``traces`` table of a large database (issue 22 item 5: 1M traces within the list's 500 ms filter
-budget), and the sessions list's first page (100 sessions).
+budget), the per-session rollup (schema 12) that answers ``--by session`` unfiltered, and the
+sessions list's first page (100 sessions).
 
 The ``traces`` table of ``--db`` (a ``gen_traces.py`` database of schema 8 or later, only read) is
 copied into a scratch file -- the table alone, so a 10 GB database need not be upgraded to
 measure it -- where the indexes are built; then the statement :meth:`TraceStore.aggregate` runs
 (:func:`ctxviewer.store.aggregates.aggregate_sql`) is timed as it is (``index``) and, for the total,
 by model, by day and by session, with the indexes out of reach (``table``: ``NOT INDEXED``), interleaved, best of
-``--repeat``. The floor is
+``--repeat``. ``session rollup`` is what ``stats --by session`` runs unfiltered since schema 12
+(:func:`ctxviewer.store.session_rollup.read`, its rows sorted, then decoded into groups and the total
+summed, as :meth:`TraceStore.aggregate` does); the rollup's build from the table is timed once. The floor is
 one column summed over the table; figures are ms and ratios to it in this run.
 
     python benchmarks/bench_aggregate_index.py --db /tmp/gen-1m.db --repeat 5
@@ -28,7 +31,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from ctxviewer.store import session_rollup  # noqa: E402
 from ctxviewer.store.aggregates import aggregate_sql  # noqa: E402
+from ctxviewer.store.group_sums import group_of, sum_groups  # noqa: E402
 from ctxviewer.store.migrations import AGGREGATE_DAY_INDEX, AGGREGATE_INDEX, AGGREGATE_SESSION_INDEX  # noqa: E402
 from ctxviewer.store.sessions import _SUMMARY  # noqa: E402
 
@@ -56,6 +61,10 @@ def scratch_copy(db: Path, out: Path) -> int:
     conn.execute("ANALYZE idx_traces_aggregate_day")
     conn.execute("ANALYZE idx_traces_aggregate_session")
     conn.commit()
+    t0 = time.perf_counter()
+    with conn:
+        session_rollup.create(conn)
+    print(f"session rollup built from the table in {(time.perf_counter() - t0) * 1000:,.0f} ms")
     n = int(conn.execute("SELECT count(*) FROM traces").fetchone()[0])
     conn.close()
     return n
@@ -77,12 +86,16 @@ def main() -> None:
             runs[f"{by or 'total'} table"] = sql.replace("FROM traces", "FROM traces NOT INDEXED", 1)
         runs["sessions page"] = (f"SELECT {_SUMMARY} FROM traces WHERE session_id IS NOT NULL AND (1) "
                                  "GROUP BY session_id ORDER BY session_id LIMIT 100")  # TraceSessions.sessions
-        best = dict.fromkeys(runs, float("inf"))
+        best = dict.fromkeys([*runs, "session rollup"], float("inf"))
         for _ in range(args.repeat):
             for name, sql in runs.items():
                 t0 = time.perf_counter()
                 conn.execute(sql).fetchall()
                 best[name] = min(best[name], (time.perf_counter() - t0) * 1000)
+            t0 = time.perf_counter()
+            sum_groups([group_of(r[0], r[1:]) for r in session_rollup.read(conn)])
+            best["session rollup"] = min(best["session rollup"], (time.perf_counter() - t0) * 1000)
+        runs["session rollup"] = session_rollup.READ_SQL
         floor = best.pop("floor")
         print(f"stats SQL over {rows:,} traces; floor: one column summed over the table {floor:.1f} ms")
         for name, ms in best.items():

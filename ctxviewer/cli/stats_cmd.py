@@ -18,7 +18,8 @@ from ctxviewer.cli.status import BadInput
 from ctxviewer.cli.stores import filter_query, warn_damage
 from ctxviewer.pipeline.hints import open_store
 from ctxviewer.store import StoreError
-from ctxviewer.store.aggregates import GROUP_KEYS, WINDOW_BANDS, Group
+from ctxviewer.store.aggregates import GROUP_KEYS
+from ctxviewer.store.group_sums import WINDOW_BANDS, Group
 from ctxviewer.tokens.cost import NOT_KNOWN, fmt_cost
 from ctxviewer.util.visible import one_line
 

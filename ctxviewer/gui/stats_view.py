@@ -30,7 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ctxviewer.store.aggregates import GROUP_KEYS, WINDOW_BANDS, Group
+from ctxviewer.store.aggregates import GROUP_KEYS
+from ctxviewer.store.group_sums import WINDOW_BANDS, Group
 from ctxviewer.tokens.cost import NOT_KNOWN, fmt_cost
 from ctxviewer.util.visible import one_line
 

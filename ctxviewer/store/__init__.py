@@ -17,7 +17,9 @@ What lives where
   :mod:`~ctxviewer.store.connection` (the SQLite connection and state they share):
   :mod:`~ctxviewer.store.listing` (``filter_where``, ``count``, ``list``, ``stream``: rows after
   a keyset cursor of :mod:`~ctxviewer.store.cursor`, read as taken),
-  :mod:`~ctxviewer.store.aggregates` (``aggregate``: sums and counts by model, session or day),
+  :mod:`~ctxviewer.store.aggregates` (``aggregate``: sums and counts by model, session or day;
+  one group's sums in :mod:`~ctxviewer.store.group_sums`, each session's kept in
+  :mod:`~ctxviewer.store.session_rollup`),
   :mod:`~ctxviewer.store.runs` (``run_of``, ``children``, ``run_steps``, ``write_runs``: the run tree),
   :mod:`~ctxviewer.store.sessions` (``sessions``, ``session_count``, ``session_calls``: conversations),
   :mod:`~ctxviewer.store.keyed_listing` (``first_rows``, ``row_keys``, ``key_chunks``,
@@ -192,6 +194,14 @@ Tables and columns
 ``content_fts`` -- FTS5 full-text index of item content (schema 3, :mod:`ctxviewer.store.fts`):
     external content ``blobs`` (rowid = ``blobs.rowid``), one row per distinct item text, added
     when the text is first stored; tokenizer ``unicode61 remove_diacritics 0``, prefixes 2 and 3.
+
+``session_rollup`` -- each session's sums (schema 12, :mod:`~ctxviewer.store.session_rollup`), WITHOUT ROWID.
+    ``k`` PK -- the session id (TEXT), or ``X''`` for the calls that recorded none.
+    ``calls`` ... ``window_known`` -- the 19 sums of :data:`~ctxviewer.store.group_sums.SUMS_SQL`
+    (counts of calls, tokens, US dollars, ms).
+``session_rollup_stale`` -- ``k`` PK: the sessions a write changed since their sums were stored;
+    marked by triggers on ``traces`` (``session_rollup_insert``, ``_replace``, ``_delete``,
+    ``_update``), re-summed by the writer before it commits; a reader sums them from ``traces``.
 
 ``token_counts`` -- cache of token counts (WITHOUT ROWID since schema 9).
     ``content_hash`` BLOB, ``encoding`` TEXT -- PK: sha256 digest of the text (32 bytes) and

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING:  # sqlite-utils (and the numpy it may pull in) only when a database is written
     from sqlite_utils import Database, Migrations
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 """Highest schema version this ctxviewer reads and writes (``PRAGMA user_version``)."""
 
 TABLES = ("traces", "blobs", "items", "details", "token_counts")
@@ -449,3 +449,16 @@ def m021_aggregate_session_index(db: Database) -> None:
     filter budget; then analysed."""
     db.execute(AGGREGATE_SESSION_INDEX)
     db.execute("ANALYZE idx_traces_aggregate_session")
+
+
+# ------------------------------------------------------------------ schema version 12
+
+
+@_step(12)
+def m022_session_rollup(db: Database) -> None:
+    """The per-session rollup (:mod:`ctxviewer.store.session_rollup`): ``session_rollup`` filled from
+    ``traces``, ``session_rollup_stale`` and the triggers that mark a written session, so
+    ``ctxviewer stats --by session`` over 1M traces reads one row per session."""
+    from ctxviewer.store import session_rollup
+
+    session_rollup.create(db.conn)

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 
 from ctxviewer.model.run import RunSpan
 from ctxviewer.model.trace import RequestTrace
-from ctxviewer.store import fts
+from ctxviewer.store import fts, session_rollup
 from ctxviewer.store.errors import READ_ONLY, StoreError
 from ctxviewer.store.facts import FACT_COLUMNS, StoredFacts, write_findings
 from ctxviewer.store.query import ROW_COLUMNS
@@ -100,6 +100,7 @@ class TraceWrites(TokenCountCache):
                         self._flush_held(runs)
                 self.write_runs(runs)  # type: ignore[attr-defined]  # TraceRuns'
                 self._flush_counts()
+                session_rollup.refresh(self._conn)
                 self._conn.execute("COMMIT")
             except BaseException:
                 self._pending_counts.clear()
@@ -132,11 +133,10 @@ class TraceWrites(TokenCountCache):
         try:
             self._begin_write(None, None, WRITE_WAIT_S)
             try:
-                before = self._conn.total_changes
-                self._conn.executemany("DELETE FROM traces WHERE trace_id = ?", ids)
-                n = self._conn.total_changes - before
+                n = self._conn.executemany("DELETE FROM traces WHERE trace_id = ?", ids).rowcount  # not the triggers'
                 for table in ("items", "details", "trace_findings"):
                     self._conn.executemany(f"DELETE FROM {table} WHERE trace_id = ?", ids)
+                session_rollup.refresh(self._conn)
                 self._conn.execute("COMMIT")
             except BaseException:
                 if self._conn.in_transaction:
@@ -227,12 +227,14 @@ class TraceWrites(TokenCountCache):
                     self._conn.execute(sql, (*stored.values, stored.trace_id))
                     write_findings(self._conn, stored.trace_id, stored)
                     n += 1
+                session_rollup.refresh(self._conn)
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot reassess traces", exc) from None
         return n
 
     def rebuild_search(self) -> int:
         """Rebuild the full-text index of item content (:func:`ctxviewer.store.fts.rebuild`) and
+        re-sum the sessions marked stale (:func:`ctxviewer.store.session_rollup.refresh`) and
         refresh the planner's statistics (``ANALYZE``), for a database whose rows were written
         with direct SQL (``benchmarks/gen_traces.py``). Returns the texts indexed. Raises
         :class:`StoreError` when read-only or when SQLite refuses."""
@@ -241,6 +243,7 @@ class TraceWrites(TokenCountCache):
         try:
             with self._conn:
                 n = fts.rebuild(self._conn)
+                session_rollup.refresh(self._conn)
             self._conn.execute("ANALYZE")
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot rebuild the search index", exc) from None

@@ -116,7 +116,7 @@ def test_json_is_one_document_written_a_group_a_line() -> None:
 
 def test_an_overflowed_sum_is_null_in_the_json(capsys: pytest.CaptureFixture[str]) -> None:
     from ctxviewer.cli.stats_cmd import _echo_json
-    from ctxviewer.store.aggregates import Group
+    from ctxviewer.store.group_sums import Group
 
     huge = Group("m", 2, 10, 2, 5, 2, 0.5, 2, float("inf"), float("inf"), 2, 2, 0, 0, 0, (2, 0, 0, 0, 0))
     _echo_json("model", huge, [huge])

@@ -71,7 +71,7 @@ def test_group_names_are_not_elided_and_the_total_row_stands_out(qtbot, db: Path
 
 
 def test_window_bands_without_a_recorded_capacity_say_not_recorded(qtbot) -> None:
-    from ctxviewer.store.aggregates import Group
+    from ctxviewer.store.group_sums import Group
 
     def group(key: str, window: tuple[int, ...]) -> Group:
         return Group(key, 2, 100, 2, 10, 2, 0.0, 0, None, None, 0, 2, 0, 0, 0, window)
@@ -86,7 +86,7 @@ def test_window_bands_without_a_recorded_capacity_say_not_recorded(qtbot) -> Non
 
 
 def _group(key: str, calls: int):  # type: ignore[no-untyped-def]
-    from ctxviewer.store.aggregates import Group
+    from ctxviewer.store.group_sums import Group
 
     return Group(key, calls, 10 * calls, calls, calls, calls, 0.0, 0, None, None, 0, calls, 0, 0, 0, (0, 0, 0, 0, 0))
 

@@ -1,7 +1,7 @@
 """``ctxviewer stats`` on a million traces within the list's filter budget (issue 22 item 5): the
 statistics read the covering indexes ``idx_traces_aggregate`` / ``idx_traces_aggregate_day``
-(schema 10) / ``idx_traces_aggregate_session`` (schema 11) -- no table row, and by model, day or
-session in index order with no sort -- and a grouped query
+(schema 10) / ``idx_traces_aggregate_session`` (schema 11, a filter by session; unfiltered, the rollup:
+test_session_rollup.py) -- no table row, and by model or day in index order with no sort -- and a grouped query
 makes one pass (the total is the sum of
 the groups), with every figure equal to a direct count of the rows."""
 
@@ -15,7 +15,7 @@ import pytest
 from test_gen_traces import _gen
 
 from ctxviewer.store import TraceQuery, TraceStore
-from ctxviewer.store.aggregates import WINDOW_BANDS
+from ctxviewer.store.group_sums import WINDOW_BANDS
 
 
 @pytest.fixture(scope="module")
@@ -36,9 +36,8 @@ def _run(db: Path, query: TraceQuery | None, by: str | None) -> tuple[list[str],
 
 
 @pytest.mark.parametrize(("by", "index"), [(None, "idx_traces_aggregate"), ("model", "idx_traces_aggregate"),
-                                           ("day", "idx_traces_aggregate_day"),
-                                           ("session", "idx_traces_aggregate_session")])
-def test_total_by_model_day_and_session_read_a_covering_index_in_one_pass(db: Path, by: str | None, index: str) -> None:
+                                           ("day", "idx_traces_aggregate_day")])
+def test_total_by_model_and_day_read_a_covering_index_in_one_pass(db: Path, by: str | None, index: str) -> None:
     statements, plans = _run(db, None, by)
     assert len(statements) == 1  # grouped: no second pass for the total
     assert plans == [[f"SCAN traces USING COVERING INDEX {index}"]]  # no table row, no sort

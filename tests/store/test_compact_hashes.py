@@ -130,7 +130,7 @@ def test_a_schema5_database_upgraded_to_6_reads_the_same(reference: Path, tmp_pa
     before = old.read_bytes()
     result = upgrade_copy(old, new)
     assert old.read_bytes() == before
-    assert (result.from_version, result.to_version, result.traces) == (5, SCHEMA_VERSION, 9) and SCHEMA_VERSION == 11
+    assert (result.from_version, result.to_version, result.traces) == (5, SCHEMA_VERSION, 9) and SCHEMA_VERSION == 12
 
     with closing(sqlite3.connect(new)) as conn:
         assert _bad_hashes(conn) == dict.fromkeys(_bad_hashes(conn), 0)
@@ -141,8 +141,8 @@ def test_a_schema5_database_upgraded_to_6_reads_the_same(reference: Path, tmp_pa
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         conn.execute("INSERT INTO content_fts (content_fts) VALUES ('integrity-check')")  # raises when out of step
         assert [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations ORDER BY rowid DESC LIMIT 5")] == [
-            "m021_aggregate_session_index", "m020_aggregate_index", "m019_compact_storage", "m018_run_spans",
-            "m017_trace_scores"]
+            "m022_session_rollup", "m021_aggregate_session_index", "m020_aggregate_index", "m019_compact_storage",
+            "m018_run_spans"]
         assert conn.execute("SELECT 1 FROM sqlite_stat1 WHERE idx = 'idx_items_content_hash'").fetchone() == (1,)
         plan = " ".join(r[3] for r in conn.execute(
             "EXPLAIN QUERY PLAN SELECT trace_id FROM items WHERE content_hash = ?", (b"\0" * 32,)))
@@ -211,7 +211,7 @@ def test_a_generated_database_shrinks_by_the_bytes_of_its_hashes(tmp_path: Path)
     assert (items, texts) == (4808, 1018)
     size5 = five.stat().st_size
     result = gen.migrate_generated(five)
-    assert result["steps"] == 8 and result["traces"] == 400  # schema 6 (the hashes), 7 (facts_context), 8 (three), 9, 10, 11
+    assert result["steps"] == 9 and result["traces"] == 400  # schema 6 (the hashes), 7 (facts_context), 8 (three), 9, 10, 11, 12
     with closing(sqlite3.connect(five)) as conn:
         # what schemas 8 and 10 add (the cost, duration and scores columns, the runs, the aggregate index)
         # is not what is measured here
@@ -219,6 +219,10 @@ def test_a_generated_database_shrinks_by_the_bytes_of_its_hashes(tmp_path: Path)
         conn.execute("DROP INDEX idx_traces_aggregate")
         conn.execute("DROP INDEX idx_traces_aggregate_day")
         conn.execute("DROP INDEX idx_traces_aggregate_session")  # schema 11's
+        for trigger in ("insert", "replace", "delete", "update"):  # schema 12's
+            conn.execute(f"DROP TRIGGER session_rollup_{trigger}")
+        conn.execute("DROP TABLE session_rollup")
+        conn.execute("DROP TABLE session_rollup_stale")
         for col in ("cost", "output_tokens", "duration_ms", "scores"):
             conn.execute(f"ALTER TABLE traces DROP COLUMN {col}")
         conn.execute("DROP TABLE trace_scores")

@@ -89,6 +89,8 @@ def test_schema_9_plans_nothing_as_a_scan_that_schema_8_answered_from_an_index(d
     new, old = dbs
     statements = _statements(new)
     assert len(statements) == 149
+    statements = [s for s in statements if "session_rollup" not in s]  # schema 12's table: not in schema 8
+    assert len(statements) == 148
     worse = []
     for sql, before, after in zip(statements, _plans(old, statements), _plans(new, statements)):
         indexed_before = {m.group(1) for line in before if (m := re.match(r"(?:SEARCH|SCAN) (\w+) USING", line))}

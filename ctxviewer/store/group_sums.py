@@ -1,0 +1,100 @@
+"""One group's sums of calls -- :class:`Group`, the SQL that computes it over ``traces`` rows
+(:data:`SUMS_SQL`, 19 values) and its decoding (:func:`group_of`) -- shared by the aggregates
+(:mod:`ctxviewer.store.aggregates`) and the per-session rollup that stores them
+(:mod:`ctxviewer.store.session_rollup`). No Qt here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+WINDOW_BANDS: tuple[tuple[str, float, float], ...] = (
+    ("<50%", 0.0, 0.5), ("50-80%", 0.5, 0.8), ("80-90%", 0.8, 0.9), ("90-100%", 0.9, 1.0), (">100%", 1.0, float("inf")),
+)
+"""Context-window use (input tokens / capacity C) as bands ``[low, high)``: how close to C the calls run."""
+
+
+@dataclass(frozen=True)
+class Group:
+    """One group of calls (or all of them). Token quantities in tokens, cost in US dollars,
+    durations in ms; a sum's ``*_known`` says how many calls recorded the value."""
+
+    key: str | None
+    """The model, session id or UTC day (``2026-11-02``); ``None`` for calls that did not record it
+    (or for the total)."""
+    calls: int
+    input_tokens: int
+    """Sum of the counted input tokens (``traces.input_tokens``)."""
+    input_known: int
+    output_tokens: int
+    """Sum of the reported output tokens."""
+    output_known: int
+    cost: float
+    """Sum of the known costs."""
+    cost_known: int
+    """Calls whose cost is known (the others are not in :attr:`cost`)."""
+    duration_mean_ms: float | None
+    duration_max_ms: float | None
+    duration_known: int
+    ok: int
+    warning: int
+    failure: int
+    errors: int
+    """Calls whose span ended in error (``span_status = 'error'``)."""
+    window: tuple[int, ...]
+    """Calls per :data:`WINDOW_BANDS` band of input / capacity (calls without both are in none)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: every field, ``window`` as ``{band: calls}``."""
+        d = {f.name: getattr(self, f.name) for f in fields(self)}  # not asdict: it deep-copies every value
+        d["window"] = dict(zip((b[0] for b in WINDOW_BANDS), self.window))
+        return d
+
+
+CUMULATIVE_SQL = ("count(*) FILTER (WHERE capacity > 0 AND input_tokens * 2 < capacity), "
+               "count(*) FILTER (WHERE capacity > 0 AND input_tokens * 10 < capacity * 8), "
+               "count(*) FILTER (WHERE capacity > 0 AND input_tokens * 10 < capacity * 9), "
+               "count(*) FILTER (WHERE capacity > 0 AND input_tokens < capacity), "
+               "count(input_tokens) FILTER (WHERE capacity > 0)")
+"""Calls under 50 %, 80 %, 90 % and 100 % of C, and all with both input and C recorded: the
+:data:`WINDOW_BANDS` as cumulative counts, in integer products (no division per row, and one
+comparison per count instead of a CASE per band); :func:`group_of` takes the differences."""
+
+SUMS_SQL = ("count(*), coalesce(sum(input_tokens), 0), count(input_tokens), coalesce(sum(output_tokens), 0), "
+           "count(output_tokens), coalesce(sum(cost), 0.0), count(cost), sum(duration_ms), max(duration_ms), "
+           "count(duration_ms), count(*) FILTER (WHERE state = 'ok'), count(*) FILTER (WHERE state = 'warning'), "
+           "count(*) FILTER (WHERE state = 'failure'), count(*) FILTER (WHERE span_status = 'error'), " + CUMULATIVE_SQL)
+"""One group's sums over the narrow ``traces`` columns -- all of them in ``idx_traces_aggregate`` and
+``idx_traces_aggregate_day`` (:data:`ctxviewer.store.migrations.AGGREGATE_INDEX`), so SQLite reads a
+covering index, not the table."""
+
+
+def group_of(key: Any, row: tuple[Any, ...]) -> Group:
+    """The :class:`Group` of key ``key`` from ``row``, the 19 values of :data:`SUMS_SQL` in order
+    (positional, unpacked once: 220,717 sessions are decoded in about 0.65 s instead of 1 s)."""
+    calls, tin, tin_known, tout, tout_known, cost, cost_known, dsum, dmax, dknown, ok, warn, fail, err, \
+        c0, c1, c2, c3, both = row
+    c0, c1, c2, c3, both = c0 or 0, c1 or 0, c2 or 0, c3 or 0, both or 0
+    dknown = int(dknown or 0)
+    return Group(None if key is None else str(key), int(calls or 0), int(tin or 0), int(tin_known or 0),
+                 int(tout or 0), int(tout_known or 0), float(cost or 0.0), int(cost_known or 0),
+                 float(dsum) / dknown if dknown and dsum is not None else None,
+                 None if dmax is None else float(dmax), dknown, int(ok or 0), int(warn or 0), int(fail or 0),
+                 int(err or 0), (int(c0), int(c1 - c0), int(c2 - c1), int(c3 - c2), int(both - c3)))
+
+
+def sum_groups(groups: list[Group]) -> Group:
+    """The total of ``groups`` (disjoint, together every matching call): sums, the largest max and
+    the mean over every call that recorded a duration -- what one pass over all rows gives."""
+    known = sum(g.duration_known for g in groups)
+    spent = sum((g.duration_mean_ms or 0.0) * g.duration_known for g in groups)
+    maxes = [g.duration_max_ms for g in groups if g.duration_max_ms is not None]
+    return Group(key=None, calls=sum(g.calls for g in groups), input_tokens=sum(g.input_tokens for g in groups),
+                 input_known=sum(g.input_known for g in groups), output_tokens=sum(g.output_tokens for g in groups),
+                 output_known=sum(g.output_known for g in groups), cost=sum(g.cost for g in groups),
+                 cost_known=sum(g.cost_known for g in groups), duration_mean_ms=spent / known if known else None,
+                 duration_max_ms=max(maxes) if maxes else None, duration_known=known,
+                 ok=sum(g.ok for g in groups), warning=sum(g.warning for g in groups),
+                 failure=sum(g.failure for g in groups), errors=sum(g.errors for g in groups),
+                 window=tuple(sum(g.window[i] for g in groups) for i in range(len(WINDOW_BANDS))))
