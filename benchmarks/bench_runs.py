@@ -128,11 +128,13 @@ def bench_panel(db: Path, target: str, floor: float) -> None:
     panel.set_database(db)
     t0 = time.perf_counter()
     panel.show_trace(target)
-    app.processEvents()
+    panel.wait()  # the run is read off the GUI thread (gui/run_reads.py): shown when it arrives
     shown = (time.perf_counter() - t0) * 1000
     t0 = time.perf_counter()
-    panel.tree.expandAll()
-    app.processEvents()
+    rows = -1
+    while rows != (rows := sum(1 for _ in _walk(panel.tree))):  # each level's children arrive, then expand
+        panel.tree.expandAll()
+        panel.wait()
     expanded = (time.perf_counter() - t0) * 1000
     bar = panel.tree.verticalScrollBar()
     t0 = time.perf_counter()
@@ -140,11 +142,10 @@ def bench_panel(db: Path, target: str, floor: float) -> None:
         bar.setValue(value)
         panel.tree.viewport().repaint()
     scrolled = (time.perf_counter() - t0) * 1000 / 3
-    rows = sum(1 for _ in _walk(panel.tree))
     print(f"  Run tab: show        {shown:8.1f} ms   {shown / floor:6.3f} x floor")
     print(f"  Run tab: expand all  {expanded:8.1f} ms   {expanded / floor:6.1f} x floor ({rows:,} rows)")
     print(f"  Run tab: scroll+paint{scrolled:8.1f} ms per jump")
-    panel.close_store()
+    panel.stop()  # waits for the read threads (close_store alone left one running at exit)
 
 
 def _walk(tree: Any) -> Any:
