@@ -34,7 +34,11 @@ sys.path.insert(0, str(ROOT))
 from ctxviewer.store import session_rollup  # noqa: E402
 from ctxviewer.store.aggregates import aggregate_sql  # noqa: E402
 from ctxviewer.store.group_sums import group_of, sum_groups  # noqa: E402
-from ctxviewer.store.migrations import AGGREGATE_DAY_INDEX, AGGREGATE_INDEX, AGGREGATE_SESSION_INDEX  # noqa: E402
+from ctxviewer.store.migrations import (  # noqa: E402
+    AGGREGATE_DAY_INDEX_V12,
+    AGGREGATE_INDEX_V12,
+    AGGREGATE_SESSION_INDEX,
+)
 from ctxviewer.store.sessions import _SUMMARY  # noqa: E402
 
 BUDGET_MS = 500.0
@@ -54,8 +58,8 @@ def scratch_copy(db: Path, out: Path) -> int:
     conn.commit()
     conn.execute("DETACH src")
     conn.execute("CREATE INDEX IF NOT EXISTS idx_traces_session_id ON traces (session_id)")  # as the store has it
-    conn.execute(AGGREGATE_INDEX)
-    conn.execute(AGGREGATE_DAY_INDEX)
+    conn.execute(AGGREGATE_INDEX_V12)  # as schema 12 has them
+    conn.execute(AGGREGATE_DAY_INDEX_V12)
     conn.execute(AGGREGATE_SESSION_INDEX)
     conn.execute("ANALYZE idx_traces_aggregate")
     conn.execute("ANALYZE idx_traces_aggregate_day")

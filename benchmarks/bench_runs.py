@@ -8,7 +8,9 @@
   step in one query, the floor: what a non-lazy view would read before showing anything). Prints
   ms and ratios; the open must not grow with the run (lazy).
 * **stats** (``--db``: a ``gen_traces.py`` database) -- :meth:`TraceStore.aggregate` by model,
-  session and day, and over a filter; the floor is one column summed over the whole table.
+  session and day (every group as Python objects: what ``ctxviewer stats`` prints), over a filter,
+  and :meth:`TraceStore.aggregate_top` (the statistics window: the total and the 200 groups it
+  shows); the floor is one column summed over the whole table.
 
     python benchmarks/bench_runs.py --steps 30000
     python benchmarks/gen_traces.py --traces 100000 --db /tmp/gen-100k.db
@@ -121,7 +123,7 @@ def bench_panel(db: Path, target: str, floor: float) -> None:
 
     from ctxviewer.gui.run_panel import RunPanel
 
-    app = QApplication.instance() or QApplication([])
+    _app = QApplication.instance() or QApplication([])  # kept alive while the panel exists
     panel = RunPanel()
     panel.resize(900, 500)
     panel.show()
@@ -168,6 +170,9 @@ def bench_stats(db: Path) -> None:
                                  ('filter model ~ "gpt-4o", by day', TraceQuery(text='model ~ "gpt-4o"'), "day")):
             ms = _time(lambda q=query, b=by: store.aggregate(q, b), repeat=3)
             print(f"  {label:36} {ms:9.1f} ms   {ms / floor:8.1f} x floor")
+        for by in ("model", "day", "session"):  # what Trace > Statistics... asks: the total and the 200 shown
+            ms = _time(lambda b=by: store.aggregate_top(None, b, 200), repeat=3)
+            print(f"  {'window: by ' + by + ', top 200 + total':36} {ms:9.1f} ms   {ms / floor:8.1f} x floor")
 
 
 def main() -> None:

@@ -1,7 +1,8 @@
 """**Trace › Statistics…** (Ctrl+Alt+S): the menu entry, and the statistics window
 (:class:`~ctxviewer.gui.stats_view.StatsView`, built on first use) over the trace list's current
 filter. The controller talks to the window through :class:`~ctxviewer.gui.window_api.WindowApi`;
-the aggregate (:meth:`ctxviewer.store.TraceStore.aggregate`) runs off the GUI thread
+the aggregate (:meth:`ctxviewer.store.TraceStore.aggregate_top`: the total and the groups the window
+shows; every group, :meth:`~ctxviewer.store.TraceStore.aggregate`, only for Export CSV) runs off the GUI thread
 (:class:`~ctxviewer.gui.worker.Task`) on a read-only connection of its own, the window saying
 "computing…" with a Cancel button meanwhile: a new grouping, Cancel or closing the window stops the
 statement still running (:meth:`~ctxviewer.store.TraceStore.stop_when`).
@@ -54,6 +55,7 @@ class StatsController(QObject):
             self.view.by.currentTextChanged.connect(lambda _t: self.refresh())
             self.view.cancel.clicked.connect(self.stop)
             self.view.closed.connect(self.stop)
+            self.view.export_all.connect(self.export_all)
         self.refresh()
         self.view.show()
         self.view.raise_()
@@ -72,9 +74,11 @@ class StatsController(QObject):
         text, by, path = self.window.filter_text, view.by.currentText(), Path(source.path)
 
         def job(_progress: Any, cancelled: Any) -> Any:
+            from ctxviewer.gui.stats_view import SHOWN_GROUPS
+
             with TraceStore.open(path) as store:
                 store.stop_when(cancelled)  # Cancel stops the statement itself, not only the next one
-                return store.aggregate(TraceQuery(text=text), by)
+                return store.aggregate_top(TraceQuery(text=text), by, SHOWN_GROUPS)
 
         task = Task(job, self)
         self.task = task
@@ -101,12 +105,46 @@ class StatsController(QObject):
         if self.window.store is not source:  # the window opened another database meanwhile
             self.view.stopped("the database changed: pick the grouping again to compute its statistics")
             return
-        total, groups = result
-        self.view.show_groups(total, groups, one_line(f"{total.calls:,} traces" + (f" matching {text}" if text else "")))
+        total, groups, n = result
+        self.view.show_groups(total, groups, one_line(f"{total.calls:,} traces" + (f" matching {text}" if text else "")),
+                              n)
 
-    def _failed(self, task: Task, message: str) -> None:
+    def export_all(self, out: Path) -> None:
+        """Export CSV of every group (the window holds only the ones it shows): read them all from
+        the database in the background with the window's filter and grouping, then write ``out``;
+        the note says when it is written, or why not. Cancel stops it."""
+        source, view = self.window.store, self.view
+        if source is None or view is None:
+            return
+        self.stop()
+        text, by, path = self.window.filter_text, view.by.currentText(), Path(source.path)
+
+        def job(_progress: Any, cancelled: Any) -> Any:
+            from ctxviewer.gui.stats_view import write_groups_csv
+
+            with TraceStore.open(path) as store:
+                store.stop_when(cancelled)
+                total, groups = store.aggregate(TraceQuery(text=text), by)
+            write_groups_csv(out, total, groups)  # OSError: the task fails with its message
+            return len(groups)
+
+        task = Task(job, self)
+        self.task = task
+        task.sig_finished.connect(lambda n, t=task: self._exported(t, n, out))
+        task.sig_failed.connect(lambda message, t=task: self._failed(t, message, f"cannot write {out}"))
+        view.computing(one_line(f"writing every group by {by} to {out}…"))
+        task.start()
+
+    def _exported(self, task: Task, n: Any, out: Path) -> None:
+        task.deleteLater()
+        if task is not self.task or self.view is None or n is None:
+            return
+        self.task = None
+        self.view.stopped(one_line(f"wrote {n:,} groups and the total to {out}"))
+
+    def _failed(self, task: Task, message: str, what: str = "cannot compute") -> None:
         task.deleteLater()
         if task is not self.task or self.view is None:
             return  # a cancelled computation's interrupted statement
         self.task = None
-        self.view.stopped(one_line(f"cannot compute: {message}"))
+        self.view.stopped(one_line(f"{what}: {message}"))

@@ -3,8 +3,9 @@ or day -- the numbers of ``ctxviewer stats`` (:meth:`ctxviewer.store.TraceStore.
 pass over the list columns) as a table with every figure exact, a pyqtgraph bar chart of one
 measure per group (calls, tokens, cost, errors) whose bars say their exact value on hover, and
 **Export CSV…** of the table. Of many groups (a million traces have hundreds of thousands of
-sessions) the table and chart show the :data:`SHOWN_GROUPS` with the most calls and say so; the
-CSV holds every group. Built on first use by :mod:`ctxviewer.gui.stats_controller` (the
+sessions) the table and chart show the :data:`SHOWN_GROUPS` with the most calls and say so (the
+controller asks the store for just those, :meth:`~ctxviewer.store.TraceStore.aggregate_top`); the
+CSV holds every group (read again in the background when the window holds only the top ones). Built on first use by :mod:`ctxviewer.gui.stats_controller` (the
 menu entry), so pyqtgraph is not loaded before the window's first paint. Plain text only.
 """
 
@@ -84,6 +85,9 @@ class StatsView(QWidget):
 
     closed = Signal()
     """The window was closed (a computation still running is cancelled)."""
+    export_all = Signal(object)
+    """Export CSV was asked for ``Path`` while the window holds only the groups it shows: the
+    controller reads every group in the background and writes them (:func:`write_groups_csv`)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -124,7 +128,9 @@ class StatsView(QWidget):
         lay.addWidget(self.plot, 2)
         lay.addWidget(self.table, 3)
         self.groups: list[Group] = []
-        """Every group of the last computation (the CSV's rows)."""
+        """The groups of the last computation the window was given (every group, or the top ones)."""
+        self.n_groups = 0
+        """How many groups the last computation had (more than :attr:`groups` when given the top ones)."""
         self.shown: list[Group] = []
         """The groups the table and chart show (:func:`shown_groups`)."""
         self.total: Group | None = None
@@ -146,15 +152,17 @@ class StatsView(QWidget):
         self.closed.emit()
         super().closeEvent(event)
 
-    def show_groups(self, total: Group, groups: list[Group], what: str) -> None:
+    def show_groups(self, total: Group, groups: list[Group], what: str, n_groups: int | None = None) -> None:
         """Show ``groups`` (at most :data:`SHOWN_GROUPS` of them, :func:`shown_groups`) and the
-        ``total`` row; ``what`` says which traces (the filter)."""
-        self.total, self.groups, self.shown = total, groups, shown_groups(groups)
+        ``total`` row; ``what`` says which traces (the filter). ``n_groups``: how many groups there
+        are when ``groups`` holds only the top ones (default ``len(groups)``)."""
+        n = len(groups) if n_groups is None else n_groups
+        self.total, self.groups, self.shown, self.n_groups = total, groups, shown_groups(groups), n
         self.cancel.setVisible(False)
-        if len(self.shown) < len(groups):
+        if len(self.shown) < n:
             word = GROUP_WORDS.get(self.by.currentText(), "groups")
-            what += (f"; the {len(self.shown):,} of {len(groups):,} {word} with the most calls are shown "
-                     f"(Export CSV writes all {len(groups):,})")
+            what += (f"; the {len(self.shown):,} of {n:,} {word} with the most calls are shown "
+                     f"(Export CSV writes all {n:,})")
         self.note.setText(what)
         rows = [(g.key if g.key is not None else "not recorded", g) for g in self.shown] + [("total", total)]
         self.table.setRowCount(len(rows))
@@ -204,21 +212,35 @@ class StatsView(QWidget):
         return self.bar_tips[n]
 
     def write_csv(self, path: Path) -> None:
-        """Write the table -- every group, then the total -- to ``path`` as CSV (raw numbers, empty for
-        not recorded / not known). Raises ``OSError``."""
-        rows = [(g.key if g.key is not None else "", g) for g in self.groups]
-        if self.total is not None:
-            rows.append(("total", self.total))
-        with open(path, "w", newline="", encoding="utf-8") as fh:
-            w = csv.writer(fh)
-            w.writerow(HEADERS)
-            for label, g in rows:
-                w.writerow(["" if v is None else v for v in row_values(label, g)])
+        """Write the groups the window holds, then the total, to ``path`` as CSV
+        (:func:`write_groups_csv`). Raises ``OSError``."""
+        write_groups_csv(path, self.total, self.groups)
+
+    def export_to(self, path: Path) -> None:
+        """Export CSV to ``path``: written here when the window holds every group, else asked of
+        the controller (:attr:`export_all`); a write that fails says so in the note."""
+        if self.n_groups > len(self.groups):
+            self.export_all.emit(path)
+            return
+        try:
+            self.write_csv(path)
+        except OSError as exc:
+            self.note.setText(one_line(f"cannot write {path}: {exc}"))
 
     def _ask_export(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export statistics", "stats.csv", "CSV (*.csv)")
         if path:
-            try:
-                self.write_csv(Path(path))
-            except OSError as exc:
-                self.note.setText(f"cannot write {path}: {exc}")
+            self.export_to(Path(path))
+
+
+def write_groups_csv(path: Path, total: Group | None, groups: list[Group]) -> None:
+    """Write ``groups``, then ``total`` (when given), to ``path`` as CSV: :data:`HEADERS`, raw
+    numbers, empty for not recorded / not known. Raises ``OSError``."""
+    rows = [(g.key if g.key is not None else "", g) for g in groups]
+    if total is not None:
+        rows.append(("total", total))
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(HEADERS)
+        for label, g in rows:
+            w.writerow(["" if v is None else v for v in row_values(label, g)])

@@ -66,7 +66,7 @@ SUMS_SQL = ("count(*), coalesce(sum(input_tokens), 0), count(input_tokens), coal
            "count(duration_ms), count(*) FILTER (WHERE state = 'ok'), count(*) FILTER (WHERE state = 'warning'), "
            "count(*) FILTER (WHERE state = 'failure'), count(*) FILTER (WHERE span_status = 'error'), " + CUMULATIVE_SQL)
 """One group's sums over the narrow ``traces`` columns -- all of them in ``idx_traces_aggregate`` and
-``idx_traces_aggregate_day`` (:data:`ctxviewer.store.migrations.AGGREGATE_INDEX`), so SQLite reads a
+``idx_traces_aggregate_day`` (:data:`ctxviewer.store.migrations.AGGREGATE_INDEX_V12`), so SQLite reads a
 covering index, not the table."""
 
 

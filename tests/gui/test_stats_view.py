@@ -129,9 +129,9 @@ def test_the_window_computes_in_the_background_and_cancel_stops_the_statement(qt
     assert view.note.text() == "7 traces" and not view.cancel.isVisible()
 
     entered, ended = threading.Event(), threading.Event()
-    real = TraceAggregates.aggregate
+    real = TraceAggregates.aggregate_top
 
-    def endless(self, query=None, by=None):  # type: ignore[no-untyped-def]
+    def endless(self, query, by, top):  # type: ignore[no-untyped-def]
         entered.set()
         try:
             self._conn.execute("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
@@ -139,9 +139,9 @@ def test_the_window_computes_in_the_background_and_cancel_stops_the_statement(qt
         except sqlite3.OperationalError as exc:
             ended.set()
             raise self._fail("cannot aggregate traces", exc) from None
-        return real(self, query, by)
+        return real(self, query, by, top)
 
-    monkeypatch.setattr(TraceAggregates, "aggregate", endless)
+    monkeypatch.setattr(TraceAggregates, "aggregate_top", endless)
     view.by.setCurrentText("day")  # a new grouping: computed in the background
     assert entered.wait(10)
     assert view.cancel.isVisible() and view.note.text() == "computing by day…"
@@ -149,8 +149,65 @@ def test_the_window_computes_in_the_background_and_cancel_stops_the_statement(qt
     view.cancel.click()
     assert ended.wait(10)  # the statement was interrupted, not left running
     assert view.note.text() == "cancelled: the figures shown are from before" and not view.cancel.isVisible()
-    monkeypatch.setattr(TraceAggregates, "aggregate", real)
+    monkeypatch.setattr(TraceAggregates, "aggregate_top", real)
     view.by.setCurrentText("session")
     qtbot.waitUntil(lambda: w.stats.task is None and view.note.text() == "7 traces", timeout=10_000)
     assert view.table.rowCount() > 1 and view.table.item(view.table.rowCount() - 1, 0).text() == "total"
+    view.close()
+
+
+@pytest.fixture(scope="module")
+def many(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """250 sessions (s-000 ... s-249) of 1 + i % 7 calls each, and 3 calls with no session."""
+    from dataclasses import replace
+
+    from factories import make_trace
+
+    from ctxviewer.pipeline.stored_facts import with_facts
+
+    traces = [replace(make_trace(), trace_id=f"t{i}-{j}", session_id=f"s-{i:03d}") for i in range(250)
+              for j in range(1 + i % 7)]
+    traces += [replace(make_trace(), trace_id=f"lone-{j}", session_id=None) for j in range(3)]
+    path = tmp_path_factory.mktemp("many") / "many.db"
+    with TraceStore.create(path) as store:
+        store.add(with_facts(traces))
+    return path
+
+
+def test_the_store_ranks_the_shown_groups_as_the_window_would(many: Path) -> None:
+    from ctxviewer.gui.stats_view import SHOWN_GROUPS, shown_groups
+
+    with TraceStore.open(many) as store:
+        total, groups = store.aggregate(None, "session")
+        top_total, top, n = store.aggregate_top(None, "session", SHOWN_GROUPS)
+        filtered = store.aggregate_top(TraceQuery(text='conversation ~ "s-1"'), "session", 5)
+    assert n == 251 and len(top) == 200 and top == shown_groups(groups)  # the same 200, in key order
+    assert top[0].key is None and top[0].calls == 3  # the calls with no session first, as the full list has them
+    assert (top_total.calls, top_total.input_tokens, top_total.ok) == (total.calls, total.input_tokens, total.ok)
+    assert total.calls == 3 + sum(1 + i % 7 for i in range(250))
+    assert filtered[2] == 100 and [g.calls for g in filtered[1]] == [7, 7, 7, 7, 7]  # s-1xx: 100 sessions
+    assert [g.key for g in filtered[1]] == ["s-104", "s-111", "s-118", "s-125", "s-132"]  # ties: key order
+
+
+def test_the_window_shows_the_top_groups_and_exports_every_one(qtbot, windows, many: Path, tmp_path: Path) -> None:
+    w = windows.open(many)
+    w.stats.open()
+    view = w.stats.view
+    view.by.setCurrentText("session")
+    qtbot.waitUntil(lambda: w.stats.task is None and view.table.rowCount() == 201, timeout=10_000)
+    assert len(view.groups) == 200 and view.n_groups == 251  # only what it shows came from the store
+    assert view.note.text() == ("998 traces; the 200 of 251 sessions with the most calls are shown "
+                                "(Export CSV writes all 251)")
+    out = tmp_path / "every.csv"
+    view.export_to(out)  # what Export CSV… does once the file is picked
+    qtbot.waitUntil(lambda: w.stats.task is None and out.exists(), timeout=10_000)
+    qtbot.waitUntil(lambda: view.note.text().startswith("wrote"), timeout=10_000)
+    rows = list(csv.reader(out.open(encoding="utf-8")))
+    assert len(rows) == 1 + 251 + 1 and rows[1][0] == "" and rows[2][0] == "s-000" and rows[-1][0] == "total"
+    assert rows[-1][1] == "998"
+    assert view.note.text() == f"wrote 251 groups and the total to {out}"
+    bad = tmp_path / "no-such-folder" / "x.csv"
+    view.export_to(bad)
+    qtbot.waitUntil(lambda: w.stats.task is None and view.note.text().startswith("cannot write"), timeout=10_000)
+    assert view.note.text().startswith(f"cannot write {bad}: ") and "No such file or directory" in view.note.text()
     view.close()
