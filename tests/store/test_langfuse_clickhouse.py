@@ -118,6 +118,18 @@ def test_list_show_and_check_say_the_same_on_every_backend(backend: str, sqlite_
     assert (code, json.loads(checked)) == (want_code, json.loads(want))
 
 
+def test_the_run_tree_is_the_same_on_every_backend(backend: str, sqlite_db: Path) -> None:
+    trees = {}
+    for tid in CALLS:
+        code, tree = run("tree", backend, tid)
+        assert code == 0, tree
+        assert tree == run("tree", str(sqlite_db), tid)[1], tid  # steps, kinds, durations, tokens, cost
+        trees[tid] = tree
+    first = trees[CALLS[0]].splitlines()
+    assert first[0].startswith("run ") and " steps · " in first[0] and " model calls" in first[0]
+    assert any(CALLS[0] in line and line.lstrip().startswith("generation ") for line in first)
+
+
 def test_the_latest_version_wins_and_a_deleted_row_is_gone(chdb_dir: Path) -> None:
     for dedup in ("final", "latest"):
         src = open_clickhouse(url(chdb_dir, extra=f"&dedup={dedup}"))

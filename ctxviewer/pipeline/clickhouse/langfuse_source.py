@@ -138,30 +138,41 @@ class LangfuseSource(ClickHouseSource):
         rows = self._query(self.lf.call_sql(), span=trace_id)
         if not rows:
             return None, []
-        lf_trace = str(rows[0][1])
-        where = f"{self.target.database}.{self.lf.table}"
-        obs = [(f"{where} row {r.get(self.lf.id_col)}", r) for r in self._dicts(self.lf.trace_sql(), trace=lf_trace)]
-        traces = ([(f"{self.target.database}.traces row {lf_trace}", r)
-                   for r in self._dicts(self.lf.trace_row_sql(), trace=lf_trace)] if self.lf.traces else [])
-        scores = ([(f"{self.target.database}.scores row {r.get('id')}", r)
-                   for r in self._dicts(self.lf.scores_sql(), trace=lf_trace)] if self.lf.scores else [])
         found: RequestTrace | None = None
         problems: builtins.list[str] = []
-        for rec in table_records(where, obs, traces, scores):
+        for rec in self._run_records(str(rows[0][1])):
             if isinstance(rec, ImportProblem):
                 problems.append(f"{rec.record}: {rec.message}")
             elif isinstance(rec, RequestTrace) and rec.trace_id == trace_id:
                 found = rec
         if found is None:
             return None, problems
-        if found.omissions_recorded and not IMPORTER.records_omissions:  # as the registry loads the format
-            found = replace(found, omissions_recorded=False)
         found, repaired = as_stored(found)
         return found, problems + repaired
 
+    def _run_records(self, run_id: str) -> builtins.list[Any]:
+        """The import's records of Langfuse trace ``run_id``: its observations, trace row and scores
+        through the blob-storage importer (:func:`~ctxviewer.importers.formats.langfuse.blob.table_records`),
+        model calls said not to record omissions (as the registry loads the format). The run tree
+        (:class:`~ctxviewer.pipeline.clickhouse.runs.RunTrees`) and :meth:`mapped` read these."""
+        where = f"{self.target.database}.{self.lf.table}"
+        obs = [(f"{where} row {r.get(self.lf.id_col)}", r) for r in self._dicts(self.lf.trace_sql(), trace=run_id)]
+        traces = ([(f"{self.target.database}.traces row {run_id}", r)
+                   for r in self._dicts(self.lf.trace_row_sql(), trace=run_id)] if self.lf.traces else [])
+        scores = ([(f"{self.target.database}.scores row {r.get('id')}", r)
+                   for r in self._dicts(self.lf.scores_sql(), trace=run_id)] if self.lf.scores else [])
+        out: builtins.list[Any] = []
+        for rec in table_records(where, obs, traces, scores):
+            if isinstance(rec, RequestTrace) and rec.omissions_recorded and not IMPORTER.records_omissions:
+                rec = replace(rec, omissions_recorded=False)
+            out.append(rec)
+        return out
+
     def run_of(self, trace_id: str) -> str | None:
-        """``None``: the run tree is not read from Langfuse's tables yet (README "Team store")."""
-        return None
+        """The run of model call ``trace_id`` (an observation id): its Langfuse trace id, as a
+        ``langfuse-blob`` import stores it; ``None`` when it is not a model call in the window."""
+        rows = self._query(self.lf.call_sql(), span=trace_id)
+        return str(rows[0][1]) if rows else None
 
     def session_trace_ids(self, session_id: str) -> builtins.list[str]:
         """Trace ids of the model calls of the session ``session_id`` (the trace's ``session_id``), in send order."""

@@ -75,13 +75,20 @@ class RunTrees:
             self._run = (run_id, steps)
         return list(steps)
 
-    def _read_run(self, run_id: str) -> list[RunStep]:
+    def _run_records(self, run_id: str) -> list[Any]:
+        """The import's records of run ``run_id`` (its :class:`RunSpan` steps, its model calls'
+        :class:`RequestTrace` s, problems): the OTel trace's spans through the OTel importer."""
         from ctxviewer.importers.formats.otel import load_spans_with_runs
-        from ctxviewer.pipeline.clickhouse.spans import as_stored, span_of
+        from ctxviewer.pipeline.clickhouse.spans import span_of
 
         where = f"{self.target.database}.{self.target.table}"
         rows = self._query(self.schema.trace_sql(), trace=run_id)
-        records = list(load_spans_with_runs([span_of(r, where) for r in rows], where))
+        return list(load_spans_with_runs([span_of(r, where) for r in rows], where))
+
+    def _read_run(self, run_id: str) -> list[RunStep]:
+        from ctxviewer.pipeline.clickhouse.spans import as_stored
+
+        records = self._run_records(run_id)
         runs = [r for r in records if isinstance(r, RunSpan) and r.run_id == run_id]
         calls = {r.trace_id for r in runs if r.trace_id}
         traces = [as_stored(r)[0] for r in records if isinstance(r, RequestTrace) and r.trace_id in calls]
