@@ -15,6 +15,7 @@ import click
 
 from ctxviewer.cli.status import BadInput
 from ctxviewer.cli.stores import filter_query, warn_damage
+from ctxviewer.model.times import format_created
 from ctxviewer.pipeline.hints import open_store
 from ctxviewer.present.session_cells import CALL_HEADERS, SESSION_HEADERS, call_cells, diff_hint, session_cells
 from ctxviewer.store import StoreError
@@ -124,7 +125,7 @@ def session_cmd(db: str, session_id: str, diff_n: int | None, as_json: bool) -> 
     if as_json:
         keys = ("trace_id", "created", "model", "state", "input_tokens", "output_tokens", "cost", "duration_ms",
                 "span_status", "worst_rule")
-        out = [{k: (getattr(r, k).isoformat() if k == "created" and r.created else getattr(r, k)) for k in keys}
+        out = [{k: (format_created(r.created) if k == "created" else getattr(r, k)) for k in keys}
                for r in calls]
         click.echo(json.dumps({"session_id": session_id, "calls": out}, indent=2, ensure_ascii=False))
         return

@@ -31,19 +31,28 @@ def _cost(g: Group) -> str:
     return text if g.cost_known == g.calls else f"≥ {text} ({g.calls - g.cost_known:,} {NOT_KNOWN})"
 
 
+def _tokens(total: int, known: int, calls: int) -> str:
+    """A token sum: "not recorded" when no call recorded it, "≥ N (k not recorded)" when some did not."""
+    if known == 0:
+        return "not recorded"
+    return f"{total:,}" if known == calls else f"≥ {total:,} ({calls - known:,} not recorded)"
+
+
 def _ms(value: float | None) -> str:
     return "not recorded" if value is None else f"{value:,.0f}"
 
 
 def _row(label: str, g: Group) -> list[str]:
-    return [label, f"{g.calls:,}", f"{g.input_tokens:,}", f"{g.output_tokens:,}", _cost(g), _ms(g.duration_mean_ms),
+    return [label, f"{g.calls:,}", _tokens(g.input_tokens, g.input_known, g.calls),
+            _tokens(g.output_tokens, g.output_known, g.calls), _cost(g), _ms(g.duration_mean_ms),
             _ms(g.duration_max_ms), f"{g.ok:,}/{g.warning:,}/{g.failure:,}", f"{g.errors:,}",
             " ".join(f"{n:,}" for n in g.window) if sum(g.window) else "not recorded"]  # no C recorded: not 0s
 
 
 def stats_table(total: Group, groups: list[Group], by: str | None) -> str:
     """The text table of ``stats``: one row per group, then the total (input: the counted input
-    tokens, output: the reported output tokens, cost in US
+    tokens, output: the reported output tokens -- "not recorded" when no call of the group recorded
+    them, "≥ N (k not recorded)" when some did not --, cost in US
     dollars with how many calls' price is not known, mean / max duration in ms, states ok / warning /
     failure, span errors, calls per context-window band)."""
     headers = [by or "", "calls", "input", "output", "cost", "mean ms", "max ms", "ok/warn/fail",

@@ -61,8 +61,10 @@ def shown_groups(groups: list[Group]) -> list[Group]:
 
 
 def row_values(label: str, g: Group) -> list[Any]:
-    """The :data:`HEADERS` values of group ``g`` (raw numbers; ``None`` = not recorded)."""
-    return [label, g.calls, g.input_tokens, g.output_tokens, g.cost if g.cost_known else None, g.cost_known,
+    """The :data:`HEADERS` values of group ``g`` (raw numbers; ``None`` = not recorded: a token sum
+    or cost no call of the group recorded)."""
+    return [label, g.calls, g.input_tokens if g.input_known else None, g.output_tokens if g.output_known else None,
+            g.cost if g.cost_known else None, g.cost_known,
             g.duration_mean_ms, g.duration_max_ms, g.ok, g.warning, g.failure, g.errors, *g.window]
 
 
@@ -74,6 +76,9 @@ def _cell(header: str, value: Any, g: Group) -> str:
     if header == "cost (USD)":
         text = fmt_cost(value)
         return text if g.cost_known == g.calls else f"≥ {text}"
+    if header in ("input tokens", "output tokens"):  # a sum some calls did not record is a lower bound
+        known = g.input_known if header == "input tokens" else g.output_known
+        return f"{value:,}" if known == g.calls else f"≥ {value:,}"
     if isinstance(value, float):
         return f"{value:,.0f}"
     return f"{value:,}" if isinstance(value, int) else one_line(str(value))

@@ -46,9 +46,14 @@ class Group:
     """Calls per :data:`WINDOW_BANDS` band of input / capacity (calls without both are in none)."""
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form: every field, ``window`` as ``{band: calls}``."""
+        """The JSON form: every field, ``window`` as ``{band: calls}``; a sum no call recorded
+        (``input_tokens``, ``output_tokens``, ``cost`` with ``*_known`` 0) is ``None`` (not recorded /
+        not known), never 0."""
         d = {f.name: getattr(self, f.name) for f in fields(self)}  # not asdict: it deep-copies every value
         d["window"] = dict(zip((b[0] for b in WINDOW_BANDS), self.window))
+        for name, known in (("input_tokens", "input_known"), ("output_tokens", "output_known"), ("cost", "cost_known")):
+            if not d[known]:
+                d[name] = None
         return d
 
 

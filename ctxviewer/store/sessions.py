@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ctxviewer.model.times import parse_created
+from ctxviewer.model.times import format_created, parse_created
 from ctxviewer.store.connection import StoreConnection
 from ctxviewer.store.query import ROW_COLUMNS, TraceQuery, TraceRow
 
@@ -49,10 +49,11 @@ class SessionSummary:
     """Distinct models the calls asked for."""
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form (times as ISO-8601 UTC, ``None`` as ``null``)."""
+        """The JSON form (times as ``list --json`` writes them, ISO-8601 UTC with ms and ``Z``:
+        :func:`~ctxviewer.model.times.format_created`; ``None`` as ``null``)."""
         d = dict(self.__dict__)
-        d["first"] = None if self.first is None else self.first.isoformat()
-        d["last"] = None if self.last is None else self.last.isoformat()
+        d["first"] = format_created(self.first)
+        d["last"] = format_created(self.last)
         return d
 
 

@@ -62,7 +62,7 @@ def test_cost_totals_equal_the_price_library(tmp_path: Path, traces: list[Reques
     assert sorted(by_model) == ["gemma3", "gpt-4o", "gpt-4o-mini"]
     assert by_model["gpt-4o-mini"]["cost"] == pytest.approx(
         float(sum(p for t, p in zip(traces, prices.values()) if t.endpoint.model == "gpt-4o-mini" and p)), rel=1e-12)
-    assert (by_model["gemma3"]["cost"], by_model["gemma3"]["cost_known"]) == (0.0, 0)
+    assert (by_model["gemma3"]["cost"], by_model["gemma3"]["cost_known"]) == (None, 0)  # not known: null, never 0
     assert by_model["gpt-4o-mini"]["output_tokens"] == sum(t.usage.output_tokens or 0 for t in traces
                                                            if t.endpoint.model == "gpt-4o-mini")
     assert by_model["gpt-4o-mini"]["calls"] == 5
@@ -123,3 +123,24 @@ def test_an_overflowed_sum_is_null_in_the_json(capsys: pytest.CaptureFixture[str
     out = json.loads(capsys.readouterr().out, parse_constant=lambda c: pytest.fail(f"not JSON: {c}"))
     assert out["total"]["duration_mean_ms"] is None and out["total"]["duration_max_ms"] is None  # SQLite's inf
     assert out["groups"][0]["cost"] == 0.5 and out["groups"][0]["calls"] == 2
+
+
+def test_a_sum_no_call_recorded_says_not_recorded_and_a_partial_one_is_a_lower_bound() -> None:
+    res = CliRunner().invoke(cli, ["stats", str(SAMPLES), "--by", "session"])
+    assert res.exit_code == 0, res.output
+    rows = {line.split()[0]: line for line in res.output.splitlines()[2:]}
+    # sess-e2047d's one call (policy-missing) reports no output tokens and so has no cost
+    assert rows["sess-e2047d"].split()[:6] == ["sess-e2047d", "1", "1,309", "not", "recorded", "not"]
+    assert "≥ 1,840 (1 not recorded)" in rows["total"] and "≥ $0.007684 (1 not known)" in rows["total"]
+    out = json.loads(CliRunner().invoke(cli, ["stats", str(SAMPLES), "--by", "session", "--json"]).output)
+    lone = next(g for g in out["groups"] if g["key"] == "sess-e2047d")
+    assert (lone["output_tokens"], lone["output_known"], lone["cost"], lone["cost_known"]) == (None, 0, None, 0)
+    assert (out["total"]["output_tokens"], out["total"]["output_known"]) == (1840, 8)  # 8 of 9 calls: the sum of those
+
+
+def test_session_json_times_are_written_as_list_writes_them() -> None:
+    sessions = json.loads(CliRunner().invoke(cli, ["sessions", str(SAMPLES), "--json"]).output)["sessions"]
+    first = next(s for s in sessions if s["session_id"] == "sess-7f3c21")
+    calls = json.loads(CliRunner().invoke(cli, ["session", str(SAMPLES), "sess-7f3c21", "--json"]).output)["calls"]
+    listed = {r["trace_id"]: r["created"] for r in json.loads(CliRunner().invoke(cli, ["list", str(SAMPLES), "--json"]).output)}
+    assert first["first"] == listed["budget-8k"] == calls[0]["created"] == "2026-11-09T16:42:31.208Z"
