@@ -93,7 +93,8 @@ class TraceAggregates(StoreConnection):
 
 
 _NAMED = ", ".join(("k", *session_rollup.SUM_COLUMNS))
-_TOTALS = ", ".join(f"max({c})" if c == "duration_max_ms" else f"sum({c})" for c in session_rollup.SUM_COLUMNS)
+_TOTALS = ", ".join(f"max({c})" if c == "duration_max_ms" else f"total({c})" for c in session_rollup.SUM_COLUMNS)
+"""The groups' sums summed: ``total()``, which never raises "integer overflow" as ``sum()`` does."""
 
 
 def top_sql(inner: str) -> str:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -66,13 +67,20 @@ CUMULATIVE_SQL = ("count(*) FILTER (WHERE capacity > 0 AND input_tokens * 2 < ca
 :data:`WINDOW_BANDS` as cumulative counts, in integer products (no division per row, and one
 comparison per count instead of a CASE per band); :func:`group_of` takes the differences."""
 
-SUMS_SQL = ("count(*), coalesce(sum(input_tokens), 0), count(input_tokens), coalesce(sum(output_tokens), 0), "
-           "count(output_tokens), coalesce(sum(cost), 0.0), count(cost), sum(duration_ms), max(duration_ms), "
+SUMS_SQL = ("count(*), total(input_tokens), count(input_tokens), total(output_tokens), "
+           "count(output_tokens), total(cost), count(cost), sum(duration_ms), max(duration_ms), "
            "count(duration_ms), count(*) FILTER (WHERE state = 'ok'), count(*) FILTER (WHERE state = 'warning'), "
            "count(*) FILTER (WHERE state = 'failure'), count(*) FILTER (WHERE span_status = 'error'), " + CUMULATIVE_SQL)
 """One group's sums over the narrow ``traces`` columns -- all of them in ``idx_traces_aggregate`` and
 ``idx_traces_aggregate_day`` (:data:`ctxviewer.store.migrations.AGGREGATE_INDEX_V12`), so SQLite reads a
-covering index, not the table."""
+covering index, not the table. Token sums are ``total()`` (floating point: exact below 2**53 tokens)
+because SQLite's ``sum()`` of integers raises "integer overflow" -- three calls of 2**62 tokens made
+an import fail at the session rollup's refresh."""
+
+
+def _whole(value: Any) -> int:
+    """A token sum as an int (``total()`` gives a float; 0 for none)."""
+    return int(value) if value is not None and math.isfinite(value) else 0
 
 
 def group_of(key: Any, row: tuple[Any, ...]) -> Group:
@@ -82,8 +90,8 @@ def group_of(key: Any, row: tuple[Any, ...]) -> Group:
         c0, c1, c2, c3, both = row
     c0, c1, c2, c3, both = c0 or 0, c1 or 0, c2 or 0, c3 or 0, both or 0
     dknown = int(dknown or 0)
-    return Group(None if key is None else str(key), int(calls or 0), int(tin or 0), int(tin_known or 0),
-                 int(tout or 0), int(tout_known or 0), float(cost or 0.0), int(cost_known or 0),
+    return Group(None if key is None else str(key), int(calls or 0), _whole(tin), int(tin_known or 0),
+                 _whole(tout), int(tout_known or 0), float(cost or 0.0), int(cost_known or 0),
                  float(dsum) / dknown if dknown and dsum is not None else None,
                  None if dmax is None else float(dmax), dknown, int(ok or 0), int(warn or 0), int(fail or 0),
                  int(err or 0), (int(c0), int(c1 - c0), int(c2 - c1), int(c3 - c2), int(both - c3)))

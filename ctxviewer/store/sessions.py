@@ -58,8 +58,10 @@ class SessionSummary:
 
 
 _SUMMARY = ("session_id, count(*), min(created), max(created), coalesce(sum(state = 'ok'), 0), "
-            "coalesce(sum(state = 'warning'), 0), coalesce(sum(state = 'failure'), 0), sum(input_tokens), "
-            "sum(output_tokens), sum(cost), count(cost), count(DISTINCT model)")
+            "coalesce(sum(state = 'warning'), 0), coalesce(sum(state = 'failure'), 0), "
+            "CASE WHEN count(input_tokens) THEN total(input_tokens) END, "
+            "CASE WHEN count(output_tokens) THEN total(output_tokens) END, sum(cost), count(cost), count(DISTINCT model)")
+"""One session's summary; token sums by ``total()`` (``sum()`` raises "integer overflow" on 64-bit sums)."""
 
 
 def _summary(row: tuple[Any, ...]) -> SessionSummary:

@@ -112,3 +112,22 @@ def test_stats_by_session_reads_the_rollup_not_the_table(db: Path) -> None:
     assert "SCAN session_rollup" in plan  # one stored row per session
     assert not any(p.startswith("SCAN traces") for p in plan)  # traces only for marked sessions, by the index
     assert plan.count("SEARCH traces USING COVERING INDEX idx_traces_aggregate_session (session_id=?)") == 2
+
+
+def test_token_sums_past_64_bits_neither_fail_the_import_nor_the_statistics(tmp_path: Path) -> None:
+    from ctxviewer.model.trace import Usage
+
+    big = 2**62  # each fits in 64 bits; three of them do not (SQLite's sum() raised "integer overflow")
+    traces = [replace(make_trace(), trace_id=f"b{i}", session_id="s-big",
+                      usage=Usage(input_tokens=big, output_tokens=big)) for i in range(3)]
+    path = tmp_path / "big.db"
+    with TraceStore.create(path) as st:
+        assert st.add(with_facts(traces)) == 3  # the rollup's refresh sums them
+    with TraceStore.open(path) as st:
+        results = [st.aggregate(None, by) for by in (None, "model", "day", "session")]
+        top_total, top, n = st.aggregate_top(None, "session", 10)
+        (summary,) = st.sessions(limit=5)
+    for total, _groups in results:
+        assert total.calls == 3 and total.output_tokens == 3 * big and total.output_known == 3
+    assert results[3][1][0].output_tokens == 3 * big == top_total.output_tokens == top[0].output_tokens
+    assert n == 1 and summary.output_tokens == 3 * big
