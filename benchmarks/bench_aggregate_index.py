@@ -9,9 +9,12 @@ copied into a scratch file -- the table alone, so a 10 GB database need not be u
 measure it -- where the indexes are built; then the statement :meth:`TraceStore.aggregate` runs
 (:func:`ctxviewer.store.aggregates.aggregate_sql`) is timed as it is (``index``) and, for the total,
 by model, by day and by session, with the indexes out of reach (``table``: ``NOT INDEXED``), interleaved, best of
-``--repeat``. ``session rollup`` is what ``stats --by session`` runs unfiltered since schema 12
-(:func:`ctxviewer.store.session_rollup.read`, its rows sorted, then decoded into groups and the total
-summed, as :meth:`TraceStore.aggregate` does); the rollup's build from the table is timed once. The floor is
+``--repeat``. Since schema 12 ``--by session`` unfiltered reads the per-session rollup:
+``session rollup SQL`` is its statement with every session's row fetched, ``session rollup`` the
+whole of :meth:`TraceStore.aggregate` (rows sorted, decoded into 220k Python groups, the total
+summed: what ``ctxviewer stats --by session`` prints), and ``window by session`` / ``window by day``
+what the Statistics window asks (:meth:`TraceStore.aggregate_top`: the 200 groups with the most
+calls and the total, ranked and summed in SQLite); the rollup's build from the table is timed once. The floor is
 one column summed over the table; figures are ms and ratios to it in this run.
 
     python benchmarks/bench_aggregate_index.py --db /tmp/gen-1m.db --repeat 5
@@ -32,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ctxviewer.store import session_rollup  # noqa: E402
-from ctxviewer.store.aggregates import aggregate_sql  # noqa: E402
+from ctxviewer.store.aggregates import aggregate_sql, top_sql  # noqa: E402
 from ctxviewer.store.group_sums import group_of, sum_groups  # noqa: E402
 from ctxviewer.store.migrations import (  # noqa: E402
     AGGREGATE_DAY_INDEX_V12,
@@ -90,11 +93,14 @@ def main() -> None:
             runs[f"{by or 'total'} table"] = sql.replace("FROM traces", "FROM traces NOT INDEXED", 1)
         runs["sessions page"] = (f"SELECT {_SUMMARY} FROM traces WHERE session_id IS NOT NULL AND (1) "
                                  "GROUP BY session_id ORDER BY session_id LIMIT 100")  # TraceSessions.sessions
+        runs["session rollup SQL"] = session_rollup.READ_SQL  # every session's row, fetched
+        runs["window by session"] = top_sql(session_rollup.READ_SQL)  # the Statistics window: top 200 + total
+        runs["window by day"] = top_sql(aggregate_sql("day"))
         best = dict.fromkeys([*runs, "session rollup"], float("inf"))
         for _ in range(args.repeat):
             for name, sql in runs.items():
                 t0 = time.perf_counter()
-                conn.execute(sql).fetchall()
+                conn.execute(sql, (200,) if name.startswith("window") else ()).fetchall()
                 best[name] = min(best[name], (time.perf_counter() - t0) * 1000)
             t0 = time.perf_counter()
             sum_groups([group_of(r[0], r[1:]) for r in session_rollup.read(conn)])
@@ -103,7 +109,8 @@ def main() -> None:
         floor = best.pop("floor")
         print(f"stats SQL over {rows:,} traces; floor: one column summed over the table {floor:.1f} ms")
         for name, ms in best.items():
-            plan = " / ".join(str(r[-1]) for r in conn.execute("EXPLAIN QUERY PLAN " + runs[name]))
+            plan = " / ".join(str(r[-1]) for r in conn.execute("EXPLAIN QUERY PLAN " + runs[name],
+                                                                (200,) if name.startswith("window") else ()))
             print(f"  {name:16s} {ms:8.1f} ms {ms / floor:6.1f} x floor  "
                   f"{'within' if ms <= BUDGET_MS else 'over'} {BUDGET_MS:.0f} ms  [{plan}]")
         conn.close()
