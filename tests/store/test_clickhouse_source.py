@@ -399,3 +399,29 @@ def test_a_span_that_does_not_become_a_trace_is_named_never_dropped_silently(chd
     assert [(p.record, p.message) for p in report.problems] == [
         (f"span {bad}", "cannot map GenAI attributes: boom"),
         (f"span {bad}", "not imported: the mapping could not make it a trace (above)")]
+
+
+def test_a_cancel_between_two_queries_of_a_search_stops_it_before_the_next(chdb_dir: Path) -> None:
+    """A no-hit search reads the 24 h window a one-hour slice at a time: cancel() landing after the
+    first slice's query (no query in flight, nothing to kill) still stops it before the second."""
+    src = ClickHouseSource(parse_target(url(chdb_dir)))
+    real = src._query
+    slices: list[str] = []
+
+    def query(sql: str, **params: Any) -> list[tuple[Any, ...]]:
+        rows = real(sql, **params)
+        if "s_lo" in params:
+            slices.append(sql)
+            if len(slices) == 1:
+                assert src.cancel() == []  # between two queries: none in flight
+        return rows
+
+    src._query = query  # type: ignore[method-assign]
+    with pytest.raises(StoreError, match=r"query cancelled \(KILL QUERY\)"):
+        src.search("zzqxnohitword")
+    assert len(slices) == 1  # of the window's 24 slices
+    slices.clear()
+    src._query = real  # type: ignore[method-assign]
+    assert src.search("zzqxnohitword").hits == []  # a search started after the cancel runs whole
+    keys = src.row_keys()
+    assert len(keys) == 6

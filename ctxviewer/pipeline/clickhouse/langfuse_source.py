@@ -28,8 +28,8 @@ from ctxviewer.importers.contract import ImportProblem
 from ctxviewer.importers.formats.langfuse.blob import IMPORTER, table_records
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.clickhouse.langfuse_schema import TABLES, TRACE_MARGIN_NS, LangfuseSchema, read_langfuse_schema
-from ctxviewer.pipeline.clickhouse.source import ClickHouseSource, _key
-from ctxviewer.pipeline.clickhouse.spans import as_stored, at_nanos
+from ctxviewer.pipeline.clickhouse.source import ClickHouseSource
+from ctxviewer.pipeline.clickhouse.spans import as_stored, at_nanos, row_key
 from ctxviewer.pipeline.clickhouse.target import Target, connect
 from ctxviewer.store import StoreError, TraceQuery, TraceRow
 from ctxviewer.store.filters import FilterError
@@ -91,7 +91,7 @@ class LangfuseSource(ClickHouseSource):
         out = []
         for r in self._query(self.lf.page_sql(after is not None, descending), **params):
             row = list_row(r)
-            key = _key(row.trace_id)
+            key = row_key(row.trace_id)
             self._keys[key] = (int(r[0]), str(r[1]), str(r[2]))
             out.append((key, row))
         return out
@@ -124,7 +124,7 @@ class LangfuseSource(ClickHouseSource):
         rows = self._query(self.lf.call_sql(), span=trace_id)
         if not rows:
             return None
-        key = _key(trace_id)
+        key = row_key(trace_id)
         self._keys[key] = (int(rows[0][0]), str(rows[0][1]), trace_id)
         return key
 

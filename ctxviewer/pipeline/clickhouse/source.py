@@ -14,9 +14,8 @@ span (with the other spans of its OTel trace, which the mapping reads for sessio
 
 Not served yet (first slice): display filters on fields other than the span's own columns
 (:meth:`~ClickHouseSource.filter_where` raises :class:`~ctxviewer.store.filters.FilterError`
-naming the field), orders other than ``created``, ``blob`` (``None``). Full-text search reads the
-window in place (:mod:`~ctxviewer.pipeline.clickhouse.search`). Row keys are an 8-byte blake2b hash of the trace id as a
-signed 64-bit integer, resolved from the rows this source has listed. No Qt here.
+naming the field), orders other than ``created``, ``blob`` (``None``). Full-text search reads the window
+in place (:mod:`~ctxviewer.pipeline.clickhouse.search`). Row keys: :func:`~ctxviewer.pipeline.clickhouse.spans.row_key`. No Qt here.
 """
 
 from __future__ import annotations
@@ -34,7 +33,7 @@ from ctxviewer.pipeline.clickhouse.assessed import AssessedRows, OnDemand
 from ctxviewer.pipeline.clickhouse.filters import compile_filter
 from ctxviewer.pipeline.clickhouse.runs import RunTrees
 from ctxviewer.pipeline.clickhouse.schema import SETTINGS, TableSchema, read_schema
-from ctxviewer.pipeline.clickhouse.spans import list_row, split_id, trace_of
+from ctxviewer.pipeline.clickhouse.spans import list_row, row_key, split_id, trace_of
 from ctxviewer.pipeline.clickhouse.target import Target, connect, failure_reason, parse_target
 from ctxviewer.store import SORTABLE, StoreError, TraceQuery, TraceRow
 from ctxviewer.store.filters import FilterError
@@ -47,13 +46,6 @@ KILL_SQL = ("KILL QUERY WHERE (query_id IN {ids:Array(String)} OR "
             "AND NOT startsWith(query, 'KILL') ASYNC")
 """How :meth:`ClickHouseSource.cancel` stops its queries (``system.processes`` by query id or
 by the id in the query's text, its ``log_comment``)."""
-
-
-def _key(trace_id: str) -> int:
-    """A row key: a stable signed 64-bit hash of the trace id (blake2b, 8 bytes)."""
-    import hashlib
-
-    return int.from_bytes(hashlib.blake2b(trace_id.encode("utf-8"), digest_size=8).digest(), "big", signed=True)
 
 
 class ClickHouseSource(OnDemand, RunTrees):
@@ -77,6 +69,7 @@ class ClickHouseSource(OnDemand, RunTrees):
                                                             target.timeout)
         self._running: set[str] = set()  # query ids of the queries in flight (cancel() kills them)
         self._killed: set[str] = set()  # of those, the ones cancel() killed
+        self._cancels = 0  # cancel() calls so far: a read of many queries stops when it changes
         self._lock = threading.Lock()
         self._keys: dict[int, tuple[int, str, str]] = {}  # key -> (Timestamp ns, TraceId, SpanId) listed
         self._assessed: AssessedRows | None = None  # the sidecar, opened on first use
@@ -116,15 +109,29 @@ class ClickHouseSource(OnDemand, RunTrees):
         :class:`~ctxviewer.store.StoreError`. Returns the query ids killed (``[]`` when none runs).
         Each query carries its id twice: as the ``query_id`` setting (a server's) and as its
         ``log_comment`` (chDB gives its queries ids of its own and shows the settings in the
-        query's text in ``system.processes``, where the id is found)."""
+        query's text in ``system.processes``, where the id is found). A read of many queries
+        between two of them stops before the next with the same error (:meth:`_until_cancel`)."""
         with self._lock:
             ids = sorted(self._running)
             self._killed.update(ids)
+            self._cancels += 1
         if not ids:
             return []
         client = killer if killer is not None else connect(self.target)
         client.command(KILL_SQL, parameters={"ids": ids})
         return ids
+
+    def _until_cancel(self, cancelled: Callable[[], bool] | None) -> Callable[[], bool]:
+        """``cancelled`` for a read of many queries starting now (search, the list's keys), raising
+        :class:`~ctxviewer.store.StoreError` ("query cancelled") once :meth:`cancel` was called since."""
+        start = self._cancels
+
+        def check() -> bool:
+            if self._cancels != start:
+                raise StoreError(self.target.url, "query cancelled (KILL QUERY)")
+            return cancelled is not None and cancelled()
+
+        return check
 
     def _rows_after(self, after: tuple[int, str] | None, limit: int, descending: bool = False, where: str = "",
                     values: Sequence[Any] = ()) -> builtins.list[tuple[int, TraceRow]]:
@@ -135,7 +142,7 @@ class ClickHouseSource(OnDemand, RunTrees):
         out = []
         for r in self._query(sql, **params):
             row = list_row(r)
-            key = _key(row.trace_id)
+            key = row_key(row.trace_id)
             self._keys[key] = (int(r[0]), str(r[1]), str(r[2]))
             out.append((key, row))
         return out
@@ -221,9 +228,10 @@ class ClickHouseSource(OnDemand, RunTrees):
                  descending: bool = False, cancelled: Callable[[], bool] | None = None) -> array[int]:
         """Every key in list order, page by page; ``cancelled()`` polled between pages."""
         out = array("q")
+        stop = self._until_cancel(cancelled)
         for chunk in self.key_chunks(where, params, order, descending):
             out.extend(chunk)
-            if cancelled is not None and cancelled():
+            if stop():
                 break
         return out
 
@@ -257,7 +265,7 @@ class ClickHouseSource(OnDemand, RunTrees):
         rows = self._query(self.schema.span_sql(), trace=ids[0], span=ids[1])
         if not rows:
             return None
-        key = _key(trace_id)
+        key = row_key(trace_id)
         self._keys[key] = (int(rows[0][0]), ids[0], ids[1])
         return key
 
@@ -318,7 +326,7 @@ class ClickHouseSource(OnDemand, RunTrees):
         between time slices. Raises :class:`~ctxviewer.store.StoreError` when a query fails."""
         from ctxviewer.pipeline.clickhouse.search import search_page
 
-        return search_page(self, query, after=after, limit=limit, cancelled=cancelled)
+        return search_page(self, query, after=after, limit=limit, cancelled=self._until_cancel(cancelled))
 
     def search_hits(self, query: str, limit: int = 50) -> builtins.list[SearchHit]:
         """The first ``limit`` hits of ``query`` (negative: all)."""

@@ -142,3 +142,9 @@ def as_stored(trace: RequestTrace) -> tuple[RequestTrace, list[str]]:
     stored["omissions_recorded"] = found.omissions_recorded  # as the store writes it
     return trace_from_dict(stored), repaired
 
+
+def row_key(trace_id: str) -> int:
+    """A list row's key: a stable signed 64-bit hash of the trace id (blake2b, 8 bytes)."""
+    import hashlib
+
+    return int.from_bytes(hashlib.blake2b(trace_id.encode("utf-8"), digest_size=8).digest(), "big", signed=True)
