@@ -70,6 +70,10 @@ def test_list_loads_the_store_and_the_table_only(tmp_path: Path) -> None:
     assert _loaded(modules, (*NEVER, "ctxviewer.assess.assessment", "ctxviewer.assess.scanner", "ctxviewer.report",
                              "ctxviewer.model.codec", "cattrs", "ctxviewer.diff", "ahocorasick", "lark",
                              "ctxviewer.tokens.catalogue", "genai_prices", "importlib.metadata")) == []  # costs are read
+    # into a pipe: no terminal size (shutil and its bz2, lzma), no ctxviewer.toml to parse, no ClickHouse
+    # target (and its logging) to tell a file from a store's URL, no token counting (counts are read)
+    assert _loaded(modules, ("shutil", "bz2", "lzma", "tomllib", "logging", "ctxviewer.pipeline.clickhouse.target",
+                             "ctxviewer.tokens.counting", "importlib.resources", "ctxviewer.model.table31")) == []
 
 
 def test_list_jsonl_needs_no_table(tmp_path: Path) -> None:
