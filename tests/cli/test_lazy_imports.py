@@ -93,6 +93,8 @@ def test_show_json_loads_the_assessment_but_no_builder(tmp_path: Path) -> None:
     # client for price updates, and with it urllib.request: nothing is fetched (its bundled data)
     never = tuple(m for m in NEVER if m != "urllib.request")
     assert _loaded(modules, (*never, "ctxviewer.cli.list_table", "wcwidth", "lark", "imagesize")) == []
+    assert _loaded(modules, ("tomllib", "ctxviewer.pipeline.clickhouse.target", "ctxviewer.replay", "ctxviewer.review",
+                             "platformdirs", "ctxviewer.assess.scanner.start_table_build")) == []
 
 
 def test_search_loads_the_index_only(tmp_path: Path) -> None:
@@ -102,6 +104,10 @@ def test_search_loads_the_index_only(tmp_path: Path) -> None:
     assert "ctxviewer.store.fts" in modules
     assert _loaded(modules, (*NEVER, "ctxviewer.assess.assessment", "ctxviewer.assess.scanner", "ctxviewer.report",
                              "ctxviewer.model.codec", "cattrs", "ctxviewer.cli.list_table")) == []
+    # into a pipe: no live progress line (shutil, bz2, lzma), no settings file or ClickHouse target, no prices
+    assert _loaded(modules, ("shutil", "bz2", "lzma", "tomllib", "logging", "ctxviewer.pipeline.clickhouse.target",
+                             "ctxviewer.tokens.counting", "ctxviewer.tokens.cost", "decimal", "genai_prices",
+                             "ctxviewer.present.columns", "ctxviewer.assess.checks")) == []
 
 
 @pytest.mark.parametrize("limit", [20, 34, 45, 60, 74, 200])
