@@ -89,10 +89,11 @@ def test_show_json_loads_the_assessment_but_no_builder(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["trace_id"] == "budget-8k"
     assert {"ctxviewer.assess.assessment", "ctxviewer.report.trace_report"} <= modules  # what show says
-    # the header's cost line prices the usage with genai-prices, whose package imports its (unused) HTTP
-    # client for price updates, and with it urllib.request: nothing is fetched (its bundled data)
-    never = tuple(m for m in NEVER if m != "urllib.request")
-    assert _loaded(modules, (*never, "ctxviewer.cli.list_table", "wcwidth", "lark", "imagesize")) == []
+    # the header's cost line prices the usage with genai-prices' bundled data, imported without its HTTP
+    # client for price updates (ctxviewer.tokens.price_library): nothing is fetched, no client is loaded
+    assert "genai_prices" in modules
+    assert _loaded(modules, (*NEVER, "ctxviewer.cli.list_table", "wcwidth", "lark", "imagesize", "httpx2", "asyncio",
+                             "ssl", "http.client")) == []
     assert _loaded(modules, ("tomllib", "ctxviewer.pipeline.clickhouse.target", "ctxviewer.replay", "ctxviewer.review",
                              "platformdirs", "ctxviewer.assess.scanner.start_table_build")) == []
 
