@@ -73,7 +73,8 @@ def test_list_loads_the_store_and_the_table_only(tmp_path: Path) -> None:
     # into a pipe: no terminal size (shutil and its bz2, lzma), no ctxviewer.toml to parse, no ClickHouse
     # target (and its logging) to tell a file from a store's URL, no token counting (counts are read)
     assert _loaded(modules, ("shutil", "bz2", "lzma", "tomllib", "logging", "ctxviewer.pipeline.clickhouse.target",
-                             "ctxviewer.tokens.counting", "importlib.resources", "ctxviewer.model.table31")) == []
+                             "ctxviewer.tokens.counting", "importlib.resources", "ctxviewer.model.table31",
+                             "ctxviewer.store.upgrade", "ctxviewer.util.new_file")) == []  # nothing is upgraded
 
 
 def test_list_jsonl_needs_no_table(tmp_path: Path) -> None:
