@@ -132,17 +132,21 @@ FIRST_SCREEN_CPU: list[float] = []
 def first_screen(db: Path, repeat: int) -> tuple[list[float], list[str], list[float]]:
     """Process start to the first painted screen (list rows + detail), the heavy modules loaded by
     then, and process start to the chart's plot drawn (built right after the first paint), in ms.
-    The CPU time of each run up to its first paint is appended to :data:`FIRST_SCREEN_CPU`."""
+    The CPU time of each run up to its first paint is appended to :data:`FIRST_SCREEN_CPU`. One
+    warm-up run first, not counted (it writes the ``.pyc`` files the counted runs read)."""
     out, mods, chart = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(repeat):
-            env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+        for i in range(repeat + 1):
+            env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # .pyc read, as installed
+            env["QT_QPA_PLATFORM"] = "offscreen"
             r = subprocess.run([PY, "-c", FIRST_SCREEN, repr(time.time()), str(db), f"{tmp}/s.ini"],
                                capture_output=True, text=True, env=env, cwd=ROOT, check=False)
             line = next((x for x in r.stdout.splitlines() if x.startswith("{")), None)
             if line is None:
                 raise RuntimeError(f"first-screen child exited {r.returncode}: {r.stderr[-2000:]}")
             d = json.loads(line)
+            if i == 0:
+                continue
             out.append(d["ms"])
             chart.append(d["chart_ms"])
             FIRST_SHOWN.append(d.get("shown_ms", d["ms"]))

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import contextvars
 import fnmatch
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
@@ -110,6 +109,8 @@ def parse_expected(values: Iterable[str]) -> dict[str, str]:
 def load_file(path: Path) -> CheckConfig:
     """The config in TOML file ``path`` (module docstring). Raises ``ValueError`` naming the file
     and the key when it is not valid TOML or a value is not a string."""
+    import tomllib  # read only when a ctxviewer.toml is there (``list`` on a bare database never parses one)
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

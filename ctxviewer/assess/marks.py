@@ -18,12 +18,12 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from ctxviewer.assess.config import CheckConfig, load_for_db
-from ctxviewer.model.findings import Finding
-from ctxviewer.model.table31 import row as table_row
-from ctxviewer.util.new_file import create_unique
+
+if TYPE_CHECKING:
+    from ctxviewer.model.findings import Finding
 
 FORMAT = "ctxviewer.marks/1"
 """Format tag written into every marks file."""
@@ -74,6 +74,8 @@ def save_marks(db_path: Path | str, marks: Mapping[str, Mark]) -> Path:
     traces = {tid: {"row": m.row, "needed": list(m.needed)} for tid, m in sorted(marks.items())
               if m.row is not None or m.needed}
     text = json.dumps({"format": FORMAT, "traces": traces}, indent=1, ensure_ascii=False) + "\n"
+    from ctxviewer.util.new_file import create_unique
+
     tmp = create_unique(path.parent, path.name)  # the umask's mode, as the file it replaces had
     try:
         with open(tmp, "w", encoding="utf-8") as fh:
@@ -88,6 +90,8 @@ def save_marks(db_path: Path | str, marks: Mapping[str, Mark]) -> Path:
 def set_mark(db_path: Path | str, trace_id: str, mark: Mark) -> Path:
     """Store ``mark`` for ``trace_id`` (an empty :class:`Mark` removes it). Returns the file.
     Raises ``KeyError`` for a row Table 3.1 does not have."""
+    from ctxviewer.model.table31 import row as table_row
+
     if mark.row is not None:
         table_row(mark.row)
     marks = load_marks(db_path)

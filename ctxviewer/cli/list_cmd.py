@@ -12,7 +12,6 @@ rows. The output of a page is what the whole list printed before paging, for tho
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -39,6 +38,8 @@ def screenful() -> int:
     at least :data:`MIN_SCREEN`); ``-1`` (all) when standard output is not a terminal."""
     if not sys.stdout.isatty():
         return -1
+    import shutil  # on a terminal only (bz2 and lzma come with it)
+
     return max(shutil.get_terminal_size().lines - SCREEN_RESERVE, MIN_SCREEN)
 
 

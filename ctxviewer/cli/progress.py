@@ -13,7 +13,6 @@ gives no count: it redraws the elapsed time from a background thread.
 
 from __future__ import annotations
 
-import shutil
 import sys
 import threading
 import time
@@ -72,6 +71,8 @@ class StatusLine:
             if not force and self._last >= 0 and now - self._last < EVERY_S:
                 return
             self._last = now
+            import shutil  # a live line only (on a terminal): bz2 and lzma come with it
+
             room = max(shutil.get_terminal_size((100, 24)).columns - 1, 10)
             line = elide(one_line(text), room)
             width = text_width(line)

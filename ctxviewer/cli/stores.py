@@ -39,7 +39,7 @@ def open_db(db: str) -> TraceStore:
     from ctxviewer.store import StoreError
 
     if "://" in db and not Path(db).exists():
-        from ctxviewer.pipeline.clickhouse.target import SCHEMES
+        from ctxviewer.pipeline.clickhouse.schemes import SCHEMES
 
         raise BadInput(f"{db}: not a trace database or a clickhouse:// URL "
                        f"(stores: {', '.join(s + '://' for s in SCHEMES)}; else a database file)")
@@ -71,7 +71,7 @@ def load_trace(db: str, trace_id: str) -> RequestTrace:
 def is_store_url(db: str) -> bool:
     """True when ``db`` names a ClickHouse trace store (``clickhouse://``, ``clickhouses://``,
     ``chdb://``) rather than a database file."""
-    from ctxviewer.pipeline.clickhouse.target import is_clickhouse_url
+    from ctxviewer.pipeline.clickhouse.schemes import is_clickhouse_url
 
     return is_clickhouse_url(db)
 

@@ -125,7 +125,7 @@ def open_argument(window: MainWindow, what: str) -> bool:
     """Show ``what`` from the command line in ``window``: a ClickHouse store's URL as File ›
     Connect to ClickHouse… shows it (:meth:`~ctxviewer.gui.connect_dialog.ConnectController.connect_url`),
     else a database file, read-only. ``False`` (said in a message box) when it cannot be opened."""
-    from ctxviewer.pipeline.clickhouse.target import is_clickhouse_url
+    from ctxviewer.pipeline.clickhouse.schemes import is_clickhouse_url
 
     if is_clickhouse_url(what):
         return window.connector.connect_url(what)

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
 )
 
 from ctxviewer.gui.window_api import WindowApi
-from ctxviewer.pipeline.clickhouse.target import PASSWORD_ENV, build_url
 from ctxviewer.util.visible import one_line
 
 FIELDS = ("host", "port", "tls", "database", "table", "user", "since")
@@ -53,6 +52,8 @@ class ConnectDialog(QDialog):
         for label, widget in (("Host", self.host), ("Port", self.port), ("", self.tls), ("Database", self.database),
                               ("Table", self.table), ("User", self.user), ("Time window", self.since)):
             form.addRow(label, widget)
+        from ctxviewer.pipeline.clickhouse.target import PASSWORD_ENV  # the dialog's, not the window's start-up
+
         self.note = QLabel(f"Password: read from the environment variable {PASSWORD_ENV}; never stored.")
         self.note.setTextFormat(Qt.TextFormat.PlainText)
         self.note.setWordWrap(True)
@@ -71,6 +72,8 @@ class ConnectDialog(QDialog):
     def url(self) -> str:
         """The store's URL for the fields. Raises ``ValueError`` for an empty host, database or
         table, or a bad time window."""
+        from ctxviewer.pipeline.clickhouse.target import build_url
+
         return build_url(self.host.text(), self.port.value(), self.database.text(), self.table.text(),
                          self.user.text(), tls=self.tls.isChecked(), since=self.since.text())
 

@@ -19,7 +19,7 @@ connects it to the Compare controller's diff window.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -27,8 +27,10 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QProgressDialog
 
 from ctxviewer.gui.window_api import WindowApi
 from ctxviewer.gui.worker import Task
-from ctxviewer.replay.endpoints import EndpointConfig, EndpointError, config_files, load_endpoints
 from ctxviewer.util.visible import one_line
+
+if TYPE_CHECKING:  # the endpoints are read when Replay is chosen, not when the window opens
+    from ctxviewer.replay.endpoints import EndpointConfig
 
 
 def replay_job(db: str, trace_id: str, ep: EndpointConfig, target: str, transport: Any = None,
@@ -115,6 +117,8 @@ class ReplayController(QObject):
         if db is None or trace is None:
             self.window.show_status("Select a trace first.")
             return
+        from ctxviewer.replay.endpoints import EndpointError, config_files, load_endpoints
+
         try:
             endpoints = load_endpoints(db)
         except EndpointError as exc:

@@ -214,13 +214,31 @@ Tables and columns
 No Qt here.
 """
 
+from typing import TYPE_CHECKING
+
 from ctxviewer.store.errors import NotADatabaseError, OldSchemaError, StoreError
 from ctxviewer.store.migrations import SCHEMA_VERSION
 from ctxviewer.store.query import SORTABLE, TraceQuery, TraceRow
 from ctxviewer.store.rows import content_digest, content_hash
 from ctxviewer.store.source import TraceSource
 from ctxviewer.store.trace_store import TraceStore
-from ctxviewer.store.upgrade import UpgradeResult, upgrade_copy
+
+if TYPE_CHECKING:
+    from ctxviewer.store.upgrade import UpgradeResult, upgrade_copy
+
+_LAZY = {"UpgradeResult": "ctxviewer.store.upgrade", "upgrade_copy": "ctxviewer.store.upgrade"}
+"""Names imported on first use (``list``, ``show`` and ``search`` never upgrade a database)."""
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "SCHEMA_VERSION",

@@ -15,7 +15,6 @@ import sqlite3
 
 from ctxviewer.store.connection import StoreConnection
 from ctxviewer.store.rows import content_digest
-from ctxviewer.tokens.counting import count_tokens
 
 
 class TokenCountCache(StoreConnection):
@@ -43,6 +42,8 @@ class TokenCountCache(StoreConnection):
             raise self._fail("cannot read the token-count cache", exc) from None
         if row is not None:
             return int(row[0])
+        from ctxviewer.tokens.counting import count_tokens  # a miss only (a read of the list never counts)
+
         n = count_tokens(text, encoding)
         self._pending_counts[key] = n
         return n

@@ -8,7 +8,8 @@ from the image's header), :mod:`.placeholders` (the image placeholders an item's
 of base64, written by the importers and taken back out for counting), :mod:`.catalogue` (the model catalogue: a model's context window
 when the trace recorded none, from genai-prices' bundled data and the profiles), :mod:`.cost` (a call's
 cost in US dollars from its recorded usage, priced by genai-prices; "not known", never 0) and
-:mod:`.price_rates` (its arithmetic from genai-prices' rates, looked up once per model price).
+:mod:`.price_rates` (its arithmetic from genai-prices' rates, looked up once per model price) and
+:mod:`.price_library` (genai-prices imported without its price-update client).
 
 May import: :mod:`ctxviewer.util` only (no trace model: these count text and request bodies). No Qt here.
 

@@ -86,7 +86,10 @@ def lookup(provider: str | None, model: str | None) -> ModelLimits | None:
 
 def _genai_prices(provider: str | None, model: str) -> tuple[str, int] | None:
     """``(model id, context window)`` from genai-prices' bundled data, or ``None``."""
+    from ctxviewer.tokens.price_library import load
+
     try:
+        load()  # without its price-update client
         from genai_prices import data_snapshot
     except ImportError:  # not installed: the profiles still answer
         return None

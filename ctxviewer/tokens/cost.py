@@ -104,7 +104,10 @@ def data_date() -> date | None:
     that is not after today (a scheduled change is not counted), or ``None`` when the data holds no
     dated price or genai-prices is not installed. The package records no date of its own for its
     data, so this is the last price change it knows."""
+    from ctxviewer.tokens.price_library import load
+
     try:
+        load()  # without its price-update client
         from genai_prices import data_snapshot
         from genai_prices.types import StartDateConstraint
     except ImportError:
@@ -152,8 +155,10 @@ def call_cost(provider: str | None, model: str | None, sent: datetime | None, us
 def _price(provider_id: str | None, model: str, sent: datetime | None, counts: tuple[tuple[str, int], ...]) -> Cost:
     """The :class:`Cost` of ``counts`` as genai-prices prices them (:func:`ctxviewer.tokens.price_rates.price`:
     its rates looked up once per model price, the same amounts as ``calc_price``)."""
+    from ctxviewer.tokens.price_library import load
+
     try:
-        import genai_prices  # noqa: F401  # installed?
+        load()  # installed? (imported without its price-update client)
     except ImportError:
         return Cost(None, reason=f"{PACKAGE} not installed")
     from ctxviewer.tokens.price_rates import price

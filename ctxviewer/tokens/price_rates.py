@@ -59,7 +59,9 @@ def price(provider_id: str | None, model: str, sent: datetime | None,
     sent at ``sent`` (aware; ``None``: now), the amounts ``genai_prices.calc_price`` gives. Raises
     what it raises: ``LookupError`` for a model or provider it does not know, ``ValueError`` for
     usage it refuses (a negative count, more cache reads than input tokens)."""
-    import genai_prices
+    from ctxviewer.tokens.price_library import load
+
+    genai_prices = load()  # without its price-update client
     from genai_prices.types import calc_unit_price
 
     found = _model(provider_id, model.lower())
@@ -97,6 +99,9 @@ def price(provider_id: str | None, model: str, sent: datetime | None,
 def _model(provider_id: str | None, name: str) -> tuple[Any, Any] | LookupError:
     """genai-prices' ``(Provider, ModelInfo)`` for ``name`` (lower case) at ``provider_id``, or the
     ``LookupError`` its lookup raised (remembered too: an unknown model is looked up once)."""
+    from ctxviewer.tokens.price_library import load
+
+    load()  # without its price-update client
     from genai_prices import data_snapshot
 
     try:

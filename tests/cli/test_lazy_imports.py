@@ -70,6 +70,11 @@ def test_list_loads_the_store_and_the_table_only(tmp_path: Path) -> None:
     assert _loaded(modules, (*NEVER, "ctxviewer.assess.assessment", "ctxviewer.assess.scanner", "ctxviewer.report",
                              "ctxviewer.model.codec", "cattrs", "ctxviewer.diff", "ahocorasick", "lark",
                              "ctxviewer.tokens.catalogue", "genai_prices", "importlib.metadata")) == []  # costs are read
+    # into a pipe: no terminal size (shutil and its bz2, lzma), no ctxviewer.toml to parse, no ClickHouse
+    # target (and its logging) to tell a file from a store's URL, no token counting (counts are read)
+    assert _loaded(modules, ("shutil", "bz2", "lzma", "tomllib", "logging", "ctxviewer.pipeline.clickhouse.target",
+                             "ctxviewer.tokens.counting", "importlib.resources", "ctxviewer.model.table31",
+                             "ctxviewer.store.upgrade", "ctxviewer.util.new_file")) == []  # nothing is upgraded
 
 
 def test_list_jsonl_needs_no_table(tmp_path: Path) -> None:
@@ -85,10 +90,13 @@ def test_show_json_loads_the_assessment_but_no_builder(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["trace_id"] == "budget-8k"
     assert {"ctxviewer.assess.assessment", "ctxviewer.report.trace_report"} <= modules  # what show says
-    # the header's cost line prices the usage with genai-prices, whose package imports its (unused) HTTP
-    # client for price updates, and with it urllib.request: nothing is fetched (its bundled data)
-    never = tuple(m for m in NEVER if m != "urllib.request")
-    assert _loaded(modules, (*never, "ctxviewer.cli.list_table", "wcwidth", "lark", "imagesize")) == []
+    # the header's cost line prices the usage with genai-prices' bundled data, imported without its HTTP
+    # client for price updates (ctxviewer.tokens.price_library): nothing is fetched, no client is loaded
+    assert "genai_prices" in modules
+    assert _loaded(modules, (*NEVER, "ctxviewer.cli.list_table", "wcwidth", "lark", "imagesize", "httpx2", "asyncio",
+                             "ssl", "http.client")) == []
+    assert _loaded(modules, ("tomllib", "ctxviewer.pipeline.clickhouse.target", "ctxviewer.replay", "ctxviewer.review",
+                             "platformdirs", "ctxviewer.assess.scanner.start_table_build")) == []
 
 
 def test_search_loads_the_index_only(tmp_path: Path) -> None:
@@ -98,6 +106,10 @@ def test_search_loads_the_index_only(tmp_path: Path) -> None:
     assert "ctxviewer.store.fts" in modules
     assert _loaded(modules, (*NEVER, "ctxviewer.assess.assessment", "ctxviewer.assess.scanner", "ctxviewer.report",
                              "ctxviewer.model.codec", "cattrs", "ctxviewer.cli.list_table")) == []
+    # into a pipe: no live progress line (shutil, bz2, lzma), no settings file or ClickHouse target, no prices
+    assert _loaded(modules, ("shutil", "bz2", "lzma", "tomllib", "logging", "ctxviewer.pipeline.clickhouse.target",
+                             "ctxviewer.tokens.counting", "ctxviewer.tokens.cost", "decimal", "genai_prices",
+                             "ctxviewer.present.columns", "ctxviewer.assess.checks")) == []
 
 
 @pytest.mark.parametrize("limit", [20, 34, 45, 60, 74, 200])

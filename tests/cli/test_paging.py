@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any, Iterator
@@ -117,9 +118,9 @@ def test_a_pipe_gets_every_row_a_terminal_a_screenful(monkeypatch: pytest.Monkey
 
     monkeypatch.undo()
     monkeypatch.setattr(list_module.sys, "stdout", Tty())
-    monkeypatch.setattr(list_module.shutil, "get_terminal_size", lambda: __import__("os").terminal_size((100, 30)))
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda: __import__("os").terminal_size((100, 30)))
     assert list_module.screenful() == 30 - list_module.SCREEN_RESERVE
-    monkeypatch.setattr(list_module.shutil, "get_terminal_size", lambda: __import__("os").terminal_size((100, 3)))
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda: __import__("os").terminal_size((100, 3)))
     assert list_module.screenful() == list_module.MIN_SCREEN
 
 

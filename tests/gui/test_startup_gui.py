@@ -1,6 +1,6 @@
 """Start-up of the window (issue 11): opening a database and showing its first trace needs neither
-sqlite-utils nor tiktoken nor the import pipeline (issue 25), and the diff window's modules wait
-until a diff is opened; pyqtgraph
+sqlite-utils nor tiktoken nor the import pipeline (issue 25), nor Replay's endpoints or the ClickHouse
+target, and the diff window's modules wait until a diff is opened; pyqtgraph
 (with numpy) and pygments load only after the first screen has been painted, off the GUI thread.
 The probes wait for the first trace as the app shows it: loaded and assessed off the GUI thread."""
 
@@ -37,7 +37,8 @@ w.show()
 assert w.open_database(sys.argv[2], remember=False)
 wait_shown(w)
 heavy = ("sqlite_utils", "tiktoken", "ctxviewer.gui.diff_view", "ctxviewer.gui.diff_chart",
-         "ctxviewer.pipeline.importing", "ctxviewer.pipeline.backfill")
+         "ctxviewer.pipeline.importing", "ctxviewer.pipeline.backfill", "ctxviewer.replay.endpoints",
+         "ctxviewer.pipeline.clickhouse.target")
 shown = {m: m in sys.modules for m in heavy}
 state = w.chart.state()
 for _ in range(20):
@@ -58,7 +59,9 @@ def test_first_screen_without_sqlite_utils_tiktoken_or_the_diff_window(tmp_path:
     got = json.loads(next(x for x in out.stdout.splitlines() if x.startswith("@@"))[2:])
     assert got["shown"] == {"sqlite_utils": False, "tiktoken": False, "ctxviewer.gui.diff_view": False,
                             "ctxviewer.gui.diff_chart": False,  # the importers: when an import or upgrade runs
-                            "ctxviewer.pipeline.importing": False, "ctxviewer.pipeline.backfill": False}
+                            "ctxviewer.pipeline.importing": False, "ctxviewer.pipeline.backfill": False,
+                            # Replay's endpoints when Replay is chosen; the ClickHouse target when connecting
+                            "ctxviewer.replay.endpoints": False, "ctxviewer.pipeline.clickhouse.target": False}
     assert got["rows"] == 9 and got["trace"]  # the list and the first trace are there
     assert got["state"].endswith(("OK", "WARNING", "FAILURE"))  # the chart's words at once
     assert got["after_paint"] is False  # no diff opened, no diff window imported

@@ -88,6 +88,15 @@ def shipped() -> tuple[dict[str, list[Any]], array.array[int]] | None:
         return None
 
 
+def group_count(pattern: str, flags: int = 0) -> int:
+    """``re.compile(pattern, flags).groups`` -- from the shipped table when it holds the pattern
+    (no parse: a scout's rest is a few hundred characters), else compiled now. Raises
+    ``re.error`` for a bad pattern."""
+    table = shipped()
+    entry = table[0].get(_key(pattern, flags)) if table is not None else None
+    return int(entry[3]) if entry is not None else re.compile(pattern, flags).groups
+
+
 def compile_pattern(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """``re.compile(pattern, flags)`` -- from the shipped code when the table holds the pattern
     (same object by ``==``), else compiled now. Raises ``re.error`` for a bad pattern."""

@@ -22,10 +22,11 @@ returns, and :func:`~.scout.matches` over it yields the same matches. No Qt here
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Iterable
 
-from ctxviewer.assess.scanner.compiled_cache import compile_pattern
+from ctxviewer.assess.scanner.compiled_cache import compile_pattern, group_count
 
 MAX_LEAD = 24
 """A lead class of more characters (or a range, or one holding a letter) keeps its own pass: a union
@@ -35,9 +36,11 @@ _LEAD = re.compile(r"\[((?:\\.|[^\]\\])+)\](.*)", re.S)
 _ESCAPE = re.compile(r"\\(.)", re.S)
 
 
+@functools.cache
 def lead_of(regex: str) -> tuple[str, str] | None:
     """``(lead class body, rest)`` of a scout ``[LEAD]REST`` whose class enumerates at most
-    :data:`MAX_LEAD` characters, none of them a letter, no range and no negation; else ``None``."""
+    :data:`MAX_LEAD` characters, none of them a letter, no range and no negation; else ``None``.
+    The rest's groups are counted from the shipped compiled code (:func:`rests`), not by compiling it."""
     m = _LEAD.fullmatch(regex)
     if m is None or m.group(1).startswith("^") or not m.group(2):
         return None
@@ -45,9 +48,20 @@ def lead_of(regex: str) -> tuple[str, str] | None:
     chars = _ESCAPE.sub(r"\1", body)
     if "-" in _ESCAPE.sub("", body) or len(chars) > MAX_LEAD or any(ch.isalpha() for ch in chars):
         return None
-    if re.compile(m.group(2)).groups:  # the rest goes inside a lookahead of a bigger expression: no groups to renumber
+    if group_count(m.group(2)):  # the rest goes inside a lookahead of a bigger expression: no groups to renumber
         return None
     return body, m.group(2)
+
+
+def rests(regexes: Iterable[str]) -> list[tuple[str, int]]:
+    """The ``(rest, 0)`` whose groups :func:`lead_of` counts, of each of ``regexes`` that has a lead
+    class (for the shipped compiled code, :mod:`ctxviewer.assess.scanner.compiled_cache`)."""
+    out = []
+    for regex in regexes:
+        m = _LEAD.fullmatch(regex)
+        if m is not None and m.group(2):
+            out.append((m.group(2), 0))
+    return out
 
 
 class ScoutGroup:

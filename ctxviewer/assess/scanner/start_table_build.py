@@ -27,7 +27,8 @@ def compiled_table() -> dict[str, Any]:
     """The compiled-code table (:func:`ctxviewer.assess.scanner.compiled_cache.build`) of every
     :class:`~ctxviewer.assess.scanner.patterns.LazyPattern` of the scanner's modules and every scout
     the prefilter derives (:mod:`ctxviewer.assess.scanner.scout`) and their shared passes
-    (:mod:`ctxviewer.assess.scanner.scout_pass`)."""
+    (:mod:`ctxviewer.assess.scanner.scout_pass`), and the rests of the scouts whose groups a shared
+    pass counts (:func:`~ctxviewer.assess.scanner.scout_pass.rests`)."""
     for module in pkgutil.iter_modules(scanner.__path__):  # every module's patterns, not only the rules'
         importlib.import_module(f"{scanner.__name__}.{module.name}")
     registry._learn()
@@ -35,6 +36,7 @@ def compiled_table() -> dict[str, Any]:
     ours = [s for p in dict.fromkeys(registry.all_patterns()) for s in (reg.split_of.get(p), reg.scout_of.get(p)) if s]
     scouts = [(s.regex, s.flags) for s in ours]
     scouts += [r for group in scout_pass.groups_of(ours).values() for r in group.regexes()]  # their shared passes
+    scouts += scout_pass.rests(s.regex for s in ours)  # the rests whose groups scout_pass.lead_of counts
     return compiled_cache.build([*patterns.MADE, *scouts])
 
 

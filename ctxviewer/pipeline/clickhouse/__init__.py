@@ -3,6 +3,8 @@
 
 What lives here:
 
+* :mod:`~ctxviewer.pipeline.clickhouse.schemes` -- whether an argument is a store's URL (its
+  schemes), without the client or the store;
 * :mod:`~ctxviewer.pipeline.clickhouse.target` -- the ``clickhouse://user@host:port/db?table=...``
   (and in-process ``chdb://``) address, the password from an environment variable, the client;
 * :mod:`~ctxviewer.pipeline.clickhouse.schema` -- what the table holds, read from

@@ -27,10 +27,10 @@ from datetime import timedelta
 from typing import Any
 from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
 
+from ctxviewer.pipeline.clickhouse.schemes import SCHEMES as SCHEMES
+from ctxviewer.pipeline.clickhouse.schemes import is_clickhouse_url as is_clickhouse_url
 from ctxviewer.store import StoreError
 
-SCHEMES = ("clickhouse", "clickhouses", "chdb")
-"""URL schemes of a ClickHouse trace store."""
 PASSWORD_ENV = "CTXVIEWER_CLICKHOUSE_PASSWORD"
 """The environment variable the password is read from (empty or unset: no password)."""
 DEFAULT_WINDOW = timedelta(hours=24)
@@ -45,11 +45,6 @@ OPTIONS = ("dedup", "kind", "project_id", "since", "table", "timeout")
 
 _SPAN = re.compile(r"^(\d+)\s*([smhd])$")
 _UNIT = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
-
-
-def is_clickhouse_url(text: str) -> bool:
-    """True when ``text`` names a ClickHouse store (one of :data:`SCHEMES`), not a file."""
-    return text.split("://", 1)[0].lower() in SCHEMES and "://" in text
 
 
 def parse_window(text: str) -> timedelta:
