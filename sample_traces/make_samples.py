@@ -106,8 +106,11 @@ def _db_holds(path: Path, traces: list[RequestTrace]) -> bool:
                 return False
             from ctxviewer.assess.assessment import assess  # stored facts must match today's checks
 
+            from ctxviewer.assess.context import EMPTY
+
             rows = {r.trace_id: r for r in st.list(None, 0, -1)}
-            return all((rows[t.trace_id].state, rows[t.trace_id].verdict) == (a.state.value, a.verdict)
+            return all((rows[t.trace_id].state, rows[t.trace_id].verdict, rows[t.trace_id].facts_context)
+                       == (a.state.value, a.verdict, EMPTY.fingerprint)  # a new rule set's version rewrites it
                        for t in traces for a in [assess(t)])
     except Exception:  # an old, newer or broken file is simply rewritten
         return False

@@ -274,16 +274,22 @@ def check_capacity(trace: RequestTrace) -> CapacityCheck:
 
 TRUNCATED_SOURCE = "reported by the provider (the captured text is truncated)"
 """:attr:`CapacityCheck.input_source` when truncated text made the items' sum too low."""
+NOT_CAPTURED_SOURCE = "reported by the provider (the message content was not captured)"
+""":attr:`CapacityCheck.input_source` when the span kept usage and metadata only (no items to sum)."""
 
 
 def _input(trace: RequestTrace, items_sum: int | None) -> tuple[int | None, str | None]:
     """The input eq. 3.1 checks and where it came from: the application's count; else, when the
-    exporter truncated the captured text (:func:`ctxviewer.assess.truncated.truncation`) and the
-    provider reported the input (``gen_ai.usage.input_tokens``), the reported input -- the count
-    of what is left is too low; else the retained items' sum."""
+    span's content was not captured (``ctxviewer.content``: OTel capture is opt-in), the provider-reported
+    input (``gen_ai.usage.input_tokens``) or else not known -- the items left are not what was sent; else, when
+    the exporter truncated the captured text (:func:`ctxviewer.assess.truncated.truncation`) and the
+    provider reported the input, the reported input -- the count of what is left is too low; else
+    the retained items' sum."""
     if trace.input_tokens is not None:
         return trace.input_tokens, "counted by the application"
     reported = trace.usage.input_tokens
+    if trace.attributes.get("ctxviewer.content") == "not captured":
+        return (reported, NOT_CAPTURED_SOURCE) if reported is not None else (None, None)
     if reported is not None and (items_sum is None or reported > items_sum) and truncation(trace).item_ids:
         return reported, TRUNCATED_SOURCE
     if items_sum is not None:

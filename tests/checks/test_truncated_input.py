@@ -20,7 +20,7 @@ from ctxviewer.model.trace import Kind, RequestTrace, Usage
 from ctxviewer.pipeline.importing import import_files
 from ctxviewer.present.item_title import item_title
 from ctxviewer.report.trace_report import format_trace_text
-from ctxviewer.store import TraceStore
+from ctxviewer.store import TraceQuery, TraceStore
 
 CUT = '[{"role":"user","parts":[{"type":"text","content":"Summarise the attached contract: WHEREAS the parties'
 
@@ -76,3 +76,32 @@ def test_no_reported_usage_or_an_application_count_keeps_the_count(tmp_path: Pat
     assert check_capacity(base).input_source == "sum of the retained items"  # not truncated
     app = replace(cut, input_tokens=2_500)  # the application counted what it sent: that count stands
     assert (check_capacity(app).input_tokens, check_capacity(app).input_source) == (2_500, "counted by the application")
+
+
+def test_a_span_without_captured_content_checks_the_reported_input_never_0(tmp_path: Path) -> None:
+    """OTel content capture is opt-in: a chat span with usage only has no items to sum. eq. 3.1
+    checked "input 0" against the whole window (a false 128,000-token margin; list, filters and
+    stats said 0); it takes the provider-reported input, or says it cannot check without one."""
+    from ctxviewer.assess.budget import NOT_CAPTURED_SOURCE
+
+    span = chat_span(end="1700000001000000000", **{"gen_ai.request.model": s("gpt-4o"),
+                                                   "gen_ai.usage.input_tokens": i(1200), "gen_ai.usage.output_tokens": i(80)})
+    span["attributes"] = [a for a in span["attributes"] if a["key"] != "gen_ai.input.messages"]  # capture off
+    path = tmp_path / "usage-only.otlp.json"
+    path.write_text(json.dumps(otlp_request(span)), encoding="utf-8")
+    with TraceStore.create(tmp_path / "t.db") as store:
+        import_files([path], store)
+        t = store.load(store.list()[0].trace_id)
+    assert t.attributes["ctxviewer.content"] == "not captured" and t.retained == ()
+    chk = check_capacity(t)
+    assert (chk.input_tokens, chk.input_source, chk.capacity, chk.margin, chk.fits) == (
+        1200, NOT_CAPTURED_SOURCE, 128000, 126800, True)
+    with TraceStore.open(tmp_path / "t.db") as store:
+        (row,) = store.list()
+        assert (row.input_tokens, row.margin) == (1200, 126800)  # what list, filters and stats read
+        assert [r.trace_id for r in store.list(TraceQuery(text="input > 1000"))] == [row.trace_id]
+    bare = replace(t, usage=Usage())
+    chk = check_capacity(bare)
+    assert (chk.input_tokens, chk.margin, chk.fits) == (None, None, None)  # not known, not 0
+    assert [(f.rule, f.message) for f in assess(bare).findings if f.rule.startswith("budget")] == [
+        ("budget.not_checked", "eq. 3.1 cannot be checked: input tokens not recorded")]

@@ -20,8 +20,8 @@ from ctxviewer.cli import cli
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 
-FLIPPED = "is corrupt: malformed database schema (idx_traces_reserved_\\x97utput_tokens)"
-"""What the byte flips of :func:`damaged.flipped_copy` break in ``samples.db`` (an index name in ``sqlite_master``)."""
+FLIPPED = 'is corrupt: malformed database schema (details) - near "CRE\\x97TE": syntax error'
+"""What the byte flips of :func:`damaged.flipped_copy` break in ``samples.db`` (its ``details`` DDL)."""
 
 PAGE5 = "is damaged (Page 5: btreeInitPage() returns error code 11)"
 """What SQLite's quick_check finds in :func:`_page5`."""

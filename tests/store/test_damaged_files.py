@@ -21,9 +21,9 @@ from ctxviewer.store.damage import find_damage
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
 
-FLIPPED = "is corrupt: malformed database schema (idx_traces_reserved_\\x97utput_tokens)"
-"""What the byte flips of :func:`damaged.flipped_copy` break in ``samples.db`` (an index name in
-``sqlite_master``; the flipped byte 0x97 shown as ``\\x97``)."""
+FLIPPED = 'is corrupt: malformed database schema (details) - near "CRE\\x97TE": syntax error'
+"""What the byte flips of :func:`damaged.flipped_copy` break in ``samples.db`` (its ``details`` DDL; the
+flipped byte 0x97 shown as ``\\x97``)."""
 
 
 def schema_edited(tmp_path: Path, sql: str, name: str = "bad.db") -> Path:
