@@ -20,10 +20,10 @@ from collections import OrderedDict
 from collections.abc import Iterable
 
 from ctxviewer.assess.context import AssessContext
-from ctxviewer.diff.conversation import DERIVED_ATTRIBUTE, derive_for_display
+from ctxviewer.diff.conversation import DERIVED_ATTRIBUTE, derive_for_display, earlier_among, row_key
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.stored_facts import stored_facts
-from ctxviewer.store import StoreError, TraceStore
+from ctxviewer.store import StoreError, TraceRow, TraceStore
 from ctxviewer.store.facts import StoredFacts
 
 REMEMBERED = 256
@@ -58,18 +58,62 @@ def refresh_derived(store: TraceStore, trace_ids: Iterable[str], context: Assess
     """Re-assess each of ``trace_ids`` (calls of one import whose format records no omissions and
     that belong to a conversation) with its derived omissions, in ``context``, and rewrite the
     facts of those that have any, in one transaction. Returns the rows rewritten. Raises
-    :class:`~ctxviewer.store.StoreError` when the store cannot be read or written."""
+    :class:`~ctxviewer.store.StoreError` when the store cannot be read or written.
+
+    The earlier calls of every call are found first from the narrow rows, each conversation read
+    once for all its calls (:func:`earlier_calls`); a call with none (the first of its
+    conversation, or one not stored) derives nothing and is not loaded."""
     fresh: list[StoredFacts] = []
     load = RecentLoads(store)
-    for tid in trace_ids:
+    ids = list(dict.fromkeys(trace_ids))
+    earlier = earlier_calls(store, ids)
+    for tid in ids:
+        before = earlier.get(tid)
+        if not before:
+            continue
         try:
             trace = load(tid)
         except KeyError:
             continue
-        shown = derive_for_display(store, trace, load)
+        shown = derive_for_display(store, trace, load, before)
         if shown is not trace and shown.attributes.get(DERIVED_ATTRIBUTE):
             fresh.append(stored_facts(shown, context))
     return store.write_facts(fresh) if fresh else 0
+
+
+def earlier_calls(store: TraceStore, trace_ids: Iterable[str]) -> dict[str, list[str]]:
+    """:func:`~ctxviewer.diff.conversation.earlier_call_ids` of each stored call of ``trace_ids``
+    (an id not stored is left out), read from the narrow rows: the calls' own rows in one query
+    per 500 (:meth:`~ctxviewer.store.TraceStore.rows_of`), then each conversation once -- a
+    session's ids in send order (:meth:`~ctxviewer.store.TraceStore.session_trace_ids`), an OTel
+    trace's rows by the trace-id range (:meth:`~ctxviewer.store.TraceStore.rows_in_id_range`) --
+    instead of a filtered list per call. The same ids as ``earlier_call_ids`` of the loaded call:
+    the row holds the fields the conversation key and the send order read. Raises
+    :class:`~ctxviewer.store.StoreError` when the store cannot be read."""
+    rows = store.rows_of(trace_ids)
+    sessions: dict[str, list[str]] = {}
+    ranges: dict[str, list[TraceRow]] = {}
+    out: dict[str, list[str]] = {}
+    for tid, row in rows.items():
+        key = row_key(row)
+        if key is None:
+            out[tid] = []
+            continue
+        kind, value = key.split(":", 1)
+        if kind == "session":
+            ids = sessions.get(value)
+            if ids is None:
+                ids = sessions[value] = store.session_trace_ids(value)
+            if tid in ids:  # always: the row has that session id
+                out[tid] = ids[: ids.index(tid)]
+                continue
+            out[tid] = earlier_among(store.session_calls(value), tid, row.created, key)
+        else:
+            members = ranges.get(value)
+            if members is None:
+                members = ranges[value] = store.rows_in_id_range(value + ":", value + ";")  # ';' follows ':'
+            out[tid] = earlier_among(members, tid, row.created, key)
+    return out
 
 
 __all__ = ["StoreError", "refresh_derived"]

@@ -7,7 +7,9 @@ importers record as :attr:`~ctxviewer.model.trace.RequestTrace.session_id`).
 :meth:`TraceSessions.sessions` pages through them in session-id order (keyset: ``after`` the last
 id shown, one index range per page, so a million traces page as fast as ten), each with its call
 count, first and last send time and state counts; :meth:`TraceSessions.session_calls` reads one
-session's calls in send order as narrow list rows. ``ctxviewer sessions`` / ``ctxviewer session``
+session's calls in send order as narrow list rows; :meth:`TraceSessions.rows_of` and
+:meth:`TraceSessions.rows_in_id_range` read the rows of many calls (the import's look at their
+conversations). ``ctxviewer sessions`` / ``ctxviewer session``
 and the window's Sessions dialog read these two methods. Only the narrow ``traces`` columns are
 read, never a payload. No Qt here.
 """
@@ -18,7 +20,7 @@ import builtins
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Iterable
 
 from ctxviewer.model.times import parse_created
 from ctxviewer.store.connection import StoreConnection
@@ -69,6 +71,10 @@ def _summary(row: tuple[Any, ...]) -> SessionSummary:
                           None if cost is None else float(cost), int(known), int(models))
 
 
+ROWS_CHUNK = 500
+"""Trace ids per query of :meth:`TraceSessions.rows_of` (below SQLite's bound on parameters)."""
+
+
 class TraceSessions(StoreConnection):
     """The sessions part of :class:`~ctxviewer.store.TraceStore`. Methods raise
     :class:`~ctxviewer.store.StoreError` when the database cannot be read and
@@ -111,3 +117,32 @@ class TraceSessions(StoreConnection):
             return [TraceRow.from_sql(r) for r in self._conn.execute(sql, (session_id,))]
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot read the session", exc) from None
+
+    def rows_of(self, trace_ids: Iterable[str]) -> dict[str, TraceRow]:
+        """The narrow list rows of ``trace_ids`` by trace id (an id not stored is left out), read
+        :data:`ROWS_CHUNK` ids per query by the primary key: the calls of an import whose
+        conversations are looked at once for all of them (:mod:`ctxviewer.pipeline.derived_facts`)."""
+        ids = list(dict.fromkeys(trace_ids))
+        out: dict[str, TraceRow] = {}
+        try:
+            for at in range(0, len(ids), ROWS_CHUNK):
+                chunk = ids[at:at + ROWS_CHUNK]
+                sql = (f"SELECT {', '.join(ROW_COLUMNS)} FROM traces "
+                       f"WHERE trace_id IN ({', '.join('?' * len(chunk))})")
+                for r in self._conn.execute(sql, chunk):
+                    row = TraceRow.from_sql(r)
+                    out[row.trace_id] = row
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot read trace rows", exc) from None
+        return out
+
+    def rows_in_id_range(self, low: str, high: str) -> builtins.list[TraceRow]:
+        """The narrow list rows whose trace id is ``>= low`` and ``< high`` (text order, the
+        primary key's range: the calls of one OTel trace are ``"<otel id>:"`` .. ``"<otel id>;"``),
+        in trace-id order -- the rows ``list --filter 'id >= LOW and id < HIGH'`` gives, without
+        compiling a filter."""
+        sql = f"SELECT {', '.join(ROW_COLUMNS)} FROM traces WHERE trace_id >= ? AND trace_id < ? ORDER BY trace_id"
+        try:
+            return [TraceRow.from_sql(r) for r in self._conn.execute(sql, (low, high))]
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot read trace rows", exc) from None
