@@ -182,11 +182,13 @@ class LiveWriter:
 
     def _run(self) -> None:
         from ctxviewer.pipeline.warm_up import first_trace
+        from ctxviewer.tokens.catalogue import lookup
         from ctxviewer.tokens.counting import DEFAULT_ENCODING, get_encoding
 
         first_trace()  # the first span's one-time costs (checks, scanner, codec) and the ranks of the
         for name in ("o200k_base", DEFAULT_ENCODING):  # usual encodings (about a second each), paid
             get_encoding(name)  # before a client waits on them
+        lookup("openai", "gpt-4o")  # the model catalogue's price data (about 0.2 s to import)
         while True:
             try:
                 first = self._queue.get(timeout=WAKE_S)
