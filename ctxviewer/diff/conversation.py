@@ -41,6 +41,7 @@ from ctxviewer.model.trace import ContextItem, Kind, RequestTrace, Status
 
 if TYPE_CHECKING:
     from ctxviewer.store import TraceRow, TraceSource
+    from ctxviewer.store.sessions import CallOrder
 
 DROPPED = "dropped between calls"
 """Reason of a message missing from the next call with no new summary."""
@@ -148,7 +149,7 @@ def with_derived_omissions(cur: RequestTrace, dropped: tuple[DroppedMessage, ...
     return replace(cur, items=tuple(items), attributes=attrs)
 
 
-def row_key(row: TraceRow) -> str | None:
+def row_key(row: TraceRow | CallOrder) -> str | None:
     """:func:`conversation_key` of a narrow list row (it holds the fields the key reads)."""
     return _key(row.session_id, row.source_format, row.trace_id)
 
@@ -177,9 +178,9 @@ def earlier_call_ids(store: TraceSource, trace: RequestTrace) -> list[str]:
     return earlier_among(store.list(query, 0, -1), trace.trace_id, trace.created, key)
 
 
-def earlier_among(rows: Iterable[TraceRow], trace_id: str, created: datetime | None, key: str) -> list[str]:
-    """trace_ids of ``rows`` (narrow list rows, any order) of conversation ``key``
-    (:func:`conversation_key`) sent before the call ``trace_id`` sent at ``created``, in send order
+def earlier_among(rows: Iterable[TraceRow | CallOrder], trace_id: str, created: datetime | None, key: str) -> list[str]:
+    """trace_ids of ``rows`` (narrow list rows or :class:`~ctxviewer.store.sessions.CallOrder`, any
+    order) of conversation ``key`` (:func:`conversation_key`) sent before the call ``trace_id`` sent at ``created``, in send order
     (then trace_id): the rule :func:`earlier_call_ids` applies to the rows it reads, for a caller
     that read them itself (the import's refresh reads each conversation once for all its calls:
     :func:`ctxviewer.pipeline.derived_facts.refresh_derived`)."""

@@ -23,7 +23,7 @@ from ctxviewer.assess.context import AssessContext
 from ctxviewer.diff.conversation import DERIVED_ATTRIBUTE, derive_for_display, earlier_among, row_key
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.stored_facts import stored_facts
-from ctxviewer.store import StoreError, TraceRow, TraceStore
+from ctxviewer.store import StoreError, TraceStore
 from ctxviewer.store.facts import StoredFacts
 
 REMEMBERED = 256
@@ -83,36 +83,34 @@ def refresh_derived(store: TraceStore, trace_ids: Iterable[str], context: Assess
 
 def earlier_calls(store: TraceStore, trace_ids: Iterable[str]) -> dict[str, list[str]]:
     """:func:`~ctxviewer.diff.conversation.earlier_call_ids` of each stored call of ``trace_ids``
-    (an id not stored is left out), read from the narrow rows: the calls' own rows in one query
-    per 500 (:meth:`~ctxviewer.store.TraceStore.rows_of`), then each conversation once -- a
-    session's ids in send order (:meth:`~ctxviewer.store.TraceStore.session_trace_ids`), an OTel
-    trace's rows by the trace-id range (:meth:`~ctxviewer.store.TraceStore.rows_in_id_range`) --
-    instead of a filtered list per call. The same ids as ``earlier_call_ids`` of the loaded call:
-    the row holds the fields the conversation key and the send order read. Raises
+    (an id not stored is left out), read from the narrow rows: where the calls stand in one query
+    per 500 (:meth:`~ctxviewer.store.TraceStore.call_orders`), then each conversation once for
+    all its calls -- a session's ids in send order (:meth:`~ctxviewer.store.TraceStore.session_trace_ids`),
+    the calls of the OTel traces in one query per 500 (:meth:`~ctxviewer.store.TraceStore.otel_trace_calls`)
+    -- instead of a filtered list per call. The same ids as ``earlier_call_ids`` of the loaded
+    call: the row holds the fields the conversation key and the send order read. Raises
     :class:`~ctxviewer.store.StoreError` when the store cannot be read."""
-    rows = store.rows_of(trace_ids)
+    calls = store.call_orders(trace_ids)
+    keys = {tid: row_key(c) for tid, c in calls.items()}
+    members = store.otel_trace_calls(k.split(":", 1)[1] for k in keys.values() if k and k.startswith("otel:"))
     sessions: dict[str, list[str]] = {}
-    ranges: dict[str, list[TraceRow]] = {}
     out: dict[str, list[str]] = {}
-    for tid, row in rows.items():
-        key = row_key(row)
+    for tid, call in calls.items():
+        key = keys[tid]
         if key is None:
             out[tid] = []
             continue
         kind, value = key.split(":", 1)
-        if kind == "session":
-            ids = sessions.get(value)
-            if ids is None:
-                ids = sessions[value] = store.session_trace_ids(value)
-            if tid in ids:  # always: the row has that session id
-                out[tid] = ids[: ids.index(tid)]
-                continue
-            out[tid] = earlier_among(store.session_calls(value), tid, row.created, key)
+        if kind == "otel":
+            out[tid] = earlier_among(members[value], tid, call.created, key)
+            continue
+        ids = sessions.get(value)
+        if ids is None:
+            ids = sessions[value] = store.session_trace_ids(value)
+        if tid in ids:  # always: the row has that session id
+            out[tid] = ids[: ids.index(tid)]
         else:
-            members = ranges.get(value)
-            if members is None:
-                members = ranges[value] = store.rows_in_id_range(value + ":", value + ";")  # ';' follows ':'
-            out[tid] = earlier_among(members, tid, row.created, key)
+            out[tid] = earlier_among(store.session_calls(value), tid, call.created, key)
     return out
 
 

@@ -218,8 +218,10 @@ def import_records(records: Iterable[Record], store: TraceStore, source: str,
             report.problems.append(ImportProblem(str(store.path), "settings", f"{exc}; the traces were assessed without it"))
             context = EMPTY
     in_conversations: dict[str, None] = {}
-    accepted = (_accepted(r, source, report, in_conversations) for r in records)
-    store.add(assessed(counted((t for t in accepted if t is not None), store), 1, context=context))
+    forms = CheckedForms()  # each trace's record as checked, written without converting it again
+    accepted = (_accepted(r, source, report, in_conversations, forms=forms) for r in records)
+    store.add(assessed(counted((t for t in accepted if t is not None), store), 1, context=context),
+              details=forms.take)
     report.imported = len(report.items_by_trace)
     report.files_imported = 1 if report.imported else 0
     _refresh_conversations(store, in_conversations, context, report)

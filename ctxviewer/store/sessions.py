@@ -7,9 +7,9 @@ importers record as :attr:`~ctxviewer.model.trace.RequestTrace.session_id`).
 :meth:`TraceSessions.sessions` pages through them in session-id order (keyset: ``after`` the last
 id shown, one index range per page, so a million traces page as fast as ten), each with its call
 count, first and last send time and state counts; :meth:`TraceSessions.session_calls` reads one
-session's calls in send order as narrow list rows; :meth:`TraceSessions.rows_of` and
-:meth:`TraceSessions.rows_in_id_range` read the rows of many calls (the import's look at their
-conversations). ``ctxviewer sessions`` / ``ctxviewer session``
+session's calls in send order as narrow list rows; :meth:`TraceSessions.call_orders` and
+:meth:`TraceSessions.otel_trace_calls` read where many calls stand in their conversations (the
+import's look at them, :class:`CallOrder`). ``ctxviewer sessions`` / ``ctxviewer session``
 and the window's Sessions dialog read these two methods. Only the narrow ``traces`` columns are
 read, never a payload. No Qt here.
 """
@@ -17,10 +17,11 @@ read, never a payload. No Qt here.
 from __future__ import annotations
 
 import builtins
+import json
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple, Sequence
 
 from ctxviewer.model.times import parse_created
 from ctxviewer.store.connection import StoreConnection
@@ -72,7 +73,26 @@ def _summary(row: tuple[Any, ...]) -> SessionSummary:
 
 
 ROWS_CHUNK = 500
-"""Trace ids per query of :meth:`TraceSessions.rows_of` (below SQLite's bound on parameters)."""
+"""Ids per query of :meth:`TraceSessions.call_orders` and :meth:`TraceSessions.otel_trace_calls`
+(below SQLite's bound on parameters)."""
+
+
+class CallOrder(NamedTuple):
+    """What places one call in its conversation, from its ``traces`` row: the fields
+    :func:`ctxviewer.diff.conversation.conversation_key` and the send order read."""
+
+    trace_id: str
+    created: datetime | None
+    """Send time (aware UTC), as :class:`TraceRow` reads it."""
+    session_id: str | None
+    source_format: str | None
+
+
+_ORDER_COLUMNS = "trace_id, created, session_id, source_format"
+
+
+def _call_order(r: Sequence[Any]) -> CallOrder:
+    return CallOrder(str(r[0]), parse_created(r[1]), r[2], r[3])
 
 
 class TraceSessions(StoreConnection):
@@ -118,31 +138,36 @@ class TraceSessions(StoreConnection):
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot read the session", exc) from None
 
-    def rows_of(self, trace_ids: Iterable[str]) -> dict[str, TraceRow]:
-        """The narrow list rows of ``trace_ids`` by trace id (an id not stored is left out), read
-        :data:`ROWS_CHUNK` ids per query by the primary key: the calls of an import whose
-        conversations are looked at once for all of them (:mod:`ctxviewer.pipeline.derived_facts`)."""
+    def call_orders(self, trace_ids: Iterable[str]) -> dict[str, CallOrder]:
+        """The :class:`CallOrder` of each stored call of ``trace_ids``, by trace id (an id not
+        stored is left out), :data:`ROWS_CHUNK` ids per query by the primary key: the calls of an
+        import whose conversations are looked at once for all of them
+        (:mod:`ctxviewer.pipeline.derived_facts`)."""
         ids = list(dict.fromkeys(trace_ids))
-        out: dict[str, TraceRow] = {}
+        out: dict[str, CallOrder] = {}
         try:
             for at in range(0, len(ids), ROWS_CHUNK):
                 chunk = ids[at:at + ROWS_CHUNK]
-                sql = (f"SELECT {', '.join(ROW_COLUMNS)} FROM traces "
-                       f"WHERE trace_id IN ({', '.join('?' * len(chunk))})")
+                sql = f"SELECT {_ORDER_COLUMNS} FROM traces WHERE trace_id IN ({', '.join('?' * len(chunk))})"
                 for r in self._conn.execute(sql, chunk):
-                    row = TraceRow.from_sql(r)
-                    out[row.trace_id] = row
+                    out[r[0]] = _call_order(r)
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot read trace rows", exc) from None
         return out
 
-    def rows_in_id_range(self, low: str, high: str) -> builtins.list[TraceRow]:
-        """The narrow list rows whose trace id is ``>= low`` and ``< high`` (text order, the
-        primary key's range: the calls of one OTel trace are ``"<otel id>:"`` .. ``"<otel id>;"``),
-        in trace-id order -- the rows ``list --filter 'id >= LOW and id < HIGH'`` gives, without
-        compiling a filter."""
-        sql = f"SELECT {', '.join(ROW_COLUMNS)} FROM traces WHERE trace_id >= ? AND trace_id < ? ORDER BY trace_id"
+    def otel_trace_calls(self, otel_ids: Iterable[str]) -> dict[str, builtins.list[CallOrder]]:
+        """The :class:`CallOrder` of every call stored under each OTel trace id of ``otel_ids``
+        (trace ids ``"<otel id>:"`` .. ``"<otel id>;"``, the primary key's range: the rows
+        ``list --filter 'id >= "<otel id>:" and id < "<otel id>;"'`` gives), in trace-id order;
+        an OTel trace id with none maps to ``[]``. :data:`ROWS_CHUNK` OTel ids per query."""
+        ids = list(dict.fromkeys(otel_ids))
+        out: dict[str, builtins.list[CallOrder]] = {i: [] for i in ids}
+        sql = (f"SELECT j.value, {', '.join('t.' + c for c in _ORDER_COLUMNS.split(', '))} FROM json_each(?) j "
+               "JOIN traces t ON t.trace_id >= j.value || ':' AND t.trace_id < j.value || ';' ORDER BY t.trace_id")
         try:
-            return [TraceRow.from_sql(r) for r in self._conn.execute(sql, (low, high))]
+            for at in range(0, len(ids), ROWS_CHUNK):
+                for r in self._conn.execute(sql, (json.dumps(ids[at:at + ROWS_CHUNK]),)):
+                    out[r[0]].append(_call_order(r[1:]))
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot read trace rows", exc) from None
+        return out
