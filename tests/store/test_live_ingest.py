@@ -56,3 +56,39 @@ def test_the_live_writer_converts_each_trace_once(tmp_path: Path, monkeypatch: p
     assert (once.counts.spans, once.counts.new_trace_ids) == (again.counts.spans, again.counts.new_trace_ids) == (
         2 * TRACES, TRACES)
     assert _rows(tmp_path / "once.db") == _rows(tmp_path / "again.db")
+
+
+def _chat_request(first: int, n: int) -> dict[str, Any]:
+    """One request of ``n`` chat spans, each its own OTel trace (trace ids from ``first``)."""
+    from otlp_factories import i, otlp_request, otlp_span, s
+
+    return otlp_request(*(otlp_span(f"{k + 1:016x}", f"{k + 1:032x}", start=str(1_764_000_000_000_000_000 + k),
+                                    end=str(1_764_000_001_000_000_000 + k), **{
+                                        "gen_ai.operation.name": s("chat"), "gen_ai.request.model": s("gpt-4o"),
+                                        "gen_ai.input.messages": s(json.dumps([{"role": "user", "parts": [
+                                            {"type": "text", "content": f"Question {k}?"}]}])),
+                                        "gen_ai.usage.input_tokens": i(9)})
+                          for k in range(first, first + n)))
+
+
+def test_a_backlog_is_written_in_commits_of_bounded_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ten requests of 30 spans queued while the writer was busy: each wake-up takes whole
+    requests until it holds :data:`WAKE_RECORDS` spans (here 100: four requests, 120 spans), so
+    the backlog is three commits of 4, 4 and 2 requests, and every span is written."""
+    from ctxviewer.pipeline import live_writer
+    from ctxviewer.pipeline.live_writer import Batch, records_in
+
+    monkeypatch.setattr(live_writer, "WAKE_RECORDS", 100)
+    commits: list[tuple[int, int]] = []
+    writer = LiveWriter(tmp_path / "live.db", on_written=lambda c: commits.append((c.written, c.spans)))
+    batches = [writer.offer("traces", _chat_request(30 * n, 30)) for n in range(10)]  # before it wakes
+    writer.start()
+    try:
+        assert all(b is not None and b.done.wait(60) and b.error is None for b in batches)
+    finally:
+        writer.stop()
+    assert commits == [(4, 120), (8, 240), (10, 300)]
+    assert writer.counts.new_trace_ids == 300
+    assert records_in(Batch("traces", _chat_request(0, 7))) == 7
+    assert records_in(Batch("logs", {"resourceLogs": [{"scopeLogs": [{"logRecords": [{}, {}]}, {}]}, 3]})) == 2
+    assert records_in(Batch("traces", {"resourceSpans": "no"})) == 0
