@@ -93,6 +93,21 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+def warm_up() -> None:
+    """Pay the first span's one-time costs before a client waits on them (the writer thread runs
+    this first): the checks, scanner and codec (:func:`ctxviewer.pipeline.warm_up.first_trace`),
+    the ranks of the usual encodings (``o200k_base`` and the default: about a second each) and the
+    model catalogue's price data (genai-prices: about 0.2 s to import). Idempotent."""
+    from ctxviewer.pipeline.warm_up import first_trace
+    from ctxviewer.tokens.catalogue import lookup
+    from ctxviewer.tokens.counting import DEFAULT_ENCODING, get_encoding
+
+    first_trace()
+    for name in ("o200k_base", DEFAULT_ENCODING):
+        get_encoding(name)
+    lookup("openai", "gpt-4o")
+
+
 @dataclass
 class LiveCounts:
     """What the writer did so far (read from any thread; ints only)."""
@@ -202,14 +217,7 @@ class LiveWriter:
             self._store = None
 
     def _run(self) -> None:
-        from ctxviewer.pipeline.warm_up import first_trace
-        from ctxviewer.tokens.catalogue import lookup
-        from ctxviewer.tokens.counting import DEFAULT_ENCODING, get_encoding
-
-        first_trace()  # the first span's one-time costs (checks, scanner, codec) and the ranks of the
-        for name in ("o200k_base", DEFAULT_ENCODING):  # usual encodings (about a second each), paid
-            get_encoding(name)  # before a client waits on them
-        lookup("openai", "gpt-4o")  # the model catalogue's price data (about 0.2 s to import)
+        warm_up()
         while True:
             try:
                 first = self._queue.get(timeout=WAKE_S)

@@ -92,3 +92,15 @@ def test_a_backlog_is_written_in_commits_of_bounded_size(tmp_path: Path, monkeyp
     assert records_in(Batch("traces", _chat_request(0, 7))) == 7
     assert records_in(Batch("logs", {"resourceLogs": [{"scopeLogs": [{"logRecords": [{}, {}]}, {}]}, 3]})) == 2
     assert records_in(Batch("traces", {"resourceSpans": "no"})) == 0
+
+
+def test_the_warm_up_loads_the_price_data_before_the_first_span() -> None:
+    """:func:`ctxviewer.pipeline.live_writer.warm_up` (the writer thread's first step) imports the
+    model catalogue's price data, which the first span's assessment would otherwise wait for."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from ctxviewer.pipeline.live_writer import warm_up; before = 'genai_prices' in sys.modules; "
+            "warm_up(); print(before, 'genai_prices' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True"]
