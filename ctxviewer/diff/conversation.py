@@ -31,7 +31,8 @@ exactly what it recorded. No Qt here.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Callable, Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from ctxviewer.assess.checks.server_state import is_tool_span
 from ctxviewer.diff.identity import MESSAGE_KINDS
@@ -40,6 +41,7 @@ from ctxviewer.model.trace import ContextItem, Kind, RequestTrace, Status
 
 if TYPE_CHECKING:
     from ctxviewer.store import TraceRow, TraceSource
+    from ctxviewer.store.sessions import CallOrder
 
 DROPPED = "dropped between calls"
 """Reason of a message missing from the next call with no new summary."""
@@ -147,7 +149,7 @@ def with_derived_omissions(cur: RequestTrace, dropped: tuple[DroppedMessage, ...
     return replace(cur, items=tuple(items), attributes=attrs)
 
 
-def _row_key(row: TraceRow) -> str | None:
+def row_key(row: TraceRow | CallOrder) -> str | None:
     """:func:`conversation_key` of a narrow list row (it holds the fields the key reads)."""
     return _key(row.session_id, row.source_format, row.trace_id)
 
@@ -173,11 +175,20 @@ def earlier_call_ids(store: TraceSource, trace: RequestTrace) -> list[str]:
         query = TraceQuery(text=f"conversation == {quote(value)}")
     else:
         query = TraceQuery(text=f"id >= {quote(value + ':')} and id < {quote(value + ';')}")  # ';' follows ':'
-    mine = _order(trace)
+    return earlier_among(store.list(query, 0, -1), trace.trace_id, trace.created, key)
+
+
+def earlier_among(rows: Iterable[TraceRow | CallOrder], trace_id: str, created: datetime | None, key: str) -> list[str]:
+    """trace_ids of ``rows`` (narrow list rows or :class:`~ctxviewer.store.sessions.CallOrder`, any
+    order) of conversation ``key`` (:func:`conversation_key`) sent before the call ``trace_id`` sent at ``created``, in send order
+    (then trace_id): the rule :func:`earlier_call_ids` applies to the rows it reads, for a caller
+    that read them itself (the import's refresh reads each conversation once for all its calls:
+    :func:`ctxviewer.pipeline.derived_facts.refresh_derived`)."""
+    mine = (created.isoformat() if created else "", trace_id)
     earlier = []
-    for r in store.list(query, 0, -1):
+    for r in rows:
         order = (r.created.isoformat() if r.created else "", r.trace_id)
-        if r.trace_id != trace.trace_id and _row_key(r) == key and order < mine:
+        if r.trace_id != trace_id and row_key(r) == key and order < mine:
             earlier.append((order, r.trace_id))
     return [tid for _, tid in sorted(earlier)]
 
@@ -197,7 +208,8 @@ def previous_call(store: TraceSource, trace: RequestTrace) -> RequestTrace | Non
 
 
 def thread_predecessor(store: TraceSource, trace: RequestTrace,
-                       load: Callable[[str], RequestTrace] | None = None) -> RequestTrace | None:
+                       load: Callable[[str], RequestTrace] | None = None,
+                       earlier: Sequence[str] | None = None) -> RequestTrace | None:
     """The previous call of ``trace``'s thread: the latest call of its conversation sent before
     it that ``trace`` continues (:func:`continues`; rule 4 of the module docstring), loaded from
     ``store`` nearest first, at most :data:`MAX_LOOKBACK` of them. ``None`` when there is none
@@ -205,11 +217,12 @@ def thread_predecessor(store: TraceSource, trace: RequestTrace,
     with no content). ``load(trace_id)`` loads an earlier call instead of ``store.load`` (the
     import's refresh passes one that remembers the traces it loaded; it raises ``KeyError`` for
     an id not stored, as ``store.load`` does). Raises :class:`ctxviewer.store.StoreError` when the
-    store cannot be read."""
+    store cannot be read. ``earlier`` is :func:`earlier_call_ids` of ``trace`` when the caller
+    has it already (not read again)."""
     if not has_content(trace) or is_tool_span(trace):
         return None
     get = store.load if load is None else load
-    for n, tid in enumerate(reversed(earlier_call_ids(store, trace))):
+    for n, tid in enumerate(reversed(earlier_call_ids(store, trace) if earlier is None else earlier)):
         if n >= MAX_LOOKBACK:
             break
         try:
@@ -222,14 +235,15 @@ def thread_predecessor(store: TraceSource, trace: RequestTrace,
 
 
 def derive_for_display(store: TraceSource, trace: RequestTrace,
-                       load: Callable[[str], RequestTrace] | None = None) -> RequestTrace:
+                       load: Callable[[str], RequestTrace] | None = None,
+                       earlier: Sequence[str] | None = None) -> RequestTrace:
     """``trace`` with the messages dropped since the previous call of its thread
-    (:func:`thread_predecessor`, ``load`` as there) shown as derived omitted items, for surfaces
+    (:func:`thread_predecessor`, ``load`` and ``earlier`` as there) shown as derived omitted items, for surfaces
     (item table, ``show``). Unchanged when the trace's format records omissions (the recorded
     ones apply), when it has no previous call in its thread, or when nothing was dropped."""
     if trace.omissions_recorded:
         return trace
-    prev = thread_predecessor(store, trace, load)
+    prev = thread_predecessor(store, trace, load, earlier)
     if prev is None:
         return trace
     return with_derived_omissions(trace, dropped_between_calls(prev, trace))

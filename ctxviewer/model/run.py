@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Mapping
 
-from frozendict import deepfreeze
+from ctxviewer.model.trace import freeze
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class RunSpan:
     """Everything else the file recorded on the step, JSON values (frozen)."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "attributes", deepfreeze(dict(self.attributes)))
+        object.__setattr__(self, "attributes", freeze(dict(self.attributes)))  # deepfreeze's result
 
     @property
     def duration_ms(self) -> float | None:

@@ -318,10 +318,7 @@ class RequestTrace:
             object.__setattr__(self, "budget", frozendict(self.budget))
         attrs = self.attributes
         if not _deep_frozen(attrs):  # (dataclasses.replace copies a frozen one)
-            if type(attrs) is dict and all(type(v) in _SCALARS or _deep_frozen(v) for v in attrs.values()):
-                object.__setattr__(self, "attributes", frozendict(attrs))  # what deepfreeze gives, without the walk
-            else:
-                object.__setattr__(self, "attributes", deepfreeze(attrs))
+            object.__setattr__(self, "attributes", freeze(attrs))
 
     @property
     def retained(self) -> tuple[ContextItem, ...]:
@@ -342,6 +339,21 @@ class RequestTrace:
 
 
 _SCALARS = (str, int, float, bool, type(None))
+
+
+def freeze(value: Any) -> Any:
+    """``deepfreeze(value)`` (:mod:`frozendict`: every ``dict`` and ``frozendict`` a
+    :class:`frozendict`, every ``list`` and ``tuple`` a tuple, all the way down), the JSON shapes
+    walked here at a fraction of the library's cost (it looks each value's type up in its conversion
+    maps); any other type is left to ``deepfreeze`` itself. Equal to it, type for type."""
+    t = type(value)
+    if t in _SCALARS:
+        return value
+    if t is dict or t is frozendict:
+        return frozendict({k: freeze(v) for k, v in value.items()})
+    if t is list or t is tuple:
+        return tuple([freeze(v) for v in value])
+    return deepfreeze(value)
 
 
 def _deep_frozen(value: Any) -> bool:

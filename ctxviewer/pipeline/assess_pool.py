@@ -9,7 +9,9 @@ and writes:
 * traces go to the workers in batches of :data:`BATCH`, at most :data:`IN_FLIGHT` batches per
   worker at a time (memory stays bounded on any file size), and come back **in input order**;
 * a stream of fewer than :data:`POOL_AFTER` traces, or a machine with one core, is assessed in
-  this process (starting workers costs about half a second);
+  this process (starting workers costs about half a second); an import on fewer than
+  :data:`POOL_MIN_CORES` cores asks for no workers (:func:`import_workers`: there the pool costs
+  more than it saves);
 * the workers are plain child processes (``python -c`` running :func:`serve`, talking pickles
   over their stdin and stdout), not :mod:`multiprocessing` ones: nothing is forked (the GUI
   imports on a thread of a Qt process, which must not be forked) and the caller's main module is
@@ -112,12 +114,30 @@ def digest(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
+POOL_MIN_CORES = 3
+"""Fewer cores than this: an import assesses in its own process by default (:func:`import_workers`).
+On 2 cores the importing process parses, counts and writes on one of them already, and the pool's
+feeding, pickling and reading cost more than the assessment it takes over: measured (interleaved
+whole-process runs, 2-core machine shared with other work) the in-process import of 10,000
+bench_perf traces took 0.85x the wall time and 0.80x the CPU of the two-worker one, of 2,000 0.96x
+and 0.73x, of 3,000 bench_serve spans 0.92x and 0.70x. (A re-assessment, which only loads and
+writes beside the workers, keeps :func:`default_workers`.)"""
+
+
 def default_workers() -> int:
-    """Worker processes for an import: the cores this process may run on (at least 1)."""
+    """Worker processes for a re-assessment (:mod:`ctxviewer.pipeline.backfill`): the cores this
+    process may run on (at least 1)."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):  # not on Linux
         return max(1, os.cpu_count() or 1)
+
+
+def import_workers() -> int:
+    """Worker processes for an import's assessment: :func:`default_workers` from
+    :data:`POOL_MIN_CORES` cores, else 1 (assessed in the importing process)."""
+    cores = default_workers()
+    return cores if cores >= POOL_MIN_CORES else 1
 
 
 def assessed(traces: Iterable[RequestTrace], workers: int | None = None, *, context: AssessContext | None = None,

@@ -41,7 +41,7 @@ from ctxviewer.importers.common.field_account import UNMAPPED_ATTRIBUTE, count_u
 from ctxviewer.importers.contract import Record
 from ctxviewer.model.run import RunSpan
 from ctxviewer.model.trace import RequestTrace
-from ctxviewer.pipeline.assess_pool import assessed
+from ctxviewer.pipeline.assess_pool import assessed, import_workers
 from ctxviewer.pipeline.companion_files import plan
 from ctxviewer.pipeline.derived_facts import refresh_derived
 from ctxviewer.pipeline.folders import expand_paths
@@ -103,9 +103,9 @@ def import_files(
 
     Speed: token counts are counted for batches of traces at once (each distinct text
     once, over the cores: :func:`count_missing_tokens_many`), and the per-trace assessment whose
-    facts the store keeps runs in ``workers`` processes (default: one per core;
-    :func:`ctxviewer.pipeline.assess_pool.assessed`; ``1`` assesses in this process) while this one parses
-    and writes. Neither changes what is stored or the order of the problems. The facts are
+    facts the store keeps runs in ``workers`` processes while this one parses and writes (default
+    :func:`ctxviewer.pipeline.assess_pool.import_workers`: one per core from 3 cores, else none;
+    ``1`` assesses in this process). Neither changes what is stored or the order of the problems. The facts are
     computed in ``context``, by default the store's own (:func:`ctxviewer.assess.context.context_for_db`:
     ``ctxviewer.toml`` and the marks beside it), the context every surface then reads the trace in;
     a broken ``ctxviewer.toml`` or marks file there is a problem naming it, and the traces are
@@ -186,7 +186,8 @@ def import_files(
 
     try:
         with watching(cancelled, activity):  # long counts and scans stop at their checkpoints (ctxviewer.util.interrupt)
-            store.add(assessed(counted(traces(), store), workers, context=context), waiting=waiting, cancelled=cancelled,
+            store.add(assessed(counted(traces(), store), import_workers() if workers is None else workers, context=context),
+                      waiting=waiting, cancelled=cancelled,
                       runs=runs, details=forms.take)
         report.imported = len(report.items_by_trace)  # distinct traces: what the database now holds from this run
     except (ImportCancelled, WriteCancelled, Interrupted):
@@ -218,8 +219,10 @@ def import_records(records: Iterable[Record], store: TraceStore, source: str,
             report.problems.append(ImportProblem(str(store.path), "settings", f"{exc}; the traces were assessed without it"))
             context = EMPTY
     in_conversations: dict[str, None] = {}
-    accepted = (_accepted(r, source, report, in_conversations) for r in records)
-    store.add(assessed(counted((t for t in accepted if t is not None), store), 1, context=context))
+    forms = CheckedForms()  # each trace's record as checked, written without converting it again
+    accepted = (_accepted(r, source, report, in_conversations, forms=forms) for r in records)
+    store.add(assessed(counted((t for t in accepted if t is not None), store), 1, context=context),
+              details=forms.take)
     report.imported = len(report.items_by_trace)
     report.files_imported = 1 if report.imported else 0
     _refresh_conversations(store, in_conversations, context, report)

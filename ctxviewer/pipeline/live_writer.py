@@ -15,7 +15,8 @@
   tool execution stored on its own until the chat span it fed arrived) is removed. Spans of a trace no longer held (or
   from before a restart) are mapped with the spans held since.
 * **Short transactions, readers never blocked.** The batches waiting when the writer wakes are
-  written in one transaction; the database is switched to SQLite's write-ahead log while the writer
+  written in one transaction, up to :data:`WAKE_RECORDS` spans (a backlog is written in commits
+  of bounded size, so one slow wake-up does not make the next one longer); the database is switched to SQLite's write-ahead log while the writer
   runs, so readers (the window, ``list``) read on during a write. A batch's ``done`` is set after
   its commit (the receiver answers 200 only then), so every answered batch survives a kill.
 * **Back-pressure, no drops.** The queue holds at most ``queue_batches`` batches; :meth:`LiveWriter.offer`
@@ -56,6 +57,10 @@ HELD_LOG_SPANS = 10000
 """Span ids whose log records wait for their span to arrive (oldest forgotten first)."""
 WAKE_S = 0.2
 """How often the idle writer looks whether it was asked to stop (seconds)."""
+WAKE_RECORDS = 2000
+"""Spans and log records one wake-up writes at most (in whole batches; the batch that reaches it
+is the last taken): a backlog is written in commits of a second or so each, answered as each
+commits, instead of one transaction that grows with the backlog."""
 
 
 @dataclass
@@ -70,6 +75,37 @@ class Batch:
     rejected: list[str] = field(default_factory=list)
     """Why each span of the request that could not be read was rejected (the answer's
     ``partial_success``); the other spans are written."""
+
+
+def records_in(batch: Batch) -> int:
+    """The spans (``/v1/traces``) or log records (``/v1/logs``) ``batch`` holds, counted from its
+    lists without reading them (what is not a list counts nothing)."""
+    outer, middle, inner = (("resourceSpans", "scopeSpans", "spans") if batch.signal == "traces"
+                            else ("resourceLogs", "scopeLogs", "logRecords"))
+    n = 0
+    for res in _list(batch.doc.get(outer)):
+        for scope in _list(res.get(middle) if isinstance(res, dict) else None):
+            n += len(_list(scope.get(inner) if isinstance(scope, dict) else None))
+    return n
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def warm_up() -> None:
+    """Pay the first span's one-time costs before a client waits on them (the writer thread runs
+    this first): the checks, scanner and codec (:func:`ctxviewer.pipeline.warm_up.first_trace`),
+    the ranks of the usual encodings (``o200k_base`` and the default: about a second each) and the
+    model catalogue's price data (genai-prices: about 0.2 s to import). Idempotent."""
+    from ctxviewer.pipeline.warm_up import first_trace
+    from ctxviewer.tokens.catalogue import lookup
+    from ctxviewer.tokens.counting import DEFAULT_ENCODING, get_encoding
+
+    first_trace()
+    for name in ("o200k_base", DEFAULT_ENCODING):
+        get_encoding(name)
+    lookup("openai", "gpt-4o")
 
 
 @dataclass
@@ -181,12 +217,7 @@ class LiveWriter:
             self._store = None
 
     def _run(self) -> None:
-        from ctxviewer.pipeline.warm_up import first_trace
-        from ctxviewer.tokens.counting import DEFAULT_ENCODING, get_encoding
-
-        first_trace()  # the first span's one-time costs (checks, scanner, codec) and the ranks of the
-        for name in ("o200k_base", DEFAULT_ENCODING):  # usual encodings (about a second each), paid
-            get_encoding(name)  # before a client waits on them
+        warm_up()
         while True:
             try:
                 first = self._queue.get(timeout=WAKE_S)
@@ -195,11 +226,14 @@ class LiveWriter:
                     return
                 continue
             batches = [first]
-            while True:
+            n = records_in(first)
+            while n < WAKE_RECORDS:
                 try:
-                    batches.append(self._queue.get_nowait())
+                    more = self._queue.get_nowait()
                 except queue.Empty:
                     break
+                batches.append(more)
+                n += records_in(more)
             self._write(batches)
 
     def _write(self, batches: list[Batch]) -> None:

@@ -21,7 +21,8 @@ What lives where
   one group's sums in :mod:`~ctxviewer.store.group_sums`, each session's kept in
   :mod:`~ctxviewer.store.session_rollup`),
   :mod:`~ctxviewer.store.runs` (``run_of``, ``children``, ``run_steps``, ``write_runs``: the run tree),
-  :mod:`~ctxviewer.store.sessions` (``sessions``, ``session_count``, ``session_calls``: conversations),
+  :mod:`~ctxviewer.store.sessions` (``sessions``, ``session_count``, ``session_calls``,
+  ``call_orders``, ``otel_trace_calls``: conversations),
   :mod:`~ctxviewer.store.keyed_listing` (``first_rows``, ``row_keys``, ``key_chunks``,
   ``rows_by_key``, ``key_of``, ``count_where``, ``estimate_count``: the window's list),
   :mod:`~ctxviewer.store.loading` (``load``, ``items``, ``blob``, ``session_trace_ids``),

@@ -7,7 +7,9 @@ importers record as :attr:`~ctxviewer.model.trace.RequestTrace.session_id`).
 :meth:`TraceSessions.sessions` pages through them in session-id order (keyset: ``after`` the last
 id shown, one index range per page, so a million traces page as fast as ten), each with its call
 count, first and last send time and state counts; :meth:`TraceSessions.session_calls` reads one
-session's calls in send order as narrow list rows. ``ctxviewer sessions`` / ``ctxviewer session``
+session's calls in send order as narrow list rows; :meth:`TraceSessions.call_orders` and
+:meth:`TraceSessions.otel_trace_calls` read where many calls stand in their conversations (the
+import's look at them, :class:`CallOrder`). ``ctxviewer sessions`` / ``ctxviewer session``
 and the window's Sessions dialog read these two methods. Only the narrow ``traces`` columns are
 read, never a payload. No Qt here.
 """
@@ -15,10 +17,11 @@ read, never a payload. No Qt here.
 from __future__ import annotations
 
 import builtins
+import json
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Iterable, NamedTuple, Sequence
 
 from ctxviewer.model.times import format_created, parse_created
 from ctxviewer.store.connection import StoreConnection
@@ -72,6 +75,29 @@ def _summary(row: tuple[Any, ...]) -> SessionSummary:
                           None if cost is None else float(cost), int(known), int(models))
 
 
+ROWS_CHUNK = 500
+"""Ids per query of :meth:`TraceSessions.call_orders` and :meth:`TraceSessions.otel_trace_calls`
+(below SQLite's bound on parameters)."""
+
+
+class CallOrder(NamedTuple):
+    """What places one call in its conversation, from its ``traces`` row: the fields
+    :func:`ctxviewer.diff.conversation.conversation_key` and the send order read."""
+
+    trace_id: str
+    created: datetime | None
+    """Send time (aware UTC), as :class:`TraceRow` reads it."""
+    session_id: str | None
+    source_format: str | None
+
+
+_ORDER_COLUMNS = "trace_id, created, session_id, source_format"
+
+
+def _call_order(r: Sequence[Any]) -> CallOrder:
+    return CallOrder(str(r[0]), parse_created(r[1]), r[2], r[3])
+
+
 class TraceSessions(StoreConnection):
     """The sessions part of :class:`~ctxviewer.store.TraceStore`. Methods raise
     :class:`~ctxviewer.store.StoreError` when the database cannot be read and
@@ -114,3 +140,37 @@ class TraceSessions(StoreConnection):
             return [TraceRow.from_sql(r) for r in self._conn.execute(sql, (session_id,))]
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot read the session", exc) from None
+
+    def call_orders(self, trace_ids: Iterable[str]) -> dict[str, CallOrder]:
+        """The :class:`CallOrder` of each stored call of ``trace_ids``, by trace id (an id not
+        stored is left out), :data:`ROWS_CHUNK` ids per query by the primary key: the calls of an
+        import whose conversations are looked at once for all of them
+        (:mod:`ctxviewer.pipeline.derived_facts`)."""
+        ids = list(dict.fromkeys(trace_ids))
+        out: dict[str, CallOrder] = {}
+        try:
+            for at in range(0, len(ids), ROWS_CHUNK):
+                chunk = ids[at:at + ROWS_CHUNK]
+                sql = f"SELECT {_ORDER_COLUMNS} FROM traces WHERE trace_id IN ({', '.join('?' * len(chunk))})"
+                for r in self._conn.execute(sql, chunk):
+                    out[r[0]] = _call_order(r)
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot read trace rows", exc) from None
+        return out
+
+    def otel_trace_calls(self, otel_ids: Iterable[str]) -> dict[str, builtins.list[CallOrder]]:
+        """The :class:`CallOrder` of every call stored under each OTel trace id of ``otel_ids``
+        (trace ids ``"<otel id>:"`` .. ``"<otel id>;"``, the primary key's range: the rows
+        ``list --filter 'id >= "<otel id>:" and id < "<otel id>;"'`` gives), in trace-id order;
+        an OTel trace id with none maps to ``[]``. :data:`ROWS_CHUNK` OTel ids per query."""
+        ids = list(dict.fromkeys(otel_ids))
+        out: dict[str, builtins.list[CallOrder]] = {i: [] for i in ids}
+        sql = (f"SELECT j.value, {', '.join('t.' + c for c in _ORDER_COLUMNS.split(', '))} FROM json_each(?) j "
+               "JOIN traces t ON t.trace_id >= j.value || ':' AND t.trace_id < j.value || ';' ORDER BY t.trace_id")
+        try:
+            for at in range(0, len(ids), ROWS_CHUNK):
+                for r in self._conn.execute(sql, (json.dumps(ids[at:at + ROWS_CHUNK]),)):
+                    out[r[0]].append(_call_order(r[1:]))
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot read trace rows", exc) from None
+        return out

@@ -46,7 +46,7 @@ class TraceStore(TraceListing, TraceAggregates, TraceRuns, TraceSessions, KeyedL
     (``filter_where``, ``count``, ``list``), keyed listing (``first_rows``, ``row_keys``,
     ``key_chunks``, ``rows_by_key``, ``key_of``, ``count_where``, ``estimate_count``), loading
     (``load``, ``items``, ``blob``, ``session_trace_ids``), sessions (``sessions``, ``session_count``,
-    ``session_calls``), search (``search``, ``search_hits``),
+    ``session_calls``, ``call_orders``, ``otel_trace_calls``), search (``search``, ``search_hits``),
     writing (``add``, ``write_facts``, ``rebuild_search``) and the token-count cache
     (``token_count``, ``token_counts``); opening, closing and :meth:`damage` are here.
     """

@@ -71,3 +71,37 @@ def test_the_refresh_loads_each_call_once_and_rewrites_the_same_facts(tmp_path: 
     assert after == before
     shown = json.loads(_cli("show", str(db), ids[1], "--json")[1])
     assert "commitment.forgotten" in [f["rule"] for f in shown["findings"]]
+
+
+def test_the_earlier_calls_read_once_per_conversation_are_those_each_call_finds(tmp_path: Path) -> None:
+    """:func:`earlier_calls` (the rows of every call, each conversation read once) gives, for every
+    stored call, exactly the ids :func:`earlier_call_ids` finds for that call loaded: OTel trace
+    ranges (a tie in send time broken by trace id, a neighbouring trace id outside the range), a
+    conversation id spanning two OTel traces, a call alone, and an id not stored (left out)."""
+    from ctxviewer.diff.conversation import earlier_call_ids
+    from ctxviewer.pipeline.derived_facts import earlier_calls
+    from ctxviewer.store import TraceStore
+
+    other = THREAD[:-1] + "8"  # sorts right after THREAD: outside its id range
+    conv = {"gen_ai.conversation.id": {"stringValue": "conv-7"}}
+    ask = msg("user", text("My order 4471 arrived broken. Can I get my money back?"))
+    spans = [
+        agent(THREAD, "00000000000000a0", "support", 0),
+        chat(THREAD, "00000000000000f1", 1, [SUPPORT, ask], [text(PROMISE)], parent="00000000000000a0"),
+        chat(THREAD, "00000000000000f3", 3, [SUPPORT, ask], parent="00000000000000a0"),
+        chat(THREAD, "00000000000000f2", 3, [SUPPORT, ask], parent="00000000000000a0"),  # same second as f3
+        chat(other, "00000000000000e1", 2, [SUPPORT, ask]),
+    ]
+    for n, (tid, second) in enumerate([("1" * 32, 7), ("2" * 32, 5), ("1" * 32, 9)]):
+        span = chat(tid, f"00000000000000d{n}", second, [SUPPORT, ask])
+        span["attributes"].extend({"key": k, "value": v} for k, v in conv.items())
+        spans.append(span)
+    db = store_of(tmp_path, spans)
+    with TraceStore.open(db) as store:
+        stored = [r.trace_id for r in store.list(limit=-1)]
+        assert len(stored) == 7
+        expected = {tid: earlier_call_ids(store, store.load(tid)) for tid in stored}
+        assert earlier_calls(store, [*reversed(stored), "nope:0000000000000000"]) == expected
+    assert expected[f"{THREAD}:00000000000000f3"] == [f"{THREAD}:00000000000000f1", f"{THREAD}:00000000000000f2"]
+    assert expected[f"{other}:00000000000000e1"] == []
+    assert expected["1" * 32 + ":00000000000000d2"] == ["2" * 32 + ":00000000000000d1", "1" * 32 + ":00000000000000d0"]

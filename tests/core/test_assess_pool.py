@@ -201,3 +201,25 @@ def test_reassess_runs_over_the_workers_and_restores_every_fact(tmp_path: Path, 
         after = [conn.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall() for t in ("traces", "trace_findings")]
     assert after == before
     assert ("policy-missing#2", "policy.unavailable", "failure", 1) in after[1]
+
+
+def test_an_import_on_two_cores_assesses_in_its_own_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below POOL_MIN_CORES (3) cores an import starts no workers by default (measured: on 2 cores
+    the pool cost more CPU and wall time than it saved) and stores the same facts; from 3 cores
+    one worker per core. A re-assessment keeps one per core."""
+    from ctxviewer.pipeline.importing import import_into
+
+    for cores, workers in ((1, 1), (2, 1), (3, 3), (4, 4)):
+        monkeypatch.setattr(assess_pool.os, "sched_getaffinity", lambda _pid, n=cores: set(range(n)))
+        assert (assess_pool.import_workers(), assess_pool.default_workers()) == (workers, cores)
+    monkeypatch.setattr(assess_pool.os, "sched_getaffinity", lambda _pid: {0, 1})
+    src = tmp_path / "spans.otlp.jsonl"
+    from tests.store.test_bounded_import import _bench, _rows
+
+    src.write_text("".join(line + "\n" for n in range(60) for line in _bench().trace_lines(n)), encoding="utf-8")
+    spy = _Spy(monkeypatch)
+    assert import_into(tmp_path / "here.db", [src]).imported == 60
+    assert spy.workers == []
+    assert import_into(tmp_path / "pool.db", [src], workers=2).imported == 60
+    assert len(spy.workers) == 2
+    assert _rows(tmp_path / "here.db") == _rows(tmp_path / "pool.db")

@@ -68,3 +68,36 @@ def test_a_plain_dict_of_frozen_values_becomes_the_frozendict_deepfreeze_makes()
     assert u.attributes["status"] == "ok"
     v = replace(t, attributes={**t.attributes, "list": [1, {"a": [2]}]})  # not frozen: frozen all the way
     assert v.attributes["list"] == (1, frozendict(a=(2,))) and hash(v) == hash(replace(v))
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal, with the same type at every level (a tuple is not a list, a frozendict not a dict)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (dict, frozendict)):
+        assert isinstance(b, (dict, frozendict))
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (tuple, list)):
+        assert isinstance(b, (tuple, list))
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+@pytest.mark.parametrize("value", [
+    {"a": [1, {"b": (2, [3])}], "c": frozendict(d=[1.5, None, True]), "e": "x"},
+    [], (), {}, {"s": {1, 2}}, {"b": bytearray(b"x")}, {1: [2]}, {"f": frozenset([1])}, {"t": (1, [{}])},
+    {"gen_ai.input.messages": [{"role": "user", "parts": [{"type": "text", "content": "hi"}]}], "n": 2**70},
+])
+def test_freeze_is_deepfreeze_type_for_type(value: object) -> None:
+    """:func:`ctxviewer.model.trace.freeze` (traces' and run steps' attributes) gives what
+    ``frozendict.deepfreeze`` gives, with the same type at every level, key order kept."""
+    from frozendict import deepfreeze
+
+    from ctxviewer.model.run import RunSpan
+    from ctxviewer.model.trace import freeze
+
+    assert _same(freeze(value), deepfreeze(value))
+    if isinstance(value, dict):
+        step = RunSpan("r", "s", None, "llm", None, None, None, attributes=value)
+        assert _same(step.attributes, deepfreeze(dict(value)))
+        assert _same(replace(make_trace(), attributes=value).attributes, deepfreeze(value))
