@@ -105,7 +105,6 @@ def _db_holds(path: Path, traces: list[RequestTrace]) -> bool:
             if not all(st.load(t.trace_id) == t for t in traces):
                 return False
             from ctxviewer.assess.assessment import assess  # stored facts must match today's checks
-
             from ctxviewer.assess.context import EMPTY
 
             rows = {r.trace_id: r for r in st.list(None, 0, -1)}
