@@ -48,7 +48,8 @@ def test_inspect_corpus_scores_targets_and_unmapped_keys(shared: Path) -> None:
         {"name": "match", "value": "I", "source": "inspect scorer", "comment": "answer: [Abstract]"}]
     assert list(t.attributes["inspect.target"]) == ["bike", "bicycle"]
     browser = _traces(shared / CORPUS / "inspect-browser-tools-gpt-4o-mini.json")
-    assert len(browser) == 5 and {t.attributes["ctxviewer.scores"][0]["value"] for t in browser} == {"C"}
+    assert len(browser) == 5 and browser[-1].attributes["ctxviewer.scores"][0]["value"] == "C"
+    assert ["ctxviewer.scores" in t.attributes for t in browser] == [False] * 4 + [True]  # the graded answer's call
     assert tally(t.attributes for t in browser) == Counter({"event.call.response": 5, "sample.store": 5})
     request = json.loads(browser[0].request.content or "")  # the provider request as sent, attachments resolved
     assert (request["model"], request["tools"][0]["function"]["name"]) == ("gpt-4o-mini",

@@ -1,5 +1,5 @@
-"""Scores (issue 22 item 4): the Inspect AI importer keeps each sample's scores on every call of the
-sample (``ctxviewer.scores``, :mod:`ctxviewer.importers.common.scores`), the store keeps them per
+"""Scores (issue 22 item 4): the Inspect AI importer keeps each sample's scores on the sample's last
+call, the one that gave the graded answer (``ctxviewer.scores``, :mod:`ctxviewer.importers.common.scores`), the store keeps them per
 trace (``trace_scores``, schema 8), and the ``score`` filters find exactly the wrong answers of the
 corpus's Inspect logs."""
 
@@ -25,7 +25,7 @@ pytestmark = needs_corpus
 INSPECT = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "other" / "inspect_ai"
 WRONG = "4hZVSqgqbdNBk7pFLr5RWq/1/1/0"  # inspect-log-images.json: scorer match, value I (incorrect)
 BROWSER = tuple(f"ZB2vu5GNujYaBdPSReCeop/1/1/{n}" for n in range(5))  # scorer includes, value C: its 5 calls
-RIGHT = (*BROWSER, "C3pqnFnsCUx6ZpmsRU9Ape/1/1/0")  # includes: C; match: C
+RIGHT = (BROWSER[-1], "C3pqnFnsCUx6ZpmsRU9Ape/1/1/0")  # includes: C (on the last of the 5 calls); match: C
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +44,7 @@ def _ids(db: Path, text: str) -> list[str]:
 
 def test_scores_of_each_sample_and_the_header() -> None:
     browser = list(IMPORTER.load(INSPECT / "inspect-browser-tools-gpt-4o-mini.json"))
-    assert [len(t.attributes["ctxviewer.scores"]) for t in browser] == [1] * 5  # every call of the sample
+    assert [len(t.attributes.get("ctxviewer.scores", ())) for t in browser] == [0, 0, 0, 0, 1]  # the last call
     (score,) = browser[-1].attributes["ctxviewer.scores"]
     assert (score["name"], score["value"], score["source"]) == ("includes", "C", "inspect scorer")
     (images,) = IMPORTER.load(INSPECT / "inspect-log-images.json")
@@ -64,14 +64,15 @@ def test_score_filters(inspect_db: Path) -> None:
     assert _ids(inspect_db, "score == C") == sorted(RIGHT)
     assert _ids(inspect_db, "score.match >= 1") == ["C3pqnFnsCUx6ZpmsRU9Ape/1/1/0"]
     assert _ids(inspect_db, "score") == sorted([WRONG, *RIGHT])
-    assert _ids(inspect_db, "score.includes") == list(BROWSER)
+    assert _ids(inspect_db, "score.includes") == [BROWSER[-1]]
     assert _ids(inspect_db, "score.Match") == []  # score names are data: exact
-    assert _ids(inspect_db, "not score") == []  # every call of a scored sample carries its scores
+    assert _ids(inspect_db, "not score") == list(BROWSER[:-1])  # the sample's earlier calls were not graded
     with TraceStore.open(inspect_db) as store:
         rows = {r.trace_id: r for r in store.list()}
     scores = next(c for c in TRACE_COLUMNS if c.key == "scores")
     assert scores.format(rows[WRONG]) == "match: I"
-    assert scores.format(rows["ZB2vu5GNujYaBdPSReCeop/1/1/0"]) == "includes: C"
+    assert scores.format(rows[BROWSER[-1]]) == "includes: C"
+    assert scores.format(rows[BROWSER[0]]) == "\u2014"
     unscored = replace(make_trace(), attributes={})
     assert scores.format(unscored) == "\u2014"
 

@@ -24,7 +24,8 @@ Format (UKGovernmentBEIS/inspect_ai ``log/_log.py`` ``EvalLog``/``EvalSample``,
   (:func:`usage`; the rule applied is ``ctxviewer.usage_rule``).
 * Condensed logs (Inspect >= 0.3.206): ``input: []`` + ``input_refs`` ranges into the sample's
   message pool (``message_pool`` / ``events_data.messages``).
-* Scores (``sample.scores``) -> ``ctxviewer.scores`` of every call of the sample, ``target`` ->
+* Scores (``sample.scores``) -> ``ctxviewer.scores`` of the sample's last call (the one that gave
+  the answer the scorer graded: a filter on scores finds one call per sample), ``target`` ->
   ``inspect.target``, ``config`` -> ``gen_ai.request.*``, scalar sample metadata ->
   ``inspect.metadata.*``; task, task id and run id kept; the event and sample keys not mapped are
   named in ``ctxviewer.unmapped``.
@@ -273,7 +274,8 @@ def calls_of(sample: Mapping[str, Any], eval_spec: Mapping[str, Any]) -> Iterato
         for key, value in (md.items() if isinstance(md, Mapping) else []):
             if isinstance(value, (str, int, float, bool)):
                 call.attributes[f"inspect.metadata.{key}"] = value
-        call.attributes.update(scores_attribute(sample_scores(sample)))
+        if n == len(events) - 1:  # the scorer graded the sample's answer: the last call gave it
+            call.attributes.update(scores_attribute(sample_scores(sample)))
         unmapped = [k if not k.startswith("event.call.response.") else "event.call.response"
                     for k in unmapped_keys(ev, EVENT_MAPPED, "event.")]
         unmapped += [f"sample.{k}" for k, v in sample.items() if k not in SAMPLE_MAPPED and v not in (None, "", {}, [])]
