@@ -128,6 +128,9 @@ def test_promptfoo_corpus(shared: Path) -> None:
         assert t.items[0].content.startswith("Solve this riddle: ")
         assert t.attributes["otel.status_code"] == "ok"  # an assertion failed, the call did not
         assert t.attributes["promptfoo.failure"].startswith("Latency ")
+    # latencyMs is the call's duration (it was "not recorded", beside "Latency 6197ms is greater than ...")
+    assert [t.attributes["ctxviewer.duration_ms"] for t in traces] == [5794.0, 6197.0, 4669.0, 5027.0]
+    assert {t.attributes["ctxviewer.completeness"] for t in traces} == {"ended"}
 
 
 def test_promptfoo_chat_prompt_and_error(tmp_path: Path) -> None:

@@ -117,6 +117,9 @@ class LLMCall:
     status_message: str | None = None
     ended_recorded: bool | None = None
     """False when the source says the call never ended (an open span); ``None`` if unknown."""
+    latency_ms: float | None = None
+    """The call's duration as a source records it without its start and end (promptfoo's
+    ``latencyMs``), milliseconds; used when the times do not give one."""
     session_id: str | None = None
     user_id: str | None = None
     service: str | None = None
@@ -292,6 +295,8 @@ def completeness(call: LLMCall) -> str:
     """``ended``, ``never ended`` or ``times not recorded`` for the call's span."""
     if call.ended_recorded is False:
         return "never ended"
+    if call.ended is None and call.latency_ms is not None:
+        return "ended"  # its duration is recorded: it ended, at a time not recorded
     if call.created is None and call.ended is None:
         return "times not recorded"
     return "ended" if call.ended is not None else "end not recorded"
@@ -300,7 +305,8 @@ def completeness(call: LLMCall) -> str:
 def status_attributes(call: LLMCall) -> dict[str, Any]:
     """The call's status as trace attributes, in this order: ``otel.status_code`` (when recorded),
     ``otel.status_message`` (when not empty), ``ctxviewer.completeness`` (:func:`completeness`) and
-    ``ctxviewer.duration_ms`` (end minus start, in milliseconds, when both are recorded)."""
+    ``ctxviewer.duration_ms`` (end minus start, in milliseconds, when both are recorded; else the
+    recorded :attr:`LLMCall.latency_ms`)."""
     attrs: dict[str, Any] = {}
     if call.status is not None:
         attrs["otel.status_code"] = call.status
@@ -309,6 +315,8 @@ def status_attributes(call: LLMCall) -> dict[str, Any]:
     attrs["ctxviewer.completeness"] = completeness(call)
     if call.created is not None and call.ended is not None:
         attrs["ctxviewer.duration_ms"] = (call.ended - call.created).total_seconds() * 1000
+    elif call.latency_ms is not None:
+        attrs["ctxviewer.duration_ms"] = float(call.latency_ms)
     return attrs
 
 

@@ -7,8 +7,9 @@ chat prompt is a JSON message array, anything else one user message; ``response.
 ``response.finishReason``; usage ``response.tokenUsage{prompt, completion, cached,
 completionDetails.reasoning}`` (OpenAI rule: prompt includes cached, completion includes
 reasoning); ``error`` -> status error with its message; ``latencyMs``, ``score``, ``success``,
-``cost``, ``gradingResult.pass`` kept as attributes. The eval's ``results.timestamp`` is each
-row's created time (rows carry no own time). Trace id = ``"{evalId}:{result id}"``. No Qt here.
+``cost``, ``gradingResult.pass`` kept as attributes; ``latencyMs`` is also the call's duration
+(``ctxviewer.duration_ms``). The eval's ``results.timestamp`` is each row's created time (rows
+carry no own time). Trace id = ``"{evalId}:{result id}"``. No Qt here.
 """
 
 from __future__ import annotations
@@ -65,6 +66,9 @@ def call_from_result(r: Mapping[str, Any], eval_id: str, created: Any) -> LLMCal
                        cached_input_tokens=pm.int_or_none(tu.get("cached")),
                        reasoning_tokens=pm.int_or_none(cd.get("reasoning")) if isinstance(cd, Mapping) else None)
     call.created = created
+    latency = r.get("latencyMs")
+    if isinstance(latency, (int, float)) and not isinstance(latency, bool) and 0 <= latency < 1e12:
+        call.latency_ms = float(latency)  # the row's only time of its own: its duration
     if r.get("error") and r.get("failureReason") != 1:  # 1 = assertion failed: the call itself succeeded
         call.status, call.status_message = "error", str(r["error"])
     else:
