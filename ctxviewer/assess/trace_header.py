@@ -142,7 +142,9 @@ def capture_rows(trace: RequestTrace) -> list[tuple[str, str]]:
     a = trace.attributes
     rows: list[tuple[str, str]] = []
     content = a.get("ctxviewer.content")
-    if content == "not captured":
+    if content == "not captured" and a.get("ctxviewer.content_note"):
+        rows.append(("Content", f"not captured: {one_line(str(a['ctxviewer.content_note']))}"))
+    elif content == "not captured":
         rows.append(("Content", "not captured: the span has usage and metadata only "
                                 "(message content capture is opt-in in OpenTelemetry)"))
     elif content == "truncated" and a.get("ctxviewer.truncated_how"):

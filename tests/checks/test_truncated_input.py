@@ -105,3 +105,21 @@ def test_a_span_without_captured_content_checks_the_reported_input_never_0(tmp_p
     assert (chk.input_tokens, chk.margin, chk.fits) == (None, None, None)  # not known, not 0
     assert [(f.rule, f.message) for f in assess(bare).findings if f.rule.startswith("budget")] == [
         ("budget.not_checked", "eq. 3.1 cannot be checked: input tokens not recorded")]
+
+
+def test_messages_that_could_not_be_read_are_not_a_request_sent_without_a_policy(tmp_path: Path) -> None:
+    """``gen_ai.input.messages`` cut mid-JSON (kept as raw text holding a system message) or not
+    JSON at all: what was sent is not known, so "no policy (system instructions) was sent" (Table 3.1
+    row 1) is not claimed; a value not readable at all is content not captured, with its reason."""
+    cut = _imported(tmp_path, **{"gen_ai.input.messages": s('[{"role": "system", "parts": [{"type": "text", '
+                                                              '"content": "You are a bank assistant"}]}, {"role"'),
+                                 "gen_ai.usage.input_tokens": i(1200)})
+    assert [f.rule for f in assess(cut).findings if f.rule.startswith("policy")] == []
+    (tmp_path / "g").mkdir()
+    garbled = _imported(tmp_path / "g", **{"gen_ai.input.messages": s("not json"), "gen_ai.usage.input_tokens": i(50)})
+    assert garbled.attributes["ctxviewer.content"] == "not captured" and garbled.items == ()
+    assert garbled.attributes["ctxviewer.content_note"] == (
+        "gen_ai.input.messages: recorded but not readable as messages; usage and metadata only")
+    a = assess(garbled)
+    assert [f.rule for f in a.findings if f.rule.startswith("policy")] == []
+    assert check_capacity(garbled).input_tokens == 50  # the reported input, not the 0 of no items

@@ -56,7 +56,8 @@ class PolicyCheck:
         if not sent:
             wanted = active().expected_policies(trace.service)
             required = pol.id is not None or bool(wanted)
-            captured = trace.attributes.get("ctxviewer.content") != "not captured"
+            captured = (trace.attributes.get("ctxviewer.content") != "not captured"  # messages unknown: no claim
+                        and "gen_ai.input.messages" not in (trace.attributes.get("ctxviewer.truncated") or ()))
             if required:
                 name = pol.id or ", ".join(sorted(wanted))
                 yield table_finding(

@@ -88,8 +88,15 @@ def enrich_call(call: LLMCall, span: Span, by_id: Mapping[str, Span]) -> list[st
                             gm.parse_parts(anc.attributes.get("gen_ai.system_instructions")) or None,
                             None if own_tools else span_tools(anc.attributes)) for anc in chain[1:]])
     no_items = not call.system and not call.messages and not call.tools
-    call.content_captured = not (no_items and not any(k.startswith(CONTENT_KEYS) for k in span.attributes))
-    call.content_capture_note = NOT_CAPTURED
+    unreadable = [k for k in ("gen_ai.input.messages", "gen_ai.system_instructions") if k in span.attributes
+                  and not isinstance(gm.parse_structured(span.attributes[k]), (list, Mapping))]
+    if unreadable and not call.system and not call.messages:  # recorded, but nothing of it could be read
+        call.content_captured = False
+        call.content_capture_note = (f"{', '.join(unreadable)}: recorded but not readable as messages; "
+                                     "usage and metadata only")
+    else:
+        call.content_captured = not (no_items and not any(k.startswith(CONTENT_KEYS) for k in span.attributes))
+        call.content_capture_note = NOT_CAPTURED
     return [f"{key}: indexed prompt keyed by role; kept as a {key.rsplit('.', 1)[1]} message"
             for key in gm.role_keyed_prompts(span.attributes)]
 
