@@ -106,3 +106,26 @@ def test_a_reported_input_far_from_what_the_trace_captured_is_named_and_explaine
     uncaptured = replace(_reported(base, counted + 5_000), attributes={"ctxviewer.content": "not captured"})
     [g] = run(uncaptured)
     assert (g.severity, g.message.endswith(": the content was not captured")) == (Severity.INFO, True)
+
+
+def test_retained_items_over_the_counted_input_are_a_warning() -> None:
+    """The new user's F22: budget-8k with one history turn recorded as 400,000 tokens (its input
+    still counted 6,000) was "ok, fits, 800 tokens margin" with no finding."""
+    from dataclasses import replace
+
+    from factories import make_trace
+
+    from ctxviewer.assess.assessment import assess
+
+    t0 = make_trace()
+    t = replace(t0, input_tokens=sum(i.tokens or 0 for i in t0.retained) + 21)  # the items and some framing
+    first = next(i for i in t.items if i.status.value == "retained" and i.kind.value == "history")
+    big = replace(t, items=tuple(replace(i, tokens=400_000) if i is first else i for i in t.items))
+    items = sum(i.tokens or 0 for i in big.retained)
+    found = [(f.rule, f.severity.value, f.message) for f in assess(big).findings if f.rule == "accounting.items_over_count"]
+    tol = big.safety_margin if big.safety_margin is not None else max(50, -(-big.input_tokens * 5 // 100))
+    assert found == [("accounting.items_over_count", "warning",
+                      f"the retained items add up to {items:,} tokens, {items - big.input_tokens:,} more than the "
+                      f"counted input {big.input_tokens:,} (tolerance {tol:,}): one of the counts is not of what was "
+                      f"sent; eq. 3.1 checked {big.input_tokens:,}")]
+    assert [f.rule for f in assess(t).findings if f.rule == "accounting.items_over_count"] == []  # consistent: none

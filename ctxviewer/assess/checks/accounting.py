@@ -24,6 +24,8 @@ Rule ids (not Table 3.1 rows; words in ``ctxviewer/resources/check_rules.json``)
   is not in the trace) or counted far above reported (the trace holds text that was not sent, or
   the usage is not this request's). A smaller gap is ``info`` with the numbers: counting a tool
   schema or a chat template differs between endpoints, and the gap is no evidence of a fault.
+* ``accounting.items_over_count`` (warning) -- the retained items' tokens add up to more than the
+  application's counted input plus the tolerance: framing only adds, so a count is wrong.
 * ``accounting.reasoning_exceeds_output`` (warning) -- reasoning tokens > output tokens, which
   cannot be: output includes reasoning (OTel ``gen_ai.usage.reasoning.output_tokens``).
 
@@ -86,6 +88,7 @@ class AccountingCheck:
         counted, reported = trace.input_tokens, trace.usage.input_tokens
         if counted is None and reported is not None:
             yield from _reported_gap(trace)
+        yield from _items_over_count(trace)
         tol = tolerance(trace)
         if counted is not None and reported is not None and tol is not None and abs(counted - reported) > tol:
             yield rule_finding(
@@ -103,6 +106,26 @@ class AccountingCheck:
 
 GROSS = 3
 """A side more than this many times the other (plus the tolerance) is a warning, not a counting gap."""
+
+
+def _items_over_count(trace: RequestTrace) -> Iterable[Finding]:
+    """``accounting.items_over_count``: the retained items' recorded tokens add up to more than
+    the application's counted input (plus the declared safety margin, else :data:`DEFAULT_TOLERANCE`
+    of the count, at least :data:`MIN_TOLERANCE`): framing only adds to the items, so one of the
+    counts is not of what was sent (eq. 3.1 checks the application's count)."""
+    counted = trace.input_tokens
+    tokens = [i.tokens for i in trace.retained]
+    if counted is None or not tokens or any(t is None for t in tokens):
+        return
+    items = sum(t for t in tokens if t is not None)
+    tol = trace.safety_margin if trace.safety_margin is not None else max(MIN_TOLERANCE, math.ceil(DEFAULT_TOLERANCE * counted))
+    if items > counted + tol:
+        largest = sorted(trace.retained, key=lambda i: -(i.tokens or 0))[:3]
+        yield rule_finding(
+            "accounting.items_over_count", Severity.WARNING,
+            f"the retained items add up to {items:,} tokens, {items - counted:,} more than the counted input "
+            f"{counted:,} (tolerance {tol:,}): one of the counts is not of what was sent; eq. 3.1 checked {counted:,}",
+            Evidence(item_ids=tuple(i.id for i in largest), fields=("input_tokens",)))
 
 
 def _reported_gap(trace: RequestTrace) -> Iterable[Finding]:
