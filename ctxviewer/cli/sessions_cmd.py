@@ -54,24 +54,29 @@ def sessions_cmd(db: str, text: str, limit: int, after: str | None, as_json: boo
         with open_store(db) as store:
             count = store.session_count(query)
             found = store.sessions(query, after, limit)
+            lone = store.sessionless_count(query) if hasattr(store, "sessionless_count") else None
             damage = store.damage() if after is None else None  # the sums read the list columns only
     except StoreError as exc:
         raise BadInput(str(exc)) from None
-    _print_sessions(found, count, text, after, limit, as_json=as_json)
+    _print_sessions(found, count, text, after, limit, as_json=as_json, lone=lone)
     warn_damage(db, damage, "the sessions above are summed from the rows stored at import")
 
 
-def _print_sessions(found: list[Any], count: int, text: str, after: str | None, limit: int, *, as_json: bool) -> None:
+def _print_sessions(found: list[Any], count: int, text: str, after: str | None, limit: int, *, as_json: bool,
+                    lone: int | None = None) -> None:
     if as_json:
-        click.echo(json.dumps({"count": count, "sessions": [s.to_dict() for s in found]}, indent=2, ensure_ascii=False))
+        click.echo(json.dumps({"count": count, "calls_without_session": lone, "sessions": [s.to_dict() for s in found]},
+                              indent=2, ensure_ascii=False))
         return
+    tail = (f"; {lone:,} call(s) record no session id (in no session; stats --by session sums them as "
+            "'not recorded')" if lone else "")
     if not found:
         click.echo(f"{count:,} sessions" + (" (none after the one given)" if count and after else
                                             ": no call of DB records a session id" if not text else " match the filter"))
         return
     click.echo(_table([session_cells(s) for s in found], SESSION_HEADERS))
     more = f"; next page: --after {found[-1].session_id!r}" if len(found) == limit and count > limit else ""
-    click.echo(f"{count:,} session(s){more}")
+    click.echo(f"{count:,} session(s){more}{tail}")
 
 
 @click.command("session")

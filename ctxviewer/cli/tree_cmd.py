@@ -48,6 +48,7 @@ def tree_cmd(db: str, trace_id: str, as_json: bool) -> None:
         with closing(store):
             run_id = store.run_of(trace_id)
             steps = store.run_steps(run_id) if run_id is not None else []
+            known = run_id is not None or store.key_of(trace_id) is not None  # a trace without a run, or no trace
             # not found, or steps left out: perhaps in a page that cannot be read (a database file's check)
             damage = store.damage() if hasattr(store, "damage") else None
     except StoreError as exc:
@@ -55,6 +56,8 @@ def tree_cmd(db: str, trace_id: str, as_json: bool) -> None:
     if damage and run_id is None:
         raise BadInput(f"{db}: is damaged ({damage}); no run holding {trace_id!r} could be read, it may be in the "
                        "damaged pages (ctxviewer check reads every trace)")
+    if run_id is None and not known:
+        raise BadInput(f"{db}: no trace or run with id {trace_id!r} ('ctxviewer list' names the traces)")
     if run_id is None:
         raise BadInput(f"{db}: no run holds {trace_id!r} (a trace imported without its run, or from a format "
                        "that records none; 'ctxviewer list' names the traces)")

@@ -252,7 +252,8 @@ def whatif_cmd(db: str, trace_id: str, capacity: str | None, reserve: str | None
             raise BadInput(f"{save}: the source database is never written; choose another file")
         try:
             with create_store(save) as target:
-                target.add(with_facts([outcome.trace], context_for_db(save)))
+                target.add(with_facts([outcome.trace], context_for_db(save)),
+                           waiting=lambda message: click.echo(f"waiting: {message}", err=True))  # as import says
         except OldSchemaError as exc:  # never upgraded in place: bad input (2), the file untouched
             raise BadInput(str(exc)) from None
         except StoreError as exc:

@@ -91,7 +91,9 @@ def load_rules(spec: str) -> Rules:
     if path.is_file():
         try:
             doc = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        except UnicodeDecodeError as exc:
+            raise RulesError(f"{spec}: cannot read redaction rules: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        except (OSError, tomllib.TOMLDecodeError) as exc:
             raise RulesError(f"{spec}: cannot read redaction rules: {exc}") from None
         table = doc.get("redact")
         if not isinstance(table, dict):
@@ -103,6 +105,8 @@ def load_rules(spec: str) -> Rules:
         rules = _combine([BUILTIN[n] for n in names])
         fields = _strings(table, "fields", spec, "dotted field paths (user_id, attributes.user.email)")
         return _combine([rules, Rules(fields, _patterns(table.get("pattern", []), spec))])
+    if path.suffix.lower() in (".toml", ".txt", ".json") or "/" in spec or path.exists():  # meant as a file
+        raise RulesError(f"{spec}: no such file" if not path.exists() else f"{spec}: not a file")
     return _combine([_builtin(name.strip(), spec) for name in spec.split(",") if name.strip()])
 
 

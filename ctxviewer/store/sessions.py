@@ -131,6 +131,16 @@ class TraceSessions(StoreConnection):
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot read the sessions", exc) from None
 
+    def sessionless_count(self, query: TraceQuery | None = None) -> int:
+        """How many calls matching ``query``'s filter record no session id (in no session; ``stats
+        --by session`` sums them as "not recorded"), by ``idx_traces_session_id``."""
+        where, params = self.filter_where(query)  # type: ignore[attr-defined]
+        try:
+            return int(self._conn.execute(f"SELECT count(*) FROM traces WHERE session_id IS NULL AND ({where})",
+                                          params).fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot read the sessions", exc) from None
+
     def session_calls(self, session_id: str) -> builtins.list[TraceRow]:
         """The calls of session ``session_id`` in send order (then trace id; a call without a send
         time first), as narrow list rows; ``[]`` when no call has that session id."""

@@ -75,13 +75,13 @@ class TraceWrites(TokenCountCache):
         it again. The dict is consumed (changed) by the write.
 
         Concurrency: the write lock is taken first (``BEGIN IMMEDIATE``). When another import holds
-        it, ``waiting(message)`` is called once (``"another import is writing to X; waiting up to
+        it, ``waiting(message)`` is called once (``"another program is writing to X; waiting up to
         60 s"``) and the lock is retried every 0.1 s for ``write_wait_s`` seconds (default
         :data:`WRITE_WAIT_S`), polling ``cancelled()``; readers are not blocked until the commit
         while the writer keeps its pages in memory, up to :data:`SPILL_PAGES` pages.
 
         Raises :class:`StoreError` if the store is read-only, another import kept writing past the
-        wait (problem starts ``"another import is writing"``), or SQLite refuses the write.
+        wait (problem starts ``"another program is writing"``), or SQLite refuses the write.
         """
         if self.readonly:
             raise StoreError(self.path, "is open read-only; cannot add traces")
@@ -203,10 +203,11 @@ class TraceWrites(TokenCountCache):
                 if cancelled is not None and cancelled():
                     raise WriteCancelled()
                 if time.monotonic() >= deadline:
-                    raise StoreError(self.path, f"another import is writing to this database; waited {wait_s:g} s "
-                                                "for it to finish; try again when it has")
+                    raise StoreError(self.path, f"another program is writing to this database (an import, or any "
+                                                f"holder of its write lock); waited {wait_s:g} s for it to finish; "
+                                                "try again when it has")
                 if not told and waiting is not None:
-                    waiting(f"another import is writing to {self.path}; waiting up to {wait_s:g} s")
+                    waiting(f"another program is writing to {self.path}; waiting up to {wait_s:g} s")
                 told = True
                 time.sleep(0.1)
         finally:

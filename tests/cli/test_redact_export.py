@@ -141,3 +141,19 @@ def test_a_rules_file_of_the_wrong_shape_names_the_key_and_what_it_should_hold(
     res = CliRunner().invoke(cli, ["export", str(SAMPLES), "-o", str(tmp_path / "out.json"), "--redact", str(rules)])
     assert (res.exit_code, res.stdout, res.stderr) == (2, "", f"Error: {rules}: {problem}\n")
     assert not (tmp_path / "out.json").exists()
+
+
+def test_a_rules_file_that_is_missing_or_not_text_says_so(tmp_path: Path) -> None:
+    from ctxviewer.report.redact import RulesError
+
+    with pytest.raises(RulesError) as err:
+        load_rules(str(tmp_path / "nope.toml"))
+    assert str(err.value) == f"{tmp_path / 'nope.toml'}: no such file"  # not "not a rules file"
+    binary = tmp_path / "bin.toml"
+    binary.write_bytes(b"[re\xff\xfe")
+    with pytest.raises(RulesError) as err:
+        load_rules(str(binary))
+    assert str(err.value) == f"{binary}: cannot read redaction rules: not UTF-8 text (invalid start byte at byte 3)"
+    with pytest.raises(RulesError) as err:
+        load_rules("emails,nonsense")
+    assert str(err.value).startswith("emails,nonsense: not a rules file, and 'nonsense' is not a built-in rule")

@@ -121,3 +121,24 @@ def test_sessions_command(db: Path) -> None:
     assert out["count"] == len(warned) and {s["session_id"] for s in out["sessions"]} == warned
     bad = CliRunner().invoke(cli, ["sessions", str(db), "--filter", "nonsense =="])
     assert bad.exit_code == 2 and "--filter" in bad.output
+
+
+def test_calls_without_a_session_are_counted_beside_the_sessions(tmp_path: Path) -> None:
+    """The new user's F14: ``sessions`` listed 4 sessions of 6 calls and said nothing of the other 6
+    calls, which ``stats --by session`` sums as "not recorded"."""
+    from dataclasses import replace
+
+    from factories import make_trace
+
+    from ctxviewer.pipeline.stored_facts import with_facts
+    from ctxviewer.store import TraceStore
+
+    db = tmp_path / "s.db"
+    with TraceStore.create(db) as store:
+        store.add(with_facts([replace(make_trace(), trace_id=f"t{n}", session_id="s-1" if n < 2 else None)
+                              for n in range(5)]))
+    res = CliRunner().invoke(cli, ["sessions", str(db)])
+    assert res.exit_code == 0 and res.output.splitlines()[-1] == (
+        "1 session(s); 3 call(s) record no session id (in no session; stats --by session sums them as 'not recorded')")
+    out = json.loads(CliRunner().invoke(cli, ["sessions", str(db), "--json"]).output)
+    assert (out["count"], out["calls_without_session"], out["sessions"][0]["calls"]) == (1, 3, 2)

@@ -101,8 +101,12 @@ def test_tree_command(db: Path) -> None:
     (root,) = out["steps"]
     assert (root["name"], [c["name"] for c in root["children"][0]["children"]]) == (
         "Agent workflow", ["response", "get_weather", "response"])
-    missing = CliRunner().invoke(cli, ["tree", str(db), "nope"])
-    assert missing.exit_code == 2 and "no run holds 'nope'" in missing.output
+    missing = CliRunner().invoke(cli, ["tree", str(db), "nope"])  # a typo is not a trace without its run
+    assert (missing.exit_code, missing.output) == (2, f"Error: {db}: no trace or run with id 'nope' "
+                                                      "('ctxviewer list' names the traces)\n")
+    samples = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+    runless = CliRunner().invoke(cli, ["tree", str(samples), "budget-8k"])  # native traces record no run
+    assert runless.exit_code == 2 and "no run holds 'budget-8k' (a trace imported without its run" in runless.output
 
 
 def test_openinference_spans_keep_their_chain_and_say_what_is_not_recorded(tmp_path: Path) -> None:

@@ -105,9 +105,9 @@ def test_readers_read_while_an_import_writes_and_a_second_import_waits(tmp_path:
         told: list[str] = []
         # nothing to upgrade, so opening for writing is no "database is locked"
         with TraceStore.create(db) as second, pytest.raises(
-                StoreError, match="another import is writing to this database; waited 0.3 s"):
+                StoreError, match=r"another program is writing to this database \(an import, or any holder of its write lock\); waited 0.3 s"):
             second.add(with_facts(_traces(1, "second")), waiting=told.append, write_wait_s=0.3)
-        assert told == [f"another import is writing to {db}; waiting up to 0.3 s"]
+        assert told == [f"another program is writing to {db}; waiting up to 0.3 s"]
     finally:
         gen.release.set()
         thread.join(30)
