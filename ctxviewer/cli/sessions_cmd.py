@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from ctxviewer.cli.status import BadInput
-from ctxviewer.cli.stores import filter_query, warn_damage
+from ctxviewer.cli.stores import filter_query, stale_calls, warn_damage, warn_stale
 from ctxviewer.model.times import format_created
 from ctxviewer.pipeline.hints import open_store
 from ctxviewer.present.session_cells import CALL_HEADERS, SESSION_HEADERS, call_cells, diff_hint, session_cells
@@ -55,10 +55,12 @@ def sessions_cmd(db: str, text: str, limit: int, after: str | None, as_json: boo
             count = store.session_count(query)
             found = store.sessions(query, after, limit)
             lone = store.sessionless_count(query) if hasattr(store, "sessionless_count") else None
+            stale = stale_calls(store, db, query)
             damage = store.damage() if after is None else None  # the sums read the list columns only
     except StoreError as exc:
         raise BadInput(str(exc)) from None
     _print_sessions(found, count, text, after, limit, as_json=as_json, lone=lone)
+    warn_stale(db, stale, "the states above")
     warn_damage(db, damage, "the sessions above are summed from the rows stored at import")
 
 
@@ -139,3 +141,12 @@ def session_cmd(db: str, session_id: str, diff_n: int | None, as_json: bool) -> 
         click.echo(f"{len(calls):,} calls; a call's diff against the one before it: {diff_hint(db, session_id, 2)}")
     else:
         click.echo("1 call")
+    if calls and calls[0].retained_count is not None:  # a store keeping facts of its own
+        from ctxviewer.assess.context import context_for_db
+        from ctxviewer.present.columns import is_stale
+
+        try:
+            current = context_for_db(db).fingerprint
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
+        warn_stale(db, sum(is_stale(r, current) for r in calls), "the states above")

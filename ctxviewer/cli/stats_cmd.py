@@ -15,7 +15,7 @@ import click
 
 from ctxviewer.cli.simple_table import simple_table
 from ctxviewer.cli.status import BadInput
-from ctxviewer.cli.stores import filter_query, warn_damage
+from ctxviewer.cli.stores import filter_query, stale_calls, warn_damage, warn_stale
 from ctxviewer.pipeline.hints import open_store
 from ctxviewer.store import StoreError
 from ctxviewer.store.aggregates import GROUP_KEYS
@@ -98,6 +98,7 @@ def stats_cmd(db: str, text: str, by: str | None, as_json: bool) -> None:
     try:
         with open_store(db) as store:
             total, groups = store.aggregate(query, by)
+            stale = stale_calls(store, db, query)
             damage = store.damage()  # the sums read the list columns only: say when other pages are broken
     except StoreError as exc:
         raise BadInput(str(exc)) from None
@@ -105,4 +106,5 @@ def stats_cmd(db: str, text: str, by: str | None, as_json: bool) -> None:
         _echo_json(by, total, groups)
     else:
         click.echo(stats_table(total, groups, by))
+    warn_stale(db, stale, "the states and context-window bands above")
     warn_damage(db, damage, "the sums above are of the rows stored at import")

@@ -5,7 +5,7 @@ error as bad input (exit status 2). Imports the store only when called.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ctxviewer.cli.status import BadInput
 
@@ -109,3 +109,37 @@ def warn_damage(db: str, damage: str | None, shown: str) -> None:
     click.echo(one_line(f"warning: {db}: is damaged ({damage}); {shown}, the content behind them may not read "
                         "back (ctxviewer check reads every trace)"), err=True)
     raise SystemExit(BAD_INPUT)
+
+
+def stale_calls(store: Any, db: str, query: Any) -> int:
+    """How many calls of ``query`` in ``store`` have stored facts (states, fits, window bands)
+    computed with other settings or an older ctxviewer than ``db``'s current context
+    (``ctxviewer.toml`` and marks beside it; :meth:`~ctxviewer.store.TraceStore.stale_count`);
+    0 for a store that keeps no facts of its own. Raises
+    :class:`~ctxviewer.cli.status.BadInput` for a broken ``ctxviewer.toml`` or marks file."""
+    if not hasattr(store, "stale_count"):
+        return 0
+    from ctxviewer.assess.context import context_for_db
+
+    try:
+        current = context_for_db(db).fingerprint
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+    return int(store.stale_count(query, current))
+
+
+def warn_stale(db: str, stale: int, shown: str) -> None:
+    """One line on standard error when ``stale`` calls' stored states went into what was printed
+    (``shown``: "the states and context-window bands above"), as ``list`` marks its stale rows:
+    ``* N call(s) were assessed with other settings or an older ctxviewer: SHOWN are theirs as stored
+    at import; 'ctxviewer upgrade DB -o NEW.db' stores them afresh``. Exit status unchanged."""
+    if not stale:
+        return
+    import click
+
+    from ctxviewer.util.file_kind import shell_word
+    from ctxviewer.util.visible import one_line
+
+    click.echo(one_line(f"* {stale:,} call(s) were assessed with other settings or an older ctxviewer: {shown} are "
+                        f"theirs as stored at import; 'ctxviewer upgrade {shell_word(db)} -o NEW.db' stores them "
+                        "afresh"), err=True)

@@ -92,6 +92,21 @@ class TraceAggregates(StoreConnection):
         return group_of(None, last[2:]), groups, int(last[1])
 
 
+    def stale_count(self, query: TraceQuery | None, current: str) -> int:
+        """How many calls matching ``query``'s filter have facts (state, fits, window bands)
+        computed in a context other than ``current`` (an
+        :attr:`~ctxviewer.assess.context.AssessContext.fingerprint`; no context recorded counts):
+        the sums of their states are as stored at import. By ``idx_traces_facts_context`` ranges
+        (schema 12). Raises :class:`~ctxviewer.store.StoreError` when the database cannot be read."""
+        where, params = self.filter_where(query)  # type: ignore[attr-defined]  # TraceListing's
+        sql = ("SELECT count(*) FROM traces WHERE (facts_context IS NULL OR facts_context < ? OR facts_context > ?)"
+               + (f" AND ({where})" if where != "1" else ""))
+        try:
+            return int(self._conn.execute(sql, (current, current, *params)).fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            raise self._fail("cannot aggregate traces", exc) from None
+
+
 _NAMED = ", ".join(("k", *session_rollup.SUM_COLUMNS))
 _TOTALS = ", ".join(f"max({c})" if c == "duration_max_ms" else f"total({c})" for c in session_rollup.SUM_COLUMNS)
 """The groups' sums summed: ``total()``, which never raises "integer overflow" as ``sum()`` does."""

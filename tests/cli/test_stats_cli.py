@@ -144,3 +144,25 @@ def test_session_json_times_are_written_as_list_writes_them() -> None:
     calls = json.loads(CliRunner().invoke(cli, ["session", str(SAMPLES), "sess-7f3c21", "--json"]).output)["calls"]
     listed = {r["trace_id"]: r["created"] for r in json.loads(CliRunner().invoke(cli, ["list", str(SAMPLES), "--json"]).output)}
     assert first["first"] == listed["budget-8k"] == calls[0]["created"] == "2026-11-09T16:42:31.208Z"
+
+
+def test_states_assessed_with_other_settings_are_said_to_be_stale(tmp_path: Path) -> None:
+    """The new user's F7: after ``ctxviewer.toml`` gave budget-8k a 1,000-token window, ``show``
+    said failure while ``stats``, ``sessions`` and ``session`` summed its stored "ok" without a word."""
+    import shutil
+
+    db = tmp_path / "samples.db"
+    shutil.copyfile(SAMPLES, db)
+    assert CliRunner().invoke(cli, ["stats", str(db)]).stderr == ""  # current: nothing to say
+    (tmp_path / "ctxviewer.toml").write_text('[context_window.traces]\n"budget-8k" = 1000\n', encoding="utf-8")
+    note = ("* {n} call(s) were assessed with other settings or an older ctxviewer: {what} are theirs as stored at "
+            f"import; 'ctxviewer upgrade {db} -o NEW.db' stores them afresh\n")
+    res = CliRunner().invoke(cli, ["stats", str(db), "--by", "model"])
+    assert res.exit_code == 0 and res.stderr == note.format(n=9, what="the states and context-window bands above")
+    res = CliRunner().invoke(cli, ["sessions", str(db)])
+    assert res.exit_code == 0 and res.stderr == note.format(n=9, what="the states above")
+    res = CliRunner().invoke(cli, ["session", str(db), "sess-7f3c21"])
+    assert res.exit_code == 0 and res.stderr == note.format(n=3, what="the states above")
+    with TraceStore.open(db) as store:
+        assert store.stale_count(TraceQuery(text="model ~ gpt"), "nothing-current") == 9
+        assert store.stale_count(TraceQuery(text='trace_id == "budget-8k"'), "nothing-current") == 1

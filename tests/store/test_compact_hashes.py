@@ -223,6 +223,7 @@ def test_a_generated_database_shrinks_by_the_bytes_of_its_hashes(tmp_path: Path)
             conn.execute(f"DROP TRIGGER session_rollup_{trigger}")
         conn.execute("DROP TABLE session_rollup")
         conn.execute("DROP TABLE session_rollup_stale")
+        conn.execute("DROP INDEX idx_traces_facts_context")
         for col in ("cost", "output_tokens", "duration_ms", "scores"):
             conn.execute(f"ALTER TABLE traces DROP COLUMN {col}")
         conn.execute("DROP TABLE trace_scores")

@@ -124,6 +124,7 @@ def test_upgrade_of_an_older_generated_database_keeps_the_generated_facts(tmp_pa
         c.execute(f"DROP TRIGGER session_rollup_{trigger}")
     c.execute("DROP TABLE session_rollup")
     c.execute("DROP TABLE session_rollup_stale")
+    c.execute("DROP INDEX idx_traces_facts_context")
     c.execute("DROP INDEX idx_traces_aggregate_session")  # schema 11's (m021_aggregate_session_index)
     c.execute("DROP INDEX idx_traces_session_id")
     c.execute("ALTER TABLE traces DROP COLUMN session_id")
