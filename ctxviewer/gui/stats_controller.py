@@ -76,9 +76,16 @@ class StatsController(QObject):
         def job(_progress: Any, cancelled: Any) -> Any:
             from ctxviewer.gui.stats_view import SHOWN_GROUPS
 
+            from ctxviewer.assess.context import context_for_db
+
             with TraceStore.open(path) as store:
                 store.stop_when(cancelled)  # Cancel stops the statement itself, not only the next one
-                return store.aggregate_top(TraceQuery(text=text), by, SHOWN_GROUPS)
+                total, groups, n = store.aggregate_top(TraceQuery(text=text), by, SHOWN_GROUPS)
+                try:  # states stored with other settings (ctxviewer.toml edited since): said, as the CLI says
+                    stale = store.stale_count(TraceQuery(text=text), context_for_db(path).fingerprint)
+                except ValueError:  # a broken ctxviewer.toml: the window says so where it opens the file
+                    stale = 0
+                return total, groups, n, stale
 
         task = Task(job, self)
         self.task = task
@@ -105,9 +112,12 @@ class StatsController(QObject):
         if self.window.store is not source:  # the window opened another database meanwhile
             self.view.stopped("the database changed: pick the grouping again to compute its statistics")
             return
-        total, groups, n = result
-        self.view.show_groups(total, groups, one_line(f"{total.calls:,} traces" + (f" matching {text}" if text else "")),
-                              n)
+        total, groups, n, stale = result
+        what = f"{total.calls:,} traces" + (f" matching {text}" if text else "")
+        if stale:
+            what += (f"; {stale:,} of them assessed with other settings or an older ctxviewer: their states and "
+                     "bands are as stored at import")
+        self.view.show_groups(total, groups, one_line(what), n)
 
     def export_all(self, out: Path) -> None:
         """Export CSV of every group (the window holds only the ones it shows): read them all from

@@ -211,3 +211,19 @@ def test_the_window_shows_the_top_groups_and_exports_every_one(qtbot, windows, m
     qtbot.waitUntil(lambda: w.stats.task is None and view.note.text().startswith("cannot write"), timeout=10_000)
     assert view.note.text().startswith(f"cannot write {bad}: ") and "No such file or directory" in view.note.text()
     view.close()
+
+
+def test_the_window_says_when_the_states_summed_are_stale(qtbot, windows, tmp_path: Path) -> None:
+    import shutil
+
+    samples = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
+    db = tmp_path / "samples.db"
+    shutil.copyfile(samples, db)
+    (tmp_path / "ctxviewer.toml").write_text('[context_window.traces]\n"budget-8k" = 1000\n', encoding="utf-8")
+    w = windows.open(db)
+    w.stats.open()
+    view = w.stats.view
+    qtbot.waitUntil(lambda: w.stats.task is None and view.table.rowCount() > 1, timeout=10_000)
+    assert view.note.text() == ("9 traces; 9 of them assessed with other settings or an older ctxviewer: their "
+                                "states and bands are as stored at import")
+    view.close()
