@@ -74,9 +74,8 @@ class StatsController(QObject):
         text, by, path = self.window.filter_text, view.by.currentText(), Path(source.path)
 
         def job(_progress: Any, cancelled: Any) -> Any:
-            from ctxviewer.gui.stats_view import SHOWN_GROUPS
-
             from ctxviewer.assess.context import context_for_db
+            from ctxviewer.gui.stats_view import SHOWN_GROUPS
 
             with TraceStore.open(path) as store:
                 store.stop_when(cancelled)  # Cancel stops the statement itself, not only the next one
