@@ -49,6 +49,12 @@ def serve_cmd(db: str, port: int, queue_batches: int) -> None:
     from ctxviewer.store import StoreError
     from ctxviewer.util.visible import one_line
 
+    from ctxviewer.cli.output_path import unwritable_folder
+    from ctxviewer.cli.write import check_place
+
+    check_place(db)  # an empty name, a missing folder: usage error (2), as every -o says it
+    if not os.path.lexists(db) and (unwritable := unwritable_folder(db)) is not None:
+        raise click.ClickException(f"{db}: cannot write: {unwritable}")  # 1, as import -o
     said: queue.SimpleQueue[str] = queue.SimpleQueue()  # lines from the writer thread, printed here
 
     def problem(p: object) -> None:

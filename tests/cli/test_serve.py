@@ -378,6 +378,19 @@ def test_serve_refuses_a_file_that_is_not_a_database_and_a_port_in_use(tmp_path:
     assert not (tmp_path / "b.db").exists()  # the database this run created is removed again
 
 
+def test_serve_says_an_empty_name_and_an_unwritable_folder_as_every_output_does(tmp_path: Path,
+                                                                               monkeypatch: Any) -> None:
+    res = CliRunner().invoke(cli, ["serve", "-o", "", "--port", "0"])
+    assert res.exit_code == 2 and res.output.endswith("Error: Invalid value for '-o' / '--output': an empty file name\n")
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if str(p) == str(folder) else real(p, mode))
+    res = CliRunner().invoke(cli, ["serve", "-o", str(folder / "live.db"), "--port", "0"])
+    assert (res.exit_code, res.output) == (1, f"Error: {folder / 'live.db'}: cannot write: folder {folder} is not "
+                                              "writable (read-only file system or no permission)\n")
+
+
 def test_every_span_is_kept_through_a_restart_of_the_receiver(tmp_path: Path) -> None:
     db = tmp_path / "live.db"
     for run in range(2):
