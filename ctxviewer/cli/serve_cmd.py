@@ -43,14 +43,13 @@ def serve_cmd(db: str, port: int, queue_batches: int) -> None:
         ctxviewer serve -o traces.db
         OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 python my_app.py
     """
+    from ctxviewer.cli.output_path import unwritable_folder
     from ctxviewer.cli.progress import StatusLine
+    from ctxviewer.cli.write import check_place
     from ctxviewer.pipeline.importing import remove_database
     from ctxviewer.pipeline.otlp_receiver import Receiver
     from ctxviewer.store import StoreError
     from ctxviewer.util.visible import one_line
-
-    from ctxviewer.cli.output_path import unwritable_folder
-    from ctxviewer.cli.write import check_place
 
     check_place(db)  # an empty name, a missing folder: usage error (2), as every -o says it
     if not os.path.lexists(db) and (unwritable := unwritable_folder(db)) is not None:
