@@ -92,6 +92,8 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, jsonl: bool, f
     line = StatusLine(enabled=not (as_json or jsonl or fmt in ("json", "sarif")))  # a terminal only, cleared before output
 
     def kept() -> str:
+        if jsonl:  # each result line was printed as it was checked
+            return f"checked {len(results):,} of {len(ids):,} trace(s); their {len(results):,} result line(s) were printed"
         written = f"; {output} was not created" if output and output != "-" else ""
         return f"checked {len(results):,} of {len(ids):,} trace(s); nothing was written{written}"
 

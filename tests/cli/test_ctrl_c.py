@@ -50,6 +50,13 @@ def test_ctrl_c_during_check_says_how_far_it_got_and_writes_nothing(monkeypatch:
     assert out == "" and list(tmp_path.iterdir()) == []
 
 
+def test_ctrl_c_during_check_jsonl_says_its_lines_were_printed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(assessment, "assess", _ctrl_c_on_call(3, assessment.assess))
+    code, out, err = _run(monkeypatch, ["check", str(SAMPLES), "--jsonl"])
+    assert code == 130 and len(out.splitlines()) == 2  # printed as they were checked
+    assert err == "interrupted: checked 2 of 9 trace(s); their 2 result line(s) were printed\n"  # not "nothing was written"
+
+
 def test_ctrl_c_during_export_leaves_no_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(export_cmd, "export_request", _ctrl_c_on_call(1, export_cmd.export_request))
     target = tmp_path / "all.otlp.json"
