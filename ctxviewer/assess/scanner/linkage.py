@@ -140,7 +140,9 @@ def link_calls(trace: RequestTrace, scans: list[ItemScan]) -> list[Finding]:
         after_flag = bool(flagged)
         if linked:
             sev, what = _severity(call.verdict, after_flag)
-            names = ", ".join(dict.fromkeys(f"{a.kind} {a.path}={a.forms[0]!r}" for a, _, _ in linked))
+            names = ", ".join(dict.fromkeys(  # "amount amount='349.00'" said its kind twice
+                f"{a.path}={a.forms[0]!r}" if a.path.rsplit(".", 1)[-1] == a.kind else f"{a.kind} {a.path}={a.forms[0]!r}"
+                for a, _, _ in linked))
             items = ", ".join(dict.fromkeys(item_label(s.item) for _, s, _ in linked))
             out.append(Finding(
                 rule="injection.action_linkage",
