@@ -188,3 +188,15 @@ def test_too_many_literals_are_cut_shorter_not_dropped() -> None:
     want = spans(p.finditer(text))
     assert len(want) == 2 * len(firsts[::3]) * len(seconds[::7])
     assert spans(finditer(p, text, force=True)) == want
+
+
+def test_a_repeat_lengthens_into_its_next_copy() -> None:
+    # X{2,}REST starts with X X then X or REST: "01 10 x", not every "0" or "1" (binary and Morse runs)
+    p = re.compile(r"(?:[01]{2} ){2,}x")
+    starts = start_literals(p)
+    assert starts is not None and len(starts) == 80
+    assert ("01 10 x", 0) in starts and ("01 10 11 ", 0) in starts and all(len(lit) >= 7 for lit, _s in starts)
+    text = FILLER + "10 01 x 1 0 x 11 11 11 x 0101 x 00 00 y 01 10 00 11 x"
+    want = spans(p.finditer(text))
+    assert len(want) == 3
+    assert spans(finditer(p, text, force=True)) == want

@@ -305,6 +305,14 @@ def _starts(items: list[Any], at_start: bool, multiline: bool, room: int = MAX_L
                 both = None
             if both is not None:
                 return both
+        if lo > 0 and body.getwidth()[0] > 0:  # X{n,m}REST = X X{n-1,m-1}REST: lengthen into the next X
+            again = [(op, (lo - 1, _hi if _hi == C.MAXREPEAT else _hi - 1, body))] if _hi != 1 else []
+            try:
+                more = _starts(list(body.data) + again + rest, at_start, multiline, room)
+            except _Unbounded:
+                more = None
+            if more is not None:
+                return more
         first = _starts(list(body.data), at_start, multiline, room)
         return first if lo > 0 else _union([first, _starts(rest, at_start, multiline, room)])
     head = _element_strings(op, av)
