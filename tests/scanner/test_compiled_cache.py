@@ -84,7 +84,7 @@ def test_a_shared_pass_counts_a_scouts_groups_from_the_shipped_code(monkeypatch:
     table = json.loads(assets.read_text(compiled_cache.RESOURCE))["patterns"]
     rests = [rest for rest, _flags in scout_pass.rests(key.split(":", 1)[1] for key in table)]
     rests = [r for r in rests if f"0:{r}" in table]
-    assert len(rests) >= 10
+    assert len(rests) >= 8  # the sentence-start and own scouts (binary and Morse take the automaton now)
     reference = [re.compile(r).groups for r in rests]
     assert 0 in reference
     monkeypatch.setattr(re, "compile", lambda *_a: pytest.fail("compiled although the shipped code holds it"))

@@ -52,7 +52,8 @@ def test_a_line_start_pattern_gets_a_guard_on_what_follows_the_white_space() -> 
 
     p = re.compile(r"(?:^\s*+|(?<=[.!])\s*+|(?<=\n)[ \t]*+)(?:please\s+)?(?:reply|say)\b", re.IGNORECASE)
     assert start_literals(p) == {("", 0), (".", 1), ("!", 1), ("\n", 1)}
-    assert line_start_guard(p) == ("please\n", "please ", "reply", "say")
+    assert line_start_guard(p) == ("please\n\n", "please\n ", "please\nreply", "please\nsay", "please \n",
+                                   "please  ", "please reply", "please say", "reply", "say")  # X?: X's with what follows
     assert line_start_guard(re.compile(r"(?<=\.)\s*\w+")) is None  # REST may start anywhere
     # not every alternative starts a line: the guard holds for the lookbehind's candidates only, the
     # other alternatives' literals are candidates as they are
@@ -153,3 +154,49 @@ def test_a_lengthened_run_start_misses_no_white_space_shape() -> None:
     want = spans(pattern.finditer(text))
     assert len(want) == 2 * len(runs) ** 2
     assert spans(finditer(pattern, text, force=True)) == want
+
+
+def test_an_optional_group_lengthens_into_what_follows_it() -> None:
+    # (?:the\s+)?X: "the" starts a literal only with X after it, not every "the " of prose
+    p = re.compile(r"\b(?:the\s+)?(?:user|client)\s+must\b", re.IGNORECASE)
+    starts = start_literals(p)
+    assert starts is not None and ("the ", 0) not in starts
+    assert {lit for lit, _shift in starts if lit.startswith("the ")} == {
+        "the \n", "the  ", "the client\n\n", "the client\n ", "the client\nm", "the client \n", "the client  ",
+        "the client m", "the user\n\n", "the user\n ", "the user\nmus", "the user \n", "the user  ", "the user mus"}
+    assert ("user must", 0) in starts and len(starts) == 40
+    runs = [" ", "\n", "  ", "\t", "\u2003\n"]
+    text = FILLER + "".join(f"The{a}USER{b}must; the{a}client{b}Must; the {a}user must; client{a}{b}must. "
+                            for a in runs for b in runs)
+    want = spans(p.finditer(text))
+    assert len(want) == 4 * len(runs) ** 2
+    assert spans(finditer(p, text, force=True)) == want
+
+
+def test_too_many_literals_are_cut_shorter_not_dropped() -> None:
+    # 40 words, each followed by one of 80: 6,560 literals past the white space, more than MAX_SET;
+    # cut to fewer characters each, the set stays (it used to be none: plain finditer)
+    from ctxviewer.assess.scanner.start_sets import MAX_SET
+
+    firsts = [f"{chr(97 + i % 26)}{chr(97 + i // 26)}q" for i in range(40)]
+    seconds = [f"z{i:02d}" for i in range(80)]
+    p = re.compile(r"\b(?:" + "|".join(firsts) + r")\s+(?:" + "|".join(seconds) + r")\b", re.IGNORECASE)
+    starts = start_literals(p)
+    assert starts is not None and len(starts) <= MAX_SET
+    assert min(len(lit) for lit, _shift in starts) >= 4 and all(shift == 0 for _lit, shift in starts)
+    text = FILLER + " ".join(f"{a} {b}, {a}\n{b}x {a}  {b}" for a in firsts[::3] for b in seconds[::7])
+    want = spans(p.finditer(text))
+    assert len(want) == 2 * len(firsts[::3]) * len(seconds[::7])
+    assert spans(finditer(p, text, force=True)) == want
+
+
+def test_a_repeat_lengthens_into_its_next_copy() -> None:
+    # X{2,}REST starts with X X then X or REST: "01 10 x", not every "0" or "1" (binary and Morse runs)
+    p = re.compile(r"(?:[01]{2} ){2,}x")
+    starts = start_literals(p)
+    assert starts is not None and len(starts) == 80
+    assert ("01 10 x", 0) in starts and ("01 10 11 ", 0) in starts and all(len(lit) >= 7 for lit, _s in starts)
+    text = FILLER + "10 01 x 1 0 x 11 11 11 x 0101 x 00 00 y 01 10 00 11 x"
+    want = spans(p.finditer(text))
+    assert len(want) == 3
+    assert spans(finditer(p, text, force=True)) == want

@@ -16,7 +16,8 @@ as something to call; :mod:`.sinks` reads the response and tool-call arguments
 for data leaving (exfiltration images, arguments quoting flagged text); :mod:`.trace_scan` scans one trace, :mod:`.text_scan`
 one text outside a trace (``ctxviewer scan``). The rules' shapes are :mod:`.patterns`; the fast
 path over long texts is :mod:`.prefilter`, with the literals every match starts with derived in
-:mod:`.start_sets` (the case folding they compare under is :mod:`.case_fold`) and shipped as a table
+:mod:`.start_sets` (the case folding they compare under is :mod:`.case_fold`; the non-ASCII runs it,
+the prefilter and normalisation look at are found chunk by chunk: :mod:`.non_ascii`) and shipped as a table
 (:mod:`.start_table`), and one regular-expression search
 for the patterns whose start literals are common characters (:mod:`.scout`; the scouts led by a few
 rare characters share one pass per text: :mod:`.scout_pass`); the patterns'

@@ -11,6 +11,8 @@ import functools
 import re
 from re._casefix import _EXTRA_CASES  # type: ignore[import-not-found]
 
+from ctxviewer.assess.scanner import non_ascii
+
 SPACES = frozenset(ch for ch in map(chr, range(0x3000 + 1)) if ch.isspace())
 """What ``\\s`` matches in a ``str`` pattern (``str.isspace``; none above U+3000)."""
 
@@ -49,7 +51,14 @@ def fold(text: str) -> str:
     for ch in _ASCII_SPACES:
         if ch in low:
             low = low.replace(ch, " ")
-    return _NEEDS_CANON.sub(_canon_of, low)
+    parts = []
+    pos = 0
+    for s, e in non_ascii.runs(low):  # what _NEEDS_CANON may match, found without a pass over every character
+        parts.append(low[pos:s])
+        parts.append(_NEEDS_CANON.sub(_canon_of, low[s:e]))
+        pos = e
+    parts.append(low[pos:])
+    return "".join(parts)
 
 
 @functools.cache

@@ -29,10 +29,11 @@ _HEX_CHARS = LazyPattern(r"[0-9a-fA-F]{24,}")
 _B64 = LazyPattern(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{20,}={0,2}(?![A-Za-z0-9+/=])",
                    scout=(r"[^A-Za-z0-9+/][A-Za-z0-9+/]{20}", 1))  # a run of 20 after a character outside it
 _WORDS = LazyPattern(r"[A-Za-z]{2,}")
-_BINARY = LazyPattern(r"(?<![01])(?:[01]{6,9}[ \t]+){7,}[01]{6,9}(?![01])",
-                      scout=r"[01][01]{5,8}[ \t]+[01]{6,9}[ \t]+[01]")  # every match starts with its first two groups
-_MORSE = LazyPattern(r"(?<![.\-/\w])(?:[.\-]{1,6}[ ]+(?:/[ ]+)?){7,}[.\-]{1,6}(?![.\-\w])",
-                     scout=r"[.\-][.\-]{0,5} +(?:/ +)?[.\-][.\-]{0,5} +(?:/ +)?[.\-]")  # likewise
+_BINARY = LazyPattern(r"(?<![01])(?:[01]{6,9}[ \t]+){7,}[01]{6,9}(?![01])")
+"""No scout: its start literals are its first groups (``000000 00001``...: :mod:`.start_sets` lengthens
+into a repeat's next copy), rare in prose, so its candidates come from the prefilter's automaton."""
+_MORSE = LazyPattern(r"(?<![.\-/\w])(?:[.\-]{1,6}[ ]+(?:/[ ]+)?){7,}[.\-]{1,6}(?![.\-\w])")
+"""Likewise (``. - .``, ``-- .``...; not every full stop and space)."""
 _ROT13_WORD = LazyPattern(r"\b(?:gur|naq|lbh|lbhe|vtaber|nyy|cerivbhf|vafgehpgvbaf|flfgrz|cebzcg|fnl|cnffjbeq|erfcbaq|"
                           r"ercyl|fraq|guvf|jvgu|sbe|sebz|nccebirq|nqzva)\b", re.IGNORECASE)
 """Common English words and instruction words as they read in rot13 ("gur" = "the", "vtaber" = "ignore")."""

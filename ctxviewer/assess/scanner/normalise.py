@@ -20,17 +20,14 @@ from __future__ import annotations
 
 import bisect
 import functools
-import re
 import unicodedata
 from dataclasses import dataclass
+
+from ctxviewer.assess.scanner import non_ascii
 
 _DROP = "\u200b\u200c\u200d\u2060\u2061\u2062\u2064\ufeff\u00ad\u180e\u034f"
 _SPACE = "\u2063"  # INVISIBLE SEPARATOR: a word break a reader cannot see
 _TAG_LO, _TAG_HI = 0xE0000, 0xE007F
-_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
-"""Where edits may be: invisible and tag characters, fullwidth and mathematical letters and digits
-(not fullwidth punctuation: Chinese and Japanese text is written with it), and the words of
-non-ASCII letters (each checked for homoglyphs)."""
 _KIND = {"drop": "zero-width characters", "tag": "Unicode tag characters", "nfkc": "fullwidth or styled letters",
          "homoglyph": "look-alike letters of another script"}
 
@@ -130,8 +127,11 @@ def normalise(text: str) -> Normalised | None:
         kinds.add(_KIND[kind])
 
     done = 0
-    for m in _NON_ASCII.finditer(text):  # every edit is at a non-ASCII character or in its word
-        for k in range(max(m.start(), done), m.end()):
+    # every edit is at a non-ASCII character or in its word: invisible and tag characters, fullwidth
+    # and mathematical letters and digits (not fullwidth punctuation: Chinese and Japanese text is
+    # written with it), and the words of non-ASCII letters (each checked for homoglyphs)
+    for run_start, run_end in non_ascii.runs(text):
+        for k in range(max(run_start, done), run_end):
             if k < done:
                 continue
             ch = text[k]

@@ -34,7 +34,7 @@ from typing import Any, Iterable, Iterator
 
 import ahocorasick
 
-from ctxviewer.assess.scanner import scout, scout_pass
+from ctxviewer.assess.scanner import non_ascii, scout, scout_pass
 from ctxviewer.assess.scanner.case_fold import fold
 from ctxviewer.assess.scanner.scout import Scout
 from ctxviewer.assess.scanner.start_sets import MAX_LITERAL, PatternLike, Start
@@ -205,15 +205,18 @@ class _Index:
                     found.append(end)
         if compiled.other is not None and compiled.other_heads is not None and not folded.isascii():
             lengths = compiled.lengths
-            for run in compiled.other_heads.finditer(folded):  # such a literal starts inside a run, may end after it
-                s, e = run.span()
-                for end, n in compiled.other.iter(folded, s, e + MAX_LITERAL):
-                    if end - lengths[n] + 1 < e:
-                        found = get(n)
-                        if found is None:
-                            ends[n] = [end]
-                        else:
-                            found.append(end)
+            other, heads = compiled.other, compiled.other_heads.finditer
+            for a, b in non_ascii.runs(folded):  # the head runs lie inside these: no pass over every character
+                for run in heads(folded, a, b):  # such a literal starts inside a run, may end after it
+                    s, e = run.span()
+                    for end, n in other.iter(folded[s:e + MAX_LITERAL]):  # a slice: the same occurrences
+                        end += s
+                        if end - lengths[n] + 1 < e:
+                            found = get(n)
+                            if found is None:
+                                ends[n] = [end]
+                            else:
+                                found.append(end)
         per_spec: dict[int, list[int]] = {sid: [0] for sid in compiled.begin}
         for n, found in ends.items():
             for sid, d in compiled.users[n]:

@@ -4,9 +4,9 @@ prefilter's Aho-Corasick candidates are too many to try one by one in Python.
 A pattern's candidates (:mod:`ctxviewer.assess.scanner.prefilter`) are the positions where one of
 its start literals occurs; each is tried with ``pattern.match``. For two kinds of pattern those
 literals are single common characters -- every full stop, bar, colon or line break for a
-sentence-start pattern (``(?:^\\s*+|(?<=[.!?|])\\s*+)(?:please|reply|...)``), every ``0`` and ``1``
-for 8-bit binary groups, every ``.`` and ``-`` for Morse code -- and a megabyte of prose has tens
-of thousands of them (most of the scanner's time on benign prose). A *scout* is a regular expression
+sentence-start pattern (``(?:^\\s*+|(?<=[.!?|])\\s*+)(?:please|reply|...)``); the 8-bit binary
+groups and Morse code had every ``0``, ``1``, ``.`` and ``-`` until :mod:`.start_sets` lengthened
+a repeat into its next copy -- and a megabyte of prose has tens of thousands of them (most of the scanner's time on benign prose). A *scout* is a regular expression
 that matches wherever the pattern can start a match (a necessary condition, never sufficient):
 
 - a sentence-start pattern whose start set is the start of the text plus single characters that a

@@ -4,8 +4,9 @@ together in one regular-expression pass per text instead of one pass each.
 A scout (:mod:`ctxviewer.assess.scanner.scout`) is a regular expression ``LEAD REST`` whose
 matches start where its pattern may start a match; :func:`~.scout.matches` asks it, again and
 again, for the leftmost position ``>= pos`` where it matches. The prefilter's scouts are the
-sentence-start scouts (``[.!?:\\n...](?=[ \\n]*+(?:please|reply|...))``, over the case-folded text),
-the binary scout (``[01]...``) and the Morse scout (``[.\\-]...``): each is its own pass over the
+sentence-start scouts (``[.!?:\\n...](?=[ \\n]*+(?:please|reply|...))``, over the case-folded text)
+and the patterns' own scouts (binary and Morse runs had theirs, ``[01]...`` and ``[.\\-]...``,
+until their start literals sufficed): each is its own pass over the
 text, and each pass costs about as much as the engine's charset skip over the whole text. When
 ``LEAD`` is a class of a few characters that are not letters (:func:`lead_of`), the scouts of one
 haystack (the text or its folded form) and flags are searched as one expression (:class:`ScoutGroup`):

@@ -162,14 +162,27 @@ class _Unbounded(Exception):
 
 
 def _union(parts: list[set[Start] | None]) -> set[Start] | None:
+    """The union of ``parts`` (``None`` if one is), its literals cut shorter (:func:`_cut`) when
+    it would hold more than :data:`MAX_SET`."""
     out: set[Start] = set()
     for p in parts:
         if p is None:
             return None
         out |= p
-        if len(out) > MAX_SET:
-            raise _Unbounded()
-    return out
+    return _cut(out) if len(out) > MAX_SET else out
+
+
+def _cut(starts: set[Start]) -> set[Start]:
+    """``starts`` with every literal cut to the longest length that leaves at most :data:`MAX_SET`
+    of them: exact, since a match that starts with a literal starts with its first ``k``
+    characters, and one that a lookbehind literal precedes is preceded by its last ``k``. Raises
+    :class:`_Unbounded` when even one character each is too many."""
+    for k in range(max(len(lit) for lit, _shift in starts) - 1, 0, -1):
+        out = {(lit[:k], 0) if not shift else (lit[-k:], k) if shift == len(lit) else (lit, shift)
+               for lit, shift in starts}
+        if len(out) <= MAX_SET:
+            return out
+    raise _Unbounded()
 
 
 def _exact(items: list[Any]) -> set[str] | None:
@@ -284,6 +297,22 @@ def _starts(items: list[Any], at_start: bool, multiline: bool, room: int = MAX_L
         run = _char_run(av, rest, multiline, room)
         if run is not None:
             return run
+        if lo == 0 and _hi == 1:  # X?REST: what X·REST or REST starts with, so "the\s+" in
+            try:                  # (?:the\s+)?(?:user|...) gives "the user", not every "the "
+                both = _union([_starts(list(body.data) + rest, at_start, multiline, room),
+                               _starts(rest, at_start, multiline, room)])
+            except _Unbounded:
+                both = None
+            if both is not None:
+                return both
+        if lo > 0 and body.getwidth()[0] > 0:  # X{n,m}REST = X X{n-1,m-1}REST: lengthen into the next X
+            again = [(op, (lo - 1, _hi if _hi == C.MAXREPEAT else _hi - 1, body))] if _hi != 1 else []
+            try:
+                more = _starts(list(body.data) + again + rest, at_start, multiline, room)
+            except _Unbounded:
+                more = None
+            if more is not None:
+                return more
         first = _starts(list(body.data), at_start, multiline, room)
         return first if lo > 0 else _union([first, _starts(rest, at_start, multiline, room)])
     head = _element_strings(op, av)
@@ -322,11 +351,14 @@ def _char_run(av: Any, rest: list[Any], multiline: bool, room: int) -> set[Start
     chars = _exact(list(body.data))
     if chars is None or not chars or len(chars) > _MAX_RUN_CHARS or any(len(c) != 1 for c in chars):
         return None
-    tail = _continue(rest, multiline, room - 1)
-    if tail is None:
-        return None
-    out = {((c + t)[:room], 0) for c in chars for t in tail} | {(a + b, 0) for a in chars for b in chars}
-    return out if len(out) <= _MAX_RUN_SET else None
+    for want in range(room - 1, 0, -1):  # too many literals: what follows the run, cut shorter
+        tail = _continue(rest, multiline, want)
+        if tail is None:
+            return None
+        out = {((c + t)[:room], 0) for c in chars for t in tail} | {(a + b, 0) for a in chars for b in chars}
+        if len(out) <= _MAX_RUN_SET:
+            return out
+    return None
 
 
 def _continue(items: list[Any], multiline: bool, room: int) -> set[str] | None:
