@@ -35,6 +35,8 @@ class StatsController(QObject):
         self.view: StatsView | None = None
         self.task: Task | None = None
         """The aggregate running (``None``: none)."""
+        self.shown_from: tuple[str, str, Path] | None = None
+        """``(filter text, grouping, database)`` of the figures the window shows (Export CSV reads those)."""
         self.act = QAction("&Statistics…", window.host)
         self.act.setShortcut(QKeySequence("Ctrl+Alt+S"))
         self.act.triggered.connect(self.open)
@@ -88,7 +90,7 @@ class StatsController(QObject):
 
         task = Task(job, self)
         self.task = task
-        task.sig_finished.connect(lambda result, t=task: self._done(t, result, text, source))
+        task.sig_finished.connect(lambda result, t=task: self._done(t, result, text, source, by))
         task.sig_failed.connect(lambda message, t=task: self._failed(t, message))
         view.computing(one_line(f"computing by {by}…" + (f" ({text})" if text else "")))
         task.start()
@@ -103,7 +105,7 @@ class StatsController(QObject):
         if self.view is not None:
             self.view.stopped("cancelled: the figures shown are from before")
 
-    def _done(self, task: Task, result: Any, text: str, source: Any) -> None:
+    def _done(self, task: Task, result: Any, text: str, source: Any, by: str = "") -> None:
         task.deleteLater()
         if task is not self.task or self.view is None or result is None:
             return  # cancelled, or a newer computation is running
@@ -112,6 +114,7 @@ class StatsController(QObject):
             self.view.stopped("the database changed: pick the grouping again to compute its statistics")
             return
         total, groups, n, stale = result
+        self.shown_from = (text, by, Path(source.path))  # what Export CSV reads again: the table's own computation
         what = f"{total.calls:,} traces" + (f" matching {text}" if text else "")
         if stale:
             what += (f"; {stale:,} of them assessed with other settings or an older ctxviewer: their states and "
@@ -120,13 +123,14 @@ class StatsController(QObject):
 
     def export_all(self, out: Path) -> None:
         """Export CSV of every group (the window holds only the ones it shows): read them all from
-        the database in the background with the window's filter and grouping, then write ``out``;
+        the database in the background with the filter, grouping and database of the table shown
+        (not the list's filter of now, which the window does not follow), then write ``out``;
         the note says when it is written, or why not. Cancel stops it."""
-        source, view = self.window.store, self.view
-        if source is None or view is None:
+        view = self.view
+        if view is None or self.shown_from is None:
             return
         self.stop()
-        text, by, path = self.window.filter_text, view.by.currentText(), Path(source.path)
+        text, by, path = self.shown_from  # the filter, grouping and database of the table shown, not of now
 
         def job(_progress: Any, cancelled: Any) -> Any:
             from ctxviewer.gui.stats_view import write_groups_csv

@@ -86,7 +86,8 @@ class TraceAggregates(StoreConnection):
             rows = self._conn.execute(top_sql(inner), (*params, top)).fetchall()
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot aggregate traces", exc) from None
-        *ranked, last = rows  # the total row comes last (UNION ALL keeps the order of its parts)
+        (last,) = [r for r in rows if r[0] == 1]  # each row says which it is: 0 a group, 1 the total
+        ranked = [r for r in rows if r[0] == 0]
         groups = [group_of(None if isinstance(r[1], bytes) else r[1], r[2:]) for r in ranked]
         groups.sort(key=lambda g: (g.key is not None, g.key or ""))
         return group_of(None, last[2:]), groups, int(last[1])

@@ -6,7 +6,8 @@ narrow row, never from the payloads.
 * ``cost`` -- US dollars, :func:`ctxviewer.tokens.cost.call_cost` of the recorded usage (priced by
   genai-prices at the time the call was sent), as a REAL; NULL when the price is not known (never 0).
 * ``output_tokens`` -- the provider-reported output tokens (``gen_ai.usage.output_tokens``), tokens.
-* ``duration_ms`` -- the span's duration (``ctxviewer.duration_ms``: end minus start), milliseconds;
+* ``duration_ms`` -- the span's duration (``ctxviewer.duration_ms``: end minus start, or the duration
+  the source recorded without its times, promptfoo's ``latencyMs``), milliseconds;
   NULL when the span recorded no end or the duration is negative (end before start: not a latency).
 
 No Qt here.

@@ -5,13 +5,15 @@ trace were about 1 s).
 
 How it stays right, whoever writes:
 
-* triggers on ``traces`` (insert, the row an ``INSERT OR REPLACE`` replaces, delete, and an update
-  of the session or a summed column) only *mark* the sessions they touch in ``session_rollup_stale``
+* triggers on ``traces`` (insert, the row an ``OR REPLACE`` conflict replaces -- by ``trace_id`` or
+  ``rowid`` --, delete, and an update of the session or a summed column) only *mark* the sessions they
+  touch in ``session_rollup_stale``
   -- marking is idempotent, so it is right whether SQLite fires the delete trigger of a replaced
   row or not (``PRAGMA recursive_triggers``) and whoever wrote the row (our import, the live
   receiver, a benchmark's direct SQL, a user's ``sqlite3``);
 * a writer of this package re-sums the marked sessions before it commits (:func:`refresh`), from
-  ``idx_traces_aggregate_session`` one session at a time, or the whole table when most are marked;
+  ``idx_traces_aggregate_session`` one session at a time (the calls with no session only when they
+  are marked), or the whole table when a quarter or more are marked;
 * a reader (:data:`READ_SQL`) takes the stored row of every unmarked session and sums the marked
   ones from ``traces`` in the same statement (one snapshot): the answer equals the ``GROUP BY``
   over ``traces`` even when a writer did not refresh.
@@ -59,22 +61,27 @@ TRIGGERS: tuple[str, ...] = (
     f"CREATE TRIGGER IF NOT EXISTS session_rollup_insert AFTER INSERT ON traces BEGIN "
     f"{_mark(_KEY.format('NEW.'))} END",
     f"CREATE TRIGGER IF NOT EXISTS session_rollup_replace BEFORE INSERT ON traces BEGIN "
-    f"{_mark(_KEY.format(''), ' FROM traces WHERE trace_id = NEW.trace_id')} END",
+    f"{_mark(_KEY.format(''), ' FROM traces WHERE trace_id = NEW.trace_id OR rowid = NEW.rowid')} END",
+    f"CREATE TRIGGER IF NOT EXISTS session_rollup_update_replace BEFORE UPDATE OF trace_id, rowid ON traces BEGIN "
+    f"{_mark(_KEY.format(''), ' FROM traces WHERE (trace_id = NEW.trace_id OR rowid = NEW.rowid) AND rowid <> OLD.rowid')} END",
     f"CREATE TRIGGER IF NOT EXISTS session_rollup_delete AFTER DELETE ON traces BEGIN "
     f"{_mark(_KEY.format('OLD.'))} END",
     "CREATE TRIGGER IF NOT EXISTS session_rollup_update AFTER UPDATE OF session_id, input_tokens, output_tokens, "
     "cost, duration_ms, state, span_status, capacity ON traces BEGIN "
     f"{_mark(_KEY.format('OLD.'))} {_mark(_KEY.format('NEW.'))} END",
 )
-"""The four triggers that mark a written session stale (the module docstring says why only mark)."""
+"""The triggers that mark a written session stale (the module docstring says why only mark); the
+two BEFORE ones mark the row an ``OR REPLACE`` conflict will delete -- by ``trace_id`` or by
+``rowid`` (``traces`` is a rowid table) -- whose delete trigger SQLite fires only with
+``recursive_triggers`` on."""
 
 _COLUMNS = ", ".join(SUM_COLUMNS)
 READ_SQL = (
     f"SELECT k, {_COLUMNS} FROM {ROLLUP_TABLE} WHERE k NOT IN (SELECT k FROM {STALE_TABLE}) "
     f"UNION ALL SELECT session_id, {SUMS_SQL} FROM traces "
     f"WHERE session_id IN (SELECT k FROM {STALE_TABLE}) GROUP BY session_id "
-    f"UNION ALL SELECT NULL, {SUMS_SQL} FROM traces WHERE session_id IS NULL "
-    f"AND EXISTS (SELECT 1 FROM {STALE_TABLE} WHERE k = X'') GROUP BY session_id"
+    f"UNION ALL SELECT NULL, {SUMS_SQL} FROM (SELECT 1 FROM {STALE_TABLE} WHERE k = X'') CROSS JOIN traces "
+    "WHERE session_id IS NULL GROUP BY session_id"
 )
 """Every session's sums in one statement: the stored row of each unmarked session, and the marked
 ones summed from ``traces``; rows ``(key, *19 sums)`` in no particular order (:func:`read`
@@ -113,9 +120,9 @@ def refresh(conn: sqlite3.Connection) -> int:
     conn.execute(f"DELETE FROM {ROLLUP_TABLE} WHERE k IN (SELECT k FROM {STALE_TABLE})")
     conn.execute(f"INSERT INTO {ROLLUP_TABLE} (k, {_COLUMNS}) SELECT session_id, {SUMS_SQL} FROM traces "
                  f"WHERE session_id IN (SELECT k FROM {STALE_TABLE}) GROUP BY session_id")
-    conn.execute(f"INSERT INTO {ROLLUP_TABLE} (k, {_COLUMNS}) SELECT X'', {SUMS_SQL} FROM traces "
-                 f"WHERE session_id IS NULL AND EXISTS (SELECT 1 FROM {STALE_TABLE} WHERE k = X'') "
-                 "GROUP BY session_id")
+    conn.execute(f"INSERT INTO {ROLLUP_TABLE} (k, {_COLUMNS}) SELECT X'', {SUMS_SQL} FROM "
+                 f"(SELECT 1 FROM {STALE_TABLE} WHERE k = X'') CROSS JOIN traces WHERE session_id IS NULL "
+                 "GROUP BY session_id")  # the join: no walk of the sessionless calls unless they are marked
     conn.execute(f"DELETE FROM {STALE_TABLE}")
     return stale
 

@@ -56,6 +56,23 @@ def test_a_policy_expected_by_the_config_and_not_sent_is_a_failure():
         "policy.missing", Severity.FAILURE, "policy support-policy was required but no policy item was sent")
 
 
+def test_a_required_policy_of_a_span_without_content_is_not_known_not_a_failure():
+    """The reviewer's F7: with an expected policy, a span whose input was not captured (the OTel
+    default) or not readable was a row-1 FAILURE "no policy item was sent"."""
+    t = make_trace()
+    base = replace(t, policy=Policy(), items=tuple(i for i in t.items if i.kind is not Kind.POLICY))
+    token = config.using(config.CheckConfig().with_expected({"support-policy": "v3"}))
+    try:
+        found = [[(f.rule, f.severity, f.message) for f in run(replace(base, attributes=attrs))]
+                 for attrs in ({"ctxviewer.content": "not captured"},
+                               {"ctxviewer.content": "truncated", "ctxviewer.truncated": ("gen_ai.input.messages",)})]
+    finally:
+        config.restore(token)
+    said = ("policy.missing", Severity.INFO, "policy support-policy is required; whether it was sent is not known "
+                                             "(the span's input messages were not captured or could not be read)")
+    assert found == [[said], [said]]
+
+
 def test_omitted_policy_item_counts_as_missing():
     t = make_trace()
     items = tuple(replace(i, status=Status.OMITTED, position=None) if i.kind is Kind.POLICY else i for i in t.items)

@@ -55,3 +55,22 @@ def test_inspect_corpus_scores_targets_and_unmapped_keys(shared: Path) -> None:
     assert (request["model"], request["tools"][0]["function"]["name"]) == ("gpt-4o-mini",
                                                                               "web_browser_go")
     assert not request["messages"][0]["content"].startswith("attachment://")
+
+
+def test_a_model_graded_scorer_s_call_does_not_take_the_sample_s_scores() -> None:
+    """The reviewer's F2: a model-graded scorer's call (``ModelEvent.role`` ``grader``) is a model
+    event of the sample after the solver's; the scores belong to the call that gave the answer."""
+    from ctxviewer.importers.formats.inspect_ai import calls_of
+
+    def model(role: str | None) -> dict[str, object]:
+        ev: dict[str, object] = {"event": "model", "model": "openai/gpt-4o", "input": [{"role": "user", "content": "q"}],
+                                 "output": {"choices": [{"message": {"role": "assistant", "content": "a"}}]}}
+        if role:
+            ev["role"] = role
+        return ev
+
+    sample = {"id": 1, "epoch": 1, "events": [model(None), model("grader")],
+              "scores": {"model_graded_qa": {"value": "C", "answer": "a"}}}
+    calls = list(calls_of(sample, {"eval_id": "e"}))
+    assert [("ctxviewer.scores" in c.attributes) for c in calls] == [True, False]
+    assert [s["value"] for s in calls[0].attributes["ctxviewer.scores"]] == ["C"]

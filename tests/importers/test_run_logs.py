@@ -145,3 +145,13 @@ def test_promptfoo_chat_prompt_and_error(tmp_path: Path) -> None:
     assert (t.endpoint.provider, t.endpoint.model) == ("anthropic", "messages:claude-x")
     assert (t.attributes["otel.status_code"], t.attributes["otel.status_message"]) == ("error", "API error 500")
     assert _usage(t) == (None, None, None, None, None)
+
+
+def test_a_promptfoo_result_served_from_its_cache_has_no_duration() -> None:
+    from ctxviewer.importers.formats.promptfoo import call_from_result
+
+    row = {"id": "r1", "provider": {"id": "openai:gpt-4o"}, "prompt": {"raw": "hi"}, "latencyMs": 3,
+           "response": {"output": "hello", "cached": True, "tokenUsage": {"prompt": 5, "completion": 1}}}
+    assert call_from_result(row, "e", None).latency_ms is None  # no provider call was made in this run
+    row["response"] = {**row["response"], "cached": False}
+    assert call_from_result(row, "e", None).latency_ms == 3.0

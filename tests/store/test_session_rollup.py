@@ -25,17 +25,24 @@ def _trace(n: int, session: str | None):  # type: ignore[no-untyped-def]
 
 
 def _grouped(path: Path) -> list[tuple[object, ...]]:
-    """``(key, calls, input_tokens, ok, warning, failure)`` per session: the GROUP BY over ``traces``."""
+    """Every session's whole :class:`Group` (all 19 sums) by the GROUP BY over ``traces``, as tuples
+    whose first six are ``(key, calls, input_tokens, ok, warning, failure)``."""
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
         groups = [group_of(r[0], r[1:]) for r in conn.execute(aggregate_sql("session")).fetchall()]
-    return [(g.key, g.calls, g.input_tokens, g.ok, g.warning, g.failure) for g in groups]
+    return [_whole(g) for g in groups]
+
+
+def _whole(g):  # type: ignore[no-untyped-def]
+    return (g.key, g.calls, g.input_tokens, g.ok, g.warning, g.failure, g.input_known, g.output_tokens,
+            g.output_known, g.cost, g.cost_known, g.duration_mean_ms, g.duration_max_ms, g.duration_known, g.errors,
+            g.window)
 
 
 def _stats(path: Path) -> list[tuple[object, ...]]:
     with TraceStore.open(path) as st:
         total, groups = st.aggregate(None, "session")
     assert total.calls == sum(g.calls for g in groups)
-    return [(g.key, g.calls, g.input_tokens, g.ok, g.warning, g.failure) for g in groups]
+    return [_whole(g) for g in groups]
 
 
 def _table(path: Path, table: str) -> list[tuple[object, ...]]:
@@ -94,11 +101,27 @@ def test_direct_sql_that_never_refreshes_is_summed_from_the_table(db: Path) -> N
     assert [r[0] for r in _table(db, "session_rollup_stale")] == ["s-a", "s-b", "s-z", b""]  # text, then X''
     stats = _stats(db)
     assert [(k, calls) for k, calls, *_ in stats] == [(None, 1), ("s-a", 1), ("s-b", 1), ("s-z", 1)]
-    assert [s for s in stats if s[0] in ("s-b", "s-z")] == [("s-b", 1, 5000, 0, 0, 1), ("s-z", 1, 40, 0, 0, 0)]
+    assert [s[:6] for s in stats if s[0] in ("s-b", "s-z")] == [("s-b", 1, 5000, 0, 0, 1), ("s-z", 1, 40, 0, 0, 0)]
     assert stats == _grouped(db)
     with TraceStore.create(db) as st:  # the next write of ours re-sums and unmarks them
         st.add(with_facts([_trace(7, "s-b")]))
     assert _table(db, "session_rollup_stale") == [] and _stats(db) == _grouped(db)
+
+
+def test_a_replace_conflict_on_the_rowid_or_an_updated_trace_id_marks_the_row_it_deletes(db: Path) -> None:
+    """The reviewer's F1: ``traces`` is a rowid table, and with recursive triggers off SQLite fires no
+    delete trigger for a row an OR REPLACE conflict removes; both ways of removing one are marked."""
+    with closing(sqlite3.connect(db, isolation_level=None)) as conn:
+        conn.execute("UPDATE OR REPLACE traces SET trace_id = 't1' WHERE trace_id = 't3'")  # t1 (s-a) is deleted
+        rowid = conn.execute("SELECT rowid FROM traces WHERE trace_id = 't2'").fetchone()[0]
+        conn.execute("INSERT OR REPLACE INTO traces (rowid, trace_id, session_id, retained_count, omitted_count) "
+                      "VALUES (?, 'new', 's-n', 1, 0)", (rowid,))  # t2 (s-a) is deleted by its rowid
+    assert _stats(db) == _grouped(db)
+    assert [(k, calls) for k, calls, *_ in _stats(db)] == [(None, 2), ("s-b", 1), ("s-n", 1)]  # s-a is gone
+    with TraceStore.create(db) as st:
+        st.add(with_facts([_trace(8, "s-b")]))
+    assert _table(db, "session_rollup_stale") == [] and _stats(db) == _grouped(db)
+    assert [r[0] for r in _table(db, "session_rollup")] == ["s-b", "s-n", b""]
 
 
 def test_stats_by_session_reads_the_rollup_not_the_table(db: Path) -> None:

@@ -110,15 +110,16 @@ GROSS = 3
 
 def _items_over_count(trace: RequestTrace) -> Iterable[Finding]:
     """``accounting.items_over_count``: the retained items' recorded tokens add up to more than
-    the application's counted input (plus the declared safety margin, else :data:`DEFAULT_TOLERANCE`
-    of the count, at least :data:`MIN_TOLERANCE`): framing only adds to the items, so one of the
+    the application's counted input plus a tolerance (:data:`DEFAULT_TOLERANCE` of the count, at
+    least :data:`MIN_TOLERANCE`, or the declared safety margin when larger: items counted one by one
+    may sum a little above a count of the joined request): framing only adds to the items, so one of the
     counts is not of what was sent (eq. 3.1 checks the application's count)."""
     counted = trace.input_tokens
     tokens = [i.tokens for i in trace.retained]
     if counted is None or not tokens or any(t is None for t in tokens):
         return
     items = sum(t for t in tokens if t is not None)
-    tol = trace.safety_margin if trace.safety_margin is not None else max(MIN_TOLERANCE, math.ceil(DEFAULT_TOLERANCE * counted))
+    tol = max(MIN_TOLERANCE, math.ceil(DEFAULT_TOLERANCE * counted), trace.safety_margin or 0)  # a margin is no count
     if items > counted + tol:
         largest = sorted(trace.retained, key=lambda i: -(i.tokens or 0))[:3]
         yield rule_finding(

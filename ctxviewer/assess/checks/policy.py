@@ -58,7 +58,14 @@ class PolicyCheck:
             required = pol.id is not None or bool(wanted)
             captured = (trace.attributes.get("ctxviewer.content") != "not captured"  # messages unknown: no claim
                         and "gen_ai.input.messages" not in (trace.attributes.get("ctxviewer.truncated") or ()))
-            if required:
+            if required and not captured:  # whether it was sent is not known: said as such, not as a failure
+                name = pol.id or ", ".join(sorted(wanted))
+                yield table_finding(
+                    "policy.missing", Severity.INFO,
+                    f"policy {name} is required; whether it was sent is not known (the span's input messages were "
+                    "not captured or could not be read)", Evidence(fields=("policy.id",)), 1,
+                )
+            elif required:
                 name = pol.id or ", ".join(sorted(wanted))
                 yield table_finding(
                     "policy.missing", Severity.FAILURE, f"policy {name} was required but no policy item was sent",

@@ -24,8 +24,9 @@ Format (UKGovernmentBEIS/inspect_ai ``log/_log.py`` ``EvalLog``/``EvalSample``,
   (:func:`usage`; the rule applied is ``ctxviewer.usage_rule``).
 * Condensed logs (Inspect >= 0.3.206): ``input: []`` + ``input_refs`` ranges into the sample's
   message pool (``message_pool`` / ``events_data.messages``).
-* Scores (``sample.scores``) -> ``ctxviewer.scores`` of the sample's last call (the one that gave
-  the answer the scorer graded: a filter on scores finds one call per sample), ``target`` ->
+* Scores (``sample.scores``) -> ``ctxviewer.scores`` of the sample's last model call that is not a
+  model-graded scorer's own (``ModelEvent.role`` ``grader``): the one that gave the answer the scorer
+  graded, so a filter on scores finds one call per sample. ``target`` ->
   ``inspect.target``, ``config`` -> ``gen_ai.request.*``, scalar sample metadata ->
   ``inspect.metadata.*``; task, task id and run id kept; the event and sample keys not mapped are
   named in ``ctxviewer.unmapped``.
@@ -230,6 +231,7 @@ def calls_of(sample: Mapping[str, Any], eval_spec: Mapping[str, Any]) -> Iterato
     events = [e for e in sample.get("events") or [] if isinstance(e, Mapping) and e.get("event") == "model"]
     if not events:
         events = [{"model": eval_spec.get("model"), "input": sample.get("messages") or [], "output": sample.get("output")}]
+    answered = max((n for n, e in enumerate(events) if e.get("role") != "grader"), default=len(events) - 1)
     for n, ev in enumerate(events):
         ev = resolve(ev, att)
         provider, _, model = str(ev.get("model") or eval_spec.get("model") or "").partition("/")
@@ -274,7 +276,7 @@ def calls_of(sample: Mapping[str, Any], eval_spec: Mapping[str, Any]) -> Iterato
         for key, value in (md.items() if isinstance(md, Mapping) else []):
             if isinstance(value, (str, int, float, bool)):
                 call.attributes[f"inspect.metadata.{key}"] = value
-        if n == len(events) - 1:  # the scorer graded the sample's answer: the last call gave it
+        if n == answered:  # the scorer graded the sample's answer: its last call that is not a grader's gave it
             call.attributes.update(scores_attribute(sample_scores(sample)))
         unmapped = [k if not k.startswith("event.call.response.") else "event.call.response"
                     for k in unmapped_keys(ev, EVENT_MAPPED, "event.")]

@@ -8,7 +8,7 @@ chat prompt is a JSON message array, anything else one user message; ``response.
 completionDetails.reasoning}`` (OpenAI rule: prompt includes cached, completion includes
 reasoning); ``error`` -> status error with its message; ``latencyMs``, ``score``, ``success``,
 ``cost``, ``gradingResult.pass`` kept as attributes; ``latencyMs`` is also the call's duration
-(``ctxviewer.duration_ms``). The eval's ``results.timestamp`` is each row's created time (rows
+(``ctxviewer.duration_ms``) unless the response was served from promptfoo's cache. The eval's ``results.timestamp`` is each row's created time (rows
 carry no own time). Trace id = ``"{evalId}:{result id}"``. No Qt here.
 """
 
@@ -67,7 +67,8 @@ def call_from_result(r: Mapping[str, Any], eval_id: str, created: Any) -> LLMCal
                        reasoning_tokens=pm.int_or_none(cd.get("reasoning")) if isinstance(cd, Mapping) else None)
     call.created = created
     latency = r.get("latencyMs")
-    if isinstance(latency, (int, float)) and not isinstance(latency, bool) and 0 <= latency < 1e12:
+    cached = isinstance(resp, Mapping) and resp.get("cached") is True  # served from promptfoo's cache: no call made
+    if not cached and isinstance(latency, (int, float)) and not isinstance(latency, bool) and 0 <= latency < 1e12:
         call.latency_ms = float(latency)  # the row's only time of its own: its duration
     if r.get("error") and r.get("failureReason") != 1:  # 1 = assertion failed: the call itself succeeded
         call.status, call.status_message = "error", str(r["error"])
