@@ -219,7 +219,7 @@ def test_a_generated_database_shrinks_by_the_bytes_of_its_hashes(tmp_path: Path)
         conn.execute("DROP INDEX idx_traces_aggregate")
         conn.execute("DROP INDEX idx_traces_aggregate_day")
         conn.execute("DROP INDEX idx_traces_aggregate_session")  # schema 11's
-        for trigger in ("insert", "replace", "delete", "update"):  # schema 12's
+        for trigger in ("insert", "replace", "update_replace", "delete", "update"):  # schema 12's
             conn.execute(f"DROP TRIGGER session_rollup_{trigger}")
         conn.execute("DROP TABLE session_rollup")
         conn.execute("DROP TABLE session_rollup_stale")

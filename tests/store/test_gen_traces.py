@@ -120,7 +120,7 @@ def test_upgrade_of_an_older_generated_database_keeps_the_generated_facts(tmp_pa
     c.execute(f"DELETE FROM _sqlite_migrations WHERE name IN ({','.join('?' * len(later))})", later)
     c.execute("DROP TABLE trace_findings")
     c.execute("DROP TABLE content_fts")
-    for trigger in ("insert", "replace", "delete", "update"):  # schema 12's (m022_session_rollup)
+    for trigger in ("insert", "replace", "update_replace", "delete", "update"):  # schema 12's (m022_session_rollup)
         c.execute(f"DROP TRIGGER session_rollup_{trigger}")
     c.execute("DROP TABLE session_rollup")
     c.execute("DROP TABLE session_rollup_stale")
