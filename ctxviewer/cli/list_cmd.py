@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ctxviewer.cli.status import BadInput, bad_filter
+from ctxviewer.cli.status import bad_filter
 from ctxviewer.cli.stores import filter_query
 
 if TYPE_CHECKING:
@@ -204,12 +204,9 @@ def _word(db: str) -> str:
 
 
 def _current(db: str) -> str | None:
-    from ctxviewer.assess.context import context_for_db
+    from ctxviewer.cli.stores import current_fingerprint
 
-    try:
-        return context_for_db(db).fingerprint
-    except ValueError as exc:  # a broken ctxviewer.toml or marks file beside DB
-        raise BadInput(str(exc)) from None
+    return current_fingerprint(db)
 
 
 def _print(store: TraceStore, query: TraceQuery, start: tuple[str | None, str] | None, page: int,

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from ctxviewer.cli.status import BadInput
-from ctxviewer.cli.stores import filter_query, stale_calls, warn_damage, warn_stale
+from ctxviewer.cli.stores import current_fingerprint, filter_query, stale_calls, warn_damage, warn_stale
 from ctxviewer.model.times import format_created
 from ctxviewer.pipeline.hints import open_store
 from ctxviewer.present.session_cells import CALL_HEADERS, SESSION_HEADERS, call_cells, diff_hint, session_cells
@@ -142,11 +142,7 @@ def session_cmd(db: str, session_id: str, diff_n: int | None, as_json: bool) -> 
     else:
         click.echo("1 call")
     if calls and calls[0].retained_count is not None:  # a store keeping facts of its own
-        from ctxviewer.assess.context import context_for_db
         from ctxviewer.present.columns import is_stale
 
-        try:
-            current = context_for_db(db).fingerprint
-        except ValueError as exc:
-            raise BadInput(str(exc)) from None
+        current = current_fingerprint(db)
         warn_stale(db, sum(is_stale(r, current) for r in calls), "the states above")

@@ -111,6 +111,18 @@ def warn_damage(db: str, damage: str | None, shown: str) -> None:
     raise SystemExit(BAD_INPUT)
 
 
+def current_fingerprint(db: str) -> str:
+    """The fingerprint of ``db``'s current assessment context (``ctxviewer.toml`` and marks beside
+    it, :attr:`~ctxviewer.assess.context.AssessContext.fingerprint`): what stored facts are stale
+    against. Raises :class:`~ctxviewer.cli.status.BadInput` for a broken ``ctxviewer.toml`` or marks file."""
+    from ctxviewer.assess.context import context_for_db
+
+    try:
+        return context_for_db(db).fingerprint
+    except ValueError as exc:  # a broken ctxviewer.toml or marks file beside DB
+        raise BadInput(str(exc)) from None
+
+
 def stale_calls(store: Any, db: str, query: Any) -> int:
     """How many calls of ``query`` in ``store`` have stored facts (states, fits, window bands)
     computed with other settings or an older ctxviewer than ``db``'s current context
@@ -119,13 +131,7 @@ def stale_calls(store: Any, db: str, query: Any) -> int:
     :class:`~ctxviewer.cli.status.BadInput` for a broken ``ctxviewer.toml`` or marks file."""
     if not hasattr(store, "stale_count"):
         return 0
-    from ctxviewer.assess.context import context_for_db
-
-    try:
-        current = context_for_db(db).fingerprint
-    except ValueError as exc:
-        raise BadInput(str(exc)) from None
-    return int(store.stale_count(query, current))
+    return int(store.stale_count(query, current_fingerprint(db)))
 
 
 def warn_stale(db: str, stale: int, shown: str) -> None:

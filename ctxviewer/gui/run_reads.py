@@ -38,10 +38,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QDeadlineTimer, QObject, Signal
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QObject, Signal
 
-from ctxviewer.gui.worker import Task
+from ctxviewer.gui.worker import Task, pump_until
 from ctxviewer.store import StoreError, TraceStore
 from ctxviewer.store.runs import RunStep
 from ctxviewer.store.source import private_reader
@@ -197,12 +196,7 @@ class RunReads(QObject):
     def wait(self, ms: int = 30_000) -> bool:
         """Block until no read runs or waits (at most ``ms`` milliseconds), processing events (a
         caller without an event loop: the screenshot command, tests). Returns whether none does."""
-        deadline = QDeadlineTimer(ms)
-        while self.busy and not deadline.hasExpired():
-            if self._task is not None:
-                self._task.wait(10)
-            QApplication.processEvents()
-        return not self.busy
+        return pump_until(lambda: self.busy, lambda: self._task, ms)
 
     def stop(self) -> None:
         """Drop every request, wait for the running read, close the handle (the window closes)."""

@@ -25,13 +25,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QDeadlineTimer, QObject, QTimer, Signal
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from ctxviewer.assess.assessment import Assessment, assess
 from ctxviewer.assess.context import EMPTY, AssessContext
 from ctxviewer.diff.conversation import derive_for_display
-from ctxviewer.gui.worker import Task
+from ctxviewer.gui.worker import Task, pump_until
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.warm_up import first_trace
 from ctxviewer.store import TraceSource
@@ -99,12 +98,7 @@ class TraceLoader(QObject):
         """Block until nothing is pending (at most ``ms`` milliseconds), processing events, for a
         caller without an event loop of its own (:meth:`MainWindow.wait_shown
         <ctxviewer.gui.main_window.MainWindow.wait_shown>`). Returns whether nothing is."""
-        deadline = QDeadlineTimer(ms)
-        while self.pending and not deadline.hasExpired():
-            if self._task is not None:
-                self._task.wait(10)
-            QApplication.processEvents()
-        return not self.pending
+        return pump_until(lambda: self.pending, lambda: self._task, ms)
 
     def stop(self) -> None:
         """Wait for the running job and drop any waiting request (the window is closing)."""

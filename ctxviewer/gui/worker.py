@@ -172,4 +172,20 @@ def stop_all(ms: int = 30_000) -> bool:
     return ok
 
 
+def pump_until(busy: Callable[[], bool], task: Callable[[], Task | None], ms: int) -> bool:
+    """Process events until ``busy()`` is false, at most ``ms`` milliseconds, giving the running
+    ``task()`` (``None``: none) 10 ms at a time to end: the ``wait()`` of a reader that has no event
+    loop of its own to deliver its results (the screenshot command, tests). Returns ``not busy()``."""
+    from PySide6.QtCore import QDeadlineTimer
+    from PySide6.QtWidgets import QApplication
+
+    deadline = QDeadlineTimer(ms)
+    while busy() and not deadline.hasExpired():
+        running = task()
+        if running is not None:
+            running.wait(10)
+        QApplication.processEvents()
+    return not busy()
+
+
 atexit.register(stop_all)

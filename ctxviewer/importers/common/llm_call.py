@@ -374,9 +374,7 @@ def build_trace(call: LLMCall) -> tuple[RequestTrace, list[str]]:
     captured = call.content_captured if call.content_captured is not None else bool(call.messages or call.system)
     if not captured:
         attrs["ctxviewer.content"] = "not captured"
-        if call.content_capture_note and "not readable" in call.content_capture_note:
-            attrs["ctxviewer.content_note"] = call.content_capture_note  # the header says why; the mapping warned
-        else:
+        if "ctxviewer.content_note" not in attrs:  # a mapping that set the note has warned already
             warnings.append(call.content_capture_note or "no message content captured (usage and metadata only)")
     warnings += tool_argument_warnings(tool_calls)
     trace = RequestTrace(

@@ -91,9 +91,9 @@ def enrich_call(call: LLMCall, span: Span, by_id: Mapping[str, Span]) -> list[st
     unreadable = [k for k in ("gen_ai.input.messages", "gen_ai.system_instructions") if k in span.attributes
                   and not isinstance(gm.parse_structured(span.attributes[k]), (list, Mapping))]
     if unreadable and not call.system and not call.messages:  # recorded, but nothing of it could be read
-        call.content_captured = False
-        call.content_capture_note = (f"{', '.join(unreadable)}: recorded but not readable as messages; "
-                                     "usage and metadata only")
+        call.content_captured = False  # the mapping warned why; the header says it (no second warning)
+        call.attributes["ctxviewer.content_note"] = (f"{', '.join(unreadable)}: recorded but not readable as "
+                                                     "messages; usage and metadata only")
     else:
         call.content_captured = not (no_items and not any(k.startswith(CONTENT_KEYS) for k in span.attributes))
         call.content_capture_note = NOT_CAPTURED
