@@ -13,15 +13,14 @@ estimate and the reported input is the one to trust. No Qt here.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from typing import Any
 
 from ctxviewer.assess.budget import CATEGORY_LABELS, CATEGORY_ORDER, category_of
 from ctxviewer.model.trace import Category, Kind, RequestTrace
-from ctxviewer.tokens.counting import available_encodings, count_text
+from ctxviewer.tokens.counting import CHUNK_CHARS, available_encodings
+from ctxviewer.tokens.item_rule import content_tokens, definition_of
 from ctxviewer.tokens.profiles import Resolution, resolve
-from ctxviewer.tokens.request_accounting import _count_tool, _Counter
+from ctxviewer.tokens.request_accounting import Counter, count_tool
 
 
 @dataclass(frozen=True)
@@ -109,7 +108,7 @@ def breakdown(trace: RequestTrace) -> Breakdown:
     enc = trace.endpoint.encoding if trace.endpoint.encoding in available_encodings() else None
     res = resolve(trace.endpoint.model, enc, "recorded on the trace")
     prof = res.profile
-    counter = _Counter(prof, res.encoding)
+    counter = Counter(prof, res.encoding)
     content: dict[Category, int] = {}
     framing, overhead, tools, uncounted, chunked = prof.framing.reply_priming, 0, 0, [], []
     for it in trace.retained:
@@ -117,18 +116,16 @@ def breakdown(trace: RequestTrace) -> Breakdown:
         if it.tokens is not None:
             n = it.tokens
         elif it.content is not None:
-            counted = count_text(it.content, res.encoding)
-            n = counted.tokens
-            if counted.chunked:
+            n = content_tokens(it.content, res.encoding, it.kind is Kind.TOOL and prof.tools.definition == "lines")
+            if len(it.content) > CHUNK_CHARS:
                 chunked.append(it.id)
         else:
             uncounted.append(it.id)
             continue
         content[cat] = content.get(cat, 0) + n
-        fn = _function(it.content) if it.kind is Kind.TOOL else None
+        fn = definition_of(it.content) if it.kind is Kind.TOOL else None
         if fn is not None:
-            overhead += _count_tool(counter, str(fn.get("name", "")), str(fn.get("description") or ""),
-                                    fn.get("parameters") or {}).overhead
+            overhead += count_tool(counter, *fn).overhead
             tools += 1
         else:
             role = it.role or {Kind.POLICY: "system", Kind.TOOL: "tool"}.get(it.kind, "user")
@@ -139,13 +136,3 @@ def breakdown(trace: RequestTrace) -> Breakdown:
     return Breakdown({c: content[c] for c in order}, framing, overhead, res, trace.usage.input_tokens,
                      tuple(uncounted), tuple(chunked))
 
-
-def _function(text: str | None) -> dict[str, Any] | None:
-    try:
-        obj = json.loads(text or "")
-    except ValueError:
-        return None
-    if not isinstance(obj, dict):
-        return None
-    fn = obj.get("function", obj)
-    return fn if isinstance(fn, dict) and isinstance(fn.get("name"), str) else None

@@ -21,8 +21,9 @@ from typing import Any, Callable, Protocol, Sequence
 from ctxviewer.builder.candidates import Candidate
 from ctxviewer.builder.junctions import CountedSegment, JunctionCounter, JunctionUnstable
 from ctxviewer.model.trace import Kind
+from ctxviewer.tokens.item_rule import TOOL_CALL_PREFIX, call_texts, content_tokens, tool_call_of
 from ctxviewer.tokens.profiles import Resolution, resolve
-from ctxviewer.tokens.request_accounting import _count_tool, _Counter, count_request
+from ctxviewer.tokens.request_accounting import Counter, count_request, count_tool
 
 
 class Tally(Protocol):
@@ -62,10 +63,18 @@ def tool_definition(cand: Candidate) -> dict[str, Any] | None:
 
 
 def _message(c: Candidate) -> dict[str, Any]:
-    msg: dict[str, Any] = {"role": c.chat_role, "content": c.text}
-    if c.tool_call_ids:
-        msg["tool_calls"] = [{"id": cid, "type": "function", "function": {"name": "", "arguments": ""}}
-                             for cid in c.tool_call_ids]
+    """The chat message of one candidate. Its stored tool-call lines (:mod:`ctxviewer.tokens.item_rule`)
+    go back into ``tool_calls`` with their names and arguments, the other lines stay its content,
+    so the body counts as :func:`~ctxviewer.tokens.item_rule.content_tokens` counts the text."""
+    lines = c.text.split("\n") if TOOL_CALL_PREFIX in c.text else []
+    calls = [call for call in map(tool_call_of, lines) if call is not None]
+    text = "\n".join(line for line in lines if tool_call_of(line) is None) if calls else c.text
+    msg: dict[str, Any] = {"role": c.chat_role, "content": text if text or not calls else None}
+    ids = list(c.tool_call_ids) + [str(call.get("id") or "") for call in calls[len(c.tool_call_ids):]]
+    if ids:
+        named = [call_texts(call) for call in calls] + [("", "")] * (len(ids) - len(calls))
+        msg["tool_calls"] = [{"id": cid, "type": "function", "function": {"name": name, "arguments": args}}
+                             for cid, (name, args) in zip(ids, named)]
     if c.tool_call_id is not None:
         msg["tool_call_id"] = c.tool_call_id
     return msg
@@ -81,7 +90,7 @@ class ChatRule:
         p = self.resolution.profile
         self.description = (f"chat messages, {p.framing.tokens_per_message} tokens per message + role, "
                             f"{p.framing.reply_priming} reply priming, tool rule of profile {p.name}")
-        self._counter = _Counter(p, self.encoding)
+        self._counter = Counter(p, self.encoding)
         self._cache: dict[tuple[str, str, bool], tuple[int, int, bool]] = {}
         self._roles: dict[str, int] = {}
         self._by_id: dict[int, tuple[Candidate, tuple[int, int, bool]]] = {}
@@ -102,14 +111,14 @@ class ChatRule:
             fn = tool_definition(cand) if definition else None
             if fn is not None:
                 f = fn["function"]
-                tc = _count_tool(self._counter, str(f["name"]), str(f.get("description") or ""),
-                                 f.get("parameters") or {})
+                tc = count_tool(self._counter, str(f["name"]), str(f.get("description") or ""),
+                                 f.get("parameters") or {}, cand.text)
                 out = (tc.content, tc.overhead, True)
             else:
                 role = self._roles.get(cand.chat_role)
                 if role is None:
                     role = self._roles[cand.chat_role] = self._counter.text(cand.chat_role)
-                out = (self._counter.text(cand.text), self.resolution.profile.framing.tokens_per_message + role, False)
+                out = (content_tokens(cand.text, self.encoding), self.resolution.profile.framing.tokens_per_message + role, False)
             self._cache[key] = out
         if len(self._by_id) > 500_000:
             self._by_id.clear()

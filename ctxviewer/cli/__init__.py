@@ -121,7 +121,7 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
     from ctxviewer.importers import REGISTRY, ImportFailed
     from ctxviewer.pipeline.folders import skipped_count
     from ctxviewer.pipeline.importing import import_into
-    from ctxviewer.store import OldSchemaError, StoreError
+    from ctxviewer.store import NotADatabaseError, OldSchemaError, StoreError, WrongDatabaseError
     from ctxviewer.util.file_kind import special_kind
     from ctxviewer.util.visible import one_line
 
@@ -157,8 +157,8 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
               sigterm_exits()):  # kill PID: rolled back, a database it created removed (as Ctrl+C)
             report = import_into(db, [Path(f) for f in files], fmt=fmt, waiting=waiting,
                                  progress=shown.on_files, read=shown.on_read, activity=shown.on_activity)
-    except OldSchemaError as exc:  # an older schema is never upgraded in place: bad input (2), untouched
-        raise BadInput(str(exc)) from None
+    except (OldSchemaError, WrongDatabaseError, NotADatabaseError) as exc:  # bad input (2), untouched:
+        raise BadInput(str(exc)) from None  # an older schema (never upgraded in place), another program's, a newer one's
     except (StoreError, ImportFailed) as exc:  # the output database cannot be written (1)
         raise click.ClickException(str(exc)) from None
     if as_json:

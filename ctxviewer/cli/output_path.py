@@ -37,11 +37,18 @@ class OutputPathError(ValueError):
 
 def place_problem(output: str) -> str | None:
     """Why a new file cannot even be placed at ``output``: ``"an empty file name"``, ``"folder F does
-    not exist"`` (``F`` as given), ``"F is not a folder"`` (a file where the folder should be), else ``None``. Every command that writes a file asks this first
+    not exist"`` (``F`` as given), ``"F is not a folder"`` (a file where the folder should be), ``"a link
+    to T, whose folder D does not exist"`` / ``"a link to T, which does not exist"`` (a dangling
+    symbolic link), else ``None``. Every command that writes a file asks this first
     (``-o``, ``--save``), so an output in a missing folder is the same usage error (exit status 2)
     with the same words everywhere."""
     if not output:
         return "an empty file name"
+    if os.path.islink(output) and not os.path.exists(output):  # SQLite would say "unable to open database file"
+        target = os.readlink(output)
+        where = os.path.dirname(os.path.join(os.path.dirname(output), target)) or "."
+        return (f"a link to {target}, whose folder {where} does not exist" if not os.path.isdir(where)
+                else f"a link to {target}, which does not exist")
     folder = os.path.dirname(output)
     if folder and not os.path.isdir(folder) and not os.path.lexists(output):
         return f"{folder} is not a folder" if os.path.lexists(folder) else f"folder {folder} does not exist"

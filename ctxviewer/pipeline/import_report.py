@@ -54,19 +54,23 @@ class ImportReport:
     def as_dict(self) -> dict[str, object]:
         """The ``import --json`` summary: ``files``, ``files_imported``, ``traces`` (distinct traces
         written, equal to what the database holds from this run), ``items``, ``warnings`` (each
-        ``{file, record, message}``), ``skipped`` (each ``{path, kind, reason}``: :class:`Skipped`),
+        ``{file, record, message, severity}``: ``"error"`` when it left data out -- the entries that
+        make the exit status 2 -- else ``"warning"``), ``skipped`` (each ``{path, kind, reason}``: :class:`Skipped`),
         ``unmapped`` (each ``{file, keys: {key: records}, summary}``: the source keys not mapped,
-        most frequent first), ``database``, ``cancelled``, ``replaced`` (traces already in the
+        most frequent first), ``database`` (``None`` when this run removed the database it had created,
+        then ``removed_database`` is true), ``cancelled``, ``replaced`` (traces already in the
         database that this run replaced), ``files_unreadable`` and ``records_skipped`` (:meth:`partial`)."""
         return {"files": self.files, "files_imported": self.files_imported, "traces": self.imported,
                 "replaced": self.replaced if self.imported else 0, "files_unreadable": len(self.unread_files()),
                 "records_skipped": self.records_skipped(),
                 "items": sum(self.items_by_trace.values()) if self.imported else 0,
-                "warnings": [{"file": p.file, "record": p.record, "message": p.message} for p in self.problems],
+                "warnings": [{"file": p.file, "record": p.record, "message": p.message,
+                              "severity": "error" if p.dropped else "warning"} for p in self.problems],
                 "skipped": [{"path": k.path, "kind": k.kind, "reason": k.reason} for k in self.skipped],
                 "unmapped": [{"file": f, "keys": dict(sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))),
                               "summary": describe_unmapped(c)} for f, c in self.unmapped.items()],
-                "database": self.database, "cancelled": self.cancelled}
+                "database": None if self.removed_database else self.database,
+                "removed_database": self.removed_database, "cancelled": self.cancelled}
 
     def unmapped_lines(self) -> list[str]:
         """One line per file whose importer left keys unmapped: ``"FILE: 12 keys not mapped:

@@ -8,7 +8,10 @@ in an encoding that only approximates the model's tokenizer is marked ``estimate
 (:class:`~ctxviewer.model.trace.TokenSource`). Counts an importer read from the file keep the
 provenance it gave (``recorded``, ``reported``).
 
-What was never sent as text is not counted as text (:func:`ctxviewer.tokens.placeholders.split_marked`):
+What was never sent as text is not counted as text (:func:`ctxviewer.tokens.placeholders.split_marked`), and a rendering of what was sent
+counts as the endpoint counts what it renders (:func:`ctxviewer.tokens.item_rule.content_tokens`: a tool
+definition's JSON by its ``name:description`` and property lines, a stored tool-call line by the call's
+name and arguments):
 an image placeholder (``[image/png blob, 1024×768, ...]``) counts by the model's image rule
 (:func:`ctxviewer.tokens.images.count_image`: OpenAI's 512 px tiles, 85 + 170 per tile for gpt-4o;
 Anthropic's width x height / 750), and that item's count is marked ``estimated`` (the provider's
@@ -21,10 +24,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
-from ctxviewer.model.trace import RequestTrace, TokenProvenance, TokenSource
+from ctxviewer.model.trace import Kind, RequestTrace, TokenProvenance, TokenSource
 from ctxviewer.store import TraceStore
 from ctxviewer.tokens.counting import DEFAULT_ENCODING, UnknownEncodingError, get_encoding
 from ctxviewer.tokens.images import count_image
+from ctxviewer.tokens.item_rule import content_tokens, is_rendered
 from ctxviewer.tokens.placeholders import split_marked
 from ctxviewer.tokens.profiles import ProfileError, counting_encoding, resolve
 
@@ -54,20 +58,28 @@ def count_missing_tokens_many(traces: Sequence[RequestTrace], store: TraceStore)
     todo: dict[str, list[tuple[int, int]]] = {}  # encoding -> (trace index, item index)
     texts: dict[tuple[int, int], str] = {}  # what is counted as text, where it is not the content
     images: dict[tuple[int, int], int] = {}  # image tokens of an item holding images (estimated)
+    ruled: dict[tuple[int, int], int] = {}  # counted by the endpoint's rule (tool definitions and calls)
     for ti, trace in enumerate(traces):
         encoding, _approximate = counting_encoding_of(trace)
+        lines = None
         for ii, item in enumerate(trace.items):
             if item.tokens is None and item.content is not None:
-                todo.setdefault(encoding, []).append((ti, ii))
                 marked = split_marked(item.content)
+                if item.kind is Kind.TOOL and lines is None:
+                    lines = definition_lines_rule(trace)
+                definition = item.kind is Kind.TOOL and bool(lines)
+                if not marked.labelled and not marked.images and is_rendered(item.content, definition):
+                    ruled[(ti, ii)] = content_tokens(item.content, encoding, definition)
+                    continue
+                todo.setdefault(encoding, []).append((ti, ii))
                 if marked.labelled:
                     texts[(ti, ii)] = marked.text
                 if marked.images:
                     rule = image_rule_of(trace)
                     images[(ti, ii)] = sum(count_image(rule, im.size, im.detail).tokens for im in marked.images)
-    if not todo:
+    if not todo and not ruled:
         return list(traces)
-    counted: dict[tuple[int, int], tuple[int, str]] = {}
+    counted: dict[tuple[int, int], tuple[int, str]] = {w: (n, "") for w, n in ruled.items()}
     for encoding, where in todo.items():
         counts = store.token_counts([texts.get(w, traces[w[0]].items[w[1]].content or "") for w in where], encoding)
         counted.update((w, (n + images.get(w, 0), encoding)) for w, n in zip(where, counts))
@@ -99,6 +111,15 @@ def counting_encoding_of(trace: RequestTrace) -> tuple[str, bool]:
         return counting_encoding(trace.endpoint.model, trace.endpoint.encoding)
     except ProfileError:
         return trace.endpoint.encoding or DEFAULT_ENCODING, True
+
+
+def definition_lines_rule(trace: RequestTrace) -> bool:
+    """True when the trace's endpoint profile counts a tool definition by its lines (tool rule
+    ``definition`` ``"lines"``, OpenAI's; a bad user profiles file -> the default rule, lines)."""
+    try:
+        return resolve(trace.endpoint.model).profile.tools.definition == "lines"
+    except ProfileError:
+        return True
 
 
 def image_rule_of(trace: RequestTrace) -> dict[str, object]:

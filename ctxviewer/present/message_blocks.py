@@ -34,6 +34,7 @@ from ctxviewer.model.trace import NOT_RECORDED, Kind, RequestTrace, Response
 from ctxviewer.present.blocks import Block, CodeBlock, TextBlock, TextRun, ToolCallBlock, ToolResultBlock
 from ctxviewer.present.message_images import ImageKey, placeholder_image
 from ctxviewer.present.tool_arguments import arguments_view
+from ctxviewer.tokens.item_rule import tool_call_of
 from ctxviewer.util.large_text import SHOW_LIMIT
 from ctxviewer.util.visible import one_line, reveal
 
@@ -49,17 +50,6 @@ class ToolLink:
     call_id: str | None
     name: str
     assumed: str | None = None
-
-
-def tool_call_of(line: str) -> dict[str, Any] | None:
-    """The tool call a stored line holds (``{"type": "tool_call", "name": str, ...}``), else ``None``."""
-    if not line.startswith('{"type":"tool_call"'):
-        return None
-    try:
-        d = json.loads(line)
-    except ValueError:
-        return None
-    return d if isinstance(d, dict) and d.get("type") == "tool_call" and isinstance(d.get("name"), str) else None
 
 
 def call_block(call: Mapping[str, Any]) -> ToolCallBlock:

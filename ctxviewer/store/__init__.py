@@ -50,7 +50,7 @@ What lives where
   :mod:`~ctxviewer.store.schema_check` (a ctxviewer database of this schema?),
   :mod:`~ctxviewer.store.damage` (broken pages, a missing content blob);
 * :mod:`~ctxviewer.store.errors` -- :class:`StoreError`, :class:`NotADatabaseError`,
-  :class:`OldSchemaError`.
+  :class:`OldSchemaError`, :class:`WrongDatabaseError`.
 
 May import: :mod:`ctxviewer.model`, :mod:`ctxviewer.tokens`, :mod:`ctxviewer.util` only. Never the
 importers or the assessment (import-linter contracts in ``pyproject.toml``): a stored trace is
@@ -217,7 +217,7 @@ No Qt here.
 
 from typing import TYPE_CHECKING
 
-from ctxviewer.store.errors import NotADatabaseError, OldSchemaError, StoreError
+from ctxviewer.store.errors import NotADatabaseError, OldSchemaError, StoreError, WrongDatabaseError
 from ctxviewer.store.migrations import SCHEMA_VERSION
 from ctxviewer.store.query import SORTABLE, TraceQuery, TraceRow
 from ctxviewer.store.rows import content_digest, content_hash
@@ -252,6 +252,7 @@ __all__ = [
     "TraceSource",
     "TraceStore",
     "UpgradeResult",
+    "WrongDatabaseError",
     "content_digest",
     "content_hash",
     "upgrade_copy",

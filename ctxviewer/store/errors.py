@@ -1,7 +1,8 @@
 """The errors of the trace database: :class:`StoreError` (every failure to open, read or write a
 database; its message names the file) and the two cases a front end answers with advice,
 :class:`NotADatabaseError` (a trace file given where a database was expected) and
-:class:`OldSchemaError` (an older schema, never upgraded in place). No Qt here.
+:class:`OldSchemaError` (an older schema, never upgraded in place); :class:`WrongDatabaseError`
+(another program's database, or a newer ctxviewer's) is bad input, not a failed write. No Qt here.
 """
 
 from __future__ import annotations
@@ -30,6 +31,13 @@ class NotADatabaseError(StoreError):
 
     def __init__(self, path: Path | str) -> None:
         super().__init__(path, "is not an SQLite database (no 'SQLite format 3' header)")
+
+
+class WrongDatabaseError(StoreError):
+    """The file is an SQLite database, but not one this ctxviewer reads or writes into: another
+    program's (no trace tables, or an empty one), a damaged schema version, or a newer
+    ctxviewer's schema. Bad input, not a failed write: ``import -o`` exits 2 for it, as every
+    reader does (new-user finding F15)."""
 
 
 class OldSchemaError(StoreError):

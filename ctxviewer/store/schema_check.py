@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from ctxviewer.store.errors import OldSchemaError, StoreError
+from ctxviewer.store.errors import OldSchemaError, StoreError, WrongDatabaseError
 from ctxviewer.store.migrations import MIGRATION_SET, MIGRATIONS_TABLE, SCHEMA_VERSION, STEPS, TABLES
 from ctxviewer.util.sqlite_errors import SQLITE_FAILURES, is_busy_error, is_corrupt_error, sqlite_message
 
@@ -53,8 +53,8 @@ def check_schema(conn: sqlite3.Connection, path: Path, *, writable: bool, upgrad
         if writable and not user_tables:
             return 0
         if not user_tables:
-            raise StoreError(path, "is an empty SQLite database, not a ctxviewer trace database")
-        raise StoreError(
+            raise WrongDatabaseError(path, "is an empty SQLite database, not a ctxviewer trace database")
+        raise WrongDatabaseError(
             path,
             "is an SQLite database but not a ctxviewer trace database "
             f"(tables: {', '.join(sorted(user_tables))})",
@@ -63,12 +63,12 @@ def check_schema(conn: sqlite3.Connection, path: Path, *, writable: bool, upgrad
     # The table check comes first: another program's database may set user_version too. A newer
     # ctxviewer may have reshaped its tables, but it still records its migration set.
     if missing and not (version > SCHEMA_VERSION and _has_ctxviewer_migrations(conn, names)):
-        raise StoreError(path, f"is not a ctxviewer trace database (missing tables: {', '.join(missing)})")
+        raise WrongDatabaseError(path, f"is not a ctxviewer trace database (missing tables: {', '.join(missing)})")
     if version < 0:  # bytes 60-63 of the header, damaged: "an older schema (-1)" would be false
-        raise StoreError(path, f"is corrupt: its schema version (PRAGMA user_version, bytes 60-63 of the header) "
+        raise WrongDatabaseError(path, f"is corrupt: its schema version (PRAGMA user_version, bytes 60-63 of the header) "
                                f"reads {version}, which no ctxviewer writes")
     if version > SCHEMA_VERSION:
-        raise StoreError(
+        raise WrongDatabaseError(
             path,
             f"was written by a newer ctxviewer (schema {version}; this version reads up to "
             f"{SCHEMA_VERSION}); upgrade ctxviewer to open it",

@@ -56,6 +56,16 @@ class ToolRule:
     enum_init: int = -3
     enum_item: int = 3
     func_end: int = 12
+    definition: str = "lines"
+    """What a definition's *content* is: ``"lines"``, the cookbook's ``name:description`` and
+    property lines (OpenAI's rule); ``"json"``, the definition's JSON text as the trace stores it
+    (an endpoint that publishes no per-line rule, e.g. Anthropic's, which renders the schemas into
+    a prompt of its own). :func:`ctxviewer.tokens.item_rule.content_tokens` and
+    :func:`ctxviewer.tokens.request_accounting.count_tool` read it."""
+
+    def __post_init__(self) -> None:
+        if self.definition not in ("lines", "json"):
+            raise ValueError(f"tools.definition must be 'lines' or 'json', not {self.definition!r}")
 
 
 @dataclass(frozen=True)

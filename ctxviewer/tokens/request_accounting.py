@@ -27,6 +27,7 @@ from typing import Any, Sequence
 
 from ctxviewer.tokens.counting import count_text
 from ctxviewer.tokens.images import count_image, image_from_url, size_of_base64
+from ctxviewer.tokens.item_rule import call_texts, definition_lines, function_of
 from ctxviewer.tokens.profiles import Profile, Resolution, resolve
 
 
@@ -123,7 +124,9 @@ class RequestCount:
         }
 
 
-class _Counter:
+class Counter:
+    """Counts texts under one profile and encoding, noting images and chunked texts (one request)."""
+
     def __init__(self, profile: Profile, encoding: str) -> None:
         self.profile, self.encoding = profile, encoding
         self.notes: list[str] = []
@@ -156,7 +159,7 @@ class _Counter:
             self.notes.append(ic.note)
             return ic.tokens
         if kind == "tool_use":  # Anthropic assistant tool call: name + arguments
-            return self.text(str(part.get("name", ""))) + self.text(json.dumps(part.get("input", {})))
+            return sum(map(self.text, call_texts({"name": part.get("name", ""), "arguments": part.get("input", {})})))
         if kind == "tool_result":
             return self.content(part.get("content"), where)
         self.notes.append(f"{where}: part type {kind!r} counted as its JSON text")
@@ -184,47 +187,43 @@ class _Counter:
         content = self.content(msg.get("content"), f"{where}.content")
         for call in msg.get("tool_calls") or ():
             fn = call.get("function", {}) if isinstance(call, Mapping) else {}
-            content += self.text(str(fn.get("name", ""))) + self.text(str(fn.get("arguments", "")))
+            content += sum(map(self.text, call_texts(fn if isinstance(fn, Mapping) else {})))
         if isinstance(msg.get("function_call"), Mapping):
-            fc = msg["function_call"]
-            content += self.text(str(fc.get("name", ""))) + self.text(str(fc.get("arguments", "")))
+            content += sum(map(self.text, call_texts(msg["function_call"])))
         notes = list(self.notes) + (["counted in chunks"] if self.chunked else [])
         return ItemCount(index, role, category, content, framing, tuple(notes))
 
 
-def _strip_period(s: str) -> str:
-    return s[:-1] if s.endswith(".") else s
-
-
-def _tool_defs(request: Mapping[str, Any]) -> list[tuple[str, str, Mapping[str, Any]]]:
+def _tool_defs(request: Mapping[str, Any]) -> list[tuple[str, str, Mapping[str, Any], str]]:
+    """``(name, description, parameters, JSON text)`` of each tool definition of ``request``."""
     out = []
     for k, t in enumerate(list(request.get("tools") or ()) + list(request.get("functions") or ())):
         if not isinstance(t, Mapping):
             raise RequestShapeError(f"tools[{k}]: a tool must be an object")
-        fn = t.get("function", t) if t.get("type", "function") == "function" else t
-        params = fn.get("parameters") or fn.get("input_schema") or {}
-        out.append((str(fn.get("name", "")), str(fn.get("description") or ""), params))
+        fn = function_of(t) or (str(t.get("name", "")), str(t.get("description") or ""), {})
+        out.append((*fn, json.dumps(t, separators=(",", ":"), ensure_ascii=False)))
     return out
 
 
-def _count_tool(c: _Counter, name: str, desc: str, params: Mapping[str, Any]) -> ToolCount:
+def count_tool(c: Counter, name: str, desc: str, params: Mapping[str, Any], text: str | None = None) -> ToolCount:
+    """One tool definition by the profile's tool rule: ``content`` the tokens of its
+    :func:`ctxviewer.tokens.item_rule.definition_lines` (of its JSON ``text`` instead when the rule's
+    ``definition`` is ``"json"`` and ``text`` is given), ``overhead`` ``func_init``, plus
+    ``prop_init`` when it has properties, ``prop_key`` per property and ``enum_init`` +
+    ``enum_item`` per enum value (``func_end`` is the request's, once). Tokens."""
     rule = c.profile.tools
-    content = c.text(f"{name}:{_strip_period(desc)}")
+    if rule.definition == "json" and text is not None:
+        content = c.text(text)
+    else:
+        content = sum(c.text(line) for line in definition_lines(name, desc, params))
     overhead = rule.func_init
     props = params.get("properties") or {}
     if props:
         overhead += rule.prop_init
-        for key, spec in props.items():
+        for spec in props.values():
             overhead += rule.prop_key
-            spec = spec if isinstance(spec, Mapping) else {}
-            if "enum" in spec:
-                overhead += rule.enum_init
-                for value in spec["enum"]:
-                    overhead += rule.enum_item
-                    content += c.text(str(value))
-            typ = spec.get("type", "")
-            typ = ",".join(typ) if isinstance(typ, list) else str(typ)
-            content += c.text(f"{key}:{typ}:{_strip_period(str(spec.get('description') or ''))}")
+            if isinstance(spec, Mapping) and "enum" in spec:
+                overhead += rule.enum_init + rule.enum_item * len(spec["enum"] or ())
     return ToolCount(name, content, overhead)
 
 
@@ -240,7 +239,7 @@ def count_request(
     if not isinstance(request, Mapping) or not isinstance(request.get("messages"), list):
         raise RequestShapeError("the request has no 'messages' list")
     res = resolve(model or request.get("model"), encoding)
-    c = _Counter(res.profile, res.encoding)
+    c = Counter(res.profile, res.encoding)
     messages: list[Any] = list(request["messages"])
     system = request.get("system")
     if system is not None:  # Anthropic: the system prompt is a top-level field
@@ -252,7 +251,7 @@ def count_request(
         role = msg.get("role") if isinstance(msg, Mapping) else None
         cat = "sys" if role in ("system", "developer") else "user" if k == last_user else "hist"
         items.append(c.message(k, msg, cat))
-    tools = tuple(_count_tool(c, *t) for t in _tool_defs(request))
+    tools = tuple(count_tool(c, *t) for t in _tool_defs(request))
     notes = []
     if res.assumed:
         notes.append(res.reason)

@@ -190,3 +190,69 @@ def test_tokens_states_an_assumed_encoding_once(tmp_path: Path) -> None:
     assert code == 0
     assert out.splitlines()[0] == f"{req}: 8 input tokens on nosuchmodel (no profile for 'nosuchmodel'; o200k_base assumed)"
     assert out.count("o200k_base assumed") == 1 and "(assumed)" not in out
+
+
+def _one_trace(tmp_path: Path) -> Path:
+    src = tmp_path / "a.jsonl"
+    src.write_text(json.dumps({"trace_id": "t1", "policy": {"id": "p", "version": "1"}, "items": [
+        {"kind": "user", "id": "u", "content": "hello", "status": "retained"}]}) + "\n")
+    return src
+
+
+def test_import_onto_another_programs_or_a_newer_database_is_bad_input_and_untouched(tmp_path: Path) -> None:
+    """New-user finding F15: `import -o` onto a foreign or newer-schema database exited 1 (a
+    failed write) while every reader exits 2 for the same file; nothing is written either way."""
+    import sqlite3
+
+    src = _one_trace(tmp_path)
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE foo (x)")
+        conn.execute("PRAGMA user_version = 3")
+    before = other.read_bytes()
+    code, _, err = run("import", str(src), "-o", str(other))
+    assert (code, err) == (2, f"Error: {other}: is not a ctxviewer trace database (missing tables: traces, blobs, "
+                              "items, details, token_counts)\n")
+    assert other.read_bytes() == before
+    assert run("list", str(other))[0] == 2
+    future = tmp_path / "future.db"
+    assert run("import", str(src), "-o", str(future))[0] == 0
+    with sqlite3.connect(future) as conn:
+        conn.execute("PRAGMA user_version = 99")
+    code, _, err = run("import", str(src), "-o", str(future))
+    assert (code, err) == (2, f"Error: {future}: was written by a newer ctxviewer (schema 99; this version reads "
+                              f"up to {SCHEMA_VERSION}); upgrade ctxviewer to open it\n")
+
+
+def test_import_onto_a_dangling_link_names_the_link(tmp_path: Path) -> None:
+    """New-user finding F23: SQLite's bare "unable to open database file" for a dangling symlink."""
+    src = _one_trace(tmp_path)
+    link = tmp_path / "dangling.db"
+    link.symlink_to("/nonexistent/target.db")
+    code, _, err = run("import", str(src), "-o", str(link))
+    assert code == 2
+    assert f"{link}: a link to /nonexistent/target.db, whose folder /nonexistent does not exist" in err
+    gone = tmp_path / "gone.db"
+    gone.symlink_to(tmp_path / "nothing.db")
+    code, _, err = run("import", str(src), "-o", str(gone))
+    assert code == 2 and f"{gone}: a link to {tmp_path / 'nothing.db'}, which does not exist" in err
+
+
+def test_import_json_gives_each_problem_its_severity_and_no_removed_database(tmp_path: Path) -> None:
+    """New-user finding F21: errors and warnings had one shape under `warnings`, and `database`
+    named a file the import had removed."""
+    cut = tmp_path / "cut.json"
+    cut.write_text('{"resourceSpans": [{"scopeSpans": [')
+    db = tmp_path / "j.db"
+    code, out, _ = run("import", str(cut), "-o", str(db), "--json")
+    doc = json.loads(out)
+    assert code == 2 and not db.exists()
+    assert (doc["database"], doc["removed_database"]) == (None, True)
+    assert [(w["record"], w["severity"]) for w in doc["warnings"]] == [("whole file", "error")]
+    src = _one_trace(tmp_path)
+    twice = tmp_path / "twice.jsonl"
+    twice.write_text(src.read_text() * 2)
+    code, out, _ = run("import", str(twice), "-o", str(tmp_path / "k.db"), "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["database"] == str(tmp_path / "k.db") and doc["removed_database"] is False
+    assert [w["severity"] for w in doc["warnings"]] == ["warning"]

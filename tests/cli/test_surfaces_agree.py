@@ -113,10 +113,10 @@ def test_list_json_says_when_the_margin_uses_an_assumed_capacity(shared: Path, t
     assert CliRunner().invoke(cli, ["import", str(src), "-o", str(db)]).exit_code == 0
     rows = json.loads(CliRunner().invoke(cli, ["list", str(db), "--json"]).output)
     (row,) = [r for r in rows if r["trace_id"] == "attrs-3147d823f85ba1e3"]
-    assert (row["capacity"], row["margin"], row["verdict"]) == (None, 7950, "fits, 7,950 tokens margin (capacity assumed)")
+    assert (row["capacity"], row["margin"], row["verdict"]) == (None, 7964, "fits, 7,964 tokens margin (capacity assumed)")
     assert row["capacity_source"] == "not recorded; the margin uses an assumed C (show gives it and its source)"
     shown = json.loads(CliRunner().invoke(cli, ["show", str(db), "attrs-3147d823f85ba1e3", "--json"]).output)
-    assert shown["capacity"] == 8192 == 7950 + row["input_tokens"] + row["reserved_output_tokens"]
+    assert shown["capacity"] == 8192 == 7964 + row["input_tokens"] + row["reserved_output_tokens"]
     assert shown["capacity_source"].startswith("assumed (model catalogue: ")
 
 
@@ -127,5 +127,5 @@ def test_the_numbers_line_says_which_input_eq_3_1_took(shared: Path, tmp_path: P
     db = tmp_path / "c.db"
     assert CliRunner().invoke(cli, ["import", str(src), "-o", str(db)]).exit_code == 0
     out = CliRunner().invoke(cli, ["show", str(db), "b1d8ae1b3fb8f0217735e4f3496c3bdf:a5f632a15409374f"]).output
-    assert ("input 63 (sum of the retained items; the provider reported 412) + reserved output 1,024 of capacity "
+    assert ("input 35 (sum of the retained items; the provider reported 412) + reserved output 1,024 of capacity "
             "128,000 tokens assumed (model catalogue: ") in out

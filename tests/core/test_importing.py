@@ -12,12 +12,13 @@ from factories import make_trace
 
 from ctxviewer.importers import ImportFailed, ImportProblem
 from ctxviewer.importers.formats.native import trace_line, write_jsonl
-from ctxviewer.model.trace import Endpoint, TokenProvenance, TokenSource
+from ctxviewer.model.trace import Endpoint, Kind, TokenProvenance, TokenSource
 from ctxviewer.pipeline.importing import ImportReport, expand_paths, import_files, import_into
 from ctxviewer.pipeline.missing_counts import count_missing_tokens
 from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import StoreError, TraceStore, content_digest
 from ctxviewer.tokens.counting import count_tokens
+from ctxviewer.tokens.item_rule import content_tokens
 
 
 @pytest.fixture
@@ -82,7 +83,8 @@ def test_missing_token_counts_are_counted_and_cached(tmp_path: Path, store: Trac
     assert import_files([path], store).imported == 1
     loaded = store.load("bare")
     assert loaded.endpoint.encoding == "o200k_base"  # gpt-4o-mini's own (its endpoint profile)
-    assert [i.tokens for i in loaded.items] == [count_tokens(i.content, "o200k_base") for i in bare.items]
+    assert [i.tokens for i in loaded.items] == [content_tokens(i.content, "o200k_base", i.kind is Kind.TOOL)
+                                                for i in bare.items]  # a tool definition by its lines (F13)
     assert {i.tokens_provenance for i in loaded.items} == {TokenProvenance(TokenSource.COUNTED, "o200k_base")}
     assert store.list()[0].input_tokens == sum(i.tokens for i in loaded.retained)
     with closing(sqlite3.connect(store.path)) as conn:
@@ -288,7 +290,6 @@ def test_import_into_errors_remove_only_what_it_created(tmp_path: Path) -> None:
 def test_batched_counting_equals_one_trace_at_a_time_and_estimates_an_unavailable_encoding(
         tmp_path: Path, store: TraceStore) -> None:
     from ctxviewer.pipeline.missing_counts import count_missing_tokens_many
-    from ctxviewer.tokens.counting import count_tokens
 
     base = make_trace()
     blank = tuple(replace(i, tokens=None, tokens_provenance=None) for i in base.items)
@@ -298,7 +299,8 @@ def test_batched_counting_equals_one_trace_at_a_time_and_estimates_an_unavailabl
     batched = count_missing_tokens_many(traces, store)
     with TraceStore.create(tmp_path / "other.db") as other:
         assert batched == [count_missing_tokens(t, other) for t in traces]
-    assert [i.tokens for i in batched[1].items] == [count_tokens(i.content, "o200k_base") for i in base.items]
+    assert [i.tokens for i in batched[1].items] == [content_tokens(i.content, "o200k_base", i.kind is Kind.TOOL)
+                                                    for i in base.items]
     assert batched[2].items[2:] == base.items[2:]  # recorded counts kept as they were
     # in a file, a trace whose encoding is not available offline between countable ones: estimated
     odd = replace(base, trace_id="odd", items=blank, endpoint=Endpoint(model="m", encoding="p50k_base"))

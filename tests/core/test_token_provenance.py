@@ -20,6 +20,7 @@ from ctxviewer.pipeline.importing import import_files
 from ctxviewer.present.columns import ITEM_COLUMNS, column, item_tokens_tooltip
 from ctxviewer.report.trace_report import trace_summary
 from ctxviewer.store import TraceStore
+from ctxviewer.tokens.item_rule import content_tokens
 
 COUNTED = TokenProvenance(TokenSource.COUNTED, "cl100k_base")
 RECORDED = TokenProvenance(TokenSource.RECORDED, "cl100k_base")
@@ -79,7 +80,6 @@ def test_otel_items_are_counted_by_the_pipeline_not_the_importer(shared: Path, s
 def test_a_model_without_its_own_tokenizer_offline_is_estimated_and_says_so(store: TraceStore, tmp_path: Path) -> None:
     """Claude's tokenizer is not tiktoken: its counts are estimates (cl100k_base, its profile's),
     and an encoding not available offline is counted with the nearest one, marked the same."""
-    from ctxviewer.tokens.counting import count_tokens
 
     base = make_trace()
     blank = tuple(replace(i, tokens=None, tokens_provenance=None) for i in base.items)
@@ -88,10 +88,11 @@ def test_a_model_without_its_own_tokenizer_offline_is_estimated_and_says_so(stor
     write_jsonl([claude, p50k], tmp_path / "e.jsonl")
     import_files([tmp_path / "e.jsonl"], store)
     estimated = TokenProvenance(TokenSource.ESTIMATED, "cl100k_base")
-    for tid in ("claude", "p50k"):
+    for tid, lines in (("claude", False), ("p50k", True)):  # claude's tool rule counts a definition's JSON
         got = store.load(tid)
         assert [(i.tokens, i.tokens_provenance) for i in got.items] == [
-            (count_tokens(i.content or "", "cl100k_base"), estimated) for i in base.items]
+            (content_tokens(i.content or "", "cl100k_base", lines and i.kind is Kind.TOOL), estimated)
+            for i in base.items]
     assert store.load("p50k").endpoint.encoding == "p50k_base"  # what the application recorded stays
     assert item_tokens_tooltip(replace(base.items[0], tokens=50, tokens_provenance=estimated)) == (
         "50 tokens, estimated with cl100k_base (not the model's tokenizer)")

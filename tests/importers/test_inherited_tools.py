@@ -69,9 +69,9 @@ def test_langfuse_generations_inherit_the_agent_observations_tools(tmp_path: Pat
     inherited = _import(tmp_path, "inherited.json", _without_chat_tools(doc))
     for chat in CHATS:
         own, got = recorded[chat], inherited[chat]
-        assert _tools(own) == [("get_weather", 63, None)]  # the chat's own definition: nothing inherited
+        assert _tools(own) == [("get_weather", 18, None)]  # the chat's own definition: nothing inherited
         assert "ctxviewer.tools_inherited_from" not in own.attributes
-        assert _tools(got) == [("get_weather", 63, f"inherited from {AGENT}")]
+        assert _tools(got) == [("get_weather", 18, f"inherited from {AGENT}")]
         assert got.attributes["ctxviewer.tools_inherited_from"] == AGENT
         assert [i.content for i in got.items if i.kind is Kind.TOOL] == [i.content for i in own.items if i.kind is Kind.TOOL]
         [system] = [i for i in got.items if i.id == "system"]  # the instructions, inherited as before, now marked too
@@ -108,8 +108,8 @@ def test_otel_chat_spans_inherit_the_invoke_agent_spans_tools_and_instructions(t
         [own] = [t for tid, t in recorded.items() if tid.endswith(chat)]
         [got] = [t for tid, t in inherited.items() if tid.endswith(chat)]
         assert got.source_format == "otel"
-        assert _tools(own) == [("get_weather", 63, None)]
-        assert _tools(got) == [("get_weather", 63, f"inherited from {span}")]
+        assert _tools(own) == [("get_weather", 18, None)]
+        assert _tools(got) == [("get_weather", 18, f"inherited from {span}")]
         assert got.attributes["ctxviewer.tools_inherited_from"] == span
         assert got.attributes["ctxviewer.system_inherited_from"] == span
         assert [(i.id, i.tokens) for i in got.items if i.kind is Kind.POLICY] == [("system", 6)]
@@ -140,6 +140,6 @@ def test_openinference_llm_spans_inherit_the_agent_spans_llm_tools(tmp_path: Pat
     for tid, got in inherited.items():
         own = recorded[tid]
         assert got.source_format == "openinference"
-        assert _tools(own) == [("get_weather", 55, None)]
-        assert _tools(got) == [("get_weather", 55, f"inherited from {span}")]
+        assert _tools(own) == [("get_weather", 6, None)]
+        assert _tools(got) == [("get_weather", 6, f"inherited from {span}")]
         assert got.attributes["ctxviewer.tools_inherited_from"] == span

@@ -19,7 +19,10 @@ Rule ids (not Table 3.1 rows; words in ``ctxviewer/resources/check_rules.json``)
   their pixel size by the endpoint profile's image rule, which the provider's own count may not
   match), or
   the model proposed tool calls while no tool definition was captured (the schemas were sent but
-  not recorded). A ``warning`` when one side is more than :data:`GROSS` times the
+  not recorded), or the reported input is above the count while the trace holds tool definitions
+  for an endpoint whose tool rule is ``"json"`` (:class:`ctxviewer.tokens.profiles.ToolRule`: no
+  published per-definition rule; such an endpoint sends a prompt of its own with the tools, which
+  the trace does not hold). A ``warning`` when one side is more than :data:`GROSS` times the
   other (plus the tolerance) and nothing explains it: reported far above counted (something sent
   is not in the trace) or counted far above reported (the trace holds text that was not sent, or
   the usage is not this request's). A smaller gap is ``info`` with the numbers: counting a tool
@@ -45,6 +48,7 @@ from ctxviewer.assess.checks._common import rule_finding
 from ctxviewer.assess.truncated import truncation
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.trace import Kind, LimitMode, RequestTrace
+from ctxviewer.tokens.item_rule import definition_of
 from ctxviewer.tokens.placeholders import split_marked
 from ctxviewer.tokens.profiles import ProfileError
 
@@ -162,6 +166,14 @@ def _reported_gap(trace: RequestTrace) -> Iterable[Finding]:
                            f"the provider reported {bd.reported:,} input tokens, {counted}: {r:,} tokens are not in "
                            "the captured items -- the model proposed tool calls, but no tool definition was captured",
                            Evidence(fields=(*fields, "tool_calls")))
+    elif r > 0 and bd.resolution.profile.tools.definition == "json" and \
+            (defs := sum(1 for i in trace.retained if i.kind is Kind.TOOL and definition_of(i.content))):
+        noun = "its tool definition" if defs == 1 else f"its {defs} tool definitions"
+        yield rule_finding("accounting.reported_gap", Severity.INFO,
+                           f"the provider reported {bd.reported:,} input tokens, {counted}: {r:,} tokens above the "
+                           f"count -- the endpoint sends a prompt of its own with {noun}, which the trace does not "
+                           "hold and no published rule counts",
+                           Evidence(fields=fields))
     elif r > 0:
         gross = reported > GROSS * bd.total + tol
         yield rule_finding("accounting.reported_gap", Severity.WARNING if gross else Severity.INFO,
