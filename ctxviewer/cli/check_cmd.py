@@ -65,8 +65,11 @@ def check_cmd(db: str, trace_ids: tuple[str, ...], as_json: bool, jsonl: bool, f
     from ctxviewer.assess.config import parse_expected
     from ctxviewer.assess.context import context_for_db
     from ctxviewer.assess.marks import lead_with
+    from ctxviewer.cli.output import gates_on_findings
     from ctxviewer.diff.conversation import derive_for_display
     from ctxviewer.report.trace_report import finding_to_dict
+
+    gates_on_findings()
 
     if jsonl and (as_json or fmt is not None or output is not None):
         raise click.UsageError("--jsonl prints to standard output as it checks: not with --json, --format or -o")

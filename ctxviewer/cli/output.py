@@ -80,6 +80,8 @@ class InertStream:
         self._inner = inner
         self._json_mode = json_mode
         self._label = label
+        self.pipe_closed = False
+        """True once a write or flush met ``EPIPE`` (the reader went away: ``| head``)."""
 
     @property
     def inner(self) -> TextIO:
@@ -97,6 +99,7 @@ class InertStream:
             else:
                 self._inner.write(text)
         except OSError as exc:
+            self.pipe_closed |= exc.errno == errno.EPIPE
             if not self._label:
                 raise
             raise StreamWriteError(self._label, exc) from None
@@ -107,6 +110,7 @@ class InertStream:
         try:
             self._inner.flush()
         except OSError as exc:
+            self.pipe_closed |= exc.errno == errno.EPIPE
             if not self._label:
                 raise
             raise StreamWriteError(self._label, exc) from None
@@ -168,13 +172,38 @@ def _silence_stdout() -> None:
         pass
 
 
+PIPE_CLOSED = 141
+"""The status of a findings gate (``check``, ``scan``) whose reader went away before it finished:
+128 + SIGPIPE, as a shell reports a process a closed pipe stopped -- neither a pass nor a finding."""
+
+_gate = False
+
+
+def gates_on_findings() -> None:
+    """Called by a command whose status says whether findings exist (``check``, ``scan``): a closed
+    pipe then ends it with :data:`PIPE_CLOSED`, not 0, since the run did not finish."""
+    global _gate
+    _gate = True
+
+
+def _pipe_closed() -> bool:
+    """Whether standard output's reader went away (:attr:`InertStream.pipe_closed`; click wraps
+    the stream once it has caught the ``EPIPE``, so the wrapped one is looked at too)."""
+    stream: Any = sys.stdout
+    for _ in range(3):
+        if isinstance(stream, InertStream):
+            return stream.pipe_closed
+        stream = getattr(stream, "wrapped", None)
+    return False
+
+
 def run(main: Callable[[], Any]) -> NoReturn:
     """Run ``main`` (a click command's ``main(standalone_mode=False)``) and exit: 0, the command's
     exit code, ``exc.exit_code`` after ``Error: MESSAGE`` (:func:`error_text`) for a
     :class:`click.ClickException`, 130 after ``interrupted`` (Ctrl+C; the commands that write say
     what was kept: :mod:`ctxviewer.cli.interrupted`), 1 after ``Error: standard
     output: ...`` when standard output cannot be written (0 quietly on a closed pipe, ``EPIPE``,
-    as ``ctxviewer list x.db | head`` expects)."""
+    as ``ctxviewer list x.db | head`` expects; :data:`PIPE_CLOSED` for ``check`` and ``scan``)."""
     _safe_encoding_errors()
     restore = install()
     code: Any = 0
@@ -184,6 +213,8 @@ def run(main: Callable[[], Any]) -> NoReturn:
             sys.stdout.flush()
         except SystemExit as exc:  # list's status 2 after its table, scan's 1 after its findings
             code = exc.code
+            if code == 1 and _pipe_closed():  # click ends an EPIPE it caught with status 1
+                raise StreamWriteError("standard output", BrokenPipeError(errno.EPIPE, "Broken pipe")) from None
             sys.stdout.flush()
         except click.ClickException as exc:
             sys.stdout.flush()
@@ -198,7 +229,7 @@ def run(main: Callable[[], Any]) -> NoReturn:
     except StreamWriteError as exc:
         _silence_stdout()
         if exc.errno == errno.EPIPE:
-            code = 0 if code in (0, None) else code
+            code = PIPE_CLOSED if _gate else 0 if code in (0, None, 1) else code
         else:
             try:
                 from ctxviewer.util.visible import one_line

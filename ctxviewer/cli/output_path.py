@@ -38,8 +38,8 @@ class OutputPathError(ValueError):
 def place_problem(output: str) -> str | None:
     """Why a new file cannot even be placed at ``output``: ``"an empty file name"``, ``"folder F does
     not exist"`` (``F`` as given), ``"F is not a folder"`` (a file where the folder should be), ``"a link
-    to T, whose folder D does not exist"`` / ``"a link to T, which does not exist"`` (a dangling
-    symbolic link), else ``None``. Every command that writes a file asks this first
+    to T, whose folder D does not exist"`` (a dangling symbolic link that cannot be followed; one
+    into an existing folder is followed and its target created), else ``None``. Every command that writes a file asks this first
     (``-o``, ``--save``), so an output in a missing folder is the same usage error (exit status 2)
     with the same words everywhere."""
     if not output:
@@ -47,8 +47,9 @@ def place_problem(output: str) -> str | None:
     if os.path.islink(output) and not os.path.exists(output):  # SQLite would say "unable to open database file"
         target = os.readlink(output)
         where = os.path.dirname(os.path.join(os.path.dirname(output), target)) or "."
-        return (f"a link to {target}, whose folder {where} does not exist" if not os.path.isdir(where)
-                else f"a link to {target}, which does not exist")
+        if not os.path.isdir(where):
+            return f"a link to {target}, whose folder {where} does not exist"
+        return None
     folder = os.path.dirname(output)
     if folder and not os.path.isdir(folder) and not os.path.lexists(output):
         return f"{folder} is not a folder" if os.path.lexists(folder) else f"folder {folder} does not exist"

@@ -42,8 +42,10 @@ def scan_cmd(file: str, field: str | None, as_json: bool) -> None:
         ctxviewer scan ticket.txt
         ctxviewer scan texts.jsonl --jsonl-field text --json
     """
+    from ctxviewer.cli.output import gates_on_findings
     from ctxviewer.util.file_kind import InputFileError, check_readable
 
+    gates_on_findings()
     try:
         check_readable(file, "scan")
         result = scan_file(Path(file), field)

@@ -13,6 +13,9 @@
   or (``scan``) records that were skipped and so not scanned. Bad input wins over
   findings: a scan that could not read everything is not a pass, whatever it found.
 
+- ``141`` (:data:`ctxviewer.cli.output.PIPE_CLOSED`): ``check``/``scan`` whose reader went away
+  before the run finished; other commands end quietly with 0 then.
+
 - ``130`` (:data:`INTERRUPTED`): stopped by Ctrl+C (128 + SIGINT), after a line saying what was
   kept (``interrupted: nothing was written; traces.db is as it was``: :mod:`ctxviewer.cli.interrupted`).
 

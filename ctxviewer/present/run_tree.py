@@ -27,7 +27,10 @@ class Node:
     """The stored step (:class:`ctxviewer.store.runs.RunStep`)."""
     children: list[Node] = field(default_factory=list)
     orphan: bool = False
-    """Its parent id names no step of the run (the file did not hold the parent)."""
+    """Its parent id names no step of the run (the file did not hold the parent), or a parent whose
+    chain of parents leads back to it (then :attr:`cycle` too)."""
+    cycle: bool = False
+    """Its parent is in the run, but the parents' chain comes back to it (the span itself, or one under it)."""
 
 
 def build_tree(steps: list[Any]) -> list[Node]:
@@ -46,6 +49,7 @@ def build_tree(steps: list[Any]) -> list[Node]:
             cur = nodes[cur].step.span.parent_id
         if parent is None or parent not in nodes or cur in seen:
             node.orphan = parent is not None
+            node.cycle = parent is not None and parent in nodes
             roots.append(node)
         else:
             nodes[parent].children.append(node)
@@ -76,7 +80,10 @@ def step_line(node: Node) -> str:
     if sp.trace_id is not None:
         parts += [f"input {fmt_int(s.input_tokens)}", f"output {fmt_int(s.output_tokens)}", fmt_cost(s.cost),
                   f"trace {one_line(sp.trace_id)}"]
-    if node.orphan:
+    if node.cycle:  # new-user finding F12: a span naming itself was "not in the file"
+        parts.append(f"parent {one_line(sp.parent_id)} is "
+                     + ("the span itself (a cycle)" if sp.parent_id == sp.span_id else "under this span (a cycle)"))
+    elif node.orphan:
         parts.append(f"parent {one_line(sp.parent_id)} not in the file")
     return " · ".join(parts)
 

@@ -273,7 +273,7 @@ def test_import_into_a_foreign_db_with_a_user_version(tmp_path: Path) -> None:
         conn.execute("PRAGMA user_version = 3")
         conn.commit()
     code, _, err = run("import", str(_trace_file(tmp_path / "t.jsonl", "a")), "-o", str(foreign))
-    assert code == 1
+    assert code == 2  # bad input (F15): another program's database, left untouched
     assert err == (
         f"Error: {foreign}: is not a ctxviewer trace database "
         "(missing tables: blobs, items, details, token_counts)\n"

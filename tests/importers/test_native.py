@@ -58,6 +58,21 @@ def test_bad_line_in_the_middle_is_a_problem_and_loading_goes_on(tmp_path: Path)
     assert problems == [ImportProblem(str(path), "line 2", "invalid JSON: Expecting value (column 29)")]
 
 
+def test_a_position_two_items_share_is_refused_and_named(tmp_path: Path) -> None:
+    """New-user finding F11: a repeated position loaded silently, so the final order shown was
+    not the file's (1, 2, 1)."""
+    d = json.loads(trace_line(make_trace()))
+    retained = [n for n, it in enumerate(d["items"]) if it.get("position") is not None]
+    d["items"][retained[2]]["position"] = d["items"][retained[0]]["position"]
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(d) + "\n" + trace_line(make_trace(trace_id="ok")) + "\n")
+    records = list(native.load(path))
+    assert [(r.record, r.message, r.dropped) for r in records if isinstance(r, ImportProblem)] == [
+        ("line 1", f"items[{retained[2]}].position: {d['items'][retained[0]]['position']} is already "
+                   f"items[{retained[0]}]'s", 1)]
+    assert [r.trace_id for r in records if not isinstance(r, ImportProblem)] == ["ok"]
+
+
 def test_invalid_record_names_the_field(tmp_path: Path) -> None:
     d = json.loads(trace_line(make_trace()))
     d["items"][2]["status"] = "kept"

@@ -239,3 +239,32 @@ def test_a_non_finite_attribute_is_left_out_with_a_warning_so_export_writes_vali
     embedded = re.findall(r'"key": ?"ctxviewer\.trace", ?"value": ?\{"stringValue": ?("(?:[^"\\]|\\.)*")', line)
     assert len(embedded) == 1  # the native record inside the span, itself JSON
     assert strict(json.loads(embedded[0]))["trace_id"] == t.trace_id
+
+
+def test_an_array_valued_model_is_no_name_and_a_self_parent_is_a_cycle(tmp_path: Path) -> None:
+    """New-user finding F12: ``['gpt-4o']`` was stored as the model (its price then "not known"),
+    and a span naming itself as its parent was reported as "not in the file"."""
+    from otlp_factories import array
+
+    from ctxviewer.present.run_tree import build_tree, step_line
+
+    span = _span(**{"gen_ai.request.model": array(_s("gpt-4o"))})
+    span["parentSpanId"] = span["spanId"]
+    _, traces, problems = _load(tmp_path, _otlp(span))
+    assert traces[0].endpoint.model is None
+    assert [p.message for p in problems] == [
+        "gen_ai.request.model: ['gpt-4o'] is not a name (a list); shown as not recorded",
+        "span 00000000000000a1 (chat m-1): names itself as its parent span (a cycle); imported as a root of its trace"]
+
+    class Step:
+        def __init__(self, span_id: str, parent_id: str | None) -> None:
+            self.span = type("S", (), {"span_id": span_id, "parent_id": parent_id, "kind": "llm", "name": "chat",
+                                       "status": "ok", "end": 1, "start": 0, "trace_id": None})()
+            self.duration_ms = 5.0
+
+    roots = build_tree([Step("a6", "a6"), Step("b1", "c2"), Step("c2", "b1"), Step("d3", "zz")])
+    assert [step_line(n) for n in roots] == [
+        "llm chat · 5 ms · ok · parent a6 is the span itself (a cycle)",
+        "llm chat · 5 ms · ok · parent c2 is under this span (a cycle)",
+        "llm chat · 5 ms · ok · parent b1 is under this span (a cycle)",
+        "llm chat · 5 ms · ok · parent zz not in the file"]

@@ -121,6 +121,19 @@ def test_cassette_and_extracted_agree(shared: Path) -> None:
             [(t.items, t.usage, t.response, t.tool_calls) for t in b]
 
 
+def test_a_cassette_cut_short_says_so(shared: Path, tmp_path: Path) -> None:
+    """New-user finding F20: the first 1,500 bytes of a cassette are still YAML, and imported
+    silently as a request with no response."""
+    src = shared / "corpus" / "provider-api" / "openai" / "chat-completions-parallel-tool-calls.vcr.yaml"
+    cut = tmp_path / "cut.vcr.yaml"
+    cut.write_bytes(src.read_bytes()[:1500])
+    traces, problems = _load(cut)
+    assert len(traces) == 1 and traces[0].response is None
+    assert [(p.record, p.message, p.dropped) for p in problems] == [
+        ("interactions[0]", "no response recorded (a recorder writes one with every request: was the file cut "
+                            "short?); imported with the response not recorded", 0)]
+
+
 def test_image_tokens_never_counted_as_text(shared: Path) -> None:
     trace = _load(shared / "corpus/provider-api/anthropic/messages-image-input-base64.extracted.json")[0][0]
     assert "iVBOR" not in (trace.items[0].content or "")  # the PNG's base64 is not the item's text

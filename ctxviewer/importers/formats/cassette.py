@@ -18,7 +18,7 @@ import yaml
 
 from ctxviewer.importers.common.containers import GZIP_MAGIC, head_text, read_text
 from ctxviewer.importers.common.exchanges import load_exchanges
-from ctxviewer.importers.contract import SPECIFIC, ImportFailed, Record
+from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
 
 
 def _body(value: Any) -> Any:
@@ -54,16 +54,23 @@ class CassetteImporter:
         return SPECIFIC if text.startswith("interactions:") and "request:" in text else 0.0
 
     def load(self, path: Path) -> Iterator[Record]:
-        """One trace per interaction; problems for interactions that are not API calls."""
+        """One trace per interaction; problems for interactions that are not API calls, and a
+        warning per interaction that records a request but no ``response`` key (the file cut short)."""
         try:
             doc = yaml.safe_load(read_text(path))
         except yaml.YAMLError as exc:
             raise ImportFailed(f"{path}: not a YAML cassette: {exc}") from None
         if not isinstance(doc, Mapping) or not isinstance(doc.get("interactions"), list):
             raise ImportFailed(f"{path}: not a cassette (no interactions list)")
+        interactions = [(i, it) for i, it in enumerate(doc["interactions"]) if isinstance(it, Mapping)]
         triples = ((f"interactions[{i}]", _http(it.get("request")), _http(it.get("response")))
-                   for i, it in enumerate(doc["interactions"]) if isinstance(it, Mapping))
+                   for i, it in interactions)
         yield from load_exchanges(path, triples, self.name)
+        for i, it in interactions:  # new-user finding F20: a cassette cut short is still YAML
+            if "request" in it and "response" not in it:
+                yield ImportProblem(str(path), f"interactions[{i}]", "no response recorded (a recorder writes one "
+                                    "with every request: was the file cut short?); imported with the response "
+                                    "not recorded")
 
 
 IMPORTER = CassetteImporter()

@@ -54,7 +54,8 @@ class NativeImporter:
 
         The problem's record is ``"line N"`` (1-based); its message is the JSON error
         (``invalid JSON: Expecting ',' delimiter (column 17)``) or the TraceFormatError naming
-        the field (``items[2].status: 'kept' is not one of retained, omitted``). Only the first
+        the field (``items[2].status: 'kept' is not one of retained, omitted``; a position two items share:
+        ``items[2].position: 1 is already items[0]'s``). Only the first
         :data:`MAX_INVALID_LINES_NOTED` lines that are not JSON are named; one last problem counts
         the rest (``lines 6 to 153``: ``… and 148 more lines of invalid JSON``). Files are UTF-8
         (a BOM is accepted) or UTF-16/UTF-32 with a BOM. Bytes that are not valid UTF-8 become
@@ -160,10 +161,25 @@ def _parse_line(file: str, n: int, line: str) -> Record:
         return ImportProblem(file, record, str(exc), dropped=1)
     except RecursionError:
         return ImportProblem(file, record, "a value is nested too deep to read", dropped=1)
+    repeated = _repeated_position(trace)
+    if repeated is not None:
+        return ImportProblem(file, record, repeated, dropped=1)
     if trace.source_format is None:
         trace = replace(trace, source_format="native")
     return mark_recorded(with_unknown_keys(trace, obj))
 
+
+def _repeated_position(trace: RequestTrace) -> str | None:
+    """``"items[2].position: 1 is already items[0]'s"`` for the first retained position two items
+    share, else ``None``: the final order the views show would not be the file's (new-user
+    finding F11). Native records only: the importers of other formats number positions themselves."""
+    at: dict[int, int] = {}
+    for n, it in enumerate(trace.items):
+        if it.position is not None:
+            if it.position in at:
+                return f"items[{n}].position: {it.position} is already items[{at[it.position]}]'s"
+            at[it.position] = n
+    return None
 
 
 def _finite(value: Any, record: str, path: str) -> Any:

@@ -132,12 +132,18 @@ def missing_parents(spans: Iterable[Span], file: str) -> list[ImportProblem]:
     """One warning per span whose parent span id is given but names no span of ``spans`` (the same
     trace id): ``"span 00000000000000b2 (chat gpt-4o): parent span 00000000000000ff is not in this
     file; imported without it (what its ancestors record -- session, agent, system instructions
-    -- is not known)"``, recorded at the span. In the spans' order; spans without ids are skipped."""
+    -- is not known)"``, recorded at the span; a span whose parent id is its own id gets ``"span X: names
+    itself as its parent span (a cycle); imported as a root of its trace"``. In the spans' order;
+    spans without ids are skipped."""
     spans = list(spans)
     known = {(s.trace_id, s.span_id) for s in spans if s.span_id}
     out = []
     for s in spans:
-        if s.parent_id and s.span_id and (s.trace_id, s.parent_id) not in known:
+        if s.parent_id and s.span_id and s.parent_id == s.span_id:  # F12: a cycle, not a missing parent
+            name = f" ({s.name})" if s.name else ""
+            out.append(ImportProblem(file, s.record, f"span {s.span_id}{name}: names itself as its parent span "
+                                     "(a cycle); imported as a root of its trace"))
+        elif s.parent_id and s.span_id and (s.trace_id, s.parent_id) not in known:
             name = f" ({s.name})" if s.name else ""
             out.append(ImportProblem(file, s.record, f"span {s.span_id}{name}: parent span {s.parent_id} is not in "
                                      "this file; imported without it (what its ancestors record -- session, "

@@ -160,6 +160,22 @@ def _str(value: Any) -> str | None:
     return None if value is None or value == "" else str(value)
 
 
+def _name(attrs: Mapping[str, Any], problems: list[str] | None, *keys: str) -> str | None:
+    """The first of ``keys`` set, as a name (model, provider, response id): a string, or a number
+    written as one; an array, object or boolean is no name (OTel attribute values may be arrays)
+    and is ``None``, with a message naming the attribute appended to ``problems`` (new-user finding
+    F12: ``['gpt-4o']`` was stored as the model, and its price was then not known)."""
+    k = _first_key(attrs, *keys)
+    if k is None:
+        return None
+    value = attrs[k]
+    if isinstance(value, (list, tuple, dict, bool)):
+        if problems is not None:
+            problems.append(f"{k}: {value!r} is not a name (a {type(value).__name__}); shown as not recorded")
+        return None
+    return _str(value)
+
+
 def _first_key(attrs: Mapping[str, Any], *keys: str) -> str | None:
     for k in keys:
         if attrs.get(k) not in (None, ""):
@@ -257,14 +273,14 @@ def call_from_span(span: Span, problems: list[str] | None = None) -> LLMCall:
     if not (first and gm.tool_call_parts(first)):  # LiteLLM / OpenLLMetry legacy indexed completion attributes
         call.output_tool_calls = [c for m in gm.indexed_messages(a, "gen_ai.completion") or []
                                   for c in gm.tool_call_parts(m)]
-    call.response_model = _str(_first(a, "gen_ai.response.model", "ai.response.model"))
-    call.response_id = _str(_first(a, "gen_ai.response.id", "ai.response.id"))
+    call.response_model = _name(a, problems, "gen_ai.response.model", "ai.response.model")
+    call.response_id = _name(a, problems, "gen_ai.response.id", "ai.response.id")
     if call.output is None and a.get("ai.response.object") not in (None, ""):  # Vercel generateObject
         obj = a["ai.response.object"]
         call.output = [{"role": "assistant", "parts": [{"type": "text", "content": obj if isinstance(obj, str)
                                                         else gm.compact_json(obj)}]}]
-    call.provider = _str(_first(a, "gen_ai.provider.name", "gen_ai.system", "ai.model.provider"))
-    call.model = _str(_first(a, "gen_ai.request.model", "ai.model.id"))
+    call.provider = _name(a, problems, "gen_ai.provider.name", "gen_ai.system", "ai.model.provider")
+    call.model = _name(a, problems, "gen_ai.request.model", "ai.model.id")
     call.service = _str(span.resource.get("service.name"))
     call.session_id = _str(a.get("gen_ai.conversation.id"))
     call.user_id = _str(_first(a, "user.id", "enduser.id"))
