@@ -116,14 +116,14 @@ def breakdown(trace: RequestTrace) -> Breakdown:
         if it.tokens is not None:
             n = it.tokens
         elif it.content is not None:
-            n = content_tokens(it.content, res.encoding, it.kind is Kind.TOOL and prof.tools.definition == "lines")
+            n = content_tokens(it.content, res.encoding, it.is_tool_definition and prof.tools.definition == "lines")
             if len(it.content) > CHUNK_CHARS:
                 chunked.append(it.id)
         else:
             uncounted.append(it.id)
             continue
         content[cat] = content.get(cat, 0) + n
-        fn = definition_of(it.content) if it.kind is Kind.TOOL else None
+        fn = definition_of(it.content) if it.is_tool_definition else None
         if fn is not None:
             overhead += count_tool(counter, *fn).overhead
             tools += 1

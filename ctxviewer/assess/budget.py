@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ctxviewer.assess.config import active
+from ctxviewer.assess.input_source import NOT_CAPTURED_SOURCE, REPORTED_SOURCE, TRUNCATED_SOURCE
 from ctxviewer.assess.truncated import truncation
 from ctxviewer.model.trace import Category, ContextItem, Kind, LimitMode, RequestTrace, Status
 from ctxviewer.util.memo import by_identity
@@ -155,8 +156,8 @@ class CapacityCheck:
     input_source: str | None = None
     """Which input decided eq. 3.1: ``"counted by the application"``, ``"sum of the retained items"``,
     :data:`TRUNCATED_SOURCE` (the exporter truncated the captured text: the reported input is
-    checked), or ``"reported by the provider"`` when the reported input is over C although the
-    count fits."""
+    checked), or :data:`REPORTED_SOURCE` when the reported input is over C although the
+    count fits (the margin is then by the reported input)."""
     reported_input: int | None = None
     """Provider-reported input tokens (``gen_ai.usage.input_tokens``); ``None`` if not reported."""
     capacity_problem: str | None = None
@@ -253,8 +254,8 @@ def check_capacity(trace: RequestTrace) -> CapacityCheck:
         margin = cap - (input_tokens + b_out)
     fits = None if margin is None else margin >= 0
     if fits and reported is not None and cap is not None and b_out is not None \
-            and reported + b_out > cap:
-        fits, source = False, "reported by the provider"  # the endpoint enforces its own count
+            and reported + b_out > cap:  # the endpoint enforces its own count: the margin is by it too
+        fits, source, margin = False, REPORTED_SOURCE, cap - (reported + b_out)
     return CapacityCheck(
         capacity=cap,
         limit_mode=ep.limit_mode,
@@ -270,12 +271,6 @@ def check_capacity(trace: RequestTrace) -> CapacityCheck:
         capacity_source=cap_source,
         output_assumed=assumed_out,
     )
-
-
-TRUNCATED_SOURCE = "reported by the provider (the captured text is truncated)"
-""":attr:`CapacityCheck.input_source` when truncated text made the items' sum too low."""
-NOT_CAPTURED_SOURCE = "reported by the provider (the message content was not captured)"
-""":attr:`CapacityCheck.input_source` when the span kept usage and metadata only (no items to sum)."""
 
 
 def _input(trace: RequestTrace, items_sum: int | None) -> tuple[int | None, str | None]:
@@ -390,7 +385,7 @@ def _shared_verdict(chk: CapacityCheck) -> str:
     """The shared-limit verdict of a decided check (C, the input and B_out or its assumption known)."""
     assert chk.capacity is not None and chk.input_tokens is not None and chk.margin is not None
     room = chk.capacity - (chk.reserved_output or 0)
-    if chk.margin >= 0 and chk.fits is False and chk.reported_input is not None:
+    if chk.input_source == REPORTED_SOURCE and chk.reported_input is not None:
         return (f"over capacity by {_n(chk.reported_input - room)} tokens by the provider-reported input: "
                 f"had {_n(room)} tokens left, needed {_n(chk.reported_input)} (counted {_n(chk.input_tokens)})")
     if chk.margin >= 0:

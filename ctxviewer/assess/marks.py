@@ -63,6 +63,11 @@ def load_marks(db_path: Path | str) -> dict[str, Mark]:
         r, needed = (m or {}).get("row"), (m or {}).get("needed", [])
         if (r is not None and not isinstance(r, int)) or not isinstance(needed, list):
             raise ValueError(f"{path}: traces.{tid}: row must be a number and needed a list of item ids")
+        from ctxviewer.model import table31  # only for a marked row: `list` reads the marks file too
+
+        numbers = [t.row for t in table31.rows()]
+        if r is not None and r not in numbers:  # a mark no check can read: said, as a broken file is (new-user N14)
+            raise ValueError(f"{path}: traces.{tid}: row {r} is not a Table 3.1 row ({numbers[0]}-{numbers[-1]})")
         out[str(tid)] = Mark(r, tuple(str(n) for n in needed))
     return out
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 
-from ctxviewer.assess.budget import TRUNCATED_SOURCE, CapacityCheck
+from ctxviewer.assess.budget import CapacityCheck
+from ctxviewer.assess.input_source import REPORTED_SOURCE, TRUNCATED_SOURCE
 from ctxviewer.assess.plausibility import DURATION_KEY, negative_duration
 from ctxviewer.model.trace import NOT_RECORDED, LimitMode, RequestTrace, ToolCall
 from ctxviewer.model.words import fmt_int, fmt_text, fmt_time
@@ -212,7 +213,9 @@ def numbers_line(trace: RequestTrace, chk: CapacityCheck) -> str:
     when the provider reported another input, so the line says which one eq. 3.1 took)."""
     inp = fmt_int(chk.input_tokens) + (f" {TRUNCATED_SOURCE}" if chk.input_source == TRUNCATED_SOURCE else "")
     reported = trace.usage.input_tokens
-    if (chk.input_source != TRUNCATED_SOURCE and reported is not None and chk.input_tokens is not None
+    if chk.input_source == REPORTED_SOURCE and reported is not None:  # the endpoint's count decided eq. 3.1
+        inp = f"{fmt_int(reported)} (reported by the provider, which eq. 3.1 took; counted {fmt_int(chk.input_tokens)})"
+    elif (chk.input_source != TRUNCATED_SOURCE and reported is not None and chk.input_tokens is not None
             and reported != chk.input_tokens and chk.input_source):
         inp += f" ({chk.input_source}; the provider reported {fmt_int(reported)})"  # which one eq. 3.1 took
     if chk.limit_mode is LimitMode.SEPARATE:

@@ -21,7 +21,8 @@ from typing import Any, Callable, Protocol, Sequence
 from ctxviewer.builder.candidates import Candidate
 from ctxviewer.builder.junctions import CountedSegment, JunctionCounter, JunctionUnstable
 from ctxviewer.model.trace import Kind
-from ctxviewer.tokens.item_rule import TOOL_CALL_PREFIX, call_texts, content_tokens, tool_call_of
+from ctxviewer.model.vocabulary import RESULT_ROLES
+from ctxviewer.tokens.item_rule import TOOL_CALL_PREFIX, call_texts, content_tokens, function_of, tool_call_of
 from ctxviewer.tokens.profiles import Resolution, resolve
 from ctxviewer.tokens.request_accounting import Counter, count_request, count_tool
 
@@ -47,19 +48,21 @@ class CountingRule(Protocol):
 
 
 def tool_definition(cand: Candidate) -> dict[str, Any] | None:
-    """The function definition a ``tool`` candidate carries (JSON with a ``name``), else ``None``
-    (then it is a tool result or other tool text, sent as a message)."""
-    if cand.kind is not Kind.TOOL or cand.tool_call_id is not None:
+    """The tool definition a ``tool`` candidate carries, as stored (OpenAI's ``{"type": "function",
+    "function": {...}}``, a bare function, or Anthropic's ``input_schema`` form:
+    :func:`ctxviewer.tokens.item_rule.function_of`), else ``None`` -- then it is a tool result
+    (it answers a call, or is sent under a result's role ``tool`` / ``function``) or other tool
+    text, sent as a message. Kept as stored, so the serialized body's tools count as the
+    recording's items do."""
+    if cand.kind is not Kind.TOOL or cand.tool_call_id is not None or cand.role in RESULT_ROLES:
+        return None
+    if not cand.text.lstrip().startswith("{"):
         return None
     try:
         obj = json.loads(cand.text)
     except ValueError:
         return None
-    if isinstance(obj, dict):
-        fn = obj.get("function", obj)
-        if isinstance(fn, dict) and isinstance(fn.get("name"), str):
-            return {"type": "function", "function": fn}
-    return None
+    return obj if function_of(obj) is not None else None
 
 
 def _message(c: Candidate) -> dict[str, Any]:
@@ -104,15 +107,14 @@ class ChatRule:
         hit = self._by_id.get(id(cand))
         if hit is not None and hit[0] is cand:
             return hit[1]
-        definition = cand.kind is Kind.TOOL and cand.tool_call_id is None
+        definition = cand.kind is Kind.TOOL and cand.tool_call_id is None and cand.role not in RESULT_ROLES
         key = (cand.chat_role, cand.text, definition)
         out = self._cache.get(key)
         if out is None:
-            fn = tool_definition(cand) if definition else None
+            obj = tool_definition(cand) if definition else None
+            fn = function_of(obj) if obj is not None else None
             if fn is not None:
-                f = fn["function"]
-                tc = count_tool(self._counter, str(f["name"]), str(f.get("description") or ""),
-                                 f.get("parameters") or {}, cand.text)
+                tc = count_tool(self._counter, *fn, json.dumps(obj, separators=(",", ":"), ensure_ascii=False))
                 out = (tc.content, tc.overhead, True)
             else:
                 role = self._roles.get(cand.chat_role)

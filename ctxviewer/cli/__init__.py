@@ -121,7 +121,7 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
     from ctxviewer.importers import REGISTRY, ImportFailed
     from ctxviewer.pipeline.folders import skipped_count
     from ctxviewer.pipeline.importing import import_into
-    from ctxviewer.store import NotADatabaseError, OldSchemaError, StoreError, WrongDatabaseError
+    from ctxviewer.store import BAD_TARGETS, StoreError
     from ctxviewer.util.file_kind import special_kind
     from ctxviewer.util.visible import one_line
 
@@ -157,7 +157,7 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
               sigterm_exits()):  # kill PID: rolled back, a database it created removed (as Ctrl+C)
             report = import_into(db, [Path(f) for f in files], fmt=fmt, waiting=waiting,
                                  progress=shown.on_files, read=shown.on_read, activity=shown.on_activity)
-    except (OldSchemaError, WrongDatabaseError, NotADatabaseError) as exc:  # bad input (2), untouched:
+    except BAD_TARGETS as exc:  # bad input (2), untouched:
         raise BadInput(str(exc)) from None  # an older schema (never upgraded in place), another program's, a newer one's
     except (StoreError, ImportFailed) as exc:  # the output database cannot be written (1)
         raise click.ClickException(str(exc)) from None
@@ -188,14 +188,14 @@ def _import_store(url: str, db: str, as_json: bool) -> None:
     from ctxviewer.cli.stores import open_source
     from ctxviewer.pipeline.clickhouse.pull import pull_window
     from ctxviewer.pipeline.clickhouse.source import ClickHouseSource
-    from ctxviewer.store import OldSchemaError, StoreError
+    from ctxviewer.store import BAD_TARGETS, StoreError
     from ctxviewer.util.visible import one_line
 
     source = open_source(url)
     assert isinstance(source, ClickHouseSource)
     try:
         report = pull_window(source, db)
-    except OldSchemaError as exc:
+    except BAD_TARGETS as exc:  # not a database, another program's, a newer or older schema: bad input (2), untouched
         raise BadInput(str(exc)) from None
     except StoreError as exc:
         raise click.ClickException(str(exc)) from None

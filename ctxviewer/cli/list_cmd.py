@@ -217,6 +217,7 @@ def _print(store: TraceStore, query: TraceQuery, start: tuple[str | None, str] |
 
     last: list[tuple[str | None, str]] = []
     left = [False]
+    damaged: dict[str, str] = {}  # trace id -> what in its row cannot be read (a row another program wrote)
 
     def rows() -> Iterator[Any]:  # one pass: the page's rows, read as taken
         for n, (row, created) in enumerate(store.stream(query, start, -1 if page < 0 else page + 1)):
@@ -224,12 +225,21 @@ def _print(store: TraceStore, query: TraceQuery, start: tuple[str | None, str] |
                 left[0] = True
                 return
             last[:] = [(created, row.trace_id)]
+            if row.damaged:
+                damaged[row.trace_id] = row.damaged
             yield row
 
     if as_json or jsonl:
         _print_json(rows(), current, jsonl)
     else:
         _print_table(rows, current, wide, db)
+    if damaged:  # listed with the value as not recorded; said once per row, then bad input (2)
+        from ctxviewer.cli.status import BAD_INPUT
+        from ctxviewer.util.visible import one_line
+
+        for trace_id, problem in damaged.items():
+            click.echo(one_line(f"warning: {db}: trace {trace_id}: {problem}; listed as not recorded"), err=True)
+        raise SystemExit(BAD_INPUT)
     return encode_cursor(*last[0]) if left[0] and last else None
 
 

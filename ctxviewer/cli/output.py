@@ -204,6 +204,8 @@ def run(main: Callable[[], Any]) -> NoReturn:
     what was kept: :mod:`ctxviewer.cli.interrupted`), 1 after ``Error: standard
     output: ...`` when standard output cannot be written (0 quietly on a closed pipe, ``EPIPE``,
     as ``ctxviewer list x.db | head`` expects; :data:`PIPE_CLOSED` for ``check`` and ``scan``)."""
+    global _gate
+    _gate = False  # set again by check or scan (gates_on_findings)
     _safe_encoding_errors()
     restore = install()
     code: Any = 0
@@ -217,7 +219,10 @@ def run(main: Callable[[], Any]) -> NoReturn:
                 raise StreamWriteError("standard output", BrokenPipeError(errno.EPIPE, "Broken pipe")) from None
             sys.stdout.flush()
         except click.ClickException as exc:
-            sys.stdout.flush()
+            try:
+                sys.stdout.flush()
+            except StreamWriteError:  # the reader went away: the error is still said, on standard error
+                _silence_stdout()
             exc.message = error_text(exc)  # type: ignore[misc]  # show() composes "Error: " + it
             if hasattr(exc, "detail"):
                 exc.detail = ""
@@ -229,7 +234,7 @@ def run(main: Callable[[], Any]) -> NoReturn:
     except StreamWriteError as exc:
         _silence_stdout()
         if exc.errno == errno.EPIPE:
-            code = PIPE_CLOSED if _gate else 0 if code in (0, None, 1) else code
+            code = code if code not in (0, None, 1) else PIPE_CLOSED if _gate else 0  # bad input (2) still says so
         else:
             try:
                 from ctxviewer.util.visible import one_line

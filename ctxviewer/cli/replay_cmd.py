@@ -19,7 +19,7 @@ from ctxviewer.cli.stores import load_trace
 from ctxviewer.replay.endpoints import EndpointError, endpoint_named
 from ctxviewer.replay.run import default_save_path, diff_summary, replay, save
 from ctxviewer.replay.send import SendFailure
-from ctxviewer.store import OldSchemaError, StoreError
+from ctxviewer.store import BAD_TARGETS, StoreError
 from ctxviewer.util.visible import one_line
 
 
@@ -77,7 +77,7 @@ def replay_cmd(db: str, trace_id: str, endpoint: str, save_to: str | None, tempe
         save(target, [result.trace], db)
     except ValueError as exc:
         raise BadInput(str(exc)) from None
-    except OldSchemaError as exc:
+    except BAD_TARGETS as exc:  # not a database, another program's, a newer or older schema: bad input (2), untouched
         raise BadInput(str(exc)) from None
     except StoreError as exc:
         raise click.ClickException(str(exc)) from None

@@ -25,7 +25,7 @@ from ctxviewer.cli.write import check_place
 from ctxviewer.model.trace import Category, Kind, RequestTrace
 from ctxviewer.pipeline.hints import create_store
 from ctxviewer.pipeline.stored_facts import with_facts
-from ctxviewer.store import OldSchemaError, StoreError
+from ctxviewer.store import BAD_TARGETS, StoreError
 from ctxviewer.util.visible import one_line
 
 
@@ -254,7 +254,7 @@ def whatif_cmd(db: str, trace_id: str, capacity: str | None, reserve: str | None
             with create_store(save) as target:
                 target.add(with_facts([outcome.trace], context_for_db(save)),
                            waiting=lambda message: click.echo(f"waiting: {message}", err=True))  # as import says
-        except OldSchemaError as exc:  # never upgraded in place: bad input (2), the file untouched
+        except BAD_TARGETS as exc:  # not a database, another program's, a newer or older schema: bad input (2), untouched
             raise BadInput(str(exc)) from None
         except StoreError as exc:
             raise click.ClickException(str(exc)) from None

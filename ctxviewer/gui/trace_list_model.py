@@ -283,6 +283,8 @@ class TraceListModel(TraceListQueries):
             return row
         try:
             col = TRACE_COLUMNS[c]
+            if row.damaged and c == 0:  # a row another program wrote: what could not be read
+                return plain_tooltip(f"{texts[c]}: {row.damaged}")
             return plain_tooltip(col.tooltip(row) if col.tooltip else texts[c])
         except Exception:  # data() never raises; a broken row shows empty
             return None

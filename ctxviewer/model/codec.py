@@ -126,6 +126,8 @@ def _enum_hook(cls: type[enum.Enum]) -> Callable[[Any, Any], enum.Enum]:
 
 def _nonempty(message: str) -> Callable[[Any, Any], str]:
     def structure(value: Any, _: Any) -> str:
+        if value is not None and value != "" and not isinstance(value, str):  # there, but not text
+            raise _Invalid(f"must be a non-empty string, not {type(value).__name__} {value!r}")
         if not isinstance(value, str) or not value:
             raise _Invalid(message)
         return value

@@ -45,6 +45,19 @@ def parse_created(value: Any, path: str = "created") -> datetime | None:
         raise TraceFormatError(path, str(exc)) from None
 
 
+def stored_time(value: Any) -> datetime | None:
+    """:func:`parse_created` of a time read back from a database column, ``None`` for an empty or
+    unreadable one (a row another program wrote: epoch seconds, ``"garbage"``), so one bad row
+    does not stop a listing; the row itself says so where it is listed
+    (:attr:`ctxviewer.store.TraceRow.damaged`). Never raises."""
+    if not value:
+        return None
+    try:
+        return datetime_or_none(value)
+    except (InvalidValue, TypeError, ValueError):
+        return None
+
+
 def datetime_or_none(value: Any, _: Any = None) -> datetime | None:
     if value is None:
         return None

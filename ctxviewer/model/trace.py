@@ -33,7 +33,7 @@ from typing import Any, Mapping
 from frozendict import deepfreeze, frozendict
 
 from ctxviewer.model.guardrail import GuardrailResult
-from ctxviewer.model.vocabulary import Category, Kind, LimitMode, Status, TokenSource, ToolVerdict, Trust
+from ctxviewer.model.vocabulary import RESULT_ROLES, Category, Kind, LimitMode, Status, TokenSource, ToolVerdict, Trust
 
 __all__ = [  # the enumerations are handed on from ctxviewer.model.vocabulary
     "NOT_RECORDED", "Category", "ContextItem", "Endpoint", "Kind", "LimitMode", "Policy", "RequestTrace",
@@ -125,6 +125,13 @@ class ContextItem:
     tokens_provenance: TokenProvenance | None = None
     """Where ``tokens`` came from (recorded, reported, or counted with a named encoding); ``None``
     while ``tokens`` is ``None`` or when the source did not say."""
+
+    @property
+    def is_tool_definition(self) -> bool:
+        """True for a tool definition: kind ``tool`` not sent under a result's role
+        (:data:`~ctxviewer.model.vocabulary.RESULT_ROLES`). Its ``content`` is then counted by the
+        endpoint's tool rule (:func:`ctxviewer.tokens.item_rule.content_tokens`), not as text."""
+        return self.kind is Kind.TOOL and self.role not in RESULT_ROLES
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,11 @@ class Kind(str, enum.Enum):
         return self in (Kind.POLICY, Kind.USER)
 
 
+RESULT_ROLES = frozenset({"tool", "function"})
+"""Chat roles of a tool's *result* sent back to the model (OpenAI ``tool`` and legacy ``function``):
+an item of kind ``tool`` under one of them is a result, not a tool definition."""
+
+
 class Trust(str, enum.Enum):
     """Whether an item is trusted application policy or untrusted data (chapter 3.5)."""
 

@@ -38,8 +38,8 @@ def create_store(path: str | Path) -> TraceStore:
     except NotADatabaseError as exc:
         hinted = with_hint(exc)
         if hinted is exc:
-            raise StoreError(exc.path, f"{exc.problem}; it is never overwritten: give a trace database or a new "
-                                       "file") from None
+            raise NotADatabaseError(exc.path, f"{exc.problem}; it is never overwritten: give a trace database or a "
+                                              "new file") from None
         raise hinted from None
 
 
@@ -47,7 +47,7 @@ def with_hint(exc: NotADatabaseError) -> StoreError:
     """``exc`` with its problem replaced by :func:`not_a_database_message` when an importer
     recognises the file; ``exc`` itself otherwise."""
     message = not_a_database_message(exc.path)
-    return StoreError(exc.path, message) if message else exc
+    return NotADatabaseError(exc.path, message) if message else exc
 
 
 def not_a_database_message(path: str | Path) -> str | None:

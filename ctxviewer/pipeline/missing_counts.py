@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
-from ctxviewer.model.trace import Kind, RequestTrace, TokenProvenance, TokenSource
+from ctxviewer.model.trace import RequestTrace, TokenProvenance, TokenSource
 from ctxviewer.store import TraceStore
 from ctxviewer.tokens.counting import DEFAULT_ENCODING, UnknownEncodingError, get_encoding
 from ctxviewer.tokens.images import count_image
@@ -65,11 +65,16 @@ def count_missing_tokens_many(traces: Sequence[RequestTrace], store: TraceStore)
         for ii, item in enumerate(trace.items):
             if item.tokens is None and item.content is not None:
                 marked = split_marked(item.content)
-                if item.kind is Kind.TOOL and lines is None:
+                if item.is_tool_definition and lines is None:
                     lines = definition_lines_rule(trace)
-                definition = item.kind is Kind.TOOL and bool(lines)
-                if not marked.labelled and not marked.images and is_rendered(item.content, definition):
-                    ruled[(ti, ii)] = content_tokens(item.content, encoding, definition)
+                definition = item.is_tool_definition and bool(lines)
+                if is_rendered(marked.text, definition):  # also after reasoning labels and images are taken out
+                    n = content_tokens(marked.text, encoding, definition)
+                    if marked.images:
+                        rule = image_rule_of(trace)
+                        n += sum(count_image(rule, im.size, im.detail).tokens for im in marked.images)
+                        images[(ti, ii)] = 0  # estimated: its provenance says so
+                    ruled[(ti, ii)] = n
                     continue
                 todo.setdefault(encoding, []).append((ti, ii))
                 if marked.labelled:

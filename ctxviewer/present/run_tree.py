@@ -47,7 +47,7 @@ def build_tree(steps: list[Any]) -> list[Node]:
         while cur is not None and cur in nodes and cur not in seen:  # a cycle: treat as orphan
             seen.add(cur)
             cur = nodes[cur].step.span.parent_id
-        if parent is None or parent not in nodes or cur in seen:
+        if parent is None or parent not in nodes or cur == s.span.span_id:  # a chain into another cycle: a child
             node.orphan = parent is not None
             node.cycle = parent is not None and parent in nodes
             roots.append(node)

@@ -50,7 +50,8 @@ What lives where
   :mod:`~ctxviewer.store.schema_check` (a ctxviewer database of this schema?),
   :mod:`~ctxviewer.store.damage` (broken pages, a missing content blob);
 * :mod:`~ctxviewer.store.errors` -- :class:`StoreError`, :class:`NotADatabaseError`,
-  :class:`OldSchemaError`, :class:`WrongDatabaseError`.
+  :class:`OldSchemaError`, :class:`WrongDatabaseError`; :data:`BAD_TARGETS`, those of them a database to be
+  written into can be (bad input, left untouched).
 
 May import: :mod:`ctxviewer.model`, :mod:`ctxviewer.tokens`, :mod:`ctxviewer.util` only. Never the
 importers or the assessment (import-linter contracts in ``pyproject.toml``): a stored trace is
@@ -217,7 +218,7 @@ No Qt here.
 
 from typing import TYPE_CHECKING
 
-from ctxviewer.store.errors import NotADatabaseError, OldSchemaError, StoreError, WrongDatabaseError
+from ctxviewer.store.errors import BAD_TARGETS, NotADatabaseError, OldSchemaError, StoreError, WrongDatabaseError
 from ctxviewer.store.migrations import SCHEMA_VERSION
 from ctxviewer.store.query import SORTABLE, TraceQuery, TraceRow
 from ctxviewer.store.rows import content_digest, content_hash
@@ -242,6 +243,7 @@ def __getattr__(name: str) -> object:
     return value
 
 __all__ = [
+    "BAD_TARGETS",
     "SCHEMA_VERSION",
     "SORTABLE",
     "NotADatabaseError",

@@ -20,7 +20,7 @@ import sqlite3
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Mapping
 
-from ctxviewer.model.times import parse_created
+from ctxviewer.model.times import stored_time
 
 if TYPE_CHECKING:
     from ctxviewer.model.trace import RequestTrace, Usage
@@ -69,7 +69,7 @@ def _from_details(created: str | None, doc: Mapping[str, Any]) -> tuple[float | 
     usage = Usage(_int(u.get("input_tokens")), _int(u.get("output_tokens")), _int(u.get("cached_input_tokens")),
                   _int(u.get("cache_creation_input_tokens")), _int(u.get("reasoning_tokens")))
     try:
-        when = parse_created(created) if created else None
+        when = stored_time(created)
     except ValueError:
         when = None
     return values(ep.get("provider"), ep.get("model"), when, usage, attrs)

@@ -29,8 +29,8 @@ class NotADatabaseError(StoreError):
     *file* given where a database was expected. The front ends say what it looks like and how to
     import it (:func:`ctxviewer.pipeline.hints.open_store`)."""
 
-    def __init__(self, path: Path | str) -> None:
-        super().__init__(path, "is not an SQLite database (no 'SQLite format 3' header)")
+    def __init__(self, path: Path | str, problem: str = "is not an SQLite database (no 'SQLite format 3' header)") -> None:
+        super().__init__(path, problem)
 
 
 class WrongDatabaseError(StoreError):
@@ -59,3 +59,9 @@ class OldSchemaError(StoreError):
         super().__init__(path, problem)
         self.version = version
         self.missing = missing
+
+
+BAD_TARGETS = (NotADatabaseError, WrongDatabaseError, OldSchemaError)
+"""What a database given to be written into (``import -o``, ``whatif --save``, ``replay --save``)
+can be that is bad input (exit status 2) and is left untouched: not a database at all (a trace
+file, a text file), another program's or a newer ctxviewer's, or an older schema."""

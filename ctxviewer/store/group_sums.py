@@ -58,19 +58,27 @@ class Group:
         return d
 
 
-CUMULATIVE_SQL = ("count(*) FILTER (WHERE capacity > 0 AND input_tokens * 2 < capacity), "
-               "count(*) FILTER (WHERE capacity > 0 AND input_tokens * 10 < capacity * 8), "
-               "count(*) FILTER (WHERE capacity > 0 AND input_tokens * 10 < capacity * 9), "
-               "count(*) FILTER (WHERE capacity > 0 AND input_tokens < capacity), "
-               "count(input_tokens) FILTER (WHERE capacity > 0)")
+def _number(column: str) -> str:
+    """``column`` where it holds a number, else NULL: a text another program wrote into a count
+    (``'lots'``) is not recorded -- SQLite would multiply it as 0 but compare it above every number,
+    and the cumulative bands would go negative (new-user finding N4)."""
+    return f"(CASE WHEN typeof({column}) IN ('integer', 'real') THEN {column} END)"
+
+
+_IN, _C, _OUT = _number("input_tokens"), _number("capacity"), _number("output_tokens")
+CUMULATIVE_SQL = (f"count(*) FILTER (WHERE {_C} > 0 AND {_IN} * 2 < {_C}), "
+                  f"count(*) FILTER (WHERE {_C} > 0 AND {_IN} * 10 < {_C} * 8), "
+                  f"count(*) FILTER (WHERE {_C} > 0 AND {_IN} * 10 < {_C} * 9), "
+                  f"count(*) FILTER (WHERE {_C} > 0 AND {_IN} < {_C}), "
+                  f"count({_IN}) FILTER (WHERE {_C} > 0)")
 """Calls under 50 %, 80 %, 90 % and 100 % of C, and all with both input and C recorded: the
 :data:`WINDOW_BANDS` as cumulative counts, in integer products (no division per row, and one
 comparison per count instead of a CASE per band); :func:`group_of` takes the differences."""
 
-SUMS_SQL = ("count(*), total(input_tokens), count(input_tokens), total(output_tokens), "
-           "count(output_tokens), total(cost), count(cost), sum(duration_ms), max(duration_ms), "
-           "count(duration_ms), count(*) FILTER (WHERE state = 'ok'), count(*) FILTER (WHERE state = 'warning'), "
-           "count(*) FILTER (WHERE state = 'failure'), count(*) FILTER (WHERE span_status = 'error'), " + CUMULATIVE_SQL)
+SUMS_SQL = (f"count(*), total({_IN}), count({_IN}), total({_OUT}), "
+            f"count({_OUT}), total(cost), count(cost), sum(duration_ms), max(duration_ms), "
+            "count(duration_ms), count(*) FILTER (WHERE state = 'ok'), count(*) FILTER (WHERE state = 'warning'), "
+            "count(*) FILTER (WHERE state = 'failure'), count(*) FILTER (WHERE span_status = 'error'), " + CUMULATIVE_SQL)
 """One group's sums over the narrow ``traces`` columns -- all of them in ``idx_traces_aggregate`` and
 ``idx_traces_aggregate_day`` (:data:`ctxviewer.store.migrations.AGGREGATE_INDEX_V12`), so SQLite reads a
 covering index, not the table. Token sums are ``total()`` (floating point: exact below 2**53 tokens)

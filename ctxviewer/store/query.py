@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from ctxviewer.model.span_facts import SPAN_COLUMNS
-from ctxviewer.model.times import parse_created
+from ctxviewer.model.times import TraceFormatError, parse_created
 from ctxviewer.store.call_columns import CALL_COLUMNS
 from ctxviewer.store.facts import FACT_COLUMNS
 from ctxviewer.store.filters import compile_filter
@@ -132,12 +132,19 @@ class TraceRow:
     scores: str | None = None
     """The recorded scores in one line (``"match: I"``, :func:`ctxviewer.store.score_rows.summary`);
     ``None`` when the call was not scored. Schema 8."""
+    damaged: str | None = None
+    """What in the stored row cannot be read (``"created: '1763604838' is not an ISO-8601 time"``:
+    a row another program wrote), the value then listed as not recorded; ``None`` for a sound row."""
 
     @classmethod
     def from_sql(cls, row: tuple[Any, ...]) -> TraceRow:
-        """Build from a ``SELECT <ROW_COLUMNS>`` row."""
+        """Build from a ``SELECT <ROW_COLUMNS>`` row. A ``created`` that is not ISO-8601 text is
+        ``None`` with :attr:`damaged` saying so (never raises for a stored value)."""
         values = dict(zip(ROW_COLUMNS, row))
-        values["created"] = parse_created(values["created"])
+        try:
+            values["created"] = parse_created(values["created"])
+        except TraceFormatError as exc:
+            values["created"], values["damaged"] = None, str(exc)
         for flag in ("omissions_recorded", "fits"):
             if values[flag] is not None:
                 values[flag] = bool(values[flag])

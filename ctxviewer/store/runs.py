@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ctxviewer.model.run import RunSpan
-from ctxviewer.model.times import parse_created
+from ctxviewer.model.times import stored_time
 from ctxviewer.store.connection import StoreConnection
 
 _COLUMNS = ("run_id", "span_id", "parent_id", "kind", "name", "start", "end", "duration_ms", "status",
@@ -67,8 +67,8 @@ def _thaw(value: Any) -> Any:
 def _step(row: tuple[Any, ...]) -> RunStep:
     (run_id, span_id, parent_id, kind, name, start, end, duration, status, message, trace_id, attrs,
      input_tokens, output_tokens, cost, state, has_children) = row
-    span = RunSpan(run_id, span_id, parent_id, kind, name, parse_created(start) if start else None,
-                   parse_created(end) if end else None, status, message, trace_id,
+    span = RunSpan(run_id, span_id, parent_id, kind, name, stored_time(start),
+                   stored_time(end), status, message, trace_id,
                    json.loads(attrs) if attrs else {})
     return RunStep(span, duration, input_tokens, output_tokens, cost, state, bool(has_children))
 
@@ -144,8 +144,8 @@ class TraceRuns(StoreConnection):
                                      (run_id,)).fetchone()
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot read the runs", exc) from None
-        first = parse_created(row[0]) if row is not None and row[0] else None
-        last = parse_created(row[1]) if row is not None and row[1] else None
+        first = stored_time(row[0]) if row is not None else None
+        last = stored_time(row[1]) if row is not None else None
         return (first, last) if first is not None and last is not None else None
 
     def step_path(self, trace_id: str) -> tuple[str, list[str]] | None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Iterable, NamedTuple, Sequence
 
-from ctxviewer.model.times import format_created, parse_created
+from ctxviewer.model.times import format_created, stored_time
 from ctxviewer.store.connection import StoreConnection
 from ctxviewer.store.query import ROW_COLUMNS, TraceQuery, TraceRow
 
@@ -69,8 +69,8 @@ _SUMMARY = ("session_id, count(*), min(created), max(created), coalesce(sum(stat
 
 def _summary(row: tuple[Any, ...]) -> SessionSummary:
     sid, calls, first, last, ok, warning, failure, inp, out, cost, known, models = row
-    return SessionSummary(str(sid), int(calls), parse_created(first) if first else None,
-                          parse_created(last) if last else None, int(ok), int(warning), int(failure),
+    return SessionSummary(str(sid), int(calls), stored_time(first),
+                          stored_time(last), int(ok), int(warning), int(failure),
                           None if inp is None else int(inp), None if out is None else int(out),
                           None if cost is None else float(cost), int(known), int(models))
 
@@ -95,7 +95,7 @@ _ORDER_COLUMNS = "trace_id, created, session_id, source_format"
 
 
 def _call_order(r: Sequence[Any]) -> CallOrder:
-    return CallOrder(str(r[0]), parse_created(r[1]), r[2], r[3])
+    return CallOrder(str(r[0]), stored_time(r[1]), r[2], r[3])
 
 
 class TraceSessions(StoreConnection):

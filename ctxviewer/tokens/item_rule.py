@@ -66,14 +66,33 @@ def strip_period(s: str) -> str:
     return s[:-1] if s.endswith(".") else s
 
 
+def properties_of(params: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The ``properties`` object of a parameters schema; ``{}`` when it is absent or not an object
+    (a list or a string there is no JSON Schema, and the rule counts no property of it)."""
+    props = params.get("properties")
+    return props if isinstance(props, Mapping) else {}
+
+
+def enum_of(spec: Any) -> list[Any] | None:
+    """A property's ``enum`` values as a list (a single value stands for itself), ``None`` when
+    the property has no ``enum``."""
+    if not isinstance(spec, Mapping) or "enum" not in spec:
+        return None
+    values = spec["enum"]
+    if values is None:
+        return []
+    return list(values) if isinstance(values, (list, tuple)) else [values]
+
+
 def definition_lines(name: str, desc: str, params: Mapping[str, Any]) -> list[str]:
     """The texts the endpoint's rule counts for one tool definition, in order: ``name:description``,
     each enum value, then ``key:type:description`` per property (a property's enum values come
-    before its line). Tokens of these texts are the definition's *content*."""
+    before its line). Tokens of these texts are the definition's *content*. A ``properties`` or
+    ``enum`` of another shape than the schema's counts as :func:`properties_of` / :func:`enum_of` say."""
     out = [f"{name}:{strip_period(desc)}"]
-    for key, spec in (params.get("properties") or {}).items():
+    for key, spec in properties_of(params).items():
+        out += [str(v) for v in enum_of(spec) or ()]
         spec = spec if isinstance(spec, Mapping) else {}
-        out += [str(v) for v in spec.get("enum") or ()] if "enum" in spec else []
         typ = spec.get("type", "")
         typ = ",".join(map(str, typ)) if isinstance(typ, list) else str(typ)
         out.append(f"{key}:{typ}:{strip_period(str(spec.get('description') or ''))}")
@@ -82,12 +101,16 @@ def definition_lines(name: str, desc: str, params: Mapping[str, Any]) -> list[st
 
 def call_texts(call: Mapping[str, Any]) -> tuple[str, str]:
     """``(name, arguments)`` of one tool call as the rule counts them: the arguments as sent when
-    they are a string, else their JSON (``json.dumps`` with its default separators)."""
+    they are a string, else their JSON with non-ASCII text as itself and ``", "`` / ``": "``
+    separators. The stored call line keeps the arguments parsed, so the white space they were sent
+    with is not recorded: these separators are how Python's ``json.dumps`` writes them, as the
+    recorded requests of the corpus hold them (``{"city": "New York"}``); a model's own compact
+    arguments count a token or two less."""
     args = call.get("arguments")
     if args is None:
         args = ""
     elif not isinstance(args, str):
-        args = json.dumps(args)
+        args = json.dumps(args, ensure_ascii=False)
     return str(call.get("name", "")), args
 
 

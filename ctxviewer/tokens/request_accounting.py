@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 from ctxviewer.tokens.counting import count_text
 from ctxviewer.tokens.images import count_image, image_from_url, size_of_base64
-from ctxviewer.tokens.item_rule import call_texts, definition_lines, function_of
+from ctxviewer.tokens.item_rule import call_texts, definition_lines, enum_of, function_of, properties_of
 from ctxviewer.tokens.profiles import Profile, Resolution, resolve
 
 
@@ -217,13 +217,13 @@ def count_tool(c: Counter, name: str, desc: str, params: Mapping[str, Any], text
     else:
         content = sum(c.text(line) for line in definition_lines(name, desc, params))
     overhead = rule.func_init
-    props = params.get("properties") or {}
+    props = properties_of(params)
     if props:
         overhead += rule.prop_init
         for spec in props.values():
             overhead += rule.prop_key
-            if isinstance(spec, Mapping) and "enum" in spec:
-                overhead += rule.enum_init + rule.enum_item * len(spec["enum"] or ())
+            if (values := enum_of(spec)) is not None:
+                overhead += rule.enum_init + rule.enum_item * len(values)
     return ToolCount(name, content, overhead)
 
 

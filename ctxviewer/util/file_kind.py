@@ -91,7 +91,9 @@ def shell_word(text: str) -> str:
 def suggested_database(path: str | Path) -> str:
     """The database name offered for importing ``path``: its name up to the first dot, plus
     ``.db``, in the same folder (``spans.otlp.json`` -> ``spans.db``; ``x/traces.jsonl`` ->
-    ``x/traces.db``)."""
+    ``x/traces.db``); ``NAME.traces.db`` when that is ``path`` itself (a trace file named
+    ``t.db``: never the file it reads as the one it writes)."""
     p = Path(path)
     stem = p.name.split(".", 1)[0] or p.name
-    return str(p.with_name(f"{stem}.db"))
+    out = p.with_name(f"{stem}.db")
+    return str(p.with_name(f"{stem}.traces.db") if out.name == p.name else out)

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from ctxviewer.builder import Candidate, ChatRule, RequiredOverBudgetError, TextRule, textbook_trim, trim
 from ctxviewer.builder.junctions import EDGE_CHARS, JunctionCounter, fixed_cut, last_fixed_cut
 from ctxviewer.model.trace import Category, Kind
-from ctxviewer.tokens.counting import encode, get_encoding
+from ctxviewer.tokens.counting import count_tokens, encode, get_encoding
 
 # Characters that make BPE pieces merge across a join: letters, digits, spaces, newlines,
 # apostrophes (contractions), punctuation runs, accents, CJK, emoji; and the ones a fixed cut must
@@ -262,3 +262,31 @@ def test_surrogates_count_as_tiktoken_counts_them(texts: list[str], fixed_cuts: 
     jc = JunctionCounter("o200k_base")
     jc.fixed_cuts = fixed_cuts
     assert jc.count(texts) == len(get_encoding("o200k_base").encode_ordinary("".join(texts)))
+
+
+@pytest.mark.parametrize("model", ["gpt-4o", "claude-sonnet-4-5"])
+@pytest.mark.parametrize("schema_key", ["parameters", "input_schema"])
+def test_chat_rule_tally_equals_its_count_for_every_definition_shape(model: str, schema_key: str) -> None:
+    """Review R6: the tally ignored ``input_schema`` and count() counted the definition re-wrapped
+    as ``{"type":"function","function":...}`` (tally 200, count() 218 on the corpus Anthropic trace)."""
+    import json
+
+    from ctxviewer.tokens.request_accounting import count_request
+
+    schema = {"type": "object", "properties": {"city": {"type": "string", "description": "The city."},
+                                               "unit": {"type": "string", "enum": ["c", "f"]}}}
+    fn = {"name": "get_weather", "description": "Get the weather.", schema_key: schema}
+    text = json.dumps(fn, separators=(",", ":"))
+    cands = [Candidate(Kind.USER, "u", "Weather in Paris?"), Candidate(Kind.TOOL, "get_weather", text),
+             Candidate(Kind.TOOL, "r", '{"name":"Paris","temp":21}', role="tool")]
+    rule = ChatRule(model)
+    body = rule.serialize(cands)
+    assert body["tools"] == [fn]  # the definition as stored; the role-"tool" item stays a message
+    assert [m["role"] for m in body["messages"]] == ["user", "tool"]
+    assert rule.tally(cands).total == rule.count(cands) == count_request(body, model).total
+    with_lines = rule.cost(cands[1])
+    if model == "gpt-4o":  # by the definition's lines, whichever key holds the schema
+        assert with_lines == sum(count_tokens(t, "o200k_base") for t in (
+            "get_weather:Get the weather", "city:string:The city", "c", "f", "unit:string:"))
+    else:  # "json": the definition's JSON as stored
+        assert with_lines == count_tokens(text, rule.encoding)

@@ -82,7 +82,7 @@ def test_a_span_without_captured_content_checks_the_reported_input_never_0(tmp_p
     """OTel content capture is opt-in: a chat span with usage only has no items to sum. eq. 3.1
     checked "input 0" against the whole window (a false 128,000-token margin; list, filters and
     stats said 0); it takes the provider-reported input, or says it cannot check without one."""
-    from ctxviewer.assess.budget import NOT_CAPTURED_SOURCE
+    from ctxviewer.assess.input_source import NOT_CAPTURED_SOURCE
 
     span = chat_span(end="1700000001000000000", **{"gen_ai.request.model": s("gpt-4o"),
                                                    "gen_ai.usage.input_tokens": i(1200), "gen_ai.usage.output_tokens": i(80)})

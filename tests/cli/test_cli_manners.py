@@ -117,7 +117,8 @@ def test_writing_into_a_file_that_is_no_database_says_it_is_left_as_it_is(tmp_pa
     notes.write_text("hello, I am neither SQLite nor a trace")
     samples = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
     code, out, err = run(*(a.format(traces=JSONL, notes=notes, samples=samples) for a in args))
-    assert (code, err.splitlines()[-1]) == (1, f"Error: {notes}: is not an SQLite database (no 'SQLite format 3' "
+    # bad input (2), as `list notes.txt` says (review R8: it was 1, a failed write)
+    assert (code, err.splitlines()[-1]) == (2, f"Error: {notes}: is not an SQLite database (no 'SQLite format 3' "
                                                "header); it is never overwritten: give a trace database or a new file")
     assert notes.read_text() == "hello, I am neither SQLite nor a trace"
 

@@ -89,6 +89,8 @@ def test_precedence_not_over_and_over_or_and_side_by_side_is_and() -> None:
     ("fits == maybe", "fits is yes or no, not 'maybe'", 8),
     ("state == bogus", "state is one of ok, warning, failure, not 'bogus'", 9),
     ("state in (ok, bad)", "state is one of ok, warning, failure, not 'bad'", 14),
+    # new-user finding N8: a misspelt span status matched nothing, exit 0 ("errors 0" in stats)
+    ("status == eror", "status is one of ok, error, unset, unfinished, not 'eror'", 10),
     ("item(kind == evidence and status == gone)", "status is one of retained, omitted, not 'gone'", 36),
     ("item.trust != maybe", "trust is one of trusted, untrusted, not 'maybe'", 14),
     ("created >= 2026-13-45", "created takes an ISO-8601 UTC date or time (2026-11-02, 2026-11-02T09:14:05Z), "

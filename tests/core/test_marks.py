@@ -37,3 +37,13 @@ def test_lead_with_puts_the_observed_row_first():
     c = Finding("c", Severity.WARNING, "c")
     assert lead_with((a, b, c), 2) == (b, a, c)
     assert lead_with((a, b, c), None) == (a, b, c)
+
+
+def test_a_row_no_table_row_has_is_refused_naming_the_trace(tmp_path):
+    """New-user finding N14: ``"row": 99`` in a marks file was taken without a word ("observed:
+    Table 3.1 row 99")."""
+    db = tmp_path / "x.db"
+    marks_path(db).write_text(json.dumps({"format": "ctxviewer.marks/1", "traces": {"budget-8k": {"row": 99}}}))
+    with pytest.raises(ValueError) as exc:
+        load_marks(db)
+    assert str(exc.value) == f"{marks_path(db)}: traces.budget-8k: row 99 is not a Table 3.1 row (1-5)"

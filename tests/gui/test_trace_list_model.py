@@ -298,3 +298,17 @@ def test_key_chunks_repaint_only_the_rows_shown_before_them(monkeypatch, qtbot, 
         wait_counted(qtbot, model)
         assert changed == expected
         assert model.trace_id(painted) == f"t-{painted:03d}" and model.trace_id(150) == "t-150"
+
+
+def test_a_row_whose_time_cannot_be_read_is_listed_with_why(db: Path) -> None:
+    """New-user finding N2: the window listed "0 traces" when one row's ``created`` was epoch seconds."""
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE traces SET created = 1763604838 WHERE trace_id = 'alpha'")
+    with TraceStore.open(db) as st:
+        model = TraceListModel(st, threaded=False)
+        assert model.rowCount() == 4
+        row = next(r for r in range(4) if model.data(model.index(r, 0), TraceIdRole) == "alpha")
+        assert model.data(model.index(row, 0)) == NOT_RECORDED
+        assert model.data(model.index(row, 0), Qt.ItemDataRole.ToolTipRole) == (  # escaped: plain text
+            "<p style='white-space:pre-wrap'>not recorded: created: &#x27;1763604838&#x27; is not an ISO-8601 "
+            "time</p>")

@@ -10,6 +10,7 @@ from typing import Any
 
 from ctxviewer.importers import ImportProblem, detect
 from ctxviewer.model.trace import RequestTrace
+from tests.shared_data import CORPUS, needs_corpus
 
 LF = "corpus/langfuse"
 WEATHER_Q = "What's the weather in Tokyo?"
@@ -44,12 +45,12 @@ EXPECTED: dict[str, list[dict[str, Any]]] = {
              usage=(168, 19, None, None, None), text="Hello my darling Bob! And, bye my dear Bob!")],
     "langgraph-python-2025-08-22.trace.json": [
         dict(id="4f6535aaebcda355", model=("openai", "gpt-4o-2024-08-06"),
-             roles=[("history", "user"), ("user", "user"), ("history", "tool")], tools=[],
+             roles=[("history", "user"), ("user", "user"), ("tool", None)], tools=["Web-Search"],  # N5
              calls=[("Web-Search", '{"query":"example"}', "call_1oGK863sxQHlPreFhDdEs3yl")],
              usage=(60, 15, 0, None, 0), text=None),
         dict(id="5ba09605e0929d78", model=("openai", "gpt-4o-2024-08-06"),
              roles=[("history", "user"), ("user", "user"), ("history", "assistant"), ("history", "tool"),
-                    ("history", "tool")], tools=[], calls=[], usage=(108, 51, 0, None, 0),
+                    ("tool", None)], tools=["Web-Search"], calls=[], usage=(108, 51, 0, None, 0),
              text=None)],
     "microsoft-agent-2025-12-17.trace.json": [
         dict(id="2406e8343fd49c0e", model=("openai", "gpt-5-mini"), roles=[("policy", "system"), ("user", "user"),
@@ -155,3 +156,62 @@ def test_error_level_and_usage_details_with_cache(tmp_path: Path) -> None:
     assert _usage(t)[:4] == (350, 0, 300, 40)
     assert t.attributes["ctxviewer.duration_ms"] == 1250.0
     assert t.session_id == "S"
+
+
+def _generations_changed(tmp_path: Path, change: Any) -> Path:
+    """The corpus's LangGraph export with ``change(observation)`` applied to every GENERATION."""
+    doc = json.loads((CORPUS / "langfuse" / "langgraph-python-2025-08-22.trace.json").read_text())
+    for o in doc["observations"]:
+        if o.get("type") == "GENERATION":
+            change(o)
+    out = tmp_path / "lf.json"
+    out.write_text(json.dumps(doc))
+    return out
+
+
+@needs_corpus
+def test_a_number_as_start_time_is_not_recorded_with_a_warning(tmp_path: Path) -> None:
+    """New-user finding N7: ``startTime: 12345`` was read as nanoseconds: created 1970-01-01 and a
+    55-year span, in silence."""
+    path = _generations_changed(tmp_path, lambda o: o.__setitem__("startTime", 12345))
+    traces, problems = _load(path)
+    assert len(traces) == 2 and all(t.created is None for t in traces)
+    assert [p.message for p in problems if "startTime" in p.message] == [
+        "startTime: 12345 is not an ISO-8601 time; the time is imported as not recorded, the observation is kept"] * 2
+
+
+@needs_corpus
+def test_a_generation_that_is_its_own_parent_is_imported_and_named(tmp_path: Path) -> None:
+    """New-user finding N13: GENERATIONs naming themselves as parent were taken for parents of
+    other generations: "no GENERATION observations", nothing imported."""
+    path = _generations_changed(tmp_path, lambda o: o.__setitem__("parentObservationId", o["id"]))
+    traces, problems = _load(path)
+    assert sorted(t.trace_id for t in traces) == ["4f6535aaebcda355", "5ba09605e0929d78"]
+    assert sorted(p.message for p in problems if "cycle" in p.message) == [
+        f"observation {i} (GENERATION ChatOpenAI) names itself as its parent (a cycle); imported as a root"
+        for i in ("4f6535aaebcda355", "5ba09605e0929d78")]
+
+
+@needs_corpus
+def test_usage_that_is_no_token_count_is_said(tmp_path: Path) -> None:
+    """New-user finding N11: ``usageDetails {"input": "many", "output": -4}`` became "not recorded"
+    in silence."""
+    path = _generations_changed(tmp_path, lambda o: o.__setitem__("usageDetails", {"input": "many", "output": -4}))
+    traces, problems = _load(path)
+    assert all((t.usage.input_tokens, t.usage.output_tokens) == (None, None) for t in traces)
+    assert sorted({p.message for p in problems if "token count" in p.message}) == [
+        "usageDetails.input: 'many' is not a token count; shown as not recorded",
+        "usageDetails.output: -4 is not a token count; shown as not recorded"]
+
+
+@needs_corpus
+def test_a_tool_listed_among_the_input_messages_is_a_definition(tmp_path: Path) -> None:
+    """New-user finding N5: LangChain's callback lists the offered tool as a ``role: tool`` input
+    entry holding the function definition; it was imported as a tool result, so the proposed
+    Web-Search call read "the trace records no tool definitions"."""
+    traces, _ = _load(CORPUS / "langfuse" / "langgraph-python-2025-08-22.trace.json")
+    first = next(t for t in traces if t.trace_id == "4f6535aaebcda355")
+    assert [(i.kind.value, i.id, i.role) for i in first.items] == [
+        ("history", "msg-0", "user"), ("user", "msg-1", "user"), ("tool", "Web-Search", None)]
+    assert json.loads(first.items[2].content or "")["function"]["parameters"]["properties"] == {"query": {"type": "string"}}
+    assert first.items[2].is_tool_definition

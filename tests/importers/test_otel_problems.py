@@ -133,6 +133,10 @@ def test_input_messages_not_a_list(tmp_path: Path, value: Any, got: str) -> None
     assert problems == [ImportProblem(str(p), RECORD, f"gen_ai.input.messages: expected a list of messages, got {got}")]
     assert t.items == () and t.user_request is None  # not recorded, as for a span without messages
     assert (t.trace_id, t.endpoint.model, _usage(t)) == (TRACE_ID, "m-1", (412, 27, None, None))
+    # new-user finding N6: a single object was read as captured content (no policy sent, input 0)
+    assert t.attributes.get("ctxviewer.content") == "not captured"
+    assert t.attributes.get("ctxviewer.content_note") == (
+        "gen_ai.input.messages: recorded but not readable as messages; usage and metadata only")
     back = _round_trip(tmp_path, t)
     assert back.items == () and back.user_request is None
 
@@ -268,3 +272,7 @@ def test_an_array_valued_model_is_no_name_and_a_self_parent_is_a_cycle(tmp_path:
         "llm chat · 5 ms · ok · parent c2 is under this span (a cycle)",
         "llm chat · 5 ms · ok · parent b1 is under this span (a cycle)",
         "llm chat · 5 ms · ok · parent zz not in the file"]
+    # review R10: a span whose parent is in a cycle it is not part of hangs under that parent
+    roots = build_tree([Step("a", "b"), Step("b", "a"), Step("c", "a")])
+    assert [(n.step.span.span_id, n.cycle, [k.step.span.span_id for k in n.children]) for n in roots] == [
+        ("a", True, ["c"]), ("b", True, [])]

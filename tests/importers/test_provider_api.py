@@ -13,6 +13,7 @@ import pytest
 
 from ctxviewer.importers import ImportProblem, detect, get_importer
 from ctxviewer.model.trace import RequestTrace
+from tests.shared_data import CORPUS, needs_corpus
 
 CASES: dict[str, dict[str, Any]] = {
     "anthropic/messages-cache-token-usage": dict(
@@ -309,3 +310,20 @@ def test_missing_tool_arguments_are_not_recorded_with_a_warning(tmp_path: Path) 
     traces, problems = _load(_write(tmp_path, {"request": CHAT_REQ, "response": resp}))
     assert [(c.name, c.arguments, c.id) for c in traces[0].tool_calls] == [("ping", None, "k3")]
     assert [p.message for p in problems] == ["tool call ping (k3): arguments missing; kept as not recorded"]
+
+
+@needs_corpus
+def test_a_bad_usage_count_is_said_and_a_content_object_is_not_a_python_repr(tmp_path: Path) -> None:
+    """New-user finding N11: a negative cache read vanished in silence, and message content given as
+    one object was stored as its Python repr (``{'oops': 1}``)."""
+    doc = json.loads((CORPUS / "provider-api" / "anthropic" / "messages-cache-token-usage.extracted.json").read_text())
+    ex = doc["interactions"][0]
+    ex["response"]["body"]["usage"] = {"input_tokens": "100", "cache_read_input_tokens": -2, "output_tokens": None}
+    ex["request"]["body"]["messages"] = [{"role": "user", "content": {"oops": 1}}]
+    path = tmp_path / "p.extracted.json"
+    path.write_text(json.dumps(doc))
+    (trace,), problems = _load(path)
+    assert (trace.usage.input_tokens, trace.usage.cached_input_tokens, trace.usage.output_tokens) == (100, None, None)
+    assert [p.message for p in problems if "token count" in p.message] == [
+        "usage.cache_read_input_tokens: -2 is not a token count; shown as not recorded"]
+    assert [i.content for i in trace.items] == ['{"oops":1}']

@@ -22,7 +22,8 @@ Rule ids (not Table 3.1 rows; words in ``ctxviewer/resources/check_rules.json``)
   not recorded), or the reported input is above the count while the trace holds tool definitions
   for an endpoint whose tool rule is ``"json"`` (:class:`ctxviewer.tokens.profiles.ToolRule`: no
   published per-definition rule; such an endpoint sends a prompt of its own with the tools, which
-  the trace does not hold). A ``warning`` when one side is more than :data:`GROSS` times the
+  the trace does not hold) by no more than :data:`TOOL_PROMPT_MAX` plus the tolerance. A
+  ``warning`` when one side is more than :data:`GROSS` times the
   other (plus the tolerance) and nothing explains it: reported far above counted (something sent
   is not in the trace) or counted far above reported (the trace holds text that was not sent, or
   the usage is not this request's). A smaller gap is ``info`` with the numbers: counting a tool
@@ -47,7 +48,7 @@ from ctxviewer.assess.breakdown import breakdown
 from ctxviewer.assess.checks._common import rule_finding
 from ctxviewer.assess.truncated import truncation
 from ctxviewer.model.findings import Evidence, Finding, Severity
-from ctxviewer.model.trace import Kind, LimitMode, RequestTrace
+from ctxviewer.model.trace import LimitMode, RequestTrace
 from ctxviewer.tokens.item_rule import definition_of
 from ctxviewer.tokens.placeholders import split_marked
 from ctxviewer.tokens.profiles import ProfileError
@@ -56,6 +57,11 @@ DEFAULT_TOLERANCE = 0.05
 """Share of the reported input the counts may differ by when no safety margin is declared."""
 MIN_TOLERANCE = 50
 """Smallest tolerance in tokens (short requests carry a fixed chat-template overhead)."""
+TOOL_PROMPT_MIN, TOOL_PROMPT_MAX = 159, 530
+"""The smallest and largest tool-use system prompt an endpoint is documented to add, in tokens:
+Anthropic's table "Tool use system prompt token count" (Claude 3 Sonnet ``auto`` to Claude 3
+Opus ``auto``; 346 / 313 for recent models). A reported input above the count by more than the
+largest (plus the tolerance) is not explained by the tool prompt."""
 
 
 def tolerance(trace: RequestTrace) -> int | None:
@@ -161,18 +167,19 @@ def _reported_gap(trace: RequestTrace) -> Iterable[Finding]:
                            f"apart -- the request held {noun}, kept as a placeholder and estimated from its size "
                            "by the model's image rule, which the provider's own count may not match",
                            Evidence(fields=fields))
-    elif r > 0 and trace.tool_calls and not any(i.kind is Kind.TOOL for i in trace.items):
+    elif r > 0 and trace.tool_calls and not any(i.is_tool_definition for i in trace.items):
         yield rule_finding("accounting.reported_gap", Severity.INFO,
                            f"the provider reported {bd.reported:,} input tokens, {counted}: {r:,} tokens are not in "
                            "the captured items -- the model proposed tool calls, but no tool definition was captured",
                            Evidence(fields=(*fields, "tool_calls")))
-    elif r > 0 and bd.resolution.profile.tools.definition == "json" and \
-            (defs := sum(1 for i in trace.retained if i.kind is Kind.TOOL and definition_of(i.content))):
+    elif 0 < r <= TOOL_PROMPT_MAX + tol and bd.resolution.profile.tools.definition == "json" and \
+            (defs := sum(1 for i in trace.retained if i.is_tool_definition and definition_of(i.content))):
         noun = "its tool definition" if defs == 1 else f"its {defs} tool definitions"
         yield rule_finding("accounting.reported_gap", Severity.INFO,
                            f"the provider reported {bd.reported:,} input tokens, {counted}: {r:,} tokens above the "
-                           f"count -- the endpoint sends a prompt of its own with {noun}, which the trace does not "
-                           "hold and no published rule counts",
+                           f"count -- the endpoint adds a tool-use system prompt of its own with {noun} "
+                           f"(Anthropic documents {TOOL_PROMPT_MIN}-{TOOL_PROMPT_MAX} tokens by model) and renders "
+                           "the definitions in a form no published rule counts; neither is in the trace",
                            Evidence(fields=fields))
     elif r > 0:
         gross = reported > GROSS * bd.total + tol

@@ -60,6 +60,8 @@ class Normalised:
     _orig_starts: tuple[int, ...]
     _orig_ends: tuple[int, ...]
     _edited: tuple[bool, ...]
+    _kinds: tuple[str | None, ...] = ()
+    """Per piece, what its edit took off (a :attr:`kinds` word), ``None`` for a piece kept."""
 
     def excerpts(self, context: int) -> list[tuple[int, int]]:
         """``[start, end)`` ranges of the normalised text around its edits, ``context`` characters
@@ -86,6 +88,14 @@ class Normalised:
         e = self._orig_ends[j] if self._edited[j] else self._orig_starts[j] + (end - self._norm_starts[j])
         return s, e, any(self._edited[i:j + 1])
 
+    def kinds_in(self, start: int, end: int) -> frozenset[str]:
+        """What was taken off inside the normalised span ``[start, end)`` (the :attr:`kinds` of
+        its edits only: a line with a zero-width space is not said to hold look-alike letters
+        another line of the text holds)."""
+        i = bisect.bisect_right(self._norm_starts, start) - 1
+        j = bisect.bisect_right(self._norm_starts, max(start, end - 1)) - 1  # the pieces span() reads
+        return frozenset(k for k in self._kinds[max(i, 0):j + 1] if k is not None) or self.kinds
+
 
 def normalise(text: str) -> Normalised | None:
     """``text`` with its disguises taken off (module docstring), or ``None`` when nothing changes
@@ -97,15 +107,17 @@ def normalise(text: str) -> Normalised | None:
     orig_starts: list[int] = []
     orig_ends: list[int] = []
     edited: list[bool] = []
+    piece_kinds: list[str | None] = []
     kinds: set[str] = set()
     pos = n = 0
     latin_lines: dict[int, bool] = {}
 
-    def _piece(at: int, s: int, e: int, changed: bool) -> None:
+    def _piece(at: int, s: int, e: int, changed: bool, kind: str | None = None) -> None:
         norm_starts.append(at)
         orig_starts.append(s)
         orig_ends.append(e)
         edited.append(changed)
+        piece_kinds.append(kind)
 
     def keep(upto: int) -> None:
         nonlocal pos, n
@@ -120,7 +132,7 @@ def normalise(text: str) -> Normalised | None:
         keep(s)
         # a removed character is a piece of length 0: never the piece a position falls in (the
         # next piece starts at the same place), but a span across it covers an edit
-        _piece(n, s, e, True)
+        _piece(n, s, e, True, _KIND[kind])
         pieces.append(new)
         n += len(new)
         pos = e
@@ -158,7 +170,7 @@ def normalise(text: str) -> Normalised | None:
         return None
     keep(len(text))
     return Normalised("".join(pieces), frozenset(kinds), tuple(norm_starts), tuple(orig_starts), tuple(orig_ends),
-                      tuple(edited))
+                      tuple(edited), tuple(piece_kinds))
 
 
 def _homoglyph_word(text: str, s: int, e: int, edit: object, latin_lines: dict[int, bool]) -> None:

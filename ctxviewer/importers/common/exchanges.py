@@ -174,6 +174,7 @@ def call_from_exchange(request: Any, response: Any, trace_id: str, uri: str | No
         call.output = [dict(pm.openai_message(c.get("message") or {}), finish_reason=c.get("finish_reason"))
                        for c in choices] or None
         call.usage = pm.openai_chat_usage(r.get("usage"))
+        warnings += pm.bad_counts(r.get("usage"), "usage")
         call.created = _epoch(r.get("created"))
     elif api == "openai-responses":
         call.provider = "openai"
@@ -184,6 +185,7 @@ def call_from_exchange(request: Any, response: Any, trace_id: str, uri: str | No
             out["finish_reason"] = "tool_calls" if has_call else r.get("status")
             call.output = [out]
         call.usage = pm.openai_chat_usage(r.get("usage"))
+        warnings += pm.bad_counts(r.get("usage"), "usage")
         call.created = _epoch(r.get("created_at"))
         call.ended = _epoch(r.get("completed_at"))
         if req.get("previous_response_id"):
@@ -201,6 +203,7 @@ def call_from_exchange(request: Any, response: Any, trace_id: str, uri: str | No
             out["finish_reason"] = r.get("stop_reason")
             call.output = [out]
         call.usage = pm.anthropic_usage(r.get("usage"))
+        warnings += pm.bad_counts(r.get("usage"), "usage")
     if status is not None:
         call.attributes["http.response.status_code"] = status
         if status >= 400:

@@ -58,6 +58,25 @@ def int_or_none(value: Any) -> int | None:
     return n if n >= 0 else None
 
 
+def bad_counts(usage: Any, where: str, *, every_key: bool = False) -> list[str]:
+    """Warnings for the token counts of a raw usage object that :func:`int_or_none` drops: a
+    value present that is no count (``"many"``, ``-4``) becomes not recorded, and says so --
+    ``"usage.cache_read_input_tokens: -2 is not a token count; shown as not recorded"``. Nested
+    objects are walked (``prompt_tokens_details``). The keys looked at are those naming tokens
+    (``*tokens*``), or every key with ``every_key`` (Langfuse's ``usageDetails``: ``input``,
+    ``output``, ...); ``null`` is not recorded and says nothing."""
+    out: list[str] = []
+    if not isinstance(usage, Mapping):
+        return out
+    for key, value in usage.items():
+        name = f"{where}.{key}"
+        if isinstance(value, Mapping):
+            out += bad_counts(value, name, every_key=every_key)
+        elif value is not None and (every_key or "tokens" in str(key)) and int_or_none(value) is None:
+            out.append(f"{name}: {value!r} is not a token count; shown as not recorded")
+    return out
+
+
 def usage_warnings(usage: Usage) -> list[str]:
     """Warnings on a normalised usage: reasoning tokens above output tokens, cache above input."""
     out = []
@@ -230,7 +249,12 @@ def anthropic_message(m: Any) -> Message:
     if not isinstance(m, Mapping):
         return gm.normalise_message(m)
     c = m.get("content")
-    blocks = c if isinstance(c, list) else ([] if c in (None, "") else [{"type": "text", "text": str(c)}])
+    if isinstance(c, list):
+        blocks = c
+    elif isinstance(c, Mapping):  # one block not in a list: read as that block (never its Python repr)
+        blocks = [c]
+    else:
+        blocks = [] if c in (None, "") else [{"type": "text", "text": c if isinstance(c, str) else gm.compact_json(c)}]
     return {"role": _str(m.get("role")), "parts": [anthropic_block(b) for b in blocks]}
 
 

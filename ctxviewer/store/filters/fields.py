@@ -55,7 +55,8 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     Field("worst", "worst_rule", "text", "rule id of the worst finding", few=True),
     Field("conversation", "session_id", "text", "conversation id (gen_ai.conversation.id)"),
     Field("status", "span_status", "text", "span status: ok, error, unset or unfinished (never ended)", few=True,
-          aliases=(("never ended", "unfinished"), ("never_ended", "unfinished"))),
+          aliases=(("never ended", "unfinished"), ("never_ended", "unfinished")),
+          choices=("ok", "error", "unset", "unfinished")),  # OTel's three codes and a span never ended
     Field("agent", "agent", "text", "agent name (gen_ai.agent.name)", few=True),
     Field("operation", "operation", "text", "operation name (gen_ai.operation.name: chat, execute_tool, ...)",
           few=True),

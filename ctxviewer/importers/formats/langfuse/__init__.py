@@ -48,7 +48,8 @@ Trace id = the observation id.
 
 A package: this module reads the messages and makes the calls; :mod:`.extras` what a
 generation holds beyond them; :mod:`.runs` every observation as a step of the run (the run
-tree, ``load_runs``); :mod:`.ancestors` the observations above a generation; :mod:`.rows` table rows in the API's shape, :mod:`.blob_files` and
+tree, ``load_runs``); :mod:`.ancestors` the observations above a generation; :mod:`.usage_details` its usage;
+:mod:`.tool_entries` tools listed among the input messages; :mod:`.rows` table rows in the API's shape, :mod:`.blob_files` and
 :mod:`.blob` the blob-storage export (``langfuse-blob``). May import: :mod:`ctxviewer.importers.common`,
 :mod:`ctxviewer.importers.contract`, :mod:`ctxviewer.model`; never another format. A new
 observation field goes into :mod:`.extras` (and its ``MAPPED`` tree). No Qt here.
@@ -71,11 +72,12 @@ from ctxviewer.importers.common.langchain_messages import langchain_message
 from ctxviewer.importers.common.llm_call import LLMCall, agent_attributes, build_trace
 from ctxviewer.importers.common.openinference_attrs import call_from_attributes
 from ctxviewer.importers.common.peek import cut_short
-from ctxviewer.importers.common.values import parse_time
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record, RunRecord
 from ctxviewer.importers.formats.langfuse.ancestors import ancestor_system, ancestors
 from ctxviewer.importers.formats.langfuse.extras import add_extras, json_value, metadata
-from ctxviewer.importers.formats.langfuse.runs import run_span
+from ctxviewer.importers.formats.langfuse.runs import observation_time, run_span, time_or_none
+from ctxviewer.importers.formats.langfuse.tool_entries import definition_in, input_definitions
+from ctxviewer.importers.formats.langfuse.usage_details import usage
 from ctxviewer.model.run import RunSpan
 from ctxviewer.model.span_facts import agent_name
 from ctxviewer.model.trace import Usage
@@ -149,7 +151,7 @@ def input_messages(value: Any) -> list[gm.Message]:
             data = [data]
     if isinstance(data, str):
         return [{"role": "user", "parts": [{"type": "text", "content": data}]}]
-    return [message(m, None) for m in data or []] if isinstance(data, list) else []
+    return [message(m, None) for m in data or [] if definition_in(m) is None] if isinstance(data, list) else []
 
 
 def _blocks(data: list[Any]) -> bool:
@@ -203,28 +205,7 @@ def _tools(obs: Mapping[str, Any], attrs: Mapping[str, Any]) -> list[dict[str, A
         defs = gm.parse_tool_definitions(value) if value not in (None, {}, []) else None
         if defs:
             return defs
-    return gm.indexed_functions(attrs) or framework_tool_definitions(attrs) or []
-
-
-def usage(obs: Mapping[str, Any], attrs: Mapping[str, Any]) -> Usage:
-    """Usage of one generation (see module docstring)."""
-    if "gen_ai.usage.input_tokens" in attrs or "gen_ai.usage.output_tokens" in attrs:
-        g = attrs.get
-        return Usage(input_tokens=pm.int_or_none(g("gen_ai.usage.input_tokens")),
-                     output_tokens=pm.int_or_none(g("gen_ai.usage.output_tokens")),
-                     cached_input_tokens=pm.int_or_none(g("gen_ai.usage.cache_read.input_tokens")),
-                     cache_creation_input_tokens=pm.int_or_none(g("gen_ai.usage.cache_creation.input_tokens")),
-                     reasoning_tokens=pm.int_or_none(g("gen_ai.usage.reasoning.output_tokens")))
-    u = obs.get("usageDetails") or obs.get("usage") or {}
-    if not isinstance(u, Mapping) or not u:
-        return Usage()
-    read = pm.int_or_none(u.get("input_cache_read", u.get("prompt_details.cache_read", u.get("cache_read_input_tokens"))))
-    create = pm.int_or_none(u.get("input_cache_creation", u.get("cache_creation_input_tokens")))
-    raw_in = pm.int_or_none(u.get("input"))
-    return Usage(input_tokens=None if raw_in is None else raw_in + (read or 0) + (create or 0),
-                 output_tokens=pm.int_or_none(u.get("output")), cached_input_tokens=read,
-                 cache_creation_input_tokens=create,
-                 reasoning_tokens=pm.int_or_none(u.get("output_reasoning", u.get("completion_details.reasoning"))))
+    return gm.indexed_functions(attrs) or framework_tool_definitions(attrs) or input_definitions(obs.get("input"))
 
 
 def call_from_observation(obs: Mapping[str, Any], by_id: Mapping[str, Mapping[str, Any]],
@@ -249,6 +230,9 @@ def call_from_observation(obs: Mapping[str, Any], by_id: Mapping[str, Mapping[st
         call.tools = _tools(obs, attrs)
     if call.usage == Usage():
         call.usage = usage(obs, attrs)
+    if "gen_ai.usage.input_tokens" not in attrs and "gen_ai.usage.output_tokens" not in attrs:
+        call.usage_problems = pm.bad_counts(obs.get("usageDetails") or obs.get("usage"),
+                                            "usageDetails" if obs.get("usageDetails") else "usage", every_key=True)
     reasons = gm.parse_structured(attrs.get("gen_ai.response.finish_reasons"))
     call.finish_reason = call.finish_reason or pm._str(reasons[0] if isinstance(reasons, list) and reasons else reasons) \
         or pm._str(attrs.get("ai.response.finishReason"))
@@ -264,10 +248,7 @@ def call_from_observation(obs: Mapping[str, Any], by_id: Mapping[str, Mapping[st
     inherit(call, [Ancestor(f"{p.get('type')} {p.get('name')} ({p.get('id')})",
                             ancestor_system(p, attributes(p), input_messages), _tools(p, attributes(p)) or None)
                    for p in ancestors(obs, by_id)])
-    try:
-        call.created, call.ended = parse_time(obs.get("startTime")), parse_time(obs.get("endTime"))
-    except ValueError:
-        pass
+    call.created, call.ended = time_or_none(obs.get("startTime")), time_or_none(obs.get("endTime"))
     if obs.get("level") == "ERROR":
         call.status, call.status_message = "error", pm._str(obs.get("statusMessage")) or "error"
     elif call.ended is not None:
@@ -359,7 +340,8 @@ def trace_records(file: str, trace: Mapping[str, Any], observations: list[Mappin
     for o in observations:
         seen[str(o.get("id"))] = o
     obs = sorted(seen.values(), key=lambda o: str(o.get("startTime") or ""))
-    parents = {str(o.get("parentObservationId")) for o in obs if o.get("type") == "GENERATION"}
+    parents = {str(o.get("parentObservationId")) for o in obs if o.get("type") == "GENERATION"
+               and o.get("parentObservationId") != o.get("id")}  # one naming itself is no parent (said below)
     gens = [o for o in obs if o.get("type") == "GENERATION" and str(o.get("id")) not in parents]
     if not gens:
         yield ImportProblem(file, "whole file" if named is None else f"trace {trace.get('id')}",
@@ -385,6 +367,16 @@ def trace_records(file: str, trace: Mapping[str, Any], observations: list[Mappin
         yield rt
         for w in warnings:
             yield ImportProblem(file, label(o), w)
+        for key in ("startTime", "endTime"):
+            try:
+                observation_time(o.get(key))
+            except ValueError as exc:
+                yield ImportProblem(file, label(o), f"{key}: {exc}; the time is imported as not recorded, "
+                                                    "the observation is kept")
+    for o in obs:
+        if o.get("parentObservationId") is not None and o.get("parentObservationId") == o.get("id"):
+            yield ImportProblem(file, label(o), f"observation {o.get('id')} ({o.get('type')} {o.get('name')}) names "
+                                                "itself as its parent (a cycle); imported as a root")
     for o in obs:  # a parent named but not in the file: said so, like a span's (spans.span.missing_parents)
         parent = o.get("parentObservationId")
         if parent and str(parent) not in seen:

@@ -88,8 +88,8 @@ def enrich_call(call: LLMCall, span: Span, by_id: Mapping[str, Span]) -> list[st
                             gm.parse_parts(anc.attributes.get("gen_ai.system_instructions")) or None,
                             None if own_tools else span_tools(anc.attributes)) for anc in chain[1:]])
     no_items = not call.system and not call.messages and not call.tools
-    unreadable = [k for k in ("gen_ai.input.messages", "gen_ai.system_instructions") if k in span.attributes
-                  and not isinstance(gm.parse_structured(span.attributes[k]), (list, Mapping))]
+    unreadable = [k for k, shapes in (("gen_ai.input.messages", (list,)), ("gen_ai.system_instructions", (list, Mapping)))
+                  if k in span.attributes and not isinstance(gm.parse_structured(span.attributes[k]), shapes)]
     if unreadable and not call.system and not call.messages:  # recorded, but nothing of it could be read
         call.content_captured = False  # the mapping warned why; the header says it (no second warning)
         call.attributes["ctxviewer.content_note"] = (f"{', '.join(unreadable)}: recorded but not readable as "
