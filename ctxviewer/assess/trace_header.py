@@ -17,7 +17,7 @@ import json
 from ctxviewer.assess.budget import CapacityCheck
 from ctxviewer.assess.input_source import REPORTED_SOURCE, TRUNCATED_SOURCE
 from ctxviewer.assess.plausibility import DURATION_KEY, negative_duration
-from ctxviewer.model.trace import NOT_RECORDED, LimitMode, RequestTrace, ToolCall
+from ctxviewer.model.trace import NOT_RECORDED, Kind, LimitMode, RequestTrace, ToolCall
 from ctxviewer.model.words import fmt_int, fmt_text, fmt_time
 from ctxviewer.tokens import cost as pricing
 from ctxviewer.util.visible import needs_reveal, one_line, reveal
@@ -28,8 +28,10 @@ MAX_ARGS_CHARS = 160
 
 def _policy(trace: RequestTrace) -> str:
     p = trace.policy
-    if p.id is None and p.version is None:
-        text = NOT_RECORDED
+    if p.id is None and p.version is None:  # the id and version; a system prompt may still have been sent
+        sent = next((i.id for i in trace.retained if i.kind is Kind.POLICY), None)
+        text = f"id and version {NOT_RECORDED}" + (f" (the system prompt was sent: item {one_line(sent)})"
+                                                   if sent is not None else "")
     else:
         text = f"{fmt_text(p.id)} version {fmt_text(p.version)}"
     if p.available is False:

@@ -146,7 +146,10 @@ def render_text(o: Outcome) -> str:
     if o.trace is None:
         return "\n".join(lines)
     t = o.trace
-    lines.append(f"selection: input {_tokens(t.input_tokens)} tokens, reserved output "
+    def amount(v: int | None) -> str:  # "1,200 tokens", or "not recorded" (never "not recorded tokens")
+        return "not recorded" if v is None else f"{v:,} tokens"
+
+    lines.append(f"selection: input {amount(t.input_tokens)}, reserved output "
                  f"{_tokens(t.reserved_output_tokens)}; retained {len(t.retained)}, omitted {len(t.omitted)}")
     if o.changes:
         lines.append("changed items:")

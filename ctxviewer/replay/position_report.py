@@ -28,9 +28,11 @@ def analysis_json(a: Analysis) -> dict[str, Any]:
 def render_analysis(a: Analysis) -> str:
     """The text report: a table of accuracy per position with the Wilson 95 % interval, Cochran's Q,
     each pair's exact McNemar p, the best - worst spread with its bootstrap interval, the notes."""
-    rows = [[p.position, f"{p.accuracy:.2f}", f"[{p.low:.2f}, {p.high:.2f}]", p.n, p.runs] for p in a.positions]
-    lines = [tabulate(rows, headers=["position", "accuracy", "95% interval (Wilson)", a.unit, "runs"],
-                      colalign=("right", "right", "left", "right", "right"), disable_numparse=True)]
+    runs = a.unit != "runs"  # one item: its runs are the unit, said once (not two columns "runs")
+    rows = [[p.position, f"{p.accuracy:.2f}", f"[{p.low:.2f}, {p.high:.2f}]", p.n] + ([p.runs] if runs else [])
+            for p in a.positions]
+    lines = [tabulate(rows, headers=["position", "accuracy", "95% interval (Wilson)", a.unit] + (["runs"] if runs else []),
+                      colalign=("right", "right", "left", "right", "right")[:5 if runs else 4], disable_numparse=True)]
     if a.cochran is not None:
         q, df, p = a.cochran
         lines.append(f"Cochran's Q = {q:.2f} (df {df}), p = {p:.4g}")

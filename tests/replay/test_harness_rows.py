@@ -99,3 +99,13 @@ def test_position_results_with_no_readable_row_is_bad_input(tmp_path: Path, harn
     p.write_text("[]\n", encoding="utf-8")
     result = CliRunner().invoke(cli, ["position-results", str(p), "--harness", harness])
     assert result.exit_code == 2 and f"no {harness} row could be read" in result.output
+
+
+def test_one_item_runs_are_one_column(tmp_path: Path) -> None:
+    """New-user finding N17: a NIAH result of one needle printed two columns titled ``runs``."""
+    p = tmp_path / "niah.jsonl"
+    p.write_text("".join(json.dumps({"depth_percent": d, "score": s, "context_length": 1000}) + "\n"
+                         for d, s in ((0, 10), (50, 9), (100, 10), (0, 10), (50, 1), (100, 10))))
+    result = CliRunner().invoke(cli, ["position-results", str(p), "--harness", "niah"])
+    header = next(line for line in result.output.splitlines() if line.lstrip().startswith("position")).split()
+    assert result.exit_code == 0 and header == ["position", "accuracy", "95%", "interval", "(Wilson)", "runs"]
