@@ -124,12 +124,9 @@ def tools(flat: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def usage(flat: Mapping[str, Any]) -> Usage:
     """``llm.token_count.*`` as normalised usage (prompt includes cache, completion includes reasoning)."""
-    g = flat.get
-    return Usage(input_tokens=pm.int_or_none(g("llm.token_count.prompt")),
-                 output_tokens=pm.int_or_none(g("llm.token_count.completion")),
-                 cached_input_tokens=pm.int_or_none(g("llm.token_count.prompt_details.cache_read")),
-                 cache_creation_input_tokens=pm.int_or_none(g("llm.token_count.prompt_details.cache_write")),
-                 reasoning_tokens=pm.int_or_none(g("llm.token_count.completion_details.reasoning")))
+    return pm.usage_at(flat, "llm.token_count.prompt", "llm.token_count.completion",
+                       "llm.token_count.prompt_details.cache_read", "llm.token_count.prompt_details.cache_write",
+                       "llm.token_count.completion_details.reasoning")
 
 
 def documents(flat: Mapping[str, Any], store: str | None) -> list[Document]:

@@ -58,6 +58,17 @@ def int_or_none(value: Any) -> int | None:
     return n if n >= 0 else None
 
 
+def usage_at(values: Mapping[str, Any], inp: str, out: str, cache_read: str, cache_write: str,
+             reasoning: str) -> Usage:
+    """The :class:`Usage` of the five keys of ``values`` that hold input, output, cache-read,
+    cache-write and reasoning tokens (each :func:`int_or_none`): one attribute family's names,
+    e.g. the OTel GenAI ``gen_ai.usage.*`` or OpenInference's ``llm.token_count.*``."""
+    g = values.get
+    return Usage(input_tokens=int_or_none(g(inp)), output_tokens=int_or_none(g(out)),
+                 cached_input_tokens=int_or_none(g(cache_read)), cache_creation_input_tokens=int_or_none(g(cache_write)),
+                 reasoning_tokens=int_or_none(g(reasoning)))
+
+
 def bad_counts(usage: Any, where: str, *, every_key: bool = False) -> list[str]:
     """Warnings for the token counts of a raw usage object that :func:`int_or_none` drops: a
     value present that is no count (``"many"``, ``-4``) becomes not recorded, and says so --

@@ -15,12 +15,9 @@ from ctxviewer.model.trace import Usage
 def usage(obs: Mapping[str, Any], attrs: Mapping[str, Any]) -> Usage:
     """Usage of one generation (see module docstring)."""
     if "gen_ai.usage.input_tokens" in attrs or "gen_ai.usage.output_tokens" in attrs:
-        g = attrs.get
-        return Usage(input_tokens=pm.int_or_none(g("gen_ai.usage.input_tokens")),
-                     output_tokens=pm.int_or_none(g("gen_ai.usage.output_tokens")),
-                     cached_input_tokens=pm.int_or_none(g("gen_ai.usage.cache_read.input_tokens")),
-                     cache_creation_input_tokens=pm.int_or_none(g("gen_ai.usage.cache_creation.input_tokens")),
-                     reasoning_tokens=pm.int_or_none(g("gen_ai.usage.reasoning.output_tokens")))
+        return pm.usage_at(attrs, "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens",
+                           "gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_creation.input_tokens",
+                           "gen_ai.usage.reasoning.output_tokens")
     u = obs.get("usageDetails") or obs.get("usage") or {}
     if not isinstance(u, Mapping) or not u:
         return Usage()
