@@ -195,3 +195,19 @@ def test_documented_example_parses_and_is_complete() -> None:
     for key in example:
         assert f"`{key}`" in doc, f"field {key} not documented"
     assert "`items[].omission_reason`" in doc
+
+
+def test_an_omitted_item_with_a_position_loses_it_with_a_warning(tmp_path: Path) -> None:
+    """New-user finding N17: an omitted item carrying ``position: 3`` was listed at place 3 as if
+    it had been sent."""
+    d = json.loads(trace_line(make_trace()))
+    omitted = next(n for n, it in enumerate(d["items"]) if it["status"] == "omitted")
+    d["items"][omitted]["position"] = 3
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(d) + "\n")
+    records = list(native.load(path))
+    assert [(r.record, r.message, r.dropped) for r in records if isinstance(r, ImportProblem)] == [
+        ("line 1", f"items[{omitted}].position: 3 on an omitted item; dropped (an omitted item was not sent, so it "
+                   "has no place in the request)", 0)]
+    (trace,) = [r for r in records if not isinstance(r, ImportProblem)]
+    assert trace.items[omitted].position is None

@@ -161,6 +161,7 @@ def _parse_line(file: str, n: int, line: str) -> Record:
         return ImportProblem(file, record, str(exc), dropped=1)
     except RecursionError:
         return ImportProblem(file, record, "a value is nested too deep to read", dropped=1)
+    trace = _unsent_positions_dropped(trace, record)  # first: only the places of items sent can clash
     repeated = _repeated_position(trace)
     if repeated is not None:
         return ImportProblem(file, record, repeated, dropped=1)
@@ -180,6 +181,23 @@ def _repeated_position(trace: RequestTrace) -> str | None:
                 return f"items[{n}].position: {it.position} is already items[{at[it.position]}]'s"
             at[it.position] = n
     return None
+
+
+def _unsent_positions_dropped(trace: RequestTrace, record: str) -> RequestTrace:
+    """``trace`` with the position of every omitted item dropped, each with a warning
+    (``items[3].position: 3 on an omitted item; dropped (an omitted item was not sent, so it has no
+    place in the request)``): the views would list it at that place as if sent (new-user finding
+    N17; docs/native-format.md: "omitted items have none")."""
+    from ctxviewer.model.trace import Status
+
+    placed = [n for n, it in enumerate(trace.items) if it.status is Status.OMITTED and it.position is not None]
+    for n in placed:
+        notes.warn(record, f"items[{n}].position: {trace.items[n].position} on an omitted item; dropped (an "
+                           "omitted item was not sent, so it has no place in the request)")
+    if not placed:
+        return trace
+    return replace(trace, items=tuple(replace(it, position=None) if n in placed else it
+                                      for n, it in enumerate(trace.items)))
 
 
 def _finite(value: Any, record: str, path: str) -> Any:
