@@ -105,7 +105,8 @@ class _Registry:
             return
         old = self.groups.get(gkey)
         members = (*(old.members if old is not None else ()), (found.regex, found.flags))
-        self.groups[gkey] = scout_pass.ScoutGroup(members)
+        guards = (*(old.guards if old is not None else ()), found.guard)
+        self.groups[gkey] = scout_pass.ScoutGroup(members, guards)
         self.member_of[found] = (gkey, len(members) - 1)
 
     def spec_id(self, pattern: PatternLike) -> int | None:

@@ -49,6 +49,10 @@ class Scout:
     begin: tuple[str, ...] | None
     """The start of the text is a candidate too when this is not ``None``: when the folded text,
     after its leading ``[ \\n]*``, starts with one of these (``()``: always)."""
+    guard: tuple[str, ...] | None = None
+    """A sentence-start scout's line-start guard: the scout is ``[leads](?=[ \\n]*+TRIE)``, ``TRIE``
+    being :func:`trie` of these literals (a shared pass merges its members' guards into one trie:
+    :mod:`ctxviewer.assess.scanner.scout_pass`); ``None`` for any other scout."""
 
     def compiled(self) -> re.Pattern[str]:
         """The compiled scout (compiled once, from the shipped engine code when it is current:
@@ -85,26 +89,33 @@ def derive(pattern: Any, spec: frozenset[Start] | None, guard: tuple[str, ...] |
         return None
     # a class first: the engine skips to the characters in it (its "charset prefix")
     regex = "[" + "".join(re.escape(c) for c in chars) + "](?=[ \\n]*+" + trie(set(guard)) + ")"
-    return Scout(regex, 0, 1, True, guard if ("", 0) in spec else None)
-
-
-def _branches(literals: set[str]) -> list[str]:
-    """The top-level alternatives of :func:`trie` (one per first character)."""
-    heads: dict[str, set[str]] = {}
-    for lit in literals:
-        if lit:
-            heads.setdefault(lit[0], set()).add(lit[1:])
-    return [re.escape(ch) + trie(rest) for ch, rest in sorted(heads.items())]
+    return Scout(regex, 0, 1, True, guard if ("", 0) in spec else None, tuple(sorted(set(guard))))
 
 
 def trie(literals: set[str]) -> str:
     """A regular expression matching exactly the strings of ``literals`` (non-empty), shaped as a
     trie -- ``(?:a(?:lso|lways)|now)`` -- so the engine checks each character once, not each
-    literal in turn (2.5x faster for the 88 literals of the longest guard)."""
-    alts = _branches(literals)
+    literal in turn (2.5x faster for the 88 literals of the longest guard). Branches in code-point
+    order; made from the sorted literals in one walk (a shared pass's ~2,000 in about a millisecond)."""
+    lits = sorted(literals)
+    return _trie(lits, 0, len(lits), 0)
+
+
+def _trie(lits: list[str], lo: int, hi: int, depth: int) -> str:
+    """:func:`trie` of ``lits[lo:hi]`` (sorted, distinct, sharing their first ``depth`` characters)
+    without that prefix."""
+    optional = lo < hi and len(lits[lo]) == depth  # the prefix itself: sorted first
+    i = lo + optional
+    alts = []
+    while i < hi:
+        ch = lits[i][depth]
+        j = i + 1
+        while j < hi and lits[j][depth] == ch:
+            j += 1
+        alts.append(re.escape(ch) + _trie(lits, i, j, depth + 1))
+        i = j
     if not alts:
         return ""
-    optional = "" in literals
     if len(alts) == 1 and not optional:
         return alts[0]
     return "(?:" + "|".join(alts) + ")" + ("?" if optional else "")
