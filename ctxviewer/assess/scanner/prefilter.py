@@ -34,7 +34,7 @@ from typing import Any, Iterable, Iterator
 
 import ahocorasick
 
-from ctxviewer.assess.scanner import non_ascii, scout, scout_pass
+from ctxviewer.assess.scanner import non_ascii, run_scouts, scout, scout_pass
 from ctxviewer.assess.scanner.case_fold import fold
 from ctxviewer.assess.scanner.scout import Scout
 from ctxviewer.assess.scanner.start_sets import MAX_LITERAL, PatternLike, Start
@@ -97,11 +97,21 @@ class _Registry:
         """Scouts searched in one shared pass (:mod:`ctxviewer.assess.scanner.scout_pass`), by haystack and flags."""
         self.member_of: dict[Scout, tuple[tuple[bool, int], int]] = {}
         """A scout in :attr:`groups`: its group's key and its index there."""
+        self.run_kind: dict[Scout, run_scouts.Outside | run_scouts.Inside] = {}
+        """The scouts of runs of a class (:mod:`ctxviewer.assess.scanner.run_scouts`)."""
+        self.served_by: dict[Scout, Scout | None] = {}
+        """An inside run scout: the outside one whose runs it is searched in (``None``: none serves)."""
 
     def _join(self, found: Scout) -> None:
         """Put ``found`` into its shared pass, if it has one (under :attr:`lock`)."""
         gkey = scout_pass.group_key(found)
-        if gkey is None or found in self.member_of:
+        if gkey is None:
+            kind = run_scouts.kind_of(found)
+            if kind is not None:
+                self.run_kind[found] = kind
+                self.served_by.clear()
+            return
+        if found in self.member_of:
             return
         old = self.groups.get(gkey)
         members = (*(old.members if old is not None else ()), (found.regex, found.flags))
@@ -139,6 +149,20 @@ class _Registry:
                     self.compiled = None
             self.spec_of[pattern] = sid
         return sid
+
+    def server_of(self, found: Scout) -> Scout | None:
+        """The outside run scout whose runs the inside run scout ``found`` is searched in, if any."""
+        try:
+            return self.served_by[found]
+        except KeyError:
+            pass
+        inside = self.run_kind.get(found)
+        got = None
+        if isinstance(inside, run_scouts.Inside):
+            got = next((s for s, k in list(self.run_kind.items())
+                        if isinstance(k, run_scouts.Outside) and run_scouts.serves(k, inside)), None)
+        self.served_by[found] = got
+        return got
 
     def known(self, pattern: PatternLike) -> bool:
         """Whether ``pattern``'s start set is at hand without deriving it: seen before, or in the
@@ -226,6 +250,29 @@ class _Index:
         self.candidates: dict[int, list[int]] = {}
         self.scouted: dict[int, tuple[scout_pass.ScoutGroup, list[list[int]]]] = {}
         """Per shared scout pass (by the group's id): the group and its members' positions."""
+        self.runs: dict[Scout, tuple[list[int], list[int] | None]] = {}
+        """Per run scout searched in this text: its positions (:meth:`run_at`)."""
+
+    def run_at(self, found: Scout) -> tuple[list[int], list[int] | None] | None:
+        """``(at, lasts)`` for :func:`~.scout.matches` when ``found`` is a run scout
+        (:mod:`ctxviewer.assess.scanner.run_scouts`): an outside one's positions (one search, kept
+        for the inside scouts it serves; ``lasts`` ``None``), an inside one's spans of positions
+        found in the runs of the outside scout that serves it; else ``None``."""
+        got = self.runs.get(found)
+        if got is not None:
+            return got
+        kind = _REGISTRY.run_kind.get(found)
+        if isinstance(kind, run_scouts.Outside):
+            got = self.runs[found] = ([m.start() for m in found.compiled().finditer(self.text)], None)
+        elif isinstance(kind, run_scouts.Inside):
+            server = _REGISTRY.server_of(found)
+            outer = self.run_at(server) if server is not None else None
+            if outer is None:
+                return None
+            outside = _REGISTRY.run_kind[server]  # type: ignore[index]
+            assert isinstance(outside, run_scouts.Outside)
+            got = self.runs[found] = run_scouts.inside_spans(outside, outer[0], kind, self.text)
+        return got
 
     def scouted_at(self, found: Scout) -> list[int] | None:
         """Every position where ``found`` matches in its haystack, from its shared pass (run once
@@ -289,7 +336,10 @@ def finditer(pattern: PatternLike, text: str, *, force: bool = False) -> Iterato
     found = _REGISTRY.scout_of.get(pattern)
     if found is not None:
         index = _index_for(text)
-        return scout.matches(pattern, found, text, index.folded if found.folded else None, index.scouted_at(found))
+        at, lasts = index.scouted_at(found), None
+        if at is None:
+            at, lasts = index.run_at(found) or (None, None)
+        return scout.matches(pattern, found, text, index.folded if found.folded else None, at, lasts)
     if sid is None:
         return pattern.finditer(text)
     index = _index_for(text)

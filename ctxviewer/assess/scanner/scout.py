@@ -142,12 +142,13 @@ def candidates(scout: Scout, folded: str, at: list[int] | None = None) -> list[i
 
 
 def matches(pattern: Any, scout: Scout, text: str, folded: str | None,
-            at: list[int] | None = None) -> Iterator[re.Match[str]]:
+            at: list[int] | None = None, lasts: list[int] | None = None) -> Iterator[re.Match[str]]:
     """The matches of ``pattern.finditer(text)``, trying ``pattern`` only where ``scout`` finds a
     candidate. ``folded`` is the case-folded text (needed when ``scout.folded``). ``at``: the sorted
     positions of the haystack where the scout matches, found by a shared pass
     (:mod:`ctxviewer.assess.scanner.scout_pass`): the leftmost one ``>= pos`` is what
-    ``scout.search`` would return. The pattern itself (a
+    ``scout.search`` would return. ``lasts`` (with ``at``): the scout matches at every position
+    from ``at[i]`` to ``lasts[i]`` (:mod:`ctxviewer.assess.scanner.run_scouts`). The pattern itself (a
     :class:`~ctxviewer.assess.scanner.patterns.LazyPattern`) is compiled at the first candidate only."""
     haystack = folded if scout.folded else text
     assert haystack is not None
@@ -162,6 +163,7 @@ def matches(pattern: Any, scout: Scout, text: str, folded: str | None,
                 yield m
                 pos = m.end()
     search = scout.compiled().search if at is None else None
+    ends = at if lasts is None else lasts
     shift = scout.shift
     n = len(text)
     i = 0
@@ -172,11 +174,12 @@ def matches(pattern: Any, scout: Scout, text: str, folded: str | None,
                 return
             c = s.start() + shift
         else:
-            assert at is not None
-            i = bisect.bisect_left(at, max(pos - shift, 0), i)
-            if i == len(at):
+            assert at is not None and ends is not None
+            t = max(pos - shift, 0)
+            i = bisect.bisect_left(ends, t, i)
+            if i == len(ends):
                 return
-            c = at[i] + shift
+            c = max(at[i], t) + shift
         if match is None:
             match = compiled_of(pattern).match
         m = match(text, c)

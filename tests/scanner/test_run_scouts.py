@@ -1,0 +1,62 @@
+"""Run scouts (ctxviewer/assess/scanner/run_scouts.py): the hex scout's positions found inside the
+base64 scout's runs are every position where the hex scout matches, and the hex and base64
+patterns' prefiltered matches are the engine's own ``finditer``."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from ctxviewer.assess.scanner import prefilter, run_scouts
+from ctxviewer.assess.scanner.encoded import _B64, _HEX
+from ctxviewer.assess.scanner.scout import Scout
+
+HEX = Scout(r"[0-9a-fA-F][0-9a-fA-F]{23}", 0, 0, False, None)
+B64 = Scout(r"[^A-Za-z0-9+/][A-Za-z0-9+/]{20}", 0, 1, False, ())
+
+
+def _texts() -> list[str]:
+    rnd = random.Random(26)
+    pieces = ["0123456789abcdef" * 3, "DEADBEEF" * 4, "4" * 30, "Zm9vYmFy" * 4, "deadbeefcafe" * 2, "=", "==",
+              " ", "\n", ".", "/", "+", "g", "x", "é", "hello world ", "0a" * 11, "0a" * 12, "é" * 3]
+    texts = ["", "a", "0" * 24, "0" * 23, "0" * 24 + "g", "+" + "f" * 24, "x" * 20 + "0" * 24, "é" + "1" * 40]
+    for _ in range(400):
+        texts.append("".join(rnd.choice(pieces) for _ in range(rnd.randrange(1, 30))))
+    return texts
+
+
+def _positions(firsts: list[int], lasts: list[int]) -> list[int]:
+    return [p for a, b in zip(firsts, lasts) for p in range(a, b + 1)]
+
+
+def test_the_scouts_kinds_and_which_serves_which() -> None:
+    outside, inside = run_scouts.kind_of(B64), run_scouts.kind_of(HEX)
+    assert outside == run_scouts.Outside("A-Za-z0-9+/", 20)
+    assert inside == run_scouts.Inside("0-9a-fA-F", 24)
+    assert run_scouts.serves(outside, inside)
+    assert not run_scouts.serves(run_scouts.Outside("0-9", 20), inside)  # not every hex digit is a digit
+    assert not run_scouts.serves(run_scouts.Outside("A-Za-z0-9+/", 30), inside)  # its runs are longer
+    assert run_scouts.kind_of(Scout(r"[.!](?=x)", 0, 1, True, None)) is None
+    assert run_scouts.kind_of(Scout(r"[ab][ac]{3}", 0, 0, False, None)) is None
+
+
+def test_the_spans_hold_every_position_where_the_hex_scout_matches() -> None:
+    outside, inside = run_scouts.kind_of(B64), run_scouts.kind_of(HEX)
+    assert isinstance(outside, run_scouts.Outside) and isinstance(inside, run_scouts.Inside)
+    hex_scout, b64_scout = re.compile(HEX.regex), re.compile(B64.regex)
+    for text in _texts():
+        at = [m.start() for m in b64_scout.finditer(text)]
+        firsts, lasts = run_scouts.inside_spans(outside, at, inside, text)
+        want = [p for p in range(len(text)) if hex_scout.match(text, p)]
+        assert _positions(firsts, lasts) == want, text
+        assert all(a <= b for a, b in zip(firsts, lasts)) and all(b < a for b, a in zip(lasts, firsts[1:]))
+
+
+def test_hex_and_base64_matches_through_the_shared_runs_are_the_engines() -> None:
+    prefilter.learn([_HEX, _B64])
+    reg = prefilter._REGISTRY
+    assert reg.server_of(reg.scout_of[_HEX]) == reg.scout_of[_B64]
+    for text in _texts():
+        for pattern in (_HEX, _B64):
+            got = [m.span() for m in prefilter.finditer(pattern, text, force=True)]
+            assert got == [m.span() for m in re.finditer(pattern.pattern, text, pattern.flags)], (pattern.pattern, text)
