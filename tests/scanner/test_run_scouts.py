@@ -9,6 +9,7 @@ import re
 
 from ctxviewer.assess.scanner import prefilter, run_scouts
 from ctxviewer.assess.scanner.encoded import _B64, _HEX
+from ctxviewer.assess.scanner.invisible import VARIATION_RUN
 from ctxviewer.assess.scanner.scout import Scout
 
 HEX = Scout(r"[0-9a-fA-F][0-9a-fA-F]{23}", 0, 0, False, None)
@@ -37,6 +38,10 @@ def test_the_scouts_kinds_and_which_serves_which() -> None:
     assert not run_scouts.serves(run_scouts.Outside("0-9", 20), inside)  # not every hex digit is a digit
     assert not run_scouts.serves(run_scouts.Outside("A-Za-z0-9+/", 30), inside)  # its runs are longer
     assert run_scouts.kind_of(Scout(r"[.!](?=x)", 0, 1, True, None)) is None
+    selectors = run_scouts.kind_of(Scout(VARIATION_RUN.scout, 0, 0, False, None))  # type: ignore[arg-type]
+    assert isinstance(selectors, run_scouts.Inside) and selectors.length == 4
+    assert run_scouts.in_non_ascii_runs(selectors) and not run_scouts.in_non_ascii_runs(inside)
+    assert not run_scouts.in_non_ascii_runs(run_scouts.Inside("\u212aé", 2))  # the Kelvin sign folds to k
     assert run_scouts.kind_of(Scout(r"[ab][ac]{3}", 0, 0, False, None)) is None
 
 
@@ -55,8 +60,25 @@ def test_the_spans_hold_every_position_where_the_hex_scout_matches() -> None:
 def test_hex_and_base64_matches_through_the_shared_runs_are_the_engines() -> None:
     prefilter.learn([_HEX, _B64])
     reg = prefilter._REGISTRY
-    assert reg.server_of(reg.scout_of[_HEX]) == reg.scout_of[_B64]
+    assert reg.run_scouts.server_of(reg.scout_of[_HEX]) == reg.scout_of[_B64]
     for text in _texts():
         for pattern in (_HEX, _B64):
             got = [m.span() for m in prefilter.finditer(pattern, text, force=True)]
             assert got == [m.span() for m in re.finditer(pattern.pattern, text, pattern.flags)], (pattern.pattern, text)
+
+
+def test_variation_selector_runs_found_in_the_non_ascii_runs_are_the_engines() -> None:
+    prefilter.learn([VARIATION_RUN])
+    reg = prefilter._REGISTRY
+    assert reg.run_scouts.server_of(reg.scout_of[VARIATION_RUN]) == run_scouts.NON_ASCII
+    rnd = random.Random(6)
+    vs = [chr(0xE0100 + i) for i in (0, 1, 50, 0xEF)]
+    pieces = [*vs, "a", " ", "é", "\u212a", "K", "“", "\U000e01f0", "\U000e00ff", "word " * 3]
+    texts = ["".join(vs), "".join(vs[:3]), "x" * 2000 + "".join(vs) * 2]
+    texts += ["".join(rnd.choice(pieces) for _ in range(rnd.randrange(1, 60))) for _ in range(400)]
+    found = 0
+    for text in texts:
+        got = [m.span() for m in prefilter.finditer(VARIATION_RUN, text, force=True)]
+        assert got == [m.span() for m in re.finditer(VARIATION_RUN.pattern, text)], ascii(text)
+        found += len(got)
+    assert found > 50

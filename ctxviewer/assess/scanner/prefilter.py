@@ -97,19 +97,14 @@ class _Registry:
         """Scouts searched in one shared pass (:mod:`ctxviewer.assess.scanner.scout_pass`), by haystack and flags."""
         self.member_of: dict[Scout, tuple[tuple[bool, int], int]] = {}
         """A scout in :attr:`groups`: its group's key and its index there."""
-        self.run_kind: dict[Scout, run_scouts.Outside | run_scouts.Inside] = {}
+        self.run_scouts = run_scouts.RunScouts()
         """The scouts of runs of a class (:mod:`ctxviewer.assess.scanner.run_scouts`)."""
-        self.served_by: dict[Scout, Scout | None] = {}
-        """An inside run scout: the outside one whose runs it is searched in (``None``: none serves)."""
 
     def _join(self, found: Scout) -> None:
         """Put ``found`` into its shared pass, if it has one (under :attr:`lock`)."""
         gkey = scout_pass.group_key(found)
         if gkey is None:
-            kind = run_scouts.kind_of(found)
-            if kind is not None:
-                self.run_kind[found] = kind
-                self.served_by.clear()
+            self.run_scouts.add(found)
             return
         if found in self.member_of:
             return
@@ -149,20 +144,6 @@ class _Registry:
                     self.compiled = None
             self.spec_of[pattern] = sid
         return sid
-
-    def server_of(self, found: Scout) -> Scout | None:
-        """The outside run scout whose runs the inside run scout ``found`` is searched in, if any."""
-        try:
-            return self.served_by[found]
-        except KeyError:
-            pass
-        inside = self.run_kind.get(found)
-        got = None
-        if isinstance(inside, run_scouts.Inside):
-            got = next((s for s, k in list(self.run_kind.items())
-                        if isinstance(k, run_scouts.Outside) and run_scouts.serves(k, inside)), None)
-        self.served_by[found] = got
-        return got
 
     def known(self, pattern: PatternLike) -> bool:
         """Whether ``pattern``'s start set is at hand without deriving it: seen before, or in the
@@ -220,6 +201,7 @@ class _Index:
         self.compiled = compiled
         ends: dict[int, list[int]] = {}
         self.folded = folded = fold(text)
+        self._runs: list[tuple[int, int]] | None = None
         get = ends.get
         if compiled.ascii is not None:
             for end, n in compiled.ascii.iter(folded):
@@ -231,7 +213,7 @@ class _Index:
         if compiled.other is not None and compiled.other_heads is not None and not folded.isascii():
             lengths = compiled.lengths
             other, heads = compiled.other, compiled.other_heads.finditer
-            for a, b in non_ascii.runs(folded):  # the head runs lie inside these: no pass over every character
+            for a, b in self.non_ascii_runs():  # the head runs lie inside these: no pass over every character
                 for run in heads(folded, a, b):  # such a literal starts inside a run, may end after it
                     s, e = run.span()
                     for end, n in other.iter(folded[s:e + MAX_LITERAL]):  # a slice: the same occurrences
@@ -251,27 +233,13 @@ class _Index:
         self.scouted: dict[int, tuple[scout_pass.ScoutGroup, list[list[int]]]] = {}
         """Per shared scout pass (by the group's id): the group and its members' positions."""
         self.runs: dict[Scout, tuple[list[int], list[int] | None]] = {}
-        """Per run scout searched in this text: its positions (:meth:`run_at`)."""
+        """Per run scout searched in this text: its positions (:meth:`.run_scouts.RunScouts.positions`)."""
 
-    def run_at(self, found: Scout) -> tuple[list[int], list[int] | None] | None:
-        """``(at, lasts)`` for :func:`~.scout.matches` when ``found`` is a run scout
-        (:mod:`ctxviewer.assess.scanner.run_scouts`): an outside one's positions (one search, kept
-        for the inside scouts it serves; ``lasts`` ``None``), an inside one's spans of positions
-        found in the runs of the outside scout that serves it; else ``None``."""
-        got = self.runs.get(found)
-        if got is not None:
-            return got
-        kind = _REGISTRY.run_kind.get(found)
-        if isinstance(kind, run_scouts.Outside):
-            got = self.runs[found] = ([m.start() for m in found.compiled().finditer(self.text)], None)
-        elif isinstance(kind, run_scouts.Inside):
-            server = _REGISTRY.server_of(found)
-            outer = self.run_at(server) if server is not None else None
-            if outer is None:
-                return None
-            outside = _REGISTRY.run_kind[server]  # type: ignore[index]
-            assert isinstance(outside, run_scouts.Outside)
-            got = self.runs[found] = run_scouts.inside_spans(outside, outer[0], kind, self.text)
+    def non_ascii_runs(self) -> list[tuple[int, int]]:
+        """The non-ASCII runs of the folded text (:func:`~.non_ascii.runs`, found once per text)."""
+        got = self._runs
+        if got is None:
+            got = self._runs = non_ascii.runs(self.folded)
         return got
 
     def scouted_at(self, found: Scout) -> list[int] | None:
@@ -338,7 +306,7 @@ def finditer(pattern: PatternLike, text: str, *, force: bool = False) -> Iterato
         index = _index_for(text)
         at, lasts = index.scouted_at(found), None
         if at is None:
-            at, lasts = index.run_at(found) or (None, None)
+            at, lasts = _REGISTRY.run_scouts.positions(found, text, index.non_ascii_runs, index.runs) or (None, None)
         return scout.matches(pattern, found, text, index.folded if found.folded else None, at, lasts)
     if sid is None:
         return pattern.finditer(text)

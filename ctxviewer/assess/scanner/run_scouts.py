@@ -12,19 +12,29 @@ positions, measures each run once and searches only the runs at least 24 long fo
 the positions where the hex scout matches are, per hex run ``[a, b)`` of at least 24, every ``p`` in
 ``[a, b - 24]`` -- given as ``(firsts, lasts)`` spans so that a long hex run costs one entry,
 which :func:`~ctxviewer.assess.scanner.scout.matches` reads as it reads a shared pass's positions.
-No Qt here.
+
+A scout of runs of non-ASCII characters that case folding leaves as they are (the variation
+selectors' ``[\U000e0100-\U000e01ef]{4}``: 5 ms per 2 MB of prose, a pass over every character) is
+searched the same way inside the non-ASCII runs of the folded text the prefilter finds anyway
+(:func:`ctxviewer.assess.scanner.non_ascii.runs`; folding keeps offsets, and keeps each of these
+characters non-ASCII): :func:`spans_in`. No Qt here.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
-from typing import Any
+from re import _parser
+from typing import Any, Callable
 
+from ctxviewer.assess.scanner.case_fold import fold
 from ctxviewer.assess.scanner.compiled_cache import compile_pattern
 
-_CLASS = r"\[(\^?)([!-~]+?)\]\[([!-~]+?)\]\{(\d+)\}"
-"""``[X][Y]{n}`` with ASCII class bodies (no white space): :func:`kind_of` reads a scout with it."""
+_CLASS = r"\[(\^?)([^\]\\^][^\]\\]*)\]\[([^\]\\^][^\]\\]*)\]\{(\d+)\}"
+"""``[X][Y]{n}`` or ``[^X][Y]{n}``, class bodies without escapes or brackets: :func:`kind_of` reads a scout with it."""
+MAX_CLASS = 4096
+"""A class of more characters is not a run scout's (its members are enumerated)."""
 
 
 @dataclass(frozen=True)
@@ -47,11 +57,11 @@ class Inside:
 def kind_of(scout: Any) -> Outside | Inside | None:
     """The run scout ``scout`` (a :class:`~ctxviewer.assess.scanner.scout.Scout`) is, or ``None``:
     searched in the text, flags 0, a class body of ASCII characters without escapes or brackets."""
-    m = re.fullmatch(_CLASS, scout.regex)
-    if m is None or scout.folded or scout.flags or scout.guard is not None:
+    m = re.fullmatch(_CLASS, scout.regex, re.S)
+    if m is None or scout.folded or scout.flags or getattr(scout, "guard", None) is not None:
         return None
     neg, first, body, n = m.group(1), m.group(2), m.group(3), int(m.group(4))
-    if first != body or any(ch in "\\[]" for ch in body) or "^" in body:
+    if first != body or members(body) is None:
         return None
     if neg and scout.shift == 1 and scout.begin == ():
         return Outside(body, n)
@@ -60,13 +70,56 @@ def kind_of(scout: Any) -> Outside | Inside | None:
     return None
 
 
+@functools.cache
+def members(body: str) -> frozenset[str] | None:
+    """The characters of the class ``[body]`` (flags 0): literals and ranges only, at most
+    :data:`MAX_CLASS`; else ``None``."""
+    try:
+        tree = _parser.parse(f"[{body}]", 0)
+    except re.error:
+        return None
+    if len(tree) != 1 or str(tree[0][0]) != "IN":
+        return None
+    out: set[str] = set()
+    for op, arg in tree[0][1]:
+        if str(op) == "LITERAL":
+            out.add(chr(arg))
+        elif str(op) == "RANGE" and arg[1] - arg[0] < MAX_CLASS:
+            out.update(map(chr, range(arg[0], arg[1] + 1)))
+        else:
+            return None
+    return frozenset(out) if len(out) <= MAX_CLASS else None
+
+
 def serves(outside: Outside, inside: Inside) -> bool:
     """Whether every run ``inside`` looks for lies inside a run ``outside`` finds: its class a
-    subset (both classes match ASCII characters only: flags 0, ASCII bodies) and its runs no shorter."""
-    if inside.length < outside.length:
-        return False
-    wide, narrow = compile_pattern(f"[{outside.body}]"), compile_pattern(f"[{inside.body}]")
-    return all(wide.match(ch) for ch in map(chr, range(128)) if narrow.match(ch))
+    subset and its runs no shorter."""
+    wide, narrow = members(outside.body), members(inside.body)
+    return inside.length >= outside.length and wide is not None and narrow is not None and narrow <= wide
+
+
+def in_non_ascii_runs(inside: Inside) -> bool:
+    """Whether every run ``inside`` looks for lies inside a non-ASCII run of the folded text:
+    every character of its class non-ASCII and folded to itself (:func:`~.case_fold.fold`)."""
+    narrow = members(inside.body)
+    return narrow is not None and all(not ch.isascii() and fold(ch) == ch for ch in narrow)
+
+
+def spans_in(runs: list[tuple[int, int]], inside: Inside, text: str) -> tuple[list[int], list[int]]:
+    """``(firsts, lasts)`` as :func:`inside_spans` gives them, searched in ``runs`` only (``[s, e)``
+    spans of ``text`` holding every run of the ``inside`` scout's class that is long enough, each
+    bounded by characters outside the class)."""
+    narrow = compile_pattern(f"[{inside.body}]{{{inside.length},}}")
+    k = inside.length
+    firsts: list[int] = []
+    lasts: list[int] = []
+    for s, e in runs:
+        if e - s < k:
+            continue
+        for m in narrow.finditer(text, s, e):
+            firsts.append(m.start())
+            lasts.append(m.end() - k)
+    return firsts, lasts
 
 
 def inside_spans(outside: Outside, at: list[int], inside: Inside, text: str) -> tuple[list[int], list[int]]:
@@ -75,15 +128,67 @@ def inside_spans(outside: Outside, at: list[int], inside: Inside, text: str) -> 
     the ``outside`` scout's positions ``at`` start (each the character before a run) and the
     run that starts the text."""
     run = compile_pattern(f"[{outside.body}]*")
-    narrow = compile_pattern(f"[{inside.body}]{{{inside.length},}}")
-    k = inside.length
-    firsts: list[int] = []
-    lasts: list[int] = []
+    runs = []
     for s in [0, *(q + 1 for q in at)]:  # the text's start: an empty run when it is outside the class
         e = run.match(text, s).end()  # type: ignore[union-attr]
-        if e - s < k:
-            continue
-        for m in narrow.finditer(text, s, e):  # [s, e) is bounded by characters outside both classes
-            firsts.append(m.start())
-            lasts.append(m.end() - k)
-    return firsts, lasts
+        runs.append((s, e))  # bounded by characters outside both classes
+    return spans_in(runs, inside, text)
+
+
+NON_ASCII = "non-ASCII runs"
+"""The server of an inside run scout whose runs lie inside the folded text's non-ASCII runs."""
+
+
+class RunScouts:
+    """The run scouts the prefilter has met (:meth:`add`) and which serves which."""
+
+    def __init__(self) -> None:
+        self.kind: dict[Any, Outside | Inside] = {}
+        """Per run scout (a :class:`~ctxviewer.assess.scanner.scout.Scout`): its kind."""
+        self._served_by: dict[Any, Any] = {}
+
+    def add(self, scout: Any) -> None:
+        """Remember ``scout`` if it is a run scout (:func:`kind_of`)."""
+        kind = kind_of(scout)
+        if kind is not None and scout not in self.kind:
+            self.kind = {**self.kind, scout: kind}  # a new dict: readers in other threads see one or the other
+            self._served_by = {}
+
+    def server_of(self, scout: Any) -> Any:
+        """The outside run scout whose runs the inside run scout ``scout`` is searched in,
+        :data:`NON_ASCII` (the folded text's non-ASCII runs), or ``None``."""
+        served = self._served_by
+        if scout in served:
+            return served[scout]
+        inside, kinds = self.kind.get(scout), self.kind
+        got = None
+        if isinstance(inside, Inside):
+            got = next((s for s, k in kinds.items() if isinstance(k, Outside) and serves(k, inside)), None)
+            if got is None and in_non_ascii_runs(inside):
+                got = NON_ASCII
+        served[scout] = got
+        return got
+
+    def positions(self, scout: Any, text: str, non_ascii_runs: Callable[[], list[tuple[int, int]]],
+                  memo: dict[Any, tuple[list[int], list[int] | None]]) -> tuple[list[int], list[int] | None] | None:
+        """``(at, lasts)`` for :func:`~ctxviewer.assess.scanner.scout.matches` when ``scout`` is a run
+        scout served here: an outside one's positions in ``text`` (one search, kept in ``memo`` --
+        per text -- for the inside scouts it serves; ``lasts`` ``None``), an inside one's spans
+        (:func:`inside_spans`, :func:`spans_in` over ``non_ascii_runs()``, the folded text's); else ``None``."""
+        got = memo.get(scout)
+        if got is not None:
+            return got
+        kind = self.kind.get(scout)
+        if isinstance(kind, Outside):
+            got = memo[scout] = ([m.start() for m in scout.compiled().finditer(text)], None)
+        elif isinstance(kind, Inside):
+            server = self.server_of(scout)
+            if server == NON_ASCII:
+                got = memo[scout] = spans_in(non_ascii_runs(), kind, text)
+                return got
+            outer = self.positions(server, text, non_ascii_runs, memo) if server is not None else None
+            outside = self.kind.get(server) if server is not None else None
+            if outer is None or not isinstance(outside, Outside):
+                return None
+            got = memo[scout] = inside_spans(outside, outer[0], kind, text)
+        return got
