@@ -82,3 +82,15 @@ def test_variation_selector_runs_found_in_the_non_ascii_runs_are_the_engines() -
         assert got == [m.span() for m in re.finditer(VARIATION_RUN.pattern, text)], ascii(text)
         found += len(got)
     assert found > 50
+
+
+def test_the_outside_runs_found_without_the_engine_are_its_matches() -> None:
+    outside = run_scouts.kind_of(B64)
+    assert isinstance(outside, run_scouts.Outside)
+    scout = re.compile(B64.regex)
+    rnd = random.Random(20)
+    pieces = ["a" * 19, "a" * 20, "Zm9v" * 6, " ", "\n", "=", "?", "é", "+/", "\U000e0100", "\x00", "\x7f"]
+    texts = _texts() + ["".join(rnd.choice(pieces) for _ in range(rnd.randrange(0, 14))) for _ in range(2000)]
+    for text in texts:
+        assert run_scouts.outside_positions(outside, text) == [m.start() for m in scout.finditer(text)], ascii(text)
+    assert run_scouts.outside_positions(run_scouts.Outside("a-z?", 3), "abc") is None  # "?" stands for non-ASCII

@@ -122,6 +122,41 @@ def spans_in(runs: list[tuple[int, int]], inside: Inside, text: str) -> tuple[li
     return firsts, lasts
 
 
+@functools.cache
+def _byte_table(body: str) -> bytes | None:
+    """256 bytes mapping each byte of the class ``[body]`` to ``a``, every other byte to a space;
+    ``None`` unless every member is ASCII and ``?`` (what a non-ASCII character encodes to) is none."""
+    chars = members(body)
+    if chars is None or "?" in chars or not all(ch.isascii() for ch in chars):
+        return None
+    return bytes(0x61 if chr(i) in chars else 0x20 for i in range(256))
+
+
+def outside_positions(outside: Outside, text: str) -> list[int] | None:
+    """Every position where the ``outside`` scout ``[^B][B]{n}`` matches in ``text`` -- the
+    character before each maximal run of ``[B]`` at least ``n`` long, but the one that starts the
+    text -- without the engine (which stops at every character outside the class: 18 ms per 2 MB of
+    prose): the text encoded to ASCII with one ``?`` per other character (offsets kept), translated
+    to ``a`` for the class and a space for the rest, then ``bytes.find`` of ``n`` ``a``s, run after
+    run (5 ms). ``None`` when the class is not one of ASCII characters without ``?``."""
+    table = _byte_table(outside.body)
+    if table is None:
+        return None
+    marks = text.encode("ascii", "replace").translate(table)
+    find, needle, n = marks.find, b"a" * outside.length, outside.length
+    out: list[int] = []
+    pos = 0
+    while True:
+        i = find(needle, pos)  # a run's start: pos is 0 or just past a run, so marks[i - 1] is a space
+        if i < 0:
+            return out
+        if i:
+            out.append(i - 1)
+        pos = find(b" ", i + n)
+        if pos < 0:
+            return out
+
+
 def inside_spans(outside: Outside, at: list[int], inside: Inside, text: str) -> tuple[list[int], list[int]]:
     """``(firsts, lasts)``: the positions of ``text`` where the ``inside`` scout matches are every
     ``p`` with ``firsts[i] <= p <= lasts[i]`` for some ``i`` (sorted, disjoint), found in the runs
@@ -180,7 +215,8 @@ class RunScouts:
             return got
         kind = self.kind.get(scout)
         if isinstance(kind, Outside):
-            got = memo[scout] = ([m.start() for m in scout.compiled().finditer(text)], None)
+            fast = outside_positions(kind, text)
+            got = memo[scout] = (fast if fast is not None else [m.start() for m in scout.compiled().finditer(text)], None)
         elif isinstance(kind, Inside):
             server = self.server_of(scout)
             if server == NON_ASCII:
