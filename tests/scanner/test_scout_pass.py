@@ -28,6 +28,18 @@ def test_one_pass_gives_every_position_of_each_member() -> None:
     assert group.positions(text) == [[2, 23, 30], [13, 18]]
 
 
+def test_sentence_start_members_share_one_guard_trie() -> None:
+    """Members whose guards are known: one trie of every guard after the leads, each member then
+    tried at its hits -- the same positions as the per-member lookbehinds."""
+    members = ((r"[.!](?=[ \n]*+(?:please|reply))", 0), (r"[!:](?=[ \n]*+now)", 0))
+    group = scout_pass.ScoutGroup(members, (("please", "reply"), ("now",)))
+    assert group.regex == r"[.!!:](?=[ \n]*+(?:now|please|reply))"
+    text = "ok. please go! now: now. reply!  please. now: please"  # at 39 and 44 a lead meets another's guard
+    assert group.positions(text) == scout_pass.ScoutGroup(members).positions(text) == [[2, 23, 30], [13, 18]]
+    # a guard that does not spell the member's rest: the per-member form
+    assert scout_pass.ScoutGroup(members, (("please",), ("now",))).regex == scout_pass.ScoutGroup(members).regex
+
+
 def test_overlapping_starts_are_all_kept() -> None:
     """``[01][01]{2}`` over ``0101`` matches at 0 and 1: a search from 1 finds 1, so the pass keeps both."""
     group = scout_pass.ScoutGroup(((r"[01][01]{2}", 0),))

@@ -20,7 +20,8 @@ path over long texts is :mod:`.prefilter`, with the literals every match starts 
 the prefilter and normalisation look at are found chunk by chunk: :mod:`.non_ascii`) and shipped as a table
 (:mod:`.start_table`), and one regular-expression search
 for the patterns whose start literals are common characters (:mod:`.scout`; the scouts led by a few
-rare characters share one pass per text: :mod:`.scout_pass`); the patterns'
+rare characters share one pass per text: :mod:`.scout_pass`; the hex runs are looked for inside the
+base64 scout's runs: :mod:`.run_scouts`); the patterns'
 compiled engine code is shipped too (:mod:`.compiled_cache`: no compile on first use). :mod:`.provenance` names the
 attack families each pattern was tuned on, for the leave-one-family-out evaluation.
 

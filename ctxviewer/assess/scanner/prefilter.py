@@ -34,7 +34,7 @@ from typing import Any, Iterable, Iterator
 
 import ahocorasick
 
-from ctxviewer.assess.scanner import non_ascii, scout, scout_pass
+from ctxviewer.assess.scanner import non_ascii, run_scouts, scout, scout_pass
 from ctxviewer.assess.scanner.case_fold import fold
 from ctxviewer.assess.scanner.scout import Scout
 from ctxviewer.assess.scanner.start_sets import MAX_LITERAL, PatternLike, Start
@@ -97,15 +97,21 @@ class _Registry:
         """Scouts searched in one shared pass (:mod:`ctxviewer.assess.scanner.scout_pass`), by haystack and flags."""
         self.member_of: dict[Scout, tuple[tuple[bool, int], int]] = {}
         """A scout in :attr:`groups`: its group's key and its index there."""
+        self.run_scouts = run_scouts.RunScouts()
+        """The scouts of runs of a class (:mod:`ctxviewer.assess.scanner.run_scouts`)."""
 
     def _join(self, found: Scout) -> None:
         """Put ``found`` into its shared pass, if it has one (under :attr:`lock`)."""
         gkey = scout_pass.group_key(found)
-        if gkey is None or found in self.member_of:
+        if gkey is None:
+            self.run_scouts.add(found)
+            return
+        if found in self.member_of:
             return
         old = self.groups.get(gkey)
         members = (*(old.members if old is not None else ()), (found.regex, found.flags))
-        self.groups[gkey] = scout_pass.ScoutGroup(members)
+        guards = (*(old.guards if old is not None else ()), found.guard)
+        self.groups[gkey] = scout_pass.ScoutGroup(members, guards)
         self.member_of[found] = (gkey, len(members) - 1)
 
     def spec_id(self, pattern: PatternLike) -> int | None:
@@ -195,6 +201,7 @@ class _Index:
         self.compiled = compiled
         ends: dict[int, list[int]] = {}
         self.folded = folded = fold(text)
+        self._runs: list[tuple[int, int]] | None = None
         get = ends.get
         if compiled.ascii is not None:
             for end, n in compiled.ascii.iter(folded):
@@ -206,7 +213,7 @@ class _Index:
         if compiled.other is not None and compiled.other_heads is not None and not folded.isascii():
             lengths = compiled.lengths
             other, heads = compiled.other, compiled.other_heads.finditer
-            for a, b in non_ascii.runs(folded):  # the head runs lie inside these: no pass over every character
+            for a, b in self.non_ascii_runs():  # the head runs lie inside these: no pass over every character
                 for run in heads(folded, a, b):  # such a literal starts inside a run, may end after it
                     s, e = run.span()
                     for end, n in other.iter(folded[s:e + MAX_LITERAL]):  # a slice: the same occurrences
@@ -225,6 +232,15 @@ class _Index:
         self.candidates: dict[int, list[int]] = {}
         self.scouted: dict[int, tuple[scout_pass.ScoutGroup, list[list[int]]]] = {}
         """Per shared scout pass (by the group's id): the group and its members' positions."""
+        self.runs: dict[Scout, tuple[list[int], list[int] | None]] = {}
+        """Per run scout searched in this text: its positions (:meth:`.run_scouts.RunScouts.positions`)."""
+
+    def non_ascii_runs(self) -> list[tuple[int, int]]:
+        """The non-ASCII runs of the folded text (:func:`~.non_ascii.runs`, found once per text)."""
+        got = self._runs
+        if got is None:
+            got = self._runs = non_ascii.runs(self.folded)
+        return got
 
     def scouted_at(self, found: Scout) -> list[int] | None:
         """Every position where ``found`` matches in its haystack, from its shared pass (run once
@@ -288,7 +304,10 @@ def finditer(pattern: PatternLike, text: str, *, force: bool = False) -> Iterato
     found = _REGISTRY.scout_of.get(pattern)
     if found is not None:
         index = _index_for(text)
-        return scout.matches(pattern, found, text, index.folded if found.folded else None, index.scouted_at(found))
+        at, lasts = index.scouted_at(found), None
+        if at is None:
+            at, lasts = _REGISTRY.run_scouts.positions(found, text, index.non_ascii_runs, index.runs) or (None, None)
+        return scout.matches(pattern, found, text, index.folded if found.folded else None, at, lasts)
     if sid is None:
         return pattern.finditer(text)
     index = _index_for(text)

@@ -28,6 +28,7 @@ import re
 from typing import Any, Iterable
 
 from ctxviewer.assess.scanner.compiled_cache import compile_pattern, group_count
+from ctxviewer.assess.scanner.scout import trie
 
 MAX_LEAD = 24
 """A lead class of more characters (or a range, or one holding a letter) keeps its own pass: a union
@@ -65,24 +66,55 @@ def rests(regexes: Iterable[str]) -> list[tuple[str, int]]:
     return out
 
 
-class ScoutGroup:
-    """Scouts of one haystack and flags searched in one pass (see the module docstring)."""
+@functools.lru_cache(maxsize=256)
+def _guard_rest(guard: tuple[str, ...] | None) -> str | None:
+    """The rest of a sentence-start scout with line-start guard ``guard`` (:func:`~.scout.derive`)."""
+    return None if not guard else "(?=[ \\n]*+" + trie(set(guard)) + ")"
 
-    def __init__(self, members: tuple[tuple[str, int], ...]) -> None:
+
+class ScoutGroup:
+    """Scouts of one haystack and flags searched in one pass (see the module docstring).
+
+    When every member is a sentence-start scout ``[LEAD](?=[ \\n]*+TRIE)`` whose guard is known
+    (``guards``, per member: :attr:`~.scout.Scout.guard`), the pass is
+    ``[union of the leads](?=[ \\n]*+TRIE of the union of the guards)`` instead: at each of the
+    leads' ~100,000 stops per 2 MB of prose the engine skips the white space once and walks one
+    trie, not one lookbehind, white-space skip and trie per member (25 ms -> 11 ms per 2 MB). It
+    matches wherever a member does (and a few places more, where one member's lead meets another's
+    guard); each member is then tried with its own ``[LEAD](?=REST)`` there, as before."""
+
+    def __init__(self, members: tuple[tuple[str, int], ...],
+                 guards: tuple[tuple[str, ...] | None, ...] | None = None) -> None:
         self.members = members
         """``(scout regex, flags)`` of each member, in the order they joined."""
+        self.guards: tuple[tuple[str, ...] | None, ...] = (
+            guards if guards is not None and len(guards) == len(members) else (None,) * len(members))
+        """Each member's line-start guard (:attr:`~.scout.Scout.guard`), ``None`` when it has none or it is not known."""
         flags = members[0][1]
         parts = [lead_of(regex) for regex, _flags in members]
         assert all(p is not None for p in parts)
         self.single = [f"[{body}](?={rest})" for body, rest in parts]  # type: ignore[misc]
         """Each member as ``[LEAD](?=REST)``: it matches where the member does, one character long."""
-        union = "".join(body for body, _rest in parts)  # type: ignore[misc]
-        alts = "|".join(f"(?<=[{body}])(?={rest})" for body, rest in parts)  # type: ignore[misc]
-        self.regex = f"[{union}](?:{alts})"
-        """The one expression searched."""
+        self._parts: list[tuple[str, str]] = parts  # type: ignore[assignment]
+        self._regex: str | None = None
         self.flags = flags
         self._merged: re.Pattern[str] | None = None
         self._singles: list[re.Pattern[str]] | None = None
+
+    @property
+    def regex(self) -> str:
+        """The one expression searched (made at first use: the prefilter remakes a group as each
+        member joins, and the guards' trie of ~2,000 literals takes a few milliseconds)."""
+        if self._regex is None:
+            parts, guards = self._parts, self.guards
+            union = "".join(body for body, _rest in parts)
+            if all(g and _guard_rest(g) == rest for g, (_body, rest) in zip(guards, parts)):
+                every = {lit for g in guards if g for lit in g}
+                self._regex = f"[{union}](?=[ \\n]*+{trie(every)})"
+            else:
+                alts = "|".join(f"(?<=[{body}])(?={rest})" for body, rest in parts)
+                self._regex = f"[{union}](?:{alts})"
+        return self._regex
 
     def regexes(self) -> list[tuple[str, int]]:
         """Every expression this group compiles (for the shipped compiled code)."""
@@ -109,12 +141,12 @@ class ScoutGroup:
 def groups_of(scouts: Iterable[Any]) -> dict[tuple[bool, int], ScoutGroup]:
     """The shared passes of ``scouts`` (:class:`~.scout.Scout`), each joining its group in order
     (:func:`group_key`; repeated scouts once)."""
-    members: dict[tuple[bool, int], dict[tuple[str, int], None]] = {}
+    members: dict[tuple[bool, int], dict[tuple[str, int], tuple[str, ...] | None]] = {}
     for found in scouts:
         key = group_key(found)
         if key is not None:
-            members.setdefault(key, {})[(found.regex, found.flags)] = None
-    return {key: ScoutGroup(tuple(m)) for key, m in members.items()}
+            members.setdefault(key, {}).setdefault((found.regex, found.flags), getattr(found, "guard", None))
+    return {key: ScoutGroup(tuple(m), tuple(m.values())) for key, m in members.items()}
 
 
 def group_key(scout: Any) -> tuple[bool, int] | None:
