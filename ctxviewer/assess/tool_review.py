@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from ctxviewer.model.trace import Kind, RequestTrace, Status, ToolCall, ToolVerdict
+from ctxviewer.model.trace import RequestTrace, Status, ToolCall, ToolVerdict
 
 DESTRUCTIVE: dict[str, re.Pattern[str]] = {
     "recursive delete": re.compile(
@@ -96,7 +96,7 @@ def tool_definitions(trace: RequestTrace) -> dict[str, tuple[str, dict[str, Any]
     """Tool name -> (item id, definition object) for every retained tool item that parses."""
     out: dict[str, tuple[str, dict[str, Any]]] = {}
     for item in trace.items:
-        if item.kind is not Kind.TOOL or item.status is not Status.RETAINED or not item.content:
+        if not item.is_tool_definition or item.status is not Status.RETAINED or not item.content:
             continue
         try:
             d = json.loads(item.content)
@@ -154,7 +154,7 @@ def review_call(trace: RequestTrace, index: int, defs: dict[str, tuple[str, dict
     item_id, definition = defs.get(call.name, (None, None))
     if definition is not None:
         offered = CallCheck("offered", True, f"{call.name} offered by item {item_id}", "ctxviewer")
-    elif not any(i.kind is Kind.TOOL for i in trace.items):
+    elif not any(i.is_tool_definition for i in trace.items):
         offered = CallCheck("offered", None, "the trace records no tool definitions", "ctxviewer")
     else:
         offered = CallCheck("offered", False, f"{call.name} was not offered in this request", "ctxviewer")

@@ -130,6 +130,10 @@ def list_cmd(db: str, as_json: bool, jsonl: bool, text: str, wide: bool, limit: 
     _more(db, next_cursor, text, limit, as_json=as_json, jsonl=jsonl, wide=wide)
     # the rows are the facts stored at import; say when the pages behind them are broken
     warn_damage(db, damage, "the rows above were stored at import")
+    if _damaged_rows[0]:  # a row another program wrote: said above its cursor; never a silent success
+        from ctxviewer.cli.status import BAD_INPUT
+
+        raise SystemExit(BAD_INPUT)
 
 
 def _more(db: str, next_cursor: str | None, text: str, limit: int | None, *, as_json: bool, jsonl: bool,
@@ -218,6 +222,7 @@ def _print(store: TraceStore, query: TraceQuery, start: tuple[str | None, str] |
     last: list[tuple[str | None, str]] = []
     left = [False]
     damaged: dict[str, str] = {}  # trace id -> what in its row cannot be read (a row another program wrote)
+    _damaged_rows[0] = False
 
     def rows() -> Iterator[Any]:  # one pass: the page's rows, read as taken
         for n, (row, created) in enumerate(store.stream(query, start, -1 if page < 0 else page + 1)):
@@ -234,13 +239,17 @@ def _print(store: TraceStore, query: TraceQuery, start: tuple[str | None, str] |
     else:
         _print_table(rows, current, wide, db)
     if damaged:  # listed with the value as not recorded; said once per row, then bad input (2)
-        from ctxviewer.cli.status import BAD_INPUT
         from ctxviewer.util.visible import one_line
 
         for trace_id, problem in damaged.items():
             click.echo(one_line(f"warning: {db}: trace {trace_id}: {problem}; listed as not recorded"), err=True)
-        raise SystemExit(BAD_INPUT)
+        _damaged_rows[0] = True
     return encode_cursor(*last[0]) if left[0] and last else None
+
+
+_damaged_rows = [False]
+"""Whether the page printed held a row that could not be read whole (:func:`_print`): ``list``
+then ends with exit status 2, after the next page's cursor."""
 
 
 def _print_json(rows: Iterator[Any], current: str | None, jsonl: bool) -> None:

@@ -357,6 +357,9 @@ def test_a_row_whose_time_another_program_wrote_is_listed_and_named(tmp_path: Pa
     assert len(out.splitlines()) == 2 + 9  # every row
     assert err == (f"warning: {db}: trace policy-missing: created: '1763604838' is not an ISO-8601 time; "
                    "listed as not recorded\n")
+    code, out, err = run("list", str(db), "--limit", "3")  # review S2: the next page's cursor is still given
+    assert code == 2 and len(out.splitlines()) == 2 + 3
+    assert err.splitlines()[-1].startswith(f"more rows: ctxviewer list {db} --limit 3 --after ")
     code, out, _ = run("sessions", str(db))
     assert code == 0 and out.splitlines()[-1] == "7 session(s)"
     assert any(line.startswith("sess-e2047d") and "not recorded" in line for line in out.splitlines())

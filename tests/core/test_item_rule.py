@@ -141,6 +141,9 @@ def test_a_tool_result_with_a_name_is_text_not_a_definition(tmp_path: Path) -> N
                                          {"kind": "tool", "id": "r1", "role": "tool", "content": PERSON}])
     result = trace.items[1]
     assert not result.is_tool_definition
+    from ctxviewer.assess.tool_review import tool_definitions
+
+    assert tool_definitions(trace) == {}  # review S5: no tool named "Alice Example" was offered
     assert result.tokens == count_tokens(PERSON, "o200k_base") == 18
     claude = _native(tmp_path, "claude-sonnet-4-5", [{"kind": "user", "id": "u", "role": "user", "content": "who?"},
                                                      {"kind": "tool", "id": "r1", "role": "tool", "content": PERSON}],

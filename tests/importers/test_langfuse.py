@@ -215,3 +215,16 @@ def test_a_tool_listed_among_the_input_messages_is_a_definition(tmp_path: Path) 
         ("history", "msg-0", "user"), ("user", "msg-1", "user"), ("tool", "Web-Search", None)]
     assert json.loads(first.items[2].content or "")["function"]["parameters"]["properties"] == {"query": {"type": "string"}}
     assert first.items[2].is_tool_definition
+
+
+@needs_corpus
+def test_the_usage_objects_unit_is_no_count(tmp_path: Path) -> None:
+    """Review S1: Langfuse's ``usage: {unit: "TOKENS", input, output, total}`` (older exports) was
+    warned as "usage.unit: 'TOKENS' is not a token count"."""
+    def older(o: dict) -> None:
+        o.pop("usageDetails", None)
+        o["usage"] = {"unit": "TOKENS", "input": 60, "output": 15, "total": 75}
+
+    traces, problems = _load(_generations_changed(tmp_path, older))
+    assert [p.message for p in problems if "token count" in p.message] == []
+    assert [(t.usage.input_tokens, t.usage.output_tokens) for t in traces] == [(60, 15), (60, 15)]

@@ -60,7 +60,7 @@ def scope_of(item: ContextItem) -> Scope:
         return Scope.MODEL
     if item.kind is Kind.USER or (item.kind is Kind.HISTORY and role in ("user", "human")):
         return Scope.PRINCIPAL
-    if item.kind is Kind.TOOL and role != "tool" and (item.source is None or not (item.source.url or item.source.store)):
+    if item.is_tool_definition and (item.source is None or not (item.source.url or item.source.store)):
         return Scope.DEVELOPER
     return Scope.UNTRUSTED
 

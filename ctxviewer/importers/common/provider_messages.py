@@ -75,7 +75,7 @@ def bad_counts(usage: Any, where: str, *, every_key: bool = False) -> list[str]:
     ``"usage.cache_read_input_tokens: -2 is not a token count; shown as not recorded"``. Nested
     objects are walked (``prompt_tokens_details``). The keys looked at are those naming tokens
     (``*tokens*``), or every key with ``every_key`` (Langfuse's ``usageDetails``: ``input``,
-    ``output``, ...); ``null`` is not recorded and says nothing."""
+    ``output``, ...; its ``unit: "TOKENS"`` names no count); ``null`` is not recorded and says nothing."""
     out: list[str] = []
     if not isinstance(usage, Mapping):
         return out
@@ -83,7 +83,7 @@ def bad_counts(usage: Any, where: str, *, every_key: bool = False) -> list[str]:
         name = f"{where}.{key}"
         if isinstance(value, Mapping):
             out += bad_counts(value, name, every_key=every_key)
-        elif value is not None and (every_key or "tokens" in str(key)) and int_or_none(value) is None:
+        elif value is not None and key != "unit" and (every_key or "tokens" in str(key)) and int_or_none(value) is None:
             out.append(f"{name}: {value!r} is not a token count; shown as not recorded")
     return out
 
