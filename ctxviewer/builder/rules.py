@@ -47,6 +47,12 @@ class CountingRule(Protocol):
     def tally(self, cands: Sequence[Candidate]) -> Tally: ...
 
 
+def _may_define(cand: Candidate) -> bool:
+    """A ``tool`` candidate that is not a result: it answers no call and is not sent under a
+    result's role (:data:`~ctxviewer.model.vocabulary.RESULT_ROLES`)."""
+    return cand.kind is Kind.TOOL and cand.tool_call_id is None and cand.role not in RESULT_ROLES
+
+
 def tool_definition(cand: Candidate) -> dict[str, Any] | None:
     """The tool definition a ``tool`` candidate carries, as stored (OpenAI's ``{"type": "function",
     "function": {...}}``, a bare function, or Anthropic's ``input_schema`` form:
@@ -54,9 +60,7 @@ def tool_definition(cand: Candidate) -> dict[str, Any] | None:
     (it answers a call, or is sent under a result's role ``tool`` / ``function``) or other tool
     text, sent as a message. Kept as stored, so the serialized body's tools count as the
     recording's items do."""
-    if cand.kind is not Kind.TOOL or cand.tool_call_id is not None or cand.role in RESULT_ROLES:
-        return None
-    if not cand.text.lstrip().startswith("{"):
+    if not _may_define(cand) or not cand.text.lstrip().startswith("{"):
         return None
     try:
         obj = json.loads(cand.text)
@@ -107,7 +111,7 @@ class ChatRule:
         hit = self._by_id.get(id(cand))
         if hit is not None and hit[0] is cand:
             return hit[1]
-        definition = cand.kind is Kind.TOOL and cand.tool_call_id is None and cand.role not in RESULT_ROLES
+        definition = _may_define(cand)
         key = (cand.chat_role, cand.text, definition)
         out = self._cache.get(key)
         if out is None:

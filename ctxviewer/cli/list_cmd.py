@@ -122,7 +122,8 @@ def list_cmd(db: str, as_json: bool, jsonl: bool, text: str, wide: bool, limit: 
     with open_db(db) as store:
         try:
             with snapshot(store):
-                next_cursor = _print(store, query, start, page, current, db, as_json=as_json, jsonl=jsonl, wide=wide)
+                next_cursor, bad_rows = _print(store, query, start, page, current, db, as_json=as_json, jsonl=jsonl,
+                                              wide=wide)
         except StoreError as exc:  # e.g. a filter SQLite cannot run: one line, no traceback
             raise click.ClickException(str(exc)) from None
         # the whole list: SQLite's quick_check too (at most half a second); a page read only its rows
@@ -130,7 +131,7 @@ def list_cmd(db: str, as_json: bool, jsonl: bool, text: str, wide: bool, limit: 
     _more(db, next_cursor, text, limit, as_json=as_json, jsonl=jsonl, wide=wide)
     # the rows are the facts stored at import; say when the pages behind them are broken
     warn_damage(db, damage, "the rows above were stored at import")
-    if _damaged_rows[0]:  # a row another program wrote: said above its cursor; never a silent success
+    if bad_rows:  # a row another program wrote: said above its cursor; never a silent success
         from ctxviewer.cli.status import BAD_INPUT
 
         raise SystemExit(BAD_INPUT)
@@ -214,15 +215,15 @@ def _current(db: str) -> str | None:
 
 
 def _print(store: TraceStore, query: TraceQuery, start: tuple[str | None, str] | None, page: int,
-           current: str | None, db: str, *, as_json: bool, jsonl: bool, wide: bool) -> str | None:
-    """Print one page of ``query`` after ``start`` (``page`` rows, -1 all); the next page's
-    cursor, or ``None`` when no row is left."""
+           current: str | None, db: str, *, as_json: bool, jsonl: bool, wide: bool) -> tuple[str | None, bool]:
+    """Print one page of ``query`` after ``start`` (``page`` rows, -1 all), then a warning per row
+    that could not be read whole (:attr:`~ctxviewer.store.TraceRow.damaged`); ``(the next page's
+    cursor or None when no row is left, whether a row was damaged)``."""
     from ctxviewer.store.cursor import encode_cursor
 
     last: list[tuple[str | None, str]] = []
     left = [False]
     damaged: dict[str, str] = {}  # trace id -> what in its row cannot be read (a row another program wrote)
-    _damaged_rows[0] = False
 
     def rows() -> Iterator[Any]:  # one pass: the page's rows, read as taken
         for n, (row, created) in enumerate(store.stream(query, start, -1 if page < 0 else page + 1)):
@@ -243,13 +244,7 @@ def _print(store: TraceStore, query: TraceQuery, start: tuple[str | None, str] |
 
         for trace_id, problem in damaged.items():
             click.echo(one_line(f"warning: {db}: trace {trace_id}: {problem}; listed as not recorded"), err=True)
-        _damaged_rows[0] = True
-    return encode_cursor(*last[0]) if left[0] and last else None
-
-
-_damaged_rows = [False]
-"""Whether the page printed held a row that could not be read whole (:func:`_print`): ``list``
-then ends with exit status 2, after the next page's cursor."""
+    return (encode_cursor(*last[0]) if left[0] and last else None), bool(damaged)
 
 
 def _print_json(rows: Iterator[Any], current: str | None, jsonl: bool) -> None:

@@ -68,10 +68,7 @@ def _from_details(created: str | None, doc: Mapping[str, Any]) -> tuple[float | 
     u, ep, attrs = (_mapping(doc.get(key)) for key in ("usage", "endpoint", "attributes"))
     usage = Usage(_int(u.get("input_tokens")), _int(u.get("output_tokens")), _int(u.get("cached_input_tokens")),
                   _int(u.get("cache_creation_input_tokens")), _int(u.get("reasoning_tokens")))
-    try:
-        when = stored_time(created)
-    except ValueError:
-        when = None
+    when = stored_time(created)
     return values(ep.get("provider"), ep.get("model"), when, usage, attrs)
 
 

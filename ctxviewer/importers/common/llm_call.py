@@ -144,8 +144,8 @@ class LLMCall:
     check_usage: bool = True
     """Warn about usage that contradicts itself (reasoning above output, cache above input);
     False for OTel GenAI spans, whose figures are the instrumentation's, kept as reported."""
-    usage_problems: list[str] = field(default_factory=list)
-    """Usage values that are no token count (:func:`.provider_messages.bad_counts`), warned first."""
+    problems: list[str] = field(default_factory=list)
+    """Source values the mapping could not read (a usage count, a time): not recorded, warned first."""
     attributes: dict[str, Any] = field(default_factory=dict)
     """Other fields to keep verbatim (request parameters, names, costs)."""
 
@@ -363,7 +363,7 @@ def build_trace(call: LLMCall) -> tuple[RequestTrace, list[str]]:
 
     items, user_request = build_items(call)
     response, tool_calls = response_of(call)
-    warnings = list(call.usage_problems) + (usage_warnings(call.usage) if call.check_usage else [])
+    warnings = list(call.problems) + (usage_warnings(call.usage) if call.check_usage else [])
     attrs: dict[str, Any] = {k: gm.strip_payloads(v) for k, v in call.attributes.items()}  # no base64 kept
     for key in [k for k, v in attrs.items() if not _finite(v)]:  # JSON has no NaN / Infinity: export could not write it
         warnings.append(f"{key}: {attrs.pop(key)!r} is not a finite number; left out (not recorded)")

@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -75,9 +76,9 @@ from ctxviewer.importers.common.peek import cut_short
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record, RunRecord
 from ctxviewer.importers.formats.langfuse.ancestors import ancestor_system, ancestors
 from ctxviewer.importers.formats.langfuse.extras import add_extras, json_value, metadata
-from ctxviewer.importers.formats.langfuse.runs import observation_time, run_span, time_or_none
+from ctxviewer.importers.formats.langfuse.runs import observation_time, run_span
 from ctxviewer.importers.formats.langfuse.tool_entries import definition_in, input_definitions
-from ctxviewer.importers.formats.langfuse.usage_details import usage
+from ctxviewer.importers.formats.langfuse.usage_details import usage, usage_problems
 from ctxviewer.model.run import RunSpan
 from ctxviewer.model.span_facts import agent_name
 from ctxviewer.model.trace import Usage
@@ -208,6 +209,16 @@ def _tools(obs: Mapping[str, Any], attrs: Mapping[str, Any]) -> list[dict[str, A
     return gm.indexed_functions(attrs) or framework_tool_definitions(attrs) or input_definitions(obs.get("input"))
 
 
+def _time(obs: Mapping[str, Any], key: str, problems: list[str]) -> datetime | None:
+    """The observation's ``key`` time (:func:`.runs.observation_time`); one it refuses is not
+    recorded, with a line in ``problems``."""
+    try:
+        return observation_time(obs.get(key))
+    except ValueError as exc:
+        problems.append(f"{key}: {exc}; the time is imported as not recorded, the observation is kept")
+        return None
+
+
 def call_from_observation(obs: Mapping[str, Any], by_id: Mapping[str, Mapping[str, Any]],
                           trace: Mapping[str, Any]) -> LLMCall:
     """One generation observation as an :class:`LLMCall` (see module docstring)."""
@@ -230,9 +241,7 @@ def call_from_observation(obs: Mapping[str, Any], by_id: Mapping[str, Mapping[st
         call.tools = _tools(obs, attrs)
     if call.usage == Usage():
         call.usage = usage(obs, attrs)
-    if "gen_ai.usage.input_tokens" not in attrs and "gen_ai.usage.output_tokens" not in attrs:
-        call.usage_problems = pm.bad_counts(obs.get("usageDetails") or obs.get("usage"),
-                                            "usageDetails" if obs.get("usageDetails") else "usage", every_key=True)
+    call.problems += usage_problems(obs, attrs)
     reasons = gm.parse_structured(attrs.get("gen_ai.response.finish_reasons"))
     call.finish_reason = call.finish_reason or pm._str(reasons[0] if isinstance(reasons, list) and reasons else reasons) \
         or pm._str(attrs.get("ai.response.finishReason"))
@@ -248,7 +257,7 @@ def call_from_observation(obs: Mapping[str, Any], by_id: Mapping[str, Mapping[st
     inherit(call, [Ancestor(f"{p.get('type')} {p.get('name')} ({p.get('id')})",
                             ancestor_system(p, attributes(p), input_messages), _tools(p, attributes(p)) or None)
                    for p in ancestors(obs, by_id)])
-    call.created, call.ended = time_or_none(obs.get("startTime")), time_or_none(obs.get("endTime"))
+    call.created, call.ended = _time(obs, "startTime", call.problems), _time(obs, "endTime", call.problems)
     if obs.get("level") == "ERROR":
         call.status, call.status_message = "error", pm._str(obs.get("statusMessage")) or "error"
     elif call.ended is not None:
@@ -367,12 +376,6 @@ def trace_records(file: str, trace: Mapping[str, Any], observations: list[Mappin
         yield rt
         for w in warnings:
             yield ImportProblem(file, label(o), w)
-        for key in ("startTime", "endTime"):
-            try:
-                observation_time(o.get(key))
-            except ValueError as exc:
-                yield ImportProblem(file, label(o), f"{key}: {exc}; the time is imported as not recorded, "
-                                                    "the observation is kept")
     for o in obs:
         if o.get("parentObservationId") is not None and o.get("parentObservationId") == o.get("id"):
             yield ImportProblem(file, label(o), f"observation {o.get('id')} ({o.get('type')} {o.get('name')}) names "
