@@ -62,7 +62,9 @@ OVERRIDE = PatternRule(
         (rx(r"\b(?:reply|respond|answer|output|print|say|return)\s+(?:with\s+)?(?:only|just|exclusively|solely)\s+(?:the\s+following|this|these\s+words|with)\b",
             r"\b(?:and\s+)?(?:absolutely\s+)?nothing\s+else\b[^.\n]{0,40}\b(?:reply|respond|answer|output|print|say)",
             r"\b(?:reply|respond|answer|output|print|say|return)\b[^.\n]{0,60}\b(?:and\s+)?(?:absolutely\s+)?nothing\s+else\b",
-            r"\byou\s+(?:may|must|shall|can)\s*(?:not|never)\s+deviate\b|\bdo\s+not\s+deviate\s+from\s+th",
+            r"\byou\s+(?:may|must|shall|can)\s*(?:not|never)\s+deviate\b",
+            # an imperative only where a clause begins: "modifications do not deviate from the guidelines" states a fact
+            r"(?:^\s*+|(?<=[.!?:;>#*\"'\u201c(|-])\s*+|(?<=\n)[ \t]*+)(?:(?:please|and|so|now|also|just),?\s+)*do\s+not\s+deviate\s+from\s+th",
             r"\bdo\s*n[o']t\s+(?:evaluate|summari[sz]e|analy[sz]e|assess|review|read|check|verify|question|mention|reveal|disclose)\s+(?:the|this|that|any)\s+(?:candidate|document|text|content|email|resume|article|data|instructions?)\b"),
          "restricts what the model may answer: '{m}'"),
         (rx(r"(?:^\s*+|(?<=[.!?:;#*\"'(])\s*+|(?<=\n)[ \t]*+)(?:and\s+|then\s+|instead,?\s+|just\s+|simply\s+|only\s+)*(?:state|say|claim|assert|declare|insist|report|tell\s+(?:the\s+)?(?:user|reader|them|everyone|anyone))\s+that\b",

@@ -16,6 +16,12 @@ _WHAT = (r"(?:the\s+|all\s+|any\s+|every\s+|your\s+|my\s+|their\s+|this\s+|these
          r"(?:conversation|chat|history|messages?|e-?mails?|inbox|contacts?|files?|documents?|data|credentials?|passwords?|"
          r"api[\s_-]?keys?|keys?|tokens?|secrets?|cookies?|session|system\s+prompt|instructions|personal\s+(?:data|information|details)|"
          r"credit\s+card|card\s+(?:number|details)|account\s+(?:number|details)|ssn|address(?:es)?|phone\s+numbers?|funds|money|\$?\d[\d,.]*\s*(?:usd|eur|dollars|euros|btc)?)")
+_NAMED_TOOL = (r"(?:(?:[`'\"][\w.-]+[`'\"]|\w+(?:[_.]\w+)+|(?-i:[a-z]+[A-Z]\w*))\s+(?:tool|function|plugin|api|endpoint)"
+               r"|(?!(?:the|your|my|our|a|an)\s)\w+\s+(?:tool|plugin))\b")
+"""A tool named as the thing to act with: a code-like name (quoted, ``send_money``, ``files.delete``,
+``sendMoney``) before tool/function/plugin/api/endpoint, or a plain word before tool/plugin only
+("the browser tool"). "create it with module-level function" names a kind of function in
+programming prose, not a tool (``bipia_code:36``, a benign row)."""
 _DEST = r"to\s+(?:[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://\S+|(?:this|that|my|the\s+following|an?\s+external|the\s+attacker'?s?)\s+(?:address|account|server|url|endpoint|e-?mail|wallet|iban|number)|\S+\.(?:com|net|org|io|ru|xyz)\b|me\b|us\b)"
 
 TOOL_REQUEST = PatternRule(
@@ -23,14 +29,14 @@ TOOL_REQUEST = PatternRule(
     title="request to call a tool or send data",
     severity=Severity.WARNING,
     patterns=(
-        (rx(rf"\b(?:{_SEND})\s+{_WHAT}\b[^.\n]{{0,60}}?\b{_DEST}"),
+        (rx(rf"\b(?:{_SEND})\s+(?!e-?mail\s+to\s){_WHAT}\b[^.\n]{{0,60}}?\b{_DEST}"),  # "send email to" is a contact line
          "asks to send data to a destination: '{m}'"),
         (rx(r"\b(?:call|invoke|execute|run|trigger|use|activate)\s+(?:the\s+|your\s+|a\s+)?[`'\"]?[a-z][a-z0-9]*(?:_[a-z0-9]+)+[`'\"]?\s+(?:tool|function|plugin|action|api|endpoint)\b"
             r"(?=[^.\n]{0,80}\b(?:with|to|and|on|for)\b)",
             r"\b(?:call|invoke|execute|run|trigger)\s+[`'\"]?[a-z][a-z0-9]*(?:_[a-z0-9]+)+[`'\"]?\s*\("),
          "asks the model to call a tool: '{m}'"),
         (rx(r"\b(?:issue|make|send|create|file|place|cancel|delete|update|change|transfer|book|order|approve|grant|reset|refund|pay|call|run|execute|open|close|submit|post|process)\b"
-            r"[^.\n]{0,100}?\b(?:with|using|via|through|by\s+calling)\s+(?:the\s+|your\s+)?[`'\"]?(?!(?:the|your|my|our|a|an)\s)[\w.-]+[`'\"]?\s+(?:tool|function|plugin|api|endpoint)\b"),
+            r"[^.\n]{0,100}?\b(?:with|using|via|through|by\s+calling)\s+(?:the\s+|your\s+)?" + _NAMED_TOOL),
          "asks the model to act with a named tool: '{m}'"),
         (rx(r"\b(?:(?:visit|open|browse\s+to|navigate\s+to|fetch|load|go\s+to|click)\s+(?:the\s+(?:following\s+)?(?:link|url|page|website)\s+)?(?:https?://|www\.)\S+)"
             r"(?=[^\n]{0,80}\b(?:and|then|with|append|include|add)\b)"),
