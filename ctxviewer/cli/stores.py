@@ -18,8 +18,11 @@ def filter_query(text: str) -> TraceQuery:
     """The :class:`~ctxviewer.store.TraceQuery` of a ``--filter`` text (``""``: every trace).
     Raises :class:`~ctxviewer.cli.status.BadInput` with the caret message of
     :func:`~ctxviewer.cli.status.bad_filter` when it does not parse."""
-    from ctxviewer.cli.status import bad_filter
     from ctxviewer.store import TraceQuery
+
+    if not text.strip():  # every trace: no grammar to import
+        return TraceQuery(text=text)
+    from ctxviewer.cli.status import bad_filter
     from ctxviewer.store.filters import FilterError
 
     try:

@@ -34,6 +34,7 @@ from frozendict import deepfreeze, frozendict
 
 from ctxviewer.model.guardrail import GuardrailResult
 from ctxviewer.model.vocabulary import RESULT_ROLES, Category, Kind, LimitMode, Status, TokenSource, ToolVerdict, Trust
+from ctxviewer.model.words import NOT_RECORDED as _NOT_RECORDED
 
 __all__ = [  # the enumerations are handed on from ctxviewer.model.vocabulary
     "NOT_RECORDED", "Category", "ContextItem", "Endpoint", "Kind", "LimitMode", "Policy", "RequestTrace",
@@ -41,8 +42,8 @@ __all__ = [  # the enumerations are handed on from ctxviewer.model.vocabulary
     "ToolCheck", "ToolVerdict", "Trust", "Usage", "ValidationResult",
 ]
 
-NOT_RECORDED = "not recorded"
-"""What the viewer shows for a field the source did not record (``None``)."""
+NOT_RECORDED = _NOT_RECORDED
+"""What the viewer shows for a field the source did not record (``None``): :data:`ctxviewer.model.words.NOT_RECORDED`."""
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from ctxviewer.model.trace import NOT_RECORDED
+__all__ = ["NOT_RECORDED", "fmt_int", "fmt_priority", "fmt_text", "fmt_time"]
 
-__all__ = ["fmt_int", "fmt_priority", "fmt_text", "fmt_time"]
+NOT_RECORDED = "not recorded"
+"""What the viewer shows for a field the source did not record (``None``); also
+:data:`ctxviewer.model.trace.NOT_RECORDED` (defined here so the words need no trace model)."""
 
 
 def fmt_int(value: int | None) -> str:

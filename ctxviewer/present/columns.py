@@ -22,16 +22,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable, Generic, Protocol, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, Protocol, Sequence, TypeVar
 
 from ctxviewer.model.findings import Severity
 from ctxviewer.model.span_facts import ERROR, NEVER_ENDED, UNFINISHED
-from ctxviewer.model.trace import NOT_RECORDED, ContextItem, Status, TokenSource
-from ctxviewer.model.words import fmt_int, fmt_priority, fmt_text, fmt_time
+from ctxviewer.model.vocabulary import Status, TokenSource
+from ctxviewer.model.words import NOT_RECORDED, fmt_int, fmt_priority, fmt_text, fmt_time
 from ctxviewer.present.call_cells import cost_cell, cost_tooltip
 from ctxviewer.present.finding_view import SEVERITY_SYMBOL
-from ctxviewer.tokens.placeholders import split_marked
 from ctxviewer.util.visible import needs_reveal, one_line, reveal, visible_id
+
+if TYPE_CHECKING:  # annotations only: the trace list (``ctxviewer list``) needs no trace model
+    from ctxviewer.model.trace import ContextItem
 
 DASH = "\u2014"
 """Shown where a value does not apply and the header makes that obvious (an omitted item's position)."""
@@ -357,6 +359,8 @@ def item_tokens_tooltip(item: ContextItem) -> str | None:
     prov = item.tokens_provenance
     where = prov.label() if prov is not None else f"source {NOT_RECORDED}"
     if prov is not None and prov.source is TokenSource.ESTIMATED and item.content:
+        from ctxviewer.tokens.placeholders import split_marked
+
         n = len(split_marked(item.content).images)
         if n:
             where = (f"estimated: {n} image{'s' if n > 1 else ''} by the model's image rule, "

@@ -221,15 +221,17 @@ from typing import TYPE_CHECKING
 from ctxviewer.store.errors import BAD_TARGETS, NotADatabaseError, OldSchemaError, StoreError, WrongDatabaseError
 from ctxviewer.store.migrations import SCHEMA_VERSION
 from ctxviewer.store.query import SORTABLE, TraceQuery, TraceRow
-from ctxviewer.store.rows import content_digest, content_hash
 from ctxviewer.store.source import TraceSource
 from ctxviewer.store.trace_store import TraceStore
 
 if TYPE_CHECKING:
+    from ctxviewer.store.rows import content_digest, content_hash
     from ctxviewer.store.upgrade import UpgradeResult, upgrade_copy
 
-_LAZY = {"UpgradeResult": "ctxviewer.store.upgrade", "upgrade_copy": "ctxviewer.store.upgrade"}
-"""Names imported on first use (``list``, ``show`` and ``search`` never upgrade a database)."""
+_LAZY = {"UpgradeResult": "ctxviewer.store.upgrade", "upgrade_copy": "ctxviewer.store.upgrade",
+         "content_digest": "ctxviewer.store.rows", "content_hash": "ctxviewer.store.rows"}
+"""Names imported on first use (``list``, ``show`` and ``search`` never upgrade a database; ``list``
+never hashes content, and :mod:`~ctxviewer.store.rows` brings the trace model)."""
 
 
 def __getattr__(name: str) -> object:

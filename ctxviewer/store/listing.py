@@ -12,7 +12,6 @@ from typing import Any, Iterator
 
 from ctxviewer.store.connection import StoreConnection
 from ctxviewer.store.cursor import after_condition
-from ctxviewer.store.filters import compile_filter
 from ctxviewer.store.query import ROW_COLUMNS, TraceQuery, TraceRow, count_sql, list_sql
 
 PROBE_ROWS = 5000
@@ -40,7 +39,12 @@ class TraceListing(StoreConnection):
         through its index, and when one keeps at most :data:`PROBE_ROWS`, the query is driven from
         it (``traces.rowid IN (...)``) instead of walking the sort order and filtering. The result
         reads ``traces`` without an alias (the list and count SQL of :mod:`.query`)."""
-        compiled = compile_filter(query.text if query is not None else "")
+        text = query.text if query is not None else ""
+        if not text.strip():  # no filter: nothing to plan (and no grammar imported)
+            return "1", []
+        from ctxviewer.store.filters import compile_filter
+
+        compiled = compile_filter(text)
         best: tuple[int, str, tuple[Any, ...]] | None = None
         where = compiled.where
         for sql, params in compiled.probes:

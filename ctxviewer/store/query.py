@@ -15,7 +15,6 @@ from ctxviewer.model.span_facts import SPAN_COLUMNS
 from ctxviewer.model.times import TraceFormatError, parse_created
 from ctxviewer.store.call_columns import CALL_COLUMNS
 from ctxviewer.store.facts import FACT_COLUMNS
-from ctxviewer.store.filters import compile_filter
 
 SORTABLE: tuple[str, ...] = (
     "created",
@@ -175,7 +174,10 @@ class TraceQuery:
     def __post_init__(self) -> None:
         if self.sort not in SORTABLE:
             raise ValueError(f"cannot sort by {self.sort!r}; sortable fields: {', '.join(SORTABLE)}")
-        compile_filter(self.text)  # a FilterError (ValueError) here, not at the first page
+        if self.text.strip():  # a FilterError (ValueError) here, not at the first page
+            from ctxviewer.store.filters import compile_filter  # no grammar for an unfiltered list
+
+            compile_filter(self.text)
 
     def filter_sql(self) -> tuple[str, list[Any]]:
         """``(fragment, params)``: the filter as a WHERE fragment (without ``WHERE``) for the
@@ -185,6 +187,10 @@ class TraceQuery:
 
     def where(self) -> tuple[str, list[Any]]:
         """``(" WHERE ...", params)`` for the filter, or ``("", [])`` when there is none."""
+        if not self.text.strip():  # no filter (compile_filter's own answer, without importing it)
+            return "", []
+        from ctxviewer.store.filters import compile_filter
+
         compiled = compile_filter(self.text)
         return ("", []) if compiled.empty else (f" WHERE {compiled.where}", list(compiled.params))
 

@@ -68,11 +68,11 @@ from array import array
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol, Sequence, runtime_checkable
 
-from ctxviewer.model.trace import ContextItem, RequestTrace
-from ctxviewer.store.fts import SearchHit, SearchPage
 from ctxviewer.store.query import TraceQuery, TraceRow
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: ``list`` opens a source without the trace model or search
+    from ctxviewer.model.trace import ContextItem, RequestTrace
+    from ctxviewer.store.fts import SearchHit, SearchPage
     from ctxviewer.store.trace_store import TraceStore
 
 

@@ -75,6 +75,8 @@ def test_list_loads_the_store_and_the_table_only(tmp_path: Path) -> None:
     assert _loaded(modules, ("shutil", "bz2", "lzma", "tomllib", "logging", "ctxviewer.pipeline.clickhouse.target",
                              "ctxviewer.tokens.counting", "importlib.resources", "ctxviewer.model.table31",
                              "ctxviewer.store.upgrade", "ctxviewer.util.new_file")) == []  # nothing is upgraded
+    # no --filter: the filter grammar and its compiler are not imported
+    assert _loaded(modules, ("ctxviewer.store.filters", "ctxviewer.store.filters.compiler", "ctxviewer.tokens.placeholders")) == []
 
 
 def test_list_jsonl_needs_no_table(tmp_path: Path) -> None:
