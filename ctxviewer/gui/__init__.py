@@ -10,6 +10,8 @@ What lives here, by role:
   :mod:`~ctxviewer.gui.window_api` (the :class:`WindowApi` its controllers see), :mod:`~ctxviewer.gui.app` (the entry point),
   :mod:`~ctxviewer.gui.display_check` (whether there is a display, asked before Qt starts),
   :mod:`~ctxviewer.gui.window_keys` (Esc / Ctrl+W close a window),
+  :mod:`~ctxviewer.gui.pyside_import_hook` (PySide6's after-import check made cheaper, installed
+  when this package is imported),
   :mod:`~ctxviewer.gui.stale_refresh` (stale trace-list rows recomputed in the background),
   :mod:`~ctxviewer.gui.screenshot` (the window rendered to an image);
 * panes -- :mod:`~ctxviewer.gui.trace_panel` arranges the selected trace's: ``detail_panel``,
@@ -49,3 +51,7 @@ dialog or dock is a module of its own, parented to :attr:`WindowApi.host`; its m
 from a controller that takes a :class:`WindowApi` (add a member there if it needs one). A new Qt
 model is a ``*_model.py`` over core data. Work that can take long runs in a :class:`Task`.
 """
+
+from ctxviewer.gui.pyside_import_hook import install as _install_import_hook
+
+_install_import_hook()  # before any other module of the window is imported
