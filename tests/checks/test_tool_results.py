@@ -124,4 +124,35 @@ def test_the_same_responses_call_without_its_server_state_is_an_orphan(corpus_db
     bare = replace(t, attributes={k: v for k, v in t.attributes.items() if k != "openai.previous_response_id"},
                    request=replace(t.request, content=json.dumps(body)))
     assert server_held_state(bare) is None
-    assert orphans(bare) == REAL_ORPHAN
+    # a self-contained request with a lone result is rejected: no answer recorded
+    assert orphans(replace(bare, response=None, tool_calls=())) == REAL_ORPHAN
+    # the answer the trace records says the provider did not reject it: the call is elsewhere
+    assert orphans(bare) == ANSWERED_ORPHAN
+
+
+ANSWERED_ORPHAN = [("tool_result.orphan", Severity.INFO,
+                    "tool result msg-0 is sent but no turn carrying its call precedes it; yet the provider answered: "
+                    "its call is held where the trace does not reach (provider-held state or a turn not captured)")]
+
+
+def test_an_answered_lone_result_is_info_and_an_error_span_is_still_a_failure() -> None:
+    from ctxviewer.model.trace import Response
+
+    answered = lone_result(response=Response(text="It is sunny in San Francisco."))
+    assert orphans(answered) == ANSWERED_ORPHAN
+    assert orphans(replace(answered, attributes={"otel.status_code": "ERROR"})) == REAL_ORPHAN
+    assert orphans(lone_result(response=Response(text=None, finish_reason="stop"))) == REAL_ORPHAN  # nothing answered
+
+
+def test_the_chatml_oracle_imported_alone_is_answered_not_rejected(shared: Path, tmp_path: Path) -> None:
+    """Reviewer 2026-12-07 item 1: Langfuse's expected ChatML of the Microsoft Agent Framework trace,
+    imported on its own, holds the second call's tool result with no call before it and the
+    answer ("Current conditions in Tokyo, Japan: stormy, ...") beside it: not a failure."""
+    db = tmp_path / "chatml.db"
+    with TraceStore.create(db) as store:
+        import_files([shared / "corpus" / "langfuse" / "microsoft-agent-2025-12-17.expected-chatml.json"], store)
+        t = store.load("b0913e7cd82d72b8")
+        states = {r.trace_id: r.state for r in store.list(TraceQuery(), 0, -1)}
+    assert states == {"2406e8343fd49c0e": "ok", "4cd6caa32861956a": "ok", "b0913e7cd82d72b8": "ok"}  # was a failure
+    assert t.response is not None and (t.response.text or "").startswith("Current conditions in Tokyo, Japan")
+    assert [(f.rule, f.severity) for f in ToolResultCheck().run(t)] == [("tool_result.orphan", Severity.INFO)]

@@ -17,7 +17,9 @@ Rule ids (not Table 3.1 rows; words in ``ctxviewer/resources/check_rules.json``)
   captured, the exporter truncated it (:mod:`ctxviewer.assess.truncated`; eq. 3.1 then takes
   the reported input), the request held images (kept as placeholders, their tokens estimated from
   their pixel size by the endpoint profile's image rule, which the provider's own count may not
-  match), or
+  match), the request continues a conversation the provider holds (reported above counted:
+  :func:`~ctxviewer.assess.checks.server_state.server_held_state`, the earlier turns are input the
+  request does not hold), or
   the model proposed tool calls while no tool definition was captured (the schemas were sent but
   not recorded), or the reported input is above the count while the trace holds tool definitions
   for an endpoint whose tool rule is ``"json"`` (:class:`ctxviewer.tokens.profiles.ToolRule`: no
@@ -46,6 +48,7 @@ from typing import Iterable
 from ctxviewer.assess import budget
 from ctxviewer.assess.breakdown import breakdown
 from ctxviewer.assess.checks._common import rule_finding
+from ctxviewer.assess.checks.server_state import server_held_state
 from ctxviewer.assess.truncated import truncation
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.trace import LimitMode, RequestTrace
@@ -166,6 +169,12 @@ def _reported_gap(trace: RequestTrace) -> Iterable[Finding]:
                            f"the provider reported {bd.reported:,} input tokens, {counted}: {abs(r):,} tokens "
                            f"apart -- the request held {noun}, kept as a placeholder and estimated from its size "
                            "by the model's image rule, which the provider's own count may not match",
+                           Evidence(fields=fields))
+    elif r > 0 and (state := server_held_state(trace)) is not None:
+        yield rule_finding("accounting.reported_gap", Severity.INFO,
+                           f"the provider reported {bd.reported:,} input tokens, {counted}: {r:,} tokens above the "
+                           f"count -- the request continues a conversation the provider holds ({state}): the "
+                           "earlier turns count as input but are not in this request",
                            Evidence(fields=fields))
     elif r > 0 and trace.tool_calls and not any(i.is_tool_definition for i in trace.items):
         yield rule_finding("accounting.reported_gap", Severity.INFO,

@@ -11,7 +11,11 @@ Rule ids (first evidence "Policy loader and version pin"):
   application that sends no system instructions is told so as ``info`` (there is no "correct
   policy" to omit), and a trace whose content was not captured (``ctxviewer.content`` ``"not
   captured"``: OpenTelemetry content capture is opt-in) gives no finding: what was sent is not
-  recorded, which the header says as "content not captured".
+  recorded, which the header says as "content not captured". A request that continues a
+  conversation the provider holds (:func:`~ctxviewer.assess.checks.server_state.server_held_state`:
+  ``previous_response_id``, a provider conversation id) is ``info`` either way: its earlier turns,
+  not in the trace, may carry the instructions. A standalone tool span
+  (:func:`~ctxviewer.assess.checks.server_state.is_tool_span`) is no model request: no finding.
 * ``policy.version_not_pinned`` (warning) -- the recorded version is a floating one (``latest``,
   ``current``, ``default``, ``*``, ``head``, ``main``): the policy can change under the same name.
   A version that was not recorded (``None``) is unknown, not unpinned, and gives no finding.
@@ -25,6 +29,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from ctxviewer.assess.checks._common import table_finding
+from ctxviewer.assess.checks.server_state import is_tool_span, server_held_state
 from ctxviewer.assess.config import active
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.trace import Kind, RequestTrace, Status
@@ -53,7 +58,20 @@ class PolicyCheck:
                 1,
             )
             return
-        if not sent:
+        if not sent and is_tool_span(trace):  # a tool's execution, not a model request: nothing to send
+            pass
+        elif not sent and (state := server_held_state(trace)) is not None:
+            # the earlier turns the provider holds may carry the system instructions: not known
+            wanted = active().expected_policies(trace.service)
+            name = pol.id or ", ".join(sorted(wanted))
+            yield table_finding(
+                "policy.missing", Severity.INFO,
+                (f"policy {name} is required; " if name else "")
+                + f"no policy (system instructions) in this request, which continues a conversation the provider "
+                f"holds ({state}): whether its earlier turns carry one is not recorded",
+                Evidence(item_ids=tuple(i.id for i in policy_items), fields=("policy.id",) if name else ()), 1,
+            )
+        elif not sent:
             wanted = active().expected_policies(trace.service)
             required = pol.id is not None or bool(wanted)
             captured = (trace.attributes.get("ctxviewer.content") != "not captured"  # messages unknown: no claim

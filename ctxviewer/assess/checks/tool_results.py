@@ -14,6 +14,11 @@ That rule holds for a self-contained request only. Two kinds of trace are never 
   such a request looks (OpenAI Responses: the ``function_call_output`` alone);
 * a standalone tool span (``execute_tool`` imported on its own): it records a tool's execution,
   its call and result, and was never sent to a provider.
+
+A request the provider answered (:func:`answered`: a response recorded and the span not in
+error) was not rejected, whatever the trace holds before the result: the call lives where the
+trace does not reach (provider-held state the trace does not name, or a turn the exporter did not
+capture). The result with no call before it is then ``info``, said as such.
 """
 
 from __future__ import annotations
@@ -23,9 +28,19 @@ from typing import Iterable
 from ctxviewer.assess.checks._common import rule_finding
 from ctxviewer.assess.checks.server_state import is_tool_span, server_held_state
 from ctxviewer.model.findings import Evidence, Finding, Severity
+from ctxviewer.model.span_facts import ERROR, span_status
 from ctxviewer.model.trace import Kind, RequestTrace, Status
 
 _CONVERSATION = (Kind.HISTORY, Kind.USER, Kind.MEMORY, Kind.SUMMARY)
+
+
+def answered(trace: RequestTrace) -> bool:
+    """Whether the provider answered the request as the trace records it: a response with text,
+    reasoning or an id, or proposed tool calls, and a span status that is not ``error``."""
+    if span_status(trace.attributes) == ERROR:
+        return False
+    r = trace.response
+    return bool(trace.tool_calls) or (r is not None and bool(r.text or r.reasoning or r.id))
 
 
 class ToolResultCheck:
@@ -39,6 +54,7 @@ class ToolResultCheck:
         continues server-held state or a standalone tool span (module docstring)."""
         if is_tool_span(trace) or server_held_state(trace) is not None:
             return
+        accepted = answered(trace)
         previous = None
         for item in trace.items:
             if item.kind not in _CONVERSATION:
@@ -47,9 +63,12 @@ class ToolResultCheck:
                 if item.status is Status.RETAINED and (previous is None or previous.status is Status.OMITTED):
                     why = (f"the turn before it ({previous.id}, which carried the call) was omitted"
                            if previous is not None else "no turn carrying its call precedes it")
+                    verdict = ("yet the provider answered: its call is held where the trace does not reach "
+                               "(provider-held state or a turn not captured)" if accepted else
+                               "the provider will reject the request")
                     yield rule_finding(
-                        "tool_result.orphan", Severity.FAILURE,
-                        f"tool result {item.id} is sent but {why}; the provider will reject the request",
+                        "tool_result.orphan", Severity.INFO if accepted else Severity.FAILURE,
+                        f"tool result {item.id} is sent but {why}; {verdict}",
                         Evidence(item_ids=(item.id,) + ((previous.id,) if previous is not None else ()),
                                  positions=(item.position,) if item.position else ()))
                 continue

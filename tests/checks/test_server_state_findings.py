@@ -1,0 +1,47 @@
+"""A request that continues a conversation the provider holds, and a standalone tool span, in the
+policy and accounting checks (reviewer 2026-12-07, items 2 and 9): the earlier turns the provider
+holds may carry the system instructions and count as input, and a tool's execution sends no policy.
+The real traces (the OpenAI Responses round trip, the Microsoft Agent Framework's second call, the
+lone ``execute_tool`` span) are in ``tests/corpus_findings/expected.json``."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from factories import make_trace
+
+from ctxviewer.assess.checks.policy import PolicyCheck
+from ctxviewer.model.findings import Severity
+from ctxviewer.model.trace import Kind, Policy
+
+
+def _no_policy(**overrides: object):
+    t = make_trace(**overrides)
+    return replace(t, items=tuple(i for i in t.items if i.kind is not Kind.POLICY))
+
+
+def _policy(trace) -> list[tuple[str, Severity, str]]:
+    return [(f.rule, f.severity, f.message) for f in PolicyCheck().run(trace)]
+
+
+def test_a_required_policy_missing_from_a_self_contained_request_is_a_failure() -> None:
+    assert _policy(_no_policy()) == [("policy.missing", Severity.FAILURE,
+                                      "policy support-policy was required but no policy item was sent")]
+
+
+def test_a_continued_conversation_says_the_earlier_turns_may_carry_it() -> None:
+    t = _no_policy(attributes={"openai.previous_response_id": "resp_0b7f"})
+    assert _policy(t) == [("policy.missing", Severity.INFO,
+                           "policy support-policy is required; no policy (system instructions) in this request, which "
+                           "continues a conversation the provider holds (previous_response_id resp_0b7f): whether its "
+                           "earlier turns carry one is not recorded")]
+    unnamed = replace(t, policy=Policy(id=None, version=None, available=None))
+    assert _policy(unnamed) == [("policy.missing", Severity.INFO,
+                                 "no policy (system instructions) in this request, which continues a conversation the "
+                                 "provider holds (previous_response_id resp_0b7f): whether its earlier turns carry one "
+                                 "is not recorded")]
+
+
+def test_a_tool_span_sends_no_policy() -> None:
+    t = _no_policy(attributes={"gen_ai.operation.name": "execute_tool"})
+    assert _policy(replace(t, policy=Policy(id=None, version=None, available=None))) == []
