@@ -1,4 +1,4 @@
-"""``ctxviewer scan FILE``: scan a text file, or one field of each JSON Lines record, as untrusted
+"""``ctxviewer scan FILE``: scan a text file, every string of a JSON file, or one field of each JSON Lines record, as untrusted
 data with the prompt-injection scanner (:mod:`ctxviewer.assess.scanner`), the same rules the
 ``injection`` check runs on trace items. Exit statuses: :mod:`ctxviewer.cli.status` (records that
 could not be scanned are bad input, never a pass). Registered on the group in :mod:`ctxviewer.cli`.
@@ -30,8 +30,10 @@ wrong ``--jsonl-field`` printed 4,560 identical warnings)."""
 def scan_cmd(file: str, field: str | None, as_json: bool) -> None:
     """Scan FILE as untrusted data for instruction-like text (prompt injection).
 
-    Prints one line per finding: where (line, or record line and field), the character span in
-    code points, the severity, the rule and the reason; flagged text is shown with invisible
+    A JSON or JSON Lines FILE is scanned string by string: each string value decoded and on its
+    own, named by its JSON path. Prints one line per finding: where (line, or record line and
+    field, or line and JSON path), the character span in code points, the severity, the rule and
+    the reason; flagged text is shown with invisible
     characters made visible. A clean scan says "no instruction-like text found" (never "safe").
     Exit status 1 when a finding of severity warning or worse was printed; 2 when FILE cannot be
     read or a record was skipped (not JSON, no such field): a partial scan is never a pass. A
@@ -66,24 +68,28 @@ def scan_cmd(file: str, field: str | None, as_json: bool) -> None:
     rows = []
     for r in result.results:
         for h in r.hits:
-            line = r.line if field else line_col(r.text, h.start)[0]
-            rows.append({"line": line, "record_id": r.record_id, "field": field, "start": h.start, "end": h.end,
+            line = r.line if field or r.path is not None else line_col(r.text, h.start)[0]
+            rows.append({"line": line, "record_id": r.record_id, "field": field, "path": r.path,
+                         "start": h.start, "end": h.end,
                          "severity": h.severity.value, "rule": h.rule, "reason": h.reason,
                          "text": r.text[h.start:h.end]})
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
     else:
         for row in rows:
-            where = one_line(f"{file}:{row['line']}") + (f" {field}" if field else "")
+            where = one_line(f"{file}:{row['line']}" + (f" {field}" if field else "")
+                             + (f" {row['path']}" if row["path"] is not None else ""))
             click.echo(f"{where} [{row['start']}:{row['end']}] {row['severity']} {row['rule']}: "
                        f"{one_line(str(row['reason']))}")
         scanned = len(result.results)
-        units = f"{scanned} record(s)" if field else "the file"
-        flagged = len({r["line"] for r in rows}) if field else None
+        strings = not field and any(r.path is not None for r in result.results)
+        units = f"{scanned} record(s)" if field else f"{scanned:,} JSON string(s)" if strings else "the file"
+        flagged = (len({r["line"] for r in rows}) if field else
+                   len({(r["line"], r["path"]) for r in rows}) if strings else None)
         if not rows:
             click.echo(one_line(f"{file}: {CLEAN} in {units}"))
         else:
-            click.echo(one_line(f"{file}: {len(rows)} finding(s)" + (f" in {flagged} of {units}" if field else "")))
+            click.echo(one_line(f"{file}: {len(rows)} finding(s)" + (f" in {flagged} of {units}" if flagged is not None else "")))
     if result.problems:
         click.echo(one_line(f"{file}: {len(result.problems):,} record(s) not scanned (see the warnings above); "
                             f"exit status {BAD_INPUT}"), err=True)

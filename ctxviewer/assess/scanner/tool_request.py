@@ -35,7 +35,9 @@ TOOL_REQUEST = PatternRule(
             r"(?=[^.\n]{0,80}\b(?:with|to|and|on|for)\b)",
             r"\b(?:call|invoke|execute|run|trigger)\s+[`'\"]?[a-z][a-z0-9]*(?:_[a-z0-9]+)+[`'\"]?\s*\("),
          "asks the model to call a tool: '{m}'"),
-        (rx(r"\b(?:issue|make|send|create|file|place|cancel|delete|update|change|transfer|book|order|approve|grant|reset|refund|pay|call|run|execute|open|close|submit|post|process)\b"
+        # a verb, not the noun of "an API call with the `code_interpreter` tool" (a determiner or noun before it)
+        (rx(r"(?<!\bapi\s)(?<!\ban\s)(?<!\ba\s)(?<!\bthe\s)(?<!\bthis\s)(?<!\beach\s)(?<!\bone\s)"
+            r"\b(?:issue|make|send|create|file|place|cancel|delete|update|change|transfer|book|order|approve|grant|reset|refund|pay|call|run|execute|open|close|submit|post|process)\b"
             r"[^.\n]{0,100}?\b(?:with|using|via|through|by\s+calling)\s+(?:the\s+|your\s+)?" + _NAMED_TOOL),
          "asks the model to act with a named tool: '{m}'"),
         (rx(r"\b(?:(?:visit|open|browse\s+to|navigate\s+to|fetch|load|go\s+to|click)\s+(?:the\s+(?:following\s+)?(?:link|url|page|website)\s+)?(?:https?://|www\.)\S+)"
