@@ -20,6 +20,7 @@ from ctxviewer.assess.plausibility import DURATION_KEY, negative_duration
 from ctxviewer.model.trace import NOT_RECORDED, Kind, LimitMode, RequestTrace, ToolCall
 from ctxviewer.model.words import fmt_int, fmt_text, fmt_time
 from ctxviewer.tokens import cost as pricing
+from ctxviewer.tokens.recorded_cost import differs, recorded_cost
 from ctxviewer.util.visible import needs_reveal, one_line, reveal
 
 MAX_ARGS_CHARS = 160
@@ -51,12 +52,17 @@ def cost_line(trace: RequestTrace) -> str:
     """The call's cost from its recorded usage (:func:`ctxviewer.tokens.cost.call_cost`) in one short
     line, with the price library and its data date: ``"$0.000240 · gpt-4o-mini, genai-prices 0.2.3
     (prices to 2026-12-01)"``, or ``"not known: usage not recorded"`` -- never ``$0`` for a price the
-    library does not know. (``show --json`` gives the input and output parts.)"""
+    library does not know; a cost the trace itself records that differs is said after it
+    (``"; the trace records $0.000075 (langfuse.cost.total)"``, :mod:`ctxviewer.tokens.recorded_cost`).
+    (``show --json`` gives the input and output parts.)"""
     ep = trace.endpoint
     c = pricing.call_cost(ep.provider, ep.model, trace.created, trace.usage)
+    rec = recorded_cost(trace.attributes)
+    also = (f"; the trace records {pricing.fmt_cost(rec.usd)} ({rec.key})"
+            if rec is not None and differs(rec, c.total) else "")
     if c.total is None:
-        return f"{pricing.NOT_KNOWN}: {c.reason}"
-    return f"{pricing.fmt_cost(c.total)} · {c.model}, {pricing.short_source()}"
+        return f"{pricing.NOT_KNOWN}: {c.reason}{also}"
+    return f"{pricing.fmt_cost(c.total)} · {c.model}, {pricing.short_source()}{also}"
 
 
 SCORES_KEY = "ctxviewer.scores"

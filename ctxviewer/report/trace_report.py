@@ -150,19 +150,25 @@ def _call_fields(trace: RequestTrace) -> dict[str, Any]:
 
 
 def cost_dict(trace: RequestTrace) -> dict[str, Any]:
-    """``cost``: ``{usd, input_usd, output_usd, model, provider, reason, source}`` -- the call's cost
+    """``cost``: ``{usd, input_usd, output_usd, model, provider, reason, source, recorded_usd,
+    recorded_key}`` -- the call's cost
     in US dollars from its recorded usage (:func:`ctxviewer.tokens.cost.call_cost`), the
     genai-prices model and provider priced, and ``source`` (the library, version and data date);
-    ``usd`` null and ``reason`` said when the price is not known (never 0)."""
+    ``usd`` null and ``reason`` said when the price is not known (never 0); ``recorded_usd`` the
+    cost the trace itself records and ``recorded_key`` its attribute
+    (:mod:`ctxviewer.tokens.recorded_cost`), null when it records none."""
     from ctxviewer.tokens.cost import call_cost, source
+    from ctxviewer.tokens.recorded_cost import recorded_cost
 
     ep = trace.endpoint
     c = call_cost(ep.provider, ep.model, trace.created, trace.usage)
     def money(v: Any) -> float | None:
         return None if v is None else float(v)
 
+    rec = recorded_cost(trace.attributes)
     return {"usd": money(c.total), "input_usd": money(c.input), "output_usd": money(c.output), "model": c.model,
-            "provider": c.provider, "reason": c.reason, "source": source()}
+            "provider": c.provider, "reason": c.reason, "source": source(),
+            "recorded_usd": rec.usd if rec is not None else None, "recorded_key": rec.key if rec is not None else None}
 
 
 def _evidence_positions(trace: RequestTrace) -> dict[str, Any]:
