@@ -55,7 +55,7 @@ def stats_table(total: Group, groups: list[Group], by: str | None) -> str:
     them, "≥ N (k not recorded)" when some did not --, cost in US
     dollars with how many calls' price is not known, mean / max duration in ms, states ok / warning /
     failure, span errors, calls per context-window band)."""
-    headers = [by or "", "calls", "input", "output", "cost", "mean ms", "max ms", "ok/warn/fail",
+    headers = [by or "", "calls", "counted input", "output", "cost", "mean ms", "max ms", "ok/warn/fail",
                "errors", "input/C " + " ".join(b[0] for b in WINDOW_BANDS)]
     rows = [_row(one_line(g.key) if g.key is not None else "not recorded", g) for g in groups]
     rows.append(_row("total", total))

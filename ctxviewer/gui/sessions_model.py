@@ -27,7 +27,7 @@ PAGE_SIZE = 200
 ROW_ROLE = Qt.ItemDataRole.UserRole + 1
 """``data(index, ROW_ROLE)``: the row's :class:`~ctxviewer.store.sessions.SessionSummary` or
 :class:`~ctxviewer.store.TraceRow`."""
-_NUMBERS = frozenset({"#", "calls", "input", "output", "cost", "ms", "models"})
+_NUMBERS = frozenset({"#", "calls", "counted input", "output", "cost", "ms", "models"})
 _STATE_COLOURS = {"failure": QColor("#b91c1c"), "warning": QColor("#b45309")}
 _Index = QModelIndex | QPersistentModelIndex
 

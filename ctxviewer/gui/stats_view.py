@@ -36,10 +36,10 @@ from ctxviewer.store.group_sums import WINDOW_BANDS, Group
 from ctxviewer.tokens.cost import NOT_KNOWN, fmt_cost
 from ctxviewer.util.visible import one_line
 
-HEADERS = ("group", "calls", "input tokens", "output tokens", "cost (USD)", "cost known", "mean ms", "max ms",
+HEADERS = ("group", "calls", "counted input tokens", "output tokens", "cost (USD)", "cost known", "mean ms", "max ms",
            "ok", "warning", "failure", "span errors", *(f"input/C {b[0]}" for b in WINDOW_BANDS))
 """Table and CSV columns (the CSV has the same cells, numbers unformatted)."""
-MEASURES = {"calls": lambda g: g.calls, "input tokens": lambda g: g.input_tokens,
+MEASURES = {"calls": lambda g: g.calls, "counted input tokens": lambda g: g.input_tokens,
             "output tokens": lambda g: g.output_tokens, "cost (USD)": lambda g: g.cost, "span errors": lambda g: g.errors}
 """What the chart can draw, per group."""
 AXIS_LABELS = 16
@@ -76,8 +76,8 @@ def _cell(header: str, value: Any, g: Group) -> str:
     if header == "cost (USD)":
         text = fmt_cost(value)
         return text if g.cost_known == g.calls else f"≥ {text}"
-    if header in ("input tokens", "output tokens"):  # a sum some calls did not record is a lower bound
-        known = g.input_known if header == "input tokens" else g.output_known
+    if header in ("counted input tokens", "output tokens"):  # a sum some calls did not record is a lower bound
+        known = g.input_known if header == "counted input tokens" else g.output_known
         return f"{value:,}" if known == g.calls else f"≥ {value:,}"
     if isinstance(value, float):
         return f"{value:,.0f}"

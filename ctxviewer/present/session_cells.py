@@ -17,10 +17,10 @@ from ctxviewer.model.words import fmt_int, fmt_time
 from ctxviewer.tokens.cost import NOT_KNOWN, fmt_cost
 from ctxviewer.util.visible import one_line
 
-SESSION_HEADERS = ("session", "calls", "first call", "last call", "ok/warn/fail", "input", "output", "cost", "models")
+SESSION_HEADERS = ("session", "calls", "first call", "last call", "ok/warn/fail", "counted input", "output", "cost", "models")
 """Columns of a session row (``input``: counted input tokens, ``output``: reported output tokens,
 ``cost``: US dollars)."""
-CALL_HEADERS = ("#", "sent", "trace", "model", "state", "input", "output", "cost", "ms", "worst finding")
+CALL_HEADERS = ("#", "sent", "trace", "model", "state", "counted input", "output", "cost", "ms", "worst finding")
 """Columns of a call row (``#``: the call's place in the session, 1 first; ``ms``: its span's duration)."""
 
 

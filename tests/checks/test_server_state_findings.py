@@ -45,3 +45,15 @@ def test_a_continued_conversation_says_the_earlier_turns_may_carry_it() -> None:
 def test_a_tool_span_sends_no_policy() -> None:
     t = _no_policy(attributes={"gen_ai.operation.name": "execute_tool"})
     assert _policy(replace(t, policy=Policy(id=None, version=None, available=None))) == []
+
+
+def test_the_rows_repair_is_attached_only_where_a_policy_is_required() -> None:
+    """Reviewer 2026-12-07 item 9: "Reject the request when the required policy version is
+    unavailable" under "no policy was sent" on a "Hello, world!" call that requires none."""
+    none_required = replace(_no_policy(), policy=Policy(id=None, version=None, available=None))
+    [f] = PolicyCheck().run(none_required)
+    assert (f.table_row, f.first_evidence, f.repair) == (1, "Policy loader and version pin", None)
+    [g] = PolicyCheck().run(_no_policy())
+    assert g.repair == "Reject the request when the required policy version is unavailable"
+    [h] = PolicyCheck().run(replace(none_required, attributes={"openai.previous_response_id": "resp_1"}))
+    assert h.repair is None

@@ -77,7 +77,8 @@ def test_session_calls_in_send_order_with_states(db: Path) -> None:
     res = CliRunner().invoke(cli, ["session", str(db), "thread-9"])
     assert res.exit_code == 0, res.output
     lines = res.output.splitlines()
-    assert lines[0].split() == ["#", "sent", "trace", "model", "state", "input", "output", "cost", "ms", "worst", "finding"]
+    assert lines[0].split() == ["#", "sent", "trace", "model", "state", "counted", "input", "output", "cost", "ms", "worst",
+                                "finding"]
     first = lines[2].split()
     assert first[:2] == ["1", "2025-11-20"] and first[3:6] == [LLM_RUNS[0], "gpt-4o-mini", calls[0].state]
     assert first[7] == str(18) and first[9] == "1,200"  # output tokens; 10:00:00.22 -> 10:00:01.42

@@ -9,7 +9,8 @@ Rule ids (first evidence "Policy loader and version pin"):
 * ``policy.missing`` -- no policy item was sent. ``failure`` when a policy was required: the trace
   names a policy id, or ``ctxviewer.toml`` expects a policy for the application. Otherwise an
   application that sends no system instructions is told so as ``info`` (there is no "correct
-  policy" to omit), and a trace whose content was not captured (``ctxviewer.content`` ``"not
+  policy" to omit, so the row's repair -- reject when the required version is unavailable -- is
+  not attached), and a trace whose content was not captured (``ctxviewer.content`` ``"not
   captured"``: OpenTelemetry content capture is opt-in) gives no finding: what was sent is not
   recorded, which the header says as "content not captured". A request that continues a
   conversation the provider holds (:func:`~ctxviewer.assess.checks.server_state.server_held_state`:
@@ -26,6 +27,7 @@ Rule ids (first evidence "Policy loader and version pin"):
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterable
 
 from ctxviewer.assess.checks._common import table_finding
@@ -64,13 +66,14 @@ class PolicyCheck:
             # the earlier turns the provider holds may carry the system instructions: not known
             wanted = active().expected_policies(trace.service)
             name = pol.id or ", ".join(sorted(wanted))
-            yield table_finding(
+            f = table_finding(
                 "policy.missing", Severity.INFO,
                 (f"policy {name} is required; " if name else "")
                 + f"no policy (system instructions) in this request, which continues a conversation the provider "
                 f"holds ({state}): whether its earlier turns carry one is not recorded",
                 Evidence(item_ids=tuple(i.id for i in policy_items), fields=("policy.id",) if name else ()), 1,
             )
+            yield f if name else replace(f, repair=None)  # none required: the row's repair has no object
         elif not sent:
             wanted = active().expected_policies(trace.service)
             required = pol.id is not None or bool(wanted)
@@ -89,11 +92,11 @@ class PolicyCheck:
                     "policy.missing", Severity.FAILURE, f"policy {name} was required but no policy item was sent",
                     Evidence(item_ids=tuple(i.id for i in policy_items), fields=("policy.id",)), 1,
                 )
-            elif captured:
-                yield table_finding(
+            elif captured:  # none required: the row's repair (reject when the required version is missing) has no object
+                yield replace(table_finding(
                     "policy.missing", Severity.INFO, "no policy (system instructions) was sent with this request",
                     Evidence(item_ids=tuple(i.id for i in policy_items)), 1,
-                )
+                ), repair=None)
         if pol.version is not None and pol.version.strip().lower() in FLOATING_VERSIONS:
             yield table_finding(
                 "policy.version_not_pinned", Severity.WARNING,
