@@ -1,0 +1,77 @@
+"""Conclusions a reviewer found false or misleading on real corpus traces (review of 2026-12-07),
+held to the right words on the file each came from (``../shared/corpus``, never copied here).
+
+* Item 5a: the Vercel AI SDK v5 keeps a tool's schema under ``inputSchema`` (``ai.prompt.tools``);
+  it was not read, so the schema check said "the tool declares no parameter schema".
+* Item 5b: where no tool definition is recorded the schema is unknown, not absent; a lone
+  ``execute_tool`` span that records ``gen_ai.tool.description`` says so.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import pytest
+from shared_data import CORPUS, needs_corpus
+
+from ctxviewer.assess.tool_review import review_calls
+from ctxviewer.model.trace import RequestTrace
+from ctxviewer.pipeline.importing import import_files
+from ctxviewer.store import TraceStore
+
+pytestmark = needs_corpus
+
+
+@cache
+def corpus_traces(relative: str) -> dict[str, RequestTrace]:
+    """Trace id -> trace of one corpus file imported as a user would (its own temporary database)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp, TraceStore.create(Path(tmp) / "c.db") as store:
+        import_files([CORPUS / relative], store, workers=1)
+        return {row.trace_id: store.load(row.trace_id) for row in store.list(None, 0, -1)}
+
+
+def trace_of(relative: str, trace_id: str) -> RequestTrace:
+    """The trace ``trace_id`` (or the one whose id starts with it) of a corpus file."""
+    traces = corpus_traces(relative)
+    [tid] = [t for t in traces if t == trace_id or t.startswith(trace_id)]
+    return traces[tid]
+
+
+def details(trace: RequestTrace, n: int = 0) -> dict[str, tuple[bool | None, str]]:
+    """Check name -> (outcome, detail) of the trace's ``n``-th proposed call."""
+    return {c.name: (c.passed, c.detail) for c in review_calls(trace)[n].checks}
+
+
+def test_the_ai_sdk_input_schema_is_the_schema_checked() -> None:
+    t = trace_of("langfuse/vercel-aisdk-2025-11-17.trace.json", "91a17a2274bfd23f")
+    d = details(t)
+    assert d["offered"] == (True, "getWeather offered by item getWeather")
+    assert d["arguments_schema"] == (True, "arguments match the tool's parameter schema")
+    # the schema is counted too: name:description plus the location property line (was 8 tokens)
+    assert [(i.id, i.tokens) for i in t.items if i.is_tool_definition] == [("getWeather", 17)]
+
+
+NO_DEFINITION = (None, "no tool definition recorded: the arguments cannot be checked against a schema")
+
+
+@pytest.mark.parametrize("relative,trace_id", [
+    ("langfuse/koog-2025-08-26.trace.json", "042f9350c3729147"),
+    ("otel-genai/interlingua-raw-openai-v2.otlp.json", "053074667b1113278073667614bb3e19"),
+    ("openinference/spec-examples/llm-spans-md-examples.json", "attrs-b5346dda47fefede"),
+])
+def test_no_recorded_definition_leaves_the_schema_unknown(relative: str, trace_id: str) -> None:
+    d = details(trace_of(relative, trace_id))
+    assert d["offered"] == (None, "the trace records no tool definitions")
+    assert d["arguments_schema"] == NO_DEFINITION
+
+
+def test_a_tool_span_with_a_description_only_says_so() -> None:
+    t = trace_of("otel-genai/openinference-genai-fixture-otel-execute-tool-span.attrs.json", "attrs-75e352a20c8d60a5")
+    d = details(t)
+    assert d["offered"] == (None, "the trace records the tool's description only (gen_ai.tool.description), "
+                                  "not a definition offered in a request")
+    assert d["arguments_schema"] == (None, "no tool definition recorded (only its description): "
+                                           "the arguments cannot be checked against a schema")
