@@ -5,6 +5,8 @@ held to the right words on the file each came from (``../shared/corpus``, never 
   it was not read, so the schema check said "the tool declares no parameter schema".
 * Item 5b: where no tool definition is recorded the schema is unknown, not absent; a lone
   ``execute_tool`` span that records ``gen_ai.tool.description`` says so.
+* Item 8: OpenInference spans with output messages and no input messages (and no usage) read
+  "Content not captured: the span has usage and metadata only".
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import pytest
 from shared_data import CORPUS, needs_corpus
 
 from ctxviewer.assess.tool_review import review_calls
+from ctxviewer.assess.trace_header import header_rows
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.importing import import_files
 from ctxviewer.store import TraceStore
@@ -24,18 +27,20 @@ pytestmark = needs_corpus
 
 
 @cache
-def corpus_traces(relative: str) -> dict[str, RequestTrace]:
-    """Trace id -> trace of one corpus file imported as a user would (its own temporary database)."""
+def corpus_import(relative: str) -> tuple[dict[str, RequestTrace], tuple[str, ...]]:
+    """Trace id -> trace of one corpus file imported as a user would (its own temporary
+    database), and the import's warnings as ``"record: message"``."""
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp, TraceStore.create(Path(tmp) / "c.db") as store:
-        import_files([CORPUS / relative], store, workers=1)
-        return {row.trace_id: store.load(row.trace_id) for row in store.list(None, 0, -1)}
+        report = import_files([CORPUS / relative], store, workers=1)
+        traces = {row.trace_id: store.load(row.trace_id) for row in store.list(None, 0, -1)}
+    return traces, tuple(f"{p.record}: {p.message}" for p in report.problems)
 
 
 def trace_of(relative: str, trace_id: str) -> RequestTrace:
     """The trace ``trace_id`` (or the one whose id starts with it) of a corpus file."""
-    traces = corpus_traces(relative)
+    traces = corpus_import(relative)[0]
     [tid] = [t for t in traces if t == trace_id or t.startswith(trace_id)]
     return traces[tid]
 
@@ -75,3 +80,25 @@ def test_a_tool_span_with_a_description_only_says_so() -> None:
                                   "not a definition offered in a request")
     assert d["arguments_schema"] == (None, "no tool definition recorded (only its description): "
                                            "the arguments cannot be checked against a schema")
+
+
+OI_EXAMPLES = "openinference/spec-examples/llm-spans-md-examples.json"
+
+
+@pytest.mark.parametrize("trace_id", ["attrs-b147d639cd43839f", "attrs-594a7a7723ff7cec", "attrs-eaf2d70755a0eecd",
+                                      "attrs-b5346dda47fefede"])  # examples[3..6]
+def test_a_span_with_output_and_no_input_says_the_input_is_missing(trace_id: str) -> None:
+    rows = dict(header_rows(trace_of(OI_EXAMPLES, trace_id)))
+    assert rows["Content"] == "input not captured: the span records its output and no input messages"
+
+
+def test_the_import_warns_of_the_missing_input() -> None:
+    warnings = [w for w in corpus_import(OI_EXAMPLES)[1] if "captured" in w]
+    assert warnings == [f"examples[{n}]: no input messages captured: the span records its output only"
+                        for n in (3, 4, 5, 6)]
+
+
+def test_redacted_reasoning_is_recorded_output() -> None:
+    """examples[5] holds one reasoning part of encrypted ``message_content.data`` only."""
+    r = trace_of(OI_EXAMPLES, "attrs-eaf2d70755a0eecd").response
+    assert r is not None and (r.text, r.reasoning) == (None, "[reasoning redacted by the provider: encrypted, not shown]")

@@ -45,8 +45,9 @@ CONTENT_KEYS = ("gen_ai.input.messages", "gen_ai.prompt", "ai.prompt", "gen_ai.s
 item captured no content."""
 
 NOT_CAPTURED = ("no message content captured on this span (content capture is opt-in: "
-                "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT); usage and metadata only")
-"""The warning for a chat span whose content was not captured."""
+                "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT)")
+"""The warning for a chat span whose content was not captured, before what it records
+(:func:`~ctxviewer.model.capture.uncaptured_warning`: usage and metadata, or its output only)."""
 
 
 def _ancestors(span: Span, by_id: Mapping[str, Span]) -> list[Span]:
