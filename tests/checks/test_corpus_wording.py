@@ -7,6 +7,7 @@ held to the right words on the file each came from (``../shared/corpus``, never 
   ``execute_tool`` span that records ``gen_ai.tool.description`` says so.
 * Item 8: OpenInference spans with output messages and no input messages (and no usage) read
   "Content not captured: the span has usage and metadata only".
+* Item 11: a tool-call answer reads "no text (tool calls only)", not "text not recorded".
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from ctxviewer.assess.tool_review import review_calls
 from ctxviewer.assess.trace_header import header_rows
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.importing import import_files
+from ctxviewer.present.answer import answer_lines
+from ctxviewer.present.conversation_view import conversation
 from ctxviewer.store import TraceStore
 
 pytestmark = needs_corpus
@@ -102,3 +105,18 @@ def test_redacted_reasoning_is_recorded_output() -> None:
     """examples[5] holds one reasoning part of encrypted ``message_content.data`` only."""
     r = trace_of(OI_EXAMPLES, "attrs-eaf2d70755a0eecd").response
     assert r is not None and (r.text, r.reasoning) == (None, "[reasoning redacted by the provider: encrypted, not shown]")
+
+
+@pytest.mark.parametrize("relative,trace_id", [
+    ("otel-genai/interlingua-openllmetry-openai.otlp.json", "77d66be22a4ffc81"),
+    ("provider-api/openai/chat-completions-tool-calls-two-turn.otel-contrib.extracted.json",
+     "chatcmpl-ASYMU9Ntix7ePttk0MSuerJstef6U"),  # "content": null beside tool_calls
+])
+def test_a_tool_call_answer_has_no_text_rather_than_text_not_recorded(relative: str, trace_id: str) -> None:
+    """Item 11a: the trace records that the answer was tool calls, not a gap in capture."""
+    t = trace_of(relative, trace_id)
+    assert t.response is not None and t.response.text is None and t.tool_calls
+    lines = answer_lines(t)
+    assert lines[1] == "    no text (tool calls only)"
+    assert conversation(t)[-1].text == "no text (tool calls only)"
+    assert "text not recorded" not in "\n".join(lines)
