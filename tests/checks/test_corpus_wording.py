@@ -120,3 +120,14 @@ def test_a_tool_call_answer_has_no_text_rather_than_text_not_recorded(relative: 
     assert lines[1] == "    no text (tool calls only)"
     assert conversation(t)[-1].text == "no text (tool calls only)"
     assert "text not recorded" not in "\n".join(lines)
+
+
+@pytest.mark.parametrize("relative,trace_id", [
+    ("otel-genai/interlingua-openllmetry-openai.otlp.json", "77d66be22a4ffc81"),
+    ("otel-genai/interlingua-raw-openai-v2.otlp.json", "053074667b1113278073667614bb3e19"),
+])
+def test_an_empty_otlp_status_is_unset(relative: str, trace_id: str) -> None:
+    """Item 11b: ``"status": {}`` is OTLP's UNSET (the default code left out), as the Vercel trace's ``{"code": 0}``."""
+    t = trace_of(relative, trace_id)
+    assert t.attributes["otel.status_code"] == "unset"
+    assert dict(header_rows(t))["Span"].startswith("unset · ended after ")
