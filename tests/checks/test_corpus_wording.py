@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from shared_data import CORPUS, needs_corpus
 
+from ctxviewer.assess.assessment import assess
 from ctxviewer.assess.tool_review import review_calls
 from ctxviewer.assess.trace_header import header_rows
 from ctxviewer.model.trace import RequestTrace
@@ -131,3 +132,14 @@ def test_an_empty_otlp_status_is_unset(relative: str, trace_id: str) -> None:
     t = trace_of(relative, trace_id)
     assert t.attributes["otel.status_code"] == "unset"
     assert dict(header_rows(t))["Span"].startswith("unset · ended after ")
+
+
+def test_the_catalogue_without_a_window_is_the_context_window_one() -> None:
+    """Item 11c: genai-prices prices babbage-002 but gives it no context window; "the model
+    catalogue does not know 'babbage-002'" beside its price read as a contradiction."""
+    t = trace_of(OI_EXAMPLES, "12345678-1234-5678-1234-567812345678")
+    a = assess(t)
+    assert [f.message for f in a.findings if f.rule == "budget.not_checked"] == [
+        "eq. 3.1 cannot be checked: capacity not recorded; the context-window catalogue "
+        "(genai-prices' context windows, the endpoint profiles) has no window for 'babbage-002'"]
+    assert dict(header_rows(t))["Cost"].startswith("$0.000022 · babbage-002, genai-prices ")
