@@ -143,3 +143,14 @@ def test_the_catalogue_without_a_window_is_the_context_window_one() -> None:
         "eq. 3.1 cannot be checked: capacity not recorded; the context-window catalogue "
         "(genai-prices' context windows, the endpoint profiles) has no window for 'babbage-002'"]
     assert dict(header_rows(t))["Cost"].startswith("$0.000022 · babbage-002, genai-prices ")
+
+
+def test_a_correction_in_the_scores_column_is_labelled_one(tmp_path: Path) -> None:
+    """Item 11e: pydantic-ai 5cb389a3bdd21a6e's Langfuse score of ``dataType`` CORRECTION read
+    ``output: Langfuse is a tool…`` in list's Scores column, unlabelled (show says "correction")."""
+    with TraceStore.create(tmp_path / "c.db") as store:
+        import_files([CORPUS / "langfuse" / "pydantic-ai-tools-2025-06-06.trace.json"], store, workers=1)
+        [row] = [r for r in store.list(None, 0, -1) if r.trace_id == "5cb389a3bdd21a6e"]
+        shown = dict(header_rows(store.load(row.trace_id)))["Scores"]
+    assert row.scores is not None and row.scores.startswith("output (correction): Langfuse is a tool designed for ")
+    assert shown.endswith("(langfuse ANNOTATION correction on trace)")
