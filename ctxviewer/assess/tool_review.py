@@ -6,14 +6,18 @@ checks followed by the application's recorded ones, and the recorded verdict:
 
 * ``offered`` -- a tool of that name was offered in this request (a retained ``tool`` item whose
   JSON definition has that ``name``, flat or in an OpenAI ``function`` wrapper); undecided
-  (``None``) when the trace records no tool definitions at all.
+  (``None``) when the trace records no tool definitions at all (a tool-execution span that
+  records only ``gen_ai.tool.description`` says so).
 * ``arguments_json`` -- the arguments parse as JSON. Arguments cut short (the JSON ends before it
   is complete) are reported as *truncated* and invalid even when ``finish_reason`` claims the
   generation completed; they are never repaired to decide the verdict. Valid JSON that is not an
   object says so in the detail; a JSON string whose text is JSON (the exporter encoded the
   arguments twice, :func:`twice_encoded`) is checked as decoded once, and says so.
-* ``arguments_schema`` -- the parsed arguments are valid against the tool's ``parameters`` JSON
-  Schema (validated with ``jsonschema``, the draft the schema declares, 2020-12 otherwise).
+* ``arguments_schema`` -- the parsed arguments are valid against the tool's parameters JSON Schema
+  (``parameters``, ``input_schema`` or the AI SDK's ``inputSchema``,
+  :func:`~ctxviewer.tokens.item_rule.parameters_schema`; validated with ``jsonschema``, the draft
+  the schema declares, 2020-12 otherwise). Undecided when there is none: the definition declares
+  no schema, or no definition of the tool is recorded (then the schema is unknown, not absent).
 * ``destructive`` -- no string argument (or argv list joined with spaces) holds a destructive
   pattern: recursive delete, a download piped to a shell, a write to a system path
   (:data:`DESTRUCTIVE`).
@@ -30,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from ctxviewer.model.trace import RequestTrace, Status, ToolCall, ToolVerdict
+from ctxviewer.tokens.item_rule import parameters_schema
 
 DESTRUCTIVE: dict[str, re.Pattern[str]] = {
     "recursive delete": re.compile(
@@ -152,10 +157,12 @@ def review_call(trace: RequestTrace, index: int, defs: dict[str, tuple[str, dict
     call = trace.tool_calls[index]
     defs = tool_definitions(trace) if defs is None else defs
     item_id, definition = defs.get(call.name, (None, None))
+    described = isinstance(trace.attributes.get("gen_ai.tool.description"), str)
     if definition is not None:
         offered = CallCheck("offered", True, f"{call.name} offered by item {item_id}", "ctxviewer")
     elif not any(i.is_tool_definition for i in trace.items):
-        offered = CallCheck("offered", None, "the trace records no tool definitions", "ctxviewer")
+        offered = CallCheck("offered", None, NO_DEFINITIONS_DESCRIBED if described else NO_DEFINITIONS,
+                            "ctxviewer")
     else:
         offered = CallCheck("offered", False, f"{call.name} was not offered in this request", "ctxviewer")
     checks = [offered]
@@ -181,7 +188,7 @@ def review_call(trace: RequestTrace, index: int, defs: dict[str, tuple[str, dict
             else:
                 detail = f"arguments are not valid JSON: {exc.msg} at character {exc.pos}"
             checks.append(CallCheck("arguments_json", False, detail, "ctxviewer"))
-    schema = definition.get("parameters") if definition else None
+    schema = parameters_schema(definition) if definition else None
     if args is not None and isinstance(schema, dict):
         import jsonschema  # when a call has a schema to check (start-up)
 
@@ -196,7 +203,7 @@ def review_call(trace: RequestTrace, index: int, defs: dict[str, tuple[str, dict
                 f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in errors[:3]))
             checks.append(CallCheck("arguments_schema", not errors, detail, "ctxviewer"))
     elif args is not None:
-        checks.append(CallCheck("arguments_schema", None, "the tool declares no parameter schema", "ctxviewer"))
+        checks.append(CallCheck("arguments_schema", None, _no_schema(call, definition, offered, described), "ctxviewer"))
     bad = destructive_patterns(call, args)
     checks.append(CallCheck("destructive", not bad, ("destructive: " + ", ".join(bad)) if bad
                             else "no destructive pattern", "ctxviewer"))
@@ -204,6 +211,26 @@ def review_call(trace: RequestTrace, index: int, defs: dict[str, tuple[str, dict
         checks.append(CallCheck(c.check, c.passed, c.detail or c.rule or "no detail recorded", "application",
                                 f"tool_calls[{index}].checks[{n}]"))
     return ToolCallReview(index, call.id or f"#{index}", call, item_id, tuple(checks))
+
+
+NO_DEFINITIONS = "the trace records no tool definitions"
+"""The ``offered`` detail when no tool definition is recorded at all."""
+NO_DEFINITIONS_DESCRIBED = ("the trace records the tool's description only (gen_ai.tool.description), "
+                            "not a definition offered in a request")
+"""The ``offered`` detail of a tool-execution span that records the tool's description and no definition."""
+
+
+def _no_schema(call: ToolCall, definition: dict[str, Any] | None, offered: CallCheck, described: bool) -> str:
+    """The ``arguments_schema`` detail when there is no schema to check against: the definition
+    declares none, or no definition of the tool is recorded (which says nothing of its schema)."""
+    if definition is not None:
+        return "the tool declares no parameter schema"
+    if offered.passed is False:
+        return f"no definition of {call.name} in this request: the arguments cannot be checked against a schema"
+    if described:
+        return ("no tool definition recorded (only its description): "
+                "the arguments cannot be checked against a schema")
+    return "no tool definition recorded: the arguments cannot be checked against a schema"
 
 
 def twice_encoded(value: Any) -> Any | None:

@@ -17,6 +17,7 @@ import json
 from ctxviewer.assess.budget import CapacityCheck
 from ctxviewer.assess.input_source import REPORTED_SOURCE, TRUNCATED_SOURCE
 from ctxviewer.assess.plausibility import DURATION_KEY, negative_duration
+from ctxviewer.model.capture import uncaptured_row
 from ctxviewer.model.trace import NOT_RECORDED, Kind, LimitMode, RequestTrace, ToolCall
 from ctxviewer.model.words import fmt_int, fmt_text, fmt_time
 from ctxviewer.tokens import cost as pricing
@@ -154,8 +155,7 @@ def capture_rows(trace: RequestTrace) -> list[tuple[str, str]]:
     if content == "not captured" and a.get("ctxviewer.content_note"):
         rows.append(("Content", f"not captured: {one_line(str(a['ctxviewer.content_note']))}"))
     elif content == "not captured":
-        rows.append(("Content", "not captured: the span has usage and metadata only "
-                                "(message content capture is opt-in in OpenTelemetry)"))
+        rows.append(("Content", uncaptured_row(trace)))
     elif content == "truncated" and a.get("ctxviewer.truncated_how"):
         how = "; ".join(one_line(str(h)) for h in a["ctxviewer.truncated_how"])
         rows.append(("Content", f"truncated: {how}; reported usage exceeds what was captured"))

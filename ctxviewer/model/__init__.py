@@ -16,6 +16,8 @@ What lives here:
 * :mod:`~ctxviewer.model.run` -- :class:`~ctxviewer.model.run.RunSpan`, one step of an agent run
   (the run tree: agents, tools, retrievers around the model calls);
 * :mod:`~ctxviewer.model.words` -- how a recorded value reads (``8,000``, ``not recorded``);
+  :mod:`~ctxviewer.model.capture` -- what a call whose message content was not captured does
+  record, in words (its output, its usage, metadata only);
 * :mod:`~ctxviewer.model.codec` and :mod:`~ctxviewer.model.serialize` -- the one JSON form of the
   model (the native ``ctxviewer.trace/1`` record, ``docs/native-format.md``);
   :mod:`~ctxviewer.model.times` -- ``created`` as text and back, and the record's format error,

@@ -16,7 +16,7 @@ from typing import Any
 from ctxviewer.assess.tool_review import ToolCallReview, review_calls
 from ctxviewer.model.trace import NOT_RECORDED, RequestTrace
 from ctxviewer.model.words import fmt_text
-from ctxviewer.present.conversation_view import shown_text
+from ctxviewer.present.conversation_view import no_text, shown_text
 from ctxviewer.present.finding_view import CHECK_SYMBOL
 from ctxviewer.present.tool_arguments import arguments_view
 from ctxviewer.util.visible import one_line
@@ -86,7 +86,7 @@ def answer_lines(trace: RequestTrace) -> list[str]:
     if r is not None:
         if r.reasoning:
             lines += [INDENT + "reasoning (thinking):", *_indented(r.reasoning, 2), INDENT + "text:"]
-        lines += _indented(r.text, 1) if r.text else [INDENT + f"text {NOT_RECORDED}"]
+        lines += _indented(r.text, 1) if r.text else [INDENT + no_text(trace)]
     reviews = review_calls(trace)
     if reviews:
         lines += ["", f"Tool calls proposed ({len(reviews)})"]

@@ -18,6 +18,7 @@ from ctxviewer.assess.tool_review import review_calls
 from ctxviewer.model.trace import NOT_RECORDED, RequestTrace
 from ctxviewer.present.answer import call_verdict_line, response_headline
 from ctxviewer.present.blocks import Block, CodeBlock, TextBlock, TextRun
+from ctxviewer.present.conversation_view import no_text
 from ctxviewer.present.finding_view import CHECK_SYMBOL
 from ctxviewer.present.message_blocks import RENDER_LIMIT, call_block, message_blocks
 from ctxviewer.present.message_images import ImageKey
@@ -62,7 +63,7 @@ def answer_blocks(trace: RequestTrace,
         if r.text:
             out.extend(_text_blocks(r.text, images))
         else:
-            out.append(_para(TextRun(f"text {NOT_RECORDED}", ("italic",))))
+            out.append(_para(TextRun(no_text(trace), ("italic",))))
     reviews = review_calls(trace)
     if reviews:
         out.append(_heading(f"Tool calls proposed ({len(reviews)})"))

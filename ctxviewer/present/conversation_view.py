@@ -20,6 +20,17 @@ from ctxviewer.util.visible import one_line, reveal
 _ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
+TOOL_CALLS_ONLY = "no text (tool calls only)"
+"""What a response without text says when it proposed tool calls: the trace records that the answer
+was calls (OpenAI ``content: null``, output parts that are all ``tool_call``), not a capture gap."""
+
+
+def no_text(trace: RequestTrace) -> str:
+    """What the response says where it has no text: :data:`TOOL_CALLS_ONLY` when the trace records
+    proposed tool calls, else ``"text not recorded"``."""
+    return TOOL_CALLS_ONLY if trace.tool_calls else f"text {NOT_RECORDED}"
+
+
 def shown_text(text: str) -> str:
     """``reveal(text).text``, skipping the character-by-character pass for plain ASCII text with
     no control characters (nothing to reveal there; a 2,000-message conversation stays fast)."""
@@ -76,7 +87,7 @@ def conversation(trace: RequestTrace) -> tuple[Turn, ...]:
     if r is not None:
         finish = one_line(r.finish_reason) if r.finish_reason else NOT_RECORDED
         calls = f" · {len(trace.tool_calls)} tool call(s) proposed" if trace.tool_calls else ""
-        text = shown_text(r.text) if r.text else f"text {NOT_RECORDED}"
+        text = shown_text(r.text) if r.text else no_text(trace)
         turns.append(Turn(RESPONSE_ID, "assistant", f"response · assistant · finish reason {finish}{calls}",
                           text, False, None))
     return tuple(turns)

@@ -76,13 +76,19 @@ def score_rows(attributes: Mapping[str, Any]) -> list[tuple[str, Any, float | No
     return rows
 
 
+def _label(name: str, source: str | None) -> str:
+    """A score's name in the summary: a correction (Langfuse ``dataType`` CORRECTION, whose source
+    reads ``"langfuse ANNOTATION correction on trace"``) says so, as ``show`` does: ``output (correction)``."""
+    return f"{name} (correction)" if source and " correction " in f" {source} " else name
+
+
 def summary(attributes: Mapping[str, Any]) -> str | None:
-    """``"match: I"`` / ``"accuracy: 0.5 · includes: C"``: the ``traces.scores`` cell, or ``None``
-    when the trace recorded no score."""
+    """``"match: I"`` / ``"accuracy: 0.5 · includes: C"`` / ``"output (correction): TEXT"``: the
+    ``traces.scores`` cell, or ``None`` when the trace recorded no score."""
     rows = score_rows(attributes)
     if not rows:
         return None
-    text = " · ".join(f"{name}: {'null' if value is None else value}" for name, value, _n, _s in rows)
+    text = " · ".join(f"{_label(name, source)}: {'null' if value is None else value}" for name, value, _n, source in rows)
     return text if len(text) <= MAX_SUMMARY_CHARS else text[: MAX_SUMMARY_CHARS - 1] + "…"
 
 

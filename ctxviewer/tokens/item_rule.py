@@ -1,7 +1,8 @@
 """An item's content tokens by its endpoint's rule, where the stored text renders what was sent.
 
 The importers store a tool definition as its JSON object (``{"type":"function","function":{...}}``,
-or the bare function, or Anthropic's ``input_schema`` form) and an assistant turn's tool calls as
+or the bare function, or Anthropic's ``input_schema`` form, or the Vercel AI SDK v5 ``inputSchema``
+form) and an assistant turn's tool calls as
 one JSON line per call (``{"type":"tool_call","id":...,"name":...,"arguments":...}``,
 :func:`ctxviewer.importers.common.messages.part_text`). Neither JSON is what the endpoint
 tokenises: by the endpoint's rule (:mod:`ctxviewer.tokens.request_accounting`, the OpenAI cookbook
@@ -38,16 +39,28 @@ def tool_call_of(line: str) -> dict[str, Any] | None:
     return d if isinstance(d, dict) and d.get("type") == "tool_call" and isinstance(d.get("name"), str) else None
 
 
+SCHEMA_KEYS = ("parameters", "input_schema", "inputSchema")
+"""The keys a tool definition holds its parameters JSON Schema under: OpenAI's ``parameters``,
+Anthropic's ``input_schema``, the Vercel AI SDK v5's ``inputSchema`` (``ai.prompt.tools``)."""
+
+
+def parameters_schema(fn: Mapping[str, Any]) -> Any:
+    """The parameters schema of one function definition ``fn`` (the first of :data:`SCHEMA_KEYS`
+    it holds that is not ``None``; any JSON value, not checked), else ``None``."""
+    return next((fn[k] for k in SCHEMA_KEYS if fn.get(k) is not None), None)
+
+
 def function_of(obj: Any) -> tuple[str, str, Mapping[str, Any]] | None:
     """``(name, description, parameters schema)`` of one tool definition object -- OpenAI's
-    ``{"type": "function", "function": {...}}``, a bare function or legacy ``functions`` entry, or
-    Anthropic's ``{"name", "description", "input_schema"}`` -- else ``None`` (no string name)."""
+    ``{"type": "function", "function": {...}}``, a bare function or legacy ``functions`` entry,
+    Anthropic's ``{"name", "description", "input_schema"}`` or the AI SDK's ``inputSchema`` form
+    (:func:`parameters_schema`) -- else ``None`` (no string name)."""
     if not isinstance(obj, Mapping):
         return None
     fn = obj.get("function", obj) if obj.get("type", "function") == "function" else obj
     if not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str):
         return None
-    params = fn.get("parameters") or fn.get("input_schema") or {}
+    params = parameters_schema(fn) or {}
     return fn["name"], str(fn.get("description") or ""), params if isinstance(params, Mapping) else {}
 
 

@@ -93,3 +93,14 @@ def test_offered_is_undecided_when_the_trace_records_no_tools():
     t = make_trace(tool_calls=(ToolCall("lookup_order", "{}", verdict=ToolVerdict.PERMITTED),))
     t = replace(t, items=tuple(i for i in t.items if i.kind is not Kind.TOOL))
     assert checks_of(t)["offered"] is None and list(ToolCallCheck().run(t)) == []
+
+
+def test_no_schema_says_whether_the_definition_declares_none_or_is_not_recorded():
+    """Review item 5b: "declares no parameter schema" only where a definition is recorded without one."""
+    bare = ContextItem(kind=Kind.TOOL, id="tool-ping", content=json.dumps({"name": "ping"}), position=8)
+    t = replace(trace_with(ToolCall("ping", "{}"), ToolCall("pong", "{}")), items=(*trace_with().items, bare))
+    first, second = ({c.name: (c.passed, c.detail) for c in r.checks} for r in review_calls(t))
+    assert first["arguments_schema"] == (None, "the tool declares no parameter schema")
+    assert second["offered"] == (False, "pong was not offered in this request")
+    assert second["arguments_schema"] == (
+        None, "no definition of pong in this request: the arguments cannot be checked against a schema")

@@ -120,6 +120,10 @@ def test_messages_that_could_not_be_read_are_not_a_request_sent_without_a_policy
     assert garbled.attributes["ctxviewer.content"] == "not captured" and garbled.items == ()
     assert garbled.attributes["ctxviewer.content_note"] == (
         "gen_ai.input.messages: recorded but not readable as messages; usage and metadata only")
+    (tmp_path / "h").mkdir()  # review item 8: no usage either is not "usage and metadata only"
+    bare = _imported(tmp_path / "h", **{"gen_ai.input.messages": s("not json")})
+    assert bare.attributes["ctxviewer.content_note"] == (
+        "gen_ai.input.messages: recorded but not readable as messages; metadata only, no usage")
     a = assess(garbled)
     assert [f.rule for f in a.findings if f.rule.startswith("policy")] == []
     assert check_capacity(garbled).input_tokens == 50  # the reported input, not the 0 of no items

@@ -92,7 +92,8 @@ def test_a_capacity_not_recorded_is_taken_from_the_model_catalogue_and_marked_as
                          f"(model catalogue: genai-prices {package_version()}, gpt-4o-mini) · declared safety margin 800")
     unknown = assess(replace(t, endpoint=Endpoint(provider="ollama", model="my-local-model")))
     assert (unknown.fits, unknown.findings[0].message) == (
-        None, "eq. 3.1 cannot be checked: capacity not recorded; the model catalogue does not know 'my-local-model'")
+        None, "eq. 3.1 cannot be checked: capacity not recorded; the context-window catalogue "
+              "(genai-prices' context windows, the endpoint profiles) has no window for 'my-local-model'")
     recorded = assess(replace(t, endpoint=Endpoint(provider="openai", model="gpt-4o-mini", capacity=8_000)))
     assert (recorded.capacity.capacity, recorded.capacity.capacity_source) == (8_000, "recorded")
 

@@ -8,7 +8,7 @@ from factories import make_rich_trace, make_trace
 
 from ctxviewer.assess.budget import check_capacity
 from ctxviewer.assess.trace_header import header_rows, numbers_line, tool_call_line
-from ctxviewer.model.trace import NOT_RECORDED, Endpoint, Policy
+from ctxviewer.model.trace import NOT_RECORDED, Endpoint, Policy, Response, Usage
 
 
 def test_header_rows_of_rich_trace() -> None:
@@ -85,8 +85,13 @@ def test_session_content_capture_inheritance_and_tools_fed() -> None:
         "ctxviewer.tools_inherited_from": "span invoke_agent support (00000000000000f0)"})))
     assert both["Inherited"] == ("system instructions from span invoke_agent support (00000000000000f0)\n"
                                  "tools from span invoke_agent support (00000000000000f0)")
-    assert _imported(**{"ctxviewer.content": "not captured"})["Content"] == (
+    uncaptured = replace(make_trace(), attributes={"ctxviewer.content": "not captured"}, response=None, tool_calls=())
+    assert dict(header_rows(replace(uncaptured, usage=Usage(input_tokens=97))))["Content"] == (
         "not captured: the span has usage and metadata only (message content capture is opt-in in OpenTelemetry)")
+    assert dict(header_rows(replace(uncaptured, usage=Usage())))["Content"] == (  # review item 8: no usage either
+        "not captured: the span has metadata only, no usage (message content capture is opt-in in OpenTelemetry)")
+    assert dict(header_rows(replace(uncaptured, response=Response(text="Paris."))))["Content"] == (
+        "input not captured: the span records its output and no input messages")
     native = make_trace()
     assert native.session_id and dict(header_rows(native))["Session"] == native.session_id
     assert list(dict(header_rows(replace(native, session_id=None)))) == [

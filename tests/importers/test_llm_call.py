@@ -56,7 +56,7 @@ def test_warnings_the_whole_calls_first_then_each_tool_call() -> None:
     call = LLMCall(trace_id="t", source_format="litellm", output=bad_args, usage=usage)
     trace, warnings = build_trace(call)
     assert warnings == ["usage: cached input tokens (40) exceed input tokens (10); both kept as reported",
-                        "no message content captured (usage and metadata only)",
+                        "no input messages captured: the span records its output only",
                         "tool call refund (c9): arguments are not valid JSON; kept raw as sent"]
     assert trace.attributes["ctxviewer.content"] == "not captured"
     call.check_usage, call.content_captured = False, True  # an OTel span: its figures as reported, content seen

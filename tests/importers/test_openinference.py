@@ -79,7 +79,9 @@ def test_spec_examples_phoenix_json(shared: Path) -> None:
         "def fib(n):\n    if n <= 1:\n        return n\n    else:\n        return fib(n-1) + fib(n-2)"]
     assert legacy.response is not None and legacy.response.finish_reason == "length"
     assert problems[0].record == "examples[0]"  # a bare message example, not a span
-    assert "no message content captured (usage and metadata only)" in [p.message for p in problems]
+    # review item 8: examples 3..6 record their output (reasoning, text, a tool call) and no input messages
+    assert [(p.record, p.message) for p in problems if "captured" in p.message] == [
+        (f"examples[{n}]", "no input messages captured: the span records its output only") for n in (3, 4, 5, 6)]
 
 
 def test_traces_md_logical_json(shared: Path) -> None:

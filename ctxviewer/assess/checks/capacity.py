@@ -32,6 +32,11 @@ from ctxviewer.model.trace import LimitMode, RequestTrace, Status
 _LIMIT_FIELDS = ("endpoint.capacity", "input_tokens", "reserved_output_tokens")
 
 
+UNKNOWN_WINDOW = "the context-window catalogue (genai-prices' context windows, the endpoint profiles)"
+"""Which catalogue knows no C for the model: the context windows, not the prices (genai-prices may
+price a model it gives no window for, as ``babbage-002``)."""
+
+
 def _n(v: int | None) -> str:
     return "not recorded" if v is None else f"{v:,}"
 
@@ -41,7 +46,7 @@ def capacity_findings(trace: RequestTrace, chk: budget.CapacityCheck) -> list[Fi
     out: list[Finding] = []
     if chk.fits is None:
         model = trace.endpoint.model
-        unknown = (f"; the model catalogue does not know {model!r}" if chk.capacity is None and model
+        unknown = (f"; {UNKNOWN_WINDOW} has no window for {model!r}" if chk.capacity is None and model
                    else "; the model was not recorded" if chk.capacity is None else "")
         out.append(Finding(  # a quantity the exporter did not capture: neutral, said as "not recorded"
             rule="budget.not_checked", severity=Severity.INFO,

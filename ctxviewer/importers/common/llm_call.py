@@ -40,6 +40,8 @@ from datetime import datetime
 from typing import Any, Mapping, Sequence
 
 from ctxviewer.importers.common import messages as gm
+from ctxviewer.importers.common.part_shapes import reasoning_text
+from ctxviewer.model.capture import uncaptured_warning
 from ctxviewer.model.span_facts import agent_name
 from ctxviewer.model.trace import (
     ContextItem,
@@ -127,12 +129,11 @@ class LLMCall:
     request_body: str | None = None
     """The serialized request body as recorded, if any."""
     content_captured: bool | None = None
-    """False when the source recorded usage but no message content (OTel capture off), True when
-    it recorded content; ``None``: judged from the call (no messages and no system instructions
-    is "not captured")."""
+    """False when the source recorded no message content (OTel capture off), True when it did;
+    ``None``: judged from the call (no messages and no system instructions is "not captured")."""
     content_capture_note: str | None = None
     """The warning when no content was captured, in the source's words (``None``: "no message
-    content captured (usage and metadata only)"; OTel says that capture is opt-in)."""
+    content captured"), before what is recorded (:func:`~ctxviewer.model.capture.uncaptured_warning`)."""
     last_user_is_request: bool = False
     """True: the last ``user`` message is the user request whatever its parts (OTel GenAI spans,
     where tool results have role ``tool``); False: the last one that is not only tool results."""
@@ -286,8 +287,7 @@ def response_of(call: LLMCall) -> tuple[Response | None, tuple[ToolCall, ...]]:
     if first is not None:
         texts = [str(p.get("content") or "") for p in first.get("parts") or [] if p.get("type") == "text"]
         text = decode_escapes("".join(texts)) if texts else None
-        thoughts = [str(p.get("content")) for p in first.get("parts") or []
-                    if p.get("type") == "reasoning" and p.get("content")]
+        thoughts = [t for t in (reasoning_text(p) for p in first.get("parts") or []) if t is not None]
         reasoning = "\n".join(thoughts) if thoughts else None
     return Response(text=text, finish_reason=None if reason is None else str(reason),
                     model=call.response_model, id=call.response_id, reasoning=reasoning), tool_calls
@@ -377,7 +377,7 @@ def build_trace(call: LLMCall) -> tuple[RequestTrace, list[str]]:
     if not captured:
         attrs["ctxviewer.content"] = "not captured"
         if "ctxviewer.content_note" not in attrs:  # a mapping that set the note has warned already
-            warnings.append(call.content_capture_note or "no message content captured (usage and metadata only)")
+            warnings.append(uncaptured_warning(call.content_capture_note, call.usage, response, tool_calls))
     warnings += tool_argument_warnings(tool_calls)
     trace = RequestTrace(
         trace_id=call.trace_id,

@@ -38,6 +38,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ctxviewer.importers.common.foreign_parts import ANTHROPIC_TOOL_TYPES, foreign_part
+from ctxviewer.tokens.placeholders import REDACTED_REASONING
 
 
 def data_uri_part(url: str, modality: str = "image", detail: Any = None) -> dict[str, Any]:
@@ -139,3 +140,14 @@ def provider_part(p: Mapping[str, Any]) -> dict[str, Any] | None:
     if t is None or t in ANTHROPIC_TOOL_TYPES:  # Anthropic tool blocks, Gemini parts (no type)
         return foreign_part(p)
     return None
+
+
+def reasoning_text(part: Mapping[str, Any]) -> str | None:
+    """The reasoning a ``reasoning`` part gives the response: its content, or
+    :data:`~ctxviewer.tokens.placeholders.REDACTED_REASONING` for a redacted part without any
+    (the output is recorded, encrypted); ``None`` for an empty part or another type."""
+    if part.get("type") != "reasoning":
+        return None
+    if part.get("content"):
+        return str(part["content"])
+    return REDACTED_REASONING if part.get("redacted") else None

@@ -179,11 +179,13 @@ def span_kind(value: Any) -> str | None:
 
 
 def span_status(value: Any) -> tuple[str | None, str | None]:
-    """A span ``status`` object as ``(code, message)``: code ``unset``/``ok``/``error`` (int or name)."""
+    """A span ``status`` object as ``(code, message)``: code ``unset``/``ok``/``error`` (int or name).
+    A status object without a code is ``unset``, the empty one too: OTLP JSON leaves the default
+    code (0, UNSET) out, so ``"status": {}`` is a recorded UNSET. No object: ``(None, None)``."""
     if not isinstance(value, Mapping):
         return None, None
     code = value.get("code", value.get("status_code"))
     message = value.get("message", value.get("description")) or None
     if code is None:
-        return ("unset" if value else None), message
+        return "unset", message
     return enum_name(code, STATUS_CODES, ("STATUS_CODE_", "STATUSCODE.")), message

@@ -37,6 +37,7 @@ from ctxviewer.importers.common.inherit import Ancestor, inherit
 from ctxviewer.importers.common.llm_call import LLMCall, agent_attributes, status_attributes
 from ctxviewer.importers.common.spans.span import Span
 from ctxviewer.importers.formats.otel.mapping import span_tools
+from ctxviewer.model.capture import uncaptured_what
 from ctxviewer.model.trace import ContextItem, Endpoint, Kind, Policy, RequestTrace, Status, ToolCall
 from ctxviewer.util.json_escapes import decode_escapes
 
@@ -45,8 +46,9 @@ CONTENT_KEYS = ("gen_ai.input.messages", "gen_ai.prompt", "ai.prompt", "gen_ai.s
 item captured no content."""
 
 NOT_CAPTURED = ("no message content captured on this span (content capture is opt-in: "
-                "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT); usage and metadata only")
-"""The warning for a chat span whose content was not captured."""
+                "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT)")
+"""The warning for a chat span whose content was not captured, before what it records
+(:func:`~ctxviewer.model.capture.uncaptured_warning`: usage and metadata, or its output only)."""
 
 
 def _ancestors(span: Span, by_id: Mapping[str, Span]) -> list[Span]:
@@ -92,8 +94,8 @@ def enrich_call(call: LLMCall, span: Span, by_id: Mapping[str, Span]) -> list[st
                   if k in span.attributes and not isinstance(gm.parse_structured(span.attributes[k]), shapes)]
     if unreadable and not call.system and not call.messages:  # recorded, but nothing of it could be read
         call.content_captured = False  # the mapping warned why; the header says it (no second warning)
-        call.attributes["ctxviewer.content_note"] = (f"{', '.join(unreadable)}: recorded but not readable as "
-                                                     "messages; usage and metadata only")
+        besides = "the span records its output only" if call.output or call.output_tool_calls else uncaptured_what(call.usage)
+        call.attributes["ctxviewer.content_note"] = f"{', '.join(unreadable)}: recorded but not readable as messages; {besides}"
     else:
         call.content_captured = not (no_items and not any(k.startswith(CONTENT_KEYS) for k in span.attributes))
         call.content_capture_note = NOT_CAPTURED
