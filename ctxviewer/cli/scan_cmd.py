@@ -48,6 +48,8 @@ def scan_cmd(file: str, field: str | None, as_json: bool) -> None:
     from ctxviewer.util.file_kind import InputFileError, check_readable
 
     gates_on_findings()
+    if field is not None and not field.strip():
+        raise click.BadParameter("needs a field name, not an empty one", param_hint="'--jsonl-field'")
     try:
         check_readable(file, "scan")
         result = scan_file(Path(file), field)
@@ -68,7 +70,7 @@ def scan_cmd(file: str, field: str | None, as_json: bool) -> None:
     rows = []
     for r in result.results:
         for h in r.hits:
-            line = r.line if field or r.path is not None else line_col(r.text, h.start)[0]
+            line = r.line if field or r.path is not None or result.strings is not None else line_col(r.text, h.start)[0]
             rows.append({"line": line, "record_id": r.record_id, "field": field, "path": r.path,
                          "start": h.start, "end": h.end,
                          "severity": h.severity.value, "rule": h.rule, "reason": h.reason,
@@ -82,16 +84,22 @@ def scan_cmd(file: str, field: str | None, as_json: bool) -> None:
             click.echo(f"{where} [{row['start']}:{row['end']}] {row['severity']} {row['rule']}: "
                        f"{one_line(str(row['reason']))}")
         scanned = len(result.results)
-        strings = not field and any(r.path is not None for r in result.results)
-        units = f"{scanned} record(s)" if field else f"{scanned:,} JSON string(s)" if strings else "the file"
+        strings = result.strings
+        if strings is not None:
+            scanned = strings
+        units = f"{scanned} record(s)" if field else f"{scanned:,} JSON string(s)" if strings is not None else "the file"
         flagged = (len({r["line"] for r in rows}) if field else
-                   len({(r["line"], r["path"]) for r in rows}) if strings else None)
-        if not rows:
+                   len({(r["line"], r["path"]) for r in rows}) if strings is not None else None)
+        if not rows and not scanned:  # nothing read: no "no instruction-like text found" for it
+            click.echo(one_line(f"{file}: nothing was scanned (no {'record' if field else 'text'} to scan)"))
+        elif not rows:
             click.echo(one_line(f"{file}: {CLEAN} in {units}"))
         else:
             click.echo(one_line(f"{file}: {len(rows)} finding(s)" + (f" in {flagged} of {units}" if flagged is not None else "")))
     if result.problems:
-        click.echo(one_line(f"{file}: {len(result.problems):,} record(s) not scanned (see the warnings above); "
+        what = ("record(s) not scanned" if field else
+                "part(s) not read as JSON, scanned as plain text instead: the scan is partial")
+        click.echo(one_line(f"{file}: {len(result.problems):,} {what} (see the warnings above); "
                             f"exit status {BAD_INPUT}"), err=True)
         raise SystemExit(BAD_INPUT)
     if any(Severity(r["severity"]).rank >= Severity.WARNING.rank for r in rows):

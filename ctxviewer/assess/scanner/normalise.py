@@ -4,7 +4,8 @@ An instruction split by zero-width characters (``i\u200bgnore``), spelt with loo
 of another script (Cyrillic ``о`` in ``Ignоre``), in fullwidth or mathematical letters
 (``Ｉｇｎｏｒｅ``), with soft hyphens, or in Unicode tag characters (which mirror ASCII) reads to a
 model as the plain instruction, and to a regular expression as nothing. :func:`normalise` returns
-the text with zero-width characters, soft hyphens and joiners removed, tag characters decoded to
+the text with zero-width characters, soft hyphens, joiners, bidirectional controls and ASCII
+control characters (NUL, ESC, ...) removed, tag characters decoded to
 the ASCII they mirror, compatibility forms folded (NFKC, where the result is ASCII) and
 homoglyphs mapped to the Latin letter they imitate -- only inside words that mix them with Latin
 letters, or in a line that is mostly Latin, so Russian or Greek prose is left as it is. The
@@ -20,15 +21,30 @@ from __future__ import annotations
 
 import bisect
 import functools
+import re
 import unicodedata
 from dataclasses import dataclass
 
 from ctxviewer.assess.scanner import non_ascii
 
 _DROP = "\u200b\u200c\u200d\u2060\u2061\u2062\u2064\ufeff\u00ad\u180e\u034f"
+_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+"""Bidirectional controls: they reorder what a reader sees, while a model reads the characters
+around them in stored order (``Ig\u202enore`` reads as ``Ignore``)."""
+_C0 = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+"""ASCII control characters a model reads past (NUL, ESC, ...): not tab, line feed, carriage
+return, or the vertical tab and form feed, which break lines."""
+_NOT_C0 = bytes(range(0x20, 0x7F)) + bytes(range(0x80, 0x100)) + b"\t\n\r\x0b\x0c"
+"""Every UTF-8 byte but those of :data:`_C0`'s characters (deleted to see whether any is left)."""
+
+
+def _has_controls(text: str) -> bool:
+    """Whether ``text`` holds a :data:`_C0` character: its UTF-8 bytes with every other byte
+    deleted are not empty (about 1.6 ms per 2 MB, against 9.5 ms for ``_C0.search``)."""
+    return bool(text.encode("utf-8", "surrogatepass").translate(None, _NOT_C0))
 _SPACE = "\u2063"  # INVISIBLE SEPARATOR: a word break a reader cannot see
 _TAG_LO, _TAG_HI = 0xE0000, 0xE007F
-_KIND = {"drop": "zero-width characters", "tag": "Unicode tag characters", "nfkc": "fullwidth or styled letters",
+_KIND = {"drop": "zero-width characters", "control": "control characters", "tag": "Unicode tag characters", "nfkc": "fullwidth or styled letters",
          "homoglyph": "look-alike letters of another script"}
 
 
@@ -100,7 +116,9 @@ class Normalised:
 def normalise(text: str) -> Normalised | None:
     """``text`` with its disguises taken off (module docstring), or ``None`` when nothing changes
     (every ASCII text). Linear in the text's length."""
-    if text.isascii():
+    ascii_only = text.isascii()
+    controls = _has_controls(text)
+    if ascii_only and not controls:
         return None
     pieces: list[str] = []
     norm_starts: list[int] = []
@@ -142,7 +160,10 @@ def normalise(text: str) -> Normalised | None:
     # every edit is at a non-ASCII character or in its word: invisible and tag characters, fullwidth
     # and mathematical letters and digits (not fullwidth punctuation: Chinese and Japanese text is
     # written with it), and the words of non-ASCII letters (each checked for homoglyphs)
-    for run_start, run_end in non_ascii.runs(text):
+    runs = [] if ascii_only else list(non_ascii.runs(text))
+    if controls:  # the ASCII controls are edits too, each a run of its own
+        runs = sorted(runs + [(m.start(), m.end()) for m in _C0.finditer(text)])
+    for run_start, run_end in runs:
         for k in range(max(run_start, done), run_end):
             if k < done:
                 continue
@@ -150,6 +171,8 @@ def normalise(text: str) -> Normalised | None:
             cp = ord(ch)
             if ch in _DROP:
                 edit(k, k + 1, "", "drop")
+            elif ch in _CONTROLS or ((cp < 0x20 or cp == 0x7F) and _C0.match(ch) is not None):
+                edit(k, k + 1, "", "control")
             elif ch == _SPACE:
                 edit(k, k + 1, " ", "drop")
             elif _TAG_LO <= cp <= _TAG_HI:

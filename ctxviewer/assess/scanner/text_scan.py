@@ -14,8 +14,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
+from ctxviewer.assess.scanner import json_strings
 from ctxviewer.assess.scanner.patterns import Hit
 from ctxviewer.assess.scanner.registry import scan_text, scan_text_cached
 
@@ -34,7 +35,7 @@ class TextResult:
     """The record's ``id`` field, when a JSONL record has one."""
     path: str | None = None
     """The JSON path of the string scanned (``$.samples[0].messages[2].content``), when the file
-    is JSON scanned string by string (:func:`json_strings`); ``None`` otherwise."""
+    is JSON scanned string by string (:func:`.json_strings.strings`); ``None`` otherwise."""
 
 
 @dataclass
@@ -42,7 +43,11 @@ class FileScan:
     """All results of a file plus the problems met while reading it."""
 
     results: list[TextResult] = field(default_factory=list)
+    """The units scanned (for a JSON file: only the strings with hits)."""
     problems: list[str] = field(default_factory=list)
+    """What could not be read as it should, naming the file and line (a partial scan)."""
+    strings: int | None = None
+    """For a file scanned string by string: how many strings were scanned; ``None`` otherwise."""
 
 
 class ScanInputError(ValueError):
@@ -65,13 +70,7 @@ def scan_file(path: Path, jsonl_field: str | None = None) -> FileScan:
         raise ScanInputError(f"{path}: {exc.strerror or exc}") from None
     out = FileScan()
     if jsonl_field is None:
-        documents = json_documents(data)
-        if documents is None:
-            out.results.append(TextResult(1, data, tuple(scan_text(data))))
-            return out
-        for line, doc in documents:
-            for where, text in json_strings(doc):
-                out.results.append(TextResult(line, text, scan_text_cached(text), path=where))
+        _scan_whole(path, data, out)
         return out
     for n, text, rid, problem in _records(path, data, jsonl_field):
         if problem:
@@ -81,63 +80,52 @@ def scan_file(path: Path, jsonl_field: str | None = None) -> FileScan:
     return out
 
 
-def json_documents(data: str) -> list[tuple[int, Any]] | None:
-    """``[(line, value)]`` when ``data`` is one JSON document (an object or array: line 1) or JSON
-    Lines (every non-blank line an object or array: each its line), else ``None`` (plain text,
-    scanned whole). A document nested too deep to read counts as text."""
-    head = data.lstrip()[:1]
-    if head not in ("{", "["):
-        return None
+JSON_SUFFIXES = (".json", ".jsonl", ".ndjson")
+"""File names that say the file is JSON: one that does not parse is a problem, not plain text."""
+
+
+def _scan_whole(path: Path, data: str, out: FileScan) -> None:
+    """Scan ``data`` whole, or string by string when it is JSON (:mod:`.json_strings`): only the
+    strings with hits are kept (:attr:`FileScan.strings` counts them all). JSON that cannot be
+    read -- a ``.json`` file cut short, nesting too deep, a JSON Lines line that is not JSON -- is
+    a problem naming the file and line, and that text is scanned as plain text instead."""
     try:
-        return [(1, json.loads(data))]
+        found = json_strings.read(data)
     except RecursionError:
-        return None
-    except ValueError:
-        pass
-    out: list[tuple[int, Any]] = []
-    for n, line in enumerate(data.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except (ValueError, RecursionError):
-            return None
-        if not isinstance(value, (dict, list)):
-            return None
-        out.append((n, value))
-    return out or None
+        out.problems.append(f"{path}: JSON nested too deep to read; scanned as plain text, its escapes (\\uXXXX) "
+                            "not decoded")
+        found = None
+    else:
+        if found is None and path.suffix.lower() in JSON_SUFFIXES and data.strip():
+            why = _json_error(data)
+            out.problems.append(f"{path}: not JSON ({why}); scanned as plain text, its escapes (\\uXXXX) not decoded")
+    if found is None:
+        out.results.append(TextResult(1, data, tuple(scan_text(data))))
+        return
+    out.strings = 0
+    for line, doc, text in found.documents:
+        for where, value, at in json_strings.strings(doc, text, line):
+            out.strings += 1
+            hits = scan_text_cached(value)
+            if hits:
+                out.results.append(TextResult(at, value, hits, path=where))
+    for line, text, why in found.bad_lines:
+        out.problems.append(f"{path}:{line}: not JSON ({why}); this line scanned as plain text")
+        hits = tuple(scan_text(text))
+        if hits:
+            out.results.append(TextResult(line, text, hits))
 
 
-def json_strings(value: Any, where: str = "$") -> Iterator[tuple[str, str]]:
-    """``(JSON path, text)`` of every string value inside ``value`` (object keys are names, not
-    data: not yielded), depth first in document order; blank strings are skipped. A string that
-    itself holds a JSON object or array (a tool call's ``arguments``, an attribute's serialized
-    messages) is read as JSON too, its strings under ``PATH<json>``."""
-    stack: list[tuple[str, Any]] = [(where, value)]
-    while stack:
-        path, v = stack.pop()
-        if isinstance(v, str):
-            if not v.strip():
-                continue
-            inner = v.lstrip()[:1]
-            if inner in ("{", "["):
-                try:
-                    parsed = json.loads(v)
-                except (ValueError, RecursionError):
-                    parsed = None
-                if isinstance(parsed, (dict, list)):
-                    stack.append((path + "<json>", parsed))
-                    continue
-            yield path, v
-        elif isinstance(v, dict):
-            stack.extend(reversed([(f"{path}.{k}" if _plain_key(k) else f"{path}[{json.dumps(k)}]", x)
-                                   for k, x in v.items()]))
-        elif isinstance(v, list):
-            stack.extend(reversed([(f"{path}[{i}]", x) for i, x in enumerate(v)]))
-
-
-def _plain_key(key: str) -> bool:
-    return key.isidentifier()
+def _json_error(data: str) -> str:
+    """Why ``data`` is not JSON, in words with its line and column."""
+    try:
+        json.loads(data)
+    except json.JSONDecodeError as exc:
+        cut = " -- was the file cut short?" if exc.pos >= len(data.rstrip()) else ""
+        return f"{exc.msg} at line {exc.lineno}, column {exc.colno}{cut}"
+    except (ValueError, RecursionError) as exc:
+        return str(exc) or type(exc).__name__
+    return "not an object or array"
 
 
 def _records(path: Path, data: str, name: str) -> Iterator[tuple[int, str, str | None, str | None]]:
