@@ -14,7 +14,8 @@ assistant text is labelled, not reported) and turns hits into findings; :mod:`.l
 untrusted text to proposed tool calls; :mod:`.tool_names` finds data naming the application's tools
 as something to call; :mod:`.sinks` reads the response and tool-call arguments
 for data leaving (exfiltration images, arguments quoting flagged text); :mod:`.trace_scan` scans one trace, :mod:`.text_scan`
-one text outside a trace (``ctxviewer scan``). The rules' shapes are :mod:`.patterns`; the fast
+one text outside a trace (``ctxviewer scan``; a JSON file's strings, each with its JSON path and
+line, come from :mod:`.json_strings`). The rules' shapes are :mod:`.patterns`; the fast
 path over long texts is :mod:`.prefilter`, with the literals every match starts with derived in
 :mod:`.start_sets` (the case folding they compare under is :mod:`.case_fold`; the non-ASCII runs it,
 the prefilter and normalisation look at are found chunk by chunk: :mod:`.non_ascii`) and shipped as a table
