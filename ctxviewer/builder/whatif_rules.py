@@ -260,7 +260,7 @@ def _limit(trace: RequestTrace, sc: Scenario, plan: Plan, enc: str) -> None:
         except BuildError as exc:
             plan.error = str(exc)
             return
-        what = f"C {_n(plan.capacity)} - B_out {_n(reserve)}"
+        what = f"C {_n(plan.capacity)} - B_out {_n(reserve) if plan.reserve is not None else '(not recorded: 0)'}"
     as_recorded = (sc.capacity is None or sc.capacity == ep.capacity) and reserve == (trace.reserved_output_tokens or 0)
     recorded_input = trace.input_tokens if trace.input_tokens is not None else sum(
         item_tokens(i, enc) for i in trace.retained)

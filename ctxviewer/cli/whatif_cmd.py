@@ -149,7 +149,11 @@ def render_text(o: Outcome) -> str:
     def amount(v: int | None) -> str:  # "1,200 tokens", or "not recorded" (never "not recorded tokens")
         return "not recorded" if v is None else f"{v:,} tokens"
 
-    lines.append(f"selection: input {amount(t.input_tokens)}, reserved output "
+    if t.input_tokens is None and t.retained and all(i.tokens is not None for i in t.retained):
+        selected = f"{sum(i.tokens or 0 for i in t.retained):,} tokens (the retained items' sum)"
+    else:
+        selected = amount(t.input_tokens)
+    lines.append(f"selection: input {selected}, reserved output "
                  f"{_tokens(t.reserved_output_tokens)}; retained {len(t.retained)}, omitted {len(t.omitted)}")
     if o.changes:
         lines.append("changed items:")

@@ -90,3 +90,22 @@ def test_a_reserve_at_or_over_the_capacity_is_a_usage_error_in_words(args: list[
     assert "before trimming: over capacity by 5,999 tokens: had 1 tokens left, needed 6,000" in res.stdout
     assert ("verdict: cannot be built: the declared safety margin of 800 tokens leaves no input budget: "
             "C 8,000 - B_out 7,999 = 1 tokens before it") in res.stdout
+
+
+def test_a_trace_without_a_reserve_or_its_own_count_says_what_was_selected(shared: Path, tmp_path: Path) -> None:
+    """New user 2026-12-07: 'selection: input not recorded' beside a computed margin, and
+    'B_out 0' beside 'reserved output not recorded' (the corpus Responses round trip records
+    neither its own input count nor a reserve)."""
+    from ctxviewer.pipeline.importing import import_files
+    from ctxviewer.store import TraceStore
+
+    db = tmp_path / "r.db"
+    with TraceStore.create(db) as store:
+        import_files([shared / "corpus" / "provider-api" / "openai" / "responses-api-function-call-roundtrip.extracted.json"],
+                     store)
+    res = CliRunner().invoke(cli, ["whatif", str(db), "resp_0b7fb495b8662b690069d6f97cd1648193bfded925efce1a9d",
+                                   "--capacity", "2000"])
+    assert res.exit_code == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert "  budget: input <= C 2,000 - B_out (not recorded: 0) = 2,000 tokens" in lines
+    assert "selection: input 22 tokens (the retained items' sum), reserved output not recorded; retained 2, omitted 0" in lines

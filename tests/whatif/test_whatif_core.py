@@ -114,3 +114,14 @@ def test_items_filtered_before_trimming_stay_omitted(b8k) -> None:
     assert denied.id not in [c.id for c in candidates_of(t, Scenario())]
     o = run(t, Scenario(capacity=100_000))
     assert o.trace.item(denied.id).omission_reason == "permission"
+
+
+def test_an_unrecorded_reserve_is_said_as_such_in_the_budget_rule() -> None:
+    """New user 2026-12-07: 'C 2,000 - B_out 0' beside 'reserved output not recorded'."""
+    from factories import make_trace
+
+    t = replace(make_trace(), reserved_output_tokens=None, safety_margin=None)
+    out = run(t, Scenario(capacity=2000))
+    assert "budget: input <= C 2,000 - B_out (not recorded: 0) = 2,000 tokens" in out.rules
+    recorded = run(make_trace(), Scenario(capacity=9000))
+    assert any(r.startswith("budget: input <= C 9,000 - B_out 1,200") for r in recorded.rules)
