@@ -37,6 +37,24 @@ def special_kind(mode: int) -> str | None:
     return "not a regular file"
 
 
+BINARY_KINDS: tuple[tuple[bytes, str], ...] = (
+    (b"SQLite format 3\x00", "an SQLite database (a trace database? `ctxviewer check DB` scans its traces)"),
+    (b"PK\x03\x04", "a zip archive (an Inspect AI .eval log? `ctxviewer import FILE -o DB` reads it)"),
+    (b"\x1f\x8b", "gzip-compressed data (`ctxviewer import` reads a gzipped trace file)"),
+)
+"""Leading bytes of binary files a user may hand a text reader by mistake -> what to say instead of
+"not UTF-8 text"."""
+
+
+def binary_kind(head: bytes) -> str | None:
+    """What the binary file starting with ``head`` is, in words with the command that reads it
+    (:data:`BINARY_KINDS`), or ``None`` when its start is none of them."""
+    for magic, words in BINARY_KINDS:
+        if head.startswith(magic):
+            return words
+    return None
+
+
 def check_readable(path: str | Path, what: str, max_bytes: int = MAX_READ_BYTES) -> None:
     """Refuse to read ``path`` whole when it is not a regular file (a FIFO would block forever, a
     device such as ``/dev/zero`` never ends) or is larger than ``max_bytes`` (bytes).

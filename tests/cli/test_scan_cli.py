@@ -165,3 +165,14 @@ def test_an_empty_field_name_is_refused_and_nothing_scanned_says_so(tmp_path: Pa
     code, out, err = run("scan", str(p), "--jsonl-field", "body")
     assert code == 2
     assert out.splitlines()[-1] == f"{p}: nothing was scanned (no record to scan)"
+
+
+def test_a_binary_file_is_named_with_the_command_that_reads_it(shared: Path) -> None:
+    """New user and reviewer 2026-12-07: an Inspect .eval (a zip) and a trace database read
+    'not UTF-8 text'."""
+    code, out, err = run("scan", str(shared / "corpus" / "other" / "inspect_ai" / "inspect-log-read-sample.eval"))
+    assert code == 2
+    assert "not text: a zip archive (an Inspect AI .eval log? `ctxviewer import FILE -o DB` reads it)" in err
+    code, out, err = run("scan", str(Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"))
+    assert code == 2
+    assert "not text: an SQLite database (a trace database? `ctxviewer check DB` scans its traces)" in err

@@ -19,6 +19,7 @@ from typing import Iterator
 from ctxviewer.assess.scanner import json_strings
 from ctxviewer.assess.scanner.patterns import Hit
 from ctxviewer.assess.scanner.registry import scan_text, scan_text_cached
+from ctxviewer.util.file_kind import binary_kind
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,9 @@ def scan_file(path: Path, jsonl_field: str | None = None) -> FileScan:
     try:
         data = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ScanInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        kind = binary_kind(exc.object[:16])
+        raise ScanInputError(f"{path}: {'not text: ' + kind if kind else 'not UTF-8 text'} "
+                             f"({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
         raise ScanInputError(f"{path}: {exc.strerror or exc}") from None
     out = FileScan()
