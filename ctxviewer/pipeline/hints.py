@@ -70,3 +70,16 @@ def not_a_database_message(path: str | Path) -> str | None:
         f"is not a trace database; it looks like {importer.description}, format {importer.name!r}. "
         f"Import it with: {command}"
     )
+
+
+def trace_format(path: str | Path) -> str | None:
+    """What trace file ``path`` looks like to the importer registry, in words
+    (``"an Inspect AI eval log, format 'inspect'"``: the detected importer's description and
+    name), or ``None`` when no importer recognises it (or it cannot be read)."""
+    from ctxviewer.importers import REGISTRY, ImportFailed  # the registry loads only when asked
+
+    try:
+        importer = REGISTRY.detect(Path(path))
+    except ImportFailed:
+        return None
+    return f"{importer.description}, format {importer.name!r}"
