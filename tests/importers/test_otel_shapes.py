@@ -294,3 +294,16 @@ def test_span_lists_wrapped_in_an_object_give_the_bare_lists_traces(tmp_path: Pa
     traces, problems = _load(path)
     assert [t.trace_id for t in traces] == [bare[0].trace_id]
     assert problems == [ImportProblem(str(path), "data.spans[1]", "not a span object (no spanContext, context or attributes)")]
+
+
+def test_a_whole_json_value_followed_by_text_is_not_called_a_cut(tmp_path: Path) -> None:
+    """New user 2026-12-07: text appended after complete gen_ai.input.messages JSON was reported as
+    'value cut mid-JSON (truncated capture) ... reported usage exceeds what was captured'."""
+    joined = '[{"role":"user","parts":[{"type":"text","content":"hello"}]}] and then some'
+    t_span = chat_span("00000000000000a3", **{"gen_ai.input.messages": s(joined)})
+    traces, problems = _load(_write(tmp_path, otlp_request(t_span)))
+    [t] = traces
+    assert t.items[0].content == joined  # kept as raw text, whole
+    assert "ctxviewer.truncated" not in t.attributes and t.attributes.get("ctxviewer.content") != "truncated"
+    assert [p.message for p in problems] == [
+        "gen_ai.input.messages: a whole JSON value followed by other text; kept as raw text"]

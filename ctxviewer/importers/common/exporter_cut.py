@@ -1,7 +1,7 @@
 """Values an exporter shortened although they still parse: Logfire's two cuts.
 
 A value cut at its end mid-JSON no longer parses, and the OTel importer keeps it as raw text
-(:func:`ctxviewer.importers.formats.otel.events.truncated_keys`). Logfire (pydantic/logfire)
+(:func:`ctxviewer.importers.formats.otel.events.truncated_keys`, its ``"mid_json"`` values). Logfire (pydantic/logfire)
 shortens values so that they often still parse:
 
 * the SDK's ``truncate_string`` / ``truncate_sequence`` (``logfire/_internal/utils.py``) keep the

@@ -172,9 +172,13 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs
         sp, deep = deep_keys(sp)  # JSON nested too deep to parse: cut below 100 levels, named
         for message in deep:
             yield ImportProblem(file, f"{sp.record} span {sp.span_id}" if sp.span_id else sp.record, message)
-        sp, keys = truncated_keys(fold_events(sp))
+        sp, unparsed = truncated_keys(fold_events(sp))
         spans[key] = sp
-        how = {k: "mid_json" for k in keys}
+        how = {k: h for k, h in unparsed.items() if h == "mid_json"}
+        for k, h in unparsed.items():
+            if h == "trailing":  # captured whole, then joined to other text: kept as raw text, nothing cut
+                yield ImportProblem(file, f"{sp.record} span {sp.span_id}" if sp.span_id else sp.record,
+                                    f"{k}: a whole JSON value followed by other text; kept as raw text")
         for k, h in cut_attributes(sp.attributes, CONTENT_KEYS).items():  # cuts that still parse (Logfire)
             how.setdefault(k, h)
         if how:

@@ -20,6 +20,7 @@ An attribute already on the span wins over the events. No Qt here.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -110,21 +111,34 @@ CONTENT_KEYS = (*STRUCTURED_KEYS, "gen_ai.prompt", "gen_ai.completion", "ai.prom
 """Content attributes looked at for a cut that still parses (:mod:`ctxviewer.importers.common.exporter_cut`)."""
 
 
-def truncated_keys(span: Span) -> tuple[Span, list[str]]:
-    """``span`` with each content attribute that was cut mid-JSON (a string starting like JSON that
+def trailing_text(value: str) -> int | None:
+    """Where a complete JSON value at the start of ``value`` ends, when other text follows it
+    (``'[{"role": "user"}] and more'`` -> 18): such a value was captured whole and then joined to
+    something else, not cut; ``None`` when ``value`` does not start with a whole JSON value."""
+    s = value.lstrip()
+    try:
+        _, end = json.JSONDecoder().raw_decode(s)
+    except (ValueError, RecursionError):
+        return None
+    return len(value) - len(s) + end if s[end:].strip() else None
+
+
+def truncated_keys(span: Span) -> tuple[Span, dict[str, str]]:
+    """``span`` with each content attribute that does not parse (a string starting like JSON that
     parses neither as JSON nor as a Python literal) replaced by one message holding the raw text,
-    and the names of those attributes. The raw text is what was captured; the trace marks it
-    ``ctxviewer.truncated``."""
+    and ``{name: how}`` of those attributes: ``"mid_json"`` for a value cut mid-JSON (what was
+    captured; the trace marks it ``ctxviewer.truncated``), ``"trailing"`` for a whole JSON value
+    followed by other text (:func:`trailing_text`: nothing was cut, only joined)."""
     attrs = dict(span.attributes)
-    cut = []
+    cut: dict[str, str] = {}
     for key in STRUCTURED_KEYS:
         v = attrs.get(key)
         if isinstance(v, str) and v.strip()[:1] in ("[", "{") and gm.parse_structured(v) is v:
             role = "assistant" if key == "gen_ai.output.messages" else ("system" if "system" in key else "user")
             raw = [{"type": "text", "content": v}]
             attrs[key] = raw if key == "gen_ai.system_instructions" else [{"role": role, "parts": raw}]
-            cut.append(key)
-    return (replace(span, attributes=attrs), cut) if cut else (span, [])
+            cut[key] = "trailing" if trailing_text(v) is not None else "mid_json"
+    return (replace(span, attributes=attrs), cut) if cut else (span, {})
 
 
 def deep_keys(span: Span) -> tuple[Span, list[str]]:
