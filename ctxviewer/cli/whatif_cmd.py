@@ -150,7 +150,9 @@ def render_text(o: Outcome) -> str:
         return "not recorded" if v is None else f"{v:,} tokens"
 
     if t.input_tokens is None and t.retained and all(i.tokens is not None for i in t.retained):
-        selected = f"{sum(i.tokens or 0 for i in t.retained):,} tokens (the retained items' sum)"
+        selected = f"{sum(i.tokens or 0 for i in t.retained):,} tokens (the retained items' sum"
+        selected += (f"; the provider reported {t.usage.input_tokens:,} for the recorded request)"
+                     if t.usage.input_tokens is not None else ")")
     else:
         selected = amount(t.input_tokens)
     lines.append(f"selection: input {selected}, reserved output "

@@ -38,10 +38,17 @@ class RecordedCost:
 
 def recorded_cost(attributes: Mapping[str, Any]) -> RecordedCost | None:
     """The recorded total cost of the call, or ``None`` when no attribute of
-    :data:`RECORDED_COST_KEYS` holds a finite, non-negative number (a boolean is no number)."""
+    :data:`RECORDED_COST_KEYS` holds a finite, positive number (a number, or a string of one; a
+    boolean is no number). A recorded 0 is no price: Langfuse writes ``totalCost: 0`` for a model
+    it has no price for, so a 0 beside a list price would read as a discount."""
     for key in RECORDED_COST_KEYS:
         value = attributes.get(key)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
+        if isinstance(value, str):
+            try:
+                value = float(value.strip())
+            except ValueError:
+                continue
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0:
             return RecordedCost(float(value), key)
     return None
 

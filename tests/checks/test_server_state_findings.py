@@ -30,16 +30,18 @@ def test_a_required_policy_missing_from_a_self_contained_request_is_a_failure() 
 
 
 def test_a_continued_conversation_says_the_earlier_turns_may_carry_it() -> None:
+    """Review 2026-12-07 item 5: OpenAI does not carry an earlier request's ``instructions`` over
+    with ``previous_response_id``, so a required policy stays a warning, not an info."""
     t = _no_policy(attributes={"openai.previous_response_id": "resp_0b7f"})
-    assert _policy(t) == [("policy.missing", Severity.INFO,
-                           "policy support-policy is required; no policy (system instructions) in this request, which "
-                           "continues a conversation the provider holds (previous_response_id resp_0b7f): whether its "
-                           "earlier turns carry one is not recorded")]
+    tail = ("no policy (system instructions) in this request, which continues a conversation the provider holds "
+            "(previous_response_id resp_0b7f): a system message in its earlier turns would count, but an earlier "
+            "request's instructions are not carried over; which was used is not recorded")
+    assert _policy(t) == [("policy.missing", Severity.WARNING, "policy support-policy is required; " + tail)]
     unnamed = replace(t, policy=Policy(id=None, version=None, available=None))
-    assert _policy(unnamed) == [("policy.missing", Severity.INFO,
-                                 "no policy (system instructions) in this request, which continues a conversation the "
-                                 "provider holds (previous_response_id resp_0b7f): whether its earlier turns carry one "
-                                 "is not recorded")]
+    assert _policy(unnamed) == [("policy.missing", Severity.INFO, tail)]
+    # input messages not captured: what was sent is not known, said as such (not the provider-state words)
+    blind = replace(unnamed, attributes={**unnamed.attributes, "ctxviewer.content": "not captured"})
+    assert _policy(blind) == []
 
 
 def test_a_tool_span_sends_no_policy() -> None:

@@ -156,3 +156,33 @@ def test_the_chatml_oracle_imported_alone_is_answered_not_rejected(shared: Path,
     assert states == {"2406e8343fd49c0e": "ok", "4cd6caa32861956a": "ok", "b0913e7cd82d72b8": "ok"}  # was a failure
     assert t.response is not None and (t.response.text or "").startswith("Current conditions in Tokyo, Japan")
     assert [(f.rule, f.severity) for f in ToolResultCheck().run(t)] == [("tool_result.orphan", Severity.INFO)]
+
+
+def test_an_omitted_call_turn_or_a_what_if_stays_a_failure_though_an_answer_is_recorded() -> None:
+    """Review 2026-12-07 item 1: the recorded answer downgraded every orphan, also one whose call
+    turn the trace records as omitted (the cut itself) and a what-if's, which keeps the answer of
+    the request it changed."""
+    from ctxviewer.model.trace import Response
+
+    call = ContextItem(kind=Kind.HISTORY, id="turn-9", content="calling get_weather", role="assistant",
+                       status=Status.OMITTED)
+    t = make_trace(session_id=None, source_format="cassette", response=Response(text="It is sunny."))
+    cut = replace(t, items=(call, replace(RESULT, position=1), *(i for i in t.items if i.kind is Kind.TOOL)))
+    [f] = ToolResultCheck().run(cut)
+    assert (f.severity, f.message) == (Severity.FAILURE, "tool result msg-0 is sent but the turn before it (turn-9, which "
+                                       "carried the call) was omitted; the provider will reject the request")
+    whatif = lone_result(response=Response(text="It is sunny."), replay_of="trace-1")
+    assert orphans(whatif) == REAL_ORPHAN
+
+
+def test_the_responses_gap_names_the_provider_state_and_carries_no_capture_repair(corpus_db: Path) -> None:
+    """Review 2026-12-07 item 7: the request was captured whole; "capture the whole request" has
+    no object when the gap is the turns the provider holds."""
+    with TraceStore.open(corpus_db) as store:
+        t = store.load(RESPONSES_CALL)
+    [gap] = [f for f in run_checks(t) if f.rule == "accounting.reported_gap"]
+    assert (gap.severity, gap.repair) == (Severity.INFO, None)
+    assert gap.message == ("the provider reported 108 input tokens, counted 54 (o200k_base): 54 tokens above the count "
+                           "-- the request continues a conversation the provider holds (previous_response_id "
+                           "resp_0b7fb495b8662b690069d6f97bb22c8193912f647d165d6ee2): the earlier turns count as input "
+                           "but are not in this request")

@@ -108,4 +108,5 @@ def test_a_trace_without_a_reserve_or_its_own_count_says_what_was_selected(share
     assert res.exit_code == 0, res.stderr
     lines = res.stdout.splitlines()
     assert "  budget: input <= C 2,000 - B_out (not recorded: 0) = 2,000 tokens" in lines
-    assert "selection: input 22 tokens (the retained items' sum), reserved output not recorded; retained 2, omitted 0" in lines
+    assert ("selection: input 22 tokens (the retained items' sum; the provider reported 108 for the recorded request), "
+            "reserved output not recorded; retained 2, omitted 0") in lines

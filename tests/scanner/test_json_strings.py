@@ -64,10 +64,15 @@ def test_a_repeated_key_keeps_both_values_and_paths_name_them() -> None:
 
 
 def test_json_lines_keep_their_lines_and_name_the_bad_ones() -> None:
-    found = json_strings.read('{"a": "x"}\n\n[1, "y"]\nnot json\n"a bare string"\n')
+    text = '{"a": "x"}\n\n[1, "y"]\nnot json\n"a bare string"\n'
+    assert json_strings.read(text) is None  # not named .jsonl: a text whose lines are not all JSON is text
+    found = json_strings.read(text, json_lines=True)
     assert found is not None
     assert [(n, text) for n, _v, text in found.documents] == [(1, '{"a": "x"}'), (3, '[1, "y"]')]
     assert [(n, why) for n, _t, why in found.bad_lines] == [(4, "Expecting value: column 1"),
                                                            (5, "not an object or array")]
-    assert json_strings.read("[INFO] a log line\n") is None  # its first line is no JSON record: text
+    assert json_strings.read("[INFO] a log line\n", json_lines=True) is None  # its first line is no JSON record
     assert json_strings.read("plain text") is None
+    # review 2026-12-07: JSON allows U+2028 raw inside a string; a line is split at line feeds only
+    sep = json_strings.read('{"a": "x\u2028y"}\r\n{"b": "z"}\n')
+    assert sep is not None and [(n, text) for n, _v, text in sep.documents] == [(1, '{"a": "x\u2028y"}'), (2, '{"b": "z"}')]

@@ -43,6 +43,7 @@ A reserve >= C and a reported input + B_out over C are eq. 3.1 overflows: ``budg
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Iterable
 
 from ctxviewer.assess import budget
@@ -170,12 +171,12 @@ def _reported_gap(trace: RequestTrace) -> Iterable[Finding]:
                            f"apart -- the request held {noun}, kept as a placeholder and estimated from its size "
                            "by the model's image rule, which the provider's own count may not match",
                            Evidence(fields=fields))
-    elif r > 0 and (state := server_held_state(trace)) is not None:
-        yield rule_finding("accounting.reported_gap", Severity.INFO,
-                           f"the provider reported {bd.reported:,} input tokens, {counted}: {r:,} tokens above the "
-                           f"count -- the request continues a conversation the provider holds ({state}): the "
-                           "earlier turns count as input but are not in this request",
-                           Evidence(fields=fields))
+    elif r > 0 and (state := server_held_state(trace)) is not None:  # captured whole: "capture more" has no object
+        yield replace(rule_finding("accounting.reported_gap", Severity.INFO,
+                                   f"the provider reported {bd.reported:,} input tokens, {counted}: {r:,} tokens above "
+                                   f"the count -- the request continues a conversation the provider holds ({state}): "
+                                   "the earlier turns count as input but are not in this request",
+                                   Evidence(fields=fields)), repair=None)
     elif r > 0 and trace.tool_calls and not any(i.is_tool_definition for i in trace.items):
         yield rule_finding("accounting.reported_gap", Severity.INFO,
                            f"the provider reported {bd.reported:,} input tokens, {counted}: {r:,} tokens are not in "

@@ -14,8 +14,10 @@ Rule ids (first evidence "Policy loader and version pin"):
   captured"``: OpenTelemetry content capture is opt-in) gives no finding: what was sent is not
   recorded, which the header says as "content not captured". A request that continues a
   conversation the provider holds (:func:`~ctxviewer.assess.checks.server_state.server_held_state`:
-  ``previous_response_id``, a provider conversation id) is ``info`` either way: its earlier turns,
-  not in the trace, may carry the instructions. A standalone tool span
+  ``previous_response_id``, a provider conversation id) is a ``warning`` when a policy is required
+  and ``info`` otherwise: a system message in its earlier turns would count, but an earlier
+  request's ``instructions`` are not carried over (OpenAI Responses), and the trace does not say
+  which was used. A standalone tool span
   (:func:`~ctxviewer.assess.checks.server_state.is_tool_span`) is no model request: no finding.
 * ``policy.version_not_pinned`` (warning) -- the recorded version is a floating one (``latest``,
   ``current``, ``default``, ``*``, ``head``, ``main``): the policy can change under the same name.
@@ -40,6 +42,13 @@ FLOATING_VERSIONS = frozenset({"latest", "current", "default", "*", "head", "mai
 """Version strings that name no fixed version (the policy can change under the same name)."""
 
 
+def captured_messages(trace: RequestTrace) -> bool:
+    """Whether the trace holds its input messages: neither "content not captured" (OpenTelemetry
+    content capture is opt-in) nor the input messages cut by the exporter (``ctxviewer.truncated``)."""
+    return (trace.attributes.get("ctxviewer.content") != "not captured"
+            and "gen_ai.input.messages" not in (trace.attributes.get("ctxviewer.truncated") or ()))
+
+
 class PolicyCheck:
     """Table 3.1 row 1 (see the module docstring)."""
 
@@ -62,23 +71,24 @@ class PolicyCheck:
             return
         if not sent and is_tool_span(trace):  # a tool's execution, not a model request: nothing to send
             pass
-        elif not sent and (state := server_held_state(trace)) is not None:
-            # the earlier turns the provider holds may carry the system instructions: not known
+        elif not sent and captured_messages(trace) and (state := server_held_state(trace)) is not None:
+            # the earlier turns the provider holds may carry a system message; an earlier request's
+            # ``instructions`` are not carried over (OpenAI Responses): not known either way
             wanted = active().expected_policies(trace.service)
             name = pol.id or ", ".join(sorted(wanted))
+            words = (f"no policy (system instructions) in this request, which continues a conversation the provider "
+                     f"holds ({state}): a system message in its earlier turns would count, but an earlier request's "
+                     "instructions are not carried over; which was used is not recorded")
             f = table_finding(
-                "policy.missing", Severity.INFO,
-                (f"policy {name} is required; " if name else "")
-                + f"no policy (system instructions) in this request, which continues a conversation the provider "
-                f"holds ({state}): whether its earlier turns carry one is not recorded",
+                "policy.missing", Severity.WARNING if name else Severity.INFO,
+                f"policy {name} is required; {words}" if name else words,
                 Evidence(item_ids=tuple(i.id for i in policy_items), fields=("policy.id",) if name else ()), 1,
             )
             yield f if name else replace(f, repair=None)  # none required: the row's repair has no object
         elif not sent:
             wanted = active().expected_policies(trace.service)
             required = pol.id is not None or bool(wanted)
-            captured = (trace.attributes.get("ctxviewer.content") != "not captured"  # messages unknown: no claim
-                        and "gen_ai.input.messages" not in (trace.attributes.get("ctxviewer.truncated") or ()))
+            captured = captured_messages(trace)
             if required and not captured:  # whether it was sent is not known: said as such, not as a failure
                 name = pol.id or ", ".join(sorted(wanted))
                 yield table_finding(

@@ -16,9 +16,11 @@ That rule holds for a self-contained request only. Two kinds of trace are never 
   its call and result, and was never sent to a provider.
 
 A request the provider answered (:func:`answered`: a response recorded and the span not in
-error) was not rejected, whatever the trace holds before the result: the call lives where the
-trace does not reach (provider-held state the trace does not name, or a turn the exporter did not
-capture). The result with no call before it is then ``info``, said as such.
+error) with no turn at all before its tool result was not rejected: the call lives where the trace
+does not reach (provider-held state the trace does not name, or a turn the exporter did not
+capture), and the finding is ``info``, said as such. Not so when the trace records the call's turn
+as omitted (that is the cut itself), nor for a what-if or replay (``replay_of``), which keeps the
+recorded answer of a request it changed: those stay failures.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ class ToolResultCheck:
         continues server-held state or a standalone tool span (module docstring)."""
         if is_tool_span(trace) or server_held_state(trace) is not None:
             return
-        accepted = answered(trace)
+        accepted = answered(trace) and trace.replay_of is None  # a what-if or replay keeps the recorded answer
         previous = None
         for item in trace.items:
             if item.kind not in _CONVERSATION:
@@ -63,11 +65,12 @@ class ToolResultCheck:
                 if item.status is Status.RETAINED and (previous is None or previous.status is Status.OMITTED):
                     why = (f"the turn before it ({previous.id}, which carried the call) was omitted"
                            if previous is not None else "no turn carrying its call precedes it")
+                    held = accepted and previous is None  # an omitted call turn is the trace's own evidence of a cut
                     verdict = ("yet the provider answered: its call is held where the trace does not reach "
-                               "(provider-held state or a turn not captured)" if accepted else
+                               "(provider-held state or a turn not captured)" if held else
                                "the provider will reject the request")
                     yield rule_finding(
-                        "tool_result.orphan", Severity.INFO if accepted else Severity.FAILURE,
+                        "tool_result.orphan", Severity.INFO if held else Severity.FAILURE,
                         f"tool result {item.id} is sent but {why}; {verdict}",
                         Evidence(item_ids=(item.id,) + ((previous.id,) if previous is not None else ()),
                                  positions=(item.position,) if item.position else ()))

@@ -48,12 +48,14 @@ class JsonFile:
     """``(line, text, why)`` of the JSON Lines lines that are not JSON (scanned as text instead)."""
 
 
-def read(data: str) -> JsonFile | None:
-    """``data`` as JSON: one document (an object or array), or JSON Lines whose first non-blank
-    line is an object or array (the other lines that are not JSON listed in
-    :attr:`JsonFile.bad_lines`); ``None`` when it is neither (plain text, or a document that
-    does not parse: the caller says so). Raises ``RecursionError`` for a document nested deeper
-    than the interpreter reads."""
+def read(data: str, json_lines: bool = False) -> JsonFile | None:
+    """``data`` as JSON: one document (an object or array), or JSON Lines -- every non-blank line
+    an object or array; with ``json_lines`` (the file is named ``.jsonl``/``.ndjson``) the first
+    must be and the other lines that are not JSON are listed in :attr:`JsonFile.bad_lines`.
+    ``None`` when it is neither (plain text -- a log whose first line is JSON and the rest prose
+    -- or a document that does not parse: the caller says so). Lines are split at line feeds only:
+    JSON allows U+2028, U+2029 and U+0085 raw inside strings. Raises ``RecursionError`` for a
+    document nested deeper than the interpreter reads."""
     head = data.lstrip()[:1]
     if head not in ("{", "["):
         return None
@@ -62,7 +64,8 @@ def read(data: str) -> JsonFile | None:
     except ValueError:
         pass
     out = JsonFile()
-    for n, line in enumerate(data.splitlines(), 1):
+    for n, line in enumerate(data.split("\n"), 1):
+        line = line.removesuffix("\r")
         if not line.strip():
             continue
         try:
@@ -70,8 +73,8 @@ def read(data: str) -> JsonFile | None:
             if not isinstance(value, list):  # Pairs is a list too: an object or an array
                 raise ValueError("not an object or array")
         except (ValueError, RecursionError) as exc:
-            if not out.documents and not out.bad_lines:
-                return None  # the first line is no JSON record: not JSON Lines
+            if not json_lines or (not out.documents and not out.bad_lines):
+                return None  # not every line a JSON record (or the first is none): not JSON Lines
             why = (f"{exc.msg}: column {exc.colno}" if isinstance(exc, json.JSONDecodeError)
                    else "nested too deep" if isinstance(exc, RecursionError) else str(exc))
             out.bad_lines.append((n, line, why))

@@ -34,6 +34,8 @@ around them in stored order (``Ig\u202enore`` reads as ``Ignore``)."""
 _C0 = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 """ASCII control characters a model reads past (NUL, ESC, ...): not tab, line feed, carriage
 return, or the vertical tab and form feed, which break lines."""
+_C0_RUN = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x08\x0e-\x1f\x7f]")
+"""An ANSI escape sequence (``ESC [ 31 m``: colour, cursor) taken off whole, or one :data:`_C0` character."""
 _NOT_C0 = bytes(range(0x20, 0x7F)) + bytes(range(0x80, 0x100)) + b"\t\n\r\x0b\x0c"
 """Every UTF-8 byte but those of :data:`_C0`'s characters (deleted to see whether any is left)."""
 
@@ -162,8 +164,12 @@ def normalise(text: str) -> Normalised | None:
     # written with it), and the words of non-ASCII letters (each checked for homoglyphs)
     runs = [] if ascii_only else list(non_ascii.runs(text))
     if controls:  # the ASCII controls are edits too, each a run of its own
-        runs = sorted(runs + [(m.start(), m.end()) for m in _C0.finditer(text)])
+        runs = sorted(runs + [(m.start(), m.end()) for m in _C0_RUN.finditer(text)])
     for run_start, run_end in runs:
+        if run_end - run_start > 1 and text[run_start] == "\x1b" and run_start >= done:  # a whole ANSI sequence
+            edit(run_start, run_end, "", "control")
+            done = run_end
+            continue
         for k in range(max(run_start, done), run_end):
             if k < done:
                 continue

@@ -85,6 +85,9 @@ def scan_file(path: Path, jsonl_field: str | None = None) -> FileScan:
 
 JSON_SUFFIXES = (".json", ".jsonl", ".ndjson")
 """File names that say the file is JSON: one that does not parse is a problem, not plain text."""
+JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
+"""File names that say the file is JSON Lines: a line that is not JSON is named, the rest read as
+JSON (any other file is JSON Lines only when every line is a JSON record)."""
 
 
 def _scan_whole(path: Path, data: str, out: FileScan) -> None:
@@ -93,7 +96,7 @@ def _scan_whole(path: Path, data: str, out: FileScan) -> None:
     read -- a ``.json`` file cut short, nesting too deep, a JSON Lines line that is not JSON -- is
     a problem naming the file and line, and that text is scanned as plain text instead."""
     try:
-        found = json_strings.read(data)
+        found = json_strings.read(data, json_lines=path.suffix.lower() in JSON_LINES_SUFFIXES)
     except RecursionError:
         out.problems.append(f"{path}: JSON nested too deep to read; scanned as plain text, its escapes (\\uXXXX) "
                             "not decoded")

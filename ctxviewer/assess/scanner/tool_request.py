@@ -29,7 +29,9 @@ TOOL_REQUEST = PatternRule(
     title="request to call a tool or send data",
     severity=Severity.WARNING,
     patterns=(
-        (rx(rf"\b(?:{_SEND})\s+(?!e-?mail\s+to\s){_WHAT}\b[^.\n]{{0,60}}?\b{_DEST}"),  # "send email to" is a contact line
+        # "send email to ADDRESS." and nothing after it is a contact line, not a transfer of data
+        (rx(rf"\b(?:{_SEND})\s+(?!e-?mail\s+to\s+[\w.+-]+@[\w-]+(?:\.[\w-]+)+\.?[ \t]*(?:\n|\Z))"
+            rf"{_WHAT}\b[^.\n]{{0,60}}?\b{_DEST}"),
          "asks to send data to a destination: '{m}'"),
         (rx(r"\b(?:call|invoke|execute|run|trigger|use|activate)\s+(?:the\s+|your\s+|a\s+)?[`'\"]?[a-z][a-z0-9]*(?:_[a-z0-9]+)+[`'\"]?\s+(?:tool|function|plugin|action|api|endpoint)\b"
             r"(?=[^.\n]{0,80}\b(?:with|to|and|on|for)\b)",
