@@ -98,14 +98,14 @@ def scan_cmd(file: str, field: str | None, as_json: bool) -> None:
             click.echo(one_line(f"{file}: {len(rows)} finding(s)" + (f" in {flagged} of {units}" if flagged is not None else "")))
     if result.strings is not None and rows:  # a trace export scanned whole: say what check would scan instead
         from ctxviewer.pipeline.hints import trace_format
-        from ctxviewer.util.file_kind import shell_word, suggested_database
+        from ctxviewer.util.file_kind import shell_word, suggested_database  # the database in the working folder
 
         looks = trace_format(file)
         if looks is not None:
             click.echo(one_line(
                 f"note: {file} looks like {looks}: scan read every string as untrusted data, the user's own words and "
                 f"the application's tool definitions too; 'ctxviewer import {shell_word(file)} -o "
-                f"{shell_word(suggested_database(file))}' then 'ctxviewer check' scans only what the trace marks "
+                f"{shell_word(Path(suggested_database(file)).name)}' then 'ctxviewer check' scans only what the trace marks "
                 "untrusted"), err=True)
     if result.problems:
         what = ("record(s) not scanned" if field else

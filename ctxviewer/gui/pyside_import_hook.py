@@ -45,9 +45,13 @@ def uses_pyside(module: ModuleType, fallback: Callable[[ModuleType], bool]) -> b
 
 def install() -> bool:
     """Put :func:`uses_pyside` in place of PySide6's check (imports ``PySide6.QtCore``). Returns
-    whether it is in place (``False``: PySide6 keeps its check elsewhere; nothing changed). Calling
-    it again changes nothing."""
-    import PySide6.QtCore  # noqa: F401  (loads the feature support)
+    whether it is in place (``False``: PySide6 keeps its check elsewhere, or QtCore cannot be
+    imported here -- then nothing changed and :mod:`ctxviewer.gui.display_check` still gives its
+    message). Calling it again changes nothing."""
+    try:
+        import PySide6.QtCore  # noqa: F401  (loads the feature support)
+    except (ImportError, OSError):  # Qt cannot load here: the display check says so in words, not this
+        return False
 
     feature = sys.modules.get(FEATURE_MODULE)
     original = getattr(feature, CHECK, None)

@@ -74,8 +74,9 @@ def not_a_database_message(path: str | Path) -> str | None:
 
 def trace_format(path: str | Path) -> str | None:
     """What trace file ``path`` looks like to the importer registry, in words
-    (``"an Inspect AI eval log, format 'inspect'"``: the detected importer's description and
-    name), or ``None`` when no importer recognises it (or it cannot be read)."""
+    (``"Inspect AI eval logs (.json EvalLog and .eval zip, zstd members included), format
+    'inspect_ai'"``: the detected importer's description and name), or ``None`` when no importer
+    recognises it (or it cannot be read)."""
     from ctxviewer.importers import REGISTRY, ImportFailed  # the registry loads only when asked
 
     try:

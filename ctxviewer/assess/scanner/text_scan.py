@@ -103,8 +103,13 @@ def _scan_whole(path: Path, data: str, out: FileScan) -> None:
         found = None
     else:
         if found is None and path.suffix.lower() in JSON_SUFFIXES and data.strip():
-            why = _json_error(data)
-            out.problems.append(f"{path}: not JSON ({why}); scanned as plain text, its escapes (\\uXXXX) not decoded")
+            scalar = _scalar(data)
+            if scalar is not None:  # a .json holding one string, number or literal: read as such
+                found = json_strings.JsonFile([(1, scalar[0], data)])
+            else:
+                why = _json_error(data)
+                out.problems.append(f"{path}: not JSON ({why}); scanned as plain text, its escapes (\\uXXXX) not "
+                                    "decoded")
     if found is None:
         out.results.append(TextResult(1, data, tuple(scan_text(data))))
         return
@@ -120,6 +125,15 @@ def _scan_whole(path: Path, data: str, out: FileScan) -> None:
         hits = tuple(scan_text(text))
         if hits:
             out.results.append(TextResult(line, text, hits))
+
+
+def _scalar(data: str) -> tuple[object] | None:
+    """``(value,)`` when ``data`` is JSON holding one string, number, boolean or null, else ``None``."""
+    try:
+        value = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    return None if isinstance(value, (dict, list)) else (value,)
 
 
 def _json_error(data: str) -> str:
