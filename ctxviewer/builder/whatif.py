@@ -342,8 +342,14 @@ def _trace(trace: RequestTrace, sc: Scenario, plan: Plan, cands: list[Candidate]
         usage=replace(trace.usage, input_tokens=None if reported is None else reported + shift),
         request=trace.request if same else SerializedRequest(), source_format="whatif",
         attributes={**dict(trace.attributes), "ctxviewer.whatif.of": trace.trace_id,
-                    "ctxviewer.whatif.scenario": describe(sc)},
+                    "ctxviewer.whatif.scenario": describe(sc),
+                    WHATIF_CHANGED: not (same and all(a.position == b.position for a, b in zip(items, trace.items)))},
     )
+
+
+WHATIF_CHANGED = "ctxviewer.whatif.changed"
+"""Trace attribute of a what-if's trace: ``True`` when its items differ from the recording's (an
+item's status or position), so the recorded response it keeps answered another request."""
 
 
 def describe(sc: Scenario) -> str:

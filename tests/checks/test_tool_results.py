@@ -171,8 +171,12 @@ def test_an_omitted_call_turn_or_a_what_if_stays_a_failure_though_an_answer_is_r
     [f] = ToolResultCheck().run(cut)
     assert (f.severity, f.message) == (Severity.FAILURE, "tool result msg-0 is sent but the turn before it (turn-9, which "
                                        "carried the call) was omitted; the provider will reject the request")
-    whatif = lone_result(response=Response(text="It is sunny."), replay_of="trace-1")
+    whatif = lone_result(response=Response(text="It is sunny."), replay_of="trace-1",
+                         attributes={"ctxviewer.whatif.changed": True})
     assert orphans(whatif) == REAL_ORPHAN
+    as_recorded = lone_result(response=Response(text="It is sunny."), replay_of="trace-1",
+                              attributes={"ctxviewer.whatif.changed": False})
+    assert orphans(as_recorded) == ANSWERED_ORPHAN  # the recording's own request: concluded as recorded
 
 
 def test_the_responses_gap_names_the_provider_state_and_carries_no_capture_repair(corpus_db: Path) -> None:

@@ -125,3 +125,12 @@ def test_an_unrecorded_reserve_is_said_as_such_in_the_budget_rule() -> None:
     assert "budget: input <= C 2,000 - B_out (not recorded: 0) = 2,000 tokens" in out.rules
     recorded = run(make_trace(), Scenario(capacity=9000))
     assert any(r.startswith("budget: input <= C 9,000 - B_out 1,200") for r in recorded.rules)
+
+
+def test_a_whatif_says_whether_its_items_changed(b8k) -> None:
+    """The orphan check reads it: a changed what-if keeps the recording's answer to another request."""
+    from ctxviewer.builder.whatif import WHATIF_CHANGED
+
+    assert run(b8k, Scenario()).trace.attributes[WHATIF_CHANGED] is False
+    moved = run(b8k, Scenario(moves=((b8k.retained[-1].id, 0),)))
+    assert moved.trace.attributes[WHATIF_CHANGED] is True

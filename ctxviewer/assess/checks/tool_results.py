@@ -19,8 +19,10 @@ A request the provider answered (:func:`answered`: a response recorded and the s
 error) with no turn at all before its tool result was not rejected: the call lives where the trace
 does not reach (provider-held state the trace does not name, or a turn the exporter did not
 capture), and the finding is ``info``, said as such. Not so when the trace records the call's turn
-as omitted (that is the cut itself), nor for a what-if or replay (``replay_of``), which keeps the
-recorded answer of a request it changed: those stay failures.
+as omitted (that is the cut itself), nor for a what-if whose items changed
+(``ctxviewer.whatif.changed``, set by :mod:`ctxviewer.builder.whatif`), which keeps the recorded
+answer of the request it changed: those stay failures. A what-if as recorded concludes as the
+recording does.
 """
 
 from __future__ import annotations
@@ -56,7 +58,8 @@ class ToolResultCheck:
         continues server-held state or a standalone tool span (module docstring)."""
         if is_tool_span(trace) or server_held_state(trace) is not None:
             return
-        accepted = answered(trace) and trace.replay_of is None  # a what-if or replay keeps the recorded answer
+        # a what-if whose items changed keeps the recording's answer, given to another request
+        accepted = answered(trace) and not trace.attributes.get("ctxviewer.whatif.changed")
         previous = None
         for item in trace.items:
             if item.kind not in _CONVERSATION:
