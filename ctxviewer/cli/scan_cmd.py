@@ -70,7 +70,7 @@ def scan_cmd(file: str, field: str | None, as_json: bool) -> None:
     rows = []
     for r in result.results:
         for h in r.hits:
-            line = r.line if field or r.path is not None or result.strings is not None else line_col(r.text, h.start)[0]
+            line = r.line if field or result.strings is not None else line_col(r.text, h.start)[0]
             rows.append({"line": line, "record_id": r.record_id, "field": field, "path": r.path,
                          "start": h.start, "end": h.end,
                          "severity": h.severity.value, "rule": h.rule, "reason": h.reason,
@@ -83,10 +83,8 @@ def scan_cmd(file: str, field: str | None, as_json: bool) -> None:
                              + (f" {row['path']}" if row["path"] is not None else ""))
             click.echo(f"{where} [{row['start']}:{row['end']}] {row['severity']} {row['rule']}: "
                        f"{one_line(str(row['reason']))}")
-        scanned = len(result.results)
         strings = result.strings
-        if strings is not None:
-            scanned = strings
+        scanned = strings if strings is not None else len(result.results)
         units = f"{scanned} record(s)" if field else f"{scanned:,} JSON string(s)" if strings is not None else "the file"
         flagged = (len({r["line"] for r in rows}) if field else
                    len({(r["line"], r["path"]) for r in rows}) if strings is not None else None)

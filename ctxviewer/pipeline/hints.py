@@ -59,17 +59,11 @@ def not_a_database_message(path: str | Path) -> str | None:
     ``None`` when no importer recognises the file (or it cannot be read). Paths in the command are
     shell words (:func:`shell_word`: quoted, invisible characters as escapes). Call it only for files already known not to be SQLite databases.
     """
-    from ctxviewer.importers import REGISTRY, ImportFailed  # the registry loads only for such a file
-
-    try:
-        importer = REGISTRY.detect(Path(path))
-    except ImportFailed:
+    looks = trace_format(path)  # the registry loads only for such a file
+    if looks is None:
         return None
     command = f"ctxviewer import {shell_word(str(path))} -o {shell_word(suggested_database(path))}"
-    return (
-        f"is not a trace database; it looks like {importer.description}, format {importer.name!r}. "
-        f"Import it with: {command}"
-    )
+    return f"is not a trace database; it looks like {looks}. Import it with: {command}"
 
 
 def trace_format(path: str | Path) -> str | None:

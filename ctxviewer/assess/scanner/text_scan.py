@@ -103,11 +103,10 @@ def _scan_whole(path: Path, data: str, out: FileScan) -> None:
         found = None
     else:
         if found is None and path.suffix.lower() in JSON_SUFFIXES and data.strip():
-            scalar = _scalar(data)
-            if scalar is not None:  # a .json holding one string, number or literal: read as such
-                found = json_strings.JsonFile([(1, scalar[0], data)])
+            scalar, why = _scalar_or_error(data)
+            if why is None:  # a .json holding one string, number or literal: read as such
+                found = json_strings.JsonFile([(1, scalar, data)])
             else:
-                why = _json_error(data)
                 out.problems.append(f"{path}: not JSON ({why}); scanned as plain text, its escapes (\\uXXXX) not "
                                     "decoded")
     if found is None:
@@ -127,25 +126,17 @@ def _scan_whole(path: Path, data: str, out: FileScan) -> None:
             out.results.append(TextResult(line, text, hits))
 
 
-def _scalar(data: str) -> tuple[object] | None:
-    """``(value,)`` when ``data`` is JSON holding one string, number, boolean or null, else ``None``."""
+def _scalar_or_error(data: str) -> tuple[object, str | None]:
+    """``(value, None)`` when ``data`` is JSON holding one string, number, boolean or null, else
+    ``(None, why)``: why it is not JSON, in words with its line and column (one parse either way)."""
     try:
         value = json.loads(data)
-    except (ValueError, RecursionError):
-        return None
-    return None if isinstance(value, (dict, list)) else (value,)
-
-
-def _json_error(data: str) -> str:
-    """Why ``data`` is not JSON, in words with its line and column."""
-    try:
-        json.loads(data)
     except json.JSONDecodeError as exc:
         cut = " -- was the file cut short?" if exc.pos >= len(data.rstrip()) else ""
-        return f"{exc.msg} at line {exc.lineno}, column {exc.colno}{cut}"
+        return None, f"{exc.msg} at line {exc.lineno}, column {exc.colno}{cut}"
     except (ValueError, RecursionError) as exc:
-        return str(exc) or type(exc).__name__
-    return "not an object or array"
+        return None, str(exc) or type(exc).__name__
+    return (None, "not an object or array") if isinstance(value, (dict, list)) else (value, None)
 
 
 def _records(path: Path, data: str, name: str) -> Iterator[tuple[int, str, str | None, str | None]]:
