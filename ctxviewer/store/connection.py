@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from sqlite_utils import Database
 
 from ctxviewer.store.errors import StoreError
+from ctxviewer.util.held_absent import sqlite_utils_module
 
 _UNDECODABLE = re.compile(r"Could not decode to UTF-8 column '([^']*)' with text ")
 
@@ -61,9 +62,7 @@ class StoreConnection:
         """sqlite-utils over the connection, for writing (imported on first write: a read-only
         store needs only ``sqlite3``)."""
         if self._db_ is None:
-            from sqlite_utils import Database
-
-            self._db_ = Database(self._conn, execute_plugins=False, recursive_triggers=False)
+            self._db_ = sqlite_utils_module().Database(self._conn, execute_plugins=False, recursive_triggers=False)
         return self._db_
 
     def stop_when(self, cancelled: Callable[[], bool], every: int = 10_000) -> None:

@@ -42,9 +42,9 @@ def migrations() -> Migrations:
     """The named schema steps as one ``sqlite_utils.Migrations`` set, applied in order by
     :func:`~ctxviewer.store.migrate.migrate` (built on first use, so opening a database read-only never imports sqlite-utils)."""
     if not _MIGRATIONS:
-        from sqlite_utils import Migrations
+        from ctxviewer.util.held_absent import sqlite_utils_module
 
-        m = Migrations(MIGRATION_SET)
+        m = sqlite_utils_module().Migrations(MIGRATION_SET)
         for fn in _STEP_FNS:
             m()(fn)
         _MIGRATIONS.append(m)

@@ -17,7 +17,9 @@ What lives here:
 * :mod:`~ctxviewer.util.file_kind` -- what a file is (FIFO, device, too large to read), and
   shell words for the commands a message suggests;
 * :mod:`~ctxviewer.util.new_file` -- a new file under a unique name, its mode respecting the umask;
-* :mod:`~ctxviewer.util.plugins` -- the one plug-in registry (built-ins and entry points).
+* :mod:`~ctxviewer.util.plugins` -- the one plug-in registry (built-ins and entry points);
+* :mod:`~ctxviewer.util.held_absent` -- a module imported with optional packages it probes for
+  held absent (sqlite-utils without its pandas probe).
 
 May import: the standard library and third-party packages only; never another ``ctxviewer``
 package (this is the ground floor, checked by the layers contract in ``pyproject.toml``).
