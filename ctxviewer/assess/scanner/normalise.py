@@ -8,7 +8,9 @@ the text with zero-width characters, soft hyphens, joiners, bidirectional contro
 control characters (NUL, ESC, ...) removed, tag characters decoded to
 the ASCII they mirror, compatibility forms folded (NFKC, where the result is ASCII) and
 homoglyphs mapped to the Latin letter they imitate -- only inside words that mix them with Latin
-letters, or in a line that is mostly Latin, so Russian or Greek prose is left as it is. The
+letters, or in a line that is mostly Latin, so Russian or Greek prose is left as it is. A
+removed character between two words may have stood for a space (``Ignore\u200bprevious``): the
+spaced view (``normalise(text, spaced=True)``) reads it as one, and the registry scans both. The
 homoglyph table is Unicode's confusables (UTS #39) as shipped by ``confusable-homoglyphs``,
 loaded on first need.
 
@@ -45,6 +47,11 @@ def _has_controls(text: str) -> bool:
     deleted are not empty (about 1.6 ms per 2 MB, against 9.5 ms for a regular-expression search)."""
     return bool(text.encode("utf-8", "surrogatepass").translate(None, _NOT_C0))
 _SPACE = "\u2063"  # INVISIBLE SEPARATOR: a word break a reader cannot see
+_BREAKS = frozenset("\u200b\u2060\ufeff" + _C0_CHARS) | BIDI_CONTROLS
+"""Characters that may stand where a space was (zero-width space, word joiner, byte-order mark,
+bidirectional and ASCII controls): between two words they are a word break in the spaced view
+(:func:`normalise`). Not the joiners, soft hyphen or combining grapheme joiner, which sit inside
+words (Persian and Hindi write the zero-width non-joiner between letters of one word)."""
 _TAG_LO, _TAG_HI = 0xE0000, 0xE007F
 _KIND = {"drop": "zero-width characters", "control": "control characters", "tag": "Unicode tag characters", "nfkc": "fullwidth or styled letters",
          "homoglyph": "look-alike letters of another script"}
@@ -80,6 +87,8 @@ class Normalised:
     _edited: tuple[bool, ...]
     _kinds: tuple[str | None, ...] = ()
     """Per piece, what its edit took off (a :attr:`kinds` word), ``None`` for a piece kept."""
+    breaks: bool = False
+    """Whether a removed character stood between two words (:func:`normalise`'s ``spaced``)."""
 
     def excerpts(self, context: int) -> list[tuple[int, int]]:
         """``[start, end)`` ranges of the normalised text around its edits, ``context`` characters
@@ -115,9 +124,16 @@ class Normalised:
         return frozenset(k for k in self._kinds[max(i, 0):j + 1] if k is not None) or self.kinds
 
 
-def normalise(text: str) -> Normalised | None:
+def normalise(text: str, *, spaced: bool = False) -> Normalised | None:
     """``text`` with its disguises taken off (module docstring), or ``None`` when nothing changes
-    (every ASCII text). Linear in the text's length."""
+    (every ASCII text). Linear in the text's length.
+
+    A character of :data:`_BREAKS` (or a whole ANSI sequence) is removed, which joins the letters
+    around it: ``Ig\\x00nore`` reads "Ignore". The same character between two words
+    (``Ignore\\u200bprevious``) hid a space; with ``spaced`` each run of them with a letter or digit
+    on both sides reads as one space instead ("Ignore previous"). :attr:`Normalised.breaks`
+    says whether the text has such a run (the spaced view is then worth scanning too).
+    """
     ascii_only = text.isascii()
     controls = _has_controls(text)
     if ascii_only and not controls:
@@ -131,6 +147,25 @@ def normalise(text: str) -> Normalised | None:
     kinds: set[str] = set()
     pos = n = 0
     latin_lines: dict[int, bool] = {}
+    breaks = False
+
+    def between_words(s: int, e: int) -> bool:
+        """Whether ``text[s:e]``, a removed character or sequence, is the first of a run of them
+        with a letter or digit on both sides of the run."""
+        if s == 0 or not text[s - 1].isalnum():
+            return False
+        while e < len(text) and (text[e] in _BREAKS or (text[e] == "\x1b" and _C0_RUN.match(text, e))):
+            m = _C0_RUN.match(text, e) if text[e] == "\x1b" else None
+            e = m.end() if m is not None else e + 1
+        return e < len(text) and text[e].isalnum()
+
+    def removed(s: int, e: int, kind: str) -> None:
+        """Take off ``text[s:e]`` (one character or an ANSI sequence); a space in the spaced view
+        when it stood between two words."""
+        nonlocal breaks
+        gap = (text[s] in _BREAKS or text[s] == "\x1b") and between_words(s, e)
+        breaks = breaks or gap
+        edit(s, e, " " if gap and spaced else "", kind)
 
     def _piece(at: int, s: int, e: int, changed: bool, kind: str | None = None) -> None:
         norm_starts.append(at)
@@ -167,7 +202,7 @@ def normalise(text: str) -> Normalised | None:
         runs = sorted(runs + [(m.start(), m.end()) for m in _C0_RUN.finditer(text)])
     for run_start, run_end in runs:
         if run_end - run_start > 1 and text[run_start] == "\x1b" and run_start >= done:  # a whole ANSI sequence
-            edit(run_start, run_end, "", "control")
+            removed(run_start, run_end, "control")
             done = run_end
             continue
         for k in range(max(run_start, done), run_end):
@@ -176,9 +211,9 @@ def normalise(text: str) -> Normalised | None:
             ch = text[k]
             cp = ord(ch)
             if ch in _DROP:
-                edit(k, k + 1, "", "drop")
+                removed(k, k + 1, "drop")
             elif ch in BIDI_CONTROLS or ch in _C0_CHARS:
-                edit(k, k + 1, "", "control")
+                removed(k, k + 1, "control")
             elif ch == _SPACE:
                 edit(k, k + 1, " ", "drop")
             elif _TAG_LO <= cp <= _TAG_HI:
@@ -199,7 +234,7 @@ def normalise(text: str) -> Normalised | None:
         return None
     keep(len(text))
     return Normalised("".join(pieces), frozenset(kinds), tuple(norm_starts), tuple(orig_starts), tuple(orig_ends),
-                      tuple(edited), tuple(piece_kinds))
+                      tuple(edited), tuple(piece_kinds), breaks)
 
 
 def _homoglyph_word(text: str, s: int, e: int, edit: object, latin_lines: dict[int, bool]) -> None:

@@ -151,12 +151,16 @@ def _run(text: str, _depth: int, skip: tuple[Rule, ...] = ()) -> list[Hit]:
 def _scan(text: str, _depth: int) -> list[Hit]:
     hits = _run(text, _depth)
     norm = normalise(text)
-    if norm is not None:  # the text as a model reads it: hits that only its disguise hid
-        for a, b in norm.excerpts(WINDOW_OVERLAP):  # only around the disguises: a hit must cover one
-            for h in _run(norm.text[a:b], _depth, skip=(INVISIBLE,)):
-                start, end, disguised = norm.span(h.start + a, h.end + a)
+    views = [] if norm is None else [norm]
+    if norm is not None and norm.breaks:  # an invisible character in place of a space, too
+        spaced = normalise(text, spaced=True)
+        views += [spaced] if spaced is not None else []
+    for view in views:  # the text as a model reads it: hits that only its disguise hid
+        for a, b in view.excerpts(WINDOW_OVERLAP):  # only around the disguises: a hit must cover one
+            for h in _run(view.text[a:b], _depth, skip=(INVISIBLE,)):
+                start, end, disguised = view.span(h.start + a, h.end + a)
                 if disguised:  # named by the disguises inside the hit, not the whole text's
-                    how = " and ".join(sorted(norm.kinds_in(h.start + a, h.end + a)))
+                    how = " and ".join(sorted(view.kinds_in(h.start + a, h.end + a)))
                     hits.append(Hit(h.rule, start, end, f"{h.reason} (disguised with {how})", Severity.FAILURE))
     english = [h for h in hits if h.rule == OVERRIDE.id]
     hits = [h for h in hits if h.rule != MULTILINGUAL.id or not any(_overlap(h, e) for e in english)]
