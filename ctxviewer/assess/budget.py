@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ctxviewer.assess.config import active
 from ctxviewer.assess.input_source import NOT_CAPTURED_SOURCE, REPORTED_SOURCE, TRUNCATED_SOURCE
 from ctxviewer.assess.truncated import truncation
+from ctxviewer.model.source_window import recorded_source_window
 from ctxviewer.model.trace import Category, ContextItem, Kind, LimitMode, RequestTrace, Status
 from ctxviewer.util.memo import by_identity
 
@@ -186,7 +187,9 @@ class CapacityCheck:
 def catalogue_capacity(trace: RequestTrace) -> tuple[int | None, str]:
     """C for eq. 3.1 and where it came from: a value the user set for this trace in ``ctxviewer.toml``
     (over everything), the trace's recorded capacity (:data:`RECORDED`), a value the user set for
-    its model, else the model catalogue's context window for its provider and model, ``"assumed
+    its model, a window the trace's source recorded from its own catalogue (``"assumed (LiteLLM
+    model map recorded in the trace: gpt-4o)"``, :mod:`ctxviewer.model.source_window`), else the
+    model catalogue's context window for its provider and model, ``"assumed
     (model catalogue: SOURCE)"`` (:func:`ctxviewer.tokens.catalogue.lookup`); ``(None, RECORDED)``
     when none has it. The user's values come from the active check configuration (the assessment's
     context, :mod:`ctxviewer.assess.config`)."""
@@ -196,6 +199,9 @@ def catalogue_capacity(trace: RequestTrace) -> tuple[int | None, str]:
         return user
     if ep.capacity is not None or ep.limit_mode is LimitMode.SEPARATE:
         return ep.capacity, RECORDED
+    from_source = recorded_source_window(trace.attributes)  # the exporter's own catalogue (LiteLLM's model map)
+    if from_source is not None:
+        return from_source[0], f"assumed ({from_source[1]})"
     from ctxviewer.tokens.catalogue import lookup  # the catalogue's data loads only for such a trace
 
     found = lookup(ep.provider, ep.model)

@@ -15,6 +15,8 @@ What lives here:
   agent, operation: OpenTelemetry GenAI attributes);
 * :mod:`~ctxviewer.model.run` -- :class:`~ctxviewer.model.run.RunSpan`, one step of an agent run
   (the run tree: agents, tools, retrievers around the model calls);
+* :mod:`~ctxviewer.model.source_window` -- a context window the trace's source recorded from its
+  own model catalogue (LiteLLM's model map): eq. 3.1's assumed C before ctxviewer's catalogue;
 * :mod:`~ctxviewer.model.words` -- how a recorded value reads (``8,000``, ``not recorded``);
   :mod:`~ctxviewer.model.capture` -- what a call whose message content was not captured does
   record, in words (its output, its usage, metadata only);

@@ -8,7 +8,15 @@ tool calls); usage from ``response.usage`` (OpenAI rule: prompt includes cached)
 top-level ``prompt_tokens`` / ``completion_tokens``, with cached/reasoning details from
 ``metadata.usage_object``; ``startTime``/``endTime`` as epoch seconds or ``"YYYY-MM-DD HH:MM:SS"``
 strings (UTC); ``status`` ``failure`` with ``error_str`` -> status error. ``trace_id`` (groups
-retries) is kept as an attribute. Accepts one payload, a list, or JSON Lines. No Qt here.
+retries) is kept as an attribute. ``model_map_information`` (LiteLLM's model map entry for the
+deployment): its ``max_input_tokens`` is the context window LiteLLM applied, kept as the
+source's window (:mod:`ctxviewer.model.source_window`: eq. 3.1 assumes it when the trace records
+no capacity) with ``model_map_key``; ``max_output_tokens`` is kept as
+``litellm.model_map.max_output_tokens``; the rest of the entry (LiteLLM's prices per token and
+feature flags for the model) is LiteLLM's catalogue, not a fact of the call, and is not kept.
+``hidden_params``' ``api_base``, ``response_cost``,
+``litellm_model_name`` and ``model_id`` are kept as ``litellm.hidden_params.KEY``. Accepts one
+payload, a list, or JSON Lines. No Qt here.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from ctxviewer.importers.common.field_account import is_empty, mapped, unmapped_
 from ctxviewer.importers.common.llm_call import LLMCall, build_trace
 from ctxviewer.importers.common.request_params import request_parameters
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
+from ctxviewer.model.source_window import SOURCE_WINDOW_ATTRIBUTE, source_window
 from ctxviewer.model.trace import Usage
 
 
@@ -83,9 +92,39 @@ def call_from_payload(p: Mapping[str, Any], fallback_id: str) -> LLMCall:
             call.attributes[f"litellm.{k}"] = p[k]
     call.attributes.update(request_parameters({k: v for k, v in params.items() if k != "tools"},
                                               "litellm.model_parameters")[0])
+    call.attributes.update(_model_map(p.get("model_map_information")))
+    hidden = p.get("hidden_params")
+    for k in HIDDEN_KEPT:
+        value = hidden.get(k) if isinstance(hidden, Mapping) else None
+        if not is_empty(value) and isinstance(value, (str, int, float)):
+            call.attributes[f"litellm.hidden_params.{k}"] = value
     call.attributes.update(unmapped_attribute(unmapped_keys(p, MAPPED)))
     return call
 
+
+def _model_map(info: Any) -> dict[str, Any]:
+    """Attributes of LiteLLM's model map entry (module docstring): the source's context window
+    (``max_input_tokens``, a positive int) and ``litellm.model_map.*``; empty when not recorded."""
+    entry = info.get("model_map_value") if isinstance(info, Mapping) else None
+    if not isinstance(entry, Mapping):
+        return {}
+    key = pm._str(info.get("model_map_key")) or pm._str(entry.get("key"))
+    out: dict[str, Any] = {}
+    window = source_window(entry.get("max_input_tokens"),
+                           f"LiteLLM model map recorded in the trace: {key}" if key else
+                           "LiteLLM model map recorded in the trace")
+    if window is not None:
+        out[SOURCE_WINDOW_ATTRIBUTE] = window
+    if key:
+        out["litellm.model_map.key"] = key
+    max_out = entry.get("max_output_tokens")
+    if isinstance(max_out, int) and not isinstance(max_out, bool) and max_out > 0:
+        out["litellm.model_map.max_output_tokens"] = max_out
+    return out
+
+
+HIDDEN_KEPT = ("api_base", "response_cost", "litellm_model_name", "model_id")
+"""``hidden_params`` keys kept as ``litellm.hidden_params.KEY`` attributes (scalars only)."""
 
 KEPT = ("trace_id", "call_type", "stream", "response_cost", "model_group", "api_base", "cache_hit", "model_id",
         "request_tags", "saved_cache_cost", "response_time", "total_tokens", "completionStartTime", "error_information")
@@ -93,8 +132,9 @@ KEPT = ("trace_id", "call_type", "stream", "response_cost", "model_group", "api_
 
 MAPPED = mapped("id", "model", "custom_llm_provider", "messages", "model_parameters", "response", "prompt_tokens",
                 "completion_tokens", "metadata.usage_object", "startTime", "endTime", "status", "error_str",
-                "end_user", *KEPT)
-"""The payload keys mapped or kept; the rest are named in ``ctxviewer.unmapped``."""
+                "end_user", "model_map_information", *(f"hidden_params.{k}" for k in HIDDEN_KEPT), *KEPT)
+"""The payload keys mapped or kept (``model_map_information``: its window and key, the rest of it
+left out as catalogue data: module docstring); the rest are named in ``ctxviewer.unmapped``."""
 
 
 class LiteLLMImporter:
