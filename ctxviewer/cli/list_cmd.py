@@ -112,7 +112,7 @@ def list_cmd(db: str, as_json: bool, jsonl: bool, text: str, wide: bool, limit: 
         raise click.BadParameter(str(exc), param_hint="'--after'") from None
     page = -1 if all_rows else (limit if limit is not None else screenful())
     current = _current(db)
-    from ctxviewer.cli.stores import is_store_url, open_db, warn_damage
+    from ctxviewer.cli.stores import is_store_url, open_db, warn_absent_rules, warn_damage
 
     if is_store_url(db):
         next_cursor = _print_store(db, text, start, page, as_json=as_json, jsonl=jsonl, wide=wide)
@@ -121,6 +121,7 @@ def list_cmd(db: str, as_json: bool, jsonl: bool, text: str, wide: bool, limit: 
 
     with open_db(db) as store:
         try:
+            warn_absent_rules(store, text)
             with snapshot(store):
                 next_cursor, bad_rows = _print(store, query, start, page, current, db, as_json=as_json, jsonl=jsonl,
                                               wide=wide)

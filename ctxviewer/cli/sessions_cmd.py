@@ -14,7 +14,14 @@ from typing import Any
 import click
 
 from ctxviewer.cli.status import BadInput
-from ctxviewer.cli.stores import current_fingerprint, filter_query, stale_calls, warn_damage, warn_stale
+from ctxviewer.cli.stores import (
+    current_fingerprint,
+    filter_query,
+    stale_calls,
+    warn_absent_rules,
+    warn_damage,
+    warn_stale,
+)
 from ctxviewer.model.times import format_created
 from ctxviewer.pipeline.hints import open_store
 from ctxviewer.present.session_cells import CALL_HEADERS, SESSION_HEADERS, call_cells, diff_hint, session_cells
@@ -52,6 +59,7 @@ def sessions_cmd(db: str, text: str, limit: int, after: str | None, as_json: boo
     query = filter_query(text)
     try:
         with open_store(db) as store:
+            warn_absent_rules(store, text)
             count = store.session_count(query)
             found = store.sessions(query, after, limit)
             lone = store.sessionless_count(query) if hasattr(store, "sessionless_count") else None

@@ -15,7 +15,7 @@ import click
 
 from ctxviewer.cli.simple_table import simple_table
 from ctxviewer.cli.status import BadInput
-from ctxviewer.cli.stores import filter_query, stale_calls, warn_damage, warn_stale
+from ctxviewer.cli.stores import filter_query, stale_calls, warn_absent_rules, warn_damage, warn_stale
 from ctxviewer.pipeline.hints import open_store
 from ctxviewer.store import StoreError
 from ctxviewer.store.aggregates import GROUP_KEYS
@@ -97,6 +97,7 @@ def stats_cmd(db: str, text: str, by: str | None, as_json: bool) -> None:
     query = filter_query(text)
     try:
         with open_store(db) as store:
+            warn_absent_rules(store, text)
             total, groups = store.aggregate(query, by)
             stale = stale_calls(store, db, query)
             damage = store.damage()  # the sums read the list columns only: say when other pages are broken

@@ -14,6 +14,20 @@ if TYPE_CHECKING:
     from ctxviewer.store import TraceQuery, TraceSource, TraceStore
 
 
+def warn_absent_rules(store: object, text: str) -> None:
+    """``note: no trace has a finding 'X'; the findings here: ...`` on standard error when the
+    ``--filter`` text names a rule or family no trace of the database has
+    (:meth:`~ctxviewer.store.TraceStore.absent_rules_note`; a misspelt rule otherwise lists
+    nothing, or everything after ``!=``, without a word). A store without findings of its own
+    (a ClickHouse store's rows are assessed as they are read) says nothing here."""
+    note = getattr(store, "absent_rules_note", None)
+    said = note(text) if note is not None and text.strip() else None
+    if said:
+        import click
+
+        click.echo(f"note: {said}", err=True)
+
+
 def filter_query(text: str) -> TraceQuery:
     """The :class:`~ctxviewer.store.TraceQuery` of a ``--filter`` text (``""``: every trace).
     Raises :class:`~ctxviewer.cli.status.BadInput` with the caret message of

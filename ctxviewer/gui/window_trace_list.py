@@ -11,6 +11,7 @@ from ctxviewer.gui.tables import fit_columns_to_content
 from ctxviewer.gui.trace_list_model import PAGE_ROWS
 from ctxviewer.gui.window_part import WindowPart
 from ctxviewer.present.columns import TRACE_COLUMNS
+from ctxviewer.store import StoreError
 
 
 class WindowTraceList(WindowPart):
@@ -83,9 +84,20 @@ class WindowTraceList(WindowPart):
         if self.trace is None and self.trace_model.rowCount():
             self.select_row(0)
 
+    def _absent_rules(self) -> str | None:
+        """The store's note on a filter naming a finding no trace has
+        (:meth:`~ctxviewer.store.TraceStore.absent_rules_note`, as ``list --filter`` says it), or ``None``."""
+        note = getattr(self.store, "absent_rules_note", None)
+        try:
+            return note(self.filter_edit.text()) if note is not None else None
+        except StoreError:
+            return None
+
     def _show_no_match(self) -> None:
         text = self.filter_edit.text().strip()
-        self._show_nothing(f"No trace matches the filter “{text}”." if text else "The database holds no traces.")
+        absent = self._absent_rules() if text else None
+        said = f"No trace matches the filter “{text}”." if text else "The database holds no traces."
+        self._show_nothing(f"{said}\n{absent[0].upper()}{absent[1:]}." if absent else said)
 
     def _show_count(self) -> None:
         """The count under the list: exact once the model has its keys, "counting" before."""
@@ -111,5 +123,9 @@ class WindowTraceList(WindowPart):
             tip = (f"{fresh:,} row(s) were stored with other settings (ctxviewer.toml, marks or an older ctxviewer) "
                    "and were re-assessed in this window, as show and check assess them; filters and sorts read "
                    "the stored facts until `ctxviewer upgrade DB -o NEW.db` stores them afresh." if fresh else "")
+        absent = self._absent_rules()
+        if absent:  # a misspelt rule keeps nothing, or everything after "!=": never silently
+            text += " · " + absent.split(";", 1)[0]
+            tip = f"{absent}. {tip}"
         self.count_label.setText(text)
         self.count_label.setToolTip(tip.strip())

@@ -22,6 +22,9 @@ find them seconds. Above it, a term is better tested row by row along the list o
 ``finding == injection`` (12,996) walked 55-70 ms against 249 ms driven."""
 
 
+_MAX_RULES = 500
+"""Distinct finding rules :meth:`TraceListing.absent_rules_note` reads at most (a database holds a few dozen)."""
+
 _MEMBER = "(traces.trace_id IN ("
 """How a compiled ``finding`` / ``text`` term starts (:mod:`ctxviewer.store.filters`): membership in a list of trace ids."""
 
@@ -60,6 +63,47 @@ class TraceListing(StoreConnection):
             return where, builtins.list(compiled.params)
         return (f"traces.rowid IN (SELECT rowid FROM traces WHERE {best[1]}) AND {where}",
                 [*best[2], *compiled.params])
+
+    def absent_rules_note(self, text: str) -> str | None:
+        """For a display filter whose ``finding ==`` / ``!=`` / ``in`` terms name a rule or family no
+        trace of this database has a finding of (a misspelt ``finding == injecton`` keeps nothing,
+        ``finding != injecton`` everything, both silently): ``"no trace has a finding 'injecton'; the
+        findings here: budget.over_capacity, injection (3 rules)"``, the rule families present and
+        each family's rules when it has one or two (at most 12 families named). ``None`` when every
+        name is found, for no such term, and for text that does not compile (its error is said
+        elsewhere). Reads ``trace_findings`` through its rule index (one seek per name and per rule
+present, whatever the number of traces). Raises
+        :class:`~ctxviewer.store.StoreError` when the database cannot be read."""
+        if "finding" not in text.lower():
+            return None
+        from ctxviewer.store.filters import FilterError, compile_filter
+
+        try:
+            names = compile_filter(text).rules_named
+        except FilterError:
+            return None
+        try:
+            absent = [r for r in names if self._conn.execute(
+                "SELECT 1 FROM trace_findings WHERE rule = ? OR (rule > ? AND rule < ?) LIMIT 1",
+                (r, r + ".", r + "/")).fetchone() is None]
+            if not absent:
+                return None
+            rules: builtins.list[str] = []  # each next rule by the index: ~50 seeks, not a walk of every finding
+            row = self._conn.execute("SELECT min(rule) FROM trace_findings").fetchone()
+            while row is not None and row[0] is not None and len(rules) < _MAX_RULES:
+                rules.append(str(row[0]))
+                row = self._conn.execute("SELECT min(rule) FROM trace_findings WHERE rule > ?", (rules[-1],)).fetchone()
+        except sqlite3.Error as exc:
+            raise self._fail("cannot read the findings", exc) from None
+        families: dict[str, list[str]] = {}
+        for rule in rules:
+            families.setdefault(rule.split(".", 1)[0], []).append(rule)
+        shown = [", ".join(members) if len(members) <= 2 else f"{fam} ({len(members)} rules)"
+                 for fam, members in builtins.list(families.items())[:12]]
+        more = f", and {len(families) - 12} more families" if len(families) > 12 else ""
+        here = f"the findings here: {', '.join(shown)}{more}" if rules else "no trace here has any finding"
+        named = " or ".join(repr(r) for r in absent)
+        return f"no trace has a finding {named}; {here}"
 
     def stream(self, query: TraceQuery | None = None, after: tuple[str | None, str] | None = None,
                limit: int = -1) -> Iterator[tuple[TraceRow, str | None]]:

@@ -163,3 +163,18 @@ def test_control_characters_in_a_file_name_are_shown_not_obeyed(qtbot, db: Path,
     shown = w.statusBar().currentMessage()
     assert shown == one_line(f"{evil.resolve()} (read-only)") and "\x1b" not in shown and "\n" not in shown
     assert "\x1b" not in w.windowTitle()
+
+
+def test_a_filter_naming_a_finding_no_trace_has_says_so(qtbot, db: Path, windows) -> None:
+    """As ``list --filter`` says it on standard error (TraceStore.absent_rules_note)."""
+    w = windows.open(db, show=False)
+    w.filter_edit.setText("finding != budgte")
+    w.apply_filter()
+    qtbot.waitUntil(lambda: w.trace_model.counted and w.trace_model.rowCount() == 4)
+    assert w.count_label.text() == "4 traces · no trace has a finding 'budgte'"
+    assert w.count_label.toolTip() == "no trace has a finding 'budgte'; no trace here has any finding."
+    w.filter_edit.setText("finding == budgte")
+    w.apply_filter()
+    qtbot.waitUntil(lambda: w.trace_model.counted and w.trace_model.rowCount() == 0)
+    assert w.chart.empty_label.text() == ("No trace matches the filter “finding == budgte”.\n"
+                                          "No trace has a finding 'budgte'; no trace here has any finding.")

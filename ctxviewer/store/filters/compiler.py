@@ -32,6 +32,9 @@ class CompiledFilter:
     counts each one's rows (up to a bound) and drives the query from the most selective
     (:meth:`ctxviewer.store.TraceStore.filter_where`); the planner cannot tell without statistics
     that ``omitted > 2`` keeps 0.2% of the rows."""
+    rules_named: tuple[str, ...] = ()
+    """The rule ids or families its ``finding ==`` / ``!=`` / ``in`` terms name, each once, in filter
+    order (:meth:`ctxviewer.store.TraceStore.absent_rules_note` says which no trace has)."""
 
     @property
     def empty(self) -> bool:
@@ -70,7 +73,7 @@ def compile_filter(text: str) -> CompiledFilter:
     if _paren_depth(sql) > _MAX_SQL_PARENS:  # wide groups inside deep ones: still too deep for SQLite
         raise FilterError(f"filter nested too deep: simplify its groups (more than {_MAX_SQL_PARENS} "
                           "levels of parentheses in SQL)", 0, text)
-    return CompiledFilter(sql, tuple(params), text, tuple(probes))
+    return CompiledFilter(sql, tuple(params), text, tuple(probes), tuple(dict.fromkeys(compiler.rules_named)))
 
 
 _MAX_SQL_PARENS = 24

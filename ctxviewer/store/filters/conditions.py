@@ -106,6 +106,8 @@ class ConditionCompiler:
     def __init__(self, text: str, params: list[Any]) -> None:
         self.text = text
         self.params = params
+        self.rules_named: list[str] = []
+        """The rule ids or families ``finding ==``, ``!=`` and ``in`` named, in filter order."""
 
     def fail(self, message: str, node: Any) -> FilterError:
         pos = getattr(node, "start_pos", None)
@@ -288,6 +290,7 @@ class ConditionCompiler:
             conds = []
             for v in values:
                 rule = self.value(FINDING, v)
+                self.rules_named.append(rule)
                 conds.append("(f.rule = ? OR (f.rule > ? AND f.rule < ?))")
                 self.params.extend([rule, rule + ".", rule + "/"])  # the family: '/' follows '.'
             cond = " OR ".join(conds)
