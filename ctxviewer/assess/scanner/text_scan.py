@@ -140,7 +140,12 @@ def _scalar_or_error(data: str) -> tuple[object, str | None]:
 
 
 def _records(path: Path, data: str, name: str) -> Iterator[tuple[int, str, str | None, str | None]]:
-    for n, line in enumerate(data.splitlines(), 1):
+    """``(line number, the field's text, the record's id, None)`` per JSON Lines record of ``data``,
+    or ``(line number, "", None, warning)`` for a line that is not a record with a text field
+    ``name``. Lines end at ``\n`` only (a trailing ``\r`` dropped): a U+2028 or U+0085 inside a
+    string is JSON text, not a line break, as the JSON Lines reader of the plain scan reads it."""
+    for n, line in enumerate(data.split("\n"), 1):
+        line = line[:-1] if line.endswith("\r") else line
         if not line.strip():
             continue
         try:
