@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ctxviewer.assess.budget import check_capacity, verdict_text
+from ctxviewer.assess.budget import check_capacity
+from ctxviewer.assess.verdict import verdict_text
 from ctxviewer.importers.formats.native import mark_recorded
 from ctxviewer.model.serialize import trace_to_dict
 from ctxviewer.model.trace import RequestTrace

@@ -31,6 +31,7 @@ from ctxviewer.assess.checks import run_checks
 from ctxviewer.assess.config import active, restore, using
 from ctxviewer.assess.context import EMPTY, AssessContext
 from ctxviewer.assess.trace_header import header_rows, numbers_line
+from ctxviewer.assess.verdict import verdict_text
 from ctxviewer.model.findings import Finding, Severity, State, worst
 from ctxviewer.model.trace import NOT_RECORDED, LimitMode, RequestTrace
 from ctxviewer.util.visible import one_line
@@ -128,7 +129,7 @@ class Assessment:
 
 
 def _verdict(chk: CapacityCheck, findings: tuple[Finding, ...]) -> str:
-    text = budget.verdict_text(chk)
+    text = verdict_text(chk)
     over = chk.over_before_trim if chk.limit_mode is not LimitMode.SEPARATE else None
     if over is not None and over > 0 and chk.input_before_trim != chk.input_tokens:
         text += f"; before trimming: over by {over:,}"

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ctxviewer.assess.bars import declared_bar, used_bar
-from ctxviewer.assess.budget import allocations, category_of, check_capacity, verdict_text
+from ctxviewer.assess.budget import allocations, category_of, check_capacity
+from ctxviewer.assess.verdict import verdict_text
 from ctxviewer.model.trace import (
     Category,
     ContextItem,

@@ -8,7 +8,8 @@ import pytest
 from factories import make_trace
 
 from ctxviewer.assess.bars import used_bar
-from ctxviewer.assess.budget import check_capacity, verdict_text
+from ctxviewer.assess.budget import check_capacity
+from ctxviewer.assess.verdict import verdict_text
 from ctxviewer.model.trace import Category, Endpoint, Usage
 from ctxviewer.pipeline.stored_facts import with_facts
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxviewer.assess.budget import allocations, check_capacity, verdict_text
+from ctxviewer.assess.budget import allocations, check_capacity
+from ctxviewer.assess.verdict import verdict_text
 from ctxviewer.model.serialize import trace_from_dict
 from ctxviewer.model.trace import Kind, Status, ToolVerdict
 from ctxviewer.tokens.counting import count_tokens

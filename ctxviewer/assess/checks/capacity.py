@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from ctxviewer.assess import budget
+from ctxviewer.assess.verdict import verdict_text
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.trace import LimitMode, RequestTrace, Status
 
@@ -50,7 +51,7 @@ def capacity_findings(trace: RequestTrace, chk: budget.CapacityCheck) -> list[Fi
                    else "; the model was not recorded" if chk.capacity is None else "")
         out.append(Finding(  # a quantity the exporter did not capture: neutral, said as "not recorded"
             rule="budget.not_checked", severity=Severity.INFO,
-            message=f"eq. 3.1 cannot be checked: {budget.verdict_text(chk)}{unknown}",
+            message=f"eq. 3.1 cannot be checked: {verdict_text(chk)}{unknown}",
             evidence=Evidence(fields=_LIMIT_FIELDS),
         ))
     elif chk.limit_mode is LimitMode.SEPARATE:
@@ -71,7 +72,7 @@ def capacity_findings(trace: RequestTrace, chk: budget.CapacityCheck) -> list[Fi
     elif chk.fits is False:
         out.append(Finding(
             rule="budget.over_capacity", severity=Severity.FAILURE,
-            message=f"{budget.verdict_text(chk)} (eq. 3.1)",
+            message=f"{verdict_text(chk)} (eq. 3.1)",
             evidence=Evidence(fields=(*_LIMIT_FIELDS, *(("usage.input_tokens",) if chk.reported_input else ()))),
         ))
     if (chk.fits and chk.margin is not None and chk.declared_margin is not None
