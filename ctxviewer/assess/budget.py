@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ctxviewer.assess.config import active
 from ctxviewer.assess.input_source import NOT_CAPTURED_SOURCE, REPORTED_SOURCE, TRUNCATED_SOURCE
 from ctxviewer.assess.truncated import truncation
+from ctxviewer.model.capture import answered
 from ctxviewer.model.source_window import recorded_source_window
 from ctxviewer.model.trace import Category, ContextItem, Kind, LimitMode, RequestTrace, Status
 from ctxviewer.util.memo import by_identity
@@ -261,7 +262,10 @@ def check_capacity(trace: RequestTrace) -> CapacityCheck:
     if cap is not None and input_tokens is not None and b_out is not None:
         margin = cap - (input_tokens + b_out)
     fits = None if margin is None else margin >= 0
-    if fits and reported is not None and cap is not None and b_out is not None \
+    refuted = _refuted(trace, cap, cap_source, max(reported or 0, input_tokens or 0))
+    if refuted is not None:  # the call itself shows the assumed C is too small: nothing to decide by it
+        fits = margin = None
+    elif fits and reported is not None and cap is not None and b_out is not None \
             and reported + b_out > cap:  # the endpoint enforces its own count: the margin is by it too
         fits, source, margin = False, REPORTED_SOURCE, cap - (reported + b_out)
     return CapacityCheck(
@@ -275,7 +279,7 @@ def check_capacity(trace: RequestTrace) -> CapacityCheck:
         input_before_trim=before,
         input_source=source,
         reported_input=reported,
-        capacity_problem=_capacity_problem(trace),
+        capacity_problem=refuted or _capacity_problem(trace),
         capacity_source=cap_source,
         output_assumed=assumed_out,
     )
@@ -302,6 +306,20 @@ def _input(trace: RequestTrace, items_sum: int | None) -> tuple[int | None, str 
 
 def _n(v: int) -> str:
     return f"{v:,}"
+
+
+def _refuted(trace: RequestTrace, cap: int | None, cap_source: str, used: int) -> str | None:
+    """Why an *assumed* C cannot be this deployment's window, in words, or ``None``: the provider
+    answered the call (:func:`ctxviewer.model.capture.answered`) with more input tokens than that C
+    (``used``: the reported input, or the count when larger) -- Gemini 1.5 Pro served 1,500,000 input
+    tokens against a catalogue window of 1,000,000, Claude Sonnet 4 400,000 with its 1M-context
+    beta. An endpoint that accepted the input proves the assumption wrong, not the request over
+    capacity. A C the trace recorded or the user set is never doubted here."""
+    if cap is None or not cap_source.startswith("assumed") or used <= cap or not answered(trace):
+        return None
+    return (f"the provider answered with {_n(used)} input tokens, more than the assumed context window of "
+            f"{_n(cap)} tokens ({cap_source.removeprefix('assumed (').removesuffix(')')}): that assumption does "
+            "not hold for this deployment, so eq. 3.1 is not checked (set the window in ctxviewer.toml)")
 
 
 def _capacity_problem(trace: RequestTrace) -> str | None:

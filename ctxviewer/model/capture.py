@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ctxviewer.model.span_facts import ERROR, span_status
 from ctxviewer.model.trace import RequestTrace, Response, ToolCall, Usage
 
 OUTPUT_ONLY_WARNING = "no input messages captured: the span records its output only"
@@ -29,6 +30,17 @@ def usage_recorded(usage: Usage) -> bool:
 def output_recorded(response: Response | None, tool_calls: Sequence[ToolCall]) -> bool:
     """True when the call records the model's output: response text, reasoning or a tool call."""
     return bool(tool_calls) or (response is not None and (response.text is not None or response.reasoning is not None))
+
+
+def answered(trace: RequestTrace) -> bool:
+    """Whether the provider answered the request as the trace records it: a response with text,
+    reasoning or an id (each not empty), or proposed tool calls, and a span status that is not
+    ``error`` (:func:`ctxviewer.model.span_facts.span_status`). Unlike :func:`output_recorded`, an
+    empty text is no answer."""
+    if span_status(trace.attributes) == ERROR:
+        return False
+    r = trace.response
+    return bool(trace.tool_calls) or (r is not None and bool(r.text or r.reasoning or r.id))
 
 
 def uncaptured_what(usage: Usage) -> str:

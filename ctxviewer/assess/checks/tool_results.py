@@ -31,20 +31,11 @@ from typing import Iterable
 
 from ctxviewer.assess.checks._common import rule_finding
 from ctxviewer.assess.checks.server_state import is_tool_span, server_held_state
+from ctxviewer.model.capture import answered
 from ctxviewer.model.findings import Evidence, Finding, Severity
-from ctxviewer.model.span_facts import ERROR, span_status
 from ctxviewer.model.trace import Kind, RequestTrace, Status
 
 _CONVERSATION = (Kind.HISTORY, Kind.USER, Kind.MEMORY, Kind.SUMMARY)
-
-
-def answered(trace: RequestTrace) -> bool:
-    """Whether the provider answered the request as the trace records it: a response with text,
-    reasoning or an id, or proposed tool calls, and a span status that is not ``error``."""
-    if span_status(trace.attributes) == ERROR:
-        return False
-    r = trace.response
-    return bool(trace.tool_calls) or (r is not None and bool(r.text or r.reasoning or r.id))
 
 
 class ToolResultCheck:

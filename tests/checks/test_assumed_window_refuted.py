@@ -1,0 +1,48 @@
+"""An assumed context window the call itself refutes is no over-capacity failure: the provider
+answered with more input tokens than the catalogue's C for the model (new user 2026-12-07: Gemini
+1.5 Pro served 1,500,000 input tokens against genai-prices' 1,000,000 -> "failure: over capacity by
+500,000 tokens")."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from factories import make_trace
+
+from ctxviewer.assess.assessment import assess
+from ctxviewer.assess.budget import check_capacity
+from ctxviewer.assess.verdict import verdict_text
+from ctxviewer.model.trace import Endpoint, Response, Usage
+from ctxviewer.tokens.catalogue import package_version
+
+REFUTED = ("the provider answered with 1,500,000 input tokens, more than the assumed context window of "
+           f"1,000,000 tokens (model catalogue: genai-prices {package_version()}, gemini-1.5-pro): that assumption "
+           "does not hold for this deployment, so eq. 3.1 is not checked (set the window in ctxviewer.toml)")
+
+
+def _gemini(**kw: object):  # type: ignore[no-untyped-def]
+    base = make_trace(endpoint=Endpoint(provider="gcp.gemini", model="gemini-1.5-pro"),
+                      usage=Usage(input_tokens=1_500_000, output_tokens=100),
+                      response=Response(text="The summary is ...", finish_reason="stop"),
+                      reserved_output_tokens=1200, safety_margin=None)
+    return replace(base, **kw)
+
+
+def test_an_answered_call_over_the_assumed_window_is_not_checked() -> None:
+    chk = check_capacity(_gemini())
+    assert (chk.capacity, chk.fits, chk.margin) == (1_000_000, None, None)
+    assert verdict_text(chk) == REFUTED
+    a = assess(_gemini())
+    assert [(f.rule, f.severity.value) for f in a.findings if f.rule.startswith("budget.")] == [
+        ("budget.not_checked", "info")]
+    assert a.state.value != "failure"
+
+
+def test_a_failed_call_or_a_recorded_window_is_still_over_capacity() -> None:
+    failed = _gemini(attributes={"otel.status_code": "error"}, response=None)
+    assert check_capacity(failed).fits is False  # the endpoint refused it: the assumption may well hold
+    recorded = _gemini(endpoint=Endpoint(provider="gcp.gemini", model="gemini-1.5-pro", capacity=1_000_000))
+    chk = check_capacity(recorded)
+    assert chk.fits is False and verdict_text(chk).startswith("over capacity by 501,200 tokens by the provider-reported input")
+    within = _gemini(usage=Usage(input_tokens=900_000, output_tokens=100))
+    assert check_capacity(within).fits is True  # not refuted: 900,000 fit the assumed window
