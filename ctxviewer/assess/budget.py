@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from ctxviewer.assess.config import active
 from ctxviewer.assess.input_source import NOT_CAPTURED_SOURCE, REPORTED_SOURCE, TRUNCATED_SOURCE
+from ctxviewer.assess.tolerance import tolerance
 from ctxviewer.assess.truncated import truncation
 from ctxviewer.model.capture import answered
 from ctxviewer.model.source_window import recorded_source_window
@@ -173,6 +174,11 @@ class CapacityCheck:
     (:func:`ctxviewer.tokens.catalogue.lookup`)."""
     output_assumed: bool = False
     """True when B_out was not recorded and the input alone was checked against C (B_out taken as 0)."""
+    reported_margin: int | None = None
+    """Shared mode, a fitting request whose provider-reported input is above the count by more than
+    the tolerance (:func:`ctxviewer.assess.tolerance.tolerance`): C - (reported + B_out), the
+    margin by the provider's count, which the verdict names beside :attr:`margin` (by the count:
+    the declared safety margin is planned in the application's count); ``None`` otherwise."""
 
     @property
     def capacity_assumed(self) -> bool:
@@ -280,6 +286,7 @@ def check_capacity(trace: RequestTrace) -> CapacityCheck:
         input_source=source,
         reported_input=reported,
         capacity_problem=refuted or _capacity_problem(trace),
+        reported_margin=_reported_margin(trace, fits, source, cap, input_tokens, b_out),
         capacity_source=cap_source,
         output_assumed=assumed_out,
     )
@@ -306,6 +313,20 @@ def _input(trace: RequestTrace, items_sum: int | None) -> tuple[int | None, str 
 
 def _n(v: int) -> str:
     return f"{v:,}"
+
+
+def _reported_margin(trace: RequestTrace, fits: bool | None, source: str | None, cap: int | None,
+                     counted: int | None, b_out: int | None) -> int | None:
+    """:attr:`CapacityCheck.reported_margin` (see there), or ``None``."""
+    reported = trace.usage.input_tokens
+    if trace.attributes.get("ctxviewer.whatif.changed"):  # another selection than the provider counted
+        return None
+    if not fits or source == REPORTED_SOURCE or cap is None or counted is None or b_out is None or reported is None:
+        return None
+    tol = tolerance(trace)
+    if tol is None or reported - counted <= tol:
+        return None
+    return cap - (reported + b_out)
 
 
 def _refuted(trace: RequestTrace, cap: int | None, cap_source: str, used: int) -> str | None:

@@ -66,7 +66,9 @@ def _shared_verdict(chk: CapacityCheck) -> str:
         return (f"over capacity by {_n(chk.reported_input - room)} tokens by the provider-reported input: "
                 f"had {_n(room)} tokens left, needed {_n(chk.reported_input)} (counted {_n(chk.input_tokens)})")
     if chk.margin >= 0:
+        by_report = ("" if chk.reported_margin is None else
+                     f"; {_n(chk.reported_margin)} by the provider-reported input {_n(chk.reported_input or 0)}")
         if chk.declared_margin is not None and chk.margin < chk.declared_margin:
-            return f"fits, {_n(chk.margin)} tokens margin (below the declared {_n(chk.declared_margin)})"
-        return f"fits, {_n(chk.margin)} tokens margin"
+            return f"fits, {_n(chk.margin)} tokens margin (below the declared {_n(chk.declared_margin)}{by_report})"
+        return f"fits, {_n(chk.margin)} tokens margin" + (f" (by the count{by_report})" if by_report else "")
     return f"over capacity by {_n(-chk.margin)} tokens: had {_n(room)} tokens left, needed {_n(chk.input_tokens)}"

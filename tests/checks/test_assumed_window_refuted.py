@@ -46,3 +46,24 @@ def test_a_failed_call_or_a_recorded_window_is_still_over_capacity() -> None:
     assert chk.fits is False and verdict_text(chk).startswith("over capacity by 501,200 tokens by the provider-reported input")
     within = _gemini(usage=Usage(input_tokens=900_000, output_tokens=100))
     assert check_capacity(within).fits is True  # not refuted: 900,000 fit the assumed window
+
+
+def test_a_fitting_call_names_its_margin_by_the_providers_count_too() -> None:
+    """New user F2: gpt-4o, 7 tokens counted, 100,000 reported: "fits, 127,993 tokens margin" alone
+    overstated the headroom the provider's own count leaves (28,000). The margin stays by the count
+    (the declared safety margin is planned in it); the verdict names both once the report is above
+    the count by more than the tolerance."""
+    from ctxviewer.model.trace import ContextItem, Kind, Status, Trust
+
+    item = ContextItem(kind=Kind.USER, id="u", content="Summarise the attached report.", tokens=7,
+                       status=Status.RETAINED, position=1, trust=Trust.UNTRUSTED)
+    t = make_trace(endpoint=Endpoint(provider="openai", model="gpt-4o"), items=(item,), input_tokens=None,
+                   usage=Usage(input_tokens=100_000, output_tokens=100), reserved_output_tokens=None,
+                   safety_margin=None, response=Response(text="ok"))
+    chk = check_capacity(t)
+    assert (chk.margin, chk.reported_margin, chk.fits) == (127_993, 28_000, True)
+    assert verdict_text(chk) == ("fits, 127,993 tokens margin (by the count; 28,000 by the provider-reported input "
+                                 "100,000) (capacity assumed; reserved output not recorded: input alone checked)")
+    near = replace(t, usage=Usage(input_tokens=7 + 50, output_tokens=100))  # within the 50-token tolerance
+    assert check_capacity(near).reported_margin is None
+    assert verdict_text(check_capacity(near)).startswith("fits, 127,993 tokens margin (capacity assumed")

@@ -98,7 +98,8 @@ def test_import_corpus_otlp_then_show(shared: Path, tmp_path: Path) -> None:
     assert d["usage"]["input_tokens"] == 412 and d["usage"]["output_tokens"] == 27
     # the trace records no C: the model catalogue's context window for gpt-4o-mini, said as assumed
     assert (d["capacity"], d["capacity_source"]) == (128_000, f"assumed (model catalogue: genai-prices {package_version()}, gpt-4o-mini)")
-    assert (d["fits"], d["margin"], d["verdict"]) == (True, 126_955, "fits, 126,955 tokens margin (capacity assumed)")
+    assert (d["fits"], d["margin"], d["verdict"]) == (True, 126_955, (
+        "fits, 126,955 tokens margin (by the count; 126,564 by the provider-reported input 412) (capacity assumed)"))
     assert d["state"] == "ok"  # the one finding is the counted input explained: no tool definition captured
     assert [(f["rule"], f["severity"], f["message"]) for f in d["findings"]] == [(
         "accounting.reported_gap", "info", "the provider reported 412 input tokens, counted 32 (o200k_base): 380 "

@@ -113,7 +113,8 @@ def test_list_json_says_when_the_margin_uses_an_assumed_capacity(shared: Path, t
     assert CliRunner().invoke(cli, ["import", str(src), "-o", str(db)]).exit_code == 0
     rows = json.loads(CliRunner().invoke(cli, ["list", str(db), "--json"]).output)
     (row,) = [r for r in rows if r["trace_id"] == "attrs-3147d823f85ba1e3"]
-    assert (row["capacity"], row["margin"], row["verdict"]) == (None, 7964, "fits, 7,964 tokens margin (capacity assumed)")
+    assert (row["capacity"], row["margin"], row["verdict"]) == (None, 7964, (
+        "fits, 7,964 tokens margin (by the count; 7,895 by the provider-reported input 97) (capacity assumed)"))
     assert row["capacity_source"] == "not recorded; the margin uses an assumed C (show gives it and its source)"
     shown = json.loads(CliRunner().invoke(cli, ["show", str(db), "attrs-3147d823f85ba1e3", "--json"]).output)
     assert shown["capacity"] == 8192 == 7964 + row["input_tokens"] + row["reserved_output_tokens"]

@@ -105,7 +105,8 @@ def test_empty_candidate_list(b8k) -> None:
     o = run(empty, Scenario())
     assert o.trace is not None and o.trace.items == () and o.trace.input_tokens == 0
     assert o.verdict == o.recorded.verdict
-    assert o.verdict.startswith("fits, 6,800 tokens margin; policy support-policy was required but no policy item")
+    assert o.verdict.startswith("fits, 6,800 tokens margin (by the count; 682 by the provider-reported input 6,118); "
+                                "policy support-policy was required but no policy item")  # its usage kept: 6,118
 
 
 def test_items_filtered_before_trimming_stay_omitted(b8k) -> None:

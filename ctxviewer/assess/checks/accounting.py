@@ -50,6 +50,7 @@ from ctxviewer.assess import budget
 from ctxviewer.assess.breakdown import breakdown
 from ctxviewer.assess.checks._common import rule_finding
 from ctxviewer.assess.checks.server_state import server_held_state
+from ctxviewer.assess.tolerance import DEFAULT_TOLERANCE, MIN_TOLERANCE, tolerance
 from ctxviewer.assess.truncated import truncation
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.trace import LimitMode, RequestTrace
@@ -57,24 +58,11 @@ from ctxviewer.tokens.item_rule import definition_of
 from ctxviewer.tokens.placeholders import split_marked
 from ctxviewer.tokens.profiles import ProfileError
 
-DEFAULT_TOLERANCE = 0.05
-"""Share of the reported input the counts may differ by when no safety margin is declared."""
-MIN_TOLERANCE = 50
-"""Smallest tolerance in tokens (short requests carry a fixed chat-template overhead)."""
 TOOL_PROMPT_MIN, TOOL_PROMPT_MAX = 159, 530
 """The smallest and largest tool-use system prompt an endpoint is documented to add, in tokens:
 Anthropic's table "Tool use system prompt token count" (Claude 3 Sonnet ``auto`` to Claude 3
 Opus ``auto``; 346 / 313 for recent models). A reported input above the count by more than the
 largest (plus the tolerance) is not explained by the tool prompt."""
-
-
-def tolerance(trace: RequestTrace) -> int | None:
-    """Allowed |counted - reported| in tokens; ``None`` when the reported input is unknown."""
-    if trace.usage.input_tokens is None:
-        return None
-    if trace.safety_margin is not None:
-        return trace.safety_margin
-    return max(MIN_TOLERANCE, math.ceil(DEFAULT_TOLERANCE * trace.usage.input_tokens))
 
 
 class AccountingCheck:
