@@ -40,10 +40,11 @@ OVERRIDE = PatternRule(
     title="override of earlier instructions or of the output, addressed to the model",
     severity=Severity.WARNING,
     patterns=(
-        (rx(rf"\b(?:{_IGNORE})\s+{_DET}(?:(?:{_PRIOR})\s+){{1,2}}(?!{_CORRESPONDENCE}\b)(?:{_OBJ})\b",
+        (rx(rf"\b(?:{_IGNORE})\s+{_DET}(?:(?:{_PRIOR})\s+(?:(?:and|or|&)\s+(?:following|subsequent|later)\s+)?){{1,2}}"
+            rf"(?!{_CORRESPONDENCE}\b)(?:{_OBJ})\b",
             rf"\b(?:{_IGNORE})\s+{_DET}(?:above|preceding|foregoing|system)\s+(?:{_CORRESPONDENCE})\b"),
          "tells the model to drop earlier instructions or data: '{m}'"),
-        (rx(rf"\b(?:{_IGNORE})\s+{_DET}(?:{_OBJ})\b[^.\n]{{0,40}}?\b(?:and|then|instead|but)\s+(?:instead\s+|just\s+|simply\s+|only\s+)?"
+        (rx(rf"\b(?:{_IGNORE})\s+{_DET}(?:{_OBJ}|above|preceding|foregoing)\b[^.\n]{{0,40}}?\b(?:and|then|instead|but)\s+(?:instead\s+|just\s+|simply\s+|only\s+)?"
             r"(?:say|state|output|print|write|respond|reply|answer|tell|report|claim|return|declare|insist|assert|indicate|mention|repeat)"),
          "tells the model to disregard its input and say something else: '{m}'"),
         (rx(r"\byour\s+(?:new|real|actual|true|updated|revised|only|primary|next)\s+(?:instructions?|task|goal|objective|mission|directive|role|purpose)\s+(?:is|are)\s+now\b",
