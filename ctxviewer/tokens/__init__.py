@@ -3,6 +3,8 @@ framing a model name means), and the accounting of a serialized request by the e
 
 What lives here: :mod:`.counting` (counts, the bundled encodings, counting over the cores),
 :mod:`.profiles` (model name -> encoding, capacity, limits, framing, tool and image rules),
+:mod:`.model_names` (the names a routed model name is looked up by: gateway prefixes, Bedrock
+ARNs and cross-region profiles),
 :mod:`.request_accounting` (a raw request counted part by part), :mod:`.item_rule` (an item's
 stored rendering of a tool definition or tool call counted as the endpoint counts what was sent) and :mod:`.images` (image tokens
 from the image's header), :mod:`.placeholders` (the image placeholders an item's text holds instead

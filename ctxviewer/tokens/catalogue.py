@@ -95,10 +95,9 @@ def _genai_prices(provider: str | None, model: str) -> tuple[str, int] | None:
         return None
     snapshot = data_snapshot.get_snapshot()
     provider_id = PROVIDER_IDS.get((provider or "").lower()) if provider else None
-    names = [model]
-    if "/" in model and not model.lower().startswith(("models/", "ft:")):  # "openai/gpt-4o" (LiteLLM, OpenRouter)
-        names.append(model.split("/", 1)[1])
-    for name in names:
+    from ctxviewer.tokens.model_names import lookup_names
+
+    for name in lookup_names(model):  # "openai/gpt-4o" (LiteLLM), "us.anthropic.claude-..." (Bedrock)
         for pid in dict.fromkeys((provider_id, None)):
             try:
                 _prov, info = snapshot.find_provider_model(name, None, pid, None)

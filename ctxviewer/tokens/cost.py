@@ -161,11 +161,10 @@ def _price(provider_id: str | None, model: str, sent: datetime | None, counts: t
         load()  # installed? (imported without its price-update client)
     except ImportError:
         return Cost(None, reason=f"{PACKAGE} not installed")
+    from ctxviewer.tokens.model_names import lookup_names
     from ctxviewer.tokens.price_rates import price
 
-    names = [model]
-    if "/" in model and not model.lower().startswith(("models/", "ft:")):  # "openai/gpt-4o" (LiteLLM, OpenRouter)
-        names.append(model.split("/", 1)[1])
+    names = lookup_names(model)  # "openai/gpt-4o" (LiteLLM, OpenRouter), "us.anthropic.claude-..." (Bedrock)
     when = sent if sent is None or sent.tzinfo is not None else sent.replace(tzinfo=timezone.utc)
     for name in names:
         try:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ctxviewer.tokens.counting import UnknownEncodingError, available_encodings
+from ctxviewer.tokens.model_names import lookup_names
 from ctxviewer.util import assets
 
 PROFILES_ENV = "CTXVIEWER_PROFILES"
@@ -214,7 +215,7 @@ def _resolved(model: str | None, encoding: str | None, source: str, user_path: s
         if model.lower().startswith("ft:"):
             base = model[3:].split(":", 1)[0]
             how = f"fine-tuned from {base}; "
-        hit = _match(base, user_path)
+        hit = next((h for name in lookup_names(base) if (h := _match(name, user_path)) is not None), None)
         if hit:
             found = hit[0]
             how += f"profile {hit[0].name} (pattern {hit[1]})"
