@@ -13,6 +13,7 @@ control characters of trace text are shown as markers (:func:`ctxviewer.util.vis
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from ctxviewer.assess.budget import CapacityCheck
 from ctxviewer.assess.input_source import REPORTED_SOURCE, TRUNCATED_SOURCE
@@ -203,6 +204,9 @@ def header_rows(trace: RequestTrace) -> list[tuple[str, str]]:
         rows.append(("Tool calls", "\n".join(tool_call_line(c) for c in trace.tool_calls)))
     else:
         rows.append(("Tool calls", "none"))
+    others = _other_choices(trace)
+    if others is not None:
+        rows.append(("Choices", others))
     if trace.validations:
         rows.append(("Validations", "\n".join(
             f"{v.check}: {'passed' if v.passed else 'FAILED'}" + (f" ({v.detail})" if v.detail else "")
@@ -210,6 +214,26 @@ def header_rows(trace: RequestTrace) -> list[tuple[str, str]]:
         )))
     # trace text is untrusted: invisible and control characters shown as markers (ctxviewer.util.visible)
     return [(label, reveal(text).text if needs_reveal(text) else text) for label, text in rows]
+
+
+def _other_choices(trace: RequestTrace) -> str | None:
+    """The choices after the first the import kept (``ctxviewer.other_choices``: OTel GenAI output
+    messages are one per choice) after ``"choice 1 shown"``, one line each: ``"choice 2:
+    delete_all_files({"path":"/"}) -- finish reason tool_calls (not this trace's response)"``;
+    ``None`` when there are none."""
+    kept = trace.attributes.get("ctxviewer.other_choices")
+    if not isinstance(kept, (list, tuple)) or not kept:
+        return None
+    lines = []
+    for entry in kept:
+        if not isinstance(entry, Mapping):
+            continue
+        calls = [f"{one_line(str(c.get('name', '')))}({one_line(str(c.get('arguments') or ''))})"
+                 for c in entry.get("tool_calls") or () if isinstance(c, Mapping)]
+        what = ", ".join(calls) or (f"text {one_line(str(entry['text']))[:80]!r}" if entry.get("text") else "no output")
+        reason = f" -- finish reason {entry['finish_reason']}" if entry.get("finish_reason") else ""
+        lines.append(f"choice {entry.get('choice', '?')}: {what}{reason} (not this trace's response)")
+    return "\n".join(["choice 1 shown (this trace's response and tool calls)", *lines]) if lines else None
 
 
 def numbers_line(trace: RequestTrace, chk: CapacityCheck) -> str:

@@ -40,7 +40,7 @@ from datetime import datetime
 from typing import Any, Mapping, Sequence
 
 from ctxviewer.importers.common import messages as gm
-from ctxviewer.importers.common.part_shapes import reasoning_text
+from ctxviewer.importers.common.choices import OTHER_CHOICES_ATTRIBUTE, other_choices, response_of
 from ctxviewer.model.capture import uncaptured_warning
 from ctxviewer.model.span_facts import agent_name
 from ctxviewer.model.trace import (
@@ -49,7 +49,6 @@ from ctxviewer.model.trace import (
     Kind,
     Policy,
     RequestTrace,
-    Response,
     SerializedRequest,
     SourceRef,
     Status,
@@ -57,7 +56,6 @@ from ctxviewer.model.trace import (
     Trust,
     Usage,
 )
-from ctxviewer.util.json_escapes import decode_escapes
 
 POLICY_ROLES = frozenset({"system", "developer"})
 """Roles whose messages are application policy (trusted)."""
@@ -259,40 +257,6 @@ def _doc_items(docs: list[Document]) -> list[ContextItem]:
                   source=SourceRef(store=d.store, document_id=d.id)) for n, d in enumerate(docs)]
 
 
-def response_of(call: LLMCall) -> tuple[Response | None, tuple[ToolCall, ...]]:
-    """Response (first output message) and its tool calls (arguments as sent; those of
-    :attr:`LLMCall.output_tool_calls` when the first output message has none).
-
-    Output messages are choices (OTel GenAI ``gen_ai.output.messages``: one message per choice), so
-    only the first is read -- except when several output messages carry tool calls and no text:
-    some instrumentations (Koog) write each tool call of one turn as its own message, and n choices
-    of nothing but tool calls are not a real shape, so their tool calls are read as one turn.
-    """
-    first = call.output[0] if call.output else None
-    calls = gm.tool_call_parts(first) if first else []
-    if not calls:
-        calls = list(call.output_tool_calls)
-    outputs = call.output or []
-    if len(outputs) > 1 and all(
-            gm.tool_call_parts(m) and not any(p.get("type") == "text" and p.get("content")
-                                               for p in m.get("parts") or [])
-            for m in outputs):
-        calls = [c for m in outputs for c in gm.tool_call_parts(m)]
-    tool_calls = tuple(ToolCall(name=str(c.get("name") or ""), arguments=gm.arguments_string(c.get("arguments")),
-                                id=None if c.get("id") in (None, "") else str(c.get("id"))) for c in calls)
-    reason = call.finish_reason or (first.get("finish_reason") if first else None)
-    if first is None and reason is None and call.response_model is None and call.response_id is None:
-        return None, tool_calls
-    text = reasoning = None
-    if first is not None:
-        texts = [str(p.get("content") or "") for p in first.get("parts") or [] if p.get("type") == "text"]
-        text = decode_escapes("".join(texts)) if texts else None
-        thoughts = [t for t in (reasoning_text(p) for p in first.get("parts") or []) if t is not None]
-        reasoning = "\n".join(thoughts) if thoughts else None
-    return Response(text=text, finish_reason=None if reason is None else str(reason),
-                    model=call.response_model, id=call.response_id, reasoning=reasoning), tool_calls
-
-
 def completeness(call: LLMCall) -> str:
     """``ended``, ``never ended`` or ``times not recorded`` for the call's span."""
     if call.ended_recorded is False:
@@ -362,8 +326,13 @@ def build_trace(call: LLMCall) -> tuple[RequestTrace, list[str]]:
     from ctxviewer.importers.common.provider_messages import usage_warnings
 
     items, user_request = build_items(call)
-    response, tool_calls = response_of(call)
+    response, tool_calls = response_of(call.output, call.output_tool_calls, call.finish_reason,
+                                       call.response_model, call.response_id)
     warnings = list(call.problems) + (usage_warnings(call.usage) if call.check_usage else [])
+    others, said = other_choices(call.output)
+    attrs_extra: dict[str, Any] = {}
+    if others and said:  # never dropped in silence: a second choice may propose a destructive call
+        attrs_extra, warnings = {OTHER_CHOICES_ATTRIBUTE: others}, [*warnings, said]
     attrs: dict[str, Any] = {k: gm.strip_payloads(v) for k, v in call.attributes.items()}  # no base64 kept
     for key in [k for k, v in attrs.items() if not _finite(v)]:  # JSON has no NaN / Infinity: export could not write it
         warnings.append(f"{key}: {attrs.pop(key)!r} is not a finite number; left out (not recorded)")
@@ -373,6 +342,7 @@ def build_trace(call: LLMCall) -> tuple[RequestTrace, list[str]]:
     if call.tools_inherited_from and call.tools:
         attrs["ctxviewer.tools_inherited_from"] = call.tools_inherited_from
     attrs.update(documents_attribute(call.documents))
+    attrs.update(attrs_extra)
     captured = call.content_captured if call.content_captured is not None else bool(call.messages or call.system)
     if not captured:
         attrs["ctxviewer.content"] = "not captured"

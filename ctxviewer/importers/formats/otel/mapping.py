@@ -268,7 +268,8 @@ def call_from_span(span: Span, problems: list[str] | None = None) -> LLMCall:
     if first is not None:  # the first choice's own finish reason wins over the span's list
         reason = _str(first.get("finish_reason")) or reason
         first = {k: v for k, v in first.items() if k != "finish_reason"}
-    call.output = [first] if first is not None else None  # choices: only the first is the response
+    # choices: the first is the response; the others are kept (importers.common.choices), never dropped
+    call.output = [first, *(outputs or [])[1:]] if first is not None else None
     call.finish_reason = _str(reason)
     if not (first and gm.tool_call_parts(first)):  # LiteLLM / OpenLLMetry legacy indexed completion attributes
         call.output_tool_calls = [c for m in gm.indexed_messages(a, "gen_ai.completion") or []

@@ -1,0 +1,52 @@
+"""Choices after the first are kept, never dropped (ctxviewer.importers.common.choices): OTel GenAI
+``gen_ai.output.messages`` holds one message per choice; a second choice proposing a destructive
+call was dropped without a word (new user 2026-12-07, F14)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from otlp_factories import chat_span, otlp_request, s
+
+from ctxviewer.assess.trace_header import header_rows
+from ctxviewer.importers.contract import ImportProblem
+from ctxviewer.importers.formats.otel import IMPORTER
+
+OUTPUT = [{"role": "assistant", "parts": [{"type": "text", "content": "A cat."}], "finish_reason": "stop"},
+          {"role": "assistant", "parts": [{"type": "tool_call", "id": "c9", "name": "delete_all_files",
+                                           "arguments": {"path": "/"}}], "finish_reason": "tool_calls"}]
+
+
+def _load(tmp_path: Path, output: list) -> tuple[list, list[str]]:  # type: ignore[type-arg]
+    f = tmp_path / "choices.otlp.json"
+    f.write_text(json.dumps(otlp_request(chat_span(**{"gen_ai.output.messages": s(json.dumps(output)),
+                                                      "gen_ai.request.choice.count": {"intValue": "2"}}))))
+    records = list(IMPORTER.load(f))
+    return ([r for r in records if hasattr(r, "trace_id")],
+            [r.message for r in records if isinstance(r, ImportProblem)])
+
+
+def test_the_second_choice_is_kept_and_said(tmp_path: Path) -> None:
+    [trace], problems = _load(tmp_path, OUTPUT)
+    assert (trace.response.text, trace.response.finish_reason, trace.tool_calls) == ("A cat.", "stop", ())
+    assert [dict(c) | {"tool_calls": [dict(t) for t in c["tool_calls"]]}
+            for c in trace.attributes["ctxviewer.other_choices"]] == [
+        {"choice": 2, "finish_reason": "tool_calls",
+         "tool_calls": [{"name": "delete_all_files", "arguments": '{"path":"/"}', "id": "c9"}]}]
+    assert problems == [
+        "gen_ai.output.messages holds 2 choices: the trace shows choice 1; choice 2 "
+        "(finish reason tool_calls; proposes delete_all_files) is kept as ctxviewer.other_choices"]
+    assert dict(header_rows(trace))["Choices"] == (
+        "choice 1 shown (this trace's response and tool calls)\n"
+        'choice 2: delete_all_files({"path":"/"}) -- finish reason tool_calls (not this trace\'s response)')
+
+
+def test_one_choice_or_one_turns_calls_as_separate_messages_keep_nothing_else(tmp_path: Path) -> None:
+    [one], problems = _load(tmp_path, OUTPUT[:1])
+    assert "ctxviewer.other_choices" not in one.attributes and problems == [] and "Choices" not in dict(header_rows(one))
+    calls = [{"role": "assistant", "parts": [{"type": "tool_call", "id": f"c{n}", "name": f"t{n}", "arguments": {}}]}
+             for n in (1, 2)]  # Koog writes each tool call of one turn as its own message
+    [koog], problems = _load(tmp_path, calls)
+    assert [c.name for c in koog.tool_calls] == ["t1", "t2"] and problems == []
+    assert "ctxviewer.other_choices" not in koog.attributes
