@@ -37,23 +37,13 @@ from ctxviewer.importers.common.phoenix_annotations import NAME as ANNOTATIONS
 from ctxviewer.importers.common.phoenix_annotations import as_score, by_span, detail
 from ctxviewer.importers.common.phoenix_frames import csv_rows, is_spans_csv_head, is_spans_frame, span_document
 from ctxviewer.importers.common.scores import scores_attribute
+from ctxviewer.importers.common.spans.conventions import count_other, other_convention, span_kind
 from ctxviewer.importers.common.spans.read import container_of, spans_from_json
 from ctxviewer.importers.common.spans.span import Span, missing_parents, trace_id_for
 from ctxviewer.importers.contract import SPECIFIC, Companions, ImportFailed, ImportProblem, Record, RunRecord
 from ctxviewer.model.run import RunSpan
 
-KIND = "openinference.span.kind"
 _MARKERS = ('"openinference.span.kind"', '"llm.input_messages', '"llm.model_name"', '"llm.token_count.')
-
-
-def span_kind(attrs: Mapping[str, Any]) -> str | None:
-    """The OpenInference span kind upper-cased; ``LLM`` for a span with ``llm.*`` messages but no kind."""
-    k = attrs.get(KIND)
-    if k:
-        return str(k).upper()
-    if any(key.startswith(("llm.input_messages", "llm.model_name", "llm.output_messages")) for key in attrs):
-        return "LLM"
-    return None
 
 
 def _phoenix(obj: Any) -> Any:
@@ -177,6 +167,9 @@ class OpenInferenceImporter:
             raise ImportFailed(f"{path}: no OpenInference spans" + (f" ({problems[0].message})" if problems else ""))
         yield from problems
         calls = [(s, _call(s)) for s in spans.values() if span_kind(s.attributes) == "LLM"]
+        other = other_convention(count_other(spans.values(), "openinference"), "openinference", file)  # its OTel half
+        if other is not None and calls:
+            yield other
         for s in spans.values():
             kind = span_kind(s.attributes)
             if kind in ("RETRIEVER", "RERANKER"):
@@ -195,7 +188,10 @@ class OpenInferenceImporter:
                                                                    f"(span {s.span_id})"]
         if not calls:
             kinds = sorted({span_kind(s.attributes) or "unknown" for s in spans.values()})
-            yield ImportProblem(file, "whole file", f"no LLM spans found ({len(spans)} span(s) of kind {', '.join(kinds)})")
+            n_otel = count_other(spans.values(), "openinference")
+            hint = f"; {n_otel} are OpenTelemetry GenAI model calls: --format otel reads them" if n_otel else ""
+            yield ImportProblem(file, "whole file",
+                                f"no LLM spans found ({len(spans)} span(s) of kind {', '.join(kinds)}){hint}")
         by_id = {s.span_id: s for s in spans.values() if s.span_id}
         for s, call in calls:
             chain = [s]

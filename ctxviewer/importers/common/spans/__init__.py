@@ -8,6 +8,8 @@ format (``otel``, ``openinference``, ``ctxviewer-otlp``).
   prefix) -> Iterator[Span | ImportProblem]``: :mod:`.otlp` (OTLP/JSON ``ExportTraceServiceRequest``,
   also one per line), :mod:`.span_list` (span arrays, one span object), :mod:`.attribute_map` (a
   flat attribute map);
+* :mod:`.conventions` -- which convention a span follows (OTel GenAI chat span, OpenInference
+  kind) and the warning for the other convention's model calls in a file;
 * :mod:`.guardrail` -- guardrail evaluation spans (``apply_guardrail``) as runtime guardrail results;
 * :mod:`.read` -- picks the container, reads files (OTLP protobuf too) and groups spans by trace;
 * :mod:`.wire` -- OTLP/HTTP request bodies (protobuf or JSON, gzip) as the OTLP/JSON dicts a file holds.

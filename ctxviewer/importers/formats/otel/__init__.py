@@ -38,6 +38,7 @@ from ctxviewer.importers.common.exporter_cut import cut_attributes, cut_notes, c
 from ctxviewer.importers.common.llm_call import Document, build_trace
 from ctxviewer.importers.common.peek import peek_json
 from ctxviewer.importers.common.spans import attribute_map, otlp, span_list
+from ctxviewer.importers.common.spans.conventions import count_other, is_chat_span, other_convention
 from ctxviewer.importers.common.spans.guardrail import guardrail_from_span, is_guardrail_span
 from ctxviewer.importers.common.spans.read import PROTOBUF_SUFFIXES, read_span_groups
 from ctxviewer.importers.common.spans.span import Span, SpanRecord, missing_parents, trace_id_for
@@ -46,7 +47,7 @@ from ctxviewer.importers.formats.otel.events import CONTENT_KEYS, deep_keys, fol
 from ctxviewer.importers.formats.otel.group import enrich_call, fed_call, tool_trace
 from ctxviewer.importers.formats.otel.join import companion_events, mark_joined
 from ctxviewer.importers.formats.otel.logs import NAME as LOGS
-from ctxviewer.importers.formats.otel.mapping import call_from_span, is_chat_span, token_count, usage_from
+from ctxviewer.importers.formats.otel.mapping import call_from_span, token_count, usage_from
 from ctxviewer.importers.formats.otel.retrieval import is_retrieval_span, retrieval_attributes, retrieval_documents
 from ctxviewer.importers.formats.otel.runs import run_span
 from ctxviewer.model.run import RunSpan
@@ -108,9 +109,14 @@ class OtelImporter:
         for group in read_span_groups(path, extra, joined):
             yield from _load_group(group, file, state, with_runs=True)
         mark_joined(companions, held, joined, path)
+        other = other_convention(state.openinference, "otel", file)  # the file's OpenInference half
+        if other is not None and state.chats:
+            yield other
         if not state.chats and not state.rejected and not state.lone_tools:
             what = (f"{state.others} other span(s): {', '.join(state.other_names)}" if state.others else "no spans")
-            yield ImportProblem(file, "whole file", f"no chat spans found ({what})")
+            hint = (f"; {state.openinference} are OpenInference LLM spans: --format openinference reads them"
+                    if state.openinference else "")
+            yield ImportProblem(file, "whole file", f"no chat spans found ({what}){hint}")
 
 
 def load_spans(spans: list[SpanRecord], source: str) -> Iterator[Record]:
@@ -151,6 +157,7 @@ class _FileState:
         self.lone_tools = 0  # named execute_tool spans (kept as traces when they fed no chat span)
         self.others = 0  # spans neither chat nor named tool execution
         self.other_names: list[str] = []  # the first five of them, for the "no chat spans" message
+        self.openinference = 0  # OpenInference LLM spans: the openinference importer's (named at the end)
 
 
 def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs: bool = False) -> Iterator[RunRecord]:
@@ -188,6 +195,7 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs
     tools = [s for s in spans.values() if s.attributes.get("gen_ai.operation.name") == "execute_tool"]
     named = [t for t in tools if t.attributes.get("gen_ai.tool.name")]
     state.chats += len(chats)
+    state.openinference += count_other(spans.values(), "otel")
     state.lone_tools += len(named)
     guards = [s for s in spans.values() if is_guardrail_span(s)]
     for s in spans.values():

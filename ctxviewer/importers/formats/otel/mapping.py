@@ -60,9 +60,6 @@ from ctxviewer.importers.common.usage_rules import RULE as GEMINI_RULE
 from ctxviewer.importers.common.usage_rules import thinking_in_total
 from ctxviewer.model.trace import Usage
 
-CHAT_OPERATIONS = frozenset({"chat", "generate_content", "text_completion"})
-"""``gen_ai.operation.name`` values of a model call (semconv ``gen_ai.operation.name``)."""
-
 ACCOUNTING_RULE = "item text only; per-item counts not recorded by the source"
 """Recorded as ``Endpoint.accounting_rule``: OTel spans carry no per-item token counts, so the
 counts are ctxviewer's (each item's provenance names the encoding)."""
@@ -109,19 +106,6 @@ workflow names, response fingerprints, agent fields, settings, whether the call 
 base URL, LiteLLM's call id and guardrails applied): read, so never named as unmapped."""
 
 _READ_ALL = READ + KEEP
-
-
-def is_chat_span(attrs: Mapping[str, Any]) -> bool:
-    """True if a span's attributes describe one model call (see module docstring for the rule)."""
-    op = attrs.get("gen_ai.operation.name")
-    if op is not None:
-        return str(op) in CHAT_OPERATIONS
-    if "gen_ai.input.messages" in attrs or "gen_ai.prompt" in attrs:
-        return True
-    if any(k.startswith("gen_ai.prompt.") for k in attrs):
-        return True
-    op_id = str(attrs.get("ai.operationId") or "")
-    return "ai.prompt.messages" in attrs and op_id.endswith((".doGenerate", ".doStream"))
 
 
 def token_count(value: Any) -> int | None:

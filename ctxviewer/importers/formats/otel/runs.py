@@ -10,9 +10,9 @@ of the step (:data:`CONTENT_PREFIXES`); every other attribute is kept.
 
 from __future__ import annotations
 
+from ctxviewer.importers.common.spans.conventions import is_chat_span
 from ctxviewer.importers.common.spans.guardrail import is_guardrail_span
 from ctxviewer.importers.common.spans.span import Span
-from ctxviewer.importers.formats.otel.mapping import is_chat_span
 from ctxviewer.model.run import RunSpan
 
 OPERATION_KINDS = {
