@@ -268,7 +268,7 @@ def check_capacity(trace: RequestTrace) -> CapacityCheck:
     if cap is not None and input_tokens is not None and b_out is not None:
         margin = cap - (input_tokens + b_out)
     fits = None if margin is None else margin >= 0
-    refuted = _refuted(trace, cap, cap_source, max(reported or 0, input_tokens or 0))
+    refuted = _refuted(trace, cap, cap_source, reported)
     if refuted is not None:  # the call itself shows the assumed C is too small: nothing to decide by it
         fits = margin = None
     elif fits and reported is not None and cap is not None and b_out is not None \
@@ -329,14 +329,15 @@ def _reported_margin(trace: RequestTrace, fits: bool | None, source: str | None,
     return cap - (reported + b_out)
 
 
-def _refuted(trace: RequestTrace, cap: int | None, cap_source: str, used: int) -> str | None:
+def _refuted(trace: RequestTrace, cap: int | None, cap_source: str, used: int | None) -> str | None:
     """Why an *assumed* C cannot be this deployment's window, in words, or ``None``: the provider
-    answered the call (:func:`ctxviewer.model.capture.answered`) with more input tokens than that C
-    (``used``: the reported input, or the count when larger) -- Gemini 1.5 Pro served 1,500,000 input
+    answered the call (:func:`ctxviewer.model.capture.answered`) and reported more input tokens than
+    that C (``used``: the reported input; a count is no evidence of what the endpoint accepted -- it
+    may hold text that was never sent) -- Gemini 1.5 Pro served 1,500,000 input
     tokens against a catalogue window of 1,000,000, Claude Sonnet 4 400,000 with its 1M-context
     beta. An endpoint that accepted the input proves the assumption wrong, not the request over
     capacity. A C the trace recorded or the user set is never doubted here."""
-    if cap is None or not cap_source.startswith("assumed") or used <= cap or not answered(trace):
+    if cap is None or used is None or not cap_source.startswith("assumed") or used <= cap or not answered(trace):
         return None
     return (f"the provider answered with {_n(used)} input tokens, more than the assumed context window of "
             f"{_n(cap)} tokens ({cap_source.removeprefix('assumed (').removesuffix(')')}): that assumption does "

@@ -167,6 +167,27 @@ def parse_parts(value: Any) -> list[dict[str, Any]] | None:
     return out
 
 
+def _content_blocks(value: Any) -> list[Mapping[str, Any]] | None:
+    """A legacy indexed ``content`` that is the JSON of a provider content array -- OpenLLMetry
+    writes a multi-part OpenAI message as ``'[{"type": "text", ...}, {"type": "image_url",
+    "image_url": {"url": "data:image/png;base64,..."}}]'`` -- as its blocks; ``None`` for any other
+    content (plain text, JSON that is not a list of typed blocks). Read as text, the base64 of one
+    225 KB image counted 273,000 tokens against the provider's 780."""
+    if isinstance(value, list):
+        blocks: Any = value
+    elif isinstance(value, str) and value.lstrip().startswith("[{"):
+        try:
+            blocks = json.loads(value)
+        except ValueError:
+            return None
+    else:
+        return None
+    if isinstance(blocks, list) and blocks and all(isinstance(b, Mapping) and isinstance(b.get("type"), str)
+                                                   for b in blocks):
+        return blocks
+    return None
+
+
 def indexed_messages(attrs: Mapping[str, Any], prefix: str) -> list[Message] | None:
     """OpenLLMetry's legacy indexed attributes (``gen_ai.prompt.{i}.role/content``,
     ``gen_ai.completion.{i}.finish_reason``, ``.tool_calls.{j}.{id,name,arguments}``,
@@ -189,7 +210,11 @@ def indexed_messages(attrs: Mapping[str, Any], prefix: str) -> list[Message] | N
             role = keyed[0]
             parts.append({"type": "text", "content": str(fields[role])})
         if fields.get("content") not in (None, ""):
-            parts.append({"type": "text", "content": str(fields["content"])})
+            blocks = _content_blocks(fields["content"])
+            if blocks is not None:  # a multi-part message: text, images (base64), audio -- each its own part
+                parts.extend(_as_part(b) for b in blocks)
+            else:
+                parts.append({"type": "text", "content": str(fields["content"])})
         calls: dict[int, dict[str, Any]] = {}
         for k, v in fields.items():
             m = re.match(r"^tool_calls\.(\d+)\.(\w+)$", k)

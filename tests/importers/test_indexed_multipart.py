@@ -1,0 +1,54 @@
+"""OpenLLMetry's legacy indexed prompt holding the JSON of an OpenAI content array (text + a
+base64 image): each block its own part, the image counted as an image, not as 270,000 tokens of
+base64 text (new user 2026-12-07, F13: "failure: over capacity by 145,306 tokens" for a call the
+provider counted at 780)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import struct
+import zlib
+from pathlib import Path
+
+from click.testing import CliRunner
+from otlp_factories import i, otlp_request, otlp_span, s
+
+from ctxviewer.cli import cli
+from ctxviewer.importers.common.messages import indexed_messages
+
+
+def _png(width: int, height: int) -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    raw = b"".join(b"\x00" + b"\x00" * 3 * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+URL = "data:image/png;base64," + base64.b64encode(_png(1024, 1024)).decode()
+CONTENT = json.dumps([{"type": "text", "text": "What is in this image?"},
+                      {"type": "image_url", "image_url": {"url": URL}}])
+
+
+def test_the_content_array_is_parts() -> None:
+    [msg] = indexed_messages({"gen_ai.prompt.0.role": "user", "gen_ai.prompt.0.content": CONTENT}, "gen_ai.prompt")
+    assert [p["type"] for p in msg["parts"]] == ["text", "blob"]
+    assert msg["parts"][0]["content"] == "What is in this image?"
+    # plain text, and JSON that is not a list of typed blocks, stay text
+    for text in ("hello", '[1, 2]', '[{"a": 1}]', "[{not json"):
+        [m] = indexed_messages({"gen_ai.prompt.0.role": "user", "gen_ai.prompt.0.content": text}, "gen_ai.prompt")
+        assert m["parts"] == [{"type": "text", "content": text}]
+
+
+def test_the_image_is_counted_as_an_image(tmp_path: Path) -> None:
+    span = otlp_span(end="1700000001000000000", **{"gen_ai.system": s("openai"), "gen_ai.request.model": s("gpt-4o"),
+                        "gen_ai.prompt.0.role": s("user"), "gen_ai.prompt.0.content": s(CONTENT),
+                        "gen_ai.completion.0.role": s("assistant"), "gen_ai.completion.0.content": s("A black square."),
+                        "gen_ai.usage.prompt_tokens": i(780), "gen_ai.usage.completion_tokens": i(4)})
+    f = tmp_path / "mm.otlp.json"
+    f.write_text(json.dumps(otlp_request(span)))
+    db = tmp_path / "mm.db"
+    assert CliRunner().invoke(cli, ["import", str(f), "-o", str(db)]).exit_code == 0
+    [row] = json.loads(CliRunner().invoke(cli, ["list", str(db), "--json"]).output)
+    assert (row["input_tokens"], row["state"]) == (771, "ok")  # 6 text + 765 for a 1024x1024 image (scaled to 768: 85 + 170 x 4 tiles)
