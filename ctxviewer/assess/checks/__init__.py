@@ -8,7 +8,8 @@ check config (:mod:`ctxviewer.assess.config`) that returns the
 several checks share (the expected policy versions and user marks are :mod:`ctxviewer.assess.config`);
 :mod:`.server_state` whether a request leaves its earlier turns with the provider.
 
-The built-ins, in running order: ``policy`` (Table 3.1 row 1), ``capacity`` (eq. 3.1),
+The built-ins, in running order: ``policy`` (Table 3.1 row 1), ``capacity`` (eq. 3.1; with
+:mod:`.output_limit`, a response cut off at its output limit),
 ``injection`` (the prompt-injection scanner, Table 3.1 row 5), ``guardrail`` (runtime guardrail
 results against the scanner), ``accounting`` (counted vs
 reported input, reserve vs C), ``commitments`` (row 2), ``evidence`` (rows 3 and 4),

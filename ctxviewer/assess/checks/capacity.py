@@ -16,6 +16,10 @@ Rule ids (all start with ``budget.``):
   the trace (a capacity for an unknown model can be given in the user's endpoint profiles).
 * ``budget.over_before_trim`` (info) -- the candidates exceeded C before trimming; trimming made
   the request fit (the omitted items are the evidence).
+* ``budget.output_exhausted`` (warning) -- the response stopped at its output limit (finish reason
+  ``length``, ``max_tokens``, ``MAX_TOKENS``, ``max_output_tokens``: :data:`ctxviewer.assess.checks.output_limit.OUTPUT_LIMIT_REASONS`):
+  the answer is cut off, the reserved output B_out was too small for it (or the context window's
+  room after the input was). Not for a call whose span ended in error.
 
 The numbers come from :func:`ctxviewer.assess.budget.capacity` (one eq. 3.1 computation per trace, shared
 with the assessment). No Qt here.
@@ -26,6 +30,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from ctxviewer.assess import budget
+from ctxviewer.assess.checks.output_limit import output_exhausted
 from ctxviewer.assess.verdict import verdict_text
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.trace import LimitMode, RequestTrace, Status
@@ -92,6 +97,9 @@ def capacity_findings(trace: RequestTrace, chk: budget.CapacityCheck) -> list[Fi
                      f"{len(omitted)} item(s) omitted"),
             evidence=Evidence(item_ids=omitted, fields=_LIMIT_FIELDS),
         ))
+    exhausted = output_exhausted(trace)
+    if exhausted is not None:
+        out.append(exhausted)
     return out
 
 

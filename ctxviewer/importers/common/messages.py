@@ -36,7 +36,7 @@ from typing import Any
 
 from ctxviewer.importers.common.containers import loads
 from ctxviewer.importers.common.exporter_cut import middle_cut
-from ctxviewer.importers.common.part_shapes import data_uri_part, provider_part
+from ctxviewer.importers.common.part_shapes import content_blocks, data_uri_part, provider_part
 from ctxviewer.tokens.images import size_of_base64
 from ctxviewer.tokens.placeholders import REASONING, REDACTED_REASONING, placeholder
 from ctxviewer.util.json_escapes import decode_escapes
@@ -167,27 +167,6 @@ def parse_parts(value: Any) -> list[dict[str, Any]] | None:
     return out
 
 
-def _content_blocks(value: Any) -> list[Mapping[str, Any]] | None:
-    """A legacy indexed ``content`` that is the JSON of a provider content array -- OpenLLMetry
-    writes a multi-part OpenAI message as ``'[{"type": "text", ...}, {"type": "image_url",
-    "image_url": {"url": "data:image/png;base64,..."}}]'`` -- as its blocks; ``None`` for any other
-    content (plain text, JSON that is not a list of typed blocks). Read as text, the base64 of one
-    225 KB image counted 273,000 tokens against the provider's 780."""
-    if isinstance(value, list):
-        blocks: Any = value
-    elif isinstance(value, str) and value.lstrip().startswith("[{"):
-        try:
-            blocks = json.loads(value)
-        except ValueError:
-            return None
-    else:
-        return None
-    if isinstance(blocks, list) and blocks and all(isinstance(b, Mapping) and isinstance(b.get("type"), str)
-                                                   for b in blocks):
-        return blocks
-    return None
-
-
 def indexed_messages(attrs: Mapping[str, Any], prefix: str) -> list[Message] | None:
     """OpenLLMetry's legacy indexed attributes (``gen_ai.prompt.{i}.role/content``,
     ``gen_ai.completion.{i}.finish_reason``, ``.tool_calls.{j}.{id,name,arguments}``,
@@ -210,7 +189,7 @@ def indexed_messages(attrs: Mapping[str, Any], prefix: str) -> list[Message] | N
             role = keyed[0]
             parts.append({"type": "text", "content": str(fields[role])})
         if fields.get("content") not in (None, ""):
-            blocks = _content_blocks(fields["content"])
+            blocks = content_blocks(fields["content"])
             if blocks is not None:  # a multi-part message: text, images (base64), audio -- each its own part
                 parts.extend(_as_part(b) for b in blocks)
             else:

@@ -34,6 +34,7 @@ Shapes from openai-python ``types/chat/chat_completion_content_part_image_param.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -139,6 +140,27 @@ def provider_part(p: Mapping[str, Any]) -> dict[str, Any] | None:
         return {"type": "text", "content": p.get("text") or ""}
     if t is None or t in ANTHROPIC_TOOL_TYPES:  # Anthropic tool blocks, Gemini parts (no type)
         return foreign_part(p)
+    return None
+
+
+def content_blocks(value: Any) -> list[Mapping[str, Any]] | None:
+    """A legacy indexed ``content`` that is the JSON of a provider content array -- OpenLLMetry
+    writes a multi-part OpenAI message as ``'[{"type": "text", ...}, {"type": "image_url",
+    "image_url": {"url": "data:image/png;base64,..."}}]'`` -- as its blocks; ``None`` for any other
+    content (plain text, JSON that is not a list of typed blocks). Read as text, the base64 of one
+    225 KB image counted 273,000 tokens against the provider's 780."""
+    if isinstance(value, list):
+        blocks: Any = value
+    elif isinstance(value, str) and value.lstrip().startswith("[{"):
+        try:
+            blocks = json.loads(value)
+        except ValueError:
+            return None
+    else:
+        return None
+    if isinstance(blocks, list) and blocks and all(isinstance(b, Mapping) and isinstance(b.get("type"), str)
+                                                   for b in blocks):
+        return blocks
     return None
 
 
