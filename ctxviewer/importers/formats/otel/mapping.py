@@ -49,6 +49,7 @@ token counts: items leave this importer with ``tokens=None`` and no encoding; th
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ctxviewer.importers.common import messages as gm
@@ -189,7 +190,23 @@ def usage_from(attrs: Mapping[str, Any], problems: list[str] | None = None) -> U
             d = extra.get(details)
             if values[f] is None and isinstance(d, Mapping):
                 values[f] = _tokens(d.get(key), f"metadata.usage_object {details}.{key}", problems)
-    return Usage(**values)
+    return _inclusive(Usage(**values), problems)
+
+
+def _inclusive(usage: Usage, problems: list[str] | None) -> Usage:
+    """``usage`` with ``input_tokens`` including the cache, as the semconv defines it
+    (``gen_ai.usage.input_tokens`` SHOULD include cached tokens): when the cache read alone exceeds
+    the input, the instrumentation wrote Anthropic's own convention (input excludes cache reads and
+    writes) -- "input 50 · cached 3,000" cannot be, and priced nothing -- so the input becomes
+    input + cache read + cache creation, said in ``problems``. Any other usage is kept as reported."""
+    inp, read, made = usage.input_tokens, usage.cached_input_tokens, usage.cache_creation_input_tokens
+    if inp is None or read is None or read <= inp:
+        return usage
+    total = inp + read + (made or 0)
+    if problems is not None:
+        problems.append(f"gen_ai.usage.input_tokens ({inp:,}) is below the cache read ({read:,}): read as Anthropic's "
+                        f"convention (input without the cache); input taken as {total:,}, the semconv's inclusive count")
+    return replace(usage, input_tokens=total)
 
 
 def _message_list(attrs: Mapping[str, Any], key: str, problems: list[str] | None) -> list[gm.Message] | None:
