@@ -29,10 +29,17 @@ class BarSegment:
     tokens: int
 
 
+UNACCOUNTED_LABEL = "reported, not in the trace"
+"""Legend of the ``unaccounted`` segment: input tokens the provider reported beyond the count
+(:attr:`ctxviewer.assess.budget.CapacityCheck.reported_margin`)."""
+
+
 def used_bar(trace: RequestTrace) -> list[BarSegment]:
     """Segments of the "used" bar: each input category's retained tokens, then the reserved output,
-    then the remaining margin up to C (or the overflow past C, key ``over``). Categories whose use
-    is unknown are left out; an unknown B_out gives no output segment.
+    then the input the provider reported beyond the count when it is above it by more than the
+    tolerance (key ``unaccounted``), then the remaining margin up to C (or the overflow past C, key
+    ``over``). Categories whose use is unknown are left out; an unknown B_out gives no output
+    segment; an input not recorded gives no margin (nothing says how much of the window was free).
     """
     segs: list[BarSegment] = []
     pos = 0
@@ -46,8 +53,12 @@ def used_bar(trace: RequestTrace) -> list[BarSegment]:
         pos += out
     chk = capacity(trace)
     cap = chk.capacity  # recorded, or the model catalogue's (assumed)
-    if cap is not None and trace.endpoint.limit_mode is not LimitMode.SEPARATE:
-        end = pos if chk.input_tokens is None else chk.input_tokens + (out or 0)
+    if cap is not None and trace.endpoint.limit_mode is not LimitMode.SEPARATE and chk.input_tokens is not None:
+        end = chk.input_tokens + (out or 0)  # an input not recorded draws no margin: nothing says the window was free
+        if chk.reported_margin is not None and chk.reported_input is not None:  # the provider held more than the count
+            extra = chk.reported_input - chk.input_tokens
+            segs.append(BarSegment(UNACCOUNTED_LABEL, "unaccounted", end, extra))
+            end += extra
         if cap > end:
             segs.append(BarSegment("margin", "margin", end, cap - end))
         elif end > cap:

@@ -53,11 +53,13 @@ COLORS: dict[str, str] = {
     "user": "#db2777",
     "out": "#475569",
     "margin": "#e5e7eb",
+    "unaccounted": "#a8a29e",
     "over": "#dc2626",
 }
 """Fill colour per segment key (category value, ``margin`` or ``over``)."""
 
-LEGEND_ORDER: tuple[str, ...] = ("sys", "hist", "memory", "evidence", "tools", "user", "out", "margin", "over", "omitted")
+LEGEND_ORDER: tuple[str, ...] = ("sys", "hist", "memory", "evidence", "tools", "user", "out", "unaccounted", "margin", "over",
+                                 "omitted")
 """Legend entries always in this order (those present), whatever the trace: categories in eq. 3.1
 order, reserved output, margin, overflow, then the hatched "omitted" swatch."""
 OMITTED_LEGEND = "omitted (hatched)"
@@ -341,5 +343,5 @@ def segment_tooltip(s: BarSegment, row: str) -> str:
     """The hover text of segment ``s`` in figure row ``row`` (``used`` / ``omitted`` /
     ``declared``), with the exact token count: ``"evidence: 1,500 tokens omitted"``."""
     what = {"omitted": " omitted", "declared": " declared",
-            "used": "" if s.key in ("margin", "over", "out") else " retained"}[row]
+            "used": "" if s.key in ("margin", "over", "out", "unaccounted") else " retained"}[row]
     return f"{s.label}: {fmt_int(s.tokens)} tokens{what}"

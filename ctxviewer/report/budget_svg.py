@@ -18,7 +18,7 @@ from ctxviewer.util.visible import one_line
 
 COLORS: dict[str, str] = {
     "sys": "#2563eb", "hist": "#059669", "memory": "#0d9488", "evidence": "#d97706", "tools": "#7c3aed",
-    "user": "#db2777", "out": "#475569", "margin": "#e5e7eb", "over": "#dc2626",
+    "user": "#db2777", "out": "#475569", "margin": "#e5e7eb", "unaccounted": "#a8a29e", "over": "#dc2626",
 }
 """Fill colour per segment key; the same palette as the window's chart (``gui/budget_chart.py``)."""
 

@@ -67,3 +67,20 @@ def test_a_fitting_call_names_its_margin_by_the_providers_count_too() -> None:
     near = replace(t, usage=Usage(input_tokens=7 + 50, output_tokens=100))  # within the 50-token tolerance
     assert check_capacity(near).reported_margin is None
     assert verdict_text(check_capacity(near)).startswith("fits, 127,993 tokens margin (capacity assumed")
+
+
+def test_the_chart_draws_the_reported_input_and_no_margin_when_the_input_is_unknown() -> None:
+    """New user F15: an input not recorded was drawn as a 128,000-token margin ("the whole window
+    free"), and the provider's 100,000 beyond a 7-token count as margin too."""
+    from ctxviewer.assess.bars import used_bar
+    from ctxviewer.model.trace import ContextItem, Kind, Status, Trust
+
+    item = ContextItem(kind=Kind.USER, id="u", content="Summarise the attached report.", tokens=7,
+                       status=Status.RETAINED, position=1, trust=Trust.UNTRUSTED)
+    t = make_trace(endpoint=Endpoint(provider="openai", model="gpt-4o"), items=(item,), input_tokens=None,
+                   usage=Usage(input_tokens=100_000, output_tokens=100), reserved_output_tokens=None,
+                   safety_margin=None, response=Response(text="ok"))
+    assert [(s.key, s.start, s.tokens) for s in used_bar(t)] == [
+        ("user", 0, 7), ("unaccounted", 7, 99_993), ("margin", 100_000, 28_000)]
+    unknown = replace(t, items=(replace(item, tokens=None),), usage=Usage())
+    assert [s.key for s in used_bar(unknown)] == []
