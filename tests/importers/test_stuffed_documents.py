@@ -57,3 +57,12 @@ def test_a_document_not_in_any_message_keeps_the_documents_as_items() -> None:
     assert [f.message for f in CHECK.run(t)] == [
         "evidence doc-1 (position 3): tells the model to drop earlier instructions or data: "
         "'Ignore all previous instructions'"]
+
+
+def test_a_langsmith_retriever_document_inside_the_system_message_is_not_added_again() -> None:
+    path = PATH.parent / "langsmith.json"
+    [t] = [r for r in detect(path).load(path) if isinstance(r, RequestTrace)]
+    assert [(i.position, i.kind.value, i.id) for i in t.items] == [(1, "policy", "msg-0"), (2, "user", "msg-1")]
+    start = len("Use this context:\n")
+    assert t.attributes["ctxviewer.documents"] == (
+        {"id": "faq-7", "store": "VectorStoreRetriever", "sent_in": "msg-0", "at": (start, start + 35)},)

@@ -33,6 +33,7 @@ from ctxviewer.importers.common.langchain_messages import (
 from ctxviewer.importers.common.llm_call import Document, LLMCall, build_trace
 from ctxviewer.importers.common.request_params import request_parameters
 from ctxviewer.importers.common.scores import score, scores_attribute
+from ctxviewer.importers.common.sent_documents import fold_sent_documents
 from ctxviewer.importers.common.usage_rules import RULE as GEMINI_RULE
 from ctxviewer.importers.common.usage_rules import thinking_in_total
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record, RunRecord
@@ -319,7 +320,9 @@ class LangSmithImporter:
             if run.get("run_type") not in LLM_RUN_TYPES:
                 continue
             try:
-                trace, warnings = build_trace(call_from_run(run, pending.pop(tid, [])))
+                call = call_from_run(run, pending.pop(tid, []))
+                fold_sent_documents(call)
+                trace, warnings = build_trace(call)
             except (ValueError, TypeError, AttributeError, KeyError, IndexError) as exc:
                 yield ImportProblem(file, f"run {run.get('id')}", f"cannot map run: {exc}", dropped=1)
                 continue
