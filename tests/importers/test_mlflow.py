@@ -173,3 +173,21 @@ def test_langchain_inputs_and_mlflow2_chat_messages(tmp_path: Path) -> None:
 def test_otlp_with_mlflow_attributes_is_left_to_the_otel_importer(tmp_path: Path) -> None:
     head = b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"attributes": [{"key": "mlflow.spanType"}]}]}]}]}'
     assert IMPORTER.sniff(tmp_path / "x.json", head) == 0.0
+
+
+def test_langchain_anthropic_output_is_one_call_with_its_response_metadata(tmp_path: Path) -> None:
+    """New user F5/F6 in MLflow's LangChain autolog: a ``tool_use`` block and its ``tool_calls`` copy
+    (same id) are one call; ``response_metadata`` gives the response id, model and finish reason."""
+    ai = {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "AIMessage"],
+          "kwargs": {"content": [{"type": "text", "text": "Checking."},
+                                 {"type": "tool_use", "id": "toolu_m1", "name": "lookup", "input": {"q": "x"}}],
+                     "tool_calls": [{"name": "lookup", "args": {"q": "x"}, "id": "toolu_m1", "type": "tool_call"}],
+                     "response_metadata": {"id": "msg_m1", "model": "claude-3-5-haiku-20241022",
+                                           "stop_reason": "tool_use"}}}
+    path = _one_span({"mlflow.spanInputs": [[{"type": "human", "content": "Find x."}]],
+                      "mlflow.spanOutputs": {"generations": [[{"text": "Checking.", "message": ai}]]}}, tmp_path)
+    (t,), _problems = _load(path)
+    assert [(c.id, c.name) for c in t.tool_calls] == [("toolu_m1", "lookup")]
+    assert t.response is not None
+    assert (t.response.id, t.response.model, t.response.finish_reason) == ("msg_m1", "claude-3-5-haiku-20241022",
+                                                                           "tool_use")

@@ -8,13 +8,15 @@ the developer wrote them, as the policy; the chapter classifies supplied text as
 untrusted data" by where it came from). Model-written text is labelled as such and not reported;
 the same text returned inside a tool result is scanned, because its role there is ``tool``. A tool
 definition that names where it came from (its ``source``: an external tool server, a URL) is
-another party's text and is scanned. Trusted policy is never scanned.
+another party's text and is scanned. Trusted policy is not scanned, except the retrieved documents
+an importer found sent inside it (:func:`scan_items`): retrieved text is data wherever it was put.
 """
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
 from ctxviewer.assess.scanner.invisible import INVISIBLE
 from ctxviewer.assess.scanner.patterns import Hit
@@ -67,7 +69,8 @@ def scope_of(item: ContextItem) -> Scope:
 
 @dataclass(frozen=True)
 class ItemScan:
-    """The scan of one item: its scope and hits (empty unless the scope is ``untrusted``)."""
+    """The scan of one item: its scope and hits (empty unless the scope is ``untrusted``, or
+    ``trusted`` with retrieved documents sent inside it: only their text is scanned)."""
 
     item: ContextItem
     scope: Scope
@@ -81,8 +84,32 @@ def scan_items(trace: RequestTrace) -> list[ItemScan]:
     for item in trace.items:
         scope = scope_of(item)
         hits = scan_text_cached(item.content or "") if scope is Scope.UNTRUSTED else ()
+        if scope is Scope.TRUSTED:
+            hits = _retrieved_hits(trace, item)
         out.append(ItemScan(item, scope, hits))
     return out
+
+
+def _retrieved_hits(trace: RequestTrace, item: ContextItem) -> tuple[Hit, ...]:
+    """The hits in the retrieved documents sent inside trusted ``item`` (the "stuff" pattern: the
+    importer records each as a ``ctxviewer.documents`` row with ``sent_in`` = the item's id and
+    ``at`` = ``[start, end)`` of its text in the item's content,
+    :mod:`ctxviewer.importers.common.sent_documents`): retrieved text is untrusted data wherever it
+    was placed, so it is scanned; each hit's span is in the item's content and its reason names
+    the document."""
+    rows = trace.attributes.get("ctxviewer.documents")
+    content = item.content or ""
+    out: list[Hit] = []
+    for row in rows if isinstance(rows, (list, tuple)) else ():
+        at = row.get("at") if isinstance(row, Mapping) and row.get("sent_in") == item.id else None
+        if not (isinstance(at, (list, tuple)) and len(at) == 2 and all(isinstance(n, int) for n in at)
+                and 0 <= at[0] <= at[1] <= len(content)):
+            continue
+        doc = row.get("id") or "(id not recorded)"
+        out += [replace(h, start=h.start + at[0], end=h.end + at[0],
+                        reason=f"retrieved document {doc}, sent inside this trusted message: {h.reason}")
+                for h in scan_text_cached(content[at[0]:at[1]])]
+    return tuple(out)
 
 
 def item_label(item: ContextItem) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ctxviewer.importers.common import messages as gm
+from ctxviewer.importers.common.field_account import is_empty
 from ctxviewer.importers.common.provider_messages import (
     Message,
     anthropic_block,
@@ -50,16 +51,30 @@ def langchain_message(m: Any) -> Message:
     elif content not in (None, ""):
         parts.append({"type": "text", "content": str(content)})
     calls = body.get("tool_calls") or []
+    call_parts: list[dict[str, Any]] = []
     for c in calls:
         if isinstance(c, Mapping):
             if "function" in c:
-                parts.append(openai_message({"tool_calls": [c]})["parts"][0])
+                call_parts.append(openai_message({"tool_calls": [c]})["parts"][0])
             else:
-                parts.append({"type": "tool_call", "id": c.get("id"), "name": c.get("name"), "arguments": c.get("args")})
+                call_parts.append({"type": "tool_call", "id": c.get("id"), "name": c.get("name"),
+                                   "arguments": c.get("args")})
     if not calls:
         extra = (body.get("additional_kwargs") or {}).get("tool_calls") or []
-        parts.extend(openai_message({"tool_calls": extra})["parts"])
+        call_parts.extend(openai_message({"tool_calls": extra})["parts"])
+    parts.extend(_new_calls(parts, call_parts))
     return {"role": role, "parts": parts}
+
+
+def _new_calls(parts: list[dict[str, Any]], call_parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ``tool_call`` parts of ``call_parts`` whose id no ``tool_call`` part of ``parts`` holds.
+
+    An AIMessage of ChatAnthropic holds each proposed call twice: as a ``tool_use`` block of
+    ``content`` and again in ``tool_calls``, with the same id. One id is one call, so the second
+    copy is dropped (the content block, which keeps its position among the text blocks, stays).
+    Calls without an id are all kept: nothing says two of them are the same call."""
+    seen = {p.get("id") for p in parts if p.get("type") == "tool_call" and p.get("id")}
+    return [p for p in call_parts if not (p.get("type") == "tool_call" and p.get("id") and p.get("id") in seen)]
 
 
 def langchain_usage(u: Any) -> Usage:
@@ -73,3 +88,42 @@ def langchain_usage(u: Any) -> Usage:
                  cached_input_tokens=int_or_none(idt.get("cache_read")) if isinstance(idt, Mapping) else None,
                  cache_creation_input_tokens=int_or_none(idt.get("cache_creation")) if isinstance(idt, Mapping) else None,
                  reasoning_tokens=int_or_none(odt.get("reasoning")) if isinstance(odt, Mapping) else None)
+
+
+RESPONSE_METADATA_READ = ("id", "model", "model_name", "stop_reason", "finish_reason")
+"""The keys of a LangChain ``AIMessage.response_metadata`` :func:`langchain_response_metadata` maps."""
+
+
+def langchain_response_metadata(m: Any, prefix: str) -> tuple[dict[str, str | None], list[str]]:
+    """The provider's response facts in a LangChain ``AIMessage``'s ``response_metadata`` (the ``lc``
+    constructor form's ``kwargs`` or the ``data`` / plain dict form): ``({"id", "model",
+    "finish_reason"}, unmapped)``. ChatAnthropic writes ``id`` / ``model`` / ``stop_reason``,
+    ChatOpenAI and ChatGoogleGenerativeAI ``model_name`` / ``finish_reason`` (and ChatOpenAI an
+    ``id``); each value is a string or ``None``. ``unmapped`` names the other non-empty keys as
+    dotted paths under ``prefix`` (the message's path in the record) plus the body key, so the
+    field account lists them (``usage``, ``token_usage``, ``system_fingerprint``...)."""
+    facts: dict[str, str | None] = {"id": None, "model": None, "finish_reason": None}
+    if not isinstance(m, Mapping):
+        return facts, []
+    if isinstance(m.get("kwargs"), Mapping):
+        body, where = m["kwargs"], f"{prefix}kwargs."
+    elif isinstance(m.get("data"), Mapping):
+        body, where = m["data"], f"{prefix}data."
+    else:
+        body, where = m, prefix
+    meta = body.get("response_metadata")
+    if not isinstance(meta, Mapping):
+        return facts, []
+
+    def text(*keys: str) -> str | None:
+        for k in keys:
+            v = meta.get(k)
+            if isinstance(v, (str, int)) and not isinstance(v, bool) and str(v):
+                return str(v)
+        return None
+
+    facts = {"id": text("id"), "model": text("model", "model_name"),
+             "finish_reason": text("stop_reason", "finish_reason")}
+    unmapped = [f"{where}response_metadata.{k}" for k, v in meta.items()
+                if k not in RESPONSE_METADATA_READ and not is_empty(v)]
+    return facts, unmapped

@@ -25,10 +25,15 @@ from typing import Any, Iterator
 from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.containers import load_documents, sniff_document
 from ctxviewer.importers.common.field_account import mapped, unmapped_attribute, unmapped_keys
-from ctxviewer.importers.common.langchain_messages import langchain_message, langchain_usage
+from ctxviewer.importers.common.langchain_messages import (
+    langchain_message,
+    langchain_response_metadata,
+    langchain_usage,
+)
 from ctxviewer.importers.common.llm_call import Document, LLMCall, build_trace
 from ctxviewer.importers.common.request_params import request_parameters
 from ctxviewer.importers.common.scores import score, scores_attribute
+from ctxviewer.importers.common.sent_documents import fold_sent_documents
 from ctxviewer.importers.common.usage_rules import RULE as GEMINI_RULE
 from ctxviewer.importers.common.usage_rules import thinking_in_total
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record, RunRecord
@@ -137,6 +142,9 @@ MAPPED = mapped(
 values are kept as attributes and added per run); the rest is named in ``ctxviewer.unmapped``."""
 
 
+_GEN_MESSAGE = "outputs.generations.0.0.message."
+"""The path of the first generation's message, under which its unmapped ``response_metadata`` keys are named."""
+
 _META_MAPPED = frozenset({"ls_model_name", "ls_provider", "ls_max_tokens", "session_id", "thread_id",
                           "conversation_id", "user_id"})
 
@@ -178,6 +186,7 @@ def call_from_run(run: Mapping[str, Any], documents: list[Document]) -> LLMCall:
     params = extra.get("invocation_params") or {}
     inputs = run.get("inputs") or {}
     outputs = run.get("outputs") or {}
+    response_unmapped: list[str] = []
     call = LLMCall(trace_id=str(run.get("id")), source_format="langsmith", documents=documents)
     call.model = pm._str(meta.get("ls_model_name") or inputs.get("model") or params.get("model") or params.get("model_name"))
     call.provider = pm._str(meta.get("ls_provider"))
@@ -191,14 +200,17 @@ def call_from_run(run: Mapping[str, Any], documents: list[Document]) -> LLMCall:
             call.attributes["openai.response.system_fingerprint"] = str(outputs["system_fingerprint"])
     elif outputs.get("generations") is not None:
         gens = outputs["generations"]
+        facts: dict[str, str | None] = {"model": None}
         gen = gens[0][0] if gens and isinstance(gens[0], list) and gens[0] else (gens[0] if gens else None)
         if isinstance(gen, Mapping):
             msg: dict[str, Any] = langchain_message(gen["message"]) if isinstance(gen.get("message"), Mapping) else \
                 {"role": "assistant", "parts": [{"type": "text", "content": str(gen.get("text") or "")}]}
             info = gen.get("generation_info") or {}
-            msg["finish_reason"] = info.get("finish_reason")
+            facts, response_unmapped = langchain_response_metadata(gen.get("message"), _GEN_MESSAGE)
+            msg["finish_reason"] = info.get("finish_reason") or facts["finish_reason"]
             call.output = [msg]
-        call.response_model = pm._str((outputs.get("llm_output") or {}).get("model_name"))
+            call.response_id = facts["id"]
+        call.response_model = pm._str((outputs.get("llm_output") or {}).get("model_name")) or facts["model"]
     usage_metadata = outputs.get("usage_metadata")
     if not isinstance(usage_metadata, Mapping):
         usage_metadata = _generation_usage(outputs.get("generations"))
@@ -238,6 +250,7 @@ def call_from_run(run: Mapping[str, Any], documents: list[Document]) -> LLMCall:
     unmapped = [k for k in unmapped if not (k.startswith("inputs.") and k[7:] in read)]
     unmapped += [f"extra.metadata.{k}" for k, v in meta.items() if not isinstance(v, (str, int, float, bool))
                  and v not in (None, {}, [])]
+    unmapped += response_unmapped
     call.attributes.update(unmapped_attribute(unmapped))
     call.attributes.update(scores_attribute(_feedback(run)))
     return call
@@ -307,7 +320,9 @@ class LangSmithImporter:
             if run.get("run_type") not in LLM_RUN_TYPES:
                 continue
             try:
-                trace, warnings = build_trace(call_from_run(run, pending.pop(tid, [])))
+                call = call_from_run(run, pending.pop(tid, []))
+                fold_sent_documents(call)
+                trace, warnings = build_trace(call)
             except (ValueError, TypeError, AttributeError, KeyError, IndexError) as exc:
                 yield ImportProblem(file, f"run {run.get('id')}", f"cannot map run: {exc}", dropped=1)
                 continue

@@ -7,7 +7,8 @@ spans dataframes saved to Parquet (``get_spans_dataframe()``, ``TraceDataset.sav
 ``parquet`` extra) or CSV (``df.to_csv()``; :mod:`~ctxviewer.importers.common.phoenix_frames`).
 
 The span kind decides (``openinference.span.kind``): ``LLM`` spans are requests; ``RETRIEVER``
-(and ``RERANKER``) documents become ``evidence`` items of the LLM call they fed -- the first LLM
+(and ``RERANKER``) documents become ``evidence`` items of the LLM call they fed (unless the call's
+messages already hold all their texts: :mod:`~ctxviewer.importers.common.sent_documents`) -- the first LLM
 span of the same trace starting at or after the retrieval, preferring one under the same parent
 (a retrieval that fed no LLM span in the file is a problem naming it); ``TOOL`` spans are recorded
 on the call they fed as ``ctxviewer.fed_by``. Other kinds are context only. A span printed twice
@@ -37,6 +38,7 @@ from ctxviewer.importers.common.phoenix_annotations import NAME as ANNOTATIONS
 from ctxviewer.importers.common.phoenix_annotations import as_score, by_span, detail
 from ctxviewer.importers.common.phoenix_frames import csv_rows, is_spans_csv_head, is_spans_frame, span_document
 from ctxviewer.importers.common.scores import scores_attribute
+from ctxviewer.importers.common.sent_documents import fold_sent_documents
 from ctxviewer.importers.common.spans.conventions import count_other, other_convention, span_kind
 from ctxviewer.importers.common.spans.read import container_of, spans_from_json
 from ctxviewer.importers.common.spans.span import Span, missing_parents, trace_id_for
@@ -209,6 +211,7 @@ class OpenInferenceImporter:
                 call.attributes["phoenix.annotations"] = [detail(a) for a in mine]
                 for a in mine:
                     companions.mark(a["file"], {s.span_id or ""}, file)  # type: ignore[union-attr]
+            fold_sent_documents(call)
             trace, warnings = build_trace(call)
             if s.span_id:
                 traced[s.span_id] = trace.trace_id

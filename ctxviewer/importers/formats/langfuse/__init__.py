@@ -75,7 +75,7 @@ from ctxviewer.importers.common.openinference_attrs import call_from_attributes
 from ctxviewer.importers.common.peek import cut_short
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record, RunRecord
 from ctxviewer.importers.formats.langfuse.ancestors import ancestor_system, ancestors
-from ctxviewer.importers.formats.langfuse.extras import add_extras, json_value, metadata
+from ctxviewer.importers.formats.langfuse.extras import add_extras, json_value, metadata, with_prompt_policy
 from ctxviewer.importers.formats.langfuse.runs import observation_time, run_span
 from ctxviewer.importers.formats.langfuse.tool_entries import definition_in, input_definitions
 from ctxviewer.importers.formats.langfuse.usage_details import usage, usage_problems
@@ -370,6 +370,7 @@ def trace_records(file: str, trace: Mapping[str, Any], observations: list[Mappin
     traced: dict[str, str] = {}
     for o, call in calls:
         rt, warnings = build_trace(call)
+        rt = with_prompt_policy(rt, o)
         warnings += [f"input message {i} names no role; kept with its role not recorded (not an assistant turn)"
                      for i, m in enumerate(call.messages) if m.get("role") is None]
         traced[str(o.get("id"))] = rt.trace_id

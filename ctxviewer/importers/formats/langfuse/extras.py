@@ -1,5 +1,6 @@
 """Langfuse generations beyond their messages: Langfuse's own tool calls, model parameters,
 cost, environment, trace name / tags / release, scores and corrections (``ctxviewer.scores``),
+the managed prompt a generation was made from as the trace's policy (:func:`with_prompt_policy`),
 and the account of every observation key (``ctxviewer.unmapped``).
 
 Fields: langfuse ``fern/apis/server/definition/observations.yml`` ``Observation``
@@ -9,6 +10,7 @@ Fields: langfuse ``fern/apis/server/definition/observations.yml`` ``Observation`
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ctxviewer.importers.common import messages as gm
@@ -17,6 +19,7 @@ from ctxviewer.importers.common.field_account import mapped, unmapped_attribute,
 from ctxviewer.importers.common.llm_call import LLMCall
 from ctxviewer.importers.common.request_params import request_parameters
 from ctxviewer.importers.common.scores import langfuse_score, scores_attribute
+from ctxviewer.model.trace import Kind, RequestTrace
 
 
 def json_value(value: Any) -> Any:
@@ -108,3 +111,21 @@ def add_extras(call: LLMCall, obs: Mapping[str, Any], trace: Mapping[str, Any]) 
     call.attributes.update(unmapped_attribute(unmapped))
 
 
+
+
+def with_prompt_policy(trace: RequestTrace, obs: Mapping[str, Any]) -> RequestTrace:
+    """``trace`` with the Langfuse managed prompt its generation links (``promptName``, else
+    ``promptId``; ``promptVersion``, an integer in Langfuse, as a string) as its policy id and
+    version -- the versioned system policy of chapter 3.3 -- when the call sent a policy item (a
+    system message). A prompt linked to a call without one was not a system prompt (a Langfuse
+    text prompt compiled into the user turn): naming it the policy would make the policy check
+    report a required policy as missing, so the trace is returned unchanged; the
+    ``langfuse.prompt*`` attributes keep the link either way. Unchanged too without a prompt link
+    or when the trace already names a policy."""
+    name = obs.get("promptName") if obs.get("promptName") not in (None, "") else obs.get("promptId")
+    version = obs.get("promptVersion")
+    if (name in (None, "") or trace.policy.id is not None
+            or not any(i.kind is Kind.POLICY for i in trace.items)):
+        return trace
+    return replace(trace, policy=replace(trace.policy, id=str(name),
+                                         version=None if version in (None, "") else str(version)))

@@ -20,15 +20,31 @@ def _details(obs: Mapping[str, Any], attrs: Mapping[str, Any]) -> tuple[str, Any
     return ("usageDetails", obs["usageDetails"]) if obs.get("usageDetails") else ("usage", obs.get("usage"))
 
 
+def failed_placeholder(obs: Mapping[str, Any], u: Any) -> bool:
+    """Whether the usage object ``u`` of generation ``obs`` is Langfuse's placeholder for a failed
+    call, not a provider's report: the observation is ``level: ERROR`` and every count in ``u`` is
+    0 (``{input: 0, output: 0, total: 0, unit: "TOKENS"}``, with ``usageDetails`` empty). Langfuse
+    writes those zeros when the call failed and the provider reported no usage (a 400
+    ``context_length_exceeded`` is rejected before any token is billed, and no usage comes back);
+    read as counts they would say "the provider reported 0 input tokens", which it never did. Only
+    this pairing is read as not recorded: a 0 on a call that did not fail, or an ERROR call with
+    any non-zero count, is a report and is kept as it is."""
+    if obs.get("level") != "ERROR" or not isinstance(u, Mapping):
+        return False
+    counts = [v for v in u.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    return bool(counts) and all(v == 0 for v in counts)
+
+
 def usage(obs: Mapping[str, Any], attrs: Mapping[str, Any]) -> Usage:
-    """Usage of one generation (see module docstring)."""
+    """Usage of one generation (see module docstring); not recorded (an empty :class:`Usage`) for
+    Langfuse's all-zero placeholder on a failed call (:func:`failed_placeholder`)."""
     details = _details(obs, attrs)
     if details is None:
         return pm.usage_at(attrs, "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens",
                            "gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_creation.input_tokens",
                            "gen_ai.usage.reasoning.output_tokens")
     u = details[1] or {}
-    if not isinstance(u, Mapping) or not u:
+    if not isinstance(u, Mapping) or not u or failed_placeholder(obs, u):
         return Usage()
     read = pm.int_or_none(u.get("input_cache_read", u.get("prompt_details.cache_read", u.get("cache_read_input_tokens"))))
     create = pm.int_or_none(u.get("input_cache_creation", u.get("cache_creation_input_tokens")))

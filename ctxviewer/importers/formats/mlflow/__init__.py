@@ -54,6 +54,7 @@ from ctxviewer.importers.common.field_account import unmapped_attribute
 from ctxviewer.importers.common.llm_call import Document, build_trace
 from ctxviewer.importers.common.peek import starts_as_json
 from ctxviewer.importers.common.scores import score, scores_attribute
+from ctxviewer.importers.common.sent_documents import fold_sent_documents
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record, RunRecord
 from ctxviewer.importers.formats.mlflow.call import (
     NAME,
@@ -218,6 +219,7 @@ def load_trace(trace: Any, file: str, record: str, with_runs: bool = False) -> I
             tags = info.get("tags")
             if isinstance(tags, Mapping) and tags:
                 call.attributes["mlflow.tags"] = dict(tags)
+            fold_sent_documents(call)
             trace_out, notes = build_trace(call)
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             yield ImportProblem(file, where, f"cannot map the MLflow span: {exc}", dropped=1)

@@ -16,7 +16,7 @@ from typing import Any
 from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.exchanges import call_from_exchange
-from ctxviewer.importers.common.langchain_messages import langchain_message
+from ctxviewer.importers.common.langchain_messages import langchain_message, langchain_response_metadata
 from ctxviewer.importers.common.llm_call import Document, LLMCall
 from ctxviewer.importers.common.values import normalise_id, parse_time, span_status
 from ctxviewer.model.trace import Usage
@@ -84,6 +84,11 @@ def _generic_call(inputs: Any, outputs: Any, trace_id: str) -> LLMCall:
         msg = first.get("message")  # LangChain LLMResult: generations[0][0] .message (chat) or .text
         call.output = [langchain_message(msg) if isinstance(msg, Mapping) else
                        {"role": "assistant", "parts": [{"type": "text", "content": str(first.get("text"))}]}]
+        facts, _ = langchain_response_metadata(msg, "")  # MLflow keeps no field account of span outputs
+        info = first.get("generation_info")
+        call.output[0]["finish_reason"] = (info.get("finish_reason") if isinstance(info, Mapping) else None) \
+            or facts["finish_reason"]
+        call.response_id, call.response_model = facts["id"], facts["model"]
     elif outputs is not None:
         text = outputs if isinstance(outputs, str) else gm.compact_json(outputs)
         call.output = [{"role": "assistant", "parts": [{"type": "text", "content": text}]}]
