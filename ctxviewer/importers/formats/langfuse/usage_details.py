@@ -1,6 +1,7 @@
 """A Langfuse generation's usage: the OTel GenAI attributes when it holds them, else Langfuse's
-``usageDetails`` (cache reads and writes kept out of ``input``: ``total`` is the sum), see the
-package docstring. No Qt here.
+``usageDetails`` (cache reads and writes kept out of ``input``, and reasoning out of ``output``
+where ``total`` is the sum of the buckets), under each key spelling Langfuse writes
+(:data:`READ_KEYS`, :data:`REASONING_KEYS`), see the package docstring. No Qt here.
 """
 
 from __future__ import annotations
@@ -46,13 +47,37 @@ def usage(obs: Mapping[str, Any], attrs: Mapping[str, Any]) -> Usage:
     u = details[1] or {}
     if not isinstance(u, Mapping) or not u or failed_placeholder(obs, u):
         return Usage()
-    read = pm.int_or_none(u.get("input_cache_read", u.get("prompt_details.cache_read", u.get("cache_read_input_tokens"))))
+    read = pm.int_or_none(_first(u, READ_KEYS))
     create = pm.int_or_none(u.get("input_cache_creation", u.get("cache_creation_input_tokens")))
     raw_in = pm.int_or_none(u.get("input"))
+    reasoning = pm.int_or_none(_first(u, REASONING_KEYS))
+    out = pm.int_or_none(u.get("output"))
+    if out is not None and reasoning and _exclusive(u):  # Langfuse's buckets: output without its reasoning
+        out += reasoning
     return Usage(input_tokens=None if raw_in is None else raw_in + (read or 0) + (create or 0),
-                 output_tokens=pm.int_or_none(u.get("output")), cached_input_tokens=read,
-                 cache_creation_input_tokens=create,
-                 reasoning_tokens=pm.int_or_none(u.get("output_reasoning", u.get("completion_details.reasoning"))))
+                 output_tokens=out, cached_input_tokens=read, cache_creation_input_tokens=create,
+                 reasoning_tokens=reasoning)
+
+
+READ_KEYS = ("input_cache_read", "prompt_details.cache_read", "cache_read_input_tokens", "input_cached_tokens")
+"""The cache-read bucket under each spelling: Langfuse's own, its OpenAI integration's
+(``input_cached_tokens``, from ``prompt_tokens_details.cached_tokens``), Anthropic's."""
+REASONING_KEYS = ("output_reasoning", "completion_details.reasoning", "output_reasoning_tokens")
+"""The reasoning bucket under each spelling (``output_reasoning_tokens``: the OpenAI integration's)."""
+
+
+def _first(u: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
+    return next((u[k] for k in keys if u.get(k) is not None), None)
+
+
+def _exclusive(u: Mapping[str, Any]) -> bool:
+    """Whether ``u``'s ``total`` is the sum of every other count: Langfuse's buckets are then
+    exclusive (``{input: 2140, input_cached_tokens: 1024, output: 96, output_reasoning_tokens: 310,
+    total: 3570}``: the 310 reasoning tokens are not in the 96), so the output that OTel GenAI
+    counts (reasoning included) is output + reasoning. Without a total the output is kept as reported."""
+    total = pm.int_or_none(u.get("total"))
+    counts = [v for k, v in u.items() if k != "total" and isinstance(v, (int, float)) and not isinstance(v, bool)]
+    return total is not None and bool(counts) and total == sum(counts)
 
 
 def usage_problems(obs: Mapping[str, Any], attrs: Mapping[str, Any]) -> list[str]:
