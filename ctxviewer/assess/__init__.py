@@ -9,7 +9,8 @@ What lives here:
 * :mod:`~ctxviewer.assess.budget` -- eq. 3.1 (B_sys + B_hist + B_evidence + B_tools + B_user +
   B_out <= C), allocations and C from the model catalogue when the trace recorded none;
   :mod:`~ctxviewer.assess.input_source` the words for which input it took;
-  :mod:`~ctxviewer.assess.verdict` its verdict in words; :mod:`~ctxviewer.assess.tolerance` how far
+  :mod:`~ctxviewer.assess.verdict` its verdict in words; :mod:`~ctxviewer.assess.provider_refusal`
+  a provider's error refusing the request as over its window; :mod:`~ctxviewer.assess.tolerance` how far
   a count and the provider's reported input may differ;
   :mod:`~ctxviewer.assess.bars` the chart's bars; :mod:`~ctxviewer.assess.breakdown` the
   per-category accounting table;

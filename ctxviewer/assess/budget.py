@@ -16,15 +16,17 @@ from dataclasses import dataclass
 
 from ctxviewer.assess.config import active
 from ctxviewer.assess.input_source import NOT_CAPTURED_SOURCE, REPORTED_SOURCE, TRUNCATED_SOURCE
+from ctxviewer.assess.provider_refusal import Refusal, refusal, refuted_window
 from ctxviewer.assess.tolerance import tolerance
 from ctxviewer.assess.truncated import truncation
-from ctxviewer.model.capture import answered
 from ctxviewer.model.source_window import recorded_source_window
 from ctxviewer.model.trace import Category, ContextItem, Kind, LimitMode, RequestTrace, Status
 from ctxviewer.util.memo import by_identity
 
 RECORDED = "recorded"
 """:attr:`CapacityCheck.capacity_source` of a C the trace recorded."""
+REFUSAL_SOURCE = "stated in the provider's error"
+""":attr:`CapacityCheck.capacity_source` of the window a provider's refusal names (a recorded fact, not assumed)."""
 
 CATEGORY_ORDER: tuple[Category, ...] = (
     Category.SYS,
@@ -174,6 +176,10 @@ class CapacityCheck:
     (:func:`ctxviewer.tokens.catalogue.lookup`)."""
     output_assumed: bool = False
     """True when B_out was not recorded and the input alone was checked against C (B_out taken as 0)."""
+    refusal: Refusal | None = None
+    """The provider's error stating that the request exceeded its context window
+    (:mod:`ctxviewer.assess.provider_refusal`): then C is the window it names
+    (:data:`REFUSAL_SOURCE`), ``fits`` is False and the margin is window - the tokens it counted."""
     reported_margin: int | None = None
     """Shared mode, a fitting request whose provider-reported input is above the count by more than
     the tolerance (:func:`ctxviewer.assess.tolerance.tolerance`): C - (reported + B_out), the
@@ -182,8 +188,8 @@ class CapacityCheck:
 
     @property
     def capacity_assumed(self) -> bool:
-        """Whether C is an assumption (not recorded on the trace)."""
-        return self.capacity_source != RECORDED
+        """Whether C is an assumption (not recorded on the trace, nor stated in the provider's error)."""
+        return self.capacity_source not in (RECORDED, REFUSAL_SOURCE)
 
     @property
     def over_before_trim(self) -> int | None:
@@ -268,8 +274,12 @@ def check_capacity(trace: RequestTrace) -> CapacityCheck:
     if cap is not None and input_tokens is not None and b_out is not None:
         margin = cap - (input_tokens + b_out)
     fits = None if margin is None else margin >= 0
-    refuted = _refuted(trace, cap, cap_source, reported)
-    if refuted is not None:  # the call itself shows the assumed C is too small: nothing to decide by it
+    refuted = refuted_window(trace, cap, cap_source, reported)
+    refused = refusal(trace)
+    if refused is not None:  # the endpoint refused it as over its window, and said by how much
+        cap, cap_source, refuted = refused.window, REFUSAL_SOURCE, None
+        fits, margin = False, refused.window - refused.sent
+    elif refuted is not None:  # the call itself shows the assumed C is too small: nothing to decide by it
         fits = margin = None
     elif fits and reported is not None and cap is not None and b_out is not None \
             and reported + b_out > cap:  # the endpoint enforces its own count: the margin is by it too
@@ -287,6 +297,7 @@ def check_capacity(trace: RequestTrace) -> CapacityCheck:
         reported_input=reported,
         capacity_problem=refuted or _capacity_problem(trace),
         reported_margin=_reported_margin(trace, fits, source, cap, input_tokens, b_out),
+        refusal=refused,
         capacity_source=cap_source,
         output_assumed=assumed_out,
     )
@@ -327,21 +338,6 @@ def _reported_margin(trace: RequestTrace, fits: bool | None, source: str | None,
     if tol is None or reported - counted <= tol:
         return None
     return cap - (reported + b_out)
-
-
-def _refuted(trace: RequestTrace, cap: int | None, cap_source: str, used: int | None) -> str | None:
-    """Why an *assumed* C cannot be this deployment's window, in words, or ``None``: the provider
-    answered the call (:func:`ctxviewer.model.capture.answered`) and reported more input tokens than
-    that C (``used``: the reported input; a count is no evidence of what the endpoint accepted -- it
-    may hold text that was never sent) -- Gemini 1.5 Pro served 1,500,000 input
-    tokens against a catalogue window of 1,000,000, Claude Sonnet 4 400,000 with its 1M-context
-    beta. An endpoint that accepted the input proves the assumption wrong, not the request over
-    capacity. A C the trace recorded or the user set is never doubted here."""
-    if cap is None or used is None or not cap_source.startswith("assumed") or used <= cap or not answered(trace):
-        return None
-    return (f"the provider answered with {_n(used)} input tokens, more than the assumed context window of "
-            f"{_n(cap)} tokens ({cap_source.removeprefix('assumed (').removesuffix(')')}): that assumption does "
-            "not hold for this deployment, so eq. 3.1 is not checked (set the window in ctxviewer.toml)")
 
 
 def _capacity_problem(trace: RequestTrace) -> str | None:

@@ -261,7 +261,7 @@ def numbers_line(trace: RequestTrace, chk: CapacityCheck) -> str:
             text += f" · capacity {NOT_RECORDED}"
         else:
             text += f" of capacity {fmt_int(chk.capacity)} tokens"
-            if chk.capacity_assumed:
+            if chk.capacity_assumed or chk.refusal is not None:  # where C came from, unless the trace recorded it
                 text += f" {chk.capacity_source}"
     if trace.safety_margin is not None:
         text += f" · declared safety margin {fmt_int(trace.safety_margin)}"

@@ -62,6 +62,13 @@ def _shared_verdict(chk: CapacityCheck) -> str:
     """The shared-limit verdict of a decided check (C, the input and B_out or its assumption known)."""
     assert chk.capacity is not None and chk.input_tokens is not None and chk.margin is not None
     room = chk.capacity - (chk.reserved_output or 0)
+    if chk.refusal is not None:
+        return (f"over capacity by {_n(chk.refusal.sent - chk.refusal.window)} tokens by the provider's own count: "
+                f"it refused the request as {_n(chk.refusal.sent)} tokens against its {_n(chk.refusal.window)}-token "
+                f"window (counted here {_n(chk.input_tokens)}: the trace holds less than was sent)"
+                if chk.input_tokens < chk.refusal.sent else
+                f"over capacity by {_n(chk.refusal.sent - chk.refusal.window)} tokens by the provider's own count: "
+                f"it refused the request as {_n(chk.refusal.sent)} tokens against its {_n(chk.refusal.window)}-token window")
     if chk.input_source == REPORTED_SOURCE and chk.reported_input is not None:
         return (f"over capacity by {_n(chk.reported_input - room)} tokens by the provider-reported input: "
                 f"had {_n(room)} tokens left, needed {_n(chk.reported_input)} (counted {_n(chk.input_tokens)})")
