@@ -131,7 +131,7 @@ class Assessment:
 def _verdict(chk: CapacityCheck, findings: tuple[Finding, ...]) -> str:
     text = verdict_text(chk)
     over = chk.over_before_trim if chk.limit_mode is not LimitMode.SEPARATE else None
-    if over is not None and over > 0 and chk.input_before_trim != chk.input_tokens:
+    if over is not None and over > 0 and chk.trimmed:
         text += f"; before trimming: over by {over:,}"
     others = [f for f in findings if not f.rule.startswith("budget.") and f.severity.rank >= Severity.WARNING.rank]
     if others:

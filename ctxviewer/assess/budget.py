@@ -192,6 +192,13 @@ class CapacityCheck:
         return self.capacity_source not in (RECORDED, REFUSAL_SOURCE)
 
     @property
+    def trimmed(self) -> bool:
+        """Whether the candidates before trimming were more than the input eq. 3.1 checked (the
+        reported input when it decided, :data:`REPORTED_SOURCE`, else the count): items were omitted."""
+        sent = self.reported_input if self.input_source == REPORTED_SOURCE else self.input_tokens
+        return self.input_before_trim is not None and sent is not None and self.input_before_trim > sent
+
+    @property
     def over_before_trim(self) -> int | None:
         """Shared mode: tokens over C before trimming (positive), 0 or less if it fit anyway."""
         if self.capacity is None or self.input_before_trim is None:

@@ -36,6 +36,7 @@ from ctxviewer.assess import budget as eq31
 from ctxviewer.assess.assessment import Conclusion, conclude
 from ctxviewer.assess.budget import CATEGORY_ORDER, CapacityCheck, category_of
 from ctxviewer.assess.context import AssessContext
+from ctxviewer.assess.input_source import REPORTED_SOURCE
 from ctxviewer.builder import BuildError, Candidate, RequiredOverBudgetError, trim
 from ctxviewer.builder.trim import Trim
 from ctxviewer.builder.whatif_rules import (
@@ -239,11 +240,12 @@ def _before_trim(chk: CapacityCheck) -> str | None:
     over = chk.over_before_trim
     if over is None or chk.capacity is None or chk.input_before_trim is None or chk.limit_mode is LimitMode.SEPARATE:
         return None
+    by_count = " by the count" if chk.input_source == REPORTED_SOURCE else ""  # the verdict is by the provider's
     if over > 0:
         room = chk.capacity - (chk.reserved_output or 0)
-        return (f"before trimming: over capacity by {_n(over)} tokens: had {_n(room)} tokens left, "
+        return (f"before trimming: over capacity by {_n(over)} tokens{by_count}: had {_n(room)} tokens left, "
                 f"needed {_n(chk.input_before_trim)}")
-    return f"before trimming: fits, {_n(-over)} tokens margin"
+    return f"before trimming: fits{by_count}, {_n(-over)} tokens margin"
 
 
 def run(trace: RequestTrace, scenario: Scenario, trace_id: str | None = None,

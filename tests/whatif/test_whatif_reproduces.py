@@ -85,7 +85,7 @@ def test_history_16k_is_over_capacity_by_348_as_recorded(samples: dict[str, Requ
     assert o.rules == ("budget: history <= 6,000, evidence <= 5,000, tools <= 1,600 tokens "
                        "(declared budgets, lowest priority first)",
                        "budget: input <= C 16,000 - B_out 2,000 = 14,000 tokens")
-    assert o.before_trim == "before trimming: over capacity by 1,213 tokens: had 14,000 tokens left, needed 15,213"
+    assert o.before_trim == "before trimming: over capacity by 1,213 tokens by the count: had 14,000 tokens left, needed 15,213"
     assert check_capacity(t).over_before_trim == 1213
 
 
@@ -200,3 +200,23 @@ def test_without_a_capacity_nothing_is_trimmed_for_budget() -> None:
     assert o.notes[0] == "capacity not recorded: the input budget C - B_out is not applied (give a capacity to apply it)"
     budget_omitted = [i.id for i in t.omitted if rule_of(i) is OmissionRule.BUDGET]
     assert budget_omitted and all(o.trace.item(i).status is Status.OMITTED for i in budget_omitted)
+
+
+def test_before_trimming_says_its_input_when_the_verdict_is_by_the_providers() -> None:
+    """New user F11: 'before trimming: fits, 49,993 tokens margin' beside 'verdict: failure: over
+    capacity ... by the provider-reported input' read as a contradiction; the line now says it is by
+    the count, and nothing was trimmed, so the headline adds no 'before trimming: over by'."""
+    from factories import make_trace
+
+    from ctxviewer.model.trace import Endpoint, Response, Trust, Usage
+
+    item = ContextItem(kind=Kind.USER, id="u", content="Summarise the attached report.", tokens=7,
+                       status=Status.RETAINED, position=1, trust=Trust.UNTRUSTED)
+    t = make_trace(endpoint=Endpoint(provider="openai", model="gpt-4o"), items=(item,), input_tokens=None, budget={},
+                   usage=Usage(input_tokens=100_000, output_tokens=100), reserved_output_tokens=None,
+                   safety_margin=None, response=Response(text="ok"))
+    o = run(t, Scenario(capacity=50_000))
+    assert o.before_trim == "before trimming: fits by the count, 49,993 tokens margin"
+    assert o.verdict.startswith("over capacity by 50,000 tokens by the provider-reported input: had 50,000 tokens "
+                                "left, needed 100,000 (counted 7)")
+    assert "before trimming: over by" not in o.verdict

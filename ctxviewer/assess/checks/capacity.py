@@ -89,7 +89,7 @@ def capacity_findings(trace: RequestTrace, chk: budget.CapacityCheck) -> list[Fi
             evidence=Evidence(fields=("safety_margin", *_LIMIT_FIELDS)),
         ))
     over = chk.over_before_trim if chk.limit_mode is not LimitMode.SEPARATE else None
-    if over is not None and over > 0 and chk.input_before_trim != chk.input_tokens:
+    if over is not None and over > 0 and chk.trimmed:
         omitted = tuple(i.id for i in trace.items if i.status is Status.OMITTED)
         out.append(Finding(
             rule="budget.over_before_trim", severity=Severity.INFO,
