@@ -76,6 +76,15 @@ def score_rows(attributes: Mapping[str, Any]) -> list[tuple[str, Any, float | No
     return rows
 
 
+def _shown(value: Any) -> str:
+    """A score's value in the summary as ``show`` and the header write it
+    (:func:`ctxviewer.assess.trace_header.score_lines`): text and numbers as recorded, anything else
+    (a boolean, null, a list) as JSON -- ``false``, not the ``0`` the ``value`` column stores."""
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return str(value)
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
 def _label(name: str, source: str | None) -> str:
     """A score's name in the summary: a correction (Langfuse ``dataType`` CORRECTION, whose source
     reads ``"langfuse ANNOTATION correction on trace"``) says so, as ``show`` does: ``output (correction)``."""
@@ -88,7 +97,9 @@ def summary(attributes: Mapping[str, Any]) -> str | None:
     rows = score_rows(attributes)
     if not rows:
         return None
-    text = " · ".join(f"{_label(name, source)}: {'null' if value is None else value}" for name, value, _n, source in rows)
+    shown = [_shown(s.get("value")) for s in attributes.get(SCORES_KEY) or ()
+             if isinstance(s, Mapping) and s.get("name") not in (None, "")]  # the rows' own order
+    text = " · ".join(f"{_label(name, source)}: {value}" for (name, _v, _n, source), value in zip(rows, shown))
     return text if len(text) <= MAX_SUMMARY_CHARS else text[: MAX_SUMMARY_CHARS - 1] + "…"
 
 

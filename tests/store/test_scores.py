@@ -95,3 +95,17 @@ def test_numbers_booleans_and_errors(tmp_path: Path) -> None:
     with pytest.raises(FilterError) as err:
         TraceQuery(text="score.match < C")
     assert (err.value.message, err.value.position) == ("score.match < takes a number (the score's value as a number), not 'C'", 14)
+
+
+def test_the_list_cell_writes_a_value_as_show_does() -> None:
+    """New user 2026-12-07 (L1): an MLflow feedback value false read "correctness: 0" in the list's
+    Scores column and "correctness: false" in show and the header."""
+    from factories import make_trace
+
+    from ctxviewer.assess.trace_header import score_lines
+    from ctxviewer.store.score_rows import summary
+
+    attrs = {"ctxviewer.scores": [{"name": "correctness", "value": False, "source": "mlflow assessment"},
+                                  {"name": "match", "value": "I"}, {"name": "gap", "value": None}]}
+    assert summary(attrs) == "correctness: false · match: I · gap: null"
+    assert score_lines(make_trace(attributes=attrs)).splitlines()[0] == "correctness: false (mlflow assessment)"
