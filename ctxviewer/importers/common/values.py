@@ -126,6 +126,17 @@ def normalise_id(value: Any, nbytes: int) -> str | None:
     return raw.hex() if len(raw) == nbytes else s
 
 
+MIN_NANOS = 10**17
+"""Smallest Unix-nanoseconds time taken as one (1973-03-03): below it an exporter wrote seconds,
+milliseconds or microseconds in a nanoseconds field (1733500000 reads as 1970-01-01 00:00:01)."""
+MAX_NANOS = 7_258_118_400 * 10**9
+"""Largest Unix-nanoseconds time taken as one (2200-01-01): above it, not a real time (2**64 - 1
+reads as the year 2554)."""
+_UNITS = (("microseconds", 10**14), ("milliseconds", 10**11), ("seconds", 0))
+"""The unit a too-small nanoseconds value most likely was, by its size (a 2024 time is ~1.7e15 µs,
+~1.7e12 ms, ~1.7e9 s)."""
+
+
 def parse_time(value: Any) -> datetime | None:
     """A span time as aware UTC (microsecond precision).
 
@@ -133,7 +144,8 @@ def parse_time(value: Any) -> datetime | None:
     protobuf.js ``Long`` (``{low, high}``: 64 bits as two 32-bit halves), a JS
     ``HrTime`` pair ``[seconds, nanos]``, or an ISO-8601 string (naive taken as UTC). ``None``,
     ``""`` and OTLP's ``"0"`` (unset) -> ``None``. Raises ``ValueError`` for anything else (also a
-    number of nanoseconds beyond the dates Python holds).
+    number of nanoseconds beyond the dates Python holds, and one outside :data:`MIN_NANOS` ..
+    :data:`MAX_NANOS`: seconds or milliseconds written as nanoseconds, or no real time).
     """
     if value is None or value == "" or value == "0" or value == 0:
         return None
@@ -146,9 +158,14 @@ def parse_time(value: Any) -> datetime | None:
     if isinstance(value, int) or (isinstance(value, str) and value.isdigit()):
         ns = int(value)
         try:
-            return _EPOCH + timedelta(seconds=ns // 1_000_000_000, microseconds=(ns % 1_000_000_000) // 1000)
+            when = _EPOCH + timedelta(seconds=ns // 1_000_000_000, microseconds=(ns % 1_000_000_000) // 1000)
         except OverflowError:
             raise ValueError(f"{value!r} nanoseconds is out of the range of dates") from None
+        if not MIN_NANOS <= ns <= MAX_NANOS:  # 1970-01-01 00:28:53 is milliseconds read as nanoseconds
+            unit = next((u for u, lo in _UNITS if ns >= lo), "seconds") if 0 < ns < MIN_NANOS else None
+            why = f"seconds, milliseconds or microseconds? ({unit}, by its size)" if unit else "not a real time"
+            raise ValueError(f"{value!r} is not Unix nanoseconds (it reads as {when:%Y-%m-%d %H:%M:%S}): {why}")
+        return when
     if isinstance(value, str):
         try:
             dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
