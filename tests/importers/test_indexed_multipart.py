@@ -52,3 +52,15 @@ def test_the_image_is_counted_as_an_image(tmp_path: Path) -> None:
     assert CliRunner().invoke(cli, ["import", str(f), "-o", str(db)]).exit_code == 0
     [row] = json.loads(CliRunner().invoke(cli, ["list", str(db), "--json"]).output)
     assert (row["input_tokens"], row["state"]) == (771, "ok")  # 6 text + 765 for a 1024x1024 image (scaled to 768: 85 + 170 x 4 tiles)
+
+
+def test_a_text_part_holding_a_stringified_content_array_with_an_image_is_its_parts() -> None:
+    """The same array written into one OTel text part (f2 of the new user's multimodal.otlp.json:
+    "over capacity by 2,603,187 tokens"); an array of text blocks only stays text."""
+    from ctxviewer.importers.common.messages import normalise_message
+
+    msg = normalise_message({"role": "user", "parts": [{"type": "text", "content": CONTENT}]})
+    assert [p["type"] for p in msg["parts"]] == ["text", "blob"]
+    text_only = json.dumps([{"type": "text", "text": "a"}, {"type": "text", "text": "b"}])
+    assert normalise_message({"role": "user", "parts": [{"type": "text", "content": text_only}]})["parts"] == [
+        {"type": "text", "content": text_only}]

@@ -36,7 +36,7 @@ from typing import Any
 
 from ctxviewer.importers.common.containers import loads
 from ctxviewer.importers.common.exporter_cut import middle_cut
-from ctxviewer.importers.common.part_shapes import content_blocks, data_uri_part, provider_part
+from ctxviewer.importers.common.part_shapes import content_blocks, data_uri_part, provider_part, spread_stringified
 from ctxviewer.tokens.images import size_of_base64
 from ctxviewer.tokens.placeholders import REASONING, REDACTED_REASONING, placeholder
 from ctxviewer.util.json_escapes import decode_escapes
@@ -102,7 +102,7 @@ def normalise_message(m: Any) -> Message:
     msg: Message = {k: v for k, v in m.items() if k not in ("parts", "content")}
     msg["role"] = m.get("role")
     if isinstance(m.get("parts"), list):
-        msg["parts"] = [_as_part(p) for p in m["parts"]]
+        msg["parts"] = [q for p in m["parts"] for q in spread_stringified(_as_part(p), _as_part)]
     elif isinstance(m.get("content"), list):
         msg["parts"] = [_vercel_part(p) for p in m["content"]]
     elif m.get("content") is not None:

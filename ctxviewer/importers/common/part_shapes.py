@@ -164,6 +164,20 @@ def content_blocks(value: Any) -> list[Mapping[str, Any]] | None:
     return None
 
 
+def spread_stringified(part: dict[str, Any], as_part: Any) -> list[dict[str, Any]]:
+    """``part``, or the parts it stringified: a ``text`` part whose content is the JSON of a
+    provider content array holding an image, audio or file block (an instrumentation that
+    serialised the OpenAI content list into one text part: ``{"type": "text", "content": '[{"type":
+    "text", ...}, {"type": "image_url", ...}]'}``) is those blocks, each mapped by ``as_part`` --
+    read as text, one base64 image counted 2.6 million tokens. A JSON array of text blocks only
+    stays the text it is (the model may have read it so)."""
+    content = part.get("content") if part.get("type") == "text" else None
+    blocks = content_blocks(content) if isinstance(content, str) else None
+    if blocks is None or all(b.get("type") in ("text", "input_text") for b in blocks):
+        return [part]
+    return [as_part(b) for b in blocks]
+
+
 def reasoning_text(part: Mapping[str, Any]) -> str | None:
     """The reasoning a ``reasoning`` part gives the response: its content, or
     :data:`~ctxviewer.tokens.placeholders.REDACTED_REASONING` for a redacted part without any
