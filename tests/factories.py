@@ -233,3 +233,14 @@ def moved_after_the_evidence(t: RequestTrace, item_id: str) -> RequestTrace:
         pos += it.status is Status.RETAINED
         out.append(replace(it, position=pos if it.status is Status.RETAINED else None))
     return replace(t, trace_id=t.trace_id + "-replay", replay_of=t.trace_id, items=tuple(out))
+
+
+def imported(tmp: Any, path: Any) -> dict[str, RequestTrace]:
+    """The traces of importing the file ``path`` into a new database in the folder ``tmp``, by id,
+    as the store loads them (what every surface reads)."""
+    from ctxviewer.pipeline.importing import import_files
+    from ctxviewer.store import TraceStore
+
+    with TraceStore.create(tmp / "t.db") as store:
+        import_files([path], store)
+        return {row.trace_id: store.load(row.trace_id) for row in store.list()}

@@ -15,22 +15,17 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from factories import imported
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxviewer.importers import detect, load_records
 from ctxviewer.importers.common.part_shapes import langchain_part
-from ctxviewer.model.trace import RequestTrace
-from ctxviewer.pipeline.importing import import_files
-from ctxviewer.store import TraceStore
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "langchain_images"
 
 
-def _stored(tmp: Path, path: Path) -> dict[str, RequestTrace]:
-    with TraceStore.create(tmp / "t.db") as store:
-        import_files([path], store)
-        return {row.trace_id: store.load(row.trace_id) for row in store.list()}
+_stored = imported
 
 
 def test_every_langchain_image_form_is_an_image_counted_by_the_tile_rule(tmp_path: Path) -> None:

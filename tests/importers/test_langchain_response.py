@@ -10,18 +10,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from factories import imported
+
 from ctxviewer.importers.common.langchain_messages import langchain_message, langchain_response_metadata
-from ctxviewer.model.trace import RequestTrace
-from ctxviewer.pipeline.importing import import_files
-from ctxviewer.store import TraceStore
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "langchain_anthropic"
 
 
-def _stored(tmp: Path, path: Path) -> dict[str, RequestTrace]:
-    with TraceStore.create(tmp / "t.db") as store:
-        import_files([path], store)
-        return {row.trace_id: store.load(row.trace_id) for row in store.list()}
+_stored = imported
 
 
 def test_a_tool_use_block_and_its_tool_calls_copy_are_one_call(tmp_path: Path) -> None:
