@@ -66,7 +66,7 @@ def _shared_verdict(chk: CapacityCheck) -> str:
         return (f"over capacity by {_n(chk.refusal.sent - chk.refusal.window)} tokens by the provider's own count: "
                 f"it refused the request as {_n(chk.refusal.sent)} tokens against its {_n(chk.refusal.window)}-token "
                 f"window (counted here {_n(chk.input_tokens)}: the trace holds less than was sent)"
-                if chk.input_tokens < chk.refusal.sent else
+                if chk.input_tokens + (chk.reserved_output or 0) < chk.refusal.sent else
                 f"over capacity by {_n(chk.refusal.sent - chk.refusal.window)} tokens by the provider's own count: "
                 f"it refused the request as {_n(chk.refusal.sent)} tokens against its {_n(chk.refusal.window)}-token window")
     if chk.input_source == REPORTED_SOURCE and chk.reported_input is not None:

@@ -39,3 +39,18 @@ def test_the_verdict_is_by_the_providers_count() -> None:
                                         "request as 131,072 tokens against its 128,000-token window")
     assert refusal(replace(t, attributes={"otel.status_code": "ok", "otel.status_message": OPENAI})) is None
     assert refusal(replace(t, attributes={"otel.status_code": "error", "otel.status_message": "rate limited"})) is None
+
+
+def test_a_refusal_counting_the_completion_is_no_claim_that_the_trace_holds_less() -> None:
+    """Review 2026-12-07 (rev4 F-1): OpenAI's "you requested 4200 tokens (3000 in your prompt; 1200 for
+    the completion)" counts B_out too; a trace holding the 3,000 holds all that was sent."""
+    from ctxviewer.model.trace import ContextItem, Kind, Status, Trust
+
+    item = ContextItem(kind=Kind.USER, id="u", content="x", tokens=3000, status=Status.RETAINED, position=1,
+                       trust=Trust.UNTRUSTED)
+    t = make_trace(items=(item,), input_tokens=None, reserved_output_tokens=1200, attributes={
+        "otel.status_code": "error",
+        "otel.status_message": ("This model's maximum context length is 4097 tokens, however you requested 4200 "
+                                "tokens (3000 in your prompt; 1200 for the completion).")})
+    assert verdict_text(check_capacity(t)) == ("over capacity by 103 tokens by the provider's own count: it refused "
+                                               "the request as 4,200 tokens against its 4,097-token window")
