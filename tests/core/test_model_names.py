@@ -37,3 +37,12 @@ def test_a_routed_claude_is_claude(model: str) -> None:
     assert found is not None and (found.capacity, found.source.split(", ")[1]) == (200_000, "claude-3-5-sonnet")
     cost = call_cost(None, model, None, Usage(input_tokens=1000, output_tokens=100))
     assert str(cost.total) == "0.0045"  # $3 / $15 per million: 0.003 + 0.0015
+
+
+@pytest.mark.parametrize("model", ["claude-instant-1.2", "anthropic.claude-instant-v1"])
+def test_claude_instant_has_its_100k_window(model: str) -> None:
+    """New user 2026-12-07 (F12): Claude Instant took the 200,000 of the claude profile (genai-prices
+    lists no window for it)."""
+    assert resolve(model).profile.name == "claude-100k"
+    found = lookup(None, model)
+    assert found is not None and (found.capacity, found.source) == (100_000, "endpoint profile claude-100k")
