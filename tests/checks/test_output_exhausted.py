@@ -32,3 +32,15 @@ def test_a_complete_answer_an_error_or_no_reserve() -> None:
     assert _exhausted(replace(cut, reserved_output_tokens=None, usage=Usage())) == [
         ("warning", "the response stopped at its output limit (B_out not recorded) (finish reason length): "
                     "the answer is cut off")]
+
+
+def test_far_below_b_out_the_context_window_ended_it_and_any_error_says_nothing() -> None:
+    """Review rev4 F-2, F-3: "stopped at the reserved output B_out of 1,200 tokens (... 10 output
+    tokens reported)" contradicted itself; error.type and an upper-case ERROR are errors too."""
+    t = make_trace(response=Response(text="x", finish_reason="length"), reserved_output_tokens=1200,
+                   usage=Usage(input_tokens=7990, output_tokens=10))
+    assert _exhausted(t) == [("warning", "the response stopped at an output limit after 10 output tokens, below the "
+                                         "reserved output B_out of 1,200: the context window ended it (input 7,990 "
+                                         "reported) (finish reason length): the answer is cut off")]
+    for attrs in ({"error.type": "Timeout"}, {"otel.status_code": "ERROR"}):
+        assert _exhausted(replace(t, attributes=attrs)) == []

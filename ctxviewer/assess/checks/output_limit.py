@@ -5,6 +5,7 @@ eq. 3.1 check (:mod:`ctxviewer.assess.checks.capacity`), whose B_out it is about
 from __future__ import annotations
 
 from ctxviewer.model.findings import Evidence, Finding, Severity
+from ctxviewer.model.span_facts import ERROR, span_status
 from ctxviewer.model.trace import RequestTrace
 
 OUTPUT_LIMIT_REASONS = frozenset({"length", "max_tokens", "max_output_tokens", "model_length",
@@ -14,21 +15,36 @@ Anthropic ``max_tokens``, Gemini ``MAX_TOKENS``, the Responses API's ``max_outpu
 (``incomplete_details.reason``), vLLM's ``model_length``."""
 
 
+MIN_SLACK = 16
+"""Output tokens below B_out still read as "stopped at B_out" (a provider's count of the last
+token, stop sequences): the larger of this and 5 % of B_out."""
+
+
 def _n(v: int) -> str:
     return f"{v:,}"
 
 
 def output_exhausted(trace: RequestTrace) -> Finding | None:
     """``budget.output_exhausted`` for a response that stopped at its output limit (module
-    docstring), naming B_out and the output tokens reported; ``None`` otherwise."""
+    docstring), naming B_out and the output tokens reported -- or, when the output reported is
+    well below B_out (:data:`MIN_SLACK`), the context window as what ended it (OpenAI's ``length``
+    also means input + output reached C); ``None`` otherwise, and for a call whose span ended in
+    error (:func:`ctxviewer.model.span_facts.span_status`: the status code or ``error.type``)."""
     r = trace.response
     reason = (r.finish_reason or "").strip().lower() if r is not None else ""
-    if reason not in OUTPUT_LIMIT_REASONS or trace.attributes.get("otel.status_code") == "error":
+    if reason not in OUTPUT_LIMIT_REASONS or span_status(trace.attributes) == ERROR:
         return None
     b_out, used = trace.reserved_output_tokens, trace.usage.output_tokens
-    limit = (f"the reserved output B_out of {_n(b_out)} tokens" if b_out is not None
-             else "its output limit (B_out not recorded)")
-    spent = f"; {_n(used)} output tokens reported" if used is not None else ""
+    if b_out is not None and used is not None and used < b_out - max(MIN_SLACK, b_out // 20):
+        # far below B_out: input + output reached the context window, not the reserve
+        inp = trace.usage.input_tokens
+        limit = (f"an output limit after {_n(used)} output tokens, below the reserved output B_out of {_n(b_out)}: "
+                 "the context window ended it" + (f" (input {_n(inp)} reported)" if inp is not None else ""))
+        spent = ""
+    else:
+        limit = (f"the reserved output B_out of {_n(b_out)} tokens" if b_out is not None
+                 else "its output limit (B_out not recorded)")
+        spent = f"; {_n(used)} output tokens reported" if used is not None else ""
     return Finding(
         rule="budget.output_exhausted", severity=Severity.WARNING,
         message=(f"the response stopped at {limit} (finish reason {r.finish_reason}{spent}): "  # type: ignore[union-attr]
