@@ -16,8 +16,7 @@ from dataclasses import dataclass
 
 from ctxviewer.assess.config import active
 from ctxviewer.assess.input_source import NOT_CAPTURED_SOURCE, REPORTED_SOURCE, TRUNCATED_SOURCE
-from ctxviewer.assess.provider_refusal import Refusal, refusal, refuted_window
-from ctxviewer.assess.tolerance import tolerance
+from ctxviewer.assess.provider_refusal import Refusal, refusal, refuted_window, reported_margin
 from ctxviewer.assess.truncated import truncation
 from ctxviewer.model.source_window import recorded_source_window
 from ctxviewer.model.trace import Category, ContextItem, Kind, LimitMode, RequestTrace, Status
@@ -176,6 +175,10 @@ class CapacityCheck:
     (:func:`ctxviewer.tokens.catalogue.lookup`)."""
     output_assumed: bool = False
     """True when B_out was not recorded and the input alone was checked against C (B_out taken as 0)."""
+    input_limit_only: bool = False
+    """True when C is the input limit a source recorded from its own catalogue (LiteLLM's
+    ``max_input_tokens``: for gpt-5 272,000 of a 400,000 window, the output limit apart), so the
+    input alone is checked against it (B_out not added)."""
     refusal: Refusal | None = None
     """The provider's error stating that the request exceeded its context window
     (:mod:`ctxviewer.assess.provider_refusal`): then C is the window it names
@@ -250,12 +253,16 @@ def check_capacity(trace: RequestTrace) -> CapacityCheck:
     if all_sum is not None and items_sum is not None and input_tokens is not None:
         before = input_tokens + (all_sum - items_sum)
     out = trace.reserved_output_tokens
+    refused = refusal(trace)  # the endpoint refused it as over its window, and said by how much
     if ep.limit_mode is LimitMode.SEPARATE:
         in_fits = (
             None if input_tokens is None or ep.max_input_tokens is None else input_tokens <= ep.max_input_tokens
         )
+        if refused is not None:
+            in_fits = False
         out_fits = None if out is None or ep.max_output_tokens is None else out <= ep.max_output_tokens
         fits = None if in_fits is None or out_fits is None else (in_fits and out_fits)
+        fits = False if refused is not None else fits
         margin = (
             None if input_tokens is None or ep.max_input_tokens is None else ep.max_input_tokens - input_tokens
         )
@@ -273,16 +280,18 @@ def check_capacity(trace: RequestTrace) -> CapacityCheck:
             input_fits=in_fits,
             output_fits=out_fits,
             input_source=source,
+            refusal=refused,
         )
     cap, cap_source = catalogue_capacity(trace)
-    assumed_out = out is None and cap is not None
+    from_source = recorded_source_window(trace.attributes)
+    input_limit = from_source is not None and cap_source == f"assumed ({from_source[1]})"  # LiteLLM's max_input_tokens
+    assumed_out = (out is None or input_limit) and cap is not None
     b_out = 0 if assumed_out else out
     margin = None
     if cap is not None and input_tokens is not None and b_out is not None:
         margin = cap - (input_tokens + b_out)
     fits = None if margin is None else margin >= 0
     refuted = refuted_window(trace, cap, cap_source, reported)
-    refused = refusal(trace)
     if refused is not None:  # the endpoint refused it as over its window, and said by how much
         cap, cap_source, refuted = refused.window, REFUSAL_SOURCE, None
         fits, margin = False, refused.window - refused.sent
@@ -303,10 +312,11 @@ def check_capacity(trace: RequestTrace) -> CapacityCheck:
         input_source=source,
         reported_input=reported,
         capacity_problem=refuted or _capacity_problem(trace),
-        reported_margin=_reported_margin(trace, fits, source, cap, input_tokens, b_out),
+        reported_margin=reported_margin(trace, fits, source, cap, input_tokens, b_out),
         refusal=refused,
         capacity_source=cap_source,
-        output_assumed=assumed_out,
+        output_assumed=assumed_out and not input_limit,
+        input_limit_only=input_limit,
     )
 
 
@@ -331,20 +341,6 @@ def _input(trace: RequestTrace, items_sum: int | None) -> tuple[int | None, str 
 
 def _n(v: int) -> str:
     return f"{v:,}"
-
-
-def _reported_margin(trace: RequestTrace, fits: bool | None, source: str | None, cap: int | None,
-                     counted: int | None, b_out: int | None) -> int | None:
-    """:attr:`CapacityCheck.reported_margin` (see there), or ``None``."""
-    reported = trace.usage.input_tokens
-    if trace.attributes.get("ctxviewer.whatif.changed"):  # another selection than the provider counted
-        return None
-    if not fits or source == REPORTED_SOURCE or cap is None or counted is None or b_out is None or reported is None:
-        return None
-    tol = tolerance(trace)
-    if tol is None or reported - counted <= tol:
-        return None
-    return cap - (reported + b_out)
 
 
 def _capacity_problem(trace: RequestTrace) -> str | None:

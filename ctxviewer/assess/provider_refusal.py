@@ -1,6 +1,6 @@
 """What the provider's own answer says about the context window: a refusal as over it, read from
-the span's error message (:func:`refusal`), or an answer larger than the window assumed for the
-model (:func:`refuted_window`).
+the span's error message (:func:`refusal`), an answer larger than the window assumed for the
+model (:func:`refuted_window`), and the margin the reported input leaves (:func:`reported_margin`).
 
 When the request does not fit, the provider answers an error instead of a completion, and the
 message states both numbers: OpenAI ``"This model's maximum context length is 128000 tokens.
@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ctxviewer.assess.input_source import REPORTED_SOURCE
+from ctxviewer.assess.tolerance import tolerance
 from ctxviewer.model.capture import answered
 from ctxviewer.model.span_facts import ERROR, span_status, status_message
 from ctxviewer.model.trace import RequestTrace
@@ -76,3 +78,17 @@ def refuted_window(trace: RequestTrace, cap: int | None, cap_source: str, used: 
     return (f"the provider answered with {_fmt(used)} input tokens, more than the assumed context window of "
             f"{_fmt(cap)} tokens ({cap_source.removeprefix('assumed (').removesuffix(')')}): that assumption does "
             "not hold for this deployment, so eq. 3.1 is not checked (set the window in ctxviewer.toml)")
+
+
+def reported_margin(trace: RequestTrace, fits: bool | None, source: str | None, cap: int | None,
+                     counted: int | None, b_out: int | None) -> int | None:
+    """:attr:`CapacityCheck.reported_margin` (see there), or ``None``."""
+    reported = trace.usage.input_tokens
+    if trace.attributes.get("ctxviewer.whatif.changed"):  # another selection than the provider counted
+        return None
+    if not fits or source == REPORTED_SOURCE or cap is None or counted is None or b_out is None or reported is None:
+        return None
+    tol = tolerance(trace)
+    if tol is None or reported - counted <= tol:
+        return None
+    return cap - (reported + b_out)

@@ -25,6 +25,9 @@ def verdict_text(chk: CapacityCheck) -> str:
     (:attr:`CapacityCheck.capacity_problem`) is said instead of a margin; separate limits give both checks joined by ``"; "``.
     Unknown quantities give ``"capacity not recorded"`` / ``"reserved output not recorded"``.
     """
+    if chk.limit_mode is LimitMode.SEPARATE and chk.refusal is not None:
+        return (f"input over the provider's window by its own count: it refused the request as "
+                f"{_n(chk.refusal.sent)} tokens against its {_n(chk.refusal.window)}-token window")
     if chk.limit_mode is LimitMode.SEPARATE:
         parts = []
         if chk.input_fits is None:
@@ -48,13 +51,14 @@ def verdict_text(chk: CapacityCheck) -> str:
         return chk.capacity_problem
     if chk.input_tokens is None:
         return "input tokens not recorded"
-    if chk.reserved_output is None and not chk.output_assumed:
+    if chk.reserved_output is None and not (chk.output_assumed or chk.input_limit_only):
         return "reserved output not recorded"
     assert chk.margin is not None
     text = _shared_verdict(chk)
     where = "capacity assumed" if chk.capacity_source.startswith("assumed") else "capacity from ctxviewer.toml"
     notes = [n for n, on in ((where, chk.capacity_assumed),
-                             ("reserved output not recorded: input alone checked", chk.output_assumed)) if on]
+                             ("reserved output not recorded: input alone checked", chk.output_assumed),
+                             ("an input limit: input alone checked", chk.input_limit_only)) if on]
     return text + (f" ({'; '.join(notes)})" if notes else "")
 
 

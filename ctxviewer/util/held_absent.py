@@ -25,7 +25,9 @@ _lock = threading.Lock()
 
 def import_holding_absent(name: str, absent: tuple[str, ...]) -> types.ModuleType:
     """Module ``name``, imported (once: an imported one is returned as it is) with each package
-    of ``absent`` not imported yet held absent for the length of that import (module docstring).
+    of ``absent`` not imported yet held absent for the length of that import (module docstring) --
+    on the main thread only: ``sys.modules`` is shared, so a hold would make another thread's
+    ``import pandas`` fail meanwhile; off the main thread (the window's workers) it is a plain import.
 
     Raises what importing ``name`` raises (``ImportError`` when it is not installed); the
     stand-ins are taken out either way.
@@ -33,6 +35,8 @@ def import_holding_absent(name: str, absent: tuple[str, ...]) -> types.ModuleTyp
     loaded = sys.modules.get(name)
     if loaded is not None:
         return loaded
+    if threading.current_thread() is not threading.main_thread():
+        return importlib.import_module(name)  # sys.modules is the whole process's: hold nothing off the main thread
     with _lock:
         held = [package for package in absent if package not in sys.modules]
         for package in held:
@@ -47,7 +51,7 @@ def import_holding_absent(name: str, absent: tuple[str, ...]) -> types.ModuleTyp
 
 SQLITE_UTILS_ABSENT = ("pandas", "numpy")
 """Packages sqlite-utils probes for at import only to map their value types, held absent while it
-is imported (about 270 ms where pandas is installed: module docstring)."""
+is imported on the main thread (about 270 ms where pandas is installed: module docstring)."""
 
 
 def sqlite_utils_module() -> types.ModuleType:

@@ -54,3 +54,17 @@ def test_a_refusal_counting_the_completion_is_no_claim_that_the_trace_holds_less
                                 "tokens (3000 in your prompt; 1200 for the completion).")})
     assert verdict_text(check_capacity(t)) == ("over capacity by 103 tokens by the provider's own count: it refused "
                                                "the request as 4,200 tokens against its 4,097-token window")
+
+
+def test_a_refusal_on_separate_limits_is_no_fit() -> None:
+    """Review rev4 F-4: with separate input and output limits the refusal was never read: "input fits,
+    127,801 tokens to spare" beside context_length_exceeded."""
+    from ctxviewer.model.trace import Endpoint, LimitMode
+
+    t = make_trace(endpoint=Endpoint(provider="openai", model="gpt-4o", limit_mode=LimitMode.SEPARATE,
+                                     max_input_tokens=128_000, max_output_tokens=4096),
+                   attributes={"otel.status_code": "error", "otel.status_message": OPENAI})
+    chk = check_capacity(t)
+    assert (chk.fits, chk.input_fits) == (False, False)
+    assert verdict_text(chk) == ("input over the provider's window by its own count: it refused the request as "
+                                 "131,072 tokens against its 128,000-token window")

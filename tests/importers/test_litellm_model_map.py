@@ -44,7 +44,7 @@ def test_show_and_list_say_where_c_came_from(shared: Path, tmp_path: Path) -> No
     shown = json.loads(CliRunner().invoke(cli, ["show", str(db), tid, "--json"]).output)
     assert (shown["capacity"], shown["capacity_source"]) == (
         128000, "assumed (LiteLLM model map recorded in the trace: gpt-4o)")
-    assert shown["verdict"] == ("fits, 127,996 tokens margin (capacity assumed; reserved output not recorded: "
+    assert shown["verdict"] == ("fits, 127,996 tokens margin (capacity assumed; an input limit: "
                                 "input alone checked)")  # input 4 counted, C 128,000
     [row] = json.loads(CliRunner().invoke(cli, ["list", str(db), "--json"]).output)
     assert (row["margin"], row["verdict"]) == (127996, shown["verdict"])
@@ -78,3 +78,27 @@ def test_a_malformed_stored_window_is_ignored() -> None:
     assert recorded_source_window({SOURCE_WINDOW_ATTRIBUTE: {"tokens": "9", "source": "x"}}) is None
     assert recorded_source_window({SOURCE_WINDOW_ATTRIBUTE: [1, 2]}) is None
     assert recorded_source_window({SOURCE_WINDOW_ATTRIBUTE: {"tokens": 9, "source": "x"}}) == (9, "x")
+
+
+def test_litellms_window_is_an_input_limit(shared: Path, tmp_path: Path) -> None:
+    """Review rev4 F-0: LiteLLM's gpt-5 entry says max_input_tokens 272,000 and max_output_tokens
+    128,000 (window 400,000); input 200,199 + max_tokens 100,000 against 272,000 as a shared C was a
+    false "over capacity by 28,199 tokens". The input alone is checked against it."""
+    payload = json.loads((shared / CORPUS).read_text())
+    payload["model"] = "gpt-5"
+    payload["model_parameters"] = {"max_tokens": 100_000}
+    payload["model_map_information"] = {"model_map_key": "gpt-5",
+                                        "model_map_value": {"max_input_tokens": 272_000, "max_output_tokens": 128_000}}
+    payload["response"]["usage"] = {"prompt_tokens": 200_199, "completion_tokens": 20, "total_tokens": 200_219}
+    from click.testing import CliRunner
+
+    from ctxviewer.cli import cli
+
+    src, db = tmp_path / "gpt5.json", tmp_path / "g.db"
+    src.write_text(json.dumps(payload))
+    assert CliRunner().invoke(cli, ["import", str(src), "-o", str(db)]).exit_code in (0, 2)
+    tid = payload["id"]
+    shown = json.loads(CliRunner().invoke(cli, ["show", str(db), tid, "--json"]).output)
+    assert (shown["capacity"], shown["fits"], shown["reserved_output_tokens"]) == (272_000, True, 100_000)
+    assert shown["verdict"].startswith("fits, 271,996 tokens margin (by the count; 71,801 by the provider-reported "
+                                       "input 200,199) (capacity assumed; an input limit: input alone checked)")

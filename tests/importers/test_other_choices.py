@@ -18,10 +18,12 @@ OUTPUT = [{"role": "assistant", "parts": [{"type": "text", "content": "A cat."}]
                                            "arguments": {"path": "/"}}], "finish_reason": "tool_calls"}]
 
 
-def _load(tmp_path: Path, output: list) -> tuple[list, list[str]]:  # type: ignore[type-arg]
+def _load(tmp_path: Path, output: list, choices: int | None = 2) -> tuple[list, list[str]]:  # type: ignore[type-arg]
     f = tmp_path / "choices.otlp.json"
-    f.write_text(json.dumps(otlp_request(chat_span(**{"gen_ai.output.messages": s(json.dumps(output)),
-                                                      "gen_ai.request.choice.count": {"intValue": "2"}}))))
+    attrs = {"gen_ai.output.messages": s(json.dumps(output))}
+    if choices is not None:
+        attrs["gen_ai.request.choice.count"] = {"intValue": str(choices)}
+    f.write_text(json.dumps(otlp_request(chat_span(**attrs))))
     records = list(IMPORTER.load(f))
     return ([r for r in records if hasattr(r, "trace_id")],
             [r.message for r in records if isinstance(r, ImportProblem)])
@@ -47,6 +49,16 @@ def test_one_choice_or_one_turns_calls_as_separate_messages_keep_nothing_else(tm
     assert "ctxviewer.other_choices" not in one.attributes and problems == [] and "Choices" not in dict(header_rows(one))
     calls = [{"role": "assistant", "parts": [{"type": "tool_call", "id": f"c{n}", "name": f"t{n}", "arguments": {}}]}
              for n in (1, 2)]  # Koog writes each tool call of one turn as its own message
-    [koog], problems = _load(tmp_path, calls)
+    [koog], problems = _load(tmp_path, calls, choices=None)
     assert [c.name for c in koog.tool_calls] == ["t1", "t2"] and problems == []
     assert "ctxviewer.other_choices" not in koog.attributes
+
+
+def test_two_choices_of_tool_calls_only_stay_two_choices(tmp_path: Path) -> None:
+    """Review rev4 F-7: OpenAI n=2 with tools answers two choices of tool calls only; read as one turn,
+    choice 2's delete_all_files was shown as this response's proposal."""
+    calls = [{"role": "assistant", "parts": [{"type": "tool_call", "id": i, "name": name, "arguments": {}}],
+              "finish_reason": "tool_calls"} for i, name in (("a", "get_weather"), ("b", "delete_all_files"))]
+    [trace], problems = _load(tmp_path, calls)  # _load sets gen_ai.request.choice.count 2
+    assert [c.name for c in trace.tool_calls] == ["get_weather"]
+    assert [c["tool_calls"][0]["name"] for c in trace.attributes["ctxviewer.other_choices"]] == ["delete_all_files"]

@@ -71,3 +71,14 @@ def test_an_invisible_character_in_place_of_a_space_is_read_as_one() -> None:
     persian = normalise("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", spaced=True)
     assert persian is not None and not persian.breaks and persian.text == "\u0645\u06cc\u062e\u0648\u0627\u0647\u0645"
     assert normalise("end.\u200bNext", spaced=True).text == "end.Next"  # not between two words
+
+
+def test_a_run_of_ansi_sequences_is_one_space_and_read_once() -> None:
+    """Review 2026-12-07 (rev3 item 1): each sequence of a run looked over the rest of the run (an
+    ANSI sequence ends in a letter, so each seemed to start a new run): 8,000 took 7 s, 100,000 never
+    ended; and the spaced view put a space per sequence ('a   b')."""
+    from ctxviewer.assess.scanner.normalise import normalise
+
+    assert normalise("a\x1b[0m\x1b[0m\x1b[0mb", spaced=True).text == "a b"
+    long = normalise("a" + "\x1b[0m" * 100_000 + "b", spaced=True)
+    assert long is not None and long.text == "a b" and long.breaks

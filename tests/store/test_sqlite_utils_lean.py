@@ -81,3 +81,24 @@ def test_a_failing_import_takes_the_stand_ins_out(tmp_path: Path, monkeypatch: p
     with pytest.raises(ImportError, match="broken on purpose"):
         import_holding_absent("broken_mod", ("held_pkg_xyz",))
     assert "held_pkg_xyz" not in sys.modules
+
+
+def test_off_the_main_thread_nothing_is_held(tmp_path: Path) -> None:
+    """Review 2026-12-07 (rev3 item 2): sys.modules is the whole process's, so a hold on a worker
+    thread made another thread's import of pandas fail meanwhile; off the main thread it is a plain
+    import (the probe finds its package), on the main thread the package is held absent."""
+    (tmp_path / "held_extra.py").write_text("X = 7\n")
+    for name in ("probe_a", "probe_b"):
+        (tmp_path / f"{name}.py").write_text("try:\n    import held_extra\n    FOUND = held_extra.X\n"
+                                           "except ImportError:\n    FOUND = None\n")
+    out = _run(f"""
+        import sys, threading
+        sys.path.insert(0, {str(tmp_path)!r})
+        from ctxviewer.util.held_absent import import_holding_absent
+        seen = []
+        t = threading.Thread(target=lambda: seen.append(import_holding_absent("probe_a", ("held_extra",)).FOUND))
+        t.start(); t.join()
+        del sys.modules["held_extra"]
+        print(seen[0], import_holding_absent("probe_b", ("held_extra",)).FOUND)
+    """)
+    assert out == "7 None"

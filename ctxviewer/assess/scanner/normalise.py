@@ -159,11 +159,15 @@ def normalise(text: str, *, spaced: bool = False) -> Normalised | None:
             e = m.end() if m is not None else e + 1
         return e < len(text) and text[e].isalnum()
 
+    last_end = -1  # where the last removed character or sequence ended: the next one there continues its run
+
     def removed(s: int, e: int, kind: str) -> None:
         """Take off ``text[s:e]`` (one character or an ANSI sequence); a space in the spaced view
-        when it stood between two words."""
-        nonlocal breaks
-        gap = (text[s] in _BREAKS or text[s] == "\x1b") and between_words(s, e)
+        when it is the first of a run that stood between two words (the run is looked over once,
+        from its first member: linear, one space per run)."""
+        nonlocal breaks, last_end
+        gap = s != last_end and (text[s] in _BREAKS or text[s] == "\x1b") and between_words(s, e)
+        last_end = e
         breaks = breaks or gap
         edit(s, e, " " if gap and spaced else "", kind)
 

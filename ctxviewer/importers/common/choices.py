@@ -37,19 +37,20 @@ def _text(message: Mapping[str, Any]) -> str | None:
 
 
 def response_of(output: Sequence[Mapping[str, Any]] | None, output_tool_calls: Sequence[Mapping[str, Any]],
-                finish_reason: Any, response_model: str | None, response_id: str | None,
+                finish_reason: Any, response_model: str | None, response_id: str | None, choices: bool = False,
                 ) -> tuple[Response | None, tuple[ToolCall, ...]]:
     """Response (the first output message, in the OTel GenAI parts shape) and its tool calls
     (arguments as sent; ``output_tool_calls`` when the first output message has none), or every
     message's tool calls when the output is one turn's calls written as separate messages
-    (:func:`_tool_calls_only`). ``finish_reason``, ``response_model`` and ``response_id`` are the
-    call's own (the finish reason falls back to the first message's). ``(None, calls)`` when there
+    (:func:`_tool_calls_only`) -- unless ``choices`` says the messages are choices
+    (``gen_ai.request.choice.count`` > 1: OpenAI ``n=2`` with tools answers two choices of tool calls
+    only). ``finish_reason``, ``response_model`` and ``response_id`` are the call's own (the finish reason falls back to the first message's). ``(None, calls)`` when there
     is nothing of a response at all."""
     first = output[0] if output else None
     calls: list[Mapping[str, Any]] = list(gm.tool_call_parts(first)) if first else []
     if not calls:
         calls = list(output_tool_calls)
-    if output and _tool_calls_only(output):
+    if output and not choices and _tool_calls_only(output):
         calls = [c for m in output for c in gm.tool_call_parts(m)]
     tool_calls = tuple(ToolCall(name=str(c.get("name") or ""), arguments=gm.arguments_string(c.get("arguments")),
                                 id=None if c.get("id") in (None, "") else str(c.get("id"))) for c in calls)
@@ -65,13 +66,14 @@ def response_of(output: Sequence[Mapping[str, Any]] | None, output_tool_calls: S
                     model=response_model, id=response_id, reasoning=reasoning), tool_calls
 
 
-def other_choices(output: Sequence[Mapping[str, Any]] | None) -> tuple[list[dict[str, Any]], str | None]:
+def other_choices(output: Sequence[Mapping[str, Any]] | None,
+                  choices: bool = False) -> tuple[list[dict[str, Any]], str | None]:
     """The choices after the first as the :data:`OTHER_CHOICES_ATTRIBUTE` value, and the import
     warning naming them (``"gen_ai.output.messages holds 2 choices: the trace shows choice 1;
     choice 2 (finish reason tool_calls; proposes delete_all_files) is kept as
     ctxviewer.other_choices"``); ``([], None)`` for one choice or one turn's calls written as
     separate messages."""
-    if not output or len(output) < 2 or _tool_calls_only(output):
+    if not output or len(output) < 2 or (not choices and _tool_calls_only(output)):
         return [], None
     kept: list[dict[str, Any]] = []
     said: list[str] = []

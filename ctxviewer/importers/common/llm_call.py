@@ -326,10 +326,12 @@ def build_trace(call: LLMCall) -> tuple[RequestTrace, list[str]]:
     from ctxviewer.importers.common.provider_messages import usage_warnings
 
     items, user_request = build_items(call)
+    n = call.attributes.get("gen_ai.request.choice.count")
+    choices = isinstance(n, (int, float, str)) and str(n).isdigit() and int(n) > 1  # the outputs are choices
     response, tool_calls = response_of(call.output, call.output_tool_calls, call.finish_reason,
-                                       call.response_model, call.response_id)
+                                       call.response_model, call.response_id, choices)
     warnings = list(call.problems) + (usage_warnings(call.usage) if call.check_usage else [])
-    others, said = other_choices(call.output)
+    others, said = other_choices(call.output, choices)
     attrs_extra: dict[str, Any] = {}
     if others and said:  # never dropped in silence: a second choice may propose a destructive call
         attrs_extra, warnings = {OTHER_CHOICES_ATTRIBUTE: others}, [*warnings, said]

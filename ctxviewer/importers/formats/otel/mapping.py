@@ -190,17 +190,32 @@ def usage_from(attrs: Mapping[str, Any], problems: list[str] | None = None) -> U
             d = extra.get(details)
             if values[f] is None and isinstance(d, Mapping):
                 values[f] = _tokens(d.get(key), f"metadata.usage_object {details}.{key}", problems)
-    return _inclusive(Usage(**values), problems)
+    return _inclusive(Usage(**values), problems, _anthropic(attrs))
 
 
-def _inclusive(usage: Usage, problems: list[str] | None) -> Usage:
+def _anthropic(attrs: Mapping[str, Any]) -> bool:
+    """Whether the span's call went to an Anthropic model (``gen_ai.provider.name`` / ``gen_ai.system``
+    ``anthropic``, or a Claude model name at any provider: Bedrock, Vertex)."""
+    provider = str(attrs.get("gen_ai.provider.name") or attrs.get("gen_ai.system") or "").lower()
+    model = str(attrs.get("gen_ai.request.model") or attrs.get("gen_ai.response.model") or "").lower()
+    return "anthropic" in provider or "claude" in model
+
+
+def _inclusive(usage: Usage, problems: list[str] | None, anthropic: bool = True) -> Usage:
     """``usage`` with ``input_tokens`` including the cache, as the semconv defines it
     (``gen_ai.usage.input_tokens`` SHOULD include cached tokens): when the cache read alone exceeds
     the input, the instrumentation wrote Anthropic's own convention (input excludes cache reads and
-    writes) -- "input 50 · cached 3,000" cannot be, and priced nothing -- so the input becomes
-    input + cache read + cache creation, said in ``problems``. Any other usage is kept as reported."""
+    writes) -- "input 50 · cached 3,000" cannot be, and priced nothing -- so, for a call to an
+    Anthropic model (``anthropic``: :func:`_anthropic`), the input becomes input + cache read + cache
+    creation, said in ``problems``; for any other provider the usage is kept and the contradiction
+    said. Any other usage is kept as reported."""
     inp, read, made = usage.input_tokens, usage.cached_input_tokens, usage.cache_creation_input_tokens
     if inp is None or read is None or read <= inp:
+        return usage
+    if not anthropic:  # no convention explains it: kept as reported, said
+        if problems is not None:
+            problems.append(f"gen_ai.usage.input_tokens ({inp:,}) is below the cache read ({read:,}), which it "
+                            "should include; both kept as reported")
         return usage
     total = inp + read + (made or 0)
     if problems is not None:
