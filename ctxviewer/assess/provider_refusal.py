@@ -32,6 +32,9 @@ _PATTERNS = (
                 re.IGNORECASE), 2, 1),
 )
 """``(pattern, group of the window, group of the tokens sent)`` per provider's wording."""
+_ANTHROPIC_SUM = re.compile(r"exceed context limit:\s*([\d,]+)\s*\+\s*([\d,]+)\s*>\s*([\d,]+)", re.IGNORECASE)
+"""Anthropic's input + ``max_tokens`` over the window: ``"input length and `max_tokens` exceed context
+limit: 190000 + 20000 > 200000"`` (sent = input + max_tokens)."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,11 @@ def refusal(trace: RequestTrace) -> Refusal | None:
             c, n = int(m.group(window).replace(",", "")), int(m.group(sent).replace(",", ""))
             if n > c:
                 return Refusal(c, n, m.group(0))
+    m = _ANTHROPIC_SUM.search(text)  # "input length and `max_tokens` exceed context limit: 190000 + 20000 > 200000"
+    if m:
+        inp, out, c = (int(g.replace(",", "")) for g in m.groups())
+        if inp + out > c:
+            return Refusal(c, inp + out, m.group(0))
     return None
 
 

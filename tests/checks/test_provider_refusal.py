@@ -24,6 +24,8 @@ OPENAI = ("Error code: 400 - {'error': {'message': \"This model's maximum contex
      "1000 in the completion).", 8192, 9000),
     ("prompt is too long: 210000 tokens > 200000 maximum", 200_000, 210_000),
     ("The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", 1_048_576, 1_200_000),
+    ("input length and `max_tokens` exceed context limit: 190000 + 20000 > 200000, decrease input length or "
+     "`max_tokens` and try again", 200_000, 210_000),  # review rev4 F-5
 ])
 def test_each_providers_wording(message: str, window: int, sent: int) -> None:
     t = make_trace(attributes={"otel.status_code": "error", "otel.status_message": message})
