@@ -23,6 +23,7 @@ from ctxviewer.assess.tolerance import tolerance
 from ctxviewer.model.capture import answered
 from ctxviewer.model.span_facts import ERROR, span_status, status_message
 from ctxviewer.model.trace import RequestTrace
+from ctxviewer.model.words import fmt_int
 
 _PATTERNS = (
     (re.compile(r"maximum context length is ([\d,]+) tokens?\.?.{0,40}?(?:resulted in|requested) ([\d,]+) tokens?",
@@ -69,9 +70,6 @@ def refusal(trace: RequestTrace) -> Refusal | None:
     return None
 
 
-def _fmt(v: int) -> str:
-    return f"{v:,}"
-
 
 def refuted_window(trace: RequestTrace, cap: int | None, cap_source: str, used: int | None) -> str | None:
     """Why an *assumed* C cannot be this deployment's window, in words, or ``None``: the provider
@@ -83,8 +81,8 @@ def refuted_window(trace: RequestTrace, cap: int | None, cap_source: str, used: 
     capacity. A C the trace recorded or the user set is never doubted here."""
     if cap is None or used is None or not cap_source.startswith("assumed") or used <= cap or not answered(trace):
         return None
-    return (f"the provider answered with {_fmt(used)} input tokens, more than the assumed context window of "
-            f"{_fmt(cap)} tokens ({cap_source.removeprefix('assumed (').removesuffix(')')}): that assumption does "
+    return (f"the provider answered with {fmt_int(used)} input tokens, more than the assumed context window of "
+            f"{fmt_int(cap)} tokens ({cap_source.removeprefix('assumed (').removesuffix(')')}): that assumption does "
             "not hold for this deployment, so eq. 3.1 is not checked (set the window in ctxviewer.toml)")
 
 

@@ -9,13 +9,11 @@ from typing import TYPE_CHECKING
 
 from ctxviewer.assess.input_source import REPORTED_SOURCE
 from ctxviewer.model.trace import LimitMode
+from ctxviewer.model.words import fmt_int
 
 if TYPE_CHECKING:
     from ctxviewer.assess.budget import CapacityCheck
 
-
-def _n(v: int) -> str:
-    return f"{v:,}"
 
 
 def verdict_text(chk: CapacityCheck) -> str:
@@ -27,23 +25,23 @@ def verdict_text(chk: CapacityCheck) -> str:
     """
     if chk.limit_mode is LimitMode.SEPARATE and chk.refusal is not None:
         return (f"input over the provider's window by its own count: it refused the request as "
-                f"{_n(chk.refusal.sent)} tokens against its {_n(chk.refusal.window)}-token window")
+                f"{fmt_int(chk.refusal.sent)} tokens against its {fmt_int(chk.refusal.window)}-token window")
     if chk.limit_mode is LimitMode.SEPARATE:
         parts = []
         if chk.input_fits is None:
             parts.append("input limit not recorded" if chk.max_input is None else "input tokens not recorded")
         elif chk.input_fits:
-            parts.append(f"input fits, {_n(chk.max_input - chk.input_tokens)} tokens to spare")  # type: ignore[operator]
+            parts.append(f"input fits, {fmt_int(chk.max_input - chk.input_tokens)} tokens to spare")  # type: ignore[operator]
         else:
-            parts.append(f"input over limit by {_n(chk.input_tokens - chk.max_input)} tokens")  # type: ignore[operator]
+            parts.append(f"input over limit by {fmt_int(chk.input_tokens - chk.max_input)} tokens")  # type: ignore[operator]
         if chk.output_fits is None:
             parts.append(
                 "output limit not recorded" if chk.max_output is None else "reserved output not recorded"
             )
         elif chk.output_fits:
-            parts.append(f"output reserve fits ({_n(chk.reserved_output)} of {_n(chk.max_output)})")  # type: ignore[arg-type]
+            parts.append(f"output reserve fits ({fmt_int(chk.reserved_output)} of {fmt_int(chk.max_output)})")
         else:
-            parts.append(f"output reserve over limit by {_n(chk.reserved_output - chk.max_output)} tokens")  # type: ignore[operator]
+            parts.append(f"output reserve over limit by {fmt_int(chk.reserved_output - chk.max_output)} tokens")  # type: ignore[operator]
         return "; ".join(parts)
     if chk.capacity is None:
         return "capacity not recorded"
@@ -67,19 +65,19 @@ def _shared_verdict(chk: CapacityCheck) -> str:
     assert chk.capacity is not None and chk.input_tokens is not None and chk.margin is not None
     room = chk.capacity - (chk.reserved_output or 0)
     if chk.refusal is not None:
-        return (f"over capacity by {_n(chk.refusal.sent - chk.refusal.window)} tokens by the provider's own count: "
-                f"it refused the request as {_n(chk.refusal.sent)} tokens against its {_n(chk.refusal.window)}-token "
-                f"window (counted here {_n(chk.input_tokens)}: the trace holds less than was sent)"
+        return (f"over capacity by {fmt_int(chk.refusal.sent - chk.refusal.window)} tokens by the provider's own count: "
+                f"it refused the request as {fmt_int(chk.refusal.sent)} tokens against its {fmt_int(chk.refusal.window)}-token "
+                f"window (counted here {fmt_int(chk.input_tokens)}: the trace holds less than was sent)"
                 if chk.input_tokens + (chk.reserved_output or 0) < chk.refusal.sent else
-                f"over capacity by {_n(chk.refusal.sent - chk.refusal.window)} tokens by the provider's own count: "
-                f"it refused the request as {_n(chk.refusal.sent)} tokens against its {_n(chk.refusal.window)}-token window")
+                f"over capacity by {fmt_int(chk.refusal.sent - chk.refusal.window)} tokens by the provider's own count: "
+                f"it refused the request as {fmt_int(chk.refusal.sent)} tokens against its {fmt_int(chk.refusal.window)}-token window")
     if chk.input_source == REPORTED_SOURCE and chk.reported_input is not None:
-        return (f"over capacity by {_n(chk.reported_input - room)} tokens by the provider-reported input: "
-                f"had {_n(room)} tokens left, needed {_n(chk.reported_input)} (counted {_n(chk.input_tokens)})")
+        return (f"over capacity by {fmt_int(chk.reported_input - room)} tokens by the provider-reported input: "
+                f"had {fmt_int(room)} tokens left, needed {fmt_int(chk.reported_input)} (counted {fmt_int(chk.input_tokens)})")
     if chk.margin >= 0:
         by_report = ("" if chk.reported_margin is None else
-                     f"; {_n(chk.reported_margin)} by the provider-reported input {_n(chk.reported_input or 0)}")
+                     f"; {fmt_int(chk.reported_margin)} by the provider-reported input {fmt_int(chk.reported_input or 0)}")
         if chk.declared_margin is not None and chk.margin < chk.declared_margin:
-            return f"fits, {_n(chk.margin)} tokens margin (below the declared {_n(chk.declared_margin)}{by_report})"
-        return f"fits, {_n(chk.margin)} tokens margin" + (f" (by the count{by_report})" if by_report else "")
-    return f"over capacity by {_n(-chk.margin)} tokens: had {_n(room)} tokens left, needed {_n(chk.input_tokens)}"
+            return f"fits, {fmt_int(chk.margin)} tokens margin (below the declared {fmt_int(chk.declared_margin)}{by_report})"
+        return f"fits, {fmt_int(chk.margin)} tokens margin" + (f" (by the count{by_report})" if by_report else "")
+    return f"over capacity by {fmt_int(-chk.margin)} tokens: had {fmt_int(room)} tokens left, needed {fmt_int(chk.input_tokens)}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.span_facts import ERROR, span_status
 from ctxviewer.model.trace import RequestTrace
+from ctxviewer.model.words import fmt_int
 
 OUTPUT_LIMIT_REASONS = frozenset({"length", "max_tokens", "max_output_tokens", "model_length",
                                   "incomplete_max_output_tokens"})
@@ -19,9 +20,6 @@ MIN_SLACK = 16
 """Output tokens below B_out still read as "stopped at B_out" (a provider's count of the last
 token, stop sequences): the larger of this and 5 % of B_out."""
 
-
-def _n(v: int) -> str:
-    return f"{v:,}"
 
 
 def output_exhausted(trace: RequestTrace) -> Finding | None:
@@ -38,13 +36,13 @@ def output_exhausted(trace: RequestTrace) -> Finding | None:
     if b_out is not None and used is not None and used < b_out - max(MIN_SLACK, b_out // 20):
         # far below B_out: input + output reached the context window, not the reserve
         inp = trace.usage.input_tokens
-        limit = (f"an output limit after {_n(used)} output tokens, below the reserved output B_out of {_n(b_out)}: "
-                 "the context window ended it" + (f" (input {_n(inp)} reported)" if inp is not None else ""))
+        limit = (f"an output limit after {fmt_int(used)} output tokens, below the reserved output B_out of {fmt_int(b_out)}: "
+                 "the context window ended it" + (f" (input {fmt_int(inp)} reported)" if inp is not None else ""))
         spent = ""
     else:
-        limit = (f"the reserved output B_out of {_n(b_out)} tokens" if b_out is not None
+        limit = (f"the reserved output B_out of {fmt_int(b_out)} tokens" if b_out is not None
                  else "its output limit (B_out not recorded)")
-        spent = f"; {_n(used)} output tokens reported" if used is not None else ""
+        spent = f"; {fmt_int(used)} output tokens reported" if used is not None else ""
     return Finding(
         rule="budget.output_exhausted", severity=Severity.WARNING,
         message=(f"the response stopped at {limit} (finish reason {r.finish_reason}{spent}): "  # type: ignore[union-attr]
