@@ -82,3 +82,21 @@ def test_a_million_spaces_is_counted_in_chunks_without_crashing() -> None:
     assert result.chunked
     assert abs(result.tokens - 7_813) <= 10
     assert tokens.count_text("short", "o200k_base") == tokens.TextCount(1, False)
+
+
+def test_ranks_are_read_column_by_column(monkeypatch: pytest.MonkeyPatch) -> None:
+    import hashlib
+
+    data = b"aGVsbG8= 0\nIHdvcmxk 1\nIQ== 7\n"  # "hello", " world", "!"
+    monkeypatch.setattr(tokens, "_read_shipped", lambda file: data)
+    ranks = tokens._verified_ranks("x/o200k_base.tiktoken", hashlib.sha256(data).hexdigest())
+    assert ranks == {b"hello": 0, b" world": 1, b"!": 7}
+
+
+def test_a_line_without_its_rank_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    import hashlib
+
+    data = b"aGVsbG8= 0\nIHdvcmxk\nIQ== 7\n"  # a rank missing: the columns would shift
+    monkeypatch.setattr(tokens, "_read_shipped", lambda file: data)
+    with pytest.raises(EncodingIntegrityError, match="a line is not '<base64 token> <rank>'"):
+        tokens._verified_ranks("x/o200k_base.tiktoken", hashlib.sha256(data).hexdigest())
