@@ -75,7 +75,8 @@ def test_a_reported_input_far_from_what_the_trace_captured_is_named_and_explaine
     over = run(_reported(base, counted + 5_000))
     assert [(f.rule, f.severity) for f in over] == [("accounting.reported_gap", Severity.WARNING)]
     assert over[0].message == (
-        f"the provider reported {counted + 5_000:,} input tokens, counted {counted:,} (cl100k_base): 5,000 tokens "
+        f"the provider reported {counted + 5_000:,} input tokens, counted {counted:,} (cl100k_base; 199 in the items + 48 of message framing and "
+        f"tool-definition overhead): 5,000 tokens "
         f"above the count (tolerance {int(0.02 * (counted + 5_000)):,}): the trace and the usage disagree by more than "
         "3x -- part of what was sent is not in the trace, or the usage is not this request's")
     under = run(_reported(base, 60))  # 247 counted: more than 3 x 60 + 8
@@ -84,7 +85,8 @@ def test_a_reported_input_far_from_what_the_trace_captured_is_named_and_explaine
     # a gap that is no evidence of a fault (within GROSS times): the numbers, as info
     [near] = run(_reported(base, counted + 40))
     assert (near.severity, near.message) == (Severity.INFO, (
-        f"the provider reported {counted + 40:,} input tokens, counted {counted:,} (cl100k_base): 40 tokens above "
+        f"the provider reported {counted + 40:,} input tokens, counted {counted:,} (cl100k_base; 199 in the items + 48 of message framing and "
+        f"tool-definition overhead): 40 tokens above "
         f"the count (tolerance {max(8, int(0.02 * (counted + 40))):,}): tool schemas or template framing counted differently"))
     # the model proposed tool calls while no tool definition was captured: explained, info
     no_tools = replace(base, items=tuple(i for i in base.items if i.kind is not Kind.TOOL),

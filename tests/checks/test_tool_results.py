@@ -186,7 +186,8 @@ def test_the_responses_gap_names_the_provider_state_and_carries_no_capture_repai
         t = store.load(RESPONSES_CALL)
     [gap] = [f for f in run_checks(t) if f.rule == "accounting.reported_gap"]
     assert (gap.severity, gap.repair) == (Severity.INFO, None)
-    assert gap.message == ("the provider reported 108 input tokens, counted 54 (o200k_base): 54 tokens above the count "
+    assert gap.message == ("the provider reported 108 input tokens, counted 54 (o200k_base; 22 in the items + 32 of "
+                           "message framing and tool-definition overhead): 54 tokens above the count "
                            "-- the request continues a conversation the provider holds (previous_response_id "
                            "resp_0b7fb495b8662b690069d6f97bb22c8193912f647d165d6ee2): the earlier turns count as input "
                            "but are not in this request")

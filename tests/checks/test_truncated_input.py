@@ -50,7 +50,7 @@ def test_a_value_cut_mid_json_with_reported_usage_checks_the_reported_input(tmp_
          "the exporter truncated msg-0: stored text (and its token count) is shorter than what was sent; eq. 3.1 "
          "takes the provider-reported input (18,000 tokens)"),
         ("accounting.reported_gap", "info",
-         "the provider reported 18,000 input tokens, counted 33 (o200k_base): the exporter truncated msg-0, so the "
+         "the provider reported 18,000 input tokens, counted 33 (o200k_base; 26 in the items + 7 of message framing): the exporter truncated msg-0, so the "
          "rest of what was sent is not in the trace (eq. 3.1 takes the reported input)")]
     shown = format_trace_text(t, a)
     assert "truncated by the exporter: msg-0 (their counts are of the captured text only)" in shown

@@ -102,7 +102,7 @@ def test_import_corpus_otlp_then_show(shared: Path, tmp_path: Path) -> None:
         "fits, 126,955 tokens margin (by the count; 126,564 by the provider-reported input 412) (capacity assumed)"))
     assert d["state"] == "ok"  # the one finding is the counted input explained: no tool definition captured
     assert [(f["rule"], f["severity"], f["message"]) for f in d["findings"]] == [(
-        "accounting.reported_gap", "info", "the provider reported 412 input tokens, counted 32 (o200k_base): 380 "
+        "accounting.reported_gap", "info", "the provider reported 412 input tokens, counted 32 (o200k_base; 21 in the items + 11 of message framing): 380 "
         "tokens are not in the captured items -- the model proposed tool calls, but no tool definition was captured")]
     assert [i["kind"] for i in d["items"]] == ["policy", "user"]
     # OTel records no per-item counts: the import pipeline counted them with gpt-4o-mini's own

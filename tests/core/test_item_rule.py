@@ -70,7 +70,8 @@ def test_tokens_show_and_check_count_one_openai_request_alike(tmp_path: Path) ->
     bd = breakdown(trace)
     assert (bd.total, bd.framing, bd.tool_overhead, bd.reported) == (181, 23, 38, 207)
     gap = [f.message for f in CHECK.run(trace) if f.rule == "accounting.reported_gap"]
-    assert gap == ["the provider reported 207 input tokens, counted 181 (o200k_base): 26 tokens above the count "
+    assert gap == ["the provider reported 207 input tokens, counted 181 (o200k_base; 120 in the items + 61 of message "
+                   "framing and tool-definition overhead): 26 tokens above the count "
                    "(tolerance 8): tool schemas or template framing counted differently"]
 
 
@@ -83,7 +84,7 @@ def test_an_anthropic_definition_counts_as_its_json_and_the_tool_prompt_gap_is_e
     assert tool.tokens == count_tokens(tool.content or "", "cl100k_base") == 85
     gap = [(f.severity.value, f.message) for f in CHECK.run(trace) if f.rule == "accounting.reported_gap"]
     assert gap == [("info", "the provider reported 772 input tokens, counted 212 (cl100k_base (cross-vendor "
-                            "estimate)): 560 tokens above the count -- the endpoint adds a tool-use system prompt of "
+                            "estimate); 166 in the items + 46 of message framing and tool-definition overhead): 560 tokens above the count -- the endpoint adds a tool-use system prompt of "
                             "its own with its tool definition (Anthropic documents 159-530 tokens by model) and "
                             "renders the definitions in a form no published rule counts; neither is in the trace")]
 

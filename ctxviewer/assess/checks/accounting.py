@@ -47,7 +47,7 @@ from dataclasses import replace
 from typing import Iterable
 
 from ctxviewer.assess import budget
-from ctxviewer.assess.breakdown import breakdown
+from ctxviewer.assess.breakdown import Breakdown, breakdown
 from ctxviewer.assess.checks._common import rule_finding
 from ctxviewer.assess.checks.server_state import server_held_state
 from ctxviewer.assess.tolerance import DEFAULT_TOLERANCE, MIN_TOLERANCE, tolerance
@@ -141,7 +141,7 @@ def _reported_gap(trace: RequestTrace) -> Iterable[Finding]:
     if r is None or tol is None or reported is None or abs(r) <= tol:
         return
     fields = ("items", "usage.input_tokens")
-    counted = f"counted {bd.total:,} ({bd.resolution.label})"
+    counted = f"counted {bd.total:,} ({bd.resolution.label}{_parts(bd)})"
     if trace.attributes.get("ctxviewer.content") == "not captured":
         yield rule_finding("accounting.reported_gap", Severity.INFO,
                            f"the provider reported {bd.reported:,} input tokens, {counted}: the content was not captured",
@@ -201,3 +201,16 @@ def _reported_gap(trace: RequestTrace) -> Iterable[Finding]:
 
 CHECK = AccountingCheck()
 """The check this module adds to the registry (listed in :data:`ctxviewer.assess.checks.BUILTIN`)."""
+
+
+def _parts(bd: Breakdown) -> str:
+    """``"; 35 in the items + 36 of message framing and tool-definition overhead"`` when the count
+    holds more than the items (the header's eq. 3.1 line sums the items alone: a reader must be
+    able to add the two up); ``""`` when it is the items alone."""
+    content = sum(bd.content.values())
+    extra = bd.framing + bd.tool_overhead
+    if not extra:
+        return ""
+    what = ("message framing and tool-definition overhead" if bd.framing and bd.tool_overhead
+            else "message framing" if bd.framing else "tool-definition overhead")
+    return f"; {content:,} in the items + {extra:,} of {what}"
