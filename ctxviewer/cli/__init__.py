@@ -88,13 +88,16 @@ def open_cmd(db: str | None, review_file: str | None) -> None:
               help="Trace database to create or add to.")
 @click.option("--format", "fmt", cls=FormatOption, default=None, metavar="NAME",
               help="Force a format instead of detecting it.")
+@click.option("-r", "--recursive", is_flag=True,
+              help="Also import the files of each directory's sub-folders (links to folders not followed).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the summary as one JSON object (files, traces, items, warnings).")
-def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) -> None:
+def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, recursive: bool, as_json: bool) -> None:
     """Import trace FILES (format detected) into the database DB, in one transaction.
 
-    A directory stands for the regular files directly inside it (not recursive, hidden files
-    skipped; every entry skipped is named with why). Records and files that cannot be read are
+    A directory stands for the regular files directly inside it (with --recursive, those of its
+    sub-folders too, in name order; hidden files and folders skipped; every entry skipped is
+    named with why). Records and files that cannot be read are
     reported with file and record (as errors); the rest still load, and the import then ends with
     status 2 after committing them. A trace id DB already holds is replaced, with a warning.
     Exits with status 2 if nothing could be imported (1 if cancelled; 130 on Ctrl+C, which says
@@ -108,6 +111,7 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
     Example:
         ctxviewer import spans.otlp.json traces.jsonl -o traces.db
         ctxviewer import exported-traces/ -o traces.db
+        ctxviewer import --recursive exports/ -o traces.db
     """
     from ctxviewer.cli.stores import is_store_url
     from ctxviewer.cli.write import check_place
@@ -156,7 +160,8 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, as_json: bool) 
         with (says_what_was_kept(lambda: import_kept(db, existed, mark), line), line,
               sigterm_exits()):  # kill PID: rolled back, a database it created removed (as Ctrl+C)
             report = import_into(db, [Path(f) for f in files], fmt=fmt, waiting=waiting,
-                                 progress=shown.on_files, read=shown.on_read, activity=shown.on_activity)
+                                 progress=shown.on_files, read=shown.on_read, activity=shown.on_activity,
+                                 recursive=recursive)
     except BAD_TARGETS as exc:  # bad input (2), untouched:
         raise BadInput(str(exc)) from None  # an older schema (never upgraded in place), another program's, a newer one's
     except (StoreError, ImportFailed) as exc:  # the output database cannot be written (1)

@@ -1,9 +1,10 @@
 """Which files a directory given to an import stands for, and what it holds that is not imported.
 
-``import DIR`` reads the regular, non-hidden files directly inside DIR, in name order (not
-recursive: :func:`expand_paths`). Every other entry -- a sub-folder, a hidden file or folder, a
-broken link or special file, the database being imported into -- is a :class:`Skipped` with its
-reason, which the import's report keeps and ``ctxviewer import`` names one line each
+``import DIR`` reads the regular, non-hidden files directly inside DIR, in name order
+(:func:`expand_paths`); ``import --recursive DIR`` reads its sub-folders too, depth first in name
+order, without following a link to a folder. Every other entry -- a sub-folder (not recursive),
+a hidden file or folder, a broken link or special file, a link to a folder (recursive), the
+database being imported into -- is a :class:`Skipped` with its reason, which the import's report keeps and ``ctxviewer import`` names one line each
 (:meth:`Skipped.line`) with a count (:func:`skipped_count`). No Qt here.
 """
 
@@ -26,14 +27,17 @@ class Skipped:
     kind: str
     """``"folder"`` or ``"file"``."""
     reason: str
-    """Why: :data:`NOT_RECURSED`, :data:`HIDDEN`, :data:`OWN_DATABASE` or :data:`NOT_REGULAR`."""
+    """Why: :data:`NOT_RECURSED`, :data:`HIDDEN`, :data:`OWN_DATABASE`, :data:`NOT_REGULAR` or
+    :data:`LINKED_FOLDER`."""
 
     def line(self) -> str:
         """``"skipped folder runs/node_modules/ (not scanned: ...)"``: a folder's path ends in ``/``."""
         return f"skipped {self.kind} {self.path}{'/' if self.kind == 'folder' else ''} ({self.reason})"
 
 
-NOT_RECURSED = "not scanned: import reads only the files directly inside a folder; give the folder itself to import it"
+NOT_RECURSED = ("not scanned: import reads only the files directly inside a folder; give the folder itself, "
+                "or import --recursive, to import it")
+LINKED_FOLDER = "a link to a folder: not followed (it may lead back up); give it itself to import it"
 HIDDEN = "hidden: its name starts with '.'"
 OWN_DATABASE = "the database being imported into"
 NOT_REGULAR = "not a regular file: a broken link, a FIFO, a socket or a device"
@@ -46,15 +50,18 @@ def skipped_count(skipped: Sequence[Skipped]) -> str:
 
 
 def expand_paths(paths: Iterable[str | Path], skip: str | Path | None = None,
-                 skipped: list[Skipped] | None = None) -> list[Path | ImportProblem]:
+                 skipped: list[Skipped] | None = None, recursive: bool = False) -> list[Path | ImportProblem]:
     """``paths`` with each directory replaced by the files to import from it.
 
-    A directory contributes every regular file directly inside it (not recursive), sorted by name,
-    skipping hidden files (names starting with ``.``), subdirectories, and the database ``skip``
-    with its ``-journal``/``-wal``/``-shm`` files (the store being imported into may live in the
-    directory); each entry left out is appended to ``skipped`` (when given) as a :class:`Skipped`
-    with its reason. A directory that cannot be listed or holds no such file becomes an
-    :class:`ImportProblem` in its place. Other paths (including missing ones) are kept as they are.
+    A directory contributes every regular file directly inside it, sorted by name, skipping hidden
+    files and folders (names starting with ``.``), subdirectories (with ``recursive``: their files
+    in their place, depth first in name order, a link to a folder not followed), and the database
+    ``skip`` with its ``-journal``/``-wal``/``-shm`` files (the store being imported into may live
+    in the directory); each entry left out is appended to ``skipped`` (when given) as a
+    :class:`Skipped` with its reason. A directory given that cannot be listed or holds no such
+    file (at any depth, with ``recursive``) becomes an :class:`ImportProblem` in its place; a
+    sub-folder that cannot be listed is one too. Other paths (including missing ones) are kept as
+    they are.
     """
     own = set() if skip is None else {Path(f"{Path(skip).resolve()}{s}") for s in ("", "-journal", "-wal", "-shm")}
     out: list[Path | ImportProblem] = []
@@ -63,23 +70,41 @@ def expand_paths(paths: Iterable[str | Path], skip: str | Path | None = None,
         if not path.is_dir():
             out.append(path)
             continue
-        try:
-            entries = sorted(path.iterdir(), key=lambda p: p.name)
-            files = []
-            for p in entries:
-                why = _why_skipped(p, own)
-                if why is None:
-                    files.append(p)
-                elif skipped is not None:
-                    skipped.append(Skipped(str(p), "folder" if p.is_dir() else "file", why))
-        except OSError as exc:
-            out.append(ImportProblem(str(path), "whole directory", f"cannot read directory: {exc.strerror or exc}",
-                                     dropped=1))
+        found: list[Path | ImportProblem] = []
+        if not _walk(path, own, skipped, recursive, found, top=True):
+            out.extend(found)  # the directory given could not be listed: its problem
             continue
-        if not files:
-            out.append(ImportProblem(str(path), "whole directory", "no files to import in this directory"))
-        out.extend(files)
+        if not any(isinstance(f, Path) for f in found):
+            where = "this directory or its sub-folders" if recursive else "this directory"
+            found.append(ImportProblem(str(path), "whole directory", f"no files to import in {where}"))
+        out.extend(found)
     return out
+
+
+def _walk(folder: Path, own: set[Path], skipped: list[Skipped] | None, recursive: bool,
+          out: list[Path | ImportProblem], top: bool = False) -> bool:
+    """Append the files to import from ``folder`` to ``out`` (its sub-folders' in their place when
+    ``recursive``); ``False`` when ``folder`` could not be listed (a problem is appended)."""
+    try:
+        entries = sorted(folder.iterdir(), key=lambda p: p.name)
+    except OSError as exc:
+        out.append(ImportProblem(str(folder), "whole directory" if top else "sub-folder",
+                                 f"cannot read directory: {exc.strerror or exc}", dropped=1))
+        return False
+    for p in entries:
+        if recursive and p.is_dir() and not p.name.startswith("."):
+            if p.is_symlink():
+                if skipped is not None:
+                    skipped.append(Skipped(str(p), "folder", LINKED_FOLDER))
+            else:
+                _walk(p, own, skipped, recursive, out)
+            continue
+        why = _why_skipped(p, own)
+        if why is None:
+            out.append(p)
+        elif skipped is not None:
+            skipped.append(Skipped(str(p), "folder" if p.is_dir() else "file", why))
+    return True
 
 
 def _why_skipped(entry: Path, own: set[Path]) -> str | None:

@@ -12,7 +12,7 @@ Invariants:
   OTLP logs file of the same calls, given together (two paths, or a folder holding both), are
   joined -- the joining files load first, the joined ones after them.
 * A directory among the paths stands for the regular, non-hidden files directly inside it, in
-  name order (not recursive): :func:`ctxviewer.pipeline.folders.expand_paths`; every entry left
+  name order (and those of its sub-folders with ``recursive``): :func:`ctxviewer.pipeline.folders.expand_paths`; every entry left
   out is named in the report with why (:class:`~ctxviewer.pipeline.folders.Skipped`).
 * Token counts are counted here and only here (importers never count): an item with content but
   ``tokens=None`` gets ``store.token_counts([content, ...], encoding)`` (cached per content hash
@@ -83,10 +83,12 @@ def import_files(
     workers: int | None = None,
     context: AssessContext | None = None,
     read: Callable[[int], None] | None = None,
+    recursive: bool = False,
 ) -> ImportReport:
     """Import every trace in ``paths`` into ``store`` in one transaction.
 
-    Directories in ``paths`` are expanded with :func:`~ctxviewer.pipeline.folders.expand_paths`. ``fmt`` forces an importer by name (``native``, ``otel``, ...); by default each file's format
+    Directories in ``paths`` are expanded with :func:`~ctxviewer.pipeline.folders.expand_paths`
+    (their sub-folders too with ``recursive``). ``fmt`` forces an importer by name (``native``, ``otel``, ...); by default each file's format
     is detected. ``progress(files_done, files_total)`` is called after each file (and with
     ``(0, total)`` first); ``cancelled()`` is polled between records and, when it returns True,
     the run is rolled back and reported with ``cancelled=True``. ``registry`` is where importers
@@ -124,7 +126,7 @@ def import_files(
         except ValueError as exc:
             report.problems.append(ImportProblem(str(store.path), "settings", f"{exc}; the traces were assessed without it"))
             context = EMPTY
-    entries = expand_paths(paths, skip=store.path, skipped=report.skipped)
+    entries = expand_paths(paths, skip=store.path, skipped=report.skipped, recursive=recursive)
     total = sum(1 for e in entries if isinstance(e, Path))
     named = {Path(p) for p in paths}  # a file a folder held that is no trace file is only a warning
     in_conversations: dict[str, None] = {}  # calls that may have dropped earlier turns (derived after the add)
@@ -287,12 +289,13 @@ def import_into(
     activity: Callable[[str], None] | None = None,
     workers: int | None = None,
     read: Callable[[int], None] | None = None,
+    recursive: bool = False,
 ) -> ImportReport:
     """Import ``paths`` into the database ``db_path``: the whole import, as the CLI and the GUI run it.
 
     Creates the database (or upgrades an older schema) with :meth:`TraceStore.create`, imports in
     one transaction with :func:`import_files` (``fmt``, ``progress``, ``cancelled``, ``registry``,
-    ``waiting``, ``activity``, ``workers`` and ``read`` as there), closes it, and -- when this call created the file and nothing was
+    ``waiting``, ``activity``, ``workers``, ``read`` and ``recursive`` as there), closes it, and -- when this call created the file and nothing was
     imported (no traces, a cancel, or an error) -- removes it again (:func:`remove_database`) and
     says so in the report (``removed_database``). An existing database is never removed.
 
@@ -305,7 +308,7 @@ def import_into(
             with create_store(db_path) as store:
                 report = import_files(paths, store, fmt=fmt, progress=progress, cancelled=cancelled,
                                       registry=registry, waiting=waiting, activity=activity, workers=workers,
-                                      read=read)
+                                      read=read, recursive=recursive)
         except BaseException:
             if claim.may_remove():
                 remove_database(db_path)

@@ -19,6 +19,7 @@ from ctxviewer.pipeline.stored_facts import with_facts
 from ctxviewer.store import StoreError, TraceStore, content_digest
 from ctxviewer.tokens.counting import count_tokens
 from ctxviewer.tokens.item_rule import content_tokens
+from tests.shared_data import CORPUS, needs_corpus
 
 
 @pytest.fixture
@@ -208,6 +209,48 @@ def test_expand_paths(tmp_path: Path) -> None:
         ImportProblem(str(empty), "whole directory", "no files to import in this directory"),
         Path("missing.jsonl"),
     ]
+
+
+def test_expand_paths_recursive_walks_sub_folders_in_name_order(tmp_path: Path) -> None:
+    from ctxviewer.pipeline.folders import HIDDEN, LINKED_FOLDER, Skipped
+
+    top = tmp_path / "exports"
+    (top / "b-project" / "deep").mkdir(parents=True)
+    (top / "a-project").mkdir()
+    (top / ".git").mkdir()
+    (top / "z.jsonl").write_text("x")
+    (top / "a-project" / "spans.json").write_text("x")
+    (top / "b-project" / "deep" / "logs.jsonl").write_text("x")
+    (top / "b-project" / "c.json").write_text("x")
+    (top / ".git" / "HEAD").write_text("x")
+    (top / "loop").symlink_to(top, target_is_directory=True)  # a link back up: never followed
+    skipped: list[Skipped] = []
+    assert expand_paths([top], skipped=skipped, recursive=True) == [
+        top / "a-project" / "spans.json",
+        top / "b-project" / "c.json",
+        top / "b-project" / "deep" / "logs.jsonl",
+        top / "z.jsonl",
+    ]
+    assert skipped == [Skipped(str(top / ".git"), "folder", HIDDEN), Skipped(str(top / "loop"), "folder", LINKED_FOLDER)]
+    # without --recursive the same folder gives its one file and names each sub-folder
+    plain: list[Skipped] = []
+    assert expand_paths([top], skipped=plain) == [top / "z.jsonl"]
+    assert [(s.path, s.reason.split(":")[0]) for s in plain] == [
+        (str(top / ".git"), "hidden"), (str(top / "a-project"), "not scanned"), (str(top / "b-project"), "not scanned"),
+        (str(top / "loop"), "not scanned")]
+    only_folders = tmp_path / "nested"
+    (only_folders / "empty").mkdir(parents=True)
+    assert expand_paths([only_folders], recursive=True) == [
+        ImportProblem(str(only_folders), "whole directory", "no files to import in this directory or its sub-folders")]
+
+
+@needs_corpus
+def test_import_recursive_reads_the_corpus_folder_whole(tmp_path: Path) -> None:
+    report = import_into(tmp_path / "t.db", [CORPUS], recursive=True)
+    assert report.skipped == []  # every sub-folder read
+    flat = import_into(tmp_path / "flat.db", [CORPUS])
+    assert (flat.imported, flat.removed_database) == (0, True)  # the corpus keeps its files in sub-folders
+    assert report.imported == 54
 
 
 def test_empty_directory_is_a_problem(tmp_path: Path, store: TraceStore) -> None:
