@@ -196,10 +196,12 @@ class CapacityCheck:
 
     @property
     def trimmed(self) -> bool:
-        """Whether the candidates before trimming were more than the input eq. 3.1 checked (the
-        reported input when it decided, :data:`REPORTED_SOURCE`, else the count): items were omitted."""
-        sent = self.reported_input if self.input_source == REPORTED_SOURCE else self.input_tokens
-        return self.input_before_trim is not None and sent is not None and self.input_before_trim > sent
+        """Whether items with tokens were omitted: the input before trimming (the input plus the
+        omitted items' tokens, a count) above the input. Compared like with like, never with the
+        provider-reported input, which holds framing the count does not (rev4 N-5: 10,000 before
+        trimming, 8,000 counted and 10,500 reported had said nothing was trimmed)."""
+        return (self.input_before_trim is not None and self.input_tokens is not None
+                and self.input_before_trim > self.input_tokens)
 
     @property
     def over_before_trim(self) -> int | None:

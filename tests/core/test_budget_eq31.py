@@ -128,3 +128,19 @@ def test_a_million_space_tool_output_in_a_trace_is_counted_marked_and_kept(tmp_p
                           "did not trim to it, so neither does the what-if while C and B_out are as recorded")
     o = run(back, Scenario(reserve=1000))  # a changed limit re-trims it: dropped with its tool call turn-1
     assert o.trace is not None and o.trace.item("tool-output").omission_reason == "budget (dropped with tool call turn-1)"
+
+
+def test_items_trimmed_are_told_when_the_reported_input_decided() -> None:
+    """rev4 N-5: 'trimmed' compares the count before trimming with the count, never with the
+    provider-reported input (which holds framing): 6,600 counted + 250 omitted = 6,850 before
+    trimming, over C by 50 with B_out; the report (6,900) decides eq. 3.1 and is above 6,850."""
+    from ctxviewer.assess.assessment import conclude
+    from ctxviewer.model.trace import Status
+
+    base = make_trace(input_tokens=6600, usage=Usage(input_tokens=6900))
+    t = replace(base, items=tuple(replace(i, tokens=250) if i.status is Status.OMITTED else i for i in base.items))
+    chk = check_capacity(t)
+    assert (chk.input_source, chk.input_before_trim, chk.over_before_trim, chk.trimmed) == (
+        "reported by the provider", 6850, 50, True)
+    assert [(f.rule, f.message) for f in conclude(t).findings if f.rule == "budget.over_before_trim"] == [
+        ("budget.over_before_trim", "before trimming the candidates were over capacity by 50 tokens; 1 item(s) omitted")]
