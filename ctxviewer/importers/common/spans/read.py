@@ -23,11 +23,12 @@ from typing import Any, Iterator
 
 from ctxviewer.importers.common.containers import first_line_is_json, iter_documents, iter_lines, read_bytes, read_text
 from ctxviewer.importers.common.spans import attribute_map, otlp, span_list
+from ctxviewer.importers.common.spans.protobuf import protobuf_request
 from ctxviewer.importers.common.spans.span import Span, SpanRecord
 from ctxviewer.importers.common.values import decode_any_value, decode_key_values, normalise_id, parse_time
 from ctxviewer.importers.contract import ImportFailed, ImportProblem
 
-__all__ = ["Span", "SpanRecord", "container_of", "read_span_groups", "read_spans", "spans_from_json"]
+__all__ = ["Span", "SpanRecord", "container_of", "protobuf_request", "read_span_groups", "read_spans", "spans_from_json"]
 
 
 def container_of(obj: Any) -> str | None:
@@ -71,21 +72,6 @@ def spans_from_json(obj: Any, file: str, prefix: str = "") -> Iterator[SpanRecor
 
 PROTOBUF_SUFFIXES = (".pb", ".binpb", ".protobuf")
 """File name endings of binary OTLP protobuf (``ExportTraceServiceRequest``) files."""
-
-
-def protobuf_request(data: bytes, file: str) -> dict[str, Any]:
-    """Binary OTLP ``ExportTraceServiceRequest`` bytes as the OTLP/JSON dict (through the
-    opentelemetry-proto package; ids come out base64, which :func:`ctxviewer.importers.common.values.normalise_id` reads).
-    Raises :class:`ImportFailed` naming the file when the bytes are not such a message."""
-    from google.protobuf.json_format import MessageToDict  # type: ignore[import-untyped]
-    from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
-    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-
-    try:
-        msg = ExportTraceServiceRequest.FromString(data)
-    except DecodeError as exc:
-        raise ImportFailed(f"{file}: not an OTLP protobuf ExportTraceServiceRequest: {exc}") from None
-    return dict(MessageToDict(msg))
 
 
 UNJOINED = ""
