@@ -1,9 +1,11 @@
 """Binary OTLP protobuf files (ctxviewer.importers.common.spans.protobuf): a string field that is not
 UTF-8 is read with U+FFFD and named once (file, span, field, byte) while the rest of the file loads;
-other damage still refuses the file."""
+other damage still refuses the file. gzip (ctxviewer.importers.common.compressed): a gzipped .pb is
+detected by its decompressed head, and a file that expands past the cap is refused by name."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -14,8 +16,11 @@ from otlp_factories import TRACE_ID, chat_span, otlp_protobuf, otlp_request, s
 from shared_data import CORPUS, needs_corpus
 
 from ctxviewer.importers import REGISTRY, ImportFailed, ImportProblem, detect, load_records
+from ctxviewer.importers.common import compressed
+from ctxviewer.importers.common.spans import protobuf
 from ctxviewer.importers.common.spans.protobuf import repair_strings
 from ctxviewer.model.trace import RequestTrace
+from ctxviewer.util.file_kind import binary_kind
 
 
 def _load(path: Path) -> tuple[list[RequestTrace], list[ImportProblem]]:
@@ -109,3 +114,82 @@ def test_a_real_capture_as_protobuf_with_one_bad_byte_gives_the_same_calls(tmp_p
     assert [i.content for i in got.items] == [i.content.replace("support agent", "s\ufffdpport agent") for i in want.items]
     assert (got.usage, got.endpoint, got.trace_id) == (want.usage, want.endpoint, want.trace_id)
     assert REGISTRY.detect(bad).name == "otel"
+
+
+# ---------------------------------------------------------------- gzip: .pb.gz, bombs
+
+
+def _real_pb() -> bytes:
+    return otlp_protobuf(json.loads((CORPUS / "otel-genai" / "interlingua-raw-openai-v2.otlp.json").read_text()))
+
+
+@needs_corpus
+@pytest.mark.parametrize("name", ["capture.pb.gz", "capture.gz", "capture"])
+def test_gzipped_protobuf_is_detected_by_its_decompressed_head(tmp_path: Path, name: str) -> None:
+    """New user: a collector's gzipped .pb was 'not a recognised trace file'."""
+    plain = tmp_path / "plain.pb"
+    plain.write_bytes(_real_pb())
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(_real_pb()))
+    assert detect(path).name == "otel"
+    (want,), _ = _load(plain)
+    (got,), problems = _load(path)
+    assert problems == []
+    assert (got.trace_id, got.items, got.usage, got.endpoint) == (want.trace_id, want.items, want.usage, want.endpoint)
+    assert got.usage.input_tokens == 412
+
+
+@needs_corpus
+def test_gzipped_otlp_json_of_a_real_capture_gives_the_same_call(tmp_path: Path) -> None:
+    src = CORPUS / "otel-genai" / "interlingua-raw-openai-v2.otlp.json"
+    path = tmp_path / "spans.json.gz"
+    path.write_bytes(gzip.compress(src.read_bytes()))
+    (want,), _ = _load(src)
+    (got,), _ = _load(path)
+    assert (got.trace_id, got.items, got.usage) == (want.trace_id, want.items, want.usage)
+
+
+@pytest.mark.parametrize("name, body", [
+    ("bomb.json.gz", b"{\"resourceSpans\": [" + b" " * 3_000_000),  # read whole
+    ("bomb.jsonl.gz", json.dumps(otlp_request(chat_span())).encode() + b"\n" + b"\n" * 3_000_000),  # streamed
+    ("bomb.pb.gz", b"\x0a\x00" * 1_500_000),  # protobuf, read whole
+])
+def test_a_gzip_file_that_expands_past_the_cap_is_refused_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  name: str, body: bytes) -> None:
+    monkeypatch.setattr(compressed, "MAX_GUNZIPPED_BYTES", 1024 * 1024)  # 1 MiB: the same rule as 1 GiB
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(body))
+    assert path.stat().st_size < 20_000
+    with pytest.raises(ImportFailed) as err:
+        _load(path)
+    assert str(err.value) == (f"{path}: gzip data that decompresses to more than 1,048,576 bytes (1 MiB), the most "
+                              "ctxviewer reads from a gzipped file (a decompression bomb?); gunzip it and import the plain file")
+
+
+def test_gzip_up_to_the_cap_and_in_several_members_reads_whole() -> None:
+    data = gzip.compress(b"a" * 1000) + gzip.compress(b"b" * 24)
+    assert compressed.gunzip(data, "x", limit=1024) == b"a" * 1000 + b"b" * 24
+    with pytest.raises(ImportFailed):
+        compressed.gunzip(data, "x", limit=1023)
+    with pytest.raises(EOFError):
+        compressed.gunzip(data[:-30], "x")
+
+
+def test_gzip_that_is_no_trace_keeps_its_hint(tmp_path: Path) -> None:
+    path = tmp_path / "notes.gz"
+    path.write_bytes(gzip.compress(b"just some text\n"))
+    with pytest.raises(ImportFailed, match=r"not a recognised trace file once gunzipped \(known formats: native, "):
+        detect(path)
+    assert binary_kind(path.read_bytes()) == "gzip-compressed data (`ctxviewer import` reads a gzipped trace file)"
+
+
+@given(doc=st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+                        lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(max_size=5), kids, max_size=3)),
+       lead=st.sampled_from(["", "\n", "\n\n", "  "]))
+def test_json_text_is_never_taken_for_protobuf(doc: object, lead: str) -> None:
+    assert protobuf.sniff((lead + json.dumps({"resourceSpans": [doc]})).encode()) == 0.0
+
+
+@given(cut=st.integers(8, 400))
+def test_any_head_of_a_protobuf_request_is_taken_for_one(cut: int) -> None:
+    assert protobuf.sniff(_two_calls()[:cut]) == 0.9

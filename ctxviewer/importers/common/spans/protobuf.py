@@ -13,6 +13,7 @@ is changed. No Qt here.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -177,6 +178,73 @@ def bad_string_notes(found: list[BadString]) -> list[tuple[str, str]]:
     if len(found) > MAX_NOTED:
         out.append(("whole file", f"{len(found) - MAX_NOTED} more string(s) with invalid UTF-8; replaced with U+FFFD"))
     return out
+
+
+_WIRE_OF = {"TYPE_DOUBLE": 1, "TYPE_FIXED64": 1, "TYPE_SFIXED64": 1, "TYPE_FLOAT": 5, "TYPE_FIXED32": 5,
+             "TYPE_SFIXED32": 5, "TYPE_STRING": 2, "TYPE_BYTES": 2, "TYPE_MESSAGE": 2}
+"""The wire type of each field type (every other scalar is a varint, 0); a repeated scalar may also be packed (2)."""
+
+
+def sniff(head: bytes) -> float:
+    """0.9 when ``head`` (a file's first bytes, gzip undone) begins as a binary OTLP
+    ``ExportTraceServiceRequest``: its first field is ``resource_spans`` (tag ``0a``) and every
+    field up to where the head stops has a number and wire type the message's descriptor allows
+    (strict: JSON text, a zip or a database never pass); else 0. Never raises."""
+    if not head.startswith(b"\x0a") or len(head) < 8:
+        return 0.0
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    try:
+        return 0.9 if _fits(head, 0, len(head), ExportTraceServiceRequest.DESCRIPTOR, 0) else 0.0
+    except ValueError:
+        return 0.0
+
+
+@functools.cache
+def _type_names() -> dict[int, str]:
+    from google.protobuf.descriptor import FieldDescriptor  # type: ignore[import-untyped]
+
+    return {v: k for k, v in vars(FieldDescriptor).items() if k.startswith("TYPE_") and isinstance(v, int)}
+
+
+def _fits(data: bytes, pos: int, end: int, desc: Any, depth: int) -> bool:
+    """Whether ``data[pos:end]`` is fields of ``desc``, the last one possibly cut off by the head's end."""
+    if depth > MAX_DEPTH:
+        return False
+    names = _type_names()
+    while pos < end:
+        try:
+            tag, pos = _varint(data, pos, end)
+        except ValueError:
+            return end == len(data) and end - pos < 10  # a tag cut by the head's end
+        field = desc.fields_by_number.get(tag >> 3)
+        wire = tag & 7
+        if field is None:
+            return False
+        want = _WIRE_OF.get(names.get(field.type, ""), 0)
+        if wire != want and not (_repeated(field) and wire == 2 and want != 2):
+            return False
+        if wire == 2:
+            try:
+                length, body = _varint(data, pos, end)
+            except ValueError:
+                return True  # cut by the head
+            stop = min(body + length, end)
+            if field.type == field.TYPE_MESSAGE and not _fits(data, body, stop, field.message_type, depth + 1):
+                return False
+            if body + length > end:
+                return end == len(data)  # only the head may cut a field short
+            pos = stop
+        elif wire == 0:
+            try:
+                _, pos = _varint(data, pos, end)
+            except ValueError:
+                return end == len(data)
+        else:
+            pos += 8 if wire == 1 else 4
+            if pos > end:
+                return end == len(data)
+    return True
 
 
 def protobuf_request(data: bytes, file: str) -> dict[str, Any]:
