@@ -135,7 +135,7 @@ class OpenInferenceImporter:
     def sniff(self, path: Path, head: bytes) -> float:
         """:data:`~ctxviewer.importers.contract.SPECIFIC` when the head carries OpenInference attribute names (above
         the GenAI spans' 0.9 of the ``otel`` importer: OpenInference spans may carry ``gen_ai.*``
-        keys too) and is not a Langfuse export or a ctxviewer export; else 0."""
+        keys too) and is not a Langfuse export (a download or a public API page) or a ctxviewer export; else 0."""
         if head.startswith(PARQUET_MAGIC):  # a Phoenix spans dataframe saved to Parquet, by its columns
             cols = parquet_columns(path)
             return SPECIFIC if cols is not None and is_spans_frame(cols) else 0.0
@@ -144,6 +144,8 @@ class OpenInferenceImporter:
             return SPECIFIC
         if '"observations"' in text and '"trace"' in text:  # a Langfuse download keeps span attributes
             return 0.0
+        if '"htmlPath"' in text or ('"parentObservationId"' in text and '"traceId"' in text):
+            return 0.0  # a saved Langfuse public API page (traces, observations) keeps them too
         if '"ctxviewer.trace_id"' in text:  # a ctxviewer export (its embedded traces may quote llm.* keys)
             return 0.0
         return SPECIFIC if any(m in text for m in _MARKERS) else 0.0
