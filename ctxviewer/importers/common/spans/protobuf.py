@@ -260,13 +260,13 @@ def protobuf_request(data: bytes, file: str) -> dict[str, Any]:
 
     try:
         msg = ExportTraceServiceRequest.FromString(data)
-    except DecodeError as exc:
+    except (DecodeError, UnicodeDecodeError) as exc:  # upb: DecodeError "bad UTF-8"; the pure-Python parser: UnicodeDecodeError
         msg = None
-        if "UTF-8" in str(exc):
+        if isinstance(exc, UnicodeDecodeError) or "UTF-8" in str(exc):
             try:
                 fixed, found = repair_strings(data, ExportTraceServiceRequest.DESCRIPTOR)
                 msg = ExportTraceServiceRequest.FromString(fixed) if found else None
-            except (ValueError, DecodeError):
+            except (ValueError, DecodeError):  # UnicodeDecodeError is a ValueError
                 msg = None
         if msg is None:
             raise ImportFailed(f"{file}: not an OTLP protobuf ExportTraceServiceRequest: {exc}") from None
