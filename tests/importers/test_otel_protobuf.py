@@ -193,3 +193,9 @@ def test_json_text_is_never_taken_for_protobuf(doc: object, lead: str) -> None:
 @given(cut=st.integers(8, 400))
 def test_any_head_of_a_protobuf_request_is_taken_for_one(cut: int) -> None:
     assert protobuf.sniff(_two_calls()[:cut]) == 0.9
+
+
+def test_a_sniffed_gzip_head_expands_no_further_than_its_cap() -> None:
+    bomb = gzip.compress(b"\0" * 40_000_000)  # 40 MB of zeros in about 40 KB
+    assert len(bomb) < 65536
+    assert len(compressed.head_bytes(bomb)) == compressed.HEAD_GUNZIPPED_BYTES == 16 * 1024 * 1024
