@@ -133,3 +133,21 @@ def three_call_spans(otel_trace_id: str = "5b8efff798038103d269b633813fc60c") ->
         otlp_chat_span(otel_trace_id, "00000000000000c3", base + 9 * 10**9, [system, t[2], t[3], t[4]],
                        answer="Done: exchange EX-2201 created."),
     ]
+
+
+def otlp_protobuf(doc: dict[str, Any]) -> bytes:
+    """An OTLP/JSON ``ExportTraceServiceRequest`` (hex ids, as a file holds them) as binary protobuf
+    bytes: ids turned to the base64 protobuf's JSON mapping takes, then serialized."""
+    import base64
+
+    from google.protobuf.json_format import ParseDict
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    doc = json.loads(json.dumps(doc))
+    for rs in doc.get("resourceSpans") or []:
+        for ss in rs.get("scopeSpans") or []:
+            for sp in ss.get("spans") or []:
+                for key in ("traceId", "spanId", "parentSpanId"):
+                    if sp.get(key):
+                        sp[key] = base64.b64encode(bytes.fromhex(sp[key])).decode()
+    return bytes(ParseDict(doc, ExportTraceServiceRequest(), ignore_unknown_fields=True).SerializeToString())

@@ -242,8 +242,9 @@ class Registry:
             if peek_json(head_text(head).encode("utf-8")).too_deep:
                 raise ImportFailed(f"{path}: not a recognised trace file: its JSON is nested more than "
                                    f"{MAX_DEPTH} levels deep (no trace format nests like this)")
+            gunzipped = " once gunzipped" if head.startswith(b"\x1f\x8b") else ""  # gzip magic: its contents were sniffed
             raise ImportFailed(
-                f"{path}: not a recognised trace file (known formats: {', '.join(self.names())}); "
+                f"{path}: not a recognised trace file{gunzipped} (known formats: {', '.join(self.names())}); "
                 "use --format to force one"
             )
         return best

@@ -8,7 +8,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from ctxviewer.importers import ImportProblem, detect
+from ctxviewer.importers.formats.langfuse.api_page import page_note
 from ctxviewer.model.trace import RequestTrace
 from tests.shared_data import CORPUS, needs_corpus
 
@@ -228,3 +233,70 @@ def test_the_usage_objects_unit_is_no_count(tmp_path: Path) -> None:
     traces, problems = _load(_generations_changed(tmp_path, older))
     assert [p.message for p in problems if "token count" in p.message] == []
     assert [(t.usage.input_tokens, t.usage.output_tokens) for t in traces] == [(60, 15), (60, 15)]
+
+
+GOLDEN = Path(__file__).resolve().parent / "golden" / "langfuse"
+
+
+def test_a_saved_api_observations_page_is_read_per_trace_and_says_it_is_one_page_of_three() -> None:
+    """New user: GET /api/public/observations saved to a file was 'not a recognised trace file'."""
+    path = GOLDEN / "api-observations-page.json"
+    assert detect(path).name == "langfuse"
+    traces, problems = _load(path)
+    assert [(t.trace_id, t.attributes["langfuse.trace_id"], t.attributes.get("ctxviewer.system_inherited_from"))
+            for t in traces] == [("obs-a2", "tr-a", None), ("obs-b1", "tr-b", None)]
+    assert [[i.content for i in t.items] for t in traces] == [["You track orders.", "Is order 88 shipped?"], ["Thanks!"]]
+    assert [(p.record, p.message, p.dropped) for p in problems] == [
+        ("whole file", "page 1 of 3: 3 of 7 observations in this file (a page of the Langfuse public API; "
+                       "the other pages are not)", 0)]
+
+
+def test_a_saved_api_traces_page_reads_embedded_observations_and_names_traces_of_ids_only() -> None:
+    traces, problems = _load(GOLDEN / "api-traces-page.json")
+    (t,) = traces
+    assert (t.trace_id, t.session_id, t.user_id, _usage(t)[:2]) == ("obs-c1", "sess-c", "u-5", (11, 6))
+    assert [p.message for p in problems] == [
+        "page 1 of 3: 2 of 6 traces in this file (a page of the Langfuse public API; the other pages are not)",
+        "1 trace(s) list their observations by id only (tr-d), as GET /api/public/traces returns them: their "
+        "model calls are not in this file; save GET /api/public/traces/{id} per trace, or the "
+        "GET /api/public/observations pages, and import those"]
+
+
+def test_one_page_holding_the_whole_listing_says_nothing_about_pages(tmp_path: Path) -> None:
+    doc = json.loads((GOLDEN / "api-observations-page.json").read_text())
+    doc["meta"] = {"page": 1, "limit": 50, "totalItems": 3, "totalPages": 1}
+    path = tmp_path / "page.json"
+    path.write_text(json.dumps(doc))
+    traces, problems = _load(path)
+    assert (len(traces), problems) == (2, [])
+
+
+@needs_corpus
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_a_real_download_as_an_api_page_gives_the_same_calls(tmp_path: Path, name: str) -> None:
+    src = CORPUS / "langfuse" / name
+    doc = json.loads(src.read_text())
+    observations = list(doc["trace"].get("observations") or []) + list(doc.get("observations") or [])
+    as_traces = {"data": [dict(doc["trace"], observations=observations)],
+                 "meta": {"page": 1, "limit": 50, "totalItems": 140, "totalPages": 3}}
+    as_observations = {"data": [dict(o, traceId=doc["trace"]["id"]) for o in observations],
+                       "meta": {"page": 2, "limit": 50, "totalItems": 120, "totalPages": 3}}
+    want, _ = _load(src)
+    assert want
+    for page, note in ((as_traces, "page 1 of 3: 1 of 140 traces in this file"),
+                       (as_observations, f"page 2 of 3: {len(observations)} of 120 observations in this file")):
+        path = tmp_path / "page.json"
+        path.write_text(json.dumps(page))
+        got, problems = _load(path)
+        assert [(t.trace_id, t.items, t.usage, t.tool_calls) for t in got] == [
+            (t.trace_id, t.items, t.usage, t.tool_calls) for t in want]
+        assert [p.message.split(" (a page")[0] for p in problems if p.record == "whole file"] == [note]
+
+
+@given(page=st.integers(1, 9), pages=st.integers(0, 9), total=st.integers(0, 500), held=st.integers(0, 60))
+def test_the_page_note_is_said_only_when_the_listing_has_more(page: int, pages: int, total: int, held: int) -> None:
+    notes = page_note("f.json", {"page": page, "limit": 50, "totalItems": total, "totalPages": pages}, held, "traces")
+    more = pages > 1 or total > held
+    assert [n.message.split(" (a page")[0] for n in notes] == (
+        [f"page {page} of {pages}: {held} of {total} traces in this file"] if more else [])
+    assert all(n.dropped == 0 for n in notes)

@@ -7,11 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctxviewer.importers import REGISTRY, ImportProblem
-from ctxviewer.importers.formats.mlflow import IMPORTER, decode, mlflow_usage
+from ctxviewer.importers.formats.mlflow import IMPORTER, decode, execution_ms, mlflow_usage
 from ctxviewer.model.trace import Kind, RequestTrace, Usage
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "mlflow"
@@ -191,3 +192,46 @@ def test_langchain_anthropic_output_is_one_call_with_its_response_metadata(tmp_p
     assert t.response is not None
     assert (t.response.id, t.response.model, t.response.finish_reason) == ("msg_m1", "claude-3-5-haiku-20241022",
                                                                            "tool_use")
+
+
+def test_the_trace_duration_is_the_root_calls_when_its_span_records_no_times() -> None:
+    """New user: MLflow 3's ``info.execution_duration`` (``"1.250s"``, a protobuf Duration) was not
+    read: the call's duration said "not recorded" and the key was named unmapped."""
+    traces, problems = _load(GOLDEN / "duration-only.trace.json")
+    (t,) = traces
+    assert problems == []
+    assert t.attributes["ctxviewer.duration_ms"] == 1250.0
+    assert t.attributes["ctxviewer.completeness"] == "ended"
+    assert t.attributes["mlflow.execution_duration_ms"] == 1250.0
+    assert "ctxviewer.unmapped" not in t.attributes
+
+
+def test_a_span_with_its_own_times_keeps_its_duration_beside_the_traces() -> None:
+    (t,), _problems = _load(GOLDEN / "openai-tool-call.trace.json")  # span 600 ms inside a trace of 812 ms
+    assert (t.attributes["ctxviewer.duration_ms"], t.attributes["mlflow.execution_duration_ms"]) == (600.0, 812.0)
+    (t,), _problems = _load(GOLDEN / "v2-retriever-error.trace.json")  # schema v2: execution_time_ms
+    assert (t.attributes["ctxviewer.duration_ms"], t.attributes["mlflow.execution_duration_ms"]) == (600.0, 900.0)
+
+
+def test_a_child_call_without_times_does_not_take_the_whole_traces_duration(tmp_path: Path) -> None:
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"info": {"trace_id": "tr-2", "execution_duration_ms": 4000}, "data": {"spans": [
+        {"span_id": "00000000000000a0", "name": "agent", "start_time_unix_nano": 1, "end_time_unix_nano": 4_000_000_001,
+         "attributes": {"mlflow.spanType": '"AGENT"'}},
+        {"span_id": "00000000000000a1", "parent_span_id": "00000000000000a0", "name": "ChatOpenAI",
+         "attributes": {"mlflow.spanType": '"CHAT_MODEL"', "mlflow.spanInputs": json.dumps("hi")}}]}}))
+    (t,), _problems = _load(path)
+    assert "ctxviewer.duration_ms" not in t.attributes  # the agent's 4 s include more than this call
+    assert t.attributes["mlflow.execution_duration_ms"] == 4000.0
+
+
+@given(ms=st.integers(1, 10**9))
+def test_the_three_duration_keys_read_alike(ms: int) -> None:
+    as_duration = f"{ms // 1000}.{ms % 1000:03d}s"  # protobuf Duration JSON, as MLflow 3's REST API writes it
+    assert execution_ms({"execution_duration": as_duration}) == pytest.approx(ms)
+    assert execution_ms({"execution_duration_ms": ms}) == execution_ms({"execution_time_ms": ms}) == ms
+
+
+def test_a_trace_still_in_progress_records_no_duration() -> None:
+    assert [execution_ms(info) for info in ({"execution_time_ms": 0}, {"execution_duration": "0s"},
+                                            {"execution_duration": None}, {"execution_duration": "soon"}, {})] == [None] * 5

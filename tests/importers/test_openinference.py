@@ -9,6 +9,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from ctxviewer.importers import ImportProblem, detect
 from ctxviewer.model.trace import RequestTrace
 
@@ -155,3 +158,32 @@ def test_error_and_never_ended_spans_keep_their_status(tmp_path: Path) -> None:
     a, b = _load(p)[0]
     assert (a.attributes["otel.status_code"], a.attributes["otel.status_message"]) == ("error", "429 Too Many Requests")
     assert (b.attributes["otel.status_code"], b.attributes["ctxviewer.completeness"]) == ("unset", "never ended")
+
+
+GOLDEN = Path(__file__).resolve().parent / "golden" / "openinference"
+
+
+def test_session_and_user_on_the_root_span_reach_the_llm_spans_under_it() -> None:
+    """New user: Phoenix spans whose ``session.id`` / ``user.id`` sit only on the root CHAIN span
+    gave LLM calls without a session."""
+    traces, problems = _load(GOLDEN / "session-on-root.spans.json")
+    assert problems == []
+    assert [(t.session_id, t.user_id) for t in traces] == [("sess-root-9", "user-314"),  # both from the root, two up
+                                                           ("sess-own-2", "user-314")]  # its own session kept
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(depth=st.integers(1, 5), holders=st.sets(st.integers(0, 5)), own=st.booleans())
+def test_the_nearest_ancestor_with_a_session_gives_it(tmp_path: Path, depth: int, holders: set[int], own: bool) -> None:
+    """Chain a0 (root) .. a{depth-1} -> LLM span; the ancestors in ``holders`` record session s{i}."""
+    spans = [_phoenix(f"a{i}", "CHAIN", {"session.id": f"s{i}"} if i in holders else {}, "2025-01-01T00:00:00Z",
+                      parent=None if i == 0 else f"a{i - 1}") for i in range(depth)]
+    llm = {"llm.model_name": "m", "llm.input_messages.0.message.role": "user", "llm.input_messages.0.message.content": "hi"}
+    spans.append(_phoenix("llm", "LLM", {**llm, **({"session.id": "mine"} if own else {})}, "2025-01-01T00:00:01Z",
+                          parent=f"a{depth - 1}"))
+    p = tmp_path / "spans.json"
+    p.write_text(json.dumps(spans[::-1]))  # leaf first: file order must not matter
+    (t,), _problems = _load(p)
+    nearest = max((i for i in holders if i < depth), default=None)
+    assert t.session_id == ("mine" if own else None if nearest is None else f"s{nearest}")
+    assert t.user_id is None

@@ -307,3 +307,14 @@ def test_a_whole_json_value_followed_by_text_is_not_called_a_cut(tmp_path: Path)
     assert "ctxviewer.truncated" not in t.attributes and t.attributes.get("ctxviewer.content") != "truncated"
     assert [p.message for p in problems] == [
         "gen_ai.input.messages: a whole JSON value followed by other text; kept as raw text"]
+
+
+def test_user_on_an_ancestor_span_reaches_the_chat_span_and_its_own_wins(tmp_path: Path) -> None:
+    agent = otlp_span("00000000000000f0", name="invoke_agent support", **{"gen_ai.operation.name": s("invoke_agent"),
+                                                                          "session.id": s("sess-1"), "user.id": s("u-7")})
+    inherits = chat_span("00000000000000a1")
+    own = chat_span("00000000000000a2", **{"user.id": s("u-own")})
+    for sp in (inherits, own):
+        sp["parentSpanId"] = "00000000000000f0"
+    traces, _problems = _load(_write(tmp_path, otlp_request(inherits, own, agent)))
+    assert [(t.session_id, t.user_id) for t in traces] == [("sess-1", "u-7"), ("sess-1", "u-own")]

@@ -2,7 +2,7 @@
 normaliser from a model call to a trace.
 
 * reading files -- :mod:`.containers` (gzip, text encodings, JSON / JSON Lines / concatenated
-  documents), :mod:`.parquet` (Parquet rows with pyarrow, the ``parquet`` extra),
+  documents), :mod:`.compressed` (gzip decompressed within a bound: no decompression bomb), :mod:`.parquet` (Parquet rows with pyarrow, the ``parquet`` extra),
   :mod:`.phoenix_frames` (a Phoenix spans dataframe's rows as Phoenix span JSON), :mod:`.peek` (the parse events of a head cut off mid-document, for sniffers),
   :mod:`.json_where` (which JSON field a byte offset falls in), :mod:`.notes` (warnings of deep
   readers delivered as problem records of the file being loaded);

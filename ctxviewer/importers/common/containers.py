@@ -2,7 +2,8 @@
 
 Trace files reach us in more wrappers than formats:
 
-* **compression** -- gzip (magic ``1f 8b``), detected by content, never by file name;
+* **compression** -- gzip (magic ``1f 8b``), detected by content, never by file name, and
+  decompressed to at most :data:`~.compressed.MAX_GUNZIPPED_BYTES` (:mod:`.compressed`);
 * **text encoding** -- UTF-8 with or without a BOM, UTF-16 LE/BE with a BOM (PowerShell's
   ``Out-File`` writes it), UTF-32 with a BOM;
 * **framing** -- one JSON document; JSON Lines (one document per line); or pretty-printed JSON
@@ -17,7 +18,6 @@ protobuf) are opened by their importers. No Qt here.
 from __future__ import annotations
 
 import codecs
-import gzip
 import io
 import json
 import re
@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import IO, Any, Iterator
 
 from ctxviewer.importers.common import notes
+from ctxviewer.importers.common.compressed import GZIP_MAGIC, capped_gzip, gunzip, head_bytes
 from ctxviewer.importers.common.peek import cut_short
 from ctxviewer.importers.contract import ImportFailed
 
-GZIP_MAGIC = b"\x1f\x8b"
 ZIP_MAGIC = b"PK\x03\x04"
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
@@ -56,11 +56,12 @@ def decode_text(data: bytes, errors: str = "strict") -> str:
 
 
 def read_bytes(path: Path) -> bytes:
-    """The file's bytes, gunzipped when it starts with the gzip magic. Raises :class:`ImportFailed`."""
+    """The file's bytes, gunzipped when it starts with the gzip magic (at most
+    :data:`MAX_GUNZIPPED_BYTES`). Raises :class:`ImportFailed` naming the file."""
     try:
         data = Path(path).read_bytes()
         if data.startswith(GZIP_MAGIC):
-            data = gzip.decompress(data)
+            data = gunzip(data, path)
     except (OSError, EOFError, zlib.error) as exc:
         raise ImportFailed(f"{path}: cannot read file: {getattr(exc, 'strerror', None) or exc}") from None
     return data
@@ -136,16 +137,6 @@ def _note_bad(exc: UnicodeError) -> tuple[str, int]:
 
 
 codecs.register_error(_NOTE_BAD, _note_bad)
-
-
-def head_bytes(head: bytes) -> bytes:
-    """The first bytes of a file with gzip undone as far as ``head`` reaches (for sniffing)."""
-    if head.startswith(GZIP_MAGIC):
-        try:
-            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head)
-        except zlib.error:
-            return b""
-    return head
 
 
 def head_text(head: bytes) -> str:
@@ -359,11 +350,12 @@ def open_text(path: Path) -> IO[str]:
     """The file as a text stream read lazily: gzip undone (by content), decoded under
     :func:`encoding_of` of its first bytes (the BOM removed), universal newlines -- for JSON Lines
     files too big to hold in memory. Raises :class:`ImportFailed` naming the file when it cannot be
-    opened; decoding errors surface while reading (``UnicodeDecodeError``, ``zlib.error``, ``EOFError``)."""
+    opened; decoding errors surface while reading (``UnicodeDecodeError``, ``zlib.error``, ``EOFError``;
+    :func:`too_big`'s :class:`ImportFailed` past :data:`MAX_GUNZIPPED_BYTES` of a gzipped file)."""
     try:
         with open(path, "rb") as fh:
             gzipped = fh.read(2) == GZIP_MAGIC
-        binary: IO[bytes] = gzip.open(path, "rb") if gzipped else open(path, "rb")  # type: ignore[assignment]
+        binary: IO[bytes] = capped_gzip(path) if gzipped else open(path, "rb")
         try:
             first = binary.read(4)
             binary.seek(0)

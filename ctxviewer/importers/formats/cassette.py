@@ -16,7 +16,8 @@ from typing import Any, Iterator
 
 import yaml
 
-from ctxviewer.importers.common.containers import GZIP_MAGIC, head_text, read_text
+from ctxviewer.importers.common.compressed import GZIP_MAGIC
+from ctxviewer.importers.common.containers import head_text, read_text
 from ctxviewer.importers.common.exchanges import load_exchanges
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record
 

@@ -13,7 +13,8 @@ span of the same trace starting at or after the retrieval, preferring one under 
 (a retrieval that fed no LLM span in the file is a problem naming it); ``TOOL`` spans are recorded
 on the call they fed as ``ctxviewer.fed_by``. Other kinds are context only. A span printed twice
 (console exporters: at start with no end, then at end) counts once, the later print winning.
-``session.id`` / ``user.id`` -> ``session_id`` / ``user_id``; ``llm.invocation_parameters`` ->
+``session.id`` / ``user.id`` -> ``session_id`` / ``user_id`` (the span's own, else its nearest ancestor's:
+an instrumentation may set them on the trace's root span only); ``llm.invocation_parameters`` ->
 ``reserved_output_tokens`` (``max_tokens`` / ``max_completion_tokens``) and attributes;
 ``agent.name`` on the LLM span or its nearest ancestor (an ``AGENT`` span) -> ``gen_ai.agent.name``
 (:func:`ctxviewer.importers.common.llm_call.agent_attributes`); an LLM span recording no tools takes
@@ -103,6 +104,17 @@ def _call(span: Span) -> LLMCall:
     return call
 
 
+def _inherit_ids(call: LLMCall, ancestors: list[dict[str, Any]]) -> None:
+    """``session.id`` / ``user.id`` of the nearest of ``ancestors`` (flattened attributes, nearest
+    first) that records one, for a call that records none itself: an instrumentation may set them
+    only on the root span of a trace (a chain or agent span), and the LLM spans under it belong to
+    that session (OpenInference ``spec/semantic_conventions.md``: ``session.id``, ``user.id``). A
+    call's own value is never replaced."""
+    for key, field in (("session.id", "session_id"), ("user.id", "user_id")):
+        if getattr(call, field) is None:
+            setattr(call, field, next((v for v in (pm._str(f.get(key)) for f in ancestors) if v), None))
+
+
 def _fed(target: list[tuple[Span, LLMCall]], feeder: Span) -> LLMCall | None:
     """The LLM call ``feeder`` (a retrieval or tool span) fed: first LLM span of the same trace
     starting at or after it, same parent preferred; ``None`` if there is none."""
@@ -123,7 +135,7 @@ class OpenInferenceImporter:
     def sniff(self, path: Path, head: bytes) -> float:
         """:data:`~ctxviewer.importers.contract.SPECIFIC` when the head carries OpenInference attribute names (above
         the GenAI spans' 0.9 of the ``otel`` importer: OpenInference spans may carry ``gen_ai.*``
-        keys too) and is not a Langfuse export or a ctxviewer export; else 0."""
+        keys too) and is not a Langfuse export (a download or a public API page) or a ctxviewer export; else 0."""
         if head.startswith(PARQUET_MAGIC):  # a Phoenix spans dataframe saved to Parquet, by its columns
             cols = parquet_columns(path)
             return SPECIFIC if cols is not None and is_spans_frame(cols) else 0.0
@@ -132,6 +144,8 @@ class OpenInferenceImporter:
             return SPECIFIC
         if '"observations"' in text and '"trace"' in text:  # a Langfuse download keeps span attributes
             return 0.0
+        if '"htmlPath"' in text or ('"parentObservationId"' in text and '"traceId"' in text):
+            return 0.0  # a saved Langfuse public API page (traces, observations) keeps them too
         if '"ctxviewer.trace_id"' in text:  # a ctxviewer export (its embedded traces may quote llm.* keys)
             return 0.0
         return SPECIFIC if any(m in text for m in _MARKERS) else 0.0
@@ -199,9 +213,11 @@ class OpenInferenceImporter:
             chain = [s]
             while chain[-1].parent_id in by_id and by_id[chain[-1].parent_id] not in chain:
                 chain.append(by_id[chain[-1].parent_id])
-            call.attributes.update(agent_attributes([(oi.flatten(c.attributes), f"span {c.name or '?'} ({c.span_id})") for c in chain]))
-            inherit(call, [Ancestor(f"span {c.name or '?'} ({c.span_id})", None, oi.tools(oi.flatten(c.attributes)) or None)
-                           for c in chain[1:] if span_kind(c.attributes) != "LLM"])
+            flats = [oi.flatten(c.attributes) for c in chain]
+            call.attributes.update(agent_attributes([(f, f"span {c.name or '?'} ({c.span_id})") for f, c in zip(flats, chain)]))
+            inherit(call, [Ancestor(f"span {c.name or '?'} ({c.span_id})", None, oi.tools(f) or None)
+                           for f, c in zip(flats[1:], chain[1:]) if span_kind(c.attributes) != "LLM"])
+            _inherit_ids(call, flats[1:])
         notes = by_span(companions)
         traced: dict[str, str] = {}
         for s, call in calls:

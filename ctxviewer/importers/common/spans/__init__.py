@@ -12,6 +12,8 @@ format (``otel``, ``openinference``, ``ctxviewer-otlp``).
   kind) and the warning for the other convention's model calls in a file;
 * :mod:`.guardrail` -- guardrail evaluation spans (``apply_guardrail``) as runtime guardrail results;
 * :mod:`.read` -- picks the container, reads files (OTLP protobuf too) and groups spans by trace;
+* :mod:`.protobuf` -- binary OTLP protobuf files as OTLP/JSON dicts, a string that is not UTF-8
+  repaired (U+FFFD) and named rather than the file refused;
 * :mod:`.wire` -- OTLP/HTTP request bodies (protobuf or JSON, gzip) as the OTLP/JSON dicts a file holds.
 
 May import: :mod:`ctxviewer.importers.common` (values, containers, peek),

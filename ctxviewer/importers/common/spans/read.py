@@ -21,13 +21,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
+from ctxviewer.importers.common.compressed import head_bytes
 from ctxviewer.importers.common.containers import first_line_is_json, iter_documents, iter_lines, read_bytes, read_text
-from ctxviewer.importers.common.spans import attribute_map, otlp, span_list
+from ctxviewer.importers.common.spans import attribute_map, otlp, protobuf, span_list
+from ctxviewer.importers.common.spans.protobuf import protobuf_request
 from ctxviewer.importers.common.spans.span import Span, SpanRecord
 from ctxviewer.importers.common.values import decode_any_value, decode_key_values, normalise_id, parse_time
 from ctxviewer.importers.contract import ImportFailed, ImportProblem
 
-__all__ = ["Span", "SpanRecord", "container_of", "read_span_groups", "read_spans", "spans_from_json"]
+__all__ = ["Span", "SpanRecord", "container_of", "is_protobuf", "protobuf_request", "read_span_groups", "read_spans", "spans_from_json"]
 
 
 def container_of(obj: Any) -> str | None:
@@ -70,22 +72,24 @@ def spans_from_json(obj: Any, file: str, prefix: str = "") -> Iterator[SpanRecor
 
 
 PROTOBUF_SUFFIXES = (".pb", ".binpb", ".protobuf")
-"""File name endings of binary OTLP protobuf (``ExportTraceServiceRequest``) files."""
+"""File name endings of binary OTLP protobuf (``ExportTraceServiceRequest``) files (also before ``.gz``)."""
 
 
-def protobuf_request(data: bytes, file: str) -> dict[str, Any]:
-    """Binary OTLP ``ExportTraceServiceRequest`` bytes as the OTLP/JSON dict (through the
-    opentelemetry-proto package; ids come out base64, which :func:`ctxviewer.importers.common.values.normalise_id` reads).
-    Raises :class:`ImportFailed` naming the file when the bytes are not such a message."""
-    from google.protobuf.json_format import MessageToDict  # type: ignore[import-untyped]
-    from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
-    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-
-    try:
-        msg = ExportTraceServiceRequest.FromString(data)
-    except DecodeError as exc:
-        raise ImportFailed(f"{file}: not an OTLP protobuf ExportTraceServiceRequest: {exc}") from None
-    return dict(MessageToDict(msg))
+def is_protobuf(path: Path, head: bytes | None = None) -> bool:
+    """Whether ``path`` is binary OTLP protobuf, gzipped or not: its name ends with one of
+    :data:`PROTOBUF_SUFFIXES` (``.pb.gz`` too), or its first bytes (``head``, else read: 64 KiB),
+    gzip undone, begin as an ``ExportTraceServiceRequest`` (:func:`.protobuf.sniff`). Never
+    raises (an unreadable file is no protobuf here; its reader says why)."""
+    name = Path(path).name.lower()
+    if name.endswith(PROTOBUF_SUFFIXES) or name.endswith(tuple(f"{s}.gz" for s in PROTOBUF_SUFFIXES)):
+        return True
+    if head is None:
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(64 * 1024)
+        except OSError:
+            return False
+    return protobuf.sniff(head_bytes(head)) > 0
 
 
 UNJOINED = ""
@@ -148,7 +152,8 @@ def read_spans(path: Path, extra_logs: Logs | None = None, joined: set[str] | No
 
     Containers (:mod:`ctxviewer.importers.common.containers`): gzip, UTF-8 with or without BOM, UTF-16
     with BOM; one JSON document, JSON Lines, or pretty-printed objects concatenated (the OTel
-    Python console exporter). A file ending ``.pb`` / ``.binpb`` is binary OTLP protobuf.
+    Python console exporter). Binary OTLP protobuf (:func:`is_protobuf`: ``.pb`` / ``.binpb``, or
+    by content; gzipped too) is read by :mod:`.protobuf`.
     OTLP logs documents (``resourceLogs``) in the same file are attached to their spans as events,
     and so are ``extra_logs`` (the log records of another file of the import:
     :class:`~ctxviewer.importers.contract.Companions`); the span ids they joined are added to
@@ -157,7 +162,7 @@ def read_spans(path: Path, extra_logs: Logs | None = None, joined: set[str] | No
     be read, is not JSON, or holds no span container.
     """
     file = str(path)
-    if Path(path).suffix.lower() in PROTOBUF_SUFFIXES:
+    if is_protobuf(path):
         yield from otlp.spans(protobuf_request(read_bytes(path), file), file)
         return
     text = read_text(path)
@@ -235,7 +240,7 @@ def read_span_groups(path: Path, extra_logs: Logs | None = None, joined: set[str
     ``extra_logs`` and ``joined`` as for :func:`read_spans`.
     Raises :class:`~ctxviewer.importers.ImportFailed` as :func:`read_spans` does.
     """
-    if Path(path).suffix.lower() in PROTOBUF_SUFFIXES or not first_line_is_json(path):
+    if is_protobuf(path) or not first_line_is_json(path):
         yield list(read_spans(path, extra_logs, joined))
         return
     file = str(path)

@@ -47,7 +47,8 @@ Format (langfuse ``fern/apis/server/definition/commons.yml`` ``TraceWithFullDeta
 Trace id = the observation id.
 
 A package: this module reads the messages and makes the calls; :mod:`.extras` what a
-generation holds beyond them; :mod:`.runs` every observation as a step of the run (the run
+generation holds beyond them; :mod:`.api_page` a saved page of the public API's trace or
+observation list; :mod:`.runs` every observation as a step of the run (the run
 tree, ``load_runs``); :mod:`.ancestors` the observations above a generation; :mod:`.usage_details` its usage;
 :mod:`.tool_entries` tools listed among the input messages; :mod:`.rows` table rows in the API's shape, :mod:`.blob_files` and
 :mod:`.blob` the blob-storage export (``langfuse-blob``). May import: :mod:`ctxviewer.importers.common`,
@@ -75,25 +76,16 @@ from ctxviewer.importers.common.openinference_attrs import call_from_attributes
 from ctxviewer.importers.common.peek import cut_short
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record, RunRecord
 from ctxviewer.importers.formats.langfuse.ancestors import ancestor_system, ancestors
+from ctxviewer.importers.formats.langfuse.api_page import is_page, page_records, sniff_page
 from ctxviewer.importers.formats.langfuse.extras import add_extras, json_value, metadata, with_prompt_policy
 from ctxviewer.importers.formats.langfuse.runs import observation_time, run_span
-from ctxviewer.importers.formats.langfuse.tool_entries import definition_in, input_definitions
+from ctxviewer.importers.formats.langfuse.tool_entries import content_tool_calls, definition_in, input_definitions
 from ctxviewer.importers.formats.langfuse.usage_details import usage, usage_problems
 from ctxviewer.model.run import RunSpan
 from ctxviewer.model.span_facts import agent_name
 from ctxviewer.model.trace import Usage
 
 _json = json_value
-
-
-def _tool_call_list(text: Any) -> list[dict[str, Any]] | None:
-    """Koog writes assistant tool calls as message *content*: a JSON list of
-    ``{function: {name, arguments}, id, type: "function"}``. Those calls, or ``None``."""
-    data = gm.parse_structured(text) if isinstance(text, str) and text.startswith("[{") else None
-    if isinstance(data, list) and data and all(isinstance(c, Mapping) and isinstance(c.get("function"), Mapping)
-                                               for c in data):
-        return [dict(c) for c in data]
-    return None
 
 
 def attributes(obs: Mapping[str, Any]) -> dict[str, Any]:
@@ -120,7 +112,7 @@ def message(m: Any, default_role: str | None = "assistant") -> gm.Message:
         role = m.get("role") or ev.removeprefix("gen_ai.").removesuffix(".message")
         return pm.openai_message(dict(m, role="assistant" if role == "choice" else role))
     content = m.get("content")
-    calls = _tool_call_list(content)
+    calls = content_tool_calls(content)
     if calls is not None:  # Koog: tool calls as JSON content; the role is kept as written
         return {"role": m.get("role"), "parts": pm.openai_message({"tool_calls": calls})["parts"]}
     if isinstance(content, list) and any(isinstance(p, Mapping) and p.get("type") in ("tool-call", "tool-result")
@@ -303,12 +295,14 @@ class LangfuseImporter:
 
     name = "langfuse"
     records_omissions = False
-    description = "Langfuse trace downloads ({trace, observations[]})"
+    description = "Langfuse trace downloads ({trace, observations[]}) and public API pages ({data, meta})"
 
     def sniff(self, path: Path, head: bytes) -> float:
-        """:data:`~ctxviewer.importers.contract.SPECIFIC` for an object with ``trace`` and ``observations`` keys; else 0."""
+        """:data:`~ctxviewer.importers.contract.SPECIFIC` for an object with ``trace`` and ``observations``
+        keys, or a public API page of traces or observations (:func:`.api_page.sniff_page`); else 0."""
         text = head_text(head)
-        return SPECIFIC if text.lstrip().startswith("{") and '"observations"' in text and '"trace"' in text else 0.0
+        download = text.lstrip().startswith("{") and '"observations"' in text and '"trace"' in text
+        return SPECIFIC if download or sniff_page(text) else 0.0
 
     def load(self, path: Path) -> Iterator[Record]:
         """One trace per model-call generation, by start time; warnings as problems, the last one
@@ -326,6 +320,9 @@ class LangfuseImporter:
         except ValueError as exc:
             raise ImportFailed(f"{path}: not JSON: {exc}{cut_short(exc)}") from None
         trace = doc.get("trace") if isinstance(doc, Mapping) else None
+        if not isinstance(trace, Mapping) and is_page(doc):  # GET /api/public/traces or /observations saved
+            yield from page_records(file, doc, trace_records)
+            return
         if not isinstance(trace, Mapping):
             raise ImportFailed(f"{path}: not a Langfuse trace download (no trace object)")
         found = [o for o in list(trace.get("observations") or []) + list(doc.get("observations") or [])

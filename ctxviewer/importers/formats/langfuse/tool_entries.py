@@ -1,4 +1,5 @@
-"""Tool definitions listed among a Langfuse generation's input messages.
+"""Tool definitions listed among a Langfuse generation's input messages, and tool calls written as
+a message's content (Koog: :func:`content_tool_calls`).
 
 Langfuse's LangChain / LangGraph callback records the tools a model was offered as input entries
 ``{"role": "tool", "content": {"type": "function", "function": {...}}}`` (its ``toolDefinitions``
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.formats.langfuse.extras import json_value as _json
 
 
@@ -33,3 +35,13 @@ def input_definitions(value: Any) -> list[dict[str, Any]]:
     if isinstance(data, Mapping) and isinstance(data.get("messages"), list):
         data = data["messages"]
     return [d for d in map(definition_in, data) if d is not None] if isinstance(data, list) else []
+
+
+def content_tool_calls(text: Any) -> list[dict[str, Any]] | None:
+    """Koog writes assistant tool calls as message *content*: a JSON list of
+    ``{function: {name, arguments}, id, type: "function"}``. Those calls, or ``None``."""
+    data = gm.parse_structured(text) if isinstance(text, str) and text.startswith("[{") else None
+    if isinstance(data, list) and data and all(isinstance(c, Mapping) and isinstance(c.get("function"), Mapping)
+                                               for c in data):
+        return [dict(c) for c in data]
+    return None

@@ -25,6 +25,10 @@ Fields (``mlflow/mlflow``: ``mlflow/entities/trace.py``, ``trace_info.py``, ``sp
   ``mlflow.llm.model`` / ``mlflow.llm.provider`` the endpoint; ``mlflow.llm.cost`` is kept as an attribute;
   an error status with no message takes its ``exception`` event's ``exception.type: exception.message``;
 * span ids may be base64 of the binary OTel ids (normalised to hex); times are Unix nanoseconds;
+* the trace's duration (:func:`execution_ms`: ``info.execution_duration``, ``execution_duration_ms``,
+  v2 ``execution_time_ms``) is kept on every call as ``mlflow.execution_duration_ms`` (ms) and is the
+  call's duration (``ctxviewer.duration_ms``) when the call is the trace's root span (or only span,
+  MLflow's duration is the root's) and its span does not record both its start and end;
 * a ``RETRIEVER`` span's documents (``[{page_content, metadata, id}]``) are evidence items of the
   first model call that starts after it ended; span ``events`` are kept as ``mlflow.span.events``;
 * trace schema v2 (``info.request_id``, ``request_metadata``, ``experiment_id``; spans with
@@ -65,7 +69,7 @@ from ctxviewer.importers.formats.mlflow.call import (
     retrieved_documents,
     span_id_of,
 )
-from ctxviewer.importers.formats.mlflow.runs import run_span
+from ctxviewer.importers.formats.mlflow.runs import parent_of, run_span
 from ctxviewer.model.run import RunSpan
 from ctxviewer.model.trace import Usage
 
@@ -77,7 +81,7 @@ CHAT_SPAN_TYPES = frozenset({"LLM", "CHAT_MODEL"})
 """``mlflow.spanType`` values of a model call (``mlflow.entities.SpanType``)."""
 
 READ_INFO = frozenset({"trace_id", "request_id", "trace_metadata", "request_metadata", "experiment_id", "assessments", "request_time", "timestamp_ms",
-                       "execution_duration_ms", "execution_time_ms", "state", "status", "client_request_id",
+                       "execution_duration", "execution_duration_ms", "execution_time_ms", "state", "status", "client_request_id",
                        "trace_location", "request_preview", "response_preview", "tags"})
 """Keys of ``info`` read (the previews repeat the root span's inputs/outputs; tags are kept)."""
 
@@ -98,6 +102,28 @@ def traces_of(doc: Any) -> list[Any] | None:
         return None
     if isinstance(doc, list) and doc and isinstance(doc[0], Mapping) and "info" in doc[0] and "data" in doc[0]:
         return list(doc)
+    return None
+
+
+def execution_ms(info: Mapping[str, Any]) -> float | None:
+    """The trace's duration in milliseconds from ``info``: ``execution_duration`` (MLflow 3
+    ``TraceInfo``; a protobuf ``Duration`` in JSON, ``"1.500s"``, or milliseconds as a number),
+    ``execution_duration_ms`` (MLflow 3 ``TraceInfo.to_dict``) or ``execution_time_ms`` (trace
+    schema v2). ``None`` when absent, unreadable or 0 (MLflow writes 0 for a trace still in
+    progress, ``mlflow/entities/trace_info.py``). Never raises."""
+    for key in ("execution_duration_ms", "execution_duration", "execution_time_ms"):
+        raw = info.get(key)
+        if raw is None or isinstance(raw, bool):
+            continue
+        try:
+            if isinstance(raw, str) and raw.strip().endswith("s"):  # Duration JSON: seconds with up to 9 decimals
+                ms = float(raw.strip()[:-1]) * 1000
+            else:
+                ms = float(raw)
+        except ValueError:
+            continue
+        if ms > 0 and ms == ms and ms != float("inf"):
+            return ms
     return None
 
 
@@ -183,6 +209,9 @@ def load_trace(trace: Any, file: str, record: str, with_runs: bool = False) -> I
     elif info.get("experiment_id") is not None:  # v2
         scores["mlflow.experiment_id"] = str(info["experiment_id"])
     unmapped = unmapped_attribute(k for k, v in info.items() if k not in READ_INFO and v not in (None, "", [], {}))
+    duration = execution_ms(info)
+    if duration is not None:
+        scores["mlflow.execution_duration_ms"] = duration  # the whole trace's (its root span's), on every call of it
     chats: list[tuple[str, Mapping[str, Any], dict[str, Any]]] = []
     retrievers: list[tuple[Mapping[str, Any], dict[str, Any]]] = []
     steps: list[tuple[int, Mapping[str, Any], dict[str, Any]]] = []  # every span, for the run tree
@@ -219,6 +248,11 @@ def load_trace(trace: Any, file: str, record: str, with_runs: bool = False) -> I
             tags = info.get("tags")
             if isinstance(tags, Mapping) and tags:
                 call.attributes["mlflow.tags"] = dict(tags)
+            if duration is not None and (call.created is None or call.ended is None) and (
+                    len(spans) == 1 or parent_of(sp) is None):  # the root span's own duration (MLflow: root end - start)
+                call.latency_ms = duration  # its start and end, when recorded, still come from the span
+                if call.ended is None and call.ended_recorded is False:
+                    call.ended_recorded = None  # the trace records how long it took: it ended, at a time not recorded
             fold_sent_documents(call)
             trace_out, notes = build_trace(call)
         except (ValueError, TypeError, KeyError, AttributeError) as exc:

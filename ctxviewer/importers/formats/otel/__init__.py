@@ -40,7 +40,7 @@ from ctxviewer.importers.common.peek import peek_json
 from ctxviewer.importers.common.spans import attribute_map, otlp, span_list
 from ctxviewer.importers.common.spans.conventions import count_other, is_chat_span, other_convention
 from ctxviewer.importers.common.spans.guardrail import guardrail_from_span, is_guardrail_span
-from ctxviewer.importers.common.spans.read import PROTOBUF_SUFFIXES, read_span_groups
+from ctxviewer.importers.common.spans.read import is_protobuf, read_span_groups
 from ctxviewer.importers.common.spans.span import Span, SpanRecord, missing_parents, trace_id_for
 from ctxviewer.importers.contract import Companions, ImportProblem, Record, RunRecord
 from ctxviewer.importers.formats.otel.events import CONTENT_KEYS, deep_keys, fold_events, truncated_keys
@@ -64,11 +64,12 @@ class OtelImporter:
     description = "OpenTelemetry GenAI spans (OTLP/JSON, JSON Lines of OTLP, span lists, attribute maps)"
 
     def sniff(self, path: Path, head: bytes) -> float:
-        """The best container confidence for the first JSON document of ``head`` (0.9 when its spans
+        """0.9 for binary OTLP protobuf, gzipped or not (:func:`~ctxviewer.importers.common.spans.read.is_protobuf`);
+        else the best container confidence for the first JSON document of ``head`` (0.9 when its spans
         carry ``gen_ai.*`` attributes; see each container's ``sniff``) -- or, for concatenated
         span objects whose first is not a GenAI span, of the later ones
         (:func:`~ctxviewer.importers.common.spans.span_list.sniff_later_documents`). Never raises."""
-        if path.suffix.lower() in PROTOBUF_SUFFIXES:
+        if is_protobuf(path, head):  # by name, or by the head with gzip undone
             return 0.9
         text = head_text(head)  # gzip and UTF-16/UTF-8 BOMs undone first
         doc = peek_json(text.encode("utf-8"))

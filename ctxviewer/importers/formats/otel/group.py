@@ -5,7 +5,7 @@
 that never ended -- come with its own attributes: :func:`.mapping.call_from_span`.)
 
 * **Session** -- ``gen_ai.conversation.id``, else ``session.id``, on the span or its nearest
-  ancestor, is ``RequestTrace.session_id``.
+  ancestor, is ``RequestTrace.session_id``; ``user.id`` (else ``enduser.id``) likewise ``user_id``.
 * **Agent** -- ``gen_ai.agent.name`` (or OpenInference ``agent.name``, Pydantic AI ``agent_name``)
   on the span or its nearest ancestor (an ``invoke_agent`` span) is recorded as the call's
   ``gen_ai.agent.name``, with ``ctxviewer.agent_from = "span NAME (ID)"`` when inherited
@@ -84,6 +84,9 @@ def enrich_call(call: LLMCall, span: Span, by_id: Mapping[str, Span]) -> list[st
     for s in chain:
         session = session or gm.parse_structured(s.attributes.get("gen_ai.conversation.id") or s.attributes.get("session.id"))
     call.session_id = None if session is None else str(session)
+    if call.user_id is None:  # the same rule for the user: its own, else its nearest ancestor's
+        user = next((u for u in (s.attributes.get("user.id") or s.attributes.get("enduser.id") for s in chain[1:]) if u), None)
+        call.user_id = None if user is None else str(gm.parse_structured(user))
     call.attributes.update(agent_attributes([(s.attributes, f"span {s.name or '?'} ({s.span_id})") for s in chain]))
     own_tools = "gen_ai.tool.definitions" in span.attributes  # recorded, even as []: the call offered none
     inherit(call, [Ancestor(f"span {anc.name or '?'} ({anc.span_id})",
