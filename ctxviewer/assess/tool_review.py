@@ -19,8 +19,10 @@ checks followed by the application's recorded ones, and the recorded verdict:
   the schema declares, 2020-12 otherwise). Undecided when there is none: the definition declares
   no schema, or no definition of the tool is recorded (then the schema is unknown, not absent).
 * ``destructive`` -- no string argument (or argv list joined with spaces) holds a destructive
-  pattern: recursive delete, a download piped to a shell, a write to a system path
-  (:data:`DESTRUCTIVE`).
+  pattern: recursive delete, a download piped to a shell, a write to a system path, an SQL
+  statement that drops or empties (``DROP TABLE``, ``TRUNCATE``, ``ALTER TABLE ... DROP``, a
+  ``DELETE FROM`` or ``UPDATE ... SET`` without ``WHERE``: a statement, not a sentence mentioning
+  one) (:data:`DESTRUCTIVE`).
 * the application's checks (``allowlist``, ``identity``, ``resource``, ``approval``, ...) as recorded.
 
 No Qt here.
@@ -48,11 +50,20 @@ DESTRUCTIVE: dict[str, re.Pattern[str]] = {
         r"(?:>>?|\btee\s+(?:-a\s+)?|\bof=|\b(?:cp|mv|install|chmod|chown)\s+.*\s)"
         r"\s*(?:/etc|/bin|/sbin|/usr|/boot|/lib|/lib64|/sys|/proc|/dev/sd|/var/lib|C:\\Windows)(?:[/\\]|\b)",
         re.IGNORECASE),
+    "destructive SQL": re.compile(  # a statement (at the start, or after ';' or a line break) that drops or empties
+        r"(?:^|;)\s*(?:DROP\s+(?:TABLE|DATABASE|SCHEMA|VIEW|INDEX|USER|ROLE)\b|TRUNCATE\s+TABLE\b"
+        r"|TRUNCATE\s+[\w.\"`\[\]]+\s*(?:;|$)|ALTER\s+TABLE\s+[^;]*?\bDROP\b|DELETE\s+FROM\s+[\w.\"`\[\]]+\s*(?:;|$)"
+        r"|UPDATE\s+[\w.\"`\[\]]+\s+SET\s+[\w.\"`]+\s*=(?:(?!\bWHERE\b)[^;])*(?:;|$))",
+        re.IGNORECASE | re.MULTILINE),
 }
 """Destructive patterns, by name, searched in each string argument and each joined argv list."""
 _SYSTEM_PATH = re.compile(r"^(?:/etc|/bin|/sbin|/usr|/boot|/lib|/lib64|/sys|/proc|/var/lib|C:\\Windows)(?:[/\\]|$)", re.IGNORECASE)
 _PATH_KEY = re.compile(r"path|file|dest|target|output", re.IGNORECASE)
 _WRITE_TOOL = re.compile(r"write|save|create|put|upload|copy|move|append|edit", re.IGNORECASE)
+_SQL_KEY = re.compile(r"sql|query|statement|stmt|command|cmd|script|code", re.IGNORECASE)
+_SQL_TOOL = re.compile(r"sql|query|db|database|execute|exec|run|shell|terminal|bash", re.IGNORECASE)
+"""``destructive SQL`` is searched only in an argument whose key, or a call whose tool name, says it
+holds a statement: in free text ("Delete from cart", a document quoted) the same words are no command."""
 
 
 @dataclass(frozen=True)
@@ -144,6 +155,8 @@ def destructive_patterns(call: ToolCall, args: Any) -> list[str]:
     leaves = list(_strings(args)) if args is not None else [("", call.arguments or "")]
     for key, text in leaves:
         for name, pattern in DESTRUCTIVE.items():
+            if name == "destructive SQL" and not (_SQL_KEY.search(key) or _SQL_TOOL.search(call.name or "")):
+                continue
             if pattern.search(text) and name not in found:
                 found.append(name)
         if (_PATH_KEY.search(key) and _SYSTEM_PATH.match(text) and _WRITE_TOOL.search(call.name)

@@ -84,6 +84,26 @@ def test_destructive_patterns_in_string_and_argv_forms(args, pattern):
     assert [f.rule for f in ToolCallCheck().run(t)] == ["tool.permitted_despite_failed_check"]
 
 
+@pytest.mark.parametrize(("tool", "args", "destructive"), [
+    # new user 2026-12-07 (#4): the system prompt allowed read-only SELECTs; this was "no destructive pattern"
+    ("run_sql", {"query": "DROP TABLE customers; SELECT 1"}, True),
+    ("run_sql", {"query": "select 1;\ntruncate table audit_log"}, True),
+    ("execute", {"sql": "DELETE FROM users"}, True),
+    ("execute", {"sql": "UPDATE accounts SET balance = 0"}, True),
+    ("execute", {"sql": "ALTER TABLE orders DROP COLUMN refund_id"}, True),
+    ("execute", {"sql": "DELETE FROM users WHERE id = 4"}, False),  # bounded: the application's checks decide
+    ("execute", {"sql": "UPDATE accounts SET balance = 0 WHERE id = 1"}, False),
+    ("run_sql", {"query": "SELECT name FROM customers"}, False),
+    ("search_docs", {"query": "how to drop table in postgres"}, False),  # a question about SQL, no statement
+    ("add_note", {"text": "DELETE FROM cart"}, False),  # free text of a tool that runs no statement
+])
+def test_destructive_sql_statements(tool, args, destructive):
+    t = trace_with(ToolCall(tool, json.dumps(args), verdict=ToolVerdict.PERMITTED))
+    [d] = [c for c in review_calls(t)[0].checks if c.name == "destructive"]
+    assert (d.passed, d.detail) == ((False, "destructive: destructive SQL") if destructive
+                                    else (True, "no destructive pattern"))
+
+
 def test_benign_shell_command():
     t = trace_with(ToolCall("run_shell", json.dumps({"command": ["ls", "-la", "/etc"]}), verdict=ToolVerdict.PERMITTED))
     assert checks_of(t)["destructive"] is True and list(ToolCallCheck().run(t)) == []
