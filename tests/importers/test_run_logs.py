@@ -8,6 +8,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ctxviewer.importers import ImportProblem, detect
 from ctxviewer.model.trace import RequestTrace
 
@@ -142,7 +144,7 @@ def test_promptfoo_chat_prompt_and_error(tmp_path: Path) -> None:
     p.write_text(json.dumps(doc))
     t = _load(p)[0][0]
     assert [(i.kind.value, i.content) for i in t.items] == [("policy", "S"), ("user", "U")]
-    assert (t.endpoint.provider, t.endpoint.model) == ("anthropic", "messages:claude-x")
+    assert (t.endpoint.provider, t.endpoint.model) == ("anthropic", "claude-x")  # the API type is no model name
     assert (t.attributes["otel.status_code"], t.attributes["otel.status_message"]) == ("error", "API error 500")
     assert _usage(t) == (None, None, None, None, None)
 
@@ -155,3 +157,36 @@ def test_a_promptfoo_result_served_from_its_cache_has_no_duration() -> None:
     assert call_from_result(row, "e", None).latency_ms is None  # no provider call was made in this run
     row["response"] = {**row["response"], "cached": False}
     assert call_from_result(row, "e", None).latency_ms == 3.0
+
+
+@pytest.mark.parametrize(("pid", "provider", "model"), [
+    ("openai:gpt-4o-mini", "openai", "gpt-4o-mini"),
+    ("openai:chat:gpt-4o-mini", "openai", "gpt-4o-mini"),  # new user 2026-12-07 (#5): was model 'chat:gpt-4o-mini'
+    ("openai:responses:o4-mini", "openai", "o4-mini"),
+    ("anthropic:messages:claude-3-5-sonnet-20241022", "anthropic", "claude-3-5-sonnet-20241022"),
+    ("azure:chat:my-gpt4o-deployment", "azure", "my-gpt4o-deployment"),
+    ("ollama:chat:llama3.1:8b", "ollama", "llama3.1:8b"),
+    ("bedrock:us.anthropic.claude-3-5-sonnet-20241022-v2:0", "bedrock", "us.anthropic.claude-3-5-sonnet-20241022-v2:0"),
+    ("openrouter:anthropic/claude-3.5-sonnet", "openrouter", "anthropic/claude-3.5-sonnet"),
+])
+def test_promptfoo_provider_ids_with_an_api_type(pid: str, provider: str, model: str) -> None:
+    from ctxviewer.importers.formats.promptfoo import provider_model
+
+    assert provider_model(pid) == (provider, model)
+
+
+def test_a_promptfoo_cache_hit_is_no_provider_prompt_caching(tmp_path: Path) -> None:
+    """New user 2026-12-07 (#8): tokenUsage {cached: 40} of a row served from promptfoo's cache read
+    'cached 40' (the provider's prompt caching) and an ordinary ok span."""
+    doc: dict[str, Any] = {"evalId": "e1", "results": {"version": 3, "timestamp": "2025-01-01T00:00:00Z", "results": [
+        {"id": "hit", "provider": {"id": "openai:chat:gpt-4o-mini"}, "prompt": {"raw": "Good morning"},
+         "response": {"output": "おはよう", "cached": True, "tokenUsage": {"cached": 40, "total": 40}}, "latencyMs": 2}]}}
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    t = _load(p)[0][0]
+    assert t.endpoint.model == "gpt-4o-mini"
+    assert t.usage.cached_input_tokens is None and t.attributes["promptfoo.tokenUsage.cached"] == 40
+    assert t.attributes["otel.status_message"] == "served from promptfoo's cache: no provider call was made for this row"
+    from ctxviewer.assess.trace_header import span_line
+
+    assert span_line(t).startswith("ok: served from promptfoo's cache: no provider call was made for this row")

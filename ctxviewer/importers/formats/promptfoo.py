@@ -2,11 +2,12 @@
 one :class:`~ctxviewer.model.trace.RequestTrace` per result row (test x prompt x provider).
 
 Fields (promptfoo ``src/types/index.ts`` ``EvaluateSummaryV3``, ``EvaluateResult``, ``TokenUsage``):
-``provider.id`` = ``"provider:model"``; ``prompt.raw`` is the rendered prompt -- a
+``provider.id`` = ``"provider:model"`` or ``"provider:type:model"`` (:func:`provider_model`); ``prompt.raw`` is the rendered prompt -- a
 chat prompt is a JSON message array, anything else one user message; ``response.output`` the answer,
-``response.finishReason``; usage ``response.tokenUsage{prompt, completion, cached,
-completionDetails.reasoning}`` (OpenAI rule: prompt includes cached, completion includes
-reasoning); ``error`` -> status error with its message; ``latencyMs``, ``score``, ``success``,
+``response.finishReason``; usage ``response.tokenUsage{prompt, completion,
+completionDetails.reasoning}`` (completion includes reasoning; ``cached`` is the tokens of a
+response promptfoo served from its own cache, kept as ``promptfoo.tokenUsage.cached``, and such
+a row's status says so: :data:`CACHE_HIT`); ``error`` -> status error with its message; ``latencyMs``, ``score``, ``success``,
 ``cost``, ``gradingResult.pass`` kept as attributes; ``latencyMs`` is also the call's duration
 (``ctxviewer.duration_ms``) unless the response was served from promptfoo's cache. The eval's ``results.timestamp`` is each row's created time (rows
 carry no own time). Trace id = ``"{evalId}:{result id}"``. No Qt here.
@@ -48,7 +49,7 @@ def call_from_result(r: Mapping[str, Any], eval_id: str, created: Any) -> LLMCal
     """One ``results.results[]`` row as an :class:`LLMCall`."""
     prov = r.get("provider") or {}
     pid = str(prov.get("id")) if isinstance(prov, Mapping) else str(prov)
-    provider, _, model = pid.partition(":")
+    provider, model = provider_model(pid)
     resp = r.get("response") or {}
     tu = resp.get("tokenUsage") or {}
     cd = tu.get("completionDetails") or {}
@@ -62,9 +63,12 @@ def call_from_result(r: Mapping[str, Any], eval_id: str, created: Any) -> LLMCal
         text = out if isinstance(out, str) else json.dumps(out, ensure_ascii=False)
         call.output = [{"role": "assistant", "parts": [{"type": "text", "content": text}],
                         "finish_reason": resp.get("finishReason")}]
+    # tokenUsage.cached is the tokens of a response promptfoo served from its own cache, not the
+    # provider's prompt caching: kept as an attribute, never as cached input
     call.usage = Usage(input_tokens=pm.int_or_none(tu.get("prompt")), output_tokens=pm.int_or_none(tu.get("completion")),
-                       cached_input_tokens=pm.int_or_none(tu.get("cached")),
                        reasoning_tokens=pm.int_or_none(cd.get("reasoning")) if isinstance(cd, Mapping) else None)
+    if pm.int_or_none(tu.get("cached")) is not None:
+        call.attributes["promptfoo.tokenUsage.cached"] = pm.int_or_none(tu.get("cached"))
     call.created = created
     latency = r.get("latencyMs")
     cached = isinstance(resp, Mapping) and resp.get("cached") is True  # served from promptfoo's cache: no call made
@@ -76,6 +80,8 @@ def call_from_result(r: Mapping[str, Any], eval_id: str, created: Any) -> LLMCal
         call.status = "ok"
         if r.get("error"):
             call.attributes["promptfoo.failure"] = str(r["error"])
+    if cached and call.status == "ok":
+        call.status_message = CACHE_HIT
     call.attributes.update({f"promptfoo.{k}": r[k] for k in ("latencyMs", "score", "success", "cost", "testIdx",
                                                            "promptIdx") if r.get(k) is not None})
     if prompt.get("label"):
@@ -88,6 +94,27 @@ def call_from_result(r: Mapping[str, Any], eval_id: str, created: Any) -> LLMCal
     call.attributes.update(scores_attribute(grading_scores(r)))
     call.attributes.update(unmapped_attribute(unmapped_keys(r, MAPPED)))
     return call
+
+
+CACHE_HIT = "served from promptfoo's cache: no provider call was made for this row"
+"""The span line's words for a row whose ``response.cached`` is true."""
+
+MODEL_TYPES = frozenset({"chat", "completion", "completions", "responses", "messages", "assistant", "embedding",
+                         "embeddings", "text-generation", "realtime", "image", "moderation", "classification"})
+"""The API-type segment promptfoo provider ids may carry between provider and model
+(``openai:chat:gpt-4o-mini``, ``anthropic:messages:claude-3-5-sonnet-20241022``, ``ollama:chat:llama3``)."""
+
+
+def provider_model(pid: str) -> tuple[str, str]:
+    """``(provider, model)`` of a promptfoo provider id: ``"openai:gpt-4o-mini"`` and
+    ``"openai:chat:gpt-4o-mini"`` are both ``("openai", "gpt-4o-mini")``; a second segment that is
+    no API type stays part of the model (``"bedrock:us.anthropic.claude-3-5-sonnet-20241022-v2:0"``,
+    ``"openrouter:anthropic/claude-3.5-sonnet"``)."""
+    provider, _, rest = pid.partition(":")
+    kind, sep, model = rest.partition(":")
+    if sep and model and kind.lower() in MODEL_TYPES:
+        return provider, model
+    return provider, rest
 
 
 MAPPED = mapped("id", "provider", "response.output", "response.tokenUsage", "response.finishReason", "prompt.raw",
