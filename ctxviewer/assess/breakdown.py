@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ctxviewer.assess.budget import CATEGORY_LABELS, CATEGORY_ORDER, category_of
+from ctxviewer.assess.plausibility import reported_input
 from ctxviewer.model.trace import Category, Kind, RequestTrace
 from ctxviewer.tokens.counting import CHUNK_CHARS, available_encodings
 from ctxviewer.tokens.item_rule import content_tokens, definition_of
@@ -133,6 +134,6 @@ def breakdown(trace: RequestTrace) -> Breakdown:
     if tools:
         overhead += prof.tools.func_end
     order = [c for c in CATEGORY_ORDER if c in content] + [c for c in content if c not in CATEGORY_ORDER]
-    return Breakdown({c: content[c] for c in order}, framing, overhead, res, trace.usage.input_tokens,
+    return Breakdown({c: content[c] for c in order}, framing, overhead, res, reported_input(trace),
                      tuple(uncounted), tuple(chunked))
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from ctxviewer.assess.config import active
 from ctxviewer.assess.input_source import NOT_CAPTURED_SOURCE, REPORTED_SOURCE, TRUNCATED_SOURCE
+from ctxviewer.assess.plausibility import reported_input
 from ctxviewer.assess.provider_refusal import Refusal, refusal, refuted_window, reported_margin
 from ctxviewer.assess.truncated import truncation
 from ctxviewer.model.source_window import recorded_source_window
@@ -249,7 +250,7 @@ def check_capacity(trace: RequestTrace) -> CapacityCheck:
     ep = trace.endpoint
     items_sum = _sum([i.tokens for i in trace.retained])
     input_tokens, source = _input(trace, items_sum)
-    reported = trace.usage.input_tokens
+    reported = reported_input(trace)
     all_sum = _sum([i.tokens for i in trace.items])
     before = None
     if all_sum is not None and items_sum is not None and input_tokens is not None:
@@ -331,7 +332,7 @@ def _input(trace: RequestTrace, items_sum: int | None) -> tuple[int | None, str 
     the retained items' sum."""
     if trace.input_tokens is not None:
         return trace.input_tokens, "counted by the application"
-    reported = trace.usage.input_tokens
+    reported = reported_input(trace)
     if trace.attributes.get("ctxviewer.content") == "not captured":
         return (reported, NOT_CAPTURED_SOURCE) if reported is not None else (None, None)
     if reported is not None and (items_sum is None or reported > items_sum) and truncation(trace).item_ids:

@@ -15,6 +15,9 @@ Rules (each in :func:`implausible`):
   to :data:`PLACEHOLDER_TOKENS` are allowed on short content, because an image or file is often
   recorded as a short placeholder (``[image]``) with its real count;
 * an item's ``tokens`` of 0 on non-empty content: any text is at least one token;
+* a reported ``usage.input_tokens`` or ``usage.output_tokens`` above
+  :data:`~ctxviewer.tokens.cost.MOST_TOKENS` (ten times the largest context window offered): no
+  call uses that many, and such a count is not priced;
 * a span duration below 0 (``ctxviewer.duration_ms``, end minus start as the importers record it):
   a call cannot end before it started (clock skew between hosts, a hand-edited time). The value is
   named in the words of :func:`negative_duration` wherever it is shown (the header's Span row).
@@ -27,6 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctxviewer.model.trace import RequestTrace
+from ctxviewer.tokens.cost import MOST_TOKENS
 
 TOKENS_PER_BYTE = 1
 """Most tokens a byte of UTF-8 text can be counted as (a token covers at least one byte)."""
@@ -48,6 +52,15 @@ def negative_duration(ms: Any) -> str | None:
         return None
     shown = f"{ms:,.0f}" if ms <= -1 else f"{ms:.3g}"
     return f"negative duration (end before start: {shown} ms)"
+
+
+def reported_input(trace: RequestTrace) -> int | None:
+    """The provider-reported input tokens (``gen_ai.usage.input_tokens``) as eq. 3.1 and the
+    accounting checks read them: ``None`` when not reported, and when above
+    :data:`~ctxviewer.tokens.cost.MOST_TOKENS` -- such a count is no usage, and :func:`implausible`
+    names it instead of every check deciding by it (a 10**15-token input "refuted" the context window)."""
+    n = trace.usage.input_tokens
+    return None if n is None or n > MOST_TOKENS else n
 
 
 def implausible(trace: RequestTrace) -> list[tuple[str, str]]:
@@ -72,6 +85,12 @@ def implausible(trace: RequestTrace) -> list[tuple[str, str]]:
             out.append((field, f"{field}: 0 tokens on non-empty content (item {item.id}); kept, shown as suspect"))
         elif item.tokens < 0:
             out.append((field, f"{field}: a negative count ({item.tokens}) (item {item.id}); kept, shown as suspect"))
+    for name in ("input_tokens", "output_tokens"):
+        n = getattr(trace.usage, name)
+        if n is not None and n > MOST_TOKENS:
+            out.append((f"usage.{name}", f"usage.{name}: {n:,} tokens reported, more than any call can use "
+                                         f"(the largest context window is about 10,000,000); kept, shown as suspect, "
+                                         "not priced"))
     for note in trace.attributes.get("ctxviewer.implausible") or ():  # dropped at import (pipeline.sanitize)
         if isinstance(note, str):
             out.append((note.split(":", 1)[0], note.replace("stored as not recorded", "stored as not recorded, "

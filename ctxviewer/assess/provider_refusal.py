@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from ctxviewer.assess.input_source import REPORTED_SOURCE
+from ctxviewer.assess.plausibility import reported_input
 from ctxviewer.assess.tolerance import tolerance
 from ctxviewer.model.capture import answered
 from ctxviewer.model.span_facts import ERROR, span_status, status_message
@@ -89,7 +90,7 @@ def refuted_window(trace: RequestTrace, cap: int | None, cap_source: str, used: 
 def reported_margin(trace: RequestTrace, fits: bool | None, source: str | None, cap: int | None,
                      counted: int | None, b_out: int | None) -> int | None:
     """:attr:`CapacityCheck.reported_margin` (see there), or ``None``."""
-    reported = trace.usage.input_tokens
+    reported = reported_input(trace)
     if trace.attributes.get("ctxviewer.whatif.changed"):  # another selection than the provider counted
         return None
     if not fits or source == REPORTED_SOURCE or cap is None or counted is None or b_out is None or reported is None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from ctxviewer.assess.plausibility import reported_input
 from ctxviewer.model.trace import RequestTrace
 
 DEFAULT_TOLERANCE = 0.05
@@ -23,8 +24,9 @@ MIN_TOLERANCE = 50
 def tolerance(trace: RequestTrace) -> int | None:
     """Allowed |counted - reported| in tokens: the declared safety margin, else 5 % of the reported
     input (at least :data:`MIN_TOLERANCE`); ``None`` when the reported input is unknown."""
-    if trace.usage.input_tokens is None:
+    reported = reported_input(trace)
+    if reported is None:
         return None
     if trace.safety_margin is not None:
         return trace.safety_margin
-    return max(MIN_TOLERANCE, math.ceil(DEFAULT_TOLERANCE * trace.usage.input_tokens))
+    return max(MIN_TOLERANCE, math.ceil(DEFAULT_TOLERANCE * reported))

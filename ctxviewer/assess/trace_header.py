@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from ctxviewer.assess.budget import CapacityCheck
 from ctxviewer.assess.input_source import REPORTED_SOURCE, TRUNCATED_SOURCE
-from ctxviewer.assess.plausibility import DURATION_KEY, negative_duration
+from ctxviewer.assess.plausibility import DURATION_KEY, negative_duration, reported_input
 from ctxviewer.model.capture import uncaptured_row
 from ctxviewer.model.trace import NOT_RECORDED, Kind, LimitMode, RequestTrace, ToolCall
 from ctxviewer.model.words import fmt_int, fmt_text, fmt_time
@@ -244,7 +244,7 @@ def numbers_line(trace: RequestTrace, chk: CapacityCheck) -> str:
     took the reported input; ``"input 63 (sum of the retained items; the provider reported 412) + ..."``
     when the provider reported another input, so the line says which one eq. 3.1 took)."""
     inp = fmt_int(chk.input_tokens) + (f" {TRUNCATED_SOURCE}" if chk.input_source == TRUNCATED_SOURCE else "")
-    reported = trace.usage.input_tokens
+    reported = reported_input(trace)
     if chk.input_source == REPORTED_SOURCE and reported is not None:  # the endpoint's count decided eq. 3.1
         inp = f"{fmt_int(reported)} (reported by the provider, which eq. 3.1 took; counted {fmt_int(chk.input_tokens)})"
     elif (chk.input_source != TRUNCATED_SOURCE and reported is not None and chk.input_tokens is not None

@@ -39,6 +39,12 @@ def package_version() -> str | None:
 NOT_KNOWN = "not known"
 """What a surface says for a cost the price library cannot give (never ``$0``)."""
 
+MOST_TOKENS = 100_000_000
+"""Most input or output tokens one call can report: ten times the largest context window offered
+(10,000,000, Llama 4 Scout). A reported count above it is an exporter's or a hand's error, not
+usage: it is not priced (a 10**15-token input read "$2,510,000,000.00" beside a recorded $0.00237)
+and :func:`ctxviewer.assess.plausibility.implausible` names it."""
+
 
 class UsageLike(Protocol):
     """The recorded usage fields priced (:class:`ctxviewer.model.trace.Usage`), tokens; ``None`` = not recorded."""
@@ -129,7 +135,8 @@ def call_cost(provider: str | None, model: str | None, sent: datetime | None, us
     """The cost of a call to ``model`` served by ``provider`` (a ``gen_ai.provider.name`` value, or
     ``None``: genai-prices picks the provider by the model name) sent at ``sent`` (aware UTC; ``None``:
     today's prices), from ``usage`` (tokens). Not known -- :attr:`Cost.total` ``None`` -- when
-    the model is not recorded, input or output tokens are not recorded, or genai-prices does not
+    the model is not recorded, input or output tokens are not recorded or above
+    :data:`MOST_TOKENS`, or genai-prices does not
     know the model or provider. Never raises for a name or a count."""
     if not model:
         return Cost(None, reason="model not recorded")
@@ -139,6 +146,9 @@ def call_cost(provider: str | None, model: str | None, sent: datetime | None, us
         return Cost(None, reason="input tokens not recorded")
     if usage.output_tokens is None:
         return Cost(None, reason="output tokens not recorded")
+    for what, n in (("input", usage.input_tokens), ("output", usage.output_tokens)):
+        if n > MOST_TOKENS:
+            return Cost(None, reason=f"{what} tokens implausible ({n:,} reported, more than any call can use)")
     counts = {
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,

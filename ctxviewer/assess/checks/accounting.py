@@ -50,6 +50,7 @@ from ctxviewer.assess import budget
 from ctxviewer.assess.breakdown import Breakdown, breakdown
 from ctxviewer.assess.checks._common import rule_finding
 from ctxviewer.assess.checks.server_state import server_held_state
+from ctxviewer.assess.plausibility import reported_input
 from ctxviewer.assess.tolerance import DEFAULT_TOLERANCE, MIN_TOLERANCE, tolerance
 from ctxviewer.assess.truncated import truncation
 from ctxviewer.model.findings import Evidence, Finding, Severity
@@ -87,7 +88,7 @@ class AccountingCheck:
                     f"capacity {c:,} - reserved output {out:,} - safety margin {margin:,} leaves {room:,} "
                     f"tokens for input; the required items need {required:,}",
                     Evidence(fields=(*cap_fields, "safety_margin")))
-        counted, reported = trace.input_tokens, trace.usage.input_tokens
+        counted, reported = trace.input_tokens, reported_input(trace)
         if counted is None and reported is not None:
             yield from _reported_gap(trace)
         yield from _items_over_count(trace)

@@ -4,6 +4,7 @@ eq. 3.1 check (:mod:`ctxviewer.assess.checks.capacity`), whose B_out it is about
 
 from __future__ import annotations
 
+from ctxviewer.assess.plausibility import reported_input
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.span_facts import ERROR, span_status
 from ctxviewer.model.trace import RequestTrace
@@ -35,7 +36,7 @@ def output_exhausted(trace: RequestTrace) -> Finding | None:
     b_out, used = trace.reserved_output_tokens, trace.usage.output_tokens
     if b_out is not None and used is not None and used < b_out - max(MIN_SLACK, b_out // 20):
         # far below B_out: input + output reached the context window, not the reserve
-        inp = trace.usage.input_tokens
+        inp = reported_input(trace)
         limit = (f"an output limit after {fmt_int(used)} output tokens, below the reserved output B_out of {fmt_int(b_out)}: "
                  "the context window ended it" + (f" (input {fmt_int(inp)} reported)" if inp is not None else ""))
         spent = ""

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from ctxviewer.assess.checks._common import rule_finding
+from ctxviewer.assess.plausibility import reported_input
 from ctxviewer.assess.truncated import truncation
 from ctxviewer.model.findings import Evidence, Finding, Severity
 from ctxviewer.model.trace import RequestTrace
@@ -31,7 +32,7 @@ class TruncationCheck:
         if not cut:
             return
         named = ", ".join([*cut.item_ids, *cut.fields])
-        reported = trace.usage.input_tokens
+        reported = reported_input(trace)
         tail = (f"; eq. 3.1 takes the provider-reported input ({reported:,} tokens)"
                 if reported is not None and trace.input_tokens is None and cut.item_ids else "")
         yield rule_finding(
