@@ -36,7 +36,7 @@ from ctxviewer.gui.rendered_view import RenderedView
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.present.answer import answer_text
 from ctxviewer.present.answer_blocks import answer_blocks
-from ctxviewer.present.message_images import recorded_images
+from ctxviewer.present.message_images import trace_images
 from ctxviewer.present.request_body import request_view
 from ctxviewer.present.trace_attributes import attribute_rows
 
@@ -111,9 +111,7 @@ class ResponsePane(QWidget):
         if trace is None:
             self.rendered_view.clear_message("No trace selected.")
             return
-        body = trace.request.content
-        text = trace.response.text if trace.response is not None else None
-        images = recorded_images(body) if body and text and "[image" in text else {}
+        images = trace_images(trace)  # the recorded body's, or those the importer kept
         self.rendered_view.set_blocks(answer_blocks(trace, images))
 
     def showEvent(self, event: QShowEvent) -> None:

@@ -25,7 +25,7 @@ from ctxviewer.gui.rendered_conversation import RenderedConversation
 from ctxviewer.gui.rendered_view import RenderedView
 from ctxviewer.model.trace import ContextItem, RequestTrace
 from ctxviewer.present.message_blocks import RENDER_LIMIT, ToolLink, tool_links
-from ctxviewer.present.message_images import ImageKey, recorded_images
+from ctxviewer.present.message_images import ImageKey, trace_images
 
 SETTINGS_KEY = "view/renderedMessages"
 """QSettings key of the Rendered / Raw choice (bool; absent: Rendered)."""
@@ -161,7 +161,7 @@ class ItemPane(QWidget):
         if self._images is None:
             if "[image" not in (item.content or "") or self.trace is None:
                 return {}
-            self._images = recorded_images(self.trace.request.content)
+            self._images = trace_images(self.trace)
         return self._images
 
     def _on_marked(self, n: int) -> None:

@@ -24,15 +24,14 @@ from ctxviewer.model.trace import RequestTrace
 from ctxviewer.present.blocks import Block, CodeBlock
 from ctxviewer.present.conversation_view import RESPONSE_ID, Turn, conversation
 from ctxviewer.present.message_blocks import RENDER_LIMIT, message_blocks, response_blocks, tool_links
-from ctxviewer.present.message_images import recorded_images
+from ctxviewer.present.message_images import trace_images
 from ctxviewer.util.visible import reveal
 
 
 def turn_blocks(trace: RequestTrace) -> list[tuple[Turn, tuple[Block, ...]]]:
     """Each turn of ``trace`` with the blocks of its message (raw text over the limit as one code block)."""
     links = tool_links(trace)
-    body = trace.request.content
-    images = recorded_images(body) if body and any("[image" in (i.content or "") for i in trace.items) else {}
+    images = trace_images(trace)  # the recorded body's, or those the importer kept
     by_id = {i.id: i for i in trace.items}
     out: list[tuple[Turn, tuple[Block, ...]]] = []
     for t in conversation(trace):

@@ -27,8 +27,10 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ctxviewer.model.trace import RequestTrace
 from ctxviewer.present.blocks import ImageBlock
 from ctxviewer.tokens.images import size_of_base64
+from ctxviewer.tokens.placeholders import IMAGE_PAYLOADS
 from ctxviewer.util.visible import one_line
 
 MAX_IMAGE_BYTES = 8 * 1024 * 1024
@@ -122,6 +124,31 @@ def recorded_images(body: str | None) -> dict[ImageKey, tuple[str, str]]:
         if key in found and found[key][1] != payload:
             clashes.add(key)
         found.setdefault(key, (mime, payload))
+    return {k: v for k, v in found.items() if k not in clashes}
+
+
+def trace_images(trace: RequestTrace) -> dict[ImageKey, tuple[str, str]]:
+    """The base64 images of ``trace`` by :data:`ImageKey`: those of its recorded request body
+    (:func:`recorded_images`) and those its importer kept when no body holds them
+    (:data:`ctxviewer.tokens.placeholders.IMAGE_PAYLOADS`); ``{}`` when no item or reply text holds
+    an image placeholder (nothing to look up). A key with two different payloads is dropped."""
+    texts = [i.content or "" for i in trace.items]
+    if trace.response is not None and trace.response.text:
+        texts.append(trace.response.text)
+    if not any("[image" in t for t in texts):
+        return {}
+    found = dict(recorded_images(trace.request.content))
+    kept = trace.attributes.get(IMAGE_PAYLOADS)
+    clashes: set[ImageKey] = set()
+    for entry in kept if isinstance(kept, (list, tuple)) else ():
+        if not (isinstance(entry, (list, tuple)) and len(entry) == 4 and isinstance(entry[3], str)
+                and isinstance(entry[2], int) and not isinstance(entry[2], bool)):
+            continue  # another program's attribute of that name: not ours to read
+        key = (str(entry[0]), str(entry[1]), entry[2])
+        mime = str(entry[0])
+        if key in found and found[key][1] != entry[3]:
+            clashes.add(key)
+        found.setdefault(key, (mime, entry[3]))
     return {k: v for k, v in found.items() if k not in clashes}
 
 

@@ -59,6 +59,11 @@ class Marked:
     """Whether anything was taken out (a placeholder or a label)."""
 
 
+IMAGE_PAYLOADS = "ctxviewer.image_payloads"
+"""The trace attribute an importer keeps the base64 images of a call in when no recorded request
+body holds them: ``[[mime, "blob" | "data URI", base64 characters, payload], ...]``, the key a
+placeholder names and its payload (:mod:`ctxviewer.importers.common.image_payloads`)."""
+
 def placeholder(desc: str, what: str, *, size: tuple[int, int] | None = None, detail: str | None = None,
                 base64_chars: int | None = None, ref: str | None = None, cut: bool = False) -> str:
     """A placeholder in the module docstring's shape: ``desc`` a mime type or modality, ``what``

@@ -219,3 +219,29 @@ def test_a_payload_the_exporter_cut_says_so_not_invalid_base64() -> None:
     uncut = f"[image/png blob, {len(cut)} bytes base64]"  # the same bytes without the marker: garbage
     assert message_blocks(uncut, images=images) == (
         ImageBlock("image/png image whose data is not valid base64: not shown (from the recorded request)"),)
+
+
+def test_an_image_a_span_holds_is_shown_without_a_request_body(tmp_path: Path) -> None:
+    """New user 2026-12-07 (#6): an OTel GenAI ``blob`` part and an OpenAI ``image_url`` data URL in
+    a span (no request body recorded) said "the image data was not kept" although the file held it."""
+    from otlp_factories import chat_span, otlp_request
+
+    from ctxviewer.present.message_images import placeholder_image, trace_images
+    from ctxviewer.present.trace_attributes import attribute_rows
+    from ctxviewer.tokens.placeholders import IMAGE_PAYLOADS
+
+    png = PNG_1X1
+    messages = [{"role": "user", "parts": [{"type": "text", "content": "what is this?"},
+                                           {"type": "blob", "modality": "image", "mime_type": "image/png", "content": png}]}]
+    path = tmp_path / "s.otlp.json"
+    path.write_text(json.dumps(otlp_request(chat_span(messages=messages))), encoding="utf-8")
+    store = TraceStore.create(tmp_path / "t.db")
+    assert import_files([path], store).imported == 1
+    [row] = store.list()
+    trace = store.load(row.trace_id)
+    assert trace.request.content is None
+    assert [list(e) for e in trace.attributes[IMAGE_PAYLOADS]] == [["image/png", "blob", len(png), png]]
+    [line] = [ln for i in trace.items for ln in (i.content or "").splitlines() if ln.startswith("[image")]
+    block = placeholder_image(line, trace_images(trace))
+    assert block is not None and block.data == base64.b64decode(PNG_1X1) and block.label.startswith("image/png 1×1")
+    assert dict(attribute_rows(trace))[IMAGE_PAYLOADS] == f"1 image(s) kept to show them: image/png blob {len(png)} base64 characters"

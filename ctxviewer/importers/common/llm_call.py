@@ -41,6 +41,7 @@ from typing import Any, Mapping, Sequence
 
 from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common.choices import OTHER_CHOICES_ATTRIBUTE, other_choices, response_of
+from ctxviewer.importers.common.image_payloads import IMAGE_PAYLOADS, image_payloads
 from ctxviewer.model.capture import uncaptured_warning
 from ctxviewer.model.span_facts import agent_name
 from ctxviewer.model.trace import (
@@ -345,6 +346,10 @@ def build_trace(call: LLMCall) -> tuple[RequestTrace, list[str]]:
         attrs["ctxviewer.tools_inherited_from"] = call.tools_inherited_from
     attrs.update(documents_attribute(call.documents))
     attrs.update(attrs_extra)
+    if not call.request_body:  # the window finds an image's bytes in the body, or here
+        kept = image_payloads([*call.messages, *(call.output or [])])
+        if kept:
+            attrs[IMAGE_PAYLOADS] = kept
     captured = call.content_captured if call.content_captured is not None else bool(call.messages or call.system)
     if not captured:
         attrs["ctxviewer.content"] = "not captured"
