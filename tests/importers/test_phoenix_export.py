@@ -7,8 +7,10 @@ response models, Arize-ai/phoenix routers/v1/spans.py and annotations.py)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+from ctxviewer.assess.checks.spans import CHECK as CHECKS
 from ctxviewer.importers import REGISTRY, ImportProblem
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.companion_files import plan
@@ -56,3 +58,18 @@ def test_stored_scores_and_annotations_alone(tmp_path: Path) -> None:
     alone = [r for r in REGISTRY.load(REGISTRY.get("phoenix-annotations"), NOTES)]
     assert [(p.message.split(":")[0], p.dropped) for p in alone if isinstance(p, ImportProblem)] == [
         ("3 annotation(s) of span(s) no LLM span of this import is (1a2b3c4d5e6f7a81, 1a2b3c4d5e6f7a82)", 3)]
+
+
+def test_a_rest_v1_spans_page_keeps_the_error_status(tmp_path: Path) -> None:
+    # new user: GET /v1/projects/{id}/spans {"data": [...], "next_cursor"} with status_code "ERROR"
+    # read "status not recorded" / ok, while the same span in a bare list was a span.error failure
+    page = DATA / "rest-v1-error.spans.json"
+    bare = tmp_path / "list.json"
+    bare.write_text(json.dumps(json.loads(page.read_text(encoding="utf-8"))["data"]), encoding="utf-8")
+    for path in (page, bare):
+        [t] = [r for r in REGISTRY.load(REGISTRY.detect(path), path) if isinstance(r, RequestTrace)]
+        assert (t.attributes["otel.status_code"], t.attributes["otel.status_message"]) == (
+            "error", "openai.BadRequestError: context_length_exceeded")
+        [f] = list(CHECKS.run(t))
+        assert (f.severity.value, f.message) == (
+            "failure", "the span ended in error: openai.BadRequestError: context_length_exceeded")
