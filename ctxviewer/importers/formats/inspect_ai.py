@@ -261,6 +261,7 @@ def calls_of(sample: Mapping[str, Any], eval_spec: Mapping[str, Any]) -> Iterato
                        response_model=pm._str(out.get("model")), session_id=pm._str(sample.get("uuid")))
         choices = [c for c in out.get("choices") or [] if isinstance(c, Mapping)]
         call.output = [dict(message(c.get("message") or {}), finish_reason=c.get("stop_reason")) for c in choices] or None
+        call.output_field = "output.choices"
         call.usage, rule = usage(out.get("usage"), provider)
         if rule:
             call.attributes["ctxviewer.usage_rule"] = rule

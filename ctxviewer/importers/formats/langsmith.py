@@ -207,6 +207,7 @@ def call_from_run(run: Mapping[str, Any], documents: list[Document]) -> LLMCall:
     if outputs.get("choices") is not None:
         call.output = [dict(pm.openai_message(c.get("message") or {}), finish_reason=c.get("finish_reason"))
                        for c in outputs["choices"] if isinstance(c, Mapping)] or None
+        call.output_field = "outputs.choices"
         call.response_model, call.response_id = pm._str(outputs.get("model")), pm._str(outputs.get("id"))
         if outputs.get("system_fingerprint"):
             call.attributes["openai.response.system_fingerprint"] = str(outputs["system_fingerprint"])
@@ -220,7 +221,7 @@ def call_from_run(run: Mapping[str, Any], documents: list[Document]) -> LLMCall:
             info = gen.get("generation_info") or {}
             facts, response_unmapped = langchain_response_metadata(gen.get("message"), _GEN_MESSAGE)
             msg["finish_reason"] = info.get("finish_reason") or facts["finish_reason"]
-            call.output = [msg]
+            call.output, call.output_field = [msg], "outputs.generations"
             call.response_id = facts["id"]
         call.response_model = pm._str((outputs.get("llm_output") or {}).get("model_name")) or facts["model"]
     usage_metadata = outputs.get("usage_metadata")
