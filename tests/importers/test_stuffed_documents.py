@@ -113,3 +113,13 @@ def test_a_langsmith_retriever_document_inside_the_system_message_is_not_added_a
     start = len("Use this context:\n")
     assert t.attributes["ctxviewer.documents"] == (
         {"id": "faq-7", "store": "VectorStoreRetriever", "sent_in": "msg-0", "at": (start, start + 35)},)
+
+
+def test_the_header_says_what_became_of_the_retrieved_documents() -> None:
+    from ctxviewer.assess.trace_header import header_rows
+
+    path = PATH.parents[1] / "retrieval" / "unrelated-llm.otlp.json"
+    [t] = [r for r in detect(path).load(path) if isinstance(r, RequestTrace)]
+    assert dict(header_rows(t))["Retrieved"] == (
+        "1 retrieved document(s) (doc-7) were not found in the call's captured input; "
+        "not added as evidence items (the retrieval is on the run tree)")
