@@ -207,6 +207,9 @@ def header_rows(trace: RequestTrace) -> list[tuple[str, str]]:
     others = _other_choices(trace)
     if others is not None:
         rows.append(("Choices", others))
+    retrieved = trace.attributes.get("ctxviewer.documents_note")  # the import's word on retrieved documents
+    if isinstance(retrieved, str) and retrieved:
+        rows.append(("Retrieved", one_line(retrieved)))
     if trace.validations:
         rows.append(("Validations", "\n".join(
             f"{v.check}: {'passed' if v.passed else 'FAILED'}" + (f" ({v.detail})" if v.detail else "")

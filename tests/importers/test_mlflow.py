@@ -121,9 +121,10 @@ def test_schema_v2_with_a_retriever_and_an_error() -> None:
     (t,), problems = _load(GOLDEN / "v2-retriever-error.trace.json")
     assert problems == []
     assert t.trace_id == "tr-7e57ab1e000000000000000000000002"
-    assert [(i.kind, i.id, i.content) for i in t.items] == [
-        (Kind.EVIDENCE, "doc-0", "Refunds are accepted within 30 days."), (Kind.USER, "msg-0", "refund window?")]
-    assert t.items[0].source is not None and (t.items[0].source.store, t.items[0].source.document_id) == ("vector_search", "policy-3")
+    # the retrieved text is not in the chat call's captured input: no evidence item, a row marked not sent
+    assert [(i.kind, i.id, i.content) for i in t.items] == [(Kind.USER, "msg-0", "refund window?")]
+    assert [(r["id"], r["store"], r["not_sent"]) for r in t.attributes["ctxviewer.documents"]] == [
+        ("policy-3", "vector_search", "its text is not in the call's input")]
     assert t.attributes["mlflow.documents.metadata"][0]["metadata"]["doc_uri"] == "policy.md"
     assert t.attributes["mlflow.span_id"] == "0000000000000a03"  # v2 context.span_id, 0x hex
     assert (t.attributes["otel.status_code"], t.attributes["otel.status_message"]) == ("error", "Timeout")

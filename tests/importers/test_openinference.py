@@ -136,11 +136,11 @@ def test_retriever_documents_feed_the_next_llm_call_whatever_the_order(tmp_path:
     traces, problems = _load(p)
     assert len(traces) == 1
     t = traces[0]
-    assert [(i.kind.value, i.id, i.content) for i in t.items] == [
+    assert [(i.kind.value, i.id, i.content) for i in t.items] == [  # the documents' texts are not in the input
         ("policy", "msg-0", "Answer from context."),
-        ("evidence", "doc-0", "Refunds within 30 days."), ("evidence", "doc-1", "Shipping is free."),
         ("user", "msg-1", "What is the refund window?\n[image/png blob, 800 bytes base64]")]
-    assert t.items[1].source is not None and t.items[1].source.document_id == "kb-12"
+    assert [(r["id"], r.get("score"), r["not_sent"]) for r in t.attributes["ctxviewer.documents"]] == [
+        ("kb-12", 0.91, "its text is not in the call's input"), ("kb-40", None, "its text is not in the call's input")]
     assert _usage(t) == (900, 40, 512, 100, 16)
     assert t.response is not None and t.response.text == "30 days."
     assert t.session_id == "conv-7"

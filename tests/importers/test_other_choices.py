@@ -62,3 +62,14 @@ def test_two_choices_of_tool_calls_only_stay_two_choices(tmp_path: Path) -> None
     [trace], problems = _load(tmp_path, calls)  # _load sets gen_ai.request.choice.count 2
     assert [c.name for c in trace.tool_calls] == ["get_weather"]
     assert [c["tool_calls"][0]["name"] for c in trace.attributes["ctxviewer.other_choices"]] == ["delete_all_files"]
+
+
+def test_the_warning_names_the_sources_own_field() -> None:
+    # new user: a LangSmith run list with n=2 (outputs.choices) was warned about gen_ai.output.messages,
+    # a key the file does not hold
+    from ctxviewer.importers import detect
+
+    path = Path(__file__).resolve().parents[1] / "data" / "langsmith_query" / "two-choices.runs.json"
+    problems = [r.message for r in detect(path).load(path) if isinstance(r, ImportProblem)]
+    assert problems == ["outputs.choices holds 2 choices: the trace shows choice 1; choice 2 (finish reason length) "
+                        "is kept as ctxviewer.other_choices"]

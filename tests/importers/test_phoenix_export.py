@@ -7,8 +7,10 @@ response models, Arize-ai/phoenix routers/v1/spans.py and annotations.py)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+from ctxviewer.assess.checks.spans import CHECK as CHECKS
 from ctxviewer.importers import REGISTRY, ImportProblem
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.companion_files import plan
@@ -24,7 +26,7 @@ def test_otlpv1_spans_import_through_the_openinference_mapping() -> None:
     assert REGISTRY.detect(SPANS).name == "openinference"
     [t] = [r for r in REGISTRY.load(REGISTRY.detect(SPANS), SPANS) if isinstance(r, RequestTrace)]
     assert t.trace_id == TRACE and t.endpoint.model == "gpt-4o-mini" and t.user_id == "cust-20417"
-    assert [i.id for i in t.items] == ["msg-0", "doc-0", "doc-1", "msg-1"]
+    assert [i.id for i in t.items] == ["msg-0", "msg-1"]  # documents not in the input
     assert t.usage.input_tokens == 58 and t.response is not None and t.response.text == "Within 14 days."
     assert t.attributes["gen_ai.request.temperature"] == 0.2
     assert "ctxviewer.unmapped" not in t.attributes
@@ -56,3 +58,18 @@ def test_stored_scores_and_annotations_alone(tmp_path: Path) -> None:
     alone = [r for r in REGISTRY.load(REGISTRY.get("phoenix-annotations"), NOTES)]
     assert [(p.message.split(":")[0], p.dropped) for p in alone if isinstance(p, ImportProblem)] == [
         ("3 annotation(s) of span(s) no LLM span of this import is (1a2b3c4d5e6f7a81, 1a2b3c4d5e6f7a82)", 3)]
+
+
+def test_a_rest_v1_spans_page_keeps_the_error_status(tmp_path: Path) -> None:
+    # new user: GET /v1/projects/{id}/spans {"data": [...], "next_cursor"} with status_code "ERROR"
+    # read "status not recorded" / ok, while the same span in a bare list was a span.error failure
+    page = DATA / "rest-v1-error.spans.json"
+    bare = tmp_path / "list.json"
+    bare.write_text(json.dumps(json.loads(page.read_text(encoding="utf-8"))["data"]), encoding="utf-8")
+    for path in (page, bare):
+        [t] = [r for r in REGISTRY.load(REGISTRY.detect(path), path) if isinstance(r, RequestTrace)]
+        assert (t.attributes["otel.status_code"], t.attributes["otel.status_message"]) == (
+            "error", "openai.BadRequestError: context_length_exceeded")
+        [f] = list(CHECKS.run(t))
+        assert (f.severity.value, f.message) == (
+            "failure", "the span ended in error: openai.BadRequestError: context_length_exceeded")

@@ -28,10 +28,10 @@ def _traces(path: Path) -> list[RequestTrace]:
 def test_openinference_retrieval_documents_query_parameters_user_and_response_id() -> None:
     [t] = _traces(DATA / "phoenix-rag.spans.json")
     assert t.attributes["ctxviewer.documents"] == (
-        {"item": "doc-0", "id": "kb-12", "score": 0.91, "metadata": {"source": "refunds.md", "chunk": 3},
-         "query": "How long do refunds take?", "store": "retrieve"},
-        {"item": "doc-1", "id": "kb-40", "score": 0.42, "query": "How long do refunds take?", "store": "retrieve"})
-    assert [i.id for i in t.items] == ["msg-0", "doc-0", "doc-1", "msg-1"]
+        {"id": "kb-12", "score": 0.91, "metadata": {"source": "refunds.md", "chunk": 3},
+         "query": "How long do refunds take?", "store": "retrieve", "not_sent": "its text is not in the call's input"},
+        {"id": "kb-40", "score": 0.42, "query": "How long do refunds take?", "store": "retrieve", "not_sent": "its text is not in the call's input"})
+    assert [i.id for i in t.items] == ["msg-0", "msg-1"]  # their texts are not in the captured input
     a = t.attributes
     assert (a["gen_ai.request.temperature"], a["gen_ai.request.top_p"], a["gen_ai.request.stop_sequences"],
             a["gen_ai.request.seed"]) == (0.2, 0.9, ("\n\n",), 7)
@@ -41,7 +41,7 @@ def test_openinference_retrieval_documents_query_parameters_user_and_response_id
     rows = dict(attribute_rows(t))
     assert rows["response_id"] == "chatcmpl-Bq7refund14" and rows["user_id"] == "cust-20417"
     assert rows["gen_ai.request.temperature"] == "0.2"
-    assert rows["ctxviewer.documents"].startswith('[{"item": "doc-0", "id": "kb-12", "score": 0.91')
+    assert rows["ctxviewer.documents"].startswith('[{"id": "kb-12", "score": 0.91')
 
 
 def test_otel_retrieval_span_documents_are_kept_on_the_chat_call_it_fed() -> None:

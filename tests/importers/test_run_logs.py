@@ -82,8 +82,9 @@ def test_langsmith_run_tree_with_retriever_and_langchain_messages(tmp_path: Path
     assert len(traces) == 1
     t = traces[0]
     assert [(i.kind.value, i.role, i.content) for i in t.items] == [
-        ("policy", "system", "Policy v3."), ("evidence", None, "Refunds need approval."), ("user", "user", "Refund order 5?")]
-    assert t.items[1].source is not None and t.items[1].source.document_id == "doc-17"
+        ("policy", "system", "Policy v3."), ("user", "user", "Refund order 5?")]  # the document is not in the input
+    assert [(r["id"], r["not_sent"]) for r in t.attributes["ctxviewer.documents"]] == [
+        ("doc-17", "its text is not in the call's input")]
     assert [(c.name, c.arguments, c.id) for c in t.tool_calls] == [("refund", '{"order":5}', "t1")]
     assert _usage(t) == (50, 12, 40, 5, None)  # LangChain input already includes the cache
     assert t.session_id == "thread-9"

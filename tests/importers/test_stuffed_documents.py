@@ -2,8 +2,10 @@
 pattern: system message = instructions + the retrieved texts): they are no separate evidence
 items (their tokens were sent once, inside that message); the retrieval stays as
 ``ctxviewer.documents`` rows naming the message and the character range, and the injection scan
-still reads the retrieved text inside the trusted message, naming the document. When one
-document's text is not in any message, the documents stay evidence items as before.
+still reads the retrieved text inside the trusted message, naming the document. A document whose
+text is in no message of a captured input is no item (a row marked ``not_sent``: new user, a
+retrieval before an unrelated LLM call); only a call whose input was not captured keeps the
+documents as evidence items.
 
 Input: tests/data/stuffed_rag/rag.spans.json (written by hand: Phoenix span JSON, two traces of
 CHAIN -> RETRIEVER (2 documents) + LLM)."""
@@ -49,14 +51,59 @@ def test_the_injection_in_a_stuffed_document_is_found_in_the_trusted_message() -
     assert SYSTEM[span.start:span.end] == "Ignore all previous instructions"
 
 
-def test_a_document_not_in_any_message_keeps_the_documents_as_items() -> None:
+def test_a_document_not_in_any_message_is_no_item_of_the_call() -> None:
+    # kb-1 is inside the system message; kb-2 (with the injection) is in no message: not sent as recorded
     t = _traces()["trace-partial:trace-partial-s3"]
-    assert [(i.position, i.kind.value, i.id) for i in t.items] == [
-        (1, "policy", "msg-0"), (2, "evidence", "doc-0"), (3, "evidence", "doc-1"), (4, "user", "msg-1")]
+    assert [(i.position, i.kind.value, i.id) for i in t.items] == [(1, "policy", "msg-0"), (2, "user", "msg-1")]
+    start1 = t.items[0].content.index(DOC1)
+    assert t.attributes["ctxviewer.documents"] == (
+        {"id": "kb-1", "score": 0.91, "query": Q, "store": "retrieve", "sent_in": "msg-0", "at": (start1, start1 + len(DOC1))},
+        {"id": "kb-2", "score": 0.55, "query": Q, "store": "retrieve", "not_sent": "its text is not in the call's input"})
+    assert t.attributes["ctxviewer.documents_note"] == (
+        "1 retrieved document(s) were sent inside msg-0 (their text is there); not added again as separate "
+        "evidence items; 1 retrieved document(s) (kb-2) were not found in the call's captured input; "
+        "not added as evidence items (the retrieval is on the run tree)")
+    assert list(CHECK.run(t)) == []  # the injection was never placed before this call
+
+
+def test_a_retrieval_before_an_unrelated_llm_call_adds_no_evidence() -> None:
+    # new user: CHAIN -> RETRIEVER (doc-7, refunds) + LLM classifying "I love this product!"
+    path = PATH.parents[1] / "retrieval" / "unrelated-llm.otlp.json"
+    [t] = [r for r in detect(path).load(path) if isinstance(r, RequestTrace)]
+    assert [(i.kind.value, i.id, i.content) for i in t.items] == [
+        ("policy", "msg-0", "Classify the sentiment of the message."), ("user", "msg-1", "I love this product!")]
+    assert t.attributes["ctxviewer.documents"] == (
+        {"id": "doc-7", "score": 0.91, "query": "refund window", "store": "retrieve",
+         "not_sent": "its text is not in the call's input"},)
+    assert t.attributes["ctxviewer.documents_note"] == (
+        "1 retrieved document(s) (doc-7) were not found in the call's captured input; "
+        "not added as evidence items (the retrieval is on the run tree)")
+
+
+def test_a_cut_consumer_line_does_not_move_the_documents_to_the_next_call() -> None:
+    # new user: the JSONL line of the RAG call is cut; the documents must not land in the next,
+    # unrelated "Summarise: Lorem ipsum" call
+    path = PATH.parents[1] / "retrieval" / "consumer-line-cut.jsonl"
+    records = list(detect(path).load(path))
+    [t] = [r for r in records if isinstance(r, RequestTrace)]
+    assert t.endpoint.model == "claude-3-5-haiku-20241022"
+    assert [(i.kind.value, i.id) for i in t.items] == [("user", "msg-0")]
+    assert t.items[0].content is not None and t.items[0].content.startswith("Summarise: Lorem ipsum")
+    assert [r["id"] for r in t.attributes["ctxviewer.documents"]] == ["doc-7", "doc-9"]
+    assert all("sent_in" not in r for r in t.attributes["ctxviewer.documents"])
+
+
+def test_documents_stay_items_when_the_call_input_was_not_captured(tmp_path: Path) -> None:
+    import json
+    doc = json.loads(PATH.read_text(encoding="utf-8"))[3:]  # the partial trace: CHAIN, RETRIEVER, LLM
+    llm = doc[2]["attributes"]
+    del llm["llm.input_messages"]
+    p = tmp_path / "spans.json"
+    p.write_text(json.dumps(doc), encoding="utf-8")
+    [t] = [r for r in detect(p).load(p) if isinstance(r, RequestTrace)]
+    assert [(i.kind.value, i.id, i.source.document_id if i.source else None) for i in t.items] == [
+        ("evidence", "doc-0", "kb-1"), ("evidence", "doc-1", "kb-2")]
     assert "ctxviewer.documents_note" not in t.attributes
-    assert [f.message for f in CHECK.run(t)] == [
-        "evidence doc-1 (position 3): tells the model to drop earlier instructions or data: "
-        "'Ignore all previous instructions'"]
 
 
 def test_a_langsmith_retriever_document_inside_the_system_message_is_not_added_again() -> None:
@@ -66,3 +113,13 @@ def test_a_langsmith_retriever_document_inside_the_system_message_is_not_added_a
     start = len("Use this context:\n")
     assert t.attributes["ctxviewer.documents"] == (
         {"id": "faq-7", "store": "VectorStoreRetriever", "sent_in": "msg-0", "at": (start, start + 35)},)
+
+
+def test_the_header_says_what_became_of_the_retrieved_documents() -> None:
+    from ctxviewer.assess.trace_header import header_rows
+
+    path = PATH.parents[1] / "retrieval" / "unrelated-llm.otlp.json"
+    [t] = [r for r in detect(path).load(path) if isinstance(r, RequestTrace)]
+    assert dict(header_rows(t))["Retrieved"] == (
+        "1 retrieved document(s) (doc-7) were not found in the call's captured input; "
+        "not added as evidence items (the retrieval is on the run tree)")

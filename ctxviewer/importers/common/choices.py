@@ -66,10 +66,10 @@ def response_of(output: Sequence[Mapping[str, Any]] | None, output_tool_calls: S
                     model=response_model, id=response_id, reasoning=reasoning), tool_calls
 
 
-def other_choices(output: Sequence[Mapping[str, Any]] | None,
-                  choices: bool = False) -> tuple[list[dict[str, Any]], str | None]:
+def other_choices(output: Sequence[Mapping[str, Any]] | None, choices: bool = False,
+                  field: str = "gen_ai.output.messages") -> tuple[list[dict[str, Any]], str | None]:
     """The choices after the first as the :data:`OTHER_CHOICES_ATTRIBUTE` value, and the import
-    warning naming them (``"gen_ai.output.messages holds 2 choices: the trace shows choice 1;
+    warning naming them by the source's ``field`` (``"gen_ai.output.messages holds 2 choices: the trace shows choice 1;
     choice 2 (finish reason tool_calls; proposes delete_all_files) is kept as
     ctxviewer.other_choices"``); ``([], None)`` for one choice or one turn's calls written as
     separate messages."""
@@ -88,5 +88,5 @@ def other_choices(output: Sequence[Mapping[str, Any]] | None,
         if calls:
             what.append("proposes " + ", ".join(c.get("name") or "a tool call" for c in calls))
         said.append(f"choice {n}" + (f" ({'; '.join(what)})" if what else ""))
-    return kept, (f"gen_ai.output.messages holds {len(output)} choices: the trace shows choice 1; "
+    return kept, (f"{field} holds {len(output)} choices: the trace shows choice 1; "
                   f"{', '.join(said)} {'is' if len(said) == 1 else 'are'} kept as {OTHER_CHOICES_ATTRIBUTE}")

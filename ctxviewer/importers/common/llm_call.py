@@ -100,6 +100,9 @@ class LLMCall:
     """Span / run the tool definitions were inherited from (an ancestor agent span), if any."""
     output: list[gm.Message] | None = None
     """Output messages (one per choice); ``None`` if not recorded."""
+    output_field: str = "gen_ai.output.messages"
+    """The source's field :attr:`output` was read from, named in warnings about it (LangSmith
+    ``outputs.choices``, Inspect ``output.choices``; OTel GenAI ``gen_ai.output.messages``)."""
     documents: list[Document] = field(default_factory=list)
     """Retrieved documents that fed this call."""
     usage: Usage = field(default_factory=Usage)
@@ -332,7 +335,7 @@ def build_trace(call: LLMCall) -> tuple[RequestTrace, list[str]]:
     response, tool_calls = response_of(call.output, call.output_tool_calls, call.finish_reason,
                                        call.response_model, call.response_id, choices)
     warnings = list(call.problems) + (usage_warnings(call.usage) if call.check_usage else [])
-    others, said = other_choices(call.output, choices)
+    others, said = other_choices(call.output, choices, call.output_field)
     attrs_extra: dict[str, Any] = {}
     if others and said:  # never dropped in silence: a second choice may propose a destructive call
         attrs_extra, warnings = {OTHER_CHOICES_ATTRIBUTE: others}, [*warnings, said]

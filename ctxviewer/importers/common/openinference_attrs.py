@@ -208,6 +208,7 @@ def call_from_attributes(attrs: Mapping[str, Any], trace_id: str, fmt: str = "op
     call.messages = msgs if msgs is not None else (io_messages(flat.get("input.value")) or [])
     call.tools = tools(flat)
     out = messages(flat, "llm.output_messages")
+    field = "llm.output_messages" if out is not None else "llm.choices"  # named in warnings about the output
     io_out, rid, rmodel = io_output(flat.get("output.value"), flat.get("output.mime_type"))
     if out is None:
         texts = [c.get("completion.text") for c in group(flat, "llm.choices")]
@@ -215,6 +216,7 @@ def call_from_attributes(attrs: Mapping[str, Any], trace_id: str, fmt: str = "op
     if out and io_out and not out[0].get("finish_reason") and io_out[0].get("finish_reason"):
         out[0]["finish_reason"] = io_out[0]["finish_reason"]
     call.output = out if out is not None else io_out
+    call.output_field = field if out is not None else "output.value"
     call.response_id = rid
     call.response_model = pm._str(flat.get("llm.response.model_name")) or rmodel or pm._str(flat.get("llm.model_name"))
     call.finish_reason = pm._str(flat.get("llm.finish_reason"))

@@ -12,9 +12,15 @@ them off the call's documents and keeps the retrieval as attributes: ``ctxviewer
 ``sent_in``, the item id of the message holding its text, and ``at``, ``[start, end)`` of the text
 in that item's content, in characters) and ``ctxviewer.documents_note``. The injection scan reads
 ``sent_in`` / ``at`` to scan the retrieved text inside a trusted message as the untrusted data it
-is (:func:`ctxviewer.assess.scanner.scope.scan_items`). Only when *every* document's text is found
-exactly: a document whose text is not captured, or not in any message as recorded, was sent some
-other way or not at all, which the trace does not say, so the documents stay items as before.
+is (:func:`ctxviewer.assess.scanner.scope.scan_items`).
+
+A document whose text is not in the call's captured input was not sent to this call as recorded:
+the retrieval fed some other step (a span between them missing from the file, a reranker or a
+budget that dropped it) and only the run tree links them. It is kept as a row with
+``not_sent`` (and no ``sent_in``), named in the note, and is no evidence item: an item would
+place text before the model that its recorded input does not hold. Only when the call's input
+was not captured at all (no messages, no system instructions) are the documents still evidence
+items: nothing recorded says what was sent, and the retrieval is then the best account of it.
 """
 
 from __future__ import annotations
@@ -26,10 +32,13 @@ from ctxviewer.importers.common.llm_call import LLMCall
 
 
 def fold_sent_documents(call: LLMCall) -> None:
-    """Take ``call.documents`` off as items when every one's text occurs inside a message of
-    ``call`` (or its system instructions), recording them as attributes instead (module
-    docstring); leaves ``call`` unchanged otherwise."""
-    if not call.documents:
+    """Take ``call.documents`` off as items when ``call``'s input was captured (messages or system
+    instructions), recording them as ``ctxviewer.documents`` rows instead: ``sent_in`` / ``at``
+    for a document whose text occurs inside a message (or the system instructions), ``not_sent``
+    for one whose text does not (module docstring), with ``ctxviewer.documents_note`` saying which.
+    Leaves ``call`` unchanged when it has no documents or its input was not captured."""
+    captured = call.content_captured if call.content_captured is not None else bool(call.messages or call.system)
+    if not call.documents or not captured:
         return
     texts: list[tuple[str, str]] = []
     if call.system:
@@ -39,14 +48,24 @@ def fold_sent_documents(call: LLMCall) -> None:
     for d in call.documents:
         body = d.content or ""
         where = next(((item, text.find(body)) for item, text in texts if body.strip() and body in text), None)
-        if where is None:
-            return
         row: dict[str, Any] = {key: getattr(d, key) for key in ("id", "score", "metadata", "query", "store")
                                if getattr(d, key) not in (None, "", {}, [])}
-        rows.append(dict(row, sent_in=where[0], at=[where[1], where[1] + len(body)]))
-    holders = sorted({r["sent_in"] for r in rows}, key=lambda item: [item for item, _ in texts].index(item))
+        if where is None:
+            why = "its text is not recorded" if not body.strip() else "its text is not in the call's input"
+            rows.append(dict(row, not_sent=why))
+        else:
+            rows.append(dict(row, sent_in=where[0], at=[where[1], where[1] + len(body)]))
+    order = [item for item, _ in texts]
+    holders = sorted({r["sent_in"] for r in rows if "sent_in" in r}, key=order.index)
+    unsent = [r for r in rows if "not_sent" in r]
+    said = []
+    if holders:
+        said.append(f"{len(rows) - len(unsent)} retrieved document(s) were sent inside {', '.join(holders)} "
+                    "(their text is there); not added again as separate evidence items")
+    if unsent:
+        names = ", ".join(str(r.get("id") or "(id not recorded)") for r in unsent)
+        said.append(f"{len(unsent)} retrieved document(s) ({names}) were not found in the call's captured input; "
+                    "not added as evidence items (the retrieval is on the run tree)")
     call.documents = []
     call.attributes["ctxviewer.documents"] = rows
-    call.attributes["ctxviewer.documents_note"] = (
-        f"{len(rows)} retrieved document(s) were sent inside {', '.join(holders)} (their text is there); "
-        "not added again as separate evidence items")
+    call.attributes["ctxviewer.documents_note"] = "; ".join(said)

@@ -17,7 +17,8 @@ Format (UKGovernmentBEIS/inspect_ai ``log/_log.py`` ``EvalLog``/``EvalSample``,
 * ``attachment://<hash>`` strings are resolved through the sample's ``attachments``.
 * Messages: ``{role, content: str | [text | image | reasoning | ...], tool_calls[{id, function,
   arguments: object}], tool_call_id}``; an ``image`` becomes a typed part (never text), reasoning
-  stays reasoning (a redacted blob is not text).
+  stays reasoning (a redacted blob is not text); a tool message whose ``error`` is set is the error
+  text Inspect sends in place of its content (:func:`tool_error_text`), marked ``is_error``.
 * Usage (``ModelUsage``): ``input_tokens_cache_read`` / ``_cache_write``, ``reasoning_tokens``.
   Inspect's ``input_tokens`` excludes the cache (``total_tokens`` = input + output + cache), so the
   normalised input is the sum, unless ``total_tokens`` shows an older log whose input held it
@@ -124,8 +125,21 @@ def _part(c: Any) -> dict[str, Any]:
     return dict(c)
 
 
-def message(m: Any) -> gm.Message:
-    """One Inspect ``ChatMessage`` as a normalised message."""
+def tool_error_text(error: Any, provider: str | None) -> str | None:
+    """What Inspect sends the model for a ``ChatMessageTool`` whose ``error`` (``ToolCallError``
+    ``{type, message}``) is set, in place of its content: ``error.message`` as an ``is_error``
+    ``tool_result`` for Anthropic (inspect_ai ``model/_providers/anthropic.py``), else
+    ``"Error: " + error.message`` (the OpenAI-compatible providers, ``_openai.py``); ``None`` when
+    there is no error. The message is untrusted text from the trace, kept as plain text."""
+    if not isinstance(error, Mapping):
+        return None
+    text = pm._str(error.get("message")) or pm._str(error.get("type")) or "error"
+    return text if provider == "anthropic" else f"Error: {text}"
+
+
+def message(m: Any, provider: str | None = None) -> gm.Message:
+    """One Inspect ``ChatMessage`` as a normalised message (``provider``, the model's provider
+    prefix, decides how a tool error reads: :func:`tool_error_text`)."""
     if not isinstance(m, Mapping):
         return gm.normalise_message(m)
     role = pm._str(m.get("role"))
@@ -133,7 +147,11 @@ def message(m: Any) -> gm.Message:
     parts: list[dict[str, Any]] = []
     if role == "tool":
         text = content if isinstance(content, str) else gm.message_text({"parts": [_part(c) for c in content or []]})
-        parts.append({"type": "tool_call_response", "id": m.get("tool_call_id"), "response": text})
+        error = tool_error_text(m.get("error"), provider)
+        part = {"type": "tool_call_response", "id": m.get("tool_call_id"), "response": text if error is None else error}
+        if error is not None:
+            part["is_error"] = True
+        parts.append(part)
     elif isinstance(content, list):
         parts.extend(_part(c) for c in content)
     elif content not in (None, ""):
@@ -238,11 +256,12 @@ def calls_of(sample: Mapping[str, Any], eval_spec: Mapping[str, Any]) -> Iterato
         out = ev.get("output") or {}
         call = LLMCall(trace_id=f"{base}/{n}", source_format="inspect_ai", provider=provider or None,
                        model=model or provider or None,
-                       messages=[message(m) for m in resolve(_inputs(ev, sample), att)],
+                       messages=[message(m, provider or None) for m in resolve(_inputs(ev, sample), att)],
                        tools=[dict(t) for t in ev.get("tools") or [] if isinstance(t, Mapping)],
                        response_model=pm._str(out.get("model")), session_id=pm._str(sample.get("uuid")))
         choices = [c for c in out.get("choices") or [] if isinstance(c, Mapping)]
         call.output = [dict(message(c.get("message") or {}), finish_reason=c.get("stop_reason")) for c in choices] or None
+        call.output_field = "output.choices"
         call.usage, rule = usage(out.get("usage"), provider)
         if rule:
             call.attributes["ctxviewer.usage_rule"] = rule

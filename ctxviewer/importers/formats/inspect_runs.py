@@ -22,6 +22,14 @@ def _when(value: Any) -> Any:
         return None
 
 
+def error_message(error: Any) -> str | None:
+    """A tool event's ``error`` (``ToolCallError`` ``{type, message}``) as the step's status
+    message, ``"timeout: Command timed out after 180 seconds."``; ``None`` when there is none."""
+    if isinstance(error, Mapping):
+        return ": ".join(x for x in (pm._str(error.get("type")), pm._str(error.get("message"))) if x) or None
+    return pm._str(error) if error else None
+
+
 def run_spans_of(sample: Mapping[str, Any], base: str, task: Any,
                  resolve: Callable[[Any, Mapping[str, str]], Any]) -> list[RunSpan]:
     """The steps of one sample's run: the sample (root, ``sample``), each ``span_begin`` /
@@ -63,7 +71,7 @@ def run_spans_of(sample: Mapping[str, Any], base: str, task: Any,
             spans[sid] = {"kind": str(e.get("type") or "span"), "name": pm._str(e.get("name")),
                           "parent": str(e["parent_id"]) if e.get("parent_id") is not None else root,
                           "start": _when(e.get("timestamp")), "end": None, "trace": None, "attributes": attrs,
-                          "status": "error" if attrs.get("error") else None}
+                          "status": "error" if attrs.get("error") else None, "message": error_message(attrs.get("error"))}
         elif kind == "span_end" and str(e.get("id")) in spans:
             spans[str(e["id"])]["end"] = _when(e.get("timestamp"))
         elif kind == "step" and e.get("action") == "begin":
@@ -89,6 +97,7 @@ def run_spans_of(sample: Mapping[str, Any], base: str, task: Any,
         spans[f"tool-{t.get('id') or j}"] = {
             "kind": "tool", "name": pm._str(t.get("function")), "parent": parent, "start": _when(t.get("timestamp")),
             "end": _when(t.get("completed")), "trace": None, "status": "error" if t.get("error") else None,
+            "message": error_message(t.get("error")),
             "attributes": {k: resolve(v, att) for k, v in t.items() if k not in ("event", "span_id", "timestamp")}}
-    return [RunSpan(base, sid, v["parent"], v["kind"], v["name"], v["start"], v["end"], v["status"], None, v["trace"],
+    return [RunSpan(base, sid, v["parent"], v["kind"], v["name"], v["start"], v["end"], v["status"], v.get("message"), v["trace"],
                     v["attributes"]) for sid, v in spans.items()]

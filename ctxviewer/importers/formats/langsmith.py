@@ -1,5 +1,6 @@
-"""LangSmith runs: ingestion batches (``{post: [RunCreate], patch: [RunUpdate]}``), run lists and
-nested run trees (``child_runs``) -> one :class:`~ctxviewer.model.trace.RequestTrace` per ``llm`` run.
+"""LangSmith runs: ingestion batches (``{post: [RunCreate], patch: [RunUpdate]}``), run lists,
+``POST /runs/query`` response pages (``{"runs": [...], "cursors": {"next": ...}}``: a set ``next``
+is said once, the later pages not being in the file) and nested run trees (``child_runs``) -> one :class:`~ctxviewer.model.trace.RequestTrace` per ``llm`` run.
 
 Fields (langsmith-sdk ``schemas.py`` ``RunBase`` / ``Run``, ``run_trees.py``):
 post and patch records are merged by ``id`` (patch values win); ``extra.metadata.ls_model_name`` /
@@ -103,7 +104,18 @@ def runs_of(doc: Any) -> list[dict[str, Any]] | None:
     return _run_list(doc)
 
 
+def next_cursor(doc: Any) -> str | None:
+    """The ``cursors.next`` of a ``POST /runs/query`` response page (``{"runs": [...], "cursors":
+    {"next": ...}}``, the page the SDK's ``Client.list_runs`` follows until ``next`` is unset), or
+    ``None`` when the document is no such page or it is the last one."""
+    cursors = doc.get("cursors") if isinstance(doc, Mapping) and isinstance(doc.get("runs"), list) else None
+    nxt = cursors.get("next") if isinstance(cursors, Mapping) else None
+    return str(nxt) if nxt not in (None, "") else None
+
+
 def _run_list(doc: Any) -> list[dict[str, Any]] | None:
+    if isinstance(doc, Mapping) and "run_type" not in doc and isinstance(doc.get("runs"), list):
+        doc = doc["runs"]  # a POST /runs/query response page: {"runs": [...], "cursors": {...}}
     items = doc if isinstance(doc, list) else [doc]
     if not items or not all(isinstance(r, Mapping) and "run_type" in r for r in items):
         return None
@@ -195,6 +207,7 @@ def call_from_run(run: Mapping[str, Any], documents: list[Document]) -> LLMCall:
     if outputs.get("choices") is not None:
         call.output = [dict(pm.openai_message(c.get("message") or {}), finish_reason=c.get("finish_reason"))
                        for c in outputs["choices"] if isinstance(c, Mapping)] or None
+        call.output_field = "outputs.choices"
         call.response_model, call.response_id = pm._str(outputs.get("model")), pm._str(outputs.get("id"))
         if outputs.get("system_fingerprint"):
             call.attributes["openai.response.system_fingerprint"] = str(outputs["system_fingerprint"])
@@ -208,7 +221,7 @@ def call_from_run(run: Mapping[str, Any], documents: list[Document]) -> LLMCall:
             info = gen.get("generation_info") or {}
             facts, response_unmapped = langchain_response_metadata(gen.get("message"), _GEN_MESSAGE)
             msg["finish_reason"] = info.get("finish_reason") or facts["finish_reason"]
-            call.output = [msg]
+            call.output, call.output_field = [msg], "outputs.generations"
             call.response_id = facts["id"]
         call.response_model = pm._str((outputs.get("llm_output") or {}).get("model_name")) or facts["model"]
     usage_metadata = outputs.get("usage_metadata")
@@ -291,6 +304,7 @@ class LangSmithImporter:
         the ``llm`` runs, which name their trace)."""
         file = str(path)
         runs: list[dict[str, Any]] = []
+        pages: list[str] = []  # cursors.next of each /runs/query page that has a next one
         posts: list[Mapping[str, Any]] = []
         patches: list[Mapping[str, Any]] = []
         for _record, doc in load_documents(path):
@@ -302,12 +316,17 @@ class LangSmithImporter:
                 patches.extend(batch[1])
             else:
                 runs.extend(_run_list(doc) or [])
+                if next_cursor(doc) is not None:
+                    pages.append(str(next_cursor(doc)))
         merged, merge_warnings = merge_runs(posts, patches)
         runs.extend(merged)
         for w in merge_warnings:
             yield ImportProblem(file, w.partition(":")[0], w.partition(": ")[2])
         if not runs:
             raise ImportFailed(f"{path}: no LangSmith runs (expected post/patch or run objects with run_type)")
+        if pages:  # said once: the other pages are not in the file
+            yield ImportProblem(file, "whole file", f"a page of POST /runs/query ({len(runs)} run(s)); cursors.next is "
+                                "set, so more runs exist that this file does not hold (not imported)")
         runs.sort(key=lambda r: (str(r.get("trace_id") or ""), str(r.get("dotted_order") or "")))
         pending: dict[str, list[Document]] = {}
         traced: dict[str, str] = {}  # llm run id -> its trace

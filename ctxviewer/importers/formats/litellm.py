@@ -69,6 +69,7 @@ def call_from_payload(p: Mapping[str, Any], fallback_id: str) -> LLMCall:
     choices = [c for c in resp.get("choices") or [] if isinstance(c, Mapping)]
     call.output = [dict(pm.openai_message(c.get("message") or {}), finish_reason=c.get("finish_reason"))
                    for c in choices] or None
+    call.output_field = "response.choices"
     usage = pm.openai_chat_usage(resp.get("usage")) if resp.get("usage") else Usage(
         input_tokens=pm.int_or_none(p.get("prompt_tokens")), output_tokens=pm.int_or_none(p.get("completion_tokens")))
     extra = gm.parse_structured((p.get("metadata") or {}).get("usage_object"))

@@ -7,8 +7,9 @@ spans dataframes saved to Parquet (``get_spans_dataframe()``, ``TraceDataset.sav
 ``parquet`` extra) or CSV (``df.to_csv()``; :mod:`~ctxviewer.importers.common.phoenix_frames`).
 
 The span kind decides (``openinference.span.kind``): ``LLM`` spans are requests; ``RETRIEVER``
-(and ``RERANKER``) documents become ``evidence`` items of the LLM call they fed (unless the call's
-messages already hold all their texts: :mod:`~ctxviewer.importers.common.sent_documents`) -- the first LLM
+(and ``RERANKER``) documents become ``evidence`` items of the LLM call they fed only when that call's
+input was not captured; a captured input is what was sent, so they are ``ctxviewer.documents`` rows,
+inside the message holding their text or marked not sent (:mod:`~ctxviewer.importers.common.sent_documents`) -- the first LLM
 span of the same trace starting at or after the retrieval, preferring one under the same parent
 (a retrieval that fed no LLM span in the file is a problem naming it); ``TOOL`` spans are recorded
 on the call they fed as ``ctxviewer.fed_by``. Other kinds are context only. A span printed twice

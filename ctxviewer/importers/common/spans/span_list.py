@@ -179,7 +179,9 @@ def spans(obj: Any, file: str, prefix: str = "") -> Iterator[SpanRecord]:
 
 def object_span(sp: Mapping[str, Any], record: str) -> Span:
     """A ReadableSpan-like, OTel Python console or bare OTLP span object as a :class:`Span`.
-    Raises ``ValueError`` naming the field for a bad time or attribute value."""
+    The status is ``status`` (``{code, message}``), else Phoenix's top-level ``status_code`` /
+    ``status_message`` (``UNSET`` / ``OK`` / ``ERROR``: Phoenix REST ``GET /v1/projects/{id}/spans``
+    ``Span`` schema, also what ``px.Client().get_spans`` writes). Raises ``ValueError`` naming the field for a bad time or attribute value."""
     sc = sp.get("spanContext")
     ctx = sp.get("context")
     if isinstance(sc, Mapping):  # JS SDK ReadableSpan
@@ -201,7 +203,10 @@ def object_span(sp: Mapping[str, Any], record: str) -> Span:
         start, end = sp.get("startTimeUnixNano"), sp.get("endTimeUnixNano")
     res = sp.get("resource")
     resource = flat_attributes(res.get("attributes") if isinstance(res, Mapping) else None, "resource.attributes")
-    status, message = span_status(sp.get("status"))
+    status_obj = sp.get("status")
+    if not isinstance(status_obj, Mapping) and "status_code" in sp:  # Phoenix span JSON (REST v1 spans, px.Client)
+        status_obj = {"code": sp.get("status_code"), "message": sp.get("status_message") or None}
+    status, message = span_status(status_obj)
     start_time = span_time(start, "start", record)  # start first: warnings in field order
     end_time = span_time(end, "end", record)
     return Span(
