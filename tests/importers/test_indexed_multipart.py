@@ -64,3 +64,14 @@ def test_a_text_part_holding_a_stringified_content_array_with_an_image_is_its_pa
     text_only = json.dumps([{"type": "text", "text": "a"}, {"type": "text", "text": "b"}])
     assert normalise_message({"role": "user", "parts": [{"type": "text", "content": text_only}]})["parts"] == [
         {"type": "text", "content": text_only}]
+
+
+def test_parts_that_are_no_list_are_kept_as_one_part() -> None:
+    """New user 2026-12-07 (#14): ``"parts": "not a list"`` became an empty user message of 0 tokens."""
+    from ctxviewer.importers.common.messages import normalise_message
+
+    assert normalise_message({"role": "user", "parts": "not a list"})["parts"] == [
+        {"type": "text", "content": "not a list"}]
+    assert normalise_message({"role": "user", "parts": {"type": "text", "content": "one part"}})["parts"] == [
+        {"type": "text", "content": "one part"}]
+    assert normalise_message({"role": "user", "parts": None})["parts"] == []
