@@ -53,28 +53,69 @@ TRACE_MAPPED = frozenset({"id", "name", "sessionId", "userId", "tags", "release"
 """Trace keys kept on every call of the trace (or, input/output and totals, said by its calls)."""
 
 
-def _tool_calls(value: Any) -> list[dict[str, Any]]:
-    """Langfuse's own ``toolCalls`` list (``{id, name, arguments | input | args}`` or OpenAI
-    ``{id, function: {name, arguments}}``) as ``tool_call`` parts."""
+def _tool_calls(value: Any, names: Any = None) -> list[dict[str, Any]]:
+    """Langfuse's own ``toolCalls`` list as ``tool_call`` parts, in order. Each entry is an object or
+    the JSON *string* of one (what the public API returns: ``["{\"id\": \"call_rm\", \"type\":
+    \"function\", \"name\": \"shell\", \"arguments\": \"{...}\", \"index\": 0}"]``), in Langfuse's
+    ``{id, name, arguments | input | args}`` or OpenAI's ``{id, function: {name, arguments}}``
+    shape; an entry naming no tool takes the name at its position in ``toolCallNames`` (``names``).
+    Names beyond the entries are calls whose arguments were not recorded (``arguments`` ``None``).
+    Entries that are no object (after decoding) are skipped."""
+    found = json_value(value)
+    entries = [json_value(c) for c in found] if isinstance(found, list) else []
+    listed = json_value(names)
+    name_list = [n for n in listed if isinstance(n, str)] if isinstance(listed, list) else []
     out = []
-    for c in json_value(value) or []:
+    for i, c in enumerate(entries):
         if isinstance(c, Mapping):
             f = c.get("function")
             fn: Mapping[str, Any] = f if isinstance(f, Mapping) else c
-            out.append({"type": "tool_call", "id": c.get("id"), "name": fn.get("name"),
+            name = fn.get("name") or (name_list[i] if i < len(name_list) else None)
+            out.append({"type": "tool_call", "id": c.get("id"), "name": name,
                         "arguments": fn.get("arguments", fn.get("input", fn.get("args")))})
+    out += [{"type": "tool_call", "id": None, "name": n, "arguments": None} for n in name_list[len(entries):]]
     return out
 
 
+def _same_call(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether two ``tool_call`` parts are one call: the same id, or (either without an id) the same
+    name and the same arguments (compared as decoded JSON, so spacing does not count; a call
+    whose arguments were not recorded matches any call of its name)."""
+    if a.get("id") not in (None, "") and b.get("id") not in (None, ""):
+        return str(a["id"]) == str(b["id"])
+    if a.get("name") != b.get("name"):
+        return False
+    if a.get("arguments") is None or b.get("arguments") is None:
+        return True
+    return json_value(a["arguments"]) == json_value(b["arguments"])
+
+
+def merge_tool_calls(call: LLMCall, extra: list[dict[str, Any]]) -> None:
+    """Add Langfuse's ``toolCalls`` (``extra``, :func:`_tool_calls`) to ``call``'s proposed calls, each
+    unless the output messages (or :attr:`LLMCall.output_tool_calls`) already hold it
+    (:func:`_same_call`): beside the first output message's calls when it has some, else as
+    :attr:`LLMCall.output_tool_calls` (which the trace's tool calls are made from when the first
+    output message has none)."""
+    first = call.output[0] if call.output else None
+    held = [p for m in call.output or [] for p in gm.tool_call_parts(m)] + list(call.output_tool_calls)
+    new = []
+    for c in extra:
+        if not any(_same_call(c, h) for h in held + new):
+            new.append(c)
+    if not new:
+        return
+    if first is not None and gm.tool_call_parts(first):
+        call.output = [dict(first, parts=list(first.get("parts") or []) + new), *call.output[1:]]  # type: ignore[index]
+    else:
+        call.output_tool_calls = list(call.output_tool_calls) + new
+
+
 def add_extras(call: LLMCall, obs: Mapping[str, Any], trace: Mapping[str, Any]) -> None:
-    """What a generation holds beyond the messages: Langfuse's ``toolCalls`` (when the output
-    recorded none), model parameters as ``gen_ai.request.*``, cost (USD) as ``langfuse.cost.*``,
+    """What a generation holds beyond the messages: Langfuse's ``toolCalls`` / ``toolCallNames``
+    (those the output did not record, :func:`merge_tool_calls`), model parameters as ``gen_ai.request.*``, cost (USD) as ``langfuse.cost.*``,
     environment, version, prompt (name, version, id), Langfuse's model id, trace name / tags / release, the scores of the trace and of
     this observation (``ctxviewer.scores``) and the keys not mapped (``ctxviewer.unmapped``)."""
-    calls = _tool_calls(obs.get("toolCalls"))
-    if calls and not call.output_tool_calls and not any(p.get("type") == "tool_call" for m in call.output or []
-                                                        for p in m.get("parts") or []):
-        call.output_tool_calls = calls
+    merge_tool_calls(call, _tool_calls(obs.get("toolCalls"), obs.get("toolCallNames")))
     params = obs.get("modelParameters")
     if isinstance(params, Mapping):
         kept, _ = request_parameters({k: v for k, v in params.items() if k != "maxTokens"}, "langfuse.model_parameters")

@@ -1,0 +1,72 @@
+"""Langfuse observation fields a new user found lost without a word (new user 2026-12-07, items
+3, 9, 11, 17): ``toolCalls`` / ``toolCallNames``, the flattened ``inputUsage`` / ``outputUsage``,
+``level: WARNING`` with its ``statusMessage``, ``trace.environment`` and ``completionStartTime``.
+
+Inputs: ``tests/importers/golden/langfuse/*.json`` (small, written by hand after the new user's
+files; the shapes are those of Langfuse's ``Observation``, FORMATS.md section 4)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ctxviewer.assess.checks import run_checks
+from ctxviewer.importers import ImportProblem, detect
+from ctxviewer.importers.common.llm_call import build_trace
+from ctxviewer.importers.formats.langfuse import call_from_observation
+from ctxviewer.model.trace import RequestTrace
+
+GOLDEN = Path(__file__).resolve().parent / "golden" / "langfuse"
+
+
+def _load(name: str) -> tuple[list[RequestTrace], list[str]]:
+    path = GOLDEN / name
+    records = list(detect(path).load(path))
+    return ([r for r in records if isinstance(r, RequestTrace)],
+            [r.message for r in records if isinstance(r, ImportProblem)])
+
+
+def _trace(obs: dict[str, Any], trace: dict[str, Any] | None = None) -> tuple[RequestTrace, list[str]]:
+    base = {"id": "g", "traceId": "t", "type": "GENERATION", "startTime": "2025-11-03T10:00:00.000Z",
+            "endTime": "2025-11-03T10:00:01.000Z", "model": "gpt-4o-mini",
+            "input": [{"role": "user", "content": "hi"}]}
+    return build_trace(call_from_observation(dict(base, **obs), {}, trace or {"id": "t"}))
+
+
+def _calls(t: RequestTrace) -> list[tuple[str, str | None, str | None]]:
+    return [(c.name, c.arguments, c.id) for c in t.tool_calls]
+
+
+# ---------------------------------------------------------------- 1. toolCalls / toolCallNames
+
+def test_toolcalls_json_strings_are_the_proposed_calls_and_the_destructive_check_applies() -> None:
+    (t,), _ = _load("toolcalls-field-warning.json")
+    assert _calls(t) == [("shell", '{"cmd": "rm -rf ~/old"}', "call_rm")]
+    assert [i.content[:20] for i in t.items if i.kind.value == "tool"] == ['{"type":"function","']  # offered
+    findings = {f.rule: f.message for f in run_checks(t)}
+    assert findings["tool.unsafe_no_verdict"] == ("shell proposed and no verdict recorded although 1 check(s) "
+                                                  "failed: destructive")
+    assert "ctxviewer.unmapped" not in t.attributes
+
+
+def test_a_call_the_output_holds_is_not_added_twice() -> None:
+    out = {"role": "assistant", "content": None,
+           "tool_calls": [{"id": "call_a", "type": "function", "function": {"name": "ls", "arguments": '{"p": "."}'}}]}
+    same_id = '{"id": "call_a", "name": "ls", "arguments": "{\\"p\\": \\".\\"}"}'
+    same_args = '{"name": "ls", "arguments": "{\\"p\\":\\".\\"}"}'  # no id, same call (spacing differs)
+    other = '{"id": "call_b", "name": "rm", "arguments": "{\\"p\\": \\"x\\"}"}'
+    t, _ = _trace({"output": out, "toolCalls": [same_id, same_args, other], "toolCallNames": ["ls", "ls", "rm"]})
+    assert _calls(t) == [("ls", '{"p": "."}', "call_a"), ("rm", '{"p": "x"}', "call_b")]
+
+
+def test_an_entry_without_a_name_takes_it_from_toolcallnames_and_names_alone_are_calls() -> None:
+    t, warnings = _trace({"output": None, "toolCalls": ['{"id": "c1", "arguments": "{}", "type": "function"}'],
+                          "toolCallNames": ["search", "fetch"]})
+    assert _calls(t) == [("search", "{}", "c1"), ("fetch", None, None)]
+    assert "tool call fetch: arguments missing; kept as not recorded" in warnings
+
+
+def test_tool_definitions_as_langfuse_stores_them_a_name_map() -> None:
+    t, _ = _trace({"toolDefinitions": {"shell": '{"description": "run", "parameters": {"type": "object"}}'}})
+    assert [i.content for i in t.items if i.kind.value == "tool"] == [
+        '{"type":"function","name":"shell","description":"run","parameters":{"type":"object"}}']
