@@ -70,3 +70,51 @@ def test_tool_definitions_as_langfuse_stores_them_a_name_map() -> None:
     t, _ = _trace({"toolDefinitions": {"shell": '{"description": "run", "parameters": {"type": "object"}}'}})
     assert [i.content for i in t.items if i.kind.value == "tool"] == [
         '{"type":"function","name":"shell","description":"run","parameters":{"type":"object"}}']
+
+
+# ---------------------------------------------------------------- 2. flattened usage
+
+def _usage(t: RequestTrace) -> tuple[int | None, ...]:
+    u = t.usage
+    return (u.input_tokens, u.output_tokens, u.cached_input_tokens, u.reasoning_tokens)
+
+
+def test_flattened_usage_alone_is_read() -> None:
+    (t,), problems = _load("flat-usage.json")
+    assert _usage(t) == (170, 12, None, None)
+    assert problems == []
+
+
+def test_flattened_zeros_stay_not_recorded() -> None:
+    """Langfuse writes 0 when usageDetails holds no input key (``reduced.input ?? 0``)."""
+    t, warnings = _trace({"usageDetails": {}, "inputUsage": 0, "outputUsage": 0, "totalUsage": 0})
+    assert _usage(t) == (None, None, None, None)
+    assert warnings == []
+
+
+def test_usage_details_win_and_agreeing_flat_sums_say_nothing() -> None:
+    """inputUsage is Langfuse's sum of the input keys (cache reads included): 276 + 1024 = 1300."""
+    t, warnings = _trace({"usageDetails": {"input": 276, "input_cached_tokens": 1024, "output": 40, "total": 1340},
+                          "inputUsage": 1300, "outputUsage": 40, "totalUsage": 1340,
+                          "usage": {"input": 1300, "output": 40, "total": 1340, "unit": "TOKENS"}})
+    assert _usage(t) == (1300, 40, 1024, None)
+    assert [w for w in warnings if w.startswith("usage")] == []
+
+
+def test_disagreeing_usage_objects_are_said_once() -> None:
+    t, warnings = _trace({"usageDetails": {"input": 160, "output": 12, "total": 172},
+                          "usage": {"input": 150, "output": 12, "total": 162},
+                          "inputUsage": 170, "outputUsage": 12, "totalUsage": 182})
+    assert _usage(t) == (160, 12, None, None)
+    assert [w for w in warnings if w.startswith("usage")] == [
+        "usage: usage (input 150, output 12) and inputUsage/outputUsage (input 170, output 12) disagree with "
+        "usageDetails (input 160, output 12); usageDetails is read (the more detailed)"]
+
+
+def test_the_deprecated_usage_object_wins_over_the_flat_counts() -> None:
+    t, warnings = _trace({"usage": {"input": 100, "output": 9}, "inputUsage": 100, "outputUsage": 9})
+    assert _usage(t) == (100, 9, None, None)
+    assert [w for w in warnings if w.startswith("usage")] == []
+    t, warnings = _trace({"inputUsage": "lots", "outputUsage": 9})
+    assert _usage(t) == (None, 9, None, None)
+    assert "inputUsage: 'lots' is not a token count; shown as not recorded" in warnings
