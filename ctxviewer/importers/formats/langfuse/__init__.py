@@ -24,7 +24,7 @@ Format (langfuse ``fern/apis/server/definition/commons.yml`` ``TraceWithFullDeta
   ``usageDetails``: Langfuse keeps cache reads and writes out of ``input`` (``total`` is the sum
   of all keys), so normalised input = ``input`` + ``input_cache_read`` (or
   ``prompt_details.cache_read``) + ``input_cache_creation``; reasoning from ``output_reasoning``
-  / ``completion_details.reasoning``.
+  / ``completion_details.reasoning``; else the deprecated ``usage``, else ``inputUsage`` / ``outputUsage``.
 * ``level: ERROR`` + ``statusMessage`` -> status error; ``startTime`` / ``endTime``; session id
   from ``trace.sessionId``, else ``gen_ai.conversation.id`` / ``session.id`` attributes, else the
   LangChain callback's ``metadata.thread_id``; provider also from ``metadata.ls_provider``.
