@@ -111,11 +111,27 @@ def tool_call_line(call: ToolCall) -> str:
     return line
 
 
+WARNING_KEYS = ("langfuse.level", "langfuse.status_message")
+"""The trace attributes of a warning the source recorded on a call that did not fail: Langfuse's
+observation ``level`` (``WARNING``; ``ERROR`` is the span status) and its ``statusMessage``."""
+
+
+def warning_text(trace: RequestTrace) -> str | None:
+    """The warning the source recorded on the call (:data:`WARNING_KEYS`): its message as recorded,
+    ``"no message recorded"`` for a warning without one, ``None`` when the call has no warning."""
+    if trace.attributes.get(WARNING_KEYS[0]) != "WARNING":
+        return None
+    said = trace.attributes.get(WARNING_KEYS[1])
+    return str(said) if said else "no message recorded"
+
+
 def span_line(trace: RequestTrace) -> str | None:
     """The recorded span status and completeness in words, or ``None`` when the trace has neither
     (native traces). From the importers' ``otel.status_code`` / ``otel.status_message`` (OTel span
     status: ``ok`` / ``error`` / ``unset``) and ``ctxviewer.completeness`` / ``ctxviewer.duration_ms``:
     ``"ERROR: 429 rate limited · ended after 1,250 ms"``, ``"unset · NEVER ENDED"``,
+    ``"ok · warning: content filter partially triggered · ended after 1,000 ms"`` (Langfuse's
+    ``level: WARNING`` and ``statusMessage``, :data:`WARNING_KEYS`),
     ``"ok · ended with a negative duration (end before start: -12 ms)"`` (end before start:
     :func:`ctxviewer.assess.plausibility.negative_duration`),
     ``"status not recorded · times not recorded"`` -- an error or an open span never reads like an
@@ -129,6 +145,9 @@ def span_line(trace: RequestTrace) -> str | None:
         status = "ERROR" + (f": {message}" if message else " (no message recorded)")
     else:
         status = "status not recorded" if code is None else one_line(str(code)) + (f": {message}" if message else "")
+        warned = warning_text(trace)  # a warning is no error: said beside the status, as recorded
+        if warned is not None:
+            status += f" · warning: {one_line(warned)}"
     if done == "ended":
         ms = a.get(DURATION_KEY)
         negative = negative_duration(ms)

@@ -118,3 +118,33 @@ def test_the_deprecated_usage_object_wins_over_the_flat_counts() -> None:
     t, warnings = _trace({"inputUsage": "lots", "outputUsage": 9})
     assert _usage(t) == (None, 9, None, None)
     assert "inputUsage: 'lots' is not a token count; shown as not recorded" in warnings
+
+
+# ---------------------------------------------------------------- 3. level WARNING
+
+def test_a_warning_is_kept_and_said_on_the_span_line_not_as_an_error() -> None:
+    from ctxviewer.assess.trace_header import span_line
+    from ctxviewer.report.trace_report import _call_fields
+
+    (t,), _ = _load("toolcalls-field-warning.json")
+    assert t.attributes["langfuse.level"] == "WARNING"
+    assert t.attributes["langfuse.status_message"] == "content filter partially triggered"
+    assert t.attributes["otel.status_code"] == "ok"
+    assert span_line(t) == "ok · warning: content filter partially triggered · ended after 1,000 ms"
+    assert _call_fields(t)["status"] == {"code": "ok", "message": None, "completeness": "ended",
+                                         "warning": "content filter partially triggered"}
+    assert "span.error" not in {f.rule for f in run_checks(t)}
+
+
+def test_a_warning_without_a_message_and_the_other_levels() -> None:
+    from ctxviewer.assess.trace_header import span_line
+
+    t, _ = _trace({"level": "WARNING"})
+    assert span_line(t) == "ok · warning: no message recorded · ended after 1,000 ms"
+    t, _ = _trace({"level": "DEFAULT", "statusMessage": "retried once"})
+    assert (t.attributes.get("langfuse.level"), t.attributes["langfuse.status_message"]) == (None, "retried once")
+    assert span_line(t) == "ok · ended after 1,000 ms"
+    t, _ = _trace({"level": "ERROR", "statusMessage": "openai.APITimeoutError"})
+    assert span_line(t) == "ERROR: openai.APITimeoutError · ended after 1,000 ms"
+    assert "span.error" in {f.rule for f in run_checks(t)}  # the rule the WARNING call does not raise
+    assert "langfuse.level" not in t.attributes and "langfuse.status_message" not in t.attributes

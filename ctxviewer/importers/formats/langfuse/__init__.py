@@ -25,7 +25,9 @@ Format (langfuse ``fern/apis/server/definition/commons.yml`` ``TraceWithFullDeta
   of all keys), so normalised input = ``input`` + ``input_cache_read`` (or
   ``prompt_details.cache_read``) + ``input_cache_creation``; reasoning from ``output_reasoning``
   / ``completion_details.reasoning``; else the deprecated ``usage``, else ``inputUsage`` / ``outputUsage``.
-* ``level: ERROR`` + ``statusMessage`` -> status error; ``startTime`` / ``endTime``; session id
+* ``level: ERROR`` + ``statusMessage`` -> status error; ``level: WARNING`` -> ``langfuse.level``
+  and the ``statusMessage`` of any other level -> ``langfuse.status_message`` (the span line says
+  a warning, never an error); ``startTime`` / ``endTime``; session id
   from ``trace.sessionId``, else ``gen_ai.conversation.id`` / ``session.id`` attributes, else the
   LangChain callback's ``metadata.thread_id``; provider also from ``metadata.ls_provider``.
 * Agent: ``gen_ai.agent.name`` / ``agent_name`` (Pydantic AI) / ``agent.name`` on the call or its
@@ -239,8 +241,12 @@ def call_from_observation(obs: Mapping[str, Any], by_id: Mapping[str, Mapping[st
     call.created, call.ended = _time(obs, "startTime", call.problems), _time(obs, "endTime", call.problems)
     if obs.get("level") == "ERROR":
         call.status, call.status_message = "error", pm._str(obs.get("statusMessage")) or "error"
-    elif call.ended is not None:
-        call.status = "ok"
+    else:  # WARNING is no error: kept with its message, shown on the span line (trace_header.span_line)
+        if call.ended is not None:
+            call.status = "ok"
+        call.attributes.update({k: v for k, v in (("langfuse.level", obs.get("level")),
+                                                  ("langfuse.status_message", pm._str(obs.get("statusMessage"))))
+                                if v and (k != "langfuse.level" or v == "WARNING")})
     call.session_id = pm._str(trace.get("sessionId") or attrs.get("gen_ai.conversation.id") or attrs.get("session.id")
                               or md.get("thread_id"))
     call.user_id = pm._str(trace.get("userId"))
