@@ -148,3 +148,37 @@ def test_a_warning_without_a_message_and_the_other_levels() -> None:
     assert span_line(t) == "ERROR: openai.APITimeoutError · ended after 1,000 ms"
     assert "span.error" in {f.rule for f in run_checks(t)}  # the rule the WARNING call does not raise
     assert "langfuse.level" not in t.attributes and "langfuse.status_message" not in t.attributes
+
+
+# ---------------------------------------------------------------- 4. environment, completionStartTime
+
+def test_the_traces_environment_and_the_time_to_first_token_are_kept_and_shown() -> None:
+    from ctxviewer.assess.trace_header import FIRST_TOKEN_KEY, header_rows
+    from ctxviewer.importers.formats.langfuse import extras
+
+    (t,), problems = _load("environment-first-token.json")
+    assert problems == []
+    assert FIRST_TOKEN_KEY == extras.FIRST_TOKEN_KEY  # the importer and the header name one attribute
+    assert (t.attributes["langfuse.environment"], t.attributes[FIRST_TOKEN_KEY]) == ("production", 900.0)
+    rows = dict(header_rows(t))
+    assert rows["Service"] == "not recorded · environment production"
+    assert rows["Span"] == "ok · ended after 1,400 ms · first token after 900 ms"
+    assert "ctxviewer.unmapped" not in t.attributes
+
+
+def test_the_observations_environment_wins_and_langfuses_default_is_named() -> None:
+    from ctxviewer.assess.trace_header import header_rows
+
+    t, _ = _trace({"environment": "staging"}, {"id": "t", "environment": "production"})
+    assert t.attributes["langfuse.environment"] == "staging"
+    t, _ = _trace({"environment": "default"})
+    assert dict(header_rows(t))["Service"] == ("not recorded · environment default "
+                                               "(Langfuse's when the application names none)")
+
+
+def test_time_to_first_token_from_the_api_field_and_an_impossible_one() -> None:
+    t, _ = _trace({"timeToFirstToken": 0.25})  # the public API's, seconds
+    assert t.attributes["langfuse.time_to_first_token_ms"] == 250.0
+    t, warnings = _trace({"completionStartTime": "2025-11-03T09:59:59.500Z"})
+    assert "langfuse.time_to_first_token_ms" not in t.attributes
+    assert "completionStartTime is 500 ms before startTime; time to first token not recorded" in warnings

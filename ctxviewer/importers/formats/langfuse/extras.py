@@ -19,6 +19,7 @@ from ctxviewer.importers.common.field_account import mapped, unmapped_attribute,
 from ctxviewer.importers.common.llm_call import LLMCall
 from ctxviewer.importers.common.request_params import request_parameters
 from ctxviewer.importers.common.scores import langfuse_score, scores_attribute
+from ctxviewer.importers.formats.langfuse.runs import observation_time
 from ctxviewer.model.trace import Kind, RequestTrace
 
 
@@ -87,7 +88,7 @@ def _same_call(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
         return False
     if a.get("arguments") is None or b.get("arguments") is None:
         return True
-    return json_value(a["arguments"]) == json_value(b["arguments"])
+    return bool(json_value(a["arguments"]) == json_value(b["arguments"]))
 
 
 def merge_tool_calls(call: LLMCall, extra: list[dict[str, Any]]) -> None:
@@ -98,7 +99,7 @@ def merge_tool_calls(call: LLMCall, extra: list[dict[str, Any]]) -> None:
     output message has none)."""
     first = call.output[0] if call.output else None
     held = [p for m in call.output or [] for p in gm.tool_call_parts(m)] + list(call.output_tool_calls)
-    new = []
+    new: list[dict[str, Any]] = []
     for c in extra:
         if not any(_same_call(c, h) for h in held + new):
             new.append(c)
@@ -110,10 +111,41 @@ def merge_tool_calls(call: LLMCall, extra: list[dict[str, Any]]) -> None:
         call.output_tool_calls = list(call.output_tool_calls) + new
 
 
+FIRST_TOKEN_KEY = "langfuse.time_to_first_token_ms"
+"""The trace attribute holding a generation's time to first token, milliseconds (no trace field
+holds it; the OTel readers keep ``gen_ai.response.time_to_first_chunk``, seconds, verbatim)."""
+
+
+def first_token_ms(obs: Mapping[str, Any], problems: list[str]) -> float | None:
+    """Time to first token of generation ``obs``, milliseconds: ``completionStartTime`` -
+    ``startTime`` (Langfuse ``Observation.completionStartTime``, "the time the first token was
+    produced"), else the public API's ``timeToFirstToken`` (seconds, ``observations_converters.ts``)
+    x 1000; ``None`` when not recorded. A first token before the start, or a time that is no ISO
+    text, is not recorded, with a line in ``problems``."""
+    try:
+        first, start = observation_time(obs.get("completionStartTime")), observation_time(obs.get("startTime"))
+    except ValueError:
+        first = start = None
+        if obs.get("completionStartTime") not in (None, ""):
+            problems.append(f"completionStartTime: {obs['completionStartTime']!r} is not an ISO-8601 time; "
+                            "time to first token not recorded")
+    if first is not None and start is not None:
+        ms = (first - start).total_seconds() * 1000
+        if ms >= 0:
+            return ms
+        problems.append(f"completionStartTime is {-ms:,.0f} ms before startTime; time to first token not recorded")
+        return None
+    seconds = obs.get("timeToFirstToken")
+    if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and seconds >= 0 and first is None:
+        return float(seconds) * 1000
+    return None
+
+
 def add_extras(call: LLMCall, obs: Mapping[str, Any], trace: Mapping[str, Any]) -> None:
     """What a generation holds beyond the messages: Langfuse's ``toolCalls`` / ``toolCallNames``
     (those the output did not record, :func:`merge_tool_calls`), model parameters as ``gen_ai.request.*``, cost (USD) as ``langfuse.cost.*``,
-    environment, version, prompt (name, version, id), Langfuse's model id, trace name / tags / release, the scores of the trace and of
+    environment (the observation's, else the trace's), time to first token (:func:`first_token_ms`),
+    version, prompt (name, version, id), Langfuse's model id, trace name / tags / release, the scores of the trace and of
     this observation (``ctxviewer.scores``) and the keys not mapped (``ctxviewer.unmapped``)."""
     merge_tool_calls(call, _tool_calls(obs.get("toolCalls"), obs.get("toolCallNames")))
     params = obs.get("modelParameters")
@@ -130,6 +162,11 @@ def add_extras(call: LLMCall, obs: Mapping[str, Any], trace: Mapping[str, Any]) 
     for key in ("environment", "version", "promptName", "promptVersion", "promptId", "modelId"):
         if obs.get(key) not in (None, ""):
             call.attributes[f"langfuse.{key}"] = obs[key]
+    if "langfuse.environment" not in call.attributes and pm._str(trace.get("environment")):
+        call.attributes["langfuse.environment"] = trace["environment"]  # the trace's, the call naming none
+    ttft = first_token_ms(obs, call.problems)
+    if ttft is not None:
+        call.attributes[FIRST_TOKEN_KEY] = ttft
     for key in ("name", "release", "tags"):
         if trace.get(key) not in (None, "", []):
             call.attributes[f"langfuse.trace.{key}"] = trace[key]

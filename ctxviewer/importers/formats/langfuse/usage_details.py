@@ -140,8 +140,9 @@ def _disagreement(obs: Mapping[str, Any], read: tuple[str, Any], u: Usage) -> st
                                                if other.get(b) is not None) + ")")
     if not said:
         return None
-    mine = ", ".join(f"{b} {n}" for b, n in (("input", u.input_tokens), ("output", u.output_tokens)) if n is not None)
-    return (f"usage: {' and '.join(said)} disagree with {read[0]} ({mine or 'no count'}); "
+    read_counts = ", ".join(f"{b} {n}" for b, n in (("input", u.input_tokens), ("output", u.output_tokens))
+                            if n is not None)
+    return (f"usage: {' and '.join(said)} disagree with {read[0]} ({read_counts or 'no count'}); "
             f"{read[0]} is read (the more detailed)")
 
 
