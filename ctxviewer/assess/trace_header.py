@@ -111,11 +111,45 @@ def tool_call_line(call: ToolCall) -> str:
     return line
 
 
+WARNING_KEYS = ("langfuse.level", "langfuse.status_message")
+"""The trace attributes of a warning the source recorded on a call that did not fail: Langfuse's
+observation ``level`` (``WARNING``; ``ERROR`` is the span status) and its ``statusMessage``."""
+
+
+ENVIRONMENT_KEY = "langfuse.environment"
+"""The trace attribute of the environment the source recorded the call in (Langfuse
+``environment``; ``"default"`` is Langfuse's when the application set none)."""
+FIRST_TOKEN_KEY = "langfuse.time_to_first_token_ms"
+"""The trace attribute of the call's time to first token, milliseconds (Langfuse
+``completionStartTime`` - ``startTime``)."""
+
+
+def _environment(trace: RequestTrace) -> str:
+    """``" · environment production"`` after the service, or ``""`` when none was recorded."""
+    env = trace.attributes.get(ENVIRONMENT_KEY)
+    if not env:
+        return ""
+    note = " (Langfuse's when the application names none)" if env == "default" else ""
+    return f" · environment {one_line(str(env))}{note}"
+
+
+def warning_text(trace: RequestTrace) -> str | None:
+    """The warning the source recorded on the call (:data:`WARNING_KEYS`): its message as recorded,
+    ``"no message recorded"`` for a warning without one, ``None`` when the call has no warning."""
+    if trace.attributes.get(WARNING_KEYS[0]) != "WARNING":
+        return None
+    said = trace.attributes.get(WARNING_KEYS[1])
+    return str(said) if said else "no message recorded"
+
+
 def span_line(trace: RequestTrace) -> str | None:
     """The recorded span status and completeness in words, or ``None`` when the trace has neither
     (native traces). From the importers' ``otel.status_code`` / ``otel.status_message`` (OTel span
     status: ``ok`` / ``error`` / ``unset``) and ``ctxviewer.completeness`` / ``ctxviewer.duration_ms``:
     ``"ERROR: 429 rate limited · ended after 1,250 ms"``, ``"unset · NEVER ENDED"``,
+    ``"ok · ended after 1,400 ms · first token after 900 ms"`` (:data:`FIRST_TOKEN_KEY`),
+    ``"ok · warning: content filter partially triggered · ended after 1,000 ms"`` (Langfuse's
+    ``level: WARNING`` and ``statusMessage``, :data:`WARNING_KEYS`),
     ``"ok · ended with a negative duration (end before start: -12 ms)"`` (end before start:
     :func:`ctxviewer.assess.plausibility.negative_duration`),
     ``"status not recorded · times not recorded"`` -- an error or an open span never reads like an
@@ -129,6 +163,9 @@ def span_line(trace: RequestTrace) -> str | None:
         status = "ERROR" + (f": {message}" if message else " (no message recorded)")
     else:
         status = "status not recorded" if code is None else one_line(str(code)) + (f": {message}" if message else "")
+        warned = warning_text(trace)  # a warning is no error: said beside the status, as recorded
+        if warned is not None:
+            status += f" · warning: {one_line(warned)}"
     if done == "ended":
         ms = a.get(DURATION_KEY)
         negative = negative_duration(ms)
@@ -140,6 +177,9 @@ def span_line(trace: RequestTrace) -> str | None:
         when = "NEVER ENDED (no end time recorded)"
     else:
         when = str(done) if done else f"completeness {NOT_RECORDED}"
+    first = a.get(FIRST_TOKEN_KEY)
+    if isinstance(first, (int, float)) and not isinstance(first, bool):
+        when += f" · first token after {first:,.0f} ms"
     return f"{status} · {when}"
 
 
@@ -184,7 +224,7 @@ def header_rows(trace: RequestTrace) -> list[tuple[str, str]]:
     rows = [
         ("Trace", one_line(trace.trace_id)),  # one-line fields: line breaks as markers too
         ("Created", fmt_time(trace.created) + (" UTC" if trace.created else "")),
-        ("Service", one_line(fmt_text(trace.service))),
+        ("Service", one_line(fmt_text(trace.service)) + _environment(trace)),
         ("Model", one_line(model)),
         ("Policy", _policy(trace)),
         ("Replay of", one_line(trace.replay_of) or "—"),

@@ -13,6 +13,7 @@ __all__ = ["finding_to_dict", "format_trace_text", "trace_row_to_dict", "trace_s
 
 from ctxviewer.assess.assessment import Assessment, assess
 from ctxviewer.assess.budget import CATEGORY_LABELS
+from ctxviewer.assess.trace_header import warning_text
 from ctxviewer.assess.truncated import truncation
 from ctxviewer.diff.conversation import derived_note
 from ctxviewer.model.codec import to_builtins
@@ -136,14 +137,15 @@ def trace_summary(trace: RequestTrace, assessment: Assessment | None = None) -> 
 def _call_fields(trace: RequestTrace) -> dict[str, Any]:
     """``response`` ({text, finish_reason, model, id} or null), ``request`` (``content`` or only
     ``sha256``, ``exact_replay``, ``redacted_fields``, ``notice``: :func:`ctxviewer.present.request_body.request_dict`), ``status`` (the span's {code,
-    message, completeness}; codes ``ok`` / ``error`` / ``unset``, null where not recorded) and
+    message, completeness, warning}; ``warning``: a warning recorded on a call that did not fail,
+    :func:`ctxviewer.assess.trace_header.warning_text`; codes ``ok`` / ``error`` / ``unset``, null where not recorded) and
     ``session_id`` -- as imported."""
     a = trace.attributes
     return {
         "response": response_dict(trace),
         "request": request_dict(trace),
         "status": {"code": a.get("otel.status_code"), "message": a.get("otel.status_message"),
-                   "completeness": a.get("ctxviewer.completeness")},
+                   "completeness": a.get("ctxviewer.completeness"), "warning": warning_text(trace)},
         "session_id": trace.session_id,
         "cost": cost_dict(trace),
     }

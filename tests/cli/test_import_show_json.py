@@ -43,7 +43,8 @@ def test_show_json_issue6_fields(shared: Path, tmp_path: Path) -> None:
     assert d["response"] == {"text": "Hi there! How are you doing today? Is there anything I can help you with?",
                              "finish_reason": "end_turn", "model": "claude-3-5-haiku-20241022",
                              "id": "msg_01DVteM3nnSHbb43ErkL7NH2"}
-    assert d["status"] == {"code": "ok", "message": None, "completeness": "times not recorded"}
+    assert d["status"] == {"code": "ok", "message": None, "completeness": "times not recorded",
+                           "warning": None}
     assert [(i["role"], i["text"]) for i in d["items"]] == [("user", "Hello!")]
     code, out = run("show", str(db), "chatcmpl-DD5NFnwbig885vzBzWKxq6GtDvWda", "--json")
     d = json.loads(out)

@@ -14,7 +14,7 @@ Format (langfuse ``fern/apis/server/definition/commons.yml`` ``TraceWithFullDeta
   dicts (``event.name``); ``{"prompt": ...}`` is one user message. ``output`` likewise (a
   ChatCompletion, a Responses object, a ``gen_ai.choice`` body, a message, a list of Vercel tool
   calls, or text).
-* Tool definitions: ``toolDefinitions``, else ``input.tools`` / ``modelParameters.tools`` /
+* Tool definitions: ``toolDefinitions`` (a map of tool name -> definition, or a list), else ``input.tools`` / ``modelParameters.tools`` /
   ``gen_ai.tool.definitions`` / ``ai.prompt.tools`` / ``llm.tools.*`` attributes.
 * System instructions: ``gen_ai.system_instructions`` of the call, else of its nearest ancestor
   observation -- then shown on the call marked as inherited from that observation; tool
@@ -24,8 +24,10 @@ Format (langfuse ``fern/apis/server/definition/commons.yml`` ``TraceWithFullDeta
   ``usageDetails``: Langfuse keeps cache reads and writes out of ``input`` (``total`` is the sum
   of all keys), so normalised input = ``input`` + ``input_cache_read`` (or
   ``prompt_details.cache_read``) + ``input_cache_creation``; reasoning from ``output_reasoning``
-  / ``completion_details.reasoning``.
-* ``level: ERROR`` + ``statusMessage`` -> status error; ``startTime`` / ``endTime``; session id
+  / ``completion_details.reasoning``; else the deprecated ``usage``, else ``inputUsage`` / ``outputUsage``.
+* ``level: ERROR`` + ``statusMessage`` -> status error; ``level: WARNING`` -> ``langfuse.level``
+  and the ``statusMessage`` of any other level -> ``langfuse.status_message`` (the span line says
+  a warning, never an error); ``startTime`` / ``endTime``; session id
   from ``trace.sessionId``, else ``gen_ai.conversation.id`` / ``session.id`` attributes, else the
   LangChain callback's ``metadata.thread_id``; provider also from ``metadata.ls_provider``.
 * Agent: ``gen_ai.agent.name`` / ``agent_name`` (Pydantic AI) / ``agent.name`` on the call or its
@@ -36,7 +38,7 @@ Format (langfuse ``fern/apis/server/definition/commons.yml`` ``TraceWithFullDeta
 * ``TOOL`` observations (and ``tool.*`` spans) are recorded on the next call under the same
   parent as ``ctxviewer.fed_by``.
 
-* Beyond the messages (:mod:`.extras`): Langfuse's ``toolCalls`` when the output recorded
+* Beyond the messages (:mod:`.extras`): Langfuse's ``toolCalls`` / ``toolCallNames`` the output did not record,
   none, model parameters, cost, environment, the trace's name / tags / release, the scores and
   corrections of the trace and of the observation (``ctxviewer.scores``), and every observation
   key not mapped named in ``ctxviewer.unmapped``.
@@ -50,7 +52,7 @@ A package: this module reads the messages and makes the calls; :mod:`.extras` wh
 generation holds beyond them; :mod:`.api_page` a saved page of the public API's trace or
 observation list; :mod:`.runs` every observation as a step of the run (the run
 tree, ``load_runs``); :mod:`.ancestors` the observations above a generation; :mod:`.usage_details` its usage;
-:mod:`.tool_entries` tools listed among the input messages; :mod:`.rows` table rows in the API's shape, :mod:`.blob_files` and
+:mod:`.tool_entries` its tool definitions; :mod:`.rows` table rows in the API's shape, :mod:`.blob_files` and
 :mod:`.blob` the blob-storage export (``langfuse-blob``). May import: :mod:`ctxviewer.importers.common`,
 :mod:`ctxviewer.importers.contract`, :mod:`ctxviewer.model`; never another format. A new
 observation field goes into :mod:`.extras` (and its ``MAPPED`` tree). No Qt here.
@@ -68,7 +70,6 @@ from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.containers import head_text, read_text
 from ctxviewer.importers.common.foreign_parts import foreign_part
-from ctxviewer.importers.common.framework_tools import framework_tool_definitions
 from ctxviewer.importers.common.inherit import Ancestor, inherit
 from ctxviewer.importers.common.langchain_messages import langchain_message
 from ctxviewer.importers.common.llm_call import LLMCall, agent_attributes, build_trace
@@ -79,7 +80,7 @@ from ctxviewer.importers.formats.langfuse.ancestors import ancestor_system, ance
 from ctxviewer.importers.formats.langfuse.api_page import is_page, page_records, sniff_page
 from ctxviewer.importers.formats.langfuse.extras import add_extras, json_value, metadata, with_prompt_policy
 from ctxviewer.importers.formats.langfuse.runs import observation_time, run_span
-from ctxviewer.importers.formats.langfuse.tool_entries import content_tool_calls, definition_in, input_definitions
+from ctxviewer.importers.formats.langfuse.tool_entries import content_tool_calls, definition_in, tools_of
 from ctxviewer.importers.formats.langfuse.usage_details import usage, usage_problems
 from ctxviewer.model.run import RunSpan
 from ctxviewer.model.span_facts import agent_name
@@ -189,18 +190,6 @@ def output_messages(value: Any) -> tuple[list[gm.Message] | None, str | None]:
     return None, None
 
 
-def _tools(obs: Mapping[str, Any], attrs: Mapping[str, Any]) -> list[dict[str, Any]]:
-    for value in (obs.get("toolDefinitions"), (_json(obs.get("input")) or {}).get("tools")
-                  if isinstance(_json(obs.get("input")), Mapping) else None,
-                  (obs.get("modelParameters") or {}).get("tools") if isinstance(obs.get("modelParameters"), Mapping)
-                  else None, attrs.get("gen_ai.tool.definitions"), attrs.get("ai.prompt.tools"),
-                  metadata(obs).get("tools")):  # Langfuse's Vercel exporter: JSON strings in metadata.tools
-        defs = gm.parse_tool_definitions(value) if value not in (None, {}, []) else None
-        if defs:
-            return defs
-    return gm.indexed_functions(attrs) or framework_tool_definitions(attrs) or input_definitions(obs.get("input"))
-
-
 def _time(obs: Mapping[str, Any], key: str, problems: list[str]) -> datetime | None:
     """The observation's ``key`` time (:func:`.runs.observation_time`); one it refuses is not
     recorded, with a line in ``problems``."""
@@ -223,14 +212,14 @@ def call_from_observation(obs: Mapping[str, Any], by_id: Mapping[str, Mapping[st
     else:
         call = LLMCall(trace_id=oid, source_format="langfuse", messages=input_messages(obs.get("input")))
         call.output, call.response_id = output_messages(obs.get("output"))
-        call.tools = _tools(obs, attrs)
+        call.tools = tools_of(obs, attrs)
         call.usage = usage(obs, attrs)
     call.source_format = "langfuse"
     if call.output is None:
         call.output, rid = output_messages(obs.get("output"))
         call.response_id = call.response_id or rid
     if not call.tools:
-        call.tools = _tools(obs, attrs)
+        call.tools = tools_of(obs, attrs)
     if call.usage == Usage():
         call.usage = usage(obs, attrs)
     call.problems += usage_problems(obs, attrs)
@@ -247,13 +236,17 @@ def call_from_observation(obs: Mapping[str, Any], by_id: Mapping[str, Mapping[st
     if sys_parts and not any(m.get("role") in ("system", "developer") for m in call.messages):
         call.system = sys_parts
     inherit(call, [Ancestor(f"{p.get('type')} {p.get('name')} ({p.get('id')})",
-                            ancestor_system(p, attributes(p), input_messages), _tools(p, attributes(p)) or None)
+                            ancestor_system(p, attributes(p), input_messages), tools_of(p, attributes(p)) or None)
                    for p in ancestors(obs, by_id)])
     call.created, call.ended = _time(obs, "startTime", call.problems), _time(obs, "endTime", call.problems)
     if obs.get("level") == "ERROR":
         call.status, call.status_message = "error", pm._str(obs.get("statusMessage")) or "error"
-    elif call.ended is not None:
-        call.status = "ok"
+    else:  # WARNING is no error: kept with its message, shown on the span line (trace_header.span_line)
+        if call.ended is not None:
+            call.status = "ok"
+        call.attributes.update({k: v for k, v in (("langfuse.level", obs.get("level")),
+                                                  ("langfuse.status_message", pm._str(obs.get("statusMessage"))))
+                                if v and (k != "langfuse.level" or v == "WARNING")})
     call.session_id = pm._str(trace.get("sessionId") or attrs.get("gen_ai.conversation.id") or attrs.get("session.id")
                               or md.get("thread_id"))
     call.user_id = pm._str(trace.get("userId"))

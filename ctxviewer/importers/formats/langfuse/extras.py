@@ -19,6 +19,7 @@ from ctxviewer.importers.common.field_account import mapped, unmapped_attribute,
 from ctxviewer.importers.common.llm_call import LLMCall
 from ctxviewer.importers.common.request_params import request_parameters
 from ctxviewer.importers.common.scores import langfuse_score, scores_attribute
+from ctxviewer.importers.formats.langfuse.runs import observation_time
 from ctxviewer.model.trace import Kind, RequestTrace
 
 
@@ -53,28 +54,100 @@ TRACE_MAPPED = frozenset({"id", "name", "sessionId", "userId", "tags", "release"
 """Trace keys kept on every call of the trace (or, input/output and totals, said by its calls)."""
 
 
-def _tool_calls(value: Any) -> list[dict[str, Any]]:
-    """Langfuse's own ``toolCalls`` list (``{id, name, arguments | input | args}`` or OpenAI
-    ``{id, function: {name, arguments}}``) as ``tool_call`` parts."""
+def _tool_calls(value: Any, names: Any = None) -> list[dict[str, Any]]:
+    """Langfuse's own ``toolCalls`` list as ``tool_call`` parts, in order. Each entry is an object or
+    the JSON *string* of one (what the public API returns: ``["{\"id\": \"call_rm\", \"type\":
+    \"function\", \"name\": \"shell\", \"arguments\": \"{...}\", \"index\": 0}"]``), in Langfuse's
+    ``{id, name, arguments | input | args}`` or OpenAI's ``{id, function: {name, arguments}}``
+    shape; an entry naming no tool takes the name at its position in ``toolCallNames`` (``names``).
+    Names beyond the entries are calls whose arguments were not recorded (``arguments`` ``None``).
+    Entries that are no object (after decoding) are skipped."""
+    found = json_value(value)
+    entries = [json_value(c) for c in found] if isinstance(found, list) else []
+    listed = json_value(names)
+    name_list = [n for n in listed if isinstance(n, str)] if isinstance(listed, list) else []
     out = []
-    for c in json_value(value) or []:
+    for i, c in enumerate(entries):
         if isinstance(c, Mapping):
             f = c.get("function")
             fn: Mapping[str, Any] = f if isinstance(f, Mapping) else c
-            out.append({"type": "tool_call", "id": c.get("id"), "name": fn.get("name"),
+            name = fn.get("name") or (name_list[i] if i < len(name_list) else None)
+            out.append({"type": "tool_call", "id": c.get("id"), "name": name,
                         "arguments": fn.get("arguments", fn.get("input", fn.get("args")))})
+    out += [{"type": "tool_call", "id": None, "name": n, "arguments": None} for n in name_list[len(entries):]]
     return out
 
 
+def _same_call(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether two ``tool_call`` parts are one call: the same id, or (either without an id) the same
+    name and the same arguments (compared as decoded JSON, so spacing does not count; a call
+    whose arguments were not recorded matches any call of its name)."""
+    if a.get("id") not in (None, "") and b.get("id") not in (None, ""):
+        return str(a["id"]) == str(b["id"])
+    if a.get("name") != b.get("name"):
+        return False
+    if a.get("arguments") is None or b.get("arguments") is None:
+        return True
+    return bool(json_value(a["arguments"]) == json_value(b["arguments"]))
+
+
+def merge_tool_calls(call: LLMCall, extra: list[dict[str, Any]]) -> None:
+    """Add Langfuse's ``toolCalls`` (``extra``, :func:`_tool_calls`) to ``call``'s proposed calls, each
+    unless the output messages (or :attr:`LLMCall.output_tool_calls`) already hold it
+    (:func:`_same_call`): beside the first output message's calls when it has some, else as
+    :attr:`LLMCall.output_tool_calls` (which the trace's tool calls are made from when the first
+    output message has none)."""
+    first = call.output[0] if call.output else None
+    held = [p for m in call.output or [] for p in gm.tool_call_parts(m)] + list(call.output_tool_calls)
+    new: list[dict[str, Any]] = []
+    for c in extra:
+        if not any(_same_call(c, h) for h in held + new):
+            new.append(c)
+    if not new:
+        return
+    if first is not None and gm.tool_call_parts(first):
+        call.output = [dict(first, parts=list(first.get("parts") or []) + new), *call.output[1:]]  # type: ignore[index]
+    else:
+        call.output_tool_calls = list(call.output_tool_calls) + new
+
+
+FIRST_TOKEN_KEY = "langfuse.time_to_first_token_ms"
+"""The trace attribute holding a generation's time to first token, milliseconds (no trace field
+holds it; the OTel readers keep ``gen_ai.response.time_to_first_chunk``, seconds, verbatim)."""
+
+
+def first_token_ms(obs: Mapping[str, Any], problems: list[str]) -> float | None:
+    """Time to first token of generation ``obs``, milliseconds: ``completionStartTime`` -
+    ``startTime`` (Langfuse ``Observation.completionStartTime``, "the time the first token was
+    produced"), else the public API's ``timeToFirstToken`` (seconds, ``observations_converters.ts``)
+    x 1000; ``None`` when not recorded. A first token before the start, or a time that is no ISO
+    text, is not recorded, with a line in ``problems``."""
+    try:
+        first, start = observation_time(obs.get("completionStartTime")), observation_time(obs.get("startTime"))
+    except ValueError:
+        first = start = None
+        if obs.get("completionStartTime") not in (None, ""):
+            problems.append(f"completionStartTime: {obs['completionStartTime']!r} is not an ISO-8601 time; "
+                            "time to first token not recorded")
+    if first is not None and start is not None:
+        ms = (first - start).total_seconds() * 1000
+        if ms >= 0:
+            return ms
+        problems.append(f"completionStartTime is {-ms:,.0f} ms before startTime; time to first token not recorded")
+        return None
+    seconds = obs.get("timeToFirstToken")
+    if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and seconds >= 0 and first is None:
+        return float(seconds) * 1000
+    return None
+
+
 def add_extras(call: LLMCall, obs: Mapping[str, Any], trace: Mapping[str, Any]) -> None:
-    """What a generation holds beyond the messages: Langfuse's ``toolCalls`` (when the output
-    recorded none), model parameters as ``gen_ai.request.*``, cost (USD) as ``langfuse.cost.*``,
-    environment, version, prompt (name, version, id), Langfuse's model id, trace name / tags / release, the scores of the trace and of
+    """What a generation holds beyond the messages: Langfuse's ``toolCalls`` / ``toolCallNames``
+    (those the output did not record, :func:`merge_tool_calls`), model parameters as ``gen_ai.request.*``, cost (USD) as ``langfuse.cost.*``,
+    environment (the observation's, else the trace's), time to first token (:func:`first_token_ms`),
+    version, prompt (name, version, id), Langfuse's model id, trace name / tags / release, the scores of the trace and of
     this observation (``ctxviewer.scores``) and the keys not mapped (``ctxviewer.unmapped``)."""
-    calls = _tool_calls(obs.get("toolCalls"))
-    if calls and not call.output_tool_calls and not any(p.get("type") == "tool_call" for m in call.output or []
-                                                        for p in m.get("parts") or []):
-        call.output_tool_calls = calls
+    merge_tool_calls(call, _tool_calls(obs.get("toolCalls"), obs.get("toolCallNames")))
     params = obs.get("modelParameters")
     if isinstance(params, Mapping):
         kept, _ = request_parameters({k: v for k, v in params.items() if k != "maxTokens"}, "langfuse.model_parameters")
@@ -89,6 +162,11 @@ def add_extras(call: LLMCall, obs: Mapping[str, Any], trace: Mapping[str, Any]) 
     for key in ("environment", "version", "promptName", "promptVersion", "promptId", "modelId"):
         if obs.get(key) not in (None, ""):
             call.attributes[f"langfuse.{key}"] = obs[key]
+    if "langfuse.environment" not in call.attributes and pm._str(trace.get("environment")):
+        call.attributes["langfuse.environment"] = trace["environment"]  # the trace's, the call naming none
+    ttft = first_token_ms(obs, call.problems)
+    if ttft is not None:
+        call.attributes[FIRST_TOKEN_KEY] = ttft
     for key in ("name", "release", "tags"):
         if trace.get(key) not in (None, "", []):
             call.attributes[f"langfuse.trace.{key}"] = trace[key]
