@@ -95,9 +95,7 @@ def normalise_message(m: Any) -> Message:
     """One message of any accepted shape as ``{"role", "parts", ...}``.
 
     Accepts the OTel shape ``{role, parts}``, a ``{role, content}`` chat message whose content is a
-    string or a list of parts, and a bare string (a user text message). ``parts`` that is no list
-    (``"parts": "hello"``, one part object) is kept as that one part: an empty message with 0
-    tokens hid what the file held (new user 2026-12-07, #14).
+    string or a list of parts, and a bare string (a user text message); ``parts`` that is no list is one part.
     """
     if not isinstance(m, Mapping):
         return {"role": "user", "parts": [_as_part(m)]}
@@ -107,10 +105,8 @@ def normalise_message(m: Any) -> Message:
         msg["parts"] = [q for p in m["parts"] for q in spread_stringified(_as_part(p), _as_part)]
     elif isinstance(m.get("content"), list):
         msg["parts"] = [_vercel_part(p) for p in m["content"]]
-    elif m.get("content") is not None:
-        msg["parts"] = [_as_part(m["content"])]
-    elif m.get("parts") is not None:  # not a list (a string, one object): kept as one part, never dropped
-        msg["parts"] = [_as_part(m["parts"])]
+    elif m.get("content") is not None or m.get("parts") is not None:  # parts that is no list: one part
+        msg["parts"] = [_as_part(m["content"] if m.get("content") is not None else m["parts"])]
     else:
         msg["parts"] = []
     return msg
