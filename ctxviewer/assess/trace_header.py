@@ -116,6 +116,8 @@ def span_line(trace: RequestTrace) -> str | None:
     (native traces). From the importers' ``otel.status_code`` / ``otel.status_message`` (OTel span
     status: ``ok`` / ``error`` / ``unset``) and ``ctxviewer.completeness`` / ``ctxviewer.duration_ms``:
     ``"ERROR: 429 rate limited · ended after 1,250 ms"``, ``"unset · NEVER ENDED"``,
+    ``"ERROR: 429 rate limited · ended in error, end time not recorded"`` (an error status without an
+    end time: the error is its end),
     ``"ok · ended with a negative duration (end before start: -12 ms)"`` (end before start:
     :func:`ctxviewer.assess.plausibility.negative_duration`),
     ``"status not recorded · times not recorded"`` -- an error or an open span never reads like an
@@ -136,6 +138,8 @@ def span_line(trace: RequestTrace) -> str | None:
             when = f"ended with a {negative}"
         else:
             when = f"ended after {ms:,.0f} ms" if isinstance(ms, (int, float)) and not isinstance(ms, bool) else "ended"
+    elif done == "never ended" and code == "error":  # the error is its end: one thing, not also "never ended"
+        when = "ended in error, end time not recorded"
     elif done == "never ended":
         when = "NEVER ENDED (no end time recorded)"
     else:
