@@ -54,12 +54,12 @@ def test_the_log_records_content_joins_its_spans() -> None:
         assert t.endpoint.model == "gpt-4o-mini" and t.service == "weather-bot"
         assert "ctxviewer.content" not in t.attributes
     assert (first.usage.input_tokens, second.usage.input_tokens) == (75, 99)  # type: ignore[union-attr]
-    problems = [str(r) for r in records if isinstance(r, ImportProblem)]
-    assert not any("not captured" in p or "no message content" in p for p in problems)
-    assert problems == [
-        f"{LOGS}: whole file: 9 log record(s) joined their spans in {SPANS}: their content is on those calls",
-        f"{LOGS}: whole file: 1 GenAI log record(s) joined no span of the spans file(s) imported with it "
-        "(span 1111111111111111): imported on their own as log-only calls"]
+    problems = [(str(r), r.info) for r in records if isinstance(r, ImportProblem)]
+    assert not any("not captured" in p or "no message content" in p for p, _ in problems)
+    assert problems == [  # the join is a note (info: nothing wrong); the record that joined no span a warning
+        (f"{LOGS}: whole file: 9 log record(s) joined their spans in {SPANS}: their content is on those calls", True),
+        (f"{LOGS}: whole file: 1 GenAI log record(s) joined no span of the spans file(s) imported with it "
+         "(span 1111111111111111): imported on their own as log-only calls", False)]
     assert traces[LONE].user_request == "And in Porto?"
 
 
@@ -83,6 +83,9 @@ def test_a_folder_holding_both_is_joined_in_one_import(tmp_path: Path) -> None:
         assert report.imported == 3 and report.replaced == 0  # the log-only copies of the joined calls are not made
         second = store.load(SECOND)
     assert [i.content for i in second.items if i.role == "tool"] == ["50 degrees and raining", "70 degrees and sunny"]
-    assert sorted(p.message.split(":")[0] for p in report.problems if p.file.endswith("logs.jsonl")) == [
-        "1 GenAI log record(s) joined no span of the spans file(s) imported with it (span 1111111111111111)",
+    assert [p.message.split(":")[0] for p in report.problems if p.file.endswith("logs.jsonl")] == [
+        "1 GenAI log record(s) joined no span of the spans file(s) imported with it (span 1111111111111111)"]
+    assert [p.message.split(":")[0] for p in report.notes] == [  # a note, not a warning: nothing wrong
         "9 log record(s) joined their spans in " + str(folder / "traces.jsonl")]
+    assert [(n["severity"], n["message"].split(":")[0]) for n in report.as_dict()["notes"]] == [  # type: ignore[union-attr]
+        ("info", "9 log record(s) joined their spans in " + str(folder / "traces.jsonl"))]
