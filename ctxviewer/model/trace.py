@@ -33,7 +33,18 @@ from typing import Any, Mapping
 from frozendict import deepfreeze, frozendict
 
 from ctxviewer.model.guardrail import GuardrailResult
-from ctxviewer.model.vocabulary import RESULT_ROLES, TOOL_RESULT_LABEL, Category, Kind, LimitMode, Status, TokenSource, ToolVerdict, Trust, is_tool_result
+from ctxviewer.model.vocabulary import (
+    RESULT_ROLES,
+    TOOL_RESULT_LABEL,
+    Category,
+    Kind,
+    LimitMode,
+    Status,
+    TokenSource,
+    ToolVerdict,
+    Trust,
+    is_tool_result,
+)
 from ctxviewer.model.words import NOT_RECORDED as _NOT_RECORDED
 
 __all__ = [  # the enumerations are handed on from ctxviewer.model.vocabulary
