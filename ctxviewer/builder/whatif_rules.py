@@ -243,6 +243,7 @@ def decide(trace: RequestTrace, sc: Scenario) -> Plan:
         rules.append("budget: " + ", ".join(f"{CATEGORY_LABELS[c]} <= {_n(v)}" for c, v in sc.caps.items())
                      + " tokens (caps of this what-if)")
 
+    capacity: int | None
     if sc.capacity is not None:  # the user's C for this what-if comes first
         capacity, source = sc.capacity, WHATIF_SOURCE
     else:  # the C the header checks eq. 3.1 against, assumed or not
