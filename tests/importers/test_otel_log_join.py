@@ -14,6 +14,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from ctxviewer.importers import REGISTRY, ImportProblem
 from ctxviewer.model.trace import Kind, RequestTrace
 from ctxviewer.pipeline.companion_files import plan
@@ -89,3 +91,29 @@ def test_a_folder_holding_both_is_joined_in_one_import(tmp_path: Path) -> None:
         "9 log record(s) joined their spans in " + str(folder / "traces.jsonl")]
     assert [(n["severity"], n["message"].split(":")[0]) for n in report.as_dict()["notes"]] == [  # type: ignore[union-attr]
         ("info", "9 log record(s) joined their spans in " + str(folder / "traces.jsonl"))]
+
+
+def test_the_cli_and_the_import_dialog_say_the_join_as_a_note(tmp_path: Path) -> None:
+    """``ctxviewer import`` prints the join as ``note:`` (nothing wrong, nothing to act on) and the
+    record that joined no span as ``warning:``; the GUI's import text says the same."""
+    from click.testing import CliRunner
+
+    from ctxviewer.cli import cli
+
+    res = CliRunner().invoke(cli, ["import", str(SPANS), str(LOGS), "-o", str(tmp_path / "c.db")])
+    assert res.exit_code == 0, res.output
+    lines = [line for line in res.stderr.splitlines() if "joined" in line]
+    assert lines == [
+        f"warning: {LOGS}: whole file: 1 GenAI log record(s) joined no span of the spans file(s) imported with it "
+        "(span 1111111111111111): imported on their own as log-only calls",
+        f"note: {LOGS}: whole file: 9 log record(s) joined their spans in {SPANS}: their content is on those calls"]
+    pytest.importorskip("PySide6")
+    from ctxviewer.gui.importer import problems_text
+    from ctxviewer.pipeline.importing import import_into
+
+    text = problems_text(import_into(tmp_path / "g.db", [SPANS, LOGS], workers=1))
+    lines = text.splitlines()
+    assert lines[lines.index("Notes:") + 1] == (
+        f"{LOGS}: whole file: 9 log record(s) joined their spans in {SPANS}: their content is on those calls")
+    assert not any("joined their spans" in line for line in lines[:lines.index("Notes:")])  # not among the problems
+    assert "1 problems" in text.splitlines()[0]
