@@ -150,6 +150,8 @@ def span_line(trace: RequestTrace) -> str | None:
     ``"ok · ended after 1,400 ms · first token after 900 ms"`` (:data:`FIRST_TOKEN_KEY`),
     ``"ok · warning: content filter partially triggered · ended after 1,000 ms"`` (Langfuse's
     ``level: WARNING`` and ``statusMessage``, :data:`WARNING_KEYS`),
+    ``"ERROR: 429 rate limited · ended in error, end time not recorded"`` (an error status without an
+    end time: the error is its end),
     ``"ok · ended with a negative duration (end before start: -12 ms)"`` (end before start:
     :func:`ctxviewer.assess.plausibility.negative_duration`),
     ``"status not recorded · times not recorded"`` -- an error or an open span never reads like an
@@ -173,6 +175,8 @@ def span_line(trace: RequestTrace) -> str | None:
             when = f"ended with a {negative}"
         else:
             when = f"ended after {ms:,.0f} ms" if isinstance(ms, (int, float)) and not isinstance(ms, bool) else "ended"
+    elif done == "never ended" and code == "error":  # the error is its end: one thing, not also "never ended"
+        when = "ended in error, end time not recorded"
     elif done == "never ended":
         when = "NEVER ENDED (no end time recorded)"
     else:

@@ -338,7 +338,8 @@ def _trace(trace: RequestTrace, sc: Scenario, plan: Plan, cands: list[Candidate]
     digest = hashlib.sha256(repr(sc).encode()).hexdigest()[:8]
     return replace(
         trace, trace_id=trace_id or f"{trace.trace_id}~whatif-{digest}", replay_of=trace.trace_id,
-        endpoint=replace(trace.endpoint, capacity=plan.capacity), items=tuple(items), budget=plan.wbudget,
+        endpoint=replace(trace.endpoint, capacity=trace.endpoint.capacity if sc.capacity is None else sc.capacity),
+        items=tuple(items), budget=plan.wbudget,
         reserved_output_tokens=plan.reserve,
         input_tokens=None if trace.input_tokens is None else t.input_tokens,
         usage=replace(trace.usage, input_tokens=None if reported is None else reported + shift),

@@ -30,9 +30,10 @@ import sys
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from ctxviewer.assess.budget import CATEGORY_LABELS, CATEGORY_ORDER, category_of
+from ctxviewer.assess.budget import CATEGORY_LABELS, CATEGORY_ORDER, RECORDED, catalogue_capacity, category_of
 from ctxviewer.builder.api import input_budget
 from ctxviewer.builder.candidates import BuildError, Candidate
+from ctxviewer.model.source_window import recorded_source_window
 from ctxviewer.model.trace import Category, ContextItem, Kind, LimitMode, RequestTrace, Status
 from ctxviewer.tokens.counting import DEFAULT_ENCODING, UnknownEncodingError, count_tokens
 
@@ -109,6 +110,10 @@ class Scenario:
     """Hypothetical items, placed before the current user request unless moved."""
 
 
+WHATIF_SOURCE = "set for this what-if"
+""":attr:`Plan.capacity_source` of a C the scenario gives (``--capacity``, the what-if tab's box)."""
+
+
 def trace_encoding(trace: RequestTrace) -> str:
     """The encoding the trace's token counts are in (its endpoint's, else the default)."""
     return trace.endpoint.encoding or DEFAULT_ENCODING
@@ -147,7 +152,9 @@ class Plan:
     pins: frozenset[str]
     """Pinned ids that can be sent."""
     capacity: int | None
-    """C of the what-if (the scenario's, else the recorded), tokens."""
+    """C of the what-if, tokens: the scenario's, else the C the trace header checks eq. 3.1 against
+    (:func:`ctxviewer.assess.budget.catalogue_capacity`: a value set in ctxviewer.toml, the recorded
+    one, else an assumed window -- :attr:`capacity_source` says which)."""
     reserve: int | None
     """B_out of the what-if (the scenario's, else the recorded; ``None`` = not recorded), tokens."""
     max_input: int | None
@@ -164,6 +171,13 @@ class Plan:
     """The rules re-run, in words."""
     error: str | None = None
     """Why the scenario's limits leave no input budget, in words; ``None`` when they do."""
+    capacity_source: str = RECORDED
+    """Where :attr:`capacity` came from, worded as the header words it: ``"recorded"``, ``"set for
+    this what-if"`` (:data:`WHATIF_SOURCE`; neither is added to the budget rule's words),
+    ``"assumed (model catalogue: genai-prices 0.2.3, gpt-4o)"`` ..."""
+    input_limit: bool = False
+    """True when the assumed C is an input limit the trace's source recorded (LiteLLM's
+    ``max_input_tokens``): the input budget is C itself, B_out apart (as eq. 3.1 checks it)."""
 
 
 def priority_of(it: ContextItem, sc: Scenario) -> float:
@@ -229,10 +243,16 @@ def decide(trace: RequestTrace, sc: Scenario) -> Plan:
         rules.append("budget: " + ", ".join(f"{CATEGORY_LABELS[c]} <= {_n(v)}" for c, v in sc.caps.items())
                      + " tokens (caps of this what-if)")
 
-    capacity = sc.capacity if sc.capacity is not None else trace.endpoint.capacity
+    capacity: int | None
+    if sc.capacity is not None:  # the user's C for this what-if comes first
+        capacity, source = sc.capacity, WHATIF_SOURCE
+    else:  # the C the header checks eq. 3.1 against, assumed or not
+        capacity, source = catalogue_capacity(trace)
+    window = recorded_source_window(trace.attributes)
     reserve = sc.reserve if sc.reserve is not None else trace.reserved_output_tokens
     result = Plan(_order(trace, sc), cut, frozenset(pins), capacity, reserve, None, caps, declared_caps,
-                 wbudget, notes, rules)
+                  wbudget, notes, rules, capacity_source=source,
+                  input_limit=window is not None and source == f"assumed ({window[1]})")
     _limit(trace, sc, result, enc)
     if result.max_input is None:
         held = [it for it in items if rule[it.id] is OmissionRule.BUDGET and it.id not in pins]
@@ -254,13 +274,16 @@ def _limit(trace: RequestTrace, sc: Scenario, plan: Plan, enc: str) -> None:
     elif plan.capacity is None:
         plan.notes.append("capacity not recorded: the input budget C - B_out is not applied (give a capacity to apply it)")
         return
+    elif plan.input_limit:  # an input limit (LiteLLM's max_input_tokens): B_out apart
+        base, what = plan.capacity, f"the input limit {_n(plan.capacity)} {plan.capacity_source}"
     else:
         try:
             base = input_budget(plan.capacity, reserve)
         except BuildError as exc:
             plan.error = str(exc)
             return
-        what = f"C {_n(plan.capacity)} - B_out {_n(reserve) if plan.reserve is not None else '(not recorded: 0)'}"
+        said = "" if plan.capacity_source in (RECORDED, WHATIF_SOURCE) else f" {plan.capacity_source}"  # as the header
+        what = f"C {_n(plan.capacity)}{said} - B_out {_n(reserve) if plan.reserve is not None else '(not recorded: 0)'}"
     as_recorded = (sc.capacity is None or sc.capacity == ep.capacity) and reserve == (trace.reserved_output_tokens or 0)
     recorded_input = trace.input_tokens if trace.input_tokens is not None else sum(
         item_tokens(i, enc) for i in trace.retained)

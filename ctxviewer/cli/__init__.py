@@ -171,6 +171,8 @@ def import_cmd(files: tuple[str, ...], db: str, fmt: str | None, recursive: bool
     else:
         for problem in report.problems:  # one that left data out is an error (exit status 2 below)
             click.echo(one_line(f"{'error' if problem.dropped else 'warning'}: {problem}"), err=True)
+        for note in report.notes:  # what was done, nothing wrong (log records joined their spans)
+            click.echo(one_line(f"note: {note}"), err=True)
         for unmapped in report.unmapped_lines():  # what the files hold that no field of ctxviewer took
             click.echo(one_line(f"note: {unmapped}"), err=True)
         for entry in report.skipped:  # what a folder held that was not imported, and why

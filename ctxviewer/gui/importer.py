@@ -64,6 +64,8 @@ def problems_text(report: ImportReport) -> str:
         f"{len(report.problems)} problems" + (f" ({partial})" if partial else "") + ":"
     )
     text = head + "\n\n" + "\n".join(lines) if report.problems else head.rsplit(";", 1)[0] + "."
+    if report.notes:  # what was done, nothing wrong (log records joined their spans)
+        text += "\n\nNotes:\n" + "\n".join(str(n) for n in report.notes)
     unmapped = report.unmapped_lines()
     if unmapped:  # what the files hold that ctxviewer did not map (named, never lost in silence)
         text += "\n\nNot mapped (each trace's Attributes pane lists its own, ctxviewer.unmapped):\n" + "\n".join(unmapped)
@@ -161,7 +163,7 @@ class ImportController(QObject):
             self._message("Nothing imported", _sentence(outcome) + details)
         elif report.problems:
             self._message("Import problems", problems_text(report))
-        elif report.unmapped:
+        elif report.unmapped or report.notes:
             self._message("Import notes", problems_text(report), QMessageBox.Icon.Information)
         self.sig_finished.emit(report)
         if report.imported and not report.cancelled:

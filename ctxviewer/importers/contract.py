@@ -72,6 +72,10 @@ class ImportProblem:
     ``whole directory``) problem, any non-zero value means the file could not be read (whole, or the
     rest of it). ``0``: a warning that keeps the data (a missing parent span, a repaired field).
     Any dropped record makes ``ctxviewer import`` end with exit status 2 after the rest is committed."""
+    info: bool = field(default=False, compare=False, kw_only=True)
+    """True for a note that only states what was done (nothing is wrong and the user has nothing
+    to act on: the log records of a separate OTLP logs file joined their spans): the import report
+    keeps it among its notes (``note:``), never among its warnings."""
 
     def __str__(self) -> str:
         return f"{self.file}: {self.record}: {self.message}"

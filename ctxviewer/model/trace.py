@@ -33,7 +33,18 @@ from typing import Any, Mapping
 from frozendict import deepfreeze, frozendict
 
 from ctxviewer.model.guardrail import GuardrailResult
-from ctxviewer.model.vocabulary import RESULT_ROLES, Category, Kind, LimitMode, Status, TokenSource, ToolVerdict, Trust
+from ctxviewer.model.vocabulary import (
+    RESULT_ROLES,
+    TOOL_RESULT_LABEL,
+    Category,
+    Kind,
+    LimitMode,
+    Status,
+    TokenSource,
+    ToolVerdict,
+    Trust,
+    is_tool_result,
+)
 from ctxviewer.model.words import NOT_RECORDED as _NOT_RECORDED
 
 __all__ = [  # the enumerations are handed on from ctxviewer.model.vocabulary
@@ -133,6 +144,14 @@ class ContextItem:
         (:data:`~ctxviewer.model.vocabulary.RESULT_ROLES`). Its ``content`` is then counted by the
         endpoint's tool rule (:func:`ctxviewer.tokens.item_rule.content_tokens`), not as text."""
         return self.kind is Kind.TOOL and self.role not in RESULT_ROLES
+
+    @property
+    def kind_label(self) -> str:
+        """The kind in words as every view shows it (item table, item title, conversation view):
+        ``kind.value``, or ``"history (tool result)"`` for a history item holding a tool's result
+        (:func:`~ctxviewer.model.vocabulary.is_tool_result`,
+        :data:`~ctxviewer.model.vocabulary.TOOL_RESULT_LABEL`)."""
+        return TOOL_RESULT_LABEL if is_tool_result(self.kind, self.role) else self.kind.value
 
 
 @dataclass(frozen=True)

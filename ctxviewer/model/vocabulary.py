@@ -34,6 +34,19 @@ RESULT_ROLES = frozenset({"tool", "function"})
 """Chat roles of a tool's *result* sent back to the model (OpenAI ``tool`` and legacy ``function``):
 an item of kind ``tool`` under one of them is a result, not a tool definition."""
 
+TOOL_RESULT_LABEL = "history (tool result)"
+"""How a history item holding a tool's result is labelled (:func:`is_tool_result`), so a reader is
+not misled into taking it for a conversation turn: it is untrusted data a tool returned (chapter
+3.5 names "tool result" as data; 3.2 lists "history, documents, tool results" apart). eq. 3.1 still
+counts it in B_hist (:func:`ctxviewer.assess.budget.category_of`), which the label says."""
+
+
+def is_tool_result(kind: Kind, role: str | None) -> bool:
+    """True for a history item holding a tool's result: kind ``history`` sent under a result's
+    role (:data:`RESULT_ROLES`: OpenAI ``tool`` / legacy ``function``, OTel GenAI ``tool``
+    messages), labelled :data:`TOOL_RESULT_LABEL`."""
+    return role in RESULT_ROLES and kind is Kind.HISTORY
+
 
 class Trust(str, enum.Enum):
     """Whether an item is trusted application policy or untrusted data (chapter 3.5)."""

@@ -50,12 +50,15 @@ class ImportReport:
     items_by_trace: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
     """Item count of each distinct trace id written by this run (a repeated id counts once: the
     later record replaced the earlier one, with a problem saying so)."""
+    notes: list[ImportProblem] = field(default_factory=list)
+    """What the run did that is no problem (:attr:`ImportProblem.info`: ``"9 log record(s) joined
+    their spans in traces.jsonl: ..."``), in file order: said as ``note:``, never as a warning."""
 
     def as_dict(self) -> dict[str, object]:
         """The ``import --json`` summary: ``files``, ``files_imported``, ``traces`` (distinct traces
         written, equal to what the database holds from this run), ``items``, ``warnings`` (each
         ``{file, record, message, severity}``: ``"error"`` when it left data out -- the entries that
-        make the exit status 2 -- else ``"warning"``), ``skipped`` (each ``{path, kind, reason}``: :class:`Skipped`),
+        make the exit status 2 -- else ``"warning"``), ``notes`` (the same shape, ``"info"``: :attr:`notes`), ``skipped`` (each ``{path, kind, reason}``: :class:`Skipped`),
         ``unmapped`` (each ``{file, keys: {key: records}, summary}``: the source keys not mapped,
         most frequent first), ``database`` (``None`` when this run removed the database it had created,
         then ``removed_database`` is true), ``cancelled``, ``replaced`` (traces already in the
@@ -66,6 +69,8 @@ class ImportReport:
                 "items": sum(self.items_by_trace.values()) if self.imported else 0,
                 "warnings": [{"file": p.file, "record": p.record, "message": p.message,
                               "severity": "error" if p.dropped else "warning"} for p in self.problems],
+                "notes": [{"file": p.file, "record": p.record, "message": p.message, "severity": "info"}
+                          for p in self.notes],
                 "skipped": [{"path": k.path, "kind": k.kind, "reason": k.reason} for k in self.skipped],
                 "unmapped": [{"file": f, "keys": dict(sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))),
                               "summary": describe_unmapped(c)} for f, c in self.unmapped.items()],

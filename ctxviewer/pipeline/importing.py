@@ -242,7 +242,7 @@ def _accepted(record: Record, file: str, report: ImportReport, in_conversations:
     receiver passes no ``already``: rewriting a trace as its spans arrive is the point. ``forms``
     keeps the trace's record as :func:`_repaired` checked it, for the write."""
     if isinstance(record, ImportProblem):
-        report.problems.append(record)
+        (report.notes if record.info else report.problems).append(record)  # a note only says what was done
         return None
     repairs: list[ImportProblem] = []
     trace = _repaired(record, file, repairs, forms)

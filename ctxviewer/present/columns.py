@@ -376,7 +376,7 @@ def _number_last(value: float | None) -> tuple[int, float]:
 ITEM_COLUMNS: tuple[Column[ContextItem], ...] = (
     Column("position", "Pos", item_position, numeric=True, width_chars=4,
            sort_value=lambda i: _number_last(i.position)),
-    Column("kind", "Kind", lambda i: i.kind.value, width_chars=8),
+    Column("kind", "Kind", lambda i: i.kind_label, width_chars=8),
     Column("id", "Id", lambda i: i.id, width_chars=12),
     Column("source", "Source", item_source, width_chars=12),
     Column("trust", "Trust", lambda i: i.trust.value, width_chars=8, hidden_by_default=True),

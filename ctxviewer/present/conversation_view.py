@@ -73,7 +73,7 @@ def conversation(trace: RequestTrace) -> tuple[Turn, ...]:
             continue
         role = it.role or DEFAULT_ROLE.get(it.kind, f"role {NOT_RECORDED}")
         tokens = f"{fmt_int(it.tokens)} tokens" if it.tokens is not None else f"tokens {NOT_RECORDED}"
-        what = f"{role} · {it.kind.value} {one_line(it.id)} · {tokens}"
+        what = f"{role} · {it.kind_label} {one_line(it.id)} · {tokens}"
         omitted = it.status is Status.OMITTED
         if omitted:
             reason = it.omission_reason or NOT_RECORDED

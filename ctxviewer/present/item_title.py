@@ -19,7 +19,7 @@ def item_title(item: ContextItem, truncated: bool = False) -> str:
     tokens = f"{fmt_int(item.tokens)} tokens" if item.tokens is not None else f"tokens {NOT_RECORDED}"
     if truncated:
         tokens += f" of truncated text ({TRUNCATED_WORDS})"
-    return one_line(f"{item.id} — {item.kind.value}, {item.trust.value}, {tokens}, {item_status_words(item)}")
+    return one_line(f"{item.id} — {item.kind_label}, {item.trust.value}, {tokens}, {item_status_words(item)}")
 
 
 def truncated_note(item_ids: tuple[str, ...]) -> str | None:

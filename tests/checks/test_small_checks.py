@@ -73,12 +73,20 @@ def test_failed_validations_map_to_table_rows():
     assert list(ValidationCheck().run(make_trace())) == []
 
 
-def test_span_error_and_not_ended():
+def test_span_error_without_end_time_says_one_thing():
+    """An error status and no end time: one finding, "ended in error, end time not recorded" (not
+    also "never ended"); an open span without an error stays span.not_ended."""
     t = make_trace(attributes={"otel.status_code": "error", "otel.status_message": "429 rate limited",
                                "otel.span.ended": False})
-    got = [(f.rule, f.severity, f.message) for f in SpanCheck().run(t)]
-    assert got == [("span.error", Severity.FAILURE, "the span ended in error: 429 rate limited"),
-                   ("span.not_ended", Severity.WARNING,
+    got = [(f.rule, f.severity, f.message, f.evidence.fields) for f in SpanCheck().run(t)]
+    assert got == [("span.error", Severity.FAILURE,
+                    "the span ended in error: 429 rate limited, end time not recorded",
+                    ("attributes.otel.status_code", "attributes.otel.status_message",
+                     "attributes.otel.span.ended"))]
+    t = make_trace(attributes={"otel.status_code": "error", "otel.status_message": "429 rate limited"})
+    assert [f.message for f in SpanCheck().run(t)] == ["the span ended in error: 429 rate limited"]
+    got = [(f.rule, f.severity, f.message) for f in SpanCheck().run(make_trace(attributes={"otel.span.ended": False}))]
+    assert got == [("span.not_ended", Severity.WARNING,
                     "the span never ended (no end time): the request may not have completed")]
     assert list(SpanCheck().run(make_trace(attributes={"otel.status_code": "ok"}))) == []
 

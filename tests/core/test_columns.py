@@ -210,3 +210,34 @@ def test_agent_operation_cells() -> None:
     assert agent.tooltip(Row(agent="qa_agent")) == "agent: qa_agent\noperation: not recorded"
     assert agent.tooltip(Row()) is None
     assert "\u202e" not in agent.format(Row(agent="evil\u202eagent"))
+
+
+def test_a_tool_result_in_history_is_labelled_so_and_still_counts_as_history() -> None:
+    """A tool message's result (role ``tool`` / ``function``, as the OTel GenAI and OpenAI importers
+    map it) is a history item: the item table, the item title and the conversation view say
+    "history (tool result)", eq. 3.1 still counts it in B_hist (the label says which), and the
+    scanner's scope of it stays untrusted data."""
+    from dataclasses import replace
+
+    from ctxviewer.assess.budget import allocations, category_of
+    from ctxviewer.assess.scanner.scope import Scope, scope_of
+    from ctxviewer.model.trace import Category
+    from ctxviewer.present.conversation_view import conversation
+    from ctxviewer.present.item_title import item_title
+    from tests.factories import make_trace
+
+    result = ContextItem(kind=Kind.HISTORY, id="msg-3", content="50 degrees and raining", tokens=7, role="tool",
+                         trust=Trust.UNTRUSTED)
+    legacy = replace(result, id="msg-4", role="function")
+    turn = replace(result, id="msg-2", role="assistant")
+    assert [column(ITEM_COLUMNS, "kind").format(i) for i in (result, legacy, turn)] == [
+        "history (tool result)", "history (tool result)", "history"]
+    assert item_title(result) == "msg-3 — history (tool result), untrusted, 7 tokens, retained"
+    base = make_trace()
+    trace = replace(base, items=(*base.items[:-1], turn, result, base.items[-1]))
+    assert category_of(result, trace) is Category.HIST
+    hist = next(a for a in allocations(trace) if a.category is Category.HIST)
+    assert hist.used == sum(i.tokens or 0 for i in trace.retained if i.kind is Kind.HISTORY)
+    assert scope_of(result) is Scope.UNTRUSTED
+    assert [t.heading.split(" · ", 1)[1] for t in conversation(trace) if t.item_id in ("msg-2", "msg-3")] == [
+        "assistant · history msg-2 · 7 tokens", "tool · history (tool result) msg-3 · 7 tokens"]

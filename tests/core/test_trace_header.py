@@ -63,6 +63,9 @@ def test_span_status_and_completeness_never_read_like_a_success() -> None:
         "ERROR (no message recorded) · ended")
     assert _imported(**{"otel.status_code": "unset", "ctxviewer.completeness": "never ended"})["Span"] == (
         "unset · NEVER ENDED (no end time recorded)")
+    assert _imported(**{"otel.status_code": "error", "otel.status_message": "429 rate limited",
+                        "ctxviewer.completeness": "never ended"})["Span"] == (
+        "ERROR: 429 rate limited · ended in error, end time not recorded")
     assert _imported(**{"ctxviewer.completeness": "times not recorded"})["Span"] == (
         "status not recorded · times not recorded")
     assert _imported(**{"otel.status_code": "ok", "ctxviewer.completeness": "ended",

@@ -140,7 +140,7 @@ def test_corpus_image_and_tool_calls_rendered_in_the_window(qtbot, windows, shar
     text = conv.document().toPlainText()
     assert text.startswith("1 · assistant · history msg-0 · 18 tokens\nTool call  get_weather   id call_62136355\n"
                            'arguments:\n{\n  "city": "New York"\n}\nTool call  get_population   id call_62136356\n')
-    assert ('2 · tool · history msg-1 · 13 tokens\nTool result  for get_weather (call call_62136355)\n'
+    assert ('2 · tool · history (tool result) msg-1 · 13 tokens\nTool result  for get_weather (call call_62136355)\n'
             'result (JSON, re-indented):\n{\n  "city": "New York",\n  "weather": "fine"\n}') in text
     assert text.rstrip().endswith('Tool call  get_population   id call_ZfEORmbRGEJZ4b7dAuVSPnaf\narguments:\n{\n'
                                   '  "city": "San Francisco"\n}')  # the response's proposed calls close it

@@ -14,6 +14,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from ctxviewer.importers import REGISTRY, ImportProblem
 from ctxviewer.model.trace import Kind, RequestTrace
 from ctxviewer.pipeline.companion_files import plan
@@ -54,12 +56,12 @@ def test_the_log_records_content_joins_its_spans() -> None:
         assert t.endpoint.model == "gpt-4o-mini" and t.service == "weather-bot"
         assert "ctxviewer.content" not in t.attributes
     assert (first.usage.input_tokens, second.usage.input_tokens) == (75, 99)  # type: ignore[union-attr]
-    problems = [str(r) for r in records if isinstance(r, ImportProblem)]
-    assert not any("not captured" in p or "no message content" in p for p in problems)
-    assert problems == [
-        f"{LOGS}: whole file: 9 log record(s) joined their spans in {SPANS}: their content is on those calls",
-        f"{LOGS}: whole file: 1 GenAI log record(s) joined no span of the spans file(s) imported with it "
-        "(span 1111111111111111): imported on their own as log-only calls"]
+    problems = [(str(r), r.info) for r in records if isinstance(r, ImportProblem)]
+    assert not any("not captured" in p or "no message content" in p for p, _ in problems)
+    assert problems == [  # the join is a note (info: nothing wrong); the record that joined no span a warning
+        (f"{LOGS}: whole file: 9 log record(s) joined their spans in {SPANS}: their content is on those calls", True),
+        (f"{LOGS}: whole file: 1 GenAI log record(s) joined no span of the spans file(s) imported with it "
+         "(span 1111111111111111): imported on their own as log-only calls", False)]
     assert traces[LONE].user_request == "And in Porto?"
 
 
@@ -83,6 +85,35 @@ def test_a_folder_holding_both_is_joined_in_one_import(tmp_path: Path) -> None:
         assert report.imported == 3 and report.replaced == 0  # the log-only copies of the joined calls are not made
         second = store.load(SECOND)
     assert [i.content for i in second.items if i.role == "tool"] == ["50 degrees and raining", "70 degrees and sunny"]
-    assert sorted(p.message.split(":")[0] for p in report.problems if p.file.endswith("logs.jsonl")) == [
-        "1 GenAI log record(s) joined no span of the spans file(s) imported with it (span 1111111111111111)",
+    assert [p.message.split(":")[0] for p in report.problems if p.file.endswith("logs.jsonl")] == [
+        "1 GenAI log record(s) joined no span of the spans file(s) imported with it (span 1111111111111111)"]
+    assert [p.message.split(":")[0] for p in report.notes] == [  # a note, not a warning: nothing wrong
         "9 log record(s) joined their spans in " + str(folder / "traces.jsonl")]
+    assert [(n["severity"], n["message"].split(":")[0]) for n in report.as_dict()["notes"]] == [  # type: ignore[union-attr]
+        ("info", "9 log record(s) joined their spans in " + str(folder / "traces.jsonl"))]
+
+
+def test_the_cli_and_the_import_dialog_say_the_join_as_a_note(tmp_path: Path) -> None:
+    """``ctxviewer import`` prints the join as ``note:`` (nothing wrong, nothing to act on) and the
+    record that joined no span as ``warning:``; the GUI's import text says the same."""
+    from click.testing import CliRunner
+
+    from ctxviewer.cli import cli
+
+    res = CliRunner().invoke(cli, ["import", str(SPANS), str(LOGS), "-o", str(tmp_path / "c.db")])
+    assert res.exit_code == 0, res.output
+    lines = [line for line in res.stderr.splitlines() if "joined" in line]
+    assert lines == [
+        f"warning: {LOGS}: whole file: 1 GenAI log record(s) joined no span of the spans file(s) imported with it "
+        "(span 1111111111111111): imported on their own as log-only calls",
+        f"note: {LOGS}: whole file: 9 log record(s) joined their spans in {SPANS}: their content is on those calls"]
+    pytest.importorskip("PySide6")
+    from ctxviewer.gui.importer import problems_text
+    from ctxviewer.pipeline.importing import import_into
+
+    text = problems_text(import_into(tmp_path / "g.db", [SPANS, LOGS], workers=1))
+    lines = text.splitlines()
+    assert lines[lines.index("Notes:") + 1] == (
+        f"{LOGS}: whole file: 9 log record(s) joined their spans in {SPANS}: their content is on those calls")
+    assert not any("joined their spans" in line for line in lines[:lines.index("Notes:")])  # not among the problems
+    assert "1 problems" in text.splitlines()[0]

@@ -43,11 +43,11 @@ def test_annotations_in_the_same_import_are_the_traces_scores() -> None:
     assert t.attributes["phoenix.annotations"][1] == {
         "name": "helpfulness", "label": "thumbs-up", "identifier": "review-1", "source": "APP", "user_id": "VXNlcjox",
         "created_at": "2025-06-02T11:00:00+00:00", "updated_at": "2025-06-02T11:00:00+00:00"}
-    problems = [(p.message, p.dropped) for p in records if isinstance(p, ImportProblem)]
-    assert problems == [
-        (f"2 annotation(s) joined their spans in {SPANS}: kept as the scores of those calls", 0),
+    problems = [(p.message, p.dropped, p.info) for p in records if isinstance(p, ImportProblem)]
+    assert problems == [  # the join only says what was done: a note (info), not a warning
+        (f"2 annotation(s) joined their spans in {SPANS}: kept as the scores of those calls", 0, True),
         ("1 annotation(s) of span(s) no LLM span of this import is (1a2b3c4d5e6f7a81): not imported; "
-         "import them with the Phoenix spans file (GET /v1/projects/{id}/spans)", 1)]
+         "import them with the Phoenix spans file (GET /v1/projects/{id}/spans)", 1, False)]
 
 
 def test_stored_scores_and_annotations_alone(tmp_path: Path) -> None:

@@ -194,7 +194,10 @@ def test_limits_the_recording_did_not_keep_are_not_applied_while_c_and_b_out_are
 
 
 def test_without_a_capacity_nothing_is_trimmed_for_budget() -> None:
-    t = replace(make_trace(), endpoint=replace(make_trace().endpoint, capacity=None))
+    # no C recorded and none the catalogue knows (a model it knows gives the header's assumed C:
+    # tests/whatif/test_whatif_assumed_capacity.py)
+    t = replace(make_trace(), endpoint=replace(make_trace().endpoint, capacity=None, provider="ollama",
+                                               model="my-local-model"))
     o = run(t, Scenario())
     assert o.changes == () and o.state is conclude(t).state
     assert o.notes[0] == "capacity not recorded: the input budget C - B_out is not applied (give a capacity to apply it)"

@@ -6,6 +6,10 @@ end time. The GenAI convention's ``error.type`` attribute counts as an error too
 
 * ``span.error`` (failure) -- the request failed; its response (if any) is not an answer.
 * ``span.not_ended`` (warning) -- exported while open (crash, cancellation, missing ``end()``).
+
+A span with an error status and no end time says one thing: ``span.error`` with "..., end time
+not recorded" (the error status is itself the end; the missing end time is only not recorded), not
+also "never ended".
 """
 
 from __future__ import annotations
@@ -24,14 +28,18 @@ class SpanCheck:
     title = "span ended in error or never ended"
 
     def run(self, trace: RequestTrace) -> Iterable[Finding]:
-        """At most one ``span.error`` and one ``span.not_ended`` finding."""
+        """At most one finding: ``span.error`` (with ", end time not recorded" when the span has
+        no end time either), else ``span.not_ended``."""
         a = trace.attributes
+        open_span = a.get("otel.span.ended") is False
         if a.get("otel.status_code") == "error" or a.get("error.type"):
             why = a.get("otel.status_message") or a.get("error.type") or "no message recorded"
-            fields = tuple(k for k in ("otel.status_code", "otel.status_message", "error.type") if k in a)
-            yield rule_finding("span.error", Severity.FAILURE, f"the span ended in error: {why}",
+            keys = ("otel.status_code", "otel.status_message", "error.type", "otel.span.ended")
+            fields = tuple(k for k in keys if k in a)
+            tail = ", end time not recorded" if open_span else ""
+            yield rule_finding("span.error", Severity.FAILURE, f"the span ended in error: {why}{tail}",
                                Evidence(fields=tuple(f"attributes.{k}" for k in fields)))
-        if a.get("otel.span.ended") is False:
+        elif open_span:
             yield rule_finding("span.not_ended", Severity.WARNING,
                                "the span never ended (no end time): the request may not have completed",
                                Evidence(fields=("attributes.otel.span.ended",)))

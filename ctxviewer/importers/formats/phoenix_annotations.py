@@ -47,7 +47,7 @@ class PhoenixAnnotationsImporter:
         if len(rest) < len(found):
             hosts = ", ".join(companions.hosts.get(path, [])) if companions is not None else ""
             yield ImportProblem(file, "whole file", f"{len(found) - len(rest)} annotation(s) joined their spans in "
-                                f"{hosts}: kept as the scores of those calls")
+                                f"{hosts}: kept as the scores of those calls", info=True)  # a note: nothing wrong
         if rest:
             spans = sorted({a["span_id"] or "(no span id)" for a in rest})
             yield ImportProblem(file, "whole file", f"{len(rest)} annotation(s) of span(s) no LLM span of this import "

@@ -174,8 +174,9 @@ class OtelLogsImporter:
 
 def rest_warnings(file: str, joined: int, hosts: list[str], rest: list[dict[str, Any]],
                   spans_given: bool) -> list[ImportProblem]:
-    """The warnings of a logs file imported with spans files (:mod:`.join`): how many records
-    joined their spans (and in which files), and the GenAI records that joined none -- imported
+    """The notes and warnings of a logs file imported with spans files (:mod:`.join`): how many
+    records joined their spans (and in which files: a note, ``info``, since nothing is wrong), and
+    the GenAI records that joined none (a warning) -- imported
     on their own as log-only calls, each span id named (``rest``: the records left, as
     :func:`log_records` gives them). ``[]`` when no spans file was given with it."""
     if not spans_given:
@@ -183,7 +184,7 @@ def rest_warnings(file: str, joined: int, hosts: list[str], rest: list[dict[str,
     out = []
     if joined:
         out.append(ImportProblem(file, "whole file", f"{joined} log record(s) joined their spans in "
-                                 f"{', '.join(hosts)}: their content is on those calls"))
+                                 f"{', '.join(hosts)}: their content is on those calls", info=True))
     genai = [r for r in rest if r["name"] in GENAI_EVENTS]
     if genai:
         ids = sorted({r["span_id"] or "(no span id)" for r in genai})
