@@ -7,12 +7,16 @@ Rules (from the endpoint profile's ``image`` entry):
   ``base + per_tile * tiles`` with ``tile`` x ``tile`` px tiles (gpt-4o: 85 + 170 per 512 px tile).
 * ``pixels`` (Anthropic): scaled to fit ``max_side``, then down to about ``max_tokens`` tokens when
   larger (aspect ratio kept), then ``ceil(width * height / pixels_per_token)``.
+* ``patches`` (OpenAI's small models: gpt-4.1-mini / -nano, gpt-5-mini / -nano, o4-mini): 32 x 32 px
+  patches, an image needing more than 1,536 scaled down to fit them, times the model's multiplier
+  (1.62, 2.46, 1.62, 2.46, 1.72), rounded up: :func:`_patches`;
 * ``gemini_tiles`` (Gemini 2.x): ``per_tile`` (258) for an image within ``small_side`` x
   ``small_side`` (384 px), else ``per_tile`` per ``tile`` x ``tile`` (768 px) tile it is cut into
   (``ceil(w / 768) * ceil(h / 768)``).
 
 Sources: OpenAI's vision guide, "Calculating costs" (platform.openai.com/docs/guides/images-vision:
-fit in 2048 x 2048, shortest side 768 px, 170 tokens per 512 px tile plus 85; ``detail: low`` 85),
+fit in 2048 x 2048, shortest side 768 px, 170 tokens per 512 px tile plus 85; ``detail: low`` 85;
+and its patch rule: "ceil(width / 32) x ceil(height / 32)" patches, at most 1,536, times the model's multiplier),
 and Anthropic's vision guide, "Calculate image costs" (docs.anthropic.com/en/docs/build-with-claude/vision:
 ``tokens = (width px * height px) / 750``; an image over 1568 px on the long edge, or over about
 1,600 tokens, is scaled down first, so no image costs much more than 1,600), and Google's
@@ -94,6 +98,8 @@ def count_image(rule: Mapping[str, Any], size: tuple[int, int] | None, detail: s
             fw, fh = max(1, int(fw * scale)), max(1, int(fh * scale))
         tokens = math.ceil(fw * fh / per)
         return ImageCount(tokens, f"image {where}: {tokens} tokens (width x height / 750)")
+    if rule.get("rule") == "patches":
+        return _patches(rule, w, h, where)
     if rule.get("rule") == "gemini_tiles":
         per, small, side = int(rule.get("per_tile", 258)), int(rule.get("small_side", 384)), int(rule.get("tile", 768))
         tiles = 1 if max(w, h) <= small else math.ceil(w / side) * math.ceil(h / side)
@@ -116,3 +122,17 @@ def image_from_url(url: str) -> tuple[int, int] | None:
     if url.startswith("data:") and "," in url:
         return size_of_base64(url.split(",", 1)[1])
     return None
+
+
+def _patches(rule: Mapping[str, Any], w: int, h: int, where: str) -> ImageCount:
+    """OpenAI's patch rule (gpt-4.1-mini / -nano, gpt-5-mini / -nano, o4-mini): ``patch`` x ``patch``
+    px patches (32), an image needing more than ``max_patches`` (1,536) scaled down until it fits
+    them, the patches times the model's ``multiplier`` (rounded up)."""
+    size, cap, mult = int(rule.get("patch", 32)), int(rule.get("max_patches", 1536)), float(rule.get("multiplier", 1.0))
+    patches = math.ceil(w / size) * math.ceil(h / size)
+    if patches > cap:
+        r = math.sqrt(size * size * cap / (w * h))
+        r *= min(math.floor(w * r / size) / (w * r / size), math.floor(h * r / size) / (h * r / size))
+        patches = min(cap, math.ceil(w * r / size) * math.ceil(h * r / size))
+    tokens = math.ceil(patches * mult)
+    return ImageCount(tokens, f"image {where}: {patches} patch(es) of {size} px x {mult:g}, {tokens} tokens")

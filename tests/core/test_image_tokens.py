@@ -176,3 +176,16 @@ def test_gemini_counts_258_per_image_up_to_384_px_else_258_per_768_px_tile() -> 
     assert count_image(rule, (2048, 1536), None).tokens == 258 * 3 * 2
     assert count_image(rule, None, None).tokens == 258 * 2 * 2  # unknown: 1024 x 1024 assumed
     assert count_image(rule, (1024, 768), None).note == "image 1024x768: 2 tile(s) of 768 px, 516 tokens (Gemini)"
+
+
+def test_openais_small_models_count_patches_not_tiles() -> None:
+    """New user 2026-12-07 (#18): o4-mini and gpt-4.1-mini were counted by gpt-4o's tile rule
+    (255 tokens for a 1x1 image). OpenAI's patch rule: 32 px patches, at most 1,536 (its own
+    example: 1800 x 2400 -> 1,452 patches), times the model's multiplier."""
+    assert [(resolve(m).profile.name, count_image(resolve(m).profile.image, (1, 1), None).tokens)
+            for m in ("o4-mini", "gpt-4.1-mini-2025-04-14", "gpt-4.1-nano", "gpt-5-mini", "gpt-5-nano")] == [
+        ("o4-mini", 2), ("gpt-4.1-mini", 2), ("gpt-4.1-nano", 3), ("gpt-5-mini", 2), ("gpt-5-nano", 3)]
+    o4 = resolve("o4-mini").profile.image
+    assert count_image(o4, (1024, 1024), None).tokens == 1762  # 1,024 patches x 1.72
+    assert count_image(o4, (1800, 2400), None).note == "image 1800x2400: 1452 patch(es) of 32 px x 1.72, 2498 tokens"
+    assert count_image(resolve("gpt-4o").profile.image, (1, 1), None).tokens == 255  # the tile rule stays gpt-4o's
