@@ -50,20 +50,41 @@ DESTRUCTIVE: dict[str, re.Pattern[str]] = {
         r"(?:>>?|\btee\s+(?:-a\s+)?|\bof=|\b(?:cp|mv|install|chmod|chown)\s+.*\s)"
         r"\s*(?:/etc|/bin|/sbin|/usr|/boot|/lib|/lib64|/sys|/proc|/dev/sd|/var/lib|C:\\Windows)(?:[/\\]|\b)",
         re.IGNORECASE),
-    "destructive SQL": re.compile(  # a statement (at the start, or after ';' or a line break) that drops or empties
-        r"(?:^|;)\s*(?:DROP\s+(?:TABLE|DATABASE|SCHEMA|VIEW|INDEX|USER|ROLE)\b|TRUNCATE\s+TABLE\b"
-        r"|TRUNCATE\s+[\w.\"`\[\]]+\s*(?:;|$)|ALTER\s+TABLE\s+[^;]*?\bDROP\b|DELETE\s+FROM\s+[\w.\"`\[\]]+\s*(?:;|$)"
-        r"|UPDATE\s+[\w.\"`\[\]]+\s+SET\s+[\w.\"`]+\s*=(?:(?!\bWHERE\b)[^;])*(?:;|$))",
-        re.IGNORECASE | re.MULTILINE),
+    "destructive SQL": re.compile(  # a statement (at the start, or after ';' or a line break) that drops or empties;
+        # it ends at ';' or the end of the text, so a WHERE on a later line still bounds it
+        r"(?:\A|[;\n])\s*(?:DROP\s+(?:TABLE|DATABASE|SCHEMA|VIEW|INDEX|USER|ROLE)\b|TRUNCATE\s+TABLE\b"
+        r"|TRUNCATE\s+[\w.\"`\[\]]+\s*(?:;|\Z)|ALTER\s+TABLE\s+[^;]*?\bDROP\b"
+        r"|DELETE\s+FROM\s+[\w.\"`\[\]]+\s*(?:;|\Z)"
+        r"|UPDATE\s+[\w.\"`\[\]]+\s+SET\s+[\w.\"`]+\s*=(?:(?!\bWHERE\b)[^;])*(?:;|\Z))",
+        re.IGNORECASE),
 }
 """Destructive patterns, by name, searched in each string argument and each joined argv list."""
 _SYSTEM_PATH = re.compile(r"^(?:/etc|/bin|/sbin|/usr|/boot|/lib|/lib64|/sys|/proc|/var/lib|C:\\Windows)(?:[/\\]|$)", re.IGNORECASE)
 _PATH_KEY = re.compile(r"path|file|dest|target|output", re.IGNORECASE)
 _WRITE_TOOL = re.compile(r"write|save|create|put|upload|copy|move|append|edit", re.IGNORECASE)
-_SQL_KEY = re.compile(r"sql|query|statement|stmt|command|cmd|script|code", re.IGNORECASE)
-_SQL_TOOL = re.compile(r"sql|query|db|database|execute|exec|run|shell|terminal|bash", re.IGNORECASE)
-"""``destructive SQL`` is searched only in an argument whose key, or a call whose tool name, says it
-holds a statement: in free text ("Delete from cart", a document quoted) the same words are no command."""
+_SQL_KEYS = frozenset({"sql", "query", "statement", "stmt", "command", "cmd", "script", "code"})
+_SQL_TOOLS = frozenset({"sql", "db", "database", "execute", "exec", "run", "shell", "terminal", "bash", "psql",
+                        "mysql", "sqlite", "postgres", "postgresql", "duckdb", "bigquery", "snowflake"})
+_SEARCH_TOOLS = frozenset({"search", "retrieve", "retrieval", "find", "lookup", "docs", "web", "browse", "rag"})
+_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_SQL_STRING = re.compile(r"'(?:[^']|'')*'")
+"""``destructive SQL`` is searched only in an argument whose key, or a call whose tool name, says
+it holds a statement -- whole words of the name (``run_sql``, ``executeQuery``; not ``db`` inside
+``give_feedback``) -- and ``query`` not for a search tool (``web_search``'s query is a question);
+string literals are left out (``SELECT 'a; DROP TABLE x'`` drops nothing). In free text ("Delete
+from cart", a document quoted) the same words are no command."""
+
+
+def _words(name: str) -> set[str]:
+    """The lower-case words of an identifier: ``run_sql`` -> {run, sql}, ``executeQuery`` -> {execute, query}."""
+    return {w.lower() for w in _WORDS.findall(name or "")}
+
+
+def _holds_statement(call: ToolCall, key: str) -> bool:
+    tool, keys = _words(call.name), _words(key)
+    if tool & _SQL_TOOLS:
+        return True
+    return bool(keys & _SQL_KEYS) and not (keys <= {"query"} and tool & _SEARCH_TOOLS)
 
 
 @dataclass(frozen=True)
@@ -155,7 +176,11 @@ def destructive_patterns(call: ToolCall, args: Any) -> list[str]:
     leaves = list(_strings(args)) if args is not None else [("", call.arguments or "")]
     for key, text in leaves:
         for name, pattern in DESTRUCTIVE.items():
-            if name == "destructive SQL" and not (_SQL_KEY.search(key) or _SQL_TOOL.search(call.name or "")):
+            if name == "destructive SQL":
+                if name in found or not _holds_statement(call, key):
+                    continue
+                if pattern.search(_SQL_STRING.sub("''", text)):
+                    found.append(name)
                 continue
             if pattern.search(text) and name not in found:
                 found.append(name)

@@ -96,6 +96,16 @@ def test_destructive_patterns_in_string_and_argv_forms(args, pattern):
     ("run_sql", {"query": "SELECT name FROM customers"}, False),
     ("search_docs", {"query": "how to drop table in postgres"}, False),  # a question about SQL, no statement
     ("add_note", {"text": "DELETE FROM cart"}, False),  # free text of a tool that runs no statement
+    # review 2026-12-07: a WHERE on a later line bounds the statement; names are read by whole words
+    ("execute", {"sql": "DELETE FROM users\nWHERE id = 4"}, False),
+    ("execute", {"sql": "UPDATE accounts\nSET balance = 0\nWHERE id = 1"}, False),
+    ("execute_sql", {"sql": "SELECT 1;\nDELETE FROM sessions\n"}, True),
+    ("runQuery", {"q": "DROP TABLE orders"}, True),
+    ("web_search", {"query": "DROP TABLE if exists syntax postgres"}, False),
+    ("search_docs", {"query": "delete from cart"}, False),
+    ("give_feedback", {"text": "DELETE FROM cart"}, False),
+    ("truncate_text", {"text": "DROP TABLE x"}, False),
+    ("run_sql", {"query": "SELECT 'a; DROP TABLE x' AS s"}, False),
 ])
 def test_destructive_sql_statements(tool, args, destructive):
     t = trace_with(ToolCall(tool, json.dumps(args), verdict=ToolVerdict.PERMITTED))
