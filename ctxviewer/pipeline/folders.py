@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from ctxviewer.importers import ImportProblem
 
@@ -83,21 +83,24 @@ def expand_paths(paths: Iterable[str | Path], skip: str | Path | None = None,
 
 def _walk(folder: Path, own: set[Path], skipped: list[Skipped] | None, recursive: bool,
           out: list[Path | ImportProblem], top: bool = False) -> bool:
-    """Append the files to import from ``folder`` to ``out`` (its sub-folders' in their place when
-    ``recursive``); ``False`` when ``folder`` could not be listed (a problem is appended)."""
-    try:
-        entries = sorted(folder.iterdir(), key=lambda p: p.name)
-    except OSError as exc:
-        out.append(ImportProblem(str(folder), "whole directory" if top else "sub-folder",
-                                 f"cannot read directory: {exc.strerror or exc}", dropped=1))
+    """Append the files to import from ``folder`` to ``out`` (with ``recursive`` a sub-folder's in
+    its place, depth first in name order, with a stack of folder listings rather than Python
+    recursion: any depth); ``False`` when ``folder`` itself could not be listed (a problem is appended)."""
+    first = _listing(folder, out, top)
+    if first is None:
         return False
-    for p in entries:
+    stack = [first]
+    while stack:
+        p = next(stack[-1], None)
+        if p is None:
+            stack.pop()
+            continue
         if recursive and p.is_dir() and not p.name.startswith("."):
             if p.is_symlink():
                 if skipped is not None:
                     skipped.append(Skipped(str(p), "folder", LINKED_FOLDER))
-            else:
-                _walk(p, own, skipped, recursive, out)
+            elif (listing := _listing(p, out, False)) is not None:
+                stack.append(listing)
             continue
         why = _why_skipped(p, own)
         if why is None:
@@ -105,6 +108,16 @@ def _walk(folder: Path, own: set[Path], skipped: list[Skipped] | None, recursive
         elif skipped is not None:
             skipped.append(Skipped(str(p), "folder" if p.is_dir() else "file", why))
     return True
+
+
+def _listing(folder: Path, out: list[Path | ImportProblem], top: bool) -> Iterator[Path] | None:
+    """The entries of ``folder`` in name order, or ``None`` with a problem appended to ``out``."""
+    try:
+        return iter(sorted(folder.iterdir(), key=lambda p: p.name))
+    except OSError as exc:
+        out.append(ImportProblem(str(folder), "whole directory" if top else "sub-folder",
+                                 f"cannot read directory: {exc.strerror or exc}", dropped=1))
+        return None
 
 
 def _why_skipped(entry: Path, own: set[Path]) -> str | None:

@@ -407,3 +407,21 @@ def test_an_import_that_finds_nothing_keeps_a_new_file_another_import_is_still_w
     assert (report.imported, report.removed_database, db.exists()) == (0, False, True)
     assert other[0].created is False and other[0].may_remove() is False
     other[0].__exit__(None, None, None)
+
+
+def test_expand_paths_recursive_goes_any_depth(tmp_path: Path) -> None:
+    """Review 2026-12-07: 1,100 nested folders raised RecursionError (a traceback, no summary). Here
+    300 levels under a recursion limit of 200 (the path stays under the system's length limit)."""
+    import sys
+
+    deep = tmp_path / "deep"
+    leaf = deep.joinpath(*["a"] * 300)
+    leaf.mkdir(parents=True)
+    (leaf / "spans.json").write_text("x")
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(200)
+    try:
+        found = expand_paths([deep], recursive=True)
+    finally:
+        sys.setrecursionlimit(old)
+    assert found == [leaf / "spans.json"]

@@ -236,3 +236,12 @@ def test_the_three_duration_keys_read_alike(ms: int) -> None:
 def test_a_trace_still_in_progress_records_no_duration() -> None:
     assert [execution_ms(info) for info in ({"execution_time_ms": 0}, {"execution_duration": "0s"},
                                             {"execution_duration": None}, {"execution_duration": "soon"}, {})] == [None] * 5
+
+
+def test_a_duration_of_another_shape_is_read_or_left_out_never_a_failed_file() -> None:
+    """Review 2026-12-07: ``{"seconds": 1, "nanos": 250000000}`` or ``[1250]`` raised TypeError and
+    failed the whole file."""
+    assert execution_ms({"execution_duration": {"seconds": 1, "nanos": 250000000}}) == 1250.0
+    assert execution_ms({"execution_duration": [1250]}) is None
+    assert execution_ms({"execution_duration": {"unit": "ms"}, "execution_time_ms": 812}) == 812.0
+    assert execution_ms({"execution_duration_ms": "1e400"}) is None  # inf: no duration

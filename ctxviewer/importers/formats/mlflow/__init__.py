@@ -107,7 +107,7 @@ def traces_of(doc: Any) -> list[Any] | None:
 
 def execution_ms(info: Mapping[str, Any]) -> float | None:
     """The trace's duration in milliseconds from ``info``: ``execution_duration`` (MLflow 3
-    ``TraceInfo``; a protobuf ``Duration`` in JSON, ``"1.500s"``, or milliseconds as a number),
+    ``TraceInfo``; a protobuf ``Duration`` in JSON, ``"1.500s"`` or ``{"seconds", "nanos"}``, or milliseconds as a number),
     ``execution_duration_ms`` (MLflow 3 ``TraceInfo.to_dict``) or ``execution_time_ms`` (trace
     schema v2). ``None`` when absent, unreadable or 0 (MLflow writes 0 for a trace still in
     progress, ``mlflow/entities/trace_info.py``). Never raises."""
@@ -118,9 +118,11 @@ def execution_ms(info: Mapping[str, Any]) -> float | None:
         try:
             if isinstance(raw, str) and raw.strip().endswith("s"):  # Duration JSON: seconds with up to 9 decimals
                 ms = float(raw.strip()[:-1]) * 1000
+            elif isinstance(raw, dict):  # a Duration message as an object: {seconds, nanos}
+                ms = float(raw.get("seconds") or 0) * 1000 + float(raw.get("nanos") or 0) / 1e6
             else:
                 ms = float(raw)
-        except ValueError:
+        except (TypeError, ValueError, OverflowError):  # a list, an object of other keys: no duration
             continue
         if ms > 0 and ms == ms and ms != float("inf"):
             return ms
