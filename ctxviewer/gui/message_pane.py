@@ -94,7 +94,7 @@ class ItemPane(QWidget):
         self.trace: RequestTrace | None = None
         self.item: ContextItem | None = None
         self._links: dict[str, ToolLink] | None = None
-        self._images: dict[ImageKey, tuple[str, str]] | None = None
+        self._images: dict[ImageKey, tuple[str, str, str]] | None = None
         self.raw.sig_marked.connect(self._on_marked)
 
     def set_rendered(self, on: bool) -> None:
@@ -156,7 +156,7 @@ class ItemPane(QWidget):
             self._links = tool_links(self.trace) if self.trace is not None else {}
         return self._links
 
-    def images(self, item: ContextItem) -> dict[ImageKey, tuple[str, str]]:
+    def images(self, item: ContextItem) -> dict[ImageKey, tuple[str, str, str]]:
         """The recorded request's images, read once per trace when an item has an image placeholder."""
         if self._images is None:
             if "[image" not in (item.content or "") or self.trace is None:

@@ -69,7 +69,7 @@ class RenderedView(QTextEdit):
         return text is not None and len(text) > RENDER_LIMIT
 
     def set_message(self, text: str | None, *, role: str | None = None, result_of: ToolLink | None = None,
-                    images: Mapping[ImageKey, tuple[str, str]] | None = None) -> None:
+                    images: Mapping[ImageKey, tuple[str, str, str]] | None = None) -> None:
         """Render one message's stored ``text`` (:func:`~ctxviewer.present.message_blocks.message_blocks`)."""
         self.set_blocks(message_blocks(text, role=role, result_of=result_of, images=images))
 

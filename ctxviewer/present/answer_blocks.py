@@ -37,7 +37,7 @@ def _item(symbol: str, text: str) -> TextBlock:
     return TextBlock("item", (TextRun(text),), level=1, marker=symbol)
 
 
-def _text_blocks(text: str, images: Mapping[ImageKey, tuple[str, str]] | None) -> tuple[Block, ...]:
+def _text_blocks(text: str, images: Mapping[ImageKey, tuple[str, str, str]] | None) -> tuple[Block, ...]:
     if len(text) > RENDER_LIMIT:  # as the item pane: a text this long is shown as it is
         return (_para(TextRun(f"over the {RENDER_LIMIT:,} characters rendered: shown as stored", ("italic",))),
                 CodeBlock(reveal(text).text))
@@ -45,7 +45,7 @@ def _text_blocks(text: str, images: Mapping[ImageKey, tuple[str, str]] | None) -
 
 
 def answer_blocks(trace: RequestTrace,
-                  images: Mapping[ImageKey, tuple[str, str]] | None = None) -> tuple[Block, ...]:
+                  images: Mapping[ImageKey, tuple[str, str, str]] | None = None) -> tuple[Block, ...]:
     """The blocks of ``trace``'s answer (module docstring); ``images`` the recorded request's image
     payloads (:func:`ctxviewer.present.message_images.recorded_images`) for image lines of the
     text. A response not recorded is one paragraph saying so (then the calls and validations,

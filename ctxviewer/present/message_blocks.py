@@ -93,7 +93,7 @@ def _result_block(text: str, link: ToolLink | None) -> ToolResultBlock:
 
 
 def message_blocks(text: str | None, *, role: str | None = None, result_of: ToolLink | None = None,
-                   images: Mapping[ImageKey, tuple[str, str]] | None = None) -> tuple[Block, ...]:
+                   images: Mapping[ImageKey, tuple[str, str, str]] | None = None) -> tuple[Block, ...]:
     """The blocks of one message's stored ``text`` (see the module docstring); ``role`` the
     message's role, ``result_of`` the call it answers (:func:`tool_links`), ``images`` the recorded
     request's payloads (:func:`ctxviewer.present.message_images.recorded_images`). ``None`` text ->

@@ -45,6 +45,11 @@ PLACEHOLDER = re.compile(
 REMOTE_PLACEHOLDER = re.compile(r"^\[image(?:/[\w.+-]+)? uri(?:, detail \w+)?: (?P<url>[^\]\n]*)\]$")
 """A remote image's placeholder (``[image uri: https://x/cat.png]``)."""
 
+BODY = "from the recorded request"
+"""Where an image block's bytes came from: the trace's recorded request body."""
+KEPT = "kept from the trace file"
+"""Where an image block's bytes came from: the messages the importer read (no body recorded)."""
+
 ImageKey = tuple[str, str, int]
 """``(mime type, "blob" | "data URI", base64 characters)``: what a placeholder names of its payload."""
 
@@ -108,9 +113,9 @@ def _payloads(value: Any) -> Iterator[tuple[ImageKey, str, str]]:
             yield from _payloads(v)
 
 
-def recorded_images(body: str | None) -> dict[ImageKey, tuple[str, str]]:
+def recorded_images(body: str | None) -> dict[ImageKey, tuple[str, str, str]]:
     """The base64 images of a recorded request ``body`` (JSON text; anything else: none), by
-    :data:`ImageKey` -> ``(mime, payload)``. A key two different payloads share is dropped (a
+    :data:`ImageKey` -> ``(mime, payload, where)`` (``where`` :data:`BODY`). A key two different payloads share is dropped (a
     placeholder naming it could be either)."""
     if not body or "base64" not in body:
         return {}
@@ -124,10 +129,10 @@ def recorded_images(body: str | None) -> dict[ImageKey, tuple[str, str]]:
         if key in found and found[key][1] != payload:
             clashes.add(key)
         found.setdefault(key, (mime, payload))
-    return {k: v for k, v in found.items() if k not in clashes}
+    return {k: (*v, BODY) for k, v in found.items() if k not in clashes}
 
 
-def trace_images(trace: RequestTrace) -> dict[ImageKey, tuple[str, str]]:
+def trace_images(trace: RequestTrace) -> dict[ImageKey, tuple[str, str, str]]:
     """The base64 images of ``trace`` by :data:`ImageKey`: those of its recorded request body
     (:func:`recorded_images`) and those its importer kept when no body holds them
     (:data:`ctxviewer.tokens.placeholders.IMAGE_PAYLOADS`); ``{}`` when no item or reply text holds
@@ -148,11 +153,11 @@ def trace_images(trace: RequestTrace) -> dict[ImageKey, tuple[str, str]]:
         mime = str(entry[0])
         if key in found and found[key][1] != entry[3]:
             clashes.add(key)
-        found.setdefault(key, (mime, entry[3]))
+        found.setdefault(key, (mime, entry[3], KEPT))
     return {k: v for k, v in found.items() if k not in clashes}
 
 
-def placeholder_image(line: str, images: Mapping[ImageKey, tuple[str, str]]) -> ImageBlock | None:
+def placeholder_image(line: str, images: Mapping[ImageKey, tuple[str, str, str]]) -> ImageBlock | None:
     """The image block of an image placeholder ``line`` (``None``: the line is not one): decoded
     from ``images`` (:func:`recorded_images`) when the body holds its payload, else labelled
     "not kept"; a payload the exporter cut (:data:`ctxviewer.tokens.placeholders.CUT`) says so, never
@@ -164,7 +169,7 @@ def placeholder_image(line: str, images: Mapping[ImageKey, tuple[str, str]]) -> 
         if hit is not None and m["cut"]:  # the exporter shortened the payload: it cannot decode
             return ImageBlock(f"{one_line(hit[0]) or 'image'} image cut by the exporter: not shown (from the recorded request)")
         if hit is not None:
-            return base64_image(hit[0], hit[1], "from the recorded request")
+            return base64_image(hit[0], hit[1], hit[2])
         return ImageBlock(f"{line[1:-1]}: the image data was not kept (the request body does not hold it)")
     r = REMOTE_PLACEHOLDER.match(line)
     if r is not None:

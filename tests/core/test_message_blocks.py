@@ -134,7 +134,7 @@ def test_corpus_anthropic_image_is_decoded_from_the_recorded_request(shared: Pat
     trace = _corpus_trace(shared, tmp_path, "provider-api/anthropic/messages-image-input-base64.vcr.yaml")
     images = recorded_images(trace.request.content)
     payload = json.loads(trace.request.content)["messages"][0]["content"][1]["source"]["data"]
-    assert images == {("image/png", "blob", 9240): ("image/png", payload)}
+    assert images == {("image/png", "blob", 9240): ("image/png", payload, "from the recorded request")}
     blocks = message_blocks(trace.items[0].content, role="user", images=images)
     assert blocks[0] == TextBlock("paragraph", (TextRun("What do you see in this image? Describe it in detail."),))
     img = blocks[1]
@@ -212,7 +212,7 @@ def test_a_payload_the_exporter_cut_says_so_not_invalid_base64() -> None:
     # Logfire joins a cut value's two ends with "...": the payload cannot decode, and the label says why
     payload = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 40).decode()
     cut = payload[:20] + "..." + payload[-12:]
-    images = {("image/png", "blob", len(cut)): ("image/png", cut)}
+    images = {("image/png", "blob", len(cut)): ("image/png", cut, "from the recorded request")}
     line = f"[image/png blob, {len(cut)} bytes base64, cut by the exporter]"
     assert message_blocks(line, images=images) == (
         ImageBlock("image/png image cut by the exporter: not shown (from the recorded request)"),)
@@ -245,3 +245,31 @@ def test_an_image_a_span_holds_is_shown_without_a_request_body(tmp_path: Path) -
     block = placeholder_image(line, trace_images(trace))
     assert block is not None and block.data == base64.b64decode(PNG_1X1) and block.label.startswith("image/png 1×1")
     assert dict(attribute_rows(trace))[IMAGE_PAYLOADS] == f"1 image(s) kept to show them: image/png blob {len(png)} base64 characters"
+
+
+def test_two_images_under_one_key_show_neither_and_kept_ones_say_so() -> None:
+    """Review 2026-12-07: a red and a blue 1x1 PNG of equal length in one span: only the first was
+    kept, and both placeholders showed it, labelled "from the recorded request" with no body recorded."""
+    from dataclasses import replace
+
+    from factories import make_trace
+
+    from ctxviewer.importers.common.image_payloads import image_payloads
+    from ctxviewer.present.message_images import placeholder_image, trace_images
+    from ctxviewer.tokens.placeholders import IMAGE_PAYLOADS
+
+    red = PNG_1X1
+    blue = red[:-8] + ("A" if red[-8] != "A" else "B") + red[-7:]
+    msg = {"role": "user", "parts": [{"type": "blob", "mime_type": "image/png", "content": red},
+                                     {"type": "blob", "mime_type": "image/png", "content": blue},
+                                     {"type": "blob", "mime_type": "image/png", "content": red}]}
+    kept = image_payloads([msg])
+    assert [e[3] for e in kept] == [red, blue]  # the same image twice once; two images of one key both
+    line = f"[image/png blob, 1×1, {len(red)} bytes base64]"
+    base = make_trace()
+    t = replace(base, items=(replace(base.items[0], content=line), *base.items[1:]), attributes={IMAGE_PAYLOADS: kept})
+    block = placeholder_image(line, trace_images(t))
+    assert block is not None and block.data is None and "the image data was not kept" in block.label
+    one = replace(t, attributes={IMAGE_PAYLOADS: kept[:1]})
+    shown = placeholder_image(line, trace_images(one))
+    assert shown is not None and shown.label.endswith("(kept from the trace file)")

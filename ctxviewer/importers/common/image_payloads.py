@@ -30,9 +30,11 @@ MAX_TOTAL_CHARS = 24_000_000
 def image_payloads(messages: Iterable[Mapping[str, Any]]) -> list[list[Any]]:
     """The kept payloads of the image parts of ``messages`` (OTel GenAI messages: ``parts`` of type
     ``blob`` with an image ``mime_type`` or modality and a string ``content``, or ``uri`` holding a
-    ``data:image/...;base64,`` URL), in message order, each once; ``[]`` when there are none."""
+    ``data:image/...;base64,`` URL), in message order, each image once; two different images under
+    one key are both kept, so the window can tell that a placeholder naming it could be either; ``[]``
+    when there are none."""
     out: list[list[Any]] = []
-    seen: set[tuple[str, str, int]] = set()
+    seen: set[tuple[str, str, int, str]] = set()
     total = 0
     for msg in messages:
         parts = msg.get("parts") if isinstance(msg, Mapping) else None
@@ -41,9 +43,9 @@ def image_payloads(messages: Iterable[Mapping[str, Any]]) -> list[list[Any]]:
             if got is None:
                 continue
             mime, what, n, payload = got
-            if (mime, what, n) in seen or len(payload) > MAX_PAYLOAD_CHARS or total + len(payload) > MAX_TOTAL_CHARS:
-                continue
-            seen.add((mime, what, n))
+            if (mime, what, n, payload) in seen or len(payload) > MAX_PAYLOAD_CHARS or total + len(payload) > MAX_TOTAL_CHARS:
+                continue  # the same image twice is kept once; two images of one key both (the window shows neither)
+            seen.add((mime, what, n, payload))
             total += len(payload)
             out.append([mime, what, n, payload])
     return out
