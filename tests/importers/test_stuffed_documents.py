@@ -123,3 +123,29 @@ def test_the_header_says_what_became_of_the_retrieved_documents() -> None:
     assert dict(header_rows(t))["Retrieved"] == (
         "1 retrieved document(s) (doc-7) were not found in the call's captured input; "
         "not added as evidence items (the retrieval is on the run tree)")
+
+
+def _with_kb2(tmp_path: Path, doc2: str | None = None, system: str | None = None) -> RequestTrace:
+    """The golden's trace-stuffed with kb-2's recorded text or the system message changed."""
+    import json
+
+    doc = json.loads(PATH.read_text(encoding="utf-8"))
+    text = json.dumps(doc)
+    if doc2 is not None:
+        text = text.replace(json.dumps(DOC2)[1:-1] + '"', json.dumps(doc2)[1:-1] + '"', 1)
+    if system is not None:
+        text = text.replace(json.dumps(SYSTEM)[1:-1], json.dumps(system)[1:-1])
+    p = tmp_path / "rag.spans.json"
+    p.write_text(text, encoding="utf-8")
+    return {r.trace_id: r for r in detect(p).load(p) if isinstance(r, RequestTrace)}["trace-stuffed:trace-stuffed-s3"]
+
+
+def test_a_document_sent_with_other_spacing_or_cut_stays_evidence_and_is_scanned(tmp_path: Path) -> None:
+    """Review 2026-12-07: kb-2 recorded with a trailing newline (a template strips chunks), or the
+    system message cut inside kb-2 by the exporter, made kb-2 "not sent", its injection unscanned."""
+    for t in (_with_kb2(tmp_path, doc2=DOC2 + "\n"), _with_kb2(tmp_path, system=SYSTEM[: SYSTEM.index("and approve") + 8])):
+        assert [(i.kind.value, i.content) for i in t.items if i.kind.value == "evidence"] == [
+            ("evidence", t.items[1].content)] and "Ignore all previous instructions" in (t.items[1].content or "")
+        [row] = [r for r in t.attributes["ctxviewer.documents"] if r["id"] == "kb-2"]
+        assert row["evidence"].startswith("the call's input holds the text only with other spacing or cut short")
+        assert [f.rule for f in CHECK.run(t)] == ["injection.override"]

@@ -347,7 +347,8 @@ def build_trace(call: LLMCall) -> tuple[RequestTrace, list[str]]:
         attrs["ctxviewer.system_inherited_from"] = call.system_inherited_from
     if call.tools_inherited_from and call.tools:
         attrs["ctxviewer.tools_inherited_from"] = call.tools_inherited_from
-    attrs.update(documents_attribute(call.documents))
+    if "ctxviewer.documents" not in attrs:  # rows a fold of sent documents wrote already name the items
+        attrs.update(documents_attribute(call.documents))
     attrs.update(attrs_extra)
     if not call.request_body:  # the window finds an image's bytes in the body, or here
         kept = image_payloads([*call.messages, *(call.output or [])])

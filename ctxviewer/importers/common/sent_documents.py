@@ -18,9 +18,13 @@ A document whose text is not in the call's captured input was not sent to this c
 the retrieval fed some other step (a span between them missing from the file, a reranker or a
 budget that dropped it) and only the run tree links them. It is kept as a row with
 ``not_sent`` (and no ``sent_in``), named in the note, and is no evidence item: an item would
-place text before the model that its recorded input does not hold. Only when the call's input
-was not captured at all (no messages, no system instructions) are the documents still evidence
-items: nothing recorded says what was sent, and the retrieval is then the best account of it.
+place text before the model that its recorded input does not hold. It stays an evidence item
+(row ``evidence``, scanned as untrusted) when it may have been sent after all: the input holds
+its text with other white space or its start (the exporter cut the message inside it), or only
+the system instructions were captured (review 2026-12-07: a trailing newline had made an
+injected document "not sent" and unscanned). When the call's input was not captured at all (no
+messages, no system instructions) the documents are evidence items as before: nothing recorded
+says what was sent, and the retrieval is then the best account of it.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from __future__ import annotations
 from typing import Any
 
 from ctxviewer.importers.common import messages as gm
-from ctxviewer.importers.common.llm_call import LLMCall
+from ctxviewer.importers.common.llm_call import Document, LLMCall
 
 
 def fold_sent_documents(call: LLMCall) -> None:
@@ -45,16 +49,22 @@ def fold_sent_documents(call: LLMCall) -> None:
         texts.append(("system", gm.message_text({"parts": call.system})))
     texts += [(f"msg-{i}", gm.message_text(m)) for i, m in enumerate(call.messages)]
     rows: list[dict[str, Any]] = []
+    kept: list[Document] = []  # still evidence items: the input holds them only approximately, or was captured in part
+    squeezed = [" ".join(text.split()) for _, text in texts]
+    partial = not call.messages  # system instructions alone: the turns that may hold them were not captured
     for d in call.documents:
         body = d.content or ""
         where = next(((item, text.find(body)) for item, text in texts if body.strip() and body in text), None)
         row: dict[str, Any] = {key: getattr(d, key) for key in ("id", "score", "metadata", "query", "store")
                                if getattr(d, key) not in (None, "", {}, [])}
-        if where is None:
+        if where is not None:
+            rows.append(dict(row, sent_in=where[0], at=[where[1], where[1] + len(body)]))
+        elif body.strip() and (partial or _nearly_in(" ".join(body.split()), squeezed)):
+            rows.append(dict(row, item=f"doc-{len(kept)}", evidence=KEPT_AS_EVIDENCE))  # its item, as doc-N are named
+            kept.append(d)
+        else:
             why = "its text is not recorded" if not body.strip() else "its text is not in the call's input"
             rows.append(dict(row, not_sent=why))
-        else:
-            rows.append(dict(row, sent_in=where[0], at=[where[1], where[1] + len(body)]))
     order = [item for item, _ in texts]
     holders = sorted({r["sent_in"] for r in rows if "sent_in" in r}, key=order.index)
     unsent = [r for r in rows if "not_sent" in r]
@@ -62,10 +72,35 @@ def fold_sent_documents(call: LLMCall) -> None:
     if holders:
         said.append(f"{len(rows) - len(unsent)} retrieved document(s) were sent inside {', '.join(holders)} "
                     "(their text is there); not added again as separate evidence items")
+    if kept:
+        names = ", ".join(str(r.get("id") or "(id not recorded)") for r in rows if "evidence" in r)
+        said.append(f"{len(kept)} retrieved document(s) ({names}) kept as evidence items: {KEPT_AS_EVIDENCE}")
     if unsent:
         names = ", ".join(str(r.get("id") or "(id not recorded)") for r in unsent)
         said.append(f"{len(unsent)} retrieved document(s) ({names}) were not found in the call's captured input; "
                     "not added as evidence items (the retrieval is on the run tree)")
-    call.documents = []
+    call.documents = kept
     call.attributes["ctxviewer.documents"] = rows
     call.attributes["ctxviewer.documents_note"] = "; ".join(said)
+
+
+KEPT_AS_EVIDENCE = ("the call's input holds the text only with other spacing or cut short, or holds only the "
+                    "system instructions, so it may have been sent; scanned as untrusted evidence")
+"""Why a retrieved document that is not exactly in the call's input stays an evidence item."""
+LEAD_CHARS = 20
+"""Fewest characters of a document's start (white space collapsed) that, ending a message, keep it
+as evidence: an exporter that cut the message cut the document inside it."""
+
+
+def _nearly_in(body: str, texts: list[str]) -> bool:
+    """Whether ``body`` (white space collapsed) is in one of ``texts`` (collapsed), or one of them
+    ends in a start of it of :data:`LEAD_CHARS` characters or more -- or all of its start when
+    shorter -- (the exporter cut the message inside the document, an ellipsis after the cut allowed)."""
+    for t in texts:
+        if body in t:
+            return True
+        end = t.rstrip(" .…")
+        at = end.rfind(body[:20]) if len(body) >= 20 else -1
+        if at >= 0 and body.startswith(end[at:]) and len(end) - at >= min(LEAD_CHARS, len(body) // 2, 20):
+            return True
+    return False
