@@ -31,6 +31,7 @@ from typing import Callable
 from ctxviewer.importers.common.spans.wire import (
     BadRequest,
     Signal,
+    TooLarge,
     UnsupportedMediaType,
     decompressed,
     media_type,
@@ -132,6 +133,9 @@ def _handler(writer: LiveWriter) -> type[BaseHTTPRequestHandler]:
                 doc = request_dict(decompressed(body, self.headers.get("Content-Encoding")), ctype, signal)
             except UnsupportedMediaType as exc:
                 self._answer(415, str(exc))
+                return
+            except TooLarge as exc:
+                self._answer(413, str(exc))
                 return
             except BadRequest as exc:
                 self._answer(400, str(exc))

@@ -199,3 +199,37 @@ def test_a_sniffed_gzip_head_expands_no_further_than_its_cap() -> None:
     bomb = gzip.compress(b"\0" * 40_000_000)  # 40 MB of zeros in about 40 KB
     assert len(bomb) < 65536
     assert len(compressed.head_bytes(bomb)) == compressed.HEAD_GUNZIPPED_BYTES == 16 * 1024 * 1024
+
+
+def test_detection_walks_a_bounded_start_of_a_gzipped_file(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Review 2026-12-07: 16 KB of gzip expanding to 16 MiB of empty messages was walked field by
+    field (34 s) just to tell whether it is protobuf."""
+    import gzip
+
+    from ctxviewer.importers.common.spans import protobuf, read
+
+    seen: list[int] = []
+    real = protobuf.sniff
+    monkeypatch.setattr(protobuf, "sniff", lambda head: seen.append(len(head)) or real(head))
+    path = tmp_path / "capture"
+    path.write_bytes(gzip.compress(b"\x0a\x00" * (8 * 1024 * 1024), 9))
+    assert read.is_protobuf(path) is True
+    assert seen == [read.SNIFF_BYTES] == [65_536]
+
+
+def test_a_served_body_that_expands_past_the_bound_is_413_not_memory() -> None:
+    """Review 2026-12-07: ``ctxviewer serve`` gunzipped a request body without a bound (64 MiB of
+    gzip can hold about 64 GiB)."""
+    import gzip
+
+    import pytest
+
+    from ctxviewer.importers.common.spans import wire
+
+    small = gzip.compress(b"{}")
+    assert wire.decompressed(small, "gzip") == b"{}"
+    bomb = gzip.compress(b"\0" * (wire.MAX_DECOMPRESSED_BYTES + 1), 9)
+    with pytest.raises(wire.TooLarge, match="body decompresses to more than 268,435,456 bytes"):
+        wire.decompressed(bomb, "gzip")
+    with pytest.raises(wire.BadRequest, match="body is not valid gzip"):
+        wire.decompressed(small[:-6], "gzip")

@@ -75,10 +75,16 @@ PROTOBUF_SUFFIXES = (".pb", ".binpb", ".protobuf")
 """File name endings of binary OTLP protobuf (``ExportTraceServiceRequest``) files (also before ``.gz``)."""
 
 
+SNIFF_BYTES = 64 * 1024
+"""Bytes of a file's start (gzip undone) whose protobuf fields :func:`is_protobuf` walks: a gzip
+head of 64 KiB can expand to 16 MiB, and walking that field by field took seconds per file
+(34 s for one 16 KB file of empty messages, review 2026-12-07)."""
+
+
 def is_protobuf(path: Path, head: bytes | None = None) -> bool:
     """Whether ``path`` is binary OTLP protobuf, gzipped or not: its name ends with one of
     :data:`PROTOBUF_SUFFIXES` (``.pb.gz`` too), or its first bytes (``head``, else read: 64 KiB),
-    gzip undone, begin as an ``ExportTraceServiceRequest`` (:func:`.protobuf.sniff`). Never
+    gzip undone and cut to :data:`SNIFF_BYTES`, begin as an ``ExportTraceServiceRequest`` (:func:`.protobuf.sniff`). Never
     raises (an unreadable file is no protobuf here; its reader says why)."""
     name = Path(path).name.lower()
     if name.endswith(PROTOBUF_SUFFIXES) or name.endswith(tuple(f"{s}.gz" for s in PROTOBUF_SUFFIXES)):
@@ -89,7 +95,7 @@ def is_protobuf(path: Path, head: bytes | None = None) -> bool:
                 head = fh.read(64 * 1024)
         except OSError:
             return False
-    return protobuf.sniff(head_bytes(head)) > 0
+    return protobuf.sniff(head_bytes(head)[:SNIFF_BYTES]) > 0  # the fields of a bounded start: a pure-Python walk
 
 
 UNJOINED = ""

@@ -11,7 +11,6 @@ mapping as a span from a file. No Qt here.
 
 from __future__ import annotations
 
-import gzip
 import json
 import zlib
 from typing import Any, Literal
@@ -34,6 +33,14 @@ class UnsupportedMediaType(ValueError):
     """A ``Content-Type`` or ``Content-Encoding`` that OTLP/HTTP does not define (answered 415)."""
 
 
+class TooLarge(ValueError):
+    """A body that decompresses to more than :data:`MAX_DECOMPRESSED_BYTES` (answered 413)."""
+
+
+MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024
+"""Most bytes one request body may decompress to (256 MiB): 64 MiB of gzip can hold about 64 GiB."""
+
+
 def media_type(content_type: str | None) -> str:
     """``content_type`` without parameters, lower case (``"application/json; charset=utf-8"`` ->
     ``"application/json"``); ``""`` when absent."""
@@ -42,14 +49,18 @@ def media_type(content_type: str | None) -> str:
 
 def decompressed(body: bytes, content_encoding: str | None) -> bytes:
     """``body`` undone of its ``Content-Encoding`` (``gzip``, ``deflate``, or none / ``identity``).
-    Raises :class:`UnsupportedMediaType` for another encoding and :class:`BadRequest` when the
-    bytes are not in the encoding they claim."""
+    Raises :class:`UnsupportedMediaType` for another encoding, :class:`BadRequest` when the
+    bytes are not in the encoding they claim, and :class:`TooLarge` past :data:`MAX_DECOMPRESSED_BYTES`."""
     enc = (content_encoding or "identity").strip().lower()
     try:
-        if enc == "gzip":
-            return gzip.decompress(body)
-        if enc == "deflate":
-            return zlib.decompress(body)
+        if enc in ("gzip", "deflate"):
+            d = zlib.decompressobj(16 + zlib.MAX_WBITS if enc == "gzip" else zlib.MAX_WBITS)
+            out = d.decompress(body, MAX_DECOMPRESSED_BYTES + 1)
+            if len(out) > MAX_DECOMPRESSED_BYTES or d.unconsumed_tail:
+                raise TooLarge(f"body decompresses to more than {MAX_DECOMPRESSED_BYTES:,} bytes")
+            if not d.eof:
+                raise EOFError("compressed body ended before the end-of-stream marker")
+            return out
     except (OSError, EOFError, zlib.error) as exc:
         raise BadRequest(f"body is not valid {enc}: {exc}") from None
     if enc != "identity":
