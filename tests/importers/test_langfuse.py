@@ -300,3 +300,13 @@ def test_the_page_note_is_said_only_when_the_listing_has_more(page: int, pages: 
     assert [n.message.split(" (a page")[0] for n in notes] == (
         [f"page {page} of {pages}: {held} of {total} traces in this file"] if more else [])
     assert all(n.dropped == 0 for n in notes)
+
+
+def test_the_page_note_counts_only_the_objects_and_reads_no_boolean_page() -> None:
+    """Review 2026-12-07: ``meta.page: true`` printed "page True of 2", and two non-objects in
+    ``data`` counted as traces ("6 of 99 traces" where 4 were)."""
+    from ctxviewer.importers.formats.langfuse.api_page import page_note
+
+    [note] = page_note("p.json", {"page": True, "totalPages": 2, "totalItems": 99}, 4, "traces")
+    assert note.message == ("page ? of 2: 4 of 99 traces in this file (a page of the Langfuse public API; "
+                            "the other pages are not)")

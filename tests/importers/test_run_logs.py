@@ -191,3 +191,20 @@ def test_a_promptfoo_cache_hit_is_no_provider_prompt_caching(tmp_path: Path) -> 
     from ctxviewer.assess.trace_header import span_line
 
     assert span_line(t).startswith("ok: served from promptfoo's cache: no provider call was made for this row")
+
+
+def test_a_promptfoo_cache_hit_with_counts_is_not_priced(tmp_path: Path) -> None:
+    """Review 2026-12-07: a cache hit recording prompt 1,000 / completion 200 was priced ($0.000270)
+    beside "no provider call was made"."""
+    doc: dict[str, Any] = {"evalId": "e1", "results": {"version": 3, "timestamp": "2025-01-01T00:00:00Z", "results": [
+        {"id": "hit", "provider": {"id": "openai:chat:gpt-4o-mini"}, "prompt": {"raw": "hi"},
+         "response": {"output": "hello", "cached": True, "tokenUsage": {"prompt": 1000, "completion": 200, "cached": 1200}}}]}}
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps(doc), encoding="utf-8")
+    t = _load(p)[0][0]
+    assert (t.usage.input_tokens, t.usage.output_tokens) == (None, None)
+    assert (t.attributes["promptfoo.tokenUsage.prompt"], t.attributes["promptfoo.tokenUsage.completion"]) == (1000, 200)
+    from ctxviewer.assess.trace_header import cost_line
+
+    assert cost_line(t) == "not known: usage not recorded"
+

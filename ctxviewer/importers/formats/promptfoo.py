@@ -7,7 +7,8 @@ chat prompt is a JSON message array, anything else one user message; ``response.
 ``response.finishReason``; usage ``response.tokenUsage{prompt, completion,
 completionDetails.reasoning}`` (completion includes reasoning; ``cached`` is the tokens of a
 response promptfoo served from its own cache, kept as ``promptfoo.tokenUsage.cached``, and such
-a row's status says so: :data:`CACHE_HIT`); ``error`` -> status error with its message; ``latencyMs``, ``score``, ``success``,
+a row's status says so: :data:`CACHE_HIT`; its prompt and completion counts, the original call's,
+are kept as ``promptfoo.tokenUsage.*`` and not as this row's usage, which is neither counted nor priced); ``error`` -> status error with its message; ``latencyMs``, ``score``, ``success``,
 ``cost``, ``gradingResult.pass`` kept as attributes; ``latencyMs`` is also the call's duration
 (``ctxviewer.duration_ms``) unless the response was served from promptfoo's cache. The eval's ``results.timestamp`` is each row's created time (rows
 carry no own time). Trace id = ``"{evalId}:{result id}"``. No Qt here.
@@ -65,13 +66,18 @@ def call_from_result(r: Mapping[str, Any], eval_id: str, created: Any) -> LLMCal
                         "finish_reason": resp.get("finishReason")}]
     # tokenUsage.cached is the tokens of a response promptfoo served from its own cache, not the
     # provider's prompt caching: kept as an attribute, never as cached input
-    call.usage = Usage(input_tokens=pm.int_or_none(tu.get("prompt")), output_tokens=pm.int_or_none(tu.get("completion")),
-                       reasoning_tokens=pm.int_or_none(cd.get("reasoning")) if isinstance(cd, Mapping) else None)
+    cached = isinstance(resp, Mapping) and resp.get("cached") is True  # served from promptfoo's cache: no call made
+    usage = Usage(input_tokens=pm.int_or_none(tu.get("prompt")), output_tokens=pm.int_or_none(tu.get("completion")),
+                  reasoning_tokens=pm.int_or_none(cd.get("reasoning")) if isinstance(cd, Mapping) else None)
+    if cached:  # no tokens were used by this row: the counts (the original call's) kept, never priced again
+        call.attributes.update({f"promptfoo.tokenUsage.{k}": v for k, v in (
+            ("prompt", usage.input_tokens), ("completion", usage.output_tokens)) if v is not None})
+    else:
+        call.usage = usage
     if pm.int_or_none(tu.get("cached")) is not None:
         call.attributes["promptfoo.tokenUsage.cached"] = pm.int_or_none(tu.get("cached"))
     call.created = created
     latency = r.get("latencyMs")
-    cached = isinstance(resp, Mapping) and resp.get("cached") is True  # served from promptfoo's cache: no call made
     if not cached and isinstance(latency, (int, float)) and not isinstance(latency, bool) and 0 <= latency < 1e12:
         call.latency_ms = float(latency)  # the row's only time of its own: its duration
     if r.get("error") and r.get("failureReason") != 1:  # 1 = assertion failed: the call itself succeeded

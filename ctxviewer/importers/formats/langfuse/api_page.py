@@ -64,7 +64,7 @@ def page_note(file: str, meta: Mapping[str, Any], held: int, kind: str) -> list[
     total = total if isinstance(total, int) and not isinstance(total, bool) else None
     if not ((pages is not None and pages > 1) or (total is not None and total > held)):
         return []
-    page = meta.get("page") if isinstance(meta.get("page"), int) else "?"
+    page = meta.get("page") if isinstance(meta.get("page"), int) and not isinstance(meta.get("page"), bool) else "?"
     of_pages = f" of {pages}" if pages is not None else ""
     of_total = f" of {total}" if total is not None else ""
     return [ImportProblem(file, "whole file", f"page {page}{of_pages}: {held}{of_total} {kind} in this file "
@@ -84,7 +84,7 @@ def page_records(file: str, doc: Mapping[str, Any], trace_records: TraceRecords)
     observations = [x for x in items if _is_observation(x)]
     traces = [x for x in items if not _is_observation(x)]
     kind = "traces" if traces or not observations else "observations"
-    yield from page_note(file, doc["meta"], len(doc["data"]), kind)
+    yield from page_note(file, doc["meta"], len(traces) if kind == "traces" else len(observations), kind)  # objects only
     by_trace: dict[str, list[Mapping[str, Any]]] = {}
     for o in observations:
         by_trace.setdefault(str(o.get("traceId")), []).append(o)
