@@ -19,6 +19,7 @@ from ctxviewer.assess.budget import CapacityCheck
 from ctxviewer.assess.input_source import REPORTED_SOURCE, TRUNCATED_SOURCE
 from ctxviewer.assess.plausibility import DURATION_KEY, negative_duration, reported_input
 from ctxviewer.model.capture import uncaptured_row
+from ctxviewer.model.source_notes import ENVIRONMENT_KEY, FIRST_TOKEN_KEY, WARNING_KEYS
 from ctxviewer.model.trace import NOT_RECORDED, Kind, LimitMode, RequestTrace, ToolCall
 from ctxviewer.model.words import fmt_int, fmt_text, fmt_time
 from ctxviewer.tokens import cost as pricing
@@ -111,17 +112,6 @@ def tool_call_line(call: ToolCall) -> str:
     return line
 
 
-WARNING_KEYS = ("langfuse.level", "langfuse.status_message")
-"""The trace attributes of a warning the source recorded on a call that did not fail: Langfuse's
-observation ``level`` (``WARNING``; ``ERROR`` is the span status) and its ``statusMessage``."""
-
-
-ENVIRONMENT_KEY = "langfuse.environment"
-"""The trace attribute of the environment the source recorded the call in (Langfuse
-``environment``; ``"default"`` is Langfuse's when the application set none)."""
-FIRST_TOKEN_KEY = "langfuse.time_to_first_token_ms"
-"""The trace attribute of the call's time to first token, milliseconds (Langfuse
-``completionStartTime`` - ``startTime``)."""
 
 
 def _environment(trace: RequestTrace) -> str:

@@ -15,6 +15,9 @@ What lives here:
   agent, operation: OpenTelemetry GenAI attributes);
 * :mod:`~ctxviewer.model.run` -- :class:`~ctxviewer.model.run.RunSpan`, one step of an agent run
   (the run tree: agents, tools, retrievers around the model calls);
+* :mod:`~ctxviewer.model.source_notes` -- the attribute names of what a source recorded about a call
+  that no field holds (Langfuse's warning, environment, time to first token), written by its
+  importer and read by the header;
 * :mod:`~ctxviewer.model.source_window` -- a context window the trace's source recorded from its
   own model catalogue (LiteLLM's model map): eq. 3.1's assumed C before ctxviewer's catalogue;
 * :mod:`~ctxviewer.model.words` -- how a recorded value reads (``8,000``, ``not recorded``);

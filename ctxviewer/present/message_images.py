@@ -24,7 +24,8 @@ import base64
 import binascii
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from itertools import chain
 from typing import Any
 
 from ctxviewer.model.trace import RequestTrace
@@ -117,19 +118,37 @@ def recorded_images(body: str | None) -> dict[ImageKey, tuple[str, str, str]]:
     """The base64 images of a recorded request ``body`` (JSON text; anything else: none), by
     :data:`ImageKey` -> ``(mime, payload, where)`` (``where`` :data:`BODY`). A key two different payloads share is dropped (a
     placeholder naming it could be either)."""
+    return _unambiguous(_body_payloads(body))
+
+
+def _body_payloads(body: str | None) -> Iterator[tuple[ImageKey, str, str, str]]:
     if not body or "base64" not in body:
-        return {}
+        return
     try:
         doc = json.loads(body)
     except ValueError:
-        return {}
-    found: dict[ImageKey, tuple[str, str]] = {}
-    clashes: set[ImageKey] = set()
+        return
     for key, mime, payload in _payloads(doc):
-        if key in found and found[key][1] != payload:
+        yield key, mime, payload, BODY
+
+
+def _kept_payloads(kept: Any) -> Iterator[tuple[ImageKey, str, str, str]]:
+    for entry in kept if isinstance(kept, (list, tuple)) else ():
+        if not (isinstance(entry, (list, tuple)) and len(entry) == 4 and isinstance(entry[3], str)
+                and isinstance(entry[2], int) and not isinstance(entry[2], bool)):
+            continue  # another program's attribute of that name: not ours to read
+        yield (str(entry[0]), str(entry[1]), entry[2]), str(entry[0]), entry[3], KEPT
+
+
+def _unambiguous(found: Iterable[tuple[ImageKey, str, str, str]]) -> dict[ImageKey, tuple[str, str, str]]:
+    """``key -> (mime, payload, where)``, the first of each key, a key two different payloads share dropped."""
+    out: dict[ImageKey, tuple[str, str, str]] = {}
+    clashes: set[ImageKey] = set()
+    for key, mime, payload, where in found:
+        if key in out and out[key][1] != payload:
             clashes.add(key)
-        found.setdefault(key, (mime, payload))
-    return {k: (*v, BODY) for k, v in found.items() if k not in clashes}
+        out.setdefault(key, (mime, payload, where))
+    return {k: v for k, v in out.items() if k not in clashes}
 
 
 def trace_images(trace: RequestTrace) -> dict[ImageKey, tuple[str, str, str]]:
@@ -142,19 +161,7 @@ def trace_images(trace: RequestTrace) -> dict[ImageKey, tuple[str, str, str]]:
         texts.append(trace.response.text)
     if not any("[image" in t for t in texts):
         return {}
-    found = dict(recorded_images(trace.request.content))
-    kept = trace.attributes.get(IMAGE_PAYLOADS)
-    clashes: set[ImageKey] = set()
-    for entry in kept if isinstance(kept, (list, tuple)) else ():
-        if not (isinstance(entry, (list, tuple)) and len(entry) == 4 and isinstance(entry[3], str)
-                and isinstance(entry[2], int) and not isinstance(entry[2], bool)):
-            continue  # another program's attribute of that name: not ours to read
-        key = (str(entry[0]), str(entry[1]), entry[2])
-        mime = str(entry[0])
-        if key in found and found[key][1] != entry[3]:
-            clashes.add(key)
-        found.setdefault(key, (mime, entry[3], KEPT))
-    return {k: v for k, v in found.items() if k not in clashes}
+    return _unambiguous(chain(_body_payloads(trace.request.content), _kept_payloads(trace.attributes.get(IMAGE_PAYLOADS))))
 
 
 def placeholder_image(line: str, images: Mapping[ImageKey, tuple[str, str, str]]) -> ImageBlock | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ctxviewer.importers.common.messages import part_desc
 from ctxviewer.tokens.placeholders import (
     IMAGE_PAYLOADS as IMAGE_PAYLOADS,  # the attribute, named where placeholders are
 )
@@ -54,7 +55,7 @@ def image_payloads(messages: Iterable[Mapping[str, Any]]) -> list[list[Any]]:
 def _payload(part: Mapping[str, Any]) -> tuple[str, str, int, str] | None:
     """``(mime, what, base64 characters named, payload)`` as :func:`ctxviewer.importers.common.messages.part_text`
     names the part in its placeholder; ``None`` for a part that is no base64 image."""
-    desc = str(part.get("mime_type") or part.get("modality") or "binary")
+    desc = part_desc(part)  # the name its placeholder gives it: the key must match
     if part.get("type") == "blob" and isinstance(part.get("content"), str) and desc.startswith("image/"):
         return desc, "blob", len(part["content"]), part["content"]
     uri = part.get("uri")

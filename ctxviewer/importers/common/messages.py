@@ -247,7 +247,8 @@ def _vercel_part(p: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------- rendering
 
 
-def _desc(part: Mapping[str, Any]) -> str:
+def part_desc(part: Mapping[str, Any]) -> str:
+    """What a binary part's placeholder names it by: its ``mime_type``, else ``modality``, else ``binary``."""
     return str(part.get("mime_type") or part.get("modality") or "binary")
 
 
@@ -294,18 +295,18 @@ def part_text(part: Mapping[str, Any]) -> str:
     if t == "blob":
         c = part.get("content")
         if not isinstance(c, str):
-            return placeholder(_desc(part), "blob", detail=_detail(part))
+            return placeholder(part_desc(part), "blob", detail=_detail(part))
         size = size_of_base64(c) if _is_image(part) else None
-        return placeholder(_desc(part), "blob", size=size, detail=_detail(part), base64_chars=len(c), cut=middle_cut(c))
+        return placeholder(part_desc(part), "blob", size=size, detail=_detail(part), base64_chars=len(c), cut=middle_cut(c))
     if t == "uri":
         uri = str(part.get("uri") or "")
         if uri.startswith("data:"):
             size = size_of_base64(uri.split(",", 1)[1]) if _is_image(part) and "," in uri else None
-            return placeholder(_desc(part), "data URI", size=size, detail=_detail(part), base64_chars=len(uri),
+            return placeholder(part_desc(part), "data URI", size=size, detail=_detail(part), base64_chars=len(uri),
                                cut=middle_cut(uri))
-        return placeholder(_desc(part), "uri", detail=_detail(part), ref=uri)
+        return placeholder(part_desc(part), "uri", detail=_detail(part), ref=uri)
     if t == "file":
-        return placeholder(_desc(part), "file", detail=_detail(part), ref=str(part.get("file_id")))
+        return placeholder(part_desc(part), "file", detail=_detail(part), ref=str(part.get("file_id")))
     return compact_json(strip_payloads(dict(part)))
 
 

@@ -15,6 +15,9 @@ import json
 import zlib
 from typing import Any, Literal
 
+from ctxviewer.importers.common.compressed import gunzip
+from ctxviewer.importers.contract import ImportFailed
+
 Signal = Literal["traces", "logs"]
 """Which OTLP/HTTP path a body came to: ``/v1/traces`` or ``/v1/logs``."""
 
@@ -53,14 +56,16 @@ def decompressed(body: bytes, content_encoding: str | None) -> bytes:
     bytes are not in the encoding they claim, and :class:`TooLarge` past :data:`MAX_DECOMPRESSED_BYTES`."""
     enc = (content_encoding or "identity").strip().lower()
     try:
-        if enc in ("gzip", "deflate"):
-            d = zlib.decompressobj(16 + zlib.MAX_WBITS if enc == "gzip" else zlib.MAX_WBITS)
+        if enc == "gzip":  # the importers' bounded gunzip (no decompression bomb)
+            return gunzip(body, "request body", MAX_DECOMPRESSED_BYTES)
+        if enc == "deflate":
+            d = zlib.decompressobj()
             out = d.decompress(body, MAX_DECOMPRESSED_BYTES + 1)
             if len(out) > MAX_DECOMPRESSED_BYTES or d.unconsumed_tail:
                 raise TooLarge(f"body decompresses to more than {MAX_DECOMPRESSED_BYTES:,} bytes")
-            if not d.eof:
-                raise EOFError("compressed body ended before the end-of-stream marker")
             return out
+    except ImportFailed:  # over the bound
+        raise TooLarge(f"body decompresses to more than {MAX_DECOMPRESSED_BYTES:,} bytes") from None
     except (OSError, EOFError, zlib.error) as exc:
         raise BadRequest(f"body is not valid {enc}: {exc}") from None
     if enc != "identity":

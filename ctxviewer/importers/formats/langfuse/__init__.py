@@ -83,6 +83,7 @@ from ctxviewer.importers.formats.langfuse.runs import observation_time, run_span
 from ctxviewer.importers.formats.langfuse.tool_entries import content_tool_calls, definition_in, tools_of
 from ctxviewer.importers.formats.langfuse.usage_details import usage, usage_problems
 from ctxviewer.model.run import RunSpan
+from ctxviewer.model.source_notes import WARNING_KEYS
 from ctxviewer.model.span_facts import agent_name
 from ctxviewer.model.trace import Usage
 
@@ -244,9 +245,10 @@ def call_from_observation(obs: Mapping[str, Any], by_id: Mapping[str, Mapping[st
     else:  # WARNING is no error: kept with its message, shown on the span line (trace_header.span_line)
         if call.ended is not None:
             call.status = "ok"
-        call.attributes.update({k: v for k, v in (("langfuse.level", obs.get("level")),
-                                                  ("langfuse.status_message", pm._str(obs.get("statusMessage"))))
-                                if v and (k != "langfuse.level" or v == "WARNING")})
+        level_key, message_key = WARNING_KEYS
+        call.attributes.update({k: v for k, v in ((level_key, obs.get("level")),
+                                                  (message_key, pm._str(obs.get("statusMessage"))))
+                                if v and (k != level_key or v == "WARNING")})
     call.session_id = pm._str(trace.get("sessionId") or attrs.get("gen_ai.conversation.id") or attrs.get("session.id")
                               or md.get("thread_id"))
     call.user_id = pm._str(trace.get("userId"))

@@ -20,6 +20,7 @@ from ctxviewer.importers.common.llm_call import LLMCall
 from ctxviewer.importers.common.request_params import request_parameters
 from ctxviewer.importers.common.scores import langfuse_score, scores_attribute
 from ctxviewer.importers.formats.langfuse.runs import observation_time
+from ctxviewer.model.source_notes import ENVIRONMENT_KEY, FIRST_TOKEN_KEY
 from ctxviewer.model.trace import Kind, RequestTrace
 
 
@@ -111,9 +112,6 @@ def merge_tool_calls(call: LLMCall, extra: list[dict[str, Any]]) -> None:
         call.output_tool_calls = list(call.output_tool_calls) + new
 
 
-FIRST_TOKEN_KEY = "langfuse.time_to_first_token_ms"
-"""The trace attribute holding a generation's time to first token, milliseconds (no trace field
-holds it; the OTel readers keep ``gen_ai.response.time_to_first_chunk``, seconds, verbatim)."""
 
 
 def first_token_ms(obs: Mapping[str, Any], problems: list[str]) -> float | None:
@@ -162,8 +160,8 @@ def add_extras(call: LLMCall, obs: Mapping[str, Any], trace: Mapping[str, Any]) 
     for key in ("environment", "version", "promptName", "promptVersion", "promptId", "modelId"):
         if obs.get(key) not in (None, ""):
             call.attributes[f"langfuse.{key}"] = obs[key]
-    if "langfuse.environment" not in call.attributes and pm._str(trace.get("environment")):
-        call.attributes["langfuse.environment"] = trace["environment"]  # the trace's, the call naming none
+    if ENVIRONMENT_KEY not in call.attributes and pm._str(trace.get("environment")):
+        call.attributes[ENVIRONMENT_KEY] = trace["environment"]  # the trace's, the call naming none
     ttft = first_token_ms(obs, call.problems)
     if ttft is not None:
         call.attributes[FIRST_TOKEN_KEY] = ttft

@@ -1,0 +1,21 @@
+"""Trace attributes a source's importer writes and the header reads back: what the source recorded
+about a call that no field of :class:`~ctxviewer.model.trace.RequestTrace` holds (Langfuse's
+observation warning, environment and time to first token). One name per value, shared by the
+importer that writes it (:mod:`ctxviewer.importers.formats.langfuse`) and the header that says it
+(:mod:`ctxviewer.assess.trace_header`). No Qt here.
+"""
+
+from __future__ import annotations
+
+WARNING_KEYS = ("langfuse.level", "langfuse.status_message")
+"""The trace attributes of a warning the source recorded on a call that did not fail: Langfuse's
+observation ``level`` (``WARNING``; ``ERROR`` is the span status) and its ``statusMessage``."""
+
+ENVIRONMENT_KEY = "langfuse.environment"
+"""The trace attribute of the environment the source recorded the call in (Langfuse
+``environment``; ``"default"`` is Langfuse's when the application set none)."""
+
+FIRST_TOKEN_KEY = "langfuse.time_to_first_token_ms"
+"""The trace attribute of the call's time to first token, milliseconds (Langfuse
+``completionStartTime`` - ``startTime``; no trace field holds it, and the OTel readers keep
+``gen_ai.response.time_to_first_chunk``, seconds, verbatim)."""
