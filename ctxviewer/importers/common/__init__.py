@@ -29,6 +29,8 @@ normaliser from a model call to a trace.
   ``...`` and its ``logfire.truncated`` list);
 * :mod:`.spans` -- the span containers (OTLP/JSON and protobuf, span lists, flat attribute maps)
   and the one :class:`~.spans.span.Span` shape they yield;
+* :mod:`.tool_outcome` -- the verdict a proposed tool call's recorded execution shows (an
+  ``execute_tool`` / TOOL span that ran it: blocked by a refusal, else permitted);
 * :mod:`.inherit` -- the system instructions and tools a model call takes from its ancestor
   (agent) spans when it records none of its own;
 * :mod:`.llm_call` -- the one normaliser: :class:`~.llm_call.LLMCall` (a model call in normal

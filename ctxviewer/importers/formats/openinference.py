@@ -12,7 +12,9 @@ input was not captured; a captured input is what was sent, so they are ``ctxview
 inside the message holding their text or marked not sent (:mod:`~ctxviewer.importers.common.sent_documents`) -- the first LLM
 span of the same trace starting at or after the retrieval, preferring one under the same parent
 (a retrieval that fed no LLM span in the file is a problem naming it); ``TOOL`` spans are recorded
-on the call they fed as ``ctxviewer.fed_by``. Other kinds are context only. A span printed twice
+on the call they fed as ``ctxviewer.fed_by``, and a TOOL span naming a proposed call
+(``tool_call.id``) gives that call the verdict its run shows when none is recorded
+(:mod:`~ctxviewer.importers.common.tool_outcome`). Other kinds are context only. A span printed twice
 (console exporters: at start with no end, then at end) counts once, the later print winning.
 ``session.id`` / ``user.id`` -> ``session_id`` / ``user_id`` (the span's own, else its nearest ancestor's:
 an instrumentation may set them on the trace's root span only); ``llm.invocation_parameters`` ->
@@ -26,6 +28,7 @@ the ``llm.tools.*`` of its nearest ancestor that has them (an ``AGENT`` span), m
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -44,6 +47,7 @@ from ctxviewer.importers.common.sent_documents import fold_sent_documents
 from ctxviewer.importers.common.spans.conventions import count_other, other_convention, span_kind
 from ctxviewer.importers.common.spans.read import container_of, spans_from_json
 from ctxviewer.importers.common.spans.span import Span, missing_parents, trace_id_for
+from ctxviewer.importers.common.tool_outcome import tool_runs, with_run_verdicts
 from ctxviewer.importers.contract import SPECIFIC, Companions, ImportFailed, ImportProblem, Record, RunRecord
 from ctxviewer.model.run import RunSpan
 
@@ -220,6 +224,7 @@ class OpenInferenceImporter:
                            for f, c in zip(flats[1:], chain[1:]) if span_kind(c.attributes) != "LLM"])
             _inherit_ids(call, flats[1:])
         notes = by_span(companions)
+        runs = tool_runs((s for s in spans.values() if span_kind(s.attributes) == "TOOL"), "TOOL")
         traced: dict[str, str] = {}
         for s, call in calls:
             mine = notes.get(s.span_id or "", [])
@@ -230,6 +235,8 @@ class OpenInferenceImporter:
                     companions.mark(a["file"], {s.span_id or ""}, file)  # type: ignore[union-attr]
             fold_sent_documents(call)
             trace, warnings = build_trace(call)
+            if runs.get(s.trace_id) and trace.tool_calls:
+                trace = replace(trace, tool_calls=with_run_verdicts(trace.tool_calls, runs[s.trace_id]))
             if s.span_id:
                 traced[s.span_id] = trace.trace_id
             yield trace

@@ -42,6 +42,7 @@ from ctxviewer.importers.common.spans.conventions import count_other, is_chat_sp
 from ctxviewer.importers.common.spans.guardrail import guardrail_from_span, is_guardrail_span
 from ctxviewer.importers.common.spans.read import is_protobuf, read_span_groups
 from ctxviewer.importers.common.spans.span import Span, SpanRecord, missing_parents, trace_id_for
+from ctxviewer.importers.common.tool_outcome import tool_runs, with_run_verdicts
 from ctxviewer.importers.contract import Companions, ImportProblem, Record, RunRecord
 from ctxviewer.importers.formats.otel.events import CONTENT_KEYS, deep_keys, fold_events, truncated_keys
 from ctxviewer.importers.formats.otel.group import enrich_call, fed_call, tool_trace
@@ -222,6 +223,7 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs
         if target is not None:
             fed.setdefault(id(target), []).append(
                 f"tool {t.attributes.get('gen_ai.tool.name') or t.name} (span {t.span_id})")
+    runs = tool_runs(tools)
     for s in chats:
         where = f"{s.record} span {s.span_id}" if s.span_id else s.record
         problems: list[str] = []
@@ -244,6 +246,8 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs
             trace = replace(trace, attributes={**trace.attributes, **retrieval_attributes(retrieved[id(s)])})
         if id(s) in fed:
             trace = replace(trace, attributes={**trace.attributes, "ctxviewer.fed_by": fed[id(s)]})
+        if runs.get(s.trace_id) and trace.tool_calls:
+            trace = replace(trace, tool_calls=with_run_verdicts(trace.tool_calls, runs[s.trace_id]))
         if id(s) in cut:
             trace = replace(trace, attributes={**trace.attributes, **cut_trace_attributes(cut[id(s)])})
             notes += cut_notes(cut[id(s)])

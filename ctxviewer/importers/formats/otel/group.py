@@ -20,7 +20,9 @@ that never ended -- come with its own attributes: :func:`.mapping.call_from_span
 * **Tool executions** -- each ``execute_tool`` span is recorded on the chat call it fed (the first
   chat span of the same trace starting at or after it, one under the same parent first) as
   ``ctxviewer.fed_by``; an ``execute_tool`` span that fed no chat span in the file is kept as a
-  trace of its own (its call and result), with a warning.
+  trace of its own (its call and result), with a warning. A proposed call with no recorded verdict
+  takes the one its execution shows (the span with its ``gen_ai.tool.call.id``: blocked when it
+  ended in a refusal, else permitted; :mod:`ctxviewer.importers.common.tool_outcome`).
 * **Content not captured** -- a chat span with no message content (capture is opt-in:
   ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``) imports with
   ``ctxviewer.content = "not captured"`` and a warning, never silently with zero items.
@@ -36,6 +38,7 @@ from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common.inherit import Ancestor, inherit
 from ctxviewer.importers.common.llm_call import LLMCall, agent_attributes, status_attributes
 from ctxviewer.importers.common.spans.span import Span
+from ctxviewer.importers.common.tool_outcome import tool_run, with_run_verdicts
 from ctxviewer.importers.formats.otel.mapping import span_tools
 from ctxviewer.model.capture import uncaptured_what
 from ctxviewer.model.trace import ContextItem, Endpoint, Kind, Policy, RequestTrace, Status, ToolCall
@@ -134,9 +137,12 @@ def tool_trace(span: Span, trace_id: str) -> RequestTrace:
         attrs["otel.span.name"] = span.name
     attrs.update(tool_status_attributes(span))
     name = a.get("gen_ai.tool.name")
-    calls = (ToolCall(name=str(name or ""), arguments=gm.arguments_string(gm.parse_structured(args))
+    calls: tuple[ToolCall, ...] = (ToolCall(name=str(name or ""), arguments=gm.arguments_string(gm.parse_structured(args))
                       if not isinstance(args, str) else args,
                       id=None if a.get("gen_ai.tool.call.id") is None else str(a["gen_ai.tool.call.id"])),)
+    run = tool_run(span)
+    if run is not None:
+        calls = with_run_verdicts(calls, {run.call_id: run})
     return RequestTrace(trace_id=trace_id, created=span.start, endpoint=Endpoint(), policy=Policy(),
                         user_request=None, items=tuple(items), service=span.resource.get("service.name"),
                         session_id=a.get("gen_ai.conversation.id"), tool_calls=calls, source_format="otel",
