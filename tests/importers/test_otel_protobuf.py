@@ -233,3 +233,30 @@ def test_a_served_body_that_expands_past_the_bound_is_413_not_memory() -> None:
         wire.decompressed(bomb, "gzip")
     with pytest.raises(wire.BadRequest, match="body is not valid gzip"):
         wire.decompressed(small[:-6], "gzip")
+
+
+def test_gunzip_steps_keep_a_refused_bomb_within_the_limit_plus_one_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(compressed, "GUNZIP_STEP", 100)
+    data = gzip.compress(b"z" * 10_000)
+    sizes: list[int] = []
+    real = compressed.zlib.decompressobj
+
+    class Counting:
+        def __init__(self, *a: object) -> None:
+            self.d = real(*a)  # type: ignore[call-overload]
+
+        def decompress(self, buf: bytes, n: int) -> bytes:
+            out = self.d.decompress(buf, n)
+            sizes.append(len(out))
+            return out
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.d, name)
+
+    monkeypatch.setattr(compressed.zlib, "decompressobj", Counting)
+    assert compressed.gunzip(data, "x", limit=10_000) == b"z" * 10_000  # exactly the limit: read whole
+    assert max(sizes) == 100 and sum(sizes) == 10_000
+    sizes.clear()
+    with pytest.raises(ImportFailed, match="more than 5,000 bytes"):
+        compressed.gunzip(data, "x", limit=5_000)
+    assert sum(sizes) == 5_001  # stopped one byte past the limit, never the whole 10,000

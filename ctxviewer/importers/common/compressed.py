@@ -30,6 +30,10 @@ HEAD_GUNZIPPED_BYTES = 16 * 1024 * 1024
 head the registry reads)."""
 
 
+GUNZIP_STEP = 16 * 1024 * 1024
+"""Most bytes :func:`gunzip` decompresses at a time (16 MiB)."""
+
+
 def too_big(path: Path | str, limit: int | None = None) -> ImportFailed:
     """The error for a gzipped file that decompresses to more than ``limit`` bytes (default
     :data:`MAX_GUNZIPPED_BYTES`)."""
@@ -48,11 +52,15 @@ def gunzip(data: bytes, path: Path | str, limit: int | None = None) -> bytes:
     rest = data
     while rest:
         d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        out += d.decompress(rest, limit + 1 - len(out))
-        if len(out) > limit:
-            raise too_big(path, limit)
-        if d.unconsumed_tail:  # output capped before the input ran out: more than the limit
-            raise too_big(path, limit)
+        pending = rest
+        while not d.eof:  # a step at a time: a refused bomb holds the limit plus one step, not twice the limit
+            chunk = d.decompress(pending, min(GUNZIP_STEP, limit + 1 - len(out)))
+            out += chunk
+            if len(out) > limit:
+                raise too_big(path, limit)
+            pending = d.unconsumed_tail
+            if not chunk and not pending:
+                break
         if not d.eof:
             raise EOFError("Compressed file ended before the end-of-stream marker was reached")
         rest = d.unused_data
