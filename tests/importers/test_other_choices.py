@@ -73,3 +73,22 @@ def test_the_warning_names_the_sources_own_field() -> None:
     problems = [r.message for r in detect(path).load(path) if isinstance(r, ImportProblem)]
     assert problems == ["outputs.choices holds 2 choices: the trace shows choice 1; choice 2 (finish reason length) "
                         "is kept as ctxviewer.other_choices"]
+
+
+def test_a_provider_exchange_names_its_response_choices(tmp_path: Path) -> None:
+    from ctxviewer.importers import detect
+
+    exchange = {"request": {"model": "gpt-4o-mini", "n": 2, "messages": [{"role": "user", "content": "Name a pet."}]},
+                "response": {"id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4o-mini",
+                             "choices": [{"index": 0, "message": {"role": "assistant", "content": "A cat."},
+                                          "finish_reason": "stop"},
+                                         {"index": 1, "message": {"role": "assistant", "content": "A dog."},
+                                          "finish_reason": "stop"}],
+                             "usage": {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14}}}
+    path = tmp_path / "exchange.json"
+    path.write_text(json.dumps(exchange), encoding="utf-8")
+    importer = detect(path)
+    problems = [r.message for r in importer.load(path) if isinstance(r, ImportProblem)]
+    assert (importer.name, problems) == ("provider-api", [
+        "response.choices holds 2 choices: the trace shows choice 1; choice 2 (finish reason stop) "
+        "is kept as ctxviewer.other_choices"])

@@ -173,6 +173,7 @@ def call_from_exchange(request: Any, response: Any, trace_id: str, uri: str | No
         choices = [c for c in r.get("choices") or [] if isinstance(c, Mapping)]
         call.output = [dict(pm.openai_message(c.get("message") or {}), finish_reason=c.get("finish_reason"))
                        for c in choices] or None
+        call.output_field = "response.choices"  # the choices warning names the exchange's own field
         call.usage = pm.openai_chat_usage(r.get("usage"))
         warnings += pm.bad_counts(r.get("usage"), "usage")
         call.created = _epoch(r.get("created"))
