@@ -147,3 +147,17 @@ def test_an_attribute_map_tool_span_names_no_id_it_does_not_have(shared: Path) -
     (trace,) = [r for r in get_importer("otel").load(path) if isinstance(r, RequestTrace)]
     assert [(c.name, c.id, c.verdict, c.decided_by) for c in trace.tool_calls] == [
         ("get_weather", "1234", ToolVerdict.PERMITTED, "its execute_tool span (ran: its status and end not recorded)")]
+
+
+def test_a_lone_tool_span_that_refused_its_call_is_a_warning_not_a_failed_request(tmp_path: Path) -> None:
+    path = tmp_path / "run.otlp.json"
+    path.write_text(json.dumps(otlp_request(_tool(status={"code": 2, "message": "PermissionError: DROP not allowed"}))),
+                    encoding="utf-8")
+    (trace,) = [r for r in get_importer("otel").load(path) if isinstance(r, RequestTrace)]
+    assert [(f.rule, f.severity.value, f.message) for f in run_checks(trace) if f.rule.startswith("span.")] == [
+        ("span.error", "warning",
+         "the tool refused the call: PermissionError: DROP not allowed (the proposed call was not run)")]
+    path.write_text(json.dumps(otlp_request(_tool(status={"code": 2, "message": "TimeoutError: 30 s"}))), encoding="utf-8")
+    (trace,) = [r for r in get_importer("otel").load(path) if isinstance(r, RequestTrace)]
+    assert [(f.rule, f.severity.value, f.message) for f in run_checks(trace) if f.rule.startswith("span.")] == [
+        ("span.error", "failure", "the span ended in error: TimeoutError: 30 s")]
