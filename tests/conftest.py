@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ["CTXVIEWER_PRICE_MEMO"] = "0"  # genai-prices answered afresh in every test process (tests/core/test_price_memo.py tests the memo)
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"

@@ -12,7 +12,9 @@ of base64, written by the importers and taken back out for counting), :mod:`.cat
 when the trace recorded none, from genai-prices' bundled data and the profiles), :mod:`.cost` (a call's
 cost in US dollars from its recorded usage, priced by genai-prices; "not known", never 0) and
 :mod:`.price_rates` (its arithmetic from genai-prices' rates, looked up once per model price) and
-:mod:`.price_library` (genai-prices imported without its price-update client), and
+:mod:`.price_library` (genai-prices imported without its price-update client), :mod:`.price_memo`
+(genai-prices' answers kept on disk under the installed package's identity, so a one-trace command
+does not import it again), and
 :mod:`.recorded_cost` (the cost a trace's own tool recorded, said beside the list price when they differ).
 
 May import: :mod:`ctxviewer.util` only (no trace model: these count text and request bodies). No Qt here.

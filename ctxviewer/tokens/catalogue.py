@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from importlib import metadata
+from typing import Any
 
+from ctxviewer.tokens import price_memo
 from ctxviewer.tokens.profiles import ProfileError, resolve
 
 PACKAGE = "genai-prices"
@@ -53,7 +54,15 @@ class ModelLimits:
 
 
 def package_version() -> str | None:
-    """The installed genai-prices version, or ``None`` when it is not installed."""
+    """The installed genai-prices version, or ``None`` when it is not installed (kept in
+    :mod:`ctxviewer.tokens.price_memo`: ``importlib.metadata`` alone costs about 20 ms)."""
+    version = price_memo.answer("version", _installed_version)
+    return None if version is None else str(version)
+
+
+def _installed_version() -> str | None:
+    from importlib import metadata
+
     try:
         return metadata.version(PACKAGE)
     except metadata.PackageNotFoundError:
@@ -85,7 +94,13 @@ def lookup(provider: str | None, model: str | None) -> ModelLimits | None:
 
 
 def _genai_prices(provider: str | None, model: str) -> tuple[str, int] | None:
-    """``(model id, context window)`` from genai-prices' bundled data, or ``None``."""
+    """``(model id, context window)`` from genai-prices' bundled data, or ``None`` (kept in
+    :mod:`ctxviewer.tokens.price_memo`)."""
+    found = price_memo.answer(f"window\x1f{provider or ''}\x1f{model}", lambda: _window(provider, model))
+    return None if found is None else (str(found[0]), int(found[1]))
+
+
+def _window(provider: str | None, model: str) -> list[Any] | None:
     from ctxviewer.tokens.price_library import load
 
     try:
@@ -104,5 +119,5 @@ def _genai_prices(provider: str | None, model: str) -> tuple[str, int] | None:
             except (LookupError, ValueError):
                 continue
             if info.context_window:
-                return info.id, int(info.context_window)
+                return [info.id, int(info.context_window)]
     return None

@@ -22,7 +22,7 @@ import functools
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from decimal import Decimal
-from typing import Protocol
+from typing import Any, Protocol
 
 PACKAGE = "genai-prices"
 """The price library's distribution name (:data:`ctxviewer.tokens.catalogue.PACKAGE`); the catalogue
@@ -109,7 +109,15 @@ def data_date() -> date | None:
     """The data date of the bundled prices: the newest start date of a dated price in the data
     that is not after today (a scheduled change is not counted), or ``None`` when the data holds no
     dated price or genai-prices is not installed. The package records no date of its own for its
-    data, so this is the last price change it knows."""
+    data, so this is the last price change it knows. Kept per day in :mod:`ctxviewer.tokens.price_memo`."""
+    from ctxviewer.tokens import price_memo
+
+    today = datetime.now(timezone.utc).date()
+    found = price_memo.answer(f"date\x1f{today.isoformat()}", lambda: _data_date(today))
+    return None if found is None else date.fromisoformat(found)
+
+
+def _data_date(today: date) -> str | None:
     from ctxviewer.tokens.price_library import load
 
     try:
@@ -118,7 +126,6 @@ def data_date() -> date | None:
         from genai_prices.types import StartDateConstraint
     except ImportError:
         return None
-    today = datetime.now(timezone.utc).date()
     newest: date | None = None
     for provider in data_snapshot.get_snapshot().providers:
         for model in provider.models:
@@ -128,7 +135,7 @@ def data_date() -> date | None:
                 if isinstance(constraint, StartDateConstraint) and constraint.start_date <= today:
                     if newest is None or constraint.start_date > newest:
                         newest = constraint.start_date
-    return newest
+    return None if newest is None else newest.isoformat()
 
 
 def call_cost(provider: str | None, model: str | None, sent: datetime | None, usage: UsageLike) -> Cost:
@@ -164,7 +171,25 @@ def call_cost(provider: str | None, model: str | None, sent: datetime | None, us
 
 def _price(provider_id: str | None, model: str, sent: datetime | None, counts: tuple[tuple[str, int], ...]) -> Cost:
     """The :class:`Cost` of ``counts`` as genai-prices prices them (:func:`ctxviewer.tokens.price_rates.price`:
-    its rates looked up once per model price, the same amounts as ``calc_price``)."""
+    its rates looked up once per model price, the same amounts as ``calc_price``), kept in
+    :mod:`ctxviewer.tokens.price_memo` (amounts as decimal strings: the same ``Decimal`` back)."""
+    from ctxviewer.tokens import price_memo
+
+    when = sent.isoformat() if sent is not None else "today " + datetime.now(timezone.utc).date().isoformat()
+    key = "\x1f".join(("cost", provider_id or "", model, when,
+                       ",".join(f"{k}={v}" for k, v in counts)))
+    kept = price_memo.answer(key, lambda: _cost_json(_price_now(provider_id, model, sent, counts)))
+    total, inp, out = (None if v is None else Decimal(v) for v in kept[:3])
+    return Cost(total, inp, out, *kept[3:])
+
+
+def _cost_json(cost: Cost) -> list[Any]:
+    """``cost`` as a JSON list: ``[total, input, output, model, provider, reason]``, amounts as strings."""
+    return [None if v is None else str(v) for v in (cost.total, cost.input, cost.output)] + [
+        cost.model, cost.provider, cost.reason]
+
+
+def _price_now(provider_id: str | None, model: str, sent: datetime | None, counts: tuple[tuple[str, int], ...]) -> Cost:
     from ctxviewer.tokens.price_library import load
 
     try:
