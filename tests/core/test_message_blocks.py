@@ -154,11 +154,11 @@ def test_corpus_parallel_tool_calls_pair_results_with_their_calls(shared: Path, 
         ToolCallBlock("get_population", "call_62136356", "arguments:", '{\n  "city": "New York"\n}'))
 
 
-def test_corpus_anthropic_tool_result_in_user_turn_is_paired_as_assumed(shared: Path, tmp_path: Path) -> None:
+def test_corpus_anthropic_tool_result_in_user_turn_is_paired_as_a_result(shared: Path, tmp_path: Path) -> None:
+    # its tool_result block makes the user turn a tool result (role tool), so the pairing is no assumption
     trace = _corpus_trace(shared, tmp_path, "provider-api/anthropic/messages-tool-result-in-history.vcr.yaml")
     link = tool_links(trace)["msg-2"]
-    assert (link.call_id, link.name) == ("toolu_01KBqpqR73qWGsMaW3vBzEjz", "get_weather")
-    assert link.assumed == "the user turn right after the call, which the record does not mark as a result"
+    assert (link.call_id, link.name, link.assumed) == ("toolu_01KBqpqR73qWGsMaW3vBzEjz", "get_weather", None)
 
 
 def test_a_json_document_is_shown_reindented() -> None:

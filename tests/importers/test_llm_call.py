@@ -28,15 +28,18 @@ def _text(t: str) -> dict:
 TOOL_RESULT = {"type": "tool_call_response", "id": "c1", "response": "12:00"}
 
 
-def test_the_user_request_is_the_last_user_message_that_is_not_only_tool_results_unless_the_source_says() -> None:
+def test_the_user_request_is_the_last_user_message_that_is_not_only_tool_results() -> None:
     msgs = [_msg("user", _text("What time is it?")), _msg("assistant", {"type": "tool_call", "id": "c1",
                                                                        "name": "clock", "arguments": "{}"}),
             _msg("user", TOOL_RESULT)]
     trace, _ = build_trace(LLMCall(trace_id="t", source_format="provider-api", messages=msgs))
     assert trace.user_request == "What time is it?"
-    assert [(i.id, i.kind.value) for i in trace.items] == [("msg-0", "user"), ("msg-1", "history"), ("msg-2", "history")]
-    otel, _ = build_trace(LLMCall(trace_id="t", source_format="otel", messages=msgs, last_user_is_request=True))
-    assert [(i.id, i.kind.value) for i in otel.items] == [("msg-0", "history"), ("msg-1", "history"), ("msg-2", "user")]
+    assert [(i.id, i.kind.value, i.role) for i in trace.items] == [
+        ("msg-0", "user", "user"), ("msg-1", "history", "assistant"), ("msg-2", "history", "tool")]
+    # the same in OTel (Pydantic AI puts a tool's return in a user message: new user nu2 #1, it was the user request)
+    otel, _ = build_trace(LLMCall(trace_id="t", source_format="otel", messages=msgs))
+    assert [(i.id, i.kind.value, i.role) for i in otel.items] == [
+        ("msg-0", "user", "user"), ("msg-1", "history", "assistant"), ("msg-2", "history", "tool")]
 
 
 def test_output_tool_calls_count_only_when_the_first_output_has_none() -> None:

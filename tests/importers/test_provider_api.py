@@ -29,7 +29,7 @@ CASES: dict[str, dict[str, Any]] = {
     "anthropic/messages-tool-result-in-history": dict(
         traces=[dict(id="msg_013r8xmbHsaDMebw7MeyGvhH", provider="anthropic", model="claude-sonnet-4-6",
                      items=[("user", "user", "What is the weather like in San Francisco in Fahrenheit?"),
-                            ("history", "assistant", None), ("history", "user", '{"weather": "sunny", "temperature": "75"}'),
+                            ("history", "assistant", None), ("history", "tool", '{"weather": "sunny", "temperature": "75"}'),
                             ("tool", None, None)], tools=["get_weather"], calls=[],
                      usage=(772, 47, 0, 0, None), response=("end_turn", "claude-sonnet-4-6"), status="ok")]),
     "openai/chat-completions-parallel-tool-calls": dict(

@@ -12,8 +12,10 @@ usage already normalised to the OTel rule: input includes cache, output includes
   id ``system``, trusted (an inherited one: ``source.store = "inherited from span NAME (ID)"``);
 * each message -> one item, id ``msg-{i}`` (``source.turn = i``): role ``system``/``developer`` ->
   ``policy`` (trusted, :data:`POLICY_ROLES`); the last ``user`` message that is not only tool
-  results (any last ``user`` message with :attr:`LLMCall.last_user_is_request`) -> ``user`` (and
-  ``trace.user_request``); everything else -> ``history`` (untrusted, role kept);
+  results -> ``user`` (and ``trace.user_request``); a ``user`` message of tool results only
+  (Anthropic's ``tool_result`` blocks, Pydantic AI's ``tool_call_response`` parts) -> ``history``
+  with role ``tool``: a tool's output, untrusted data the scanner reads, as OTel's own ``tool``
+  messages; everything else -> ``history`` (untrusted, role kept);
 * retrieved documents -> ``evidence`` items (id ``doc-{n}``) before the user item, untrusted;
 * tool definitions -> ``tool`` items after the messages, id = tool name (``name#2`` for a repeat
   or another item's id: :func:`unique_id`), content the compact JSON of the definition, untrusted
@@ -136,9 +138,6 @@ class LLMCall:
     content_capture_note: str | None = None
     """The warning when no content was captured, in the source's words (``None``: "no message
     content captured"), before what is recorded (:func:`~ctxviewer.model.capture.uncaptured_warning`)."""
-    last_user_is_request: bool = False
-    """True: the last ``user`` message is the user request whatever its parts (OTel GenAI spans,
-    where tool results have role ``tool``); False: the last one that is not only tool results."""
     output_tool_calls: list[dict[str, Any]] = field(default_factory=list)
     """``tool_call`` parts recorded beside the output messages (OpenLLMetry's indexed
     ``gen_ai.completion.{i}.tool_calls``): the proposed calls when the first output message has none."""
@@ -196,10 +195,14 @@ def agent_attributes(chain: Sequence[tuple[Mapping[str, Any], str]]) -> dict[str
     return {}
 
 
-def _is_user_request(msg: Mapping[str, Any], any_parts: bool) -> bool:
+def _only_tool_results(msg: Mapping[str, Any]) -> bool:
+    """True for a message whose parts are all tool results (``tool_call_response``)."""
     parts = msg.get("parts") or []
-    return msg.get("role") == "user" and (any_parts or not parts
-                                           or any(p.get("type") != "tool_call_response" for p in parts))
+    return bool(parts) and all(isinstance(p, Mapping) and p.get("type") == "tool_call_response" for p in parts)
+
+
+def _is_user_request(msg: Mapping[str, Any]) -> bool:
+    return msg.get("role") == "user" and not _only_tool_results(msg)
 
 
 def build_items(call: LLMCall) -> tuple[list[ContextItem], str | None]:
@@ -209,7 +212,7 @@ def build_items(call: LLMCall) -> tuple[list[ContextItem], str | None]:
         items.append(_item(Kind.POLICY, "system", gm.message_text({"parts": call.system}), "system", Trust.TRUSTED,
                            source=_inherited(call.system_inherited_from)))
     msgs = call.messages
-    last_user = max((i for i, m in enumerate(msgs) if _is_user_request(m, call.last_user_is_request)), default=None)
+    last_user = max((i for i, m in enumerate(msgs) if _is_user_request(m)), default=None)
     user_request: str | None = None
     docs_at = last_user if last_user is not None else len(msgs)
     for i, msg in enumerate(msgs):
@@ -217,6 +220,8 @@ def build_items(call: LLMCall) -> tuple[list[ContextItem], str | None]:
             items.extend(_doc_items(call.documents))
         role = msg.get("role")
         role = None if role is None else str(role)
+        if role in ("user", "human") and _only_tool_results(msg):
+            role = "tool"  # Anthropic's and Pydantic AI's tool results ride in a user message: a tool's output
         text = gm.message_text(msg)
         if i == last_user:
             user_request = text

@@ -272,7 +272,7 @@ def call_from_span(span: Span, problems: list[str] | None = None) -> LLMCall:
     Recoverable bad values (a token count that is not one, a message attribute that is not a
     list) are imported as not recorded; each appends a message naming its attribute to ``problems``."""
     a = span.attributes
-    call = LLMCall(trace_id=trace_id_for(span), source_format="otel", last_user_is_request=True,
+    call = LLMCall(trace_id=trace_id_for(span), source_format="otel",
                    accounting_rule=ACCOUNTING_RULE, check_usage=False)
     call.system = gm.parse_parts(a.get("gen_ai.system_instructions")) or None
     call.messages = [dict(m, role=None) if m.get("role") == "" else m for m in _input_messages(a, problems) or []]
