@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxviewer.assess.scanner import provenance, scan_text
+from ctxviewer.assess.scanner import prefilter, provenance, scan_text
 from ctxviewer.model.findings import Severity
 from tests.scanner.multilingual_benign import BENIGN
 
@@ -82,3 +82,13 @@ def test_the_benign_set_is_large_enough_and_in_every_language() -> None:
 @pytest.mark.parametrize(("lang", "text"), [(lang, t) for lang, texts in BENIGN.items() for t in texts])
 def test_benign_business_text_is_not_flagged(lang: str, text: str) -> None:
     assert [(h.rule, text[h.start:h.end]) for h in scan_text(text) if h.severity is not Severity.INFO] == []
+
+
+def test_a_long_text_gives_the_same_hits_prefiltered_and_plain() -> None:
+    parts = [t for texts in BENIGN.values() for t in texts] + [a[0] for a in ATTACKS]
+    text = "\n\n".join(parts * 3)
+    assert len(text) >= prefilter.MIN_CHARS
+    hits = scan_text(text)
+    with prefilter.plain():
+        assert scan_text(text) == hits
+    assert [text[h.start:h.end] for h in hits] == [a[3] for a in ATTACKS] * 3
