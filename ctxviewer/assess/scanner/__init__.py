@@ -3,7 +3,8 @@
 Families of rules (one module each, listed in :data:`.registry.BUILTIN`) find spans of text
 addressed to the model inside data: overrides of earlier instructions or of the output
 (:mod:`.override`, :mod:`.multilingual`), chat-template and role markers (:mod:`.template`),
-requests to call tools or send data (:mod:`.tool_request`), invisible text (:mod:`.invisible`),
+requests to call tools or send data (:mod:`.tool_request`; sending data to an address or moving money in
+German, French, Spanish, Italian, Portuguese and Chinese: :mod:`.multilingual_intent`), invisible text (:mod:`.invisible`),
 data-carrying Markdown images and links (:mod:`.exfil`), hidden-from-the-user phrasing
 (:mod:`.hidden`), text addressed to the AI (:mod:`.address`), data acting as the principal --
 claims to be the user, preconditions on the task, changes to the output (:mod:`.intent`, by

@@ -139,6 +139,8 @@ _PROVENANCE: dict[str, Origin] = {
     "intent_features._ANCHOR": Origin(("own_fresh_holdout", "own_user_message"), note="where the features are looked for"),
     "multilingual.MULTILINGUAL[*]": Origin((CSE_ML, CSE_EN), note="19 languages, from the translated rows"),
     "multilingual.MULTILINGUAL_WEAK[*]": Origin((CSE_ML, CSE_EN)),
+    "multilingual_intent.MULTILINGUAL_ACTION[*]": Origin(
+        (), note="send data to an address, move money to an account, in DE FR ES IT PT ZH (from issue 26's wording, no family's rows read)"),
     "encoded._HEX": Origin((CSE_EN, CSE_ML), note="token smuggling in hex"),
     "encoded._HEX_CHARS": Origin((), helper=True),
     "encoded._B64": Origin((CSE_EN, CSE_ML), note="token smuggling in base64"),
@@ -149,7 +151,7 @@ _PROVENANCE: dict[str, Origin] = {
 }
 
 _MODULES = ("override", "template", "tool_request", "invisible", "exfil", "hidden", "address", "intent", "intent_features",
-            "multilingual", "encoded")
+            "multilingual", "multilingual_intent", "encoded")
 
 
 def pattern_keys(modules: Iterable[str] = ()) -> dict[str, Pattern]:

@@ -37,10 +37,10 @@ ENTRY_POINT_GROUP = "ctxviewer.scanner_rules"
 BUILTIN = tuple(f"ctxviewer.assess.scanner.{spec}" for spec in (
     "override:OVERRIDE", "template:ROLE_MARKERS", "tool_request:TOOL_REQUEST", "invisible:INVISIBLE",
     "exfil:EXFILTRATION", "hidden:HIDDEN", "address:ADDRESS", "intent:INTENT", "intent_features:INTENT_FEATURES", "multilingual:MULTILINGUAL",
-    "encoded:ENCODED"))
+    "multilingual_intent:MULTILINGUAL_ACTION", "encoded:ENCODED"))
 """The built-in rules in running order. Family ids: ``injection.override``, ``.role_marker``,
 ``.tool_request``, ``.invisible``, ``.exfiltration``, ``.hidden``, ``.address``, ``.intent``,
-``.multilingual``, ``.encoded``."""
+``.multilingual``, ``.encoded`` (``multilingual_intent`` reports under ``.tool_request``)."""
 
 
 def rule_of(obj: Any) -> Rule:
