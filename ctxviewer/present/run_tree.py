@@ -64,13 +64,22 @@ def _ms(value: float | None) -> str:
     return f"{value:,.0f} ms"
 
 
+TOOL_NAME_KEYS = ("gen_ai.tool.name", "ai.toolCall.name", "tool.name")
+"""Where a tool step names its tool: OTel GenAI, Vercel AI SDK, OpenInference."""
+
+
 def step_line(node: Node) -> str:
     """``"llm openai/gpt-4o-mini · 1,235 ms · ok · input 6,221 · output 207 · $0.000723 · trace T"``:
-    kind, name, duration, status (``ERROR: message``), and for a model call its reported input and
+    kind, name (a tool step's tool after it when the name does not hold it: ``"tool ai.toolCall
+    (getWeather)"``), duration, status (``ERROR: message``), and for a model call its reported input and
     output tokens (the recorded usage), cost and trace id."""
     s = node.step
     sp = s.span
-    parts = [f"{sp.kind} {one_line(sp.name)}" if sp.name else sp.kind, _ms(s.duration_ms)]
+    head = f"{sp.kind} {one_line(sp.name)}" if sp.name else sp.kind
+    tool = next((sp.attributes[k] for k in TOOL_NAME_KEYS if isinstance(sp.attributes.get(k), str)), None)
+    if sp.kind == "tool" and tool and tool not in (sp.name or ""):
+        head += f" ({one_line(tool)})"  # Vercel's span is named ai.toolCall whatever the tool
+    parts = [head, _ms(s.duration_ms)]
     if sp.status == "error":
         parts.append("ERROR" + (f": {one_line(sp.status_message)}" if sp.status_message else ""))
     elif sp.status:

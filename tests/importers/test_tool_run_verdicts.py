@@ -161,3 +161,24 @@ def test_a_lone_tool_span_that_refused_its_call_is_a_warning_not_a_failed_reques
     (trace,) = [r for r in get_importer("otel").load(path) if isinstance(r, RequestTrace)]
     assert [(f.rule, f.severity.value, f.message) for f in run_checks(trace) if f.rule.startswith("span.")] == [
         ("span.error", "failure", "the span ended in error: TimeoutError: 30 s")]
+
+
+def test_a_vercel_tool_span_gives_its_call_the_verdict_and_the_tree_names_the_tool(tmp_path: Path) -> None:
+    """New user nu2 #7 (shape of vercel/ai's generate-text telemetry snapshot): the ai.toolCall span
+    with ai.toolCall.id call_Tk1 ended in error, and the call said 'verdict not recorded'."""
+    from ctxviewer.pipeline.importing import import_files
+    from ctxviewer.present.run_tree import build_tree, tree_lines
+    from ctxviewer.store import TraceStore
+
+    path = Path(__file__).resolve().parents[1] / "data" / "tool_runs" / "vercel-tool-error.otlp.json"
+    traces = {r.trace_id: r for r in get_importer("otel").load(path) if isinstance(r, RequestTrace)}
+    call = traces["4bf92f3577b34da6a3ce929d0e0e4736:a000000000000002"].tool_calls[0]
+    assert (call.name, call.verdict, call.decided_by) == (
+        "getWeather", ToolVerdict.PERMITTED,
+        "its ai.toolCall span a000000000000003 (ran: ended in error: TimeoutError: weather API did not answer in 10s)")
+    db = tmp_path / "v.db"
+    with TraceStore.create(db) as writable:
+        import_files([path], writable)
+    with TraceStore.open(db) as store:
+        lines = tree_lines(build_tree(store.run_steps("4bf92f3577b34da6a3ce929d0e0e4736")))
+    assert "  tool ai.toolCall (getWeather) · 5 ms · ERROR: TimeoutError: weather API did not answer in 10s" in lines

@@ -28,9 +28,10 @@ from typing import Any, Iterable, Mapping
 from ctxviewer.importers.common.spans.span import Span
 from ctxviewer.model.trace import ToolCall, ToolVerdict
 
-CALL_ID_KEYS = ("gen_ai.tool.call.id", "tool_call.id", "tool.id")
+CALL_ID_KEYS = ("gen_ai.tool.call.id", "tool_call.id", "tool.id", "ai.toolCall.id")
 """Where an execution span names the call it ran: OTel GenAI ``gen_ai.tool.call.id``, then
-OpenInference's ``tool_call.id`` and ``tool.id`` (a TOOL span)."""
+OpenInference's ``tool_call.id`` and ``tool.id`` (a TOOL span), then the Vercel AI SDK's
+``ai.toolCall.id`` (an ``ai.toolCall`` span)."""
 
 EXCEPTION_EVENTS = ("exception", "gen_ai.execute_tool.exception")
 """Span events that record an execution's exception (OTel semconv: ``exception.type``,

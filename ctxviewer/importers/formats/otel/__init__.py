@@ -224,6 +224,8 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs
             fed.setdefault(id(target), []).append(
                 f"tool {t.attributes.get('gen_ai.tool.name') or t.name} (span {t.span_id})")
     runs = tool_runs(tools)
+    for tid, vercel in tool_runs((s for s in spans.values() if "ai.toolCall.id" in s.attributes), "ai.toolCall").items():
+        runs[tid] = {**vercel, **runs.get(tid, {})}  # Vercel AI SDK tool spans; an execute_tool span wins
     for s in chats:
         where = f"{s.record} span {s.span_id}" if s.span_id else s.record
         problems: list[str] = []
