@@ -76,8 +76,9 @@ def step_line(node: Node) -> str:
     s = node.step
     sp = s.span
     head = f"{sp.kind} {one_line(sp.name)}" if sp.name else sp.kind
-    tool = next((sp.attributes[k] for k in TOOL_NAME_KEYS if isinstance(sp.attributes.get(k), str)), None)
-    if sp.kind == "tool" and tool and tool not in (sp.name or ""):
+    tool = next((sp.attributes[k] for k in TOOL_NAME_KEYS if isinstance(sp.attributes.get(k), str)), None) \
+        if sp.kind == "tool" else None
+    if tool and tool not in (sp.name or ""):
         head += f" ({one_line(tool)})"  # Vercel's span is named ai.toolCall whatever the tool
     parts = [head, _ms(s.duration_ms)]
     if sp.status == "error":

@@ -35,8 +35,8 @@ def is_chat_span(attrs: Mapping[str, Any]) -> bool:
         return True
     if any(k.startswith("gen_ai.prompt.") for k in attrs):
         return True
-    op_id = str(attrs.get("ai.operationId") or "")
-    return "ai.prompt.messages" in attrs and op_id.endswith((".doGenerate", ".doStream"))
+    op_id = str(attrs.get("ai.operationId") or "")  # with recordInputs: false a call records no ai.prompt.messages
+    return op_id.startswith("ai.") and op_id.endswith((".doGenerate", ".doStream"))
 
 
 def span_kind(attrs: Mapping[str, Any]) -> str | None:
