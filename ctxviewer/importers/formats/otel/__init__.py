@@ -9,7 +9,8 @@ from the other spans of its trace: session, agent, inherited system instructions
 :mod:`.logs` (the ``otel-logs`` importer: OTLP log records of GenAI events in a file without their spans),
 :mod:`.join` (the log records of a separate file of the same import joined to their spans),
 :mod:`.retrieval` (retrieval spans' documents and query recorded on the chat call they fed),
-:mod:`.runs` (every span as a step of its run: agents, tools, retrievers, model calls; the run tree).
+:mod:`.runs` (every span as a step of its run: agents, tools, retrievers, model calls; the run tree),
+:mod:`.adk` (Google ADK's ``call_llm`` spans: their request and response documents as GenAI attributes).
 A chat span's ``apply_guardrail`` child spans are its trace's runtime guardrail results
 (:mod:`ctxviewer.importers.common.spans.guardrail`).
 The span containers it reads (OTLP/JSON and protobuf, span lists, attribute maps) and the span
@@ -38,12 +39,13 @@ from ctxviewer.importers.common.exporter_cut import cut_attributes, cut_notes, c
 from ctxviewer.importers.common.llm_call import Document, build_trace
 from ctxviewer.importers.common.peek import peek_json
 from ctxviewer.importers.common.spans import attribute_map, otlp, span_list
-from ctxviewer.importers.common.spans.conventions import count_other, is_chat_span, other_convention
+from ctxviewer.importers.common.spans.conventions import count_other, is_chat_span, other_convention, span_kind
 from ctxviewer.importers.common.spans.guardrail import guardrail_from_span, is_guardrail_span
 from ctxviewer.importers.common.spans.read import is_protobuf, read_span_groups
 from ctxviewer.importers.common.spans.span import Span, SpanRecord, missing_parents, trace_id_for
 from ctxviewer.importers.common.tool_outcome import tool_runs, with_run_verdicts
 from ctxviewer.importers.contract import Companions, ImportProblem, Record, RunRecord
+from ctxviewer.importers.formats.otel.adk import as_chat_span
 from ctxviewer.importers.formats.otel.events import CONTENT_KEYS, deep_keys, fold_events, truncated_keys
 from ctxviewer.importers.formats.otel.group import enrich_call, fed_call, tool_trace
 from ctxviewer.importers.formats.otel.join import companion_events, mark_joined
@@ -114,6 +116,11 @@ class OtelImporter:
         other = other_convention(state.openinference, "otel", file)  # the file's OpenInference half
         if other is not None and state.chats:
             yield other
+        if state.unread_models:
+            n = sum(state.unread_models.values())
+            names = ", ".join(f"{k} ×{v}" for k, v in state.unread_models.items())
+            yield ImportProblem(file, "model-call spans", f"{n} span(s) record a model call (gen_ai.request.model) in a shape "
+                                f"ctxviewer does not read ({names}): not imported", dropped=n)
         if not state.chats and not state.rejected and not state.lone_tools:
             what = (f"{state.others} other span(s): {', '.join(state.other_names)}" if state.others else "no spans")
             hint = (f"; {state.openinference} are OpenInference LLM spans: --format openinference reads them"
@@ -150,6 +157,17 @@ def _load_spans(spans: list[SpanRecord], source: str, with_runs: bool) -> Iterat
     yield from noted
 
 
+def unread_model_call(span: Span) -> bool:
+    """True for a span that records a model call (``gen_ai.request.model`` or ``gen_ai.usage.*``)
+    without saying what it is -- no ``gen_ai.operation.name``, no OpenInference kind, no Vercel AI
+    SDK ``ai.operationId`` (whose outer spans sum their calls) -- and that no mapping reads (Google
+    ADK's ``call_llm``): it is named, never dropped in silence."""
+    a = span.attributes
+    if "gen_ai.operation.name" in a or "ai.operationId" in a or span_kind(a) is not None or is_guardrail_span(span):
+        return False
+    return "gen_ai.request.model" in a or "gen_ai.usage.input_tokens" in a
+
+
 class _FileState:
     """What :meth:`OtelImporter.load` learns across the span groups of one file."""
 
@@ -160,6 +178,7 @@ class _FileState:
         self.others = 0  # spans neither chat nor named tool execution
         self.other_names: list[str] = []  # the first five of them, for the "no chat spans" message
         self.openinference = 0  # OpenInference LLM spans: the openinference importer's (named at the end)
+        self.unread_models: dict[str, int] = {}  # span name -> model-call-like spans no mapping reads
 
 
 def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs: bool = False) -> Iterator[RunRecord]:
@@ -175,7 +194,7 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs
         earlier = spans.get(key)
         if earlier is not None and not (earlier.end is None and rec.end is not None):
             key = id(rec)  # the same ids twice, but not an open print followed by the ended one
-        spans[key] = rec
+        spans[key] = as_chat_span(rec)  # Google ADK's call_llm spans: their request/response documents as GenAI attributes
     cut: dict[int, dict[str, str]] = {}
     for key, sp in list(spans.items()):
         sp, deep = deep_keys(sp)  # JSON nested too deep to parse: cut below 100 levels, named
@@ -204,6 +223,9 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs
         if not is_chat_span(s.attributes) and not (s.attributes.get("gen_ai.operation.name") == "execute_tool"
                                                    and s.attributes.get("gen_ai.tool.name")) and not is_guardrail_span(s):
             state.others += 1
+            if unread_model_call(s):
+                name = str(s.name or "unnamed")
+                state.unread_models[name] = state.unread_models.get(name, 0) + 1
             if len(state.other_names) < 5:
                 state.other_names.append(str(s.attributes.get("gen_ai.operation.name") or s.name or "unnamed"))
     traced: dict[int, str] = {}  # id(chat span) -> the trace made of it

@@ -101,10 +101,11 @@ KEEP = ("gen_ai.cost.", "ai.telemetry.metadata.", "ai.telemetry.functionId", "tr
         "gen_ai.openai.response.system_fingerprint", "openai.response.service_tier", "ai.settings.",
         "gen_ai.agent.", "gen_ai.response.time_to_first_chunk", "gen_ai.data_source.id", "ai.response.timestamp",
         "ai.schema", "ai.response.providerMetadata", "gen_ai.is_streaming", "llm.is_streaming",
-        "gen_ai.openai.api_base", "metadata.applied_guardrails", "litellm.call_id")
+        "gen_ai.openai.api_base", "metadata.applied_guardrails", "litellm.call_id", "gcp.vertex.agent.")
 """Chat-span attributes kept on the trace verbatim (cost, the application's telemetry metadata,
 workflow names, response fingerprints, agent fields, settings, whether the call streamed, the API
-base URL, LiteLLM's call id and guardrails applied): read, so never named as unmapped."""
+base URL, LiteLLM's call id and guardrails applied, Google ADK's invocation, session and event
+ids): read, so never named as unmapped."""
 
 _READ_ALL = READ + KEEP
 

@@ -1,0 +1,44 @@
+"""Google ADK's own ``call_llm`` spans (adk-python ``telemetry.py``: ``gcp.vertex.agent.llm_request``
+/ ``llm_response`` documents, no ``gen_ai.operation.name``) are model calls (ctxviewer.importers.formats.otel.adk).
+New user nu2 #2: both calls vanished without a word; only the tool span imported, 'ok', 0 items."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from otlp_factories import otlp_request, otlp_span, s
+
+from ctxviewer.importers import ImportProblem, get_importer
+from ctxviewer.model.trace import RequestTrace
+
+FILE = Path(__file__).resolve().parents[1] / "data" / "tool_runs" / "google-adk-weather.otlp.json"
+
+
+def test_the_two_model_calls_import_with_messages_tools_usage_and_the_tool_call() -> None:
+    records = list(get_importer("otel").load(FILE))
+    traces = [r for r in records if isinstance(r, RequestTrace)]
+    assert [p.message for p in records if isinstance(p, ImportProblem)] == []
+    first, second = traces
+    assert (first.endpoint.model, first.usage.input_tokens if first.usage else None, first.session_id) == (
+        "gemini-2.0-flash", 112, "sess-9")
+    assert [(i.kind.value, i.role) for i in first.items] == [("policy", "system"), ("user", "user"), ("tool", None)]
+    assert first.user_request == "What is the weather in New York?"
+    assert [(c.name, c.arguments, c.id, c.verdict.value if c.verdict else None) for c in first.tool_calls] == [
+        ("get_weather", '{"city":"New York"}', "adk-1", "permitted")]
+    assert [(i.kind.value, i.role) for i in second.items] == [
+        ("policy", "system"), ("user", "user"), ("history", "assistant"), ("history", "tool"), ("tool", None)]
+    assert second.response is not None and second.response.text == "The weather in New York is sunny, 25°C."
+    assert "gcp.vertex.agent.llm_request" not in second.attributes
+    assert second.attributes["gcp.vertex.agent.invocation_id"] == "e-123"
+
+
+def test_a_model_call_span_no_mapping_reads_is_named_not_dropped_in_silence(tmp_path: Path) -> None:
+    span = otlp_span("00000000000000c1", name="call_llm", end="1700000001000000000",
+                     **{"gen_ai.system": s("gcp.vertex.agent"), "gen_ai.request.model": s("gemini-2.0-flash"),
+                        "gcp.vertex.agent.llm_request": s("{not json")})
+    path = tmp_path / "adk.otlp.json"
+    path.write_text(json.dumps(otlp_request(span)), encoding="utf-8")
+    problems = [(p.record, p.message, p.dropped) for p in get_importer("otel").load(path) if isinstance(p, ImportProblem)]
+    assert problems[0] == ("model-call spans", "1 span(s) record a model call (gen_ai.request.model) in a shape "
+                           "ctxviewer does not read (call_llm ×1): not imported", 1)
