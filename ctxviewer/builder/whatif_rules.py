@@ -254,6 +254,7 @@ def decide(trace: RequestTrace, sc: Scenario) -> Plan:
                   wbudget, notes, rules, capacity_source=source,
                   input_limit=window is not None and source == f"assumed ({window[1]})")
     _limit(trace, sc, result, enc)
+    _reported_limit(trace, sc, result, enc)
     if result.max_input is None:
         held = [it for it in items if rule[it.id] is OmissionRule.BUDGET and it.id not in pins]
         for it in held:
@@ -306,6 +307,37 @@ def _limit(trace: RequestTrace, sc: Scenario, plan: Plan, enc: str) -> None:
         return
     plan.notes.append(f"the recording's input of {_n(recorded_input)} tokens is over its input budget of {_n(base)}: "
                       "the application did not trim to it, so neither does the what-if while C and B_out are as recorded")
+
+
+def _reported_limit(trace: RequestTrace, sc: Scenario, plan: Plan, enc: str) -> None:
+    """Lower ``plan.max_input`` to what the provider's own count leaves: when it reported more input
+    for the recorded request than the count (framing, tool overhead, what the trace does not hold),
+    that gap rides along whatever is trimmed, and eq. 3.1 judges a request by the reported input
+    when the count fits (:data:`ctxviewer.assess.input_source.REPORTED_SOURCE`). So the items must
+    fit C - B_out - the gap, else the what-if would call a request "fits, nothing changed" and
+    "over capacity by the provider-reported input" at once (new user nu2 #5). Not applied while C
+    and B_out are as recorded (the what-if then reproduces the recording) or with separate limits."""
+    reported = trace.usage.input_tokens
+    if plan.max_input is None or plan.capacity is None or reported is None:
+        return
+    as_recorded = (sc.capacity is None or sc.capacity == trace.endpoint.capacity) and (
+        (plan.reserve or 0) == (trace.reserved_output_tokens or 0))
+    if as_recorded or plan.input_limit or (trace.endpoint.limit_mode is LimitMode.SEPARATE and sc.capacity is None):
+        return
+    recorded_input = trace.input_tokens if trace.input_tokens is not None else sum(
+        item_tokens(i, enc) for i in trace.retained)
+    gap = reported - recorded_input
+    if gap <= 0:
+        return
+    base = plan.capacity - (plan.reserve or 0)
+    if base - gap <= 0:
+        plan.error = (f"the provider reported {_n(reported)} input tokens for the recorded request, {_n(gap)} more "
+                      f"than its count of {_n(recorded_input)}: C - B_out = {_n(base)} tokens leaves no room for the items")
+        return
+    if base - gap < plan.max_input:
+        plan.max_input = base - gap
+        plan.rules.append(f"budget: the provider counts {_n(gap)} tokens beyond the items (it reported {_n(reported)} "
+                          f"for {_n(recorded_input)} counted): input <= {_n(base)} - {_n(gap)} = {_n(base - gap)} tokens")
 
 
 def _window(trace: RequestTrace, rule: dict[str, OmissionRule | None], pins: set[str], cut: dict[str, str],

@@ -91,7 +91,7 @@ def test_orphan_tool_result_history_drops_the_call_with_its_result(b8k) -> None:
              item(Kind.HISTORY, "A1", 50, 0.2, "assistant"), item(Kind.HISTORY, "T1", 150, 0.3, "tool"),
              item(Kind.HISTORY, "A2", 100, 0.5, "assistant"), item(Kind.USER, "U2", 100, None, "user"))
     items = tuple(replace(it, position=k + 1) for k, it in enumerate(items))
-    t = replace(b8k, items=items, input_tokens=600, reserved_output_tokens=400,
+    t = replace(b8k, items=items, input_tokens=600, reserved_output_tokens=400, usage=replace(b8k.usage, input_tokens=600),
                 endpoint=replace(b8k.endpoint, capacity=1000), budget={}, safety_margin=None)
     assert run(t, Scenario()).changes == ()  # 600 + 400 fit C = 1,000: nothing to trim
     o = run(t, Scenario(reserve=550))  # 450 for input: U1 (0.1) goes, then A1 with its result T1 (0.3)

@@ -11,7 +11,7 @@ import pytest
 
 from ctxviewer.assess.assessment import conclude
 from ctxviewer.assess.budget import allocations, check_capacity
-from ctxviewer.builder.whatif import OmissionRule, Scenario, rule_of, run
+from ctxviewer.builder.whatif import OmissionRule, Scenario, filler, rule_of, run
 from ctxviewer.diff.conversation import derive_for_display
 from ctxviewer.model.findings import State
 from ctxviewer.model.trace import Category, ContextItem, Kind, RequestTrace, Status
@@ -220,6 +220,35 @@ def test_before_trimming_says_its_input_when_the_verdict_is_by_the_providers() -
                    safety_margin=None, response=Response(text="ok"))
     o = run(t, Scenario(capacity=50_000))
     assert o.before_trim == "before trimming: fits by the count, 49,993 tokens margin"
-    assert o.verdict.startswith("over capacity by 50,000 tokens by the provider-reported input: had 50,000 tokens "
-                                "left, needed 100,000 (counted 7)")
+    # new user nu2 #5: the provider's 99,993 tokens beyond the count ride along whatever is trimmed,
+    # so no re-trim at C = 50,000 can fit (it was "over capacity ... by the provider-reported input"
+    # beside "no item changed")
+    assert o.verdict == ("cannot be built: the provider reported 100,000 input tokens for the recorded request, "
+                         "99,993 more than its count of 7: C - B_out = 50,000 tokens leaves no room for the items")
     assert "before trimming: over by" not in o.verdict
+
+
+def test_the_providers_count_beyond_the_items_lowers_the_input_budget() -> None:
+    """nu2 #5: at C = 160, B_out = 20 the provider's 58 tokens beyond the 37 counted leave 82 for the
+    items; at 100 they leave 22, so both history turns go (37 -> 17), and the what-if's verdict
+    and its trimming agree."""
+    from factories import make_trace
+
+    from ctxviewer.model.trace import Endpoint, Response, Trust, Usage
+
+    def item(kind: Kind, iid: str, n: int, prio: float | None, role: str, pos: int) -> ContextItem:
+        return ContextItem(kind=kind, id=iid, content=filler(n), tokens=n, priority=prio, role=role, position=pos,
+                           status=Status.RETAINED, trust=Trust.UNTRUSTED)
+
+    items = (item(Kind.HISTORY, "h1", 10, 0.1, "user", 1), item(Kind.HISTORY, "h2", 10, 0.2, "assistant", 2),
+             item(Kind.USER, "u", 17, None, "user", 3))
+    t = make_trace(endpoint=Endpoint(provider="openai", model="gpt-4o"), items=items, input_tokens=None, budget={},
+                   usage=Usage(input_tokens=95, output_tokens=5), reserved_output_tokens=None, safety_margin=None,
+                   response=Response(text="ok"))
+    wide = run(t, Scenario(capacity=160, reserve=20))
+    assert wide.rules[-1] == ("budget: the provider counts 58 tokens beyond the items (it reported 95 for 37 counted): "
+                              "input <= 140 - 58 = 82 tokens")
+    assert wide.changes == () and wide.verdict.startswith("fits, 103 tokens margin (by the count; 45 by the provider-reported input 95)")
+    narrow = run(t, Scenario(capacity=100, reserve=20))
+    assert [(c.id, c.after) for c in narrow.changes] == [("h1", "omitted (budget)"), ("h2", "omitted (budget)")]
+    assert narrow.verdict.startswith("fits, 63 tokens margin;")
