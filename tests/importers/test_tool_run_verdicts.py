@@ -182,3 +182,4 @@ def test_a_vercel_tool_span_gives_its_call_the_verdict_and_the_tree_names_the_to
     with TraceStore.open(db) as store:
         lines = tree_lines(build_tree(store.run_steps("4bf92f3577b34da6a3ce929d0e0e4736")))
     assert "  tool ai.toolCall (getWeather) · 5 ms · ERROR: TimeoutError: weather API did not answer in 10s" in lines
+

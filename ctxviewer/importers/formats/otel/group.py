@@ -4,8 +4,10 @@
 ``ctxviewer.completeness``, ``ctxviewer.duration_ms``, ``otel.span.ended = False`` for a span
 that never ended -- come with its own attributes: :func:`.mapping.call_from_span`.)
 
-* **Session** -- ``gen_ai.conversation.id``, else ``session.id``, on the span or its nearest
-  ancestor, is ``RequestTrace.session_id``; ``user.id`` (else ``enduser.id``) likewise ``user_id``.
+* **Session** -- ``gen_ai.conversation.id``, else ``session.id``, else OpenLLMetry's
+  ``traceloop.association.properties.session_id``, on the span or its nearest ancestor, is
+  ``RequestTrace.session_id``; ``user.id`` (else ``enduser.id``, else the association property
+  ``user_id``) likewise ``user_id``.
 * **Agent** -- ``gen_ai.agent.name`` (or OpenInference ``agent.name``, Pydantic AI ``agent_name``)
   on the span or its nearest ancestor (an ``invoke_agent`` span) is recorded as the call's
   ``gen_ai.agent.name``, with ``ctxviewer.agent_from = "span NAME (ID)"`` when inherited
@@ -48,6 +50,11 @@ CONTENT_KEYS = ("gen_ai.input.messages", "gen_ai.prompt", "ai.prompt", "gen_ai.s
 """Attribute names (prefixes) that carry message content: a chat span with none of them and no
 item captured no content."""
 
+TRACELOOP_SESSION = "traceloop.association.properties.session_id"
+TRACELOOP_USER = "traceloop.association.properties.user_id"
+"""OpenLLMetry's association properties (``Traceloop.set_association_properties({"session_id": ...,
+"user_id": ...})``): the session and user when no GenAI / OTel attribute names them."""
+
 NOT_CAPTURED = ("no message content captured on this span (content capture is opt-in: "
                 "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT)")
 """The warning for a chat span whose content was not captured, before what it records
@@ -85,10 +92,12 @@ def enrich_call(call: LLMCall, span: Span, by_id: Mapping[str, Span]) -> list[st
     chain = [span] + _ancestors(span, by_id)
     session = call.session_id
     for s in chain:
-        session = session or gm.parse_structured(s.attributes.get("gen_ai.conversation.id") or s.attributes.get("session.id"))
+        session = session or gm.parse_structured(s.attributes.get("gen_ai.conversation.id") or s.attributes.get("session.id")
+                                                 or s.attributes.get(TRACELOOP_SESSION))
     call.session_id = None if session is None else str(session)
     if call.user_id is None:  # the same rule for the user: its own, else its nearest ancestor's
         user = next((u for u in (s.attributes.get("user.id") or s.attributes.get("enduser.id") for s in chain[1:]) if u), None)
+        user = user or next((s.attributes[TRACELOOP_USER] for s in chain if s.attributes.get(TRACELOOP_USER)), None)
         call.user_id = None if user is None else str(gm.parse_structured(user))
     call.attributes.update(agent_attributes([(s.attributes, f"span {s.name or '?'} ({s.span_id})") for s in chain]))
     own_tools = "gen_ai.tool.definitions" in span.attributes  # recorded, even as []: the call offered none
