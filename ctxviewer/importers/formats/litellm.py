@@ -7,7 +7,10 @@ Fields (BerriAI/litellm ``litellm/types/utils.py`` ``StandardLoggingPayload``):
 tool calls); usage from ``response.usage`` (OpenAI rule: prompt includes cached), else the
 top-level ``prompt_tokens`` / ``completion_tokens``, with cached/reasoning details from
 ``metadata.usage_object``; ``startTime``/``endTime`` as epoch seconds or ``"YYYY-MM-DD HH:MM:SS"``
-strings (UTC); ``status`` ``failure`` with ``error_str`` -> status error. ``trace_id`` (groups
+strings (UTC); ``status`` ``failure`` with ``error_str`` -> status error (its zero counts, when no
+response recorded usage, are not recorded usage: kept as ``litellm.prompt_tokens`` /
+``litellm.completion_tokens``); a field recorded in a shape that cannot be read is named
+(:func:`payload_problems`). ``trace_id`` (groups
 retries) is kept as an attribute. ``model_map_information`` (LiteLLM's model map entry for the
 deployment): its ``max_input_tokens`` is the context window LiteLLM applied, kept as the
 source's window (:mod:`ctxviewer.model.source_window`: eq. 3.1 assumes it when the trace records
@@ -81,6 +84,12 @@ def call_from_payload(p: Mapping[str, Any], fallback_id: str) -> LLMCall:
                       reasoning_tokens=usage.reasoning_tokens if usage.reasoning_tokens is not None
                       else more.reasoning_tokens)
     call.usage = usage
+    if _failed_without_usage(p):  # LiteLLM writes 0 for a call that never got an answer: not recorded, not 0
+        call.usage = Usage()
+        call.attributes.update({f"litellm.{k}": p[k] for k in ("prompt_tokens", "completion_tokens") if p.get(k) is not None})
+    if p.get("messages") is not None and not isinstance(msgs, list):
+        call.content_captured = False  # recorded, but not as messages: the warning names the field
+        call.attributes["ctxviewer.content_note"] = "messages: recorded but not readable as messages"
     call.created, call.ended = _time(p.get("startTime")), _time(p.get("endTime"))
     if p.get("status") == "failure" or p.get("error_str"):
         call.status, call.status_message = "error", pm._str(p.get("error_str")) or "failure"
@@ -101,6 +110,38 @@ def call_from_payload(p: Mapping[str, Any], fallback_id: str) -> LLMCall:
             call.attributes[f"litellm.hidden_params.{k}"] = value
     call.attributes.update(unmapped_attribute(unmapped_keys(p, MAPPED)))
     return call
+
+
+def payload_problems(p: Mapping[str, Any]) -> list[str]:
+    """What of payload ``p`` is recorded in a shape that cannot be read, each naming its field:
+    ``messages`` that is no list of messages, ``response.choices`` that is no list, and a
+    top-level ``prompt_tokens`` / ``completion_tokens`` that is no token count (new user nu2 #8:
+    such a record imported as "ok" with only OpenTelemetry's "content not captured")."""
+    out: list[str] = []
+    msgs = gm.parse_structured(p.get("messages"))
+    if msgs is not None and not isinstance(msgs, list):
+        out.append(f"messages: expected a list of messages, got {_shape(msgs)}; the request's messages are not recorded")
+    resp = p.get("response")
+    if isinstance(resp, Mapping) and resp.get("choices") is not None and not isinstance(resp.get("choices"), list):
+        out.append(f"response.choices: expected a list, got {_shape(resp['choices'])}; the response is not recorded")
+    if not (isinstance(resp, Mapping) and resp.get("usage")):
+        out += pm.bad_counts({k: p.get(k) for k in ("prompt_tokens", "completion_tokens")}, "payload")
+    return [o.replace("payload.", "", 1) for o in out]
+
+
+def _shape(value: Any) -> str:
+    if isinstance(value, str):
+        return f"the text {value[:40]!r}"
+    return "an object" if isinstance(value, Mapping) else f"a {type(value).__name__}"
+
+
+def _failed_without_usage(p: Mapping[str, Any]) -> bool:
+    """True for a failed call whose counts are LiteLLM's zeros (no response, no usage): a request
+    the provider refused (a 429, a timeout) used nothing that was recorded (nu2 #11)."""
+    failed = p.get("status") == "failure" or bool(p.get("error_str"))
+    resp = p.get("response")
+    counts = [p.get(k) for k in ("prompt_tokens", "completion_tokens")]
+    return failed and not (isinstance(resp, Mapping) and resp.get("usage")) and all(c in (0, None) for c in counts)
 
 
 def _model_map(info: Any) -> dict[str, Any]:
@@ -170,7 +211,7 @@ class LiteLLMImporter:
                 yield ImportProblem(file, record, f"cannot map payload: {exc}", dropped=1)
                 continue
             yield trace
-            for w in warnings:
+            for w in payload_problems(p) + warnings:
                 yield ImportProblem(file, record, w)
 
 
