@@ -19,7 +19,7 @@ from ctxviewer.assess.budget import CapacityCheck
 from ctxviewer.assess.input_source import REPORTED_SOURCE, TRUNCATED_SOURCE
 from ctxviewer.assess.plausibility import DURATION_KEY, negative_duration, reported_input
 from ctxviewer.model.capture import uncaptured_row
-from ctxviewer.model.source_notes import ENVIRONMENT_KEY, FIRST_TOKEN_KEY, WARNING_KEYS
+from ctxviewer.model.source_notes import CACHE_1H_KEY, ENVIRONMENT_KEY, FIRST_TOKEN_KEY, WARNING_KEYS
 from ctxviewer.model.trace import NOT_RECORDED, Kind, LimitMode, RequestTrace, ToolCall
 from ctxviewer.model.words import fmt_int, fmt_text, fmt_time
 from ctxviewer.tokens import cost as pricing
@@ -65,6 +65,10 @@ def cost_line(trace: RequestTrace) -> str:
             if rec is not None and differs(rec, c.total) else "")
     if c.total is None:
         return f"{pricing.NOT_KNOWN}: {c.reason}{also}"
+    hour = trace.attributes.get(CACHE_1H_KEY)
+    if isinstance(hour, int) and not isinstance(hour, bool) and hour > 0:  # nu2 #9: priced 36 % low, unsaid
+        also += (f"; its {hour:,} one-hour cache-write tokens are priced at the five-minute write rate "
+                 f"(genai-prices has one cache-write rate): the cost is low")
     return f"{pricing.fmt_cost(c.total)} · {c.model}, {pricing.short_source()}{also}"
 
 

@@ -1,7 +1,8 @@
 """Trace attributes a source's importer writes and the header reads back: what the source recorded
 about a call that no field of :class:`~ctxviewer.model.trace.RequestTrace` holds (Langfuse's
-observation warning, environment and time to first token). One name per value, shared by the
-importer that writes it (:mod:`ctxviewer.importers.formats.langfuse`) and the header that says it
+observation warning, environment and time to first token; Anthropic's one-hour cache writes). One
+name per value, shared by the importer that writes it (:mod:`ctxviewer.importers.formats.langfuse`,
+:mod:`ctxviewer.importers.common.exchanges`) and the header that says it
 (:mod:`ctxviewer.assess.trace_header`). No Qt here.
 """
 
@@ -19,3 +20,8 @@ FIRST_TOKEN_KEY = "langfuse.time_to_first_token_ms"
 """The trace attribute of the call's time to first token, milliseconds (Langfuse
 ``completionStartTime`` - ``startTime``; no trace field holds it, and the OTel readers keep
 ``gen_ai.response.time_to_first_chunk``, seconds, verbatim)."""
+
+CACHE_1H_KEY = "anthropic.usage.cache_creation.ephemeral_1h_input_tokens"
+"""The trace attribute of an Anthropic call's one-hour cache writes, tokens (``usage.cache_creation
+.ephemeral_1h_input_tokens``): part of ``cache_creation_input_tokens``, billed at a higher rate than
+five-minute writes, which genai-prices does not tell apart -- the cost line says so."""

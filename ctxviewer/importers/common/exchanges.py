@@ -30,6 +30,7 @@ from ctxviewer.importers.common.exchange_account import (
 from ctxviewer.importers.common.field_account import unmapped_attribute
 from ctxviewer.importers.common.llm_call import LLMCall, build_trace
 from ctxviewer.importers.contract import ImportProblem, Record
+from ctxviewer.model.source_notes import CACHE_1H_KEY
 
 SHARED_PARAMS = ("temperature", "top_p", "tool_choice", "stream", "seed", "parallel_tool_calls")
 """The request parameters kept from a provider body inside another format (MLflow span inputs)."""
@@ -204,6 +205,10 @@ def call_from_exchange(request: Any, response: Any, trace_id: str, uri: str | No
             out["finish_reason"] = r.get("stop_reason")
             call.output = [out]
         call.usage = pm.anthropic_usage(r.get("usage"))
+        hour = r["usage"].get("cache_creation") if isinstance(r.get("usage"), Mapping) else None
+        one_hour = pm.int_or_none(hour.get("ephemeral_1h_input_tokens")) if isinstance(hour, Mapping) else None
+        if one_hour:
+            call.attributes[CACHE_1H_KEY] = one_hour
         warnings += pm.bad_counts(r.get("usage"), "usage")
     if status is not None:
         call.attributes["http.response.status_code"] = status
