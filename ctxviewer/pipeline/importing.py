@@ -179,7 +179,7 @@ def import_files(
                 report.problems.append(ImportProblem(str(path), "whole file",
                                                      f"no traces read with --format {importer.name}; {hint}"))
             report.files = done
-            if yielded:
+            if yielded or (companions is not None and companions.joined.get(path)):  # records joined to another file's traces
                 report.files_imported += 1
             if progress:
                 progress(done, total)

@@ -117,3 +117,13 @@ def test_the_cli_and_the_import_dialog_say_the_join_as_a_note(tmp_path: Path) ->
         f"{LOGS}: whole file: 9 log record(s) joined their spans in {SPANS}: their content is on those calls")
     assert not any("joined their spans" in line for line in lines[:lines.index("Notes:")])  # not among the problems
     assert "1 problems" in text.splitlines()[0]
+
+
+def test_a_logs_file_whose_records_all_joined_counts_as_imported(tmp_path: Path) -> None:
+    """New user nu2 #12: 'imported 1 trace(s) from 1 of 2 file(s)' although the logs file's 3 records
+    (botocore Bedrock Converse gen_ai.*.message / gen_ai.choice events) were on the call."""
+    data = Path(__file__).resolve().parents[1] / "data" / "log_join"
+    with TraceStore.create(tmp_path / "b.db") as store:
+        report = import_files([data / "bedrock-converse.otlp.json", data / "bedrock-converse.logs.otlp.json"], store)
+    assert (report.imported, report.files, report.files_imported) == (1, 2, 1 + 1)
+    assert report.summary() == "imported 1 trace(s) from 2 file(s)"
