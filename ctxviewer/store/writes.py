@@ -95,9 +95,8 @@ class TraceWrites(TokenCountCache):
         if self.readonly:
             raise StoreError(self.path, "is open read-only; cannot add traces")
         n = 0
-        temp = self._conn.execute("PRAGMA temp_store").fetchone()[0]
+        temp = self._temp_store(STATEMENT_JOURNAL)
         try:
-            self._conn.execute(f"PRAGMA temp_store = {STATEMENT_JOURNAL}")
             self._begin_write(waiting, cancelled, WRITE_WAIT_S if write_wait_s is None else write_wait_s)
             try:
                 self._conn.execute(f"PRAGMA cache_spill = {SPILL_PAGES}")
@@ -126,7 +125,7 @@ class TraceWrites(TokenCountCache):
         except UnicodeEncodeError as exc:
             raise self._fail("cannot add traces (text is not valid Unicode)", exc) from None
         finally:
-            self._conn.execute(f"PRAGMA temp_store = {int(temp)}")  # back, for this connection's readers
+            self._temp_store(temp)  # back, for this connection's readers
         self._pending_counts.clear()
         self._forget_stored_texts()
         return n
@@ -193,6 +192,19 @@ class TraceWrites(TokenCountCache):
             runs.clear()
         self._flush_counts()
         self._pending_counts.clear()
+
+    def _temp_store(self, value: str | int | None) -> int | None:
+        """Set ``PRAGMA temp_store`` to ``value`` (``None``: leave it); returns the setting before,
+        ``None`` when SQLite refused (it refuses within a transaction once the connection has temp
+        tables): the add then goes on with the setting it has, whose journals are the same."""
+        if value is None:
+            return None
+        try:
+            before = int(self._conn.execute("PRAGMA temp_store").fetchone()[0])
+            self._conn.execute(f"PRAGMA temp_store = {value}")
+        except sqlite3.DatabaseError:
+            return None
+        return before
 
     def _forget_stored_texts(self) -> None:
         self._stored_texts = {}
