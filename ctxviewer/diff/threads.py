@@ -41,12 +41,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from ctxviewer.assess.checks.server_state import is_tool_span, server_held_state
 from ctxviewer.diff.identity import MESSAGE_KINDS, normalise_content
 from ctxviewer.model.span_facts import agent_name
 from ctxviewer.model.trace import ContextItem, Kind, RequestTrace, Status, ToolCall
+from ctxviewer.util.memo import by_identity
 
 PARENT_KEYS: tuple[str, ...] = ("otel.parent_span_id", "langfuse.parent_observation_id")
 """Attributes naming the parent span of a call, as the importers store them (rule 1 of the module
@@ -56,6 +57,9 @@ INSPECT_SPAN = "inspect.span_id"
 NOT_CAPTURED = "not captured"
 """``ctxviewer.content`` of a call whose message content was not captured (the importers' word)."""
 _NEW_CONTEXT = (Kind.SUMMARY, Kind.MEMORY)
+MEMO_TRACES = 80
+"""Traces whose message shapes :func:`_shaped` remembers (by identity): more than the 64 earlier
+calls :func:`ctxviewer.diff.conversation.thread_predecessor` tries for one call."""
 
 
 @dataclass(frozen=True)
@@ -165,7 +169,7 @@ def reply_shape(prev: RequestTrace) -> MessageShape | None:
     return MessageShape(role="assistant", text=_collapse(text or ""), calls=calls)
 
 
-def _reply_carried(reply: MessageShape, shapes: list[MessageShape | None], taken: set[int]) -> tuple[int, ...]:
+def _reply_carried(reply: MessageShape, shapes: Sequence[MessageShape | None], taken: set[int]) -> tuple[int, ...]:
     """The indexes of the messages (those not in ``taken``: already matched to the earlier call's
     input) that restate ``reply``, ``()`` when they do not restate all of it. Its text is carried
     by one assistant message holding that text (with other parts around it: tool calls, a
@@ -195,6 +199,16 @@ def _reply_carried(reply: MessageShape, shapes: list[MessageShape | None], taken
 
 def _messages(t: RequestTrace) -> list[ContextItem]:
     return [i for i in t.items if i.status is Status.RETAINED and i.kind in MESSAGE_KINDS]
+
+
+@by_identity(size=MEMO_TRACES)
+def _shaped(t: RequestTrace) -> tuple[tuple[ContextItem, ...], tuple[MessageShape | None, ...]]:
+    """The sent messages of ``t`` (:func:`_messages`) and the :func:`message_shape` of each, in
+    order: computed once per trace object while it is among the last :data:`MEMO_TRACES` (one
+    call is aligned with each of its earlier calls in turn, and each of those with its own later
+    calls: the import's derived-omissions refresh, the thread view)."""
+    sent = tuple(_messages(t))
+    return sent, tuple(message_shape(i) for i in sent)
 
 
 def has_content(trace: RequestTrace) -> bool:
@@ -256,12 +270,12 @@ class Alignment:
 def _align(prev: RequestTrace, cur: RequestTrace, carry_reply: bool = False) -> Alignment | None:
     """Rule 3 of the module docstring; ``None`` when ``cur``'s input does not extend ``prev``'s
     (or, with ``carry_reply``, does not carry ``prev``'s reply)."""
-    inputs = [i for i in _messages(prev) if i.content is not None]
-    later = _messages(cur)
+    sent, shapes = _shaped(prev)
+    inputs = [i for i in sent if i.content is not None]
+    later, shapes_c = _shaped(cur)
     if not inputs or not later:
         return None
-    shapes_e = [message_shape(i) for i in inputs]
-    shapes_c = [message_shape(i) for i in later]
+    shapes_e = [s for i, s in zip(sent, shapes) if i.content is not None]
     matched_e: set[int] = set()
     matched_c: set[int] = set()
     last_e = last_c = -1

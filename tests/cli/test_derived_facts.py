@@ -105,3 +105,32 @@ def test_the_earlier_calls_read_once_per_conversation_are_those_each_call_finds(
     assert expected[f"{THREAD}:00000000000000f3"] == [f"{THREAD}:00000000000000f1", f"{THREAD}:00000000000000f2"]
     assert expected[f"{other}:00000000000000e1"] == []
     assert expected["1" * 32 + ":00000000000000d2"] == ["2" * 32 + ":00000000000000d1", "1" * 32 + ":00000000000000d0"]
+
+
+def test_the_refresh_shapes_each_call_once_however_many_calls_it_is_aligned_with(tmp_path: Path, monkeypatch) -> None:
+    """Four calls of one conversation, none continuing another (each asks anew): the refresh aligns
+    the last with all three before it, the third with two, the second with one (six alignments),
+    yet works out the shape of each call's sent messages once -- one each (the system prompt is no
+    message), four in all, where shaping both calls of every alignment made twelve -- and finds
+    nothing dropped."""
+    import ctxviewer.diff.threads as threads
+    from ctxviewer.assess.context import EMPTY
+    from ctxviewer.pipeline.derived_facts import refresh_derived
+    from ctxviewer.store import TraceStore
+
+    spans = [agent(THREAD, "00000000000000a0", "support", 0)]
+    for n in range(1, 5):
+        spans.append(chat(THREAD, f"00000000000000f{n}", 2 * n, [SUPPORT, msg("user", text(f"Is order {n} late?"))],
+                          [text(f"Order {n} is on time.")], parent="00000000000000a0"))
+    db = store_of(tmp_path, spans)
+    shaped: list[str | None] = []
+    real = threads.message_shape
+    monkeypatch.setattr(threads, "message_shape", lambda item: shaped.append(item.content) or real(item))
+    aligned: list[tuple[str, str]] = []
+    real_align = threads._align
+    monkeypatch.setattr(threads, "_align", lambda p, c, r=False: aligned.append((p.trace_id, c.trace_id)) or real_align(p, c, r))
+    threads._shaped.cache_clear()
+    with TraceStore.create(db) as store:
+        assert refresh_derived(store, [f"{THREAD}:00000000000000f{n}" for n in range(1, 5)], EMPTY) == 0
+    assert len(aligned) == 6
+    assert sorted(shaped) == [f"Is order {n} late?" for n in range(1, 5)]

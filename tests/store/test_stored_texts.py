@@ -56,3 +56,24 @@ def test_after_a_rollback_the_next_add_stores_and_indexes_the_texts_again(tmp_pa
         for t in traces:
             assert store.load(t.trace_id) == t
         store._conn.execute("INSERT INTO content_fts(content_fts) VALUES('integrity-check')")
+
+
+def test_an_add_journals_in_memory_and_sets_temp_store_back_after_a_commit_or_a_rollback(tmp_path: Path) -> None:
+    """While add() writes, ``PRAGMA temp_store`` is MEMORY (2: statement journals never go to a
+    temporary file); afterwards it is the connection's own setting again (FILE, 1, here), after a
+    commit and after an add that failed part-way."""
+    seen: list[int] = []
+    with TraceStore.create(tmp_path / "t.db") as store:
+        store._conn.execute("PRAGMA temp_store = FILE")
+
+        def watched(traces: list[RequestTrace]) -> Iterator[object]:
+            for pair in with_facts(traces):
+                seen.append(store._conn.execute("PRAGMA temp_store").fetchone()[0])
+                yield pair
+
+        assert store.add(watched(_copies(2))) == 2  # type: ignore[arg-type]
+        assert store._conn.execute("PRAGMA temp_store").fetchone()[0] == 1
+        with pytest.raises(TypeError):
+            store.add(iter([object()]))  # type: ignore[list-item]
+        assert store._conn.execute("PRAGMA temp_store").fetchone()[0] == 1
+    assert seen == [2, 2]
