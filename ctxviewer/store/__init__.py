@@ -40,7 +40,8 @@ What lives where
   sources without rows of their own);
   :mod:`~ctxviewer.store.score_rows` -- a call's recorded scores (``trace_scores``, ``traces.scores``);
   :mod:`~ctxviewer.store.record` -- the trace record (``details.json``) without what a column or
-  item holds (schema 9);
+  item holds (schema 9); :mod:`~ctxviewer.store.span_values` -- a run step's long attribute values
+  stored once (schema 13);
 * the schema: :mod:`~ctxviewer.store.migrations` (:data:`SCHEMA_VERSION` and the named steps; a
   schema change is new steps there), :mod:`~ctxviewer.store.migrate` (the runner, one
   transaction), :mod:`~ctxviewer.store.compact` (schema 9's compaction of an existing database),
@@ -165,7 +166,8 @@ Tables and columns
     with checks, validations, attributes, ...); since schema 9 without what the ``traces`` row or
     an item holds (:mod:`~ctxviewer.store.record`: trace id, time, service, session, format,
     B_out, endpoint provider / model / capacity; ``user_request`` as ``user_request_item``, the
-    ordinal of the item with that text).
+    ordinal of the item with that text); since schema 13 its ``attributes`` without the operation,
+    agent and duration the row holds (``attributes_in_row``: their places among the attributes).
     ``request_hash`` BLOB -- ``blobs.hash`` of the serialized request (32 bytes) when its content
     was stored (its hex is ``request.sha256`` in ``json``); NULL when only a reference was kept.
 
@@ -190,8 +192,18 @@ Tables and columns
     ``tool``, ``retriever``, ``solver``, ... ``name`` TEXT. ``start``, ``end`` TEXT -- ISO-8601 UTC with
     microseconds. ``duration_ms`` REAL -- end minus start. ``status``, ``status_message`` TEXT.
     ``trace_id`` TEXT -- the model call's trace (``traces.trace_id``), NULL for other steps.
-    ``attributes`` TEXT -- the step's other recorded values, a JSON object.
-    Indexes: ``idx_run_spans_parent`` (run_id, parent_id, start), ``idx_run_spans_trace`` (trace_id).
+    ``attributes`` TEXT -- the step's other recorded values, a JSON object; since schema 13 without
+    the long ones (:mod:`~ctxviewer.store.span_values`).
+    ``attribute_refs`` BLOB -- schema 13: per attribute moved to ``span_values``, its 0-based place
+    among the step's attributes (1 byte) and the ``span_values.hash`` of its ``[key, value]`` JSON
+    (32 bytes); NULL when none was moved.
+    Indexes: ``idx_run_spans_parent`` (run_id, parent_id, start), ``idx_run_spans_trace`` (trace_id;
+    since schema 13 only the steps with a trace: ``WHERE trace_id IS NOT NULL``).
+
+``span_values`` -- a run step's long attribute values, each stored once (schema 13,
+    :mod:`~ctxviewer.store.span_values`), WITHOUT ROWID.
+    ``hash`` BLOB PK -- sha256 digest of ``text`` (32 bytes). ``text`` TEXT NOT NULL -- one
+    attribute as the JSON array ``[key, value]`` (at least 100 characters). Rows are never rewritten.
 
 ``content_fts`` -- FTS5 full-text index of item content (schema 3, :mod:`ctxviewer.store.fts`):
     external content ``blobs`` (rowid = ``blobs.rowid``), one row per distinct item text, added

@@ -1,4 +1,5 @@
-"""Schema 9's compaction of an existing database (step ``m019_compact_storage``): the trace records
+"""Schema 9's compaction of an existing database (step ``m019_compact_storage``), and schema 13's of
+its trace records (:func:`slim_record_attributes`, step ``m023_compact_attributes``): the trace records
 slimmed (:mod:`~ctxviewer.store.record`) and ``details`` and ``token_counts`` rebuilt as
 WITHOUT ROWID tables, so their primary key is the table itself instead of a second B-tree beside
 it. SQL and :func:`~ctxviewer.store.record.slim` only: nothing is re-assessed. No Qt here.
@@ -21,7 +22,7 @@ import json
 import sqlite3
 from typing import Any
 
-from ctxviewer.store.record import COLUMNS, slim
+from ctxviewer.store.record import ATTRIBUTE_COLUMNS, ATTRIBUTES_IN_ROW, COLUMNS, slim, slim_attributes
 from ctxviewer.store.rows import content_digest
 
 DETAILS_SQL = ("CREATE TABLE {name} (trace_id TEXT NOT NULL PRIMARY KEY, json TEXT NOT NULL, request_hash BLOB) "
@@ -82,3 +83,30 @@ def _slimmed(conn: sqlite3.Connection, trace_id: str, text: Any, columns: dict[s
         return None if row is None else int(row[0])
 
     return json.dumps(slim(record, columns, ordinal_of), ensure_ascii=False, separators=(",", ":"))
+
+
+def slim_record_attributes(conn: sqlite3.Connection) -> int:
+    """Schema 13, in the caller's transaction: every trace record's ``attributes`` without what its
+    ``traces`` row holds (:func:`~ctxviewer.store.record.slim_attributes`), rewritten in place. A
+    record that is not a JSON object, or already slimmed, stays as it is. Returns the records rewritten."""
+    cols = ", ".join(f"t.{c}" for c in ATTRIBUTE_COLUMNS)
+    select = (f"SELECT d.trace_id, d.json, {cols} FROM details d JOIN traces t ON t.trace_id = d.trace_id "
+              "WHERE d.trace_id > ? ORDER BY d.trace_id LIMIT ?")
+    after, n = "", 0
+    while True:
+        rows = conn.execute(select, (after, CHUNK)).fetchall()
+        if not rows:
+            return n
+        out = []
+        for trace_id, text, *values in rows:
+            try:
+                record = json.loads(text)
+            except (TypeError, ValueError):
+                continue
+            if isinstance(record, dict) and ATTRIBUTES_IN_ROW not in record:
+                slim_attributes(record, dict(zip(ATTRIBUTE_COLUMNS, values)))
+                if ATTRIBUTES_IN_ROW in record:
+                    out.append((json.dumps(record, ensure_ascii=False, separators=(",", ":")), trace_id))
+        conn.executemany("UPDATE details SET json = ? WHERE trace_id = ?", out)
+        n += len(out)
+        after = rows[-1][0]

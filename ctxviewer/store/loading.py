@@ -28,10 +28,11 @@ from ctxviewer.store import record
 from ctxviewer.store.connection import StoreConnection
 from ctxviewer.store.damage import missing_item_blob
 from ctxviewer.store.errors import StoreError
-from ctxviewer.store.record import restore
+from ctxviewer.store.record import restore, restore_attributes
 from ctxviewer.store.rows import ITEM_COLUMNS
 
-_LOAD_SQL = (f"SELECT d.json, d.request_hash, {', '.join('t.' + c for c in record.COLUMNS)} FROM details d "
+_RECORD_COLUMNS = (*record.COLUMNS, *record.ATTRIBUTE_COLUMNS)
+_LOAD_SQL = (f"SELECT d.json, d.request_hash, {', '.join('t.' + c for c in _RECORD_COLUMNS)} FROM details d "
              "LEFT JOIN traces t ON t.trace_id = d.trace_id WHERE d.trace_id = ?")
 """One trace's record, its request's address and the row columns the record may leave out (:mod:`~ctxviewer.store.record`)."""
 
@@ -114,7 +115,9 @@ class TraceLoading(StoreConnection):
             d = json.loads(row[0])
             if not isinstance(d, dict):
                 raise ValueError(f"the record is JSON {type(d).__name__}, not an object")
-            restore(d, dict(zip(record.COLUMNS, row[2:])), [i.content for i in items])
+            columns = dict(zip(_RECORD_COLUMNS, row[2:]))
+            restore(d, columns, [i.content for i in items])
+            restore_attributes(d, columns)  # schema 13
             d.setdefault("trace_id", trace_id)
             if row[1] is not None:
                 request = self._blob(row[1])

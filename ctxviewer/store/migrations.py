@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING:  # sqlite-utils (and the numpy it may pull in) only when a database is written
     from sqlite_utils import Database, Migrations
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 """Highest schema version this ctxviewer reads and writes (``PRAGMA user_version``)."""
 
 TABLES = ("traces", "blobs", "items", "details", "token_counts")
@@ -485,3 +485,33 @@ def m022_session_rollup(db: Database) -> None:
     db.execute(FACTS_CONTEXT_INDEX)
     db.execute("ANALYZE idx_traces_facts_context")
     session_rollup.create(db.conn)
+
+
+# ------------------------------------------------------------------ schema version 13
+
+
+RUN_SPANS_TRACE_INDEX = "CREATE INDEX idx_run_spans_trace ON run_spans (trace_id) WHERE trace_id IS NOT NULL"
+"""DDL of ``idx_run_spans_trace`` since schema 13: only the model calls' steps (the others have no
+trace, and no query looks a step up by a NULL trace: ``run_of`` and ``step_path`` ask ``trace_id = ?``,
+which implies the index's condition)."""
+
+
+@_step(13)
+def m023_compact_attributes(db: Database) -> None:
+    """Compact storage of the runs (:mod:`ctxviewer.store.span_values`): ``run_spans.attribute_refs``
+    added and every step's long attribute values moved to the new table ``span_values`` (stored
+    once however many steps repeat them), the rest of its attributes written as compact JSON; ``idx_run_spans_trace`` rebuilt
+    over the model calls' steps only (:data:`RUN_SPANS_TRACE_INDEX`), then analysed; and each trace
+    record's attributes without the span facts its ``traces`` row holds
+    (:func:`ctxviewer.store.compact.slim_record_attributes`)."""
+    from ctxviewer.store.compact import slim_record_attributes
+    from ctxviewer.store.span_values import SPAN_VALUES_SQL, compact_runs
+
+    db.execute(SPAN_VALUES_SQL)
+    if "attribute_refs" not in db.table("run_spans").columns_dict:  # a copy rebuilt by hand may have it
+        db.execute("ALTER TABLE run_spans ADD COLUMN attribute_refs BLOB")
+    compact_runs(db.conn)
+    db.execute("DROP INDEX IF EXISTS idx_run_spans_trace")
+    db.execute(RUN_SPANS_TRACE_INDEX)
+    db.execute("ANALYZE run_spans")
+    slim_record_attributes(db.conn)

@@ -19,6 +19,14 @@ the same trace, so a field it lacks (not recorded) has a NULL column. The schema
 
 On 10,000 OTel GenAI chat traces (``benchmarks/bench_perf.py``) the record fell from 1,418 to
 about 700 bytes a trace.
+
+Since schema 13 (:func:`slim_attributes`, :func:`restore_attributes`) the record's ``attributes``
+also leave out the span facts a ``traces`` column holds (:data:`ROW_ATTRIBUTES`: the operation,
+the agent, the duration), each only when its column holds exactly the same value; the record then
+says where each one stood among the attributes (``"attributes_in_row": [PLACE, ...]``, one place
+or ``null`` per :data:`ROW_ATTRIBUTES` key), so the attributes come back in their recorded order.
+Those columns are written only with the record (``add``), never rewritten alone (``write_facts``
+rewrites the assessment's facts only).
 """
 
 from __future__ import annotations
@@ -35,6 +43,19 @@ ENDPOINT_FIELDS: dict[str, str] = {"provider": "provider", "model": "model", "ca
 
 COLUMNS: tuple[str, ...] = (*ROW_FIELDS, *ENDPOINT_FIELDS.values())
 """The ``traces`` columns :func:`restore` reads, in this order (``load`` selects them)."""
+
+ROW_ATTRIBUTES: dict[str, str] = {"gen_ai.operation.name": "operation", "gen_ai.agent.name": "agent",
+                                  "ctxviewer.duration_ms": "duration_ms"}
+"""Record ``attributes`` -> the ``traces`` column written from them (schemas 5 and 8:
+:func:`ctxviewer.model.span_facts.row_values`, :mod:`~ctxviewer.store.call_columns`), left out by
+:func:`slim_attributes` when equal."""
+
+ATTRIBUTE_COLUMNS: tuple[str, ...] = tuple(ROW_ATTRIBUTES.values())
+"""The ``traces`` columns :func:`restore_attributes` reads, in :data:`ROW_ATTRIBUTES` order."""
+
+ATTRIBUTES_IN_ROW = "attributes_in_row"
+"""Record key (schema 13): per :data:`ROW_ATTRIBUTES` key, its 0-based place among the attributes
+when :func:`slim_attributes` left it out (``null``: kept or not recorded)."""
 
 USER_REQUEST_ITEM = "user_request_item"
 """Record key: the ordinal of the item whose content is the trace's ``user_request``."""
@@ -90,6 +111,48 @@ def restore(record: dict[str, Any], columns: Mapping[str, Any], contents: Sequen
         if text is None:
             raise ValueError(f"user_request_item {ordinal!r} names no item with content")
         record["user_request"] = text
+    return record
+
+
+def slim_attributes(record: dict[str, Any], columns: Mapping[str, Any]) -> dict[str, Any]:
+    """``record`` (changed in place and returned) without each of its ``attributes`` of
+    :data:`ROW_ATTRIBUTES` whose column in ``columns`` holds the same value (type included), their
+    places kept under :data:`ATTRIBUTES_IN_ROW` (module docstring). A record that already has the
+    key, or no ``attributes`` object, is returned unchanged."""
+    attrs = record.get("attributes")
+    if not isinstance(attrs, dict) or ATTRIBUTES_IN_ROW in record:
+        return record
+    place = {key: k for k, key in enumerate(attrs)}
+    places = [place[key] if key in attrs and _same(attrs[key], columns.get(col)) else None
+              for key, col in ROW_ATTRIBUTES.items()]
+    if all(p is None for p in places):
+        return record
+    for key, p in zip(ROW_ATTRIBUTES, places):
+        if p is not None:
+            del attrs[key]
+    while places[-1] is None:
+        places.pop()
+    record[ATTRIBUTES_IN_ROW] = places
+    return record
+
+
+def restore_attributes(record: dict[str, Any], columns: Mapping[str, Any]) -> dict[str, Any]:
+    """``record`` (changed in place and returned) with each attribute :func:`slim_attributes` left
+    out put back at its place from its column in ``columns``. Raises ``ValueError`` when
+    :data:`ATTRIBUTES_IN_ROW` is damaged or names a column that is NULL."""
+    if ATTRIBUTES_IN_ROW not in record:
+        return record
+    places = record.pop(ATTRIBUTES_IN_ROW)
+    attrs = record.get("attributes")
+    if (not isinstance(places, list) or len(places) > len(ROW_ATTRIBUTES) or not isinstance(attrs, dict)
+            or not all(p is None or (type(p) is int and p >= 0) for p in places)):
+        raise ValueError(f"{ATTRIBUTES_IN_ROW} {places!r} is damaged")
+    pairs = list(attrs.items())
+    for p, key, col in sorted((p, key, col) for p, (key, col) in zip(places, ROW_ATTRIBUTES.items()) if p is not None):
+        if columns.get(col) is None:
+            raise ValueError(f"{ATTRIBUTES_IN_ROW} names {key!r}, but the row's {col} is NULL")
+        pairs.insert(p, (key, columns[col]))
+    record["attributes"] = dict(pairs)
     return record
 
 

@@ -11,17 +11,21 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
 from ctxviewer.model.run import RunSpan
 from ctxviewer.model.times import stored_time
+from ctxviewer.store import span_values
 from ctxviewer.store.connection import StoreConnection
+from ctxviewer.store.errors import StoreError
 
 _COLUMNS = ("run_id", "span_id", "parent_id", "kind", "name", "start", "end", "duration_ms", "status",
-            "status_message", "trace_id", "attributes")
+            "status_message", "trace_id", "attributes", "attribute_refs")
+"""The ``run_spans`` columns a step is written to and read from (``attribute_refs``: schema 13,
+:mod:`~ctxviewer.store.span_values`)."""
 
 
 @dataclass(frozen=True)
@@ -51,9 +55,21 @@ def _time(value: datetime | None) -> str | None:
 
 
 def _row(s: RunSpan) -> tuple[Any, ...]:
+    """The step's row with its attributes whole (``attribute_refs`` NULL): as schema 8 stored it."""
     start, end = _time(s.start), _time(s.end)
     return (s.run_id, s.span_id, s.parent_id, s.kind, s.name, start, end, s.duration_ms, s.status, s.status_message,
-            s.trace_id, json.dumps(dict(_thaw(s.attributes)), ensure_ascii=False, default=str) if s.attributes else None)
+            s.trace_id, json.dumps(dict(_thaw(s.attributes)), ensure_ascii=False, default=str) if s.attributes else None,
+            None)
+
+
+def _split_row(s: RunSpan, moved_values: dict[bytes, str]) -> tuple[Any, ...]:
+    """The step's row as written since schema 13: its long attribute values moved to ``span_values``
+    (added to ``moved_values``, digest -> text) and referenced (:func:`~ctxviewer.store.span_values.split`)."""
+    start, end = _time(s.start), _time(s.end)
+    attrs, refs, moved = span_values.split(_thaw(s.attributes)) if s.attributes else (None, None, {})
+    moved_values.update(moved)
+    return (s.run_id, s.span_id, s.parent_id, s.kind, s.name, start, end, s.duration_ms, s.status, s.status_message,
+            s.trace_id, attrs, refs)
 
 
 def _thaw(value: Any) -> Any:
@@ -64,12 +80,13 @@ def _thaw(value: Any) -> Any:
     return value
 
 
-def _step(row: tuple[Any, ...]) -> RunStep:
-    (run_id, span_id, parent_id, kind, name, start, end, duration, status, message, trace_id, attrs,
+def _step(row: tuple[Any, ...], blob: Callable[[bytes], str | None] = lambda _digest: None) -> RunStep:
+    """The step of one row of :data:`_SELECT` (``blob(digest)``: the text of a moved attribute in ``span_values``).
+    Raises ``ValueError`` when its attributes are damaged (a blob missing)."""
+    (run_id, span_id, parent_id, kind, name, start, end, duration, status, message, trace_id, attrs, refs,
      input_tokens, output_tokens, cost, state, has_children) = row
     span = RunSpan(run_id, span_id, parent_id, kind, name, stored_time(start),
-                   stored_time(end), status, message, trace_id,
-                   json.loads(attrs) if attrs else {})
+                   stored_time(end), status, message, trace_id, span_values.join(attrs, refs, blob))
     return RunStep(span, duration, input_tokens, output_tokens, cost, state, bool(has_children))
 
 
@@ -96,7 +113,9 @@ class TraceRuns(StoreConnection):
     def write_runs(self, spans: Iterable[RunSpan]) -> int:
         """Store ``spans`` (replacing a step of the same run and id), inside the caller's
         transaction (:meth:`~ctxviewer.store.TraceStore.add`). Returns the steps written."""
-        rows = [_row(s) for s in spans]
+        moved: dict[bytes, str] = {}
+        rows = [_split_row(s, moved) for s in spans]
+        span_values.store_values(self._conn, moved)
         self._conn.executemany(f"INSERT OR REPLACE INTO run_spans ({', '.join(_COLUMNS)}) "
                                f"VALUES ({', '.join('?' * len(_COLUMNS))})", rows)
         return len(rows)
@@ -124,7 +143,7 @@ class TraceRuns(StoreConnection):
                                       "r.span_id", params).fetchall()
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot read the runs", exc) from None
-        return [_step(r) for r in rows]
+        return self._steps(rows)
 
     def run_steps(self, run_id: str) -> list[RunStep]:
         """Every step of ``run_id``, by start time. Empty when the run is not stored."""
@@ -133,7 +152,21 @@ class TraceRuns(StoreConnection):
                                       (run_id,)).fetchall()
         except sqlite3.DatabaseError as exc:
             raise self._fail("cannot read the runs", exc) from None
-        return [_step(r) for r in rows]
+        return self._steps(rows)
+
+    def _steps(self, rows: list[tuple[Any, ...]]) -> list[RunStep]:
+        """The steps of ``rows`` (:data:`_SELECT`'s), each moved attribute read from ``span_values`` once.
+        Raises :class:`~ctxviewer.store.StoreError` naming the step whose attributes are damaged."""
+        blob = span_values.value_reader(self._conn)
+        out = []
+        for r in rows:
+            try:
+                out.append(_step(r, blob))
+            except sqlite3.DatabaseError as exc:
+                raise self._fail("cannot read the runs", exc) from None
+            except ValueError as exc:
+                raise StoreError(self.path, f"run {r[0]!r} step {r[1]!r} is damaged: {exc}") from None
+        return out
 
     def run_bounds(self, run_id: str) -> tuple[datetime, datetime] | None:
         """``(first start, last end)`` over every step of ``run_id`` (aware UTC; a step without an

@@ -19,7 +19,7 @@ from ctxviewer.store import fts, session_rollup
 from ctxviewer.store.errors import READ_ONLY, StoreError
 from ctxviewer.store.facts import FACT_COLUMNS, StoredFacts, write_findings
 from ctxviewer.store.query import ROW_COLUMNS
-from ctxviewer.store.record import first_ordinal, slim
+from ctxviewer.store.record import first_ordinal, slim, slim_attributes
 from ctxviewer.store.rows import ITEM_COLUMNS, content_digest, item_row
 from ctxviewer.store.score_rows import write_scores
 from ctxviewer.store.token_cache import TokenCountCache
@@ -321,7 +321,9 @@ class TraceWrites(TokenCountCache):
             details["request"]["sha256"] = request_hash.hex()  # users see hex
         stored.check_for(tid)
         row = trace_row_values(t, stored)  # in ROW_COLUMNS order
-        slim(details, dict(zip(ROW_COLUMNS, row)), first_ordinal([item.content for item in t.items]))  # schema 9: no repeats
+        columns = dict(zip(ROW_COLUMNS, row))
+        slim(details, columns, first_ordinal([item.content for item in t.items]))  # schema 9: no repeats
+        slim_attributes(details, columns)  # schema 13
         c = self._conn
         c.execute("DELETE FROM items WHERE trace_id = ?", (tid,))
         c.executemany(

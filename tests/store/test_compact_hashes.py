@@ -130,7 +130,7 @@ def test_a_schema5_database_upgraded_to_6_reads_the_same(reference: Path, tmp_pa
     before = old.read_bytes()
     result = upgrade_copy(old, new)
     assert old.read_bytes() == before
-    assert (result.from_version, result.to_version, result.traces) == (5, SCHEMA_VERSION, 9) and SCHEMA_VERSION == 12
+    assert (result.from_version, result.to_version, result.traces) == (5, SCHEMA_VERSION, 9) and SCHEMA_VERSION == 13
 
     with closing(sqlite3.connect(new)) as conn:
         assert _bad_hashes(conn) == dict.fromkeys(_bad_hashes(conn), 0)
@@ -140,8 +140,8 @@ def test_a_schema5_database_upgraded_to_6_reads_the_same(reference: Path, tmp_pa
         assert conn.execute("SELECT count(*) FROM token_counts").fetchone() == (155,)
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         conn.execute("INSERT INTO content_fts (content_fts) VALUES ('integrity-check')")  # raises when out of step
-        assert [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations ORDER BY rowid DESC LIMIT 5")] == [
-            "m022_session_rollup", "m021_aggregate_session_index", "m020_aggregate_index", "m019_compact_storage",
+        assert [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations ORDER BY rowid DESC LIMIT 6")] == [
+            "m023_compact_attributes", "m022_session_rollup", "m021_aggregate_session_index", "m020_aggregate_index", "m019_compact_storage",
             "m018_run_spans"]
         assert conn.execute("SELECT 1 FROM sqlite_stat1 WHERE idx = 'idx_items_content_hash'").fetchone() == (1,)
         plan = " ".join(r[3] for r in conn.execute(
@@ -211,7 +211,7 @@ def test_a_generated_database_shrinks_by_the_bytes_of_its_hashes(tmp_path: Path)
     assert (items, texts) == (4808, 1018)
     size5 = five.stat().st_size
     result = gen.migrate_generated(five)
-    assert result["steps"] == 9 and result["traces"] == 400  # schema 6 (the hashes), 7 (facts_context), 8 (three), 9, 10, 11, 12
+    assert result["steps"] == 10 and result["traces"] == 400  # schema 6 (the hashes), 7 (facts_context), 8 (three), 9, 10, 11, 12, 13
     with closing(sqlite3.connect(five)) as conn:
         # what schemas 8 and 10 add (the cost, duration and scores columns, the runs, the aggregate index)
         # is not what is measured here
@@ -224,10 +224,11 @@ def test_a_generated_database_shrinks_by_the_bytes_of_its_hashes(tmp_path: Path)
         conn.execute("DROP TABLE session_rollup")
         conn.execute("DROP TABLE session_rollup_stale")
         conn.execute("DROP INDEX idx_traces_facts_context")
-        for col in ("cost", "output_tokens", "duration_ms", "scores"):
+        for col in ("cost", "output_tokens", "scores"):  # duration_ms stays: schema 13's records need it
             conn.execute(f"ALTER TABLE traces DROP COLUMN {col}")
         conn.execute("DROP TABLE trace_scores")
         conn.execute("DROP TABLE run_spans")
+        conn.execute("DROP TABLE span_values")  # schema 13's
         conn.commit()
         conn.execute("VACUUM")
         assert _bad_hashes(conn) == dict.fromkeys(_bad_hashes(conn), 0)
@@ -236,8 +237,9 @@ def test_a_generated_database_shrinks_by_the_bytes_of_its_hashes(tmp_path: Path)
     saved = size5 - five.stat().st_size
     assert saved >= 30 * 2 * (items + texts)
     # 97 pages of 4 KiB were the hashes (98 before the generator wrote span durations into details); the
-    # rest, schema 9's compaction of the trace records and of details' and token_counts' primary keys
-    assert saved == 704_512
+    # rest, schema 9's compaction of the trace records and of details' and token_counts' primary keys, and
+    # (20,480 of it) schema 13's: the records' attributes without the span duration the row holds
+    assert saved == 724_992
     with TraceStore.open(six) as a, TraceStore.open(five) as b:
         assert b.search_hits("refund", limit=-1) == a.search_hits("refund", limit=-1)
         tid = a.list(limit=1)[0].trace_id

@@ -17,7 +17,7 @@ from sqlite_utils import Database, Migrations
 from ctxviewer.cli import cli
 from ctxviewer.model.serialize import trace_to_dict
 from ctxviewer.pipeline.importing import import_into
-from ctxviewer.store import TraceStore, migrations, record
+from ctxviewer.store import TraceStore, migrations, record, runs
 from ctxviewer.store.record import USER_REQUEST_ITEM, first_ordinal, restore, slim
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,6 +50,15 @@ def whole_records(db: Path) -> list[tuple[str, str]]:
     return out
 
 
+def whole_attributes(db: Path) -> list[tuple[str | None, str, str]]:
+    """``(attributes JSON, run_id, span_id)`` of every run step of ``db`` as the writer before schema
+    13 stored it: every attribute inline (``runs._row``, ``attribute_refs`` NULL)."""
+    with TraceStore.open(db) as store:
+        run_ids = [r[0] for r in store._conn.execute("SELECT DISTINCT run_id FROM run_spans ORDER BY run_id")]
+        return [(runs._row(step.span)[11], step.span.run_id, step.span.span_id)
+                for run_id in run_ids for step in store.run_steps(run_id)]
+
+
 def schema8_copy(src: Path, dst: Path) -> None:
     """Write ``dst`` as schema 8 stored the traces of ``src`` (a current database): the tables of
     the steps of schemas 1-8 only (rowid tables, their primary-key indexes beside them), each trace
@@ -67,11 +76,12 @@ def schema8_copy(src: Path, dst: Path) -> None:
         conn.execute("ATTACH ? AS s", (str(src),))
         for table in ("traces", "blobs", "items", "details", "token_counts", "trace_findings", "trace_scores",
                       "run_spans", "content_fts"):
-            cols = [r[1] for r in conn.execute(f"PRAGMA s.table_info({table})")]
+            cols = [r[1] for r in conn.execute(f"PRAGMA main.table_info({table})")]  # schema 8's columns
             rowid = table in ("traces", "blobs", "items", "content_fts")
             conn.execute(f"INSERT INTO main.{table} ({'rowid, ' if rowid else ''}{', '.join(cols)}) "
                          f"SELECT {'rowid, ' if rowid else ''}{', '.join(cols)} FROM s.{table}")
         conn.executemany("UPDATE details SET json = ? WHERE trace_id = ?", records)
+        conn.executemany("UPDATE run_spans SET attributes = ? WHERE run_id = ? AND span_id = ?", whole_attributes(src))
         conn.execute("ANALYZE")
         conn.commit()
         conn.execute("DETACH s")
@@ -99,10 +109,11 @@ def test_a_schema_8_database_upgrades_to_answer_as_a_fresh_import(fresh: Path, t
         assert conn.execute("SELECT 1 FROM sqlite_schema WHERE name = 'sqlite_autoindex_details_1'").fetchone()
     res = CliRunner().invoke(cli, ["upgrade", str(old), "-o", str(new)])
     assert res.exit_code == 0, res.output
-    assert "schema step 1 of 4: m019_compact_storage" in res.stderr
-    assert "schema step 2 of 4: m020_aggregate_index" in res.stderr
-    assert "schema step 3 of 4: m021_aggregate_session_index" in res.stderr
-    assert "schema step 4 of 4: m022_session_rollup" in res.stderr
+    assert "schema step 1 of 5: m019_compact_storage" in res.stderr
+    assert "schema step 2 of 5: m020_aggregate_index" in res.stderr
+    assert "schema step 3 of 5: m021_aggregate_session_index" in res.stderr
+    assert "schema step 4 of 5: m022_session_rollup" in res.stderr
+    assert "schema step 5 of 5: m023_compact_attributes" in res.stderr
     with TraceStore.open(fresh) as st:
         ids = [r.trace_id for r in st.list(limit=-1)]
     assert len(ids) == 12
