@@ -11,25 +11,18 @@ import builtins
 import json
 import sqlite3
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxviewer.model.times import TraceFormatError
-from ctxviewer.model.trace import (
-    ContextItem,
-    Kind,
-    RequestTrace,
-    SourceRef,
-    Status,
-    TokenProvenance,
-    TokenSource,
-    Trust,
-)
 from ctxviewer.store import record
 from ctxviewer.store.connection import StoreConnection
 from ctxviewer.store.damage import missing_item_blob
 from ctxviewer.store.errors import StoreError
 from ctxviewer.store.record import restore, restore_attributes
 from ctxviewer.store.rows import ITEM_COLUMNS
+
+if TYPE_CHECKING:  # the model is imported on the first item read: a list needs none of it (issue 25)
+    from ctxviewer.model.trace import ContextItem, RequestTrace
 
 _RECORD_COLUMNS = (*record.COLUMNS, *record.ATTRIBUTE_COLUMNS)
 _LOAD_SQL = (f"SELECT d.json, d.request_hash, {', '.join('t.' + c for c in _RECORD_COLUMNS)} FROM details d "
@@ -67,6 +60,7 @@ def _item_from_row(item_id: Any, kind: Any, status: Any, position: Any, priority
     of its time in the general JSON codec), or ``None`` when any value is not exactly what
     :func:`~ctxviewer.model.serialize.item_from_dict` would accept unchanged -- the caller then takes
     that slower path, which names what is wrong."""
+    from ctxviewer.model.trace import ContextItem, Kind, SourceRef, Status, TokenProvenance, TokenSource, Trust
     try:
         if type(item_id) is not str or not item_id.strip() or not all(v is None or type(v) is str for v in (omission_reason, role, tokens_encoding, text)):
             return None

@@ -10,9 +10,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ctxviewer.model.trace import ContextItem, SourceRef
+if TYPE_CHECKING:
+    from ctxviewer.model.trace import ContextItem, SourceRef
 
 
 def content_digest(text: str) -> bytes:

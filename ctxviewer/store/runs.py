@@ -14,13 +14,15 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ctxviewer.model.run import RunSpan
 from ctxviewer.model.times import stored_time
 from ctxviewer.store import span_values
 from ctxviewer.store.connection import StoreConnection
 from ctxviewer.store.errors import StoreError
+
+if TYPE_CHECKING:
+    from ctxviewer.model.run import RunSpan
 
 _COLUMNS = ("run_id", "span_id", "parent_id", "kind", "name", "start", "end", "duration_ms", "status",
             "status_message", "trace_id", "attributes", "attribute_refs")
@@ -85,6 +87,8 @@ def _step(row: tuple[Any, ...], blob: Callable[[bytes], str | None] = lambda _di
     Raises ``ValueError`` when its attributes are damaged (a blob missing)."""
     (run_id, span_id, parent_id, kind, name, start, end, duration, status, message, trace_id, attrs, refs,
      input_tokens, output_tokens, cost, state, has_children) = row
+    from ctxviewer.model.run import RunSpan  # imported by the first step read, never by a list (issue 25)
+
     span = RunSpan(run_id, span_id, parent_id, kind, name, stored_time(start),
                    stored_time(end), status, message, trace_id, span_values.join(attrs, refs, blob))
     return RunStep(span, duration, input_tokens, output_tokens, cost, state, bool(has_children))

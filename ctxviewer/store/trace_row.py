@@ -7,21 +7,25 @@ the stored row of that trace says). The one place the row is laid out. No Qt her
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxviewer.model.span_facts import row_values as span_row_values
 from ctxviewer.model.times import format_created
-from ctxviewer.model.trace import RequestTrace, Status
 from ctxviewer.store.call_columns import call_values
 from ctxviewer.store.facts import StoredFacts
 from ctxviewer.store.query import TraceRow
 from ctxviewer.store.score_rows import summary as score_summary
+
+if TYPE_CHECKING:
+    from ctxviewer.model.trace import RequestTrace
 
 
 def trace_row_values(t: RequestTrace, stored: StoredFacts) -> tuple[Any, ...]:
     """The ``traces`` row of ``t`` with its facts ``stored``, in ``ROW_COLUMNS`` order: ids, time,
     endpoint, counted input (tokens), item counts, facts, session, span facts, call columns (cost,
     output tokens, duration), score summary."""
+    from ctxviewer.model.trace import Status  # imported by the first write, never by a list (issue 25)
+
     retained = sum(1 for i in t.items if i.status is Status.RETAINED)
     return (
         t.trace_id, format_created(t.created), t.service, t.endpoint.provider, t.endpoint.model,

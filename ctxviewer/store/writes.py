@@ -11,10 +11,8 @@ import json
 import sqlite3
 import time
 from dataclasses import replace
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from ctxviewer.model.run import RunSpan
-from ctxviewer.model.trace import RequestTrace
 from ctxviewer.store import fts, session_rollup
 from ctxviewer.store.errors import READ_ONLY, StoreError
 from ctxviewer.store.facts import FACT_COLUMNS, StoredFacts, write_findings
@@ -25,6 +23,10 @@ from ctxviewer.store.score_rows import write_scores
 from ctxviewer.store.token_cache import TokenCountCache
 from ctxviewer.store.trace_row import trace_row_values
 from ctxviewer.util.sqlite_errors import is_busy_error, is_readonly_error
+
+if TYPE_CHECKING:
+    from ctxviewer.model.run import RunSpan
+    from ctxviewer.model.trace import RequestTrace
 
 WRITE_WAIT_S = 60.0
 """Seconds :meth:`TraceStore.add` waits for another import to finish writing before giving up."""

@@ -77,6 +77,8 @@ def test_list_loads_the_store_and_the_table_only(tmp_path: Path) -> None:
                              "ctxviewer.store.upgrade", "ctxviewer.util.new_file")) == []  # nothing is upgraded
     # no --filter: the filter grammar and its compiler are not imported
     assert _loaded(modules, ("ctxviewer.store.filters", "ctxviewer.store.filters.compiler", "ctxviewer.tokens.placeholders")) == []
+    # rows are read as rows: no trace model (about 10 ms), no run steps
+    assert _loaded(modules, ("ctxviewer.model.trace", "ctxviewer.model.run")) == []
 
 
 def test_list_jsonl_needs_no_table(tmp_path: Path) -> None:
