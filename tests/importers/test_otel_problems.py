@@ -276,3 +276,13 @@ def test_an_array_valued_model_is_no_name_and_a_self_parent_is_a_cycle(tmp_path:
     roots = build_tree([Step("a", "b"), Step("b", "a"), Step("c", "a")])
     assert [(n.step.span.span_id, n.cycle, [k.step.span.span_id for k in n.children]) for n in roots] == [
         ("a", True, ["c"]), ("b", True, [])]
+
+
+def test_a_span_without_a_trace_id_is_kept_and_said(tmp_path: Path) -> None:
+    """New user nu2 #10: a span with no traceId imported as '-:e…03' without a word."""
+    span = _span()
+    del span["traceId"]
+    _, traces, problems = _load(tmp_path, _otlp(span))
+    assert [t.trace_id for t in traces] == ["-:00000000000000a1"]
+    assert [p.message for p in problems] == [
+        "traceId: not recorded (OTLP requires one); the span is kept, its trace id shown as '-'"]

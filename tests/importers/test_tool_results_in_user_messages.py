@@ -43,7 +43,7 @@ def test_a_whatif_drops_an_anthropic_tool_use_with_its_result() -> None:
     """nu2 #4: the tool_use was omitted and its tool_result kept, a request Anthropic's API rejects."""
     from ctxviewer.builder.whatif import Scenario, run
 
-    o = run(_trace("anthropic-tool-result-injection.extracted.json"), Scenario(capacity=250, reserve=100))
+    o = run(_trace("anthropic-tool-result-injection.extracted.json"), Scenario(capacity=400, reserve=100))
     assert o.trace is not None
     assert [(c.id, c.after) for c in o.changes if c.id in ("msg-1", "msg-2")] == [
         ("msg-1", "omitted (budget (with its 1 tool result(s)))"), ("msg-2", "omitted (budget (dropped with tool call msg-1))")]
