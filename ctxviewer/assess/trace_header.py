@@ -19,7 +19,7 @@ from ctxviewer.assess.budget import CapacityCheck
 from ctxviewer.assess.input_source import REPORTED_SOURCE, TRUNCATED_SOURCE
 from ctxviewer.assess.plausibility import DURATION_KEY, negative_duration, reported_input
 from ctxviewer.model.capture import uncaptured_row
-from ctxviewer.model.source_notes import CACHE_1H_KEY, ENVIRONMENT_KEY, FIRST_TOKEN_KEY, WARNING_KEYS
+from ctxviewer.model.source_notes import CACHE_1H_KEY, ENVIRONMENT_KEY, FIRST_TOKEN_KEY, SERVER_TOOLS_KEY, WARNING_KEYS
 from ctxviewer.model.trace import NOT_RECORDED, Kind, LimitMode, RequestTrace, ToolCall
 from ctxviewer.model.words import fmt_int, fmt_text, fmt_time
 from ctxviewer.tokens import cost as pricing
@@ -70,6 +70,19 @@ def cost_line(trace: RequestTrace) -> str:
         also += (f"; its {hour:,} one-hour cache-write tokens are priced at the five-minute write rate "
                  f"(genai-prices has one cache-write rate): the cost is low")
     return f"{pricing.fmt_cost(c.total)} · {c.model}, {pricing.short_source()}{also}"
+
+
+def server_tools(trace: RequestTrace) -> list[str]:
+    """The tools the provider ran itself during the call (:data:`~ctxviewer.model.source_notes.SERVER_TOOLS_KEY`),
+    one line each: ``"web_search_call ws_1 (completed): 'ECB decision this week'"``; ``[]`` when none."""
+    out = []
+    for t in trace.attributes.get(SERVER_TOOLS_KEY) or []:
+        if isinstance(t, Mapping):
+            line = " ".join(one_line(str(t[k])) for k in ("type", "id") if t.get(k))
+            line += f" ({one_line(str(t['status']))})" if t.get("status") else ""
+            line += f": {one_line(repr(str(t['query'])))}" if t.get("query") else ""
+            out.append(line)
+    return out
 
 
 SCORES_KEY = "ctxviewer.scores"
@@ -242,6 +255,9 @@ def header_rows(trace: RequestTrace) -> list[tuple[str, str]]:
         rows.append(("Tool calls", "\n".join(tool_call_line(c) for c in trace.tool_calls)))
     else:
         rows.append(("Tool calls", "none"))
+    ran = server_tools(trace)
+    if ran:
+        rows.append(("Server tool", "\n".join(ran) + "\n(run by the provider itself: no proposal the application checks)"))
     others = _other_choices(trace)
     if others is not None:
         rows.append(("Choices", others))

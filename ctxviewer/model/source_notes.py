@@ -21,6 +21,16 @@ FIRST_TOKEN_KEY = "langfuse.time_to_first_token_ms"
 ``completionStartTime`` - ``startTime``; no trace field holds it, and the OTel readers keep
 ``gen_ai.response.time_to_first_chunk``, seconds, verbatim)."""
 
+SERVER_TOOLS_KEY = "openai.response.server_tool_calls"
+"""The trace attribute of the tools the provider ran itself during the call (OpenAI Responses output
+items ``web_search_call``, ``file_search_call``, ``code_interpreter_call``, ``image_generation_call``,
+``mcp_call``): ``[{type, id, status, query}]``. They are no proposal the application checks, and what
+they fed the model counts as input the trace does not hold."""
+
+SERVER_TOOL_TYPES = ("web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call",
+                     "mcp_call")
+"""The Responses output item types of :data:`SERVER_TOOLS_KEY`."""
+
 CACHE_1H_KEY = "anthropic.usage.cache_creation.ephemeral_1h_input_tokens"
 """The trace attribute of an Anthropic call's one-hour cache writes, tokens (``usage.cache_creation
 .ephemeral_1h_input_tokens``): part of ``cache_creation_input_tokens``, billed at a higher rate than

@@ -43,6 +43,7 @@ A reserve >= C and a reported input + B_out over C are eq. 3.1 overflows: ``budg
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Iterable
 
@@ -54,6 +55,7 @@ from ctxviewer.assess.plausibility import reported_input
 from ctxviewer.assess.tolerance import DEFAULT_TOLERANCE, MIN_TOLERANCE, tolerance
 from ctxviewer.assess.truncated import truncation
 from ctxviewer.model.findings import Evidence, Finding, Severity
+from ctxviewer.model.source_notes import SERVER_TOOLS_KEY
 from ctxviewer.model.trace import LimitMode, RequestTrace
 from ctxviewer.tokens.item_rule import definition_of
 from ctxviewer.tokens.placeholders import split_marked
@@ -180,6 +182,12 @@ def _reported_gap(trace: RequestTrace) -> Iterable[Finding]:
                            f"(Anthropic documents {TOOL_PROMPT_MIN}-{TOOL_PROMPT_MAX} tokens by model) and renders "
                            "the definitions in a form no published rule counts; neither is in the trace",
                            Evidence(fields=fields))
+    elif r > 0 and (ran := [t.get("type") for t in trace.attributes.get(SERVER_TOOLS_KEY) or [] if isinstance(t, Mapping)]):
+        yield rule_finding("accounting.reported_gap", Severity.INFO,
+                           f"the provider reported {bd.reported:,} input tokens, {counted}: {r:,} tokens above the "
+                           f"count -- the provider ran {', '.join(dict.fromkeys(str(x) for x in ran))} itself, and "
+                           "what it fed the model (search results, files) counts as input but is not in the trace",
+                           Evidence(fields=(*fields, f"attributes.{SERVER_TOOLS_KEY}")))
     elif r > 0:
         gross = reported > GROSS * bd.total + tol
         yield rule_finding("accounting.reported_gap", Severity.WARNING if gross else Severity.INFO,

@@ -30,7 +30,7 @@ from ctxviewer.importers.common.exchange_account import (
 from ctxviewer.importers.common.field_account import unmapped_attribute
 from ctxviewer.importers.common.llm_call import LLMCall, build_trace
 from ctxviewer.importers.contract import ImportProblem, Record
-from ctxviewer.model.source_notes import CACHE_1H_KEY
+from ctxviewer.model.source_notes import CACHE_1H_KEY, SERVER_TOOL_TYPES, SERVER_TOOLS_KEY
 
 SHARED_PARAMS = ("temperature", "top_p", "tool_choice", "stream", "seed", "parallel_tool_calls")
 """The request parameters kept from a provider body inside another format (MLflow span inputs)."""
@@ -186,6 +186,12 @@ def call_from_exchange(request: Any, response: Any, trace_id: str, uri: str | No
             has_call = any(p.get("type") == "tool_call" for p in out["parts"])
             out["finish_reason"] = "tool_calls" if has_call else r.get("status")
             call.output = [out]
+            ran = [{k: v for k, v in (("type", o.get("type")), ("id", o.get("id")), ("status", o.get("status")),
+                                      ("query", (o.get("action") or {}).get("query") if isinstance(o.get("action"), Mapping)
+                                       else None)) if v is not None}
+                   for o in r["output"] if isinstance(o, Mapping) and o.get("type") in SERVER_TOOL_TYPES]
+            if ran:
+                call.attributes[SERVER_TOOLS_KEY] = ran
         call.usage = pm.openai_chat_usage(r.get("usage"))
         warnings += pm.bad_counts(r.get("usage"), "usage")
         call.created = _epoch(r.get("created_at"))
