@@ -218,10 +218,12 @@ def test_duplicates_are_reported_and_the_count_is_what_the_database_holds(tmp_pa
     report, problems = _run(tmp_path, p, n)
     assert report.imported == 4 and len(_ids(tmp_path)) == 4
     assert report.summary() == f"imported 4 trace(s) from 2 file(s) into {tmp_path / 'out.db'}"
-    assert problems == [
-        f"{p}: trace {TID}:{GOOD}: trace id already imported in this run; this record replaces the earlier one",
+    assert problems == [  # the span exported twice, the same both times, is one span: a note (nu2 #10)
         f"{n}: trace d1: trace id already imported in this run; this record replaces the earlier one",
     ]
+    assert [x.message for x in report.notes] == [
+        f"span {GOOD} of trace {TID} is exported again here, the same as at "
+        "resourceSpans[0].scopeSpans[0].spans[0]: imported once"]
     with sqlite3.connect(tmp_path / "out.db") as conn:
         assert conn.execute("SELECT count(*) FROM traces").fetchone()[0] == 4
 

@@ -286,3 +286,15 @@ def test_a_span_without_a_trace_id_is_kept_and_said(tmp_path: Path) -> None:
     assert [t.trace_id for t in traces] == ["-:00000000000000a1"]
     assert [p.message for p in problems] == [
         "traceId: not recorded (OTLP requires one); the span is kept, its trace id shown as '-'"]
+
+
+def test_two_different_spans_under_one_span_id_name_the_one_left_out(tmp_path: Path) -> None:
+    """nu2 #10: a repeated span id silently replaced the earlier span (and warned about that span's times)."""
+    first, second = _span(start="1700000000000000000"), _span(start="1700000100000000000")
+    first["endTimeUnixNano"], second["endTimeUnixNano"] = "1700000001000000000", "1700000101000000000"
+    _, traces, problems = _load(tmp_path, _otlp(first, second))
+    assert [t.created.isoformat() if t.created else None for t in traces] == ["2023-11-14T22:15:00+00:00"]
+    assert [(p.record, p.message, p.dropped) for p in problems] == [(
+        "resourceSpans[0].scopeSpans[0].spans[0]",
+        f"span 00000000000000a1 of trace {traces[0].trace_id.split(':')[0]} appears again at "
+        "resourceSpans[0].scopeSpans[0].spans[1]; the later span is kept and this one is not imported", 1)]

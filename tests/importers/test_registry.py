@@ -73,9 +73,9 @@ def test_builtins_in_order_and_declared_omissions() -> None:
     assert get_importer("otel").records_omissions is False
 
 
-def _readable_span(attributes: dict) -> dict:
+def _readable_span(attributes: dict, span_id: str = "39d6e9b3ddec9996") -> dict:
     return {"name": "ai.generateText.doGenerate",
-            "spanContext": {"traceId": "b3e700af9eab81e19f72f964d62a35af", "spanId": "39d6e9b3ddec9996"},
+            "spanContext": {"traceId": "b3e700af9eab81e19f72f964d62a35af", "spanId": span_id},
             "startTime": [1770131992, 242000000], "endTime": [1770131993, 0], "attributes": attributes}
 
 
@@ -91,7 +91,7 @@ def test_span_list_whose_first_span_is_over_64_kib_is_recognised(tmp_path: Path,
     if where == "genai-keys-after-64k":  # nothing GenAI before the cut: only reading further decides
         attrs = {"app.debug_dump": "d" * BIG, **attrs}
     path = tmp_path / "spans.json"
-    path.write_text(json.dumps([_readable_span(attrs), _readable_span(_chat_attrs("second"))]))
+    path.write_text(json.dumps([_readable_span(attrs), _readable_span(_chat_attrs("second"), "39d6e9b3ddec9997")]))
     head = path.read_bytes()[: HEAD_SIZES[0]]
     otel = get_importer("otel")
     assert otel.sniff(path, head) == (0.9 if where == "genai-keys-first" else 0.3)

@@ -157,6 +157,12 @@ def _load_spans(spans: list[SpanRecord], source: str, with_runs: bool) -> Iterat
     yield from noted
 
 
+def _same_span(a: Span, b: Span) -> bool:
+    """True when two prints of one span id record the same span (name, times, status, attributes, events)."""
+    return (a.name, a.start, a.end, a.status, a.status_message, a.attributes, a.events) == (
+        b.name, b.start, b.end, b.status, b.status_message, b.attributes, b.events)
+
+
 def unread_model_call(span: Span) -> bool:
     """True for a span that records a model call (``gen_ai.request.model`` or ``gen_ai.usage.*``)
     without saying what it is -- no ``gen_ai.operation.name``, no OpenInference kind, no Vercel AI
@@ -193,7 +199,15 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs
         key: object = (rec.trace_id, rec.span_id) if rec.span_id else id(rec)
         earlier = spans.get(key)
         if earlier is not None and not (earlier.end is None and rec.end is not None):
-            key = id(rec)  # the same ids twice, but not an open print followed by the ended one
+            # the same ids twice, not an open print followed by the ended one: one trace id for two
+            # spans, so the later is kept and the earlier named as left out (new user nu2 #10)
+            if _same_span(earlier, rec):  # exported twice: one span
+                yield ImportProblem(file, rec.record, f"span {rec.span_id} of trace {rec.trace_id or '-'} is exported "
+                                    f"again here, the same as at {earlier.record}: imported once", info=True)
+            else:
+                yield ImportProblem(file, earlier.record, f"span {rec.span_id} of trace {rec.trace_id or '-'} appears "
+                                    f"again at {rec.record}; the later span is kept and this one is not imported", dropped=1)
+                state.rejected += 1
         spans[key] = as_chat_span(rec)  # Google ADK's call_llm spans: their request/response documents as GenAI attributes
     cut: dict[int, dict[str, str]] = {}
     for key, sp in list(spans.items()):
