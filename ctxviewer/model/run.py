@@ -58,3 +58,8 @@ class RunSpan:
         if self.start is None or self.end is None:
             return None
         return (self.end - self.start).total_seconds() * 1000.0
+
+
+TOOL_NAME_KEYS = ("gen_ai.tool.name", "tool.name", "ai.toolCall.name")
+"""Where a tool step's span names the tool it ran: OTel GenAI ``gen_ai.tool.name``, OpenInference
+``tool.name``, Vercel AI SDK ``ai.toolCall.name`` (its span is named ``ai.toolCall`` whatever the tool)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ctxviewer.model.run import TOOL_NAME_KEYS
 from ctxviewer.model.trace import NOT_RECORDED
 from ctxviewer.model.words import fmt_int
 from ctxviewer.tokens.cost import fmt_cost
@@ -62,10 +63,6 @@ def _ms(value: float | None) -> str:
     if value < 0:
         return f"negative duration {value:,.0f} ms (end before start)"
     return f"{value:,.0f} ms"
-
-
-TOOL_NAME_KEYS = ("gen_ai.tool.name", "ai.toolCall.name", "tool.name")
-"""Where a tool step names its tool: OTel GenAI, Vercel AI SDK, OpenInference."""
 
 
 def step_line(node: Node) -> str:

@@ -68,15 +68,37 @@ def test_an_execution_that_ran_permits_the_call(tmp_path: Path) -> None:
         "(ran: ended ok)): destructive")]
 
 
-def test_an_exception_event_that_is_no_refusal_still_ran(tmp_path: Path) -> None:
+def test_an_error_that_names_no_refusal_gives_no_verdict(tmp_path: Path) -> None:
+    """A timeout may have run part-way: no verdict is read from it (review H2/M3)."""
     tool = _tool(status={"code": 2})
     tool["events"] = [{"name": "exception", "timeUnixNano": "1700000001900000000",
                        "attributes": [{"key": "exception.type", "value": s("TimeoutError")},
                                       {"key": "exception.message", "value": s("query timed out after 30 s")}]}]
-    call = _import(tmp_path, _chat(), tool).tool_calls[0]
-    assert (call.verdict, call.decided_by) == (
-        ToolVerdict.PERMITTED,
-        "its execute_tool span 00000000000000b1 (ran: ended in error: TimeoutError: query timed out after 30 s)")
+    trace = _import(tmp_path, _chat(), tool)
+    assert (trace.tool_calls[0].verdict, trace.tool_calls[0].decided_by) == (None, None)
+    assert [r for r, _, _ in _tool_findings(trace)] == ["tool.unsafe_no_verdict"]
+
+
+def test_a_reused_call_id_takes_the_execution_of_the_same_tool_after_the_call(tmp_path: Path) -> None:
+    """Review H1: ids like call_1 repeat across the calls of a run; the second run_sql ran (its span
+    ended ok) but took the first span's refusal."""
+    first = _tool(status={"code": 2, "message": "PermissionError: DROP not allowed"})
+    second_chat = _chat()
+    second_chat.update(spanId="00000000000000a2", startTimeUnixNano="1700000003000000000",
+                       endTimeUnixNano="1700000004000000000")
+    second_run = _tool(status={"code": 1})
+    second_run.update(spanId="00000000000000b2", startTimeUnixNano="1700000004500000000",
+                      endTimeUnixNano="1700000005000000000")
+    other_tool = _tool(status={"code": 2, "message": "PermissionError: no"}, **{"gen_ai.tool.name": s("send_email")})
+    other_tool.update(spanId="00000000000000b3", startTimeUnixNano="1700000003500000000")
+    path = tmp_path / "run.otlp.json"
+    path.write_text(json.dumps(otlp_request(_chat(), first, second_chat, other_tool, second_run)), encoding="utf-8")
+    traces = {t.trace_id.split(":")[1]: t for t in get_importer("otel").load(path)
+              if isinstance(t, RequestTrace) and t.tool_calls and t.attributes.get("ctxviewer.span_kind") != "execute_tool"}
+    assert [(k, t.tool_calls[0].verdict, t.tool_calls[0].decided_by) for k, t in sorted(traces.items())] == [
+        ("00000000000000a1", ToolVerdict.BLOCKED,
+         "its execute_tool span 00000000000000b1 (refused: PermissionError: DROP not allowed)"),
+        ("00000000000000a2", ToolVerdict.PERMITTED, "its execute_tool span 00000000000000b2 (ran: ended ok)")]
 
 
 def test_an_execution_of_another_call_id_is_not_this_calls_verdict(tmp_path: Path) -> None:
@@ -86,20 +108,26 @@ def test_an_execution_of_another_call_id_is_not_this_calls_verdict(tmp_path: Pat
 
 
 @pytest.mark.parametrize(("status", "error", "ended", "verdict", "how"), [
-    ("error", "403 Forbidden", True, ToolVerdict.BLOCKED, "refused: 403 Forbidden"),
+    ("error", "blocked by the guardrail: shell", True, ToolVerdict.BLOCKED, "refused: blocked by the guardrail: shell"),
+    ("error", "the user declined this tool call; it was not executed", True, ToolVerdict.BLOCKED,
+     "refused: the user declined this tool call; it was not executed"),
+    ("error", "mcp.ToolNotAllowedError: delete_repo", True, ToolVerdict.BLOCKED, "refused: mcp.ToolNotAllowedError: delete_repo"),
     ("error", "Action requires human approval", True, ToolVerdict.NEEDS_APPROVAL, "not run: Action requires human approval"),
     ("error", "blocked by policy: shell is not on the tool allowlist", True, ToolVerdict.BLOCKED,
      "refused: blocked by policy: shell is not on the tool allowlist"),
-    ("error", "ValueError: the file is not allowedlisted", True, ToolVerdict.PERMITTED,
-     "ran: ended in error: ValueError: the file is not allowedlisted"),
+    ("error", "ValueError: the file is not allowedlisted", True, None, None),
+    ("error", "HTTPError: 403 Forbidden (https://evil.example/collect)", True, None, None),  # a remote 403: it ran
+    ("error", "FileNotFoundError: 'forbidden-city-tour.pdf'", True, None, None),
+    ("error", "TimeoutError: 30 s", True, None, None),
     ("ok", "permission denied", True, ToolVerdict.PERMITTED, "ran: ended ok"),  # ok: the text is not the status
     (None, None, True, ToolVerdict.PERMITTED, "ran: ended, no status recorded"),
     ("unset", None, False, ToolVerdict.PERMITTED, "ran: started and never ended"),
     (None, None, None, ToolVerdict.PERMITTED, "ran: its status and end not recorded"),
 ])
-def test_what_an_execution_shows(status: str | None, error: str | None, ended: bool | None, verdict: ToolVerdict,
-                                 how: str) -> None:
-    assert ToolRun("c", "execute_tool span x", status, error, ended).verdict() == (verdict, f"its execute_tool span x ({how})")
+def test_what_an_execution_shows(status: str | None, error: str | None, ended: bool | None, verdict: ToolVerdict | None,
+                                 how: str | None) -> None:
+    shown = ToolRun("c", "execute_tool span x", status, error, ended).verdict()
+    assert shown == (None if verdict is None else (verdict, f"its execute_tool span x ({how})"))
 
 
 def test_the_error_text_comes_from_the_status_then_the_exception_then_error_type() -> None:
@@ -135,11 +163,11 @@ def test_an_openinference_tool_span_gives_its_call_the_verdict(tmp_path: Path) -
 
 def test_a_lone_tool_span_that_was_refused_is_blocked(tmp_path: Path) -> None:
     path = tmp_path / "run.otlp.json"
-    path.write_text(json.dumps(otlp_request(_tool(status={"code": 2, "message": "Forbidden: shell is disabled"}))),
+    path.write_text(json.dumps(otlp_request(_tool(status={"code": 2, "message": "shell is not on the tool allowlist"}))),
                     encoding="utf-8")
     (trace,) = [r for r in get_importer("otel").load(path) if isinstance(r, RequestTrace)]
     assert [(c.verdict, c.decided_by) for c in trace.tool_calls] == [
-        (ToolVerdict.BLOCKED, "its execute_tool span 00000000000000b1 (refused: Forbidden: shell is disabled)")]
+        (ToolVerdict.BLOCKED, "its execute_tool span 00000000000000b1 (refused: shell is not on the tool allowlist)")]
 
 
 def test_an_attribute_map_tool_span_names_no_id_it_does_not_have(shared: Path) -> None:
@@ -173,9 +201,7 @@ def test_a_vercel_tool_span_gives_its_call_the_verdict_and_the_tree_names_the_to
     path = Path(__file__).resolve().parents[1] / "data" / "tool_runs" / "vercel-tool-error.otlp.json"
     traces = {r.trace_id: r for r in get_importer("otel").load(path) if isinstance(r, RequestTrace)}
     call = traces["4bf92f3577b34da6a3ce929d0e0e4736:a000000000000002"].tool_calls[0]
-    assert (call.name, call.verdict, call.decided_by) == (
-        "getWeather", ToolVerdict.PERMITTED,
-        "its ai.toolCall span a000000000000003 (ran: ended in error: TimeoutError: weather API did not answer in 10s)")
+    assert (call.name, call.verdict, call.decided_by) == ("getWeather", None, None)  # a timeout: no verdict read
     db = tmp_path / "v.db"
     with TraceStore.create(db) as writable:
         import_files([path], writable)

@@ -23,3 +23,6 @@ def test_the_calls_import_with_their_usage_output_and_tool_calls() -> None:
         ("a000000000000004", "gpt-4o-mini", 104, [], 0)]
     assert dict(header_rows(traces[0]))["Content"] == "input not captured: the span records its output and no input messages"
     assert not [p for p in records if isinstance(p, ImportProblem) and "no chat spans" in p.message]
+    # its ai.toolCall span (ai.toolCall.id call_Tk1) ran and ended ok: the call's verdict (nu2 #7)
+    assert [(c.verdict.value if c.verdict else None, c.decided_by) for c in traces[0].tool_calls] == [
+        ("permitted", "its ai.toolCall span a000000000000003 (ran: ended ok)")]

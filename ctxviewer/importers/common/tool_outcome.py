@@ -6,12 +6,16 @@ but many record its execution: an OTel ``execute_tool`` span (GenAI semconv) car
 ``gen_ai.tool.call.id``. That span is evidence of what the application did with the call
 (chapter 3.5, Figure 3.3: the action check stands between the proposal and the tool):
 
-* it ended in an error whose type or message is a refusal (``PermissionError``, ``permission
-  denied``, ``not allowed``, ``forbidden``, ``unauthorized``, ``access denied``, ``blocked by
-  policy``: :data:`REFUSAL`) -- the call was **blocked**; one asking for approval
+* it ended in an error whose exception type is a refusal (``PermissionError``,
+  ``AuthorizationError``, ``ToolNotAllowedError``...: :data:`REFUSAL_TYPES`) or whose message says
+  a check stopped it (``blocked by policy``, ``not on the tool allowlist``, ``the user declined``,
+  ``was not executed``: :data:`REFUSAL`) -- the call was **blocked**; one asking for approval
   (``requires approval``, ``awaiting confirmation``: :data:`APPROVAL`) was **held for approval**;
-* it ran otherwise (ended ok, with no status, in another error such as a timeout, or never
-  ended) -- the call was **permitted**: the application let it reach the tool.
+* it ended in any other error (a timeout, a remote server's ``403 Forbidden``, a missing file) --
+  **no verdict** is read: the call may have run part-way or not at all, and a remote refusal does
+  not mean the data stayed home;
+* it ran otherwise (ended ok, with no status, or never ended) -- the call was **permitted**: the
+  application let it reach the tool.
 
 ``decided_by`` then names the span and what it recorded (``"its execute_tool span 5f2c (ran:
 ended in error: TimeoutError: ...)"``), so a reader sees that the verdict was read from the run,
@@ -23,9 +27,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping
 
 from ctxviewer.importers.common.spans.span import Span
+from ctxviewer.model.run import TOOL_NAME_KEYS
 from ctxviewer.model.trace import ToolCall, ToolVerdict
 
 CALL_ID_KEYS = ("gen_ai.tool.call.id", "tool_call.id", "tool.id", "ai.toolCall.id")
@@ -37,15 +43,21 @@ EXCEPTION_EVENTS = ("exception", "gen_ai.execute_tool.exception")
 """Span events that record an execution's exception (OTel semconv: ``exception.type``,
 ``exception.message``)."""
 
+REFUSAL_TYPES = re.compile(
+    r"^(?:\w+\.)*(?:PermissionError|PermissionDenied\w*|AccessDenied\w*|Authori[sz]ationError|NotAuthori[sz]ed\w*|"
+    r"NotAllowed\w*|ToolNotAllowed\w*|PolicyViolation\w*|ActionBlocked\w*|ToolCallRejected\w*)\b")
+"""An execution error whose exception type (the message's leading ``Type:``, ``exception.type``,
+``error.type``) is the refusal of an authorization or policy check."""
+
 REFUSAL = re.compile(
-    r"\b(?:PermissionError|PermissionDenied\w*|AccessDenied\w*|Forbidden\w*|Unauthori[sz]ed\w*|"
-    r"NotAuthori[sz]ed\w*|Authori[sz]ationError|NotAllowed\w*|PolicyViolation\w*)\b"
-    r"|\bpermission denied\b|\bnot (?:allowed|permitted|authori[sz]ed)\b|\baccess (?:is )?denied\b"
-    r"|\bforbidden\b|\bunauthori[sz]ed\b|\b(?:denied|blocked|refused|rejected) by (?:the )?"
-    r"(?:policy|guardrail|guard|allowlist|application|user|administrator|admin)\b",
+    r"\b(?:denied|blocked|refused|rejected|declined|vetoed|stopped) by (?:the )?"
+    r"(?:policy|guardrails?|guard|allowlist|application|user|human|operator|administrator|admin|reviewer)\b"
+    r"|\bnot (?:allowed|permitted) by (?:the )?(?:policy|allowlist|guardrails?|application|administrator|admin)\b"
+    r"|\bnot on the (?:tool )?allowlist\b|\buser (?:declined|rejected|denied|refused)\b"
+    r"|\b(?:was|were|has been|is) not (?:executed|run)\b|\bwithout running it\b",
     re.IGNORECASE,
 )
-"""An execution error that is a refusal of the call (module docstring)."""
+"""An execution error that says in words that a check stopped the call before it ran (module docstring)."""
 
 APPROVAL = re.compile(
     r"\b(?:requires?|needs?|awaiting|pending|waiting for) (?:(?:human|user|manual|operator) )?"
@@ -70,18 +82,26 @@ class ToolRun:
     status: str | None
     error: str | None
     ended: bool | None = True
+    tool: str | None = None
+    """The tool the span ran (``gen_ai.tool.name``...), ``None`` when it names none."""
+    start: datetime | None = None
+    """When the execution started (aware UTC), ``None`` when not recorded."""
 
-    def verdict(self) -> tuple[ToolVerdict, str]:
-        """``(verdict, decided_by)`` this execution shows (module docstring)."""
+    def verdict(self) -> tuple[ToolVerdict, str] | None:
+        """``(verdict, decided_by)`` this execution shows (module docstring), or ``None`` for an
+        error that names no refusal: the call may or may not have run (a timeout, a remote 403, a
+        missing file), so no verdict is read from it."""
         error = " ".join(self.error.split()) if self.error else None
-        if self.status == "error" and error and APPROVAL.search(error):
-            return ToolVerdict.NEEDS_APPROVAL, f"its {self.what} (not run: {error})"
-        if self.status == "error" and error and REFUSAL.search(error):
-            return ToolVerdict.BLOCKED, f"its {self.what} (refused: {error})"
+        if self.status == "error":
+            if not error:
+                return None
+            if APPROVAL.search(error):
+                return ToolVerdict.NEEDS_APPROVAL, f"its {self.what} (not run: {error})"
+            if REFUSAL_TYPES.search(error) or REFUSAL.search(error):
+                return ToolVerdict.BLOCKED, f"its {self.what} (refused: {error})"
+            return None
         if self.ended is False:
             how = "started and never ended"
-        elif self.status == "error":
-            how = f"ended in error: {error}" if error else "ended in error"
         elif self.status == "ok":
             how = "ended ok"
         elif self.ended is None:
@@ -108,17 +128,20 @@ def error_text(status_message: str | None, attributes: Mapping[str, Any],
     return str(kind) if kind else None
 
 
-def with_run_verdicts(calls: tuple[ToolCall, ...], runs: Mapping[str, ToolRun]) -> tuple[ToolCall, ...]:
-    """``calls`` with the verdict of their execution in ``runs`` (keyed by tool-call id) where
-    the application recorded none; the same tuple when nothing matched."""
+def with_run_verdicts(calls: tuple[ToolCall, ...], runs: Mapping[str, list[ToolRun]],
+                      after: datetime | None = None) -> tuple[ToolCall, ...]:
+    """``calls`` with the verdict of their execution in ``runs`` (tool-call id -> executions in
+    start order) where the application recorded none: the first execution of that id that ran the
+    same tool (when both name one) and started at or after ``after`` (the proposing call's start;
+    ids such as ``call_0`` repeat across the calls of one run). The same tuple when nothing matched."""
     out = []
     for c in calls:
-        run = runs.get(c.id) if c.id and c.verdict is None else None
-        if run is None:
-            out.append(c)
-            continue
-        verdict, by = run.verdict()
-        out.append(replace(c, verdict=verdict, decided_by=by))
+        run = None
+        if c.id and c.verdict is None:
+            run = next((r for r in runs.get(c.id, ()) if (r.tool is None or not c.name or r.tool == c.name)
+                        and (after is None or r.start is None or r.start >= after)), None)
+        shown = run.verdict() if run is not None else None
+        out.append(c if shown is None else replace(c, verdict=shown[0], decided_by=shown[1]))
     return calls if all(a is b for a, b in zip(out, calls)) else tuple(out)
 
 
@@ -138,16 +161,21 @@ def tool_run(span: Span, kind: str = "execute_tool") -> ToolRun | None:
         ended: bool | None = None
     else:
         ended = not (span.start is not None and span.end is None and not span.end_unreadable)
+    tool = next((span.attributes[k] for k in TOOL_NAME_KEYS if isinstance(span.attributes.get(k), str)), None)
     return ToolRun(call_id=str(call_id), what=f"{kind} span {named}" if named else f"{kind} span",
-                   status=status, error=error_text(span.status_message, span.attributes, span.events), ended=ended)
+                   status=status, error=error_text(span.status_message, span.attributes, span.events), ended=ended,
+                   tool=tool or None, start=span.start)
 
 
-def tool_runs(tools: Iterable[Span], kind: str = "execute_tool") -> dict[str | None, dict[str, ToolRun]]:
-    """Each OTel trace's tool executions (keyed by trace id) by tool-call id (:func:`tool_run`);
-    the first span of an id wins."""
-    out: dict[str | None, dict[str, ToolRun]] = {}
+def tool_runs(tools: Iterable[Span], kind: str = "execute_tool") -> dict[str | None, dict[str, list[ToolRun]]]:
+    """Each OTel trace's tool executions (keyed by trace id) by tool-call id (:func:`tool_run`),
+    each id's executions in start order (a start not recorded last)."""
+    out: dict[str | None, dict[str, list[ToolRun]]] = {}
     for t in tools:
         run = tool_run(t, kind)
         if run is not None:
-            out.setdefault(t.trace_id, {}).setdefault(run.call_id, run)
+            out.setdefault(t.trace_id, {}).setdefault(run.call_id, []).append(run)
+    for by_id in out.values():
+        for runs in by_id.values():
+            runs.sort(key=lambda r: (r.start is None, r.start or datetime.min.replace(tzinfo=timezone.utc)))
     return out

@@ -236,7 +236,7 @@ class OpenInferenceImporter:
             fold_sent_documents(call)
             trace, warnings = build_trace(call)
             if runs.get(s.trace_id) and trace.tool_calls:
-                trace = replace(trace, tool_calls=with_run_verdicts(trace.tool_calls, runs[s.trace_id]))
+                trace = replace(trace, tool_calls=with_run_verdicts(trace.tool_calls, runs[s.trace_id], s.start))
             if s.span_id:
                 traced[s.span_id] = trace.trace_id
             yield trace
