@@ -36,6 +36,7 @@ from ctxviewer.builder.candidates import BuildError, Candidate
 from ctxviewer.model.source_window import recorded_source_window
 from ctxviewer.model.trace import Category, ContextItem, Kind, LimitMode, RequestTrace, Status
 from ctxviewer.tokens.counting import DEFAULT_ENCODING, UnknownEncodingError, count_tokens
+from ctxviewer.tokens.placeholders import holds_media
 
 BUDGET_REASONS = ("budget", "trim", "cap")
 """Omission reasons (prefixes) of the budget rule: the item is a trimming candidate again."""
@@ -328,6 +329,10 @@ def _reported_limit(trace: RequestTrace, sc: Scenario, plan: Plan, enc: str) -> 
         item_tokens(i, enc) for i in trace.retained)
     gap = reported - recorded_input
     if gap <= 0:
+        return
+    if any(holds_media(i.content) for i in trace.retained):  # review M2: a PDF counted ~0 may hold the gap
+        plan.notes.append(f"the provider counted {_n(gap)} tokens beyond the items, which may be in the request's "
+                          "images or documents (trimming one removes its share): the what-if trims by the count")
         return
     base = plan.capacity - (plan.reserve or 0)
     if base - gap <= 0:

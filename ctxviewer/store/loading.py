@@ -21,7 +21,7 @@ from ctxviewer.store.errors import StoreError
 from ctxviewer.store.record import restore, restore_attributes
 from ctxviewer.store.rows import ITEM_COLUMNS
 
-if TYPE_CHECKING:  # the model is imported on the first item read: a list needs none of it (issue 25)
+if TYPE_CHECKING:  # the model is imported on the first item read: a list needs none of it
     from ctxviewer.model.trace import ContextItem, RequestTrace
 
 _RECORD_COLUMNS = (*record.COLUMNS, *record.ATTRIBUTE_COLUMNS)

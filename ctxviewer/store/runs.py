@@ -87,7 +87,7 @@ def _step(row: tuple[Any, ...], blob: Callable[[bytes], str | None] = lambda _di
     Raises ``ValueError`` when its attributes are damaged (a blob missing)."""
     (run_id, span_id, parent_id, kind, name, start, end, duration, status, message, trace_id, attrs, refs,
      input_tokens, output_tokens, cost, state, has_children) = row
-    from ctxviewer.model.run import RunSpan  # imported by the first step read, never by a list (issue 25)
+    from ctxviewer.model.run import RunSpan  # imported by the first step read, never by a list
 
     span = RunSpan(run_id, span_id, parent_id, kind, name, stored_time(start),
                    stored_time(end), status, message, trace_id, span_values.join(attrs, refs, blob))

@@ -24,7 +24,7 @@ def trace_row_values(t: RequestTrace, stored: StoredFacts) -> tuple[Any, ...]:
     """The ``traces`` row of ``t`` with its facts ``stored``, in ``ROW_COLUMNS`` order: ids, time,
     endpoint, counted input (tokens), item counts, facts, session, span facts, call columns (cost,
     output tokens, duration), score summary."""
-    from ctxviewer.model.trace import Status  # imported by the first write, never by a list (issue 25)
+    from ctxviewer.model.trace import Status  # imported by the first write, never by a list
 
     retained = sum(1 for i in t.items if i.status is Status.RETAINED)
     return (

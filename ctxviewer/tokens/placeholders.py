@@ -80,6 +80,16 @@ def placeholder(desc: str, what: str, *, size: tuple[int, int] | None = None, de
     return out + (f": {ref}]" if ref is not None else "]")
 
 
+_MEDIA = re.compile(r"\[(?:image|audio|video|application|document|text)(?:/[\w.+-]+)? (?:blob|data URI|uri|file)\b")
+
+
+def holds_media(text: str | None) -> bool:
+    """True when ``text`` holds a placeholder of an image, audio, video or document part (``[image/png
+    blob, ...]``, ``[application/pdf blob, ...]``): content whose tokens the provider counts by its
+    own rule, often far from what the text of the placeholder counts."""
+    return text is not None and "[" in text and _MEDIA.search(text) is not None
+
+
 def split_marked(text: str) -> Marked:
     """``text`` without image placeholders and reasoning labels, and the images it held.
 

@@ -6,8 +6,9 @@ importing the library to answer them (its pydantic types and 1.6 MB of data) cos
 0.2 s, more than the rest of the question. Each answer is a pure function of the installed
 package's data, so :func:`answer` keeps them in one JSON file, :data:`FILE_NAME` in the cache folder
 (``$CTXVIEWER_CACHE_DIR``, else ``$XDG_CACHE_HOME/ctxviewer``, else ``~/.cache/ctxviewer``), under the
-identity of the installed package (the path, size and modification time of its files
-:data:`IDENTITY_FILES`, read with ``os.stat`` without importing it). A file of another identity
+identity of the installed package and of ctxviewer's own pricing code (the path, size and
+modification time of :data:`IDENTITY_FILES` and :data:`OWN_FILES`, read with ``os.stat`` without
+importing anything). A file of another identity
 (an upgraded package), or one that cannot be read, is ignored and replaced: an answer is never
 taken from other data than the installed one.
 
@@ -39,6 +40,10 @@ IDENTITY_FILES = ("__init__.py", "data.py", "data_snapshot.py", "types.py")
 """The files of the ``genai_prices`` package whose path, size and modification time identify the
 installed data."""
 
+OWN_FILES = ("price_memo.py", "cost.py", "catalogue.py", "price_rates.py", "model_names.py", "price_library.py")
+"""ctxviewer's own modules that shape an answer (the names a model is looked up by, the provider
+ids, the arithmetic, the words of a reason): a change to any of them is another identity too."""
+
 _lock = threading.Lock()
 _state: dict[str, Any] = {}  # "identity", "entries" (read once), "new" (added by this process)
 
@@ -59,8 +64,8 @@ def enabled() -> bool:
 
 
 def identity() -> list[Any] | None:
-    """``[path, [size, mtime_ns] per IDENTITY_FILES file]`` of the installed genai-prices, or
-    ``None`` when it is not installed or a file cannot be read."""
+    """``[path, [size, mtime_ns] per IDENTITY_FILES and OWN_FILES file]``: the installed genai-prices
+    and ctxviewer's pricing code; ``None`` when genai-prices is not installed or a file cannot be read."""
     try:
         spec = find_spec("genai_prices")
     except (ImportError, ValueError):
@@ -68,8 +73,9 @@ def identity() -> list[Any] | None:
     if spec is None or not spec.origin:
         return None
     folder = Path(spec.origin).parent
+    own = Path(__file__).parent
     try:
-        stats = [os.stat(folder / name) for name in IDENTITY_FILES]
+        stats = [os.stat(folder / name) for name in IDENTITY_FILES] + [os.stat(own / name) for name in OWN_FILES]
     except OSError:
         return None
     return [str(folder), [[s.st_size, s.st_mtime_ns] for s in stats]]

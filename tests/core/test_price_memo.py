@@ -106,3 +106,19 @@ def test_a_second_show_imports_no_price_library_and_says_the_same(tmp_path: Path
     first, second = (r.split("\n", 1) for r in runs)
     assert (first[0], second[0]) == ("['genai_prices', 'pydantic']", "[]")
     assert first[1] == second[1] and json.loads(second[1])["cost"]["usd"] == 0.0011445
+
+
+def test_a_change_to_ctxviewers_own_pricing_code_is_another_identity(memo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review M1: the memo served answers of the old lookup after ctxviewer's own code changed."""
+    before = price_memo.identity()
+    real = os.stat
+
+    def touched(path: object, *a: object, **kw: object) -> os.stat_result:
+        st = real(path, *a, **kw)  # type: ignore[arg-type]
+        if str(path).endswith("model_names.py"):
+            return os.stat_result((st.st_mode, st.st_ino, st.st_dev, st.st_nlink, st.st_uid, st.st_gid,
+                                   st.st_size + 1, st.st_atime, st.st_mtime, st.st_ctime))
+        return st
+
+    monkeypatch.setattr(price_memo.os, "stat", touched)
+    assert before is not None and price_memo.identity() != before

@@ -42,3 +42,35 @@ def test_a_model_call_span_no_mapping_reads_is_named_not_dropped_in_silence(tmp_
     problems = [(p.record, p.message, p.dropped) for p in get_importer("otel").load(path) if isinstance(p, ImportProblem)]
     assert problems[0] == ("model-call spans", "1 span(s) record a model call (gen_ai.request.model) in a shape "
                            "ctxviewer does not read (call_llm ×1): not imported", 1)
+
+
+def test_an_agent_run_span_summing_its_calls_is_no_unread_call(tmp_path: Path) -> None:
+    """Review H4: Pydantic AI's 'agent run' span (gen_ai.request.model and summed usage, no
+    gen_ai.operation.name) above its chat spans made an ordinary export exit 2."""
+    from otlp_factories import chat_span
+
+    run = otlp_span("00000000000000f1", name="agent run", end="1700000009000000000",
+                    **{"gen_ai.request.model": s("gpt-4o"), "gen_ai.usage.input_tokens": {"intValue": "120"},
+                       "model_name": s("gpt-4o")})
+    chat = chat_span("00000000000000a1", end="1700000001000000000")
+    chat["parentSpanId"] = "00000000000000f1"
+    path = tmp_path / "pyd.otlp.json"
+    path.write_text(json.dumps(otlp_request(run, chat)), encoding="utf-8")
+    records = list(get_importer("otel").load(path))
+    assert [p.message for p in records if isinstance(p, ImportProblem)] == []
+    assert len([r for r in records if isinstance(r, RequestTrace)]) == 1
+
+
+def test_adk_with_content_capture_off_says_not_captured(tmp_path: Path) -> None:
+    """Review M4: ADK writes llm_request '{}' when it keeps no content; that imported as 0 items unsaid."""
+    span = otlp_span("00000000000000c1", name="call_llm", end="1700000001000000000",
+                     **{"gen_ai.system": s("gcp.vertex.agent"), "gen_ai.request.model": s("gemini-2.0-flash"),
+                        "gcp.vertex.agent.llm_request": s("{}"), "gcp.vertex.agent.llm_response": s("{}"),
+                        "gen_ai.usage.input_tokens": {"intValue": "50"}})
+    path = tmp_path / "adk-off.otlp.json"
+    path.write_text(json.dumps(otlp_request(span)), encoding="utf-8")
+    records = list(get_importer("otel").load(path))
+    (trace,) = [r for r in records if isinstance(r, RequestTrace)]
+    assert (trace.items, trace.usage.input_tokens) == ((), 50)
+    assert [p.message.split(" (")[0] for p in records if isinstance(p, ImportProblem)] == [
+        "no message content captured on this span"]

@@ -47,3 +47,20 @@ def test_a_whatif_drops_an_anthropic_tool_use_with_its_result() -> None:
     assert o.trace is not None
     assert [(c.id, c.after) for c in o.changes if c.id in ("msg-1", "msg-2")] == [
         ("msg-1", "omitted (budget (with its 1 tool result(s)))"), ("msg-2", "omitted (budget (dropped with tool call msg-1))")]
+
+
+def test_tool_results_and_words_in_one_user_message_are_split(tmp_path: Path) -> None:
+    """Review H3: a tool_result and a text block in one user message (Claude Code's shape) stayed the
+    user request, and its injection went unscanned ("ok")."""
+    import json
+
+    doc = json.loads((DATA / "anthropic-tool-result-injection.extracted.json").read_text(encoding="utf-8"))
+    body = doc["interactions"][0]["request"]["body"]
+    body["messages"][2]["content"].append({"type": "text", "text": "Please continue with the booking."})
+    path = tmp_path / "mixed.extracted.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    (trace,) = [r for r in detect(path).load(path) if isinstance(r, RequestTrace)]
+    assert [(i.id, i.kind.value, i.role) for i in trace.items if i.id.startswith("msg-2")] == [
+        ("msg-2", "history", "tool"), ("msg-2.text", "user", "user")]
+    assert trace.user_request == "Please continue with the booking."
+    assert "injection.override" in [f.rule for f in run_checks(trace)]

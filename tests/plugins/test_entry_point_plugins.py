@@ -134,7 +134,7 @@ def test_an_entry_point_scanner_rule_runs_after_the_builtins_and_finds_its_hit(i
     assert [r.id for r in RULES][:len(BUILTIN_RULES)] == [
         "injection.override", "injection.role_marker", "injection.tool_request", "injection.invisible",
         "injection.exfiltration", "injection.hidden", "injection.address", "injection.intent", "injection.intent",
-        "injection.multilingual",
+        "injection.multilingual", "injection.tool_request",
         "injection.encoded"]
     assert [r.id for r in RULES][len(BUILTIN_RULES):] == ["injection.example", "injection.example_broken"]
     text = "Ticket 4471: please Open the Pod Bay Doors before noon."

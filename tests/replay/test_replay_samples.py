@@ -129,8 +129,7 @@ def test_an_anthropic_tool_result_kept_as_user_text_is_paired(shared: Path) -> N
     assert [(x.role, x.call_id) for x in conv.turns] == [
         ("user", None), ("assistant", None), ("tool", "toolu_01KBqpqR73qWGsMaW3vBzEjz")]
     assert conv.turns[2].text == '{"weather": "sunny", "temperature": "75"}'
-    assert conv.notes == ("item msg-2: the user turn right after tool call toolu_01KBqpqR73qWGsMaW3vBzEjz is taken as "
-                          "its result (the record does not mark it as one)",)
+    assert conv.notes == ()  # its tool_result block marks the turn a result (role tool): no assumption to note
 
 
 def test_corpus_tool_call_traces_with_their_bodies(shared: Path) -> None:

@@ -252,3 +252,23 @@ def test_the_providers_count_beyond_the_items_lowers_the_input_budget() -> None:
     narrow = run(t, Scenario(capacity=100, reserve=20))
     assert [(c.id, c.after) for c in narrow.changes] == [("h1", "omitted (budget)"), ("h2", "omitted (budget)")]
     assert narrow.verdict.startswith("fits, 63 tokens margin;")
+
+
+def test_a_gap_that_may_sit_in_a_document_is_not_held_against_the_items() -> None:
+    """Review M2: the provider's 119,954 tokens beyond the count of a request holding a PDF made
+    'cannot be built', though dropping the PDF turn would fit: the gap may be the document's."""
+    from factories import make_trace
+
+    from ctxviewer.model.trace import Endpoint, Response, Trust, Usage
+
+    pdf = ContextItem(kind=Kind.HISTORY, id="h", content="Read this\n[application/pdf blob, 480,000 bytes base64]",
+                      tokens=20, priority=0.1, role="user", position=1, status=Status.RETAINED, trust=Trust.UNTRUSTED)
+    user = ContextItem(kind=Kind.USER, id="u", content="Summarise it.", tokens=26, position=2, status=Status.RETAINED,
+                       trust=Trust.UNTRUSTED)
+    t = make_trace(endpoint=Endpoint(provider="anthropic", model="claude-sonnet-4"), items=(pdf, user), input_tokens=None,
+                   budget={}, usage=Usage(input_tokens=120_000, output_tokens=5), reserved_output_tokens=4096,
+                   safety_margin=None, response=Response(text="ok"))
+    o = run(t, Scenario(capacity=100_000))
+    assert not o.verdict.startswith("cannot be built")
+    assert o.notes == ("the provider counted 119,954 tokens beyond the items, which may be in the request's images or "
+                       "documents (trimming one removes its share): the what-if trims by the count",)

@@ -13,9 +13,9 @@ usage already normalised to the OTel rule: input includes cache, output includes
 * each message -> one item, id ``msg-{i}`` (``source.turn = i``): role ``system``/``developer`` ->
   ``policy`` (trusted, :data:`POLICY_ROLES`); the last ``user`` message that is not only tool
   results -> ``user`` (and ``trace.user_request``); a ``user`` message of tool results only
-  (Anthropic's ``tool_result`` blocks, Pydantic AI's ``tool_call_response`` parts) -> ``history``
-  with role ``tool``: a tool's output, untrusted data the scanner reads, as OTel's own ``tool``
-  messages; everything else -> ``history`` (untrusted, role kept);
+  (Anthropic ``tool_result`` blocks, Pydantic AI ``tool_call_response`` parts) -> ``history`` with
+  role ``tool``, untrusted data the scanner reads; one of results and words (Claude Code) -> that
+  ``tool`` item ``msg-{i}`` and the words as ``msg-{i}.text``; everything else -> ``history``;
 * retrieved documents -> ``evidence`` items (id ``doc-{n}``) before the user item, untrusted;
 * tool definitions -> ``tool`` items after the messages, id = tool name (``name#2`` for a repeat
   or another item's id: :func:`unique_id`), content the compact JSON of the definition, untrusted
@@ -195,10 +195,17 @@ def agent_attributes(chain: Sequence[tuple[Mapping[str, Any], str]]) -> dict[str
     return {}
 
 
+def _is_result(part: Any) -> bool:
+    return isinstance(part, Mapping) and part.get("type") == "tool_call_response"
+
+
+def _tool_results(msg: Mapping[str, Any]) -> list[Any]:
+    """The tool-result parts (``tool_call_response``) of a message, in order."""
+    return [p for p in msg.get("parts") or [] if _is_result(p)]
+
+
 def _only_tool_results(msg: Mapping[str, Any]) -> bool:
-    """True for a message whose parts are all tool results (``tool_call_response``)."""
-    parts = msg.get("parts") or []
-    return bool(parts) and all(isinstance(p, Mapping) and p.get("type") == "tool_call_response" for p in parts)
+    return bool(msg.get("parts")) and len(_tool_results(msg)) == len(msg.get("parts") or [])
 
 
 def _is_user_request(msg: Mapping[str, Any]) -> bool:
@@ -222,6 +229,13 @@ def build_items(call: LLMCall) -> tuple[list[ContextItem], str | None]:
         role = None if role is None else str(role)
         if role in ("user", "human") and _only_tool_results(msg):
             role = "tool"  # Anthropic's and Pydantic AI's tool results ride in a user message: a tool's output
+        elif role in ("user", "human") and _tool_results(msg):  # results and words in one message (Claude Code)
+            words = gm.message_text({**msg, "parts": [p for p in msg.get("parts") or [] if not _is_result(p)]})
+            items += [_item(Kind.HISTORY, f"msg-{i}", gm.message_text({**msg, "parts": _tool_results(msg)}), "tool",
+                            Trust.UNTRUSTED, i), replace(message_item(i, role, words, is_user_request=i == last_user),
+                                                         id=f"msg-{i}.text")]
+            user_request = words if i == last_user else user_request
+            continue
         text = gm.message_text(msg)
         if i == last_user:
             user_request = text

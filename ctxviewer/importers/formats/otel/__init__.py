@@ -29,6 +29,7 @@ event form in :mod:`.events`. No Qt here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
@@ -157,6 +158,15 @@ def _load_spans(spans: list[SpanRecord], source: str, with_runs: bool) -> Iterat
     yield from noted
 
 
+def _ancestor_spans(span: Span, by_id: Mapping[str, Span]) -> list[Span]:
+    out: list[Span] = []
+    cur = by_id.get(span.parent_id or "")
+    while cur is not None and cur not in out:
+        out.append(cur)
+        cur = by_id.get(cur.parent_id or "")
+    return out
+
+
 def _same_span(a: Span, b: Span) -> bool:
     """True when two prints of one span id record the same span (name, times, status, attributes, events)."""
     return (a.name, a.start, a.end, a.status, a.status_message, a.attributes, a.events) == (
@@ -167,11 +177,12 @@ def unread_model_call(span: Span) -> bool:
     """True for a span that records a model call (``gen_ai.request.model`` or ``gen_ai.usage.*``)
     without saying what it is -- no ``gen_ai.operation.name``, no OpenInference kind, no Vercel AI
     SDK ``ai.operationId`` (whose outer spans sum their calls) -- and that no mapping reads (Google
-    ADK's ``call_llm``): it is named, never dropped in silence."""
+    ADK's ``call_llm``): it is named, never dropped in silence. (A span above a chat span -- Pydantic
+    AI's ``agent run``, summing its calls' usage -- is none: the caller leaves those out.)"""
     a = span.attributes
     if "gen_ai.operation.name" in a or "ai.operationId" in a or span_kind(a) is not None or is_guardrail_span(span):
         return False
-    return "gen_ai.request.model" in a or "gen_ai.usage.input_tokens" in a
+    return "gen_ai.request.model" in a
 
 
 class _FileState:
@@ -233,11 +244,12 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs
     state.openinference += count_other(spans.values(), "otel")
     state.lone_tools += len(named)
     guards = [s for s in spans.values() if is_guardrail_span(s)]
+    above_chats = {p.span_id for c in chats for p in _ancestor_spans(c, by_id)}  # agent runs summing their calls
     for s in spans.values():
         if not is_chat_span(s.attributes) and not (s.attributes.get("gen_ai.operation.name") == "execute_tool"
                                                    and s.attributes.get("gen_ai.tool.name")) and not is_guardrail_span(s):
             state.others += 1
-            if unread_model_call(s):
+            if unread_model_call(s) and s.span_id not in above_chats:
                 name = str(s.name or "unnamed")
                 state.unread_models[name] = state.unread_models.get(name, 0) + 1
             if len(state.other_names) < 5:
@@ -261,7 +273,8 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs
                 f"tool {t.attributes.get('gen_ai.tool.name') or t.name} (span {t.span_id})")
     runs = tool_runs(tools)
     for tid, vercel in tool_runs((s for s in spans.values() if "ai.toolCall.id" in s.attributes), "ai.toolCall").items():
-        runs[tid] = {**vercel, **runs.get(tid, {})}  # Vercel AI SDK tool spans; an execute_tool span wins
+        for cid, found in vercel.items():  # Vercel AI SDK tool spans; an execute_tool span first
+            runs.setdefault(tid, {}).setdefault(cid, []).extend(found)
     for s in chats:
         where = f"{s.record} span {s.span_id}" if s.span_id else s.record
         problems: list[str] = []
@@ -285,7 +298,7 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs
         if id(s) in fed:
             trace = replace(trace, attributes={**trace.attributes, "ctxviewer.fed_by": fed[id(s)]})
         if runs.get(s.trace_id) and trace.tool_calls:
-            trace = replace(trace, tool_calls=with_run_verdicts(trace.tool_calls, runs[s.trace_id]))
+            trace = replace(trace, tool_calls=with_run_verdicts(trace.tool_calls, runs[s.trace_id], s.start))
         if id(s) in cut:
             trace = replace(trace, attributes={**trace.attributes, **cut_trace_attributes(cut[id(s)])})
             notes += cut_notes(cut[id(s)])

@@ -83,7 +83,8 @@ def as_chat_span(span: Span) -> Span:
     attrs = {k: v for k, v in a.items() if k not in (REQUEST, RESPONSE)}
     attrs["gen_ai.operation.name"] = "chat"
     messages = [m for m in (_message(c) for c in request.get("contents") or []) if m is not None]
-    attrs["gen_ai.input.messages"] = json.dumps(messages, ensure_ascii=False)
+    if messages:  # ADK with content capture off writes llm_request '{}': no input, said as not captured
+        attrs["gen_ai.input.messages"] = json.dumps(messages, ensure_ascii=False)
     system = _system(config)
     if system:
         attrs["gen_ai.system_instructions"] = json.dumps(system, ensure_ascii=False)
