@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any
+from typing import Any, Iterator
 
 from ctxviewer.store.record import ATTRIBUTE_COLUMNS, ATTRIBUTES_IN_ROW, COLUMNS, slim, slim_attributes
 from ctxviewer.store.rows import content_digest
@@ -37,6 +37,18 @@ CHUNK = 5000
 """Records read, slimmed and written at a time."""
 
 
+def _keyset_chunks(conn: sqlite3.Connection, select: str) -> Iterator[list[Any]]:
+    """The rows of ``select`` (first column the key; parameters ``key > ?`` and ``LIMIT ?``) in
+    chunks of :data:`CHUNK`, in key order."""
+    after = ""
+    while True:
+        rows = conn.execute(select, (after, CHUNK)).fetchall()
+        if not rows:
+            return
+        yield rows
+        after = rows[-1][0]
+
+
 def compact(conn: sqlite3.Connection) -> int:
     """Rebuild ``details`` (each record slimmed) and ``token_counts`` as WITHOUT ROWID tables, in
     the caller's transaction. A record that is not a JSON object is copied unchanged (``load``
@@ -45,18 +57,14 @@ def compact(conn: sqlite3.Connection) -> int:
     cols = ", ".join(f"t.{c}" for c in COLUMNS)
     select = (f"SELECT d.trace_id, d.json, d.request_hash, {cols} FROM details d "
               "LEFT JOIN traces t ON t.trace_id = d.trace_id WHERE d.trace_id > ? ORDER BY d.trace_id LIMIT ?")
-    after, n = "", 0
-    while True:
-        rows = conn.execute(select, (after, CHUNK)).fetchall()
-        if not rows:
-            break
+    n = 0
+    for rows in _keyset_chunks(conn, select):
         out = []
         for trace_id, text, request_hash, *values in rows:
             slimmed = _slimmed(conn, trace_id, text, dict(zip(COLUMNS, values)))
             n += slimmed is not None
             out.append((trace_id, text if slimmed is None else slimmed, request_hash))
         conn.executemany("INSERT INTO details_v9 (trace_id, json, request_hash) VALUES (?, ?, ?)", out)
-        after = rows[-1][0]
     conn.execute("DROP TABLE details")
     conn.execute("ALTER TABLE details_v9 RENAME TO details")
     conn.execute(TOKEN_COUNTS_SQL.format(name="token_counts_v9"))
@@ -92,11 +100,8 @@ def slim_record_attributes(conn: sqlite3.Connection) -> int:
     cols = ", ".join(f"t.{c}" for c in ATTRIBUTE_COLUMNS)
     select = (f"SELECT d.trace_id, d.json, {cols} FROM details d JOIN traces t ON t.trace_id = d.trace_id "
               "WHERE d.trace_id > ? ORDER BY d.trace_id LIMIT ?")
-    after, n = "", 0
-    while True:
-        rows = conn.execute(select, (after, CHUNK)).fetchall()
-        if not rows:
-            return n
+    n = 0
+    for rows in _keyset_chunks(conn, select):
         out = []
         for trace_id, text, *values in rows:
             try:
@@ -109,4 +114,4 @@ def slim_record_attributes(conn: sqlite3.Connection) -> int:
                     out.append((json.dumps(record, ensure_ascii=False, separators=(",", ":")), trace_id))
         conn.executemany("UPDATE details SET json = ? WHERE trace_id = ?", out)
         n += len(out)
-        after = rows[-1][0]
+    return n
