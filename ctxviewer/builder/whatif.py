@@ -236,16 +236,21 @@ def _conclude(new: RequestTrace, original: RequestTrace, context: AssessContext 
     return conclude(replace(new, trace_id=original.trace_id), context)
 
 
-def _before_trim(chk: CapacityCheck) -> str | None:
+def _before_trim(chk: CapacityCheck, gap: int = 0) -> str | None:
+    """``"before trimming: fits, N tokens margin"`` / ``"over capacity by N tokens: ..."`` of the
+    untrimmed request; with ``gap`` (the provider's tokens beyond the items that lowered the budget)
+    the provider's count beside it, so a "fits" above a trim says why (review L2)."""
     over = chk.over_before_trim
     if over is None or chk.capacity is None or chk.input_before_trim is None or chk.limit_mode is LimitMode.SEPARATE:
         return None
-    by_count = " by the count" if chk.input_source == REPORTED_SOURCE else ""  # the verdict is by the provider's
+    by_count = " by the count" if chk.input_source == REPORTED_SOURCE or gap else ""  # the verdict is by the provider's
+    room = chk.capacity - (chk.reserved_output or 0)
+    theirs = (f"; over by the provider's count: {_n(chk.input_before_trim + gap)} of {_n(room)}"
+              if gap and chk.input_before_trim + gap > room else "")
     if over > 0:
-        room = chk.capacity - (chk.reserved_output or 0)
         return (f"before trimming: over capacity by {_n(over)} tokens{by_count}: had {_n(room)} tokens left, "
-                f"needed {_n(chk.input_before_trim)}")
-    return f"before trimming: fits{by_count}, {_n(-over)} tokens margin"
+                f"needed {_n(chk.input_before_trim)}{theirs}")
+    return f"before trimming: fits{by_count}, {_n(-over)} tokens margin{theirs}"
 
 
 def run(trace: RequestTrace, scenario: Scenario, trace_id: str | None = None,
@@ -265,7 +270,8 @@ def run(trace: RequestTrace, scenario: Scenario, trace_id: str | None = None,
 
     def failed(error: str, overrun: int | None) -> Outcome:
         everything = Trim(tuple(True for _ in cands), {}, (), rule.count(cands))  # eq. 3.1 before trimming
-        pre = _before_trim(eq31.check_capacity(_trace(trace, scenario, plan, cands, costs, everything, enc, trace_id)))
+        pre = _before_trim(eq31.check_capacity(_trace(trace, scenario, plan, cands, costs, everything, enc, trace_id)),
+                           plan.reported_gap)
         return Outcome(scenario, trace, None, error, (), {}, f"cannot be built: {error}", None, recorded,
                        overrun, pre, tuple(plan.notes), tuple(plan.rules))
 
@@ -290,7 +296,7 @@ def run(trace: RequestTrace, scenario: Scenario, trace_id: str | None = None,
     delta = {c: (before.get(c, 0), after.get(c, 0)) for c in CATEGORY_ORDER if c in before or c in after}
     c = _conclude(new, trace, context)
     return Outcome(scenario, trace, new, None, changes, delta, c.verdict, c.state, recorded, None,
-                   _before_trim(eq31.check_capacity(new)), tuple(plan.notes), tuple(plan.rules))
+                   _before_trim(eq31.check_capacity(new), plan.reported_gap), tuple(plan.notes), tuple(plan.rules))
 
 
 def _reason(trace_reason: str, plan: Plan) -> str:

@@ -179,6 +179,9 @@ class Plan:
     input_limit: bool = False
     """True when the assumed C is an input limit the trace's source recorded (LiteLLM's
     ``max_input_tokens``): the input budget is C itself, B_out apart (as eq. 3.1 checks it)."""
+    reported_gap: int = 0
+    """Tokens the provider counted beyond the items of the recorded request when that gap lowered
+    :attr:`max_input` (:func:`_reported_limit`), else 0."""
 
 
 def priority_of(it: ContextItem, sc: Scenario) -> float:
@@ -340,7 +343,7 @@ def _reported_limit(trace: RequestTrace, sc: Scenario, plan: Plan, enc: str) -> 
                       f"than its count of {_n(recorded_input)}: C - B_out = {_n(base)} tokens leaves no room for the items")
         return
     if base - gap < plan.max_input:
-        plan.max_input = base - gap
+        plan.max_input, plan.reported_gap = base - gap, gap
         plan.rules.append(f"budget: the provider counts {_n(gap)} tokens beyond the items (it reported {_n(reported)} "
                           f"for {_n(recorded_input)} counted): input <= {_n(base)} - {_n(gap)} = {_n(base - gap)} tokens")
 

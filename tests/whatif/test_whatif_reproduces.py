@@ -250,6 +250,8 @@ def test_the_providers_count_beyond_the_items_lowers_the_input_budget() -> None:
                               "input <= 140 - 58 = 82 tokens")
     assert wide.changes == () and wide.verdict.startswith("fits, 103 tokens margin (by the count; 45 by the provider-reported input 95)")
     narrow = run(t, Scenario(capacity=100, reserve=20))
+    # review L2: "fits" above a trim said nothing of why; the provider's count beside it does
+    assert narrow.before_trim == "before trimming: fits by the count, 43 tokens margin; over by the provider's count: 95 of 80"
     assert [(c.id, c.after) for c in narrow.changes] == [("h1", "omitted (budget)"), ("h2", "omitted (budget)")]
     assert narrow.verdict.startswith("fits, 63 tokens margin;")
 
