@@ -24,8 +24,9 @@ from ctxviewer.present.columns import ITEM_COLUMNS
 from ctxviewer.present.item_filter import ItemFilter, step_to
 
 _Index = QModelIndex | QPersistentModelIndex
-FIT_KEYS = frozenset({"id", "priority", "tokens", "status"})
-"""Item-table columns widened to their content when a trace is shown (``not…ded``)."""
+FIT_KEYS = frozenset({"kind", "id", "priority", "tokens", "status"})
+"""Item-table columns widened to their content when a trace is shown (``not…ded``, ``hist…ult)``
+for "history (tool result)")."""
 FIT_ROWS = 1000
 """Fitting looks at the first this many items (a 100,000-item trace must not stall the window)."""
 FIT_PAD_PX = 16
@@ -185,8 +186,8 @@ class ItemTable(QWidget):
         self.fit_columns()  # a wider view lets long ids show whole
 
     def fit_columns(self) -> None:
-        """Widen the columns whose words must not be clipped -- id, priority, tokens ("not
-        recorded") and status -- to their content, up to :data:`FIT_MAX_CHARS` characters or a
+        """Widen the columns whose words must not be clipped -- kind ("history (tool result)"), id,
+        priority, tokens ("not recorded") and status -- to their content, up to :data:`FIT_MAX_CHARS` characters or a
         quarter of the view, whichever is wider; never narrower than they are (a width the user chose stays)."""
         header = self.view.horizontalHeader()
         italic = QFont(self.view.font())

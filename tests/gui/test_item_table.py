@@ -119,6 +119,10 @@ def test_words_are_not_clipped(qtbot, windows) -> None:
         texts = {p.data(p.index(r, col)) for r in range(p.rowCount())}
         assert "not recorded" in texts or col == 5
         assert header.sectionSize(col) >= max(fm.horizontalAdvance(t) for t in texts) + 6
+    windows.select(w, "history-16k")  # its tool results: "history (tool result)" was "hist…ult)"
+    kinds = {p.data(p.index(r, 1)) for r in range(p.rowCount())}
+    assert "history (tool result)" in kinds
+    assert header.sectionSize(1) >= max(fm.horizontalAdvance(t) for t in kinds) + 6
     windows.select(w, "budget-8k")
     ids = [p.data(p.index(r, ID)) for r in range(p.rowCount())]
     longest = max(ids, key=fm.horizontalAdvance)
