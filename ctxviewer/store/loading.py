@@ -8,6 +8,7 @@ codec would accept unchanged (which then names what is wrong). No Qt here.
 from __future__ import annotations
 
 import builtins
+import functools
 import json
 import sqlite3
 from dataclasses import replace
@@ -53,6 +54,15 @@ _PROVENANCE_COLUMNS = {"tokens_source": "source", "tokens_encoding": "encoding"}
 _SOURCE_KEYS = {"store": str, "document_id": str, "url": str, "turn": int}
 
 
+@functools.cache
+def _trace_model() -> Any:
+    """:mod:`ctxviewer.model.trace`, imported on the first item read (a list needs none of it) and
+    then taken from here, not imported again per row."""
+    from ctxviewer.model import trace
+
+    return trace
+
+
 def _item_from_row(item_id: Any, kind: Any, status: Any, position: Any, priority: Any, trust: Any, tokens: Any,
                    omission_reason: Any, role: Any, source: Any, tokens_source: Any, tokens_encoding: Any,
                    text: Any) -> ContextItem | None:
@@ -60,7 +70,9 @@ def _item_from_row(item_id: Any, kind: Any, status: Any, position: Any, priority
     of its time in the general JSON codec), or ``None`` when any value is not exactly what
     :func:`~ctxviewer.model.serialize.item_from_dict` would accept unchanged -- the caller then takes
     that slower path, which names what is wrong."""
-    from ctxviewer.model.trace import ContextItem, Kind, SourceRef, Status, TokenProvenance, TokenSource, Trust
+    m = _trace_model()
+    Kind, SourceRef, Status = m.Kind, m.SourceRef, m.Status
+    TokenProvenance, TokenSource, Trust = m.TokenProvenance, m.TokenSource, m.Trust
     try:
         if type(item_id) is not str or not item_id.strip() or not all(v is None or type(v) is str for v in (omission_reason, role, tokens_encoding, text)):
             return None
@@ -81,9 +93,10 @@ def _item_from_row(item_id: Any, kind: Any, status: Any, position: Any, priority
             prov = TokenProvenance(TokenSource(tokens_source), tokens_encoding)
         elif tokens_encoding is not None:
             return None
-        return ContextItem(kind=Kind(kind), id=item_id, content=text, status=Status(status), tokens=tokens,
-                           position=position, priority=priority, trust=Trust(trust), source=src,
-                           omission_reason=omission_reason, role=role, tokens_provenance=prov)
+        item: ContextItem = m.ContextItem(kind=Kind(kind), id=item_id, content=text, status=Status(status), tokens=tokens,
+                                        position=position, priority=priority, trust=Trust(trust), source=src,
+                                        omission_reason=omission_reason, role=role, tokens_provenance=prov)
+        return item
     except (ValueError, TypeError):
         return None
 

@@ -33,8 +33,9 @@ from typing import Any, Callable
 FILE_NAME = "genai-prices-memo.json"
 """The memo's file in the cache folder."""
 
-MAX_ENTRIES = 20_000
-"""Most answers kept (a price answer is about 200 bytes: the file stays under about 4 MB)."""
+MAX_ENTRIES = 2_000
+"""Most answers kept (a price answer is about 200 bytes: the file stays near 400 KB, read in a few
+ms; a bulk import's prices would otherwise fill it to megabytes that every ``show`` parses)."""
 
 IDENTITY_FILES = ("__init__.py", "data.py", "data_snapshot.py", "types.py")
 """The files of the ``genai_prices`` package whose path, size and modification time identify the

@@ -29,7 +29,6 @@ event form in :mod:`.events`. No Qt here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
@@ -48,7 +47,7 @@ from ctxviewer.importers.common.tool_outcome import tool_runs, with_run_verdicts
 from ctxviewer.importers.contract import Companions, ImportProblem, Record, RunRecord
 from ctxviewer.importers.formats.otel.adk import as_chat_span
 from ctxviewer.importers.formats.otel.events import CONTENT_KEYS, deep_keys, fold_events, truncated_keys
-from ctxviewer.importers.formats.otel.group import enrich_call, fed_call, tool_trace
+from ctxviewer.importers.formats.otel.group import ancestors, enrich_call, fed_call, tool_trace
 from ctxviewer.importers.formats.otel.join import companion_events, mark_joined
 from ctxviewer.importers.formats.otel.logs import NAME as LOGS
 from ctxviewer.importers.formats.otel.mapping import call_from_span, token_count, usage_from
@@ -158,15 +157,6 @@ def _load_spans(spans: list[SpanRecord], source: str, with_runs: bool) -> Iterat
     yield from noted
 
 
-def _ancestor_spans(span: Span, by_id: Mapping[str, Span]) -> list[Span]:
-    out: list[Span] = []
-    cur = by_id.get(span.parent_id or "")
-    while cur is not None and cur not in out:
-        out.append(cur)
-        cur = by_id.get(cur.parent_id or "")
-    return out
-
-
 def _same_span(a: Span, b: Span) -> bool:
     """True when two prints of one span id record the same span (name, times, status, attributes, events)."""
     return (a.name, a.start, a.end, a.status, a.status_message, a.attributes, a.events) == (
@@ -244,7 +234,7 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs
     state.openinference += count_other(spans.values(), "otel")
     state.lone_tools += len(named)
     guards = [s for s in spans.values() if is_guardrail_span(s)]
-    above_chats = {p.span_id for c in chats for p in _ancestor_spans(c, by_id)}  # agent runs summing their calls
+    above_chats = {p.span_id for c in chats for p in ancestors(c, by_id)}  # agent runs summing their calls
     for s in spans.values():
         if not is_chat_span(s.attributes) and not (s.attributes.get("gen_ai.operation.name") == "execute_tool"
                                                    and s.attributes.get("gen_ai.tool.name")) and not is_guardrail_span(s):

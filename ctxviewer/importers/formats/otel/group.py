@@ -61,7 +61,8 @@ NOT_CAPTURED = ("no message content captured on this span (content capture is op
 (:func:`~ctxviewer.model.capture.uncaptured_warning`: usage and metadata, or its output only)."""
 
 
-def _ancestors(span: Span, by_id: Mapping[str, Span]) -> list[Span]:
+def ancestors(span: Span, by_id: Mapping[str, Span]) -> list[Span]:
+    """The spans above ``span`` in ``by_id`` (span id -> span), nearest first; a cycle stops the walk."""
     out, seen = [], set()
     cur = by_id.get(span.parent_id or "")
     while cur is not None and cur.span_id not in seen:
@@ -89,7 +90,7 @@ def enrich_call(call: LLMCall, span: Span, by_id: Mapping[str, Span]) -> list[st
     other spans say -- session, agent, inherited system instructions -- and whether content was
     captured (module docstring). Returns the warnings about the span's own attributes (prompts
     keyed by role)."""
-    chain = [span] + _ancestors(span, by_id)
+    chain = [span] + ancestors(span, by_id)
     session = call.session_id
     for s in chain:
         session = session or gm.parse_structured(s.attributes.get("gen_ai.conversation.id") or s.attributes.get("session.id")
