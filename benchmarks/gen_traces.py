@@ -334,7 +334,7 @@ def generate(n: int, seed: int = 11, n_docs: int | None = None) -> Iterator[tupl
             duration = None if fmt == "native" else 250.0 + int(tid[-3:], 16)  # from the id: the stream is unchanged
             traces.append((tid, created, service, provider, model, capacity, reported, reserve,
                            len(cand) - omitted, omitted, None, fmt,
-                           1, margin, int(fits), state, rule, sev, verdict, None, sid, *facts,  # facts_context: not assessed
+                           1, margin, int(fits), state, rule, sev, verdict, None, reported, capacity, sid, *facts,  # facts_context: not assessed
                            call_cost(provider, model, t, reported, out_tokens), out_tokens, duration, None))  # no scores
             details.append((tid, json.dumps({
                 "trace_id": tid, "created": created, "service": service, "session_id": sid, "user_id": user,

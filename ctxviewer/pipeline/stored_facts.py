@@ -16,14 +16,35 @@ from pathlib import Path
 from typing import Any
 
 from ctxviewer.assess.assessment import Assessment, Conclusion, conclude
+from ctxviewer.assess.budget import CapacityCheck
 from ctxviewer.assess.context import AssessContext, context_for_db
-from ctxviewer.model.trace import RequestTrace
+from ctxviewer.assess.input_source import REPORTED_SOURCE, TRUNCATED_SOURCE
+from ctxviewer.model.trace import LimitMode, RequestTrace
 from ctxviewer.store import TraceStore
 from ctxviewer.store.facts import StoredFacts
 
 
 def _flag(value: bool | None) -> int | None:
     return None if value is None else int(value)
+
+
+def window_use(c: CapacityCheck) -> tuple[int | None, int | None]:
+    """``(input, window)`` in tokens: the input and the context window C that decided eq. 3.1 for
+    check ``c``, as the header says them -- what ``stats`` bands as input / C
+    (:data:`~ctxviewer.store.group_sums.WINDOW_BANDS`). The input is the tokens a provider's refusal
+    says were sent, else the provider-reported input when it decided
+    (:data:`~ctxviewer.assess.input_source.REPORTED_SOURCE`, :data:`~ctxviewer.assess.input_source.TRUNCATED_SOURCE`),
+    else the counted input; C is recorded or assumed (the model catalogue, ``ctxviewer.toml``), the
+    input limit in separate-limit mode. ``(None, None)`` when eq. 3.1 could not be decided
+    (``c.fits is None``: no input, no C, or an assumed C the call itself refutes)."""
+    if c.fits is None:
+        return None, None
+    if c.refusal is not None:
+        return c.refusal.sent, c.refusal.window
+    decided = c.input_tokens
+    if c.input_source in (REPORTED_SOURCE, TRUNCATED_SOURCE) and c.reported_input is not None:
+        decided = c.reported_input
+    return decided, c.max_input if c.limit_mode is LimitMode.SEPARATE else c.capacity
 
 
 def fact_values(a: Assessment | Conclusion) -> tuple[Any, ...]:
@@ -40,6 +61,7 @@ def fact_values(a: Assessment | Conclusion) -> tuple[Any, ...]:
         top.severity.value if top is not None else None,
         a.verdict,
         a.context,
+        *window_use(a.capacity),
     )
 
 

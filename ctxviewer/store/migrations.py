@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING:  # sqlite-utils (and the numpy it may pull in) only when a database is written
     from sqlite_utils import Database, Migrations
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 """Highest schema version this ctxviewer reads and writes (``PRAGMA user_version``)."""
 
 TABLES = ("traces", "blobs", "items", "details", "token_counts")
@@ -471,8 +471,8 @@ another context are counted by index ranges (:meth:`~ctxviewer.store.aggregates.
 
 @_step(12)
 def m022_session_rollup(db: Database) -> None:
-    """The per-session rollup (:mod:`ctxviewer.store.session_rollup`): ``session_rollup`` filled from
-    ``traces``, ``session_rollup_stale`` and the triggers that mark a written session, so
+    """The per-session rollup (:mod:`ctxviewer.store.session_rollup`): ``session_rollup`` (filled
+    from ``traces`` by the schema-14 step, whose columns its sums read), ``session_rollup_stale`` and the triggers that mark a written session, so
     ``ctxviewer stats --by session`` over 1M traces reads one row per session; and the two aggregate
     indexes widened (:data:`AGGREGATE_INDEX_V12`, :data:`AGGREGATE_DAY_INDEX_V12`) so the sums of a
     time or model filter are covered too; :data:`FACTS_CONTEXT_INDEX`; then analysed."""
@@ -515,3 +515,42 @@ def m023_compact_attributes(db: Database) -> None:
     db.execute(RUN_SPANS_TRACE_INDEX)
     db.execute("ANALYZE run_spans")
     slim_record_attributes(db.conn)
+
+
+# ------------------------------------------------------------------ schema version 14
+
+
+WINDOW_COLUMNS = "window_input, window_capacity"
+"""The input and the C eq. 3.1 was decided by (schema 14, :data:`ctxviewer.store.facts.FACT_COLUMNS`),
+which ``stats`` bands: appended to the aggregated columns of the covering indexes below."""
+AGGREGATE_INDEX_V14 = f"CREATE INDEX idx_traces_aggregate ON traces (model, {AGGREGATE_COLUMNS}, {WINDOW_COLUMNS}, created)"
+"""DDL of ``idx_traces_aggregate`` since schema 14: schema 12's with :data:`WINDOW_COLUMNS`."""
+AGGREGATE_DAY_INDEX_V14 = ("CREATE INDEX idx_traces_aggregate_day ON traces "
+                           f"(substr(created, 1, 10), {AGGREGATE_COLUMNS}, {WINDOW_COLUMNS}, created, model)")
+"""DDL of ``idx_traces_aggregate_day`` since schema 14: schema 12's with :data:`WINDOW_COLUMNS`."""
+AGGREGATE_SESSION_INDEX_V14 = ("CREATE INDEX idx_traces_aggregate_session ON traces "
+                               f"(session_id, {AGGREGATE_COLUMNS}, {WINDOW_COLUMNS}, created, model)")
+"""DDL of ``idx_traces_aggregate_session`` since schema 14: schema 11's with :data:`WINDOW_COLUMNS`."""
+
+
+@_step(14)
+def m024_window_use(db: Database) -> None:
+    """The columns ``window_input`` and ``window_capacity`` added to ``traces`` (NULL: the row's
+    facts are computed again by ``upgrade``'s back-fill, as for any row assessed by an earlier rule
+    set), the three covering aggregate indexes rebuilt with them (:data:`AGGREGATE_INDEX_V14`,
+    :data:`AGGREGATE_DAY_INDEX_V14`, :data:`AGGREGATE_SESSION_INDEX_V14`), the rollup's update
+    trigger re-made to mark a session whose window columns change, and the rollup summed again
+    (:func:`ctxviewer.store.session_rollup.rebuild`); then analysed."""
+    from ctxviewer.store import session_rollup
+
+    columns = db.table("traces").columns_dict
+    for name in ("window_input", "window_capacity"):
+        if name not in columns:  # a copy rebuilt by hand may have them
+            db.execute(f"ALTER TABLE traces ADD COLUMN {name} INTEGER")
+    for name, ddl in (("idx_traces_aggregate", AGGREGATE_INDEX_V14), ("idx_traces_aggregate_day", AGGREGATE_DAY_INDEX_V14),
+                      ("idx_traces_aggregate_session", AGGREGATE_SESSION_INDEX_V14)):
+        db.execute(f"DROP INDEX IF EXISTS {name}")
+        db.execute(ddl)
+        db.execute(f"ANALYZE {name}")
+    session_rollup.remake_update_trigger(db.conn)
+    session_rollup.rebuild(db.conn)

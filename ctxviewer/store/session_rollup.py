@@ -67,7 +67,7 @@ TRIGGERS: tuple[str, ...] = (
     f"CREATE TRIGGER IF NOT EXISTS session_rollup_delete AFTER DELETE ON traces BEGIN "
     f"{_mark(_KEY.format('OLD.'))} END",
     "CREATE TRIGGER IF NOT EXISTS session_rollup_update AFTER UPDATE OF session_id, input_tokens, output_tokens, "
-    "cost, duration_ms, state, span_status, capacity ON traces BEGIN "
+    "cost, duration_ms, state, span_status, capacity, window_input, window_capacity ON traces BEGIN "
     f"{_mark(_KEY.format('OLD.'))} {_mark(_KEY.format('NEW.'))} END",
 )
 """The triggers that mark a written session stale (the module docstring says why only mark); the
@@ -89,16 +89,26 @@ orders them)."""
 
 
 def create(conn: sqlite3.Connection) -> None:
-    """Create the rollup tables and triggers and fill the rollup from ``traces`` (the schema-12 step);
-    in the caller's transaction. Raises ``sqlite3.DatabaseError`` as SQLite does."""
+    """Create the rollup tables and triggers (the schema-12 step), empty: the schema-14 step adds the
+    window columns :data:`SUMS_SQL` reads and fills the rollup (:func:`rebuild`); in the caller's
+    transaction. Raises ``sqlite3.DatabaseError`` as SQLite does."""
     conn.execute(ROLLUP_DDL)
     conn.execute(STALE_DDL)
     for ddl in TRIGGERS:
         conn.execute(ddl)
-    _rebuild(conn)
 
 
-def _rebuild(conn: sqlite3.Connection) -> None:
+def remake_update_trigger(conn: sqlite3.Connection) -> None:
+    """Drop and create ``session_rollup_update`` as :data:`TRIGGERS` has it now (the schema-14 step:
+    an update of ``window_input`` or ``window_capacity`` marks the session too). In the caller's
+    transaction; raises ``sqlite3.DatabaseError`` as SQLite does."""
+    conn.execute("DROP TRIGGER IF EXISTS session_rollup_update")
+    conn.execute(TRIGGERS[-1])
+
+
+def rebuild(conn: sqlite3.Connection) -> None:
+    """Sum every session again from ``traces`` into an emptied rollup and unmark them all, in the
+    caller's transaction. Raises ``sqlite3.DatabaseError`` as SQLite does."""
     conn.execute(f"DELETE FROM {ROLLUP_TABLE}")
     conn.execute(f"INSERT INTO {ROLLUP_TABLE} (k, {_COLUMNS}) SELECT {_KEY.format('')}, {SUMS_SQL} "
                  "FROM traces GROUP BY session_id")
@@ -115,7 +125,7 @@ def refresh(conn: sqlite3.Connection) -> int:
         return 0
     stored = int(conn.execute(f"SELECT count(*) FROM {ROLLUP_TABLE}").fetchone()[0])
     if stale * 4 >= stored:
-        _rebuild(conn)
+        rebuild(conn)
         return stale
     conn.execute(f"DELETE FROM {ROLLUP_TABLE} WHERE k IN (SELECT k FROM {STALE_TABLE})")
     conn.execute(f"INSERT INTO {ROLLUP_TABLE} (k, {_COLUMNS}) SELECT session_id, {SUMS_SQL} FROM traces "

@@ -387,7 +387,7 @@ def test_a_text_in_a_count_column_is_not_recorded_in_stats(tmp_path: Path) -> No
     db = tmp_path / "ext2.db"
     shutil.copy(SAMPLES, db)
     with sqlite3.connect(db) as conn:
-        conn.execute("UPDATE traces SET input_tokens = 'lots' WHERE trace_id = 'budget-8k'")
+        conn.execute("UPDATE traces SET input_tokens = 'lots', window_input = 'lots' WHERE trace_id = 'budget-8k'")
     code, out, _ = run("stats", str(db), "--json")
     total = json.loads(out)["total"]
     assert code == 0

@@ -112,10 +112,14 @@ def test_a_time_or_model_filter_never_scans_the_table(db: Path, text: str, by: s
     assert not [line for line in sums if line.startswith("SCAN traces") and "COVERING" not in line], sums
 
 
-def test_schema_12_widened_the_aggregate_indexes_to_cover_time_and_model_filters(db: Path) -> None:
+def test_the_aggregate_indexes_cover_time_and_model_filters_and_the_window_columns(db: Path) -> None:
+    """Schema 12 widened them to time and model filters; schema 14 added the input and C eq. 3.1
+    decided by, which the bands read."""
     with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
         cols = {name: [r[2] for r in conn.execute(f"PRAGMA index_info({name})")]
-                for name in ("idx_traces_aggregate", "idx_traces_aggregate_day")}
-    summed = ["input_tokens", "output_tokens", "cost", "duration_ms", "state", "span_status", "capacity"]
+                for name in ("idx_traces_aggregate", "idx_traces_aggregate_day", "idx_traces_aggregate_session")}
+    summed = ["input_tokens", "output_tokens", "cost", "duration_ms", "state", "span_status", "capacity",
+              "window_input", "window_capacity"]
     assert cols == {"idx_traces_aggregate": ["model", *summed, "created"],
-                    "idx_traces_aggregate_day": [None, *summed, "created", "model"]}  # None: substr(created, 1, 10)
+                    "idx_traces_aggregate_day": [None, *summed, "created", "model"],  # None: substr(created, 1, 10)
+                    "idx_traces_aggregate_session": ["session_id", *summed, "created", "model"]}

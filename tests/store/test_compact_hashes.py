@@ -130,7 +130,7 @@ def test_a_schema5_database_upgraded_to_6_reads_the_same(reference: Path, tmp_pa
     before = old.read_bytes()
     result = upgrade_copy(old, new)
     assert old.read_bytes() == before
-    assert (result.from_version, result.to_version, result.traces) == (5, SCHEMA_VERSION, 9) and SCHEMA_VERSION == 13
+    assert (result.from_version, result.to_version, result.traces) == (5, SCHEMA_VERSION, 9) and SCHEMA_VERSION == 14
 
     with closing(sqlite3.connect(new)) as conn:
         assert _bad_hashes(conn) == dict.fromkeys(_bad_hashes(conn), 0)
@@ -140,8 +140,8 @@ def test_a_schema5_database_upgraded_to_6_reads_the_same(reference: Path, tmp_pa
         assert conn.execute("SELECT count(*) FROM token_counts").fetchone() == (155,)
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         conn.execute("INSERT INTO content_fts (content_fts) VALUES ('integrity-check')")  # raises when out of step
-        assert [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations ORDER BY rowid DESC LIMIT 6")] == [
-            "m023_compact_attributes", "m022_session_rollup", "m021_aggregate_session_index", "m020_aggregate_index", "m019_compact_storage",
+        assert [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations ORDER BY rowid DESC LIMIT 7")] == [
+            "m024_window_use", "m023_compact_attributes", "m022_session_rollup", "m021_aggregate_session_index", "m020_aggregate_index", "m019_compact_storage",
             "m018_run_spans"]
         assert conn.execute("SELECT 1 FROM sqlite_stat1 WHERE idx = 'idx_items_content_hash'").fetchone() == (1,)
         plan = " ".join(r[3] for r in conn.execute(
@@ -152,7 +152,9 @@ def test_a_schema5_database_upgraded_to_6_reads_the_same(reference: Path, tmp_pa
             q = (f"SELECT * FROM {table} ORDER BY 1, 2" if table in ("details", "token_counts")  # WITHOUT ROWID (schema 9)
                  else f"SELECT rowid, * FROM {table} ORDER BY rowid")
             with closing(sqlite3.connect(reference)) as ref:
-                ref.execute("UPDATE traces SET facts_context = NULL")  # not kept by schema 5 (in memory, not committed)
+                # not kept by schema 5 (in memory, not committed); the window columns (schema 14) are
+                # facts the CLI's upgrade back-fills, not this store-level copy
+                ref.execute("UPDATE traces SET facts_context = NULL, window_input = NULL, window_capacity = NULL")
                 assert conn.execute(q).fetchall() == ref.execute(q).fetchall(), table
                 ref.rollback()
 
@@ -211,7 +213,7 @@ def test_a_generated_database_shrinks_by_the_bytes_of_its_hashes(tmp_path: Path)
     assert (items, texts) == (4808, 1018)
     size5 = five.stat().st_size
     result = gen.migrate_generated(five)
-    assert result["steps"] == 10 and result["traces"] == 400  # schema 6 (the hashes), 7 (facts_context), 8 (three), 9, 10, 11, 12, 13
+    assert result["steps"] == 11 and result["traces"] == 400  # schema 6 (the hashes), 7 (facts_context), 8 (three), 9, 10, 11, 12, 13, 14
     with closing(sqlite3.connect(five)) as conn:
         # what schemas 8 and 10 add (the cost, duration and scores columns, the runs, the aggregate index)
         # is not what is measured here

@@ -133,8 +133,11 @@ def test_list_row_values(db: Path) -> None:
         worst_severity=None,
         verdict="fits, 6,601 tokens margin",
         facts_context=EMPTY.fingerprint,  # assessed with no ctxviewer.toml and no marks
+        window_input=199,  # the counted input decided eq. 3.1 (no reported input over C)
+        window_capacity=8000,
         session_id="sess-2f9c",
     )
+    assert sum(i.tokens for i in make_trace().retained) == 199
     assert rows[1].input_tokens == make_rich_trace().input_tokens
     assert (rows[1].retained_count, rows[1].omitted_count, rows[1].replay_of) == (6, 3, "trace-4471-delivery")
 

@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterable, Protocol, Sequence, cast
 from ctxviewer.store.filters import FilterError
 from ctxviewer.store.query import ROW_COLUMNS, TraceRow
 
-SIDECAR_VERSION = 1
+SIDECAR_VERSION = 2
 """The sidecar's layout version (``PRAGMA user_version``); a file of another is emptied and rebuilt."""
 _COLS = ROW_COLUMNS[1:]  # every traces column after trace_id
 SCHEMA = (
