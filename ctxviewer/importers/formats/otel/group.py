@@ -153,7 +153,7 @@ def tool_trace(span: Span, trace_id: str) -> RequestTrace:
                       if not isinstance(args, str) else args,
                       id=None if a.get("gen_ai.tool.call.id") is None else str(a["gen_ai.tool.call.id"])),)
     run = tool_run(span)
-    if run is not None:
+    if run is not None and run.call_id is not None:
         calls = with_run_verdicts(calls, {run.call_id: [run]})
     return RequestTrace(trace_id=trace_id, created=span.start, endpoint=Endpoint(), policy=Policy(),
                         user_request=None, items=tuple(items), service=span.resource.get("service.name"),
