@@ -53,7 +53,7 @@ def observation_run(o: Mapping[str, Any], attrs: Mapping[str, Any]) -> ToolRun |
     (module docstring), or ``None`` when ``o`` is no tool observation. ``start`` is its
     ``startTime`` (``None`` when not recorded or not readable)."""
     name = str(o.get("name") or "")
-    message = _tool_message(o)
+    message = _tool_message(o) if o.get("type") != "GENERATION" else None
     if not (o.get("type") == "TOOL" or name.startswith("tool.") or attrs.get("gen_ai.operation.name") == "execute_tool"
             or message is not None):
         return None
