@@ -126,3 +126,28 @@ def test_corpus_tool_observations(shared: Path) -> None:
     assert verdicts("langgraph-python-2025-08-22.trace.json") == [
         ("Web-Search", "call_1oGK863sxQHlPreFhDdEs3yl", ToolVerdict.PERMITTED,
          "its SPAN observation 21441266a9f21251 (Web-Search) (ran: ended, no status recorded)")]
+
+
+def test_the_verdict_decides_the_finding(tmp_path: Path) -> None:
+    """A destructive statement the OpenAI Agents SDK ran (its TOOL observation names no id): the
+    failed check is now a critical "permitted" finding, not "no verdict recorded"; refused, it is
+    the warning that the check held."""
+    from ctxviewer.assess.checks import run_checks
+
+    def findings(tool: dict[str, Any]) -> list[tuple[str, str, str]]:
+        gen = _gen("g1", "2025-09-30T09:00:01.000Z", [("call_1", "run_sql")])
+        gen["output"]["tool_calls"][0]["function"]["arguments"] = json.dumps({"query": "DROP TABLE customers"})
+        path = tmp_path / "sql.trace.json"
+        path.write_text(json.dumps({"trace": {"id": "t1"}, "observations": [AGENT, gen, tool]}), encoding="utf-8")
+        (trace,) = [r for r in get_importer("langfuse").load(path) if isinstance(r, RequestTrace)]
+        return [(f.rule, f.severity.value, f.message) for f in run_checks(trace) if f.rule.startswith("tool.")]
+
+    assert findings(_tool("t1", "run_sql", "2025-09-30T09:00:02.000Z")) == [(
+        "tool.permitted_despite_failed_check", "critical",
+        "run_sql proposed and permitted although 1 check(s) failed (decided by its TOOL observation t1, matched by "
+        "tool name and order, not by id (ran: ended, no status recorded)): destructive")]
+    assert findings(_tool("t1", "run_sql", "2025-09-30T09:00:02.000Z", level="ERROR",
+                          message="PermissionError: DROP not allowed")) == [(
+        "tool.unsafe_blocked", "warning",
+        "run_sql proposed and blocked because 1 check(s) failed (decided by its TOOL observation t1, matched by "
+        "tool name and order, not by id (refused: PermissionError: DROP not allowed)): destructive")]
