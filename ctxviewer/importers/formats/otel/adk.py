@@ -21,7 +21,10 @@ Content capture: ADK writes the two documents unless its own switch
 empty map, which the OTel SDK drops (an attribute value cannot be a map) or an exporter writes as
 ``{}``. Such a span (``gen_ai.system = "gcp.vertex.agent"`` with a ``gen_ai.request.model``) is
 still a model call, with its content not captured: :data:`NOT_CAPTURED` names ADK's switch, not
-OpenTelemetry's ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``. No Qt here.
+OpenTelemetry's ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` (which, with
+``OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental``, governs only the GenAI log events newer
+ADK emits beside the span, ``telemetry/_experimental_semconv.py``; joined from a logs file they
+give the call its content). No Qt here.
 """
 
 from __future__ import annotations
