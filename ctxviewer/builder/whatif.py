@@ -112,6 +112,19 @@ class Outcome:
     """What the reader should know: which rule each pin overrides, limits the recording did not keep."""
     rules: tuple[str, ...] = ()
     """The rules re-run, in words (``"window: the 6 most recent history items"``)."""
+    capacity: int | None = None
+    """C the what-if trimmed by, tokens (:attr:`.whatif_rules.Plan.capacity`: the scenario's, the
+    recorded, a value set in ctxviewer.toml or an assumed window); ``None`` when none is known."""
+    capacity_source: str | None = None
+    """Where :attr:`capacity` came from, as the header says it (``"recorded"``, ``"assumed (...)"``); ``None`` with no C."""
+
+    def capacity_words(self) -> str:
+        """C in words for the text report and the what-if tab, from :attr:`capacity` and
+        :attr:`capacity_source`: ``"C 128,000 tokens assumed (model catalogue: ...)"``,
+        ``"C 7,000 tokens set for this what-if"``, ``"C not recorded"``."""
+        if self.capacity is None:
+            return "C not recorded"
+        return f"C {_n(self.capacity)} tokens {self.capacity_source or 'recorded'}"
 
     @property
     def same_as_recorded(self) -> bool:
@@ -120,7 +133,9 @@ class Outcome:
                 and self.verdict == self.recorded.verdict)
 
     def to_json(self) -> dict[str, object]:
-        """JSON form for ``ctxviewer whatif --json``."""
+        """JSON form for ``ctxviewer whatif --json``; ``selection.capacity`` is the C the what-if
+        trimmed by (tokens, assumed or not) and ``selection.capacity_source`` where it came from, as
+        ``show --json`` says them (``None`` both when no C is known)."""
         t = self.trace
         return {
             "original": self.original.trace_id,
@@ -138,7 +153,8 @@ class Outcome:
                 "omitted": [{"kind": i.kind.value, "id": i.id, "reason": i.omission_reason} for i in t.omitted],
                 "input_tokens": t.input_tokens,
                 "reserved_output_tokens": t.reserved_output_tokens,
-                "capacity": t.endpoint.capacity,
+                "capacity": self.capacity,
+                "capacity_source": self.capacity_source,
             },
             "changes": [{"id": c.id, "kind": c.kind, "before": c.before, "after": c.after} for c in self.changes],
             "category_delta": {c.value: {"before": b, "after": a,
@@ -267,13 +283,14 @@ def run(trace: RequestTrace, scenario: Scenario, trace_id: str | None = None,
     retained_sum = sum(item_tokens(i, enc) for i in trace.retained)
     overhead = (trace.input_tokens - retained_sum) if trace.input_tokens is not None else 0
     rule = _ItemRule(enc, costs, overhead)
+    c_of = (plan.capacity, None if plan.capacity is None else plan.capacity_source)
 
     def failed(error: str, overrun: int | None) -> Outcome:
         everything = Trim(tuple(True for _ in cands), {}, (), rule.count(cands))  # eq. 3.1 before trimming
         pre = _before_trim(eq31.check_capacity(_trace(trace, scenario, plan, cands, costs, everything, enc, trace_id)),
                            plan.reported_gap)
         return Outcome(scenario, trace, None, error, (), {}, f"cannot be built: {error}", None, recorded,
-                       overrun, pre, tuple(plan.notes), tuple(plan.rules))
+                       overrun, pre, tuple(plan.notes), tuple(plan.rules), *c_of)
 
     if plan.error is not None:
         return failed(plan.error, None)
@@ -296,7 +313,8 @@ def run(trace: RequestTrace, scenario: Scenario, trace_id: str | None = None,
     delta = {c: (before.get(c, 0), after.get(c, 0)) for c in CATEGORY_ORDER if c in before or c in after}
     c = _conclude(new, trace, context)
     return Outcome(scenario, trace, new, None, changes, delta, c.verdict, c.state, recorded, None,
-                   _before_trim(eq31.check_capacity(new), plan.reported_gap), tuple(plan.notes), tuple(plan.rules))
+                   _before_trim(eq31.check_capacity(new), plan.reported_gap), tuple(plan.notes), tuple(plan.rules),
+                   *c_of)
 
 
 def _reason(trace_reason: str, plan: Plan) -> str:

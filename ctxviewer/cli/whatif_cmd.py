@@ -155,8 +155,8 @@ def render_text(o: Outcome) -> str:
                      if t.usage.input_tokens is not None else ")")
     else:
         selected = amount(t.input_tokens)
-    lines.append(f"selection: input {selected}, reserved output "
-                 f"{_tokens(t.reserved_output_tokens)}; retained {len(t.retained)}, omitted {len(t.omitted)}")
+    lines.append(f"selection: input {selected}, reserved output {_tokens(t.reserved_output_tokens)}, "
+                 f"{o.capacity_words()}; retained {len(t.retained)}, omitted {len(t.omitted)}")
     if o.changes:
         lines.append("changed items:")
         lines.append(tabulate([[one_line(c.id), c.kind, one_line(c.before), one_line(c.after)] for c in o.changes],

@@ -336,8 +336,8 @@ class WhatIfPanel(QWidget):
             changed = len(outcome.changes)
             self.summary.setText(
                 f"{describe(outcome.scenario)} → input {t.input_tokens or 0:,} tokens + reserved "
-                f"{t.reserved_output_tokens or 0:,}; retained {len(t.retained)}, omitted {len(t.omitted)}; "
-                f"{changed} item(s) changed against the recording")
+                f"{t.reserved_output_tokens or 0:,}, {outcome.capacity_words()}; retained {len(t.retained)}, "
+                f"omitted {len(t.omitted)}; {changed} item(s) changed against the recording")
         else:
             self.summary.setText(describe(outcome.scenario))
         self.save.setEnabled(t is not None)

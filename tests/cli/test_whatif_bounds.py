@@ -109,4 +109,4 @@ def test_a_trace_without_a_reserve_or_its_own_count_says_what_was_selected(share
     lines = res.stdout.splitlines()
     assert "  budget: input <= C 2,000 - B_out (not recorded: 0) = 2,000 tokens" in lines
     assert ("selection: input 22 tokens (the retained items' sum; the provider reported 108 for the recorded request), "
-            "reserved output not recorded; retained 2, omitted 0") in lines
+            "reserved output not recorded, C 2,000 tokens set for this what-if; retained 2, omitted 0") in lines

@@ -33,7 +33,7 @@ def test_json_keys_and_values() -> None:
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
     assert set(out) >= {"selection", "changes", "category_delta", "verdict", "state", "recorded", "rules", "notes"}
-    assert out["selection"]["capacity"] == 7000
+    assert (out["selection"]["capacity"], out["selection"]["capacity_source"]) == (7000, "set for this what-if")
     assert out["category_delta"]["evidence"]["before"] == 3000
     omitted = [o["id"] for o in out["selection"]["omitted"]]
     # the evidence cap goes first: PARTS (60) then KB-1001 (58); KB-1005 now has priority 99; then
@@ -57,7 +57,8 @@ def test_no_options_reproduce_the_recording() -> None:
     assert ("verdict: failure: over capacity by 348 tokens by the provider-reported input: had 14,000 tokens left, "
             "needed 14,348 (counted 14,000); before trimming: over by 1,213; counted input 14,000 and reported input "
             "14,348 tokens differ by 348, more than the tolerance of 0 (as recorded)") in res.output
-    assert "selection: input 14,000 tokens, reserved output 2,000; retained 75, omitted 11\nno item changed" in res.output
+    assert ("selection: input 14,000 tokens, reserved output 2,000, C 16,000 tokens recorded; retained 75, omitted 11\n"
+            "no item changed") in res.output
     res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k-over", "--json"])
     out = json.loads(res.output)
     assert out["changes"] == [] and out["state"] == "ok"
@@ -149,3 +150,28 @@ def test_an_option_naming_one_item_twice_with_different_values_is_contradictory(
     assert (res.exit_code, res.stderr.splitlines()[-1]) == (2, f"Error: Invalid value: {message}")
     res = CliRunner().invoke(cli, ["whatif", str(SAMPLES), "budget-8k", "--move", "KB-1001=3", "--move", "KB-1001=03"])
     assert res.exit_code == 0 and res.stdout.splitlines()[0] == "what-if on budget-8k: move KB-1001 to 3"
+
+
+def test_json_carries_the_assumed_capacity(shared: Path, tmp_path: Path) -> None:
+    """Last session's leftover: a trace recording no C got ``selection.capacity`` null from --json
+    while the text said which C it assumed; both now carry the C used and say it is assumed, as
+    ``show --json`` does (``capacity``, ``capacity_source``)."""
+    from ctxviewer.pipeline.importing import import_files
+    from ctxviewer.tokens.catalogue import package_version
+
+    db = tmp_path / "c.db"
+    with TraceStore.create(db) as store:
+        import_files([shared / "corpus" / "otel-genai" / "interlingua-raw-openai-v2.otlp.json"], store)
+    (tid,) = [r["trace_id"] for r in json.loads(CliRunner().invoke(cli, ["list", str(db), "--json"]).output)]
+    source = f"assumed (model catalogue: genai-prices {package_version()}, gpt-4o-mini)"
+    res = CliRunner().invoke(cli, ["whatif", str(db), tid, "--json"])
+    assert res.exit_code == 0, res.output
+    sel = json.loads(res.output)["selection"]
+    assert (sel["capacity"], sel["capacity_source"], sel["reserved_output_tokens"]) == (128_000, source, 1024)
+    res = CliRunner().invoke(cli, ["whatif", str(db), tid])
+    assert [line for line in res.output.splitlines() if line.startswith("selection:")] == [
+        "selection: input 21 tokens (the retained items' sum; the provider reported 412 for the recorded request), "
+        f"reserved output 1,024, C 128,000 tokens {source}; retained 2, omitted 0"]
+    res = CliRunner().invoke(cli, ["whatif", str(db), tid, "--capacity", "9000", "--json"])
+    sel = json.loads(res.output)["selection"]
+    assert (sel["capacity"], sel["capacity_source"]) == (9000, "set for this what-if")

@@ -205,3 +205,19 @@ def test_an_omitted_policy_item_can_be_pinned_in_the_window(qtbot, source: Path)
     assert model.index(row_of(p, "policy-fallback"), 7).data() == "retained #1"
     assert p.notes.text().splitlines()[0] == ("policy-fallback was omitted by the application's policy (fallback "
                                              "refused: version pinned); pinned, it is kept")
+
+
+def test_an_assumed_capacity_is_said_in_the_summary(qtbot, source: Path) -> None:
+    """A trace recording no C: the tab says the C it trimmed by and that it is assumed, in the same
+    words as ``whatif`` (:meth:`Outcome.capacity_words`), not a bare 0."""
+    from ctxviewer.tokens.catalogue import package_version
+
+    with TraceStore.open(source) as store:
+        trace = store.load("budget-8k")
+    trace = replace(trace, endpoint=replace(trace.endpoint, capacity=None, provider="openai", model="gpt-4o-mini"))
+    p = WhatIfPanel()
+    qtbot.addWidget(p)
+    p.set_trace(trace, source)
+    assert p.outcome is not None and p.outcome.capacity == 128_000
+    assert (f"6,000 tokens + reserved 1,200, C 128,000 tokens assumed (model catalogue: genai-prices "
+            f"{package_version()}, gpt-4o-mini); retained") in p.summary.text()

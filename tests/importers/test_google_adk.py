@@ -72,5 +72,28 @@ def test_adk_with_content_capture_off_says_not_captured(tmp_path: Path) -> None:
     records = list(get_importer("otel").load(path))
     (trace,) = [r for r in records if isinstance(r, RequestTrace)]
     assert (trace.items, trace.usage.input_tokens) == ((), 50)
-    assert [p.message.split(" (")[0] for p in records if isinstance(p, ImportProblem)] == [
-        "no message content captured on this span"]
+    assert [p.message for p in records if isinstance(p, ImportProblem)] == [
+        "no message content captured on this span (Google ADK leaves it out when "
+        "ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS is false or 0; it is on by default); "
+        "usage and metadata only"]
+
+
+def test_adk_with_content_capture_off_and_no_documents_is_a_model_call(tmp_path: Path) -> None:
+    """ADK sets llm_request / llm_response to an empty map when ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS
+    is false; the OTel SDK drops a map value, so the exported span has neither. It is still the
+    model call (not an unread shape), its content not captured by ADK's switch."""
+    span = otlp_span("00000000000000c2", name="call_llm", end="1700000001000000000",
+                     **{"gen_ai.system": s("gcp.vertex.agent"), "gen_ai.request.model": s("gemini-2.0-flash"),
+                        "gen_ai.usage.input_tokens": {"intValue": "50"},
+                        "gen_ai.usage.output_tokens": {"intValue": "7"}})
+    path = tmp_path / "adk-off-dropped.otlp.json"
+    path.write_text(json.dumps(otlp_request(span)), encoding="utf-8")
+    records = list(get_importer("otel").load(path))
+    (trace,) = [r for r in records if isinstance(r, RequestTrace)]
+    assert (trace.items, trace.endpoint.model, trace.usage.input_tokens, trace.usage.output_tokens) == (
+        (), "gemini-2.0-flash", 50, 7)
+    assert trace.attributes["ctxviewer.content"] == "not captured"
+    assert [p.message for p in records if isinstance(p, ImportProblem)] == [
+        "no message content captured on this span (Google ADK leaves it out when "
+        "ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS is false or 0; it is on by default); "
+        "usage and metadata only"]

@@ -20,7 +20,10 @@ but many record its execution: an OTel ``execute_tool`` span (GenAI semconv) car
 ``decided_by`` then names the span and what it recorded (``"its execute_tool span 5f2c (ran:
 ended in error: TimeoutError: ...)"``), so a reader sees that the verdict was read from the run,
 not recorded as one. A verdict the application recorded is never replaced, and a call is matched
-to an execution only by its tool-call id (the name alone may be proposed twice). No Qt here.
+to an execution by its tool-call id (the name alone may be proposed twice). Where the execution
+records no id (a Langfuse TOOL observation of the OpenAI Agents SDK), :func:`with_ordered_run_verdicts`
+matches by tool name and order only when one call and one execution of that tool are the only
+candidates, and ``decided_by`` says so. No Qt here.
 """
 
 from __future__ import annotations
@@ -71,13 +74,13 @@ APPROVAL = re.compile(
 class ToolRun:
     """One recorded execution of a proposed tool call, as a span records it.
 
-    ``call_id`` is ``gen_ai.tool.call.id``; ``what`` names the record (``"execute_tool span
+    ``call_id`` is ``gen_ai.tool.call.id`` (``None``: not recorded); ``what`` names the record (``"execute_tool span
     5f2c"``); ``status`` is ``"ok"``, ``"error"``, ``"unset"`` or ``None``; ``error`` the error's
     text (status message, ``error.type``, an ``exception`` event's type and message) or ``None``;
     ``ended`` False for a span that started and never ended, ``None`` when its times are not
     recorded (an attribute map)."""
 
-    call_id: str
+    call_id: str | None
     what: str
     status: str | None
     error: str | None
@@ -145,6 +148,25 @@ def with_run_verdicts(calls: tuple[ToolCall, ...], runs: Mapping[str, list[ToolR
     return calls if all(a is b for a, b in zip(out, calls)) else tuple(out)
 
 
+def with_ordered_run_verdicts(calls: tuple[ToolCall, ...], runs: Iterable[ToolRun]) -> tuple[ToolCall, ...]:
+    """``calls`` (one model call's proposals) with the verdict of an execution in ``runs`` matched by
+    tool name and order, not id, where the application recorded none: ``runs`` are the executions
+    that started after the proposing call and before the next one (the caller's window); a call
+    takes one only when it is the one call of its tool and the run the one execution of that tool
+    in the window that names no other call's id. Two calls or two executions of the tool:
+    ambiguous, no verdict. ``decided_by`` says the match was by tool name and order."""
+    runs = list(runs)
+    out = []
+    for c in calls:
+        shown = None
+        if c.verdict is None and c.name and sum(1 for d in calls if d.name == c.name) == 1:
+            same = [r for r in runs if r.tool == c.name and (r.call_id is None or c.id is None or r.call_id == c.id)]
+            if len(same) == 1:
+                shown = replace(same[0], what=f"{same[0].what}, matched by tool name and order, not by id").verdict()
+        out.append(c if shown is None else replace(c, verdict=shown[0], decided_by=shown[1]))
+    return calls if all(a is b for a, b in zip(out, calls)) else tuple(out)
+
+
 def tool_run(span: Span, kind: str = "execute_tool") -> ToolRun | None:
     """The execution ``span`` (an OTel ``execute_tool`` or OpenInference TOOL span; ``kind`` names
     it) records of the call it names (:data:`CALL_ID_KEYS`), or ``None`` when it names none. An
@@ -173,7 +195,7 @@ def tool_runs(tools: Iterable[Span], kind: str = "execute_tool") -> dict[str | N
     out: dict[str | None, dict[str, list[ToolRun]]] = {}
     for t in tools:
         run = tool_run(t, kind)
-        if run is not None:
+        if run is not None and run.call_id is not None:
             out.setdefault(t.trace_id, {}).setdefault(run.call_id, []).append(run)
     for by_id in out.values():
         for runs in by_id.values():

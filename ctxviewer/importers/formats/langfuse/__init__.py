@@ -36,7 +36,8 @@ Format (langfuse ``fern/apis/server/definition/commons.yml`` ``TraceWithFullDeta
   ``ctxviewer.agent_from`` when inherited); ``gen_ai.operation.name`` of the call is kept.
 * Koog writes assistant tool calls as a message's JSON *content*; they become tool-call parts.
 * ``TOOL`` observations (and ``tool.*`` spans) are recorded on the next call under the same
-  parent as ``ctxviewer.fed_by``.
+  parent as ``ctxviewer.fed_by``; a proposed call with no recorded verdict takes the one its tool
+  observation shows, matched by tool-call id, else by tool name and order (:mod:`.tool_runs`).
 
 * Beyond the messages (:mod:`.extras`): Langfuse's ``toolCalls`` / ``toolCallNames`` the output did not record,
   none, model parameters, cost, environment, the trace's name / tags / release, the scores and
@@ -52,7 +53,7 @@ A package: this module reads the messages and makes the calls; :mod:`.extras` wh
 generation holds beyond them; :mod:`.api_page` a saved page of the public API's trace or
 observation list; :mod:`.runs` every observation as a step of the run (the run
 tree, ``load_runs``); :mod:`.ancestors` the observations above a generation; :mod:`.usage_details` its usage;
-:mod:`.tool_entries` its tool definitions; :mod:`.rows` table rows in the API's shape, :mod:`.blob_files` and
+:mod:`.tool_entries` its tool definitions; :mod:`.tool_runs` the verdicts its tool observations show; :mod:`.rows` table rows in the API's shape, :mod:`.blob_files` and
 :mod:`.blob` the blob-storage export (``langfuse-blob``). May import: :mod:`ctxviewer.importers.common`,
 :mod:`ctxviewer.importers.contract`, :mod:`ctxviewer.model`; never another format. A new
 observation field goes into :mod:`.extras` (and its ``MAPPED`` tree). No Qt here.
@@ -62,6 +63,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -81,6 +83,7 @@ from ctxviewer.importers.formats.langfuse.api_page import is_page, page_records,
 from ctxviewer.importers.formats.langfuse.extras import add_extras, json_value, metadata, with_prompt_policy
 from ctxviewer.importers.formats.langfuse.runs import observation_time, run_span
 from ctxviewer.importers.formats.langfuse.tool_entries import content_tool_calls, definition_in, tools_of
+from ctxviewer.importers.formats.langfuse.tool_runs import observation_run, with_observed_verdicts
 from ctxviewer.importers.formats.langfuse.usage_details import usage, usage_problems
 from ctxviewer.model.run import RunSpan
 from ctxviewer.model.source_notes import WARNING_KEYS
@@ -359,10 +362,13 @@ def trace_records(file: str, trace: Mapping[str, Any], observations: list[Mappin
                  and str(o.get("startTime") or "") >= str(t.get("startTime") or "")]
         if later:
             later[0].attributes.setdefault("ctxviewer.fed_by", []).append(f"tool {t.get('name')} ({t.get('id')})")
+    runs = [(o, r) for o, r in ((o, observation_run(o, attributes(o))) for o in obs) if r is not None]
     traced: dict[str, str] = {}
     for o, call in calls:
         rt, warnings = build_trace(call)
         rt = with_prompt_policy(rt, o)
+        if rt.tool_calls and runs:
+            rt = replace(rt, tool_calls=with_observed_verdicts(rt.tool_calls, o, gens, runs))
         warnings += [f"input message {i} names no role; kept with its role not recorded (not an assistant turn)"
                      for i, m in enumerate(call.messages) if m.get("role") is None]
         traced[str(o.get("id"))] = rt.trace_id

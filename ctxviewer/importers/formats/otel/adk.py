@@ -13,7 +13,18 @@ parts converted by :func:`~ctxviewer.importers.common.foreign_parts.gemini_part`
 is ``assistant``), ``gen_ai.tool.definitions`` and, when the span records no ``gen_ai.usage.*``,
 the usage from ``usage_metadata`` -- and drops the two documents (their content is in the items);
 everything else is kept. A document that does not parse leaves the span as it was (the import
-then names it as a model call it does not read). No Qt here.
+then names it as a model call it does not read).
+
+Content capture: ADK writes the two documents unless its own switch
+``ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS`` is ``false`` or ``0`` (on by default; adk-python
+``telemetry/tracing.py``, ``_should_add_request_response_to_spans``); then it sets them to an
+empty map, which the OTel SDK drops (an attribute value cannot be a map) or an exporter writes as
+``{}``. Such a span (``gen_ai.system = "gcp.vertex.agent"`` with a ``gen_ai.request.model``) is
+still a model call, with its content not captured: :data:`NOT_CAPTURED` names ADK's switch, not
+OpenTelemetry's ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` (which, with
+``OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental``, governs only the GenAI log events newer
+ADK emits beside the span, ``telemetry/_experimental_semconv.py``; joined from a logs file they
+give the call its content). No Qt here.
 """
 
 from __future__ import annotations
@@ -27,6 +38,18 @@ from ctxviewer.importers.common.spans.span import Span
 
 REQUEST = "gcp.vertex.agent.llm_request"
 RESPONSE = "gcp.vertex.agent.llm_response"
+SYSTEM = "gcp.vertex.agent"
+"""ADK's ``gen_ai.system`` on its ``call_llm`` spans (``trace_call_llm``)."""
+
+NOT_CAPTURED = ("no message content captured on this span (Google ADK leaves it out when "
+                "ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS is false or 0; it is on by default)")
+"""The warning for an ADK ``call_llm`` span that records no request content (module docstring)."""
+
+
+def is_adk_call(attributes: Mapping[str, Any]) -> bool:
+    """Whether ``attributes`` are those of an ADK ``call_llm`` span: ``gen_ai.system`` is
+    :data:`SYSTEM` and ``gen_ai.request.model`` is recorded (``trace_call_llm`` sets both)."""
+    return attributes.get("gen_ai.system") == SYSTEM and bool(attributes.get("gen_ai.request.model"))
 
 
 def _doc(value: Any) -> dict[str, Any] | None:
@@ -76,6 +99,8 @@ def as_chat_span(span: Span) -> Span:
     if "gen_ai.operation.name" in a or "gen_ai.input.messages" in a:
         return span
     request = _doc(a.get(REQUEST))
+    if request is None and REQUEST not in a and is_adk_call(a):  # capture off: the SDK dropped the empty map
+        request = {}
     if request is None or not isinstance(request.get("contents", []), list):
         return span
     raw = request.get("config")

@@ -26,7 +26,8 @@ that never ended -- come with its own attributes: :func:`.mapping.call_from_span
   takes the one its execution shows (the span with its ``gen_ai.tool.call.id``: blocked when it
   ended in a refusal, else permitted; :mod:`ctxviewer.importers.common.tool_outcome`).
 * **Content not captured** -- a chat span with no message content (capture is opt-in:
-  ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``) imports with
+  ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``; Google ADK's ``call_llm`` spans have their own
+  switch, ``ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS``: :data:`.adk.NOT_CAPTURED`) imports with
   ``ctxviewer.content = "not captured"`` and a warning, never silently with zero items.
 
 Spans whose parent is not in the file are kept like any other, whatever the input order. No Qt here.
@@ -41,6 +42,7 @@ from ctxviewer.importers.common.inherit import Ancestor, inherit
 from ctxviewer.importers.common.llm_call import LLMCall, agent_attributes, status_attributes
 from ctxviewer.importers.common.spans.span import Span
 from ctxviewer.importers.common.tool_outcome import tool_run, with_run_verdicts
+from ctxviewer.importers.formats.otel import adk
 from ctxviewer.importers.formats.otel.mapping import span_tools
 from ctxviewer.model.capture import uncaptured_what
 from ctxviewer.model.trace import ContextItem, Endpoint, Kind, Policy, RequestTrace, Status, ToolCall
@@ -114,7 +116,7 @@ def enrich_call(call: LLMCall, span: Span, by_id: Mapping[str, Span]) -> list[st
         call.attributes["ctxviewer.content_note"] = f"{', '.join(unreadable)}: recorded but not readable as messages; {besides}"
     else:
         call.content_captured = not (no_items and not any(k.startswith(CONTENT_KEYS) for k in span.attributes))
-        call.content_capture_note = NOT_CAPTURED
+        call.content_capture_note = adk.NOT_CAPTURED if adk.is_adk_call(span.attributes) else NOT_CAPTURED
     return [f"{key}: indexed prompt keyed by role; kept as a {key.rsplit('.', 1)[1]} message"
             for key in gm.role_keyed_prompts(span.attributes)]
 
@@ -151,7 +153,7 @@ def tool_trace(span: Span, trace_id: str) -> RequestTrace:
                       if not isinstance(args, str) else args,
                       id=None if a.get("gen_ai.tool.call.id") is None else str(a["gen_ai.tool.call.id"])),)
     run = tool_run(span)
-    if run is not None:
+    if run is not None and run.call_id is not None:
         calls = with_run_verdicts(calls, {run.call_id: [run]})
     return RequestTrace(trace_id=trace_id, created=span.start, endpoint=Endpoint(), policy=Policy(),
                         user_request=None, items=tuple(items), service=span.resource.get("service.name"),
