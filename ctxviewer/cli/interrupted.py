@@ -25,11 +25,20 @@ from ctxviewer.util.visible import one_line
 @contextmanager
 def says_what_was_kept(kept: Callable[[], str], line: StatusLine | None = None) -> Iterator[None]:
     """Run the block; on Ctrl+C (``KeyboardInterrupt``) clear the progress ``line``, print
-    ``interrupted: <kept()>`` on standard error and raise ``SystemExit(130)``. The block's own
-    cleanup (a transaction rolled back, a new database removed, a temporary file deleted) has run
-    by then, so ``kept()`` words what is really left."""
+    ``interrupted: <kept()>`` on standard error and raise ``SystemExit(130)``; on SIGTERM inside
+    :func:`ctxviewer.util.interrupt.sigterm_exits` (:class:`~ctxviewer.util.interrupt.Terminated`)
+    print ``terminated: <kept()>`` and let it end the process with 143. The block's own cleanup (a
+    transaction rolled back, a new database removed, a temporary file deleted) has run by then, so
+    ``kept()`` words what is really left."""
+    from ctxviewer.util.interrupt import Terminated
+
     try:
         yield
+    except Terminated:
+        if line is not None:
+            line.clear()
+        click.echo(one_line(f"terminated: {kept()}"), err=True)
+        raise
     except KeyboardInterrupt:
         if line is not None:
             line.clear()

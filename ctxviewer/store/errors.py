@@ -35,7 +35,8 @@ class NotADatabaseError(StoreError):
 
 class WrongDatabaseError(StoreError):
     """The file is an SQLite database, but not one this ctxviewer reads or writes into: another
-    program's (no trace tables, or an empty one), a damaged schema version, or a newer
+    program's (no trace tables, or an empty one), a damaged schema version, a corrupt file (its
+    header cut short, an invalid page size, shorter than its header says), or a newer
     ctxviewer's schema. Bad input, not a failed write: ``import -o`` exits 2 for it, as every
     reader does (new-user finding F15)."""
 

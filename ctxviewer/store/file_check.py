@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ctxviewer.store.errors import NotADatabaseError, StoreError
+from ctxviewer.store.errors import NotADatabaseError, StoreError, WrongDatabaseError
 from ctxviewer.util.file_kind import special_kind
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -66,15 +66,15 @@ def check_file(path: Path, *, must_exist: bool) -> bool:
     if not head.startswith(SQLITE_HEADER):
         raise NotADatabaseError(path)
     if len(head) < 100:
-        raise StoreError(path, f"is corrupt: truncated SQLite header ({size} bytes)")
+        raise WrongDatabaseError(path, f"is corrupt: truncated SQLite header ({size} bytes)")
     page_size = int.from_bytes(head[16:18], "big")
     if not (page_size == 1 or (512 <= page_size <= 32768 and page_size & (page_size - 1) == 0)):
-        raise StoreError(path, f"is corrupt: invalid page size {page_size} in its header")
+        raise WrongDatabaseError(path, f"is corrupt: invalid page size {page_size} in its header")
     page_size = 65536 if page_size == 1 else page_size
     pages = int.from_bytes(head[28:32], "big")
     header_valid = head[24:28] == head[92:96] and pages > 0
     if header_valid and not os.path.exists(f"{path}-wal") and size < page_size * pages:
-        raise StoreError(
+        raise WrongDatabaseError(
             path, f"is corrupt: truncated ({size} bytes; its header says {page_size * pages} bytes)"
         )
     return True

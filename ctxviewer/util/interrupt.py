@@ -69,10 +69,18 @@ def checkpoint() -> None:
         raise Interrupted()
 
 
+class Terminated(SystemExit):
+    """``SystemExit(143)`` raised by SIGTERM inside :func:`sigterm_exits` (128 + SIGTERM, the status a
+    killed process reports): a command that says what Ctrl+C kept says it for SIGTERM too
+    (:func:`ctxviewer.cli.interrupted.says_what_was_kept`: ``terminated: nothing was written; ...``)."""
+
+    def __init__(self) -> None:
+        super().__init__(128 + signal.SIGTERM)
+
+
 @contextmanager
 def sigterm_exits() -> Iterator[None]:
-    """While inside, SIGTERM (``kill PID``) raises ``SystemExit(143)`` (128 + SIGTERM, the status a
-    killed process reports) where the main thread is, so the cleanup of the work inside runs -- an
+    """While inside, SIGTERM (``kill PID``) raises :class:`Terminated` (``SystemExit(143)``) where the main thread is, so the cleanup of the work inside runs -- an
     import's transaction is rolled back and a database it created is removed -- as for Ctrl+C.
     Outside the main thread it does nothing (signals are delivered there only)."""
     if threading.current_thread() is not threading.main_thread():
@@ -81,7 +89,7 @@ def sigterm_exits() -> Iterator[None]:
 
     def handler(signum: int, frame: object) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second kill must not cut the cleanup short
-        raise SystemExit(128 + signal.SIGTERM)
+        raise Terminated()
 
     previous = signal.signal(signal.SIGTERM, handler)
     try:

@@ -393,3 +393,18 @@ def test_a_text_in_a_count_column_is_not_recorded_in_stats(tmp_path: Path) -> No
     assert code == 0
     assert total["window"] == {"<50%": 5, "50-80%": 2, "80-90%": 1, "90-100%": 0, ">100%": 0}
     assert total["input_known"] == 8
+
+
+@pytest.mark.parametrize(("content", "problem"), [
+    (b"SQLite format 3\x00garbage-garbage", "is corrupt: truncated SQLite header (31 bytes)"),
+    (b"SQLite format 3\x00" + b"\x00\x07" + b"\x00" * 82, "is corrupt: invalid page size 7 in its header"),
+])
+def test_import_into_a_corrupt_target_is_bad_input(tmp_path: Path, content: bytes, problem: str) -> None:
+    """New-user finding nu3 #13: a target with a cut-short SQLite header exited 1 (a failed write),
+    while every other corrupt or foreign target exits 2 (bad input), as the README's table says."""
+    src = _one_trace(tmp_path)
+    target = tmp_path / "copy.db"
+    target.write_bytes(content)
+    code, _, err = run("import", str(src), "-o", str(target))
+    assert (code, err.splitlines()[-1]) == (2, f"Error: {target}: {problem}")
+    assert target.read_bytes() == content  # untouched

@@ -34,9 +34,11 @@ def test_sigterm_during_an_import_into_a_new_file_leaves_nothing(tmp_path: Path)
         time.sleep(0.002)
     assert proc.poll() is None, "the import ended before it could be interrupted"
     proc.send_signal(signal.SIGTERM)  # inside the transaction (a fixed sleep outlived a faster import)
-    proc.communicate(timeout=60)
+    _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 128 + signal.SIGTERM
     assert sorted(p.name for p in tmp_path.iterdir()) == ["many.jsonl"]
+    # said as Ctrl+C says it (new-user finding nu3 #17: it was silent)
+    assert err.decode().splitlines()[-1] == f"terminated: nothing was written; {db} was not created"
 
 
 def test_sigterm_exits_is_a_no_op_outside_the_main_thread() -> None:
