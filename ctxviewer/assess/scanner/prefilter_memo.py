@@ -5,7 +5,7 @@ shipped table decoded into about 30,000 ``(literal, shift)`` pairs) and builds t
 Aho-Corasick automata over their ~29,000 distinct literals (:meth:`.prefilter._Registry.automaton`):
 about 0.13 to 0.2 s of a ``ctxviewer show --json`` that otherwise costs ~0.45 s. All of it is a
 pure function of the patterns, the derivation code and pyahocorasick, so :func:`save` keeps it in
-one file, :data:`FILE_NAME` in the cache folder (:func:`ctxviewer.tokens.price_memo.cache_dir`:
+one file, :data:`FILE_NAME` in the cache folder (:func:`ctxviewer.util.user_cache.cache_dir`:
 ``$CTXVIEWER_CACHE_DIR``, else ``$XDG_CACHE_HOME/ctxviewer``, else ``~/.cache/ctxviewer``), and
 :func:`restore` reads it back in a few ms.
 
@@ -34,7 +34,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -44,7 +43,7 @@ from ctxviewer.assess.scanner import prefilter
 from ctxviewer.assess.scanner.scout import Scout
 from ctxviewer.assess.scanner.start_sets import PatternLike
 from ctxviewer.assess.scanner.start_table import key as start_key
-from ctxviewer.tokens.price_memo import cache_dir
+from ctxviewer.util.user_cache import cache_dir, write_atomic
 
 FILE_NAME = "scanner-prefilter.bin"
 """The memo's file in the cache folder (about 2.5 MB for the built-in rules)."""
@@ -134,19 +133,7 @@ def save(patterns: Sequence[PatternLike]) -> bool:
         }
         body = json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         head = {"identity": ident, "state": len(body), "sha256": hashlib.sha256(body + b"".join(blobs)).hexdigest()}
-        folder = cache_dir()
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".prefilter-", dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(json.dumps(head).encode("utf-8") + b"\n")
-                out.write(body)
-                for blob in blobs:
-                    out.write(blob)
-            os.replace(tmp, folder / FILE_NAME)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(FILE_NAME, json.dumps(head).encode("utf-8") + b"\n" + body + b"".join(blobs))
     except (OSError, TypeError, ValueError, KeyError):
         return False
     return True
