@@ -58,7 +58,7 @@ class _Compiled:
     other_heads: re.Pattern[str] | None
     """Runs of the non-ASCII characters the :attr:`other` literals may start with: the only places
     it is run (a text's typographic quotes and dashes start none: :func:`_runs_outside`)."""
-    lengths: list[int]
+    lengths: Sequence[int]
     users: Sequence[Sequence[Sequence[int]]]
     """Per literal id: ``(spec id, d)`` for each start set holding it; a candidate start is an
     occurrence's last character + ``d``."""

@@ -38,8 +38,8 @@ import os
 import re
 import sys
 import zlib
-from pathlib import Path
 from collections.abc import Sequence as SequenceABC
+from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import ahocorasick
