@@ -149,7 +149,8 @@ def test_the_identity_names_the_patterns_and_their_own_scouts() -> None:
     pats = _patterns()
     base = prefilter_memo.identity(pats)
     assert base is not None and base[0] == prefilter_memo.FORMAT
-    names = [name for name, _size, _mtime in base[5]]
+    assert base[5] == str(ROOT / "ctxviewer" / "assess" / "scanner")
+    names = [name for name, _size, _mtime in base[6]]
     assert {"prefilter.py", "start_sets.py", "start_table.py", "scout.py", "override.py", "scanner_start_sets.json"} <= set(names)
     assert prefilter_memo.identity([*pats, re.compile("a plug-in's pattern")])[-1] != base[-1]
     lazy = [p for p in pats if getattr(p, "scout", None) is not None][0]

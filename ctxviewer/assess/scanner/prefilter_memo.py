@@ -16,7 +16,7 @@ JSON lists of lists they cost ~13 ms to parse and more in collector passes over 
 lists), then the two automata as pyahocorasick's own serialised form (the ``bytes`` its ``__reduce__`` gives, handed back to the
 ``ahocorasick.Automaton`` constructor: what unpickling does, without :mod:`pickle`). The header
 holds the :func:`identity` -- this Python, pyahocorasick's extension module (path, size,
-modification time), the size and modification time of every module of this package and of the
+modification time), this package's folder, the size and modification time of every module of it and of the
 shipped start-set table, and the sha256 of the learnt patterns' keys and own scouts (a plug-in
 rule is another identity) -- and the body's CRC-32 (:func:`zlib.crc32`, 1 ms where sha256 took 5:
 it catches damage, not forgery). A file of another identity, or whose body does not give its
@@ -75,7 +75,7 @@ def _own_scout(pattern: PatternLike) -> Any:
 
 def identity(patterns: Sequence[PatternLike]) -> list[Any] | None:
     """``[format, python version, byte order, int size, [path, size, mtime_ns] of pyahocorasick's module,
-    [[name, size, mtime_ns] per module of this package and the start-set table], sha256 of the
+    this package's folder, [[name, size, mtime_ns] per module of it and the start-set table], sha256 of the
     patterns' keys and own scouts]``; ``None`` when a file cannot be read (then no memo)."""
     try:
         own = sorted((e.name, e.stat()) for e in os.scandir(Path(__file__).parent) if e.name.endswith(".py"))
@@ -86,7 +86,7 @@ def identity(patterns: Sequence[PatternLike]) -> list[Any] | None:
         return None
     keys = json.dumps([[start_key(p), _own_scout(p)] for p in patterns], ensure_ascii=False)
     return [FORMAT, list(sys.version_info[:3]), sys.byteorder, array.array(INT).itemsize, [lib, lib_stat.st_size, lib_stat.st_mtime_ns],
-            [[n, s.st_size, s.st_mtime_ns] for n, s in own], hashlib.sha256(keys.encode("utf-8")).hexdigest()]
+            str(Path(__file__).parent), [[n, s.st_size, s.st_mtime_ns] for n, s in own], hashlib.sha256(keys.encode("utf-8")).hexdigest()]
 
 
 def _scout_data(found: Scout | None) -> list[Any] | None:
