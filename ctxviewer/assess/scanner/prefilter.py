@@ -103,8 +103,10 @@ class _Registry:
         """Set by :meth:`fill`: the patterns whose start sets (:attr:`specs`) are learnt again before a new pattern joins."""
 
     def clear(self) -> None:
-        """Forget everything learnt (a failed :func:`~.prefilter_memo.restore`, a thaw)."""
+        """Forget everything learnt (a failed :func:`~.prefilter_memo.restore`, a thaw); the lock stays."""
+        lock = self.lock
         self.__dict__.update(_Registry().__dict__)
+        self.lock = lock
 
     def fill(self, patterns: Iterable[PatternLike], entries: Iterable[tuple[int | None, tuple[str, ...] | None,
              Scout | None, Scout | None]], compiled: _Compiled) -> None:
@@ -142,10 +144,11 @@ class _Registry:
             return self.spec_of[pattern]
         except KeyError:
             pass
-        if self.thaw is not None:  # restored without the sets: learn them, then this one
-            patterns = self.thaw
-            self.clear()
-            learn(patterns)
+        with _THAWING:
+            if self.thaw is not None:  # restored without the sets: learn them, then this one
+                patterns = self.thaw
+                self.clear()
+                learn(patterns)
         spec, guard = lookup(pattern)  # the shipped table, else derived now
         words = frozenset(s for s in spec if s[0] and not s[1]) if spec is not None and guard else frozenset()
         found = scout.derive(pattern, spec, guard) if not words else None
@@ -214,6 +217,7 @@ class _Registry:
 
 
 _REGISTRY = _Registry()
+_THAWING = threading.RLock()  # one thread learns the restored patterns' sets again (learn() re-enters spec_id)
 
 
 class _Index:

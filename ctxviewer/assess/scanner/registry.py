@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import re
 import sys
+import threading
 from typing import Any, Iterator
 
 from ctxviewer.assess.scanner import prefilter, prefilter_memo, start_table
@@ -104,7 +105,11 @@ def _learn() -> None:
     automaton build): a few ms from the kept state (:mod:`.prefilter_memo`), ~0.15 s from the
     shipped table (:mod:`.start_table`; the state is then kept for the next process), about half a
     second more when they must be derived; a cancelled import stops between patterns."""
-    if not _LEARNT and not _restored():
+    if _LEARNT:
+        return
+    with _LEARNING:
+        if _LEARNT or _restored():
+            return
         patterns = list(dict.fromkeys(all_patterns()))
         fresh = not prefilter._REGISTRY.spec_of  # nothing else learnt: the state is the rules' own
         for pattern in patterns:
@@ -116,6 +121,7 @@ def _learn() -> None:
 
 
 _TRIED: list[bool] = []  # [True] once this process tried the kept state
+_LEARNING = threading.RLock()  # one thread learns or restores at a time
 
 
 def _restored() -> bool:
@@ -123,11 +129,14 @@ def _restored() -> bool:
     tried once per process, only while the prefilter has learnt nothing)."""
     if _TRIED:
         return False
-    _TRIED.append(True)
-    if prefilter._REGISTRY.spec_of or not prefilter_memo.restore(list(dict.fromkeys(all_patterns()))):
-        return False
-    _LEARNT.append(True)
-    return True
+    with _LEARNING:  # another thread learning meanwhile would give sets ids the file's do not match
+        if _TRIED:
+            return False
+        _TRIED.append(True)
+        if prefilter._REGISTRY.spec_of or not prefilter_memo.restore(list(dict.fromkeys(all_patterns()))):
+            return False
+        _LEARNT.append(True)
+        return True
 
 
 def _table_at_hand() -> bool:
