@@ -158,6 +158,7 @@ def test_the_identity_names_the_patterns_and_their_own_scouts() -> None:
     assert prefilter_memo.identity([other if p is lazy else p for p in pats])[-1] != base[-1]
 
 
+@pytest.mark.slow
 def test_show_json_prints_the_same_bytes_off_writing_and_reading_the_memo(tmp_path: Path) -> None:
     def show(memo_on: str) -> bytes:
         env = {**os.environ, "CTXVIEWER_CACHE_DIR": str(tmp_path), "CTXVIEWER_PREFILTER_MEMO": memo_on}
