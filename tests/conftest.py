@@ -19,6 +19,8 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["CTXVIEWER_PRICE_MEMO"] = "0"  # genai-prices answered afresh in every test process (tests/core/test_price_memo.py tests the memo)
+os.environ["CTXVIEWER_PREFILTER_MEMO"] = "0"  # the prefilter learnt afresh (tests/scanner/test_prefilter_memo.py tests the memo)
+os.environ["CTXVIEWER_ENTRY_POINT_MEMO"] = "0"  # entry points looked up afresh (tests/plugins/test_entry_point_memo.py tests the memo)
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"

@@ -5,7 +5,7 @@ trace -- the installed version, the data date, a model's context window, a call'
 importing the library to answer them (its pydantic types and 1.6 MB of data) costs about 0.1 to
 0.2 s, more than the rest of the question. Each answer is a pure function of the installed
 package's data, so :func:`answer` keeps them in one JSON file, :data:`FILE_NAME` in the cache folder
-(``$CTXVIEWER_CACHE_DIR``, else ``$XDG_CACHE_HOME/ctxviewer``, else ``~/.cache/ctxviewer``), under the
+(:func:`ctxviewer.util.user_cache.cache_dir`: ``$CTXVIEWER_CACHE_DIR``, else ``$XDG_CACHE_HOME/ctxviewer``, else ``~/.cache/ctxviewer``), under the
 identity of the installed package and of ctxviewer's own pricing code (the path, size and
 modification time of :data:`IDENTITY_FILES` and :data:`OWN_FILES`, read with ``os.stat`` without
 importing anything). A file of another identity
@@ -30,6 +30,8 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, Callable
 
+from ctxviewer.util.user_cache import cache_dir
+
 FILE_NAME = "genai-prices-memo.json"
 """The memo's file in the cache folder."""
 
@@ -47,16 +49,6 @@ ids, the arithmetic, the words of a reason): a change to any of them is another 
 
 _lock = threading.Lock()
 _state: dict[str, Any] = {}  # "identity", "entries" (read once), "new" (added by this process)
-
-
-def cache_dir() -> Path:
-    """The cache folder: ``$CTXVIEWER_CACHE_DIR``, else ``$XDG_CACHE_HOME/ctxviewer``, else
-    ``~/.cache/ctxviewer``."""
-    own = os.environ.get("CTXVIEWER_CACHE_DIR")
-    if own:
-        return Path(own)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return Path(xdg) / "ctxviewer" if xdg else Path.home() / ".cache" / "ctxviewer"
 
 
 def enabled() -> bool:

@@ -18,6 +18,9 @@ What lives here:
   shell words for the commands a message suggests;
 * :mod:`~ctxviewer.util.new_file` -- a new file under a unique name, its mode respecting the umask;
 * :mod:`~ctxviewer.util.plugins` -- the one plug-in registry (built-ins and entry points);
+* :mod:`~ctxviewer.util.entry_point_memo` -- whether any installed distribution has ctxviewer plug-ins,
+  remembered between processes under ``sys.path``'s modification times;
+* :mod:`~ctxviewer.util.user_cache` -- the user's cache folder and the atomic write of a kept file;
 * :mod:`~ctxviewer.util.held_absent` -- a module imported with optional packages it probes for
   held absent (sqlite-utils without its pandas probe).
 

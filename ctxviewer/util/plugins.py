@@ -16,7 +16,8 @@ A :class:`PluginRegistry` holds the plug-ins of one kind, in this order: the bui
 with :meth:`PluginRegistry.register` before the first use, then the entry points of the group in
 the order :func:`importlib.metadata.entry_points` lists them. Built-ins and entry points are
 loaded alike, once, on first use (from whichever thread asks first; a second thread waits for the
-whole list). An entry point (or built-in spec) names the plug-in object itself, or a class or
+whole list); a group no installed distribution has is known from a memo without looking
+(:mod:`ctxviewer.util.entry_point_memo`). An entry point (or built-in spec) names the plug-in object itself, or a class or
 factory that returns one when called with no arguments. Another package adds one in its
 ``pyproject.toml``::
 
@@ -41,6 +42,8 @@ import importlib
 import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, Iterator, Sequence, TypeVar
+
+from ctxviewer.util import entry_point_memo
 
 P = TypeVar("P")
 
@@ -171,7 +174,7 @@ class PluginRegistry(Generic[P]):
             self._add(plugin, replace=True)
         for plugin in registered:  # then those registered before the first use (a built-in's key stays the built-in's)
             self._join(plugin, self._key(plugin), source_of(plugin))
-        if self.group is None:
+        if self.group is None or entry_point_memo.known_empty(self.group):  # none installed: no look-up
             return
         from importlib.metadata import entry_points  # only when plug-ins are looked up (start-up time)
 
@@ -217,6 +220,7 @@ class PluginRegistry(Generic[P]):
     def reset(self) -> None:
         """Forget every plug-in and problem; the next use loads the built-ins and entry points
         again (tests, and a host that installed a plug-in while running)."""
+        entry_point_memo.reset()
         with self._lock:
             self._plugins, self._problems, self._noted = [], [], []
             self._loaded = self._loading = False

@@ -24,7 +24,8 @@ the prefilter and normalisation look at are found chunk by chunk: :mod:`.non_asc
 for the patterns whose start literals are common characters (:mod:`.scout`; the scouts led by a few
 rare characters share one pass per text: :mod:`.scout_pass`; the hex runs are looked for inside the
 base64 scout's runs: :mod:`.run_scouts`); the patterns'
-compiled engine code is shipped too (:mod:`.compiled_cache`: no compile on first use). :mod:`.provenance` names the
+compiled engine code is shipped too (:mod:`.compiled_cache`: no compile on first use), and the start sets the
+prefilter learnt and the automata it built are kept in the user's cache folder for the next process (:mod:`.prefilter_memo`). :mod:`.provenance` names the
 attack families each pattern was tuned on, for the leave-one-family-out evaluation.
 
 A scan that finds nothing says :data:`CLEAN` -- "no instruction-like text found" -- never

@@ -30,7 +30,7 @@ import re
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Sequence
 
 import ahocorasick
 
@@ -58,8 +58,8 @@ class _Compiled:
     other_heads: re.Pattern[str] | None
     """Runs of the non-ASCII characters the :attr:`other` literals may start with: the only places
     it is run (a text's typographic quotes and dashes start none: :func:`_runs_outside`)."""
-    lengths: list[int]
-    users: list[tuple[tuple[int, int], ...]]
+    lengths: Sequence[int]
+    users: Sequence[Sequence[Sequence[int]]]
     """Per literal id: ``(spec id, d)`` for each start set holding it; a candidate start is an
     occurrence's last character + ``d``."""
     begin: frozenset[int]
@@ -99,6 +99,30 @@ class _Registry:
         """A scout in :attr:`groups`: its group's key and its index there."""
         self.run_scouts = run_scouts.RunScouts()
         """The scouts of runs of a class (:mod:`ctxviewer.assess.scanner.run_scouts`)."""
+        self.thaw: list[PatternLike] | None = None
+        """Set by :meth:`fill`: the patterns whose start sets (:attr:`specs`) are learnt again before a new pattern joins."""
+
+    def clear(self) -> None:
+        """Forget everything learnt (a failed :func:`~.prefilter_memo.restore`, a thaw); the lock stays."""
+        lock = self.lock
+        self.__dict__.update(_Registry().__dict__)
+        self.lock = lock
+
+    def fill(self, patterns: Iterable[PatternLike], entries: Iterable[tuple[int | None, tuple[str, ...] | None,
+             Scout | None, Scout | None]], compiled: _Compiled) -> None:
+        """Take the state :meth:`spec_id` learnt for ``patterns`` (in order), ``(start-set id, guard,
+        scout, split scout)`` each, and its automata ``compiled``, without the start sets themselves
+        (:mod:`.prefilter_memo`): a pattern met later learns them all again first (:attr:`thaw`)."""
+        patterns = list(patterns)
+        with self.lock:
+            for pattern, (sid, guard, found, split) in zip(patterns, entries):
+                self.guard_of[pattern] = guard
+                for kept, into in ((split, self.split_of), (found, self.scout_of)):
+                    if kept is not None:
+                        into[pattern] = kept
+                        self._join(kept)
+                self.spec_of[pattern] = sid
+            self.thaw, self.compiled = patterns, compiled
 
     def _join(self, found: Scout) -> None:
         """Put ``found`` into its shared pass, if it has one (under :attr:`lock`)."""
@@ -120,6 +144,11 @@ class _Registry:
             return self.spec_of[pattern]
         except KeyError:
             pass
+        with _THAWING:
+            if self.thaw is not None:  # restored without the sets: learn them, then this one
+                patterns = self.thaw
+                self.clear()
+                learn(patterns)
         spec, guard = lookup(pattern)  # the shipped table, else derived now
         words = frozenset(s for s in spec if s[0] and not s[1]) if spec is not None and guard else frozenset()
         found = scout.derive(pattern, spec, guard) if not words else None
@@ -188,8 +217,7 @@ class _Registry:
 
 
 _REGISTRY = _Registry()
-
-
+_THAWING = threading.RLock()  # one thread learns the restored patterns' sets again (learn() re-enters spec_id)
 
 
 class _Index:

@@ -18,9 +18,10 @@ from __future__ import annotations
 import functools
 import re
 import sys
+import threading
 from typing import Any, Iterator
 
-from ctxviewer.assess.scanner import prefilter, start_table
+from ctxviewer.assess.scanner import prefilter, prefilter_memo, start_table
 from ctxviewer.assess.scanner.encoded import ENCODED
 from ctxviewer.assess.scanner.invisible import INVISIBLE
 from ctxviewer.assess.scanner.multilingual import MULTILINGUAL
@@ -101,18 +102,47 @@ def all_patterns() -> Iterator[Pattern]:
 
 def _learn() -> None:
     """Learn every rule's start set once, before the first scan that uses the prefilter (one
-    automaton build): a few ms from the shipped table (:mod:`.start_table`), about half a second
-    when they must be derived; a cancelled import stops between patterns."""
-    if not _LEARNT:
-        for pattern in dict.fromkeys(all_patterns()):
+    automaton build): a few ms from the kept state (:mod:`.prefilter_memo`), ~0.15 s from the
+    shipped table (:mod:`.start_table`; the state is then kept for the next process), about half a
+    second more when they must be derived; a cancelled import stops between patterns."""
+    if _LEARNT:
+        return
+    with _LEARNING:
+        if _LEARNT or _restored():
+            return
+        patterns = list(dict.fromkeys(all_patterns()))
+        fresh = not prefilter._REGISTRY.spec_of  # nothing else learnt: the state is the rules' own
+        for pattern in patterns:
             checkpoint()
             prefilter.learn([pattern])
         _LEARNT.append(True)
+        if fresh:
+            prefilter_memo.save(patterns)
+
+
+_TRIED: list[bool] = []  # [True] once this process tried the kept state
+_LEARNING = threading.RLock()  # one thread learns or restores at a time
+
+
+def _restored() -> bool:
+    """Whether the prefilter's state was just taken from the kept file (:mod:`.prefilter_memo`;
+    tried once per process, only while the prefilter has learnt nothing)."""
+    if _TRIED:
+        return False
+    with _LEARNING:  # another thread learning meanwhile would give sets ids the file's do not match
+        if _TRIED:
+            return False
+        _TRIED.append(True)
+        if prefilter._REGISTRY.spec_of or not prefilter_memo.restore(list(dict.fromkeys(all_patterns()))):
+            return False
+        _LEARNT.append(True)
+        return True
 
 
 def _table_at_hand() -> bool:
-    """Whether the shipped start-set table is current (:mod:`.start_table`): learning costs no derivation."""
-    return bool(start_table.shipped())
+    """Whether learning costs no derivation: learnt already, the kept state restored
+    (:mod:`.prefilter_memo`), or the shipped start-set table current (:mod:`.start_table`)."""
+    return bool(_LEARNT) or _restored() or bool(start_table.shipped())
 
 
 def scan_text(text: str, *, _depth: int = 0) -> list[Hit]:
