@@ -10,7 +10,8 @@ from the other spans of its trace: session, agent, inherited system instructions
 :mod:`.join` (the log records of a separate file of the same import joined to their spans),
 :mod:`.retrieval` (retrieval spans' documents and query recorded on the chat call they fed),
 :mod:`.runs` (every span as a step of its run: agents, tools, retrievers, model calls; the run tree),
-:mod:`.adk` (Google ADK's ``call_llm`` spans: their request and response documents as GenAI attributes).
+:mod:`.adk` (Google ADK's ``call_llm`` spans: their request and response documents as GenAI attributes),
+:mod:`.logfire_legacy` (Logfire's OpenAI and Anthropic spans from before it wrote the GenAI conventions: the same).
 A chat span's ``apply_guardrail`` child spans are its trace's runtime guardrail results
 (:mod:`ctxviewer.importers.common.spans.guardrail`).
 The span containers it reads (OTLP/JSON and protobuf, span lists, attribute maps) and the span
@@ -45,6 +46,7 @@ from ctxviewer.importers.common.spans.read import is_protobuf, read_span_groups
 from ctxviewer.importers.common.spans.span import Span, SpanRecord, missing_parents, trace_id_for
 from ctxviewer.importers.common.tool_outcome import tool_runs, with_run_verdicts
 from ctxviewer.importers.contract import Companions, ImportProblem, Record, RunRecord
+from ctxviewer.importers.formats.otel import logfire_legacy
 from ctxviewer.importers.formats.otel.adk import as_chat_span
 from ctxviewer.importers.formats.otel.events import CONTENT_KEYS, deep_keys, fold_events, truncated_keys
 from ctxviewer.importers.formats.otel.group import ancestors, enrich_call, fed_call, tool_trace
@@ -209,7 +211,8 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs
                 yield ImportProblem(file, earlier.record, f"span {rec.span_id} of trace {rec.trace_id or '-'} appears "
                                     f"again at {rec.record}; the later span is kept and this one is not imported", dropped=1)
                 state.rejected += 1
-        spans[key] = as_chat_span(rec)  # Google ADK's call_llm spans: their request/response documents as GenAI attributes
+        # Google ADK's call_llm spans and Logfire's pre-GenAI ones: their request/response documents as GenAI attributes
+        spans[key] = logfire_legacy.as_chat_span(as_chat_span(rec))
     cut: dict[int, dict[str, str]] = {}
     for key, sp in list(spans.items()):
         sp, deep = deep_keys(sp)  # JSON nested too deep to parse: cut below 100 levels, named
