@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from functools import partial
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from ctxviewer.assess.context import EMPTY, AssessContext, context_for_db
 from ctxviewer.diff.conversation import conversation_key
@@ -140,9 +141,9 @@ def import_files(
     forms = CheckedForms()  # each trace's record as checked, written without converting it again
 
     workers_pool = Pool(default_workers() if workers is None else workers)
-    ready_forms: dict[str, tuple[RequestTrace, dict[str, object] | None]] = {}
+    ready_forms: dict[str, tuple[RequestTrace, dict[str, Any] | None]] = {}
 
-    def details(trace: RequestTrace) -> dict[str, object] | None:  # a worker's stored form, else the checked one
+    def details(trace: RequestTrace) -> dict[str, Any] | None:  # a worker's stored form, else the checked one
         kept = ready_forms.pop(trace.trace_id, None)
         return kept[1] if kept is not None and kept[0] is trace else forms.take(trace)
 
@@ -168,9 +169,10 @@ def import_files(
                 imp = entry.importer
                 assert imp is not None  # a path without a failure has its importer
                 detected = True
-                serial = (lambda imp=imp, path=path: registry.load(imp, path, runs, companions))  # noqa: E731
-                records = (pooled(path, workers_pool, context, runs, store.remember_counts, serial)
-                           if use_pool(path, imp, companions, workers_pool.n, pool) else serial())
+                serial = partial(registry.load, imp, path, runs, companions)
+                records: Iterable[Record | Ready] = (
+                    pooled(path, workers_pool, context, runs, store.remember_counts, serial)
+                    if use_pool(path, imp, companions, workers_pool.n, pool) else serial())
                 for record in records:
                     if cancelled and cancelled():
                         raise ImportCancelled()
@@ -322,12 +324,13 @@ def import_into(
     workers: int | None = None,
     read: Callable[[int], None] | None = None,
     recursive: bool = False,
+    pool: bool | None = None,
 ) -> ImportReport:
     """Import ``paths`` into the database ``db_path``: the whole import, as the CLI and the GUI run it.
 
     Creates the database (or upgrades an older schema) with :meth:`TraceStore.create`, imports in
     one transaction with :func:`import_files` (``fmt``, ``progress``, ``cancelled``, ``registry``,
-    ``waiting``, ``activity``, ``workers``, ``read`` and ``recursive`` as there), closes it, and -- when this call created the file and nothing was
+    ``waiting``, ``activity``, ``workers``, ``read``, ``recursive`` and ``pool`` as there), closes it, and -- when this call created the file and nothing was
     imported (no traces, a cancel, or an error) -- removes it again (:func:`remove_database`) and
     says so in the report (``removed_database``). An existing database is never removed.
 
@@ -340,7 +343,7 @@ def import_into(
             with create_store(db_path) as store:
                 report = import_files(paths, store, fmt=fmt, progress=progress, cancelled=cancelled,
                                       registry=registry, waiting=waiting, activity=activity, workers=workers,
-                                      read=read, recursive=recursive)
+                                      read=read, recursive=recursive, pool=pool)
         except BaseException:
             if claim.may_remove():
                 remove_database(db_path)

@@ -35,7 +35,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from ctxviewer.importers import ImportFailed, Registry
 from ctxviewer.importers.formats.otel import IMPORTER as OTEL
@@ -45,6 +45,7 @@ from ctxviewer.pipeline.ingest_chunk import Chunk, Ready, read_chunk
 
 if TYPE_CHECKING:
     from ctxviewer.assess.context import AssessContext
+    from ctxviewer.importers.common.spans.span import SpanRecord
     from ctxviewer.importers.contract import Companions, Importer, Record
     from ctxviewer.model.run import RunSpan
     from ctxviewer.model.trace import RequestTrace
@@ -127,7 +128,7 @@ def pooled(path: Path, pool: Pool, context: AssessContext, runs: list[RunSpan],
         return
     starts, last = found
     state = new_state()
-    left: list = []
+    left: list[SpanRecord] = []
     chunks = line_chunks(path, starts, last, CHUNK_LINES, CHUNK_CHARS)
     pending: deque[tuple[list[tuple[int, str]], dict[str, int] | None, Worker | None]] = deque()
     failure: ImportFailed | None = None
@@ -179,13 +180,13 @@ def pooled(path: Path, pool: Pool, context: AssessContext, runs: list[RunSpan],
 
 
 def staged(stream: Iterator[RequestTrace | Ready],
-            serial: Callable[[Iterator[RequestTrace]], Iterator[tuple[RequestTrace, StoredFacts]]],
-            ready_forms: dict[str, tuple[RequestTrace, dict[str, object] | None]],
-            ) -> Iterator[tuple[RequestTrace, StoredFacts]]:
+           serial: Callable[[Iterator[RequestTrace]], Iterator[tuple[RequestTrace, StoredFacts]]],
+           ready_forms: dict[str, tuple[RequestTrace, dict[str, Any] | None]],
+           ) -> Iterator[tuple[RequestTrace, StoredFacts]]:
     """``(trace, facts)`` of each of ``stream`` in order: a run of plain traces through ``serial``
     (counted and assessed here), a :class:`~ctxviewer.pipeline.ingest_chunk.Ready` one as its
     worker made it (its stored form kept in ``ready_forms`` for the write)."""
-    head: list[RequestTrace | Ready] = []
+    head: list[Ready] = []
 
     def plain() -> Iterator[RequestTrace]:  # the plain traces up to the next ready one (kept in head)
         for got in stream:
