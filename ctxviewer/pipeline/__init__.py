@@ -11,6 +11,9 @@ What lives here:
   for and the entries it skips, with why; :mod:`~ctxviewer.pipeline.companion_files` -- each file's
   importer, and files of one import read together (spans and their separate logs file);
 * :mod:`~ctxviewer.pipeline.assess_pool` -- assessing an import's traces over the cores;
+  :mod:`~ctxviewer.pipeline.ingest_pool` -- a big OTel JSON Lines file read over the cores in
+  chunks of whole traces (parsed, mapped, repaired, counted and assessed in workers, written here),
+  each chunk's work in :mod:`~ctxviewer.pipeline.ingest_chunk`;
   :mod:`~ctxviewer.pipeline.stored_facts` -- the stored facts of one trace (``with_facts``,
   ``save_traces``);
 * :mod:`~ctxviewer.pipeline.derived_facts` -- the facts of calls whose earlier turns were dropped

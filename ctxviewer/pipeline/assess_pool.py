@@ -163,9 +163,9 @@ def assessed(traces: Iterable[RequestTrace], workers: int | None = None, *, cont
         for t in chain(head, source):
             yield t, stored_facts(t, context)
         return
-    pool = [_Worker() for _ in range(n)]
+    pool = [Worker() for _ in range(n)]
     memo = ScanMemo()
-    pending: deque[tuple[list[RequestTrace], _Worker | None]] = deque()
+    pending: deque[tuple[list[RequestTrace], Worker | None]] = deque()
     stream = chain(head, source)
     sent = 0
     more = True
@@ -190,19 +190,20 @@ def assessed(traces: Iterable[RequestTrace], workers: int | None = None, *, cont
                 memo.learn(fresh)
             else:  # no pool, or a worker died: this batch and the rest are assessed here
                 if pool:
-                    _stop(pool)
+                    stop_all(pool)
                     pool = []
                     pending = deque((p, None) for p, _ in pending)
                 facts = [stored_facts(t, context) for t in part]
             yield from zip(part, facts)
     finally:
-        _stop(pool)
+        stop_all(pool)
 
 
-class _Worker:
-    """One worker process (:func:`serve`) with a thread feeding it batches and one reading results."""
+class Worker:
+    """One worker process (``module``'s ``serve()``, by default this module's :func:`serve`) with a
+    thread feeding it pickled tasks and one reading the pickled results."""
 
-    def __init__(self) -> None:
+    def __init__(self, module: str = __name__) -> None:
         root = str(Path(__file__).resolve().parents[1])  # the directory holding the ctxviewer package
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
@@ -210,7 +211,7 @@ class _Worker:
         self._todo: queue.Queue[Any] = queue.Queue()
         try:
             self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
-                [sys.executable, "-c", "from ctxviewer.pipeline.assess_pool import serve; serve()"],
+                [sys.executable, "-c", f"from {module} import serve; serve()"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
                 start_new_session=os.name == "posix")
         except OSError:
@@ -221,18 +222,18 @@ class _Worker:
         threading.Thread(target=self._feed, args=(self.proc.stdin,), daemon=True, name="assess-feed").start()
         threading.Thread(target=self._read, args=(self.proc.stdout,), daemon=True, name="assess-read").start()
 
-    def send(self, task: tuple[AssessContext, dict[bytes, tuple[Any, ...]], list[RequestTrace]]) -> None:
-        """Queue one batch for the worker (never blocks)."""
+    def send(self, task: Any) -> None:
+        """Queue one task (a batch) for the worker (never blocks)."""
         self._todo.put(task)
 
-    def receive(self) -> tuple[list[StoredFacts], dict[bytes, tuple[Any, ...]]] | None:
-        """The facts of the oldest batch sent and the scan results the worker made for it,
-        waiting for them (cancel checked every :data:`POLL_S`); ``None`` when the worker died or
-        could not start."""
+    def receive(self) -> Any:
+        """The result of the oldest task sent (here: the facts of a batch and the scan results
+        the worker made for it), waiting for it (cancel checked every :data:`POLL_S`); ``None``
+        when the worker died or could not start."""
         while True:
             checkpoint()
             try:
-                got: tuple[list[StoredFacts], dict[bytes, tuple[Any, ...]]] | None = self._results.get(timeout=POLL_S)
+                got: Any = self._results.get(timeout=POLL_S)
                 return got
             except queue.Empty:
                 continue
@@ -272,7 +273,8 @@ class _Worker:
             self._results.put(None)
 
 
-def _stop(pool: list[_Worker]) -> None:
+def stop_all(pool: list[Worker]) -> None:
+    """Kill every worker of ``pool`` and reap them."""
     for w in pool:
         w.stop()
     for w in pool:

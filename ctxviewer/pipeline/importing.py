@@ -30,26 +30,28 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from functools import partial
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from ctxviewer.assess.context import EMPTY, AssessContext, context_for_db
-from ctxviewer.assess.plausibility import implausible
 from ctxviewer.diff.conversation import conversation_key
 from ctxviewer.importers import REGISTRY, ImportFailed, ImportProblem, Registry
 from ctxviewer.importers.common.field_account import UNMAPPED_ATTRIBUTE, count_unmapped
 from ctxviewer.importers.contract import Record
 from ctxviewer.model.run import RunSpan
 from ctxviewer.model.trace import RequestTrace
-from ctxviewer.pipeline.assess_pool import assessed, import_workers
+from ctxviewer.pipeline.assess_pool import assessed, default_workers, import_workers
 from ctxviewer.pipeline.companion_files import plan
 from ctxviewer.pipeline.derived_facts import refresh_derived
 from ctxviewer.pipeline.folders import expand_paths
 from ctxviewer.pipeline.hints import create_store
 from ctxviewer.pipeline.import_claim import NewFileClaim
 from ctxviewer.pipeline.import_report import ImportReport as ImportReport  # where the CLI and GUI import it from
-from ctxviewer.pipeline.missing_counts import counted, counting_encoding_of, encoding_problem, needs_counting
-from ctxviewer.pipeline.sanitize import CheckedForms, checked, repair
+from ctxviewer.pipeline.ingest_chunk import Ready, repaired
+from ctxviewer.pipeline.ingest_pool import Pool, forced, pooled, staged, use_pool
+from ctxviewer.pipeline.missing_counts import counted
+from ctxviewer.pipeline.sanitize import CheckedForms
 from ctxviewer.store import StoreError, TraceStore
 from ctxviewer.store.writes import WriteCancelled
 from ctxviewer.util.interrupt import Interrupted, watching
@@ -84,6 +86,7 @@ def import_files(
     context: AssessContext | None = None,
     read: Callable[[int], None] | None = None,
     recursive: bool = False,
+    pool: bool | None = None,
 ) -> ImportReport:
     """Import every trace in ``paths`` into ``store`` in one transaction.
 
@@ -107,7 +110,11 @@ def import_files(
     once, over the cores: :func:`count_missing_tokens_many`), and the per-trace assessment whose
     facts the store keeps runs in ``workers`` processes while this one parses and writes (default
     :func:`ctxviewer.pipeline.assess_pool.import_workers`: one per core from 3 cores, else none;
-    ``1`` assesses in this process). Neither changes what is stored or the order of the problems. The facts are
+    ``1`` assesses in this process). A big OTel JSON Lines file is instead parsed, mapped, repaired,
+    counted and assessed in chunks in ``workers`` processes (default: as the assessment's, one per
+    core from 3 cores -- on 2 it measured no faster --, or one per core when ``pool`` or
+    ``CTXVIEWER_INGEST_POOL=pool`` asks for it) while this one writes (:mod:`ctxviewer.pipeline.ingest_pool`; by the file's size, ``pool`` True or False
+    forces it). None of this changes what is stored or the order of the problems. The facts are
     computed in ``context``, by default the store's own (:func:`ctxviewer.assess.context.context_for_db`:
     ``ctxviewer.toml`` and the marks beside it), the context every surface then reads the trace in;
     a broken ``ctxviewer.toml`` or marks file there is a problem naming it, and the traces are
@@ -134,7 +141,17 @@ def import_files(
     runs: list[RunSpan] = []  # the steps of each run (the run tree), written in the same transaction
     forms = CheckedForms()  # each trace's record as checked, written without converting it again
 
-    def traces() -> Iterator[RequestTrace]:
+    # by default the big files' pool too runs from POOL_MIN_CORES cores (on 2 cores it measured no
+    # faster: ingest_pool.POOL_MIN_BYTES), unless pool=True or CTXVIEWER_INGEST_POOL=pool asks for it
+    asked = pool if pool is not None else forced()
+    workers_pool = Pool(workers if workers is not None else default_workers() if asked else import_workers())
+    ready_forms: dict[str, tuple[RequestTrace, dict[str, Any] | None]] = {}
+
+    def details(trace: RequestTrace) -> dict[str, Any] | None:  # a worker's stored form, else the checked one
+        kept = ready_forms.pop(trace.trace_id, None)
+        return kept[1] if kept is not None and kept[0] is trace else forms.take(trace)
+
+    def traces() -> Iterator[RequestTrace | Ready]:
         if progress:
             progress(0, total)
         done = 0
@@ -156,17 +173,25 @@ def import_files(
                 imp = entry.importer
                 assert imp is not None  # a path without a failure has its importer
                 detected = True
-                for record in registry.load(imp, path, runs, companions):
+                serial = partial(registry.load, imp, path, runs, companions)
+                records: Iterable[Record | Ready] = (
+                    pooled(path, workers_pool, context, runs, store.remember_counts, serial)
+                    if use_pool(path, imp, companions, workers_pool.n, pool) else serial())
+                for record in records:
                     if cancelled and cancelled():
                         raise ImportCancelled()
-                    trace = _accepted(record, str(path), report, in_conversations, (store, held), forms)
+                    if isinstance(record, Ready):
+                        trace = _noted(record.trace, record.repairs, record.conversation, str(path), report,
+                                       in_conversations, (store, held))
+                    else:
+                        trace = _accepted(record, str(path), report, in_conversations, (store, held), forms)
                     if trace is None:
                         continue
                     yielded = True
                     n_read += 1
                     if read:
                         read(n_read)
-                    yield trace
+                    yield record if isinstance(record, Ready) else trace
             except ImportFailed as exc:
                 failed = _strip_path(str(exc), str(path))
                 if detected and importer is None and entry.importer is not None:  # a guess may be wrong: say whose
@@ -188,17 +213,21 @@ def import_files(
 
     try:
         with watching(cancelled, activity):  # long counts and scans stop at their checkpoints (ctxviewer.util.interrupt)
-            store.add(assessed(counted(traces(), store), import_workers() if workers is None else workers, context=context),
+            store.add(staged(traces(), lambda part: assessed(counted(part, store), import_workers() if workers is None
+                                                               else workers, context=context), ready_forms),
                       waiting=waiting, cancelled=cancelled,
-                      runs=runs, details=forms.take)
+                      runs=runs, details=details)
         report.imported = len(report.items_by_trace)  # distinct traces: what the database now holds from this run
     except (ImportCancelled, WriteCancelled, Interrupted):
+        workers_pool.close()
         report.items_by_trace.clear()
         report.imported = 0
         report.replaced = 0
         report.files_imported = 0
         report.cancelled = True
         return report
+    finally:
+        workers_pool.close()
     _refresh_conversations(store, in_conversations, context, report)
     return report
 
@@ -235,17 +264,26 @@ def _accepted(record: Record, file: str, report: ImportReport, in_conversations:
               already: tuple[TraceStore, list[bool]] | None = None, forms: CheckedForms | None = None,
               ) -> RequestTrace | None:
     """One record of an import run noted in ``report``: a problem is added to it (``None``); a trace
-    is repaired (:func:`_repaired`; ``None`` when still unreadable), counted in ``items_by_trace``
+    is repaired (:func:`ctxviewer.pipeline.ingest_chunk.repaired`; ``None`` when still unreadable), counted in ``items_by_trace``
     (a repeated id replaces the earlier one, with a problem; with ``already`` -- the store and its
     "held any trace" cache -- a trace an earlier import stored is counted in ``replaced`` and said)
     and, when it may have dropped earlier turns, remembered in ``in_conversations``. The live
     receiver passes no ``already``: rewriting a trace as its spans arrive is the point. ``forms``
-    keeps the trace's record as :func:`_repaired` checked it, for the write."""
+    keeps the trace's record as it was checked, for the write."""
     if isinstance(record, ImportProblem):
         (report.notes if record.info else report.problems).append(record)  # a note only says what was done
         return None
     repairs: list[ImportProblem] = []
-    trace = _repaired(record, file, repairs, forms)
+    trace = repaired(record, file, repairs, forms)
+    conversation = trace is not None and not trace.omissions_recorded and conversation_key(trace) is not None
+    return _noted(trace, repairs, conversation, file, report, in_conversations, already)
+
+
+def _noted(trace: RequestTrace | None, repairs: list[ImportProblem], conversation: bool, file: str,
+           report: ImportReport, in_conversations: dict[str, None],
+           already: tuple[TraceStore, list[bool]] | None = None) -> RequestTrace | None:
+    """The run's books of one repaired trace (``None``: left out, ``repairs`` say why), as
+    :func:`_accepted` keeps them; ``conversation``: it may have dropped earlier turns."""
     if trace is None:  # the store could not read it back: left out, with a problem saying why
         report.problems.extend(repairs)
         return None
@@ -260,7 +298,7 @@ def _accepted(record: Record, file: str, report: ImportReport, in_conversations:
     if UNMAPPED_ATTRIBUTE in trace.attributes:
         count_unmapped(trace.attributes, report.unmapped.setdefault(file, Counter()))
     report.problems.extend(repairs)
-    if not trace.omissions_recorded and conversation_key(trace) is not None:
+    if conversation:
         in_conversations[trace.trace_id] = None
     return trace
 
@@ -290,12 +328,13 @@ def import_into(
     workers: int | None = None,
     read: Callable[[int], None] | None = None,
     recursive: bool = False,
+    pool: bool | None = None,
 ) -> ImportReport:
     """Import ``paths`` into the database ``db_path``: the whole import, as the CLI and the GUI run it.
 
     Creates the database (or upgrades an older schema) with :meth:`TraceStore.create`, imports in
     one transaction with :func:`import_files` (``fmt``, ``progress``, ``cancelled``, ``registry``,
-    ``waiting``, ``activity``, ``workers``, ``read`` and ``recursive`` as there), closes it, and -- when this call created the file and nothing was
+    ``waiting``, ``activity``, ``workers``, ``read``, ``recursive`` and ``pool`` as there), closes it, and -- when this call created the file and nothing was
     imported (no traces, a cancel, or an error) -- removes it again (:func:`remove_database`) and
     says so in the report (``removed_database``). An existing database is never removed.
 
@@ -308,7 +347,7 @@ def import_into(
             with create_store(db_path) as store:
                 report = import_files(paths, store, fmt=fmt, progress=progress, cancelled=cancelled,
                                       registry=registry, waiting=waiting, activity=activity, workers=workers,
-                                      read=read, recursive=recursive)
+                                      read=read, recursive=recursive, pool=pool)
         except BaseException:
             if claim.may_remove():
                 remove_database(db_path)
@@ -318,34 +357,6 @@ def import_into(
             remove_database(db_path)
             report.removed_database = True
     return report
-
-
-def _repaired(trace: RequestTrace, file: str, problems: list[ImportProblem],
-              forms: CheckedForms | None = None) -> RequestTrace | None:
-    """``trace`` made storable (:func:`ctxviewer.pipeline.sanitize.repair`), its implausible values named
-    (:func:`ctxviewer.assess.plausibility.implausible`); one problem per repaired or implausible field.
-    ``None`` when the store still could not read it back (:func:`ctxviewer.pipeline.sanitize.unreadable`),
-    with a problem naming the field (``"items[2].id: duplicate item id 'system'; the trace was left
-    out"``): no importer stores a trace that ``show`` cannot open.
-    When items need counting under an encoding that is not available offline, a problem says so
-    here (in file order) and the items keep ``tokens=None`` (:func:`_counted` then skips them).
-    ``forms`` keeps the record the check converted (:func:`ctxviewer.pipeline.sanitize.checked`)."""
-    record = f"trace {trace.trace_id}" if trace.trace_id else "trace without an id"
-    trace, repaired = repair(trace)
-    problems.extend(ImportProblem(file, record, message) for message in repaired)
-    why, form = checked(trace)
-    if forms is not None:
-        forms.keep(trace, form)
-    if why is not None:
-        problems.append(ImportProblem(file, record, f"{why}; the trace was left out", dropped=1))
-        return None
-    said = {m.split(":", 1)[0] for m in repaired}  # a dropped number is warned about once (repair said it)
-    problems.extend(ImportProblem(file, record, message) for field, message in implausible(trace) if field not in said)
-    if needs_counting(trace):
-        problem = encoding_problem(counting_encoding_of(trace)[0])
-        if problem is not None:
-            problems.append(ImportProblem(file, record, f"token counts not recorded and not counted: {problem}"))
-    return trace
 
 
 def _lost(path: Path, named: set[Path], detected: bool, failed: str) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import sqlite3
+from collections.abc import Mapping
 
 from ctxviewer.store.connection import StoreConnection
 from ctxviewer.store.rows import content_digest
@@ -79,6 +80,13 @@ class TokenCountCache(StoreConnection):
             self._pending_counts[(keys[text], encoding)] = n
             known[text] = n
         return [known[t] for t in texts]
+
+    def remember_counts(self, counts: Mapping[tuple[bytes, str], int]) -> None:
+        """Token counts made outside this store -- ``(content digest, encoding) -> tokens``, by an
+        import's worker processes -- written into ``token_counts`` with this run's own (a count
+        already cached is kept)."""
+        for key, n in counts.items():
+            self._pending_counts.setdefault(key, n)
 
     def _flush_counts(self) -> None:
         """Write the pending counts into ``token_counts`` (inside the caller's transaction)."""

@@ -39,17 +39,17 @@ def _many(copies: int) -> list[RequestTrace]:
 
 
 class _Spy:
-    """Records the workers started (their processes), wrapping ``_Worker.__init__``."""
+    """Records the workers started (their processes), wrapping ``Worker.__init__``."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.workers: list[assess_pool._Worker] = []
-        real = assess_pool._Worker.__init__
+        self.workers: list[assess_pool.Worker] = []
+        real = assess_pool.Worker.__init__
 
-        def init(w: assess_pool._Worker) -> None:
+        def init(w: assess_pool.Worker) -> None:
             real(w)
             self.workers.append(w)
 
-        monkeypatch.setattr(assess_pool._Worker, "__init__", init)
+        monkeypatch.setattr(assess_pool.Worker, "__init__", init)
 
 
 def _no_in_process_assessment(monkeypatch: pytest.MonkeyPatch) -> None:

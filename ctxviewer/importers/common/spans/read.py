@@ -19,7 +19,7 @@ import json
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from ctxviewer.importers.common.compressed import head_bytes
 from ctxviewer.importers.common.containers import first_line_is_json, iter_documents, iter_lines, read_bytes, read_text
@@ -29,7 +29,7 @@ from ctxviewer.importers.common.spans.span import Span, SpanRecord
 from ctxviewer.importers.common.values import decode_any_value, decode_key_values, normalise_id, parse_time
 from ctxviewer.importers.contract import ImportFailed, ImportProblem
 
-__all__ = ["Span", "SpanRecord", "container_of", "is_protobuf", "protobuf_request", "read_span_groups", "read_spans", "spans_from_json"]
+__all__ = ["Span", "SpanRecord", "container_of", "is_protobuf", "line_groups", "line_trace_ids", "protobuf_request", "read_span_groups", "read_spans", "spans_from_json"]
 
 
 def container_of(obj: Any) -> str | None:
@@ -227,10 +227,8 @@ def _index_lines(path: Path) -> tuple[dict[str, int], Logs]:
             if isinstance(doc, dict):
                 for sid, evs in log_events(doc, keep_unjoined=True).items():
                     logs.setdefault(sid, []).extend(evs)
-        for m in _TRACE_ID.finditer(line):
-            tid = normalise_id(m.group(1), 16)
-            if tid:
-                last[tid] = n
+        for tid in line_trace_ids(line):
+            last[tid] = n
     return last, logs
 
 
@@ -255,7 +253,29 @@ def read_span_groups(path: Path, extra_logs: Logs | None = None, joined: set[str
     _merge(logs, extra_logs)
     held: dict[str | None, list[SpanRecord]] = {}
     joined_here: set[str | None] = set()
-    for n, line in iter_lines(path):
+    yield from line_groups(iter_lines(path), file, last, logs, held, joined_here)
+    rest: list[SpanRecord] = [sp for group in held.values() for sp in group]
+    _joined(joined, joined_here)
+    rest += unjoined_logs({k: v for k, v in logs.items() if k in own}, joined_here, file)
+    if rest:
+        yield rest
+
+
+def line_trace_ids(line: str) -> list[str]:
+    """The trace ids one JSON Lines line names (``traceId`` / ``trace_id``, found by a regex on the
+    raw line, not a parse; normalised as spans' ids are), as :func:`read_span_groups` indexes them."""
+    return [tid for m in _TRACE_ID.finditer(line) if (tid := normalise_id(m.group(1), 16))]
+
+
+def line_groups(lines: Iterable[tuple[int, str]], file: str, last: dict[str, int], logs: Logs,
+                held: dict[str | None, list[SpanRecord]], joined_here: set[str | None]) -> Iterator[list[SpanRecord]]:
+    """:func:`read_span_groups`' second pass over ``lines`` (``(N, line)`` of a JSON Lines file):
+    after each line, the spans of the traces whose last line (``last``: trace id -> N, emptied as
+    they close) it was, with the problems of that line. Spans still open -- and spans whose trace
+    id ``last`` does not hold, under the key ``None`` -- stay in ``held``; ``logs`` (span id ->
+    log-record events) join their spans, whose ids go into ``joined_here``. Never raises for a
+    bad line (it becomes a problem record)."""
+    for n, line in lines:
         out: list[SpanRecord] = []
         try:
             doc = json.loads(line)
@@ -280,8 +300,3 @@ def read_span_groups(path: Path, extra_logs: Logs | None = None, joined: set[str
             del last[tid]
         if out:
             yield out
-    rest: list[SpanRecord] = [sp for group in held.values() for sp in group]
-    _joined(joined, joined_here)
-    rest += unjoined_logs({k: v for k, v in logs.items() if k in own}, joined_here, file)
-    if rest:
-        yield rest

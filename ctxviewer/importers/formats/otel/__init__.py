@@ -11,7 +11,8 @@ from the other spans of its trace: session, agent, inherited system instructions
 :mod:`.retrieval` (retrieval spans' documents and query recorded on the chat call they fed),
 :mod:`.runs` (every span as a step of its run: agents, tools, retrievers, model calls; the run tree),
 :mod:`.adk` (Google ADK's ``call_llm`` spans: their request and response documents as GenAI attributes),
-:mod:`.logfire_legacy` (Logfire's OpenAI and Anthropic spans from before it wrote the GenAI conventions: the same).
+:mod:`.logfire_legacy` (Logfire's OpenAI and Anthropic spans from before it wrote the GenAI conventions: the same),
+:mod:`.chunks` (a JSON Lines file read in chunks of whole traces, each on its own: the import's worker processes).
 A chat span's ``apply_guardrail`` child spans are its trace's runtime guardrail results
 (:mod:`ctxviewer.importers.common.spans.guardrail`).
 The span containers it reads (OTLP/JSON and protobuf, span lists, attribute maps) and the span
@@ -115,19 +116,26 @@ class OtelImporter:
         for group in read_span_groups(path, extra, joined):
             yield from _load_group(group, file, state, with_runs=True)
         mark_joined(companions, held, joined, path)
-        other = other_convention(state.openinference, "otel", file)  # the file's OpenInference half
-        if other is not None and state.chats:
-            yield other
-        if state.unread_models:
-            n = sum(state.unread_models.values())
-            names = ", ".join(f"{k} ×{v}" for k, v in state.unread_models.items())
-            yield ImportProblem(file, "model-call spans", f"{n} span(s) record a model call (gen_ai.request.model) in a shape "
-                                f"ctxviewer does not read ({names}): not imported", dropped=n)
-        if not state.chats and not state.rejected and not state.lone_tools:
-            what = (f"{state.others} other span(s): {', '.join(state.other_names)}" if state.others else "no spans")
-            hint = (f"; {state.openinference} are OpenInference LLM spans: --format openinference reads them"
-                    if state.openinference else "")
-            yield ImportProblem(file, "whole file", f"no chat spans found ({what}){hint}")
+        yield from file_end(state, file)
+
+
+def file_end(state: _FileState, file: str) -> Iterator[ImportProblem]:
+    """The problems :meth:`OtelImporter.load` gives after a file's last span group, from what
+    ``state`` learnt over all of them: the file's OpenInference half, model-call spans no mapping
+    reads, and "no chat spans found" (for a file read in chunks: :mod:`.chunks`)."""
+    other = other_convention(state.openinference, "otel", file)  # the file's OpenInference half
+    if other is not None and state.chats:
+        yield other
+    if state.unread_models:
+        n = sum(state.unread_models.values())
+        names = ", ".join(f"{k} ×{v}" for k, v in state.unread_models.items())
+        yield ImportProblem(file, "model-call spans", f"{n} span(s) record a model call (gen_ai.request.model) in a shape "
+                            f"ctxviewer does not read ({names}): not imported", dropped=n)
+    if not state.chats and not state.rejected and not state.lone_tools:
+        what = (f"{state.others} other span(s): {', '.join(state.other_names)}" if state.others else "no spans")
+        hint = (f"; {state.openinference} are OpenInference LLM spans: --format openinference reads them"
+                if state.openinference else "")
+        yield ImportProblem(file, "whole file", f"no chat spans found ({what}){hint}")
 
 
 def load_spans(spans: list[SpanRecord], source: str) -> Iterator[Record]:
@@ -188,6 +196,18 @@ class _FileState:
         self.other_names: list[str] = []  # the first five of them, for the "no chat spans" message
         self.openinference = 0  # OpenInference LLM spans: the openinference importer's (named at the end)
         self.unread_models: dict[str, int] = {}  # span name -> model-call-like spans no mapping reads
+
+    def absorb(self, later: _FileState) -> None:
+        """Add what ``later`` learnt from the span groups after this state's (a chunk of the file
+        read on its own, :mod:`.chunks`): as if one state had read them all, in file order."""
+        self.rejected += later.rejected
+        self.chats += later.chats
+        self.lone_tools += later.lone_tools
+        self.others += later.others
+        self.other_names = (self.other_names + later.other_names)[:5]
+        self.openinference += later.openinference
+        for name, n in later.unread_models.items():
+            self.unread_models[name] = self.unread_models.get(name, 0) + n
 
 
 def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs: bool = False) -> Iterator[RunRecord]:
