@@ -309,7 +309,7 @@ def format_diff_text(diff: TraceDiff, words_limit: int = 8) -> str:
     out = [f"A  {one_line(diff.trace_a)}", f"B  {one_line(diff.trace_b)}", "", headline(diff), ""]  # ids on one line
     fd = diff.first_divergence
     out.append("first divergence  " + ("none (same content, same order)" if fd is None else
-               f"position {fd.position}: {one_line(fd.id_a) or 'nothing'} → {one_line(fd.id_b) or 'nothing'}"))
+               fd.words()))
     p = diff.policy
     pol_a, pol_b = f"{p.id_a or '?'} {p.version_a or 'version not recorded'}", f"{p.id_b or '?'} {p.version_b or 'version not recorded'}"
     out.append("policy            " + (f"{pol_a} → {pol_b}" if p.changed else f"{pol_b} (unchanged)"))

@@ -16,6 +16,7 @@ from ctxviewer.assess.evidence_positions import EvidenceMap, evidence_map
 from ctxviewer.diff.identity import normalise_content
 from ctxviewer.diff.items import diff_items, retained_sequence
 from ctxviewer.diff.result import (
+    DIVERGENCE_CHARS,
     CategoryDelta,
     CheckDiff,
     Divergence,
@@ -28,6 +29,7 @@ from ctxviewer.diff.result import (
 )
 from ctxviewer.model.findings import Finding
 from ctxviewer.model.trace import Category, Kind, RequestTrace, Status, ToolCall
+from ctxviewer.util.visible import one_line
 
 _FIELDS: tuple[tuple[str, Any], ...] = (
     ("endpoint.provider", lambda t: t.endpoint.provider),
@@ -64,6 +66,15 @@ def _changed(specs: tuple[tuple[str, Any], ...], a: RequestTrace, b: RequestTrac
     return tuple(out)
 
 
+def _start(text: str | None) -> str | None:
+    """The first :data:`~ctxviewer.diff.result.DIVERGENCE_CHARS` code points of ``text`` on one line
+    (``None``: the content was not kept)."""
+    if text is None:
+        return None
+    flat = one_line(" ".join(text.split()))
+    return flat if len(flat) <= DIVERGENCE_CHARS else flat[:DIVERGENCE_CHARS - 1] + "…"
+
+
 def first_divergence(a: RequestTrace, b: RequestTrace) -> Divergence | None:
     """The first 1-based position among the items sent where kind, role or (normalised) content
     differ; ``None`` when both sent the same sequence. Ids are ignored: the model never sees them."""
@@ -73,7 +84,8 @@ def first_divergence(a: RequestTrace, b: RequestTrace) -> Divergence | None:
         ib = sb[n] if n < len(sb) else None
         if ia is None or ib is None or (ia.kind, ia.role, normalise_content(ia.content)) != (
                 ib.kind, ib.role, normalise_content(ib.content)):
-            return Divergence(n + 1, ia.id if ia else None, ib.id if ib else None)
+            return Divergence(n + 1, ia.id if ia else None, ib.id if ib else None,
+                              _start(ia.content) if ia else None, _start(ib.content) if ib else None)
     return None
 
 

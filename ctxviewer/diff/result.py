@@ -17,6 +17,10 @@ from typing import Any
 from ctxviewer.diff.arguments import ArgumentChange, argument_changes
 from ctxviewer.diff.items import Change, ItemDiff
 from ctxviewer.model.trace import Category
+from ctxviewer.util.visible import one_line
+
+DIVERGENCE_CHARS = 40
+"""Code points of each side's content :meth:`Divergence.words` shows (then ``…``)."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,25 @@ class Divergence:
     """Id of the item A sent there; ``None`` when A sent fewer items."""
     id_b: str | None
     """Id of the item B sent there; ``None`` when B sent fewer items."""
+    text_a: str | None = None
+    """The start of that item's content in A (at most :data:`DIVERGENCE_CHARS` code points, on one line)."""
+    text_b: str | None = None
+    """The start of that item's content in B."""
+
+    def words(self) -> str:
+        """``position 19: KB-1002 → PARTS-NB-RIDGEBACK2``: the position and each side's item id
+        (``nothing`` where a side sent fewer items). When both sides' ids are the same, the start of
+        each one's content follows it (``position 2: msg-0 "I want to fly to Rome…" → msg-0 "May 10
+        to 17."``): ids are often positional (``msg-0`` of an OTel call is its first message,
+        whichever it is), so one id may name two different messages."""
+        same = self.id_a == self.id_b
+
+        def side(item_id: str | None, text: str | None) -> str:
+            if item_id is None:
+                return "nothing"
+            return f"{one_line(item_id)} \"{text}\"" if same and text else one_line(item_id)
+
+        return f"position {self.position}: {side(self.id_a, self.text_a)} → {side(self.id_b, self.text_b)}"
 
 
 @dataclass(frozen=True)

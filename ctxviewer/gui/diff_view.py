@@ -72,7 +72,7 @@ def summary_lines(diff: TraceDiff) -> str:
     return "\n".join([
         f"A {diff.trace_a}   ↔   B {diff.trace_b}:  {headline(diff)}",
         "First divergence: " + ("none, same content in the same order" if fd is None else
-                                f"position {fd.position}: {fd.id_a or 'nothing'} → {fd.id_b or 'nothing'}")
+                                fd.words())
         + (f"    Evidence moved (rank): {ev}" if ev else ""),
         f"Policy: {pol}    eq. 3.1: {verdict}",
         ("Needed document: " + "; ".join(needed) if needed

@@ -179,3 +179,21 @@ def test_omitted_for_another_reason_is_a_status_change_with_both_reasons() -> No
     assert row.changes == (Change.STATUS_CHANGED,)
     assert describe(row) == "omitted (budget) → omitted (rank)"
     assert d.first_divergence is None and not d.no_change  # nothing sent changed; the record did
+
+
+def test_a_positional_id_is_said_with_the_start_of_its_content() -> None:
+    """New-user finding nu3 #12: OTel calls number their messages (``msg-0`` is each call's first),
+    so "first divergence position 2: msg-0 → msg-0" named two different messages as one."""
+    a = make_trace()
+    first = next(i for i in a.items if i.status is Status.RETAINED)
+    turn = ContextItem(id="msg-0", kind=Kind.HISTORY, content="I want to fly to Rome in May. My budget is 900 euros",
+                       tokens=12, status=Status.RETAINED, role="user")
+    later = replace(turn, content="May 10 to 17.\n\tThanks", tokens=6)
+    d = diff_traces(replace(a, items=(first, turn, *a.items[1:])), replace(a, trace_id="b", items=(first, later, *a.items[1:])))
+    at = d.first_divergence.position
+    assert d.first_divergence.words() == (
+        f'position {at}: msg-0 "I want to fly to Rome in May. My budget…" → msg-0 "May 10 to 17. Thanks"')
+    assert (f'first divergence  position {at}: msg-0 "I want to fly to Rome in May. My budget…" → msg-0 "May 10 to 17. '
+            'Thanks"' in format_diff_text(d).splitlines())
+    other = replace(d.first_divergence, id_b="msg-1")  # different ids name themselves
+    assert other.words() == f"position {at}: msg-0 → msg-1"
