@@ -264,7 +264,9 @@ def check_capacity(trace: RequestTrace) -> CapacityCheck:
         if refused is not None:
             in_fits = False
         out_fits = None if out is None or ep.max_output_tokens is None else out <= ep.max_output_tokens
-        fits = None if in_fits is None or out_fits is None else (in_fits and out_fits)
+        # one limit broken decides, whether or not the other is known (an input over its limit with no
+        # output limit recorded was "not decided", and the call ok)
+        fits = False if False in (in_fits, out_fits) else None if None in (in_fits, out_fits) else True
         fits = False if refused is not None else fits
         margin = (
             None if input_tokens is None or ep.max_input_tokens is None else ep.max_input_tokens - input_tokens

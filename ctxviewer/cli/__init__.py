@@ -328,7 +328,7 @@ _SUMMARIES = {
              "cost and trace id, then the run's totals."),
     "stats": ("Sum the traces of DB (or those FILTER keeps): calls, input / output tokens, cost from the recorded "
               "usage (genai-prices; calls whose price is not known are counted apart, never as $0), mean and max "
-              "span duration, states, span errors and context-window use (input / C in bands)."),
+              "span duration, states, span errors and context-window use ((input + reserved output) / C in bands, as eq. 3.1 decided it)."),
     "sessions": ("List the sessions (conversations) of DB in session-id order: each with its calls, first and last "
                  "send time, states ok / warning / failure, input / output tokens and cost."),
     "session": ("List the calls of session SESSION_ID in send order, each with its state, tokens, cost, span "

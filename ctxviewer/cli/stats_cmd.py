@@ -56,7 +56,7 @@ def stats_table(total: Group, groups: list[Group], by: str | None) -> str:
     dollars with how many calls' price is not known, mean / max duration in ms, states ok / warning /
     failure, span errors, calls per context-window band)."""
     headers = [by or "", "calls", "counted input", "output", "cost", "mean ms", "max ms", "ok/warn/fail",
-               "errors", "input/C " + " ".join(b[0] for b in WINDOW_BANDS)]
+               "errors", "C used " + " ".join(b[0] for b in WINDOW_BANDS)]
     rows = [_row(one_line(g.key) if g.key is not None else "not recorded", g) for g in groups]
     rows.append(_row("total", total))
     # tabulate's simple layout, in one pass (tabulate itself took 11 s for 220,717 sessions)
@@ -87,7 +87,7 @@ def _echo_json(by: str | None, total: Group, groups: list[Group]) -> None:
 def stats_cmd(db: str, text: str, by: str | None, as_json: bool) -> None:
     """Sum the traces of DB (or those FILTER keeps): calls, input / output tokens, cost from the
     recorded usage (genai-prices; calls whose price is not known are counted apart, never as $0),
-    mean and max span duration, states, span errors and context-window use (input / C in bands).
+    mean and max span duration, states, span errors and context-window use ((input + reserved output) / C in bands, as eq. 3.1 decided it).
 
     \b
     Example:

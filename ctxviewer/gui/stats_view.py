@@ -37,7 +37,7 @@ from ctxviewer.tokens.cost import NOT_KNOWN, fmt_cost
 from ctxviewer.util.visible import one_line
 
 HEADERS = ("group", "calls", "counted input tokens", "output tokens", "cost (USD)", "cost known", "mean ms", "max ms",
-           "ok", "warning", "failure", "span errors", *(f"input/C {b[0]}" for b in WINDOW_BANDS))
+           "ok", "warning", "failure", "span errors", *(f"C used {b[0]}" for b in WINDOW_BANDS))
 """Table and CSV columns (the CSV has the same cells, numbers unformatted)."""
 MEASURES = {"calls": lambda g: g.calls, "counted input tokens": lambda g: g.input_tokens,
             "output tokens": lambda g: g.output_tokens, "cost (USD)": lambda g: g.cost, "span errors": lambda g: g.errors}
@@ -69,7 +69,7 @@ def row_values(label: str, g: Group) -> list[Any]:
 
 
 def _cell(header: str, value: Any, g: Group) -> str:
-    if header.startswith("input/C") and not sum(g.window):
+    if header.startswith("C used") and not sum(g.window):
         return "not recorded"  # no call of the group recorded both its input and its capacity C: not 0
     if value is None:
         return NOT_KNOWN if header == "cost (USD)" else "not recorded"
@@ -115,9 +115,10 @@ class StatsView(QWidget):
         self.table = QTableWidget(0, len(HEADERS))
         self.table.setHorizontalHeaderLabels(list(HEADERS))
         for c, h in enumerate(HEADERS):
-            if h.startswith("input/C"):
+            if h.startswith("C used"):
                 self.table.horizontalHeaderItem(c).setToolTip(
-                    "calls whose input tokens and capacity C are both recorded, by input / C")
+                    "calls by (input + reserved output) / C as the header decided eq. 3.1 (C recorded or "
+                    "assumed; the provider's count when it decided); calls where it was not decided are in none")
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(False)
         self.table.verticalHeader().setVisible(False)  # row numbers say nothing here

@@ -3,7 +3,8 @@ assessment job that ``upgrade`` runs after the schema steps.
 
 The schema steps only change tables (a released step gives the same result whatever today's checks
 say); the facts stored on each row (:mod:`ctxviewer.store.facts`) are a snapshot of the checks, so
-an upgrade from before schema 3 -- whose rows hold no facts or no ``trace_findings`` -- and an
+an upgrade from before schema 3 -- whose rows hold no facts or no ``trace_findings`` --, from
+before schema 14 -- whose rows hold no window use (:data:`WINDOW_USE_SINCE`) -- and an
 upgrade of a current database (asked for to refresh them) re-assess every trace with today's
 checks: :func:`upgrade_with_facts`. The traces are assessed over the cores
 (:func:`ctxviewer.pipeline.assess_pool.assessed`), like an import. No Qt here.
@@ -48,9 +49,14 @@ def reassess(store: TraceStore, context: AssessContext | None = None) -> int:
     return store.write_facts(facts for _trace, facts in assessed(loaded(), context=ctx))
 
 
+WINDOW_USE_SINCE = 14
+"""The first schema whose rows hold ``window_used`` / ``window_capacity`` (what ``stats`` bands):
+an upgrade from an older one re-assesses every trace, or the copy's bands would be empty."""
+
+
 def needs_reassessing(from_version: int) -> bool:
     """Whether an upgrade from schema ``from_version`` re-assesses (see the module docstring)."""
-    return from_version < FACTS_CONTEXT_SINCE or from_version == SCHEMA_VERSION
+    return from_version < max(FACTS_CONTEXT_SINCE, WINDOW_USE_SINCE) or from_version == SCHEMA_VERSION
 
 
 def upgrade_with_facts(source: str | Path, target: str | Path,

@@ -18,7 +18,6 @@ from typing import Any
 from ctxviewer.assess.assessment import Assessment, Conclusion, conclude
 from ctxviewer.assess.budget import CapacityCheck
 from ctxviewer.assess.context import AssessContext, context_for_db
-from ctxviewer.assess.input_source import REPORTED_SOURCE, TRUNCATED_SOURCE
 from ctxviewer.model.trace import LimitMode, RequestTrace
 from ctxviewer.store import TraceStore
 from ctxviewer.store.facts import StoredFacts
@@ -29,22 +28,19 @@ def _flag(value: bool | None) -> int | None:
 
 
 def window_use(c: CapacityCheck) -> tuple[int | None, int | None]:
-    """``(input, window)`` in tokens: the input and the context window C that decided eq. 3.1 for
-    check ``c``, as the header says them -- what ``stats`` bands as input / C
-    (:data:`~ctxviewer.store.group_sums.WINDOW_BANDS`). The input is the tokens a provider's refusal
-    says were sent, else the provider-reported input when it decided
-    (:data:`~ctxviewer.assess.input_source.REPORTED_SOURCE`, :data:`~ctxviewer.assess.input_source.TRUNCATED_SOURCE`),
-    else the counted input; C is recorded or assumed (the model catalogue, ``ctxviewer.toml``), the
-    input limit in separate-limit mode. ``(None, None)`` when eq. 3.1 could not be decided
-    (``c.fits is None``: no input, no C, or an assumed C the call itself refutes)."""
-    if c.fits is None:
+    """``(used, window)`` in tokens: what eq. 3.1 set against the context window for check ``c`` and
+    that window, as the header decided it -- what ``stats`` bands as used / C
+    (:data:`~ctxviewer.store.group_sums.WINDOW_BANDS`). The window is C, recorded or assumed (the
+    model catalogue, ``ctxviewer.toml``, a provider's refusal naming it), or the input limit in
+    separate-limit mode; used is that window minus the margin (:attr:`CapacityCheck.margin`): input
+    + B_out by whichever input decided (the provider's count when it did, the tokens a refusal says
+    were sent), the input alone in separate-limit mode or when B_out is not recorded. ``(None,
+    None)`` when eq. 3.1 was not decided (``c.fits is None``: no input, no C, or an assumed C the call
+    itself refutes) or no margin is known."""
+    window = c.max_input if c.limit_mode is LimitMode.SEPARATE else c.capacity
+    if c.fits is None or c.margin is None or window is None:
         return None, None
-    if c.refusal is not None:
-        return c.refusal.sent, c.refusal.window
-    decided = c.input_tokens
-    if c.input_source in (REPORTED_SOURCE, TRUNCATED_SOURCE) and c.reported_input is not None:
-        decided = c.reported_input
-    return decided, c.max_input if c.limit_mode is LimitMode.SEPARATE else c.capacity
+    return window - c.margin, window
 
 
 def fact_values(a: Assessment | Conclusion) -> tuple[Any, ...]:

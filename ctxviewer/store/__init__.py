@@ -125,9 +125,10 @@ Tables and columns
     Schema 10: ``idx_traces_aggregate`` (model, input_tokens, output_tokens, cost, duration_ms, state,
     span_status, capacity) and ``idx_traces_aggregate_day`` (substr(created, 1, 10), the same seven,
     created) -- covering :mod:`~ctxviewer.store.aggregates`' sums (54 and 71 MB per 1M traces).
-    Schema 14: ``window_input`` INTEGER and ``window_capacity`` INTEGER -- the input and the C
-    (recorded or assumed) that decided eq. 3.1, tokens (:func:`ctxviewer.pipeline.stored_facts.window_use`;
-    NULL when it was not decided), which the ``stats`` bands read; the three aggregate indexes carry them.
+    Schema 14: ``window_used`` INTEGER and ``window_capacity`` INTEGER -- the tokens eq. 3.1 set
+    against C (input + B_out, as the header decided: C - margin) and that C (recorded or assumed),
+    tokens (:func:`ctxviewer.pipeline.stored_facts.window_use`; NULL when it was not decided), which
+    the ``stats`` bands read; the three aggregate indexes carry them.
 
 ``blobs`` -- content-addressed text (item contents, serialized requests).
     ``hash`` BLOB PK -- sha256 digest of the UTF-8 text, 32 bytes (:func:`content_digest`; hex

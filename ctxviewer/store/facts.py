@@ -21,12 +21,12 @@ FACT_COLUMNS: tuple[str, ...] = (
     "worst_severity",
     "verdict",
     "facts_context",
-    "window_input",
+    "window_used",
     "window_capacity",
 )
 """``traces`` columns holding assessment facts, in :class:`~ctxviewer.store.TraceRow` order.
-(The counted input is the older ``input_tokens`` column; ``window_input`` and ``window_capacity``,
-schema 14, are the input and the C that decided eq. 3.1, what ``stats`` bands.)"""
+(The counted input is the older ``input_tokens`` column; ``window_used`` and ``window_capacity``,
+schema 14, are the tokens eq. 3.1 set against C and that C, tokens, what ``stats`` bands.)"""
 
 
 @dataclass(frozen=True)

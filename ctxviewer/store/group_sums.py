@@ -13,8 +13,9 @@ from typing import Any
 WINDOW_BANDS: tuple[tuple[str, float, float], ...] = (
     ("<50%", 0.0, 0.5), ("50-80%", 0.5, 0.8), ("80-90%", 0.8, 0.9), ("90-100%", 0.9, 1.0), (">100%", 1.0, float("inf")),
 )
-"""Context-window use (input tokens / capacity C, as the header decides eq. 3.1) as bands
-``[low, high)``: how close to C the calls run."""
+"""Context-window use -- input + B_out over the capacity C, as the header decides eq. 3.1 -- as bands
+``[low, high)``, except that ``90-100%`` holds exactly 100 % too (a call that fills C fits) and
+``>100%`` is the calls over capacity: how close to C the calls run."""
 
 
 @dataclass(frozen=True)
@@ -45,8 +46,8 @@ class Group:
     errors: int
     """Calls whose span ended in error (``span_status = 'error'``)."""
     window: tuple[int, ...]
-    """Calls per :data:`WINDOW_BANDS` band of input / capacity as eq. 3.1 decided it (calls where it
-    could not be decided are in none)."""
+    """Calls per :data:`WINDOW_BANDS` band of (input + B_out) / C as eq. 3.1 decided it (calls where
+    it could not be decided are in none)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: every field, ``window`` as ``{band: calls}``; a sum no call recorded
@@ -68,17 +69,17 @@ def _number(column: str) -> str:
 
 
 _IN, _C, _OUT = _number("input_tokens"), _number("capacity"), _number("output_tokens")
-_WIN, _WC = _number("window_input"), _number("window_capacity")
+_WIN, _WC = _number("window_used"), _number("window_capacity")
 CUMULATIVE_SQL = (f"count(*) FILTER (WHERE {_WC} > 0 AND {_WIN} * 2 < {_WC}), "
                   f"count(*) FILTER (WHERE {_WC} > 0 AND {_WIN} * 10 < {_WC} * 8), "
                   f"count(*) FILTER (WHERE {_WC} > 0 AND {_WIN} * 10 < {_WC} * 9), "
-                  f"count(*) FILTER (WHERE {_WC} > 0 AND {_WIN} < {_WC}), "
+                  f"count(*) FILTER (WHERE {_WC} > 0 AND {_WIN} <= {_WC}), "
                   f"count({_WIN}) FILTER (WHERE {_WC} > 0)")
-"""Calls under 50 %, 80 %, 90 % and 100 % of C, and all whose eq. 3.1 was decided: the
-:data:`WINDOW_BANDS` as cumulative counts of ``window_input / window_capacity`` (schema 14: the
-input and the C the header decided by -- the provider-reported input when it decided, an assumed
-C --, :func:`ctxviewer.pipeline.stored_facts.window_use`; not the counted ``input_tokens`` against
-the recorded ``capacity``, which put a call the header calls over capacity under 50 %), in integer
+"""Calls under 50 %, 80 %, 90 % and at most 100 % of C, and all whose eq. 3.1 was decided: the
+:data:`WINDOW_BANDS` as cumulative counts of ``window_used / window_capacity`` (schema 14: input +
+B_out against the C, as the header decided eq. 3.1 -- the provider's count when it decided, an
+assumed C --, :func:`ctxviewer.pipeline.stored_facts.window_use`; not the counted ``input_tokens``
+against the recorded ``capacity``, which put a call the header calls over capacity under 50 %), in integer
 products (no division per row, and one comparison per count instead of a CASE per band);
 :func:`group_of` takes the differences."""
 

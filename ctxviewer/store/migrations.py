@@ -520,7 +520,7 @@ def m023_compact_attributes(db: Database) -> None:
 # ------------------------------------------------------------------ schema version 14
 
 
-WINDOW_COLUMNS = "window_input, window_capacity"
+WINDOW_COLUMNS = "window_used, window_capacity"
 """The input and the C eq. 3.1 was decided by (schema 14, :data:`ctxviewer.store.facts.FACT_COLUMNS`),
 which ``stats`` bands: appended to the aggregated columns of the covering indexes below."""
 AGGREGATE_INDEX_V14 = f"CREATE INDEX idx_traces_aggregate ON traces (model, {AGGREGATE_COLUMNS}, {WINDOW_COLUMNS}, created)"
@@ -535,7 +535,7 @@ AGGREGATE_SESSION_INDEX_V14 = ("CREATE INDEX idx_traces_aggregate_session ON tra
 
 @_step(14)
 def m024_window_use(db: Database) -> None:
-    """The columns ``window_input`` and ``window_capacity`` added to ``traces`` (NULL: the row's
+    """The columns ``window_used`` and ``window_capacity`` added to ``traces`` (NULL: the row's
     facts are computed again by ``upgrade``'s back-fill, as for any row assessed by an earlier rule
     set), the three covering aggregate indexes rebuilt with them (:data:`AGGREGATE_INDEX_V14`,
     :data:`AGGREGATE_DAY_INDEX_V14`, :data:`AGGREGATE_SESSION_INDEX_V14`), the rollup's update
@@ -544,7 +544,7 @@ def m024_window_use(db: Database) -> None:
     from ctxviewer.store import session_rollup
 
     columns = db.table("traces").columns_dict
-    for name in ("window_input", "window_capacity"):
+    for name in ("window_used", "window_capacity"):
         if name not in columns:  # a copy rebuilt by hand may have them
             db.execute(f"ALTER TABLE traces ADD COLUMN {name} INTEGER")
     for name, ddl in (("idx_traces_aggregate", AGGREGATE_INDEX_V14), ("idx_traces_aggregate_day", AGGREGATE_DAY_INDEX_V14),

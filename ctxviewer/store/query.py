@@ -110,13 +110,15 @@ class TraceRow:
     """The fingerprint of the context the facts were computed in
     (:attr:`ctxviewer.assess.context.AssessContext.fingerprint`); ``None`` when not recorded (a row
     written before schema 7). Schema 7."""
-    window_input: int | None = None
-    """The input tokens that decided eq. 3.1, as the header says it: the provider-reported input when
-    it decided (over C although the count fits, or the captured text truncated), else the counted
-    input; ``None`` when neither is known or for a row stored before schema 14. Schema 14."""
+    window_used: int | None = None
+    """Tokens eq. 3.1 set against :attr:`window_capacity`, as the header decided it: input + B_out
+    (``window_capacity - margin``; the input by the provider's count when that decided, the tokens a
+    refusal says were sent; the input alone in separate-limit mode or when B_out is not recorded);
+    ``None`` when eq. 3.1 was not decided or for a row stored before schema 14. Schema 14."""
     window_capacity: int | None = None
-    """The context window C the header checked eq. 3.1 against, recorded or assumed (the model
-    catalogue, ``ctxviewer.toml``); the input limit in separate-limit mode. Schema 14."""
+    """The context window C the header checked eq. 3.1 against, tokens, recorded or assumed (the
+    model catalogue, ``ctxviewer.toml``); the input limit in separate-limit mode; ``None`` like
+    :attr:`window_used`. Schema 14."""
     session_id: str | None = None
     """Conversation id (OTel ``gen_ai.conversation.id``), schema 3."""
     span_status: str | None = None

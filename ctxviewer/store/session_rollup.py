@@ -67,7 +67,7 @@ TRIGGERS: tuple[str, ...] = (
     f"CREATE TRIGGER IF NOT EXISTS session_rollup_delete AFTER DELETE ON traces BEGIN "
     f"{_mark(_KEY.format('OLD.'))} END",
     "CREATE TRIGGER IF NOT EXISTS session_rollup_update AFTER UPDATE OF session_id, input_tokens, output_tokens, "
-    "cost, duration_ms, state, span_status, capacity, window_input, window_capacity ON traces BEGIN "
+    "cost, duration_ms, state, span_status, capacity, window_used, window_capacity ON traces BEGIN "
     f"{_mark(_KEY.format('OLD.'))} {_mark(_KEY.format('NEW.'))} END",
 )
 """The triggers that mark a written session stale (the module docstring says why only mark); the
@@ -100,7 +100,7 @@ def create(conn: sqlite3.Connection) -> None:
 
 def remake_update_trigger(conn: sqlite3.Connection) -> None:
     """Drop and create ``session_rollup_update`` as :data:`TRIGGERS` has it now (the schema-14 step:
-    an update of ``window_input`` or ``window_capacity`` marks the session too). In the caller's
+    an update of ``window_used`` or ``window_capacity`` marks the session too). In the caller's
     transaction; raises ``sqlite3.DatabaseError`` as SQLite does."""
     conn.execute("DROP TRIGGER IF EXISTS session_rollup_update")
     conn.execute(TRIGGERS[-1])

@@ -79,10 +79,10 @@ def test_window_bands_without_a_recorded_capacity_say_not_recorded(qtbot) -> Non
     view = StatsView()
     qtbot.addWidget(view)
     view.show_groups(group("", (1, 1, 0, 0, 0)), [group("assumed-C", (0, 0, 0, 0, 0)), group("known-C", (1, 1, 0, 0, 0))], "")
-    bands = [i for i, h in enumerate(HEADERS) if h.startswith("input/C")]
+    bands = [i for i, h in enumerate(HEADERS) if h.startswith("C used")]
     assert [view.table.item(0, c).text() for c in bands] == ["not recorded"] * 5  # not "0 calls under 50%"
     assert [view.table.item(1, c).text() for c in bands] == ["1", "1", "0", "0", "0"]
-    assert view.table.horizontalHeaderItem(bands[0]).toolTip().startswith("calls whose input tokens and capacity C")
+    assert view.table.horizontalHeaderItem(bands[0]).toolTip().startswith("calls by (input + reserved output) / C as the header decided eq. 3.1")
 
 
 def _group(key: str, calls: int):  # type: ignore[no-untyped-def]

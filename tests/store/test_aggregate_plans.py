@@ -119,7 +119,7 @@ def test_the_aggregate_indexes_cover_time_and_model_filters_and_the_window_colum
         cols = {name: [r[2] for r in conn.execute(f"PRAGMA index_info({name})")]
                 for name in ("idx_traces_aggregate", "idx_traces_aggregate_day", "idx_traces_aggregate_session")}
     summed = ["input_tokens", "output_tokens", "cost", "duration_ms", "state", "span_status", "capacity",
-              "window_input", "window_capacity"]
+              "window_used", "window_capacity"]
     assert cols == {"idx_traces_aggregate": ["model", *summed, "created"],
                     "idx_traces_aggregate_day": [None, *summed, "created", "model"],  # None: substr(created, 1, 10)
                     "idx_traces_aggregate_session": ["session_id", *summed, "created", "model"]}

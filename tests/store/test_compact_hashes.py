@@ -154,7 +154,7 @@ def test_a_schema5_database_upgraded_to_6_reads_the_same(reference: Path, tmp_pa
             with closing(sqlite3.connect(reference)) as ref:
                 # not kept by schema 5 (in memory, not committed); the window columns (schema 14) are
                 # facts the CLI's upgrade back-fills, not this store-level copy
-                ref.execute("UPDATE traces SET facts_context = NULL, window_input = NULL, window_capacity = NULL")
+                ref.execute("UPDATE traces SET facts_context = NULL, window_used = NULL, window_capacity = NULL")
                 assert conn.execute(q).fetchall() == ref.execute(q).fetchall(), table
                 ref.rollback()
 

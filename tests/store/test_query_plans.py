@@ -93,7 +93,7 @@ def test_schema_9_plans_nothing_as_a_scan_that_schema_8_answered_from_an_index(d
     statements = [s for s in statements if "session_rollup" not in s]  # schema 12's table: not in schema 8
     assert len(statements) == 149
     worse = []
-    as_schema_8 = [s.replace("r.attribute_refs", "NULL").replace("window_input", "input_tokens")  # schema 13's and
+    as_schema_8 = [s.replace("r.attribute_refs", "NULL").replace("window_used", "input_tokens")  # schema 13's and
                    .replace("window_capacity", "capacity") for s in statements]  # 14's columns
     for sql, before, after in zip(statements, _plans(old, as_schema_8), _plans(new, statements)):
         indexed_before = {m.group(1) for line in before if (m := re.match(r"(?:SEARCH|SCAN) (\w+) USING", line))}

@@ -133,7 +133,7 @@ def test_list_row_values(db: Path) -> None:
         worst_severity=None,
         verdict="fits, 6,601 tokens margin",
         facts_context=EMPTY.fingerprint,  # assessed with no ctxviewer.toml and no marks
-        window_input=199,  # the counted input decided eq. 3.1 (no reported input over C)
+        window_used=199 + 1200,  # input + B_out set against C by eq. 3.1 (the count decided: no reported input over C)
         window_capacity=8000,
         session_id="sess-2f9c",
     )
