@@ -109,3 +109,33 @@ def test_log_records_of_a_span_no_call_was_made_of_are_not_claimed() -> None:
         f"{spans}: whole file: no chat spans found (1 other span(s): invoke_agent)",
         f"{logs}: whole file: 2 GenAI log record(s) joined no span of the spans file(s) imported with it "
         "(span 5d00000000000001): imported on their own as log-only calls"]
+
+
+def test_logfire_responses_output_items_are_one_response() -> None:
+    """Logfire ``instrument_openai`` (``convert_responses_outputs_to_semconv``) writes each Responses
+    output item as its own output message, none with a finish reason: before, two parallel tool calls
+    read as "Tool calls none" and two "other choices" (nu3 #5)."""
+    traces, problems = _load("logfire-responses-items.otlp.json")
+    [t] = traces.values()
+    assert t.response is not None and t.response.text == "Checking both cities."
+    assert [(c.name, c.arguments, c.id) for c in t.tool_calls] == [
+        ("get_weather", '{"city":"Paris"}', "call_par"), ("get_weather", '{"city":"Tokyo"}', "call_tyo")]
+    assert "ctxviewer.other_choices" not in t.attributes
+    assert not any("choices" in str(p) for p in problems)
+    assert dict(header_rows(t))["Tool calls"] == ('get_weather({"city":"Paris"}) → verdict not recorded\n'
+                                                  'get_weather({"city":"Tokyo"}) → verdict not recorded')
+
+
+def test_choices_with_their_finish_reasons_stay_choices(tmp_path: Path) -> None:
+    import json
+
+    from otlp_factories import chat_span, otlp_request, s
+
+    out = [{"role": "assistant", "parts": [{"type": "text", "content": "A cat."}], "finish_reason": "stop"},
+           {"role": "assistant", "parts": [{"type": "tool_call", "id": "c9", "name": "delete_all_files",
+                                            "arguments": {"path": "/"}}], "finish_reason": "tool_calls"}]
+    path = tmp_path / "two.otlp.json"
+    path.write_text(json.dumps(otlp_request(chat_span(**{"gen_ai.output.messages": s(json.dumps(out))}))))
+    [t] = [r for r in get_importer("otel").load(path) if isinstance(r, RequestTrace)]
+    assert (t.response.text if t.response else None, t.tool_calls) == ("A cat.", ())
+    assert [c["choice"] for c in t.attributes["ctxviewer.other_choices"]] == [2]

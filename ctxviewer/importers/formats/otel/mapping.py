@@ -54,6 +54,7 @@ from dataclasses import replace
 from typing import Any
 
 from ctxviewer.importers.common import messages as gm
+from ctxviewer.importers.common.choices import one_response_items
 from ctxviewer.importers.common.field_account import unmapped_attribute, unmapped_attribute_keys
 from ctxviewer.importers.common.framework_tools import framework_tool_definitions
 from ctxviewer.importers.common.llm_call import LLMCall, status_attributes
@@ -255,8 +256,10 @@ def _input_messages(attrs: Mapping[str, Any], problems: list[str] | None = None)
 
 
 def _output_messages(attrs: Mapping[str, Any], problems: list[str] | None = None) -> list[gm.Message] | None:
-    if attrs.get("gen_ai.output.messages") is not None:
-        return _message_list(attrs, "gen_ai.output.messages", problems)
+    if attrs.get("gen_ai.output.messages") is not None:  # one response's items written one per message: merged
+        n = attrs.get("gen_ai.request.choice.count")
+        choices = isinstance(n, (int, float, str)) and str(n).isdigit() and int(n) > 1
+        return one_response_items(_message_list(attrs, "gen_ai.output.messages", problems), choices)
     if attrs.get("gen_ai.completion") is not None:
         return gm.parse_messages(attrs["gen_ai.completion"])
     if attrs.get("ai.response.text") is not None or attrs.get("ai.response.toolCalls") is not None:
