@@ -19,7 +19,15 @@ from ctxviewer.assess.budget import CapacityCheck
 from ctxviewer.assess.input_source import REPORTED_SOURCE, TRUNCATED_SOURCE
 from ctxviewer.assess.plausibility import DURATION_KEY, negative_duration, reported_input
 from ctxviewer.model.capture import uncaptured_row
-from ctxviewer.model.source_notes import CACHE_1H_KEY, ENVIRONMENT_KEY, FIRST_TOKEN_KEY, SERVER_TOOLS_KEY, WARNING_KEYS
+from ctxviewer.model.source_notes import (
+    CACHE_1H_KEY,
+    ENVIRONMENT_KEY,
+    FIRST_TOKEN_KEY,
+    GEMINI_THINKING_RULE,
+    SERVER_TOOLS_KEY,
+    USAGE_RULE_KEY,
+    WARNING_KEYS,
+)
 from ctxviewer.model.trace import NOT_RECORDED, Kind, LimitMode, RequestTrace, ToolCall
 from ctxviewer.model.words import fmt_int, fmt_text, fmt_time
 from ctxviewer.tokens import cost as pricing
@@ -45,9 +53,11 @@ def _policy(trace: RequestTrace) -> str:
 
 def _usage(trace: RequestTrace) -> str:
     u = trace.usage
+    derived = (" (derived from total_tokens: total - input - output, in the output)"
+               if u.reasoning_tokens is not None and trace.attributes.get(USAGE_RULE_KEY) == GEMINI_THINKING_RULE else "")
     return (
         f"input {fmt_int(u.input_tokens)} · output {fmt_int(u.output_tokens)} · "
-        f"cached {fmt_int(u.cached_input_tokens)} · reasoning {fmt_int(u.reasoning_tokens)}"
+        f"cached {fmt_int(u.cached_input_tokens)} · reasoning {fmt_int(u.reasoning_tokens)}{derived}"
     )
 
 

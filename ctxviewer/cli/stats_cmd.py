@@ -17,7 +17,8 @@ from ctxviewer.cli.simple_table import simple_table
 from ctxviewer.cli.status import BadInput
 from ctxviewer.cli.stores import filter_query, stale_calls, warn_absent_rules, warn_damage, warn_stale
 from ctxviewer.pipeline.hints import open_store
-from ctxviewer.store import StoreError
+from ctxviewer.pipeline.model_calls import left_out_words, model_calls_filter
+from ctxviewer.store import StoreError, TraceQuery, TraceStore
 from ctxviewer.store.aggregates import GROUP_KEYS
 from ctxviewer.store.group_sums import WINDOW_BANDS, Group
 from ctxviewer.tokens.cost import NOT_KNOWN, fmt_cost
@@ -95,9 +96,13 @@ def stats_cmd(db: str, text: str, by: str | None, as_json: bool) -> None:
         ctxviewer stats traces.db --filter 'score.match < 1' --json
     """
     query = filter_query(text)
+    lone = 0
     try:
         with open_store(db) as store:
             warn_absent_rules(store, text)
+            if isinstance(store, TraceStore):  # a tool run imported on its own is no model call (nu3 #10)
+                calls, lone = model_calls_filter(store, text)
+                query = TraceQuery(text=calls) if lone else query
             total, groups = store.aggregate(query, by)
             stale = stale_calls(store, db, query)
             damage = store.damage()  # the sums read the list columns only: say when other pages are broken
@@ -107,5 +112,7 @@ def stats_cmd(db: str, text: str, by: str | None, as_json: bool) -> None:
         _echo_json(by, total, groups)
     else:
         click.echo(stats_table(total, groups, by))
+    if lone:
+        click.echo(f"note: {left_out_words(lone)}", err=True)
     warn_stale(db, stale, "the states and context-window bands above")
     warn_damage(db, damage, "the sums above are of the rows stored at import")

@@ -19,6 +19,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from ctxviewer.gui.window_api import WindowApi
 from ctxviewer.gui.window_keys import add_close_keys
 from ctxviewer.gui.worker import Task
+from ctxviewer.pipeline.model_calls import left_out_words, model_calls_filter
 from ctxviewer.store import TraceQuery, TraceStore
 from ctxviewer.util.visible import one_line
 
@@ -81,12 +82,13 @@ class StatsController(QObject):
 
             with TraceStore.open(path) as store:
                 store.stop_when(cancelled)  # Cancel stops the statement itself, not only the next one
-                total, groups, n = store.aggregate_top(TraceQuery(text=text), by, SHOWN_GROUPS)
+                calls, lone = model_calls_filter(store, text)  # a tool run imported on its own: no call (nu3 #10)
+                total, groups, n = store.aggregate_top(TraceQuery(text=calls), by, SHOWN_GROUPS)
                 try:  # states stored with other settings (ctxviewer.toml edited since): said, as the CLI says
-                    stale = store.stale_count(TraceQuery(text=text), context_for_db(path).fingerprint)
+                    stale = store.stale_count(TraceQuery(text=calls), context_for_db(path).fingerprint)
                 except ValueError:  # a broken ctxviewer.toml: the window says so where it opens the file
                     stale = 0
-                return total, groups, n, stale
+                return total, groups, n, stale, lone
 
         task = Task(job, self)
         self.task = task
@@ -113,9 +115,11 @@ class StatsController(QObject):
         if self.window.store is not source:  # the window opened another database meanwhile
             self.view.stopped("the database changed: pick the grouping again to compute its statistics")
             return
-        total, groups, n, stale = result
+        total, groups, n, stale, lone = result
         self.shown_from = (text, by, Path(source.path))  # what Export CSV reads again: the table's own computation
         what = f"{total.calls:,} traces" + (f" matching {text}" if text else "")
+        if lone:
+            what += f"; {left_out_words(lone)}"
         if stale:
             what += (f"; {stale:,} of them assessed with other settings or an older ctxviewer: their states and "
                      "bands are as stored at import")
@@ -137,7 +141,7 @@ class StatsController(QObject):
 
             with TraceStore.open(path) as store:
                 store.stop_when(cancelled)
-                total, groups = store.aggregate(TraceQuery(text=text), by)
+                total, groups = store.aggregate(TraceQuery(text=model_calls_filter(store, text)[0]), by)
             write_groups_csv(out, total, groups)  # OSError: the task fails with its message
             return len(groups)
 

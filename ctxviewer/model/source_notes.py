@@ -35,3 +35,13 @@ CACHE_1H_KEY = "anthropic.usage.cache_creation.ephemeral_1h_input_tokens"
 """The trace attribute of an Anthropic call's one-hour cache writes, tokens (``usage.cache_creation
 .ephemeral_1h_input_tokens``): part of ``cache_creation_input_tokens``, billed at a higher rate than
 five-minute writes, which genai-prices does not tell apart -- the cost line says so."""
+
+USAGE_RULE_KEY = "ctxviewer.usage_rule"
+"""The trace attribute naming a usage rule the importer applied that the source's usage fields do
+not show (:mod:`ctxviewer.importers.common.usage_rules`, Inspect's cache rule)."""
+
+GEMINI_THINKING_RULE = ("Gemini thinking tokens only in the total: reasoning derived as total - input - output "
+                        "(not recorded on its own), added to the output")
+"""The :data:`USAGE_RULE_KEY` text when Gemini's thinking tokens were taken from the total (Gemini
+``UsageMetadata``: ``totalTokenCount = promptTokenCount + candidatesTokenCount + thoughtsTokenCount``):
+the header says the reasoning tokens are derived."""

@@ -25,6 +25,8 @@ What lives here:
 * :mod:`~ctxviewer.pipeline.hints` -- the "it looks like X; import it with" hint for a trace
   file opened as a database;
 * :mod:`~ctxviewer.pipeline.warm_up` -- the first trace's one-time costs, paid ahead of it;
+* :mod:`~ctxviewer.pipeline.model_calls` -- which stored traces the sums count as model calls (not
+  an ``execute_tool`` span imported on its own);
 * :mod:`~ctxviewer.pipeline.otlp_receiver` -- the live OTLP/HTTP receiver on 127.0.0.1
   (``ctxviewer serve``, File › Listen for Traces…); :mod:`~ctxviewer.pipeline.live_writer` -- its
   writer: a bounded queue, spans regrouped by trace as they arrive, short WAL transactions;

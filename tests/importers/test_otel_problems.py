@@ -285,7 +285,19 @@ def test_a_span_without_a_trace_id_is_kept_and_said(tmp_path: Path) -> None:
     _, traces, problems = _load(tmp_path, _otlp(span))
     assert [t.trace_id for t in traces] == ["-:00000000000000a1"]
     assert [p.message for p in problems] == [
-        "traceId: not recorded (OTLP requires one); the span is kept, its trace id shown as '-'"]
+        "traceId: not recorded (OTLP requires one); the span is kept as trace '-:00000000000000a1'"]
+
+
+def test_a_span_without_any_id_names_the_id_it_is_kept_as(tmp_path: Path) -> None:
+    """New user nu3 #14: with no span id either the warning said "shown as '-'" and the list showed
+    an attrs-… id, which reads like a flat attribute map."""
+    span = _span()
+    span["traceId"] = span["spanId"] = ""
+    _, [trace], problems = _load(tmp_path, _otlp(span))
+    assert trace.trace_id.startswith("attrs-") and len(trace.trace_id) == len("attrs-") + 16
+    assert [p.message for p in problems] == [
+        f"traceId: not recorded (OTLP requires one); the span is kept as trace '{trace.trace_id}' "
+        "(no span id either: an id made from its attributes)"]
 
 
 def test_two_different_spans_under_one_span_id_name_the_one_left_out(tmp_path: Path) -> None:
@@ -298,3 +310,16 @@ def test_two_different_spans_under_one_span_id_name_the_one_left_out(tmp_path: P
         "resourceSpans[0].scopeSpans[0].spans[0]",
         f"span 00000000000000a1 of trace {traces[0].trace_id.split(':')[0]} appears again at "
         "resourceSpans[0].scopeSpans[0].spans[1]; the later span is kept and this one is not imported", 1)]
+
+
+@pytest.mark.parametrize(("doc", "where", "said"), [
+    ({"resourceSpans": [[]]}, "resourceSpans[0]", "expected an object (ResourceSpans), got a list"),
+    ({"resourceSpans": [{"resource": [1]}]}, "resourceSpans[0].resource", "expected an object, got a list"),
+])
+def test_a_malformed_container_is_said_in_words(tmp_path: Path, doc: dict, where: str, said: str) -> None:  # type: ignore[type-arg]
+    """New user nu3 #15: ``{"resourceSpans": [[]]}`` was said as a raw Python exception
+    ("'list' object has no attribute 'get'")."""
+    path = tmp_path / "bad.otlp.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    problems = [r for r in get_importer("otel").load(path) if isinstance(r, ImportProblem)]
+    assert [(p.record, p.message, p.dropped) for p in problems] == [(where, said, 1)]

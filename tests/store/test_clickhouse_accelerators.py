@@ -81,7 +81,8 @@ def test_only_a_materialized_string_column_of_the_attribute_itself_stands_for_it
 def test_the_list_chat_predicate_filters_and_count_read_the_columns(urls: tuple[str, str]) -> None:
     fast = ClickHouseSource(parse_target(urls[1]))
     page = fast.schema.page_sql(after=True)
-    assert "`gen_ai_operation_name` IN ('chat', 'generate_content', 'text_completion')" in page
+    assert ("`gen_ai_operation_name` IN ('chat', 'generate_content', 'text_completion', 'chat.completions', "
+            "'chat.streaming_completions', 'text.completions', 'text.streaming_completions')") in page
     assert "`gen_ai_request_model`" in page and "`gen_ai_conversation_id`" in page
     for attr in ("operation.name", "request.model", "conversation.id"):
         assert f"SpanAttributes['gen_ai.{attr}']" not in page

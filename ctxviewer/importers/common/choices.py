@@ -31,6 +31,23 @@ def _tool_calls_only(outputs: Sequence[Mapping[str, Any]]) -> bool:
         for m in outputs)
 
 
+def one_response_items(outputs: Sequence[Mapping[str, Any]] | None, choices: bool = False) -> list[dict[str, Any]] | None:
+    """``outputs`` as one assistant message holding every message's parts in order, when they are the
+    output items of one response rather than choices: more than one message, all ``assistant`` (or
+    no role), none with a ``finish_reason`` (the semconv ``OutputMessage`` of a choice requires one),
+    and ``choices`` (``gen_ai.request.choice.count`` > 1) not set. Logfire's ``instrument_openai``
+    writes each OpenAI Responses output item (a ``message``, each ``function_call``) as its own output
+    message (``convert_responses_outputs_to_semconv``), so two parallel tool calls read as "Tool calls
+    none" and two "other choices" (new user nu3 #5). Else ``outputs`` unchanged (as a list, or ``None``)."""
+    if outputs is None:
+        return None
+    out = [dict(m) for m in outputs]
+    if choices or len(out) < 2 or any(m.get("finish_reason") not in (None, "") or m.get("role") not in (None, "assistant")
+                                      for m in out):
+        return out
+    return [{"role": "assistant", "parts": [p for m in out for p in (m.get("parts") or [])]}]
+
+
 def _text(message: Mapping[str, Any]) -> str | None:
     texts = [str(p.get("content") or "") for p in message.get("parts") or [] if p.get("type") == "text"]
     return decode_escapes("".join(texts)) if texts else None

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ctxviewer.model.source_notes import GEMINI_THINKING_RULE
 from ctxviewer.model.trace import Usage
 
 GEMINI_PROVIDERS = frozenset({"gemini", "gcp.gemini", "gcp.vertex_ai", "vertex_ai", "google", "google_genai",
@@ -23,9 +24,9 @@ GEMINI_PROVIDERS = frozenset({"gemini", "gcp.gemini", "gcp.vertex_ai", "vertex_a
 """Provider names (``gen_ai.provider.name`` / ``gen_ai.system`` / ``llm.provider`` values) whose
 usage follows Gemini's rule."""
 
-RULE = ("Gemini thinking tokens only in the total: reasoning derived as total - input - output "
-        "(not recorded on its own), added to the output")
-"""The ``ctxviewer.usage_rule`` text when :func:`thinking_in_total` changed the usage."""
+RULE = GEMINI_THINKING_RULE
+"""The ``ctxviewer.usage_rule`` text when :func:`thinking_in_total` changed the usage (shared with
+the header that says the reasoning was derived: :data:`~ctxviewer.model.source_notes.GEMINI_THINKING_RULE`)."""
 
 
 def thinking_in_total(usage: Usage, total: int | None, provider: str | None, model: str | None = None) -> Usage | None:

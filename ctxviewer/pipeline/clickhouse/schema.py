@@ -35,6 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ctxviewer.importers.common.spans.conventions import SEMANTIC_KERNEL_OPERATIONS
 from ctxviewer.store import StoreError
 
 INSERT_COLUMNS = (
@@ -48,8 +49,9 @@ NEEDED = ("Timestamp", "TraceId", "SpanId", "ParentSpanId", "SpanName", "SpanKin
           "ResourceAttributes", "ScopeName", "ScopeVersion", "SpanAttributes", "Duration", "StatusCode",
           "StatusMessage", "Events.Timestamp", "Events.Name", "Events.Attributes")
 """The columns this backend reads: a table without one is refused on open."""
-CHAT_OPERATIONS = ("chat", "generate_content", "text_completion")
-"""``gen_ai.operation.name`` values of a model call (as :mod:`ctxviewer.importers.formats.otel.mapping`)."""
+CHAT_OPERATIONS = ("chat", "generate_content", "text_completion", *sorted(SEMANTIC_KERNEL_OPERATIONS))
+"""``gen_ai.operation.name`` values of a model call (as :mod:`ctxviewer.importers.formats.otel.mapping`:
+the semconv's, then Semantic Kernel's)."""
 ACCELERATED = ("gen_ai.operation.name", "gen_ai.request.model", "gen_ai.conversation.id")
 """The span attributes a materialized column may stand for (README: ``gen_ai_operation_name`` ...)."""
 INPUT_INDEX_EXPR = "lower(SpanAttributes['gen_ai.input.messages'])"

@@ -17,8 +17,14 @@ from typing import Any
 from ctxviewer.importers.common.spans.span import Span
 from ctxviewer.importers.contract import ImportProblem
 
-CHAT_OPERATIONS = frozenset({"chat", "generate_content", "text_completion"})
-"""``gen_ai.operation.name`` values of a model call (semconv ``gen_ai.operation.name``)."""
+SEMANTIC_KERNEL_OPERATIONS = frozenset({"chat.completions", "chat.streaming_completions", "text.completions",
+                                        "text.streaming_completions"})
+"""``gen_ai.operation.name`` values Semantic Kernel writes for a model call (its model diagnostics,
+Python ``semantic_kernel/utils/telemetry/model_diagnostics/decorators.py`` ``CHAT_COMPLETION_OPERATION``
+... ``TEXT_STREAMING_COMPLETION_OPERATION``; .NET ``ModelDiagnostics``): older than the semconv names."""
+CHAT_OPERATIONS = frozenset({"chat", "generate_content", "text_completion"}) | SEMANTIC_KERNEL_OPERATIONS
+"""``gen_ai.operation.name`` values of a model call (semconv ``gen_ai.operation.name``: ``chat``,
+``generate_content``, ``text_completion``; and :data:`SEMANTIC_KERNEL_OPERATIONS`)."""
 KIND = "openinference.span.kind"
 """OpenInference's span kind attribute (``LLM``, ``RETRIEVER``, ``TOOL``, ``CHAIN``, ``AGENT`` ...)."""
 

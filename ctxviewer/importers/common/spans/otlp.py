@@ -19,6 +19,7 @@ from ctxviewer.importers.common.spans.span import (
     event_records,
     has_genai_key,
     span_time,
+    trace_id_for,
     unreadable_end,
 )
 from ctxviewer.importers.common.values import decode_key_values, normalise_id, span_kind, span_status
@@ -50,8 +51,15 @@ def spans(obj: Mapping[str, Any], file: str, prefix: str = "") -> Iterator[SpanR
         return
     for ri, rs in enumerate(resource_spans):
         rpath = f"{prefix}resourceSpans[{ri}]"
+        if not isinstance(rs, Mapping):  # nu3 #15: said as a raw exception ("'list' object has no attribute 'get'")
+            yield ImportProblem(file, rpath, f"expected an object (ResourceSpans), got {_json_type(rs)}", dropped=1)
+            continue
+        res = rs.get("resource") or {}
+        if not isinstance(res, Mapping):
+            yield ImportProblem(file, f"{rpath}.resource", f"expected an object, got {_json_type(res)}", dropped=1)
+            continue
         try:
-            resource = decode_key_values(((rs.get("resource") or {}).get("attributes")), "resource.attributes")
+            resource = decode_key_values(res.get("attributes"), "resource.attributes")
             scope_spans = rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []
             if not isinstance(scope_spans, list):
                 raise ValueError(f"scopeSpans: expected a list, got {_json_type(scope_spans)}")
@@ -94,6 +102,8 @@ def _json_type(value: Any) -> str:
         return f"the number {value}"
     if isinstance(value, str):
         return "a string"
+    if isinstance(value, list):
+        return "a list"
     return "an object" if isinstance(value, Mapping) else type(value).__name__
 
 
@@ -101,11 +111,10 @@ def _span(sp: Any, record: str, resource: dict[str, Any], scope: dict[str, Any],
     if not isinstance(sp, Mapping):
         raise ValueError("expected a span object")
     status, message = span_status(sp.get("status"))
-    if normalise_id(sp.get("traceId"), 16) is None:  # OTLP requires one (new user nu2 #10: imported as '-' unsaid)
-        skipped.append("traceId: not recorded (OTLP requires one); the span is kept, its trace id shown as '-'")
+    first = len(skipped)  # the traceId warning goes first (field order), worded once the id is known
     start = span_time(sp.get("startTimeUnixNano"), "startTimeUnixNano", record)  # start first: warnings in field order
     end = span_time(sp.get("endTimeUnixNano"), "endTimeUnixNano", record)
-    return Span(
+    span = Span(
         trace_id=normalise_id(sp.get("traceId"), 16),
         span_id=normalise_id(sp.get("spanId"), 8),
         parent_id=normalise_id(sp.get("parentSpanId"), 8),
@@ -122,3 +131,10 @@ def _span(sp: Any, record: str, resource: dict[str, Any], scope: dict[str, Any],
         scope=scope,
         events=event_records(sp.get("events"), "events"),
     )
+    if span.trace_id is None:  # OTLP requires one (new user nu2 #10: imported as '-' unsaid; nu3 #14: the id named)
+        kept = (f"as trace {trace_id_for(span)!r}" if span.span_id else
+                f"as trace {trace_id_for(span)!r} (no span id either: an id made from its attributes)"
+                if not span.events else  # its events are folded into the attributes first: the id is of those
+                "as a trace whose id is made from its attributes ('attrs-…': no span id either)")
+        skipped.insert(first, f"traceId: not recorded (OTLP requires one); the span is kept {kept}")
+    return span

@@ -115,7 +115,9 @@ class OtelImporter:
         joined: set[str] = set()
         for group in read_span_groups(path, extra, joined):
             yield from _load_group(group, file, state, with_runs=True)
-        mark_joined(companions, held, joined, path)
+        # only the records of spans read as calls joined: a record on a span no trace was made of
+        # (an operation not read as a model call) is the logs file's own, imported as a log-only call
+        mark_joined(companions, held, joined & state.traced, path)
         yield from file_end(state, file)
 
 
@@ -196,6 +198,7 @@ class _FileState:
         self.other_names: list[str] = []  # the first five of them, for the "no chat spans" message
         self.openinference = 0  # OpenInference LLM spans: the openinference importer's (named at the end)
         self.unread_models: dict[str, int] = {}  # span name -> model-call-like spans no mapping reads
+        self.traced: set[str] = set()  # span ids a trace was made of (their joined log records are on it)
 
     def absorb(self, later: _FileState) -> None:
         """Add what ``later`` learnt from the span groups after this state's (a chunk of the file
@@ -208,6 +211,7 @@ class _FileState:
         self.openinference += later.openinference
         for name, n in later.unread_models.items():
             self.unread_models[name] = self.unread_models.get(name, 0) + n
+        self.traced |= later.traced
 
 
 def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs: bool = False) -> Iterator[RunRecord]:
@@ -316,12 +320,16 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs
             trace = replace(trace, attributes={**trace.attributes, **cut_trace_attributes(cut[id(s)])})
             notes += cut_notes(cut[id(s)])
         traced[id(s)] = trace.trace_id
+        if s.span_id:
+            state.traced.add(s.span_id)
         yield trace
         for message in problems + notes:
             yield ImportProblem(file, where, message)
     for t in named:  # a named tool execution that fed no chat span: kept (unless a span was rejected)
         if not state.rejected and fed_call(t, chats) is None:
             yield tool_trace(t, trace_id_for(t))
+            if t.span_id:
+                state.traced.add(t.span_id)
             yield ImportProblem(file, t.record, "execute_tool span fed no chat span in this file; "
                                                 "imported on its own (its call and result)")
     yield from missing_parents(spans.values(), file)

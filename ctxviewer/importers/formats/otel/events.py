@@ -10,8 +10,9 @@ Forms (semconv ``model/gen-ai/events.yaml`` and ``deprecated/events-deprecated.y
   ``gen_ai.assistant.message`` (``{content, tool_calls}``), ``gen_ai.tool.message``
   (``{content, id}``) -> ``gen_ai.input.messages`` in event order; ``gen_ai.choice``
   (``{index, finish_reason, message}``) -> ``gen_ai.output.messages``. The body is the log
-  record body, or for span events the event's ``body`` / ``event.body`` attribute or its own
-  attributes;
+  record body; when there is none (or it is ``{}``), the event's ``gen_ai.event.content`` (Azure AI
+  Inference, Semantic Kernel .NET: :data:`BODY_ATTRIBUTES`), ``body`` or ``event.body`` attribute;
+  else its own attributes. A body key not read is named (:data:`UNREAD_EVENTS`);
 * ``gen_ai.content.prompt`` / ``gen_ai.content.completion`` (<= 1.27) with attributes
   ``gen_ai.prompt`` / ``gen_ai.completion``.
 
@@ -27,6 +28,7 @@ from typing import Any
 
 from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common.containers import loads_bounded, nested_too_deep
+from ctxviewer.importers.common.field_account import is_empty
 from ctxviewer.importers.common.spans.span import Span
 
 MESSAGE_EVENTS = {"gen_ai.system.message": "system", "gen_ai.user.message": "user",
@@ -35,18 +37,44 @@ MESSAGE_EVENTS = {"gen_ai.system.message": "system", "gen_ai.user.message": "use
 
 DETAILS_EVENT = "gen_ai.client.inference.operation.details"
 
+BODY_ATTRIBUTES = ("gen_ai.event.content", "body", "event.body")
+"""Event attributes holding the event's body when the event (or log record) has none, JSON or
+structured: ``gen_ai.event.content`` is where the Azure AI Inference tracer (``azure.ai.inference.tracing``:
+``add_event(f"gen_ai.{role}.message", {"gen_ai.system": ..., "gen_ai.event.content": json.dumps(message)})``,
+``gen_ai.choice`` with ``{message, finish_reason, index}``) and Semantic Kernel .NET put the message."""
+
+_NOT_BODY = ("gen_ai.system", "gen_ai.provider.name", "event.", "code.")
+"""Attributes of an event that are no part of its message (the provider; the event name; Python
+logging's ``code.*`` source location on a log record)."""
+
+MESSAGE_KEYS = frozenset({"role", "content", "tool_calls", "id", "tool_call_id"})
+"""The keys of a per-message event body :func:`fold_events` reads."""
+CHOICE_KEYS = frozenset({"index", "finish_reason", "message"})
+"""The keys of a ``gen_ai.choice`` body :func:`fold_events` reads (``message`` as :data:`MESSAGE_KEYS`;
+``index`` orders the choices, which are kept in event order)."""
+
+UNREAD_EVENTS = "ctxviewer.event_keys_unmapped"
+"""Span attribute :func:`fold_events` sets: the keys of GenAI events it did not read (``"event
+gen_ai.user.message: name"``; ``"event gen_ai.foo"`` for a GenAI event of a name it does not
+know), which :mod:`.mapping` names in ``ctxviewer.unmapped`` (docs/unmapped-fields.md)."""
+
 
 def _body(ev: Mapping[str, Any]) -> dict[str, Any]:
     body = ev.get("body")
     attrs = ev.get("attributes") or {}
-    if body is None:
-        body = attrs.get("body", attrs.get("event.body"))
+    if body is None or body == {}:  # an empty log body ({}): the content is in an attribute
+        body = next((attrs[k] for k in BODY_ATTRIBUTES if attrs.get(k) not in (None, "")), body)
     body = gm.parse_structured(body)
-    if isinstance(body, Mapping):
+    if isinstance(body, Mapping) and (body or not attrs):
         return dict(body)
-    if body is not None:
+    if body is not None and not isinstance(body, Mapping):
         return {"content": body}
-    return {k: gm.parse_structured(v) for k, v in attrs.items() if not k.startswith(("gen_ai.system", "event."))}
+    return {k: gm.parse_structured(v) for k, v in attrs.items() if not k.startswith(_NOT_BODY)}
+
+
+def _unread(name: str, body: Mapping[str, Any], read: frozenset[str]) -> list[str]:
+    """``"event NAME: key"`` for each key of an event's ``body`` with a value that is not read."""
+    return [f"event {name}: {k}" for k, v in body.items() if k not in read and not is_empty(v)]
 
 
 def _message(role: str, body: Mapping[str, Any]) -> gm.Message:
@@ -74,6 +102,7 @@ def fold_events(span: Span) -> Span:
     attrs = dict(span.attributes)
     inputs: list[gm.Message] = []
     outputs: list[gm.Message] = []
+    unread: list[str] = []
     for ev in span.events:
         name = str(ev.get("name") or "")
         ev_attrs = ev.get("attributes") or {}
@@ -83,11 +112,16 @@ def fold_events(span: Span) -> Span:
                 for k, v in source.items():
                     attrs.setdefault(k, v)
         elif name in MESSAGE_EVENTS:
-            inputs.append(_message(MESSAGE_EVENTS[name], _body(ev)))
+            body = _body(ev)
+            unread += _unread(name, body, MESSAGE_KEYS)
+            inputs.append(_message(MESSAGE_EVENTS[name], body))
         elif name == "gen_ai.choice":
             body = _body(ev)
             inner = body.get("message")
             msg: Mapping[str, Any] = inner if isinstance(inner, Mapping) else body
+            unread += _unread(name, body, CHOICE_KEYS if msg is not body else CHOICE_KEYS | MESSAGE_KEYS)
+            if msg is not body:
+                unread += [k.replace(": ", ": message.", 1) for k in _unread(name, msg, MESSAGE_KEYS)]
             out = _message("assistant", msg)
             out["finish_reason"] = body.get("finish_reason")
             outputs.append(out)
@@ -95,10 +129,14 @@ def fold_events(span: Span) -> Span:
             attrs.setdefault("gen_ai.prompt", ev_attrs["gen_ai.prompt"])
         elif name == "gen_ai.content.completion" and "gen_ai.completion" in ev_attrs:
             attrs.setdefault("gen_ai.completion", ev_attrs["gen_ai.completion"])
+        elif name.startswith("gen_ai."):  # a GenAI event of a form not read: named, not dropped in silence
+            unread.append(f"event {name}")
     if inputs:
         attrs.setdefault("gen_ai.input.messages", inputs)
     if outputs:
         attrs.setdefault("gen_ai.output.messages", outputs)
+    if unread:
+        attrs[UNREAD_EVENTS] = list(dict.fromkeys(unread))
     return replace(span, attributes=attrs)
 
 

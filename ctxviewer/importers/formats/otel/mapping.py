@@ -4,7 +4,8 @@ span came from, made a :class:`~ctxviewer.model.trace.RequestTrace` by the one n
 (:func:`ctxviewer.importers.common.llm_call.build_trace`).
 
 A span is a model call ("chat span") when its
-``gen_ai.operation.name`` is ``chat``, ``generate_content`` or ``text_completion``, or -- when it
+``gen_ai.operation.name`` is ``chat``, ``generate_content`` or ``text_completion`` (or Semantic
+Kernel's ``chat.completions``, ``text.completions`` and their ``streaming_`` forms), or -- when it
 has no operation name -- when it carries ``gen_ai.input.messages``, the deprecated
 ``gen_ai.prompt`` (JSON or OpenLLMetry-indexed ``gen_ai.prompt.{i}.*``), or Vercel AI SDK
 ``ai.prompt.messages`` on an ``ai.*.doGenerate`` / ``doStream`` span. Other spans (``execute_tool``,
@@ -31,7 +32,7 @@ instrumentations write):
   ``gen_ai.system``) -> ``Endpoint``; ``gen_ai.request.max_tokens`` -> ``reserved_output_tokens``;
   resource ``service.name`` -> ``service``; ``gen_ai.conversation.id`` -> ``session_id``; span start ->
   ``created``; other ``gen_ai.request.*`` parameters, ``gen_ai.operation.name``,
-  ``gen_ai.usage.total_tokens``, the span name (``otel.span.name``) and parent
+  ``gen_ai.usage.total_tokens`` (or OpenLLMetry's ``llm.usage.total_tokens``: :data:`TOTAL_KEYS`), the span name (``otel.span.name``) and parent
   (``otel.parent_span_id``) -> ``trace.attributes``; the span's status and times -> the status
   attributes of :func:`~ctxviewer.importers.common.llm_call.build_trace`.
 * A token count that is negative, fractional, boolean or not a number, and a
@@ -53,12 +54,14 @@ from dataclasses import replace
 from typing import Any
 
 from ctxviewer.importers.common import messages as gm
+from ctxviewer.importers.common.choices import one_response_items
 from ctxviewer.importers.common.field_account import unmapped_attribute, unmapped_attribute_keys
 from ctxviewer.importers.common.framework_tools import framework_tool_definitions
 from ctxviewer.importers.common.llm_call import LLMCall, status_attributes
 from ctxviewer.importers.common.spans.span import Span, trace_id_for
 from ctxviewer.importers.common.usage_rules import RULE as GEMINI_RULE
 from ctxviewer.importers.common.usage_rules import thinking_in_total
+from ctxviewer.importers.formats.otel.events import UNREAD_EVENTS
 from ctxviewer.model.trace import Usage
 
 ACCOUNTING_RULE = "item text only; per-item counts not recorded by the source"
@@ -80,18 +83,25 @@ _USAGE_KEYS: dict[str, tuple[str, ...]] = {
 }
 """Usage field -> attribute names in order of preference (standard first, then seen non-standard)."""
 
+TOTAL_KEYS = ("gen_ai.usage.total_tokens", "llm.usage.total_tokens")
+"""The call's total tokens, in order of preference: the GenAI name, then OpenLLMetry's
+``SpanAttributes.LLM_USAGE_TOTAL_TOKENS`` (its google-generativeai / vertexai instrumentations write
+Gemini's ``total_token_count`` there, the only place its thinking tokens show:
+:func:`~ctxviewer.importers.common.usage_rules.thinking_in_total`). Kept on the trace under its own name."""
+
 _HANDLED = frozenset({"gen_ai.request.model", "gen_ai.request.max_tokens"})
 
 READ = (
     "gen_ai.request.", "gen_ai.prompt.", "gen_ai.completion.", "llm.request.functions.", "gen_ai.usage.",
-    "ai.usage.", "gen_ai.operation.name", "gen_ai.provider.name", "gen_ai.system", "gen_ai.system_instructions",
+    "ai.usage.", "llm.usage.total_tokens", "gen_ai.operation.name", "gen_ai.provider.name", "gen_ai.system", "gen_ai.system_instructions",
     "gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.prompt", "gen_ai.completion",
     "gen_ai.response.finish_reasons", "gen_ai.response.id", "gen_ai.response.model", "gen_ai.tool.definitions",
     "gen_ai.conversation.id", "gen_ai.agent.name", "agent.name", "ai.model.id", "ai.model.provider", "ai.operationId",
     "ai.prompt", "ai.prompt.messages", "ai.prompt.tools", "ai.response.finishReason", "ai.response.text",
     "ai.response.toolCalls", "ai.response.id", "ai.response.model", "ai.response.object",
     "user.id", "enduser.id", "session.id", "metadata.usage_object", "input.value",
-    "output.value", "operation.name", "ctxviewer.span_kind", "model_request_parameters", "logfire.truncated")
+    "output.value", "operation.name", "ctxviewer.span_kind", "model_request_parameters", "logfire.truncated",
+    UNREAD_EVENTS)
 """The chat-span attributes this mapping and :mod:`.group` read (exact names, and prefixes ending
 in ``.``); any other attribute of a chat span is named in ``ctxviewer.unmapped``
 (:func:`~ctxviewer.importers.common.field_account.unmapped_attribute_keys`)."""
@@ -246,8 +256,10 @@ def _input_messages(attrs: Mapping[str, Any], problems: list[str] | None = None)
 
 
 def _output_messages(attrs: Mapping[str, Any], problems: list[str] | None = None) -> list[gm.Message] | None:
-    if attrs.get("gen_ai.output.messages") is not None:
-        return _message_list(attrs, "gen_ai.output.messages", problems)
+    if attrs.get("gen_ai.output.messages") is not None:  # one response's items written one per message: merged
+        n = attrs.get("gen_ai.request.choice.count")
+        choices = isinstance(n, (int, float, str)) and str(n).isdigit() and int(n) > 1
+        return one_response_items(_message_list(attrs, "gen_ai.output.messages", problems), choices)
     if attrs.get("gen_ai.completion") is not None:
         return gm.parse_messages(attrs["gen_ai.completion"])
     if attrs.get("ai.response.text") is not None or attrs.get("ai.response.toolCalls") is not None:
@@ -310,9 +322,10 @@ def call_from_span(span: Span, problems: list[str] | None = None) -> LLMCall:
     params.update((k, v) for k, v in a.items() if k.startswith("gen_ai.request.") and k not in _HANDLED)
     if "gen_ai.operation.name" in a:
         params["gen_ai.operation.name"] = a["gen_ai.operation.name"]
-    total = _tokens(a.get("gen_ai.usage.total_tokens"), "gen_ai.usage.total_tokens", problems)
+    total_key = next((k for k in TOTAL_KEYS if a.get(k) not in (None, "")), TOTAL_KEYS[0])
+    total = _tokens(a.get(total_key), total_key, problems)
     if total is not None:
-        params["gen_ai.usage.total_tokens"] = total
+        params[total_key] = total
     if span.name:
         params["otel.span.name"] = span.name
     if span.parent_id:
@@ -331,7 +344,9 @@ def call_from_span(span: Span, problems: list[str] | None = None) -> LLMCall:
         call.usage = thought
         params["ctxviewer.usage_rule"] = GEMINI_RULE
     params.update((k, v) for k, v in a.items() if k.startswith(KEEP) and isinstance(v, (str, int, float, bool)))
-    params.update(unmapped_attribute(unmapped_attribute_keys(a, _READ_ALL)))
+    unread = a.get(UNREAD_EVENTS)
+    params.update(unmapped_attribute([*unmapped_attribute_keys(a, _READ_ALL),
+                                      *(unread if isinstance(unread, list) else [])]))
     return call
 
 

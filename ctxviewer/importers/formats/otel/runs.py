@@ -10,7 +10,7 @@ of the step (:data:`CONTENT_PREFIXES`); every other attribute is kept.
 
 from __future__ import annotations
 
-from ctxviewer.importers.common.spans.conventions import is_chat_span
+from ctxviewer.importers.common.spans.conventions import SEMANTIC_KERNEL_OPERATIONS, is_chat_span
 from ctxviewer.importers.common.spans.guardrail import is_guardrail_span
 from ctxviewer.importers.common.spans.span import Span
 from ctxviewer.model.run import RunSpan
@@ -18,9 +18,10 @@ from ctxviewer.model.run import RunSpan
 OPERATION_KINDS = {
     "chat": "llm", "generate_content": "llm", "text_completion": "llm", "embeddings": "embedding",
     "retrieval": "retriever", "execute_tool": "tool", "invoke_agent": "agent", "create_agent": "agent",
-    "invoke_workflow": "workflow",
+    "invoke_workflow": "workflow", **{op: "llm" for op in SEMANTIC_KERNEL_OPERATIONS},
 }
-"""``gen_ai.operation.name`` value -> the run step's kind (the semconv's operation list)."""
+"""``gen_ai.operation.name`` value -> the run step's kind (the semconv's operation list; Semantic
+Kernel's model-call names)."""
 
 CONTENT_PREFIXES = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions",
                     "gen_ai.prompt", "gen_ai.completion", "ai.prompt", "ai.response.text", "llm.input_messages",
