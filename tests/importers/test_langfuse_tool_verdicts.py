@@ -151,3 +151,18 @@ def test_the_verdict_decides_the_finding(tmp_path: Path) -> None:
         "tool.unsafe_blocked", "warning",
         "run_sql proposed and blocked because 1 check(s) failed (decided by its TOOL observation t1, matched by "
         "tool name and order, not by id (refused: PermissionError: DROP not allowed)): destructive")]
+
+
+def test_a_tool_two_overlapping_generations_proposed_is_matched_by_neither(tmp_path: Path) -> None:
+    """Review finding 5: g1 and g2 under one parent both propose get_weather and one id-less
+    execution follows both; which call it ran is not recorded, but g2's call was shown blocked."""
+    got = _calls(tmp_path, _gen("g1", "2025-09-30T09:00:01.000Z", [("call_1", "get_weather")]),
+                 _gen("g2", "2025-09-30T09:00:01.200Z", [("call_2", "get_weather")]),
+                 _tool("t1", "get_weather", "2025-09-30T09:00:02.000Z", level="ERROR", message="PermissionError: no"))
+    assert got == {"g1": [("get_weather", None, None)], "g2": [("get_weather", None, None)]}
+    # a sequential loop -- g1's call ran before g2 proposed the tool again -- still matches each
+    got = _calls(tmp_path, _gen("g1", "2025-09-30T09:00:01.000Z", [("call_1", "get_weather")]),
+                 _tool("t1", "get_weather", "2025-09-30T09:00:01.100Z"),
+                 _gen("g2", "2025-09-30T09:00:01.200Z", [("call_2", "get_weather")]),
+                 _tool("t2", "get_weather", "2025-09-30T09:00:02.000Z", level="ERROR", message="PermissionError: no"))
+    assert [v for _n, v, _d in got["g1"] + got["g2"]] == [ToolVerdict.PERMITTED, ToolVerdict.BLOCKED]

@@ -364,11 +364,12 @@ def trace_records(file: str, trace: Mapping[str, Any], observations: list[Mappin
             later[0].attributes.setdefault("ctxviewer.fed_by", []).append(f"tool {t.get('name')} ({t.get('id')})")
     runs = [(o, r) for o, r in ((o, observation_run(o, attributes(o))) for o in obs) if r is not None]
     traced: dict[str, str] = {}
-    for o, call in calls:
-        rt, warnings = build_trace(call)
+    built = [(o, call, *build_trace(call)) for o, call in calls]
+    proposed = {id(o): {c.name for c in rt.tool_calls if c.name} for o, _c, rt, _w in built}  # per generation
+    for o, call, rt, warnings in built:
         rt = with_prompt_policy(rt, o)
         if rt.tool_calls and runs:
-            rt = replace(rt, tool_calls=with_observed_verdicts(rt.tool_calls, o, gens, runs))
+            rt = replace(rt, tool_calls=with_observed_verdicts(rt.tool_calls, o, gens, runs, proposed))
         warnings += [f"input message {i} names no role; kept with its role not recorded (not an assistant turn)"
                      for i, m in enumerate(call.messages) if m.get("role") is None]
         traced[str(o.get("id"))] = rt.trace_id

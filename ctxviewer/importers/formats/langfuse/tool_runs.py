@@ -77,10 +77,15 @@ def observation_run(o: Mapping[str, Any], attrs: Mapping[str, Any]) -> ToolRun |
 
 def with_observed_verdicts(calls: tuple[ToolCall, ...], gen: Mapping[str, Any],
                            generations: Sequence[Mapping[str, Any]],
-                           runs: Sequence[tuple[Mapping[str, Any], ToolRun]]) -> tuple[ToolCall, ...]:
+                           runs: Sequence[tuple[Mapping[str, Any], ToolRun]],
+                           proposed: Mapping[int, set[str]] | None = None) -> tuple[ToolCall, ...]:
     """``calls`` (generation ``gen``'s proposals) with the verdicts of their executions in ``runs``
     (tool observation, :func:`observation_run`) where none was recorded (module docstring);
-    ``generations`` are the trace's model-call generations, for the next one under the same parent."""
+    ``generations`` are the trace's model-call generations, for the next one under the same parent;
+    ``proposed`` the tool names each of them proposed (by ``id()`` of the observation). A tool an
+    earlier generation under the same parent also proposed, with no execution of it between that
+    generation and this one (overlapping or parallel calls of one agent), is not matched by order:
+    which of the two calls an id-less execution ran is not recorded."""
     if not calls or not runs:
         return calls
     start = time_or_none(gen.get("startTime"))
@@ -99,4 +104,13 @@ def with_observed_verdicts(calls: tuple[ToolCall, ...], gen: Mapping[str, Any],
     def inside(r: ToolRun) -> bool:
         return r.start is not None and r.start >= start and (until is None or r.start < until)
 
-    return with_ordered_run_verdicts(calls, (r for o, r in runs if o.get("parentObservationId") == parent and inside(r)))
+    siblings = [r for o, r in runs if o.get("parentObservationId") == parent]
+    pending: set[str] = set()  # tools an earlier sibling generation proposed and no execution has run since
+    for g in generations:
+        at = time_or_none(g.get("startTime"))
+        if g is gen or g.get("parentObservationId") != parent or at is None or at >= start:
+            continue
+        for name in (proposed or {}).get(id(g), ()):
+            if not any(r.tool == name and r.start is not None and at <= r.start < start for r in siblings):
+                pending.add(name)
+    return with_ordered_run_verdicts(calls, (r for r in siblings if inside(r) and r.tool not in pending))
