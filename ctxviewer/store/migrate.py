@@ -8,9 +8,9 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from ctxviewer.store.errors import READ_ONLY, StoreError
+from ctxviewer.store.errors import READ_ONLY, StoreError, WrongDatabaseError
 from ctxviewer.store.migrations import SCHEMA_VERSION, migrations
-from ctxviewer.util.sqlite_errors import SQLITE_FAILURES, is_readonly_error, sqlite_message
+from ctxviewer.util.sqlite_errors import SQLITE_FAILURES, is_corrupt_error, is_readonly_error, sqlite_message
 
 if TYPE_CHECKING:  # sqlite-utils only when a database is written
     from sqlite_utils import Database
@@ -54,6 +54,8 @@ def migrate(db: Database, path: Path, progress: Callable[[str], None] | None = N
     except SQLITE_FAILURES as exc:
         if isinstance(exc, sqlite3.Error) and is_readonly_error(exc):
             raise StoreError(path, READ_ONLY) from None
+        if is_corrupt_error(exc):  # the file is damaged: bad input (exit 2), whatever step met it
+            raise WrongDatabaseError(path, f"is corrupt: {sqlite_message(exc)}") from None
         what = "cannot create the schema" if _version_or_zero(conn) == 0 else "cannot upgrade the schema"
         raise StoreError(path, f"{what}: {sqlite_message(exc)}") from None
     return len(pending)

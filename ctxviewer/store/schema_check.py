@@ -32,7 +32,7 @@ def inspect(conn: sqlite3.Connection, path: Path) -> tuple[int, set[str]]:
                 "(e.g. `ctxviewer import` into it) to roll the write back, then view it",
             ) from None
         what = "is corrupt" if is_corrupt_error(exc) else "is corrupt or not a database"
-        raise StoreError(path, f"{what}: {sqlite_message(exc)}") from None
+        raise WrongDatabaseError(path, f"{what}: {sqlite_message(exc)}") from None  # bad input, not a failed write
     return int(version), names
 
 
@@ -81,7 +81,7 @@ def check_schema(conn: sqlite3.Connection, path: Path, *, writable: bool, upgrad
     try:
         conn.execute("SELECT trace_id FROM traces NOT INDEXED LIMIT 1").fetchall()  # the table, not whichever index the planner picks
     except SQLITE_FAILURES as exc:
-        raise StoreError(path, f"is corrupt: {sqlite_message(exc)}") from None
+        raise WrongDatabaseError(path, f"is corrupt: {sqlite_message(exc)}") from None  # bad input, not a failed write
     return version
 
 

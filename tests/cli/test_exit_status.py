@@ -409,3 +409,18 @@ def test_import_into_a_corrupt_target_is_bad_input(tmp_path: Path, content: byte
     code, _, err = run("import", str(src), "-o", str(target))
     assert (code, err.splitlines()[-1]) == (2, f"Error: {target}: {problem}")
     assert target.read_bytes() == content  # untouched
+
+
+@pytest.mark.parametrize(("offset", "size"), [(100, 4), (4096, 8192)])
+def test_import_into_a_target_with_damaged_pages_is_bad_input(tmp_path: Path, offset: int, size: int) -> None:
+    """Review finding: a target whose first page (after the header) or later pages are damaged exited
+    1 ("cannot upgrade the schema" of a file already at the current schema), while list exits 2."""
+    src = _one_trace(tmp_path)
+    target = tmp_path / "damaged.db"
+    data = bytearray(SAMPLES.read_bytes())
+    data[offset:offset + size] = (b"XXXX" * (size // 4 + 1))[:size]
+    target.write_bytes(bytes(data))
+    code, _, err = run("import", str(src), "-o", str(target))
+    assert (code, err.splitlines()[-1]) == (2, f"Error: {target}: is corrupt: database disk image is malformed")
+    assert target.read_bytes() == bytes(data)  # untouched
+    assert run("list", str(target))[0] == 2
