@@ -28,10 +28,10 @@ import threading
 import time
 from typing import Any
 
-from ctxviewer.util.user_cache import cache_dir, write_atomic
+from ctxviewer.util.user_cache import cache_dir, install_name, write_atomic
 
-FILE_NAME = "entry-points.json"
-"""The memo's file in the cache folder (a few hundred bytes)."""
+FILE_NAME = install_name("entry-points", "json")
+"""The memo's file in the cache folder, one per installation (:func:`~ctxviewer.util.user_cache.install_name`; a few hundred bytes)."""
 
 GROUPS = ("ctxviewer.importers", "ctxviewer.checks", "ctxviewer.scanner_rules")
 """The entry-point groups kept: ctxviewer's own (:mod:`ctxviewer.util.plugins`' table)."""

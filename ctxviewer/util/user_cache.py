@@ -9,7 +9,9 @@ The memos that spare a one-trace command its start-up work (genai-prices' answer
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
+import zlib
 from pathlib import Path
 
 
@@ -21,6 +23,15 @@ def cache_dir() -> Path:
         return Path(own)
     xdg = os.environ.get("XDG_CACHE_HOME")
     return Path(xdg) / "ctxviewer" if xdg else Path.home() / ".cache" / "ctxviewer"
+
+
+def install_name(stem: str, suffix: str) -> str:
+    """``"<stem>-<8 hex>.<suffix>"``: a kept file's name for this installation -- a CRC-32 of the
+    interpreter's prefix and of the folder ctxviewer is imported from --, so two virtual
+    environments or work trees sharing one cache folder keep a file each instead of rebuilding and
+    rewriting one file at every switch (each file still checks its identity before it is used)."""
+    where = f"{sys.prefix}\0{Path(__file__).resolve().parents[1]}".encode("utf-8", "surrogatepass")
+    return f"{stem}-{zlib.crc32(where):08x}.{suffix}"
 
 
 def write_atomic(name: str, data: bytes) -> None:

@@ -122,3 +122,16 @@ def test_a_change_to_ctxviewers_own_pricing_code_is_another_identity(memo: Path,
 
     monkeypatch.setattr(price_memo.os, "stat", touched)
     assert before is not None and price_memo.identity() != before
+
+
+def test_each_installation_keeps_its_own_memo_file(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Review finding: two virtual environments sharing one cache folder rewrote the one 2.6 MB
+    prefilter file at every switch; each installation now has its own name."""
+    import sys
+
+    from ctxviewer.util.user_cache import install_name
+
+    here = install_name("scanner-prefilter", "bin")
+    assert here.startswith("scanner-prefilter-") and here.endswith(".bin") and len(here) == len("scanner-prefilter-") + 12
+    monkeypatch.setattr(sys, "prefix", sys.prefix + "-other-venv")
+    assert install_name("scanner-prefilter", "bin") != here

@@ -48,10 +48,10 @@ from ctxviewer.assess.scanner import prefilter
 from ctxviewer.assess.scanner.scout import Scout
 from ctxviewer.assess.scanner.start_sets import PatternLike
 from ctxviewer.assess.scanner.start_table import key as start_key
-from ctxviewer.util.user_cache import cache_dir, write_atomic
+from ctxviewer.util.user_cache import cache_dir, install_name, write_atomic
 
-FILE_NAME = "scanner-prefilter.bin"
-"""The memo's file in the cache folder (about 2.5 MB for the built-in rules)."""
+FILE_NAME = install_name("scanner-prefilter", "bin")
+"""The memo's file in the cache folder, one per installation (:func:`~ctxviewer.util.user_cache.install_name`; about 2.5 MB for the built-in rules)."""
 
 FORMAT = 2
 """The layout of the file; another number is another identity."""
