@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from damaged import flipped_copy
 
-from ctxviewer.store import StoreError, TraceStore, upgrade_copy
+from ctxviewer.store import WrongDatabaseError, StoreError, TraceStore, upgrade_copy
 from ctxviewer.store.damage import find_damage
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"
@@ -46,7 +46,8 @@ def test_random_byte_flips_in_the_schema_are_one_corrupt_error(tmp_path: Path) -
     with pytest.raises(StoreError) as err:
         TraceStore.open(bad)
     assert str(err.value) == f"{bad}: {FLIPPED}"
-    assert type(err.value) is StoreError  # what the window's open path catches
+    # a StoreError (what the window's open path catches), of the bad-input kind: import -o exits 2 for it
+    assert type(err.value) is WrongDatabaseError
 
 
 def test_a_table_name_that_is_not_utf8_is_one_corrupt_error(tmp_path: Path) -> None:
