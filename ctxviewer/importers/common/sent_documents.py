@@ -1,4 +1,4 @@
-"""Retrieved documents the call already sent inside one of its messages (the "stuff" pattern of
+"""Retrieved documents (and tool outputs: :func:`tool_output_rows`) the call already sent inside one of its messages (the "stuff" pattern of
 LlamaIndex and LangChain RAG chains: the system or user message is the instructions followed by
 the retrieved texts). No Qt here.
 
@@ -31,11 +31,12 @@ stays an omitted evidence item whatever the input holds, its row naming the item
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common.llm_call import LLMCall
 from ctxviewer.importers.common.retrieved import Document
+from ctxviewer.model.trace import ContextItem, Status
 
 
 def fold_sent_documents(call: LLMCall) -> None:
@@ -114,3 +115,32 @@ def _nearly_in(body: str, texts: list[str]) -> bool:
         if at >= 0 and body.startswith(end[at:]) and len(end) - at >= min(LEAD_CHARS, len(body) // 2, 20):
             return True
     return False
+
+
+MIN_OUTPUT_CHARS = 8
+"""Fewest characters (white space stripped) of a tool output looked for inside a call's items:
+a shorter one (``"42"``, ``"ok"``) would be found by chance and carries no instruction."""
+
+
+def tool_output_rows(items: Sequence[ContextItem], outputs: Sequence[tuple[str, str, Any]]) -> list[dict[str, Any]]:
+    """``ctxviewer.tool_outputs`` rows (:mod:`ctxviewer.model.placed_data`) for the tool spans that
+    fed a call -- ``outputs`` as ``(tool name, span id, output.value)`` -- whose output text occurs
+    inside one of its retained items (``items``, tool definitions left out): ``{"tool", "span",
+    "sent_in", "at"}``, ``at`` the first occurrence ``[start, end)`` in that item's content, one row
+    per item holding it. A text-based ReAct agent (CrewAI, LangChain ReAct) sends a tool's output
+    back as ``Observation: ...`` inside a user or assistant message, where only this row says it is
+    the tool's untrusted data. An output not captured, shorter than :data:`MIN_OUTPUT_CHARS` or in
+    no item gives no row."""
+    rows: list[dict[str, Any]] = []
+    for tool, span, value in outputs:
+        text = value if isinstance(value, str) else None
+        parsed = gm.parse_structured(text) if text else None
+        for body in dict.fromkeys(t.strip() for t in (text, parsed if isinstance(parsed, str) else None) if t):
+            if len(body) < MIN_OUTPUT_CHARS:
+                continue
+            found = [(it.id, it.content.find(body)) for it in items
+                     if it.content and not it.is_tool_definition and it.status is Status.RETAINED and body in it.content]
+            rows += [{"tool": tool, "span": span, "sent_in": item, "at": [at, at + len(body)]} for item, at in found]
+            if found:
+                break
+    return rows

@@ -16,7 +16,9 @@ input was not captured; a captured input is what was sent, so they are ``ctxview
 inside the message holding their text or marked not sent (:mod:`~ctxviewer.importers.common.sent_documents`) -- the first LLM
 span of the same trace starting at or after the retrieval, preferring one under the same parent
 (a retrieval that fed no LLM span in the file is a problem naming it); ``TOOL`` spans are recorded
-on the call they fed as ``ctxviewer.fed_by``, and a TOOL span naming a proposed call
+on the call they fed as ``ctxviewer.fed_by``, with ``ctxviewer.tool_outputs`` rows where the tool's
+``output.value`` sits inside one of its items (a ReAct agent's ``Observation:`` in a user or
+assistant message: scanned as untrusted, :mod:`ctxviewer.model.placed_data`), and a TOOL span naming a proposed call
 (``tool_call.id``) gives that call the verdict its run shows when none is recorded
 (:mod:`~ctxviewer.importers.common.tool_outcome`). Other kinds are context only. A span printed twice
 (console exporters: at start with no end, then at end) counts once, the later print winning.
@@ -48,12 +50,13 @@ from ctxviewer.importers.common.phoenix_annotations import as_score, by_span, de
 from ctxviewer.importers.common.phoenix_frames import csv_rows, is_spans_csv_head, is_spans_frame, span_document
 from ctxviewer.importers.common.retrieved import Feed, resolve
 from ctxviewer.importers.common.scores import scores_attribute
-from ctxviewer.importers.common.sent_documents import fold_sent_documents
+from ctxviewer.importers.common.sent_documents import fold_sent_documents, tool_output_rows
 from ctxviewer.importers.common.spans.conventions import count_other, other_convention, span_kind
 from ctxviewer.importers.common.spans.read import container_of, spans_from_json
 from ctxviewer.importers.common.spans.span import Span, missing_parents, trace_id_for
 from ctxviewer.importers.common.tool_outcome import tool_runs, with_run_verdicts
 from ctxviewer.importers.contract import SPECIFIC, Companions, ImportFailed, ImportProblem, Record, RunRecord
+from ctxviewer.model.placed_data import TOOL_OUTPUTS
 from ctxviewer.model.run import RunSpan
 
 _MARKERS = ('"openinference.span.kind"', '"llm.input_messages', '"llm.model_name"', '"llm.token_count.')
@@ -211,6 +214,7 @@ class OpenInferenceImporter:
         if other is not None and calls:
             yield other
         feeds: dict[int, list[tuple[Span, Feed]]] = {}
+        outputs: dict[int, list[tuple[str, str, Any]]] = {}  # call -> (tool, span id, output.value) of the tools that fed it
         for s in spans.values():
             kind = span_kind(s.attributes)
             if kind in ("RETRIEVER", "RERANKER"):
@@ -224,9 +228,10 @@ class OpenInferenceImporter:
             elif kind == "TOOL":
                 target = _fed(calls, s)
                 if target is not None:
+                    tool = s.attributes.get('tool.name') or s.name
                     fed = list(target.attributes.get("ctxviewer.fed_by", []))
-                    target.attributes["ctxviewer.fed_by"] = fed + [f"tool {s.attributes.get('tool.name') or s.name} "
-                                                                   f"(span {s.span_id})"]
+                    target.attributes["ctxviewer.fed_by"] = fed + [f"tool {tool} (span {s.span_id})"]
+                    outputs.setdefault(id(target), []).append((str(tool), str(s.span_id), s.attributes.get("output.value")))
         for _s, call in calls:
             mine = sorted(feeds.get(id(call), []), key=lambda sf: (sf[0].start is None, sf[0].start or 0))
             if mine:
@@ -265,6 +270,9 @@ class OpenInferenceImporter:
                     companions.mark(a["file"], {s.span_id or ""}, file)  # type: ignore[union-attr]
             fold_sent_documents(call)
             trace, warnings = build_trace(call)
+            placed = tool_output_rows(trace.items, outputs.get(id(call), []))
+            if placed:  # a ReAct agent's Observation: the tool's output inside a user or assistant message
+                trace = replace(trace, attributes={**trace.attributes, TOOL_OUTPUTS: placed})
             if runs.get(s.trace_id) and trace.tool_calls:
                 trace = replace(trace, tool_calls=with_run_verdicts(trace.tool_calls, runs[s.trace_id], s.start))
             if s.span_id:
