@@ -191,7 +191,10 @@ def io_messages(value: Any) -> list[gm.Message] | None:
 
 def io_output(value: Any, mime: Any) -> tuple[list[gm.Message] | None, str | None, str | None]:
     """``output.value`` as (output messages, response id, response model): a ChatCompletion, a bare
-    assistant message / ``{text, finish_reason}``, or plain text."""
+    assistant message / ``{text, finish_reason}``, a JSON list of completions (DSPy's ``LM``
+    span before the instrumentor wrote ``llm.output_messages``: ``["[[ ## answer ## ]] ..."]``,
+    or ``[{"text": ...}]``; one output message per completion), or plain text. Read when the span
+    records no ``llm.output_messages`` (OpenInference: ``output.value`` is the operation's output)."""
     data = gm.parse_structured(value)
     if isinstance(data, Mapping):
         if isinstance(data.get("choices"), list):
@@ -207,6 +210,10 @@ def io_output(value: Any, mime: Any) -> tuple[list[gm.Message] | None, str | Non
             return [pm.openai_message(dict(data, role=data.get("role") or "assistant"))], None, None
         if "text" in data:
             return gm.parse_messages(data), None, None
+    if isinstance(data, list) and data and all(isinstance(d, str) or (isinstance(d, Mapping) and isinstance(d.get("text"), str))
+                                               for d in data):  # DSPy's LM: its completions, one per choice
+        return [{"role": "assistant", "parts": [{"type": "text", "content": d if isinstance(d, str) else d["text"]}]}
+                for d in data], None, None
     if isinstance(value, str) and value and str(mime or "text/plain").startswith("text/"):
         return [{"role": "assistant", "parts": [{"type": "text", "content": value}]}], None, None
     return None, None, None
