@@ -99,3 +99,14 @@ def test_haystack_prompt_builder_is_a_template_step_of_the_run() -> None:
         ("chain", "Pipeline.run", None), ("retriever", "InMemoryBM25Retriever.run", None),
         ("reranker", "TransformersSimilarityRanker.run", None), ("template", "PromptBuilder.run", None),
         ("llm", "OpenAIGenerator.run", "hs:hs-5")]
+
+
+def test_show_says_how_many_omissions_the_trace_itself_records() -> None:
+    from ctxviewer.importers import REGISTRY
+    from ctxviewer.report.trace_report import format_trace_text
+
+    [t] = [r for r in REGISTRY.load(detect(LI), LI) if isinstance(r, RequestTrace) and r.trace_id == "li-nocap:li-nocap-4"]
+    assert t.omissions_recorded is False
+    text = format_trace_text(t)
+    assert ("omitted items: 1 recorded by the trace (listed above); any others not recorded "
+            "(openinference traces only record what was sent)") in text.splitlines()

@@ -46,7 +46,9 @@ from typing import Any, Mapping, Sequence
 from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common.choices import OTHER_CHOICES_ATTRIBUTE, other_choices, response_of
 from ctxviewer.importers.common.image_payloads import IMAGE_PAYLOADS, image_payloads
-from ctxviewer.importers.common.retrieved import Document, doc_items, documents_attribute
+from ctxviewer.importers.common.retrieved import Document as Document  # re-exported: formats import it from here
+from ctxviewer.importers.common.retrieved import doc_items
+from ctxviewer.importers.common.retrieved import documents_attribute as documents_attribute
 from ctxviewer.model.capture import uncaptured_warning
 from ctxviewer.model.span_facts import agent_name
 from ctxviewer.model.trace import (

@@ -233,9 +233,9 @@ class OpenInferenceImporter:
                     target.attributes["ctxviewer.fed_by"] = fed + [f"tool {tool} (span {s.span_id})"]
                     outputs.setdefault(id(target), []).append((str(tool), str(s.span_id), s.attributes.get("output.value")))
         for _s, call in calls:
-            mine = sorted(feeds.get(id(call), []), key=lambda sf: (sf[0].start is None, sf[0].start or 0))
-            if mine:
-                call.documents, said = resolve([f for _, f in mine])
+            fed_docs = sorted(feeds.get(id(call), []), key=lambda sf: (sf[0].start is None, sf[0].start or 0))
+            if fed_docs:
+                call.documents, said = resolve([f for _, f in fed_docs])
                 if said:
                     call.attributes["ctxviewer.documents_note"] = said
         for s in (s for s in spans.values() if id(s) in templates):
