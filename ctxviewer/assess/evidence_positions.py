@@ -15,14 +15,16 @@ evidence tokens, whether the answer cites it, whether it is *needed*, and for re
 The needed documents are the ones the user marked (:class:`~ctxviewer.assess.config.CheckConfig`
 ``needed``), else the one that best matches the question by BM25 (:func:`ctxviewer.assess.textmatch.bm25`
 over the evidence texts against the user request), leaving out the records the question names by
-identifier (the order the customer asks about is the subject of the question, not its answer).
+identifier (the order the customer asks about is the subject of the question, not its answer);
+documents sent inside a message (:func:`sent_inside`) compete too, and when one of them matches
+best no evidence item is needed.
 The same figures appear in ``show --json`` under ``evidence_positions``. No Qt here.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -133,21 +135,39 @@ def evidence_map(trace: RequestTrace, marked: Iterable[str] = ()) -> EvidenceMap
     return _evidence_map(trace, tuple(marked))
 
 
+def sent_inside(trace: RequestTrace) -> list[str]:
+    """The texts of the retrieved documents the importer found sent inside a message of ``trace``
+    (``ctxviewer.documents`` rows with ``sent_in`` and ``at``,
+    :mod:`ctxviewer.importers.common.sent_documents`): no evidence items, but they compete for the
+    best match with the question, so a document the reranker dropped is not "needed" because the
+    one it kept was sent inside the user message."""
+    rows = trace.attributes.get("ctxviewer.documents")
+    content = {i.id: i.content or "" for i in trace.items}
+    out = []
+    for row in rows if isinstance(rows, (list, tuple)) else ():
+        at = row.get("at") if isinstance(row, Mapping) else None
+        text = content.get(str(row.get("sent_in"))) if isinstance(row, Mapping) else None
+        if text is not None and isinstance(at, (list, tuple)) and len(at) == 2 and all(isinstance(n, int) for n in at):
+            out.append(text[at[0]:at[1]])
+    return out
+
+
 @functools.lru_cache(maxsize=16)
 def _evidence_map(trace: RequestTrace, marked_ids: tuple[str, ...]) -> EvidenceMap | None:
     items = [i for i in trace.items if i.kind is Kind.EVIDENCE]
     if not items:
         return None
     answer = trace.response.text if trace.response and trace.response.text else ""
-    scores = bm25(trace.user_request or "", [i.content or "" for i in items])
+    inside = sent_inside(trace)
+    scores = bm25(trace.user_request or "", [i.content or "" for i in items] + inside)
     marked = set(marked_ids)
     needed: set[str] = {i.id for i in items if i.id in marked}
     source = "marked" if needed else None
     if not needed and trace.user_request and any(s > 0 for s in scores):  # (identifiers only then)
         named = identifiers(trace.user_request)
-        ranked = sorted(((s, n) for n, (i, s) in enumerate(zip(items, scores)) if s > 0 and not _named(i, named)),
+        ranked = sorted(((s, n) for n, s in enumerate(scores) if s > 0 and not (n < len(items) and _named(items[n], named))),
                         key=lambda p: (-p[0], p[1]))
-        if ranked:
+        if ranked and ranked[0][1] < len(items):  # a document sent inside a message matching best needs no item
             needed, source = {items[ranked[0][1]].id}, "best match"
     retained = [i for i in items if i.status is Status.RETAINED]
     count = len(retained)

@@ -19,6 +19,7 @@ from ctxviewer.assess.budget import CapacityCheck
 from ctxviewer.assess.input_source import REPORTED_SOURCE, TRUNCATED_SOURCE
 from ctxviewer.assess.plausibility import DURATION_KEY, negative_duration, reported_input
 from ctxviewer.model.capture import uncaptured_row
+from ctxviewer.model.placed_data import placed_data
 from ctxviewer.model.source_notes import (
     CACHE_1H_KEY,
     ENVIRONMENT_KEY,
@@ -210,7 +211,9 @@ def capture_rows(trace: RequestTrace) -> list[tuple[str, str]]:
     ``"truncated"`` (values cut mid-JSON, kept as raw text, or cut so they still parse: each
     ``ctxviewer.truncated_how`` line; reported usage exceeds what was captured), ``Inherited`` system instructions and tools from an ancestor span
     (``ctxviewer.system_inherited_from``, ``ctxviewer.tools_inherited_from``, one line each), ``Fed by`` for the tool executions recorded on this call
-    (``ctxviewer.fed_by``). Empty for a trace without them."""
+    (``ctxviewer.fed_by``; a tool whose output sits inside one of the call's items says which, and
+that it is scanned: :func:`ctxviewer.model.placed_data.placed_data`, as the scanner reads it).
+Empty for a trace without them."""
     a = trace.attributes
     rows: list[tuple[str, str]] = []
     content = a.get("ctxviewer.content")
@@ -232,7 +235,13 @@ def capture_rows(trace: RequestTrace) -> list[tuple[str, str]]:
         rows.append(("Inherited", "\n".join(inherited)))
     fed = a.get("ctxviewer.fed_by")
     if fed:
-        rows.append(("Fed by", "\n".join(one_line(str(f)) for f in (fed if isinstance(fed, (list, tuple)) else [fed]))))
+        placed = [p for p in placed_data(trace) if p.span]  # the same fact the scanner reads
+        lines = []
+        for f in fed if isinstance(fed, (list, tuple)) else [fed]:
+            inside = list(dict.fromkeys(p.item_id for p in placed if f"(span {p.span})" in str(f)))
+            lines.append(one_line(str(f)) + (f": its output is inside {', '.join(inside)}, scanned as untrusted data"
+                                             if inside else ""))
+        rows.append(("Fed by", "\n".join(lines)))
     return rows
 
 

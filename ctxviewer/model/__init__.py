@@ -20,6 +20,9 @@ What lives here:
   importer and read by the header;
 * :mod:`~ctxviewer.model.source_window` -- a context window the trace's source recorded from its
   own model catalogue (LiteLLM's model map): eq. 3.1's assumed C before ctxviewer's catalogue;
+* :mod:`~ctxviewer.model.placed_data` -- untrusted text an importer found placed inside another
+  item (a retrieved document in the system or user message, a ReAct agent's tool output in a user
+  or assistant message): the one reading the scanner and the header share;
 * :mod:`~ctxviewer.model.words` -- how a recorded value reads (``8,000``, ``not recorded``);
   :mod:`~ctxviewer.model.capture` -- what a call whose message content was not captured does
   record, in words (its output, its usage, metadata only);

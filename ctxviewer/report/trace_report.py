@@ -15,7 +15,7 @@ from ctxviewer.assess.assessment import Assessment, assess
 from ctxviewer.assess.budget import CATEGORY_LABELS
 from ctxviewer.assess.trace_header import warning_text
 from ctxviewer.assess.truncated import truncation
-from ctxviewer.diff.conversation import derived_note
+from ctxviewer.diff.conversation import DERIVED_ATTRIBUTE, derived_note
 from ctxviewer.model.codec import to_builtins
 from ctxviewer.model.findings import Finding
 from ctxviewer.model.serialize import format_created
@@ -223,7 +223,10 @@ def format_trace_text(trace: RequestTrace, assessment: Assessment | None = None)
     if note:
         lines.append(note)
     if not known:
-        lines.append(f"omitted items: {NOT_RECORDED} ({trace.source_format} traces only record what was sent)")
+        derived = trace.attributes.get(DERIVED_ATTRIBUTE) or {}
+        recorded = len(trace.omitted) - len(derived.get("items") or ())  # a reranker's, in the trace itself
+        lines.append(f"omitted items: {f'{recorded} recorded by the trace (listed above); any others ' if recorded else ''}"
+                     f"{NOT_RECORDED} ({trace.source_format} traces only record what was sent)")
         derived = derived_note(trace)
         if derived:
             lines.append(derived)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from damaged import flipped_copy
 
-from ctxviewer.store import WrongDatabaseError, StoreError, TraceStore, upgrade_copy
+from ctxviewer.store import StoreError, TraceStore, WrongDatabaseError, upgrade_copy
 from ctxviewer.store.damage import find_damage
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces" / "samples.db"

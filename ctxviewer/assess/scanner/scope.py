@@ -8,20 +8,23 @@ the developer wrote them, as the policy; the chapter classifies supplied text as
 untrusted data" by where it came from). Model-written text is labelled as such and not reported;
 the same text returned inside a tool result is scanned, because its role there is ``tool``. A tool
 definition that names where it came from (its ``source``: an external tool server, a URL) is
-another party's text and is scanned. Trusted policy is not scanned, except the retrieved documents
-an importer found sent inside it (:func:`scan_items`): retrieved text is data wherever it was put.
+another party's text and is scanned. Trusted policy, the user's words and the model's are not
+scanned, except the untrusted text an importer found placed inside them (:func:`scan_items`,
+:mod:`ctxviewer.model.placed_data`: a retrieved document inside the system or user message, a
+tool's output fed back inside a user or assistant message by a ReAct agent): retrieved text and
+tool output are data wherever they were put.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from ctxviewer.assess.scanner.invisible import INVISIBLE
 from ctxviewer.assess.scanner.patterns import Hit
 from ctxviewer.assess.scanner.registry import scan_text_cached
 from ctxviewer.model.findings import Evidence, Finding, TextSpan
+from ctxviewer.model.placed_data import Placed, placed_data
 from ctxviewer.model.trace import ContextItem, Kind, RequestTrace, Trust
 
 
@@ -70,7 +73,7 @@ def scope_of(item: ContextItem) -> Scope:
 @dataclass(frozen=True)
 class ItemScan:
     """The scan of one item: its scope and hits (empty unless the scope is ``untrusted``, or
-    ``trusted`` with retrieved documents sent inside it: only their text is scanned)."""
+    the item holds placed untrusted text: only that text is scanned)."""
 
     item: ContextItem
     scope: Scope
@@ -79,37 +82,35 @@ class ItemScan:
 
 def scan_items(trace: RequestTrace) -> list[ItemScan]:
     """One :class:`ItemScan` per item of ``trace``, in final order (omitted items included:
-    an omitted document was not sent, but its hits still say what the store holds)."""
+    an omitted document was not sent, but its hits still say what the store holds); a trusted,
+    user or assistant item's hits are those in the untrusted text placed inside it."""
     out = []
+    placed = placed_data(trace)
     for item in trace.items:
         scope = scope_of(item)
         hits = scan_text_cached(item.content or "") if scope is Scope.UNTRUSTED else ()
-        if scope is Scope.TRUSTED:
-            hits = _retrieved_hits(trace, item)
+        if scope in _HOLDERS:
+            hits = _placed_hits(item, scope, [p for p in placed if p.item_id == item.id])
         out.append(ItemScan(item, scope, hits))
     return out
 
 
-def _retrieved_hits(trace: RequestTrace, item: ContextItem) -> tuple[Hit, ...]:
-    """The hits in the retrieved documents sent inside trusted ``item`` (the "stuff" pattern: the
-    importer records each as a ``ctxviewer.documents`` row with ``sent_in`` = the item's id and
-    ``at`` = ``[start, end)`` of its text in the item's content,
-    :mod:`ctxviewer.importers.common.sent_documents`): retrieved text is untrusted data wherever it
-    was placed, so it is scanned; each hit's span is in the item's content and its reason names
-    the document."""
-    rows = trace.attributes.get("ctxviewer.documents")
+_HOLDERS = {Scope.TRUSTED: "trusted message", Scope.PRINCIPAL: "user message", Scope.MODEL: "assistant message"}
+"""The scopes whose item is not scanned as a whole but may hold placed untrusted text, in words."""
+
+
+def _placed_hits(item: ContextItem, scope: Scope, placed: list[Placed]) -> tuple[Hit, ...]:
+    """The hits in the untrusted text placed inside ``item`` (:func:`ctxviewer.model.placed_data.placed_data`:
+    a retrieved document sent inside the system or user message, a tool's output fed back inside a
+    user or assistant message): that text is untrusted data wherever it was placed, so it is
+    scanned; each hit's span is in the item's content and its reason names the document or tool."""
     content = item.content or ""
     out: list[Hit] = []
-    for row in rows if isinstance(rows, (list, tuple)) else ():
-        at = row.get("at") if isinstance(row, Mapping) and row.get("sent_in") == item.id else None
-        if not (isinstance(at, (list, tuple)) and len(at) == 2 and all(isinstance(n, int) for n in at)
-                and 0 <= at[0] <= at[1] <= len(content)):
-            continue
-        doc = row.get("id") or "(id not recorded)"
-        out += [replace(h, start=h.start + at[0], end=h.end + at[0],
-                        reason=f"retrieved document {doc}, sent inside this trusted message: {h.reason}")
-                for h in scan_text_cached(content[at[0]:at[1]])]
-    return tuple(out)
+    for p in placed:
+        out += [replace(h, start=h.start + p.start, end=h.end + p.start,
+                        reason=f"{p.source}, sent inside this {_HOLDERS[scope]}: {h.reason}")
+                for h in scan_text_cached(content[p.start:p.end])]
+    return tuple(sorted(out, key=lambda h: (h.start, -h.end)))
 
 
 def item_label(item: ContextItem) -> str:

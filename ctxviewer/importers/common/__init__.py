@@ -17,8 +17,10 @@ normaliser from a model call to a trace.
   parameters -> ``gen_ai.request.*``), :mod:`.framework_tools` (tools offered only in an agent
   framework's attributes: Pydantic AI), :mod:`.usage_rules` (Gemini's thinking tokens taken
   from the total);
-* retrieval -- :mod:`.sent_documents` (retrieved documents the call already sent inside one of
-  its messages: kept as the retrieval's record, not added again as items);
+* retrieval -- :mod:`.retrieved` (the retrieved-document shape, its items and rows, and what a
+  reranker kept and dropped: each document once, the dropped ones omitted), :mod:`.sent_documents`
+  (retrieved documents the call already sent inside one of its messages: kept as the retrieval's
+  record, not added again as items; where a ReAct agent's tool output sits inside a message);
 * nothing lost silently -- :mod:`.choices` (the response a trace shows, the first choice, and
   every further choice kept as ``ctxviewer.other_choices``), :mod:`.field_account` (the source keys an importer did not map,
   named on the trace as ``ctxviewer.unmapped`` and counted per file), :mod:`.exchange_account`

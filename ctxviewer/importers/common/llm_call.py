@@ -16,7 +16,9 @@ usage already normalised to the OTel rule: input includes cache, output includes
   (Anthropic ``tool_result`` blocks, Pydantic AI ``tool_call_response`` parts) -> ``history`` with
   role ``tool``, untrusted data the scanner reads; one of results and words (Claude Code) -> that
   ``tool`` item ``msg-{i}`` and the words as ``msg-{i}.text``; everything else -> ``history``;
-* retrieved documents -> ``evidence`` items (id ``doc-{n}``) before the user item, untrusted;
+* retrieved documents -> ``evidence`` items (id ``doc-{n}``) before the user item, untrusted; a
+  document the trace records as dropped before the call (a reranker's:
+  :mod:`~ctxviewer.importers.common.retrieved`) is an omitted item there, with that reason and no position;
 * tool definitions -> ``tool`` items after the messages, id = tool name (``name#2`` for a repeat
   or another item's id: :func:`unique_id`), content the compact JSON of the definition, untrusted
   (only policy is trusted, ch. 3.5: tool descriptions are data); tools inherited from an ancestor
@@ -44,6 +46,9 @@ from typing import Any, Mapping, Sequence
 from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common.choices import OTHER_CHOICES_ATTRIBUTE, other_choices, response_of
 from ctxviewer.importers.common.image_payloads import IMAGE_PAYLOADS, image_payloads
+from ctxviewer.importers.common.retrieved import Document as Document  # re-exported: formats import it from here
+from ctxviewer.importers.common.retrieved import doc_items
+from ctxviewer.importers.common.retrieved import documents_attribute as documents_attribute
 from ctxviewer.model.capture import uncaptured_warning
 from ctxviewer.model.span_facts import agent_name
 from ctxviewer.model.trace import (
@@ -62,24 +67,6 @@ from ctxviewer.model.trace import (
 
 POLICY_ROLES = frozenset({"system", "developer"})
 """Roles whose messages are application policy (trusted)."""
-
-
-@dataclass(frozen=True)
-class Document:
-    """A retrieved document that fed a model call (OpenInference ``retrieval.documents.N.document.*``)."""
-
-    id: str | None
-    """Document id as recorded."""
-    content: str | None
-    """Document text; ``None`` if not captured."""
-    score: float | None = None
-    """Retrieval score."""
-    store: str | None = None
-    """Store / retriever name."""
-    metadata: Any = None
-    """The document's metadata as recorded (a JSON object, usually); ``None`` if none."""
-    query: str | None = None
-    """The query of the retrieval that returned it; ``None`` if not recorded."""
 
 
 @dataclass
@@ -224,7 +211,7 @@ def build_items(call: LLMCall) -> tuple[list[ContextItem], str | None]:
     docs_at = last_user if last_user is not None else len(msgs)
     for i, msg in enumerate(msgs):
         if i == docs_at:
-            items.extend(_doc_items(call.documents))
+            items.extend(doc_items(call.documents))
         role = msg.get("role")
         role = None if role is None else str(role)
         if role in ("user", "human") and _only_tool_results(msg):
@@ -241,43 +228,20 @@ def build_items(call: LLMCall) -> tuple[list[ContextItem], str | None]:
             user_request = text
         items.append(message_item(i, role, text, is_user_request=i == last_user))
     if docs_at >= len(msgs):
-        items.extend(_doc_items(call.documents))
+        items.extend(doc_items(call.documents))
     taken = {it.id for it in items}
     for n, d in enumerate(call.tools):
         tid = unique_id(gm.tool_name(d) or f"tool-{n}", taken)
         items.append(_item(Kind.TOOL, tid, gm.compact_json(d), None, Trust.UNTRUSTED,
                            source=_inherited(call.tools_inherited_from)))
-    return [replace(it, position=n) for n, it in enumerate(items, 1)], user_request
-
-
-def documents_attribute(docs: Sequence[Document], items: bool = True) -> dict[str, Any]:
-    """``{"ctxviewer.documents": [...]}``: what the retrieval recorded of each document beyond its
-    text -- ``{"item", "id", "score", "metadata", "query", "store"}`` (``item`` the evidence item's
-    id ``doc-N``, left out with ``items`` False: documents that fed the call but are no items of
-    it; a field not recorded left out) -- for the Attributes pane; ``{}`` when no document records a
-    score, metadata or query (OpenInference ``retrieval.documents.N.document.{id, score,
-    metadata}`` with the RETRIEVER span's ``input.value``; OTel ``gen_ai.retrieval.documents`` with
-    ``gen_ai.retrieval.query.text``)."""
-    out = []
-    for n, d in enumerate(docs):
-        row: dict[str, Any] = {"item": f"doc-{n}"} if items else {}
-        for key in ("id", "score", "metadata", "query", "store"):
-            value = getattr(d, key)
-            if value not in (None, "", {}, []):
-                row[key] = value
-        if set(row) & {"score", "metadata", "query"}:  # the id and store are the item's source already
-            out.append(row)
-    return {"ctxviewer.documents": out} if out else {}
+    sent = [it for it in items if it.status is Status.RETAINED]
+    at = {id(it): n for n, it in enumerate(sent, 1)}
+    return [replace(it, position=at.get(id(it))) for it in items], user_request
 
 
 def _inherited(label: str | None) -> SourceRef | None:
     """An item's source when it was inherited from an ancestor: ``"inherited from span NAME (ID)"``."""
     return SourceRef(store=f"inherited from {label}") if label else None
-
-
-def _doc_items(docs: list[Document]) -> list[ContextItem]:
-    return [_item(Kind.EVIDENCE, f"doc-{n}", d.content, None, Trust.UNTRUSTED,
-                  source=SourceRef(store=d.store, document_id=d.id)) for n, d in enumerate(docs)]
 
 
 def completeness(call: LLMCall) -> str:

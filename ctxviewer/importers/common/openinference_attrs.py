@@ -14,7 +14,8 @@ written as nested lists ("logical JSON": ``"llm.input_messages": [{"message.role
 * tools: ``llm.tools.N.tool.json_schema`` (a JSON string of the provider's tool object);
 * usage: ``llm.token_count.{prompt, completion}`` with ``prompt_details.{cache_read, cache_write}``
   and ``completion_details.reasoning`` (prompt includes the cache, completion the reasoning);
-* documents: ``retrieval.documents.N.document.{id, content, score, metadata}``.
+* documents: ``retrieval.documents.N.document.{id, content, score, metadata}``; a reranker's
+  ``reranker.{input,output}_documents.N.document.*`` (:func:`reranker_documents`).
 
 No Qt here.
 """
@@ -130,10 +131,23 @@ def usage(flat: Mapping[str, Any]) -> Usage:
 
 
 def documents(flat: Mapping[str, Any], store: str | None) -> list[Document]:
-    """``retrieval.documents.N.document.*`` (and reranker output documents) as documents: id,
-    content, score, metadata (a JSON string, parsed) and the retrieval's query (the RETRIEVER
-    span's ``input.value``, a reranker's ``reranker.query``)."""
-    groups = group(flat, "retrieval.documents") or group(flat, "reranker.output_documents")
+    """``retrieval.documents.N.document.*`` (and, for a reranker, its output documents) as
+    documents: id, content, score, metadata (a JSON string, parsed) and the retrieval's query (the
+    RETRIEVER span's ``input.value``, a reranker's ``reranker.query``)."""
+    groups = group(flat, "retrieval.documents")
+    return _documents(flat, groups, store) if groups else reranker_documents(flat, store)[1]
+
+
+def reranker_documents(flat: Mapping[str, Any], store: str | None) -> tuple[list[Document], list[Document]]:
+    """A RERANKER span's ``(input, output)`` documents: ``reranker.input_documents.N.document.*``
+    (the candidates it was given) and ``reranker.output_documents.N.document.*`` (what it kept, in
+    its new order, with its scores) -- OpenInference ``spec/semantic_conventions.md``, the
+    ``reranker.*`` attributes. Either list is ``[]`` when not recorded."""
+    return (_documents(flat, group(flat, "reranker.input_documents"), store),
+            _documents(flat, group(flat, "reranker.output_documents"), store))
+
+
+def _documents(flat: Mapping[str, Any], groups: list[dict[str, Any]], store: str | None) -> list[Document]:
     query = pm._str(flat.get("reranker.query") if "reranker.query" in flat else flat.get("input.value"))
     out = []
     for d in groups:
@@ -148,6 +162,24 @@ def documents(flat: Mapping[str, Any], store: str | None) -> list[Document]:
     return out
 
 
+CALL_FACTS = ("llm.model_name", "llm.request.model_name", "llm.response.model_name", "llm.invocation_parameters",
+              "llm.input_messages", "llm.output_messages", "llm.prompts", "llm.choices", "llm.token_count.",
+              "llm.provider", "llm.system")
+"""Attribute names (prefixes) only a model call records: its model, parameters, messages, usage."""
+
+
+def is_template_step(flat: Mapping[str, Any]) -> bool:
+    """True for an ``LLM`` span that renders a prompt and calls no model: it records a prompt
+    template (``llm.prompt_template.template`` / ``.variables``) and none of :data:`CALL_FACTS`.
+    Haystack's OpenInference instrumentor gives its ``PromptBuilder`` components span kind ``LLM``
+    (``_wrappers.py``: ``ComponentType.PROMPT_BUILDER``) with the template attributes and the
+    rendered prompt as ``output.value``; the model call is the generator span after it, which
+    records its model and messages. A real call that also records its template is no template step."""
+    if not any(k.startswith("llm.prompt_template.") for k in flat):
+        return False
+    return not any(k.startswith(CALL_FACTS) for k in flat)
+
+
 def io_messages(value: Any) -> list[gm.Message] | None:
     """``input.value`` as messages when it is a JSON request body with ``messages``; else ``None``."""
     data = gm.parse_structured(value)
@@ -159,7 +191,10 @@ def io_messages(value: Any) -> list[gm.Message] | None:
 
 def io_output(value: Any, mime: Any) -> tuple[list[gm.Message] | None, str | None, str | None]:
     """``output.value`` as (output messages, response id, response model): a ChatCompletion, a bare
-    assistant message / ``{text, finish_reason}``, or plain text."""
+    assistant message / ``{text, finish_reason}``, a JSON list of completions (DSPy's ``LM``
+    span before the instrumentor wrote ``llm.output_messages``: ``["[[ ## answer ## ]] ..."]``,
+    or ``[{"text": ...}]``; one output message per completion), or plain text. Read when the span
+    records no ``llm.output_messages`` (OpenInference: ``output.value`` is the operation's output)."""
     data = gm.parse_structured(value)
     if isinstance(data, Mapping):
         if isinstance(data.get("choices"), list):
@@ -175,6 +210,10 @@ def io_output(value: Any, mime: Any) -> tuple[list[gm.Message] | None, str | Non
             return [pm.openai_message(dict(data, role=data.get("role") or "assistant"))], None, None
         if "text" in data:
             return gm.parse_messages(data), None, None
+    if isinstance(data, list) and data and all(isinstance(d, str) or (isinstance(d, Mapping) and isinstance(d.get("text"), str))
+                                               for d in data):  # DSPy's LM: its completions, one per choice
+        return [{"role": "assistant", "parts": [{"type": "text", "content": d if isinstance(d, str) else d["text"]}]}
+                for d in data], None, None
     if isinstance(value, str) and value and str(mime or "text/plain").startswith("text/"):
         return [{"role": "assistant", "parts": [{"type": "text", "content": value}]}], None, None
     return None, None, None

@@ -1,4 +1,4 @@
-"""Retrieved documents the call already sent inside one of its messages (the "stuff" pattern of
+"""Retrieved documents (and tool outputs: :func:`tool_output_rows`) the call already sent inside one of its messages (the "stuff" pattern of
 LlamaIndex and LangChain RAG chains: the system or user message is the instructions followed by
 the retrieved texts). No Qt here.
 
@@ -24,15 +24,19 @@ its text with other white space or its start (the exporter cut the message insid
 the system instructions were captured (review 2026-12-07: a trailing newline had made an
 injected document "not sent" and unscanned). When the call's input was not captured at all (no
 messages, no system instructions) the documents are evidence items as before: nothing recorded
-says what was sent, and the retrieval is then the best account of it.
+says what was sent, and the retrieval is then the best account of it. A document the trace
+records as dropped before the call (a reranker's: :mod:`~ctxviewer.importers.common.retrieved`)
+stays an omitted evidence item whatever the input holds, its row naming the item and ``omitted``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from ctxviewer.importers.common import messages as gm
-from ctxviewer.importers.common.llm_call import Document, LLMCall
+from ctxviewer.importers.common.llm_call import LLMCall
+from ctxviewer.importers.common.retrieved import Document
+from ctxviewer.model.trace import ContextItem, Status
 
 
 def fold_sent_documents(call: LLMCall) -> None:
@@ -52,7 +56,8 @@ def fold_sent_documents(call: LLMCall) -> None:
     kept: list[Document] = []  # still evidence items: the input holds them only approximately, or was captured in part
     squeezed = [" ".join(text.split()) for _, text in texts]
     partial = not call.messages  # system instructions alone: the turns that may hold them were not captured
-    for d in call.documents:
+    dropped = [d for d in call.documents if d.omission_reason]  # a reranker's: omitted items, whatever the input holds
+    for d in [d for d in call.documents if not d.omission_reason]:
         body = d.content or ""
         where = next(((item, text.find(body)) for item, text in texts if body.strip() and body in text), None)
         row: dict[str, Any] = {key: getattr(d, key) for key in ("id", "score", "metadata", "query", "store")
@@ -65,23 +70,29 @@ def fold_sent_documents(call: LLMCall) -> None:
         else:
             why = "its text is not recorded" if not body.strip() else "its text is not in the call's input"
             rows.append(dict(row, not_sent=why))
+    for d in dropped:
+        row = {key: getattr(d, key) for key in ("id", "score", "metadata", "query", "store")
+               if getattr(d, key) not in (None, "", {}, [])}
+        rows.append(dict(row, item=f"doc-{len(kept)}", omitted=d.omission_reason))
+        kept.append(d)
     order = [item for item, _ in texts]
     holders = sorted({r["sent_in"] for r in rows if "sent_in" in r}, key=order.index)
     unsent = [r for r in rows if "not_sent" in r]
     said = []
     if holders:
-        said.append(f"{len(rows) - len(unsent)} retrieved document(s) were sent inside {', '.join(holders)} "
+        said.append(f"{len(rows) - len(unsent) - len(dropped)} retrieved document(s) were sent inside {', '.join(holders)} "
                     "(their text is there); not added again as separate evidence items")
-    if kept:
+    if len(kept) > len(dropped):
         names = ", ".join(str(r.get("id") or "(id not recorded)") for r in rows if "evidence" in r)
-        said.append(f"{len(kept)} retrieved document(s) ({names}) kept as evidence items: {KEPT_AS_EVIDENCE}")
+        said.append(f"{len(kept) - len(dropped)} retrieved document(s) ({names}) kept as evidence items: {KEPT_AS_EVIDENCE}")
     if unsent:
         names = ", ".join(str(r.get("id") or "(id not recorded)") for r in unsent)
         said.append(f"{len(unsent)} retrieved document(s) ({names}) were not found in the call's captured input; "
                     "not added as evidence items (the retrieval is on the run tree)")
     call.documents = kept
     call.attributes["ctxviewer.documents"] = rows
-    call.attributes["ctxviewer.documents_note"] = "; ".join(said)
+    before = call.attributes.get("ctxviewer.documents_note")  # what a reranker kept and dropped, said first
+    call.attributes["ctxviewer.documents_note"] = "; ".join(([before] if before else []) + said)
 
 
 KEPT_AS_EVIDENCE = ("the call's input holds the text only with other spacing or cut short, or holds only the "
@@ -104,3 +115,32 @@ def _nearly_in(body: str, texts: list[str]) -> bool:
         if at >= 0 and body.startswith(end[at:]) and len(end) - at >= min(LEAD_CHARS, len(body) // 2, 20):
             return True
     return False
+
+
+MIN_OUTPUT_CHARS = 8
+"""Fewest characters (white space stripped) of a tool output looked for inside a call's items:
+a shorter one (``"42"``, ``"ok"``) would be found by chance and carries no instruction."""
+
+
+def tool_output_rows(items: Sequence[ContextItem], outputs: Sequence[tuple[str, str, Any]]) -> list[dict[str, Any]]:
+    """``ctxviewer.tool_outputs`` rows (:mod:`ctxviewer.model.placed_data`) for the tool spans that
+    fed a call -- ``outputs`` as ``(tool name, span id, output.value)`` -- whose output text occurs
+    inside one of its retained items (``items``, tool definitions left out): ``{"tool", "span",
+    "sent_in", "at"}``, ``at`` the first occurrence ``[start, end)`` in that item's content, one row
+    per item holding it. A text-based ReAct agent (CrewAI, LangChain ReAct) sends a tool's output
+    back as ``Observation: ...`` inside a user or assistant message, where only this row says it is
+    the tool's untrusted data. An output not captured, shorter than :data:`MIN_OUTPUT_CHARS` or in
+    no item gives no row."""
+    rows: list[dict[str, Any]] = []
+    for tool, span, value in outputs:
+        text = value if isinstance(value, str) else None
+        parsed = gm.parse_structured(text) if text else None
+        for body in dict.fromkeys(t.strip() for t in (text, parsed if isinstance(parsed, str) else None) if t):
+            if len(body) < MIN_OUTPUT_CHARS:
+                continue
+            found = [(it.id, it.content.find(body)) for it in items
+                     if it.content and not it.is_tool_definition and it.status is Status.RETAINED and body in it.content]
+            rows += [{"tool": tool, "span": span, "sent_in": item, "at": [at, at + len(body)]} for item, at in found]
+            if found:
+                break
+    return rows

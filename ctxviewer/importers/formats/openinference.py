@@ -6,13 +6,19 @@ span lists (also wrapped in an object, e.g. ``{"spans": [...]}``), flat attribut
 spans dataframes saved to Parquet (``get_spans_dataframe()``, ``TraceDataset.save()``: the
 ``parquet`` extra) or CSV (``df.to_csv()``; :mod:`~ctxviewer.importers.common.phoenix_frames`).
 
-The span kind decides (``openinference.span.kind``): ``LLM`` spans are requests; ``RETRIEVER``
-(and ``RERANKER``) documents become ``evidence`` items of the LLM call they fed only when that call's
+The span kind decides (``openinference.span.kind``): ``LLM`` spans are requests -- except a
+prompt template step (Haystack's ``PromptBuilder``: a template and no model, messages or usage,
+:func:`~ctxviewer.importers.common.openinference_attrs.is_template_step`), a run step named in an
+info note; ``RETRIEVER``
+and ``RERANKER`` documents -- each document once, the ones a reranker dropped omitted
+(:mod:`~ctxviewer.importers.common.retrieved`) -- become ``evidence`` items of the LLM call they fed only when that call's
 input was not captured; a captured input is what was sent, so they are ``ctxviewer.documents`` rows,
 inside the message holding their text or marked not sent (:mod:`~ctxviewer.importers.common.sent_documents`) -- the first LLM
 span of the same trace starting at or after the retrieval, preferring one under the same parent
 (a retrieval that fed no LLM span in the file is a problem naming it); ``TOOL`` spans are recorded
-on the call they fed as ``ctxviewer.fed_by``, and a TOOL span naming a proposed call
+on the call they fed as ``ctxviewer.fed_by``, with ``ctxviewer.tool_outputs`` rows where the tool's
+``output.value`` sits inside one of its items (a ReAct agent's ``Observation:`` in a user or
+assistant message: scanned as untrusted, :mod:`ctxviewer.model.placed_data`), and a TOOL span naming a proposed call
 (``tool_call.id``) gives that call the verdict its run shows when none is recorded
 (:mod:`~ctxviewer.importers.common.tool_outcome`). Other kinds are context only. A span printed twice
 (console exporters: at start with no end, then at end) counts once, the later print winning.
@@ -42,13 +48,15 @@ from ctxviewer.importers.common.parquet import PARQUET_MAGIC, magic, parquet_col
 from ctxviewer.importers.common.phoenix_annotations import NAME as ANNOTATIONS
 from ctxviewer.importers.common.phoenix_annotations import as_score, by_span, detail
 from ctxviewer.importers.common.phoenix_frames import csv_rows, is_spans_csv_head, is_spans_frame, span_document
+from ctxviewer.importers.common.retrieved import Feed, resolve
 from ctxviewer.importers.common.scores import scores_attribute
-from ctxviewer.importers.common.sent_documents import fold_sent_documents
+from ctxviewer.importers.common.sent_documents import fold_sent_documents, tool_output_rows
 from ctxviewer.importers.common.spans.conventions import count_other, other_convention, span_kind
 from ctxviewer.importers.common.spans.read import container_of, spans_from_json
 from ctxviewer.importers.common.spans.span import Span, missing_parents, trace_id_for
 from ctxviewer.importers.common.tool_outcome import tool_runs, with_run_verdicts
 from ctxviewer.importers.contract import SPECIFIC, Companions, ImportFailed, ImportProblem, Record, RunRecord
+from ctxviewer.model.placed_data import TOOL_OUTPUTS
 from ctxviewer.model.run import RunSpan
 
 _MARKERS = ('"openinference.span.kind"', '"llm.input_messages', '"llm.model_name"', '"llm.token_count.')
@@ -120,6 +128,19 @@ def _inherit_ids(call: LLMCall, ancestors: list[dict[str, Any]]) -> None:
             setattr(call, field, next((v for v in (pm._str(f.get(key)) for f in ancestors) if v), None))
 
 
+def _feed(s: Span, kind: str | None) -> Feed:
+    """Retrieval or reranker span ``s`` as a :class:`~ctxviewer.importers.common.retrieved.Feed`: a
+    RERANKER span with ``reranker.input_documents`` and ``reranker.output_documents`` is a
+    reranker (its output what it kept); any other, a retrieval of its documents."""
+    flat = oi.flatten(s.attributes)
+    name = s.name or str(s.span_id)
+    if kind == "RERANKER":
+        given, kept = oi.reranker_documents(flat, name)
+        if given:
+            return Feed(name, kept, given, flat.get("reranker.top_k"))
+    return Feed(name, oi.documents(flat, name))
+
+
 def _fed(target: list[tuple[Span, LLMCall]], feeder: Span) -> LLMCall | None:
     """The LLM call ``feeder`` (a retrieval or tool span) fed: first LLM span of the same trace
     starting at or after it, same parent preferred; ``None`` if there is none."""
@@ -187,26 +208,40 @@ class OpenInferenceImporter:
         if not spans:
             raise ImportFailed(f"{path}: no OpenInference spans" + (f" ({problems[0].message})" if problems else ""))
         yield from problems
-        calls = [(s, _call(s)) for s in spans.values() if span_kind(s.attributes) == "LLM"]
+        templates = {id(s) for s in spans.values() if span_kind(s.attributes) == "LLM" and oi.is_template_step(oi.flatten(s.attributes))}
+        calls = [(s, _call(s)) for s in spans.values() if span_kind(s.attributes) == "LLM" and id(s) not in templates]
         other = other_convention(count_other(spans.values(), "openinference"), "openinference", file)  # its OTel half
         if other is not None and calls:
             yield other
+        feeds: dict[int, list[tuple[Span, Feed]]] = {}
+        outputs: dict[int, list[tuple[str, str, Any]]] = {}  # call -> (tool, span id, output.value) of the tools that fed it
         for s in spans.values():
             kind = span_kind(s.attributes)
             if kind in ("RETRIEVER", "RERANKER"):
-                docs = oi.documents(oi.flatten(s.attributes), s.name)
+                feed = _feed(s, kind)
                 target = _fed(calls, s)
                 if target is None:
                     yield ImportProblem(file, s.record, f"retrieval span {s.span_id or s.name} fed no LLM span "
-                                        f"in this file; its {len(docs)} document(s) are not imported")
+                                        f"in this file; its {len(feed.found)} document(s) are not imported")
                 else:
-                    target.documents.extend(docs)
+                    feeds.setdefault(id(target), []).append((s, feed))
             elif kind == "TOOL":
                 target = _fed(calls, s)
                 if target is not None:
+                    tool = s.attributes.get('tool.name') or s.name
                     fed = list(target.attributes.get("ctxviewer.fed_by", []))
-                    target.attributes["ctxviewer.fed_by"] = fed + [f"tool {s.attributes.get('tool.name') or s.name} "
-                                                                   f"(span {s.span_id})"]
+                    target.attributes["ctxviewer.fed_by"] = fed + [f"tool {tool} (span {s.span_id})"]
+                    outputs.setdefault(id(target), []).append((str(tool), str(s.span_id), s.attributes.get("output.value")))
+        for _s, call in calls:
+            fed_docs = sorted(feeds.get(id(call), []), key=lambda sf: (sf[0].start is None, sf[0].start or 0))
+            if fed_docs:
+                call.documents, said = resolve([f for _, f in fed_docs])
+                if said:
+                    call.attributes["ctxviewer.documents_note"] = said
+        for s in (s for s in spans.values() if id(s) in templates):
+            yield ImportProblem(file, s.record, f"span {s.name or '?'} ({s.span_id}) is of kind LLM but renders a prompt "
+                                "template and records no model, messages or usage: a template step on the run tree, "
+                                "not a model call", info=True)
         if not calls:
             kinds = sorted({span_kind(s.attributes) or "unknown" for s in spans.values()})
             n_otel = count_other(spans.values(), "openinference")
@@ -235,6 +270,9 @@ class OpenInferenceImporter:
                     companions.mark(a["file"], {s.span_id or ""}, file)  # type: ignore[union-attr]
             fold_sent_documents(call)
             trace, warnings = build_trace(call)
+            placed = tool_output_rows(trace.items, outputs.get(id(call), []))
+            if placed:  # a ReAct agent's Observation: the tool's output inside a user or assistant message
+                trace = replace(trace, attributes={**trace.attributes, TOOL_OUTPUTS: placed})
             if runs.get(s.trace_id) and trace.tool_calls:
                 trace = replace(trace, tool_calls=with_run_verdicts(trace.tool_calls, runs[s.trace_id], s.start))
             if s.span_id:
@@ -245,18 +283,19 @@ class OpenInferenceImporter:
         yield from missing_parents(spans.values(), file)
         for s in spans.values():
             if s.span_id:
-                yield run_span(s, traced.get(s.span_id))
+                yield run_span(s, traced.get(s.span_id), "template" if id(s) in templates else None)
 
 
-def run_span(s: Span, trace_id: str | None) -> RunSpan:
+def run_span(s: Span, trace_id: str | None, kind: str | None = None) -> RunSpan:
     """Span ``s`` as a step of its run (the OTel trace id; ``"openinference"`` when the container has
-    none): kind = the OpenInference span kind lower-cased (``agent``, ``llm``, ``tool``,
-    ``retriever``, ``chain``...; ``span`` when none), the span's status and times, ``trace_id`` the
+    none): ``kind``, else the OpenInference span kind lower-cased (``agent``, ``llm``, ``tool``,
+    ``retriever``, ``chain``...; ``span`` when none; ``template`` for a prompt template step:
+    :func:`~ctxviewer.importers.common.openinference_attrs.is_template_step`), the span's status and times, ``trace_id`` the
     trace of an LLM span, every attribute kept (an LLM span's messages live in its trace and are
     left out here)."""
     attrs = {k: v for k, v in s.attributes.items()
              if trace_id is None or not k.startswith(("llm.input_messages", "llm.output_messages", "input.", "output."))}
-    return RunSpan(s.trace_id or "openinference", str(s.span_id), s.parent_id, (span_kind(s.attributes) or "span").lower(),
+    return RunSpan(s.trace_id or "openinference", str(s.span_id), s.parent_id, kind or (span_kind(s.attributes) or "span").lower(),
                    s.name, s.start, s.end, s.status, s.status_message, trace_id, attrs)
 
 

@@ -25,6 +25,11 @@ Python ``semantic_kernel/utils/telemetry/model_diagnostics/decorators.py`` ``CHA
 CHAT_OPERATIONS = frozenset({"chat", "generate_content", "text_completion"}) | SEMANTIC_KERNEL_OPERATIONS
 """``gen_ai.operation.name`` values of a model call (semconv ``gen_ai.operation.name``: ``chat``,
 ``generate_content``, ``text_completion``; and :data:`SEMANTIC_KERNEL_OPERATIONS`)."""
+NOT_GENERATIVE = frozenset({"rerank", "embedding"})
+"""OpenLLMetry ``llm.request.type`` values of a call that generates nothing (``LLMRequestTypeValues``
+of ``opentelemetry-semantic-conventions-ai``: ``completion``, ``chat``, ``rerank``, ``embedding``,
+``unknown``). Its Cohere instrumentation writes a rerank's candidate documents as
+``gen_ai.prompt.N`` with role ``system`` and the ranking as ``gen_ai.completion.N``: no chat."""
 KIND = "openinference.span.kind"
 """OpenInference's span kind attribute (``LLM``, ``RETRIEVER``, ``TOOL``, ``CHAIN``, ``AGENT`` ...)."""
 
@@ -33,7 +38,10 @@ def is_chat_span(attrs: Mapping[str, Any]) -> bool:
     """True if a span's attributes describe one model call in the OTel GenAI conventions (and the
     older ones instrumentations still write): ``gen_ai.operation.name`` a chat operation
     (:data:`CHAT_OPERATIONS`); without one, ``gen_ai.input.messages``, ``gen_ai.prompt`` or the
-    indexed ``gen_ai.prompt.N.*``; or a Vercel AI SDK ``ai.*.doGenerate`` / ``doStream`` span."""
+    indexed ``gen_ai.prompt.N.*``; or a Vercel AI SDK ``ai.*.doGenerate`` / ``doStream`` span. Never
+    a span whose OpenLLMetry ``llm.request.type`` is a rerank or an embedding (:func:`non_generative`)."""
+    if non_generative(attrs):
+        return False
     op = attrs.get("gen_ai.operation.name")
     if op is not None:
         return str(op) in CHAT_OPERATIONS
@@ -43,6 +51,13 @@ def is_chat_span(attrs: Mapping[str, Any]) -> bool:
         return True
     op_id = str(attrs.get("ai.operationId") or "")  # with recordInputs: false a call records no ai.prompt.messages
     return op_id.startswith("ai.") and op_id.endswith((".doGenerate", ".doStream"))
+
+
+def non_generative(attrs: Mapping[str, Any]) -> str | None:
+    """The OpenLLMetry ``llm.request.type`` of a span that calls a model to rank or embed, not to
+    generate (:data:`NOT_GENERATIVE`: ``rerank``, ``embedding``); ``None`` for any other span."""
+    kind = str(attrs.get("llm.request.type") or "").lower()
+    return kind if kind in NOT_GENERATIVE else None
 
 
 def span_kind(attrs: Mapping[str, Any]) -> str | None:

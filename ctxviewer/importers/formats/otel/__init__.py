@@ -41,7 +41,13 @@ from ctxviewer.importers.common.exporter_cut import cut_attributes, cut_notes, c
 from ctxviewer.importers.common.llm_call import Document, build_trace
 from ctxviewer.importers.common.peek import peek_json
 from ctxviewer.importers.common.spans import attribute_map, otlp, span_list
-from ctxviewer.importers.common.spans.conventions import count_other, is_chat_span, other_convention, span_kind
+from ctxviewer.importers.common.spans.conventions import (
+    count_other,
+    is_chat_span,
+    non_generative,
+    other_convention,
+    span_kind,
+)
 from ctxviewer.importers.common.spans.guardrail import guardrail_from_span, is_guardrail_span
 from ctxviewer.importers.common.spans.read import is_protobuf, read_span_groups
 from ctxviewer.importers.common.spans.span import Span, SpanRecord, missing_parents, trace_id_for
@@ -184,7 +190,23 @@ def unread_model_call(span: Span) -> bool:
     a = span.attributes
     if "gen_ai.operation.name" in a or "ai.operationId" in a or span_kind(a) is not None or is_guardrail_span(span):
         return False
+    if non_generative(a):  # a rerank or an embedding: read, as a run step
+        return False
     return "gen_ai.request.model" in a
+
+
+def rank_note(span: Span) -> str:
+    """The note for an OpenLLMetry rerank or embedding span (``llm.request.type``): no chat, so no
+    trace; its candidate documents (``gen_ai.prompt.N``, role ``system``) are no policy of any
+    call. ``"span cohere.rerank (c0…01) is a rerank call (llm.request.type = rerank), not a chat
+    request: not imported as a model call; its 3 candidate document(s) and the ranking are on the
+    run tree"``."""
+    kind = non_generative(span.attributes)
+    docs = sum(1 for k, v in span.attributes.items()
+               if k.startswith("gen_ai.prompt.") and k.endswith(".role") and str(v) == "system")
+    what = f"its {docs} candidate document(s) and the ranking" if kind == "rerank" else "its input"
+    return (f"span {span.name or '?'} ({span.span_id}) is a {kind} call (llm.request.type = {kind}), not a chat "
+            f"request: not imported as a model call; {what} are on the run tree")
 
 
 class _FileState:
@@ -283,6 +305,8 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs
         elif docs:
             yield ImportProblem(file, r.record, f"retrieval span {r.span_id or r.name} fed no chat span in this file; "
                                                 f"its {len(docs)} document(s) are not imported")
+    for r in (s for s in spans.values() if non_generative(s.attributes)):
+        yield ImportProblem(file, r.record, rank_note(r), info=True)
     for t in tools:
         target = fed_call(t, chats)
         if target is not None:

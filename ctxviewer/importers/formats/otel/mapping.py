@@ -101,9 +101,10 @@ READ = (
     "ai.response.toolCalls", "ai.response.id", "ai.response.model", "ai.response.object",
     "user.id", "enduser.id", "session.id", "metadata.usage_object", "input.value",
     "output.value", "operation.name", "ctxviewer.span_kind", "model_request_parameters", "logfire.truncated",
-    UNREAD_EVENTS)
+    "llm.request.type", UNREAD_EVENTS)
 """The chat-span attributes this mapping and :mod:`.group` read (exact names, and prefixes ending
-in ``.``); any other attribute of a chat span is named in ``ctxviewer.unmapped``
+in ``.``; OpenLLMetry's ``llm.request.type`` decides that a span is no rerank or embedding:
+:func:`~ctxviewer.importers.common.spans.conventions.non_generative`); any other attribute of a chat span is named in ``ctxviewer.unmapped``
 (:func:`~ctxviewer.importers.common.field_account.unmapped_attribute_keys`)."""
 
 KEEP = ("gen_ai.cost.", "ai.telemetry.metadata.", "ai.telemetry.functionId", "traceloop.workflow.name",

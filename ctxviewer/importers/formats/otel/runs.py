@@ -10,7 +10,7 @@ of the step (:data:`CONTENT_PREFIXES`); every other attribute is kept.
 
 from __future__ import annotations
 
-from ctxviewer.importers.common.spans.conventions import SEMANTIC_KERNEL_OPERATIONS, is_chat_span
+from ctxviewer.importers.common.spans.conventions import SEMANTIC_KERNEL_OPERATIONS, is_chat_span, non_generative
 from ctxviewer.importers.common.spans.guardrail import is_guardrail_span
 from ctxviewer.importers.common.spans.span import Span
 from ctxviewer.model.run import RunSpan
@@ -35,11 +35,14 @@ RUN_WITHOUT_ID = "otel"
 def step_kind(span: Span) -> str:
     """The run-tree kind of ``span``: ``llm`` for a model call (:func:`.mapping.is_chat_span`),
     :data:`OPERATION_KINDS` of its ``gen_ai.operation.name``, ``guardrail`` for a guardrail
-    evaluation, ``traceloop.span.kind`` (``workflow``, ``task``, ``agent``, ``tool``), ``tool`` for an
+    evaluation, ``reranker`` / ``embedding`` for OpenLLMetry's ``llm.request.type`` ``rerank`` /
+    ``embedding``, ``traceloop.span.kind`` (``workflow``, ``task``, ``agent``, ``tool``), ``tool`` for an
     ``ai.toolCall`` span; else ``span``."""
     a = span.attributes
     if is_chat_span(a):
         return "llm"
+    if non_generative(a):  # OpenLLMetry's rerank / embedding calls
+        return "reranker" if non_generative(a) == "rerank" else "embedding"
     op = str(a.get("gen_ai.operation.name") or "")
     if op in OPERATION_KINDS:
         return OPERATION_KINDS[op]
