@@ -281,20 +281,27 @@ def stop_all(pool: list[Worker]) -> None:
         w.wait()
 
 
+def worker_streams(inp: IO[bytes] | None, out: IO[bytes] | None) -> tuple[IO[bytes], IO[bytes]]:
+    """A worker process's ``(input, output)`` pickle streams: ``inp`` or stdin, and ``out`` or the
+    original stdout -- which is then moved to a new descriptor, stdout becoming stderr, so anything
+    the work prints cannot tear the stream. Ctrl+C is ignored: the importing process decides."""
+    import signal
+
+    if hasattr(signal, "SIGINT"):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if out is None:
+        out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+        os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    return (inp if inp is not None else sys.stdin.buffer), out
+
+
 def serve(inp: IO[bytes] | None = None, out: IO[bytes] | None = None) -> None:
     """A worker's main loop: read ``(config, known hits, traces)`` pickles from ``inp`` (default:
     stdin) until it closes, and write each batch's ``([StoredFacts, ...], fresh hits)`` to ``out``
     (default: the original stdout; anything the checks print goes to stderr instead, so it cannot
     tear the stream). Hits are ``{sha256 digest: (Hit, ...)}``: ``known`` are used instead of
     scanning, ``fresh`` are the texts this worker scanned for the batch."""
-    import signal
-
-    if hasattr(signal, "SIGINT"):
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the importing process decides about Ctrl+C
-    if out is None:
-        out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
-        os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    inp = inp if inp is not None else sys.stdin.buffer
+    inp, out = worker_streams(inp, out)
     from ctxviewer.assess.checks import load_checks
     from ctxviewer.assess.scanner import registry, scope
 

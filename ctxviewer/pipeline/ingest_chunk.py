@@ -18,9 +18,7 @@ No Qt here.
 
 from __future__ import annotations
 
-import os
 import pickle
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
@@ -170,14 +168,9 @@ def serve(inp: IO[bytes] | None = None, out: IO[bytes] | None = None) -> None:
     until it closes, and write each chunk's :class:`Chunk` to ``out`` (default: the original
     stdout; anything printed goes to stderr, so it cannot tear the stream). An exception a chunk
     raises is sent instead of its :class:`Chunk`."""
-    import signal
+    from ctxviewer.pipeline.assess_pool import worker_streams
 
-    if hasattr(signal, "SIGINT"):
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the importing process decides about Ctrl+C
-    if out is None:
-        out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
-        os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    inp = inp if inp is not None else sys.stdin.buffer
+    inp, out = worker_streams(inp, out)
     from ctxviewer.assess.checks import load_checks
 
     load_checks()

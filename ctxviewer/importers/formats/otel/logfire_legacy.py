@@ -50,12 +50,8 @@ reserved output tokens B_out, tokens), set only where the span records no such a
 
 
 def _doc(value: Any) -> dict[str, Any] | None:
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return None
-    return value if isinstance(value, dict) else None
+    doc = pm.json_body(value)  # a JSON string parsed; anything else as it is
+    return doc if isinstance(doc, dict) else None
 
 
 def _dumps(value: Any) -> str:
