@@ -132,11 +132,11 @@ def input_over_capacity(row: TraceRowLike) -> str:
 def retained_omitted(row: TraceRowLike) -> str:
     """``"5 / 1"``: retained / omitted item counts; an unknown count reads ``"not recorded"``, as
     does the omitted count of a format that cannot record omissions (``"3 / not recorded"`` for OTel;
-    read from the row's stored ``omissions_recorded`` fact)."""
+    read from the row's stored ``omissions_recorded`` fact), or ``"2 / ≥3"`` when the trace records some."""
     if row.retained_count is None and row.omitted_count is None:
         return NOT_RECORDED
-    if row.omissions_recorded is False:  # a fact stored at import, never looked up per cell
-        return f"{fmt_int(row.retained_count)} / {NOT_RECORDED}"
+    if row.omissions_recorded is False:  # stored at import; the trace may record some (a reranker's drops)
+        return f"{fmt_int(row.retained_count)} / {f'≥{fmt_int(row.omitted_count)}' if row.omitted_count else NOT_RECORDED}"
     return f"{fmt_int(row.retained_count)} / {fmt_int(row.omitted_count)}"
 
 

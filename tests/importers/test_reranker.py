@@ -110,3 +110,17 @@ def test_show_says_how_many_omissions_the_trace_itself_records() -> None:
     text = format_trace_text(t)
     assert ("omitted items: 1 recorded by the trace (listed above); any others not recorded "
             "(openinference traces only record what was sent)") in text.splitlines()
+
+
+def test_the_list_says_the_omissions_the_trace_records_as_at_least() -> None:
+    """A screenshot of the reranked trace: the list said "2 / not recorded" while the Items tab
+    listed 3 omitted documents; an OTel trace records no omissions in general, but these it does."""
+    from types import SimpleNamespace
+
+    from ctxviewer.present.columns import retained_omitted
+
+    def row(omitted: int) -> SimpleNamespace:
+        return SimpleNamespace(retained_count=2, omitted_count=omitted, omissions_recorded=False)
+
+    assert retained_omitted(row(3)) == "2 / ≥3"
+    assert retained_omitted(row(0)) == "2 / not recorded"
