@@ -83,7 +83,7 @@ from ctxviewer.importers.formats.langfuse.api_page import is_page, page_records,
 from ctxviewer.importers.formats.langfuse.extras import add_extras, json_value, metadata, with_prompt_policy
 from ctxviewer.importers.formats.langfuse.runs import observation_time, run_span
 from ctxviewer.importers.formats.langfuse.tool_entries import content_tool_calls, definition_in, tools_of
-from ctxviewer.importers.formats.langfuse.tool_runs import observation_run, with_observed_verdicts
+from ctxviewer.importers.formats.langfuse.tool_runs import by_start, observation_run, with_observed_verdicts
 from ctxviewer.importers.formats.langfuse.usage_details import usage, usage_problems
 from ctxviewer.model.run import RunSpan
 from ctxviewer.model.source_notes import WARNING_KEYS
@@ -362,7 +362,7 @@ def trace_records(file: str, trace: Mapping[str, Any], observations: list[Mappin
                  and str(o.get("startTime") or "") >= str(t.get("startTime") or "")]
         if later:
             later[0].attributes.setdefault("ctxviewer.fed_by", []).append(f"tool {t.get('name')} ({t.get('id')})")
-    runs = [(o, r) for o, r in ((o, observation_run(o, attributes(o))) for o in obs) if r is not None]
+    runs = by_start([(o, r) for o, r in ((o, observation_run(o, attributes(o))) for o in obs) if r is not None])
     traced: dict[str, str] = {}
     built = [(o, call, *build_trace(call)) for o, call in calls]
     proposed = {id(o): {c.name for c in rt.tool_calls if c.name} for o, _c, rt, _w in built}  # per generation

@@ -75,12 +75,18 @@ def observation_run(o: Mapping[str, Any], attrs: Mapping[str, Any]) -> ToolRun |
                    status=status, error=error, ended=ended, tool=str(tool) if tool else None, start=start)
 
 
+def by_start(runs: Sequence[tuple[Mapping[str, Any], ToolRun]]) -> list[tuple[Mapping[str, Any], ToolRun]]:
+    """``runs`` in start order, those with no readable start last (what :func:`with_observed_verdicts` takes)."""
+    return sorted(runs, key=lambda p: (p[1].start is None, p[1].start or datetime.min.replace(tzinfo=timezone.utc)))
+
+
 def with_observed_verdicts(calls: tuple[ToolCall, ...], gen: Mapping[str, Any],
                            generations: Sequence[Mapping[str, Any]],
                            runs: Sequence[tuple[Mapping[str, Any], ToolRun]],
                            proposed: Mapping[int, set[str]] | None = None) -> tuple[ToolCall, ...]:
     """``calls`` (generation ``gen``'s proposals) with the verdicts of their executions in ``runs``
-    (tool observation, :func:`observation_run`) where none was recorded (module docstring);
+    (tool observation, :func:`observation_run`, in start order: :func:`by_start`) where none was
+    recorded (module docstring);
     ``generations`` are the trace's model-call generations, for the next one under the same parent;
     ``proposed`` the tool names each of them proposed (by ``id()`` of the observation). A tool an
     earlier generation under the same parent also proposed, with no execution of it between that
@@ -90,7 +96,7 @@ def with_observed_verdicts(calls: tuple[ToolCall, ...], gen: Mapping[str, Any],
         return calls
     start = time_or_none(gen.get("startTime"))
     by_id: dict[str, list[ToolRun]] = {}
-    for _, r in sorted(runs, key=lambda p: (p[1].start is None, p[1].start or datetime.min.replace(tzinfo=timezone.utc))):
+    for _, r in runs:  # in start order (the caller sorts them once per trace)
         if r.call_id is not None:
             by_id.setdefault(r.call_id, []).append(r)
     calls = with_run_verdicts(calls, by_id, start)
