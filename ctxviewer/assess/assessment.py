@@ -39,6 +39,11 @@ from ctxviewer.util.visible import one_line
 X_PAD = 1.03
 """The chart's x range ends this factor past the longest bar or limit line (room for labels)."""
 
+ZOOM_SHARE = 0.1
+"""When the items, reserved output and omitted tokens end before this share of the x range, the
+figure offers a zoomed range (:attr:`BudgetFigure.zoom_x_max`): 168 tokens against C = 128,000 are
+0.1 % of the bar, and every category is under a pixel wide at 1280 px."""
+
 CAPACITY_NOT_RECORDED = f"capacity {NOT_RECORDED}"
 """The note the chart shows instead of a C line when the capacity was not recorded."""
 
@@ -63,6 +68,11 @@ class BudgetFigure:
     omitted: tuple[BarSegment, ...] = ()
     """The "omitted" bar: omitted tokens per category (:func:`ctxviewer.assess.bars.omitted_bar`),
     drawn hatched; empty when nothing was omitted."""
+    zoom_x_max: float | None = None
+    """The right end (tokens) of a range that shows the categories themselves: the end of the last
+    segment that is not margin, times :data:`X_PAD`, when that is under :data:`ZOOM_SHARE` of
+    :attr:`x_max`; ``None`` when the whole range already shows them. The C and input-limit lines
+    then lie past its right end."""
 
     @property
     def rows(self) -> tuple[tuple[str, tuple[BarSegment, ...]], ...]:
@@ -83,7 +93,9 @@ def budget_figure(trace: RequestTrace, chk: CapacityCheck) -> BudgetFigure:
     ends = [s.start + s.tokens for s in (*used, *omitted, *declared)]
     x_max = max([*ends, cap or 0, limit or 0, 1]) * X_PAD
     note = CAPACITY_NOT_RECORDED if not separate and cap is None else None
-    return BudgetFigure(used, declared, cap, limit, note, x_max, omitted)
+    content = max([s.start + s.tokens for s in (*used, *omitted, *declared) if s.key != "margin"] + [1]) * X_PAD
+    zoom = content if content < ZOOM_SHARE * x_max else None
+    return BudgetFigure(used, declared, cap, limit, note, x_max, omitted, zoom)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,10 @@ range) and the assessment's state, verdict and numbers; it derives nothing itsel
 * a vertical line at C labelled ``C = 8,000``; no line at all when C is not recorded (the figure's
   note "capacity not recorded" instead -- a missing C is never drawn as a guess); with separate
   limits a line at the input limit;
+* zoomed to the categories (:attr:`~ctxviewer.assess.assessment.BudgetFigure.zoom_x_max`, on by
+  default, Items > Zoom Chart to the Items, Ctrl+Shift+B) when they fill under a tenth of the range:
+  168 tokens against C = 128,000 are otherwise under a pixel; C is then named at the right edge
+  (``C = 128,000 →``) and the margin's label ends in an arrow;
 * a legend, and above the plot the state (OK / WARNING / FAILURE) and the verdict in words
   (:attr:`ctxviewer.assess.assessment.Assessment.verdict`), then the numbers line.
 
@@ -28,8 +32,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtGui import QAction, QFontMetrics, QKeySequence
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QToolButton, QVBoxLayout, QWidget
 
 from ctxviewer.assess.assessment import Assessment, BudgetFigure
 from ctxviewer.assess.bars import BarSegment
@@ -70,6 +74,8 @@ PLOT_MODULE = "ctxviewer.gui.budget_plot"
 """The module of the pyqtgraph plot (imports pyqtgraph and numpy)."""
 PLOT_MIN_PX = 150
 """The plot's height in pixels (up to three bars and the axis)."""
+ZOOM_SHORTCUT = "Ctrl+Shift+B"
+"""Items > Zoom Chart to the Items (:attr:`BudgetChart.act_zoom`)."""
 VERDICT_LINES = 2
 """Lines the verdict may take; a longer verdict is elided there and said in full in its tooltip."""
 
@@ -113,7 +119,22 @@ class BudgetChart(QWidget):
         top.addWidget(self.state_label, 0, Qt.AlignmentFlag.AlignTop)
         top.addWidget(self.verdict_label, 1)
         lay.addLayout(top)
-        lay.addWidget(self.numbers_label)
+        self.act_zoom = QAction("&Zoom Chart to the Items", self)
+        self.act_zoom.setIconText("Zoom to items")  # the button's words (the menu says the whole name)
+        self.act_zoom.setCheckable(True)
+        self.act_zoom.setChecked(True)
+        self.act_zoom.setShortcut(QKeySequence(ZOOM_SHORTCUT))
+        self.act_zoom.setStatusTip("When the items fill under a tenth of the chart, show them across it "
+                                   "(C is then named at the right edge)")
+        self.act_zoom.toggled.connect(lambda _on: self._zoom_changed())
+        self.zoom_button = QToolButton()
+        self.zoom_button.setDefaultAction(self.act_zoom)
+        self.zoom_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        numbers = QHBoxLayout()
+        numbers.setContentsMargins(0, 0, 0, 0)
+        numbers.addWidget(self.numbers_label, 1)
+        numbers.addWidget(self.zoom_button)
+        lay.addLayout(numbers)
         self.empty_label = QLabel(EMPTY_TEXT)
         self.empty_label.setObjectName("chartEmpty")
         self.empty_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -144,7 +165,7 @@ class BudgetChart(QWidget):
             from ctxviewer.gui.budget_plot import BudgetPlot
 
             self._plotter = BudgetPlot(PLOT_MIN_PX)
-            self._plotter.draw(self._figure, COLORS, segment_tooltip)
+            self._plotter.draw(self._figure, COLORS, segment_tooltip, self.zoomed())
             self._draw_due = False
             showing = self._stack.currentWidget() is self._placeholder
             self._stack.insertWidget(0, self._plotter.widget)  # the placeholder stays, unused
@@ -170,7 +191,7 @@ class BudgetChart(QWidget):
         if not self._draw_due or self._plotter is None:
             return
         self._draw_due = False
-        self._plotter.draw(self._figure, COLORS, segment_tooltip)
+        self._plotter.draw(self._figure, COLORS, segment_tooltip, self.zoomed())
         if self._stack.currentWidget() is self._placeholder:
             self._stack.setCurrentWidget(self._plotter.widget)
 
@@ -226,7 +247,8 @@ class BudgetChart(QWidget):
         width = max(100, self.width() - self.state_label.sizeHint().width() - 6 - 2 * 4 - 6)
         self.verdict_label.setText(_fit_lines(self._verdict_text, metrics, width, VERDICT_LINES))
         self.verdict_label.setToolTip((plain_tooltip(self._verdict_text) or "") if self.verdict_label.text() != self._verdict_text else "")
-        numbers = metrics.elidedText(self._numbers_text, Qt.TextElideMode.ElideRight, max(100, self.width()))
+        room = self.width() - (self.zoom_button.sizeHint().width() + 6 if self.zoom_button.isVisibleTo(self) else 0)
+        numbers = metrics.elidedText(self._numbers_text, Qt.TextElideMode.ElideRight, max(100, room))
         self.numbers_label.setText(numbers)
         self.numbers_label.setToolTip((plain_tooltip(self._numbers_text) or "") if numbers != self._numbers_text else "")
 
@@ -262,6 +284,7 @@ class BudgetChart(QWidget):
         """Paint ``assessment.figure`` and its verdict, state and numbers; ``None`` shows the empty
         state (``empty_text`` in place of the plot, no axis). Derives nothing: every position and
         word comes from the core."""
+        self._offer_zoom(assessment.figure if assessment is not None else None)
         if assessment is None:
             self._figure = None
             self._segments = {"used": [], "omitted": [], "declared": []}
@@ -293,6 +316,26 @@ class BudgetChart(QWidget):
         # it out (a resize of the pyqtgraph view: 40 ms the first time) inside this call
         self._stack.setCurrentWidget(self._placeholder)
         self._redraw_later()
+
+    def zoomed(self) -> bool:
+        """True when the plot ends at the figure's zoomed range (it offers one and
+        :attr:`act_zoom` is checked)."""
+        return self._figure is not None and self._figure.zoom_x_max is not None and self.act_zoom.isChecked()
+
+    @property
+    def x_end(self) -> float:
+        """Right end (tokens) of the drawn x range (builds the plot if needed; 0 when empty)."""
+        self.ensure_plot()
+        return self._plotter.x_end if self._plotter is not None else 0.0
+
+    def _zoom_changed(self) -> None:
+        self._redraw_later()
+
+    def _offer_zoom(self, fig: BudgetFigure | None) -> None:
+        """Show the zoom button, and enable its action, only for a figure that offers a zoom."""
+        offered = fig is not None and fig.zoom_x_max is not None
+        self.act_zoom.setEnabled(offered)
+        self.zoom_button.setVisible(offered)
 
     @property
     def input_limit_line(self) -> float | None:

@@ -58,20 +58,35 @@ class BudgetPlot:
         """x (tokens) of the drawn capacity line, or ``None``."""
         self.input_limit_line: float | None = None
         """x (tokens) of the drawn input-limit line, or ``None``."""
+        self.x_end = 0.0
+        """Right end (tokens) of the drawn x range (0 when nothing is drawn)."""
 
-    def draw(self, fig: BudgetFigure | None, colors: dict[str, str], tooltip: Callable[[BarSegment, str], str]) -> None:
+    def draw(self, fig: BudgetFigure | None, colors: dict[str, str], tooltip: Callable[[BarSegment, str], str],
+             zoomed: bool = False) -> None:
         """Clear the plot and draw ``fig`` (nothing for ``None``): each row's segments in
         ``colors`` (omitted rows hatched, declared rows translucent) with hover text
         ``tooltip(segment, row name)``, C and the input limit as dashed vertical lines, the
-        figure's note, row names on the left axis."""
+        figure's note, row names on the left axis. ``zoomed`` (honoured when the figure offers
+        :attr:`~ctxviewer.assess.assessment.BudgetFigure.zoom_x_max`) ends the x range there: the
+        lines past it are named at the right edge with an arrow (``C = 128,000 →``)."""
         self.plot.clear()
         self.capacity_line = self.input_limit_line = None
+        self.x_end = 0.0
         if fig is None:
             return
+        x_end = fig.zoom_x_max if zoomed and fig.zoom_x_max is not None else fig.x_max
+        self.x_end = x_end
         n = len(fig.rows)
         for r, (row, segs) in enumerate(fig.rows):
             for s in segs:
-                self._segment(s, n - 1 - r, row, fig.x_max, colors, tooltip)  # first row on top
+                self._segment(s, n - 1 - r, row, x_end, colors, tooltip)  # first row on top
+        past = [f"{name} = {fmt_int(x)} \u2192" for name, x in (("C", fig.capacity_line),
+                                                                  ("input limit", fig.input_limit_line))
+                if x is not None and x > x_end]
+        if past:  # off the zoomed range: named at its right edge, never drawn where they are not
+            off = pg.TextItem("   ".join(past), color="#111827", fill=(255, 255, 255, 220), anchor=(1, 0))
+            off.setPos(x_end, n - 0.5 + LABEL_ROOM)
+            self.plot.addItem(off)
         if fig.capacity_line is not None:
             self.capacity_line = float(self._vline(fig.capacity_line, f"C = {fmt_int(fig.capacity_line)}").value())
         if fig.input_limit_line is not None:
@@ -79,10 +94,10 @@ class BudgetPlot:
             self.input_limit_line = float(line.value())
         if fig.note is not None:
             note = pg.TextItem(fig.note, color="#6b7280", anchor=(1, 0))  # hangs below the top edge
-            note.setPos(fig.x_max, n - 0.5 + LABEL_ROOM)
+            note.setPos(x_end, n - 0.5 + LABEL_ROOM)
             self.plot.addItem(note)
         self.plot.getAxis("left").setTicks([[(n - 1 - r, name) for r, (name, _) in enumerate(fig.rows)]])
-        self.plot.setXRange(0, fig.x_max, padding=0)
+        self.plot.setXRange(0, x_end, padding=0)
         self.plot.setYRange(-0.5, n - 0.5 + LABEL_ROOM, padding=0)
 
     def _vline(self, x: int, label: str) -> pg.InfiniteLine:
@@ -111,9 +126,11 @@ class BudgetPlot:
         bar = pg.BarGraphItem(x0=[s.start], width=[s.tokens], y=[y], height=[BAR_HEIGHT], brush=brush, pen=pen)
         bar.setToolTip(tooltip(s, row))
         self.plot.addItem(bar)
-        if s.tokens / x_max >= MIN_LABEL_FRACTION:
+        shown = min(s.start + s.tokens, x_max) - s.start  # a zoomed range may cut the margin
+        if shown / x_max >= MIN_LABEL_FRACTION:
             dark = s.key in DARK_TEXT or declared or omitted
-            label = pg.TextItem(fmt_int(s.tokens), color="#111827" if dark else "#ffffff", anchor=(0.5, 0.5))
-            label.setPos(s.start + s.tokens / 2, y)
+            text = fmt_int(s.tokens) + (" \u2192" if shown < s.tokens else "")
+            label = pg.TextItem(text, color="#111827" if dark else "#ffffff", anchor=(0.5, 0.5))
+            label.setPos(s.start + shown / 2, y)
             self.plot.addItem(label)
 

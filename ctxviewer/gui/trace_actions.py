@@ -3,7 +3,8 @@
 Next / previous omitted item (F8 / Shift+F8), "Omitted Items Only" (Ctrl+Shift+O), Filter Items
 (Ctrl+Shift+F), Rendered Messages (Ctrl+Alt+M: tool calls, Markdown and thumbnails, or the raw stored
 text; remembered, :mod:`ctxviewer.gui.message_pane`), and the answer panes: Show Response
-(Ctrl+Shift+R), Show Request (Ctrl+Shift+Q).
+(Ctrl+Shift+R), Show Request (Ctrl+Shift+Q), and the budget chart's Zoom Chart to the Items
+(Ctrl+Shift+B, :attr:`~ctxviewer.gui.budget_chart.BudgetChart.act_zoom`).
 Each action sits in the menu, so Help › Keyboard Shortcuts lists it with its shortcut. The actions
 reach the window through :class:`~ctxviewer.gui.window_api.WindowApi`.
 """
@@ -64,6 +65,9 @@ class TraceActions(QObject):
                                 "Show the model's response, tool calls and validations")
         self.act_request = act("Show Re&quest", "Ctrl+Shift+Q", lambda: self._answer(REQUEST),
                                "Show the serialized request as sent")
+        menu.addSeparator()
+        self.act_zoom = panel.chart.act_zoom  # the chart's own action: its button and this entry agree
+        menu.addAction(self.act_zoom)
 
     def set_rendered(self, on: bool) -> None:
         """Show messages rendered or raw, and remember the choice (QSettings)."""

@@ -135,3 +135,16 @@ def test_check_capacity_runs_once_per_trace(monkeypatch) -> None:
     assess(t)
     assess(t)
     assert calls == ["count-me"]
+
+
+def test_a_request_far_under_its_window_offers_a_zoomed_range() -> None:
+    """7,200 tokens (input 6,000 + B_out 1,200) against an assumed C of 128,000 end at 5.6 % of the
+    range: the figure offers a range that ends at 7,200 x 1.03; against C = 8,000 (90 %) it offers none."""
+    t = replace(chapter_8k(), endpoint=Endpoint(provider="openai", model="gpt-4o-mini-2024-07-18"), budget={})
+    fig = assess(t).figure
+    assert fig.x_max == pytest.approx(128_000 * 1.03)
+    assert fig.zoom_x_max == pytest.approx(7_200 * 1.03)
+    assert [(s.key, s.start, s.tokens) for s in fig.used][-1] == ("margin", 7_200, 120_800)  # the bar is whole
+    assert assess(chapter_8k()).figure.zoom_x_max is None
+    at = {c: assess(replace(t, endpoint=Endpoint(capacity=c))).figure.zoom_x_max for c in (72_001, 71_999)}
+    assert at == {72_001: pytest.approx(7_200 * 1.03), 71_999: None}  # 7,200 under / over a tenth of C

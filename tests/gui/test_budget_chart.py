@@ -171,3 +171,30 @@ def test_empty_state_has_no_axis(qtbot) -> None:
     assert chart.is_empty()
     assert chart.empty_label.text() == "No trace matches the filter “zzz”."
     assert chart.legend.labels() == [] and chart.verdict() == ""
+
+
+def test_a_request_far_under_its_window_is_zoomed_to_its_items_and_names_c_at_the_edge(qtbot) -> None:
+    """Input 6,000 + B_out 1,200 against C = 128,000: zoomed by default (x range 7,416 tokens, so the
+    policy's 800 tokens are 11 % of the plot, not 0.6 %), C named at the right edge; the action
+    shows the whole window (x range 131,840) and back; a trace near its C offers no zoom."""
+    from ctxviewer.gui.budget_chart import ZOOM_SHORTCUT
+
+    chart = BudgetChart()
+    qtbot.addWidget(chart)
+    chart.resize(700, 320)
+    chart.show()
+    draw(chart, replace(chapter_8k(), endpoint=Endpoint(capacity=128_000), budget={}))
+    assert (chart.act_zoom.isEnabled(), chart.act_zoom.isChecked(), chart.zoom_button.isVisible()) == (True, True, True)
+    assert chart.act_zoom.shortcut().toString() == ZOOM_SHORTCUT
+    assert chart.x_end == 7_200 * 1.03
+    assert chart.capacity_line == 128_000  # the line is where C is: past the zoomed range
+    texts = [i.toPlainText() for i in chart.ensure_plot().items if hasattr(i, "toPlainText")]
+    assert "C = 128,000 \u2192" in texts and "800" in texts
+    chart.act_zoom.trigger()
+    qtbot.waitUntil(lambda: chart.x_end == 128_000 * 1.03)
+    texts = [i.toPlainText() for i in chart.ensure_plot().items if hasattr(i, "toPlainText")]
+    assert "C = 128,000 \u2192" not in texts and "120,800" in texts and "800" not in texts
+    chart.act_zoom.trigger()
+    draw(chart, chapter_8k())
+    qtbot.waitUntil(lambda: chart.x_end == 8_000 * 1.03)
+    assert (chart.act_zoom.isEnabled(), chart.zoom_button.isVisible()) == (False, False)
