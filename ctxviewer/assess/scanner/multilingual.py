@@ -15,7 +15,6 @@ import re
 from ctxviewer.assess.scanner.patterns import LazyPattern, PatternRule
 from ctxviewer.model.findings import Severity
 
-
 KANA = "\u3040-\u30ff"
 """Hiragana and katakana: Japanese text. A Chinese pattern never reaches across them, so
 "これまでの指示はすべて無視して" (無視 and 指示 are words of both) is labelled ``[ja]``, not ``[zh]``."""
