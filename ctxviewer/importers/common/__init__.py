@@ -16,7 +16,8 @@ normaliser from a model call to a trace.
   call), :mod:`.values` (OTLP ``AnyValue``, ids, times), :mod:`.request_params` (invocation
   parameters -> ``gen_ai.request.*``), :mod:`.framework_tools` (tools offered only in an agent
   framework's attributes: Pydantic AI), :mod:`.usage_rules` (Gemini's thinking tokens taken
-  from the total);
+  from the total), :mod:`.finish_reasons` (the finish reason of a span's attributes: the semconv
+  array or Semantic Kernel's singular string);
 * retrieval -- :mod:`.retrieved` (the retrieved-document shape, its items and rows, and what a
   reranker kept and dropped: each document once, the dropped ones omitted), :mod:`.sent_documents`
   (retrieved documents the call already sent inside one of its messages: kept as the retrieval's
