@@ -78,3 +78,17 @@ def test_semantic_kernel_spans_by_operation_or_scope() -> None:
     assert is_sk_call({"gen_ai.operation.name": "chat"}, {"name": "Microsoft.SemanticKernel.Diagnostics"})
     assert is_sk_call({"gen_ai.operation.name": "chat"}, {"name": "semantic_kernel.connectors.ai.open_ai"})
     assert not is_sk_call({"gen_ai.operation.name": "chat"}, {"name": "opentelemetry.instrumentation.openai_v2"})
+
+
+def test_a_langfuse_generation_of_a_semantic_kernel_span_reads_it_too() -> None:
+    """Langfuse keeps an OTLP span's attributes in ``metadata.attributes``: the same reading."""
+    from ctxviewer.importers.common.llm_call import build_trace
+    from ctxviewer.importers.formats.langfuse import call_from_observation
+
+    obs = {"id": "g", "traceId": "t", "type": "GENERATION", "startTime": "2025-11-03T10:00:00.000Z",
+           "endTime": "2025-11-03T10:00:01.000Z", "model": "gpt-4o", "input": [{"role": "user", "content": "hi"}],
+           "output": {"role": "assistant", "content": "Hello"},
+           "metadata": {"attributes": {"gen_ai.operation.name": "chat.completions",
+                                       "gen_ai.response.finish_reason": "FinishReason.STOP"}}}
+    t, _ = build_trace(call_from_observation(obs, {}, {"id": "t"}))
+    assert t.response is not None and (t.response.text, t.response.finish_reason) == ("Hello", "stop")
