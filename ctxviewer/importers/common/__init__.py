@@ -21,7 +21,9 @@ normaliser from a model call to a trace.
 * retrieval -- :mod:`.retrieved` (the retrieved-document shape, its items and rows, and what a
   reranker kept and dropped: each document once, the dropped ones omitted), :mod:`.sent_documents`
   (retrieved documents the call already sent inside one of its messages: kept as the retrieval's
-  record, not added again as items; where a ReAct agent's tool output sits inside a message);
+  record, not added again as items; where a ReAct agent's tool output sits inside a message),
+  :mod:`.react_observations` (the user messages that are only a tool's output sent back: history,
+  never the user request);
 * nothing lost silently -- :mod:`.choices` (the response a trace shows, the first choice, and
   every further choice kept as ``ctxviewer.other_choices``), :mod:`.field_account` (the source keys an importer did not map,
   named on the trace as ``ctxviewer.unmapped`` and counted per file), :mod:`.exchange_account`
