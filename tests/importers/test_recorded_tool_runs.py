@@ -23,6 +23,7 @@ from ctxviewer.assess.checks import run_checks
 from ctxviewer.assess.trace_header import cost_line
 from ctxviewer.importers import get_importer
 from ctxviewer.importers.formats.inspect_runs import sample_times
+from ctxviewer.importers.formats.inspect_verdicts import sample_runs
 from ctxviewer.importers.formats.langsmith import call_from_run
 from ctxviewer.model.run import RunSpan
 from ctxviewer.model.trace import RequestTrace, ToolVerdict
@@ -50,6 +51,27 @@ def test_inspect_tool_events_give_the_verdicts() -> None:
     assert blocked == [(
         "tool.unsafe_blocked", "bash proposed and blocked because 1 check(s) failed (decided by its tool event call_rm "
         "(rejected by the approver: Tool call rejected by approver: deletes system files)): destructive")]
+
+
+def test_an_inspect_approval_event_names_the_approver_and_blocks_a_call_it_stopped() -> None:
+    """``ApprovalEvent`` (``approver``, ``decision``): a rejected call's tool event names the
+    approver; a call the approver terminated has no tool event, and the approval event blocks it."""
+    at = "2025-11-20T10:00:{:02d}+00:00".format
+    events = [
+        {"event": "approval", "timestamp": at(1), "approver": "human", "decision": "reject", "explanation": "no",
+         "message": "", "call": {"id": "c1", "function": "bash", "arguments": {}}},
+        {"event": "tool", "timestamp": at(2), "id": "c1", "function": "bash", "completed": at(2),
+         "error": {"type": "approval", "message": "Tool call rejected by approver: no"}},
+        {"event": "approval", "timestamp": at(3), "approver": "policy/strict", "decision": "terminate",
+         "explanation": "exfiltration attempt", "message": "", "call": {"id": "c2", "function": "curl", "arguments": {}}},
+        {"event": "approval", "timestamp": at(4), "approver": "auto", "decision": "approve", "message": "",
+         "call": {"id": "c3", "function": "ls", "arguments": {}}}]
+    runs = sample_runs(events)
+    assert {k: [(r.tool, r.verdict()) for r in v] for k, v in runs.items()} == {
+        "c1": [("bash", (ToolVerdict.BLOCKED,
+                         "its tool event c1 (rejected by the approver human: Tool call rejected by approver: no)"))],
+        "c2": [("curl", (ToolVerdict.BLOCKED,
+                         "its approval event (rejected by the approver policy/strict: exfiltration attempt)"))]}
 
 
 def test_an_inspect_sample_lasts_as_long_as_its_events_and_shows_its_error() -> None:
