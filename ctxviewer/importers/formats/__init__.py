@@ -8,10 +8,12 @@
 * :mod:`.ctxviewer_otlp` -- OTLP/JSON exported by ctxviewer (an exact round trip);
 * :mod:`.cassette` -- VCR / pytest-recording YAML cassettes of provider API calls;
 * :mod:`.inspect_ai` -- Inspect AI eval logs (``.json`` EvalLog, ``.eval`` zips); :mod:`.inspect_runs` --
-  the steps of a sample's run (its spans, model and tool events) for the run tree;
+  the steps of a sample's run (its spans, model and tool events) for the run tree; :mod:`.inspect_verdicts` --
+  the verdicts its tool events show on the proposed calls;
 * :mod:`.langfuse` -- Langfuse trace downloads (``langfuse.runs``: its observations as run steps); :mod:`.langfuse_chatml` -- Langfuse normalised ChatML;
 * :mod:`.langsmith` -- LangSmith runs; :mod:`.langsmith_runs` -- every run of a run tree (chain, tool,
-  retriever, llm) as a run step;
+  retriever, llm) as a run step; :mod:`.langsmith_tools` -- the verdicts its tool runs show, and the run-level
+  token counts as usage;
 * :mod:`.litellm` -- LiteLLM ``StandardLoggingPayload`` logs;
 * :mod:`.mlflow` -- MLflow traces (v3 JSON, also embedded in Databricks agent responses);
 * :mod:`.promptfoo` -- promptfoo eval exports;

@@ -31,6 +31,8 @@ Format (UKGovernmentBEIS/inspect_ai ``log/_log.py`` ``EvalLog``/``EvalSample``,
   ``inspect.target``, ``config`` -> ``gen_ai.request.*``, scalar sample metadata ->
   ``inspect.metadata.*``; task, task id and run id kept; the event and sample keys not mapped are
   named in ``ctxviewer.unmapped``.
+* Tool verdicts: a proposed call takes the verdict its ``tool`` event shows (an approver's
+  rejection blocked it, an event that ran permitted it: :mod:`.inspect_verdicts`).
 
 Model ``"provider/model"`` splits into provider and model. Trace id =
 ``"{eval_id}/{sample id}/{epoch}/{n}"``. No Qt here.
@@ -42,6 +44,7 @@ import json
 import struct
 import zipfile
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -54,9 +57,11 @@ from ctxviewer.importers.common.part_shapes import data_uri_part
 from ctxviewer.importers.common.peek import cut_short
 from ctxviewer.importers.common.request_params import request_parameters
 from ctxviewer.importers.common.scores import score, scores_attribute
+from ctxviewer.importers.common.tool_outcome import with_run_verdicts
 from ctxviewer.importers.common.values import parse_time
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record, RunRecord
 from ctxviewer.importers.formats.inspect_runs import run_spans_of
+from ctxviewer.importers.formats.inspect_verdicts import sample_runs
 from ctxviewer.model.run import RunSpan
 from ctxviewer.model.trace import Usage
 
@@ -219,8 +224,9 @@ provider request as sent, ``call.request``, as the trace's serialized request; `
 
 SAMPLE_MAPPED = frozenset({"id", "epoch", "uuid", "input", "messages", "output", "events", "attachments", "scores",
                            "target", "metadata", "message_pool", "events_data", "model_usage", "total_time",
-                           "working_time", "error_retries"})
-"""Sample keys mapped or kept on every call of the sample; others are named as ``sample.KEY``."""
+                           "working_time", "error_retries", "error", "started_at", "completed_at"})
+"""Sample keys mapped or kept on every call of the sample (``error``, ``started_at`` /
+``completed_at`` on the sample's run step); others are named as ``sample.KEY``."""
 
 
 def _inputs(event: Mapping[str, Any], sample: Mapping[str, Any]) -> list[Any]:
@@ -361,8 +367,11 @@ class InspectImporter:
             except (ValueError, TypeError, AttributeError, KeyError) as exc:
                 yield ImportProblem(file, record, f"cannot map sample: {exc}", dropped=1)
                 continue
+            runs = sample_runs(sample.get("events"))
             for call in calls:
                 trace, warnings = build_trace(call)
+                if runs and trace.tool_calls:  # the verdicts its tool events show (.inspect_verdicts)
+                    trace = replace(trace, tool_calls=with_run_verdicts(trace.tool_calls, runs, call.created))
                 found += 1
                 yield trace
                 for w in warnings:

@@ -8,6 +8,7 @@ of UKGovernmentBEIS/inspect_ai). Not a format: it defines no importer. No Qt her
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime, timedelta
 from typing import Any, Callable
 
 from ctxviewer.importers.common import provider_messages as pm
@@ -15,7 +16,7 @@ from ctxviewer.importers.common.values import parse_time
 from ctxviewer.model.run import RunSpan
 
 
-def _when(value: Any) -> Any:
+def _when(value: Any) -> datetime | None:
     try:
         return parse_time(value)
     except ValueError:
@@ -30,9 +31,37 @@ def error_message(error: Any) -> str | None:
     return pm._str(error) if error else None
 
 
+def sample_times(sample: Mapping[str, Any], events: list[Mapping[str, Any]]) -> tuple[datetime | None, datetime | None]:
+    """When a sample's run started and ended (aware UTC; ``None`` when nothing records it): the
+    sample's ``started_at`` / ``completed_at`` (``EvalSample``; else ``started_at`` + ``total_time``
+    seconds), widened to every event's ``timestamp`` and ``completed`` -- a step is never shorter
+    than the steps under it (a model event that ends 30 s after the last event starts)."""
+    start, end = _when(sample.get("started_at")), _when(sample.get("completed_at"))
+    total = sample.get("total_time")
+    if end is None and start is not None and isinstance(total, (int, float)) and not isinstance(total, bool):
+        end = start + timedelta(seconds=float(total))
+    begun = [t for t in (_when(e.get("timestamp")) for e in events) if t is not None]
+    done = begun + [t for t in (_when(e.get("completed")) for e in events) if t is not None]
+    if begun:
+        start = min([start, *begun]) if start is not None else min(begun)
+    if done:
+        end = max([end, *done]) if end is not None else max(done)
+    return start, end
+
+
+def sample_error(error: Any) -> str | None:
+    """A sample's ``error`` (``EvalError {message, traceback, traceback_ansi}``) as its step's status
+    message: the ``message`` (the traceback stays in the step's ``inspect.error`` attribute); ``None``
+    when there is none."""
+    if isinstance(error, Mapping):
+        return pm._str(error.get("message"))
+    return pm._str(error) if error else None
+
+
 def run_spans_of(sample: Mapping[str, Any], base: str, task: Any,
                  resolve: Callable[[Any, Mapping[str, str]], Any]) -> list[RunSpan]:
-    """The steps of one sample's run: the sample (root, ``sample``), each ``span_begin`` /
+    """The steps of one sample's run: the sample (root, ``sample``; its times :func:`sample_times`,
+    its error's message :func:`sample_error`), each ``span_begin`` /
     ``span_end`` pair (kind = the span's ``type``: ``init``, ``solver``, ``tool``, ``scorer``...;
     an older log's ``step`` begin / end events likewise, nested as they open and close), each
     ``model`` event (kind ``llm``, start ``timestamp``, end ``completed``, its trace
@@ -42,12 +71,12 @@ def run_spans_of(sample: Mapping[str, Any], base: str, task: Any,
     ``task`` the eval's task name, ``resolve`` the importer's ``attachment://`` resolver."""
     events = [e for e in sample.get("events") or [] if isinstance(e, Mapping)]
     att = sample.get("attachments") or {}
-    times = [t for t in (_when(e.get("timestamp")) for e in events) if t is not None]
+    start, end = sample_times(sample, events)
     root = "sample"
     spans: dict[str, dict[str, Any]] = {root: {
         "kind": "sample", "name": f"sample {sample.get('id')} epoch {sample.get('epoch', 1)}", "parent": None,
-        "start": min(times) if times else None, "end": max(times) if times else None,
-        "status": "error" if sample.get("error") else None, "trace": None,
+        "start": start, "end": end, "status": "error" if sample.get("error") else None, "trace": None,
+        "message": sample_error(sample.get("error")),
         "attributes": {k: v for k, v in (("inspect.sample_id", sample.get("id")), ("inspect.epoch", sample.get("epoch")),
                                          ("inspect.task", task), ("inspect.error", sample.get("error")))
                        if v is not None}}}

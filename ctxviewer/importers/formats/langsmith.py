@@ -11,7 +11,9 @@ definitions; ``outputs`` a ChatCompletion (``choices``) or LangChain ``generatio
 ``outputs.usage_metadata`` or the first generation's ``AIMessage.usage_metadata`` (LangChain rule:
 input includes cache, output includes reasoning; Gemini thinking only in ``total_tokens`` taken
 back, :mod:`~ctxviewer.importers.common.usage_rules`), else ``outputs.usage`` /
-``llm_output.token_usage``. ``start_time``/``end_time`` are ISO strings or epoch milliseconds; a run with no
+``llm_output.token_usage``, else the run-level ``prompt_tokens`` / ``completion_tokens``
+(:mod:`~ctxviewer.importers.formats.langsmith_tools`, which also gives a proposed call the verdict
+its ``tool`` run shows). ``start_time``/``end_time`` are ISO strings or epoch milliseconds; a run with no
 ``end_time`` never ended; ``error`` marks status error. ``retriever`` runs' ``outputs.documents``
 become evidence of the next ``llm`` run in the same trace (by ``dotted_order``). The session id is
 ``extra.metadata`` ``session_id`` / ``thread_id`` / ``conversation_id``. No Qt here.
@@ -20,6 +22,7 @@ become evidence of the next ``llm`` run in the same trace (by ``dotted_order``).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -39,7 +42,9 @@ from ctxviewer.importers.common.usage_rules import RULE as GEMINI_RULE
 from ctxviewer.importers.common.usage_rules import thinking_in_total
 from ctxviewer.importers.contract import SPECIFIC, ImportFailed, ImportProblem, Record, RunRecord
 from ctxviewer.importers.formats.langsmith_runs import run_ids, run_step, run_time
+from ctxviewer.importers.formats.langsmith_tools import RUN_TOKEN_KEYS, TraceToolRuns, run_tokens_agree, run_usage
 from ctxviewer.model.run import RunSpan
+from ctxviewer.model.trace import Usage
 
 LLM_RUN_TYPES = frozenset({"llm", "chat_model"})
 
@@ -235,7 +240,15 @@ def call_from_run(run: Mapping[str, Any], documents: list[Document]) -> LLMCall:
             call.usage = thought
             call.attributes["ctxviewer.usage_rule"] = GEMINI_RULE
     else:
-        call.usage = pm.openai_chat_usage(outputs.get("usage") or (outputs.get("llm_output") or {}).get("token_usage"))
+        raw_usage = outputs.get("usage") or (outputs.get("llm_output") or {}).get("token_usage")
+        call.usage = pm.openai_chat_usage(raw_usage)
+        usage_metadata = raw_usage if isinstance(raw_usage, Mapping) else None
+    run_level = run_usage(run)  # LangSmith's own Run.prompt_tokens / completion_tokens (.langsmith_tools)
+    tokens_read = run_level is not None and call.usage == Usage()
+    if tokens_read and run_level is not None:
+        call.usage = run_level
+    elif run_level is not None:
+        tokens_read = run_tokens_agree(run, call.usage, pm.int_or_none((usage_metadata or {}).get("total_tokens")))
     call.created, call.ended = run_time(run.get("start_time")), run_time(run.get("end_time"))
     if call.ended is None:
         call.ended_recorded = False
@@ -259,7 +272,7 @@ def call_from_run(run: Mapping[str, Any], documents: list[Document]) -> LLMCall:
     for key, value in meta.items():  # metadata the user set (and the SDK's ls_*) kept as attributes
         if key not in _META_MAPPED and isinstance(value, (str, int, float, bool)):
             call.attributes[f"langsmith.metadata.{key}"] = value
-    unmapped = unmapped_keys(run, MAPPED)
+    unmapped = [k for k in unmapped_keys(run, MAPPED) if not (tokens_read and k in RUN_TOKEN_KEYS)]
     unmapped = [k for k in unmapped if not (k.startswith("inputs.") and k[7:] in read)]
     unmapped += [f"extra.metadata.{k}" for k, v in meta.items() if not isinstance(v, (str, int, float, bool))
                  and v not in (None, {}, [])]
@@ -328,6 +341,8 @@ class LangSmithImporter:
             yield ImportProblem(file, "whole file", f"a page of POST /runs/query ({len(runs)} run(s)); cursors.next is "
                                 "set, so more runs exist that this file does not hold (not imported)")
         runs.sort(key=lambda r: (str(r.get("trace_id") or ""), str(r.get("dotted_order") or "")))
+        trees = run_ids(runs)
+        executions = TraceToolRuns(runs, trees, LLM_RUN_TYPES)
         pending: dict[str, list[Document]] = {}
         traced: dict[str, str] = {}  # llm run id -> its trace
         n_found = 0
@@ -342,6 +357,9 @@ class LangSmithImporter:
                 call = call_from_run(run, pending.pop(tid, []))
                 fold_sent_documents(call)
                 trace, warnings = build_trace(call)
+                if trace.tool_calls:  # the verdicts its trace's tool runs show (.langsmith_tools)
+                    trace = replace(trace, tool_calls=executions.verdicts(trace.tool_calls, str(run.get("id")),
+                                                                          call.created))
             except (ValueError, TypeError, AttributeError, KeyError, IndexError) as exc:
                 yield ImportProblem(file, f"run {run.get('id')}", f"cannot map run: {exc}", dropped=1)
                 continue
@@ -360,7 +378,6 @@ class LangSmithImporter:
                                     f"run {run.get('id')} ({run.get('run_type')} {run.get('name')}): parent run "
                                     f"{parent} is not in this file; imported without it (what its ancestors "
                                     "record -- retrieved documents, the chain's inputs -- is not known)")
-        trees = run_ids(runs)
         for run in runs:
             yield run_step(run, trees[str(run.get("id"))], traced.get(str(run.get("id"))))
 

@@ -36,7 +36,7 @@ Fields (``mlflow/mlflow``: ``mlflow/entities/trace.py``, ``trace_info.py``, ``sp
 
 What lives here: the importer, the file and trace shapes (:func:`traces_of`, :func:`load_trace`),
 assessments; :mod:`.call` maps one model-call span; :mod:`.runs` makes every span a step of the
-run tree. May import :mod:`ctxviewer.importers.common`,
+run tree; :mod:`.tools` gives a proposed call the verdict its ``TOOL`` span shows. May import :mod:`ctxviewer.importers.common`,
 the contract and :mod:`ctxviewer.model`, never another format; a new span attribute is read in
 :mod:`.call`, a new file or trace shape here.
 
@@ -70,6 +70,7 @@ from ctxviewer.importers.formats.mlflow.call import (
     span_id_of,
 )
 from ctxviewer.importers.formats.mlflow.runs import parent_of, run_span
+from ctxviewer.importers.formats.mlflow.tools import span_run, when, with_span_verdicts
 from ctxviewer.model.run import RunSpan
 from ctxviewer.model.trace import Usage
 
@@ -233,6 +234,8 @@ def load_trace(trace: Any, file: str, record: str, with_runs: bool = False) -> I
         elif kind == "RETRIEVER":
             retrievers.append((sp, attrs))
     fed = _documents_fed(chats, retrievers)
+    executions = [r for r in (span_run(sp, attrs) for _n, sp, attrs in steps) if r is not None]
+    chat_starts = [t for t in (when(sp, "start_time") for _w, sp, _a in chats) if t is not None]
     for where, sp, attrs in chats:
         sid = span_id_of(sp)
         warnings: list[str] = []
@@ -260,6 +263,9 @@ def load_trace(trace: Any, file: str, record: str, with_runs: bool = False) -> I
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             yield ImportProblem(file, where, f"cannot map the MLflow span: {exc}", dropped=1)
             continue
+        if trace_out.tool_calls and executions:  # the verdicts its TOOL spans show (.tools)
+            trace_out = replace(trace_out, tool_calls=with_span_verdicts(trace_out.tool_calls, call.created,
+                                                                         executions, chat_starts))
         traced[id(sp)] = trace_out.trace_id
         yield replace(trace_out, attributes={**trace_out.attributes, **scores, **unmapped})
         for message in warnings + notes:

@@ -3,7 +3,9 @@ JSON-string attribute values decoded (:func:`decode`), ``mlflow.spanInputs`` / `
 read as the provider's request / response (:func:`ctxviewer.importers.common.exchanges.call_from_exchange`),
 LangChain messages, MLflow 2.x ``mlflow.chat.messages``, usage (:func:`mlflow_usage`), times (v3
 ``*_unix_nano``, v2 ``start_time`` / ``end_time``), status (an empty error message takes the
-``exception`` event's), and a retriever span's documents (:func:`retrieved_documents`). The
+``exception`` event's), a LangChain autolog span's endpoint (``invocation_params.model``, then
+``metadata.ls_model_name``; ``metadata.ls_provider``: :func:`langchain_endpoint`; the response model
+``llm_output.model_name``, the finish reason ``generation_info.finish_reason``), and a retriever span's documents (:func:`retrieved_documents`). The
 attribute names are ``mlflow/tracing/constant.py``'s ``SpanAttributeKey``. No Qt here.
 """
 
@@ -88,7 +90,10 @@ def _generic_call(inputs: Any, outputs: Any, trace_id: str) -> LLMCall:
         info = first.get("generation_info")
         call.output[0]["finish_reason"] = (info.get("finish_reason") if isinstance(info, Mapping) else None) \
             or facts["finish_reason"]
-        call.response_id, call.response_model = facts["id"], facts["model"]
+        llm_output = outputs.get("llm_output")
+        call.response_id = facts["id"]
+        call.response_model = (pm._str(llm_output.get("model_name")) if isinstance(llm_output, Mapping) else None) \
+            or facts["model"]
     elif outputs is not None:
         text = outputs if isinstance(outputs, str) else gm.compact_json(outputs)
         call.output = [{"role": "assistant", "parts": [{"type": "text", "content": text}]}]
@@ -117,7 +122,9 @@ def call_from_span(span: Mapping[str, Any], attrs: Mapping[str, Any], trace_id: 
     if isinstance(chat, list) and chat and not (provider_shape and call.messages):
         msgs = [pm.openai_message(m) for m in chat if isinstance(m, Mapping)]
         if msgs and msgs[-1].get("role") == "assistant" and len(msgs) > 1:
-            call.messages, call.output = msgs[:-1], [msgs[-1]]
+            said = (call.output or [{}])[0].get("finish_reason")  # the LLMResult's generation_info: not in the chat
+            call.messages, call.output = msgs[:-1], [msgs[-1] if not said or msgs[-1].get("finish_reason")
+                                                     else {**msgs[-1], "finish_reason": said}]
         else:
             call.messages = msgs
     usage = mlflow_usage(attrs.get("mlflow.chat.tokenUsage"))
@@ -126,8 +133,11 @@ def call_from_span(span: Mapping[str, Any], attrs: Mapping[str, Any], trace_id: 
     tools = attrs.get("mlflow.chat.tools")
     if isinstance(tools, list) and tools:
         call.tools = pm.openai_tool_definitions(tools)
-    call.model = pm._str(attrs.get("mlflow.llm.model")) or call.model
-    call.provider = pm._str(attrs.get("mlflow.llm.provider")) or call.provider or (fmt if isinstance(fmt, str) else None)
+    params, meta = langchain_endpoint(attrs)
+    call.model = pm._str(attrs.get("mlflow.llm.model")) or call.model or pm._str(params.get("model")) \
+        or pm._str(params.get("model_name")) or pm._str(meta.get("ls_model_name"))
+    call.provider = pm._str(attrs.get("mlflow.llm.provider")) or call.provider or (fmt if isinstance(fmt, str) else None) \
+        or pm._str(meta.get("ls_provider"))
     for key, path in (("start_time_unix_nano", "start"), ("end_time_unix_nano", "end")):
         if key not in span and key.replace("_unix_nano", "") in span:  # trace schema v2: start_time / end_time (ns)
             key = key.replace("_unix_nano", "")
@@ -153,6 +163,15 @@ def call_from_span(span: Mapping[str, Any], attrs: Mapping[str, Any], trace_id: 
     if isinstance(span.get("events"), list) and span["events"]:
         call.attributes["mlflow.span.events"] = span["events"]  # exceptions, stream chunks: kept as recorded
     return call
+
+
+def langchain_endpoint(attrs: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
+    """A LangChain autolog span's ``invocation_params`` (the chat model's request parameters:
+    ``model`` / ``model_name``) and ``metadata`` (``ls_model_name``, ``ls_provider``: LangChain's
+    ``_get_ls_params``), the attributes MLflow's LangChain callback sets from the run's kwargs;
+    ``{}`` for each that is not recorded."""
+    params, meta = attrs.get("invocation_params"), attrs.get("metadata")
+    return (params if isinstance(params, Mapping) else {}), (meta if isinstance(meta, Mapping) else {})
 
 
 def _exception_message(events: Any) -> str | None:
