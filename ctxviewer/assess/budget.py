@@ -316,7 +316,7 @@ def check_capacity(trace: RequestTrace) -> CapacityCheck:
         input_before_trim=before,
         input_source=source,
         reported_input=reported,
-        capacity_problem=refuted or _capacity_problem(trace),
+        capacity_problem=refuted or _capacity_problem(trace, cap, cap_source),
         reported_margin=reported_margin(trace, fits, source, cap, input_tokens, b_out),
         refusal=refused,
         capacity_source=cap_source,
@@ -348,16 +348,20 @@ def _n(v: int) -> str:
     return f"{v:,}"
 
 
-def _capacity_problem(trace: RequestTrace) -> str | None:
-    """B_out >= C, or C equal to the model's known max output (a mislabelled limit), in words."""
+def _capacity_problem(trace: RequestTrace, cap: int | None = None, cap_source: str = RECORDED) -> str | None:
+    """B_out >= C (``cap``: the C eq. 3.1 uses, recorded or assumed; ``cap_source`` where it came
+    from), or a recorded C equal to the model's known max output (a mislabelled limit), in words.
+    A B_out of 10^12 against gpt-4's assumed 8,192 read "had -999,999,991,808 tokens left"."""
     from ctxviewer.tokens.profiles import ProfileError, resolve
 
-    cap, out = trace.endpoint.capacity, trace.reserved_output_tokens
+    out = trace.reserved_output_tokens
+    if cap is not None and out is not None and out >= cap:
+        where = "" if cap_source == RECORDED else f" {cap_source}"
+        return (f"reserved output {_n(out)} tokens fills the {_n(cap)}-token context window{where}: "
+                "no room for any input")
+    cap = trace.endpoint.capacity
     if cap is None:
         return None
-    if out is not None and out >= cap:
-        return (f"reserved output {_n(out)} tokens fills the {_n(cap)}-token context window: "
-                "no room for any input")
     try:
         res = resolve(trace.endpoint.model)
     except ProfileError:

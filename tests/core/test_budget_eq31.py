@@ -41,6 +41,19 @@ def test_reserve_filling_the_window_is_an_error_in_words_not_a_negative_bar() ->
     assert all(seg.tokens >= 0 for seg in used_bar(t))
 
 
+def test_a_reserve_filling_an_assumed_window_is_said_not_a_negative_room() -> None:
+    """A new user's B_out of 10^12 on gpt-4o-mini (C 128,000 assumed) read "over capacity by ...: had
+    -999,999,872,000 tokens left, needed 1"."""
+    t = make_trace(endpoint=Endpoint(provider="openai", model="gpt-4o-mini"), reserved_output_tokens=10**12,
+                   input_tokens=1, budget={})
+    chk = check_capacity(t)
+    assert (chk.capacity, chk.fits) == (128_000, False)
+    assert verdict_text(chk) == (
+        "reserved output 1,000,000,000,000 tokens fills the 128,000-token context window assumed "
+        f"({chk.capacity_source.removeprefix('assumed (')}: no room for any input")
+    assert chk.capacity_source.startswith("assumed (model catalogue: genai-prices ")
+
+
 def test_capacity_equal_to_the_models_max_output_is_called_out() -> None:
     t = make_trace(endpoint=Endpoint(model="gpt-4o-2024-08-06", capacity=16384), input_tokens=1000)
     assert verdict_text(check_capacity(t)) == (
