@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from ctxviewer.assess.tool_review import review_call
 from ctxviewer.cli import cli
 from ctxviewer.importers import ImportProblem, get_importer
 from ctxviewer.importers.common.bedrock_parts import bedrock_part, tool_result_text
@@ -109,6 +110,31 @@ def test_a_tool_result_message_named_gen_ai_tool_message_is_read_the_same(tmp_pa
     assert [(i.id, i.kind, i.role, i.content) for i in second.items][-1] == \
         ("msg-2", Kind.HISTORY, "tool", "Error: PermissionError: deletion not permitted by policy")
     assert [i.id for i in second.items if i.kind == Kind.USER] == ["msg-0"]
+
+
+SCHEMA = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+
+
+@pytest.mark.parametrize("args, verdict", [({"path": "/srv/data/old.log"}, None),
+                                           ({"file": 1}, "(root): 'path' is a required property")])
+def test_tool_definitions_are_checked_against_the_schema_inside_bedrocks_wrapper(
+        tmp_path: Path, args: dict[str, Any], verdict: str | None) -> None:
+    defs = [{"name": "file_delete", "description": "Delete a file.", "inputSchema": {"json": SCHEMA}, "outputSchema": None}]
+
+    def offer(span: dict[str, Any]) -> None:  # the gen_ai_tool_definitions opt-in: on the agent span
+        if span["spanId"] == "a1b2c3d4e5f60001":
+            span["attributes"].append({"key": "gen_ai.tool.definitions", "value": {"stringValue": json.dumps(defs)}})
+        for ev in span.get("events", []):
+            for a in ev["attributes"]:
+                a["value"]["stringValue"] = a["value"]["stringValue"].replace(
+                    '"input": {"path": "/srv/data/old.log"}', '"input": ' + json.dumps(args))
+    first, _ = _traces(_variant(tmp_path, offer))
+    [tool] = [i for i in first.items if i.kind == Kind.TOOL]
+    assert (tool.id, json.loads(tool.content)) == (
+        "file_delete", {"name": "file_delete", "description": "Delete a file.", "inputSchema": SCHEMA})
+    [schema] = [c for c in review_call(first, 0).checks if c.name == "arguments_schema"]
+    assert (schema.passed, schema.detail) == ((True, "arguments match the tool's parameter schema") if verdict is None
+                                              else (False, verdict))
 
 
 def test_cycle_spans_are_run_steps_not_model_calls() -> None:

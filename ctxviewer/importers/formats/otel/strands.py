@@ -27,6 +27,10 @@ parts by :func:`~ctxviewer.importers.common.bedrock_parts.bedrock_part` wherever
   ``gen_ai.choice`` (``message`` the result's blocks) -> ``gen_ai.tool.call.arguments`` /
   ``gen_ai.tool.call.result`` (the latest conventions' ``tool_call`` / ``tool_call_response``
   parts likewise), when the span records neither;
+* tool definitions (``gen_ai.tool.definitions``, written with the ``gen_ai_tool_definitions``
+  opt-in: ``[{name, description, inputSchema, outputSchema}]``) keep Bedrock's ``ToolInputSchema``
+  wrapper, ``inputSchema: {"json": SCHEMA}``: -> ``inputSchema: SCHEMA``, so the arguments are
+  checked against the schema, not against the wrapper (which any arguments match);
 * the agent's system prompt on the ``invoke_agent`` span (``gen_ai.agent.system_prompt``;
   earlier versions passed it through as ``system_prompt``) -> ``gen_ai.system_instructions``, so
   its model calls inherit it (:mod:`.group`); newer Strands also sends it as a
@@ -133,12 +137,28 @@ def _tool_io(events: tuple[dict[str, Any], ...]) -> dict[str, Any]:
     return out
 
 
+def _unwrap(schema: Any) -> Any:
+    return schema["json"] if isinstance(schema, Mapping) and set(schema) == {"json"} else schema
+
+
+def tool_definitions(value: Any) -> Any:
+    """Strands' ``gen_ai.tool.definitions`` with each ``inputSchema`` / ``outputSchema`` of the
+    Bedrock form ``{"json": SCHEMA}`` unwrapped to ``SCHEMA`` (a ``null`` one left out); a value
+    that is no list of definitions as it is."""
+    data = gm.parse_structured(value)
+    if not isinstance(data, list) or not all(isinstance(d, Mapping) for d in data):
+        return value
+    return [{k: _unwrap(v) for k, v in d.items() if not (k == "outputSchema" and v is None)} for d in data]
+
+
 def as_standard_events(span: Span) -> Span:
     """``span`` with Strands' event shapes made the standard ones (module docstring), before
     :func:`.events.fold_events` reads them; a span not Strands' (:func:`is_strands`) as it is."""
     if not is_strands(span):
         return span
     attrs = dict(span.attributes)
+    if "gen_ai.tool.definitions" in attrs:
+        attrs["gen_ai.tool.definitions"] = tool_definitions(attrs["gen_ai.tool.definitions"])
     op = attrs.get("gen_ai.operation.name")
     if op == "execute_tool":
         for k, v in _tool_io(span.events).items():
