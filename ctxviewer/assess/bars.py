@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ctxviewer.assess.budget import CATEGORY_LABELS, CATEGORY_ORDER, allocations, capacity
+from ctxviewer.assess.input_source import REPORTED_SOURCE
 from ctxviewer.model.trace import Category, LimitMode, RequestTrace
 
 
@@ -37,7 +38,8 @@ UNACCOUNTED_LABEL = "reported, not in the trace"
 def used_bar(trace: RequestTrace) -> list[BarSegment]:
     """Segments of the "used" bar: each input category's retained tokens, then the reserved output,
     then the input the provider reported beyond the count when it is above it by more than the
-    tolerance (key ``unaccounted``), then the remaining margin up to C (or the overflow past C, key
+    tolerance, or when that report put the request over C (key ``unaccounted``: history-16k's 348
+    tokens past C = 16,000 are then an ``over`` segment, as its verdict says), then the remaining margin up to C (or the overflow past C, key
     ``over``). Categories whose use is unknown are left out; an unknown B_out gives no output
     segment; an input not recorded gives no margin (nothing says how much of the window was free).
     """
@@ -55,7 +57,8 @@ def used_bar(trace: RequestTrace) -> list[BarSegment]:
     cap = chk.capacity  # recorded, or the model catalogue's (assumed)
     if cap is not None and trace.endpoint.limit_mode is not LimitMode.SEPARATE and chk.input_tokens is not None:
         end = chk.input_tokens + (out or 0)  # an input not recorded draws no margin: nothing says the window was free
-        if chk.reported_margin is not None and chk.reported_input is not None:  # the provider held more than the count
+        by_report = chk.reported_margin is not None or chk.input_source == REPORTED_SOURCE  # over C by the report
+        if by_report and chk.reported_input is not None and chk.reported_input > chk.input_tokens:  # it held more
             extra = chk.reported_input - chk.input_tokens
             segs.append(BarSegment(UNACCOUNTED_LABEL, "unaccounted", end, extra))
             end += extra

@@ -19,7 +19,7 @@ from ctxviewer.assess.budget import CapacityCheck
 from ctxviewer.assess.input_source import REPORTED_SOURCE, TRUNCATED_SOURCE
 from ctxviewer.assess.plausibility import DURATION_KEY, negative_duration, reported_input
 from ctxviewer.model.capture import uncaptured_row
-from ctxviewer.model.placed_data import placed_data
+from ctxviewer.model.placed_data import placed_data, user_request_note
 from ctxviewer.model.source_notes import (
     CACHE_1H_KEY,
     ENVIRONMENT_KEY,
@@ -212,7 +212,9 @@ def capture_rows(trace: RequestTrace) -> list[tuple[str, str]]:
     ``ctxviewer.truncated_how`` line; reported usage exceeds what was captured), ``Inherited`` system instructions and tools from an ancestor span
     (``ctxviewer.system_inherited_from``, ``ctxviewer.tools_inherited_from``, one line each), ``Fed by`` for the tool executions recorded on this call
     (``ctxviewer.fed_by``; a tool whose output sits inside one of the call's items says which, and
-that it is scanned: :func:`ctxviewer.model.placed_data.placed_data`, as the scanner reads it).
+that it is scanned: :func:`ctxviewer.model.placed_data.placed_data`, as the scanner reads it),
+``Question`` (the user request) when a user message is only a tool's output sent back (which item is the user
+request, or that none is recorded: :func:`ctxviewer.model.placed_data.user_request_note`).
 Empty for a trace without them."""
     a = trace.attributes
     rows: list[tuple[str, str]] = []
@@ -242,6 +244,9 @@ Empty for a trace without them."""
             lines.append(one_line(str(f)) + (f": its output is inside {', '.join(inside)}, scanned as untrusted data"
                                              if inside else ""))
         rows.append(("Fed by", "\n".join(lines)))
+    said = user_request_note(trace)  # a ReAct observation is no user request
+    if said is not None:
+        rows.append(("Question", one_line(said)))
     return rows
 
 

@@ -7,7 +7,12 @@ Importers record where: ``ctxviewer.documents`` rows (:data:`DOCUMENTS`) and
 ``sent_in`` the item's id and ``at`` ``[start, end)`` of the text in its content, in characters.
 :func:`placed_data` is the one reading of both: the injection scanner scans these ranges as the
 untrusted data they are whatever the holding item's role (``check``, ``scan``), and ``show``'s
-"Fed by" row says where a tool's output went and that it is scanned -- one fact for both. No Qt here.
+"Fed by" row says where a tool's output went and that it is scanned -- one fact for both.
+
+A user message that is nothing but such an output (``Observation: <tool output>``, the ReAct labels
+aside) is a tool observation, not the user's words: the importer makes it history and the last
+user message of the user's own words the user request (none: not recorded), and names it in
+:data:`OBSERVATIONS`; :func:`observation_ids` reads them. No Qt here.
 """
 
 from __future__ import annotations
@@ -15,12 +20,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ctxviewer.model.trace import RequestTrace
+from ctxviewer.model.trace import Kind, RequestTrace
 
 DOCUMENTS = "ctxviewer.documents"
 """Trace attribute: the retrieval's rows, one per document (``sent_in`` / ``at`` when sent inside a message)."""
 TOOL_OUTPUTS = "ctxviewer.tool_outputs"
 """Trace attribute: where the output of a tool span that fed the call sits inside one of its items."""
+OBSERVATIONS = "ctxviewer.tool_observations"
+"""Trace attribute: the ids of the user messages that are only a tool's output sent back (module
+docstring), in order: history items, never the user request."""
 
 
 @dataclass(frozen=True)
@@ -60,3 +68,28 @@ def placed_data(trace: RequestTrace) -> list[Placed]:
                 source = f"output of tool {row.get('tool') or '(name not recorded)'}" + (f" (span {span})" if span else "")
             out.append(Placed(str(row["sent_in"]), at[0], at[1], source, span))
     return out
+
+
+def observation_ids(trace: RequestTrace) -> list[str]:
+    """The ids of ``trace``'s items named in :data:`OBSERVATIONS` (user messages that are a tool's
+    output sent back), in the trace's item order; ``[]`` when it names none."""
+    named = trace.attributes.get(OBSERVATIONS)
+    wanted = {str(n) for n in named} if isinstance(named, (list, tuple)) else set()
+    return [i.id for i in trace.items if i.id in wanted]
+
+
+def user_request_note(trace: RequestTrace) -> str | None:
+    """What the header's ``Question`` row (the user request) says of a trace with tool observations
+    (:func:`observation_ids`): the user item's id and each observation with the tool output it is
+    (``"msg-1 (the user's own words); msg-3 is only the output of tool search (span c2) sent back as
+    a user message: history, not the user request"``), or ``"not recorded: ..."`` when no user message
+    holds the user's own words; ``None`` for a trace without observations (its user request needs no word)."""
+    seen = observation_ids(trace)
+    if not seen:
+        return None
+    source = {p.item_id: p.source for p in placed_data(trace) if p.span is not None}
+    what = "; ".join(f"{i} is only the {source.get(i, 'output of a tool')} sent back as a user message" for i in seen)
+    users = [i.id for i in trace.items if i.kind is Kind.USER]
+    if users:
+        return f"{users[-1]} (the user's own words); {what}: history, not the user request"
+    return f"not recorded: no user message holds the user's own words ({what}: history)"

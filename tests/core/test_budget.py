@@ -17,6 +17,7 @@ from ctxviewer.model.trace import (
     RequestTrace,
     Status,
     Trust,
+    Usage,
 )
 
 
@@ -90,6 +91,16 @@ def test_used_bar_segments_end_at_capacity() -> None:
 def test_over_capacity_bar_has_over_segment() -> None:
     segs = used_bar(chapter_8k(evidence_extra=1500))
     assert (segs[-1].key, segs[-1].start, segs[-1].tokens) == ("over", 8000, 700)
+
+
+def test_a_request_over_c_by_the_provider_report_draws_the_reported_part_and_the_overflow() -> None:
+    """Counted 6,000 + B_out 1,200 of C = 8,000 fits by 800, but the provider reported 8,000 input
+    tokens: the verdict is over capacity by 1,200 by the provider-reported input, so the bar shows the
+    2,000 reported beyond the count and the 1,200 past C (history-16k drew a full bar and no overflow)."""
+    t = replace(chapter_8k(), usage=Usage(input_tokens=8_000))
+    assert verdict_text(check_capacity(t)).startswith("over capacity by 1,200 tokens by the provider-reported input")
+    assert [(s.key, s.start, s.tokens) for s in used_bar(t)][-3:] == [
+        ("out", 6000, 1200), ("unaccounted", 7200, 2000), ("over", 8000, 1200)]
 
 
 def test_unknown_quantities_are_not_zero() -> None:

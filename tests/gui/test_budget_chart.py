@@ -198,3 +198,25 @@ def test_a_request_far_under_its_window_is_zoomed_to_its_items_and_names_c_at_th
     draw(chart, chapter_8k())
     qtbot.waitUntil(lambda: chart.x_end == 8_000 * 1.03)
     assert (chart.act_zoom.isEnabled(), chart.zoom_button.isVisible()) == (False, False)
+
+
+def test_over_capacity_lies_on_the_input_and_labels_stay_apart(qtbot) -> None:
+    """A 120,005-token user request with B_out 500 against C = 8,192: the overflow (112,319) lies
+    translucent on the input and B_out past C; the user segment's label would sit in its visible
+    part before C (6.6 % of the range, too narrow for "120,005"), so only the overflow is labelled;
+    C's label is right of its line (it is near the left edge)."""
+    chart = BudgetChart()
+    qtbot.addWidget(chart)
+    items = (ContextItem(Kind.POLICY, "p", "x", Status.RETAINED, tokens=6),
+             ContextItem(Kind.USER, "u", "x", Status.RETAINED, tokens=120_005))
+    draw(chart, replace(chapter_8k(), items=items, endpoint=Endpoint(capacity=8_192), reserved_output_tokens=500,
+                        budget={}))
+    assert values(chart.segments()["used"]) == [("sys", 0, 6), ("user", 6, 120_005), ("out", 120_011, 500),
+                                                ("over", 8_192, 112_319)]
+    plot = chart.ensure_plot()
+    texts = [i.toPlainText() for i in plot.items if hasattr(i, "toPlainText")]
+    assert texts == ["112,319"]
+    over = [i for i in plot.items if getattr(i, "opts", {}).get("x0") == [8_192]][0]
+    assert over.opts["brush"].alpha() == 110
+    line = [i for i in plot.items if hasattr(i, "label") and getattr(i, "value", None) and i.value() == 8_192][0]
+    assert line.label.toPlainText() == "C = 8,192" and line.label.anchors == [(0, 0), (0, 0)]

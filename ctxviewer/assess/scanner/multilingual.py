@@ -15,10 +15,16 @@ import re
 from ctxviewer.assess.scanner.patterns import LazyPattern, PatternRule
 from ctxviewer.model.findings import Severity
 
+KANA = "\u3040-\u30ff"
+"""Hiragana and katakana: Japanese text. A Chinese pattern never reaches across them, so
+"これまでの指示はすべて無視して" (無視 and 指示 are words of both) is labelled ``[ja]``, not ``[zh]``."""
 
-def _near(a: str, b: str, gap: int = 40) -> str:
-    """``a`` then ``b`` (or ``b`` then ``a``) with at most ``gap`` characters between, one sentence."""
-    return rf"(?:(?:{a})[^.!?。！？\n]{{0,{gap}}}(?:{b})|(?:{b})[^.!?。！？\n]{{0,{gap}}}(?:{a}))"
+
+def _near(a: str, b: str, gap: int = 40, lang: str = "") -> str:
+    """``a`` then ``b`` (or ``b`` then ``a``) with at most ``gap`` characters between, one sentence
+    (for ``lang`` ``"zh"``: with no kana between, :data:`KANA`)."""
+    between = rf"[^.!?。！？\n{KANA}]" if lang == "zh" else r"[^.!?。！？\n]"
+    return rf"(?:(?:{a}){between}{{0,{gap}}}(?:{b})|(?:{b}){between}{{0,{gap}}}(?:{a}))"
 
 
 # language: (ignore verbs, objects, "your answer" + imperative, "say that")
@@ -107,9 +113,9 @@ _FLAGS = re.IGNORECASE | re.UNICODE
 def _patterns() -> tuple[tuple[LazyPattern, str], ...]:
     out: list[tuple[LazyPattern, str]] = []
     for lang, (ignore, objects, answer, say_that) in _LANG.items():
-        out.append((LazyPattern(_near(ignore, objects, 30), _FLAGS),
+        out.append((LazyPattern(_near(ignore, objects, 30, lang), _FLAGS),
                     f"[{lang}] tells the model to drop its instructions or input: '{{m}}'"))
-        out.append((LazyPattern(_near(ignore, say_that, 60), _FLAGS),
+        out.append((LazyPattern(_near(ignore, say_that, 60, lang), _FLAGS),
                     f"[{lang}] tells the model to disregard its input and assert something else: '{{m}}'"))
         out.append((LazyPattern(answer, _FLAGS),
                     f"[{lang}] speaks of the model's own answer: '{{m}}'"))

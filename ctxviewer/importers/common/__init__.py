@@ -17,11 +17,14 @@ normaliser from a model call to a trace.
   call), :mod:`.values` (OTLP ``AnyValue``, ids, times), :mod:`.request_params` (invocation
   parameters -> ``gen_ai.request.*``), :mod:`.framework_tools` (tools offered only in an agent
   framework's attributes: Pydantic AI), :mod:`.usage_rules` (Gemini's thinking tokens taken
-  from the total);
+  from the total), :mod:`.finish_reasons` (the finish reason of a span's attributes: the semconv
+  array or Semantic Kernel's singular string);
 * retrieval -- :mod:`.retrieved` (the retrieved-document shape, its items and rows, and what a
   reranker kept and dropped: each document once, the dropped ones omitted), :mod:`.sent_documents`
   (retrieved documents the call already sent inside one of its messages: kept as the retrieval's
-  record, not added again as items; where a ReAct agent's tool output sits inside a message);
+  record, not added again as items; where a ReAct agent's tool output sits inside a message),
+  :mod:`.react_observations` (the user messages that are only a tool's output sent back: history,
+  never the user request);
 * nothing lost silently -- :mod:`.choices` (the response a trace shows, the first choice, and
   every further choice kept as ``ctxviewer.other_choices``), :mod:`.field_account` (the source keys an importer did not map,
   named on the trace as ``ctxviewer.unmapped`` and counted per file), :mod:`.exchange_account`

@@ -12,7 +12,9 @@ usage already normalised to the OTel rule: input includes cache, output includes
   id ``system``, trusted (an inherited one: ``source.store = "inherited from span NAME (ID)"``);
 * each message -> one item, id ``msg-{i}`` (``source.turn = i``): role ``system``/``developer`` ->
   ``policy`` (trusted, :data:`POLICY_ROLES`); the last ``user`` message that is not only tool
-  results -> ``user`` (and ``trace.user_request``); a ``user`` message of tool results only
+  results nor a ReAct observation (:attr:`LLMCall.observations`, then named in
+  ``ctxviewer.tool_observations``: history) -> ``user`` (and ``trace.user_request``; none: not
+  recorded); a ``user`` message of tool results only
   (Anthropic ``tool_result`` blocks, Pydantic AI ``tool_call_response`` parts) -> ``history`` with
   role ``tool``, untrusted data the scanner reads; one of results and words (Claude Code) -> that
   ``tool`` item ``msg-{i}`` and the words as ``msg-{i}.text``; everything else -> ``history``;
@@ -50,6 +52,7 @@ from ctxviewer.importers.common.retrieved import Document as Document  # re-expo
 from ctxviewer.importers.common.retrieved import doc_items
 from ctxviewer.importers.common.retrieved import documents_attribute as documents_attribute
 from ctxviewer.model.capture import uncaptured_warning
+from ctxviewer.model.placed_data import OBSERVATIONS
 from ctxviewer.model.span_facts import agent_name
 from ctxviewer.model.trace import (
     ContextItem,
@@ -94,6 +97,9 @@ class LLMCall:
     ``outputs.choices``, Inspect ``output.choices``; OTel GenAI ``gen_ai.output.messages``)."""
     documents: list[Document] = field(default_factory=list)
     """Retrieved documents that fed this call."""
+    observations: frozenset[int] = frozenset()
+    """Indexes in :attr:`messages` of user messages that are only a tool's output sent back (a ReAct
+    ``Observation:``: :mod:`~ctxviewer.importers.common.react_observations`): history, never the user request."""
     usage: Usage = field(default_factory=Usage)
     """Reported usage, normalised (input includes cache, output includes reasoning)."""
     model: str | None = None
@@ -206,7 +212,7 @@ def build_items(call: LLMCall) -> tuple[list[ContextItem], str | None]:
         items.append(_item(Kind.POLICY, "system", gm.message_text({"parts": call.system}), "system", Trust.TRUSTED,
                            source=_inherited(call.system_inherited_from)))
     msgs = call.messages
-    last_user = max((i for i, m in enumerate(msgs) if _is_user_request(m)), default=None)
+    last_user = max((i for i, m in enumerate(msgs) if _is_user_request(m) and i not in call.observations), default=None)
     user_request: str | None = None
     docs_at = last_user if last_user is not None else len(msgs)
     for i, msg in enumerate(msgs):
@@ -330,6 +336,8 @@ def build_trace(call: LLMCall) -> tuple[RequestTrace, list[str]]:
         attrs["ctxviewer.system_inherited_from"] = call.system_inherited_from
     if call.tools_inherited_from and call.tools:
         attrs["ctxviewer.tools_inherited_from"] = call.tools_inherited_from
+    if call.observations:  # the items build_items made history, not the user request
+        attrs[OBSERVATIONS] = [f"msg-{i}" for i in sorted(call.observations)]
     if "ctxviewer.documents" not in attrs:  # rows a fold of sent documents wrote already name the items
         attrs.update(documents_attribute(call.documents))
     attrs.update(attrs_extra)

@@ -122,6 +122,16 @@ MIN_OUTPUT_CHARS = 8
 a shorter one (``"42"``, ``"ok"``) would be found by chance and carries no instruction."""
 
 
+def output_bodies(value: Any) -> list[str]:
+    """The texts a tool's ``output.value`` may have been sent as, looked for inside a call's items:
+    the value stripped, then the string it encodes when it is a JSON string (``"\\"42 rows\\""``),
+    each once and of :data:`MIN_OUTPUT_CHARS` characters or more; ``[]`` for a value that is no string."""
+    text = value if isinstance(value, str) else None
+    parsed = gm.parse_structured(text) if text else None
+    bodies = dict.fromkeys(t.strip() for t in (text, parsed if isinstance(parsed, str) else None) if t)
+    return [b for b in bodies if len(b) >= MIN_OUTPUT_CHARS]
+
+
 def tool_output_rows(items: Sequence[ContextItem], outputs: Sequence[tuple[str, str, Any]]) -> list[dict[str, Any]]:
     """``ctxviewer.tool_outputs`` rows (:mod:`ctxviewer.model.placed_data`) for the tool spans that
     fed a call -- ``outputs`` as ``(tool name, span id, output.value)`` -- whose output text occurs
@@ -133,11 +143,7 @@ def tool_output_rows(items: Sequence[ContextItem], outputs: Sequence[tuple[str, 
     no item gives no row."""
     rows: list[dict[str, Any]] = []
     for tool, span, value in outputs:
-        text = value if isinstance(value, str) else None
-        parsed = gm.parse_structured(text) if text else None
-        for body in dict.fromkeys(t.strip() for t in (text, parsed if isinstance(parsed, str) else None) if t):
-            if len(body) < MIN_OUTPUT_CHARS:
-                continue
+        for body in output_bodies(value):
             found = [(it.id, it.content.find(body)) for it in items
                      if it.content and not it.is_tool_definition and it.status is Status.RETAINED and body in it.content]
             rows += [{"tool": tool, "span": span, "sent_in": item, "at": [at, at + len(body)]} for item, at in found]

@@ -18,7 +18,8 @@ span of the same trace starting at or after the retrieval, preferring one under 
 (a retrieval that fed no LLM span in the file is a problem naming it); ``TOOL`` spans are recorded
 on the call they fed as ``ctxviewer.fed_by``, with ``ctxviewer.tool_outputs`` rows where the tool's
 ``output.value`` sits inside one of its items (a ReAct agent's ``Observation:`` in a user or
-assistant message: scanned as untrusted, :mod:`ctxviewer.model.placed_data`), and a TOOL span naming a proposed call
+assistant message: scanned as untrusted, :mod:`ctxviewer.model.placed_data`; a user message that is only
+that output is history, not the user request: :mod:`~ctxviewer.importers.common.react_observations`), and a TOOL span naming a proposed call
 (``tool_call.id``) gives that call the verdict its run shows when none is recorded
 (:mod:`~ctxviewer.importers.common.tool_outcome`). Other kinds are context only. A span printed twice
 (console exporters: at start with no end, then at end) counts once, the later print winning.
@@ -48,6 +49,7 @@ from ctxviewer.importers.common.parquet import PARQUET_MAGIC, magic, parquet_col
 from ctxviewer.importers.common.phoenix_annotations import NAME as ANNOTATIONS
 from ctxviewer.importers.common.phoenix_annotations import as_score, by_span, detail
 from ctxviewer.importers.common.phoenix_frames import csv_rows, is_spans_csv_head, is_spans_frame, span_document
+from ctxviewer.importers.common.react_observations import observation_messages
 from ctxviewer.importers.common.retrieved import Feed, resolve
 from ctxviewer.importers.common.scores import scores_attribute
 from ctxviewer.importers.common.sent_documents import fold_sent_documents, tool_output_rows
@@ -269,6 +271,7 @@ class OpenInferenceImporter:
                 for a in mine:
                     companions.mark(a["file"], {s.span_id or ""}, file)  # type: ignore[union-attr]
             fold_sent_documents(call)
+            call.observations = observation_messages(call.messages, outputs.get(id(call), []))  # ReAct: no user request
             trace, warnings = build_trace(call)
             placed = tool_output_rows(trace.items, outputs.get(id(call), []))
             if placed:  # a ReAct agent's Observation: the tool's output inside a user or assistant message

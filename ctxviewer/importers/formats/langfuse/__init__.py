@@ -34,6 +34,8 @@ Format (langfuse ``fern/apis/server/definition/commons.yml`` ``TraceWithFullDeta
   nearest ancestor observation, or the name of the nearest ``AGENT`` observation that records no
   operation (the OpenAI Agents SDK names it after the agent) -> ``gen_ai.agent.name`` (with
   ``ctxviewer.agent_from`` when inherited); ``gen_ai.operation.name`` of the call is kept.
+* Finish reason: the output's, else ``gen_ai.response.finish_reasons`` or Semantic Kernel's
+  ``gen_ai.response.finish_reason`` (:mod:`~ctxviewer.importers.common.finish_reasons`), else ``ai.response.finishReason``.
 * Koog writes assistant tool calls as a message's JSON *content*; they become tool-call parts.
 * ``TOOL`` observations (and ``tool.*`` spans) are recorded on the next call under the same
   parent as ``ctxviewer.fed_by``; a proposed call with no recorded verdict takes the one its tool
@@ -71,6 +73,7 @@ from typing import Any, Callable, Iterator
 from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common import provider_messages as pm
 from ctxviewer.importers.common.containers import head_text, read_text
+from ctxviewer.importers.common.finish_reasons import first_finish_reason
 from ctxviewer.importers.common.foreign_parts import foreign_part
 from ctxviewer.importers.common.inherit import Ancestor, inherit
 from ctxviewer.importers.common.langchain_messages import langchain_message
@@ -227,9 +230,7 @@ def call_from_observation(obs: Mapping[str, Any], by_id: Mapping[str, Mapping[st
     if call.usage == Usage():
         call.usage = usage(obs, attrs)
     call.problems += usage_problems(obs, attrs)
-    reasons = gm.parse_structured(attrs.get("gen_ai.response.finish_reasons"))
-    call.finish_reason = call.finish_reason or pm._str(reasons[0] if isinstance(reasons, list) and reasons else reasons) \
-        or pm._str(attrs.get("ai.response.finishReason"))
+    call.finish_reason = call.finish_reason or first_finish_reason(attrs) or pm._str(attrs.get("ai.response.finishReason"))
     call.model = call.model or pm._str(attrs.get("gen_ai.request.model")) or pm._str(obs.get("model"))
     call.response_model = call.response_model or pm._str(attrs.get("gen_ai.response.model")) or pm._str(obs.get("model"))
     md = metadata(obs)

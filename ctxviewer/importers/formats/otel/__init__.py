@@ -11,6 +11,7 @@ from the other spans of its trace: session, agent, inherited system instructions
 :mod:`.retrieval` (retrieval spans' documents and query recorded on the chat call they fed),
 :mod:`.runs` (every span as a step of its run: agents, tools, retrievers, model calls; the run tree),
 :mod:`.adk` (Google ADK's ``call_llm`` spans: their request and response documents as GenAI attributes),
+:mod:`.semantic_kernel` (Semantic Kernel's model-call spans and the switch that captures their content),
 :mod:`.logfire_legacy` (Logfire's OpenAI and Anthropic spans from before it wrote the GenAI conventions: the same),
 :mod:`.strands` (Strands Agents' event shapes around its Bedrock content blocks, made the standard ones),
 :mod:`.wrappers` (spans that only wrap a model call and repeat its messages -- Strands' event-loop cycles -- as run steps),

@@ -27,7 +27,9 @@ that never ended -- come with its own attributes: :func:`.mapping.call_from_span
   ended in a refusal, else permitted; :mod:`ctxviewer.importers.common.tool_outcome`).
 * **Content not captured** -- a chat span with no message content (capture is opt-in:
   ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``; Google ADK's ``call_llm`` spans have their own
-  switch, ``ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS``: :data:`.adk.NOT_CAPTURED`) imports with
+  switch, ``ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS``: :data:`.adk.NOT_CAPTURED`, and Semantic Kernel's
+  spans theirs, ``SEMANTICKERNEL_EXPERIMENTAL_GENAI_ENABLE_OTEL_DIAGNOSTICS_SENSITIVE``:
+  :data:`.semantic_kernel.NOT_CAPTURED`) imports with
   ``ctxviewer.content = "not captured"`` and a warning, never silently with zero items.
 
 Spans whose parent is not in the file are kept like any other, whatever the input order. No Qt here.
@@ -42,7 +44,7 @@ from ctxviewer.importers.common.inherit import Ancestor, inherit
 from ctxviewer.importers.common.llm_call import LLMCall, agent_attributes, status_attributes
 from ctxviewer.importers.common.spans.span import Span
 from ctxviewer.importers.common.tool_outcome import tool_run, with_run_verdicts
-from ctxviewer.importers.formats.otel import adk
+from ctxviewer.importers.formats.otel import adk, semantic_kernel
 from ctxviewer.importers.formats.otel.mapping import span_tools
 from ctxviewer.model.capture import uncaptured_what
 from ctxviewer.model.trace import ContextItem, Endpoint, Kind, Policy, RequestTrace, Status, ToolCall
@@ -116,7 +118,8 @@ def enrich_call(call: LLMCall, span: Span, by_id: Mapping[str, Span]) -> list[st
         call.attributes["ctxviewer.content_note"] = f"{', '.join(unreadable)}: recorded but not readable as messages; {besides}"
     else:
         call.content_captured = not (no_items and not any(k.startswith(CONTENT_KEYS) for k in span.attributes))
-        call.content_capture_note = adk.NOT_CAPTURED if adk.is_adk_call(span.attributes) else NOT_CAPTURED
+        call.content_capture_note = (adk.NOT_CAPTURED if adk.is_adk_call(span.attributes) else semantic_kernel.NOT_CAPTURED
+                                     if semantic_kernel.is_sk_call(span.attributes, span.scope) else NOT_CAPTURED)
     return [f"{key}: indexed prompt keyed by role; kept as a {key.rsplit('.', 1)[1]} message"
             for key in gm.role_keyed_prompts(span.attributes)]
 

@@ -27,7 +27,10 @@ instrumentations write):
   untrusted (only policy is trusted, ch. 3.5: tool descriptions are data).
 * ``gen_ai.output.messages`` (fallback deprecated ``gen_ai.completion``) -> ``Response`` of the first
   choice and its ``tool_call`` parts as ``ToolCall`` (arguments exactly as sent; an object becomes
-  compact JSON); fallback ``gen_ai.completion.{i}.tool_calls`` / ``function_call``.
+  compact JSON); fallback ``gen_ai.completion.{i}.tool_calls`` / ``function_call``. The first
+  choice's own ``finish_reason``, else the first of ``gen_ai.response.finish_reasons``, else Semantic
+  Kernel's singular ``gen_ai.response.finish_reason`` (``"stop,length"``, ``'["Stop"]'``) -> the
+  response's finish reason (:mod:`~ctxviewer.importers.common.finish_reasons`).
 * ``gen_ai.usage.*`` -> ``Usage``; ``gen_ai.request.model``, ``gen_ai.provider.name`` (legacy
   ``gen_ai.system``) -> ``Endpoint``; ``gen_ai.request.max_tokens`` -> ``reserved_output_tokens``;
   resource ``service.name`` -> ``service``; ``gen_ai.conversation.id`` -> ``session_id``; span start ->
@@ -56,6 +59,7 @@ from typing import Any
 from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common.choices import one_response_items
 from ctxviewer.importers.common.field_account import unmapped_attribute, unmapped_attribute_keys
+from ctxviewer.importers.common.finish_reasons import first_finish_reason
 from ctxviewer.importers.common.framework_tools import framework_tool_definitions
 from ctxviewer.importers.common.llm_call import LLMCall, status_attributes
 from ctxviewer.importers.common.spans.span import Span, trace_id_for
@@ -95,7 +99,7 @@ READ = (
     "gen_ai.request.", "gen_ai.prompt.", "gen_ai.completion.", "llm.request.functions.", "gen_ai.usage.",
     "ai.usage.", "llm.usage.total_tokens", "gen_ai.operation.name", "gen_ai.provider.name", "gen_ai.system", "gen_ai.system_instructions",
     "gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.prompt", "gen_ai.completion",
-    "gen_ai.response.finish_reasons", "gen_ai.response.id", "gen_ai.response.model", "gen_ai.tool.definitions",
+    "gen_ai.response.finish_reasons", "gen_ai.response.finish_reason", "gen_ai.response.id", "gen_ai.response.model", "gen_ai.tool.definitions",
     "gen_ai.conversation.id", "gen_ai.agent.name", "agent.name", "ai.model.id", "ai.model.provider", "ai.operationId",
     "ai.prompt", "ai.prompt.messages", "ai.prompt.tools", "ai.response.finishReason", "ai.response.text",
     "ai.response.toolCalls", "ai.response.id", "ai.response.model", "ai.response.object",
@@ -292,8 +296,7 @@ def call_from_span(span: Span, problems: list[str] | None = None) -> LLMCall:
     call.messages = [dict(m, role=None) if m.get("role") == "" else m for m in _input_messages(a, problems) or []]
     call.tools = span_tools(a) or []
     outputs = _output_messages(a, problems)
-    reasons = gm.parse_structured(a.get("gen_ai.response.finish_reasons"))
-    reason = reasons[0] if isinstance(reasons, list) and reasons else _str(reasons)
+    reason = first_finish_reason(a)  # gen_ai.response.finish_reasons, else Semantic Kernel's singular
     first = outputs[0] if outputs else None
     if first is not None:  # the first choice's own finish reason wins over the span's list
         reason = _str(first.get("finish_reason")) or reason
