@@ -9,7 +9,8 @@ normaliser from a model call to a trace.
 * chat messages -- :mod:`.messages` (any message encoding -> OTel GenAI messages -> item text),
   :mod:`.provider_messages` (OpenAI and Anthropic payloads and their usage rules),
   :mod:`.part_shapes` (provider content blocks -- images, thinking, and through
-  :mod:`.foreign_parts` Anthropic tool blocks and Gemini parts -- wherever they occur),
+  :mod:`.foreign_parts` Anthropic tool blocks and Gemini parts, and through :mod:`.bedrock_parts`
+  Bedrock Converse blocks -- wherever they occur),
   :mod:`.image_payloads` (the base64 images of the messages, kept when no request body holds them),
   :mod:`.langchain_messages` (LangChain messages), :mod:`.openinference_attrs` (OpenInference
   span attributes -> a model call), :mod:`.exchanges` (a provider request + response -> a model

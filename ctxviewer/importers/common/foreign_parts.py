@@ -13,7 +13,11 @@ may arrive under a reader that expects another vocabulary. The chat-message read
   as the Python SDK does): ``{text}`` (``thought: true`` -> ``reasoning``), ``{functionCall: {id?,
   name, args}}`` -> ``tool_call``, ``{functionResponse: {id?, name, response}}`` ->
   ``tool_call_response``, ``{inlineData: {mimeType, data}}`` -> ``blob``, ``{fileData: {mimeType,
-  fileUri}}`` -> ``uri``, ``{executableCode}`` / ``{codeExecutionResult}`` -> ``text``.
+  fileUri}}`` -> ``uri``, ``{executableCode}`` / ``{codeExecutionResult}`` -> ``text``;
+* Amazon Bedrock Converse blocks (``{toolUse}``, ``{toolResult}``, ``{reasoningContent}``,
+  ``{image}``, ``{document}``; Strands Agents' telemetry writes them) -> ``tool_call`` /
+  ``tool_call_response`` / ``reasoning`` / ``blob``, by
+  :func:`~ctxviewer.importers.common.bedrock_parts.bedrock_part`.
 
 No Qt here.
 """
@@ -23,6 +27,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from typing import Any
+
+from ctxviewer.importers.common.bedrock_parts import bedrock_part
 
 ANTHROPIC_TOOL_TYPES = frozenset({"tool_use", "server_tool_use", "tool_result"})
 """Anthropic block types this module converts."""
@@ -91,7 +97,8 @@ def gemini_part(p: Mapping[str, Any]) -> dict[str, Any] | None:
 
 def foreign_part(p: Mapping[str, Any]) -> dict[str, Any] | None:
     """The OTel part of a block from another provider's vocabulary (Anthropic tool blocks, Gemini
-    parts), or ``None`` when ``p`` is none of those (the caller keeps it as it is)."""
+    parts, Bedrock Converse blocks), or ``None`` when ``p`` is none of those (the caller keeps it
+    as it is)."""
     if p.get("type") in ANTHROPIC_TOOL_TYPES:
         return anthropic_tool_part(p)
-    return gemini_part(p)
+    return gemini_part(p) or bedrock_part(p)

@@ -13,6 +13,8 @@ from the other spans of its trace: session, agent, inherited system instructions
 :mod:`.adk` (Google ADK's ``call_llm`` spans: their request and response documents as GenAI attributes),
 :mod:`.semantic_kernel` (Semantic Kernel's model-call spans and the switch that captures their content),
 :mod:`.logfire_legacy` (Logfire's OpenAI and Anthropic spans from before it wrote the GenAI conventions: the same),
+:mod:`.strands` (Strands Agents' event shapes around its Bedrock content blocks, made the standard ones),
+:mod:`.wrappers` (spans that only wrap a model call and repeat its messages -- Strands' event-loop cycles -- as run steps),
 :mod:`.chunks` (a JSON Lines file read in chunks of whole traces, each on its own: the import's worker processes).
 A chat span's ``apply_guardrail`` child spans are its trace's runtime guardrail results
 (:mod:`ctxviewer.importers.common.spans.guardrail`).
@@ -54,7 +56,7 @@ from ctxviewer.importers.common.spans.read import is_protobuf, read_span_groups
 from ctxviewer.importers.common.spans.span import Span, SpanRecord, missing_parents, trace_id_for
 from ctxviewer.importers.common.tool_outcome import tool_runs, with_run_verdicts
 from ctxviewer.importers.contract import Companions, ImportProblem, Record, RunRecord
-from ctxviewer.importers.formats.otel import logfire_legacy
+from ctxviewer.importers.formats.otel import logfire_legacy, strands, wrappers
 from ctxviewer.importers.formats.otel.adk import as_chat_span
 from ctxviewer.importers.formats.otel.events import CONTENT_KEYS, deep_keys, fold_events, truncated_keys
 from ctxviewer.importers.formats.otel.group import ancestors, enrich_call, fed_call, tool_trace
@@ -259,7 +261,7 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs
                                     f"again at {rec.record}; the later span is kept and this one is not imported", dropped=1)
                 state.rejected += 1
         # Google ADK's call_llm spans and Logfire's pre-GenAI ones: their request/response documents as GenAI attributes
-        spans[key] = logfire_legacy.as_chat_span(as_chat_span(rec))
+        spans[key] = strands.as_standard_events(logfire_legacy.as_chat_span(as_chat_span(rec)))
     cut: dict[int, dict[str, str]] = {}
     for key, sp in list(spans.items()):
         sp, deep = deep_keys(sp)  # JSON nested too deep to parse: cut below 100 levels, named
@@ -276,6 +278,11 @@ def _load_group(group: list[SpanRecord], file: str, state: _FileState, with_runs
             how.setdefault(k, h)
         if how:
             cut[id(sp)] = how
+    wrapped = wrappers.wrapped_calls(spans.values())  # Strands' event-loop cycles: run steps, not calls
+    if wrapped:
+        steps = [s for s in spans.values() if s.span_id in wrapped]
+        spans = {k: wrappers.as_step(s, wrapped[s.span_id]) if s.span_id in wrapped else s for k, s in spans.items()}
+        yield ImportProblem(file, steps[0].record, wrappers.note(steps), info=True)
     by_id = {s.span_id: s for s in spans.values() if s.span_id}
     chats = [s for s in spans.values() if is_chat_span(s.attributes)]
     tools = [s for s in spans.values() if s.attributes.get("gen_ai.operation.name") == "execute_tool"]
