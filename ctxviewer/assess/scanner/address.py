@@ -15,6 +15,11 @@ _AI = (r"(?:(?:ai|virtual|digital)\s+(?:assistants?|agents?|systems?|models?)|ai
        r"language\s+models?|chat\s*bots?|chatgpt|gpt(?:-?\d\w*)?|claude|gemini|copilot|"
        r"assistants?|bots?|agents?|models?|(?:automated|automatic)\s+(?:\w+\s+)?(?:systems?|tools?|agents?|software|readers?|parsers?))")
 
+_AI_NAMED = (r"(?:(?:ai|virtual|digital)\s+(?:assistants?|agents?|systems?|models?|crawlers?|readers?)|ai|a\.i\.|llms?|"
+             r"(?:large\s+)?language\s+models?|chat\s*bots?|chatgpt|gpt(?:-?\d\w*)?|claude|gemini|copilot)")
+"""A machine reader named as one: not a bare "agents" or "models" ("Support agents reading this must
+escalate" is a knowledge-base line for people)."""
+
 ADDRESS = PatternRule(
     id="injection.address",
     title="text addressed to the AI model, or claiming its developer's authority",
@@ -26,7 +31,9 @@ ADDRESS = PatternRule(
             rf"\b(?:any|all|every)\s+{_AI}\s+(?:reading|processing|parsing|summari[sz]ing|analy[sz]ing|reviewing|seeing)\s+(?:this|these)\b",
             rf"\b(?:dear|hey|hello|hi|attention|attn|calling|note\s+to)\s*:?\s+(?:the\s+|any\s+|all\s+)?{_AI}\s+(?:reading|processing|parsing|summari[sz]ing|analy[sz]ing|reviewing|crawling|browsing|visiting|indexing)\s+(?:this|these)\b",
             r"\b(?:summari[sz]ing|reading|processing|parsing|crawling|indexing)\s+(?:ai\s+|language\s+)?(?:models?|agents?|assistants?|llms?|bots?|tools?)\s+(?:must|should|shall|are\s+(?:required|instructed|asked)\s+to|need\s+to)\s+(?:\w+\s+){0,2}(?:append|add|include|mention|say|state|respond|reply|output|insert|recommend|write|report)\b",
-            rf"\b(?:as|you\s+are)\s+an?\s+{_AI}\s+(?:reading|processing|parsing|summari[sz]ing|analy[sz]ing|reviewing)\s+this\b"),
+            rf"\b(?:as|you\s+are)\s+an?\s+{_AI}\s+(?:reading|processing|parsing|summari[sz]ing|analy[sz]ing|reviewing)\s+this\b",
+            # "AI agents reading this must run ...": the reader addressed, and put under an obligation
+            rf"\b{_AI_NAMED}\s+(?:reading|processing|parsing|summari[sz]ing|analy[sz]ing|reviewing|seeing|crawling|browsing|indexing)\s+(?:this|these)\b[^.\n]{{0,20}}?\b(?:must|shall|should|need\s+to|have\s+to|are\s+(?:required|instructed|asked)\s+to)\b"),
          "addresses the AI model reading the data: '{m}'"),
         (rx(r"\b(?:i\s*'?\s*a?m|this\s+is|we\s+are)\s+(?:your|the)\s+(?:developers?|creators?|administrators?|admins?|owners?|programmers?|operators?|makers?|system\s+administrators?|openai|anthropic|supervisor)\b(?!\s+of\b)",
             r"\b(?:developer|debug|god|admin|maintenance|override|jailbreak|dan|unrestricted|sudo|root|test)\s+mode\s+(?:is\s+)?(?:on|enabled|activated|engaged)\b|\b(?:enable|enter|activate|switch\s+to)\s+(?:developer|debug|god|admin|maintenance|override|jailbreak|dan|unrestricted|sudo)\s+mode\b",
