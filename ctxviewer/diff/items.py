@@ -178,16 +178,22 @@ def _pair(ta: RequestTrace, tb: RequestTrace) -> tuple[dict[int, int], set[int],
 
 
 def _pair_in_gaps(left: list[int], ta: RequestTrace, tb: RequestTrace, pairs: dict[int, int], used_b: set[int]) -> None:
-    """Pair messages whose ids are only indexes (``msg-3``) by place: a leftover A message pairs
-    with the first unpaired B message of the same role between the partners of its nearest
-    paired neighbours (an edited turn of a replay), never across them (a dropped turn)."""
+    """Pair messages whose ids are only indexes (``msg-3``) by place: between the partners of the
+    nearest paired neighbours (never across them: a dropped turn), the leftover A messages pair in
+    order with the unpaired B messages there only when both sides hold as many, role for role (an
+    edited turn of a replay). A gap of five earlier turns in A against one new question in B (a
+    conversation summarised between two calls) pairs nothing: the question is not an edit of the
+    first turn."""
+    gaps: dict[tuple[int, int], list[int]] = defaultdict(list)
     for i in left:
         lo = max((pairs[k] for k in range(i - 1, -1, -1) if k in pairs), default=-1)
         hi = next((pairs[k] for k in range(i + 1, len(ta.items)) if k in pairs), len(tb.items))
-        role = ta.items[i].role
-        j = next((j for j in range(lo + 1, hi) if j not in used_b and tb.items[j].kind in MESSAGE_KINDS
-                  and tb.items[j].role == role), None)
-        if j is not None:
+        gaps[(lo, hi)].append(i)
+    for (lo, hi), in_a in gaps.items():
+        in_b = [j for j in range(lo + 1, hi) if j not in used_b and tb.items[j].kind in MESSAGE_KINDS]
+        if len(in_b) != len(in_a) or any(ta.items[i].role != tb.items[j].role for i, j in zip(in_a, in_b)):
+            continue
+        for i, j in zip(in_a, in_b):
             pairs[i] = j
             used_b.add(j)
 

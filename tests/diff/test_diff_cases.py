@@ -10,7 +10,17 @@ from factories import make_rich_trace, make_trace
 from ctxviewer.diff import Change, diff_traces
 from ctxviewer.diff.render import describe, format_diff_text, headline
 from ctxviewer.diff.result import FieldChange
-from ctxviewer.model.trace import ContextItem, Kind, Policy, Status, ToolCall, ToolCheck, ToolVerdict, Usage
+from ctxviewer.model.trace import (
+    ContextItem,
+    Kind,
+    Policy,
+    RequestTrace,
+    Status,
+    ToolCall,
+    ToolCheck,
+    ToolVerdict,
+    Usage,
+)
 
 
 def _renumber(items):
@@ -197,3 +207,32 @@ def test_a_positional_id_is_said_with_the_start_of_its_content() -> None:
             'Thanks"' in format_diff_text(d).splitlines())
     other = replace(d.first_divergence, id_b="msg-1")  # different ids name themselves
     assert other.words() == f"position {at}: msg-0 → msg-1"
+
+
+def _otel_call(*messages: tuple[Kind, str, str]) -> RequestTrace:
+    """A call whose messages carry positional ids msg-0.. (as OTel imports them)."""
+    items = tuple(ContextItem(kind, f"msg-{i}", text, tokens=len(text.split()), role=role)
+                  for i, (kind, role, text) in enumerate(messages))
+    return replace(make_trace(), items=items)
+
+
+def test_positional_messages_pair_by_place_only_where_both_gaps_hold_as_many() -> None:
+    """A new user's session diff paired call 1's first turn "I want to bake bread." with call 2's new
+    question "And the oven temperature?" (its five earlier turns summarised away): 'content changed'
+    with a word diff of two unrelated messages. A replay's edited question still pairs."""
+    sys_ = (Kind.POLICY, "system", "You are a cooking assistant.")
+    before = _otel_call(sys_, (Kind.HISTORY, "user", "I want to bake bread."),
+                        (Kind.HISTORY, "assistant", "Great, sourdough or yeast?"),
+                        (Kind.USER, "user", "How long to knead?"))
+    after = _otel_call(sys_, (Kind.POLICY, "system", "Summary of the conversation so far: yeast bread."),
+                       (Kind.USER, "user", "And the oven temperature?"))
+    d = diff_traces(before, after)
+    assert [(x.id, x.changes) for x in d.items if x.a is not None and x.a.role == "user"] == [
+        ("msg-1", (Change.REMOVED,)), ("msg-3", (Change.REMOVED,))]
+    edited = _otel_call(*before_items(before)[:3], (Kind.USER, "user", "How long should I knead it?"))
+    e = {x.id: x.changes for x in diff_traces(before, edited).items}
+    assert e["msg-3"] == (Change.CONTENT_CHANGED,)
+
+
+def before_items(trace: RequestTrace) -> list[tuple[Kind, str, str]]:
+    return [(i.kind, i.role or "", i.content or "") for i in trace.items]

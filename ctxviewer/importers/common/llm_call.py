@@ -201,6 +201,12 @@ def _only_tool_results(msg: Mapping[str, Any]) -> bool:
     return bool(msg.get("parts")) and len(_tool_results(msg)) == len(msg.get("parts") or [])
 
 
+def _only_tool_calls(msg: Mapping[str, Any]) -> bool:
+    """True for a message whose parts are all proposed tool calls (``tool_call``)."""
+    parts = msg.get("parts") or []
+    return bool(parts) and len(gm.tool_call_parts(msg)) == len(parts)
+
+
 def _is_user_request(msg: Mapping[str, Any]) -> bool:
     return msg.get("role") == "user" and not _only_tool_results(msg)
 
@@ -222,6 +228,8 @@ def build_items(call: LLMCall) -> tuple[list[ContextItem], str | None]:
         role = None if role is None else str(role)
         if role in ("user", "human") and _only_tool_results(msg):
             role = "tool"  # Anthropic's and Pydantic AI's tool results ride in a user message: a tool's output
+        elif role == "tool" and _only_tool_calls(msg):
+            role = "assistant"  # Koog's Langfuse export writes the model's tool calls with role tool: no result
         elif role in ("user", "human") and _tool_results(msg):  # results and words in one message (Claude Code)
             words = gm.message_text({**msg, "parts": [p for p in msg.get("parts") or [] if not _is_result(p)]})
             items += [_item(Kind.HISTORY, f"msg-{i}", gm.message_text({**msg, "parts": _tool_results(msg)}), "tool",
