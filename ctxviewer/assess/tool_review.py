@@ -17,7 +17,8 @@ checks followed by the application's recorded ones, and the recorded verdict:
   (``parameters``, ``input_schema`` or the AI SDK's ``inputSchema``,
   :func:`~ctxviewer.tokens.item_rule.parameters_schema`; validated with ``jsonschema``, the draft
   the schema declares, 2020-12 otherwise). Undecided when there is none: the definition declares
-  no schema, or no definition of the tool is recorded (then the schema is unknown, not absent).
+  no schema, or no definition of the tool is recorded (then the schema is unknown, not absent), or
+  the tool is recorded by name only (:func:`name_only`: offered, its schema not recorded).
 * ``destructive`` -- no string argument (or argv list joined with spaces) holds a destructive
   pattern: recursive delete, a download piped to a shell, a write to a system path, an SQL
   statement that drops or empties (``DROP TABLE``, ``TRUNCATE``, ``ALTER TABLE ... DROP``, a
@@ -197,7 +198,8 @@ def review_call(trace: RequestTrace, index: int, defs: dict[str, tuple[str, dict
     item_id, definition = defs.get(call.name, (None, None))
     described = isinstance(trace.attributes.get("gen_ai.tool.description"), str)
     if definition is not None:
-        offered = CallCheck("offered", True, f"{call.name} offered by item {item_id}", "ctxviewer")
+        by_name = f" {NAME_ONLY}" if name_only(trace, item_id) else ""
+        offered = CallCheck("offered", True, f"{call.name} offered by item {item_id}{by_name}", "ctxviewer")
     elif not any(i.is_tool_definition for i in trace.items):
         offered = CallCheck("offered", None, NO_DEFINITIONS_DESCRIBED if described else NO_DEFINITIONS,
                             "ctxviewer")
@@ -258,9 +260,27 @@ NO_DEFINITIONS_DESCRIBED = ("the trace records the tool's description only (gen_
 """The ``offered`` detail of a tool-execution span that records the tool's description and no definition."""
 
 
+NAME_ONLY = "(by name only: its schema is not recorded)"
+"""The end of the ``offered`` detail for a tool recorded by its name alone."""
+
+
+def name_only(trace: RequestTrace, item_id: str | None) -> bool:
+    """Whether the tool item ``item_id`` records the tool's name and nothing else (``{"name":
+    "weatherTool"}``: a source that lists the tools offered by name, such as Mastra's
+    ``gen_ai.tool.definitions``), so its description and schema are not recorded -- not absent."""
+    item = next((i for i in trace.items if i.id == item_id), None)
+    try:
+        d = json.loads(item.content) if item is not None and item.content else None
+    except ValueError:
+        return False
+    return isinstance(d, dict) and set(d) == {"name"}
+
+
 def _no_schema(call: ToolCall, definition: dict[str, Any] | None, offered: CallCheck, described: bool) -> str:
     """The ``arguments_schema`` detail when there is no schema to check against: the definition
     declares none, or no definition of the tool is recorded (which says nothing of its schema)."""
+    if definition is not None and offered.detail.endswith(NAME_ONLY):
+        return f"{call.name} is recorded by name only: its schema is not recorded, the arguments cannot be checked"
     if definition is not None:
         return "the tool declares no parameter schema"
     if offered.passed is False:
