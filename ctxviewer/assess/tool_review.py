@@ -18,7 +18,7 @@ checks followed by the application's recorded ones, and the recorded verdict:
   :func:`~ctxviewer.tokens.item_rule.parameters_schema`; validated with ``jsonschema``, the draft
   the schema declares, 2020-12 otherwise). Undecided when there is none: the definition declares
   no schema, or no definition of the tool is recorded (then the schema is unknown, not absent), or
-  the tool is recorded by name only (:func:`name_only`: offered, its schema not recorded).
+  the source recorded the tool by name only (:func:`name_only`: offered, its schema not recorded).
 * ``destructive`` -- no string argument (or argv list joined with spaces) holds a destructive
   pattern: recursive delete, a download piped to a shell, a write to a system path, an SQL
   statement that drops or empties (``DROP TABLE``, ``TRUNCATE``, ``ALTER TABLE ... DROP``, a
@@ -36,6 +36,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+from ctxviewer.model.source_notes import TOOLS_BY_NAME_KEY
 from ctxviewer.model.trace import RequestTrace, Status, ToolCall, ToolVerdict
 from ctxviewer.tokens.item_rule import parameters_schema
 
@@ -198,7 +199,7 @@ def review_call(trace: RequestTrace, index: int, defs: dict[str, tuple[str, dict
     item_id, definition = defs.get(call.name, (None, None))
     described = isinstance(trace.attributes.get("gen_ai.tool.description"), str)
     if definition is not None:
-        by_name = f" {NAME_ONLY}" if name_only(trace, item_id) else ""
+        by_name = f" {NAME_ONLY}" if name_only(trace, call.name) else ""
         offered = CallCheck("offered", True, f"{call.name} offered by item {item_id}{by_name}", "ctxviewer")
     elif not any(i.is_tool_definition for i in trace.items):
         offered = CallCheck("offered", None, NO_DEFINITIONS_DESCRIBED if described else NO_DEFINITIONS,
@@ -264,16 +265,12 @@ NAME_ONLY = "(by name only: its schema is not recorded)"
 """The end of the ``offered`` detail for a tool recorded by its name alone."""
 
 
-def name_only(trace: RequestTrace, item_id: str | None) -> bool:
-    """Whether the tool item ``item_id`` records the tool's name and nothing else (``{"name":
-    "weatherTool"}``: a source that lists the tools offered by name, such as Mastra's
-    ``gen_ai.tool.definitions``), so its description and schema are not recorded -- not absent."""
-    item = next((i for i in trace.items if i.id == item_id), None)
-    try:
-        d = json.loads(item.content) if item is not None and item.content else None
-    except ValueError:
-        return False
-    return isinstance(d, dict) and set(d) == {"name"}
+def name_only(trace: RequestTrace, name: str) -> bool:
+    """Whether the source recorded the tool ``name`` by its name only
+    (:data:`~ctxviewer.model.source_notes.TOOLS_BY_NAME_KEY`: Mastra's list of tool names), so its
+    description and schema are not recorded -- not absent."""
+    named = trace.attributes.get(TOOLS_BY_NAME_KEY)
+    return isinstance(named, (list, tuple)) and name in named
 
 
 def _no_schema(call: ToolCall, definition: dict[str, Any] | None, offered: CallCheck, described: bool) -> str:

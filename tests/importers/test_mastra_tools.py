@@ -9,6 +9,7 @@ arguments as an ASCII-only JSON encoder writes them)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from factories import make_trace
@@ -32,6 +33,7 @@ def test_a_list_of_names_offers_the_tools_by_name_only() -> None:
     assert [(i.kind, i.id, i.content) for i in t.items if i.kind is Kind.TOOL] == [
         (Kind.TOOL, "weatherTool", '{"name":"weatherTool"}')]
     assert t.attributes["ctxviewer.tools_inherited_from"] == "span invoke_agent Weather Agent (00000000000000d1)"
+    assert list(t.attributes["ctxviewer.tools_by_name_only"]) == ["weatherTool"]
     [review] = review_calls(t)
     checks = {c.name: (c.passed, c.detail) for c in review.checks}
     assert checks["offered"] == (True, "weatherTool offered by item weatherTool (by name only: its schema is not recorded)")
@@ -47,12 +49,15 @@ def test_names_only_is_read_from_a_list_of_names_and_nothing_else() -> None:
     assert span_tools({"gen_ai.tool.definitions": "[]"}) is None  # recorded empty: none offered
 
 
-def test_a_definition_without_a_schema_still_declares_none() -> None:
-    item = ContextItem(id="lookup", kind=Kind.TOOL, content='{"type":"function","name":"lookup"}')
+def test_a_definition_of_a_name_alone_declares_no_schema_unless_the_source_listed_names() -> None:
+    item = ContextItem(id="lookup", kind=Kind.TOOL, content='{"name":"lookup"}')
     t = make_trace(items=(item,), tool_calls=(ToolCall(name="lookup", arguments='{"q":"x"}'),))
     checks = {c.name: (c.passed, c.detail) for c in review_calls(t)[0].checks}
     assert checks["offered"] == (True, "lookup offered by item lookup")
     assert checks["arguments_schema"] == (None, "the tool declares no parameter schema")
+    named = replace(t, attributes={**t.attributes, "ctxviewer.tools_by_name_only": ["lookup"]})
+    checks = {c.name: (c.passed, c.detail) for c in review_calls(named)[0].checks}
+    assert checks["offered"] == (True, "lookup offered by item lookup (by name only: its schema is not recorded)")
 
 
 def test_arguments_with_ascii_escapes_show_the_text() -> None:

@@ -360,8 +360,9 @@ def call_from_span(span: Span, problems: list[str] | None = None) -> LLMCall:
 def by_name_only(value: Any) -> list[dict[str, Any]] | None:
     """A ``gen_ai.tool.definitions`` that lists tool names, not definitions (Mastra's agent span:
     its ``availableTools``, ``["weatherTool"]``), as definitions ``{"name": ...}`` that record the
-    name only (no description, no schema: :mod:`ctxviewer.assess.tool_review` says the schema is
-    not recorded); ``None`` for any other value."""
+    name only (no description, no schema: :mod:`.group` names them in
+    :data:`~ctxviewer.model.source_notes.TOOLS_BY_NAME_KEY`, and the tool review says the schema
+    is not recorded); ``None`` for any other value."""
     names = gm.parse_structured(value)
     if not isinstance(names, list) or not names or not all(isinstance(n, str) and n.strip() for n in names):
         return None
