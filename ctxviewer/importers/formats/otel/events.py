@@ -12,7 +12,9 @@ Forms (semconv ``model/gen-ai/events.yaml`` and ``deprecated/events-deprecated.y
   (``{index, finish_reason, message}``) -> ``gen_ai.output.messages``. The body is the log
   record body; when there is none (or it is ``{}``), the event's ``gen_ai.event.content`` (Azure AI
   Inference, Semantic Kernel .NET: :data:`BODY_ATTRIBUTES`), ``body`` or ``event.body`` attribute;
-  else its own attributes. A body key not read is named (:data:`UNREAD_EVENTS`);
+  else its own attributes. A body key not read is named (:data:`UNREAD_EVENTS`). A ``content``
+  that is google-genai's ``Content``, the Google GenAI SDK instrumentation's ``"<elided>"`` (content
+  not captured) and an object of no message shape (compact JSON, never a repr): :mod:`.gemini_events`;
 * ``gen_ai.content.prompt`` / ``gen_ai.content.completion`` (<= 1.27) with attributes
   ``gen_ai.prompt`` / ``gen_ai.completion``.
 
