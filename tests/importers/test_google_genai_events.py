@@ -114,6 +114,15 @@ def test_an_object_of_no_message_shape_is_compact_json_with_a_note(tmp_path: Pat
         "event gen_ai.user.message: content is an object of no message shape; kept as JSON text"]
 
 
+def test_a_list_with_parts_of_no_known_shape_is_json_with_a_note(tmp_path: Path) -> None:
+    content = array(kvlist(type=s("text"), text=s("Hallo")), kvlist(widget=s("Größe")))
+    records = _event_span(tmp_path, "gemini", ("gen_ai.user.message", content))
+    [t] = [r for r in records if isinstance(r, RequestTrace)]
+    assert [(i.kind, i.content) for i in t.items] == [(Kind.USER, 'Hallo\n{"widget":"Größe"}')]
+    assert [p.message for p in records if isinstance(p, ImportProblem)] == [
+        "event gen_ai.user.message: content holds 1 part(s) of no known shape; kept as JSON text"]
+
+
 def test_elided_written_by_a_user_elsewhere_is_kept_as_text(tmp_path: Path) -> None:
     """Only the instrumentation's own placeholder, in its event bodies, means "not captured"."""
     [other] = [r for r in _event_span(tmp_path, "openai", ("gen_ai.user.message", s("<elided>")))

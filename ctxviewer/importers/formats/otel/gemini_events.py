@@ -91,12 +91,22 @@ def content_text(content: Any) -> str:
     return gm.compact_json(content)
 
 
+PART_TYPES = frozenset({"text", "reasoning", "tool_call", "tool_call_response", "blob", "uri", "file"})
+"""The OTel GenAI part types an item renders as what they are (any other part is shown as its JSON)."""
+
+
 def object_note(name: str, content: Any) -> str | None:
     """The note for an event ``content`` kept as JSON text: an object that is no google-genai
     ``Content`` (``"event gen_ai.user.message: content is an object of no message shape; kept as
-    JSON text"``); ``None`` for a string, a ``Content`` or a list (read as parts)."""
+    JSON text"``), or a list with parts of no known shape (``"...: content holds 2 part(s) of no
+    known shape; kept as JSON text"``); ``None`` for a string, a ``Content`` or a list of known parts."""
     if isinstance(content, Mapping) and not is_gemini_content(content):
         return f"event {name}: content is an object of no message shape; kept as JSON text"
+    if isinstance(content, list):
+        parts = gm.normalise_message({"role": "user", "content": content})["parts"]
+        odd = sum(1 for p in parts if p.get("type") not in PART_TYPES)
+        if odd:
+            return f"event {name}: content holds {odd} part(s) of no known shape; kept as JSON text"
     return None
 
 
