@@ -81,12 +81,17 @@ def test_the_logs_alone_read_the_same_shapes() -> None:
     assert e.response is not None and (e.response.text, e.response.finish_reason) == (None, "STOP")  # the choice's
 
 
-def _event_span(tmp_path: Path, system: str, *events: tuple[str, dict[str, Any]]) -> list[Any]:
+def _event_span(tmp_path: Path, system: str, *events: tuple[str, dict[str, Any]],
+                **span_attrs: dict[str, Any]) -> list[Any]:
+    """Import one span of ``system`` whose span events are ``events`` (name, ``content`` AnyValue;
+    a ``gen_ai.choice`` given as a kvlist is its whole body)."""
     span = otlp_span("00000000000000c1", name="generate_content gemini-2.0-flash", end="1700000001000000000",
                      **{"gen_ai.operation.name": s("generate_content"), "gen_ai.system": s(system),
-                        "gen_ai.request.model": s("gemini-2.0-flash")})
+                        "gen_ai.request.model": s("gemini-2.0-flash"), **span_attrs})
     span["events"] = [{"name": name, "timeUnixNano": "1700000000500000000",
-                       "attributes": [kv("gen_ai.system", s(system)), kv("content", body)]} for name, body in events]
+                       "attributes": [kv("gen_ai.system", s(system)), kv("content", body)] if name != "gen_ai.choice"
+                       else [kv("gen_ai.system", s(system)), kv("gen_ai.event.content", body)]}
+                      for name, body in events]
     path = tmp_path / "span-events.otlp.json"
     path.write_text(json.dumps(otlp_request(span)), encoding="utf-8")
     return list(get_importer("otel").load(path))
@@ -121,6 +126,27 @@ def test_a_list_with_parts_of_no_known_shape_is_json_with_a_note(tmp_path: Path)
     assert [(i.kind, i.content) for i in t.items] == [(Kind.USER, 'Hallo\n{"widget":"Größe"}')]
     assert [p.message for p in records if isinstance(p, ImportProblem)] == [
         "event gen_ai.user.message: content holds 1 part(s) of no known shape; kept as JSON text"]
+
+
+def _chunk(n: int, text: str, reason: str | None = None) -> tuple[str, dict[str, Any]]:
+    body = {"index": n, "content": {"role": "model", "parts": [{"text": text, "thought": None}]}}
+    return "gen_ai.choice", s(json.dumps({**body, **({"finish_reason": reason} if reason else {})}))
+
+
+def test_the_choices_of_a_streamed_call_are_one_answer(tmp_path: Path) -> None:
+    """generate_content_stream logs one gen_ai.choice per chunk, index counting on."""
+    stream = {"code.function.name": s("google.genai.Models.generate_content_stream")}
+    records = _event_span(tmp_path, "gemini", ("gen_ai.user.message", s("Grüß mich")), _chunk(0, "Hel"),
+                          _chunk(1, "lo "), _chunk(2, "world", "STOP"), **stream)
+    [t] = [r for r in records if isinstance(r, RequestTrace)]
+    assert t.response is not None and (t.response.text, t.response.finish_reason) == ("Hello world", "STOP")
+    assert "ctxviewer.other_choices" not in t.attributes
+    two = {"code.function.name": s("google.genai.Models.generate_content"), "gen_ai.request.choice.count": {"intValue": 2}}
+    records = _event_span(tmp_path, "gemini", ("gen_ai.user.message", s("Hi")), _chunk(0, "A", "STOP"),
+                          _chunk(1, "B", "STOP"), **two)
+    [t] = [r for r in records if isinstance(r, RequestTrace)]
+    assert t.response is not None and t.response.text == "A"  # two candidates asked for: choices, not chunks
+    assert [c["text"] for c in t.attributes["ctxviewer.other_choices"]] == ["B"]
 
 
 def test_elided_written_by_a_user_elsewhere_is_kept_as_text(tmp_path: Path) -> None:

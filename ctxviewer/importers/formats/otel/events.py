@@ -150,7 +150,7 @@ def fold_events(span: Span) -> Span:
     if inputs:
         attrs.setdefault("gen_ai.input.messages", inputs)
     if outputs:
-        attrs.setdefault("gen_ai.output.messages", outputs)
+        attrs.setdefault("gen_ai.output.messages", ge.stream_chunks(outputs, attrs))
     if unread:
         attrs[UNREAD_EVENTS] = list(dict.fromkeys(unread))
     if elided:

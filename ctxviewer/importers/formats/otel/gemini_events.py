@@ -20,7 +20,8 @@ opentelemetry-instrumentation-google-genai (``generate_content.py``) logs ``gen_
   marked :data:`ELIDED_KEY` and its call is "content not captured", with a note naming the switch
   (:func:`mark_not_captured`). The same text anywhere else is kept as the text it is;
 * any other object or list ``content`` is compact JSON text, never Python's ``repr``, with a note
-  (:func:`object_note`, kept under :data:`NOTES_KEY`).
+  (:func:`object_note`, kept under :data:`NOTES_KEY`);
+* a streamed call logs one ``gen_ai.choice`` per chunk: they are one answer (:func:`stream_chunks`).
 
 No Qt here.
 """
@@ -108,6 +109,32 @@ def object_note(name: str, content: Any) -> str | None:
         if odd:
             return f"event {name}: content holds {odd} part(s) of no known shape; kept as JSON text"
     return None
+
+
+def stream_chunks(outputs: list[gm.Message], attributes: Mapping[str, Any]) -> list[gm.Message]:
+    """The ``gen_ai.choice`` messages of a span with ``attributes`` as one message when they are the
+    chunks of one streamed answer: the instrumentation logs one ``gen_ai.choice`` per candidate of
+    every streamed response (``generate_content_stream``; ``index`` counts on across chunks, the
+    last chunk has the ``finish_reason``), so the chunks of "Hello world" arrive as "Hel" and "lo
+    world". They are one answer when the span is that instrumentation's (:data:`SYSTEMS`), asked for
+    one candidate (``gen_ai.request.choice.count`` not over 1) and -- when ``code.function.name`` is
+    recorded -- streamed: their parts in order, adjacent text joined, the last finish reason. Else
+    ``outputs`` unchanged."""
+    system = attributes.get("gen_ai.system") or attributes.get("gen_ai.provider.name")
+    count = attributes.get("gen_ai.request.choice.count")
+    function = str(attributes.get("code.function.name") or "")
+    if (len(outputs) < 2 or str(system or "") not in SYSTEMS or (isinstance(count, int) and count > 1)
+            or (function and not function.endswith("generate_content_stream"))
+            or any(m.get("role") not in (None, "assistant") for m in outputs)):
+        return outputs
+    parts: list[dict[str, Any]] = []
+    for p in (p for m in outputs for p in m.get("parts") or []):
+        if parts and p.get("type") == "text" and parts[-1].get("type") == "text":
+            parts[-1] = {**parts[-1], "content": f"{parts[-1].get('content') or ''}{p.get('content') or ''}"}
+        else:
+            parts.append(dict(p))
+    reason = next((m["finish_reason"] for m in reversed(outputs) if m.get("finish_reason")), None)
+    return [{"role": "assistant", "parts": parts, "finish_reason": reason}]
 
 
 def is_elided(body: Mapping[str, Any], system: Any) -> bool:
