@@ -109,7 +109,7 @@ def fold_events(span: Span) -> Span:
     outputs: list[gm.Message] = []
     unread: list[str] = []
     elided: list[str] = []  # google-genai's "<elided>" bodies: content not captured (:mod:`.gemini_events`)
-    notes: list[str] = []
+    notes: list[str | None] = []
     system = attrs.get("gen_ai.system") or attrs.get("gen_ai.provider.name")
     for ev in span.events:
         name = str(ev.get("name") or "")
@@ -121,9 +121,6 @@ def fold_events(span: Span) -> Span:
                 if name == "gen_ai.choice" and body.get("finish_reason"):
                     attrs.setdefault("gen_ai.response.finish_reasons", [str(body["finish_reason"])])
                 continue
-            said = body.get("message")
-            note = ge.object_note(name, (said if isinstance(said, Mapping) else body).get("content"))
-            notes += [note] if note else []
         if name == DETAILS_EVENT:
             details = ev.get("body")
             for source in (ev_attrs, details if isinstance(details, Mapping) else {}):
@@ -132,6 +129,7 @@ def fold_events(span: Span) -> Span:
         elif name in MESSAGE_EVENTS:
             unread += _unread(name, body, MESSAGE_KEYS)
             inputs.append(_message(MESSAGE_EVENTS[name], body))
+            notes.append(ge.object_note(name, body.get("content"), inputs[-1]))
         elif name == "gen_ai.choice":
             inner = body.get("message")
             msg: Mapping[str, Any] = inner if isinstance(inner, Mapping) else body
@@ -141,6 +139,7 @@ def fold_events(span: Span) -> Span:
             out = _message("assistant", msg)
             out["finish_reason"] = body.get("finish_reason")
             outputs.append(out)
+            notes.append(ge.object_note(name, msg.get("content"), out))
         elif name == "gen_ai.content.prompt" and "gen_ai.prompt" in ev_attrs:
             attrs.setdefault("gen_ai.prompt", ev_attrs["gen_ai.prompt"])
         elif name == "gen_ai.content.completion" and "gen_ai.completion" in ev_attrs:
@@ -155,8 +154,8 @@ def fold_events(span: Span) -> Span:
         attrs[UNREAD_EVENTS] = list(dict.fromkeys(unread))
     if elided:
         attrs[ge.ELIDED_KEY] = elided
-    if notes:
-        attrs[ge.NOTES_KEY] = notes
+    if any(notes):
+        attrs[ge.NOTES_KEY] = [n for n in notes if n]
     return replace(span, attributes=attrs)
 
 

@@ -19,8 +19,8 @@ opentelemetry-instrumentation-google-genai (``generate_content.py``) logs ``gen_
   string, on an event of that instrumentation's ``gen_ai.system``) is no message: the span is
   marked :data:`ELIDED_KEY` and its call is "content not captured", with a note naming the switch
   (:func:`mark_not_captured`). The same text anywhere else is kept as the text it is;
-* any other object or list ``content`` is compact JSON text, never Python's ``repr``, with a note
-  (:func:`object_note`, kept under :data:`NOTES_KEY`);
+* any other object ``content`` is compact JSON text, never Python's ``repr``; it and parts of no
+  known type have a note (:func:`object_note`, kept under :data:`NOTES_KEY`);
 * a streamed call logs one ``gen_ai.choice`` per chunk: they are one answer (:func:`stream_chunks`).
 
 No Qt here.
@@ -96,19 +96,16 @@ PART_TYPES = frozenset({"text", "reasoning", "tool_call", "tool_call_response", 
 """The OTel GenAI part types an item renders as what they are (any other part is shown as its JSON)."""
 
 
-def object_note(name: str, content: Any) -> str | None:
-    """The note for an event ``content`` kept as JSON text: an object that is no google-genai
-    ``Content`` (``"event gen_ai.user.message: content is an object of no message shape; kept as
-    JSON text"``), or a list with parts of no known shape (``"...: content holds 2 part(s) of no
-    known shape; kept as JSON text"``); ``None`` for a string, a ``Content`` or a list of known parts."""
-    if isinstance(content, Mapping) and not is_gemini_content(content):
+def object_note(name: str, content: Any, message: Mapping[str, Any]) -> str | None:
+    """The note for an event's ``content`` that its ``message`` (as read) keeps as JSON text: an
+    object read as its compact JSON (``"event gen_ai.user.message: content is an object of no
+    message shape; kept as JSON text"``), or parts of no known type (``"...: content holds 2
+    part(s) of no known shape; kept as JSON text"``); ``None`` when every part was read."""
+    parts = [p for p in message.get("parts") or [] if isinstance(p, Mapping)]
+    if isinstance(content, Mapping) and [p.get("content") for p in parts] == [content_text(content)]:
         return f"event {name}: content is an object of no message shape; kept as JSON text"
-    if isinstance(content, list):
-        parts = gm.normalise_message({"role": "user", "content": content})["parts"]
-        odd = sum(1 for p in parts if p.get("type") not in PART_TYPES)
-        if odd:
-            return f"event {name}: content holds {odd} part(s) of no known shape; kept as JSON text"
-    return None
+    odd = sum(1 for p in parts if p.get("type") not in PART_TYPES)
+    return f"event {name}: content holds {odd} part(s) of no known shape; kept as JSON text" if odd else None
 
 
 def stream_chunks(outputs: list[gm.Message], attributes: Mapping[str, Any]) -> list[gm.Message]:
