@@ -17,7 +17,8 @@ checks followed by the application's recorded ones, and the recorded verdict:
   (``parameters``, ``input_schema`` or the AI SDK's ``inputSchema``,
   :func:`~ctxviewer.tokens.item_rule.parameters_schema`; validated with ``jsonschema``, the draft
   the schema declares, 2020-12 otherwise). Undecided when there is none: the definition declares
-  no schema, or no definition of the tool is recorded (then the schema is unknown, not absent).
+  no schema, or no definition of the tool is recorded (then the schema is unknown, not absent), or
+  the source recorded the tool by name only (:func:`name_only`: offered, its schema not recorded).
 * ``destructive`` -- no string argument (or argv list joined with spaces) holds a destructive
   pattern: recursive delete, a download piped to a shell, a write to a system path, an SQL
   statement that drops or empties (``DROP TABLE``, ``TRUNCATE``, ``ALTER TABLE ... DROP``, a
@@ -35,6 +36,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+from ctxviewer.model.source_notes import TOOLS_BY_NAME_KEY
 from ctxviewer.model.trace import RequestTrace, Status, ToolCall, ToolVerdict
 from ctxviewer.tokens.item_rule import parameters_schema
 
@@ -197,7 +199,8 @@ def review_call(trace: RequestTrace, index: int, defs: dict[str, tuple[str, dict
     item_id, definition = defs.get(call.name, (None, None))
     described = isinstance(trace.attributes.get("gen_ai.tool.description"), str)
     if definition is not None:
-        offered = CallCheck("offered", True, f"{call.name} offered by item {item_id}", "ctxviewer")
+        by_name = f" {NAME_ONLY}" if name_only(trace, call.name) else ""
+        offered = CallCheck("offered", True, f"{call.name} offered by item {item_id}{by_name}", "ctxviewer")
     elif not any(i.is_tool_definition for i in trace.items):
         offered = CallCheck("offered", None, NO_DEFINITIONS_DESCRIBED if described else NO_DEFINITIONS,
                             "ctxviewer")
@@ -258,9 +261,23 @@ NO_DEFINITIONS_DESCRIBED = ("the trace records the tool's description only (gen_
 """The ``offered`` detail of a tool-execution span that records the tool's description and no definition."""
 
 
+NAME_ONLY = "(by name only: its schema is not recorded)"
+"""The end of the ``offered`` detail for a tool recorded by its name alone."""
+
+
+def name_only(trace: RequestTrace, name: str) -> bool:
+    """Whether the source recorded the tool ``name`` by its name only
+    (:data:`~ctxviewer.model.source_notes.TOOLS_BY_NAME_KEY`: Mastra's list of tool names), so its
+    description and schema are not recorded -- not absent."""
+    named = trace.attributes.get(TOOLS_BY_NAME_KEY)
+    return isinstance(named, (list, tuple)) and name in named
+
+
 def _no_schema(call: ToolCall, definition: dict[str, Any] | None, offered: CallCheck, described: bool) -> str:
     """The ``arguments_schema`` detail when there is no schema to check against: the definition
     declares none, or no definition of the tool is recorded (which says nothing of its schema)."""
+    if definition is not None and offered.detail.endswith(NAME_ONLY):
+        return f"{call.name} is recorded by name only: its schema is not recorded, the arguments cannot be checked"
     if definition is not None:
         return "the tool declares no parameter schema"
     if offered.passed is False:

@@ -33,6 +33,7 @@ from ctxviewer.model.trace import NOT_RECORDED, Kind, LimitMode, RequestTrace, T
 from ctxviewer.model.words import fmt_int, fmt_text, fmt_time
 from ctxviewer.tokens import cost as pricing
 from ctxviewer.tokens.recorded_cost import differs, recorded_cost
+from ctxviewer.util.json_escapes import decode_escapes
 from ctxviewer.util.visible import needs_reveal, one_line, reveal
 
 MAX_ARGS_CHARS = 160
@@ -124,10 +125,18 @@ def score_lines(trace: RequestTrace) -> str | None:
     return "\n".join(lines) or None
 
 
+def shown_arguments(arguments: str) -> str:
+    """Tool-call arguments (as sent) as the user reads them on one line: a JSON object or array
+    with the ``\\uXXXX`` escapes of an ASCII-only encoder written as the characters
+    (``{"location": "Z\\u00fcrich"}`` -> ``{"location": "Zürich"}``,
+    :func:`~ctxviewer.util.json_escapes.decode_escapes`); any other text exactly as sent."""
+    return decode_escapes(arguments) if arguments.lstrip()[:1] in ("{", "[") else arguments
+
+
 def tool_call_line(call: ToolCall) -> str:
     """``"issue_refund({"amount": 120}) → blocked by refunds.require_supervisor"``; failed checks
     are listed after the verdict."""
-    args = call.arguments if call.arguments is not None else NOT_RECORDED
+    args = shown_arguments(call.arguments) if call.arguments is not None else NOT_RECORDED
     if len(args) > MAX_ARGS_CHARS:
         args = args[: MAX_ARGS_CHARS - 1] + "…"
     verdict = call.verdict.value.replace("_", " ") if call.verdict is not None else f"verdict {NOT_RECORDED}"

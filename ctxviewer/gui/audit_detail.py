@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ctxviewer.assess.trace_header import shown_arguments
 from ctxviewer.review import Review, ReviewEntry
 from ctxviewer.util.highlight import StyleSpan, utf16_offsets
 from ctxviewer.util.visible import reveal
@@ -92,7 +93,7 @@ class FindingDetail(QWidget):
         self.review_label.setText(review_line(review))
         f, k = entry.finding, entry.key
         self.message.setText(f"{f.severity.value} · {k.rule} · {k.trace_id}\n{f.message}")
-        calls = [f"tool call {c.id or '(no id)'}: {c.name}({c.arguments or ''}) → "
+        calls = [f"tool call {c.id or '(no id)'}: {c.name}({shown_arguments(c.arguments or '')}) → "
                  f"{c.verdict.value if c.verdict else 'verdict not recorded'}" for c in entry.tool_calls]
         self.calls.setText("\n".join(calls) if calls else "no linked tool call")
         text = entry.item.content if entry.item is not None and entry.item.content is not None else ""

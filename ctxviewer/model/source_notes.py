@@ -45,3 +45,9 @@ GEMINI_THINKING_RULE = ("Gemini thinking tokens only in the total: reasoning der
 """The :data:`USAGE_RULE_KEY` text when Gemini's thinking tokens were taken from the total (Gemini
 ``UsageMetadata``: ``totalTokenCount = promptTokenCount + candidatesTokenCount + thoughtsTokenCount``):
 the header says the reasoning tokens are derived."""
+
+TOOLS_BY_NAME_KEY = "ctxviewer.tools_by_name_only"
+"""The trace attribute listing the tools the source recorded by name only (Mastra's agent span:
+``gen_ai.tool.definitions`` is ``JSON.stringify(availableTools)``, ``["weatherTool"]``): offered, and
+their description and parameter schema not recorded (not absent). Written by
+:mod:`ctxviewer.importers.formats.otel.group`, read by :mod:`ctxviewer.assess.tool_review`."""

@@ -48,8 +48,8 @@ _INDEXED = re.compile(r"^(\d+)\.(.+)$")
 
 
 def compact_json(value: Any) -> str:
-    """``value`` as compact JSON (no spaces after separators, non-ASCII kept as is)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    """``value`` as compact JSON (no spaces after separators, non-ASCII kept as is; a set or bytes: its ``str``)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 def parse_structured(value: Any) -> Any:
@@ -88,7 +88,7 @@ def _as_part(p: Any) -> dict[str, Any]:
         if part.get("type") == "text" and "content" not in part and "text" in part:
             part["content"] = part.pop("text")  # OpenAI / Vercel {type: text, text}
         return part
-    return {"type": "text", "content": "" if p is None else str(p)}
+    return {"type": "text", "content": "" if p is None else p if isinstance(p, str) else compact_json(p)}
 
 
 def normalise_message(m: Any) -> Message:
@@ -280,7 +280,7 @@ def part_text(part: Mapping[str, Any]) -> str:
     t = part.get("type")
     if t == "text":
         c = part.get("content")
-        return "" if c is None else decode_escapes(str(c))
+        return "" if c is None else decode_escapes(c if isinstance(c, str) else compact_json(c))  # never a repr
     if t == "reasoning":
         if part.get("redacted") and not part.get("content"):
             return REDACTED_REASONING

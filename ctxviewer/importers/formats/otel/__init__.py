@@ -3,7 +3,8 @@ model-call span, from any span container.
 
 What lives here: the importer (:class:`OtelImporter`: sniffing by container, the per-file span
 groups), :mod:`.events` (span events and log records folded into attributes, truncated and
-over-deep values), :mod:`.mapping` (a chat span's GenAI attributes -> an
+over-deep values), :mod:`.gemini_events` (the Google GenAI SDK instrumentation's event bodies: a
+Gemini ``Content``, and its ``"<elided>"`` placeholder when content capture is off), :mod:`.mapping` (a chat span's GenAI attributes -> an
 :class:`~ctxviewer.importers.common.llm_call.LLMCall`), :mod:`.group` (what a chat span learns
 from the other spans of its trace: session, agent, inherited system instructions, tool executions),
 :mod:`.logs` (the ``otel-logs`` importer: OTLP log records of GenAI events in a file without their spans),

@@ -12,7 +12,9 @@ Forms (semconv ``model/gen-ai/events.yaml`` and ``deprecated/events-deprecated.y
   (``{index, finish_reason, message}``) -> ``gen_ai.output.messages``. The body is the log
   record body; when there is none (or it is ``{}``), the event's ``gen_ai.event.content`` (Azure AI
   Inference, Semantic Kernel .NET: :data:`BODY_ATTRIBUTES`), ``body`` or ``event.body`` attribute;
-  else its own attributes. A body key not read is named (:data:`UNREAD_EVENTS`);
+  else its own attributes. A body key not read is named (:data:`UNREAD_EVENTS`). A ``content``
+  that is google-genai's ``Content``, the Google GenAI SDK instrumentation's ``"<elided>"`` (content
+  not captured) and an object of no message shape (compact JSON, never a repr): :mod:`.gemini_events`;
 * ``gen_ai.content.prompt`` / ``gen_ai.content.completion`` (<= 1.27) with attributes
   ``gen_ai.prompt`` / ``gen_ai.completion``.
 
@@ -30,6 +32,7 @@ from ctxviewer.importers.common import messages as gm
 from ctxviewer.importers.common.containers import loads_bounded, nested_too_deep
 from ctxviewer.importers.common.field_account import is_empty
 from ctxviewer.importers.common.spans.span import Span
+from ctxviewer.importers.formats.otel import gemini_events as ge
 
 MESSAGE_EVENTS = {"gen_ai.system.message": "system", "gen_ai.user.message": "user",
                   "gen_ai.assistant.message": "assistant", "gen_ai.tool.message": "tool"}
@@ -83,10 +86,12 @@ def _message(role: str, body: Mapping[str, Any]) -> gm.Message:
     if role == "tool":
         parts.append({"type": "tool_call_response", "id": body.get("id") or body.get("tool_call_id"),
                       "response": content if isinstance(content, str) or content is None else gm.compact_json(content)})
+    elif ge.is_gemini_content(content):  # google-genai's Content dict (:mod:`.gemini_events`)
+        return ge.gemini_message(content, str(body.get("role") or role))
     elif isinstance(content, list):
         parts.extend(gm.normalise_message({"role": role, "content": content})["parts"])
     elif content not in (None, ""):
-        parts.append({"type": "text", "content": str(content)})
+        parts.append({"type": "text", "content": ge.content_text(content)})
     for c in body.get("tool_calls") or []:
         if isinstance(c, Mapping):
             f = c.get("function")
@@ -103,20 +108,29 @@ def fold_events(span: Span) -> Span:
     inputs: list[gm.Message] = []
     outputs: list[gm.Message] = []
     unread: list[str] = []
+    elided: list[str] = []  # google-genai's "<elided>" bodies: content not captured (:mod:`.gemini_events`)
+    notes: list[str | None] = []
+    system = attrs.get("gen_ai.system") or attrs.get("gen_ai.provider.name")
     for ev in span.events:
         name = str(ev.get("name") or "")
         ev_attrs = ev.get("attributes") or {}
+        if name in MESSAGE_EVENTS or name == "gen_ai.choice":
+            body = _body(ev)
+            if ge.is_elided(body, ev_attrs.get("gen_ai.system") or ev_attrs.get("gen_ai.provider.name") or system):
+                elided.append(name)
+                if name == "gen_ai.choice" and body.get("finish_reason"):
+                    attrs.setdefault("gen_ai.response.finish_reasons", [str(body["finish_reason"])])
+                continue
         if name == DETAILS_EVENT:
-            body = ev.get("body")
-            for source in (ev_attrs, body if isinstance(body, Mapping) else {}):
+            details = ev.get("body")
+            for source in (ev_attrs, details if isinstance(details, Mapping) else {}):
                 for k, v in source.items():
                     attrs.setdefault(k, v)
         elif name in MESSAGE_EVENTS:
-            body = _body(ev)
             unread += _unread(name, body, MESSAGE_KEYS)
             inputs.append(_message(MESSAGE_EVENTS[name], body))
+            notes.append(ge.object_note(name, body.get("content"), inputs[-1]))
         elif name == "gen_ai.choice":
-            body = _body(ev)
             inner = body.get("message")
             msg: Mapping[str, Any] = inner if isinstance(inner, Mapping) else body
             unread += _unread(name, body, CHOICE_KEYS if msg is not body else CHOICE_KEYS | MESSAGE_KEYS)
@@ -125,6 +139,7 @@ def fold_events(span: Span) -> Span:
             out = _message("assistant", msg)
             out["finish_reason"] = body.get("finish_reason")
             outputs.append(out)
+            notes.append(ge.object_note(name, msg.get("content"), out))
         elif name == "gen_ai.content.prompt" and "gen_ai.prompt" in ev_attrs:
             attrs.setdefault("gen_ai.prompt", ev_attrs["gen_ai.prompt"])
         elif name == "gen_ai.content.completion" and "gen_ai.completion" in ev_attrs:
@@ -134,9 +149,13 @@ def fold_events(span: Span) -> Span:
     if inputs:
         attrs.setdefault("gen_ai.input.messages", inputs)
     if outputs:
-        attrs.setdefault("gen_ai.output.messages", outputs)
+        attrs.setdefault("gen_ai.output.messages", ge.stream_chunks(outputs, attrs))
     if unread:
         attrs[UNREAD_EVENTS] = list(dict.fromkeys(unread))
+    if elided:
+        attrs[ge.ELIDED_KEY] = elided
+    if any(notes):
+        attrs[ge.NOTES_KEY] = [n for n in notes if n]
     return replace(span, attributes=attrs)
 
 

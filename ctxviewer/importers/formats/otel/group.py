@@ -18,7 +18,9 @@ that never ended -- come with its own attributes: :func:`.mapping.call_from_span
   ``ctxviewer.system_inherited_from = "span NAME (ID)"``; a chat span recording no tool
   definitions takes its nearest ancestor's (``gen_ai.tool.definitions``, Pydantic AI's
   ``model_request_parameters``...: :func:`.mapping.span_tools`), marked
-  ``ctxviewer.tools_inherited_from`` (:mod:`ctxviewer.importers.common.inherit`).
+  ``ctxviewer.tools_inherited_from`` (:mod:`ctxviewer.importers.common.inherit`). Tools the span
+  that records them lists by name only (Mastra: :func:`.mapping.by_name_only`) are named in
+  ``ctxviewer.tools_by_name_only`` (:data:`~ctxviewer.model.source_notes.TOOLS_BY_NAME_KEY`).
 * **Tool executions** -- each ``execute_tool`` span is recorded on the chat call it fed (the first
   chat span of the same trace starting at or after it, one under the same parent first) as
   ``ctxviewer.fed_by``; an ``execute_tool`` span that fed no chat span in the file is kept as a
@@ -45,8 +47,9 @@ from ctxviewer.importers.common.llm_call import LLMCall, agent_attributes, statu
 from ctxviewer.importers.common.spans.span import Span
 from ctxviewer.importers.common.tool_outcome import tool_run, with_run_verdicts
 from ctxviewer.importers.formats.otel import adk, semantic_kernel
-from ctxviewer.importers.formats.otel.mapping import span_tools
+from ctxviewer.importers.formats.otel.mapping import by_name_only, span_tools
 from ctxviewer.model.capture import uncaptured_what
+from ctxviewer.model.source_notes import TOOLS_BY_NAME_KEY
 from ctxviewer.model.trace import ContextItem, Endpoint, Kind, Policy, RequestTrace, Status, ToolCall
 from ctxviewer.util.json_escapes import decode_escapes
 
@@ -109,6 +112,10 @@ def enrich_call(call: LLMCall, span: Span, by_id: Mapping[str, Span]) -> list[st
     inherit(call, [Ancestor(f"span {anc.name or '?'} ({anc.span_id})",
                             gm.parse_parts(anc.attributes.get("gen_ai.system_instructions")) or None,
                             None if own_tools else span_tools(anc.attributes)) for anc in chain[1:]])
+    recording = next((s for s in chain if "gen_ai.tool.definitions" in s.attributes or span_tools(s.attributes)), None)
+    named = by_name_only(recording.attributes.get("gen_ai.tool.definitions")) if recording is not None else None
+    if named and call.tools:  # the tools the call offered, recorded by name only: their schemas are not recorded
+        call.attributes[TOOLS_BY_NAME_KEY] = [d["name"] for d in named]
     no_items = not call.system and not call.messages and not call.tools
     unreadable = [k for k, shapes in (("gen_ai.input.messages", (list,)), ("gen_ai.system_instructions", (list, Mapping)))
                   if k in span.attributes and not isinstance(gm.parse_structured(span.attributes[k]), shapes)]

@@ -25,6 +25,7 @@ instrumentations write):
   definition, after the messages; id = tool name (``name#2``, ``name#3``, ... when the name repeats
   or is another item's id: :func:`~ctxviewer.importers.common.llm_call.unique_id`), content = compact JSON of the definition;
   untrusted (only policy is trusted, ch. 3.5: tool descriptions are data).
+  A list of tool names (Mastra) -> definitions by name only (:func:`by_name_only`).
 * ``gen_ai.output.messages`` (fallback deprecated ``gen_ai.completion``) -> ``Response`` of the first
   choice and its ``tool_call`` parts as ``ToolCall`` (arguments exactly as sent; an object becomes
   compact JSON); fallback ``gen_ai.completion.{i}.tool_calls`` / ``function_call``. The first
@@ -65,6 +66,7 @@ from ctxviewer.importers.common.llm_call import LLMCall, status_attributes
 from ctxviewer.importers.common.spans.span import Span, trace_id_for
 from ctxviewer.importers.common.usage_rules import RULE as GEMINI_RULE
 from ctxviewer.importers.common.usage_rules import thinking_in_total
+from ctxviewer.importers.formats.otel import gemini_events as ge
 from ctxviewer.importers.formats.otel.events import UNREAD_EVENTS
 from ctxviewer.model.trace import Usage
 
@@ -105,7 +107,7 @@ READ = (
     "ai.response.toolCalls", "ai.response.id", "ai.response.model", "ai.response.object",
     "user.id", "enduser.id", "session.id", "metadata.usage_object", "input.value",
     "output.value", "operation.name", "ctxviewer.span_kind", "model_request_parameters", "logfire.truncated",
-    "llm.request.type", UNREAD_EVENTS)
+    "llm.request.type", UNREAD_EVENTS, ge.ELIDED_KEY, ge.NOTES_KEY)
 """The chat-span attributes this mapping and :mod:`.group` read (exact names, and prefixes ending
 in ``.``; OpenLLMetry's ``llm.request.type`` decides that a span is no rerank or embedding:
 :func:`~ctxviewer.importers.common.spans.conventions.non_generative`); any other attribute of a chat span is named in ``ctxviewer.unmapped``
@@ -351,7 +353,22 @@ def call_from_span(span: Span, problems: list[str] | None = None) -> LLMCall:
     unread = a.get(UNREAD_EVENTS)
     params.update(unmapped_attribute([*unmapped_attribute_keys(a, _READ_ALL),
                                       *(unread if isinstance(unread, list) else [])]))
+    ge.mark_not_captured(call, a, problems)  # google-genai's "<elided>" event bodies: content not captured
     return call
+
+
+def by_name_only(value: Any) -> list[dict[str, Any]] | None:
+    """A ``gen_ai.tool.definitions`` that lists tool names, not definitions (Mastra's agent span:
+    its ``availableTools``, ``["weatherTool"]``), as definitions ``{"name": ...}`` that record the
+    name only (no description, no schema: :mod:`.group` names them in
+    :data:`~ctxviewer.model.source_notes.TOOLS_BY_NAME_KEY`, and the tool review says the schema
+    is not recorded); ``None`` for any other value."""
+    names = gm.parse_structured(value)
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) and n.strip() for n in names):
+        return None
+    if any(isinstance(gm.parse_structured(n), Mapping) for n in names):  # Vercel's list of JSON definitions
+        return None
+    return [{"name": n} for n in names]
 
 
 def span_tools(a: Mapping[str, Any]) -> list[dict[str, Any]] | None:
@@ -359,5 +376,8 @@ def span_tools(a: Mapping[str, Any]) -> list[dict[str, Any]] | None:
     Vercel's ``ai.prompt.tools``), else OpenLLMetry's ``llm.request.functions.{i}.*``, else Pydantic
     AI's ``model_request_parameters`` (:func:`~ctxviewer.importers.common.framework_tools.framework_tool_definitions`);
     ``None`` when none does."""
-    defs = gm.parse_tool_definitions(_first(a, "gen_ai.tool.definitions", "ai.prompt.tools"))
+    raw = _first(a, "gen_ai.tool.definitions", "ai.prompt.tools")
+    defs = gm.parse_tool_definitions(raw)
+    if not defs:  # no definition objects: a list of names, else as parsed ([] = none offered)
+        defs = by_name_only(raw) or defs
     return (defs if defs is not None else gm.indexed_functions(a) or framework_tool_definitions(a)) or None
