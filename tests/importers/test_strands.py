@@ -91,7 +91,7 @@ def test_the_tool_result_is_history_and_the_first_message_the_user_request(path:
     _, second = _traces(path)
     assert [(i.id, i.kind, i.role) for i in second.items] == [
         ("system", Kind.POLICY, "system"), ("msg-0", Kind.USER, "user"), ("msg-1", Kind.HISTORY, "assistant"),
-        ("msg-2", Kind.HISTORY, "tool")]
+        ("msg-2", Kind.HISTORY, "tool"), ("file_delete", Kind.TOOL, None)]  # gen_ai.agent.tools: by name only
     assert second.user_request == "Please delete /srv/data/old.log, it is no longer needed."
     items = {i.id: i.content for i in second.items}
     assert items["system"] == SYSTEM
@@ -107,7 +107,7 @@ def test_a_tool_result_message_named_gen_ai_tool_message_is_read_the_same(tmp_pa
             if ev["name"] == "gen_ai.user.message" and "toolResult" in ev["attributes"][0]["value"]["stringValue"]:
                 ev["name"] = "gen_ai.tool.message"
     _, second = _traces(_variant(tmp_path, rename))
-    assert [(i.id, i.kind, i.role, i.content) for i in second.items][-1] == \
+    assert [(i.id, i.kind, i.role, i.content) for i in second.items if i.kind != Kind.TOOL][-1] == \
         ("msg-2", Kind.HISTORY, "tool", "Error: PermissionError: deletion not permitted by policy")
     assert [i.id for i in second.items if i.kind == Kind.USER] == ["msg-0"]
 
@@ -172,3 +172,15 @@ def test_stats_counts_two_calls_with_their_cost(tmp_path: Path, path: Path) -> N
     total = json.loads(result.stdout)["total"]
     assert (total["calls"], total["output_tokens"], total["output_known"]) == (2, 80, 2)
     assert (round(total["cost"], 6), total["cost_known"]) == (0.0039, 2)  # 420·$3/M + 45·$15/M + 480·$3/M + 35·$15/M
+
+
+def test_the_agents_tool_names_are_the_tools_offered_by_name_only() -> None:
+    """``gen_ai.agent.tools`` on the ``invoke_agent`` span lists the agent's tools by name: the
+    proposed file_delete call is offered (its schema not recorded), where it read "? offered: the
+    trace records no tool definitions"."""
+    from ctxviewer.assess.tool_review import review_call
+
+    first, _ = _traces(DATA / "legacy-cycles.otlp.json")
+    checks = {c.name: (c.passed, c.detail) for c in review_call(first, 0).checks}
+    assert checks["offered"] == (True, "file_delete offered by item file_delete (by name only: its schema is not recorded)")
+    assert checks["arguments_schema"][0] is None

@@ -31,6 +31,10 @@ parts by :func:`~ctxviewer.importers.common.bedrock_parts.bedrock_part` wherever
   opt-in: ``[{name, description, inputSchema, outputSchema}]``) keep Bedrock's ``ToolInputSchema``
   wrapper, ``inputSchema: {"json": SCHEMA}``: -> ``inputSchema: SCHEMA``, so the arguments are
   checked against the schema, not against the wrapper (which any arguments match);
+* the agent's tool names on the ``invoke_agent`` span (``gen_ai.agent.tools``, a JSON list of
+  names) -> ``gen_ai.tool.definitions`` when it records none, so its model calls offer those tools
+  by name only (the schema not recorded: :mod:`.group`) and a proposed call's "offered" check
+  is decided;
 * the agent's system prompt on the ``invoke_agent`` span (``gen_ai.agent.system_prompt``;
   earlier versions passed it through as ``system_prompt``) -> ``gen_ai.system_instructions``, so
   its model calls inherit it (:mod:`.group`); newer Strands also sends it as a
@@ -65,6 +69,16 @@ DETAILS = "gen_ai.client.inference.operation.details"
 MESSAGE_KEYS = ("gen_ai.input.messages", "gen_ai.output.messages")
 PROMPT_KEYS = ("gen_ai.agent.system_prompt", "system_prompt")
 """Where a Strands ``invoke_agent`` span records the agent's system prompt (newer, older)."""
+
+
+AGENT_TOOLS = "gen_ai.agent.tools"
+"""The ``invoke_agent`` span's JSON list of the agent's tool names (``["get_weather", "get_time"]``)."""
+
+
+def _names(value: Any) -> bool:
+    """True for a list of tool names (strings), as :data:`AGENT_TOOLS` holds."""
+    names = gm.parse_structured(value)
+    return isinstance(names, list) and bool(names) and all(isinstance(n, str) and n.strip() for n in names)
 
 
 def is_strands(span: Span) -> bool:
@@ -164,6 +178,8 @@ def as_standard_events(span: Span) -> Span:
         for k, v in _tool_io(span.events).items():
             attrs.setdefault(k, v)
         return replace(span, attributes=attrs)
+    if op == "invoke_agent" and "gen_ai.tool.definitions" not in attrs and _names(attrs.get(AGENT_TOOLS)):
+        attrs["gen_ai.tool.definitions"] = attrs[AGENT_TOOLS]  # the tools offered, by name only (:mod:`.group`)
     if op == "invoke_agent" and "gen_ai.system_instructions" not in attrs:
         prompt = next((attrs[k] for k in PROMPT_KEYS if isinstance(attrs.get(k), str) and attrs[k].strip()), None)
         if prompt is not None:
