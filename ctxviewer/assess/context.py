@@ -32,7 +32,7 @@ from frozendict import frozendict
 
 from ctxviewer.assess.config import CheckConfig
 
-RULES = "ctxviewer-rules/9"
+RULES = "ctxviewer-rules/10"
 """The version of the rule set (checks, scanner, eq. 3.1 and the model catalogue): raised when a
 release changes what a trace concludes, so facts stored by an earlier one are known to be stale."""
 
@@ -50,7 +50,7 @@ class AssessContext:
 
     @cached_property
     def fingerprint(self) -> str:
-        """``"ctxviewer-rules/9 <16 hex>"``: the rule set and a digest of the settings that can
+        """``"ctxviewer-rules/10 <16 hex>"``: the rule set and a digest of the settings that can
         change a conclusion (``config``; ``observed`` only orders findings and is left out)."""
         c = self.config
         settings = {"expected_policy": {app: dict(v) for app, v in sorted(c.expected_policy.items())},

@@ -15,6 +15,7 @@ from pathlib import Path
 from click.testing import CliRunner
 from factories import make_rich_trace, make_trace
 
+from ctxviewer.assess.context import RULES
 from ctxviewer.cli import cli
 from ctxviewer.model.trace import Usage
 from ctxviewer.pipeline.stored_facts import with_facts
@@ -104,7 +105,7 @@ def _schema13_copy(fresh: Path, old: Path) -> None:
         c.execute(migrations.AGGREGATE_SESSION_INDEX)
         c.execute("CREATE TRIGGER session_rollup_update AFTER UPDATE OF session_id, input_tokens, output_tokens, "
                   "cost, duration_ms, state, span_status, capacity ON traces BEGIN SELECT 1; END")
-        c.execute("UPDATE traces SET facts_context = replace(facts_context, 'ctxviewer-rules/9', 'ctxviewer-rules/8')")
+        c.execute("UPDATE traces SET facts_context = replace(facts_context, ?, 'ctxviewer-rules/8')", (RULES,))
         c.execute("DELETE FROM _sqlite_migrations WHERE name = 'm024_window_use'")
         c.execute("PRAGMA user_version = 13")
 
