@@ -316,7 +316,8 @@ def check_capacity(trace: RequestTrace) -> CapacityCheck:
         input_before_trim=before,
         input_source=source,
         reported_input=reported,
-        capacity_problem=refuted or _capacity_problem(trace, cap, cap_source),
+        # an input-only limit (LiteLLM's max_input_tokens) leaves B_out out of eq. 3.1: no "fills C" there
+        capacity_problem=refuted or _capacity_problem(trace, None if input_limit else cap, cap_source),
         reported_margin=reported_margin(trace, fits, source, cap, input_tokens, b_out),
         refusal=refused,
         capacity_source=cap_source,

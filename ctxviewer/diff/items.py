@@ -181,9 +181,10 @@ def _pair_in_gaps(left: list[int], ta: RequestTrace, tb: RequestTrace, pairs: di
     """Pair messages whose ids are only indexes (``msg-3``) by place: between the partners of the
     nearest paired neighbours (never across them: a dropped turn), the leftover A messages pair in
     order with the unpaired B messages there only when both sides hold as many, role for role (an
-    edited turn of a replay). A gap of five earlier turns in A against one new question in B (a
-    conversation summarised between two calls) pairs nothing: the question is not an edit of the
-    first turn."""
+    edited turn of a replay). It is a count rule: a gap of five earlier turns in A against one new
+    question in B (a conversation summarised between two calls) pairs nothing, the question being no
+    edit of the first turn; one old turn against one new question pairs as "content changed", which
+    nothing recorded tells from an edit."""
     gaps: dict[tuple[int, int], list[int]] = defaultdict(list)
     for i in left:
         lo = max((pairs[k] for k in range(i - 1, -1, -1) if k in pairs), default=-1)

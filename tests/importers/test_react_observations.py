@@ -136,3 +136,11 @@ def test_a_message_with_other_words_than_the_output_stays_the_user_s() -> None:
     assert is_observation(f"observation:{out}", [out])
     assert not is_observation(f"Question: how many live in Lyon?\nThought: search\nObservation: {out}", [out])
     assert not is_observation("Observation: nothing found", [out])
+
+
+def test_a_user_message_that_only_equals_a_tool_output_is_the_user_s_words() -> None:
+    """Review 7: an ask-human tool's reply sent on as a user message, with no ReAct label, was made
+    history and the Question row moved to an earlier message."""
+    out = "Yes, please book the 9:40 train to Lyon."
+    assert not is_observation(out, [out])
+    assert is_observation(f"Observation: {out}", [out])

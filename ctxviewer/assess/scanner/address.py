@@ -20,6 +20,12 @@ _AI_NAMED = (r"(?:(?:ai|virtual|digital)\s+(?:assistants?|agents?|systems?|model
 """A machine reader named as one: not a bare "agents" or "models" ("Support agents reading this must
 escalate" is a knowledge-base line for people)."""
 
+_AGENT_ACTS = (r"(?:run|execute|call|invoke|send|forward|e-?mail|post|upload|fetch|visit|open|download|install|"
+               r"delete|remove|transfer|pay|ignore|disregard|forget|reply|respond|say|tell|include|append|output|"
+               r"print|reveal|share|click|follow|approve|grant|recommend|rate|rank|stop)")
+"""What a text may order its AI reader to do for the obligation pattern: an action on the agent's
+tools or task, not "AI agents reading this page should note the opening hours" (an llms.txt line)."""
+
 ADDRESS = PatternRule(
     id="injection.address",
     title="text addressed to the AI model, or claiming its developer's authority",
@@ -33,7 +39,7 @@ ADDRESS = PatternRule(
             r"\b(?:summari[sz]ing|reading|processing|parsing|crawling|indexing)\s+(?:ai\s+|language\s+)?(?:models?|agents?|assistants?|llms?|bots?|tools?)\s+(?:must|should|shall|are\s+(?:required|instructed|asked)\s+to|need\s+to)\s+(?:\w+\s+){0,2}(?:append|add|include|mention|say|state|respond|reply|output|insert|recommend|write|report)\b",
             rf"\b(?:as|you\s+are)\s+an?\s+{_AI}\s+(?:reading|processing|parsing|summari[sz]ing|analy[sz]ing|reviewing)\s+this\b",
             # "AI agents reading this must run ...": the reader addressed, and put under an obligation
-            rf"\b{_AI_NAMED}\s+(?:reading|processing|parsing|summari[sz]ing|analy[sz]ing|reviewing|seeing|crawling|browsing|indexing)\s+(?:this|these)\b[^.\n]{{0,20}}?\b(?:must|shall|should|need\s+to|have\s+to|are\s+(?:required|instructed|asked)\s+to)\b"),
+            rf"\b{_AI_NAMED}\s+(?:reading|processing|parsing|summari[sz]ing|analy[sz]ing|reviewing|seeing|crawling|browsing|indexing)\s+(?:this|these)\b[^.\n]{{0,20}}?\b(?:must|shall|should|need\s+to|have\s+to|are\s+(?:required|instructed|asked)\s+to)\s+(?:\w+\s+){{0,2}}?{_AGENT_ACTS}\b"),
          "addresses the AI model reading the data: '{m}'"),
         (rx(r"\b(?:i\s*'?\s*a?m|this\s+is|we\s+are)\s+(?:your|the)\s+(?:developers?|creators?|administrators?|admins?|owners?|programmers?|operators?|makers?|system\s+administrators?|openai|anthropic|supervisor)\b(?!\s+of\b)",
             r"\b(?:developer|debug|god|admin|maintenance|override|jailbreak|dan|unrestricted|sudo|root|test)\s+mode\s+(?:is\s+)?(?:on|enabled|activated|engaged)\b|\b(?:enable|enter|activate|switch\s+to)\s+(?:developer|debug|god|admin|maintenance|override|jailbreak|dan|unrestricted|sudo)\s+mode\b",

@@ -15,14 +15,15 @@ import re
 from ctxviewer.assess.scanner.patterns import LazyPattern, PatternRule
 from ctxviewer.model.findings import Severity
 
-KANA = "\u3040-\u30ff"
-"""Hiragana and katakana: Japanese text. A Chinese pattern never reaches across them, so
-"これまでの指示はすべて無視して" (無視 and 指示 are words of both) is labelled ``[ja]``, not ``[zh]``."""
+KANA = "\u3040-\u309f"
+"""Hiragana: Japanese text (its particles). A Chinese pattern never reaches across them, so
+"これまでの指示はすべて無視して" (無視 and 指示 are words of both) is labelled ``[ja]``, not ``[zh]``;
+katakana stays crossable (a name or a loanword in Chinese text, "约翰・史密斯", "ソニー")."""
 
 
 def _near(a: str, b: str, gap: int = 40, lang: str = "") -> str:
     """``a`` then ``b`` (or ``b`` then ``a``) with at most ``gap`` characters between, one sentence
-    (for ``lang`` ``"zh"``: with no kana between, :data:`KANA`)."""
+    (for ``lang`` ``"zh"``: with no hiragana between, :data:`KANA`)."""
     between = rf"[^.!?。！？\n{KANA}]" if lang == "zh" else r"[^.!?。！？\n]"
     return rf"(?:(?:{a}){between}{{0,{gap}}}(?:{b})|(?:{b}){between}{{0,{gap}}}(?:{a}))"
 

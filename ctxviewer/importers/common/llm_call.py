@@ -201,8 +201,21 @@ def _only_tool_results(msg: Mapping[str, Any]) -> bool:
     return bool(msg.get("parts")) and len(_tool_results(msg)) == len(msg.get("parts") or [])
 
 
+def _pending_after(pending: int, role: str | None, msg: Mapping[str, Any]) -> int:
+    """Proposed tool calls still unanswered after message ``msg`` (read as ``role``): an assistant
+    message adds its calls; a tool result answers one (all of them for a user message of results)."""
+    if role == "assistant":
+        return pending + len(gm.tool_call_parts(msg))
+    if role == "tool":
+        return max(0, pending - max(1, len(_tool_results(msg))))
+    return pending
+
+
 def _only_tool_calls(msg: Mapping[str, Any]) -> bool:
-    """True for a message whose parts are all proposed tool calls (``tool_call``)."""
+    """True for a message whose parts are all proposed tool calls (``tool_call``). Read as the model's
+    (Koog writes them with role ``tool``) only when no proposed call is waiting for its result
+    (:func:`_pending_after`): a tool output that is, or forges, JSON of tool calls answers the call
+    before it and stays a tool result, untrusted and scanned."""
     parts = msg.get("parts") or []
     return bool(parts) and len(gm.tool_call_parts(msg)) == len(parts)
 
@@ -221,6 +234,7 @@ def build_items(call: LLMCall) -> tuple[list[ContextItem], str | None]:
     last_user = max((i for i, m in enumerate(msgs) if _is_user_request(m) and i not in call.observations), default=None)
     user_request: str | None = None
     docs_at = last_user if last_user is not None else len(msgs)
+    pending = 0  # proposed calls no tool result has answered yet: a role-tool message then is a result
     for i, msg in enumerate(msgs):
         if i == docs_at:
             items.extend(doc_items(call.documents))
@@ -228,7 +242,7 @@ def build_items(call: LLMCall) -> tuple[list[ContextItem], str | None]:
         role = None if role is None else str(role)
         if role in ("user", "human") and _only_tool_results(msg):
             role = "tool"  # Anthropic's and Pydantic AI's tool results ride in a user message: a tool's output
-        elif role == "tool" and _only_tool_calls(msg):
+        elif role == "tool" and _only_tool_calls(msg) and not pending:
             role = "assistant"  # Koog's Langfuse export writes the model's tool calls with role tool: no result
         elif role in ("user", "human") and _tool_results(msg):  # results and words in one message (Claude Code)
             words = gm.message_text({**msg, "parts": [p for p in msg.get("parts") or [] if not _is_result(p)]})
@@ -236,7 +250,9 @@ def build_items(call: LLMCall) -> tuple[list[ContextItem], str | None]:
                             Trust.UNTRUSTED, i), replace(message_item(i, role, words, is_user_request=i == last_user),
                                                          id=f"msg-{i}.text")]
             user_request = words if i == last_user else user_request
+            pending = _pending_after(pending, "tool", msg)
             continue
+        pending = _pending_after(pending, role, msg)
         text = gm.message_text(msg)
         if i == last_user:
             user_request = text

@@ -11,7 +11,8 @@ message of the user's own words the user request -- or none, said as not recorde
 
 A user message is an observation when, with every occurrence of a fed tool's output taken out
 (:func:`~ctxviewer.importers.common.sent_documents.output_bodies`), what is left is only the ReAct
-labels ``Observation:`` / ``Thought:`` (:data:`REACT_LABELS`) and white space. A message that also
+labels ``Observation:`` / ``Thought:`` (:data:`REACT_LABELS`, at least one of them) and white
+space. A message that also
 holds other words (LangChain's one-message prompt: the question, then the scratchpad with its
 observations) stays the user request, its tool output still placed and scanned. No Qt here.
 """
@@ -32,12 +33,14 @@ REACT_LABELS = re.compile(r"\b(?:Observation|Thought)\s*:", re.IGNORECASE)
 
 def is_observation(text: str, bodies: Sequence[str]) -> bool:
     """Whether message ``text`` is nothing but the tool outputs ``bodies`` (at least one of them in
-    it) and :data:`REACT_LABELS` (module docstring)."""
+    it) and :data:`REACT_LABELS` (at least one; module docstring)."""
     rest, found = text, False
     for body in bodies:
         if body in rest:
             rest, found = rest.replace(body, " "), True
-    return found and not REACT_LABELS.sub(" ", rest).strip()
+    # a label must be there: a user message that only equals a tool's output (an ask-human tool's
+    # reply, the user's own words) is no ReAct observation
+    return found and REACT_LABELS.search(rest) is not None and not REACT_LABELS.sub(" ", rest).strip()
 
 
 def observation_messages(messages: Sequence[gm.Message], outputs: Sequence[tuple[str, str, Any]]) -> frozenset[int]:
