@@ -167,6 +167,30 @@ def with_ordered_run_verdicts(calls: tuple[ToolCall, ...], runs: Iterable[ToolRu
     return calls if all(a is b for a, b in zip(out, calls)) else tuple(out)
 
 
+def with_trace_run_verdicts(calls: tuple[ToolCall, ...], runs: Iterable[ToolRun], start: datetime | None,
+                            call_starts: Iterable[datetime]) -> tuple[ToolCall, ...]:
+    """``calls`` (one model call's proposals; the call started at ``start``) with the verdicts of
+    its trace's executions ``runs`` where none was recorded: by tool-call id first
+    (:func:`with_run_verdicts`), then by tool name and order (:func:`with_ordered_run_verdicts`)
+    among the executions that started at or after ``start`` and before the next model call of
+    ``call_starts`` (the trace's model-call starts). The same tuple when nothing matched."""
+    if not calls:
+        return calls
+    ordered = sorted(runs, key=lambda r: (r.start is None, r.start or datetime.min.replace(tzinfo=timezone.utc)))
+    if not ordered:
+        return calls
+    by_id: dict[str, list[ToolRun]] = {}
+    for r in ordered:
+        if r.call_id is not None:
+            by_id.setdefault(r.call_id, []).append(r)
+    calls = with_run_verdicts(calls, by_id, start)
+    if start is None:
+        return calls
+    until = min((s for s in call_starts if s > start), default=None)
+    return with_ordered_run_verdicts(calls, (r for r in ordered if r.start is not None and r.start >= start
+                                             and (until is None or r.start < until)))
+
+
 def tool_run(span: Span, kind: str = "execute_tool") -> ToolRun | None:
     """The execution ``span`` (an OTel ``execute_tool`` or OpenInference TOOL span; ``kind`` names
     it) records of the call it names (:data:`CALL_ID_KEYS`), or ``None`` when it names none. An

@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ctxviewer.importers.common import provider_messages as pm
-from ctxviewer.importers.common.tool_outcome import ToolRun, with_ordered_run_verdicts, with_run_verdicts
+from ctxviewer.importers.common.tool_outcome import ToolRun, with_trace_run_verdicts
 from ctxviewer.importers.formats.langsmith_runs import run_time
 from ctxviewer.model.trace import ToolCall, Usage
 
@@ -112,16 +112,5 @@ class TraceToolRuns:
     def verdicts(self, calls: tuple[ToolCall, ...], run_id: str, start: datetime | None) -> tuple[ToolCall, ...]:
         """``calls`` (``llm`` run ``run_id``'s proposals, the run started at ``start``) with the
         verdicts its trace's tool runs show where none was recorded (module docstring)."""
-        tools = self._tools.get(self._trees.get(run_id, run_id), [])
-        if not calls or not tools:
-            return calls
-        by_id: dict[str, list[ToolRun]] = {}
-        for t in tools:
-            if t.call_id is not None:
-                by_id.setdefault(t.call_id, []).append(t)
-        calls = with_run_verdicts(calls, by_id, start)
-        if start is None:
-            return calls
-        until = min((s for s in self._starts.get(self._trees.get(run_id, run_id), []) if s > start), default=None)
-        return with_ordered_run_verdicts(calls, (t for t in tools if t.start is not None and t.start >= start
-                                                 and (until is None or t.start < until)))
+        tree = self._trees.get(run_id, run_id)
+        return with_trace_run_verdicts(calls, self._tools.get(tree, []), start, self._starts.get(tree, []))

@@ -21,7 +21,7 @@ trace's next one (:func:`~ctxviewer.importers.common.tool_outcome.with_ordered_r
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 from ctxviewer.importers.common import provider_messages as pm
@@ -29,8 +29,7 @@ from ctxviewer.importers.common.tool_outcome import (
     CALL_ID_KEYS,
     ToolRun,
     error_text,
-    with_ordered_run_verdicts,
-    with_run_verdicts,
+    with_trace_run_verdicts,
 )
 from ctxviewer.importers.common.values import parse_time, span_status
 from ctxviewer.importers.formats.mlflow.call import span_id_of
@@ -81,16 +80,4 @@ def with_span_verdicts(calls: tuple[ToolCall, ...], start: datetime | None, runs
     """``calls`` (one model-call span's proposals; the span started at ``start``) with the verdicts
     of the trace's ``TOOL`` spans (``runs``, :func:`span_run`) where none was recorded;
     ``chat_starts`` are the starts of the trace's model-call spans, which end the order window."""
-    if not calls or not runs:
-        return calls
-    ordered = sorted(runs, key=lambda r: (r.start is None, r.start or datetime.min.replace(tzinfo=timezone.utc)))
-    by_id: dict[str, list[ToolRun]] = {}
-    for r in ordered:
-        if r.call_id is not None:
-            by_id.setdefault(r.call_id, []).append(r)
-    calls = with_run_verdicts(calls, by_id, start)
-    if start is None:
-        return calls
-    until = min((s for s in chat_starts if s > start), default=None)
-    return with_ordered_run_verdicts(calls, (r for r in ordered if r.start is not None and r.start >= start
-                                             and (until is None or r.start < until)))
+    return with_trace_run_verdicts(calls, runs, start, chat_starts)
