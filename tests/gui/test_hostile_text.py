@@ -67,3 +67,38 @@ def test_a_huge_item_shows_a_preview_with_show_all_and_bounded_highlighting(qtbo
     assert max(s + n for s, n, _ in view.spans()) <= HIGHLIGHT_LIMIT
     view.set_content("small")
     assert not view.partial and view.notice() == ""
+
+
+def _hostile_store(tmp_path: Path) -> Path:
+    """A database of one trace whose trace id holds RLO and whose first item id holds a ZWSP."""
+    t = make_trace(trace_id="hostile-\u202edi<b>x</b>")
+    t = replace(t, items=(replace(t.items[0], id="ev-\u200bhostile<b>"),) + t.items[1:])
+    with TraceStore.create(tmp_path / "h.db") as store:
+        store.add(with_facts([t]))
+    return tmp_path / "h.db"
+
+
+def test_search_dock_cells_show_ids_as_the_trace_list_does(qtbot, qtmodeltester, tmp_path: Path) -> None:
+    from ctxviewer.gui.search_dock import SearchPanel
+
+    store = TraceStore.open(_hostile_store(tmp_path))
+    try:
+        panel = SearchPanel()
+        qtbot.addWidget(panel)
+        panel.set_store(store)
+        panel.entry.setText("Northwind Outfitters")
+        panel.search()
+        qtbot.waitUntil(lambda: panel.model.task is None, timeout=10_000)
+        qtmodeltester.check(panel.model)
+        m = panel.model
+        assert m.rowCount() == 1
+        assert [m.headerData(c, Qt.Orientation.Horizontal) for c in range(3)] == ["Trace", "Item", "Snippet"]
+        assert m.data(m.index(0, 0)) == "hostile-⟨RLO⟩di<b>x</b>"  # the trace list's words, not the raw id
+        assert m.data(m.index(0, 1)) == "ev-⟨ZWSP⟩hostile<b>"
+        trace_cell = TraceListModel(store)
+        assert trace_cell.data(trace_cell.index(0, 1)) == m.data(m.index(0, 0))
+        assert m.data(m.index(0, 0), Qt.ItemDataRole.ToolTipRole) == (
+            "<p style='white-space:pre-wrap'>hostile-⟨RLO⟩di&lt;b&gt;x&lt;/b&gt;</p>")
+        assert m.hit(0).trace_id == "hostile-\u202edi<b>x</b>"  # the stored id opens the hit
+    finally:
+        store.close()
