@@ -42,6 +42,7 @@ from ctxviewer.gui.chart_legend import ChartLegend
 from ctxviewer.gui.tables import plain_tooltip
 from ctxviewer.model.words import fmt_int
 from ctxviewer.present.finding_view import state_headline
+from ctxviewer.util.visible import one_line
 
 if TYPE_CHECKING:
     import pyqtgraph as pg
@@ -264,7 +265,8 @@ class BudgetChart(QWidget):
         return self._plotter.capacity_line if self._plotter is not None else None
 
     def verdict(self) -> str:
-        """The verdict in full (the label shows it elided to :data:`VERDICT_LINES` lines when longer)."""
+        """The verdict in full, invisible characters revealed (:func:`ctxviewer.util.visible.one_line`;
+        the label shows it elided to :data:`VERDICT_LINES` lines when longer)."""
         return self._verdict_text
 
     def numbers(self) -> str:
@@ -300,8 +302,9 @@ class BudgetChart(QWidget):
         fig = assessment.figure
         self._figure = fig
         self._segments = {"used": list(fig.used), "omitted": list(fig.omitted), "declared": list(fig.declared)}
-        self._set_verdict(assessment.verdict, assessment.state.value, state_headline(assessment.state))  # symbol + word
-        self._numbers_text = assessment.numbers
+        # trace text (item ids) shown as every cell shows it: invisible characters as markers
+        self._set_verdict(one_line(assessment.verdict), assessment.state.value, state_headline(assessment.state))
+        self._numbers_text = one_line(assessment.numbers)
         self._elide()
         legend: dict[str, tuple[str, str, str]] = {}
         self._tooltips = []

@@ -335,11 +335,11 @@ class WhatIfPanel(QWidget):
         if t is not None:
             changed = len(outcome.changes)
             self.summary.setText(
-                f"{describe(outcome.scenario)} → input {t.input_tokens or 0:,} tokens + reserved "
+                f"{one_line(describe(outcome.scenario))} → input {t.input_tokens or 0:,} tokens + reserved "
                 f"{t.reserved_output_tokens or 0:,}, {outcome.capacity_words()}; retained {len(t.retained)}, "
                 f"omitted {len(t.omitted)}; {changed} item(s) changed against the recording")
         else:
-            self.summary.setText(describe(outcome.scenario))
+            self.summary.setText(one_line(describe(outcome.scenario)))
         self.save.setEnabled(t is not None)
         self.replay.setEnabled(t is not None)
         target = self._select_after
