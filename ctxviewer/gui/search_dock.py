@@ -42,6 +42,13 @@ PAGE_SIZE = 100
 SEARCH_DELAY_MS = 250
 """How long the entry waits after the last keystroke before searching (ms)."""
 
+SEARCH_MIN_HEIGHT_PX = 240
+"""The docked search's least height when it opens (entry, status and about six hits), pixels."""
+
+SEARCH_MAX_SHARE = 0.4
+"""The docked search's greatest share of the window's height when it opens (the bottom dock area
+may be taller: the audit view docked there)."""
+
 HitRole = Qt.ItemDataRole.UserRole + 1
 """``data(index, HitRole)`` -> the row's :class:`~ctxviewer.store.fts.SearchHit`."""
 
@@ -262,13 +269,34 @@ class SearchController(QObject):
         window.sig_database_opened.connect(lambda _path: self.panel.set_store(self.window.store))
 
     def open_search(self) -> None:
-        """Show the dock and focus its entry."""
+        """Show the dock and focus its entry. Another dock docked in the same area (the audit
+        view, docked by the user) is tabbed with it rather than split beside it -- side by side,
+        the search had a 210 px column and the item table 1.5 rows at 1280x800 -- and the dock
+        is held between :data:`SEARCH_MIN_HEIGHT_PX` and :data:`SEARCH_MAX_SHARE` of the window's
+        height (a third of it when outside), so the trace panel above keeps its item table."""
+        host = self.window.host
+        if self.dock.isHidden() and not self.dock.isFloating():
+            area = host.dockWidgetArea(self.dock)
+            for other in host.findChildren(QDockWidget):
+                if (other is not self.dock and not other.isHidden() and not other.isFloating()
+                        and host.dockWidgetArea(other) == area):
+                    host.tabifyDockWidget(other, self.dock)
+                    break
         self.dock.show()
         self.dock.raise_()
+        self.fit_height()
         if self.panel.store is not self.window.store:
             self.panel.set_store(self.window.store)
         self.panel.entry.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.panel.entry.selectAll()
+
+    def fit_height(self) -> None:
+        """Docked, hold the dock between :data:`SEARCH_MIN_HEIGHT_PX` and :data:`SEARCH_MAX_SHARE`
+        of the window's height (a third of it when outside); floating, leave it."""
+        host = self.window.host
+        host.layout().activate()  # the dock's geometry as now shown
+        if not self.dock.isFloating() and not SEARCH_MIN_HEIGHT_PX <= self.dock.height() <= host.height() * SEARCH_MAX_SHARE:
+            host.resizeDocks([self.dock], [max(SEARCH_MIN_HEIGHT_PX, host.height() // 3)], Qt.Orientation.Vertical)
 
     def open_hit(self, hit: SearchHit, query: str) -> None:
         """Show ``hit``'s trace, select its item and highlight the matched words in its content
