@@ -17,7 +17,8 @@ may go into a request), :mod:`.trim` (the trimming rules), :mod:`.rules` and :mo
 (how a request is serialized and counted), :mod:`.whatif` (re-trimming a recorded trace under
 other limits, pins and priorities; with no changes it reproduces the recording) and
 :mod:`.whatif_rules` (the rules a recording's omission reasons name -- budget, history window,
-rank cut, the application's policy -- decided again for a what-if).
+rank cut, the application's policy -- decided again for a what-if) and :mod:`.kept_with` (why a
+what-if keeps an unpinned item: a pinned tool call's result).
 
 May import: :mod:`ctxviewer.assess` (eq. 3.1), :mod:`ctxviewer.tokens`, :mod:`ctxviewer.model`,
 :mod:`ctxviewer.util`. No Qt here.

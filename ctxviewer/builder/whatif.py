@@ -11,11 +11,10 @@ a declared category budget, ``cap:<category>`` for a scenario's cap, ``window``,
 
 A :class:`Scenario` changes capacity C, reserved output B_out, per-category caps, item priorities,
 pins, positions, and adds hypothetical items. A pin overrides whatever rule omitted the item, and
-:attr:`Outcome.notes` says which ("turn-01 was omitted by the history window; pinned, it is kept").
-:func:`run` returns the new request trace (``replay_of`` the original), the changes against the
-recording, each category's tokens (:func:`ctxviewer.assess.budget.allocations`, the assessment's own
-category map), eq. 3.1 before trimming (:func:`ctxviewer.assess.budget.check_capacity`) and the
-assessment of the re-trimmed trace (:func:`ctxviewer.assess.assessment.conclude`: state and verdict).
+:attr:`Outcome.notes` says which ("turn-01 was omitted by the history window; pinned, it is kept");
+an item kept only with a pinned call says so (:mod:`.kept_with`). :func:`run` returns the new trace
+(``replay_of`` the original), the changes, each category's tokens (``allocations``), eq. 3.1
+before trimming and the re-trimmed trace's assessment (:func:`~ctxviewer.assess.assessment.conclude`).
 
 Counting: each item costs its recorded token count (or its content counted with the trace's
 encoding; a hypothetical item is counted). The what-if's input is the recorded input plus the
@@ -38,6 +37,7 @@ from ctxviewer.assess.budget import CATEGORY_ORDER, CapacityCheck, category_of
 from ctxviewer.assess.context import AssessContext
 from ctxviewer.assess.input_source import REPORTED_SOURCE
 from ctxviewer.builder import BuildError, Candidate, RequiredOverBudgetError, trim
+from ctxviewer.builder.kept_with import kept_with
 from ctxviewer.builder.trim import Trim
 from ctxviewer.builder.whatif_rules import (
     NO_LIMIT,
@@ -62,13 +62,10 @@ from ctxviewer.model.trace import (
     TokenProvenance,
     TokenSource,
 )
+from ctxviewer.model.words import fmt_int
 from ctxviewer.util.memo import by_identity
 
 __all__ = ["ItemChange", "OmissionRule", "Outcome", "Scenario", "candidates_of", "describe", "filler", "rule_of", "run"]
-
-
-def _n(v: int) -> str:
-    return f"{v:,}"
 
 
 @dataclass(frozen=True)
@@ -82,6 +79,8 @@ class ItemChange:
     before: str
     """``"retained #3"``, ``"omitted (budget)"`` or ``"not in the recording"``."""
     after: str
+    why: str = ""
+    """Why an unpinned item is kept (:func:`.kept_with.kept_with`; ``after`` ends with it), or ``""``."""
 
 
 @dataclass(frozen=True)
@@ -124,7 +123,7 @@ class Outcome:
         ``"C 7,000 tokens set for this what-if"``, ``"C not recorded"``."""
         if self.capacity is None:
             return "C not recorded"
-        return f"C {_n(self.capacity)} tokens {self.capacity_source or 'recorded'}"
+        return f"C {fmt_int(self.capacity)} tokens {self.capacity_source or 'recorded'}"
 
     @property
     def same_as_recorded(self) -> bool:
@@ -261,12 +260,12 @@ def _before_trim(chk: CapacityCheck, gap: int = 0) -> str | None:
         return None
     by_count = " by the count" if chk.input_source == REPORTED_SOURCE or gap else ""  # the verdict is by the provider's
     room = chk.capacity - (chk.reserved_output or 0)
-    theirs = (f"; over by the provider's count: {_n(chk.input_before_trim + gap)} of {_n(room)}"
+    theirs = (f"; over by the provider's count: {fmt_int(chk.input_before_trim + gap)} of {fmt_int(room)}"
               if gap and chk.input_before_trim + gap > room else "")
     if over > 0:
-        return (f"before trimming: over capacity by {_n(over)} tokens{by_count}: had {_n(room)} tokens left, "
-                f"needed {_n(chk.input_before_trim)}{theirs}")
-    return f"before trimming: fits{by_count}, {_n(-over)} tokens margin{theirs}"
+        return (f"before trimming: over capacity by {fmt_int(over)} tokens{by_count}: had {fmt_int(room)} tokens left, "
+                f"needed {fmt_int(chk.input_before_trim)}{theirs}")
+    return f"before trimming: fits{by_count}, {fmt_int(-over)} tokens margin{theirs}"
 
 
 def run(trace: RequestTrace, scenario: Scenario, trace_id: str | None = None,
@@ -301,9 +300,10 @@ def run(trace: RequestTrace, scenario: Scenario, trace_id: str | None = None,
     except BuildError as exc:
         return failed(str(exc), None)
     new = _trace(trace, scenario, plan, cands, costs, t, enc, trace_id)
-    moved = {i for i, _ in scenario.moves}
+    moved, why = {i for i, _ in scenario.moves}, kept_with(cands)  # a pinned call's result: say why it is back
     changes = tuple(
-        ItemChange(it.id, it.kind.value, _where(known.get(it.id)), _where(it))
+        ItemChange(it.id, it.kind.value, _where(known.get(it.id)), _where(it) + (f" ({why[it.id]})" if it.id in why else ""),
+                   why.get(it.id, ""))
         for it in new.items
         if it.id in moved or known.get(it.id) is None or known[it.id].status is not it.status
         or known[it.id].omission_reason != it.omission_reason

@@ -39,6 +39,7 @@ from ctxviewer.present.answer_blocks import answer_blocks
 from ctxviewer.present.message_images import trace_images
 from ctxviewer.present.request_body import request_view
 from ctxviewer.present.trace_attributes import attribute_rows
+from ctxviewer.util.visible import one_line
 
 RESPONSE, REQUEST, ATTRIBUTES = range(3)
 """Tab indexes."""
@@ -208,7 +209,7 @@ class AnswerTabs(QTabWidget):
         self.request.set_trace(trace)
         self.attributes.set_trace(trace)
         r = trace.response if trace is not None else None
-        self.setTabText(RESPONSE, "Response" + (f" ({r.finish_reason})" if r is not None and r.finish_reason else ""))
+        self.setTabText(RESPONSE, "Response" + (f" ({one_line(r.finish_reason)})" if r is not None and r.finish_reason else ""))
         req = trace.request if trace is not None else None
         kept = req is not None and req.content is not None
         self.setTabText(REQUEST, "Request" + ("" if trace is None else (" (body)" if kept else " (reference)"

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from ctxviewer.assess.trace_header import shown_arguments
 from ctxviewer.review import Review, ReviewEntry
 from ctxviewer.util.highlight import StyleSpan, utf16_offsets
-from ctxviewer.util.visible import reveal
+from ctxviewer.util.visible import one_line, reveal, visible_id
 
 HIGHLIGHT = QColor("#fde68a")
 """Background of the flagged span."""
@@ -92,9 +92,9 @@ class FindingDetail(QWidget):
         """Show ``entry``, its ``review`` (verdict, reviewer, time) and ``note`` in the note field."""
         self.review_label.setText(review_line(review))
         f, k = entry.finding, entry.key
-        self.message.setText(f"{f.severity.value} · {k.rule} · {k.trace_id}\n{f.message}")
-        calls = [f"tool call {c.id or '(no id)'}: {c.name}({shown_arguments(c.arguments or '')}) → "
-                 f"{c.verdict.value if c.verdict else 'verdict not recorded'}" for c in entry.tool_calls]
+        self.message.setText(f"{f.severity.value} · {k.rule} · {visible_id(k.trace_id)}\n{one_line(f.message)}")
+        calls = [one_line(f"tool call {c.id or '(no id)'}: {c.name}({shown_arguments(c.arguments or '')}) → "
+                          f"{c.verdict.value if c.verdict else 'verdict not recorded'}") for c in entry.tool_calls]
         self.calls.setText("\n".join(calls) if calls else "no linked tool call")
         text = entry.item.content if entry.item is not None and entry.item.content is not None else ""
         revealed = reveal(text)

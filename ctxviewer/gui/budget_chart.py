@@ -13,18 +13,15 @@ range) and the assessment's state, verdict and numbers; it derives nothing itsel
   default, Items > Zoom Chart to the Items, Ctrl+Shift+B) when they fill under a tenth of the range:
   168 tokens against C = 128,000 are otherwise under a pixel; C is then named at the right edge
   (``C = 128,000 →``) and the margin's label ends in an arrow;
-* a legend, and above the plot the state (OK / WARNING / FAILURE) and the verdict in words
-  (:attr:`ctxviewer.assess.assessment.Assessment.verdict`), then the numbers line.
+* a legend, and above the plot the state (OK / WARNING / FAILURE), the verdict in words
+  (:attr:`ctxviewer.assess.assessment.Assessment.verdict`) and the numbers, two lines each.
 
-:meth:`BudgetChart.segments` returns what was drawn (the bar values), :meth:`BudgetChart.tooltips`
-their hover texts.
+:meth:`BudgetChart.segments` returns what was drawn (the bar values), :meth:`~BudgetChart.tooltips` their hover texts.
 
-Start-up: the words, numbers and legend are ordinary Qt widgets painted at once; the
-pyqtgraph plot (:mod:`ctxviewer.gui.budget_plot`, which imports pyqtgraph and numpy: 0.4 to 0.7 s)
-is imported in a background thread once the chart is first painted
-(:func:`~ctxviewer.gui.background_import.import_in_background`, so the window keeps responding) and
-built when that import has finished, or at once by :meth:`BudgetChart.ensure_plot` (called by every
-accessor that reads the plot). Until then a blank placeholder holds its place.
+Start-up: the words, numbers and legend are Qt widgets painted at once; the pyqtgraph plot
+(:mod:`ctxviewer.gui.budget_plot`: pyqtgraph and numpy, 0.4 to 0.7 s) is imported in a background
+thread after the first paint (:func:`~ctxviewer.gui.background_import.import_in_background`) and
+built then, or at once by :meth:`BudgetChart.ensure_plot`; a blank placeholder holds its place.
 """
 
 from __future__ import annotations
@@ -42,6 +39,7 @@ from ctxviewer.gui.chart_legend import ChartLegend
 from ctxviewer.gui.tables import plain_tooltip
 from ctxviewer.model.words import fmt_int
 from ctxviewer.present.finding_view import state_headline
+from ctxviewer.util.visible import one_line
 
 if TYPE_CHECKING:
     import pyqtgraph as pg
@@ -78,6 +76,8 @@ ZOOM_SHORTCUT = "Ctrl+Shift+B"
 """Items > Zoom Chart to the Items (:attr:`BudgetChart.act_zoom`)."""
 VERDICT_LINES = 2
 """Lines the verdict may take; a longer verdict is elided there and said in full in its tooltip."""
+NUMBERS_LINES = 2
+"""Lines the numbers (input + output of C, the declared safety margin) may take; then elided."""
 
 
 class BudgetChart(QWidget):
@@ -107,6 +107,7 @@ class BudgetChart(QWidget):
         self.numbers_label = QLabel()
         self.numbers_label.setObjectName("budgetNumbers")
         self.numbers_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.numbers_label.setWordWrap(True), self.numbers_label.setAlignment(Qt.AlignmentFlag.AlignTop)
         self._verdict_text = ""  # in full; the label may show it elided (_elide)
         self._numbers_text = ""
 
@@ -133,7 +134,7 @@ class BudgetChart(QWidget):
         numbers = QHBoxLayout()
         numbers.setContentsMargins(0, 0, 0, 0)
         numbers.addWidget(self.numbers_label, 1)
-        numbers.addWidget(self.zoom_button)
+        numbers.addWidget(self.zoom_button, 0, Qt.AlignmentFlag.AlignTop)
         lay.addLayout(numbers)
         self.empty_label = QLabel(EMPTY_TEXT)
         self.empty_label.setObjectName("chartEmpty")
@@ -213,13 +214,13 @@ class BudgetChart(QWidget):
 
     def fixed_height(self, width: int | None = None) -> int:
         """The chart's height in pixels at ``width`` (default: its own), the same for every trace:
-        :data:`VERDICT_LINES` lines of verdict, one of numbers, :data:`PLOT_MIN_PX` of plot and the
+        :data:`VERDICT_LINES` lines of verdict, :data:`NUMBERS_LINES` of numbers, :data:`PLOT_MIN_PX` of plot and the
         legend's rows for all of its entries (:data:`LEGEND_ORDER`) at that width."""
         w = max(200, self.width() if width is None else width)
         lay = self.layout()
         spacing = lay.spacing() if lay is not None else 2
         top = max(self.state_label.sizeHint().height(), self._verdict_height())
-        numbers = self.numbers_label.fontMetrics().height() + 2
+        numbers = self._numbers_height()
         return top + numbers + PLOT_MIN_PX + self.legend.height_for(len(LEGEND_ORDER), w) + 3 * spacing + 2
 
     def _verdict_height(self) -> int:
@@ -232,13 +233,20 @@ class BudgetChart(QWidget):
         self.verdict_label.setFixedHeight(h)
         return h
 
+    def _numbers_height(self) -> int:
+        """Pixels of :data:`NUMBERS_LINES` lines of numbers; the label is held there (the plot never moves)."""
+        self.numbers_label.ensurePolished()
+        h = self.numbers_label.fontMetrics().lineSpacing() * NUMBERS_LINES + 2
+        self.numbers_label.setFixedHeight(h)
+        return h
+
     def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # Qt override
         """Elide the verdict and numbers again for the new width."""
         super().resizeEvent(event)
         self._elide()
 
     def _elide(self) -> None:
-        """Show the verdict in at most :data:`VERDICT_LINES` lines and the numbers in one, each cut
+        """Show the verdict in at most :data:`VERDICT_LINES` lines and the numbers in :data:`NUMBERS_LINES`, each cut
         with "…" when longer (the full text is then the label's tooltip)."""
         self.verdict_label.ensurePolished()  # the style sheet's bold font and padding
         metrics = self.verdict_label.fontMetrics()
@@ -247,8 +255,8 @@ class BudgetChart(QWidget):
         width = max(100, self.width() - self.state_label.sizeHint().width() - 6 - 2 * 4 - 6)
         self.verdict_label.setText(_fit_lines(self._verdict_text, metrics, width, VERDICT_LINES))
         self.verdict_label.setToolTip((plain_tooltip(self._verdict_text) or "") if self.verdict_label.text() != self._verdict_text else "")
-        room = self.width() - (self.zoom_button.sizeHint().width() + 6 if self.zoom_button.isVisibleTo(self) else 0)
-        numbers = metrics.elidedText(self._numbers_text, Qt.TextElideMode.ElideRight, max(100, room))
+        room = self.width() - (self.zoom_button.sizeHint().width() + 6 if self.zoom_button.isVisibleTo(self) else 0) - 6
+        numbers = _fit_lines(self._numbers_text, self.numbers_label.fontMetrics(), max(100, room), NUMBERS_LINES)
         self.numbers_label.setText(numbers)
         self.numbers_label.setToolTip((plain_tooltip(self._numbers_text) or "") if numbers != self._numbers_text else "")
 
@@ -264,11 +272,12 @@ class BudgetChart(QWidget):
         return self._plotter.capacity_line if self._plotter is not None else None
 
     def verdict(self) -> str:
-        """The verdict in full (the label shows it elided to :data:`VERDICT_LINES` lines when longer)."""
+        """The verdict in full, invisible characters revealed (:func:`ctxviewer.util.visible.one_line`;
+        the label shows it elided to :data:`VERDICT_LINES` lines when longer)."""
         return self._verdict_text
 
     def numbers(self) -> str:
-        """The numbers line in full (the label elides it to one line)."""
+        """The numbers line in full (the label elides it after :data:`NUMBERS_LINES` lines)."""
         return self._numbers_text
 
     def state(self) -> str:
@@ -300,8 +309,9 @@ class BudgetChart(QWidget):
         fig = assessment.figure
         self._figure = fig
         self._segments = {"used": list(fig.used), "omitted": list(fig.omitted), "declared": list(fig.declared)}
-        self._set_verdict(assessment.verdict, assessment.state.value, state_headline(assessment.state))  # symbol + word
-        self._numbers_text = assessment.numbers
+        # trace text (item ids) shown as every cell shows it: invisible characters as markers
+        self._set_verdict(one_line(assessment.verdict), assessment.state.value, state_headline(assessment.state))
+        self._numbers_text = one_line(assessment.numbers)
         self._elide()
         legend: dict[str, tuple[str, str, str]] = {}
         self._tooltips = []

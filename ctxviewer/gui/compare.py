@@ -115,7 +115,7 @@ class CompareController(QObject):
         self.act_other.setEnabled(t is not None)
         self.act_replay.setEnabled(t is not None and t.replay_of is not None)
         self._update_previous(t)
-        self.act_replay.setText(f"Compare with Replay Original ({t.replay_of})" if t is not None and t.replay_of
+        self.act_replay.setText(f"Compare with Replay Original ({one_line(t.replay_of)})" if t is not None and t.replay_of
                                 else "Compare with Replay")
 
     def _update_previous(self, t: RequestTrace | None) -> None:

@@ -258,7 +258,7 @@ class DiffWindow(QMainWindow):
     def __init__(self, a: RequestTrace, b: RequestTrace, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.setWindowTitle(f"ctxviewer — compare {a.trace_id} ↔ {b.trace_id}")
+        self.setWindowTitle(one_line(f"ctxviewer — compare {a.trace_id} ↔ {b.trace_id}"))
         self.view = DiffView()
         self.setCentralWidget(self.view)
         file_menu = self.menuBar().addMenu("&File")

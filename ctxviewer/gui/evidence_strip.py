@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel, QToolTip, QVBoxLayout, QWidget
 
 from ctxviewer.assess.evidence_positions import EvidenceMap, EvidencePosition
 from ctxviewer.model.trace import Status
+from ctxviewer.util.visible import one_line
 
 MIN_BAR = 4.0
 """Narrowest bar in pixels (a tiny item stays visible and clickable)."""
@@ -33,7 +34,7 @@ def strip_words(m: EvidenceMap | None) -> str:
                      else f"omitted ({e.omission_reason or 'reason not recorded'})")
             how = "marked as needed" if m.needed_source == "marked" else "best match with the question"
             parts.append(f"needed: {e.item_id} ({how}) at {place}, {'cited' if e.cited else 'not cited'} by the answer")
-    return "; ".join(parts)
+    return one_line("; ".join(parts))  # item ids are trace text: invisible characters as markers
 
 
 class EvidenceStrip(QWidget):

@@ -20,6 +20,7 @@ from ctxviewer.gui.column_menu import install_column_menu
 from ctxviewer.gui.item_table_model import ItemTableModel
 from ctxviewer.gui.tables import elide_right, make_table, size_columns
 from ctxviewer.model.trace import ContextItem, Kind, Status
+from ctxviewer.model.words import omitted_phrase
 from ctxviewer.present.columns import ITEM_COLUMNS
 from ctxviewer.present.item_filter import ItemFilter, step_to
 
@@ -179,7 +180,11 @@ class ItemTable(QWidget):
     def _update_count(self) -> None:
         shown, total = self.proxy.rowCount(), self.model.rowCount()
         omitted = sum(1 for r in range(total) if (i := self.model.item(r)) is not None and i.status is Status.OMITTED)
-        self.count.setText(f"{shown} of {total} shown · {omitted} omitted" if shown != total else f"{omitted} omitted")
+        trace = self.model.trace
+        words = omitted_phrase(omitted, trace.omissions_recorded if trace is not None else None)  # the list's words
+        self.count.setText(f"{shown} of {total} shown · {words}" if shown != total else words)
+        for button in (self.prev_btn, self.next_btn):
+            button.setEnabled(omitted > 0)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

@@ -34,6 +34,7 @@ from typing import Callable
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
+    QDockWidget,
     QHeaderView,
     QLabel,
     QMainWindow,
@@ -228,6 +229,21 @@ class MainWindow(WindowActions, WindowOpening, WindowSelection, WindowTraceList)
     def show_status(self, message: str, timeout_ms: int = 0) -> None:
         """Show ``message`` in the status bar (for ``timeout_ms`` milliseconds; 0: until replaced)."""
         self.statusBar().showMessage(message, timeout_ms)
+
+    def createPopupMenu(self) -> QMenu | None:  # Qt override: the menu bar's context menu
+        """Qt's dock and toolbar toggles, less those of docks with nothing to show yet (the audit
+        dock before Review › Audit Findings builds its view: checking it showed an empty strip);
+        ``None`` (no menu) when no toggle is left."""
+        menu = super().createPopupMenu()
+        if menu is None:
+            return None
+        for dock in self.findChildren(QDockWidget):
+            if dock.widget() is None:
+                menu.removeAction(dock.toggleViewAction())
+        if not any(a.isVisible() and not a.isSeparator() for a in menu.actions()):
+            menu.deleteLater()
+            return None
+        return menu
 
     # ------------------------------------------------------------------ layout
 

@@ -10,8 +10,10 @@ meanwhile ("searching…"). A new query cancels the page still running -- its ``
 and the source's ``cancel()`` where it has one (``KILL QUERY``) -- and a late page of an older
 query is dropped. Activating a hit (click, Enter) opens its trace with
 the item selected and the matched words highlighted in the content view
-(:func:`ctxviewer.store.fts.match_spans` on the stored text, the same rule as the index). Snippets
-are plain text with invisible characters revealed (:func:`ctxviewer.util.visible.reveal`). The
+(:func:`ctxviewer.store.fts.match_spans` on the stored text, the same rule as the index). Every
+cell says what :data:`ctxviewer.present.search_cells.SEARCH_COLUMNS` says: plain text with
+invisible characters revealed as in the trace list (a right-to-left override in a trace id shows
+as ``⟨RLO⟩``, never reorders it). The
 controller talks to the window through :class:`~ctxviewer.gui.window_api.WindowApi`.
 """
 
@@ -29,6 +31,7 @@ from ctxviewer.gui.tables import make_table, plain_tooltip
 from ctxviewer.gui.window_api import WindowApi
 from ctxviewer.gui.worker import Task
 from ctxviewer.model.trace import RequestTrace
+from ctxviewer.present.search_cells import SEARCH_COLUMNS
 from ctxviewer.store import TraceSource
 from ctxviewer.store.fts import SearchHit, match_spans
 from ctxviewer.store.source import private_reader
@@ -39,10 +42,16 @@ PAGE_SIZE = 100
 SEARCH_DELAY_MS = 250
 """How long the entry waits after the last keystroke before searching (ms)."""
 
+SEARCH_MIN_HEIGHT_PX = 240
+"""The docked search's least height when it opens (entry, status and about six hits), pixels."""
+
+SEARCH_MAX_SHARE = 0.4
+"""The docked search's greatest share of the window's height when it opens (the bottom dock area
+may be taller: the audit view docked there)."""
+
 HitRole = Qt.ItemDataRole.UserRole + 1
 """``data(index, HitRole)`` -> the row's :class:`~ctxviewer.store.fts.SearchHit`."""
 
-_COLUMNS = ("Trace", "Item", "Snippet")
 _Index = QModelIndex | QPersistentModelIndex
 
 
@@ -146,24 +155,27 @@ class SearchHitModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.hits)
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(_COLUMNS)
+        return 0 if parent.isValid() else len(SEARCH_COLUMNS)
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         hit = self.hit(index.row()) if index.isValid() else None
-        if hit is None or not 0 <= index.column() < len(_COLUMNS):
+        if hit is None or not 0 <= index.column() < len(SEARCH_COLUMNS):
             return None
-        value = (hit.trace_id, hit.item_id, hit.snippet)[index.column()]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return value if index.column() == 2 else value.replace("\n", " ")
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return plain_tooltip(value)
+        col = SEARCH_COLUMNS[index.column()]
+        try:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return col.format(hit)  # the core's words: ids revealed as in the trace list
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return plain_tooltip(col.tooltip(hit) if col.tooltip else col.format(hit))
+        except Exception:  # data() never raises
+            return None
         if role == HitRole:
             return hit
         return None
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(_COLUMNS):
-            return _COLUMNS[section]
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(SEARCH_COLUMNS):
+            return SEARCH_COLUMNS[section].title
         return None
 
     def canFetchMore(self, parent: _Index = QModelIndex()) -> bool:  # noqa: B008
@@ -257,13 +269,34 @@ class SearchController(QObject):
         window.sig_database_opened.connect(lambda _path: self.panel.set_store(self.window.store))
 
     def open_search(self) -> None:
-        """Show the dock and focus its entry."""
+        """Show the dock and focus its entry. Another dock docked in the same area (the audit
+        view, docked by the user) is tabbed with it rather than split beside it -- side by side,
+        the search had a 210 px column and the item table 1.5 rows at 1280x800 -- and the dock
+        is held between :data:`SEARCH_MIN_HEIGHT_PX` and :data:`SEARCH_MAX_SHARE` of the window's
+        height (a third of it when outside), so the trace panel above keeps its item table."""
+        host = self.window.host
+        if self.dock.isHidden() and not self.dock.isFloating():
+            area = host.dockWidgetArea(self.dock)
+            for other in host.findChildren(QDockWidget):
+                if (other is not self.dock and not other.isHidden() and not other.isFloating()
+                        and host.dockWidgetArea(other) == area):
+                    host.tabifyDockWidget(other, self.dock)
+                    break
         self.dock.show()
         self.dock.raise_()
+        self.fit_height()
         if self.panel.store is not self.window.store:
             self.panel.set_store(self.window.store)
         self.panel.entry.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.panel.entry.selectAll()
+
+    def fit_height(self) -> None:
+        """Docked, hold the dock between :data:`SEARCH_MIN_HEIGHT_PX` and :data:`SEARCH_MAX_SHARE`
+        of the window's height (a third of it when outside); floating, leave it."""
+        host = self.window.host
+        host.layout().activate()  # the dock's geometry as now shown
+        if not self.dock.isFloating() and not SEARCH_MIN_HEIGHT_PX <= self.dock.height() <= host.height() * SEARCH_MAX_SHARE:
+            host.resizeDocks([self.dock], [max(SEARCH_MIN_HEIGHT_PX, host.height() // 3)], Qt.Orientation.Vertical)
 
     def open_hit(self, hit: SearchHit, query: str) -> None:
         """Show ``hit``'s trace, select its item and highlight the matched words in its content

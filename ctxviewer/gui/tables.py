@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from ctxviewer.present.columns import Column
+from ctxviewer.util.visible import reveal
 
 
 def make_table(model: object, elide: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle) -> QTableView:
@@ -106,8 +107,9 @@ def fit_columns_to_content(view: QTableView, columns: tuple[Column[Any], ...], s
 def plain_tooltip(text: str | None) -> str | None:
     """``text`` made safe for a tooltip. Qt shows a tooltip as rich text whenever it *looks* like
     markup, so untrusted text (ids, omission reasons) is HTML-escaped inside a pre-wrap paragraph:
-    it then displays literally, exactly as written."""
+    it then displays literally, exactly as written -- with invisible and control characters shown
+    as markers (:func:`ctxviewer.util.visible.reveal`; line breaks kept), as in every cell."""
     if not text:
         return None
-    return f"<p style='white-space:pre-wrap'>{html.escape(text)}</p>"
+    return f"<p style='white-space:pre-wrap'>{html.escape(reveal(text).text)}</p>"
 

@@ -34,6 +34,13 @@ from ctxviewer.gui.message_pane import ConversationPages, ItemPane
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.present.item_title import item_title
 
+TABS_SHARE = 0.45
+"""The diagnostics tabs' default share of the height below the chart (at least their
+:data:`TABS_MIN_ROWS` rows); the item content and the answer get the rest (55 %: 1920x1080 gives
+the content about 360 px). Sizes the user dragged are remembered (:mod:`.layout_memory`)."""
+CONTENT_WIDTH_SHARE = 50
+"""The item content's default share of the width beside the answer, per cent (at 1280 px its
+heading fits one line, so its text gets that line)."""
 TABS_MIN_ROWS = 5
 """Rows of the Findings list the default layout keeps visible (a group and four findings)."""
 
@@ -159,10 +166,10 @@ class TracePanel(QWidget):
         self._fit_detail()
         self.fit_chart()
         avail = max(300, height - self.detail_scroll.height() - self.chart.height())
-        tabs = min(max(self.tabs_min_height(), int(avail * 0.55)), avail - 120)
+        tabs = min(max(self.tabs_min_height(), int(avail * TABS_SHARE)), avail - 120)
         self.splitter.setSizes([tabs, avail - tabs])
         w = max(400, self.width())
-        self.bottom.setSizes([w * 2 // 5, w - w * 2 // 5])
+        self.bottom.setSizes([w * CONTENT_WIDTH_SHARE // 100, w - w * CONTENT_WIDTH_SHARE // 100])
 
     def tabs_min_height(self) -> int:
         """Pixels the diagnostics tabs need for :data:`TABS_MIN_ROWS` rows of the Findings list, the

@@ -38,6 +38,8 @@ class WhatIfItemModel(QAbstractTableModel):
         self.recorded: dict[str, ContextItem] = {}
         self.pinned: frozenset[str] = frozenset()
         self.changed: dict[str, str] = {}
+        self.why: dict[str, str] = {}
+        """Item id -> why an item nobody pinned is kept (``"kept with tool call turn-01, pinned"``)."""
 
     def set_outcome(self, outcome: Outcome | None, pinned: frozenset[str]) -> None:
         """Show ``outcome`` (``None`` clears); ``pinned`` are the item ids pinned in the scenario."""
@@ -46,6 +48,7 @@ class WhatIfItemModel(QAbstractTableModel):
             list(outcome.original.items) if outcome else [])
         self.recorded = {i.id: i for i in outcome.original.items} if outcome else {}
         self.changed = {c.id: c.after for c in outcome.changes} if outcome else {}
+        self.why = {c.id: c.why for c in outcome.changes if c.why} if outcome else {}  # "kept with tool call …"
         self.pinned = pinned
         self.endResetModel()
 
@@ -98,7 +101,8 @@ class WhatIfItemModel(QAbstractTableModel):
                       None if it.priority is None else (it.priority if role == Qt.ItemDataRole.EditRole
                                                         else f"{it.priority:g}"),
                       "required" if not self.pinnable(it) else None,
-                      self._status(self.recorded.get(it.id)), self._status(it))
+                      self._status(self.recorded.get(it.id)),
+                      self._status(it) + (f" ({one_line(self.why[it.id])})" if it.id in self.why else ""))
             return values[col]
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 3, 4):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -109,7 +113,8 @@ class WhatIfItemModel(QAbstractTableModel):
             font.setBold(True)
             return font
         if role == Qt.ItemDataRole.ToolTipRole and col == 7 and it.id in self.changed:
-            return "changed against the recorded trace"
+            why = self.why.get(it.id)
+            return "changed against the recorded trace" + (f": {one_line(why)}" if why else "")
         return None
 
     def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:

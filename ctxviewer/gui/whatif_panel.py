@@ -1,9 +1,8 @@
 """The what-if panel: re-trim the selected trace under other limits and priorities, live.
 
-Edit capacity C, reserved output B_out, per-category caps, an item's priority (double-click the
-priority cell) or pin (the pin box), move an item up or down, or add a hypothetical item (paste its
-text, or give only its size in tokens, choose kind and priority: "what if this tool output had
-arrived?"). Every edit re-trims with :func:`ctxviewer.builder.whatif.run` -- on a worker thread when the
+Edit capacity C, reserved output B_out, per-category caps (empty: "declared 3,000" or "no cap"), an
+item's priority (double-click it) or pin, move an item, or add a hypothetical item (its text, or
+only its size in tokens: "what if this tool output had arrived?"). Every edit re-trims with :func:`ctxviewer.builder.whatif.run` -- on a worker thread when the
 trace has more than :data:`~ctxviewer.gui.thresholds.WHATIF_WORKER_ITEMS` items -- and shows the assessment of the recording and of
 the what-if (state and verdict, coloured by the state, never by its words), eq. 3.1 before trimming,
 the rules re-run and what each pin overrides ("turn-01 was omitted by the history window; pinned,
@@ -230,7 +229,9 @@ class WhatIfPanel(QWidget):
         if trace is not None:
             self.capacity.setValue(trace.endpoint.capacity or 0)
             self.reserve.setValue(trace.reserved_output_tokens or 0)
-            for box in self.caps.values():
+            for cat, box in self.caps.items():  # empty is not "no limit": a declared budget B_x says so
+                declared = trace.budget.get(cat)
+                box.setSpecialValueText(f"declared {declared:,}" if declared is not None else "no cap")
                 box.setValue(NO_CAP)
             self.title.setText(f"What-if on {one_line(trace.trace_id)} — "
                                f"{one_line(trace.endpoint.model) or 'model not recorded'}")
@@ -335,11 +336,11 @@ class WhatIfPanel(QWidget):
         if t is not None:
             changed = len(outcome.changes)
             self.summary.setText(
-                f"{describe(outcome.scenario)} → input {t.input_tokens or 0:,} tokens + reserved "
+                f"{one_line(describe(outcome.scenario))} → input {t.input_tokens or 0:,} tokens + reserved "
                 f"{t.reserved_output_tokens or 0:,}, {outcome.capacity_words()}; retained {len(t.retained)}, "
                 f"omitted {len(t.omitted)}; {changed} item(s) changed against the recording")
         else:
-            self.summary.setText(describe(outcome.scenario))
+            self.summary.setText(one_line(describe(outcome.scenario)))
         self.save.setEnabled(t is not None)
         self.replay.setEnabled(t is not None)
         target = self._select_after

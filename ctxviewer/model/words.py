@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-__all__ = ["NOT_RECORDED", "fmt_int", "fmt_priority", "fmt_text", "fmt_time"]
+__all__ = ["NOT_RECORDED", "fmt_int", "fmt_omitted", "fmt_priority", "fmt_text", "fmt_time", "omitted_phrase"]
 
 NOT_RECORDED = "not recorded"
 """What the viewer shows for a field the source did not record (``None``); also
@@ -46,3 +46,21 @@ def fmt_priority(value: float | None) -> str:
 def fmt_text(value: str | None) -> str:
     """A string, or ``"not recorded"`` for ``None`` / empty."""
     return value if value else NOT_RECORDED
+
+
+def fmt_omitted(count: int | None, recorded: bool | None) -> str:
+    """An omitted-item count: ``"3"``; ``None`` -> ``"not recorded"``. When the trace's format
+    cannot record omissions (``recorded`` is False: ``RequestTrace.omissions_recorded``, OTel,
+    Langfuse) a count of 0 is ``"not recorded"`` and a count the trace does record (a reranker's
+    drops) a lower bound, ``"≥3"``: never an invented ``"0"``. The trace list's Retained / omitted
+    cell and the item table's counter both say this."""
+    if count is None or (recorded is False and not count):
+        return NOT_RECORDED
+    return f"≥{count:,}" if recorded is False else f"{count:,}"
+
+
+def omitted_phrase(count: int | None, recorded: bool | None) -> str:
+    """:func:`fmt_omitted` as a phrase for a counter: ``"3 omitted"``, ``"≥3 omitted"``, or
+    ``"omitted not recorded"``."""
+    words = fmt_omitted(count, recorded)
+    return f"omitted {words}" if words == NOT_RECORDED else f"{words} omitted"

@@ -19,6 +19,7 @@ What lives here:
 * :mod:`~ctxviewer.present.request_body` -- the serialized request as the user reads it;
 * :mod:`~ctxviewer.present.trace_attributes` -- everything else a trace recorded, as rows;
 * :mod:`~ctxviewer.present.item_filter` -- which items the item table shows;
+* :mod:`~ctxviewer.present.search_cells` -- what the content-search hits' cells say;
 * :mod:`~ctxviewer.present.run_tree` -- the run tree in words (steps, durations, tokens, cost);
 * :mod:`~ctxviewer.present.session_cells` -- the sessions view in words (a session's sums, its calls in order).
 

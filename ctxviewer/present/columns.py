@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable, Generic, Protocol, Sequence, Ty
 from ctxviewer.model.findings import Severity
 from ctxviewer.model.span_facts import ERROR, NEVER_ENDED, UNFINISHED
 from ctxviewer.model.vocabulary import Status, TokenSource
-from ctxviewer.model.words import NOT_RECORDED, fmt_int, fmt_priority, fmt_text, fmt_time
+from ctxviewer.model.words import NOT_RECORDED, fmt_int, fmt_omitted, fmt_priority, fmt_text, fmt_time
 from ctxviewer.present.call_cells import cost_cell, cost_tooltip
 from ctxviewer.present.finding_view import SEVERITY_SYMBOL
 from ctxviewer.util.visible import needs_reveal, one_line, reveal, visible_id
@@ -135,9 +135,7 @@ def retained_omitted(row: TraceRowLike) -> str:
     read from the row's stored ``omissions_recorded`` fact), or ``"2 / ≥3"`` when the trace records some."""
     if row.retained_count is None and row.omitted_count is None:
         return NOT_RECORDED
-    if row.omissions_recorded is False:  # stored at import; the trace may record some (a reranker's drops)
-        return f"{fmt_int(row.retained_count)} / {f'≥{fmt_int(row.omitted_count)}' if row.omitted_count else NOT_RECORDED}"
-    return f"{fmt_int(row.retained_count)} / {fmt_int(row.omitted_count)}"
+    return f"{fmt_int(row.retained_count)} / {fmt_omitted(row.omitted_count, row.omissions_recorded)}"
 
 
 def trace_state(row: TraceRowLike) -> str:

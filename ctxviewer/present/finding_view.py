@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ctxviewer.assess.marks import lead_with
 from ctxviewer.model.findings import Finding, Severity, State
+from ctxviewer.util.visible import one_line
 
 SEVERITY_SYMBOL = {Severity.CRITICAL: "\u203c", Severity.FAILURE: "\u2716", Severity.WARNING: "\u26a0", Severity.INFO: "\u2139"}
 """‼ critical, ✖ failure, ⚠ warning, ℹ info."""
@@ -57,7 +58,8 @@ def groups(findings: tuple[Finding, ...] | list[Finding], observed_row: int | No
 
 def where(f: Finding) -> str:
     """What the finding points at, in words: items (with request positions), spans, tool calls,
-    fields; ``""`` when it has no evidence."""
+    fields; ``""`` when it has no evidence. Ids are trace text: invisible characters are shown as
+    markers (:func:`ctxviewer.util.visible.one_line`: ``ev-⟨ZWSP⟩x``), as in every table cell."""
     ev = f.evidence
     parts = []
     if ev.item_ids:
@@ -70,7 +72,7 @@ def where(f: Finding) -> str:
         parts.append("call " + ", ".join(ev.tool_call_ids))
     if ev.fields and not ev.item_ids:
         parts.append(", ".join(ev.fields))
-    return "; ".join(parts)
+    return one_line("; ".join(parts))
 
 
 def row_label(f: Finding) -> str:

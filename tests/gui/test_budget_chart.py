@@ -220,3 +220,31 @@ def test_over_capacity_lies_on_the_input_and_labels_stay_apart(qtbot) -> None:
     assert over.opts["brush"].alpha() == 110
     line = [i for i in plot.items if hasattr(i, "label") and getattr(i, "value", None) and i.value() == 8_192][0]
     assert line.label.toPlainText() == "C = 8,192" and line.label.anchors == [(0, 0), (0, 0)]
+
+
+def test_numbers_take_two_lines_beside_the_zoom_button_and_the_height_stays(qtbot) -> None:
+    from ctxviewer.gui.budget_chart import NUMBERS_LINES
+
+    chart = BudgetChart()
+    qtbot.addWidget(chart)
+    chart.resize(520, 400)  # narrower than the 1280 px window's chart (700 px), with the zoom button
+    heights = []
+    small = make_trace()  # declares a safety margin of 800
+    big = replace(small, endpoint=replace(small.endpoint, capacity=128_000))  # offers the zoom
+    for trace in (small, big):
+        chart.show()
+        draw(chart, trace)
+        chart._elide()
+        heights.append(chart.fixed_height(520))
+    assert chart.zoom_button.isVisibleTo(chart)
+    assert chart.numbers() == ("input 199 + reserved output 1,200 of capacity 128,000 tokens · declared safety "
+                               "margin 800")
+    assert chart.numbers_label.text() == chart.numbers()  # whole, wrapped: capacity and margin in view
+    assert chart.numbers_label.wordWrap() and NUMBERS_LINES == 2
+    assert chart.numbers_label.height() == 2 * chart.numbers_label.fontMetrics().lineSpacing() + 2
+    assert len(set(heights)) == 1  # one line of numbers or two: the chart's height is the same
+    long = "input 7,200 + " + " + ".join(f"part {n:,}" for n in range(60))  # far past two lines
+    chart._numbers_text = long
+    chart._elide()
+    shown = chart.numbers_label.text()
+    assert shown.endswith("…") and long.startswith(shown[:-1].rstrip()) and "part 59" in chart.numbers_label.toolTip()

@@ -143,9 +143,13 @@ def _window(windows, db: Path) -> MainWindow:  # type: ignore[no-untyped-def]
 def test_compare_with_replay_one_click(qtbot, windows, tmp_path: Path) -> None:
     w = _window(windows, SAMPLES_DB)
     assert not w.compare.act_replay.isEnabled()  # history-16k, the first row, is no replay
+    assert w.compare.act_replay.text().replace("&", "") == "Compare with Replay"
     windows.select(w, "budget-8k-replay")
     assert w.compare.act_replay.isEnabled()
     assert w.compare.act_replay.text() == "Compare with Replay Original (budget-8k)"
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    words = " ".join(readme.split())  # the README names both, as the menu shows them
+    assert "**Compare with Replay** (Ctrl+Shift+D" in words and "**Compare with Replay Original (ID)**" in words
     with qtbot.waitSignal(w.compare.sig_opened) as opened:
         w.compare.act_replay.trigger()
     dw: DiffWindow = opened.args[0]

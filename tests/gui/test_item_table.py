@@ -128,3 +128,35 @@ def test_words_are_not_clipped(qtbot, windows) -> None:
     longest = max(ids, key=fm.horizontalAdvance)
     assert longest == "tool:ship_replacement_part"
     assert header.sectionSize(ID) >= fm.horizontalAdvance(longest) + 6
+
+
+def test_counter_says_what_the_trace_list_says_where_omissions_are_not_recorded(qtbot) -> None:
+    from dataclasses import replace
+
+    from factories import make_trace
+
+    from ctxviewer.gui.item_table import ItemTable
+    from ctxviewer.gui.item_table_model import ItemTableModel
+    from ctxviewer.present.columns import retained_omitted
+
+    model = ItemTableModel()
+    table = ItemTable(model)
+    qtbot.addWidget(table)
+    native = make_trace()  # records omissions: one omitted evidence item
+    model.set_trace(native)
+    assert table.count.text() == "1 omitted" and table.next_btn.isEnabled()
+    otel = replace(native, omissions_recorded=False, items=tuple(i for i in native.items if i.status is Status.RETAINED))
+    model.set_trace(otel)  # an OTel / Langfuse trace: only what was sent
+    assert table.count.text() == "omitted not recorded"
+    assert not table.prev_btn.isEnabled() and not table.next_btn.isEnabled()
+
+    class Row:  # the trace list's row of that trace
+        retained_count, omitted_count, omissions_recorded = 4, 0, False
+
+    assert retained_omitted(Row()) == "4 / not recorded"  # type: ignore[arg-type]
+    model.set_trace(replace(native, omissions_recorded=False))  # a reranker's drop the format did record
+    assert table.count.text() == "≥1 omitted"
+    Row.omitted_count = 1
+    assert retained_omitted(Row()) == "4 / ≥1"  # type: ignore[arg-type]
+    table.kind.setCurrentIndex(table.kind.findData(Kind.EVIDENCE.value))
+    assert table.count.text() == "2 of 7 shown · ≥1 omitted"

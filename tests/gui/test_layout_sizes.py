@@ -101,3 +101,20 @@ def test_every_window_closes_from_the_keyboard(qtbot, windows) -> None:
     activate(qtbot, w)
     qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_W, Qt.KeyboardModifier.ControlModifier)
     assert not w.isVisible()
+
+
+def test_item_content_gets_the_larger_default_share_below_the_tabs(qtbot, windows) -> None:
+    from ctxviewer.gui.trace_panel import CONTENT_WIDTH_SHARE, TABS_SHARE
+
+    assert (TABS_SHARE, CONTENT_WIDTH_SHARE) == (0.45, 50)
+    w = windows.open(SAMPLES, size=(1920, 1080))
+    windows.select(w, "ticket-injection")
+    w.apply_default_sizes()
+    tabs, below = w.panel.splitter.sizes()
+    assert below > tabs >= w.panel.tabs_min_height()  # the content and the answer: 55 % of the height
+    assert below - int((tabs + below) * (1 - TABS_SHARE)) in (0, 1)
+    content, answer = w.panel.bottom.sizes()
+    assert abs(content - answer) <= 1  # half the width: the item's heading fits a line
+    w.resize(1280, 800)
+    w.apply_default_sizes()
+    assert w.panel.splitter.sizes()[0] >= w.panel.tabs_min_height()  # the findings keep their rows

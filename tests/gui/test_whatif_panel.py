@@ -221,3 +221,22 @@ def test_an_assumed_capacity_is_said_in_the_summary(qtbot, source: Path) -> None
     assert p.outcome is not None and p.outcome.capacity == 128_000
     assert (f"6,000 tokens + reserved 1,200, C 128,000 tokens assumed (model catalogue: genai-prices "
             f"{package_version()}, gpt-4o-mini); retained") in p.summary.text()
+
+
+def test_cap_boxes_name_the_declared_budget_and_a_pinned_calls_result_says_why_it_is_back(qtbot, source: Path) -> None:
+    p = WhatIfPanel()
+    qtbot.addWidget(p)
+    with TraceStore.open(source) as store:
+        p.set_trace(store.load("history-16k"), source)
+    # empty boxes: the declared budgets the what-if keeps as caps, not "no limit"
+    assert [b.specialValueText() for b in p.caps.values()] == ["declared 6,000", "no cap", "declared 5,000",
+                                                               "declared 1,600"]
+    assert [b.text() for b in p.caps.values()] == ["declared 6,000", "no cap", "declared 5,000", "declared 1,600"]
+    p.set_pin("turn-01", True)
+    qtbot.waitUntil(lambda: "turn-01" in p.outcome.scenario.pinned)
+    changes = {c.id: c.after for c in p.outcome.changes}
+    assert changes["turn-01"] == "retained #11"
+    assert changes["turn-02"] == "retained #12 (kept with tool call turn-01, pinned)"  # its tool result
+    assert p.item_model.index(row_of(p, "turn-02"), 7).data() == "retained #12 (kept with tool call turn-01, pinned)"
+    assert p.item_model.index(row_of(p, "turn-02"), 7).data(Qt.ItemDataRole.ToolTipRole) == (
+        "changed against the recorded trace: kept with tool call turn-01, pinned")
