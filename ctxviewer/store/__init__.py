@@ -209,9 +209,11 @@ Tables and columns
     ``hash`` BLOB PK -- sha256 digest of ``text`` (32 bytes). ``text`` TEXT NOT NULL -- one
     attribute as the JSON array ``[key, value]`` (at least 100 characters). Rows are never rewritten.
 
-``content_fts`` -- FTS5 full-text index of item content (schema 3, :mod:`ctxviewer.store.fts`):
-    external content ``blobs`` (rowid = ``blobs.rowid``), one row per distinct item text, added
-    when the text is first stored; tokenizer ``unicode61 remove_diacritics 0``, prefixes 2 and 3.
+``content_fts`` -- FTS5 full-text index of item content (schema 3; contentless, two columns since
+    schema 15, :mod:`ctxviewer.store.fts`): rowid = ``blobs.rowid``, one row per distinct item
+    text, added when the text is first stored; ``text`` -- the stored text, ``joined`` -- the text
+    with its invisible format characters taken out (NULL when it has none); tokenizer
+    ``unicode61 remove_diacritics 0``, prefixes 2 and 3.
 
 ``session_rollup`` -- each session's sums (schema 12, :mod:`~ctxviewer.store.session_rollup`), WITHOUT ROWID.
     ``k`` PK -- the session id (TEXT), or ``X''`` for the calls that recorded none.

@@ -6,8 +6,8 @@ it. SQL and :func:`~ctxviewer.store.record.slim` only: nothing is re-assessed. N
 
 Kept as they were: every index of ``traces``, ``items``, ``trace_findings``, ``trace_scores`` and
 ``run_spans`` (each is used by a query plan of the store's own queries:
-``tests/store/test_query_plans.py``), and ``content_fts``, already an external-content FTS5 index
-over ``blobs``, with full detail (quoted phrases are part of the search language, which
+``tests/store/test_query_plans.py``), and ``content_fts``, an FTS5 index
+that holds no copy of ``blobs`` (external content then, contentless since schema 15), with full detail (quoted phrases are part of the search language, which
 ``detail=column`` cannot answer) and its 2- and 3-character prefix indexes (61 % of its bytes; the
 word-prefix rule's lookups read them).
 

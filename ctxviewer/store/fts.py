@@ -2,18 +2,24 @@
 
 Invariants
 ----------
-``content_fts`` is an FTS5 table with external content (``content='blobs'``, ``content_rowid``
-= ``blobs.rowid``): it indexes each distinct *item* text once, however many items share it (the
-serialized-request blobs are not indexed). :meth:`TraceStore.add <ctxviewer.store.TraceStore.add>`
-adds a row in the same transaction when it stores a new item text (:func:`index_blob`); blobs are
-never rewritten or deleted, so the index only grows. The schema-3 step builds it for databases
-written before (:func:`rebuild`). Tokenizer ``unicode61 remove_diacritics 0`` (letters and digits
+``content_fts`` is a contentless FTS5 table (``content=''``; since schema 15) keyed by
+``blobs.rowid``: it indexes each distinct *item* text once, however many items share it (the
+serialized-request blobs are not indexed), in two columns: ``text``, the stored text, and
+``joined``, its joined view (:func:`ctxviewer.util.invisible_fold.join_invisible`: zero-width
+characters, joiners, BOM, soft hyphen, bidi controls and tag characters taken out, so
+``ig\u200bnore prev\u200bious`` is indexed as "ignore previous" as well), ``NULL`` when the text
+holds none. The stored text is never changed: the index is derived from it.
+:meth:`TraceStore.add <ctxviewer.store.TraceStore.add>` adds a row in the same transaction when it
+stores a new item text (:func:`index_blob`); blobs are never rewritten or deleted, so the index only
+grows. The schema-3 step built a one-column index (:data:`CREATE_SQL_V3`), the schema-15 step
+replaces it (:func:`rebuild`). Tokenizer ``unicode61 remove_diacritics 0`` (letters and digits
 form words, case folded, accents kept); prefix indexes for 2 and 3 characters.
 
 Query language (:func:`match_expression`): words and ``"quoted phrases"``; every word and phrase
 must occur in the same item, each word matched as the *prefix* of a word of the text
 (``ignor prev`` finds "Ignore previous instructions"), case-insensitively; a one-letter word is
-matched whole (:data:`MIN_PREFIX`). Punctuation separates
+matched whole (:data:`MIN_PREFIX`); a phrase matches the stored text or its joined view, and the
+query loses its invisible format characters too. Punctuation separates
 words (``gpt-4o`` is the words ``gpt`` and ``4o`` as a phrase). The user's text never reaches FTS5
 as syntax: each word is quoted.
 
@@ -29,16 +35,28 @@ import re
 import sqlite3
 from dataclasses import dataclass
 
+from ctxviewer.util.invisible_fold import drop_invisible, join_invisible
 from ctxviewer.util.visible import reveal
 
 TOKENIZE = "unicode61 remove_diacritics 0"
 """The FTS5 tokenizer of ``content_fts`` (and the word rule of :func:`match_spans`)."""
 
-CREATE_SQL = (
+CREATE_SQL_V3 = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS content_fts USING fts5("
     f"text, content='blobs', content_rowid='rowid', tokenize='{TOKENIZE}', prefix='2 3')"
 )
-"""DDL of the index (schema 3, step ``m010_content_fts``)."""
+"""DDL of the index from schema 3 to 14 (step ``m010_content_fts``): the stored text only."""
+FILL_SQL_V3 = (
+    "INSERT INTO content_fts (rowid, text) SELECT b.rowid, b.text FROM blobs b "
+    "WHERE b.hash IN (SELECT content_hash FROM items WHERE content_hash IS NOT NULL)"
+)
+"""How step ``m010_content_fts`` filled schema 3's index (:data:`CREATE_SQL_V3`)."""
+CREATE_SQL = (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS content_fts USING fts5("
+    f"text, joined, content='', tokenize='{TOKENIZE}', prefix='2 3')"
+)
+"""DDL of the index since schema 15 (step ``m025_joined_view_fts``): the stored text and its
+joined view (module docstring), contentless (the text lives in ``blobs``)."""
 
 _WORD = re.compile(r"[^\W_]+")
 _QUERY_PART = re.compile(r'"([^"]*)"?|([^\s"]+)')
@@ -75,9 +93,10 @@ def query_terms(query: str) -> list[list[str]]:
     one). ``'ignore "previous instr"'`` -> ``[["ignore"], ["previous", "instr"]]``. Words are runs
     of letters and digits (the tokenizer's rule); empty phrases are dropped. Words are lower-cased
     (``str.lower``, one character to one, as the ``unicode61`` tokenizer folds), not
-    ``casefold``-ed: ``Straße`` stays ``straße``, the indexed word, not ``strasse``."""
+    ``casefold``-ed: ``Straße`` stays ``straße``, the indexed word, not ``strasse``. Invisible
+    format characters are taken out first (``ig\u200bnore`` -> ``ignore``), as in the joined view."""
     out: list[list[str]] = []
-    for m in _QUERY_PART.finditer(query):
+    for m in _QUERY_PART.finditer(drop_invisible(query)):
         part = m.group(1) if m.group(1) is not None else m.group(2)
         words = [w.lower() for w in _WORD.findall(part)]
         if words:
@@ -108,15 +127,42 @@ def phrase_patterns(query: str) -> list[re.Pattern[str]]:
     return out
 
 
+def views(text: str) -> list[str]:
+    """The texts a phrase may match in: ``[text]``, and its joined view when it has one
+    (:func:`ctxviewer.util.invisible_fold.join_invisible`) -- the two columns of the index."""
+    joined = join_invisible(text)
+    return [text] if joined is None else [text, joined.text]
+
+
+def matches(text_views: list[str], patterns: list[re.Pattern[str]]) -> bool:
+    """Whether every pattern (one per phrase) matches one of ``text_views`` (:func:`views`), as the
+    index matches a row when each phrase is in one of its columns."""
+    return all(any(p.search(v) for v in text_views) for p in patterns)
+
+
 def match_spans(text: str, query: str) -> list[tuple[int, int]]:
-    """``(start, length)`` in code points of every run of ``text`` that matches a phrase of
-    ``query`` (:func:`phrase_patterns`: the last word of a phrase to the end of the word it
-    starts), in text order, not overlapping. These are the characters the GUI highlights."""
+    """``(start, length)`` in code points of the stored ``text`` of every run that matches a phrase
+    of ``query`` (:func:`phrase_patterns`: the last word of a phrase to the end of the word it
+    starts), in the text or in its joined view (a run of the view mapped back, with the invisible
+    characters inside it: ``ig\u200bnore`` is one span of 7), in text order, not overlapping.
+    These are the characters the GUI highlights."""
     patterns = phrase_patterns(query)
     if not patterns:
         return []
     either = re.compile("|".join(f"(?:{p.pattern})" for p in patterns), re.IGNORECASE)
-    return [(m.start(), m.end() - m.start()) for m in either.finditer(text)]
+    found = [(m.start(), m.end() - m.start()) for m in either.finditer(text)]
+    joined = join_invisible(text)
+    if joined is None:
+        return found
+    found += [joined.to_stored(m.start(), m.end() - m.start()) for m in either.finditer(joined.text)]
+    out: list[tuple[int, int]] = []
+    for s, n in sorted(found, key=lambda sn: (sn[0], -sn[1])):
+        if out and s < out[-1][0] + out[-1][1]:
+            end = max(out[-1][0] + out[-1][1], s + n)
+            out[-1] = (out[-1][0], end - out[-1][0])
+        else:
+            out.append((s, n))
+    return out
 
 
 def candidate_expression(query: str) -> str | None:
@@ -165,19 +211,29 @@ def snippet(text: str, spans: list[tuple[int, int]], width: int = SNIPPET_CHARS)
     return lead + shown.text + tail, tuple(out)
 
 
+def joined_view(text: str | None) -> str | None:
+    """The ``joined`` column of ``text``: its joined view, or ``None`` when it has none."""
+    if not text:
+        return None
+    joined = join_invisible(text)
+    return None if joined is None else joined.text
+
+
 def index_blob(conn: sqlite3.Connection, rowid: int, text: str) -> None:
-    """Add the blob ``rowid`` (whose text is ``text``) to ``content_fts``. Call once per blob,
-    in the transaction that inserted it."""
-    conn.execute("INSERT INTO content_fts (rowid, text) VALUES (?, ?)", (rowid, text))
+    """Add the blob ``rowid`` (whose text is ``text``) to ``content_fts``, with its joined view
+    (:func:`joined_view`). Call once per blob, in the transaction that inserted it."""
+    conn.execute("INSERT INTO content_fts (rowid, text, joined) VALUES (?, ?, ?)", (rowid, text, joined_view(text)))
 
 
 def rebuild(conn: sqlite3.Connection) -> int:
-    """(Re)fill ``content_fts`` from every blob some item references (the schema-3 step and a
-    generator that wrote rows with its own SQL). Returns the number of blobs indexed."""
+    """(Re)fill ``content_fts`` (schema 15's two columns) from every blob some item references (the
+    schema-15 step and a generator that wrote rows with its own SQL). Returns the number of blobs
+    indexed."""
+    conn.create_function("ctxviewer_joined_view", 1, joined_view, deterministic=True)
     conn.execute("INSERT INTO content_fts (content_fts) VALUES ('delete-all')")
     cur = conn.execute(
-        "INSERT INTO content_fts (rowid, text) SELECT b.rowid, b.text FROM blobs b "
-        "WHERE b.hash IN (SELECT content_hash FROM items WHERE content_hash IS NOT NULL)"
+        "INSERT INTO content_fts (rowid, text, joined) SELECT b.rowid, b.text, ctxviewer_joined_view(b.text) "
+        "FROM blobs b WHERE b.hash IN (SELECT content_hash FROM items WHERE content_hash IS NOT NULL)"
     )
     return int(cur.rowcount)
 
@@ -238,9 +294,10 @@ def search_page(
                 continue
             h, text = row
             if phase == PREFIX:
-                folded = text.lower()  # a cheap no first: the regular expressions cost 100x more
-                if (not all(w in folded for w in needles) or not all(p.search(text) for p in patterns)
-                        or all(p.search(text) for p in exact)):
+                seen = views(text)
+                folded = " ".join(seen).lower()  # a cheap no first: the regular expressions cost 100x more
+                if (not all(w in folded for w in needles) or not matches(seen, patterns)
+                        or matches(seen, exact)):
                     continue  # not a match, or a whole-word match the first phase gave
             want = limit - len(hits)
             items = conn.execute(

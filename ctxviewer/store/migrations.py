@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING:  # sqlite-utils (and the numpy it may pull in) only when a database is written
     from sqlite_utils import Database, Migrations
 
-SCHEMA_VERSION = 14
+SCHEMA_VERSION = 15
 """Highest schema version this ctxviewer reads and writes (``PRAGMA user_version``)."""
 
 TABLES = ("traces", "blobs", "items", "details", "token_counts")
@@ -202,11 +202,12 @@ def m009_trace_findings(db: Database) -> None:
 @_step(3)
 def m010_content_fts(db: Database) -> None:
     """The full-text index of item content (:mod:`ctxviewer.store.fts`), built from the stored
-    item texts."""
+    item texts: schema 3's one-column index (:data:`~ctxviewer.store.fts.CREATE_SQL_V3`, replaced
+    by the schema-15 step)."""
     from ctxviewer.store import fts
 
-    db.execute(fts.CREATE_SQL)
-    fts.rebuild(db.conn)
+    db.execute(fts.CREATE_SQL_V3)
+    db.execute(fts.FILL_SQL_V3)
 
 
 # ------------------------------------------------------------------ schema version 4
@@ -554,3 +555,19 @@ def m024_window_use(db: Database) -> None:
         db.execute(f"ANALYZE {name}")
     session_rollup.remake_update_trigger(db.conn)
     session_rollup.rebuild(db.conn)
+
+
+# ------------------------------------------------------------------ schema version 15
+
+
+@_step(15)
+def m025_joined_view_fts(db: Database) -> None:
+    """The full-text index re-made with the joined view of each text (:data:`ctxviewer.store.fts.CREATE_SQL`:
+    the stored text and the text with its invisible format characters taken out, so a phrase
+    split by zero-width characters is found) and filled again from the stored item texts
+    (:func:`ctxviewer.store.fts.rebuild`); the stored texts are not touched."""
+    from ctxviewer.store import fts
+
+    db.execute("DROP TABLE IF EXISTS content_fts")
+    db.execute(fts.CREATE_SQL)
+    fts.rebuild(db.conn)

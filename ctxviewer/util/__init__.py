@@ -4,6 +4,8 @@ What lives here:
 
 * :mod:`~ctxviewer.util.visible` -- invisible and control characters made visible, without
   changing the stored text (every surface that shows trace text goes through it);
+* :mod:`~ctxviewer.util.invisible_fold` -- the text with its invisible format characters taken
+  out (the search index's joined view, the scanner's list of them), and spans mapped back;
 * :mod:`~ctxviewer.util.highlight` -- syntax-highlight spans (pygments), painted over plain text;
 * :mod:`~ctxviewer.util.large_text` -- previews of huge texts;
 * :mod:`~ctxviewer.util.json_escapes` -- JSON an exporter encoded once too often (``\\u4f60``

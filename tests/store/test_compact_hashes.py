@@ -64,7 +64,8 @@ def schema5_copy(src: Path, dst: Path) -> None:
             conn.execute(f"INSERT INTO main.{table} ({'rowid, ' if rowid else ''}{', '.join(cols)}) "
                          f"SELECT {'rowid, ' if rowid else ''}{', '.join(select)} FROM s.{table}")
         conn.executemany("UPDATE details SET json = ? WHERE trace_id = ?", whole_records(src))  # whole, as schema 5 wrote
-        fts.rebuild(conn)
+        conn.execute("INSERT INTO content_fts (content_fts) VALUES ('delete-all')")
+        conn.execute(fts.FILL_SQL_V3)  # schema 3's one-column index
         conn.commit()
         conn.execute("DETACH s")
 
@@ -130,7 +131,7 @@ def test_a_schema5_database_upgraded_to_6_reads_the_same(reference: Path, tmp_pa
     before = old.read_bytes()
     result = upgrade_copy(old, new)
     assert old.read_bytes() == before
-    assert (result.from_version, result.to_version, result.traces) == (5, SCHEMA_VERSION, 9) and SCHEMA_VERSION == 14
+    assert (result.from_version, result.to_version, result.traces) == (5, SCHEMA_VERSION, 9) and SCHEMA_VERSION == 15
 
     with closing(sqlite3.connect(new)) as conn:
         assert _bad_hashes(conn) == dict.fromkeys(_bad_hashes(conn), 0)
@@ -141,8 +142,8 @@ def test_a_schema5_database_upgraded_to_6_reads_the_same(reference: Path, tmp_pa
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         conn.execute("INSERT INTO content_fts (content_fts) VALUES ('integrity-check')")  # raises when out of step
         assert [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations ORDER BY rowid DESC LIMIT 7")] == [
-            "m024_window_use", "m023_compact_attributes", "m022_session_rollup", "m021_aggregate_session_index", "m020_aggregate_index", "m019_compact_storage",
-            "m018_run_spans"]
+            "m025_joined_view_fts", "m024_window_use", "m023_compact_attributes", "m022_session_rollup", "m021_aggregate_session_index",
+            "m020_aggregate_index", "m019_compact_storage"]
         assert conn.execute("SELECT 1 FROM sqlite_stat1 WHERE idx = 'idx_items_content_hash'").fetchone() == (1,)
         plan = " ".join(r[3] for r in conn.execute(
             "EXPLAIN QUERY PLAN SELECT trace_id FROM items WHERE content_hash = ?", (b"\0" * 32,)))
@@ -213,7 +214,7 @@ def test_a_generated_database_shrinks_by_the_bytes_of_its_hashes(tmp_path: Path)
     assert (items, texts) == (4808, 1018)
     size5 = five.stat().st_size
     result = gen.migrate_generated(five)
-    assert result["steps"] == 11 and result["traces"] == 400  # schema 6 (the hashes), 7 (facts_context), 8 (three), 9, 10, 11, 12, 13, 14
+    assert result["steps"] == 12 and result["traces"] == 400  # schema 6 (the hashes), 7 (facts_context), 8 (three), 9, 10, 11, 12, 13, 14, 15
     with closing(sqlite3.connect(five)) as conn:
         # what schemas 8 and 10 add (the cost, duration and scores columns, the runs, the aggregate index)
         # is not what is measured here

@@ -109,12 +109,13 @@ def test_a_schema_8_database_upgrades_to_answer_as_a_fresh_import(fresh: Path, t
         assert conn.execute("SELECT 1 FROM sqlite_schema WHERE name = 'sqlite_autoindex_details_1'").fetchone()
     res = CliRunner().invoke(cli, ["upgrade", str(old), "-o", str(new)])
     assert res.exit_code == 0, res.output
-    assert "schema step 1 of 6: m019_compact_storage" in res.stderr
-    assert "schema step 2 of 6: m020_aggregate_index" in res.stderr
-    assert "schema step 3 of 6: m021_aggregate_session_index" in res.stderr
-    assert "schema step 4 of 6: m022_session_rollup" in res.stderr
-    assert "schema step 5 of 6: m023_compact_attributes" in res.stderr
-    assert "schema step 6 of 6: m024_window_use" in res.stderr
+    assert "schema step 1 of 7: m019_compact_storage" in res.stderr
+    assert "schema step 2 of 7: m020_aggregate_index" in res.stderr
+    assert "schema step 3 of 7: m021_aggregate_session_index" in res.stderr
+    assert "schema step 4 of 7: m022_session_rollup" in res.stderr
+    assert "schema step 5 of 7: m023_compact_attributes" in res.stderr
+    assert "schema step 6 of 7: m024_window_use" in res.stderr
+    assert "schema step 7 of 7: m025_joined_view_fts" in res.stderr
     with TraceStore.open(fresh) as st:
         ids = [r.trace_id for r in st.list(limit=-1)]
     assert len(ids) == 12

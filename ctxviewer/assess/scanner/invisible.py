@@ -5,12 +5,19 @@ ASCII and render as nothing: "ASCII smuggling"), runs of zero-width characters, 
 overrides that make the displayed order differ from the stored order (Trojan Source). Tag runs
 are decoded and the decoded text is quoted in the reason. Zero-width joiners and non-joiners are
 normal in Persian, Indic scripts and emoji, so a single one is not reported; a run of three or
-more, or one between two ASCII letters, is. Display copies with these characters made visible
-come from :func:`ctxviewer.util.visible.reveal` (one helper for every surface).
+more, or one between two ASCII letters, is. A byte-order mark (U+FEFF) is normal at the very start
+of a text and reported anywhere else (info: it is also what concatenated files leave behind).
+Terminal escape sequences (ESC, U+001B: ANSI/ECMA-48 CSI and OSC sequences) make a terminal show
+something else than the stored text: one that moves the cursor, erases, hides text (SGR 8,
+conceal), sets a title or a hyperlink (OSC), or a bare ESC, is a warning each; colour and style
+sequences alone (SGR, coloured tool output) are one info finding per text. Display copies with
+these characters made visible come from :func:`ctxviewer.util.visible.reveal` (one helper for
+every surface, which marks ESC and BOM too).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 from ctxviewer.assess.scanner.patterns import Hit, LazyPattern
@@ -26,6 +33,14 @@ BIDI = LazyPattern("[\u202a-\u202e\u2066-\u2069](?:[ \t\u200e\u200f\u061c]*[\u20
 """One span of bidi controls (embeddings, overrides, isolates and their closers): controls next to
 each other or apart only by spaces, tabs and direction marks (LRM, RLM, ALM) are one finding
 (Trojan Source writes ``RLO LRI`` as ``\u202e \u2066``), never one per character."""
+
+BOM = LazyPattern("\ufeff+")
+"""A run of byte-order marks (reported when not at the text's start and not already in a zero-width run)."""
+ESCAPE = LazyPattern("\x1b(?:\\[[0-?]*[ -/]*[@-~]|\\][^\x07\x1b]*(?:\x07|\x1b\\\\)?|[@-Z\\\\-_])?")
+"""One terminal escape: ECMA-48 CSI (``ESC [`` parameters, intermediates, final byte), OSC
+(``ESC ]`` ... BEL or ST), another two-character escape, or a bare ESC."""
+_SGR = LazyPattern(r"\x1b\[([0-9;:]*)m")
+"""A Select Graphic Rendition sequence (colour and style) and its parameters."""
 
 _NAMES = {  # for the reasons
     "\u200b": "ZWSP", "\u200c": "ZWNJ", "\u200d": "ZWJ", "\u2060": "WJ", "\u180e": "MVS", "\ufeff": "BOM",
@@ -69,10 +84,53 @@ class InvisibleText:
                 seen.add(m.start())
                 yield Hit(self.id, m.start(), m.end(), f"{len(m.group(0))} zero-width character(s) hidden in the text",
                           Severity.WARNING)
+        for m in finditer(BOM, text):
+            if m.start() == 0 or any(k in seen for k in range(m.start(), m.end())):
+                continue  # the start of a document, or reported in a zero-width run above
+            yield Hit(self.id, m.start(), m.end(), f"{len(m.group(0))} byte-order mark(s) (U+FEFF) inside the text, "
+                      "where it is an invisible zero-width no-break space", Severity.INFO)
+        yield from _escapes(self.id, text)
         for m in finditer(BIDI, text):
             names = [_NAMES[c] for c in m.group(0) if c in _BIDI_NAMES]
             yield Hit(self.id, m.start(), m.end(), f"{len(names)} bidirectional control character(s) that reorder "
                       "the displayed text: " + " ".join(names), Severity.WARNING)
+
+
+def _shown(seq: str) -> str:
+    """An escape sequence for a reason: ESC spelt out, other controls as ``^G``-style names."""
+    return "".join("ESC" if c == "\x1b" else f"^{chr(ord(c) + 64)}" if ord(c) < 0x20 else c for c in seq[:24])
+
+
+def _conceals(params: str) -> bool:
+    """Whether SGR parameters ``params`` (``"1;38;5;8"``) turn on conceal (8), not counting the
+    colour arguments of 38, 48 and 58 (``5;N`` or ``2;R;G;B``)."""
+    ps = params.replace(":", ";").split(";")
+    i = 0
+    while i < len(ps):
+        if ps[i] in {"38", "48", "58"}:
+            i += 3 if i + 1 < len(ps) and ps[i + 1] == "5" else 5
+            continue
+        if ps[i] == "8":
+            return True
+        i += 1
+    return False
+
+
+def _escapes(rule: str, text: str) -> Iterator[Hit]:
+    """The terminal escape hits of ``text`` (module docstring): a warning per sequence that is not
+    colour or style, one info hit (at the first) for all the colour and style sequences."""
+    styles: list[re.Match[str]] = []
+    for m in finditer(ESCAPE, text):
+        sgr = _SGR.fullmatch(m.group(0))
+        if sgr is not None and not _conceals(sgr.group(1)):
+            styles.append(m)
+            continue
+        yield Hit(rule, m.start(), m.end(), f"terminal escape sequence {_shown(m.group(0))} (moves the cursor, erases, "
+                  "hides text or sets a title or link on a terminal)", Severity.WARNING)
+    if styles:
+        first = styles[0]
+        yield Hit(rule, first.start(), first.end(), f"{len(styles)} terminal colour or style escape sequence(s) "
+                  f"(first: {_shown(first.group(0))})", Severity.INFO)
 
 
 INVISIBLE = InvisibleText()

@@ -28,9 +28,11 @@ import unicodedata
 from dataclasses import dataclass
 
 from ctxviewer.assess.scanner import non_ascii
+from ctxviewer.util.invisible_fold import FORMAT_DROP
 from ctxviewer.util.visible import BIDI_CONTROLS
 
-_DROP = "\u200b\u200c\u200d\u2060\u2061\u2062\u2064\ufeff\u00ad\u180e\u034f"
+_DROP = FORMAT_DROP
+"""The invisible format characters removed (one list with the search index's joined view)."""
 _C0_CHARS = "".join(map(chr, (*range(0x00, 0x09), *range(0x0E, 0x20), 0x7F)))
 """ASCII control characters a model reads past (NUL, ESC, ...): not tab, line feed, carriage
 return, or the vertical tab and form feed, which break lines. Bidirectional controls

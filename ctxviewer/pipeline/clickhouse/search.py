@@ -15,7 +15,10 @@ superset, since a word of the text is also a substring of the exporter's JSON te
 other characters is not looked for on the server, whose JSON may escape it), walking the window
 in :data:`SLICE_NS` slices, newest data never read ahead; each candidate is then read whole
 (:meth:`ClickHouseSource.load <ctxviewer.pipeline.clickhouse.source.ClickHouseSource.load>`, the
-mapping ``show`` reads) and its items matched exactly as the SQLite search matches a text. A
+mapping ``show`` reads) and its items matched exactly as the SQLite search matches a text (the
+text or its joined view, :func:`~ctxviewer.store.fts.views`). The server's narrowing looks for
+the words as written, so a word split by invisible characters (``ig\u200bnore``) is not found
+here unless another word of the query narrows to its trace; the SQLite store finds it. A
 search with no hit therefore scans the window once, a slice at a time: ``cancelled()`` is polled
 between slices and :meth:`ClickHouseSource.cancel` kills the slice in flight on a server.
 
@@ -31,7 +34,18 @@ from typing import Any, Callable, Iterator, Protocol
 
 from ctxviewer.model.trace import RequestTrace
 from ctxviewer.pipeline.clickhouse.schema import TableSchema
-from ctxviewer.store.fts import PREFIX, WHOLE, SearchHit, SearchPage, match_spans, phrase_patterns, query_terms, snippet
+from ctxviewer.store.fts import (
+    PREFIX,
+    WHOLE,
+    SearchHit,
+    SearchPage,
+    match_spans,
+    matches,
+    phrase_patterns,
+    query_terms,
+    snippet,
+    views,
+)
 
 
 class SearchedSource(Protocol):
@@ -129,10 +143,11 @@ def search_page(source: SearchedSource, query: str, *, after: tuple[int, int, in
             text = item.content
             if ordinal <= skip_to or not text:
                 continue
-            folded = text.lower()  # a cheap no first, as the SQLite search
-            if not all(w in folded for w in needles) or not all(p.search(text) for p in patterns):
+            seen = views(text)  # the text and its joined view, as the SQLite index
+            folded = " ".join(seen).lower()  # a cheap no first, as the SQLite search
+            if not all(w in folded for w in needles) or not matches(seen, patterns):
                 continue
-            if (phase == WHOLE) != all(p.search(text) for p in exact):
+            if (phase == WHOLE) != matches(seen, exact):
                 continue  # not this phase's hit
             if len(hits) == limit:
                 return SearchPage(hits, hits[-1].cursor)
