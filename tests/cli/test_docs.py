@@ -68,5 +68,5 @@ def test_the_command_list_does_not_cut_a_summary_at_eq() -> None:
 def test_the_readme_says_how_to_run_bare_ctxviewer_and_what_shared_is() -> None:
     assert "`. .venv/bin/activate`" in README and "`.venv/bin/ctxviewer`" in README
     assert "`../shared` is the team's shared data directory beside this checkout" in README
-    assert "The whole suite (about 3,015 tests) took" in README
+    assert "The whole suite (about 3,110 tests) took" in README
     assert 'pytest -q -m "not slow"' in README
