@@ -18,25 +18,11 @@ from ctxviewer.cli.status import BadInput
 from ctxviewer.cli.stores import filter_query, stale_calls, warn_absent_rules, warn_damage, warn_stale
 from ctxviewer.pipeline.hints import open_store
 from ctxviewer.pipeline.model_calls import left_out_words, model_calls_filter
+from ctxviewer.present.stats_cells import cost_sum, token_sum
 from ctxviewer.store import StoreError, TraceQuery, TraceStore
 from ctxviewer.store.aggregates import GROUP_KEYS
 from ctxviewer.store.group_sums import WINDOW_BANDS, Group
-from ctxviewer.tokens.cost import NOT_KNOWN, fmt_cost
 from ctxviewer.util.visible import one_line
-
-
-def _cost(g: Group) -> str:
-    if g.cost_known == 0:
-        return NOT_KNOWN
-    text = fmt_cost(g.cost)
-    return text if g.cost_known == g.calls else f"≥ {text} ({g.calls - g.cost_known:,} {NOT_KNOWN})"
-
-
-def _tokens(total: int, known: int, calls: int) -> str:
-    """A token sum: "not recorded" when no call recorded it, "≥ N (k not recorded)" when some did not."""
-    if known == 0:
-        return "not recorded"
-    return f"{total:,}" if known == calls else f"≥ {total:,} ({calls - known:,} not recorded)"
 
 
 def _ms(value: float | None) -> str:
@@ -44,8 +30,9 @@ def _ms(value: float | None) -> str:
 
 
 def _row(label: str, g: Group) -> list[str]:
-    return [label, f"{g.calls:,}", _tokens(g.input_tokens, g.input_known, g.calls),
-            _tokens(g.output_tokens, g.output_known, g.calls), _cost(g), _ms(g.duration_mean_ms),
+    return [label, f"{g.calls:,}", token_sum(g.input_tokens, g.input_known, g.calls),
+            token_sum(g.output_tokens, g.output_known, g.calls), cost_sum(g.cost, g.cost_known, g.calls),
+            _ms(g.duration_mean_ms),
             _ms(g.duration_max_ms), f"{g.ok:,}/{g.warning:,}/{g.failure:,}", f"{g.errors:,}",
             " ".join(f"{n:,}" for n in g.window) if sum(g.window) else "not recorded"]  # no C recorded: not 0s
 

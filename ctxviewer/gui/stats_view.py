@@ -31,9 +31,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ctxviewer.present.stats_cells import cost_sum, token_sum
 from ctxviewer.store.aggregates import GROUP_KEYS
 from ctxviewer.store.group_sums import WINDOW_BANDS, Group
-from ctxviewer.tokens.cost import NOT_KNOWN, fmt_cost
+from ctxviewer.tokens.cost import NOT_KNOWN
 from ctxviewer.util.visible import one_line
 
 HEADERS = ("group", "calls", "counted input tokens", "output tokens", "cost (USD)", "cost known", "mean ms", "max ms",
@@ -73,12 +74,10 @@ def _cell(header: str, value: Any, g: Group) -> str:
         return "not recorded"  # no call of the group recorded both its input and its capacity C: not 0
     if value is None:
         return NOT_KNOWN if header == "cost (USD)" else "not recorded"
-    if header == "cost (USD)":
-        text = fmt_cost(value)
-        return text if g.cost_known == g.calls else f"≥ {text}"
-    if header in ("counted input tokens", "output tokens"):  # a sum some calls did not record is a lower bound
-        known = g.input_known if header == "counted input tokens" else g.output_known
-        return f"{value:,}" if known == g.calls else f"≥ {value:,}"
+    if header == "cost (USD)":  # a sum some calls did not record is a lower bound: how many, as `stats` says
+        return cost_sum(value, g.cost_known, g.calls)
+    if header in ("counted input tokens", "output tokens"):
+        return token_sum(value, g.input_known if header == "counted input tokens" else g.output_known, g.calls)
     if isinstance(value, float):
         return f"{value:,.0f}"
     return f"{value:,}" if isinstance(value, int) else one_line(str(value))

@@ -21,7 +21,9 @@ What lives here:
 * :mod:`~ctxviewer.present.item_filter` -- which items the item table shows;
 * :mod:`~ctxviewer.present.search_cells` -- what the content-search hits' cells say;
 * :mod:`~ctxviewer.present.run_tree` -- the run tree in words (steps, durations, tokens, cost);
-* :mod:`~ctxviewer.present.session_cells` -- the sessions view in words (a session's sums, its calls in order).
+* :mod:`~ctxviewer.present.session_cells` -- the sessions view in words (a session's sums, its calls in order);
+* :mod:`~ctxviewer.present.stats_cells` -- a statistics cell's sum that some calls did not record
+  (``"≥ 1,840 (1 not recorded)"``), for ``stats`` and the Statistics table.
 
 May import: :mod:`ctxviewer.assess`, :mod:`ctxviewer.model`, :mod:`ctxviewer.tokens`,
 :mod:`ctxviewer.util`. Never Qt (the GUI's models only serve these words) and never the store.
