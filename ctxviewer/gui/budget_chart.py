@@ -127,7 +127,7 @@ class BudgetChart(QWidget):
         self.act_zoom.setShortcut(QKeySequence(ZOOM_SHORTCUT))
         self.act_zoom.setStatusTip("When the items fill under a tenth of the chart, show them across it "
                                    "(C is then named at the right edge)")
-        self.act_zoom.toggled.connect(lambda _on: self._zoom_changed())
+        self.act_zoom.toggled.connect(lambda _on: self._redraw_later())
         self.zoom_button = QToolButton()
         self.zoom_button.setDefaultAction(self.act_zoom)
         self.zoom_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
@@ -337,9 +337,6 @@ class BudgetChart(QWidget):
         """Right end (tokens) of the drawn x range (builds the plot if needed; 0 when empty)."""
         self.ensure_plot()
         return self._plotter.x_end if self._plotter is not None else 0.0
-
-    def _zoom_changed(self) -> None:
-        self._redraw_later()
 
     def _offer_zoom(self, fig: BudgetFigure | None) -> None:
         """Show the zoom button, and enable its action, only for a figure that offers a zoom."""

@@ -59,6 +59,7 @@ from ctxviewer.importers.common.bedrock_parts import (
     tool_result_text,
 )
 from ctxviewer.importers.common.spans.span import Span
+from ctxviewer.importers.formats.otel.mapping import by_name_only
 
 SYSTEM = "strands-agents"
 """Strands' ``gen_ai.system`` / ``gen_ai.provider.name`` (``Tracer._get_common_attributes``)."""
@@ -73,12 +74,6 @@ PROMPT_KEYS = ("gen_ai.agent.system_prompt", "system_prompt")
 
 AGENT_TOOLS = "gen_ai.agent.tools"
 """The ``invoke_agent`` span's JSON list of the agent's tool names (``["get_weather", "get_time"]``)."""
-
-
-def _names(value: Any) -> bool:
-    """True for a list of tool names (strings), as :data:`AGENT_TOOLS` holds."""
-    names = gm.parse_structured(value)
-    return isinstance(names, list) and bool(names) and all(isinstance(n, str) and n.strip() for n in names)
 
 
 def is_strands(span: Span) -> bool:
@@ -178,7 +173,7 @@ def as_standard_events(span: Span) -> Span:
         for k, v in _tool_io(span.events).items():
             attrs.setdefault(k, v)
         return replace(span, attributes=attrs)
-    if op == "invoke_agent" and "gen_ai.tool.definitions" not in attrs and _names(attrs.get(AGENT_TOOLS)):
+    if op == "invoke_agent" and "gen_ai.tool.definitions" not in attrs and by_name_only(attrs.get(AGENT_TOOLS)):
         attrs["gen_ai.tool.definitions"] = attrs[AGENT_TOOLS]  # the tools offered, by name only (:mod:`.group`)
     if op == "invoke_agent" and "gen_ai.system_instructions" not in attrs:
         prompt = next((attrs[k] for k in PROMPT_KEYS if isinstance(attrs.get(k), str) and attrs[k].strip()), None)
